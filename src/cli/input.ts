@@ -1,0 +1,39 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { errnoCode, usageError } from '../errors.js';
+import type { Io } from '../io.js';
+
+/**
+ * Reads a body from a file path or `-` (stdin) as raw bytes: never decoded or re-encoded,
+ * because signatures cover the bytes exactly as transmitted (§5.2).
+ */
+export async function readBodyInput(path: string | undefined, io: Io, what = 'body', flag = '--body'): Promise<Buffer> {
+  if (path === undefined || path === '-') {
+    if (path === undefined && io.stdin.isTTY) {
+      throw usageError('missing_input', `no ${what} given`, `pass ${flag} FILE, or pipe the ${what} on stdin (${flag} - )`);
+    }
+    return readStream(io.stdin);
+  }
+  return readFileInput(path, io, what);
+}
+
+export async function readFileInput(path: string, io: Io, what = 'file'): Promise<Buffer> {
+  try {
+    return await readFile(resolve(io.cwd, path));
+  } catch (error) {
+    throw unreadable(path, what, error);
+  }
+}
+
+export function unreadable(path: string, what: string, error: unknown) {
+  const code = errnoCode(error);
+  const why =
+    code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
+  return usageError('unreadable_file', `${what} file ${path} ${why}`, 'check the path, or pass - to read from stdin', error);
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}

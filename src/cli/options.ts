@@ -1,0 +1,81 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * Option value parsers for commander. They turn a bad value into commander's own
+ * "option '--x <n>' argument 'y' is invalid." usage error (exit 2), with the reason.
+ */
+
+export function parseNonNegativeInteger(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return Number(value);
+}
+
+export function parsePositiveInteger(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a whole number of 1 or more.');
+  return Number(value);
+}
+
+/** Unix seconds, as `X-CAI-Timestamp` carries them (§4.1, §4.2). */
+export function parseUnixSeconds(value: string): number {
+  if (!/^[0-9]{1,12}$/.test(value)) throw new InvalidArgumentError('expected unix seconds, a whole number such as 1700000000.');
+  return Number(value);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `500ms`, `30s`, `2m`, `24h`, `1h30m`; a bare number is seconds. Returns milliseconds. */
+export function parseDurationMs(value: string): number {
+  const text = value.trim();
+  if (/^[0-9]+(\.[0-9]+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const parts = [...text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
+    throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 2m or 24h.');
+  }
+  return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * (DURATION_UNITS[p[2] as string] ?? 0), 0));
+}
+
+/** Parses a rate such as `20/s`, `600/m` or a bare `20` (per second). Returns requests per second. */
+export function parseRatePerSecond(value: string): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(?:\/(s|m|h))?$/.exec(value.trim());
+  if (!match || Number(match[1]) <= 0) throw new InvalidArgumentError('expected a rate such as 20/s or 600/m.');
+  const per = { s: 1, m: 60, h: 3600 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
+  return Number(match[1]) / per;
+}
+
+/** A probability between 0 and 1. */
+export function parseProbability(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
+  return n;
+}
+
+/** A TCP port, 0 meaning "any free port". */
+export function parsePort(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return Number(value);
+}
+
+/** An absolute http(s) URL. */
+export function parseHttpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an absolute URL such as https://example.test/path.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  return value;
+}
+
+/** Repeatable option collector. */
+export function collectValues(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Restricts a value to a fixed set, naming the set in the error. */
+export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value: string) => {
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}.`);
+    return value as T;
+  };
+}

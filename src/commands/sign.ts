@@ -1,0 +1,135 @@
+import { Option, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
+import { readBodyInput } from '../cli/input.js';
+import { usageError } from '../errors.js';
+import { HeaderNames, type InterfaceId } from '../spec/constants.js';
+import { sign } from '../signing/sign.js';
+import { loadExample, renderExample } from './example-shared.js';
+
+interface SignOptions {
+  body?: string;
+  timestamp?: number;
+  format: 'headers' | 'json' | 'curl';
+  url?: string;
+  interface?: InterfaceId;
+  provider?: string;
+  source?: string;
+  example?: string | boolean;
+  [key: string]: unknown;
+}
+
+export function registerSign(program: Command, state: RunState): void {
+  const command = program
+    .command('sign')
+    .description('Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers')
+    .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
+    .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
+    .addOption(new Option('--format <format>', 'headers, json, or a ready-to-run curl command').choices(['headers', 'json', 'curl']).default('headers'))
+    .option('--url <url>', 'with --format curl: the full URL to POST to', parseHttpUrl)
+    .addOption(new Option('--interface <id>', 'A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)').choices(['A', 'B']))
+    .option('--provider <code>', 'interface B: the X-CAI-Provider header for the curl command')
+    .option('--source <id>', 'interface A: the X-CAI-Source header for the curl command')
+    .option('--example [file]', 'print the worked signature example of §5.10 step by step (default: the one shipped in fixtures/)');
+  addSecretOptions(command, 'secret', 'signing secret (default: $CAI_SECRET); the first one signs');
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  $ CAI_SECRET=whsec_test cai sign --body event.json
+  $ cai sign --secret-env CAI_EVENTS_SECRET --body event.json --json
+  $ cai sign --secret-file events.secret --body event.json --format curl \\
+      --interface B --provider acme --url https://platform.example/cai/events
+  $ cai sign --example`,
+  );
+  command.action(async (options: SignOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runSign(options, context));
+  });
+}
+
+async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
+  if (options.example !== undefined) {
+    const { example, file } = await loadExample(options.example, io);
+    const reproduction = renderExample(example, file, output);
+    return reproduction.reproduced ? 0 : 1;
+  }
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secret = secrets[0];
+  if (!secret) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH');
+  const body = await readBodyInput(options.body, io);
+  const timestamp = options.timestamp ?? Math.floor(io.now() / 1000);
+  const signature = sign(secret.value, timestamp, body);
+  if (secrets.length > 1) output.info(`signed with the first of ${secrets.length} secrets (${secret.label})`);
+  describeBody(body, output);
+
+  if (output.json || options.format === 'json') {
+    output.printJson({ timestamp, signature });
+    return 0;
+  }
+  if (options.format === 'curl') {
+    const bodyFile = await bodyFileForCurl(options.body, body, output);
+    output.result(curlCommand(options, timestamp, signature, bodyFile));
+    return 0;
+  }
+  output.result(`${HeaderNames.timestamp}: ${timestamp}`);
+  output.result(`${HeaderNames.signature}: ${signature}`);
+  return 0;
+}
+
+/** Notes on stderr about bodies that are signed exactly as given but are probably not what was meant. */
+function describeBody(body: Buffer, output: CommandContext['output']): void {
+  if (body.length > 0 && body[body.length - 1] === 0x0a) {
+    output.note('the body ends with a newline; it is signed with it, so the request must send it too');
+  }
+  try {
+    JSON.parse(body.toString('utf8'));
+  } catch {
+    output.note('the body is not valid JSON; it is signed exactly as given');
+  }
+}
+
+async function bodyFileForCurl(path: string | undefined, body: Buffer, output: CommandContext['output']): Promise<string> {
+  if (path !== undefined && path !== '-') return path;
+  // The body came from stdin: keep its exact bytes in a file so --data-binary sends what was signed.
+  const { writeFile, mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const directory = await mkdtemp(join(tmpdir(), 'cai-sign-'));
+  const file = join(directory, 'body.json');
+  await writeFile(file, body);
+  output.info(`the body from stdin was saved to ${file} for the curl command`);
+  return file;
+}
+
+function curlCommand(options: SignOptions, timestamp: number, signature: string, bodyFile: string): string {
+  const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
+  if (!options.url) throw usageError('missing_option', '--format curl needs --url', 'pass --url with the full address to POST to');
+  if (!iface) {
+    throw usageError('missing_option', '--format curl needs to know the interface', 'pass --interface B --provider CODE (events) or --interface A --source ID (contact jobs)');
+  }
+  const identity =
+    iface === 'A'
+      ? requireOption(options.source, '--source', 'interface A sends X-CAI-Source (§4.1)')
+      : requireOption(options.provider, '--provider', 'interface B sends X-CAI-Provider (§4.2)');
+  const identityHeader = iface === 'A' ? HeaderNames.source : HeaderNames.provider;
+  const url = options.url;
+  return [
+    `curl -sS -i -X POST ${shellQuote(url)}`,
+    `  -H ${shellQuote('Content-Type: application/json')}`,
+    `  -H ${shellQuote(`${identityHeader}: ${identity}`)}`,
+    `  -H ${shellQuote(`${HeaderNames.timestamp}: ${timestamp}`)}`,
+    `  -H ${shellQuote(`${HeaderNames.signature}: ${signature}`)}`,
+    `  --data-binary ${shellQuote(`@${bodyFile}`)}`,
+  ].join(' \\\n');
+}
+
+function requireOption(value: string | undefined, flag: string, why: string): string {
+  if (value === undefined || value === '') throw usageError('missing_option', `--format curl needs ${flag}`, `${why}; pass ${flag}`);
+  return value;
+}
+
+/** POSIX single-quote quoting. */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,129 @@
+import type { Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import { parseNonNegativeInteger, parseUnixSeconds } from '../cli/options.js';
+import { readBodyInput, readFileInput } from '../cli/input.js';
+import { usageError } from '../errors.js';
+import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { verify, type VerifyResult } from '../signing/verify.js';
+import { diagnose, type Diagnosis } from '../signing/diagnose.js';
+import { parseRawRequest } from '../http/raw-request.js';
+import type { Secret } from '../secrets/resolve.js';
+import { loadExample, renderExample } from './example-shared.js';
+
+interface VerifyOptions {
+  signature?: string;
+  timestamp?: string;
+  body?: string;
+  request?: string;
+  now?: number;
+  window: number;
+  example?: string | boolean;
+  [key: string]: unknown;
+}
+
+export function registerVerify(program: Command, state: RunState): void {
+  const command = program
+    .command('verify')
+    .description('Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch')
+    .option('--signature <value>', 'the X-CAI-Signature header value, sha256=<hex>')
+    .option('--timestamp <seconds>', 'the X-CAI-Timestamp header value')
+    .option('--body <file>', 'the body exactly as received; - or omitted reads stdin')
+    .option('--request <file>', 'a raw HTTP request as captured (request line, headers, blank line, body)')
+    .option('--now <seconds>', 'the time to verify at, in unix seconds (default: now)', parseUnixSeconds)
+    .option('--window <seconds>', 'the validity window either side of now', parseNonNegativeInteger, SIGNATURE_WINDOW_SECONDS)
+    .option('--example [file]', 'reproduce the worked signature example of §5.10 (default: the one shipped in fixtures/)');
+  addSecretOptions(command, 'secret', 'verification secret (default: $CAI_SECRET); several = rotation overlap');
+  addSecretOptions(command, 'other-secret', "the other direction's secret, to recognise a mix-up");
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  $ cai verify --secret-env CAI_SECRET --body event.json \\
+      --timestamp 1767225600 --signature sha256=9f2c…
+  $ cai verify --secret-file new.secret --secret-file old.secret --request captured.http
+  $ cai verify --example`,
+  );
+  command.action(async (options: VerifyOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runVerify(options, context));
+  });
+}
+
+interface VerifyInputs {
+  signature: string | undefined;
+  timestamp: string | undefined;
+  body: Buffer;
+  notes: string[];
+}
+
+async function runVerify(options: VerifyOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  if (options.example !== undefined) {
+    const { example, file } = await loadExample(options.example, io);
+    return renderExample(example, file, output).reproduced ? 0 : 1;
+  }
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const otherSecrets = hasSecretOptions(options, 'other-secret')
+    ? secretsFromOptions(options, { prefix: 'other-secret' }, io.env, io.cwd, output)
+    : [];
+  const inputs = await gatherInputs(options, context);
+  inputs.notes.forEach((note) => output.note(note));
+
+  const result = verify({
+    secrets: secrets.map((secret) => secret.value),
+    signature: inputs.signature,
+    timestamp: inputs.timestamp,
+    rawBody: inputs.body,
+    now: options.now ?? Math.floor(io.now() / 1000),
+    windowSeconds: options.window,
+  });
+  const diagnoses = diagnose({
+    secrets: secrets.map((secret) => secret.value),
+    otherSecrets: otherSecrets.map((secret) => secret.value),
+    signature: inputs.signature,
+    timestamp: inputs.timestamp,
+    rawBody: inputs.body,
+    result,
+  });
+  render(result, diagnoses, secrets, context);
+  return result.valid ? 0 : 1;
+}
+
+async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Promise<VerifyInputs> {
+  if (options.request !== undefined) {
+    if (options.body !== undefined) throw usageError('conflicting_options', '--request and --body both give the body', 'pass one of them');
+    const parsed = parseRawRequest(await readFileInput(options.request, io, 'request'));
+    if (!parsed.ok) {
+      throw usageError('bad_request_file', `${options.request} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');
+    }
+    const { headers, body, notes } = parsed.request;
+    return {
+      signature: options.signature ?? headers[Headers.signature],
+      timestamp: options.timestamp ?? headers[Headers.timestamp],
+      body,
+      notes,
+    };
+  }
+  if (options.signature === undefined) throw usageError('missing_option', 'no signature to verify', 'pass --signature sha256=<hex> (or --request FILE with the captured request)');
+  if (options.timestamp === undefined) throw usageError('missing_option', 'no timestamp to verify', 'pass --timestamp <unix seconds> as received in X-CAI-Timestamp');
+  return { signature: options.signature, timestamp: options.timestamp, body: await readBodyInput(options.body, io), notes: [] };
+}
+
+function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[], { output }: CommandContext): void {
+  const matched = result.matchedSecretIndex === undefined ? undefined : secrets[result.matchedSecretIndex];
+  if (output.json) {
+    output.printJson({
+      ...result,
+      matchedSecret: matched ? { position: (result.matchedSecretIndex ?? 0) + 1, source: matched.label } : undefined,
+      diagnoses,
+    });
+    return;
+  }
+  if (result.valid) {
+    const which = secrets.length > 1 ? ` with secret #${(result.matchedSecretIndex ?? 0) + 1} of ${secrets.length} (${matched?.label})` : '';
+    output.result(`${output.color.green('valid')}: the signature matches${which}; timestamp ${result.ageSeconds} s old, within ±${result.windowSeconds} s`);
+    return;
+  }
+  output.result(`${output.color.red('invalid')} (${result.reason}): ${result.message}`);
+  for (const diagnosis of diagnoses) output.result(`  likely cause: ${diagnosis.message}`);
+}

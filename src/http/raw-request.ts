@@ -1,0 +1,84 @@
+/**
+ * Parses a raw HTTP/1.1 request as captured (request line, headers, blank line, body), keeping the
+ * body as the exact bytes received: signatures cover those bytes (§5.2). Used by `cai verify --request`
+ * and `cai replay`. Returns a result; never throws.
+ */
+
+export interface RawRequest {
+  method: string;
+  target: string;
+  httpVersion: string;
+  /** Header names lowercased; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Header lines as captured, in order, for faithful re-sending. */
+  headerLines: [string, string][];
+  body: Buffer;
+  /** Things worth telling the user about the capture (extra bytes, missing bytes). */
+  notes: string[];
+}
+
+export type ParseRawRequestResult = { ok: true; request: RawRequest } | { ok: false; message: string };
+
+const REQUEST_LINE = /^([A-Z]+) (\S+) (HTTP\/\d(?:\.\d)?)$/;
+
+export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
+  const crlf = bytes.indexOf('\r\n\r\n');
+  const lf = bytes.indexOf('\n\n');
+  let headEnd: number;
+  let separatorLength: number;
+  if (crlf !== -1 && (lf === -1 || crlf < lf)) {
+    headEnd = crlf;
+    separatorLength = 4;
+  } else if (lf !== -1) {
+    headEnd = lf;
+    separatorLength = 2;
+  } else {
+    return { ok: false, message: 'no blank line between the headers and the body' };
+  }
+  const head = bytes.subarray(0, headEnd).toString('latin1');
+  const lines = head.split(/\r?\n/);
+  const requestLine = lines.shift() ?? '';
+  const match = REQUEST_LINE.exec(requestLine.trim());
+  if (!match) return { ok: false, message: `the first line is not an HTTP request line: ${JSON.stringify(requestLine.slice(0, 80))}` };
+
+  const headers: Record<string, string> = {};
+  const headerLines: [string, string][] = [];
+  for (const [index, line] of lines.entries()) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) return { ok: false, message: `header line ${index + 2} has no "name: value" form: ${JSON.stringify(line.slice(0, 80))}` };
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    headerLines.push([name, value]);
+    const key = name.toLowerCase();
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+
+  if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
+    return { ok: false, message: 'chunked transfer encoding is not supported; capture the request with a Content-Length body' };
+  }
+
+  let body = bytes.subarray(headEnd + separatorLength);
+  const notes: string[] = [];
+  const declared = headers['content-length'];
+  if (declared !== undefined && /^[0-9]+$/.test(declared)) {
+    const length = Number(declared);
+    if (body.length > length) {
+      notes.push(`the capture has ${body.length - length} byte(s) after the ${length} declared by Content-Length; they were left out`);
+      body = body.subarray(0, length);
+    } else if (body.length < length) {
+      notes.push(`Content-Length says ${length} bytes but the capture holds ${body.length}; the capture may be cut short`);
+    }
+  }
+  return {
+    ok: true,
+    request: {
+      method: match[1] as string,
+      target: match[2] as string,
+      httpVersion: match[3] as string,
+      headers,
+      headerLines,
+      body: Buffer.from(body),
+      notes,
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { CommanderError } from 'commander';
+import { CaiError, ExitCode, errorMessage } from './errors.js';
+import { processIo, type Io } from './io.js';
+import { Output } from './output/output.js';
+import { buildProgram } from './program.js';
+import type { RunState } from './cli/runner.js';
+import { redactSecrets } from './secrets/resolve.js';
+
+const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
+
+/**
+ * Runs the CLI for `argv` (without `node` and the script) and returns the exit code.
+ * The one place that turns errors into exit codes (STYLE.md "Errors and exit codes").
+ */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  const state: RunState = { io, exitCode: ExitCode.ok };
+  try {
+    const program = buildProgram(state);
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    return reportError(error, state, argv);
+  }
+}
+
+function reportError(error: unknown, state: RunState, argv: readonly string[]): number {
+  const output = state.output ?? outputFromArgv(state.io, argv);
+  if (error instanceof CommanderError) {
+    if (COMMANDER_SUCCESS.has(error.code)) return ExitCode.ok;
+    const message = error.message.replace(/^error:\s*/, '');
+    const command = commandNameOf(argv);
+    const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
+    return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
+  }
+  if (error instanceof CaiError) {
+    return print(output, error.code, redactSecrets(error.message), redactSecrets(error.hint), error.exitCode, error);
+  }
+  return print(
+    output,
+    'internal',
+    `internal error: ${redactSecrets(errorMessage(error))}`,
+    'this is a bug in cai; please report it with the output of the same command run with --debug',
+    ExitCode.internal,
+    error,
+  );
+}
+
+function print(output: Output, code: string, message: string, hint: string, exitCode: number, error: unknown): number {
+  if (output.json) {
+    output.printJson({ ok: false, error: { code, message, hint, exitCode } });
+  } else {
+    output.error(message, hint);
+  }
+  if (output.debug && error instanceof Error && error.stack) {
+    output.debugLine(redactSecrets(error.stack));
+    if (error.cause instanceof Error && error.cause.stack) output.debugLine(`caused by: ${redactSecrets(error.cause.stack)}`);
+  }
+  return exitCode;
+}
+
+/** Before commander has parsed anything, the global flags are read from argv directly. */
+function outputFromArgv(io: Io, argv: readonly string[]): Output {
+  return new Output(io, {
+    json: argv.includes('--json'),
+    quiet: argv.includes('--quiet'),
+    debug: argv.includes('--debug'),
+    color: argv.includes('--no-color') ? false : undefined,
+  });
+}
+
+function commandNameOf(argv: readonly string[]): string | undefined {
+  const words = argv.filter((word) => !word.startsWith('-'));
+  const known = new Set(['sign', 'verify', 'validate', 'sample', 'schema', 'send-job', 'send-event', 'replay', 'mock', 'conformance', 'config', 'doctor', 'report']);
+  const first = words[0];
+  if (!first || !known.has(first)) return undefined;
+  const second = words[1];
+  return (first === 'mock' || first === 'conformance' || first === 'config') && second ? `${first} ${second}` : first;
+}
+
+/** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
+export async function main(): Promise<void> {
+  process.exitCode = await run(process.argv.slice(2), processIo());
+}

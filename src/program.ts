@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import type { RunState } from './cli/runner.js';
+import { registerSign } from './commands/sign.js';
+import { registerVerify } from './commands/verify.js';
+
+export const VERSION = '0.1.0';
+
+/**
+ * Builds the commander program. Each command module declares its own flags and lazy-imports its
+ * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code (issue #2).
+ */
+export function buildProgram(state: RunState): Command {
+  const program = new Command('cai')
+    .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--json', 'print exactly one JSON document on stdout (errors included)')
+    .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
+    .option('--quiet', 'print only the result and errors')
+    .option('--debug', 'add stack traces to errors')
+    .helpOption('-h, --help', 'show help')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => state.io.stdout.write(text),
+      writeErr: (text) => state.io.stderr.write(text),
+      // main.ts prints usage errors itself, as `error:` + `hint:` (or JSON).
+      outputError: () => {},
+    });
+
+  registerSign(program, state);
+  registerVerify(program, state);
+  return program;
+}

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../src/main.js';
+import type { Io } from '../../src/io.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/cai.js', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  stdin?: string | Buffer;
+  cwd?: string;
+  now?: number;
+  /** Resolved to trigger the interrupt listeners (as SIGINT would). */
+  interrupt?: Promise<void>;
+}
+
+/** Runs the CLI in-process with fake streams (fast; for command-level tests). */
+export async function runCli(argv: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const stdin = options.stdin === undefined ? Readable.from([]) : Readable.from([Buffer.from(options.stdin)]);
+  const listeners = new Set<(signal: NodeJS.Signals) => void>();
+  options.interrupt?.then(() => listeners.forEach((listener) => listener('SIGINT')));
+  const io: Io = {
+    stdin,
+    stdout,
+    stderr,
+    env: { NO_COLOR: '1', ...(options.env ?? {}) },
+    cwd: options.cwd ?? ROOT,
+    onInterrupt(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    now: () => options.now ?? Date.now(),
+  };
+  const code = await run(argv, io);
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout: out, stderr: err };
+}
+
+/** Spawns the built binary (for end-to-end tests): `npm test` builds first. */
+export function spawnCli(argv: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      cwd: options.cwd ?? ROOT,
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...(options.env ?? {}) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
