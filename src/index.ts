@@ -1,0 +1,22 @@
+/**
+ * The library API: the same building blocks the CLI uses, typed. Import as `import { sign } from 'cai'`.
+ * Each area appends its exports in its own block below.
+ */
+
+// Signing (§5)
+export { sign, signedPayload } from './signing/sign.js';
+export { verify, type VerifyInput, type VerifyResult, type VerifyReason } from './signing/verify.js';
+export { diagnose, type Diagnosis, type DiagnosisCode } from './signing/diagnose.js';
+export { parseRawRequest, type RawRequest } from './http/raw-request.js';
+export * as spec from './spec/constants.js';
+export { CaiError, ExitCode } from './errors.js';
+
+// Records (§2): schemas, validation, samples
+
+// Sending (§4, §7)
+
+// Reference receivers
+
+// Conformance
+
+// Configuration, doctor, report
