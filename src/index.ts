@@ -14,6 +14,29 @@ export { CaiError, ExitCode } from './errors.js';
 // Records (§2): schemas, validation, samples
 
 // Sending (§4, §7)
+export {
+  createDispatcher,
+  postOnce,
+  proxyFromEnv,
+  MIN_TLS_VERSION,
+  type ClientOptions,
+  type HttpResponse,
+  type PostRequest,
+  type Dispatcher,
+} from './http/client.js';
+export {
+  DEFAULT_RETRY_POLICY,
+  classifyOutcome,
+  decideRetry,
+  parseRetryAfter,
+  planSchedule,
+  type RetryPolicy,
+  type RetryDecision,
+  type AttemptOutcome,
+  type PlannedSchedule,
+  type PlannedAttempt,
+} from './http/retry.js';
+export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
 
 // Reference receivers
 
