@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerSendJob } from './commands/send-job.js';
+import { registerSendEvent } from './commands/send-event.js';
+import { registerReplay } from './commands/replay.js';
 
 export const VERSION = '0.1.0';
 
@@ -29,5 +32,8 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerSendJob(program, state);
+  registerSendEvent(program, state);
+  registerReplay(program, state);
   return program;
 }
