@@ -16,6 +16,7 @@ import { createDispatcher, proxyFromEnv } from '../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
 import { formatDuration, planSchedule, resolvePolicy, type RetryPolicy } from '../http/retry.js';
 import { contactJobsUrl, sendEvent, sendJob, type SendResult } from '../http/send.js';
+import type { HttpResponse } from '../http/client.js';
 import type { SendOptions, TransportOptions } from './send-shared.js';
 
 export type SendKind = 'job' | 'event';
@@ -63,6 +64,7 @@ export function retryPolicyOf(options: TransportOptions): RetryPolicy {
     enabled: options.retry,
     retryForMs: options.retryFor,
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
   });
 }
 
@@ -318,13 +320,17 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
     return exitCode;
   }
   const { delivery } = result;
-  if (result.verdict === 'failed') {
+  const response = delivery.response;
+  if (result.verdict === 'failed' || !response) {
+    // The last answer, if one came (a 5xx, a 429, a redirect), is still worth seeing on stdout.
+    if (response) {
+      output.result(`${output.color.red('✘')} not delivered`);
+      printExchange(result, response, output);
+    }
     const error = delivery.error ?? { code: 'failed', message: 'delivery failed' };
     output.error(error.message, error.hint ?? 'check the receiver and try again');
     return exitCode;
   }
-  const response = delivery.response;
-  if (!response) return exitCode;
   const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
   const c = output.color;
   if (result.verdict === 'accepted') {
@@ -338,6 +344,14 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
   } else {
     output.result(`${c.red('✘')} rejected: ${status}${REJECTION_ADVICE[response.status] ? ` (${REJECTION_ADVICE[response.status]})` : ' (a 4xx is not retried, §7)'}`);
   }
+  printExchange(result, response, output);
+  return exitCode;
+}
+
+function printExchange(result: SendResult, response: HttpResponse, output: Output): void {
+  const { delivery } = result;
+  const c = output.color;
+  const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
   const rows: [string, string][] = [];
   if (result.eventId !== undefined) rows.push(['event_id', result.eventId]);
   if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', result.ack.providerJobId]);
@@ -345,6 +359,7 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
   rows.push(['url', result.url]);
   rows.push(['status', status]);
   if (response.headers['retry-after'] !== undefined) rows.push(['retry-after', response.headers['retry-after']]);
+  if (response.headers.location !== undefined) rows.push(['location', response.headers.location]);
   rows.push(['content-type', response.headers['content-type'] ?? '(none)']);
   rows.push(['latency', formatLatency(response.latencyMs)]);
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
@@ -352,7 +367,6 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
   for (const [name, value] of rows) output.result(`  ${c.dim(name.padEnd(16))}${value}`);
   output.result(`  ${c.dim('body')}`);
   output.result(indent(bodyText(response.body, response.headers['content-type'])));
-  return exitCode;
 }
 
 function bodyText(body: Buffer, contentType: string | undefined): string {

@@ -12,6 +12,7 @@ export interface TransportOptions {
   maxAttempts?: number;
   /** commander's `--no-retry`. */
   retry: boolean;
+  initialDelay?: number;
   printSchedule?: boolean;
   ca?: string;
   insecure?: boolean;
@@ -48,6 +49,8 @@ export function addTransportOptions(command: Command): Command {
     .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8 allows 24h)', parseDurationMs, 120_000)
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
+    // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
+    .addOption(new Option('--initial-delay <duration>', 'the first backoff wait (doubling from there)').argParser(parseDurationMs).hideHelp())
     .option('--print-schedule', 'print the planned retry waits for these settings and send nothing')
     .option('--ca <file>', 'trust this certificate authority (PEM) for https')
     .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')

@@ -195,10 +195,10 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
   }
   if (giveUp === 'not-retryable' && record.error) return record.error;
   const last = record.status !== undefined ? `status ${record.status}` : (record.error?.message ?? 'no response');
-  const attempts = `${record.attempt} attempt${record.attempt === 1 ? '' : 's'}`;
+  const attempts = record.attempt === 1 ? '1 attempt:' : `${record.attempt} attempts, the last:`;
   return {
     code: 'retries_exhausted',
-    message: `delivery failed after ${attempts}: last ${last}; ${reason}`,
+    message: `delivery failed after ${attempts} ${last}; ${reason}`,
     hint:
       giveUp === 'disabled'
         ? 'drop --no-retry to retry 5xx, 429 and connection failures (§7)'
