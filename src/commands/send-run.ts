@@ -98,6 +98,7 @@ export async function dispatcherFor(options: TransportOptions, url: string, { io
       ...(options.insecure ? { insecure: true } : {}),
       ...(proxy ? { proxy } : {}),
       ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      connectTimeoutMs: options.timeout,
       connections,
     });
   } catch (error) {
