@@ -12,7 +12,7 @@ import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchDocument, typ
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { formatDuration } from '../http/retry.js';
 import { sendEvent, sendJob } from '../http/send.js';
-import { dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
+import { describeIssue, dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
 import type { SendOptions } from './send-shared.js';
 
 export async function runBatchCommand(kind: SendKind, options: SendOptions & { to: string; identity: string }, context: CommandContext): Promise<number> {
@@ -107,7 +107,7 @@ async function validateDocuments(kind: SendKind, documents: BatchDocument[]): Pr
     if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
       document.eventId = (value as { event_id: string }).event_id;
     }
-    if (!verdict.valid) document.invalid = verdict.errors.map((error) => `${error.path || '(document)'}: ${error.message}`);
+    if (!verdict.valid) document.invalid = verdict.errors.map(describeIssue);
   }
 }
 

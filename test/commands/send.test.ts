@@ -170,7 +170,7 @@ describe('cai send-event', () => {
     const result = await runCli(['send-event', '--print-schedule', '--retry-for', '10s'], { env: {} });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('within --retry-for 10 s');
-    expect(result.stdout).toContain('attempt 4   after 2 s–4 s');
+    expect(result.stdout).toContain('attempt 4    after 2 s–4 s');
   });
 
   it('usage errors: missing --to, missing secret, bad event type', async () => {
