@@ -187,3 +187,13 @@ export function parseSetOverride(text: string): [string, unknown] {
     return [path, raw];
   }
 }
+
+/** A job acknowledgment (§2.3), as a provider answers a contact job with 202. */
+export function sampleAck(): Record<string, unknown> {
+  return { provider_job_id: newProviderJobId(), assigned_number_e164: sampleE164() };
+}
+
+/** The duplicate acknowledgment (§2.13). */
+export function sampleDuplicateAck(): Record<string, unknown> {
+  return { ok: true, duplicate: true };
+}
