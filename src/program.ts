@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerValidate } from './commands/validate.js';
+import { registerSample } from './commands/sample.js';
+import { registerSchema } from './commands/schema.js';
 
 export const VERSION = '0.1.0';
 
@@ -29,5 +32,8 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerValidate(program, state);
+  registerSample(program, state);
+  registerSchema(program, state);
   return program;
 }
