@@ -16,6 +16,9 @@ export { CaiError, ExitCode } from './errors.js';
 // Sending (§4, §7)
 
 // Reference receivers
+export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';
+export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
+export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance
 
