@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -152,8 +153,8 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     const response = await request(mock.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(LIVE_SECRET, timestamp, over) },
-      body: chunks(),
-    }).catch((error: unknown) => error);
+      body: Readable.from(chunks()),
+    }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     // The mock stops reading: the client sees the 413, or (if it was still writing) a closed socket.
     if (response instanceof Error) expect(response.message).toMatch(/closed|reset|socket|EPIPE/i);
     else {
