@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import {
@@ -17,6 +17,7 @@ import type { Io } from '../io.js';
 import type { Output } from '../output/output.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
+import type { SentEventEntry } from '../mock/provider.js';
 
 interface CommonOptions {
   host: string;
@@ -28,6 +29,13 @@ interface CommonOptions {
   latency?: number;
   break?: string[];
   [key: string]: unknown;
+}
+
+interface ProviderCommandOptions extends CommonOptions {
+  source?: string;
+  scenario?: string;
+  speed: number;
+  catalog?: string;
 }
 
 interface PlatformCommandOptions extends CommonOptions {
@@ -47,6 +55,7 @@ interface PlatformCommandOptions extends CommonOptions {
 export function registerMock(program: Command, state: RunState): void {
   const mock = program.command('mock').description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)');
   registerPlatform(mock, state);
+  registerProvider(mock, state);
 }
 
 function addCommonOptions(command: Command): Command {
@@ -97,6 +106,42 @@ Examples:
   });
 }
 
+function registerProvider(mock: Command, state: RunState): void {
+  const command = addCommonOptions(
+    mock
+      .command('provider')
+      .description('Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)')
+      .requiredOption('--provider <code>', 'this provider\'s code, sent as X-CAI-Provider on the events (§4.2)'),
+  )
+    .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
+    .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
+    .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
+    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400');
+  addSecretOptions(command, 'secret', 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap');
+  addSecretOptions(command, 'callback-secret', 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs');
+  command.addHelpText(
+    'after',
+    `
+Faults for --break: no-dedupe, no-signature-check, bad-ack, 5xx-on-bad-json, callback-lead-changed,
+  callback-wrong-secret, callback-wrong-provider, callback-invalid-event
+
+Examples:
+  $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
+  $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
+  );
+  command.action(async (options: ProviderCommandOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runMockProvider(options, context));
+  });
+}
+
+function parseSpeed(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError('expected a positive number such as 10 or 0.5.');
+  }
+  return n;
+}
+
 function collectCidr(value: string, previous: string[] | undefined): string[] {
   return collectValues(parseCidrOption(value), previous);
 }
@@ -132,6 +177,39 @@ async function runMockPlatform(options: PlatformCommandOptions, context: Command
   announce(mock, output, [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
+  ]);
+  return serveUntilInterrupted(mock, io, output);
+}
+
+async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const tls = await readTls(options, io);
+  const { startMockProvider, parseScenario } = await import('../mock/provider.js');
+  const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
+  const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const mock = await startMockProvider({
+    host: options.host,
+    port: options.port,
+    providerCode: options.provider ?? '',
+    sourceId: options.source,
+    secrets,
+    callbackSecrets,
+    scenario,
+    speed: options.speed,
+    catalog,
+    logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    tls,
+    latencyMs: options.latency,
+    faults: options.break,
+    keepRecords: false,
+    onRequest: (entry) => printEntry(entry, output),
+    onEvent: (entry) => printSent(entry, output),
+  });
+  announce(mock, output, [
+    `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
   return serveUntilInterrupted(mock, io, output);
@@ -176,6 +254,20 @@ function printEntry(entry: MockRequestEntry, output: Output): void {
   if (entry.space === 'test') parts.push(c.cyan('(test space)'));
   if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
   if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
+  output.result(parts.join('  '));
+}
+
+function printSent(entry: SentEventEntry, output: Output): void {
+  if (output.json) {
+    output.printJson(entry);
+    return;
+  }
+  const c = output.color;
+  const time = entry.sent_at.slice(11, 23);
+  const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
+  const parts = [time, status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
+  if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
+  if (entry.error) parts.push(entry.error);
   output.result(parts.join('  '));
 }
 
