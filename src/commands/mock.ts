@@ -152,6 +152,7 @@ async function runMockPlatform(options: PlatformCommandOptions, context: Command
   const testSecrets = testSecretsFromOptions(options, io);
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
+  const lines = new LineWriter(output);
   const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockPlatform({
     host: options.host,
@@ -172,14 +173,14 @@ async function runMockPlatform(options: PlatformCommandOptions, context: Command
     catalog,
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output),
+    onRequest: (entry) => printEntry(entry, output, lines),
   });
   announce(mock, output, [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
-  return serveUntilInterrupted(mock, io, output);
+  return serveUntilInterrupted(mock, io, output, lines);
 }
 
 async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
@@ -188,6 +189,7 @@ async function runMockProvider(options: ProviderCommandOptions, context: Command
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
+  const lines = new LineWriter(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockProvider({
@@ -205,14 +207,14 @@ async function runMockProvider(options: ProviderCommandOptions, context: Command
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output),
-    onEvent: (entry) => printSent(entry, output),
+    onRequest: (entry) => printEntry(entry, output, lines),
+    onEvent: (entry) => printSent(entry, output, lines),
   });
   announce(mock, output, [
     `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
-  return serveUntilInterrupted(mock, io, output);
+  return serveUntilInterrupted(mock, io, output, lines);
 }
 
 /** First stdout line: the URL (NDJSON `{"url": …}` with --json); the rest goes to stderr. */
@@ -224,7 +226,7 @@ function announce(mock: RunningMock, output: Output, notes: string[]): void {
 }
 
 /** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
-async function serveUntilInterrupted(mock: RunningMock, io: Io, output: Output): Promise<number> {
+async function serveUntilInterrupted(mock: RunningMock, io: Io, output: Output, lines: LineWriter): Promise<number> {
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const off = io.onInterrupt((received) => {
       off();
@@ -233,13 +235,45 @@ async function serveUntilInterrupted(mock: RunningMock, io: Io, output: Output):
   });
   output.info(`${signal}: finishing requests in flight…`);
   await mock.close();
+  lines.flush();
   output.info('stopped');
   return 0;
 }
 
-function printEntry(entry: MockRequestEntry, output: Output): void {
+/**
+ * The per-request lines, written in one batch per turn of the event loop: under load, one stdout write per
+ * request would cost the mock a system call each (bench/mock-platform.bench.js).
+ */
+class LineWriter {
+  private buffer = '';
+  private scheduled = false;
+
+  constructor(private readonly output: Output) {}
+
+  line(text: string): void {
+    this.buffer += text + '\n';
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  json(document: unknown): void {
+    this.line(JSON.stringify(document));
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.buffer === '') return;
+    const text = this.buffer;
+    this.buffer = '';
+    this.output.resultRaw(text);
+  }
+}
+
+function printEntry(entry: MockRequestEntry, output: Output, lines: LineWriter): void {
   if (output.json) {
-    output.printJson(entry);
+    lines.json(entry);
     return;
   }
   const c = output.color;
@@ -254,12 +288,12 @@ function printEntry(entry: MockRequestEntry, output: Output): void {
   if (entry.space === 'test') parts.push(c.cyan('(test space)'));
   if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
   if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
-  output.result(parts.join('  '));
+  lines.line(parts.join('  '));
 }
 
-function printSent(entry: SentEventEntry, output: Output): void {
+function printSent(entry: SentEventEntry, output: Output, lines: LineWriter): void {
   if (output.json) {
-    output.printJson(entry);
+    lines.json(entry);
     return;
   }
   const c = output.color;
@@ -268,7 +302,7 @@ function printSent(entry: SentEventEntry, output: Output): void {
   const parts = [time, status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
   if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
   if (entry.error) parts.push(entry.error);
-  output.result(parts.join('  '));
+  lines.line(parts.join('  '));
 }
 
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */

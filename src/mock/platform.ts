@@ -165,11 +165,13 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   }
   const log = options.logFile !== undefined ? await DurableLog.open(options.logFile) : undefined;
 
-  const persist = async (record: MockLogRecord): Promise<void> => {
+  /** Keeps the record and appends it to the log; `raw` is the body as received, spliced in as `document`. */
+  const persist = async (record: MockLogRecord, raw: Buffer): Promise<void> => {
     if (keepRecords) records.push(record);
     if (!log) return;
     try {
-      await log.append(record);
+      const { document: _document, ...rest } = record;
+      await log.appendWithRawDocument(rest, raw);
     } catch (error) {
       throw new LogWriteError(`the log ${log.path} could not be written: ${errorMessage(error)}`);
     }
@@ -294,7 +296,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       entry.verdict = 'injected';
       return reject(503, 'injected_failure', `failed at random by --fail-rate ${options.failRate}`);
     }
-    return await admit(key, credential, doc, request, entry);
+    return await admit(key, credential, doc, body, request, entry);
   }
 
   function findCredential(providerCode: string | undefined): Credential | undefined {
@@ -332,7 +334,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     return errors;
   }
 
-  async function admit(key: string, credential: Credential, doc: Record<string, unknown> & { event_id: string }, request: IncomingMessage, entry: MockRequestEntry): Promise<Reply> {
+  async function admit(key: string, credential: Credential, doc: Record<string, unknown> & { event_id: string }, body: Buffer, request: IncomingMessage, entry: MockRequestEntry): Promise<Reply> {
     const record = (verdict: 'accepted' | 'duplicate'): MockLogRecord => ({
       v: 1,
       received_at: entry.received_at,
@@ -351,13 +353,13 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     });
     if (has('no-dedupe')) {
       entry.verdict = 'accepted';
-      await persist(record('accepted'));
+      await persist(record('accepted'), body);
       return { status: 202, body: ACCEPTED_BODY };
     }
     if (has('racy-dedupe')) {
       // The defect: check, then await, then insert; concurrent repeats all pass the check.
       if (seen.has(key)) return duplicate();
-      await persist(record('accepted'));
+      await persist(record('accepted'), body);
       seen.set(key, Promise.resolve(true));
       entry.verdict = 'accepted';
       return { status: 202, body: ACCEPTED_BODY };
@@ -369,7 +371,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       if (await prior) return duplicate();
     }
     let failure: unknown;
-    const stored = persist(record('accepted')).then(
+    const stored = persist(record('accepted'), body).then(
       () => true,
       (error: unknown) => {
         failure = error;
@@ -386,7 +388,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
 
     async function duplicate(): Promise<Reply> {
       entry.verdict = 'duplicate';
-      await persist(record('duplicate'));
+      await persist(record('duplicate'), body);
       return has('duplicate-without-body') ? { status: 202 } : { status: 202, body: DUPLICATE_BODY };
     }
   }
