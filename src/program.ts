@@ -8,6 +8,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerSendJob } from './commands/send-job.js';
 import { registerSendEvent } from './commands/send-event.js';
 import { registerReplay } from './commands/replay.js';
+import { registerMock } from './commands/mock.js';
 
 export const VERSION = '0.1.0';
 
@@ -41,5 +42,6 @@ export function buildProgram(state: RunState): Command {
   registerSendJob(program, state);
   registerSendEvent(program, state);
   registerReplay(program, state);
+  registerMock(program, state);
   return program;
 }
