@@ -12,6 +12,20 @@ export * as spec from './spec/constants.js';
 export { CaiError, ExitCode } from './errors.js';
 
 // Records (§2): schemas, validation, samples
+export * as schemas from './spec/schemas.js';
+export {
+  validateDocument,
+  validateBody,
+  detectKind,
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  type DocumentVerdict,
+  type ValidationIssue,
+  type ValidateOptions,
+  type Branch,
+} from './spec/validate.js';
+export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
 export {
@@ -39,6 +53,10 @@ export {
 export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
 
 // Reference receivers
+export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';
+export { startMockProvider, parseScenario, scenarioName, type MockProviderOptions, type RunningMockProvider, type SentEventEntry, type JobAck, type Scenario } from './mock/provider.js';
+export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
+export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance
 

@@ -309,6 +309,8 @@ function toIssue(issue: z.core.$ZodIssue): ValidationIssue {
     }
     case 'invalid_value': {
       const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+      if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected: values.length === 1 ? values[0] : `one of: ${values.join(', ')}` };
+      if (input === null) return { path, code: 'null', message: 'null is not allowed: omit an optional field instead', expected: `one of: ${values.join(', ')}`, received: 'null' };
       if (path === 'event') {
         return { path, code: 'unknown_event_type', message: 'not an event type of §6', expected: `one of: ${values.join(', ')}`, received: describe(input) };
       }
