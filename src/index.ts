@@ -51,6 +51,28 @@ export {
   type PlannedAttempt,
 } from './http/retry.js';
 export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
+export {
+  sendJob,
+  sendEvent,
+  checkJobAck,
+  checkEventAck,
+  contactJobsUrl,
+  type SendJobRequest,
+  type SendEventRequest,
+  type SendResult,
+  type SendVerdict,
+  type AckCheck,
+} from './http/send.js';
+export {
+  runBatch,
+  splitNdjson,
+  acceptedKeysFromResults,
+  type BatchDocument,
+  type BatchOptions,
+  type BatchRecord,
+  type BatchSummary,
+  type BatchVerdict,
+} from './http/batch.js';
 
 // Reference receivers
 export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';

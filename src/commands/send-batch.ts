@@ -3,7 +3,7 @@
  * One NDJSON result per document (stdout with --json, and/or --output FILE), a summary table at the end,
  * a progress line only on a TTY, and a clean Ctrl-C that says what was and was not sent.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandContext } from '../cli/runner.js';
 import { readBodyInput, readFileInput } from '../cli/input.js';
@@ -155,7 +155,14 @@ function openOutput(path: string, resumePath: string | undefined, { io, output }
   const full = resolve(io.cwd, path);
   // Resuming into the same file appends, so it keeps the record of what was accepted before.
   const append = resumePath !== undefined && resolve(io.cwd, resumePath) === full;
-  const stream = createWriteStream(full, { flags: append ? 'a' : 'w' });
+  let fd: number;
+  try {
+    // Opened before anything is sent: a results file that cannot be written must stop the run, not lose records.
+    fd = openSync(full, append ? 'a' : 'w');
+  } catch (error) {
+    throw usageError('unwritable_file', `cannot write the results file ${path}: ${error instanceof Error ? error.message : String(error)}`, 'check the path and its permissions', error);
+  }
+  const stream = createWriteStream(full, { fd });
   stream.on('error', (error) => output.warn(`cannot write ${path}: ${error.message}`));
   return stream;
 }

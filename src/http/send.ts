@@ -195,6 +195,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (Array.isArray(value)) return 'an array';

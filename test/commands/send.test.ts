@@ -166,6 +166,26 @@ describe('cai send-event', () => {
     expect(curl.stdout).toContain(`--data-binary @${file}`);
   });
 
+  it('--verbose shows the request headers of every attempt, the signature but never the secret', async () => {
+    const server = await serve([{ status: 500 }, { status: 202 }]);
+    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--verbose', '--initial-delay', '1ms'], { env });
+    expect(result.code).toBe(0);
+    const signatures = result.stderr.split('\n').filter((line) => line.startsWith('> X-CAI-Signature: sha256='));
+    expect(signatures).toHaveLength(2);
+    expect(signatures).toEqual(server.requests.map((r) => `> X-CAI-Signature: ${r.headers['x-cai-signature']}`));
+    expect(result.stderr).toContain('> X-CAI-Provider: acme');
+    expect(result.stderr + result.stdout).not.toContain(SECRET);
+  });
+
+  it('a results file that cannot be written stops the batch before anything is sent (exit 2)', async () => {
+    const server = await serve([{ status: 202 }]);
+    const input = await tempFile('events.ndjson', event());
+    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--output', '/nonexistent-dir/results.ndjson'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: cannot write the results file \/nonexistent-dir\/results.ndjson: /);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('--print-schedule prints the plan without --to', async () => {
     const result = await runCli(['send-event', '--print-schedule', '--retry-for', '10s'], { env: {} });
     expect(result.code).toBe(0);
