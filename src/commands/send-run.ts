@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { CommandContext } from '../cli/runner.js';
 import { readBodyInput, readFileInput } from '../cli/input.js';
 import { secretsFromOptions } from '../cli/secret-options.js';
-import { usageError, ExitCode } from '../errors.js';
+import { CaiError, usageError, ExitCode } from '../errors.js';
 import type { Output } from '../output/output.js';
 import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
@@ -83,7 +83,7 @@ export function signingSecret(options: Record<string, unknown>, { io, output }: 
 
 /** The connection pool, with TLS (§5.8), --ca, --insecure, the proxy and the local address. */
 export async function dispatcherFor(options: TransportOptions, url: string, { io, output }: CommandContext, connections: number): Promise<Dispatcher> {
-  const ca = options.ca !== undefined ? await readFileInput(options.ca, io, 'certificate authority') : undefined;
+  const ca = options.ca !== undefined ? await readCa(options.ca, io) : undefined;
   if (ca && !ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) {
     throw usageError('bad_ca', `${options.ca} holds no PEM certificate`, 'pass the CA certificate in PEM form (-----BEGIN CERTIFICATE-----)');
   }
@@ -103,6 +103,15 @@ export async function dispatcherFor(options: TransportOptions, url: string, { io
     });
   } catch (error) {
     throw usageError('bad_transport', `cannot set up the connection: ${error instanceof Error ? error.message : String(error)}`, 'check --proxy, --local-address and --ca', error);
+  }
+}
+
+async function readCa(path: string, io: CommandContext['io']): Promise<Buffer> {
+  try {
+    return await readFileInput(path, io, 'certificate authority');
+  } catch (error) {
+    if (error instanceof CaiError) throw usageError(error.code, error.message, 'pass the PEM file of the authority that signed the receiver\'s certificate', error);
+    throw error;
   }
 }
 

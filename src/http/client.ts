@@ -149,9 +149,20 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
     const phase = code === 'UND_ERR_BODY_TIMEOUT' ? 'body' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'headers' : 'connect';
     return timeoutError(url, timeoutMs, error, phase);
   }
+  if (code === 'EADDRNOTAVAIL' && /\bbind\b/.test(message)) {
+    return deliveryError('local_address', `cannot send from the local address: ${message}`, '--local-address must be an address of this machine', error);
+  }
   if (UNREACHABLE.has(code)) {
-    const why = code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve' : code === 'ECONNREFUSED' ? 'the connection was refused' : message;
-    return deliveryError('unreachable', `cannot reach ${origin}: ${why} (${code})`, 'check the --to URL and that the receiver is running', error);
+    // Name the peer when it is not the target (a proxy in between).
+    const peer = peerOf(root);
+    const to = peer && !origin.endsWith(`//${peer}`) ? ` to ${peer}` : '';
+    const why =
+      code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'the host name does not resolve'
+        : code === 'ECONNREFUSED'
+          ? `the connection${to} was refused`
+          : message;
+    return deliveryError('unreachable', `cannot reach ${origin}: ${why} (${code})`, to ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)' : 'check the --to URL and that the receiver is running', error);
   }
   if (isTlsError(code, message)) {
     return deliveryError('tls', `TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, tlsHint(code, message), error);
@@ -166,6 +177,12 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
     return deliveryError('connection', `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`, 'the receiver closed the connection without answering; check its logs', error);
   }
   return deliveryError('connection', `the request to ${origin} failed: ${message} (${code})`, 'check the --to URL and the network', error);
+}
+
+function peerOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { address, port } = error as { address?: unknown; port?: unknown };
+  return typeof address === 'string' && typeof port === 'number' ? `${address.includes(':') ? `[${address}]` : address}:${port}` : undefined;
 }
 
 function rootCause(error: unknown): unknown {
