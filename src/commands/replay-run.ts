@@ -37,7 +37,7 @@ export async function runReplay(options: ReplayOptions, context: CommandContext)
 
   const dispatcher = await dispatcherFor(options, url, context, 1);
   try {
-    const interactive = await interactiveDeliverOptions(options, policy, dispatcher, context);
+    const interactive = await interactiveDeliverOptions(options, policy, dispatcher, context, url);
     const delivery = await deliver({ url, body: captured.body, secret: secret ?? '', headers }, { ...interactive.options, keepSignature: keep }).finally(interactive.dispose);
     const check = iface === 'A' ? checkJobAck : iface === 'B' ? checkEventAck : anyTwoHundred;
     return renderResult(judge(iface ?? 'B', url, captured.body, delivery, check), context);

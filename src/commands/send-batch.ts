@@ -12,6 +12,7 @@ import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchDocument, typ
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { formatDuration } from '../http/retry.js';
 import { sendEvent, sendJob } from '../http/send.js';
+import { ProgressLine } from './progress-line.js';
 import { describeIssue, dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
 import type { SendOptions } from './send-shared.js';
 
@@ -48,7 +49,7 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
       dispatcher.destroy().catch(() => {});
     }
   });
-  const progress = await Progress.start(documents.length, context);
+  const progress = Progress.start(documents.length, context);
   const ndjson = new LineBuffer((text) => output.resultRaw(text));
   try {
     const { records, summary } = await runBatch(
@@ -235,7 +236,7 @@ export function compressLines(lines: readonly number[]): string {
   return parts.join(', ');
 }
 
-/** A one-line progress display on stderr, only on a TTY (the spinner is silent otherwise). */
+/** The batch's progress bar (a TTY only), and the lines it holds back while it is drawn. */
 class Progress {
   private done = 0;
   private accepted = 0;
@@ -243,46 +244,45 @@ class Progress {
   private lastDraw = 0;
   private stopped = false;
   private readonly held: string[] = [];
+  private readonly line: ProgressLine;
 
   private constructor(
     private readonly total: number,
-    private readonly spinner: Awaited<ReturnType<CommandContext['output']['spinner']>>,
     private readonly context: CommandContext,
-  ) {}
+  ) {
+    this.line = new ProgressLine(context);
+    this.line.update(`sending ${total} document(s)…`);
+  }
 
-  static async start(total: number, context: CommandContext): Promise<Progress> {
-    return new Progress(total, await context.output.spinner(`sending ${total} document(s)…`), context);
+  static start(total: number, context: CommandContext): Progress {
+    return new Progress(total, context);
   }
 
   count(record: BatchRecord): void {
     this.done += 1;
     if (record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped') this.accepted += 1;
     else this.problems += 1;
+    if (!this.line.live) return;
     const now = Date.now();
     if (now - this.lastDraw < 100 && this.done < this.total) return;
     this.lastDraw = now;
     const width = 24;
     const filled = Math.round((this.done / this.total) * width);
-    this.spinner.update(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} · ok ${this.accepted} · problems ${this.problems}`);
+    this.line.update(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} · ok ${this.accepted} · problems ${this.problems}`);
   }
 
-  /** A line on stderr; held back while the progress display is drawn on a TTY, so the two do not mix. */
+  /** A line on stderr; held back while the progress bar is drawn, so the two do not mix. */
   log(line: string): void {
-    if (this.live) this.held.push(line);
+    if (this.line.live && !this.stopped) this.held.push(line);
     else this.context.output.info(line);
   }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.spinner.stop();
+    this.line.clear();
     const shown = this.held.slice(0, 50);
     shown.forEach((line) => this.context.output.info(line));
     if (this.held.length > shown.length) this.context.output.info(`… and ${this.held.length - shown.length} more (see --output or --json for every result)`);
-  }
-
-  private get live(): boolean {
-    const { output } = this.context;
-    return !this.stopped && output.stderrIsTTY && !output.json && !output.quiet;
   }
 }

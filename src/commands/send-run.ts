@@ -12,7 +12,8 @@ import { CaiError, usageError, ExitCode } from '../errors.js';
 import type { Output } from '../output/output.js';
 import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
-import { createDispatcher, proxyFromEnv } from '../http/client.js';
+import { createDispatcher, originOf, proxyFromEnv } from '../http/client.js';
+import { ProgressLine } from './progress-line.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
 import { formatDuration, planSchedule, resolvePolicy, type PlannedAttempt, type RetryPolicy } from '../http/retry.js';
 import { contactJobsUrl, sendEvent, sendJob, type SendResult } from '../http/send.js';
@@ -48,7 +49,7 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
 
   const dispatcher = await dispatcherFor(options, url, context, 1);
   try {
-    const deliverOptions = await interactiveDeliverOptions(options, policy, dispatcher, context);
+    const deliverOptions = await interactiveDeliverOptions(options, policy, dispatcher, context, url);
     const send = kind === 'job' ? sendJob({ to, body: prepared.body, secret, source: identity }, deliverOptions.options) : sendEvent({ to, body: prepared.body, secret, provider: identity }, deliverOptions.options);
     const result = await send.finally(deliverOptions.dispose);
     return renderResult(result, context);
@@ -287,6 +288,7 @@ export async function interactiveDeliverOptions(
   policy: RetryPolicy,
   dispatcher: Dispatcher,
   { io, output }: CommandContext,
+  url: string,
 ): Promise<{ options: DeliverOptions; dispose: () => void }> {
   const stop = new AbortController();
   const abort = new AbortController();
@@ -296,7 +298,8 @@ export async function interactiveDeliverOptions(
       stop.abort();
     } else abort.abort();
   });
-  const spinner = await output.spinner('sending…');
+  const status = new ProgressLine({ io, output });
+  status.update(`sending to ${originOf(url)}…`);
   return {
     options: {
       retry: policy,
@@ -305,13 +308,13 @@ export async function interactiveDeliverOptions(
       signal: abort.signal,
       stopSignal: stop.signal,
       onAttempt: (attempt) => {
-        spinner.stop();
+        status.clear();
         if (options.verbose) printAttemptHeaders(attempt, output);
         if (attempt.decision === 'retry') output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${attempt.reason?.startsWith('Retry-After') ? 'as Retry-After asks' : 'backoff'})`);
       },
     },
     dispose: () => {
-      spinner.stop();
+      status.clear();
       unsubscribe();
     },
   };
