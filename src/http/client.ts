@@ -2,6 +2,7 @@
  * The HTTP client of the senders: undici, TLS 1.2 or above (§5.8), keep-alive pool, no redirects followed.
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
+import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 import { formatDuration } from './retry.js';
@@ -32,6 +33,10 @@ export interface HttpResponse {
   latencyMs: number;
 }
 
+/**
+ * `timeoutMs` bounds the wait for the response headers and every pause in the body; the connect time-out is
+ * the dispatcher's (`createDispatcher({ connectTimeoutMs })`, default 10 s).
+ */
 export interface PostRequest {
   url: string;
   headers: Record<string, string>;
@@ -88,6 +93,8 @@ export function sharedDispatcher(): Dispatcher {
  */
 export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Callers share one signal across many requests in flight (one abort listener each): not a leak.
+  if (req.signal) setMaxListeners(0, req.signal);
   const started = performance.now();
   try {
     // The time-out is undici's own: for the response headers, and for every pause in the body (the connect

@@ -186,6 +186,20 @@ describe('cai send-event', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('Ctrl-C during a retry wait: no further attempt, exit 3, says so', async () => {
+    let release: () => void = () => {};
+    const interrupt = new Promise<void>((resolve) => (release = resolve));
+    const server = await serve(() => {
+      setTimeout(release, 10);
+      return { status: 503 };
+    });
+    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--initial-delay', '20s'], { env, interrupt });
+    expect(result.code).toBe(3);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toContain('warning: interrupted: no further attempt will be made');
+    expect(result.stderr).toContain('error: interrupted after 1 attempt(s), before the next one\n');
+  });
+
   it('--print-schedule prints the plan without --to', async () => {
     const result = await runCli(['send-event', '--print-schedule', '--retry-for', '10s'], { env: {} });
     expect(result.code).toBe(0);

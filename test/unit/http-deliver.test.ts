@@ -286,3 +286,23 @@ describe('proxyFromEnv', () => {
   });
 });
 
+
+describe('a signal shared by many requests', () => {
+  it('raises no MaxListeners warning and aborts them all', async () => {
+    const server = await serve([{ status: 202, delayMs: 5000 }]);
+    const dispatcher = createDispatcher({ connections: 20 });
+    cleanups.push(() => dispatcher.destroy());
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    const requests = Array.from({ length: 20 }, () => postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e));
+    while (server.requests.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const errors = await Promise.all(requests);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(errors.map((e) => (e as CaiError).code)).toEqual(Array.from({ length: 20 }, () => 'aborted'));
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+});
