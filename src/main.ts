@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram } from './program.js';
+import { buildProgram, commandWordOf } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { redactSecrets } from './secrets/resolve.js';
 
@@ -15,19 +15,19 @@ const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const state: RunState = { io, exitCode: ExitCode.ok };
   try {
-    const program = buildProgram(state);
+    const program = await buildProgram(state, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    return reportError(error, state, argv);
+    return reportError(error, state.output ?? (await outputFromArgv(io, argv)), argv);
   }
 }
 
-function reportError(error: unknown, state: RunState, argv: readonly string[]): number {
-  const output = state.output ?? outputFromArgv(state.io, argv);
+function reportError(error: unknown, output: Output, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     if (COMMANDER_SUCCESS.has(error.code)) return ExitCode.ok;
-    const message = error.message.replace(/^error:\s*/, '');
+    // Commander puts its suggestion on a second line; keep the error to one line.
+    const message = error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
     const command = commandNameOf(argv);
     const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
     return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
@@ -59,8 +59,8 @@ function print(output: Output, code: string, message: string, hint: string, exit
 }
 
 /** Before commander has parsed anything, the global flags are read from argv directly. */
-function outputFromArgv(io: Io, argv: readonly string[]): Output {
-  return new Output(io, {
+function outputFromArgv(io: Io, argv: readonly string[]): Promise<Output> {
+  return Output.create(io, {
     json: argv.includes('--json'),
     quiet: argv.includes('--quiet'),
     debug: argv.includes('--debug'),
@@ -68,14 +68,16 @@ function outputFromArgv(io: Io, argv: readonly string[]): Output {
   });
 }
 
+/** `sign`, or `mock platform` for command groups: used to point the hint at the right `--help`. */
 function commandNameOf(argv: readonly string[]): string | undefined {
+  const first = commandWordOf(argv);
+  if (!first) return undefined;
   const words = argv.filter((word) => !word.startsWith('-'));
-  const known = new Set(['sign', 'verify', 'validate', 'sample', 'schema', 'send-job', 'send-event', 'replay', 'mock', 'conformance', 'config', 'doctor', 'report']);
-  const first = words[0];
-  if (!first || !known.has(first)) return undefined;
-  const second = words[1];
-  return (first === 'mock' || first === 'conformance' || first === 'config') && second ? `${first} ${second}` : first;
+  const second = words[words.indexOf(first) + 1];
+  return GROUPS.has(first) && second && /^[a-z]+$/.test(second) ? `${first} ${second}` : first;
 }
+
+const GROUPS = new Set(['mock', 'conformance', 'config']);
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {
