@@ -24,7 +24,9 @@ export {
   type ValidateOptions,
   type Branch,
 } from './spec/validate.js';
-export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { sampleJob, sampleEvent, sampleAck, sampleDuplicateAck, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { jsonSchemaFor, openApiDocument, SCHEMA_TARGETS, type SchemaTarget } from './spec/json-schema.js';
+export { readNdjsonLines, readNdjsonBatches, type NdjsonLine } from './spec/ndjson.js';
 export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
