@@ -12,6 +12,20 @@ export * as spec from './spec/constants.js';
 export { CaiError, ExitCode } from './errors.js';
 
 // Records (§2): schemas, validation, samples
+export * as schemas from './spec/schemas.js';
+export {
+  validateDocument,
+  validateBody,
+  detectKind,
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  type DocumentVerdict,
+  type ValidationIssue,
+  type ValidateOptions,
+  type Branch,
+} from './spec/validate.js';
+export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
 

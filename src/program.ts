@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerValidate } from './commands/validate.js';
+import { registerSample } from './commands/sample.js';
+import { registerSchema } from './commands/schema.js';
 import { registerMock } from './commands/mock.js';
 
 export const VERSION = '0.1.0';
@@ -30,6 +33,9 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerValidate(program, state);
+  registerSample(program, state);
+  registerSchema(program, state);
   registerMock(program, state);
   return program;
 }
