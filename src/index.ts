@@ -28,6 +28,29 @@ export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTim
 export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
+export {
+  createDispatcher,
+  postOnce,
+  proxyFromEnv,
+  MIN_TLS_VERSION,
+  type ClientOptions,
+  type HttpResponse,
+  type PostRequest,
+  type Dispatcher,
+} from './http/client.js';
+export {
+  DEFAULT_RETRY_POLICY,
+  classifyOutcome,
+  decideRetry,
+  parseRetryAfter,
+  planSchedule,
+  type RetryPolicy,
+  type RetryDecision,
+  type AttemptOutcome,
+  type PlannedSchedule,
+  type PlannedAttempt,
+} from './http/retry.js';
+export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
 
 // Reference receivers
 export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';

@@ -5,6 +5,9 @@ import { registerVerify } from './commands/verify.js';
 import { registerValidate } from './commands/validate.js';
 import { registerSample } from './commands/sample.js';
 import { registerSchema } from './commands/schema.js';
+import { registerSendJob } from './commands/send-job.js';
+import { registerSendEvent } from './commands/send-event.js';
+import { registerReplay } from './commands/replay.js';
 import { registerMock } from './commands/mock.js';
 
 export const VERSION = '0.1.0';
@@ -36,6 +39,9 @@ export function buildProgram(state: RunState): Command {
   registerValidate(program, state);
   registerSample(program, state);
   registerSchema(program, state);
+  registerSendJob(program, state);
+  registerSendEvent(program, state);
+  registerReplay(program, state);
   registerMock(program, state);
   return program;
 }
