@@ -93,6 +93,8 @@ const ACCEPTED_BODY = Buffer.from('{"ok":true}');
 const DUPLICATE_BODY = Buffer.from('{"ok":true,"duplicate":true}');
 // Far beyond §8, so `no-size-limit` accepts what a real careless server would, without unbounded memory.
 const NO_LIMIT_BYTES = 64 * 1024 * 1024;
+// racy-dedupe: the gap between its check and its insert.
+const RACY_WINDOW_MS = 50;
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
   'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
@@ -357,8 +359,10 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       return { status: 202, body: ACCEPTED_BODY };
     }
     if (has('racy-dedupe')) {
-      // The defect: check, then await, then insert; concurrent repeats all pass the check.
+      // The defect: check, then await, then insert; concurrent repeats all pass the check. The wait stands
+      // for the round trip to a database that a real racy receiver makes between its check and its insert.
       if (seen.has(key)) return duplicate();
+      await sleep(RACY_WINDOW_MS);
       await persist(record('accepted'), body);
       seen.set(key, Promise.resolve(true));
       entry.verdict = 'accepted';
