@@ -405,7 +405,8 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
 
   const listening = await listen(
     (request, response) => {
-      const task = handle(request, response);
+      // A failing onRequest callback (e.g. a closed stdout) must not take the server down.
+      const task = handle(request, response).catch(() => {});
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
     },

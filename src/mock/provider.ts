@@ -321,7 +321,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
 
   const listening = await listen(
     (request, response) => {
-      const task = handle(request, response);
+      // A failing onRequest callback (e.g. a closed stdout) must not take the server down.
+      const task = handle(request, response).catch(() => {});
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
     },
