@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerConformance } from './commands/conformance.js';
 
 export const VERSION = '0.1.0';
 
@@ -29,5 +30,6 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerConformance(program, state);
   return program;
 }
