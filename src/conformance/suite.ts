@@ -222,7 +222,7 @@ async function startMock(options: ConformanceOptions, setup: MockSetup): Promise
   }
   return startMockProvider({
     providerCode: setup.providerCode,
-    source: setup.identity,
+    sourceId: setup.identity,
     secrets: setup.secrets,
     callbackSecrets: setup.callbackSecrets,
     faults: options.faults,
