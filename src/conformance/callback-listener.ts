@@ -1,14 +1,14 @@
 /**
  * The local listener of an Interface A run: its address is each job's `callback_url`, so the events the provider
- * sends back (§3 step 5) can be judged. It records every request exactly as received and answers like a
- * well-behaved platform: 401 for a bad signature, 202 otherwise (with the §2.13 body for a repeated event_id).
+ * sends back (§3 step 5) can be judged. It records every request exactly as received and answers 202 to all of
+ * them (the §2.13 body for a repeated event_id): a provider ends a conversation at its first rejected event, so
+ * rejecting one defect would hide the rest. The checks, not the listener, judge signature, code and schema.
  * Each job gets its own path (`…/cai-conformance/<token>`), so events are attributed to their job even when
  * a provider changes the `lead_id`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { verify } from '../signing/verify.js';
-import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
+import { MAX_BODY_BYTES } from '../spec/constants.js';
 
 export interface CallbackRequest {
   token: string;
@@ -56,8 +56,6 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         const record: CallbackRequest = { token, receivedAt: Date.now(), headers, body };
         requests.set(token, [...(requests.get(token) ?? []), record]);
         waiters.forEach((wake) => wake());
-        const verdict = verify({ secrets: options.secrets, signature: headers[Headers.signature], timestamp: headers[Headers.timestamp], rawBody: body });
-        if (!verdict.valid) return answer(res, 401, { error: 'invalid_signature', message: verdict.message });
         const eventId = eventIdOf(body);
         if (eventId !== undefined && seen.has(eventId)) return answer(res, 202, { ok: true, duplicate: true });
         if (eventId !== undefined) seen.add(eventId);

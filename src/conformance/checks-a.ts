@@ -366,7 +366,10 @@ interface CallbackEvidence {
   waitedMs: number;
 }
 
-const TERMINAL = new Set(['appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed']);
+/** The result that ends a conversation (§3 step 5); any appointment.* counts here, A-CB-004 judges its validity. */
+function isFinal(type: unknown): boolean {
+  return typeof type === 'string' && (type === 'job.closed' || type.startsWith('appointment.'));
+}
 
 function eventOf(request: CallbackRequest): Record<string, unknown> | undefined {
   const value = parseJson(request.body);
@@ -383,7 +386,7 @@ function callbackEvidence(scope: CheckScope): Promise<CallbackEvidence | undefin
     const answer = await scope.send({ body: compact(doc) });
     const requests =
       answer.status === 202
-        ? await harness.waitFor(token, (received) => received.some((request) => TERMINAL.has(String(eventOf(request)?.event))), scope.session.callbackWaitMs)
+        ? await harness.waitFor(token, (received) => received.some((request) => isFinal(eventOf(request)?.event)), scope.session.callbackWaitMs)
         : [];
     return { job: answer, leadId: String(doc.lead_id), requests, startedAt: started, waitedMs: Date.now() - started };
   });
@@ -426,8 +429,13 @@ function judgeEach(evidence: CallbackEvidence, expected: string, judge: (request
   const failure = firstFailure(evidence, judge);
   const count = `${evidence.requests.length} event${evidence.requests.length === 1 ? '' : 's'}`;
   if (!failure) return pass(expected, `${count}, all as expected`);
-  const event = eventOf(evidence.requests[failure.index] as CallbackRequest);
-  return fail(expected, `event ${failure.index + 1} of ${count} (${String(event?.event ?? '?')}): ${failure.problem}`, evidence.job);
+  const request = evidence.requests[failure.index] as CallbackRequest;
+  const event = eventOf(request);
+  // No reproduction command here: re-sending the job would be answered as a duplicate and start nothing. The
+  // evidence is the event as received.
+  const received = request.body.toString('utf8');
+  const excerpt = received.length > 300 ? `${received.slice(0, 300)}…` : received;
+  return fail(expected, `event ${failure.index + 1} of ${count} (${String(event?.event ?? '?')}): ${failure.problem}`, undefined, [`the event as received: ${excerpt}`]);
 }
 
 const callbacks: CheckDefinition[] = [
@@ -435,7 +443,7 @@ const callbacks: CheckDefinition[] = [
     const expected = `at least one event within ${Math.round(scope.session.callbackWaitMs / 1000)} s`;
     return evidence.requests.length > 0
       ? pass(expected, `${evidence.requests.length} event(s), the first ${(((evidence.requests[0]?.receivedAt ?? 0) - evidence.startedAt) / 1000).toFixed(1)} s after the job`)
-      : fail(expected, `no event within ${Math.round(evidence.waitedMs / 1000)} s`, evidence.job);
+      : fail(expected, `no event within ${Math.round(evidence.waitedMs / 1000)} s`);
   }),
   callbackCheck('A-CB-002', 'every event is signed with the events secret, within the window', section('§5.1', '§5.3', '§5.5', '§4.2'), 'must', (evidence, scope) =>
     judgeEach(evidence, 'a valid X-CAI-Signature under the callback secret', (request) => {
@@ -473,9 +481,9 @@ const callbacks: CheckDefinition[] = [
     }),
   ),
   callbackCheck('A-CB-006', 'the conversation ends with an appointment or job.closed event within --callback-wait', section('§3', '§6'), 'should', (evidence) => {
-    const last = evidence.requests.map((request) => String(eventOf(request)?.event)).find((type) => TERMINAL.has(type));
+    const last = evidence.requests.map((request) => eventOf(request)?.event).find(isFinal);
     return last
-      ? pass('an appointment.* or job.closed event', last)
+      ? pass('an appointment.* or job.closed event', String(last))
       : fail('an appointment.* or job.closed event', `only ${evidence.requests.length} non-final event(s) within ${Math.round(evidence.waitedMs / 1000)} s`);
   }),
 ];

@@ -48,6 +48,11 @@ export function failureDetails(results: readonly CheckResult[]): string[] {
       lines.push(`  repro:    ${result.repro.command}`);
     }
   }
+  const skipped = results.filter((result) => result.verdict === 'skipped');
+  if (skipped.length > 0) {
+    lines.push('');
+    for (const result of skipped) lines.push(`- ${result.id} skipped: ${result.actual}`);
+  }
   return lines;
 }
 

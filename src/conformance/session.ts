@@ -3,6 +3,7 @@
  * (§7: wait `Retry-After`, send again, re-signed), measures the target's clock, hands out fresh event_ids.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { postOnce } from '../http/client.js';
 import { CaiError, errorMessage } from '../errors.js';
@@ -55,6 +56,8 @@ export class Session {
 
   constructor(config: TargetConfig) {
     this.config = config;
+    // Every request in flight listens on this one signal (Ctrl-C); dozens at once is expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
   }
 
   get signal(): AbortSignal {

@@ -2,7 +2,10 @@
  * The suite tests itself: against the reference receivers every check passes, and against each deliberately
  * broken receiver (one fault each) exactly the checks that name that fault fail — at least one of them a must.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runConformance } from '../../src/conformance/suite.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
@@ -49,8 +52,20 @@ export const FAULT_TABLE: FaultCase[] = [
   { interface: 'A', fault: 'callback-invalid-event', fails: ['A-CB-004'] },
 ];
 
+const reproRoot = mkdtempSync(join(tmpdir(), 'cai-conformance-self-test-'));
+afterAll(() => rmSync(reproRoot, { recursive: true, force: true }));
+let runs = 0;
+
 function run(iface: InterfaceId, faults: string[] = [], include: string[] = []): Promise<SuiteReport> {
-  return runConformance({ interface: iface, mock: true, faults, selection: { only: [], skip: [], include }, callbackWaitMs: 10_000 });
+  runs += 1;
+  return runConformance({
+    interface: iface,
+    mock: true,
+    faults,
+    selection: { only: [], skip: [], include },
+    callbackWaitMs: 10_000,
+    reproDir: join(reproRoot, `run-${runs}`),
+  });
 }
 
 const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
@@ -87,5 +102,9 @@ describe('conformance suite against broken receivers (one fault each)', () => {
     expect(failing(report).sort(), explain(report)).toEqual([...entry.fails].sort());
     expect(report.checks.some((check) => check.verdict === 'failed' && check.level === 'must')).toBe(true);
     expect(report.ok).toBe(false);
+    // Every must failure carries a reproduction with its body saved.
+    for (const check of report.checks.filter((entry) => entry.verdict === 'failed' && !entry.id.startsWith('A-CB-'))) {
+      expect(check.repro?.command, check.id).toMatch(/^(cai send-(event|job) |ts=)/);
+    }
   });
 });

@@ -14,7 +14,7 @@ describe('non-canonical layouts', () => {
       expect(JSON.parse(text)).toEqual(doc);
     }
     expect(looseLayout(doc)).not.toBe(JSON.stringify(doc));
-    expect(escapedField(doc, 'text')).toContain('\\u65e5\\u672c \\ud83d\\udc4d a\\/b');
+    expect(escapedField(doc, 'text')).toContain('\\u65e5\\u672c\\u0020\\ud83d\\udc4d\\u0020\\u0061\\/\\u0062');
     expect(escapedField(doc, 'text')).not.toBe(JSON.stringify(JSON.parse(escapedField(doc, 'text'))));
   });
 
