@@ -18,5 +18,10 @@ export { CaiError, ExitCode } from './errors.js';
 // Reference receivers
 
 // Conformance
+export { runConformance, planFor, type ConformanceOptions } from './conformance/suite.js';
+export { CATALOGUE, describeCatalogue, planChecks, type Selection } from './conformance/catalogue.js';
+export { toJunit, countLine } from './conformance/report.js';
+export { parseWaivers, type Waiver } from './conformance/waivers.js';
+export type { CheckMeta, CheckResult, CheckVerdict, CheckLevel, SuiteReport, SuiteSummary } from './conformance/types.js';
 
 // Configuration, doctor, report

@@ -388,7 +388,7 @@ const auth: CheckDefinition[] = [
     title: 'a request from an unregistered origin (--source-address) is rejected with 401',
     sections: section('§5.7', '§7'),
     level: 'must',
-    tags: ['auth', 'origin'],
+    tags: ['origin', 'auth'],
     optional: true,
     needs: 'source-address',
     run: (scope) => {
