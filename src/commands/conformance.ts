@@ -165,7 +165,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     output.warn('interrupted: finishing the checks in flight, skipping the rest');
     abort.abort();
   });
-  const progress = createProgress(context);
+  const progress = createProgress(context, plan.planned.length);
   let report: SuiteReport;
   try {
     report = await runConformance({
@@ -236,7 +236,7 @@ async function clientOptions(options: RunOptions, context: CommandContext) {
 }
 
 /** Live progress: one line per finished check on a terminal; nothing otherwise (the table follows). */
-function createProgress({ output }: CommandContext): ((result: CheckResult) => void) | undefined {
+function createProgress({ output }: CommandContext, total: number): ((result: CheckResult) => void) | undefined {
   if (!output.stderrIsTTY || output.json || output.quiet) return undefined;
   const paint: Record<CheckResult['verdict'], (text: string) => string> = {
     passed: output.errColor.green,
@@ -250,7 +250,7 @@ function createProgress({ output }: CommandContext): ((result: CheckResult) => v
     done += 1;
     const symbol = { passed: '✓', failed: '✗', warning: '!', waived: '~', skipped: '-' }[result.verdict];
     const time = result.verdict === 'skipped' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
-    output.info(`${paint[result.verdict](symbol)} ${String(done).padStart(3)} ${result.id} ${result.title}${time}`);
+    output.info(`${paint[result.verdict](symbol)} ${String(done).padStart(String(total).length)}/${total} ${result.id} ${result.title}${time}`);
   };
 }
 

@@ -73,6 +73,10 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
     // A check that throws is a bug in cai, not a verdict on the target: say so in the result.
     outcome = { verdict: 'failed', expected: 'the check to run', actual: `the check itself failed (a bug in cai): ${errorMessage(error)}` };
   }
+  if (session.signal.aborted && outcome.verdict === 'failed') {
+    // Its requests were cut off by Ctrl-C: no verdict on the target.
+    outcome = { verdict: 'skipped', expected: '-', actual: 'interrupted while it ran' };
+  }
   const durationMs = Math.round(performance.now() - started);
   const notes = [...(outcome.notes ?? [])];
   if (scope.rateLimitedRetries > 0) notes.push(`${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`);

@@ -191,8 +191,12 @@ async function measureClock(session: Session): Promise<void> {
     });
     session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
   } catch (error) {
+    // Interrupted during the probe: no clock, and every check is reported as not run.
+    if (session.signal.aborted) return;
     if (error instanceof CaiError) {
-      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, error.hint, error);
+      // The sending commands' hints name --to; here the flag is --target.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
     }
     throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
   }

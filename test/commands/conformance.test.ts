@@ -131,7 +131,7 @@ describe('cai conformance run against scripted receivers', () => {
   it('exit 3 when the target is unreachable', async () => {
     const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', unreachable, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: /);
+    expect(result.stderr).toMatch(/^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: check the --target URL and that the receiver is running\n$/);
   });
 
   it('honours 429 during a check and does not count it as a failure', async () => {
@@ -181,5 +181,37 @@ describe('repro files', () => {
   it('are written only for failures', () => {
     const dirs = readdirSync(dir).filter((name) => name.startsWith('repro-'));
     expect(dirs.length).toBeGreaterThan(0);
+  });
+});
+
+describe('interrupting a run', () => {
+  it('stops, reports the checks cut off or not run as skipped, and exits 1', async () => {
+    // The probe is answered at once; the checks' requests never: the first one to arrive triggers Ctrl-C.
+    const pending: ServerResponse[] = [];
+    let interrupt: () => void = () => undefined;
+    const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+    const { url, server } = await scriptedServer((req, _body, res) => {
+      if (!req.headers['x-cai-signature']) {
+        res.writeHead(401).end();
+        return;
+      }
+      pending.push(res);
+      interrupt();
+    });
+    try {
+      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'acceptance', '--concurrency', '2', ...repro()], {
+        env: { CAI_SECRET: 'whsec_test' },
+        interrupt: interrupted,
+      });
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { interrupted?: boolean; summary: { failed: number; skipped: number; passed: number } };
+      expect(report.interrupted).toBe(true);
+      expect(report.summary).toMatchObject({ failed: 0, passed: 0 });
+      expect(report.summary.skipped).toBeGreaterThan(0);
+      expect(result.stderr).toContain('warning: interrupted: finishing the checks in flight, skipping the rest');
+    } finally {
+      pending.forEach((res) => res.destroy());
+      server.close();
+    }
   });
 });
