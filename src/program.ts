@@ -2,6 +2,12 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerValidate } from './commands/validate.js';
+import { registerSample } from './commands/sample.js';
+import { registerSchema } from './commands/schema.js';
+import { registerSendJob } from './commands/send-job.js';
+import { registerSendEvent } from './commands/send-event.js';
+import { registerReplay } from './commands/replay.js';
 import { registerConformance } from './commands/conformance.js';
 
 export const VERSION = '0.1.0';
@@ -30,6 +36,12 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerValidate(program, state);
+  registerSample(program, state);
+  registerSchema(program, state);
+  registerSendJob(program, state);
+  registerSendEvent(program, state);
+  registerReplay(program, state);
   registerConformance(program, state);
   return program;
 }
