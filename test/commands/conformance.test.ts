@@ -215,3 +215,39 @@ describe('interrupting a run', () => {
     }
   });
 });
+
+describe('interface A against a provider started separately, with the callback listener', () => {
+  it('checks the jobs endpoint and the events sent back to --callback-listen', async () => {
+    const { startMockProvider } = await import('../../src/mock/provider.js');
+    const provider = await startMockProvider({ providerCode: 'acme', sourceId: 'platform-eu', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
+    try {
+      const result = await runCli(
+        ['--json', 'conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001',
+          '--secret-env', 'JOBS', '--callback-secret-env', 'EVENTS', '--provider', 'acme', '--callback-listen', '127.0.0.1:0', '--callback-wait', '10s', ...repro()],
+        { env: { JOBS: 'whsec_jobs_secret', EVENTS: 'whsec_events_secret' } },
+      );
+      const report = JSON.parse(result.stdout) as { ok: boolean; summary: { passed: number; failed: number; skipped: number }; checks: { id: string; verdict: string; actual: string }[] };
+      expect(report.checks.filter((check) => check.verdict !== 'passed').map((check) => `${check.id} ${check.actual}`)).toEqual([]);
+      expect(result.code).toBe(0);
+      expect(report.checks.find((check) => check.id === 'A-CB-001')?.actual).toMatch(/^\d+ event\(s\), the first [\d.]+ s after the job$/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('without the callback secret, the callback checks are skipped with a note', async () => {
+    const { startMockProvider } = await import('../../src/mock/provider.js');
+    const provider = await startMockProvider({ providerCode: 'acme', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
+    try {
+      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', ...repro()], {
+        env: { CAI_SECRET: 'whsec_jobs_secret' },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('note: no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
+      expect(result.stdout).toMatch(/^1 passed, 0 failed, 6 skipped$/m);
+      expect(result.stdout).toContain('- A-CB-001 skipped: needs the callback-secret options (and --callback-listen / --callback-url) to receive the events');
+    } finally {
+      await provider.close();
+    }
+  });
+});
