@@ -9,6 +9,7 @@ import { registerSendJob } from './commands/send-job.js';
 import { registerSendEvent } from './commands/send-event.js';
 import { registerReplay } from './commands/replay.js';
 import { registerConformance } from './commands/conformance.js';
+import { registerMock } from './commands/mock.js';
 
 export const VERSION = '0.1.0';
 
@@ -43,5 +44,6 @@ export function buildProgram(state: RunState): Command {
   registerSendEvent(program, state);
   registerReplay(program, state);
   registerConformance(program, state);
+  registerMock(program, state);
   return program;
 }
