@@ -251,3 +251,21 @@ describe('interface A against a provider started separately, with the callback l
     }
   });
 });
+
+describe('the optional origin check (§5.7)', () => {
+  it('sends from --source-address and expects 401 from an unregistered origin', async () => {
+    const { startMockPlatform } = await import('../../src/mock/platform.js');
+    const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'], allowOrigins: ['127.0.0.1/32'] });
+    try {
+      const argv = ['--json', 'conformance', 'run', '--interface', 'B', '--target', platform.url, '--provider', 'acme', '--only', 'origin,B-ACCEPT-001', ...repro()];
+      const withAddress = await runCli([...argv, '--source-address', '127.0.0.2'], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      const checks = (JSON.parse(withAddress.stdout) as { checks: { id: string; verdict: string; actual: string }[] }).checks;
+      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed']);
+      expect(checks[1]?.actual).toMatch(/^401 /);
+      const without = await runCli(argv, { env: { CAI_SECRET: 'whsec_events_secret' } });
+      expect(JSON.parse(without.stdout).checks[1]).toMatchObject({ id: 'B-AUTH-016', verdict: 'skipped' });
+    } finally {
+      await platform.close();
+    }
+  });
+});
