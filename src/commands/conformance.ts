@@ -136,6 +136,8 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
   if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
   if (!options.mock) requireTargetOptions(iface, options);
+  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
+  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
   if (options.sourceAddress !== undefined) {
     const { isIP } = await import('node:net');
     if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
