@@ -269,3 +269,31 @@ describe('the optional origin check (§5.7)', () => {
     }
   });
 });
+
+describe('the clock offset (§5.5)', () => {
+  it('is measured from Date and allowed for in the window checks', async () => {
+    const skewMs = 1_000_000;
+    // A receiver whose clock runs 1000 s ahead: it judges timestamps against its own time only.
+    const { url, server } = await scriptedServer((req, _body, res) => {
+      const theirNow = Date.now() + skewMs;
+      res.sendDate = false;
+      const ts = String(req.headers['x-cai-timestamp'] ?? '');
+      const ok = /^[0-9]{1,12}$/.test(ts) && Math.abs(Number(ts) - Math.floor(theirNow / 1000)) <= 300;
+      res.writeHead(ok ? 202 : 401, { date: new Date(theirNow).toUTCString(), 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : '{"ok":false}');
+    });
+    try {
+      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-AUTH-009,B-AUTH-010,B-AUTH-011,B-AUTH-012,B-AUTH-013,B-CLOCK-001', ...repro()], {
+        env: { CAI_SECRET: 'whsec_test' },
+      });
+      const report = JSON.parse(result.stdout) as { clock: { offsetSeconds: number }; checks: { id: string; verdict: string }[] };
+      expect(report.clock.offsetSeconds).toBeGreaterThanOrEqual(999);
+      expect(report.clock.offsetSeconds).toBeLessThanOrEqual(1001);
+      expect(report.checks.map((check) => `${check.id} ${check.verdict}`)).toEqual([
+        'B-AUTH-009 passed', 'B-AUTH-010 passed', 'B-AUTH-011 passed', 'B-AUTH-012 passed', 'B-AUTH-013 passed', 'B-CLOCK-001 warning',
+      ]);
+      expect(result.code).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+});
