@@ -284,6 +284,9 @@ async function render(report: SuiteReport, options: RunOptions, context: Command
   output.result(countLine(safe.summary));
   output.result(warningLine(safe.summary));
   for (const notice of safe.waivers) output.warn(notice.message);
+  if (safe.probeStatus === 404 || safe.probeStatus === 405) {
+    output.warn(`the target answered ${safe.probeStatus} to a POST: is ${safe.interface === 'A' ? '--target the provider endpoint (without /contact-jobs)' : '--target the events URL'}?`);
+  }
   if (safe.reproDir) output.info(`bodies of the failing requests: ${safe.reproDir}`);
   if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
   if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');

@@ -47,6 +47,8 @@ export class Session {
   readonly config: TargetConfig;
   readonly runId = randomBytes(4).toString('hex');
   clock: ClockReading = { offsetSeconds: null, dateHeader: null };
+  /** The status of the unsigned probe sent before the checks (404/405 hint at a wrong URL). */
+  probeStatus?: number;
   callback?: CallbackHarness;
   /** How long the callback checks wait for the provider's events (--callback-wait). */
   callbackWaitMs = 30_000;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, postOnce, type ClientOptions } from '../http/client.js';
-import { CaiError, deliveryError, errorMessage } from '../errors.js';
+import { CaiError, deliveryError, errorMessage, usageError } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { InterfaceId } from '../spec/constants.js';
@@ -158,6 +158,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
       mock: options.mock === true,
       startedAt: startedAt.toISOString(),
       durationMs: Date.now() - startedAt.getTime(),
+      probeStatus: session.probeStatus,
       clock: {
         offsetSeconds: session.clock.offsetSeconds,
         dateHeader: session.clock.dateHeader,
@@ -190,7 +191,14 @@ async function measureClock(session: Session): Promise<void> {
       signal: session.signal,
     });
     session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
+    session.probeStatus = response.status;
+    if (response.status >= 300 && response.status < 400) {
+      // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
+      const location = response.headers.location ?? '(no Location)';
+      throw usageError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+    }
   } catch (error) {
+    if (error instanceof CaiError && error.kind === 'usage') throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
     if (error instanceof CaiError) {

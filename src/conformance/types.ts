@@ -136,6 +136,8 @@ export interface SuiteReport {
   mock: boolean;
   startedAt: string;
   durationMs: number;
+  /** Status of the unsigned `POST {}` sent first to measure the clock. */
+  probeStatus?: number;
   clock: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
   summary: SuiteSummary;
   checks: CheckResult[];

@@ -297,3 +297,31 @@ describe('the clock offset (§5.5)', () => {
     }
   });
 });
+
+describe('a target that redirects', () => {
+  it('is a usage error naming the Location (requests are never redirected)', async () => {
+    const { url, server } = await scriptedServer((_req, _body, res) => res.writeHead(301, { location: 'https://platform.example/events' }).end());
+    try {
+      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --target: requests are never redirected\n');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('a wrong path', () => {
+  it('fails the checks and warns that the URL looks wrong', async () => {
+    const { startMockPlatform } = await import('../../src/mock/platform.js');
+    const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'] });
+    try {
+      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', `${platform.url}-typo`, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/^ {2}actual: {3}404 /m);
+      expect(result.stderr).toContain('warning: the target answered 404 to a POST: is --target the events URL?');
+    } finally {
+      await platform.close();
+    }
+  });
+});
