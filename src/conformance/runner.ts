@@ -55,6 +55,7 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
     interface: check.interface,
     title: check.title,
     sections: check.sections,
+    section: check.sections[0] ?? '',
     level: check.level,
     tags: check.tags,
     optional: check.optional === true,

@@ -99,6 +99,8 @@ export interface CheckResult {
   interface: InterfaceId;
   title: string;
   sections: readonly string[];
+  /** The main section (the first of `sections`). */
+  section: string;
   level: CheckLevel;
   tags: readonly string[];
   optional: boolean;

@@ -325,3 +325,25 @@ describe('a wrong path', () => {
     }
   });
 });
+
+describe('TLS (§5.8)', () => {
+  it('an https target with --ca passes; without it, the run stops with exit 3 before any check', async () => {
+    const { readFileSync: read } = await import('node:fs');
+    const { ROOT } = await import('../helpers/cli.js');
+    const tls = { cert: read(join(ROOT, 'fixtures/tls/server.pem')), key: read(join(ROOT, 'fixtures/tls/server.key')) };
+    const { startMockPlatform } = await import('../../src/mock/platform.js');
+    const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'], tls });
+    try {
+      expect(platform.url).toMatch(/^https:/);
+      const argv = ['conformance', 'run', '--interface', 'B', '--target', platform.url, '--provider', 'acme', '--only', 'B-ACCEPT-001,B-AUTH-001', ...repro()];
+      const trusted = await runCli([...argv, '--ca', 'fixtures/tls/ca.pem'], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      expect(trusted.code, trusted.stdout + trusted.stderr).toBe(0);
+      expect(trusted.stdout).toMatch(/^2 passed, 0 failed, 0 skipped$/m);
+      const untrusted = await runCli(argv, { env: { CAI_SECRET: 'whsec_events_secret' } });
+      expect(untrusted.code).toBe(3);
+      expect(untrusted.stderr).toMatch(/^error: target unreachable: TLS with https:\/\/127\.0\.0\.1:\d+ failed: /);
+    } finally {
+      await platform.close();
+    }
+  });
+});

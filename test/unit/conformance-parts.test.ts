@@ -66,10 +66,10 @@ describe('reports', () => {
     summary: { passed: 1, failed: 1, skipped: 1, warnings: 1, waived: 0, total: 4 },
     waivers: [],
     checks: [
-      { id: 'B-X-001', interface: 'B', title: 'ok <&>', sections: ['§7'], level: 'must', tags: ['t'], optional: false, verdict: 'passed', expected: '202', actual: '202', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { id: 'B-X-002', interface: 'B', title: 'bad', sections: ['§7'], level: 'must', tags: ['t'], optional: false, verdict: 'failed', expected: '401', actual: '202 "s3cr3t-value"', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0, repro: { command: 'cai send-event …', bodyFile: '/tmp/b' } },
-      { id: 'B-X-003', interface: 'B', title: 'warn', sections: ['§5.5'], level: 'should', tags: ['t'], optional: false, verdict: 'warning', expected: '202', actual: '401', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { id: 'B-X-004', interface: 'B', title: 'skip', sections: ['§5.7'], level: 'must', tags: ['t'], optional: true, verdict: 'skipped', expected: '-', actual: 'optional', durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 },
+      { id: 'B-X-001', interface: 'B', title: 'ok <&>', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'passed', expected: '202', actual: '202', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
+      { id: 'B-X-002', interface: 'B', title: 'bad', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'failed', expected: '401', actual: '202 "s3cr3t-value"', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0, repro: { command: 'cai send-event …', bodyFile: '/tmp/b' } },
+      { id: 'B-X-003', interface: 'B', title: 'warn', sections: ['§5.5'], section: '§5.5', level: 'should', tags: ['t'], optional: false, verdict: 'warning', expected: '202', actual: '401', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
+      { id: 'B-X-004', interface: 'B', title: 'skip', sections: ['§5.7'], section: '§5.7', level: 'must', tags: ['t'], optional: true, verdict: 'skipped', expected: '-', actual: 'optional', durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 },
     ],
   };
 
