@@ -61,5 +61,10 @@ export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance
+export { runConformance, planFor, type ConformanceOptions } from './conformance/suite.js';
+export { CATALOGUE, describeCatalogue, planChecks, type Selection } from './conformance/catalogue.js';
+export { toJunit, countLine } from './conformance/report.js';
+export { parseWaivers, type Waiver } from './conformance/waivers.js';
+export type { CheckMeta, CheckResult, CheckVerdict, CheckLevel, SuiteReport, SuiteSummary } from './conformance/types.js';
 
 // Configuration, doctor, report

@@ -19,6 +19,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-event', async () => (await import('./commands/send-event.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
+  ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
 ];
 
 /** Global options that take a value, skipped when looking for the command word. */
