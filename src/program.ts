@@ -2,6 +2,10 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerConfig } from './commands/config.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerReport } from './commands/report.js';
+import { installConfigDefaults } from './cli/config-defaults.js';
 
 export const VERSION = '0.1.0';
 
@@ -17,6 +21,8 @@ export function buildProgram(state: RunState): Command {
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result and errors')
     .option('--debug', 'add stack traces to errors')
+    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else ./cai.config.json when present)')
+    .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)
     .exitOverride()
@@ -29,5 +35,9 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerConfig(program, state);
+  registerDoctor(program, state);
+  registerReport(program, state);
+  installConfigDefaults(program, state);
   return program;
 }
