@@ -29,13 +29,16 @@ export type Branch = z.infer<typeof BranchSchema>;
 /** §5.7: authorised origins are the provider's egress IP addresses, as addresses or CIDR ranges. */
 export const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
 
+/** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
+export const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
+
 export const EnvironmentSchema = z.strictObject({
   provider_code: z.string().min(1).optional(),
   platform_id: z.string().min(1).optional(),
   /** §4.1: the Provider's base address; jobs go to `{provider_endpoint}/contact-jobs`. */
-  provider_endpoint: z.httpUrl({ error: 'expected an absolute http(s) URL' }).optional(),
+  provider_endpoint: HttpUrlSchema.optional(),
   /** §4.2: the platform's one events endpoint, also sent as each job's callback_url. */
-  events_url: z.httpUrl({ error: 'expected an absolute http(s) URL' }).optional(),
+  events_url: HttpUrlSchema.optional(),
   branches: z
     .array(BranchSchema)
     .refine((branches) => new Set(branches.map((b) => b.branch_code)).size === branches.length, { error: 'branch_code values must be unique' })
@@ -67,4 +70,13 @@ function isAddressOrCidr(value: string): boolean {
   if (prefix === undefined) return true;
   if (!/^[0-9]{1,3}$/.test(prefix)) return false;
   return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
