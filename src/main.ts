@@ -19,15 +19,15 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    return reportError(error, state, argv);
+    return reportError(error, state.output ?? (await outputFromArgv(io, argv)), argv);
   }
 }
 
-function reportError(error: unknown, state: RunState, argv: readonly string[]): number {
-  const output = state.output ?? outputFromArgv(state.io, argv);
+function reportError(error: unknown, output: Output, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     if (COMMANDER_SUCCESS.has(error.code)) return ExitCode.ok;
-    const message = error.message.replace(/^error:\s*/, '');
+    // Commander puts its suggestion on a second line; keep the error to one line.
+    const message = error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
     const command = commandNameOf(argv);
     const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
     return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
@@ -59,8 +59,8 @@ function print(output: Output, code: string, message: string, hint: string, exit
 }
 
 /** Before commander has parsed anything, the global flags are read from argv directly. */
-function outputFromArgv(io: Io, argv: readonly string[]): Output {
-  return new Output(io, {
+function outputFromArgv(io: Io, argv: readonly string[]): Promise<Output> {
+  return Output.create(io, {
     json: argv.includes('--json'),
     quiet: argv.includes('--quiet'),
     debug: argv.includes('--debug'),

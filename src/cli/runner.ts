@@ -33,7 +33,7 @@ export function globalOutputOptions(command: Command): OutputOptions {
  * maps them to exit codes and prints them.
  */
 export async function runHandler(state: RunState, command: Command, handler: CommandHandler): Promise<void> {
-  const output = new Output(state.io, globalOutputOptions(command));
+  const output = await Output.create(state.io, globalOutputOptions(command));
   state.output = output;
   state.exitCode = await handler({ io: state.io, output });
 }

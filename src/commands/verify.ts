@@ -126,5 +126,8 @@ function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[],
     return;
   }
   output.result(`${output.color.red('invalid')} (${result.reason}): ${result.message}`);
-  for (const diagnosis of diagnoses) output.result(`  likely cause: ${diagnosis.message}`);
+  for (const diagnosis of diagnoses) {
+    const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' ? '' : 'likely cause: ';
+    output.result(`  ${lead}${diagnosis.message}`);
+  }
 }

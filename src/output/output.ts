@@ -1,4 +1,4 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import { loadPalette, plainPalette, type Palette } from './palette.js';
 import type { Io } from '../io.js';
 
 export interface OutputOptions {
@@ -28,19 +28,28 @@ export class Output {
   readonly quiet: boolean;
   readonly debug: boolean;
   /** Colour for stdout. */
-  readonly color: ChalkInstance;
+  readonly color: Palette;
   /** Colour for stderr (it may be a TTY when stdout is piped, and vice versa). */
-  readonly errColor: ChalkInstance;
+  readonly errColor: Palette;
   private readonly io: Io;
 
-  constructor(io: Io, options: OutputOptions) {
+  /** Without palettes, output is plain; `Output.create` loads colour when a stream will show it. */
+  constructor(io: Io, options: OutputOptions, palettes: { stdout: Palette; stderr: Palette } = { stdout: plainPalette, stderr: plainPalette }) {
     this.io = io;
     this.json = options.json;
     this.quiet = options.quiet;
     this.debug = options.debug;
+    this.color = palettes.stdout;
+    this.errColor = palettes.stderr;
+  }
+
+  static async create(io: Io, options: OutputOptions): Promise<Output> {
     // chalk does not read NO_COLOR itself, so the level is decided here (STYLE.md).
-    this.color = new Chalk({ level: colorLevel(io, io.stdout.isTTY === true, options) });
-    this.errColor = new Chalk({ level: colorLevel(io, io.stderr.isTTY === true, options) });
+    const [stdout, stderr] = await Promise.all([
+      loadPalette(colorLevel(io, io.stdout.isTTY === true, options)),
+      loadPalette(colorLevel(io, io.stderr.isTTY === true, options)),
+    ]);
+    return new Output(io, options, { stdout, stderr });
   }
 
   get stdoutIsTTY(): boolean {

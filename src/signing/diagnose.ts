@@ -173,8 +173,9 @@ function reserialisations(body: Buffer): { name: string; body: Buffer }[] {
     ['spaced (", " and ": ")', stringifySpaced(parsed)],
   ];
   const original = body.toString('utf8');
+  const seen = new Set<string>([original]);
   return forms
-    .filter(([, text]) => text !== original)
+    .filter(([, text]) => !seen.has(text) && seen.add(text) !== undefined)
     .flatMap(([name, text]) => [
       { name, body: Buffer.from(text, 'utf8') },
       { name: `${name} (with a trailing newline)`, body: Buffer.from(`${text}\n`, 'utf8') },

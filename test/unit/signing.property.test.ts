@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sign } from '../../src/signing/sign.js';
+import { verify } from '../../src/signing/verify.js';
+
+const secretArb = fc.string({ minLength: 1, maxLength: 64 });
+const bodyArb = fc.uint8Array({ maxLength: 2048 });
+const timestampArb = fc.integer({ min: 0, max: 99_999_999_999 });
+
+describe('sign/verify properties', () => {
+  it('sign → verify round-trips for any bytes, secret and timestamp', () => {
+    fc.assert(
+      fc.property(secretArb, bodyArb, timestampArb, (secret, body, timestamp) => {
+        const signature = sign(secret, timestamp, body);
+        expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+        const result = verify({ secrets: [secret], signature, timestamp: String(timestamp), rawBody: body, now: timestamp });
+        expect(result.valid).toBe(true);
+        expect(result.matchedSecretIndex).toBe(0);
+      }),
+    );
+  });
+
+  it('changing any byte of the body fails verification', () => {
+    fc.assert(
+      fc.property(secretArb, bodyArb.filter((b) => b.length > 0), timestampArb, fc.nat(), fc.integer({ min: 1, max: 255 }), (secret, body, timestamp, at, delta) => {
+        const signature = sign(secret, timestamp, body);
+        const changed = Uint8Array.from(body);
+        const index = at % changed.length;
+        changed[index] = ((changed[index] ?? 0) + delta) % 256;
+        expect(verify({ secrets: [secret], signature, timestamp, rawBody: changed, now: timestamp }).reason).toBe('signature_mismatch');
+      }),
+    );
+  });
+
+  it('changing the timestamp fails verification', () => {
+    fc.assert(
+      fc.property(secretArb, bodyArb, timestampArb, fc.integer({ min: 1, max: 299 }), (secret, body, timestamp, delta) => {
+        const signature = sign(secret, timestamp, body);
+        expect(verify({ secrets: [secret], signature, timestamp: timestamp + delta, rawBody: body, now: timestamp }).valid).toBe(false);
+      }),
+    );
+  });
+
+  it('changing any hex digit of the signature fails verification', () => {
+    fc.assert(
+      fc.property(secretArb, bodyArb, timestampArb, fc.integer({ min: 0, max: 63 }), fc.integer({ min: 1, max: 15 }), (secret, body, timestamp, at, delta) => {
+        const signature = sign(secret, timestamp, body);
+        const hex = signature.slice(7).split('');
+        hex[at] = ((parseInt(hex[at] as string, 16) + delta) % 16).toString(16);
+        const result = verify({ secrets: [secret], signature: `sha256=${hex.join('')}`, timestamp, rawBody: body, now: timestamp });
+        expect(result.reason).toBe('signature_mismatch');
+      }),
+    );
+  });
+
+  it('never throws on arbitrary header strings', () => {
+    fc.assert(
+      fc.property(fc.option(fc.string()), fc.option(fc.string()), fc.array(fc.string()), bodyArb, (signature, timestamp, secrets, body) => {
+        const result = verify({ secrets, signature, timestamp, rawBody: body });
+        expect(typeof result.valid).toBe('boolean');
+        expect(result.valid).toBe(false);
+      }),
+    );
+  });
+
+  it('with several secrets, says which one matched (rotation, §5.9)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(secretArb, { minLength: 2, maxLength: 4 }), fc.nat(), bodyArb, timestampArb, (secrets, pick, body, timestamp) => {
+        const index = pick % secrets.length;
+        const signature = sign(secrets[index] as string, timestamp, body);
+        const result = verify({ secrets, signature, timestamp, rawBody: body, now: timestamp });
+        expect(result.valid).toBe(true);
+        expect(secrets[result.matchedSecretIndex ?? -1]).toBe(secrets[index]);
+      }),
+    );
+  });
+});
