@@ -1,18 +1,7 @@
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Command, Option } from 'commander';
-import { usageError } from '../errors.js';
+import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
-import { CONTACT_JOBS_PATH } from '../spec/constants.js';
-import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from '../config/defaults-table.js';
-import { locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation } from '../config/locate.js';
-import { asRefList, inspectSecretRef, looseModeWarning, resolveRefPath, type SecretRef } from '../config/secret-refs.js';
-import type { ChosenEnvironment } from '../config/load.js';
-import type { Environment } from '../config/schema.js';
-import type { SecretSource } from '../secrets/resolve.js';
+import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
 import { globalOutputOptions, type RunState } from './runner.js';
 
 /**
@@ -20,22 +9,13 @@ import { globalOutputOptions, type RunState } from './runner.js';
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
- * The config file is looked up with `existsSync` only; zod and the schema are loaded only when a rule applies
- * and a file exists, so `cai sign` without a config file pays nothing (START-UP RULE).
+ * The mapping itself is the table in src/config/defaults-table.ts; applying it is src/config/apply-defaults.ts.
+ * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
+ * (START-UP RULE).
  */
-
-export { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule, type ValueShape } from '../config/defaults-table.js';
 
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
-
-/** One default that was applied: for --debug and `cai config show`. */
-export interface AppliedDefault {
-  option: string;
-  field: ConfigField;
-  /** Safe to print: secrets are shown by reference only. */
-  shown: string;
-}
 
 export function commandPath(command: Command): string {
   const names: string[] = [];
@@ -49,134 +29,22 @@ export function installConfigDefaults(program: Command, state: RunState): void {
   });
 }
 
-/** The hook's body: finds the profile, and sets every mapped option the user did not give. */
-export async function applyConfigDefaults(command: Command, io: Io): Promise<AppliedDefault[]> {
+/** The hook's body: finds the profile (existsSync only), and only then loads the code that applies it. */
+export async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   const path = commandPath(command);
-  if (SELF_CONFIGURED.has(path)) return [];
+  if (SELF_CONFIGURED.has(path)) return;
   const globals = command.optsWithGlobals() as { config?: string; env?: string };
   const request = requestedEnvironment(globals.env, io.env);
   const location = locateConfig(globals.config, io.env, io.cwd);
   if (!location) {
     if (request) throw noConfigForEnvironment(request, io.cwd);
-    return [];
+    return;
   }
-  const rules = rulesFor(command, path);
-  if (rules.length === 0) return [];
-  const { loadConfig, chooseEnvironment } = await import('../config/load.js');
-  const chosen = chooseEnvironment(loadConfig(location), request);
-  const output = new Output(io, globalOutputOptions(command));
-  if (!chosen) {
-    output.note(`${location.path} defines several environments and none is chosen, so none of its values is used; pass --env NAME or set CAI_ENV`);
-    return [];
-  }
-  const applied = rules.flatMap((rule) => applyRule(command, rule, chosen, io.env, output));
-  for (const item of applied) output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${chosen.name})`);
-  return applied;
-}
-
-/** The rules of this command whose condition holds and whose option exists and was not given by the user. */
-export function rulesFor(command: Command, path = commandPath(command)): DefaultRule[] {
-  return CONFIG_DEFAULT_RULES.filter((rule) => {
-    if (rule.command !== path) return false;
-    if (rule.when && command.getOptionValue('interface') !== rule.when.interface) return false;
-    if (rule.unless?.some((flag) => givenByUser(command, flag))) return false;
-    return isSecretField(rule.field) ? secretKeys(command, rule.option).length > 0 && !secretKeys(command, rule.option).some((key) => userSource(command, key)) : optionOf(command, rule.option) !== undefined && !givenByUser(command, rule.option);
-  });
-}
-
-function applyRule(command: Command, rule: DefaultRule, chosen: ChosenEnvironment, env: NodeJS.ProcessEnv, output: Output): AppliedDefault[] {
-  const settings = chosen.settings;
-  if (rule.field === 'secrets.jobs' || rule.field === 'secrets.events') {
-    const direction = rule.field === 'secrets.jobs' ? 'jobs' : 'events';
-    const refs = asRefList(settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined);
-    if (refs.length === 0) return [];
-    return [applySecrets(command, rule, refs, chosen, env, output)];
-  }
-  const value = fieldValue(settings, rule, chosen.location);
-  if (value === undefined) return [];
-  const key = (optionOf(command, rule.option) as Option).attributeName();
-  command.setOptionValueWithSource(key, value, 'config');
-  return [{ option: rule.option, field: rule.field, shown: Array.isArray(value) ? value.join(', ') : value }];
-}
-
-function fieldValue(settings: Environment, rule: DefaultRule, location: ConfigLocation): string | string[] | undefined {
-  switch (rule.field) {
-    case 'branches': {
-      const branches = settings.branches;
-      if (!branches || branches.length === 0) return undefined;
-      return rule.shape === 'first-branch-code' ? branches[0]?.branch_code : writeCatalogFile(branches, location);
-    }
-    case 'authorised_origins':
-      return settings.authorised_origins && settings.authorised_origins.length > 0 ? [...settings.authorised_origins] : undefined;
-    case 'provider_endpoint': {
-      const base = settings.provider_endpoint;
-      return base !== undefined && rule.shape === 'contact-jobs-url' ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH : base;
-    }
-    case 'provider_code':
-    case 'platform_id':
-    case 'events_url':
-      return settings[rule.field];
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Sets the env/file members of a secret option family (`--secret-env`, `--secret-file`) in the config's order,
- * so the first reference signs (§5.9). Missing references stop here with a message naming the config field,
- * rather than later with one naming a flag the user never typed.
- */
-function applySecrets(command: Command, rule: DefaultRule, refs: SecretRef[], chosen: ChosenEnvironment, env: NodeJS.ProcessEnv, output: Output): AppliedDefault {
-  const where = `${rule.field} of environment ${chosen.name} in ${chosen.location.path}`;
-  const envSources: SecretSource[] = [];
-  const fileSources: SecretSource[] = [];
-  refs.forEach((ref, order) => {
-    const status = inspectSecretRef(ref, chosen.baseDir, env);
-    if (!status.present && rule.optional) return;
-    if (!status.present) {
-      throw usageError('missing_secret', `${status.problem} (${where})`, `set it, or pass ${rule.option}-env NAME / ${rule.option}-file PATH to override the config`);
-    }
-    const warning = looseModeWarning(status);
-    if (warning) output.warn(warning);
-    if ('env' in ref) envSources.push({ kind: 'env', ref: ref.env, order });
-    else fileSources.push({ kind: 'file', ref: resolveRefPath(ref.file, chosen.baseDir), order });
-  });
-  if (envSources.length + fileSources.length === 0) return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
-  const [envKey, fileKey] = secretKeys(command, rule.option);
-  if (envKey) command.setOptionValueWithSource(envKey, envSources, 'config');
-  if (fileKey) command.setOptionValueWithSource(fileKey, fileSources, 'config');
-  return { option: rule.option, field: rule.field, shown: refs.map((ref) => ('env' in ref ? `env ${ref.env}` : `file ${ref.file}`)).join(', ') };
-}
-
-/** The branches as a catalog file (Branch[] JSON), named by content so repeated runs reuse one file. */
-function writeCatalogFile(branches: readonly { branch_code: string; name: string }[], location: ConfigLocation): string {
-  const text = JSON.stringify(branches, null, 2) + '\n';
-  const digest = createHash('sha256').update(location.path).update('\0').update(text).digest('hex').slice(0, 16);
-  const file = join(tmpdir(), `cai-catalog-${digest}.json`);
-  writeFileSync(file, text, { mode: 0o644 });
-  return file;
-}
-
-function isSecretField(field: ConfigField): boolean {
-  return field === 'secrets.jobs' || field === 'secrets.events';
-}
-
-/** Attribute names of `--<prefix>-env`, `--<prefix>-file` and `--<prefix>` (the inline form, never set from config). */
-function secretKeys(command: Command, prefix: string): string[] {
-  return [`${prefix}-env`, `${prefix}-file`, prefix].map((flag) => optionOf(command, flag)?.attributeName()).filter((key): key is string => key !== undefined);
-}
-
-function optionOf(command: Command, flag: string): Option | undefined {
-  return command.options.find((option) => option.long === flag);
-}
-
-function givenByUser(command: Command, flag: string): boolean {
-  const option = optionOf(command, flag);
-  return option !== undefined && userSource(command, option.attributeName());
-}
-
-/** 'cli' and 'env' (commander's own env fallbacks) are the user's; 'default', 'implied' and unset are not. */
-function userSource(command: Command, key: string): boolean {
-  const source = command.getOptionValueSource(key);
-  return source === 'cli' || source === 'env';
+  const { applyProfileDefaults } = await import('../config/apply-defaults.js');
+  const result = await applyProfileDefaults(command, path, location, request, io.env);
+  if (result.applied.length + result.warnings.length + result.notes.length === 0) return;
+  const output = await Output.create(io, globalOutputOptions(command));
+  result.notes.forEach((note) => output.note(note));
+  result.warnings.forEach((warning) => output.warn(warning));
+  for (const item of result.applied) output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${result.environment})`);
 }
