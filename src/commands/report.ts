@@ -48,20 +48,26 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
   if (since !== undefined && until !== undefined && since >= until) {
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
-  const { ReportBuilder } = await import('../report/aggregate.js');
-  const { readLog, openLog } = await import('../report/read.js');
+  const { reportFromLogs, LogReadError } = await import('../report/read.js');
   const { unreadable } = await import('../cli/input.js');
-  const builder = new ReportBuilder({ since, until, provider: options.provider, space: options.space });
-  const summary = { lines: 0, malformed: [] as { file: string; line: number; reason: string }[] };
+  const { access } = await import('node:fs/promises');
+  // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
   for (const file of logs) {
-    const stream = file === '-' ? io.stdin : openLog(resolvePath(io.cwd, file));
-    try {
-      await readLog(stream, file === '-' ? '(stdin)' : file, (record) => builder.add(record), summary);
-    } catch (error) {
+    if (file === '-') continue;
+    await access(resolvePath(io.cwd, file)).catch((error: unknown) => {
       throw unreadable(file, 'log', error);
-    }
+    });
   }
-  const report = { logs, lines: summary.lines, malformed: summary.malformed, ...builder.build() };
+  const inputs = logs.map((file) => (file === '-' ? { name: '(stdin)', stream: io.stdin } : resolvePath(io.cwd, file)));
+  let report;
+  try {
+    report = await reportFromLogs(inputs, { since, until, provider: options.provider, space: options.space });
+  } catch (error) {
+    if (error instanceof LogReadError) throw unreadable(logs[inputs.findIndex((input) => (typeof input === 'string' ? input : input.name) === error.file)] ?? error.file, 'log', error.cause);
+    throw error;
+  }
+  report.logs = logs;
+  const summary = { lines: report.lines, malformed: report.malformed };
   reportMalformed(summary.malformed, output);
   if (summary.lines === 0) output.warn(`the log${logs.length > 1 ? 's hold' : ' holds'} no records`);
 

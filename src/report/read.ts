@@ -35,3 +35,35 @@ export async function readLog(input: Readable, file: string, onRecord: (record: 
 export function openLog(path: string): Readable {
   return createReadStream(path);
 }
+
+/** The whole report from log files (or streams), as `cai report --format json` prints it. */
+export async function reportFromLogs(
+  inputs: readonly (string | { name: string; stream: Readable })[],
+  filter: import('./aggregate.js').ReportFilter,
+): Promise<import('./aggregate.js').OperationReport & { logs: string[]; lines: number; malformed: MalformedLine[] }> {
+  const { ReportBuilder } = await import('./aggregate.js');
+  const builder = new ReportBuilder(filter);
+  const summary: ReadSummary = { lines: 0, malformed: [] };
+  for (const input of inputs) {
+    // Each file is opened only when its turn comes, so an error belongs to it and none is left unhandled.
+    const { name, stream } = typeof input === 'string' ? { name: input, stream: openLog(input) } : input;
+    try {
+      await readLog(stream, name, (record) => builder.add(record), summary);
+    } catch (error) {
+      throw new LogReadError(name, error);
+    }
+  }
+  const names = inputs.map((input) => (typeof input === 'string' ? input : input.name));
+  return { logs: names, lines: summary.lines, malformed: summary.malformed, ...builder.build() };
+}
+
+/** Reading one log failed (missing, unreadable, a directory): `file` says which. */
+export class LogReadError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`cannot read log ${file}`, { cause });
+    this.name = 'LogReadError';
+  }
+}

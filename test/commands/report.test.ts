@@ -58,6 +58,8 @@ describe('cai report', () => {
   it.each([
     [['report'], 'error: no log to report on', 'hint: pass --log FILE (repeatable; - reads stdin)'],
     [['report', '--log', 'missing.ndjson'], 'error: log file missing.ndjson does not exist', 'hint: check the path, or pass - to read from stdin'],
+    [['report', ...LOGS, '--log', 'missing.ndjson'], 'error: log file missing.ndjson does not exist', 'hint: check the path, or pass - to read from stdin'],
+    [['report', ...LOGS, '--log', 'fixtures/logs'], 'error: log file fixtures/logs is a directory', 'hint: check the path, or pass - to read from stdin'],
     [['report', '--log', 'x', '--since', '2026-11-02', '--until', '2026-11-01'], 'error: --since (2026-11-02T00:00:00.000Z) is not before --until (2026-11-01T00:00:00.000Z)', 'hint: swap them, or widen the window'],
     [['report', '--log', 'x', '--since', '2026-11-01T10:00'], "error: option '--since <time>' argument '2026-11-01T10:00' is invalid. expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).", "hint: run 'cai report --help' for its options and examples"],
     [['report', '--log', 'x', '--format', 'xml'], "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv.", "hint: run 'cai report --help' for its options and examples"],
