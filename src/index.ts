@@ -12,8 +12,45 @@ export * as spec from './spec/constants.js';
 export { CaiError, ExitCode } from './errors.js';
 
 // Records (§2): schemas, validation, samples
+export * as schemas from './spec/schemas.js';
+export {
+  validateDocument,
+  validateBody,
+  detectKind,
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  type DocumentVerdict,
+  type ValidationIssue,
+  type ValidateOptions,
+  type Branch,
+} from './spec/validate.js';
+export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
+export {
+  createDispatcher,
+  postOnce,
+  proxyFromEnv,
+  MIN_TLS_VERSION,
+  type ClientOptions,
+  type HttpResponse,
+  type PostRequest,
+  type Dispatcher,
+} from './http/client.js';
+export {
+  DEFAULT_RETRY_POLICY,
+  classifyOutcome,
+  decideRetry,
+  parseRetryAfter,
+  planSchedule,
+  type RetryPolicy,
+  type RetryDecision,
+  type AttemptOutcome,
+  type PlannedSchedule,
+  type PlannedAttempt,
+} from './http/retry.js';
+export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
 
 // Reference receivers
 

@@ -2,6 +2,12 @@ import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { registerSign } from './commands/sign.js';
 import { registerVerify } from './commands/verify.js';
+import { registerValidate } from './commands/validate.js';
+import { registerSample } from './commands/sample.js';
+import { registerSchema } from './commands/schema.js';
+import { registerSendJob } from './commands/send-job.js';
+import { registerSendEvent } from './commands/send-event.js';
+import { registerReplay } from './commands/replay.js';
 import { registerConfig } from './commands/config.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerReport } from './commands/report.js';
@@ -35,9 +41,16 @@ export function buildProgram(state: RunState): Command {
 
   registerSign(program, state);
   registerVerify(program, state);
+  registerValidate(program, state);
+  registerSample(program, state);
+  registerSchema(program, state);
+  registerSendJob(program, state);
+  registerSendEvent(program, state);
+  registerReplay(program, state);
   registerConfig(program, state);
   registerDoctor(program, state);
   registerReport(program, state);
+  // After every command is registered: one preAction hook applies cai.config.json defaults to any of them.
   installConfigDefaults(program, state);
   return program;
 }

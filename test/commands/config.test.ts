@@ -151,3 +151,43 @@ describe('cai config init / show', () => {
     expect(result.stderr).toBe(`error: no cai.config.json in ${dir}\nhint: create one with 'cai config init', or name one with --config FILE or CAI_CONFIG\n`);
   });
 });
+
+describe('cai send-job / send-event with a deployment profile (real HTTP on 127.0.0.1)', () => {
+  it('takes --to, --source, --callback-url, --provider and each direction\'s secret from the environment', async () => {
+    const { createServer } = await import('node:http');
+    const { verify } = await import('../../src/signing/verify.js');
+    const received: { url: string; identity: string; callback?: string; valid: boolean }[] = [];
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const job = request.url === '/contact-jobs';
+        const secret = job ? 'jobs-secret-0123456789' : 'events-secret-0123456789';
+        const { valid } = verify({ secrets: [secret], signature: String(request.headers['x-cai-signature']), timestamp: String(request.headers['x-cai-timestamp']), rawBody: body });
+        received.push({ url: request.url ?? '', identity: String(request.headers[job ? 'x-cai-source' : 'x-cai-provider']), callback: JSON.parse(body.toString()).callback_url, valid });
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end(job ? '{"provider_job_id":"pj-1","assigned_number_e164":"+5511300000001"}' : '{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+      const dir = workspace({
+        version: 1,
+        environments: { local: { provider_code: 'acme', platform_id: 'plat-1', provider_endpoint: base, events_url: `${base}/cai/events`, secrets: { jobs: { env: 'JOBS' }, events: { env: 'EVENTS' } } } },
+      });
+      const env = { JOBS: 'jobs-secret-0123456789', EVENTS: 'events-secret-0123456789' };
+      const job = await runCli(['send-job', '--sample', '--json'], { cwd: dir, env });
+      expect(job.code).toBe(0);
+      const event = await runCli(['send-event', '--sample', 'job.closed', '--json'], { cwd: dir, env });
+      expect(event.code).toBe(0);
+      expect(received).toEqual([
+        { url: '/contact-jobs', identity: 'plat-1', callback: `${base}/cai/events`, valid: true },
+        { url: '/cai/events', identity: 'acme', callback: undefined, valid: true },
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import { parseHttpUrl } from '../cli/options.js';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions } from '../cli/secret-options.js';
+import { addTransportOptions, type TransportOptions } from './send-shared.js';
+
+export interface ReplayOptions extends TransportOptions {
+  request?: string;
+  to?: string;
+  keepTimestamp?: boolean;
+}
+
+export function registerReplay(program: Command, state: RunState): void {
+  const command = program
+    .command('replay')
+    .description('Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp')
+    .option('--request <file>', 'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it')
+    .option('--to <url>', "where to send it; a URL without a path takes the captured request's path", parseHttpUrl)
+    .option('--keep-timestamp', 'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)');
+  addTransportOptions(command);
+  addSecretOptions(command, 'secret', "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp");
+  command.addHelpText(
+    'after',
+    `
+Exit codes: 0 accepted, 1 rejected, 2 usage, 3 delivery failed.
+
+Examples:
+  $ cai replay --request captured.http --to http://127.0.0.1:8787 --secret-env CAI_SECRET
+  $ cai replay --request captured.http --to https://platform.example/cai/events --keep-timestamp
+  $ cai replay --request captured.http --to http://127.0.0.1:8787 --dry-run`,
+  );
+  command.action(async (options: ReplayOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context: CommandContext) => runReplayAction(options, context));
+  });
+}
+
+async function runReplayAction(options: ReplayOptions, context: CommandContext): Promise<number> {
+  const { runReplay } = await import('./replay-run.js');
+  return runReplay(options, context);
+}

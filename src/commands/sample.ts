@@ -1,0 +1,141 @@
+import { Command } from 'commander';
+import { once } from 'node:events';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
+import { EVENT_TYPES, type EventType } from '../spec/constants.js';
+import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
+import { formatIssue } from './validate.js';
+
+interface SampleOptions {
+  set?: string[];
+  unset?: string[];
+  count: number;
+  strict?: boolean;
+  compact?: boolean;
+  callbackUrl?: string;
+  branch?: string;
+  leadId?: string;
+  providerJobId?: string;
+}
+
+type Target = { kind: 'job' } | { kind: 'event'; type: EventType } | { kind: 'ack' } | { kind: 'duplicate-ack' };
+
+const EXAMPLES = `
+Values given to --set are used as JSON when they parse as JSON (4, true, null, {"a":1}, "\\"quoted\\""),
+otherwise as text. An override that makes the document invalid is reported on stderr (exit 0);
+with --strict it is an error (exit 1) and nothing is printed.
+
+Examples:
+  $ cai sample job --callback-url https://platform.example/cai/events
+  $ cai sample event appointment.booked --lead-id lead_123 --set service="Dental check-up"
+  $ cai sample event conversation.message --unset text --set direction=inbound --set author=contact
+  $ cai sample event job.closed --count 1000 > events.ndjson`;
+
+export function registerSample(program: Command, state: RunState): void {
+  const sample = program.command('sample').description('Print valid, realistic documents: contact jobs, events, acknowledgments (§2)');
+  const addCommon = (command: Command, forEvents: boolean): Command => {
+    command
+      .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
+      .option('--unset <path>', 'remove a field (dotted path); repeatable', collectValues)
+      .option('--count <n>', 'print N documents, one a line (NDJSON), each with fresh ids', parsePositiveInteger, 1)
+      .option('--compact', 'print a single document on one line')
+      .option('--strict', 'refuse (exit 1) instead of warning when the overrides make the document invalid');
+    if (forEvents) {
+      command
+        .option('--lead-id <id>', 'the lead_id of the job the event belongs to (default: a fresh one)')
+        .option('--provider-job-id <id>', 'the provider_job_id (conversation.message)')
+        .option('--branch <code>', 'branch_code (appointment events)');
+    }
+    return command;
+  };
+  addCommon(
+    sample
+      .command('job')
+      .description('a contact job (§2.2), the Interface A request body')
+      .option('--callback-url <url>', 'callback_url (default: https://platform.example/cai/events)', parseHttpUrl)
+      .option('--branch <code>', 'branch_code (default: BR-001)'),
+    false,
+  )
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runSample({ kind: 'job' }, options, context));
+    });
+  addCommon(
+    sample
+      .command('event')
+      .description('an Interface B event (§2.4–2.7)')
+      .argument('<type>', `the event type: ${EVENT_TYPES.join(', ')}`, oneOf(EVENT_TYPES)),
+    true,
+  )
+    .addHelpText('after', EXAMPLES)
+    .action(async (type: EventType, options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runSample({ kind: 'event', type }, options, context));
+    });
+  addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false).action(
+    async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runSample({ kind: 'ack' }, options, context));
+    },
+  );
+  addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false).action(
+    async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runSample({ kind: 'duplicate-ack' }, options, context));
+    },
+  );
+}
+
+async function runSample(target: Target, options: SampleOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const samples = await import('../spec/sample.js');
+  const { validateDocument } = await import('../spec/validate.js');
+  const overrides = {
+    set: (options.set ?? []).map((text) => samples.parseSetOverride(text)),
+    unset: options.unset ?? [],
+  };
+  const now = new Date(io.now());
+  const make = (): Record<string, unknown> => {
+    switch (target.kind) {
+      case 'job':
+        return samples.sampleJob({ callbackUrl: options.callbackUrl, branchCode: options.branch, now });
+      case 'event':
+        return samples.sampleEvent(target.type, { leadId: options.leadId, providerJobId: options.providerJobId, branchCode: options.branch, now });
+      case 'ack':
+        return samples.sampleAck();
+      case 'duplicate-ack':
+        return samples.sampleDuplicateAck();
+    }
+  };
+  const kind: DocumentKind = target.kind;
+  const changed = overrides.set.length > 0 || overrides.unset.length > 0;
+  for (let index = 0; index < options.count; index++) {
+    const document = samples.applyOverrides(make(), overrides);
+    // Only overrides can make a sample invalid; checking the first document says it for all of them.
+    if (index === 0 && changed) {
+      const verdict = validateDocument(document, { kind, strict: true }); // strict: a mistyped --set path shows up as an unknown field
+      if (!verdict.valid && options.strict) {
+        reportInvalid(verdict, context);
+        return 1;
+      }
+      reportProblems(verdict, context);
+    }
+    const text = options.count === 1 && !options.compact ? JSON.stringify(document, null, 2) : JSON.stringify(document);
+    if (!io.stdout.write(text + '\n')) await once(io.stdout, 'drain');
+  }
+  return 0;
+}
+
+function reportProblems(verdict: DocumentVerdict, { output }: CommandContext): void {
+  if (!verdict.valid) output.warn(`your overrides make the document invalid (${verdict.errors.length} ${verdict.errors.length === 1 ? 'error' : 'errors'}); printed anyway:`);
+  for (const issue of verdict.errors) output.warn(`  ${formatIssue(issue)}`);
+  for (const issue of verdict.warnings) output.note(formatIssue(issue));
+}
+
+function reportInvalid(verdict: DocumentVerdict, { output }: CommandContext): void {
+  const first = verdict.errors[0];
+  const message = `your overrides make the document invalid: ${first ? formatIssue(first) : 'invalid'}${verdict.errors.length > 1 ? ` (and ${verdict.errors.length - 1} more)` : ''}`;
+  const hint = 'change the --set/--unset values, or drop --strict to print it anyway';
+  if (output.json) {
+    output.printJson({ ok: false, error: { code: 'invalid_document', message, hint, exitCode: 1 }, errors: verdict.errors });
+    return;
+  }
+  output.error(message, hint);
+}

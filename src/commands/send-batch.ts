@@ -1,0 +1,225 @@
+/**
+ * Batch mode of `cai send-job` / `cai send-event` (`--ndjson FILE|-`): loaded lazily by runSend.
+ * One NDJSON result per document (stdout with --json, and/or --output FILE), a summary table at the end,
+ * a progress line only on a TTY, and a clean Ctrl-C that says what was and was not sent.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CommandContext } from '../cli/runner.js';
+import { readBodyInput, readFileInput } from '../cli/input.js';
+import { ExitCode, usageError } from '../errors.js';
+import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchRecord, type BatchSummary } from '../http/batch.js';
+import { formatDuration } from '../http/retry.js';
+import { sendEvent, sendJob } from '../http/send.js';
+import { dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
+import type { SendOptions } from './send-shared.js';
+
+export async function runBatchCommand(kind: SendKind, options: SendOptions & { to: string; identity: string }, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  for (const [flag, given] of [
+    ['--body', options.body !== undefined],
+    ['--sample', options.sample !== undefined && options.sample !== false],
+    ['--set', Boolean(options.set?.length)],
+    ['--unset', Boolean(options.unset?.length)],
+    ['--dry-run', options.dryRun === true],
+  ] as const) {
+    if (given) throw usageError('conflicting_options', `${flag} does not work with --ndjson`, 'in batch mode every line of the --ndjson file is one document, sent as is');
+  }
+  const secret = signingSecret(options, context);
+  const input = await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson');
+  const documents = splitNdjson(input);
+  if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
+
+  if (options.validate) {
+    const { validateBody } = await import('../spec/validate.js');
+    for (const document of documents) {
+      const verdict = validateBody(document.body, { kind });
+      if (!verdict.valid) document.invalid = verdict.errors.map((error: { path: string; message: string }) => `${error.path || '(document)'}: ${error.message}`);
+    }
+  }
+  const resumed = options.resume !== undefined ? await readResume(options.resume, context) : undefined;
+  const outputFile = options.output !== undefined ? openOutput(options.output, options.resume, context) : undefined;
+
+  const policy = retryPolicyOf(options);
+  const dispatcher = await dispatcherFor(options, options.to, context, options.concurrency);
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const unsubscribe = io.onInterrupt(() => {
+    if (!stop.signal.aborted) {
+      output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)');
+      stop.abort();
+    } else abort.abort();
+  });
+  const progress = await Progress.start(documents.length, context);
+  try {
+    const { records, summary } = await runBatch(
+      documents,
+      (document, signals) => {
+        const deliverOptions = { retry: policy, timeoutMs: options.timeout, dispatcher, signal: signals.signal, stopSignal: signals.stopSignal };
+        return kind === 'job'
+          ? sendJob({ to: options.to, body: document.body, secret, source: options.identity }, deliverOptions)
+          : sendEvent({ to: options.to, body: document.body, secret, provider: options.identity }, deliverOptions);
+      },
+      {
+        concurrency: options.concurrency,
+        ...(options.rate !== undefined ? { ratePerSecond: options.rate } : {}),
+        stopSignal: stop.signal,
+        signal: abort.signal,
+        ...(resumed ? { alreadyAccepted: resumed } : {}),
+        onRecord: (record) => {
+          progress.count(record);
+          if (outputFile) outputFile.write(`${JSON.stringify(record)}\n`);
+          if (output.json) output.printJson(record);
+          else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
+        },
+      },
+    );
+    progress.stop();
+    if (outputFile) await closeStream(outputFile);
+    await renderSummary(summary, records, options, context);
+    return exitCodeOf(summary);
+  } finally {
+    progress.stop();
+    unsubscribe();
+    await dispatcher.close();
+  }
+}
+
+async function readResume(path: string, context: CommandContext): Promise<Set<string>> {
+  const text = (await readFileInput(path, context.io, 'resume')).toString('utf8');
+  const { keys, records, unreadable } = acceptedKeysFromResults(text);
+  if (records === 0 && text.trim() !== '') {
+    throw usageError('bad_resume_file', `${path} holds no result records`, 'pass the file a previous run wrote with --output');
+  }
+  if (unreadable > 0) context.output.warn(`${path}: ${unreadable} line(s) are not result records and were ignored`);
+  return keys;
+}
+
+function openOutput(path: string, resumePath: string | undefined, { io, output }: CommandContext): WriteStream {
+  const full = resolve(io.cwd, path);
+  // Resuming into the same file appends, so it keeps the record of what was accepted before.
+  const append = resumePath !== undefined && resolve(io.cwd, resumePath) === full;
+  const stream = createWriteStream(full, { flags: append ? 'a' : 'w' });
+  stream.on('error', (error) => output.warn(`cannot write ${path}: ${error.message}`));
+  return stream;
+}
+
+function closeStream(stream: WriteStream): Promise<void> {
+  return new Promise((resolvePromise) => stream.end(() => resolvePromise()));
+}
+
+function describeRecord(record: BatchRecord): string {
+  const id = record.eventId !== undefined ? ` (${record.eventId})` : '';
+  if (record.verdict === 'invalid') return `line ${record.line}${id}: not sent, invalid: ${(record.problems ?? []).join('; ')}`;
+  if (record.verdict === 'failed') return `line ${record.line}${id}: failed: ${record.error?.message ?? 'delivery failed'}`;
+  const why = record.problems?.length ? record.problems.join('; ') : `status ${record.status ?? '?'}`;
+  return `line ${record.line}${id}: rejected: ${why}`;
+}
+
+function exitCodeOf(summary: BatchSummary): number {
+  if (summary.failed > 0 || summary.notSent > 0) return ExitCode.delivery;
+  if (summary.rejected > 0 || summary.invalid > 0) return ExitCode.negative;
+  return ExitCode.ok;
+}
+
+async function renderSummary(summary: BatchSummary, records: readonly BatchRecord[], options: SendOptions, { output }: CommandContext): Promise<void> {
+  const notSentLines = records.filter((record) => record.verdict === 'not-sent').map((record) => record.line);
+  if (output.json) {
+    output.printJson({ summary: { ...summary, notSentLines: compressLines(notSentLines) } });
+    return;
+  }
+  const rows: (string | number)[][] = [
+    ['accepted', summary.accepted],
+    ['duplicates (already received, §2.13)', summary.duplicate],
+  ];
+  const rejectedStatuses = Object.keys(summary.rejectedBy).sort();
+  if (rejectedStatuses.length === 0) rows.push(['rejected', 0]);
+  for (const status of rejectedStatuses) rows.push([status === 'ack' ? 'rejected: bad acknowledgment' : `rejected ${status}`, summary.rejectedBy[status] ?? 0]);
+  rows.push(['failed (delivery)', summary.failed]);
+  if (summary.invalid) rows.push(['invalid (not sent)', summary.invalid]);
+  if (summary.skipped) rows.push(['skipped (accepted before, --resume)', summary.skipped]);
+  if (summary.notSent || summary.interrupted) rows.push(['not sent (interrupted)', summary.notSent]);
+  rows.push(['total', summary.total]);
+  output.result(await output.table(['result', 'documents'], rows));
+  const rate = summary.elapsedMs > 0 ? ` (${Math.round(((summary.total - summary.skipped - summary.invalid) * 1000) / summary.elapsedMs)}/s)` : '';
+  output.result(`${summary.attempts} request(s) in ${formatDuration(summary.elapsedMs)}${rate}`);
+  if (summary.interrupted) {
+    output.result(
+      notSentLines.length === 0
+        ? 'interrupted: every document had been dealt with'
+        : `interrupted: ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}`,
+    );
+    const hint = options.output !== undefined ? `send the rest with --resume ${options.output} --output ${options.output}` : 'next time pass --output FILE, then --resume FILE sends only what was not accepted';
+    output.info(`hint: ${hint}`);
+  }
+}
+
+/** `1-3, 7, 9-12` */
+export function compressLines(lines: readonly number[]): string {
+  const parts: string[] = [];
+  let start: number | undefined;
+  let previous: number | undefined;
+  for (const line of [...lines].sort((a, b) => a - b)) {
+    if (start !== undefined && previous !== undefined && line === previous + 1) {
+      previous = line;
+      continue;
+    }
+    if (start !== undefined) parts.push(start === previous ? String(start) : `${start}-${previous}`);
+    start = line;
+    previous = line;
+  }
+  if (start !== undefined) parts.push(start === previous ? String(start) : `${start}-${previous}`);
+  return parts.join(', ');
+}
+
+/** A one-line progress display on stderr, only on a TTY (the spinner is silent otherwise). */
+class Progress {
+  private done = 0;
+  private accepted = 0;
+  private problems = 0;
+  private lastDraw = 0;
+  private stopped = false;
+  private readonly held: string[] = [];
+
+  private constructor(
+    private readonly total: number,
+    private readonly spinner: Awaited<ReturnType<CommandContext['output']['spinner']>>,
+    private readonly context: CommandContext,
+  ) {}
+
+  static async start(total: number, context: CommandContext): Promise<Progress> {
+    return new Progress(total, await context.output.spinner(`sending ${total} document(s)…`), context);
+  }
+
+  count(record: BatchRecord): void {
+    this.done += 1;
+    if (record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped') this.accepted += 1;
+    else this.problems += 1;
+    const now = Date.now();
+    if (now - this.lastDraw < 100 && this.done < this.total) return;
+    this.lastDraw = now;
+    const width = 24;
+    const filled = Math.round((this.done / this.total) * width);
+    this.spinner.update(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} · ok ${this.accepted} · problems ${this.problems}`);
+  }
+
+  /** A line on stderr; held back while the progress display is drawn on a TTY, so the two do not mix. */
+  log(line: string): void {
+    if (this.live) this.held.push(line);
+    else this.context.output.info(line);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.spinner.stop();
+    const shown = this.held.slice(0, 50);
+    shown.forEach((line) => this.context.output.info(line));
+    if (this.held.length > shown.length) this.context.output.info(`… and ${this.held.length - shown.length} more (see --output or --json for every result)`);
+  }
+
+  private get live(): boolean {
+    const { output } = this.context;
+    return !this.stopped && output.stderrIsTTY && !output.json && !output.quiet;
+  }
+}

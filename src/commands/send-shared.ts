@@ -1,0 +1,90 @@
+/**
+ * Flags shared by `cai send-job`, `cai send-event` and `cai replay`. Light on purpose (START-UP RULE):
+ * only commander and the cli helpers here; the sending code is loaded inside the actions.
+ */
+import { Option, type Command } from 'commander';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
+import { addSecretOptions } from '../cli/secret-options.js';
+
+export interface TransportOptions {
+  timeout: number;
+  retryFor: number;
+  maxAttempts?: number;
+  /** commander's `--no-retry`. */
+  retry: boolean;
+  initialDelay?: number;
+  printSchedule?: boolean;
+  ca?: string;
+  insecure?: boolean;
+  proxy?: string;
+  localAddress?: string;
+  dryRun?: boolean;
+  format: 'http' | 'curl';
+  verbose?: boolean;
+  [key: string]: unknown;
+}
+
+export interface SendOptions extends TransportOptions {
+  to?: string;
+  body?: string;
+  sample?: string | boolean;
+  set?: string[];
+  unset?: string[];
+  /** commander's `--no-validate`. */
+  validate: boolean;
+  source?: string;
+  provider?: string;
+  callbackUrl?: string;
+  ndjson?: string;
+  concurrency: number;
+  rate?: number;
+  output?: string;
+  resume?: string;
+}
+
+/** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
+export function addTransportOptions(command: Command): Command {
+  return command
+    .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parseDurationMs, 10_000)
+    .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8 allows 24h)', parseDurationMs, 120_000)
+    .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
+    .option('--no-retry', 'one attempt only, whatever the answer')
+    // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
+    .addOption(new Option('--initial-delay <duration>', 'the first backoff wait (doubling from there)').argParser(parseDurationMs).hideHelp())
+    .option('--print-schedule', 'print the planned retry waits for these settings and send nothing')
+    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
+    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
+    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)')
+    .option('--dry-run', 'print the exact request that would be sent, and send nothing')
+    .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))
+    .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
+}
+
+export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
+  command
+    .option('--to <url>', kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)', parseHttpUrl)
+    .option('--body <file>', 'the body to send, byte for byte; - reads stdin')
+    .option(
+      kind === 'job' ? '--sample' : '--sample [type]',
+      kind === 'job' ? 'send a generated, valid contact job (§2.2)' : 'send a generated, valid event of TYPE (default conversation.message)',
+    )
+    .option('--set <path=value>', 'with --sample: set a field (dotted path; the value is JSON if it parses, else a string)', collectValues)
+    .option('--unset <path>', 'with --sample: remove a field', collectValues)
+    .option('--no-validate', 'send even when the body breaks the schema (to test a receiver on purpose)');
+  if (kind === 'job') {
+    command.option('--source <id>', 'the X-CAI-Source header: the platform identifier (§4.1)');
+    command.option('--callback-url <url>', 'with --sample: the callback_url of the job', parseHttpUrl);
+  } else {
+    command.option('--provider <code>', 'the X-CAI-Provider header: your provider_code (§4.2)');
+  }
+  command
+    .option('--ndjson <file>', 'batch: send every line of FILE (- for stdin) as its own document')
+    .option('--concurrency <n>', 'batch: documents in flight at once', parsePositiveInteger, 8)
+    .option('--rate <n/s>', 'batch: start at most N documents per second (e.g. 20/s, 600/m)', parseRatePerSecond)
+    .option('--output <file>', 'batch: write one NDJSON result per document to FILE')
+    .option('--resume <file>', 'batch: skip the documents a previous --output file records as accepted');
+  addTransportOptions(command);
+  addSecretOptions(command, 'secret', `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`);
+  return command;
+}

@@ -1,0 +1,282 @@
+import type { Command } from 'commander';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { readFileInput, unreadable } from '../cli/input.js';
+import { errorMessage, usageError } from '../errors.js';
+import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions, ValidationIssue } from '../spec/validate.js';
+
+interface ValidateCommandOptions {
+  ndjson?: boolean;
+  strict?: boolean;
+  catalog?: string;
+}
+
+const KIND_WORDS = ['auto', 'job', 'event', 'ack', 'duplicate-ack'] as const;
+type KindWord = (typeof KIND_WORDS)[number];
+const STDIN = '-';
+/** Without --ndjson a file is one document; past this size it is refused unread (an event may be 256 KB, §8). */
+const MAX_DOCUMENT_FILE_BYTES = 16 * 1024 * 1024;
+
+export function registerValidate(program: Command, state: RunState): void {
+  program
+    .command('validate')
+    .description('Check contact jobs, events and acknowledgments against the spec (§2), offline')
+    .argument('[kind]', 'job, event, ack, duplicate-ack, or auto (default: decide by shape)')
+    .argument('[files...]', 'JSON files; - or none reads stdin; .ndjson/.jsonl files are one document a line')
+    .option('--ndjson', 'one document a line, streamed in constant memory (every message names its line)')
+    .option('--strict', 'also list fields the spec does not define, as warnings (§9.2 accepts them)')
+    .option('--catalog <file>', 'branch catalog, a JSON list of {branch_code, name}: other branch codes are errors')
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 every document valid, 1 any invalid, 2 unreadable input or bad usage.
+Warnings (fields a type usually carries where the spec says "not shown", unknown fields with --strict)
+never make a document invalid.
+
+Examples:
+  $ cai validate job.json
+  $ cai validate event events/*.json
+  $ cai sample event job.closed | cai validate
+  $ cai validate --ndjson --strict --catalog branches.json events.ndjson
+  $ cai validate --json event.json | jq '.documents[].errors'`,
+    )
+    .action(async (kind: string | undefined, files: string[], options: ValidateCommandOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runValidate(kind, files, options, context));
+    });
+}
+
+interface Totals {
+  documents: number;
+  valid: number;
+  invalid: number;
+  errors: number;
+  warnings: number;
+}
+
+type Validators = typeof import('../spec/validate.js');
+
+async function runValidate(kindArg: string | undefined, fileArgs: string[], options: ValidateCommandOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { kind, files } = splitKind(kindArg, fileArgs);
+  if (files.filter((file) => file === STDIN).length > 1) throw usageError('usage', 'stdin (-) can be read only once', 'pass - at most once');
+  if (files.length === 0 && io.stdin.isTTY) {
+    throw usageError('missing_input', 'no documents to validate', 'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)');
+  }
+  const sources = files.length === 0 ? [STDIN] : files;
+  await Promise.all(sources.map((source) => checkReadable(source, context)));
+  const validators = await import('../spec/validate.js');
+  const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
+  if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
+
+  const renderer = new Renderer(context, kind === 'auto');
+  const totals: Totals = { documents: 0, valid: 0, invalid: 0, errors: 0, warnings: 0 };
+  const record = async (source: string, verdict: DocumentVerdict, showValid: boolean) => {
+    totals.documents++;
+    totals[verdict.valid ? 'valid' : 'invalid']++;
+    totals.errors += verdict.errors.length;
+    totals.warnings += verdict.warnings.length;
+    await renderer.document(source, verdict, showValid);
+  };
+  await renderer.start();
+  for (const source of sources) {
+    const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
+    if (streamed) await validateNdjson(source, validators, validateOptions, context, record);
+    else await record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
+  }
+  await renderer.finish(totals);
+  return totals.invalid === 0 ? 0 : 1;
+}
+
+function splitKind(kindArg: string | undefined, files: string[]): { kind: KindWord; files: string[] } {
+  if (kindArg === undefined) return { kind: 'auto', files };
+  if ((KIND_WORDS as readonly string[]).includes(kindArg)) return { kind: kindArg as KindWord, files };
+  // The first word is a file: `cai validate job.json` (write ./job for a file named "job").
+  return { kind: 'auto', files: [kindArg, ...files] };
+}
+
+function labelOf(source: string): string {
+  return source === STDIN ? '<stdin>' : source;
+}
+
+async function checkReadable(source: string, { io }: CommandContext): Promise<void> {
+  if (source === STDIN) return;
+  try {
+    const info = await stat(resolve(io.cwd, source));
+    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (error) {
+    throw unreadable(source, 'document', error);
+  }
+}
+
+async function loadCatalog(path: string, context: CommandContext): Promise<Branch[]> {
+  const bytes = await readFileInput(path, context.io, 'catalog');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw usageError('bad_catalog', `catalog ${path} is not JSON: ${errorMessage(error)}`, 'the catalog is a JSON list such as [{"branch_code":"BR-001","name":"Centre"}]');
+  }
+  const { BranchCatalog } = await import('../spec/schemas.js');
+  const parsed = BranchCatalog.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    throw usageError('bad_catalog', `catalog ${path} is not a list of {branch_code, name}${where}: ${issue?.message ?? 'invalid'}`, 'the catalog is a JSON list such as [{"branch_code":"BR-001","name":"Centre"}]');
+  }
+  if (parsed.data.length === 0) throw usageError('bad_catalog', `catalog ${path} is empty`, 'list at least one {branch_code, name}');
+  return parsed.data;
+}
+
+async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext): Promise<DocumentVerdict> {
+  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      size += buffer.length;
+      if (size <= MAX_DOCUMENT_FILE_BYTES) chunks.push(buffer);
+    }
+  } catch (error) {
+    throw unreadable(source, 'document', error);
+  }
+  if (size > MAX_DOCUMENT_FILE_BYTES) {
+    const kind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
+    return {
+      kind,
+      valid: false,
+      errors: [{ path: '', code: 'too_large', message: `${size} bytes: far over the 256 KB limit (§8), not parsed (for one document a line, use --ndjson)`, expected: '262144 bytes at most', received: `${size} bytes` }],
+      warnings: [],
+    };
+  }
+  return validators.validateBody(Buffer.concat(chunks, size), options);
+}
+
+async function validateNdjson(
+  source: string,
+  validators: Validators,
+  options: ValidateOptions,
+  context: CommandContext,
+  record: (source: string, verdict: DocumentVerdict, showValid: boolean) => Promise<void>,
+): Promise<void> {
+  const { io, output } = context;
+  const { readNdjsonLines } = await import('../spec/ndjson.js');
+  const label = labelOf(source);
+  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: 256 * 1024 });
+  const spinner = await output.spinner(`validating ${label}`);
+  let lastUpdate = io.now();
+  let lines = 0;
+  let bytes = 0;
+  try {
+    for await (const line of readNdjsonLines(stream as AsyncIterable<Buffer>)) {
+      lines = line.number;
+      bytes += line.byteLength + 1;
+      if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
+      const verdict = line.oversize ? oversizeVerdict(line.byteLength, options) : validators.validateBody(line.bytes, options);
+      await record(`${label}:${line.number}`, verdict, false);
+      if ((line.number & 1023) === 0 && io.now() - lastUpdate > 200) {
+        lastUpdate = io.now();
+        spinner.update(`validating ${label}: line ${line.number.toLocaleString('en')} (${formatBytes(bytes)})`);
+      }
+    }
+  } catch (error) {
+    spinner.stop();
+    throw unreadable(source, 'document', error);
+  }
+  spinner.stop();
+  if (lines === 0) output.note(`${label} has no lines`);
+}
+
+function isBlank(bytes: Buffer): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  return true;
+}
+
+function oversizeVerdict(byteLength: number, options: ValidateOptions): DocumentVerdict {
+  const kind: DocumentKind | 'unknown' = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
+  return {
+    kind,
+    valid: false,
+    errors: [{ path: '', code: 'too_large', message: `line is ${byteLength} bytes, far over the 256 KB limit (§8); not parsed`, expected: '262144 bytes at most', received: `${byteLength} bytes` }],
+    warnings: [],
+  };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+}
+
+const KIND_LABELS: Record<DocumentKind | 'unknown', string> = {
+  job: 'contact job',
+  event: 'event',
+  ack: 'job acknowledgment',
+  'duplicate-ack': 'duplicate acknowledgment',
+  unknown: 'document',
+};
+
+/**
+ * Writes results as they come, awaiting 'drain' so a slow reader of stdout cannot make memory grow.
+ * In --json mode the one JSON document is itself streamed: `{"documents":[…],"valid":…,"summary":…}`.
+ */
+class Renderer {
+  private readonly stdout: Writable;
+  private first = true;
+
+  constructor(
+    private readonly context: CommandContext,
+    private readonly auto: boolean,
+  ) {
+    this.stdout = context.io.stdout;
+  }
+
+  private async write(text: string): Promise<void> {
+    if (!this.stdout.write(text)) await once(this.stdout, 'drain');
+  }
+
+  async start(): Promise<void> {
+    if (this.context.output.json) await this.write('{"documents":[');
+  }
+
+  async document(source: string, verdict: DocumentVerdict, showValid: boolean): Promise<void> {
+    const { output } = this.context;
+    if (output.json) {
+      const entry: Record<string, unknown> = { source, kind: verdict.kind };
+      if (verdict.eventType !== undefined) entry.eventType = verdict.eventType;
+      entry.valid = verdict.valid;
+      entry.errors = verdict.errors;
+      entry.warnings = verdict.warnings;
+      await this.write((this.first ? '' : ',') + JSON.stringify(entry));
+      this.first = false;
+      return;
+    }
+    if (verdict.valid && verdict.warnings.length === 0 && !showValid) return;
+    const { color } = output;
+    const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
+    const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
+    for (const issue of verdict.errors) lines.push(`  ${formatIssue(issue)}`);
+    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${formatIssue(issue)}`);
+    await this.write(lines.join('\n') + '\n');
+  }
+
+  async finish(totals: Totals): Promise<void> {
+    if (this.context.output.json) {
+      await this.write(`],"valid":${totals.invalid === 0},"summary":${JSON.stringify(totals)}}\n`);
+      return;
+    }
+    const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    const line = `${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})`;
+    await this.write(line + '\n');
+  }
+}
+
+/** `path: message (expected …, got …)`, as the issue asks. */
+export function formatIssue(issue: ValidationIssue): string {
+  const details = [issue.expected !== undefined ? `expected ${issue.expected}` : undefined, issue.received !== undefined ? `got ${issue.received}` : undefined].filter(Boolean);
+  return `${issue.path === '' ? '(document)' : issue.path}: ${issue.message}${details.length ? ` (${details.join(', ')})` : ''}`;
+}

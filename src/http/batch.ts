@@ -1,0 +1,266 @@
+/**
+ * Batch sending: many documents over one keep-alive pool, `concurrency` in flight, optionally paced to a
+ * rate, each with its own retries. A stop signal (the first Ctrl-C) starts nothing new and makes no further
+ * attempts, while attempts already on the wire finish: so nothing is sent twice, and every document ends
+ * with a record saying what happened to it, "not-sent" included.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DeliveryError } from './deliver.js';
+import { eventIdOf, type SendResult, type SendVerdict } from './send.js';
+
+export interface BatchDocument {
+  /** 1-based line in the NDJSON input. */
+  line: number;
+  body: Buffer;
+  eventId?: string;
+  /** Identifies a document across runs when it has no event_id (and, with it, guards against edits). */
+  bodySha256: string;
+  /** Validation errors, when the document is refused before sending. */
+  invalid?: string[];
+}
+
+export type BatchVerdict = SendVerdict | 'invalid' | 'skipped' | 'not-sent';
+
+export interface BatchRecord {
+  line: number;
+  eventId?: string;
+  bodySha256: string;
+  verdict: BatchVerdict;
+  /** Whether a request for it reached the wire in this run. */
+  sent: boolean;
+  status?: number;
+  attempts: number;
+  latencyMs?: number;
+  elapsedMs?: number;
+  providerJobId?: string;
+  problems?: string[];
+  error?: DeliveryError;
+}
+
+export interface BatchSummary {
+  total: number;
+  accepted: number;
+  duplicate: number;
+  rejected: number;
+  /** Rejections by status (or `ack` for a 2xx whose body broke the rules). */
+  rejectedBy: Record<string, number>;
+  failed: number;
+  invalid: number;
+  skipped: number;
+  notSent: number;
+  interrupted: boolean;
+  elapsedMs: number;
+  attempts: number;
+}
+
+export interface BatchSendSignals {
+  stopSignal: AbortSignal;
+  signal: AbortSignal;
+}
+
+export interface BatchOptions {
+  concurrency: number;
+  /** Documents started per second at most. */
+  ratePerSecond?: number;
+  /** The first Ctrl-C: finish what is on the wire, start nothing else. */
+  stopSignal?: AbortSignal;
+  /** The second Ctrl-C: abort the requests in flight too. */
+  signal?: AbortSignal;
+  /** Keys (event_id or body hash) already accepted in an earlier run (`--resume`). */
+  alreadyAccepted?: ReadonlySet<string>;
+  onRecord?: (record: BatchRecord) => void;
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
+
+/** Splits NDJSON into documents: one per non-blank line, exact bytes, without the line ending. */
+export function splitNdjson(bytes: Buffer): BatchDocument[] {
+  const documents: BatchDocument[] = [];
+  let start = 0;
+  let line = 0;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    line += 1;
+    let stop = end;
+    if (stop > start && bytes[stop - 1] === 0x0d) stop -= 1;
+    const body = bytes.subarray(start, stop);
+    if (body.toString('utf8').trim() !== '') documents.push(documentOf(line, Buffer.from(body)));
+    start = end + 1;
+  }
+  return documents;
+}
+
+export function documentOf(line: number, body: Buffer): BatchDocument {
+  const eventId = eventIdOf(body);
+  return { line, body, ...(eventId !== undefined ? { eventId } : {}), bodySha256: createHash('sha256').update(body).digest('hex') };
+}
+
+/** The keys a document is known by across runs. */
+export function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
+  return document.eventId !== undefined ? [`event:${document.eventId}`, `sha256:${document.bodySha256}`] : [`sha256:${document.bodySha256}`];
+}
+
+/**
+ * The documents a previous `--output` file records as accepted (or duplicate: the receiver has it).
+ * Lines that are not result records are ignored, and counted so the caller can say so.
+ */
+export function acceptedKeysFromResults(text: string): { keys: Set<string>; records: number; unreadable: number } {
+  const keys = new Set<string>();
+  let records = 0;
+  let unreadable = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      unreadable += 1;
+      continue;
+    }
+    if (typeof record !== 'object' || record === null || !('verdict' in record) || !('bodySha256' in record)) {
+      unreadable += 1;
+      continue;
+    }
+    records += 1;
+    const r = record as { verdict: unknown; eventId?: unknown; bodySha256: unknown };
+    if (r.verdict !== 'accepted' && r.verdict !== 'duplicate' && r.verdict !== 'skipped') continue;
+    if (typeof r.eventId === 'string') keys.add(`event:${r.eventId}`);
+    if (typeof r.bodySha256 === 'string') keys.add(`sha256:${r.bodySha256}`);
+  }
+  return { keys, records, unreadable };
+}
+
+export async function runBatch(documents: readonly BatchDocument[], send: SendOne, options: BatchOptions): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
+  const clock = options.clock ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const stop = options.stopSignal ?? new AbortController().signal;
+  const abort = options.signal ?? new AbortController().signal;
+  const started = clock();
+  const records: BatchRecord[] = new Array<BatchRecord>(documents.length);
+  const emit = (index: number, record: BatchRecord) => {
+    records[index] = record;
+    options.onRecord?.(record);
+  };
+  const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
+  let nextSlot = started;
+  let next = 0;
+
+  const worker = async () => {
+    for (;;) {
+      if (stop.aborted || abort.aborted) return;
+      const index = next;
+      next += 1;
+      if (index >= documents.length) return;
+      const document = documents[index] as BatchDocument;
+      const base = baseOf(document);
+      const unsent = unsentRecord(document, options.alreadyAccepted);
+      if (unsent) {
+        emit(index, unsent);
+        continue;
+      }
+      if (interval > 0) {
+        const now = clock();
+        const slot = Math.max(now, nextSlot);
+        nextSlot = slot + interval;
+        if (slot > now) await sleep(slot - now);
+        if (stop.aborted || abort.aborted) {
+          // Taken but not started: hand it back so it is reported as not sent.
+          emit(index, { ...base, verdict: 'not-sent', sent: false, attempts: 0 });
+          continue;
+        }
+      }
+      const result = await send(document, { stopSignal: stop, signal: abort });
+      emit(index, recordOf(base, result));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, documents.length)) }, worker));
+  documents.forEach((document, index) => {
+    if (records[index] === undefined) {
+      emit(index, unsentRecord(document, options.alreadyAccepted) ?? { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
+    }
+  });
+  return { records, summary: summarize(records, clock() - started, stop.aborted || abort.aborted) };
+}
+
+function baseOf(document: BatchDocument): Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'> {
+  return { line: document.line, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}), bodySha256: document.bodySha256 };
+}
+
+/** Documents that are never sent: refused by validation, or accepted in an earlier run (`--resume`). */
+function unsentRecord(document: BatchDocument, alreadyAccepted: ReadonlySet<string> | undefined): BatchRecord | undefined {
+  if (document.invalid) return { ...baseOf(document), verdict: 'invalid', sent: false, attempts: 0, problems: document.invalid };
+  if (alreadyAccepted && keysOf(document).some((key) => alreadyAccepted.has(key))) return { ...baseOf(document), verdict: 'skipped', sent: false, attempts: 0 };
+  return undefined;
+}
+
+function recordOf(base: Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'>, result: SendResult): BatchRecord {
+  const { delivery } = result;
+  const last = delivery.attempts.at(-1);
+  const sent = delivery.attempts.length > 0;
+  // An interruption before any attempt reached the receiver is "not sent"; after one, the outcome is unknown: failed.
+  const verdict: BatchVerdict = delivery.interrupted && !sent ? 'not-sent' : result.verdict;
+  const problems = result.ack?.problems.length ? result.ack.problems : undefined;
+  return {
+    ...base,
+    verdict,
+    sent,
+    ...(delivery.response ? { status: delivery.response.status } : {}),
+    attempts: delivery.attempts.length,
+    ...(last ? { latencyMs: Math.round(last.latencyMs * 10) / 10 } : {}),
+    elapsedMs: Math.round(delivery.elapsedMs),
+    ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
+    ...(problems ? { problems } : {}),
+    ...(delivery.error ? { error: delivery.error } : {}),
+  };
+}
+
+export function summarize(records: readonly BatchRecord[], elapsedMs: number, interrupted: boolean): BatchSummary {
+  const summary: BatchSummary = {
+    total: records.length,
+    accepted: 0,
+    duplicate: 0,
+    rejected: 0,
+    rejectedBy: {},
+    failed: 0,
+    invalid: 0,
+    skipped: 0,
+    notSent: 0,
+    interrupted,
+    elapsedMs: Math.round(elapsedMs),
+    attempts: 0,
+  };
+  for (const record of records) {
+    summary.attempts += record.attempts;
+    switch (record.verdict) {
+      case 'accepted':
+        summary.accepted += 1;
+        break;
+      case 'duplicate':
+        summary.duplicate += 1;
+        break;
+      case 'rejected': {
+        summary.rejected += 1;
+        const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
+        summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
+        break;
+      }
+      case 'failed':
+        summary.failed += 1;
+        break;
+      case 'invalid':
+        summary.invalid += 1;
+        break;
+      case 'skipped':
+        summary.skipped += 1;
+        break;
+      case 'not-sent':
+        summary.notSent += 1;
+        break;
+    }
+  }
+  return summary;
+}

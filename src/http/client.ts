@@ -1,0 +1,221 @@
+/**
+ * The HTTP client of the senders: undici, TLS 1.2 or above (§5.8), keep-alive pool, no redirects followed.
+ * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
+ */
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
+import { formatDuration } from './retry.js';
+
+export type { Dispatcher } from 'undici';
+
+export interface ClientOptions {
+  /** Extra certificate authorities (PEM), added to Node's bundled ones. */
+  ca?: Buffer;
+  /** Skip certificate verification (the command warns loudly). TLS 1.2+ still applies. */
+  insecure?: boolean;
+  /** An http(s) proxy URL; requests are tunnelled through it with CONNECT. */
+  proxy?: string;
+  /** Connections per origin in the keep-alive pool (default 8). */
+  connections?: number;
+  /** Local address to send from (a registered egress address, §5.7). */
+  localAddress?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Header names lowercased; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** From sending the request to the last byte of the response. */
+  latencyMs: number;
+}
+
+export interface PostRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** Per attempt, covering connect, headers and body (default 10 s). */
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECTIONS = 8;
+/** Responses are shown to the user, not streamed: anything bigger is cut off as an error. */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** §5.8: transport is TLS 1.2 or above, in both directions. */
+export const MIN_TLS_VERSION = 'TLSv1.2';
+
+export function createDispatcher(options: ClientOptions = {}): Dispatcher {
+  const tls = {
+    minVersion: MIN_TLS_VERSION,
+    rejectUnauthorized: options.insecure !== true,
+    // Like curl's --cacert: the given authorities replace Node's bundled ones for this run.
+    ...(options.ca ? { ca: options.ca.toString('utf8') } : {}),
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  } as const;
+  const pool = {
+    connections: options.connections ?? DEFAULT_CONNECTIONS,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    maxResponseSize: MAX_RESPONSE_BYTES,
+    // undici's Client passes its own `localAddress` to the connector, overriding the connect option: set both.
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  };
+  if (options.proxy) {
+    return new ProxyAgent({ uri: options.proxy, requestTls: tls, ...pool });
+  }
+  return new Agent({ ...pool, connect: tls });
+}
+
+let defaultDispatcher: Dispatcher | undefined;
+
+/** A shared dispatcher for callers that do not bring their own. */
+export function sharedDispatcher(): Dispatcher {
+  defaultDispatcher ??= createDispatcher();
+  return defaultDispatcher;
+}
+
+/**
+ * One POST. Returns any HTTP response (including 3xx, 4xx, 5xx: redirects are never followed).
+ * Throws CaiError kind 'delivery' for what kept a response from arriving: codes `unreachable`,
+ * `timeout`, `tls`, `connection`, `proxy`, `aborted`, `response_too_large`.
+ */
+export async function postOnce(req: PostRequest): Promise<HttpResponse> {
+  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  timer.unref?.();
+  const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
+  const started = performance.now();
+  try {
+    const response = await request(req.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      dispatcher: req.dispatcher ?? sharedDispatcher(),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      body,
+      latencyMs: performance.now() - started,
+    };
+  } catch (error) {
+    if (req.signal?.aborted) throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
+    if (timeout.signal.aborted) throw timeoutError(req.url, timeoutMs, error);
+    throw describeNetworkError(req.url, timeoutMs, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function timeoutError(url: string, timeoutMs: number, cause: unknown): CaiError {
+  return deliveryError('timeout', `no complete response from ${originOf(url)} within ${formatDuration(timeoutMs)}`, 'raise --timeout, or check that the receiver answers promptly', cause);
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
+const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
+const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Maps an undici / Node network error to a CaiError with a stable code and a useful hint. */
+export function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
+  if (error instanceof CaiError) return error;
+  const root = rootCause(error);
+  const code = errnoCode(root) ?? errnoCode(error) ?? '';
+  const message = errorMessage(root);
+  const origin = originOf(url);
+  if (TIMEOUT.has(code)) return timeoutError(url, timeoutMs, error);
+  if (UNREACHABLE.has(code)) {
+    const why = code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve' : code === 'ECONNREFUSED' ? 'the connection was refused' : message;
+    return deliveryError('unreachable', `cannot reach ${origin}: ${why} (${code})`, 'check the --to URL and that the receiver is running', error);
+  }
+  if (isTlsError(code, message)) {
+    return deliveryError('tls', `TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, tlsHint(code, message), error);
+  }
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return deliveryError('response_too_large', `the response from ${origin} is larger than ${MAX_RESPONSE_BYTES} bytes`, 'check that the URL is the CAI endpoint', error);
+  }
+  if (/proxy/i.test(message) || code.startsWith('UND_ERR_PRX')) {
+    return deliveryError('proxy', `the proxy failed: ${message}`, 'check --proxy / HTTPS_PROXY, or bypass it with NO_PROXY', error);
+  }
+  if (CONNECTION.has(code) || code === '') {
+    return deliveryError('connection', `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`, 'the receiver closed the connection without answering; check its logs', error);
+  }
+  return deliveryError('connection', `the request to ${origin} failed: ${message} (${code})`, 'check the --to URL and the network', error);
+}
+
+function rootCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 5; depth += 1) {
+    if (current instanceof Error && current.cause !== undefined && errnoCode(current) === undefined) current = current.cause;
+    else break;
+  }
+  return current;
+}
+
+function isTlsError(code: string, message: string): boolean {
+  return (
+    code.startsWith('ERR_SSL') ||
+    code.startsWith('ERR_TLS') ||
+    code.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' ||
+    code === 'SELF_SIGNED_CERT_IN_CHAIN' ||
+    code === 'EPROTO' ||
+    /ssl|tls|certificate/i.test(message)
+  );
+}
+
+function tlsHint(code: string, message: string): string {
+  if (/version|protocol/i.test(message) || code === 'EPROTO') return 'the receiver must offer TLS 1.2 or above (§5.8)';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the certificate is not for this host name; check the --to URL';
+  return 'pass --ca FILE with the certificate authority that signed it (or --insecure for a throw-away test)';
+}
+
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The proxy for a target URL from the environment, as curl reads it: HTTPS_PROXY (https targets),
+ * HTTP_PROXY (http targets), either case, and NO_PROXY (comma-separated hosts or domain suffixes, `*`).
+ */
+export function proxyFromEnv(env: NodeJS.ProcessEnv, target: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  const proxy = url.protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
+  if (!proxy) return undefined;
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const bypass = noProxy.some((entry) => {
+    if (entry === '*') return true;
+    const [name] = entry.split(':');
+    const bare = (name ?? '').replace(/^\*?\./, '');
+    return host === bare || host.endsWith(`.${bare}`);
+  });
+  return bypass ? undefined : proxy;
+}

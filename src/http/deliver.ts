@@ -1,0 +1,234 @@
+/**
+ * Delivery of one signed request with the retry policy of §7/§8. Every attempt is signed again with a fresh
+ * X-CAI-Timestamp over the very same body bytes (§5.2, §5.5), so a retry after minutes is never stale and
+ * the body (and with it the `event_id`) never changes between attempts.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { CaiError, errorMessage } from '../errors.js';
+import { HeaderNames, Headers } from '../spec/constants.js';
+import { sign } from '../signing/sign.js';
+import { postOnce, type HttpResponse } from './client.js';
+import { decideRetry, formatDuration, resolvePolicy, type AttemptOutcome, type RetryPolicy } from './retry.js';
+
+export interface DeliveryRequest {
+  url: string;
+  body: Uint8Array;
+  /** The signing secret of this direction (§5.1). Never printed. */
+  secret: string;
+  /** Extra headers (X-CAI-Provider or X-CAI-Source, Content-Type); timestamp and signature are added per attempt. */
+  headers: Record<string, string>;
+}
+
+export interface DeliveryError {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export type AttemptDecision = 'accepted' | 'rejected' | 'retry' | 'give-up';
+
+export interface AttemptRecord {
+  /** 1-based. */
+  attempt: number;
+  startedAt: string;
+  /** The X-CAI-Timestamp and X-CAI-Signature this attempt carried. */
+  timestamp: string;
+  signature: string;
+  /** Exactly the headers sent (the signature is shown; the secret never is). */
+  requestHeaders: Record<string, string>;
+  status?: number;
+  retryAfter?: string;
+  contentType?: string;
+  location?: string;
+  latencyMs: number;
+  error?: DeliveryError;
+  decision: AttemptDecision;
+  /** For `retry`: the wait before the next attempt, and why that long. */
+  waitMs?: number;
+  reason?: string;
+}
+
+export interface DeliveryResult {
+  /** accepted: 2xx. rejected: a 4xx other than 429 (§7: do not retry). failed: nothing usable arrived. */
+  outcome: 'accepted' | 'rejected' | 'failed';
+  attempts: AttemptRecord[];
+  /** The last HTTP response, when any arrived. */
+  response?: HttpResponse;
+  /** Why the delivery failed (outcome `failed`). */
+  error?: DeliveryError;
+  /** From the first attempt's start to the end. */
+  elapsedMs: number;
+  /** True when a stop or abort signal ended it before the policy did. */
+  interrupted: boolean;
+}
+
+export interface DeliverOptions {
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  /** Aborts everything, the request in flight included. */
+  signal?: AbortSignal;
+  /** Stops before the next attempt and lets the one in flight finish (a clean Ctrl-C). */
+  stopSignal?: AbortSignal;
+  onAttempt?: (attempt: AttemptRecord) => void;
+  /** Send the X-CAI-Timestamp / X-CAI-Signature found in `headers` unchanged instead of signing (replay of a capture). */
+  keepSignature?: boolean;
+  /** Injectable for tests. Defaults: Date.now, a real timer, Math.random. */
+  clock?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+const SIGNING_HEADERS = new Set([Headers.timestamp, Headers.signature]);
+
+export async function deliver(request: DeliveryRequest, options: DeliverOptions = {}): Promise<DeliveryResult> {
+  const policy = resolvePolicy(options.retry);
+  const clock = options.clock ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const stop = anySignal(options.signal, options.stopSignal);
+  const started = clock();
+  const attempts: AttemptRecord[] = [];
+  let response: HttpResponse | undefined;
+  const finish = (outcome: DeliveryResult['outcome'], error?: DeliveryError, interrupted = false): DeliveryResult => ({
+    outcome,
+    attempts,
+    ...(response ? { response } : {}),
+    ...(error ? { error } : {}),
+    elapsedMs: clock() - started,
+    interrupted,
+  });
+
+  for (let number = 1; ; number += 1) {
+    if (stop?.aborted) return finish('failed', interruptedError(attempts.length), true);
+    const attemptStart = clock();
+    const headers = attemptHeaders(request, options.keepSignature === true, attemptStart);
+    const record: AttemptRecord = {
+      attempt: number,
+      startedAt: new Date(attemptStart).toISOString(),
+      timestamp: headers[HeaderNames.timestamp] ?? '',
+      signature: headers[HeaderNames.signature] ?? '',
+      requestHeaders: headers,
+      latencyMs: 0,
+      decision: 'give-up',
+    };
+    let outcome: AttemptOutcome;
+    try {
+      response = await postOnce({ url: request.url, headers, body: request.body, timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, signal: options.signal });
+      Object.assign(record, responseFacts(response));
+      outcome = { kind: 'response', status: response.status, retryAfter: response.headers[Headers.retryAfter] };
+    } catch (error) {
+      const failure = asDeliveryError(error);
+      record.error = failure;
+      record.latencyMs = clock() - attemptStart;
+      outcome = { kind: 'error', code: failure.code };
+      if (failure.code === 'aborted') {
+        record.decision = 'give-up';
+        record.reason = 'interrupted';
+        attempts.push(record);
+        options.onAttempt?.(record);
+        return finish('failed', interruptedError(number - 1), true);
+      }
+    }
+
+    const decision = decideRetry({ outcome, attempts: number, elapsedMs: clock() - started, nowMs: clock(), policy, random: options.random });
+    record.reason = decision.reason;
+    if (decision.retry) {
+      record.decision = 'retry';
+      record.waitMs = decision.delayMs;
+    } else if (outcome.kind === 'response' && decision.reason === 'accepted') {
+      record.decision = 'accepted';
+    } else if (outcome.kind === 'response' && decision.giveUp === 'not-retryable' && outcome.status >= 400) {
+      record.decision = 'rejected';
+    }
+    attempts.push(record);
+    options.onAttempt?.(record);
+
+    if (record.decision === 'accepted') return finish('accepted');
+    if (record.decision === 'rejected') return finish('rejected');
+    if (!decision.retry) return finish('failed', failureOf(record, decision.giveUp, decision.reason));
+    try {
+      await sleep(decision.delayMs, stop ?? new AbortController().signal);
+    } catch {
+      // The stop signal ended the wait: the next attempt is not made.
+    }
+  }
+}
+
+function attemptHeaders(request: DeliveryRequest, keepSignature: boolean, nowMs: number): Record<string, string> {
+  const headers: Record<string, string> = {};
+  let hasContentType = false;
+  for (const [name, value] of Object.entries(request.headers)) {
+    const lower = name.toLowerCase();
+    if (!keepSignature && SIGNING_HEADERS.has(lower as typeof Headers.timestamp)) continue;
+    if (lower === Headers.contentType) hasContentType = true;
+    headers[keepSignature && lower === Headers.timestamp ? HeaderNames.timestamp : keepSignature && lower === Headers.signature ? HeaderNames.signature : name] = value;
+  }
+  if (!hasContentType) headers['Content-Type'] = 'application/json';
+  if (!keepSignature) {
+    // §5.2–§5.4: a fresh timestamp for every attempt, signed with the body bytes exactly as sent.
+    const timestamp = String(Math.floor(nowMs / 1000));
+    headers[HeaderNames.timestamp] = timestamp;
+    headers[HeaderNames.signature] = sign(request.secret, timestamp, request.body);
+  }
+  return headers;
+}
+
+function responseFacts(response: HttpResponse): Partial<AttemptRecord> {
+  const facts: Partial<AttemptRecord> = { status: response.status, latencyMs: Math.round(response.latencyMs * 10) / 10 };
+  const retryAfter = response.headers[Headers.retryAfter];
+  if (retryAfter !== undefined) facts.retryAfter = retryAfter;
+  const contentType = response.headers[Headers.contentType];
+  if (contentType !== undefined) facts.contentType = contentType;
+  const location = response.headers.location;
+  if (location !== undefined) facts.location = location;
+  return facts;
+}
+
+function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: string): DeliveryError {
+  if (record.status !== undefined && record.status >= 300 && record.status < 400) {
+    return {
+      code: 'redirect',
+      message: `the receiver answered ${record.status} redirecting to ${record.location ?? '(no Location header)'}; redirects are not followed`,
+      hint: 'send to the final URL directly: a signed POST must not be redirected',
+    };
+  }
+  if (giveUp === 'not-retryable' && record.error) return record.error;
+  const last = record.status !== undefined ? `status ${record.status}` : (record.error?.message ?? 'no response');
+  const attempts = record.attempt === 1 ? '1 attempt:' : `${record.attempt} attempts, the last:`;
+  return {
+    code: 'retries_exhausted',
+    message: `delivery failed after ${attempts} ${last}; ${reason}`,
+    hint:
+      giveUp === 'disabled'
+        ? 'drop --no-retry to retry 5xx, 429 and connection failures (§7)'
+        : giveUp === 'max-attempts'
+          ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
+          : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
+  };
+}
+
+function interruptedError(attemptsMade: number): DeliveryError {
+  return {
+    code: 'interrupted',
+    message: attemptsMade === 0 ? 'interrupted before the first attempt' : `interrupted after ${attemptsMade} attempt(s), before the next one`,
+    hint: 'run the command again to send it',
+  };
+}
+
+function asDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof CaiError) return { code: error.code, message: error.message, hint: error.hint };
+  return { code: 'connection', message: errorMessage(error) };
+}
+
+async function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  await delay(ms, undefined, { signal });
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (present.length === 0) return undefined;
+  return present.length === 1 ? present[0] : AbortSignal.any(present);
+}
+
+export { formatDuration };

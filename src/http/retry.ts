@@ -1,0 +1,219 @@
+/**
+ * The retry policy of both senders (§7, §8), as pure functions: classification of an attempt's outcome,
+ * Retry-After parsing, exponential backoff with jitter, the decision to retry, and the planned schedule
+ * printed by `--print-schedule`. No I/O and no clock of its own: callers pass `now` and `random`.
+ */
+
+export interface RetryPolicy {
+  /** `--no-retry` sets this false: one attempt, whatever the outcome. */
+  enabled: boolean;
+  /** Attempts in total, the first included (`--max-attempts`). Infinity: bounded by `retryForMs` only. */
+  maxAttempts: number;
+  /** The whole delivery, first attempt to last, stays within this (`--retry-for`; §8 allows up to 24 h). */
+  retryForMs: number;
+  /** The first backoff wait. */
+  initialDelayMs: number;
+  /** No backoff wait is longer than this (a Retry-After is honoured even when longer). */
+  maxDelayMs: number;
+  multiplier: number;
+  /** 0..1: each backoff wait is drawn uniformly from [wait × (1 − jitter), wait]. */
+  jitter: number;
+}
+
+/** Interactive default: two minutes. The README shows `--retry-for 24h` for CI, the spec's own period (§8). */
+export const DEFAULT_RETRY_FOR_MS = 2 * 60_000;
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  enabled: true,
+  maxAttempts: Number.POSITIVE_INFINITY,
+  retryForMs: DEFAULT_RETRY_FOR_MS,
+  initialDelayMs: 1_000,
+  maxDelayMs: 10 * 60_000,
+  multiplier: 2,
+  jitter: 0.5,
+};
+
+export function resolvePolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(partial) };
+  if (!(policy.maxAttempts >= 1)) policy.maxAttempts = 1;
+  policy.jitter = Math.min(1, Math.max(0, policy.jitter));
+  return policy;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** What one attempt produced, as far as retrying is concerned. */
+export type AttemptOutcome =
+  | { kind: 'response'; status: number; retryAfter?: string }
+  | { kind: 'error'; code: string };
+
+export type OutcomeClass =
+  /** 2xx (§6.5: any 2xx means accepted). */
+  | 'accepted'
+  /** 400, 401, 413 and every other 4xx but 429 (§7: do not retry). */
+  | 'rejected'
+  /** 3xx: never followed; the URL is wrong or the receiver moved. */
+  | 'redirect'
+  /** 429: wait Retry-After, then retry (§7). */
+  | 'rate-limited'
+  /** 5xx, connection errors, time-outs: exponential backoff (§7, §8). */
+  | 'retryable'
+  /** Failures that another attempt cannot fix: TLS, interrupted, unusable response. */
+  | 'fatal';
+
+const RETRYABLE_ERRORS = new Set(['timeout', 'unreachable', 'connection', 'proxy']);
+
+export function classifyOutcome(outcome: AttemptOutcome): OutcomeClass {
+  if (outcome.kind === 'error') return RETRYABLE_ERRORS.has(outcome.code) ? 'retryable' : 'fatal';
+  const { status } = outcome;
+  if (status >= 200 && status < 300) return 'accepted';
+  if (status >= 300 && status < 400) return 'redirect';
+  if (status === 429) return 'rate-limited';
+  if (status >= 500 && status < 600) return 'retryable';
+  return 'rejected';
+}
+
+/**
+ * `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
+ * Undefined when absent or unusable; a date in the past gives 0.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  if (!/[a-z]/i.test(text)) return undefined;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+/** The nominal backoff before retry number `retry` (1 = the wait after the first attempt), before jitter. */
+export function nominalBackoffMs(retry: number, policy: RetryPolicy): number {
+  const wait = policy.initialDelayMs * policy.multiplier ** Math.max(0, retry - 1);
+  return Math.min(policy.maxDelayMs, wait);
+}
+
+/** The jittered backoff: uniform in [nominal × (1 − jitter), nominal]. `random` returns [0, 1). */
+export function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const nominal = nominalBackoffMs(retry, policy);
+  return Math.round(nominal * (1 - policy.jitter * random()));
+}
+
+export type GiveUpReason = 'not-retryable' | 'disabled' | 'max-attempts' | 'retry-for';
+
+export type RetryDecision =
+  | { retry: true; delayMs: number; basis: 'retry-after' | 'backoff'; reason: string }
+  | { retry: false; giveUp?: GiveUpReason; reason: string };
+
+export interface DecisionInput {
+  outcome: AttemptOutcome;
+  /** Attempts made so far, the one just finished included. */
+  attempts: number;
+  /** Time since the first attempt started. */
+  elapsedMs: number;
+  nowMs: number;
+  policy: RetryPolicy;
+  random?: () => number;
+}
+
+/** Whether to retry after an attempt, and after how long. */
+export function decideRetry(input: DecisionInput): RetryDecision {
+  const { outcome, attempts, elapsedMs, nowMs, policy } = input;
+  const kind = classifyOutcome(outcome);
+  if (kind === 'accepted') return { retry: false, reason: 'accepted' };
+  if (kind === 'rejected') return { retry: false, giveUp: 'not-retryable', reason: `status ${statusOf(outcome)} is not retried (§7)` };
+  if (kind === 'redirect') return { retry: false, giveUp: 'not-retryable', reason: 'redirects are not followed' };
+  if (kind === 'fatal') return { retry: false, giveUp: 'not-retryable', reason: 'another attempt cannot fix this' };
+  if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off (--no-retry)' };
+  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the --max-attempts limit` };
+
+  const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, nowMs) : undefined;
+  const backoff = backoffMs(attempts, policy, input.random);
+  let delayMs: number;
+  let basis: 'retry-after' | 'backoff';
+  if (kind === 'rate-limited' && retryAfter !== undefined) {
+    // §7: 429 → retry after the number in Retry-After.
+    delayMs = retryAfter;
+    basis = 'retry-after';
+  } else if (retryAfter !== undefined && retryAfter > backoff) {
+    // A 5xx with Retry-After (RFC 9110): honoured when it asks for more than the backoff.
+    delayMs = retryAfter;
+    basis = 'retry-after';
+  } else {
+    delayMs = backoff;
+    basis = 'backoff';
+  }
+  if (elapsedMs + delayMs > policy.retryForMs) {
+    return {
+      retry: false,
+      giveUp: 'retry-for',
+      reason: `the next wait (${basis === 'retry-after' ? 'Retry-After ' : ''}${formatDuration(delayMs)}) would go past --retry-for ${formatDuration(policy.retryForMs)}`,
+    };
+  }
+  return { retry: true, delayMs, basis, reason: basis === 'retry-after' ? `Retry-After ${formatDuration(delayMs)}` : `backoff ${formatDuration(delayMs)}` };
+}
+
+function statusOf(outcome: AttemptOutcome): string {
+  return outcome.kind === 'response' ? String(outcome.status) : outcome.code;
+}
+
+export interface PlannedAttempt {
+  /** 1-based. */
+  attempt: number;
+  /** The wait before this attempt: nominal (no jitter) and the jitter range. Zero for the first. */
+  waitMs: number;
+  waitMinMs: number;
+  /** When this attempt starts, counted from the first, if attempts themselves took no time. */
+  atMinMs: number;
+  atMaxMs: number;
+  /** False when jitter alone decides whether it fits within --retry-for. */
+  certain: boolean;
+}
+
+export interface PlannedSchedule {
+  policy: RetryPolicy;
+  attempts: PlannedAttempt[];
+  /** True when the list was cut at `limit` entries. */
+  truncated: boolean;
+}
+
+/**
+ * The schedule of attempts for back-to-back retryable failures (5xx, time-outs) without Retry-After:
+ * what `--print-schedule` prints. Pure: no clock, no randomness (jitter is shown as a range).
+ */
+export function planSchedule(partial: Partial<RetryPolicy> = {}, limit = 1000): PlannedSchedule {
+  const policy = resolvePolicy(partial);
+  const attempts: PlannedAttempt[] = [{ attempt: 1, waitMs: 0, waitMinMs: 0, atMinMs: 0, atMaxMs: 0, certain: true }];
+  if (!policy.enabled) return { policy, attempts, truncated: false };
+  let atMin = 0;
+  let atMax = 0;
+  while (attempts.length < policy.maxAttempts) {
+    if (attempts.length >= limit) return { policy, attempts, truncated: true };
+    const retry = attempts.length;
+    const waitMs = nominalBackoffMs(retry, policy);
+    const waitMinMs = Math.round(waitMs * (1 - policy.jitter));
+    if (atMin + waitMinMs > policy.retryForMs) break;
+    atMin += waitMinMs;
+    atMax += waitMs;
+    attempts.push({ attempt: retry + 1, waitMs, waitMinMs, atMinMs: atMin, atMaxMs: atMax, certain: atMax <= policy.retryForMs });
+  }
+  return { policy, attempts, truncated: false };
+}
+
+/** `850 ms`, `2 s`, `1.5 s`, `4 min`, `2 h 30 min`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return 'unlimited';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) {
+    const s = ms / 1000;
+    return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  }
+  const totalSeconds = Math.round(ms / 1000);
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds % 60;
+  const parts = [h ? `${h} h` : '', m ? `${m} min` : '', s ? `${s} s` : ''].filter(Boolean);
+  return parts.join(' ');
+}

@@ -1,0 +1,141 @@
+/**
+ * Finds where JSON text first breaks the grammar (RFC 8259), with line and column, because V8's
+ * JSON.parse messages give a position only for some errors and never a line. Runs only after JSON.parse
+ * has failed, so it is off the hot path. Iterative (an explicit stack), so deep nesting cannot overflow.
+ */
+
+export interface JsonSyntaxError {
+  offset: number;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in characters. */
+  column: number;
+  reason: string;
+  /** A few characters at the error, JSON-quoted. */
+  near?: string;
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
+
+type State = 'value' | 'value-or-end' | 'key' | 'key-or-end' | 'after';
+
+export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  const fail = (offset: number, reason: string): JsonSyntaxError => at(text, offset, reason);
+  const stack: ('{' | '[')[] = [];
+  let state: State = 'value';
+  let i = 0;
+  const n = text.length;
+  for (;;) {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+    if (i >= n) {
+      if (state === 'after' && stack.length === 0) return undefined;
+      return fail(n, n === 0 || text.trim() === '' ? 'empty input' : 'unexpected end of input');
+    }
+    const ch = text[i] as string;
+    if (state === 'after') {
+      const top = stack[stack.length - 1];
+      if (top === undefined) return fail(i, `unexpected ${show(ch)} after the JSON value`);
+      if (ch === ',') {
+        i++;
+        state = top === '{' ? 'key' : 'value';
+      } else if ((ch === '}' && top === '{') || (ch === ']' && top === '[')) {
+        stack.pop();
+        i++;
+      } else {
+        return fail(i, `expected ',' or '${top === '{' ? '}' : ']'}' but found ${show(ch)}`);
+      }
+      continue;
+    }
+    if (state === 'key-or-end' || state === 'key') {
+      if (state === 'key-or-end' && ch === '}') {
+        stack.pop();
+        i++;
+        state = 'after';
+        continue;
+      }
+      if (ch !== '"') return fail(i, `expected a property name in double quotes but found ${show(ch)}`);
+      const end = scanString(text, i);
+      if (typeof end !== 'number') return fail(end.offset, end.reason);
+      i = end;
+      while (i < n && /[ \t\n\r]/.test(text[i] as string)) i++;
+      if (i >= n) return fail(n, 'unexpected end of input');
+      if (text[i] !== ':') return fail(i, `expected ':' after the property name but found ${show(text[i] as string)}`);
+      i++;
+      state = 'value';
+      continue;
+    }
+    // state is 'value' or 'value-or-end'
+    if (state === 'value-or-end' && ch === ']') {
+      stack.pop();
+      i++;
+      state = 'after';
+      continue;
+    }
+    if (ch === '{' || ch === '[') {
+      stack.push(ch);
+      i++;
+      state = ch === '{' ? 'key-or-end' : 'value-or-end';
+      continue;
+    }
+    if (ch === '"') {
+      const end = scanString(text, i);
+      if (typeof end !== 'number') return fail(end.offset, end.reason);
+      i = end;
+      state = 'after';
+      continue;
+    }
+    const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
+    if (literal) {
+      i += literal.length;
+      state = 'after';
+      continue;
+    }
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(text)) {
+      i = NUMBER.lastIndex;
+      state = 'after';
+      continue;
+    }
+    return fail(i, `unexpected ${show(ch)} where a value was expected`);
+  }
+}
+
+function scanString(text: string, start: number): number | { offset: number; reason: string } {
+  let i = start + 1;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) return i + 1;
+    if (code === 0x5c) {
+      const next = text[i + 1];
+      if (next === 'u') {
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return { offset: i, reason: 'bad \\u escape in a string' };
+        i += 6;
+        continue;
+      }
+      if (next === undefined || !ESCAPES.has(next)) return { offset: i, reason: 'bad escape in a string' };
+      i += 2;
+      continue;
+    }
+    if (code < 0x20) return { offset: i, reason: 'unescaped control character in a string' };
+    i++;
+  }
+  return { offset: text.length, reason: 'unterminated string' };
+}
+
+function show(ch: string): string {
+  return JSON.stringify(ch);
+}
+
+function at(text: string, offset: number, reason: string): JsonSyntaxError {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  const near = offset < text.length ? JSON.stringify(text.slice(offset, offset + 20)) : undefined;
+  const result: JsonSyntaxError = { offset, line, column: offset - lineStart + 1, reason };
+  if (near !== undefined) result.near = near;
+  return result;
+}

@@ -1,0 +1,74 @@
+/**
+ * Splits a byte stream into NDJSON lines without decoding it first, so that every line reaches
+ * `validateBody` as the exact bytes sent (invalid UTF-8 stays detectable), and memory stays constant:
+ * a line longer than `maxLineBytes` is not buffered beyond that, only measured.
+ */
+
+export interface NdjsonLine {
+  /** 1-based line number in the stream. */
+  number: number;
+  /** The line's bytes without the `\n` (and without a `\r` before it); empty when `oversize`. */
+  bytes: Buffer;
+  /** The full length of the line in bytes, even when it was not kept. */
+  byteLength: number;
+  /** The line was longer than `maxLineBytes`, so its bytes were not kept. */
+  oversize: boolean;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export async function* readNdjsonLines(
+  stream: AsyncIterable<Buffer | string>,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): AsyncGenerator<NdjsonLine> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let oversize = false;
+  let number = 0;
+  const finish = (): NdjsonLine => {
+    number++;
+    let bytes = oversize ? Buffer.alloc(0) : pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
+    let byteLength = pendingBytes;
+    if (!oversize && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) {
+      bytes = bytes.subarray(0, bytes.length - 1);
+      byteLength--;
+    }
+    const line: NdjsonLine = { number, bytes, byteLength, oversize };
+    pending = [];
+    pendingBytes = 0;
+    oversize = false;
+    return line;
+  };
+  const keep = (part: Buffer): void => {
+    pendingBytes += part.length;
+    if (oversize) return;
+    if (pendingBytes > maxLineBytes) {
+      oversize = true;
+      pending = [];
+      return;
+    }
+    pending.push(part);
+  };
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
+    for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
+      if (pending.length === 0 && !oversize && pendingBytes === 0) {
+        const bytes = buffer.subarray(start, newline);
+        if (bytes.length > maxLineBytes) {
+          pendingBytes = bytes.length;
+          oversize = true;
+        } else {
+          pending.push(bytes);
+          pendingBytes = bytes.length;
+        }
+      } else {
+        keep(buffer.subarray(start, newline));
+      }
+      yield finish();
+      start = newline + 1;
+    }
+    if (start < buffer.length) keep(buffer.subarray(start));
+  }
+  if (pendingBytes > 0 || oversize) yield finish();
+}

@@ -1,0 +1,199 @@
+/**
+ * Valid, realistic documents (§2): fresh `event_id`s, current times with an explicit offset, plausible
+ * E.164 numbers from ranges reserved for fiction (Ofcom 07700 900xxx, NANP 555-01xx), and names.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { usageError } from '../errors.js';
+import type { EventType } from './constants.js';
+
+export interface SampleJobOptions {
+  callbackUrl?: string;
+  branchCode?: string;
+  now?: Date;
+}
+
+export interface SampleEventOptions {
+  leadId?: string;
+  providerJobId?: string;
+  branchCode?: string;
+  now?: Date;
+}
+
+export const DEFAULT_CALLBACK_URL = 'https://platform.example/cai/events';
+export const DEFAULT_BRANCH_CODE = 'BR-001';
+
+const PEOPLE = [
+  { name: 'Olivia Bennett', language: 'en-GB', city: 'Manchester' },
+  { name: 'Lucía Fernández', language: 'es-ES', city: 'Sevilla' },
+  { name: 'James Carter', language: 'en-US', city: 'Denver' },
+  { name: 'Ana Sousa', language: 'pt-PT', city: 'Porto' },
+  { name: 'Mehmet Yılmaz', language: 'tr', city: 'Bristol' },
+  { name: 'Chloé Martin', language: 'fr-FR', city: 'Lyon' },
+] as const;
+
+const SERVICES = ['Initial consultation', 'Follow-up visit', 'Dental check-up', 'Physiotherapy assessment'];
+
+const pick = <T>(items: readonly T[]): T => items[randomInt(items.length)] as T;
+const digits = (count: number): string => Array.from({ length: count }, () => String(randomInt(10))).join('');
+
+/** A plausible E.164 number from ranges reserved for drama and examples, never a real subscriber. */
+export function sampleE164(): string {
+  return randomInt(2) === 0 ? `+447700900${digits(3)}` : `+1202555${String(100 + randomInt(100)).padStart(4, '0')}`;
+}
+
+/** ISO 8601 with an explicit `±hh:mm` offset (§2.1), in the local time zone of `date`'s host. */
+export function formatDateTime(date: Date, offsetMinutes = -date.getTimezoneOffset()): string {
+  const shifted = new Date(date.getTime() + offsetMinutes * 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return shifted.toISOString().replace(/\.\d{3}Z$/, offset);
+}
+
+const newLeadId = (): string => `lead_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+const newProviderJobId = (): string => `job_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+const minutes = (date: Date, delta: number): Date => new Date(date.getTime() + delta * 60_000);
+
+/** A contact job (§2.2) with every field, as the platform would send it. */
+export function sampleJob(options: SampleJobOptions = {}): Record<string, unknown> {
+  const now = options.now ?? new Date();
+  const person = pick(PEOPLE);
+  const email = `${person.name.toLowerCase().normalize('NFD').replace(/[^a-z ]/g, '').replace(/ /g, '.')}@mail.example`;
+  return {
+    lead_id: newLeadId(),
+    event_id: randomUUID(),
+    branch_code: options.branchCode ?? DEFAULT_BRANCH_CODE,
+    city: person.city,
+    contact: { name: person.name, phone_e164: sampleE164(), email, language: person.language },
+    origin: {
+      channel: 'landing_form',
+      source: 'https://www.clinic.example/book',
+      campaign: 'autumn-checkups',
+      captured_at: formatDateTime(minutes(now, -1)),
+    },
+    brief: { intent: 'book_appointment', notes: 'Asked for an appointment next week, mornings preferred.' },
+    callback_url: options.callbackUrl ?? DEFAULT_CALLBACK_URL,
+  };
+}
+
+/** An event (§2.4–2.7) of `type`, carrying every field its section lists. */
+export function sampleEvent(type: EventType, options: SampleEventOptions = {}): Record<string, unknown> {
+  const now = options.now ?? new Date();
+  const base = { event: type, event_id: randomUUID(), lead_id: options.leadId ?? newLeadId() };
+  const occurredAt = formatDateTime(now);
+  switch (type) {
+    case 'conversation.message':
+      return {
+        ...base,
+        provider_job_id: options.providerJobId ?? newProviderJobId(),
+        channel: 'whatsapp',
+        from_number_e164: sampleE164(),
+        direction: 'outbound',
+        author: 'agent',
+        text: 'Hello, this is the clinic assistant. You asked about an appointment: would Tuesday at 10:30 suit you?',
+        occurred_at: occurredAt,
+      };
+    case 'appointment.booked':
+    case 'appointment.rescheduled':
+    case 'appointment.cancelled': {
+      const days = type === 'appointment.rescheduled' ? 3 : 2;
+      const scheduled = new Date(now.getTime() + days * 86_400_000);
+      scheduled.setUTCMinutes(30, 0, 0);
+      const notes = {
+        'appointment.booked': 'Booked by the agent over WhatsApp; the contact prefers mornings.',
+        'appointment.rescheduled': 'Moved at the contact’s request.',
+        'appointment.cancelled': 'Cancelled by the contact.',
+      }[type];
+      return {
+        ...base,
+        branch_code: options.branchCode ?? DEFAULT_BRANCH_CODE,
+        scheduled_at: formatDateTime(scheduled),
+        service: pick(SERVICES),
+        notes,
+        occurred_at: occurredAt,
+      };
+    }
+    case 'job.closed':
+      return { ...base, outcome: 'no_answer', attempts: 3, occurred_at: occurredAt };
+  }
+}
+
+export interface Overrides {
+  set?: [string, unknown][];
+  unset?: string[];
+}
+
+/**
+ * Applies `--set path=value` and `--unset path` (dotted paths) to a copy of `doc`. Throws a usage
+ * CaiError when a path runs through something that is not an object, or `unset` names nothing.
+ */
+export function applyOverrides(doc: Record<string, unknown>, overrides: Overrides): Record<string, unknown> {
+  const copy = structuredClone(doc);
+  for (const [path, value] of overrides.set ?? []) {
+    const { parent, key } = walk(copy, path, true);
+    parent[key] = value;
+  }
+  for (const path of overrides.unset ?? []) {
+    const { parent, key } = walk(copy, path, false);
+    if (!Object.prototype.hasOwnProperty.call(parent, key)) {
+      throw usageError('bad_override', `--unset ${path}: the document has no field ${path}`, 'check the path against the sample (cai sample … prints it)');
+    }
+    delete parent[key];
+  }
+  return copy;
+}
+
+function walk(doc: Record<string, unknown>, path: string, create: boolean): { parent: Record<string, unknown>; key: string } {
+  const segments = path.split('.');
+  if (path === '' || segments.some((segment) => segment === '')) {
+    throw usageError('bad_override', `bad field path ${JSON.stringify(path)}`, 'use dotted field names, e.g. contact.phone_e164');
+  }
+  if (segments.some((segment) => segment === '__proto__' || segment === 'constructor' || segment === 'prototype')) {
+    throw usageError('bad_override', `field path ${JSON.stringify(path)} names a reserved property`, 'use the field names of the spec');
+  }
+  let parent = doc;
+  for (const [index, segment] of segments.slice(0, -1).entries()) {
+    const next = parent[segment];
+    if (next === undefined && create) {
+      const created: Record<string, unknown> = {};
+      parent[segment] = created;
+      parent = created;
+    } else if (typeof next === 'object' && next !== null && !Array.isArray(next)) {
+      parent = next as Record<string, unknown>;
+    } else {
+      const at = segments.slice(0, index + 1).join('.');
+      throw usageError(
+        'bad_override',
+        next === undefined ? `the document has no field ${at}` : `${at} is not an object, so ${path} cannot be ${create ? 'set' : 'unset'}`,
+        create ? `set ${at} itself, e.g. --set '${at}={"…":"…"}'` : 'check the path against the sample',
+      );
+    }
+  }
+  return { parent, key: segments[segments.length - 1] as string };
+}
+
+/**
+ * Parses one `--set path=value`: a value that parses as JSON is used as JSON (numbers, true, null,
+ * objects, quoted strings), otherwise as the string itself.
+ */
+export function parseSetOverride(text: string): [string, unknown] {
+  const equals = text.indexOf('=');
+  if (equals <= 0) throw usageError('bad_override', `--set ${text}: expected path=value`, 'e.g. --set contact.name="Ana Sousa" or --set attempts=4');
+  const path = text.slice(0, equals);
+  const raw = text.slice(equals + 1);
+  try {
+    return [path, JSON.parse(raw) as unknown];
+  } catch {
+    return [path, raw];
+  }
+}
+
+/** A job acknowledgment (§2.3), as a provider answers a contact job with 202. */
+export function sampleAck(): Record<string, unknown> {
+  return { provider_job_id: newProviderJobId(), assigned_number_e164: sampleE164() };
+}
+
+/** The duplicate acknowledgment (§2.13). */
+export function sampleDuplicateAck(): Record<string, unknown> {
+  return { ok: true, duplicate: true };
+}

@@ -1,0 +1,339 @@
+/**
+ * Validation of the interface's documents (§2). Verdicts are returned values; these functions never throw.
+ * On the hot path of the mock receivers and the batch sender: schemas are built once, at module load.
+ *
+ * Errors are breaches of what the spec states. Warnings are what a type usually carries where the spec
+ * says "not shown" (§2.4: which fields each event type requires beyond `event` and `event_id`), unknown
+ * fields under `strict` (§9.2 accepts them), and advice (plain-http callback URL, §5.8).
+ */
+import type * as z from 'zod';
+import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, type EventType } from './constants.js';
+import { FORMAT_BY_PATTERN, EVENT_ID_PATTERN } from './formats.js';
+import { Brief, Contact, ContactJob, DuplicateAck, EventEnvelope, EventSchemas, JobAck, Origin } from './schemas.js';
+import { locateJsonSyntaxError } from './json-syntax.js';
+
+export type DocumentKind = 'job' | 'event' | 'ack' | 'duplicate-ack';
+export const DOCUMENT_KINDS: readonly DocumentKind[] = ['job', 'event', 'ack', 'duplicate-ack'];
+
+export interface ValidationIssue {
+  /** JSON path of the field, dotted (`contact.phone_e164`); `""` is the document itself. */
+  path: string;
+  /** Stable machine-readable code, e.g. `required`, `format`, `enum`, `unknown_field`. */
+  code: string;
+  message: string;
+  expected?: string;
+  received?: string;
+}
+
+export interface DocumentVerdict {
+  kind: DocumentKind | 'unknown';
+  eventType?: string;
+  valid: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+export interface Branch {
+  branch_code: string;
+  name: string;
+}
+
+export interface ValidateOptions {
+  /** What the document should be; `auto` (the default) decides by shape. */
+  kind?: DocumentKind | 'auto';
+  /** The deployment's branch catalog: a `branch_code` outside it is an error. */
+  catalog?: readonly Branch[];
+  /** Report unknown fields as warnings (never errors: §9.2). */
+  strict?: boolean;
+}
+
+type Doc = Record<string, unknown>;
+
+/** §2.4 "not shown": what each event type usually carries. Missing → warning, never error. */
+const USUAL_EVENT_FIELDS: Record<EventType, readonly string[]> = {
+  'conversation.message': ['lead_id', 'channel', 'direction', 'author', 'text', 'occurred_at'],
+  'appointment.booked': ['lead_id', 'branch_code', 'scheduled_at', 'occurred_at'],
+  'appointment.rescheduled': ['lead_id', 'branch_code', 'scheduled_at', 'occurred_at'],
+  'appointment.cancelled': ['lead_id', 'branch_code', 'occurred_at'],
+  'job.closed': ['lead_id', 'outcome', 'attempts', 'occurred_at'],
+};
+
+const keysOf = (schema: { shape: object }): ReadonlySet<string> => new Set(Object.keys(schema.shape));
+const KNOWN_JOB_FIELDS = { '': keysOf(ContactJob), contact: keysOf(Contact), origin: keysOf(Origin), brief: keysOf(Brief) } as const;
+const KNOWN_EVENT_FIELDS = Object.fromEntries(EVENT_TYPES.map((type) => [type, keysOf(EventSchemas[type])])) as Record<EventType, ReadonlySet<string>>;
+const KNOWN_ACK_FIELDS = keysOf(JobAck);
+const KNOWN_DUPLICATE_FIELDS = keysOf(DuplicateAck);
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/** Validates a parsed JSON value as a document of the interface. Never throws. */
+export function validateDocument(value: unknown, options: ValidateOptions = {}): DocumentVerdict {
+  try {
+    return validateValue(value, options);
+  } catch (error) {
+    // A bug here must not take down a receiver: report it as a verdict.
+    return verdict('unknown', undefined, [{ path: '', code: 'internal', message: `internal validator error: ${String(error)}` }], []);
+  }
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Validates a body exactly as received: UTF-8 (§2), JSON, the 256 KB limit (§8, Interface B), then the
+ * document. Never throws.
+ */
+export function validateBody(raw: Uint8Array, options: ValidateOptions = {}): DocumentVerdict {
+  const sizeIssue: ValidationIssue | undefined =
+    raw.byteLength > MAX_BODY_BYTES
+      ? {
+          path: '',
+          code: 'too_large',
+          message: `body is ${raw.byteLength} bytes, over the 256 KB limit (§8: 413 on Interface B)`,
+          expected: `at most ${MAX_BODY_BYTES} bytes`,
+          received: `${raw.byteLength} bytes`,
+        }
+      : undefined;
+  const explicitKind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
+  let text: string;
+  try {
+    text = decoder.decode(raw);
+  } catch {
+    return verdict(explicitKind, undefined, [{ path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' }, ...(sizeIssue ? [sizeIssue] : [])], []);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return verdict(explicitKind, undefined, [notJsonIssue(text, error), ...(sizeIssue ? [sizeIssue] : [])], []);
+  }
+  const result = validateDocument(value, options);
+  if (sizeIssue) {
+    // §8 states the limit for Interface B; a contact job over it is only a warning.
+    if (result.kind === 'job') result.warnings.push({ ...sizeIssue, message: `${sizeIssue.message}; §8 states the limit for events, but receivers may refuse it` });
+    else {
+      result.errors.push(sizeIssue);
+      result.valid = false;
+    }
+  }
+  return result;
+}
+
+function notJsonIssue(text: string, error: unknown): ValidationIssue {
+  if (text.charCodeAt(0) === 0xfeff) {
+    return { path: '', code: 'not_json', message: 'not JSON: starts with a byte order mark (U+FEFF) at line 1, column 1', expected: 'JSON without a byte order mark' };
+  }
+  const located = locateJsonSyntaxError(text);
+  const reason = error instanceof Error ? cleanParserMessage(error.message) : 'syntax error';
+  const where = located ? ` at line ${located.line}, column ${located.column}` : '';
+  return { path: '', code: 'not_json', message: `not JSON: ${located?.reason ?? reason}${where}`, received: located?.near };
+}
+
+/** V8's messages quote the whole input ("…" is not valid JSON) and count positions; keep the reason only. */
+function cleanParserMessage(message: string): string {
+  return message.replace(/,\s*"[\s\S]*" is not valid JSON$/, '').replace(/ in JSON at position \d+.*$/s, '');
+}
+
+function validateValue(value: unknown, options: ValidateOptions): DocumentVerdict {
+  const requested = options.kind ?? 'auto';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind = requested === 'auto' ? 'unknown' : requested;
+    return verdict(kind, undefined, [{ path: '', code: 'not_object', message: 'a document must be a JSON object', expected: 'an object', received: describe(value) }], []);
+  }
+  const doc = value as Doc;
+  const kind = requested === 'auto' ? detectKind(doc) : requested;
+  switch (kind) {
+    case 'job':
+      return validateJob(doc, options);
+    case 'event':
+      return validateEvent(doc, options);
+    case 'ack':
+      return validateSimple('ack', JobAck, KNOWN_ACK_FIELDS, doc, options);
+    case 'duplicate-ack':
+      return validateSimple('duplicate-ack', DuplicateAck, KNOWN_DUPLICATE_FIELDS, doc, options);
+    default:
+      return verdict('unknown', undefined, [
+        {
+          path: '',
+          code: 'unknown_kind',
+          message: 'cannot tell what this document is: it has neither "event" (an event) nor "contact" (a contact job)',
+          expected: 'a contact job, an event, or an acknowledgment',
+        },
+      ], []);
+  }
+}
+
+/** `auto`: decide by shape (§2.2 jobs carry `contact`, §2.4 events carry `event`). */
+export function detectKind(doc: Doc): DocumentKind | 'unknown' {
+  if ('event' in doc) return 'event';
+  if ('contact' in doc) return 'job';
+  if ('assigned_number_e164' in doc) return 'ack';
+  if ('duplicate' in doc) return 'duplicate-ack';
+  return 'unknown';
+}
+
+function validateJob(doc: Doc, options: ValidateOptions): DocumentVerdict {
+  const errors = schemaIssues(ContactJob, doc);
+  const warnings: ValidationIssue[] = [];
+  if (options.catalog) checkCatalog(doc.branch_code, 'branch_code', options.catalog, errors);
+  const contact = isObject(doc.contact) ? doc.contact : undefined;
+  if (contact && typeof contact.name === 'string' && contact.name.trim() === '') {
+    warnings.push({ path: 'contact.name', code: 'blank', message: 'the contact name is blank' });
+  }
+  if (contact && typeof contact.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(contact.email)) {
+    warnings.push({ path: 'contact.email', code: 'implausible_email', message: 'does not look like an e-mail address', expected: 'local@domain', received: describe(contact.email) });
+  }
+  if (typeof doc.callback_url === 'string' && /^http:/i.test(doc.callback_url)) {
+    warnings.push({ path: 'callback_url', code: 'insecure_url', message: 'plain http: §5.8 requires TLS 1.2 or above in production', expected: 'https://…', received: describe(doc.callback_url) });
+  }
+  if (options.strict) {
+    unknownFields(doc, KNOWN_JOB_FIELDS[''], '', warnings);
+    for (const key of ['contact', 'origin', 'brief'] as const) {
+      const nested = doc[key];
+      if (isObject(nested)) unknownFields(nested, KNOWN_JOB_FIELDS[key], `${key}.`, warnings);
+    }
+  }
+  return verdict('job', undefined, errors, warnings);
+}
+
+function validateEvent(doc: Doc, options: ValidateOptions): DocumentVerdict {
+  const type = doc.event;
+  if (typeof type !== 'string' || !EVENT_TYPE_SET.has(type)) {
+    // The type is missing or unknown: report that, and whatever else is wrong with the envelope.
+    return verdict('event', typeof type === 'string' ? type : undefined, schemaIssues(EventEnvelope, doc), []);
+  }
+  const eventType = type as EventType;
+  const errors = schemaIssues(EventSchemas[eventType], doc);
+  const warnings: ValidationIssue[] = [];
+  for (const field of USUAL_EVENT_FIELDS[eventType]) {
+    if (doc[field] === undefined) {
+      warnings.push({
+        path: field,
+        code: 'usually_present',
+        message: `${eventType} events usually carry ${field}; the spec does not require it ("not shown", §2.4)`,
+      });
+    }
+  }
+  if (options.catalog && doc.branch_code !== undefined && eventType.startsWith('appointment.')) {
+    checkCatalog(doc.branch_code, 'branch_code', options.catalog, errors);
+  }
+  if (options.strict) unknownFields(doc, KNOWN_EVENT_FIELDS[eventType], '', warnings);
+  return verdict('event', eventType, errors, warnings);
+}
+
+function validateSimple(kind: DocumentKind, schema: z.ZodType, known: ReadonlySet<string>, doc: Doc, options: ValidateOptions): DocumentVerdict {
+  const errors = schemaIssues(schema, doc);
+  const warnings: ValidationIssue[] = [];
+  if (options.strict) unknownFields(doc, known, '', warnings);
+  return verdict(kind, undefined, errors, warnings);
+}
+
+function checkCatalog(value: unknown, path: string, catalog: readonly Branch[], errors: ValidationIssue[]): void {
+  if (typeof value !== 'string' || value === '') return; // the schema reports it
+  if (catalog.some((branch) => branch.branch_code === value)) return;
+  const known = catalog.map((branch) => branch.branch_code);
+  errors.push({
+    path,
+    code: 'unknown_branch',
+    message: 'not in the branch catalog (§2.2: issued per deployment)',
+    expected: known.length <= 5 ? `one of: ${known.join(', ')}` : `one of the ${known.length} catalog codes (${known.slice(0, 5).join(', ')}, …)`,
+    received: describe(value),
+  });
+}
+
+function unknownFields(doc: Doc, known: ReadonlySet<string>, prefix: string, warnings: ValidationIssue[]): void {
+  for (const key of Object.keys(doc)) {
+    if (!known.has(key)) {
+      warnings.push({ path: `${prefix}${key}`, code: 'unknown_field', message: 'not a field of spec v1.0 (accepted: §9.2 receivers ignore unknown fields)' });
+    }
+  }
+}
+
+function schemaIssues(schema: z.ZodType, doc: Doc): ValidationIssue[] {
+  const result = schema.safeParse(doc, { reportInput: true });
+  return result.success ? [] : result.error.issues.map(toIssue);
+}
+
+function verdict(kind: DocumentKind | 'unknown', eventType: string | undefined, errors: ValidationIssue[], warnings: ValidationIssue[]): DocumentVerdict {
+  const result: DocumentVerdict = { kind, valid: errors.length === 0, errors, warnings };
+  if (eventType !== undefined) result.eventType = eventType;
+  return result;
+}
+
+function isObject(value: unknown): value is Doc {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The dotted JSON path of an issue: `contact.phone_e164`, `items[2]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return text;
+}
+
+/** A short, safe rendering of a received value for messages. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}…` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
+
+const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a number', string: 'a string', object: 'an object', boolean: 'a boolean', array: 'an array' };
+
+function typeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `a string ${describe(value)}`;
+  return `${typeof value} ${describe(value)}`;
+}
+
+function toIssue(issue: z.core.$ZodIssue): ValidationIssue {
+  const path = formatPath(issue.path);
+  const input: unknown = issue.input;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
+      if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected };
+      if (input === null) return { path, code: 'null', message: 'null is not allowed: omit an optional field instead', expected, received: 'null' };
+      if (issue.expected === 'int' && typeof input === 'number') return { path, code: 'not_integer', message: 'must be a whole number', expected, received: describe(input) };
+      return { path, code: 'type', message: `must be ${expected}`, expected, received: typeOfValue(input) };
+    }
+    case 'invalid_value': {
+      const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+      if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected: values.length === 1 ? values[0] : `one of: ${values.join(', ')}` };
+      if (input === null) return { path, code: 'null', message: 'null is not allowed: omit an optional field instead', expected: `one of: ${values.join(', ')}`, received: 'null' };
+      if (path === 'event') {
+        return { path, code: 'unknown_event_type', message: 'not an event type of §6', expected: `one of: ${values.join(', ')}`, received: describe(input) };
+      }
+      if (values.length === 1) return { path, code: 'value', message: `must be ${values[0]}`, expected: values[0], received: describe(input) };
+      return { path, code: 'enum', message: 'not one of the allowed values', expected: `one of: ${values.join(', ')}`, received: describe(input) };
+    }
+    case 'invalid_format': {
+      const pattern = 'pattern' in issue && typeof issue.pattern === 'string' ? issue.pattern : '';
+      if (pattern === EVENT_ID_PATTERN.toString()) {
+        const length = typeof input === 'string' ? [...input].length : 0;
+        return length === 0
+          ? { path, code: 'empty', message: 'must not be empty', expected: `1 to ${MAX_EVENT_ID_LENGTH} characters` }
+          : { path, code: 'too_long', message: `is ${length} characters, over the ${MAX_EVENT_ID_LENGTH}-character limit (§8)`, expected: `at most ${MAX_EVENT_ID_LENGTH} characters`, received: `${length} characters` };
+      }
+      const format = FORMAT_BY_PATTERN.get(pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1'));
+      return { path, code: 'format', message: format?.message ?? 'wrong format', expected: format?.expected ?? pattern, received: describe(input) };
+    }
+    case 'too_small':
+      if (issue.origin === 'string') return { path, code: 'empty', message: 'must not be empty', expected: 'a non-empty string', received: '""' };
+      return { path, code: 'minimum', message: `must be ${String(issue.minimum)} or more`, expected: `>= ${String(issue.minimum)}`, received: describe(input) };
+    case 'too_big':
+      return { path, code: 'maximum', message: `must be at most ${String(issue.maximum)}`, expected: `<= ${String(issue.maximum)}`, received: describe(input) };
+    default:
+      return { path, code: issue.code, message: issue.message };
+  }
+}
