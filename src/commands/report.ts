@@ -58,12 +58,12 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
       throw unreadable(file, 'log', error);
     });
   }
-  const inputs = logs.map((file) => (file === '-' ? { name: '(stdin)', stream: io.stdin } : resolvePath(io.cwd, file)));
+  const inputs = logs.map((file) => (file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolvePath(io.cwd, file) }));
   let report;
   try {
     report = await reportFromLogs(inputs, { since, until, provider: options.provider, space: options.space });
   } catch (error) {
-    if (error instanceof LogReadError) throw unreadable(logs[inputs.findIndex((input) => (typeof input === 'string' ? input : input.name) === error.file)] ?? error.file, 'log', error.cause);
+    if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
     throw error;
   }
   report.logs = logs;

@@ -38,7 +38,7 @@ export function openLog(path: string): Readable {
 
 /** The whole report from log files (or streams), as `cai report --format json` prints it. */
 export async function reportFromLogs(
-  inputs: readonly (string | { name: string; stream: Readable })[],
+  inputs: readonly (string | { name: string; stream: Readable } | { name: string; path: string })[],
   filter: import('./aggregate.js').ReportFilter,
 ): Promise<import('./aggregate.js').OperationReport & { logs: string[]; lines: number; malformed: MalformedLine[] }> {
   const { ReportBuilder } = await import('./aggregate.js');
@@ -46,7 +46,7 @@ export async function reportFromLogs(
   const summary: ReadSummary = { lines: 0, malformed: [] };
   for (const input of inputs) {
     // Each file is opened only when its turn comes, so an error belongs to it and none is left unhandled.
-    const { name, stream } = typeof input === 'string' ? { name: input, stream: openLog(input) } : input;
+    const { name, stream } = typeof input === 'string' ? { name: input, stream: openLog(input) } : 'path' in input ? { name: input.name, stream: openLog(input.path) } : input;
     try {
       await readLog(stream, name, (record) => builder.add(record), summary);
     } catch (error) {
