@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram } from './program.js';
+import { buildProgram, commandWordOf } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { redactSecrets } from './secrets/resolve.js';
 
@@ -15,7 +15,7 @@ const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const state: RunState = { io, exitCode: ExitCode.ok };
   try {
-    const program = buildProgram(state);
+    const program = await buildProgram(state, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
@@ -68,14 +68,16 @@ function outputFromArgv(io: Io, argv: readonly string[]): Promise<Output> {
   });
 }
 
+/** `sign`, or `mock platform` for command groups: used to point the hint at the right `--help`. */
 function commandNameOf(argv: readonly string[]): string | undefined {
+  const first = commandWordOf(argv);
+  if (!first) return undefined;
   const words = argv.filter((word) => !word.startsWith('-'));
-  const known = new Set(['sign', 'verify', 'validate', 'sample', 'schema', 'send-job', 'send-event', 'replay', 'mock', 'conformance', 'config', 'doctor', 'report']);
-  const first = words[0];
-  if (!first || !known.has(first)) return undefined;
-  const second = words[1];
-  return (first === 'mock' || first === 'conformance' || first === 'config') && second ? `${first} ${second}` : first;
+  const second = words[words.indexOf(first) + 1];
+  return GROUPS.has(first) && second && /^[a-z]+$/.test(second) ? `${first} ${second}` : first;
 }
+
+const GROUPS = new Set(['mock', 'conformance', 'config']);
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {

@@ -1,25 +1,56 @@
 import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
-import { registerSign } from './commands/sign.js';
-import { registerVerify } from './commands/verify.js';
-import { registerValidate } from './commands/validate.js';
-import { registerSample } from './commands/sample.js';
-import { registerSchema } from './commands/schema.js';
-import { registerSendJob } from './commands/send-job.js';
-import { registerSendEvent } from './commands/send-event.js';
-import { registerReplay } from './commands/replay.js';
-import { registerConfig } from './commands/config.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerReport } from './commands/report.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
+
+type Register = (program: Command, state: RunState) => void;
+
+/**
+ * Every command, by the first word that invokes it, with a lazy import of its module. Only the module of the
+ * command being run is loaded (all of them for help and for unknown commands), so start-up stays close to
+ * bare node: `cai sign` loads commander, the signing core and nothing else (issue #2 benchmark).
+ * The order here is the order of `cai --help`.
+ */
+const COMMANDS: [name: string, load: () => Promise<Register>][] = [
+  ['sign', async () => (await import('./commands/sign.js')).registerSign],
+  ['verify', async () => (await import('./commands/verify.js')).registerVerify],
+  ['validate', async () => (await import('./commands/validate.js')).registerValidate],
+  ['sample', async () => (await import('./commands/sample.js')).registerSample],
+  ['schema', async () => (await import('./commands/schema.js')).registerSchema],
+  ['send-job', async () => (await import('./commands/send-job.js')).registerSendJob],
+  ['send-event', async () => (await import('./commands/send-event.js')).registerSendEvent],
+  ['replay', async () => (await import('./commands/replay.js')).registerReplay],
+  ['mock', async () => (await import('./commands/mock.js')).registerMock],
+  ['config', async () => (await import('./commands/config.js')).registerConfig],
+  ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
+  ['report', async () => (await import('./commands/report.js')).registerReport],
+];
+
+/** Global options that take a value, skipped when looking for the command word. */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--config', '--env']);
+
+/** The command word of argv, if it names a known command. */
+export function commandWordOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i] as string;
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(word)) {
+      i += 1;
+      continue;
+    }
+    if (word === '--') return undefined;
+    if (word.startsWith('-')) continue;
+    return COMMANDS.some(([name]) => name === word) ? word : undefined;
+  }
+  return undefined;
+}
 
 export const VERSION = '0.1.0';
 
 /**
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
  * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code (issue #2).
+ * Only the invoked command's module is registered; every module is for help and unknown words.
  */
-export function buildProgram(state: RunState): Command {
+export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('cai')
     .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
     .version(VERSION, '-V, --version', 'print the version')
@@ -39,18 +70,11 @@ export function buildProgram(state: RunState): Command {
       outputError: () => {},
     });
 
-  registerSign(program, state);
-  registerVerify(program, state);
-  registerValidate(program, state);
-  registerSample(program, state);
-  registerSchema(program, state);
-  registerSendJob(program, state);
-  registerSendEvent(program, state);
-  registerReplay(program, state);
-  registerConfig(program, state);
-  registerDoctor(program, state);
-  registerReport(program, state);
-  // After every command is registered: one preAction hook applies cai.config.json defaults to any of them.
+  const word = commandWordOf(argv);
+  const wanted = word === undefined ? COMMANDS : COMMANDS.filter(([name]) => name === word);
+  const registers = await Promise.all(wanted.map(([, load]) => load()));
+  for (const register of registers) register(program, state);
+  // One preAction hook applies cai.config.json defaults to whichever command runs (issue #7).
   installConfigDefaults(program, state);
   return program;
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { isIP } from 'node:net';
 
 /**
  * Option value parsers for commander. They turn a bad value into commander's own
@@ -78,6 +79,27 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
     if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}.`);
     return value as T;
   };
+}
+
+/** An IPv4 or IPv6 address or CIDR block, such as `203.0.113.0/24` or `2001:db8::/32` (§5.7). */
+export function parseCidrOption(value: string): string {
+  const [address = '', prefix, ...rest] = value.trim().split('/');
+  const version = isIP(address);
+  const max = version === 4 ? 32 : 128;
+  if (version === 0 || rest.length > 0 || (prefix !== undefined && (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > max))) {
+    throw new InvalidArgumentError('expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.');
+  }
+  return value.trim();
+}
+
+/** Milliseconds: a bare number is milliseconds here (`--latency 250`); `1.5s`, `2m` also work. */
+export function parseMilliseconds(value: string): number {
+  if (/^[0-9]+$/.test(value.trim())) return Number(value.trim());
+  try {
+    return parseDurationMs(value);
+  } catch {
+    throw new InvalidArgumentError('expected milliseconds such as 250, or a duration such as 1.5s.');
+  }
 }
 
 /** A point in time: an ISO 8601 date or date-time with an offset (§2.1), or a duration ago such as `24h` or `7d`. */

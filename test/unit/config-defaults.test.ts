@@ -189,8 +189,8 @@ describe('config defaults: the mapping itself', () => {
 });
 
 describe('config defaults: the real program', () => {
-  it('every rule whose command is registered names an option that command really has', () => {
-    const program = buildProgram({ io: fakeIo(tmpdir()), exitCode: 0 });
+  it('every rule whose command is registered names an option that command really has', async () => {
+    const program = await buildProgram({ io: fakeIo(tmpdir()), exitCode: 0 });
     const find = (path: string): Command | undefined =>
       path.split(' ').reduce<Command | undefined>((command, name) => command?.commands.find((c) => c.name() === name), program);
     let checked = 0;

@@ -1,0 +1,151 @@
+// Requests per second of `cai mock platform` (verify, validate, dedupe, durable fsynced log, a printed line per
+// request) against a bare node:http server answering 202, with the same in-repo load generator in the same run.
+// Target: ratio >= 0.5 (issue 5).
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { BIN, formatRatio, median } from './lib.js';
+
+// Group commit turns concurrency into batch size: 64 connections is a moderate load for an events endpoint.
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1500);
+// Bare and mock alternate within each round, and the ratio is the median of the per-round ratios, so a
+// neighbour's load on a shared machine skews both sides of a pair alike.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const MAX_REQUESTS_PER_ROUND = 200_000;
+const SECRET = 'bench-secret-0123456789abcdef';
+
+const BARE_SERVER = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { res.writeHead(202, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+});
+server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port + '/events'));
+`;
+
+/** Starts a server process and resolves with the URL from its first stdout line; later lines are drained. */
+function startServer(args, env = {}) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume(); // keep draining the per-request lines
+      resolve({ child, url: buffered.slice(0, newline).trim() });
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${stderr}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** A signed, valid, unique conversation.message, as a provider would send it (signing is outside the timing). */
+function signedRequest(index, prefix) {
+  const body = Buffer.from(
+    JSON.stringify({
+      event: 'conversation.message',
+      event_id: `evt_${prefix}_${index}`,
+      lead_id: `lead-${index % 500}`,
+      provider_job_id: 'pj_bench',
+      channel: 'whatsapp',
+      from_number_e164: '+447700900123',
+      direction: index % 2 ? 'inbound' : 'outbound',
+      author: index % 2 ? 'contact' : 'agent',
+      text: 'Hello, this is a benchmark message of ordinary length for a chat conversation.',
+      occurred_at: '2026-11-22T13:00:00+00:00',
+    }),
+  );
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = 'sha256=' + createHmac('sha256', SECRET).update(`${timestamp}.`).update(body).digest('hex');
+  return {
+    body,
+    headers: { 'content-type': 'application/json', 'x-cai-provider': 'bench', 'x-cai-timestamp': timestamp, 'x-cai-signature': signature },
+  };
+}
+
+/** N keep-alive connections, each sending one request after another, for at most ROUND_MS or the prepared count. */
+async function load(url, requests, durationMs) {
+  const dispatcher = new Agent({ connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 10_000 });
+  let next = 0;
+  let done = 0;
+  let failed = 0;
+  const statuses = new Map();
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const worker = async () => {
+    while (performance.now() < deadline && next < requests.length) {
+      const { body, headers } = requests[next++];
+      try {
+        const response = await request(url, { method: 'POST', headers, body, dispatcher });
+        await response.body.dump();
+        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+        if (response.statusCode === 202) done += 1;
+        else failed += 1;
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = performance.now() - started;
+  await dispatcher.close();
+  return { perSecond: (done / elapsed) * 1000, done, failed, statuses };
+}
+
+function prepare(prefix, count) {
+  return Array.from({ length: count }, (_, index) => signedRequest(index, prefix));
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'cai-bench-mock-'));
+  const bare = await startServer(['-e', BARE_SERVER]);
+  const mock = await startServer(
+    [BIN, 'mock', 'platform', '--provider', 'bench', '--secret-env', 'BENCH_SECRET', '--log', join(dir, 'events.ndjson')],
+    { BENCH_SECRET: SECRET },
+  );
+  try {
+    const perRound = Math.min(MAX_REQUESTS_PER_ROUND, Math.ceil((ROUND_MS / 1000) * 40_000));
+    // Warm-up: JIT and connections on both sides.
+    await load(bare.url, prepare(`wb${randomBytes(3).toString('hex')}`, 3000), 500);
+    await load(mock.url, prepare(`wm${randomBytes(3).toString('hex')}`, 3000), 500);
+    const bareRates = [];
+    const mockRates = [];
+    const ratios = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const bareRun = await load(bare.url, prepare(`b${round}`, perRound), ROUND_MS);
+      const mockRun = await load(mock.url, prepare(`m${round}_${randomBytes(3).toString('hex')}`, perRound), ROUND_MS);
+      if (mockRun.failed > 0 || bareRun.failed > 0) {
+        throw new Error(`non-202 answers: mock ${JSON.stringify([...mockRun.statuses])}, bare ${JSON.stringify([...bareRun.statuses])}`);
+      }
+      bareRates.push(bareRun.perSecond);
+      mockRates.push(mockRun.perSecond);
+      ratios.push(mockRun.perSecond / bareRun.perSecond);
+    }
+    console.log(`load: ${CONNECTIONS} keep-alive connections, ${ROUNDS} rounds of ${ROUND_MS} ms per server; per-round ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
+    console.log(formatRatio('cai mock platform (verify, validate, dedupe, synced log)', median(mockRates), median(bareRates), 'req/s (medians)', '>= 0.5'));
+    console.log(`median of per-round ratios: ${median(ratios).toFixed(2)} (target >= 0.5)`);
+  } finally {
+    await Promise.all([stop(bare.child), stop(mock.child)]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

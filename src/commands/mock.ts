@@ -1,0 +1,339 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import {
+  collectValues,
+  parseCidrOption,
+  parseMilliseconds,
+  parseNonNegativeInteger,
+  parsePort,
+  parseProbability,
+  parseRatePerSecond,
+} from '../cli/options.js';
+import { errorMessage, usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import type { Output } from '../output/output.js';
+import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
+import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
+import type { SentEventEntry } from '../mock/provider.js';
+
+interface CommonOptions {
+  host: string;
+  port: number;
+  provider?: string;
+  log?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  latency?: number;
+  break?: string[];
+  [key: string]: unknown;
+}
+
+interface ProviderCommandOptions extends CommonOptions {
+  source?: string;
+  scenario?: string;
+  speed: number;
+  catalog?: string;
+}
+
+interface PlatformCommandOptions extends CommonOptions {
+  path: string;
+  testProvider?: string;
+  testSecretEnv?: string[];
+  testSecretFile?: string[];
+  rateLimit?: number;
+  allowOrigin?: string[];
+  failRate?: number;
+  failFirst?: number;
+  knownLead?: string[];
+  catalog?: string;
+}
+
+
+export function registerMock(program: Command, state: RunState): void {
+  const mock = program.command('mock').description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)');
+  registerPlatform(mock, state);
+  registerProvider(mock, state);
+}
+
+function addCommonOptions(command: Command): Command {
+  return command
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
+    .option('--log <file>', 'append every accepted request to this NDJSON file, fsynced before the 202; reloaded on start')
+    .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
+    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues);
+}
+
+function registerPlatform(mock: Command, state: RunState): void {
+  const command = addCommonOptions(
+    mock
+      .command('platform')
+      .description('Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log')
+      .requiredOption('--provider <code>', 'the provider code expected in X-CAI-Provider (§5.6)'),
+  )
+    .option('--path <path>', 'path of the events endpoint', '/events')
+    .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
+    .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
+    .option('--test-secret-file <path>', 'secret of the test credential, from a file (repeatable)', collectValues)
+    .option('--rate-limit <rate>', 'answer 429 with Retry-After above this rate, e.g. 20/s or 600/m (§7)', parseRatePerSecond)
+    .option('--allow-origin <cidr>', 'accept requests only from these addresses or CIDR blocks, IPv4 or IPv6 (§5.7; repeatable)', collectCidr)
+    .option('--fail-rate <p>', 'answer this fraction of valid events 503, from 0 to 1 (fault injection)', parseProbability)
+    .option('--fail-first <n>', 'answer the first N attempts of each event_id 503 (fault injection)', parseNonNegativeInteger)
+    .option('--known-lead <id>', 'a lead_id the platform knows (repeatable); others are accepted and marked for reconciliation (§6.3)', collectValues)
+    .option('--catalog <file>', 'branch catalog (JSON); appointment events with another branch_code are rejected 400');
+  addSecretOptions(command, 'secret', 'secret of the live credential, Interface B direction (default: $CAI_SECRET); several = rotation overlap');
+  command.addHelpText(
+    'after',
+    `
+Faults for --break: no-dedupe, racy-dedupe, dedupe-before-auth, reserialising-verifier, no-window,
+  past-only-window, no-size-limit, reject-unknown-fields, reject-unknown-lead, lax-schema, 5xx-on-bad-json,
+  any-provider, duplicate-without-body, no-retry-after
+
+Examples:
+  $ cai mock platform --provider acme --secret-env CAI_SECRET --port 8787 --log events.ndjson
+  $ cai mock platform --provider acme --secret-file new.secret --secret-file old.secret \\
+      --test-provider acme-test --test-secret-env ACME_TEST_SECRET --rate-limit 20/s
+  $ cai mock platform --provider acme --fail-first 2 --latency 200     # exercise a sender's retries
+  $ cai mock platform --provider acme --break no-dedupe                # see a conformance failure`,
+  );
+  command.action(async (options: PlatformCommandOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runMockPlatform(options, context));
+  });
+}
+
+function registerProvider(mock: Command, state: RunState): void {
+  const command = addCommonOptions(
+    mock
+      .command('provider')
+      .description('Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)')
+      .requiredOption('--provider <code>', 'this provider\'s code, sent as X-CAI-Provider on the events (§4.2)'),
+  )
+    .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
+    .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
+    .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
+    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400');
+  addSecretOptions(command, 'secret', 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap');
+  addSecretOptions(command, 'callback-secret', 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs');
+  command.addHelpText(
+    'after',
+    `
+Faults for --break: no-dedupe, no-signature-check, bad-ack, 5xx-on-bad-json, callback-lead-changed,
+  callback-wrong-secret, callback-wrong-provider, callback-invalid-event
+
+Examples:
+  $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
+  $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
+  );
+  command.action(async (options: ProviderCommandOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runMockProvider(options, context));
+  });
+}
+
+function parseSpeed(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError('expected a positive number such as 10 or 0.5.');
+  }
+  return n;
+}
+
+function collectCidr(value: string, previous: string[] | undefined): string[] {
+  return collectValues(parseCidrOption(value), previous);
+}
+
+async function runMockPlatform(options: PlatformCommandOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const testSecrets = testSecretsFromOptions(options, io);
+  const tls = await readTls(options, io);
+  const { startMockPlatform } = await import('../mock/platform.js');
+  const lines = new LineWriter(output);
+  const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const mock = await startMockPlatform({
+    host: options.host,
+    port: options.port,
+    path: options.path,
+    providerCode: options.provider ?? '',
+    secrets,
+    testProviderCode: options.testProvider,
+    testSecrets,
+    logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    rateLimit: options.rateLimit,
+    allowOrigins: options.allowOrigin,
+    tls,
+    failRate: options.failRate,
+    failFirst: options.failFirst,
+    latencyMs: options.latency,
+    knownLeads: options.knownLead,
+    catalog,
+    faults: options.break,
+    keepRecords: false,
+    onRequest: (entry) => printEntry(entry, output, lines),
+  });
+  announce(mock, output, [
+    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
+    options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
+  ]);
+  return serveUntilInterrupted(mock, io, output, lines);
+}
+
+async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const tls = await readTls(options, io);
+  const { startMockProvider, parseScenario } = await import('../mock/provider.js');
+  const lines = new LineWriter(output);
+  const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
+  const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const mock = await startMockProvider({
+    host: options.host,
+    port: options.port,
+    providerCode: options.provider ?? '',
+    sourceId: options.source,
+    secrets,
+    callbackSecrets,
+    scenario,
+    speed: options.speed,
+    catalog,
+    logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    tls,
+    latencyMs: options.latency,
+    faults: options.break,
+    keepRecords: false,
+    onRequest: (entry) => printEntry(entry, output, lines),
+    onEvent: (entry) => printSent(entry, output, lines),
+  });
+  announce(mock, output, [
+    `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
+    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
+  ]);
+  return serveUntilInterrupted(mock, io, output, lines);
+}
+
+/** First stdout line: the URL (NDJSON `{"url": …}` with --json); the rest goes to stderr. */
+function announce(mock: RunningMock, output: Output, notes: string[]): void {
+  if (output.json) output.printJson({ url: mock.url });
+  else output.result(mock.url);
+  for (const note of notes) output.info(note);
+  output.info('ready; Ctrl-C to stop');
+}
+
+/** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
+async function serveUntilInterrupted(mock: RunningMock, io: Io, output: Output, lines: LineWriter): Promise<number> {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const off = io.onInterrupt((received) => {
+      off();
+      resolve(received);
+    });
+  });
+  output.info(`${signal}: finishing requests in flight…`);
+  await mock.close();
+  lines.flush();
+  output.info('stopped');
+  return 0;
+}
+
+/**
+ * The per-request lines, written in one batch per turn of the event loop: under load, one stdout write per
+ * request would cost the mock a system call each (bench/mock-platform.bench.js).
+ */
+class LineWriter {
+  private buffer = '';
+  private scheduled = false;
+
+  constructor(private readonly output: Output) {}
+
+  line(text: string): void {
+    this.buffer += text + '\n';
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  json(document: unknown): void {
+    this.line(JSON.stringify(document));
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.buffer === '') return;
+    const text = this.buffer;
+    this.buffer = '';
+    this.output.resultRaw(text);
+  }
+}
+
+function printEntry(entry: MockRequestEntry, output: Output, lines: LineWriter): void {
+  if (output.json) {
+    lines.json(entry);
+    return;
+  }
+  const c = output.color;
+  const time = entry.received_at.slice(11, 23);
+  const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
+  const what = entry.interface === 'A' ? 'contact job' : (entry.event ?? '-');
+  const parts = [time, status, entry.verdict.padEnd(9), what.padEnd(23)];
+  if (entry.event_id !== undefined) parts.push(entry.event_id);
+  if (entry.lead_id !== undefined) parts.push(`lead=${entry.lead_id}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
+  if (entry.provider_job_id !== undefined) parts.push(`job=${entry.provider_job_id}`);
+  if (entry.assigned_number_e164 !== undefined) parts.push(`from=${entry.assigned_number_e164}`);
+  if (entry.space === 'test') parts.push(c.cyan('(test space)'));
+  if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
+  if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
+  lines.line(parts.join('  '));
+}
+
+function printSent(entry: SentEventEntry, output: Output, lines: LineWriter): void {
+  if (output.json) {
+    lines.json(entry);
+    return;
+  }
+  const c = output.color;
+  const time = entry.sent_at.slice(11, 23);
+  const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
+  const parts = [time, status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
+  if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
+  if (entry.error) parts.push(entry.error);
+  lines.line(parts.join('  '));
+}
+
+/** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */
+function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): string[] | undefined {
+  const sources: SecretSource[] = [
+    ...(options.testSecretEnv ?? []).map((ref, order) => ({ kind: 'env' as const, ref, order })),
+    ...(options.testSecretFile ?? []).map((ref, order) => ({ kind: 'file' as const, ref, order: 1000 + order })),
+  ];
+  if (options.testProvider === undefined) {
+    if (sources.length > 0) throw usageError('missing_option', 'a test secret was given without --test-provider', 'pass --test-provider CODE with the test credential (§1)');
+    return undefined;
+  }
+  if (sources.length === 0) throw usageError('missing_secret', `no secret for the test provider ${options.testProvider}`, 'pass --test-secret-env NAME or --test-secret-file PATH');
+  return resolveSecrets(sources, io.env, { prefix: 'test-secret' }, io.cwd).map((secret) => secret.value);
+}
+
+async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+  if (options.tlsCert === undefined && options.tlsKey === undefined) return undefined;
+  if (options.tlsCert === undefined || options.tlsKey === undefined) {
+    throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
+  }
+  const read = async (file: string, what: string) => {
+    try {
+      return await readFile(resolvePath(io, file));
+    } catch (error) {
+      throw usageError('unreadable_file', `cannot read the TLS ${what} ${file}: ${errorMessage(error)}`, `check the --tls-${what} path`, error);
+    }
+  };
+  return { cert: await read(options.tlsCert, 'cert'), key: await read(options.tlsKey, 'key') };
+}
+
+function resolvePath(io: Io, file: string): string {
+  return resolve(io.cwd, file);
+}

@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { errorMessage, usageError } from '../errors.js';
+
+/** A catalog entry (§2.2): the platform's branch_code and name, plus, for the provider mock, its origin number. */
+export interface CatalogBranch {
+  branch_code: string;
+  name: string;
+  /** The provider's origin number for this unit (§3 step 4), E.164. */
+  number_e164?: string;
+}
+
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+/**
+ * Reads a catalog file: a JSON array of `{branch_code, name, number_e164?}`, or an object with such an array
+ * under `branches`. Anything else is a usage error naming the first problem.
+ */
+export async function loadCatalog(path: string): Promise<CatalogBranch[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(error)}`, 'check the --catalog path', error);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw usageError('bad_catalog', `the catalog ${path} is not JSON: ${errorMessage(error)}`, 'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]', error);
+  }
+  const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? (value as { branches?: unknown }).branches : undefined;
+  if (!Array.isArray(list)) {
+    throw usageError('bad_catalog', `the catalog ${path} is not a list of branches`, 'write it as a JSON array of {"branch_code", "name", "number_e164"} objects (or {"branches": [...]})');
+  }
+  return list.map((item: unknown, index) => toBranch(item, index, path));
+}
+
+function toBranch(item: unknown, index: number, path: string): CatalogBranch {
+  const fail = (what: string) =>
+    usageError('bad_catalog', `the catalog ${path}, entry ${index + 1}: ${what}`, 'each entry needs a string branch_code; name and number_e164 (E.164, e.g. +34910000001) are optional');
+  if (typeof item !== 'object' || item === null) throw fail('not an object');
+  const entry = item as Record<string, unknown>;
+  if (typeof entry.branch_code !== 'string' || entry.branch_code === '') throw fail('branch_code is missing or not a string');
+  const number = entry.number_e164 ?? entry.assigned_number_e164;
+  if (number !== undefined && (typeof number !== 'string' || !E164.test(number))) throw fail(`number_e164 ${JSON.stringify(number)} is not E.164`);
+  return {
+    branch_code: entry.branch_code,
+    name: typeof entry.name === 'string' ? entry.name : entry.branch_code,
+    ...(typeof number === 'string' ? { number_e164: number } : {}),
+  };
+}

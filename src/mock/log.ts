@@ -1,0 +1,160 @@
+import { constants } from 'node:fs';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { errnoCode } from '../errors.js';
+import type { InterfaceId } from '../spec/constants.js';
+
+/**
+ * One line of the mock log (README "The mock log"): NDJSON, appended and fsynced before the 202 is answered,
+ * read back by the mocks on restart (dedupe) and by `cai report`.
+ */
+export interface MockLogRecord {
+  v: 1;
+  received_at: string;
+  space: 'live' | 'test';
+  interface: InterfaceId;
+  kind: 'event' | 'job';
+  status: number;
+  verdict: 'accepted' | 'duplicate';
+  provider_code: string;
+  event_id: string;
+  event?: string;
+  lead_id?: string;
+  /** §6.3: present on Interface B records when a lead registry was given; false = logged for reconciliation. */
+  lead_known?: boolean;
+  /** Interface A only. */
+  branch_code?: string;
+  provider_job_id?: string;
+  assigned_number_e164?: string;
+  headers: Record<string, string>;
+  document: unknown;
+}
+
+export const MOCK_LOG_VERSION = 1;
+
+/**
+ * Append-only NDJSON log with group commit: records handed in while a synced write is under way are batched
+ * into the next one, so N concurrent requests cost one disk sync, not N. `append` resolves only once the record
+ * is on disk, which is what lets a mock answer 202 afterwards (issue 5: nothing acknowledged is lost to SIGKILL).
+ */
+export class DurableLog {
+  private pending: string[] = [];
+  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+  ) {}
+
+  /** Opens (creating) the log for appending; a torn last line left by a crash is terminated first. */
+  static async open(path: string): Promise<DurableLog> {
+    const check = await open(path, 'a+');
+    try {
+      const { size } = await check.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await check.read(last, 0, 1, size - 1);
+        // A crash mid-write leaves a partial line (never an acknowledged one: those were synced whole).
+        // Ending it keeps the next record parseable; the partial line itself is kept, not silently dropped.
+        if (last[0] !== 0x0a) {
+          await check.write('\n');
+          await check.datasync();
+        }
+      }
+    } finally {
+      await check.close();
+    }
+    // O_DSYNC: each write returns only once its data (and the size needed to read it back) is on disk,
+    // the same guarantee as write + fdatasync in one system call instead of two.
+    const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o644);
+    return new DurableLog(handle, path);
+  }
+
+  /** Resolves when the record is written and synced. */
+  append(record: MockLogRecord): Promise<void> {
+    return this.appendLine(JSON.stringify(record) + '\n');
+  }
+
+  /**
+   * Appends a record whose `document` is the request body exactly as received: when the body is one line of
+   * JSON (no newline byte), it is spliced in rather than parsed and serialised again (the platform's hot path).
+   */
+  appendWithRawDocument(record: Omit<MockLogRecord, 'document'>, rawDocument: Buffer): Promise<void> {
+    if (rawDocument.includes(0x0a) || rawDocument.includes(0x0d)) {
+      return this.append({ ...record, document: JSON.parse(rawDocument.toString('utf8')) as unknown });
+    }
+    const head = JSON.stringify(record);
+    return this.appendLine(`${head.slice(0, -1)},"document":${rawDocument.toString('utf8')}}\n`);
+  }
+
+  private appendLine(line: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the mock log is closed'));
+    this.pending.push(line);
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (!this.flushing) this.flushing = this.flushLoop();
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.pending.length > 0) {
+      const lines = this.pending;
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        const bytes = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''), 'utf8');
+        let offset = 0;
+        while (offset < bytes.length) offset += (await this.handle.write(bytes, offset)).bytesWritten;
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error);
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  /** Waits for every appended record to reach the disk, then closes the file. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushing) await this.flushing;
+    await this.handle.close();
+  }
+}
+
+export interface LoadedLog {
+  records: MockLogRecord[];
+  /** Lines that are not a log record (e.g. a line torn by a crash); kept in the file, ignored here. */
+  skippedLines: number;
+}
+
+/** Reads a mock log back (restart: the dedupe set; `cai report`). A missing file is an empty log. */
+export async function readMockLog(path: string): Promise<LoadedLog> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { records: [], skippedLines: 0 };
+    throw error;
+  }
+  const records: MockLogRecord[] = [];
+  let skippedLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (isLogRecord(value)) records.push(value);
+      else skippedLines += 1;
+    } catch {
+      skippedLines += 1;
+    }
+  }
+  return { records, skippedLines };
+}
+
+function isLogRecord(value: unknown): value is MockLogRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return record.v === MOCK_LOG_VERSION && typeof record.event_id === 'string' && typeof record.verdict === 'string';
+}

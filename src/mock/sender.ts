@@ -1,0 +1,40 @@
+import type { Dispatcher } from 'undici';
+import { deliver } from '../http/deliver.js';
+import type { RetryPolicy } from '../http/retry.js';
+
+/** What the conversation simulator needs to know about one delivered event. */
+export interface EventDelivery {
+  outcome: 'accepted' | 'rejected' | 'failed';
+  status?: number;
+  attempts: number;
+  error?: string;
+  interrupted: boolean;
+}
+
+export interface EventRequest {
+  url: string;
+  body: Uint8Array;
+  secret: string;
+  headers: Record<string, string>;
+}
+
+/** The one call through which the provider mock sends an Interface B event. */
+export type EventSender = (request: EventRequest, stop: AbortSignal) => Promise<EventDelivery>;
+
+/**
+ * The toolkit's own sender (`deliver`): each attempt freshly signed over the same bytes (§5), retried per
+ * §7/§8 (5xx and network errors with backoff, 429 after Retry-After, other 4xx not retried).
+ */
+export function createEventSender(options: { retry?: Partial<RetryPolicy>; dispatcher?: Dispatcher; timeoutMs?: number } = {}): EventSender {
+  return async (request, stop) => {
+    const result = await deliver(request, { retry: options.retry, dispatcher: options.dispatcher, timeoutMs: options.timeoutMs, stopSignal: stop });
+    const last = result.attempts.at(-1);
+    return {
+      outcome: result.outcome,
+      status: result.response?.status,
+      attempts: result.attempts.length,
+      error: result.error?.message ?? (result.outcome === 'rejected' && last?.status !== undefined ? `rejected with ${last.status}` : undefined),
+      interrupted: result.interrupted,
+    };
+  };
+}

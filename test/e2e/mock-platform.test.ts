@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readMockLog } from '../../src/mock/log.js';
+import { spawnCli } from '../helpers/cli.js';
+import { LIVE_SECRET, event, post } from '../unit/mock/helpers.js';
+import { startMockProcess } from './mock-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cai-mock-e2e-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = { ACME_SECRET: LIVE_SECRET };
+
+describe('cai mock platform (built binary)', () => {
+  it('prints the URL first, one line per request, and stops cleanly on SIGINT', async () => {
+    const mock = await startMockProcess(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'], env);
+    expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/events$/);
+    const doc = event({ event_id: 'evt_cli_1', lead_id: 'lead-77' });
+    expect((await post(mock.url, doc)).status).toBe(202);
+    expect((await post(mock.url, doc, { secret: 'nope-nope-nope' })).status).toBe(401);
+    const rejected = await mock.waitForLine((line) => line.includes('[401]'));
+    expect(rejected).toMatch(/^[0-9:.]{12}  \[401\]  rejected .*invalid_signature: /);
+    expect(mock.lines[1]).toMatch(/^[0-9:.]{12}  \[202\]  accepted   conversation\.message +evt_cli_1  lead=lead-77$/);
+    mock.child.kill('SIGINT');
+    expect(await mock.exited).toBe(0);
+    expect(mock.stderr()).toContain('stopped');
+  });
+
+  it('streams NDJSON with --json: {"url"} first, then one object per request', async () => {
+    const mock = await startMockProcess(['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'], env);
+    expect(JSON.parse(mock.lines[0] as string)).toEqual({ url: mock.url });
+    await post(mock.url, event({ event_id: 'evt_json_1' }));
+    const line = await mock.waitForLine((l) => l.includes('evt_json_1'));
+    expect(JSON.parse(line)).toMatchObject({ interface: 'B', status: 202, verdict: 'accepted', event_id: 'evt_json_1', space: 'live', provider_code: 'acme', secret: 1 });
+    mock.child.kill('SIGTERM');
+    expect(await mock.exited).toBe(0);
+  });
+
+  it('loses no acknowledged event to SIGKILL under load, and dedupes them after restart', async () => {
+    const log = join(dir, 'sigkill.ndjson');
+    const args = ['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--log', log];
+    const first = await startMockProcess(args, env);
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let killed = false;
+    const worker = async () => {
+      while (!killed && sent < 2000) {
+        sent += 1;
+        const doc = event();
+        try {
+          const answer = await post(first.url, doc);
+          if (answer.status === 202) acknowledged.push(doc.event_id as string);
+        } catch {
+          // In flight when the process died: not acknowledged, so free to be lost.
+        }
+        if (acknowledged.length >= 150 && !killed) {
+          killed = true;
+          first.child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await first.exited;
+    expect(acknowledged.length).toBeGreaterThanOrEqual(150);
+
+    const stored = new Set((await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id));
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    expect(lost).toEqual([]);
+
+    const second = await startMockProcess(args, env);
+    expect(second.stderr()).toMatch(/[0-9]+ accepted events reloaded for dedupe/);
+    const repeat = await post(second.url, { ...event(), event_id: acknowledged[0] });
+    expect(repeat.json).toEqual({ ok: true, duplicate: true });
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('reports bad usage as error + hint with exit 2', async () => {
+    const missing = await spawnCli(['mock', 'platform', '--secret-env', 'ACME_SECRET'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("error: required option '--provider <code>' not specified\nhint: run 'cai mock platform --help' for its options and examples\n");
+
+    const fault = await spawnCli(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--break', 'nonsense'], { env });
+    expect(fault.code).toBe(2);
+    expect(fault.stderr.split('\n')[0]).toBe('error: unknown platform fault: nonsense');
+
+    const cidr = await spawnCli(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--allow-origin', '10.0.0.0/40'], { env });
+    expect(cidr.code).toBe(2);
+    expect(cidr.stderr.split('\n')[0]).toBe("error: option '--allow-origin <cidr>' argument '10.0.0.0/40' is invalid. expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.");
+
+    const noSecret = await spawnCli(['mock', 'platform', '--provider', 'acme']);
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toMatch(/^error: .*\nhint: .*\n$/);
+  });
+});

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startMockPlatform, type MockPlatformOptions, type RunningMockPlatform } from '../../../src/mock/platform.js';
+import { PLATFORM_FAULTS } from '../../../src/mock/faults.js';
+import { LIVE_SECRET, event, post } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cai-mock-faults-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const running: RunningMockPlatform[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((mock) => mock.close()));
+});
+
+async function broken(fault: string, options: Partial<MockPlatformOptions> = {}): Promise<RunningMockPlatform> {
+  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], faults: [fault], ...options });
+  running.push(mock);
+  return mock;
+}
+
+/** Each deliberate fault shows exactly the defect it names, where the reference behaves. */
+describe('platform faults (--break)', () => {
+  it('lists every fault of the brief', () => {
+    expect(Object.keys(PLATFORM_FAULTS).sort()).toEqual(
+      [
+        'no-dedupe', 'racy-dedupe', 'dedupe-before-auth', 'reserialising-verifier', 'no-window', 'past-only-window', 'no-size-limit',
+        'reject-unknown-fields', 'reject-unknown-lead', 'lax-schema', '5xx-on-bad-json', 'any-provider', 'duplicate-without-body', 'no-retry-after',
+      ].sort(),
+    );
+  });
+
+  it('no-dedupe: a repeat is accepted as new', async () => {
+    const mock = await broken('no-dedupe');
+    const doc = event();
+    expect((await post(mock.url, doc)).json).toEqual({ ok: true });
+    expect((await post(mock.url, doc)).json).toEqual({ ok: true });
+  });
+
+  it('racy-dedupe: sequential repeats are caught, concurrent ones are not', async () => {
+    const mock = await broken('racy-dedupe', { logFile: join(dir, 'racy.ndjson') });
+    const doc = event();
+    expect((await post(mock.url, doc)).json).toEqual({ ok: true });
+    expect((await post(mock.url, doc)).json).toEqual({ ok: true, duplicate: true });
+    const burst = event();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => post(mock.url, burst)));
+    expect(answers.filter((a) => JSON.stringify(a.json) === '{"ok":true}').length).toBeGreaterThan(1);
+  });
+
+  it('dedupe-before-auth: an unauthenticated repeat is answered as a duplicate', async () => {
+    const mock = await broken('dedupe-before-auth');
+    const doc = event();
+    expect((await post(mock.url, doc)).status).toBe(202);
+    expect((await post(mock.url, doc, { secret: 'forged-secret-xyz' })).json).toEqual({ ok: true, duplicate: true });
+  });
+
+  it('reserialising-verifier: a body signed exactly as sent, with spacing, is rejected', async () => {
+    const mock = await broken('reserialising-verifier');
+    const raw = JSON.stringify(event(), null, 2);
+    expect((await post(mock.url, undefined, { raw })).status).toBe(401);
+    expect((await post(mock.url, event())).status).toBe(202);
+  });
+
+  it('no-window and past-only-window: stale or future timestamps get through', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const none = await broken('no-window');
+    expect((await post(none.url, event(), { timestamp: now - 3600 })).status).toBe(202);
+    const pastOnly = await broken('past-only-window');
+    expect((await post(pastOnly.url, event(), { timestamp: now - 3600 })).status).toBe(401);
+    expect((await post(pastOnly.url, event(), { timestamp: now + 3600 })).status).toBe(202);
+  });
+
+  it('no-size-limit: a body over 256 KB is accepted', async () => {
+    const mock = await broken('no-size-limit');
+    expect((await post(mock.url, event({ text: 'a'.repeat(300_000) }))).status).toBe(202);
+  });
+
+  it('reject-unknown-fields and reject-unknown-lead: what §9.2 and §6.3 allow is refused', async () => {
+    const fields = await broken('reject-unknown-fields');
+    expect((await post(fields.url, event({ sentiment: 'positive' }))).status).toBe(400);
+    const leads = await broken('reject-unknown-lead', { knownLeads: ['lead-1001'] });
+    expect((await post(leads.url, event())).status).toBe(202);
+    expect((await post(leads.url, event({ lead_id: 'lead-new' }))).status).toBe(400);
+  });
+
+  it('lax-schema: an invalid event is accepted', async () => {
+    const mock = await broken('lax-schema');
+    expect((await post(mock.url, { event: 'whatever', event_id: 'e1', direction: 'sideways' })).status).toBe(202);
+  });
+
+  it('5xx-on-bad-json: a body that is not JSON gets 500', async () => {
+    const mock = await broken('5xx-on-bad-json');
+    expect((await post(mock.url, undefined, { raw: '{not json' })).status).toBe(500);
+  });
+
+  it('any-provider: an unknown X-CAI-Provider is accepted', async () => {
+    const mock = await broken('any-provider');
+    expect((await post(mock.url, event(), { provider: 'someone-else' })).status).toBe(202);
+  });
+
+  it('duplicate-without-body: a repeat gets an empty 202', async () => {
+    const mock = await broken('duplicate-without-body');
+    const doc = event();
+    await post(mock.url, doc);
+    const repeat = await post(mock.url, doc);
+    expect(repeat.status).toBe(202);
+    expect(repeat.text).toBe('');
+  });
+
+  it('no-retry-after: 429 without the header', async () => {
+    const mock = await broken('no-retry-after', { rateLimit: 0.1 });
+    await post(mock.url, event());
+    const limited = await post(mock.url, event());
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBeUndefined();
+  });
+
+  it('the reference itself rejects what the faults accept', async () => {
+    const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET] });
+    running.push(mock);
+    const raw = JSON.stringify(event(), null, 2);
+    expect((await post(mock.url, undefined, { raw })).status).toBe(202);
+    expect((await post(mock.url, event({ sentiment: 'positive' }))).status).toBe(202);
+    expect((await post(mock.url, undefined, { raw: '{not json' })).status).toBe(400);
+  });
+});
