@@ -69,6 +69,7 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock platform', field: 'provider_code', option: '--provider' },
   { command: 'mock platform', field: 'secrets.events', option: '--secret' },
   { command: 'mock platform', field: 'authorised_origins', option: '--allow-origin' },
+  { command: 'mock platform', field: 'branches', option: '--catalog', shape: 'catalog-file' },
   { command: 'mock provider', field: 'provider_code', option: '--provider' },
   { command: 'mock provider', field: 'platform_id', option: '--source' },
   { command: 'mock provider', field: 'secrets.jobs', option: '--secret' },

@@ -23,6 +23,8 @@ export const SecretRefsSchema = z.union([SecretRefSchema, z.array(SecretRefSchem
 export const BranchSchema = z.strictObject({
   branch_code: z.string().min(1, { error: 'expected a non-empty branch_code' }),
   name: z.string(),
+  /** Provider side only: the unit's origin number (§3 step 4), used by `cai mock provider --catalog`. */
+  number_e164: z.string().regex(/^\+[1-9][0-9]{6,14}$/, { error: 'expected an E.164 number such as +34910000001' }).optional(),
 });
 export type Branch = z.infer<typeof BranchSchema>;
 
