@@ -213,13 +213,14 @@ async function checkClock(url: URL, address: string, options: ProbeOptions & { n
   const offsetSeconds = Math.round((serverTime - (facts.sentAt + facts.receivedAt) / 2) / 1000);
   const details = { offset_seconds: offsetSeconds, server_date: facts.date, status: facts.status };
   const direction = offsetSeconds >= 0 ? 'ahead of' : 'behind';
-  const described = `the server's clock is ${Math.abs(offsetSeconds)} s ${direction} this machine's`;
+  // The Date header has a resolution of one second, so ±1 s is "in step".
+  const described = Math.abs(offsetSeconds) <= 1 ? "the server's clock and this machine's agree within 1 s" : `the server's clock is ${Math.abs(offsetSeconds)} s ${direction} this machine's`;
   if (Math.abs(offsetSeconds) > SIGNATURE_WINDOW_SECONDS) {
     push({ id: 'clock', verdict: 'fail', message: `${described}: beyond the ${SIGNATURE_WINDOW_SECONDS} s window, so every signed request is rejected (§5.5)`, hint: 'synchronise both clocks with NTP', details });
   } else if (Math.abs(offsetSeconds) > CLOCK_WARNING_SECONDS) {
     push({ id: 'clock', verdict: 'warn', message: `${described}: within the ${SIGNATURE_WINDOW_SECONDS} s window, but it eats into it (§5.5)`, hint: 'synchronise both clocks with NTP', details });
   } else {
-    push({ id: 'clock', verdict: 'pass', message: `${described} (±1 s), well within the ${SIGNATURE_WINDOW_SECONDS} s window`, details });
+    push({ id: 'clock', verdict: 'pass', message: `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`, details });
   }
 }
 
