@@ -81,5 +81,12 @@ const GROUPS = new Set(['mock', 'conformance', 'config']);
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {
+  // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   process.exitCode = await run(process.argv.slice(2), processIo());
 }
