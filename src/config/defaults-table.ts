@@ -79,10 +79,12 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'conformance run', when: { interface: 'A' }, field: 'provider_endpoint', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'A' }, field: 'platform_id', option: '--source' },
   { command: 'conformance run', when: { interface: 'A' }, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret' },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.events', option: '--callback-secret' },
+  { command: 'conformance run', when: { interface: 'A' }, field: 'provider_code', option: '--provider' },
+  // --mock runs a self-contained receiver with generated secrets: the profile's secrets (perhaps not even set here) stay out.
+  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret', unless: ['--mock'] },
+  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.events', option: '--callback-secret', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'B' }, field: 'events_url', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'B' }, field: 'provider_code', option: '--provider' },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'secrets.events', option: '--secret' },
+  { command: 'conformance run', when: { interface: 'B' }, field: 'secrets.events', option: '--secret', unless: ['--mock'] },
 ];
 

@@ -123,6 +123,7 @@ describe('config defaults: the table, rule by rule', () => {
     await programFromTable({ io: fakeIo(dir, env), exitCode: 0 }, seen).parseAsync(['conformance', 'run', '--interface', 'B', '--mock'], { from: 'user' });
     const options = seen.get('conformance run') as Record<string, { value: unknown }>;
     expect(options.target).toBeUndefined();
+    expect(options.secretEnv).toBeUndefined();
     expect(options.provider?.value).toBe('acme');
   });
 
@@ -180,11 +181,12 @@ describe('config defaults: the mapping itself', () => {
       'conformance run [A] --target <- provider_endpoint unless --mock',
       'conformance run [A] --source <- platform_id',
       'conformance run [A] --branch-code <- branches (first-branch-code)',
-      'conformance run [A] --secret <- secrets.jobs',
-      'conformance run [A] --callback-secret <- secrets.events',
+      'conformance run [A] --provider <- provider_code',
+      'conformance run [A] --secret <- secrets.jobs unless --mock',
+      'conformance run [A] --callback-secret <- secrets.events unless --mock',
       'conformance run [B] --target <- events_url unless --mock',
       'conformance run [B] --provider <- provider_code',
-      'conformance run [B] --secret <- secrets.events',
+      'conformance run [B] --secret <- secrets.events unless --mock',
     ]);
   });
 });
