@@ -20,6 +20,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-event', async () => (await import('./commands/send-event.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
+  ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
   ['report', async () => (await import('./commands/report.js')).registerReport],
