@@ -74,7 +74,7 @@ export { CaiConfigSchema, EnvironmentSchema, SecretRefSchema, type CaiConfig, ty
 export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
 export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './config/defaults-table.js';
 export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
-export type { CheckResult as DoctorCheck, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
+export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
 export {
   ReportBuilder,
   FIRST_CONTACT_TARGET_SECONDS,
