@@ -20,6 +20,8 @@ Examples:
   $ cai send-job --print-schedule --retry-for 24h`,
   );
   command.action(async (options: SendOptions, cmd: Command) => {
+    // A deployment profile supplies --callback-url as a default for samples; it must not refuse a --body send.
+    if (cmd.getOptionValueSource('callbackUrl') === 'config' && !options.sample) delete options.callbackUrl;
     await runHandler(state, cmd, async (context) => {
       const { runSend } = await import('./send-run.js');
       return runSend('job', options, context);

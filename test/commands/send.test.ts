@@ -233,6 +233,41 @@ describe('cai send-job', () => {
     expectSignedFresh(server);
   });
 
+  it('takes --to, --source, the secret and --callback-url from a deployment profile; a --body send ignores the latter', async () => {
+    const server = await serve([{ status: 202, body: ACK }]);
+    const config = await tempFile(
+      'cai.config.json',
+      JSON.stringify({
+        version: 1,
+        default_env: 'test',
+        environments: {
+          test: {
+            provider_code: 'acme',
+            platform_id: 'platform-x',
+            provider_endpoint: `${server.url}/p`,
+            events_url: 'https://platform.example/cai/events',
+            branches: [{ branch_code: 'BR-001', name: 'Main' }],
+            secrets: { jobs: { env: 'JOBS_SECRET' }, events: { env: 'EVENTS_SECRET' } },
+          },
+        },
+      }),
+    );
+    const job = await tempFile('job.json', JSON.stringify({ lead_id: 'l1', event_id: 'e1', branch_code: 'BR-001', contact: { name: 'A', phone_e164: '+447700900123' }, callback_url: 'https://platform.example/cb' }));
+    const viaBody = await runCli(['send-job', '--config', config, '--body', job], { env: { JOBS_SECRET: 'whsec_jobs' } });
+    expect(viaBody.stderr).toBe('');
+    expect(viaBody.code).toBe(0);
+    const viaSample = await runCli(['send-job', '--config', config, '--sample'], { env: { JOBS_SECRET: 'whsec_jobs' } });
+    expect(viaSample.code).toBe(0);
+    expect(server.requests.map((r) => [r.url, r.headers['x-cai-source']])).toEqual([
+      ['/p/contact-jobs', 'platform-x'],
+      ['/p/contact-jobs', 'platform-x'],
+    ]);
+    expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}').callback_url).toBe('https://platform.example/cai/events');
+    for (const received of server.requests) {
+      expect(verify({ secrets: 'whsec_jobs', signature: received.headers['x-cai-signature'] as string, timestamp: received.headers['x-cai-timestamp'] as string, rawBody: received.body }).valid).toBe(true);
+    }
+  });
+
   it('a 202 whose acknowledgment breaks §2.3 is rejected, naming the deviation', async () => {
     const server = await serve([{ status: 202, headers: { 'content-type': 'text/plain' }, body: '{"provider_job_id":7}' }]);
     const result = await runCli(['send-job', '--to', server.url, '--source', 'platform', '--sample', '--json'], { env });
