@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../cli/input.js';
+import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
 import { errorMessage, usageError } from '../errors.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions, ValidationIssue } from '../spec/validate.js';
 
@@ -88,6 +87,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer);
     else record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
     await renderer.flush();
+    if (renderer.closed) break;
   }
   renderer.finish(totals);
   await renderer.flush();
@@ -185,6 +185,7 @@ async function validateNdjson(
         record(`${label}:${line.number}`, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
+      if (renderer.closed) break;
       if (io.now() - lastUpdate > 200) {
         lastUpdate = io.now();
         spinner.update(`validating ${label}: line ${lines.toLocaleString('en')} (${formatBytes(bytes)})`);
@@ -232,7 +233,7 @@ const KIND_LABELS: Record<DocumentKind | 'unknown', string> = {
  * In --json mode the one JSON document is itself streamed: `{"documents":[…],"valid":…,"summary":…}`.
  */
 class Renderer {
-  private readonly stdout: Writable;
+  private readonly out: PipeWriter;
   private first = true;
   private pending: string[] = [];
 
@@ -240,7 +241,12 @@ class Renderer {
     private readonly context: CommandContext,
     private readonly auto: boolean,
   ) {
-    this.stdout = context.io.stdout;
+    this.out = pipeWriter(context.io.stdout);
+  }
+
+  /** The reader of stdout has gone (`| head`): nothing more can be shown, so validation stops. */
+  get closed(): boolean {
+    return this.out.closed;
   }
 
   /** Writes what has been rendered, waiting for 'drain' when stdout is behind. */
@@ -248,7 +254,7 @@ class Renderer {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
-    if (!this.stdout.write(text)) await once(this.stdout, 'drain');
+    await this.out.write(text);
   }
 
   start(): void {
