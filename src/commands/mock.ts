@@ -147,6 +147,15 @@ function collectCidr(value: string, previous: string[] | undefined): string[] {
 }
 
 async function runMockPlatform(options: PlatformCommandOptions, context: CommandContext): Promise<number> {
+  const interrupted = waitForInterrupt(context.io);
+  try {
+    return await servePlatform(options, context, interrupted.signal);
+  } finally {
+    interrupted.cancel();
+  }
+}
+
+async function servePlatform(options: PlatformCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
   const { io, output } = context;
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const testSecrets = testSecretsFromOptions(options, io);
@@ -180,10 +189,19 @@ async function runMockPlatform(options: PlatformCommandOptions, context: Command
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
-  return serveUntilInterrupted(mock, io, output, lines);
+  return serveUntilInterrupted(mock, interrupted, output, lines);
 }
 
 async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
+  const interrupted = waitForInterrupt(context.io);
+  try {
+    return await serveProvider(options, context, interrupted.signal);
+  } finally {
+    interrupted.cancel();
+  }
+}
+
+async function serveProvider(options: ProviderCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
   const { io, output } = context;
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
@@ -214,7 +232,7 @@ async function runMockProvider(options: ProviderCommandOptions, context: Command
     `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
-  return serveUntilInterrupted(mock, io, output, lines);
+  return serveUntilInterrupted(mock, interrupted, output, lines);
 }
 
 /** First stdout line: the URL (NDJSON `{"url": …}` with --json); the rest goes to stderr. */
@@ -225,14 +243,21 @@ function announce(mock: RunningMock, output: Output, notes: string[]): void {
   output.info('ready; Ctrl-C to stop');
 }
 
-/** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
-async function serveUntilInterrupted(mock: RunningMock, io: Io, output: Output, lines: LineWriter): Promise<number> {
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const off = io.onInterrupt((received) => {
+/** Subscribed first thing, so a Ctrl-C during start-up is not missed. */
+function waitForInterrupt(io: Io): { signal: Promise<NodeJS.Signals>; cancel: () => void } {
+  let off = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    off = io.onInterrupt((received) => {
       off();
       resolve(received);
     });
   });
+  return { signal, cancel: () => off() };
+}
+
+/** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
+async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<NodeJS.Signals>, output: Output, lines: LineWriter): Promise<number> {
+  const signal = await interrupted;
   output.info(`${signal}: finishing requests in flight…`);
   await mock.close();
   lines.flush();

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import { validateBody, validateDocument, type Branch, type ValidationIssue } from '../spec/validate.js';
+import type { Branch, ValidationIssue } from '../spec/validate.js';
+import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
 import { DurableLog, readMockLog, type MockLogRecord } from './log.js';
@@ -93,6 +94,8 @@ const ACCEPTED_BODY = Buffer.from('{"ok":true}');
 const DUPLICATE_BODY = Buffer.from('{"ok":true,"duplicate":true}');
 // Far beyond §8, so `no-size-limit` accepts what a real careless server would, without unbounded memory.
 const NO_LIMIT_BYTES = 64 * 1024 * 1024;
+// racy-dedupe: the gap between its check and its insert.
+const RACY_WINDOW_MS = 50;
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
   'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
@@ -178,6 +181,10 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   };
 
   const inFlight = new Set<Promise<void>>();
+  // The schemas (zod) load while the server starts listening: the URL is out before they are ready.
+  let validator: Validator | undefined;
+  const validatorLoading = loadValidator().then((loaded) => (validator = loaded));
+  validatorLoading.catch(() => {});
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const entry: MockRequestEntry = { received_at: new Date(now()).toISOString(), interface: 'B', status: 0, verdict: 'rejected' };
@@ -255,12 +262,13 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     const authFailure = authenticate(credential, signature, timestamp, body, entry);
     if (authFailure) return reject(401, authFailure.reason, authFailure.message);
 
+    const validate = validator ?? (await validatorLoading);
     let document: unknown;
     try {
       document = JSON.parse(body.toString('utf8'));
     } catch {
       // validateBody gives the line-and-column message; it runs only on this slow path.
-      const verdict = validateBody(body, { kind: 'event' });
+      const verdict = validate.validateBody(body, { kind: 'event' });
       if (has('5xx-on-bad-json')) return reject(500, 'internal_error', 'internal server error');
       return reject(400, 'invalid_json', 'the body is not valid JSON', { errors: verdict.errors });
     }
@@ -270,7 +278,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       if (typeof fields.event_id === 'string') entry.event_id = fields.event_id;
       if (typeof fields.lead_id === 'string') entry.lead_id = fields.lead_id;
     }
-    const schemaErrors = checkSchema(fields, document);
+    const schemaErrors = checkSchema(validate, fields, document);
     if (schemaErrors.length > 0) {
       entry.errors = schemaErrors;
       return reject(400, 'invalid_document', `the event does not match the schema: ${schemaErrors.map(describeIssue).join('; ')}`, { errors: schemaErrors });
@@ -319,12 +327,12 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     return undefined;
   }
 
-  function checkSchema(fields: Record<string, unknown> | undefined, document: unknown): ValidationIssue[] {
+  function checkSchema(validate: Validator, fields: Record<string, unknown> | undefined, document: unknown): ValidationIssue[] {
     if (has('lax-schema')) {
       if (fields && typeof fields.event === 'string' && typeof fields.event_id === 'string') return [];
       return [{ path: '', code: 'invalid_type', message: 'expected an object with event and event_id' }];
     }
-    const verdict = validateDocument(document, { kind: 'event', catalog: options.catalog });
+    const verdict = validate.validateDocument(document, { kind: 'event', catalog: options.catalog });
     const errors = [...verdict.errors];
     if (has('reject-unknown-fields') && fields) {
       for (const name of Object.keys(fields)) {
@@ -357,8 +365,10 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       return { status: 202, body: ACCEPTED_BODY };
     }
     if (has('racy-dedupe')) {
-      // The defect: check, then await, then insert; concurrent repeats all pass the check.
+      // The defect: check, then await, then insert; concurrent repeats all pass the check. The wait stands
+      // for the round trip to a database that a real racy receiver makes between its check and its insert.
       if (seen.has(key)) return duplicate();
+      await sleep(RACY_WINDOW_MS);
       await persist(record('accepted'), body);
       seen.set(key, Promise.resolve(true));
       entry.verdict = 'accepted';
@@ -395,7 +405,8 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
 
   const listening = await listen(
     (request, response) => {
-      const task = handle(request, response);
+      // A failing onRequest callback (e.g. a closed stdout) must not take the server down.
+      const task = handle(request, response).catch(() => {});
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
     },

@@ -4,14 +4,15 @@ import { errorMessage, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { verify } from '../signing/verify.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
-import { validateBody, validateDocument, type ValidationIssue } from '../spec/validate.js';
+import type { ValidationIssue } from '../spec/validate.js';
+import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from './catalog.js';
 import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
 import { DurableLog, readMockLog, type MockLogRecord } from './log.js';
 import type { MockRequestEntry, RunningMock } from './platform.js';
-import { createEventSender, type EventSender } from './sender.js';
+import type { EventSender } from './sender.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
 
@@ -106,7 +107,17 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   const keepRecords = options.keepRecords !== false;
   const records: MockLogRecord[] = [];
   const sent: SentEventEntry[] = [];
-  const sendEvent = options.sendEvent ?? createEventSender({ retry: options.retry });
+  // The sender (undici) loads with the first event, the schemas (zod) while the server starts listening.
+  let senderLoading: Promise<EventSender> | undefined;
+  const sendEvent: EventSender =
+    options.sendEvent ??
+    ((request, signal) => {
+      senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry }));
+      return senderLoading.then((send) => send(request, signal));
+    });
+  let validator: Validator | undefined;
+  const validatorLoading = loadValidator().then((loaded) => (validator = loaded));
+  validatorLoading.catch(() => {});
   const stop = new AbortController();
   const conversations = new Set<Promise<void>>();
   const inFlight = new Set<Promise<void>>();
@@ -167,18 +178,19 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
       }
       entry.secret = (result.matchedSecretIndex ?? 0) + 1;
     }
+    const validate = validator ?? (await validatorLoading);
     let document: unknown;
     try {
       document = JSON.parse(body.toString('utf8'));
     } catch {
       if (has('5xx-on-bad-json')) return reject(500, 'internal_error', 'internal server error');
-      return reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validateBody(body, { kind: 'job' }).errors });
+      return reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validate.validateBody(body, { kind: 'job' }).errors });
     }
     const fields = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : {};
     if (typeof fields.event_id === 'string') entry.event_id = fields.event_id;
     if (typeof fields.lead_id === 'string') entry.lead_id = fields.lead_id;
     if (typeof fields.branch_code === 'string') entry.branch_code = fields.branch_code;
-    const verdict = validateDocument(document, { kind: 'job', catalog: options.catalog });
+    const verdict = validate.validateDocument(document, { kind: 'job', catalog: options.catalog });
     if (!verdict.valid) {
       entry.errors = verdict.errors;
       return reject(400, 'invalid_document', `the job does not match the schema: ${verdict.errors.map(describeIssue).join('; ')}`, { errors: verdict.errors });
@@ -309,7 +321,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
 
   const listening = await listen(
     (request, response) => {
-      const task = handle(request, response);
+      // A failing onRequest callback (e.g. a closed stdout) must not take the server down.
+      const task = handle(request, response).catch(() => {});
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
     },

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { startMockPlatform } from '../../../src/mock/platform.js';
+import { sign } from '../../../src/signing/sign.js';
+import { ROOT } from '../../helpers/cli.js';
+import { LIVE_SECRET, event } from './helpers.js';
+
+describe('mock platform over TLS (§5.8)', () => {
+  it('serves HTTPS with --tls-cert/--tls-key and accepts a signed event', async () => {
+    const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
+    const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: fixture('server.pem'), key: fixture('server.key') } });
+    const dispatcher = new Agent({ connect: { ca: fixture('ca.pem') } });
+    try {
+      expect(mock.url).toMatch(/^https:\/\/127\.0\.0\.1:[0-9]+\/events$/);
+      const body = JSON.stringify(event());
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const response = await request(mock.url, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(LIVE_SECRET, timestamp, body) },
+        body,
+      });
+      expect(response.statusCode).toBe(202);
+      expect(await response.body.json()).toEqual({ ok: true });
+    } finally {
+      await dispatcher.close();
+      await mock.close();
+    }
+  });
+
+  it('refuses a key that is not PEM as a usage error', async () => {
+    await expect(startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: 'x', key: 'y' } })).rejects.toMatchObject({ code: 'bad_tls_files' });
+  });
+});
