@@ -81,17 +81,38 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     totals.warnings += verdict.warnings.length;
     renderer.document(source, verdict, showValid);
   };
-  renderer.start();
-  for (const source of sources) {
-    const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
-    if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer);
-    else record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
+  const run: RunControl = { interrupted: false };
+  const unsubscribe = io.onInterrupt(() => {
+    if (run.interrupted) return;
+    run.interrupted = true;
+    output.warn('interrupted: reporting what was validated so far');
+    run.reading?.destroy();
+  });
+  try {
+    renderer.start();
+    for (const source of sources) {
+      const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
+      if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
+      else {
+        const verdict = await validateWhole(source, validators, validateOptions, context, run);
+        if (verdict) record(labelOf(source), verdict, true);
+      }
+      await renderer.flush();
+      if (renderer.closed || run.interrupted) break;
+    }
+    renderer.finish(totals, run.interrupted);
     await renderer.flush();
-    if (renderer.closed) break;
+  } finally {
+    unsubscribe();
   }
-  renderer.finish(totals);
-  await renderer.flush();
-  return totals.invalid === 0 ? 0 : 1;
+  // An interrupted run has not shown every document valid: a gate must not pass on it.
+  return totals.invalid === 0 && !run.interrupted ? 0 : 1;
+}
+
+/** Ctrl-C: stop reading (destroying the stream in use), then report what was validated. */
+interface RunControl {
+  interrupted: boolean;
+  reading?: { destroy(): void };
 }
 
 function splitKind(kindArg: string | undefined, files: string[]): { kind: KindWord; files: string[] } {
@@ -134,8 +155,9 @@ async function loadCatalog(path: string, context: CommandContext): Promise<Branc
   return parsed.data;
 }
 
-async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext): Promise<DocumentVerdict> {
+async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext, run: RunControl): Promise<DocumentVerdict | undefined> {
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source));
+  run.reading = stream;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -145,8 +167,12 @@ async function validateWhole(source: string, validators: Validators, options: Va
       if (size <= MAX_DOCUMENT_FILE_BYTES) chunks.push(buffer);
     }
   } catch (error) {
+    if (run.interrupted) return undefined;
     throw unreadable(source, 'document', error);
+  } finally {
+    run.reading = undefined;
   }
+  if (run.interrupted) return undefined; // read only in part
   if (size > MAX_DOCUMENT_FILE_BYTES) {
     const kind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
     return {
@@ -166,11 +192,13 @@ async function validateNdjson(
   context: CommandContext,
   record: Recorder,
   renderer: Renderer,
+  run: RunControl,
 ): Promise<void> {
   const { io, output } = context;
   const { readNdjsonBatches } = await import('../spec/ndjson.js');
   const label = labelOf(source);
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: 256 * 1024 });
+  run.reading = stream;
   const spinner = await output.spinner(`validating ${label}`);
   let lastUpdate = io.now();
   let lines = 0;
@@ -185,7 +213,7 @@ async function validateNdjson(
         record(`${label}:${line.number}`, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
-      if (renderer.closed) break;
+      if (renderer.closed || run.interrupted) break;
       if (io.now() - lastUpdate > 200) {
         lastUpdate = io.now();
         spinner.update(`validating ${label}: line ${lines.toLocaleString('en')} (${formatBytes(bytes)})`);
@@ -193,9 +221,12 @@ async function validateNdjson(
     }
   } catch (error) {
     spinner.stop();
-    throw unreadable(source, 'document', error);
+    if (!run.interrupted) throw unreadable(source, 'document', error);
+  } finally {
+    run.reading = undefined;
   }
   spinner.stop();
+  if (run.interrupted) output.note(`stopped at ${label}:${lines}`);
   if (lines === 0) output.note(`${label} has no lines`);
 }
 
@@ -282,13 +313,15 @@ class Renderer {
     this.pending.push(lines.join('\n') + '\n');
   }
 
-  finish(totals: Totals): void {
+  finish(totals: Totals, interrupted: boolean): void {
     if (this.context.output.json) {
-      this.pending.push(`],"valid":${totals.invalid === 0},"summary":${JSON.stringify(totals)}}\n`);
+      const tail = interrupted ? ',"interrupted":true' : '';
+      this.pending.push(`],"valid":${totals.invalid === 0 && !interrupted},"summary":${JSON.stringify(totals)}${tail}}\n`);
       return;
     }
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})\n`);
+    const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
+    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}\n`);
   }
 }
 
