@@ -67,7 +67,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     throw usageError('missing_input', 'no documents to validate', 'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)');
   }
   const sources = files.length === 0 ? [STDIN] : files;
-  await Promise.all(sources.map((source) => checkReadable(source, context)));
+  await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto')));
   const validators = await import('../spec/validate.js');
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
@@ -126,12 +126,16 @@ function labelOf(source: string): string {
   return source === STDIN ? '<stdin>' : source;
 }
 
-async function checkReadable(source: string, { io }: CommandContext): Promise<void> {
+async function checkReadable(source: string, { io }: CommandContext, firstWord: boolean): Promise<void> {
   if (source === STDIN) return;
   try {
     const info = await stat(resolve(io.cwd, source));
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (error) {
+    if (firstWord && /^[a-z-]+$/i.test(source)) {
+      // `cai validate evnt x.json`: more likely a mistyped kind than a file named "evnt".
+      throw usageError('usage', `${source} is neither a kind of document nor a file`, `the first word is one of ${KIND_WORDS.join(', ')}, or a file`, error);
+    }
     throw unreadable(source, 'document', error);
   }
 }
