@@ -62,7 +62,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectValues)
     .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
     .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
-    .option('--branch-code <code>', 'A: a branch_code from the deployment catalog, put in every job')
+    .option('--branch-code <code>', 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events')
     .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
     .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)

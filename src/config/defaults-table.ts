@@ -72,8 +72,7 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock platform', field: 'secrets.events', option: '--secret' },
   { command: 'mock platform', field: 'authorised_origins', option: '--allow-origin' },
   { command: 'mock platform', field: 'events_url', option: '--path', shape: 'url-path' },
-  // Not `mock platform --catalog` ← branches: with it, the mock rejects appointment events for other branch codes, and
-  // `conformance run --interface B` does not yet put --branch-code into its appointment events (3 checks would fail).
+  { command: 'mock platform', field: 'branches', option: '--catalog', shape: 'catalog-file' },
   { command: 'mock provider', field: 'provider_code', option: '--provider' },
   { command: 'mock provider', field: 'platform_id', option: '--source' },
   { command: 'mock provider', field: 'secrets.jobs', option: '--secret' },

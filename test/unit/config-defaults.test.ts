@@ -175,6 +175,7 @@ describe('config defaults: the mapping itself', () => {
       'mock platform --secret <- secrets.events',
       'mock platform --allow-origin <- authorised_origins',
       'mock platform --path <- events_url (url-path)',
+      'mock platform --catalog <- branches (catalog-file)',
       'mock provider --provider <- provider_code',
       'mock provider --source <- platform_id',
       'mock provider --secret <- secrets.jobs',
