@@ -205,7 +205,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     entry.status = reply.status;
-    await sendReply(request, response, reply);
+    sendReply(request, response, reply);
     options.onRequest?.(entry);
   }
 

@@ -144,7 +144,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     entry.status = reply.status;
-    await sendReply(request, response, reply);
+    sendReply(request, response, reply);
     options.onRequest?.(entry);
   }
 
