@@ -24,7 +24,9 @@ export {
   type ValidateOptions,
   type Branch,
 } from './spec/validate.js';
-export { sampleJob, sampleEvent, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { sampleJob, sampleEvent, sampleAck, sampleDuplicateAck, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export { jsonSchemaFor, openApiDocument, SCHEMA_TARGETS, type SchemaTarget } from './spec/json-schema.js';
+export { readNdjsonLines, readNdjsonBatches, type NdjsonLine } from './spec/ndjson.js';
 export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
@@ -60,5 +62,28 @@ export { loadCatalog, type CatalogBranch } from './mock/catalog.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance
+export { runConformance, planFor, type ConformanceOptions } from './conformance/suite.js';
+export { CATALOGUE, describeCatalogue, planChecks, type Selection } from './conformance/catalogue.js';
+export { toJunit, countLine } from './conformance/report.js';
+export { parseWaivers, type Waiver } from './conformance/waivers.js';
+export type { CheckMeta, CheckResult, CheckVerdict, CheckLevel, SuiteReport, SuiteSummary } from './conformance/types.js';
 
 // Configuration, doctor, report
+export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedConfig, type ChosenEnvironment, type Profile } from './config/load.js';
+export { locateConfig, CONFIG_FILE_NAME, type ConfigLocation } from './config/locate.js';
+export { CaiConfigSchema, EnvironmentSchema, SecretRefSchema, type CaiConfig, type Environment as ConfigEnvironment } from './config/schema.js';
+export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
+export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './config/defaults-table.js';
+export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
+export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
+export {
+  ReportBuilder,
+  FIRST_CONTACT_TARGET_SECONDS,
+  MESSAGE_DELIVERY_TARGET_SECONDS,
+  type OperationReport,
+  type BranchReport,
+  type ReportFilter,
+} from './report/aggregate.js';
+export { parseLogLine, type LogRecord } from './report/log.js';
+export { reportFromLogs, readLog, LogReadError, type MalformedLine } from './report/read.js';
+export { toCsv as reportToCsv } from './report/render.js';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { RunState } from './cli/runner.js';
+import { installConfigDefaults } from './cli/config-defaults.js';
 
 type Register = (program: Command, state: RunState) => void;
 
@@ -19,6 +20,10 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-event', async () => (await import('./commands/send-event.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
+  ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
+  ['config', async () => (await import('./commands/config.js')).registerConfig],
+  ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
+  ['report', async () => (await import('./commands/report.js')).registerReport],
 ];
 
 /** Global options that take a value, skipped when looking for the command word. */
@@ -54,6 +59,8 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result and errors')
     .option('--debug', 'add stack traces to errors')
+    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else ./cai.config.json when present)')
+    .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)
     .exitOverride()
@@ -68,5 +75,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
   const wanted = word === undefined ? COMMANDS : COMMANDS.filter(([name]) => name === word);
   const registers = await Promise.all(wanted.map(([, load]) => load()));
   for (const register of registers) register(program, state);
+  // One preAction hook applies cai.config.json defaults to whichever command runs (issue #7).
+  installConfigDefaults(program, state);
   return program;
 }

@@ -101,3 +101,18 @@ export function parseMilliseconds(value: string): number {
     throw new InvalidArgumentError('expected milliseconds such as 250, or a duration such as 1.5s.');
   }
 }
+
+/** A point in time: an ISO 8601 date or date-time with an offset (§2.1), or a duration ago such as `24h` or `7d`. */
+export type TimeBound = { at: number } | { agoMs: number };
+
+export function parseTimeBound(value: string): TimeBound {
+  const text = value.trim();
+  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text)) return { agoMs: parseDurationMs(text) };
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  if (!dateOnly && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
+    throw new InvalidArgumentError('expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).');
+  }
+  const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
+  if (!Number.isFinite(at)) throw new InvalidArgumentError('not a real date.');
+  return { at };
+}

@@ -8,10 +8,11 @@ import { resolve } from 'node:path';
 import type { CommandContext } from '../cli/runner.js';
 import { readBodyInput, readFileInput } from '../cli/input.js';
 import { ExitCode, usageError } from '../errors.js';
-import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchRecord, type BatchSummary } from '../http/batch.js';
+import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchDocument, type BatchRecord, type BatchSummary } from '../http/batch.js';
+import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { formatDuration } from '../http/retry.js';
 import { sendEvent, sendJob } from '../http/send.js';
-import { dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
+import { describeIssue, dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
 import type { SendOptions } from './send-shared.js';
 
 export async function runBatchCommand(kind: SendKind, options: SendOptions & { to: string; identity: string }, context: CommandContext): Promise<number> {
@@ -27,16 +28,9 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
   }
   const secret = signingSecret(options, context);
   const input = await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson');
-  const documents = splitNdjson(input);
+  const documents = splitNdjson(input, { eventIds: !options.validate });
   if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
-
-  if (options.validate) {
-    const { validateBody } = await import('../spec/validate.js');
-    for (const document of documents) {
-      const verdict = validateBody(document.body, { kind });
-      if (!verdict.valid) document.invalid = verdict.errors.map((error: { path: string; message: string }) => `${error.path || '(document)'}: ${error.message}`);
-    }
-  }
+  if (options.validate) await validateDocuments(kind, documents);
   const resumed = options.resume !== undefined ? await readResume(options.resume, context) : undefined;
   const outputFile = options.output !== undefined ? openOutput(options.output, options.resume, context) : undefined;
 
@@ -48,17 +42,24 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
     if (!stop.signal.aborted) {
       output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)');
       stop.abort();
-    } else abort.abort();
+    } else if (!abort.signal.aborted) {
+      output.warn('aborting the requests in flight: their outcome is unknown, and they are reported as failed');
+      abort.abort();
+      dispatcher.destroy().catch(() => {});
+    }
   });
   const progress = await Progress.start(documents.length, context);
+  const ndjson = new LineBuffer((text) => output.resultRaw(text));
   try {
     const { records, summary } = await runBatch(
       documents,
       (document, signals) => {
-        const deliverOptions = { retry: policy, timeoutMs: options.timeout, dispatcher, signal: signals.signal, stopSignal: signals.stopSignal };
+        // No per-request abort listener (thousands of them on one signal cost more than the requests):
+        // a second Ctrl-C destroys the pool instead, which fails every request in flight at once.
+        const deliverOptions = { retry: policy, timeoutMs: options.timeout, dispatcher, stopSignal: signals.stopSignal };
         return kind === 'job'
-          ? sendJob({ to: options.to, body: document.body, secret, source: options.identity }, deliverOptions)
-          : sendEvent({ to: options.to, body: document.body, secret, provider: options.identity }, deliverOptions);
+          ? sendJob({ to: options.to, body: document.body, secret, source: options.identity, ...known(document.eventId) }, deliverOptions)
+          : sendEvent({ to: options.to, body: document.body, secret, provider: options.identity, ...known(document.eventId) }, deliverOptions);
       },
       {
         concurrency: options.concurrency,
@@ -69,11 +70,12 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
         onRecord: (record) => {
           progress.count(record);
           if (outputFile) outputFile.write(`${JSON.stringify(record)}\n`);
-          if (output.json) output.printJson(record);
+          if (output.json) ndjson.push(record);
           else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
         },
       },
     );
+    ndjson.flush();
     progress.stop();
     if (outputFile) await closeStream(outputFile);
     await renderSummary(summary, records, options, context);
@@ -81,7 +83,61 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
   } finally {
     progress.stop();
     unsubscribe();
-    await dispatcher.close();
+    if (!abort.signal.aborted) await dispatcher.close();
+  }
+}
+
+/**
+ * Validates every document before anything is sent, parsing each once: the parsed value also gives its
+ * event_id. Bodies that do not parse (or are over the size limit) go through validateBody for its messages.
+ */
+async function validateDocuments(kind: SendKind, documents: BatchDocument[]): Promise<void> {
+  const { validateBody, validateDocument } = await import('../spec/validate.js');
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  for (const document of documents) {
+    let value: unknown;
+    if (document.body.length <= MAX_BODY_BYTES) {
+      try {
+        value = JSON.parse(decoder.decode(document.body));
+      } catch {
+        value = undefined;
+      }
+    }
+    const verdict = value !== undefined ? validateDocument(value, { kind }) : validateBody(document.body, { kind });
+    if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
+      document.eventId = (value as { event_id: string }).event_id;
+    }
+    if (!verdict.valid) document.invalid = verdict.errors.map(describeIssue);
+  }
+}
+
+const known = (eventId: string | undefined) => (eventId !== undefined ? { eventId } : {});
+
+/**
+ * NDJSON results on stdout, written in chunks: one write per record costs more than the request itself at
+ * thousands per second. Lines still appear promptly (flushed on the next turn of the event loop).
+ */
+class LineBuffer {
+  private lines: string[] = [];
+  private scheduled = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  push(document: unknown): void {
+    this.lines.push(JSON.stringify(document));
+    if (this.lines.length >= 512) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.lines.length === 0) return;
+    const text = `${this.lines.join('\n')}\n`;
+    this.lines = [];
+    this.write(text);
   }
 }
 

@@ -14,7 +14,7 @@ import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
 import { createDispatcher, proxyFromEnv } from '../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
-import { formatDuration, planSchedule, resolvePolicy, type RetryPolicy } from '../http/retry.js';
+import { formatDuration, planSchedule, resolvePolicy, type PlannedAttempt, type RetryPolicy } from '../http/retry.js';
 import { contactJobsUrl, sendEvent, sendJob, type SendResult } from '../http/send.js';
 import type { HttpResponse } from '../http/client.js';
 import type { SendOptions, TransportOptions } from './send-shared.js';
@@ -98,6 +98,7 @@ export async function dispatcherFor(options: TransportOptions, url: string, { io
       ...(options.insecure ? { insecure: true } : {}),
       ...(proxy ? { proxy } : {}),
       ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      connectTimeoutMs: options.timeout,
       connections,
     });
   } catch (error) {
@@ -176,9 +177,15 @@ async function refuseInvalid(kind: SendKind, body: Buffer, { output }: CommandCo
     return ExitCode.negative;
   }
   output.result(`${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`);
-  for (const error of verdict.errors) output.result(`  ${error.path || '(document)'}: ${error.message}`);
+  for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
   output.info('hint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)');
   return ExitCode.negative;
+}
+
+/** `path: message (expected …, received …)` for one validation issue. */
+export function describeIssue(issue: { path: string; message: string; expected?: string; received?: string }): string {
+  const detail = [issue.expected !== undefined ? `expected ${issue.expected}` : '', issue.received !== undefined ? `received ${issue.received}` : ''].filter(Boolean).join(', ');
+  return `${issue.path || '(document)'}: ${issue.message}${detail ? ` (${detail})` : ''}`;
 }
 
 // ---------------------------------------------------------------------------------------------- dry run
@@ -231,14 +238,26 @@ export function printSchedule(policy: RetryPolicy, output: Output): number {
     `retry schedule for back-to-back 5xx or time-outs: ${policy.enabled ? `within --retry-for ${formatDuration(policy.retryForMs)}` : 'retries off'}` +
       `${Number.isFinite(policy.maxAttempts) ? `, at most ${policy.maxAttempts} attempts` : ''}`,
   );
-  for (const attempt of plan.attempts) {
-    if (attempt.attempt === 1) {
-      output.result('  attempt 1   at 0 s');
+  const range = (min: number, max: number) => (min === max ? formatDuration(max) : `${formatDuration(min)}–${formatDuration(max)}`);
+  const line = (attempt: PlannedAttempt) =>
+    attempt.attempt === 1
+      ? '  attempt 1    at 0 s'
+      : `  attempt ${String(attempt.attempt).padEnd(4)} after ${range(attempt.waitMinMs, attempt.waitMs).padEnd(22)} at ${range(attempt.atMinMs, attempt.atMaxMs)}${attempt.certain ? '' : '  (only if time remains)'}`;
+  const attempts = plan.attempts;
+  for (let index = 0; index < attempts.length; index += 1) {
+    const attempt = attempts[index] as PlannedAttempt;
+    // A long run of capped waits is shown as its first two, a summary line, and its last.
+    let end = index;
+    while (end + 1 < attempts.length && (attempts[end + 1] as PlannedAttempt).waitMs === attempt.waitMs && attempt.attempt > 1) end += 1;
+    if (end - index >= 4) {
+      output.result(line(attempt));
+      output.result(line(attempts[index + 1] as PlannedAttempt));
+      output.result(`  …            (attempts ${attempt.attempt + 2}–${(attempts[end - 1] as PlannedAttempt).attempt}: the same wait each time)`);
+      output.result(line(attempts[end] as PlannedAttempt));
+      index = end;
       continue;
     }
-    const wait = attempt.waitMinMs === attempt.waitMs ? formatDuration(attempt.waitMs) : `${formatDuration(attempt.waitMinMs)}–${formatDuration(attempt.waitMs)}`;
-    const at = attempt.atMinMs === attempt.atMaxMs ? formatDuration(attempt.atMinMs) : `${formatDuration(attempt.atMinMs)}–${formatDuration(attempt.atMaxMs)}`;
-    output.result(`  attempt ${String(attempt.attempt).padEnd(3)} after ${wait.padEnd(16)} at ${at}${attempt.certain ? '' : '  (only if time remains)'}`);
+    output.result(line(attempt));
   }
   if (plan.truncated) output.result(`  … (${plan.attempts.length} shown)`);
   output.result(
@@ -334,10 +353,10 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
   const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
   const c = output.color;
   if (result.verdict === 'accepted') {
-    const what = result.interface === 'A' ? 'job accepted' : 'accepted: a new event (first time the platform counted it)';
+    const what = result.interface === 'A' ? 'job accepted' : 'accepted: a new event';
     output.result(`${c.green('✔')} ${what} (${status})`);
   } else if (result.verdict === 'duplicate') {
-    output.result(`${c.green('✔')} accepted as a duplicate: the platform already had this event_id and did not record it again (§2.13)`);
+    output.result(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`);
   } else if (result.ack && !result.ack.ok) {
     output.result(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`);
     for (const problem of result.ack.problems) output.result(`    - ${problem}`);

@@ -58,6 +58,7 @@ interface Totals {
 }
 
 type Validators = typeof import('../spec/validate.js');
+type Recorder = (source: string, verdict: DocumentVerdict, showValid: boolean) => void;
 
 async function runValidate(kindArg: string | undefined, fileArgs: string[], options: ValidateCommandOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
@@ -74,20 +75,22 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
 
   const renderer = new Renderer(context, kind === 'auto');
   const totals: Totals = { documents: 0, valid: 0, invalid: 0, errors: 0, warnings: 0 };
-  const record = async (source: string, verdict: DocumentVerdict, showValid: boolean) => {
+  const record: Recorder = (source, verdict, showValid) => {
     totals.documents++;
     totals[verdict.valid ? 'valid' : 'invalid']++;
     totals.errors += verdict.errors.length;
     totals.warnings += verdict.warnings.length;
-    await renderer.document(source, verdict, showValid);
+    renderer.document(source, verdict, showValid);
   };
-  await renderer.start();
+  renderer.start();
   for (const source of sources) {
     const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
-    if (streamed) await validateNdjson(source, validators, validateOptions, context, record);
-    else await record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
+    if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer);
+    else record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
+    await renderer.flush();
   }
-  await renderer.finish(totals);
+  renderer.finish(totals);
+  await renderer.flush();
   return totals.invalid === 0 ? 0 : 1;
 }
 
@@ -161,10 +164,11 @@ async function validateNdjson(
   validators: Validators,
   options: ValidateOptions,
   context: CommandContext,
-  record: (source: string, verdict: DocumentVerdict, showValid: boolean) => Promise<void>,
+  record: Recorder,
+  renderer: Renderer,
 ): Promise<void> {
   const { io, output } = context;
-  const { readNdjsonLines } = await import('../spec/ndjson.js');
+  const { readNdjsonBatches } = await import('../spec/ndjson.js');
   const label = labelOf(source);
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: 256 * 1024 });
   const spinner = await output.spinner(`validating ${label}`);
@@ -172,15 +176,18 @@ async function validateNdjson(
   let lines = 0;
   let bytes = 0;
   try {
-    for await (const line of readNdjsonLines(stream as AsyncIterable<Buffer>)) {
-      lines = line.number;
-      bytes += line.byteLength + 1;
-      if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
-      const verdict = line.oversize ? oversizeVerdict(line.byteLength, options) : validators.validateBody(line.bytes, options);
-      await record(`${label}:${line.number}`, verdict, false);
-      if ((line.number & 1023) === 0 && io.now() - lastUpdate > 200) {
+    for await (const batch of readNdjsonBatches(stream as AsyncIterable<Buffer>)) {
+      for (const line of batch) {
+        lines = line.number;
+        bytes += line.byteLength + 1;
+        if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
+        const verdict = line.oversize ? oversizeVerdict(line.byteLength, options) : validators.validateBody(line.bytes, options);
+        record(`${label}:${line.number}`, verdict, false);
+      }
+      await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
+      if (io.now() - lastUpdate > 200) {
         lastUpdate = io.now();
-        spinner.update(`validating ${label}: line ${line.number.toLocaleString('en')} (${formatBytes(bytes)})`);
+        spinner.update(`validating ${label}: line ${lines.toLocaleString('en')} (${formatBytes(bytes)})`);
       }
     }
   } catch (error) {
@@ -227,6 +234,7 @@ const KIND_LABELS: Record<DocumentKind | 'unknown', string> = {
 class Renderer {
   private readonly stdout: Writable;
   private first = true;
+  private pending: string[] = [];
 
   constructor(
     private readonly context: CommandContext,
@@ -235,15 +243,19 @@ class Renderer {
     this.stdout = context.io.stdout;
   }
 
-  private async write(text: string): Promise<void> {
+  /** Writes what has been rendered, waiting for 'drain' when stdout is behind. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
     if (!this.stdout.write(text)) await once(this.stdout, 'drain');
   }
 
-  async start(): Promise<void> {
-    if (this.context.output.json) await this.write('{"documents":[');
+  start(): void {
+    if (this.context.output.json) this.pending.push('{"documents":[');
   }
 
-  async document(source: string, verdict: DocumentVerdict, showValid: boolean): Promise<void> {
+  document(source: string, verdict: DocumentVerdict, showValid: boolean): void {
     const { output } = this.context;
     if (output.json) {
       const entry: Record<string, unknown> = { source, kind: verdict.kind };
@@ -251,7 +263,7 @@ class Renderer {
       entry.valid = verdict.valid;
       entry.errors = verdict.errors;
       entry.warnings = verdict.warnings;
-      await this.write((this.first ? '' : ',') + JSON.stringify(entry));
+      this.pending.push((this.first ? '' : ',') + JSON.stringify(entry));
       this.first = false;
       return;
     }
@@ -261,17 +273,16 @@ class Renderer {
     const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
     for (const issue of verdict.errors) lines.push(`  ${formatIssue(issue)}`);
     for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${formatIssue(issue)}`);
-    await this.write(lines.join('\n') + '\n');
+    this.pending.push(lines.join('\n') + '\n');
   }
 
-  async finish(totals: Totals): Promise<void> {
+  finish(totals: Totals): void {
     if (this.context.output.json) {
-      await this.write(`],"valid":${totals.invalid === 0},"summary":${JSON.stringify(totals)}}\n`);
+      this.pending.push(`],"valid":${totals.invalid === 0},"summary":${JSON.stringify(totals)}}\n`);
       return;
     }
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    const line = `${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})`;
-    await this.write(line + '\n');
+    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})\n`);
   }
 }
 

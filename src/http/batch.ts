@@ -5,6 +5,7 @@
  * with a record saying what happened to it, "not-sent" included.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DeliveryError } from './deliver.js';
 import { eventIdOf, type SendResult, type SendVerdict } from './send.js';
@@ -76,8 +77,12 @@ export interface BatchOptions {
 
 export type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
 
-/** Splits NDJSON into documents: one per non-blank line, exact bytes, without the line ending. */
-export function splitNdjson(bytes: Buffer): BatchDocument[] {
+/**
+ * Splits NDJSON into documents: one per non-blank line, exact bytes, without the line ending.
+ * `eventIds: false` leaves `eventId` for the caller to fill (it parses each document anyway to validate it).
+ */
+export function splitNdjson(bytes: Buffer, options: { eventIds?: boolean } = {}): BatchDocument[] {
+  const withIds = options.eventIds !== false;
   const documents: BatchDocument[] = [];
   let start = 0;
   let line = 0;
@@ -87,16 +92,25 @@ export function splitNdjson(bytes: Buffer): BatchDocument[] {
     line += 1;
     let stop = end;
     if (stop > start && bytes[stop - 1] === 0x0d) stop -= 1;
-    const body = bytes.subarray(start, stop);
-    if (body.toString('utf8').trim() !== '') documents.push(documentOf(line, Buffer.from(body)));
+    if (!isBlank(bytes, start, stop)) documents.push(documentOf(line, Buffer.from(bytes.subarray(start, stop)), withIds));
     start = end + 1;
   }
   return documents;
 }
 
-export function documentOf(line: number, body: Buffer): BatchDocument {
-  const eventId = eventIdOf(body);
-  return { line, body, ...(eventId !== undefined ? { eventId } : {}), bodySha256: createHash('sha256').update(body).digest('hex') };
+function isBlank(bytes: Buffer, start: number, stop: number): boolean {
+  for (let i = start; i < stop; i += 1) {
+    const byte = bytes[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return false;
+  }
+  return true;
+}
+
+export function documentOf(line: number, body: Buffer, withEventId = true): BatchDocument {
+  const document: BatchDocument = { line, body, bodySha256: createHash('sha256').update(body).digest('hex') };
+  const eventId = withEventId ? eventIdOf(body) : undefined;
+  if (eventId !== undefined) document.eventId = eventId;
+  return document;
 }
 
 /** The keys a document is known by across runs. */
@@ -139,6 +153,8 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const stop = options.stopSignal ?? new AbortController().signal;
   const abort = options.signal ?? new AbortController().signal;
+  // Every request in flight listens to both: as many listeners as `concurrency`, by design.
+  setMaxListeners(0, stop, abort);
   const started = clock();
   const records: BatchRecord[] = new Array<BatchRecord>(documents.length);
   const emit = (index: number, record: BatchRecord) => {
@@ -199,23 +215,19 @@ function unsentRecord(document: BatchDocument, alreadyAccepted: ReadonlySet<stri
 
 function recordOf(base: Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'>, result: SendResult): BatchRecord {
   const { delivery } = result;
-  const last = delivery.attempts.at(-1);
+  const last = delivery.attempts[delivery.attempts.length - 1];
   const sent = delivery.attempts.length > 0;
   // An interruption before any attempt reached the receiver is "not sent"; after one, the outcome is unknown: failed.
   const verdict: BatchVerdict = delivery.interrupted && !sent ? 'not-sent' : result.verdict;
-  const problems = result.ack?.problems.length ? result.ack.problems : undefined;
-  return {
-    ...base,
-    verdict,
-    sent,
-    ...(delivery.response ? { status: delivery.response.status } : {}),
-    attempts: delivery.attempts.length,
-    ...(last ? { latencyMs: Math.round(last.latencyMs * 10) / 10 } : {}),
-    elapsedMs: Math.round(delivery.elapsedMs),
-    ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
-    ...(problems ? { problems } : {}),
-    ...(delivery.error ? { error: delivery.error } : {}),
-  };
+  const record: BatchRecord = { line: base.line, bodySha256: base.bodySha256, verdict, sent, attempts: delivery.attempts.length };
+  if (base.eventId !== undefined) record.eventId = base.eventId;
+  if (delivery.response) record.status = delivery.response.status;
+  if (last) record.latencyMs = Math.round(last.latencyMs * 10) / 10;
+  record.elapsedMs = Math.round(delivery.elapsedMs);
+  if (result.ack?.providerJobId !== undefined) record.providerJobId = result.ack.providerJobId;
+  if (result.ack && result.ack.problems.length > 0) record.problems = result.ack.problems;
+  if (delivery.error) record.error = delivery.error;
+  return record;
 }
 
 export function summarize(records: readonly BatchRecord[], elapsedMs: number, interrupted: boolean): BatchSummary {

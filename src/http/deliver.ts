@@ -86,21 +86,19 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
   const policy = resolvePolicy(options.retry);
   const clock = options.clock ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
-  const stop = anySignal(options.signal, options.stopSignal);
+  const stopped = () => options.signal?.aborted === true || options.stopSignal?.aborted === true;
   const started = clock();
   const attempts: AttemptRecord[] = [];
   let response: HttpResponse | undefined;
-  const finish = (outcome: DeliveryResult['outcome'], error?: DeliveryError, interrupted = false): DeliveryResult => ({
-    outcome,
-    attempts,
-    ...(response ? { response } : {}),
-    ...(error ? { error } : {}),
-    elapsedMs: clock() - started,
-    interrupted,
-  });
+  const finish = (outcome: DeliveryResult['outcome'], error?: DeliveryError, interrupted = false): DeliveryResult => {
+    const result: DeliveryResult = { outcome, attempts, elapsedMs: clock() - started, interrupted };
+    if (response) result.response = response;
+    if (error) result.error = error;
+    return result;
+  };
 
   for (let number = 1; ; number += 1) {
-    if (stop?.aborted) return finish('failed', interruptedError(attempts.length), true);
+    if (stopped()) return finish('failed', interruptedError(attempts.length), true);
     const attemptStart = clock();
     const headers = attemptHeaders(request, options.keepSignature === true, attemptStart);
     const record: AttemptRecord = {
@@ -115,7 +113,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     let outcome: AttemptOutcome;
     try {
       response = await postOnce({ url: request.url, headers, body: request.body, timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, signal: options.signal });
-      Object.assign(record, responseFacts(response));
+      addResponseFacts(record, response);
       outcome = { kind: 'response', status: response.status, retryAfter: response.headers[Headers.retryAfter] };
     } catch (error) {
       const failure = asDeliveryError(error);
@@ -131,7 +129,8 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
       }
     }
 
-    const decision = decideRetry({ outcome, attempts: number, elapsedMs: clock() - started, nowMs: clock(), policy, random: options.random });
+    const now = clock();
+    const decision = decideRetry({ outcome, attempts: number, elapsedMs: now - started, nowMs: now, policy, random: options.random });
     record.reason = decision.reason;
     if (decision.retry) {
       record.decision = 'retry';
@@ -148,7 +147,8 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     if (record.decision === 'rejected') return finish('rejected');
     if (!decision.retry) return finish('failed', failureOf(record, decision.giveUp, decision.reason));
     try {
-      await sleep(decision.delayMs, stop ?? new AbortController().signal);
+      // Retries are the rare path: the composite signal is made only here.
+      await sleep(decision.delayMs, anySignal(options.signal, options.stopSignal) ?? new AbortController().signal);
     } catch {
       // The stop signal ended the wait: the next attempt is not made.
     }
@@ -174,15 +174,15 @@ function attemptHeaders(request: DeliveryRequest, keepSignature: boolean, nowMs:
   return headers;
 }
 
-function responseFacts(response: HttpResponse): Partial<AttemptRecord> {
-  const facts: Partial<AttemptRecord> = { status: response.status, latencyMs: Math.round(response.latencyMs * 10) / 10 };
+function addResponseFacts(record: AttemptRecord, response: HttpResponse): void {
+  record.status = response.status;
+  record.latencyMs = Math.round(response.latencyMs * 10) / 10;
   const retryAfter = response.headers[Headers.retryAfter];
-  if (retryAfter !== undefined) facts.retryAfter = retryAfter;
+  if (retryAfter !== undefined) record.retryAfter = retryAfter;
   const contentType = response.headers[Headers.contentType];
-  if (contentType !== undefined) facts.contentType = contentType;
+  if (contentType !== undefined) record.contentType = contentType;
   const location = response.headers.location;
-  if (location !== undefined) facts.location = location;
-  return facts;
+  if (location !== undefined) record.location = location;
 }
 
 function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: string): DeliveryError {

@@ -33,10 +33,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   jitter: 0.5,
 };
 
+const RESOLVED = new WeakSet<RetryPolicy>();
+
 export function resolvePolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
+  // A policy resolved before is used as is: batch mode passes the same one for every document.
+  if (RESOLVED.has(partial as RetryPolicy)) return partial as RetryPolicy;
   const policy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(partial) };
   if (!(policy.maxAttempts >= 1)) policy.maxAttempts = 1;
   policy.jitter = Math.min(1, Math.max(0, policy.jitter));
+  RESOLVED.add(policy);
   return policy;
 }
 

@@ -42,6 +42,8 @@ export interface SendJobRequest {
   secret: string;
   /** `X-CAI-Source` (§4.1). */
   source: string;
+  /** The body's event_id when the caller already knows it (saves parsing the body again). */
+  eventId?: string;
 }
 
 export interface SendEventRequest {
@@ -52,6 +54,8 @@ export interface SendEventRequest {
   secret: string;
   /** `X-CAI-Provider` (§4.2). */
   provider: string;
+  /** The body's event_id when the caller already knows it (saves parsing the body again). */
+  eventId?: string;
 }
 
 /** `{provider_endpoint}/contact-jobs`; a URL that already ends with the path is used as is. */
@@ -68,7 +72,7 @@ export async function sendJob(request: SendJobRequest, options: DeliverOptions =
     { url, body: request.body, secret: request.secret, headers: { 'Content-Type': 'application/json', [HeaderNames.source]: request.source } },
     options,
   );
-  return judge('A', url, request.body, delivery, checkJobAck);
+  return judge('A', url, request.body, delivery, checkJobAck, request.eventId);
 }
 
 export async function sendEvent(request: SendEventRequest, options: DeliverOptions = {}): Promise<SendResult> {
@@ -76,19 +80,29 @@ export async function sendEvent(request: SendEventRequest, options: DeliverOptio
     { url: request.to, body: request.body, secret: request.secret, headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: request.provider } },
     options,
   );
-  return judge('B', request.to, request.body, delivery, checkEventAck);
+  return judge('B', request.to, request.body, delivery, checkEventAck, request.eventId);
 }
 
 /** Turns a delivery into a verdict: a 2xx is accepted only when its body keeps the rules. */
-export function judge(iface: 'A' | 'B', url: string, body: Uint8Array, delivery: DeliveryResult, check: (response: HttpResponse) => AckCheck): SendResult {
-  const eventId = eventIdOf(body);
-  const base = { interface: iface, url, ...(eventId !== undefined ? { eventId } : {}), delivery };
+export function judge(
+  iface: 'A' | 'B',
+  url: string,
+  body: Uint8Array,
+  delivery: DeliveryResult,
+  check: (response: HttpResponse) => AckCheck,
+  knownEventId?: string,
+): SendResult {
+  const eventId = knownEventId ?? eventIdOf(body);
+  const result: SendResult = { interface: iface, url, verdict: 'failed', delivery };
+  if (eventId !== undefined) result.eventId = eventId;
   if (delivery.outcome !== 'accepted' || !delivery.response) {
-    return { ...base, verdict: delivery.outcome === 'rejected' ? 'rejected' : 'failed' };
+    result.verdict = delivery.outcome === 'rejected' ? 'rejected' : 'failed';
+    return result;
   }
   const ack = check(delivery.response);
-  const verdict: SendVerdict = !ack.ok ? 'rejected' : ack.duplicate ? 'duplicate' : 'accepted';
-  return { ...base, verdict, ack };
+  result.verdict = !ack.ok ? 'rejected' : ack.duplicate ? 'duplicate' : 'accepted';
+  result.ack = ack;
+  return result;
 }
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;

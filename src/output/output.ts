@@ -120,6 +120,8 @@ export class Output {
     const table = new Table({
       head: head.map((h) => this.color.bold(h)),
       style: { head: [], border: [] },
+      // No rule between body rows: long check lists stay readable at a glance.
+      chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     });
     for (const row of rows) table.push(row.map(String));
     return table.toString();

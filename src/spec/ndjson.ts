@@ -17,10 +17,14 @@ export interface NdjsonLine {
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
-export async function* readNdjsonLines(
+/**
+ * Yields the lines of each chunk read as one batch: one await per chunk rather than per line keeps the
+ * per-document cost close to the validation itself.
+ */
+export async function* readNdjsonBatches(
   stream: AsyncIterable<Buffer | string>,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-): AsyncGenerator<NdjsonLine> {
+): AsyncGenerator<NdjsonLine[]> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let oversize = false;
@@ -50,6 +54,7 @@ export async function* readNdjsonLines(
     pending.push(part);
   };
   for await (const chunk of stream) {
+    const batch: NdjsonLine[] = [];
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     let start = 0;
     for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
@@ -65,10 +70,16 @@ export async function* readNdjsonLines(
       } else {
         keep(buffer.subarray(start, newline));
       }
-      yield finish();
+      batch.push(finish());
       start = newline + 1;
     }
     if (start < buffer.length) keep(buffer.subarray(start));
+    if (batch.length > 0) yield batch;
   }
-  if (pendingBytes > 0 || oversize) yield finish();
+  if (pendingBytes > 0 || oversize) yield [finish()];
+}
+
+/** One line at a time (convenience over `readNdjsonBatches`). */
+export async function* readNdjsonLines(stream: AsyncIterable<Buffer | string>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<NdjsonLine> {
+  for await (const batch of readNdjsonBatches(stream, maxLineBytes)) yield* batch;
 }

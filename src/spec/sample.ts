@@ -98,7 +98,7 @@ export function sampleEvent(type: EventType, options: SampleEventOptions = {}): 
     case 'appointment.cancelled': {
       const days = type === 'appointment.rescheduled' ? 3 : 2;
       const scheduled = new Date(now.getTime() + days * 86_400_000);
-      scheduled.setUTCMinutes(30, 0, 0);
+      scheduled.setHours(10, 30, 0, 0); // local time, the zone formatDateTime writes the offset of
       const notes = {
         'appointment.booked': 'Booked by the agent over WhatsApp; the contact prefers mornings.',
         'appointment.rescheduled': 'Moved at the contact’s request.',

@@ -6,6 +6,7 @@
  * says "not shown" (§2.4: which fields each event type requires beyond `event` and `event_id`), unknown
  * fields under `strict` (§9.2 accepts them), and advice (plain-http callback URL, §5.8).
  */
+import { isUtf8 } from 'node:buffer';
 import type * as z from 'zod';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, type EventType } from './constants.js';
 import { FORMAT_BY_PATTERN, EVENT_ID_PATTERN } from './formats.js';
@@ -75,8 +76,6 @@ export function validateDocument(value: unknown, options: ValidateOptions = {}):
   }
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /**
  * Validates a body exactly as received: UTF-8 (§2), JSON, the 256 KB limit (§8, Interface B), then the
  * document. Never throws.
@@ -93,12 +92,11 @@ export function validateBody(raw: Uint8Array, options: ValidateOptions = {}): Do
         }
       : undefined;
   const explicitKind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
-  let text: string;
-  try {
-    text = decoder.decode(raw);
-  } catch {
+  // isUtf8 + toString is several times faster than a fatal TextDecoder, and keeps a BOM visible.
+  if (!isUtf8(raw)) {
     return verdict(explicitKind, undefined, [{ path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' }, ...(sizeIssue ? [sizeIssue] : [])], []);
   }
+  const text = (Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)).toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -248,6 +246,8 @@ function unknownFields(doc: Doc, known: ReadonlySet<string>, prefix: string, war
 }
 
 function schemaIssues(schema: z.ZodType, doc: Doc): ValidationIssue[] {
+  // The common case is valid: parse without collecting inputs, and only re-parse a failure for its details.
+  if (schema.safeParse(doc).success) return [];
   const result = schema.safeParse(doc, { reportInput: true });
   return result.success ? [] : result.error.issues.map(toIssue);
 }

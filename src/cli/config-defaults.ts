@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import type { Io } from '../io.js';
+import { Output } from '../output/output.js';
+import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
+import { globalOutputOptions, type RunState } from './runner.js';
+
+/**
+ * Deployment profiles as defaults (issue #7): ONE mechanism for every command. A preAction hook finds the
+ * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
+ * commander's value source 'config', so flags (and their own env fallbacks) always win.
+ *
+ * The mapping itself is the table in src/config/defaults-table.ts; applying it is src/config/apply-defaults.ts.
+ * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
+ * (START-UP RULE).
+ */
+
+/** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
+const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
+
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+export function installConfigDefaults(program: Command, state: RunState): void {
+  program.hook('preAction', async (_program, actionCommand) => {
+    await applyConfigDefaults(actionCommand, state.io);
+  });
+}
+
+/** The hook's body: finds the profile (existsSync only), and only then loads the code that applies it. */
+export async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
+  const path = commandPath(command);
+  if (SELF_CONFIGURED.has(path)) return;
+  const globals = command.optsWithGlobals() as { config?: string; env?: string };
+  const request = requestedEnvironment(globals.env, io.env);
+  const location = locateConfig(globals.config, io.env, io.cwd);
+  if (!location) {
+    if (request) throw noConfigForEnvironment(request, io.cwd);
+    return;
+  }
+  const { applyProfileDefaults } = await import('../config/apply-defaults.js');
+  const result = await applyProfileDefaults(command, path, location, request, io.env);
+  if (result.applied.length + result.warnings.length + result.notes.length === 0) return;
+  const output = await Output.create(io, globalOutputOptions(command));
+  result.notes.forEach((note) => output.note(note));
+  result.warnings.forEach((warning) => output.warn(warning));
+  for (const item of result.applied) output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${result.environment})`);
+}

@@ -1,0 +1,296 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
+import { readFileInput } from '../cli/input.js';
+import { usageError } from '../errors.js';
+import type { InterfaceId } from '../spec/constants.js';
+import type { CheckResult, SuiteReport } from '../conformance/types.js';
+
+interface RunOptions {
+  interface?: InterfaceId;
+  target?: string;
+  mock?: boolean;
+  break?: string[];
+  provider?: string;
+  source?: string;
+  branchCode?: string;
+  leadId?: string;
+  callbackListen?: { host: string; port: number };
+  callbackUrl?: string;
+  callbackWait: number;
+  only?: string[];
+  skip?: string[];
+  include?: string[];
+  failOn: 'must' | 'warnings';
+  timeout: number;
+  concurrency: number;
+  waivers?: string;
+  junit?: string;
+  reproDir?: string;
+  ca?: string;
+  insecure?: boolean;
+  proxy?: string;
+  sourceAddress?: string;
+  [key: string]: unknown;
+}
+
+interface ListOptions {
+  interface?: InterfaceId;
+  [key: string]: unknown;
+}
+
+/** `HOST:PORT` for the callback listener (`[::1]:8080` for IPv6). */
+function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+export function registerConformance(program: Command, state: RunState): void {
+  const conformance = program
+    .command('conformance')
+    .description('Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)');
+
+  const run = conformance
+    .command('run')
+    .description('Check a platform events endpoint (B) or a provider contact-jobs endpoint (A) against the spec')
+    .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']))
+    .option('--target <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
+    .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
+    .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectValues)
+    .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
+    .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
+    .option('--branch-code <code>', 'A: a branch_code from the deployment catalog, put in every job')
+    .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
+    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
+    .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
+    .option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events', parseDurationMs, 30_000)
+    .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
+    .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
+    .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
+    .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
+    .option('--timeout <duration>', 'per request (e.g. 500ms, 10s)', parseDurationMs, 10_000)
+    .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
+    .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
+    .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
+    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
+    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
+    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
+    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
+  addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
+  addSecretOptions(run, 'callback-secret', 'A: the events secret, to verify the provider\'s callbacks (default: $CAI_CALLBACK_SECRET)');
+  run.addHelpText(
+    'after',
+    `
+Examples:
+  $ cai conformance run --mock --interface B
+  $ cai conformance run --interface B --target https://platform.example/cai/events \\
+      --provider acme --secret-env CAI_SECRET --junit conformance.xml
+  $ cai conformance run --interface A --target https://provider.example/cai --source platform-eu \\
+      --branch-code BR-001 --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET \\
+      --provider acme --callback-listen 0.0.0.0:8787 --callback-url https://tunnel.example/cb
+  $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
+
+Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
+--fail-on warnings), 2 usage, 3 target unreachable.`,
+  );
+  run.action(async (options: RunOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => runConformanceCommand(options, context));
+  });
+
+  conformance
+    .command('list')
+    .description('List the checks: id, level, spec section, tags, title')
+    .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
+    .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --json')
+    .action(async (options: ListOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runList(options, context));
+    });
+}
+
+async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
+  const { describeCatalogue } = await import('../conformance/catalogue.js');
+  const checks = describeCatalogue(options.interface);
+  if (output.json) {
+    output.printJson({ checks });
+    return 0;
+  }
+  const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
+  output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows));
+  const count = (iface: InterfaceId, level: string) => checks.filter((check) => check.interface === iface && check.level === level).length;
+  const summary = (['B', 'A'] as const)
+    .filter((iface) => checks.some((check) => check.interface === iface))
+    .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
+  output.result(`${checks.length} checks (${summary.join('; ')})`);
+  return 0;
+}
+
+async function runConformanceCommand(options: RunOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const iface = options.interface;
+  if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
+  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
+  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
+  if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
+  if (!options.mock) requireTargetOptions(iface, options);
+  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
+  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
+  if (options.sourceAddress !== undefined) {
+    const { isIP } = await import('node:net');
+    if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
+  }
+
+  const { planFor, runConformance } = await import('../conformance/suite.js');
+  const { splitSelectors } = await import('../conformance/catalogue.js');
+  const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
+  const plan = planFor({ interface: iface, selection });
+  if (plan.unknownSelectors.length > 0) {
+    throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
+  }
+  if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+
+  const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const wantsCallbacks = iface === 'A' && !options.mock && (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
+  const callbackSecrets = wantsCallbacks ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output) : [];
+  if (wantsCallbacks) requireCallbackOptions(options);
+  if (iface === 'A' && !options.mock && !wantsCallbacks) {
+    output.note('no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
+  }
+  const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
+  const client = await clientOptions(options, context);
+
+  const abort = new AbortController();
+  const stopListening = io.onInterrupt(() => {
+    output.warn('interrupted: finishing the checks in flight, skipping the rest');
+    abort.abort();
+  });
+  const progress = createProgress(context, plan.planned.length);
+  let report: SuiteReport;
+  try {
+    report = await runConformance({
+      interface: iface,
+      target: options.target,
+      mock: options.mock === true,
+      faults: options.break,
+      identity: iface === 'B' ? options.provider : options.source,
+      secrets: secrets.map((secret) => secret.value),
+      secretLabel: secrets[0]?.label,
+      callbackSecrets: callbackSecrets.map((secret) => secret.value),
+      providerCode: iface === 'A' ? options.provider : undefined,
+      branchCode: options.branchCode,
+      leadId: options.leadId,
+      callbackListen: options.callbackListen,
+      callbackUrl: options.callbackUrl,
+      callbackWaitMs: options.callbackWait,
+      selection,
+      concurrency: options.concurrency,
+      timeoutMs: options.timeout,
+      waivers,
+      reproDir: options.reproDir,
+      client,
+      sourceAddress: options.sourceAddress,
+      signal: abort.signal,
+      onFinish: progress,
+    });
+  } finally {
+    stopListening();
+  }
+  const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
+  return render(report, options, context, secretValues);
+}
+
+function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
+  if (iface === 'B' && !options.provider) throw usageError('missing_option', 'interface B needs the provider code to send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)');
+  if (iface === 'A') {
+    if (!options.source) throw usageError('missing_option', 'interface A needs the platform id to send', 'pass --source ID (the X-CAI-Source value, §4.1)');
+    if (!options.branchCode) throw usageError('missing_option', 'interface A needs a branch_code for the jobs', 'pass --branch-code CODE from the deployment catalog');
+  }
+}
+
+function requireCallbackOptions(options: RunOptions): void {
+  if (!options.provider) throw usageError('missing_option', 'the callback checks need the provider code to expect', 'pass --provider CODE (the X-CAI-Provider the provider must send, §4.2)');
+  const host = options.callbackListen?.host;
+  if (!options.callbackUrl && host !== undefined && (host === '0.0.0.0' || host === '::')) {
+    throw usageError('missing_option', `the listener on ${host} has no address the provider can reach`, 'pass --callback-url with the public address that forwards to it');
+  }
+}
+
+async function loadWaivers(path: string, { io }: CommandContext) {
+  const { parseWaivers } = await import('../conformance/waivers.js');
+  const parsed = parseWaivers((await readFileInput(path, io, 'waivers')).toString('utf8'));
+  if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
+  return parsed.waivers;
+}
+
+async function clientOptions(options: RunOptions, context: CommandContext) {
+  const { output, io } = context;
+  if (options.insecure) output.warn('--insecure: the target\'s TLS certificate is not verified; never use this against production');
+  const ca = options.ca !== undefined ? await readFileInput(options.ca, io, 'CA certificate') : undefined;
+  let proxy = options.proxy;
+  if (proxy === undefined && options.target) {
+    const { proxyFromEnv } = await import('../http/client.js');
+    proxy = proxyFromEnv(io.env, options.target);
+  }
+  return { ...(ca ? { ca } : {}), ...(options.insecure ? { insecure: true } : {}), ...(proxy ? { proxy } : {}) };
+}
+
+/** Live progress: one line per finished check on a terminal; nothing otherwise (the table follows). */
+function createProgress({ output }: CommandContext, total: number): ((result: CheckResult) => void) | undefined {
+  if (!output.stderrIsTTY || output.json || output.quiet) return undefined;
+  const paint: Record<CheckResult['verdict'], (text: string) => string> = {
+    passed: output.errColor.green,
+    failed: output.errColor.red,
+    warning: output.errColor.yellow,
+    waived: output.errColor.cyan,
+    skipped: output.errColor.dim,
+  };
+  let done = 0;
+  return (result) => {
+    done += 1;
+    const symbol = { passed: '✓', failed: '✗', warning: '!', waived: '~', skipped: '-' }[result.verdict];
+    const time = result.verdict === 'skipped' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
+    output.info(`${paint[result.verdict](symbol)} ${String(done).padStart(String(total).length)}/${total} ${result.id} ${result.title}${time}`);
+  };
+}
+
+async function render(report: SuiteReport, options: RunOptions, context: CommandContext, secrets: readonly string[]): Promise<number> {
+  const { output, io } = context;
+  const { countLine, failureDetails, redactDeep, tableRows, toJunit, warningLine } = await import('../conformance/report.js');
+  const safe = redactDeep(report, secrets);
+  const warningsFail = options.failOn === 'warnings';
+  const ok = safe.ok && !(warningsFail && safe.summary.warnings > 0);
+  if (options.junit !== undefined) {
+    const { writeFile } = await import('node:fs/promises');
+    const { resolve } = await import('node:path');
+    try {
+      await writeFile(resolve(io.cwd, options.junit), toJunit(safe, warningsFail));
+    } catch (error) {
+      throw usageError('unwritable_file', `cannot write the JUnit report to ${options.junit}`, 'check that the directory exists and is writable', error);
+    }
+  }
+  if (output.json) {
+    output.printJson({ ...safe, ok, failOn: options.failOn });
+    return ok ? 0 : 1;
+  }
+  const offset = safe.clock.offsetSeconds;
+  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${offset >= 0 ? '+' : ''}${offset} s`;
+  output.result(`cai conformance: interface ${safe.interface}, ${safe.mock ? 'built-in reference receiver ' : ''}${safe.target}, ${clock}`);
+  output.result(await output.table(['id', 'title', 'level', 'verdict', 'time'], tableRows(safe.checks)));
+  for (const line of failureDetails(safe.checks)) output.result(line);
+  output.result('');
+  output.result(countLine(safe.summary));
+  output.result(warningLine(safe.summary));
+  for (const notice of safe.waivers) output.warn(notice.message);
+  if (safe.probeStatus === 404 || safe.probeStatus === 405) {
+    output.warn(`the target answered ${safe.probeStatus} to a POST: is ${safe.interface === 'A' ? '--target the provider endpoint (without /contact-jobs)' : '--target the events URL'}?`);
+  }
+  if (safe.reproDir) output.info(`bodies of the failing requests: ${safe.reproDir}`);
+  if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
+  if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');
+  if (safe.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped');
+  return ok ? 0 : 1;
+}
+

@@ -1,0 +1,94 @@
+import { Option, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { parseDurationMs, parseHttpUrl } from '../cli/options.js';
+import { readFileInput } from '../cli/input.js';
+import { usageError } from '../errors.js';
+import type { InterfaceId } from '../spec/constants.js';
+import type { CheckResult } from '../doctor/types.js';
+
+interface DoctorOptions {
+  target?: string;
+  interface?: InterfaceId;
+  timeout: number;
+  ca?: string;
+}
+
+export function registerDoctor(program: Command, state: RunState): void {
+  program
+    .command('doctor')
+    .description('Check an environment before blaming the code: DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5), secrets, configuration')
+    .option('--target <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
+    .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
+    .option('--timeout <duration>', 'time allowed for each network step', parseDurationMs, 5000)
+    .option('--ca <file>', 'also trust this CA certificate (PEM), e.g. a test environment\'s own')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cai doctor --env test
+  $ cai doctor --env production --interface B
+  $ cai doctor --target https://provider.example/cai/contact-jobs --ca test-ca.pem
+  $ cai doctor --env test --json`,
+    )
+    .action(async (options: DoctorOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runDoctorCommand(options, cmd.optsWithGlobals() as { config?: string; env?: string }, context));
+    });
+}
+
+async function runDoctorCommand(options: DoctorOptions, globals: { config?: string; env?: string }, { io, output }: CommandContext): Promise<number> {
+  const { loadProfile } = await import('../config/load.js');
+  const { runDoctor, targetsOf } = await import('../doctor/run.js');
+  const profile = loadProfile(globals, io.env, io.cwd);
+  if (profile.loaded && !profile.chosen) {
+    throw usageError('no_environment', `${profile.loaded.location.path} defines several environments and none is chosen`, `pass --env NAME (one of: ${Object.keys(profile.loaded.config.environments).join(', ')}) or set CAI_ENV`);
+  }
+  const environment = profile.chosen;
+  const interfaces: InterfaceId[] = options.interface ? [options.interface] : ['A', 'B'];
+  const targets = options.target ? [{ url: options.target, interface: options.interface }] : environment ? targetsOf(environment, interfaces) : [];
+  if (!environment && targets.length === 0) {
+    throw usageError('nothing_to_check', 'nothing to check: no --target and no cai.config.json', "pass --target URL, or run where cai.config.json is (or pass --config FILE / --env NAME)");
+  }
+  const ca = options.ca ? await readFileInput(options.ca, io, 'CA certificate') : undefined;
+  if (environment) output.info(`environment ${environment.name} of ${environment.location.path}`);
+  const spinner = await output.spinner('checking…');
+  let report;
+  try {
+    report = await runDoctor({
+      environment,
+      interfaces,
+      targets,
+      env: io.env,
+      now: () => io.now(),
+      timeoutMs: options.timeout,
+      ca,
+      onCheck: (check) => spinner.update(`${check.id} ${check.target ?? ''}`),
+    });
+  } finally {
+    spinner.stop();
+  }
+  if (output.json) {
+    output.printJson(report);
+    return report.ok ? 0 : 1;
+  }
+  let lastTarget: string | undefined;
+  for (const check of report.checks) {
+    if (check.target !== undefined && check.target !== lastTarget) {
+      output.result('');
+      output.result(`${check.target}${check.interface ? ` (interface ${check.interface})` : ''}`);
+      lastTarget = check.target;
+    }
+    renderCheck(check, output);
+  }
+  const { pass, warn, fail, skip } = report.summary;
+  output.result('');
+  output.result(`${pass} passed, ${warn} warning${warn === 1 ? '' : 's'}, ${fail} failed, ${skip} skipped`);
+  return report.ok ? 0 : 1;
+}
+
+function renderCheck(check: CheckResult, output: CommandContext['output']): void {
+  const color = output.color;
+  const label = { pass: color.green('pass'), warn: color.yellow('warn'), fail: color.red('FAIL'), skip: color.dim('skip') }[check.verdict];
+  const scope = check.target === undefined && check.interface ? ` ${check.interface}` : '';
+  output.result(`  ${label}  ${(check.id + scope).padEnd(12)} ${check.message}`);
+  if (check.hint && check.verdict !== 'pass') output.result(`        ${''.padEnd(12)} ${color.dim('hint:')} ${check.hint}`);
+}

@@ -1,0 +1,116 @@
+import { Option, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
+import { usageError } from '../errors.js';
+
+interface ReportOptions {
+  log?: string[];
+  since?: TimeBound;
+  until?: TimeBound;
+  provider?: string;
+  space: 'live' | 'test' | 'all';
+  format: 'table' | 'json' | 'csv';
+}
+
+/** Malformed lines listed one by one on stderr before the rest are summarised. */
+const MALFORMED_SHOWN = 10;
+
+export function registerReport(program: Command, state: RunState): void {
+  program
+    .command('report')
+    .description('The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay')
+    .option('--log <file>', 'an NDJSON log as the mocks write it (repeatable: the provider log of jobs and the platform log of events); - reads stdin', collectValues)
+    .option('--since <time>', 'only records received at or after TIME: 2026-11-01, 2026-11-01T09:00:00+01:00, or a duration ago (7d)', parseTimeBound)
+    .option('--until <time>', 'only records received before TIME (same forms as --since)', parseTimeBound)
+    .option('--provider <code>', 'only records of this provider_code')
+    .addOption(new Option('--space <space>', 'live data, the test space (§1), or both').choices(['live', 'test', 'all']).default('live'))
+    .addOption(new Option('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets').choices(['table', 'json', 'csv']).default('table'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cai report --log provider.ndjson --log platform.ndjson
+  $ cai report --log platform.ndjson --since 7d --provider acme --format csv > week.csv
+  $ cai report --log events.ndjson --since 2026-11-01 --until 2026-12-01 --json`,
+    )
+    .action(async (options: ReportOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runReport(options, context));
+    });
+}
+
+async function runReport(options: ReportOptions, { io, output }: CommandContext): Promise<number> {
+  const logs = options.log ?? [];
+  if (logs.length === 0) throw usageError('missing_option', 'no log to report on', 'pass --log FILE (repeatable; - reads stdin)');
+  if (logs.filter((log) => log === '-').length > 1) throw usageError('bad_option', '--log - is given more than once', 'stdin can be read once; pass the other logs as files');
+  const now = io.now();
+  const since = resolveBound(options.since, now);
+  const until = resolveBound(options.until, now);
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
+  }
+  const { reportFromLogs, LogReadError } = await import('../report/read.js');
+  const { unreadable } = await import('../cli/input.js');
+  const { access } = await import('node:fs/promises');
+  // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
+  for (const file of logs) {
+    if (file === '-') continue;
+    await access(resolvePath(io.cwd, file)).catch((error: unknown) => {
+      throw unreadable(file, 'log', error);
+    });
+  }
+  const inputs = logs.map((file) => (file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolvePath(io.cwd, file) }));
+  let report;
+  try {
+    report = await reportFromLogs(inputs, { since, until, provider: options.provider, space: options.space });
+  } catch (error) {
+    if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
+    throw error;
+  }
+  report.logs = logs;
+  const summary = { lines: report.lines, malformed: report.malformed };
+  reportMalformed(summary.malformed, output);
+  if (summary.lines === 0) output.warn(`the log${logs.length > 1 ? 's hold' : ' holds'} no records`);
+
+  const format = output.json ? 'json' : options.format;
+  if (format === 'json') {
+    output.printJson(report);
+    return 0;
+  }
+  if (format === 'csv') {
+    const { toCsv } = await import('../report/render.js');
+    output.resultRaw(toCsv(report));
+    return 0;
+  }
+  const { tableViews } = await import('../report/render.js');
+  const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
+  output.result(`${logs.join(', ')}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
+  const skipped = [
+    [report.records.duplicates, 'duplicates'],
+    [report.records.not_accepted, 'not accepted'],
+    [report.records.outside_window, 'outside the window'],
+    [report.records.other_provider, 'of other providers'],
+    [report.records.other_space, `outside the ${report.filter.space} space`],
+    [summary.malformed.length, 'malformed'],
+  ].filter(([n]) => (n as number) > 0);
+  if (skipped.length > 0) output.result(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
+  for (const view of tableViews(report)) {
+    output.result('');
+    output.result(output.color.bold(view.title));
+    output.result(await output.table(view.head, view.rows));
+  }
+  return 0;
+}
+
+function resolveBound(bound: TimeBound | undefined, now: number): number | undefined {
+  if (bound === undefined) return undefined;
+  return 'at' in bound ? bound.at : now - bound.agoMs;
+}
+
+function resolvePath(cwd: string, file: string): string {
+  return file.startsWith('/') ? file : `${cwd}/${file}`;
+}
+
+function reportMalformed(malformed: readonly { file: string; line: number; reason: string }[], output: CommandContext['output']): void {
+  for (const item of malformed.slice(0, MALFORMED_SHOWN)) output.warn(`${item.file} line ${item.line} skipped: ${item.reason}`);
+  if (malformed.length > MALFORMED_SHOWN) output.warn(`${malformed.length - MALFORMED_SHOWN} more malformed lines skipped (--json lists them all)`);
+}

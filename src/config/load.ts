@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { errnoCode, usageError } from '../errors.js';
+import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
+import { CONFIG_FILE_NAME, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
+
+export interface LoadedConfig {
+  location: ConfigLocation;
+  config: CaiConfig;
+}
+
+/** One environment of a loaded profile, with where the file and the choice of environment came from. */
+export interface ChosenEnvironment {
+  location: ConfigLocation;
+  /** The directory relative secret file paths are resolved against. */
+  baseDir: string;
+  name: string;
+  origin: EnvironmentOrigin;
+  settings: Environment;
+}
+
+const shapeHint = `see the README section 'cai config' for the shape, or run 'cai config init' in an empty directory for a starting file`;
+
+export function loadConfig(location: ConfigLocation): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(location.path, 'utf8');
+  } catch (error) {
+    const why = errnoCode(error) === 'EACCES' ? 'is not readable (permission denied)' : 'cannot be read';
+    throw usageError('unreadable_config', `config file ${location.path} ${why}`, 'check the file and its permissions', error);
+  }
+  return { location, config: parseConfig(text, location.path) };
+}
+
+/** Parses and validates the text of a config file; every problem is a usage error naming the file and the field. */
+export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw usageError('invalid_config', `${file} is not valid JSON: ${describeJsonError(error, text)}`, 'fix the JSON syntax (no comments, no trailing commas)', error);
+  }
+  const inline = findInlineSecret(value);
+  if (inline) {
+    throw usageError(
+      'inline_secret',
+      `${file}: ${inline} holds a secret value; secrets are given only by reference`,
+      'put the secret in an environment variable or a file readable only by you (chmod 600), and write {"env": "NAME"} or {"file": "PATH"} there',
+    );
+  }
+  const parsed = CaiConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`);
+    const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
+    throw usageError('invalid_config', `${file} is invalid: ${problems.slice(0, 3).join('; ')}${more}`, shapeHint);
+  }
+  return parsed.data;
+}
+
+/**
+ * The environment to apply: --env / CAI_ENV, else the only one, else default_env. Returns undefined when the
+ * file has several and none is chosen (nothing is applied then; picking production silently would be worse).
+ */
+export function chooseEnvironment(loaded: LoadedConfig, request: EnvironmentRequest | undefined): ChosenEnvironment | undefined {
+  const { config, location } = loaded;
+  const names = Object.keys(config.environments);
+  const pick = (name: string, origin: EnvironmentOrigin): ChosenEnvironment => ({
+    location,
+    baseDir: dirname(location.path),
+    name,
+    origin,
+    settings: config.environments[name] as Environment,
+  });
+  if (request) {
+    if (!Object.hasOwn(config.environments, request.name)) {
+      const from = request.origin === 'flag' ? '--env' : 'CAI_ENV';
+      const known = names.length > 0 ? `it defines: ${names.join(', ')}` : 'it defines no environments';
+      throw usageError('unknown_environment', `environment ${request.name} (from ${from}) is not in ${location.path}`, `pass one of the file's environments (${known})`);
+    }
+    return pick(request.name, request.origin);
+  }
+  if (names.length === 1) return pick(names[0] as string, 'only');
+  if (config.default_env !== undefined) return pick(config.default_env, 'default_env');
+  return undefined;
+}
+
+/**
+ * An inline secret is refused before schema validation so the message says what to do instead of "unknown key".
+ * Looks at `secrets.jobs` / `secrets.events` (a string, or a list holding one, or an object with a value) and
+ * at any key named like a secret that holds a string.
+ */
+function findInlineSecret(value: unknown): string | undefined {
+  if (!isRecord(value) || !isRecord(value.environments)) return undefined;
+  for (const [name, environment] of Object.entries(value.environments)) {
+    if (!isRecord(environment)) continue;
+    for (const [key, field] of Object.entries(environment)) {
+      if (key !== 'secrets' && /secret|password|token/i.test(key) && typeof field === 'string') return `environments.${name}.${key}`;
+    }
+    const secrets = environment.secrets;
+    if (typeof secrets === 'string') return `environments.${name}.secrets`;
+    if (!isRecord(secrets)) continue;
+    for (const [direction, refs] of Object.entries(secrets)) {
+      const path = `environments.${name}.secrets.${direction}`;
+      const list = Array.isArray(refs) ? refs : [refs];
+      const index = list.findIndex((ref) => typeof ref === 'string' || (isRecord(ref) && ('value' in ref || 'secret' in ref)));
+      if (index >= 0) return Array.isArray(refs) ? `${path}[${index}]` : path;
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** V8's JSON errors give a position; users want a line and a column. */
+function describeJsonError(error: unknown, text: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /position (\d+)/.exec(message);
+  if (!match) return message;
+  const position = Number(match[1]);
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  const what = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+  return `${what} at line ${line}, column ${column}`;
+}
+
+/** What a command that reads the profile itself (`config show`, `doctor`) gets: each part when present. */
+export interface Profile {
+  loaded?: LoadedConfig;
+  /** Undefined when there is no file, or when it has several environments and none is chosen. */
+  chosen?: ChosenEnvironment;
+}
+
+/** Finds, loads and picks, as the config-defaults hook does: --config / CAI_CONFIG / ./cai.config.json, --env / CAI_ENV. */
+export function loadProfile(flags: { config?: string; env?: string }, env: NodeJS.ProcessEnv, cwd: string): Profile {
+  const request = requestedEnvironment(flags.env, env);
+  const location = locateConfig(flags.config, env, cwd);
+  if (!location) {
+    if (request) throw noConfigForEnvironment(request, cwd);
+    return {};
+  }
+  const loaded = loadConfig(location);
+  return { loaded, chosen: chooseEnvironment(loaded, request) };
+}

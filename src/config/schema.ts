@@ -1,0 +1,84 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/**
+ * The deployment profile: the private annex of §1 ("provider code, catalog, credentials, authorised addresses")
+ * in machine-readable form. Every field of an environment is optional here, so a file can describe one side
+ * only; whether it is complete enough for an interface is a `cai doctor` check, not a parse error.
+ */
+
+const refHint = 'a secret reference is {"env": "NAME"} or {"file": "PATH"}';
+
+export const SecretRefSchema = z
+  .strictObject({
+    env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name such as CAI_JOBS_SECRET' }).optional(),
+    file: z.string().min(1, { error: 'expected a file path' }).optional(),
+  })
+  .refine((ref) => (ref.env === undefined) !== (ref.file === undefined), { error: `${refHint}, exactly one of the two` });
+export type SecretRefInput = z.infer<typeof SecretRefSchema>;
+
+/** One reference, or a list of them for a rotation overlap (§5.9): the first signs, any verifies. */
+export const SecretRefsSchema = z.union([SecretRefSchema, z.array(SecretRefSchema).min(1, { error: 'expected at least one secret reference' })]);
+
+export const BranchSchema = z.strictObject({
+  branch_code: z.string().min(1, { error: 'expected a non-empty branch_code' }),
+  name: z.string(),
+  /** Provider side only: the unit's origin number (§3 step 4), used by `cai mock provider --catalog`. */
+  number_e164: z.string().regex(/^\+[1-9][0-9]{6,14}$/, { error: 'expected an E.164 number such as +34910000001' }).optional(),
+});
+export type Branch = z.infer<typeof BranchSchema>;
+
+/** §5.7: authorised origins are the provider's egress IP addresses, as addresses or CIDR ranges. */
+export const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
+
+/** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
+export const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
+
+export const EnvironmentSchema = z.strictObject({
+  provider_code: z.string().min(1).optional(),
+  platform_id: z.string().min(1).optional(),
+  /** §4.1: the Provider's base address; jobs go to `{provider_endpoint}/contact-jobs`. */
+  provider_endpoint: HttpUrlSchema.optional(),
+  /** §4.2: the platform's one events endpoint, also sent as each job's callback_url. */
+  events_url: HttpUrlSchema.optional(),
+  branches: z
+    .array(BranchSchema)
+    .refine((branches) => new Set(branches.map((b) => b.branch_code)).size === branches.length, { error: 'branch_code values must be unique' })
+    .optional(),
+  authorised_origins: z.array(OriginSchema).optional(),
+  secrets: z.strictObject({ jobs: SecretRefsSchema.optional(), events: SecretRefsSchema.optional() }).optional(),
+});
+export type Environment = z.infer<typeof EnvironmentSchema>;
+
+export const CaiConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(1, { error: 'expected "version": 1' }),
+    /** The environment used when neither --env nor CAI_ENV names one and the file has several. */
+    default_env: z.string().optional(),
+    environments: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, { error: 'environment names are letters, digits, _ . -' }), EnvironmentSchema),
+  })
+  .refine((config) => config.default_env === undefined || config.default_env in config.environments, {
+    error: 'default_env names an environment that the file does not define',
+    path: ['default_env'],
+  });
+export type CaiConfig = z.infer<typeof CaiConfigSchema>;
+
+function isAddressOrCidr(value: string): boolean {
+  const [address, prefix, extra] = value.split('/');
+  if (extra !== undefined || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^[0-9]{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The check catalogue (both interfaces) and the selection rules of --only / --skip / --include.
+ */
+import type { InterfaceId } from '../spec/constants.js';
+import { interfaceAChecks } from './checks-a.js';
+import { interfaceBChecks } from './checks-b.js';
+import type { CheckDefinition } from './define.js';
+import type { CheckMeta } from './types.js';
+
+export const CATALOGUE: readonly CheckDefinition[] = [...interfaceBChecks, ...interfaceAChecks];
+
+export function checksFor(iface: InterfaceId | undefined): readonly CheckDefinition[] {
+  return iface ? CATALOGUE.filter((check) => check.interface === iface) : CATALOGUE;
+}
+
+/** The catalogue as plain data (what `cai conformance list --json` prints). */
+export function describeCatalogue(iface?: InterfaceId): CheckMeta[] {
+  return checksFor(iface).map((check) => ({
+    id: check.id,
+    interface: check.interface,
+    title: check.title,
+    sections: check.sections,
+    level: check.level,
+    tags: check.tags,
+    optional: check.optional === true,
+    ...(check.exclusive ? { exclusive: true } : {}),
+    ...(check.needs ? { needs: check.needs } : {}),
+  }));
+}
+
+export interface Selection {
+  /** Ids, tags or `*` patterns; when given, nothing else runs. */
+  only: readonly string[];
+  skip: readonly string[];
+  /** Optional checks to run too (ids, tags or `all`). */
+  include: readonly string[];
+}
+
+export interface PlannedCheck {
+  check: CheckDefinition;
+  /** Set when the check will not run, with the reason shown in the report. */
+  skipReason?: string;
+}
+
+export interface Plan {
+  planned: PlannedCheck[];
+  /** Selectors matching no check of this interface (a usage error for the command). */
+  unknownSelectors: string[];
+}
+
+/** Splits repeatable, comma-separated selector lists. */
+export function splitSelectors(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+}
+
+export function matchesSelector(check: CheckMeta, selector: string): boolean {
+  const wanted = selector.toLowerCase();
+  if (wanted === 'all') return true;
+  if (wanted.includes('*')) {
+    const pattern = new RegExp(`^${wanted.split('*').map(escapeRegExp).join('.*')}$`);
+    return pattern.test(check.id.toLowerCase()) || check.tags.some((tag) => pattern.test(tag));
+  }
+  return check.id.toLowerCase() === wanted || check.tags.includes(wanted) || check.level === wanted;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Decides what runs. Not selected by --only: left out of the run. --skip: reported as skipped.
+ * Optional checks run when --include (or --only) names them; otherwise they are reported as skipped with the
+ * flag that would run them, so a reader knows they exist.
+ */
+export function planChecks(checks: readonly CheckDefinition[], selection: Selection): Plan {
+  const all = [...selection.only, ...selection.skip, ...selection.include];
+  const unknownSelectors = all.filter((selector) => selector.toLowerCase() !== 'all' && !checks.some((check) => matchesSelector(check, selector)));
+  const planned: PlannedCheck[] = [];
+  for (const check of checks) {
+    const named = (list: readonly string[]) => list.some((selector) => matchesSelector(check, selector));
+    if (selection.only.length > 0 && !named(selection.only)) continue;
+    if (named(selection.skip)) {
+      planned.push({ check, skipReason: 'skipped with --skip' });
+      continue;
+    }
+    // --only names an optional check by its id or one of its tags: that is asking for it.
+    const explicitlyNamed = selection.only.some((selector) => selector.toLowerCase() === check.id.toLowerCase() || check.tags.includes(selector.toLowerCase()));
+    if (check.optional && !named(selection.include) && !explicitlyNamed) {
+      planned.push({ check, skipReason: `optional: run it with --include ${check.tags[0] ?? check.id}` });
+      continue;
+    }
+    planned.push({ check });
+  }
+  return { planned, unknownSelectors };
+}

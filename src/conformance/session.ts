@@ -1,0 +1,243 @@
+/**
+ * The connection to the target during one run: builds and signs each request from its recipe, honours 429
+ * (§7: wait `Retry-After`, send again, re-signed), measures the target's clock, hands out fresh event_ids.
+ */
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { Dispatcher } from 'undici';
+import { postOnce } from '../http/client.js';
+import { CaiError, errorMessage } from '../errors.js';
+import { sign } from '../signing/sign.js';
+import { CONTACT_JOBS_PATH, Headers, type InterfaceId } from '../spec/constants.js';
+import type { Exchange, RequestRecipe, SentRequest } from './types.js';
+import type { CallbackHarness } from './callback-listener.js';
+
+export interface TargetConfig {
+  interface: InterfaceId;
+  /** B: the events URL. A: the provider endpoint; jobs go to `{url}/contact-jobs` (§4.1). */
+  url: string;
+  /** B: the provider code (X-CAI-Provider). A: the platform id (X-CAI-Source). */
+  identity: string;
+  /** Signing secrets; the first signs (§5.9). */
+  secrets: readonly string[];
+  /** A: the branch_code put in every job. */
+  branchCode?: string;
+  /** B: a lead_id the platform knows, used by every check except the unknown-lead one (§6.3). */
+  leadId?: string;
+  /** A: the provider code expected on callbacks. */
+  providerCode?: string;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+  /** A dispatcher bound to another local address (for the unregistered-origin check). */
+  dispatcherFor?: (localAddress: string) => Dispatcher;
+  sourceAddress?: string;
+  /** Longest `Retry-After` honoured; longer ones are waited for only up to this. */
+  maxRetryAfterMs?: number;
+}
+
+export interface ClockReading {
+  offsetSeconds: number | null;
+  dateHeader: string | null;
+}
+
+const MAX_429_RETRIES = 8;
+const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+export class Session {
+  readonly config: TargetConfig;
+  readonly runId = randomBytes(4).toString('hex');
+  clock: ClockReading = { offsetSeconds: null, dateHeader: null };
+  /** The status of the unsigned probe sent before the checks (404/405 hint at a wrong URL). */
+  probeStatus?: number;
+  callback?: CallbackHarness;
+  /** How long the callback checks wait for the provider's events (--callback-wait). */
+  callbackWaitMs = 30_000;
+  private counter = 0;
+  private readonly shared = new Map<string, Promise<unknown>>();
+  private readonly abort = new AbortController();
+
+  constructor(config: TargetConfig) {
+    this.config = config;
+    // Every request in flight listens on this one signal (Ctrl-C); dozens at once is expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  /** Where requests go: the events URL (B), or `{provider_endpoint}/contact-jobs` (A, §4.1). */
+  get postUrl(): string {
+    if (this.config.interface === 'B') return this.config.url;
+    return this.config.url.replace(/\/+$/, '') + CONTACT_JOBS_PATH;
+  }
+
+  /** A fresh, unique event_id naming the run and the check, so a receiver's log shows which check sent it. */
+  freshEventId(checkId: string): string {
+    this.counter += 1;
+    return `cai-conf-${this.runId}-${checkId.toLowerCase()}-${this.counter}`;
+  }
+
+  /** Now on the target's clock, in unix seconds (our clock plus the measured offset). */
+  targetNowSeconds(): number {
+    return Math.floor(Date.now() / 1000) + (this.clock.offsetSeconds ?? 0);
+  }
+
+  /** Memoised work shared by several checks (e.g. one callback job whose events several checks judge). */
+  once<T>(key: string, factory: () => Promise<T>): Promise<T> {
+    let value = this.shared.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = factory();
+      this.shared.set(key, value);
+    }
+    return value;
+  }
+
+  /** Builds the exact request of a recipe, signed now. */
+  build(recipe: RequestRecipe): SentRequest {
+    const headers: Record<string, string> = { [Headers.contentType]: 'application/json' };
+    const identity = recipe.identity ?? { kind: 'default' };
+    const identityHeader = this.config.interface === 'B' ? Headers.provider : Headers.source;
+    if (identity.kind === 'default') headers[identityHeader] = this.config.identity;
+    if (identity.kind === 'value') headers[identityHeader] = identity.value;
+
+    const timestampRecipe = recipe.timestamp ?? { kind: 'now' };
+    let timestamp: string | undefined;
+    switch (timestampRecipe.kind) {
+      case 'now':
+        timestamp = String(this.targetNowSeconds() + (timestampRecipe.shiftSeconds ?? 0));
+        break;
+      case 'milliseconds':
+        timestamp = String(this.targetNowSeconds() * 1000 + 123);
+        break;
+      case 'literal':
+        timestamp = timestampRecipe.value;
+        break;
+      case 'none':
+        timestamp = undefined;
+        break;
+    }
+    if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
+
+    const secret = this.config.secrets[0] ?? '';
+    const signingTimestamp = timestamp ?? String(this.targetNowSeconds());
+    const signatureRecipe = recipe.signature ?? { kind: 'valid' };
+    let signature: string | undefined;
+    switch (signatureRecipe.kind) {
+      case 'valid':
+        signature = sign(secret, signingTimestamp, recipe.body);
+        break;
+      case 'wrong-secret':
+        signature = sign(signatureRecipe.secret, signingTimestamp, recipe.body);
+        break;
+      case 'other-body':
+        signature = sign(secret, signingTimestamp, signatureRecipe.body);
+        break;
+      case 'other-timestamp':
+        signature = sign(secret, signatureRecipe.timestamp, recipe.body);
+        break;
+      case 'truncated':
+        signature = sign(secret, signingTimestamp, recipe.body).slice(0, -1);
+        break;
+      case 'literal':
+        signature = signatureRecipe.value;
+        break;
+      case 'none':
+        signature = undefined;
+        break;
+    }
+    if (signature !== undefined) headers[Headers.signature] = signature;
+    return { url: this.postUrl, headers, body: recipe.body, recipe };
+  }
+
+  /**
+   * Sends a recipe once, honouring 429 (§7: "Retry after the number in the Retry-After header"): the request is
+   * rebuilt and re-signed after the wait, and the 429 is never the check's answer.
+   */
+  async send(recipe: RequestRecipe): Promise<Exchange> {
+    let rateLimitedRetries = 0;
+    for (;;) {
+      const request = this.build(recipe);
+      const exchange = await this.sendOnce(request, recipe);
+      exchange.rateLimitedRetries = rateLimitedRetries;
+      if (exchange.status !== 429 || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
+      rateLimitedRetries += 1;
+      await this.sleep(retryAfterMs(exchange.headers[Headers.retryAfter], rateLimitedRetries, this.config.maxRetryAfterMs));
+    }
+  }
+
+  private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {
+    const dispatcher =
+      recipe.sourceAddress && this.config.dispatcherFor ? this.config.dispatcherFor(recipe.sourceAddress) : this.config.dispatcher;
+    const started = performance.now();
+    try {
+      const response = await postOnce({
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: this.config.timeoutMs,
+        dispatcher,
+        signal: this.signal,
+      });
+      return { request, status: response.status, headers: response.headers, body: response.body, latencyMs: response.latencyMs, rateLimitedRetries: 0 };
+    } catch (error) {
+      const code = error instanceof CaiError ? error.code : 'network';
+      return {
+        request,
+        headers: {},
+        body: Buffer.alloc(0),
+        latencyMs: performance.now() - started,
+        error: { code, message: errorMessage(error) },
+        rateLimitedRetries: 0,
+      };
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+}
+
+/** §7: `Retry-After` as delay-seconds or an HTTP date; without one, a short growing back-off. */
+export function retryAfterMs(value: string | undefined, attempt: number, capMs = DEFAULT_MAX_RETRY_AFTER_MS): number {
+  const fallback = Math.min(250 * 2 ** (attempt - 1), 4000);
+  if (value === undefined) return fallback;
+  const trimmed = value.trim();
+  let ms: number | undefined;
+  if (/^[0-9]+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const date = Date.parse(trimmed);
+    if (!Number.isNaN(date)) ms = Math.max(0, date - Date.now());
+  }
+  if (ms === undefined) return fallback;
+  return Math.min(Math.max(ms, 50), capMs);
+}
+
+/** Parses a well-formed `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. */
+export function isWellFormedRetryAfter(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const trimmed = value.trim();
+  if (/^[0-9]+$/.test(trimmed)) return true;
+  // IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+  return /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/.test(trimmed);
+}
+
+/** Reads the target's clock from a response's `Date` header (1 s resolution) against the send mid-point. */
+export function clockFromResponse(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): ClockReading {
+  if (!dateHeader) return { offsetSeconds: null, dateHeader: null };
+  const parsed = Date.parse(dateHeader);
+  if (Number.isNaN(parsed)) return { offsetSeconds: null, dateHeader };
+  const midpoint = (sentAtMs + receivedAtMs) / 2;
+  // The header truncates to whole seconds: compare against the middle of that second.
+  return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
+}

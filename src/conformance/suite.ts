@@ -1,0 +1,245 @@
+/**
+ * One conformance run, usable from the CLI and as a library: optionally start the reference receiver
+ * in-process (`mock`), open the callback listener (Interface A), measure the target's clock, run the plan,
+ * write reproductions, and return the report. Everything it starts, it stops.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { createDispatcher, postOnce, type ClientOptions } from '../http/client.js';
+import { CaiError, deliveryError, errorMessage, usageError } from '../errors.js';
+import { startMockPlatform } from '../mock/platform.js';
+import { startMockProvider } from '../mock/provider.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { checksFor, planChecks, type Plan, type Selection } from './catalogue.js';
+import { startCallbackListener } from './callback-listener.js';
+import { createReproducer, secretFlagFor } from './repro.js';
+import { runPlan, type RunHooks } from './runner.js';
+import { clockFromResponse, Session } from './session.js';
+import type { SuiteReport } from './types.js';
+import type { Waiver } from './waivers.js';
+
+export interface ConformanceOptions extends RunHooks {
+  interface: InterfaceId;
+  /** The events URL (B) or provider endpoint (A); ignored with `mock`. */
+  target?: string;
+  /** Start the reference receiver in-process and run against it. */
+  mock?: boolean;
+  /** With `mock`: deliberate defects of the reference receiver (the suite's self-test; `--break`). */
+  faults?: readonly string[];
+  /** B: the provider code; A: the platform id (X-CAI-Source). Defaults with `mock`. */
+  identity?: string;
+  /** Signing secrets (first signs). Generated with `mock` when absent. */
+  secrets?: readonly string[];
+  /** Label of the first secret's source, for reproduction commands (never the value). */
+  secretLabel?: string;
+  /** A: the events-direction secrets; enables the callback checks. Generated with `mock`. */
+  callbackSecrets?: readonly string[];
+  /** A: the provider code expected on callbacks. */
+  providerCode?: string;
+  branchCode?: string;
+  leadId?: string;
+  callbackListen?: { host: string; port: number };
+  callbackUrl?: string;
+  callbackWaitMs?: number;
+  selection: Selection;
+  concurrency?: number;
+  timeoutMs?: number;
+  waivers?: readonly Waiver[];
+  /** Where failing bodies are saved; default a fresh directory under the system temp dir. */
+  reproDir?: string;
+  client?: Pick<ClientOptions, 'ca' | 'insecure' | 'proxy'>;
+  sourceAddress?: string;
+  /** Stops the run (Ctrl-C): checks not started are reported as skipped. */
+  signal?: AbortSignal;
+  /** Largest Retry-After honoured (ms). */
+  maxRetryAfterMs?: number;
+}
+
+const MOCK_PROVIDER_CODE = 'cai-conformance';
+const MOCK_SOURCE = 'cai-conformance-platform';
+/** With the mock, a rate cap is configured only when the rate check runs (it would slow every other check). */
+const MOCK_RATE_LIMIT_PER_SECOND = 100;
+
+interface Started {
+  url: string;
+  close(): Promise<void>;
+}
+
+export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection'>): Plan {
+  return planChecks(checksFor(options.interface), options.selection);
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<SuiteReport> {
+  const startedAt = new Date();
+  const plan = planFor(options);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const secrets = options.secrets?.length ? [...options.secrets] : options.mock ? [randomBytes(32).toString('hex')] : [];
+  if (secrets.length === 0) throw new CaiError('no signing secret for the conformance run', { code: 'missing_secret', hint: 'pass --secret-env NAME or --secret-file PATH' });
+  const callbackSecrets = options.callbackSecrets?.length ? [...options.callbackSecrets] : options.mock && options.interface === 'A' ? [randomBytes(32).toString('hex')] : [];
+  const identity = options.identity ?? (options.interface === 'B' ? MOCK_PROVIDER_CODE : MOCK_SOURCE);
+  const providerCode = options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined);
+  const leadId = options.leadId ?? (options.mock && options.interface === 'B' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined);
+  const dispatchers: Dispatcher[] = [];
+  const concurrency = options.concurrency ?? 8;
+  const newDispatcher = (extra: ClientOptions = {}) => {
+    // Enough connections for the concurrent checks and the 8-wide duplicate bursts to be truly simultaneous.
+    const dispatcher = createDispatcher({ ...options.client, connections: Math.max(16, concurrency * 2), ...extra });
+    dispatchers.push(dispatcher);
+    return dispatcher;
+  };
+  cleanups.push(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
+
+  try {
+    let target = options.target;
+    let mockLogDir: string | undefined;
+    if (options.mock) {
+      mockLogDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
+      const logDir = mockLogDir;
+      cleanups.push(() => rm(logDir, { recursive: true, force: true }));
+      const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit')) ? MOCK_RATE_LIMIT_PER_SECOND : undefined;
+      const mock = await startMock(options, { secrets, callbackSecrets, identity, providerCode: providerCode ?? MOCK_PROVIDER_CODE, leadId, rateLimit, logFile: join(logDir, 'mock.ndjson') });
+      cleanups.push(() => mock.close());
+      target = mock.url;
+    }
+    if (!target) throw new CaiError('no target', { code: 'missing_target', hint: 'pass --target URL, or --mock to run against the built-in reference receiver' });
+
+    const session = new Session({
+      interface: options.interface,
+      url: target,
+      identity,
+      secrets,
+      branchCode: options.branchCode,
+      providerCode,
+      leadId,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      dispatcher: newDispatcher(),
+      dispatcherFor: (address) => newDispatcher({ localAddress: address }),
+      sourceAddress: options.sourceAddress,
+      maxRetryAfterMs: options.maxRetryAfterMs,
+    });
+    session.callbackWaitMs = options.callbackWaitMs ?? 30_000;
+    const stop = () => session.stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    cleanups.push(async () => options.signal?.removeEventListener('abort', stop));
+
+    if (options.interface === 'A' && callbackSecrets.length > 0) {
+      const listen = options.callbackListen ?? { host: '127.0.0.1', port: 0 };
+      const harness = await startCallbackListener({ host: listen.host, port: listen.port, publicUrl: options.mock ? undefined : options.callbackUrl, secrets: callbackSecrets });
+      cleanups.push(() => harness.close());
+      session.callback = harness;
+    }
+
+    await measureClock(session);
+
+    const reproDir = options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[:.]/g, '-')}-${session.runId}`);
+    const outcome = await runPlan(session, plan.planned, {
+      concurrency,
+      waivers: options.waivers,
+      onStart: options.onStart,
+      onFinish: options.onFinish,
+      reproduce: createReproducer({
+        dir: reproDir,
+        interface: options.interface,
+        target,
+        postUrl: session.postUrl,
+        identity,
+        secretFlag: secretFlagFor(options.mock && !options.secrets?.length ? undefined : options.secretLabel),
+        clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
+      }),
+    });
+    const anyRepro = outcome.results.some((result) => result.repro);
+    return {
+      ok: outcome.summary.failed === 0 && !session.signal.aborted,
+      target,
+      interface: options.interface,
+      mock: options.mock === true,
+      startedAt: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      probeStatus: session.probeStatus,
+      clock: {
+        offsetSeconds: session.clock.offsetSeconds,
+        dateHeader: session.clock.dateHeader,
+        ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
+      },
+      summary: outcome.summary,
+      checks: outcome.results,
+      waivers: outcome.waiverNotices,
+      ...(anyRepro ? { reproDir } : {}),
+      ...(session.signal.aborted ? { interrupted: true } : {}),
+    };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+/**
+ * Reachability and clock (§5.5): one unsigned POST of `{}` — any answer will do — reads the target's `Date`.
+ * No answer at all is "target unreachable" (exit 3), before any check runs.
+ */
+async function measureClock(session: Session): Promise<void> {
+  const sentAt = Date.now();
+  try {
+    const response = await postOnce({
+      url: session.postUrl,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{}'),
+      timeoutMs: session.config.timeoutMs,
+      dispatcher: session.config.dispatcher,
+      signal: session.signal,
+    });
+    session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
+    session.probeStatus = response.status;
+    if (response.status >= 300 && response.status < 400) {
+      // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
+      const location = response.headers.location ?? '(no Location)';
+      throw usageError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+    }
+  } catch (error) {
+    if (error instanceof CaiError && error.kind === 'usage') throw error;
+    // Interrupted during the probe: no clock, and every check is reported as not run.
+    if (session.signal.aborted) return;
+    if (error instanceof CaiError) {
+      // The sending commands' hints name --to; here the flag is --target.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
+    }
+    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
+  }
+}
+
+interface MockSetup {
+  secrets: string[];
+  callbackSecrets: string[];
+  identity: string;
+  providerCode: string;
+  leadId?: string;
+  rateLimit?: number;
+  logFile: string;
+}
+
+async function startMock(options: ConformanceOptions, setup: MockSetup): Promise<Started> {
+  if (options.interface === 'B') {
+    return startMockPlatform({
+      providerCode: setup.identity,
+      secrets: setup.secrets,
+      faults: options.faults,
+      logFile: setup.logFile,
+      keepRecords: false,
+      ...(setup.leadId ? { knownLeads: [setup.leadId] } : {}),
+      ...(setup.rateLimit ? { rateLimit: setup.rateLimit } : {}),
+    });
+  }
+  return startMockProvider({
+    providerCode: setup.providerCode,
+    sourceId: setup.identity,
+    secrets: setup.secrets,
+    callbackSecrets: setup.callbackSecrets,
+    faults: options.faults,
+    logFile: setup.logFile,
+    keepRecords: false,
+    speed: 1000,
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The shapes of the conformance suite: check definitions (the catalogue), what a check returns,
+ * and what a run produces. Plain data; no terminal, no commander (STYLE.md "Shape").
+ */
+import type { InterfaceId } from '../spec/constants.js';
+
+/** `must`: a failure fails the run. `should`: a failure is a warning. */
+export type CheckLevel = 'must' | 'should';
+
+export type CheckVerdict = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
+
+export interface CheckMeta {
+  /** Stable identifier, `<interface>-<AREA>-<nnn>`, e.g. `B-DEDUP-002`. Never reused for another rule. */
+  id: string;
+  interface: InterfaceId;
+  title: string;
+  /** Spec sections the check enforces, e.g. `['§6.1', '§2.13']`; the first is the main one. */
+  sections: readonly string[];
+  level: CheckLevel;
+  tags: readonly string[];
+  /** Run only when asked with `--include <id or tag>`. */
+  optional?: boolean;
+  /** Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap). */
+  exclusive?: boolean;
+  /** What the check needs beyond the target; without it, the check is skipped with a reason. */
+  needs?: 'callback' | 'source-address';
+}
+
+/** One HTTP exchange made by a check, kept as evidence and for the reproduction command. */
+export interface Exchange {
+  request: SentRequest;
+  /** Undefined when no response came (network error); `error` then says why. */
+  status?: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  latencyMs: number;
+  error?: { code: string; message: string };
+  /** How many 429 answers were honoured (waited for and re-sent) before this answer. */
+  rateLimitedRetries: number;
+}
+
+/** How a request was built: enough to re-create it later with a fresh signature. */
+export interface SentRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  recipe: RequestRecipe;
+}
+
+export type SignatureRecipe =
+  | { kind: 'valid' }
+  | { kind: 'none' }
+  | { kind: 'literal'; value: string }
+  | { kind: 'wrong-secret'; secret: string }
+  | { kind: 'other-body'; body: Buffer }
+  /** Valid signature computed over another timestamp than the one sent. */
+  | { kind: 'other-timestamp'; timestamp: number }
+  | { kind: 'truncated' };
+
+export type TimestampRecipe =
+  | { kind: 'now'; shiftSeconds?: number }
+  | { kind: 'milliseconds' }
+  | { kind: 'none' }
+  | { kind: 'literal'; value: string };
+
+/** A request as a check describes it; headers and signature are computed at each send (429 → re-signed). */
+export interface RequestRecipe {
+  body: Buffer;
+  signature?: SignatureRecipe;
+  timestamp?: TimestampRecipe;
+  /** The identity header (X-CAI-Provider on B, X-CAI-Source on A): default, omitted, or another value. */
+  identity?: { kind: 'default' } | { kind: 'none' } | { kind: 'value'; value: string };
+  /** Send from this local address (an unregistered origin, §5.7). */
+  sourceAddress?: string;
+  /** Do not honour 429 (the rate-cap check itself). */
+  raw429?: boolean;
+}
+
+export interface CheckOutcome {
+  verdict: 'passed' | 'failed' | 'skipped';
+  /** What the rule expects, e.g. `401`, `202 {"ok":true,"duplicate":true}`. */
+  expected: string;
+  /** What happened, e.g. `202 {"ok":true}`. */
+  actual: string;
+  /** The exchange that shows the failure (its request becomes the reproduction). */
+  evidence?: Exchange;
+  notes?: string[];
+}
+
+export interface Reproduction {
+  /** A shell command that sends the same request again, freshly signed where the check signed validly. */
+  command: string;
+  /** Where the body was saved. */
+  bodyFile: string;
+}
+
+export interface CheckResult {
+  id: string;
+  interface: InterfaceId;
+  title: string;
+  sections: readonly string[];
+  /** The main section (the first of `sections`). */
+  section: string;
+  level: CheckLevel;
+  tags: readonly string[];
+  optional: boolean;
+  verdict: CheckVerdict;
+  expected: string;
+  actual: string;
+  durationMs: number;
+  notes: string[];
+  repro?: Reproduction;
+  waiver?: { reason: string; expires?: string };
+  /** Requests the check made, and how many 429s were honoured along the way. */
+  requests: number;
+  rateLimitedRetries: number;
+}
+
+export interface SuiteSummary {
+  passed: number;
+  failed: number;
+  skipped: number;
+  warnings: number;
+  waived: number;
+  total: number;
+}
+
+export interface WaiverNotice {
+  id: string;
+  kind: 'expired' | 'unused' | 'now-passing' | 'unknown-check';
+  message: string;
+}
+
+export interface SuiteReport {
+  ok: boolean;
+  target: string;
+  interface: InterfaceId;
+  mock: boolean;
+  startedAt: string;
+  durationMs: number;
+  /** Status of the unsigned `POST {}` sent first to measure the clock. */
+  probeStatus?: number;
+  clock: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
+  summary: SuiteSummary;
+  checks: CheckResult[];
+  waivers: WaiverNotice[];
+  reproDir?: string;
+  /** Set when the run was stopped (Ctrl-C) before every check ran. */
+  interrupted?: boolean;
+}

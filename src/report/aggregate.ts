@@ -1,0 +1,221 @@
+import type { LogRecord } from './log.js';
+
+/**
+ * The operation report of §1 ("jobs received, time to first contact, conversations held, appointments generated
+ * and outcomes"), per branch and in total, measured against the service-level targets of §8.
+ */
+
+/** §8: first contact within 5 minutes of receiving the job. */
+export const FIRST_CONTACT_TARGET_SECONDS = 300;
+/** §8: message delivery within 60 seconds of each message. */
+export const MESSAGE_DELIVERY_TARGET_SECONDS = 60;
+
+export const UNKNOWN_BRANCH = '(unknown)';
+
+export type Space = 'live' | 'test' | 'all';
+
+export interface ReportFilter {
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+  provider?: string;
+  space: Space;
+}
+
+export interface Distribution {
+  count: number;
+  median_seconds: number | null;
+  p90_seconds: number | null;
+  max_seconds: number | null;
+  within_target: number;
+  /** Share of the base (see each metric) within the target, 0..1; null when the base is empty. */
+  within_target_share: number | null;
+}
+
+export interface BranchReport {
+  branch_code: string;
+  jobs: number;
+  first_contact: Distribution & { contacted: number; not_contacted: number };
+  conversations: { started: number; held: number; messages_outbound: number; messages_inbound: number };
+  appointments: { booked: number; rescheduled: number; cancelled: number };
+  closed: number;
+  outcomes: Record<string, number>;
+  message_delivery: Distribution & { negative: number };
+}
+
+export interface RecordCounts {
+  used: number;
+  duplicates: number;
+  not_accepted: number;
+  outside_window: number;
+  other_provider: number;
+  other_space: number;
+}
+
+export interface OperationReport {
+  filter: { since: string | null; until: string | null; provider: string | null; space: Space };
+  targets: { first_contact_seconds: number; message_delivery_seconds: number };
+  records: RecordCounts;
+  total: BranchReport;
+  branches: BranchReport[];
+}
+
+interface LeadState {
+  jobAt?: number;
+  jobInWindow: boolean;
+  branch?: string;
+  eventBranch?: string;
+  /** Earliest outbound conversation.message, in or out of the window: it is the first contact of the job. */
+  firstOutbound?: number;
+  messagesOut: number;
+  messagesIn: number;
+  booked: number;
+  rescheduled: number;
+  cancelled: number;
+  closed: number;
+  outcomes: Map<string, number>;
+  deliveryMs: number[];
+}
+
+/** Feed records in any order (jobs and events may come from two logs); `build()` attributes them at the end. */
+export class ReportBuilder {
+  private readonly leads = new Map<string, LeadState>();
+  private readonly seen = new Set<string>();
+  private readonly counts: RecordCounts = { used: 0, duplicates: 0, not_accepted: 0, outside_window: 0, other_provider: 0, other_space: 0 };
+
+  constructor(private readonly filter: ReportFilter) {}
+
+  add(record: LogRecord): void {
+    const { filter, counts } = this;
+    if (filter.space !== 'all' && record.space !== filter.space) return void counts.other_space++;
+    if (filter.provider !== undefined && record.providerCode !== filter.provider) return void counts.other_provider++;
+    if (record.verdict === 'duplicate') return void counts.duplicates++;
+    if (record.verdict !== 'accepted') return void counts.not_accepted++;
+    // A repeated event_id (two logs overlapping, or a receiver that failed to dedupe) counts once (§6.1).
+    if (record.eventId !== undefined) {
+      const key = `${record.interface}\0${record.eventId}`;
+      if (this.seen.has(key)) return void counts.duplicates++;
+      this.seen.add(key);
+    }
+    const inWindow = (filter.since === undefined || record.receivedAt >= filter.since) && (filter.until === undefined || record.receivedAt < filter.until);
+    const lead = this.lead(record.leadId ?? '');
+    if (record.interface === 'A') {
+      // The first job of a lead starts its clock; a later one for the same lead is the contact coming back.
+      if (lead.jobAt === undefined || record.receivedAt < lead.jobAt) {
+        lead.jobAt = record.receivedAt;
+        lead.jobInWindow = inWindow;
+        lead.branch = record.branchCode;
+      }
+      counts[inWindow ? 'used' : 'outside_window']++;
+      return;
+    }
+    if (record.event === 'conversation.message' && record.direction === 'outbound') {
+      const at = record.occurredAt ?? record.receivedAt;
+      if (lead.firstOutbound === undefined || at < lead.firstOutbound) lead.firstOutbound = at;
+    }
+    if (!inWindow) return void counts.outside_window++;
+    counts.used++;
+    if (record.branchCode !== undefined) lead.eventBranch ??= record.branchCode;
+    switch (record.event) {
+      case 'conversation.message':
+        if (record.direction === 'outbound') lead.messagesOut++;
+        else if (record.direction === 'inbound') lead.messagesIn++;
+        if (record.occurredAt !== undefined) lead.deliveryMs.push(record.receivedAt - record.occurredAt);
+        break;
+      case 'appointment.booked':
+        lead.booked++;
+        break;
+      case 'appointment.rescheduled':
+        lead.rescheduled++;
+        break;
+      case 'appointment.cancelled':
+        lead.cancelled++;
+        break;
+      case 'job.closed':
+        lead.closed++;
+        lead.outcomes.set(record.outcome ?? '(none)', (lead.outcomes.get(record.outcome ?? '(none)') ?? 0) + 1);
+        break;
+    }
+  }
+
+  build(): OperationReport {
+    const byBranch = new Map<string, LeadState[]>();
+    for (const lead of this.leads.values()) {
+      const branch = lead.branch ?? lead.eventBranch ?? UNKNOWN_BRANCH;
+      const list = byBranch.get(branch) ?? [];
+      list.push(lead);
+      byBranch.set(branch, list);
+    }
+    const codes = [...byBranch.keys()].sort((a, b) => (a === UNKNOWN_BRANCH ? 1 : b === UNKNOWN_BRANCH ? -1 : a.localeCompare(b)));
+    const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+    return {
+      filter: { since: iso(this.filter.since), until: iso(this.filter.until), provider: this.filter.provider ?? null, space: this.filter.space },
+      targets: { first_contact_seconds: FIRST_CONTACT_TARGET_SECONDS, message_delivery_seconds: MESSAGE_DELIVERY_TARGET_SECONDS },
+      records: { ...this.counts },
+      total: summarise('(total)', [...this.leads.values()]),
+      branches: codes.map((code) => summarise(code, byBranch.get(code) ?? [])).filter(hasActivity),
+    };
+  }
+
+  private lead(id: string): LeadState {
+    let lead = this.leads.get(id);
+    if (!lead) {
+      lead = { jobInWindow: false, messagesOut: 0, messagesIn: 0, booked: 0, rescheduled: 0, cancelled: 0, closed: 0, outcomes: new Map(), deliveryMs: [] };
+      this.leads.set(id, lead);
+    }
+    return lead;
+  }
+}
+
+function summarise(code: string, leads: readonly LeadState[]): BranchReport {
+  const jobs = leads.filter((lead) => lead.jobInWindow && lead.jobAt !== undefined);
+  // A message stamped before the job it answers is clock skew between the two logs: it counts as immediate.
+  const contactSeconds = jobs.filter((lead) => lead.firstOutbound !== undefined).map((lead) => Math.max(0, ((lead.firstOutbound as number) - (lead.jobAt as number)) / 1000));
+  const deliverySeconds = leads.flatMap((lead) => lead.deliveryMs.map((ms) => ms / 1000));
+  const outcomes: Record<string, number> = {};
+  for (const lead of leads) for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
+  const sum = (pick: (lead: LeadState) => number) => leads.reduce((total, lead) => total + pick(lead), 0);
+  const firstContact = distribution(contactSeconds, FIRST_CONTACT_TARGET_SECONDS, jobs.length);
+  return {
+    branch_code: code,
+    jobs: jobs.length,
+    // Share within 5 minutes is over all jobs received: a job never contacted missed the target.
+    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs.length - contactSeconds.length },
+    conversations: {
+      started: leads.filter((lead) => lead.messagesOut > 0).length,
+      held: leads.filter((lead) => lead.messagesIn > 0 && lead.messagesOut > 0).length,
+      messages_outbound: sum((lead) => lead.messagesOut),
+      messages_inbound: sum((lead) => lead.messagesIn),
+    },
+    appointments: { booked: sum((lead) => lead.booked), rescheduled: sum((lead) => lead.rescheduled), cancelled: sum((lead) => lead.cancelled) },
+    closed: sum((lead) => lead.closed),
+    outcomes: Object.fromEntries(Object.entries(outcomes).sort(([a], [b]) => a.localeCompare(b))),
+    message_delivery: { ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length), negative: deliverySeconds.filter((s) => s < 0).length },
+  };
+}
+
+/** Nearest-rank percentiles (exact, no interpolation): every reported value is one that was measured. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil(p * sorted.length));
+  return sorted[rank - 1] as number;
+}
+
+function distribution(values: number[], targetSeconds: number, base: number): Distribution {
+  const sorted = [...values].sort((a, b) => a - b);
+  const within = sorted.filter((value) => value <= targetSeconds).length;
+  const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000);
+  return {
+    count: sorted.length,
+    median_seconds: round(percentile(sorted, 0.5)),
+    p90_seconds: round(percentile(sorted, 0.9)),
+    max_seconds: round(sorted.length > 0 ? (sorted[sorted.length - 1] as number) : null),
+    within_target: within,
+    within_target_share: base > 0 ? Math.round((within / base) * 10000) / 10000 : null,
+  };
+}
+
+function hasActivity(branch: BranchReport): boolean {
+  return branch.jobs > 0 || branch.conversations.messages_inbound + branch.conversations.messages_outbound > 0 || branch.closed > 0 || branch.appointments.booked + branch.appointments.rescheduled + branch.appointments.cancelled > 0;
+}

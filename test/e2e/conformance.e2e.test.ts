@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cai-conformance-e2e-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('cai conformance (built binary)', () => {
+  it('the README quick start: the full default suite against the built-in receiver passes', async () => {
+    const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', '--repro-dir', join(dir, 'b')]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^54 passed, 0 failed, 2 skipped$/m);
+    expect(result.stderr).toBe('');
+  });
+
+  it('a broken receiver fails the run with exit 1 and names the check', async () => {
+    const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'A', '--break', 'bad-ack', '--repro-dir', join(dir, 'a')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 the acknowledgment is JSON with a string provider_job_id and an E\.164 assigned_number_e164 \(must, §2\.3 §4\.1 §2\.1\)$/m);
+    expect(result.stdout).toMatch(/^45 passed, 1 failed, 0 skipped$/m);
+  });
+
+  it('usage errors exit 2 with one error and one hint line', async () => {
+    const result = await spawnCli(['conformance', 'run', '--interface', 'B']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --target URL, or --mock to run against the built-in reference receiver\n');
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE, describeCatalogue, planChecks } from '../../src/conformance/catalogue.js';
+import { loadSpecSections } from '../helpers/spec-sections.js';
+
+describe('the conformance catalogue', () => {
+  it('has unique, well-formed ids', () => {
+    const ids = CATALOGUE.map((check) => check.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const check of CATALOGUE) {
+      expect(check.id).toMatch(new RegExp(`^${check.interface}-[A-Z]+-\\d{3}$`));
+    }
+  });
+
+  it('cites only sections that exist in the spec', () => {
+    const { sections, source } = loadSpecSections();
+    expect(sections.size, `sections parsed from ${source}`).toBeGreaterThan(30);
+    for (const check of CATALOGUE) {
+      expect(check.sections.length, check.id).toBeGreaterThan(0);
+      for (const section of check.sections) expect(sections.has(section), `${check.id} cites ${section} (from ${source})`).toBe(true);
+    }
+  });
+
+  it('gives every check a level, tags and a title', () => {
+    for (const check of CATALOGUE) {
+      expect(['must', 'should']).toContain(check.level);
+      expect(check.tags.length, check.id).toBeGreaterThan(0);
+      expect(check.title.length, check.id).toBeGreaterThan(10);
+    }
+    expect(new Set(CATALOGUE.map((check) => `${check.interface} ${check.title}`)).size).toBe(CATALOGUE.length);
+  });
+
+  it('covers what the issue asks of both receivers', () => {
+    const tags = new Set(CATALOGUE.flatMap((check) => check.tags.map((tag) => `${check.interface}:${tag}`)));
+    for (const wanted of ['acceptance', 'dedupe', 'concurrency', 'raw-body', 'auth', 'window', 'schema']) {
+      expect(tags.has(`A:${wanted}`), `A:${wanted}`).toBe(true);
+      expect(tags.has(`B:${wanted}`), `B:${wanted}`).toBe(true);
+    }
+    for (const wanted of ['B:size', 'B:rate-limit', 'B:origin', 'B:clock', 'B:lead', 'A:callback']) expect(tags.has(wanted), wanted).toBe(true);
+  });
+
+  it('lists as plain data', () => {
+    const listed = describeCatalogue('B');
+    expect(listed.every((check) => check.interface === 'B')).toBe(true);
+    expect(JSON.parse(JSON.stringify(listed))).toEqual(listed);
+  });
+});
+
+describe('planChecks', () => {
+  const b = CATALOGUE.filter((check) => check.interface === 'B');
+  const plan = (only: string[] = [], skip: string[] = [], include: string[] = []) => planChecks(b, { only, skip, include });
+
+  it('skips optional checks unless included, naming the flag', () => {
+    const rate = plan().planned.find((item) => item.check.id === 'B-RATE-001');
+    expect(rate?.skipReason).toBe('optional: run it with --include rate-limit');
+    expect(plan([], [], ['rate-limit']).planned.find((item) => item.check.id === 'B-RATE-001')?.skipReason).toBeUndefined();
+  });
+
+  it('--only by id, tag or pattern; --skip reports as skipped', () => {
+    expect(plan(['B-DEDUP-002']).planned.map((item) => item.check.id)).toEqual(['B-DEDUP-002']);
+    expect(plan(['dedupe']).planned.every((item) => item.check.tags.includes('dedupe'))).toBe(true);
+    expect(plan(['b-auth-01*']).planned.map((item) => item.check.id)).toContain('B-AUTH-010');
+    expect(plan(['rate-limit']).planned[0]?.skipReason).toBeUndefined();
+    const skipped = plan([], ['schema']).planned.filter((item) => item.check.tags.includes('schema'));
+    expect(skipped.every((item) => item.skipReason === 'skipped with --skip')).toBe(true);
+  });
+
+  it('reports selectors that match nothing', () => {
+    expect(plan(['B-NOPE-001'], ['callback']).unknownSelectors).toEqual(['B-NOPE-001', 'callback']);
+  });
+});

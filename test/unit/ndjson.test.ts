@@ -1,0 +1,49 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readNdjsonLines } from '../../src/spec/ndjson.js';
+
+async function collect(chunks: Buffer[], max?: number) {
+  const lines = [];
+  for await (const line of readNdjsonLines((async function* () { yield* chunks; })(), max)) {
+    lines.push({ number: line.number, text: line.bytes.toString('latin1'), byteLength: line.byteLength, oversize: line.oversize });
+  }
+  return lines;
+}
+
+function split(text: string, cuts: number[]): Buffer[] {
+  const bytes = Buffer.from(text, 'latin1');
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(start, point));
+    start = point;
+  }
+  chunks.push(bytes.subarray(start));
+  return chunks.filter((chunk) => chunk.length > 0);
+}
+
+describe('readNdjsonLines', () => {
+  it('yields the same lines however the bytes are chunked (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: fc.constantFrom('a', 'b', '\n', '\r', '{', 'é') }), fc.array(fc.nat(), { maxLength: 10 }), async (text, cuts) => {
+        const latin1 = Buffer.from(text, 'latin1').toString('latin1');
+        const expected = latin1.split('\n');
+        if (expected[expected.length - 1] === '') expected.pop();
+        const lines = await collect(split(latin1, cuts));
+        expect(lines.map((l) => l.text)).toEqual(expected.map((line) => line.replace(/\r$/, '')));
+        expect(lines.map((l) => l.number)).toEqual(expected.map((_, i) => i + 1));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('measures but does not keep a line over the limit, across chunks', async () => {
+    const lines = await collect([Buffer.from('ab\n0123'), Buffer.from('456789'), Buffer.from('\ncd')], 5);
+    expect(lines).toEqual([
+      { number: 1, text: 'ab', byteLength: 2, oversize: false },
+      { number: 2, text: '', byteLength: 10, oversize: true },
+      { number: 3, text: 'cd', byteLength: 2, oversize: false },
+    ]);
+  });
+});

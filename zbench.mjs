@@ -1,0 +1,10 @@
+import { sampleEvent } from './dist/spec/sample.js';
+import { validateBody, validateDocument } from './dist/spec/validate.js';
+import { EVENT_TYPES } from './dist/spec/constants.js';
+const N=50000;
+const t = (label, fn) => { let best = Infinity; for (let r=0;r<5;r++){ const s = process.hrtime.bigint(); fn(); best = Math.min(best, Number(process.hrtime.bigint()-s)/1e6);} console.log(label, (best*1000/N).toFixed(2), 'µs/op'); };
+const bufs = Array.from({length: N}, (_, i) => Buffer.from(JSON.stringify(sampleEvent(EVENT_TYPES[i%5]))));
+const parsed = bufs.map(b => JSON.parse(b.toString()));
+t('parse', () => { for (const b of bufs) JSON.parse(b.toString('utf8')) });
+t('validateDocument', () => { for (const d of parsed) validateDocument(d) });
+t('validateBody', () => { for (const b of bufs) validateBody(b) });
