@@ -187,6 +187,7 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
   announce(mock, output, [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    ...(mock.skippedLines > 0 ? [`${mock.skippedLines} line${mock.skippedLines === 1 ? '' : 's'} of ${options.log} ${mock.skippedLines === 1 ? 'is' : 'are'} not a log record (a line cut by a crash?) and ${mock.skippedLines === 1 ? 'was' : 'were'} skipped`] : []),
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
   return serveUntilInterrupted(mock, interrupted, output, lines);

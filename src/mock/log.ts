@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 
 /**
@@ -157,4 +157,20 @@ function isLogRecord(value: unknown): value is MockLogRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   return record.v === MOCK_LOG_VERSION && typeof record.event_id === 'string' && typeof record.verdict === 'string';
+}
+
+/** A log opened for a mock: the records already in it, and the file open for appending. */
+export interface OpenedLog {
+  loaded: LoadedLog;
+  log: DurableLog;
+}
+
+/** Reads a mock's `--log` back and opens it for appending; an unusable path is a usage error (exit 2). */
+export async function openMockLog(path: string): Promise<OpenedLog> {
+  try {
+    const loaded = await readMockLog(path);
+    return { loaded, log: await DurableLog.open(path) };
+  } catch (error) {
+    throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
+  }
 }
