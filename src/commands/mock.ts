@@ -62,7 +62,7 @@ function addCommonOptions(command: Command): Command {
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
-    .option('--log <file>', 'append every accepted request to this NDJSON file, fsynced before the 202; reloaded on start')
+    .option('--log <file>', 'append every accepted request to this NDJSON file, synced to disk before the 202; reloaded on start')
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)

@@ -4,7 +4,7 @@ import { errnoCode, errorMessage, usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 
 /**
- * One line of the mock log (README "The mock log"): NDJSON, appended and fsynced before the 202 is answered,
+ * One line of the mock log (README "The mock log"): NDJSON, appended and synced to disk (O_DSYNC) before the 202 is answered,
  * read back by the mocks on restart (dedupe) and by `cai report`.
  */
 export interface MockLogRecord {

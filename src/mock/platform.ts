@@ -64,7 +64,7 @@ export interface MockPlatformOptions {
   /** §1: test credentials, whose events land in a separate space with their own dedupe. */
   testProviderCode?: string;
   testSecrets?: readonly string[];
-  /** NDJSON log; an accepted event is fsynced here before its 202. Reloaded on start for dedupe. */
+  /** NDJSON log; an accepted event is synced to disk here before its 202. Reloaded on start for dedupe. */
   logFile?: string;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;

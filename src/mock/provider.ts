@@ -54,7 +54,7 @@ export interface MockProviderOptions {
   speed?: number;
   /** Branch catalog: branch_code must be in it, and each unit's number_e164 is its origin number. */
   catalog?: readonly CatalogBranch[];
-  /** NDJSON log of the jobs received (interface "A"), fsynced before the 202; reloaded on start. */
+  /** NDJSON log of the jobs received (interface "A"), synced to disk before the 202; reloaded on start. */
   logFile?: string;
   tls?: TlsFiles;
   latencyMs?: number;
