@@ -32,6 +32,8 @@ interface CommonOptions {
 }
 
 interface ProviderCommandOptions extends CommonOptions {
+  ca?: string;
+  insecure?: boolean;
   source?: string;
   scenario?: string;
   speed: number;
@@ -116,7 +118,9 @@ function registerProvider(mock: Command, state: RunState): void {
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
     .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
-    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400');
+    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400')
+    .option('--ca <file>', 'trust this certificate authority (PEM) for https callback URLs')
+    .option('--insecure', 'do not verify the callback\'s TLS certificate (TLS 1.2+ still required; never in production)');
   addSecretOptions(command, 'secret', 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap');
   addSecretOptions(command, 'callback-secret', 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs');
   command.addHelpText(
@@ -223,6 +227,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     catalog,
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
     tls,
+    callbackTls: options.ca !== undefined || options.insecure ? { ca: options.ca !== undefined ? await readPem(io, options.ca, '--ca') : undefined, insecure: options.insecure === true } : undefined,
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
@@ -358,6 +363,14 @@ async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; 
     }
   };
   return { cert: await read(options.tlsCert, 'cert'), key: await read(options.tlsKey, 'key') };
+}
+
+async function readPem(io: Io, file: string, flag: string): Promise<Buffer> {
+  try {
+    return await readFile(resolvePath(io, file));
+  } catch (error) {
+    throw usageError('unreadable_file', `cannot read ${file}: ${errorMessage(error)}`, `check the ${flag} path`, error);
+  }
 }
 
 function resolvePath(io: Io, file: string): string {

@@ -62,6 +62,8 @@ export interface MockProviderOptions {
   keepRecords?: boolean;
   /** Retry policy of the event sender (default: the toolkit's). */
   retry?: Partial<RetryPolicy>;
+  /** TLS for the callbacks (§5.8): trust this authority (PEM), or skip verification (tests only). */
+  callbackTls?: { ca?: Buffer; insecure?: boolean };
   /** Replaces the sender (default: `deliver` with the retry policy). */
   sendEvent?: EventSender;
   onRequest?: (entry: MockRequestEntry) => void;
@@ -112,7 +114,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   const sendEvent: EventSender =
     options.sendEvent ??
     ((request, signal) => {
-      senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry }));
+      senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls }));
       return senderLoading.then((send) => send(request, signal));
     });
   let validator: Validator | undefined;
