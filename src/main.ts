@@ -6,7 +6,7 @@ import { buildProgram, commandWordOf } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { redactSecrets } from './secrets/resolve.js';
 
-const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
+const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
 
 /**
  * Runs the CLI for `argv` (without `node` and the script) and returns the exit code.
@@ -26,9 +26,17 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
 function reportError(error: unknown, output: Output, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     if (COMMANDER_SUCCESS.has(error.code)) return ExitCode.ok;
+    const group = commandWordOf(argv);
+    if (error.code === 'commander.help') {
+      // A command group run without its subcommand: commander has printed the group's help on stderr.
+      const message = group ? `cai ${group} needs a subcommand` : 'cai needs a command';
+      const hint = group ? `run 'cai ${group} --help' for its subcommands` : "run 'cai --help' for the commands";
+      return print(output, 'usage', message, hint, ExitCode.usage, error);
+    }
     // Commander puts its suggestion on a second line; keep the error to one line.
     const message = error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
-    const command = commandNameOf(argv);
+    // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
+    const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv);
     const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
     return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
   }
@@ -81,5 +89,12 @@ const GROUPS = new Set(['mock', 'conformance', 'config']);
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {
+  // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   process.exitCode = await run(process.argv.slice(2), processIo());
 }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
@@ -23,9 +23,27 @@ export function commandPath(command: Command): string {
   return names.join(' ');
 }
 
+/**
+ * Commander checks required options (`requiredOption`) before any hook runs, so a required option that the
+ * profile would fill could never be filled. Installing therefore takes the check over: every mandatory option
+ * is relaxed here and checked again in the hook, after the profile's values are in, with commander's own error.
+ * Call it after every command is registered.
+ */
 export function installConfigDefaults(program: Command, state: RunState): void {
+  const required = new Map<Command, Option[]>();
+  const visit = (command: Command) => {
+    const mandatory = command.options.filter((option) => option.mandatory);
+    if (mandatory.length > 0) required.set(command, mandatory);
+    mandatory.forEach((option) => option.makeOptionMandatory(false));
+    command.commands.forEach(visit);
+  };
+  visit(program);
   program.hook('preAction', async (_program, actionCommand) => {
     await applyConfigDefaults(actionCommand, state.io);
+    for (let command: Command | null = actionCommand; command; command = command.parent) {
+      const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
+      if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
+    }
   });
 }
 

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { once } from 'node:events';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
+import { pipeWriter } from '../cli/pipe-writer.js';
 import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
 import { formatIssue } from './validate.js';
 
@@ -106,6 +106,7 @@ async function runSample(target: Target, options: SampleOptions, context: Comman
   };
   const kind: DocumentKind = target.kind;
   const changed = overrides.set.length > 0 || overrides.unset.length > 0;
+  const out = pipeWriter(io.stdout);
   for (let index = 0; index < options.count; index++) {
     const document = samples.applyOverrides(make(), overrides);
     // Only overrides can make a sample invalid; checking the first document says it for all of them.
@@ -118,7 +119,7 @@ async function runSample(target: Target, options: SampleOptions, context: Comman
       reportProblems(verdict, context);
     }
     const text = options.count === 1 && !options.compact ? JSON.stringify(document, null, 2) : JSON.stringify(document);
-    if (!io.stdout.write(text + '\n')) await once(io.stdout, 'drain');
+    if (!(await out.write(text + '\n'))) break; // the reader has gone (| head): stop quietly
   }
   return 0;
 }

@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../cli/input.js';
+import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
 import { errorMessage, usageError } from '../errors.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions, ValidationIssue } from '../spec/validate.js';
 
@@ -68,7 +67,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     throw usageError('missing_input', 'no documents to validate', 'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)');
   }
   const sources = files.length === 0 ? [STDIN] : files;
-  await Promise.all(sources.map((source) => checkReadable(source, context)));
+  await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto')));
   const validators = await import('../spec/validate.js');
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
@@ -82,16 +81,38 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     totals.warnings += verdict.warnings.length;
     renderer.document(source, verdict, showValid);
   };
-  renderer.start();
-  for (const source of sources) {
-    const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
-    if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer);
-    else record(labelOf(source), await validateWhole(source, validators, validateOptions, context), true);
+  const run: RunControl = { interrupted: false };
+  const unsubscribe = io.onInterrupt(() => {
+    if (run.interrupted) return;
+    run.interrupted = true;
+    output.warn('interrupted: reporting what was validated so far');
+    run.reading?.destroy();
+  });
+  try {
+    renderer.start();
+    for (const source of sources) {
+      const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
+      if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
+      else {
+        const verdict = await validateWhole(source, validators, validateOptions, context, run);
+        if (verdict) record(labelOf(source), verdict, true);
+      }
+      await renderer.flush();
+      if (renderer.closed || run.interrupted) break;
+    }
+    renderer.finish(totals, run.interrupted);
     await renderer.flush();
+  } finally {
+    unsubscribe();
   }
-  renderer.finish(totals);
-  await renderer.flush();
-  return totals.invalid === 0 ? 0 : 1;
+  // An interrupted run has not shown every document valid: a gate must not pass on it.
+  return totals.invalid === 0 && !run.interrupted ? 0 : 1;
+}
+
+/** Ctrl-C: stop reading (destroying the stream in use), then report what was validated. */
+interface RunControl {
+  interrupted: boolean;
+  reading?: { destroy(): void };
 }
 
 function splitKind(kindArg: string | undefined, files: string[]): { kind: KindWord; files: string[] } {
@@ -105,12 +126,16 @@ function labelOf(source: string): string {
   return source === STDIN ? '<stdin>' : source;
 }
 
-async function checkReadable(source: string, { io }: CommandContext): Promise<void> {
+async function checkReadable(source: string, { io }: CommandContext, firstWord: boolean): Promise<void> {
   if (source === STDIN) return;
   try {
     const info = await stat(resolve(io.cwd, source));
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (error) {
+    if (firstWord && /^[a-z-]+$/i.test(source)) {
+      // `cai validate evnt x.json`: more likely a mistyped kind than a file named "evnt".
+      throw usageError('usage', `${source} is neither a kind of document nor a file`, `the first word is one of ${KIND_WORDS.join(', ')}, or a file`, error);
+    }
     throw unreadable(source, 'document', error);
   }
 }
@@ -134,8 +159,9 @@ async function loadCatalog(path: string, context: CommandContext): Promise<Branc
   return parsed.data;
 }
 
-async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext): Promise<DocumentVerdict> {
+async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext, run: RunControl): Promise<DocumentVerdict | undefined> {
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source));
+  run.reading = stream;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -145,8 +171,12 @@ async function validateWhole(source: string, validators: Validators, options: Va
       if (size <= MAX_DOCUMENT_FILE_BYTES) chunks.push(buffer);
     }
   } catch (error) {
+    if (run.interrupted) return undefined;
     throw unreadable(source, 'document', error);
+  } finally {
+    run.reading = undefined;
   }
+  if (run.interrupted) return undefined; // read only in part
   if (size > MAX_DOCUMENT_FILE_BYTES) {
     const kind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
     return {
@@ -166,11 +196,13 @@ async function validateNdjson(
   context: CommandContext,
   record: Recorder,
   renderer: Renderer,
+  run: RunControl,
 ): Promise<void> {
   const { io, output } = context;
   const { readNdjsonBatches } = await import('../spec/ndjson.js');
   const label = labelOf(source);
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: 256 * 1024 });
+  run.reading = stream;
   const spinner = await output.spinner(`validating ${label}`);
   let lastUpdate = io.now();
   let lines = 0;
@@ -185,6 +217,7 @@ async function validateNdjson(
         record(`${label}:${line.number}`, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
+      if (renderer.closed || run.interrupted) break;
       if (io.now() - lastUpdate > 200) {
         lastUpdate = io.now();
         spinner.update(`validating ${label}: line ${lines.toLocaleString('en')} (${formatBytes(bytes)})`);
@@ -192,9 +225,12 @@ async function validateNdjson(
     }
   } catch (error) {
     spinner.stop();
-    throw unreadable(source, 'document', error);
+    if (!run.interrupted) throw unreadable(source, 'document', error);
+  } finally {
+    run.reading = undefined;
   }
   spinner.stop();
+  if (run.interrupted) output.note(`stopped at ${label}:${lines}`);
   if (lines === 0) output.note(`${label} has no lines`);
 }
 
@@ -232,7 +268,7 @@ const KIND_LABELS: Record<DocumentKind | 'unknown', string> = {
  * In --json mode the one JSON document is itself streamed: `{"documents":[…],"valid":…,"summary":…}`.
  */
 class Renderer {
-  private readonly stdout: Writable;
+  private readonly out: PipeWriter;
   private first = true;
   private pending: string[] = [];
 
@@ -240,7 +276,12 @@ class Renderer {
     private readonly context: CommandContext,
     private readonly auto: boolean,
   ) {
-    this.stdout = context.io.stdout;
+    this.out = pipeWriter(context.io.stdout);
+  }
+
+  /** The reader of stdout has gone (`| head`): nothing more can be shown, so validation stops. */
+  get closed(): boolean {
+    return this.out.closed;
   }
 
   /** Writes what has been rendered, waiting for 'drain' when stdout is behind. */
@@ -248,7 +289,7 @@ class Renderer {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
-    if (!this.stdout.write(text)) await once(this.stdout, 'drain');
+    await this.out.write(text);
   }
 
   start(): void {
@@ -276,13 +317,15 @@ class Renderer {
     this.pending.push(lines.join('\n') + '\n');
   }
 
-  finish(totals: Totals): void {
+  finish(totals: Totals, interrupted: boolean): void {
     if (this.context.output.json) {
-      this.pending.push(`],"valid":${totals.invalid === 0},"summary":${JSON.stringify(totals)}}\n`);
+      const tail = interrupted ? ',"interrupted":true' : '';
+      this.pending.push(`],"valid":${totals.invalid === 0 && !interrupted},"summary":${JSON.stringify(totals)}${tail}}\n`);
       return;
     }
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})\n`);
+    const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
+    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}\n`);
   }
 }
 

@@ -87,9 +87,10 @@ function fieldValue(settings: Environment, rule: DefaultRule, location: ConfigLo
       const base = settings.provider_endpoint;
       return base !== undefined && rule.shape === 'contact-jobs-url' ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH : base;
     }
+    case 'events_url':
+      return settings.events_url !== undefined && rule.shape === 'url-path' ? new URL(settings.events_url).pathname : settings.events_url;
     case 'provider_code':
     case 'platform_id':
-    case 'events_url':
       return settings[rule.field];
     default:
       return undefined;

@@ -23,7 +23,9 @@ export type ValueShape =
   /** branches written to a JSON file (Branch[]), for options that take a catalog file. */
   | 'catalog-file'
   /** the first branch's branch_code, for options that take one code. */
-  | 'first-branch-code';
+  | 'first-branch-code'
+  /** only the path of the URL, for a receiver that listens locally (`/cai/events`). */
+  | 'url-path';
 
 export interface DefaultRule {
   /** Command path as typed: `send-job`, `mock platform`, `conformance run`. */
@@ -69,6 +71,7 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock platform', field: 'provider_code', option: '--provider' },
   { command: 'mock platform', field: 'secrets.events', option: '--secret' },
   { command: 'mock platform', field: 'authorised_origins', option: '--allow-origin' },
+  { command: 'mock platform', field: 'events_url', option: '--path', shape: 'url-path' },
   { command: 'mock platform', field: 'branches', option: '--catalog', shape: 'catalog-file' },
   { command: 'mock provider', field: 'provider_code', option: '--provider' },
   { command: 'mock provider', field: 'platform_id', option: '--source' },
@@ -79,10 +82,13 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'conformance run', when: { interface: 'A' }, field: 'provider_endpoint', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'A' }, field: 'platform_id', option: '--source' },
   { command: 'conformance run', when: { interface: 'A' }, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret' },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.events', option: '--callback-secret' },
+  { command: 'conformance run', when: { interface: 'A' }, field: 'provider_code', option: '--provider' },
+  // --mock runs a self-contained receiver with generated secrets: the profile's secrets (perhaps not even set here) stay out.
+  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret', unless: ['--mock'] },
+  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.events', option: '--callback-secret', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'B' }, field: 'events_url', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'B' }, field: 'provider_code', option: '--provider' },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'secrets.events', option: '--secret' },
+  { command: 'conformance run', when: { interface: 'B' }, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
+  { command: 'conformance run', when: { interface: 'B' }, field: 'secrets.events', option: '--secret', unless: ['--mock'] },
 ];
 

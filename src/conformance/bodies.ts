@@ -7,11 +7,15 @@ import type { EventType } from '../spec/constants.js';
 
 export type Doc = Record<string, unknown>;
 
-/** A valid event of `type` with the given event_id (records' sample generator, §2.4–§2.7). */
-export function eventDoc(type: EventType, eventId: string, leadId: string): Doc {
-  const doc = sampleEvent(type, { leadId });
+/**
+ * A valid event of `type` with the given event_id (records' sample generator, §2.4–§2.7). Appointment events
+ * carry `branchCode` when given, so a platform that checks its catalog (§1) accepts them.
+ */
+export function eventDoc(type: EventType, eventId: string, leadId: string, branchCode?: string): Doc {
+  const doc = sampleEvent(type, { leadId, ...(branchCode ? { branchCode } : {}) });
   doc.event_id = eventId;
   doc.lead_id = leadId;
+  if (branchCode && 'branch_code' in doc) doc.branch_code = branchCode;
   return doc;
 }
 

@@ -39,7 +39,7 @@ function freshLead(): string {
 
 /** A valid event for the known lead (--lead-id) when one is given; otherwise for a fresh lead (§6.3 allows it). */
 function event(scope: CheckScope, type: EventType = 'conversation.message'): Doc {
-  return eventDoc(type, scope.eventId(), scope.session.config.leadId ?? freshLead());
+  return eventDoc(type, scope.eventId(), scope.session.config.leadId ?? freshLead(), scope.session.config.branchCode);
 }
 
 function acceptedEvent(scope: CheckScope, body: Buffer) {

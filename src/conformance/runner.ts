@@ -102,8 +102,13 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
     ...(waiver ? { waiver } : {}),
   };
   if (outcome.verdict === 'failed' && outcome.evidence && options.reproduce) {
-    const repro = await options.reproduce(result, outcome.evidence);
-    if (repro) result.repro = repro;
+    try {
+      const repro = await options.reproduce(result, outcome.evidence);
+      if (repro) result.repro = repro;
+    } catch (error) {
+      // The verdict stands without its reproduction; say why it is missing.
+      result.notes.push(`no reproduction: the body could not be saved (${errorMessage(error)})`);
+    }
   }
   return result;
 }

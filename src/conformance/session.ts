@@ -20,7 +20,7 @@ export interface TargetConfig {
   identity: string;
   /** Signing secrets; the first signs (§5.9). */
   secrets: readonly string[];
-  /** A: the branch_code put in every job. */
+  /** A: the branch_code put in every job; B: the branch_code of appointment events (a catalog code). */
   branchCode?: string;
   /** B: a lead_id the platform knows, used by every check except the unknown-lead one (§6.3). */
   leadId?: string;

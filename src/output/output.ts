@@ -102,6 +102,8 @@ export class Output {
   /** A spinner on stderr, only when stderr is a TTY and neither `--json` nor `--quiet` is set. */
   async spinner(text: string): Promise<Spinner> {
     if (!this.stderrIsTTY || this.json || this.quiet) return silentSpinner;
+    // A terminal that reports no width (some `script` or CI pseudo-terminals) sends ora's line count to Infinity.
+    if (!((this.io.stderr.columns ?? 0) > 0)) return silentSpinner;
     const { default: ora } = await import('ora');
     const spinner = ora({ text, stream: this.io.stderr, color: 'cyan' }).start();
     return {

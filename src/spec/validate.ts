@@ -286,7 +286,8 @@ export function describe(value: unknown): string {
   return typeof value;
 }
 
-const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a number', string: 'a string', object: 'an object', boolean: 'a boolean', array: 'an array' };
+// The only number of §2 is `attempts`, an integer: zod reports a non-number there as expected `number`.
+const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a whole number', string: 'a string', object: 'an object', boolean: 'a boolean', array: 'an array' };
 
 function typeOfValue(value: unknown): string {
   if (value === null) return 'null';

@@ -191,3 +191,21 @@ describe('cai send-job / send-event with a deployment profile (real HTTP on 127.
     }
   });
 });
+
+describe('cai mock with a deployment profile', () => {
+  const soon = () => new Promise<void>((resolve) => setTimeout(resolve, 150));
+
+  it('mock platform takes its required --provider, its secret and --allow-origin from the profile', async () => {
+    const dir = workspace({
+      version: 1,
+      environments: { local: { provider_code: 'acme-local', events_url: 'https://platform.example/cai/events', authorised_origins: ['127.0.0.1'], secrets: { events: { env: 'EVENTS' } } } },
+    });
+    const result = await runCli(['mock', 'platform', '--debug'], { cwd: dir, env: { EVENTS: 'events-secret-0123456789' }, interrupt: soon() });
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cai\/events$/);
+    expect(result.stderr).toContain('debug: config: --provider = acme-local (provider_code of environment local)');
+    expect(result.stderr).toContain('debug: config: --secret = env EVENTS (secrets.events of environment local)');
+    expect(result.stderr).toContain('debug: config: --allow-origin = 127.0.0.1 (authorised_origins of environment local)');
+    expect(result.stderr).toContain('mock platform: provider acme-local, 1 secret');
+  });
+});

@@ -123,6 +123,7 @@ describe('cai validate', () => {
     [['validate', 'missing.json'], 'error: document file missing.json does not exist', 'hint: check the path, or pass - to read from stdin'],
     [['validate', '--catalog', 'nope.json', '-'], 'error: catalog file nope.json does not exist', 'hint: check the path, or pass - to read from stdin'],
     [['validate', '-', '-'], 'error: stdin (-) can be read only once', 'hint: pass - at most once'],
+    [['validate', 'evnt', '-'], 'error: evnt is neither a kind of document nor a file', 'hint: the first word is one of auto, job, event, ack, duplicate-ack, or a file'],
   ])('exits 2 with error and hint for unreadable input: %j', async (argv, error, hint) => {
     const result = await runCli(argv, { stdin: goodJob });
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${error}\n${hint}\n` });

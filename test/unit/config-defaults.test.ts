@@ -81,6 +81,8 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
       return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : expect.stringMatching(/cai-catalog-[0-9a-f]{16}\.json$/) };
     case 'authorised_origins':
       return { [camel(rule.option)]: settings.authorised_origins };
+    case 'events_url':
+      return { [camel(rule.option)]: rule.shape === 'url-path' ? '/cai/events' : settings.events_url };
     default:
       return { [camel(rule.option)]: settings[rule.field] };
   }
@@ -123,6 +125,7 @@ describe('config defaults: the table, rule by rule', () => {
     await programFromTable({ io: fakeIo(dir, env), exitCode: 0 }, seen).parseAsync(['conformance', 'run', '--interface', 'B', '--mock'], { from: 'user' });
     const options = seen.get('conformance run') as Record<string, { value: unknown }>;
     expect(options.target).toBeUndefined();
+    expect(options.secretEnv).toBeUndefined();
     expect(options.provider?.value).toBe('acme');
   });
 
@@ -171,6 +174,7 @@ describe('config defaults: the mapping itself', () => {
       'mock platform --provider <- provider_code',
       'mock platform --secret <- secrets.events',
       'mock platform --allow-origin <- authorised_origins',
+      'mock platform --path <- events_url (url-path)',
       'mock platform --catalog <- branches (catalog-file)',
       'mock provider --provider <- provider_code',
       'mock provider --source <- platform_id',
@@ -180,11 +184,13 @@ describe('config defaults: the mapping itself', () => {
       'conformance run [A] --target <- provider_endpoint unless --mock',
       'conformance run [A] --source <- platform_id',
       'conformance run [A] --branch-code <- branches (first-branch-code)',
-      'conformance run [A] --secret <- secrets.jobs',
-      'conformance run [A] --callback-secret <- secrets.events',
+      'conformance run [A] --provider <- provider_code',
+      'conformance run [A] --secret <- secrets.jobs unless --mock',
+      'conformance run [A] --callback-secret <- secrets.events unless --mock',
       'conformance run [B] --target <- events_url unless --mock',
       'conformance run [B] --provider <- provider_code',
-      'conformance run [B] --secret <- secrets.events',
+      'conformance run [B] --branch-code <- branches (first-branch-code)',
+      'conformance run [B] --secret <- secrets.events unless --mock',
     ]);
   });
 });
@@ -207,5 +213,38 @@ describe('config defaults: the real program', () => {
       checked += 1;
     }
     expect(checked).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('config defaults: required options', () => {
+  function programWithRequired(state: RunState, seen: Map<string, unknown>): Command {
+    const program = new Command('cai').option('--config <file>').option('--env <name>').exitOverride();
+    const mock = program.command('mock');
+    mock
+      .command('platform')
+      .requiredOption('--provider <code>')
+      .option('--port <n>')
+      .action((options: { provider: string }) => {
+        seen.set('provider', options.provider);
+      });
+    installConfigDefaults(program, state);
+    return program;
+  }
+
+  it('a required option the profile provides is satisfied by it (commander checks before hooks run)', async () => {
+    const dir = workspace();
+    const seen = new Map<string, unknown>();
+    await programWithRequired({ io: fakeIo(dir), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' });
+    expect(seen.get('provider')).toBe('acme');
+  });
+
+  it('without a profile, a missing required option is still commander\'s usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cai-noconfig-'));
+    const seen = new Map<string, unknown>();
+    await expect(programWithRequired({ io: fakeIo(dir), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' })).rejects.toMatchObject({
+      code: 'commander.missingMandatoryOptionValue',
+      message: "error: required option '--provider <code>' not specified",
+    });
+    expect(seen.size).toBe(0);
   });
 });
