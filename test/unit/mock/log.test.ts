@@ -26,6 +26,15 @@ describe('the mock log', () => {
     expect(loaded.skippedLines).toBe(1);
   });
 
+  it('recovers a complete record written right after a torn one (two writes in flight at a crash)', async () => {
+    const path = join(dir, 'glued.ndjson');
+    const torn = JSON.stringify(record('torn')).slice(0, 40);
+    writeFileSync(path, `${JSON.stringify(record('e1'))}\n${torn}\u0000\u0000\u0000${JSON.stringify(record('e2'))}\n`);
+    const loaded = await readMockLog(path);
+    expect(loaded.records.map((r) => r.event_id)).toEqual(['e1', 'e2']);
+    expect(loaded.skippedLines).toBe(1);
+  });
+
   it('batches concurrent appends and resolves each once written', async () => {
     const path = join(dir, 'batch.ndjson');
     const log = await DurableLog.open(path);
