@@ -8,6 +8,7 @@ export { sign, signedPayload } from './signing/sign.js';
 export { verify, type VerifyInput, type VerifyResult, type VerifyReason } from './signing/verify.js';
 export { diagnose, type Diagnosis, type DiagnosisCode } from './signing/diagnose.js';
 export { parseRawRequest, type RawRequest } from './http/raw-request.js';
+export { verifyRequest, type VerifyRequestOptions, type VerifyRequestResult } from './http/verify-request.js';
 export * as spec from './spec/constants.js';
 export { CaiError, ExitCode } from './errors.js';
 

@@ -5,7 +5,7 @@ import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/const
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
+import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
 import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { RateLimiter } from './rate-limit.js';

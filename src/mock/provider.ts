@@ -9,7 +9,7 @@ import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from './catalog.js';
 import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
+import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
 import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import type { MockRequestEntry, RunningMock } from './platform.js';
 import type { EventSender } from './sender.js';
