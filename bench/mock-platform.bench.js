@@ -3,7 +3,7 @@
 // Target: ratio >= 0.5 (issue 5).
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -107,6 +107,24 @@ async function load(url, requests, durationMs) {
   return { perSecond: (done / elapsed) * 1000, done, failed, statuses };
 }
 
+/** CPU time (ms) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the load and adds the server's CPU time per answered request (µs): steadier than req/s on a busy machine. */
+async function measure(server, requests) {
+  const before = cpuMs(server.child.pid);
+  const run = await load(server.url, requests, ROUND_MS);
+  const after = cpuMs(server.child.pid);
+  return { ...run, cpuUsPerRequest: before === undefined || after === undefined ? undefined : ((after - before) * 1000) / Math.max(1, run.done) };
+}
+
 function prepare(prefix, count) {
   return Array.from({ length: count }, (_, index) => signedRequest(index, prefix));
 }
@@ -126,19 +144,30 @@ async function main() {
     const bareRates = [];
     const mockRates = [];
     const ratios = [];
+    const bareCpu = [];
+    const mockCpu = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const bareRun = await load(bare.url, prepare(`b${round}`, perRound), ROUND_MS);
-      const mockRun = await load(mock.url, prepare(`m${round}_${randomBytes(3).toString('hex')}`, perRound), ROUND_MS);
+      const bareRun = await measure(bare, prepare(`b${round}`, perRound));
+      const mockRun = await measure(mock, prepare(`m${round}_${randomBytes(3).toString('hex')}`, perRound));
       if (mockRun.failed > 0 || bareRun.failed > 0) {
         throw new Error(`non-202 answers: mock ${JSON.stringify([...mockRun.statuses])}, bare ${JSON.stringify([...bareRun.statuses])}`);
       }
       bareRates.push(bareRun.perSecond);
       mockRates.push(mockRun.perSecond);
       ratios.push(mockRun.perSecond / bareRun.perSecond);
+      if (bareRun.cpuUsPerRequest !== undefined && mockRun.cpuUsPerRequest !== undefined) {
+        bareCpu.push(bareRun.cpuUsPerRequest);
+        mockCpu.push(mockRun.cpuUsPerRequest);
+      }
     }
     console.log(`load: ${CONNECTIONS} keep-alive connections, ${ROUNDS} rounds of ${ROUND_MS} ms per server; per-round ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
     console.log(formatRatio('cai mock platform (verify, validate, dedupe, synced log)', median(mockRates), median(bareRates), 'req/s (medians)', '>= 0.5'));
     console.log(`median of per-round ratios: ${median(ratios).toFixed(2)} (target >= 0.5)`);
+    if (mockCpu.length > 0) {
+      const bareUs = median(bareCpu);
+      const mockUs = median(mockCpu);
+      console.log(`server CPU per request: mock ${mockUs.toFixed(0)} µs vs bare ${bareUs.toFixed(0)} µs -> CPU-bound ratio ${(bareUs / mockUs).toFixed(2)}`);
+    }
   } finally {
     await Promise.all([stop(bare.child), stop(mock.child)]);
     rmSync(dir, { recursive: true, force: true });

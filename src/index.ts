@@ -8,6 +8,7 @@ export { sign, signedPayload } from './signing/sign.js';
 export { verify, type VerifyInput, type VerifyResult, type VerifyReason } from './signing/verify.js';
 export { diagnose, type Diagnosis, type DiagnosisCode } from './signing/diagnose.js';
 export { parseRawRequest, type RawRequest } from './http/raw-request.js';
+export { verifyRequest, type VerifyRequestOptions, type VerifyRequestResult } from './http/verify-request.js';
 export * as spec from './spec/constants.js';
 export { CaiError, ExitCode } from './errors.js';
 
@@ -80,6 +81,7 @@ export {
 export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';
 export { startMockProvider, parseScenario, scenarioName, type MockProviderOptions, type RunningMockProvider, type SentEventEntry, type JobAck, type Scenario } from './mock/provider.js';
 export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
+export { loadCatalog, type CatalogBranch } from './mock/catalog.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance

@@ -25,7 +25,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
 
 function reportError(error: unknown, output: Output, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
-    if (COMMANDER_SUCCESS.has(error.code)) return ExitCode.ok;
+    // `cai help <command>` ends with code commander.help and exit code 0; a group without its subcommand, exit code 1.
+    if (COMMANDER_SUCCESS.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return ExitCode.ok;
     const group = commandWordOf(argv);
     if (error.code === 'commander.help') {
       // A command group run without its subcommand: commander has printed the group's help on stderr.

@@ -32,6 +32,8 @@ interface CommonOptions {
 }
 
 interface ProviderCommandOptions extends CommonOptions {
+  ca?: string;
+  insecure?: boolean;
   source?: string;
   scenario?: string;
   speed: number;
@@ -62,7 +64,7 @@ function addCommonOptions(command: Command): Command {
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
-    .option('--log <file>', 'append every accepted request to this NDJSON file, fsynced before the 202; reloaded on start')
+    .option('--log <file>', 'append every accepted request to this NDJSON file, synced to disk before the 202; reloaded on start')
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
@@ -116,7 +118,9 @@ function registerProvider(mock: Command, state: RunState): void {
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
     .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
-    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400');
+    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400')
+    .option('--ca <file>', 'trust this certificate authority (PEM) for https callback URLs')
+    .option('--insecure', 'do not verify the callback\'s TLS certificate (TLS 1.2+ still required; never in production)');
   addSecretOptions(command, 'secret', 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap');
   addSecretOptions(command, 'callback-secret', 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs');
   command.addHelpText(
@@ -187,6 +191,7 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
   announce(mock, output, [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    ...(mock.skippedLines > 0 ? [`${mock.skippedLines} line${mock.skippedLines === 1 ? '' : 's'} of ${options.log} ${mock.skippedLines === 1 ? 'is' : 'are'} not a log record (a line cut by a crash?) and ${mock.skippedLines === 1 ? 'was' : 'were'} skipped`] : []),
     ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
   ]);
   return serveUntilInterrupted(mock, interrupted, output, lines);
@@ -222,6 +227,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     catalog,
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
     tls,
+    callbackTls: options.ca !== undefined || options.insecure ? { ca: options.ca !== undefined ? await readPem(io, options.ca, '--ca') : undefined, insecure: options.insecure === true } : undefined,
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
@@ -266,9 +272,11 @@ async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<Nod
 }
 
 /**
- * The per-request lines, written in one batch per turn of the event loop: under load, one stdout write per
- * request would cost the mock a system call each (bench/mock-platform.bench.js).
+ * The per-request lines, written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
+ * request would cost the mock a system call each (bench/mock-platform.bench.js); a human sees no delay.
  */
+const LINE_FLUSH_MS = 20;
+
 class LineWriter {
   private buffer = '';
   private scheduled = false;
@@ -279,7 +287,7 @@ class LineWriter {
     this.buffer += text + '\n';
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      setTimeout(() => this.flush(), LINE_FLUSH_MS);
     }
   }
 
@@ -357,6 +365,14 @@ async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; 
     }
   };
   return { cert: await read(options.tlsCert, 'cert'), key: await read(options.tlsKey, 'key') };
+}
+
+async function readPem(io: Io, file: string, flag: string): Promise<Buffer> {
+  try {
+    return await readFile(resolvePath(io, file));
+  } catch (error) {
+    throw usageError('unreadable_file', `cannot read ${file}: ${errorMessage(error)}`, `check the ${flag} path`, error);
+  }
 }
 
 function resolvePath(io: Io, file: string): string {

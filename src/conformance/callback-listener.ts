@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
+import { readBody } from '../http/server.js';
 
 export interface CallbackRequest {
   token: string;
@@ -49,8 +50,10 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
   const waiters = new Set<() => void>();
 
   const server: Server = createServer((req, res) => {
-    readBody(req)
-      .then((body) => {
+    readBody(req, MAX_BODY_BYTES)
+      .then((result) => {
+        if (!result.ok) return answer(res, 413, { error: 'body_too_large' });
+        const body = result.body;
         const token = tokenOf(req.url ?? '');
         const headers = flatHeaders(req);
         const record: CallbackRequest = { token, receivedAt: Date.now(), headers, body };
@@ -61,7 +64,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         if (eventId !== undefined) seen.add(eventId);
         return answer(res, 202, { ok: true });
       })
-      .catch(() => answer(res, 413, { error: 'body_too_large' }));
+      .catch(() => answer(res, 400, { error: 'unreadable_body' }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -116,24 +119,6 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    req.on('data', (chunk: Buffer) => {
-      length += chunk.length;
-      if (length > MAX_BODY_BYTES) {
-        req.destroy();
-        reject(new Error('too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function eventIdOf(body: Buffer): string | undefined {

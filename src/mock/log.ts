@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 
 /**
- * One line of the mock log (README "The mock log"): NDJSON, appended and fsynced before the 202 is answered,
+ * One line of the mock log (README "The mock log"): NDJSON, appended and synced to disk (O_DSYNC) before the 202 is answered,
  * read back by the mocks on restart (dedupe) and by `cai report`.
  */
 export interface MockLogRecord {
@@ -31,6 +31,11 @@ export interface MockLogRecord {
 
 export const MOCK_LOG_VERSION = 1;
 
+/** Synced writes of the log running at once (see startWrites). */
+const WRITES_IN_FLIGHT = 2;
+/** How every record line starts (JSON.stringify of a MockLogRecord): where a torn line's next record begins. */
+const RECORD_START = '{"v":1,"received_at":';
+
 /**
  * Append-only NDJSON log with group commit: records handed in while a synced write is under way are batched
  * into the next one, so N concurrent requests cost one disk sync, not N. `append` resolves only once the record
@@ -39,7 +44,8 @@ export const MOCK_LOG_VERSION = 1;
 export class DurableLog {
   private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private flushing: Promise<void> | undefined;
+  private inFlight = 0;
+  private drained: (() => void)[] = [];
   private closed = false;
 
   private constructor(
@@ -93,32 +99,47 @@ export class DurableLog {
     this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      if (!this.flushing) this.flushing = this.flushLoop();
+      this.startWrites();
     });
   }
 
-  private async flushLoop(): Promise<void> {
-    while (this.pending.length > 0) {
+  /**
+   * Group commit, pipelined: up to WRITES_IN_FLIGHT synced writes run at once, each taking every record that
+   * arrived before it started. A record waits for one sync, not for the one in progress and then its own.
+   * O_APPEND places each write whole after the previous ones; across two writes in flight the order of the
+   * batches in the file may differ from their arrival, and a crash can leave a torn batch before a complete
+   * one (readMockLog recovers the records after it).
+   */
+  private startWrites(): void {
+    while (this.inFlight < WRITES_IN_FLIGHT && this.pending.length > 0) {
       const lines = this.pending;
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
-      try {
-        const bytes = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''), 'utf8');
-        let offset = 0;
-        while (offset < bytes.length) offset += (await this.handle.write(bytes, offset)).bytesWritten;
-        for (const waiter of waiters) waiter.resolve();
-      } catch (error) {
-        for (const waiter of waiters) waiter.reject(error);
-      }
+      this.inFlight += 1;
+      void this.writeBatch(lines, waiters).then(() => {
+        this.inFlight -= 1;
+        this.startWrites();
+        if (this.inFlight === 0) this.drained.splice(0).forEach((resolve) => resolve());
+      });
     }
-    this.flushing = undefined;
+  }
+
+  private async writeBatch(lines: string[], waiters: { resolve: () => void; reject: (error: unknown) => void }[]): Promise<void> {
+    try {
+      const bytes = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''), 'utf8');
+      let offset = 0;
+      while (offset < bytes.length) offset += (await this.handle.write(bytes, offset)).bytesWritten;
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error);
+    }
   }
 
   /** Waits for every appended record to reach the disk, then closes the file. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
     await this.handle.close();
   }
 }
@@ -142,19 +163,54 @@ export async function readMockLog(path: string): Promise<LoadedLog> {
   let skippedLines = 0;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (isLogRecord(value)) records.push(value);
-      else skippedLines += 1;
-    } catch {
-      skippedLines += 1;
+    const record = parseRecord(line);
+    if (record) {
+      records.push(record);
+      continue;
     }
+    // A torn write (a crash) glued to the complete record written after it: keep that record.
+    skippedLines += 1;
+    const recovered = recoverRecord(line);
+    if (recovered) records.push(recovered);
   }
   return { records, skippedLines };
+}
+
+function parseRecord(text: string): MockLogRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isLogRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function recoverRecord(line: string): MockLogRecord | undefined {
+  for (let at = line.lastIndexOf(RECORD_START); at > 0; at = line.lastIndexOf(RECORD_START, at - 1)) {
+    const record = parseRecord(line.slice(at));
+    if (record) return record;
+  }
+  return undefined;
 }
 
 function isLogRecord(value: unknown): value is MockLogRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   return record.v === MOCK_LOG_VERSION && typeof record.event_id === 'string' && typeof record.verdict === 'string';
+}
+
+/** A log opened for a mock: the records already in it, and the file open for appending. */
+export interface OpenedLog {
+  loaded: LoadedLog;
+  log: DurableLog;
+}
+
+/** Reads a mock's `--log` back and opens it for appending; an unusable path is a usage error (exit 2). */
+export async function openMockLog(path: string): Promise<OpenedLog> {
+  try {
+    const loaded = await readMockLog(path);
+    return { loaded, log: await DurableLog.open(path) };
+  } catch (error) {
+    throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
+  }
 }

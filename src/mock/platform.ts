@@ -5,8 +5,8 @@ import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/const
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
-import { DurableLog, readMockLog, type MockLogRecord } from './log.js';
+import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
+import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -48,6 +48,8 @@ export interface RunningMockPlatform extends RunningMock {
   addKnownLead(leadId: string): void;
   /** Events already accepted in the log when the mock started (restart on the same --log). */
   readonly reloaded: number;
+  /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
+  readonly skippedLines: number;
 }
 
 export interface MockPlatformOptions {
@@ -62,7 +64,7 @@ export interface MockPlatformOptions {
   /** §1: test credentials, whose events land in a separate space with their own dedupe. */
   testProviderCode?: string;
   testSecrets?: readonly string[];
-  /** NDJSON log; an accepted event is fsynced here before its 202. Reloaded on start for dedupe. */
+  /** NDJSON log; an accepted event is synced to disk here before its 202. Reloaded on start for dedupe. */
   logFile?: string;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
@@ -158,15 +160,18 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   // Set synchronously before any await, so concurrent repeats can never both be "new" (§6.1).
   const seen = new Map<string, Promise<boolean>>();
   let reloaded = 0;
+  let skippedLines = 0;
+  let log: DurableLog | undefined;
   if (options.logFile !== undefined) {
-    const loaded = await readMockLog(options.logFile);
-    for (const record of loaded.records) {
+    const opened = await openMockLog(options.logFile);
+    log = opened.log;
+    skippedLines = opened.loaded.skippedLines;
+    for (const record of opened.loaded.records) {
       if (record.interface !== 'B' || record.verdict !== 'accepted') continue;
       seen.set(dedupeKey(record.space, record.event_id), Promise.resolve(true));
       reloaded += 1;
     }
   }
-  const log = options.logFile !== undefined ? await DurableLog.open(options.logFile) : undefined;
 
   /** Keeps the record and appends it to the log; `raw` is the body as received, spliced in as `document`. */
   const persist = async (record: MockLogRecord, raw: Buffer): Promise<void> => {
@@ -205,7 +210,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     entry.status = reply.status;
-    await sendReply(request, response, reply);
+    sendReply(request, response, reply);
     options.onRequest?.(entry);
   }
 
@@ -379,6 +384,8 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       if (prior === undefined) break;
       // A repeat of an event still being written waits for it, so "duplicate" always means "stored".
       if (await prior) return duplicate();
+      // The first copy could not be stored: this one takes its place.
+      if (seen.get(key) === prior) seen.delete(key);
     }
     let failure: unknown;
     const stored = persist(record('accepted'), body).then(
@@ -422,6 +429,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     port: listening.port,
     records,
     reloaded,
+    skippedLines,
     addKnownLead(leadId: string) {
       knownLeads?.add(leadId);
     },

@@ -9,8 +9,8 @@ import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from './catalog.js';
 import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from './http.js';
-import { DurableLog, readMockLog, type MockLogRecord } from './log.js';
+import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
+import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import type { MockRequestEntry, RunningMock } from './platform.js';
 import type { EventSender } from './sender.js';
 
@@ -54,7 +54,7 @@ export interface MockProviderOptions {
   speed?: number;
   /** Branch catalog: branch_code must be in it, and each unit's number_e164 is its origin number. */
   catalog?: readonly CatalogBranch[];
-  /** NDJSON log of the jobs received (interface "A"), fsynced before the 202; reloaded on start. */
+  /** NDJSON log of the jobs received (interface "A"), synced to disk before the 202; reloaded on start. */
   logFile?: string;
   tls?: TlsFiles;
   latencyMs?: number;
@@ -62,6 +62,8 @@ export interface MockProviderOptions {
   keepRecords?: boolean;
   /** Retry policy of the event sender (default: the toolkit's). */
   retry?: Partial<RetryPolicy>;
+  /** TLS for the callbacks (§5.8): trust this authority (PEM), or skip verification (tests only). */
+  callbackTls?: { ca?: Buffer; insecure?: boolean };
   /** Replaces the sender (default: `deliver` with the retry policy). */
   sendEvent?: EventSender;
   onRequest?: (entry: MockRequestEntry) => void;
@@ -112,7 +114,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   const sendEvent: EventSender =
     options.sendEvent ??
     ((request, signal) => {
-      senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry }));
+      senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls }));
       return senderLoading.then((send) => send(request, signal));
     });
   let validator: Validator | undefined;
@@ -124,13 +126,15 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
 
   // event_id → the acknowledgment of its first delivery; set before any await (a repeat gets the same ack, §2.2).
   const acks = new Map<string, Promise<JobAck | undefined>>();
+  let log: DurableLog | undefined;
   if (options.logFile !== undefined) {
-    for (const record of (await readMockLog(options.logFile)).records) {
+    const opened = await openMockLog(options.logFile);
+    log = opened.log;
+    for (const record of opened.loaded.records) {
       if (record.interface !== 'A' || record.verdict !== 'accepted' || !record.provider_job_id || !record.assigned_number_e164) continue;
       acks.set(record.event_id, Promise.resolve({ provider_job_id: record.provider_job_id, assigned_number_e164: record.assigned_number_e164 }));
     }
   }
-  const log = options.logFile !== undefined ? await DurableLog.open(options.logFile) : undefined;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const entry: MockRequestEntry = { received_at: new Date(now()).toISOString(), interface: 'A', status: 0, verdict: 'rejected' };
@@ -144,7 +148,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     entry.status = reply.status;
-    await sendReply(request, response, reply);
+    sendReply(request, response, reply);
     options.onRequest?.(entry);
   }
 
@@ -237,6 +241,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
           await persist(record('duplicate', ack));
           return answer(ack, 'duplicate');
         }
+        // The first copy could not be stored: this one takes its place.
+        if (acks.get(job.event_id) === prior) acks.delete(job.event_id);
       }
     }
     const ack: JobAck = { provider_job_id: `pj_${randomBytes(8).toString('hex')}`, assigned_number_e164: numberFor(job.branch_code) };

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { createDispatcher } from '../http/client.js';
 import { deliver } from '../http/deliver.js';
 import type { RetryPolicy } from '../http/retry.js';
 
@@ -25,9 +26,10 @@ export type EventSender = (request: EventRequest, stop: AbortSignal) => Promise<
  * The toolkit's own sender (`deliver`): each attempt freshly signed over the same bytes (§5), retried per
  * §7/§8 (5xx and network errors with backoff, 429 after Retry-After, other 4xx not retried).
  */
-export function createEventSender(options: { retry?: Partial<RetryPolicy>; dispatcher?: Dispatcher; timeoutMs?: number } = {}): EventSender {
+export function createEventSender(options: { retry?: Partial<RetryPolicy>; dispatcher?: Dispatcher; tls?: { ca?: Buffer; insecure?: boolean }; timeoutMs?: number } = {}): EventSender {
+  const dispatcher = options.dispatcher ?? (options.tls?.ca || options.tls?.insecure ? createDispatcher(options.tls) : undefined);
   return async (request, stop) => {
-    const result = await deliver(request, { retry: options.retry, dispatcher: options.dispatcher, timeoutMs: options.timeoutMs, stopSignal: stop });
+    const result = await deliver(request, { retry: options.retry, dispatcher, timeoutMs: options.timeoutMs, stopSignal: stop });
     const last = result.attempts.at(-1);
     return {
       outcome: result.outcome,

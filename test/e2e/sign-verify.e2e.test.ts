@@ -68,6 +68,20 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     expect(help.stdout).toContain('Examples:');
   });
 
+  it('a command group without its subcommand → 2, after its help on stderr', async () => {
+    const result = await spawnCli(['mock']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Usage: cai mock');
+    expect(result.stderr.endsWith("error: cai mock needs a subcommand\nhint: run 'cai mock --help' for its subcommands\n")).toBe(true);
+  });
+
+  it('a mistyped subcommand → 2, pointing at the group help', async () => {
+    const result = await spawnCli(['mock', 'platfrom']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown command 'platfrom' (did you mean platform?)\nhint: run 'cai mock --help' for its options and examples\n");
+  });
+
   it('verify --example reproduces the shipped worked example', async () => {
     const result = await spawnCli(['verify', '--example']);
     expect(result.code).toBe(0);

@@ -55,12 +55,13 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
 
   it('answers 401 for every authentication failure, with a JSON body naming it', async () => {
     const mock = await start();
-    const now = Math.floor(Date.now() / 1000);
+    // Relative to the moment of each request, with slack for a slow machine (no timing assertions).
+    const at = (offset: number) => Math.floor(Date.now() / 1000) + offset;
     const cases: [string, Awaited<ReturnType<typeof post>>][] = [
       ['missing_signature', await post(mock.url, event(), { secret: null })],
       ['invalid_signature', await post(mock.url, event(), { secret: 'wrong-secret-123456' })],
-      ['timestamp_outside_window', await post(mock.url, event(), { timestamp: now - 301 })],
-      ['timestamp_outside_window', await post(mock.url, event(), { timestamp: now + 301 })],
+      ['timestamp_outside_window', await post(mock.url, event(), { timestamp: at(-310) })],
+      ['timestamp_outside_window', await post(mock.url, event(), { timestamp: at(310) })],
       ['missing_signature', await post(mock.url, event(), { headers: { 'x-cai-timestamp': '' } })],
       ['invalid_signature', await post(mock.url, event(), { timestamp: '12.5' })],
       ['unknown_provider', await post(mock.url, event(), { provider: 'other' })],
@@ -75,9 +76,9 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
 
   it('accepts a timestamp just inside the ±300 s window', async () => {
     const mock = await start();
-    const now = Math.floor(Date.now() / 1000);
-    expect((await post(mock.url, event(), { timestamp: now - 290 })).status).toBe(202);
-    expect((await post(mock.url, event(), { timestamp: now + 290 })).status).toBe(202);
+    const at = (offset: number) => Math.floor(Date.now() / 1000) + offset;
+    expect((await post(mock.url, event(), { timestamp: at(-290) })).status).toBe(202);
+    expect((await post(mock.url, event(), { timestamp: at(290) })).status).toBe(202);
   });
 
   it('never answers "duplicate" before authentication: an unauthenticated repeat gets 401', async () => {

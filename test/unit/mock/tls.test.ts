@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { startMockPlatform } from '../../../src/mock/platform.js';
+import { startMockProvider } from '../../../src/mock/provider.js';
 import { sign } from '../../../src/signing/sign.js';
 import { ROOT } from '../../helpers/cli.js';
 import { LIVE_SECRET, event } from './helpers.js';
@@ -26,6 +27,37 @@ describe('mock platform over TLS (§5.8)', () => {
     } finally {
       await dispatcher.close();
       await mock.close();
+    }
+  });
+
+  it('lets the provider mock call back over TLS with a given authority (--ca)', async () => {
+    const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
+    const platform = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: fixture('server.pem'), key: fixture('server.key') } });
+    const provider = await startMockProvider({
+      providerCode: 'acme',
+      secrets: ['jobs-secret-0123456789'],
+      callbackSecrets: [LIVE_SECRET],
+      scenario: { kind: 'closed', outcome: 'opted_out' },
+      speed: 100_000,
+      callbackTls: { ca: fixture('ca.pem') },
+    });
+    try {
+      const job = { lead_id: 'lead-tls', event_id: 'job-tls-1', branch_code: 'MAD-01', contact: { name: 'Ana', phone_e164: '+34600111222' }, callback_url: platform.url };
+      const body = JSON.stringify(job);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const response = await request(`${provider.url}/contact-jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-cai-source': 'platform', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign('jobs-secret-0123456789', timestamp, body) },
+        body,
+      });
+      expect(response.statusCode).toBe(202);
+      await response.body.dump();
+      await provider.idle();
+      expect(provider.sent.map((e) => e.outcome)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+      expect(platform.records.map((r) => r.event_id)).toEqual(provider.sent.map((e) => e.event_id));
+    } finally {
+      await provider.close();
+      await platform.close();
     }
   });
 

@@ -13,6 +13,8 @@ export interface Reply {
 }
 
 const JSON_TYPE = 'application/json';
+// How long close() lets answered connections finish before cutting them.
+const CLOSE_GRACE_MS = 1_000;
 
 export function jsonReply(status: number, document: unknown, headers?: Record<string, string>): Reply {
   return { status, body: Buffer.from(JSON.stringify(document)), headers };
@@ -23,27 +25,23 @@ export function errorReply(status: number, code: string, message: string, extra:
   return jsonReply(status, { ok: false, error: code, message, ...extra }, headers);
 }
 
-export function sendReply(request: IncomingMessage, response: ServerResponse, reply: Reply): Promise<void> {
-  return new Promise((resolve) => {
-    if (response.headersSent || response.destroyed) {
-      resolve();
-      return;
-    }
-    const headers: Record<string, string | number> = { ...reply.headers };
-    if (reply.body !== undefined) {
-      headers['content-type'] = JSON_TYPE;
-      headers['content-length'] = reply.body.length;
-    } else {
-      headers['content-length'] = 0;
-    }
-    if (reply.close) headers.connection = 'close';
-    response.writeHead(reply.status, headers);
-    response.end(reply.body, () => {
-      // 413: stop reading the rest of an oversized body; the connection goes once the answer is out.
-      if (reply.close) request.socket.destroySoon();
-      resolve();
-    });
-  });
+/** Answers; the response is handed to the socket at once (nothing to wait for on the hot path). */
+export function sendReply(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
+  if (response.headersSent || response.destroyed) return;
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (reply.body !== undefined) {
+    headers['content-type'] = JSON_TYPE;
+    headers['content-length'] = reply.body.length;
+  } else {
+    headers['content-length'] = 0;
+  }
+  if (reply.close) {
+    headers.connection = 'close';
+    // 413: stop reading the rest of an oversized body; the connection goes once the answer is out.
+    response.once('finish', () => request.socket.destroySoon());
+  }
+  response.writeHead(reply.status, headers);
+  response.end(reply.body);
 }
 
 export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' };
@@ -142,6 +140,11 @@ export async function listen(handler: Handler, options: { host: string; port: nu
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await drain();
+        // Answers just handed to the sockets get a moment to go out; then whatever is left is cut.
+        server.closeIdleConnections();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+        clearTimeout(timer);
         server.closeAllConnections();
         await closed;
       })();
