@@ -95,17 +95,19 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Callers share one signal across many requests in flight (one abort listener each): not a leak.
   if (req.signal) setMaxListeners(0, req.signal);
+  // undici's own time-outs (for the headers, and for every pause in the body) tick about once a second:
+  // fine at the default 10 s and cheap at thousands of requests a second. A short --timeout gets a precise
+  // timer of its own instead.
+  const precise = timeoutMs < PRECISE_TIMEOUT_BELOW_MS ? preciseTimeout(timeoutMs, req.signal) : undefined;
+  const signal = precise?.signal ?? req.signal;
   const started = performance.now();
   try {
-    // The time-out is undici's own: for the response headers, and for every pause in the body (the connect
-    // time-out is the dispatcher's). No AbortController per request: at thousands of requests a second
-    // it costs more than our whole sending logic, so only a caller's own signal is passed through.
     const response = await request(req.url, {
       method: 'POST',
       headers: req.headers,
       body: req.body,
       dispatcher: req.dispatcher ?? sharedDispatcher(),
-      ...(req.signal ? { signal: req.signal } : {}),
+      ...(signal ? { signal } : {}),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
@@ -118,8 +120,34 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
     };
   } catch (error) {
     if (req.signal?.aborted) throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
+    if (precise?.timedOut()) throw timeoutError(req.url, timeoutMs, error, 'whole');
     throw describeNetworkError(req.url, timeoutMs, error);
+  } finally {
+    precise?.dispose();
   }
+}
+
+const PRECISE_TIMEOUT_BELOW_MS = 3000;
+
+/** A timer that aborts the request, linked to the caller's signal. */
+function preciseTimeout(ms: number, outer: AbortSignal | undefined): { signal: AbortSignal; timedOut: () => boolean; dispose: () => void } {
+  const controller = new AbortController();
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    controller.abort();
+  }, ms);
+  const forward = () => controller.abort();
+  outer?.addEventListener('abort', forward, { once: true });
+  if (outer?.aborted) controller.abort();
+  return {
+    signal: controller.signal,
+    timedOut: () => fired,
+    dispose: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    },
+  };
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -131,13 +159,15 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
-function timeoutError(url: string, timeoutMs: number, cause: unknown, phase: 'connect' | 'headers' | 'body'): CaiError {
+function timeoutError(url: string, timeoutMs: number, cause: unknown, phase: 'connect' | 'headers' | 'body' | 'whole'): CaiError {
   const what =
     phase === 'connect'
       ? `could not connect to ${originOf(url)} within ${formatDuration(timeoutMs)}`
       : phase === 'body'
         ? `the response body from ${originOf(url)} stalled for more than ${formatDuration(timeoutMs)}`
-        : `no response from ${originOf(url)} within ${formatDuration(timeoutMs)}`;
+        : phase === 'whole'
+          ? `no complete response from ${originOf(url)} within ${formatDuration(timeoutMs)}`
+          : `no response from ${originOf(url)} within ${formatDuration(timeoutMs)}`;
   return deliveryError('timeout', what, 'raise --timeout, or check that the receiver answers promptly', cause);
 }
 
