@@ -3,7 +3,7 @@
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
 import { setMaxListeners } from 'node:events';
-import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 import { formatDuration } from './retry.js';
 
@@ -102,11 +102,13 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const signal = precise?.signal ?? req.signal;
   const started = performance.now();
   try {
-    const response = await request(req.url, {
+    const { origin, path } = targetOf(req.url);
+    const response = await (req.dispatcher ?? sharedDispatcher()).request({
+      origin,
+      path,
       method: 'POST',
       headers: req.headers,
       body: req.body,
-      dispatcher: req.dispatcher ?? sharedDispatcher(),
       ...(signal ? { signal } : {}),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -128,6 +130,19 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
 }
 
 const PRECISE_TIMEOUT_BELOW_MS = 3000;
+
+/** origin + path of a URL, parsed once per distinct URL (a batch posts thousands of times to one). */
+const targets = new Map<string, { origin: string; path: string }>();
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size > 100) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
 
 /** A timer that aborts the request, linked to the caller's signal. */
 function preciseTimeout(ms: number, outer: AbortSignal | undefined): { signal: AbortSignal; timedOut: () => boolean; dispose: () => void } {
