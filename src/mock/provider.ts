@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
@@ -121,6 +122,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   const validatorLoading = loadValidator().then((loaded) => (validator = loaded));
   validatorLoading.catch(() => {});
   const stop = new AbortController();
+  // One stop signal is shared by every conversation in flight, each waiting on it between steps: no leak.
+  setMaxListeners(0, stop.signal);
   const conversations = new Set<Promise<void>>();
   const inFlight = new Set<Promise<void>>();
 
