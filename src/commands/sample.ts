@@ -13,7 +13,7 @@ interface SampleOptions {
   strict?: boolean;
   compact?: boolean;
   callbackUrl?: string;
-  branch?: string;
+  branchCode?: string;
   leadId?: string;
   providerJobId?: string;
 }
@@ -44,7 +44,7 @@ export function registerSample(program: Command, state: RunState): void {
       command
         .option('--lead-id <id>', 'the lead_id of the job the event belongs to (default: a fresh one)')
         .option('--provider-job-id <id>', 'the provider_job_id (conversation.message)')
-        .option('--branch <code>', 'branch_code (appointment events)');
+        .option('--branch-code <code>', 'branch_code (appointment events)');
     }
     return command;
   };
@@ -53,7 +53,7 @@ export function registerSample(program: Command, state: RunState): void {
       .command('job')
       .description('a contact job (§2.2), the Interface A request body')
       .option('--callback-url <url>', 'callback_url (default: https://platform.example/cai/events)', parseHttpUrl)
-      .option('--branch <code>', 'branch_code (default: BR-001)'),
+      .option('--branch-code <code>', 'branch_code (default: BR-001)'),
     false,
   )
     .addHelpText('after', EXAMPLES)
@@ -95,9 +95,9 @@ async function runSample(target: Target, options: SampleOptions, context: Comman
   const make = (): Record<string, unknown> => {
     switch (target.kind) {
       case 'job':
-        return samples.sampleJob({ callbackUrl: options.callbackUrl, branchCode: options.branch, now });
+        return samples.sampleJob({ callbackUrl: options.callbackUrl, branchCode: options.branchCode, now });
       case 'event':
-        return samples.sampleEvent(target.type, { leadId: options.leadId, providerJobId: options.providerJobId, branchCode: options.branch, now });
+        return samples.sampleEvent(target.type, { leadId: options.leadId, providerJobId: options.providerJobId, branchCode: options.branchCode, now });
       case 'ack':
         return samples.sampleAck();
       case 'duplicate-ack':

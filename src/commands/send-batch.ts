@@ -25,6 +25,7 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
     ['--unset', Boolean(options.unset?.length)],
     ['--dry-run', options.dryRun === true],
     ['--callback-url', options.callbackUrl !== undefined],
+    ['--branch-code', options.branchCode !== undefined],
   ] as const) {
     if (given) throw usageError('conflicting_options', `${flag} does not work with --ndjson`, 'in batch mode every line of the --ndjson file is one document, sent as is');
   }

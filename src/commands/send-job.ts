@@ -20,8 +20,11 @@ Examples:
   $ cai send-job --print-schedule --retry-for 24h`,
   );
   command.action(async (options: SendOptions, cmd: Command) => {
-    // A deployment profile supplies --callback-url as a default for samples; it must not refuse a --body send.
-    if (cmd.getOptionValueSource('callbackUrl') === 'config' && !options.sample) delete options.callbackUrl;
+    // A deployment profile supplies --callback-url and --branch-code as defaults for samples; they must not refuse a --body send.
+    if (!options.sample) {
+      if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
+      if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
+    }
     await runHandler(state, cmd, async (context) => {
       const { runSend } = await import('./send-run.js');
       return runSend('job', options, context);

@@ -142,6 +142,7 @@ async function prepareBody(kind: SendKind, options: SendOptions, { io, output }:
       throw usageError('conflicting_options', '--set and --unset work with --sample only', 'a --body file is sent byte for byte (§5.2): edit the file instead');
     }
     if (options.callbackUrl !== undefined) throw usageError('conflicting_options', '--callback-url works with --sample only', 'set callback_url in the body file instead');
+    if (options.branchCode !== undefined) throw usageError('conflicting_options', '--branch-code works with --sample only', 'set branch_code in the body file instead');
     const body = await readBodyInput(options.body, io, 'body', '--body');
     if (body.length === 0) throw usageError('empty_body', 'the body is empty', 'pass --body FILE, pipe the body on stdin, or use --sample');
     return { body, ...(options.body !== undefined && options.body !== '-' ? { file: options.body } : {}) };
@@ -149,7 +150,10 @@ async function prepareBody(kind: SendKind, options: SendOptions, { io, output }:
   const { sampleJob, sampleEvent, applyOverrides } = await import('../spec/sample.js');
   let document: Record<string, unknown>;
   if (kind === 'job') {
-    document = sampleJob({ ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}) });
+    document = sampleJob({
+      ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
+      ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
+    });
   } else {
     const type = options.sample === true ? 'conversation.message' : String(options.sample);
     if (!(EVENT_TYPES as readonly string[]).includes(type)) {

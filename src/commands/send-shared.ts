@@ -35,6 +35,7 @@ export interface SendOptions extends TransportOptions {
   source?: string;
   provider?: string;
   callbackUrl?: string;
+  branchCode?: string;
   ndjson?: string;
   concurrency: number;
   rate?: number;
@@ -75,6 +76,7 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
   if (kind === 'job') {
     command.option('--source <id>', 'the X-CAI-Source header: the platform identifier (§4.1)');
     command.option('--callback-url <url>', 'with --sample: the callback_url of the job', parseHttpUrl);
+    command.option('--branch-code <code>', 'with --sample: the branch_code of the job (a code from the deployment catalog)');
   } else {
     command.option('--provider <code>', 'the X-CAI-Provider header: your provider_code (§4.2)');
   }

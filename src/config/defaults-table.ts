@@ -64,6 +64,7 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'send-job', field: 'platform_id', option: '--source' },
   { command: 'send-job', field: 'secrets.jobs', option: '--secret' },
   { command: 'send-job', field: 'events_url', option: '--callback-url' },
+  { command: 'send-job', field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
   { command: 'send-event', field: 'events_url', option: '--to' },
   { command: 'send-event', field: 'provider_code', option: '--provider' },
   { command: 'send-event', field: 'secrets.events', option: '--secret' },

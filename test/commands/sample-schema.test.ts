@@ -4,7 +4,7 @@ import { validateDocument } from '../../src/spec/validate.js';
 
 describe('cai sample', () => {
   it('prints one pretty, valid job', async () => {
-    const result = await runCli(['sample', 'job', '--callback-url', 'https://p.example/events', '--branch', 'BR-9']);
+    const result = await runCli(['sample', 'job', '--callback-url', 'https://p.example/events', '--branch-code', 'BR-9']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('\n  "lead_id"');

@@ -168,6 +168,7 @@ describe('config defaults: the mapping itself', () => {
       'send-job --source <- platform_id',
       'send-job --secret <- secrets.jobs',
       'send-job --callback-url <- events_url',
+      'send-job --branch-code <- branches (first-branch-code)',
       'send-event --to <- events_url',
       'send-event --provider <- provider_code',
       'send-event --secret <- secrets.events',
