@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
-import { CaiError, ExitCode, errorMessage } from './errors.js';
+import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram, commandWordOf } from './program.js';
+import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { redactSecrets } from './secrets/resolve.js';
 
@@ -15,6 +15,8 @@ const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const state: RunState = { io, exitCode: ExitCode.ok };
   try {
+    const missing = missingCommandOf(argv);
+    if (missing) throw missing;
     const program = await buildProgram(state, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
@@ -86,7 +88,23 @@ function commandNameOf(argv: readonly string[]): string | undefined {
   return GROUPS.has(first) && second && /^[a-z]+$/.test(second) ? `${first} ${second}` : first;
 }
 
-const GROUPS = new Set(['mock', 'conformance', 'config']);
+const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));
+
+/**
+ * `cai` alone, or a group such as `cai mock` without its subcommand: one error line and one hint line,
+ * instead of commander's full help followed by an error.
+ */
+function missingCommandOf(argv: readonly string[]): CaiError | undefined {
+  if (argv.some((word) => word === '-h' || word === '--help' || word === '-V' || word === '--version')) return undefined;
+  const words = argv.filter((word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''));
+  const [first, second] = words;
+  if (first === undefined) return usageError('missing_command', 'cai needs a command', "run 'cai --help' for the commands");
+  const subcommands = GROUP_SUBCOMMANDS[first];
+  if (subcommands !== undefined && second === undefined) {
+    return usageError('missing_command', `cai ${first} needs a subcommand: ${subcommands}`, `run 'cai ${first} --help' for what each does`);
+  }
+  return undefined;
+}
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {

@@ -26,8 +26,16 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['report', async () => (await import('./commands/report.js')).registerReport],
 ];
 
+/** Commands that only group subcommands, with the subcommands named in the error when none is given. */
+export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
+  sample: 'job, event, ack, duplicate-ack',
+  mock: 'platform, provider',
+  conformance: 'run, list',
+  config: 'show, init',
+};
+
 /** Global options that take a value, skipped when looking for the command word. */
-const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--config', '--env']);
+export const GLOBAL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(['--config', '--env']);
 
 /** The command word of argv, if it names a known command. */
 export function commandWordOf(argv: readonly string[]): string | undefined {

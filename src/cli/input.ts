@@ -12,12 +12,14 @@ export async function readBodyInput(path: string | undefined, io: Io, what = 'bo
     if (path === undefined && io.stdin.isTTY) {
       throw usageError('missing_input', `no ${what} given`, `pass ${flag} FILE, or pipe the ${what} on stdin (${flag} - )`);
     }
-    return readStream(io.stdin);
+    return readStdin(io, what);
   }
   return readFileInput(path, io, what);
 }
 
+/** Reads a file as raw bytes; `-` reads stdin. */
 export async function readFileInput(path: string, io: Io, what = 'file'): Promise<Buffer> {
+  if (path === '-') return readStdin(io, what);
   try {
     return await readFile(resolve(io.cwd, path));
   } catch (error) {
@@ -30,6 +32,12 @@ export function unreadable(path: string, what: string, error: unknown) {
   const why =
     code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
   return usageError('unreadable_file', `${what} file ${path} ${why}`, 'check the path, or pass - to read from stdin', error);
+}
+
+function readStdin(io: Io, what: string): Promise<Buffer> {
+  // An explicit `-` on a terminal waits for typed input: say so rather than seem to hang.
+  if (io.stdin.isTTY) io.stderr.write(`note: reading the ${what} from the terminal; end it with Ctrl-D\n`);
+  return readStream(io.stdin);
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {

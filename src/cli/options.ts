@@ -35,6 +35,25 @@ export function parseDurationMs(value: string): number {
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * (DURATION_UNITS[p[2] as string] ?? 0), 0));
 }
 
+/** A duration that must be more than zero (a time-out of 0 would fail every attempt). */
+export function parsePositiveDurationMs(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms <= 0) throw new InvalidArgumentError('expected a duration of more than 0, such as 500ms or 10s.');
+  return ms;
+}
+
+/** An IPv4 or IPv6 address (no host names: a local address to bind to). */
+export function parseIpAddress(value: string): string {
+  if (isIP(value) === 0) throw new InvalidArgumentError('expected an IPv4 or IPv6 address such as 127.0.0.2.');
+  return value;
+}
+
+/** A URL path: it starts with `/` and holds no spaces, query or fragment. */
+export function parseUrlPath(value: string): string {
+  if (!/^\/[^\s?#]*$/.test(value)) throw new InvalidArgumentError('expected a path that starts with /, such as /events.');
+  return value;
+}
+
 /** Parses a rate such as `20/s`, `600/m` or a bare `20` (per second). Returns requests per second. */
 export function parseRatePerSecond(value: string): number {
   const match = /^([0-9]+(?:\.[0-9]+)?)(?:\/(s|m|h))?$/.exec(value.trim());

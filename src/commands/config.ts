@@ -10,7 +10,8 @@ interface GlobalConfigFlags {
 export function registerConfig(program: Command, state: RunState): void {
   const config = program
     .command('config')
-    .description('Deployment profiles (cai.config.json): the private annex of §1 as every command\'s defaults');
+    .description('Deployment profiles (cai.config.json): the private annex of §1 as every command\'s defaults')
+    .addHelpText('after', '\nExamples:\n  $ cai config init\n  $ cai config show --env test');
   config
     .command('show')
     .description('Print the resolved settings of the chosen environment, secrets masked, with where each value came from')

@@ -51,7 +51,8 @@ function parseListen(value: string): { host: string; port: number } {
 export function registerConformance(program: Command, state: RunState): void {
   const conformance = program
     .command('conformance')
-    .description('Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)');
+    .description('Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)')
+    .addHelpText('after', '\nExamples:\n  $ cai conformance run --mock --interface B\n  $ cai conformance list --interface A');
 
   const run = conformance
     .command('run')

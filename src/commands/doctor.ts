@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { parseDurationMs, parseHttpUrl } from '../cli/options.js';
+import { parseHttpUrl, parsePositiveDurationMs } from '../cli/options.js';
 import { readFileInput } from '../cli/input.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
@@ -19,7 +19,7 @@ export function registerDoctor(program: Command, state: RunState): void {
     .description('Check an environment before blaming the code: DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5), secrets, configuration')
     .option('--target <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
     .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
-    .option('--timeout <duration>', 'time allowed for each network step', parseDurationMs, 5000)
+    .option('--timeout <duration>', 'time allowed for each network step', parsePositiveDurationMs, 5000)
     .option('--ca <file>', 'also trust this CA certificate (PEM), e.g. a test environment\'s own')
     .addHelpText(
       'after',

@@ -9,6 +9,7 @@ import {
   parseMilliseconds,
   parseNonNegativeInteger,
   parsePort,
+  parseUrlPath,
   parseProbability,
   parseRatePerSecond,
 } from '../cli/options.js';
@@ -55,7 +56,10 @@ interface PlatformCommandOptions extends CommonOptions {
 
 
 export function registerMock(program: Command, state: RunState): void {
-  const mock = program.command('mock').description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)');
+  const mock = program
+    .command('mock')
+    .description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)')
+    .addHelpText('after', '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider --provider acme --speed 60');
   registerPlatform(mock, state);
   registerProvider(mock, state);
 }
@@ -78,7 +82,7 @@ function registerPlatform(mock: Command, state: RunState): void {
       .description('Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log')
       .requiredOption('--provider <code>', 'the provider code expected in X-CAI-Provider (§5.6)'),
   )
-    .option('--path <path>', 'path of the events endpoint', '/events')
+    .option('--path <path>', 'path of the events endpoint', parseUrlPath, '/events')
     .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
     .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
     .option('--test-secret-file <path>', 'secret of the test credential, from a file (repeatable)', collectValues)

@@ -32,7 +32,10 @@ Examples:
   $ cai sample event job.closed --count 1000 > events.ndjson`;
 
 export function registerSample(program: Command, state: RunState): void {
-  const sample = program.command('sample').description('Print valid, realistic documents: contact jobs, events, acknowledgments (§2)');
+  const sample = program
+    .command('sample')
+    .description('Print valid, realistic documents: contact jobs, events, acknowledgments (§2)')
+    .addHelpText('after', EXAMPLES);
   const addCommon = (command: Command, forEvents: boolean): Command => {
     command
       .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
@@ -71,12 +74,16 @@ export function registerSample(program: Command, state: RunState): void {
     .action(async (type: EventType, options: SampleOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runSample({ kind: 'event', type }, options, context));
     });
-  addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false).action(
+  addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false)
+    .addHelpText('after', '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact')
+    .action(
     async (options: SampleOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runSample({ kind: 'ack' }, options, context));
     },
   );
-  addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false).action(
+  addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false)
+    .addHelpText('after', '\nExamples:\n  $ cai sample duplicate-ack --compact')
+    .action(
     async (options: SampleOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runSample({ kind: 'duplicate-ack' }, options, context));
     },

@@ -17,7 +17,7 @@ Exit codes: 0 accepted (new or duplicate), 1 rejected (a 4xx, or a 2xx that brea
 
 Examples:
   $ cai send-event --to https://platform.example/cai/events --provider acme --secret-env CAI_EVENTS_SECRET --body event.json
-  $ cai send-event --to http://127.0.0.1:8787 --provider acme --sample job.closed --set outcome=opted_out
+  $ cai send-event --to http://127.0.0.1:8787/events --provider acme --sample job.closed --set outcome=opted_out
   $ cai send-event --to https://platform.example/cai/events --provider acme --body event.json --retry-for 24h --json
   $ cai send-event --to https://platform.example/cai/events --provider acme --ndjson events.ndjson \\
       --concurrency 16 --rate 50/s --output results.ndjson

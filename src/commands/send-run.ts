@@ -34,6 +34,9 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
     const { runBatchCommand } = await import('./send-batch.js');
     return runBatchCommand(kind, { ...options, to, identity }, context);
   }
+  if (options.format === 'curl' && !options.dryRun) {
+    throw usageError('conflicting_options', '--format curl prints a command instead of sending, so it needs --dry-run', 'add --dry-run to print the curl command, or drop --format to send');
+  }
   for (const flag of ['output', 'resume', 'rate'] as const) {
     if (options[flag] !== undefined) throw usageError('conflicting_options', `--${flag} works in batch mode only`, 'add --ndjson FILE to send a batch, or drop the option');
   }
@@ -222,6 +225,7 @@ export async function printDryRun(request: DryRunRequest, options: TransportOpti
   }
   output.info('dry run: nothing sent. The signature is valid for 300 s from its timestamp (§5.5); a real send signs afresh.');
   if (output.json) {
+    if (options.format === 'curl') output.note('--json prints the request as one JSON document; --format curl applies without --json');
     output.printJson({ dryRun: true, method: 'POST', url: request.url, headers, body: request.body.toString('utf8'), bodyBytes: request.body.length });
     return 0;
   }

@@ -3,7 +3,7 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parseIpAddress, parsePositiveDurationMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
 import { addSecretOptions } from '../cli/secret-options.js';
 
 export interface TransportOptions {
@@ -46,7 +46,7 @@ export interface SendOptions extends TransportOptions {
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
 export function addTransportOptions(command: Command): Command {
   return command
-    .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parseDurationMs, 10_000)
+    .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parsePositiveDurationMs, 10_000)
     .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8 allows 24h)', parseDurationMs, 120_000)
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
@@ -56,7 +56,7 @@ export function addTransportOptions(command: Command): Command {
     .option('--ca <file>', 'trust this certificate authority (PEM) for https')
     .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
     .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
-    .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)')
+    .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)', parseIpAddress)
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
     .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');

@@ -50,6 +50,13 @@ describe('diagnose names the usual mistake', () => {
     expect(messages).toContain('the signature itself is correct for this body and timestamp; only the time is off');
   });
 
+  it('a compact body ending with a newline, correctly signed but stale, is only clock skew', () => {
+    const body = Buffer.from('{"event":"job.closed","event_id":"evt_nl"}\n');
+    const signature = sign(secret, t - 1000, body);
+    const result = verify({ secrets: [secret], signature, timestamp: t - 1000, rawBody: body, now: t });
+    expect(new Set(diagnose({ secrets: [secret], signature, timestamp: t - 1000, rawBody: body, result }).map((d) => d.code))).toEqual(new Set(['clock_skew']));
+  });
+
   it('returns nothing for a valid signature', () => {
     const signature = sign(secret, t, sent);
     const result = verify({ secrets: [secret], signature, timestamp: t, rawBody: sent, now: t });
