@@ -98,6 +98,8 @@ async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Pro
       throw usageError('bad_request_file', `${options.request} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');
     }
     const { headers, body, notes } = parsed.request;
+    if (options.signature !== undefined) notes.push('--signature is used instead of the captured X-CAI-Signature header');
+    if (options.timestamp !== undefined) notes.push('--timestamp is used instead of the captured X-CAI-Timestamp header');
     return {
       signature: options.signature ?? headers[Headers.signature],
       timestamp: options.timestamp ?? headers[Headers.timestamp],
