@@ -237,6 +237,8 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     keepRecords: false,
     onRequest: (entry) => printEntry(entry, output, lines),
     onEvent: (entry) => printSent(entry, output, lines),
+    onCallbackRetry: (retry) =>
+      output.info(`callback ${retry.event} ${retry.event_id}: attempt ${retry.attempt} failed (${retry.reason}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`),
   });
   announce(mock, output, [
     `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,

@@ -69,6 +69,8 @@ export interface MockProviderOptions {
   sendEvent?: EventSender;
   onRequest?: (entry: MockRequestEntry) => void;
   onEvent?: (entry: SentEventEntry) => void;
+  /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors), so the wait is not silent. */
+  onCallbackRetry?: (retry: { event: string; event_id: string; url: string; attempt: number; reason: string; waitMs: number }) => void;
   now?: () => number;
   random?: () => number;
 }
@@ -114,9 +116,9 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   let senderLoading: Promise<EventSender> | undefined;
   const sendEvent: EventSender =
     options.sendEvent ??
-    ((request, signal) => {
+    ((request, signal, onRetry) => {
       senderLoading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls }));
-      return senderLoading.then((send) => send(request, signal));
+      return senderLoading.then((send) => send(request, signal, onRetry));
     });
   let validator: Validator | undefined;
   const validatorLoading = loadValidator().then((loaded) => (validator = loaded));
@@ -325,6 +327,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     return sendEvent(
       { url, body: Buffer.from(JSON.stringify(document)), secret, headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: provider } },
       stop.signal,
+      (retry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry }),
     ).catch((error: unknown) => ({ outcome: 'failed' as const, attempts: 1, error: errorMessage(error), interrupted: false, status: undefined }));
   }
 

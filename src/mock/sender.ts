@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createDispatcher } from '../http/client.js';
-import { deliver } from '../http/deliver.js';
+import { deliver, type AttemptRecord } from '../http/deliver.js';
 import type { RetryPolicy } from '../http/retry.js';
 
 /** What the conversation simulator needs to know about one delivered event. */
@@ -19,8 +19,15 @@ export interface EventRequest {
   headers: Record<string, string>;
 }
 
+/** A failed attempt that will be retried: what went wrong and how long until the next one. */
+export interface EventRetry {
+  attempt: number;
+  reason: string;
+  waitMs: number;
+}
+
 /** The one call through which the provider mock sends an Interface B event. */
-export type EventSender = (request: EventRequest, stop: AbortSignal) => Promise<EventDelivery>;
+export type EventSender = (request: EventRequest, stop: AbortSignal, onRetry?: (retry: EventRetry) => void) => Promise<EventDelivery>;
 
 /**
  * The toolkit's own sender (`deliver`): each attempt freshly signed over the same bytes (§5), retried per
@@ -28,8 +35,13 @@ export type EventSender = (request: EventRequest, stop: AbortSignal) => Promise<
  */
 export function createEventSender(options: { retry?: Partial<RetryPolicy>; dispatcher?: Dispatcher; tls?: { ca?: Buffer; insecure?: boolean }; timeoutMs?: number } = {}): EventSender {
   const dispatcher = options.dispatcher ?? (options.tls?.ca || options.tls?.insecure ? createDispatcher(options.tls) : undefined);
-  return async (request, stop) => {
-    const result = await deliver(request, { retry: options.retry, dispatcher, timeoutMs: options.timeoutMs, stopSignal: stop });
+  return async (request, stop, onRetry) => {
+    const onAttempt = (attempt: AttemptRecord) => {
+      if (attempt.decision !== 'retry') return;
+      const reason = attempt.error?.message ?? (attempt.status !== undefined ? `status ${attempt.status}` : 'no answer');
+      onRetry?.({ attempt: attempt.attempt, reason, waitMs: attempt.waitMs ?? 0 });
+    };
+    const result = await deliver(request, { retry: options.retry, dispatcher, timeoutMs: options.timeoutMs, stopSignal: stop, onAttempt });
     const last = result.attempts.at(-1);
     return {
       outcome: result.outcome,

@@ -225,3 +225,19 @@ describe('provider faults (--break)', () => {
     }
   });
 });
+
+describe('startMockProvider: callbacks that fail are retried out loud', () => {
+  it('reports each retry of an event whose callback_url refuses connections, then the failure', async () => {
+    const retries: { event: string; attempt: number; reason: string }[] = [];
+    const mock = await provider({
+      retry: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 3, retryForMs: 5_000 },
+      onCallbackRetry: (retry) => retries.push({ event: retry.event, attempt: retry.attempt, reason: retry.reason }),
+    });
+    expect((await post(`${mock.url}/contact-jobs`, job({ callback_url: 'http://127.0.0.1:9/events' }), { secret: JOBS_SECRET })).status).toBe(202);
+    await mock.idle();
+    expect(retries.map((retry) => retry.attempt)).toEqual([1, 2]);
+    expect(retries[0]?.event).toBe('conversation.message');
+    expect(retries[0]?.reason).toMatch(/refused|ECONNREFUSED|reach/);
+    expect(mock.sent.at(-1)?.outcome).toBe('failed');
+  });
+});
