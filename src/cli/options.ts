@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { isIP } from 'node:net';
+import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
 
 /**
  * Option value parsers for commander. They turn a bad value into commander's own
@@ -39,6 +40,13 @@ export function parseDurationMs(value: string): number {
 export function parsePositiveDurationMs(value: string): number {
   const ms = parseDurationMs(value);
   if (ms <= 0) throw new InvalidArgumentError('expected a duration of more than 0, such as 500ms or 10s.');
+  return ms;
+}
+
+/** `--retry-for`: §7 and §8 retry with backoff "for up to 24 hours", so a longer period is refused. */
+export function parseRetryPeriodMs(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms > RETRY_PERIOD_SECONDS * 1000) throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
   return ms;
 }
 

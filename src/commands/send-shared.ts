@@ -3,7 +3,7 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { collectValues, parseDurationMs, parseHttpUrl, parseIpAddress, parsePositiveDurationMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parseIpAddress, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
 import { addSecretOptions } from '../cli/secret-options.js';
 
 export interface TransportOptions {
@@ -47,7 +47,7 @@ export interface SendOptions extends TransportOptions {
 export function addTransportOptions(command: Command): Command {
   return command
     .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parsePositiveDurationMs, 10_000)
-    .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8 allows 24h)', parseDurationMs, 120_000)
+    .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h)', parseRetryPeriodMs, 120_000)
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.

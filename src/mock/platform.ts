@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
 import { verify } from '../signing/verify.js';
@@ -270,6 +271,8 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     const validate = validator ?? (await validatorLoading);
     let document: unknown;
     try {
+      // §2: bodies are UTF-8. toString would quietly turn bad bytes into U+FFFD and store changed text.
+      if (!isUtf8(body)) throw new Error('not UTF-8');
       document = JSON.parse(body.toString('utf8'));
     } catch {
       // validateBody gives the line-and-column message; it runs only on this slow path.

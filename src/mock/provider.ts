@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -190,6 +191,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     const validate = validator ?? (await validatorLoading);
     let document: unknown;
     try {
+      // §2: bodies are UTF-8. toString would quietly turn bad bytes into U+FFFD and store changed text.
+      if (!isUtf8(body)) throw new Error('not UTF-8');
       document = JSON.parse(body.toString('utf8'));
     } catch {
       if (has('5xx-on-bad-json')) return reject(500, 'internal_error', 'internal server error');

@@ -106,6 +106,12 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     expect(notObject.status).toBe(400);
     const longId = await post(mock.url, event({ event_id: 'x'.repeat(121) }));
     expect(longId.status).toBe(400);
+
+    // §2: UTF-8 only. "José" in Latin-1, correctly signed: refused, not stored with a replacement character.
+    const latin1 = Buffer.concat([Buffer.from(JSON.stringify(event()).slice(0, -1) + ',"text":"Jos'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const notUtf8 = await post(mock.url, undefined, { raw: latin1 });
+    expect(notUtf8.status).toBe(400);
+    expect(JSON.stringify(notUtf8.json)).toContain('UTF-8');
   });
 
   it('accepts an event for an unknown lead and marks it for reconciliation (§6.3)', async () => {
