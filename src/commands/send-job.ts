@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../cli/runner.js';
-import { addSendOptions, type SendOptions } from './send-shared.js';
+import { addSendOptions, refuseIdleFlags, type SendOptions } from './send-shared.js';
 
 export function registerSendJob(program: Command, state: RunState): void {
   const command = program
@@ -26,6 +26,7 @@ Examples:
       if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
     }
     await runHandler(state, cmd, async (context) => {
+      refuseIdleFlags(options, cmd);
       const { runSend } = await import('./send-run.js');
       return runSend('job', options, context);
     });

@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { collectValues, parseDurationMs, parseHttpUrl, parseIpAddress, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
 import { addSecretOptions } from '../cli/secret-options.js';
+import { usageError } from '../errors.js';
 
 export interface TransportOptions {
   timeout: number;
@@ -41,6 +42,20 @@ export interface SendOptions extends TransportOptions {
   rate?: number;
   output?: string;
   resume?: string;
+}
+
+/**
+ * Flags whose meaning depends on the mode, given explicitly where they would do nothing: a usage error rather
+ * than a silent no-op. (`--concurrency` has a default, so only an explicit one counts.)
+ */
+export function refuseIdleFlags(options: SendOptions, command: Command): void {
+  const given = (key: string) => command.getOptionValueSource(key) === 'cli';
+  if (options.ndjson === undefined && given('concurrency')) {
+    throw usageError('conflicting_options', '--concurrency works in batch mode only', 'add --ndjson FILE to send a batch, or drop the option');
+  }
+  if (options.ndjson !== undefined && given('verbose')) {
+    throw usageError('conflicting_options', '--verbose does not work with --ndjson', 'write one result per document with --output FILE, or send one document at a time');
+  }
 }
 
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */

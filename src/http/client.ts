@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 /**
  * The HTTP client of the senders: undici, TLS 1.2 or above (§5.8), keep-alive pool, no redirects followed.
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
@@ -60,8 +61,9 @@ export function createDispatcher(options: ClientOptions = {}): Dispatcher {
     minVersion: MIN_TLS_VERSION,
     rejectUnauthorized: options.insecure !== true,
     timeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    // Like curl's --cacert: the given authorities replace Node's bundled ones for this run.
-    ...(options.ca ? { ca: options.ca.toString('utf8') } : {}),
+    // The given authority is trusted in addition to Node's bundled ones (a test environment's private CA,
+    // while public certificates keep working), the same for every command that takes --ca.
+    ...(options.ca ? { ca: [...rootCertificates, options.ca.toString('utf8')] } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   } as const;
   const pool = {

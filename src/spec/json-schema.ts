@@ -112,7 +112,8 @@ export function openApiDocument(): JsonObject {
     responses: {
       '202': {
         description: 'Event accepted, or discarded as a duplicate (§7). A duplicate is answered with the body of §2.13; the body of a first-time 202 is not shown.',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/DuplicateAck' } } },
+        // A first-time body is "not shown" (§4.2): any JSON is allowed beside the §2.13 duplicate body.
+        content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/DuplicateAck' }, {}] } } },
       },
       '400': problem('Invalid schema. Do not retry; correct the body.'),
       '401': problem('Invalid signature, timestamp outside the window, unrecognised provider, or unauthorised origin. Do not retry; check credential, clock and registered origin.'),

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+// Every case fails before anything is sent: the target is a closed port, and none may be contacted.
+const base = ['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--sample', 'job.closed'];
+const env = { CAI_SECRET: 'whsec_send_usage_secret' };
+
+describe('send: flags that would do nothing, or harm, are usage errors (exit 2), nothing sent', () => {
+  it.each([
+    [['--format', 'curl'], 'error: --format curl prints a command instead of sending, so it needs --dry-run'],
+    [['--concurrency', '4'], 'error: --concurrency works in batch mode only'],
+    [['--timeout', '0'], "error: option '--timeout <duration>' argument '0' is invalid. expected a duration of more than 0, such as 500ms or 10s."],
+    [['--local-address', '999.1.1.1'], "error: option '--local-address <ip>' argument '999.1.1.1' is invalid. expected an IPv4 or IPv6 address such as 127.0.0.2."],
+    [['--retry-for', '48h'], "error: option '--retry-for <duration>' argument '48h' is invalid. expected at most 24h: §8 retries for up to 24 hours."],
+  ])('%j', async (extra, firstLine) => {
+    const result = await runCli([...base, ...extra], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(firstLine);
+    expect(result.stderr).not.toContain('attempt');
+  });
+
+  it('--verbose with --ndjson', async () => {
+    const result = await runCli(['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-', '--verbose'], { env, stdin: '{}\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe('error: --verbose does not work with --ndjson');
+  });
+});
