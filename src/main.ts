@@ -109,11 +109,21 @@ function missingCommandOf(argv: readonly string[]): CaiError | undefined {
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {
   // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report.
-  for (const stream of [process.stdout, process.stderr]) {
+  for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
+      // A full disk or a closed descriptor is the environment's doing, not a bug: exit 2, like any unwritable path.
+      if (name === 'stdout') {
+        process.stderr.write(`error: cannot write the result to stdout (${error.code ?? error.message})\nhint: check where stdout is redirected\n`);
+      }
+      process.exit(ExitCode.usage);
     });
   }
-  process.exitCode = await run(process.argv.slice(2), processIo());
+  try {
+    process.exitCode = await run(process.argv.slice(2), processIo());
+  } catch (error) {
+    // run() reports every error itself; this is the last line of defence, without a stack trace.
+    process.stderr.write(`error: internal error: ${redactSecrets(errorMessage(error))}\nhint: this is a bug in cai; please report it with the output of --debug\n`);
+    process.exitCode = ExitCode.internal;
+  }
 }
