@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../cli/input.js';
 import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
@@ -182,7 +183,7 @@ async function validateWhole(source: string, validators: Validators, options: Va
     return {
       kind,
       valid: false,
-      errors: [{ path: '', code: 'too_large', message: `${size} bytes: far over the 256 KB limit (§8), not parsed (for one document a line, use --ndjson)`, expected: '262144 bytes at most', received: `${size} bytes` }],
+      errors: [{ path: '', code: 'too_large', message: `${size} bytes: far over the 256 KB limit (§8), not parsed (for one document a line, use --ndjson)`, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${size} bytes` }],
       warnings: [],
     };
   }
@@ -244,7 +245,7 @@ function oversizeVerdict(byteLength: number, options: ValidateOptions): Document
   return {
     kind,
     valid: false,
-    errors: [{ path: '', code: 'too_large', message: `line is ${byteLength} bytes, far over the 256 KB limit (§8); not parsed`, expected: '262144 bytes at most', received: `${byteLength} bytes` }],
+    errors: [{ path: '', code: 'too_large', message: `line is ${byteLength} bytes, far over the 256 KB limit (§8); not parsed`, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${byteLength} bytes` }],
     warnings: [],
   };
 }

@@ -1,3 +1,4 @@
+import { E164_PATTERN } from '../spec/formats.js';
 /**
  * The two senders of the interface: contact jobs (Interface A, §4.1) and events (Interface B, §4.2).
  * They deliver with the retry policy (deliver.ts) and then judge the answer: the job acknowledgment of
@@ -105,7 +106,6 @@ export function judge(
   return result;
 }
 
-const E164 = /^\+[1-9][0-9]{1,14}$/;
 
 /** §4.1 and §2.3: 202, `Content-Type: application/json`, a string `provider_job_id`, an E.164 `assigned_number_e164`. */
 export function checkJobAck(response: HttpResponse): AckCheck {
@@ -130,7 +130,7 @@ export function checkJobAck(response: HttpResponse): AckCheck {
   if (providerJobId === undefined) problems.push('provider_job_id is missing (§2.3)');
   else if (typeof providerJobId !== 'string' || providerJobId === '') problems.push(`provider_job_id is ${describe(providerJobId)}, not a non-empty string (§2.3)`);
   if (assigned === undefined) problems.push('assigned_number_e164 is missing (§2.3)');
-  else if (typeof assigned !== 'string' || !E164.test(assigned)) problems.push(`assigned_number_e164 is ${describe(assigned)}, not an E.164 number such as +447700900123 (§2.1, §2.3)`);
+  else if (typeof assigned !== 'string' || !E164_PATTERN.test(assigned)) problems.push(`assigned_number_e164 is ${describe(assigned)}, not an E.164 number such as +447700900123 (§2.1, §2.3)`);
   return {
     ok: problems.length === 0,
     problems,

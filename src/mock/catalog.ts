@@ -1,3 +1,4 @@
+import { E164_PATTERN } from '../spec/formats.js';
 import { readFile } from 'node:fs/promises';
 import { errorMessage, usageError } from '../errors.js';
 
@@ -9,7 +10,6 @@ export interface CatalogBranch {
   number_e164?: string;
 }
 
-const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 /**
  * Reads a catalog file: a JSON array of `{branch_code, name, number_e164?}`, or an object with such an array
@@ -42,7 +42,7 @@ function toBranch(item: unknown, index: number, path: string): CatalogBranch {
   const entry = item as Record<string, unknown>;
   if (typeof entry.branch_code !== 'string' || entry.branch_code === '') throw fail('branch_code is missing or not a string');
   const number = entry.number_e164 ?? entry.assigned_number_e164;
-  if (number !== undefined && (typeof number !== 'string' || !E164.test(number))) throw fail(`number_e164 ${JSON.stringify(number)} is not E.164`);
+  if (number !== undefined && (typeof number !== 'string' || !E164_PATTERN.test(number))) throw fail(`number_e164 ${JSON.stringify(number)} is not E.164`);
   return {
     branch_code: entry.branch_code,
     name: typeof entry.name === 'string' ? entry.name : entry.branch_code,

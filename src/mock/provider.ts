@@ -1,3 +1,4 @@
+import { E164_PATTERN } from '../spec/formats.js';
 import { isUtf8 } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
@@ -83,7 +84,6 @@ export interface RunningMockProvider extends RunningMock {
   readonly sent: readonly SentEventEntry[];
 }
 
-const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
   if (options.providerCode === '') throw usageError('missing_provider', 'no provider code', 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)');
@@ -406,7 +406,7 @@ function breakEnum(document: Record<string, unknown>): void {
 
 /** The `bad-ack` defect: the number in national format, as a careless provider would send it. */
 function nationalFormat(number: string): string {
-  return E164.test(number) && number.startsWith('+44') ? `0${number.slice(3, 7)} ${number.slice(7)}` : number.replace(/^\+/, '00');
+  return E164_PATTERN.test(number) && number.startsWith('+44') ? `0${number.slice(3, 7)} ${number.slice(7)}` : number.replace(/^\+/, '00');
 }
 
 function describeIssue(issue: ValidationIssue): string {
