@@ -5,10 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readMockLog } from '../../src/mock/log.js';
 import { spawnCli } from '../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../unit/mock/helpers.js';
-import { startMockProcess } from './mock-process.js';
+import { startMockProcess, stopAllMockProcesses } from './mock-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-e2e-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  stopAllMockProcesses();
+  rmSync(dir, { recursive: true, force: true });
+});
 const env = { ACME_SECRET: LIVE_SECRET };
 
 describe('cai mock platform (built binary)', () => {

@@ -12,8 +12,18 @@ export interface MockProcess {
   waitForLine(test: (line: string) => boolean): Promise<string>;
 }
 
+/** Every mock process still running; `stopAllMockProcesses` ends them even when a test failed half-way. */
+const started = new Set<ChildProcessWithoutNullStreams>();
+
+export function stopAllMockProcesses(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  started.clear();
+}
+
 export async function startMockProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<MockProcess> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
+  started.add(child);
+  child.on('close', () => started.delete(child));
   const lines: string[] = [];
   let stderr = '';
   let partial = '';

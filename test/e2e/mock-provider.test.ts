@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { post } from '../unit/mock/helpers.js';
-import { startMockProcess } from './mock-process.js';
+import { startMockProcess, stopAllMockProcesses } from './mock-process.js';
+
+afterAll(() => stopAllMockProcesses());
 
 const env = { JOBS_SECRET: 'jobs-secret-0123456789', EVENTS_SECRET: 'events-secret-0123456789' };
 
