@@ -214,3 +214,6 @@ export async function openMockLog(path: string): Promise<OpenedLog> {
     throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
   }
 }
+
+/** The durable log could not be written: the request is answered 503 and not acknowledged (the sender retries). */
+export class LogWriteError extends Error {}

@@ -7,7 +7,7 @@ import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
-import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
+import { LogWriteError, openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -446,8 +446,6 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     },
   };
 }
-
-class LogWriteError extends Error {}
 
 function dedupeKey(space: string, eventId: string): string {
   return `${space}\u0000${eventId}`;

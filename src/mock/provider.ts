@@ -13,7 +13,7 @@ import type { CatalogBranch } from './catalog.js';
 import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
-import { openMockLog, type DurableLog, type MockLogRecord } from './log.js';
+import { LogWriteError, openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import type { MockRequestEntry, RunningMock } from './platform.js';
 import type { EventSender } from './sender.js';
 
@@ -148,9 +148,17 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     try {
       reply = await decide(request, entry);
     } catch (error) {
-      entry.reason = 'log_unavailable';
-      entry.message = errorMessage(error);
-      reply = errorReply(503, 'log_unavailable', 'the job could not be stored; retry later');
+      if (error instanceof LogWriteError) {
+        // The job is not acknowledged, so the platform retries (5xx): nothing is lost.
+        entry.reason = 'log_unavailable';
+        entry.message = error.message;
+        reply = errorReply(503, 'log_unavailable', 'the job could not be stored; retry later');
+      } else {
+        // A bug must not pass for a storage outage that senders would retry for 24 h.
+        entry.reason = 'internal_error';
+        entry.message = `a bug in the mock: ${errorMessage(error)}`;
+        reply = errorReply(500, 'internal_error', 'internal error in cai mock provider; please report it');
+      }
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     entry.status = reply.status;
@@ -231,7 +239,12 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     });
     const persist = async (value: MockLogRecord) => {
       if (keepRecords) records.push(value);
-      if (log) await log.append(value);
+      if (!log) return;
+      try {
+        await log.append(value);
+      } catch (error) {
+        throw new LogWriteError(`the log ${log.path} could not be written: ${errorMessage(error)}`);
+      }
     };
     const answer = (ack: JobAck, verdict: 'accepted' | 'duplicate'): Reply => {
       entry.verdict = verdict;
