@@ -35,7 +35,8 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
   if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
   if (options.validate) await validateDocuments(kind, documents);
   const resumed = options.resume !== undefined ? await readResume(options.resume, context) : undefined;
-  const outputFile = options.output !== undefined ? openOutput(options.output, options.resume, context) : undefined;
+  const results = options.output !== undefined ? openOutput(options.output, options.resume, context) : undefined;
+  const outputFile = results?.stream;
 
   const policy = retryPolicyOf(options);
   const dispatcher = await dispatcherFor(options, options.to, context, options.concurrency);
@@ -82,6 +83,11 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
     progress.stop();
     if (outputFile) await closeStream(outputFile);
     await renderSummary(summary, records, options, context);
+    const writeFailure = results?.failure();
+    if (writeFailure) {
+      // An incomplete results file would make a later --resume send documents again: fail the run.
+      throw usageError('unwritable_file', `the results file ${options.output} is incomplete: ${writeFailure.message}`, 'free space or fix permissions, then check the summary above before resuming');
+    }
     return exitCodeOf(summary);
   } finally {
     progress.stop();
@@ -154,7 +160,7 @@ async function readResume(path: string, context: CommandContext): Promise<Set<st
   return keys;
 }
 
-function openOutput(path: string, resumePath: string | undefined, { io, output }: CommandContext): WriteStream {
+function openOutput(path: string, resumePath: string | undefined, { io, output }: CommandContext): { stream: WriteStream; failure(): Error | undefined } {
   const full = resolve(io.cwd, path);
   // Resuming into the same file appends, so it keeps the record of what was accepted before.
   const append = resumePath !== undefined && resolve(io.cwd, resumePath) === full;
@@ -166,8 +172,12 @@ function openOutput(path: string, resumePath: string | undefined, { io, output }
     throw usageError('unwritable_file', `cannot write the results file ${path}: ${error instanceof Error ? error.message : String(error)}`, 'check the path and its permissions', error);
   }
   const stream = createWriteStream(full, { fd });
-  stream.on('error', (error) => output.warn(`cannot write ${path}: ${error.message}`));
-  return stream;
+  let failure: Error | undefined;
+  stream.on('error', (error) => {
+    failure ??= error;
+    output.warn(`cannot write ${path}: ${error.message}`);
+  });
+  return { stream, failure: () => failure };
 }
 
 function closeStream(stream: WriteStream): Promise<void> {

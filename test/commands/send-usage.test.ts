@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sampleEvent, startMockPlatform } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
 
 // Every case fails before anything is sent: the target is a closed port, and none may be contacted.
@@ -23,5 +25,24 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
     const result = await runCli(['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-', '--verbose'], { env, stdin: '{}\n' });
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toBe('error: --verbose does not work with --ndjson');
+  });
+});
+
+describe('send batch: a results file that cannot be written fails the run', () => {
+  it.skipIf(!existsSync('/dev/full'))('--output on a full device → exit 2 after the summary, never a silent 0', async () => {
+    const secret = 'whsec_send_usage_batch';
+    const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret] });
+    try {
+      const lines = [sampleEvent('job.closed'), sampleEvent('job.closed')].map((doc) => JSON.stringify(doc)).join('\n');
+      const result = await runCli(['send-event', '--to', platform.url, '--provider', 'acme', '--ndjson', '-', '--output', '/dev/full'], {
+        env: { CAI_SECRET: secret },
+        stdin: `${lines}\n`,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('error: the results file /dev/full is incomplete:');
+      expect(platform.records.length).toBe(2);
+    } finally {
+      await platform.close();
+    }
   });
 });
