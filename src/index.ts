@@ -81,7 +81,7 @@ export {
 export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';
 export { startMockProvider, parseScenario, scenarioName, type MockProviderOptions, type RunningMockProvider, type SentEventEntry, type JobAck, type Scenario } from './mock/provider.js';
 export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
-export { loadCatalog, type CatalogBranch } from './mock/catalog.js';
+export { loadCatalog, type CatalogBranch } from './spec/catalog.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance

@@ -170,7 +170,7 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
   const lines = new LineWriter(output);
-  const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockPlatform({
     host: options.host,
     port: options.port,
@@ -218,7 +218,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
   const lines = new LineWriter(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
-  const catalog = options.catalog ? await (await import('../mock/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockProvider({
     host: options.host,
     port: options.port,

@@ -142,22 +142,8 @@ async function checkReadable(source: string, { io }: CommandContext, firstWord: 
 }
 
 async function loadCatalog(path: string, context: CommandContext): Promise<Branch[]> {
-  const bytes = await readFileInput(path, context.io, 'catalog');
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw usageError('bad_catalog', `catalog ${path} is not JSON: ${errorMessage(error)}`, 'the catalog is a JSON list such as [{"branch_code":"BR-001","name":"Centre"}]');
-  }
-  const { BranchCatalog } = await import('../spec/schemas.js');
-  const parsed = BranchCatalog.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw usageError('bad_catalog', `catalog ${path} is not a list of {branch_code, name}${where}: ${issue?.message ?? 'invalid'}`, 'the catalog is a JSON list such as [{"branch_code":"BR-001","name":"Centre"}]');
-  }
-  if (parsed.data.length === 0) throw usageError('bad_catalog', `catalog ${path} is empty`, 'list at least one {branch_code, name}');
-  return parsed.data;
+  const { loadCatalog: readCatalog } = await import('../spec/catalog.js');
+  return readCatalog(path, (file) => readFileInput(file, context.io, 'catalog'));
 }
 
 async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext, run: RunControl): Promise<DocumentVerdict | undefined> {

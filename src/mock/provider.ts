@@ -9,7 +9,7 @@ import { verify } from '../signing/verify.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import type { ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
-import type { CatalogBranch } from './catalog.js';
+import type { CatalogBranch } from '../spec/catalog.js';
 import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';

@@ -133,6 +133,6 @@ describe('cai validate', () => {
     const catalog = file('bad-catalog.json', JSON.stringify({ BR1: 'x' }));
     const result = await runCli(['validate', '--catalog', catalog, '-'], { stdin: goodJob });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: catalog .* is not a list of \{branch_code, name\}/);
+    expect(result.stderr).toMatch(/^error: the catalog .* is not a list of branches\n/);
   });
 });

@@ -1,4 +1,4 @@
-import { E164_PATTERN } from '../spec/formats.js';
+import { E164_PATTERN } from './formats.js';
 import { readFile } from 'node:fs/promises';
 import { errorMessage, usageError } from '../errors.js';
 
@@ -12,15 +12,20 @@ export interface CatalogBranch {
 
 
 /**
+ * The one reader of branch catalogs (§1: issued per deployment), for `cai validate --catalog` and the mocks alike.
  * Reads a catalog file: a JSON array of `{branch_code, name, number_e164?}`, or an object with such an array
  * under `branches`. Anything else is a usage error naming the first problem.
  */
-export async function loadCatalog(path: string): Promise<CatalogBranch[]> {
+export async function loadCatalog(path: string, read?: (path: string) => Promise<Buffer>): Promise<CatalogBranch[]> {
   let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(error)}`, 'check the --catalog path', error);
+  if (read) {
+    text = (await read(path)).toString('utf8');
+  } else {
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(error)}`, 'check the --catalog path', error);
+    }
   }
   let value: unknown;
   try {
@@ -32,6 +37,7 @@ export async function loadCatalog(path: string): Promise<CatalogBranch[]> {
   if (!Array.isArray(list)) {
     throw usageError('bad_catalog', `the catalog ${path} is not a list of branches`, 'write it as a JSON array of {"branch_code", "name", "number_e164"} objects (or {"branches": [...]})');
   }
+  if (list.length === 0) throw usageError('bad_catalog', `the catalog ${path} is empty`, 'list at least one {"branch_code", "name"}: an empty catalog would refuse every branch_code');
   return list.map((item: unknown, index) => toBranch(item, index, path));
 }
 
