@@ -457,6 +457,17 @@ const size: CheckDefinition[] = [
     tags: ['size', 'limits', 'acceptance'],
     run: (scope) => acceptedEvent(scope, bodyOfSize(event(scope), 'text', SURELY_ALLOWED_BODY_BYTES)),
   },
+  {
+    // §8 says 256 KB without saying 1000 or 1024: a receiver that reads KiB accepts this too. Only a `should`,
+    // since refusing it is a defensible reading of the limit.
+    id: 'B-SIZE-003',
+    interface: 'B',
+    title: `a valid body of exactly ${MAX_BODY_BYTES} bytes (256 KiB) is accepted`,
+    sections: section('§8', '§4.2'),
+    level: 'should',
+    tags: ['size', 'limits', 'acceptance'],
+    run: (scope) => acceptedEvent(scope, bodyOfSize(event(scope), 'text', MAX_BODY_BYTES)),
+  },
 ];
 
 /** Requests in the bounded burst of the rate-cap check. */

@@ -70,11 +70,11 @@ describe('cai conformance run against the built-in receiver', () => {
     const junit = join(dir, 'report.xml');
     const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--junit', junit, ...repro()]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^7 passed, 0 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^8 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stdout).toContain('B-DEDUP-002');
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.match(/<testcase /g)?.length).toBe(7);
+    expect(xml.match(/<testcase /g)?.length).toBe(8);
     expect(xml).toContain('<property name="section" value="§8 §7"/>');
   });
 
