@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+// node:fs rather than node:fs/promises: it is already loaded at start-up, fs/promises is not (cai sign's start-up).
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errnoCode, usageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -21,7 +22,7 @@ export async function readBodyInput(path: string | undefined, io: Io, what = 'bo
 export async function readFileInput(path: string, io: Io, what = 'file'): Promise<Buffer> {
   if (path === '-') return readStdin(io, what);
   try {
-    return await readFile(resolve(io.cwd, path));
+    return readFileSync(resolve(io.cwd, path));
   } catch (error) {
     throw unreadable(path, what, error);
   }

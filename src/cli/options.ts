@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from 'commander';
-import { isIP } from 'node:net';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
 
 /**
@@ -48,12 +47,6 @@ export function parseRetryPeriodMs(value: string): number {
   const ms = parseDurationMs(value);
   if (ms > RETRY_PERIOD_SECONDS * 1000) throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
   return ms;
-}
-
-/** An IPv4 or IPv6 address (no host names: a local address to bind to). */
-export function parseIpAddress(value: string): string {
-  if (isIP(value) === 0) throw new InvalidArgumentError('expected an IPv4 or IPv6 address such as 127.0.0.2.');
-  return value;
 }
 
 /** A URL path: it starts with `/` and holds no spaces, query or fragment. */
@@ -106,17 +99,6 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
     if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}.`);
     return value as T;
   };
-}
-
-/** An IPv4 or IPv6 address or CIDR block, such as `203.0.113.0/24` or `2001:db8::/32` (§5.7). */
-export function parseCidrOption(value: string): string {
-  const [address = '', prefix, ...rest] = value.trim().split('/');
-  const version = isIP(address);
-  const max = version === 4 ? 32 : 128;
-  if (version === 0 || rest.length > 0 || (prefix !== undefined && (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > max))) {
-    throw new InvalidArgumentError('expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.');
-  }
-  return value.trim();
 }
 
 /** Milliseconds: a bare number is milliseconds here (`--latency 250`); `1.5s`, `2m` also work. */

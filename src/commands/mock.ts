@@ -5,7 +5,6 @@ import { runHandler, type CommandContext, type RunState } from '../cli/runner.js
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import {
   collectValues,
-  parseCidrOption,
   parseMilliseconds,
   parseNonNegativeInteger,
   parsePort,
@@ -13,6 +12,7 @@ import {
   parseProbability,
   parseRatePerSecond,
 } from '../cli/options.js';
+import { parseCidrOption } from '../cli/network-options.js';
 import { errorMessage, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { Output } from '../output/output.js';

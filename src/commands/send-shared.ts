@@ -3,7 +3,8 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { collectValues, parseDurationMs, parseHttpUrl, parseIpAddress, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
+import { parseIpAddress } from '../cli/network-options.js';
 import { addSecretOptions } from '../cli/secret-options.js';
 import { usageError } from '../errors.js';
 

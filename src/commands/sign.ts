@@ -6,7 +6,6 @@ import { readBodyInput } from '../cli/input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
-import { loadExample, renderExample } from './example-shared.js';
 
 interface SignOptions {
   body?: string;
@@ -50,6 +49,8 @@ Examples:
 
 async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {
+    // The worked example's modules load only when asked for (start-up of plain signing and verifying).
+    const { loadExample, renderExample } = await import('./example-shared.js');
     const { example, file } = await loadExample(options.example, io);
     const reproduction = renderExample(example, file, output);
     return reproduction.reproduced ? 0 : 1;

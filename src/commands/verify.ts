@@ -6,10 +6,8 @@ import { readBodyInput, readFileInput } from '../cli/input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { verify, type VerifyResult } from '../signing/verify.js';
-import { diagnose, type Diagnosis } from '../signing/diagnose.js';
-import { parseRawRequest } from '../http/raw-request.js';
+import type { Diagnosis } from '../signing/diagnose.js';
 import type { Secret } from '../secrets/resolve.js';
-import { loadExample, renderExample } from './example-shared.js';
 
 interface VerifyOptions {
   signature?: string;
@@ -60,6 +58,8 @@ interface VerifyInputs {
 async function runVerify(options: VerifyOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
   if (options.example !== undefined) {
+    // The worked example's modules load only when asked for (start-up of plain signing and verifying).
+    const { loadExample, renderExample } = await import('./example-shared.js');
     const { example, file } = await loadExample(options.example, io);
     return renderExample(example, file, output).reproduced ? 0 : 1;
   }
@@ -78,7 +78,8 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
     now: options.now ?? Math.floor(io.now() / 1000),
     windowSeconds: options.window,
   });
-  const diagnoses = diagnose({
+  // The diagnosis runs only for an invalid signature, so its module loads only then.
+  const diagnoses = result.valid ? [] : (await import('../signing/diagnose.js')).diagnose({
     secrets: secrets.map((secret) => secret.value),
     otherSecrets: otherSecrets.map((secret) => secret.value),
     signature: inputs.signature,
@@ -93,6 +94,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
 async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Promise<VerifyInputs> {
   if (options.request !== undefined) {
     if (options.body !== undefined) throw usageError('conflicting_options', '--request and --body both give the body', 'pass one of them');
+    const { parseRawRequest } = await import('../http/raw-request.js');
     const parsed = parseRawRequest(await readFileInput(options.request, io, 'request'));
     if (!parsed.ok) {
       throw usageError('bad_request_file', `${options.request} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');

@@ -2,13 +2,13 @@ import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
   parseDurationMs,
-  parseIpAddress,
   parsePositiveDurationMs,
   parseRatePerSecond,
   parseRetryPeriodMs,
   parseUnixSeconds,
   parseUrlPath,
 } from '../../src/cli/options.js';
+import { parseIpAddress } from '../../src/cli/network-options.js';
 
 describe('option value parsers (argv → options)', () => {
   it.each([
