@@ -1,3 +1,4 @@
+import { receive } from './receiver.js';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
@@ -6,7 +7,7 @@ import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/const
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
+import { declaredLength, errorReply, headerValue, listen, readBody, sleep, type Reply, type TlsFiles } from '../http/server.js';
 import { LogWriteError, openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { RateLimiter } from './rate-limit.js';
@@ -192,28 +193,8 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   const validatorLoading = loadValidator().then((loaded) => (validator = loaded));
   validatorLoading.catch(() => {});
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const entry: MockRequestEntry = { received_at: new Date(now()).toISOString(), interface: 'B', status: 0, verdict: 'rejected' };
-    let reply: Reply;
-    try {
-      reply = await decide(request, entry);
-    } catch (error) {
-      if (error instanceof LogWriteError) {
-        // The event is not acknowledged, so the sender retries (§7 5xx): nothing is lost.
-        entry.reason = 'log_unavailable';
-        entry.message = error.message;
-        reply = errorReply(503, 'log_unavailable', 'the event could not be stored; retry later');
-      } else {
-        entry.reason = 'internal_error';
-        entry.message = `a bug in the mock: ${errorMessage(error)}`;
-        reply = errorReply(500, 'internal_error', 'internal error in cai mock platform; please report it');
-      }
-    }
-    if (options.latencyMs) await sleep(options.latencyMs);
-    entry.status = reply.status;
-    sendReply(request, response, reply);
-    options.onRequest?.(entry);
-  }
+  const step = { interface: 'B' as const, what: 'event', name: 'cai mock platform', latencyMs: options.latencyMs, now, onRequest: options.onRequest };
+  const handle = (request: IncomingMessage, response: ServerResponse): Promise<void> => receive(step, request, response, decide);
 
   async function decide(request: IncomingMessage, entry: MockRequestEntry): Promise<Reply> {
     const reject = (status: number, reason: string, message: string, extra?: Record<string, unknown>, headers?: Record<string, string>): Reply => {

@@ -1,3 +1,4 @@
+import { receive } from './receiver.js';
 import { E164_PATTERN } from '../spec/formats.js';
 import { isUtf8 } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
@@ -10,9 +11,9 @@ import { CONTACT_JOBS_PATH, HeaderNames, Headers, MAX_BODY_BYTES } from '../spec
 import type { ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from '../spec/catalog.js';
-import { buildConversation, offsetIso, parseScenario, scenarioForIntent, scenarioName, type JobFacts, type Scenario } from './conversation.js';
+import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sendReply, sleep, type Reply, type TlsFiles } from '../http/server.js';
+import { declaredLength, errorReply, headerValue, jsonReply, listen, readBody, sleep, type Reply, type TlsFiles } from '../http/server.js';
 import { LogWriteError, openMockLog, type DurableLog, type MockLogRecord } from './log.js';
 import type { MockRequestEntry, RunningMock } from './platform.js';
 import type { EventSender } from './sender.js';
@@ -142,29 +143,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     }
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const entry: MockRequestEntry = { received_at: new Date(now()).toISOString(), interface: 'A', status: 0, verdict: 'rejected' };
-    let reply: Reply;
-    try {
-      reply = await decide(request, entry);
-    } catch (error) {
-      if (error instanceof LogWriteError) {
-        // The job is not acknowledged, so the platform retries (5xx): nothing is lost.
-        entry.reason = 'log_unavailable';
-        entry.message = error.message;
-        reply = errorReply(503, 'log_unavailable', 'the job could not be stored; retry later');
-      } else {
-        // A bug must not pass for a storage outage that senders would retry for 24 h.
-        entry.reason = 'internal_error';
-        entry.message = `a bug in the mock: ${errorMessage(error)}`;
-        reply = errorReply(500, 'internal_error', 'internal error in cai mock provider; please report it');
-      }
-    }
-    if (options.latencyMs) await sleep(options.latencyMs);
-    entry.status = reply.status;
-    sendReply(request, response, reply);
-    options.onRequest?.(entry);
-  }
+  const step = { interface: 'A' as const, what: 'job', name: 'cai mock provider', latencyMs: options.latencyMs, now, onRequest: options.onRequest };
+  const handle = (request: IncomingMessage, response: ServerResponse): Promise<void> => receive(step, request, response, decide);
 
   async function decide(request: IncomingMessage, entry: MockRequestEntry): Promise<Reply> {
     const reject = (status: number, reason: string, message: string, extra?: Record<string, unknown>): Reply => {
