@@ -91,7 +91,7 @@ export function registerSample(program: Command, state: RunState): void {
 }
 
 async function runSample(target: Target, options: SampleOptions, context: CommandContext): Promise<number> {
-  const { io, output } = context;
+  const { io } = context;
   const samples = await import('../spec/sample.js');
   const { validateDocument } = await import('../spec/validate.js');
   const overrides = {

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../cli/input.js';
 import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
-import { errorMessage, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions, ValidationIssue } from '../spec/validate.js';
 
 interface ValidateCommandOptions {
