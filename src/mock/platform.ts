@@ -1,5 +1,4 @@
-import { receive } from './receiver.js';
-import { isUtf8 } from 'node:buffer';
+import { parseJsonBody, receive } from './receiver.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
 import { verify } from '../signing/verify.js';
@@ -250,17 +249,14 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     if (authFailure) return reject(401, authFailure.reason, authFailure.message);
 
     const validate = validator ?? (await validatorLoading);
-    let document: unknown;
-    try {
-      // §2: bodies are UTF-8. toString would quietly turn bad bytes into U+FFFD and store changed text.
-      if (!isUtf8(body)) throw new Error('not UTF-8');
-      document = JSON.parse(body.toString('utf8'));
-    } catch {
+    const parsed = parseJsonBody(body);
+    if (!parsed.ok) {
       // validateBody gives the line-and-column message; it runs only on this slow path.
       const verdict = validate.validateBody(body, { kind: 'event' });
       if (has('5xx-on-bad-json')) return reject(500, 'internal_error', 'internal server error');
       return reject(400, 'invalid_json', 'the body is not valid JSON', { errors: verdict.errors });
     }
+    const document = parsed.value;
     const fields = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
     if (fields) {
       if (typeof fields.event === 'string') entry.event = fields.event;

@@ -1,6 +1,5 @@
-import { receive } from './receiver.js';
+import { parseJsonBody, receive } from './receiver.js';
 import { E164_PATTERN } from '../spec/formats.js';
-import { isUtf8 } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -177,15 +176,12 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
       entry.secret = (result.matchedSecretIndex ?? 0) + 1;
     }
     const validate = validator ?? (await validatorLoading);
-    let document: unknown;
-    try {
-      // §2: bodies are UTF-8. toString would quietly turn bad bytes into U+FFFD and store changed text.
-      if (!isUtf8(body)) throw new Error('not UTF-8');
-      document = JSON.parse(body.toString('utf8'));
-    } catch {
+    const parsed = parseJsonBody(body);
+    if (!parsed.ok) {
       if (has('5xx-on-bad-json')) return reject(500, 'internal_error', 'internal server error');
       return reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validate.validateBody(body, { kind: 'job' }).errors });
     }
+    const document = parsed.value;
     const fields = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : {};
     if (typeof fields.event_id === 'string') entry.event_id = fields.event_id;
     if (typeof fields.lead_id === 'string') entry.lead_id = fields.lead_id;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import { errorReply, sendReply, sleep, type Reply } from '../http/server.js';
@@ -46,4 +47,17 @@ export async function receive(
   entry.status = reply.status;
   sendReply(request, response, reply);
   step.onRequest?.(entry);
+}
+
+/**
+ * The request body as JSON, or undefined when it is not UTF-8 (§2) or not JSON. Checked with isUtf8 first:
+ * toString would quietly turn bad bytes into U+FFFD and the mock would store changed text.
+ */
+export function parseJsonBody(body: Buffer): { ok: true; value: unknown } | { ok: false } {
+  if (!isUtf8(body)) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
 }
