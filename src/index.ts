@@ -28,6 +28,9 @@ export {
 export { sampleJob, sampleEvent, sampleAck, sampleDuplicateAck, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
 export { jsonSchemaFor, openApiDocument, SCHEMA_TARGETS, type SchemaTarget } from './spec/json-schema.js';
 export { readNdjsonLines, readNdjsonBatches, type NdjsonLine } from './spec/ndjson.js';
+export { STATUS_TABLE, statusRule, classifyStatus, UNAUTHORISED_REASONS, type StatusRule, type StatusClass } from './spec/statuses.js';
+export { checkJobAck, checkEventAck, isDuplicateAck, type AckCheck } from './spec/acknowledgment.js';
+export { parseRetryAfter, isWellFormedRetryAfter } from './spec/retry-after.js';
 export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
 
 // Sending (§4, §7)
@@ -45,7 +48,6 @@ export {
   DEFAULT_RETRY_POLICY,
   classifyOutcome,
   decideRetry,
-  parseRetryAfter,
   planSchedule,
   type RetryPolicy,
   type RetryDecision,
@@ -57,14 +59,11 @@ export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult
 export {
   sendJob,
   sendEvent,
-  checkJobAck,
-  checkEventAck,
   contactJobsUrl,
   type SendJobRequest,
   type SendEventRequest,
   type SendResult,
   type SendVerdict,
-  type AckCheck,
 } from './http/send.js';
 export {
   runBatch,
@@ -101,8 +100,6 @@ export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './d
 export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
 export {
   ReportBuilder,
-  FIRST_CONTACT_TARGET_SECONDS,
-  MESSAGE_DELIVERY_TARGET_SECONDS,
   type OperationReport,
   type BranchReport,
   type ReportFilter,

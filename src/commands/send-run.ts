@@ -11,6 +11,7 @@ import { secretsFromOptions } from '../cli/secret-options.js';
 import { CaiError, usageError, ExitCode } from '../errors.js';
 import type { Output } from '../output/output.js';
 import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
+import { statusRule } from '../spec/statuses.js';
 import { sign } from '../signing/sign.js';
 import { createDispatcher, originOf, proxyFromEnv } from '../http/client.js';
 import { ProgressLine } from './progress-line.js';
@@ -346,12 +347,6 @@ function formatLatency(ms: number): string {
 
 // ---------------------------------------------------------------------------------------------- rendering
 
-const REJECTION_ADVICE: Record<number, string> = {
-  400: '§7: invalid schema: do not retry; correct the body',
-  401: '§7: invalid signature, timestamp outside the window, unrecognised provider or unauthorised origin: check the secret, the clock and the registered egress address',
-  413: '§7: body larger than 256 KB: reduce it',
-};
-
 export function renderResult(result: SendResult, { output }: CommandContext): number {
   const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
   if (output.json) {
@@ -381,10 +376,16 @@ export function renderResult(result: SendResult, { output }: CommandContext): nu
     output.result(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`);
     for (const problem of result.ack.problems) output.result(`    - ${problem}`);
   } else {
-    output.result(`${c.red('✘')} rejected: ${status}${REJECTION_ADVICE[response.status] ? ` (${REJECTION_ADVICE[response.status]})` : ' (a 4xx is not retried, §7)'}`);
+    output.result(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`);
   }
   printExchange(result, response, output);
   return exitCode;
+}
+
+/** The §7 client action for a rejection, in brackets; a 4xx the table does not name is not retried either. */
+function rejectionAdvice(status: number): string {
+  const rule = statusRule(status);
+  return rule?.action === 'do-not-retry' ? ` (${rule.advice})` : ' (a 4xx is not retried, §7)';
 }
 
 function printExchange(result: SendResult, response: HttpResponse, output: Output): void {

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../cli/input.js';
 import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
@@ -164,15 +163,7 @@ async function validateWhole(source: string, validators: Validators, options: Va
     run.reading = undefined;
   }
   if (run.interrupted) return undefined; // read only in part
-  if (size > MAX_DOCUMENT_FILE_BYTES) {
-    const kind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
-    return {
-      kind,
-      valid: false,
-      errors: [{ path: '', code: 'too_large', message: `${size} bytes: far over the 256 KB limit (§8), not parsed (for one document a line, use --ndjson)`, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${size} bytes` }],
-      warnings: [],
-    };
-  }
+  if (size > MAX_DOCUMENT_FILE_BYTES) return validators.unreadVerdict(size, options, { subject: 'the file is', advice: 'for one document a line, use --ndjson' });
   return validators.validateBody(Buffer.concat(chunks, size), options);
 }
 
@@ -200,7 +191,7 @@ async function validateNdjson(
         lines = line.number;
         bytes += line.byteLength + 1;
         if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
-        const verdict = line.oversize ? oversizeVerdict(line.byteLength, options) : validators.validateBody(line.bytes, options);
+        const verdict = line.oversize ? validators.unreadVerdict(line.byteLength, options, { subject: 'the line is' }) : validators.validateBody(line.bytes, options);
         record(`${label}:${line.number}`, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
@@ -226,15 +217,6 @@ function isBlank(bytes: Buffer): boolean {
   return true;
 }
 
-function oversizeVerdict(byteLength: number, options: ValidateOptions): DocumentVerdict {
-  const kind: DocumentKind | 'unknown' = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
-  return {
-    kind,
-    valid: false,
-    errors: [{ path: '', code: 'too_large', message: `line is ${byteLength} bytes, far over the 256 KB limit (§8); not parsed`, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${byteLength} bytes` }],
-    warnings: [],
-  };
-}
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { E164_PATTERN } from '../spec/formats.js';
 
 /**
  * The deployment profile: the private annex of §1 ("provider code, catalog, credentials, authorised addresses")
@@ -24,7 +25,7 @@ export const BranchSchema = z.strictObject({
   branch_code: z.string().min(1, { error: 'expected a non-empty branch_code' }),
   name: z.string(),
   /** Provider side only: the unit's origin number (§3 step 4), used by `cai mock provider --catalog`. */
-  number_e164: z.string().regex(/^\+[1-9][0-9]{6,14}$/, { error: 'expected an E.164 number such as +34910000001' }).optional(),
+  number_e164: z.string().regex(E164_PATTERN, { error: 'expected an E.164 number such as +34910000001' }).optional(),
 });
 export type Branch = z.infer<typeof BranchSchema>;
 

@@ -17,7 +17,7 @@ import {
   type CheckScope,
   type StatusExpectation,
 } from './define.js';
-import { isWellFormedRetryAfter } from './session.js';
+import { isWellFormedRetryAfter } from '../spec/retry-after.js';
 
 /** §7: 401 for an invalid signature, a timestamp outside the window, an unrecognised provider. */
 const UNAUTHORISED: StatusExpectation = { statuses: [401], describe: '401 (rejected: authentication)' };

@@ -2,6 +2,8 @@
  * What a check is, and the helpers checks are written with: a scope that counts the check's requests,
  * expectations over statuses, and a short description of an answer for the report.
  */
+import { isDuplicateAck as isDuplicateAnswer } from '../spec/acknowledgment.js';
+import { isRejection } from '../spec/statuses.js';
 import type { Session } from './session.js';
 import type { CheckMeta, CheckOutcome, Exchange, RequestRecipe } from './types.js';
 
@@ -55,16 +57,9 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** §2.13: `{"ok": true, "duplicate": true}`. */
+/** §2.13: `{"ok": true, "duplicate": true}` with 202 (the rule lives in src/spec). */
 export function isDuplicateAck(exchange: Exchange): boolean {
-  const value = parseJson(exchange.body);
-  return (
-    exchange.status === 202 &&
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<string, unknown>).ok === true &&
-    (value as Record<string, unknown>).duplicate === true
-  );
+  return isDuplicateAnswer(exchange);
 }
 
 export function pass(expected: string, actual: string, notes?: string[]): CheckOutcome {
@@ -91,7 +86,7 @@ export interface StatusExpectation {
 export function statusMatches(exchange: Exchange, expectation: StatusExpectation): boolean {
   const status = exchange.status;
   if (status === undefined) return false;
-  if (expectation.any4xx && status >= 400 && status < 500 && status !== 429) return true;
+  if (expectation.any4xx && isRejection(status)) return true;
   return (expectation.statuses ?? []).includes(status);
 }
 

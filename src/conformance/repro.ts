@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InterfaceId } from '../spec/constants.js';
-import { HeaderNames } from '../spec/constants.js';
+import { HeaderNames, Headers } from '../spec/constants.js';
 import type { CheckResult, Exchange, Reproduction, RequestRecipe } from './types.js';
 
 export interface ReproContext {
@@ -85,7 +85,7 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
     case 'valid':
       signatureHeader =
         timestamp.kind === 'literal'
-          ? quote(`${HeaderNames.signature}: ${evidence.request.headers['x-cai-signature'] ?? ''}`)
+          ? quote(`${HeaderNames.signature}: ${evidence.request.headers[Headers.signature] ?? ''}`)
           : `"${HeaderNames.signature}: ${signWith(bodyFile, signTimestamp)}"`;
       break;
     case 'other-body':
@@ -100,7 +100,7 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
     case 'wrong-secret':
     case 'literal':
       // Deliberately wrong whatever the time: the value used in the run is shown as is.
-      signatureHeader = quote(`${HeaderNames.signature}: ${evidence.request.headers['x-cai-signature'] ?? ''}`);
+      signatureHeader = quote(`${HeaderNames.signature}: ${evidence.request.headers[Headers.signature] ?? ''}`);
       break;
     case 'none':
       signatureHeader = undefined;

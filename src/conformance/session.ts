@@ -9,6 +9,7 @@ import { postOnce } from '../http/client.js';
 import { CaiError, errorMessage } from '../errors.js';
 import { sign } from '../signing/sign.js';
 import { CONTACT_JOBS_PATH, Headers, type InterfaceId } from '../spec/constants.js';
+import { parseRetryAfter } from '../spec/retry-after.js';
 import type { Exchange, RequestRecipe, SentRequest } from './types.js';
 import type { CallbackHarness } from './callback-listener.js';
 
@@ -208,28 +209,12 @@ export class Session {
   }
 }
 
-/** §7: `Retry-After` as delay-seconds or an HTTP date; without one, a short growing back-off. */
+/** §7: wait what `Retry-After` says (capped); without a usable one, a short growing back-off. */
 export function retryAfterMs(value: string | undefined, attempt: number, capMs = DEFAULT_MAX_RETRY_AFTER_MS): number {
   const fallback = Math.min(250 * 2 ** (attempt - 1), 4000);
-  if (value === undefined) return fallback;
-  const trimmed = value.trim();
-  let ms: number | undefined;
-  if (/^[0-9]+$/.test(trimmed)) ms = Number(trimmed) * 1000;
-  else {
-    const date = Date.parse(trimmed);
-    if (!Number.isNaN(date)) ms = Math.max(0, date - Date.now());
-  }
+  const ms = parseRetryAfter(value, Date.now());
   if (ms === undefined) return fallback;
   return Math.min(Math.max(ms, 50), capMs);
-}
-
-/** Parses a well-formed `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. */
-export function isWellFormedRetryAfter(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const trimmed = value.trim();
-  if (/^[0-9]+$/.test(trimmed)) return true;
-  // IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-  return /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/.test(trimmed);
 }
 
 /** Reads the target's clock from a response's `Date` header (1 s resolution) against the send mid-point. */

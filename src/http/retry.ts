@@ -2,7 +2,10 @@
  * The retry policy of both senders (§7, §8), as pure functions: classification of an attempt's outcome,
  * Retry-After parsing, exponential backoff with jitter, the decision to retry, and the planned schedule
  * printed by `--print-schedule`. No I/O and no clock of its own: callers pass `now` and `random`.
+ * The rules themselves (which status retries, how Retry-After reads) are in src/spec.
  */
+import { parseRetryAfter } from '../spec/retry-after.js';
+import { classifyStatus, type StatusClass } from '../spec/statuses.js';
 
 export interface RetryPolicy {
   /** `--no-retry` sets this false: one attempt, whatever the outcome. */
@@ -54,44 +57,15 @@ export type AttemptOutcome =
   | { kind: 'response'; status: number; retryAfter?: string }
   | { kind: 'error'; code: string };
 
-export type OutcomeClass =
-  /** 2xx (§6.5: any 2xx means accepted). */
-  | 'accepted'
-  /** 400, 401, 413 and every other 4xx but 429 (§7: do not retry). */
-  | 'rejected'
-  /** 3xx: never followed; the URL is wrong or the receiver moved. */
-  | 'redirect'
-  /** 429: wait Retry-After, then retry (§7). */
-  | 'rate-limited'
-  /** 5xx, connection errors, time-outs: exponential backoff (§7, §8). */
-  | 'retryable'
-  /** Failures that another attempt cannot fix: TLS, interrupted, unusable response. */
-  | 'fatal';
+/** A status class of §7 (see src/spec/statuses.ts), or an error another attempt cannot fix: TLS, interrupted. */
+export type OutcomeClass = StatusClass | 'fatal';
 
+/** Connection errors and time-outs retry like a 5xx (§8: retry by either side). */
 const RETRYABLE_ERRORS = new Set(['timeout', 'unreachable', 'connection', 'proxy']);
 
 export function classifyOutcome(outcome: AttemptOutcome): OutcomeClass {
   if (outcome.kind === 'error') return RETRYABLE_ERRORS.has(outcome.code) ? 'retryable' : 'fatal';
-  const { status } = outcome;
-  if (status >= 200 && status < 300) return 'accepted';
-  if (status >= 300 && status < 400) return 'redirect';
-  if (status === 429) return 'rate-limited';
-  if (status >= 500 && status < 600) return 'retryable';
-  return 'rejected';
-}
-
-/**
- * `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
- * Undefined when absent or unusable; a date in the past gives 0.
- */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
-  if (!/[a-z]/i.test(text)) return undefined;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+  return classifyStatus(outcome.status);
 }
 
 /** The nominal backoff before retry number `retry` (1 = the wait after the first attempt), before jitter. */

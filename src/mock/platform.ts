@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, usageError } from '../errors.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { unauthorisedReasonOf } from '../spec/statuses.js';
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
@@ -304,7 +305,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     const window = has('no-window') || has('past-only-window') ? Number.MAX_SAFE_INTEGER : SIGNATURE_WINDOW_SECONDS;
     const signed = has('reserialising-verifier') ? reserialise(body) : body;
     const result = verify({ secrets: credential.secrets, signature, timestamp, rawBody: signed, now: nowSeconds, windowSeconds: window });
-    if (!result.valid) return { reason: reasonOf(result.reason), message: result.message };
+    if (!result.valid) return { reason: unauthorisedReasonOf(result.reason), message: result.message };
     if (has('past-only-window') && (result.ageSeconds ?? 0) > SIGNATURE_WINDOW_SECONDS) {
       return { reason: 'timestamp_outside_window', message: `the timestamp is ${result.ageSeconds} s old, outside the ${SIGNATURE_WINDOW_SECONDS} s window` };
     }
@@ -426,19 +427,6 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
 
 function dedupeKey(space: string, eventId: string): string {
   return `${space}\u0000${eventId}`;
-}
-
-function reasonOf(reason: string): string {
-  switch (reason) {
-    case 'timestamp_too_old':
-    case 'timestamp_in_future':
-      return 'timestamp_outside_window';
-    case 'missing_signature':
-    case 'missing_timestamp':
-      return 'missing_signature';
-    default:
-      return 'invalid_signature';
-  }
 }
 
 function describeIssue(issue: ValidationIssue): string {

@@ -7,6 +7,7 @@ import { errorMessage, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { verify } from '../signing/verify.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
+import { unauthorisedReasonOf } from '../spec/statuses.js';
 import type { ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from '../spec/catalog.js';
@@ -170,8 +171,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     if (!has('no-signature-check')) {
       const result = verify({ secrets: options.secrets, signature: headerValue(request, Headers.signature), timestamp: headerValue(request, Headers.timestamp), rawBody: body, now: Math.floor(now() / 1000) });
       if (!result.valid) {
-        const reason = result.reason === 'timestamp_too_old' || result.reason === 'timestamp_in_future' ? 'timestamp_outside_window' : result.reason === 'missing_signature' || result.reason === 'missing_timestamp' ? 'missing_signature' : 'invalid_signature';
-        return reject(401, reason, result.message);
+        return reject(401, unauthorisedReasonOf(result.reason), result.message);
       }
       entry.secret = (result.matchedSecretIndex ?? 0) + 1;
     }

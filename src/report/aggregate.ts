@@ -1,3 +1,4 @@
+import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '../spec/constants.js';
 import type { LogRecord } from './log.js';
 
 /**
@@ -5,10 +6,6 @@ import type { LogRecord } from './log.js';
  * and outcomes"), per branch and in total, measured against the service-level targets of §8.
  */
 
-/** §8: first contact within 5 minutes of receiving the job. */
-export const FIRST_CONTACT_TARGET_SECONDS = 300;
-/** §8: message delivery within 60 seconds of each message. */
-export const MESSAGE_DELIVERY_TARGET_SECONDS = 60;
 
 export const UNKNOWN_BRANCH = '(unknown)';
 

@@ -2,6 +2,7 @@
  * The operation log read by `cai report` (NDJSON, one record per line), as the mocks write it and as a platform
  * can export its own. Only what the report needs is checked; unknown fields are ignored (§9.2 spirit).
  */
+import { Headers } from '../spec/constants.js';
 
 export interface LogRecord {
   v: 1;
@@ -48,7 +49,7 @@ export function parseLogLine(line: string): ParsedLine {
     return typeof inner === 'string' ? inner : undefined;
   };
   const headers = isRecord(value.headers) ? value.headers : {};
-  const providerHeader = headers['x-cai-provider'];
+  const providerHeader = headers[Headers.provider];
   const record: LogRecord = {
     v: 1,
     receivedAt,

@@ -46,6 +46,11 @@ export const MAX_EVENT_ID_LENGTH = 120;
 /** §7, §8: retry with exponential backoff for up to 24 hours. */
 export const RETRY_PERIOD_SECONDS = 24 * 60 * 60;
 
+/** §8 service-level targets (reference values, adjusted per deployment): first contact within 5 minutes of the job. */
+export const FIRST_CONTACT_TARGET_SECONDS = 5 * 60;
+/** §8: message delivery within 60 seconds of each message. */
+export const MESSAGE_DELIVERY_TARGET_SECONDS = 60;
+
 /** §6: the event types of Interface B. */
 export const EVENT_TYPES = [
   'conversation.message',

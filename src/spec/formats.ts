@@ -4,6 +4,7 @@
  * (ajv) reaches the same verdict as `cai validate`. All patterns are written for the `u` flag, which JSON
  * Schema validators use.
  */
+import { MAX_EVENT_ID_LENGTH } from './constants.js';
 
 /** §2.1 E.164: `+`, a first digit 1–9, at most 15 digits in all. */
 export const E164_PATTERN = /^\+[1-9][0-9]{1,14}$/u;
@@ -52,10 +53,10 @@ export const LANGUAGE_TAG_PATTERN = new RegExp(`^(?:${LANGTAG}|${PRIVATE_USE}|${
 export const HTTP_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/u;
 
 /**
- * §2.4, §6.1, §8: `event_id` of 1 to 120 characters. Written as a pattern rather than `maxLength` so zod and
+ * §2.4, §6.1, §8: `event_id` of 1 to MAX_EVENT_ID_LENGTH (120) characters. Written as a pattern rather than `maxLength` so zod and
  * JSON Schema validators count the same thing: Unicode code points (the `u` flag), not UTF-16 units.
  */
-export const EVENT_ID_PATTERN = /^[\s\S]{1,120}$/u;
+export const EVENT_ID_PATTERN = new RegExp(`^[\\s\\S]{1,${MAX_EVENT_ID_LENGTH}}$`, 'u');
 
 export interface FormatInfo {
   name: string;
@@ -70,7 +71,7 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [DATE_TIME_PATTERN.source, { name: 'date-time', message: 'not an ISO 8601 date-time with offset', expected: 'a real date and time with Z or ±hh:mm, e.g. "2026-11-22T13:00:00+01:00"' }],
   [LANGUAGE_TAG_PATTERN.source, { name: 'bcp47', message: 'not a well-formed BCP 47 language tag', expected: 'a tag such as "en", "es-ES" or "zh-Hant-TW"' }],
   [HTTP_URL_PATTERN.source, { name: 'http-url', message: 'not an absolute http(s) URL', expected: 'e.g. "https://platform.example/cai/events"' }],
-  [EVENT_ID_PATTERN.source, { name: 'event-id', message: 'event_id must be 1 to 120 characters (§8)', expected: '1 to 120 characters' }],
+  [EVENT_ID_PATTERN.source, { name: 'event-id', message: `event_id must be 1 to ${MAX_EVENT_ID_LENGTH} characters (§8)`, expected: `1 to ${MAX_EVENT_ID_LENGTH} characters` }],
 ]);
 
 export function isE164(value: string): boolean {

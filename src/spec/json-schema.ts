@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { CONTACT_JOBS_PATH, EVENT_TYPES, HeaderNames, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS, SPEC_VERSION, type EventType } from './constants.js';
 import { ContactJob, DuplicateAck, Event, EventSchemas, JobAck } from './schemas.js';
+import { STATUS_TABLE, type StatusRule } from './statuses.js';
 
 export const SCHEMA_TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all'] as const;
 export type SchemaTarget = (typeof SCHEMA_TARGETS)[number];
@@ -92,6 +93,12 @@ const signatureHeaders = (party: 'source' | 'provider'): JsonObject[] => [
   },
 ];
 
+/** A §7 row as one sentence: the condition, then the client action. */
+function statusText(status: StatusRule['status']): string {
+  const rule = STATUS_TABLE.find((row) => row.status === status);
+  return rule ? `${rule.condition}. ${rule.clientAction}` : '';
+}
+
 const problem = (description: string): JsonObject => ({ description: `${description} The shape of error bodies is not shown in the spec (§7).` });
 
 let openApiCache: JsonObject | undefined;
@@ -115,14 +122,14 @@ export function openApiDocument(): JsonObject {
         // A first-time body is "not shown" (§4.2): any JSON is allowed beside the §2.13 duplicate body.
         content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/DuplicateAck' }, {}] } } },
       },
-      '400': problem('Invalid schema. Do not retry; correct the body.'),
-      '401': problem('Invalid signature, timestamp outside the window, unrecognised provider, or unauthorised origin. Do not retry; check credential, clock and registered origin.'),
-      '413': problem('Body larger than 256 KB. Do not retry; reduce the event.'),
+      '400': problem(statusText('400')),
+      '401': problem(statusText('401')),
+      '413': problem(statusText('413')),
       '429': {
-        description: 'Request cap reached. Retry after the number of seconds in Retry-After. The cap is not shown (§8).',
+        description: `${statusText('429')} The cap is not shown (§8).`,
         headers: { 'Retry-After': { required: true, schema: { type: 'string' }, description: 'Seconds to wait before retrying' } },
       },
-      '5XX': problem('Temporary unavailability. Retry with exponential backoff for up to 24 hours.'),
+      '5XX': problem(statusText('5xx')),
     },
   };
   openApiCache = {

@@ -76,21 +76,35 @@ export function validateDocument(value: unknown, options: ValidateOptions = {}):
   }
 }
 
+/** §8: the 256 KB limit, as an issue (an error for events, a warning for jobs: §8 states it for Interface B). */
+function bodySizeIssue(byteLength: number): ValidationIssue {
+  return {
+    path: '',
+    code: 'too_large',
+    message: `body is ${byteLength} bytes, over the 256 KB limit (§8: 413 on Interface B)`,
+    expected: `at most ${MAX_BODY_BYTES} bytes`,
+    received: `${byteLength} bytes`,
+  };
+}
+
+/**
+ * A body over the cap that cai reads (`capBytes`, far beyond §8), invalid without being parsed. `where` names
+ * what was too large (`line` or the file) and `advice` the way out. The §8 limit is only cited for events: a job
+ * that size is refused here because cai did not read it, not because §8 forbids it.
+ */
+export function unreadVerdict(byteLength: number, options: ValidateOptions, text: { subject: string; advice?: string }): DocumentVerdict {
+  const kind: DocumentKind | 'unknown' = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
+  const reason = kind === 'job' ? 'over the size cai reads' : 'far over the 256 KB limit (§8)';
+  const message = `${text.subject} ${byteLength} bytes, ${reason}; not parsed${text.advice ? ` (${text.advice})` : ''}`;
+  return verdict(kind, undefined, [{ path: '', code: 'too_large', message, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${byteLength} bytes` }], []);
+}
+
 /**
  * Validates a body exactly as received: UTF-8 (§2), JSON, the 256 KB limit (§8, Interface B), then the
  * document. Never throws.
  */
 export function validateBody(raw: Uint8Array, options: ValidateOptions = {}): DocumentVerdict {
-  const sizeIssue: ValidationIssue | undefined =
-    raw.byteLength > MAX_BODY_BYTES
-      ? {
-          path: '',
-          code: 'too_large',
-          message: `body is ${raw.byteLength} bytes, over the 256 KB limit (§8: 413 on Interface B)`,
-          expected: `at most ${MAX_BODY_BYTES} bytes`,
-          received: `${raw.byteLength} bytes`,
-        }
-      : undefined;
+  const sizeIssue = raw.byteLength > MAX_BODY_BYTES ? bodySizeIssue(raw.byteLength) : undefined;
   const explicitKind = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
   // isUtf8 + toString is several times faster than a fatal TextDecoder, and keeps a BOM visible.
   if (!isUtf8(raw)) {

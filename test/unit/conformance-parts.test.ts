@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOfSize, escapedField, looseLayout, reversedKeys } from '../../src/conformance/bodies.js';
-import { clockFromResponse, isWellFormedRetryAfter, retryAfterMs } from '../../src/conformance/session.js';
+import { clockFromResponse, retryAfterMs } from '../../src/conformance/session.js';
+import { isWellFormedRetryAfter } from '../../src/spec/retry-after.js';
 import { parseWaivers } from '../../src/conformance/waivers.js';
 import { countLine, redactDeep, toJunit } from '../../src/conformance/report.js';
 import { secretFlagFor } from '../../src/conformance/repro.js';

@@ -7,10 +7,10 @@ import {
   DEFAULT_RETRY_POLICY,
   formatDuration,
   nominalBackoffMs,
-  parseRetryAfter,
   planSchedule,
   resolvePolicy,
 } from '../../src/http/retry.js';
+import { parseRetryAfter } from '../../src/spec/retry-after.js';
 
 const NOW = Date.parse('2026-11-22T13:00:00Z');
 
