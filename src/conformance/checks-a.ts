@@ -8,21 +8,12 @@ import { validateDocument } from '../spec/validate.js';
 import { verify } from '../signing/verify.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { compact, escapedField, jobDoc, looseLayout, NON_ASCII_TEXT, reversedKeys, withPath, type Doc } from './bodies.js';
-import {
-  ACCEPTED,
-  describeAnswer,
-  expectStatus,
-  fail,
-  parseJson,
-  pass,
-  skip,
-  type CheckDefinition,
-  type CheckScope,
-  type StatusExpectation,
-} from './define.js';
+import { expectStatus, type CheckDefinition, type CheckScope } from './define.js';
+import { describeAnswer, fail, parseJson, pass, skip } from './outcomes.js';
+import { ACCEPTED, type StatusExpectation } from './expectations.js';
 import type { CallbackRequest } from './callback-listener.js';
 import type { Exchange } from './types.js';
-import { WINDOW_MARGIN_SECONDS } from './checks-b.js';
+import { WINDOW_MARGIN_SECONDS } from './settings.js';
 
 const REJECTED: StatusExpectation = { any4xx: true, describe: '4xx (rejected)' };
 /** Where no callback listener runs, jobs point at a name that can never resolve (RFC 2606 `.invalid`). */

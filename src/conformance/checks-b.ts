@@ -5,19 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, SIGNATURE_WINDOW_SECONDS, SURELY_ALLOWED_BODY_BYTES, type EventType } from '../spec/constants.js';
 import { compact, escapedField, eventDoc, looseLayout, NON_ASCII_TEXT, reversedKeys, withPath, bodyOfSize, type Doc } from './bodies.js';
-import {
-  ACCEPTED,
-  describeAnswer,
-  expectStatus,
-  fail,
-  isDuplicateAck,
-  pass,
-  skip,
-  type CheckDefinition,
-  type CheckScope,
-  type StatusExpectation,
-} from './define.js';
+import { expectStatus, type CheckDefinition, type CheckScope } from './define.js';
+import { describeAnswer, fail, pass, skip } from './outcomes.js';
+import { ACCEPTED, type StatusExpectation } from './expectations.js';
+import { isDuplicateAck } from '../spec/acknowledgment.js';
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
+import { WINDOW_MARGIN_SECONDS } from './settings.js';
 
 /** §7: 401 for an invalid signature, a timestamp outside the window, an unrecognised provider. */
 const UNAUTHORISED: StatusExpectation = { statuses: [401], describe: '401 (rejected: authentication)' };
@@ -30,8 +23,6 @@ const AUTH_HEADER_REJECTED: StatusExpectation = { statuses: [401, 400], describe
 const BAD_REQUEST: StatusExpectation = { statuses: [400], describe: '400 (rejected: invalid schema)' };
 const DUPLICATE = '202 {"ok":true,"duplicate":true}';
 
-/** Seconds beyond (or within) the 300 s window (§5.5) used by the window checks: well clear of the edge. */
-export const WINDOW_MARGIN_SECONDS = 60;
 
 function freshLead(): string {
   return `lead-conf-${randomBytes(6).toString('hex')}`;
