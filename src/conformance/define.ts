@@ -31,11 +31,14 @@ export type CheckSpec = CheckMeta & (ProbeJudgement | RunJudgement);
  * Defines one check. For example:
  *
  *   defineCheck({
- *     interface: 'B', id: 'B-ACCEPT-007', title: 'an event for an unknown lead_id is accepted with 202',
- *     sections: ['§6.3'], level: 'must', tags: ['acceptance', 'lead'],
+ *     id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], tags: ['acceptance', 'lead'],
+ *     title: 'an event for an unknown lead_id is accepted with 202',
  *     send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), 'unknown-lead')) }),
  *     expect: ACCEPTED,
  *   })
+ *
+ * The first line is the check's catalogue row (id, interface, level, sections, tags, and `optional`,
+ * `exclusive`, `needs` where they apply), the second its title, then its judgement.
  */
 export function defineCheck(spec: CheckSpec): CheckDefinition {
   const meta: CheckMeta = {
