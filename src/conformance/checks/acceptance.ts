@@ -4,12 +4,12 @@
  * the acknowledgment that comes back (§2.3).
  */
 import { randomBytes } from 'node:crypto';
+import { checkJobAck } from '../../spec/acknowledgment.js';
 import { EVENT_TYPES, Headers, MAX_EVENT_ID_LENGTH } from '../../spec/constants.js';
-import { validateDocument } from '../../spec/validate.js';
 import { compact, eventDoc, withPath, type Doc } from '../bodies.js';
 import { defineCheck, type CheckDefinition } from '../define.js';
 import { ACCEPTED, isAccepted } from '../expectations.js';
-import { describeAnswer, fail, parseJson, pass } from '../outcomes.js';
+import { describeAnswer, fail, pass } from '../outcomes.js';
 import { event, job } from './receivers.js';
 
 /** §6, §2.5–§2.7: the payload section of each event type. */
@@ -70,14 +70,9 @@ const jobsAcceptance: CheckDefinition[] = [
     run: async (scope) => {
       const answer = await scope.send({ body: compact(job(scope)) });
       if (!isAccepted(answer)) return fail(ACK_SHAPE, describeAnswer(answer), answer);
-      const value = parseJson(answer.body);
-      if (value === undefined) return fail(ACK_SHAPE, `${describeAnswer(answer)} (not JSON)`, answer);
-      const verdict = validateDocument(value, { kind: 'ack' });
-      if (!verdict.valid) {
-        const problems = verdict.errors.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
-        return fail(ACK_SHAPE, `${describeAnswer(answer)} — ${problems}`, answer);
-      }
-      return pass(ACK_SHAPE, describeAnswer(answer));
+      // §2.3's one judgement (src/spec), of the body: the status and the Content-Type are A-ACCEPT-001's and -003's.
+      const verdict = checkJobAck({ status: 202, headers: { [Headers.contentType]: 'application/json' }, body: answer.body });
+      return verdict.ok ? pass(ACK_SHAPE, describeAnswer(answer)) : fail(ACK_SHAPE, `${describeAnswer(answer)} — ${verdict.problems.join('; ')}`, answer);
     },
   }),
   defineCheck({
