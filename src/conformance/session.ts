@@ -10,6 +10,7 @@ import { CaiError, errorMessage } from '../errors.js';
 import { sign } from '../signing/sign.js';
 import { CONTACT_JOBS_PATH, Headers, type InterfaceId } from '../spec/constants.js';
 import { parseRetryAfter } from '../spec/retry-after.js';
+import { classifyStatus } from '../spec/statuses.js';
 import type { Exchange, RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './types.js';
 import type { CallbackHarness } from './callback-listener.js';
 
@@ -123,7 +124,8 @@ export class Session {
       const request = this.build(recipe);
       const exchange = await this.sendOnce(request, recipe);
       exchange.rateLimitedRetries = rateLimitedRetries;
-      if (exchange.status !== 429 || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
+      const rateLimited = exchange.status !== undefined && classifyStatus(exchange.status) === 'rate-limited';
+      if (!rateLimited || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
       rateLimitedRetries += 1;
       await this.sleep(retryAfterMs(exchange.headers[Headers.retryAfter], rateLimitedRetries, this.config.maxRetryAfterMs));
     }

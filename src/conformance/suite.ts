@@ -12,7 +12,8 @@ import { createDispatcher, postOnce, type ClientOptions } from '../http/client.j
 import { CaiError, deliveryError, errorMessage, usageError } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
-import type { InterfaceId } from '../spec/constants.js';
+import { Headers, type InterfaceId } from '../spec/constants.js';
+import { classifyStatus } from '../spec/statuses.js';
 import { checksFor, planChecks, type Plan, type Selection } from './catalogue.js';
 import { startCallbackListener } from './callback-listener.js';
 import { createReproducer, secretFlagFor } from './repro.js';
@@ -231,7 +232,7 @@ async function measureClock(session: Session): Promise<void> {
   try {
     const response = await postOnce({
       url: session.postUrl,
-      headers: { 'content-type': 'application/json' },
+      headers: { [Headers.contentType]: 'application/json' },
       body: Buffer.from('{}'),
       timeoutMs: session.config.timeoutMs,
       dispatcher: session.config.dispatcher,
@@ -239,7 +240,7 @@ async function measureClock(session: Session): Promise<void> {
     });
     session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
     session.probeStatus = response.status;
-    if (response.status >= 300 && response.status < 400) {
+    if (classifyStatus(response.status) === 'redirect') {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       throw usageError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
