@@ -38,9 +38,9 @@ export interface Receiver {
 export type ByInterface = Partial<Record<InterfaceId, readonly CheckDefinition[]>>;
 
 /** Where no callback listener runs, jobs point at a name that can never resolve (RFC 2606 `.invalid`). */
-export const NOWHERE_CALLBACK_URL = 'https://callback.invalid/cai-conformance';
+const NOWHERE_CALLBACK_URL = 'https://callback.invalid/cai-conformance';
 
-export function freshLead(): string {
+function freshLead(): string {
   return `lead-conf-${randomBytes(6).toString('hex')}`;
 }
 
