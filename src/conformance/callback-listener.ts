@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
-import { readBody } from '../http/server.js';
+import { jsonReply, readBody, sendReply } from '../http/server.js';
 
 export interface CallbackRequest {
   token: string;
@@ -50,9 +50,10 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
   const waiters = new Set<() => void>();
 
   const server: Server = createServer((req, res) => {
+    const answer = (status: number, body: unknown) => sendReply(req, res, jsonReply(status, body));
     readBody(req, MAX_BODY_BYTES)
       .then((result) => {
-        if (!result.ok) return answer(res, 413, { error: 'body_too_large' });
+        if (!result.ok) return answer(413, { error: 'body_too_large' });
         const body = result.body;
         const token = tokenOf(req.url ?? '');
         const headers = flatHeaders(req);
@@ -60,11 +61,11 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         requests.set(token, [...(requests.get(token) ?? []), record]);
         waiters.forEach((wake) => wake());
         const eventId = eventIdOf(body);
-        if (eventId !== undefined && seen.has(eventId)) return answer(res, 202, { ok: true, duplicate: true });
+        if (eventId !== undefined && seen.has(eventId)) return answer(202, { ok: true, duplicate: true });
         if (eventId !== undefined) seen.add(eventId);
-        return answer(res, 202, { ok: true });
+        return answer(202, { ok: true });
       })
-      .catch(() => answer(res, 400, { error: 'unreadable_body' }));
+      .catch(() => answer(400, { error: 'unreadable_body' }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -133,9 +134,3 @@ function eventIdOf(body: Buffer): string | undefined {
   return undefined;
 }
 
-function answer(res: import('node:http').ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}

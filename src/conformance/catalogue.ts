@@ -1,13 +1,32 @@
 /**
  * The check catalogue (both interfaces) and the selection rules of --only / --skip / --include.
+ * The checks are defined by theme in ./checks/; this is the one place that orders them, and the order is what
+ * `cai conformance list` and every report show.
  */
 import type { InterfaceId } from '../spec/constants.js';
-import { interfaceAChecks } from './checks-a.js';
-import { interfaceBChecks } from './checks-b.js';
+import { acceptance } from './checks/acceptance.js';
+import { identity, signatures } from './checks/authentication.js';
+import { callbacks } from './checks/callbacks.js';
+import { clock } from './checks/clock.js';
+import { duplicates } from './checks/duplicates.js';
+import { rate } from './checks/rate.js';
+import { rawBody } from './checks/raw-body.js';
+import type { ByInterface } from './checks/receivers.js';
+import { schema } from './checks/schema.js';
+import { size } from './checks/size.js';
+import { timestampWindow } from './checks/window.js';
 import type { CheckDefinition } from './define.js';
 import type { CheckMeta } from './types.js';
 
-export const CATALOGUE: readonly CheckDefinition[] = [...interfaceBChecks, ...interfaceAChecks];
+/** The themes in catalogue order; each contributes its checks of the interface, if it has any. */
+const THEMES: readonly ByInterface[] = [acceptance, duplicates, rawBody, signatures, timestampWindow, identity, schema, size, rate, clock, callbacks];
+
+function checksOfInterface(iface: InterfaceId): CheckDefinition[] {
+  return THEMES.flatMap((theme) => theme[iface] ?? []);
+}
+
+/** Interface B (the platform's events endpoint) first, then Interface A (the provider's contact-jobs endpoint). */
+export const CATALOGUE: readonly CheckDefinition[] = [...checksOfInterface('B'), ...checksOfInterface('A')];
 
 export function checksFor(iface: InterfaceId | undefined): readonly CheckDefinition[] {
   return iface ? CATALOGUE.filter((check) => check.interface === iface) : CATALOGUE;

@@ -1,14 +1,63 @@
 /**
- * What a check is, and the helpers checks are written with: a scope that counts the check's requests,
- * expectations over statuses, and a short description of an answer for the report.
+ * How a check is defined: `defineCheck`, the one constructor of the catalogue. A check is its metadata (id,
+ * title, sections, level, tags) and either one probe (`send` a request, `expect` a status) or a `run` that
+ * judges freely. Themes that both interfaces share build their entries with it too (src/conformance/checks/).
  */
-import { isDuplicateAck as isDuplicateAnswer } from '../spec/acknowledgment.js';
-import { isRejection } from '../spec/statuses.js';
+import { describeAnswer, fail, pass } from './outcomes.js';
+import { statusMatches, type StatusExpectation } from './expectations.js';
 import type { Session } from './session.js';
 import type { CheckMeta, CheckOutcome, Exchange, RequestRecipe } from './types.js';
 
+/** A check of the catalogue, as the runner runs it. */
 export interface CheckDefinition extends CheckMeta {
   run(scope: CheckScope): Promise<CheckOutcome>;
+}
+
+/** One request, judged by its status: most checks are this. */
+export interface ProbeJudgement {
+  /** The request, built afresh for each run (fresh event_id, signed at send time unless the recipe says otherwise). */
+  send(scope: CheckScope): RequestRecipe;
+  expect: StatusExpectation;
+}
+
+/** Anything else: several requests, evidence gathered once and shared, a judgement on the answer's body. */
+export interface RunJudgement {
+  run(scope: CheckScope): Promise<CheckOutcome> | CheckOutcome;
+}
+
+export type CheckSpec = CheckMeta & (ProbeJudgement | RunJudgement);
+
+/**
+ * Defines one check. For example:
+ *
+ *   defineCheck({
+ *     id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], tags: ['acceptance', 'lead'],
+ *     title: 'an event for an unknown lead_id is accepted with 202',
+ *     send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), 'unknown-lead')) }),
+ *     expect: ACCEPTED,
+ *   })
+ *
+ * The first line is the check's catalogue row (id, interface, level, sections, tags, and `optional`,
+ * `exclusive`, `needs` where they apply), the second its title, then its judgement.
+ */
+export function defineCheck(spec: CheckSpec): CheckDefinition {
+  const meta: CheckMeta = {
+    id: spec.id,
+    interface: spec.interface,
+    title: spec.title,
+    sections: spec.sections,
+    level: spec.level,
+    tags: spec.tags,
+    ...(spec.optional ? { optional: true } : {}),
+    ...(spec.exclusive ? { exclusive: true } : {}),
+    ...(spec.needs ? { needs: spec.needs } : {}),
+  };
+  if ('run' in spec) {
+    const run = spec.run;
+    return { ...meta, run: async (scope) => run(scope) };
+  }
+  const { send, expect } = spec;
+  return { ...meta, run: (scope) => expectStatus(scope, send(scope), expect) };
 }
 
 /** A session seen from one check: its own counters, fresh ids named after it. */
@@ -39,63 +88,9 @@ export class CheckScope {
   }
 }
 
-const EXCERPT_LENGTH = 160;
-
-/** `401 {"error":"…"}`, or `no response (timeout: …)`. */
-export function describeAnswer(exchange: Exchange): string {
-  if (exchange.status === undefined) return `no response (${exchange.error?.code ?? 'error'}: ${exchange.error?.message ?? 'unknown'})`;
-  const text = exchange.body.toString('utf8').replace(/\s+/g, ' ').trim();
-  const excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
-  return excerpt === '' ? `${exchange.status} (empty body)` : `${exchange.status} ${excerpt}`;
-}
-
-export function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** §2.13: `{"ok": true, "duplicate": true}` with 202 (the rule lives in src/spec). */
-export function isDuplicateAck(exchange: Exchange): boolean {
-  return isDuplicateAnswer(exchange);
-}
-
-export function pass(expected: string, actual: string, notes?: string[]): CheckOutcome {
-  return { verdict: 'passed', expected, actual, notes };
-}
-
-export function fail(expected: string, actual: string, evidence?: Exchange, notes?: string[]): CheckOutcome {
-  return { verdict: 'failed', expected, actual, evidence, notes };
-}
-
-export function skip(reason: string): CheckOutcome {
-  return { verdict: 'skipped', expected: '-', actual: reason };
-}
-
-export interface StatusExpectation {
-  /** Statuses that pass. */
-  statuses?: readonly number[];
-  /** Any 4xx passes (Interface A: §4.1 leaves the error statuses open). */
-  any4xx?: boolean;
-  /** Shown as "expected". */
-  describe: string;
-}
-
-export function statusMatches(exchange: Exchange, expectation: StatusExpectation): boolean {
-  const status = exchange.status;
-  if (status === undefined) return false;
-  if (expectation.any4xx && isRejection(status)) return true;
-  return (expectation.statuses ?? []).includes(status);
-}
-
 /** Sends one request and judges its status. */
 export async function expectStatus(scope: CheckScope, recipe: RequestRecipe, expectation: StatusExpectation): Promise<CheckOutcome> {
   const exchange = await scope.send(recipe);
   const actual = describeAnswer(exchange);
   return statusMatches(exchange, expectation) ? pass(expectation.describe, actual) : fail(expectation.describe, actual, exchange);
 }
-
-/** The acceptance answer of either interface: 202 (§4.1, §4.2). */
-export const ACCEPTED: StatusExpectation = { statuses: [202], describe: '202 (accepted)' };

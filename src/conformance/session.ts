@@ -10,7 +10,8 @@ import { CaiError, errorMessage } from '../errors.js';
 import { sign } from '../signing/sign.js';
 import { CONTACT_JOBS_PATH, Headers, type InterfaceId } from '../spec/constants.js';
 import { parseRetryAfter } from '../spec/retry-after.js';
-import type { Exchange, RequestRecipe, SentRequest } from './types.js';
+import { classifyStatus } from '../spec/statuses.js';
+import type { Exchange, RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './types.js';
 import type { CallbackHarness } from './callback-listener.js';
 
 export interface TargetConfig {
@@ -105,52 +106,10 @@ export class Session {
     const identityHeader = this.config.interface === 'B' ? Headers.provider : Headers.source;
     if (identity.kind === 'default') headers[identityHeader] = this.config.identity;
     if (identity.kind === 'value') headers[identityHeader] = identity.value;
-
-    const timestampRecipe = recipe.timestamp ?? { kind: 'now' };
-    let timestamp: string | undefined;
-    switch (timestampRecipe.kind) {
-      case 'now':
-        timestamp = String(this.targetNowSeconds() + (timestampRecipe.shiftSeconds ?? 0));
-        break;
-      case 'milliseconds':
-        timestamp = String(this.targetNowSeconds() * 1000 + 123);
-        break;
-      case 'literal':
-        timestamp = timestampRecipe.value;
-        break;
-      case 'none':
-        timestamp = undefined;
-        break;
-    }
+    const now = this.targetNowSeconds();
+    const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
     if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
-
-    const secret = this.config.secrets[0] ?? '';
-    const signingTimestamp = timestamp ?? String(this.targetNowSeconds());
-    const signatureRecipe = recipe.signature ?? { kind: 'valid' };
-    let signature: string | undefined;
-    switch (signatureRecipe.kind) {
-      case 'valid':
-        signature = sign(secret, signingTimestamp, recipe.body);
-        break;
-      case 'wrong-secret':
-        signature = sign(signatureRecipe.secret, signingTimestamp, recipe.body);
-        break;
-      case 'other-body':
-        signature = sign(secret, signingTimestamp, signatureRecipe.body);
-        break;
-      case 'other-timestamp':
-        signature = sign(secret, signatureRecipe.timestamp, recipe.body);
-        break;
-      case 'truncated':
-        signature = sign(secret, signingTimestamp, recipe.body).slice(0, -1);
-        break;
-      case 'literal':
-        signature = signatureRecipe.value;
-        break;
-      case 'none':
-        signature = undefined;
-        break;
-    }
+    const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body);
     if (signature !== undefined) headers[Headers.signature] = signature;
     return { url: this.postUrl, headers, body: recipe.body, recipe };
   }
@@ -165,7 +124,8 @@ export class Session {
       const request = this.build(recipe);
       const exchange = await this.sendOnce(request, recipe);
       exchange.rateLimitedRetries = rateLimitedRetries;
-      if (exchange.status !== 429 || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
+      const rateLimited = exchange.status !== undefined && classifyStatus(exchange.status) === 'rate-limited';
+      if (!rateLimited || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
       rateLimitedRetries += 1;
       await this.sleep(retryAfterMs(exchange.headers[Headers.retryAfter], rateLimitedRetries, this.config.maxRetryAfterMs));
     }
@@ -206,6 +166,33 @@ export class Session {
         resolve();
       }, { once: true });
     });
+  }
+}
+
+/** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
+function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
+  if (recipe.kind === 'now') return String(nowSeconds + (recipe.shiftSeconds ?? 0));
+  if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
+  return recipe.kind === 'literal' ? recipe.value : undefined;
+}
+
+/** The X-CAI-Signature a recipe sends (none for `none`); `timestamp` is the one sent, or now when none is. */
+function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer): string | undefined {
+  switch (recipe.kind) {
+    case 'valid':
+      return sign(secret, timestamp, body);
+    case 'wrong-secret':
+      return sign(recipe.secret, timestamp, body);
+    case 'other-body':
+      return sign(secret, timestamp, recipe.body);
+    case 'other-timestamp':
+      return sign(secret, recipe.timestamp, body);
+    case 'truncated':
+      return sign(secret, timestamp, body).slice(0, -1);
+    case 'literal':
+      return recipe.value;
+    case 'none':
+      return undefined;
   }
 }
 

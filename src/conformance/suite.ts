@@ -12,11 +12,12 @@ import { createDispatcher, postOnce, type ClientOptions } from '../http/client.j
 import { CaiError, deliveryError, errorMessage, usageError } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
-import type { InterfaceId } from '../spec/constants.js';
+import { Headers, type InterfaceId } from '../spec/constants.js';
+import { classifyStatus } from '../spec/statuses.js';
 import { checksFor, planChecks, type Plan, type Selection } from './catalogue.js';
 import { startCallbackListener } from './callback-listener.js';
 import { createReproducer, secretFlagFor } from './repro.js';
-import { runPlan, type RunHooks } from './runner.js';
+import { runPlan, type RunHooks, type RunOutcome } from './runner.js';
 import { clockFromResponse, Session } from './session.js';
 import type { SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
@@ -72,68 +73,51 @@ export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selecti
   return planChecks(checksFor(options.interface), options.selection);
 }
 
-export async function runConformance(options: ConformanceOptions): Promise<SuiteReport> {
-  const startedAt = new Date();
-  const plan = planFor(options);
-  const cleanups: (() => Promise<unknown>)[] = [];
+/** Who the run signs as and with what: given, or generated for the in-process mock. */
+interface Credentials {
+  secrets: string[];
+  callbackSecrets: string[];
+  identity: string;
+  providerCode?: string;
+  leadId?: string;
+}
+
+function credentialsFor(options: ConformanceOptions): Credentials {
   const secrets = options.secrets?.length ? [...options.secrets] : options.mock ? [randomBytes(32).toString('hex')] : [];
   if (secrets.length === 0) throw new CaiError('no signing secret for the conformance run', { code: 'missing_secret', hint: 'pass --secret-env NAME or --secret-file PATH' });
   const callbackSecrets = options.callbackSecrets?.length ? [...options.callbackSecrets] : options.mock && options.interface === 'A' ? [randomBytes(32).toString('hex')] : [];
-  const identity = options.identity ?? (options.interface === 'B' ? MOCK_PROVIDER_CODE : MOCK_SOURCE);
-  const providerCode = options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined);
-  const leadId = options.leadId ?? (options.mock && options.interface === 'B' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined);
-  const dispatchers: Dispatcher[] = [];
-  const concurrency = options.concurrency ?? 8;
-  const newDispatcher = (extra: ClientOptions = {}) => {
-    // Enough connections for the concurrent checks and the 8-wide duplicate bursts to be truly simultaneous.
-    const dispatcher = createDispatcher({ ...options.client, connections: Math.max(16, concurrency * 2), ...extra });
-    dispatchers.push(dispatcher);
-    return dispatcher;
+  return {
+    secrets,
+    callbackSecrets,
+    identity: options.identity ?? (options.interface === 'B' ? MOCK_PROVIDER_CODE : MOCK_SOURCE),
+    providerCode: options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined),
+    leadId: options.leadId ?? (options.mock && options.interface === 'B' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
   };
-  cleanups.push(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
+}
 
+/** What the run started, stopped in reverse order whatever happens. */
+class Cleanups {
+  private readonly steps: (() => Promise<unknown>)[] = [];
+
+  add(step: () => Promise<unknown>): void {
+    this.steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.steps.reverse()) await step().catch(() => undefined);
+  }
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<SuiteReport> {
+  const startedAt = new Date();
+  const plan = planFor(options);
+  const credentials = credentialsFor(options);
+  const concurrency = options.concurrency ?? 8;
+  const cleanups = new Cleanups();
   try {
-    let target = options.target;
-    let mockLogDir: string | undefined;
-    if (options.mock) {
-      mockLogDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
-      const logDir = mockLogDir;
-      cleanups.push(() => rm(logDir, { recursive: true, force: true }));
-      const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit')) ? MOCK_RATE_LIMIT_PER_SECOND : undefined;
-      const mock = await startMock(options, { secrets, callbackSecrets, identity, providerCode: providerCode ?? MOCK_PROVIDER_CODE, leadId, rateLimit, logFile: join(logDir, 'mock.ndjson') });
-      cleanups.push(() => mock.close());
-      target = mock.url;
-    }
-    if (!target) throw new CaiError('no target', { code: 'missing_target', hint: 'pass --target URL, or --mock to run against the built-in reference receiver' });
-
-    const session = new Session({
-      interface: options.interface,
-      url: target,
-      identity,
-      secrets,
-      branchCode: options.branchCode,
-      providerCode,
-      leadId,
-      timeoutMs: options.timeoutMs ?? 10_000,
-      dispatcher: newDispatcher(),
-      dispatcherFor: (address) => newDispatcher({ localAddress: address }),
-      sourceAddress: options.sourceAddress,
-      maxRetryAfterMs: options.maxRetryAfterMs,
-    });
-    session.callbackWaitMs = options.callbackWaitMs ?? 30_000;
-    const stop = () => session.stop();
-    options.signal?.addEventListener('abort', stop, { once: true });
-    cleanups.push(async () => options.signal?.removeEventListener('abort', stop));
-
-    if (options.interface === 'A' && callbackSecrets.length > 0) {
-      const listen = options.callbackListen ?? { host: '127.0.0.1', port: 0 };
-      const harness = await startCallbackListener({ host: listen.host, port: listen.port, publicUrl: options.mock ? undefined : options.callbackUrl, secrets: callbackSecrets });
-      cleanups.push(() => harness.close());
-      session.callback = harness;
-    }
-
+    const target = await targetOf(options, plan, credentials, cleanups);
+    const session = await openSession(options, credentials, target, concurrency, cleanups);
     await measureClock(session);
-
     const reproDir = options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[:.]/g, '-')}-${session.runId}`);
     const outcome = await runPlan(session, plan.planned, {
       concurrency,
@@ -145,34 +129,98 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
         interface: options.interface,
         target,
         postUrl: session.postUrl,
-        identity,
+        identity: credentials.identity,
         secretFlag: secretFlagFor(options.mock && !options.secrets?.length ? undefined : options.secretLabel),
         clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
       }),
     });
-    const anyRepro = outcome.results.some((result) => result.repro);
-    return {
-      ok: outcome.summary.failed === 0 && !session.signal.aborted,
-      target,
-      interface: options.interface,
-      mock: options.mock === true,
-      startedAt: startedAt.toISOString(),
-      durationMs: Date.now() - startedAt.getTime(),
-      probeStatus: session.probeStatus,
-      clock: {
-        offsetSeconds: session.clock.offsetSeconds,
-        dateHeader: session.clock.dateHeader,
-        ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
-      },
-      summary: outcome.summary,
-      checks: outcome.results,
-      waivers: outcome.waiverNotices,
-      ...(anyRepro ? { reproDir } : {}),
-      ...(session.signal.aborted ? { interrupted: true } : {}),
-    };
+    return reportOf(options, { target, startedAt, session, outcome, reproDir });
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await cleanups.run();
   }
+}
+
+/** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
+async function targetOf(options: ConformanceOptions, plan: Plan, credentials: Credentials, cleanups: Cleanups): Promise<string> {
+  if (!options.mock) {
+    if (!options.target) throw new CaiError('no target', { code: 'missing_target', hint: 'pass --target URL, or --mock to run against the built-in reference receiver' });
+    return options.target;
+  }
+  const logDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
+  cleanups.add(() => rm(logDir, { recursive: true, force: true }));
+  const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit')) ? MOCK_RATE_LIMIT_PER_SECOND : undefined;
+  const mock = await startMock(options, { ...credentials, providerCode: credentials.providerCode ?? MOCK_PROVIDER_CODE, rateLimit, logFile: join(logDir, 'mock.ndjson') });
+  cleanups.add(() => mock.close());
+  return mock.url;
+}
+
+/** The session the checks send through, stopped by `options.signal`, with the callback listener on Interface A. */
+async function openSession(options: ConformanceOptions, credentials: Credentials, target: string, concurrency: number, cleanups: Cleanups): Promise<Session> {
+  const dispatchers: Dispatcher[] = [];
+  cleanups.add(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
+  const newDispatcher = (extra: ClientOptions = {}) => {
+    // Enough connections for the concurrent checks and the 8-wide duplicate bursts to be truly simultaneous.
+    const dispatcher = createDispatcher({ ...options.client, connections: Math.max(16, concurrency * 2), ...extra });
+    dispatchers.push(dispatcher);
+    return dispatcher;
+  };
+  const session = new Session({
+    interface: options.interface,
+    url: target,
+    identity: credentials.identity,
+    secrets: credentials.secrets,
+    branchCode: options.branchCode,
+    providerCode: credentials.providerCode,
+    leadId: credentials.leadId,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    dispatcher: newDispatcher(),
+    dispatcherFor: (address) => newDispatcher({ localAddress: address }),
+    sourceAddress: options.sourceAddress,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+  });
+  session.callbackWaitMs = options.callbackWaitMs ?? 30_000;
+  const stop = () => session.stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  cleanups.add(async () => options.signal?.removeEventListener('abort', stop));
+  if (options.interface === 'A' && credentials.callbackSecrets.length > 0) {
+    const listen = options.callbackListen ?? { host: '127.0.0.1', port: 0 };
+    const harness = await startCallbackListener({ host: listen.host, port: listen.port, publicUrl: options.mock ? undefined : options.callbackUrl, secrets: credentials.callbackSecrets });
+    cleanups.add(() => harness.close());
+    session.callback = harness;
+  }
+  return session;
+}
+
+interface Finished {
+  target: string;
+  startedAt: Date;
+  session: Session;
+  outcome: RunOutcome;
+  reproDir: string;
+}
+
+function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
+  const { session, outcome } = run;
+  const anyRepro = outcome.results.some((result) => result.repro);
+  return {
+    ok: outcome.summary.failed === 0 && !session.signal.aborted,
+    target: run.target,
+    interface: options.interface,
+    mock: options.mock === true,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    probeStatus: session.probeStatus,
+    clock: {
+      offsetSeconds: session.clock.offsetSeconds,
+      dateHeader: session.clock.dateHeader,
+      ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
+    },
+    summary: outcome.summary,
+    checks: outcome.results,
+    waivers: outcome.waiverNotices,
+    ...(anyRepro ? { reproDir: run.reproDir } : {}),
+    ...(session.signal.aborted ? { interrupted: true } : {}),
+  };
 }
 
 /**
@@ -184,7 +232,7 @@ async function measureClock(session: Session): Promise<void> {
   try {
     const response = await postOnce({
       url: session.postUrl,
-      headers: { 'content-type': 'application/json' },
+      headers: { [Headers.contentType]: 'application/json' },
       body: Buffer.from('{}'),
       timeoutMs: session.config.timeoutMs,
       dispatcher: session.config.dispatcher,
@@ -192,7 +240,7 @@ async function measureClock(session: Session): Promise<void> {
     });
     session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
     session.probeStatus = response.status;
-    if (response.status >= 300 && response.status < 400) {
+    if (classifyStatus(response.status) === 'redirect') {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       throw usageError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
@@ -210,12 +258,8 @@ async function measureClock(session: Session): Promise<void> {
   }
 }
 
-interface MockSetup {
-  secrets: string[];
-  callbackSecrets: string[];
-  identity: string;
+interface MockSetup extends Credentials {
   providerCode: string;
-  leadId?: string;
   rateLimit?: number;
   logFile: string;
 }

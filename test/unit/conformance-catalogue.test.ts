@@ -1,6 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, describeCatalogue, planChecks } from '../../src/conformance/catalogue.js';
+import type { CheckMeta } from '../../src/conformance/types.js';
+import { ROOT } from '../helpers/cli.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
+
+/**
+ * The catalogue as `cai conformance list --json` prints it, pinned: ids, order, titles, levels, sections, tags
+ * and flags. A change here is a change users see (waivers, --only/--skip, CI greps); make it on purpose, in the
+ * fixture, not as a side effect of reorganising the definitions.
+ */
+const PINNED = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'catalogue.json'), 'utf8')) as CheckMeta[];
+
+describe('the pinned catalogue', () => {
+  it('lists the same ids in the same order', () => {
+    expect(CATALOGUE.map((check) => check.id)).toEqual(PINNED.map((check) => check.id));
+  });
+
+  it('describes every check as before: title, level, sections, tags, flags', () => {
+    expect(describeCatalogue()).toEqual(PINNED);
+    expect(describeCatalogue('A')).toEqual(PINNED.filter((check) => check.interface === 'A'));
+  });
+});
 
 describe('the conformance catalogue', () => {
   it('has unique, well-formed ids', () => {

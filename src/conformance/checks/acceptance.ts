@@ -1,0 +1,121 @@
+/**
+ * What a receiver must accept (§4.1, §4.2): every valid document, including unknown fields (§9.2), an unknown
+ * lead (§6.3), the longest event_id (§8), a job with only its required fields (§2.2); and, on Interface A,
+ * the acknowledgment that comes back (§2.3).
+ */
+import { randomBytes } from 'node:crypto';
+import { checkJobAck } from '../../spec/acknowledgment.js';
+import { EVENT_TYPES, Headers, MAX_EVENT_ID_LENGTH } from '../../spec/constants.js';
+import { compact, eventDoc, withPath, type Doc } from '../bodies.js';
+import { defineCheck, type CheckDefinition } from '../define.js';
+import { ACCEPTED, isAccepted } from '../expectations.js';
+import { describeAnswer, fail, pass } from '../outcomes.js';
+import { event, job } from './receivers.js';
+
+/** §6, §2.5–§2.7: the payload section of each event type. */
+function payloadSection(type: string): string {
+  if (type === 'job.closed') return '§2.7';
+  return type === 'conversation.message' ? '§2.5' : '§2.6';
+}
+
+const eventsAcceptance: CheckDefinition[] = [
+  ...EVENT_TYPES.map((type, index) =>
+    defineCheck({
+      id: `B-ACCEPT-00${index + 1}`, interface: 'B', level: 'must', sections: ['§4.2', '§6', payloadSection(type)], tags: ['acceptance', 'events'],
+      title: `a valid ${type} event is accepted with 202`,
+      send: (scope) => ({ body: compact(event(scope, type)) }),
+      expect: ACCEPTED,
+    }),
+  ),
+  defineCheck({
+    id: 'B-ACCEPT-006', interface: 'B', level: 'must', sections: ['§9.2'], tags: ['acceptance', 'schema', 'versioning'],
+    title: 'unknown fields are ignored (top level, new event fields)',
+    send: (scope) => ({
+      body: compact({ ...event(scope), x_future_field: 'a field from a later minor version', sentiment: { score: 0.8, label: 'positive' } }),
+    }),
+    expect: ACCEPTED,
+  }),
+  defineCheck({
+    id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], tags: ['acceptance', 'lead'],
+    title: 'an event for an unknown lead_id is accepted with 202',
+    send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), `unknown-lead-${randomBytes(8).toString('hex')}`)) }),
+    expect: ACCEPTED,
+  }),
+  defineCheck({
+    id: 'B-ACCEPT-008', interface: 'B', level: 'must', sections: ['§8', '§6.1', '§2.4'], tags: ['acceptance', 'limits'],
+    title: `an event_id of exactly ${MAX_EVENT_ID_LENGTH} characters is accepted`,
+    send: (scope) => {
+      const id = scope.eventId();
+      const doc = event(scope);
+      doc.event_id = (id + '-' + 'x'.repeat(MAX_EVENT_ID_LENGTH)).slice(0, MAX_EVENT_ID_LENGTH);
+      return { body: compact(doc) };
+    },
+    expect: ACCEPTED,
+  }),
+];
+
+const ACK_SHAPE = '202 {"provider_job_id": string, "assigned_number_e164": E.164}';
+const ACK_TYPE = '202 with Content-Type: application/json';
+
+const jobsAcceptance: CheckDefinition[] = [
+  defineCheck({
+    id: 'A-ACCEPT-001', interface: 'A', level: 'must', sections: ['§4.1', '§2.2'], tags: ['acceptance', 'jobs'],
+    title: 'a valid contact job is accepted with 202',
+    send: (scope) => ({ body: compact(job(scope)) }),
+    expect: ACCEPTED,
+  }),
+  defineCheck({
+    id: 'A-ACCEPT-002', interface: 'A', level: 'must', sections: ['§2.3', '§4.1', '§2.1'], tags: ['acceptance', 'ack'],
+    title: 'the acknowledgment is JSON with a string provider_job_id and an E.164 assigned_number_e164',
+    run: async (scope) => {
+      const answer = await scope.send({ body: compact(job(scope)) });
+      if (!isAccepted(answer)) return fail(ACK_SHAPE, describeAnswer(answer), answer);
+      // §2.3's one judgement (src/spec), of the body: the status and the Content-Type are A-ACCEPT-001's and -003's.
+      const verdict = checkJobAck({ status: 202, headers: { [Headers.contentType]: 'application/json' }, body: answer.body });
+      return verdict.ok ? pass(ACK_SHAPE, describeAnswer(answer)) : fail(ACK_SHAPE, `${describeAnswer(answer)} — ${verdict.problems.join('; ')}`, answer);
+    },
+  }),
+  defineCheck({
+    id: 'A-ACCEPT-003', interface: 'A', level: 'must', sections: ['§4.1', '§2'], tags: ['acceptance', 'ack', 'headers'],
+    title: 'the acknowledgment is sent with Content-Type: application/json',
+    run: async (scope) => {
+      const answer = await scope.send({ body: compact(job(scope)) });
+      if (!isAccepted(answer)) return fail(ACK_TYPE, describeAnswer(answer), answer);
+      const type = answer.headers[Headers.contentType] ?? '(none)';
+      // Strictly application/json, as §4.1 writes it (src/spec's isJsonMediaType also takes +json types).
+      return /^application\/json\s*(;|$)/i.test(type) ? pass(ACK_TYPE, `202, Content-Type: ${type}`) : fail(ACK_TYPE, `202, Content-Type: ${type}`, answer);
+    },
+  }),
+  defineCheck({
+    id: 'A-ACCEPT-004', interface: 'A', level: 'must', sections: ['§9.2'], tags: ['acceptance', 'schema', 'versioning'],
+    title: 'unknown fields are ignored (top level and inside contact, origin, brief)',
+    send: (scope) => {
+      let doc = job(scope);
+      doc = withPath(doc, 'x_future_field', { nested: true });
+      doc = withPath(doc, 'contact.preferred_time', 'mornings');
+      doc = withPath(doc, 'origin.utm', { source: 'newsletter' });
+      doc = withPath(doc, 'brief.priority', 2);
+      return { body: compact(doc) };
+    },
+    expect: ACCEPTED,
+  }),
+  defineCheck({
+    id: 'A-ACCEPT-005', interface: 'A', level: 'must', sections: ['§2.2', '§4.1'], tags: ['acceptance', 'schema'],
+    title: 'a job with only the required fields is accepted',
+    send: (scope) => {
+      const full = job(scope);
+      const contact = full.contact as Doc;
+      const minimal = {
+        lead_id: full.lead_id,
+        event_id: full.event_id,
+        branch_code: full.branch_code,
+        contact: { name: contact.name, phone_e164: contact.phone_e164 },
+        callback_url: full.callback_url,
+      };
+      return { body: compact(minimal) };
+    },
+    expect: ACCEPTED,
+  }),
+];
+
+export const acceptance = { B: eventsAcceptance, A: jobsAcceptance };

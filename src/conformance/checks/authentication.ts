@@ -1,0 +1,74 @@
+/**
+ * §5: who may send. The signature (another secret, another body, another timestamp, truncated, malformed,
+ * missing), for both interfaces; then the sender's identity, which each interface carries its own way
+ * (X-CAI-Provider and the registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1).
+ */
+import { randomBytes } from 'node:crypto';
+import { compact } from '../bodies.js';
+import { defineCheck, expectStatus } from '../define.js';
+import { HEADER_REJECTED, REJECTED, UNAUTHORISED } from '../expectations.js';
+import { skip } from '../outcomes.js';
+import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../settings.js';
+import { anotherSecret, event, job } from './receivers.js';
+import { tamperingChecks, type Tampering } from './tampering.js';
+
+const SIGNATURE_ROWS: readonly Tampering[] = [
+  { id: 'AUTH-001', answer: 'authentication', tags: ['signature'], sections: { A: ['§4.1', '§5.1', '§5.3'], B: ['§5.3', '§7'] },
+    what: 'a signature made with another secret',
+    tamper: (body) => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } }) },
+  { id: 'AUTH-002', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.3'], B: ['§5.2', '§5.3', '§7'] },
+    what: 'the valid signature of another body',
+    tamper: (body, scope, receiver) => ({ body, signature: { kind: 'other-body', body: compact(receiver.document(scope)) } }) },
+  { id: 'AUTH-003', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.4'], B: ['§5.2', '§5.4', '§7'] },
+    what: 'a signature over another timestamp than the one sent',
+    tamper: (body, scope) => ({ body, signature: { kind: 'other-timestamp', timestamp: scope.session.targetNowSeconds() - OTHER_TIMESTAMP_SKEW_SECONDS } }) },
+  { id: 'AUTH-004', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
+    what: (receiver) => `${receiver.aRequest} without X-CAI-Signature`,
+    tamper: (body) => ({ body, signature: { kind: 'none' } }) },
+  { id: 'AUTH-005', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] },
+    what: (receiver) => `${receiver.aRequest} without X-CAI-Timestamp`,
+    tamper: (body) => ({ body, timestamp: { kind: 'none' } }) },
+  { id: 'AUTH-006', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§5.5'], B: ['§5.3', '§5.5', '§7'] },
+    what: 'a truncated signature (63 hex digits)',
+    tamper: (body) => ({ body, signature: { kind: 'truncated' } }) },
+  { id: 'AUTH-007', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
+    what: 'a signature header that is not sha256=<hex>',
+    tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }) },
+];
+
+export const signatures = tamperingChecks(SIGNATURE_ROWS);
+
+const eventsIdentity = [
+  defineCheck({
+    id: 'B-AUTH-014', interface: 'B', level: 'must', sections: ['§5.6', '§7'], tags: ['auth', 'provider'],
+    title: 'an unrecognised X-CAI-Provider (correctly signed) is rejected with 401',
+    send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'value', value: `not-${scope.session.config.identity}-${randomBytes(3).toString('hex')}` } }),
+    expect: UNAUTHORISED,
+  }),
+  defineCheck({
+    id: 'B-AUTH-015', interface: 'B', level: 'must', sections: ['§4.2', '§5.6', '§7'], tags: ['auth', 'provider', 'headers'],
+    title: 'a request without X-CAI-Provider is rejected',
+    send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'none' } }),
+    expect: HEADER_REJECTED,
+  }),
+  defineCheck({
+    id: 'B-AUTH-016', interface: 'B', level: 'must', sections: ['§5.7', '§7'], tags: ['origin', 'auth'], optional: true, needs: 'source-address',
+    title: 'a request from an unregistered origin (--source-address) is rejected with 401',
+    run: (scope) => {
+      const address = scope.session.config.sourceAddress;
+      if (!address) return skip('needs --source-address ADDRESS: a local address the platform has not registered');
+      return expectStatus(scope, { body: compact(event(scope)), sourceAddress: address }, UNAUTHORISED);
+    },
+  }),
+];
+
+const jobsIdentity = [
+  defineCheck({
+    id: 'A-AUTH-014', interface: 'A', level: 'should', sections: ['§4.1'], tags: ['auth', 'headers', 'source'],
+    title: 'a job without X-CAI-Source is rejected',
+    send: (scope) => ({ body: compact(job(scope)), identity: { kind: 'none' } }),
+    expect: REJECTED,
+  }),
+];
+
+export const identity = { B: eventsIdentity, A: jobsIdentity };

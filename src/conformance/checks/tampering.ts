@@ -1,0 +1,41 @@
+/**
+ * Checks that send a valid document with one thing about its headers changed (signature, timestamp, identity)
+ * and judge the status. Both interfaces share them: a row names the change once, and each receiver supplies
+ * the expected refusal (§7 for B, any 4xx for A) and how its titles say it.
+ */
+import type { CheckLevel, RequestRecipe } from '../types.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { compact } from '../bodies.js';
+import { defineCheck, type CheckScope } from '../define.js';
+import { ACCEPTED } from '../expectations.js';
+import { checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
+
+export interface Tampering {
+  /** `AUTH-004`: the id without its interface. */
+  id: string;
+  /** The request as the title names it, e.g. `a truncated signature (63 hex digits)`. */
+  what: string | ((receiver: Receiver) => string);
+  /** How a conforming receiver answers: a refusal of this kind, or acceptance. */
+  answer: keyof Receiver['refuses'] | 'accepted';
+  level?: CheckLevel;
+  sections: Record<InterfaceId, readonly string[]>;
+  /** After `auth`. */
+  tags: readonly string[];
+  /** The request: `body` is a valid document of the receiver, compact. */
+  tamper(body: Buffer, scope: CheckScope, receiver: Receiver): RequestRecipe;
+}
+
+export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
+  return forBoth((receiver) =>
+    rows.map((row) => {
+      const what = typeof row.what === 'string' ? row.what : row.what(receiver);
+      const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
+      return defineCheck({
+        id: checkId(receiver, row.id), interface: receiver.interface, level: row.level ?? 'must', sections: row.sections[receiver.interface], tags: ['auth', ...row.tags],
+        title: `${what} ${refusal?.says ?? 'is accepted'}`,
+        send: (scope) => row.tamper(compact(receiver.document(scope)), scope, receiver),
+        expect: refusal?.expect ?? ACCEPTED,
+      });
+    }),
+  );
+}
