@@ -32,7 +32,13 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const stdin = options.stdin === undefined ? Readable.from([]) : Readable.from([Buffer.from(options.stdin)]);
   const listeners = new Set<(signal: NodeJS.Signals) => void>();
-  options.interrupt?.then(() => listeners.forEach((listener) => listener('SIGINT')));
+  // Sticky, as a real Ctrl-C is to a process that has not subscribed yet only in that it would end it: an
+  // interrupt that fires before the command listens (a slow start on a loaded machine) reaches it when it does.
+  let interrupted = false;
+  options.interrupt?.then(() => {
+    interrupted = true;
+    listeners.forEach((listener) => listener('SIGINT'));
+  });
   const io: Io = {
     stdin,
     stdout,
@@ -41,6 +47,7 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
     cwd: options.cwd ?? ROOT,
     onInterrupt(listener) {
       listeners.add(listener);
+      if (interrupted) setImmediate(() => listeners.has(listener) && listener('SIGINT'));
       return () => listeners.delete(listener);
     },
     now: () => options.now ?? Date.now(),
