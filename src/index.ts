@@ -1,5 +1,5 @@
 /**
- * The library API: the same building blocks the CLI uses, typed. Import as `import { sign } from 'cai'`.
+ * The library API: the same building blocks the CLI uses, typed. Import as `import { sign } from 'cai-toolkit'`.
  * Each area appends its exports in its own block below.
  */
 

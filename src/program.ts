@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
 
@@ -52,7 +52,8 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-export const VERSION = '0.1.0';
+/** The code of the CommanderError thrown when `-V, --version` is given; main.ts prints the version for it. */
+export const VERSION_REQUESTED = 'commander.version';
 
 /**
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
@@ -62,7 +63,7 @@ export const VERSION = '0.1.0';
 export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('cai')
     .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
-    .version(VERSION, '-V, --version', 'print the version')
+    .option('-V, --version', 'print the version of cai and of the spec it implements')
     .option('--json', 'print exactly one JSON document on stdout (errors included)')
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result and errors')
@@ -79,6 +80,10 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
       outputError: () => {},
     });
 
+  // The version is read from package.json only when asked for (src/version.ts); main.ts prints it, --json aware.
+  program.on('option:version', () => {
+    throw new CommanderError(0, VERSION_REQUESTED, 'version requested');
+  });
   const word = commandWordOf(argv);
   const wanted = word === undefined ? COMMANDS : COMMANDS.filter(([name]) => name === word);
   const registers = await Promise.all(wanted.map(([, load]) => load()));
