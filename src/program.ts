@@ -24,6 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['config', async () => (await import('./commands/config.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
   ['report', async () => (await import('./commands/report.js')).registerReport],
+  ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
 ];
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
