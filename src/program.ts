@@ -69,7 +69,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result and errors')
     .option('--debug', 'add stack traces to errors')
-    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else ./cai.config.json when present)')
+    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)')
     .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)
