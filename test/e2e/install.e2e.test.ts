@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type CliResult } from '../helpers/cli.js';
+import { ROOT, spawnProcess, type CliResult } from '../helpers/cli.js';
 import { SPEC_VERSION } from '../../src/spec/constants.js';
 
 /**
@@ -25,16 +24,8 @@ let projectInstall: CliResult;
 let globalInstall: CliResult;
 
 function exec(command: string, args: string[], cwd: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    // NO_COLOR: plain output to compare; npm's own update notice off so that stderr holds only what matters.
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  // NO_COLOR: plain output to compare; npm's own update notice off so that stderr holds only what matters.
+  return spawnProcess(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false' } });
 }
 
 /** npx's own warnings about the machine's npm configuration are not cai's output. */
