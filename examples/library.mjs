@@ -1,7 +1,7 @@
 // The library API end to end, imported by the package's own name: sign and verify, validate a sample,
 // start the reference platform, send it an event with the retry policy, and run the conformance suite on it.
 // Run from the repository after `npm run build`:  node examples/library.mjs
-import { sign, verify, sampleEvent, validateDocument, startMockPlatform, sendEvent, runConformance } from 'cai';
+import { sign, verify, sampleEvent, validateDocument, startMockPlatform, sendEvent, runConformance } from 'cai-toolkit';
 
 const secret = 'whsec_library_example_secret';
 const event = sampleEvent('conversation.message');

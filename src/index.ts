@@ -1,5 +1,5 @@
 /**
- * The library API: the same building blocks the CLI uses, typed. Import as `import { sign } from 'cai'`.
+ * The library API: the same building blocks the CLI uses, typed. Import as `import { sign } from 'cai-toolkit'`.
  * Each area appends its exports in its own block below.
  */
 
@@ -105,5 +105,5 @@ export {
   type ReportFilter,
 } from './report/aggregate.js';
 export { parseLogLine, type LogRecord } from './report/log.js';
-export { reportFromLogs, readLog, LogReadError, type MalformedLine } from './report/read.js';
+export { reportFromLogs, readLog, LogReadError, NotALogError, type MalformedLine, type LogFileCounts } from './report/read.js';
 export { toCsv as reportToCsv } from './report/render.js';

@@ -2,11 +2,11 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS } from './program.js';
+import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, VERSION_REQUESTED } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { redactSecrets } from './secrets/resolve.js';
 
-const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
+const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
 
 /**
  * Runs the CLI for `argv` (without `node` and the script) and returns the exit code.
@@ -21,8 +21,19 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    return reportError(error, state.output ?? (await outputFromArgv(io, argv)), argv);
+    const output = state.output ?? (await outputFromArgv(io, argv));
+    if (error instanceof CommanderError && error.code === VERSION_REQUESTED) return printVersion(output);
+    return reportError(error, output, argv);
   }
+}
+
+/** `cai --version`: `0.2.0 (spec 1.0)`, or `{"version": "0.2.0", "spec": "1.0"}` with --json. */
+async function printVersion(output: Output): Promise<number> {
+  const { versionInfo, formatVersion } = await import('./version.js');
+  const info = versionInfo();
+  if (output.json) output.printJson(info);
+  else output.result(formatVersion(info));
+  return ExitCode.ok;
 }
 
 function reportError(error: unknown, output: Output, argv: readonly string[]): number {

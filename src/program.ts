@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
 
@@ -24,6 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['config', async () => (await import('./commands/config.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
   ['report', async () => (await import('./commands/report.js')).registerReport],
+  ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
 ];
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
@@ -52,7 +53,8 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-export const VERSION = '0.1.0';
+/** The code of the CommanderError thrown when `-V, --version` is given; main.ts prints the version for it. */
+export const VERSION_REQUESTED = 'commander.version';
 
 /**
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
@@ -62,12 +64,12 @@ export const VERSION = '0.1.0';
 export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('cai')
     .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
-    .version(VERSION, '-V, --version', 'print the version')
+    .option('-V, --version', 'print the version of cai and of the spec it implements')
     .option('--json', 'print exactly one JSON document on stdout (errors included)')
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result and errors')
     .option('--debug', 'add stack traces to errors')
-    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else ./cai.config.json when present)')
+    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)')
     .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)
@@ -79,6 +81,10 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
       outputError: () => {},
     });
 
+  // The version is read from package.json only when asked for (src/version.ts); main.ts prints it, --json aware.
+  program.on('option:version', () => {
+    throw new CommanderError(0, VERSION_REQUESTED, 'version requested');
+  });
   const word = commandWordOf(argv);
   const wanted = word === undefined ? COMMANDS : COMMANDS.filter(([name]) => name === word);
   const registers = await Promise.all(wanted.map(([, load]) => load()));

@@ -48,7 +48,8 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
   const { looseModeWarning } = await import('../config/secret-refs.js');
   const profile = loadProfile(flags, io.env, io.cwd);
   if (!profile.loaded) {
-    throw usageError('missing_config', `no cai.config.json in ${io.cwd}`, "create one with 'cai config init', or name one with --config FILE or CAI_CONFIG");
+    const { describeConfigSearch } = await import('../config/locate.js');
+    throw usageError('missing_config', `no cai.config.json in ${describeConfigSearch(io.cwd)}`, "create one with 'cai config init', or name one with --config FILE or CAI_CONFIG");
   }
   const { loaded } = profile;
   const names = Object.keys(loaded.config.environments);

@@ -12,6 +12,10 @@ interface ReportOptions {
   format: 'table' | 'json' | 'csv';
 }
 
+/** What a record looks like, for the error when a file given as a log holds none (src/report/log.ts reads them). */
+const LOG_RECORD_HINT =
+  'cai report reads the NDJSON logs of cai mock platform|provider --log FILE: one JSON object a line, with "v": 1, "interface" ("A" or "B"), "received_at" and "verdict"';
+
 /** Malformed lines listed one by one on stderr before the rest are summarised. */
 const MALFORMED_SHOWN = 10;
 
@@ -48,7 +52,7 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
   if (since !== undefined && until !== undefined && since >= until) {
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
-  const { reportFromLogs, LogReadError } = await import('../report/read.js');
+  const { reportFromLogs, LogReadError, NotALogError } = await import('../report/read.js');
   const { unreadable } = await import('../cli/input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
@@ -64,12 +68,14 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
     report = await reportFromLogs(inputs, { since, until, provider: options.provider, space: options.space });
   } catch (error) {
     if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
+    if (error instanceof NotALogError) throw usageError('not_a_log', error.message, LOG_RECORD_HINT, error);
     throw error;
   }
   report.logs = logs;
   const summary = { lines: report.lines, malformed: report.malformed };
   reportMalformed(summary.malformed, output);
-  if (summary.lines === 0) output.warn(`the log${logs.length > 1 ? 's hold' : ' holds'} no records`);
+  // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
+  if (summary.lines === 0) output.note(`${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`);
 
   const format = output.json ? 'json' : options.format;
   if (format === 'json') {

@@ -151,7 +151,7 @@ async function prepareBody(kind: SendKind, options: SendOptions, { io, output }:
     if (body.length === 0) throw usageError('empty_body', 'the body is empty', 'pass --body FILE, pipe the body on stdin, or use --sample');
     return { body, ...(options.body !== undefined && options.body !== '-' ? { file: options.body } : {}) };
   }
-  const { sampleJob, sampleEvent, applyOverrides } = await import('../spec/sample.js');
+  const { sampleJob, sampleEvent, applyOverrides, isPlaceholderCallbackUrl } = await import('../spec/sample.js');
   let document: Record<string, unknown>;
   if (kind === 'job') {
     document = sampleJob({
@@ -167,6 +167,9 @@ async function prepareBody(kind: SendKind, options: SendOptions, { io, output }:
   }
   const set = (options.set ?? []).map(parseSet);
   if (set.length || options.unset?.length) document = applyOverrides(document, { set, unset: options.unset ?? [] });
+  if (kind === 'job' && isPlaceholderCallbackUrl(document.callback_url)) {
+    output.warn(`callback_url ${String(document.callback_url)} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`);
+  }
   const body = Buffer.from(JSON.stringify(document), 'utf8');
   output.info(`sending a generated ${kind === 'job' ? 'contact job' : `${String(document.event ?? 'event')} event`}, event_id ${String(document.event_id)}`);
   return { body };

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 
 /**
@@ -9,8 +9,11 @@ import { usageError } from '../errors.js';
 
 export const CONFIG_FILE_NAME = 'cai.config.json';
 
-/** How the config file was found: `--config FILE`, `CAI_CONFIG`, or `cai.config.json` in the working directory. */
-export type ConfigOrigin = 'flag' | 'env' | 'cwd';
+/**
+ * How the config file was found: `--config FILE`, `CAI_CONFIG`, or `cai.config.json` in the working directory
+ * (`cwd`) or in one of its parents up to the repository root (`parent`).
+ */
+export type ConfigOrigin = 'flag' | 'env' | 'cwd' | 'parent';
 
 export interface ConfigLocation {
   /** Absolute path. */
@@ -27,8 +30,9 @@ export interface EnvironmentRequest {
 }
 
 /**
- * The config file to use, or undefined when there is none. A file named explicitly (flag or CAI_CONFIG) that
- * does not exist is a usage error; an absent `cai.config.json` in the working directory just means "no profile".
+ * The config file to use, or undefined when there is none. A file named explicitly (flag or CAI_CONFIG) wins, and
+ * one that does not exist is a usage error. Otherwise the nearest `cai.config.json` from the working directory up
+ * to the repository root (see `configSearch`); none at all just means "no profile".
  */
 export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): ConfigLocation | undefined {
   const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: '--config' } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
@@ -43,8 +47,31 @@ export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv, c
     }
     return { path, origin: named.origin };
   }
-  const path = resolve(cwd, CONFIG_FILE_NAME);
-  return existsSync(path) ? { path, origin: 'cwd' } : undefined;
+  const found = configSearch(cwd).found;
+  return found === undefined ? undefined : { path: found, origin: dirname(found) === resolve(cwd) ? 'cwd' : 'parent' };
+}
+
+export interface ConfigSearch {
+  /** The nearest `cai.config.json`, absolute. */
+  found?: string;
+  /** The last directory looked in: the repository root, or the filesystem root outside any repository. */
+  top: string;
+  /** Whether `top` is a repository root (it holds `.git`, a directory, or a file in a worktree or submodule). */
+  repository: boolean;
+}
+
+/**
+ * Looks for `cai.config.json` in `cwd`, then each parent, stopping after the nearest directory that holds `.git`
+ * (a profile above the repository belongs to something else) or at the filesystem root. A few stat calls: this
+ * runs on every command's start-up.
+ */
+export function configSearch(cwd: string): ConfigSearch {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const candidate = join(dir, CONFIG_FILE_NAME);
+    if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return { found: candidate, top: dir, repository: false };
+    const repository = existsSync(join(dir, '.git'));
+    if (repository || dirname(dir) === dir) return { top: dir, repository };
+  }
 }
 
 /** `--env NAME` wins over `CAI_ENV`. */
@@ -55,7 +82,23 @@ export function requestedEnvironment(flag: string | undefined, env: NodeJS.Proce
 }
 
 export function describeConfigOrigin(origin: ConfigOrigin): string {
-  return origin === 'flag' ? '--config' : origin === 'env' ? 'CAI_CONFIG' : 'found in the working directory';
+  switch (origin) {
+    case 'flag':
+      return '--config';
+    case 'env':
+      return 'CAI_CONFIG';
+    case 'cwd':
+      return 'found in the working directory';
+    case 'parent':
+      return 'found above the working directory';
+  }
+}
+
+/** Where `cai.config.json` was looked for: `/repo/a/b or its parents up to /repo (the repository root)`. */
+export function describeConfigSearch(cwd: string): string {
+  const { top, repository } = configSearch(cwd);
+  if (top === resolve(cwd)) return resolve(cwd);
+  return repository ? `${resolve(cwd)} or its parents up to ${top} (the repository root)` : `${resolve(cwd)} or any parent directory`;
 }
 
 export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
@@ -73,5 +116,5 @@ export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {
   const from = request.origin === 'flag' ? '--env' : 'CAI_ENV';
-  return usageError('missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${cwd}`, "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'");
+  return usageError('missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${describeConfigSearch(cwd)}`, "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'");
 }

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { errnoCode, errorMessage, usageError } from '../errors.js';
+import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 
 /**
@@ -209,8 +209,13 @@ export interface OpenedLog {
 export async function openMockLog(path: string): Promise<OpenedLog> {
   try {
     const loaded = await readMockLog(path);
+    // Lines, none of them a record: the wrong file (a typo, a document); never append records to it.
+    if (loaded.records.length === 0 && loaded.skippedLines > 0) {
+      throw usageError('bad_log', `${path} is not a mock log: ${loaded.skippedLines} ${loaded.skippedLines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, 'pass --log a new file (it is created), or a log a cai mock wrote');
+    }
     return { loaded, log: await DurableLog.open(path) };
   } catch (error) {
+    if (error instanceof CaiError) throw error;
     throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
   }
 }

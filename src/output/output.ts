@@ -91,8 +91,8 @@ export class Output {
 
   /** `error:` then `hint:`, on stderr (or inside the JSON document in `--json` mode; see main.ts). */
   error(message: string, hint?: string): void {
-    this.io.stderr.write(`${this.errColor.red('error:')} ${message}\n`);
-    if (hint) this.io.stderr.write(`${this.errColor.dim('hint:')} ${hint}\n`);
+    this.io.stderr.write(`${this.errColor.red('error:')} ${printable(message)}\n`);
+    if (hint) this.io.stderr.write(`${this.errColor.dim('hint:')} ${printable(hint)}\n`);
   }
 
   debugLine(line: string): void {
@@ -137,4 +137,9 @@ function colorLevel(io: Io, isTTY: boolean, options: OutputOptions): 0 | 1 | 2 |
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return 1;
   if (!isTTY || io.env.TERM === 'dumb') return 0;
   return 1;
+}
+
+/** Control characters quoted from a file or an answer (a binary file's NUL bytes, ESC) are shown as \xNN, not sent to the terminal. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

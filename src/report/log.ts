@@ -36,6 +36,7 @@ export function parseLogLine(line: string): ParsedLine {
     return { ok: false, reason: 'not valid JSON' };
   }
   if (!isRecord(value)) return { ok: false, reason: 'not a JSON object' };
+  if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
   if (value.v !== 1) return { ok: false, reason: `unsupported record version ${JSON.stringify(value.v)} (expected "v": 1)` };
   if (value.interface !== 'A' && value.interface !== 'B') return { ok: false, reason: 'missing "interface" ("A" or "B")' };
   const receivedAt = parseTime(value.received_at);

@@ -14,22 +14,40 @@ export interface ReadSummary {
   malformed: MalformedLine[];
 }
 
+/** What one log held: its non-blank lines, how many were records, and whether it began with binary data. */
+export interface LogFileCounts {
+  lines: number;
+  records: number;
+  /** A NUL byte before any record: the file is not text (a log padded with NULs after a crash still counts). */
+  binary: boolean;
+}
+
 /**
  * Streams NDJSON lines (a big log is never held in memory), handing each record to `onRecord`.
  * A malformed line is reported with its number and skipped: one bad line must not lose the report.
- * Blank lines are ignored. Stream errors (unreadable file) reject.
+ * Blank lines are ignored. Stream errors (unreadable file) reject. Reading stops at binary data met before any
+ * record: such a file is not a log, and reading the rest of it would only add malformed lines.
  */
-export async function readLog(input: Readable, file: string, onRecord: (record: LogRecord) => void, summary: ReadSummary): Promise<void> {
+export async function readLog(input: Readable, file: string, onRecord: (record: LogRecord) => void, summary: ReadSummary): Promise<LogFileCounts> {
   const lines = createInterface({ input, crlfDelay: Infinity });
+  const counts: LogFileCounts = { lines: 0, records: 0, binary: false };
   let number = 0;
   for await (const line of lines) {
     number += 1;
     if (line.trim() === '') continue;
+    if (counts.records === 0 && line.includes('\u0000')) {
+      counts.binary = true;
+      break;
+    }
     summary.lines += 1;
+    counts.lines += 1;
     const parsed = parseLogLine(line);
-    if (parsed.ok) onRecord(parsed.record);
-    else summary.malformed.push({ file, line: number, reason: parsed.reason });
+    if (parsed.ok) {
+      counts.records += 1;
+      onRecord(parsed.record);
+    } else summary.malformed.push({ file, line: number, reason: parsed.reason });
   }
+  return counts;
 }
 
 export function openLog(path: string): Readable {
@@ -46,12 +64,18 @@ export async function reportFromLogs(
   const summary: ReadSummary = { lines: 0, malformed: [] };
   for (const input of inputs) {
     // Each file is opened only when its turn comes, so an error belongs to it and none is left unhandled.
+    const opened = typeof input === 'string' || 'path' in input;
     const { name, stream } = typeof input === 'string' ? { name: input, stream: openLog(input) } : 'path' in input ? { name: input.name, stream: openLog(input.path) } : input;
+    let counts: LogFileCounts;
     try {
-      await readLog(stream, name, (record) => builder.add(record), summary);
+      counts = await readLog(stream, name, (record) => builder.add(record), summary);
     } catch (error) {
       throw new LogReadError(name, error);
+    } finally {
+      if (opened) stream.destroy();
     }
+    // Lines, but not one record: the wrong file, not a log with nothing in it (an empty log is legitimate).
+    if (counts.binary || (counts.lines > 0 && counts.records === 0)) throw new NotALogError(name, counts, summary.malformed.find((line) => line.file === name));
   }
   const names = inputs.map((input) => (typeof input === 'string' ? input : input.name));
   return { logs: names, lines: summary.lines, malformed: summary.malformed, ...builder.build() };
@@ -65,5 +89,22 @@ export class LogReadError extends Error {
   ) {
     super(`cannot read log ${file}`, { cause });
     this.name = 'LogReadError';
+  }
+}
+
+/** A file given as a log holds no record at all: binary data, or lines none of which is a record. */
+export class NotALogError extends Error {
+  constructor(
+    readonly file: string,
+    readonly counts: LogFileCounts,
+    /** The first line that was not a record, and why. */
+    readonly first?: MalformedLine,
+  ) {
+    super(
+      counts.binary
+        ? `${file} is not an NDJSON log: it holds binary data`
+        : `${file} holds no log record: ${counts.lines} ${counts.lines === 1 ? 'line' : 'lines'} read, none a record${first ? ` (line ${first.line}: ${first.reason})` : ''}`,
+    );
+    this.name = 'NotALogError';
   }
 }

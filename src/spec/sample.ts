@@ -19,6 +19,7 @@ export interface SampleEventOptions {
   now?: Date;
 }
 
+/** The sample job's callback_url when none is given: a placeholder (`.example` is reserved, RFC 2606). */
 export const DEFAULT_CALLBACK_URL = 'https://platform.example/cai/events';
 export const DEFAULT_BRANCH_CODE = 'BR-001';
 
@@ -53,6 +54,25 @@ export function formatDateTime(date: Date, offsetMinutes = -date.getTimezoneOffs
 const newLeadId = (): string => `lead_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 const newProviderJobId = (): string => `job_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 const minutes = (date: Date, delta: number): Date => new Date(date.getTime() + delta * 60_000);
+
+/** Host names reserved for documentation (RFC 2606, RFC 6761): no events endpoint can live there. */
+const RESERVED_HOST = /(^|\.)(example|invalid)$|(^|\.)example\.(com|net|org)$/i;
+
+/**
+ * Whether a job's callback_url (§2.2: where the provider sends the events, §4.2) is a placeholder rather than a
+ * real endpoint: the sample's default, or any address under a reserved name such as `platform.example`.
+ */
+export function isPlaceholderCallbackUrl(url: unknown): boolean {
+  if (typeof url !== 'string') return false;
+  if (url === DEFAULT_CALLBACK_URL) return true;
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return RESERVED_HOST.test(host.replace(/\.$/, ''));
+}
 
 /** A contact job (§2.2) with every field, as the platform would send it. */
 export function sampleJob(options: SampleJobOptions = {}): Record<string, unknown> {

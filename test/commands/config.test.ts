@@ -95,7 +95,7 @@ describe('cai sign / verify with a deployment profile', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-empty-'));
     const result = await runCli(['sign', '--env', 'test', '--secret-env', 'EV_NEW'], { cwd: dir, env: secrets, stdin: '{}' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: --env names environment test but there is no cai.config.json in ${dir}\nhint: run from the directory that holds it, pass --config FILE, or create one with 'cai config init'\n`);
+    expect(result.stderr).toBe(`error: --env names environment test but there is no cai.config.json in ${dir} or any parent directory\nhint: run from the directory that holds it, pass --config FILE, or create one with 'cai config init'\n`);
   });
 });
 
@@ -148,7 +148,7 @@ describe('cai config init / show', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-empty-'));
     const result = await runCli(['config', 'show'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: no cai.config.json in ${dir}\nhint: create one with 'cai config init', or name one with --config FILE or CAI_CONFIG\n`);
+    expect(result.stderr).toBe(`error: no cai.config.json in ${dir} or any parent directory\nhint: create one with 'cai config init', or name one with --config FILE or CAI_CONFIG\n`);
   });
 });
 

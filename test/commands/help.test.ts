@@ -6,7 +6,7 @@ const COMMANDS = [
   'sample', 'sample job', 'sample event', 'sample ack', 'sample duplicate-ack',
   'mock', 'mock platform', 'mock provider',
   'conformance', 'conformance run', 'conformance list',
-  'config', 'config show', 'config init',
+  'config', 'config show', 'config init', 'completion',
 ];
 
 describe('every command\'s --help ends with examples', () => {

@@ -13,7 +13,7 @@ describe('the library, imported by the package name (issue #7)', () => {
   });
 
   it('the package entry exports the building blocks the CLI uses', async () => {
-    const names = spawnSync(process.execPath, ['--input-type=module', '-e', "import('cai').then((m) => console.log(Object.keys(m).sort().join(' ')))"], {
+    const names = spawnSync(process.execPath, ['--input-type=module', '-e', "import('cai-toolkit').then((m) => console.log(Object.keys(m).sort().join(' ')))"], {
       cwd: ROOT,
       encoding: 'utf8',
     }).stdout.split(' ').map((name) => name.trim());

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnCli } from '../helpers/cli.js';
+import { ROOT, spawnCli } from '../helpers/cli.js';
+import { SPEC_VERSION } from '../../src/spec/constants.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-e2e-'));
 const bodyFile = join(dir, 'event.json');
@@ -62,7 +63,11 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
   });
 
   it('--version and help work', async () => {
-    expect((await spawnCli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    // One source for the version: package.json (issue #12); the spec version beside it.
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(await spawnCli(['--version'])).toEqual({ code: 0, stdout: `${version} (spec ${SPEC_VERSION})\n`, stderr: '' });
+    expect(await spawnCli(['sign', '--json', '-V'])).toEqual({ code: 0, stdout: `${JSON.stringify({ version, spec: '1.0' })}\n`, stderr: '' });
     const help = await spawnCli(['help', 'sign']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');

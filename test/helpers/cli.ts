@@ -59,12 +59,17 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
 
 /** Spawns the built binary (for end-to-end tests): `npm test` builds first. */
 export function spawnCli(argv: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer; cwd?: string } = {}): Promise<CliResult> {
+  return spawnProcess(process.execPath, [BIN, ...argv], {
+    cwd: options.cwd ?? ROOT,
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...(options.env ?? {}) },
+    stdin: options.stdin,
+  });
+}
+
+/** Spawns any program and collects its exit code, stdout and stderr (stdin is given, or empty). */
+export function spawnProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | Buffer }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
-      cwd: options.cwd ?? ROOT,
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...(options.env ?? {}) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -117,7 +117,7 @@ describe('locateConfig and loadProfile', () => {
 
   it('refuses --env when there is no config file rather than ignoring it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-config-'));
-    expect(usage(() => loadProfile({}, { CAI_ENV: 'test' }, dir)).message).toBe(`CAI_ENV names environment test but there is no cai.config.json in ${dir}`);
+    expect(usage(() => loadProfile({}, { CAI_ENV: 'test' }, dir)).message).toBe(`CAI_ENV names environment test but there is no cai.config.json in ${dir} or any parent directory`);
     expect(loadProfile({}, {}, dir)).toEqual({});
   });
 });

@@ -1,0 +1,113 @@
+import { flattenTree, type Completion, type CompletionCommand } from './tree.js';
+import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInfo } from './shared.js';
+
+/**
+ * The zsh script: the same walk as bash's, with descriptions for commands and flags (`_describe`). It works both
+ * autoloaded from `$fpath` as `_cai` and evaluated in ~/.zshrc (then it registers itself with `compdef`).
+ */
+export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
+  const commands = flattenTree(root);
+  const table = (name: string, rows: [label: string, items: string[]][]) =>
+    [`${name}() {`, '  case $1 in', ...rows.filter(([, items]) => items.length > 0).map(([label, items]) => `    ${label}) reply=(${items.join(' ')}) ;;`), '    *) reply=() ;;', '  esac', '}'].join('\n');
+  const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
+  const described = (name: string, description: string) => singleQuoted(`${word(name)}:${description}`);
+  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') => command.options.filter((o) => o.value === value).flatMap((o) => o.flags.map(word));
+  const marker = (completion: Completion) => completionMarker(completion).split(' ').filter((item) => item !== '');
+  const valueRows = commands.flatMap((command) => command.options.flatMap((o) => o.flags.map((flag): [string, string[]] => [caseLabel(`${command.path.join(' ')}|${flag}`), marker(o.completion)])));
+  return `#compdef cai
+${header('zsh', info)}
+
+${table('_cai_subcommands', commands.map((c) => [key(c), c.subcommands.map((s) => described(s.name, s.description))]))}
+
+${table('_cai_flags', commands.map((c) => [key(c), c.options.flatMap((o) => o.flags.map((flag) => described(flag, o.description)))]))}
+
+${table('_cai_required_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'required')]))}
+
+${table('_cai_optional_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'optional')]))}
+
+# "path|flag" -> what the flag's value completes to: words, @files or @directories.
+${table('_cai_values', valueRows)}
+
+${table('_cai_positional', commands.map((c): [string, string[]] => [key(c), marker(c.positional)]))}
+
+_cai_complete_with() {
+  case $1 in
+    @files) _files ;;
+    @directories) _files -/ ;;
+    *) compadd -a reply ;;
+  esac
+}
+
+_cai() {
+  emulate -L zsh
+  local cmdpath='' word='' flag='' cur=\${words[CURRENT]} prev=\${words[CURRENT-1]}
+  local -a reply names required optional
+  local -i i=2
+  # Which command the words before the cursor name, skipping options and the values they take.
+  while (( i < CURRENT )); do
+    word=\${words[i]}
+    case $word in
+      --) break ;;
+      -*)
+        _cai_required_value_flags "$cmdpath"
+        required=($reply)
+        _cai_optional_value_flags "$cmdpath"
+        optional=($reply)
+        if (( \${required[(Ie)$word]} )); then
+          (( i += 1 ))
+        elif (( \${optional[(Ie)$word]} && i + 1 < CURRENT )) && [[ \${words[i+1]} != -* ]]; then
+          (( i += 1 ))
+        fi
+        ;;
+      *)
+        _cai_subcommands "$cmdpath"
+        names=(\${reply%%:*})
+        if (( \${names[(Ie)$word]} )); then cmdpath=\${cmdpath:+$cmdpath }$word; fi
+        ;;
+    esac
+    (( i += 1 ))
+  done
+  _cai_required_value_flags "$cmdpath"
+  required=($reply)
+  _cai_optional_value_flags "$cmdpath"
+  optional=($reply)
+  if [[ $cur == --*=* ]]; then
+    flag=\${cur%%=*}
+    compset -P '*='
+  elif (( \${required[(Ie)$prev]} || \${optional[(Ie)$prev]} )); then
+    flag=$prev
+  fi
+  # An option whose value is optional, then a word that starts with "-": that word is the next option.
+  if [[ -n $flag && $cur == -* ]] && (( \${optional[(Ie)$flag]} )); then
+    flag=''
+  fi
+  if [[ -n $flag ]]; then
+    _cai_values "$cmdpath|$flag"
+    if (( $#reply )); then
+      _cai_complete_with \${reply[1]}
+      return
+    fi
+    # A value with no known set (a URL, a number): nothing to offer, unless the option's value is optional.
+    (( \${required[(Ie)$flag]} )) && return 1
+  fi
+  if [[ $cur == -* ]]; then
+    _cai_flags "$cmdpath"
+    _describe -t options 'option' reply
+    return
+  fi
+  _cai_subcommands "$cmdpath"
+  if (( $#reply )); then
+    _describe -t commands 'command' reply
+    return
+  fi
+  _cai_positional "$cmdpath"
+  (( $#reply )) && _cai_complete_with \${reply[1]}
+}
+
+if [[ \${funcstack[1]} == _cai ]]; then
+  _cai "$@"
+else
+  compdef _cai cai
+fi
+`;
+}

@@ -1,0 +1,50 @@
+import { Argument, type Command } from 'commander';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { INSTALL, SHELLS, type Shell } from '../cli/completion/shared.js';
+
+export function registerCompletion(program: Command, state: RunState): void {
+  program
+    .command('completion')
+    .description('Print a shell completion script for cai: commands, flags, fault names, event types and other values')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .addHelpText(
+      'after',
+      `
+The script is generated from this version's commands and flags: regenerate it after upgrading cai.
+
+Install:
+${SHELLS.map((shell) => INSTALL[shell].map((line, index) => `  ${index === 0 ? shell.padEnd(6) : '        '}${line}`).join('\n')).join('\n')}
+
+Examples:
+  $ cai completion bash > ~/.local/share/bash-completion/completions/cai
+  $ cai completion zsh > "\${fpath[1]}/_cai"
+  $ cai completion fish > ~/.config/fish/completions/cai.fish`,
+    )
+    .action(async (shell: Shell, _options: unknown, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runCompletion(shell, context));
+    });
+}
+
+async function runCompletion(shell: Shell, { io, output }: CommandContext): Promise<number> {
+  // The script is read from the program itself, every command registered, so it cannot drift from the flags.
+  const { buildProgram } = await import('../program.js');
+  const { completionTree } = await import('../cli/completion/tree.js');
+  const { versionInfo } = await import('../version.js');
+  const tree = completionTree(await buildProgram({ io, exitCode: 0 }));
+  const render = await scriptRenderer(shell);
+  const script = render(tree, { version: versionInfo().version });
+  if (output.json) output.printJson({ shell, script });
+  else output.resultRaw(script);
+  return 0;
+}
+
+async function scriptRenderer(shell: Shell) {
+  switch (shell) {
+    case 'bash':
+      return (await import('../cli/completion/bash.js')).bashScript;
+    case 'zsh':
+      return (await import('../cli/completion/zsh.js')).zshScript;
+    case 'fish':
+      return (await import('../cli/completion/fish.js')).fishScript;
+  }
+}

@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { SPEC_VERSION } from './spec/constants.js';
+
+/** What `cai --version` reports: the tool's version and the version of the interface spec it implements. */
+export interface VersionInfo {
+  version: string;
+  spec: string;
+}
+
+/**
+ * The tool's version has one source, the package's own package.json (shipped in every install, one level above
+ * `dist/`, as above `src/`). It is read only when asked for, so no other command pays for it at start-up.
+ */
+export function versionInfo(): VersionInfo {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return { version: manifest.version, spec: SPEC_VERSION };
+}
+
+/** One line: `0.2.0 (spec 1.0)`; the first word alone is the version, for scripts. */
+export function formatVersion(info: VersionInfo): string {
+  return `${info.version} (spec ${info.spec})`;
+}
