@@ -11,18 +11,6 @@ import { ROOT } from '../helpers/cli.js';
 import { caiCommands, codeBlocks } from './markdown.js';
 import { checkCommand, loadProgram } from './cli-surface.js';
 
-/**
- * Lines that show features decided but not yet on this branch (issue #12). Each entry is an exact command text as
- * the check sees it (`cai` + its words). The test fails when an entry starts to pass (or is no longer in the
- * docs): remove it then. After the branches of issue #12 are merged, this list must be empty.
- */
-const NOT_YET_BUILT = new Set<string>([
-  // `cai completion bash|zsh|fish` (issue #12, "a terminal that helps").
-  'cai completion bash',
-  'cai completion zsh',
-  'cai completion fish',
-]);
-
 export const PAGES = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
@@ -46,21 +34,12 @@ describe('the documented command lines exist', () => {
       for (const line of caiCommands(block)) {
         commands += 1;
         const check = checkCommand(program, line.words);
-        if (NOT_YET_BUILT.has(line.text)) {
-          if (check.problems.length === 0) problems.push(`${page}:${line.line}: "${line.text}" now passes: remove it from NOT_YET_BUILT`);
-          continue;
-        }
         for (const problem of check.problems) problems.push(`${page}:${line.line}: ${problem}\n    ${line.text}`);
       }
     }
     expect(problems).toEqual([]);
     // The reference pages of the commands show them; a page whose examples vanished from the check fails here.
     if (COMMAND_PAGES.includes(page)) expect(commands, `${page} shows no cai command`).toBeGreaterThan(0);
-  });
-
-  it('NOT_YET_BUILT lists only lines the docs still show', () => {
-    const shown = new Set(PAGES.flatMap((page) => codeBlocks(readFileSync(join(ROOT, page), 'utf8')).flatMap((block) => caiCommands(block).map((line) => line.text))));
-    expect([...NOT_YET_BUILT].filter((text) => !shown.has(text))).toEqual([]);
   });
 });
 
