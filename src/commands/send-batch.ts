@@ -13,7 +13,8 @@ import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { formatDuration } from '../http/retry.js';
 import { sendEvent, sendJob } from '../http/send.js';
 import { ProgressLine } from './progress-line.js';
-import { describeIssue, dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
+import { describeIssue } from '../spec/issues.js';
+import { dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
 import type { SendOptions } from './send-shared.js';
 
 export async function runBatchCommand(kind: SendKind, options: SendOptions & { to: string; identity: string }, context: CommandContext): Promise<number> {

@@ -12,6 +12,7 @@ import { CaiError, usageError, ExitCode } from '../errors.js';
 import type { Output } from '../output/output.js';
 import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
 import { statusRule } from '../spec/statuses.js';
+import { describeIssue } from '../spec/issues.js';
 import { sign } from '../signing/sign.js';
 import { createDispatcher, originOf, proxyFromEnv } from '../http/client.js';
 import { ProgressLine } from './progress-line.js';
@@ -200,12 +201,6 @@ async function refuseInvalid(kind: SendKind, body: Buffer, { output }: CommandCo
   return ExitCode.negative;
 }
 
-/** `path: message (expected …, received …)` for one validation issue. */
-export function describeIssue(issue: { path: string; message: string; expected?: string; received?: string }): string {
-  const detail = [issue.expected !== undefined ? `expected ${issue.expected}` : '', issue.received !== undefined ? `received ${issue.received}` : ''].filter(Boolean).join(', ');
-  return `${issue.path || '(document)'}: ${issue.message}${detail ? ` (${detail})` : ''}`;
-}
-
 // ---------------------------------------------------------------------------------------------- dry run
 
 interface DryRunRequest {
@@ -231,11 +226,9 @@ export async function printDryRun(request: DryRunRequest, options: TransportOpti
     return 0;
   }
   if (options.format === 'curl') {
-    const { shellQuote } = await import('./sign.js');
-    const lines = [`curl -sS -i -X POST ${shellQuote(request.url)}`, ...Object.entries(headers).map(([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`)];
-    // A file keeps the exact bytes; an inline body is exact too (single quotes keep every byte but NUL).
-    lines.push(request.bodyFile !== undefined ? `  --data-binary ${shellQuote(`@${request.bodyFile}`)}` : `  --data-binary ${shellQuote(request.body.toString('utf8'))}`);
-    output.result(lines.join(' \\\n'));
+    const { curlCommand } = await import('../http/curl.js');
+    const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
+    output.result(curlCommand({ url: request.url, headers: Object.entries(headers), data }));
     return 0;
   }
   const url = new URL(request.url);

@@ -70,7 +70,7 @@ async function runSign(options: SignOptions, { io, output }: CommandContext): Pr
   }
   if (options.format === 'curl') {
     const bodyFile = await bodyFileForCurl(options.body, body, output);
-    output.result(curlCommand(options, timestamp, signature, bodyFile));
+    output.result(await curlFor(options, timestamp, signature, bodyFile));
     return 0;
   }
   output.result(`${HeaderNames.timestamp}: ${timestamp}`);
@@ -103,7 +103,7 @@ async function bodyFileForCurl(path: string | undefined, body: Buffer, output: C
   return file;
 }
 
-function curlCommand(options: SignOptions, timestamp: number, signature: string, bodyFile: string): string {
+async function curlFor(options: SignOptions, timestamp: number, signature: string, bodyFile: string): Promise<string> {
   const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
   if (!options.url) throw usageError('missing_option', '--format curl needs --url', 'pass --url with the full address to POST to');
   if (!iface) {
@@ -114,23 +114,20 @@ function curlCommand(options: SignOptions, timestamp: number, signature: string,
       ? requireOption(options.source, '--source', 'interface A sends X-CAI-Source (§4.1)')
       : requireOption(options.provider, '--provider', 'interface B sends X-CAI-Provider (§4.2)');
   const identityHeader = iface === 'A' ? HeaderNames.source : HeaderNames.provider;
-  const url = options.url;
-  return [
-    `curl -sS -i -X POST ${shellQuote(url)}`,
-    `  -H ${shellQuote('Content-Type: application/json')}`,
-    `  -H ${shellQuote(`${identityHeader}: ${identity}`)}`,
-    `  -H ${shellQuote(`${HeaderNames.timestamp}: ${timestamp}`)}`,
-    `  -H ${shellQuote(`${HeaderNames.signature}: ${signature}`)}`,
-    `  --data-binary ${shellQuote(`@${bodyFile}`)}`,
-  ].join(' \\\n');
+  const { curlCommand } = await import('../http/curl.js');
+  return curlCommand({
+    url: options.url,
+    headers: [
+      ['Content-Type', 'application/json'],
+      [identityHeader, identity],
+      [HeaderNames.timestamp, String(timestamp)],
+      [HeaderNames.signature, signature],
+    ],
+    data: { file: bodyFile },
+  });
 }
 
 function requireOption(value: string | undefined, flag: string, why: string): string {
   if (value === undefined || value === '') throw usageError('missing_option', `--format curl needs ${flag}`, `${why}; pass ${flag}`);
   return value;
-}
-
-/** POSIX single-quote quoting. */
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
