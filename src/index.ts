@@ -38,12 +38,12 @@ export {
   createDispatcher,
   postOnce,
   proxyFromEnv,
-  MIN_TLS_VERSION,
   type ClientOptions,
   type HttpResponse,
   type PostRequest,
   type Dispatcher,
 } from './http/client.js';
+export { MIN_TLS_VERSION } from './http/tls.js';
 export {
   DEFAULT_RETRY_POLICY,
   classifyOutcome,

@@ -2,7 +2,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
-import { readFileInput } from '../cli/input.js';
+import { readFileInput } from '../input.js';
+import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { CheckResult, SuiteReport } from '../conformance/types.js';
@@ -76,11 +77,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
     .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
-    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
-    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
-    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
-    .option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
+    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)');
+  addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
   addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
   addSecretOptions(run, 'callback-secret', 'A: the events secret, to verify the provider\'s callbacks (default: $CAI_CALLBACK_SECRET)');
   run.addHelpText(
@@ -161,7 +159,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     output.note('no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
-  const client = await clientOptions(options, context);
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
 
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -224,18 +222,6 @@ async function loadWaivers(path: string, { io }: CommandContext) {
   const parsed = parseWaivers((await readFileInput(path, io, 'waivers')).toString('utf8'));
   if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
   return parsed.waivers;
-}
-
-async function clientOptions(options: RunOptions, context: CommandContext) {
-  const { output, io } = context;
-  if (options.insecure) output.warn('--insecure: the target\'s TLS certificate is not verified; never use this against production');
-  const ca = options.ca !== undefined ? await readFileInput(options.ca, io, 'CA certificate') : undefined;
-  let proxy = options.proxy;
-  if (proxy === undefined && options.target) {
-    const { proxyFromEnv } = await import('../http/client.js');
-    proxy = proxyFromEnv(io.env, options.target);
-  }
-  return { ...(ca ? { ca } : {}), ...(options.insecure ? { insecure: true } : {}), ...(proxy ? { proxy } : {}) };
 }
 
 /** Live progress: one line per finished check on a terminal; nothing otherwise (the table follows). */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readFileInput } from '../cli/input.js';
+import { readFileInput } from '../input.js';
 import { DEFAULT_SIGNATURE_EXAMPLE, packageFile } from '../cli/paths.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
@@ -13,7 +12,9 @@ import {
   parseRatePerSecond,
 } from '../cli/options.js';
 import { parseCidrOption } from '../cli/network-options.js';
-import { errorMessage, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
+import { readPem } from '../input.js';
+import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
 import type { Output } from '../output/output.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
@@ -231,7 +232,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     catalog,
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
     tls,
-    callbackTls: options.ca !== undefined || options.insecure ? { ca: options.ca !== undefined ? await readPem(io, options.ca, '--ca') : undefined, insecure: options.insecure === true } : undefined,
+    callbackTls: await callbackTls(options, context),
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
@@ -363,22 +364,14 @@ async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; 
   if (options.tlsCert === undefined || options.tlsKey === undefined) {
     throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
   }
-  const read = async (file: string, what: string) => {
-    try {
-      return await readFile(resolvePath(io, file));
-    } catch (error) {
-      throw usageError('unreadable_file', `cannot read the TLS ${what} ${file}: ${errorMessage(error)}`, `check the --tls-${what} path`, error);
-    }
-  };
-  return { cert: await read(options.tlsCert, 'cert'), key: await read(options.tlsKey, 'key') };
+  return { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') };
 }
 
-async function readPem(io: Io, file: string, flag: string): Promise<Buffer> {
-  try {
-    return await readFile(resolvePath(io, file));
-  } catch (error) {
-    throw usageError('unreadable_file', `cannot read ${file}: ${errorMessage(error)}`, `check the ${flag} path`, error);
-  }
+/** The provider's callbacks are https when the jobs' callback_url says so: --ca and --insecure apply to them. */
+async function callbackTls(options: ProviderCommandOptions, context: CommandContext): Promise<{ ca?: Buffer; insecure: boolean } | undefined> {
+  if (options.ca === undefined && !options.insecure) return undefined;
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context);
+  return { ca: client.ca, insecure: client.insecure === true };
 }
 
 function resolvePath(io: Io, file: string): string {

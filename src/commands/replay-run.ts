@@ -1,6 +1,6 @@
 /** `cai replay`: loaded lazily by its action. */
 import type { CommandContext } from '../cli/runner.js';
-import { readFileInput } from '../cli/input.js';
+import { readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { parseRawRequest, type RawRequest } from '../http/raw-request.js';

@@ -6,7 +6,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandContext } from '../cli/runner.js';
-import { readBodyInput, readFileInput } from '../cli/input.js';
+import { readBodyInput, readFileInput } from '../input.js';
 import { ExitCode, usageError } from '../errors.js';
 import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchDocument, type BatchRecord, type BatchSummary } from '../http/batch.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';

@@ -6,15 +6,16 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { CommandContext } from '../cli/runner.js';
-import { readBodyInput, readFileInput } from '../cli/input.js';
+import { readBodyInput } from '../input.js';
+import { openTransport } from '../cli/transport-options.js';
 import { secretsFromOptions } from '../cli/secret-options.js';
-import { CaiError, usageError, ExitCode } from '../errors.js';
+import { usageError, ExitCode } from '../errors.js';
 import type { Output } from '../output/output.js';
 import { EVENT_TYPES, HeaderNames, type EventType } from '../spec/constants.js';
 import { statusRule } from '../spec/statuses.js';
 import { describeIssue } from '../spec/issues.js';
 import { sign } from '../signing/sign.js';
-import { createDispatcher, originOf, proxyFromEnv } from '../http/client.js';
+import { originOf } from '../http/client.js';
 import { ProgressLine } from './progress-line.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
 import { formatDuration, planSchedule, resolvePolicy, type PlannedAttempt, type RetryPolicy } from '../http/retry.js';
@@ -88,47 +89,11 @@ export function signingSecret(options: Record<string, unknown>, { io, output }: 
 }
 
 /** The connection pool, with TLS (§5.8), --ca, --insecure, the proxy and the local address. */
-export async function dispatcherFor(options: TransportOptions, url: string, { io, output }: CommandContext, connections: number): Promise<Dispatcher> {
-  const ca = options.ca !== undefined ? await readCa(options.ca, io) : undefined;
-  if (ca && !ca.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) {
-    throw usageError('bad_ca', `${options.ca} holds no PEM certificate`, 'pass the CA certificate in PEM form (-----BEGIN CERTIFICATE-----)');
-  }
-  if (options.insecure) {
-    output.warn('--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.');
-  }
-  const proxy = options.proxy ?? proxyFromEnv(io.env, url);
-  if (proxy) output.info(`via proxy ${redactUrl(proxy)}`);
-  try {
-    return createDispatcher({
-      ...(ca ? { ca } : {}),
-      ...(options.insecure ? { insecure: true } : {}),
-      ...(proxy ? { proxy } : {}),
-      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-      connectTimeoutMs: options.timeout,
-      connections,
-    });
-  } catch (error) {
-    throw usageError('bad_transport', `cannot set up the connection: ${error instanceof Error ? error.message : String(error)}`, 'check --proxy, --local-address and --ca', error);
-  }
-}
-
-async function readCa(path: string, io: CommandContext['io']): Promise<Buffer> {
-  try {
-    return await readFileInput(path, io, 'certificate authority');
-  } catch (error) {
-    if (error instanceof CaiError) throw usageError(error.code, error.message, 'pass the PEM file of the authority that signed the receiver\'s certificate', error);
-    throw error;
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
+export async function dispatcherFor(options: TransportOptions, url: string, context: CommandContext, connections: number): Promise<Dispatcher> {
+  const flags = { ca: options.ca, insecure: options.insecure, proxy: options.proxy, localAddress: options.localAddress, connectTimeoutMs: options.timeout, connections };
+  const transport = await openTransport(flags, context, url);
+  const { openDispatcher } = await import('../http/transport.js');
+  return openDispatcher(transport);
 }
 
 // ---------------------------------------------------------------------------------------------- body

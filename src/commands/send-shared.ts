@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
 import { parseIpAddress } from '../cli/network-options.js';
 import { addSecretOptions } from '../cli/secret-options.js';
+import { addTlsOptions } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 
 export interface TransportOptions {
@@ -61,17 +62,16 @@ export function refuseIdleFlags(options: SendOptions, command: Command): void {
 
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
 export function addTransportOptions(command: Command): Command {
-  return command
+  command
     .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parsePositiveDurationMs, 10_000)
     .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h)', parseRetryPeriodMs, 120_000)
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
     .addOption(new Option('--initial-delay <duration>', 'the first backoff wait (doubling from there)').argParser(parseDurationMs).hideHelp())
-    .option('--print-schedule', 'print the planned retry waits for these settings and send nothing')
-    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
-    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
+  addTlsOptions(command);
+  return command
     .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)', parseIpAddress)
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
     .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))

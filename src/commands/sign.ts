@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
-import { readBodyInput } from '../cli/input.js';
+import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';

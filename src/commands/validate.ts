@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { readFileInput, unreadable } from '../cli/input.js';
+import { readFileInput, unreadable } from '../input.js';
 import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
 import { usageError } from '../errors.js';
 import { describeIssue } from '../spec/issues.js';

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds } from '../cli/options.js';
-import { readBodyInput, readFileInput } from '../cli/input.js';
+import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { verify, type VerifyResult } from '../signing/verify.js';

@@ -32,7 +32,11 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const stdin = options.stdin === undefined ? Readable.from([]) : Readable.from([Buffer.from(options.stdin)]);
   const listeners = new Set<(signal: NodeJS.Signals) => void>();
-  options.interrupt?.then(() => listeners.forEach((listener) => listener('SIGINT')));
+  let interrupted = false;
+  options.interrupt?.then(() => {
+    interrupted = true;
+    listeners.forEach((listener) => listener('SIGINT'));
+  });
   const io: Io = {
     stdin,
     stdout,
@@ -41,6 +45,8 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
     cwd: options.cwd ?? ROOT,
     onInterrupt(listener) {
       listeners.add(listener);
+      // On a loaded machine the command may subscribe only after the interrupt came: it still gets it.
+      if (interrupted) queueMicrotask(() => listeners.has(listener) && listener('SIGINT'));
       return () => listeners.delete(listener);
     },
     now: () => options.now ?? Date.now(),
