@@ -17,6 +17,7 @@ import { readPem } from '../input.js';
 import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
 import type { Output } from '../output/output.js';
+import { LineBuffer } from '../output/line-buffer.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
 import type { SentEventEntry } from '../mock/provider.js';
@@ -170,7 +171,7 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
   const testSecrets = testSecretsFromOptions(options, io);
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
-  const lines = new LineWriter(output);
+  const lines = lineBuffer(output);
   const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockPlatform({
     host: options.host,
@@ -217,7 +218,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
-  const lines = new LineWriter(output);
+  const lines = lineBuffer(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockProvider({
@@ -269,7 +270,7 @@ function waitForInterrupt(io: Io): { signal: Promise<NodeJS.Signals>; cancel: ()
 }
 
 /** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
-async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<NodeJS.Signals>, output: Output, lines: LineWriter): Promise<number> {
+async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<NodeJS.Signals>, output: Output, lines: LineBuffer): Promise<number> {
   const signal = await interrupted;
   output.info(`${signal}: finishing requests in flight…`);
   await mock.close();
@@ -284,34 +285,11 @@ async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<Nod
  */
 const LINE_FLUSH_MS = 20;
 
-class LineWriter {
-  private buffer = '';
-  private scheduled = false;
-
-  constructor(private readonly output: Output) {}
-
-  line(text: string): void {
-    this.buffer += text + '\n';
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setTimeout(() => this.flush(), LINE_FLUSH_MS);
-    }
-  }
-
-  json(document: unknown): void {
-    this.line(JSON.stringify(document));
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.buffer === '') return;
-    const text = this.buffer;
-    this.buffer = '';
-    this.output.resultRaw(text);
-  }
+function lineBuffer(output: Output): LineBuffer {
+  return new LineBuffer((text) => output.resultRaw(text), { delayMs: LINE_FLUSH_MS });
 }
 
-function printEntry(entry: MockRequestEntry, output: Output, lines: LineWriter): void {
+function printEntry(entry: MockRequestEntry, output: Output, lines: LineBuffer): void {
   if (output.json) {
     lines.json(entry);
     return;
@@ -331,7 +309,7 @@ function printEntry(entry: MockRequestEntry, output: Output, lines: LineWriter):
   lines.line(parts.join('  '));
 }
 
-function printSent(entry: SentEventEntry, output: Output, lines: LineWriter): void {
+function printSent(entry: SentEventEntry, output: Output, lines: LineBuffer): void {
   if (output.json) {
     lines.json(entry);
     return;

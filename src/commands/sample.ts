@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
-import { pipeWriter } from '../cli/pipe-writer.js';
+import { pipeWriter } from '../output/pipe-writer.js';
 import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
 import { describeIssue } from '../spec/issues.js';
 

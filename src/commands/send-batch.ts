@@ -12,7 +12,8 @@ import { acceptedKeysFromResults, runBatch, splitNdjson, type BatchDocument, typ
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { formatDuration } from '../http/retry.js';
 import { sendEvent, sendJob } from '../http/send.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressBar } from '../output/progress.js';
+import { LineBuffer } from '../output/line-buffer.js';
 import { describeIssue } from '../spec/issues.js';
 import { dispatcherFor, retryPolicyOf, signingSecret, type SendKind } from './send-run.js';
 import type { SendOptions } from './send-shared.js';
@@ -53,8 +54,9 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
       dispatcher.destroy().catch(() => {});
     }
   });
-  const progress = Progress.start(documents.length, context);
-  const ndjson = new LineBuffer((text) => output.resultRaw(text));
+  const progress = new ProgressBar(documents.length, context);
+  // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.
+  const ndjson = new LineBuffer((text) => output.resultRaw(text), { delayMs: 0, maxLines: 512 });
   try {
     const { records, summary } = await runBatch(
       documents,
@@ -73,9 +75,9 @@ export async function runBatchCommand(kind: SendKind, options: SendOptions & { t
         signal: abort.signal,
         ...(resumed ? { alreadyAccepted: resumed } : {}),
         onRecord: (record) => {
-          progress.count(record);
+          progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem');
           if (outputFile) outputFile.write(`${JSON.stringify(record)}\n`);
-          if (output.json) ndjson.push(record);
+          if (output.json) ndjson.json(record);
           else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
         },
       },
@@ -122,34 +124,6 @@ async function validateDocuments(kind: SendKind, documents: BatchDocument[]): Pr
 }
 
 const known = (eventId: string | undefined) => (eventId !== undefined ? { eventId } : {});
-
-/**
- * NDJSON results on stdout, written in chunks: one write per record costs more than the request itself at
- * thousands per second. Lines still appear promptly (flushed on the next turn of the event loop).
- */
-class LineBuffer {
-  private lines: string[] = [];
-  private scheduled = false;
-
-  constructor(private readonly write: (text: string) => void) {}
-
-  push(document: unknown): void {
-    this.lines.push(JSON.stringify(document));
-    if (this.lines.length >= 512) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.lines.length === 0) return;
-    const text = `${this.lines.join('\n')}\n`;
-    this.lines = [];
-    this.write(text);
-  }
-}
 
 async function readResume(path: string, context: CommandContext): Promise<Set<string>> {
   const text = (await readFileInput(path, context.io, 'resume')).toString('utf8');
@@ -247,55 +221,4 @@ export function compressLines(lines: readonly number[]): string {
   }
   if (start !== undefined) parts.push(start === previous ? String(start) : `${start}-${previous}`);
   return parts.join(', ');
-}
-
-/** The batch's progress bar (a TTY only), and the lines it holds back while it is drawn. */
-class Progress {
-  private done = 0;
-  private accepted = 0;
-  private problems = 0;
-  private lastDraw = 0;
-  private stopped = false;
-  private readonly held: string[] = [];
-  private readonly line: ProgressLine;
-
-  private constructor(
-    private readonly total: number,
-    private readonly context: CommandContext,
-  ) {
-    this.line = new ProgressLine(context);
-    this.line.update(`sending ${total} document(s)…`);
-  }
-
-  static start(total: number, context: CommandContext): Progress {
-    return new Progress(total, context);
-  }
-
-  count(record: BatchRecord): void {
-    this.done += 1;
-    if (record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped') this.accepted += 1;
-    else this.problems += 1;
-    if (!this.line.live) return;
-    const now = Date.now();
-    if (now - this.lastDraw < 100 && this.done < this.total) return;
-    this.lastDraw = now;
-    const width = 24;
-    const filled = Math.round((this.done / this.total) * width);
-    this.line.update(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${this.done}/${this.total} · ok ${this.accepted} · problems ${this.problems}`);
-  }
-
-  /** A line on stderr; held back while the progress bar is drawn, so the two do not mix. */
-  log(line: string): void {
-    if (this.line.live && !this.stopped) this.held.push(line);
-    else this.context.output.info(line);
-  }
-
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.line.clear();
-    const shown = this.held.slice(0, 50);
-    shown.forEach((line) => this.context.output.info(line));
-    if (this.held.length > shown.length) this.context.output.info(`… and ${this.held.length - shown.length} more (see --output or --json for every result)`);
-  }
 }

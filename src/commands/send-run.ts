@@ -16,7 +16,7 @@ import { statusRule } from '../spec/statuses.js';
 import { describeIssue } from '../spec/issues.js';
 import { sign } from '../signing/sign.js';
 import { originOf } from '../http/client.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressLine } from '../output/progress.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
 import { formatDuration, planSchedule, resolvePolicy, type PlannedAttempt, type RetryPolicy } from '../http/retry.js';
 import { contactJobsUrl, sendEvent, sendJob, type SendResult } from '../http/send.js';

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { readFileInput, unreadable } from '../input.js';
-import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
+import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
 import { usageError } from '../errors.js';
 import { describeIssue } from '../spec/issues.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../spec/validate.js';
