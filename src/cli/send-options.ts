@@ -3,11 +3,13 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
-import { parseIpAddress } from '../cli/network-options.js';
-import { addSecretOptions } from '../cli/secret-options.js';
-import { addTlsOptions } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
+import type { TransportFlags } from '../http/transport.js';
+import type { RetryPolicy } from '../http/retry.js';
+import { parseIpAddress } from './network-options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
+import { addSecretOptions } from './secret-options.js';
+import { addTlsOptions } from './transport-options.js';
 
 export interface TransportOptions {
   timeout: number;
@@ -76,6 +78,21 @@ export function addTransportOptions(command: Command): Command {
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
     .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
+}
+
+/** The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). */
+export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
+  return {
+    enabled: options.retry,
+    retryForMs: options.retryFor,
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
+  };
+}
+
+/** The transport the flags ask for, with `connections` in the pool (src/http/transport.ts). */
+export function transportFlags(options: TransportOptions, connections: number): TransportFlags {
+  return { ca: options.ca, insecure: options.insecure, proxy: options.proxy, localAddress: options.localAddress, connectTimeoutMs: options.timeout, connections };
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
