@@ -50,10 +50,7 @@ Examples:
 async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    const { loadExample, renderExample } = await import('./example-shared.js');
-    const { example, file } = await loadExample(options.example, io);
-    const reproduction = renderExample(example, file, output);
-    return reproduction.reproduced ? 0 : 1;
+    return (await import('../cli/signature-example.js')).showSignatureExample(options.example, { io, output });
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const secret = secrets[0];
