@@ -21,6 +21,7 @@ import { LineBuffer } from '../output/line-buffer.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
 import type { SentEventEntry } from '../mock/provider.js';
+import type { CatalogBranch } from '../spec/catalog.js';
 
 interface CommonOptions {
   host: string;
@@ -40,7 +41,8 @@ interface ProviderCommandOptions extends CommonOptions {
   source?: string;
   scenario?: string;
   speed: number;
-  catalog?: string;
+  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  catalog?: string | CatalogBranch[];
 }
 
 interface PlatformCommandOptions extends CommonOptions {
@@ -53,7 +55,8 @@ interface PlatformCommandOptions extends CommonOptions {
   failRate?: number;
   failFirst?: number;
   knownLead?: string[];
-  catalog?: string;
+  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  catalog?: string | CatalogBranch[];
 }
 
 
@@ -172,7 +175,7 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
   const lines = lineBuffer(output);
-  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const catalog = await catalogOf(options.catalog, io);
   const mock = await startMockPlatform({
     host: options.host,
     port: options.port,
@@ -220,7 +223,7 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
   const lines = lineBuffer(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
-  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
+  const catalog = await catalogOf(options.catalog, io);
   const mock = await startMockProvider({
     host: options.host,
     port: options.port,
@@ -350,6 +353,14 @@ async function callbackTls(options: ProviderCommandOptions, context: CommandCont
   if (options.ca === undefined && !options.insecure) return undefined;
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context);
   return { ca: client.ca, insecure: client.insecure === true };
+}
+
+/** `--catalog FILE`, read and checked; or the profile's branches, given as data. */
+async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io): Promise<CatalogBranch[] | undefined> {
+  if (catalog === undefined || catalog === '') return undefined;
+  if (typeof catalog !== 'string') return catalog;
+  const { loadCatalog } = await import('../spec/catalog.js');
+  return loadCatalog(resolvePath(io, catalog));
 }
 
 function resolvePath(io: Io, file: string): string {

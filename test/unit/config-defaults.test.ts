@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -78,7 +78,7 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
     case 'provider_endpoint':
       return { [camel(rule.option)]: rule.shape === 'contact-jobs-url' ? 'https://provider.example/cai/contact-jobs' : settings.provider_endpoint };
     case 'branches':
-      return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : expect.stringMatching(/cai-catalog-[0-9a-f]{16}\.json$/) };
+      return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : settings.branches };
     case 'authorised_origins':
       return { [camel(rule.option)]: settings.authorised_origins };
     case 'events_url':
@@ -129,12 +129,12 @@ describe('config defaults: the table, rule by rule', () => {
     expect(options.provider?.value).toBe('acme');
   });
 
-  it('writes the branches as a Branch[] catalog file', async () => {
+  it('passes the branches to --catalog as a Branch[] catalog, as data (no file is written)', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
     await programFromTable({ io: fakeIo(dir, env), exitCode: 0 }, seen).parseAsync(['mock', 'provider'], { from: 'user' });
-    const catalog = (seen.get('mock provider') as Record<string, { value: string }>).catalog?.value as string;
-    expect(JSON.parse(readFileSync(catalog, 'utf8'))).toEqual(settings.branches);
+    const catalog = (seen.get('mock provider') as Record<string, { value: unknown; source: string }>).catalog;
+    expect(catalog).toEqual({ value: settings.branches, source: 'config' });
   });
 
   it('stops with the config field named when a referenced secret is missing, and warns about a loose secret file', async () => {
@@ -176,12 +176,12 @@ describe('config defaults: the mapping itself', () => {
       'mock platform --secret <- secrets.events',
       'mock platform --allow-origin <- authorised_origins',
       'mock platform --path <- events_url (url-path)',
-      'mock platform --catalog <- branches (catalog-file)',
+      'mock platform --catalog <- branches (catalog)',
       'mock provider --provider <- provider_code',
       'mock provider --source <- platform_id',
       'mock provider --secret <- secrets.jobs',
       'mock provider --callback-secret <- secrets.events',
-      'mock provider --catalog <- branches (catalog-file)',
+      'mock provider --catalog <- branches (catalog)',
       'conformance run [A] --target <- provider_endpoint unless --mock',
       'conformance run [A] --source <- platform_id',
       'conformance run [A] --branch-code <- branches (first-branch-code)',
