@@ -16,11 +16,9 @@ import { usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
-import type { Output } from '../output/output.js';
-import { LineBuffer } from '../output/line-buffer.js';
+import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
-import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
-import type { SentEventEntry } from '../mock/provider.js';
+import type { RunningMock } from '../mock/platform.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 
 interface CommonOptions {
@@ -113,7 +111,7 @@ Examples:
   $ cai mock platform --provider acme --break no-dedupe                # see a conformance failure`,
   );
   command.action(async (options: PlatformCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runMockPlatform(options, context));
+    await runHandler(state, cmd, (context) => serve(context, (lines) => startPlatform(options, context, lines)));
   });
 }
 
@@ -143,7 +141,7 @@ Examples:
   $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
   );
   command.action(async (options: ProviderCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runMockProvider(options, context));
+    await runHandler(state, cmd, (context) => serve(context, (lines) => startProvider(options, context, lines)));
   });
 }
 
@@ -159,23 +157,40 @@ function collectCidr(value: string, previous: string[] | undefined): string[] {
   return collectValues(parseCidrOption(value), previous);
 }
 
-async function runMockPlatform(options: PlatformCommandOptions, context: CommandContext): Promise<number> {
-  const interrupted = waitForInterrupt(context.io);
+/**
+ * Runs a mock until SIGINT/SIGTERM, then lets the requests in flight finish and flushes the log. The interrupt is
+ * subscribed first thing, so a Ctrl-C during start-up is not missed.
+ */
+async function serve(context: CommandContext, start: (lines: MockLines) => Promise<{ mock: RunningMock; notes: string[] }>): Promise<number> {
+  const { io, output } = context;
+  let off = () => {};
+  const interrupted = new Promise<NodeJS.Signals>((resolve) => {
+    off = io.onInterrupt((received) => {
+      off();
+      resolve(received);
+    });
+  });
   try {
-    return await servePlatform(options, context, interrupted.signal);
+    const { MockLines } = await import('../output/mock-lines.js');
+    const lines = new MockLines(output);
+    const { mock, notes } = await start(lines);
+    lines.announce(mock.url, notes);
+    const signal = await interrupted;
+    output.info(`${signal}: finishing requests in flight…`);
+    await mock.close();
+    lines.flush();
+    output.info('stopped');
+    return 0;
   } finally {
-    interrupted.cancel();
+    off();
   }
 }
 
-async function servePlatform(options: PlatformCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
-  const { io, output } = context;
+async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<{ mock: RunningMock; notes: string[] }> {
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const testSecrets = testSecretsFromOptions(options, io);
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
-  const lines = lineBuffer(output);
-  const catalog = await catalogOf(options.catalog, io);
   const mock = await startMockPlatform({
     host: options.host,
     port: options.port,
@@ -192,38 +207,29 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
     failFirst: options.failFirst,
     latencyMs: options.latency,
     knownLeads: options.knownLead,
-    catalog,
+    catalog: await catalogOf(options.catalog, io),
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output, lines),
+    onRequest: (entry) => lines.request(entry),
   });
-  announce(mock, output, [
-    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
+  const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+  const skipped = mock.skippedLines;
+  const notes = [
+    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} ${plural(secrets.length, 'secret', 'secrets')}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
-    ...(mock.skippedLines > 0 ? [`${mock.skippedLines} line${mock.skippedLines === 1 ? '' : 's'} of ${options.log} ${mock.skippedLines === 1 ? 'is' : 'are'} not a log record (a line cut by a crash?) and ${mock.skippedLines === 1 ? 'was' : 'were'} skipped`] : []),
-    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
-  ]);
-  return serveUntilInterrupted(mock, interrupted, output, lines);
+    ...(skipped > 0 ? [`${skipped} ${plural(skipped, 'line', 'lines')} of ${options.log} ${plural(skipped, 'is', 'are')} not a log record (a line cut by a crash?) and ${plural(skipped, 'was', 'were')} skipped`] : []),
+    ...brokenNote(options),
+  ];
+  return { mock, notes };
 }
 
-async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
-  const interrupted = waitForInterrupt(context.io);
-  try {
-    return await serveProvider(options, context, interrupted.signal);
-  } finally {
-    interrupted.cancel();
-  }
-}
-
-async function serveProvider(options: ProviderCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
+async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<{ mock: RunningMock; notes: string[] }> {
   const { io, output } = context;
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
-  const lines = lineBuffer(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
-  const catalog = await catalogOf(options.catalog, io);
   const mock = await startMockProvider({
     host: options.host,
     port: options.port,
@@ -233,97 +239,23 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     callbackSecrets,
     scenario,
     speed: options.speed,
-    catalog,
+    catalog: await catalogOf(options.catalog, io),
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
     tls,
     callbackTls: await callbackTls(options, context),
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output, lines),
-    onEvent: (entry) => printSent(entry, output, lines),
-    onCallbackRetry: (retry) =>
-      output.info(`callback ${retry.event} ${retry.event_id}: attempt ${retry.attempt} failed (${retry.reason}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`),
+    onRequest: (entry) => lines.request(entry),
+    onEvent: (entry) => lines.sent(entry),
+    onCallbackRetry: (retry) => lines.callbackRetry(retry),
   });
-  announce(mock, output, [
-    `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
-    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
-  ]);
-  return serveUntilInterrupted(mock, interrupted, output, lines);
+  const notes = [`mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`, ...brokenNote(options)];
+  return { mock, notes };
 }
 
-/** First stdout line: the URL (NDJSON `{"url": …}` with --json); the rest goes to stderr. */
-function announce(mock: RunningMock, output: Output, notes: string[]): void {
-  if (output.json) output.printJson({ url: mock.url });
-  else output.result(mock.url);
-  for (const note of notes) output.info(note);
-  output.info('ready; Ctrl-C to stop');
-}
-
-/** Subscribed first thing, so a Ctrl-C during start-up is not missed. */
-function waitForInterrupt(io: Io): { signal: Promise<NodeJS.Signals>; cancel: () => void } {
-  let off = () => {};
-  const signal = new Promise<NodeJS.Signals>((resolve) => {
-    off = io.onInterrupt((received) => {
-      off();
-      resolve(received);
-    });
-  });
-  return { signal, cancel: () => off() };
-}
-
-/** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
-async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<NodeJS.Signals>, output: Output, lines: LineBuffer): Promise<number> {
-  const signal = await interrupted;
-  output.info(`${signal}: finishing requests in flight…`);
-  await mock.close();
-  lines.flush();
-  output.info('stopped');
-  return 0;
-}
-
-/**
- * The per-request lines, written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
- * request would cost the mock a system call each (bench/mock-platform.bench.js); a human sees no delay.
- */
-const LINE_FLUSH_MS = 20;
-
-function lineBuffer(output: Output): LineBuffer {
-  return new LineBuffer((text) => output.resultRaw(text), { delayMs: LINE_FLUSH_MS });
-}
-
-function printEntry(entry: MockRequestEntry, output: Output, lines: LineBuffer): void {
-  if (output.json) {
-    lines.json(entry);
-    return;
-  }
-  const c = output.color;
-  const time = entry.received_at.slice(11, 23);
-  const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
-  const what = entry.interface === 'A' ? 'contact job' : (entry.event ?? '-');
-  const parts = [time, status, entry.verdict.padEnd(9), what.padEnd(23)];
-  if (entry.event_id !== undefined) parts.push(entry.event_id);
-  if (entry.lead_id !== undefined) parts.push(`lead=${entry.lead_id}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
-  if (entry.provider_job_id !== undefined) parts.push(`job=${entry.provider_job_id}`);
-  if (entry.assigned_number_e164 !== undefined) parts.push(`from=${entry.assigned_number_e164}`);
-  if (entry.space === 'test') parts.push(c.cyan('(test space)'));
-  if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
-  if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
-  lines.line(parts.join('  '));
-}
-
-function printSent(entry: SentEventEntry, output: Output, lines: LineBuffer): void {
-  if (output.json) {
-    lines.json(entry);
-    return;
-  }
-  const c = output.color;
-  const time = entry.sent_at.slice(11, 23);
-  const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
-  const parts = [time, status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
-  if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
-  if (entry.error) parts.push(entry.error);
-  lines.line(parts.join('  '));
+function brokenNote(options: CommonOptions): string[] {
+  return options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : [];
 }
 
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */

@@ -1,14 +1,10 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CaiError } from '../../src/errors.js';
 import { openDispatcher, resolveTransport } from '../../src/http/transport.js';
-import type { Io } from '../../src/io.js';
-import { ROOT } from '../helpers/cli.js';
+import { fakeIo } from '../helpers/cli.js';
 import { TLS_FIXTURE } from '../helpers/scripted-server.js';
 
-function io(env: NodeJS.ProcessEnv = {}): Io {
-  return { stdin: Readable.from([]), stdout: new PassThrough(), stderr: new PassThrough(), env, cwd: ROOT, onInterrupt: () => () => {}, now: () => Date.now() };
-}
+const io = (env: NodeJS.ProcessEnv = {}) => fakeIo({ env });
 
 async function usageErrorOf(promise: Promise<unknown>): Promise<CaiError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
