@@ -48,7 +48,7 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
 }
 
 /** The PEM files cai reads: a certificate authority to trust (`--ca`), and a server's certificate and key (`--tls-cert`, `--tls-key`). */
-export type PemRole = 'ca' | 'tls-cert' | 'tls-key';
+type PemRole = 'ca' | 'tls-cert' | 'tls-key';
 
 /**
  * The one reader of PEM files. An authority must hold a certificate, so a mistaken file is named here rather than

@@ -18,7 +18,7 @@ import type { CommandView } from '../config/defaults.js';
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
 
-export function commandPath(command: Command): string {
+function commandPath(command: Command): string {
   const names: string[] = [];
   for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
   return names.join(' ');
@@ -49,7 +49,7 @@ export function installConfigDefaults(program: Command, state: RunState): void {
 }
 
 /** The hook's body: finds the profile (existsSync only), and only then loads the code that reads it. */
-export async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
+async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   const path = commandPath(command);
   if (SELF_CONFIGURED.has(path)) return;
   const globals = command.optsWithGlobals() as { config?: string; env?: string };

@@ -27,13 +27,13 @@ export function addSecretOptions(command: Command, prefix: SecretPrefix, what: s
 }
 
 /** The secret sources of one prefix, from commander's parsed options. */
-export function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
+function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
   const key = camel[prefix];
   const pick = (name: string) => (Array.isArray(options[name]) ? (options[name] as SecretSource[]) : []);
   return [...pick(`${key}Env`), ...pick(`${key}File`), ...pick(key)];
 }
 
-export interface SecretRequest {
+interface SecretRequest {
   prefix: SecretPrefix;
   defaultEnv?: string;
 }

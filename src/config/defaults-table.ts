@@ -17,7 +17,7 @@ export type ConfigField =
   | 'secrets.events';
 
 /** How a field's value becomes the option's value, when not as is. */
-export type ValueShape =
+type ValueShape =
   /** `{provider_endpoint}/contact-jobs` (§4.1), for options that take the full URL. */
   | 'contact-jobs-url'
   /** the branches themselves (Branch[]), for options that take a catalog file: passed as data, no file written. */

@@ -25,7 +25,7 @@ export interface CommandView {
 }
 
 /** One option value the profile supplies. */
-export interface OptionDefault {
+interface OptionDefault {
   /** The long flag whose value it is: `--to`, `--secret-env`, `--catalog`. */
   flag: string;
   /** A string, a list, secret sources, or (for `--catalog`) the branches themselves. */
@@ -33,14 +33,14 @@ export interface OptionDefault {
 }
 
 /** One default that was applied, for --debug. */
-export interface AppliedDefault {
+interface AppliedDefault {
   option: string;
   field: ConfigField;
   /** Safe to print: secrets are shown by reference only. */
   shown: string;
 }
 
-export interface ProfileDefaults {
+interface ProfileDefaults {
   environment?: string;
   defaults: OptionDefault[];
   applied: AppliedDefault[];

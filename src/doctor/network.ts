@@ -83,7 +83,7 @@ export function handshake(
   });
 }
 
-export interface HttpFacts {
+interface HttpFacts {
   status: number;
   date?: string;
   /** Local clock (ms) when the request was sent and when the response headers arrived. */

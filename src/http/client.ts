@@ -48,8 +48,8 @@ export interface PostRequest {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONNECTIONS = 8;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTIONS = 8;
 /** Responses are shown to the user, not streamed: anything bigger is cut off as an error. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -78,7 +78,7 @@ export function createDispatcher(options: ClientOptions = {}): Dispatcher {
 let defaultDispatcher: Dispatcher | undefined;
 
 /** A shared dispatcher for callers that do not bring their own. */
-export function sharedDispatcher(): Dispatcher {
+function sharedDispatcher(): Dispatcher {
   defaultDispatcher ??= createDispatcher();
   return defaultDispatcher;
 }
@@ -188,7 +188,7 @@ const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CL
 const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** Maps an undici / Node network error to a CaiError with a stable code and a useful hint. */
-export function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
+function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
   if (error instanceof CaiError) return error;
   const root = rootCause(error);
   const code = errnoCode(root) ?? errnoCode(error) ?? '';

@@ -10,7 +10,7 @@ export function shellQuote(text: string): string {
 }
 
 /** A shell word written out already, used as is: a `"…$(…)…"` that must expand when the command runs. */
-export interface ShellWord {
+interface ShellWord {
   shell: string;
 }
 

@@ -11,7 +11,7 @@ import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
 import { describeAttempt } from './send-result.js';
 
-export interface WatchedDelivery {
+interface WatchedDelivery {
   /** The deliver options that report progress and listen for Ctrl-C. */
   hooks: Pick<DeliverOptions, 'signal' | 'stopSignal' | 'onAttempt'>;
   /** Clears the status line and stops listening. */

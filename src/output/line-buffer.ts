@@ -3,7 +3,7 @@
  * (the mocks' per-request lines, bench/mock-platform.bench.js; the batch sender's NDJSON records at thousands a
  * second). Lines still appear promptly: after `delayMs`, or on the next turn of the event loop when it is 0.
  */
-export interface LineBufferOptions {
+interface LineBufferOptions {
   /** How long a line may wait; 0: until the event loop's next turn. */
   delayMs: number;
   /** Written at once when this many lines wait. */

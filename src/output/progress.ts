@@ -41,7 +41,7 @@ export class ProgressLine {
 }
 
 /** How a batch item ended, as far as the progress bar counts it. */
-export type ProgressOutcome = 'ok' | 'problem';
+type ProgressOutcome = 'ok' | 'problem';
 
 /** A progress bar of N items on a ProgressLine, and the stderr lines it holds back while it is drawn. */
 export class ProgressBar {

@@ -114,7 +114,7 @@ export async function readResume(path: string, io: Io): Promise<{ keys: Set<stri
   return { keys, unreadable };
 }
 
-export interface ResultsFile {
+interface ResultsFile {
   write(record: BatchRecord): void;
   /** Ends the file once everything written is flushed. */
   close(): Promise<void>;

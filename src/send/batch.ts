@@ -55,7 +55,7 @@ export interface BatchSummary {
   attempts: number;
 }
 
-export interface BatchSendSignals {
+interface BatchSendSignals {
   stopSignal: AbortSignal;
   signal: AbortSignal;
 }
@@ -75,7 +75,7 @@ export interface BatchOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
+type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
 
 /**
  * Sends every document as `request` says, over the one dispatcher of `deliver`. No per-request abort listener
@@ -97,7 +97,7 @@ export function sendBatch(
 }
 
 /** The keys a document is known by across runs. */
-export function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
+function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
   return document.eventId !== undefined ? [`event:${document.eventId}`, `sha256:${document.bodySha256}`] : [`sha256:${document.bodySha256}`];
 }
 

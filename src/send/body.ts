@@ -10,7 +10,7 @@ import type { DocumentVerdict } from '../spec/validate.js';
 import type { SendKind } from './request.js';
 
 /** Where the body comes from, as the flags say. */
-export interface BodySource {
+interface BodySource {
   /** `--body FILE`, `-` for stdin; absent: stdin too. */
   body?: string;
   /** `--sample` (a job, or the default event type) or `--sample TYPE`. */
@@ -21,7 +21,7 @@ export interface BodySource {
   branchCode?: string;
 }
 
-export interface PreparedBody {
+interface PreparedBody {
   body: Buffer;
   /** The file the body came from, when it did (a curl command can send that file). */
   file?: string;

@@ -1,7 +1,7 @@
 import type { Io } from '../io.js';
 
 /** The signals of a send that Ctrl-C ends in two steps. */
-export interface Interruption {
+interface Interruption {
   /** The first Ctrl-C: start nothing new (no next attempt, no next document); what is on the wire finishes. */
   stopSignal: AbortSignal;
   /** The second Ctrl-C: abort what is in flight too. */

@@ -24,7 +24,7 @@ export async function readCapture(file: string, io: Io): Promise<RawRequest> {
   return parsed.request;
 }
 
-export interface ReplayPlan {
+interface ReplayPlan {
   url: string;
   headers: Record<string, string>;
   body: Buffer;

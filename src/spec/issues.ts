@@ -5,7 +5,7 @@
  */
 
 /** The parts of a ValidationIssue that its text shows. */
-export interface IssueText {
+interface IssueText {
   /** Dotted JSON path; `""` is the document itself. */
   path: string;
   message: string;
