@@ -67,7 +67,33 @@ export function registerMock(program: Command, state: RunState): void {
   registerProvider(mock, state);
 }
 
-function addCommonOptions(command: Command): Command {
+type Started = { mock: RunningMock; notes: string[] };
+
+/** A mock subcommand's name, description and the help of its --provider. */
+interface MockText {
+  name: string;
+  description: string;
+  provider: string;
+}
+
+const PLATFORM: MockText = {
+  name: 'platform',
+  description: 'Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log',
+  provider: 'the provider code expected in X-CAI-Provider (§5.6)',
+};
+
+const PROVIDER: MockText = {
+  name: 'provider',
+  description: 'Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)',
+  provider: "this provider's code, sent as X-CAI-Provider on the events (§4.2)",
+};
+
+/** A mock's subcommand: --provider, the options both mocks share, and the action that serves until Ctrl-C. */
+function addMock<Options>(mock: Command, state: RunState, text: MockText, start: (options: Options, context: CommandContext, lines: MockLines) => Promise<Started>): Command {
+  const command = mock.command(text.name).description(text.description).requiredOption('--provider <code>', text.provider);
+  command.action(async (options: Options, cmd: Command) => {
+    await runHandler(state, cmd, (context) => serve(context, (lines) => start(options, context, lines)));
+  });
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
@@ -79,12 +105,7 @@ function addCommonOptions(command: Command): Command {
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
-  const command = addCommonOptions(
-    mock
-      .command('platform')
-      .description('Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log')
-      .requiredOption('--provider <code>', 'the provider code expected in X-CAI-Provider (§5.6)'),
-  )
+  const command = addMock(mock, state, PLATFORM, startPlatform)
     .option('--path <path>', 'path of the events endpoint', parseUrlPath, '/events')
     .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
     .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
@@ -110,18 +131,10 @@ Examples:
   $ cai mock platform --provider acme --fail-first 2 --latency 200     # exercise a sender's retries
   $ cai mock platform --provider acme --break no-dedupe                # see a conformance failure`,
   );
-  command.action(async (options: PlatformCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => serve(context, (lines) => startPlatform(options, context, lines)));
-  });
 }
 
 function registerProvider(mock: Command, state: RunState): void {
-  const command = addCommonOptions(
-    mock
-      .command('provider')
-      .description('Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)')
-      .requiredOption('--provider <code>', 'this provider\'s code, sent as X-CAI-Provider on the events (§4.2)'),
-  )
+  const command = addMock(mock, state, PROVIDER, startProvider)
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
     .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
@@ -140,9 +153,6 @@ Examples:
   $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
   $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
   );
-  command.action(async (options: ProviderCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => serve(context, (lines) => startProvider(options, context, lines)));
-  });
 }
 
 function parseSpeed(value: string): number {
@@ -161,7 +171,7 @@ function collectCidr(value: string, previous: string[] | undefined): string[] {
  * Runs a mock until SIGINT/SIGTERM, then lets the requests in flight finish and flushes the log. The interrupt is
  * subscribed first thing, so a Ctrl-C during start-up is not missed.
  */
-async function serve(context: CommandContext, start: (lines: MockLines) => Promise<{ mock: RunningMock; notes: string[] }>): Promise<number> {
+async function serve(context: CommandContext, start: (lines: MockLines) => Promise<Started>): Promise<number> {
   const { io, output } = context;
   let off = () => {};
   const interrupted = new Promise<NodeJS.Signals>((resolve) => {
@@ -186,7 +196,7 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
   }
 }
 
-async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<{ mock: RunningMock; notes: string[] }> {
+async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<Started> {
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const testSecrets = testSecretsFromOptions(options, io);
   const tls = await readTls(options, io);
@@ -223,7 +233,7 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
   return { mock, notes };
 }
 
-async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<{ mock: RunningMock; notes: string[] }> {
+async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<Started> {
   const { io, output } = context;
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);

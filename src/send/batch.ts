@@ -183,6 +183,17 @@ function recordOf(base: Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'>, re
   return record;
 }
 
+/** The summary's count of each verdict. */
+const COUNTER: Record<BatchVerdict, 'accepted' | 'duplicate' | 'rejected' | 'failed' | 'invalid' | 'skipped' | 'notSent'> = {
+  accepted: 'accepted',
+  duplicate: 'duplicate',
+  rejected: 'rejected',
+  failed: 'failed',
+  invalid: 'invalid',
+  skipped: 'skipped',
+  'not-sent': 'notSent',
+};
+
 export function summarize(records: readonly BatchRecord[], elapsedMs: number, interrupted: boolean): BatchSummary {
   const summary: BatchSummary = {
     total: records.length,
@@ -200,31 +211,11 @@ export function summarize(records: readonly BatchRecord[], elapsedMs: number, in
   };
   for (const record of records) {
     summary.attempts += record.attempts;
-    switch (record.verdict) {
-      case 'accepted':
-        summary.accepted += 1;
-        break;
-      case 'duplicate':
-        summary.duplicate += 1;
-        break;
-      case 'rejected': {
-        summary.rejected += 1;
-        const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
-        summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
-        break;
-      }
-      case 'failed':
-        summary.failed += 1;
-        break;
-      case 'invalid':
-        summary.invalid += 1;
-        break;
-      case 'skipped':
-        summary.skipped += 1;
-        break;
-      case 'not-sent':
-        summary.notSent += 1;
-        break;
+    summary[COUNTER[record.verdict]] += 1;
+    if (record.verdict === 'rejected') {
+      // By status, or `ack` for a 2xx whose body broke the rules.
+      const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
+      summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
     }
   }
   return summary;
