@@ -129,19 +129,7 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
 
 async function runConformanceCommand(options: RunOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const iface = options.interface;
-  if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
-  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
-  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
-  if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
-  if (!options.mock) requireTargetOptions(iface, options);
-  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
-  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
-  if (options.sourceAddress !== undefined) {
-    const { isIP } = await import('node:net');
-    if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
-  }
-
+  const iface = await checkRunOptions(options);
   const { planFor, runConformance } = await import('../conformance/suite.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
@@ -199,6 +187,23 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   }
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
   return render(report, options, context, secretValues);
+}
+
+/** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */
+async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
+  const iface = options.interface;
+  if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
+  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
+  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
+  if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
+  if (!options.mock) requireTargetOptions(iface, options);
+  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
+  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
+  if (options.sourceAddress !== undefined) {
+    const { isIP } = await import('node:net');
+    if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
+  }
+  return iface;
 }
 
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
