@@ -13,7 +13,7 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export type ErrorKind = 'usage' | 'delivery' | 'internal';
+type ErrorKind = 'usage' | 'delivery' | 'internal';
 
 const exitCodeOfKind: Record<ErrorKind, ExitCode> = {
   usage: ExitCode.usage,
@@ -21,7 +21,7 @@ const exitCodeOfKind: Record<ErrorKind, ExitCode> = {
   internal: ExitCode.internal,
 };
 
-export interface CaiErrorOptions {
+interface CaiErrorOptions {
   /** Stable machine-readable code, shown in `--json` output, e.g. `missing_secret`. */
   code: string;
   /** The next step for the user, printed as `hint:`. */

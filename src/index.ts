@@ -38,12 +38,12 @@ export {
   createDispatcher,
   postOnce,
   proxyFromEnv,
-  MIN_TLS_VERSION,
   type ClientOptions,
   type HttpResponse,
   type PostRequest,
   type Dispatcher,
 } from './http/client.js';
+export { MIN_TLS_VERSION } from './http/tls.js';
 export {
   DEFAULT_RETRY_POLICY,
   classifyOutcome,
@@ -65,16 +65,8 @@ export {
   type SendResult,
   type SendVerdict,
 } from './http/send.js';
-export {
-  runBatch,
-  splitNdjson,
-  acceptedKeysFromResults,
-  type BatchDocument,
-  type BatchOptions,
-  type BatchRecord,
-  type BatchSummary,
-  type BatchVerdict,
-} from './http/batch.js';
+export { runBatch, type BatchDocument, type BatchOptions, type BatchRecord, type BatchSummary, type BatchVerdict } from './send/batch.js';
+export { splitNdjson, acceptedKeysFromResults } from './send/batch-files.js';
 
 // Reference receivers
 export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';

@@ -3,13 +3,14 @@ import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
 import { globalOutputOptions, type RunState } from './runner.js';
+import type { CommandView } from '../config/defaults.js';
 
 /**
  * Deployment profiles as defaults (issue #7): ONE mechanism for every command. A preAction hook finds the
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
- * The mapping itself is the table in src/config/defaults-table.ts; applying it is src/config/apply-defaults.ts.
+ * The mapping itself is the table in src/config/defaults-table.ts; the values it gives are src/config/defaults.ts.
  * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
  * (START-UP RULE).
  */
@@ -17,7 +18,7 @@ import { globalOutputOptions, type RunState } from './runner.js';
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
 
-export function commandPath(command: Command): string {
+function commandPath(command: Command): string {
   const names: string[] = [];
   for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
   return names.join(' ');
@@ -47,8 +48,8 @@ export function installConfigDefaults(program: Command, state: RunState): void {
   });
 }
 
-/** The hook's body: finds the profile (existsSync only), and only then loads the code that applies it. */
-export async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
+/** The hook's body: finds the profile (existsSync only), and only then loads the code that reads it. */
+async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   const path = commandPath(command);
   if (SELF_CONFIGURED.has(path)) return;
   const globals = command.optsWithGlobals() as { config?: string; env?: string };
@@ -58,11 +59,28 @@ export async function applyConfigDefaults(command: Command, io: Io): Promise<voi
     if (request) throw noConfigForEnvironment(request, io.cwd);
     return;
   }
-  const { applyProfileDefaults } = await import('../config/apply-defaults.js');
-  const result = await applyProfileDefaults(command, path, location, request, io.env);
+  const view = commandView(command, path);
+  const { profileDefaults, rulesFor } = await import('../config/defaults.js');
+  if (rulesFor(view).length === 0) return;
+  // zod and the schema only now: a command none of whose options the profile sets never loads them.
+  const { chooseEnvironment, loadConfig } = await import('../config/load.js');
+  const result = profileDefaults(view, chooseEnvironment(loadConfig(location), request), location.path, io.env);
+  for (const { flag, value } of result.defaults) {
+    const option = command.options.find((candidate) => candidate.long === flag);
+    if (option) command.setOptionValueWithSource(option.attributeName(), value, 'config');
+  }
   if (result.applied.length + result.warnings.length + result.notes.length === 0) return;
   const output = await Output.create(io, globalOutputOptions(command));
   result.notes.forEach((note) => output.note(note));
   result.warnings.forEach((warning) => output.warn(warning));
   for (const item of result.applied) output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${result.environment})`);
+}
+
+/** The command as the defaults see it: its path, its --interface, its flags and which of them the user gave. */
+function commandView(command: Command, path: string): CommandView {
+  const flags = command.options.map((option) => option.long).filter((flag): flag is string => flag !== undefined);
+  // 'cli' and 'env' (commander's own env fallbacks) are the user's; 'default', 'implied' and unset are not.
+  const given = command.options.filter((option) => ['cli', 'env'].includes(command.getOptionValueSource(option.attributeName()) ?? '')).map((option) => option.long);
+  const iface = command.getOptionValue('interface') as unknown;
+  return { path, flags: new Set(flags), given: new Set(given.filter((flag): flag is string => flag !== undefined)), ...(typeof iface === 'string' ? { interface: iface } : {}) };
 }

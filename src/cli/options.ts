@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
 
 /**
@@ -124,4 +125,10 @@ export function parseTimeBound(value: string): TimeBound {
   const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
   if (!Number.isFinite(at)) throw new InvalidArgumentError('not a real date.');
   return { at };
+}
+
+/** A flag the command cannot do without (checked in the action: a deployment profile may supply it). */
+export function requireOption(value: string | undefined, flag: string, hint: string): string {
+  if (value === undefined || value === '') throw usageError('missing_option', `${flag} is required`, `pass ${hint}`);
+  return value;
 }

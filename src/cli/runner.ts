@@ -9,7 +9,7 @@ export interface CommandContext {
 }
 
 /** A command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
-export type CommandHandler = (context: CommandContext) => Promise<number>;
+type CommandHandler = (context: CommandContext) => Promise<number>;
 
 /** Shared between main.ts and the actions: the output in use and the exit code decided. */
 export interface RunState {

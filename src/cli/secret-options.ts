@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { usageError } from '../errors.js';
+import type { Io } from '../io.js';
 import type { Output } from '../output/output.js';
 import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
 
@@ -25,13 +27,13 @@ export function addSecretOptions(command: Command, prefix: SecretPrefix, what: s
 }
 
 /** The secret sources of one prefix, from commander's parsed options. */
-export function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
+function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
   const key = camel[prefix];
   const pick = (name: string) => (Array.isArray(options[name]) ? (options[name] as SecretSource[]) : []);
   return [...pick(`${key}Env`), ...pick(`${key}File`), ...pick(key)];
 }
 
-export interface SecretRequest {
+interface SecretRequest {
   prefix: SecretPrefix;
   defaultEnv?: string;
 }
@@ -60,4 +62,13 @@ export function secretsFromOptions(
 /** Only whether any secret flag of this prefix was given (for optional secrets such as --other-secret). */
 export function hasSecretOptions(options: Record<string, unknown>, prefix: SecretPrefix): boolean {
   return secretSources(options, prefix).length > 0;
+}
+
+/** The secret that signs (`--secret*`, default $CAI_SECRET): the first one given; a usage error when there is none. */
+export function signingSecret(options: Record<string, unknown>, { io, output }: { io: Io; output: Output }): string {
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const first = secrets[0];
+  if (!first) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH (or set CAI_SECRET)');
+  if (secrets.length > 1) output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
+  return first.value;
 }

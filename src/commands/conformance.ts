@@ -2,7 +2,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
-import { readFileInput } from '../cli/input.js';
+import { readFileInput } from '../input.js';
+import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { CheckResult, SuiteReport } from '../conformance/types.js';
@@ -76,11 +77,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
     .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
-    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
-    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
-    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
-    .option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
+    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)');
+  addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
   addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
   addSecretOptions(run, 'callback-secret', 'A: the events secret, to verify the provider\'s callbacks (default: $CAI_CALLBACK_SECRET)');
   run.addHelpText(
@@ -131,19 +129,7 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
 
 async function runConformanceCommand(options: RunOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const iface = options.interface;
-  if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
-  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
-  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
-  if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
-  if (!options.mock) requireTargetOptions(iface, options);
-  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
-  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
-  if (options.sourceAddress !== undefined) {
-    const { isIP } = await import('node:net');
-    if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
-  }
-
+  const iface = await checkRunOptions(options);
   const { planFor, runConformance } = await import('../conformance/suite.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
@@ -161,7 +147,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     output.note('no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
-  const client = await clientOptions(options, context);
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
 
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -203,6 +189,23 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   return render(report, options, context, secretValues);
 }
 
+/** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */
+async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
+  const iface = options.interface;
+  if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
+  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
+  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
+  if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
+  if (!options.mock) requireTargetOptions(iface, options);
+  if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
+  if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
+  if (options.sourceAddress !== undefined) {
+    const { isIP } = await import('node:net');
+    if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
+  }
+  return iface;
+}
+
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   if (iface === 'B' && !options.provider) throw usageError('missing_option', 'interface B needs the provider code to send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)');
   if (iface === 'A') {
@@ -224,18 +227,6 @@ async function loadWaivers(path: string, { io }: CommandContext) {
   const parsed = parseWaivers((await readFileInput(path, io, 'waivers')).toString('utf8'));
   if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
   return parsed.waivers;
-}
-
-async function clientOptions(options: RunOptions, context: CommandContext) {
-  const { output, io } = context;
-  if (options.insecure) output.warn('--insecure: the target\'s TLS certificate is not verified; never use this against production');
-  const ca = options.ca !== undefined ? await readFileInput(options.ca, io, 'CA certificate') : undefined;
-  let proxy = options.proxy;
-  if (proxy === undefined && options.target) {
-    const { proxyFromEnv } = await import('../http/client.js');
-    proxy = proxyFromEnv(io.env, options.target);
-  }
-  return { ...(ca ? { ca } : {}), ...(options.insecure ? { insecure: true } : {}), ...(proxy ? { proxy } : {}) };
 }
 
 /** Live progress: one line per finished check on a terminal; nothing otherwise (the table follows). */

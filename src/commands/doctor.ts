@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { parseHttpUrl, parsePositiveDurationMs } from '../cli/options.js';
-import { readFileInput } from '../cli/input.js';
+import { readPem } from '../input.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { CheckResult } from '../doctor/types.js';
@@ -48,7 +48,7 @@ async function runDoctorCommand(options: DoctorOptions, globals: { config?: stri
   if (!environment && targets.length === 0) {
     throw usageError('nothing_to_check', 'nothing to check: no --target and no cai.config.json', "pass --target URL, or run where cai.config.json is (or pass --config FILE / --env NAME)");
   }
-  const ca = options.ca ? await readFileInput(options.ca, io, 'CA certificate') : undefined;
+  const ca = options.ca ? await readPem(options.ca, io, 'ca') : undefined;
   if (environment) output.info(`environment ${environment.name} of ${environment.location.path}`);
   const spinner = await output.spinner('checking…');
   let report;

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
@@ -13,12 +12,14 @@ import {
   parseRatePerSecond,
 } from '../cli/options.js';
 import { parseCidrOption } from '../cli/network-options.js';
-import { errorMessage, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
+import { readPem } from '../input.js';
+import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
-import type { Output } from '../output/output.js';
+import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
-import type { MockRequestEntry, RunningMock } from '../mock/platform.js';
-import type { SentEventEntry } from '../mock/provider.js';
+import type { RunningMock } from '../mock/platform.js';
+import type { CatalogBranch } from '../spec/catalog.js';
 
 interface CommonOptions {
   host: string;
@@ -38,7 +39,8 @@ interface ProviderCommandOptions extends CommonOptions {
   source?: string;
   scenario?: string;
   speed: number;
-  catalog?: string;
+  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  catalog?: string | CatalogBranch[];
 }
 
 interface PlatformCommandOptions extends CommonOptions {
@@ -51,7 +53,8 @@ interface PlatformCommandOptions extends CommonOptions {
   failRate?: number;
   failFirst?: number;
   knownLead?: string[];
-  catalog?: string;
+  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  catalog?: string | CatalogBranch[];
 }
 
 
@@ -64,7 +67,33 @@ export function registerMock(program: Command, state: RunState): void {
   registerProvider(mock, state);
 }
 
-function addCommonOptions(command: Command): Command {
+type Started = { mock: RunningMock; notes: string[] };
+
+/** A mock subcommand's name, description and the help of its --provider. */
+interface MockText {
+  name: string;
+  description: string;
+  provider: string;
+}
+
+const PLATFORM: MockText = {
+  name: 'platform',
+  description: 'Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log',
+  provider: 'the provider code expected in X-CAI-Provider (§5.6)',
+};
+
+const PROVIDER: MockText = {
+  name: 'provider',
+  description: 'Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)',
+  provider: "this provider's code, sent as X-CAI-Provider on the events (§4.2)",
+};
+
+/** A mock's subcommand: --provider, the options both mocks share, and the action that serves until Ctrl-C. */
+function addMock<Options>(mock: Command, state: RunState, text: MockText, start: (options: Options, context: CommandContext, lines: MockLines) => Promise<Started>): Command {
+  const command = mock.command(text.name).description(text.description).requiredOption('--provider <code>', text.provider);
+  command.action(async (options: Options, cmd: Command) => {
+    await runHandler(state, cmd, (context) => serve(context, (lines) => start(options, context, lines)));
+  });
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
@@ -76,12 +105,7 @@ function addCommonOptions(command: Command): Command {
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
-  const command = addCommonOptions(
-    mock
-      .command('platform')
-      .description('Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log')
-      .requiredOption('--provider <code>', 'the provider code expected in X-CAI-Provider (§5.6)'),
-  )
+  const command = addMock(mock, state, PLATFORM, startPlatform)
     .option('--path <path>', 'path of the events endpoint', parseUrlPath, '/events')
     .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
     .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
@@ -107,18 +131,10 @@ Examples:
   $ cai mock platform --provider acme --fail-first 2 --latency 200     # exercise a sender's retries
   $ cai mock platform --provider acme --break no-dedupe                # see a conformance failure`,
   );
-  command.action(async (options: PlatformCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runMockPlatform(options, context));
-  });
 }
 
 function registerProvider(mock: Command, state: RunState): void {
-  const command = addCommonOptions(
-    mock
-      .command('provider')
-      .description('Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)')
-      .requiredOption('--provider <code>', 'this provider\'s code, sent as X-CAI-Provider on the events (§4.2)'),
-  )
+  const command = addMock(mock, state, PROVIDER, startProvider)
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
     .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
@@ -137,9 +153,6 @@ Examples:
   $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
   $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
   );
-  command.action(async (options: ProviderCommandOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runMockProvider(options, context));
-  });
 }
 
 function parseSpeed(value: string): number {
@@ -154,23 +167,40 @@ function collectCidr(value: string, previous: string[] | undefined): string[] {
   return collectValues(parseCidrOption(value), previous);
 }
 
-async function runMockPlatform(options: PlatformCommandOptions, context: CommandContext): Promise<number> {
-  const interrupted = waitForInterrupt(context.io);
+/**
+ * Runs a mock until SIGINT/SIGTERM, then lets the requests in flight finish and flushes the log. The interrupt is
+ * subscribed first thing, so a Ctrl-C during start-up is not missed.
+ */
+async function serve(context: CommandContext, start: (lines: MockLines) => Promise<Started>): Promise<number> {
+  const { io, output } = context;
+  let off = () => {};
+  const interrupted = new Promise<NodeJS.Signals>((resolve) => {
+    off = io.onInterrupt((received) => {
+      off();
+      resolve(received);
+    });
+  });
   try {
-    return await servePlatform(options, context, interrupted.signal);
+    const { MockLines } = await import('../output/mock-lines.js');
+    const lines = new MockLines(output);
+    const { mock, notes } = await start(lines);
+    lines.announce(mock.url, notes);
+    const signal = await interrupted;
+    output.info(`${signal}: finishing requests in flight…`);
+    await mock.close();
+    lines.flush();
+    output.info('stopped');
+    return 0;
   } finally {
-    interrupted.cancel();
+    off();
   }
 }
 
-async function servePlatform(options: PlatformCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
-  const { io, output } = context;
+async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<Started> {
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const testSecrets = testSecretsFromOptions(options, io);
   const tls = await readTls(options, io);
   const { startMockPlatform } = await import('../mock/platform.js');
-  const lines = new LineWriter(output);
-  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockPlatform({
     host: options.host,
     port: options.port,
@@ -187,38 +217,29 @@ async function servePlatform(options: PlatformCommandOptions, context: CommandCo
     failFirst: options.failFirst,
     latencyMs: options.latency,
     knownLeads: options.knownLead,
-    catalog,
+    catalog: await catalogOf(options.catalog, io),
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output, lines),
+    onRequest: (entry) => lines.request(entry),
   });
-  announce(mock, output, [
-    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} secret${secrets.length === 1 ? '' : 's'}`,
+  const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+  const skipped = mock.skippedLines;
+  const notes = [
+    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} ${plural(secrets.length, 'secret', 'secrets')}`,
     options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
-    ...(mock.skippedLines > 0 ? [`${mock.skippedLines} line${mock.skippedLines === 1 ? '' : 's'} of ${options.log} ${mock.skippedLines === 1 ? 'is' : 'are'} not a log record (a line cut by a crash?) and ${mock.skippedLines === 1 ? 'was' : 'were'} skipped`] : []),
-    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
-  ]);
-  return serveUntilInterrupted(mock, interrupted, output, lines);
+    ...(skipped > 0 ? [`${skipped} ${plural(skipped, 'line', 'lines')} of ${options.log} ${plural(skipped, 'is', 'are')} not a log record (a line cut by a crash?) and ${plural(skipped, 'was', 'were')} skipped`] : []),
+    ...brokenNote(options),
+  ];
+  return { mock, notes };
 }
 
-async function runMockProvider(options: ProviderCommandOptions, context: CommandContext): Promise<number> {
-  const interrupted = waitForInterrupt(context.io);
-  try {
-    return await serveProvider(options, context, interrupted.signal);
-  } finally {
-    interrupted.cancel();
-  }
-}
-
-async function serveProvider(options: ProviderCommandOptions, context: CommandContext, interrupted: Promise<NodeJS.Signals>): Promise<number> {
+async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<Started> {
   const { io, output } = context;
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
-  const lines = new LineWriter(output);
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
-  const catalog = options.catalog ? await (await import('../spec/catalog.js')).loadCatalog(resolvePath(io, options.catalog)) : undefined;
   const mock = await startMockProvider({
     host: options.host,
     port: options.port,
@@ -228,120 +249,23 @@ async function serveProvider(options: ProviderCommandOptions, context: CommandCo
     callbackSecrets,
     scenario,
     speed: options.speed,
-    catalog,
+    catalog: await catalogOf(options.catalog, io),
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
     tls,
-    callbackTls: options.ca !== undefined || options.insecure ? { ca: options.ca !== undefined ? await readPem(io, options.ca, '--ca') : undefined, insecure: options.insecure === true } : undefined,
+    callbackTls: await callbackTls(options, context),
     latencyMs: options.latency,
     faults: options.break,
     keepRecords: false,
-    onRequest: (entry) => printEntry(entry, output, lines),
-    onEvent: (entry) => printSent(entry, output, lines),
-    onCallbackRetry: (retry) =>
-      output.info(`callback ${retry.event} ${retry.event_id}: attempt ${retry.attempt} failed (${retry.reason}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`),
+    onRequest: (entry) => lines.request(entry),
+    onEvent: (entry) => lines.sent(entry),
+    onCallbackRetry: (retry) => lines.callbackRetry(retry),
   });
-  announce(mock, output, [
-    `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
-    ...(options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : []),
-  ]);
-  return serveUntilInterrupted(mock, interrupted, output, lines);
+  const notes = [`mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`, ...brokenNote(options)];
+  return { mock, notes };
 }
 
-/** First stdout line: the URL (NDJSON `{"url": …}` with --json); the rest goes to stderr. */
-function announce(mock: RunningMock, output: Output, notes: string[]): void {
-  if (output.json) output.printJson({ url: mock.url });
-  else output.result(mock.url);
-  for (const note of notes) output.info(note);
-  output.info('ready; Ctrl-C to stop');
-}
-
-/** Subscribed first thing, so a Ctrl-C during start-up is not missed. */
-function waitForInterrupt(io: Io): { signal: Promise<NodeJS.Signals>; cancel: () => void } {
-  let off = () => {};
-  const signal = new Promise<NodeJS.Signals>((resolve) => {
-    off = io.onInterrupt((received) => {
-      off();
-      resolve(received);
-    });
-  });
-  return { signal, cancel: () => off() };
-}
-
-/** Waits for SIGINT/SIGTERM, then finishes requests in flight and flushes the log. */
-async function serveUntilInterrupted(mock: RunningMock, interrupted: Promise<NodeJS.Signals>, output: Output, lines: LineWriter): Promise<number> {
-  const signal = await interrupted;
-  output.info(`${signal}: finishing requests in flight…`);
-  await mock.close();
-  lines.flush();
-  output.info('stopped');
-  return 0;
-}
-
-/**
- * The per-request lines, written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
- * request would cost the mock a system call each (bench/mock-platform.bench.js); a human sees no delay.
- */
-const LINE_FLUSH_MS = 20;
-
-class LineWriter {
-  private buffer = '';
-  private scheduled = false;
-
-  constructor(private readonly output: Output) {}
-
-  line(text: string): void {
-    this.buffer += text + '\n';
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setTimeout(() => this.flush(), LINE_FLUSH_MS);
-    }
-  }
-
-  json(document: unknown): void {
-    this.line(JSON.stringify(document));
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.buffer === '') return;
-    const text = this.buffer;
-    this.buffer = '';
-    this.output.resultRaw(text);
-  }
-}
-
-function printEntry(entry: MockRequestEntry, output: Output, lines: LineWriter): void {
-  if (output.json) {
-    lines.json(entry);
-    return;
-  }
-  const c = output.color;
-  const time = entry.received_at.slice(11, 23);
-  const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
-  const what = entry.interface === 'A' ? 'contact job' : (entry.event ?? '-');
-  const parts = [time, status, entry.verdict.padEnd(9), what.padEnd(23)];
-  if (entry.event_id !== undefined) parts.push(entry.event_id);
-  if (entry.lead_id !== undefined) parts.push(`lead=${entry.lead_id}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
-  if (entry.provider_job_id !== undefined) parts.push(`job=${entry.provider_job_id}`);
-  if (entry.assigned_number_e164 !== undefined) parts.push(`from=${entry.assigned_number_e164}`);
-  if (entry.space === 'test') parts.push(c.cyan('(test space)'));
-  if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
-  if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
-  lines.line(parts.join('  '));
-}
-
-function printSent(entry: SentEventEntry, output: Output, lines: LineWriter): void {
-  if (output.json) {
-    lines.json(entry);
-    return;
-  }
-  const c = output.color;
-  const time = entry.sent_at.slice(11, 23);
-  const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
-  const parts = [time, status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
-  if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
-  if (entry.error) parts.push(entry.error);
-  lines.line(parts.join('  '));
+function brokenNote(options: CommonOptions): string[] {
+  return options.break?.length ? [`deliberately broken: ${options.break.join(', ')}`] : [];
 }
 
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */
@@ -363,22 +287,22 @@ async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; 
   if (options.tlsCert === undefined || options.tlsKey === undefined) {
     throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
   }
-  const read = async (file: string, what: string) => {
-    try {
-      return await readFile(resolvePath(io, file));
-    } catch (error) {
-      throw usageError('unreadable_file', `cannot read the TLS ${what} ${file}: ${errorMessage(error)}`, `check the --tls-${what} path`, error);
-    }
-  };
-  return { cert: await read(options.tlsCert, 'cert'), key: await read(options.tlsKey, 'key') };
+  return { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') };
 }
 
-async function readPem(io: Io, file: string, flag: string): Promise<Buffer> {
-  try {
-    return await readFile(resolvePath(io, file));
-  } catch (error) {
-    throw usageError('unreadable_file', `cannot read ${file}: ${errorMessage(error)}`, `check the ${flag} path`, error);
-  }
+/** The provider's callbacks are https when the jobs' callback_url says so: --ca and --insecure apply to them. */
+async function callbackTls(options: ProviderCommandOptions, context: CommandContext): Promise<{ ca?: Buffer; insecure: boolean } | undefined> {
+  if (options.ca === undefined && !options.insecure) return undefined;
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context);
+  return { ca: client.ca, insecure: client.insecure === true };
+}
+
+/** `--catalog FILE`, read and checked; or the profile's branches, given as data. */
+async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io): Promise<CatalogBranch[] | undefined> {
+  if (catalog === undefined || catalog === '') return undefined;
+  if (typeof catalog !== 'string') return catalog;
+  const { loadCatalog } = await import('../spec/catalog.js');
+  return loadCatalog(resolvePath(io, catalog));
 }
 
 function resolvePath(io: Io, file: string): string {

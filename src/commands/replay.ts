@@ -1,10 +1,18 @@
+/**
+ * `cai replay`: a captured raw HTTP request sent again (src/send/replay.ts), with the transport, retry and dry-run
+ * flags of the sending commands, and their rendering.
+ */
 import type { Command } from 'commander';
-import { parseHttpUrl } from '../cli/options.js';
+import { parseHttpUrl, requireOption } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { addSecretOptions } from '../cli/secret-options.js';
-import { addTransportOptions, type TransportOptions } from './send-shared.js';
+import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
+import { addTransportOptions, retryFlags, transportFlags, type TransportOptions } from '../cli/send-options.js';
+import { openTransport } from '../cli/transport-options.js';
+import type { Output } from '../output/output.js';
+import type { KeptTimestamp } from '../send/replay.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 
-export interface ReplayOptions extends TransportOptions {
+interface ReplayOptions extends TransportOptions {
   request?: string;
   to?: string;
   keepTimestamp?: boolean;
@@ -30,11 +38,51 @@ Examples:
   $ cai replay --request captured.http --to http://127.0.0.1:8787 --dry-run`,
   );
   command.action(async (options: ReplayOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context: CommandContext) => runReplayAction(options, context));
+    await runHandler(state, cmd, (context: CommandContext) => runReplay(options, context));
   });
 }
 
-async function runReplayAction(options: ReplayOptions, context: CommandContext): Promise<number> {
-  const { runReplay } = await import('./replay-run.js');
-  return runReplay(options, context);
+async function runReplay(options: ReplayOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy } = await import('../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  const file = requireOption(options.request, '--request', '--request FILE with the captured raw HTTP request');
+  const to = requireOption(options.to, '--to', 'the URL to send to, e.g. --to http://127.0.0.1:8787');
+  const { keptTimestamp, planReplay, readCapture, replay } = await import('../send/replay.js');
+  const captured = await readCapture(file, io);
+  captured.notes.forEach((note) => output.note(note));
+  if (captured.method !== 'POST') output.note(`the capture is a ${captured.method}; the interface has POST only (§1), so it is replayed as a POST`);
+
+  const keep = options.keepTimestamp === true;
+  const secret = keep ? undefined : signingSecret(options, context);
+  if (keep) describeKeptTimestamp(keptTimestamp(captured, io.now()), output);
+  const plan = planReplay(captured, to, keep);
+  if (options.dryRun) {
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('../output/dry-run.js')]);
+    return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
+  }
+  const { openDispatcher } = await import('../http/transport.js');
+  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
+  try {
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
+    const watch = watchDelivery(context, plan.url, options.verbose === true);
+    const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    return renderSendResult(result, output);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+function describeKeptTimestamp(kept: KeptTimestamp | undefined, output: Output): void {
+  if (kept === undefined) return;
+  if (!kept.present) {
+    output.warn('the capture has no X-CAI-Timestamp or X-CAI-Signature: it is sent without them, and a conforming receiver answers 401 (§5)');
+    return;
+  }
+  const age = kept.ageSeconds;
+  const where = kept.inside ? 'inside' : 'outside';
+  output.note(
+    `keeping X-CAI-Timestamp ${kept.timestamp}: ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'}, ${where} the ±${SIGNATURE_WINDOW_SECONDS} s window (§5.5)${kept.inside ? '' : '; a conforming receiver answers 401'}`,
+  );
 }

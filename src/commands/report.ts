@@ -53,7 +53,7 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
   const { reportFromLogs, LogReadError, NotALogError } = await import('../report/read.js');
-  const { unreadable } = await import('../cli/input.js');
+  const { unreadable } = await import('../input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
   for (const file of logs) {

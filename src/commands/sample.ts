@@ -2,9 +2,9 @@ import { Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
-import { pipeWriter } from '../cli/pipe-writer.js';
+import { pipeWriter } from '../output/pipe-writer.js';
 import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
-import { formatIssue } from './validate.js';
+import { describeIssue } from '../spec/issues.js';
 
 interface SampleOptions {
   set?: string[];
@@ -133,13 +133,13 @@ async function runSample(target: Target, options: SampleOptions, context: Comman
 
 function reportProblems(verdict: DocumentVerdict, { output }: CommandContext): void {
   if (!verdict.valid) output.warn(`your overrides make the document invalid (${verdict.errors.length} ${verdict.errors.length === 1 ? 'error' : 'errors'}); printed anyway:`);
-  for (const issue of verdict.errors) output.warn(`  ${formatIssue(issue)}`);
-  for (const issue of verdict.warnings) output.note(formatIssue(issue));
+  for (const issue of verdict.errors) output.warn(`  ${describeIssue(issue)}`);
+  for (const issue of verdict.warnings) output.note(describeIssue(issue));
 }
 
 function reportInvalid(verdict: DocumentVerdict, { output }: CommandContext): void {
   const first = verdict.errors[0];
-  const message = `your overrides make the document invalid: ${first ? formatIssue(first) : 'invalid'}${verdict.errors.length > 1 ? ` (and ${verdict.errors.length - 1} more)` : ''}`;
+  const message = `your overrides make the document invalid: ${first ? describeIssue(first) : 'invalid'}${verdict.errors.length > 1 ? ` (and ${verdict.errors.length - 1} more)` : ''}`;
   const hint = 'change the --set/--unset values, or drop --strict to print it anyway';
   if (output.json) {
     output.printJson({ ok: false, error: { code: 'invalid_document', message, hint, exitCode: 1 }, errors: verdict.errors });

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
-import { readBodyInput } from '../cli/input.js';
+import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
@@ -50,10 +50,7 @@ Examples:
 async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    const { loadExample, renderExample } = await import('./example-shared.js');
-    const { example, file } = await loadExample(options.example, io);
-    const reproduction = renderExample(example, file, output);
-    return reproduction.reproduced ? 0 : 1;
+    return (await import('../cli/signature-example.js')).showSignatureExample(options.example, { io, output });
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const secret = secrets[0];
@@ -70,7 +67,7 @@ async function runSign(options: SignOptions, { io, output }: CommandContext): Pr
   }
   if (options.format === 'curl') {
     const bodyFile = await bodyFileForCurl(options.body, body, output);
-    output.result(curlCommand(options, timestamp, signature, bodyFile));
+    output.result(await curlFor(options, timestamp, signature, bodyFile));
     return 0;
   }
   output.result(`${HeaderNames.timestamp}: ${timestamp}`);
@@ -103,7 +100,7 @@ async function bodyFileForCurl(path: string | undefined, body: Buffer, output: C
   return file;
 }
 
-function curlCommand(options: SignOptions, timestamp: number, signature: string, bodyFile: string): string {
+async function curlFor(options: SignOptions, timestamp: number, signature: string, bodyFile: string): Promise<string> {
   const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
   if (!options.url) throw usageError('missing_option', '--format curl needs --url', 'pass --url with the full address to POST to');
   if (!iface) {
@@ -114,23 +111,20 @@ function curlCommand(options: SignOptions, timestamp: number, signature: string,
       ? requireOption(options.source, '--source', 'interface A sends X-CAI-Source (§4.1)')
       : requireOption(options.provider, '--provider', 'interface B sends X-CAI-Provider (§4.2)');
   const identityHeader = iface === 'A' ? HeaderNames.source : HeaderNames.provider;
-  const url = options.url;
-  return [
-    `curl -sS -i -X POST ${shellQuote(url)}`,
-    `  -H ${shellQuote('Content-Type: application/json')}`,
-    `  -H ${shellQuote(`${identityHeader}: ${identity}`)}`,
-    `  -H ${shellQuote(`${HeaderNames.timestamp}: ${timestamp}`)}`,
-    `  -H ${shellQuote(`${HeaderNames.signature}: ${signature}`)}`,
-    `  --data-binary ${shellQuote(`@${bodyFile}`)}`,
-  ].join(' \\\n');
+  const { curlCommand } = await import('../http/curl.js');
+  return curlCommand({
+    url: options.url,
+    headers: [
+      ['Content-Type', 'application/json'],
+      [identityHeader, identity],
+      [HeaderNames.timestamp, String(timestamp)],
+      [HeaderNames.signature, signature],
+    ],
+    data: { file: bodyFile },
+  });
 }
 
 function requireOption(value: string | undefined, flag: string, why: string): string {
   if (value === undefined || value === '') throw usageError('missing_option', `--format curl needs ${flag}`, `${why}; pass ${flag}`);
   return value;
-}
-
-/** POSIX single-quote quoting. */
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

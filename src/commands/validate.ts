@@ -3,10 +3,11 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { readFileInput, unreadable } from '../cli/input.js';
-import { pipeWriter, type PipeWriter } from '../cli/pipe-writer.js';
+import { readFileInput, unreadable } from '../input.js';
+import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
 import { usageError } from '../errors.js';
-import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions, ValidationIssue } from '../spec/validate.js';
+import { describeIssue } from '../spec/issues.js';
+import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../spec/validate.js';
 
 interface ValidateCommandOptions {
   ndjson?: boolean;
@@ -281,8 +282,8 @@ class Renderer {
     const { color } = output;
     const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
     const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
-    for (const issue of verdict.errors) lines.push(`  ${formatIssue(issue)}`);
-    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${formatIssue(issue)}`);
+    for (const issue of verdict.errors) lines.push(`  ${describeIssue(issue)}`);
+    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${describeIssue(issue)}`);
     this.pending.push(lines.join('\n') + '\n');
   }
 
@@ -296,10 +297,4 @@ class Renderer {
     const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
     this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}\n`);
   }
-}
-
-/** `path: message (expected …, got …)`, as the issue asks. */
-export function formatIssue(issue: ValidationIssue): string {
-  const details = [issue.expected !== undefined ? `expected ${issue.expected}` : undefined, issue.received !== undefined ? `got ${issue.received}` : undefined].filter(Boolean);
-  return `${issue.path === '' ? '(document)' : issue.path}: ${issue.message}${details.length ? ` (${details.join(', ')})` : ''}`;
 }

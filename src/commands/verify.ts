@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds } from '../cli/options.js';
-import { readBodyInput, readFileInput } from '../cli/input.js';
+import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { verify, type VerifyResult } from '../signing/verify.js';
@@ -59,9 +59,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   const { io, output } = context;
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    const { loadExample, renderExample } = await import('./example-shared.js');
-    const { example, file } = await loadExample(options.example, io);
-    return renderExample(example, file, output).reproduced ? 0 : 1;
+    return (await import('../cli/signature-example.js')).showSignatureExample(options.example, context);
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const otherSecrets = hasSecretOptions(options, 'other-secret')

@@ -17,11 +17,11 @@ export type ConfigField =
   | 'secrets.events';
 
 /** How a field's value becomes the option's value, when not as is. */
-export type ValueShape =
+type ValueShape =
   /** `{provider_endpoint}/contact-jobs` (§4.1), for options that take the full URL. */
   | 'contact-jobs-url'
-  /** branches written to a JSON file (Branch[]), for options that take a catalog file. */
-  | 'catalog-file'
+  /** the branches themselves (Branch[]), for options that take a catalog file: passed as data, no file written. */
+  | 'catalog'
   /** the first branch's branch_code, for options that take one code. */
   | 'first-branch-code'
   /** only the path of the URL, for a receiver that listens locally (`/cai/events`). */
@@ -73,12 +73,12 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock platform', field: 'secrets.events', option: '--secret' },
   { command: 'mock platform', field: 'authorised_origins', option: '--allow-origin' },
   { command: 'mock platform', field: 'events_url', option: '--path', shape: 'url-path' },
-  { command: 'mock platform', field: 'branches', option: '--catalog', shape: 'catalog-file' },
+  { command: 'mock platform', field: 'branches', option: '--catalog', shape: 'catalog' },
   { command: 'mock provider', field: 'provider_code', option: '--provider' },
   { command: 'mock provider', field: 'platform_id', option: '--source' },
   { command: 'mock provider', field: 'secrets.jobs', option: '--secret' },
   { command: 'mock provider', field: 'secrets.events', option: '--callback-secret' },
-  { command: 'mock provider', field: 'branches', option: '--catalog', shape: 'catalog-file' },
+  { command: 'mock provider', field: 'branches', option: '--catalog', shape: 'catalog' },
   // conformance: A tests the provider's contact-jobs endpoint, B the platform's events endpoint
   { command: 'conformance run', when: { interface: 'A' }, field: 'provider_endpoint', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'A' }, field: 'platform_id', option: '--source' },

@@ -5,7 +5,7 @@ import type { Environment } from './schema.js';
 import { asRefList, inspectSecretRef, type SecretRef, type SecretRefStatus } from './secret-refs.js';
 
 /** One resolved setting of an environment, safe to print (secrets masked, by reference only). */
-export interface DescribedSetting {
+interface DescribedSetting {
   field: ConfigField;
   /** The value as text; undefined when the environment leaves the field out. */
   value?: string;
@@ -17,7 +17,7 @@ export interface DescribedSetting {
   secrets?: SecretRefStatus[];
 }
 
-export interface DescribedEnvironment {
+interface DescribedEnvironment {
   name: string;
   chosenBy?: string;
   settings: DescribedSetting[];
@@ -48,7 +48,7 @@ export function describeLocation(chosen: Pick<ChosenEnvironment, 'location'>): s
 }
 
 /** Never the value: where it is and whether it is usable. */
-export function maskedSecret(status: SecretRefStatus): string {
+function maskedSecret(status: SecretRefStatus): string {
   if (!status.present) return `${status.label}: ${status.problem}`;
   const loose = status.looseMode ? `, readable by other users (mode ${status.looseMode})` : '';
   return `${status.label}: ******** (${status.length} characters${loose})`;

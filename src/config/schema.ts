@@ -16,12 +16,11 @@ export const SecretRefSchema = z
     file: z.string().min(1, { error: 'expected a file path' }).optional(),
   })
   .refine((ref) => (ref.env === undefined) !== (ref.file === undefined), { error: `${refHint}, exactly one of the two` });
-export type SecretRefInput = z.infer<typeof SecretRefSchema>;
 
 /** One reference, or a list of them for a rotation overlap (§5.9): the first signs, any verifies. */
-export const SecretRefsSchema = z.union([SecretRefSchema, z.array(SecretRefSchema).min(1, { error: 'expected at least one secret reference' })]);
+const SecretRefsSchema = z.union([SecretRefSchema, z.array(SecretRefSchema).min(1, { error: 'expected at least one secret reference' })]);
 
-export const BranchSchema = z.strictObject({
+const BranchSchema = z.strictObject({
   branch_code: z.string().min(1, { error: 'expected a non-empty branch_code' }),
   name: z.string(),
   /** Provider side only: the unit's origin number (§3 step 4), used by `cai mock provider --catalog`. */
@@ -30,10 +29,10 @@ export const BranchSchema = z.strictObject({
 export type Branch = z.infer<typeof BranchSchema>;
 
 /** §5.7: authorised origins are the provider's egress IP addresses, as addresses or CIDR ranges. */
-export const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
+const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
 
 /** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
-export const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
+const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
 
 export const EnvironmentSchema = z.strictObject({
   provider_code: z.string().min(1).optional(),

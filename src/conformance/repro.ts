@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InterfaceId } from '../spec/constants.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
+import { curlCommand, shellQuote as quote, type CurlRequest } from '../http/curl.js';
 import type { CheckResult, Exchange, Reproduction, RequestRecipe } from './types.js';
 
 export interface ReproContext {
@@ -21,10 +22,6 @@ export interface ReproContext {
   /** How the signing secret is passed, e.g. `--secret-env CAI_SECRET` (never the value). */
   secretFlag: string;
   clockOffsetSeconds: number;
-}
-
-export function quote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** `--secret-env NAME` / `--secret-file PATH` as given; an inline or generated secret becomes `--secret-env CAI_SECRET`. */
@@ -109,14 +106,13 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
   const identityName = context.interface === 'B' ? HeaderNames.provider : HeaderNames.source;
   const identity = recipe.identity ?? { kind: 'default' as const };
   const identityValue = identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
-  const curl = [
-    `curl -sS -i -X POST ${quote(context.postUrl)}`,
-    `-H 'Content-Type: application/json'`,
-    ...(identityValue !== undefined ? [`-H ${quote(`${identityName}: ${identityValue}`)}`] : []),
-    ...(timestamp.kind !== 'none' ? [`-H "${HeaderNames.timestamp}: ${sentTimestamp}"`] : []),
-    ...(signatureHeader !== undefined ? [`-H ${signatureHeader}`] : []),
-    ...(recipe.sourceAddress ? [`--interface ${quote(recipe.sourceAddress)}`] : []),
-    `--data-binary @${quote(bodyFile)}`,
+  const headers: CurlRequest['headers'] = [
+    ['Content-Type', 'application/json'],
+    ...(identityValue !== undefined ? [[identityName, identityValue] as const] : []),
+    ...(timestamp.kind !== 'none' ? [{ shell: `"${HeaderNames.timestamp}: ${sentTimestamp}"` }] : []),
+    ...(signatureHeader !== undefined ? [{ shell: signatureHeader }] : []),
   ];
-  return [...lines, curl.join(' ')].join('; ');
+  const options = recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as const] : [];
+  const curl = curlCommand({ url: context.postUrl, headers, options, data: { file: bodyFile } }, 'one-line');
+  return [...lines, curl].join('; ');
 }

@@ -5,11 +5,11 @@ import { connectTcp, describeSocketError, fetchDate, handshake, resolveHost, typ
 import type { CheckResult, DoctorTarget } from './types.js';
 
 /** Certificates expiring sooner than this get a warning. */
-export const CERTIFICATE_WARNING_DAYS = 30;
+const CERTIFICATE_WARNING_DAYS = 30;
 /** A clock offset above this (but within the §5.5 window) gets a warning: it eats into the window. */
-export const CLOCK_WARNING_SECONDS = 60;
+const CLOCK_WARNING_SECONDS = 60;
 /** Secrets shorter than this get a warning (32 characters ≈ 128 bits as hex, 192 as base64). */
-export const SHORT_SECRET_CHARACTERS = 32;
+const SHORT_SECRET_CHARACTERS = 32;
 
 const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
 
@@ -162,7 +162,7 @@ async function checkTls(address: string, hostname: string, port: number, options
   return true;
 }
 
-export function certificateVerdict(facts: TlsFacts, now: number): Omit<CheckResult, 'target' | 'interface'> {
+function certificateVerdict(facts: TlsFacts, now: number): Omit<CheckResult, 'target' | 'interface'> {
   const certificate = facts.certificate;
   if (!certificate || !certificate.valid_to) return { id: 'certificate', verdict: 'fail', message: 'the server sent no certificate', hint: 'configure a certificate for this host' };
   const validTo = Date.parse(certificate.valid_to);

@@ -2,8 +2,9 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, isIP } from 'node:net';
-import { checkServerIdentity, connect as tlsConnect, rootCertificates, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { checkServerIdentity, connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { errnoCode, errorMessage } from '../errors.js';
+import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 
 /**
  * The network probes of `cai doctor`, on node builtins only: each resolves to facts or rejects with the
@@ -61,7 +62,7 @@ export function handshake(
       maxVersion: versions.max,
       // OpenSSL 3 refuses to offer TLS 1.0/1.1 at its default security level: lower it for the probe only.
       ciphers: legacy ? 'DEFAULT:@SECLEVEL=0' : undefined,
-      ca: options.ca ? [...rootCertificates, options.ca] : undefined,
+      ca: options.ca ? trustedAuthorities(options.ca) : undefined,
       rejectUnauthorized: false,
       // The certificate's name is checked against the URL's host, not the resolved address we connect to.
       checkServerIdentity: (_host, certificate) => checkServerIdentity(hostname, certificate),
@@ -82,7 +83,7 @@ export function handshake(
   });
 }
 
-export interface HttpFacts {
+interface HttpFacts {
   status: number;
   date?: string;
   /** Local clock (ms) when the request was sent and when the response headers arrived. */
@@ -103,9 +104,9 @@ export function fetchDate(url: URL, address: string, options: ProbeOptions, now:
         method: 'GET',
         headers: { host: url.host, 'user-agent': 'cai-doctor' },
         servername: https && !isIP(url.hostname) ? url.hostname : undefined,
-        ca: options.ca ? [...rootCertificates, options.ca] : undefined,
+        ca: options.ca ? trustedAuthorities(options.ca) : undefined,
         rejectUnauthorized: false,
-        minVersion: 'TLSv1.2',
+        minVersion: MIN_TLS_VERSION,
         agent: false,
       },
       (response: IncomingMessage) => {

@@ -1,4 +1,3 @@
-import { rootCertificates } from 'node:tls';
 /**
  * The HTTP client of the senders: undici, TLS 1.2 or above (§5.8), keep-alive pool, no redirects followed.
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
@@ -7,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 import { formatDuration } from './retry.js';
+import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 
 export type { Dispatcher } from 'undici';
 
@@ -48,22 +48,17 @@ export interface PostRequest {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONNECTIONS = 8;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTIONS = 8;
 /** Responses are shown to the user, not streamed: anything bigger is cut off as an error. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
-/** §5.8: transport is TLS 1.2 or above, in both directions. */
-export const MIN_TLS_VERSION = 'TLSv1.2';
 
 export function createDispatcher(options: ClientOptions = {}): Dispatcher {
   const tls = {
     minVersion: MIN_TLS_VERSION,
     rejectUnauthorized: options.insecure !== true,
     timeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    // The given authority is trusted in addition to Node's bundled ones (a test environment's private CA,
-    // while public certificates keep working), the same for every command that takes --ca.
-    ...(options.ca ? { ca: [...rootCertificates, options.ca.toString('utf8')] } : {}),
+    ...(options.ca ? { ca: trustedAuthorities(options.ca) } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   } as const;
   const pool = {
@@ -83,7 +78,7 @@ export function createDispatcher(options: ClientOptions = {}): Dispatcher {
 let defaultDispatcher: Dispatcher | undefined;
 
 /** A shared dispatcher for callers that do not bring their own. */
-export function sharedDispatcher(): Dispatcher {
+function sharedDispatcher(): Dispatcher {
   defaultDispatcher ??= createDispatcher();
   return defaultDispatcher;
 }
@@ -193,7 +188,7 @@ const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CL
 const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** Maps an undici / Node network error to a CaiError with a stable code and a useful hint. */
-export function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
+function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
   if (error instanceof CaiError) return error;
   const root = rootCause(error);
   const code = errnoCode(root) ?? errnoCode(error) ?? '';

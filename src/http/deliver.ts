@@ -26,7 +26,7 @@ export interface DeliveryError {
   hint?: string;
 }
 
-export type AttemptDecision = 'accepted' | 'rejected' | 'retry' | 'give-up';
+type AttemptDecision = 'accepted' | 'rejected' | 'retry' | 'give-up';
 
 export interface AttemptRecord {
   /** 1-based. */

@@ -17,7 +17,7 @@ export interface RawRequest {
   notes: string[];
 }
 
-export type ParseRawRequestResult = { ok: true; request: RawRequest } | { ok: false; message: string };
+type ParseRawRequestResult = { ok: true; request: RawRequest } | { ok: false; message: string };
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) (HTTP\/\d(?:\.\d)?)$/;
 

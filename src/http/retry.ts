@@ -24,7 +24,7 @@ export interface RetryPolicy {
 }
 
 /** Interactive default: two minutes. The README shows `--retry-for 24h` for CI, the spec's own period (§8). */
-export const DEFAULT_RETRY_FOR_MS = 2 * 60_000;
+const DEFAULT_RETRY_FOR_MS = 2 * 60_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   enabled: true,
@@ -58,7 +58,7 @@ export type AttemptOutcome =
   | { kind: 'error'; code: string };
 
 /** A status class of §7 (see src/spec/statuses.ts), or an error another attempt cannot fix: TLS, interrupted. */
-export type OutcomeClass = StatusClass | 'fatal';
+type OutcomeClass = StatusClass | 'fatal';
 
 /** Connection errors and time-outs retry like a 5xx (§8: retry by either side). */
 const RETRYABLE_ERRORS = new Set(['timeout', 'unreachable', 'connection', 'proxy']);
@@ -80,13 +80,13 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.round(nominal * (1 - policy.jitter * random()));
 }
 
-export type GiveUpReason = 'not-retryable' | 'disabled' | 'max-attempts' | 'retry-for';
+type GiveUpReason = 'not-retryable' | 'disabled' | 'max-attempts' | 'retry-for';
 
 export type RetryDecision =
   | { retry: true; delayMs: number; basis: 'retry-after' | 'backoff'; reason: string }
   | { retry: false; giveUp?: GiveUpReason; reason: string };
 
-export interface DecisionInput {
+interface DecisionInput {
   outcome: AttemptOutcome;
   /** Attempts made so far, the one just finished included. */
   attempts: number;

@@ -4,6 +4,7 @@ import { errorMessage, usageError } from '../errors.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { unauthorisedReasonOf } from '../spec/statuses.js';
+import { describeIssue } from '../spec/issues.js';
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { loadValidator, type Validator } from './validator.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
@@ -427,10 +428,6 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
 
 function dedupeKey(space: string, eventId: string): string {
   return `${space}\u0000${eventId}`;
-}
-
-function describeIssue(issue: ValidationIssue): string {
-  return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
 }
 
 /** The `reserialising-verifier` defect: what a framework's parsed-and-restringified body looks like. */

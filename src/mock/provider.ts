@@ -8,7 +8,7 @@ import type { RetryPolicy } from '../http/retry.js';
 import { verify } from '../signing/verify.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { unauthorisedReasonOf } from '../spec/statuses.js';
-import type { ValidationIssue } from '../spec/validate.js';
+import { describeIssue } from '../spec/issues.js';
 import { loadValidator, type Validator } from './validator.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
@@ -396,10 +396,6 @@ function breakEnum(document: Record<string, unknown>): void {
 /** The `bad-ack` defect: the number in national format, as a careless provider would send it. */
 function nationalFormat(number: string): string {
   return E164_PATTERN.test(number) && number.startsWith('+44') ? `0${number.slice(3, 7)} ${number.slice(7)}` : number.replace(/^\+/, '00');
-}
-
-function describeIssue(issue: ValidationIssue): string {
-  return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
 }
 
 function receivedHeaders(request: IncomingMessage): Record<string, string> {

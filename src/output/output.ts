@@ -9,7 +9,7 @@ export interface OutputOptions {
   color?: boolean;
 }
 
-export interface Spinner {
+interface Spinner {
   update(text: string): void;
   succeed(text: string): void;
   fail(text: string): void;

@@ -2,7 +2,7 @@
  * The colours commands use. chalk is loaded only when a stream will really be coloured (a TTY with colour on):
  * piped and CI runs never pay its import cost, which matters for `cai sign` start-up (issue #2 benchmark).
  */
-export type Paint = (text: string) => string;
+type Paint = (text: string) => string;
 
 export interface Palette {
   red: Paint;

@@ -16,7 +16,7 @@ export interface Secret {
   label: string;
 }
 
-export interface SecretFlagNames {
+interface SecretFlagNames {
   /** `secret`, `callback-secret` or `other-secret`. */
   prefix: string;
   /** Environment variable used when no flag is given, e.g. `CAI_SECRET`. */
@@ -26,7 +26,7 @@ export interface SecretFlagNames {
 const registeredForRedaction = new Set<string>();
 
 /** Every secret resolved in this process; error printing scrubs them from messages and stack traces. */
-export function knownSecrets(): readonly string[] {
+function knownSecrets(): readonly string[] {
   return [...registeredForRedaction];
 }
 

@@ -22,24 +22,27 @@ export interface InProcessOptions {
   interrupt?: Promise<void>;
 }
 
-/** Runs the CLI in-process with fake streams (fast; for command-level tests). */
-export async function runCli(argv: string[], options: InProcessOptions = {}): Promise<CliResult> {
+/** An Io with fake streams that keeps what was written, and an interrupt to trigger by hand. */
+export interface FakeIo extends Io {
+  out(): string;
+  err(): string;
+  /** Calls the interrupt listeners as SIGINT would; a command that subscribes later still gets it. */
+  interrupt(): void;
+  /** How many interrupt listeners are subscribed. */
+  interruptListeners(): number;
+}
+
+export function fakeIo(options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer | Readable; cwd?: string; now?: number } = {}): FakeIo {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const stdin = options.stdin === undefined ? Readable.from([]) : Readable.from([Buffer.from(options.stdin)]);
+  const stdin = options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const listeners = new Set<(signal: NodeJS.Signals) => void>();
-  // Sticky, as a real Ctrl-C is to a process that has not subscribed yet only in that it would end it: an
-  // interrupt that fires before the command listens (a slow start on a loaded machine) reaches it when it does.
   let interrupted = false;
-  options.interrupt?.then(() => {
-    interrupted = true;
-    listeners.forEach((listener) => listener('SIGINT'));
-  });
-  const io: Io = {
+  return {
     stdin,
     stdout,
     stderr,
@@ -47,14 +50,28 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
     cwd: options.cwd ?? ROOT,
     onInterrupt(listener) {
       listeners.add(listener);
-      if (interrupted) setImmediate(() => listeners.has(listener) && listener('SIGINT'));
+      // On a loaded machine the command may subscribe only after the interrupt came: it still gets it.
+      if (interrupted) queueMicrotask(() => listeners.has(listener) && listener('SIGINT'));
       return () => listeners.delete(listener);
     },
     now: () => options.now ?? Date.now(),
+    out: () => out,
+    err: () => err,
+    interrupt() {
+      interrupted = true;
+      listeners.forEach((listener) => listener('SIGINT'));
+    },
+    interruptListeners: () => listeners.size,
   };
+}
+
+/** Runs the CLI in-process with fake streams (fast; for command-level tests). */
+export async function runCli(argv: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const io = fakeIo(options);
+  options.interrupt?.then(() => io.interrupt());
   const code = await run(argv, io);
   await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout: out, stderr: err };
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 /** Spawns the built binary (for end-to-end tests): `npm test` builds first. */

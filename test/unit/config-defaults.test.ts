@@ -1,15 +1,14 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/config/defaults-table.js';
 import { installConfigDefaults } from '../../src/cli/config-defaults.js';
 import { addSecretOptions, type SecretPrefix } from '../../src/cli/secret-options.js';
 import { buildProgram } from '../../src/program.js';
-import type { Io } from '../../src/io.js';
 import type { RunState } from '../../src/cli/runner.js';
+import { fakeIo } from '../helpers/cli.js';
 
 const settings = {
   provider_code: 'acme',
@@ -30,13 +29,6 @@ function workspace(): string {
   writeFileSync(join(dir, 'jobs.secret'), 'jobs-secret-value\n');
   chmodSync(join(dir, 'jobs.secret'), 0o600);
   return dir;
-}
-
-function fakeIo(cwd: string, env: NodeJS.ProcessEnv = {}): Io & { err: () => string } {
-  const stderr = new PassThrough();
-  let err = '';
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { stdin: Readable.from([]), stdout: new PassThrough(), stderr, env: { NO_COLOR: '1', ...env }, cwd, onInterrupt: () => () => {}, now: () => Date.now(), err: () => err };
 }
 
 const SECRET_PREFIXES: readonly SecretPrefix[] = ['secret', 'callback-secret', 'other-secret'];
@@ -78,7 +70,7 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
     case 'provider_endpoint':
       return { [camel(rule.option)]: rule.shape === 'contact-jobs-url' ? 'https://provider.example/cai/contact-jobs' : settings.provider_endpoint };
     case 'branches':
-      return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : expect.stringMatching(/cai-catalog-[0-9a-f]{16}\.json$/) };
+      return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : settings.branches };
     case 'authorised_origins':
       return { [camel(rule.option)]: settings.authorised_origins };
     case 'events_url':
@@ -96,7 +88,7 @@ describe('config defaults: the table, rule by rule', () => {
     async (_name, rule) => {
       const dir = workspace();
       const seen = new Map<string, Record<string, unknown>>();
-      const state: RunState = { io: fakeIo(dir, env), exitCode: 0 };
+      const state: RunState = { io: fakeIo({ cwd: dir, env }), exitCode: 0 };
       const argv = [...rule.command.split(' '), ...(rule.when ? ['--interface', rule.when.interface] : [])];
       await programFromTable(state, seen).parseAsync(argv, { from: 'user' });
       const options = seen.get(rule.command) as Record<string, { value: unknown; source: string }>;
@@ -110,7 +102,7 @@ describe('config defaults: the table, rule by rule', () => {
   it('a flag given on the command line always wins, and silences the whole secret family', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
-    const state: RunState = { io: fakeIo(dir, env), exitCode: 0 };
+    const state: RunState = { io: fakeIo({ cwd: dir, env }), exitCode: 0 };
     await programFromTable(state, seen).parseAsync(['send-job', '--to', 'https://elsewhere.example', '--secret', 'inline'], { from: 'user' });
     const options = seen.get('send-job') as Record<string, { value: unknown; source: string }>;
     expect(options.to).toEqual({ value: 'https://elsewhere.example', source: 'cli' });
@@ -122,29 +114,29 @@ describe('config defaults: the table, rule by rule', () => {
   it('--mock cancels the configured --target of a conformance run', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
-    await programFromTable({ io: fakeIo(dir, env), exitCode: 0 }, seen).parseAsync(['conformance', 'run', '--interface', 'B', '--mock'], { from: 'user' });
+    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(['conformance', 'run', '--interface', 'B', '--mock'], { from: 'user' });
     const options = seen.get('conformance run') as Record<string, { value: unknown }>;
     expect(options.target).toBeUndefined();
     expect(options.secretEnv).toBeUndefined();
     expect(options.provider?.value).toBe('acme');
   });
 
-  it('writes the branches as a Branch[] catalog file', async () => {
+  it('passes the branches to --catalog as a Branch[] catalog, as data (no file is written)', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
-    await programFromTable({ io: fakeIo(dir, env), exitCode: 0 }, seen).parseAsync(['mock', 'provider'], { from: 'user' });
-    const catalog = (seen.get('mock provider') as Record<string, { value: string }>).catalog?.value as string;
-    expect(JSON.parse(readFileSync(catalog, 'utf8'))).toEqual(settings.branches);
+    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(['mock', 'provider'], { from: 'user' });
+    const catalog = (seen.get('mock provider') as Record<string, { value: unknown; source: string }>).catalog;
+    expect(catalog).toEqual({ value: settings.branches, source: 'config' });
   });
 
   it('stops with the config field named when a referenced secret is missing, and warns about a loose secret file', async () => {
     const dir = workspace();
-    const io = fakeIo(dir, { EVENTS: 'events-secret-value' });
+    const io = fakeIo({ cwd: dir, env: { EVENTS: 'events-secret-value' } });
     await expect(programFromTable({ io, exitCode: 0 }, new Map()).parseAsync(['send-job'], { from: 'user' })).rejects.toThrow(
       `environment variable JOBS_OLD is not set (secrets.jobs of environment test in ${join(dir, 'cai.config.json')})`,
     );
     chmodSync(join(dir, 'jobs.secret'), 0o644);
-    const loose = fakeIo(dir, env);
+    const loose = fakeIo({ cwd: dir, env });
     await programFromTable({ io: loose, exitCode: 0 }, new Map()).parseAsync(['send-job'], { from: 'user' });
     expect(loose.err()).toBe(`warning: secret file jobs.secret is readable by other users (mode 644); run: chmod 600 ${join(dir, 'jobs.secret')}\n`);
   });
@@ -176,12 +168,12 @@ describe('config defaults: the mapping itself', () => {
       'mock platform --secret <- secrets.events',
       'mock platform --allow-origin <- authorised_origins',
       'mock platform --path <- events_url (url-path)',
-      'mock platform --catalog <- branches (catalog-file)',
+      'mock platform --catalog <- branches (catalog)',
       'mock provider --provider <- provider_code',
       'mock provider --source <- platform_id',
       'mock provider --secret <- secrets.jobs',
       'mock provider --callback-secret <- secrets.events',
-      'mock provider --catalog <- branches (catalog-file)',
+      'mock provider --catalog <- branches (catalog)',
       'conformance run [A] --target <- provider_endpoint unless --mock',
       'conformance run [A] --source <- platform_id',
       'conformance run [A] --branch-code <- branches (first-branch-code)',
@@ -198,7 +190,7 @@ describe('config defaults: the mapping itself', () => {
 
 describe('config defaults: the real program', () => {
   it('every rule whose command is registered names an option that command really has', async () => {
-    const program = await buildProgram({ io: fakeIo(tmpdir()), exitCode: 0 });
+    const program = await buildProgram({ io: fakeIo({ cwd: tmpdir() }), exitCode: 0 });
     const find = (path: string): Command | undefined =>
       path.split(' ').reduce<Command | undefined>((command, name) => command?.commands.find((c) => c.name() === name), program);
     let checked = 0;
@@ -235,14 +227,14 @@ describe('config defaults: required options', () => {
   it('a required option the profile provides is satisfied by it (commander checks before hooks run)', async () => {
     const dir = workspace();
     const seen = new Map<string, unknown>();
-    await programWithRequired({ io: fakeIo(dir), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' });
+    await programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' });
     expect(seen.get('provider')).toBe('acme');
   });
 
   it('without a profile, a missing required option is still commander\'s usage error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-noconfig-'));
     const seen = new Map<string, unknown>();
-    await expect(programWithRequired({ io: fakeIo(dir), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' })).rejects.toMatchObject({
+    await expect(programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' })).rejects.toMatchObject({
       code: 'commander.missingMandatoryOptionValue',
       message: "error: required option '--provider <code>' not specified",
     });

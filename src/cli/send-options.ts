@@ -3,10 +3,13 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../cli/options.js';
-import { parseIpAddress } from '../cli/network-options.js';
-import { addSecretOptions } from '../cli/secret-options.js';
 import { usageError } from '../errors.js';
+import type { TransportFlags } from '../http/transport.js';
+import type { RetryPolicy } from '../http/retry.js';
+import { parseIpAddress } from './network-options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
+import { addSecretOptions } from './secret-options.js';
+import { addTlsOptions } from './transport-options.js';
 
 export interface TransportOptions {
   timeout: number;
@@ -61,21 +64,35 @@ export function refuseIdleFlags(options: SendOptions, command: Command): void {
 
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
 export function addTransportOptions(command: Command): Command {
-  return command
+  command
     .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parsePositiveDurationMs, 10_000)
     .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h)', parseRetryPeriodMs, 120_000)
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
     .addOption(new Option('--initial-delay <duration>', 'the first backoff wait (doubling from there)').argParser(parseDurationMs).hideHelp())
-    .option('--print-schedule', 'print the planned retry waits for these settings and send nothing')
-    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
-    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
+  addTlsOptions(command);
+  return command
     .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)', parseIpAddress)
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
     .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
+}
+
+/** The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). */
+export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
+  return {
+    enabled: options.retry,
+    retryForMs: options.retryFor,
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
+  };
+}
+
+/** The transport the flags ask for, with `connections` in the pool (src/http/transport.ts). */
+export function transportFlags(options: TransportOptions, connections: number): TransportFlags {
+  return { ca: options.ca, insecure: options.insecure, proxy: options.proxy, localAddress: options.localAddress, connectTimeoutMs: options.timeout, connections };
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {

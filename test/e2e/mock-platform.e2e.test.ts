@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readMockLog } from '../../src/mock/log.js';
 import { spawnCli } from '../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../unit/mock/helpers.js';
-import { startMockProcess, stopAllMockProcesses } from './mock-process.js';
+import { startMockProcess, stopAllMockProcesses } from '../helpers/mock-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-e2e-'));
 afterAll(() => {

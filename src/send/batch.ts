@@ -4,11 +4,11 @@
  * attempts, while attempts already on the wire finish: so nothing is sent twice, and every document ends
  * with a record saying what happened to it, "not-sent" included.
  */
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DeliveryError } from './deliver.js';
-import { eventIdOf, type SendResult, type SendVerdict } from './send.js';
+import type { DeliverOptions, DeliveryError } from '../http/deliver.js';
+import type { SendResult, SendVerdict } from '../http/send.js';
+import { sendDocument, type SendRequest } from './request.js';
 
 export interface BatchDocument {
   /** 1-based line in the NDJSON input. */
@@ -55,7 +55,7 @@ export interface BatchSummary {
   attempts: number;
 }
 
-export interface BatchSendSignals {
+interface BatchSendSignals {
   stopSignal: AbortSignal;
   signal: AbortSignal;
 }
@@ -75,77 +75,30 @@ export interface BatchOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
+type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
 
 /**
- * Splits NDJSON into documents: one per non-blank line, exact bytes, without the line ending.
- * `eventIds: false` leaves `eventId` for the caller to fill (it parses each document anyway to validate it).
+ * Sends every document as `request` says, over the one dispatcher of `deliver`. No per-request abort listener
+ * (thousands of them on one signal cost more than the requests): a second Ctrl-C destroys the pool instead, which
+ * fails every request in flight at once; the first (`stopSignal`) ends each document's retries.
  */
-export function splitNdjson(bytes: Buffer, options: { eventIds?: boolean } = {}): BatchDocument[] {
-  const withIds = options.eventIds !== false;
-  const documents: BatchDocument[] = [];
-  let start = 0;
-  let line = 0;
-  while (start <= bytes.length) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
-    line += 1;
-    let stop = end;
-    if (stop > start && bytes[stop - 1] === 0x0d) stop -= 1;
-    if (!isBlank(bytes, start, stop)) documents.push(documentOf(line, Buffer.from(bytes.subarray(start, stop)), withIds));
-    start = end + 1;
-  }
-  return documents;
-}
-
-function isBlank(bytes: Buffer, start: number, stop: number): boolean {
-  for (let i = start; i < stop; i += 1) {
-    const byte = bytes[i];
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return false;
-  }
-  return true;
-}
-
-export function documentOf(line: number, body: Buffer, withEventId = true): BatchDocument {
-  const document: BatchDocument = { line, body, bodySha256: createHash('sha256').update(body).digest('hex') };
-  const eventId = withEventId ? eventIdOf(body) : undefined;
-  if (eventId !== undefined) document.eventId = eventId;
-  return document;
+export function sendBatch(
+  request: Omit<SendRequest, 'body' | 'eventId'>,
+  documents: readonly BatchDocument[],
+  deliver: Pick<DeliverOptions, 'retry' | 'timeoutMs' | 'dispatcher'>,
+  options: BatchOptions,
+): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
+  return runBatch(
+    documents,
+    (document, signals) =>
+      sendDocument({ ...request, body: document.body, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}) }, { ...deliver, stopSignal: signals.stopSignal }),
+    options,
+  );
 }
 
 /** The keys a document is known by across runs. */
-export function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
+function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
   return document.eventId !== undefined ? [`event:${document.eventId}`, `sha256:${document.bodySha256}`] : [`sha256:${document.bodySha256}`];
-}
-
-/**
- * The documents a previous `--output` file records as accepted (or duplicate: the receiver has it).
- * Lines that are not result records are ignored, and counted so the caller can say so.
- */
-export function acceptedKeysFromResults(text: string): { keys: Set<string>; records: number; unreadable: number } {
-  const keys = new Set<string>();
-  let records = 0;
-  let unreadable = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      unreadable += 1;
-      continue;
-    }
-    if (typeof record !== 'object' || record === null || !('verdict' in record) || !('bodySha256' in record)) {
-      unreadable += 1;
-      continue;
-    }
-    records += 1;
-    const r = record as { verdict: unknown; eventId?: unknown; bodySha256: unknown };
-    if (r.verdict !== 'accepted' && r.verdict !== 'duplicate' && r.verdict !== 'skipped') continue;
-    if (typeof r.eventId === 'string') keys.add(`event:${r.eventId}`);
-    if (typeof r.bodySha256 === 'string') keys.add(`sha256:${r.bodySha256}`);
-  }
-  return { keys, records, unreadable };
 }
 
 export async function runBatch(documents: readonly BatchDocument[], send: SendOne, options: BatchOptions): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
@@ -230,6 +183,17 @@ function recordOf(base: Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'>, re
   return record;
 }
 
+/** The summary's count of each verdict. */
+const COUNTER: Record<BatchVerdict, 'accepted' | 'duplicate' | 'rejected' | 'failed' | 'invalid' | 'skipped' | 'notSent'> = {
+  accepted: 'accepted',
+  duplicate: 'duplicate',
+  rejected: 'rejected',
+  failed: 'failed',
+  invalid: 'invalid',
+  skipped: 'skipped',
+  'not-sent': 'notSent',
+};
+
 export function summarize(records: readonly BatchRecord[], elapsedMs: number, interrupted: boolean): BatchSummary {
   const summary: BatchSummary = {
     total: records.length,
@@ -247,31 +211,11 @@ export function summarize(records: readonly BatchRecord[], elapsedMs: number, in
   };
   for (const record of records) {
     summary.attempts += record.attempts;
-    switch (record.verdict) {
-      case 'accepted':
-        summary.accepted += 1;
-        break;
-      case 'duplicate':
-        summary.duplicate += 1;
-        break;
-      case 'rejected': {
-        summary.rejected += 1;
-        const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
-        summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
-        break;
-      }
-      case 'failed':
-        summary.failed += 1;
-        break;
-      case 'invalid':
-        summary.invalid += 1;
-        break;
-      case 'skipped':
-        summary.skipped += 1;
-        break;
-      case 'not-sent':
-        summary.notSent += 1;
-        break;
+    summary[COUNTER[record.verdict]] += 1;
+    if (record.verdict === 'rejected') {
+      // By status, or `ack` for a 2xx whose body broke the rules.
+      const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
+      summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
     }
   }
   return summary;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { acceptedKeysFromResults, runBatch, splitNdjson, summarize, type BatchDocument } from '../../src/http/batch.js';
+import { runBatch, summarize, type BatchDocument } from '../../src/send/batch.js';
+import { acceptedKeysFromResults, splitNdjson } from '../../src/send/batch-files.js';
 import { contactJobsUrl, eventIdOf, type SendResult } from '../../src/http/send.js';
 import { checkEventAck, checkJobAck } from '../../src/spec/acknowledgment.js';
 import type { HttpResponse } from '../../src/http/client.js';

@@ -1,0 +1,244 @@
+/**
+ * `cai send-job` (Interface A, §4.1) and `cai send-event` (Interface B, §4.2): one command for the two directions.
+ * The flags are declared in src/cli/send-options.ts; the sending is src/send, loaded inside the action (START-UP
+ * RULE: `cai --help` and the other commands do not pay for undici); the rendering is src/output.
+ */
+import type { Command } from 'commander';
+import { requireOption } from '../cli/options.js';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { signingSecret } from '../cli/secret-options.js';
+import { addSendOptions, refuseIdleFlags, retryFlags, transportFlags, type SendOptions } from '../cli/send-options.js';
+import { openTransport } from '../cli/transport-options.js';
+import { ExitCode, usageError } from '../errors.js';
+import type { RetryPolicy } from '../http/retry.js';
+import { readBodyInput } from '../input.js';
+import type { Output } from '../output/output.js';
+import type { BatchSummary } from '../send/batch.js';
+import type { SendKind } from '../send/request.js';
+import { describeIssue } from '../spec/issues.js';
+import type { DocumentVerdict } from '../spec/validate.js';
+
+export function registerSendJob(program: Command, state: RunState): void {
+  const command = program
+    .command('send-job')
+    .description('Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)');
+  addSendOptions(command, 'job');
+  command.addHelpText(
+    'after',
+    `
+Exit codes: 0 accepted, 1 rejected (a 4xx, or a 202 whose acknowledgment breaks §2.3), 2 usage, 3 delivery failed.
+
+Examples:
+  $ cai send-job --to https://provider.example/cai --source platform --secret-env CAI_JOBS_SECRET --body job.json
+  $ cai send-job --to http://127.0.0.1:8788 --source platform --sample --set contact.name="Ana Sousa"
+  $ cai send-job --to https://provider.example/cai --source platform --sample --dry-run --format curl
+  $ cai send-job --to https://provider.example/cai --source platform --ndjson jobs.ndjson --output results.ndjson
+  $ cai send-job --print-schedule --retry-for 24h`,
+  );
+  command.action(async (options: SendOptions, cmd: Command) => {
+    // A deployment profile supplies --callback-url and --branch-code as defaults for samples; they must not refuse a --body send.
+    if (!options.sample) {
+      if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
+      if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
+    }
+    await runHandler(state, cmd, (context) => {
+      refuseIdleFlags(options, cmd);
+      return runSend('job', options, context);
+    });
+  });
+}
+
+export function registerSendEvent(program: Command, state: RunState): void {
+  const command = program
+    .command('send-event')
+    .description('Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)');
+  addSendOptions(command, 'event');
+  command.addHelpText(
+    'after',
+    `
+Event types for --sample: conversation.message (default), appointment.booked, appointment.rescheduled,
+appointment.cancelled, job.closed.
+
+Exit codes: 0 accepted (new or duplicate), 1 rejected (a 4xx, or a 2xx that breaks §2.13), 2 usage, 3 delivery failed.
+
+Examples:
+  $ cai send-event --to https://platform.example/cai/events --provider acme --secret-env CAI_EVENTS_SECRET --body event.json
+  $ cai send-event --to http://127.0.0.1:8787/events --provider acme --sample job.closed --set outcome=opted_out
+  $ cai send-event --to https://platform.example/cai/events --provider acme --body event.json --retry-for 24h --json
+  $ cai send-event --to https://platform.example/cai/events --provider acme --ndjson events.ndjson \\
+      --concurrency 16 --rate 50/s --output results.ndjson
+  $ cai send-event --to https://platform.example/cai/events --provider acme --ndjson events.ndjson \\
+      --resume results.ndjson --output results.ndjson`,
+  );
+  command.action(async (options: SendOptions, cmd: Command) => {
+    await runHandler(state, cmd, (context) => {
+      refuseIdleFlags(options, cmd);
+      return runSend('event', options, context);
+    });
+  });
+}
+
+/** The flags and the target of a send, once the required ones are known to be there. */
+type Addressed = SendOptions & { to: string; identity: string };
+
+async function runSend(kind: SendKind, options: SendOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy } = await import('../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  const addressed = { ...options, ...requireTarget(kind, options) };
+  if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
+  refuseBatchOnlyFlags(options);
+  const secret = signingSecret(options, context);
+  const { prepareBody, checkBody } = await import('../send/body.js');
+  const prepared = await prepareBody(kind, options, io);
+  const placeholder = prepared.generated?.placeholderCallbackUrl;
+  if (placeholder !== undefined) {
+    output.warn(`callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`);
+  }
+  if (prepared.generated) output.info(`sending a generated ${prepared.generated.what}, event_id ${prepared.generated.eventId}`);
+  if (options.validate) {
+    const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
+    if (refused !== undefined) return refused;
+  }
+  const { sendDocument, sendTarget } = await import('../send/request.js');
+  const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
+  if (options.dryRun) {
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('../output/dry-run.js')]);
+    const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
+    return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
+  }
+  const { openDispatcher } = await import('../http/transport.js');
+  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
+  try {
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
+    const watch = watchDelivery(context, url, options.verbose === true);
+    const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
+    const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    return renderSendResult(result, output);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+/** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
+function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
+  const to = requireOption(options.to, '--to', kind === 'job' ? "the provider's base URL, e.g. --to https://provider.example/cai" : 'the events URL, e.g. --to https://platform.example/cai/events');
+  const identity =
+    kind === 'job'
+      ? requireOption(options.source, '--source', 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform')
+      : requireOption(options.provider, '--provider', 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme');
+  return { to, identity };
+}
+
+function refuseBatchOnlyFlags(options: SendOptions): void {
+  if (options.format === 'curl' && !options.dryRun) {
+    throw usageError('conflicting_options', '--format curl prints a command instead of sending, so it needs --dry-run', 'add --dry-run to print the curl command, or drop --format to send');
+  }
+  for (const flag of ['output', 'resume', 'rate'] as const) {
+    if (options[flag] !== undefined) throw usageError('conflicting_options', `--${flag} works in batch mode only`, 'add --ndjson FILE to send a batch, or drop the option');
+  }
+}
+
+/** The schema's warnings as notes; an invalid body is not sent (exit 1), unless --no-validate. */
+function renderRefusal(kind: SendKind, verdict: DocumentVerdict, output: Output): number | undefined {
+  for (const warning of verdict.warnings) output.note(describeIssue(warning));
+  if (verdict.valid) return undefined;
+  if (output.json) {
+    output.printJson({ ok: false, verdict: 'invalid', sent: false, errors: verdict.errors, warnings: verdict.warnings, exitCode: ExitCode.negative });
+    return ExitCode.negative;
+  }
+  output.result(`${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`);
+  for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
+  output.info('hint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)');
+  return ExitCode.negative;
+}
+
+// ---------------------------------------------------------------------------------------------- batch
+
+/** Flags of a single send that say nothing in batch mode, where every line of the file is one document sent as is. */
+function refuseSingleOnlyFlags(options: SendOptions): void {
+  for (const [flag, given] of [
+    ['--body', options.body !== undefined],
+    ['--sample', options.sample !== undefined && options.sample !== false],
+    ['--set', Boolean(options.set?.length)],
+    ['--unset', Boolean(options.unset?.length)],
+    ['--dry-run', options.dryRun === true],
+    ['--callback-url', options.callbackUrl !== undefined],
+    ['--branch-code', options.branchCode !== undefined],
+  ] as const) {
+    if (given) throw usageError('conflicting_options', `${flag} does not work with --ndjson`, 'in batch mode every line of the --ndjson file is one document, sent as is');
+  }
+}
+
+/**
+ * `--ndjson FILE|-`: one result per document (NDJSON on stdout with --json, and/or --output FILE), a summary
+ * table at the end, a progress bar only on a terminal, and a clean Ctrl-C that says what was and was not sent.
+ */
+async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPolicy, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  refuseSingleOnlyFlags(options);
+  const secret = signingSecret(options, context);
+  const files = await import('../send/batch-files.js');
+  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson'), { eventIds: !options.validate });
+  if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
+  if (options.validate) await files.validateDocuments(kind, documents);
+  const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;
+  if (resumed && resumed.unreadable > 0) output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
+  const results = options.output !== undefined ? files.openResultsFile(options.output, options.resume, io.cwd, (error) => output.warn(`cannot write ${options.output}: ${error.message}`)) : undefined;
+
+  const { openDispatcher } = await import('../http/transport.js');
+  const dispatcher = openDispatcher(await openTransport(transportFlags(options, options.concurrency), context, options.to));
+  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const interruption = interruptInTwoSteps(io, {
+    onStop: () => output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),
+    onAbort: () => {
+      output.warn('aborting the requests in flight: their outcome is unknown, and they are reported as failed');
+      dispatcher.destroy().catch(() => {});
+    },
+  });
+  const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }] = await Promise.all([
+    import('../send/batch.js'),
+    import('../output/progress.js'),
+    import('../output/line-buffer.js'),
+    import('../output/batch-summary.js'),
+  ]);
+  const progress = new ProgressBar(documents.length, context);
+  // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.
+  const ndjson = new LineBuffer((text) => output.resultRaw(text), { delayMs: 0, maxLines: 512 });
+  try {
+    const { records, summary } = await sendBatch({ kind, to: options.to, identity: options.identity, secret }, documents, { retry: policy, timeoutMs: options.timeout, dispatcher }, {
+      concurrency: options.concurrency,
+      ...(options.rate !== undefined ? { ratePerSecond: options.rate } : {}),
+      stopSignal: interruption.stopSignal,
+      signal: interruption.signal,
+      ...(resumed ? { alreadyAccepted: resumed.keys } : {}),
+      onRecord: (record) => {
+        progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem');
+        results?.write(record);
+        if (output.json) ndjson.json(record);
+        else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
+      },
+    });
+    ndjson.flush();
+    progress.stop();
+    await results?.close();
+    await renderBatchSummary(summary, records, options.output, output);
+    const writeFailure = results?.failure();
+    if (writeFailure) {
+      // An incomplete results file would make a later --resume send documents again: fail the run.
+      throw usageError('unwritable_file', `the results file ${options.output} is incomplete: ${writeFailure.message}`, 'free space or fix permissions, then check the summary above before resuming');
+    }
+    return exitCodeOf(summary);
+  } finally {
+    progress.stop();
+    interruption.dispose();
+    if (!interruption.signal.aborted) await dispatcher.close();
+  }
+}
+
+function exitCodeOf(summary: BatchSummary): number {
+  if (summary.failed > 0 || summary.notSent > 0) return ExitCode.delivery;
+  if (summary.rejected > 0 || summary.invalid > 0) return ExitCode.negative;
+  return ExitCode.ok;
+}

@@ -1,0 +1,36 @@
+/**
+ * The one shell quoting and the one curl command line of cai: `cai sign --format curl`, the `--dry-run --format
+ * curl` of the sending commands, and the conformance reproductions. Pure string work (no terminal, no I/O), so
+ * domain code may use it.
+ */
+
+/** POSIX shell quoting: a word of safe characters as it is, anything else in single quotes (they keep every byte but NUL). */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A shell word written out already, used as is: a `"…$(…)…"` that must expand when the command runs. */
+interface ShellWord {
+  shell: string;
+}
+
+export interface CurlRequest {
+  url: string;
+  /** Each header as [name, value] (quoted here), or as a shell word written out already. */
+  headers: readonly (readonly [name: string, value: string] | ShellWord)[];
+  /** Further options, before the body: [flag, value], the value quoted here (`--interface`, an address). */
+  options?: readonly (readonly [flag: string, value: string])[];
+  /** The body: a file (`@file`: its bytes exactly), or the text itself (exact too: single quotes keep every byte but NUL). */
+  data: { file: string } | { text: string };
+}
+
+/** `curl -sS -i -X POST URL -H … --data-binary …`: one argument a line for a person, or all on one line for a script. */
+export function curlCommand(request: CurlRequest, layout: 'lines' | 'one-line' = 'lines'): string {
+  const words = [
+    `curl -sS -i -X POST ${shellQuote(request.url)}`,
+    ...request.headers.map((header) => `-H ${'shell' in header ? header.shell : shellQuote(`${header[0]}: ${header[1]}`)}`),
+    ...(request.options ?? []).map(([flag, value]) => `${flag} ${shellQuote(value)}`),
+    `--data-binary ${shellQuote('file' in request.data ? `@${request.data.file}` : request.data.text)}`,
+  ];
+  return words.join(layout === 'lines' ? ' \\\n  ' : ' ');
+}

@@ -1,0 +1,70 @@
+/**
+ * The one builder of transport options, for every command that opens a connection (send-job, send-event, replay,
+ * conformance run, the provider mock's callbacks): TLS 1.2 or above (§5.8, see client.ts), `--ca` trusted beside the
+ * bundled roots, `--insecure`, the proxy (`--proxy`, else the environment's), the local address (§5.7), the connect
+ * time-out and the pool size. It returns data, with what the user must be told, for the command to print.
+ */
+import { errorMessage, usageError } from '../errors.js';
+import { readPem } from '../input.js';
+import type { Io } from '../io.js';
+import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
+
+/** The transport flags as given; all optional. */
+export interface TransportFlags {
+  /** `--ca`: a PEM file. */
+  ca?: string;
+  insecure?: boolean;
+  /** `--proxy`; without it, the environment's proxy for the target (HTTPS_PROXY / HTTP_PROXY, minus NO_PROXY). */
+  proxy?: string;
+  localAddress?: string;
+  connectTimeoutMs?: number;
+  connections?: number;
+}
+
+export interface Transport {
+  client: ClientOptions;
+  /** To show as warnings: `--insecure`. */
+  warnings: string[];
+  /** To show as context: the proxy in use, its password hidden. */
+  info: string[];
+}
+
+/** Reads `--ca` and finds the proxy; `target` is the URL the connections go to, when one is known. */
+export async function resolveTransport(flags: TransportFlags, io: Io, target?: string): Promise<Transport> {
+  const ca = flags.ca !== undefined ? await readPem(flags.ca, io, 'ca') : undefined;
+  const proxy = flags.proxy ?? (target !== undefined ? proxyFromEnv(io.env, target) : undefined);
+  const client: ClientOptions = {
+    ...(ca ? { ca } : {}),
+    ...(flags.insecure ? { insecure: true } : {}),
+    ...(proxy ? { proxy } : {}),
+    ...(flags.localAddress ? { localAddress: flags.localAddress } : {}),
+    ...(flags.connectTimeoutMs !== undefined ? { connectTimeoutMs: flags.connectTimeoutMs } : {}),
+    ...(flags.connections !== undefined ? { connections: flags.connections } : {}),
+  };
+  return {
+    client,
+    warnings: flags.insecure
+      ? ['--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.']
+      : [],
+    info: proxy ? [`via proxy ${redactUrl(proxy)}`] : [],
+  };
+}
+
+/** The connection pool of a transport. A proxy or local address that undici refuses is the user's to fix. */
+export function openDispatcher(transport: Transport): Dispatcher {
+  try {
+    return createDispatcher(transport.client);
+  } catch (error) {
+    throw usageError('bad_transport', `cannot set up the connection: ${errorMessage(error)}`, 'check --proxy, --local-address and --ca', error);
+  }
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

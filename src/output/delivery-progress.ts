@@ -1,0 +1,51 @@
+/**
+ * What the terminal shows while one request is delivered (send-job, send-event, replay): a status line until the
+ * first answer, a line for each retry, each attempt's headers with --verbose; and Ctrl-C in two steps, the first
+ * stopping before the next attempt, the second aborting the one in flight.
+ */
+import { originOf } from '../http/client.js';
+import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
+import { formatDuration } from '../http/retry.js';
+import { interruptInTwoSteps } from '../send/interrupt.js';
+import type { Output } from './output.js';
+import { ProgressLine, type Terminal } from './progress.js';
+import { describeAttempt } from './send-result.js';
+
+interface WatchedDelivery {
+  /** The deliver options that report progress and listen for Ctrl-C. */
+  hooks: Pick<DeliverOptions, 'signal' | 'stopSignal' | 'onAttempt'>;
+  /** Clears the status line and stops listening. */
+  dispose(): void;
+}
+
+export function watchDelivery(terminal: Terminal, url: string, verbose: boolean): WatchedDelivery {
+  const { output } = terminal;
+  const interruption = interruptInTwoSteps(terminal.io, {
+    onStop: () => output.warn('interrupted: no further attempt will be made (press Ctrl-C again to abort the one in flight)'),
+  });
+  const status = new ProgressLine(terminal);
+  status.update(`sending to ${originOf(url)}…`);
+  return {
+    hooks: {
+      signal: interruption.signal,
+      stopSignal: interruption.stopSignal,
+      onAttempt: (attempt) => {
+        status.clear();
+        if (verbose) printAttemptHeaders(attempt, output);
+        if (attempt.decision === 'retry') {
+          const why = attempt.reason?.startsWith('Retry-After') ? 'as Retry-After asks' : 'backoff';
+          output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${why})`);
+        }
+      },
+    },
+    dispose: () => {
+      status.clear();
+      interruption.dispose();
+    },
+  };
+}
+
+function printAttemptHeaders(attempt: AttemptRecord, output: Output): void {
+  output.info(`> attempt ${attempt.attempt} at ${attempt.startedAt}`);
+  for (const [name, value] of Object.entries(attempt.requestHeaders)) output.info(`> ${name}: ${value}`);
+}

@@ -1,0 +1,148 @@
+/**
+ * The answer to one send, in the manner of Stripe CLI: the verdict, then status, Retry-After, Content-Type, body,
+ * latency and attempts; or one JSON document with --json. Returns the exit code: 0 accepted (new or duplicate),
+ * 1 rejected, 3 not delivered.
+ */
+import { STATUS_CODES } from 'node:http';
+import { ExitCode } from '../errors.js';
+import type { HttpResponse } from '../http/client.js';
+import type { AttemptRecord } from '../http/deliver.js';
+import { formatDuration } from '../http/retry.js';
+import type { SendResult } from '../http/send.js';
+import { statusRule } from '../spec/statuses.js';
+import type { Output } from './output.js';
+
+
+export function renderSendResult(result: SendResult, output: Output): number {
+  const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
+  if (output.json) {
+    output.printJson(sendResultJson(result, exitCode));
+    return exitCode;
+  }
+  const { delivery } = result;
+  const response = delivery.response;
+  if (result.verdict === 'failed' || !response) {
+    // The last answer, if one came (a 5xx, a 429, a redirect), is still worth seeing on stdout.
+    if (response) {
+      output.result(`${output.color.red('✘')} not delivered`);
+      printExchange(result, response, output);
+    }
+    const error = delivery.error ?? { code: 'failed', message: 'delivery failed' };
+    output.error(error.message, error.hint ?? 'check the receiver and try again');
+    return exitCode;
+  }
+  const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const c = output.color;
+  if (result.verdict === 'accepted') {
+    const what = result.interface === 'A' ? 'job accepted' : 'accepted: a new event';
+    output.result(`${c.green('✔')} ${what} (${status})`);
+  } else if (result.verdict === 'duplicate') {
+    output.result(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`);
+  } else if (result.ack && !result.ack.ok) {
+    output.result(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`);
+    for (const problem of result.ack.problems) output.result(`    - ${problem}`);
+  } else {
+    output.result(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`);
+  }
+  printExchange(result, response, output);
+  return exitCode;
+}
+
+/** The §7 client action for a rejection, in brackets; a 4xx the table does not name is not retried either. */
+function rejectionAdvice(status: number): string {
+  const rule = statusRule(status);
+  return rule?.action === 'do-not-retry' ? ` (${rule.advice})` : ' (a 4xx is not retried, §7)';
+}
+
+function printExchange(result: SendResult, response: HttpResponse, output: Output): void {
+  const { delivery } = result;
+  const c = output.color;
+  const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const rows: [string, string][] = [];
+  if (result.eventId !== undefined) rows.push(['event_id', result.eventId]);
+  if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', result.ack.providerJobId]);
+  if (result.ack?.assignedNumberE164 !== undefined) rows.push(['assigned_number', result.ack.assignedNumberE164]);
+  rows.push(['url', result.url]);
+  rows.push(['status', status]);
+  if (response.headers['retry-after'] !== undefined) rows.push(['retry-after', response.headers['retry-after']]);
+  if (response.headers.location !== undefined) rows.push(['location', response.headers.location]);
+  rows.push(['content-type', response.headers['content-type'] ?? '(none)']);
+  rows.push(['latency', formatLatency(response.latencyMs)]);
+  const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
+  rows.push(['attempts', delivery.attempts.length === 1 ? '1' : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`]);
+  for (const [name, value] of rows) output.result(`  ${c.dim(name.padEnd(16))}${value}`);
+  output.result(`  ${c.dim('body')}`);
+  output.result(indent(bodyText(response.body, response.headers['content-type'])));
+}
+
+function bodyText(body: Buffer, contentType: string | undefined): string {
+  if (body.length === 0) return '(empty)';
+  const text = body.toString('utf8');
+  if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
+function sendResultJson(result: SendResult, exitCode: number): Record<string, unknown> {
+  const { delivery } = result;
+  const response = delivery.response;
+  let bodyJson: unknown;
+  if (response && response.body.length > 0) {
+    try {
+      bodyJson = JSON.parse(response.body.toString('utf8'));
+    } catch {
+      bodyJson = undefined;
+    }
+  }
+  return {
+    ok: exitCode === ExitCode.ok,
+    verdict: result.verdict,
+    interface: result.interface,
+    url: result.url,
+    eventId: result.eventId ?? null,
+    ...(result.interface === 'B' && result.ack ? { duplicate: result.ack.duplicate === true } : {}),
+    ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
+    ...(result.ack?.assignedNumberE164 !== undefined ? { assignedNumberE164: result.ack.assignedNumberE164 } : {}),
+    problems: result.ack?.problems ?? [],
+    response: response
+      ? {
+          status: response.status,
+          contentType: response.headers['content-type'] ?? null,
+          retryAfter: response.headers['retry-after'] ?? null,
+          headers: response.headers,
+          body: response.body.toString('utf8'),
+          ...(bodyJson !== undefined ? { json: bodyJson } : {}),
+          latencyMs: Math.round(response.latencyMs * 10) / 10,
+        }
+      : null,
+    attempts: delivery.attempts,
+    elapsedMs: Math.round(delivery.elapsedMs),
+    ...(delivery.error ? { error: delivery.error } : {}),
+    exitCode,
+  };
+}
+
+/** One attempt in a line: the status (and Retry-After) with its latency, or what went wrong. */
+export function describeAttempt(attempt: AttemptRecord): string {
+  if (attempt.error) return attempt.error.message;
+  const status = attempt.status ?? 0;
+  const retryAfter = attempt.retryAfter !== undefined ? `, Retry-After ${attempt.retryAfter}` : '';
+  return `${status} ${STATUS_CODES[status] ?? ''}`.trim() + `${retryAfter} in ${formatLatency(attempt.latencyMs)}`;
+}
+
+function formatLatency(ms: number): string {
+  return ms < 10 ? `${ms.toFixed(1)} ms` : formatDuration(ms);
+}
+

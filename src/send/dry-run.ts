@@ -1,0 +1,43 @@
+/**
+ * `--dry-run`: the exact request that would be sent, signed now (§5.3, §5.5) unless a captured signature is kept,
+ * as a raw HTTP request or as a curl command. Nothing is sent.
+ */
+import { curlCommand } from '../http/curl.js';
+import { sign } from '../signing/sign.js';
+import { HeaderNames } from '../spec/constants.js';
+
+export interface DryRunRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The file the body came from, for a curl command that sends the file. */
+  bodyFile?: string;
+}
+
+/** The request with X-CAI-Timestamp and X-CAI-Signature for `nowMs`; without a secret, the headers as they are. */
+export function signForDryRun(request: DryRunRequest, secret: string | undefined, nowMs: number): DryRunRequest {
+  if (secret === undefined) return { ...request, headers: { ...request.headers } };
+  const timestamp = String(Math.floor(nowMs / 1000));
+  return {
+    ...request,
+    headers: { ...request.headers, [HeaderNames.timestamp]: timestamp, [HeaderNames.signature]: sign(secret, timestamp, request.body) },
+  };
+}
+
+/** The request line, the headers (Host and Content-Length as HTTP/1.1 adds them) and the body bytes. */
+export function rawHttpRequest(request: DryRunRequest): Buffer {
+  const url = new URL(request.url);
+  const head = [
+    `POST ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${request.body.length}`,
+  ];
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), request.body]);
+}
+
+/** A curl command that sends the same bytes: the body's file when it came from one, else the body inline. */
+export function curlForDryRun(request: DryRunRequest): string {
+  const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
+  return curlCommand({ url: request.url, headers: Object.entries(request.headers), data });
+}
