@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { sign } from '../../../src/signing/sign.js';
+import { sign } from '../../src/signing/sign.js';
 
 export const LIVE_SECRET = 'live-secret-0123456789';
 export const OLD_SECRET = 'old-secret-9876543210';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { BIN, ROOT } from '../helpers/cli.js';
+import { BIN, ROOT } from './cli.js';
 
 /** A `cai mock …` process started from the built binary, with its stdout lines and stderr collected. */
 export interface MockProcess {
