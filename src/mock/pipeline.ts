@@ -1,12 +1,34 @@
 /**
  * The receive pipeline both reference receivers run (§4–§8), as small named steps:
- * admission → size → read → authenticate → parse → validate → faults → dedupe → persist → answer.
- * A mock supplies a ReceiverProfile: only what differs between Interface A and B (who may send, the
- * document kind, the acknowledgment, its deliberate faults, what follows a new document).
+ * admission → size → authenticate (headers) → read → authenticate (HMAC) → parse → validate → faults →
+ * dedupe → persist → answer. A mock supplies a ReceiverProfile: only what differs between Interface A and B
+ * (who may send, the document kind, the acknowledgment, its deliberate faults, what follows a new document).
+ *
+ * The order of checks, the first that applies answering (the platform's; the provider has no origin and no rate
+ * steps, and checks X-CAI-Source instead of X-CAI-Provider):
+ *  1. method, path: 405 / 404
+ *  2. origin outside the allow-list: 401 origin_not_allowed (§5.7)
+ *  3. Content-Length over the limit: 413, the body never read (§8)
+ *  4. over the request cap: 429 with Retry-After (§7)
+ *  5. X-CAI-Provider missing or unknown: 401 unknown_provider (§5.6)
+ *  6. the signature or timestamp header missing: 401 missing_signature; either malformed: 401 invalid_signature;
+ *     the timestamp outside the window: 401 timestamp_outside_window (§5.5)
+ *  7. reading the body: over the limit 413; no byte for bodyIdleTimeoutMs or not in full within bodyTimeoutMs
+ *     408; the bodies in memory over maxBufferedBytes 503 with Retry-After; the sender gone 400 aborted
+ *  8. the HMAC over the raw body matches no secret: 401 invalid_signature (§5.2)
+ *  9. not UTF-8 or not JSON: 400 invalid_json; 10. the schema: 400 invalid_document
+ * 11. injected failures: 503; 12. a repeat: 202 duplicate (§2.13); 13. 202, once the record is on disk.
+ * (The `dedupe-before-auth` fault answers a repeat between 7 and 8.) A repeat is answered 202 duplicate even
+ * when its own record cannot be written: the first copy's record, on disk, is the event.
+ * Steps 1–6 need no body, so a sender that cannot authenticate never has its body read: a 401 for an unknown
+ * provider or a stale timestamp comes before a 413 for a body that grows over the limit while being read (only
+ * a declared Content-Length over the limit is answered 413 first). JSON nesting has no bound of its own beyond
+ * the body size (at most 131 072 levels in 262 144 bytes): the body is parsed by V8's iterative JSON.parse and
+ * stored as received, never serialised again, so any depth is accepted or refused by the schema, never a 5xx.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
-import { declaredLength, errorReply, headerValue, readBody, sendReply, sleep, type Reply } from '../http/server.js';
+import { declaredLength, errorReply, headerValue, readBody, sendReply, sleep, type BodyResult, type BodyWatch, type ByteBudget, type ReceiverLimits, type Reply } from '../http/server.js';
 import { verify, type VerifyResult } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, type InterfaceId } from '../spec/constants.js';
 import { unauthorisedReasonOf } from '../spec/statuses.js';
@@ -105,9 +127,17 @@ export interface ReceiverProfile<Ack> {
   onRequest?: (entry: MockRequestEntry) => void;
   /** Document fields copied onto the entry when they are strings. */
   entryFields: readonly ('event' | 'event_id' | 'lead_id' | 'branch_code')[];
-  validator(): Promise<Validator>;
+  /** The validators, once loaded (they load while the server starts). */
+  validator(): Validator | Promise<Validator>;
+  /** Connections, body bytes in memory, time-outs. */
+  limits: ReceiverLimits;
+  /** The body bytes all requests hold at once (limits.maxBufferedBytes). */
+  budget: ByteBudget;
+  /** The body time-outs (limits.bodyIdleTimeoutMs, limits.bodyTimeoutMs). */
+  watch: BodyWatch;
   store: RecordStore;
-  index: DedupeIndex<Ack>;
+  /** The dedupe index of the document's space (the platform keeps live and test apart, §1). */
+  indexFor(admitted: Admitted): DedupeIndex<Ack>;
   /** `none` and `racy` are the no-dedupe and racy-dedupe faults. */
   dedupe: 'atomic' | 'none' | 'racy';
   signature: SignaturePolicy;
@@ -117,14 +147,15 @@ export interface ReceiverProfile<Ack> {
   throttle?(reject: Reject): Reply | undefined;
   /** The credential for the sender's identity header, or the 401 answer. */
   identify(request: IncomingMessage, entry: MockRequestEntry, reject: Reject): Credential | Reply;
-  /** A fault step between reading and authenticating (`dedupe-before-auth`). */
+  /** A fault step between reading and checking the HMAC (`dedupe-before-auth`). */
   beforeAuthenticate?(received: Received): Reply | undefined;
   /** `5xx-on-bad-json`: the answer to a body that is not JSON, instead of 400. */
   badJson?(reject: Reject): Reply | undefined;
   /** The schema problems of the document (empty: valid). */
   checkDocument(validator: Validator, document: unknown): ValidationIssue[];
   /** Checks and injected failures after validation (unknown leads, --fail-first, --fail-rate). */
-  inspect?(admitted: Admitted, key: string, reject: Reject): Reply | undefined;
+  inspect?(admitted: Admitted, reject: Reject): Reply | undefined;
+  /** The key of a document in its index: its `event_id` (§6.1, §2.2). */
   dedupeKey(admitted: Admitted): string;
   /** A new acknowledgment value for a first copy (the platform: true; the provider: a job ack, §2.3). */
   acknowledge(admitted: Admitted): Ack;
@@ -147,15 +178,19 @@ export function createReceiver<Ack>(profile: ReceiverProfile<Ack>): (request: In
  */
 async function respond<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const entry: MockRequestEntry = { received_at: new Date(profile.now()).toISOString(), interface: profile.interface, status: 0, verdict: 'rejected' };
+  const held = { bytes: 0 };
   let reply: Reply;
   try {
-    reply = await decide(profile, request, entry);
+    reply = await decide(profile, request, entry, held);
   } catch (error) {
     reply = failureReply(profile, entry, error);
+  } finally {
+    profile.budget.give(held.bytes);
   }
   if (profile.latencyMs) await sleep(profile.latencyMs);
   entry.status = reply.status;
-  sendReply(request, response, reply);
+  // A body not read in full is not read at all: the connection goes with the answer.
+  sendReply(request, response, request.complete ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
 }
 
@@ -178,22 +213,26 @@ function rejecter(entry: MockRequestEntry): Reject {
   };
 }
 
-/** The steps in their documented order; the first that answers ends the request. */
-async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, entry: MockRequestEntry): Promise<Reply> {
+/** The steps in their documented order (see the top of this file); the first that answers ends the request. */
+async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, entry: MockRequestEntry, held: { bytes: number }): Promise<Reply> {
   const reject = rejecter(entry);
   const early = checkRoute(profile, request, reject) ?? profile.admit?.(request, reject) ?? checkDeclaredSize(profile, request, reject) ?? profile.throttle?.(reject);
   if (early) return early;
-  const body = await readWithinLimit(profile, request, reject);
-  if (!Buffer.isBuffer(body)) return body;
   const credential = profile.identify(request, entry, reject);
   if ('status' in credential) return credential;
+  const unsigned = checkSignatureHeaders(profile, request, credential, reject);
+  if (unsigned) return unsigned;
+  const read = await readBody(request, profile.limitBytes, { watch: profile.watch, budget: profile.budget });
+  const body = bodyOrReply(profile, read, reject);
+  if (!Buffer.isBuffer(body)) return body;
+  held.bytes = body.length;
   const received: Received = { request, entry, credential, body };
   const unauthenticated = profile.beforeAuthenticate?.(received) ?? authenticate(profile, received, reject);
   if (unauthenticated) return unauthenticated;
-  const admitted = await parseAndValidate(profile, received, reject);
+  const validator = profile.validator();
+  const admitted = parseAndValidate(profile, received, validator instanceof Promise ? await validator : validator, reject);
   if ('status' in admitted) return admitted;
-  const key = profile.dedupeKey(admitted);
-  return profile.inspect?.(admitted, key, reject) ?? (await dedupeAndPersist(profile, admitted, key));
+  return profile.inspect?.(admitted, reject) ?? (await dedupeAndPersist(profile, admitted));
 }
 
 /** Admission: one method, one path (§4.1, §4.2). */
@@ -210,37 +249,62 @@ function checkDeclaredSize(profile: ReceiverProfile<unknown>, request: IncomingM
   return { ...reject(413, 'payload_too_large', `the body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
 }
 
-/** Read: counted as it arrives, cut at the limit whatever Content-Length claimed. */
-async function readWithinLimit(profile: ReceiverProfile<unknown>, request: IncomingMessage, reject: Reject): Promise<Buffer | Reply> {
-  const read = await readBody(request, profile.limitBytes);
-  if (read.ok) return read.body;
-  if (read.reason === 'aborted') return reject(400, 'aborted', 'the request body was not received in full');
-  return { ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Authenticate, what needs no body (§5.5): the signature and timestamp headers present and well-formed, the
+ * timestamp inside the window. verify() checks these in this order before it compares the HMAC, so given no
+ * body, only the comparison can fail for want of it: any other failure is already the answer.
+ */
+function checkSignatureHeaders(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, reject: Reject): Reply | undefined {
+  if (profile.signature.skip) return undefined;
+  const result = verifyRequest(profile, request, credential, NO_BODY);
+  if (result.valid || result.reason === 'signature_mismatch') return undefined;
+  return reject(401, unauthorisedReasonOf(result.reason), result.message);
 }
 
-/** Authenticate: §5, the HMAC over the raw bytes, the window, any secret of the credential (§5.9). */
+/** Read (readBody: counted as it arrives, cut at the limit whatever Content-Length claimed, or when it stalls or drags): the body or the answer. */
+function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject: Reject): Buffer | Reply {
+  const { limits } = profile;
+  if (read.ok) return read.body;
+  switch (read.reason) {
+    case 'aborted':
+      return reject(400, 'aborted', 'the request body was not received in full');
+    case 'timeout':
+      return { ...reject(408, 'request_timeout', `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`), close: true };
+    case 'busy':
+      // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
+      return { ...reject(503, 'overloaded', `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`, { retry_after: 1 }, { 'retry-after': '1' }), close: true };
+    default:
+      return { ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
+  }
+}
+
+/** Authenticate, the rest (§5.2): the HMAC over the raw bytes with any secret of the credential (§5.9). */
 function authenticate(profile: ReceiverProfile<unknown>, received: Received, reject: Reject): Reply | undefined {
   const policy = profile.signature;
   if (policy.skip) return undefined;
-  const { request, body, credential, entry } = received;
-  const result = verify({
-    secrets: credential.secrets,
-    signature: headerValue(request, Headers.signature),
-    timestamp: headerValue(request, Headers.timestamp),
-    rawBody: policy.signedBytes ? policy.signedBytes(body) : body,
-    now: Math.floor(profile.now() / 1000),
-    windowSeconds: policy.windowSeconds,
-  });
+  const result = verifyRequest(profile, received.request, received.credential, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
   if (!result.valid) return reject(401, unauthorisedReasonOf(result.reason), result.message);
   const refused = policy.afterVerify?.(result);
   if (refused) return reject(401, refused.reason, refused.message);
-  entry.secret = (result.matchedSecretIndex ?? 0) + 1;
+  received.entry.secret = (result.matchedSecretIndex ?? 0) + 1;
   return undefined;
 }
 
+function verifyRequest(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, rawBody: Buffer): VerifyResult {
+  return verify({
+    secrets: credential.secrets,
+    signature: headerValue(request, Headers.signature),
+    timestamp: headerValue(request, Headers.timestamp),
+    rawBody,
+    now: Math.floor(profile.now() / 1000),
+    windowSeconds: profile.signature.windowSeconds,
+  });
+}
+
 /** Parse (UTF-8 and JSON, §2) and validate (the schema of `cai validate`); the entry learns the ids. */
-async function parseAndValidate(profile: ReceiverProfile<unknown>, received: Received, reject: Reject): Promise<Admitted | Reply> {
-  const validator = await profile.validator();
+function parseAndValidate(profile: ReceiverProfile<unknown>, received: Received, validator: Validator, reject: Reject): Admitted | Reply {
   const parsed = parseJsonBody(received.body);
   if (!parsed.ok) {
     return profile.badJson?.(reject) ?? reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validator.validateBody(received.body, { kind: profile.kind }).errors });
@@ -255,28 +319,44 @@ async function parseAndValidate(profile: ReceiverProfile<unknown>, received: Rec
     received.entry.errors = issues;
     return reject(400, 'invalid_document', `the ${profile.kind} does not match the schema: ${issues.map(describeIssue).join('; ')}`, { errors: issues });
   }
-  return { ...received, document: fields ?? {} };
+  return Object.assign(received, { document: fields ?? {} });
 }
 
 // racy-dedupe: the gap between its check and its insert.
 const RACY_WINDOW_MS = 50;
 
 /** Dedupe (§6.1, §2.2), persist (on disk before the 202), answer. */
-async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Admitted, key: string): Promise<Reply> {
+async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Admitted): Promise<Reply> {
   const store = (verdict: 'accepted' | 'duplicate', ack: Ack) => profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body);
   const storeNew = async () => {
     const ack = profile.acknowledge(admitted);
     await store('accepted', ack);
     return ack;
   };
+  const key = profile.dedupeKey(admitted);
+  const index = profile.indexFor(admitted);
   const claim =
     profile.dedupe === 'none'
       ? { verdict: 'accepted' as const, value: await storeNew() }
       : profile.dedupe === 'racy'
-        ? await profile.index.claimRacily(key, storeNew, RACY_WINDOW_MS)
-        : await profile.index.claim(key, storeNew);
-  if (claim.verdict === 'duplicate') await store('duplicate', claim.value);
+        ? await index.claimRacily(key, storeNew, RACY_WINDOW_MS)
+        : await index.claim(key, storeNew);
+  if (claim.verdict === 'duplicate') await noteDuplicate(admitted.entry, () => store('duplicate', claim.value));
   else profile.afterAccept?.(admitted, claim.value);
   admitted.entry.verdict = claim.verdict;
   return profile.answer(admitted, claim.verdict, claim.value);
+}
+
+/**
+ * A repeat's own record is a note for `cai report`: the event is the first copy's record, already on disk. So a
+ * log that cannot take the note does not make the answer a 503 (issue 14: re-sending stored events while the disk
+ * is full must still get the §2.13 answer); the entry says the note is missing.
+ */
+async function noteDuplicate(entry: MockRequestEntry, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    entry.reason = 'log_unavailable';
+    entry.message = `answered as a duplicate; its own record could not be written: ${errorMessage(error)}`;
+  }
 }

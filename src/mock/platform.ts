@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { usageError } from '../errors.js';
-import { headerValue, type Reply, type TlsFiles } from '../http/server.js';
+import { headerValue, type ReceiverLimits, type Reply, type TlsFiles } from '../http/server.js';
 import { DUPLICATE_ACK } from '../spec/acknowledgment.js';
 import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { Branch, ValidationIssue } from '../spec/validate.js';
+import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
@@ -58,6 +59,10 @@ export interface MockPlatformOptions {
   faults?: readonly string[];
   /** Keep records in memory for `records` (default true; the CLI turns it off). */
   keepRecords?: boolean;
+  /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
+  limits?: Partial<ReceiverLimits>;
+  /** Events remembered for dedupe per space (§1), the oldest forgotten past it (see DedupeIndex); default all. */
+  dedupeCapacity?: number;
   onRequest?: (entry: MockRequestEntry) => void;
   /** Clock in ms (tests). */
   now?: () => number;
@@ -102,23 +107,25 @@ function allowList(texts: readonly string[] | undefined): OriginAllowList | unde
 }
 
 /**
- * Starts the Interface B reference receiver (§4.2, §5–§8). The order of checks is the README's:
- * method and path, origin (401), declared size (413), rate (429), body size while reading (413),
- * provider (401), signature and window (401), JSON and schema (400), injected failures (503), dedupe (202).
+ * Starts the Interface B reference receiver (§4.2, §5–§8). The order of checks is the pipeline's (pipeline.ts):
+ * method and path, origin (401), declared size (413), rate (429), provider (401), signature headers and window
+ * (401), body size, stall and memory while reading (413, 408, 503), signature (401), JSON and schema (400),
+ * injected failures (503), dedupe (202).
  */
 export async function startMockPlatform(options: MockPlatformOptions): Promise<RunningMockPlatform> {
   const { faults, origins } = checkOptions(options);
+  const bounds = resolveBounds(options);
   const knownLeads = options.knownLeads ? new Set(options.knownLeads) : undefined;
-  // Dedupe: space + event_id of every event stored, in this run or (reloaded) an earlier one.
-  const index = new DedupeIndex<true>();
+  // Dedupe, one index per space (§1): the event_id of every event stored, in this run or an earlier one.
+  const indexes: SpaceIndexes = { live: new DedupeIndex(bounds.dedupeCapacity), test: new DedupeIndex(bounds.dedupeCapacity) };
   let reloaded = 0;
-  const store = await RecordStore.open(options, (record) => {
-    if (record.interface !== 'B' || record.verdict !== 'accepted') return;
-    index.remember(dedupeKey(record.space, record.event_id), true);
+  const store = await RecordStore.open(options, (head) => {
+    if (head.interface !== 'B' || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
+    indexes[head.space].remember(head.event_id, true);
     reloaded += 1;
   });
-  const profile = platformProfile(options, { faults, origins, knownLeads, index, store });
-  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: profile.path, tls: options.tls }, () => store.close());
+  const profile = platformProfile(options, { faults, origins, knownLeads, indexes, store, bounds });
+  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: profile.path, tls: options.tls, limits: bounds.limits }, () => store.close());
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -130,18 +137,24 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
       knownLeads?.add(leadId);
     },
     close() {
-      closing ??= serving.close().then(() => store.close());
+      closing ??= serving.close().then(() => {
+        bounds.watch.stop();
+        return store.close();
+      });
       return closing;
     },
   };
 }
 
+type SpaceIndexes = Record<'live' | 'test', DedupeIndex<true>>;
+
 interface PlatformState {
   faults: Set<PlatformFault>;
   origins?: OriginAllowList;
   knownLeads?: Set<string>;
-  index: DedupeIndex<true>;
+  indexes: SpaceIndexes;
   store: RecordStore;
+  bounds: Bounds;
 }
 
 /** What the Interface B receiver adds to the pipeline: provider credentials, origins, rate, its faults. */
@@ -164,8 +177,11 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     onRequest: options.onRequest,
     entryFields: ['event', 'event_id', 'lead_id'],
     validator: preloadValidator(),
+    limits: state.bounds.limits,
+    budget: state.bounds.budget,
+    watch: state.bounds.watch,
     store: state.store,
-    index: state.index,
+    indexFor: ({ credential }) => state.indexes[credential.space],
     dedupe: has('no-dedupe') ? 'none' : has('racy-dedupe') ? 'racy' : 'atomic',
     signature: signaturePolicy(has),
     admit: state.origins ? originCheck(state.origins) : undefined,
@@ -174,7 +190,7 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     beforeAuthenticate: has('dedupe-before-auth')
       ? ({ body, credential, entry }) => {
           const eventId = eventIdOf(body);
-          if (eventId === undefined || !state.index.has(dedupeKey(credential.space, eventId))) return undefined;
+          if (eventId === undefined || !state.indexes[credential.space].has(eventId)) return undefined;
           entry.event_id = eventId;
           entry.verdict = 'duplicate';
           return duplicateReply;
@@ -182,8 +198,8 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
       : undefined,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
     checkDocument: (validator, document) => checkEvent(validator, document, has, options.catalog),
-    inspect: (admitted, key, reject) => checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(key, admitted.entry, reject),
-    dedupeKey: ({ credential, document }) => dedupeKey(credential.space, document.event_id as string),
+    inspect: (admitted, reject) => checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
+    dedupeKey: ({ document }) => document.event_id as string,
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
     answer: (_admitted, verdict) => (verdict === 'accepted' ? { status: 202, body: ACCEPTED_BODY } : duplicateReply),
@@ -269,8 +285,9 @@ function checkLead({ document, entry }: Admitted, knownLeads: Set<string> | unde
 function failureInjector(options: MockPlatformOptions) {
   const attempts = new Map<string, number>();
   const random = options.random ?? Math.random;
-  return (key: string, entry: MockRequestEntry, reject: Reject): Reply | undefined => {
+  return ({ credential, document, entry }: Admitted, reject: Reject): Reply | undefined => {
     if (options.failFirst) {
+      const key = `${credential.space}\u0000${String(document.event_id)}`;
       const count = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, count);
       if (count <= options.failFirst) {
@@ -302,10 +319,6 @@ function eventRecordHead({ entry, credential, document, request }: Admitted, ver
     lead_known: entry.lead_known,
     headers: receivedHeaders(request),
   };
-}
-
-function dedupeKey(space: string, eventId: string): string {
-  return `${space}\u0000${eventId}`;
 }
 
 /** The `reserialising-verifier` defect: what a framework's parsed-and-restringified body looks like. */

@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
-import { headerValue, jsonReply, type Reply, type TlsFiles } from '../http/server.js';
+import { headerValue, jsonReply, type ReceiverLimits, type Reply, type TlsFiles } from '../http/server.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import { CONTACT_JOBS_PATH, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
+import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
@@ -42,6 +43,10 @@ export interface MockProviderOptions {
   latencyMs?: number;
   faults?: readonly string[];
   keepRecords?: boolean;
+  /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
+  limits?: Partial<ReceiverLimits>;
+  /** Jobs remembered for dedupe, the oldest forgotten past it (see DedupeIndex); default all. */
+  dedupeCapacity?: number;
   /** Retry policy of the event sender (default: the toolkit's). */
   retry?: Partial<RetryPolicy>;
   /** TLS for the callbacks (§5.8): trust this authority (PEM), or skip verification (tests only). */
@@ -78,19 +83,21 @@ function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
 }
 
 /**
- * Starts the Interface A reference receiver (§4.1) and conversation simulator (§3). Order of checks:
- * method and path, declared size (413), size while reading (413), X-CAI-Source when --source is given (401),
- * signature and window (401), JSON and schema (400), dedupe (the same 202 again), then 202 and the conversation.
+ * Starts the Interface A reference receiver (§4.1) and conversation simulator (§3). Order of checks (the
+ * pipeline's, pipeline.ts): method and path, declared size (413), X-CAI-Source when --source is given (401),
+ * signature headers and window (401), body size, stall and memory while reading (413, 408, 503), signature
+ * (401), JSON and schema (400), dedupe (the same 202 again), then 202 and the conversation.
  */
 export async function startMockProvider(options: MockProviderOptions): Promise<RunningMockProvider> {
   const faults = checkOptions(options);
+  const bounds = resolveBounds(options);
   const has = (fault: ProviderFault) => faults.has(fault);
   const now = options.now ?? Date.now;
   // event_id → the acknowledgment of its first delivery (a repeat gets the same ack, §2.2).
-  const index = new DedupeIndex<JobAck>();
-  const store = await RecordStore.open(options, (record) => {
-    if (record.interface !== 'A' || record.verdict !== 'accepted' || !record.provider_job_id || !record.assigned_number_e164) return;
-    index.remember(record.event_id, { provider_job_id: record.provider_job_id, assigned_number_e164: record.assigned_number_e164 });
+  const index = new DedupeIndex<JobAck>(bounds.dedupeCapacity);
+  const store = await RecordStore.open(options, (head) => {
+    if (head.interface !== 'A' || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
+    index.remember(head.event_id, { provider_job_id: head.provider_job_id, assigned_number_e164: head.assigned_number_e164 });
   });
   const simulator = new ConversationSimulator({
     providerCode: options.providerCode,
@@ -106,8 +113,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     now,
     random: options.random ?? Math.random,
   });
-  const profile = providerProfile(options, { has, now, index, store, simulator });
-  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: '', tls: options.tls }, () => store.close());
+  const profile = providerProfile(options, { has, now, index, store, simulator, bounds });
+  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: '', tls: options.tls, limits: bounds.limits }, () => store.close());
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -119,6 +126,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
       closing ??= (async () => {
         simulator.stop();
         await serving.close();
+        bounds.watch.stop();
         await simulator.idle();
         await store.close();
       })();
@@ -142,6 +150,7 @@ interface ProviderState {
   index: DedupeIndex<JobAck>;
   store: RecordStore;
   simulator: ConversationSimulator;
+  bounds: Bounds;
 }
 
 /** What the Interface A receiver adds to the pipeline: X-CAI-Source, the job ack (§2.3), the conversation. */
@@ -163,8 +172,11 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     onRequest: options.onRequest,
     entryFields: ['event_id', 'lead_id', 'branch_code'],
     validator: preloadValidator(),
+    limits: state.bounds.limits,
+    budget: state.bounds.budget,
+    watch: state.bounds.watch,
     store: state.store,
-    index: state.index,
+    indexFor: () => state.index,
     dedupe: has('no-dedupe') ? 'none' : 'atomic',
     signature: { skip: has('no-signature-check') },
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listen, type TlsFiles } from '../http/server.js';
+import { listen, type ReceiverLimits, type TlsFiles } from '../http/server.js';
 
 export interface ServeOptions {
   host?: string;
@@ -7,6 +7,7 @@ export interface ServeOptions {
   /** Shown in the URL (the platform's events path; empty for the provider endpoint). */
   path: string;
   tls?: TlsFiles;
+  limits: ReceiverLimits;
 }
 
 /** A receiver that is listening: its URL, and a close that finishes the requests in flight first. */
@@ -34,7 +35,7 @@ export async function serve(
       inFlight.add(task);
       void task.finally(() => inFlight.delete(task));
     },
-    { host: options.host ?? '127.0.0.1', port: options.port ?? 0, path: options.path, tls: options.tls },
+    { host: options.host ?? '127.0.0.1', port: options.port ?? 0, path: options.path, tls: options.tls, limits: options.limits },
   ).catch(async (error: unknown) => {
     await onFailedStart();
     throw error;

@@ -1,8 +1,8 @@
 import { errorMessage } from '../errors.js';
-import { LogWriteError, openMockLog, type DurableLog, type MockLogRecord } from './log.js';
+import { LogWriteError, openMockLog, type DurableLog, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from './log.js';
 
 /** A record as the pipeline hands it over: everything but the document, which is the body as received. */
-export type RecordHead = Omit<MockLogRecord, 'document'>;
+export type RecordHead = MockLogRecordHead;
 
 /**
  * Where a reference receiver keeps what it acknowledged: the records in memory (`records`, unless
@@ -18,19 +18,18 @@ export class RecordStore {
     private readonly log: DurableLog | undefined,
   ) {}
 
-  /** Opens the log (when given) and hands each record already in it to `reload`, in order. */
-  static async open(options: { logFile?: string; keepRecords?: boolean }, reload: (record: MockLogRecord) => void): Promise<RecordStore> {
+  /** Opens the log (when given), handing the head of each record already in it to `reload`, in order. */
+  static async open(options: { logFile?: string; keepRecords?: boolean }, reload: (head: MockLogHead) => void): Promise<RecordStore> {
     if (options.logFile === undefined) return new RecordStore(options.keepRecords !== false, undefined);
-    const opened = await openMockLog(options.logFile);
+    const opened = await openMockLog(options.logFile, reload);
     const store = new RecordStore(options.keepRecords !== false, opened.log);
-    store.skippedLines = opened.loaded.skippedLines;
-    for (const record of opened.loaded.records) reload(record);
+    store.skippedLines = opened.skippedLines;
     return store;
   }
 
   /** Keeps the record and appends it to the log with the body as received; resolves once it is on disk. */
   async persist(head: RecordHead, document: unknown, body: Buffer): Promise<void> {
-    if (this.keepRecords) this.records.push({ ...head, document });
+    if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
     if (!this.log) return;
     try {
       await this.log.appendWithRawDocument(head, body);

@@ -15,9 +15,9 @@ export async function loadValidator(): Promise<Validator> {
  * Starts loading the validators now (while the server starts listening: the URL is out before they are ready)
  * and returns how to get them once they are needed.
  */
-export function preloadValidator(): () => Promise<Validator> {
+export function preloadValidator(): () => Validator | Promise<Validator> {
   let loaded: Validator | undefined;
   const loading = loadValidator().then((validator) => (loaded = validator));
   loading.catch(() => {});
-  return () => (loaded ? Promise.resolve(loaded) : loading);
+  return () => loaded ?? loading;
 }

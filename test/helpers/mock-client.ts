@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { connect } from 'node:net';
 import { sign } from '../../src/signing/sign.js';
 
 export const LIVE_SECRET = 'live-secret-0123456789';
@@ -54,4 +55,62 @@ export async function post(url: string, document: unknown, options: PostOptions 
     json = undefined;
   }
   return { status: response.statusCode, headers: response.headers, text, json };
+}
+
+/** The signing headers (§5) for `body`, as raw header lines; `timestamp` defaults to now. */
+export function signedHeaderLines(body: Buffer | string, options: { secret?: string; provider?: string; timestamp?: number } = {}): string {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const provider = options.provider === undefined ? 'acme' : options.provider;
+  return `X-CAI-Provider: ${provider}\r\nX-CAI-Timestamp: ${timestamp}\r\nX-CAI-Signature: ${sign(options.secret ?? LIVE_SECRET, timestamp, body)}\r\n`;
+}
+
+export interface RawAnswer {
+  /** Everything the server sent before it closed the connection (or before `waitMs`). */
+  text: string;
+  /** The status of the first answer in `text`, when there is one. */
+  status?: number;
+  /** The server closed the connection. */
+  closed: boolean;
+}
+
+/**
+ * Writes `parts` to a fresh connection, one after another with `gapMs` between them, and collects the answer
+ * until the server closes the connection (or `waitMs` passes: then `closed` is false). Write errors (the server
+ * closed first) are part of the game.
+ */
+export function rawExchange(port: number, parts: readonly (string | Buffer)[], options: { gapMs?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const status = /^HTTP\/1\.1 ([0-9]{3}) /.exec(text)?.[1];
+      resolve({ text, closed, status: status === undefined ? undefined : Number(status) });
+    };
+    const timer = setTimeout(() => finish(false), options.waitMs ?? 10_000);
+    socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+    socket.on('close', () => finish(true));
+    socket.on('error', () => {});
+    socket.on('connect', async () => {
+      for (const [index, part] of parts.entries()) {
+        if (done || socket.destroyed) return;
+        if (index > 0 && options.gapMs) await new Promise((wake) => setTimeout(wake, options.gapMs));
+        socket.write(part);
+      }
+    });
+  });
+}
+
+/** The JSON body of a raw answer (after the blank line), or undefined. */
+export function rawJson(answer: RawAnswer): unknown {
+  const at = answer.text.indexOf('\r\n\r\n');
+  try {
+    return at === -1 ? undefined : JSON.parse(answer.text.slice(at + 4));
+  } catch {
+    return undefined;
+  }
 }
