@@ -25,7 +25,7 @@ describe('§7 status table', () => {
       const rule = STATUS_TABLE.find((candidate) => candidate.status === row.status);
       expect(rule?.condition).toBe(row.condition);
       // The spec writes `Retry-After` in backticks; the table keeps the words.
-      expect(rule?.clientAction.replace(/\.$/, '')).toBe(row.action.replace(/`/g, '').replace(/\.$/, ''));
+      expect(rule?.clientAction.replace(/\.$/, '')).toBe((row.action ?? '').replace(/`/g, '').replace(/\.$/, ''));
     }
   });
 
