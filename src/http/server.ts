@@ -44,34 +44,120 @@ export function sendReply(request: IncomingMessage, response: ServerResponse, re
   response.end(reply.body);
 }
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' };
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };
+
+/**
+ * Request-body bytes held in memory by all requests together. A body takes its bytes as they arrive and gives
+ * them back when its request is done, so a flood of large or slow bodies cannot hold more than `limit`.
+ */
+export class ByteBudget {
+  private used = 0;
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Takes `bytes` when they fit under the limit; false (nothing taken) when they do not. */
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+}
+
+export interface ReadBodyOptions {
+  /** Cuts a body that stalls or drags (`timeout`). */
+  watch?: BodyWatch;
+  /** Shared by every request: over it, reading stops (`busy`). A body read in full keeps its bytes taken. */
+  budget?: ByteBudget;
+}
+
+interface WatchedRead {
+  started: number;
+  last: number;
+  onStall: () => void;
+}
+
+/**
+ * The two body time-outs of a receiver (a gap of `idleMs` without a byte, or `totalMs` in all), for every body
+ * being read, with one timer: a timer per request would cost more than the whole check. A body is cut within a
+ * quarter of the shorter time-out after its deadline.
+ */
+export class BodyWatch {
+  private readonly reads = new Set<WatchedRead>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly periodMs: number;
+
+  constructor(
+    readonly idleMs: number,
+    readonly totalMs: number,
+  ) {
+    this.periodMs = Math.min(1_000, Math.max(10, Math.min(idleMs, totalMs) / 4));
+  }
+
+  watch(onStall: () => void): { touch(): void; end(): void } {
+    const now = performance.now();
+    const read: WatchedRead = { started: now, last: now, onStall };
+    this.reads.add(read);
+    this.timer ??= setInterval(() => this.sweep(), this.periodMs).unref();
+    return { touch: () => (read.last = performance.now()), end: () => this.reads.delete(read) };
+  }
+
+  /** Stops the timer (the receiver is closing); bodies still being read are no longer watched. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.reads.clear();
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const read of this.reads) {
+      if (now - read.last < this.idleMs && now - read.started < this.totalMs) continue;
+      this.reads.delete(read);
+      read.onStall();
+    }
+  }
+}
 
 /**
  * Reads a request body, counting bytes as they arrive: over `limit` it stops reading at once (§8: 413
- * without reading the rest), whatever Content-Length claimed.
+ * without reading the rest), whatever Content-Length claimed. With `options`, a stalled or slow body is cut
+ * (`timeout`) and the bytes come out of a shared budget (`busy` when it is spent); a body read in full keeps
+ * its bytes taken from the budget until the caller gives them back.
  */
-export function readBody(request: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readBody(request: IncomingMessage, limit: number, options: ReadBodyOptions = {}): Promise<BodyResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const watched = options.watch?.watch(() => finish({ ok: false, reason: 'timeout' }));
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
+      watched?.end();
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
       request.off('aborted', onError);
+      if (!result.ok) {
+        request.pause();
+        options.budget?.give(size);
+      }
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return finish({ ok: false, reason: 'too_large' });
+      if (options.budget && !options.budget.take(chunk.length)) return finish({ ok: false, reason: 'busy' });
       size += chunk.length;
-      if (size > limit) {
-        request.pause();
-        finish({ ok: false, reason: 'too_large' });
-        return;
-      }
       chunks.push(chunk);
+      watched?.touch();
     };
     const onEnd = () => finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = () => finish({ ok: false, reason: 'aborted' });
@@ -110,15 +196,66 @@ export interface ListeningServer {
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Starts an HTTP (or HTTPS, §5.8) server on host:port (0 = any free port). */
-export async function listen(handler: Handler, options: { host: string; port: number; path: string; tls?: TlsFiles }): Promise<ListeningServer> {
+/**
+ * The bounds of a reference receiver, so that no flood of connections, slow senders or large bodies can take
+ * more than a stated share of it (issue 14). Each is a default of `DEFAULT_RECEIVER_LIMITS`.
+ */
+export interface ReceiverLimits {
+  /** Connections open at once (server.maxConnections); one more is closed on arrival, unanswered. */
+  maxConnections: number;
+  /** Request-body bytes held in memory by all requests together; a body that would go over it gets 503. */
+  maxBufferedBytes: number;
+  /** The request line and headers must be in within this (server.headersTimeout); else the connection is cut. */
+  headersTimeoutMs: number;
+  /** A body that sends no byte for this long is cut with 408. */
+  bodyIdleTimeoutMs: number;
+  /** A body not in full this long after its headers is cut with 408 (at 262 144 bytes: 8.7 KB/s at least). */
+  bodyTimeoutMs: number;
+  /** The whole request within this (server.requestTimeout): Node's own 408, behind the two body time-outs. */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_RECEIVER_LIMITS: Readonly<ReceiverLimits> = {
+  maxConnections: 1_024,
+  // 256 bodies of the §8 maximum at once.
+  maxBufferedBytes: 64 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  bodyIdleTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+};
+
+// Idle keep-alive connections are closed after this (Node's default, stated).
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+// How often Node looks for connections over headersTimeout / requestTimeout (its default is 30 s).
+const MAX_CHECK_INTERVAL_MS = 1_000;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  path: string;
+  tls?: TlsFiles;
+  limits?: ReceiverLimits;
+}
+
+/** Starts an HTTP (or HTTPS, §5.8) server on host:port (0 = any free port), within `limits`. */
+export async function listen(handler: Handler, options: ListenOptions): Promise<ListeningServer> {
+  const limits = options.limits ?? DEFAULT_RECEIVER_LIMITS;
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+    connectionsCheckingInterval: Math.max(10, Math.min(MAX_CHECK_INTERVAL_MS, limits.headersTimeoutMs / 2)),
+  };
   let server: Server;
   try {
-    server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, handler) : createHttpServer(handler);
+    server = options.tls
+      ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, handler)
+      : createHttpServer(serverOptions, handler);
   } catch (error) {
     throw usageError('bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, 'pass a PEM certificate with --tls-cert and its PEM private key with --tls-key', error);
   }
-  server.keepAliveTimeout = 5_000;
+  server.maxConnections = limits.maxConnections;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));
     server.once('error', onError);
@@ -130,26 +267,25 @@ export async function listen(handler: Handler, options: { host: string; port: nu
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `${options.tls ? 'https' : 'http'}://${host}:${address.port}${options.path}`;
+  return { server, url, port: address.port, close: closer(server) };
+}
+
+/** Stops accepting, waits for requests in flight (`drain`), gives answers a moment to go out, then cuts the rest. */
+function closer(server: Server): ListeningServer['close'] {
   let closing: Promise<void> | undefined;
-  return {
-    server,
-    url,
-    port: address.port,
-    close(drain) {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        await drain();
-        // Answers just handed to the sockets get a moment to go out; then whatever is left is cut.
-        server.closeIdleConnections();
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
-        clearTimeout(timer);
-        server.closeAllConnections();
-        await closed;
-      })();
-      return closing;
-    },
+  return (drain) => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await drain();
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      await closed;
+    })();
+    return closing;
   };
 }
 

@@ -10,3 +10,14 @@ export async function loadValidator(): Promise<Validator> {
   const { validateBody, validateDocument } = await import('../spec/validate.js');
   return { validateBody, validateDocument };
 }
+
+/**
+ * Starts loading the validators now (while the server starts listening: the URL is out before they are ready)
+ * and returns how to get them once they are needed.
+ */
+export function preloadValidator(): () => Validator | Promise<Validator> {
+  let loaded: Validator | undefined;
+  const loading = loadValidator().then((validator) => (loaded = validator));
+  loading.catch(() => {});
+  return () => loaded ?? loading;
+}

@@ -122,3 +122,6 @@ function describe(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
 }
+
+/** §2.13: the duplicate acknowledgment, as a receiver answers a repeated `event_id` (with status 202). */
+export const DUPLICATE_ACK = { ok: true, duplicate: true } as const;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readMockLog } from '../../src/mock/log.js';
 import { spawnCli } from '../helpers/cli.js';
-import { LIVE_SECRET, event, post } from '../unit/mock/helpers.js';
+import { LIVE_SECRET, event, post } from '../helpers/mock-client.js';
 import { startMockProcess, stopAllMockProcesses } from '../helpers/mock-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-e2e-'));

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
-import { post } from '../unit/mock/helpers.js';
+import { post } from '../helpers/mock-client.js';
 import { startMockProcess, stopAllMockProcesses } from '../helpers/mock-process.js';
 
 afterAll(() => stopAllMockProcesses());

@@ -1,8 +1,8 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DurableLog, readMockLog, type MockLogRecord } from '../../../src/mock/log.js';
+import { DurableLog, readMockLog, recordLine, scanMockLog, type MockLogHead, type MockLogRecord } from '../../../src/mock/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,20 +44,76 @@ describe('the mock log', () => {
     await expect(log.append(record('late'))).rejects.toThrow('closed');
   });
 
-  it('splices a one-line body in as the document, and re-serialises a multi-line one', async () => {
+  it('splices the body in as the document, as received; a multi-line one keeps its exact bytes in body_base64', async () => {
     const path = join(dir, 'raw.ndjson');
     const log = await DurableLog.open(path);
     const { document: _unused, ...head } = record('e1');
+    const multiLine = Buffer.from('{\r\n  "event": "job.closed",\n  "event_id": "e2"\n}');
     await log.appendWithRawDocument(head, Buffer.from('{"event":"job.closed",  "event_id":"e1"}'));
-    await log.appendWithRawDocument({ ...head, event_id: 'e2' }, Buffer.from('{\n  "event": "job.closed",\n  "event_id": "e2"\n}'));
+    await log.appendWithRawDocument({ ...head, event_id: 'e2' }, multiLine);
     await log.close();
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toContain('"document":{"event":"job.closed",  "event_id":"e1"}}');
-    expect((await readMockLog(path)).records.map((r) => r.document)).toEqual([
+    expect(lines[0]).toContain(',"body_bytes":40,"headers":{},"document":{"event":"job.closed",  "event_id":"e1"}}');
+    // CR and LF (whitespace between tokens) become spaces in the document, which keeps the same length.
+    expect(lines[1]).toContain(`"document":{    "event": "job.closed",   "event_id": "e2" },"body_base64":"${multiLine.toString('base64')}"}`);
+    const records = (await readMockLog(path)).records;
+    expect(records.map((r) => r.document)).toEqual([
       { event: 'job.closed', event_id: 'e1' },
       { event: 'job.closed', event_id: 'e2' },
     ]);
+    expect(Buffer.from(records[1]?.body_base64 ?? '', 'base64').equals(multiLine)).toBe(true);
+  });
+
+  it('reads heads for a restart exactly as a full parse reads the records, for every kind of line', async () => {
+    const path = join(dir, 'heads.ndjson');
+    const { document: _unused, ...head } = record('plain');
+    const lines = [
+      recordLine(head, Buffer.from('{"event":"job.closed","event_id":"plain"}')),
+      recordLine({ ...head, event_id: 'multi', space: 'test' }, Buffer.from('{\n"event":"job.closed",\r\n"event_id":"multi"}')),
+      recordLine({ ...head, event_id: 'ünï "quoted" \\ id', lead_id: 'lead-é', lead_known: false }, Buffer.from('{"event_id":"x"}')),
+      recordLine({ ...head, event_id: 'dup', verdict: 'duplicate' }, Buffer.from('{}')),
+      recordLine({ ...head, interface: 'A', kind: 'job', event_id: 'job-1', provider_job_id: 'pj_1', assigned_number_e164: '+447700900001' }, Buffer.from('{"x":1}')),
+      // Written before issue 14 (no body_bytes) and by hand: parsed whole.
+      `${JSON.stringify(record('old'))}\n`,
+      `${JSON.stringify({ ...record('reordered'), headers: undefined, event_id: 'reordered', v: 1 })}\n`,
+      '\n   \n',
+    ];
+    writeFileSync(path, lines.join(''));
+    const heads: MockLogHead[] = [];
+    const skipped = await scanMockLog(path, (found) => heads.push(found));
+    const full = await readMockLog(path);
+    expect(skipped).toBe(full.skippedLines);
+    const pick = (r: MockLogHead) => [r.event_id, r.space, r.interface, r.verdict, r.provider_job_id, r.assigned_number_e164];
+    expect(heads.map(pick)).toEqual(full.records.map(pick));
+    expect(heads.map((r) => r.event_id)).toEqual(['plain', 'multi', 'ünï "quoted" \\ id', 'dup', 'job-1', 'old', 'reordered']);
+  });
+
+  it('never takes a torn record for a complete one, even glued to a record of the same length', async () => {
+    const path = join(dir, 'torn-same-length.ndjson');
+    const { document: _unused, ...head } = record('x');
+    const line = (id: string) => recordLine({ ...head, event_id: id }, Buffer.from(`{"event":"job.closed","event_id":"${id}"}`));
+    const torn = line('tornAA').trimEnd();
+    const glued = line('gluedB');
+    // Every cut of A, glued to B (as two writes in flight leave it after a crash), and A cut alone at the end.
+    const cuts = Array.from({ length: torn.length - 1 }, (_, at) => torn.slice(0, at + 1));
+    writeFileSync(path, cuts.map((cut) => `${cut}${glued}`).join('') + `${torn.slice(0, -1)}\n`);
+    const heads: MockLogHead[] = [];
+    await scanMockLog(path, (found) => heads.push(found));
+    expect(new Set(heads.map((h) => h.event_id))).toEqual(new Set(['gluedB']));
+    expect((await readMockLog(path)).records.every((r) => r.event_id === 'gluedB')).toBe(true);
+  });
+
+  it('streams a log larger than a JavaScript string (a hole of NUL bytes left by a crash), skipping the hole as one line', async () => {
+    const path = join(dir, 'holey.ndjson');
+    writeFileSync(path, JSON.stringify(record('before')) + '\n');
+    // A sparse hole: 600 MiB that take no disk space, over V8's 512 MiB string limit.
+    truncateSync(path, statSync(path).size + 600 * 1024 * 1024);
+    appendFileSync(path, `${JSON.stringify(record('glued'))}\n${JSON.stringify(record('after'))}\n`);
+    const heads: string[] = [];
+    const skipped = await scanMockLog(path, (found) => heads.push(found.event_id));
+    expect(heads).toEqual(['before', 'glued', 'after']);
+    expect(skipped).toBe(1);
   });
 
   it('reads a missing file as an empty log', async () => {

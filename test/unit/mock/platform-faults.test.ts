@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform, type MockPlatformOptions, type RunningMockPlatform } from '../../../src/mock/platform.js';
 import { PLATFORM_FAULTS } from '../../../src/mock/faults.js';
-import { LIVE_SECRET, event, post } from './helpers.js';
+import { LIVE_SECRET, event, post } from '../../helpers/mock-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-faults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { startMockPlatform, type MockPlatformOptions, type MockRequestEntry, type RunningMockPlatform } from '../../../src/mock/platform.js';
 import { readMockLog } from '../../../src/mock/log.js';
 import { sign } from '../../../src/signing/sign.js';
-import { LIVE_SECRET, OLD_SECRET, TEST_SECRET, event, post } from './helpers.js';
+import { LIVE_SECRET, OLD_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-platform-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

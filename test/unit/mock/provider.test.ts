@@ -6,7 +6,7 @@ import { startMockPlatform, type RunningMockPlatform } from '../../../src/mock/p
 import { startMockProvider, type MockProviderOptions, type RunningMockProvider } from '../../../src/mock/provider.js';
 import { parseScenario } from '../../../src/mock/conversation.js';
 import { readMockLog } from '../../../src/mock/log.js';
-import { LIVE_SECRET, post } from './helpers.js';
+import { LIVE_SECRET, post } from '../../helpers/mock-client.js';
 
 const JOBS_SECRET = 'jobs-secret-0123456789';
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-provider-'));

@@ -5,7 +5,7 @@ import { startMockPlatform } from '../../../src/mock/platform.js';
 import { startMockProvider } from '../../../src/mock/provider.js';
 import { sign } from '../../../src/signing/sign.js';
 import { ROOT } from '../../helpers/cli.js';
-import { LIVE_SECRET, event } from './helpers.js';
+import { LIVE_SECRET, event } from '../../helpers/mock-client.js';
 
 describe('mock platform over TLS (§5.8)', () => {
   it('serves HTTPS with --tls-cert/--tls-key and accepts a signed event', async () => {

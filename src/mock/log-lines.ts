@@ -1,0 +1,64 @@
+import { createReadStream } from 'node:fs';
+
+/**
+ * The longest line handed over whole. A record of a reference receiver is at most its head (well under 64 KiB:
+ * Node caps request headers at 16 KiB), the document (at most 262 144 bytes, §8) and its base64 (349 528 bytes),
+ * under 700 KiB; a longer line is not such a record (a run of NUL bytes left by a crash, foreign text, or an
+ * event taken under the `no-size-limit` fault) and is skipped without being held in memory.
+ */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/** What is kept of the end of a longer line, where a complete record may follow a torn one. */
+const CUT_TAIL_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Streams a file's lines (split at LF, without it) to `onLine`, holding at most MAX_LINE_BYTES of one line:
+ * a longer line is handed over as its last CUT_TAIL_BYTES in `cutTail` (and `line` empty). Never reads the
+ * file as one string (V8 caps a string at 512 MiB; a log passes that near 700 000 records).
+ */
+export async function forEachLine(path: string, onLine: (line: Buffer, cutTail?: Buffer) => void): Promise<void> {
+  const pending = new PendingLine(onLine);
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      pending.end(chunk.subarray(start, newline));
+      start = newline + 1;
+    }
+    if (start < chunk.length) pending.add(chunk.subarray(start));
+  }
+  pending.end(Buffer.alloc(0), true);
+}
+
+/** The part of a line read so far, when it runs across chunks. */
+class PendingLine {
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private cut = false;
+
+  constructor(private readonly onLine: (line: Buffer, cutTail?: Buffer) => void) {}
+
+  add(part: Buffer): void {
+    this.parts.push(part);
+    this.bytes += part.length;
+    if (this.bytes <= MAX_LINE_BYTES && !this.cut) return;
+    // Over the limit: from now on only the end of the line is kept.
+    this.cut = true;
+    while (this.parts.length > 1 && this.bytes - (this.parts[0] as Buffer).length >= CUT_TAIL_BYTES) this.bytes -= (this.parts.shift() as Buffer).length;
+  }
+
+  /** The line ends with `last` (at the end of the file: only when something is pending). */
+  end(last: Buffer, atEndOfFile = false): void {
+    if (this.parts.length === 0 && !this.cut) {
+      if (!atEndOfFile || last.length > 0) this.onLine(last);
+      return;
+    }
+    this.add(last);
+    const whole = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+    const cut = this.cut;
+    this.parts = [];
+    this.bytes = 0;
+    this.cut = false;
+    if (cut) this.onLine(Buffer.alloc(0), whole.subarray(Math.max(0, whole.length - CUT_TAIL_BYTES)));
+    else this.onLine(whole);
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The provider mock's conversation simulator (§3): after a new job, the §3 lifecycle as Interface B events sent to
+ * its callback_url, one after another, each signed with the callback secret (§5.1).
+ */
+import { setMaxListeners } from 'node:events';
+import { errorMessage } from '../errors.js';
+import { sleep } from '../http/server.js';
+import { HeaderNames } from '../spec/constants.js';
+import { E164_PATTERN } from '../spec/formats.js';
+import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
+import type { ProviderFault } from './faults.js';
+import type { EventSender } from './sender.js';
+
+/** One Interface B event the provider mock sent (printed like the requests it receives). */
+export interface SentEventEntry {
+  sent_at: string;
+  direction: 'sent';
+  provider_job_id: string;
+  event: string;
+  event_id: string;
+  lead_id: string;
+  url: string;
+  outcome: 'accepted' | 'rejected' | 'failed';
+  status?: number;
+  attempts: number;
+  error?: string;
+}
+
+/** §2.3: the job acknowledgment. */
+export interface JobAck {
+  provider_job_id: string;
+  assigned_number_e164: string;
+}
+
+/** The fields of a valid contact job (§2.2) this mock reads. */
+export interface JobDocument {
+  lead_id: string;
+  event_id: string;
+  branch_code: string;
+  city?: string;
+  contact: { name: string; phone_e164: string };
+  origin?: { channel?: string };
+  brief?: { intent?: string; notes?: string };
+  callback_url: string;
+}
+
+/** A callback attempt failed and will be retried (§7: 5xx, 429, network errors). */
+export interface CallbackRetry {
+  event: string;
+  event_id: string;
+  url: string;
+  attempt: number;
+  reason: string;
+  waitMs: number;
+}
+
+export interface SimulatorOptions {
+  providerCode: string;
+  /** The jobs secrets (`callback-wrong-secret` signs with the first). */
+  secrets: readonly string[];
+  /** The first signs the events (§5.1). */
+  callbackSecrets: readonly string[];
+  scenario?: Scenario;
+  /** Divides every conversation delay. */
+  speed: number;
+  /** Names the branch in the conversation text. */
+  branchName(branchCode: string): string | undefined;
+  has(fault: ProviderFault): boolean;
+  sendEvent: EventSender;
+  onEvent?: (entry: SentEventEntry) => void;
+  onCallbackRetry?: (retry: CallbackRetry) => void;
+  now(): number;
+  random(): number;
+}
+
+/** Plays one conversation per new job; stop() ends them all between steps. */
+export class ConversationSimulator {
+  /** The events sent so far, in order. */
+  readonly sent: SentEventEntry[] = [];
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly options: SimulatorOptions) {
+    // One stop signal is shared by every conversation in flight, each waiting on it between steps: no leak.
+    setMaxListeners(0, this.stopping.signal);
+  }
+
+  /** Starts the §3 lifecycle of a new job in the background. */
+  start(job: JobDocument, ack: JobAck): void {
+    const run = this.play(job, ack);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  /** Resolves when every conversation started so far has ended. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /** Interrupts every conversation (between steps and in retry waits). */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  private async play(job: JobDocument, ack: JobAck): Promise<void> {
+    const { options } = this;
+    const signal = this.stopping.signal;
+    for (const step of buildConversation(this.factsOf(job, ack), this.scenarioFor(job), options.now)) {
+      await sleep(step.delayMs / options.speed, signal);
+      if (signal.aborted) return;
+      const document: Record<string, unknown> = { ...step.document, occurred_at: offsetIso(options.now()) };
+      if (options.has('callback-invalid-event')) breakEnum(document);
+      const delivered = await this.deliver(job.callback_url, document);
+      const entry: SentEventEntry = {
+        sent_at: new Date(options.now()).toISOString(),
+        direction: 'sent',
+        provider_job_id: ack.provider_job_id,
+        event: String(document.event),
+        event_id: String(document.event_id),
+        lead_id: String(document.lead_id),
+        url: job.callback_url,
+        outcome: delivered.outcome,
+        ...(delivered.status !== undefined ? { status: delivered.status } : {}),
+        attempts: delivered.attempts,
+        ...(delivered.error ? { error: delivered.error } : {}),
+      };
+      this.sent.push(entry);
+      options.onEvent?.(entry);
+      // A rejected or undeliverable event ends the conversation: the later ones would make no sense alone.
+      if (delivered.outcome !== 'accepted') return;
+    }
+  }
+
+  private scenarioFor(job: JobDocument): Exclude<Scenario, { kind: 'random' }> {
+    const chosen = this.options.scenario ?? scenarioForIntent(job.brief?.intent);
+    return chosen.kind === 'random' ? pickRandom(this.options.random) : chosen;
+  }
+
+  private factsOf(job: JobDocument, ack: JobAck): JobFacts {
+    return {
+      leadId: this.options.has('callback-lead-changed') ? `${job.lead_id}-x` : job.lead_id,
+      providerJobId: ack.provider_job_id,
+      branchCode: job.branch_code,
+      branchName: this.options.branchName(job.branch_code) ?? job.city ?? job.branch_code,
+      contactName: job.contact.name,
+      contactPhone: job.contact.phone_e164,
+      assignedNumber: ack.assigned_number_e164,
+      originChannel: job.origin?.channel,
+      notes: job.brief?.notes,
+    };
+  }
+
+  private deliver(url: string, document: Record<string, unknown>) {
+    const { options } = this;
+    const secret = options.has('callback-wrong-secret') ? (options.secrets[0] as string) : (options.callbackSecrets[0] as string);
+    const provider = options.has('callback-wrong-provider') ? `${options.providerCode}-other` : options.providerCode;
+    return options
+      .sendEvent(
+        { url, body: Buffer.from(JSON.stringify(document)), secret, headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: provider } },
+        this.stopping.signal,
+        (retry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry }),
+      )
+      .catch((error: unknown) => ({ outcome: 'failed' as const, attempts: 1, error: errorMessage(error), interrupted: false, status: undefined }));
+  }
+}
+
+function pickRandom(random: () => number): Exclude<Scenario, { kind: 'random' }> {
+  const choices: Exclude<Scenario, { kind: 'random' }>[] = [
+    { kind: 'booked' },
+    { kind: 'rescheduled' },
+    { kind: 'cancelled' },
+    { kind: 'closed', outcome: 'no_answer' },
+    { kind: 'closed', outcome: 'not_interested' },
+    { kind: 'closed', outcome: 'wrong_number' },
+    { kind: 'closed', outcome: 'callback_later' },
+    { kind: 'closed', outcome: 'opted_out' },
+  ];
+  return choices[Math.floor(random() * choices.length) % choices.length] as Exclude<Scenario, { kind: 'random' }>;
+}
+
+/** The `callback-invalid-event` defect: a value outside its §2.10 / §2.12 enumeration. */
+function breakEnum(document: Record<string, unknown>): void {
+  if (document.event === 'conversation.message') document.channel = 'carrier_pigeon';
+  else if (document.event === 'job.closed') document.outcome = 'ghosted';
+  else document.event = 'appointment.maybe';
+}
+
+/** The `bad-ack` defect: the number in national format, as a careless provider would send it. */
+export function nationalFormat(number: string): string {
+  return E164_PATTERN.test(number) && number.startsWith('+44') ? `0${number.slice(3, 7)} ${number.slice(7)}` : number.replace(/^\+/, '00');
+}
