@@ -7,6 +7,7 @@ import {
   parseMilliseconds,
   parseNonNegativeInteger,
   parsePort,
+  parsePositiveInteger,
   parseUrlPath,
   parseProbability,
   parseRatePerSecond,
@@ -30,6 +31,7 @@ interface CommonOptions {
   tlsKey?: string;
   latency?: number;
   break?: string[];
+  dedupeCapacity?: number;
   [key: string]: unknown;
 }
 
@@ -101,6 +103,7 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
+    .option('--dedupe-capacity <n>', 'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)', parsePositiveInteger)
     .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues);
 }
 
@@ -219,6 +222,7 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     knownLeads: options.knownLead,
     catalog: await catalogOf(options.catalog, io),
     faults: options.break,
+    dedupeCapacity: options.dedupeCapacity,
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
   });
@@ -255,6 +259,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     callbackTls: await callbackTls(options, context),
     latencyMs: options.latency,
     faults: options.break,
+    dedupeCapacity: options.dedupeCapacity,
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
     onEvent: (entry) => lines.sent(entry),

@@ -29,6 +29,24 @@ describe('cai mock platform (built binary)', () => {
     expect(mock.stderr()).toContain('stopped');
   });
 
+  it('--dedupe-capacity N remembers the last N event_ids: an older repeat is accepted as new', async () => {
+    const mock = await startMockProcess(['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--dedupe-capacity', '2'], env);
+    const documents = new Map<string, Record<string, unknown>>();
+    const verdicts: string[] = [];
+    for (const id of ['evt_cap_1', 'evt_cap_2', 'evt_cap_2', 'evt_cap_3', 'evt_cap_1']) {
+      if (!documents.has(id)) documents.set(id, event({ event_id: id }));
+      const answer = await post(mock.url, documents.get(id));
+      verdicts.push(`${id} ${answer.status} ${answer.text.includes('"duplicate":true') ? 'duplicate' : 'new'}`);
+    }
+    // evt_cap_1 fell out when evt_cap_3 came in (capacity 2): its repeat is new again; evt_cap_2's is not.
+    expect(verdicts).toEqual(['evt_cap_1 202 new', 'evt_cap_2 202 new', 'evt_cap_2 202 duplicate', 'evt_cap_3 202 new', 'evt_cap_1 202 new']);
+    mock.child.kill('SIGTERM');
+    expect(await mock.exited).toBe(0);
+    const refused = await spawnCli(['mock', 'platform', '--provider', 'acme', '--dedupe-capacity', '0'], { env: { CAI_SECRET: LIVE_SECRET } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: option '--dedupe-capacity <n>' argument '0' is invalid/);
+  });
+
   it('streams NDJSON with --json: {"url"} first, then one object per request', async () => {
     const mock = await startMockProcess(['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'], env);
     expect(JSON.parse(mock.lines[0] as string)).toEqual({ url: mock.url });
