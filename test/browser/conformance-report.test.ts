@@ -144,7 +144,7 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     await watched.page.close();
   });
 
-  it('follows the dark colour scheme, and hides the filters on paper', async () => {
+  it('follows the dark colour scheme, hides the filters on paper and prints the failures opened', async () => {
     const watched = await openPage(browser!, failing.file);
     const { page } = watched;
     const background = () => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
@@ -154,6 +154,12 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'dark', media: 'print' });
     expect(await background()).toBe('rgb(255, 255, 255)');
     expect(await page.isVisible('#toolbar')).toBe(false);
+    // Printing opens the failures (the report's beforeprint listener runs before this one) and closes them after.
+    await page.evaluate("window.addEventListener('beforeprint', () => { window.openWhilePrinting = Array.from(document.querySelectorAll('details.check[open]'), (check) => check.id); })");
+    expect((await page.pdf()).length).toBeGreaterThan(0);
+    const failedIds = failing.report.checks.filter((check) => check.verdict === 'failed').map((check) => `check-${check.id}`);
+    expect(await page.evaluate('window.openWhilePrinting')).toEqual(failedIds);
+    expect(await page.$$eval('details.check[open]', (elements) => elements.length)).toBe(0);
     await page.close();
   });
 
