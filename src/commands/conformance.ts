@@ -28,6 +28,8 @@ interface RunOptions {
   concurrency: number;
   waivers?: string;
   junit?: string;
+  html?: string;
+  summary?: string;
   reproDir?: string;
   ca?: string;
   insecure?: boolean;
@@ -77,6 +79,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
     .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
+    .option('--html <file>', 'also write a self-contained HTML report to FILE (every check, its request and answer)')
+    .option('--summary <file>', 'append a Markdown summary to FILE (default: $GITHUB_STEP_SUMMARY when it is set)')
     .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)');
   addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
   addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
@@ -263,6 +267,8 @@ async function render(report: SuiteReport, options: RunOptions, context: Command
       throw usageError('unwritable_file', `cannot write the JUnit report to ${options.junit}`, 'check that the directory exists and is writable', error);
     }
   }
+  const { writeConformanceFiles } = await import('../cli/report-files.js');
+  await writeConformanceFiles({ ...safe, ok, failOn: options.failOn }, { html: options.html, summary: options.summary }, context);
   if (output.json) {
     output.printJson({ ...safe, ok, failOn: options.failOn });
     return ok ? 0 : 1;

@@ -10,6 +10,7 @@ interface ReportOptions {
   provider?: string;
   space: 'live' | 'test' | 'all';
   format: 'table' | 'json' | 'csv';
+  html?: string;
 }
 
 /** What a record looks like, for the error when a file given as a log holds none (src/report/log.ts reads them). */
@@ -29,20 +30,23 @@ export function registerReport(program: Command, state: RunState): void {
     .option('--provider <code>', 'only records of this provider_code')
     .addOption(new Option('--space <space>', 'live data, the test space (§1), or both').choices(['live', 'test', 'all']).default('live'))
     .addOption(new Option('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets').choices(['table', 'json', 'csv']).default('table'))
+    .option('--html <file>', 'also write the report with charts to FILE, one self-contained HTML page')
     .addHelpText(
       'after',
       `
 Examples:
   $ cai report --log provider.ndjson --log platform.ndjson
   $ cai report --log platform.ndjson --since 7d --provider acme --format csv > week.csv
-  $ cai report --log events.ndjson --since 2026-11-01 --until 2026-12-01 --json`,
+  $ cai report --log events.ndjson --since 2026-11-01 --until 2026-12-01 --json
+  $ cai report --log provider.ndjson --log platform.ndjson --html report.html`,
     )
     .action(async (options: ReportOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runReport(options, context));
     });
 }
 
-async function runReport(options: ReportOptions, { io, output }: CommandContext): Promise<number> {
+async function runReport(options: ReportOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
   const logs = options.log ?? [];
   if (logs.length === 0) throw usageError('missing_option', 'no log to report on', 'pass --log FILE (repeatable; - reads stdin)');
   if (logs.filter((log) => log === '-').length > 1) throw usageError('bad_option', '--log - is given more than once', 'stdin can be read once; pass the other logs as files');
@@ -76,6 +80,10 @@ async function runReport(options: ReportOptions, { io, output }: CommandContext)
   reportMalformed(summary.malformed, output);
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
   if (summary.lines === 0) output.note(`${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`);
+  if (options.html !== undefined) {
+    const { writeOperationHtml } = await import('../cli/report-files.js');
+    await writeOperationHtml(report, options.html, context);
+  }
 
   const format = output.json ? 'json' : options.format;
   if (format === 'json') {

@@ -3,6 +3,7 @@
  * event_ids, so they cannot interfere), then the exclusive ones alone. Applies waivers and builds the report.
  */
 import { errorMessage } from '../errors.js';
+import { recordExchange } from './evidence.js';
 import { CheckScope, type CheckDefinition } from './define.js';
 import type { PlannedCheck } from './catalogue.js';
 import type { Session } from './session.js';
@@ -100,6 +101,7 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
     requests: scope.requests,
     rateLimitedRetries: scope.rateLimitedRetries,
     ...(waiver ? { waiver } : {}),
+    ...(outcome.verdict === 'failed' && outcome.evidence ? { exchange: recordExchange(outcome.evidence) } : {}),
   };
   if (outcome.verdict === 'failed' && outcome.evidence && options.reproduce) {
     try {

@@ -114,6 +114,31 @@ export interface CheckResult {
   /** Requests the check made, and how many 429s were honoured along the way. */
   requests: number;
   rateLimitedRetries: number;
+  /** A failure's evidence: the request sent and the answer, as the reports show them (bodies cut, binary summarised). */
+  exchange?: ExchangeRecord;
+}
+
+/**
+ * A body as a report carries it: the text when it is UTF-8 (cut after a limit), else only its size, digest and
+ * first bytes. The full body of a failing request is in the reproduction's body file.
+ */
+export interface BodyRecord {
+  bytes: number;
+  /** The body as text, when it is valid UTF-8; cut to a limit (`truncated`). */
+  text?: string;
+  truncated?: boolean;
+  /** Binary bodies: SHA-256 (hex) and the first bytes (hex). */
+  sha256?: string;
+  hexPrefix?: string;
+}
+
+/** An {@link Exchange} as plain JSON data (no Buffers, no recipe): what the HTML report and `--json` show. */
+export interface ExchangeRecord {
+  request: { method: 'POST'; url: string; headers: Record<string, string>; body: BodyRecord };
+  /** Absent when no answer came; `error` then says why. */
+  response?: { status: number; headers: Record<string, string>; body: BodyRecord };
+  error?: { code: string; message: string };
+  latencyMs: number;
 }
 
 export interface SuiteSummary {

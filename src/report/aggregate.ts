@@ -30,15 +30,42 @@ export interface Distribution {
   within_target_share: number | null;
 }
 
+/**
+ * One bar of the first-contact histogram: the contacted jobs whose delay was above the previous bin's bound and
+ * at most `up_to_seconds` (the first bin starts at 0; the last has no bound, `null`). The bounds include the §8
+ * target, so the bins up to it add up to `within_target`.
+ */
+export interface HistogramBin {
+  up_to_seconds: number | null;
+  count: number;
+}
+
+/** Activity of one UTC day (by `received_at`): jobs received, and events by kind. */
+export interface DayCounts {
+  day: string;
+  jobs: number;
+  messages: number;
+  appointments: number;
+  closed: number;
+}
+
+/** Upper bounds of the first-contact histogram: minute by minute up to the §8 target, then coarser; then the rest. */
+export const FIRST_CONTACT_BINS_SECONDS: readonly number[] = [
+  ...Array.from({ length: Math.ceil(FIRST_CONTACT_TARGET_SECONDS / 60) }, (_, index) => Math.min(FIRST_CONTACT_TARGET_SECONDS, (index + 1) * 60)),
+  ...[600, 900, 1800, 3600, 4 * 3600, 24 * 3600].filter((bound) => bound > FIRST_CONTACT_TARGET_SECONDS),
+];
+
 export interface BranchReport {
   branch_code: string;
   jobs: number;
-  first_contact: Distribution & { contacted: number; not_contacted: number };
+  first_contact: Distribution & { contacted: number; not_contacted: number; histogram: HistogramBin[] };
   conversations: { started: number; held: number; messages_outbound: number; messages_inbound: number };
   appointments: { booked: number; rescheduled: number; cancelled: number };
   closed: number;
   outcomes: Record<string, number>;
   message_delivery: Distribution & { negative: number };
+  /** Days with activity, in order (the charts of `cai report --html`). */
+  per_day: DayCounts[];
 }
 
 export interface RecordCounts {
@@ -73,7 +100,11 @@ interface LeadState {
   closed: number;
   outcomes: Map<string, number>;
   deliveryMs: number[];
+  /** In-window events by UTC day number (epoch ms / 86 400 000); the job's day is added at the end. */
+  days?: Map<number, Omit<DayCounts, 'day'>>;
 }
+
+const DAY_MS = 86_400_000;
 
 /** Feed records in any order (jobs and events may come from two logs); `build()` attributes them at the end. */
 export class ReportBuilder {
@@ -114,6 +145,7 @@ export class ReportBuilder {
     if (!inWindow) return void counts.outside_window++;
     counts.used++;
     if (record.branchCode !== undefined) lead.eventBranch ??= record.branchCode;
+    countDay(lead, record.receivedAt, record.event === 'conversation.message' ? 'messages' : record.event === 'job.closed' ? 'closed' : record.event?.startsWith('appointment.') ? 'appointments' : undefined);
     switch (record.event) {
       case 'conversation.message':
         if (record.direction === 'outbound') lead.messagesOut++;
@@ -165,6 +197,45 @@ export class ReportBuilder {
   }
 }
 
+function countDay(lead: LeadState, at: number, kind: keyof Omit<DayCounts, 'day'> | undefined): void {
+  if (kind === undefined) return;
+  lead.days ??= new Map();
+  const day = Math.floor(at / DAY_MS);
+  let counts = lead.days.get(day);
+  if (!counts) {
+    counts = { jobs: 0, messages: 0, appointments: 0, closed: 0 };
+    lead.days.set(day, counts);
+  }
+  counts[kind]++;
+}
+
+/** Counts per bin of {@link FIRST_CONTACT_BINS_SECONDS}, then the jobs beyond the last bound. */
+export function histogram(values: readonly number[], bounds: readonly number[] = FIRST_CONTACT_BINS_SECONDS): HistogramBin[] {
+  const bins: HistogramBin[] = [...bounds.map((bound) => ({ up_to_seconds: bound, count: 0 })), { up_to_seconds: null, count: 0 }];
+  for (const value of values) {
+    const index = bounds.findIndex((bound) => value <= bound);
+    (bins[index === -1 ? bounds.length : index] as HistogramBin).count++;
+  }
+  return bins;
+}
+
+function perDay(leads: readonly LeadState[]): DayCounts[] {
+  const days = new Map<number, Omit<DayCounts, 'day'>>();
+  const add = (day: number, counts: Partial<Omit<DayCounts, 'day'>>) => {
+    const total = days.get(day) ?? { jobs: 0, messages: 0, appointments: 0, closed: 0 };
+    total.jobs += counts.jobs ?? 0;
+    total.messages += counts.messages ?? 0;
+    total.appointments += counts.appointments ?? 0;
+    total.closed += counts.closed ?? 0;
+    days.set(day, total);
+  };
+  for (const lead of leads) {
+    if (lead.jobInWindow && lead.jobAt !== undefined) add(Math.floor(lead.jobAt / DAY_MS), { jobs: 1 });
+    for (const [day, counts] of lead.days ?? []) add(day, counts);
+  }
+  return [...days.entries()].sort(([a], [b]) => a - b).map(([day, counts]) => ({ day: new Date(day * DAY_MS).toISOString().slice(0, 10), ...counts }));
+}
+
 function summarise(code: string, leads: readonly LeadState[]): BranchReport {
   const jobs = leads.filter((lead) => lead.jobInWindow && lead.jobAt !== undefined);
   // A message stamped before the job it answers is clock skew between the two logs: it counts as immediate.
@@ -178,7 +249,7 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
     branch_code: code,
     jobs: jobs.length,
     // Share within 5 minutes is over all jobs received: a job never contacted missed the target.
-    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs.length - contactSeconds.length },
+    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs.length - contactSeconds.length, histogram: histogram(contactSeconds) },
     conversations: {
       started: leads.filter((lead) => lead.messagesOut > 0).length,
       held: leads.filter((lead) => lead.messagesIn > 0 && lead.messagesOut > 0).length,
@@ -189,6 +260,7 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
     closed: sum((lead) => lead.closed),
     outcomes: Object.fromEntries(Object.entries(outcomes).sort(([a], [b]) => a.localeCompare(b))),
     message_delivery: { ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length), negative: deliverySeconds.filter((s) => s < 0).length },
+    per_day: perDay(leads),
   };
 }
 

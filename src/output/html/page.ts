@@ -1,0 +1,147 @@
+/**
+ * The shell of every page cai writes: one self-contained document (inline CSS and script, no fonts, images or
+ * requests), a Content-Security-Policy that allows only that inline CSS and script (by their hashes) and forbids
+ * every network load, light and dark colours from the reader's preference, and print styles.
+ */
+import { createHash } from 'node:crypto';
+import { escapeHtml, type SafeHtml } from './escape.js';
+
+export interface PageParts {
+  title: string;
+  body: SafeHtml;
+  /** CSS of this page, after the shared base. */
+  css?: string;
+  /** Script of this page (plain JavaScript, run at the end of the body); none: the page works without it. */
+  script?: string;
+  /** e.g. `cai 0.2.0`, in `<meta name="generator">`. */
+  generator?: string;
+}
+
+/** Colours as CSS custom properties: light by default, dark when the reader prefers it, light again on paper. */
+const LIGHT: Record<string, string> = {
+  bg: '#ffffff',
+  fg: '#1f2328',
+  muted: '#59636e',
+  border: '#d1d9e0',
+  panel: '#f6f8fa',
+  accent: '#0969da',
+  ok: '#1a7f37',
+  fail: '#cf222e',
+  warn: '#9a6700',
+  waived: '#0969da',
+  skip: '#6e7781',
+  target: '#8250df',
+  s1: '#0969da',
+  s2: '#1a7f37',
+  s3: '#bf8700',
+  s4: '#8250df',
+  s5: '#cf222e',
+};
+
+const DARK: Record<string, string> = {
+  bg: '#0d1117',
+  fg: '#e6edf3',
+  muted: '#9198a1',
+  border: '#3d444d',
+  panel: '#151b23',
+  accent: '#4493f8',
+  ok: '#3fb950',
+  fail: '#f85149',
+  warn: '#d29922',
+  waived: '#4493f8',
+  skip: '#9198a1',
+  target: '#ab7df8',
+  s1: '#4493f8',
+  s2: '#3fb950',
+  s3: '#d29922',
+  s4: '#ab7df8',
+  s5: '#f85149',
+};
+
+const vars = (palette: Record<string, string>) =>
+  Object.entries(palette)
+    .map(([name, value]) => `--${name}:${value};`)
+    .join('');
+
+const BASE_CSS = `
+:root{color-scheme:light dark;${vars(LIGHT)}}
+@media (prefers-color-scheme:dark){:root{${vars(DARK)}}}
+@media print{:root{color-scheme:light;${vars(LIGHT)}}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1280px;margin:0 auto;padding:16px 20px 48px}
+h1{font-size:22px;margin:8px 0 4px}
+h2{font-size:18px;margin:28px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--border)}
+h3{font-size:15px;margin:18px 0 6px}
+a{color:var(--accent)}
+code,pre,kbd{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
+pre{background:var(--panel);border:1px solid var(--border);border-radius:6px;padding:8px 10px;margin:4px 0 8px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:480px;overflow:auto}
+.muted{color:var(--muted)}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0 4px}
+.meta dt{color:var(--muted)}
+.meta dd{margin:0;overflow-wrap:anywhere}
+.cards{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
+.card{border:1px solid var(--border);border-radius:8px;padding:8px 12px;min-width:110px;background:var(--panel)}
+.card b{display:block;font-size:22px;line-height:1.2}
+.card span{color:var(--muted);font-size:12px}
+table.data{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
+table.data th,table.data td{border:1px solid var(--border);padding:3px 8px;text-align:left}
+table.data th{background:var(--panel);font-weight:600}
+table.data td.num{text-align:right}
+.badge{display:inline-block;border-radius:999px;padding:1px 10px;font-weight:600;font-size:13px;color:#fff}
+.badge.ok{background:var(--ok)}
+.badge.fail{background:var(--fail)}
+.badge.warn{background:var(--warn)}
+.notice{border-left:4px solid var(--warn);background:var(--panel);padding:6px 10px;margin:8px 0}
+svg.chart{display:block;max-width:100%;height:auto;margin:4px 0 8px}
+svg.chart text{fill:var(--fg);font-size:11px;font-family:inherit}
+svg.chart text.axis{fill:var(--muted)}
+svg.chart line.grid{stroke:var(--border);stroke-width:1}
+svg.chart line.target{stroke:var(--target);stroke-width:2;stroke-dasharray:5 3}
+svg.chart text.target{fill:var(--target);font-weight:600}
+.tone-ok{fill:var(--ok)}.tone-fail{fill:var(--fail)}.tone-warn{fill:var(--warn)}.tone-waived{fill:var(--waived)}.tone-skip{fill:var(--skip)}
+.tone-s1{fill:var(--s1)}.tone-s2{fill:var(--s2)}.tone-s3{fill:var(--s3)}.tone-s4{fill:var(--s4)}.tone-s5{fill:var(--s5)}
+.legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;color:var(--muted);margin:0 0 4px;padding:0;list-style:none}
+.legend svg{vertical-align:-1px;margin-right:4px}
+footer{margin-top:32px;color:var(--muted);font-size:12px}
+@media print{main{max-width:none;padding:0}.no-print{display:none!important}pre{max-height:none;overflow:visible}h2{break-after:avoid}}
+`;
+
+/** `'sha256-…'` of an inline block, for the Content-Security-Policy. */
+function cspHash(content: string): string {
+  return `'sha256-${createHash('sha256').update(content, 'utf8').digest('base64')}'`;
+}
+
+export function renderPage(parts: PageParts): string {
+  const css = BASE_CSS + (parts.css ?? '');
+  if (/<\/style/i.test(css)) throw new Error('page CSS must not close its <style> element');
+  if (parts.script !== undefined && /<\/script|<!--/i.test(parts.script)) throw new Error('page script must not close its <script> element');
+  const csp = [
+    "default-src 'none'",
+    `style-src ${cspHash(css)}`,
+    `script-src ${parts.script !== undefined ? cspHash(parts.script) : "'none'"}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">`,
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    ...(parts.generator ? [`<meta name="generator" content="${escapeHtml(parts.generator)}">`] : []),
+    `<title>${escapeHtml(parts.title)}</title>`,
+    `<style>${css}</style>`,
+    '</head>',
+    '<body>',
+    parts.body.value,
+    ...(parts.script !== undefined ? [`<script>${parts.script}</script>`] : []),
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
