@@ -4,6 +4,7 @@
  * terminal reporting its size; ora loops on a zero-column terminal), and the batch sender's progress bar on it.
  */
 import type { Io } from '../io.js';
+import { truncate } from './layout.js';
 import type { Output } from './output.js';
 
 /** The streams and the output of the command that draws. */
@@ -27,8 +28,8 @@ export class ProgressLine {
 
   update(text: string): void {
     if (!this.enabled) return;
-    const width = Math.max(10, (this.terminal.io.stderr.columns ?? 80) - 1);
-    const line = text.length > width ? `${text.slice(0, width - 1)}…` : text;
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const line = truncate(text, Math.max(10, (this.terminal.output.errWidth ?? 80) - 1));
     this.terminal.io.stderr.write(`\r${line}\x1b[K`);
     this.drawn = true;
   }
