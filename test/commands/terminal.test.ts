@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { colorLevel, Output } from '../../src/output/output.js';
 import { MockLines } from '../../src/output/mock-lines.js';
+import { renderBatchSummary } from '../../src/output/batch-summary.js';
+import { summarize, type BatchRecord } from '../../src/send/batch.js';
 import { runCli } from '../helpers/cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { runTty, screenLines, ttyIo, widestLine } from '../helpers/tty.js';
@@ -130,6 +132,15 @@ describe('other renderers fit the terminal', () => {
     expect(text).toContain('Jobs and first contact');
     // Every figure is still there: BR-001 appears in each of the four views.
     expect(text.match(/BR-001/g)).toHaveLength(4);
+  });
+
+  it('the batch summary at 40 columns, and its pace line says what it counts', async () => {
+    const io = ttyIo({ columns: 40 });
+    const output = await Output.create(io, { json: false, quiet: false, debug: false });
+    const records: BatchRecord[] = [1, 2, 3].map((line) => ({ line, bodySha256: 'x', verdict: 'accepted', sent: true, attempts: line }));
+    await renderBatchSummary(summarize(records, 1500, false), records, undefined, output);
+    expect(widestLine(io.out())).toBeLessThanOrEqual(40);
+    expect(screenLines(io.out()).join(' ')).toContain('3 documents in 1.5 s (2 documents/s), 6 HTTP requests (retries included)');
   });
 
   it('the mock lines at 60 columns wrap under the status', async () => {
