@@ -26,6 +26,8 @@ export interface TransportOptions {
   dryRun?: boolean;
   format: 'http' | 'curl';
   verbose?: boolean;
+  /** Set by the action: `--retry-for` came from the command line, the environment or a profile, not the default. */
+  retryForGiven?: boolean;
   [key: string]: unknown;
 }
 
@@ -65,8 +67,12 @@ export function refuseIdleFlags(options: SendOptions, command: Command): void {
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
 export function addTransportOptions(command: Command): Command {
   command
-    .option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', parsePositiveDurationMs, 10_000)
-    .option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h)', parseRetryPeriodMs, 120_000)
+    .addOption(new Option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)').argParser(parsePositiveDurationMs).default(10_000, '10s'))
+    .addOption(
+      new Option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h); also keeps trying a local port where nothing listens yet')
+        .argParser(parseRetryPeriodMs)
+        .default(120_000, '2m'),
+    )
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
@@ -80,11 +86,21 @@ export function addTransportOptions(command: Command): Command {
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
 }
 
-/** The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). */
+/** Whether `--retry-for` was asked for (command line, environment, profile) rather than left at its default. */
+export function retryForGiven(command: Command): boolean {
+  const source = command.getOptionValueSource('retryFor');
+  return source !== undefined && source !== 'default';
+}
+
+/**
+ * The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). A refused connection to
+ * a loopback address ends the send at once, unless `--retry-for` was given: then the user wants it to keep trying.
+ */
 export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
   return {
     enabled: options.retry,
     retryForMs: options.retryFor,
+    stopWhenNothingListens: options.retryForGiven !== true,
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
   };

@@ -6,7 +6,7 @@ import { readFileInput } from '../input.js';
 import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
-import type { CheckResult, SuiteReport } from '../conformance/types.js';
+import type { SuiteReport } from '../conformance/types.js';
 
 interface RunOptions {
   interface?: InterfaceId;
@@ -31,6 +31,9 @@ interface RunOptions {
   html?: string;
   summary?: string;
   reproDir?: string;
+  failFast?: boolean;
+  maxFailures?: number;
+  verbose?: boolean;
   ca?: string;
   insecure?: boolean;
   proxy?: string;
@@ -81,7 +84,10 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
     .option('--html <file>', 'also write a self-contained HTML report to FILE (every check, its request and answer)')
     .option('--summary <file>', 'append a Markdown summary to FILE (default: $GITHUB_STEP_SUMMARY when it is set)')
-    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)');
+    .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
+    .option('--fail-fast', 'stop at the first failed must check; the checks not run are reported as skipped')
+    .option('--max-failures <n>', 'stop once N must checks have failed; the checks not run are reported as skipped', parsePositiveInteger)
+    .option('--verbose', 'on a terminal, also list every check in a table (it is always listed when not on a terminal)');
   addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
   addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
   addSecretOptions(run, 'callback-secret', 'A: the events secret, to verify the provider\'s callbacks (default: $CAI_CALLBACK_SECRET)');
@@ -122,7 +128,7 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
     return 0;
   }
   const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
-  output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows));
+  output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 4 }, { fit: 'wrap', min: 5 }, { fit: 'wrap', min: 8 }, { fit: 'wrap', min: 12 }]));
   const count = (iface: InterfaceId, level: string) => checks.filter((check) => check.interface === iface && check.level === level).length;
   const summary = (['B', 'A'] as const)
     .filter((iface) => checks.some((check) => check.interface === iface))
@@ -153,12 +159,13 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
 
+  const { conformanceProgress } = await import('../output/conformance-progress.js');
+  const progress = conformanceProgress(context, plan.planned.length);
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
-    output.warn('interrupted: finishing the checks in flight, skipping the rest');
+    progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
     abort.abort();
   });
-  const progress = createProgress(context, plan.planned.length);
   let report: SuiteReport;
   try {
     report = await runConformance({
@@ -184,9 +191,11 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       client,
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
-      onFinish: progress,
+      ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
+      ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
   } finally {
+    progress.stop();
     stopListening();
   }
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
@@ -203,6 +212,7 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
   if (!options.mock) requireTargetOptions(iface, options);
   if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');
   if (options.callbackWait <= 0) throw usageError('bad_option', '--callback-wait must be more than 0', 'pass a duration such as 30s');
+  if (options.failFast && options.maxFailures !== undefined) throw usageError('conflicting_options', '--fail-fast and --max-failures both set the failure limit', 'pass one of them (--fail-fast is --max-failures 1)');
   if (options.sourceAddress !== undefined) {
     const { isIP } = await import('node:net');
     if (isIP(options.sourceAddress) === 0) throw usageError('bad_option', `--source-address ${options.sourceAddress} is not an IP address`, 'pass a local IPv4 or IPv6 address of this machine');
@@ -233,28 +243,9 @@ async function loadWaivers(path: string, { io }: CommandContext) {
   return parsed.waivers;
 }
 
-/** Live progress: one line per finished check on a terminal; nothing otherwise (the table follows). */
-function createProgress({ output }: CommandContext, total: number): ((result: CheckResult) => void) | undefined {
-  if (!output.stderrIsTTY || output.json || output.quiet) return undefined;
-  const paint: Record<CheckResult['verdict'], (text: string) => string> = {
-    passed: output.errColor.green,
-    failed: output.errColor.red,
-    warning: output.errColor.yellow,
-    waived: output.errColor.cyan,
-    skipped: output.errColor.dim,
-  };
-  let done = 0;
-  return (result) => {
-    done += 1;
-    const symbol = { passed: '✓', failed: '✗', warning: '!', waived: '~', skipped: '-' }[result.verdict];
-    const time = result.verdict === 'skipped' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
-    output.info(`${paint[result.verdict](symbol)} ${String(done).padStart(String(total).length)}/${total} ${result.id} ${result.title}${time}`);
-  };
-}
-
 async function render(report: SuiteReport, options: RunOptions, context: CommandContext, secrets: readonly string[]): Promise<number> {
   const { output, io } = context;
-  const { countLine, failureDetails, redactDeep, tableRows, toJunit, warningLine } = await import('../conformance/report.js');
+  const { redactDeep, toJunit } = await import('../conformance/report.js');
   const safe = redactDeep(report, secrets);
   const warningsFail = options.failOn === 'warnings';
   const ok = safe.ok && !(warningsFail && safe.summary.warnings > 0);
@@ -273,19 +264,9 @@ async function render(report: SuiteReport, options: RunOptions, context: Command
     output.printJson({ ...safe, ok, failOn: options.failOn });
     return ok ? 0 : 1;
   }
-  const offset = safe.clock.offsetSeconds;
-  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${offset >= 0 ? '+' : ''}${offset} s`;
-  output.result(`cai conformance: interface ${safe.interface}, ${safe.mock ? 'built-in reference receiver ' : ''}${safe.target}, ${clock}`);
-  output.result(await output.table(['id', 'title', 'level', 'verdict', 'time'], tableRows(safe.checks)));
-  for (const line of failureDetails(safe.checks)) output.result(line);
-  output.result('');
-  output.result(countLine(safe.summary));
-  output.result(warningLine(safe.summary));
-  for (const notice of safe.waivers) output.warn(notice.message);
-  if (safe.probeStatus === 404 || safe.probeStatus === 405) {
-    output.warn(`the target answered ${safe.probeStatus} to a POST: is ${safe.interface === 'A' ? '--target the provider endpoint (without /contact-jobs)' : '--target the events URL'}?`);
-  }
-  if (safe.reproDir) output.info(`bodies of the failing requests: ${safe.reproDir}`);
+  const { renderConformanceReport } = await import('../output/conformance-report.js');
+  await renderConformanceReport(safe, { verbose: options.verbose === true }, output);
+  if (safe.reproDir) output.info(`bodies and repro scripts of the failing requests: ${safe.reproDir}`);
   if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
   if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');
   if (safe.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped');

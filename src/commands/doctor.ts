@@ -19,7 +19,7 @@ export function registerDoctor(program: Command, state: RunState): void {
     .description('Check an environment before blaming the code: DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5), secrets, configuration')
     .option('--target <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
     .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
-    .option('--timeout <duration>', 'time allowed for each network step', parsePositiveDurationMs, 5000)
+    .addOption(new Option('--timeout <duration>', 'time allowed for each network step').argParser(parsePositiveDurationMs).default(5000, '5s'))
     .option('--ca <file>', 'also trust this CA certificate (PEM), e.g. a test environment\'s own')
     .addHelpText(
       'after',

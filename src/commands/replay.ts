@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { parseHttpUrl, requireOption } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
-import { addTransportOptions, retryFlags, transportFlags, type TransportOptions } from '../cli/send-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
 import { openTransport } from '../cli/transport-options.js';
 import type { Output } from '../output/output.js';
 import type { KeptTimestamp } from '../send/replay.js';
@@ -38,6 +38,7 @@ Examples:
   $ cai replay --request captured.http --to http://127.0.0.1:8787 --dry-run`,
   );
   command.action(async (options: ReplayOptions, cmd: Command) => {
+    options.retryForGiven = retryForGiven(cmd);
     await runHandler(state, cmd, (context: CommandContext) => runReplay(options, context));
   });
 }
@@ -66,7 +67,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
-    const watch = watchDelivery(context, plan.url, options.verbose === true);
+    const watch = watchDelivery(context, plan.url, options.verbose === true, policy);
     const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);
   } finally {

@@ -97,7 +97,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   }
   const { tableViews } = await import('../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
-  output.result(`${logs.join(', ')}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
+  output.resultWrapped(`${logs.join(', ')}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
   const skipped = [
     [report.records.duplicates, 'duplicates'],
     [report.records.not_accepted, 'not accepted'],
@@ -106,10 +106,10 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
     [report.records.other_space, `outside the ${report.filter.space} space`],
     [summary.malformed.length, 'malformed'],
   ].filter(([n]) => (n as number) > 0);
-  if (skipped.length > 0) output.result(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
+  if (skipped.length > 0) output.resultWrapped(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
   for (const view of tableViews(report)) {
     output.result('');
-    output.result(output.color.bold(view.title));
+    output.resultWrapped(output.color.bold(view.title));
     output.result(await output.table(view.head, view.rows));
   }
   return 0;

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { requireOption } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { signingSecret } from '../cli/secret-options.js';
-import { addSendOptions, refuseIdleFlags, retryFlags, transportFlags, type SendOptions } from '../cli/send-options.js';
+import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
 import { openTransport } from '../cli/transport-options.js';
 import { ExitCode, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
@@ -43,6 +43,7 @@ Examples:
     }
     await runHandler(state, cmd, (context) => {
       refuseIdleFlags(options, cmd);
+      options.retryForGiven = retryForGiven(cmd);
       return runSend('job', options, context);
     });
   });
@@ -73,6 +74,7 @@ Examples:
   command.action(async (options: SendOptions, cmd: Command) => {
     await runHandler(state, cmd, (context) => {
       refuseIdleFlags(options, cmd);
+      options.retryForGiven = retryForGiven(cmd);
       return runSend('event', options, context);
     });
   });
@@ -112,7 +114,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
-    const watch = watchDelivery(context, url, options.verbose === true);
+    const watch = watchDelivery(context, url, options.verbose === true, policy);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);
@@ -197,15 +199,18 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
       dispatcher.destroy().catch(() => {});
     },
   });
-  const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }] = await Promise.all([
+  const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }, { retryPeriodNote }, { describeAttempt }] = await Promise.all([
     import('../send/batch.js'),
     import('../output/progress.js'),
     import('../output/line-buffer.js'),
     import('../output/batch-summary.js'),
+    import('../output/delivery-progress.js'),
+    import('../output/send-result.js'),
   ]);
   const progress = new ProgressBar(documents.length, context);
   // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.
   const ndjson = new LineBuffer((text) => output.resultRaw(text), { delayMs: 0, maxLines: 512 });
+  let toldRetryPeriod = false;
   try {
     const { records, summary } = await sendBatch({ kind, to: options.to, identity: options.identity, secret }, documents, { retry: policy, timeoutMs: options.timeout, dispatcher }, {
       concurrency: options.concurrency,
@@ -213,10 +218,22 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
       stopSignal: interruption.stopSignal,
       signal: interruption.signal,
       ...(resumed ? { alreadyAccepted: resumed.keys } : {}),
+      onStart: (document) => progress.start(document.line),
+      onAttempt: (document, attempt) => {
+        progress.attempt(document.line, attempt.decision === 'retry');
+        if (attempt.decision === 'retry' && !toldRetryPeriod) {
+          toldRetryPeriod = true;
+          progress.say(() => output.note(`line ${document.line}: ${describeAttempt(attempt)}; ${retryPeriodNote(policy)}`));
+        }
+      },
+      // Nothing listens at a local target: every other document would be refused too.
+      stopWhen: (record) => record.error?.code === 'nothing_listens',
       onRecord: (record) => {
-        progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem');
+        progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem', record.line);
         results?.write(record);
         if (output.json) ndjson.json(record);
+        // Nothing listening is said once, after the summary; each document refused would only repeat it.
+        else if (record.error?.code === 'nothing_listens') return;
         else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
       },
     });

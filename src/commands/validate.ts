@@ -284,7 +284,8 @@ class Renderer {
     const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
     for (const issue of verdict.errors) lines.push(`  ${describeIssue(issue)}`);
     for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${describeIssue(issue)}`);
-    this.pending.push(lines.join('\n') + '\n');
+    // On a terminal, long issues wrap under their indent; piped, each stays one line.
+    this.pending.push(lines.map((line) => output.fit(line, '    ')).join('\n') + '\n');
   }
 
   finish(totals: Totals, interrupted: boolean): void {
@@ -295,6 +296,6 @@ class Renderer {
     }
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
-    this.pending.push(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}\n`);
+    this.pending.push(`${this.context.output.fit(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}`)}\n`);
   }
 }

@@ -7,7 +7,7 @@ import { recordExchange } from './evidence.js';
 import { CheckScope, type CheckDefinition } from './define.js';
 import type { PlannedCheck } from './catalogue.js';
 import type { Session } from './session.js';
-import type { CheckOutcome, CheckResult, Exchange, SuiteSummary, WaiverNotice } from './types.js';
+import type { CheckOutcome, CheckResult, Exchange, StopReport, SuiteSummary, WaiverNotice } from './types.js';
 import { isExpired, type Waiver } from './waivers.js';
 
 export interface RunHooks {
@@ -21,37 +21,54 @@ export interface RunOptions extends RunHooks {
   now?: () => number;
   /** Turns a failing check's evidence into a reproduction (written to disk by the caller's reproducer). */
   reproduce?: (result: CheckResult, evidence: Exchange) => Promise<CheckResult['repro']>;
+  /**
+   * Start no new check once this many must checks have failed (`--fail-fast` is 1, `--max-failures N`); the checks
+   * in flight finish, the rest are reported as skipped with the reason.
+   */
+  maxFailures?: number;
 }
 
 export interface RunOutcome {
   results: CheckResult[];
   waiverNotices: WaiverNotice[];
   summary: SuiteSummary;
+  /** Set when `maxFailures` stopped the run early. */
+  stopped?: StopReport;
 }
 
 export async function runPlan(session: Session, planned: readonly PlannedCheck[], options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => Date.now());
   const results = new Map<string, CheckResult>();
+  let failures = 0;
+  let stopped: StopReport | undefined;
+  const halted = () => session.signal.aborted || stopped !== undefined;
   const runOne = async (item: PlannedCheck) => {
     const result = await executeCheck(session, item, options, now);
     results.set(item.check.id, result);
+    if (result.verdict === 'failed') failures += 1;
+    if (stopped === undefined && options.maxFailures !== undefined && failures >= options.maxFailures) {
+      stopped = { after: result.id, failures, limit: options.maxFailures };
+    }
     options.onFinish?.(result);
   };
   const concurrent = planned.filter((item) => item.skipReason !== undefined || !item.check.exclusive);
   const exclusive = planned.filter((item) => item.skipReason === undefined && item.check.exclusive);
-  await pool(concurrent, Math.max(1, options.concurrency), runOne, session.signal);
+  await pool(concurrent, Math.max(1, options.concurrency), runOne, halted);
   for (const item of exclusive) {
-    if (session.signal.aborted) break;
+    if (halted()) break;
     await runOne(item);
   }
-  const ordered = planned.map((item) => results.get(item.check.id)).filter((result): result is CheckResult => result !== undefined);
+  // Checks never started (Ctrl-C, or the failure limit) are reported as skipped, with the reason, in every format.
+  const notRun = stopped
+    ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (--fail-fast / --max-failures)`
+    : 'not run: interrupted before it started';
+  const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item, item.skipReason ?? notRun));
   const waiverNotices = waiverReport(options.waivers ?? [], ordered, planned, now());
-  return { results: ordered, waiverNotices, summary: summarise(ordered) };
+  return { results: ordered, waiverNotices, summary: summarise(ordered), ...(stopped ? { stopped } : {}) };
 }
 
-async function executeCheck(session: Session, item: PlannedCheck, options: RunOptions, now: () => number): Promise<CheckResult> {
-  const { check } = item;
-  const base = {
+function baseOf(check: CheckDefinition): Omit<CheckResult, 'verdict' | 'expected' | 'actual' | 'durationMs' | 'notes' | 'requests' | 'rateLimitedRetries'> {
+  return {
     id: check.id,
     interface: check.interface,
     title: check.title,
@@ -61,10 +78,16 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
     tags: check.tags,
     optional: check.optional === true,
   };
-  if (item.skipReason !== undefined || session.signal.aborted) {
-    const reason = item.skipReason ?? 'interrupted before it ran';
-    return { ...base, verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
-  }
+}
+
+function skippedResult(item: PlannedCheck, reason: string): CheckResult {
+  return { ...baseOf(item.check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
+}
+
+async function executeCheck(session: Session, item: PlannedCheck, options: RunOptions, now: () => number): Promise<CheckResult> {
+  const { check } = item;
+  const base = baseOf(check);
+  if (item.skipReason !== undefined || session.signal.aborted) return skippedResult(item, item.skipReason ?? 'not run: interrupted before it started');
   options.onStart?.(check);
   const scope = new CheckScope(session, check);
   const started = performance.now();
@@ -115,10 +138,10 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
   return result;
 }
 
-async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, signal: AbortSignal): Promise<void> {
+async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, halted: () => boolean): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length && !signal.aborted) {
+    while (next < items.length && !halted()) {
       const item = items[next++] as T;
       await worker(item);
     }

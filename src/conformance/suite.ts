@@ -4,7 +4,8 @@
  * write reproductions, and return the report. Everything it starts, it stops.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
@@ -15,11 +16,15 @@ import { startMockProvider } from '../mock/provider.js';
 import { Headers, type InterfaceId } from '../spec/constants.js';
 import { classifyStatus } from '../spec/statuses.js';
 import { checksFor, planChecks, type Plan, type Selection } from './catalogue.js';
+import { compact } from './bodies.js';
 import { startCallbackListener } from './callback-listener.js';
+import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receivers.js';
+import { CheckScope } from './define.js';
+import { describeAnswer } from './outcomes.js';
 import { createReproducer, secretFlagFor } from './repro.js';
 import { runPlan, type RunHooks, type RunOutcome } from './runner.js';
 import { clockFromResponse, Session } from './session.js';
-import type { SuiteReport } from './types.js';
+import type { CheckResult, Exchange, PreflightReport, Reproduction, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
 
 export interface ConformanceOptions extends RunHooks {
@@ -57,6 +62,8 @@ export interface ConformanceOptions extends RunHooks {
   signal?: AbortSignal;
   /** Largest Retry-After honoured (ms). */
   maxRetryAfterMs?: number;
+  /** Start no new check once this many must checks have failed (`--fail-fast`: 1); the rest are skipped. */
+  maxFailures?: number;
 }
 
 const MOCK_PROVIDER_CODE = 'cai-conformance';
@@ -121,13 +128,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     const target = await targetOf(options, plan, credentials, cleanups);
     const session = await openSession(options, credentials, target, concurrency, cleanups);
     await measureClock(session);
-    const reproDir = options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[:.]/g, '-')}-${session.runId}`);
+    const preflight = await sendPreflight(session);
+    // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
+    const reproDir = options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`);
     const outcome = await runPlan(session, plan.planned, {
       concurrency,
       waivers: options.waivers,
       onStart: options.onStart,
       onFinish: options.onFinish,
-      reproduce: createReproducer({
+      ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
+      reproduce: withScript(createReproducer({
         dir: reproDir,
         interface: options.interface,
         target,
@@ -135,9 +145,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
         identity: credentials.identity,
         secretFlag: secretFlagFor(options.mock && !options.secrets?.length ? undefined : options.secretLabel),
         clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
-      }),
+      })),
     });
-    return reportOf(options, { target, startedAt, session, outcome, reproDir });
+    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight });
   } finally {
     await cleanups.run();
   }
@@ -200,6 +210,7 @@ interface Finished {
   session: Session;
   outcome: RunOutcome;
   reproDir: string;
+  preflight: PreflightReport | undefined;
 }
 
 function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
@@ -223,7 +234,75 @@ function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
     waivers: outcome.waiverNotices,
     ...(anyRepro ? { reproDir: run.reproDir } : {}),
     ...(session.signal.aborted ? { interrupted: true } : {}),
+    ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
+    ...(run.preflight ? { preflight: run.preflight } : {}),
   };
+}
+
+type Reproducer = (result: CheckResult, evidence: Exchange) => Promise<Reproduction>;
+
+/** Each reproduction also as a script next to its body: `sh DIR/ID.sh` is short enough to copy from any terminal. */
+function withScript(reproduce: Reproducer): Reproducer {
+  return async (result, evidence) => {
+    const repro = await reproduce(result, evidence);
+    const script = repro.bodyFile.replace(/\.body$/, '') + '.sh';
+    const comment = (text: string) => text.replace(/\s+/g, ' ');
+    const text = [
+      '#!/bin/sh',
+      `# ${result.id}: ${comment(result.title)} (${result.level}, ${result.sections.join(' ')})`,
+      `# expected: ${comment(result.expected)}`,
+      '# Sends the failing request again; the signing secret is read as the run read it.',
+      repro.command,
+      '',
+    ].join('\n');
+    await writeFile(script, text, { mode: 0o755 });
+    return { ...repro, script };
+  };
+}
+
+/** The request every check builds on: a valid, correctly signed event (B) or contact job (A), with a fresh id. */
+const PREFLIGHT = { id: 'PREFLIGHT', title: 'the first valid, correctly signed request', level: 'must', tags: [] } as const;
+
+/**
+ * One valid, correctly signed request before the checks (§4.1, §4.2). A target that is plainly not the endpoint
+ * (404, 405, 501, a refused connection, an HTML page) would fail nearly every check the same way: the run stops
+ * here with one error naming what came back (exit 3). Any other answer is the checks' to judge; it is reported.
+ */
+async function sendPreflight(session: Session): Promise<PreflightReport | undefined> {
+  const iface = session.config.interface;
+  const receiver = iface === 'B' ? EVENTS_RECEIVER : JOBS_RECEIVER;
+  const scope = new CheckScope(session, { ...PREFLIGHT, interface: iface, sections: iface === 'B' ? ['§4.2'] : ['§4.1'] });
+  const exchange = await scope.send({ body: compact(receiver.document(scope)) });
+  if (session.signal.aborted) return undefined;
+  const expected = iface === 'B' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
+  const wrong = notTheEndpoint(exchange);
+  if (wrong !== undefined) {
+    const what = iface === 'B' ? 'an events endpoint' : 'a contact-jobs endpoint';
+    const sent = iface === 'B' ? 'event' : 'contact job';
+    throw deliveryError(
+      'not_an_endpoint',
+      `${session.postUrl} is not ${what}: a valid, correctly signed ${sent} got ${wrong}; expected ${expected}`,
+      iface === 'B'
+        ? 'check --target: it is the events URL itself, where the provider POSTs its events (§4.2)'
+        : 'check --target: it is the provider endpoint, without /contact-jobs, which is appended to it (§4.1)',
+    );
+  }
+  return { expected, actual: describeAnswer(exchange), ...(exchange.status !== undefined ? { status: exchange.status } : {}) };
+}
+
+/** What makes an answer plainly not the endpoint's, described; undefined when it may be the endpoint. */
+export function notTheEndpoint(exchange: Pick<Exchange, 'status' | 'headers' | 'body' | 'error'>): string | undefined {
+  if (exchange.status === undefined) {
+    return /ECONNREFUSED/.test(exchange.error?.message ?? '') ? 'a refused connection (ECONNREFUSED)' : undefined;
+  }
+  const status = `${exchange.status} ${STATUS_CODES[exchange.status] ?? ''}`.trim();
+  const type = (exchange.headers['content-type'] ?? '').toLowerCase();
+  const text = exchange.body.subarray(0, 4096).toString('utf8');
+  const page = type.startsWith('text/html') && (exchange.status < 200 || exchange.status >= 300 || /<html|<!doctype html/i.test(text));
+  const title = /<title[^>]*>([^<]{1,80})<\/title>/i.exec(text)?.[1]?.trim();
+  const html = page ? `, an HTML page${title ? ` ("${title}")` : ''}` : '';
+  if (exchange.status === 404 || exchange.status === 405 || exchange.status === 501 || page) return `${status}${html}`;
+  return undefined;
 }
 
 /**

@@ -92,6 +92,8 @@ export interface Reproduction {
   command: string;
   /** Where the body was saved. */
   bodyFile: string;
+  /** A shell script next to the body that runs `command` (short enough to copy from a terminal). */
+  script?: string;
 }
 
 export interface CheckResult {
@@ -156,6 +158,22 @@ export interface WaiverNotice {
   message: string;
 }
 
+/** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`). */
+export interface StopReport {
+  /** The check whose failure reached the limit. */
+  after: string;
+  /** Failed must checks when it stopped. */
+  failures: number;
+  limit: number;
+}
+
+/** The first valid, correctly signed request, sent before the checks (what came back). */
+export interface PreflightReport {
+  expected: string;
+  actual: string;
+  status?: number;
+}
+
 export interface SuiteReport {
   ok: boolean;
   target: string;
@@ -172,4 +190,8 @@ export interface SuiteReport {
   reproDir?: string;
   /** Set when the run was stopped (Ctrl-C) before every check ran. */
   interrupted?: boolean;
+  /** Set when `--fail-fast` / `--max-failures` stopped the run: the checks not run are reported as skipped. */
+  stopped?: StopReport;
+  /** The answer to the first valid, correctly signed request, sent before any check. */
+  preflight?: PreflightReport;
 }

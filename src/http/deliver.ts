@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { CaiError, errorMessage } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
-import { postOnce, type HttpResponse } from './client.js';
+import { originOf, postOnce, type HttpResponse } from './client.js';
 import { decideRetry, formatDuration, resolvePolicy, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
@@ -119,7 +119,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
       const failure = asDeliveryError(error);
       record.error = failure;
       record.latencyMs = clock() - attemptStart;
-      outcome = { kind: 'error', code: failure.code };
+      outcome = { kind: 'error', code: failure.code, ...(isRefused(error) && isLoopbackUrl(request.url) ? { nothingListens: true } : {}) };
       if (failure.code === 'aborted') {
         record.decision = 'give-up';
         record.reason = 'interrupted';
@@ -145,6 +145,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
 
     if (record.decision === 'accepted') return finish('accepted');
     if (record.decision === 'rejected') return finish('rejected');
+    if (!decision.retry && decision.giveUp === 'nothing-listens') return finish('failed', nothingListens(request.url));
     if (!decision.retry) return finish('failed', failureOf(record, decision.giveUp, decision.reason));
     try {
       // Retries are the rare path: the composite signal is made only here.
@@ -206,6 +207,37 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
           ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
           : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
   };
+}
+
+/** A refused connection on this machine: the receiver is not running, or listens on another port. */
+function nothingListens(url: string): DeliveryError {
+  return {
+    code: 'nothing_listens',
+    message: `nothing listens at ${originOf(url)}: the connection was refused (ECONNREFUSED)`,
+    hint: 'is the receiver running, and on the port of the URL? (cai mock platform|provider prints its URL when it starts); pass --retry-for DURATION to keep trying while it starts',
+  };
+}
+
+/** Loopback: 127.0.0.0/8, ::1, `localhost` and names under `.localhost` (RFC 6761). */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:127\./.test(host);
+}
+
+/** ECONNREFUSED anywhere in the error's chain of causes. */
+function isRefused(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth += 1) {
+    if (typeof current === 'object' && (current as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isRefused(inner))) return true;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
 }
 
 function interruptedError(attemptsMade: number): DeliveryError {

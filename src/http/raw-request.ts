@@ -62,7 +62,11 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const declared = headers['content-length'];
   if (declared !== undefined && /^[0-9]+$/.test(declared)) {
     const length = Number(declared);
-    if (body.length > length) {
+    // One line break after the body is how a file ends (an editor's, or an older `cai … --dry-run > file`): not worth a note.
+    const extra = body.subarray(length).toString('latin1');
+    if (extra === '\n' || extra === '\r\n') {
+      body = body.subarray(0, length);
+    } else if (body.length > length) {
       notes.push(`the capture has ${body.length - length} byte(s) after the ${length} declared by Content-Length; they were left out`);
       body = body.subarray(0, length);
     } else if (body.length < length) {

@@ -21,6 +21,13 @@ export interface RetryPolicy {
   multiplier: number;
   /** 0..1: each backoff wait is drawn uniformly from [wait × (1 − jitter), wait]. */
   jitter: number;
+  /**
+   * A refused connection to this machine (nothing listens on a loopback port) ends the delivery at once: the
+   * receiver is not running, and waiting minutes for it helps nobody at a terminal. The sending commands turn it
+   * on unless the user asked to keep trying (`--retry-for` given); off by default, so a library caller or a mock's
+   * callbacks keep the retry period of §8.
+   */
+  stopWhenNothingListens: boolean;
 }
 
 /** Interactive default: two minutes. The README shows `--retry-for 24h` for CI, the spec's own period (§8). */
@@ -34,6 +41,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 10 * 60_000,
   multiplier: 2,
   jitter: 0.5,
+  stopWhenNothingListens: false,
 };
 
 const RESOLVED = new WeakSet<RetryPolicy>();
@@ -55,7 +63,8 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 /** What one attempt produced, as far as retrying is concerned. */
 export type AttemptOutcome =
   | { kind: 'response'; status: number; retryAfter?: string }
-  | { kind: 'error'; code: string };
+  /** `nothingListens`: the connection was refused by this machine (a loopback address). */
+  | { kind: 'error'; code: string; nothingListens?: boolean };
 
 /** A status class of §7 (see src/spec/statuses.ts), or an error another attempt cannot fix: TLS, interrupted. */
 type OutcomeClass = StatusClass | 'fatal';
@@ -80,7 +89,7 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.round(nominal * (1 - policy.jitter * random()));
 }
 
-type GiveUpReason = 'not-retryable' | 'disabled' | 'max-attempts' | 'retry-for';
+type GiveUpReason = 'not-retryable' | 'disabled' | 'max-attempts' | 'retry-for' | 'nothing-listens';
 
 export type RetryDecision =
   | { retry: true; delayMs: number; basis: 'retry-after' | 'backoff'; reason: string }
@@ -106,6 +115,9 @@ export function decideRetry(input: DecisionInput): RetryDecision {
   if (kind === 'redirect') return { retry: false, giveUp: 'not-retryable', reason: 'redirects are not followed' };
   if (kind === 'fatal') return { retry: false, giveUp: 'not-retryable', reason: 'another attempt cannot fix this' };
   if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off (--no-retry)' };
+  if (outcome.kind === 'error' && outcome.nothingListens && policy.stopWhenNothingListens) {
+    return { retry: false, giveUp: 'nothing-listens', reason: 'nothing listens on this port of this machine' };
+  }
   if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the --max-attempts limit` };
 
   const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, nowMs) : undefined;

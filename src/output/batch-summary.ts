@@ -29,13 +29,18 @@ export async function renderBatchSummary(summary: BatchSummary, records: readonl
   rows.push(['failed (delivery)', summary.failed]);
   if (summary.invalid) rows.push(['invalid (not sent)', summary.invalid]);
   if (summary.skipped) rows.push(['skipped (accepted before, --resume)', summary.skipped]);
-  if (summary.notSent || summary.interrupted) rows.push(['not sent (interrupted)', summary.notSent]);
+  if (summary.notSent || summary.interrupted) rows.push([summary.interrupted ? 'not sent (interrupted)' : 'not sent (stopped)', summary.notSent]);
   rows.push(['total', summary.total]);
-  output.result(await output.table(['result', 'documents'], rows));
-  const rate = summary.elapsedMs > 0 ? ` (${Math.round(((summary.total - summary.skipped - summary.invalid) * 1000) / summary.elapsedMs)}/s)` : '';
-  output.result(`${summary.attempts} request(s) in ${formatDuration(summary.elapsedMs)}${rate}`);
+  output.result(await output.table(['result', 'documents'], rows, [{ fit: 'wrap', min: 12 }, { fit: 'fixed' }]));
+  output.resultWrapped(paceLine(summary));
+  if (summary.halted) {
+    const stopped = notSentLines.length > 0 ? `; ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}` : '';
+    output.resultWrapped(`stopped at line ${summary.halted.line}${stopped}`);
+    const error = summary.halted.error;
+    if (error) output.error(error.message, error.hint ?? 'check the receiver, then send the batch again');
+  }
   if (summary.interrupted) {
-    output.result(
+    output.resultWrapped(
       notSentLines.length === 0
         ? 'interrupted: every document had been dealt with'
         : `interrupted: ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}`,
@@ -43,6 +48,18 @@ export async function renderBatchSummary(summary: BatchSummary, records: readonl
     const hint = resultsFile !== undefined ? `send the rest with --resume ${resultsFile} --output ${resultsFile}` : 'next time pass --output FILE, then --resume FILE sends only what was not accepted';
     output.info(`hint: ${hint}`);
   }
+}
+
+/**
+ * `6 documents in 2.8 s (2.1 documents/s), 19 HTTP requests (retries included)`: the pace counts documents, the
+ * requests are counted apart (a document retried three times is one document and four requests).
+ */
+export function paceLine(summary: BatchSummary): string {
+  const documents = summary.total - summary.skipped - summary.invalid - summary.notSent;
+  const perSecond = summary.elapsedMs > 0 ? (documents * 1000) / summary.elapsedMs : 0;
+  const rate = summary.elapsedMs > 0 ? ` (${perSecond >= 10 ? Math.round(perSecond) : Number(perSecond.toFixed(1))} documents/s)` : '';
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(documents, 'document')} in ${formatDuration(summary.elapsedMs)}${rate}, ${plural(summary.attempts, 'HTTP request')} (retries included)`;
 }
 
 /** `1-3, 7, 9-12` */

@@ -5,7 +5,7 @@
  */
 import { originOf } from '../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
-import { formatDuration } from '../http/retry.js';
+import { formatDuration, type RetryPolicy } from '../http/retry.js';
 import { interruptInTwoSteps } from '../send/interrupt.js';
 import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
@@ -18,13 +18,14 @@ interface WatchedDelivery {
   dispose(): void;
 }
 
-export function watchDelivery(terminal: Terminal, url: string, verbose: boolean): WatchedDelivery {
+export function watchDelivery(terminal: Terminal, url: string, verbose: boolean, policy: RetryPolicy): WatchedDelivery {
   const { output } = terminal;
   const interruption = interruptInTwoSteps(terminal.io, {
     onStop: () => output.warn('interrupted: no further attempt will be made (press Ctrl-C again to abort the one in flight)'),
   });
   const status = new ProgressLine(terminal);
   status.update(`sending to ${originOf(url)}…`);
+  let told = false;
   return {
     hooks: {
       signal: interruption.signal,
@@ -35,6 +36,8 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean)
         if (attempt.decision === 'retry') {
           const why = attempt.reason?.startsWith('Retry-After') ? 'as Retry-After asks' : 'backoff';
           output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${why})`);
+          if (!told) output.note(retryPeriodNote(policy));
+          told = true;
         }
       },
     },
@@ -43,6 +46,15 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean)
       interruption.dispose();
     },
   };
+}
+
+/**
+ * Said once, at the first failure: how long the sender keeps trying, and why (§7: 429 and 5xx are retried; §8: with
+ * exponential backoff for up to 24 hours; --retry-for bounds it here).
+ */
+export function retryPeriodNote(policy: RetryPolicy): string {
+  const attempts = Number.isFinite(policy.maxAttempts) ? ` or ${policy.maxAttempts} attempts in all (--max-attempts)` : '';
+  return `retrying with backoff for up to ${formatDuration(policy.retryForMs)} (--retry-for)${attempts}; the spec retries 429, 5xx and connection failures for up to 24 h (§7, §8). Ctrl-C stops.`;
 }
 
 function printAttemptHeaders(attempt: AttemptRecord, output: Output): void {

@@ -15,7 +15,9 @@ export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', ou
     return 0;
   }
   output.resultRaw(rawHttpRequest(request));
+  // Redirected to a file, the capture is exactly the request (`verify --request` and `replay` read it back whole);
+  // on a terminal, a newline after a body without one keeps the prompt off the body's last line.
   const { body } = request;
-  if (body.length === 0 || body[body.length - 1] !== 0x0a) output.resultRaw('\n');
+  if (output.stdoutIsTTY && (body.length === 0 || body[body.length - 1] !== 0x0a)) output.resultRaw('\n');
   return 0;
 }

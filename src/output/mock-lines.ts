@@ -13,6 +13,9 @@ import type { Output } from './output.js';
  */
 const LINE_FLUSH_MS = 20;
 
+/** On a terminal narrower than a line, the rest wraps under the status, past the time. */
+const CONTINUATION = ' '.repeat(14);
+
 type CallbackRetry = Parameters<NonNullable<MockProviderOptions['onCallbackRetry']>>[0];
 
 export class MockLines {
@@ -46,7 +49,7 @@ export class MockLines {
     if (entry.space === 'test') parts.push(c.cyan('(test space)'));
     if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
     if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
-    this.lines.line(parts.join('  '));
+    this.lines.line(this.output.fit(parts.join('  '), CONTINUATION));
   }
 
   sent(entry: SentEventEntry): void {
@@ -59,7 +62,7 @@ export class MockLines {
     const parts = [entry.sent_at.slice(11, 23), status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
     if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
     if (entry.error) parts.push(entry.error);
-    this.lines.line(parts.join('  '));
+    this.lines.line(this.output.fit(parts.join('  '), CONTINUATION));
   }
 
   callbackRetry(retry: CallbackRetry): void {

@@ -1,4 +1,5 @@
 import { loadPalette, plainPalette, type Palette } from './palette.js';
+import { fitCell, fitColumns, visibleWidth, wrap, type ColumnSpec } from './layout.js';
 import type { Io } from '../io.js';
 
 export interface OutputOptions {
@@ -31,6 +32,13 @@ export class Output {
   readonly color: Palette;
   /** Colour for stderr (it may be a TTY when stdout is piped, and vice versa). */
   readonly errColor: Palette;
+  /**
+   * The width results are laid out for: the terminal's columns when stdout is one, undefined when it is not (a
+   * pipe, a file, CI): then nothing is wrapped or cut, and the output is complete.
+   */
+  readonly width: number | undefined;
+  /** The same for stderr (progress, notes, warnings, errors). */
+  readonly errWidth: number | undefined;
   private readonly io: Io;
 
   /** Without palettes, output is plain; `Output.create` loads colour when a stream will show it. */
@@ -41,13 +49,15 @@ export class Output {
     this.debug = options.debug;
     this.color = palettes.stdout;
     this.errColor = palettes.stderr;
+    this.width = terminalWidth(io.stdout);
+    this.errWidth = terminalWidth(io.stderr);
   }
 
   static async create(io: Io, options: OutputOptions): Promise<Output> {
     // chalk does not read NO_COLOR itself, so the level is decided here (STYLE.md).
     const [stdout, stderr] = await Promise.all([
-      loadPalette(colorLevel(io, io.stdout.isTTY === true, options)),
-      loadPalette(colorLevel(io, io.stderr.isTTY === true, options)),
+      loadPalette(colorLevel(io.env, io.stdout.isTTY === true, options)),
+      loadPalette(colorLevel(io.env, io.stderr.isTTY === true, options)),
     ]);
     return new Output(io, options, { stdout, stderr });
   }
@@ -65,6 +75,19 @@ export class Output {
     if (!this.json) this.io.stdout.write(line + '\n');
   }
 
+  /**
+   * A line of prose on stdout, word-wrapped to the terminal (continuation lines start with `indent`); as is when
+   * stdout is not a terminal. Not for data a user copies (commands, headers, JSON): those go through `result`.
+   */
+  resultWrapped(line: string, indent = ''): void {
+    this.result(this.fit(line, indent));
+  }
+
+  /** `text` wrapped to the width of stdout, or as is when stdout is not a terminal. */
+  fit(text: string, indent = ''): string {
+    return this.width === undefined ? text : wrap(text, this.width, { indent }).join('\n');
+  }
+
   /** Raw result bytes on stdout, exactly as given (no newline added). */
   resultRaw(text: string | Uint8Array): void {
     this.io.stdout.write(text);
@@ -77,22 +100,32 @@ export class Output {
 
   /** Progress and context on stderr; silenced by `--quiet`. */
   info(line: string): void {
-    if (!this.quiet) this.io.stderr.write(line + '\n');
+    if (!this.quiet) this.io.stderr.write(this.fitErr(line, `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
   }
 
   /** Something the user should know about their input; shown even with `--quiet`. */
   note(line: string): void {
-    this.io.stderr.write(`${this.errColor.cyan('note:')} ${line}\n`);
+    this.labelled(this.errColor.cyan('note:'), line);
   }
 
   warn(line: string): void {
-    this.io.stderr.write(`${this.errColor.yellow('warning:')} ${line}\n`);
+    this.labelled(this.errColor.yellow('warning:'), line);
   }
 
   /** `error:` then `hint:`, on stderr (or inside the JSON document in `--json` mode; see main.ts). */
   error(message: string, hint?: string): void {
-    this.io.stderr.write(`${this.errColor.red('error:')} ${printable(message)}\n`);
-    if (hint) this.io.stderr.write(`${this.errColor.dim('hint:')} ${printable(hint)}\n`);
+    this.labelled(this.errColor.red('error:'), printable(message));
+    if (hint) this.labelled(this.errColor.dim('hint:'), printable(hint));
+  }
+
+  /** `label: text` on stderr, continuation lines aligned under the text on a terminal. */
+  private labelled(label: string, text: string): void {
+    const line = `${label} ${text}`;
+    this.io.stderr.write(this.fitErr(line, ' '.repeat(visibleWidth(label) + 1)) + '\n');
+  }
+
+  private fitErr(text: string, indent: string): string {
+    return this.errWidth === undefined ? text : wrap(text, this.errWidth, { indent }).join('\n');
   }
 
   debugLine(line: string): void {
@@ -116,26 +149,71 @@ export class Output {
     };
   }
 
-  /** Renders rows as a table (cli-table3, loaded only when a table is drawn). */
-  async table(head: string[], rows: (string | number)[][]): Promise<string> {
+  /**
+   * Renders rows as a table (cli-table3, loaded only when a table is drawn). On a terminal the table fits its
+   * width: the columns that may shrink (`columns[i].fit`, default `wrap`) wrap or cut their cells, widest first;
+   * when even that cannot fit, each row is shown as a list of `name value` lines instead. Not on a terminal, every
+   * cell is shown whole.
+   */
+  async table(head: string[], rows: (string | number)[][], columns: readonly ColumnSpec[] = []): Promise<string> {
+    const cells = rows.map((row) => row.map(String));
+    const natural = head.map((name, index) => Math.max(visibleWidth(name), ...cells.map((row) => visibleWidth(row[index] ?? ''))));
+    // Each column takes its content, one space each side and a border; plus the border on the right.
+    // A column shrinks no narrower than its longest word (4 at least) unless its spec says otherwise.
+    const specs = head.map((name, index) => ({ min: Math.max(4, longestWord([name, ...cells.map((row) => row[index] ?? '')])), ...columns[index] }));
+    const widths = this.width === undefined ? natural : fitColumns(natural, specs, this.width, 3 * head.length + 1);
+    if (widths === undefined) return this.listRows(head, cells, this.width as number);
+    const fitted = cells.map((row) => row.map((cell, index) => (widths === natural ? cell : fitCell(cell, widths[index] as number, columns[index]?.fit))));
     const { default: Table } = await import('cli-table3');
     const table = new Table({
-      head: head.map((h) => this.color.bold(h)),
+      head: head.map((name, index) => this.color.bold(widths === natural ? name : fitCell(name, widths[index] as number))),
       style: { head: [], border: [] },
       // No rule between body rows: long check lists stay readable at a glance.
       chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+      ...(widths === natural ? {} : { colWidths: widths.map((width) => width + 2) }),
     });
-    for (const row of rows) table.push(row.map(String));
+    for (const row of fitted) table.push(row);
     return table.toString();
+  }
+
+  /** A table too wide for the terminal, as one block of `name  value` lines per row. */
+  private listRows(head: string[], rows: string[][], width: number): string {
+    const nameWidth = Math.max(...head.map((name) => visibleWidth(name)));
+    const blocks = rows.map((row) =>
+      head
+        .flatMap((name, index) => {
+          const label = this.color.bold(name.padEnd(nameWidth));
+          return wrap(`${label}  ${row[index] ?? ''}`, width, { indent: ' '.repeat(nameWidth + 2) });
+        })
+        .join('\n'),
+    );
+    return blocks.join('\n\n');
   }
 }
 
-function colorLevel(io: Io, isTTY: boolean, options: OutputOptions): 0 | 1 | 2 | 3 {
+function longestWord(texts: readonly string[]): number {
+  return Math.max(0, ...texts.flatMap((text) => text.split(/\s+/)).map((word) => visibleWidth(word)));
+}
+
+/** A terminal's width; 80 when it reports none (some CI pseudo-terminals); undefined when not a terminal. */
+function terminalWidth(stream: Io['stdout']): number | undefined {
+  if (stream.isTTY !== true) return undefined;
+  const columns = stream.columns ?? 0;
+  return columns > 0 ? columns : 80;
+}
+
+/**
+ * The colour level of one stream (STYLE.md): off for --json, --no-color, NO_COLOR (any non-empty value) and
+ * FORCE_COLOR=0/false; on for FORCE_COLOR=1/2/3/true even when piped; otherwise on only for a terminal.
+ */
+export function colorLevel(env: NodeJS.ProcessEnv, isTTY: boolean, options: Pick<OutputOptions, 'json' | 'color'>): 0 | 1 | 2 | 3 {
   if (options.json || options.color === false) return 0;
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return 0;
-  const force = io.env.FORCE_COLOR;
-  if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return 1;
-  if (!isTTY || io.env.TERM === 'dumb') return 0;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
+  const force = env.FORCE_COLOR;
+  if (force === '0' || force === 'false') return 0;
+  if (force === '2' || force === '3') return Number(force) as 2 | 3;
+  if (force !== undefined && force !== '') return 1;
+  if (!isTTY || env.TERM === 'dumb') return 0;
   return 1;
 }
 

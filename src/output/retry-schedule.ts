@@ -5,13 +5,16 @@
 import { formatDuration, planSchedule, type PlannedAttempt, type RetryPolicy } from '../http/retry.js';
 import type { Output } from './output.js';
 
+/** On a narrow terminal, the rest of an attempt's line wraps under its wait. */
+const WRAPPED = ' '.repeat(15);
+
 export function renderSchedule(policy: RetryPolicy, output: Output): number {
   const plan = planSchedule(policy);
   if (output.json) {
     output.printJson({ policy: { ...policy, maxAttempts: Number.isFinite(policy.maxAttempts) ? policy.maxAttempts : null }, attempts: plan.attempts, truncated: plan.truncated });
     return 0;
   }
-  output.result(
+  output.resultWrapped(
     `retry schedule for back-to-back 5xx or time-outs: ${policy.enabled ? `within --retry-for ${formatDuration(policy.retryForMs)}` : 'retries off'}` +
       `${Number.isFinite(policy.maxAttempts) ? `, at most ${policy.maxAttempts} attempts` : ''}`,
   );
@@ -27,17 +30,17 @@ export function renderSchedule(policy: RetryPolicy, output: Output): number {
     let end = index;
     while (end + 1 < attempts.length && (attempts[end + 1] as PlannedAttempt).waitMs === attempt.waitMs && attempt.attempt > 1) end += 1;
     if (end - index >= 4) {
-      output.result(line(attempt));
-      output.result(line(attempts[index + 1] as PlannedAttempt));
-      output.result(`  …            (attempts ${attempt.attempt + 2}–${(attempts[end - 1] as PlannedAttempt).attempt}: the same wait each time)`);
-      output.result(line(attempts[end] as PlannedAttempt));
+      output.resultWrapped(line(attempt), WRAPPED);
+      output.resultWrapped(line(attempts[index + 1] as PlannedAttempt), WRAPPED);
+      output.resultWrapped(`  …            (attempts ${attempt.attempt + 2}–${(attempts[end - 1] as PlannedAttempt).attempt}: the same wait each time)`, WRAPPED);
+      output.resultWrapped(line(attempts[end] as PlannedAttempt), WRAPPED);
       index = end;
       continue;
     }
-    output.result(line(attempt));
+    output.resultWrapped(line(attempt), WRAPPED);
   }
   if (plan.truncated) output.result(`  … (${plan.attempts.length} shown)`);
-  output.result(
+  output.resultWrapped(
     `waits double from ${formatDuration(policy.initialDelayMs)} up to ${formatDuration(policy.maxDelayMs)}, each shortened by up to ${Math.round(policy.jitter * 100)}% at random (jitter);` +
       ' a 429 waits its Retry-After instead (§7); 400, 401, 413 and other 4xx are never retried; the attempts themselves also count against --retry-for.',
   );

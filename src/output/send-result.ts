@@ -35,14 +35,14 @@ export function renderSendResult(result: SendResult, output: Output): number {
   const c = output.color;
   if (result.verdict === 'accepted') {
     const what = result.interface === 'A' ? 'job accepted' : 'accepted: a new event';
-    output.result(`${c.green('✔')} ${what} (${status})`);
+    output.resultWrapped(`${c.green('✔')} ${what} (${status})`, '  ');
   } else if (result.verdict === 'duplicate') {
-    output.result(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`);
+    output.resultWrapped(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`, '  ');
   } else if (result.ack && !result.ack.ok) {
-    output.result(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`);
-    for (const problem of result.ack.problems) output.result(`    - ${problem}`);
+    output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`, '  ');
+    for (const problem of result.ack.problems) output.resultWrapped(`    - ${problem}`, '      ');
   } else {
-    output.result(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`);
+    output.resultWrapped(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`, '  ');
   }
   printExchange(result, response, output);
   return exitCode;
@@ -70,9 +70,10 @@ function printExchange(result: SendResult, response: HttpResponse, output: Outpu
   rows.push(['latency', formatLatency(response.latencyMs)]);
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
   rows.push(['attempts', delivery.attempts.length === 1 ? '1' : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`]);
-  for (const [name, value] of rows) output.result(`  ${c.dim(name.padEnd(16))}${value}`);
+  for (const [name, value] of rows) output.resultWrapped(`  ${c.dim(name.padEnd(16))}${value}`, ' '.repeat(18));
   output.result(`  ${c.dim('body')}`);
-  output.result(indent(bodyText(response.body, response.headers['content-type'])));
+  // The body as received; on a terminal its long lines wrap under the indent (a pipe gets them whole).
+  output.result(output.fit(indent(bodyText(response.body, response.headers['content-type'])), '    '));
 }
 
 function bodyText(body: Buffer, contentType: string | undefined): string {

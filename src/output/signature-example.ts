@@ -8,10 +8,10 @@ export function renderExample(example: SignatureExample, file: string, output: O
     output.printJson({ file, reproduced: reproduction.reproduced, expected: reproduction.expected, computed: reproduction.computed, steps: reproduction.steps });
     return reproduction;
   }
-  output.result(`worked signature example (§5.10): ${file}`);
-  if (example.description) output.result(example.description);
-  reproduction.steps.forEach((step, index) => output.result(`${index + 1}. ${step.label}: ${step.value}`));
-  output.result(
+  output.resultWrapped(`worked signature example (§5.10): ${file}`, '  ');
+  if (example.description) output.resultWrapped(example.description);
+  reproduction.steps.forEach((step, index) => output.resultWrapped(`${index + 1}. ${step.label}: ${step.value}`, '   '));
+  output.resultWrapped(
     reproduction.reproduced
       ? output.color.green('reproduced: the computed signature equals the published one')
       : output.color.red(`NOT reproduced: computed ${reproduction.computed}, published ${reproduction.expected}`),

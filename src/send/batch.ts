@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DeliverOptions, DeliveryError } from '../http/deliver.js';
+import type { AttemptRecord, DeliverOptions, DeliveryError } from '../http/deliver.js';
 import type { SendResult, SendVerdict } from '../http/send.js';
 import { sendDocument, type SendRequest } from './request.js';
 
@@ -51,6 +51,8 @@ export interface BatchSummary {
   skipped: number;
   notSent: number;
   interrupted: boolean;
+  /** Set when `stopWhen` ended the batch early: the record that did, and why. */
+  halted?: { line: number; error?: DeliveryError };
   elapsedMs: number;
   attempts: number;
 }
@@ -71,11 +73,17 @@ export interface BatchOptions {
   /** Keys (event_id or body hash) already accepted in an earlier run (`--resume`). */
   alreadyAccepted?: ReadonlySet<string>;
   onRecord?: (record: BatchRecord) => void;
+  /** A document goes on the wire (its first attempt starts). */
+  onStart?: (document: BatchDocument) => void;
+  /** Each attempt of a document, as `deliver` reports it (`decision: 'retry'`: it now waits to try again). */
+  onAttempt?: (document: BatchDocument, attempt: AttemptRecord) => void;
+  /** A record after which nothing more is started (e.g. nothing listens at the target): the rest is not sent. */
+  stopWhen?: (record: BatchRecord) => boolean;
   clock?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
-type SendOne = (document: BatchDocument, signals: BatchSendSignals) => Promise<SendResult>;
+type SendOne = (document: BatchDocument, signals: BatchSendSignals, onAttempt?: (attempt: AttemptRecord) => void) => Promise<SendResult>;
 
 /**
  * Sends every document as `request` says, over the one dispatcher of `deliver`. No per-request abort listener
@@ -90,8 +98,11 @@ export function sendBatch(
 ): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
   return runBatch(
     documents,
-    (document, signals) =>
-      sendDocument({ ...request, body: document.body, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}) }, { ...deliver, stopSignal: signals.stopSignal }),
+    (document, signals, onAttempt) =>
+      sendDocument(
+        { ...request, body: document.body, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}) },
+        { ...deliver, stopSignal: signals.stopSignal, ...(onAttempt ? { onAttempt } : {}) },
+      ),
     options,
   );
 }
@@ -110,17 +121,20 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
   setMaxListeners(0, stop, abort);
   const started = clock();
   const records: BatchRecord[] = new Array<BatchRecord>(documents.length);
+  let halted: BatchSummary['halted'];
   const emit = (index: number, record: BatchRecord) => {
     records[index] = record;
     options.onRecord?.(record);
+    if (halted === undefined && record.sent && options.stopWhen?.(record)) halted = { line: record.line, ...(record.error ? { error: record.error } : {}) };
   };
+  const stopped = () => stop.aborted || abort.aborted || halted !== undefined;
   const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
   let nextSlot = started;
   let next = 0;
 
   const worker = async () => {
     for (;;) {
-      if (stop.aborted || abort.aborted) return;
+      if (stopped()) return;
       const index = next;
       next += 1;
       if (index >= documents.length) return;
@@ -136,13 +150,15 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
         const slot = Math.max(now, nextSlot);
         nextSlot = slot + interval;
         if (slot > now) await sleep(slot - now);
-        if (stop.aborted || abort.aborted) {
+        if (stopped()) {
           // Taken but not started: hand it back so it is reported as not sent.
           emit(index, { ...base, verdict: 'not-sent', sent: false, attempts: 0 });
           continue;
         }
       }
-      const result = await send(document, { stopSignal: stop, signal: abort });
+      options.onStart?.(document);
+      const onAttempt = options.onAttempt;
+      const result = await send(document, { stopSignal: stop, signal: abort }, onAttempt ? (attempt) => onAttempt(document, attempt) : undefined);
       emit(index, recordOf(base, result));
     }
   };
@@ -152,7 +168,9 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
       emit(index, unsentRecord(document, options.alreadyAccepted) ?? { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
     }
   });
-  return { records, summary: summarize(records, clock() - started, stop.aborted || abort.aborted) };
+  const summary = summarize(records, clock() - started, stop.aborted || abort.aborted);
+  if (halted) summary.halted = halted;
+  return { records, summary };
 }
 
 function baseOf(document: BatchDocument): Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'> {

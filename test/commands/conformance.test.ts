@@ -312,14 +312,16 @@ describe('a target that redirects', () => {
 });
 
 describe('a wrong path', () => {
-  it('fails the checks and warns that the URL looks wrong', async () => {
+  it('stops before the checks: the first valid, signed request got 404 (exit 3, one error)', async () => {
     const { startMockPlatform } = await import('../../src/mock/platform.js');
     const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'] });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', `${platform.url}-typo`, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
-      expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/^ {2}actual: {3}404 /m);
-      expect(result.stderr).toContain('warning: the target answered 404 to a POST: is --target the events URL?');
+      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', `${platform.url}-typo`, '--provider', 'acme', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^error: http:\/\/127\.0\.0\.1:\d+\/events-typo is not an events endpoint: a valid, correctly signed event got 404 Not Found; expected 202 \(§4\.2, §7\)\nhint: check --target: it is the events URL itself, where the provider POSTs its events \(§4\.2\)\n$/,
+      );
     } finally {
       await platform.close();
     }
