@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes docs/conformance-checks.md from the check catalogue itself (the built dist/conformance/catalogue.js and
-// dist/mock/faults.js), so the page cannot drift from the checks. Run `npm run docs` (it builds first);
+// Writes docs/conformance-checks.md from the check catalogues themselves (the built dist/conformance/catalogue.js,
+// dist/conformance/sender/catalogue.js and dist/mock/faults.js), so the page cannot drift from the checks. Run `npm run docs` (it builds first);
 // `node scripts/gen-check-catalogue.mjs --check` exits 1 when the committed page differs.
 // test/docs/check-catalogue.test.ts renders the same text from src/ and compares it with the committed page.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,23 @@ const AREAS = {
   RATE: 'the request cap: 429 with Retry-After (§7)',
   CLOCK: "the target's clock (§5.5)",
   CB: "the provider's events back to the job's callback_url (§3 step 5, §4.2)",
+};
+
+const SENDER_INTERFACES = {
+  B: { title: "Interface B sender: the provider's event sender (§4.2)", run: 'cai conformance run --interface B --role sender' },
+  A: { title: "Interface A sender: the platform's job sender (§4.1)", run: 'cai conformance run --interface A --role sender' },
+};
+
+// The sender checks' areas, one line each.
+const SENDER_AREAS = {
+  HTTP: 'every attempt goes to the right address, as a POST',
+  HDR: 'the identity header and the JSON content type on every attempt',
+  SIG: 'every attempt signed over its raw bytes, with a timestamp in seconds inside the window when it arrives (§5)',
+  DOC: 'every attempt carries a valid document within the limits (§2, §8)',
+  RETRY: 'what is retried, when, and with what: 5xx, 429, a cut connection; the same event_id and document (§7, §8)',
+  REJECT: 'what is not retried: 400, 401, 413 (§7)',
+  ACK: 'an accepted delivery ends: a 2xx, the duplicate answer (§2.13, §6.5)',
+  TIME: 'the time from the trigger to the first attempt (§8)',
 };
 
 const NEEDS = {
@@ -52,11 +69,51 @@ function counts(checks) {
   };
 }
 
+/** The sender checks' part of the page: counts, then each interface's checks by area, with their scenarios. */
+function senderPart(senderChecks) {
+  if (senderChecks.length === 0) return [];
+  const lines = [
+    '',
+    '## Sender checks (`--role sender`)',
+    '',
+    'Every check `cai conformance run --role sender` makes (`cai conformance list --role sender`): cai is the receiver',
+    'and judges what the sender under test sends. Ids are `BS-<AREA>-<nnn>` for a provider\'s event sender and',
+    '`AS-<AREA>-<nnn>` for a platform\'s job sender, stable and never reused. The scenarios are those a check needs;',
+    'a run plays only the scenarios its selected checks need. The HTTP, HDR, SIG and DOC checks judge every attempt of',
+    'every scenario played, and need `accept` at least. How a run works: [conformance.md](conformance.md#judging-a-sender).',
+    '',
+    '| sender of | checks | must | should |',
+    '|---|---|---|---|',
+  ];
+  for (const iface of ['B', 'A']) {
+    const c = counts(senderChecks.filter((check) => check.interface === iface));
+    lines.push(`| ${iface} | ${c.total} | ${c.must} | ${c.should} |`);
+  }
+  const all = counts(senderChecks);
+  lines.push(`| both | ${all.total} | ${all.must} | ${all.should} |`);
+  for (const iface of ['B', 'A']) {
+    const own = senderChecks.filter((check) => check.interface === iface);
+    if (own.length === 0) continue;
+    lines.push('', `## ${SENDER_INTERFACES[iface].title}`, '', `${own.length} checks, run by \`${SENDER_INTERFACES[iface].run}\`.`);
+    for (const area of [...new Set(own.map((check) => check.id.split('-')[1]))]) {
+      const inArea = own.filter((check) => check.id.split('-')[1] === area);
+      lines.push('', `### ${iface}S-${area} (${inArea.length})`, '');
+      if (SENDER_AREAS[area]) lines.push(`${SENDER_AREAS[area][0].toUpperCase()}${SENDER_AREAS[area].slice(1)}.`, '');
+      lines.push('| id | level | sections | scenarios | title |', '|---|---|---|---|---|');
+      for (const check of inArea) {
+        lines.push(`| ${check.id} | ${check.level} | ${cell(check.sections.join(' '))} | ${cell((check.scenarios ?? []).join(', '))} | ${cell(check.title)} |`);
+      }
+    }
+  }
+  return lines;
+}
+
 /**
- * The page, from plain data: `checks` as describeCatalogue() returns them, the fault tables of src/mock/faults.ts.
- * @param {{ checks: Array<{id: string, interface: 'A'|'B', title: string, sections: string[], level: string, tags: string[], optional: boolean, needs?: string, exclusive?: boolean}>, platformFaults: Record<string, string>, providerFaults: Record<string, string> }} input
+ * The page, from plain data: `checks` as describeCatalogue() returns them, `senderChecks` as
+ * describeSenderCatalogue() does, the fault tables of src/mock/faults.ts.
+ * @param {{ checks: Array<{id: string, interface: 'A'|'B', title: string, sections: string[], level: string, tags: string[], optional: boolean, needs?: string, exclusive?: boolean}>, senderChecks?: Array<{id: string, interface: 'A'|'B', title: string, sections: string[], level: string, scenarios?: string[]}>, platformFaults: Record<string, string>, providerFaults: Record<string, string> }} input
  */
-export function renderCheckCatalogue({ checks, platformFaults, providerFaults }) {
+export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults, providerFaults }) {
   const lines = [
     '# Conformance check catalogue',
     '',
@@ -96,6 +153,7 @@ export function renderCheckCatalogue({ checks, platformFaults, providerFaults })
       }
     }
   }
+  lines.push(...senderPart(senderChecks));
   lines.push(
     '',
     '## Deliberate faults (`--break`)',
@@ -123,8 +181,14 @@ export function renderCheckCatalogue({ checks, platformFaults, providerFaults })
 async function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const catalogue = await import(new URL('../dist/conformance/catalogue.js', import.meta.url).href);
+  const sender = await import(new URL('../dist/conformance/sender/catalogue.js', import.meta.url).href);
   const faults = await import(new URL('../dist/mock/faults.js', import.meta.url).href);
-  const text = renderCheckCatalogue({ checks: catalogue.describeCatalogue(), platformFaults: faults.PLATFORM_FAULTS, providerFaults: faults.PROVIDER_FAULTS });
+  const text = renderCheckCatalogue({
+    checks: catalogue.describeCatalogue(),
+    senderChecks: sender.describeSenderCatalogue(),
+    platformFaults: faults.PLATFORM_FAULTS,
+    providerFaults: faults.PROVIDER_FAULTS,
+  });
   const path = `${root}${PAGE}`;
   if (process.argv.includes('--check')) {
     let committed = '';

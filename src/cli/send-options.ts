@@ -76,7 +76,7 @@ export function addTransportOptions(command: Command): Command {
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
-    .addOption(new Option('--initial-delay <duration>', 'the first backoff wait (doubling from there)').argParser(parseDurationMs).hideHelp())
+    .addOption(new Option('--initial-delay <duration>', 'the first backoff wait, doubling from there (default 1s); short for a conformance --role sender run').argParser(parseDurationMs))
     .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
   addTlsOptions(command);
   return command

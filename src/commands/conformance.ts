@@ -7,8 +7,9 @@ import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { SuiteReport } from '../conformance/types.js';
+import type { SenderFlags } from '../cli/conformance-sender.js';
 
-interface RunOptions {
+interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
   target?: string;
   mock?: boolean;
@@ -38,11 +39,14 @@ interface RunOptions {
   insecure?: boolean;
   proxy?: string;
   sourceAddress?: string;
+  /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
+  role: 'receiver' | 'sender';
   [key: string]: unknown;
 }
 
 interface ListOptions {
   interface?: InterfaceId;
+  role: 'receiver' | 'sender';
   [key: string]: unknown;
 }
 
@@ -87,7 +91,15 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
     .option('--fail-fast', 'stop at the first failed must check; the checks not run are reported as skipped')
     .option('--max-failures <n>', 'stop once N must checks have failed; the checks not run are reported as skipped', parsePositiveInteger)
-    .option('--verbose', 'on a terminal, also list every check in a table (it is always listed when not on a terminal)');
+    .option('--verbose', 'on a terminal, also list every check in a table (it is always listed when not on a terminal)')
+    .addOption(new Option('--role <role>', 'receiver: check a receiver (cai sends); sender: judge a sender (cai receives, see --trigger)').choices(['receiver', 'sender']).default('receiver'))
+    .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
+    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)
+    .option('--public-url <url>', 'sender: the origin the sender reaches the listener at (a tunnel), when not the listener\'s own', parseHttpUrl)
+    .option('--wait <duration>', 'sender: bound per scenario for the attempts it expects (default 60s, 5m by hand)', parseDurationMs)
+    .option('--observe <duration>', 'sender: after a final answer, how long to listen for an attempt that must not come (default 2s)', parseDurationMs)
+    .option('--tls-cert <file>', 'sender: listen with HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
+    .option('--tls-key <file>', 'sender: the PEM private key of --tls-cert');
   addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
   addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
   addSecretOptions(run, 'callback-secret', 'A: the events secret, to verify the provider\'s callbacks (default: $CAI_CALLBACK_SECRET)');
@@ -102,27 +114,42 @@ Examples:
       --branch-code BR-001 --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET \\
       --provider acme --callback-listen 0.0.0.0:8787 --callback-url https://tunnel.example/cb
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
+  $ cai conformance run --interface B --role sender --provider acme --secret-env CAI_SECRET \\
+      --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
 --fail-on warnings), 2 usage, 3 target unreachable.`,
   );
   run.action(async (options: RunOptions, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runConformanceCommand(options, context));
+    await runHandler(state, cmd, async (context) => {
+      const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
+      if (options.role === 'sender') {
+        return runSenderRole(options, cmd, context, {
+          loadWaivers: (path) => loadWaivers(path, context),
+          render: (report, secrets) => render(report, options, context, secrets),
+        });
+      }
+      refuseFlagsOfOtherRole('receiver', cmd);
+      return runConformanceCommand(options, context);
+    });
   });
 
   conformance
     .command('list')
     .description('List the checks: id, level, spec section, tags, title')
     .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
-    .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --json')
+    .addOption(new Option('--role <role>', 'the receiver checks (default) or the sender checks').choices(['receiver', 'sender']).default('receiver'))
+    .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json')
     .action(async (options: ListOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runList(options, context));
     });
 }
 
 async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
-  const { describeCatalogue } = await import('../conformance/catalogue.js');
-  const checks = describeCatalogue(options.interface);
+  const checks =
+    options.role === 'sender'
+      ? (await import('../conformance/sender/catalogue.js')).describeSenderCatalogue(options.interface)
+      : (await import('../conformance/catalogue.js')).describeCatalogue(options.interface);
   if (output.json) {
     output.printJson({ checks });
     return 0;
@@ -266,7 +293,7 @@ async function render(report: SuiteReport, options: RunOptions, context: Command
   }
   const { renderConformanceReport } = await import('../output/conformance-report.js');
   await renderConformanceReport(safe, { verbose: options.verbose === true }, output);
-  if (safe.reproDir) output.info(`bodies and repro scripts of the failing requests: ${safe.reproDir}`);
+  if (safe.reproDir) output.info(safe.role === 'sender' ? `what the sender sent, for the failing checks: ${safe.reproDir}` : `bodies and repro scripts of the failing requests: ${safe.reproDir}`);
   if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
   if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');
   if (safe.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped');

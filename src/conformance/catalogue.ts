@@ -16,7 +16,7 @@ import { schema } from './checks/schema.js';
 import { size } from './checks/size.js';
 import { timestampWindow } from './checks/window.js';
 import type { CheckDefinition } from './define.js';
-import type { CheckMeta } from './types.js';
+import type { CheckMeta, CheckResult } from './types.js';
 
 /** The themes in catalogue order; each contributes its checks of the interface, if it has any. */
 const THEMES: readonly ByInterface[] = [acceptance, duplicates, rawBody, signatures, timestampWindow, identity, schema, size, rate, clock, callbacks];
@@ -32,9 +32,9 @@ export function checksFor(iface: InterfaceId | undefined): readonly CheckDefinit
   return iface ? CATALOGUE.filter((check) => check.interface === iface) : CATALOGUE;
 }
 
-/** The catalogue as plain data (what `cai conformance list --json` prints). */
-export function describeCatalogue(iface?: InterfaceId): CheckMeta[] {
-  return checksFor(iface).map((check) => ({
+/** A check's catalogue row as plain data, without its judgement. */
+export function describeCheck(check: CheckMeta): CheckMeta {
+  return {
     id: check.id,
     interface: check.interface,
     title: check.title,
@@ -44,7 +44,26 @@ export function describeCatalogue(iface?: InterfaceId): CheckMeta[] {
     optional: check.optional === true,
     ...(check.exclusive ? { exclusive: true } : {}),
     ...(check.needs ? { needs: check.needs } : {}),
-  }));
+  };
+}
+
+/** The catalogue as plain data (what `cai conformance list --json` prints). */
+export function describeCatalogue(iface?: InterfaceId): CheckMeta[] {
+  return checksFor(iface).map(describeCheck);
+}
+
+/** The fields of a check's result that come from its catalogue row. */
+export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'interface' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'> {
+  return {
+    id: check.id,
+    interface: check.interface,
+    title: check.title,
+    sections: check.sections,
+    section: check.sections[0] ?? '',
+    level: check.level,
+    tags: check.tags,
+    optional: check.optional === true,
+  };
 }
 
 export interface Selection {
@@ -55,14 +74,14 @@ export interface Selection {
   include: readonly string[];
 }
 
-export interface PlannedCheck {
-  check: CheckDefinition;
+export interface PlannedCheck<Check extends CheckMeta = CheckDefinition> {
+  check: Check;
   /** Set when the check will not run, with the reason shown in the report. */
   skipReason?: string;
 }
 
-export interface Plan {
-  planned: PlannedCheck[];
+export interface Plan<Check extends CheckMeta = CheckDefinition> {
+  planned: PlannedCheck<Check>[];
   /** Selectors matching no check of this interface (a usage error for the command). */
   unknownSelectors: string[];
 }
@@ -91,10 +110,10 @@ function escapeRegExp(text: string): string {
  * Optional checks run when --include (or --only) names them; otherwise they are reported as skipped with the
  * flag that would run them, so a reader knows they exist.
  */
-export function planChecks(checks: readonly CheckDefinition[], selection: Selection): Plan {
+export function planChecks<Check extends CheckMeta = CheckDefinition>(checks: readonly Check[], selection: Selection): Plan<Check> {
   const all = [...selection.only, ...selection.skip, ...selection.include];
   const unknownSelectors = all.filter((selector) => selector.toLowerCase() !== 'all' && !checks.some((check) => matchesSelector(check, selector)));
-  const planned: PlannedCheck[] = [];
+  const planned: PlannedCheck<Check>[] = [];
   for (const check of checks) {
     const named = (list: readonly string[]) => list.some((selector) => matchesSelector(check, selector));
     if (selection.only.length > 0 && !named(selection.only)) continue;

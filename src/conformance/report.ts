@@ -79,10 +79,12 @@ export function toJunit(report: SuiteReport, warningsFail: boolean): string {
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="cai conformance" tests="${summary.total}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}">`,
-    `  <testsuite name="cai conformance: interface ${report.interface}" tests="${summary.total}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">`,
+    `  <testsuite name="cai conformance: interface ${report.interface}${report.role === 'sender' ? ' sender' : ''}" tests="${summary.total}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">`,
     '    <properties>',
     `      <property name="target" value="${xml(report.target)}"/>`,
     `      <property name="clock_offset_seconds" value="${report.clock.offsetSeconds ?? 'unknown'}"/>`,
+    // A sender run: cai was the receiver, and the offset is the sender's clock as its timestamps show it.
+    ...(report.role === 'sender' ? ['      <property name="role" value="sender"/>'] : []),
     '    </properties>',
   ];
   for (const result of report.checks) {

@@ -5,10 +5,10 @@
 import { errorMessage } from '../errors.js';
 import { recordExchange } from './evidence.js';
 import { CheckScope, type CheckDefinition } from './define.js';
-import type { PlannedCheck } from './catalogue.js';
+import { resultBase, type PlannedCheck } from './catalogue.js';
 import type { Session } from './session.js';
 import type { CheckOutcome, CheckResult, Exchange, StopReport, SuiteSummary, WaiverNotice } from './types.js';
-import { isExpired, type Waiver } from './waivers.js';
+import { isExpired, waiverReport, type Waiver } from './waivers.js';
 
 export interface RunHooks {
   onStart?(check: CheckDefinition): void;
@@ -63,30 +63,17 @@ export async function runPlan(session: Session, planned: readonly PlannedCheck[]
     ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (--fail-fast / --max-failures)`
     : 'not run: interrupted before it started';
   const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item, item.skipReason ?? notRun));
-  const waiverNotices = waiverReport(options.waivers ?? [], ordered, planned, now());
+  const waiverNotices = waiverReport(options.waivers ?? [], ordered, planned.map((item) => item.check.id), now());
   return { results: ordered, waiverNotices, summary: summarise(ordered), ...(stopped ? { stopped } : {}) };
 }
 
-function baseOf(check: CheckDefinition): Omit<CheckResult, 'verdict' | 'expected' | 'actual' | 'durationMs' | 'notes' | 'requests' | 'rateLimitedRetries'> {
-  return {
-    id: check.id,
-    interface: check.interface,
-    title: check.title,
-    sections: check.sections,
-    section: check.sections[0] ?? '',
-    level: check.level,
-    tags: check.tags,
-    optional: check.optional === true,
-  };
-}
-
 function skippedResult(item: PlannedCheck, reason: string): CheckResult {
-  return { ...baseOf(item.check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
+  return { ...resultBase(item.check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
 }
 
 async function executeCheck(session: Session, item: PlannedCheck, options: RunOptions, now: () => number): Promise<CheckResult> {
   const { check } = item;
-  const base = baseOf(check);
+  const base = resultBase(check);
   if (item.skipReason !== undefined || session.signal.aborted) return skippedResult(item, item.skipReason ?? 'not run: interrupted before it started');
   options.onStart?.(check);
   const scope = new CheckScope(session, check);
@@ -159,24 +146,4 @@ export function summarise(results: readonly CheckResult[]): SuiteSummary {
     waived: count('waived'),
     total: results.length,
   };
-}
-
-function waiverReport(waivers: readonly Waiver[], results: readonly CheckResult[], planned: readonly PlannedCheck[], now: number): WaiverNotice[] {
-  const notices: WaiverNotice[] = [];
-  for (const waiver of waivers) {
-    const result = results.find((entry) => entry.id === waiver.id);
-    const known = planned.some((item) => item.check.id === waiver.id);
-    if (!result) {
-      if (!known) notices.push({ id: waiver.id, kind: 'unknown-check', message: `waiver for ${waiver.id}: no such check in this run` });
-      continue;
-    }
-    if (isExpired(waiver, now) && (result.verdict === 'failed' || result.verdict === 'warning')) {
-      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again` });
-    } else if (isExpired(waiver, now)) {
-      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; remove it` });
-    } else if (result.verdict === 'passed') {
-      notices.push({ id: waiver.id, kind: 'now-passing', message: `waiver for ${waiver.id} is no longer needed: the check passes; remove it` });
-    }
-  }
-  return notices;
 }

@@ -9,6 +9,12 @@ export type CheckLevel = 'must' | 'should';
 
 export type CheckVerdict = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
 
+/**
+ * Which side of an interface a check judges: its receiver (cai sends crafted requests; the default, and the only
+ * role of the receiver catalogue) or its sender (cai is the receiver and judges what arrives, src/conformance/sender).
+ */
+export type CheckRole = 'receiver' | 'sender';
+
 export interface CheckMeta {
   /** Stable identifier, `<interface>-<AREA>-<nnn>`, e.g. `B-DEDUP-002`. Never reused for another rule. */
   id: string;
@@ -24,6 +30,10 @@ export interface CheckMeta {
   exclusive?: boolean;
   /** What the check needs beyond the target; without it, the check is skipped with a reason. */
   needs?: 'callback' | 'source-address';
+  /** Set on the sender checks only (`sender`); absent means a receiver check. */
+  role?: CheckRole;
+  /** Sender checks: the scenarios the check needs (each plays once, running the trigger once). */
+  scenarios?: readonly string[];
 }
 
 /** One HTTP exchange made by a check, kept as evidence and for the reproduction command. */
@@ -194,4 +204,26 @@ export interface SuiteReport {
   stopped?: StopReport;
   /** The answer to the first valid, correctly signed request, sent before any check. */
   preflight?: PreflightReport;
+  /** `sender` for a `--role sender` run (absent for a receiver run). */
+  role?: CheckRole;
+  /** Sender runs: what each scenario saw (the checks' evidence, summed up). */
+  scenarios?: ScenarioSummary[];
+}
+
+/** One scenario of a sender run, as the report shows it. */
+export interface ScenarioSummary {
+  id: string;
+  /** The URL the sender was given (CAI_TARGET_URL). */
+  targetUrl: string;
+  /** What cai answered, in order, e.g. `503 ×5, then 202`. */
+  script: string;
+  /** Attempts received, and what each was answered: `503`, `202`, `reset`. */
+  attempts: { at: number; eventId?: string; answer: string; late?: boolean }[];
+  /** From the start of the scenario (the trigger) to its first attempt; absent when none came. */
+  firstAttemptMs?: number;
+  durationMs: number;
+  /** The trigger's exit status (a number), the signal that stopped it, or absent without --trigger. */
+  trigger?: { exitCode?: number; signal?: string; stoppedByCai?: boolean };
+  /** The longest cai's own event loop was held up during the scenario (ms): over 100, its waits are not judged. */
+  loopLagMs?: number;
 }

@@ -2,6 +2,8 @@
  * Waivers: `[{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]`. A waived failure is shown but does
  * not fail the run; an expired waiver is not applied and is reported, as is one whose check now passes.
  */
+import type { CheckResult, WaiverNotice } from './types.js';
+
 export interface Waiver {
   id: string;
   reason: string;
@@ -42,4 +44,28 @@ export function parseWaivers(text: string): WaiverParse {
 
 export function isExpired(waiver: Waiver, now: number): boolean {
   return waiver.expiresAt !== undefined && waiver.expiresAt < now;
+}
+
+/**
+ * What the report says about the waivers themselves: expired ones, ones whose check now passes, and ones naming
+ * no check of the run (`planned`: the ids of the run's plan, run or skipped).
+ */
+export function waiverReport(waivers: readonly Waiver[], results: readonly CheckResult[], planned: readonly string[], now: number): WaiverNotice[] {
+  const notices: WaiverNotice[] = [];
+  for (const waiver of waivers) {
+    const result = results.find((entry) => entry.id === waiver.id);
+    const known = planned.includes(waiver.id);
+    if (!result) {
+      if (!known) notices.push({ id: waiver.id, kind: 'unknown-check', message: `waiver for ${waiver.id}: no such check in this run` });
+      continue;
+    }
+    if (isExpired(waiver, now) && (result.verdict === 'failed' || result.verdict === 'warning')) {
+      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again` });
+    } else if (isExpired(waiver, now)) {
+      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; remove it` });
+    } else if (result.verdict === 'passed') {
+      notices.push({ id: waiver.id, kind: 'now-passing', message: `waiver for ${waiver.id} is no longer needed: the check passes; remove it` });
+    }
+  }
+  return notices;
 }

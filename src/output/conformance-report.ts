@@ -19,8 +19,7 @@ export interface HumanReportOptions {
 export async function renderConformanceReport(report: SuiteReport, options: HumanReportOptions, output: Output): Promise<void> {
   const terminal = output.width !== undefined;
   const offset = report.clock.offsetSeconds;
-  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${offset >= 0 ? '+' : ''}${offset} s`;
-  output.resultWrapped(`cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${report.target}, ${clock}`, '  ');
+  output.resultWrapped(headline(report, offset), '  ');
   if (!terminal || options.verbose) output.result(await checkTable(report.checks, output));
   const details = terminal ? terminalDetails(report.checks, output) : failureDetails(report.checks);
   for (const line of details) output.result(line);
@@ -36,6 +35,17 @@ export async function renderConformanceReport(report: SuiteReport, options: Huma
     const limit = report.stopped.limit === 1 ? 'the first failed must check (--fail-fast)' : `${report.stopped.limit} failed must checks (--max-failures ${report.stopped.limit})`;
     output.warn(`stopped after ${limit}, at ${report.stopped.after}; the checks not run are reported as skipped`);
   }
+}
+
+/** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */
+function headline(report: SuiteReport, offset: number | null): string {
+  const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
+  if (report.role === 'sender') {
+    const clock = offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
+    return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${report.target}, ${clock}`;
+  }
+  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
+  return `cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${report.target}, ${clock}`;
 }
 
 /** Every check: id, title, level, verdict (coloured on a terminal), time. The title wraps when the terminal is narrow. */

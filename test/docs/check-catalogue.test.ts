@@ -7,13 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCatalogue } from '../../src/conformance/catalogue.js';
+import { describeSenderCatalogue } from '../../src/conformance/sender/catalogue.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../src/mock/faults.js';
 import { ROOT } from '../helpers/cli.js';
 // @ts-expect-error: a plain .mjs script without type declarations (it is run by node, not compiled).
 import { PAGE, REGENERATE, renderCheckCatalogue } from '../../scripts/gen-check-catalogue.mjs';
 
 const render = (checks: unknown[]): string =>
-  (renderCheckCatalogue as (input: unknown) => string)({ checks, platformFaults: PLATFORM_FAULTS, providerFaults: PROVIDER_FAULTS });
+  (renderCheckCatalogue as (input: unknown) => string)({ checks, senderChecks: describeSenderCatalogue(), platformFaults: PLATFORM_FAULTS, providerFaults: PROVIDER_FAULTS });
 
 describe(`${PAGE as string}`, () => {
   it('is what the catalogue generates', () => {
@@ -33,6 +34,9 @@ describe(`${PAGE as string}`, () => {
     const count = (iface: string, level?: string) => checks.filter((check) => check.interface === iface && (level === undefined || check.level === level)).length;
     expect(page).toContain(`| B | ${count('B')} | ${count('B', 'must')} |`);
     expect(page).toContain(`| A | ${count('A')} | ${count('A', 'must')} |`);
+    for (const check of describeSenderCatalogue()) {
+      expect(page.split('\n').filter((line) => line.startsWith(`| ${check.id} | ${check.level} |`)), check.id).toHaveLength(1);
+    }
   });
 
   it('changes when the catalogue changes (the comparison can fail)', () => {

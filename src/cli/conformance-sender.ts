@@ -1,0 +1,165 @@
+/**
+ * `cai conformance run --role sender`: the command glue of a sender run (src/conformance/sender). It checks the
+ * flags of the role, resolves the secrets, tells a person sending by hand what to send and when, shows each
+ * scenario as it ends on a terminal, and hands the report to the command's renderer (the same table, --json,
+ * --junit as a receiver run).
+ */
+import type { Command } from 'commander';
+import { shellQuote } from '../http/curl.js';
+import { usageError } from '../errors.js';
+import { readPem } from '../input.js';
+import type { InterfaceId } from '../spec/constants.js';
+import type { ScenarioSummary, SuiteReport } from '../conformance/types.js';
+import type { Waiver } from '../conformance/waivers.js';
+import type { ScenarioStart } from '../conformance/sender/run.js';
+import type { CommandContext } from './runner.js';
+import { secretsFromOptions } from './secret-options.js';
+
+/** The flags of the sender role (`cai conformance run --role sender`). */
+export interface SenderFlags {
+  trigger?: string;
+  listen?: { host: string; port: number };
+  publicUrl?: string;
+  wait?: number;
+  observe?: number;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export interface SenderRoleOptions extends SenderFlags {
+  interface?: InterfaceId;
+  provider?: string;
+  source?: string;
+  only?: string[];
+  skip?: string[];
+  include?: string[];
+  concurrency: number;
+  waivers?: string;
+  reproDir?: string;
+  [key: string]: unknown;
+}
+
+export interface SenderRoleDeps {
+  loadWaivers(path: string): Promise<Waiver[]>;
+  render(report: SuiteReport, secrets: readonly string[]): Promise<number>;
+}
+
+/** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
+const RECEIVER_ONLY = ['target', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures'];
+/** Flags of the sender role. */
+const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'observe', 'tlsCert', 'tlsKey'];
+
+const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+
+/** A flag given on the command line for the other role: a usage error rather than a silent no-op. */
+export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Command): void {
+  const given = (role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY).find((key) => command.getOptionValueSource(key) === 'cli');
+  if (given === undefined) return;
+  if (role === 'sender') {
+    throw usageError('conflicting_options', `${flagOf(given)} does not apply to --role sender`, 'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)');
+  }
+  throw usageError('conflicting_options', `${flagOf(given)} applies to --role sender only`, 'add --role sender to judge a sender, or drop the option');
+}
+
+export async function runSenderRole(options: SenderRoleOptions, command: Command, context: CommandContext, deps: SenderRoleDeps): Promise<number> {
+  const { io, output } = context;
+  refuseFlagsOfOtherRole('sender', command);
+  const iface = options.interface;
+  if (!iface) throw usageError('missing_option', 'which interface\'s sender to judge?', 'pass --interface B (a provider\'s event sender) or --interface A (a platform\'s job sender)');
+  const identity = iface === 'B' ? options.provider : options.source;
+  if (!identity) {
+    throw iface === 'B'
+      ? usageError('missing_option', 'interface B needs the provider code the sender must send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)')
+      : usageError('missing_option', 'interface A needs the platform id the sender must send', 'pass --source ID (the X-CAI-Source value, §4.1)');
+  }
+  if (options.wait !== undefined && options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 60s');
+  if (options.observe !== undefined && options.observe <= 0) throw usageError('bad_option', '--observe must be more than 0', 'pass a duration such as 2s');
+  if (options.trigger !== undefined && options.trigger.trim() === '') throw usageError('bad_option', '--trigger is empty', 'pass the command that makes the sender send, e.g. --trigger \'my-sender --to "$CAI_TARGET_URL"\'');
+  if (options.publicUrl !== undefined && new URL(options.publicUrl).pathname !== '/') {
+    throw usageError('bad_option', `--public-url ${options.publicUrl} has a path`, 'pass only the origin (https://host[:port]) that forwards to the listener with paths unchanged');
+  }
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
+
+  const { planSenderChecks, scenariosToRun } = await import('../conformance/sender/catalogue.js');
+  const { splitSelectors } = await import('../conformance/catalogue.js');
+  const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
+  const plan = planSenderChecks(iface, selection);
+  if (plan.unknownSelectors.length > 0) {
+    throw usageError('unknown_check', `no interface ${iface} sender check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --role sender --interface ${iface}' for the ids and tags`);
+  }
+  if (scenariosToRun(plan).length === 0) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
+  const tls = options.tlsCert !== undefined && options.tlsKey !== undefined ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') } : undefined;
+
+  const abort = new AbortController();
+  const stopListening = io.onInterrupt(() => {
+    output.warn('interrupted: ending the scenario under way, skipping the rest');
+    abort.abort();
+  });
+  const byHand = options.trigger === undefined;
+  const { runSenderConformance } = await import('../conformance/sender/run.js');
+  let report: SuiteReport;
+  try {
+    report = await runSenderConformance({
+      interface: iface,
+      identity,
+      secrets: secrets.map((secret) => secret.value),
+      secretLabel: secrets[0]?.label,
+      trigger: options.trigger,
+      listen: options.listen,
+      publicUrl: options.publicUrl,
+      tls,
+      waitMs: options.wait,
+      observeMs: options.observe,
+      selection,
+      concurrency: options.concurrency,
+      waivers,
+      reproDir: options.reproDir,
+      reproFlags: reproFlags(options, command),
+      env: io.env,
+      cwd: io.cwd,
+      signal: abort.signal,
+      onListening: (url) => {
+        if (byHand) output.info(`listening as ${iface === 'B' ? "the platform's events endpoint" : "the provider's contact-jobs endpoint"} on ${url}; waiting for the sender, one scenario at a time`);
+      },
+      onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
+      onScenarioEnd: byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
+    });
+  } finally {
+    stopListening();
+  }
+  return deps.render(report, secrets.map((secret) => secret.value));
+}
+
+/** What a person sending by hand is told at the start of each scenario (stderr). */
+function instruct(start: ScenarioStart, iface: InterfaceId, { output }: CommandContext): void {
+  const what = iface === 'B' ? 'one event' : 'one contact job';
+  const where = iface === 'B' ? start.targetUrl : `${start.targetUrl} (it posts to /contact-jobs there)`;
+  output.info('');
+  output.info(`scenario ${start.index}/${start.total} ${start.id}: ${start.purpose}`);
+  output.info(`  send ${what} to ${where} now, and let the sender retry as it would`);
+  output.info(`  answers, attempt by attempt: ${start.script}; waiting up to ${Math.round(start.waitMs / 1000)} s (--wait)`);
+}
+
+/** One line per finished scenario: on a terminal with --trigger, and always by hand. */
+function showEnd(summary: ScenarioSummary, { output }: CommandContext): void {
+  const count = summary.attempts.length;
+  const answers = summary.attempts.map((attempt) => attempt.answer).join(', ');
+  const seconds = (summary.durationMs / 1000).toFixed(1);
+  output.info(`${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`);
+}
+
+/** The flags of this run a reproduction command repeats (everything but the selection and the trigger). */
+function reproFlags(options: SenderRoleOptions, command: Command): string[] {
+  const flags: string[] = [];
+  const given = (key: string) => command.getOptionValueSource(key) === 'cli';
+  if (given('listen') && options.listen) flags.push(`--listen ${shellQuote(`${options.listen.host.includes(':') ? `[${options.listen.host}]` : options.listen.host}:${options.listen.port}`)}`);
+  if (given('publicUrl') && options.publicUrl) flags.push(`--public-url ${shellQuote(options.publicUrl)}`);
+  if (given('tlsCert') && options.tlsCert) flags.push(`--tls-cert ${shellQuote(options.tlsCert)}`);
+  if (given('tlsKey') && options.tlsKey) flags.push(`--tls-key ${shellQuote(options.tlsKey)}`);
+  if (given('wait') && options.wait !== undefined) flags.push(`--wait ${options.wait}ms`);
+  if (given('observe') && options.observe !== undefined) flags.push(`--observe ${options.observe}ms`);
+  return flags;
+}

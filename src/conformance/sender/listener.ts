@@ -1,0 +1,109 @@
+/**
+ * The listener of a sender run: cai as the platform's events endpoint (B) or the provider's contact-jobs endpoint
+ * (A). It reads each request whole, exactly as it came (§5.2: the raw bytes), notes when it arrived, and lets the
+ * recorder answer it, or cuts the connection without an answer (a network failure).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CaiError, usageError } from '../../errors.js';
+import { declaredLength, listen, readBody, sendReply, type TlsFiles } from '../../http/server.js';
+import type { Arrival, Handled } from './recorder.js';
+import { MAX_KEPT_BODY_BYTES } from './settings.js';
+
+export interface SenderListener {
+  /** `http(s)://host:port`, the listener's own address. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface SenderListenerOptions {
+  host: string;
+  port: number;
+  tls?: TlsFiles;
+  handle(arrival: Arrival): Handled;
+}
+
+export async function startSenderListener(options: SenderListenerOptions): Promise<SenderListener> {
+  let inFlight = 0;
+  const idle = new Set<() => void>();
+  const settled = () => {
+    inFlight -= 1;
+    if (inFlight === 0) idle.forEach((wake) => wake());
+  };
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    inFlight += 1;
+    receive(request, response, options.handle)
+      // A bug in cai while recording must not take the run down: that request goes unanswered.
+      .catch(() => response.destroy())
+      .finally(settled);
+  };
+  const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls }).catch((error: unknown) => {
+    // The shared server helper names the mocks' --host/--port; here the flag is --listen.
+    if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
+      throw usageError(error.code, error.message, 'pass another --listen HOST:PORT, or port 0 for any free port', error);
+    }
+    throw error;
+  });
+  return {
+    url: server.url,
+    close: () =>
+      server.close(
+        () =>
+          new Promise<void>((resolve) => {
+            if (inFlight === 0) return resolve();
+            idle.add(resolve);
+          }),
+      ),
+  };
+}
+
+async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled): Promise<void> {
+  const arrivedMono = performance.now();
+  const arrivedAt = Date.now();
+  const read = await readBody(request, MAX_KEPT_BODY_BYTES);
+  // A request the sender gave up on half-way is no attempt: nothing was delivered.
+  if (!read.ok && read.reason === 'aborted') return;
+  const arrival: Arrival = {
+    arrivedAt,
+    arrivedMono,
+    method: request.method ?? '',
+    path: request.url ?? '',
+    httpVersion: request.httpVersion,
+    headers: flatHeaders(request),
+    rawHeaders: pairs(request.rawHeaders),
+    body: read.ok ? read.body : Buffer.alloc(0),
+    bodyBytes: read.ok ? read.body.length : Math.max(declaredLength(request) ?? 0, MAX_KEPT_BODY_BYTES + 1),
+    cut: !read.ok,
+  };
+  const handled = handle(arrival);
+  if (handled.response.kind === 'reset') {
+    // A network failure: the request was read, and the connection goes without a byte of answer.
+    request.socket.resetAndDestroy();
+    handled.answered(performance.now());
+    return;
+  }
+  const reply = handled.response.reply;
+  const done = new Promise<void>((resolve) => {
+    response.once('finish', () => resolve());
+    response.once('close', () => resolve());
+  });
+  // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
+  sendReply(request, response, arrival.cut ? { ...reply, close: true } : reply);
+  // The answer is handed to the socket now: its time is taken here, not in a callback a busy loop could delay,
+  // so a sender's wait (the next arrival minus this) is never measured shorter than it was.
+  handled.answered(performance.now());
+  await done;
+}
+
+function flatHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function pairs(raw: readonly string[]): [string, string][] {
+  const result: [string, string][] = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) result.push([raw[index] as string, raw[index + 1] as string]);
+  return result;
+}

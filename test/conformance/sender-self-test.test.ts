@@ -1,0 +1,139 @@
+/**
+ * The sender suite tests itself, through the built binary. A sender written apart from cai's
+ * (test/fixtures/broken-sender.mjs: node:http and node:crypto only) is the trigger of every scenario: with no fault it passes every sender check of both
+ * interfaces; with one fault it fails exactly the checks that name that fault, and nothing else. (cai's own
+ * senders, `cai send-event` and `cai send-job`, are judged through the built binary in
+ * test/e2e/conformance-sender.e2e.test.ts.)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { SENDER_CATALOGUE } from '../../src/conformance/sender/catalogue.js';
+import type { SuiteReport } from '../../src/conformance/types.js';
+import type { InterfaceId } from '../../src/spec/constants.js';
+import { ROOT, spawnCli } from '../helpers/cli.js';
+// @ts-expect-error: a plain .mjs fixture without type declarations (it is run by node as a trigger).
+import { FAULTS } from '../fixtures/broken-sender.mjs';
+
+const SECRET = 'sender-self-test-secret-0123456789';
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'broken-sender.mjs');
+
+interface FaultCase {
+  interface: InterfaceId;
+  fault: string;
+  /** Exactly the checks that fail (failed or warning) with this fault. */
+  fails: string[];
+}
+
+const both = (fault: string, b: string[], a: string[]): FaultCase[] => [
+  { interface: 'B', fault, fails: b.map((id) => `BS-${id}`) },
+  { interface: 'A', fault, fails: a.map((id) => `AS-${id}`) },
+];
+
+export const SENDER_FAULTS: FaultCase[] = [
+  // The faults the issue names, on both interfaces.
+  ...both('no-retry-5xx', ['RETRY-001', 'RETRY-009'], ['RETRY-001', 'RETRY-009']),
+  ...both('retries-400', ['REJECT-001'], ['REJECT-001']),
+  ...both('ignores-retry-after', ['RETRY-008'], ['RETRY-008']),
+  ...both('constant-backoff', ['RETRY-005'], ['RETRY-005']),
+  ...both('new-event-id', ['RETRY-002'], ['RETRY-002']),
+  ...both('stale-timestamp', ['SIG-003'], ['SIG-003']),
+  ...both('ms-timestamp', ['SIG-002'], ['SIG-002']),
+  ...both('reserialised-signature', ['SIG-001'], ['SIG-001']),
+  ...both('no-identity', ['HDR-001'], ['HDR-001']),
+  ...both('invalid-document', ['DOC-001'], ['DOC-001']),
+  ...both('oversized', ['DOC-002', 'DOC-003'], ['DOC-002']),
+  // One for every other check, so that each can be seen to fail.
+  ...both('wrong-path', ['HTTP-001'], ['HTTP-001']),
+  ...both('wrong-content-type', ['HDR-002'], ['HDR-002']),
+  ...both('retries-401', ['REJECT-002'], ['REJECT-002']),
+  ...both('no-retry-429', ['RETRY-007'], ['RETRY-007']),
+  ...both('no-retry-network', ['RETRY-006'], ['RETRY-006']),
+  ...both('changes-document', ['RETRY-003'], ['RETRY-003']),
+  ...both('reserialises-retry', ['RETRY-004'], ['RETRY-004']),
+  ...both('reuses-signature', ['SIG-004'], ['SIG-004']),
+  ...both('repeats-after-2xx', ['ACK-001', 'ACK-002', 'ACK-003'], ['ACK-001']),
+  // Interface B only: its own size limit (§8) and its 413 (§7).
+  { interface: 'B', fault: 'body-over-256000', fails: ['BS-DOC-003'] },
+  { interface: 'B', fault: 'retries-413', fails: ['BS-REJECT-003'] },
+];
+
+/** Checks that no fault of the fixture can reach in seconds; their judgements are unit-tested (sender-judges.test.ts). */
+const JUDGED_IN_UNIT_TESTS = ['BS-TIME-001', 'AS-TIME-001'];
+
+// The runs mostly wait (backoffs, Retry-After, the observation window): more of them at once than vitest's 5.
+vi.setConfig({ maxConcurrency: 8 });
+
+const reproRoot = mkdtempSync(join(tmpdir(), 'cai-sender-self-test-'));
+afterAll(() => rmSync(reproRoot, { recursive: true, force: true }));
+let runs = 0;
+
+/**
+ * One run of the built binary, the fixture as its trigger: each run is its own process, as a user's is, so that
+ * the runs going on at once do not hold up one another's timing.
+ */
+async function run(iface: InterfaceId, fault: string): Promise<SuiteReport> {
+  runs += 1;
+  const argv = [
+    '--json', 'conformance', 'run', '--interface', iface, '--role', 'sender', iface === 'B' ? '--provider' : '--source', 'acme',
+    '--trigger', `'${process.execPath}' '${FIXTURE}' --interface ${iface} --identity acme --fault ${fault}`,
+    // Generous: only the faults that stop retrying wait this long, and a loaded machine must not fail the others.
+    '--wait', '8s', '--observe', '1s', '--repro-dir', join(reproRoot, `run-${runs}`),
+  ];
+  const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
+  if (result.code !== 0 && result.code !== 1) throw new Error(`exit ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as SuiteReport;
+}
+
+/**
+ * A run in which the checks that matter were judged. A timing check is not judged (skipped, saying why) when the
+ * machine was too busy to time the sender's waits; the test then runs again, as the report says to, at most three
+ * times in all: a check that the product never judges still fails the test.
+ */
+async function judgedRun(iface: InterfaceId, fault: string, mustJudge: (id: string) => boolean): Promise<SuiteReport> {
+  let report = await run(iface, fault);
+  for (let again = 0; again < 2 && report.checks.some((check) => check.verdict === 'skipped' && mustJudge(check.id)); again += 1) report = await run(iface, fault);
+  return report;
+}
+
+const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
+const explain = (report: SuiteReport) =>
+  report.checks
+    .filter((check) => check.verdict !== 'passed')
+    .map((check) => `${check.id} ${check.verdict}: expected ${check.expected}; actual ${check.actual}`)
+    .join('\n');
+
+describe('the sender suite against a correct sender (the fixture, no fault)', () => {
+  it.concurrent.each(['B', 'A'] as InterfaceId[])('interface %s: every sender check passes', async (iface) => {
+    const report = await judgedRun(iface, 'none', () => true);
+    expect(report.checks.filter((check) => check.verdict !== 'passed').map((check) => check.id), explain(report)).toEqual([]);
+    expect(report.checks.map((check) => check.id)).toEqual(SENDER_CATALOGUE.filter((check) => check.interface === iface).map((check) => check.id));
+    expect(report.ok).toBe(true);
+    expect(report.role).toBe('sender');
+    expect(report.clock.offsetSeconds).toBe(0);
+  }, 120_000);
+});
+
+describe('the sender suite against broken senders (one fault each)', () => {
+  it('names a fault of the fixture in every case, and reaches every sender check', () => {
+    for (const entry of SENDER_FAULTS) expect(Object.keys(FAULTS as Record<string, string>), entry.fault).toContain(entry.fault);
+    const reached = new Set([...SENDER_FAULTS.flatMap((entry) => entry.fails), ...JUDGED_IN_UNIT_TESTS]);
+    expect(SENDER_CATALOGUE.map((check) => check.id).filter((id) => !reached.has(id))).toEqual([]);
+  });
+
+  it.concurrent.each(SENDER_FAULTS.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))(
+    '%s fails exactly the checks that name it',
+    async (_name, entry) => {
+      const report = await judgedRun(entry.interface, entry.fault, (id) => entry.fails.includes(id));
+      expect(failing(report).sort(), explain(report)).toEqual([...entry.fails].sort());
+      // Every failure that has evidence saves what the sender sent, and says how to look at it again.
+      for (const check of report.checks.filter((result) => result.verdict === 'failed' || result.verdict === 'warning')) {
+        expect(check.repro?.bodyFile, check.id).toMatch(/attempt-\d+\.body$/);
+        expect(check.repro?.command, check.id).toMatch(/^cai (verify|validate|conformance run) /);
+      }
+      expect(report.ok).toBe(!report.checks.some((check) => check.verdict === 'failed'));
+    },
+    120_000,
+  );
+});
