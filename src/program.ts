@@ -86,7 +86,8 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     throw new CommanderError(0, VERSION_REQUESTED, 'version requested');
   });
   const word = commandWordOf(argv);
-  const wanted = word === undefined ? COMMANDS : COMMANDS.filter(([name]) => name === word);
+  // `cai completion` reads every command's flags from the program itself, so it needs them all, as help does.
+  const wanted = word === undefined || word === 'completion' ? COMMANDS : COMMANDS.filter(([name]) => name === word);
   const registers = await Promise.all(wanted.map(([, load]) => load()));
   for (const register of registers) register(program, state);
   // One preAction hook applies cai.config.json defaults to whichever command runs (issue #7).

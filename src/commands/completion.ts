@@ -21,16 +21,17 @@ Examples:
   $ cai completion fish > ~/.config/fish/completions/cai.fish`,
     )
     .action(async (shell: Shell, _options: unknown, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runCompletion(shell, context));
+      // The root program, with every command registered for this run (src/program.ts).
+      const root = cmd.parent ?? cmd;
+      await runHandler(state, cmd, (context) => runCompletion(shell, root, context));
     });
 }
 
-async function runCompletion(shell: Shell, { io, output }: CommandContext): Promise<number> {
+async function runCompletion(shell: Shell, program: Command, { output }: CommandContext): Promise<number> {
   // The script is read from the program itself, every command registered, so it cannot drift from the flags.
-  const { buildProgram } = await import('../program.js');
   const { completionTree } = await import('../cli/completion/tree.js');
   const { versionInfo } = await import('../version.js');
-  const tree = completionTree(await buildProgram({ io, exitCode: 0 }));
+  const tree = completionTree(program);
   const render = await scriptRenderer(shell);
   const script = render(tree, { version: versionInfo().version });
   if (output.json) output.printJson({ shell, script });
