@@ -16,15 +16,17 @@ const INTERFACES = {
 
 // One line per area, for the reader; an area missing here is still listed, without its line.
 const AREAS = {
-  ACCEPT: 'valid documents are accepted with 202',
-  DEDUP: 'a repeated event_id is recorded once and answered as a duplicate (§2.13, §6.1)',
+  ACCEPT: 'valid documents are accepted: any 2xx (§6.5); the 202 of §4.2 is a `should` on B, the 202 of §4.1 a `must` on A',
+  DEDUP: 'a repeated event_id is recorded once and answered as a duplicate (§2.13, §6.1); an event_id that differs in any way is new',
   SIG: 'the signature is checked over the raw bytes, whatever their JSON form (§5.2)',
+  FRAME: 'a valid body framed another way on the wire (chunked, a charset parameter) is accepted: `should`, the spec does not ask it',
   AUTH: 'wrong, missing, malformed or stale credentials are rejected (§5, §7)',
-  SCHEMA: 'invalid documents are rejected with 400, never 5xx (§2, §7)',
+  SCHEMA: 'invalid documents are rejected: with 400, never 5xx, on B (§7); with a 4xx on A, a `should` (§4.1 shows no error status)',
+  FORMAT: 'every shape the formats of §2.1 allow is accepted: fractional seconds, Z, negative offsets, 7 to 15 E.164 digits, BCP 47 subtags',
   SIZE: 'the 256 KB limit (§8)',
   RATE: 'the request cap: 429 with Retry-After (§7)',
   CLOCK: "the target's clock (§5.5)",
-  CB: "the provider's events back to the job's callback_url (§3 step 5, §4.2)",
+  CB: "the provider's events back to the job's callback_url (§3 step 5, §4.2), and its sender's answers to 503, 429 and 400 (§7)",
 };
 
 const SENDER_INTERFACES = {

@@ -181,7 +181,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   const callbackSecrets = wantsCallbacks ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output) : [];
   if (wantsCallbacks) requireCallbackOptions(options);
   if (iface === 'A' && !options.mock && !wantsCallbacks) {
-    output.note('no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
+    output.note("no callback secret: the checks that need the provider's events (A-CB-*, A-DEDUP-007, A-AUTH-016) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);

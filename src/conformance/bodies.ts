@@ -2,10 +2,34 @@
  * The documents and byte layouts checks send. Every document is valid except for the one thing a check
  * varies, with a fresh event_id, so a receiver's fault fails only the checks that name it.
  */
-import { sampleEvent, sampleJob } from '../spec/sample.js';
+import { formatDateTime, sampleEvent, sampleJob } from '../spec/sample.js';
 import type { EventType } from '../spec/constants.js';
 
 export type Doc = Record<string, unknown>;
+
+/**
+ * The offset of every date-time in the suite's documents (§2.1), whatever the host's time zone: `+01:00`, the
+ * common numeric form. The format checks (checks/formats.ts) vary it one shape at a time (`Z`, a negative offset,
+ * a fraction), so a receiver that refuses one shape fails only that check.
+ */
+const BASE_OFFSET_MINUTES = 60;
+
+/** A §2.1 date-time of `date`: `±hh:mm` by default; `fraction` digits after the seconds; `Z` for UTC. */
+export function dateTime(date: Date, shape: { offsetMinutes?: number; fraction?: string; utc?: boolean } = {}): string {
+  const text = shape.utc ? formatDateTime(date, 0).replace(/\+00:00$/, 'Z') : formatDateTime(date, shape.offsetMinutes ?? BASE_OFFSET_MINUTES);
+  return shape.fraction ? text.replace(/(T\d\d:\d\d:\d\d)/, `$1.${shape.fraction}`) : text;
+}
+
+/** Rewrites the date-time fields present (dotted paths) at the base offset, keeping their instants. */
+function atBaseOffset(doc: Doc, paths: readonly string[]): void {
+  for (const path of paths) {
+    const parts = path.split('.');
+    const parent = parts.slice(0, -1).reduce<Doc | undefined>((node, part) => (node?.[part] as Doc | undefined) ?? undefined, doc);
+    const key = parts[parts.length - 1] as string;
+    const value = parent?.[key];
+    if (parent && typeof value === 'string') parent[key] = dateTime(new Date(value));
+  }
+}
 
 /**
  * A valid event of `type` with the given event_id (records' sample generator, §2.4–§2.7). Appointment events
@@ -16,6 +40,7 @@ export function eventDoc(type: EventType, eventId: string, leadId: string, branc
   doc.event_id = eventId;
   doc.lead_id = leadId;
   if (branchCode && 'branch_code' in doc) doc.branch_code = branchCode;
+  atBaseOffset(doc, ['occurred_at', 'scheduled_at']);
   return doc;
 }
 
@@ -26,6 +51,7 @@ export function jobDoc(eventId: string, leadId: string, callbackUrl: string, bra
   doc.lead_id = leadId;
   doc.callback_url = callbackUrl;
   if (branchCode) doc.branch_code = branchCode;
+  atBaseOffset(doc, ['origin.captured_at']);
   return doc;
 }
 
@@ -92,12 +118,27 @@ export function escapedField(doc: Doc, field: string): string {
 /** Non-ASCII text used by the raw-bytes checks: accents, CJK, an emoji (4-byte UTF-8), a right-to-left word. */
 export const NON_ASCII_TEXT = 'Olá, ¿mañana a las 10:00 h? Ünïcödé — 予約できますか 👍 مرحبا / ok';
 
-/** Pads the string at `field` so that the compact body is exactly `size` bytes. */
-export function bodyOfSize(doc: Doc, field: string, size: number): Buffer {
+/**
+ * Pads the string at `field` so that the compact body is exactly `size` bytes: with `filler` (one character, any
+ * UTF-8 width, never escaped by JSON) as far as it fits, then ASCII `a`s for the bytes left over.
+ */
+export function bodyOfSize(doc: Doc, field: string, size: number, filler = 'a'): Buffer {
   const base = compact({ ...doc, [field]: '' }).length;
   const padding = size - base;
   if (padding < 0) throw new Error(`document already larger than ${size} bytes`);
-  const body = compact({ ...doc, [field]: 'a'.repeat(padding) });
+  const width = Buffer.byteLength(filler, 'utf8');
+  const count = Math.floor(padding / width);
+  const body = compact({ ...doc, [field]: filler.repeat(count) + 'a'.repeat(padding - count * width) });
   if (body.length !== size) throw new Error(`padding produced ${body.length} bytes, not ${size}`);
   return body;
+}
+
+/** Characters outside the Basic Multilingual Plane: each one code point, two UTF-16 units, four UTF-8 bytes. */
+const ASTRAL = ['😀', '🚀', '𝄞', '𐍈', '🌍', '𝒜'];
+
+/** `prefix` followed by astral characters up to `length` code points in all (§8 counts characters). */
+export function astralPadded(prefix: string, length: number): string {
+  const head = [...prefix].slice(0, length);
+  const tail = Array.from({ length: length - head.length }, (_, index) => ASTRAL[index % ASTRAL.length] as string);
+  return head.join('') + tail.join('');
 }

@@ -1,22 +1,42 @@
 /**
  * The local listener of an Interface A run: its address is each job's `callback_url`, so the events the provider
- * sends back (§3 step 5) can be judged. It records every request exactly as received and answers 202 to all of
- * them (the §2.13 body for a repeated event_id): a provider ends a conversation at its first rejected event, so
- * rejecting one defect would hide the rest. The checks, not the listener, judge signature, code and schema.
+ * sends back (§3 step 5) can be judged. It records every request exactly as received, with when it arrived and
+ * how and when it was answered. By default it answers 202 (the §2.13 body for an event_id it already accepted): a
+ * provider ends a conversation at its first rejected event, so rejecting one defect would hide the rest. The
+ * checks, not the listener, judge signature, code and schema. A job's path can carry a script instead (`script`):
+ * the answers the retry checks give on purpose (503, 429 with Retry-After, 400) to see what the sender does next.
  * Each job gets its own path (`…/cai-conformance/<token>`), so events are attributed to their job even when
  * a provider changes the `lead_id`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
-import { jsonReply, readBody, sendReply } from '../http/server.js';
+import { errorReply, jsonReply, readBody, sendReply, type Reply } from '../http/server.js';
 
 export interface CallbackRequest {
   token: string;
+  /** When the request (its headers) arrived, in ms since the epoch. */
+  arrivedAt: number;
+  /** When its body had been read in full. */
   receivedAt: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The status it was answered with, and when the answer was sent. */
+  status: number;
+  answeredAt: number;
 }
+
+/** A scripted answer: a status and extra headers (a JSON error body is added for a status that is not 2xx). */
+export interface ScriptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * How one job's requests are answered: `index` counts the requests on the job's path from 0. Undefined is the
+ * default answer (202, or the duplicate answer for an event_id already accepted).
+ */
+export type AnswerScript = (body: Buffer, index: number) => ScriptedAnswer | undefined;
 
 export interface CallbackHarness {
   /** The listener's own address (`http://host:port`). */
@@ -27,10 +47,15 @@ export interface CallbackHarness {
   /** A fresh callback_url for one job. */
   callbackUrlFor(token: string): string;
   newToken(): string;
-  /** The requests received for a token so far. */
+  /** Answers the requests on a token's path by `script` from now on. */
+  script(token: string, script: AnswerScript): void;
+  /** The requests received for a token so far (each once it has been answered). */
   received(token: string): CallbackRequest[];
-  /** Resolves when `predicate` holds for the token's requests, or after `timeoutMs` (then with what arrived). */
-  waitFor(token: string, predicate: (requests: CallbackRequest[]) => boolean, timeoutMs: number): Promise<CallbackRequest[]>;
+  /**
+   * Resolves when `predicate` holds for the token's requests, after `timeoutMs`, or when `signal` aborts (then
+   * with what arrived).
+   */
+  waitFor(token: string, predicate: (requests: CallbackRequest[]) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<CallbackRequest[]>;
   close(): Promise<void>;
 }
 
@@ -46,26 +71,37 @@ const PATH_PREFIX = '/cai-conformance/';
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const requests = new Map<string, CallbackRequest[]>();
-  const seen = new Set<string>();
+  const scripts = new Map<string, AnswerScript>();
+  const accepted = new Set<string>();
   const waiters = new Set<() => void>();
 
+  /** The scripted answer for the token's next request, or the default one. */
+  const answerFor = (token: string, body: Buffer): Reply => {
+    const scripted = scripts.get(token)?.(body, requests.get(token)?.length ?? 0);
+    if (scripted && (scripted.status < 200 || scripted.status > 299)) {
+      return errorReply(scripted.status, 'scripted', `answered ${scripted.status} on purpose by cai conformance`, {}, scripted.headers);
+    }
+    const eventId = eventIdOf(body);
+    if (eventId !== undefined && accepted.has(eventId)) return jsonReply(scripted?.status ?? 202, { ok: true, duplicate: true }, scripted?.headers);
+    // Only an accepted event is a repeat later: the redelivery of an event answered 503 is new.
+    if (eventId !== undefined) accepted.add(eventId);
+    return jsonReply(scripted?.status ?? 202, { ok: true }, scripted?.headers);
+  };
+
   const server: Server = createServer((req, res) => {
-    const answer = (status: number, body: unknown) => sendReply(req, res, jsonReply(status, body));
+    const arrivedAt = Date.now();
     readBody(req, MAX_BODY_BYTES)
       .then((result) => {
-        if (!result.ok) return answer(413, { error: 'body_too_large' });
-        const body = result.body;
+        if (!result.ok) return sendReply(req, res, errorReply(413, 'body_too_large', 'over the 262144-byte limit'));
         const token = tokenOf(req.url ?? '');
-        const headers = flatHeaders(req);
-        const record: CallbackRequest = { token, receivedAt: Date.now(), headers, body };
+        const receivedAt = Date.now();
+        const reply = answerFor(token, result.body);
+        sendReply(req, res, reply);
+        const record: CallbackRequest = { token, arrivedAt, receivedAt, headers: flatHeaders(req), body: result.body, status: reply.status, answeredAt: Date.now() };
         requests.set(token, [...(requests.get(token) ?? []), record]);
         waiters.forEach((wake) => wake());
-        const eventId = eventIdOf(body);
-        if (eventId !== undefined && seen.has(eventId)) return answer(202, { ok: true, duplicate: true });
-        if (eventId !== undefined) seen.add(eventId);
-        return answer(202, { ok: true });
       })
-      .catch(() => answer(400, { error: 'unreadable_body' }));
+      .catch(() => sendReply(req, res, errorReply(400, 'unreadable_body', 'the body could not be read')));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -83,8 +119,9 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
     secrets: options.secrets,
     callbackUrlFor: (token) => `${publicUrl}${PATH_PREFIX}${token}`,
     newToken: () => randomBytes(8).toString('hex'),
+    script: (token, script) => void scripts.set(token, script),
     received: (token) => [...(requests.get(token) ?? [])],
-    waitFor(token, predicate, timeoutMs) {
+    waitFor(token, predicate, timeoutMs, signal) {
       return new Promise((resolve) => {
         const check = () => {
           const current = requests.get(token) ?? [];
@@ -93,11 +130,14 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         const finish = () => {
           clearTimeout(timer);
           waiters.delete(check);
+          signal?.removeEventListener('abort', finish);
           resolve([...(requests.get(token) ?? [])]);
         };
-        const timer = setTimeout(finish, timeoutMs);
+        const timer = setTimeout(finish, Math.max(0, timeoutMs));
         waiters.add(check);
-        check();
+        signal?.addEventListener('abort', finish, { once: true });
+        if (signal?.aborted) finish();
+        else check();
       });
     },
     close: () =>
@@ -122,7 +162,8 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function eventIdOf(body: Buffer): string | undefined {
+/** The event_id of a body that is a JSON object with a string one. */
+export function eventIdOf(body: Buffer): string | undefined {
   try {
     const value = JSON.parse(body.toString('utf8')) as unknown;
     if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
@@ -133,4 +174,3 @@ function eventIdOf(body: Buffer): string | undefined {
   }
   return undefined;
 }
-

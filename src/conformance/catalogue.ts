@@ -5,10 +5,12 @@
  */
 import type { InterfaceId } from '../spec/constants.js';
 import { acceptance } from './checks/acceptance.js';
-import { identity, signatures } from './checks/authentication.js';
+import { identity, signatureBinding, signatures } from './checks/authentication.js';
 import { callbacks } from './checks/callbacks.js';
 import { clock } from './checks/clock.js';
 import { duplicates } from './checks/duplicates.js';
+import { formats } from './checks/formats.js';
+import { framing } from './checks/framing.js';
 import { rate } from './checks/rate.js';
 import { rawBody } from './checks/raw-body.js';
 import type { ByInterface } from './checks/receivers.js';
@@ -19,7 +21,7 @@ import type { CheckDefinition } from './define.js';
 import type { CheckMeta, CheckResult } from './types.js';
 
 /** The themes in catalogue order; each contributes its checks of the interface, if it has any. */
-const THEMES: readonly ByInterface[] = [acceptance, duplicates, rawBody, signatures, timestampWindow, identity, schema, size, rate, clock, callbacks];
+const THEMES: readonly ByInterface[] = [acceptance, duplicates, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks];
 
 function checksOfInterface(iface: InterfaceId): CheckDefinition[] {
   return THEMES.flatMap((theme) => theme[iface] ?? []);

@@ -8,6 +8,8 @@ import type { Exchange } from './types.js';
 export interface StatusExpectation {
   /** Statuses that pass. */
   statuses?: readonly number[];
+  /** Any 2xx passes (§6.5: any 2xx means accepted). */
+  any2xx?: boolean;
   /** Any 4xx rejection passes (Interface A: §4.1 leaves the error statuses open). */
   any4xx?: boolean;
   /** Shown as "expected". */
@@ -18,11 +20,19 @@ export function statusMatches(exchange: Exchange, expectation: StatusExpectation
   const status = exchange.status;
   if (status === undefined) return false;
   if (expectation.any4xx && isRejection(status)) return true;
+  if (expectation.any2xx && status >= 200 && status < 300) return true;
   return (expectation.statuses ?? []).includes(status);
 }
 
-/** The acceptance answer of either interface: 202 (§4.1, §4.2). */
-export const ACCEPTED: StatusExpectation = { statuses: [202], describe: '202 (accepted)' };
+/**
+ * Accepted: any 2xx. §6.5 counts any 2xx as accepted on Interface B; §4.2 and §4.1 name 202, and only the checks
+ * of that status itself (B-ACCEPT-009, a `should`; A-ACCEPT-001, §4.1's `must`) expect it exactly, so a receiver
+ * that answers 200 fails those and nothing else.
+ */
+export const ACCEPTED: StatusExpectation = { any2xx: true, describe: '2xx (accepted)' };
+
+/** The status §4.1 and §4.2 name for an accepted document. */
+export const ACCEPTED_202: StatusExpectation = { statuses: [202], describe: '202 (accepted)' };
 
 export function isAccepted(exchange: Exchange): boolean {
   return statusMatches(exchange, ACCEPTED);

@@ -54,7 +54,16 @@ function isPlain(recipe: RequestRecipe): boolean {
   const signature = recipe.signature?.kind ?? 'valid';
   const timestamp = recipe.timestamp ?? { kind: 'now' as const };
   const identity = recipe.identity?.kind ?? 'default';
-  return signature === 'valid' && timestamp.kind === 'now' && !timestamp.shiftSeconds && identity === 'default' && !recipe.sourceAddress;
+  return (
+    signature === 'valid' &&
+    timestamp.kind === 'now' &&
+    !timestamp.shiftSeconds &&
+    !timestamp.prefix &&
+    identity === 'default' &&
+    !recipe.sourceAddress &&
+    recipe.contentType === undefined &&
+    !recipe.chunked
+  );
 }
 
 function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exchange, bodyFile: string, otherFile: string | undefined): string {
@@ -71,7 +80,8 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
   lines.push(shift === 0 ? 'ts=$(date +%s)' : `ts=$(( $(date +%s) ${shift < 0 ? '-' : '+'} ${Math.abs(shift)} ))`);
   if (timestamp.kind === 'milliseconds') lines.push('ts_sent=$(( ts * 1000 + 123 ))');
   // Inside double quotes: `$ts` expands; a literal (an ISO date in the malformed-timestamp checks) has no `$` or `"`.
-  const sentTimestamp = timestamp.kind === 'literal' ? timestamp.value.replace(/["$`\\]/g, '') : timestamp.kind === 'milliseconds' ? '$ts_sent' : '$ts';
+  const prefix = timestamp.kind === 'now' ? (timestamp.prefix ?? '').replace(/["$`\\]/g, '') : '';
+  const sentTimestamp = timestamp.kind === 'literal' ? timestamp.value.replace(/["$`\\]/g, '') : timestamp.kind === 'milliseconds' ? '$ts_sent' : `${prefix}$ts`;
   const signTimestamp = timestamp.kind === 'milliseconds' ? '$ts_sent' : '$ts';
   const signWith = (file: string, ts: string) =>
     `$(cai sign ${context.secretFlag} --body ${quote(file)} --timestamp ${ts} | sed -n 's/^${HeaderNames.signature}: //p')`;
@@ -83,7 +93,10 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
       signatureHeader =
         timestamp.kind === 'literal'
           ? quote(`${HeaderNames.signature}: ${evidence.request.headers[Headers.signature] ?? ''}`)
-          : `"${HeaderNames.signature}: ${signWith(bodyFile, signTimestamp)}"`;
+          : `"${HeaderNames.signature}: ${signWith(bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`)}"`;
+      break;
+    case 'bare-timestamp':
+      signatureHeader = `"${HeaderNames.signature}: ${signWith(bodyFile, signTimestamp)}"`;
       break;
     case 'other-body':
       signatureHeader = `"${HeaderNames.signature}: ${signWith(otherFile ?? bodyFile, signTimestamp)}"`;
@@ -107,7 +120,8 @@ function commandFor(context: ReproContext, recipe: RequestRecipe, evidence: Exch
   const identity = recipe.identity ?? { kind: 'default' as const };
   const identityValue = identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
   const headers: CurlRequest['headers'] = [
-    ['Content-Type', 'application/json'],
+    ['Content-Type', recipe.contentType ?? 'application/json'],
+    ...(recipe.chunked ? [['Transfer-Encoding', 'chunked'] as const] : []),
     ...(identityValue !== undefined ? [[identityName, identityValue] as const] : []),
     ...(timestamp.kind !== 'none' ? [{ shell: `"${HeaderNames.timestamp}: ${sentTimestamp}"` }] : []),
     ...(signatureHeader !== undefined ? [{ shell: signatureHeader }] : []),

@@ -101,7 +101,7 @@ export class Session {
 
   /** Builds the exact request of a recipe, signed now. */
   build(recipe: RequestRecipe): SentRequest {
-    const headers: Record<string, string> = { [Headers.contentType]: 'application/json' };
+    const headers: Record<string, string> = { [Headers.contentType]: recipe.contentType ?? 'application/json' };
     const identity = recipe.identity ?? { kind: 'default' };
     const identityHeader = this.config.interface === 'B' ? Headers.provider : Headers.source;
     if (identity.kind === 'default') headers[identityHeader] = this.config.identity;
@@ -109,7 +109,7 @@ export class Session {
     const now = this.targetNowSeconds();
     const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
     if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
-    const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body);
+    const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
     if (signature !== undefined) headers[Headers.signature] = signature;
     return { url: this.postUrl, headers, body: recipe.body, recipe };
   }
@@ -139,7 +139,8 @@ export class Session {
       const response = await postOnce({
         url: request.url,
         headers: request.headers,
-        body: request.body,
+        // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
+        body: recipe.chunked ? (inChunks(request.body) as unknown as Uint8Array) : request.body,
         timeoutMs: this.config.timeoutMs,
         dispatcher,
         signal: this.signal,
@@ -171,16 +172,30 @@ export class Session {
 
 /** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
 function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
-  if (recipe.kind === 'now') return String(nowSeconds + (recipe.shiftSeconds ?? 0));
+  if (recipe.kind === 'now') return `${recipe.prefix ?? ''}${nowSeconds + (recipe.shiftSeconds ?? 0)}`;
   if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
   return recipe.kind === 'literal' ? recipe.value : undefined;
 }
 
+/** The digits of a `now` timestamp without its prefix (what `bare-timestamp` signs). */
+function bareTimestampOf(recipe: TimestampRecipe | undefined, nowSeconds: number): string {
+  return String(nowSeconds + (recipe?.kind === 'now' ? (recipe.shiftSeconds ?? 0) : 0));
+}
+
+/** The body in two pieces, so it goes out chunked. */
+async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
+  const half = Math.floor(body.length / 2);
+  yield body.subarray(0, half);
+  yield body.subarray(half);
+}
+
 /** The X-CAI-Signature a recipe sends (none for `none`); `timestamp` is the one sent, or now when none is. */
-function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer): string | undefined {
+function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | undefined {
   switch (recipe.kind) {
     case 'valid':
       return sign(secret, timestamp, body);
+    case 'bare-timestamp':
+      return sign(secret, bareTimestamp, body);
     case 'wrong-secret':
       return sign(recipe.secret, timestamp, body);
     case 'other-body':
@@ -196,12 +211,17 @@ function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string,
   }
 }
 
-/** §7: wait what `Retry-After` says (capped); without a usable one, a short growing back-off. */
+/**
+ * §7: wait what `Retry-After` says (capped); without a usable one, a short growing back-off. A `Retry-After` of 0
+ * (or less than the floor) is legal: it is waited for at least a floor that doubles with each honoured 429, so a
+ * receiver that keeps saying "now" while its cap refills does not run a check out of retries.
+ */
 export function retryAfterMs(value: string | undefined, attempt: number, capMs = DEFAULT_MAX_RETRY_AFTER_MS): number {
   const fallback = Math.min(250 * 2 ** (attempt - 1), 4000);
   const ms = parseRetryAfter(value, Date.now());
   if (ms === undefined) return fallback;
-  return Math.min(Math.max(ms, 50), capMs);
+  const floor = Math.min(50 * 2 ** (attempt - 1), 2000);
+  return Math.min(Math.max(ms, floor), capMs);
 }
 
 /** Reads the target's clock from a response's `Date` header (1 s resolution) against the send mid-point. */

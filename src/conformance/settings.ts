@@ -20,3 +20,23 @@ export const RATE_WAVE_SIZE = 20;
 
 /** A target clock further off than this gets a warning (the window is ±300 s, §5.5). */
 export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** The `Retry-After` the callback listener answers a 429 with (§7), and the timer slack allowed on it. */
+export const CALLBACK_RETRY_AFTER_SECONDS = 1;
+export const RETRY_AFTER_TOLERANCE_MS = 50;
+
+/**
+ * How long an event answered 400 is watched for a redelivery (§7: not retried): twice the gap the same provider
+ * left before redelivering an event answered 503, plus a margin (a sender that retried 400 like a 5xx would do it
+ * within its first backoff), at least the minimum; without a 503 redelivery to measure, the fallback. Never longer
+ * than --callback-wait.
+ */
+export const NOT_RETRIED_MARGIN_MS = 250;
+export const NOT_RETRIED_MIN_MS = 500;
+export const NOT_RETRIED_FALLBACK_MS = 3000;
+
+/**
+ * After a repeated job's first ending event (appointment.booked or job.closed), how much longer its events are
+ * gathered, so a second conversation started by the repeat can end too: half the time the first took, at least this.
+ */
+export const REPEAT_GRACE_MIN_MS = 500;

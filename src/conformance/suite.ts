@@ -73,6 +73,8 @@ const MOCK_SOURCE = 'cai-conformance-platform';
  * enough that the check's first waves pass it even on a loaded machine, where 100/s was refilled as fast as sent.
  */
 const MOCK_RATE_LIMIT_PER_SECOND = 10;
+/** With the mock, its callback sender's first backoff is short, so the retry checks (A-CB-007 to -011) wait little. */
+const MOCK_CALLBACK_RETRY = { initialDelayMs: 50 };
 
 interface Started {
   url: string;
@@ -367,5 +369,6 @@ async function startMock(options: ConformanceOptions, setup: MockSetup): Promise
     logFile: setup.logFile,
     keepRecords: false,
     speed: 1000,
+    retry: MOCK_CALLBACK_RETRY,
   });
 }

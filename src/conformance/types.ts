@@ -65,10 +65,13 @@ export type SignatureRecipe =
   | { kind: 'other-body'; body: Buffer }
   /** Valid signature computed over another timestamp than the one sent. */
   | { kind: 'other-timestamp'; timestamp: number }
+  /** Valid signature over the timestamp's number as plain digits, whatever prefix the header carries (§5.2, §5.4). */
+  | { kind: 'bare-timestamp' }
   | { kind: 'truncated' };
 
 export type TimestampRecipe =
-  | { kind: 'now'; shiftSeconds?: number }
+  /** Now on the target's clock; `prefix` is written before the digits (e.g. a leading zero). */
+  | { kind: 'now'; shiftSeconds?: number; prefix?: string }
   | { kind: 'milliseconds' }
   | { kind: 'none' }
   | { kind: 'literal'; value: string };
@@ -84,6 +87,10 @@ export interface RequestRecipe {
   sourceAddress?: string;
   /** Do not honour 429 (the rate-cap check itself). */
   raw429?: boolean;
+  /** The Content-Type sent (default `application/json`, §2). */
+  contentType?: string;
+  /** Send the body with chunked transfer encoding, without Content-Length. */
+  chunked?: boolean;
 }
 
 export interface CheckOutcome {

@@ -1,8 +1,27 @@
 /**
  * Deliberate defects (`faults` option, `--break FAULT`): each turns the reference receiver into a realistic
  * broken one, so the conformance suite can prove it catches that defect, and users can see what a
- * conformance failure looks like. One fault is one defect; several may be combined.
+ * conformance failure looks like. One fault is one defect; several may be combined. Some defects are only a
+ * departure from what the spec prefers (an answer of 200 rather than 202): the check that catches them is a
+ * `should`, and the run warns rather than fails.
  */
+
+/** Defects both reference receivers can be given: the edges of §2.1, §5.2–§5.4 and §6.1/§2.2 both interfaces share. */
+export const RECEIVER_FAULTS = {
+  'dedupe-case-insensitive': 'event_ids are compared ignoring case (a case-insensitive collation): an id that differs only in case is taken for a repeat (§6.1, §2.2)',
+  'dedupe-normalises-unicode': 'event_ids are NFC-normalised before they are compared: an NFD id is taken for a repeat of its NFC spelling (§6.1, §2.2)',
+  'dedupe-trims-event-id': 'event_ids are trimmed before they are compared: an id with a trailing space is taken for a repeat (§6.1, §2.2)',
+  'signs-parsed-timestamp': 'the HMAC is checked over the timestamp parsed as a number, not the header as sent: a leading zero passes unsigned (§5.2, §5.4)',
+  'date-time-without-fraction': 'date-times with fractional seconds are refused (§2.1)',
+  'date-time-numeric-offset-only': 'date-times in UTC written with Z are refused: only ±hh:mm is read (§2.1)',
+  'date-time-positive-offset-only': 'date-times with a negative offset are refused (§2.1)',
+  'e164-max-14-digits': 'E.164 numbers of 15 digits are refused (§2.1)',
+  'e164-min-10-digits': 'E.164 numbers of fewer than 10 digits are refused (§2.1)',
+  'requires-content-length': 'a body sent chunked, without Content-Length, is refused with 411 (a warning: HTTP allows it)',
+  'strict-content-type': 'any Content-Type but exactly application/json (e.g. with a charset) is refused with 415 (a warning)',
+} as const;
+export type ReceiverFault = keyof typeof RECEIVER_FAULTS;
+
 export const PLATFORM_FAULTS = {
   'no-dedupe': 'a repeated event_id is accepted again as new (§6.1)',
   'racy-dedupe': 'dedupe checks, awaits, then inserts: concurrent repeats are all accepted (§6.1)',
@@ -18,6 +37,10 @@ export const PLATFORM_FAULTS = {
   'any-provider': 'any X-CAI-Provider is accepted, verified with the live secrets (§5.6)',
   'duplicate-without-body': 'a repeat is answered 202 with an empty body instead of §2.13',
   'no-retry-after': '429 is answered without Retry-After (§7)',
+  'accepted-200': 'an accepted event is answered 200 rather than 202 (§4.2; a warning: §6.5 counts any 2xx as accepted)',
+  'event-id-utf16-length': 'the event_id limit counts UTF-16 units, not characters: 120 characters outside the BMP are refused (§8)',
+  'size-in-characters': 'the body limit counts characters of the decoded text, not bytes: multi-byte text over 256 KB is accepted (§8)',
+  ...RECEIVER_FAULTS,
 } as const;
 export type PlatformFault = keyof typeof PLATFORM_FAULTS;
 
@@ -30,6 +53,19 @@ export const PROVIDER_FAULTS = {
   'callback-wrong-secret': 'events are signed with the jobs secret instead of the callback secret (§5.1)',
   'callback-wrong-provider': 'events carry another X-CAI-Provider (§4.2, §5.6)',
   'callback-invalid-event': 'events carry a value outside their enumeration (§2.10)',
+  'callback-lead-id-normalised': 'events carry the job\'s lead_id lowercased (§2.2)',
+  'callback-wrong-job-id': 'messages carry a provider_job_id other than the acknowledged one (§2.3; a warning)',
+  'callback-wrong-number': 'outbound messages come from another number than the acknowledged assigned_number_e164 (§2.3; a warning)',
+  'callback-no-ending': 'conversations stop before their appointment or job.closed event (§3; a warning)',
+  'callback-no-retry-on-5xx': 'an event answered 5xx is not sent again (§7)',
+  'callback-no-retry-on-429': 'an event answered 429 is not sent again (§7)',
+  'callback-ignores-retry-after': 'an event answered 429 is sent again after the backoff, not after Retry-After (§7)',
+  'callback-retries-400': 'an event answered 400 is sent again, like a 5xx (§7)',
+  'callback-retry-stale-signature': 'a retry re-serialises the event and keeps the first attempt\'s signature (§5.2)',
+  'repeat-restarts-conversation': 'a repeated event_id gets the same acknowledgment but starts the conversation again (§2.2)',
+  'verifies-with-both-secrets': 'jobs signed with the events secret are accepted too (§5.1)',
+  'language-two-part-only': 'contact.language must be ll or ll-CC: a script subtag (zh-Hant-TW) is refused (§2.1)',
+  ...RECEIVER_FAULTS,
 } as const;
 export type ProviderFault = keyof typeof PROVIDER_FAULTS;
 

@@ -104,6 +104,8 @@ export interface SignaturePolicy {
   windowSeconds?: number;
   /** The bytes the HMAC is checked over (default the body as received, §5.2). */
   signedBytes?: (body: Buffer) => Buffer;
+  /** The timestamp text the HMAC and the window read (default the header as received, §5.4). */
+  signedTimestamp?: (sent: string) => string;
   /** A further verdict on a valid signature (a 401 reason and message), e.g. a one-sided window. */
   afterVerify?: (result: VerifyResult) => { reason: string; message: string } | undefined;
 }
@@ -148,8 +150,8 @@ export interface ReceiverProfile<Ack> {
   throttle?(reject: Reject): Reply | undefined;
   /** The credential for the sender's identity header, or the 401 answer. */
   identify(request: IncomingMessage, entry: MockRequestEntry, reject: Reject): Credential | Reply;
-  /** A fault step between reading and checking the HMAC (`dedupe-before-auth`). */
-  beforeAuthenticate?(received: Received): Reply | undefined;
+  /** A fault step between reading and checking the HMAC (`dedupe-before-auth`, `size-in-characters`). */
+  beforeAuthenticate?(received: Received, reject: Reject): Reply | undefined;
   /** `5xx-on-bad-json`: the answer to a body that is not JSON, instead of 400. */
   badJson?(reject: Reject): Reply | undefined;
   /** The schema problems of the document (empty: valid). */
@@ -165,6 +167,8 @@ export interface ReceiverProfile<Ack> {
   answer(admitted: Admitted, verdict: 'accepted' | 'duplicate', ack: Ack): Reply;
   /** What follows a new document (the provider's conversation). */
   afterAccept?(admitted: Admitted, ack: Ack): void;
+  /** What follows a repeat (nothing, §2.2, §6.1: the `repeat-restarts-conversation` fault starts it again). */
+  afterDuplicate?(admitted: Admitted, ack: Ack): void;
 }
 
 /** The request handler of a reference receiver: every request goes through the pipeline and is answered. */
@@ -228,7 +232,7 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   if (!Buffer.isBuffer(body)) return body;
   held.bytes = body.length;
   const received: Received = { request, entry, credential, body };
-  const unauthenticated = profile.beforeAuthenticate?.(received) ?? authenticate(profile, received, reject);
+  const unauthenticated = profile.beforeAuthenticate?.(received, reject) ?? authenticate(profile, received, reject);
   if (unauthenticated) return unauthenticated;
   const validator = profile.validator();
   const admitted = parseAndValidate(profile, received, validator instanceof Promise ? await validator : validator, reject);
@@ -294,10 +298,12 @@ function authenticate(profile: ReceiverProfile<unknown>, received: Received, rej
 }
 
 function verifyRequest(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, rawBody: Buffer): VerifyResult {
+  const timestamp = headerValue(request, Headers.timestamp);
+  const { signedTimestamp } = profile.signature;
   return verify({
     secrets: credential.secrets,
     signature: headerValue(request, Headers.signature),
-    timestamp: headerValue(request, Headers.timestamp),
+    timestamp: timestamp !== undefined && signedTimestamp ? signedTimestamp(timestamp) : timestamp,
     rawBody,
     now: Math.floor(profile.now() / 1000),
     windowSeconds: profile.signature.windowSeconds,
@@ -342,8 +348,10 @@ async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Ad
       : profile.dedupe === 'racy'
         ? await index.claimRacily(key, storeNew, RACY_WINDOW_MS)
         : await index.claim(key, storeNew);
-  if (claim.verdict === 'duplicate') await noteDuplicate(admitted.entry, () => store('duplicate', claim.value));
-  else profile.afterAccept?.(admitted, claim.value);
+  if (claim.verdict === 'duplicate') {
+    await noteDuplicate(admitted.entry, () => store('duplicate', claim.value));
+    profile.afterDuplicate?.(admitted, claim.value);
+  } else profile.afterAccept?.(admitted, claim.value);
   admitted.entry.verdict = claim.verdict;
   return profile.answer(admitted, claim.verdict, claim.value);
 }

@@ -2,14 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import { usageError } from '../errors.js';
 import { headerValue, type ReceiverLimits, type Reply, type TlsFiles } from '../http/server.js';
 import { DUPLICATE_ACK } from '../spec/acknowledgment.js';
-import { Headers, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { Headers, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { Branch, ValidationIssue } from '../spec/validate.js';
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
-import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
+import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type Received, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
+import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf, objectOf, receivedHeaders } from './request.js';
 import { serve } from './serve.js';
 import { RecordStore } from './store.js';
@@ -42,6 +43,11 @@ export interface MockPlatformOptions {
   logFile?: string;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
+  /**
+   * The `Retry-After` of every 429, in seconds (default: the whole seconds until a request would pass, at least 1).
+   * 0 is legal (§7 gives no minimum): a sender, or the conformance suite, must cope with it.
+   */
+  retryAfterSeconds?: number;
   /** §5.7: CIDR blocks (IPv4 or IPv6) allowed to call; none = anyone. */
   allowOrigins?: readonly string[];
   tls?: TlsFiles;
@@ -75,6 +81,8 @@ const ACCEPTED_BODY = Buffer.from('{"ok":true}');
 const DUPLICATE_BODY = Buffer.from(JSON.stringify(DUPLICATE_ACK));
 // Far beyond §8, so `no-size-limit` accepts what a real careless server would, without unbounded memory.
 const NO_LIMIT_BYTES = 64 * 1024 * 1024;
+// `size-in-characters` reads up to this many bytes (262 144 characters of 4 bytes), then counts characters.
+const CHARACTER_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
   'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
@@ -163,6 +171,17 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
   const path = options.path ?? '/events';
   const injectFailure = failureInjector(options);
   const duplicateReply: Reply = has('duplicate-without-body') ? { status: 202 } : { status: 202, body: DUPLICATE_BODY };
+  const acceptedReply: Reply = { status: has('accepted-200') ? 200 : 202, body: ACCEPTED_BODY };
+  const wire = wireCheck(state.faults);
+  const origins = state.origins ? originCheck(state.origins) : undefined;
+  // `dedupe-before-auth`: a repeat is answered before its signature is checked.
+  const duplicateBeforeAuth = ({ body, credential, entry }: Received): Reply | undefined => {
+    const eventId = eventIdOf(body);
+    if (eventId === undefined || !state.indexes[credential.space].has(dedupeKeyOf(eventId, state.faults))) return undefined;
+    entry.event_id = eventId;
+    entry.verdict = 'duplicate';
+    return duplicateReply;
+  };
   return {
     interface: 'B',
     kind: 'event',
@@ -171,7 +190,7 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     methodHint: 'events are POSTed (§4.2)',
     pathHint: `events go to ${path} (§4.2)`,
     sizeRule: ' (§8)',
-    limitBytes: has('no-size-limit') ? NO_LIMIT_BYTES : MAX_BODY_BYTES,
+    limitBytes: has('no-size-limit') ? NO_LIMIT_BYTES : has('size-in-characters') ? CHARACTER_LIMIT_BYTES : MAX_BODY_BYTES,
     latencyMs: options.latencyMs,
     now: options.now ?? Date.now,
     onRequest: options.onRequest,
@@ -183,27 +202,29 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     store: state.store,
     indexFor: ({ credential }) => state.indexes[credential.space],
     dedupe: has('no-dedupe') ? 'none' : has('racy-dedupe') ? 'racy' : 'atomic',
-    signature: signaturePolicy(has),
-    admit: state.origins ? originCheck(state.origins) : undefined,
-    throttle: options.rateLimit ? rateCheck(options.rateLimit, has('no-retry-after')) : undefined,
+    signature: { ...signaturePolicy(has), signedTimestamp: signedTimestamp(state.faults) },
+    admit: origins || wire ? (request, reject) => origins?.(request, reject) ?? wire?.(request, reject) : undefined,
+    throttle: options.rateLimit ? rateCheck(options.rateLimit, has('no-retry-after'), options.retryAfterSeconds) : undefined,
     identify: credentialLookup(options, has('any-provider')),
-    beforeAuthenticate: has('dedupe-before-auth')
-      ? ({ body, credential, entry }) => {
-          const eventId = eventIdOf(body);
-          if (eventId === undefined || !state.indexes[credential.space].has(eventId)) return undefined;
-          entry.event_id = eventId;
-          entry.verdict = 'duplicate';
-          return duplicateReply;
-        }
-      : undefined,
+    beforeAuthenticate:
+      has('dedupe-before-auth') || has('size-in-characters')
+        ? (received, reject) => (has('size-in-characters') ? characterLimit(received.body, reject) : undefined) ?? (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
+        : undefined,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => checkEvent(validator, document, has, options.catalog),
+    checkDocument: (validator, document) => [...checkEvent(validator, document, has, options.catalog), ...narrowedFormatIssues(document, state.faults)],
     inspect: (admitted, reject) => checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
-    dedupeKey: ({ document }) => document.event_id as string,
+    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, state.faults),
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
-    answer: (_admitted, verdict) => (verdict === 'accepted' ? { status: 202, body: ACCEPTED_BODY } : duplicateReply),
+    answer: (_admitted, verdict) => (verdict === 'accepted' ? acceptedReply : duplicateReply),
   };
+}
+
+/** The `size-in-characters` defect: the limit applied to the decoded text's length (UTF-16 units), not its bytes. */
+function characterLimit(body: Buffer, reject: Reject): Reply | undefined {
+  const characters = body.toString('utf8').length;
+  if (characters <= MAX_BODY_BYTES) return undefined;
+  return { ...reject(413, 'payload_too_large', `the body is ${characters} characters, over the limit of ${MAX_BODY_BYTES}`), close: true };
 }
 
 /** §5.7: only registered origins may call. */
@@ -213,11 +234,12 @@ function originCheck(origins: OriginAllowList) {
 }
 
 /** §7: over the request cap, 429 with Retry-After (without it under `no-retry-after`). */
-function rateCheck(perSecond: number, withoutRetryAfter: boolean) {
+function rateCheck(perSecond: number, withoutRetryAfter: boolean, fixedRetryAfter: number | undefined) {
   const limiter = new RateLimiter(perSecond);
   return (reject: Reject): Reply | undefined => {
-    const retryAfter = limiter.take();
-    if (retryAfter === undefined) return undefined;
+    const due = limiter.take();
+    if (due === undefined) return undefined;
+    const retryAfter = fixedRetryAfter ?? due;
     const headers = withoutRetryAfter ? undefined : { 'retry-after': String(retryAfter) };
     return reject(429, 'rate_limited', `over the cap of ${perSecond} requests per second (§7)`, { retry_after: retryAfter }, headers);
   };
@@ -264,6 +286,10 @@ function checkEvent(validator: Validator, document: unknown, has: (fault: Platfo
     return [{ path: '', code: 'invalid_type', message: 'expected an object with event and event_id' }];
   }
   const errors = [...validator.validateDocument(document, { kind: 'event', catalog }).errors];
+  const eventId = fields?.event_id;
+  if (has('event-id-utf16-length') && typeof eventId === 'string' && eventId.length > MAX_EVENT_ID_LENGTH) {
+    errors.push({ path: 'event_id', code: 'too_long', message: `event_id is ${eventId.length} characters, over ${MAX_EVENT_ID_LENGTH}` });
+  }
   if (has('reject-unknown-fields') && fields) {
     for (const name of Object.keys(fields)) {
       if (!KNOWN_EVENT_FIELDS.has(name)) errors.push({ path: name, code: 'unknown_field', message: `unknown field ${name}` });

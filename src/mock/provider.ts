@@ -9,6 +9,7 @@ import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
+import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
@@ -109,11 +110,11 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     speed: options.speed ?? 1,
     branchName: (code) => options.catalog?.find((branch) => branch.branch_code === code)?.name,
     has,
-    sendEvent: options.sendEvent ?? lazySender(options),
+    sendEvent: options.sendEvent ?? lazySender(options, faults),
     now,
     random: options.random ?? Math.random,
   });
-  const profile = providerProfile(options, { has, now, index, store, simulator, bounds });
+  const profile = providerProfile(options, { has, faults, now, index, store, simulator, bounds });
   const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: '', tls: options.tls, limits: bounds.limits }, () => store.close());
   let closing: Promise<void> | undefined;
   return {
@@ -135,17 +136,18 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   };
 }
 
-/** The toolkit's sender (undici), loaded with the first event. */
-function lazySender(options: MockProviderOptions): EventSender {
+/** The toolkit's sender (undici), loaded with the first event; with a sender fault, the broken one. */
+function lazySender(options: MockProviderOptions, faults: ReadonlySet<ProviderFault>): EventSender {
   let loading: Promise<EventSender> | undefined;
   return (request, signal, onRetry) => {
-    loading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls }));
+    loading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls, faults }));
     return loading.then((send) => send(request, signal, onRetry));
   };
 }
 
 interface ProviderState {
   has(fault: ProviderFault): boolean;
+  faults: ReadonlySet<ProviderFault>;
   now(): number;
   index: DedupeIndex<JobAck>;
   store: RecordStore;
@@ -155,8 +157,10 @@ interface ProviderState {
 
 /** What the Interface A receiver adds to the pipeline: X-CAI-Source, the job ack (§2.3), the conversation. */
 function providerProfile(options: MockProviderOptions, state: ProviderState): ReceiverProfile<JobAck> {
-  const { has } = state;
-  const credential: Credential = { code: options.providerCode, secrets: options.secrets, space: 'live' };
+  const { has, faults } = state;
+  // §5.1: the jobs direction has its own secret (`verifies-with-both-secrets` takes the events secret too).
+  const secrets = has('verifies-with-both-secrets') ? [...options.secrets, ...options.callbackSecrets] : options.secrets;
+  const credential: Credential = { code: options.providerCode, secrets, space: 'live' };
   return {
     interface: 'A',
     kind: 'job',
@@ -178,11 +182,12 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     store: state.store,
     indexFor: () => state.index,
     dedupe: has('no-dedupe') ? 'none' : 'atomic',
-    signature: { skip: has('no-signature-check') },
+    signature: { skip: has('no-signature-check'), signedTimestamp: signedTimestamp(faults) },
+    admit: wireCheck(faults),
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
-    dedupeKey: ({ document }) => document.event_id as string,
+    checkDocument: (validator, document) => [...validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors, ...narrowedFormatIssues(document, faults)],
+    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, faults),
     acknowledge: ({ document }) => ({ provider_job_id: `pj_${randomBytes(8).toString('hex')}`, assigned_number_e164: numberFor(String(document.branch_code), options.catalog) }),
     recordHead: jobRecordHead(options.providerCode),
     answer: ({ entry }, verdict, ack) => {
@@ -193,6 +198,7 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     },
     // §2.2: a repeated event_id is ignored: the same acknowledgment, nothing started.
     afterAccept: ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack),
+    afterDuplicate: has('repeat-restarts-conversation') ? ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack) : undefined,
   };
 }
 

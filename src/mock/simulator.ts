@@ -105,7 +105,7 @@ export class ConversationSimulator {
   private async play(job: JobDocument, ack: JobAck): Promise<void> {
     const { options } = this;
     const signal = this.stopping.signal;
-    for (const step of buildConversation(this.factsOf(job, ack), this.scenarioFor(job), options.now)) {
+    for (const step of this.stepsOf(job, ack)) {
       await sleep(step.delayMs / options.speed, signal);
       if (signal.aborted) return;
       const document: Record<string, unknown> = { ...step.document, occurred_at: offsetIso(options.now()) };
@@ -131,20 +131,29 @@ export class ConversationSimulator {
     }
   }
 
+  /** The conversation's events; `callback-no-ending` stops before the first result (§3 step 5). */
+  private stepsOf(job: JobDocument, ack: JobAck) {
+    const steps = buildConversation(this.factsOf(job, ack), this.scenarioFor(job), this.options.now);
+    if (!this.options.has('callback-no-ending')) return steps;
+    const ending = steps.findIndex((step) => step.document.event !== 'conversation.message');
+    return ending < 0 ? steps : steps.slice(0, ending);
+  }
+
   private scenarioFor(job: JobDocument): Exclude<Scenario, { kind: 'random' }> {
     const chosen = this.options.scenario ?? scenarioForIntent(job.brief?.intent);
     return chosen.kind === 'random' ? pickRandom(this.options.random) : chosen;
   }
 
   private factsOf(job: JobDocument, ack: JobAck): JobFacts {
+    const { has } = this.options;
     return {
-      leadId: this.options.has('callback-lead-changed') ? `${job.lead_id}-x` : job.lead_id,
-      providerJobId: ack.provider_job_id,
+      leadId: has('callback-lead-changed') ? `${job.lead_id}-x` : has('callback-lead-id-normalised') ? job.lead_id.toLowerCase() : job.lead_id,
+      providerJobId: has('callback-wrong-job-id') ? `${ack.provider_job_id}-conversation` : ack.provider_job_id,
       branchCode: job.branch_code,
       branchName: this.options.branchName(job.branch_code) ?? job.city ?? job.branch_code,
       contactName: job.contact.name,
       contactPhone: job.contact.phone_e164,
-      assignedNumber: ack.assigned_number_e164,
+      assignedNumber: has('callback-wrong-number') ? anotherNumber(ack.assigned_number_e164) : ack.assigned_number_e164,
       originChannel: job.origin?.channel,
       notes: job.brief?.notes,
     };
@@ -183,6 +192,12 @@ function breakEnum(document: Record<string, unknown>): void {
   if (document.event === 'conversation.message') document.channel = 'carrier_pigeon';
   else if (document.event === 'job.closed') document.outcome = 'ghosted';
   else document.event = 'appointment.maybe';
+}
+
+/** The `callback-wrong-number` defect: a number of the same range, not the one acknowledged (last digit moved on). */
+function anotherNumber(number: string): string {
+  const last = Number(number.at(-1) ?? '0');
+  return `${number.slice(0, -1)}${(last + 1) % 10}`;
 }
 
 /** The `bad-ack` defect: the number in national format, as a careless provider would send it. */

@@ -70,11 +70,11 @@ describe('cai conformance run against the built-in receiver', () => {
     const junit = join(dir, 'report.xml');
     const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--junit', junit, ...repro()]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^8 passed, 0 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^12 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stdout).toContain('B-DEDUP-002');
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.match(/<testcase /g)?.length).toBe(8);
+    expect(xml.match(/<testcase /g)?.length).toBe(12);
     expect(xml).toContain('<property name="section" value="§8 §7"/>');
   });
 
@@ -243,8 +243,8 @@ describe('interface A against a provider started separately, with the callback l
         env: { CAI_SECRET: 'whsec_jobs_secret' },
       });
       expect(result.code).toBe(0);
-      expect(result.stderr).toContain('note: no callback secret: the callback checks (A-CB-*) are skipped; pass --callback-secret-env NAME to check the events the provider sends back');
-      expect(result.stdout).toMatch(/^1 passed, 0 failed, 6 skipped$/m);
+      expect(result.stderr).toContain("note: no callback secret: the checks that need the provider's events (A-CB-*, A-DEDUP-007, A-AUTH-016) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
+      expect(result.stdout).toMatch(/^1 passed, 0 failed, 15 skipped$/m);
       expect(result.stdout).toContain('- A-CB-001 skipped: needs the callback-secret options (and --callback-listen / --callback-url) to receive the events');
     } finally {
       await provider.close();

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { sign } from '../../src/signing/sign.js';
 
 export const LIVE_SECRET = 'live-secret-0123456789';
@@ -30,6 +31,10 @@ export interface PostOptions {
   timestamp?: number | string;
   headers?: Record<string, string>;
   raw?: string | Buffer;
+  /** Sign over this timestamp text instead of the one sent. */
+  signAs?: string;
+  /** Send the body with chunked transfer encoding, without Content-Length. */
+  chunked?: boolean;
 }
 
 export interface Answer {
@@ -45,8 +50,10 @@ export async function post(url: string, document: unknown, options: PostOptions 
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-cai-timestamp': timestamp };
   if (options.provider !== null) headers['x-cai-provider'] = options.provider ?? 'acme';
-  if (options.secret !== null) headers['x-cai-signature'] = sign(options.secret ?? LIVE_SECRET, timestamp, body);
-  const response = await request(url, { method: 'POST', headers: { ...headers, ...options.headers }, body });
+  if (options.secret !== null) headers['x-cai-signature'] = sign(options.secret ?? LIVE_SECRET, options.signAs ?? timestamp, body);
+  // A stream has no length to declare: undici sends it chunked.
+  const sent = options.chunked ? Readable.from([body]) : body;
+  const response = await request(url, { method: 'POST', headers: { ...headers, ...options.headers }, body: sent });
   const text = await response.body.text();
   let json: unknown;
   try {

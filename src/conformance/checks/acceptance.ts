@@ -1,14 +1,16 @@
 /**
  * What a receiver must accept (§4.1, §4.2): every valid document, including unknown fields (§9.2), an unknown
- * lead (§6.3), the longest event_id (§8), a job with only its required fields (§2.2); and, on Interface A,
- * the acknowledgment that comes back (§2.3).
+ * lead (§6.3), the longest event_id (§8: 120 characters, counted as code points, so also 120 astral ones), a job
+ * with only its required fields (§2.2); and, on Interface A, the acknowledgment that comes back (§2.3).
+ * Accepted means any 2xx (§6.5); the status §4.2 names, 202, is B-ACCEPT-009's `should`, and §4.1's 202 for a
+ * job is A-ACCEPT-001's `must`.
  */
 import { randomBytes } from 'node:crypto';
 import { checkJobAck } from '../../spec/acknowledgment.js';
 import { EVENT_TYPES, Headers, MAX_EVENT_ID_LENGTH } from '../../spec/constants.js';
-import { compact, eventDoc, withPath, type Doc } from '../bodies.js';
+import { astralPadded, compact, eventDoc, withPath, type Doc } from '../bodies.js';
 import { defineCheck, type CheckDefinition } from '../define.js';
-import { ACCEPTED, isAccepted } from '../expectations.js';
+import { ACCEPTED, ACCEPTED_202, isAccepted } from '../expectations.js';
 import { describeAnswer, fail, pass } from '../outcomes.js';
 import { event, job } from './receivers.js';
 
@@ -22,7 +24,7 @@ const eventsAcceptance: CheckDefinition[] = [
   ...EVENT_TYPES.map((type, index) =>
     defineCheck({
       id: `B-ACCEPT-00${index + 1}`, interface: 'B', level: 'must', sections: ['§4.2', '§6', payloadSection(type)], tags: ['acceptance', 'events'],
-      title: `a valid ${type} event is accepted with 202`,
+      title: `a valid ${type} event is accepted`,
       send: (scope) => ({ body: compact(event(scope, type)) }),
       expect: ACCEPTED,
     }),
@@ -37,7 +39,7 @@ const eventsAcceptance: CheckDefinition[] = [
   }),
   defineCheck({
     id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], tags: ['acceptance', 'lead'],
-    title: 'an event for an unknown lead_id is accepted with 202',
+    title: 'an event for an unknown lead_id is accepted',
     send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), `unknown-lead-${randomBytes(8).toString('hex')}`)) }),
     expect: ACCEPTED,
   }),
@@ -52,6 +54,20 @@ const eventsAcceptance: CheckDefinition[] = [
     },
     expect: ACCEPTED,
   }),
+  // §4.2 names 202 for an accepted event, but §6.5 tells the sender that any 2xx means accepted: another 2xx
+  // loses nothing, so answering it is a warning.
+  defineCheck({
+    id: 'B-ACCEPT-009', interface: 'B', level: 'should', sections: ['§4.2', '§7', '§6.5'], tags: ['acceptance', 'status'],
+    title: 'an accepted event is answered 202 itself (§6.5 counts any 2xx as accepted)',
+    send: (scope) => ({ body: compact(event(scope)) }),
+    expect: ACCEPTED_202,
+  }),
+  defineCheck({
+    id: 'B-ACCEPT-010', interface: 'B', level: 'must', sections: ['§8', '§6.1', '§2.4'], tags: ['acceptance', 'limits'],
+    title: `an event_id of ${MAX_EVENT_ID_LENGTH} characters, most outside the BMP (over ${MAX_EVENT_ID_LENGTH} UTF-16 units), is accepted`,
+    send: (scope) => ({ body: compact({ ...event(scope), event_id: astralPadded(`${scope.eventId()}-`, MAX_EVENT_ID_LENGTH) }) }),
+    expect: ACCEPTED,
+  }),
 ];
 
 const ACK_SHAPE = '202 {"provider_job_id": string, "assigned_number_e164": E.164}';
@@ -62,7 +78,7 @@ const jobsAcceptance: CheckDefinition[] = [
     id: 'A-ACCEPT-001', interface: 'A', level: 'must', sections: ['§4.1', '§2.2'], tags: ['acceptance', 'jobs'],
     title: 'a valid contact job is accepted with 202',
     send: (scope) => ({ body: compact(job(scope)) }),
-    expect: ACCEPTED,
+    expect: ACCEPTED_202,
   }),
   defineCheck({
     id: 'A-ACCEPT-002', interface: 'A', level: 'must', sections: ['§2.3', '§4.1', '§2.1'], tags: ['acceptance', 'ack'],

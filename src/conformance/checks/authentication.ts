@@ -1,7 +1,9 @@
 /**
  * §5: who may send. The signature (another secret, another body, another timestamp, truncated, malformed,
  * missing), for both interfaces; then the sender's identity, which each interface carries its own way
- * (X-CAI-Provider and the registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1).
+ * (X-CAI-Provider and the registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1); then what the signature
+ * binds at its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction
+ * (§5.1).
  */
 import { randomBytes } from 'node:crypto';
 import { compact } from '../bodies.js';
@@ -72,3 +74,29 @@ const jobsIdentity = [
 ];
 
 export const identity = { B: eventsIdentity, A: jobsIdentity };
+
+/**
+ * What the signature binds (§5.2–§5.4): the timestamp exactly as the header carries it. A verifier that parses the
+ * header to a number and signs the number's digits accepts a header that is not the signed text. A receiver may
+ * refuse a leading zero as a malformed timestamp, or verify it as sent; either way the request is refused.
+ */
+const BINDING_ROWS: readonly Tampering[] = [
+  { id: { B: 'B-AUTH-017', A: 'A-AUTH-015' }, answer: 'header', tags: ['signature', 'window'], sections: { A: ['§5.2', '§5.4', '§4.1'], B: ['§5.2', '§5.4', '§7'] },
+    what: 'a timestamp written with a leading zero but signed over the digits without it',
+    tamper: (body) => ({ body, timestamp: { kind: 'now', prefix: '0' }, signature: { kind: 'bare-timestamp' } }) },
+];
+
+const binding = tamperingChecks(BINDING_ROWS);
+
+/** §5.1: a separate secret for each direction; the jobs endpoint does not take the events secret. */
+const otherDirection = defineCheck({
+  id: 'A-AUTH-016', interface: 'A', level: 'must', sections: ['§5.1', '§4.1', '§5.3'], tags: ['auth', 'signature'], needs: 'callback',
+  title: 'a job signed with the events secret (the other direction of the pair) is rejected',
+  run: (scope) => {
+    const secret = scope.session.callback?.secrets[0];
+    if (secret === undefined) return skip('needs the events secret (the callback-secret options) to sign with it');
+    return expectStatus(scope, { body: compact(job(scope)), signature: { kind: 'wrong-secret', secret } }, REJECTED);
+  },
+});
+
+export const signatureBinding = { B: binding.B ?? [], A: [...(binding.A ?? []), otherDirection] };

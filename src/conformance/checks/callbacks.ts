@@ -1,92 +1,48 @@
 /**
  * Interface A, §3 step 5: the events the provider sends back to the job's callback_url. One job is sent and its
  * events gathered once (Session.once); each check judges one property of them: arrival, signature (§5),
- * X-CAI-Provider (§4.2, §5.6), schema (§2.4–§2.7), the lead_id (§2.2), and how the conversation ends.
+ * X-CAI-Provider (§4.2, §5.6), schema (§2.4–§2.7), the lead_id (§2.2), how the conversation ends (§3, §6), and
+ * the lifecycle facts the acknowledgment fixed (§2.3): its provider_job_id and assigned number. A second job,
+ * whose lead_id has capitals, accents and punctuation, shows whether it comes back byte for byte. How the
+ * provider's sender answers the listener's 503, 429 and 400 is callback-retries.ts.
  */
 import { Headers } from '../../spec/constants.js';
+import { isE164 } from '../../spec/formats.js';
 import { validateDocument } from '../../spec/validate.js';
-import { verify } from '../../signing/verify.js';
-import { compact } from '../bodies.js';
-import type { CallbackRequest } from '../callback-listener.js';
-import { defineCheck, type CheckDefinition, type CheckScope } from '../define.js';
-import { isAccepted } from '../expectations.js';
-import { describeAnswer, fail, parseJson, pass, skip } from '../outcomes.js';
-import type { CheckLevel, CheckMeta, CheckOutcome, Exchange } from '../types.js';
-import { job } from './receivers.js';
+import type { CheckScope } from '../define.js';
+import { fail, parseJson, pass, skip } from '../outcomes.js';
+import { callbackCheck, eventOf, gatherJob, isFinal, judgeEach, seconds, signatureProblem, type JobEvents } from './callback-evidence.js';
+import { callbackRetries } from './callback-retries.js';
+import { providerJobIdOf } from './receivers.js';
 
-interface CallbackEvidence {
-  job: Exchange;
-  leadId: string;
-  requests: CallbackRequest[];
-  startedAt: number;
-  waitedMs: number;
+/** The assigned number of a job's acknowledgment (§2.3), when the answer carries a string one. */
+function assignedNumberOf(evidence: JobEvents): string | undefined {
+  const value = parseJson(evidence.job.body);
+  const number = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).assigned_number_e164 : undefined;
+  return typeof number === 'string' ? number : undefined;
 }
 
-/** The result that ends a conversation (§3 step 5); any appointment.* counts here, A-CB-004 judges its validity. */
-function isFinal(type: unknown): boolean {
-  return typeof type === 'string' && (type === 'job.closed' || type.startsWith('appointment.'));
+/**
+ * A lead_id the platform may well issue (§2.2: a string), that a provider which lowercases, trims or normalises
+ * identifiers would change: capitals, accented letters (`é` decomposed, as NFD text has it), a slash, a plus.
+ */
+function unusualLeadId(plain: string): string {
+  return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1`;
 }
 
-function eventOf(request: CallbackRequest): Record<string, unknown> | undefined {
-  const value = parseJson(request.body);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+function edgeLeadJob(scope: CheckScope): Promise<JobEvents | undefined> {
+  return scope.session.once('callback-edge-lead', () =>
+    gatherJob(scope, { name: 'lead-edge', change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) }),
+  );
 }
 
-/** Sends the one job whose events every callback check judges, and waits for a final event (or --callback-wait). */
-function callbackEvidence(scope: CheckScope): Promise<CallbackEvidence | undefined> {
-  const harness = scope.session.callback;
-  if (!harness) return Promise.resolve(undefined);
-  return scope.session.once('callback-job', async () => {
-    const token = `callbacks-${harness.newToken()}`;
-    const doc = job(scope, harness.callbackUrlFor(token));
-    const started = Date.now();
-    const answer = await scope.send({ body: compact(doc) });
-    const requests = isAccepted(answer)
-      ? await harness.waitFor(token, (received) => received.some((request) => isFinal(eventOf(request)?.event)), scope.session.callbackWaitMs)
-      : [];
-    return { job: answer, leadId: String(doc.lead_id), requests, startedAt: started, waitedMs: Date.now() - started };
+const leadUnchanged = (evidence: JobEvents) =>
+  judgeEach(evidence, `lead_id ${JSON.stringify(evidence.leadId)}`, (request) => {
+    const lead = eventOf(request)?.lead_id;
+    return lead === evidence.leadId ? undefined : `lead_id ${JSON.stringify(lead)}`;
   });
-}
 
-interface CallbackCheck extends Pick<CheckMeta, 'id' | 'title' | 'sections'> {
-  level: CheckLevel;
-  /** Judge even when no event arrived (the arrival check itself); the others are then skipped. */
-  judgesSilence?: boolean;
-  judge(evidence: CallbackEvidence, scope: CheckScope): CheckOutcome;
-}
-
-function callbackCheck(spec: CallbackCheck): CheckDefinition {
-  return defineCheck({
-    id: spec.id, interface: 'A', level: spec.level, sections: spec.sections, tags: ['callback'], needs: 'callback',
-    title: spec.title,
-    run: async (scope) => {
-      const evidence = await callbackEvidence(scope);
-      if (!evidence) return skip('needs the callback-secret options (and --callback-listen / --callback-url) to receive the events');
-      if (!isAccepted(evidence.job)) return fail('202 for the job whose events are judged', describeAnswer(evidence.job), evidence.job);
-      if (evidence.requests.length === 0 && !spec.judgesSilence) return skip('no event arrived (see A-CB-001)');
-      return spec.judge(evidence, scope);
-    },
-  });
-}
-
-/** Passes when `judge` finds nothing wrong with any event; otherwise fails on the first event it faults. */
-function judgeEach(evidence: CallbackEvidence, expected: string, judge: (request: CallbackRequest) => string | undefined): CheckOutcome {
-  const count = `${evidence.requests.length} event${evidence.requests.length === 1 ? '' : 's'}`;
-  for (const [index, request] of evidence.requests.entries()) {
-    const problem = judge(request);
-    if (problem === undefined) continue;
-    // No reproduction command here: re-sending the job would be answered as a duplicate and start nothing. The
-    // evidence is the event as received.
-    const received = request.body.toString('utf8');
-    const excerpt = received.length > 300 ? `${received.slice(0, 300)}…` : received;
-    return fail(expected, `event ${index + 1} of ${count} (${String(eventOf(request)?.event ?? '?')}): ${problem}`, undefined, [`the event as received: ${excerpt}`]);
-  }
-  return pass(expected, `${count}, all as expected`);
-}
-
-const seconds = (ms: number) => Math.round(ms / 1000);
-
-const jobsCallbacks: CheckDefinition[] = [
+const jobsCallbacks = [
   callbackCheck({
     id: 'A-CB-001',
     title: "the provider sends events back to the job's callback_url within --callback-wait",
@@ -106,17 +62,7 @@ const jobsCallbacks: CheckDefinition[] = [
     title: 'every event is signed with the events secret, within the window',
     sections: ['§5.1', '§5.3', '§5.5', '§4.2'],
     level: 'must',
-    judge: (evidence, scope) =>
-      judgeEach(evidence, 'a valid X-CAI-Signature under the callback secret', (request) => {
-        const result = verify({
-          secrets: scope.session.callback?.secrets ?? [],
-          signature: request.headers[Headers.signature],
-          timestamp: request.headers[Headers.timestamp],
-          rawBody: request.body,
-          now: Math.floor(request.receivedAt / 1000),
-        });
-        return result.valid ? undefined : `${result.reason}: ${result.message}`;
-      }),
+    judge: (evidence, scope) => judgeEach(evidence, 'a valid X-CAI-Signature under the callback secret', (request) => signatureProblem(request, scope)),
   }),
   callbackCheck({
     id: 'A-CB-003',
@@ -151,11 +97,7 @@ const jobsCallbacks: CheckDefinition[] = [
     title: "every event carries the job's lead_id unchanged",
     sections: ['§2.2', '§2.4'],
     level: 'must',
-    judge: (evidence) =>
-      judgeEach(evidence, `lead_id "${evidence.leadId}"`, (request) => {
-        const lead = eventOf(request)?.lead_id;
-        return lead === evidence.leadId ? undefined : `lead_id ${JSON.stringify(lead)}`;
-      }),
+    judge: leadUnchanged,
   }),
   callbackCheck({
     id: 'A-CB-006',
@@ -170,4 +112,54 @@ const jobsCallbacks: CheckDefinition[] = [
   }),
 ];
 
-export const callbacks = { A: jobsCallbacks };
+/**
+ * The lifecycle as the acknowledgment fixed it. §2.4 leaves each field's presence to the event type, so only the
+ * events that carry the field are judged; and the spec does not say in so many words that they must repeat the
+ * acknowledgment's values (the envelope calls provider_job_id "the Provider's own identifier", from_number_e164
+ * "origin number"), so these are `should`.
+ */
+const lifecycle = [
+  callbackCheck({
+    id: 'A-CB-012',
+    title: 'events that carry provider_job_id carry the one the acknowledgment gave',
+    sections: ['§2.3', '§2.4', '§2.5'],
+    level: 'should',
+    tags: ['lifecycle'],
+    judge: (evidence) => {
+      const acknowledged = providerJobIdOf(evidence.job);
+      if (typeof acknowledged !== 'string') return skip('the acknowledgment has no string provider_job_id (see A-ACCEPT-002)');
+      return judgeEach(evidence, `provider_job_id ${JSON.stringify(acknowledged)} where present`, (request) => {
+        const event = eventOf(request);
+        if (event === undefined || !('provider_job_id' in event)) return undefined;
+        return event.provider_job_id === acknowledged ? undefined : `provider_job_id ${JSON.stringify(event.provider_job_id)}`;
+      });
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-013',
+    title: 'outbound messages come from the assigned_number_e164 the acknowledgment gave',
+    sections: ['§2.3', '§3', '§2.4', '§2.5'],
+    level: 'should',
+    tags: ['lifecycle'],
+    judge: (evidence) => {
+      const assigned = assignedNumberOf(evidence);
+      if (assigned === undefined || !isE164(assigned)) return skip('the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)');
+      return judgeEach(evidence, `from_number_e164 ${assigned} on outbound messages`, (request) => {
+        const event = eventOf(request);
+        if (event?.event !== 'conversation.message' || event.direction !== 'outbound' || !('from_number_e164' in event)) return undefined;
+        return event.from_number_e164 === assigned ? undefined : `from_number_e164 ${JSON.stringify(event.from_number_e164)}`;
+      });
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-014',
+    title: 'a lead_id with capitals, accents (NFD) and punctuation comes back unchanged',
+    sections: ['§2.2', '§2.4'],
+    level: 'must',
+    tags: ['lifecycle', 'lead'],
+    evidence: edgeLeadJob,
+    judge: leadUnchanged,
+  }),
+];
+
+export const callbacks = { A: [...jobsCallbacks, ...callbackRetries, ...lifecycle] };

@@ -4,13 +4,15 @@
  * failed-authentication repeat are shared by both interfaces; what counts as "the same answer" is each one's.
  */
 import { isDuplicateAck } from '../../spec/acknowledgment.js';
+import type { InterfaceId } from '../../spec/constants.js';
 import { compact } from '../bodies.js';
 import { defineCheck, expectStatus, type CheckDefinition, type CheckScope } from '../define.js';
 import { isAccepted, statusMatches, UNAUTHORISED } from '../expectations.js';
-import { describeAnswer, fail, parseJson, pass } from '../outcomes.js';
-import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../settings.js';
+import { describeAnswer, fail, pass, skip } from '../outcomes.js';
+import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS, REPEAT_GRACE_MIN_MS } from '../settings.js';
 import type { CheckOutcome, CheckMeta, Exchange } from '../types.js';
-import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, type Receiver } from './receivers.js';
+import { eventOf, gatherJob, gatherMore, isFinal, NO_LISTENER, type JobEvents } from './callback-evidence.js';
+import { anotherSecret, appliesTo, checkId, event, EVENTS_RECEIVER, forBoth, job, JOBS_RECEIVER, providerJobIdOf, type Receiver } from './receivers.js';
 
 const DUPLICATE = '202 {"ok":true,"duplicate":true}';
 const SAME_ACK = '202 with the same provider_job_id as the first delivery';
@@ -122,12 +124,6 @@ const eventsDuplicates: CheckDefinition[] = [
   }),
 ];
 
-/** The provider_job_id of an acknowledgment as sent (any JSON value), to compare two answers. */
-function providerJobIdOf(exchange: Exchange): unknown {
-  const value = parseJson(exchange.body);
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>).provider_job_id : undefined;
-}
-
 const jobsDuplicates: CheckDefinition[] = [
   defineCheck({
     id: 'A-DEDUP-001', interface: 'A', level: 'must', sections: ['§2.2', '§8'], tags: ['dedupe'],
@@ -160,4 +156,92 @@ const jobsDuplicates: CheckDefinition[] = [
   }),
 ];
 
-export const duplicates = { B: eventsDuplicates, A: jobsDuplicates };
+/**
+ * Identifiers compare exactly (§6.1, §2.2: a repeated *value*; RFC 8259 §8.3: JSON strings are equal when their
+ * code units are): an event_id that differs from an accepted one only in case, in Unicode normalisation, or by a
+ * trailing space is another event, answered as new. A receiver that folds case (a case-insensitive collation),
+ * normalises or trims its keys discards a real event as a repeat.
+ */
+interface DistinctIds {
+  ids: Partial<Record<InterfaceId, string>>;
+  /** After "an event_id that differs from an accepted one only ". */
+  differs: string;
+  /** The first event_id and the second, from a fresh one. */
+  pair(fresh: string): [string, string];
+}
+
+const DISTINCT_IDS: readonly DistinctIds[] = [
+  { ids: { B: 'B-DEDUP-006', A: 'A-DEDUP-004' }, differs: 'in case', pair: (fresh) => [fresh, fresh.toUpperCase()] },
+  { ids: { B: 'B-DEDUP-007', A: 'A-DEDUP-005' }, differs: 'in Unicode normalisation (NFC é, then NFD e + U+0301)', pair: (fresh) => [`${fresh}-caf\u00e9`, `${fresh}-cafe\u0301`] },
+  { ids: { B: 'B-DEDUP-008', A: 'A-DEDUP-006' }, differs: 'by a trailing space', pair: (fresh) => [fresh, `${fresh} `] },
+];
+
+/** An id as JSON, with everything outside printable ASCII escaped, so the two spellings can be told apart. */
+function visible(id: string): string {
+  return JSON.stringify(id).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const distinctIds = forBoth((receiver) =>
+  DISTINCT_IDS.filter((row) => appliesTo(receiver, row.ids)).map((row) =>
+    defineCheck({
+      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: receiver.interface === 'B' ? ['§6.1', '§2.4', '§2.13'] : ['§2.2', '§4.1'], tags: ['dedupe', 'identifiers'],
+      title: `an event_id that differs from an accepted one only ${row.differs} is a new ${receiver.interface === 'B' ? 'event' : 'job'}`,
+      run: async (scope) => {
+        const [firstId, secondId] = row.pair(scope.eventId());
+        const first = await scope.send({ body: compact({ ...receiver.document(scope), event_id: firstId }) });
+        if (!isAccepted(first)) return firstNotAccepted(first);
+        const second = await scope.send({ body: compact({ ...receiver.document(scope), event_id: secondId }) });
+        const expected = `2xx for ${visible(secondId)}, not answered as a repeat of ${visible(firstId)}`;
+        if (!isAccepted(second)) return fail(expected, describeAnswer(second), second);
+        return receiver.answeredAsRepeat(first, second) ? fail(expected, `${describeAnswer(second)}: answered as a repeat`, second) : pass(expected, describeAnswer(second));
+      },
+    }),
+  ),
+);
+
+/** appointment.booked and job.closed: the results a conversation ends in (§3 step 5), each once per handling. */
+function endingsOf(events: JobEvents): number {
+  return events.requests.filter((request) => {
+    const type = eventOf(request)?.event;
+    return type === 'appointment.booked' || type === 'job.closed';
+  }).length;
+}
+
+/** A job's events until its first final event, then half as long again (at least REPEAT_GRACE_MIN_MS). */
+async function throughItsEnd(scope: CheckScope, events: JobEvents | undefined): Promise<JobEvents | undefined> {
+  if (!events) return undefined;
+  const final = events.requests.find((request) => isFinal(eventOf(request)?.event));
+  if (!final) return events;
+  const took = final.arrivedAt - events.startedAt;
+  return gatherMore(scope, events, final.arrivedAt + Math.max(REPEAT_GRACE_MIN_MS, took / 2) - Date.now());
+}
+
+/**
+ * §2.2: a repeated event_id is ignored, so a job sent twice starts one conversation. Judged by what follows the
+ * acknowledgment: the job sent twice must not end more often than the same job sent once (a second conversation
+ * books or closes a second time).
+ */
+const repeatStartsNothing = defineCheck({
+  id: 'A-DEDUP-007', interface: 'A', level: 'must', sections: ['§2.2', '§3'], tags: ['dedupe', 'callback'], needs: 'callback',
+  title: 'a repeated job starts no second conversation (no second ending among its events)',
+  run: async (scope) => {
+    if (!scope.session.callback) return skip(NO_LISTENER);
+    const [once, twice] = await Promise.all([
+      gatherJob(scope, { name: 'sent-once' }).then((events) => throughItsEnd(scope, events)),
+      gatherJob(scope, { name: 'sent-twice', twice: true }).then((events) => throughItsEnd(scope, events)),
+    ]);
+    if (!once || !twice) return skip(NO_LISTENER);
+    if (!isAccepted(twice.job)) return firstNotAccepted(twice.job);
+    if (!twice.repeat || !isAccepted(twice.repeat)) return pass('the repeat ignored', `the repeat was answered ${twice.repeat ? describeAnswer(twice.repeat) : '(not sent)'}: nothing started (A-DEDUP-001 judges the answer)`);
+    const baseline = Math.max(1, endingsOf(once));
+    const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
+    const endings = endingsOf(twice);
+    const actual = `${endings} ending event(s) among ${twice.requests.length} events in ${(twice.waitedMs / 1000).toFixed(1)} s`;
+    return endings <= baseline ? pass(expected, actual) : fail(expected, `${actual}: a second conversation`);
+  },
+});
+
+export const duplicates = {
+  B: [...eventsDuplicates, ...(distinctIds.B ?? [])],
+  A: [...jobsDuplicates, ...(distinctIds.A ?? []), repeatStartsNothing],
+};

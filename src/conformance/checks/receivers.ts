@@ -4,10 +4,13 @@
  * valid document with the check's own event_id, and what each kind of refusal expects.
  */
 import { randomBytes } from 'node:crypto';
+import { isDuplicateAck } from '../../spec/acknowledgment.js';
 import type { EventType, InterfaceId } from '../../spec/constants.js';
 import { eventDoc, jobDoc, type Doc } from '../bodies.js';
 import type { CheckDefinition, CheckScope } from '../define.js';
 import { BAD_REQUEST, HEADER_REJECTED, REJECTED, UNAUTHORISED, type StatusExpectation } from '../expectations.js';
+import { parseJson } from '../outcomes.js';
+import type { Exchange } from '../types.js';
 
 /** How a receiver refuses one kind of bad request, and how a title says so. */
 export interface Refusal {
@@ -24,6 +27,11 @@ export interface Receiver {
   document(scope: CheckScope): Doc;
   /** A free-text string field of that document (the raw-body checks fill it with non-ASCII text). */
   textField: string;
+  /** A date-time field (§2.1) of that document, dotted, and an E.164 one (the format checks vary them). */
+  dateTimeField: string;
+  phoneField: string;
+  /** Whether `second` was answered as a repeat of `first` (B: the §2.13 answer; A: the same provider_job_id). */
+  answeredAsRepeat(first: Exchange, second: Exchange): boolean;
   refuses: {
     /** A wrong signature, a timestamp outside the window, an unknown sender. */
     authentication: Refusal;
@@ -61,12 +69,21 @@ export function job(scope: CheckScope, callbackUrl?: string): Doc {
   return jobDoc(scope.eventId(), freshLead(), url, scope.session.config.branchCode);
 }
 
+/** The provider_job_id of an acknowledgment as sent (any JSON value), to compare two answers. */
+export function providerJobIdOf(exchange: Exchange): unknown {
+  const value = parseJson(exchange.body);
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>).provider_job_id : undefined;
+}
+
 /** Interface B: §7 fixes the statuses. */
 export const EVENTS_RECEIVER: Receiver = {
   interface: 'B',
   aRequest: 'a request',
   document: (scope) => event(scope),
   textField: 'text',
+  dateTimeField: 'occurred_at',
+  phoneField: 'from_number_e164',
+  answeredAsRepeat: (_first, second) => isDuplicateAck(second),
   refuses: {
     authentication: { expect: UNAUTHORISED, says: 'is rejected with 401' },
     header: { expect: HEADER_REJECTED, says: 'is rejected' },
@@ -82,6 +99,12 @@ export const JOBS_RECEIVER: Receiver = {
   aRequest: 'a job',
   document: (scope) => job(scope),
   textField: 'city',
+  dateTimeField: 'origin.captured_at',
+  phoneField: 'contact.phone_e164',
+  answeredAsRepeat: (first, second) => {
+    const id = providerJobIdOf(first);
+    return id !== undefined && id === providerJobIdOf(second);
+  },
   refuses: { authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
 };
 
@@ -90,7 +113,18 @@ export function forBoth(build: (receiver: Receiver) => readonly CheckDefinition[
   return { B: build(EVENTS_RECEIVER), A: build(JOBS_RECEIVER) };
 }
 
-/** `B-SIG-003` from `B` and `SIG-003`. */
-export function checkId(receiver: Receiver, local: string): string {
-  return `${receiver.interface}-${local}`;
+/**
+ * The id of a shared row on one receiver: `B-SIG-003` from `B` and `SIG-003` (the same number on both interfaces),
+ * or the row's own id for that interface where the two sequences had already parted (`{ B: 'B-AUTH-017', A: 'A-AUTH-015' }`).
+ */
+export function checkId(receiver: Receiver, local: string | Partial<Record<InterfaceId, string>>): string {
+  if (typeof local === 'string') return `${receiver.interface}-${local}`;
+  const id = local[receiver.interface];
+  if (id === undefined) throw new Error(`no ${receiver.interface} id for the row ${JSON.stringify(local)}`);
+  return id;
+}
+
+/** The receivers a shared row applies to: both, unless its ids name only one. */
+export function appliesTo(receiver: Receiver, local: string | Partial<Record<InterfaceId, string>>): boolean {
+  return typeof local === 'string' || local[receiver.interface] !== undefined;
 }

@@ -8,11 +8,11 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { compact } from '../bodies.js';
 import { defineCheck, type CheckScope } from '../define.js';
 import { ACCEPTED } from '../expectations.js';
-import { checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
+import { appliesTo, checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
 
 export interface Tampering {
-  /** `AUTH-004`: the id without its interface. */
-  id: string;
+  /** `AUTH-004`: the id without its interface; or each interface's own id (a row for one interface names only it). */
+  id: string | Partial<Record<InterfaceId, string>>;
   /** The request as the title names it, e.g. `a truncated signature (63 hex digits)`. */
   what: string | ((receiver: Receiver) => string);
   /** How a conforming receiver answers: a refusal of this kind, or acceptance. */
@@ -27,7 +27,7 @@ export interface Tampering {
 
 export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
   return forBoth((receiver) =>
-    rows.map((row) => {
+    rows.filter((row) => appliesTo(receiver, row.id)).map((row) => {
       const what = typeof row.what === 'string' ? row.what : row.what(receiver);
       const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
       return defineCheck({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform, type MockPlatformOptions, type RunningMockPlatform } from '../../../src/mock/platform.js';
-import { PLATFORM_FAULTS } from '../../../src/mock/faults.js';
+import { PLATFORM_FAULTS, RECEIVER_FAULTS } from '../../../src/mock/faults.js';
 import { LIVE_SECRET, event, post } from '../../helpers/mock-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-faults-'));
@@ -19,6 +19,12 @@ async function broken(fault: string, options: Partial<MockPlatformOptions> = {})
   return mock;
 }
 
+async function reference(): Promise<RunningMockPlatform> {
+  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET] });
+  running.push(mock);
+  return mock;
+}
+
 /** Each deliberate fault shows exactly the defect it names, where the reference behaves. */
 describe('platform faults (--break)', () => {
   it('lists every fault of the brief', () => {
@@ -26,6 +32,7 @@ describe('platform faults (--break)', () => {
       [
         'no-dedupe', 'racy-dedupe', 'dedupe-before-auth', 'reserialising-verifier', 'no-window', 'past-only-window', 'no-size-limit',
         'reject-unknown-fields', 'reject-unknown-lead', 'lax-schema', '5xx-on-bad-json', 'any-provider', 'duplicate-without-body', 'no-retry-after',
+        'accepted-200', 'event-id-utf16-length', 'size-in-characters', ...Object.keys(RECEIVER_FAULTS),
       ].sort(),
     );
   });
@@ -113,6 +120,58 @@ describe('platform faults (--break)', () => {
     const limited = await post(mock.url, event());
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBeUndefined();
+  });
+
+  it('accepted-200: an accepted event is answered 200, a repeat still 202 with the §2.13 body', async () => {
+    const mock = await broken('accepted-200');
+    const doc = event();
+    expect((await post(mock.url, doc)).status).toBe(200);
+    expect(await post(mock.url, doc)).toMatchObject({ status: 202, json: { ok: true, duplicate: true } });
+  });
+
+  it('event-id-utf16-length: 120 characters outside the BMP are refused as too long', async () => {
+    const id = '😀'.repeat(120);
+    expect((await post((await broken('event-id-utf16-length')).url, event({ event_id: id }))).status).toBe(400);
+    expect((await post((await reference()).url, event({ event_id: id }))).status).toBe(202);
+  });
+
+  it('size-in-characters: 262 145 bytes of two-byte text pass, 262 145 ASCII bytes do not', async () => {
+    const mock = await broken('size-in-characters');
+    const base = Buffer.byteLength(JSON.stringify(event({ text: '' })));
+    const twoByte = 'é'.repeat(Math.floor((262_145 - base) / 2)) + 'a'.repeat((262_145 - base) % 2);
+    expect(Buffer.byteLength(JSON.stringify(event({ text: twoByte })))).toBe(262_145);
+    expect((await post(mock.url, event({ text: twoByte }))).status).toBe(202);
+    expect((await post(mock.url, event({ text: 'a'.repeat(262_145 - base) }))).status).toBe(413);
+    expect((await post((await reference()).url, event({ text: twoByte }))).status).toBe(413);
+  });
+
+  it('the receiver faults it shares with the provider mock: identifiers, formats, the signed timestamp, the wire', async () => {
+    const repeatAnswer = async (fault: string, first: string, second: string) => {
+      const mock = await broken(fault);
+      await post(mock.url, event({ event_id: first }));
+      return (await post(mock.url, event({ event_id: second }))).json;
+    };
+    const id = `evt_${Date.now()}_mixed`;
+    expect(await repeatAnswer('dedupe-case-insensitive', id, id.toUpperCase())).toEqual({ ok: true, duplicate: true });
+    expect(await repeatAnswer('dedupe-normalises-unicode', `${id}-caf\u00e9`, `${id}-cafe\u0301`)).toEqual({ ok: true, duplicate: true });
+    expect(await repeatAnswer('dedupe-trims-event-id', id, `${id} `)).toEqual({ ok: true, duplicate: true });
+
+    expect((await post((await broken('date-time-without-fraction')).url, event({ occurred_at: '2026-11-22T13:00:00.123456+01:00' }))).status).toBe(400);
+    expect((await post((await broken('date-time-numeric-offset-only')).url, event({ occurred_at: '2026-11-22T12:00:00Z' }))).status).toBe(400);
+    expect((await post((await broken('date-time-positive-offset-only')).url, event({ occurred_at: '2026-11-22T07:00:00-05:00' }))).status).toBe(400);
+    expect((await post((await broken('e164-max-14-digits')).url, event({ from_number_e164: '+493012345678901' }))).status).toBe(400);
+    expect((await post((await broken('e164-min-10-digits')).url, event({ from_number_e164: '+6834002' }))).status).toBe(400);
+
+    const now = Math.floor(Date.now() / 1000);
+    const padded = (url: string) => post(url, event(), { timestamp: `0${now}`, signAs: String(now) });
+    expect((await padded((await broken('signs-parsed-timestamp')).url)).status).toBe(202);
+    expect((await padded((await reference()).url)).status).toBe(401);
+
+    const charset = { headers: { 'content-type': 'application/json; charset=utf-8' } };
+    expect((await post((await broken('strict-content-type')).url, event(), charset)).status).toBe(415);
+    expect((await post((await reference()).url, event(), charset)).status).toBe(202);
+    expect((await post((await broken('requires-content-length')).url, event(), { chunked: true })).status).toBe(411);
+    expect((await post((await reference()).url, event(), { chunked: true })).status).toBe(202);
   });
 
   it('the reference itself rejects what the faults accept', async () => {
