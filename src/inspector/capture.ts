@@ -38,24 +38,11 @@ export interface InspectedRequest extends Sized {
 
 type Ids = Pick<MockRequestEntry, 'event' | 'event_id' | 'lead_id'>;
 
-/** One row of the list: what the mock's line says of the request. */
-export interface RequestSummary {
-  id: number;
-  received_at: string;
-  interface: 'A' | 'B';
-  status: number;
-  verdict: MockRequestEntry['verdict'];
-  reason?: string;
-  message?: string;
-  space?: 'live' | 'test';
-  provider_code?: string;
-  event?: string;
-  event_id?: string;
-  lead_id?: string;
-  lead_known?: boolean;
-  provider_job_id?: string;
-  body_bytes?: number;
-}
+/** One row of the list: what the mock's line says of the request, its id and its body's size. */
+export type RequestSummary = Pick<
+  MockRequestEntry,
+  'received_at' | 'interface' | 'status' | 'verdict' | 'reason' | 'message' | 'space' | 'provider_code' | 'event' | 'event_id' | 'lead_id' | 'lead_known' | 'provider_job_id'
+> & { id: number; body_bytes?: number };
 
 const MAX_TARGET = 2048;
 // Counted for each kept request beyond its bytes: the objects and strings around them.
