@@ -8,12 +8,13 @@ import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
-import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RequestObserver, type RunningMock } from './pipeline.js';
+import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { eventIdOf, objectOf, receivedHeaders } from './request.js';
 import { serve } from './serve.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
+import type { RequestObserver } from './pipeline.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
 

@@ -8,13 +8,14 @@ import { CONTACT_JOBS_PATH, Headers, MAX_BODY_BYTES } from '../spec/constants.js
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RequestObserver, type RunningMock } from './pipeline.js';
+import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
 import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type ObservedEvent, type SentEventEntry } from './simulator.js';
 import { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
+import type { RequestObserver } from './pipeline.js';
 import type { Scenario } from './conversation.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
