@@ -21,6 +21,8 @@ import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { RunningMock } from '../mock/platform.js';
 import type { CatalogBranch } from '../spec/catalog.js';
+import type { Secret } from '../secrets/resolve.js';
+import type { InspectorServerOptions, InspectorStore, RunningInspector } from '../inspector/index.js';
 
 interface CommonOptions {
   host: string;
@@ -32,7 +34,15 @@ interface CommonOptions {
   latency?: number;
   break?: string[];
   dedupeCapacity?: number;
+  /** `--ui` alone (true) or `--ui HOST:PORT`. */
+  ui?: true | UiAddress;
   [key: string]: unknown;
+}
+
+/** Where the inspector listens (`--ui HOST:PORT`). */
+interface UiAddress {
+  host: string;
+  port: number;
 }
 
 interface ProviderCommandOptions extends CommonOptions {
@@ -69,7 +79,7 @@ export function registerMock(program: Command, state: RunState): void {
   registerProvider(mock, state);
 }
 
-type Started = { mock: RunningMock; notes: string[] };
+type Started = { mock: RunningMock; notes: string[]; ui?: RunningInspector };
 
 /** A mock subcommand's name, description and the help of its --provider. */
 interface MockText {
@@ -104,7 +114,19 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
     .option('--dedupe-capacity <n>', 'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)', parsePositiveInteger)
-    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues);
+    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues)
+    .option('--ui [host:port]', 'serve a live web inspector of the requests on its own port (default 127.0.0.1, a free port); its URL goes to stderr', parseUiAddress);
+}
+
+/** `--ui` values: `PORT`, `:PORT`, `HOST`, `HOST:PORT`, `[IPv6]:PORT`; the host defaults to 127.0.0.1, the port to any free one. */
+export function parseUiAddress(value: string): UiAddress {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))(?::([0-9]+))?$/.exec(value.trim());
+  const portOnly = /^[0-9]+$/.test(value.trim());
+  const host = portOnly ? '' : (match?.[1] ?? match?.[2] ?? '');
+  const port = portOnly ? value.trim() : match?.[3];
+  if (!match && !portOnly) throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
+  if (port !== undefined && Number(port) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return { host: host === '' ? '127.0.0.1' : host, port: port === undefined ? 0 : Number(port) };
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
@@ -186,11 +208,12 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
   try {
     const { MockLines } = await import('../output/mock-lines.js');
     const lines = new MockLines(output);
-    const { mock, notes } = await start(lines);
-    lines.announce(mock.url, notes);
+    const { mock, notes, ui } = await start(lines);
+    lines.announce(mock.url, notes, ui?.url);
     const signal = await interrupted;
     output.info(`${signal}: finishing requests in flight…`);
     await mock.close();
+    await ui?.close();
     lines.flush();
     output.info('stopped');
     return 0;
@@ -200,9 +223,12 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
 }
 
 async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<Started> {
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
-  const testSecrets = testSecretsFromOptions(options, io);
+  const liveSecrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secrets = liveSecrets.map((s) => s.value);
+  const resolvedTestSecrets = testSecretsFromOptions(options, io);
+  const testSecrets = resolvedTestSecrets?.map((s) => s.value);
   const tls = await readTls(options, io);
+  const store = await inspectorStore(options);
   const { startMockPlatform } = await import('../mock/platform.js');
   const mock = await startMockPlatform({
     host: options.host,
@@ -225,7 +251,25 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     dedupeCapacity: options.dedupeCapacity,
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
+    observe: store?.observe,
   });
+  const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
+    kind: 'platform',
+    signing: {
+      identity: 'provider',
+      credentials: [
+        { code: options.provider ?? '', space: 'live', secrets },
+        ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
+      ],
+    },
+    commands: {
+      postUrl: mock.url,
+      identity: 'provider',
+      secretFlags: { live: secretFlagOf(liveSecrets[0]?.label), ...(resolvedTestSecrets ? { test: secretFlagOf(resolvedTestSecrets[0]?.label) } : {}) },
+      notes: inlineSecretNotes([...liveSecrets, ...(resolvedTestSecrets ?? [])]),
+    },
+    secrets: [...secrets, ...(testSecrets ?? [])],
+  }));
   const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
   const skipped = mock.skippedLines;
   const notes = [
@@ -234,14 +278,16 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     ...(skipped > 0 ? [`${skipped} ${plural(skipped, 'line', 'lines')} of ${options.log} ${plural(skipped, 'is', 'are')} not a log record (a line cut by a crash?) and ${plural(skipped, 'was', 'were')} skipped`] : []),
     ...brokenNote(options),
   ];
-  return { mock, notes };
+  return { mock, notes, ui };
 }
 
 async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<Started> {
   const { io, output } = context;
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const jobSecrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secrets = jobSecrets.map((s) => s.value);
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
+  const store = await inspectorStore(options);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const mock = await startMockProvider({
@@ -263,10 +309,48 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
     onEvent: (entry) => lines.sent(entry),
-    onCallbackRetry: (retry) => lines.callbackRetry(retry),
+    observe: store?.observe,
+    observeSent: store?.observeSent,
+    onCallbackRetry: (retry) => {
+      lines.callbackRetry(retry);
+      store?.noteRetry(retry);
+    },
   });
+  const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
+    kind: 'provider',
+    signing: { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets },
+    commands: { postUrl: `${mock.url}/contact-jobs`, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) },
+    secrets: [...secrets, ...callbackSecrets],
+  }));
   const notes = [`mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`, ...brokenNote(options)];
-  return { mock, notes };
+  return { mock, notes, ui };
+}
+
+/** The inspector's store when --ui is given (its modules load only then: no cost to a mock without it). */
+async function inspectorStore(options: CommonOptions): Promise<InspectorStore | undefined> {
+  if (options.ui === undefined) return undefined;
+  const { InspectorStore } = await import('../inspector/index.js');
+  return new InspectorStore();
+}
+
+type InspectorModule = typeof import('../inspector/index.js');
+type InspectorParts = Omit<InspectorServerOptions, 'host' | 'port' | 'store' | 'mockUrl' | 'generator'>;
+
+/** Serves the inspector once the mock listens (its URL goes into the copy commands); the mock stops if it cannot. */
+async function startInspector(options: CommonOptions, store: InspectorStore | undefined, mock: RunningMock, parts: (inspector: InspectorModule) => InspectorParts): Promise<RunningInspector | undefined> {
+  if (store === undefined || options.ui === undefined) return undefined;
+  const address = options.ui === true ? { host: '127.0.0.1', port: 0 } : options.ui;
+  const [inspector, { versionInfo }] = await Promise.all([import('../inspector/index.js'), import('../version.js')]);
+  try {
+    return await inspector.startInspectorServer({ ...parts(inspector), ...address, store, mockUrl: mock.url, generator: `cai ${versionInfo().version}` });
+  } catch (error) {
+    await mock.close();
+    throw error;
+  }
+}
+
+function inlineSecretNotes(secrets: readonly Secret[]): string[] {
+  return secrets.some((secret) => /^--[a-z-]*secret #/.test(secret.label)) ? ['The mock got its secret inline (--secret): export it as CAI_SECRET before running these commands.'] : [];
 }
 
 function brokenNote(options: CommonOptions): string[] {
@@ -274,7 +358,7 @@ function brokenNote(options: CommonOptions): string[] {
 }
 
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */
-function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): string[] | undefined {
+function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): Secret[] | undefined {
   const sources: SecretSource[] = [
     ...(options.testSecretEnv ?? []).map((ref, order) => ({ kind: 'env' as const, ref, order })),
     ...(options.testSecretFile ?? []).map((ref, order) => ({ kind: 'file' as const, ref, order: 1000 + order })),
@@ -284,7 +368,7 @@ function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): string
     return undefined;
   }
   if (sources.length === 0) throw usageError('missing_secret', `no secret for the test provider ${options.testProvider}`, 'pass --test-secret-env NAME or --test-secret-file PATH');
-  return resolveSecrets(sources, io.env, { prefix: 'test-secret' }, io.cwd).map((secret) => secret.value);
+  return resolveSecrets(sources, io.env, { prefix: 'test-secret' }, io.cwd);
 }
 
 async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; key: Buffer } | undefined> {

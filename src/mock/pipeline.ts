@@ -73,6 +73,27 @@ export interface RunningMock {
   readonly records: readonly MockLogRecord[];
 }
 
+/**
+ * A request as answered, for an observer such as the inspector (`--ui`): handed over after the answer is sent and
+ * the entry reported. `body` is the pipeline's own buffer of the bytes read (absent when the answer came before
+ * the body was read): an observer that keeps it copies what it keeps.
+ */
+export interface ObservedRequest {
+  entry: MockRequestEntry;
+  method: string;
+  /** The request target as received (path and query). */
+  target: string;
+  httpVersion: string;
+  /** Header names and values as received, in order (`IncomingMessage.rawHeaders`). */
+  rawHeaders: readonly string[];
+  remoteAddress?: string;
+  body?: Buffer;
+  reply: Reply;
+}
+
+/** Sees every request after it is answered; must not throw, and costs the pipeline nothing when absent. */
+export type RequestObserver = (observed: ObservedRequest) => void;
+
 /** The credential a request is checked against (§5.6: per provider and per environment). */
 export interface Credential {
   code: string;
@@ -128,6 +149,8 @@ export interface ReceiverProfile<Ack> {
   latencyMs?: number;
   now(): number;
   onRequest?: (entry: MockRequestEntry) => void;
+  /** After onRequest: the whole exchange (the inspector); absent, nothing is collected. */
+  observe?: RequestObserver;
   /** Document fields copied onto the entry when they are strings. */
   entryFields: readonly ('event' | 'event_id' | 'lead_id' | 'branch_code')[];
   /** The validators, once loaded (they load while the server starts). */
@@ -183,7 +206,7 @@ export function createReceiver<Ack>(profile: ReceiverProfile<Ack>): (request: In
  */
 async function respond<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const entry: MockRequestEntry = { received_at: new Date(profile.now()).toISOString(), interface: profile.interface, status: 0, verdict: 'rejected' };
-  const held = { bytes: 0 };
+  const held: Held = { bytes: 0, body: undefined };
   let reply: Reply;
   try {
     reply = await decide(profile, request, entry, held);
@@ -197,6 +220,21 @@ async function respond<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMess
   // A body not read in full is not read at all: the connection goes with the answer.
   sendReply(request, response, request.complete ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
+  if (profile.observe) observe(profile.observe, request, entry, held.body, reply);
+}
+
+/** The body bytes a request holds against the budget, and the body itself once read (for an observer). */
+interface Held {
+  bytes: number;
+  body: Buffer | undefined;
+}
+
+function observe(observer: RequestObserver, request: IncomingMessage, entry: MockRequestEntry, body: Buffer | undefined, reply: Reply): void {
+  try {
+    observer({ entry, method: request.method ?? '', target: request.url ?? '', httpVersion: request.httpVersion, rawHeaders: request.rawHeaders, remoteAddress: request.socket.remoteAddress, body, reply });
+  } catch {
+    // An observer is a bystander: whatever it does wrong, the request was answered.
+  }
 }
 
 function failureReply(profile: ReceiverProfile<unknown>, entry: MockRequestEntry, error: unknown): Reply {
@@ -219,7 +257,7 @@ function rejecter(entry: MockRequestEntry): Reject {
 }
 
 /** The steps in their documented order (see the top of this file); the first that answers ends the request. */
-async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, entry: MockRequestEntry, held: { bytes: number }): Promise<Reply> {
+async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, entry: MockRequestEntry, held: Held): Promise<Reply> {
   const reject = rejecter(entry);
   const early = checkRoute(profile, request, reject) ?? profile.admit?.(request, reject) ?? checkDeclaredSize(profile, request, reject) ?? profile.throttle?.(reject);
   if (early) return early;
@@ -231,6 +269,7 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   const body = bodyOrReply(profile, read, reject);
   if (!Buffer.isBuffer(body)) return body;
   held.bytes = body.length;
+  held.body = body;
   const received: Received = { request, entry, credential, body };
   const unauthenticated = profile.beforeAuthenticate?.(received, reject) ?? authenticate(profile, received, reject);
   if (unauthenticated) return unauthenticated;

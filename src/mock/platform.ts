@@ -15,8 +15,9 @@ import { eventIdOf, objectOf, receivedHeaders } from './request.js';
 import { serve } from './serve.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
+import type { RequestObserver } from './pipeline.js';
 
-export type { MockRequestEntry, RunningMock } from './pipeline.js';
+export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
 
 export interface RunningMockPlatform extends RunningMock {
   /** Registers a lead the platform "knows" (§6.3: others are still accepted, marked for reconciliation). */
@@ -70,6 +71,8 @@ export interface MockPlatformOptions {
   /** Events remembered for dedupe per space (§1), the oldest forgotten past it (see DedupeIndex); default all. */
   dedupeCapacity?: number;
   onRequest?: (entry: MockRequestEntry) => void;
+  /** Every request after its answer, with headers and body (the inspector). */
+  observe?: RequestObserver;
   /** Clock in ms (tests). */
   now?: () => number;
   random?: () => number;
@@ -194,6 +197,7 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     latencyMs: options.latencyMs,
     now: options.now ?? Date.now,
     onRequest: options.onRequest,
+    observe: options.observe,
     entryFields: ['event', 'event_id', 'lead_id'],
     validator: preloadValidator(),
     limits: state.bounds.limits,

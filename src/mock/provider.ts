@@ -13,13 +13,14 @@ import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from '.
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
-import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type SentEventEntry } from './simulator.js';
+import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type ObservedEvent, type SentEventEntry } from './simulator.js';
 import { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
+import type { RequestObserver } from './pipeline.js';
 import type { Scenario } from './conversation.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
-export type { JobAck, SentEventEntry } from './simulator.js';
+export type { JobAck, ObservedEvent, SentEventEntry } from './simulator.js';
 
 export interface MockProviderOptions {
   host?: string;
@@ -56,6 +57,10 @@ export interface MockProviderOptions {
   sendEvent?: EventSender;
   onRequest?: (entry: MockRequestEntry) => void;
   onEvent?: (entry: SentEventEntry) => void;
+  /** Every job request after its answer, with headers and body (the inspector). */
+  observe?: RequestObserver;
+  /** Every event sent, with its body (the inspector). */
+  observeSent?: (sent: ObservedEvent) => void;
   /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors), so the wait is not silent. */
   onCallbackRetry?: (retry: CallbackRetry) => void;
   now?: () => number;
@@ -106,6 +111,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     callbackSecrets: options.callbackSecrets,
     scenario: options.scenario,
     onEvent: options.onEvent,
+    observeSent: options.observeSent,
     onCallbackRetry: options.onCallbackRetry,
     speed: options.speed ?? 1,
     branchName: (code) => options.catalog?.find((branch) => branch.branch_code === code)?.name,
@@ -174,6 +180,7 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     latencyMs: options.latencyMs,
     now: state.now,
     onRequest: options.onRequest,
+    observe: options.observe,
     entryFields: ['event_id', 'lead_id', 'branch_code'],
     validator: preloadValidator(),
     limits: state.bounds.limits,

@@ -26,6 +26,14 @@ export interface SentEventEntry {
   error?: string;
 }
 
+/** An event the simulator sent, with its body exactly as sent (for an observer such as the inspector). */
+export interface ObservedEvent {
+  entry: SentEventEntry;
+  body: Buffer;
+  /** The headers sent besides the per-attempt X-CAI-Timestamp and X-CAI-Signature. */
+  headers: Readonly<Record<string, string>>;
+}
+
 /** §2.3: the job acknowledgment. */
 export interface JobAck {
   provider_job_id: string;
@@ -68,6 +76,8 @@ export interface SimulatorOptions {
   has(fault: ProviderFault): boolean;
   sendEvent: EventSender;
   onEvent?: (entry: SentEventEntry) => void;
+  /** After onEvent: the event with its body (the inspector); absent, nothing is kept. */
+  observeSent?: (sent: ObservedEvent) => void;
   onCallbackRetry?: (retry: CallbackRetry) => void;
   now(): number;
   random(): number;
@@ -110,7 +120,9 @@ export class ConversationSimulator {
       if (signal.aborted) return;
       const document: Record<string, unknown> = { ...step.document, occurred_at: offsetIso(options.now()) };
       if (options.has('callback-invalid-event')) breakEnum(document);
-      const delivered = await this.deliver(job.callback_url, document);
+      const body = Buffer.from(JSON.stringify(document));
+      const headers = this.headers();
+      const delivered = await this.deliver(job.callback_url, document, body, headers);
       const entry: SentEventEntry = {
         sent_at: new Date(options.now()).toISOString(),
         direction: 'sent',
@@ -126,6 +138,7 @@ export class ConversationSimulator {
       };
       this.sent.push(entry);
       options.onEvent?.(entry);
+      options.observeSent?.({ entry, body, headers });
       // A rejected or undeliverable event ends the conversation: the later ones would make no sense alone.
       if (delivered.outcome !== 'accepted') return;
     }
@@ -159,13 +172,18 @@ export class ConversationSimulator {
     };
   }
 
-  private deliver(url: string, document: Record<string, unknown>) {
+  private headers(): Record<string, string> {
+    const { options } = this;
+    const provider = options.has('callback-wrong-provider') ? `${options.providerCode}-other` : options.providerCode;
+    return { 'Content-Type': 'application/json', [HeaderNames.provider]: provider };
+  }
+
+  private deliver(url: string, document: Record<string, unknown>, body: Buffer, headers: Record<string, string>) {
     const { options } = this;
     const secret = options.has('callback-wrong-secret') ? (options.secrets[0] as string) : (options.callbackSecrets[0] as string);
-    const provider = options.has('callback-wrong-provider') ? `${options.providerCode}-other` : options.providerCode;
     return options
       .sendEvent(
-        { url, body: Buffer.from(JSON.stringify(document)), secret, headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: provider } },
+        { url, body, secret, headers },
         this.stopping.signal,
         (retry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry }),
       )

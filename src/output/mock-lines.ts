@@ -25,10 +25,11 @@ export class MockLines {
     this.lines = new LineBuffer((text) => output.resultRaw(text), { delayMs: LINE_FLUSH_MS });
   }
 
-  /** The first stdout line, then the notes and 'ready' on stderr. */
-  announce(url: string, notes: readonly string[]): void {
-    if (this.output.json) this.output.printJson({ url });
+  /** The first stdout line (with the inspector's URL next to the mock's under --json), then the notes and 'ready' on stderr. */
+  announce(url: string, notes: readonly string[], ui?: string): void {
+    if (this.output.json) this.output.printJson(ui === undefined ? { url } : { url, ui });
     else this.output.result(url);
+    if (ui !== undefined) this.output.info(`inspector: ${ui}`);
     for (const note of notes) this.output.info(note);
     this.output.info('ready; Ctrl-C to stop');
   }

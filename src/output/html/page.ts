@@ -15,6 +15,8 @@ export interface PageParts {
   script?: string;
   /** e.g. `cai 0.2.0`, in `<meta name="generator">`. */
   generator?: string;
+  /** A page served by cai itself (the mocks' inspector): its script may fetch from its own origin, and only there. */
+  connectSelf?: boolean;
 }
 
 /** Colours as CSS custom properties: light by default, dark when the reader prefers it, light again on paper. */
@@ -112,18 +114,25 @@ function cspHash(content: string): string {
   return `'sha256-${createHash('sha256').update(content, 'utf8').digest('base64')}'`;
 }
 
-export function renderPage(parts: PageParts): string {
+/** The Content-Security-Policy of a page: its own inline CSS and script (by their hashes), nothing from the network. */
+export function pagePolicy(parts: Pick<PageParts, 'css' | 'script' | 'connectSelf'>): string {
   const css = BASE_CSS + (parts.css ?? '');
-  if (/<\/style/i.test(css)) throw new Error('page CSS must not close its <style> element');
-  if (parts.script !== undefined && /<\/script|<!--/i.test(parts.script)) throw new Error('page script must not close its <script> element');
-  const csp = [
+  return [
     "default-src 'none'",
     `style-src ${cspHash(css)}`,
     `script-src ${parts.script !== undefined ? cspHash(parts.script) : "'none'"}`,
     'img-src data:',
+    ...(parts.connectSelf ? ["connect-src 'self'"] : []),
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
+}
+
+export function renderPage(parts: PageParts): string {
+  const css = BASE_CSS + (parts.css ?? '');
+  if (/<\/style/i.test(css)) throw new Error('page CSS must not close its <style> element');
+  if (parts.script !== undefined && /<\/script|<!--/i.test(parts.script)) throw new Error('page script must not close its <script> element');
+  const csp = pagePolicy(parts);
   return [
     '<!doctype html>',
     '<html lang="en">',

@@ -1,0 +1,160 @@
+/**
+ * What the inspector keeps of one request: a bounded copy of what the mock handed its observer (the headers as
+ * received, the body bytes, the answer), and the one-line summary the list shows.
+ */
+import type { Reply } from '../http/server.js';
+import type { ObservedRequest } from '../mock/pipeline.js';
+import type { MockRequestEntry } from '../mock/platform.js';
+import { objectOf, parseJsonBody } from '../mock/request.js';
+import type { Arena } from './arena.js';
+import type { InspectorLimits } from './limits.js';
+import type { Sized } from './ring.js';
+
+export type HeaderPair = readonly [name: string, value: string];
+
+export interface InspectedRequest extends Sized {
+  entry: MockRequestEntry;
+  /**
+   * For a request refused before the mock parsed it (a bad signature): the event type and ids its body claims, so
+   * that the list can show and filter them too. Absent otherwise: the entry has them (see idsOf).
+   */
+  claimed?: Ids;
+  method: string;
+  /** The request target (path and query), cut at MAX_TARGET characters. */
+  target: string;
+  httpVersion: string;
+  /** Header names and values as received, in turn (IncomingMessage.rawHeaders), within the bounds. */
+  rawHeaders: readonly string[];
+  /** Header lines past the bound, or with their value cut. */
+  headersCut: number;
+  remoteAddress?: string;
+  /** The body as received, up to the bound; absent when the answer came before the body was read. */
+  body?: Buffer;
+  /** The body's full length in bytes (more than `body.length` when cut). */
+  bodyBytes?: number;
+  /** The answer as the pipeline built it (its buffers are never changed once sent). */
+  reply: Reply;
+}
+
+type Ids = Pick<MockRequestEntry, 'event' | 'event_id' | 'lead_id'>;
+
+/** One row of the list: what the mock's line says of the request, its id and its body's size. */
+export type RequestSummary = Pick<
+  MockRequestEntry,
+  'received_at' | 'interface' | 'status' | 'verdict' | 'reason' | 'message' | 'space' | 'provider_code' | 'event' | 'event_id' | 'lead_id' | 'lead_known' | 'provider_job_id'
+> & { id: number; body_bytes?: number };
+
+const MAX_TARGET = 2048;
+// Counted for each kept request beyond its bytes: the objects and strings around them.
+const OVERHEAD_BYTES = 512;
+
+/**
+ * What is kept of an observed request: a copy of the body (into the store's arena), the rest
+ * by reference (Node's header array and the mock's answer are not changed after the answer). Few objects a
+ * request: with 10 000 kept, every one costs the garbage collector.
+ */
+export function captureRequest(id: number, observed: ObservedRequest, limits: InspectorLimits, arena: Arena): InspectedRequest {
+  const { rawHeaders, cut } = boundedHeaders(observed.rawHeaders, limits);
+  const body = observed.body === undefined ? undefined : arena.copy(observed.body, Math.min(observed.body.length, limits.maxBodyBytes));
+  const target = observed.target.length > MAX_TARGET ? `${observed.target.slice(0, MAX_TARGET)}…` : observed.target;
+  const { entry, reply } = observed;
+  const bytes = OVERHEAD_BYTES + target.length + headerBytes(rawHeaders) + (body?.length ?? 0) + (reply.body?.length ?? 0) + (entry.message?.length ?? 0);
+  const request: InspectedRequest = { id, bytes, entry, method: observed.method, target, httpVersion: observed.httpVersion, rawHeaders, headersCut: cut, remoteAddress: observed.remoteAddress, body, bodyBytes: observed.body?.length, reply };
+  if (body !== undefined && entry.event_id === undefined && entry.lead_id === undefined) request.claimed = claimedIds(body);
+  return request;
+}
+
+/** The event type and ids of a kept request: the mock's, or what its body claims. */
+export function idsOf(request: InspectedRequest): Ids {
+  return request.claimed ?? request.entry;
+}
+
+/** The headers as name/value pairs. */
+export function headerPairs(request: InspectedRequest): HeaderPair[] {
+  const pairs: HeaderPair[] = [];
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) pairs.push([request.rawHeaders[index] as string, request.rawHeaders[index + 1] as string]);
+  return pairs;
+}
+
+/** The answer's headers as sendReply (src/http/server.ts) writes them. */
+export function replyHeaders(reply: Reply): HeaderPair[] {
+  const headers: HeaderPair[] = Object.entries(reply.headers ?? {}).map(([name, value]) => [name, value] as const);
+  if (reply.body !== undefined) headers.push(['content-type', 'application/json']);
+  headers.push(['content-length', String(reply.body?.length ?? 0)]);
+  if (reply.close) headers.push(['connection', 'close']);
+  return headers;
+}
+
+export function summarise(request: InspectedRequest): RequestSummary {
+  const { entry } = request;
+  return {
+    id: request.id,
+    received_at: entry.received_at,
+    interface: entry.interface,
+    status: entry.status,
+    verdict: entry.verdict,
+    ...pick(entry, ['reason', 'message', 'space', 'provider_code', 'lead_known', 'provider_job_id']),
+    ...pick(idsOf(request), ['event', 'event_id', 'lead_id']),
+    ...(request.bodyBytes !== undefined ? { body_bytes: request.bodyBytes } : {}),
+  };
+}
+
+/** The value of the first header `name` (any case), as kept. */
+export function headerOf(request: InspectedRequest, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) if ((request.rawHeaders[index] as string).toLowerCase() === lower) return request.rawHeaders[index + 1];
+  return undefined;
+}
+
+/** The body was cut to the bound (so it is not the bytes that were signed). */
+export function bodyCut(request: InspectedRequest): boolean {
+  return request.body !== undefined && request.bodyBytes !== undefined && request.bodyBytes > request.body.length;
+}
+
+// Bodies up to this size are read for their ids when the mock did not parse them (refused before that step).
+const MAX_IDS_BODY = 64 * 1024;
+
+function claimedIds(body: Buffer): Ids | undefined {
+  if (body.length > MAX_IDS_BODY) return undefined;
+  const parsed = parseJsonBody(body);
+  const document = parsed.ok ? objectOf(parsed.value) : undefined;
+  if (!document) return undefined;
+  const ids: Ids = {};
+  for (const name of ['event', 'event_id', 'lead_id'] as const) {
+    const value = document[name];
+    if (typeof value === 'string') ids[name] = value;
+  }
+  return ids;
+}
+
+function pick<T extends object, K extends keyof T>(entry: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (entry[key] !== undefined) out[key] = entry[key];
+  return out;
+}
+
+/** Node's header array itself when within the bounds (the usual case), else a bounded copy. */
+function boundedHeaders(raw: readonly string[], limits: InspectorLimits): { rawHeaders: readonly string[]; cut: number } {
+  let within = raw.length <= limits.maxHeaders * 2;
+  for (let index = 0; within && index < raw.length; index++) within = (raw[index] as string).length <= limits.maxHeaderBytes;
+  if (within) return { rawHeaders: raw, cut: 0 };
+  const kept: string[] = [];
+  let cut = 0;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index] as string;
+    const value = raw[index + 1] as string;
+    if (kept.length >= limits.maxHeaders * 2) {
+      cut++;
+      continue;
+    }
+    if (name.length > limits.maxHeaderBytes || value.length > limits.maxHeaderBytes) cut++;
+    kept.push(name.slice(0, limits.maxHeaderBytes), value.length > limits.maxHeaderBytes ? `${value.slice(0, limits.maxHeaderBytes)}…` : value);
+  }
+  return { rawHeaders: kept, cut };
+}
+
+function headerBytes(raw: readonly string[]): number {
+  let total = 0;
+  for (const text of raw) total += text.length + 8;
+  return total;
+}

@@ -1,0 +1,242 @@
+/**
+ * The inspector's own HTTP server (`--ui`): GET only, on its own port, answering the page, JSON, HTML fragments,
+ * the raw capture of a request, and the live stream, each with security headers (a Content-Security-Policy, no
+ * sniffing, no framing, no referrer, no caching) and no CORS header at all, so no other origin can read it. A
+ * Host header that names neither this address nor localhost is refused (a DNS-rebinding page cannot reach it).
+ * Every answer is bounded: lists are paged (limits.maxPage), bodies kept are bounded, streams are counted.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import { errnoCode, errorMessage, usageError } from '../errors.js';
+import { renderInspectorPage } from '../output/html/inspector-page.js';
+import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
+import { formatBytes } from '../output/html/bodies.js';
+import type { CommandTargets } from './commands.js';
+import { conversationList, conversationOf, type Conversation } from './conversation.js';
+import { headerPairs, type InspectedRequest } from './capture.js';
+import { html } from '../output/html/escape.js';
+import { callbackDetail, requestDetail } from './detail.js';
+import type { InspectorSigning } from './explain.js';
+import { Redactor } from './redact.js';
+import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
+import { StreamHub } from './stream.js';
+
+export interface InspectorServerOptions {
+  kind: 'platform' | 'provider';
+  /** Where to listen (default 127.0.0.1, any free port). */
+  host?: string;
+  port?: number;
+  store: InspectorStore;
+  signing: InspectorSigning;
+  /** The mock's URL as it prints it (the events URL, or the provider endpoint). */
+  mockUrl: string;
+  /** What the copy commands need besides the inspector's own URL. */
+  commands: Omit<CommandTargets, 'inspectorUrl'>;
+  /** Every secret the mock holds, both directions: never served (see Redactor). */
+  secrets: readonly string[];
+  /** e.g. `cai 0.2.0`. */
+  generator?: string;
+}
+
+export interface RunningInspector {
+  /** The page's URL, e.g. http://127.0.0.1:4040/. */
+  url: string;
+  port: number;
+  /** Ends the live streams and stops the server. Idempotent. */
+  close(): Promise<void>;
+}
+
+const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+// Everything but the page: nothing in it may run or load anything if opened on its own.
+const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const MAX_QUERY_TEXT = 200;
+const MAX_CONNECTIONS = 128;
+
+type Answer = { status: number; type: string; body: string | Buffer; headers?: Record<string, string> };
+
+export async function startInspectorServer(options: InspectorServerOptions): Promise<RunningInspector> {
+  const host = options.host ?? '127.0.0.1';
+  const redactor = new Redactor(options.secrets);
+  const { store } = options;
+  const bounds = `the last ${store.limits.maxRequests.toLocaleString('en-US')} requests${options.kind === 'provider' ? ` and ${store.limits.maxCallbacks.toLocaleString('en-US')} callbacks` : ''} (fewer when they hold over ${formatBytes(store.limits.maxBytes)}), bodies up to ${formatBytes(store.limits.maxBodyBytes)} each`;
+  const page = renderInspectorPage({ kind: options.kind, mockUrl: options.mockUrl, bounds, generator: options.generator });
+  const pageHeaders = { ...COMMON_HEADERS, 'content-security-policy': page.policy };
+  const dataHeaders = { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY };
+  const hub = new StreamHub(store, store.limits, redactor, dataHeaders);
+  let url = '';
+  let allowedHosts: (value: string | undefined) => boolean = () => false;
+  const targets = (): CommandTargets => ({ ...options.commands, inspectorUrl: url });
+
+  const json = (status: number, value: unknown): Answer => ({ status, type: 'application/json; charset=utf-8', body: JSON.stringify(redactor.json(value)) });
+  const fragment = (markup: string): Answer => ({ status: 200, type: 'text/html; charset=utf-8', body: markup });
+  // The page's views answer 200 with the notice (a 404 would be logged by the browser as an error); the API 404s.
+  const notFound = (what: string, view = false): Answer =>
+    view
+      ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${bounds}.</p>`.value)
+      : json(404, { ok: false, error: 'not_found', message: `${what} is not kept (any more): the inspector keeps ${bounds}` });
+
+  const routes: [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined][] = [
+    [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: page.html, headers: pageHeaders })],
+    [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
+    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
+    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(query)))],
+    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
+    [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
+    [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
+    [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(query)))],
+    [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
+    [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(query)))],
+    [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
+    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, targets(), redactor)).value), true)],
+    [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
+    [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
+  ];
+
+  function withRequest(match: RegExpExecArray, answer: (request: InspectedRequest) => Answer, view = false): Answer {
+    const request = store.request(Number(match[1]));
+    return request ? answer(request) : notFound(`Request #${match[1]}`, view);
+  }
+  function withCallback(match: RegExpExecArray, answer: (callback: InspectedCallback) => Answer, view = false): Answer {
+    const callback = store.callback(Number(match[1]));
+    return callback ? answer(callback) : notFound(`Callback #${match[1]}`, view);
+  }
+  function withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
+    let lead: string;
+    try {
+      lead = decodeURIComponent(match[2] as string);
+    } catch {
+      return json(400, { ok: false, error: 'bad_lead', message: 'the lead_id in the path is not URL-encoded UTF-8' });
+    }
+    const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
+    return conversation ? answer(conversation) : notFound(`A conversation of ${lead}`, view);
+  }
+  function limitOf(query: URLSearchParams): number {
+    const limit = Number(query.get('limit') ?? store.limits.defaultPage);
+    return Number.isInteger(limit) && limit > 0 ? Math.min(limit, store.limits.maxPage) : store.limits.defaultPage;
+  }
+  function pageOf(query: URLSearchParams) {
+    const number = (name: string) => {
+      const value = query.get(name);
+      return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
+    };
+    return { before: number('before'), after: number('after'), limit: limitOf(query) };
+  }
+
+  function handle(request: IncomingMessage, response: ServerResponse): void {
+    request.resume();
+    const send = (answer: Answer) => {
+      const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
+      response.writeHead(answer.status, { ...(answer.headers ?? dataHeaders), 'content-type': answer.type, 'content-length': String(body.length) });
+      response.end(body);
+    };
+    if (!allowedHosts(request.headers.host)) {
+      send(json(421, { ok: false, error: 'wrong_host', message: `the inspector answers only at ${url}` }));
+      return;
+    }
+    if (request.method !== 'GET') {
+      send({ ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }), headers: { ...dataHeaders, allow: 'GET' } });
+      return;
+    }
+    let parsed: URL;
+    try {
+      parsed = new URL(request.url ?? '/', 'http://inspector');
+    } catch {
+      send(json(400, { ok: false, error: 'bad_url', message: 'not a URL' }));
+      return;
+    }
+    if (parsed.pathname === '/api/stream') {
+      if (!hub.open(response)) send({ ...json(503, { ok: false, error: 'too_many_streams', message: `at most ${store.limits.maxStreams} inspector pages may follow the requests live at once` }), headers: { ...dataHeaders, 'retry-after': '5' } });
+      return;
+    }
+    try {
+      for (const [pattern, answer] of routes) {
+        const match = pattern.exec(parsed.pathname);
+        if (!match) continue;
+        const result = answer(match, parsed.searchParams);
+        if (result) {
+          send(result);
+          return;
+        }
+      }
+      send(json(404, { ok: false, error: 'not_found', message: `nothing at ${parsed.pathname}` }));
+    } catch (error) {
+      send(json(500, { ok: false, error: 'internal_error', message: `a bug in the inspector: ${errorMessage(error)}` }));
+    }
+  }
+
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, handle);
+  server.maxConnections = MAX_CONNECTIONS;
+  await listenOn(server, host, options.port ?? 0);
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  url = `http://${shown}:${address.port}/`;
+  allowedHosts = hostCheck(address);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        hub.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function filterOf(query: URLSearchParams): RequestFilter {
+  return { verdict: textOf(query, 'verdict'), type: textOf(query, 'type'), lead: textOf(query, 'lead'), space: textOf(query, 'space'), q: textOf(query, 'q') };
+}
+
+function textOf(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name)?.trim();
+  return value ? value.slice(0, MAX_QUERY_TEXT) : undefined;
+}
+
+function download(name: string, body: Buffer): Answer {
+  return { status: 200, type: 'application/octet-stream', body, headers: { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY, 'content-disposition': `attachment; filename="${name}"` } };
+}
+
+/** The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body. */
+function captureOf(request: InspectedRequest): Buffer {
+  const head = [`${request.method} ${request.target} HTTP/${request.httpVersion}`, ...headerPairs(request).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  // Header values are kept as Node read them (latin1): written back byte for byte.
+  return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), request.body ?? Buffer.alloc(0)]);
+}
+
+/** Host headers this inspector answers: its own address and localhost, with its port (any IP when bound to all). */
+function hostCheck(address: AddressInfo): (value: string | undefined) => boolean {
+  const port = String(address.port);
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const own = new Set([address.address, 'localhost', '127.0.0.1', '::1'].map((name) => name.toLowerCase()));
+  return (value) => {
+    if (value === undefined) return false;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:]+):([0-9]+)$/.exec(value.trim());
+    if (!match || match[2] !== port) return false;
+    const name = (match[1] as string).replace(/^\[|\]$/g, '').toLowerCase();
+    return own.has(name) || (wildcard && isIP(name) !== 0);
+  };
+}
+
+async function listenOn(server: Server, host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => {
+      const code = errnoCode(error);
+      if (code === 'EADDRINUSE') reject(usageError('ui_port_in_use', `the inspector's port ${port} on ${host} is already in use`, 'choose another --ui HOST:PORT, or --ui alone for any free port'));
+      else if (code === 'EACCES') reject(usageError('ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`, 'use a port above 1023, or --ui alone for any free port'));
+      else if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') reject(usageError('bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`, 'use --ui 127.0.0.1:PORT'));
+      else reject(usageError('ui_listen_failed', `the inspector cannot listen on ${host}:${port}: ${errorMessage(error)}`, 'check the --ui address'));
+    });
+    server.listen(port, host, () => resolve());
+  });
+}
