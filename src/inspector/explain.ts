@@ -12,7 +12,7 @@ import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { validateBody, validateDocument, type ValidationIssue } from '../spec/validate.js';
 import { parseJsonBody } from '../mock/request.js';
 import { bodyCut, headerOf, type InspectedRequest } from './capture.js';
-import { sectionsOf } from './sections.js';
+import { sectionsOf } from '../spec/sections.js';
 
 /** A credential the mock checks requests against (§5.6): its code, space and secrets. */
 export interface InspectorCredential {

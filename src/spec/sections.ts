@@ -1,9 +1,9 @@
 /**
  * Where the spec states the rule a validation issue breaks: the section of each field of §2 (and the enumerations
- * it names), for the inspector's list of validation errors. `cai validate` reports paths and codes; this adds
- * the sections a person looks up.
+ * it names). `cai validate` reports paths and codes; this adds the sections a person looks up (the inspector's list
+ * of validation errors shows them).
  */
-import type { ValidationIssue } from '../spec/validate.js';
+import type { ValidationIssue } from './validate.js';
 
 // §2.2: the contact job's fields; the ones with an enumeration or a format of their own point there too.
 const JOB_FIELDS: Record<string, readonly string[]> = {
