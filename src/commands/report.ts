@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
+import { INPUT_CAPS } from '../bounds.js';
 import { usageError } from '../errors.js';
 
 interface ReportOptions {
@@ -56,7 +57,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   if (since !== undefined && until !== undefined && since >= until) {
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
-  const { reportFromLogs, LogReadError, NotALogError } = await import('../report/read.js');
+  const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../report/read.js');
   const { unreadable } = await import('../input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
@@ -73,6 +74,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   } catch (error) {
     if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
     if (error instanceof NotALogError) throw usageError('not_a_log', error.message, LOG_RECORD_HINT, error);
+    if (error instanceof LogLineTooLongError) throw usageError('input_too_large', error.message, `${INPUT_CAPS.logLine.hint} (caps: docs/limits.md)`, error);
     throw error;
   }
   report.logs = logs;
