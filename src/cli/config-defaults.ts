@@ -2,6 +2,7 @@ import type { Command, Option } from 'commander';
 import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
+import { checkHeaderOptions } from './header-options.js';
 import { globalOutputOptions, type RunState } from './runner.js';
 import type { CommandView } from '../config/defaults.js';
 
@@ -41,6 +42,8 @@ export function installConfigDefaults(program: Command, state: RunState): void {
   visit(program);
   program.hook('preAction', async (_program, actionCommand) => {
     await applyConfigDefaults(actionCommand, state.io);
+    // Header values are checked once, here, whoever gave them: the user or the profile (issue 14).
+    checkHeaderOptions(actionCommand, commandPath(actionCommand));
     for (let command: Command | null = actionCommand; command; command = command.parent) {
       const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
       if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
