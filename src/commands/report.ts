@@ -3,6 +3,7 @@ import { runHandler, type CommandContext, type RunState } from '../cli/runner.js
 import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
 import { INPUT_CAPS } from '../bounds.js';
 import { usageError } from '../errors.js';
+import { safeText } from '../output/safe-text.js';
 
 interface ReportOptions {
   log?: string[];
@@ -99,7 +100,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   }
   const { tableViews } = await import('../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
-  output.resultWrapped(`${logs.join(', ')}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
+  output.resultWrapped(`${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
   const skipped = [
     [report.records.duplicates, 'duplicates'],
     [report.records.not_accepted, 'not accepted'],
@@ -112,7 +113,8 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   for (const view of tableViews(report)) {
     output.result('');
     output.resultWrapped(output.color.bold(view.title));
-    output.result(await output.table(view.head, view.rows));
+    // Branch codes and outcome names come from the logs: escaped cell by cell (issue 14).
+    output.result(await output.table(view.head.map(safeText), view.rows.map((row) => row.map(safeText))));
   }
   return 0;
 }

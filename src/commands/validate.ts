@@ -6,6 +6,7 @@ import { runHandler, type CommandContext, type RunState } from '../cli/runner.js
 import { formatCap, INPUT_CAPS } from '../bounds.js';
 import { readFileInput, tooLarge, unreadable } from '../input.js';
 import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
+import { jsonText, safeText } from '../output/safe-text.js';
 import { usageError } from '../errors.js';
 import { describeIssue } from '../spec/issues.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../spec/validate.js';
@@ -277,7 +278,8 @@ class Renderer {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
-    await this.out.write(text);
+    // As Output writes: secrets masked, anything unsafe from the documents escaped (issue 14).
+    await this.out.write(this.context.output.printable(text));
   }
 
   start(): void {
@@ -292,16 +294,17 @@ class Renderer {
       entry.valid = verdict.valid;
       entry.errors = verdict.errors;
       entry.warnings = verdict.warnings;
-      this.pending.push((this.first ? '' : ',') + JSON.stringify(entry));
+      this.pending.push((this.first ? '' : ',') + jsonText(entry));
       this.first = false;
       return;
     }
     if (verdict.valid && verdict.warnings.length === 0 && !showValid) return;
     const { color } = output;
     const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
-    const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
-    for (const issue of verdict.errors) lines.push(`  ${describeIssue(issue)}`);
-    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${describeIssue(issue)}`);
+    // Paths and values come from the document: escaped before anything is coloured (issue 14).
+    const lines = [`${safeText(source)}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${safeText(what)}`];
+    for (const issue of verdict.errors) lines.push(`  ${safeText(describeIssue(issue))}`);
+    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${safeText(describeIssue(issue))}`);
     // On a terminal, long issues wrap under their indent; piped, each stays one line.
     this.pending.push(lines.map((line) => output.fit(line, '    ')).join('\n') + '\n');
   }

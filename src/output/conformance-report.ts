@@ -9,6 +9,7 @@ import { countLine, failureDetails, formatDuration, tableRows, warningLine } fro
 import type { CheckResult, SuiteReport } from '../conformance/types.js';
 import { truncate, visibleWidth } from './layout.js';
 import type { Output } from './output.js';
+import { safeText } from './safe-text.js';
 import { VERDICT_SYMBOLS, verdictPaint } from './conformance-progress.js';
 
 export interface HumanReportOptions {
@@ -20,9 +21,10 @@ export async function renderConformanceReport(report: SuiteReport, options: Huma
   const terminal = output.width !== undefined;
   const offset = report.clock.offsetSeconds;
   const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${offset >= 0 ? '+' : ''}${offset} s`;
-  output.resultWrapped(`cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${report.target}, ${clock}`, '  ');
+  output.resultWrapped(`cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${safeText(report.target)}, ${clock}`, '  ');
   if (!terminal || options.verbose) output.result(await checkTable(report.checks, output));
-  const details = terminal ? terminalDetails(report.checks, output) : failureDetails(report.checks);
+  // What the target answered is in `actual` and the notes: escaped before anything is coloured (issue 14).
+  const details = terminal ? terminalDetails(report.checks, output) : failureDetails(report.checks).map(safeText);
   for (const line of details) output.result(line);
   output.result('');
   output.result(terminal ? paintedCounts(report, output) : countLine(report.summary));
@@ -63,7 +65,7 @@ function paintedCounts(report: SuiteReport, output: Output): string {
 function terminalDetails(checks: readonly CheckResult[], output: Output): string[] {
   const paint = verdictPaint(output.color);
   const lines: string[] = [];
-  const field = (label: string, value: string) => lines.push(output.fit(`  ${`${label}:`.padEnd(10)}${value}`, ' '.repeat(12)));
+  const field = (label: string, value: string) => lines.push(output.fit(`  ${`${label}:`.padEnd(10)}${safeText(value)}`, ' '.repeat(12)));
   for (const result of checks) {
     if (result.verdict !== 'failed' && result.verdict !== 'warning' && result.verdict !== 'waived') continue;
     lines.push('');
@@ -83,10 +85,10 @@ function terminalDetails(checks: readonly CheckResult[], output: Output): string
   for (const [reason, group] of byReason) {
     const first = group[0] as CheckResult;
     if (group.length < 3) {
-      for (const result of group) lines.push(output.fit(`${output.color.dim('-')} ${result.id} skipped: ${reason}`, '  '));
+      for (const result of group) lines.push(output.fit(`${output.color.dim('-')} ${result.id} skipped: ${safeText(reason)}`, '  '));
       continue;
     }
-    lines.push(output.fit(`${output.color.dim('-')} ${group.length} checks skipped: ${reason}`, '  '));
+    lines.push(output.fit(`${output.color.dim('-')} ${group.length} checks skipped: ${safeText(reason)}`, '  '));
     lines.push(truncate(`  ${first.id}, ${group.slice(1).map((result) => result.id).join(', ')}`, output.width ?? Infinity));
   }
   return lines;

@@ -26,7 +26,7 @@ interface SecretFlagNames {
 const registeredForRedaction = new Set<string>();
 
 /** Every secret resolved in this process; error printing scrubs them from messages and stack traces. */
-function knownSecrets(): readonly string[] {
+export function knownSecrets(): readonly string[] {
   return [...registeredForRedaction];
 }
 

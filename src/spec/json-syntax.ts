@@ -154,3 +154,26 @@ function at(text: string, offset: number, reason: string): JsonSyntaxError {
   }
   return { offset, line, column: offset - lineStart + 1, reason };
 }
+
+/**
+ * How deeply JSON text nests arrays and objects, counted without parsing or recursing (so any depth is safe to
+ * measure). For text that is not JSON, the depth of its brackets outside strings. Callers that walk a parsed value
+ * recursively (pretty-printers, re-serialisers) compare it with MAX_WALK_DEPTH (src/bounds.ts) first.
+ */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return deepest;
+}
