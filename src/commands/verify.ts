@@ -131,7 +131,7 @@ function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[],
   // The messages quote the signature and timestamp as received: escaped before colouring (issue 14).
   output.result(`${output.color.red('invalid')} (${result.reason}): ${safeText(result.message)}`);
   for (const diagnosis of diagnoses) {
-    const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' ? '' : 'likely cause: ';
+    const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' || diagnosis.code === 'reserialisation_skipped' ? '' : 'likely cause: ';
     output.result(`  ${lead}${safeText(diagnosis.message)}`);
   }
 }
