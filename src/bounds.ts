@@ -57,7 +57,7 @@ export const INPUT_CAPS = {
     hint: 'for one document a line, use --ndjson',
     readers: '`validate FILE` and stdin, one document a file',
     beyond: 'refused',
-    why: 'the same as a body; the verdict says the document is too large (exit 1), for one document a line use `--ndjson`',
+    why: 'the same as a body; for one document a line, `--ndjson` reads a stream of any length',
   },
   ndjsonLine: {
     bytes: 4 * MiB,
