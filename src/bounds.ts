@@ -38,7 +38,7 @@ export const INPUT_CAPS = {
   body: {
     bytes: 16 * MiB,
     what: 'body',
-    hint: 'an event is at most 256 KB (§8); check that the file is the body you meant',
+    hint: 'an event is at most 256 KB (§8); check that this is the body you meant',
     readers: '`sign --body`, `verify --body`, `send-job`/`send-event --body` (a file, or stdin)',
     beyond: 'refused',
     why: '64 times the 256 KB of an event (§8): room to sign or send an oversized body on purpose, never a runaway stream',

@@ -115,7 +115,7 @@ describe('finding 7: bounded reads, no secret echoed, URL passwords masked', () 
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: body file /dev/zero is over the 16 MiB cap; reading stopped there\nhint: an event is at most 256 KB (§8); check that the file is the body you meant (caps: docs/limits.md)\n',
+      stderr: 'error: body file /dev/zero is over the 16 MiB cap; reading stopped there\nhint: an event is at most 256 KB (§8); check that this is the body you meant (caps: docs/limits.md)\n',
     });
   });
 
