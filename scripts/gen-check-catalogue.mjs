@@ -3,8 +3,8 @@
 // dist/conformance/sender/catalogue.js and dist/mock/faults.js), so the page cannot drift from the checks. Run `npm run docs` (it builds first);
 // `node scripts/gen-check-catalogue.mjs --check` exits 1 when the committed page differs.
 // test/docs/check-catalogue.test.ts renders the same text from src/ and compares it with the committed page.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-page.mjs';
 
 export const PAGE = 'docs/conformance-checks.md';
 export const REGENERATE = 'npm run docs';
@@ -191,22 +191,7 @@ async function main() {
     platformFaults: faults.PLATFORM_FAULTS,
     providerFaults: faults.PROVIDER_FAULTS,
   });
-  const path = `${root}${PAGE}`;
-  if (process.argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(path, 'utf8');
-    } catch {
-      // missing: differs
-    }
-    if (committed !== text) {
-      process.stderr.write(`error: ${PAGE} differs from the check catalogue\nhint: run '${REGENERATE}' and commit the result\n`);
-      process.exitCode = 1;
-    }
-    return;
-  }
-  writeFileSync(path, text);
-  process.stderr.write(`wrote ${PAGE}\n`);
+  writeOrCheck(root, PAGE, text, { regenerate: REGENERATE, source: 'the check catalogue' });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -97,5 +97,5 @@ export {
   type ReportFilter,
 } from './report/aggregate.js';
 export { parseLogLine, type LogRecord } from './report/log.js';
-export { reportFromLogs, readLog, LogReadError, NotALogError, type MalformedLine, type LogFileCounts } from './report/read.js';
+export { reportFromLogs, readLog, LogReadError, LogLineTooLongError, NotALogError, type MalformedLine, type LogFileCounts } from './report/read.js';
 export { toCsv as reportToCsv } from './report/render.js';

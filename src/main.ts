@@ -134,7 +134,9 @@ export async function main(): Promise<void> {
     process.exitCode = await run(process.argv.slice(2), processIo());
   } catch (error) {
     // run() reports every error itself; this is the last line of defence, without a stack trace.
-    process.stderr.write(`error: internal error: ${redactSecrets(errorMessage(error))}\nhint: this is a bug in cai; please report it with the output of --debug\n`);
+    const { safeText } = await import('./output/safe-text.js');
+    const { maskSecrets } = await import('./secrets/mask.js');
+    process.stderr.write(`error: internal error: ${safeText(maskSecrets(errorMessage(error)))}\nhint: this is a bug in cai; please report it with the output of --debug\n`);
     process.exitCode = ExitCode.internal;
   }
 }

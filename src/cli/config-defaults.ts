@@ -15,6 +15,10 @@ import type { CommandView } from '../config/defaults.js';
  * (START-UP RULE).
  */
 
+/** The flags whose values may be request headers (src/cli/header-options.ts checks them), and their attribute names. */
+const HEADER_FLAGS = ['--provider', '--source', '--test-provider'] as const;
+const attributeOf = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
 
@@ -41,6 +45,11 @@ export function installConfigDefaults(program: Command, state: RunState): void {
   visit(program);
   program.hook('preAction', async (_program, actionCommand) => {
     await applyConfigDefaults(actionCommand, state.io);
+    // Header values are checked once, here, whoever gave them: the user or the profile (issue 14). The checker
+    // loads only when such a flag has a value (START-UP RULE: `cai sign --body x` does not pay for it).
+    if (HEADER_FLAGS.some((flag) => typeof actionCommand.getOptionValue(attributeOf(flag)) === 'string')) {
+      (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
+    }
     for (let command: Command | null = actionCommand; command; command = command.parent) {
       const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
       if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });

@@ -7,6 +7,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
+import { maskSecrets } from '../secrets/mask.js';
 import type { CommandContext } from './runner.js';
 import type { ConformanceView } from '../output/html/conformance-report.js';
 
@@ -18,8 +19,10 @@ async function generator(): Promise<string> {
 
 async function writeOrFail(path: string, content: string, what: string, { io }: CommandContext, append = false): Promise<void> {
   const full = isAbsolute(path) ? path : resolve(io.cwd, path);
+  // Every report file, as every line printed: secrets and URL passwords masked (issue 14; src/secrets/mask.ts).
+  const masked = maskSecrets(content);
   try {
-    await (append ? appendFile(full, content) : writeFile(full, content));
+    await (append ? appendFile(full, masked) : writeFile(full, masked));
   } catch (error) {
     throw usageError('unwritable_file', `cannot write the ${what} to ${path}: ${why(error)}`, 'check that the directory exists and is writable', error);
   }

@@ -19,7 +19,7 @@ const SHIPPED_EXAMPLE = fileURLToPath(new URL('../../fixtures/signature-example.
  */
 export async function showSignatureExample(option: string | boolean, { io, output }: CommandContext): Promise<number> {
   const file = typeof option === 'string' ? resolve(io.cwd, option) : SHIPPED_EXAMPLE;
-  const text = (await readFileInput(file, io, 'signature example')).toString('utf8');
+  const text = (await readFileInput(file, io, 'example')).toString('utf8');
   const parsed = parseSignatureExample(text);
   if (!parsed.ok) {
     throw usageError('bad_example', `signature example ${file} is not usable: ${parsed.message}`, 'see fixtures/signature-example.json for the expected shape');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { usageError } from '../errors.js';
+import { safeText } from '../output/safe-text.js';
 
 interface GlobalConfigFlags {
   config?: string;
@@ -77,7 +78,7 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
   for (const environment of described) {
     output.result('');
     output.result(environment.chosenBy ? `environment ${environment.name} (chosen by ${environment.chosenBy})` : `environment ${environment.name}`);
-    const rows = environment.settings.map((s) => [s.field, s.value ?? output.color.dim('(not set)'), s.value === undefined ? '' : s.source]);
+    const rows = environment.settings.map((s) => [s.field, s.value !== undefined ? safeText(s.value) : output.color.dim('(not set)'), s.value === undefined ? '' : safeText(s.source)]);
     output.result(await output.table(['setting', 'value', 'from'], rows));
   }
   if (profile.chosen) {

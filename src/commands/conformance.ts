@@ -280,7 +280,7 @@ async function render(report: SuiteReport, options: RunOptions, context: Command
     const { writeFile } = await import('node:fs/promises');
     const { resolve } = await import('node:path');
     try {
-      await writeFile(resolve(io.cwd, options.junit), toJunit(safe, warningsFail));
+      await writeFile(resolve(io.cwd, options.junit), (await import('../secrets/mask.js')).maskSecrets(toJunit(safe, warningsFail)));
     } catch (error) {
       throw usageError('unwritable_file', `cannot write the JUnit report to ${options.junit}`, 'check that the directory exists and is writable', error);
     }

@@ -5,6 +5,7 @@ import { readPem } from '../input.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { CheckResult } from '../doctor/types.js';
+import { safeText } from '../output/safe-text.js';
 
 interface DoctorOptions {
   target?: string;
@@ -74,7 +75,7 @@ async function runDoctorCommand(options: DoctorOptions, globals: { config?: stri
   for (const check of report.checks) {
     if (check.target !== undefined && check.target !== lastTarget) {
       output.result('');
-      output.result(`${check.target}${check.interface ? ` (interface ${check.interface})` : ''}`);
+      output.result(`${safeText(check.target)}${check.interface ? ` (interface ${check.interface})` : ''}`);
       lastTarget = check.target;
     }
     renderCheck(check, output);
@@ -89,6 +90,7 @@ function renderCheck(check: CheckResult, output: CommandContext['output']): void
   const color = output.color;
   const label = { pass: color.green('pass'), warn: color.yellow('warn'), fail: color.red('FAIL'), skip: color.dim('skip') }[check.verdict];
   const scope = check.target === undefined && check.interface ? ` ${check.interface}` : '';
-  output.result(`  ${label}  ${(check.id + scope).padEnd(12)} ${check.message}`);
-  if (check.hint && check.verdict !== 'pass') output.result(`        ${''.padEnd(12)} ${color.dim('hint:')} ${check.hint}`);
+  // Messages quote what the server sent (its certificate's names, its errors): escaped before colouring (issue 14).
+  output.result(`  ${label}  ${(check.id + scope).padEnd(12)} ${safeText(check.message)}`);
+  if (check.hint && check.verdict !== 'pass') output.result(`        ${''.padEnd(12)} ${color.dim('hint:')} ${safeText(check.hint)}`);
 }

@@ -1,7 +1,9 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
+import { INPUT_CAPS } from '../bounds.js';
 import { usageError } from '../errors.js';
+import { safeText } from '../output/safe-text.js';
 
 interface ReportOptions {
   log?: string[];
@@ -56,7 +58,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   if (since !== undefined && until !== undefined && since >= until) {
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
-  const { reportFromLogs, LogReadError, NotALogError } = await import('../report/read.js');
+  const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../report/read.js');
   const { unreadable } = await import('../input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
@@ -73,6 +75,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   } catch (error) {
     if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
     if (error instanceof NotALogError) throw usageError('not_a_log', error.message, LOG_RECORD_HINT, error);
+    if (error instanceof LogLineTooLongError) throw usageError('input_too_large', error.message, `${INPUT_CAPS.logLine.hint} (caps: docs/limits.md)`, error);
     throw error;
   }
   report.logs = logs;
@@ -97,7 +100,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   }
   const { tableViews } = await import('../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
-  output.resultWrapped(`${logs.join(', ')}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
+  output.resultWrapped(`${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
   const skipped = [
     [report.records.duplicates, 'duplicates'],
     [report.records.not_accepted, 'not accepted'],
@@ -110,7 +113,8 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   for (const view of tableViews(report)) {
     output.result('');
     output.resultWrapped(output.color.bold(view.title));
-    output.result(await output.table(view.head, view.rows));
+    // Branch codes and outcome names come from the logs: escaped cell by cell (issue 14).
+    output.result(await output.table(view.head.map(safeText), view.rows.map((row) => row.map(safeText))));
   }
   return 0;
 }

@@ -3,6 +3,7 @@ import { runHandler, type CommandContext, type RunState } from '../cli/runner.js
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
 import { pipeWriter } from '../output/pipe-writer.js';
+import { jsonText } from '../output/safe-text.js';
 import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
 import { describeIssue } from '../spec/issues.js';
 
@@ -125,8 +126,8 @@ async function runSample(target: Target, options: SampleOptions, context: Comman
       }
       reportProblems(verdict, context);
     }
-    const text = options.count === 1 && !options.compact ? JSON.stringify(document, null, 2) : JSON.stringify(document);
-    if (!(await out.write(text + '\n'))) break; // the reader has gone (| head): stop quietly
+    const text = options.count === 1 && !options.compact ? jsonText(document, 2) : jsonText(document);
+    if (!(await out.write(context.output.printable(text) + '\n'))) break; // the reader has gone (| head): stop quietly
   }
   return 0;
 }

@@ -182,7 +182,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
   refuseSingleOnlyFlags(options);
   const secret = signingSecret(options, context);
   const files = await import('../send/batch-files.js');
-  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson'), { eventIds: !options.validate });
+  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), { eventIds: !options.validate });
   if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
   if (options.validate) await files.validateDocuments(kind, documents);
   const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;

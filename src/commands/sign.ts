@@ -111,17 +111,15 @@ async function curlFor(options: SignOptions, timestamp: number, signature: strin
       ? requireOption(options.source, '--source', 'interface A sends X-CAI-Source (§4.1)')
       : requireOption(options.provider, '--provider', 'interface B sends X-CAI-Provider (§4.2)');
   const identityHeader = iface === 'A' ? HeaderNames.source : HeaderNames.provider;
-  const { curlCommand } = await import('../http/curl.js');
-  return curlCommand({
-    url: options.url,
-    headers: [
-      ['Content-Type', 'application/json'],
-      [identityHeader, identity],
-      [HeaderNames.timestamp, String(timestamp)],
-      [HeaderNames.signature, signature],
-    ],
-    data: { file: bodyFile },
-  });
+  const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../http/curl.js'), import('../send/dry-run.js')]);
+  const headers = [
+    ['Content-Type', 'application/json'],
+    [identityHeader, identity],
+    [HeaderNames.timestamp, String(timestamp)],
+    [HeaderNames.signature, signature],
+  ] as const;
+  assertSendableHeaders(headers, 'the curl command');
+  return curlCommand({ url: options.url, headers, data: { file: bodyFile } });
 }
 
 function requireOption(value: string | undefined, flag: string, why: string): string {

@@ -3,8 +3,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { readFileInput, unreadable } from '../input.js';
+import { formatCap, INPUT_CAPS } from '../bounds.js';
+import { readFileInput, tooLarge, unreadable } from '../input.js';
 import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
+import { jsonText, safeText } from '../output/safe-text.js';
 import { usageError } from '../errors.js';
 import { describeIssue } from '../spec/issues.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../spec/validate.js';
@@ -18,8 +20,6 @@ interface ValidateCommandOptions {
 const KIND_WORDS = ['auto', 'job', 'event', 'ack', 'duplicate-ack'] as const;
 type KindWord = (typeof KIND_WORDS)[number];
 const STDIN = '-';
-/** Without --ndjson a file is one document; past this size it is refused unread (an event may be 256 KB, §8). */
-const MAX_DOCUMENT_FILE_BYTES = 16 * 1024 * 1024;
 
 export function registerValidate(program: Command, state: RunState): void {
   program
@@ -68,7 +68,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
     throw usageError('missing_input', 'no documents to validate', 'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)');
   }
   const sources = files.length === 0 ? [STDIN] : files;
-  await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto')));
+  await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto', isStreamed(source, options))));
   const validators = await import('../spec/validate.js');
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
@@ -92,8 +92,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
   try {
     renderer.start();
     for (const source of sources) {
-      const streamed = options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
-      if (streamed) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
+      if (isStreamed(source, options)) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
       else {
         const verdict = await validateWhole(source, validators, validateOptions, context, run);
         if (verdict) record(labelOf(source), verdict, true);
@@ -127,10 +126,11 @@ function labelOf(source: string): string {
   return source === STDIN ? '<stdin>' : source;
 }
 
-async function checkReadable(source: string, { io }: CommandContext, firstWord: boolean): Promise<void> {
+async function checkReadable(source: string, { io }: CommandContext, firstWord: boolean, streamed: boolean): Promise<void> {
   if (source === STDIN) return;
+  let info;
   try {
-    const info = await stat(resolve(io.cwd, source));
+    info = await stat(resolve(io.cwd, source));
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (error) {
     if (firstWord && /^[a-z-]+$/i.test(source)) {
@@ -139,6 +139,13 @@ async function checkReadable(source: string, { io }: CommandContext, firstWord: 
     }
     throw unreadable(source, 'document', error);
   }
+  // One document a file: a regular file over the cap is refused before anything is validated (src/bounds.ts).
+  if (!streamed && info.isFile() && info.size > INPUT_CAPS.document.bytes) throw tooLarge('document', `document file ${source}`, { size: info.size });
+}
+
+/** `--ndjson`, or a file named .ndjson / .jsonl: one document a line, streamed. */
+function isStreamed(source: string, options: ValidateCommandOptions): boolean {
+  return options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
 }
 
 async function loadCatalog(path: string, context: CommandContext): Promise<Branch[]> {
@@ -151,11 +158,17 @@ async function validateWhole(source: string, validators: Validators, options: Va
   run.reading = stream;
   const chunks: Buffer[] = [];
   let size = 0;
+  let over = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {
       const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       size += buffer.length;
-      if (size <= MAX_DOCUMENT_FILE_BYTES) chunks.push(buffer);
+      // Reading stops one byte past the cap: stdin, a pipe or /dev/zero is never read to exhaustion.
+      if (size > INPUT_CAPS.document.bytes) {
+        over = true;
+        break;
+      }
+      chunks.push(buffer);
     }
   } catch (error) {
     if (run.interrupted) return undefined;
@@ -164,7 +177,7 @@ async function validateWhole(source: string, validators: Validators, options: Va
     run.reading = undefined;
   }
   if (run.interrupted) return undefined; // read only in part
-  if (size > MAX_DOCUMENT_FILE_BYTES) return validators.unreadVerdict(size, options, { subject: 'the file is', advice: 'for one document a line, use --ndjson' });
+  if (over) throw tooLarge('document', source === STDIN ? 'the document on stdin' : `document file ${source}`);
   return validators.validateBody(Buffer.concat(chunks, size), options);
 }
 
@@ -186,13 +199,18 @@ async function validateNdjson(
   let lastUpdate = io.now();
   let lines = 0;
   let bytes = 0;
+  let stoppedAt: number | undefined;
   try {
-    for await (const batch of readNdjsonBatches(stream as AsyncIterable<Buffer>)) {
+    // A line over its cap stops the reading of this input (src/bounds.ts): an endless line is never read to its end.
+    for await (const batch of readNdjsonBatches(stream as AsyncIterable<Buffer>, INPUT_CAPS.ndjsonLine.bytes, { stopAtOversize: true })) {
       for (const line of batch) {
         lines = line.number;
         bytes += line.byteLength + 1;
         if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
-        const verdict = line.oversize ? validators.unreadVerdict(line.byteLength, options, { subject: 'the line is' }) : validators.validateBody(line.bytes, options);
+        if (line.oversize) stoppedAt = line.number;
+        const verdict = line.oversize
+          ? validators.unreadVerdict(line.byteLength, options, { subject: line.cut ? 'the line is at least' : 'the line is', advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here` })
+          : validators.validateBody(line.bytes, options);
         record(`${label}:${line.number}`, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
@@ -210,6 +228,7 @@ async function validateNdjson(
   }
   spinner.stop();
   if (run.interrupted) output.note(`stopped at ${label}:${lines}`);
+  if (stoppedAt !== undefined) output.warn(`${label}:${stoppedAt} is over the ${formatCap(INPUT_CAPS.ndjsonLine.bytes)} cap for one line; the rest of ${label} was not read`);
   if (lines === 0) output.note(`${label} has no lines`);
 }
 
@@ -259,7 +278,8 @@ class Renderer {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
-    await this.out.write(text);
+    // As Output writes: secrets masked, anything unsafe from the documents escaped (issue 14).
+    await this.out.write(this.context.output.printable(text));
   }
 
   start(): void {
@@ -274,16 +294,17 @@ class Renderer {
       entry.valid = verdict.valid;
       entry.errors = verdict.errors;
       entry.warnings = verdict.warnings;
-      this.pending.push((this.first ? '' : ',') + JSON.stringify(entry));
+      this.pending.push((this.first ? '' : ',') + jsonText(entry));
       this.first = false;
       return;
     }
     if (verdict.valid && verdict.warnings.length === 0 && !showValid) return;
     const { color } = output;
     const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
-    const lines = [`${source}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${what}`];
-    for (const issue of verdict.errors) lines.push(`  ${describeIssue(issue)}`);
-    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${describeIssue(issue)}`);
+    // Paths and values come from the document: escaped before anything is coloured (issue 14).
+    const lines = [`${safeText(source)}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${safeText(what)}`];
+    for (const issue of verdict.errors) lines.push(`  ${safeText(describeIssue(issue))}`);
+    for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${safeText(describeIssue(issue))}`);
     // On a terminal, long issues wrap under their indent; piped, each stays one line.
     this.pending.push(lines.map((line) => output.fit(line, '    ')).join('\n') + '\n');
   }

@@ -8,6 +8,7 @@ import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { verify, type VerifyResult } from '../signing/verify.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import type { Secret } from '../secrets/resolve.js';
+import { safeText } from '../output/safe-text.js';
 
 interface VerifyOptions {
   signature?: string;
@@ -127,9 +128,10 @@ function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[],
     output.result(`${output.color.green('valid')}: the signature matches${which}; timestamp ${result.ageSeconds} s old, within ±${result.windowSeconds} s`);
     return;
   }
-  output.result(`${output.color.red('invalid')} (${result.reason}): ${result.message}`);
+  // The messages quote the signature and timestamp as received: escaped before colouring (issue 14).
+  output.result(`${output.color.red('invalid')} (${result.reason}): ${safeText(result.message)}`);
   for (const diagnosis of diagnoses) {
-    const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' ? '' : 'likely cause: ';
-    output.result(`  ${lead}${diagnosis.message}`);
+    const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' || diagnosis.code === 'reserialisation_skipped' ? '' : 'likely cause: ';
+    output.result(`  ${lead}${safeText(diagnosis.message)}`);
   }
 }

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errnoCode, usageError } from '../errors.js';
+import { CaiError, errnoCode, usageError } from '../errors.js';
+import { readFileCapped } from '../input.js';
+import { describeJsonFailure } from '../spec/json-syntax.js';
 import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
 import { CONFIG_FILE_NAME, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
 
@@ -24,10 +25,12 @@ const shapeHint = `see the README section 'cai config' for the shape, or run 'ca
 export function loadConfig(location: ConfigLocation): LoadedConfig {
   let text: string;
   try {
-    text = readFileSync(location.path, 'utf8');
+    text = readFileCapped(location.path, 'config', location.path, 'config').toString('utf8');
   } catch (error) {
-    const why = errnoCode(error) === 'EACCES' ? 'is not readable (permission denied)' : 'cannot be read';
-    throw usageError('unreadable_config', `config file ${location.path} ${why}`, 'check the file and its permissions', error);
+    if (error instanceof CaiError && error.code === 'input_too_large') throw error;
+    const cause = error instanceof CaiError ? error.cause : error;
+    const why = errnoCode(cause) === 'EACCES' ? 'is not readable (permission denied)' : 'cannot be read';
+    throw usageError('unreadable_config', `config file ${location.path} ${why}`, 'check the file and its permissions', cause);
   }
   return { location, config: parseConfig(text, location.path) };
 }
@@ -37,8 +40,9 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    throw usageError('invalid_config', `${file} is not valid JSON: ${describeJsonError(error, text)}`, 'fix the JSON syntax (no comments, no trailing commas)', error);
+  } catch {
+    // Where and what, never the bytes (describeJsonFailure): the file may be a secret given by mistake.
+    throw usageError('invalid_config', `${file} is not valid JSON: ${describeJsonFailure(text)}`, 'fix the JSON syntax (no comments, no trailing commas)');
   }
   const inline = findInlineSecret(value);
   if (inline) {
@@ -111,19 +115,6 @@ function findInlineSecret(value: unknown): string | undefined {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** V8's JSON errors give a position; users want a line and a column. */
-function describeJsonError(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = /position (\d+)/.exec(message);
-  if (!match) return message;
-  const position = Number(match[1]);
-  const before = text.slice(0, position);
-  const line = before.split('\n').length;
-  const column = position - before.lastIndexOf('\n');
-  const what = message.replace(/\s*in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-  return `${what} at line ${line}, column ${column}`;
 }
 
 /** What a command that reads the profile itself (`config show`, `doctor`) gets: each part when present. */

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { E164_PATTERN } from '../spec/formats.js';
+import { headerValueProblem } from '../spec/header-value.js';
 
 /**
  * The deployment profile: the private annex of §1 ("provider code, catalog, credentials, authorised addresses")
@@ -34,9 +35,15 @@ const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP
 /** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
 const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
 
+/** §4.1 X-CAI-Source, §4.2 X-CAI-Provider: a value HTTP carries as given (RFC 9110 §5.5; issue 14). */
+const HeaderValueSchema = z
+  .string()
+  .min(1)
+  .refine((value) => headerValueProblem(value) === undefined, { error: (issue) => `sent as a header, and it ${headerValueProblem(String(issue.input))?.message ?? 'cannot be'}` });
+
 export const EnvironmentSchema = z.strictObject({
-  provider_code: z.string().min(1).optional(),
-  platform_id: z.string().min(1).optional(),
+  provider_code: HeaderValueSchema.optional(),
+  platform_id: HeaderValueSchema.optional(),
   /** §4.1: the Provider's base address; jobs go to `{provider_endpoint}/contact-jobs`. */
   provider_endpoint: HttpUrlSchema.optional(),
   /** §4.2: the platform's one events endpoint, also sent as each job's callback_url. */

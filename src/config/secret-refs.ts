@@ -1,6 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { errnoCode } from '../errors.js';
+import { CaiError, errnoCode } from '../errors.js';
+import { formatCap, INPUT_CAPS } from '../bounds.js';
+import { readFileCapped } from '../input.js';
 
 /**
  * Secrets in a deployment profile are references only: `{"env": "NAME"}` or `{"file": "PATH"}`, or a list of them
@@ -53,10 +55,13 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
   let mode: number;
   try {
     mode = statSync(path).mode;
-    content = readFileSync(path, 'utf8');
+    content = readSecretFile(path);
   } catch (error) {
-    const code = errnoCode(error);
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
+    const code = errnoCode(error instanceof CaiError ? (error.cause ?? error) : error);
+    const why =
+      error instanceof CaiError && error.code === 'input_too_large'
+        ? `is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret file`
+        : code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
     return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} ${why}` };
   }
   const value = content.replace(/\r?\n$/, '');
@@ -75,8 +80,13 @@ export function looseModeWarning(status: SecretRefStatus): string | undefined {
 export function readSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.ProcessEnv): string | undefined {
   if ('env' in ref) return env[ref.env] || undefined;
   try {
-    return readFileSync(resolveRefPath(ref.file, baseDir), 'utf8').replace(/\r?\n$/, '') || undefined;
+    return readSecretFile(resolveRefPath(ref.file, baseDir)).replace(/\r?\n$/, '') || undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A secret file's text, at most INPUT_CAPS.secret bytes (a larger one is the wrong file: refused, never echoed). */
+function readSecretFile(path: string): string {
+  return readFileCapped(path, 'secret', path, 'secret').toString('utf8');
 }

@@ -145,7 +145,9 @@ export class Session {
         dispatcher,
         signal: this.signal,
       });
-      return { request, status: response.status, headers: response.headers, body: response.body, latencyMs: response.latencyMs, rateLimitedRetries: 0 };
+      // The body is at most NETWORK_CAPS.responseBodyBytes (postOnce cuts it, src/bounds.ts); a cut is kept in the exchange.
+      const truncated = response.bodyTruncated ? { bodyTruncated: true } : {};
+      return { request, status: response.status, headers: response.headers, body: response.body, ...truncated, latencyMs: response.latencyMs, rateLimitedRetries: 0 };
     } catch (error) {
       const code = error instanceof CaiError ? error.code : 'network';
       return {

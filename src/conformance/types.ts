@@ -43,6 +43,8 @@ export interface Exchange {
   status?: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** The body went over NETWORK_CAPS.responseBodyBytes (src/bounds.ts): `body` is its start, the connection was closed. */
+  bodyTruncated?: boolean;
   latencyMs: number;
   error?: { code: string; message: string };
   /** How many 429 answers were honoured (waited for and re-sent) before this answer. */

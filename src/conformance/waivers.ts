@@ -2,6 +2,7 @@
  * Waivers: `[{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]`. A waived failure is shown but does
  * not fail the run; an expired waiver is not applied and is reported, as is one whose check now passes.
  */
+import { describeJsonFailure } from '../spec/json-syntax.js';
 import type { CheckResult, WaiverNotice } from './types.js';
 
 export interface Waiver {
@@ -19,8 +20,8 @@ export function parseWaivers(text: string): WaiverParse {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
-  } catch (error) {
-    return { ok: false, message: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  } catch {
+    return { ok: false, message: `not valid JSON (${describeJsonFailure(text)})` };
   }
   if (!Array.isArray(value)) return { ok: false, message: 'expected a JSON array of {"id", "reason", "expires"}' };
   const waivers: Waiver[] = [];

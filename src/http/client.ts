@@ -4,6 +4,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { NETWORK_CAPS } from '../bounds.js';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 import { formatDuration } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
@@ -29,8 +30,11 @@ export interface HttpResponse {
   status: number;
   /** Header names lowercased; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** At most NETWORK_CAPS.responseBodyBytes (src/bounds.ts) of the body. */
   body: Buffer;
-  /** From sending the request to the last byte of the response. */
+  /** The body went over the cap: `body` is its start, the rest was discarded and the connection closed. */
+  bodyTruncated?: boolean;
+  /** From sending the request to the last byte of the response (or the last byte kept). */
   latencyMs: number;
 }
 
@@ -50,8 +54,6 @@ export interface PostRequest {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECTIONS = 8;
-/** Responses are shown to the user, not streamed: anything bigger is cut off as an error. */
-const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export function createDispatcher(options: ClientOptions = {}): Dispatcher {
   const tls = {
@@ -65,7 +67,8 @@ export function createDispatcher(options: ClientOptions = {}): Dispatcher {
     connections: options.connections ?? DEFAULT_CONNECTIONS,
     pipelining: 1,
     keepAliveTimeout: 30_000,
-    maxResponseSize: MAX_RESPONSE_BYTES,
+    // The status line and headers of an answer, in all: more is a failed attempt (src/bounds.ts).
+    maxHeaderSize: NETWORK_CAPS.responseHeaderBytes,
     // undici's Client passes its own `localAddress` to the connector, overriding the connect option: set both.
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   };
@@ -86,7 +89,8 @@ function sharedDispatcher(): Dispatcher {
 /**
  * One POST. Returns any HTTP response (including 3xx, 4xx, 5xx: redirects are never followed).
  * Throws CaiError kind 'delivery' for what kept a response from arriving: codes `unreachable`,
- * `timeout`, `tls`, `connection`, `proxy`, `aborted`, `response_too_large`.
+ * `timeout`, `tls`, `connection`, `proxy`, `aborted`. A body over NETWORK_CAPS.responseBodyBytes is cut there:
+ * the rest is discarded, the connection closed, and `bodyTruncated` says so.
  */
 export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -110,11 +114,12 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const body = Buffer.from(await response.body.arrayBuffer());
+    const { body, truncated } = await readCapped(response.body, NETWORK_CAPS.responseBodyBytes);
     return {
       status: response.statusCode,
       headers: flattenHeaders(response.headers),
       body,
+      ...(truncated ? { bodyTruncated: true } : {}),
       latencyMs: performance.now() - started,
     };
   } catch (error) {
@@ -127,6 +132,27 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
 }
 
 const PRECISE_TIMEOUT_BELOW_MS = 3000;
+
+/**
+ * A response body, at most `cap` bytes of it: a receiver that answers without end (or with megabytes) costs no more
+ * than the cap. Past it, the body stream is destroyed, which aborts the request: the connection is closed, never
+ * reused with unread bytes in it.
+ */
+async function readCapped(stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown }, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (total + buffer.length > cap) {
+      chunks.push(buffer.subarray(0, cap - total));
+      stream.destroy();
+      return { body: Buffer.concat(chunks, cap), truncated: true };
+    }
+    chunks.push(buffer);
+    total += buffer.length;
+  }
+  return { body: Buffer.concat(chunks, total), truncated: false };
+}
 
 /** origin + path of a URL, parsed once per distinct URL (a batch posts thousands of times to one). */
 const targets = new Map<string, { origin: string; path: string }>();
@@ -216,8 +242,8 @@ function describeNetworkError(url: string, timeoutMs: number, error: unknown): C
   if (isTlsError(code, message)) {
     return deliveryError('tls', `TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, tlsHint(code, message), error);
   }
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-    return deliveryError('response_too_large', `the response from ${origin} is larger than ${MAX_RESPONSE_BYTES} bytes`, 'check that the URL is the CAI endpoint', error);
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return deliveryError('headers_too_large', `the response headers from ${origin} are over the ${NETWORK_CAPS.responseHeaderBytes / 1024} KiB cap (src/bounds.ts)`, 'check that the URL is the CAI endpoint', error);
   }
   if (/proxy/i.test(message) || code.startsWith('UND_ERR_PRX')) {
     return deliveryError('proxy', `the proxy failed: ${message}`, 'check --proxy / HTTPS_PROXY, or bypass it with NO_PROXY', error);

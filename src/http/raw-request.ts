@@ -39,13 +39,14 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const lines = head.split(/\r?\n/);
   const requestLine = lines.shift() ?? '';
   const match = REQUEST_LINE.exec(requestLine.trim());
-  if (!match) return { ok: false, message: `the first line is not an HTTP request line: ${JSON.stringify(requestLine.slice(0, 80))}` };
+  // Where and what, never the bytes (issue 14): the file may be a secret given by mistake.
+  if (!match) return { ok: false, message: 'the first line is not an HTTP request line (such as POST /events HTTP/1.1)' };
 
   const headers: Record<string, string> = {};
   const headerLines: [string, string][] = [];
   for (const [index, line] of lines.entries()) {
     const colon = line.indexOf(':');
-    if (colon <= 0) return { ok: false, message: `header line ${index + 2} has no "name: value" form: ${JSON.stringify(line.slice(0, 80))}` };
+    if (colon <= 0) return { ok: false, message: `line ${index + 2} is not a header line of the form "name: value"` };
     const name = line.slice(0, colon).trim();
     const value = line.slice(colon + 1).trim();
     headerLines.push([name, value]);

@@ -2,9 +2,15 @@
 import type { BatchRecord, BatchSummary } from '../send/batch.js';
 import { formatDuration } from '../http/retry.js';
 import type { Output } from './output.js';
+import { safeText } from './safe-text.js';
 
 /** One line for a document that was not accepted. */
 export function describeRecord(record: BatchRecord): string {
+  // The event_id comes from the batch file, the problems from the receiver's answers: escaped (issue 14).
+  return safeText(recordLine(record));
+}
+
+function recordLine(record: BatchRecord): string {
   const id = record.eventId !== undefined ? ` (${record.eventId})` : '';
   if (record.verdict === 'invalid') return `line ${record.line}${id}: not sent, invalid: ${(record.problems ?? []).join('; ')}`;
   if (record.verdict === 'failed') return `line ${record.line}${id}: failed: ${record.error?.message ?? 'delivery failed'}`;

@@ -9,6 +9,7 @@ import { countLine, failureDetails, formatDuration, tableRows, warningLine } fro
 import type { CheckResult, SuiteReport } from '../conformance/types.js';
 import { truncate, visibleWidth } from './layout.js';
 import type { Output } from './output.js';
+import { safeText } from './safe-text.js';
 import { VERDICT_SYMBOLS, verdictPaint } from './conformance-progress.js';
 
 export interface HumanReportOptions {
@@ -21,7 +22,8 @@ export async function renderConformanceReport(report: SuiteReport, options: Huma
   const offset = report.clock.offsetSeconds;
   output.resultWrapped(headline(report, offset), '  ');
   if (!terminal || options.verbose) output.result(await checkTable(report.checks, output));
-  const details = terminal ? terminalDetails(report.checks, output) : failureDetails(report.checks);
+  // What the target answered is in `actual` and the notes: escaped before anything is coloured (issue 14).
+  const details = terminal ? terminalDetails(report.checks, output) : failureDetails(report.checks).map(safeText);
   for (const line of details) output.result(line);
   output.result('');
   output.result(terminal ? paintedCounts(report, output) : countLine(report.summary));
@@ -42,10 +44,10 @@ function headline(report: SuiteReport, offset: number | null): string {
   const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
   if (report.role === 'sender') {
     const clock = offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
-    return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${report.target}, ${clock}`;
+    return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${safeText(report.target)}, ${clock}`;
   }
   const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
-  return `cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${report.target}, ${clock}`;
+  return `cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${safeText(report.target)}, ${clock}`;
 }
 
 /** Every check: id, title, level, verdict (coloured on a terminal), time. The title wraps when the terminal is narrow. */
@@ -73,7 +75,7 @@ function paintedCounts(report: SuiteReport, output: Output): string {
 function terminalDetails(checks: readonly CheckResult[], output: Output): string[] {
   const paint = verdictPaint(output.color);
   const lines: string[] = [];
-  const field = (label: string, value: string) => lines.push(output.fit(`  ${`${label}:`.padEnd(10)}${value}`, ' '.repeat(12)));
+  const field = (label: string, value: string) => lines.push(output.fit(`  ${`${label}:`.padEnd(10)}${safeText(value)}`, ' '.repeat(12)));
   for (const result of checks) {
     if (result.verdict !== 'failed' && result.verdict !== 'warning' && result.verdict !== 'waived') continue;
     lines.push('');
@@ -93,10 +95,10 @@ function terminalDetails(checks: readonly CheckResult[], output: Output): string
   for (const [reason, group] of byReason) {
     const first = group[0] as CheckResult;
     if (group.length < 3) {
-      for (const result of group) lines.push(output.fit(`${output.color.dim('-')} ${result.id} skipped: ${reason}`, '  '));
+      for (const result of group) lines.push(output.fit(`${output.color.dim('-')} ${result.id} skipped: ${safeText(reason)}`, '  '));
       continue;
     }
-    lines.push(output.fit(`${output.color.dim('-')} ${group.length} checks skipped: ${reason}`, '  '));
+    lines.push(output.fit(`${output.color.dim('-')} ${group.length} checks skipped: ${safeText(reason)}`, '  '));
     lines.push(truncate(`  ${first.id}, ${group.slice(1).map((result) => result.id).join(', ')}`, output.width ?? Infinity));
   }
   return lines;

@@ -14,7 +14,7 @@ export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', ou
     output.result(curlForDryRun(request));
     return 0;
   }
-  output.resultRaw(rawHttpRequest(request));
+  output.resultExact(rawHttpRequest(request));
   // Redirected to a file, the capture is exactly the request (`verify --request` and `replay` read it back whole);
   // on a terminal, a newline after a body without one keeps the prompt off the body's last line.
   const { body } = request;

@@ -3,6 +3,8 @@
  * (the mocks' per-request lines, bench/mock-platform.bench.js; the batch sender's NDJSON records at thousands a
  * second). Lines still appear promptly: after `delayMs`, or on the next turn of the event loop when it is 0.
  */
+import { jsonText } from './safe-text.js';
+
 interface LineBufferOptions {
   /** How long a line may wait; 0: until the event loop's next turn. */
   delayMs: number;
@@ -30,7 +32,7 @@ export class LineBuffer {
   }
 
   json(document: unknown): void {
-    this.line(JSON.stringify(document));
+    this.line(jsonText(document));
   }
 
   flush(): void {

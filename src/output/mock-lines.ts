@@ -6,6 +6,7 @@ import type { MockRequestEntry } from '../mock/platform.js';
 import type { MockProviderOptions, SentEventEntry } from '../mock/provider.js';
 import { LineBuffer } from './line-buffer.js';
 import type { Output } from './output.js';
+import { safeText } from './safe-text.js';
 
 /**
  * The per-request lines are written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
@@ -41,15 +42,16 @@ export class MockLines {
     }
     const c = this.output.color;
     const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
-    const what = entry.interface === 'A' ? 'contact job' : (entry.event ?? '-');
+    // The event type, ids and the reason's message come from the request: escaped before the line is coloured (issue 14).
+    const what = entry.interface === 'A' ? 'contact job' : safeText(entry.event ?? '-');
     const parts = [entry.received_at.slice(11, 23), status, entry.verdict.padEnd(9), what.padEnd(23)];
-    if (entry.event_id !== undefined) parts.push(entry.event_id);
-    if (entry.lead_id !== undefined) parts.push(`lead=${entry.lead_id}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
-    if (entry.provider_job_id !== undefined) parts.push(`job=${entry.provider_job_id}`);
-    if (entry.assigned_number_e164 !== undefined) parts.push(`from=${entry.assigned_number_e164}`);
+    if (entry.event_id !== undefined) parts.push(safeText(entry.event_id));
+    if (entry.lead_id !== undefined) parts.push(`lead=${safeText(entry.lead_id)}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
+    if (entry.provider_job_id !== undefined) parts.push(`job=${safeText(entry.provider_job_id)}`);
+    if (entry.assigned_number_e164 !== undefined) parts.push(`from=${safeText(entry.assigned_number_e164)}`);
     if (entry.space === 'test') parts.push(c.cyan('(test space)'));
     if (entry.secret !== undefined && entry.secret > 1) parts.push(`secret #${entry.secret}`);
-    if (entry.reason !== undefined) parts.push(`${entry.reason}: ${entry.message ?? ''}`);
+    if (entry.reason !== undefined) parts.push(safeText(`${entry.reason}: ${entry.message ?? ''}`));
     this.lines.line(this.output.fit(parts.join('  '), CONTINUATION));
   }
 
@@ -60,14 +62,14 @@ export class MockLines {
     }
     const c = this.output.color;
     const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
-    const parts = [entry.sent_at.slice(11, 23), status, entry.outcome.padEnd(9), entry.event.padEnd(23), entry.event_id, `lead=${entry.lead_id}`];
+    const parts = [entry.sent_at.slice(11, 23), status, entry.outcome.padEnd(9), safeText(entry.event).padEnd(23), safeText(entry.event_id), `lead=${safeText(entry.lead_id)}`];
     if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
-    if (entry.error) parts.push(entry.error);
+    if (entry.error) parts.push(safeText(entry.error));
     this.lines.line(this.output.fit(parts.join('  '), CONTINUATION));
   }
 
   callbackRetry(retry: CallbackRetry): void {
-    this.output.info(`callback ${retry.event} ${retry.event_id}: attempt ${retry.attempt} failed (${retry.reason}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`);
+    this.output.info(`callback ${safeText(retry.event)} ${safeText(retry.event_id)}: attempt ${retry.attempt} failed (${safeText(retry.reason)}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`);
   }
 
   flush(): void {

@@ -1,6 +1,8 @@
 import { loadPalette, plainPalette, type Palette } from './palette.js';
 import { fitCell, fitColumns, visibleWidth, wrap, type ColumnSpec } from './layout.js';
+import { jsonText, safeBlock, safeForTerminal, safeText } from './safe-text.js';
 import type { Io } from '../io.js';
+import { maskSecrets } from '../secrets/mask.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -23,6 +25,11 @@ const silentSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {}
  * The one way a command talks to the terminal (STYLE.md "Output"):
  * stdout carries the result only; logs, progress, warnings and errors go to stderr.
  * Colour and spinners only on a TTY and never in `--json` mode.
+ *
+ * Everything it writes goes through two last steps (issue 14): secrets and URL passwords masked (src/secrets/mask.ts),
+ * and every control character, escape sequence and bidi control escaped (src/output/safe-text.ts), but the colours
+ * cai itself paints on a coloured stream; `--json` documents are escaped as JSON. Renderers escape what they take
+ * from outside before they colour it, so what cai prints from the network or a user's file never drives the terminal.
  */
 export class Output {
   readonly json: boolean;
@@ -72,7 +79,20 @@ export class Output {
 
   /** A line of the command's result, on stdout. Ignored in `--json` mode, where `printJson` is the result. */
   result(line = ''): void {
-    if (!this.json) this.io.stdout.write(line + '\n');
+    if (!this.json) this.io.stdout.write(this.printable(line) + '\n');
+  }
+
+  /** `text` as Output writes it to stdout: secrets masked, unsafe characters escaped (for a command's own stdout writer). */
+  printable(text: string): string {
+    return safeForTerminal(maskSecrets(text), this.color !== plainPalette);
+  }
+
+  /**
+   * As `printable`, for stderr. `info` keeps cai's colours (the live progress paints its lines); the labelled lines
+   * (`error:`, `warning:`, `note:`) and debug lines are never painted by their callers, so nothing is kept there.
+   */
+  printableErr(text: string, keepColour = false): string {
+    return keepColour ? safeForTerminal(maskSecrets(text), this.errColor !== plainPalette) : safeBlock(maskSecrets(text));
   }
 
   /**
@@ -88,19 +108,27 @@ export class Output {
     return this.width === undefined ? text : wrap(text, this.width, { indent }).join('\n');
   }
 
-  /** Raw result bytes on stdout, exactly as given (no newline added). */
-  resultRaw(text: string | Uint8Array): void {
-    this.io.stdout.write(text);
+  /** Result text on stdout, as given but made printable (no newline added): NDJSON lines, CSV, scripts. */
+  resultRaw(text: string): void {
+    this.io.stdout.write(this.printable(text));
+  }
+
+  /**
+   * Bytes that are the product itself (a `--dry-run` capture that `cai replay` reads back): exact when stdout is a
+   * file or a pipe; on a terminal, shown as text with anything unsafe escaped.
+   */
+  resultExact(bytes: Uint8Array): void {
+    this.io.stdout.write(this.stdoutIsTTY ? this.printable(Buffer.from(bytes).toString('utf8')) : bytes);
   }
 
   /** The one JSON document (or one NDJSON line) of `--json` mode. */
   printJson(document: unknown): void {
-    this.io.stdout.write(JSON.stringify(document) + '\n');
+    this.io.stdout.write(maskSecrets(jsonText(document)) + '\n');
   }
 
   /** Progress and context on stderr; silenced by `--quiet`. */
   info(line: string): void {
-    if (!this.quiet) this.io.stderr.write(this.fitErr(line, `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
+    if (!this.quiet) this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
   }
 
   /** Something the user should know about their input; shown even with `--quiet`. */
@@ -114,13 +142,13 @@ export class Output {
 
   /** `error:` then `hint:`, on stderr (or inside the JSON document in `--json` mode; see main.ts). */
   error(message: string, hint?: string): void {
-    this.labelled(this.errColor.red('error:'), printable(message));
-    if (hint) this.labelled(this.errColor.dim('hint:'), printable(hint));
+    this.labelled(this.errColor.red('error:'), message);
+    if (hint) this.labelled(this.errColor.dim('hint:'), hint);
   }
 
   /** `label: text` on stderr, continuation lines aligned under the text on a terminal. */
   private labelled(label: string, text: string): void {
-    const line = `${label} ${text}`;
+    const line = `${label} ${this.printableErr(text)}`;
     this.io.stderr.write(this.fitErr(line, ' '.repeat(visibleWidth(label) + 1)) + '\n');
   }
 
@@ -129,7 +157,7 @@ export class Output {
   }
 
   debugLine(line: string): void {
-    if (this.debug) this.io.stderr.write(`${this.errColor.dim('debug:')} ${line}\n`);
+    if (this.debug) this.io.stderr.write(`${this.errColor.dim('debug:')} ${this.printableErr(line)}\n`);
   }
 
   /** A spinner on stderr, only when stderr is a TTY and neither `--json` nor `--quiet` is set. */
@@ -138,13 +166,14 @@ export class Output {
     // A terminal that reports no width (some `script` or CI pseudo-terminals) sends ora's line count to Infinity.
     if (!((this.io.stderr.columns ?? 0) > 0)) return silentSpinner;
     const { default: ora } = await import('ora');
-    const spinner = ora({ text, stream: this.io.stderr, color: 'cyan' }).start();
+    const clean = (line: string) => safeText(maskSecrets(line));
+    const spinner = ora({ text: clean(text), stream: this.io.stderr, color: 'cyan' }).start();
     return {
       update: (next) => {
-        spinner.text = next;
+        spinner.text = clean(next);
       },
-      succeed: (done) => spinner.succeed(done),
-      fail: (done) => spinner.fail(done),
+      succeed: (done) => spinner.succeed(clean(done)),
+      fail: (done) => spinner.fail(clean(done)),
       stop: () => spinner.stop(),
     };
   }
@@ -215,9 +244,4 @@ export function colorLevel(env: NodeJS.ProcessEnv, isTTY: boolean, options: Pick
   if (force !== undefined && force !== '') return 1;
   if (!isTTY || env.TERM === 'dumb') return 0;
   return 1;
-}
-
-/** Control characters quoted from a file or an answer (a binary file's NUL bytes, ESC) are shown as \xNN, not sent to the terminal. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

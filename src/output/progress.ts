@@ -29,7 +29,8 @@ export class ProgressLine {
   update(text: string): void {
     if (!this.enabled) return;
     // One column short of the width: a line that fills the last column wraps on some terminals.
-    const line = truncate(text, Math.max(10, (this.terminal.output.errWidth ?? 80) - 1));
+    // One line, escaped as Output escapes stderr (cai's own colours kept): a check title or a target from outside cannot move the cursor.
+    const line = truncate(this.terminal.output.printableErr(text, true).replace(/\n/g, '\\n'), Math.max(10, (this.terminal.output.errWidth ?? 80) - 1));
     this.terminal.io.stderr.write(`\r${line}\x1b[K`);
     this.drawn = true;
   }

@@ -9,9 +9,11 @@ import type { HttpResponse } from '../http/client.js';
 import type { AttemptRecord } from '../http/deliver.js';
 import { formatDuration } from '../http/retry.js';
 import type { SendResult } from '../http/send.js';
+import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { statusRule } from '../spec/statuses.js';
 import type { Output } from './output.js';
-
+import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
+import { safeText } from './safe-text.js';
 
 export function renderSendResult(result: SendResult, output: Output): number {
   const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
@@ -40,7 +42,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
     output.resultWrapped(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`, '  ');
   } else if (result.ack && !result.ack.ok) {
     output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`, '  ');
-    for (const problem of result.ack.problems) output.resultWrapped(`    - ${problem}`, '      ');
+    for (const problem of result.ack.problems) output.resultWrapped(`    - ${safeText(problem)}`, '      ');
   } else {
     output.resultWrapped(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`, '  ');
   }
@@ -58,35 +60,25 @@ function printExchange(result: SendResult, response: HttpResponse, output: Outpu
   const { delivery } = result;
   const c = output.color;
   const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  // Every value below but the status and the timings comes from the body sent or the answer: escaped (issue 14).
   const rows: [string, string][] = [];
-  if (result.eventId !== undefined) rows.push(['event_id', result.eventId]);
-  if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', result.ack.providerJobId]);
-  if (result.ack?.assignedNumberE164 !== undefined) rows.push(['assigned_number', result.ack.assignedNumberE164]);
-  rows.push(['url', result.url]);
+  if (result.eventId !== undefined) rows.push(['event_id', safeText(result.eventId)]);
+  if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', safeText(result.ack.providerJobId)]);
+  if (result.ack?.assignedNumberE164 !== undefined) rows.push(['assigned_number', safeText(result.ack.assignedNumberE164)]);
+  rows.push(['url', safeText(result.url)]);
   rows.push(['status', status]);
-  if (response.headers['retry-after'] !== undefined) rows.push(['retry-after', response.headers['retry-after']]);
-  if (response.headers.location !== undefined) rows.push(['location', response.headers.location]);
-  rows.push(['content-type', response.headers['content-type'] ?? '(none)']);
+  if (response.headers['retry-after'] !== undefined) rows.push(['retry-after', headerForTerminal(response.headers['retry-after'])]);
+  if (response.headers.location !== undefined) rows.push(['location', headerForTerminal(response.headers.location)]);
+  rows.push(['content-type', response.headers['content-type'] !== undefined ? headerForTerminal(response.headers['content-type']) : '(none)']);
+  if (response.headers['content-encoding'] !== undefined) rows.push(['encoding', headerForTerminal(response.headers['content-encoding'])]);
   rows.push(['latency', formatLatency(response.latencyMs)]);
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
   rows.push(['attempts', delivery.attempts.length === 1 ? '1' : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`]);
   for (const [name, value] of rows) output.resultWrapped(`  ${c.dim(name.padEnd(16))}${value}`, ' '.repeat(18));
   output.result(`  ${c.dim('body')}`);
-  // The body as received; on a terminal its long lines wrap under the indent (a pipe gets them whole).
-  output.result(output.fit(indent(bodyText(response.body, response.headers['content-type'])), '    '));
-}
-
-function bodyText(body: Buffer, contentType: string | undefined): string {
-  if (body.length === 0) return '(empty)';
-  const text = body.toString('utf8');
-  if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
-    try {
-      return JSON.stringify(JSON.parse(text), null, 2);
-    } catch {
-      return text;
-    }
-  }
-  return text;
+  // The body as received, escaped, or summarised when binary; on a terminal its long lines wrap under the indent.
+  output.result(output.fit(indent(bodyForTerminal(response.body, response.headers)), '    '));
+  if (response.bodyTruncated) output.result(`    ${c.dim(`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: the rest was discarded and the connection closed)`)}`);
 }
 
 function indent(text: string): string {
@@ -99,14 +91,7 @@ function indent(text: string): string {
 function sendResultJson(result: SendResult, exitCode: number): Record<string, unknown> {
   const { delivery } = result;
   const response = delivery.response;
-  let bodyJson: unknown;
-  if (response && response.body.length > 0) {
-    try {
-      bodyJson = JSON.parse(response.body.toString('utf8'));
-    } catch {
-      bodyJson = undefined;
-    }
-  }
+  const shown = response ? bodyForJson(response.body, response.headers) : undefined;
   return {
     ok: exitCode === ExitCode.ok,
     verdict: result.verdict,
@@ -123,8 +108,10 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
           contentType: response.headers['content-type'] ?? null,
           retryAfter: response.headers['retry-after'] ?? null,
           headers: response.headers,
-          body: response.body.toString('utf8'),
-          ...(bodyJson !== undefined ? { json: bodyJson } : {}),
+          body: shown?.body ?? null,
+          ...(shown?.json !== undefined ? { json: shown.json } : {}),
+          ...(shown?.binary ? { bodyBinary: shown.binary } : {}),
+          ...(response.bodyTruncated ? { bodyTruncated: true } : {}),
           latencyMs: Math.round(response.latencyMs * 10) / 10,
         }
       : null,
@@ -139,7 +126,7 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
 export function describeAttempt(attempt: AttemptRecord): string {
   if (attempt.error) return attempt.error.message;
   const status = attempt.status ?? 0;
-  const retryAfter = attempt.retryAfter !== undefined ? `, Retry-After ${attempt.retryAfter}` : '';
+  const retryAfter = attempt.retryAfter !== undefined ? `, Retry-After ${headerForTerminal(attempt.retryAfter)}` : '';
   return `${status} ${STATUS_CODES[status] ?? ''}`.trim() + `${retryAfter} in ${formatLatency(attempt.latencyMs)}`;
 }
 

@@ -1,5 +1,6 @@
 import { reproduceExample, type ExampleReproduction, type SignatureExample } from '../signing/example.js';
 import type { Output } from './output.js';
+import { safeText } from './safe-text.js';
 
 /** The reproduction of a worked signature example (§5.10): its steps on stdout, or one document with --json. */
 export function renderExample(example: SignatureExample, file: string, output: Output): ExampleReproduction {
@@ -8,13 +9,14 @@ export function renderExample(example: SignatureExample, file: string, output: O
     output.printJson({ file, reproduced: reproduction.reproduced, expected: reproduction.expected, computed: reproduction.computed, steps: reproduction.steps });
     return reproduction;
   }
-  output.resultWrapped(`worked signature example (§5.10): ${file}`, '  ');
-  if (example.description) output.resultWrapped(example.description);
-  reproduction.steps.forEach((step, index) => output.resultWrapped(`${index + 1}. ${step.label}: ${step.value}`, '   '));
+  // The description and the values come from the example's file: escaped (issue 14).
+  output.resultWrapped(`worked signature example (§5.10): ${safeText(file)}`, '  ');
+  if (example.description) output.resultWrapped(safeText(example.description));
+  reproduction.steps.forEach((step, index) => output.resultWrapped(`${index + 1}. ${step.label}: ${safeText(step.value)}`, '   '));
   output.resultWrapped(
     reproduction.reproduced
       ? output.color.green('reproduced: the computed signature equals the published one')
-      : output.color.red(`NOT reproduced: computed ${reproduction.computed}, published ${reproduction.expected}`),
+      : output.color.red(`NOT reproduced: computed ${reproduction.computed}, published ${safeText(reproduction.expected)}`),
   );
   return reproduction;
 }

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { formatCap, INPUT_CAPS } from '../bounds.js';
+import { readNdjsonBatches } from '../spec/ndjson.js';
 import { parseLogLine, type LogRecord } from './log.js';
 
 export interface MalformedLine {
@@ -26,28 +27,42 @@ export interface LogFileCounts {
  * Streams NDJSON lines (a big log is never held in memory), handing each record to `onRecord`.
  * A malformed line is reported with its number and skipped: one bad line must not lose the report.
  * Blank lines are ignored. Stream errors (unreadable file) reject. Reading stops at binary data met before any
- * record: such a file is not a log, and reading the rest of it would only add malformed lines.
+ * record: such a file is not a log, and reading the rest of it would only add malformed lines. A line over
+ * INPUT_CAPS.logLine (src/bounds.ts) rejects with LogLineTooLongError as soon as it goes over: the mocks never write
+ * one, and an endless line (`/dev/zero`) is not read to its end.
  */
 export async function readLog(input: Readable, file: string, onRecord: (record: LogRecord) => void, summary: ReadSummary): Promise<LogFileCounts> {
-  const lines = createInterface({ input, crlfDelay: Infinity });
   const counts: LogFileCounts = { lines: 0, records: 0, binary: false };
-  let number = 0;
-  for await (const line of lines) {
-    number += 1;
-    if (line.trim() === '') continue;
-    if (counts.records === 0 && line.includes('\u0000')) {
-      counts.binary = true;
-      break;
+  reading: for await (const batch of readNdjsonBatches(input, INPUT_CAPS.logLine.bytes, { stopAtOversize: true })) {
+    for (const { number, bytes, oversize } of batch) {
+      if (oversize) throw new LogLineTooLongError(file, number);
+      const line = bytes.toString('utf8');
+      if (line.trim() === '') continue;
+      if (counts.records === 0 && line.includes('\u0000')) {
+        counts.binary = true;
+        break reading;
+      }
+      summary.lines += 1;
+      counts.lines += 1;
+      const parsed = parseLogLine(line);
+      if (parsed.ok) {
+        counts.records += 1;
+        onRecord(parsed.record);
+      } else summary.malformed.push({ file, line: number, reason: parsed.reason });
     }
-    summary.lines += 1;
-    counts.lines += 1;
-    const parsed = parseLogLine(line);
-    if (parsed.ok) {
-      counts.records += 1;
-      onRecord(parsed.record);
-    } else summary.malformed.push({ file, line: number, reason: parsed.reason });
   }
   return counts;
+}
+
+/** A line of a log over INPUT_CAPS.logLine: reading stopped there. */
+export class LogLineTooLongError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+  ) {
+    super(`${file} line ${line} is over the ${formatCap(INPUT_CAPS.logLine.bytes)} cap for one log line; reading stopped there`);
+    this.name = 'LogLineTooLongError';
+  }
 }
 
 export function openLog(path: string): Readable {
@@ -70,6 +85,7 @@ export async function reportFromLogs(
     try {
       counts = await readLog(stream, name, (record) => builder.add(record), summary);
     } catch (error) {
+      if (error instanceof LogLineTooLongError) throw error;
       throw new LogReadError(name, error);
     } finally {
       if (opened) stream.destroy();

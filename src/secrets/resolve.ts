@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { errnoCode, usageError } from '../errors.js';
+import { CaiError, errnoCode, usageError } from '../errors.js';
+import { readFileCapped } from '../input.js';
 
 /** Where one secret comes from, in the order the user gave it on the command line. */
 export interface SecretSource {
@@ -26,7 +26,7 @@ interface SecretFlagNames {
 const registeredForRedaction = new Set<string>();
 
 /** Every secret resolved in this process; error printing scrubs them from messages and stack traces. */
-function knownSecrets(): readonly string[] {
+export function knownSecrets(): readonly string[] {
   return [...registeredForRedaction];
 }
 
@@ -93,10 +93,13 @@ export function resolveSecrets(
 function readSecretFile(path: string, label: string, cwd: string): string {
   let content: string;
   try {
-    content = readFileSync(path.startsWith('/') ? path : `${cwd}/${path}`, 'utf8');
+    // At most INPUT_CAPS.secret bytes: a large file given by mistake is refused, and never echoed.
+    content = readFileCapped(path.startsWith('/') ? path : `${cwd}/${path}`, 'secret', `${path} (from ${label})`, 'secret').toString('utf8');
   } catch (error) {
-    const why = errnoCode(error) === 'ENOENT' ? 'does not exist' : errnoCode(error) === 'EACCES' ? 'is not readable' : 'cannot be read';
-    throw usageError('unreadable_file', `secret file ${path} (from ${label}) ${why}`, 'check the path given to the secret file option', error);
+    if (error instanceof CaiError && error.code === 'input_too_large') throw error;
+    const cause = error instanceof CaiError ? error.cause : error;
+    const why = errnoCode(cause) === 'ENOENT' ? 'does not exist' : errnoCode(cause) === 'EACCES' ? 'is not readable' : errnoCode(cause) === 'EISDIR' ? 'is a directory' : 'cannot be read';
+    throw usageError('unreadable_file', `secret file ${path} (from ${label}) ${why}`, 'check the path given to the secret file option', cause);
   }
   // One trailing newline is removed (editors add one); anything else is kept exactly.
   if (content.endsWith('\r\n')) return content.slice(0, -2);

@@ -5,6 +5,8 @@
 import { curlCommand } from '../http/curl.js';
 import { sign } from '../signing/sign.js';
 import { HeaderNames } from '../spec/constants.js';
+import { usageError } from '../errors.js';
+import { headerProblem } from '../spec/header-value.js';
 
 export interface DryRunRequest {
   url: string;
@@ -16,6 +18,8 @@ export interface DryRunRequest {
 
 /** The request with X-CAI-Timestamp and X-CAI-Signature for `nowMs`; without a secret, the headers as they are. */
 export function signForDryRun(request: DryRunRequest, secret: string | undefined, nowMs: number): DryRunRequest {
+  // The capture is what `cai replay` sends later: no header in it may hold what HTTP cannot carry (issue 14).
+  assertSendableHeaders(Object.entries(request.headers), 'the request');
   if (secret === undefined) return { ...request, headers: { ...request.headers } };
   const timestamp = String(Math.floor(nowMs / 1000));
   return {
@@ -40,4 +44,14 @@ export function rawHttpRequest(request: DryRunRequest): Buffer {
 export function curlForDryRun(request: DryRunRequest): string {
   const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
   return curlCommand({ url: request.url, headers: Object.entries(request.headers), data });
+}
+
+/**
+ * Refuses headers HTTP cannot carry as given (RFC 9110 §5.1, §5.5): a CR or LF in a value would add a header to a
+ * capture or a curl line. The flags are checked before any of this runs (src/cli/header-options.ts); this is for
+ * what comes from elsewhere (a capture's header lines) and a guard for the builders. `where` names the source.
+ */
+export function assertSendableHeaders(headers: Iterable<readonly [string, string]>, where: string): void {
+  const bad = headerProblem(headers);
+  if (bad) throw usageError('bad_header_value', `${where}: the ${JSON.stringify(bad.name)} header ${bad.problem}`, 'a header is one line of printable ASCII: correct it at its source');
 }

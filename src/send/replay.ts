@@ -11,6 +11,7 @@ import { readFileInput } from '../input.js';
 import type { Io } from '../io.js';
 import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { assertSendableHeaders } from './dry-run.js';
 
 /** Headers that belong to one connection or one message framing, not to the request: never re-sent as captured. */
 const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'proxy-authorization', 'proxy-connection']);
@@ -21,6 +22,8 @@ export async function readCapture(file: string, io: Io): Promise<RawRequest> {
   if (!parsed.ok) {
     throw usageError('bad_request_file', `${file} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');
   }
+  // What is replayed is checked before anything is built from it: a header of the capture HTTP cannot carry stops here.
+  assertSendableHeaders(parsed.request.headerLines, `the capture ${file}`);
   return parsed.request;
 }
 

@@ -1,4 +1,6 @@
+import { MAX_WALK_DEPTH } from '../bounds.js';
 import { SIGNATURE_PREFIX } from '../spec/constants.js';
+import { jsonNestingDepth } from '../spec/json-syntax.js';
 import { hmacHex, signedPayload } from './sign.js';
 import type { VerifyResult } from './verify.js';
 
@@ -23,6 +25,7 @@ export type DiagnosisCode =
   | 'secret_whitespace'
   | 'other_direction_secret'
   | 'clock_skew'
+  | 'reserialisation_skipped'
   | 'correct_after_format_fix'
   | 'signature_over_other_content';
 
@@ -62,6 +65,9 @@ export function diagnose(input: DiagnoseInput): Diagnosis[] {
 
 function collect(input: DiagnoseInput): Diagnosis[] {
   const found: Diagnosis[] = [];
+  // The re-serialisations walk the parsed body recursively: a body nested deeper than MAX_WALK_DEPTH is not
+  // re-serialised (it would overflow the stack), and the diagnosis says so; the other candidates still run.
+  const depth = jsonNestingDepth(input.rawBody.toString('latin1'));
   const received = normaliseReceived(input.signature, found);
   const timestampText = input.timestamp === null || input.timestamp === undefined ? undefined : String(input.timestamp).trim();
   const { result } = input;
@@ -79,7 +85,7 @@ function collect(input: DiagnoseInput): Diagnosis[] {
   }
   if (received === undefined) return dedupe(found);
 
-  for (const candidate of candidates(input, timestampText)) {
+  for (const candidate of candidates(input, timestampText, depth <= MAX_WALK_DEPTH)) {
     const payload =
       candidate.payload === 'body-only'
         ? candidate.body
@@ -88,7 +94,10 @@ function collect(input: DiagnoseInput): Diagnosis[] {
           : signedPayload(candidate.timestamp ?? '', candidate.body);
     if (hmacHex(candidate.secret, payload) === received) found.push({ code: candidate.code, message: candidate.message });
   }
-  if (found.length === 0 && result.reason === 'signature_mismatch') {
+  if (depth > MAX_WALK_DEPTH && result.reason === 'signature_mismatch') {
+    found.push({ code: 'reserialisation_skipped', message: `the body nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai re-serialises: whether the sender signed another JSON layout was not checked` });
+  }
+  if (found.every((item) => item.code === 'reserialisation_skipped') && result.reason === 'signature_mismatch') {
     found.push({
       code: 'signature_over_other_content',
       message: 'none of the usual mistakes explains it: the signature was made with another secret, or over other bytes or another timestamp',
@@ -126,14 +135,14 @@ function normaliseReceived(signature: string | null | undefined, found: Diagnosi
   return undefined;
 }
 
-function candidates(input: DiagnoseInput, timestamp: string | undefined): Candidate[] {
+function candidates(input: DiagnoseInput, timestamp: string | undefined, reserialise: boolean): Candidate[] {
   const body = input.rawBody;
   const list: Candidate[] = [];
   for (const secret of input.secrets) {
     const base = { secret, timestamp, body };
     // The exact bytes with the right secret: only the header's format (uppercase, prefix, base64) was wrong.
     if (input.result.reason === 'malformed_signature') list.push({ ...base, code: 'correct_after_format_fix', message: 'the HMAC itself is right for this body, timestamp and secret; only the header format is wrong' });
-    for (const variant of reserialisations(body)) {
+    for (const variant of reserialise ? reserialisations(body) : []) {
       list.push({ ...base, body: variant.body, code: 'body_reserialised', message: `the sender signed the ${variant.name} form of the JSON, not the bytes it sent; sign the raw body exactly as transmitted (§5.2)` });
     }
     list.push(...newlineVariants(base));

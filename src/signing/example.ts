@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SIGNATURE_PREFIX } from '../spec/constants.js';
+import { describeJsonFailure } from '../spec/json-syntax.js';
 import { hmacHex, signedPayload } from './sign.js';
 
 /**
@@ -20,8 +21,8 @@ export function parseSignatureExample(text: string): ParseExampleResult {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, message: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
+  } catch {
+    return { ok: false, message: `not JSON: ${describeJsonFailure(text)}` };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, message: 'not a JSON object' };
   const record = data as Record<string, unknown>;

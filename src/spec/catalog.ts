@@ -1,6 +1,7 @@
 import { E164_PATTERN } from './formats.js';
-import { readFile } from 'node:fs/promises';
-import { errorMessage, usageError } from '../errors.js';
+import { CaiError, errorMessage, usageError } from '../errors.js';
+import { readFileCapped } from '../input.js';
+import { describeJsonFailure } from './json-syntax.js';
 
 /** A catalog entry (§2.2): the platform's branch_code and name, plus, for the provider mock, its origin number. */
 export interface CatalogBranch {
@@ -22,16 +23,20 @@ export async function loadCatalog(path: string, read?: (path: string) => Promise
     text = (await read(path)).toString('utf8');
   } else {
     try {
-      text = await readFile(path, 'utf8');
+      // At most INPUT_CAPS.catalog bytes (src/bounds.ts).
+      text = readFileCapped(path, 'catalog', path).toString('utf8');
     } catch (error) {
-      throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(error)}`, 'check the --catalog path', error);
+      if (error instanceof CaiError && error.code === 'input_too_large') throw error;
+      const cause = error instanceof CaiError ? error.cause : error;
+      throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(cause)}`, 'check the --catalog path', cause);
     }
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    throw usageError('bad_catalog', `the catalog ${path} is not JSON: ${errorMessage(error)}`, 'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]', error);
+  } catch {
+    // Where and what, never the bytes: the file may be a secret given by mistake.
+    throw usageError('bad_catalog', `the catalog ${path} is not JSON: ${describeJsonFailure(text)}`, 'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]');
   }
   const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? (value as { branches?: unknown }).branches : undefined;
   if (!Array.isArray(list)) {

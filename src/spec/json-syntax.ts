@@ -2,6 +2,10 @@
  * Finds where JSON text first breaks the grammar (RFC 8259), with line and column, because V8's
  * JSON.parse messages give a position only for some errors and never a line. Runs only after JSON.parse
  * has failed, so it is off the hot path. Iterative (an explicit stack), so deep nesting cannot overflow.
+ *
+ * It never quotes the text (issue 14): a file given by mistake may be a secret, so an error says where (line and
+ * column) and what kind of character is there. Only JSON's own punctuation and ASCII punctuation are shown, one
+ * character; a letter, a digit, a control or a non-ASCII character is named by its kind.
  */
 
 export interface JsonSyntaxError {
@@ -11,8 +15,6 @@ export interface JsonSyntaxError {
   /** 1-based, in characters. */
   column: number;
   reason: string;
-  /** A few characters at the error, JSON-quoted. */
-  near?: string;
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
@@ -35,7 +37,7 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined
     const ch = text[i] as string;
     if (state === 'after') {
       const top = stack[stack.length - 1];
-      if (top === undefined) return fail(i, `unexpected ${show(ch)} after the JSON value`);
+      if (top === undefined) return fail(i, `found ${show(ch)} after the JSON value`);
       if (ch === ',') {
         i++;
         state = top === '{' ? 'key' : 'value';
@@ -97,7 +99,7 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined
       state = 'after';
       continue;
     }
-    return fail(i, `unexpected ${show(ch)} where a value was expected`);
+    return fail(i, `found ${show(ch)} where a value was expected`);
   }
 }
 
@@ -123,8 +125,24 @@ function scanString(text: string, start: number): number | { offset: number; rea
   return { offset: text.length, reason: 'unterminated string' };
 }
 
+/** The character at an error, as safe to show: JSON or ASCII punctuation itself, anything else by its kind. */
 function show(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  if (/^[A-Za-z]$/.test(ch)) return 'a letter';
+  if (/^[0-9]$/.test(ch)) return 'a digit';
+  if (code < 0x20 || code === 0x7f) return `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  if (code > 0x7f) return code === 0xfeff ? 'a byte order mark (U+FEFF)' : 'a non-ASCII character';
   return JSON.stringify(ch);
+}
+
+/**
+ * Why JSON text does not parse, as safe to print: `found a letter where a value was expected at line 1,
+ * column 1`. For every reader of a JSON file (documents, the config, catalogs, waivers, examples).
+ */
+export function describeJsonFailure(text: string): string {
+  if (text.charCodeAt(0) === 0xfeff) return 'it starts with a byte order mark (U+FEFF) at line 1, column 1';
+  const located = locateJsonSyntaxError(text);
+  return located ? `${located.reason} at line ${located.line}, column ${located.column}` : 'a syntax error';
 }
 
 function at(text: string, offset: number, reason: string): JsonSyntaxError {
@@ -134,8 +152,28 @@ function at(text: string, offset: number, reason: string): JsonSyntaxError {
     line++;
     lineStart = i + 1;
   }
-  const near = offset < text.length ? JSON.stringify(text.slice(offset, offset + 20)) : undefined;
-  const result: JsonSyntaxError = { offset, line, column: offset - lineStart + 1, reason };
-  if (near !== undefined) result.near = near;
-  return result;
+  return { offset, line, column: offset - lineStart + 1, reason };
+}
+
+/**
+ * How deeply JSON text nests arrays and objects, counted without parsing or recursing (so any depth is safe to
+ * measure). For text that is not JSON, the depth of its brackets outside strings. Callers that walk a parsed value
+ * recursively (pretty-printers, re-serialisers) compare it with MAX_WALK_DEPTH (src/bounds.ts) first.
+ */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return deepest;
 }

@@ -3,19 +3,32 @@
  * `validateBody` as the exact bytes sent (invalid UTF-8 stays detectable), and memory stays constant:
  * a line longer than `maxLineBytes` is not buffered beyond that, only measured.
  */
+import { INPUT_CAPS } from '../bounds.js';
 
 export interface NdjsonLine {
   /** 1-based line number in the stream. */
   number: number;
   /** The line's bytes without the `\n` (and without a `\r` before it); empty when `oversize`. */
   bytes: Buffer;
-  /** The full length of the line in bytes, even when it was not kept. */
+  /** The full length of the line in bytes, even when it was not kept (with `cut`: the bytes read of it). */
   byteLength: number;
   /** The line was longer than `maxLineBytes`, so its bytes were not kept. */
   oversize: boolean;
+  /** With `stopAtOversize`: the line was over the cap and reading stopped there, its end unread. */
+  cut?: boolean;
 }
 
-export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+/** The cap on one line of `cai validate --ndjson` (src/bounds.ts). */
+export const DEFAULT_MAX_LINE_BYTES = INPUT_CAPS.ndjsonLine.bytes;
+
+export interface NdjsonReadOptions {
+  /**
+   * Stop reading at the first line over the cap, as soon as it goes over (its end is never looked for): the CLI's
+   * readers do, so an endless line (`/dev/zero`) is not read to exhaustion. Without it, such a line is measured
+   * and skipped, and the lines after it are read.
+   */
+  stopAtOversize?: boolean;
+}
 
 /**
  * Yields the lines of each chunk read as one batch: one await per chunk rather than per line keeps the
@@ -24,6 +37,7 @@ export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 export async function* readNdjsonBatches(
   stream: AsyncIterable<Buffer | string>,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  options: NdjsonReadOptions = {},
 ): AsyncGenerator<NdjsonLine[]> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -53,6 +67,7 @@ export async function* readNdjsonBatches(
     }
     pending.push(part);
   };
+  const stop = options.stopAtOversize === true;
   for await (const chunk of stream) {
     const batch: NdjsonLine[] = [];
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -70,16 +85,28 @@ export async function* readNdjsonBatches(
       } else {
         keep(buffer.subarray(start, newline));
       }
-      batch.push(finish());
+      const line = finish();
+      batch.push(line);
       start = newline + 1;
+      if (stop && line.oversize) {
+        // Leaving the loop ends the iteration of the stream, which stops reading it.
+        yield batch;
+        return;
+      }
     }
     if (start < buffer.length) keep(buffer.subarray(start));
+    if (stop && oversize) {
+      // Over the cap without its end: not a line of a document, and maybe no end at all (`/dev/zero`).
+      batch.push({ ...finish(), cut: true });
+      yield batch;
+      return;
+    }
     if (batch.length > 0) yield batch;
   }
   if (pendingBytes > 0 || oversize) yield [finish()];
 }
 
 /** One line at a time (convenience over `readNdjsonBatches`). */
-export async function* readNdjsonLines(stream: AsyncIterable<Buffer | string>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<NdjsonLine> {
-  for await (const batch of readNdjsonBatches(stream, maxLineBytes)) yield* batch;
+export async function* readNdjsonLines(stream: AsyncIterable<Buffer | string>, maxLineBytes = DEFAULT_MAX_LINE_BYTES, options: NdjsonReadOptions = {}): AsyncGenerator<NdjsonLine> {
+  for await (const batch of readNdjsonBatches(stream, maxLineBytes, options)) yield* batch;
 }

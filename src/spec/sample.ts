@@ -2,6 +2,8 @@
  * Valid, realistic documents (§2): fresh `event_id`s, current times with an explicit offset, plausible
  * E.164 numbers from ranges reserved for fiction (Ofcom 07700 900xxx, NANP 555-01xx), and names.
  */
+import { MAX_WALK_DEPTH } from '../bounds.js';
+import { jsonNestingDepth } from './json-syntax.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { usageError } from '../errors.js';
 import type { EventType } from './constants.js';
@@ -194,13 +196,18 @@ function walk(doc: Record<string, unknown>, path: string, create: boolean): { pa
 
 /**
  * Parses one `--set path=value`: a value that parses as JSON is used as JSON (numbers, true, null,
- * objects, quoted strings), otherwise as the string itself.
+ * objects, quoted strings), otherwise as the string itself. A value nested deeper than MAX_WALK_DEPTH is refused:
+ * the document is printed and sent as JSON, and serialising it would overflow the stack (src/bounds.ts).
  */
 export function parseSetOverride(text: string): [string, unknown] {
   const equals = text.indexOf('=');
   if (equals <= 0) throw usageError('bad_override', `--set ${text}: expected path=value`, 'e.g. --set contact.name="Ana Sousa" or --set attempts=4');
   const path = text.slice(0, equals);
   const raw = text.slice(equals + 1);
+  const depth = jsonNestingDepth(raw);
+  if (depth > MAX_WALK_DEPTH) {
+    throw usageError('bad_override', `--set ${path}: the value nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai takes`, `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`);
+  }
   try {
     return [path, JSON.parse(raw) as unknown];
   } catch {

@@ -11,7 +11,7 @@ import type * as z from 'zod';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, type EventType } from './constants.js';
 import { FORMAT_BY_PATTERN, EVENT_ID_PATTERN } from './formats.js';
 import { Brief, Contact, ContactJob, DuplicateAck, EventEnvelope, EventSchemas, JobAck, Origin } from './schemas.js';
-import { locateJsonSyntaxError } from './json-syntax.js';
+import { describeJsonFailure } from './json-syntax.js';
 
 export type DocumentKind = 'job' | 'event' | 'ack' | 'duplicate-ack';
 export const DOCUMENT_KINDS: readonly DocumentKind[] = ['job', 'event', 'ack', 'duplicate-ack'];
@@ -114,8 +114,8 @@ export function validateBody(raw: Uint8Array, options: ValidateOptions = {}): Do
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return verdict(explicitKind, undefined, [notJsonIssue(text, error), ...(sizeIssue ? [sizeIssue] : [])], []);
+  } catch {
+    return verdict(explicitKind, undefined, [notJsonIssue(text), ...(sizeIssue ? [sizeIssue] : [])], []);
   }
   const result = validateDocument(value, options);
   if (sizeIssue) {
@@ -129,26 +129,23 @@ export function validateBody(raw: Uint8Array, options: ValidateOptions = {}): Do
   return result;
 }
 
-function notJsonIssue(text: string, error: unknown): ValidationIssue {
+/**
+ * Where and what kind of problem, never the bytes (issue 14): a body that is not JSON may be a secret file given
+ * by mistake, and V8's own message quotes the start of the input.
+ */
+function notJsonIssue(text: string): ValidationIssue {
   if (text.charCodeAt(0) === 0xfeff) {
     return { path: '', code: 'not_json', message: 'not JSON: starts with a byte order mark (U+FEFF) at line 1, column 1', expected: 'JSON without a byte order mark' };
   }
-  const located = locateJsonSyntaxError(text);
-  const reason = error instanceof Error ? cleanParserMessage(error.message) : 'syntax error';
-  const where = located ? ` at line ${located.line}, column ${located.column}` : '';
-  return { path: '', code: 'not_json', message: `not JSON: ${located?.reason ?? reason}${where}`, received: located?.near };
-}
-
-/** V8's messages quote the whole input ("…" is not valid JSON) and count positions; keep the reason only. */
-function cleanParserMessage(message: string): string {
-  return message.replace(/,\s*"[\s\S]*" is not valid JSON$/, '').replace(/ in JSON at position \d+.*$/s, '');
+  return { path: '', code: 'not_json', message: `not JSON: ${describeJsonFailure(text)}` };
 }
 
 function validateValue(value: unknown, options: ValidateOptions): DocumentVerdict {
   const requested = options.kind ?? 'auto';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = requested === 'auto' ? 'unknown' : requested;
-    return verdict(kind, undefined, [{ path: '', code: 'not_object', message: 'a document must be a JSON object', expected: 'an object', received: describe(value) }], []);
+    // The kind of value only: a JSON string or number that is not inside an object may be a secret file given by mistake.
+    return verdict(kind, undefined, [{ path: '', code: 'not_object', message: 'a document must be a JSON object', expected: 'an object', received: kindOfValue(value) }], []);
   }
   const doc = value as Doc;
   const kind = requested === 'auto' ? detectKind(doc) : requested;
@@ -298,6 +295,12 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   return typeof value;
+}
+
+function kindOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : typeof value;
 }
 
 // The only number of §2 is `attempts`, an integer: zod reports a non-number there as expected `number`.

@@ -73,7 +73,7 @@ describe('cai validate', () => {
       `${path}:3: invalid event conversation.message (detected by shape)`,
       '  from_number_e164: not an E.164 telephone number (expected "+" and 2 to 15 digits, the first 1-9, e.g. "+447700900123", got "0612")',
       `${path}:4: invalid document`,
-      '  (document): not JSON: unexpected "t" where a value was expected at line 1, column 11 (got "tru}")',
+      '  (document): not JSON: found a letter where a value was expected at line 1, column 11',
       '4 documents: 2 valid, 2 invalid (2 errors, 0 warnings)',
       '',
     ]);
@@ -85,16 +85,27 @@ describe('cai validate', () => {
     expect(report.documents.map((d) => [d.source, d.valid])).toEqual([['<stdin>:1', true], ['<stdin>:2', true], ['<stdin>:3', false]]);
   });
 
-  it('judges a line far over the limit without keeping it, and invalid UTF-8 per line', async () => {
-    const huge = JSON.stringify({ ...sampleEvent('conversation.message'), text: 'x'.repeat(5 * 1024 * 1024) });
-    const path = file('huge.ndjson', Buffer.concat([Buffer.from(`${huge}\n${goodEvent}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]));
+  it('judges invalid UTF-8 per line', async () => {
+    const path = file('utf8.ndjson', Buffer.concat([Buffer.from(`${goodEvent}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]));
     const result = await runCli(['--json', 'validate', '--ndjson', path]);
     const report = JSON.parse(result.stdout) as { documents: { source: string; errors: { code: string }[] }[] };
     expect(report.documents.map((d) => [d.source.slice(path.length), d.errors.map((e) => e.code)])).toEqual([
-      [':1', ['too_large']],
-      [':2', []],
-      [':3', ['not_utf8']],
+      [':1', []],
+      [':2', ['not_utf8']],
     ]);
+  });
+
+  it('judges a line over the 4 MiB cap without keeping it, and stops reading that input there (src/bounds.ts)', async () => {
+    const huge = JSON.stringify({ ...sampleEvent('conversation.message'), text: 'x'.repeat(5 * 1024 * 1024) });
+    const path = file('huge.ndjson', `${goodEvent}\n${huge}\n${goodEvent}\n`);
+    const result = await runCli(['--json', 'validate', '--ndjson', path]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { documents: { source: string; errors: { code: string }[] }[] };
+    expect(report.documents.map((d) => [d.source.slice(path.length), d.errors.map((e) => e.code)])).toEqual([
+      [':1', []],
+      [':2', ['too_large']],
+    ]);
+    expect(result.stderr).toBe(`warning: ${path}:2 is over the 4 MiB cap for one line; the rest of ${path} was not read\n`);
   });
 
   it('refuses an event over 256 KB (§8)', async () => {

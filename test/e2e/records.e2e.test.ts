@@ -19,7 +19,7 @@ describe('records through the built binary', () => {
     const result = await spawnCli(['validate'], { stdin: '{\n  "event": "job.closed",\n  "event_id": "a",\n}\n' });
     expect(result).toEqual({
       code: 1,
-      stdout: "<stdin>: invalid document\n  (document): not JSON: expected a property name in double quotes but found \"}\" at line 4, column 1 (got \"}\\n\")\n1 document: 0 valid, 1 invalid (1 error, 0 warnings)\n",
+      stdout: "<stdin>: invalid document\n  (document): not JSON: expected a property name in double quotes but found \"}\" at line 4, column 1\n1 document: 0 valid, 1 invalid (1 error, 0 warnings)\n",
       stderr: '',
     });
   });

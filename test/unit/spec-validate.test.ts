@@ -118,12 +118,12 @@ describe('validateBody', () => {
     const verdict = validateBody(bytes('{\n  "event": "job.closed",\n  "event_id": tru\n}'));
     expect(verdict.valid).toBe(false);
     expect(verdict.errors[0]).toMatchObject({ code: 'not_json' });
-    expect(verdict.errors[0]?.message).toBe('not JSON: unexpected "t" where a value was expected at line 3, column 15');
+    expect(verdict.errors[0]?.message).toBe('not JSON: found a letter where a value was expected at line 3, column 15');
   });
 
   it('reports empty input and trailing garbage', () => {
     expect(validateBody(bytes('')).errors[0]?.message).toBe('not JSON: empty input at line 1, column 1');
-    expect(validateBody(bytes('{} x')).errors[0]?.message).toBe('not JSON: unexpected "x" after the JSON value at line 1, column 4');
+    expect(validateBody(bytes('{} x')).errors[0]?.message).toBe('not JSON: found a letter after the JSON value at line 1, column 4');
   });
 
   it('refuses invalid UTF-8 and a byte order mark', () => {

@@ -1,0 +1,174 @@
+/**
+ * The tool's own caps on what it reads, in one place (issue 14): every reader of a file, stdin or an answer from
+ * the network imports its number from here, and docs/limits.md is generated from this table (`npm run docs`; a
+ * test keeps the two equal). A CLI that runs in CI on untrusted files and talks to hostile servers treats every
+ * byte it reads as hostile: nothing is read past its cap, and nothing read is printed unescaped (src/output/safe-text.ts).
+ *
+ * The spec's own limits (§8: events of at most 262 144 bytes, event_id of at most 120 characters) are in
+ * src/spec/constants.ts; the reference receivers' bounds (connections, bytes in memory, time-outs) are
+ * DEFAULT_RECEIVER_LIMITS in src/http/server.ts. Plain data, no imports: every command may load it at no cost.
+ */
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+
+/** What cai does with an input that goes over its cap. */
+type Beyond = 'refused' | 'line' | 'cut';
+
+export interface InputCap {
+  /** The cap in bytes. */
+  bytes: number;
+  /** How an error names the input: `body file x.json`, `the body on stdin`. */
+  what: string;
+  /** The next step, when it is over its cap. */
+  hint: string;
+  /** The flags and commands that read it, for the docs table. */
+  readers: string;
+  /** `refused`: an error (exit 2), reading stops at the cap. `line`: the NDJSON line is refused and reading stops. `cut`: the rest is discarded, and the result says so. */
+  beyond: Beyond;
+  /** Why this number. */
+  why: string;
+}
+
+/**
+ * Files and stdin. A regular file over its cap is refused before a byte is read; a pipe, stdin or a device
+ * (`/dev/zero`) is read up to one byte past the cap, then refused: reading never goes further.
+ */
+export const INPUT_CAPS = {
+  body: {
+    bytes: 16 * MiB,
+    what: 'body',
+    hint: 'an event is at most 256 KB (§8); check that this is the body you meant',
+    readers: '`sign --body`, `verify --body`, `send-job`/`send-event --body` (a file, or stdin)',
+    beyond: 'refused',
+    why: '64 times the 256 KB of an event (§8): room to sign or send an oversized body on purpose, never a runaway stream',
+  },
+  request: {
+    bytes: 16 * MiB + 64 * KiB,
+    what: 'request',
+    hint: 'a capture is a request line, headers, a blank line and the body; check that the file is one',
+    readers: '`verify --request`, `replay --request`',
+    beyond: 'refused',
+    why: 'a body at its cap, and 64 KiB of request line and headers',
+  },
+  document: {
+    bytes: 16 * MiB,
+    what: 'document',
+    hint: 'for one document a line, use --ndjson',
+    readers: '`validate FILE` and stdin, one document a file',
+    beyond: 'refused',
+    why: 'the same as a body; for one document a line, `--ndjson` reads a stream of any length',
+  },
+  ndjsonLine: {
+    bytes: 4 * MiB,
+    what: 'NDJSON line',
+    hint: 'each line is one document; check that the file is NDJSON',
+    readers: '`validate --ndjson` (each line; the stream itself is read in constant memory, however long)',
+    beyond: 'line',
+    why: '16 times the largest event (§8); a longer line is not a document: the line is invalid and reading that input stops',
+  },
+  logLine: {
+    bytes: 4 * MiB,
+    what: 'log line',
+    hint: 'check that the file is a log the mocks wrote (one record a line)',
+    readers: '`report --log` (each line; a log is read as a stream, however long)',
+    beyond: 'line',
+    why: 'the mocks write a record of at most about 350 KiB; a longer line means the file is not a log: error, reading stops',
+  },
+  batch: {
+    bytes: 256 * MiB,
+    what: 'NDJSON',
+    hint: 'split the batch into several files, or send them in turn',
+    readers: '`send-job`/`send-event --ndjson` (a file, or stdin; held in memory while it is sent)',
+    beyond: 'refused',
+    why: 'a million events of about 250 bytes; split a larger batch into several files',
+  },
+  resume: {
+    bytes: 256 * MiB,
+    what: 'resume',
+    hint: 'pass the results file a previous run wrote with --output',
+    readers: '`send-job`/`send-event --resume`',
+    beyond: 'refused',
+    why: 'the results of a batch at its cap',
+  },
+  catalog: {
+    bytes: 4 * MiB,
+    what: 'catalog',
+    hint: 'check that the file is the branch catalog',
+    readers: '`validate --catalog`, `mock platform --catalog`, `mock provider --catalog`',
+    beyond: 'refused',
+    why: 'tens of thousands of branches',
+  },
+  config: {
+    bytes: 1 * MiB,
+    what: 'config',
+    hint: 'check that the file is the deployment profile (cai.config.json)',
+    readers: '`--config`, `CAI_CONFIG`, `cai.config.json`',
+    beyond: 'refused',
+    why: 'a profile is a few KiB',
+  },
+  waivers: {
+    bytes: 1 * MiB,
+    what: 'waivers',
+    hint: 'check that the file is the waivers list',
+    readers: '`conformance run --waivers`',
+    beyond: 'refused',
+    why: 'one entry per check, a few hundred at most',
+  },
+  example: {
+    bytes: 1 * MiB,
+    what: 'signature example',
+    hint: 'see fixtures/signature-example.json for the expected shape',
+    readers: '`sign --example FILE`, `verify --example FILE`',
+    beyond: 'refused',
+    why: 'a secret, a timestamp, a body and a signature',
+  },
+  pem: {
+    bytes: 1 * MiB,
+    what: 'PEM',
+    hint: 'check the path: a PEM certificate or key is a few KiB',
+    readers: '`--ca`, `--tls-cert`, `--tls-key`',
+    beyond: 'refused',
+    why: 'a certificate chain is a few KiB',
+  },
+  secret: {
+    bytes: 64 * KiB,
+    what: 'secret',
+    hint: 'check the path given to the secret file option: a secret is one line',
+    readers: '`--secret-file` and the other `--*-secret-file` flags, `{"file": …}` secrets of a profile',
+    beyond: 'refused',
+    why: 'a secret is one line; a larger file is the wrong file, and it is never echoed',
+  },
+} as const satisfies Record<string, InputCap>;
+
+export type InputKind = keyof typeof INPUT_CAPS;
+
+/** What cai takes from an answer of the network (the senders, `conformance run`, `doctor`). */
+export const NETWORK_CAPS = {
+  /** Bytes of a response body kept; the rest is discarded, the connection closed, and the result says so. */
+  responseBodyBytes: 1 * MiB,
+  /** The status line and headers of a response, in all (undici's maxHeaderSize); more is a failed attempt. */
+  responseHeaderBytes: 16 * KiB,
+  /** Characters of one response header value shown on the terminal; `--json` has it whole (within the bytes above). */
+  shownHeaderCharacters: 256,
+} as const;
+
+/**
+ * JSON nesting. JSON.parse is iterative in V8 and takes any depth, and the validators walk only the fields the
+ * spec defines, so a document nested 100 000 levels deep is judged like any other. cai's own recursive walks (the
+ * pretty-printer of answers, the re-serialisations `verify` tries, `--set` values) stop at this depth instead of
+ * overflowing the stack: the answer is shown as received, a diagnosis is skipped (and said so), a `--set` value
+ * is refused.
+ */
+export const MAX_WALK_DEPTH = 256;
+
+/** `16 MiB`, `64 KiB`, `16.1 MiB`: a cap as people read it (binary units, as the caps are set). */
+export function formatCap(bytes: number): string {
+  if (bytes >= MiB) return `${trim(bytes / MiB)} MiB`;
+  if (bytes >= KiB) return `${trim(bytes / KiB)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function trim(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}

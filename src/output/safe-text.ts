@@ -1,0 +1,71 @@
+/**
+ * Text from the network or from user files made safe for a terminal (issue 14): the one place that decides which
+ * characters are escaped, used by every renderer and, as the last step, by Output for everything it writes.
+ *
+ * Escaped visibly, never passed through:
+ * - C0 controls (U+0000–U+001F) as `\x1b`, `\x00`…; in a block of lines, LF, HTAB and a CR before an LF are
+ *   kept (they lay text out; a lone CR would move back over what is shown, so it is escaped);
+ * - DEL and the C1 controls (U+007F–U+009F) as `\u007f`, `\u009b`: some terminals read U+009B as CSI;
+ * - the bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what is shown
+ *   around them ("Trojan Source"), as `\u202e`; the marks (U+200E, U+200F, U+061C) are kept: they reorder nothing
+ *   and belong to right-to-left names;
+ * - the line and paragraph separators (U+2028, U+2029), which some terminals and viewers break lines at.
+ * So an ESC never reaches the terminal: no CSI, no OSC (titles, OSC 8 hyperlinks), no cursor moves. A backslash
+ * itself is not escaped (bodies are full of `\"`): a literal `\x1b` in the text reads the same as an escaped ESC,
+ * which is harmless. Every escape is also a valid JSON escape but `\xNN`, which is only used for C0 controls, and
+ * JSON.stringify never leaves one of those raw: escaping JSON text never breaks it.
+ */
+
+/** Everything unsafe on one line: every control, the bidi controls, the separators. */
+const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Unsafe in a block of lines: the same, but LF, HTAB and the CR of a CRLF. */
+const UNSAFE_IN_BLOCK = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+/**
+ * The same, with the colour sequences cai itself writes kept, on a stream cai colours: SGR (`ESC [ … m`) with only
+ * the parameters of the palette (src/output/palette.ts: reset, bold, dim, underline, red, green, yellow, blue,
+ * magenta, cyan, default colour, gray), so even a colour sequence from outside that a renderer failed to escape can
+ * at most colour text, never hide it (SGR 8) or do anything else.
+ */
+const SGR_PARAM = '(?:0|1|2|4|22|24|31|32|33|34|35|36|39|90)';
+const UNSAFE_BUT_SGR = new RegExp(`(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)`, 'g');
+/** The characters JSON.stringify leaves raw that a terminal may act on. */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeChar(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code < 0x20) return SHORT[char] ?? `\\x${code.toString(16).padStart(2, '0')}`;
+  return `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** One line of text from outside (an event_id, a header value, a table cell, a quoted value): nothing unsafe, no line break. */
+export function safeText(text: string): string {
+  return text.replace(UNSAFE_IN_LINE, escapeChar);
+}
+
+/** Lines of text from outside (a response body): their line breaks and tabs kept, everything else unsafe escaped. */
+export function safeBlock(text: string): string {
+  return text.replace(UNSAFE_IN_BLOCK, escapeChar);
+}
+
+/**
+ * What Output writes, as its last step: `safeBlock`, except that on a stream cai colours, the SGR colour sequences
+ * are kept (renderers escape what they take from outside with `safeText`/`safeBlock` before colouring it, so any
+ * SGR left is cai's own; anything else, from anywhere, is escaped here).
+ */
+export function safeForTerminal(text: string, keepColour: boolean): string {
+  if (!keepColour) return safeBlock(text);
+  return text.replace(UNSAFE_BUT_SGR, (match: string, sgr: string | undefined) => sgr ?? escapeChar(match));
+}
+
+/**
+ * JSON text with the characters JSON.stringify leaves raw that a terminal may act on (DEL, C1, the bidi controls,
+ * U+2028/2029) written as `\uXXXX` escapes: the same JSON value, safe to print. C0 controls, ESC included, are
+ * escaped by JSON.stringify itself. Strings only ever hold these characters, so replacing them keeps the JSON valid.
+ */
+export function jsonText(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) ?? 'null';
+  return text.replace(UNSAFE_IN_JSON, escapeChar);
+}
+
