@@ -30,7 +30,14 @@ ${table('_cai_values', valueRows)}
 
 ${table('_cai_positional', commands.map((c): [string, string[]] => [key(c), marker(c.positional)]))}
 
-_cai_complete_with() {
+${ZSH_FUNCTIONS}`;
+}
+
+/**
+ * The part of the script that is the same for every program: the walk over the words before the cursor, and what
+ * to offer at the cursor (the tables above it say which commands, flags and values there are).
+ */
+const ZSH_FUNCTIONS = `_cai_complete_with() {
   case $1 in
     @files) _files ;;
     @directories) _files -/ ;;
@@ -110,4 +117,3 @@ else
   compdef _cai cai
 fi
 `;
-}
