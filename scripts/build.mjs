@@ -8,14 +8,45 @@
 // The bundle inlines its dependencies (commander, zod, undici, chalk, ora, cli-table3): it reads nothing from
 // node_modules at run time; the library still imports them, so they stay runtime dependencies.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
+import { fastValidatorSource } from './fast-validators.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+/**
+ * src/spec/fast-validate.generated.ts, from the zod schemas as they are now: src/spec/json-schema.ts is bundled on
+ * its own (zod included) into a temporary module, whose JSON Schemas ajv compiles (scripts/fast-validators.mjs).
+ */
+async function generateFastValidators() {
+  const dir = mkdtempSync(join(tmpdir(), 'cai-build-'));
+  try {
+    const entry = join(dir, 'entry.ts');
+    const spec = (name) => JSON.stringify(join(ROOT, 'src', 'spec', name));
+    writeFileSync(entry, `export { jsonSchemaFor } from ${spec('json-schema.ts')};\nexport { EVENT_TYPES } from ${spec('constants.ts')};\n`);
+    const file = join(dir, 'json-schema.mjs');
+    await build({ input: entry, cwd: ROOT, platform: 'node', logLevel: 'warn', output: { file, format: 'esm' } });
+    const { jsonSchemaFor, EVENT_TYPES: eventTypes } = await import(pathToFileURL(file).href);
+    const target = new URL('../src/spec/fast-validate.generated.ts', import.meta.url);
+    const source = fastValidatorSource(jsonSchemaFor, eventTypes);
+    let current = '';
+    try {
+      current = readFileSync(target, 'utf8');
+    } catch {
+      // not generated yet
+    }
+    if (current !== source) writeFileSync(target, source);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+await generateFastValidators();
 
 const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
