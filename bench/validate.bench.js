@@ -7,7 +7,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFi
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, median } from './lib.js';
+import { BIN, loadAverage, median, printRatio } from './lib.js';
 import { EVENT_TYPES } from '../dist/spec/constants.js';
 import { sampleEvent } from '../dist/spec/sample.js';
 import { validateBody } from '../dist/spec/validate.js';
@@ -32,34 +32,47 @@ const small = join(dir, 'events.ndjson');
 await generate(small, EVENTS);
 const lines = readFileSync(small).toString('utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line));
 const megabytes = statSync(small).size / 1e6;
-console.log(`${lines.length} events, ${megabytes.toFixed(1)} MB, median of ${RUNS} runs`);
+console.log(`${lines.length} events, ${megabytes.toFixed(1)} MB; load average ${loadAverage()}`);
 
-function timed(fn) {
+function timed(fn, from, to) {
   const start = process.hrtime.bigint();
-  fn();
+  fn(from, to);
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
-const parseOnly = () => {
-  for (const line of lines) JSON.parse(line.toString('utf8'));
+const parseOnly = (from, to) => {
+  for (let i = from; i < to; i += 1) JSON.parse(lines[i].toString('utf8'));
 };
 let invalid = 0;
-const validateAll = () => {
-  invalid = 0;
-  for (const line of lines) if (!validateBody(line).valid) invalid += 1;
+const validateAll = (from, to) => {
+  for (let i = from; i < to; i += 1) if (!validateBody(lines[i]).valid) invalid += 1;
 };
-parseOnly();
-validateAll();
+// Warm-up, then rounds of 10 000 lines, the floor and validateBody alternating over the same slice, so that a
+// neighbour's load or a garbage collection skews both sides of a pair alike; the ratio is the median of the pairs.
+parseOnly(0, lines.length);
+validateAll(0, lines.length);
+const SLICE = 10_000;
 const parseTimes = [];
 const validateTimes = [];
-for (let i = 0; i < RUNS; i += 1) {
-  parseTimes.push(timed(parseOnly));
-  validateTimes.push(timed(validateAll));
+invalid = 0;
+for (let round = 0; round < RUNS * (lines.length / SLICE); round += 1) {
+  const from = (round * SLICE) % lines.length;
+  const to = Math.min(lines.length, from + SLICE);
+  parseTimes.push(timed(parseOnly, from, to) / (to - from));
+  validateTimes.push(timed(validateAll, from, to) / (to - from));
 }
-const parseRate = lines.length / median(parseTimes);
-const validateRate = lines.length / median(validateTimes);
+const parseRate = 1 / median(parseTimes);
+const validateRate = 1 / median(validateTimes);
 const fmt = (rate) => `${Math.round(rate).toLocaleString('en')} events/s`;
-console.log(`in process  JSON.parse alone:          ${fmt(parseRate)}`);
-console.log(`in process  validateBody (UTF-8, JSON, schema, warnings): ${fmt(validateRate)} (${invalid} invalid) -> ${(parseRate / validateRate).toFixed(2)}x the time of JSON.parse`);
+console.log(`in process: ${parseTimes.length} rounds of ${SLICE} lines, each validateBody round paired with a JSON.parse round over the same lines (${invalid / RUNS} invalid a pass)`);
+printRatio('validate in process, per event (UTF-8, JSON, schema, warnings)', {
+  value: validateRate,
+  floor: parseRate,
+  unit: 'events/s',
+  floorName: 'JSON.parse alone',
+  ratios: validateTimes.map((time, index) => parseTimes[index] / time),
+  target: '≥ 0.7',
+  digits: 0,
+});
 
 // Through processes: the binary streams the file; the floor is a bare node script reading + parsing it.
 const floorScript = join(dir, 'parse-only.mjs');
@@ -80,17 +93,23 @@ function run(args) {
   const rss = Number(/maxrss=(\d+)/.exec(result.stderr.toString())?.[1] ?? NaN) / 1024;
   return { seconds, rss };
 }
-const procRuns = Math.max(3, Math.ceil(RUNS / 2));
+const procRuns = Math.max(3, RUNS);
 const floorRuns = [];
 const caiRuns = [];
 for (let i = 0; i < procRuns; i += 1) {
   floorRuns.push(run([floorScript, small]));
   caiRuns.push(run([BIN, 'validate', '--ndjson', small]));
 }
-const floorRate = lines.length / median(floorRuns.map((r) => r.seconds));
-const caiRate = lines.length / median(caiRuns.map((r) => r.seconds));
-console.log(`process     node readline + JSON.parse: ${fmt(floorRate)}`);
-console.log(`process     cai validate --ndjson:      ${fmt(caiRate)} -> ${(floorRate / caiRate).toFixed(2)}x the time of the floor`);
+console.log(`through processes: ${procRuns} runs of each, alternating; start-up included`);
+printRatio(`cai validate --ndjson, ${lines.length} events`, {
+  value: lines.length / median(caiRuns.map((r) => r.seconds)),
+  floor: lines.length / median(floorRuns.map((r) => r.seconds)),
+  unit: 'events/s',
+  floorName: 'node readline + JSON.parse',
+  ratios: caiRuns.map((r, index) => floorRuns[index].seconds / r.seconds),
+  target: '≥ 0.8',
+  digits: 0,
+});
 
 // Constant memory: peak RSS at 1x and 4x the file size.
 const large = join(dir, 'events-4x.ndjson');

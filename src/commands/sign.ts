@@ -5,7 +5,6 @@ import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
 import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
-import { sign } from '../signing/sign.js';
 
 interface SignOptions {
   body?: string;
@@ -57,6 +56,8 @@ async function runSign(options: SignOptions, { io, output }: CommandContext): Pr
   if (!secret) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH');
   const body = await readBodyInput(options.body, io);
   const timestamp = options.timestamp ?? Math.floor(io.now() / 1000);
+  // The signing core (and node:crypto) loads with the command that signs, not with every start-up.
+  const { sign } = await import('../signing/sign.js');
   const signature = sign(secret.value, timestamp, body);
   if (secrets.length > 1) output.info(`signed with the first of ${secrets.length} secrets (${secret.label})`);
   describeBody(body, output);

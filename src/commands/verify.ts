@@ -5,7 +5,7 @@ import { parseNonNegativeInteger, parseUnixSeconds } from '../cli/options.js';
 import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import { verify, type VerifyResult } from '../signing/verify.js';
+import type { VerifyResult } from '../signing/verify.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import type { Secret } from '../secrets/resolve.js';
 import { safeText } from '../output/safe-text.js';
@@ -69,6 +69,8 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   const inputs = await gatherInputs(options, context);
   inputs.notes.forEach((note) => output.note(note));
 
+  // The verifying core (and node:crypto) loads with this command, not with every start-up.
+  const { verify } = await import('../signing/verify.js');
   const result = verify({
     secrets: secrets.map((secret) => secret.value),
     signature: inputs.signature,

@@ -2,6 +2,12 @@
  * Validation of the interface's documents (§2). Verdicts are returned values; these functions never throw.
  * On the hot path of the mock receivers and the batch sender: schemas are built once, at module load.
  *
+ * Two validators, one definition: the zod schemas of schemas.ts, and functions compiled from them at build time
+ * (fast-validate.generated.ts: zod → JSON Schema → ajv standalone code), about three times faster on a valid
+ * document. The compiled function answers "valid?"; when it says no, zod gives the exact issues, so messages
+ * are zod's as before (and zod's verdict is the one kept). Warnings never come from either: they are computed
+ * here from the document in both cases. test/unit/fast-validate.test.ts proves the two agree.
+ *
  * Errors are breaches of what the spec states. Warnings are what a type usually carries where the spec
  * says "not shown" (§2.4: which fields each event type requires beyond `event` and `event_id`), unknown
  * fields under `strict` (§9.2 accepts them), and advice (plain-http callback URL, §5.8).
@@ -12,6 +18,7 @@ import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, type EventType } from
 import { FORMAT_BY_PATTERN, EVENT_ID_PATTERN } from './formats.js';
 import { Brief, Contact, ContactJob, DuplicateAck, EventEnvelope, EventSchemas, JobAck, Origin } from './schemas.js';
 import { describeJsonFailure } from './json-syntax.js';
+import { FAST_VALIDATORS } from './fast-validate.generated.js';
 
 export type DocumentKind = 'job' | 'event' | 'ack' | 'duplicate-ack';
 export const DOCUMENT_KINDS: readonly DocumentKind[] = ['job', 'event', 'ack', 'duplicate-ack'];
@@ -65,6 +72,17 @@ const KNOWN_EVENT_FIELDS = Object.fromEntries(EVENT_TYPES.map((type) => [type, k
 const KNOWN_ACK_FIELDS = keysOf(JobAck);
 const KNOWN_DUPLICATE_FIELDS = keysOf(DuplicateAck);
 const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+type FastValidator = (data: unknown) => boolean;
+function fastValidator(target: string): FastValidator {
+  const fast = FAST_VALIDATORS[target];
+  if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
+  return fast;
+}
+const FAST_JOB = fastValidator('job');
+const FAST_ACK = fastValidator('ack');
+const FAST_DUPLICATE_ACK = fastValidator('duplicate-ack');
+const FAST_EVENT = Object.fromEntries(EVENT_TYPES.map((type) => [type, fastValidator(type)])) as Record<EventType, FastValidator>;
 
 /** Validates a parsed JSON value as a document of the interface. Never throws. */
 export function validateDocument(value: unknown, options: ValidateOptions = {}): DocumentVerdict {
@@ -155,9 +173,9 @@ function validateValue(value: unknown, options: ValidateOptions): DocumentVerdic
     case 'event':
       return validateEvent(doc, options);
     case 'ack':
-      return validateSimple('ack', JobAck, KNOWN_ACK_FIELDS, doc, options);
+      return validateSimple('ack', JobAck, FAST_ACK, KNOWN_ACK_FIELDS, doc, options);
     case 'duplicate-ack':
-      return validateSimple('duplicate-ack', DuplicateAck, KNOWN_DUPLICATE_FIELDS, doc, options);
+      return validateSimple('duplicate-ack', DuplicateAck, FAST_DUPLICATE_ACK, KNOWN_DUPLICATE_FIELDS, doc, options);
     default:
       return verdict('unknown', undefined, [
         {
@@ -180,7 +198,7 @@ export function detectKind(doc: Doc): DocumentKind | 'unknown' {
 }
 
 function validateJob(doc: Doc, options: ValidateOptions): DocumentVerdict {
-  const errors = schemaIssues(ContactJob, doc);
+  const errors = schemaIssues(ContactJob, FAST_JOB, doc);
   const warnings: ValidationIssue[] = [];
   if (options.catalog) checkCatalog(doc.branch_code, 'branch_code', options.catalog, errors);
   const contact = isObject(doc.contact) ? doc.contact : undefined;
@@ -207,10 +225,10 @@ function validateEvent(doc: Doc, options: ValidateOptions): DocumentVerdict {
   const type = doc.event;
   if (typeof type !== 'string' || !EVENT_TYPE_SET.has(type)) {
     // The type is missing or unknown: report that, and whatever else is wrong with the envelope.
-    return verdict('event', typeof type === 'string' ? type : undefined, schemaIssues(EventEnvelope, doc), []);
+    return verdict('event', typeof type === 'string' ? type : undefined, schemaIssues(EventEnvelope, undefined, doc), []);
   }
   const eventType = type as EventType;
-  const errors = schemaIssues(EventSchemas[eventType], doc);
+  const errors = schemaIssues(EventSchemas[eventType], FAST_EVENT[eventType], doc);
   const warnings: ValidationIssue[] = [];
   for (const field of USUAL_EVENT_FIELDS[eventType]) {
     if (doc[field] === undefined) {
@@ -228,8 +246,8 @@ function validateEvent(doc: Doc, options: ValidateOptions): DocumentVerdict {
   return verdict('event', eventType, errors, warnings);
 }
 
-function validateSimple(kind: DocumentKind, schema: z.ZodType, known: ReadonlySet<string>, doc: Doc, options: ValidateOptions): DocumentVerdict {
-  const errors = schemaIssues(schema, doc);
+function validateSimple(kind: DocumentKind, schema: z.ZodType, fast: FastValidator, known: ReadonlySet<string>, doc: Doc, options: ValidateOptions): DocumentVerdict {
+  const errors = schemaIssues(schema, fast, doc);
   const warnings: ValidationIssue[] = [];
   if (options.strict) unknownFields(doc, known, '', warnings);
   return verdict(kind, undefined, errors, warnings);
@@ -256,9 +274,12 @@ function unknownFields(doc: Doc, known: ReadonlySet<string>, prefix: string, war
   }
 }
 
-function schemaIssues(schema: z.ZodType, doc: Doc): ValidationIssue[] {
-  // The common case is valid: parse without collecting inputs, and only re-parse a failure for its details.
-  if (schema.safeParse(doc).success) return [];
+/**
+ * The schema's issues with `doc`. The common case is valid: the compiled function says so without zod; otherwise
+ * zod parses, collecting inputs, for the exact issues (none if zod finds the document valid after all: zod decides).
+ */
+function schemaIssues(schema: z.ZodType, fast: FastValidator | undefined, doc: Doc): ValidationIssue[] {
+  if (fast?.(doc) === true) return [];
   const result = schema.safeParse(doc, { reportInput: true });
   return result.success ? [] : result.error.issues.map(toIssue);
 }

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, spawnCli } from '../helpers/cli.js';
 
-/** Runs the built binary with an ESM resolve hook that reports every zod module loaded. */
+/** Runs the built binary with an ESM resolve hook that reports every zod module loaded (the bundle's zod chunk, or zod itself). */
 function spawnTracingZod(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   const hook = join(mkdtempSync(join(tmpdir(), 'cai-hook-')), 'hook.mjs');
-  const resolveHook = `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/node_modules/zod/')) console.error('zod-loaded'); return r; }`;
+  const resolveHook = `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/node_modules/zod/') || /\\/zod-[^/]*\\.js$/.test(r.url)) console.error('zod-loaded'); return r; }`;
   writeFileSync(hook, `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolveHook)}));\n`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', hook, BIN, ...argv], { cwd, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });

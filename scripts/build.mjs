@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Builds cai (issue #17):
+// 1. dist/ by tsc: the library (`import … from 'cai-toolkit'`: dist/index.js and its .d.ts) and every module as is;
+// 2. dist/bundle/: the CLI as one minified ESM entry (cai.js) whose start-up chunk holds what every command needs to
+//    start (main, program, commander, output, errors, config lookup), with lazy chunks for each command's code.
+//    bin/cai.js imports dist/bundle/cai.js. Node's ESM loader pays for every file it resolves, reads and compiles,
+//    so `cai sign` loading a handful of files instead of 25 (tsc's output plus commander's own) is most of the gain.
+// The bundle inlines its dependencies (commander, zod, undici, chalk, ora, cli-table3): it reads nothing from
+// node_modules at run time; the library still imports them, so they stay runtime dependencies.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'rolldown';
+import { fastValidatorSource } from './fast-validators.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+/**
+ * src/spec/fast-validate.generated.ts, from the zod schemas as they are now: src/spec/json-schema.ts is bundled on
+ * its own (zod included) into a temporary module, whose JSON Schemas ajv compiles (scripts/fast-validators.mjs).
+ */
+async function generateFastValidators() {
+  const dir = mkdtempSync(join(tmpdir(), 'cai-build-'));
+  try {
+    const entry = join(dir, 'entry.ts');
+    const spec = (name) => JSON.stringify(join(ROOT, 'src', 'spec', name));
+    writeFileSync(entry, `export { jsonSchemaFor } from ${spec('json-schema.ts')};\nexport { EVENT_TYPES } from ${spec('constants.ts')};\n`);
+    const file = join(dir, 'json-schema.mjs');
+    await build({ input: entry, cwd: ROOT, platform: 'node', logLevel: 'warn', output: { file, format: 'esm' } });
+    const { jsonSchemaFor, EVENT_TYPES: eventTypes } = await import(pathToFileURL(file).href);
+    const target = new URL('../src/spec/fast-validate.generated.ts', import.meta.url);
+    const source = fastValidatorSource(jsonSchemaFor, eventTypes);
+    let current = '';
+    try {
+      current = readFileSync(target, 'utf8');
+    } catch {
+      // not generated yet
+    }
+    if (current !== source) writeFileSync(target, source);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+await generateFastValidators();
+
+const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+/**
+ * The start-up chunk, cai.js: main, the program and every command's registration (flags, help), with what they
+ * import statically (commander, output, errors, config lookup). `cai --help` needs all of it; each command's own
+ * work is imported lazily inside its action, into chunks of its own. So node built-ins that only some commands use
+ * (crypto for signing, readline, child_process) stay out of every start-up: loading one costs more than a small file.
+ */
+const STARTUP = /\/src\/(main|program)\.ts$|\/src\/commands\/[a-z-]+\.ts$/;
+
+/**
+ * commander requires node:child_process at load time, for executable subcommands, which cai does not use; loading
+ * it costs about 3 ms of every start-up (it pulls in net, dgram and more). This stand-in loads it on first use.
+ */
+const LAZY_CHILD_PROCESS = '\0lazy-child-process';
+const lazyChildProcess = {
+  name: 'cai-lazy-child-process',
+  resolveId(source, importer) {
+    if ((source === 'node:child_process' || source === 'child_process') && importer?.includes('/node_modules/commander/')) return LAZY_CHILD_PROCESS;
+    return null;
+  },
+  load(id) {
+    if (id !== LAZY_CHILD_PROCESS) return null;
+    return `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+let loaded;
+const real = () => (loaded ??= require('node:child_process'));
+export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => key in real() });`;
+  },
+};
+
+await build({
+  input: { cai: 'src/main.ts' },
+  platform: 'node',
+  cwd: ROOT,
+  preserveEntrySignatures: 'allow-extension',
+  logLevel: 'warn',
+  // A module imported both statically and lazily stays where the static import puts it: expected here, not news.
+  onLog: (level, log, handler) => (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
+  transform: { define: { __CAI_VERSION__: JSON.stringify(manifest.version) } },
+  plugins: [lazyChildProcess],
+  output: {
+    dir: 'dist/bundle',
+    format: 'esm',
+    minify: true,
+    chunkFileNames: '[name]-[hash].js',
+    codeSplitting: {
+      groups: [
+        { name: 'cai', test: STARTUP, includeDependenciesRecursively: true },
+        // zod in a chunk of its own, by name: the tests check which commands load it (test/e2e/ops.e2e.test.ts).
+        { name: 'zod', test: /\/node_modules\/zod\// },
+      ],
+    },
+  },
+});
