@@ -8,10 +8,11 @@
  * Each job gets its own path (`…/cai-conformance/<token>`), so events are attributed to their job even when
  * a provider changes the `lead_id`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { errorReply, jsonReply, readBody, sendReply, type Reply } from '../http/server.js';
+import { eventIdOf, flatHeaders } from '../mock/request.js';
 
 export interface CallbackRequest {
   token: string;
@@ -152,25 +153,4 @@ function tokenOf(url: string): string {
   const path = url.split('?')[0] ?? '';
   const index = path.indexOf(PATH_PREFIX);
   return index >= 0 ? path.slice(index + PATH_PREFIX.length).replace(/\/+$/, '') : '';
-}
-
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-/** The event_id of a body that is a JSON object with a string one. */
-export function eventIdOf(body: Buffer): string | undefined {
-  try {
-    const value = JSON.parse(body.toString('utf8')) as unknown;
-    if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
-      return (value as { event_id: string }).event_id;
-    }
-  } catch {
-    // Judged by the checks; the listener only needs the id for its duplicate answer.
-  }
-  return undefined;
 }

@@ -8,6 +8,7 @@ import { CaiError, usageError } from '../../errors.js';
 import { declaredLength, listen, readBody, sendReply, type TlsFiles } from '../../http/server.js';
 import type { Arrival, Handled } from './recorder.js';
 import { MAX_KEPT_BODY_BYTES } from './settings.js';
+import { flatHeaders } from '../../mock/request.js';
 
 export interface SenderListener {
   /** `http(s)://host:port`, the listener's own address. */
@@ -92,14 +93,6 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   // so a sender's wait (the next arrival minus this) is never measured shorter than it was.
   handled.answered(performance.now());
   await done;
-}
-
-function flatHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 function pairs(raw: readonly string[]): [string, string][] {
