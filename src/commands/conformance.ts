@@ -124,10 +124,17 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     await runHandler(state, cmd, async (context) => {
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
       if (options.role === 'sender') {
-        return runSenderRole(options, cmd, context, {
-          loadWaivers: (path) => loadWaivers(path, context),
-          render: (report, secrets) => render(report, options, context, secrets),
-        });
+        const startedAt = new Date().toISOString();
+        try {
+          return await runSenderRole(options, cmd, context, {
+            loadWaivers: (path) => loadWaivers(path, context),
+            render: (report, secrets) => render(report, options, context, secrets),
+          });
+        } catch (error) {
+          // The sender sent nothing (exit 3): the report files still say so.
+          if (options.interface) await writeGateFiles(error, { iface: options.interface, startedAt, options, context, secrets: [], role: 'sender' });
+          throw error;
+        }
       }
       refuseFlagsOfOtherRole('receiver', cmd);
       return runConformanceCommand(options, context);
@@ -239,7 +246,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
  */
 async function writeGateFiles(
   error: unknown,
-  run: { iface: InterfaceId; startedAt: string; options: RunOptions; context: CommandContext; secrets: readonly string[] },
+  run: { iface: InterfaceId; startedAt: string; options: RunOptions; context: CommandContext; secrets: readonly string[]; role?: 'sender' },
 ): Promise<void> {
   const { options, context } = run;
   const { CaiError } = await import('../errors.js');
@@ -249,8 +256,9 @@ async function writeGateFiles(
   const view = redactDeep(
     {
       ok: false,
-      target: options.target ?? '',
+      ...(options.target !== undefined ? { target: options.target } : {}),
       interface: run.iface,
+      ...(run.role ? { role: run.role } : {}),
       mock: options.mock === true,
       startedAt: run.startedAt,
       summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, total: 0 },

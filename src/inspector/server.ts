@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
+import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
 import { renderInspectorPage } from '../output/html/inspector-page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
@@ -57,8 +58,7 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
 };
 // Everything but the page: nothing in it may run or load anything if opened on its own.
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-const MAX_QUERY_TEXT = 200;
-const MAX_CONNECTIONS = 128;
+const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
 
 type Answer = { status: number; type: string; body: string | Buffer; headers?: Record<string, string> };
 type Route = [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined];
@@ -83,8 +83,8 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   const host = options.host ?? '127.0.0.1';
   const state = prepare(options);
   const routes = routesOf(state);
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) => handle(state, routes, request, response));
-  server.maxConnections = MAX_CONNECTIONS;
+  const server = createServer({ headersTimeout: INSPECTOR_SERVER_CAPS.headersTimeoutMs, requestTimeout: INSPECTOR_SERVER_CAPS.requestTimeoutMs }, (request, response) => handle(state, routes, request, response));
+  server.maxConnections = INSPECTOR_SERVER_CAPS.maxConnections;
   await listenOn(server, host, options.port ?? 0);
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -110,4 +110,14 @@ describe('the HTML report and the job summary', () => {
     expect(run.summary).toContain(`, cai listening on ${report.target}\n`);
     expect(run.summary).toContain(`Scenarios:\n- retry-5xx: ${scenario?.attempts.length} attempts (answered ${answers}), first after ${scenario?.firstAttemptMs} ms\n`);
   });
+
+  it('a sender that sends nothing (exit 3): both files say so, with what the trigger printed, escaped', async () => {
+    const run = await runWithFiles(['--role', 'sender', '--interface', 'B', '--provider', 'acme', '--only', 'BS-REJECT-001', '--wait', '1s', '--trigger', "printf '<b>\\033[31mnothing</b>\\n'"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('error: the sender sent nothing: no attempt arrived in 1 scenario (the trigger exited 0: <b>\\x1b[31mnothing</b>)\n');
+    expect(run.html).toContain('<b>The run stopped before any check:</b> the sender sent nothing: no attempt arrived in 1 scenario (the trigger exited 0: &lt;b&gt;\u241b[31mnothing&lt;/b&gt;)');
+    expect(run.html).toContain('<dt>role</dt><dd>sender</dd>');
+    expect(run.summary).toContain('### ❌ cai conformance failed: interface B (sender)\n');
+    expect(run.summary).toContain('**Stopped before any check:** the sender sent nothing: no attempt arrived in 1 scenario (the trigger exited 0: &lt;b&gt;');
+  });
 });
