@@ -68,6 +68,8 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
   if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
   if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped.', '');
+  // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
+  for (const waiver of report.waivers ?? []) lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
   const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0) {
     const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));

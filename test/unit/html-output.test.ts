@@ -196,6 +196,11 @@ describe('a sender run on the page and in the summary', () => {
     expect(page).toContain('<td><code>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;\u2028\u241b[31m|*_</code></td>');
   });
 
+  it('carries the waivers file\'s notices, as the terminal warns them', () => {
+    const markdown = renderJobSummary({ ...report, waivers: [{ id: 'BS-RETRY-002', kind: 'expired', message: 'waiver for BS-RETRY-002 expired on 2026-01-01: it no longer applies' }] });
+    expect(markdown).toContain('**Waivers:** waiver for BS-RETRY-002 expired on 2026-01-01: it no longer applies\n');
+  });
+
   it('flattens and escapes it in the summary', () => {
     const markdown = renderJobSummary(report);
     expect(markdown).toContain('Scenarios:\n- retry-5xx: 1 attempt (answered 503), first after 10 ms\n');

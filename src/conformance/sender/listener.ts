@@ -73,8 +73,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
   // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
-  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answerOnly(request, response, guard.refusal(read.reason));
-  if (!guard.admit(read.ok ? read.body.length : 0)) return answerOnly(request, response, guard.overCapacity());
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answer(request, response, guard.refusal(read.reason));
+  if (!guard.admit(read.ok ? read.body.length : 0)) return answer(request, response, guard.overCapacity());
   const arrival: Arrival = {
     arrivedAt,
     arrivedMono,
@@ -94,25 +94,21 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
     handled.answered(performance.now());
     return;
   }
-  const reply = handled.response.reply;
-  const done = new Promise<void>((resolve) => {
-    response.once('finish', () => resolve());
-    response.once('close', () => resolve());
-  });
   // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
-  sendReply(request, response, arrival.cut ? { ...reply, close: true } : reply);
-  // The answer is handed to the socket now: its time is taken here, not in a callback a busy loop could delay,
-  // so a sender's wait (the next arrival minus this) is never measured shorter than it was.
-  handled.answered(performance.now());
-  await done;
+  const reply = handled.response.reply;
+  // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
+  // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
+  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
 }
 
-async function answerOnly(request: IncomingMessage, response: ServerResponse, reply: Reply): Promise<void> {
+/** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */
+async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<void> {
   const done = new Promise<void>((resolve) => {
     response.once('finish', () => resolve());
     response.once('close', () => resolve());
   });
   sendReply(request, response, reply);
+  sent?.();
   await done;
 }
 
