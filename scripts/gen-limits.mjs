@@ -20,7 +20,8 @@ const BEYOND = {
  * The page, from plain data: the exports of src/bounds.ts.
  * @param {{ INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
-export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, MAX_WALK_DEPTH, formatCap }) {
+export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MAX_WALK_DEPTH, formatCap }) {
+  const seconds = (ms) => `${ms / 1000} s`;
   const lines = [
     '# Limits: what cai reads, and what it prints',
     '',
@@ -61,6 +62,35 @@ export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, MAX_WALK_DEPTH, formatC
     `| a response body (the senders, \`replay\`, \`conformance run\`) | ${formatCap(NETWORK_CAPS.responseBodyBytes)} | the rest is discarded and the connection closed; the result says so (\`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: …)\`, \`bodyTruncated: true\` with \`--json\`) |`,
     `| the status line and headers of a response | ${formatCap(NETWORK_CAPS.responseHeaderBytes)} in all | the attempt fails (\`headers_too_large\`) |`,
     `| a response header value shown on a terminal | ${NETWORK_CAPS.shownHeaderCharacters} characters | cut, with \`… (N more characters)\`; \`--json\` has it whole |`,
+    '',
+    "## cai's own listeners in a conformance run",
+    '',
+    'The sender listener of `cai conformance run --role sender` (cai as the receiver the sender under test posts to) and',
+    'the callback listener of `--interface A` (where the provider\'s events come back) are on the network for the whole',
+    'run, and with `--listen 0.0.0.0`, `--callback-listen 0.0.0.0` or a tunnel anyone can reach them. What they refuse is',
+    'answered and never recorded, and a sender run\'s report says how many requests it refused:',
+    '',
+    '| what | bound | past it |',
+    '|---|---|---|',
+    `| connections open at once | ${LISTENER_CAPS.maxConnections} | closed on arrival, unanswered |`,
+    `| a connection that sends nothing | ${seconds(LISTENER_CAPS.idleSocketTimeoutMs)} | closed |`,
+    `| the request line and headers | ${seconds(LISTENER_CAPS.headersTimeoutMs)} | the connection is cut |`,
+    `| a body | ${seconds(LISTENER_CAPS.bodyIdleTimeoutMs)} without a byte, ${seconds(LISTENER_CAPS.bodyTimeoutMs)} in all | 408, the connection closed, not recorded |`,
+    `| body bytes being read at once, by all requests | ${formatCap(LISTENER_CAPS.bufferedBytes)} | 503 with \`Retry-After: 5\`, not recorded |`,
+    `| requests recorded in one run | ${LISTENER_CAPS.keptRequests} | 503 with \`Retry-After: 5\`, not recorded |`,
+    `| body bytes recorded in one run | ${formatCap(LISTENER_CAPS.keptBodyBytes)} | 503 with \`Retry-After: 5\`, not recorded |`,
+    `| requests to no scenario's URL named in the report | ${LISTENER_CAPS.keptStrays} | counted, not named |`,
+    '',
+    'A body over what a sender run keeps of it (four times the §8 limit) is answered 413 and judged by its size; the',
+    'callback listener answers 413 past the §8 limit itself, and 404 to a path that is no job\'s `callback_url`.',
+    '',
+    "## The inspector's web server",
+    '',
+    `\`cai mock … --ui\` serves its page on 127.0.0.1 unless \`--ui HOST:PORT\` says otherwise, GET only (anything else: 405),`,
+    `to a Host header that names its own address or localhost only (421 otherwise). At most ${INSPECTOR_SERVER_CAPS.maxConnections} connections at once;`,
+    `the request line and headers within ${seconds(INSPECTOR_SERVER_CAPS.headersTimeoutMs)}, a request within ${seconds(INSPECTOR_SERVER_CAPS.requestTimeoutMs)}; the first`,
+    `${INSPECTOR_SERVER_CAPS.queryTextCharacters} characters of a filter's text are used. What it keeps of the requests, and how many pages may follow them`,
+    'live, is in [mocks](mocks.md#inspector---ui).',
     '',
     '## JSON nesting',
     '',

@@ -6,7 +6,8 @@
  *
  * The spec's own limits (§8: events of at most 262 144 bytes, event_id of at most 120 characters) are in
  * src/spec/constants.ts; the reference receivers' bounds (connections, bytes in memory, time-outs) are
- * DEFAULT_RECEIVER_LIMITS in src/http/server.ts. Plain data, no imports: every command may load it at no cost.
+ * DEFAULT_RECEIVER_LIMITS in src/http/server.ts; cai's own listeners of a conformance run and the inspector's
+ * server are LISTENER_CAPS and INSPECTOR_SERVER_CAPS below. Plain data, no imports: every command may load it at no cost.
  */
 
 export const KiB = 1024;
@@ -151,6 +152,47 @@ export const NETWORK_CAPS = {
   responseHeaderBytes: 16 * KiB,
   /** Characters of one response header value shown on the terminal; `--json` has it whole (within the bytes above). */
   shownHeaderCharacters: 256,
+} as const;
+
+/**
+ * cai's own listeners during a conformance run: the sender listener of `--role sender` (cai as the receiver the
+ * sender under test posts to) and the callback listener of `--interface A` (where the provider's events come back).
+ * They are on the network for the whole run, and with `--listen 0.0.0.0` or a tunnel anyone can reach them: no
+ * flood of connections, slow bodies or large bodies may take more than this, and what they record is bounded.
+ */
+export const LISTENER_CAPS = {
+  /** Connections open at once; one more is closed on arrival, unanswered. */
+  maxConnections: 256,
+  /** The request line and headers must be in within this; else the connection is cut. */
+  headersTimeoutMs: 10_000,
+  /** A connection that sends nothing at all for this long is closed (one opened and left idle, too). */
+  idleSocketTimeoutMs: 10_000,
+  /** A body that sends no byte for this long is cut (the request is not recorded). */
+  bodyIdleTimeoutMs: 10_000,
+  /** A body not in full this long after its headers is cut (the request is not recorded). */
+  bodyTimeoutMs: 30_000,
+  /** Body bytes being read by all requests at once; a body that would go over gets 503 with Retry-After, unrecorded. */
+  bufferedBytes: 64 * MiB,
+  /** Requests a listener records in one run; past it, 503 with Retry-After, unrecorded, and the report says how many. */
+  keptRequests: 2_000,
+  /** Body bytes a listener records in one run, in all; past it, as past keptRequests. */
+  keptBodyBytes: 256 * MiB,
+  /** Addresses of requests to no scenario's URL kept for the report (all are counted). */
+  keptStrays: 100,
+} as const;
+
+/**
+ * The inspector's own web server (`cai mock … --ui`): GET only, on 127.0.0.1 unless `--ui HOST:PORT` says
+ * otherwise; what it keeps of the requests is DEFAULT_INSPECTOR_LIMITS (src/inspector/limits.ts, docs/mocks.md).
+ */
+export const INSPECTOR_SERVER_CAPS = {
+  /** Connections open at once (the page, its fetches and its live streams). */
+  maxConnections: 128,
+  /** The request line and headers within this, the whole request within requestTimeoutMs. */
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  /** Characters of a filter's text (`q`, `lead`, …) used; the rest is ignored. */
+  queryTextCharacters: 200,
 } as const;
 
 /**

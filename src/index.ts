@@ -80,7 +80,41 @@ export { runConformance, planFor, type ConformanceOptions } from './conformance/
 export { CATALOGUE, describeCatalogue, planChecks, type Selection } from './conformance/catalogue.js';
 export { toJunit, countLine } from './conformance/report.js';
 export { parseWaivers, type Waiver } from './conformance/waivers.js';
-export type { CheckMeta, CheckResult, CheckVerdict, CheckLevel, SuiteReport, SuiteSummary } from './conformance/types.js';
+export type {
+  CheckMeta,
+  CheckResult,
+  CheckVerdict,
+  CheckLevel,
+  SuiteReport,
+  SuiteSummary,
+  ScenarioSummary,
+  StopReport,
+  PreflightReport,
+  ExchangeRecord,
+  BodyRecord,
+} from './conformance/types.js';
+// Conformance of a sender (`cai conformance run --role sender`): cai listens, runs the trigger, judges what arrives.
+export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/sender/run.js';
+export { describeSenderCatalogue } from './conformance/sender/catalogue.js';
+
+// Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
+export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './output/html/conformance-report.js';
+export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './output/job-summary.js';
+export { renderOperationHtml, type OperationView, type OperationPageOptions } from './output/html/operation-report.js';
+
+// The mocks' live inspector (`cai mock … --ui`): a store fed by the mock's observer hooks, and its web server.
+export {
+  InspectorStore,
+  DEFAULT_INSPECTOR_LIMITS,
+  startInspectorServer,
+  secretFlagOf,
+  type InspectorLimits,
+  type InspectorServerOptions,
+  type RunningInspector,
+  type InspectorCredential,
+  type InspectorSigning,
+  type CommandTargets,
+} from './inspector/index.js';
 
 // Configuration, doctor, report
 export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedConfig, type ChosenEnvironment, type Profile } from './config/load.js';

@@ -124,10 +124,17 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     await runHandler(state, cmd, async (context) => {
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
       if (options.role === 'sender') {
-        return runSenderRole(options, cmd, context, {
-          loadWaivers: (path) => loadWaivers(path, context),
-          render: (report, secrets) => render(report, options, context, secrets),
-        });
+        const startedAt = new Date().toISOString();
+        try {
+          return await runSenderRole(options, cmd, context, {
+            loadWaivers: (path) => loadWaivers(path, context),
+            render: (report, secrets) => render(report, options, context, secrets),
+          });
+        } catch (error) {
+          // The sender sent nothing (exit 3): the report files still say so.
+          if (options.interface) await writeGateFiles(error, { iface: options.interface, startedAt, options, context, secrets: [], role: 'sender' });
+          throw error;
+        }
       }
       refuseFlagsOfOtherRole('receiver', cmd);
       return runConformanceCommand(options, context);
@@ -194,6 +201,7 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     abort.abort();
   });
   let report: SuiteReport;
+  const startedAt = new Date().toISOString();
   try {
     report = await runConformance({
       interface: iface,
@@ -221,12 +229,48 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
+  } catch (error) {
+    await writeGateFiles(error, { iface, startedAt, options, context, secrets: [...secrets, ...callbackSecrets].map((secret) => secret.value) });
+    throw error;
   } finally {
     progress.stop();
     stopListening();
   }
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
   return render(report, options, context, secretValues);
+}
+
+/**
+ * A run stopped before any check because the target is unreachable or plainly not the endpoint (exit 3): the
+ * HTML report and the job summary, when asked for, still say what happened, so a CI page shows the reason.
+ */
+async function writeGateFiles(
+  error: unknown,
+  run: { iface: InterfaceId; startedAt: string; options: RunOptions; context: CommandContext; secrets: readonly string[]; role?: 'sender' },
+): Promise<void> {
+  const { options, context } = run;
+  const { CaiError } = await import('../errors.js');
+  if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
+  if (options.html === undefined && options.summary === undefined && !context.io.env.GITHUB_STEP_SUMMARY) return;
+  const { redactDeep } = await import('../conformance/report.js');
+  const view = redactDeep(
+    {
+      ok: false,
+      ...(options.target !== undefined ? { target: options.target } : {}),
+      interface: run.iface,
+      ...(run.role ? { role: run.role } : {}),
+      mock: options.mock === true,
+      startedAt: run.startedAt,
+      summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, total: 0 },
+      checks: [],
+      failOn: options.failOn,
+      error: { code: error.code, message: error.message, hint: error.hint },
+    },
+    run.secrets,
+  );
+  const { writeConformanceFiles } = await import('../cli/report-files.js');
+  // The run's own error stays the one reported: a report file that cannot be written only warns here.
+  await writeConformanceFiles(view, { html: options.html, summary: options.summary }, context).catch((failure: unknown) => context.output.warn(failure instanceof Error ? failure.message : String(failure)));
 }
 
 /** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */

@@ -8,10 +8,13 @@
  * Each job gets its own path (`…/cai-conformance/<token>`), so events are attributed to their job even when
  * a provider changes the `lead_id`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
-import { errorReply, jsonReply, readBody, sendReply, type Reply } from '../http/server.js';
+import { errorReply, jsonReply, listen, sendReply, type ReceiverLimits, type Reply } from '../http/server.js';
+import { CaiError, usageError } from '../errors.js';
+import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './listener-guard.js';
+import { eventIdOf, flatHeaders } from '../mock/request.js';
 
 export interface CallbackRequest {
   token: string;
@@ -41,6 +44,8 @@ export type AnswerScript = (body: Buffer, index: number) => ScriptedAnswer | und
 export interface CallbackHarness {
   /** The listener's own address (`http://host:port`). */
   listenUrl: string;
+  /** Requests answered but not recorded (a body cut or over the budget, or past the run's caps: LISTENER_CAPS). */
+  refused(): number;
   /** The address put in `callback_url` (from --callback-url, or the listener's own). */
   publicUrl: string;
   secrets: readonly string[];
@@ -65,6 +70,9 @@ export interface CallbackListenerOptions {
   /** The public address; default the listener's own. */
   publicUrl?: string;
   secrets: readonly string[];
+  /** The bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
+  caps?: GuardCaps;
+  limits?: ReceiverLimits;
 }
 
 const PATH_PREFIX = '/cai-conformance/';
@@ -88,12 +96,17 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
     return jsonReply(scripted?.status ?? 202, { ok: true }, scripted?.headers);
   };
 
-  const server: Server = createServer((req, res) => {
+  const guard = new ListenerGuard(options.caps);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const arrivedAt = Date.now();
-    readBody(req, MAX_BODY_BYTES)
+    guard
+      .read(req, MAX_BODY_BYTES)
       .then((result) => {
+        if (!result.ok && (result.reason === 'timeout' || result.reason === 'busy')) return sendReply(req, res, guard.refusal(result.reason));
         if (!result.ok) return sendReply(req, res, errorReply(413, 'body_too_large', 'over the 262144-byte limit'));
+        // Only a job's own path is recorded (an unknown one is answered and forgotten), and within the run's caps.
         const token = tokenOf(req.url ?? '');
+        if (token === '' || !guard.admit(result.body.length)) return sendReply(req, res, token === '' ? errorReply(404, 'not_a_job', 'cai conformance: no job has this callback_url') : guard.overCapacity());
         const receivedAt = Date.now();
         const reply = answerFor(token, result.body);
         sendReply(req, res, reply);
@@ -102,19 +115,23 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         waiters.forEach((wake) => wake());
       })
       .catch(() => sendReply(req, res, errorReply(400, 'unreadable_body', 'the body could not be read')));
+  };
+  const listening = await listen(handler, { host: options.host, port: options.port, path: '', limits: options.limits ?? LISTENER_LIMITS }).catch((error: unknown) => {
+    // The shared server helper names the mocks' --host/--port; here the flag is --callback-listen.
+    if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
+      throw usageError(error.code, error.message, 'pass another --callback-listen HOST:PORT, or port 0 for any free port', error);
+    }
+    throw error;
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
+  const server = listening.server;
+  guard.guardServer(server);
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const listenUrl = `http://${host}:${port}`;
+  const listenUrl = `http://${host}:${listening.port}`;
   const publicUrl = (options.publicUrl ?? listenUrl).replace(/\/+$/, '');
 
   return {
     listenUrl,
+    refused: () => guard.refused,
     publicUrl,
     secrets: options.secrets,
     callbackUrlFor: (token) => `${publicUrl}${PATH_PREFIX}${token}`,
@@ -142,6 +159,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
     },
     close: () =>
       new Promise<void>((resolve) => {
+        guard.stop();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -152,25 +170,4 @@ function tokenOf(url: string): string {
   const path = url.split('?')[0] ?? '';
   const index = path.indexOf(PATH_PREFIX);
   return index >= 0 ? path.slice(index + PATH_PREFIX.length).replace(/\/+$/, '') : '';
-}
-
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-/** The event_id of a body that is a JSON object with a string one. */
-export function eventIdOf(body: Buffer): string | undefined {
-  try {
-    const value = JSON.parse(body.toString('utf8')) as unknown;
-    if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
-      return (value as { event_id: string }).event_id;
-    }
-  } catch {
-    // Judged by the checks; the listener only needs the id for its duplicate answer.
-  }
-  return undefined;
 }

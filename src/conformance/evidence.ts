@@ -23,7 +23,9 @@ export function recordBody(body: Buffer, limit = BODY_TEXT_LIMIT): BodyRecord {
 export function recordExchange(exchange: Exchange): ExchangeRecord {
   return {
     request: { method: 'POST', url: exchange.request.url, headers: { ...exchange.request.headers }, body: recordBody(exchange.request.body) },
-    ...(exchange.status !== undefined ? { response: { status: exchange.status, headers: { ...exchange.headers }, body: recordBody(exchange.body) } } : {}),
+    ...(exchange.status !== undefined
+      ? { response: { status: exchange.status, headers: { ...exchange.headers }, body: recordBody(exchange.body), ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}) } }
+      : {}),
     ...(exchange.error ? { error: { ...exchange.error } } : {}),
     latencyMs: Math.round(exchange.latencyMs),
   };

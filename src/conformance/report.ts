@@ -3,7 +3,7 @@
  * secrets from every format. Plain strings in, plain strings out; the command prints them.
  */
 import { redactSecrets } from '../secrets/resolve.js';
-import type { CheckResult, SuiteReport, SuiteSummary } from './types.js';
+import type { CheckResult, StopReport, SuiteReport, SuiteSummary } from './types.js';
 
 export const VERDICT_SYMBOL: Record<CheckResult['verdict'], string> = {
   passed: '✓',
@@ -12,6 +12,27 @@ export const VERDICT_SYMBOL: Record<CheckResult['verdict'], string> = {
   waived: '~',
   skipped: '-',
 };
+
+/** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
+export function stoppedLine(stopped: StopReport): string {
+  const limit = stopped.limit === 1 ? 'the first failed must check (--fail-fast)' : `${stopped.limit} failed must checks (--max-failures ${stopped.limit})`;
+  return `stopped after ${limit}, at ${stopped.after}; the checks not run are reported as skipped`;
+}
+
+/**
+ * The warning of a run whose first valid, correctly signed request was refused (401, 403): the checks after it
+ * say more about the credentials than about the receiver. Undefined when it was not refused.
+ */
+export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight'>): string | undefined {
+  const status = report.preflight?.status;
+  if (!report.preflight || (status !== 401 && status !== 403)) return undefined;
+  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${report.interface === 'B' ? '--provider code' : '--source id'} before reading the failures`;
+}
+
+/** The checks a stopped or interrupted run never finished (reported as skipped with a reason that says so). */
+export function unfinishedChecks<T extends Pick<CheckResult, 'verdict' | 'actual'>>(checks: readonly T[]): T[] {
+  return checks.filter((check) => check.verdict === 'skipped' && /^(not run: |interrupted )/.test(check.actual));
+}
 
 /** `N passed, N failed, N skipped` — the line CI logs are grepped for. */
 export function countLine(summary: SuiteSummary): string {

@@ -2,6 +2,7 @@
  * Runs a plan of checks against a session: the concurrent ones with a bounded pool (each uses its own fresh
  * event_ids, so they cannot interfere), then the exclusive ones alone. Applies waivers and builds the report.
  */
+import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage } from '../errors.js';
 import { recordExchange } from './evidence.js';
 import { CheckScope, type CheckDefinition } from './define.js';
@@ -67,6 +68,9 @@ export async function runPlan(session: Session, planned: readonly PlannedCheck[]
   return { results: ordered, waiverNotices, summary: summarise(ordered), ...(stopped ? { stopped } : {}) };
 }
 
+/** Said of a failure whose answer was longer than cai reads (the actual value and the evidence show its start). */
+export const TRUNCATED_NOTE = `the answer's body was longer than ${formatCap(NETWORK_CAPS.responseBodyBytes)}: cai kept its start, discarded the rest and closed the connection (docs/limits.md)`;
+
 function skippedResult(item: PlannedCheck, reason: string): CheckResult {
   return { ...resultBase(item.check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
 }
@@ -91,6 +95,7 @@ async function executeCheck(session: Session, item: PlannedCheck, options: RunOp
   }
   const durationMs = Math.round(performance.now() - started);
   const notes = [...(outcome.notes ?? [])];
+  if (outcome.verdict === 'failed' && outcome.evidence?.bodyTruncated) notes.push(TRUNCATED_NOTE);
   if (scope.rateLimitedRetries > 0) notes.push(`${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`);
   let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' ? 'failed' : 'warning') : outcome.verdict;
   let waiver: CheckResult['waiver'];

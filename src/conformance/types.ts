@@ -157,7 +157,13 @@ export interface BodyRecord {
 export interface ExchangeRecord {
   request: { method: 'POST'; url: string; headers: Record<string, string>; body: BodyRecord };
   /** Absent when no answer came; `error` then says why. */
-  response?: { status: number; headers: Record<string, string>; body: BodyRecord };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body: BodyRecord;
+    /** The answer's body went over NETWORK_CAPS.responseBodyBytes (src/bounds.ts): cai kept its start and closed the connection. */
+    bodyTruncated?: boolean;
+  };
   error?: { code: string; message: string };
   latencyMs: number;
 }

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
+import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
 import { renderInspectorPage } from '../output/html/inspector-page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
@@ -57,141 +58,192 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
 };
 // Everything but the page: nothing in it may run or load anything if opened on its own.
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-const MAX_QUERY_TEXT = 200;
-const MAX_CONNECTIONS = 128;
+const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
 
 type Answer = { status: number; type: string; body: string | Buffer; headers?: Record<string, string> };
+type Route = [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined];
+
+/** What the server's steps share: the options, the page, the headers, the live streams, and its own address. */
+interface InspectorState {
+  options: InspectorServerOptions;
+  store: InspectorStore;
+  redactor: Redactor;
+  /** What the inspector keeps, in words (for the page and the "not kept" answers). */
+  bounds: string;
+  page: ReturnType<typeof renderInspectorPage>;
+  pageHeaders: Record<string, string>;
+  dataHeaders: Record<string, string>;
+  hub: StreamHub;
+  /** Set once the server listens. */
+  url: string;
+  allowedHosts: (value: string | undefined) => boolean;
+}
 
 export async function startInspectorServer(options: InspectorServerOptions): Promise<RunningInspector> {
   const host = options.host ?? '127.0.0.1';
-  const redactor = new Redactor(options.secrets);
-  const { store } = options;
-  const bounds = `the last ${store.limits.maxRequests.toLocaleString('en-US')} requests${options.kind === 'provider' ? ` and ${store.limits.maxCallbacks.toLocaleString('en-US')} callbacks` : ''} (fewer when they hold over ${formatBytes(store.limits.maxBytes)}), bodies up to ${formatBytes(store.limits.maxBodyBytes)} each`;
-  const page = renderInspectorPage({ kind: options.kind, mockUrl: options.mockUrl, bounds, generator: options.generator });
-  const pageHeaders = { ...COMMON_HEADERS, 'content-security-policy': page.policy };
-  const dataHeaders = { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY };
-  const hub = new StreamHub(store, store.limits, redactor, dataHeaders);
-  let url = '';
-  let allowedHosts: (value: string | undefined) => boolean = () => false;
-  const targets = (): CommandTargets => ({ ...options.commands, inspectorUrl: url });
-
-  const json = (status: number, value: unknown): Answer => ({ status, type: 'application/json; charset=utf-8', body: JSON.stringify(redactor.json(value)) });
-  const fragment = (markup: string): Answer => ({ status: 200, type: 'text/html; charset=utf-8', body: markup });
-  // The page's views answer 200 with the notice (a 404 would be logged by the browser as an error); the API 404s.
-  const notFound = (what: string, view = false): Answer =>
-    view
-      ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${bounds}.</p>`.value)
-      : json(404, { ok: false, error: 'not_found', message: `${what} is not kept (any more): the inspector keeps ${bounds}` });
-
-  const routes: [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined][] = [
-    [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: page.html, headers: pageHeaders })],
-    [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
-    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
-    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(query)))],
-    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
-    [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
-    [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
-    [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(query)))],
-    [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
-    [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(query)))],
-    [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
-    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, targets(), redactor)).value), true)],
-    [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
-    [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
-  ];
-
-  function withRequest(match: RegExpExecArray, answer: (request: InspectedRequest) => Answer, view = false): Answer {
-    const request = store.request(Number(match[1]));
-    return request ? answer(request) : notFound(`Request #${match[1]}`, view);
-  }
-  function withCallback(match: RegExpExecArray, answer: (callback: InspectedCallback) => Answer, view = false): Answer {
-    const callback = store.callback(Number(match[1]));
-    return callback ? answer(callback) : notFound(`Callback #${match[1]}`, view);
-  }
-  function withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
-    let lead: string;
-    try {
-      lead = decodeURIComponent(match[2] as string);
-    } catch {
-      return json(400, { ok: false, error: 'bad_lead', message: 'the lead_id in the path is not URL-encoded UTF-8' });
-    }
-    const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
-    return conversation ? answer(conversation) : notFound(`A conversation of ${lead}`, view);
-  }
-  function limitOf(query: URLSearchParams): number {
-    const limit = Number(query.get('limit') ?? store.limits.defaultPage);
-    return Number.isInteger(limit) && limit > 0 ? Math.min(limit, store.limits.maxPage) : store.limits.defaultPage;
-  }
-  function pageOf(query: URLSearchParams) {
-    const number = (name: string) => {
-      const value = query.get(name);
-      return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
-    };
-    return { before: number('before'), after: number('after'), limit: limitOf(query) };
-  }
-
-  function handle(request: IncomingMessage, response: ServerResponse): void {
-    request.resume();
-    const send = (answer: Answer) => {
-      const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
-      response.writeHead(answer.status, { ...(answer.headers ?? dataHeaders), 'content-type': answer.type, 'content-length': String(body.length) });
-      response.end(body);
-    };
-    if (!allowedHosts(request.headers.host)) {
-      send(json(421, { ok: false, error: 'wrong_host', message: `the inspector answers only at ${url}` }));
-      return;
-    }
-    if (request.method !== 'GET') {
-      send({ ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }), headers: { ...dataHeaders, allow: 'GET' } });
-      return;
-    }
-    let parsed: URL;
-    try {
-      parsed = new URL(request.url ?? '/', 'http://inspector');
-    } catch {
-      send(json(400, { ok: false, error: 'bad_url', message: 'not a URL' }));
-      return;
-    }
-    if (parsed.pathname === '/api/stream') {
-      if (!hub.open(response)) send({ ...json(503, { ok: false, error: 'too_many_streams', message: `at most ${store.limits.maxStreams} inspector pages may follow the requests live at once` }), headers: { ...dataHeaders, 'retry-after': '5' } });
-      return;
-    }
-    try {
-      for (const [pattern, answer] of routes) {
-        const match = pattern.exec(parsed.pathname);
-        if (!match) continue;
-        const result = answer(match, parsed.searchParams);
-        if (result) {
-          send(result);
-          return;
-        }
-      }
-      send(json(404, { ok: false, error: 'not_found', message: `nothing at ${parsed.pathname}` }));
-    } catch (error) {
-      send(json(500, { ok: false, error: 'internal_error', message: `a bug in the inspector: ${errorMessage(error)}` }));
-    }
-  }
-
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, handle);
-  server.maxConnections = MAX_CONNECTIONS;
+  const state = prepare(options);
+  const routes = routesOf(state);
+  const server = createServer({ headersTimeout: INSPECTOR_SERVER_CAPS.headersTimeoutMs, requestTimeout: INSPECTOR_SERVER_CAPS.requestTimeoutMs }, (request, response) => handle(state, routes, request, response));
+  server.maxConnections = INSPECTOR_SERVER_CAPS.maxConnections;
   await listenOn(server, host, options.port ?? 0);
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${shown}:${address.port}/`;
-  allowedHosts = hostCheck(address);
+  state.url = `http://${shown}:${address.port}/`;
+  state.allowedHosts = hostCheck(address);
   let closing: Promise<void> | undefined;
   return {
-    url,
+    url: state.url,
     port: address.port,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        hub.close();
+        state.hub.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
       return closing;
     },
   };
+}
+
+/** The page, the headers and the stream hub, before the server listens. */
+function prepare(options: InspectorServerOptions): InspectorState {
+  const redactor = new Redactor(options.secrets);
+  const { store } = options;
+  const bounds = `the last ${store.limits.maxRequests.toLocaleString('en-US')} requests${options.kind === 'provider' ? ` and ${store.limits.maxCallbacks.toLocaleString('en-US')} callbacks` : ''} (fewer when they hold over ${formatBytes(store.limits.maxBytes)}), bodies up to ${formatBytes(store.limits.maxBodyBytes)} each`;
+  const page = renderInspectorPage({ kind: options.kind, mockUrl: options.mockUrl, bounds, generator: options.generator });
+  const dataHeaders = { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY };
+  return {
+    options,
+    store,
+    redactor,
+    bounds,
+    page,
+    pageHeaders: { ...COMMON_HEADERS, 'content-security-policy': page.policy },
+    dataHeaders,
+    hub: new StreamHub(store, store.limits, redactor, dataHeaders),
+    url: '',
+    allowedHosts: () => false,
+  };
+}
+
+function jsonAnswer(state: InspectorState, status: number, value: unknown): Answer {
+  return { status, type: 'application/json; charset=utf-8', body: JSON.stringify(state.redactor.json(value)) };
+}
+
+function fragment(markup: string): Answer {
+  return { status: 200, type: 'text/html; charset=utf-8', body: markup };
+}
+
+/** Something no longer kept: the page's views answer 200 with the notice (a 404 would be logged by the browser as an error); the API 404s. */
+function notFound(state: InspectorState, what: string, view = false): Answer {
+  return view
+    ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${state.bounds}.</p>`.value)
+    : jsonAnswer(state, 404, { ok: false, error: 'not_found', message: `${what} is not kept (any more): the inspector keeps ${state.bounds}` });
+}
+
+/** Every path the inspector answers, GET only: the page, its JSON API, its HTML fragments and its downloads. */
+function routesOf(state: InspectorState): Route[] {
+  const { options, store, redactor } = state;
+  const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
+  const targets = (): CommandTargets => ({ ...options.commands, inspectorUrl: state.url });
+  const { withRequest, withCallback, withConversation } = lookupsOf(state);
+  return [
+    [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders })],
+    [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
+    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
+    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query)))],
+    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
+    [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
+    [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
+    [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
+    [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
+    [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query)))],
+    [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
+    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, targets(), redactor)).value), true)],
+    [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
+    [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
+  ];
+}
+
+/** A kept request, callback or conversation by the id in the path, or the "not kept" answer. */
+function lookupsOf(state: InspectorState) {
+  const { store } = state;
+  return {
+    withRequest(match: RegExpExecArray, answer: (request: InspectedRequest) => Answer, view = false): Answer {
+      const request = store.request(Number(match[1]));
+      return request ? answer(request) : notFound(state, `Request #${match[1]}`, view);
+    },
+    withCallback(match: RegExpExecArray, answer: (callback: InspectedCallback) => Answer, view = false): Answer {
+      const callback = store.callback(Number(match[1]));
+      return callback ? answer(callback) : notFound(state, `Callback #${match[1]}`, view);
+    },
+    withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
+      let lead: string;
+      try {
+        lead = decodeURIComponent(match[2] as string);
+      } catch {
+        return jsonAnswer(state, 400, { ok: false, error: 'bad_lead', message: 'the lead_id in the path is not URL-encoded UTF-8' });
+      }
+      const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
+      return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
+    },
+  };
+}
+
+function limitOf(store: InspectorStore, query: URLSearchParams): number {
+  const limit = Number(query.get('limit') ?? store.limits.defaultPage);
+  return Number.isInteger(limit) && limit > 0 ? Math.min(limit, store.limits.maxPage) : store.limits.defaultPage;
+}
+
+function pageOf(store: InspectorStore, query: URLSearchParams) {
+  const number = (name: string) => {
+    const value = query.get(name);
+    return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
+  };
+  return { before: number('before'), after: number('after'), limit: limitOf(store, query) };
+}
+
+/** One request: the Host check, GET only, the live stream, then the first route that matches. */
+function handle(state: InspectorState, routes: readonly Route[], request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  const send = (answer: Answer) => {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
+    response.writeHead(answer.status, { ...(answer.headers ?? state.dataHeaders), 'content-type': answer.type, 'content-length': String(body.length) });
+    response.end(body);
+  };
+  const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
+  if (!state.allowedHosts(request.headers.host)) {
+    send(json(421, { ok: false, error: 'wrong_host', message: `the inspector answers only at ${state.url}` }));
+    return;
+  }
+  if (request.method !== 'GET') {
+    send({ ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }), headers: { ...state.dataHeaders, allow: 'GET' } });
+    return;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(request.url ?? '/', 'http://inspector');
+  } catch {
+    send(json(400, { ok: false, error: 'bad_url', message: 'not a URL' }));
+    return;
+  }
+  if (parsed.pathname === '/api/stream') {
+    if (!state.hub.open(response)) send({ ...json(503, { ok: false, error: 'too_many_streams', message: `at most ${state.store.limits.maxStreams} inspector pages may follow the requests live at once` }), headers: { ...state.dataHeaders, 'retry-after': '5' } });
+    return;
+  }
+  try {
+    for (const [pattern, answer] of routes) {
+      const match = pattern.exec(parsed.pathname);
+      const result = match ? answer(match, parsed.searchParams) : undefined;
+      if (result) {
+        send(result);
+        return;
+      }
+    }
+    send(json(404, { ok: false, error: 'not_found', message: `nothing at ${parsed.pathname}` }));
+  } catch (error) {
+    send(json(500, { ok: false, error: 'internal_error', message: `a bug in the inspector: ${errorMessage(error)}` }));
+  }
 }
 
 function filterOf(query: URLSearchParams): RequestFilter {

@@ -20,6 +20,15 @@ export function receivedHeaders(request: IncomingMessage): Record<string, string
   return headers;
 }
 
+/** Every header as received, names lowercased, a repeated header's values joined with ", " (as Node joins them). */
+export function flatHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
 /**
  * The request body as JSON, or `ok: false` when it is not UTF-8 (§2) or not JSON. Checked with isUtf8 first:
  * toString would quietly turn bad bytes into U+FFFD and the mock would store changed text.

@@ -5,7 +5,7 @@
  * --verbose), the failures in detail fitted to the width with a short `sh DIR/ID.sh` reproduction, the skipped
  * checks grouped by reason, the count line in colour.
  */
-import { countLine, failureDetails, formatDuration, tableRows, warningLine } from '../conformance/report.js';
+import { countLine, failureDetails, formatDuration, preflightWarning, stoppedLine, tableRows, warningLine } from '../conformance/report.js';
 import type { CheckResult, SuiteReport } from '../conformance/types.js';
 import { truncate, visibleWidth } from './layout.js';
 import type { Output } from './output.js';
@@ -29,14 +29,9 @@ export async function renderConformanceReport(report: SuiteReport, options: Huma
   output.result(terminal ? paintedCounts(report, output) : countLine(report.summary));
   output.result(terminal && report.summary.warnings > 0 ? output.color.yellow(warningLine(report.summary)) : warningLine(report.summary));
   for (const notice of report.waivers) output.warn(notice.message);
-  const refused = report.preflight?.status === 401 || report.preflight?.status === 403;
-  if (refused && report.preflight) {
-    output.warn(`the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${report.interface === 'B' ? '--provider code' : '--source id'} before reading the failures`);
-  }
-  if (report.stopped) {
-    const limit = report.stopped.limit === 1 ? 'the first failed must check (--fail-fast)' : `${report.stopped.limit} failed must checks (--max-failures ${report.stopped.limit})`;
-    output.warn(`stopped after ${limit}, at ${report.stopped.after}; the checks not run are reported as skipped`);
-  }
+  const refused = preflightWarning(report);
+  if (refused !== undefined) output.warn(refused);
+  if (report.stopped) output.warn(stoppedLine(report.stopped));
 }
 
 /** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */

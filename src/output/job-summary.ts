@@ -5,6 +5,8 @@
  * they render as text (no HTML, links, emphasis or table cells of theirs).
  */
 import type { ConformanceView } from './html/conformance-report.js';
+import type { ScenarioSummary } from '../conformance/types.js';
+import { preflightWarning, stoppedLine, unfinishedChecks } from '../conformance/report.js';
 
 export interface JobSummaryOptions {
   /** Checks listed before "… and N more". */
@@ -34,21 +36,57 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   const maxValue = options.maxValue ?? 160;
   const { summary } = report;
   const who = `interface ${escapeMarkdown(report.interface)}${report.role ? ` (${escapeMarkdown(report.role)})` : ''}`;
-  const where = report.target ? ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}` : '';
+  const where = !report.target ? '' : report.role === 'sender' ? `, cai listening on ${escapeMarkdown(report.target)}` : ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
   const lines = [`### ${report.ok ? '✅ cai conformance passed' : '❌ cai conformance failed'}: ${who}${where}`, ''];
-  if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped.', '');
+  lines.push(...runNotices(report, maxValue));
   const listed = report.checks.filter((check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'));
   const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
   for (const check of [...listed, ...warnings].slice(0, maxListed)) {
     const mark = check.verdict === 'failed' ? '✗' : '!';
     const level = check.verdict === 'warning' ? ', should' : '';
     lines.push(`- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `);
-    lines.push(`  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}`);
+    const cut = check.exchange?.response?.bodyTruncated ? ' (the body was cut: cai reads only its start)' : '';
+    lines.push(`  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}${cut}`);
   }
   const more = listed.length + warnings.length - maxListed;
   if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
   if (listed.length + warnings.length > 0) lines.push('');
+  if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
   const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : [])];
   lines.push(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`, '');
   return lines.join('\n') + '\n';
+}
+
+/** The run's own state, before the checks: stopped before any check (exit 3), refused credentials, stopped early. */
+function runNotices(report: ConformanceView, maxValue: number): string[] {
+  const lines: string[] = [];
+  if (report.error) {
+    lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
+    if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
+  }
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
+  if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
+  if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped.', '');
+  // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
+  for (const waiver of report.waivers ?? []) lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
+  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
+  if (unfinished.length > 0) {
+    const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
+    lines.push(`Not finished (${unfinished.length}): ${ids.join(', ')}${unfinished.length > ids.length ? ', …' : ''}`, '');
+  }
+  return lines;
+}
+
+/** Sender runs: one line per scenario (its attempts and what cai answered them). */
+function scenarioLines(scenarios: readonly ScenarioSummary[], maxListed: number): string[] {
+  const lines = ['Scenarios:'];
+  for (const scenario of scenarios.slice(0, maxListed)) {
+    const count = scenario.attempts.length;
+    const answers = scenario.attempts.map((attempt) => attempt.answer + (attempt.late ? ' (late)' : '')).join(', ');
+    const what = count === 0 ? 'no attempt' : `${count} attempt${count === 1 ? '' : 's'} (answered ${answers})`;
+    lines.push(`- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`);
+  }
+  if (scenarios.length > maxListed) lines.push(`- … and ${scenarios.length - maxListed} more`);
+  return lines;
 }

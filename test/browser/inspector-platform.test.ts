@@ -193,4 +193,30 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expectQuiet();
   });
+
+  it('keeps a </script> and a U+2028 in an event_id and a body as text: in the row, the detail, the live stream and the conversation', async () => {
+    const { page } = watched;
+    await page.goto(`${ui}#/requests`);
+    const eventId = '</script><script>window.__pwned=3</script>\u2028x';
+    const text = 'line\u2028</script><script>window.__pwned=4</script>\u2029<!--';
+    await post(mock.url, event({ event_id: eventId, lead_id: 'lead-script', text }));
+    // Arrives through the live stream (server-sent events) without a reload.
+    await waitForText(page, '#rows tr td:nth-child(6)', 'lead-script');
+    const [row] = await rows();
+    expect(row).toMatchObject({ eventId, leadId: 'lead-script', status: '202' });
+    await page.click(`#rows tr[data-id="${row?.id}"]`);
+    await page.waitForSelector(`#detail article.request-detail[data-id="${row?.id}"]`);
+    expect(await page.textContent('#detail pre.body.json')).toContain(JSON.stringify(text).slice(1, -1));
+    await page.click('#detail a[href^="#/conversations/"]');
+    await page.waitForSelector('#detail article.conversation');
+    expect(await page.textContent('#detail ol.chat .text')).toBe(text);
+    // Also after a reload: the first page of rows comes from the JSON API, not the stream.
+    await page.goto(`${ui}#/requests`);
+    await page.reload();
+    await waitForText(page, '#rows tr td:nth-child(6)', 'lead-script');
+    expect((await rows())[0]?.eventId).toBe(eventId);
+    expect(await page.$$('#rows script, #detail script')).toEqual([]);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expectQuiet();
+  });
 });

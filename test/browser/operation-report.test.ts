@@ -104,4 +104,27 @@ describeBrowser('the HTML operation report in Chromium', () => {
     expect(watched.pageErrors).toEqual([]);
     expect(foreignRequests(watched, pathToFileURL(file).href)).toEqual([]);
   });
+
+  it('shows hostile log content as text: a </script>, an escape sequence and U+2028 in branch codes and a malformed line', async () => {
+    const hostile = 'BR-</script><script>window.__pwned=1</script>\u2028<img src=x onerror="window.__pwned=2">\u001b[31m';
+    const log = join(dir, 'hostile.ndjson');
+    const page = join(dir, 'hostile.html');
+    writeFileSync(log, `${syntheticLog({ days: 2, jobsPerDay: 4, branches: [hostile, 'BR-001'], seed: 3 })}{"v":1,"</script><script>window.__pwned=3</script>\u2028\n`);
+    const result = await spawnCli(['report', '--log', log, '--html', page, '--json']);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as OperationReport;
+    expect(json.branches.map((branch) => branch.branch_code)).toContain(hostile);
+    const opened = await openPage(browser as NonNullable<typeof browser>, page);
+    try {
+      const codes = await opened.page.$$eval('section.branch', (sections) => sections.map((section) => section.getAttribute('data-branch')));
+      expect(codes).toContain(hostile.replace('\u001b', '\u241b'));
+      expect(await opened.page.$$('main script, main img')).toEqual([]);
+      expect(await opened.page.evaluate('window.__pwned')).toBeUndefined();
+      expect(opened.consoleErrors).toEqual([]);
+      expect(opened.pageErrors).toEqual([]);
+      expect(foreignRequests(opened, pathToFileURL(page).href)).toEqual([]);
+    } finally {
+      await opened.page.close();
+    }
+  });
 });

@@ -253,3 +253,18 @@ describe('the recorder', () => {
     expect(handled.response.kind === 'reply' && JSON.parse(handled.response.reply.body?.toString() ?? '')).toEqual({ provider_job_id: 'cai-job-accept', assigned_number_e164: '+447700900123' });
   });
 });
+
+describe('what a sender sent, quoted in a judgement', () => {
+  it('is cut to a line: a 10 000-character path, identity or Content-Type; control characters JSON-escaped', () => {
+    const long = `/x\u001b[31m${'a'.repeat(10_000)}`;
+    const attempts = [attempt('accept', 1, 100, { path: long, headers: { ...attempt('accept', 1, 100).headers, 'x-cai-provider': `\u001b]0;t\u0007${'p'.repeat(10_000)}`, 'content-type': `text/${'c'.repeat(10_000)}` } })];
+    const judged = (id: string) => check(id).judge(evidence([{ id: 'accept', attempts }]));
+    for (const id of ['BS-HTTP-001', 'BS-HDR-001', 'BS-HDR-002']) {
+      const outcome = judged(id);
+      expect(outcome.verdict, id).toBe('failed');
+      expect(outcome.actual.length, id).toBeLessThan(400);
+    }
+    expect(judged('BS-HDR-001').actual).toContain('\\u001b]0;t\\u0007ppp');
+  });
+});
+

@@ -1,6 +1,7 @@
 /**
  * The examples of docs/*.md marked `<!-- example -->` run as shown: each page in its own empty directory (with
- * `fixtures` linked to this checkout's, so the pages can name fixture files), `cai` being this checkout's
+ * `fixtures` and `examples` linked to this checkout's, so the pages can name fixture files and run the library
+ * examples), `cai` being this checkout's
  * bin/cai.js. The rules are those of the README walk-through (test/docs/walkthrough.ts).
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ describe('the examples in docs/ run as shown', () => {
     const cwd = join(root, name, 'work');
     mkdirSync(cwd, { recursive: true });
     symlinkSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'));
+    symlinkSync(join(ROOT, 'examples'), join(cwd, 'examples'));
     const results = await runWalkthrough(page.steps, { binDir, cwd, outDir: join(root, name, 'out'), timeoutMs: 90_000 });
     expect(compare(results, `docs/${name}`)).toEqual([]);
   }, 120_000);

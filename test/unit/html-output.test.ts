@@ -178,6 +178,36 @@ describe('the job summary (Markdown)', () => {
   });
 });
 
+describe('a sender run on the page and in the summary', () => {
+  const hostile = '</script><script>alert(1)</script>\u2028\u001b[31m|*_';
+  const report = {
+    ok: false,
+    interface: 'B',
+    role: 'sender',
+    target: 'http://127.0.0.1:9',
+    summary: { passed: 0, failed: 1, skipped: 0, warnings: 0, waived: 0, total: 1 },
+    checks: [{ id: 'BS-RETRY-002', title: 't', verdict: 'failed', level: 'must', sections: ['§6.1'], expected: 'e', actual: `event_id ${JSON.stringify(hostile)}`, durationMs: 1 }],
+    scenarios: [{ id: 'retry-5xx', targetUrl: `http://127.0.0.1:9/retry-5xx/events?${hostile}`, script: '503 ×5, then 202', attempts: [{ at: 10, eventId: hostile, answer: '503' }], firstAttemptMs: 10, durationMs: 20, trigger: { exitCode: 0 } }],
+  } as unknown as ConformanceView;
+
+  it('escapes what the sender sent (event_id, URL) on the page: no markup, control characters as pictures', () => {
+    const page = renderConformanceHtml(report);
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).toContain('<td><code>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;\u2028\u241b[31m|*_</code></td>');
+  });
+
+  it('carries the waivers file\'s notices, as the terminal warns them', () => {
+    const markdown = renderJobSummary({ ...report, waivers: [{ id: 'BS-RETRY-002', kind: 'expired', message: 'waiver for BS-RETRY-002 expired on 2026-01-01: it no longer applies' }] });
+    expect(markdown).toContain('**Waivers:** waiver for BS-RETRY-002 expired on 2026-01-01: it no longer applies\n');
+  });
+
+  it('flattens and escapes it in the summary', () => {
+    const markdown = renderJobSummary(report);
+    expect(markdown).toContain('Scenarios:\n- retry-5xx: 1 attempt (answered 503), first after 10 ms\n');
+    expect(markdown).not.toMatch(/<script>|\u001b|\u2028/);
+  });
+});
+
 describe('the conformance page', () => {
   it('renders generic fields of another kind of report: role, unknown scalars and objects', () => {
     const page = renderConformanceHtml({

@@ -5,7 +5,8 @@
  * before), 400 (never again, watched for a window the same provider's 503 redelivery measures). Every other
  * request is answered 202, so each conversation goes on.
  */
-import { eventIdOf, type CallbackRequest } from '../callback-listener.js';
+import type { CallbackRequest } from '../callback-listener.js';
+import { eventIdOf } from '../../mock/request.js';
 import type { CheckScope } from '../define.js';
 import { fail, pass, skip } from '../outcomes.js';
 import {

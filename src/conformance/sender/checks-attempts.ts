@@ -22,10 +22,19 @@ function identityHeader(iface: InterfaceId): { key: string; name: string } {
 }
 
 /** §2: `Content-Type: application/json` (parameters such as charset allowed; another media type is not). */
+/** Characters of a path or header value from the sender quoted in a judgement (the rest is `…`): a report line stays a line. */
+const QUOTED_CHARACTERS = 120;
+
+/** A path or header value as a judgement quotes it: cut, and (with `json`) JSON-quoted, so control characters show as escapes. */
+function quoted(value: string, json = true): string {
+  const cut = value.length > QUOTED_CHARACTERS ? `${value.slice(0, QUOTED_CHARACTERS)}…` : value;
+  return json ? JSON.stringify(cut) : cut;
+}
+
 function contentTypeProblem(value: string | undefined): AttemptJudgement {
   if (value === undefined) return 'no Content-Type';
   const type = value.split(';')[0]?.trim().toLowerCase();
-  return type === 'application/json' ? undefined : `Content-Type is ${JSON.stringify(value)}`;
+  return type === 'application/json' ? undefined : `Content-Type is ${quoted(value)}`;
 }
 
 /**
@@ -97,8 +106,8 @@ function attemptChecks(iface: InterfaceId): SenderCheckDefinition[] {
       judge: (evidence) =>
         everyAttempt(evidence, `POST ${address}`, (attempt, record) => {
           const path = attempt.path.split('?')[0];
-          if (attempt.method !== 'POST') return `${attempt.method} ${attempt.path}`;
-          return path === record.expectedPath ? undefined : `POST ${attempt.path}, not ${record.expectedPath}`;
+          if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
+          return path === record.expectedPath ? undefined : `POST ${quoted(attempt.path, false)}, not ${record.expectedPath}`;
         }, 'no attempt to judge'),
     }),
     defineSenderCheck({
@@ -108,7 +117,7 @@ function attemptChecks(iface: InterfaceId): SenderCheckDefinition[] {
         everyAttempt(evidence, `${identity.name}: ${evidence.identity}`, (attempt) => {
           const value = attempt.headers[identity.key];
           if (value === undefined) return `no ${identity.name}`;
-          return value === evidence.identity ? undefined : `${identity.name} is ${JSON.stringify(value)}`;
+          return value === evidence.identity ? undefined : `${identity.name} is ${quoted(value)}`;
         }, 'no attempt to judge'),
     }),
     defineSenderCheck({

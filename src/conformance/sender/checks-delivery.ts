@@ -176,13 +176,31 @@ function promptFirstAttempt(evidence: SenderEvidence): SenderOutcome {
   return slowest.ms <= FIRST_ATTEMPT_TARGET_SECONDS * 1000 ? passed(expected, actual) : failed(expected, actual, [slowest.first]);
 }
 
-function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
-  const p = `${iface}S`;
+/** What the delivery checks of one interface share: the id prefix, and the level and sections of a status rule. */
+interface DeliveryContext {
+  iface: InterfaceId;
+  /** `BS` or `AS`. */
+  p: string;
+  b: boolean;
+  statusLevel: 'must' | 'should';
+  statusSections(status: string): string[];
+}
+
+function contextOf(iface: InterfaceId): DeliveryContext {
   const b = iface === 'B';
-  // §7's table is Interface B's; §4.1 shows no error statuses for A, where §8's retry period is what the spec states.
-  const statusLevel = b ? 'must' : 'should';
-  const statusSections = (status: string): string[] => (b ? ['§7'] : ['§7', '§4.1']).concat(status === '413' ? ['§8'] : []);
-  const checks: SenderCheckDefinition[] = [
+  return {
+    iface,
+    p: `${iface}S`,
+    b,
+    // §7's table is Interface B's; §4.1 shows no error statuses for A, where §8's retry period is what the spec states.
+    statusLevel: b ? 'must' : 'should',
+    statusSections: (status) => (b ? ['§7'] : ['§7', '§4.1']).concat(status === '413' ? ['§8'] : []),
+  };
+}
+
+/** A retry is signed afresh, and a 503 is retried at all. */
+function firstRetryChecks({ iface, p, b }: DeliveryContext): SenderCheckDefinition[] {
+  return [
     defineSenderCheck({
       id: `${p}-SIG-004`, interface: iface, level: 'should', sections: ['§5.5', '§5.2'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429'],
       title: 'every retry is signed afresh: its timestamp moves on with the time since the first attempt',
@@ -193,6 +211,12 @@ function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
       title: 'a 503 is retried',
       judge: retried(iface, 'retry-5xx'),
     }),
+  ];
+}
+
+/** A retry carries the same event_id, the same document and the same bytes as the first attempt. */
+function sameOnRetryChecks({ iface, p, b }: DeliveryContext): SenderCheckDefinition[] {
+  return [
     defineSenderCheck({
       id: `${p}-RETRY-002`, interface: iface, level: 'must', sections: b ? ['§6.1', '§2.4'] : ['§2.2'], tags: ['retry', 'event-id'], scenarios: RETRY_SCENARIOS,
       title: 'every retry carries the event_id of the first attempt',
@@ -226,6 +250,12 @@ function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
           return first.body.equals(retry.body) ? undefined : `the same document in other bytes (${first.body.length} bytes, then ${retry.body.length})`;
         }, 'no retry of an unchanged document to compare'),
     }),
+  ];
+}
+
+/** The pace of retries: backoff after 503s, cut connections, 429 and its Retry-After, persistence. */
+function retryPaceChecks({ iface, p, b, statusLevel }: DeliveryContext): SenderCheckDefinition[] {
+  return [
     defineSenderCheck({
       id: `${p}-RETRY-005`, interface: iface, level: 'must', sections: b ? ['§7', '§8'] : ['§8'], tags: ['retry', '5xx', 'backoff'], scenarios: ['retry-5xx'],
       title: 'the waits between retries of consecutive 503s grow (backoff, not a fixed pace)',
@@ -251,6 +281,12 @@ function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
       title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 503s`,
       judge: keepsRetrying,
     }),
+  ];
+}
+
+/** No retry after 400 and 401 (and, on B, 413). */
+function rejectChecks({ iface, p, b, statusLevel, statusSections }: DeliveryContext): SenderCheckDefinition[] {
+  const checks: SenderCheckDefinition[] = [
     defineSenderCheck({
       id: `${p}-REJECT-001`, interface: iface, level: statusLevel, sections: statusSections('400'), tags: ['reject', '400'], scenarios: ['reject-400'],
       title: 'a 400 is not retried',
@@ -269,6 +305,15 @@ function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
         title: 'a 413 is not retried',
         judge: notRetried(iface, 'reject-413', 'retried'),
       }),
+    );
+  }
+  return checks;
+}
+
+/** A final answer (202, the duplicate answer, any 2xx on B) ends the delivery. */
+function ackChecks({ iface, b }: DeliveryContext): SenderCheckDefinition[] {
+  if (b) {
+    return [
       defineSenderCheck({
         id: 'BS-ACK-001', interface: 'B', level: 'should', sections: ['§7', '§4.2'], tags: ['accepted', '202'], scenarios: ['accept'],
         title: 'a 202 ends the delivery: the event is not sent again',
@@ -284,24 +329,31 @@ function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
         title: 'a 200 ends the delivery too (any 2xx means accepted)',
         judge: notRetried(iface, 'ok-200', 'sent again'),
       }),
-    );
-  } else {
-    checks.push(
-      defineSenderCheck({
-        id: 'AS-ACK-001', interface: 'A', level: 'should', sections: ['§4.1', '§2.3'], tags: ['accepted', '202'], scenarios: ['accept'],
-        title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
-        judge: notRetried(iface, 'accept', 'sent again'),
-      }),
-    );
+    ];
   }
-  checks.push(
+  return [
+    defineSenderCheck({
+      id: 'AS-ACK-001', interface: 'A', level: 'should', sections: ['§4.1', '§2.3'], tags: ['accepted', '202'], scenarios: ['accept'],
+      title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
+      judge: notRetried(iface, 'accept', 'sent again'),
+    }),
+  ];
+}
+
+/** How soon the first attempt comes. */
+function timingChecks({ iface, p, b }: DeliveryContext): SenderCheckDefinition[] {
+  return [
     defineSenderCheck({
       id: `${p}-TIME-001`, interface: iface, level: 'should', sections: b ? ['§8'] : ['§4.1', '§8'], tags: ['timing'], scenarios: ['accept'],
       title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
       judge: promptFirstAttempt,
     }),
-  );
-  return checks;
+  ];
+}
+
+function deliveryChecks(iface: InterfaceId): SenderCheckDefinition[] {
+  const context = contextOf(iface);
+  return [firstRetryChecks, sameOnRetryChecks, retryPaceChecks, rejectChecks, ackChecks, timingChecks].flatMap((checks) => checks(context));
 }
 
 export const deliveryChecksB = deliveryChecks('B');

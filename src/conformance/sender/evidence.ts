@@ -4,6 +4,7 @@
  */
 import type { InterfaceId } from '../../spec/constants.js';
 import { Headers } from '../../spec/constants.js';
+import { eventIdOf as eventIdOfBody } from '../../mock/request.js';
 import type { Scenario, ScenarioId, ScriptedAnswer } from './scenarios.js';
 
 export interface Attempt {
@@ -104,10 +105,7 @@ export function documentOf(attempt: Pick<Attempt, 'body' | 'cut'>): unknown {
 
 /** The document's event_id (a job's or an event's), when it has a string one. */
 export function eventIdOf(attempt: Pick<Attempt, 'body' | 'cut'>): string | undefined {
-  const doc = documentOf(attempt);
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
-  const id = (doc as { event_id?: unknown }).event_id;
-  return typeof id === 'string' ? id : undefined;
+  return attempt.cut ? undefined : eventIdOfBody(attempt.body);
 }
 
 export function timestampOf(attempt: Attempt): string | undefined {

@@ -5,13 +5,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CaiError, usageError } from '../../errors.js';
-import { declaredLength, listen, readBody, sendReply, type TlsFiles } from '../../http/server.js';
+import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
+import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from '../listener-guard.js';
 import type { Arrival, Handled } from './recorder.js';
 import { MAX_KEPT_BODY_BYTES } from './settings.js';
+import { flatHeaders } from '../../mock/request.js';
 
 export interface SenderListener {
   /** `http(s)://host:port`, the listener's own address. */
   url: string;
+  /** Requests answered but not recorded (a body cut or over the budget, or past the run's caps: LISTENER_CAPS). */
+  refused(): number;
   close(): Promise<void>;
 }
 
@@ -20,6 +24,9 @@ export interface SenderListenerOptions {
   port: number;
   tls?: TlsFiles;
   handle(arrival: Arrival): Handled;
+  /** The bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
+  caps?: GuardCaps;
+  limits?: ReceiverLimits;
 }
 
 export async function startSenderListener(options: SenderListenerOptions): Promise<SenderListener> {
@@ -29,22 +36,25 @@ export async function startSenderListener(options: SenderListenerOptions): Promi
     inFlight -= 1;
     if (inFlight === 0) idle.forEach((wake) => wake());
   };
+  const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
-    receive(request, response, options.handle)
+    receive(request, response, options.handle, guard)
       // A bug in cai while recording must not take the run down: that request goes unanswered.
       .catch(() => response.destroy())
       .finally(settled);
   };
-  const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls }).catch((error: unknown) => {
+  const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls, limits: options.limits ?? LISTENER_LIMITS }).catch((error: unknown) => {
     // The shared server helper names the mocks' --host/--port; here the flag is --listen.
     if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
       throw usageError(error.code, error.message, 'pass another --listen HOST:PORT, or port 0 for any free port', error);
     }
     throw error;
   });
+  guard.guardServer(server.server);
   return {
     url: server.url,
+    refused: () => guard.refused,
     close: () =>
       server.close(
         () =>
@@ -52,16 +62,19 @@ export async function startSenderListener(options: SenderListenerOptions): Promi
             if (inFlight === 0) return resolve();
             idle.add(resolve);
           }),
-      ),
+      ).finally(() => guard.stop()),
   };
 }
 
-async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled): Promise<void> {
+async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
-  const read = await readBody(request, MAX_KEPT_BODY_BYTES);
+  const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
+  // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answer(request, response, guard.refusal(read.reason));
+  if (!guard.admit(read.ok ? read.body.length : 0)) return answer(request, response, guard.overCapacity());
   const arrival: Arrival = {
     arrivedAt,
     arrivedMono,
@@ -81,25 +94,22 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
     handled.answered(performance.now());
     return;
   }
+  // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
   const reply = handled.response.reply;
+  // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
+  // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
+  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
+}
+
+/** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */
+async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<void> {
   const done = new Promise<void>((resolve) => {
     response.once('finish', () => resolve());
     response.once('close', () => resolve());
   });
-  // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
-  sendReply(request, response, arrival.cut ? { ...reply, close: true } : reply);
-  // The answer is handed to the socket now: its time is taken here, not in a callback a busy loop could delay,
-  // so a sender's wait (the next arrival minus this) is never measured shorter than it was.
-  handled.answered(performance.now());
+  sendReply(request, response, reply);
+  sent?.();
   await done;
-}
-
-function flatHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 function pairs(raw: readonly string[]): [string, string][] {

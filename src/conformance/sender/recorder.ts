@@ -5,6 +5,7 @@
  * one URL and run one at a time; an arrival carrying an event_id seen in an earlier scenario goes to that one.
  */
 import { CONTACT_JOBS_PATH, type InterfaceId } from '../../spec/constants.js';
+import { LISTENER_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import { eventIdOf, type Attempt, type ScenarioRecord } from './evidence.js';
 import type { Scenario, ScriptedAnswer } from './scenarios.js';
@@ -29,14 +30,18 @@ export interface RecorderOptions {
   publicBase: string;
 }
 
+/** Characters of a stray request's path kept for the report. */
+const STRAY_PATH_CHARACTERS = 200;
+
 /** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per job). */
 const ASSIGNED_NUMBER = '+447700900123';
 
 export class Recorder {
   readonly options: RecorderOptions;
   readonly records: ScenarioRecord[] = [];
-  /** Requests that matched no scenario (answered 404), for the report's notes. */
+  /** Requests that matched no scenario (answered 404), for the report's notes: the first LISTENER_CAPS.keptStrays, and how many. */
   readonly strays: string[] = [];
+  strayCount = 0;
   private active?: ScenarioRecord;
   /** Each scenario's path prefix as it arrives at the listener. */
   private readonly prefixes = new Map<ScenarioRecord, string>();
@@ -78,7 +83,8 @@ export class Recorder {
   handle(arrival: Arrival): Handled {
     const record = this.route(arrival);
     if (!record) {
-      this.strays.push(`${arrival.method} ${arrival.path}`);
+      this.strayCount += 1;
+      if (this.strays.length < LISTENER_CAPS.keptStrays) this.strays.push(`${arrival.method.slice(0, 16)} ${arrival.path.slice(0, STRAY_PATH_CHARACTERS)}`);
       const reply = errorReply(404, 'not_a_scenario', 'cai conformance: no scenario listens on this path; send to CAI_TARGET_URL');
       return { response: { kind: 'reply', reply }, answered: () => undefined };
     }

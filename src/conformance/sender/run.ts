@@ -119,7 +119,8 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
       }
     }
     // Requests to no scenario's URL are no attempts; the address check says they came.
-    if (item.check.tags.includes('http') && played.strays.length > 0) result.notes.push(straysNote(played.strays));
+    if (item.check.tags.includes('http') && played.strayCount > 0) result.notes.push(straysNote(played));
+    if (item.check.tags.includes('http') && played.refused > 0) result.notes.push(refusedNote(played.refused));
     results.push(result);
   }
   const summary = summarise(results);
@@ -146,6 +147,9 @@ interface Played {
   records: ScenarioRecord[];
   publicBase: string;
   strays: readonly string[];
+  strayCount: number;
+  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
+  refused: number;
 }
 
 /**
@@ -174,14 +178,14 @@ async function playScenarios(toRun: readonly Scenario[], options: SenderConforma
     await listener.close();
   }
   const records = toRun.map((entry) => opened.records.find((record) => record.scenario === entry)).filter((record): record is ScenarioRecord => record !== undefined);
-  return { records, publicBase, strays: opened.strays };
+  return { records, publicBase, strays: opened.strays, strayCount: opened.strayCount, refused: listener.refused() };
 }
 
 /** No attempt in any scenario: nothing to judge (exit 3), with what the trigger did and where requests went. */
 function silentSender(played: Played, byHand: boolean) {
   const [first] = played.records as [ScenarioRecord];
   const count = played.records.length;
-  const elsewhere = played.strays.length > 0 ? `; ${straysNote(played.strays)}` : '';
+  const elsewhere = played.strayCount > 0 ? `; ${straysNote(played)}` : '';
   return deliveryError(
     'no_attempts',
     `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
@@ -189,10 +193,14 @@ function silentSender(played: Played, byHand: boolean) {
   );
 }
 
-function straysNote(strays: readonly string[]): string {
+function straysNote({ strays, strayCount }: Pick<Played, 'strays' | 'strayCount'>): string {
   const shown = [...new Set(strays)].slice(0, 3).join(', ');
-  const one = strays.length === 1;
-  return `${strays.length} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+  const one = strayCount === 1;
+  return `${strayCount} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+}
+
+function refusedNote(count: number): string {
+  return `${count} request${count === 1 ? ' was' : 's were'} answered 408 or 503 and not recorded: a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
 }
 
 interface PlayContext extends SenderConformanceOptions {

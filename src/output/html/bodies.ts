@@ -4,15 +4,10 @@
  * binary bodies summarised. Every byte from the wire goes through `html` (escaped).
  */
 import { html, type SafeHtml } from './escape.js';
+import type { BodyRecord } from '../../conformance/types.js';
 
-/** The parts of a body a page shows; the conformance report's `BodyRecord` has this shape. */
-export interface BodyView {
-  bytes: number;
-  text?: string;
-  truncated?: boolean;
-  sha256?: string;
-  hexPrefix?: string;
-}
+/** The parts of a body a page shows: the conformance report's `BodyRecord` (the inspector builds the same). */
+export type BodyView = BodyRecord;
 
 /**
  * Valid JSON object or array → the same tokens, one member a line, indented; anything else → undefined.

@@ -6,7 +6,8 @@
  * know (another role's results) are shown as they are, so a new kind of report still renders everything.
  */
 import { domId, html, type SafeHtml } from './escape.js';
-import type { ExchangeRecord } from '../../conformance/types.js';
+import type { ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../../conformance/types.js';
+import { preflightWarning, stoppedLine, unfinishedChecks } from '../../conformance/report.js';
 import { renderBody, renderHead } from './bodies.js';
 import { renderPage } from './page.js';
 import { legend, proportionBar, type Tone } from './svg.js';
@@ -50,6 +51,14 @@ export interface ConformanceView {
   reproDir?: string;
   interrupted?: boolean;
   failOn?: string;
+  /** `--fail-fast` / `--max-failures` stopped the run. */
+  stopped?: StopReport;
+  /** What the first valid, correctly signed request got (receiver runs). */
+  preflight?: PreflightReport;
+  /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
+  scenarios?: readonly ScenarioSummary[];
+  /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
+  error?: { code: string; message: string; hint?: string };
 }
 
 export interface ConformancePageOptions {
@@ -65,7 +74,9 @@ const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone
   { verdict: 'skipped', label: 'skipped', symbol: '-', tone: 'skip', count: 'skipped' },
 ];
 
-const KNOWN_REPORT_FIELDS = new Set(['ok', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn']);
+const KNOWN_REPORT_FIELDS = new Set([
+  'ok', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error',
+]);
 const KNOWN_CHECK_FIELDS = new Set([
   'id', 'interface', 'title', 'sections', 'section', 'level', 'tags', 'optional', 'verdict', 'expected', 'actual', 'durationMs', 'notes', 'repro', 'waiver', 'requests', 'rateLimitedRetries', 'exchange',
 ]);
@@ -109,6 +120,8 @@ header .lead{font-size:15px;margin:2px 0 8px}
 .ea dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;white-space:pre-wrap;overflow-wrap:anywhere}
 .repro{position:relative}
 .repro button.copy{position:absolute;top:6px;right:6px;font:inherit;font-size:12px;padding:1px 8px;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg);cursor:pointer}
+.attempts{border-collapse:collapse;margin:4px 0 10px}.attempts th,.attempts td{text-align:left;padding:2px 12px 2px 0;border-bottom:1px solid var(--border);font-size:12.5px}
+.scenario h3{margin:14px 0 2px;font-size:14px}
 .head-row{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:12px}
 @media (max-width:760px){.check>summary{grid-template-columns:80px 1fr;}.check .lvl,.check .sec,.check .dur{display:none}}
 @media print{.toolbar{display:none}.chunk{content-visibility:visible}.check>summary{grid-template-columns:70px 110px 1fr 44px 90px 56px}}
@@ -120,6 +133,7 @@ export function renderConformanceHtml(report: ConformanceView, options: Conforma
 ${renderHeader(report)}
 ${renderSummary(report)}
 ${renderNotices(report)}
+${report.scenarios && report.scenarios.length > 0 ? renderScenarios(report.scenarios) : ''}
 <h2>Checks</h2>
 ${renderToolbar(report)}
 <div id="checks">
@@ -138,13 +152,15 @@ function renderHeader(report: ConformanceView): SafeHtml {
   const badge = report.ok ? html`<span class="badge ok">PASSED</span>` : html`<span class="badge fail">FAILED</span>`;
   const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''} (${summary.total} checks)`;
   const rows: [string, SafeHtml | string][] = [];
-  if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);
+  if (report.target !== undefined && report.role === 'sender') rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
+  else if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);
   rows.push(['interface', report.interface]);
   if (report.role !== undefined) rows.push(['role', report.role]);
   if (report.startedAt !== undefined) rows.push(['started', report.startedAt]);
   if (report.durationMs !== undefined) rows.push(['duration', duration(report.durationMs)]);
   if (report.clock) rows.push(['clock offset', clockText(report.clock)]);
   if (report.probeStatus !== undefined) rows.push(['probe answer', String(report.probeStatus)]);
+  if (report.preflight !== undefined) rows.push(['first signed request', `${report.preflight.actual} (expected ${report.preflight.expected})`]);
   if (report.failOn !== undefined) rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
   if (report.reproDir !== undefined) rows.push(['failing bodies', html`<code>${report.reproDir}</code>`]);
   const extra: Record<string, unknown> = {};
@@ -172,7 +188,13 @@ ${report.summary.total > 0 ? html`${proportionBar('checks by verdict', bars, 960
 
 function renderNotices(report: ConformanceView): SafeHtml {
   const notices: (SafeHtml | string)[] = [];
+  if (report.error) notices.push(html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`);
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  if (refused !== undefined) notices.push(`Warning: ${refused}.`);
+  if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
   if (report.interrupted) notices.push('The run was interrupted: the checks not run are reported as skipped.');
+  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
+  if (unfinished.length > 0) notices.push(html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`);
   if (report.clock?.note) notices.push(report.clock.note);
   if (report.probeStatus === 404 || report.probeStatus === 405) notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
   for (const waiver of report.waivers ?? []) notices.push(waiver.message);
@@ -220,9 +242,39 @@ function renderExchange(exchange: NonNullable<CheckView['exchange']>): SafeHtml 
   const { request, response } = exchange;
   const requestPart = html`<div><h4>Request</h4>${renderHead(`${request.method} ${request.url}`, request.headers)}${renderBody(request.body)}</div>`;
   const responsePart = response
-    ? html`<div><h4>Response <span class="muted">(${exchange.latencyMs} ms)</span></h4>${renderHead(`HTTP ${response.status}`, response.headers)}${renderBody(response.body)}</div>`
+    ? html`<div><h4>Response <span class="muted">(${exchange.latencyMs} ms)</span></h4>${renderHead(`HTTP ${response.status}`, response.headers)}${response.bodyTruncated ? html`<p class="notice">The body was longer than cai reads: only its start was kept (the rest was discarded and the connection closed).</p>` : ''}${renderBody(response.body)}</div>`
     : html`<div><h4>Response</h4><p class="notice">No answer${exchange.error ? `: ${exchange.error.message} (${exchange.error.code})` : ''}.</p></div>`;
   return html`<div class="head-row">${requestPart}${responsePart}</div>`;
+}
+
+/** Sender runs: per scenario, the URL the sender was given, cai's script of answers, the trigger, every attempt. */
+function renderScenarios(scenarios: readonly ScenarioSummary[]): SafeHtml {
+  return html`<h2>Scenarios</h2>
+<p class="muted">What the sender did in each scenario: every attempt, when it came (from the start of the scenario), the event_id it carried and what cai answered.</p>
+${scenarios.map(renderScenario)}`;
+}
+
+function renderScenario(scenario: ScenarioSummary): SafeHtml {
+  const facts = [
+    `${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${duration(scenario.durationMs)}`,
+    scenario.firstAttemptMs !== undefined ? `first after ${duration(scenario.firstAttemptMs)}` : 'no attempt came',
+    ...(scenario.trigger ? [triggerText(scenario.trigger)] : []),
+    ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100 ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`] : []),
+  ];
+  const rows = scenario.attempts.map(
+    (attempt, index) => html`<tr><td>#${index + 1}</td><td>${duration(attempt.at)}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
+  );
+  return html`<section class="scenario" id="${domId('scenario', scenario.id)}"><h3>${scenario.id}</h3>
+<dl class="ea"><dt>URL</dt><dd>${scenario.targetUrl}</dd><dt>answers</dt><dd>${scenario.script}</dd></dl>
+<p class="muted">${facts.join(' · ')}</p>
+${rows.length > 0 ? html`<table class="attempts"><thead><tr><th>attempt</th><th>at</th><th>event_id</th><th>cai answered</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
+</section>`;
+}
+
+function triggerText(trigger: NonNullable<ScenarioSummary['trigger']>): string {
+  if (trigger.stoppedByCai) return 'trigger stopped by cai at the end of the scenario';
+  if (trigger.signal !== undefined) return `trigger ended by ${trigger.signal}`;
+  return trigger.exitCode !== undefined ? `trigger exited ${trigger.exitCode}` : 'trigger ran';
 }
 
 function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {

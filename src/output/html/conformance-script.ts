@@ -5,6 +5,8 @@
  * rows that change, and the rows sit in chunks the browser skips while they are off screen (content-visibility),
  * so ten thousand checks stay fast.
  */
+import { COPY_TEXT_FUNCTION } from './copy-script.js';
+
 export const CONFORMANCE_SCRIPT = `(function () {
   'use strict';
   var checks = Array.prototype.slice.call(document.querySelectorAll('#checks details.check'));
@@ -74,19 +76,10 @@ export const CONFORMANCE_SCRIPT = `(function () {
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('button.copy') : null;
     if (!button) return;
-    var pre = button.parentElement.querySelector('pre');
-    var done = function (label) { button.textContent = label; setTimeout(function () { button.textContent = 'copy'; }, 1500); };
-    var select = function () {
-      var range = document.createRange();
-      range.selectNodeContents(pre);
-      var selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      done('selected');
-    };
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(pre.textContent).then(function () { done('copied'); }, select);
-    else select();
+    copyText(button, button.parentElement.querySelector('pre'), 'selected');
   });
+
+  ${COPY_TEXT_FUNCTION}
 
   function openFromHash() {
     if (!location.hash) return;

@@ -6,6 +6,8 @@
  * older ones come page by page from the server, which filters (so a filter covers every request kept, not only
  * the rows on screen).
  */
+import { COPY_TEXT_FUNCTION } from './copy-script.js';
+
 export const INSPECTOR_SCRIPT = `(function () {
   'use strict';
   var MAX_ROWS = 1000;
@@ -393,18 +395,10 @@ export const INSPECTOR_SCRIPT = `(function () {
     if (!button) return;
     var pre = document.getElementById(button.getAttribute('data-copy'));
     if (!pre) return;
-    var done = function (label) { button.textContent = label; setTimeout(function () { button.textContent = 'copy'; }, 1500); };
-    var selectText = function () {
-      var range = document.createRange();
-      range.selectNodeContents(pre);
-      var selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      done('selected: press Ctrl-C');
-    };
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(pre.textContent).then(function () { done('copied'); }, selectText);
-    else selectText();
+    copyText(button, pre, 'selected: press Ctrl-C');
   });
+
+  ${COPY_TEXT_FUNCTION}
 
   window.addEventListener('hashchange', route);
 
