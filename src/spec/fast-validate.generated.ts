@@ -550,7 +550,7 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 validate23.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
 return false;
 }
@@ -777,7 +777,7 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 validate24.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
 return false;
 }
@@ -1074,7 +1074,7 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 validate25.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
 return false;
 }
@@ -1371,7 +1371,7 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 validate26.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
 return false;
 }
@@ -1668,7 +1668,7 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 validate27.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
 return false;
 }
