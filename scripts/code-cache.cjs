@@ -12,9 +12,16 @@ const { loadChunk, chunks } = require('../bin/cai.js');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'bundle');
 
-function silentIo(cwd, env) {
-  const sink = () => new Writable({ write: (_chunk, _encoding, done) => done() });
-  return { stdin: Readable.from([]), stdout: sink(), stderr: sink(), env, cwd, onInterrupt: () => () => {}, now: () => Date.now() };
+function silentIo(cwd, env, collected = []) {
+  const sink = (into) => new Writable({ write: (chunk, _encoding, done) => (into.push(String(chunk)), done()) });
+  return { stdin: Readable.from([]), stdout: sink(collected), stderr: sink([]), env, cwd, onInterrupt: () => () => {}, now: () => Date.now() };
+}
+
+/** What `cai <argv>` prints on stdout, run in process. */
+async function printed(run, argv, cwd, env) {
+  const collected = [];
+  await run(argv, silentIo(cwd, env, collected));
+  return collected.join('');
 }
 
 async function warm() {
@@ -24,18 +31,30 @@ async function warm() {
     const event = JSON.stringify({ event: 'conversation.message', event_id: 'evt_1', lead_id: 'lead_1', channel: 'whatsapp', direction: 'outbound', author: 'agent', text: 'Hello', occurred_at: '2026-11-22T13:00:00+00:00' });
     const body = join(dir, 'event.json');
     writeFileSync(body, event);
-    const lines = join(dir, 'events.ndjson');
-    writeFileSync(lines, `${event}\n${event.replace('+00:00', 'Z')}\n{"event":"conversation.message"}\n`);
     const timestamp = '1795352400';
     const signature = `sha256=${createHmac('sha256', secret).update(`${timestamp}.${event}`).digest('hex')}`;
     const { run } = loadChunk('cai.js');
     const env = { CAI_SECRET: secret, NO_COLOR: '1' };
+    // Every kind of document, valid and broken in the usual ways, so that the code validation runs for each (the
+    // fast validators, zod's issues and their messages) is in the cache, not only the top level.
+    const samples = [];
+    for (const type of ['conversation.message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed']) {
+      const sample = JSON.parse(await printed(run, ['sample', 'event', type], dir, env));
+      samples.push(sample, { ...sample, from_number_e164: '0612345678' }, { ...sample, occurred_at: 'yesterday' }, { ...sample, event_id: '' }, { ...sample, channel: 'fax', lead_id: 4 });
+      const { lead_id: _lead, ...withoutLead } = sample;
+      samples.push(withoutLead);
+    }
+    for (const kind of ['job', 'ack', 'duplicate-ack']) samples.push(JSON.parse(await printed(run, ['sample', kind], dir, env)));
+    samples.push({ event: 'conversation.message' }, { event: 'no.such.type', event_id: 'x' }, { contact: {} }, [], 'text');
+    const lines = join(dir, 'documents.ndjson');
+    writeFileSync(lines, `${samples.map((sample) => JSON.stringify(sample)).join('\n')}\n{not json\n`);
     for (const argv of [
       ['--help'],
       ['sign', '--body', body],
       ['verify', '--body', body, '--timestamp', timestamp, '--signature', signature, '--now', timestamp],
       ['validate', 'event', body],
       ['validate', '--ndjson', lines],
+      ['validate', '--ndjson', '--strict', lines],
     ]) {
       await run(argv, silentIo(dir, env));
     }
