@@ -88,11 +88,30 @@ interface EventRules {
   schema: z.ZodType;
   fast: FastValidator;
   usual: readonly string[];
+  /** Whether the document carries every usual field: the test of the warnings loop, without the loop. */
+  hasUsual: (doc: Doc) => boolean;
   known: ReadonlySet<string>;
 }
 const EVENT_RULES: ReadonlyMap<string, EventRules> = new Map(
-  EVENT_TYPES.map((eventType) => [eventType, { eventType, schema: EventSchemas[eventType], fast: fastValidator(eventType), usual: USUAL_EVENT_FIELDS[eventType], known: KNOWN_EVENT_FIELDS[eventType] }]),
+  EVENT_TYPES.map((eventType) => {
+    const usual = USUAL_EVENT_FIELDS[eventType];
+    return [eventType, { eventType, schema: EventSchemas[eventType], fast: fastValidator(eventType), usual, hasUsual: allPresent(usual), known: KNOWN_EVENT_FIELDS[eventType] }];
+  }),
 );
+
+/**
+ * A test that every one of `fields` is defined on a document: `d["lead_id"] !== undefined && …`, compiled once per
+ * event type, so that each reads its fields as named properties of documents of one shape rather than as keys
+ * that vary (V8's slowest property look-ups, and five per event). Where code generation is not allowed, a loop.
+ */
+function allPresent(fields: readonly string[]): (doc: Doc) => boolean {
+  try {
+    const test = fields.map((field) => `d[${JSON.stringify(field)}] !== undefined`).join(' && ') || 'true';
+    return new Function('d', `return ${test};`) as (doc: Doc) => boolean;
+  } catch {
+    return (doc) => fields.every((field) => doc[field] !== undefined);
+  }
+}
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /** Validates a parsed JSON value as a document of the interface. Never throws. */
@@ -246,8 +265,9 @@ function validateEvent(doc: Doc, options: ValidateOptions): DocumentVerdict {
   const { eventType } = rules;
   const errors = schemaIssues(rules.schema, rules.fast, doc);
   const warnings: ValidationIssue[] = [];
-  for (const field of rules.usual) {
-    if (doc[field] === undefined) {
+  if (!rules.hasUsual(doc)) {
+    for (const field of rules.usual) {
+      if (doc[field] !== undefined) continue;
       warnings.push({
         path: field,
         code: 'usually_present',
