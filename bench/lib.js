@@ -72,3 +72,23 @@ export function printRatio(label, { value, floor, unit, floorName, ratios = [], 
   );
   return ratio;
 }
+
+/**
+ * A line printed by printRatio, read back (bench/run.js collects them into its summary); undefined for any other
+ * line. `runsMin`, `runsMax` and `runs` are there when the line has a spread.
+ */
+export function parseRatioLine(line) {
+  const match = /^RATIO (.+?): [\d.]+ (.+?) vs (.+) [\d.]+ \2 -> ratio ([\d.]+)(?: \[runs ([\d.]+)–([\d.]+), n=(\d+)\])? \(target (.+?): (met|NOT MET)\)$/.exec(line);
+  if (!match) return undefined;
+  const [, label, , floorName, ratio, runsMin, runsMax, runs, target, verdict] = match;
+  return {
+    label,
+    floorName,
+    ratio: Number(ratio),
+    runsMin: runsMin === undefined ? undefined : Number(runsMin),
+    runsMax: runsMax === undefined ? undefined : Number(runsMax),
+    runs: runs === undefined ? undefined : Number(runs),
+    target,
+    met: verdict === 'met',
+  };
+}

@@ -58,7 +58,8 @@ interface Totals {
 }
 
 type Validators = typeof import('../spec/validate.js');
-type Recorder = (source: string, verdict: DocumentVerdict, showValid: boolean) => void;
+/** `line` is the line number of an NDJSON document: the source is then `label:line`, built only when it is shown. */
+type Recorder = (label: string, line: number | undefined, verdict: DocumentVerdict, showValid: boolean) => void;
 
 async function runValidate(kindArg: string | undefined, fileArgs: string[], options: ValidateCommandOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
@@ -75,12 +76,13 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
 
   const renderer = new Renderer(context, kind === 'auto');
   const totals: Totals = { documents: 0, valid: 0, invalid: 0, errors: 0, warnings: 0 };
-  const record: Recorder = (source, verdict, showValid) => {
+  const record: Recorder = (label, line, verdict, showValid) => {
     totals.documents++;
-    totals[verdict.valid ? 'valid' : 'invalid']++;
+    if (verdict.valid) totals.valid++;
+    else totals.invalid++;
     totals.errors += verdict.errors.length;
     totals.warnings += verdict.warnings.length;
-    renderer.document(source, verdict, showValid);
+    renderer.document(label, line, verdict, showValid);
   };
   const run: RunControl = { interrupted: false };
   const unsubscribe = io.onInterrupt(() => {
@@ -95,7 +97,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
       if (isStreamed(source, options)) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
       else {
         const verdict = await validateWhole(source, validators, validateOptions, context, run);
-        if (verdict) record(labelOf(source), verdict, true);
+        if (verdict) record(labelOf(source), undefined, verdict, true);
       }
       await renderer.flush();
       if (renderer.closed || run.interrupted) break;
@@ -211,7 +213,7 @@ async function validateNdjson(
         const verdict = line.oversize
           ? validators.unreadVerdict(line.byteLength, options, { subject: line.cut ? 'the line is at least' : 'the line is', advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here` })
           : validators.validateBody(line.bytes, options);
-        record(`${label}:${line.number}`, verdict, false);
+        record(label, line.number, verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
       if (renderer.closed || run.interrupted) break;
@@ -233,7 +235,10 @@ async function validateNdjson(
 }
 
 function isBlank(bytes: Buffer): boolean {
-  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
   return true;
 }
 
@@ -286,8 +291,11 @@ class Renderer {
     if (this.context.output.json) this.pending.push('{"documents":[');
   }
 
-  document(source: string, verdict: DocumentVerdict, showValid: boolean): void {
+  document(label: string, line: number | undefined, verdict: DocumentVerdict, showValid: boolean): void {
     const { output } = this.context;
+    // Nothing to show for a valid document without warnings (the usual case of a long NDJSON file): no work either.
+    if (!output.json && verdict.valid && verdict.warnings.length === 0 && !showValid) return;
+    const source = line === undefined ? label : `${label}:${line}`;
     if (output.json) {
       const entry: Record<string, unknown> = { source, kind: verdict.kind };
       if (verdict.eventType !== undefined) entry.eventType = verdict.eventType;

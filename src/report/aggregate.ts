@@ -98,7 +98,8 @@ interface LeadState {
   rescheduled: number;
   cancelled: number;
   closed: number;
-  outcomes: Map<string, number>;
+  /** Created with the first job.closed: most leads have none. */
+  outcomes?: Map<string, number>;
   deliveryMs: number[];
   /** In-window events by UTC day number (epoch ms / 86 400 000); the job's day is added at the end. */
   days?: Map<number, Omit<DayCounts, 'day'>>;
@@ -109,7 +110,8 @@ const DAY_MS = 86_400_000;
 /** Feed records in any order (jobs and events may come from two logs); `build()` attributes them at the end. */
 export class ReportBuilder {
   private readonly leads = new Map<string, LeadState>();
-  private readonly seen = new Set<string>();
+  /** event_ids seen, by interface (a job's and an event's may be equal: §6.1 dedupes within each). */
+  private readonly seen = { A: new Set<string>(), B: new Set<string>() };
   private readonly counts: RecordCounts = { used: 0, duplicates: 0, not_accepted: 0, outside_window: 0, other_provider: 0, other_space: 0 };
 
   constructor(private readonly filter: ReportFilter) {}
@@ -122,9 +124,9 @@ export class ReportBuilder {
     if (record.verdict !== 'accepted') return void counts.not_accepted++;
     // A repeated event_id (two logs overlapping, or a receiver that failed to dedupe) counts once (§6.1).
     if (record.eventId !== undefined) {
-      const key = `${record.interface}\0${record.eventId}`;
-      if (this.seen.has(key)) return void counts.duplicates++;
-      this.seen.add(key);
+      const seen = this.seen[record.interface];
+      if (seen.has(record.eventId)) return void counts.duplicates++;
+      seen.add(record.eventId);
     }
     const inWindow = (filter.since === undefined || record.receivedAt >= filter.since) && (filter.until === undefined || record.receivedAt < filter.until);
     const lead = this.lead(record.leadId ?? '');
@@ -163,6 +165,7 @@ export class ReportBuilder {
         break;
       case 'job.closed':
         lead.closed++;
+        lead.outcomes ??= new Map();
         lead.outcomes.set(record.outcome ?? '(none)', (lead.outcomes.get(record.outcome ?? '(none)') ?? 0) + 1);
         break;
     }
@@ -190,7 +193,7 @@ export class ReportBuilder {
   private lead(id: string): LeadState {
     let lead = this.leads.get(id);
     if (!lead) {
-      lead = { jobInWindow: false, messagesOut: 0, messagesIn: 0, booked: 0, rescheduled: 0, cancelled: 0, closed: 0, outcomes: new Map(), deliveryMs: [] };
+      lead = { jobInWindow: false, messagesOut: 0, messagesIn: 0, booked: 0, rescheduled: 0, cancelled: 0, closed: 0, outcomes: undefined, deliveryMs: [] };
       this.leads.set(id, lead);
     }
     return lead;
@@ -237,43 +240,68 @@ function perDay(leads: readonly LeadState[]): DayCounts[] {
 }
 
 function summarise(code: string, leads: readonly LeadState[]): BranchReport {
-  const jobs = leads.filter((lead) => lead.jobInWindow && lead.jobAt !== undefined);
-  // A message stamped before the job it answers is clock skew between the two logs: it counts as immediate.
-  const contactSeconds = jobs.filter((lead) => lead.firstOutbound !== undefined).map((lead) => Math.max(0, ((lead.firstOutbound as number) - (lead.jobAt as number)) / 1000));
-  const deliverySeconds = leads.flatMap((lead) => lead.deliveryMs.map((ms) => ms / 1000));
+  // One pass over the leads (a report of 240 000 records has tens of thousands): the same figures as a filter,
+  // map and sum for each.
+  let jobs = 0;
+  const contactSeconds: number[] = [];
+  const deliverySeconds: number[] = [];
   const outcomes: Record<string, number> = {};
-  for (const lead of leads) for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
-  const sum = (pick: (lead: LeadState) => number) => leads.reduce((total, lead) => total + pick(lead), 0);
-  const firstContact = distribution(contactSeconds, FIRST_CONTACT_TARGET_SECONDS, jobs.length);
+  let started = 0;
+  let held = 0;
+  let messagesOut = 0;
+  let messagesIn = 0;
+  let booked = 0;
+  let rescheduled = 0;
+  let cancelled = 0;
+  let closed = 0;
+  for (const lead of leads) {
+    if (lead.jobInWindow && lead.jobAt !== undefined) {
+      jobs++;
+      // A message stamped before the job it answers is clock skew between the two logs: it counts as immediate.
+      if (lead.firstOutbound !== undefined) contactSeconds.push(Math.max(0, (lead.firstOutbound - lead.jobAt) / 1000));
+    }
+    for (const ms of lead.deliveryMs) deliverySeconds.push(ms / 1000);
+    if (lead.outcomes !== undefined) for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
+    if (lead.messagesOut > 0) {
+      started++;
+      if (lead.messagesIn > 0) held++;
+    }
+    messagesOut += lead.messagesOut;
+    messagesIn += lead.messagesIn;
+    booked += lead.booked;
+    rescheduled += lead.rescheduled;
+    cancelled += lead.cancelled;
+    closed += lead.closed;
+  }
+  const firstContact = distribution(contactSeconds, FIRST_CONTACT_TARGET_SECONDS, jobs);
+  let negative = 0;
+  for (const seconds of deliverySeconds) if (seconds < 0) negative++;
   return {
     branch_code: code,
-    jobs: jobs.length,
+    jobs,
     // Share within 5 minutes is over all jobs received: a job never contacted missed the target.
-    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs.length - contactSeconds.length, histogram: histogram(contactSeconds) },
-    conversations: {
-      started: leads.filter((lead) => lead.messagesOut > 0).length,
-      held: leads.filter((lead) => lead.messagesIn > 0 && lead.messagesOut > 0).length,
-      messages_outbound: sum((lead) => lead.messagesOut),
-      messages_inbound: sum((lead) => lead.messagesIn),
-    },
-    appointments: { booked: sum((lead) => lead.booked), rescheduled: sum((lead) => lead.rescheduled), cancelled: sum((lead) => lead.cancelled) },
-    closed: sum((lead) => lead.closed),
+    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs - contactSeconds.length, histogram: histogram(contactSeconds) },
+    conversations: { started, held, messages_outbound: messagesOut, messages_inbound: messagesIn },
+    appointments: { booked, rescheduled, cancelled },
+    closed,
     outcomes: Object.fromEntries(Object.entries(outcomes).sort(([a], [b]) => a.localeCompare(b))),
-    message_delivery: { ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length), negative: deliverySeconds.filter((s) => s < 0).length },
+    message_delivery: { ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length), negative },
     per_day: perDay(leads),
   };
 }
 
 /** Nearest-rank percentiles (exact, no interpolation): every reported value is one that was measured. */
-export function percentile(sorted: readonly number[], p: number): number | null {
+export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   if (sorted.length === 0) return null;
   const rank = Math.max(1, Math.ceil(p * sorted.length));
   return sorted[rank - 1] as number;
 }
 
 function distribution(values: number[], targetSeconds: number, base: number): Distribution {
-  const sorted = [...values].sort((a, b) => a - b);
-  const within = sorted.filter((value) => value <= targetSeconds).length;
+  // A typed array sorts numbers natively, several times faster than a comparator (values are finite).
+  const sorted = Float64Array.from(values).sort();
+  let within = 0;
+  for (const value of sorted) if (value <= targetSeconds) within++;
   const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000);
   return {
     count: sorted.length,

@@ -37,7 +37,8 @@ export async function readLog(input: Readable, file: string, onRecord: (record: 
     for (const { number, bytes, oversize } of batch) {
       if (oversize) throw new LogLineTooLongError(file, number);
       const line = bytes.toString('utf8');
-      if (line.trim() === '') continue;
+      // A record starts with `{`: only other lines need the blank test.
+      if (line.charCodeAt(0) !== 0x7b && line.trim() === '') continue;
       if (counts.records === 0 && line.includes('\u0000')) {
         counts.binary = true;
         break reading;
@@ -66,7 +67,8 @@ export class LogLineTooLongError extends Error {
 }
 
 export function openLog(path: string): Readable {
-  return createReadStream(path);
+  // 256 KB reads rather than 64 KB: a quarter of the reads and of the batches for a long log.
+  return createReadStream(path, { highWaterMark: 256 * 1024 });
 }
 
 /** The whole report from log files (or streams), as `cai report --format json` prints it. */

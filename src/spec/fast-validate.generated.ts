@@ -9,22 +9,14 @@ const pattern5 = new RegExp("^(?:(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{
 const pattern6 = new RegExp("^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$", "u");
 const pattern7 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?:\\/\\/[^\\s/?#@]+(?:[/?#]\\S*)?$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/job.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.lead_id === undefined) && (missing0 = "lead_id")) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.branch_code === undefined) && (missing0 = "branch_code"))) || ((data.contact === undefined) && (missing0 = "contact"))) || ((data.callback_url === undefined) && (missing0 = "callback_url"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -34,12 +26,10 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate20.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -55,12 +45,10 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(data1.length < 1){
-validate20.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -76,12 +64,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate20.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -94,7 +80,6 @@ if(valid0){
 if(data.city !== undefined){
 const _errs8 = errors;
 if(typeof data.city !== "string"){
-validate20.errors = [{instancePath:instancePath+"/city",schemaPath:"#/properties/city/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -110,14 +95,12 @@ if(errors === _errs10){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.name === undefined) && (missing1 = "name")) || ((data4.phone_e164 === undefined) && (missing1 = "phone_e164"))){
-validate20.errors = [{instancePath:instancePath+"/contact",schemaPath:"#/properties/contact/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data4.name !== undefined){
 const _errs13 = errors;
 if(typeof data4.name !== "string"){
-validate20.errors = [{instancePath:instancePath+"/contact/name",schemaPath:"#/properties/contact/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -132,12 +115,10 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
 if(!pattern4.test(data6)){
-validate20.errors = [{instancePath:instancePath+"/contact/phone_e164",schemaPath:"#/properties/contact/properties/phone_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/contact/phone_e164",schemaPath:"#/properties/contact/properties/phone_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -150,7 +131,6 @@ if(valid1){
 if(data4.email !== undefined){
 const _errs17 = errors;
 if(typeof data4.email !== "string"){
-validate20.errors = [{instancePath:instancePath+"/contact/email",schemaPath:"#/properties/contact/properties/email/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -165,12 +145,10 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(!pattern5.test(data8)){
-validate20.errors = [{instancePath:instancePath+"/contact/language",schemaPath:"#/properties/contact/properties/language/pattern",keyword:"pattern",params:{pattern: "^(?:(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4}|[A-Za-z]{5,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*(?:-[0-9A-WY-Za-wy-z](?:-[A-Za-z0-9]{2,8})+)*(?:-(?:[Xx](?:-[A-Za-z0-9]{1,8})+))?|(?:[Xx](?:-[A-Za-z0-9]{1,8})+)|[eE][nN]-[gG][bB]-[oO][eE][dD]|[iI]-[aA][mM][iI]|[iI]-[bB][nN][nN]|[iI]-[dD][eE][fF][aA][uU][lL][tT]|[iI]-[eE][nN][oO][cC][hH][iI][aA][nN]|[iI]-[hH][aA][kK]|[iI]-[kK][lL][iI][nN][gG][oO][nN]|[iI]-[lL][uU][xX]|[iI]-[mM][iI][nN][gG][oO]|[iI]-[nN][aA][vV][aA][jJ][oO]|[iI]-[pP][wW][nN]|[iI]-[tT][aA][oO]|[iI]-[tT][aA][yY]|[iI]-[tT][sS][uU]|[sS][gG][nN]-[bB][eE]-[fF][rR]|[sS][gG][nN]-[bB][eE]-[nN][lL]|[sS][gG][nN]-[cC][hH]-[dD][eE])$"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/contact/language",schemaPath:"#/properties/contact/properties/language/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -185,7 +163,6 @@ var valid1 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/contact",schemaPath:"#/properties/contact/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -204,11 +181,9 @@ if(data9.channel !== undefined){
 let data10 = data9.channel;
 const _errs24 = errors;
 if(typeof data10 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/origin/channel",schemaPath:"#/properties/origin/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data10 === "landing_form") || (data10 === "contact_form")) || (data10 === "webchat")) || (data10 === "whatsapp_button")) || (data10 === "phone")) || (data10 === "referral"))){
-validate20.errors = [{instancePath:instancePath+"/origin/channel",schemaPath:"#/properties/origin/properties/channel/enum",keyword:"enum",params:{allowedValues: schema31.properties.origin.properties.channel.enum}}];
 return false;
 }
 var valid2 = _errs24 === errors;
@@ -220,7 +195,6 @@ if(valid2){
 if(data9.source !== undefined){
 const _errs26 = errors;
 if(typeof data9.source !== "string"){
-validate20.errors = [{instancePath:instancePath+"/origin/source",schemaPath:"#/properties/origin/properties/source/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs26 === errors;
@@ -232,7 +206,6 @@ if(valid2){
 if(data9.campaign !== undefined){
 const _errs28 = errors;
 if(typeof data9.campaign !== "string"){
-validate20.errors = [{instancePath:instancePath+"/origin/campaign",schemaPath:"#/properties/origin/properties/campaign/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs28 === errors;
@@ -247,12 +220,10 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data13 === "string"){
 if(!pattern6.test(data13)){
-validate20.errors = [{instancePath:instancePath+"/origin/captured_at",schemaPath:"#/properties/origin/properties/captured_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/origin/captured_at",schemaPath:"#/properties/origin/properties/captured_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -266,7 +237,6 @@ var valid2 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/origin",schemaPath:"#/properties/origin/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -285,11 +255,9 @@ if(data14.intent !== undefined){
 let data15 = data14.intent;
 const _errs35 = errors;
 if(typeof data15 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/brief/intent",schemaPath:"#/properties/brief/properties/intent/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data15 === "book_appointment") || (data15 === "pricing_information")) || (data15 === "service_information")) || (data15 === "reschedule")) || (data15 === "follow_up")) || (data15 === "other"))){
-validate20.errors = [{instancePath:instancePath+"/brief/intent",schemaPath:"#/properties/brief/properties/intent/enum",keyword:"enum",params:{allowedValues: schema31.properties.brief.properties.intent.enum}}];
 return false;
 }
 var valid3 = _errs35 === errors;
@@ -301,7 +269,6 @@ if(valid3){
 if(data14.notes !== undefined){
 const _errs37 = errors;
 if(typeof data14.notes !== "string"){
-validate20.errors = [{instancePath:instancePath+"/brief/notes",schemaPath:"#/properties/brief/properties/notes/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs37 === errors;
@@ -312,7 +279,6 @@ var valid3 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/brief",schemaPath:"#/properties/brief/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -328,12 +294,10 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data17 === "string"){
 if(!pattern7.test(data17)){
-validate20.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/pattern",keyword:"pattern",params:{pattern: "^[Hh][Tt][Tt][Pp][Ss]?:\\/\\/[^\\s/?#@]+(?:[/?#]\\S*)?$"}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -352,7 +316,6 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -364,22 +327,14 @@ validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v1 = validate21;
 const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/ack.json","type":"object","properties":{"provider_job_id":{"type":"string","minLength":1},"assigned_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"}},"required":["provider_job_id","assigned_number_e164"],"additionalProperties":{}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/ack.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.provider_job_id === undefined) && (missing0 = "provider_job_id")) || ((data.assigned_number_e164 === undefined) && (missing0 = "assigned_number_e164"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -389,12 +344,10 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(data0.length < 1){
-validate21.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -410,12 +363,10 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/assigned_number_e164",schemaPath:"#/properties/assigned_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/assigned_number_e164",schemaPath:"#/properties/assigned_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -428,7 +379,6 @@ var valid0 = true;
 }
 }
 else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -440,22 +390,14 @@ validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v2 = validate22;
 const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/duplicate-ack.json","type":"object","properties":{"ok":{"type":"boolean","const":true},"duplicate":{"type":"boolean","const":true}},"required":["ok","duplicate"],"additionalProperties":{}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/duplicate-ack.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.ok === undefined) && (missing0 = "ok")) || ((data.duplicate === undefined) && (missing0 = "duplicate"))){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -463,11 +405,9 @@ if(data.ok !== undefined){
 let data0 = data.ok;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate22.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 if(true !== data0){
-validate22.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -480,11 +420,9 @@ if(data.duplicate !== undefined){
 let data1 = data.duplicate;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate22.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 if(true !== data1){
-validate22.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/const",keyword:"const",params:{allowedValue: true}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -496,7 +434,6 @@ var valid0 = true;
 }
 }
 else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -509,22 +446,14 @@ export const v3 = validate23;
 const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/conversation.message.json","type":"object","properties":{"event":{"type":"string","const":"conversation.message"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}},"required":["event","event_id"],"additionalProperties":{}};
 const pattern9 = new RegExp("^[\\s\\S]{1,120}$", "u");
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/conversation.message.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.event === undefined) && (missing0 = "event")) || ((data.event_id === undefined) && (missing0 = "event_id"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -532,11 +461,9 @@ if(data.event !== undefined){
 let data0 = data.event;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if("conversation.message" !== data0){
-validate23.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/const",keyword:"const",params:{allowedValue: "conversation.message"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -550,13 +477,11 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-validate23.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -572,12 +497,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate23.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -593,12 +516,10 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate23.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -612,11 +533,9 @@ if(data.channel !== undefined){
 let data4 = data.channel;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data4 === "whatsapp") || (data4 === "webchat")) || (data4 === "sms")) || (data4 === "phone")) || (data4 === "email"))){
-validate23.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema34.properties.channel.enum}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -631,12 +550,10 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(!pattern4.test(data5)){
-validate23.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -650,11 +567,9 @@ if(data.direction !== undefined){
 let data6 = data.direction;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "inbound") || (data6 === "outbound"))){
-validate23.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema34.properties.direction.enum}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -667,11 +582,9 @@ if(data.author !== undefined){
 let data7 = data.author;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "agent") || (data7 === "contact")) || (data7 === "human"))){
-validate23.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/enum",keyword:"enum",params:{allowedValues: schema34.properties.author.enum}}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -683,7 +596,6 @@ if(valid0){
 if(data.text !== undefined){
 const _errs18 = errors;
 if(typeof data.text !== "string"){
-validate23.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -698,12 +610,10 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern6.test(data9)){
-validate23.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -724,7 +634,6 @@ var valid0 = true;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -736,22 +645,14 @@ validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v4 = validate24;
 const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.booked.json","type":"object","properties":{"event":{"type":"string","const":"appointment.booked"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.booked.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.event === undefined) && (missing0 = "event")) || ((data.event_id === undefined) && (missing0 = "event_id"))){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -759,11 +660,9 @@ if(data.event !== undefined){
 let data0 = data.event;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if("appointment.booked" !== data0){
-validate24.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/const",keyword:"const",params:{allowedValue: "appointment.booked"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -777,13 +676,11 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-validate24.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -799,12 +696,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate24.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -820,12 +715,10 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate24.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -839,11 +732,9 @@ if(data.channel !== undefined){
 let data4 = data.channel;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data4 === "whatsapp") || (data4 === "webchat")) || (data4 === "sms")) || (data4 === "phone")) || (data4 === "email"))){
-validate24.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema35.properties.channel.enum}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -858,12 +749,10 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(!pattern4.test(data5)){
-validate24.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -877,11 +766,9 @@ if(data.direction !== undefined){
 let data6 = data.direction;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "inbound") || (data6 === "outbound"))){
-validate24.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema35.properties.direction.enum}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -894,11 +781,9 @@ if(data.author !== undefined){
 let data7 = data.author;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "agent") || (data7 === "contact")) || (data7 === "human"))){
-validate24.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/enum",keyword:"enum",params:{allowedValues: schema35.properties.author.enum}}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -910,7 +795,6 @@ if(valid0){
 if(data.text !== undefined){
 const _errs18 = errors;
 if(typeof data.text !== "string"){
-validate24.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -925,12 +809,10 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern6.test(data9)){
-validate24.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -946,12 +828,10 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate24.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -967,12 +847,10 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data11 === "string"){
 if(!pattern6.test(data11)){
-validate24.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -985,7 +863,6 @@ if(valid0){
 if(data.service !== undefined){
 const _errs26 = errors;
 if(typeof data.service !== "string"){
-validate24.errors = [{instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -997,7 +874,6 @@ if(valid0){
 if(data.notes !== undefined){
 const _errs28 = errors;
 if(typeof data.notes !== "string"){
-validate24.errors = [{instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -1021,7 +897,6 @@ var valid0 = true;
 }
 }
 else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1033,22 +908,14 @@ validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v5 = validate25;
 const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.rescheduled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.rescheduled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.rescheduled.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.event === undefined) && (missing0 = "event")) || ((data.event_id === undefined) && (missing0 = "event_id"))){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1056,11 +923,9 @@ if(data.event !== undefined){
 let data0 = data.event;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if("appointment.rescheduled" !== data0){
-validate25.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/const",keyword:"const",params:{allowedValue: "appointment.rescheduled"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1074,13 +939,11 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-validate25.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1096,12 +959,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate25.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1117,12 +978,10 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate25.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1136,11 +995,9 @@ if(data.channel !== undefined){
 let data4 = data.channel;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data4 === "whatsapp") || (data4 === "webchat")) || (data4 === "sms")) || (data4 === "phone")) || (data4 === "email"))){
-validate25.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema36.properties.channel.enum}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -1155,12 +1012,10 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(!pattern4.test(data5)){
-validate25.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1174,11 +1029,9 @@ if(data.direction !== undefined){
 let data6 = data.direction;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "inbound") || (data6 === "outbound"))){
-validate25.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema36.properties.direction.enum}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1191,11 +1044,9 @@ if(data.author !== undefined){
 let data7 = data.author;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "agent") || (data7 === "contact")) || (data7 === "human"))){
-validate25.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/enum",keyword:"enum",params:{allowedValues: schema36.properties.author.enum}}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -1207,7 +1058,6 @@ if(valid0){
 if(data.text !== undefined){
 const _errs18 = errors;
 if(typeof data.text !== "string"){
-validate25.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1222,12 +1072,10 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern6.test(data9)){
-validate25.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1243,12 +1091,10 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate25.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1264,12 +1110,10 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data11 === "string"){
 if(!pattern6.test(data11)){
-validate25.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1282,7 +1126,6 @@ if(valid0){
 if(data.service !== undefined){
 const _errs26 = errors;
 if(typeof data.service !== "string"){
-validate25.errors = [{instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -1294,7 +1137,6 @@ if(valid0){
 if(data.notes !== undefined){
 const _errs28 = errors;
 if(typeof data.notes !== "string"){
-validate25.errors = [{instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -1318,7 +1160,6 @@ var valid0 = true;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1330,22 +1171,14 @@ validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v6 = validate26;
 const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.cancelled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.cancelled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.cancelled.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.event === undefined) && (missing0 = "event")) || ((data.event_id === undefined) && (missing0 = "event_id"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1353,11 +1186,9 @@ if(data.event !== undefined){
 let data0 = data.event;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if("appointment.cancelled" !== data0){
-validate26.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/const",keyword:"const",params:{allowedValue: "appointment.cancelled"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1371,13 +1202,11 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-validate26.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1393,12 +1222,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate26.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1414,12 +1241,10 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate26.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1433,11 +1258,9 @@ if(data.channel !== undefined){
 let data4 = data.channel;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data4 === "whatsapp") || (data4 === "webchat")) || (data4 === "sms")) || (data4 === "phone")) || (data4 === "email"))){
-validate26.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema37.properties.channel.enum}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -1452,12 +1275,10 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(!pattern4.test(data5)){
-validate26.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1471,11 +1292,9 @@ if(data.direction !== undefined){
 let data6 = data.direction;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "inbound") || (data6 === "outbound"))){
-validate26.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema37.properties.direction.enum}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1488,11 +1307,9 @@ if(data.author !== undefined){
 let data7 = data.author;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "agent") || (data7 === "contact")) || (data7 === "human"))){
-validate26.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/enum",keyword:"enum",params:{allowedValues: schema37.properties.author.enum}}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -1504,7 +1321,6 @@ if(valid0){
 if(data.text !== undefined){
 const _errs18 = errors;
 if(typeof data.text !== "string"){
-validate26.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1519,12 +1335,10 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern6.test(data9)){
-validate26.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1540,12 +1354,10 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data10 === "string"){
 if(data10.length < 1){
-validate26.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/branch_code",schemaPath:"#/properties/branch_code/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1561,12 +1373,10 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data11 === "string"){
 if(!pattern6.test(data11)){
-validate26.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/scheduled_at",schemaPath:"#/properties/scheduled_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1579,7 +1389,6 @@ if(valid0){
 if(data.service !== undefined){
 const _errs26 = errors;
 if(typeof data.service !== "string"){
-validate26.errors = [{instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -1591,7 +1400,6 @@ if(valid0){
 if(data.notes !== undefined){
 const _errs28 = errors;
 if(typeof data.notes !== "string"){
-validate26.errors = [{instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -1615,7 +1423,6 @@ var valid0 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1627,22 +1434,14 @@ validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const v7 = validate27;
 const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/job.closed.json","type":"object","properties":{"event":{"type":"string","const":"job.closed"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"outcome":{"type":"string","enum":["no_answer","not_interested","wrong_number","callback_later","opted_out"]},"attempts":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["event","event_id"],"additionalProperties":{}};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/job.closed.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.event === undefined) && (missing0 = "event")) || ((data.event_id === undefined) && (missing0 = "event_id"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1650,11 +1449,9 @@ if(data.event !== undefined){
 let data0 = data.event;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if("job.closed" !== data0){
-validate27.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/const",keyword:"const",params:{allowedValue: "job.closed"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1668,13 +1465,11 @@ let data1 = data.event_id;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-validate27.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]{1,120}$"}}];
+if(!((data1.length >= 1 && data1.length <= 120) || pattern9.test(data1))){
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1690,12 +1485,10 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(data2.length < 1){
-validate27.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1711,12 +1504,10 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-validate27.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/provider_job_id",schemaPath:"#/properties/provider_job_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1730,11 +1521,9 @@ if(data.channel !== undefined){
 let data4 = data.channel;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data4 === "whatsapp") || (data4 === "webchat")) || (data4 === "sms")) || (data4 === "phone")) || (data4 === "email"))){
-validate27.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema38.properties.channel.enum}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -1749,12 +1538,10 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(!pattern4.test(data5)){
-validate27.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"}}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/from_number_e164",schemaPath:"#/properties/from_number_e164/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1768,11 +1555,9 @@ if(data.direction !== undefined){
 let data6 = data.direction;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "inbound") || (data6 === "outbound"))){
-validate27.errors = [{instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema38.properties.direction.enum}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1785,11 +1570,9 @@ if(data.author !== undefined){
 let data7 = data.author;
 const _errs16 = errors;
 if(typeof data7 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "agent") || (data7 === "contact")) || (data7 === "human"))){
-validate27.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/enum",keyword:"enum",params:{allowedValues: schema38.properties.author.enum}}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -1801,7 +1584,6 @@ if(valid0){
 if(data.text !== undefined){
 const _errs18 = errors;
 if(typeof data.text !== "string"){
-validate27.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1816,12 +1598,10 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern6.test(data9)){
-validate27.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/pattern",keyword:"pattern",params:{pattern: "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/occurred_at",schemaPath:"#/properties/occurred_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1835,11 +1615,9 @@ if(data.outcome !== undefined){
 let data10 = data.outcome;
 const _errs22 = errors;
 if(typeof data10 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data10 === "no_answer") || (data10 === "not_interested")) || (data10 === "wrong_number")) || (data10 === "callback_later")) || (data10 === "opted_out"))){
-validate27.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema38.properties.outcome.enum}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -1852,18 +1630,15 @@ if(data.attempts !== undefined){
 let data11 = data.attempts;
 const _errs24 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate27.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate27.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate27.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1888,7 +1663,6 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }

@@ -5,13 +5,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, spawnCli } from '../helpers/cli.js';
 
-/** Runs the built binary with an ESM resolve hook that reports every zod module loaded (the bundle's zod chunk, or zod itself). */
+/**
+ * Runs the built binary with a preload that reports every zod module read: the bundle's zod chunk, which
+ * bin/cai.js reads with readFileSync (it loads the CommonJS chunks itself), or zod itself from node_modules.
+ */
 function spawnTracingZod(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  const hook = join(mkdtempSync(join(tmpdir(), 'cai-hook-')), 'hook.mjs');
-  const resolveHook = `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/node_modules/zod/') || /\\/zod-[^/]*\\.js$/.test(r.url)) console.error('zod-loaded'); return r; }`;
-  writeFileSync(hook, `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolveHook)}));\n`);
+  const hook = join(mkdtempSync(join(tmpdir(), 'cai-hook-')), 'hook.cjs');
+  writeFileSync(
+    hook,
+    `const fs = require('node:fs');\nconst read = fs.readFileSync;\nfs.readFileSync = function (path, ...rest) {\n  if (/\\/node_modules\\/zod\\/|\\/zod-[^/]*\\.js$/.test(String(path))) process.stderr.write('zod-loaded\\n');\n  return read.call(this, path, ...rest);\n};\n`,
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', hook, BIN, ...argv], { cwd, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
+    const child = spawn(process.execPath, ['--require', hook, BIN, ...argv], { cwd, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -37,8 +37,17 @@ function expectAgreement(value: unknown): string[] {
     const fastValid = (FAST_VALIDATORS[target] as (data: unknown) => boolean)(value);
     if (fastValid !== zodValid) expect.fail(`${target}: compiled ${fastValid}, zod ${zodValid} for ${JSON.stringify(value)}`);
     if (zodValid) valid.push(target);
+    else expectInputsAtPaths(target, value);
   }
   return valid;
+}
+
+/** validate.ts reads each issue's value at its path (inputAt) rather than asking zod for it: the same value. */
+function expectInputsAtPaths(target: string, value: unknown): void {
+  const result = (SCHEMAS[target] as z.ZodType).safeParse(value, { reportInput: true });
+  for (const issue of result.error?.issues ?? []) {
+    if (!Object.is(fastPath.inputAt(value, issue.path), issue.input)) expect.fail(`${target}: zod's input at ${issue.path.join('.')} is not the value there in ${JSON.stringify(value)}`);
+  }
 }
 
 const OPTION_SETS: ValidateOptions[] = [
