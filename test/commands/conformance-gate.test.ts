@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { notTheEndpoint } from '../../src/conformance/suite.js';
 import { runCli } from '../helpers/cli.js';
+import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { startScriptedServer, type ScriptedAnswer } from '../helpers/scripted-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-conformance-gate-'));
@@ -63,9 +64,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
   });
 
   it('a closed port: the run stops before any check (exit 3)', async () => {
-    const server = await startScriptedServer([{ status: 202 }]);
-    const url = `${server.url}/events`;
-    await server.close();
+    const url = `http://127.0.0.1:${await deadLoopbackPort()}/events`;
     const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', ...repro()], { env });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');

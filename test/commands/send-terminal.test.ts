@@ -11,6 +11,7 @@ import { Output } from '../../src/output/output.js';
 import { describeBatchProgress, ProgressBar } from '../../src/output/progress.js';
 import { isLoopbackUrl } from '../../src/http/deliver.js';
 import { runCli } from '../helpers/cli.js';
+import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { runTty, screenLines, ttyIo, widestLine } from '../helpers/tty.js';
 import { fakeIo } from '../helpers/cli.js';
@@ -20,14 +21,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { CAI_SECRET: 'whsec_test' };
 const HINT = 'hint: is the receiver running, and on the port of the URL? (cai mock platform|provider prints its URL when it starts); pass --retry-for DURATION to keep trying while it starts\n';
 
-/** A loopback port where nothing listens: bound, then closed. */
+/** A loopback port where nothing listens. */
 let dead: string;
 let deadPort: number;
 beforeAll(async () => {
-  const server = await startScriptedServer([{ status: 202 }]);
-  deadPort = server.port;
-  dead = server.url;
-  await server.close();
+  deadPort = await deadLoopbackPort();
+  dead = `http://127.0.0.1:${deadPort}`;
 });
 
 describe('a send to a loopback port where nothing listens', () => {

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, spawnProcess } from '../helpers/cli.js';
-import { startScriptedServer } from '../helpers/scripted-server.js';
+import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { screenLines, widestLine } from '../helpers/tty.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -58,15 +58,14 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
   });
 
   it('a send to a dead local port: exit 3 at once, the error and the hint wrapped to 80 columns', async () => {
-    const server = await startScriptedServer([{ status: 202 }]);
-    const url = `${server.url}/events`;
-    await server.close();
+    const dead = `http://127.0.0.1:${await deadLoopbackPort()}`;
+    const url = `${dead}/events`;
     const { code, output } = await inTerminal(['send-event', '--to', url, '--provider', 'acme', '--sample'], { env: { CAI_SECRET: 'whsec_test' } });
     expect(code).toBe(3);
     expect(widestLine(output)).toBeLessThanOrEqual(80);
     const screen = screenLines(output);
     const error = screen.findIndex((line) => line.startsWith('error: '));
-    expect(screen.slice(error, error + 2)).toEqual([`error: nothing listens at ${server.url}: the connection was refused`, '       (ECONNREFUSED)']);
+    expect(screen.slice(error, error + 2)).toEqual([`error: nothing listens at ${dead}: the connection was refused`, '       (ECONNREFUSED)']);
     expect(screen[error + 2]).toBe('hint: is the receiver running, and on the port of the URL? (cai mock');
   });
 
