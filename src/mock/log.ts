@@ -75,12 +75,13 @@ export function recordBytes(record: MockLogRecordHead, body: Buffer): Buffer {
 
 /**
  * The record without its closing brace, `body_bytes` and then `headers` last (where a restart stops reading).
- * Spliced into JSON.stringify's text when `headers` is its last key already (the receivers' records): its first
- * `,"headers":` is that key, as a quote inside a string is escaped.
+ * Spliced into JSON.stringify's text when `headers` is its last key already (the receivers' records): `headers`
+ * is the one field whose value is an object, so the text ends `}}` exactly then, and its first `,"headers":` is
+ * that key, as a quote inside a string is escaped.
  */
 function headText(record: MockLogRecordHead, bodyBytes: number): string {
   const json = JSON.stringify(record);
-  if (lastKey(record) === 'headers') {
+  if (json.charCodeAt(json.length - 2) === CLOSING_BRACE) {
     const at = json.indexOf(HEADERS_TEXT);
     return `${json.slice(0, at)},"body_bytes":${bodyBytes}${json.slice(at, -1)}`;
   }
@@ -88,13 +89,7 @@ function headText(record: MockLogRecordHead, bodyBytes: number): string {
   return JSON.stringify({ ...fields, body_bytes: bodyBytes, headers }).slice(0, -1);
 }
 
-/** The last key JSON.stringify writes (one whose value is not undefined). */
-function lastKey(record: MockLogRecordHead): string | undefined {
-  let last: string | undefined;
-  for (const key in record) if ((record as unknown as Record<string, unknown>)[key] !== undefined) last = key;
-  return last;
-}
-
+const CLOSING_BRACE = 0x7d;
 const HEADERS_TEXT = ',"headers":';
 
 function spacesForLineBreaks(body: Buffer): Buffer {
