@@ -3,6 +3,7 @@
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
 import { setMaxListeners } from 'node:events';
+import type { Readable } from 'node:stream';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
@@ -138,20 +139,43 @@ const PRECISE_TIMEOUT_BELOW_MS = 3000;
  * than the cap. Past it, the body stream is destroyed, which aborts the request: the connection is closed, never
  * reused with unread bytes in it.
  */
-async function readCapped(stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown }, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (total + buffer.length > cap) {
-      chunks.push(buffer.subarray(0, cap - total));
-      stream.destroy();
-      return { body: Buffer.concat(chunks, cap), truncated: true };
-    }
-    chunks.push(buffer);
-    total += buffer.length;
-  }
-  return { body: Buffer.concat(chunks, total), truncated: false };
+function readCapped(stream: Readable, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
+  // Listeners rather than `for await`: an async iterator per response costs more than the rest of reading it.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      finish();
+    };
+    const onData = (chunk: Uint8Array) => {
+      const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (total + buffer.length > cap) {
+        chunks.push(buffer.subarray(0, cap - total));
+        settle(() => resolve({ body: Buffer.concat(chunks, cap), truncated: true }));
+        // Swallow what the destroyed stream reports from here on: the answer is taken.
+        stream.on('error', () => {});
+        stream.destroy();
+        return;
+      }
+      chunks.push(buffer);
+      total += buffer.length;
+    };
+    const onEnd = () => settle(() => resolve({ body: Buffer.concat(chunks, total), truncated: false }));
+    const onError = (error: unknown) => settle(() => reject(error));
+    // Closed before its end without an error: what `for await` reports as a premature close.
+    const onClose = () => settle(() => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
 }
 
 /** origin + path of a URL, parsed once per distinct URL (a batch posts thousands of times to one). */
@@ -190,7 +214,8 @@ function preciseTimeout(ms: number, outer: AbortSignal | undefined): { signal: A
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }

@@ -41,7 +41,9 @@ export function sendReply(request: IncomingMessage, response: ServerResponse, re
     response.once('finish', () => request.socket.destroySoon());
   }
   response.writeHead(reply.status, headers);
-  response.end(reply.body);
+  // As latin1 text, byte for byte: Node sends the head and a string body in one write, a Buffer body in two.
+  if (reply.body === undefined) response.end();
+  else response.end(reply.body.toString('latin1'), 'latin1');
 }
 
 export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };

@@ -54,27 +54,42 @@ const RECORD_START = '{"v":1,"received_at":';
  * value, as the receive pipeline guarantees (it stores only what parsed).
  */
 export function recordLine(record: MockLogRecordHead, body: Buffer): string {
+  return recordBytes(record, body).toString('utf8');
+}
+
+/**
+ * recordLine's bytes, built without decoding the body (the receive pipeline checked it is UTF-8, so its text
+ * encodes back to the same bytes): the head, the body as received, then the end of the line.
+ */
+export function recordBytes(record: MockLogRecordHead, body: Buffer): Buffer {
   const breaks = body.includes(0x0a) || body.includes(0x0d);
-  const document = breaks ? spacesForLineBreaks(body) : body;
-  const exact = breaks ? `,"body_base64":"${body.toString('base64')}"` : '';
-  return `${headText(record, body.length)},"document":${document.toString('utf8')}${exact}}\n`;
+  const head = Buffer.from(`${headText(record, body.length)},"document":`, 'utf8');
+  const tail = breaks ? `,"body_base64":"${body.toString('base64')}"}\n` : '}\n';
+  const line = Buffer.allocUnsafe(head.length + body.length + tail.length);
+  head.copy(line, 0);
+  if (breaks) spacesForLineBreaks(body).copy(line, head.length);
+  else body.copy(line, head.length);
+  line.write(tail, head.length + body.length, 'latin1');
+  return line;
 }
 
 /**
  * The record without its closing brace, `body_bytes` and then `headers` last (where a restart stops reading).
- * Spliced into JSON.stringify's text when `headers` is its last key already (the receivers' records): its first
- * `,"headers":` is that key, as a quote inside a string is escaped.
+ * Spliced into JSON.stringify's text when `headers` is its last key already (the receivers' records): `headers`
+ * is the one field whose value is an object, so the text ends `}}` exactly then, and its first `,"headers":` is
+ * that key, as a quote inside a string is escaped.
  */
 function headText(record: MockLogRecordHead, bodyBytes: number): string {
   const json = JSON.stringify(record);
-  const at = json.indexOf(HEADERS_TEXT);
-  if (at !== -1 && at + HEADERS_TEXT.length + JSON.stringify(record.headers).length === json.length - 1) {
+  if (json.charCodeAt(json.length - 2) === CLOSING_BRACE) {
+    const at = json.indexOf(HEADERS_TEXT);
     return `${json.slice(0, at)},"body_bytes":${bodyBytes}${json.slice(at, -1)}`;
   }
   const { headers, ...fields } = record;
   return JSON.stringify({ ...fields, body_bytes: bodyBytes, headers }).slice(0, -1);
 }
 
+const CLOSING_BRACE = 0x7d;
 const HEADERS_TEXT = ',"headers":';
 
 function spacesForLineBreaks(body: Buffer): Buffer {
@@ -89,7 +104,7 @@ function spacesForLineBreaks(body: Buffer): Buffer {
  * is on disk, which is what lets a mock answer 202 afterwards (issue 5: nothing acknowledged is lost to SIGKILL).
  */
 export class DurableLog {
-  private pending: string[] = [];
+  private pending: Buffer[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private inFlight = 0;
   private drained: (() => void)[] = [];
@@ -126,15 +141,15 @@ export class DurableLog {
 
   /** Resolves when the record (serialised whole, document included) is written and synced. */
   append(record: MockLogRecord): Promise<void> {
-    return this.appendLine(JSON.stringify(record) + '\n');
+    return this.appendLine(Buffer.from(JSON.stringify(record) + '\n', 'utf8'));
   }
 
   /** Appends a record whose document is the request body exactly as received (see recordLine). */
   appendWithRawDocument(record: MockLogRecordHead, body: Buffer): Promise<void> {
-    return this.appendLine(recordLine(record, body));
+    return this.appendLine(recordBytes(record, body));
   }
 
-  private appendLine(line: string): Promise<void> {
+  private appendLine(line: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the mock log is closed'));
     this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
@@ -165,9 +180,9 @@ export class DurableLog {
     }
   }
 
-  private async writeBatch(lines: string[], waiters: { resolve: () => void; reject: (error: unknown) => void }[]): Promise<void> {
+  private async writeBatch(lines: Buffer[], waiters: { resolve: () => void; reject: (error: unknown) => void }[]): Promise<void> {
     try {
-      const bytes = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''), 'utf8');
+      const bytes = lines.length === 1 ? (lines[0] as Buffer) : Buffer.concat(lines);
       let offset = 0;
       while (offset < bytes.length) offset += (await this.handle.write(bytes, offset)).bytesWritten;
       for (const waiter of waiters) waiter.resolve();

@@ -29,7 +29,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import { declaredLength, errorReply, headerValue, readBody, sendReply, sleep, type BodyResult, type BodyWatch, type ByteBudget, type ReceiverLimits, type Reply } from '../http/server.js';
-import { verify, type VerifyResult } from '../signing/verify.js';
+import { verify, verifyHeaders, type VerifyInput, type VerifyResult } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, type InterfaceId } from '../spec/constants.js';
 import { unauthorisedReasonOf } from '../spec/statuses.js';
 import type { ValidationIssue } from '../spec/validate.js';
@@ -293,18 +293,15 @@ function checkDeclaredSize(profile: ReceiverProfile<unknown>, request: IncomingM
   return { ...reject(413, 'payload_too_large', `the body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
 }
 
-const NO_BODY = Buffer.alloc(0);
-
 /**
  * Authenticate, what needs no body (§5.5): the signature and timestamp headers present and well-formed, the
- * timestamp inside the window. verify() checks these in this order before it compares the HMAC, so given no
- * body, only the comparison can fail for want of it: any other failure is already the answer.
+ * timestamp inside the window: verifyHeaders, the checks verify() makes in this order before it compares the
+ * HMAC, without computing one (only the comparison needs the body).
  */
 function checkSignatureHeaders(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, reject: Reject): Reply | undefined {
   if (profile.signature.skip) return undefined;
-  const result = verifyRequest(profile, request, credential, NO_BODY);
-  if (result.valid || result.reason === 'signature_mismatch') return undefined;
-  return reject(401, unauthorisedReasonOf(result.reason), result.message);
+  const result = verifyHeaders(signatureInput(profile, request, credential));
+  return result === undefined ? undefined : reject(401, unauthorisedReasonOf(result.reason), result.message);
 }
 
 /** Read (readBody: counted as it arrives, cut at the limit whatever Content-Length claimed, or when it stalls or drags): the body or the answer. */
@@ -337,16 +334,19 @@ function authenticate(profile: ReceiverProfile<unknown>, received: Received, rej
 }
 
 function verifyRequest(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, rawBody: Buffer): VerifyResult {
+  return verify({ ...signatureInput(profile, request, credential), rawBody });
+}
+
+function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential): Omit<VerifyInput, 'rawBody'> {
   const timestamp = headerValue(request, Headers.timestamp);
   const { signedTimestamp } = profile.signature;
-  return verify({
+  return {
     secrets: credential.secrets,
     signature: headerValue(request, Headers.signature),
     timestamp: timestamp !== undefined && signedTimestamp ? signedTimestamp(timestamp) : timestamp,
-    rawBody,
     now: Math.floor(profile.now() / 1000),
     windowSeconds: profile.signature.windowSeconds,
-  });
+  };
 }
 
 /** Parse (UTF-8 and JSON, §2) and validate (the schema of `cai validate`); the entry learns the ids. */

@@ -27,13 +27,22 @@ export async function serve(
   options: ServeOptions,
   onFailedStart: () => Promise<void>,
 ): Promise<Serving> {
-  const inFlight = new Set<Promise<void>>();
+  // Requests in flight, counted (a promise chain and a Set entry per request cost more than the count).
+  let inFlight = 0;
+  let drained: (() => void)[] = [];
+  // A failing onRequest callback (e.g. a closed stdout) must not take the server down: a rejection is done too.
+  const done = () => {
+    inFlight -= 1;
+    if (inFlight === 0 && drained.length > 0) {
+      const waiting = drained;
+      drained = [];
+      for (const resolve of waiting) resolve();
+    }
+  };
   const listening = await listen(
     (request, response) => {
-      // A failing onRequest callback (e.g. a closed stdout) must not take the server down.
-      const task = handle(request, response).catch(() => {});
-      inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      inFlight += 1;
+      void handle(request, response).then(done, done);
     },
     { host: options.host ?? '127.0.0.1', port: options.port ?? 0, path: options.path, tls: options.tls, limits: options.limits },
   ).catch(async (error: unknown) => {
@@ -45,7 +54,7 @@ export async function serve(
     port: listening.port,
     close: () =>
       listening.close(async () => {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        while (inFlight > 0) await new Promise<void>((resolve) => drained.push(resolve));
       }),
   };
 }

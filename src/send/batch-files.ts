@@ -2,7 +2,7 @@
  * The files of a batch: the NDJSON input (exact bytes, one document a line) and its validation, the results file
  * of `--output` (one record a document), and what a previous results file records as accepted (`--resume`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createWriteStream, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errorMessage, usageError } from '../errors.js';
@@ -44,7 +44,8 @@ function isBlank(bytes: Buffer, start: number, stop: number): boolean {
 }
 
 function documentOf(line: number, body: Buffer, withEventId: boolean): BatchDocument {
-  const document: BatchDocument = { line, body, bodySha256: createHash('sha256').update(body).digest('hex') };
+  // One-shot hash (Node ≥ 20.12): a third of createHash's cost on a small body, paid for every document.
+  const document: BatchDocument = { line, body, bodySha256: hash('sha256', body, 'hex') };
   const eventId = withEventId ? eventIdOf(body) : undefined;
   if (eventId !== undefined) document.eventId = eventId;
   return document;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { SIGNATURE_PREFIX, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import { hmacHex, signedPayload, type RawBody } from './sign.js';
+import { signatureDigest, type RawBody } from './sign.js';
 
 export type VerifyReason =
   | 'ok'
@@ -47,58 +47,81 @@ const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
 // §4.1/§4.2: `<unix_seconds>`, integer. Capped at 12 digits so absurd values stay exact in a double.
 const TIMESTAMP_PATTERN = /^[0-9]{1,12}$/;
 
+/** The headers as verify() reads them, once presence and format are checked. */
+interface CheckedHeaders {
+  secrets: (string | Uint8Array)[];
+  timestampText: string;
+  timestamp: number;
+  ageSeconds: number;
+  /** The 32 bytes the signature header carries (hex-decoded after the prefix). */
+  received: Buffer;
+}
+
+/**
+ * The checks of verify() that need no body, in its order: a secret, presence and format of both headers (§5.3,
+ * §5.4), then the window (§5.5). Undefined when they pass, else the result verify() gives, without
+ * `signatureMatches` (which needs the body): a receiver answers these before it reads the body.
+ */
+export function verifyHeaders(input: Omit<VerifyInput, 'rawBody'>): VerifyResult | undefined {
+  const checked = checkHeaders(input);
+  if ('valid' in checked) return checked;
+  return windowFailure(checked, input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS, 'unknown');
+}
+
+function failure(reason: VerifyReason, message: string, windowSeconds: number, extra: Partial<VerifyResult> = {}): VerifyResult {
+  return { valid: false, reason, message, windowSeconds, ...extra };
+}
+
+function checkHeaders(input: Omit<VerifyInput, 'rawBody'>): CheckedHeaders | VerifyResult {
+  const windowSeconds = input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS;
+  const secrets = normaliseSecrets(input.secrets);
+  if (secrets.length === 0) return failure('no_secret', 'no non-empty secret to verify with', windowSeconds);
+  const signature = typeof input.signature === 'string' ? input.signature : undefined;
+  const timestampText =
+    typeof input.timestamp === 'number' ? String(input.timestamp) : typeof input.timestamp === 'string' ? input.timestamp : undefined;
+  if (signature === undefined || signature === '') return failure('missing_signature', 'the signature header is missing or empty', windowSeconds);
+  if (timestampText === undefined || timestampText === '') return failure('missing_timestamp', 'the timestamp header is missing or empty', windowSeconds);
+  if (!TIMESTAMP_PATTERN.test(timestampText)) {
+    return failure('malformed_timestamp', 'the timestamp is not an integer number of unix seconds', windowSeconds);
+  }
+  if (!SIGNATURE_PATTERN.test(signature)) {
+    return failure('malformed_signature', `the signature is not "${SIGNATURE_PREFIX}" followed by 64 lowercase hex characters`, windowSeconds);
+  }
+  const timestamp = Number(timestampText);
+  const now = input.now ?? Math.floor(Date.now() / 1000);
+  // 64 lowercase hex characters (checked above): exactly 32 bytes.
+  return { secrets, timestampText, timestamp, ageSeconds: now - timestamp, received: Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex') };
+}
+
+/** The §5.5 verdict on the timestamp, once the headers are well-formed; undefined inside the window. */
+function windowFailure(checked: CheckedHeaders, windowSeconds: number, matchedSecretIndex: number | undefined | 'unknown'): VerifyResult | undefined {
+  const { timestamp, ageSeconds } = checked;
+  const extra = matchedSecretIndex === 'unknown' ? { timestamp, ageSeconds } : { timestamp, ageSeconds, signatureMatches: matchedSecretIndex !== undefined };
+  if (ageSeconds > windowSeconds) {
+    return failure('timestamp_too_old', `the timestamp is ${ageSeconds} s old, outside the ${windowSeconds} s window`, windowSeconds, extra);
+  }
+  if (-ageSeconds > windowSeconds) {
+    return failure('timestamp_in_future', `the timestamp is ${-ageSeconds} s in the future, outside the ${windowSeconds} s window`, windowSeconds, extra);
+  }
+  return undefined;
+}
+
 /**
  * Verifies a request signature (§5). Never throws: every outcome is a returned result.
  * Order: presence, format, window (§5.5), then a constant-time comparison against each secret.
  */
 export function verify(input: VerifyInput): VerifyResult {
   const windowSeconds = input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS;
-  const secrets = normaliseSecrets(input.secrets);
-  const fail = (reason: VerifyReason, message: string, extra: Partial<VerifyResult> = {}): VerifyResult => ({
-    valid: false,
-    reason,
-    message,
-    windowSeconds,
-    ...extra,
-  });
-
-  if (secrets.length === 0) return fail('no_secret', 'no non-empty secret to verify with');
-  const signature = typeof input.signature === 'string' ? input.signature : undefined;
-  const timestampText =
-    typeof input.timestamp === 'number' ? String(input.timestamp) : typeof input.timestamp === 'string' ? input.timestamp : undefined;
-  if (signature === undefined || signature === '') return fail('missing_signature', 'the signature header is missing or empty');
-  if (timestampText === undefined || timestampText === '') return fail('missing_timestamp', 'the timestamp header is missing or empty');
-  if (!TIMESTAMP_PATTERN.test(timestampText)) {
-    return fail('malformed_timestamp', 'the timestamp is not an integer number of unix seconds');
-  }
-  if (!SIGNATURE_PATTERN.test(signature)) {
-    return fail('malformed_signature', `the signature is not "${SIGNATURE_PREFIX}" followed by 64 lowercase hex characters`);
-  }
-
-  const timestamp = Number(timestampText);
-  const now = input.now ?? Math.floor(Date.now() / 1000);
-  const ageSeconds = now - timestamp;
-  const payload = signedPayload(timestampText, input.rawBody);
-  const received = Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'utf8');
-  const matchedSecretIndex = findMatchingSecret(secrets, payload, received);
-  const timing = { timestamp, ageSeconds };
-
-  if (ageSeconds > windowSeconds) {
-    return fail('timestamp_too_old', `the timestamp is ${ageSeconds} s old, outside the ${windowSeconds} s window`, {
-      ...timing,
-      signatureMatches: matchedSecretIndex !== undefined,
-    });
-  }
-  if (-ageSeconds > windowSeconds) {
-    return fail('timestamp_in_future', `the timestamp is ${-ageSeconds} s in the future, outside the ${windowSeconds} s window`, {
-      ...timing,
-      signatureMatches: matchedSecretIndex !== undefined,
-    });
-  }
+  const checked = checkHeaders(input);
+  if ('valid' in checked) return checked;
+  const { timestamp, ageSeconds } = checked;
+  const matchedSecretIndex = findMatchingSecret(checked.secrets, checked.timestampText, input.rawBody, checked.received);
+  const outside = windowFailure(checked, windowSeconds, matchedSecretIndex);
+  if (outside) return outside;
   if (matchedSecretIndex === undefined) {
-    return fail('signature_mismatch', 'the signature does not match the body and timestamp with any given secret', timing);
+    return failure('signature_mismatch', 'the signature does not match the body and timestamp with any given secret', windowSeconds, { timestamp, ageSeconds });
   }
-  return { valid: true, reason: 'ok', message: 'signature valid', matchedSecretIndex, windowSeconds, ...timing };
+  return { valid: true, reason: 'ok', message: 'signature valid', matchedSecretIndex, windowSeconds, timestamp, ageSeconds };
 }
 
 function normaliseSecrets(secrets: VerifyInput['secrets']): (string | Uint8Array)[] {
@@ -107,14 +130,12 @@ function normaliseSecrets(secrets: VerifyInput['secrets']): (string | Uint8Array
 }
 
 /** Compares against every secret, in constant time for each (§5.5), and returns the first that matched. */
-function findMatchingSecret(secrets: (string | Uint8Array)[], payload: Buffer, received: Buffer): number | undefined {
+function findMatchingSecret(secrets: (string | Uint8Array)[], timestampText: string, rawBody: RawBody, received: Buffer): number | undefined {
   let matched: number | undefined;
-  secrets.forEach((secret, index) => {
-    const expected = Buffer.from(hmacHex(secret, payload), 'utf8');
-    // Lengths are equal by the format check above; the guard keeps timingSafeEqual from throwing regardless.
-    if (expected.length === received.length && timingSafeEqual(expected, received) && matched === undefined) {
-      matched = index;
-    }
-  });
+  for (let index = 0; index < secrets.length; index += 1) {
+    const expected = signatureDigest(secrets[index] as string | Uint8Array, timestampText, rawBody);
+    // Both are 32 bytes (the format check above); the guard keeps timingSafeEqual from throwing regardless.
+    if (expected.length === received.length && timingSafeEqual(expected, received) && matched === undefined) matched = index;
+  }
   return matched;
 }

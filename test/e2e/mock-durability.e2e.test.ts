@@ -70,6 +70,10 @@ describe.skipIf(process.platform !== 'linux')('the platform mock and its log', (
     const fresh = await post(mock.url, event());
     expect(fresh.status).toBe(503);
     expect(fresh.json).toMatchObject({ error: 'log_unavailable' });
+    // Nor can new events sent at once, whose records are written together (group commit): every one is a 503.
+    const together = await Promise.all(Array.from({ length: 20 }, () => post(mock.url, event())));
+    expect(together.map((answer) => answer.status)).toEqual(together.map(() => 503));
+    expect(together.every((answer) => (answer.json as { error?: string }).error === 'log_unavailable')).toBe(true);
     expect(await mock.stop()).toBe(0);
     expect((await readMockLog(log)).records).toHaveLength(stored.length);
   });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
 import { sign } from '../../src/signing/sign.js';
-import { verify } from '../../src/signing/verify.js';
+import { verify, verifyHeaders } from '../../src/signing/verify.js';
 
 const secretArb = fc.string({ minLength: 1, maxLength: 64 });
 const bodyArb = fc.uint8Array({ maxLength: 2048 });
@@ -72,6 +73,40 @@ describe('sign/verify properties', () => {
         expect(result.valid).toBe(true);
         expect(secrets[result.matchedSecretIndex ?? -1]).toBe(secrets[index]);
       }),
+    );
+  });
+
+  it('signs HMAC-SHA256 over timestamp, a dot and the body bytes, as one buffer would (§5.2, §5.3)', () => {
+    fc.assert(
+      fc.property(fc.oneof(secretArb, fc.uint8Array({ minLength: 1, maxLength: 130 })), fc.oneof(bodyArb, fc.string()), fc.oneof(timestampArb, fc.string()), (secret, body, timestamp) => {
+        const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+        const reference = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${timestamp}.`, 'utf8'), bytes])).digest('hex');
+        expect(sign(secret, timestamp, body)).toBe(`sha256=${reference}`);
+      }),
+    );
+  });
+
+  it('verifyHeaders gives the verdict of verify on everything but the HMAC, without the body', () => {
+    const headerArb = fc.option(fc.oneof(fc.string(), fc.constantFrom('sha256=' + 'ab'.repeat(32), 'sha256=' + 'AB'.repeat(32), '1763900000', '00', '')), { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constant('')), { maxLength: 3 }),
+        headerArb,
+        fc.oneof(headerArb, timestampArb.map(String), timestampArb),
+        bodyArb,
+        timestampArb,
+        fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+        (secrets, signature, timestamp, body, now, windowSeconds) => {
+          const input = { secrets, signature, timestamp, now, windowSeconds };
+          const full = verify({ ...input, rawBody: body });
+          const headers = verifyHeaders(input);
+          if (full.valid || full.reason === 'signature_mismatch') expect(headers).toBeUndefined();
+          else {
+            const { signatureMatches: _needsTheBody, ...rest } = full;
+            expect(headers).toEqual(rest);
+          }
+        },
+      ),
     );
   });
 });

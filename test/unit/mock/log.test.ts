@@ -2,10 +2,26 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DurableLog, readMockLog, recordLine, scanMockLog, type MockLogHead, type MockLogRecord } from '../../../src/mock/log.js';
+import fc from 'fast-check';
+import { DurableLog, readMockLog, recordBytes, recordLine, scanMockLog, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from '../../../src/mock/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function head(eventId: string): MockLogRecordHead {
+  const { document: _document, ...fields } = record(eventId);
+  return fields;
+}
+
+/** The line as the log wrote it before issue #17 (a string, the body decoded): the format recordBytes must keep. */
+function referenceLine(recordHead: MockLogRecordHead, body: Buffer): string {
+  const breaks = body.includes(0x0a) || body.includes(0x0d);
+  const document = breaks ? Buffer.from(body.map((byte) => (byte === 0x0a || byte === 0x0d ? 0x20 : byte))) : body;
+  const exact = breaks ? `,"body_base64":"${body.toString('base64')}"` : '';
+  const { headers, ...fields } = recordHead;
+  const headText = JSON.stringify({ ...fields, body_bytes: body.length, headers }).slice(0, -1);
+  return `${headText},"document":${document.toString('utf8')}${exact}}\n`;
+}
 
 function record(eventId: string): MockLogRecord {
   return { v: 1, received_at: '2026-11-22T13:00:00.000Z', space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: eventId, headers: {}, document: { event: 'job.closed', event_id: eventId } };
@@ -42,6 +58,35 @@ describe('the mock log', () => {
     await log.close();
     expect((await readMockLog(path)).records).toHaveLength(200);
     await expect(log.append(record('late'))).rejects.toThrow('closed');
+  });
+
+  it('rejects every append of a batch whose write fails, and writes none of them', async () => {
+    const path = join(dir, 'failing.ndjson');
+    const log = await DurableLog.open(path);
+    // The file handle closed behind the log's back: its writes fail (EBADF), as on a lost disk.
+    await (log as unknown as { handle: { close(): Promise<void> } }).handle.close();
+    const appends = Array.from({ length: 50 }, (_, i) => log.appendWithRawDocument(head(`f${i}`), Buffer.from(`{"event_id":"f${i}"}`)));
+    const settled = await Promise.allSettled(appends);
+    expect(settled.map((outcome) => outcome.status)).toEqual(appends.map(() => 'rejected'));
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('writes the bytes of the line format: the head as JSON.stringify writes it, the body spliced in unchanged', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ id: fc.string(), event: fc.option(fc.string(), { nil: undefined }), lead: fc.option(fc.string(), { nil: undefined }), known: fc.option(fc.boolean(), { nil: undefined }), header: fc.string(), headersLast: fc.boolean() }),
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('\n', '\r\n', 'é', '€', '😀')), { maxLength: 8 }),
+        ({ id, event, lead, known, header, headersLast }, parts) => {
+          // A JSON string with raw line breaks in it: the bytes of the document are spliced in, whatever they are.
+          const body = Buffer.from(JSON.stringify(parts.join('')).replace(/\\n/g, '\n'), 'utf8');
+          const { headers: _headers, ...base } = head(id);
+          const headers = { 'x-cai-provider': header };
+          // The receivers' records end with `headers`; any other order is written with it moved last.
+          const recordHead = headersLast ? { ...base, event, lead_id: lead, lead_known: known, headers } : { headers, ...base, event, lead_id: lead, lead_known: known };
+          expect(recordBytes(recordHead, body).equals(Buffer.from(referenceLine(recordHead, body), 'utf8'))).toBe(true);
+        },
+      ),
+    );
   });
 
   it('splices the body in as the document, as received; a multi-line one keeps its exact bytes in body_base64', async () => {

@@ -32,6 +32,25 @@ async function start(options: Partial<MockPlatformOptions> = {}): Promise<Runnin
   return Object.assign(mock, { entries });
 }
 
+describe('startMockPlatform: group commit of the log (one synced write for the records of concurrent requests)', () => {
+  it('answers each of many concurrent events 202 only once its own record is in the file', async () => {
+    const log = logPath();
+    const mock = await start({ logFile: log });
+    const docs = Array.from({ length: 60 }, () => event());
+    const answers = await Promise.all(
+      docs.map(async (doc) => {
+        const answer = await post(mock.url, doc);
+        // Read at the moment this answer arrived: its record must already be written (synced, O_DSYNC).
+        return { answer, onDisk: readFileSync(log, 'utf8').includes(`"event_id":"${String(doc.event_id)}"`) };
+      }),
+    );
+    expect(answers.map(({ answer }) => answer.status)).toEqual(docs.map(() => 202));
+    expect(answers.every(({ onDisk }) => onDisk)).toBe(true);
+    const records = (await readMockLog(log)).records;
+    expect(records.map((record) => record.event_id).sort()).toEqual(docs.map((doc) => String(doc.event_id)).sort());
+  });
+});
+
 describe('startMockPlatform: the status paths, in the documented order', () => {
   it('accepts a signed event with 202, logs it before answering, and answers a repeat with the §2.13 body', async () => {
     const log = logPath();
