@@ -288,3 +288,34 @@ describe('the compiled validators on generated documents (fast-check)', () => {
     );
   });
 });
+
+describe('invalid events: zod runs only for the fields the compiled function refuses', () => {
+  /** Several fields of one event wrong at once (one missing), in an order unlike the schema's. */
+  function brokenEvent(type: EventType): Doc {
+    const doc: Doc = { attempts: -1.5, ...sampleEvent(type), channel: null, from_number_e164: 3, occurred_at: '2026-02-30T10:00:00Z', text: 7 };
+    delete doc.event_id;
+    if (type.startsWith('appointment.')) Object.assign(doc, { scheduled_at: 'tomorrow', branch_code: '' });
+    return doc;
+  }
+
+  it('gives the issues of zod on the whole document, in the same order, without running the whole schema', () => {
+    for (const type of EVENT_TYPES) {
+      const schema = EventSchemas[type] as unknown as { _zod: { run: (...args: unknown[]) => unknown } };
+      const whole = vi.spyOn(schema._zod, 'run');
+      try {
+        const doc = brokenEvent(type);
+        const fast = fastPath.validateDocument(doc);
+        expect(whole).not.toHaveBeenCalled();
+        // zodOnly's compiled functions refuse everything, the valid probe too: zod checks its whole documents.
+        expect(fast).toEqual(zodOnly.validateDocument(doc));
+        const zodIssues = (EventSchemas[type] as z.ZodType).safeParse(doc).error?.issues ?? [];
+        expect(fast.errors.map((issue) => issue.path)).toEqual(zodIssues.map((issue) => issue.path.join('.')));
+        expect(fast.errors.length).toBeGreaterThanOrEqual(5);
+        // The probe each field was tried on is left as it was: the next valid document is still valid.
+        expect(fastPath.validateDocument(sampleEvent(type)).valid).toBe(true);
+      } finally {
+        whole.mockRestore();
+      }
+    }
+  });
+});
