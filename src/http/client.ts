@@ -96,7 +96,10 @@ function sharedDispatcher(): Dispatcher {
 export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Callers share one signal across many requests in flight (one abort listener each): not a leak.
-  if (req.signal) setMaxListeners(0, req.signal);
+  if (req.signal && !unlimited.has(req.signal)) {
+    setMaxListeners(0, req.signal);
+    unlimited.add(req.signal);
+  }
   // undici's own time-outs (for the headers, and for every pause in the body) tick about once a second:
   // fine at the default 10 s and cheap at thousands of requests a second. A short --timeout gets a precise
   // timer of its own instead.
@@ -105,16 +108,9 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const started = performance.now();
   try {
     const { origin, path } = targetOf(req.url);
-    const response = await (req.dispatcher ?? sharedDispatcher()).request({
-      origin,
-      path,
-      method: 'POST',
-      headers: req.headers,
-      body: req.body,
-      ...(signal ? { signal } : {}),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
+    const options: Dispatcher.RequestOptions = { origin, path, method: 'POST', headers: req.headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+    if (signal) options.signal = signal;
+    const response = await (req.dispatcher ?? sharedDispatcher()).request(options);
     const { body, truncated } = await readCapped(response.body, NETWORK_CAPS.responseBodyBytes);
     return {
       status: response.statusCode,
@@ -133,6 +129,9 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
 }
 
 const PRECISE_TIMEOUT_BELOW_MS = 3000;
+
+/** Signals already freed of the listener limit: setMaxListeners on every request of a batch costs more than the check. */
+const unlimited = new WeakSet<AbortSignal>();
 
 /**
  * A response body, at most `cap` bytes of it: a receiver that answers without end (or with megabytes) costs no more

@@ -179,6 +179,24 @@ describe('deliver against scripted receivers', () => {
     expect(server.requests[0]?.headers['x-cai-timestamp']).toBe('1700000000');
     expect(server.requests[0]?.headers['x-cai-signature']).toBe('sha256=' + 'a'.repeat(64));
   });
+
+  it('one headers object passed for many deliveries (a batch): each attempt gets its own copy, signed fresh or kept as given', async () => {
+    const server = await serve([{ status: 202 }, { status: 202 }, { status: 401 }, { status: 202 }]);
+    const headers = { 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) };
+    const first = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    const second = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    const kept = await deliver({ url: server.url, body: BODY, secret: '', headers }, { keepSignature: true });
+    const again = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    expect([first.outcome, second.outcome, kept.outcome, again.outcome]).toEqual(['accepted', 'accepted', 'rejected', 'accepted']);
+    // The caller's object is never written to, and no attempt shares its header object with another.
+    expect(headers).toEqual({ 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) });
+    const sent = [first, second, kept, again].map((result) => result.attempts[0]?.requestHeaders);
+    expect(new Set(sent).size).toBe(4);
+    expect(Object.keys(sent[0] ?? {})).toEqual(['X-CAI-Provider', 'Content-Type', 'X-CAI-Timestamp', 'X-CAI-Signature']);
+    expect(sent[2]).toEqual({ 'X-CAI-Provider': 'acme', 'X-CAI-Timestamp': '1700000000', 'X-CAI-Signature': 'sha256=' + 'b'.repeat(64), 'Content-Type': 'application/json' });
+    expect(server.requests[2]?.headers['x-cai-signature']).toBe('sha256=' + 'b'.repeat(64));
+    expectEveryRequestSignedFresh({ ...server, requests: [0, 1, 3].map((index) => server.requests[index]!) } as ScriptedServer);
+  });
 });
 
 describe('TLS (§5.8)', () => {
