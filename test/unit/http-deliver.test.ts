@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { CaiError } from '../../src/errors.js';
@@ -322,5 +323,26 @@ describe('a signal shared by many requests', () => {
     process.off('warning', onWarning);
     expect(errors.map((e) => (e as CaiError).code)).toEqual(Array.from({ length: 20 }, () => 'aborted'));
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('aborts a request still queued for a connection, sends none when aborted before, and leaves no listener behind', async () => {
+    const server = await serve([{ status: 202, delayMs: 5000 }]);
+    const dispatcher = createDispatcher({ connections: 1 });
+    cleanups.push(() => dispatcher.destroy());
+    const controller = new AbortController();
+    const first = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    const queued = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    while (server.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(((await first) as CaiError).code).toBe('aborted');
+    expect(((await queued) as CaiError).code).toBe('aborted');
+    const before = await postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    expect((before as CaiError).code).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+
+    const quick = await serve([{ status: 202, body: '{"ok":true}' }]);
+    const live = new AbortController();
+    for (let i = 0; i < 3; i += 1) expect((await postOnce({ url: quick.url, headers: {}, body: BODY, dispatcher, signal: live.signal })).status).toBe(202);
+    expect(getEventListeners(live.signal, 'abort')).toHaveLength(0);
   });
 });
