@@ -4,7 +4,8 @@
  */
 import { deliver, type DeliverOptions } from '../http/deliver.js';
 import { contactJobsUrl, judge, sendEvent, sendJob, type SendResult } from '../http/send.js';
-import { checkEventAck, checkJobAck } from '../spec/acknowledgment.js';
+import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
+import type { HttpResponse } from '../http/client.js';
 import { HeaderNames } from '../spec/constants.js';
 
 export type SendKind = 'job' | 'event';
@@ -45,7 +46,23 @@ export function sendDocument(request: SendRequest, options: DeliverOptions): Pro
 export function documentSender(request: Omit<SendRequest, 'body' | 'eventId'>): (body: Buffer, eventId: string | undefined, options: DeliverOptions) => Promise<SendResult> {
   const { url, headers } = sendTarget(request.kind, request.to, request.identity);
   const iface = request.kind === 'job' ? 'A' : 'B';
-  const check = request.kind === 'job' ? checkJobAck : checkEventAck;
+  const check = sameAnswerSameCheck(request.kind === 'job' ? checkJobAck : checkEventAck);
   const secret = request.secret;
   return async (body, eventId, options) => judge(iface, url, body, await deliver({ url, body, secret, headers }, options), check, eventId);
+}
+
+/**
+ * An acknowledgment check that reuses its verdict when an answer repeats the previous one byte for byte (status,
+ * Content-Type and body: all the checks of §2.3 / §2.13 read): a receiver answers thousands of documents alike, and
+ * parsing each answer again costs more than comparing it. The verdict is shared between those results: read-only.
+ */
+function sameAnswerSameCheck(check: (response: HttpResponse) => AckCheck): (response: HttpResponse) => AckCheck {
+  let last: { status: number; contentType: string | undefined; body: Buffer; ack: AckCheck } | undefined;
+  return (response) => {
+    const contentType = response.headers['content-type'];
+    if (last !== undefined && last.status === response.status && last.contentType === contentType && last.body.equals(response.body)) return last.ack;
+    const ack = check(response);
+    last = { status: response.status, contentType, body: response.body, ack };
+    return ack;
+  };
 }
