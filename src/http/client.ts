@@ -3,7 +3,6 @@
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
@@ -96,7 +95,10 @@ function sharedDispatcher(): Dispatcher {
 export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Callers share one signal across many requests in flight (one abort listener each): not a leak.
-  if (req.signal) setMaxListeners(0, req.signal);
+  if (req.signal && !unlimited.has(req.signal)) {
+    setMaxListeners(0, req.signal);
+    unlimited.add(req.signal);
+  }
   // undici's own time-outs (for the headers, and for every pause in the body) tick about once a second:
   // fine at the default 10 s and cheap at thousands of requests a second. A short --timeout gets a precise
   // timer of its own instead.
@@ -105,24 +107,11 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const started = performance.now();
   try {
     const { origin, path } = targetOf(req.url);
-    const response = await (req.dispatcher ?? sharedDispatcher()).request({
-      origin,
-      path,
-      method: 'POST',
-      headers: req.headers,
-      body: req.body,
-      ...(signal ? { signal } : {}),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const { body, truncated } = await readCapped(response.body, NETWORK_CAPS.responseBodyBytes);
-    return {
-      status: response.statusCode,
-      headers: flattenHeaders(response.headers),
-      body,
-      ...(truncated ? { bodyTruncated: true } : {}),
-      latencyMs: performance.now() - started,
-    };
+    const options: Dispatcher.DispatchOptions = { origin, path, method: 'POST', headers: req.headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+    const answer = await exchange(req.dispatcher ?? sharedDispatcher(), options, signal, NETWORK_CAPS.responseBodyBytes);
+    const response: HttpResponse = { status: answer.status, headers: answer.headers, body: answer.body, latencyMs: performance.now() - started };
+    if (answer.truncated) response.bodyTruncated = true;
+    return response;
   } catch (error) {
     if (req.signal?.aborted) throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
     if (precise?.timedOut()) throw timeoutError(req.url, timeoutMs, error, 'whole');
@@ -134,48 +123,103 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
 
 const PRECISE_TIMEOUT_BELOW_MS = 3000;
 
+/** Signals already freed of the listener limit: setMaxListeners on every request of a batch costs more than the check. */
+const unlimited = new WeakSet<AbortSignal>();
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+}
+
 /**
- * A response body, at most `cap` bytes of it: a receiver that answers without end (or with megabytes) costs no more
- * than the cap. Past it, the body stream is destroyed, which aborts the request: the connection is closed, never
- * reused with unread bytes in it.
+ * One request through the dispatcher, the answer collected by a handler of our own rather than `dispatcher.request`:
+ * no response stream, async resource or listeners per request (they cost more than the rest of the exchange at
+ * thousands of requests a second), the same undici errors and time-outs. The body is kept up to `cap` bytes, so a
+ * receiver that answers without end (or with megabytes) costs no more than the cap: past it, the request is aborted,
+ * which closes the connection (never reused with unread bytes in it). `signal` aborts the request, queued or in flight.
  */
-function readCapped(stream: Readable, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
-  // Listeners rather than `for await`: an async iterator per response costs more than the rest of reading it.
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, cap: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let settled = false;
-    const settle = (finish: () => void) => {
-      if (settled) return;
-      settled = true;
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-      stream.off('close', onClose);
-      finish();
-    };
-    const onData = (chunk: Uint8Array) => {
-      const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      if (total + buffer.length > cap) {
-        chunks.push(buffer.subarray(0, cap - total));
-        settle(() => resolve({ body: Buffer.concat(chunks, cap), truncated: true }));
-        // Swallow what the destroyed stream reports from here on: the answer is taken.
-        stream.on('error', () => {});
-        stream.destroy();
-        return;
-      }
-      chunks.push(buffer);
-      total += buffer.length;
-    };
-    const onEnd = () => settle(() => resolve({ body: Buffer.concat(chunks, total), truncated: false }));
-    const onError = (error: unknown) => settle(() => reject(error));
-    // Closed before its end without an error: what `for await` reports as a premature close.
-    const onClose = () => settle(() => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('close', onClose);
+    dispatcher.dispatch(options, new CappedAnswer(cap, signal, resolve, reject));
   });
+}
+
+class CappedAnswer implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly cap: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    if (signal && !signal.aborted) {
+      this.onAbort = () => this.controller?.abort(abortReason(signal));
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while queued (or before): the request is not sent.
+    if (this.signal?.aborted) controller.abort(abortReason(this.signal));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx answers are interim: the final one follows.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.headers = flattenHeaders(headers);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.total + chunk.length > this.cap) {
+      this.chunks.push(chunk.subarray(0, this.cap - this.total));
+      this.finish(true);
+      // The answer is taken: the rest is not read, and the connection is closed. What the abort reports is ignored.
+      controller.abort(new Error('response body over the cap'));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.total += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.release();
+    this.reject(error);
+  }
+
+  private finish(truncated: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.release();
+    // Copied: the chunks are views of the socket's reads.
+    const body = Buffer.concat(this.chunks, truncated ? this.cap : this.total);
+    this.resolve({ status: this.status, headers: this.headers, body, truncated });
+  }
+
+  private release(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }
 
 /** origin + path of a URL, parsed once per distinct URL (a batch posts thousands of times to one). */

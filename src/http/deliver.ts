@@ -86,7 +86,6 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
   const policy = resolvePolicy(options.retry);
   const clock = options.clock ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
-  const stopped = () => options.signal?.aborted === true || options.stopSignal?.aborted === true;
   const started = clock();
   const attempts: AttemptRecord[] = [];
   let response: HttpResponse | undefined;
@@ -96,14 +95,15 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     if (error) result.error = error;
     return result;
   };
+  const base = baseHeaders(request.headers, options.keepSignature === true);
 
   for (let number = 1; ; number += 1) {
-    if (stopped()) return finish('failed', interruptedError(attempts.length), true);
+    if (options.signal?.aborted === true || options.stopSignal?.aborted === true) return finish('failed', interruptedError(attempts.length), true);
     const attemptStart = clock();
-    const headers = attemptHeaders(request, options.keepSignature === true, attemptStart);
+    const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
     const record: AttemptRecord = {
       attempt: number,
-      startedAt: new Date(attemptStart).toISOString(),
+      startedAt: isoTime(attemptStart),
       timestamp: headers[HeaderNames.timestamp] ?? '',
       signature: headers[HeaderNames.signature] ?? '',
       requestHeaders: headers,
@@ -156,23 +156,69 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
   }
 }
 
-function attemptHeaders(request: DeliveryRequest, keepSignature: boolean, nowMs: number): Record<string, string> {
+/**
+ * The headers every attempt of a request carries before signing, in their order: the caller's (without a timestamp
+ * or signature of theirs unless kept, those renamed to their canonical spelling when kept) and a Content-Type when
+ * they gave none. Worked out once per headers object: a batch passes the same one for every document.
+ */
+const bases = new WeakMap<Record<string, string>, { plain?: Record<string, string>; kept?: Record<string, string> }>();
+function baseHeaders(given: Record<string, string>, keepSignature: boolean): Record<string, string> {
+  let known = bases.get(given);
+  if (known === undefined) {
+    known = {};
+    bases.set(given, known);
+  }
+  const cached = keepSignature ? known.kept : known.plain;
+  if (cached !== undefined) return cached;
   const headers: Record<string, string> = {};
   let hasContentType = false;
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const [name, value] of Object.entries(given)) {
     const lower = name.toLowerCase();
     if (!keepSignature && SIGNING_HEADERS.has(lower as typeof Headers.timestamp)) continue;
     if (lower === Headers.contentType) hasContentType = true;
     headers[keepSignature && lower === Headers.timestamp ? HeaderNames.timestamp : keepSignature && lower === Headers.signature ? HeaderNames.signature : name] = value;
   }
   if (!hasContentType) headers['Content-Type'] = 'application/json';
+  if (keepSignature) known.kept = headers;
+  else known.plain = headers;
+  return headers;
+}
+
+/** Each attempt's own copy of the base headers, with a fresh timestamp and signature unless kept. */
+function attemptHeaders(base: Record<string, string>, request: DeliveryRequest, keepSignature: boolean, nowMs: number): Record<string, string> {
+  // A key-by-key copy: an object spread followed by two more keys costs about 25 times as much in V8.
+  const headers: Record<string, string> = {};
+  for (const name in base) headers[name] = base[name] as string;
   if (!keepSignature) {
     // §5.2–§5.4: a fresh timestamp for every attempt, signed with the body bytes exactly as sent.
-    const timestamp = String(Math.floor(nowMs / 1000));
+    const timestamp = unixSeconds(nowMs);
     headers[HeaderNames.timestamp] = timestamp;
     headers[HeaderNames.signature] = sign(request.secret, timestamp, request.body);
   }
   return headers;
+}
+
+/** The Unix time in seconds of a clock reading, as text; the same second's text is reused (thousands a second). */
+let lastSecond = Number.NaN;
+let lastSecondText = '';
+function unixSeconds(nowMs: number): string {
+  const second = Math.floor(nowMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = String(second);
+  }
+  return lastSecondText;
+}
+
+/** `new Date(ms).toISOString()`, reused for attempts that start in the same millisecond. */
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 function addResponseFacts(record: AttemptRecord, response: HttpResponse): void {

@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AttemptRecord, DeliverOptions, DeliveryError } from '../http/deliver.js';
 import type { SendResult, SendVerdict } from '../http/send.js';
-import { sendDocument, type SendRequest } from './request.js';
+import { documentSender, type SendRequest } from './request.js';
 
 export interface BatchDocument {
   /** 1-based line in the NDJSON input. */
@@ -96,13 +96,15 @@ export function sendBatch(
   deliver: Pick<DeliverOptions, 'retry' | 'timeoutMs' | 'dispatcher'>,
   options: BatchOptions,
 ): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
+  const send = documentSender(request);
+  const { retry, timeoutMs, dispatcher } = deliver;
   return runBatch(
     documents,
-    (document, signals, onAttempt) =>
-      sendDocument(
-        { ...request, body: document.body, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}) },
-        { ...deliver, stopSignal: signals.stopSignal, ...(onAttempt ? { onAttempt } : {}) },
-      ),
+    (document, signals, onAttempt) => {
+      const each: DeliverOptions = { retry, timeoutMs, dispatcher, stopSignal: signals.stopSignal };
+      if (onAttempt) each.onAttempt = onAttempt;
+      return send(document.body, document.eventId, each);
+    },
     options,
   );
 }
@@ -139,7 +141,6 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
       next += 1;
       if (index >= documents.length) return;
       const document = documents[index] as BatchDocument;
-      const base = baseOf(document);
       const unsent = unsentRecord(document, options.alreadyAccepted);
       if (unsent) {
         emit(index, unsent);
@@ -152,14 +153,14 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
         if (slot > now) await sleep(slot - now);
         if (stopped()) {
           // Taken but not started: hand it back so it is reported as not sent.
-          emit(index, { ...base, verdict: 'not-sent', sent: false, attempts: 0 });
+          emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
           continue;
         }
       }
       options.onStart?.(document);
       const onAttempt = options.onAttempt;
       const result = await send(document, { stopSignal: stop, signal: abort }, onAttempt ? (attempt) => onAttempt(document, attempt) : undefined);
-      emit(index, recordOf(base, result));
+      emit(index, recordOf(document, result));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, documents.length)) }, worker));
@@ -184,7 +185,7 @@ function unsentRecord(document: BatchDocument, alreadyAccepted: ReadonlySet<stri
   return undefined;
 }
 
-function recordOf(base: Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'>, result: SendResult): BatchRecord {
+function recordOf(base: Pick<BatchDocument, 'line' | 'eventId' | 'bodySha256'>, result: SendResult): BatchRecord {
   const { delivery } = result;
   const last = delivery.attempts[delivery.attempts.length - 1];
   const sent = delivery.attempts.length > 0;

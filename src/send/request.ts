@@ -2,8 +2,10 @@
  * One document sent the way its kind is: a contact job to `{provider_endpoint}/contact-jobs` with X-CAI-Source
  * (§4.1), an event to `{events_url}` with X-CAI-Provider (§4.2).
  */
-import type { DeliverOptions } from '../http/deliver.js';
-import { contactJobsUrl, sendEvent, sendJob, type SendResult } from '../http/send.js';
+import { deliver, type DeliverOptions } from '../http/deliver.js';
+import { contactJobsUrl, judge, sendEvent, sendJob, type SendResult } from '../http/send.js';
+import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
+import type { HttpResponse } from '../http/client.js';
 import { HeaderNames } from '../spec/constants.js';
 
 export type SendKind = 'job' | 'event';
@@ -35,4 +37,32 @@ export function sendDocument(request: SendRequest, options: DeliverOptions): Pro
   return request.kind === 'job'
     ? sendJob({ to: request.to, body: request.body, secret: request.secret, source: request.identity, ...known }, options)
     : sendEvent({ to: request.to, body: request.body, secret: request.secret, provider: request.identity, ...known }, options);
+}
+
+/**
+ * Many documents to one target (batch mode): the URL and headers worked out once, each document delivered and
+ * judged as sendDocument would, without building them again or going through its layers for every document.
+ */
+export function documentSender(request: Omit<SendRequest, 'body' | 'eventId'>): (body: Buffer, eventId: string | undefined, options: DeliverOptions) => Promise<SendResult> {
+  const { url, headers } = sendTarget(request.kind, request.to, request.identity);
+  const iface = request.kind === 'job' ? 'A' : 'B';
+  const check = sameAnswerSameCheck(request.kind === 'job' ? checkJobAck : checkEventAck);
+  const secret = request.secret;
+  return async (body, eventId, options) => judge(iface, url, body, await deliver({ url, body, secret, headers }, options), check, eventId);
+}
+
+/**
+ * An acknowledgment check that reuses its verdict when an answer repeats the previous one byte for byte (status,
+ * Content-Type and body: all the checks of §2.3 / §2.13 read): a receiver answers thousands of documents alike, and
+ * parsing each answer again costs more than comparing it. The verdict is shared between those results: read-only.
+ */
+function sameAnswerSameCheck(check: (response: HttpResponse) => AckCheck): (response: HttpResponse) => AckCheck {
+  let last: { status: number; contentType: string | undefined; body: Buffer; ack: AckCheck } | undefined;
+  return (response) => {
+    const contentType = response.headers['content-type'];
+    if (last !== undefined && last.status === response.status && last.contentType === contentType && last.body.equals(response.body)) return last.ack;
+    const ack = check(response);
+    last = { status: response.status, contentType, body: response.body, ack };
+    return ack;
+  };
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { CaiError } from '../../src/errors.js';
@@ -179,6 +180,24 @@ describe('deliver against scripted receivers', () => {
     expect(server.requests[0]?.headers['x-cai-timestamp']).toBe('1700000000');
     expect(server.requests[0]?.headers['x-cai-signature']).toBe('sha256=' + 'a'.repeat(64));
   });
+
+  it('one headers object passed for many deliveries (a batch): each attempt gets its own copy, signed fresh or kept as given', async () => {
+    const server = await serve([{ status: 202 }, { status: 202 }, { status: 401 }, { status: 202 }]);
+    const headers = { 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) };
+    const first = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    const second = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    const kept = await deliver({ url: server.url, body: BODY, secret: '', headers }, { keepSignature: true });
+    const again = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    expect([first.outcome, second.outcome, kept.outcome, again.outcome]).toEqual(['accepted', 'accepted', 'rejected', 'accepted']);
+    // The caller's object is never written to, and no attempt shares its header object with another.
+    expect(headers).toEqual({ 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) });
+    const sent = [first, second, kept, again].map((result) => result.attempts[0]?.requestHeaders);
+    expect(new Set(sent).size).toBe(4);
+    expect(Object.keys(sent[0] ?? {})).toEqual(['X-CAI-Provider', 'Content-Type', 'X-CAI-Timestamp', 'X-CAI-Signature']);
+    expect(sent[2]).toEqual({ 'X-CAI-Provider': 'acme', 'X-CAI-Timestamp': '1700000000', 'X-CAI-Signature': 'sha256=' + 'b'.repeat(64), 'Content-Type': 'application/json' });
+    expect(server.requests[2]?.headers['x-cai-signature']).toBe('sha256=' + 'b'.repeat(64));
+    expectEveryRequestSignedFresh({ ...server, requests: [0, 1, 3].map((index) => server.requests[index]!) } as ScriptedServer);
+  });
 });
 
 describe('TLS (§5.8)', () => {
@@ -304,5 +323,26 @@ describe('a signal shared by many requests', () => {
     process.off('warning', onWarning);
     expect(errors.map((e) => (e as CaiError).code)).toEqual(Array.from({ length: 20 }, () => 'aborted'));
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('aborts a request still queued for a connection, sends none when aborted before, and leaves no listener behind', async () => {
+    const server = await serve([{ status: 202, delayMs: 5000 }]);
+    const dispatcher = createDispatcher({ connections: 1 });
+    cleanups.push(() => dispatcher.destroy());
+    const controller = new AbortController();
+    const first = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    const queued = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    while (server.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(((await first) as CaiError).code).toBe('aborted');
+    expect(((await queued) as CaiError).code).toBe('aborted');
+    const before = await postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    expect((before as CaiError).code).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+
+    const quick = await serve([{ status: 202, body: '{"ok":true}' }]);
+    const live = new AbortController();
+    for (let i = 0; i < 3; i += 1) expect((await postOnce({ url: quick.url, headers: {}, body: BODY, dispatcher, signal: live.signal })).status).toBe(202);
+    expect(getEventListeners(live.signal, 'abort')).toHaveLength(0);
   });
 });

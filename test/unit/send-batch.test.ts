@@ -161,3 +161,28 @@ describe('runBatch', () => {
     expect(summary).toMatchObject({ rejected: 3, failed: 1, attempts: 6 });
   });
 });
+
+describe('sendBatch judges every answer, repeated or not (§2.13)', () => {
+  it('a run of answers alike, a duplicate among them, then a broken one twice and a good one again', async () => {
+    const { startScriptedServer } = await import('../helpers/scripted-server.js');
+    const { sendBatch } = await import('../../src/send/batch.js');
+    const server = await startScriptedServer([
+      { status: 202, body: { ok: true } },
+      { status: 202, body: { ok: true } },
+      { status: 202, body: { ok: true, duplicate: true } },
+      { status: 202, body: { ok: true } },
+      { status: 202, body: { ok: true, duplicate: 'yes' } },
+      { status: 202, body: { ok: true, duplicate: 'yes' } },
+      { status: 200, body: { ok: true, duplicate: true } },
+      { status: 202, body: { ok: true } },
+    ]);
+    try {
+      const documents = splitNdjson(Buffer.from(Array.from({ length: 8 }, (_, i) => `{"event_id":"evt_${i}"}`).join('\n')));
+      const { records } = await sendBatch({ kind: 'event', to: server.url, identity: 'acme', secret: 'whsec_x' }, documents, { retry: { enabled: false } }, { concurrency: 1 });
+      expect(records.map((record) => record.verdict)).toEqual(['accepted', 'accepted', 'duplicate', 'accepted', 'rejected', 'rejected', 'rejected', 'accepted']);
+      expect(records[6]?.problems).toEqual(['a duplicate is answered with status 202, not 200 (§2.13)']);
+    } finally {
+      await server.close();
+    }
+  });
+});
