@@ -159,28 +159,20 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
 /**
  * The headers every attempt of a request carries before signing, in their order: the caller's (without a timestamp
  * or signature of theirs unless kept, those renamed to their canonical spelling when kept) and a Content-Type when
- * they gave none. Worked out once per headers object: a batch passes the same one for every document.
+ * they gave none. Worked out once per delivery, not cached per headers object: `deliver` is public, and a caller may
+ * change an object between two deliveries.
  */
-const bases = new WeakMap<Record<string, string>, { plain?: Record<string, string>; kept?: Record<string, string> }>();
 function baseHeaders(given: Record<string, string>, keepSignature: boolean): Record<string, string> {
-  let known = bases.get(given);
-  if (known === undefined) {
-    known = {};
-    bases.set(given, known);
-  }
-  const cached = keepSignature ? known.kept : known.plain;
-  if (cached !== undefined) return cached;
   const headers: Record<string, string> = {};
   let hasContentType = false;
-  for (const [name, value] of Object.entries(given)) {
+  for (const name in given) {
+    const value = given[name] as string;
     const lower = name.toLowerCase();
     if (!keepSignature && SIGNING_HEADERS.has(lower as typeof Headers.timestamp)) continue;
     if (lower === Headers.contentType) hasContentType = true;
     headers[keepSignature && lower === Headers.timestamp ? HeaderNames.timestamp : keepSignature && lower === Headers.signature ? HeaderNames.signature : name] = value;
   }
   if (!hasContentType) headers['Content-Type'] = 'application/json';
-  if (keepSignature) known.kept = headers;
-  else known.plain = headers;
   return headers;
 }
 

@@ -198,6 +198,19 @@ describe('deliver against scripted receivers', () => {
     expect(server.requests[2]?.headers['x-cai-signature']).toBe('sha256=' + 'b'.repeat(64));
     expectEveryRequestSignedFresh({ ...server, requests: [0, 1, 3].map((index) => server.requests[index]!) } as ScriptedServer);
   });
+
+  it('a headers object changed between two deliveries: the second sends what it holds then (deliver is public)', async () => {
+    const server = await serve([{ status: 202 }, { status: 202 }]);
+    const headers: Record<string, string> = { 'X-CAI-Provider': 'acme' };
+    await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    headers['X-CAI-Provider'] = 'other';
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+    await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
+    expect(server.requests.map((request) => [request.headers['x-cai-provider'], request.headers['content-type']])).toEqual([
+      ['acme', 'application/json'],
+      ['other', 'application/json; charset=utf-8'],
+    ]);
+  });
 });
 
 describe('TLS (§5.8)', () => {
