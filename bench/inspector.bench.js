@@ -5,42 +5,23 @@
 // memory with 10 000 requests kept, the page's load time (navigation start to the first rows drawn), its JS heap
 // after a GC, and how long a verdict filter, a search in the bodies and the conversations list take, each until
 // the next frame. No floor for the page figures; they go to docs/benchmarks.md.
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { chromiumMissing, launchChromium, watchPage } from '../test/helpers/chromium.mjs';
-import { BIN, median } from './lib.js';
+import { BIN, median, startServerProcess, stopProcess } from './lib.js';
 
 const REQUESTS = Number(process.env.BENCH_INSPECTOR_REQUESTS ?? 10_000);
+// The search step looks for message 4321 (a new message in the generated mix): fewer requests would never show it.
+if (!(REQUESTS >= 4322)) throw new Error('BENCH_INSPECTOR_REQUESTS must be at least 4322: the search step looks for message 4321');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = 32;
 const SECRET = 'bench-secret-0123456789abcdef';
 
-function startMock(args) {
-  const child = spawn(process.execPath, [BIN, 'mock', 'platform', '--provider', 'bench', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', CAI_SECRET: SECRET } });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk) => {
-      buffered += chunk;
-      const newline = buffered.indexOf('\n');
-      if (newline === -1) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve({ child, ...JSON.parse(buffered.slice(0, newline)) });
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`the mock exited (${code}):\n${stderr}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
+/** The platform mock with `--json`: its first line is `{"url": …, "ui": …}`. */
+async function startMock(args) {
+  const { child, firstLine } = await startServerProcess([BIN, 'mock', 'platform', '--provider', 'bench', '--json', ...args], { CAI_SECRET: SECRET });
+  return { child, ...JSON.parse(firstLine) };
 }
 
 function rss(pid) {
@@ -106,7 +87,7 @@ for (let run = 0; run < RUNS; run++) {
     const mock = await startMock(ui ? ['--ui'] : []);
     rates[ui ? 'on' : 'off'].push(await load(mock.url, `r${run}`));
     if (!ui) withoutUi.push(rss(mock.child.pid));
-    await stop(mock.child);
+    await stopProcess(mock.child);
   }
 }
 
@@ -158,7 +139,7 @@ try {
   }
 } finally {
   await browser.close();
-  await stop(mock.child);
+  await stopProcess(mock.child);
 }
 const mib = (value) => (value / 1024 / 1024).toFixed(1);
 const off = median(rates.off);

@@ -1,5 +1,5 @@
 // Small helpers shared by the benchmarks.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -91,4 +91,35 @@ export function parseRatioLine(line) {
     target,
     met: verdict === 'met',
   };
+}
+
+/**
+ * Starts a server process (node with `args`) and resolves with `{ child, firstLine }` once it prints its first stdout
+ * line (its URL, or the mocks' `--json` document); later lines are drained so the pipe never blocks it.
+ */
+export function startServerProcess(args, env = {}) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline === -1) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({ child, firstLine: buffered.slice(0, newline).trim() });
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${stderr}`)));
+  });
+}
+
+/** Stops a process started by startServerProcess with SIGTERM and resolves once it has exited. */
+export function stopProcess(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
 }

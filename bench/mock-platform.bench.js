@@ -2,13 +2,12 @@
 // request) against a bare node:http server answering 202, with the same in-repo load generator in the same run.
 // Target: ratio ≥ 0.7 (issue #17; ≥ 0.5 in issue 5). BENCH_MOCK_NODE_ARGS passes node flags to the mock only
 // (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under this load).
-import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { BIN, loadAverage, median, printRatio } from './lib.js';
+import { BIN, loadAverage, median, printRatio, startServerProcess, stopProcess } from './lib.js';
 
 // Group commit turns concurrency into batch size: 64 connections is a moderate load for an events endpoint.
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -28,31 +27,10 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port + '/events'));
 `;
 
-/** Starts a server process and resolves with the URL from its first stdout line; later lines are drained. */
-function startServer(args, env = {}) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk) => {
-      buffered += chunk;
-      const newline = buffered.indexOf('\n');
-      if (newline === -1) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume(); // keep draining the per-request lines
-      resolve({ child, url: buffered.slice(0, newline).trim() });
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${stderr}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
+/** Starts a server process and resolves with the URL it prints first. */
+async function startServer(args, env = {}) {
+  const { child, firstLine } = await startServerProcess(args, env);
+  return { child, url: firstLine };
 }
 
 /** A signed, valid, unique conversation.message, as a provider would send it (signing is outside the timing). */
@@ -179,7 +157,7 @@ async function main() {
       digits: 0,
     });
   } finally {
-    await Promise.all([stop(bare.child), stop(mock.child)]);
+    await Promise.all([stopProcess(bare.child), stopProcess(mock.child)]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
