@@ -29,7 +29,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import { declaredLength, errorReply, headerValue, readBody, sendReply, sleep, type BodyResult, type BodyWatch, type ByteBudget, type ReceiverLimits, type Reply } from '../http/server.js';
-import { verify, verifyHeaders, type VerifyInput, type VerifyResult } from '../signing/verify.js';
+import { SignedHeaders, verifyBody, verifyHeaders, type VerifyInput, type VerifyResult } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, type InterfaceId } from '../spec/constants.js';
 import { unauthorisedReasonOf } from '../spec/statuses.js';
 import type { ValidationIssue } from '../spec/validate.js';
@@ -110,6 +110,8 @@ export interface Received {
   entry: MockRequestEntry;
   credential: Credential;
   body: Buffer;
+  /** Its signature headers, checked before the body was read (absent when the signature is not checked). */
+  signed: SignedHeaders | undefined;
 }
 
 /** A received request whose body is a valid document. */
@@ -263,14 +265,14 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   if (early) return early;
   const credential = profile.identify(request, entry, reject);
   if ('status' in credential) return credential;
-  const unsigned = checkSignatureHeaders(profile, request, credential, reject);
-  if (unsigned) return unsigned;
+  const signed = checkSignatureHeaders(profile, request, credential, reject);
+  if (signed !== undefined && !(signed instanceof SignedHeaders)) return signed;
   const read = await readBody(request, profile.limitBytes, { watch: profile.watch, budget: profile.budget });
   const body = bodyOrReply(profile, read, reject);
   if (!Buffer.isBuffer(body)) return body;
   held.bytes = body.length;
   held.body = body;
-  const received: Received = { request, entry, credential, body };
+  const received: Received = { request, entry, credential, body, signed };
   const unauthenticated = profile.beforeAuthenticate?.(received, reject) ?? authenticate(profile, received, reject);
   if (unauthenticated) return unauthenticated;
   const validator = profile.validator();
@@ -296,12 +298,12 @@ function checkDeclaredSize(profile: ReceiverProfile<unknown>, request: IncomingM
 /**
  * Authenticate, what needs no body (§5.5): the signature and timestamp headers present and well-formed, the
  * timestamp inside the window: verifyHeaders, the checks verify() makes in this order before it compares the
- * HMAC, without computing one (only the comparison needs the body).
+ * HMAC, without computing one (only the comparison needs the body). Passed, the checked headers, for authenticate.
  */
-function checkSignatureHeaders(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, reject: Reject): Reply | undefined {
+function checkSignatureHeaders(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, reject: Reject): Reply | SignedHeaders | undefined {
   if (profile.signature.skip) return undefined;
   const result = verifyHeaders(signatureInput(profile, request, credential));
-  return result === undefined ? undefined : reject(401, unauthorisedReasonOf(result.reason), result.message);
+  return result instanceof SignedHeaders ? result : reject(401, unauthorisedReasonOf(result.reason), result.message);
 }
 
 /** Read (readBody: counted as it arrives, cut at the limit whatever Content-Length claimed, or when it stalls or drags): the body or the answer. */
@@ -321,20 +323,19 @@ function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject
   }
 }
 
-/** Authenticate, the rest (§5.2): the HMAC over the raw bytes with any secret of the credential (§5.9). */
+/**
+ * Authenticate, the rest (§5.2): the HMAC over the raw bytes with any secret of the credential (§5.9), against the
+ * headers checked before the body was read (verifyBody: verify()'s verdict, the headers not checked twice).
+ */
 function authenticate(profile: ReceiverProfile<unknown>, received: Received, reject: Reject): Reply | undefined {
   const policy = profile.signature;
-  if (policy.skip) return undefined;
-  const result = verifyRequest(profile, received.request, received.credential, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
+  if (policy.skip || received.signed === undefined) return undefined;
+  const result = verifyBody(received.signed, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
   if (!result.valid) return reject(401, unauthorisedReasonOf(result.reason), result.message);
   const refused = policy.afterVerify?.(result);
   if (refused) return reject(401, refused.reason, refused.message);
   received.entry.secret = (result.matchedSecretIndex ?? 0) + 1;
   return undefined;
-}
-
-function verifyRequest(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, rawBody: Buffer): VerifyResult {
-  return verify({ ...signatureInput(profile, request, credential), rawBody });
 }
 
 function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential): Omit<VerifyInput, 'rawBody'> {

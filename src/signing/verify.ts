@@ -48,7 +48,7 @@ const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
 const TIMESTAMP_PATTERN = /^[0-9]{1,12}$/;
 
 /** The headers as verify() reads them, once presence and format are checked. */
-interface CheckedHeaders {
+export interface CheckedHeaders {
   secrets: (string | Uint8Array)[];
   timestampText: string;
   timestamp: number;
@@ -58,14 +58,38 @@ interface CheckedHeaders {
 }
 
 /**
- * The checks of verify() that need no body, in its order: a secret, presence and format of both headers (§5.3,
- * §5.4), then the window (§5.5). Undefined when they pass, else the result verify() gives, without
- * `signatureMatches` (which needs the body): a receiver answers these before it reads the body.
+ * The signature headers of a request, checked by verifyHeaders (presence, format, window): everything verifyBody
+ * needs besides the body, so that a receiver checks the headers once, before it reads the body, and only computes
+ * the HMAC afterwards.
  */
-export function verifyHeaders(input: Omit<VerifyInput, 'rawBody'>): VerifyResult | undefined {
+export class SignedHeaders {
+  /** @internal */
+  constructor(
+    readonly checked: CheckedHeaders,
+    readonly windowSeconds: number,
+  ) {}
+}
+
+/**
+ * The checks of verify() that need no body, in its order: a secret, presence and format of both headers (§5.3,
+ * §5.4), then the window (§5.5). When they fail, the result verify() gives, without `signatureMatches` (which
+ * needs the body): a receiver answers these before it reads the body. When they pass, the checked headers, for
+ * verifyBody.
+ */
+export function verifyHeaders(input: Omit<VerifyInput, 'rawBody'>): VerifyResult | SignedHeaders {
   const checked = checkHeaders(input);
   if ('valid' in checked) return checked;
-  return windowFailure(checked, input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS, 'unknown');
+  const windowSeconds = input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS;
+  return windowFailure(checked, windowSeconds, 'unknown') ?? new SignedHeaders(checked, windowSeconds);
+}
+
+/**
+ * verify()'s result for headers verifyHeaders passed and the body exactly as received (§5.2): the HMAC compared in
+ * constant time with each secret (§5.5, §5.9). The same result verify() gives for the same input.
+ */
+export function verifyBody(headers: SignedHeaders, rawBody: RawBody): VerifyResult {
+  const { checked, windowSeconds } = headers;
+  return bodyVerdict(checked, findMatchingSecret(checked.secrets, checked.timestampText, rawBody, checked.received), windowSeconds);
 }
 
 function failure(reason: VerifyReason, message: string, windowSeconds: number, extra: Partial<VerifyResult> = {}): VerifyResult {
@@ -114,10 +138,13 @@ export function verify(input: VerifyInput): VerifyResult {
   const windowSeconds = input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS;
   const checked = checkHeaders(input);
   if ('valid' in checked) return checked;
-  const { timestamp, ageSeconds } = checked;
   const matchedSecretIndex = findMatchingSecret(checked.secrets, checked.timestampText, input.rawBody, checked.received);
-  const outside = windowFailure(checked, windowSeconds, matchedSecretIndex);
-  if (outside) return outside;
+  return windowFailure(checked, windowSeconds, matchedSecretIndex) ?? bodyVerdict(checked, matchedSecretIndex, windowSeconds);
+}
+
+/** The verdict on well-formed headers inside the window, once the HMAC is compared. */
+function bodyVerdict(checked: CheckedHeaders, matchedSecretIndex: number | undefined, windowSeconds: number): VerifyResult {
+  const { timestamp, ageSeconds } = checked;
   if (matchedSecretIndex === undefined) {
     return failure('signature_mismatch', 'the signature does not match the body and timestamp with any given secret', windowSeconds, { timestamp, ageSeconds });
   }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { sign } from '../../src/signing/sign.js';
-import { verify, verifyHeaders } from '../../src/signing/verify.js';
+import { SignedHeaders, verify, verifyBody, verifyHeaders } from '../../src/signing/verify.js';
 
 const secretArb = fc.string({ minLength: 1, maxLength: 64 });
 const bodyArb = fc.uint8Array({ maxLength: 2048 });
@@ -86,7 +86,7 @@ describe('sign/verify properties', () => {
     );
   });
 
-  it('verifyHeaders gives the verdict of verify on everything but the HMAC, without the body', () => {
+  it('verifyHeaders gives the verdict of verify on everything but the HMAC, without the body; verifyBody then gives verify\'s', () => {
     const headerArb = fc.option(fc.oneof(fc.string(), fc.constantFrom('sha256=' + 'ab'.repeat(32), 'sha256=' + 'AB'.repeat(32), '1763900000', '00', '')), { nil: undefined });
     fc.assert(
       fc.property(
@@ -100,13 +100,27 @@ describe('sign/verify properties', () => {
           const input = { secrets, signature, timestamp, now, windowSeconds };
           const full = verify({ ...input, rawBody: body });
           const headers = verifyHeaders(input);
-          if (full.valid || full.reason === 'signature_mismatch') expect(headers).toBeUndefined();
-          else {
+          if (full.valid || full.reason === 'signature_mismatch') {
+            expect(headers).toBeInstanceOf(SignedHeaders);
+            expect(verifyBody(headers as SignedHeaders, body)).toEqual(full);
+          } else {
             const { signatureMatches: _needsTheBody, ...rest } = full;
             expect(headers).toEqual(rest);
           }
         },
       ),
+    );
+  });
+  it('verifyHeaders then verifyBody give verify\'s verdict on signed requests, each secret of a rotation and a wrong one', () => {
+    fc.assert(
+      fc.property(fc.array(secretArb, { minLength: 1, maxLength: 3 }), fc.nat(3), bodyArb, timestampArb, fc.integer({ min: -400, max: 400 }), (secrets, pick, body, timestamp, skew) => {
+        const signer = pick < secrets.length ? (secrets[pick] as string) : 'not-one-of-them';
+        const input = { secrets, signature: sign(signer, timestamp, body), timestamp: String(timestamp), now: timestamp + skew };
+        const full = verify({ ...input, rawBody: body });
+        const headers = verifyHeaders(input);
+        if (headers instanceof SignedHeaders) expect(verifyBody(headers, body)).toEqual(full);
+        else expect(full.reason).toMatch(/^timestamp_/);
+      }),
     );
   });
   it('signing again with the same secret (its key made once) gives the MAC of a key given afresh, for any secret', () => {
