@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -63,12 +63,16 @@ describe('the mock log', () => {
   it('rejects every append of a batch whose write fails, and writes none of them', async () => {
     const path = join(dir, 'failing.ndjson');
     const log = await DurableLog.open(path);
-    // The file handle closed behind the log's back: its writes fail (EBADF), as on a lost disk.
-    await (log as unknown as { handle: { close(): Promise<void> } }).handle.close();
+    // The log's descriptor swapped for one open read-only: its writes fail (EBADF), as on a lost disk.
+    const inside = log as unknown as { fd: number };
+    const writable = inside.fd;
+    inside.fd = openSync(path, 'r');
     const appends = Array.from({ length: 50 }, (_, i) => log.appendWithRawDocument(head(`f${i}`), Buffer.from(`{"event_id":"f${i}"}`)));
     const settled = await Promise.allSettled(appends);
     expect(settled.map((outcome) => outcome.status)).toEqual(appends.map(() => 'rejected'));
     expect(readFileSync(path, 'utf8')).toBe('');
+    closeSync(writable);
+    await log.close();
   });
 
   it('writes the bytes of the line format: the head as JSON.stringify writes it, the body spliced in unchanged', () => {
