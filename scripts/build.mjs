@@ -98,7 +98,7 @@ await build({
     format: 'cjs',
     // import('node:fs/promises') and the like as require: the bundle never starts the ESM loader.
     dynamicImportInCjs: false,
-    minify: true,
+    minify: !process.env.CAI_NO_MINIFY,
     chunkFileNames: '[name]-[hash].js',
     codeSplitting: {
       groups: [
