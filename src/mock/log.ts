@@ -98,6 +98,12 @@ function spacesForLineBreaks(body: Buffer): Buffer {
   return copy;
 }
 
+/** An append waiting for its batch's write. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * Append-only NDJSON log with group commit: records handed in while a synced write is under way are batched
  * into the next one, so N concurrent requests cost one disk sync, not N. `append` resolves only once the record
@@ -105,10 +111,11 @@ function spacesForLineBreaks(body: Buffer): Buffer {
  */
 export class DurableLog {
   private pending: Buffer[] = [];
-  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private waiters: Waiter[] = [];
   private inFlight = 0;
   private drained: (() => void)[] = [];
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   /**
    * A plain descriptor written with fs.write's callback: a FileHandle's promise write costs the event loop about
@@ -184,22 +191,35 @@ export class DurableLog {
   }
 
   /** Writes `bytes` from `offset` on (a short write goes on from where it stopped), then settles the batch. */
-  private writeBatch(bytes: Buffer, offset: number, waiters: { resolve: () => void; reject: (error: unknown) => void }[]): void {
-    writeFd(this.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
-      if (!error && offset + written < bytes.length) return this.writeBatch(bytes, offset + written, waiters);
-      if (error) for (const waiter of waiters) waiter.reject(error);
-      else for (const waiter of waiters) waiter.resolve();
-      this.inFlight -= 1;
-      this.startWrites();
-      if (this.inFlight === 0) this.drained.splice(0).forEach((resolve) => resolve());
-    });
+  private writeBatch(bytes: Buffer, offset: number, waiters: Waiter[]): void {
+    try {
+      writeFd(this.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+        if (!error && offset + written < bytes.length) this.writeBatch(bytes, offset + written, waiters);
+        else this.settleBatch(waiters, error ?? undefined);
+      });
+    } catch (error) {
+      // fs.write validates its arguments synchronously: whatever it throws fails the batch, never strands it.
+      this.settleBatch(waiters, error);
+    }
   }
 
-  /** Waits for every appended record to reach the disk, then closes the file. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
-    await new Promise<void>((resolve, reject) => closeFd(this.fd, (error) => (error ? reject(error) : resolve())));
+  /** Each append of a batch resolved (its bytes are on disk) or rejected with the write's error; the next batch starts. */
+  private settleBatch(waiters: Waiter[], error: unknown): void {
+    if (error !== undefined) for (const waiter of waiters) waiter.reject(error);
+    else for (const waiter of waiters) waiter.resolve();
+    this.inFlight -= 1;
+    this.startWrites();
+    if (this.inFlight === 0) this.drained.splice(0).forEach((resolve) => resolve());
+  }
+
+  /** Waits for every appended record to reach the disk, then closes the file. Idempotent: the descriptor is closed once. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      if (this.inFlight > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
+      await new Promise<void>((resolve, reject) => closeFd(this.fd, (error) => (error ? reject(error) : resolve())));
+    })();
+    return this.closing;
   }
 }
 

@@ -75,6 +75,29 @@ describe('the mock log', () => {
     await log.close();
   });
 
+  it('fails the whole batch when the write throws instead of calling back, and still closes', async () => {
+    const path = join(dir, 'throwing.ndjson');
+    const log = await DurableLog.open(path);
+    const inside = log as unknown as { fd: number };
+    const writable = inside.fd;
+    inside.fd = -1; // fs.write refuses it synchronously (ERR_OUT_OF_RANGE)
+    const appends = Array.from({ length: 20 }, (_, i) => log.appendWithRawDocument(head(`t${i}`), Buffer.from(`{"event_id":"t${i}"}`)));
+    const settled = await Promise.allSettled(appends);
+    expect(settled.map((outcome) => outcome.status)).toEqual(appends.map(() => 'rejected'));
+    inside.fd = writable;
+    await log.close();
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('closes once however often close is called, at once or later', async () => {
+    const path = join(dir, 'closing.ndjson');
+    const log = await DurableLog.open(path);
+    const written = log.appendWithRawDocument(head('c1'), Buffer.from('{"event_id":"c1"}'));
+    await Promise.all([log.close(), log.close(), written]);
+    await expect(log.close()).resolves.toBeUndefined();
+    expect((await readMockLog(path)).records.map((record) => record.event_id)).toEqual(['c1']);
+  });
+
   it('writes the bytes of the line format: the head as JSON.stringify writes it, the body spliced in unchanged', () => {
     fc.assert(
       fc.property(
