@@ -20,7 +20,8 @@
  * 11. injected failures: 503; 12. a repeat: 202 duplicate (§2.13); 13. 202, once the record is on disk.
  * (The `dedupe-before-auth` fault answers a repeat between 7 and 8.) A repeat is answered 202 duplicate even
  * when its own record cannot be written: the first copy's record, on disk, is the event.
- * Steps 1–6 need no body, so a sender that cannot authenticate never has its body read: a 401 for an unknown
+ * The §5.5 window is judged once, when the headers have arrived (step 6), against the clock then; step 8 compares
+ * the HMAC alone. Steps 1–6 need no body, so a sender that cannot authenticate never has its body read: a 401 for an unknown
  * provider or a stale timestamp comes before a 413 for a body that grows over the limit while being read (only
  * a declared Content-Length over the limit is answered 413 first). JSON nesting has no bound of its own beyond
  * the body size (at most 131 072 levels in 262 144 bytes): the body is parsed by V8's iterative JSON.parse and
@@ -329,7 +330,9 @@ function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject
  */
 function authenticate(profile: ReceiverProfile<unknown>, received: Received, reject: Reject): Reply | undefined {
   const policy = profile.signature;
-  if (policy.skip || received.signed === undefined) return undefined;
+  if (policy.skip) return undefined;
+  // Fails closed: a request that reached this step without checked headers is a bug (answered 500), never let through.
+  if (received.signed === undefined) throw new Error('the signature headers were not checked before the body');
   const result = verifyBody(received.signed, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
   if (!result.valid) return reject(401, unauthorisedReasonOf(result.reason), result.message);
   const refused = policy.afterVerify?.(result);
