@@ -16,8 +16,9 @@ import { BIN, loadAverage, median, printRatio, startServerProcess, stopProcess }
 // Group commit turns concurrency into batch size: 64 connections is a moderate load for an events endpoint.
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1500);
-// Bare and mock alternate within each round, and the ratio is the median of the per-round ratios, so a
-// neighbour's load on a shared machine skews both sides of a pair alike.
+// The servers alternate within each round, so a neighbour's load on a shared machine skews both sides of a pair
+// alike; the ratio printed is that of the median rates, with the spread of the per-round ratios (the `load:` line
+// also gives their median).
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MAX_REQUESTS_PER_ROUND = 200_000;
 const SECRET = 'bench-secret-0123456789abcdef';

@@ -47,7 +47,8 @@ const validateAll = (from, to) => {
   for (let i = from; i < to; i += 1) if (!validateBody(lines[i]).valid) invalid += 1;
 };
 // Warm-up, then rounds of 10 000 lines, the floor and validateBody alternating over the same slice, so that a
-// neighbour's load or a garbage collection skews both sides of a pair alike; the ratio is the median of the pairs.
+// neighbour's load or a garbage collection skews both sides of a pair alike; the ratio is that of the median
+// times, with the spread of the per-pair ratios.
 parseOnly(0, lines.length);
 validateAll(0, lines.length);
 const SLICE = 10_000;
