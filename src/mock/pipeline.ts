@@ -21,11 +21,11 @@
  * (The `dedupe-before-auth` fault answers a repeat between 7 and 8.) A repeat is answered 202 duplicate even
  * when its own record cannot be written: the first copy's record, on disk, is the event.
  * The §5.5 window is judged once, when the headers have arrived (step 6), against the clock then; step 8 compares
- * the HMAC alone. Steps 1–6 need no body, so a sender that cannot authenticate never has its body read: a 401 for an unknown
- * provider or a stale timestamp comes before a 413 for a body that grows over the limit while being read (only
- * a declared Content-Length over the limit is answered 413 first). JSON nesting has no bound of its own beyond
- * the body size (at most 131 072 levels in 262 144 bytes): the body is parsed by V8's iterative JSON.parse and
- * stored as received, never serialised again, so any depth is accepted or refused by the schema, never a 5xx.
+ * the HMAC alone. Steps 1–6 need no body, so a sender that cannot authenticate never has its body read: a 401 for
+ * an unknown provider or a stale timestamp comes before a 413 for a body that grows over the limit while being
+ * read (only a declared Content-Length over the limit is answered 413 first). JSON nesting has no bound of its own
+ * beyond the body size (at most 131 072 levels in 262 144 bytes): the body is parsed by V8's iterative JSON.parse
+ * and stored as received, never serialised again, so any depth is accepted or refused by the schema, never a 5xx.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
