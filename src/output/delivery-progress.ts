@@ -5,7 +5,7 @@
  */
 import { originOf } from '../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
-import { formatDuration, type RetryPolicy } from '../http/retry.js';
+import { formatDuration, RetryRuns, type RetryPolicy } from '../http/retry.js';
 import { interruptInTwoSteps } from '../send/interrupt.js';
 import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
@@ -26,6 +26,17 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
   const status = new ProgressLine(terminal);
   status.update(`sending to ${originOf(url)}…`);
   let told = false;
+  // A run of the same answer is said twice: its first retry, and when it ends, one line for the rest (with
+  // --verbose, every attempt's headers are shown anyway).
+  const runs = new RetryRuns<AttemptRecord>((attempt, repeats) => {
+    if (repeats) {
+      output.info(`attempts ${repeats.first.attempt}–${attempt.attempt}: the same answer (${repeats.count} times); waits ${formatDuration(repeats.first.waitMs ?? 0)} to ${formatDuration(attempt.waitMs ?? 0)}`);
+      return;
+    }
+    output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${whyWait(attempt.reason)})`);
+    if (!told) output.note(retryPeriodNote(policy));
+    told = true;
+  });
   return {
     hooks: {
       signal: interruption.signal,
@@ -33,19 +44,26 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
       onAttempt: (attempt) => {
         status.clear();
         if (verbose) printAttemptHeaders(attempt, output);
-        if (attempt.decision === 'retry') {
-          const why = attempt.reason?.startsWith('Retry-After') ? 'as Retry-After asks' : 'backoff';
-          output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${why})`);
-          if (!told) output.note(retryPeriodNote(policy));
-          told = true;
-        }
+        if (attempt.decision === 'retry') runs.retry(answerKey(attempt), attempt);
+        else runs.end();
       },
     },
     dispose: () => {
       status.clear();
+      runs.end();
       interruption.dispose();
     },
   };
+}
+
+/** What makes two answers "the same" for the runs of retries: the status and whether it said Retry-After, or the error. */
+export function answerKey(attempt: AttemptRecord): string {
+  return attempt.status !== undefined ? `${attempt.status}${attempt.retryAfter === undefined ? '' : ' retry-after'}` : (attempt.error?.code ?? '?');
+}
+
+function whyWait(reason: string | undefined): string {
+  if (reason?.startsWith('Retry-After')) return 'as Retry-After asks';
+  return reason?.includes('raised to the backoff') ? 'backoff: Retry-After asked for less' : 'backoff';
 }
 
 /**
