@@ -59,7 +59,7 @@ export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTO
     '',
     '| what | cap | past the cap |',
     '|---|---|---|',
-    `| a response body (the senders, \`replay\`, \`conformance run\`) | ${formatCap(NETWORK_CAPS.responseBodyBytes)} | the rest is discarded and the connection closed; the result says so (\`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: …)\`, \`bodyTruncated: true\` with \`--json\`) |`,
+    `| a response body (the senders, \`replay\`, \`conformance run\`) | ${formatCap(NETWORK_CAPS.responseBodyBytes)} | the rest is discarded and the connection closed; the result says so (\`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: …)\`, \`bodyTruncated: true\` with \`--json\`), and the verdict rests on the status: a 2xx is accepted, with a note that the rest was not read |`,
     `| the status line and headers of a response | ${formatCap(NETWORK_CAPS.responseHeaderBytes)} in all | the attempt fails (\`headers_too_large\`) |`,
     `| a response header value shown on a terminal | ${NETWORK_CAPS.shownHeaderCharacters} characters | cut, with \`… (N more characters)\`; \`--json\` has it whole |`,
     '',
