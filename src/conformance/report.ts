@@ -2,6 +2,7 @@
  * Reporters: the human summary (table rows, the failure details, the count line), JUnit XML, and redaction of
  * secrets from every format. Plain strings in, plain strings out; the command prints them.
  */
+import { escapeMarkup } from '../output/markup.js';
 import { redactSecrets } from '../secrets/resolve.js';
 import type { CheckResult, StopReport, SuiteReport, SuiteSummary } from './types.js';
 
@@ -82,11 +83,8 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return JSON.parse(redactSecrets(JSON.stringify(value), secrets.map((secret) => JSON.stringify(secret).slice(1, -1)))) as T;
 }
 
-function xml(text: string): string {
-  // Characters XML 1.0 cannot carry at all are dropped; the rest escaped.
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+// XML 1.0 text and attribute values: the escaping of every report (src/output/markup.ts).
+const xml = escapeMarkup;
 
 /**
  * JUnit XML (the Jenkins/GitLab/GitHub flavour): one testsuite, one testcase per check; section, level and tags as

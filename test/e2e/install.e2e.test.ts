@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +88,30 @@ describe('installed as a dev dependency into an empty directory', () => {
   it('the library imports by the package name', { timeout: MINUTES }, async () => {
     const run = await exec(process.execPath, ['--input-type=module', '-e', "const m = await import('cai-toolkit'); console.log(typeof m.sign, typeof m.runConformance)"], project);
     expect(run).toEqual({ code: 0, stdout: 'function function\n', stderr: '' });
+  });
+});
+
+describe("the inspector's page from the tarball", () => {
+  it('serves its script, inlined in the bundle (src/inspector/browser/inspector.js), with the copy function in its place', { timeout: MINUTES }, async () => {
+    const cai = join(globalPrefix, 'bin', 'cai');
+    const child = spawn(cai, ['mock', 'platform', '--provider', 'acme', '--ui'], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1', CAI_SECRET: 'whsec_install_ui' } });
+    try {
+      let stderr = '';
+      const ui = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString('utf8');
+          const found = /inspector: (http:\/\/\S+)/.exec(stderr);
+          if (found) resolve(found[1] as string);
+        });
+        child.on('close', () => reject(new Error(`the mock exited: ${stderr}`)));
+      });
+      const page = await (await fetch(ui)).text();
+      expect(page).toContain('function visible(text)');
+      expect(page).toContain('function copyText(button, pre, selectedLabel) {');
+      expect(page).toContain('data-visible="');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
 

@@ -1,14 +1,9 @@
-/**
- * The inspector page's script (plain JavaScript, standard DOM only: Chromium and Firefox alike; inlined and
- * allowed by its hash). It reads the inspector's JSON endpoints and its server-sent events, all on its own origin,
- * and sends nothing anywhere else. Rows are built with textContent (never markup from the network); the detail
- * pane receives HTML fragments that the server escaped (inspector-views.ts). The list holds at most MAX_ROWS rows:
- * older ones come page by page from the server, which filters (so a filter covers every request kept, not only
- * the rows on screen).
- */
-import { COPY_TEXT_FUNCTION } from './copy-script.js';
-
-export const INSPECTOR_SCRIPT = `(function () {
+// The inspector page's script (`cai mock … --ui`): plain JavaScript, standard DOM only, inlined into the page and
+// allowed by its hash (script.ts; scripts/build.mjs inlines this file into the bundle). It reads the inspector's JSON
+// and server-sent events on its own origin only. Rows are built with textContent, the characters a page would act on
+// shown as escapes (the page's `data-visible` pattern, src/output/markup.ts); the detail pane gets fragments the
+// server escaped. The list holds MAX_ROWS rows; older ones come page by page from the server, which filters.
+(function () {
   'use strict';
   var MAX_ROWS = 1000;
   var PAGE = 100;
@@ -26,7 +21,6 @@ export const INSPECTOR_SCRIPT = `(function () {
     clearTimeout(timers[name]);
     timers[name] = setTimeout(task, ms);
   }
-
   function getJson(url) {
     return fetch(url, { headers: { accept: 'application/json' } }).then(function (response) {
       if (!response.ok) throw new Error('the inspector answered ' + response.status + ' to ' + url);
@@ -34,14 +28,17 @@ export const INSPECTOR_SCRIPT = `(function () {
     });
   }
 
+  var unsafe = new RegExp($('app').getAttribute('data-visible'), 'g');
+  function visible(text) {
+    return String(text).replace(unsafe, function (char) { return '\\u' + ('000' + char.charCodeAt(0).toString(16)).slice(-4); });
+  }
   function cell(tr, text, className, title) {
     var td = document.createElement('td');
-    td.textContent = text;
+    td.textContent = visible(text);
     if (className) td.className = className;
-    if (title) td.title = title;
+    if (title) td.title = visible(title);
     tr.appendChild(td);
   }
-
   function tone(status) { return status === undefined ? 'tone-fail' : status < 300 ? 'tone-ok' : status < 500 ? 'tone-warn' : 'tone-fail'; }
   function time(iso) { return iso && iso.length >= 23 ? iso.slice(11, 23) : (iso || ''); }
   function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
@@ -55,7 +52,6 @@ export const INSPECTOR_SCRIPT = `(function () {
     });
     return params;
   }
-
   function requestRow(item) {
     var tr = document.createElement('tr');
     tr.setAttribute('data-id', String(item.id));
@@ -72,14 +68,12 @@ export const INSPECTOR_SCRIPT = `(function () {
     if (view.key === 'r' + item.id) tr.setAttribute('aria-selected', 'true');
     return tr;
   }
-
   function showCounts(meta) {
     if (meta) $('kept').textContent = plural(meta.kept, 'request', 'requests') + ' kept' + (meta.evicted ? ', ' + meta.evicted + ' older dropped' : '');
     $('shown').textContent = 'showing ' + rowsBody.rows.length + ' of ' + list.matched + (filterParams().toString() ? ' matching' : '');
     $('empty').hidden = rowsBody.rows.length > 0;
     $('older').hidden = !list.more;
   }
-
   function trim() {
     while (rowsBody.rows.length > MAX_ROWS) {
       rowsBody.deleteRow(-1);
@@ -88,50 +82,37 @@ export const INSPECTOR_SCRIPT = `(function () {
     var last = rowsBody.rows[rowsBody.rows.length - 1];
     list.oldest = last ? Number(last.getAttribute('data-id')) : null;
   }
-
-  function loadRequests() {
-    var generation = ++list.generation;
+  /** The first page of requests (the filters changed, or the stream reconnected), or the page before `before`. */
+  function loadRequests(before) {
+    var older = typeof before === 'number';
+    if (older && list.loading) return;
+    var generation = older ? list.generation : ++list.generation;
     var params = filterParams();
     params.set('limit', String(PAGE));
+    if (older) params.set('before', String(before));
     list.loading = true;
     return getJson('/api/requests?' + params.toString()).then(function (page) {
       if (generation !== list.generation) return;
       var fragment = document.createDocumentFragment();
       page.items.forEach(function (item) { fragment.appendChild(requestRow(item)); });
-      rowsBody.replaceChildren(fragment);
-      list.newest = page.next - 1;
+      if (older) rowsBody.appendChild(fragment);
+      else {
+        rowsBody.replaceChildren(fragment);
+        list.newest = page.next - 1;
+        list.loadedOnce = true;
+      }
       list.more = page.more;
       list.matched = page.matched;
-      list.loadedOnce = true;
       trim();
       showCounts(page);
     }).catch(report).then(function () {
       if (generation !== list.generation) return;
       list.loading = false;
-      var queued = list.queue;
-      list.queue = [];
+      var queued = older ? [] : list.queue.splice(0);
       queued.forEach(onRequests);
     });
   }
-
-  function loadOlder() {
-    if (list.oldest === null || list.loading) return;
-    var params = filterParams();
-    params.set('limit', String(PAGE));
-    params.set('before', String(list.oldest));
-    var generation = list.generation;
-    list.loading = true;
-    getJson('/api/requests?' + params.toString()).then(function (page) {
-      if (generation !== list.generation) return;
-      var fragment = document.createDocumentFragment();
-      page.items.forEach(function (item) { fragment.appendChild(requestRow(item)); });
-      rowsBody.appendChild(fragment);
-      list.more = page.more;
-      list.matched = page.matched;
-      trim();
-      showCounts(page);
-    }).catch(report).then(function () { list.loading = false; });
-  }
+  function loadOlder() { if (list.oldest !== null) loadRequests(list.oldest); }
 
   /** Rows newer than the newest shown, newest on top (oldest first in 'items'). */
   function prepend(items) {
@@ -147,7 +128,6 @@ export const INSPECTOR_SCRIPT = `(function () {
     list.matched += added;
     trim();
   }
-
   /** A batch from the live stream: shown at once without filters; with filters, the server picks the matching ones. */
   function onRequests(batch) {
     if (list.loading) {
@@ -163,7 +143,6 @@ export const INSPECTOR_SCRIPT = `(function () {
     }
     noteActivity(batch.items.map(function (item) { return item.lead_id; }));
   }
-
   function loadNewer() {
     var params = filterParams();
     params.set('after', String(list.newest));
@@ -194,14 +173,12 @@ export const INSPECTOR_SCRIPT = `(function () {
     if (view.key === 'c' + item.id) tr.setAttribute('aria-selected', 'true');
     return tr;
   }
-
   function showCallbackCounts() {
     var body = $('callback-rows');
     $('callbacks-shown').textContent = 'showing ' + body.rows.length + ' of ' + calls.total;
     $('callbacks-empty').hidden = body.rows.length > 0;
     $('older-callbacks').hidden = !calls.more;
   }
-
   function loadCallbacks(before) {
     var url = '/api/callbacks?limit=' + PAGE + (before ? '&before=' + before : '');
     return getJson(url).then(function (page) {
@@ -221,7 +198,6 @@ export const INSPECTOR_SCRIPT = `(function () {
       showCallbackCounts();
     }).catch(report);
   }
-
   function onCallbacks(batch) {
     noteActivity(batch.items.map(function (item) { return item.lead_id; }));
     if (!calls.loaded) return;
@@ -254,14 +230,14 @@ export const INSPECTOR_SCRIPT = `(function () {
         li.tabIndex = 0;
         if (view.key === key) li.setAttribute('aria-selected', 'true');
         var name = document.createElement('code');
-        name.textContent = item.lead_id;
+        name.textContent = visible(item.lead_id);
         var facts = document.createElement('span');
         facts.className = 'muted';
         var parts = [item.space, plural(item.messages, 'message', 'messages')];
         if (item.ending) parts.push(item.ending);
         if (item.rejected) parts.push(item.rejected + ' refused');
         parts.push('last ' + time(item.last_at));
-        facts.textContent = ' ' + parts.join(' · ');
+        facts.textContent = visible(' ' + parts.join(' · '));
         li.appendChild(name);
         li.appendChild(facts);
         fragment.appendChild(li);
@@ -271,7 +247,6 @@ export const INSPECTOR_SCRIPT = `(function () {
       $('leads-empty').hidden = page.items.length > 0;
     }).catch(report);
   }
-
   /** New events for some leads: refresh the conversations list and an open conversation of one of them. */
   function noteActivity(leads) {
     if (view.tab === 'conversations') later('leads', 400, loadConversations);
@@ -293,7 +268,6 @@ export const INSPECTOR_SCRIPT = `(function () {
     }
     if (element) element.setAttribute('aria-selected', 'true');
   }
-
   function loadDetail(url, key, keepScroll) {
     var scroll = detail.scrollTop;
     return fetch(url, { headers: { accept: 'text/html' } }).then(function (response) {
@@ -313,7 +287,6 @@ export const INSPECTOR_SCRIPT = `(function () {
       });
     }).catch(report);
   }
-
   function showTab(tab) {
     view.tab = tab;
     ['requests', 'conversations', 'callbacks'].forEach(function (name) {
@@ -327,9 +300,8 @@ export const INSPECTOR_SCRIPT = `(function () {
     if (tab === 'conversations') loadConversations();
     if (tab === 'callbacks' && !calls.loaded) loadCallbacks();
   }
-
   function route() {
-    var parts = location.hash.replace(/^#\\/?/, '').split('/');
+    var parts = location.hash.replace(/^#\/?/, '').split('/');
     var tab = parts[0] === 'conversations' || (parts[0] === 'callbacks' && kind === 'provider') ? parts[0] : 'requests';
     if (tab !== view.tab || !view.routed) showTab(tab);
     view.routed = true;
@@ -352,12 +324,8 @@ export const INSPECTOR_SCRIPT = `(function () {
     view.url = url;
     if (url) loadDetail(url, key, false);
   }
-
-  function report(error) {
-    var live = $('live');
-    live.textContent = String(error && error.message ? error.message : error);
-    live.className = 'off';
-  }
+  function setLive(text, state) { $('live').textContent = text; $('live').className = state; }
+  function report(error) { setLive(String(error && error.message ? error.message : error), 'off'); }
 
   // ---- events ------------------------------------------------------------------------------------------------
   function go(element) {
@@ -375,8 +343,7 @@ export const INSPECTOR_SCRIPT = `(function () {
   var changed = function () { later('filter', 0, loadRequests); };
   filters.verdict.addEventListener('change', changed);
   filters.type.addEventListener('change', changed);
-  filters.lead.addEventListener('input', function () { later('filter', 250, loadRequests); });
-  filters.q.addEventListener('input', function () { later('filter', 250, loadRequests); });
+  [filters.lead, filters.q].forEach(function (input) { input.addEventListener('input', function () { later('filter', 250, loadRequests); }); });
   $('filters').addEventListener('submit', function (event) { event.preventDefault(); loadRequests(); });
   $('f-clear').addEventListener('click', function () {
     Object.keys(filters).forEach(function (name) { filters[name].value = ''; });
@@ -398,24 +365,21 @@ export const INSPECTOR_SCRIPT = `(function () {
     copyText(button, pre, 'selected: press Ctrl-C');
   });
 
-  ${COPY_TEXT_FUNCTION}
+  /* copyText(button, pre, selectedLabel): src/output/html/copy-script.ts, put here when the page is made */
 
   window.addEventListener('hashchange', route);
 
   // ---- the live stream ---------------------------------------------------------------------------------------
   function connect() {
     var source = new EventSource('/api/stream');
-    var live = $('live');
     source.addEventListener('open', function () {
-      live.textContent = 'live';
-      live.className = 'on';
+      setLive('live', 'on');
       loadRequests();
       if (calls.loaded) loadCallbacks();
       if (view.tab === 'conversations') loadConversations();
     });
     source.addEventListener('error', function () {
-      live.textContent = 'reconnecting…';
-      live.className = 'off';
+      setLive('reconnecting…', 'off');
       if (!list.loadedOnce) loadRequests();
       if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
     });
@@ -430,4 +394,4 @@ export const INSPECTOR_SCRIPT = `(function () {
   route();
   connect();
 })();
-`;
+
