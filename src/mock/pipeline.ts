@@ -29,6 +29,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
+import { markAuthenticated } from '../http/admission.js';
 import { declaredLength, errorReply, headerValue, readBody, sendReply, sleep, type BodyResult, type BodyWatch, type ByteBudget, type ReceiverLimits, type Reply } from '../http/server.js';
 import { SignedHeaders, verifyBody, verifyHeaders, type VerifyInput, type VerifyResult } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES, type InterfaceId } from '../spec/constants.js';
@@ -330,7 +331,10 @@ function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject
  */
 function authenticate(profile: ReceiverProfile<unknown>, received: Received, reject: Reject): Reply | undefined {
   const policy = profile.signature;
-  if (policy.skip) return undefined;
+  if (policy.skip) {
+    markAuthenticated(received.request);
+    return undefined;
+  }
   // Fails closed: a request that reached this step without checked headers is a bug (answered 500), never let through.
   if (received.signed === undefined) throw new Error('the signature headers were not checked before the body');
   const result = verifyBody(received.signed, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
@@ -338,6 +342,8 @@ function authenticate(profile: ReceiverProfile<unknown>, received: Received, rej
   const refused = policy.afterVerify?.(result);
   if (refused) return reject(401, refused.reason, refused.message);
   received.entry.secret = (result.matchedSecretIndex ?? 0) + 1;
+  // Its connection is among the last to give up its slot to a new one (admission.ts).
+  markAuthenticated(received.request);
   return undefined;
 }
 
