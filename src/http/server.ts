@@ -136,6 +136,12 @@ export class BodyWatch {
  * its bytes taken from the budget until the caller gives them back.
  */
 export function readBody(request: IncomingMessage, limit: number, options: ReadBodyOptions = {}): Promise<BodyResult> {
+  // The body is wanted now: a sender waiting for `100 Continue` gets it here, and only here.
+  const waiting = AWAITING_CONTINUE.get(request);
+  if (waiting) {
+    AWAITING_CONTINUE.delete(request);
+    if (!waiting.headersSent && !waiting.destroyed) waiting.writeContinue();
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -170,6 +176,14 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
     request.on('aborted', onError);
   });
 }
+
+/**
+ * Requests sent with `Expect: 100-continue` (RFC 9110 §10.1.1), and their responses. Node answers `100 Continue` at
+ * once unless the server takes the 'checkContinue' event; the receivers take it, and send the interim answer only
+ * when they read the body (readBody), so a request refused from its headers (a 413 by Content-Length, a 401) never
+ * has its sender upload the body it will not read.
+ */
+const AWAITING_CONTINUE = new WeakMap<IncomingMessage, ServerResponse>();
 
 /** The declared Content-Length, or undefined when absent or not a plain number. */
 export function declaredLength(request: IncomingMessage): number | undefined {
@@ -270,6 +284,10 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     throw usageError('bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, 'pass a PEM certificate with --tls-cert and its PEM private key with --tls-key', error);
   }
   guard.attach(server);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    AWAITING_CONTINUE.set(request, response);
+    admitted(request, response);
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));

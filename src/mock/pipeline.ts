@@ -38,7 +38,7 @@ import type { ValidationIssue } from '../spec/validate.js';
 import type { DedupeIndex } from './dedupe.js';
 import { LogWriteError, type MockLogRecord } from './log.js';
 import { describeIssue } from '../spec/issues.js';
-import { objectOf, parseJsonBody } from './request.js';
+import { objectOf, parseJsonBody, targetPath } from './request.js';
 import type { RecordHead, RecordStore } from './store.js';
 import type { Validator } from './validator.js';
 
@@ -286,7 +286,7 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
 /** Admission: one method, one path (§4.1, §4.2). */
 function checkRoute(profile: ReceiverProfile<unknown>, request: IncomingMessage, reject: Reject): Reply | undefined {
   if (request.method !== 'POST') return { ...reject(405, 'method_not_allowed', `${request.method} is not allowed; ${profile.methodHint}`), headers: { allow: 'POST' } };
-  if (request.url?.split('?', 1)[0] !== profile.path) return reject(404, 'not_found', `no endpoint at ${request.url}; ${profile.pathHint}`);
+  if (targetPath(request.url) !== profile.path) return reject(404, 'not_found', `no endpoint at ${request.url}; ${profile.pathHint}`);
   return undefined;
 }
 
