@@ -8,6 +8,7 @@ import { CaiError, errorMessage } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
 import { originOf, postOnce, type HttpResponse } from './client.js';
+import { isLoopbackUrl } from './loopback.js';
 import { formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
@@ -255,16 +256,6 @@ function nothingListens(url: string): DeliveryError {
   };
 }
 
-/** Loopback: 127.0.0.0/8, ::1, `localhost` and names under `.localhost` (RFC 6761). */
-export function isLoopbackUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:127\./.test(host);
-}
 
 /** ECONNREFUSED anywhere in the error's chain of causes. */
 function isRefused(error: unknown): boolean {
@@ -290,4 +281,4 @@ function asDeliveryError(error: unknown): DeliveryError {
   return { code: 'connection', message: errorMessage(error) };
 }
 
-export { formatDuration };
+export { formatDuration, isLoopbackUrl };
