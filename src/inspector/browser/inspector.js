@@ -82,6 +82,17 @@
     var last = rowsBody.rows[rowsBody.rows.length - 1];
     list.oldest = last ? Number(last.getAttribute('data-id')) : null;
   }
+  /** A page of rows into `body`: after the rows shown (older ones), or in their place; `state` learns the newest id. */
+  function fill(body, page, rowOf, older, state) {
+    var fragment = document.createDocumentFragment();
+    page.items.forEach(function (item) { fragment.appendChild(rowOf(item)); });
+    if (older) body.appendChild(fragment);
+    else {
+      body.replaceChildren(fragment);
+      state.newest = page.next - 1;
+    }
+    state.more = page.more;
+  }
   /** The first page of requests (the filters changed, or the stream reconnected), or the page before `before`. */
   function loadRequests(before) {
     var older = typeof before === 'number';
@@ -93,15 +104,8 @@
     list.loading = true;
     return getJson('/api/requests?' + params.toString()).then(function (page) {
       if (generation !== list.generation) return;
-      var fragment = document.createDocumentFragment();
-      page.items.forEach(function (item) { fragment.appendChild(requestRow(item)); });
-      if (older) rowsBody.appendChild(fragment);
-      else {
-        rowsBody.replaceChildren(fragment);
-        list.newest = page.next - 1;
-        list.loadedOnce = true;
-      }
-      list.more = page.more;
+      fill(rowsBody, page, requestRow, older, list);
+      if (!older) list.loadedOnce = true;
       list.matched = page.matched;
       trim();
       showCounts(page);
@@ -183,15 +187,8 @@
     var url = '/api/callbacks?limit=' + PAGE + (before ? '&before=' + before : '');
     return getJson(url).then(function (page) {
       var body = $('callback-rows');
-      var fragment = document.createDocumentFragment();
-      page.items.forEach(function (item) { fragment.appendChild(callbackRow(item)); });
-      if (before) body.appendChild(fragment);
-      else {
-        body.replaceChildren(fragment);
-        calls.newest = page.next - 1;
-      }
+      fill(body, page, callbackRow, Boolean(before), calls);
       calls.loaded = true;
-      calls.more = page.more;
       calls.total = page.matched;
       var last = body.rows[body.rows.length - 1];
       calls.oldest = last ? Number(last.getAttribute('data-id')) : null;
