@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { shellQuote } from './http/curl.js';
 
 /**
  * Everything a command touches of the process, so commands run in-process in tests
@@ -13,6 +15,21 @@ export interface Io {
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); long-running commands await it. */
   onInterrupt(listener: (signal: NodeJS.Signals) => void): () => void;
   now(): number;
+  /**
+   * How cai was run, as a shell command that runs this same cai from any folder (the node binary and the script,
+   * absolute), for the reproduction commands it writes. Undefined in tests that run commands in-process.
+   */
+  invocation?: string;
+}
+
+/** `'/usr/bin/node' '/…/node_modules/cai-toolkit/bin/cai.js'`: the links (npx's .bin/cai) resolved to the script. */
+export function invocationOf(execPath: string, script: string | undefined): string | undefined {
+  if (script === undefined) return undefined;
+  try {
+    return `${shellQuote(execPath)} ${shellQuote(realpathSync(script))}`;
+  } catch {
+    return undefined;
+  }
 }
 
 export function processIo(): Io {
@@ -32,5 +49,6 @@ export function processIo(): Io {
       };
     },
     now: () => Date.now(),
+    invocation: invocationOf(process.execPath, process.argv[1]),
   };
 }

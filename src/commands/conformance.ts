@@ -5,8 +5,9 @@ import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } fr
 import { readFileInput } from '../input.js';
 import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
+import { shellQuote } from '../http/curl.js';
 import type { InterfaceId } from '../spec/constants.js';
-import type { SuiteReport } from '../conformance/types.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
 
 interface RunOptions extends SenderFlags {
@@ -77,7 +78,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
     .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
-    .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events').argParser(parseDurationMs).default(30_000, '30s'))
+    .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events of each job').argParser(parseDurationMs).default(30_000, '30s'))
     .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
@@ -96,8 +97,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
     .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)
     .option('--public-url <url>', 'sender: the origin the sender reaches the listener at (a tunnel), when not the listener\'s own', parseHttpUrl)
-    .option('--wait <duration>', 'sender: bound per scenario for the attempts it expects (default 60s, 5m by hand)', parseDurationMs)
-    .option('--observe <duration>', 'sender: after a final answer, how long to listen for an attempt that must not come (default 2s)', parseDurationMs)
+    .option('--wait <duration>', 'sender: how long each document may take to be delivered, and the first to come (default 60s, 5m by hand)', parseDurationMs)
+    .option('--observe <duration>', 'after the last attempt (sender) or event (A callbacks), how long to listen for one more (default 2s)', parseDurationMs)
     .option('--tls-cert <file>', 'sender: listen with HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'sender: the PEM private key of --tls-cert');
   addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
@@ -118,26 +119,14 @@ Examples:
       --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
---fail-on warnings), 2 usage, 3 target unreachable.`,
+--fail-on warnings), 2 usage, 3 target unreachable or sender silent.`,
   );
   run.action(async (options: RunOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
-      if (options.role === 'sender') {
-        const startedAt = new Date().toISOString();
-        try {
-          return await runSenderRole(options, cmd, context, {
-            loadWaivers: (path) => loadWaivers(path, context),
-            render: (report, secrets) => render(report, options, context, secrets),
-          });
-        } catch (error) {
-          // The sender sent nothing (exit 3): the report files still say so.
-          if (options.interface) await writeGateFiles(error, { iface: options.interface, startedAt, options, context, secrets: [], role: 'sender' });
-          throw error;
-        }
-      }
+      if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
       refuseFlagsOfOtherRole('receiver', cmd);
-      return runConformanceCommand(options, context);
+      return runConformanceCommand(options, cmd, context);
     });
   });
 
@@ -153,28 +142,27 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
 }
 
 async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
-  const checks =
-    options.role === 'sender'
-      ? (await import('../conformance/sender/catalogue.js')).describeSenderCatalogue(options.interface)
-      : (await import('../conformance/catalogue.js')).describeCatalogue(options.interface);
+  const checks = (await import('../conformance/catalogue.js')).describeCatalogue(options.role, options.interface);
   if (output.json) {
     output.printJson({ checks });
     return 0;
   }
   const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
   output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 4 }, { fit: 'wrap', min: 5 }, { fit: 'wrap', min: 8 }, { fit: 'wrap', min: 12 }]));
-  const count = (iface: InterfaceId, level: string) => checks.filter((check) => check.interface === iface && check.level === level).length;
+  // The sender checks that judge an Interface A provider's callbacks are counted with A's (they are listed there).
+  const sideOf = (check: (typeof checks)[number]) => (check.callbackStages ? 'A' : check.interface);
+  const count = (iface: InterfaceId, level: string) => checks.filter((check) => sideOf(check) === iface && check.level === level).length;
   const summary = (['B', 'A'] as const)
-    .filter((iface) => checks.some((check) => check.interface === iface))
+    .filter((iface) => checks.some((check) => sideOf(check) === iface))
     .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
   output.result(`${checks.length} checks (${summary.join('; ')})`);
   return 0;
 }
 
-async function runConformanceCommand(options: RunOptions, context: CommandContext): Promise<number> {
+async function runConformanceCommand(options: RunOptions, cmd: Command, context: CommandContext): Promise<number> {
   const { io, output } = context;
   const iface = await checkRunOptions(options);
-  const { planFor, runConformance } = await import('../conformance/suite.js');
+  const { planFor, runConformance } = await import('../conformance/run-receiver.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planFor({ interface: iface, selection });
@@ -184,14 +172,16 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
 
   const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
-  const wantsCallbacks = iface === 'A' && !options.mock && (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
+  const callsBack = interfaceSpec(iface).receiver === 'provider';
+  const wantsCallbacks = callsBack && !options.mock && (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
   const callbackSecrets = wantsCallbacks ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output) : [];
   if (wantsCallbacks) requireCallbackOptions(options);
-  if (iface === 'A' && !options.mock && !wantsCallbacks) {
-    output.note("no callback secret: the checks that need the provider's events (A-CB-*, A-DEDUP-007, A-AUTH-016) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
+  if (callsBack && !options.mock && !wantsCallbacks) {
+    output.note("no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
+  const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
   const { conformanceProgress } = await import('../output/conformance-progress.js');
   const progress = conformanceProgress(context, plan.planned.length);
@@ -200,8 +190,10 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
     abort.abort();
   });
-  let report: SuiteReport;
-  const startedAt = new Date().toISOString();
+  const startedAt = new Date();
+  const { renderReport, reportStop } = await import('../cli/conformance-report.js');
+  const invocation = invocationOf(context);
+  let report;
   try {
     report = await runConformance({
       interface: iface,
@@ -212,12 +204,14 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       secrets: secrets.map((secret) => secret.value),
       secretLabel: secrets[0]?.label,
       callbackSecrets: callbackSecrets.map((secret) => secret.value),
-      providerCode: iface === 'A' ? options.provider : undefined,
+      callbackSecretLabel: callbackSecrets[0]?.label,
+      providerCode: callsBack ? options.provider : undefined,
       branchCode: options.branchCode,
       leadId: options.leadId,
       callbackListen: options.callbackListen,
       callbackUrl: options.callbackUrl,
       callbackWaitMs: options.callbackWait,
+      ...(options.observe !== undefined ? { observeMs: options.observe } : {}),
       selection,
       concurrency: options.concurrency,
       timeoutMs: options.timeout,
@@ -226,51 +220,52 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       client,
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
+      invocation,
+      rerun: rerunCommand(cmd, invocation),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
   } catch (error) {
-    await writeGateFiles(error, { iface, startedAt, options, context, secrets: [...secrets, ...callbackSecrets].map((secret) => secret.value) });
+    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.target !== undefined ? { target: options.target } : {}) }, options, context, secretValues);
     throw error;
   } finally {
     progress.stop();
     stopListening();
   }
-  const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
-  return render(report, options, context, secretValues);
+  return renderReport(report, options, context, secretValues);
+}
+
+/** How this cai was run, for the reproduction commands: the same invocation, from any folder. */
+function invocationOf({ io }: CommandContext): string {
+  return io.invocation ?? 'cai';
 }
 
 /**
- * A run stopped before any check because the target is unreachable or plainly not the endpoint (exit 3): the
- * HTML report and the job summary, when asked for, still say what happened, so a CI page shows the reason.
+ * The command line of this run with the selection replaced by one check, for the reproduction of a failure that
+ * only the whole check shows again. Report files and the repro directory are left out: the rerun prints its verdict.
  */
-async function writeGateFiles(
-  error: unknown,
-  run: { iface: InterfaceId; startedAt: string; options: RunOptions; context: CommandContext; secrets: readonly string[]; role?: 'sender' },
-): Promise<void> {
-  const { options, context } = run;
-  const { CaiError } = await import('../errors.js');
-  if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
-  if (options.html === undefined && options.summary === undefined && !context.io.env.GITHUB_STEP_SUMMARY) return;
-  const { redactDeep } = await import('../conformance/report.js');
-  const view = redactDeep(
-    {
-      ok: false,
-      ...(options.target !== undefined ? { target: options.target } : {}),
-      interface: run.iface,
-      ...(run.role ? { role: run.role } : {}),
-      mock: options.mock === true,
-      startedAt: run.startedAt,
-      summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, total: 0 },
-      checks: [],
-      failOn: options.failOn,
-      error: { code: error.code, message: error.message, hint: error.hint },
-    },
-    run.secrets,
-  );
-  const { writeConformanceFiles } = await import('../cli/report-files.js');
-  // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeConformanceFiles(view, { html: options.html, summary: options.summary }, context).catch((failure: unknown) => context.output.warn(failure instanceof Error ? failure.message : String(failure)));
+export function rerunCommand(cmd: Command, invocation: string): (checkId: string) => string {
+  const dropped = new Set(['only', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
+  const words: string[] = [];
+  for (const option of cmd.options) {
+    const key = option.attributeName();
+    if (dropped.has(key) || cmd.getOptionValueSource(key) !== 'cli') continue;
+    const value = cmd.getOptionValue(key) as unknown;
+    if (value === true) words.push(option.long ?? '');
+    else if (Array.isArray(value)) for (const item of value) words.push(`${option.long} ${shellQuote(String(item))}`);
+    else if (value !== undefined && value !== false) words.push(`${option.long} ${shellQuote(rawValueOf(option.long ?? '', value))}`);
+  }
+  return (checkId) => `${invocation} conformance run ${words.join(' ')} --only ${checkId}`.replace(/ {2,}/g, ' ');
+}
+
+/** The value of a parsed option as the user wrote it (durations back in ms, listen addresses back to HOST:PORT). */
+function rawValueOf(flag: string, value: unknown): string {
+  if (typeof value === 'object' && value !== null && 'host' in value && 'port' in value) {
+    const { host, port } = value as { host: string; port: number };
+    return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+  if (typeof value === 'number' && /wait|timeout|observe/.test(flag)) return `${value}ms`;
+  return String(value);
 }
 
 /** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */
@@ -313,34 +308,3 @@ async function loadWaivers(path: string, { io }: CommandContext) {
   if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
   return parsed.waivers;
 }
-
-async function render(report: SuiteReport, options: RunOptions, context: CommandContext, secrets: readonly string[]): Promise<number> {
-  const { output, io } = context;
-  const { redactDeep, toJunit } = await import('../conformance/report.js');
-  const safe = redactDeep(report, secrets);
-  const warningsFail = options.failOn === 'warnings';
-  const ok = safe.ok && !(warningsFail && safe.summary.warnings > 0);
-  if (options.junit !== undefined) {
-    const { writeFile } = await import('node:fs/promises');
-    const { resolve } = await import('node:path');
-    try {
-      await writeFile(resolve(io.cwd, options.junit), (await import('../secrets/mask.js')).maskSecrets(toJunit(safe, warningsFail)));
-    } catch (error) {
-      throw usageError('unwritable_file', `cannot write the JUnit report to ${options.junit}`, 'check that the directory exists and is writable', error);
-    }
-  }
-  const { writeConformanceFiles } = await import('../cli/report-files.js');
-  await writeConformanceFiles({ ...safe, ok, failOn: options.failOn }, { html: options.html, summary: options.summary }, context);
-  if (output.json) {
-    output.printJson({ ...safe, ok, failOn: options.failOn });
-    return ok ? 0 : 1;
-  }
-  const { renderConformanceReport } = await import('../output/conformance-report.js');
-  await renderConformanceReport(safe, { verbose: options.verbose === true }, output);
-  if (safe.reproDir) output.info(safe.role === 'sender' ? `what the sender sent, for the failing checks: ${safe.reproDir}` : `bodies and repro scripts of the failing requests: ${safe.reproDir}`);
-  if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
-  if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');
-  if (safe.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped');
-  return ok ? 0 : 1;
-}
-
