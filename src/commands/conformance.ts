@@ -5,7 +5,7 @@ import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } fr
 import { readFileInput } from '../input.js';
 import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
-import { shellQuote } from '../http/curl.js';
+import { rerunCommand } from '../cli/rerun.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
@@ -238,34 +238,6 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
 /** How this cai was run, for the reproduction commands: the same invocation, from any folder. */
 function invocationOf({ io }: CommandContext): string {
   return io.invocation ?? 'cai';
-}
-
-/**
- * The command line of this run with the selection replaced by one check, for the reproduction of a failure that
- * only the whole check shows again. Report files and the repro directory are left out: the rerun prints its verdict.
- */
-export function rerunCommand(cmd: Command, invocation: string): (checkId: string) => string {
-  const dropped = new Set(['only', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
-  const words: string[] = [];
-  for (const option of cmd.options) {
-    const key = option.attributeName();
-    if (dropped.has(key) || cmd.getOptionValueSource(key) !== 'cli') continue;
-    const value = cmd.getOptionValue(key) as unknown;
-    if (value === true) words.push(option.long ?? '');
-    else if (Array.isArray(value)) for (const item of value) words.push(`${option.long} ${shellQuote(String(item))}`);
-    else if (value !== undefined && value !== false) words.push(`${option.long} ${shellQuote(rawValueOf(option.long ?? '', value))}`);
-  }
-  return (checkId) => `${invocation} conformance run ${words.join(' ')} --only ${checkId}`.replace(/ {2,}/g, ' ');
-}
-
-/** The value of a parsed option as the user wrote it (durations back in ms, listen addresses back to HOST:PORT). */
-function rawValueOf(flag: string, value: unknown): string {
-  if (typeof value === 'object' && value !== null && 'host' in value && 'port' in value) {
-    const { host, port } = value as { host: string; port: number };
-    return `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  }
-  if (typeof value === 'number' && /wait|timeout|observe/.test(flag)) return `${value}ms`;
-  return String(value);
 }
 
 /** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */

@@ -1,10 +1,10 @@
 /**
  * The one reproducer, for both roles: for each failing check, its evidence saved to files and a command that shows
  * the failure again, written beside them as a script (`sh DIR/ID.sh`). A receiver's failure: the bodies cai sent,
- * and the requests again, each signed when the command runs (never a stale signature): a plain `send-event` /
+ * and the request again, signed when the command runs (never a stale signature): a plain `send-event` /
  * `send-job` where the check sent a normal signed request, a `curl` line whose deliberately wrong part is rebuilt
- * from `cai sign` otherwise. A run against the built-in receiver (`--mock`), which is gone when the run ends,
- * is reproduced by running the check again against a fresh one with the same faults. A sender's failure: each
+ * from `cai sign` otherwise. A check of several requests, and any check of a run against the built-in receiver
+ * (`--mock`, gone when the run ends), is reproduced by running the check again. A sender's failure: each
  * attempt as it came (`<stage>/attempt-<n>.http`, readable by `cai verify --request`, and `.body`), each stage's
  * timeline, and a command that re-judges the saved request where one command can, or runs the check again.
  * Every command starts with the invocation that ran cai (an absolute path, or `npx cai-toolkit`) and every path is
@@ -106,8 +106,10 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
     }
     commands.push(requestCommand(context.invocation, probes, recipe, exchange, bodyFile, otherFile));
   }
-  // The built-in receiver is gone with the run: the check runs again against a fresh one, its exit status the verdict.
-  const command = context.probes?.mock ? context.rerun(result.id) : commands.join(' && ');
+  // One request is sent again as it was (signed afresh). A check of several requests (a repeat, a burst) runs again
+  // whole, with fresh event_ids: sent again as they were, its first request would now be a repeat. The built-in
+  // receiver is gone with the run: the check runs again against a fresh one. Either way the exit status is the verdict.
+  const command = context.probes?.mock || commands.length > 1 ? context.rerun(result.id) : (commands[0] as string);
   return { command, bodyFile: bodies[0] as string };
 }
 

@@ -317,9 +317,9 @@ async function sendPreflight(session: Session): Promise<PreflightReport | undefi
   if (wrong !== undefined) {
     throw deliveryError(
       'not_an_endpoint',
-      `${session.postUrl} is not ${spec.endpointName}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
+      `${session.postUrl} is not ${spec.endpointKind}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
       spec.path === ''
-        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs (${spec.section})`
+        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
         : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
     );
   }

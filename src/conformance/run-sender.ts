@@ -115,6 +115,10 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     now: Date.now(),
     reproduce,
     complete: (check) => !signal.aborted || check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted)),
+    silent: (check) => {
+      const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);
+      return record ? { scenario: record.id, reason: triggerText(record) } : undefined;
+    },
     measure: (check) => {
       const judged = recordsOf(check);
       return {

@@ -8,7 +8,7 @@ import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
-import { recordExchange, type Attempt, type Exchange, type SenderEvidence } from './evidence.js';
+import { ms, recordExchange, type Exchange, type SenderEvidence } from './evidence.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
 import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
@@ -137,9 +137,17 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
   };
 }
 
+/** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
+function unmetNeed(check: Check, session: Session): string | undefined {
+  if (check.needs === 'source-address' && !session.config.sourceAddress) return 'needs --source-address ADDRESS: a local address the platform has not registered';
+  if (check.needs === 'callback' && !session.callback) return "needs the callback-secret options (and --callback-listen / --callback-url) to receive the events";
+  return undefined;
+}
+
 async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRunOptions): Promise<CheckResult> {
   const { check } = item;
-  if (item.skipReason !== undefined || session.signal.aborted) return skippedResult(check, item.skipReason ?? 'not run: interrupted before it started');
+  const skipReason = item.skipReason ?? unmetNeed(check, session);
+  if (skipReason !== undefined || session.signal.aborted) return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
   options.onStart?.(check);
   const scope = new ProbeScope(session, check);
   const started = performance.now();
@@ -182,6 +190,11 @@ async function pool<T>(items: readonly T[], size: number, worker: (item: T) => P
 export interface SenderJudgeOptions extends JudgeContext {
   /** The stages each check needs, complete (not interrupted): else the check is not judged. */
   complete(check: SenderCheck): boolean;
+  /**
+   * A scenario the check needs that ran to its end and got no attempt at all: the sender did not deliver there,
+   * which is a failure of the check, whatever its rule (the reason says what the trigger did).
+   */
+  silent(check: SenderCheck): { scenario: string; reason: string } | undefined;
   /** The attempts a check judged (the size of its evidence) and the time its stages took. */
   measure(check: SenderCheck): Pick<CheckResult, 'durationMs' | 'requests'>;
   /** Notes a check carries whatever its verdict (e.g. requests that came to no stage). */
@@ -196,7 +209,12 @@ export async function judgeSenderChecks(planned: readonly PlannedCheck[], eviden
       results.push(skippedResult(check, item.skipReason));
       continue;
     }
-    const outcome = options.complete(check) ? safely(() => check.judge(evidence)) : { verdict: 'not-judged' as const, expected: '-', actual: 'interrupted before its scenarios were done' };
+    const silent = options.silent(check);
+    const outcome: Outcome = !options.complete(check)
+      ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
+      : silent
+        ? { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: `scenario ${silent.scenario}: no attempt arrived within --wait ${ms(evidence.waitMs)} (${silent.reason})` }
+        : safely(() => check.judge(evidence));
     const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
     results.push(await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []));
   }
@@ -214,9 +232,4 @@ export function summarise(results: readonly CheckResult[]): SuiteSummary {
     notJudged: count('not-judged'),
     total: results.length,
   };
-}
-
-/** The attempts of a sender failure, for the reproducer; none for a receiver's. */
-export function attemptsOf(outcome: Outcome): readonly Attempt[] {
-  return outcome.attempts ?? [];
 }

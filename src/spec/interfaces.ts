@@ -16,8 +16,9 @@ export interface InterfaceSpec {
   /** Who sends and who receives (§1's table). */
   sender: 'platform' | 'provider';
   receiver: 'provider' | 'platform';
-  /** The endpoint as a sentence names it. */
+  /** The endpoint as a sentence names it: `the platform's events endpoint`, and with an article, `an events endpoint`. */
   endpointName: string;
+  endpointKind: 'an events endpoint' | 'a contact-jobs endpoint';
   /** The sender under test, as a sentence names it. */
   senderName: string;
   /** The address the user gives: the events URL itself (B), or the provider endpoint that §4.1's path is appended to (A). */
@@ -54,6 +55,7 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     sender: 'platform',
     receiver: 'provider',
     endpointName: "the provider's contact-jobs endpoint",
+    endpointKind: 'a contact-jobs endpoint',
     senderName: "the platform's job sender",
     targetName: 'the provider endpoint',
     path: CONTACT_JOBS_PATH,
@@ -76,6 +78,7 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     sender: 'provider',
     receiver: 'platform',
     endpointName: "the platform's events endpoint",
+    endpointKind: 'an events endpoint',
     senderName: "the provider's event sender",
     targetName: 'the events URL',
     path: '',

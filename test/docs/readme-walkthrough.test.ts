@@ -4,7 +4,7 @@
  * shows after each command must be what the command printed (see test/docs/walkthrough.ts for the rules), and
  * every command exits as the README says.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,8 @@ function caiShim(): string {
   const binDir = join(root, 'bin');
   mkdirSync(binDir, { recursive: true });
   const shim = join(binDir, 'cai');
-  writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
-  chmodSync(shim, 0o755);
+  // A link to the script, as a global install makes one: cai names itself `cai` in the commands it prints.
+  symlinkSync(BIN, shim);
   return binDir;
 }
 

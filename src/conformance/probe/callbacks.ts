@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
 import { documentOf } from '../evidence.js';
+import type { GuardCaps } from '../listen/guard.js';
 import { startListener, type Listener } from '../listen/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
@@ -30,6 +31,8 @@ export interface CallbackListenerOptions {
   /** How long the events of one job are waited for (--callback-wait), and how long cai listens after the last one (--observe). */
   waitMs: number;
   observeMs: number;
+  /** The listener's bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
+  caps?: GuardCaps;
 }
 
 /** One job's events: the job as sent and answered, and what came to its callback_url. */
@@ -101,7 +104,7 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const recorder = new Recorder({ interface: 'B', shared: false });
-  const listener: Listener = await startListener({ host: options.host, port: options.port, flag: '--callback-listen', handle: (arrival) => recorder.handle(arrival) });
+  const listener: Listener = await startListener({ host: options.host, port: options.port, flag: '--callback-listen', handle: (arrival) => recorder.handle(arrival), ...(options.caps ? { caps: options.caps } : {}) });
   const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const open = (name: string, id: CallbackScenarioId) => {
     const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;

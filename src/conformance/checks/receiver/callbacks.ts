@@ -127,7 +127,7 @@ const arrival = [
     judge: (stage) => {
       const expected = 'at least one event after the job was accepted';
       const first = stage.record.attempts[0];
-      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${ms(first.arrivedAt - stage.startedAt)} after the job`);
+      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
       if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
       return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`);
     },

@@ -235,7 +235,8 @@ const distinctIds = forBoth((receiver) =>
       judge: (evidence) => {
         const second = repeatPreamble(evidence);
         if (!('request' in second)) return second;
-        const [firstId, secondId] = evidence.ids ?? ['?', '?'];
+        if (!evidence.ids) return notJudged('the two event_ids sent are not known');
+        const [firstId, secondId] = evidence.ids;
         const expected = `2xx for ${visible(secondId)}, not answered as a repeat of ${visible(firstId)}`;
         if (!isAccepted(second)) return failed(expected, describeAnswer(second), { exchanges: [evidence.first, second] });
         return receiver.answeredAsRepeat(evidence.first as Exchange, second) ? failed(expected, `${describeAnswer(second)}: answered as a repeat`, { exchanges: [evidence.first, second] }) : passed(expected, describeAnswer(second));
