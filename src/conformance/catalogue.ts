@@ -86,30 +86,6 @@ export function checksFor(role: CheckRole, iface?: InterfaceId): readonly Check[
   return iface ? receiverChecksOf(iface) : CATALOGUE;
 }
 
-/** A check's catalogue row as plain data, without its judgement. */
-export function describeCheck(check: Check): CheckMeta & { callbackStages?: readonly string[] } {
-  return {
-    id: check.id,
-    ...(check.aliases?.length ? { aliases: check.aliases } : {}),
-    interface: check.interface,
-    role: check.role,
-    title: check.title,
-    sections: check.sections,
-    level: check.level,
-    tags: check.tags,
-    optional: check.optional === true,
-    ...(check.exclusive ? { exclusive: true } : {}),
-    ...(check.needs ? { needs: check.needs } : {}),
-    ...(check.role === 'sender' ? { scenarios: check.scenarios } : {}),
-    ...(check.role === 'sender' && check.callbackStages ? { callbackStages: check.callbackStages } : {}),
-  };
-}
-
-/** The catalogue as plain data (what `cai conformance list --json` prints). */
-export function describeCatalogue(role: CheckRole = 'receiver', iface?: InterfaceId): ReturnType<typeof describeCheck>[] {
-  return checksFor(role, iface).map(describeCheck);
-}
-
 /** The fields of a check's result that come from its catalogue row. */
 export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'aliases' | 'interface' | 'role' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'> {
   return {
@@ -124,6 +100,23 @@ export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'aliases'
     tags: check.tags,
     optional: check.optional === true,
   };
+}
+
+/** A check's catalogue row as plain data, without its judgement. */
+export function describeCheck(check: Check): CheckMeta & { callbackStages?: readonly string[] } {
+  const { section: _main, ...row } = resultBase(check);
+  return {
+    ...row,
+    ...(check.exclusive ? { exclusive: true } : {}),
+    ...(check.needs ? { needs: check.needs } : {}),
+    ...(check.role === 'sender' ? { scenarios: check.scenarios } : {}),
+    ...(check.role === 'sender' && check.callbackStages ? { callbackStages: check.callbackStages } : {}),
+  };
+}
+
+/** The catalogue as plain data (what `cai conformance list --json` prints). */
+export function describeCatalogue(role: CheckRole = 'receiver', iface?: InterfaceId): ReturnType<typeof describeCheck>[] {
+  return checksFor(role, iface).map(describeCheck);
 }
 
 export interface Selection {

@@ -6,24 +6,12 @@
  * provider sends back to the callback listener. A judgement never passes without evidence: evidence that is
  * missing (nothing sent, nothing arrived, the run interrupted) is `not-judged`, with the reason.
  */
-import type { InterfaceId } from '../spec/constants.js';
 import type { Attempt, Exchange, SenderEvidence } from './evidence.js';
 import type { CallbackScenarioId, ScenarioId } from './listen/scenarios.js';
 import type { ProbeScope } from './probe/scope.js';
-import type { CheckLevel, CheckRole } from './types.js';
+import type { CheckRow } from './types.js';
 
-export interface CheckMeta {
-  /** Stable identifier, `<interface>-<AREA>-<nnn>` (`B-DEDUP-002`; a sender's `BS-RETRY-001`). Never reused. */
-  id: string;
-  /** Former ids of the same rule: `--only`, `--skip` and waivers that name them still match. */
-  aliases?: readonly string[];
-  interface: InterfaceId;
-  role: CheckRole;
-  title: string;
-  /** Spec sections the check enforces, e.g. `['§6.1', '§2.13']`; the first is the main one. */
-  sections: readonly string[];
-  level: CheckLevel;
-  tags: readonly string[];
+export interface CheckMeta extends CheckRow {
   /** Run only when asked with `--include <id or tag>`. */
   optional?: boolean;
   /** Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap). */

@@ -29,18 +29,24 @@ export interface Reproduction {
   script?: string;
 }
 
-export interface CheckResult {
+/** What names a check and its rule, in the catalogue and in every result. */
+export interface CheckRow {
+  /** Stable identifier, `<interface>-<AREA>-<nnn>` (`B-DEDUP-002`; a sender's `BS-RETRY-001`). Never reused. */
   id: string;
-  /** Former ids of the same rule, which `--only`, `--skip` and waivers still match. */
+  /** Former ids of the same rule: `--only`, `--skip` and waivers that name them still match. */
   aliases?: readonly string[];
   interface: InterfaceId;
   role: CheckRole;
   title: string;
+  /** Spec sections the check enforces, e.g. `['§6.1', '§2.13']`; the first is the main one. */
   sections: readonly string[];
-  /** The main section (the first of `sections`). */
-  section: string;
   level: CheckLevel;
   tags: readonly string[];
+}
+
+export interface CheckResult extends CheckRow {
+  /** The main section (the first of `sections`). */
+  section: string;
   optional: boolean;
   verdict: CheckVerdict;
   expected: string;

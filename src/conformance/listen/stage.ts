@@ -14,7 +14,8 @@ const LAG_RESOLUTION_MS = 10;
 
 export interface StageOptions {
   waitMs: number;
-  observeMs: number;
+  /** The quiet that ends a stage; a function where it grows with what the stage saw. */
+  observeMs: number | (() => number);
   signal: AbortSignal;
   /** The trigger has exited (always, where cai itself sent what the stage receives). */
   senderDone(): boolean;
@@ -33,7 +34,7 @@ export async function playStage(recorder: Recorder, record: StageRecord, options
     while (!options.signal.aborted) {
       const state = stageState(record, performance.now(), {
         waitMs: options.waitMs,
-        observeMs: options.observeMs,
+        observeMs: typeof options.observeMs === 'number' ? options.observeMs : options.observeMs(),
         senderDone: options.senderDone(),
         failedEarly: options.failedEarly?.() ?? false,
         ...(options.awaiting ? { awaiting: options.awaiting() } : {}),

@@ -91,6 +91,16 @@ export function eventTypeOf(attempt: { body: Buffer; cut: boolean }): unknown {
   return isObject(doc) ? doc.event : undefined;
 }
 
+/**
+ * How long a job's stage stays open after its last event: --observe, or half the time its conversation took to end
+ * when that is longer. A provider that starts a second conversation for a repeated job (§2.2) does so about as fast
+ * as the first one ran; on a busy machine both are slower.
+ */
+function quietAfter(record: StageRecord, observeMs: number): number {
+  const ending = record.attempts.find((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  return ending ? Math.max(observeMs, (ending.arrivedMono - record.startedMono) / 2) : observeMs;
+}
+
 /** When a job's stage has seen what it waits for: the conversation's end, or the scripted first event settled. */
 function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   const attempts = record.attempts.filter((attempt) => attempt.answeredMono !== undefined);
@@ -132,7 +142,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       // Nothing is awaited for a job the provider did not take: the check judging it says so.
       await playStage(recorder, record, {
         waitMs: options.waitMs,
-        observeMs: options.observeMs,
+        observeMs: () => quietAfter(record, options.observeMs),
         signal: request.signal,
         senderDone: () => true,
         awaiting: () => accepted && !awaited(request.scenario, record),

@@ -221,6 +221,7 @@ const repeatStartsNothing = defineCheck<OnceAndTwice>({
     if (!sentTwice.repeat) return notJudged('the repeat was not sent');
     if (!isAccepted(sentTwice.repeat)) return passed('the repeat ignored', `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`);
     if (endingsOf(sentOnce) === 0) return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
+    if (endingsOf(sentTwice) === 0) return notJudged('the job sent twice got no ending event within --callback-wait (see A-CB-006)');
     const baseline = endingsOf(sentOnce);
     const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
     const endings = endingsOf(sentTwice);

@@ -39,11 +39,27 @@ function retriedAfter(answerText: string, matches: (answer: ScriptedAnswer) => b
     afterEachAnswer(evidence, answerText, matches, `another attempt after the ${answerText}`, (_answered, next) => (next ? undefined : `not retried within --wait ${ms(evidence.waitMs)}`), { firstOnly: true });
 }
 
+/** What came after an attempt in its delivery. */
+function laterThan(answered: Attempt, view: DeliveryView): Attempt[] {
+  const attempts = view.delivery.attempts;
+  return attempts.slice(attempts.indexOf(answered) + 1);
+}
+
 /** After a final answer, the delivery is not tried again (cai listened --observe more). */
 function notRetriedAfter(answerText: string, matches: (answer: ScriptedAnswer) => boolean, verb: string): (evidence: SenderEvidence) => Outcome {
   return (evidence) =>
-    afterEachAnswer(evidence, answerText, matches, `no attempt after the ${answerText} (cai listened ${ms(evidence.observeMs)} more, --observe)`, (answered, next) =>
-      next ? `${verb} ${after(answered, next)} after it${next.late ? ' (after cai stopped listening)' : ''}` : undefined,
+    afterEachAnswer(
+      evidence,
+      answerText,
+      matches,
+      `no attempt after the ${answerText} (cai listened ${ms(evidence.observeMs)} more, --observe)`,
+      (answered, next, view) => {
+        if (!next) return undefined;
+        const again = laterThan(answered, view);
+        const late = again.some((attempt) => attempt.late) ? ', after cai stopped listening' : '';
+        return `${verb}: ${again.length} more attempt${again.length === 1 ? '' : 's'}, the first ${after(answered, next)} after the ${answerText}${late}`;
+      },
+      { firstOnly: true, shown: (answered, view) => [answered, ...laterThan(answered, view)] },
     );
 }
 

@@ -70,10 +70,10 @@ export function afterEachAnswer(
   matches: (answer: ScriptedAnswer) => boolean,
   expected: string,
   judge: (answered: Attempt, next: Attempt | undefined, view: DeliveryView) => Judgement,
-  options: { firstOnly?: boolean } = {},
+  options: { firstOnly?: boolean; shown?: (answered: Attempt, view: DeliveryView) => readonly Attempt[] } = {},
 ): Outcome {
   const complete = new Set(completeRecords(evidence));
-  const problems: { attempt: Attempt; problem: string; shown: Attempt[] }[] = [];
+  const problems: { attempt: Attempt; problem: string; shown: readonly Attempt[] }[] = [];
   let judged = 0;
   let deliveries = 0;
   for (const view of deliveriesIn(evidence)) {
@@ -88,7 +88,7 @@ export function afterEachAnswer(
         judged += 1;
         if (!counted) deliveries += 1;
         counted = true;
-        if (problem !== undefined) problems.push({ attempt, problem, shown: next ? [attempt, next] : [attempt] });
+        if (problem !== undefined) problems.push({ attempt, problem, shown: options.shown?.(attempt, view) ?? (next ? [attempt, next] : [attempt]) });
       }
       if (options.firstOnly) break;
     }
@@ -97,7 +97,9 @@ export function afterEachAnswer(
   if (problems.length === 0) return passed(expected, `${plural(deliveries, 'delivery', 'deliveries')} answered ${answerText}: all right`);
   const text = problems.slice(0, SHOWN_PROBLEMS).map(({ attempt, problem }) => `${label(attempt)}: ${problem}`).join('; ');
   const more = problems.length > SHOWN_PROBLEMS ? `; and ${problems.length - SHOWN_PROBLEMS} more` : '';
-  return failed(expected, `${problems.length} of ${judged} wrong: ${text}${more}`, { attempts: problems.flatMap((entry) => entry.shown) });
+  // One delivery judged: its problem is the whole story.
+  const actual = judged === 1 ? (problems[0] as { problem: string }).problem : `${problems.length} of ${judged} deliveries wrong: ${text}${more}`;
+  return failed(expected, actual, { attempts: problems.flatMap((entry) => entry.shown) });
 }
 
 /** Every retry (an attempt after the first of its delivery), against the delivery's first attempt. */
