@@ -55,7 +55,7 @@ describe('cai conformance run --role sender: usage', () => {
 describe('a sender that posts elsewhere', () => {
   it('gets 404 there; the run stops with exit 3 and says where the requests went', async () => {
     const post = `fetch(new URL('/events', process.env.CAI_TARGET_URL), { method: 'POST', body: '{}' }).then((r) => process.exit(r.status === 404 ? 0 : 9))`;
-    const result = await runCli([...run, '--interface', 'B', '--provider', 'acme', '--only', 'BS-REJECT-001', '--wait', '1s', '--trigger', `'${process.execPath}' -e "${post}"`], { env });
+    const result = await runCli([...run, '--interface', 'B', '--provider', 'acme', '--only', 'BS-REJECT-001', '--wait', '3s', '--trigger', `'${process.execPath}' -e "${post}"`], { env });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       "error: the sender sent nothing: no attempt arrived in 1 scenario (the trigger exited 0); 1 request came to no scenario's URL and was answered 404 (POST /events)\n" +

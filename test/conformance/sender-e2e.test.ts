@@ -65,7 +65,7 @@ describe('cai conformance run --role sender (built binary)', () => {
     expect(result.stdout).toMatch(/^0 passed, 1 failed, 0 skipped$/m);
     expect(result.stderr).toBe(`JUnit report written to ${junit}\nwhat the sender sent, for the failing checks: ${repro}\n`);
     // The saved request is what came, and cai verify reads it.
-    expect(readFileSync(join(repro, 'reject-400', 'timeline.txt'), 'utf8')).toMatch(/^\+\d+ ms #3 POST \/reject-400\/events event_id fixture-[0-9a-f-]+, X-CAI-Timestamp \d+, \d+ bytes → 400$/m);
+    expect(readFileSync(join(repro, 'reject-400', 'timeline.txt'), 'utf8')).toMatch(/^\+\d+(\.\d+)? m?s #3 POST \/reject-400\/events event_id fixture-[0-9a-f-]+, X-CAI-Timestamp \d+, \d+ bytes → 400$/m);
     const verify = await spawnCli(['verify', '--request', join(repro, 'reject-400', 'attempt-2.http')], { env });
     expect(verify.code, verify.stderr).toBe(0);
     const xml = readFileSync(junit, 'utf8');
