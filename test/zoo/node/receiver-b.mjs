@@ -246,7 +246,8 @@ export function createReceiver(args, secret) {
     let seconds = Number(timestamp);
     if (fault === 'window-accepts-ms' && timestamp.length === 13) seconds = Math.floor(seconds / 1000);
     if (fault === 'window-from-occurred-at' && typeof early?.occurred_at === 'string' && !Number.isNaN(Date.parse(early.occurred_at))) seconds = Date.parse(early.occurred_at) / 1000;
-    const skew = Date.now() / 1000 - seconds;
+    // Whole seconds on both sides: a timestamp exactly 300 s off is inside the window.
+    const skew = Math.floor(Date.now() / 1000) - seconds;
     if (fault === 'window-past-only') return skew <= WINDOW_SECONDS;
     if (fault === 'window-off-by-one') return Math.abs(skew) <= WINDOW_SECONDS + 1;
     return Math.abs(skew) <= WINDOW_SECONDS;
