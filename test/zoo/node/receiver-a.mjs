@@ -21,11 +21,9 @@ export const FAULTS = [
   // The acknowledgment (§2.3, §4.1).
   { name: 'ack-200', clause: '§4.1', description: 'acknowledges a new job with 200 instead of 202' },
   { name: 'ack-national-number', clause: '§2.3', description: 'gives assigned_number_e164 in national form (0210000123), not E.164' },
-  { name: 'ack-text-plain', clause: '§4.1', description: 'sends the acknowledgment with Content-Type: text/plain' },
   // Repeats (§2.2: a repeated event_id is ignored).
   { name: 'repeat-new-job', clause: '§2.2', description: 'takes a repeated event_id for a new job: a new provider_job_id and a second conversation' },
   { name: 'repeat-restarts-conversation', clause: '§2.2', description: 'answers a repeat with the same acknowledgment but starts the conversation again' },
-  { name: 'dedupe-trims', clause: '§2.2', description: 'trims white space around event_ids before comparing them' },
   // Authentication (§4.1, §5).
   { name: 'accepts-events-secret', clause: '§5.1', description: 'verifies jobs with either secret of the pair, the events secret included' },
   { name: 'signature-optional', clause: '§5.3', description: 'verifies the signature only when X-CAI-Signature is present' },
@@ -36,8 +34,6 @@ export const FAULTS = [
   // The events it sends back (§2.2, §2.4, §4.2, §5, §7).
   { name: 'callback-lead-nfc', clause: '§2.2', description: 'sends the job\'s lead_id back NFC-normalised, not unmodified' },
   { name: 'callback-jobs-secret', clause: '§5.1', description: 'signs its events with the jobs secret instead of the events secret' },
-  { name: 'callback-no-offset', clause: '§2.1', description: 'writes occurred_at without a time-zone offset (local time)' },
-  { name: 'callback-ms-timestamp', clause: '§5.4', description: 'stamps its events with X-CAI-Timestamp in milliseconds (and signs that)' },
   { name: 'callback-no-retry-5xx', clause: '§7', description: 'drops an event answered 5xx instead of retrying it' },
   { name: 'callback-ignores-retry-after', clause: '§7', description: 'retries an event answered 429 after its own short backoff, not Retry-After' },
   { name: 'callback-retries-400', clause: '§7', description: 'retries an event answered 400 like a 5xx' },
@@ -89,9 +85,9 @@ export function createProvider(args, secrets) {
   let jobCount = 0;
   let endings = 0;
 
-  function answer(res, status, body, contentType = 'application/json') {
-    const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    res.writeHead(status, { 'content-type': contentType, 'content-length': String(bytes.length) });
+  function answer(res, status, body) {
+    const bytes = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
     res.end(bytes);
   }
   // §4.1 shows no error statuses: the ones of §7, with a JSON body of our own shape.
@@ -126,8 +122,7 @@ export function createProvider(args, secrets) {
     const problem = jobProblem(parsed.value, RULES) ?? (fault === 'requires-origin' && !('origin' in parsed.value) ? 'origin is missing' : undefined);
     if (problem) return refuse(res, 400, problem);
     const job = parsed.value;
-    const key = fault === 'dedupe-trims' ? job.event_id.trim() : job.event_id;
-    const known = jobs.get(key);
+    const known = jobs.get(job.event_id);
     // §2.2: a repeated event_id is ignored: the same acknowledgment, no second conversation.
     if (known && fault !== 'repeat-new-job') {
       if (fault === 'repeat-restarts-conversation') startConversation(job, known);
@@ -135,14 +130,14 @@ export function createProvider(args, secrets) {
     }
     jobCount += 1;
     const ack = { provider_job_id: `pj-${jobCount}-${randomUUID().slice(0, 8)}`, assigned_number_e164: numberFor(job.branch_code, fault) };
-    jobs.set(key, ack);
+    jobs.set(job.event_id, ack);
     process.stdout.write(`job ${JSON.stringify(job.event_id)} ${ack.provider_job_id}\n`);
     startConversation(job, ack);
     return acknowledge(res, ack);
   }
 
   function acknowledge(res, ack) {
-    answer(res, fault === 'ack-200' ? 200 : 202, ack, fault === 'ack-text-plain' ? 'text/plain' : 'application/json');
+    answer(res, fault === 'ack-200' ? 200 : 202, ack);
   }
 
   function startConversation(job, ack) {
@@ -153,7 +148,7 @@ export function createProvider(args, secrets) {
   /** §3 step 5: the conversation as it happens, then the result. */
   async function converse(job, ack) {
     const lead = fault === 'callback-lead-nfc' ? job.lead_id.normalize('NFC') : job.lead_id;
-    const at = () => (fault === 'callback-no-offset' ? new Date().toISOString().slice(0, 19) : new Date().toISOString());
+    const at = () => new Date().toISOString();
     const message = (direction, text) => ({
       event: 'conversation.message', event_id: `zoo-pa-${randomUUID()}`, lead_id: lead, provider_job_id: ack.provider_job_id,
       channel: 'whatsapp', direction, author: direction === 'outbound' ? 'agent' : 'contact',
@@ -175,7 +170,6 @@ export function createProvider(args, secrets) {
   function sendEvent(url, event) {
     const body = Buffer.from(JSON.stringify(event));
     const hooks = {
-      'callback-ms-timestamp': { timestampFor: () => String(Date.now()) },
       'callback-new-event-id-on-retry': { bodyFor: (attempt) => (attempt === 1 ? undefined : Buffer.from(JSON.stringify({ ...event, event_id: `zoo-pa-${randomUUID()}` }))) },
       'callback-no-retry-5xx': { decideFor: (reply, attempt, options) => (reply.status >= 500 ? { retry: false, outcome: 'dropped' } : decide(reply, attempt, options)) },
       'callback-ignores-retry-after': { decideFor: (reply, attempt, options) => decide(reply.status === 429 ? { ...reply, status: 503 } : reply, attempt, options) },
@@ -188,11 +182,15 @@ export function createProvider(args, secrets) {
     });
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 400, 'unreadable request');
     });
   });
+  // Kept connections stay open 30 s, not node's 5 s: a client that reuses a connection after a few idle seconds
+  // must not meet it closing under its request.
+  server.keepAliveTimeout = 30_000;
+  return server;
 }
 
 function main() {
