@@ -78,10 +78,10 @@ const jobStatus = async (context: AContext, probe: Omit<Parameters<typeof sendJo
   [describeAck(await sendJob(context.endpoint, { job: validJob(context.id, `${context.listener.url}/plain/${context.id}`, fields), ...probe }))];
 
 /** A job sent twice: whether the acknowledgments agree, and how many conversations reached their end. */
-async function repeated(context: AContext, second: string): Promise<string[]> {
+async function repeated(context: AContext): Promise<string[]> {
   const path = `/plain/${context.id}`;
   const first = await sendJob(context.endpoint, { job: validJob(context.id, `${context.listener.url}${path}`) });
-  const again = await sendJob(context.endpoint, { job: validJob(second, `${context.listener.url}${path}`) });
+  const again = await sendJob(context.endpoint, { job: validJob(context.id, `${context.listener.url}${path}`) });
   const arrivals = await conversationOn(context, path, 8_000, 1_500);
   const endings = arrivals.filter((a) => /^(appointment\.|job\.closed)/.test(String(a.doc?.event))).length;
   const jobId = (text: string) => (JSON.parse(text) as { provider_job_id?: string }).provider_job_id;
@@ -100,8 +100,8 @@ async function callbacks(context: AContext): Promise<string[]> {
 export const A_WITNESSES: Record<string, (context: AContext) => Promise<string[]>> = {
   'ack-200': (c) => jobStatus(c, {}),
   'ack-national-number': (c) => jobStatus(c, {}),
-  'repeat-new-job': (c) => repeated(c, c.id),
-  'repeat-restarts-conversation': (c) => repeated(c, c.id),
+  'repeat-new-job': repeated,
+  'repeat-restarts-conversation': repeated,
   'accepts-events-secret': (c) => jobStatus(c, { secret: EVENTS_SECRET }),
   'signature-optional': (c) => jobStatus(c, { without: 'x-cai-signature' }),
   'window-units': (c) => jobStatus(c, { timestamp: String(nowSeconds() - 400) }),
