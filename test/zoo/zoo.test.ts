@@ -11,10 +11,11 @@
  * Which checks caught each broken program, and what a correct one was failed for, is logged at the end and written
  * to $ZOO_RESULTS (default: cai-zoo-results.json in the temp dir).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ROOT, spawnCli, spawnProcess } from '../helpers/cli.js';
 import { A_RECEIVER_FAULTS, B_RECEIVER_FAULTS, PYTHON_B_RECEIVER_FAULTS, SENDER_FAULTS, type ZooFault } from './catalogue.mjs';
 import {
@@ -24,7 +25,7 @@ import {
 import { A_WITNESSES, B_WITNESSES } from './witnesses.js';
 
 // Most of the time is waiting (backoffs, Retry-After, callbacks), so more at once than vitest's 5.
-vi.setConfig({ maxConcurrency: 10, testTimeout: 90_000, hookTimeout: 30_000 });
+vi.setConfig({ maxConcurrency: 12, testTimeout: 90_000, hookTimeout: 30_000 });
 
 type Interface = 'A' | 'B';
 type Command = [string, string[]];
@@ -41,8 +42,10 @@ interface Report {
   checks: Check[];
 }
 
+// The interpreter itself, not a version manager's shim in front of it (pyenv's costs half a second a start).
+const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
 const node = (file: string, ...args: string[]): Command => [process.execPath, [join(ZOO, 'node', file), ...args]];
-const python = (file: string, ...args: string[]): Command => ['python3', [join(ZOO, 'python', file), ...args]];
+const python = (file: string, ...args: string[]): Command => [PYTHON, [join(ZOO, 'python', file), ...args]];
 const shell = ([command, args]: Command) => [command, ...args].map((part) => `'${part}'`).join(' ');
 const identity = (iface: Interface) => (iface === 'B' ? PROVIDER : PLATFORM);
 const senderSecret = (iface: Interface) => (iface === 'B' ? EVENTS_SECRET : JOBS_SECRET);
@@ -166,87 +169,7 @@ afterAll(async () => {
 
 const SCRIPT: Scripted[] = [503, '429-date', 'cut', 202];
 
-describe('the correct senders, checked apart from cai', () => {
-  it.concurrent.each(SENDERS)('$name: every document delivered through 503, 429 with an HTTP-date, a cut connection, then 202', async (sender) => {
-    const judge = await startJudge(senderSecret(sender.interface), SCRIPT);
-    try {
-      const result = await runSender(sender.command, sender.interface, sender.interface === 'B' ? `${judge.url}/events` : judge.url);
-      await sleep(500); // an attempt after the 202 would come now
-      expect(result.code, result.stderr).toBe(0);
-      expect(senderProblems(judge.byId, sender.count, SCRIPT)).toEqual([]);
-      for (const attempts of judge.byId.values()) for (const attempt of attempts) expect(attempt.path).toBe(sender.interface === 'B' ? '/events' : '/contact-jobs');
-    } finally {
-      await judge.close();
-    }
-  });
-
-  // Each sender against one receiver of its interface, and each receiver against one sender.
-  const pairs = (['B', 'A'] as Interface[]).flatMap((iface) => {
-    const senders = SENDERS.filter((sender) => sender.interface === iface);
-    const receivers = RECEIVERS.filter((receiver) => receiver.interface === iface);
-    const n = Math.max(senders.length, receivers.length);
-    return Array.from({ length: n }, (_, i) => {
-      const [sender, receiver] = [senders[i % senders.length] as Sender, receivers[i % receivers.length] as Receiver];
-      return { sender, receiver, name: `${sender.name} → ${receiver.name}` };
-    });
-  });
-  it.concurrent.each(pairs)('$name: every document recorded once', async ({ sender, receiver }) => {
-    const silent: Command = [receiver.command[0], [...receiver.command[1], ...(receiver.interface === 'A' ? ['--no-callbacks'] : [])]];
-    await withProgram(silent, receiverEnv(receiver.interface), async (program) => {
-      const result = await runSender(sender.command, sender.interface, program.url);
-      expect(result.code, result.stderr).toBe(0);
-      await sleep(100);
-      expect(program.lines.filter((line) => line.startsWith(receiver.records)).length).toBe(sender.count);
-    });
-  });
-});
-
-describe('the correct senders pass --role sender', () => {
-  it.concurrent.each(SENDERS)('$name', async (sender) => {
-    const report = await judgeSender(sender.interface, sender.command);
-    results.correctSenders![sender.name] = flagged(report).map((check) => `${check.id} ${check.verdict}: ${check.actual}`);
-    expect(flagged(report), explain(flagged(report))).toEqual([]);
-    expect(report.ok).toBe(true);
-  });
-});
-
-describe('the correct receivers pass the receiver suite', () => {
-  it.concurrent.each(RECEIVERS)('$name', async (receiver) => {
-    const report = await withProgram(receiver.command, receiverEnv(receiver.interface), (program) => judgeReceiver(receiver.interface, program.url));
-    const wrong = flagged(report).filter((check) => !(receiver.tolerate ?? []).includes(check.id));
-    results.correctReceivers![receiver.name] = flagged(report).map((check) => `${check.id} ${check.verdict}: ${check.actual}`);
-    expect(wrong, explain(wrong)).toEqual([]);
-    expect(report.ok).toBe(true);
-  });
-
-  it.concurrent('a provider that never calls back (node A, --no-callbacks) gets no passed check tagged callback', async () => {
-    const report = await withProgram(node('receiver-a.mjs', ...receiverFlags('A'), '--no-callbacks'), receiverEnv('A'), (program) => judgeReceiver('A', program.url, '3s'));
-    const passed = report.checks.filter((check) => check.tags.includes('callback') && check.verdict === 'passed');
-    results.silentProvider!['passed callback checks'] = passed.map((check) => check.id);
-    expect(passed.map((check) => check.id)).toEqual([]);
-  });
-});
-
-describe('the broken senders', () => {
-  const senders = SENDER_FAULTS.map((fault: ZooFault) => ({ ...fault, command: node('sender.mjs', '--interface', 'B', '--identity', PROVIDER, '--count', '3', '--base-delay', '50', '--fault', fault.name) }));
-
-  it.concurrent.each(senders)('$name ($clause) really is broken: the scripted judge sees it', async (sender) => {
-    const judge = await startJudge(EVENTS_SECRET, SCRIPT);
-    try {
-      await runSender(sender.command, 'B', `${judge.url}/events`);
-      await sleep(500);
-      expect(senderProblems(judge.byId, 3, SCRIPT)).not.toEqual([]);
-    } finally {
-      await judge.close();
-    }
-  });
-
-  it.concurrent.each(senders)('$name ($clause: $description) is caught by --role sender', async (sender) => {
-    const report = await judgeSender('B', sender.command);
-    results.brokenSenders![sender.name] = flagged(report).map((check) => check.id);
-    expect(flagged(report).length, `not caught: ${sender.description}`).toBeGreaterThan(0);
-  });
-});
+const BROKEN_SENDERS = SENDER_FAULTS.map((fault: ZooFault) => ({ ...fault, command: node('sender.mjs', '--interface', 'B', '--identity', PROVIDER, '--count', '3', '--base-delay', '50', '--fault', fault.name) }));
 
 interface BrokenReceiver extends ZooFault {
   interface: Interface;
@@ -259,21 +182,94 @@ const BROKEN_RECEIVERS: BrokenReceiver[] = [
   ...A_RECEIVER_FAULTS.map((fault) => ({ ...fault, interface: 'A' as const, command: node('receiver-a.mjs', ...receiverFlags('A'), '--fault', fault.name) })),
 ];
 
+// Each sender against one receiver of its interface, and each receiver against one sender.
+const PAIRS = (['B', 'A'] as Interface[]).flatMap((iface) => {
+  const senders = SENDERS.filter((sender) => sender.interface === iface);
+  const receivers = RECEIVERS.filter((receiver) => receiver.interface === iface);
+  return Array.from({ length: Math.max(senders.length, receivers.length) }, (_, i) => {
+    const [sender, receiver] = [senders[i % senders.length] as Sender, receivers[i % receivers.length] as Receiver];
+    return { sender, receiver, name: `${sender.name} → ${receiver.name}` };
+  });
+});
+
+// One flat list of concurrent tests, so that they all share the one limit (a describe block would run its tests only
+// after the block before it), the longest waits first.
+
+it.concurrent.each(SENDERS)('correct sender passes --role sender: $name', async (sender) => {
+  const report = await judgeSender(sender.interface, sender.command);
+  results.correctSenders![sender.name] = flagged(report).map((check) => `${check.id} ${check.verdict}: ${check.actual}`);
+  expect(flagged(report), explain(flagged(report))).toEqual([]);
+  expect(report.ok).toBe(true);
+});
+
+it.concurrent.each(BROKEN_SENDERS)('broken sender is caught by --role sender: $name ($clause: $description)', async (sender) => {
+  const report = await judgeSender('B', sender.command);
+  results.brokenSenders![sender.name] = flagged(report).map((check) => check.id);
+  expect(flagged(report).length, `not caught: ${sender.description}`).toBeGreaterThan(0);
+});
+
+it.concurrent.each(RECEIVERS)('correct receiver passes the receiver suite: $name', async (receiver) => {
+  const report = await withProgram(receiver.command, receiverEnv(receiver.interface), (program) => judgeReceiver(receiver.interface, program.url));
+  const wrong = flagged(report).filter((check) => !(receiver.tolerate ?? []).includes(check.id));
+  results.correctReceivers![receiver.name] = flagged(report).map((check) => `${check.id} ${check.verdict}: ${check.actual}`);
+  expect(wrong, explain(wrong)).toEqual([]);
+  expect(report.ok).toBe(true);
+});
+
+it.concurrent('a provider that never calls back (node A, --no-callbacks) gets no passed check tagged callback', async () => {
+  const report = await withProgram(node('receiver-a.mjs', ...receiverFlags('A'), '--no-callbacks'), receiverEnv('A'), (program) => judgeReceiver('A', program.url, '3s'));
+  const passed = report.checks.filter((check) => check.tags.includes('callback') && check.verdict === 'passed');
+  results.silentProvider!['passed callback checks'] = passed.map((check) => check.id);
+  expect(passed.map((check) => check.id)).toEqual([]);
+});
+
 /**
  * One process a fault: cai judges it, then a witness shows it differs from a correct receiver (witnesses.ts), so
  * that a fault cai misses is a real one. The witness sends its own fresh ids after cai's run.
  */
-describe('the broken receivers are caught by the receiver suite', () => {
-  it.concurrent.each(BROKEN_RECEIVERS)('$interface $name ($clause: $description)', async (receiver) => {
-    await withProgram(receiver.command, receiverEnv(receiver.interface), async (program) => {
-      const report = await judgeReceiver(receiver.interface, program.url);
-      const caughtBy = flagged(report).map((check) => check.id);
-      results.brokenReceivers![`${receiver.interface} ${receiver.name}`] = caughtBy;
-      const [ours, theirs] = await witness(receiver, program.url);
-      expect(theirs, `the witness: a correct receiver answers ${ours.join(' | ')}`).not.toEqual(ours);
-      expect(caughtBy.length, `not caught: ${receiver.description}`).toBeGreaterThan(0);
-    });
+it.concurrent.each(BROKEN_RECEIVERS)('broken receiver is caught by the receiver suite: $interface $name ($clause: $description)', async (receiver) => {
+  await withProgram(receiver.command, receiverEnv(receiver.interface), async (program) => {
+    const report = await judgeReceiver(receiver.interface, program.url);
+    const caughtBy = flagged(report).map((check) => check.id);
+    results.brokenReceivers![`${receiver.interface} ${receiver.name}`] = caughtBy;
+    const [ours, theirs] = await witness(receiver, program.url);
+    expect(theirs, `the witness: a correct receiver answers ${ours.join(' | ')}`).not.toEqual(ours);
+    expect(caughtBy.length, `not caught: ${receiver.description}`).toBeGreaterThan(0);
   });
+});
+
+it.concurrent.each(SENDERS)('correct sender, checked apart from cai: $name: every document delivered through 503, 429 with an HTTP-date, a cut connection, then 202', async (sender) => {
+  const judge = await startJudge(senderSecret(sender.interface), SCRIPT);
+  try {
+    const result = await runSender(sender.command, sender.interface, sender.interface === 'B' ? `${judge.url}/events` : judge.url);
+    await sleep(500); // an attempt after the 202 would come now
+    expect(result.code, result.stderr).toBe(0);
+    expect(senderProblems(judge.byId, sender.count, SCRIPT)).toEqual([]);
+    for (const attempts of judge.byId.values()) for (const attempt of attempts) expect(attempt.path).toBe(sender.interface === 'B' ? '/events' : '/contact-jobs');
+  } finally {
+    await judge.close();
+  }
+});
+
+it.concurrent.each(PAIRS)('correct sender against a correct receiver: $name: every document recorded once', async ({ sender, receiver }) => {
+  const silent: Command = [receiver.command[0], [...receiver.command[1], ...(receiver.interface === 'A' ? ['--no-callbacks'] : [])]];
+  await withProgram(silent, receiverEnv(receiver.interface), async (program) => {
+    const result = await runSender(sender.command, sender.interface, program.url);
+    expect(result.code, result.stderr).toBe(0);
+    await sleep(100);
+    expect(program.lines.filter((line) => line.startsWith(receiver.records)).length).toBe(sender.count);
+  });
+});
+
+it.concurrent.each(BROKEN_SENDERS)('broken sender, checked apart from cai: $name ($clause): the scripted judge sees it', async (sender) => {
+  const judge = await startJudge(EVENTS_SECRET, SCRIPT);
+  try {
+    await runSender(sender.command, 'B', `${judge.url}/events`);
+    await sleep(500);
+    expect(senderProblems(judge.byId, 3, SCRIPT)).not.toEqual([]);
+  } finally {
+    await judge.close();
+  }
 });
 
 /** The witness of a fault, seen on a correct receiver and on the broken one at `url`. */
@@ -281,7 +277,7 @@ async function witness(receiver: BrokenReceiver, url: string): Promise<[string[]
   if (receiver.interface === 'B') {
     const probes = B_WITNESSES[receiver.name];
     if (!probes) throw new Error(`no witness for ${receiver.name}`);
-    const correct = receiver.command[0] === 'python3' ? correctPythonB : correctB;
+    const correct = receiver.command[0] === PYTHON ? correctPythonB : correctB;
     const id = freshId('witness');
     return Promise.all([observeEvents(correct.url, id, probes(id)), observeEvents(url, id, probes(id))]);
   }

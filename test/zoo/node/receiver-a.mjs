@@ -35,7 +35,7 @@ export const FAULTS = [
   { name: 'callback-lead-nfc', clause: '§2.2', description: 'sends the job\'s lead_id back NFC-normalised, not unmodified' },
   { name: 'callback-jobs-secret', clause: '§5.1', description: 'signs its events with the jobs secret instead of the events secret' },
   { name: 'callback-no-retry-5xx', clause: '§7', description: 'drops an event answered 5xx instead of retrying it' },
-  { name: 'callback-ignores-retry-after', clause: '§7', description: 'retries an event answered 429 after its own short backoff, not Retry-After' },
+  { name: 'callback-ignores-retry-after', clause: '§7', description: 'retries an event answered 429 at once, without waiting its Retry-After' },
   { name: 'callback-retries-400', clause: '§7', description: 'retries an event answered 400 like a 5xx' },
   { name: 'callback-new-event-id-on-retry', clause: '§6.1', description: 'gives a retried event a new event_id' },
 ];
@@ -172,7 +172,7 @@ export function createProvider(args, secrets) {
     const hooks = {
       'callback-new-event-id-on-retry': { bodyFor: (attempt) => (attempt === 1 ? undefined : Buffer.from(JSON.stringify({ ...event, event_id: `zoo-pa-${randomUUID()}` }))) },
       'callback-no-retry-5xx': { decideFor: (reply, attempt, options) => (reply.status >= 500 ? { retry: false, outcome: 'dropped' } : decide(reply, attempt, options)) },
-      'callback-ignores-retry-after': { decideFor: (reply, attempt, options) => decide(reply.status === 429 ? { ...reply, status: 503 } : reply, attempt, options) },
+      'callback-ignores-retry-after': { decideFor: (reply, attempt, options) => (reply.status === 429 ? { retry: true, waitMs: 0 } : decide(reply, attempt, options)) },
       'callback-retries-400': { decideFor: (reply, attempt, options) => decide(reply.status === 400 ? { ...reply, status: 503 } : reply, attempt, options) },
     }[fault];
     return deliver({
