@@ -12,8 +12,8 @@
 // with the retry policy of §7 (deliver.mjs). A refused event is dropped and the conversation goes on.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { pathToFileURL } from 'node:url';
 import { decide, deliver, sleep } from './deliver.mjs';
+import { readBody, runAsProgram, serve } from './server.mjs';
 import { RULES, WINDOW_SECONDS, jobProblem, parseJsonBody, sameSecretString, signatureOf } from './spec.mjs';
 
 /** One mistake each, written from the rules of the spec (the clause each breaks). */
@@ -59,20 +59,6 @@ function parseArgs(argv) {
 // §8 states the 256 KB limit for events; a job is taken up to 1 MiB, and a larger one gets 413.
 const MAX_JOB_BYTES = 1024 * 1024;
 
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_JOB_BYTES) chunks.push(chunk);
-      else if (size > 16 * MAX_JOB_BYTES) req.destroy();
-    });
-    req.on('end', () => resolve(size > MAX_JOB_BYTES ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 /** §2.3: the origin number of a unit (§1: the provider maps each branch_code to its own number), in E.164. */
 function numberFor(branchCode, fault) {
   const digits = String(parseInt(createHash('sha256').update(branchCode).digest('hex').slice(0, 8), 16) % 100_000).padStart(5, '0');
@@ -111,8 +97,8 @@ export function createProvider(args, secrets) {
       req.resume();
       return req.on('end', () => refuse(res, 404, 'POST /contact-jobs only'));
     }
-    const body = await readBody(req);
-    if (body === undefined) return refuse(res, 413, 'job too large');
+    const { bytes: body, tooLarge } = await readBody(req, MAX_JOB_BYTES);
+    if (tooLarge) return refuse(res, 413, 'job too large');
     if (fault !== 'source-not-checked' && req.headers['x-cai-source'] !== args.source) return refuse(res, 401, 'unknown source');
     const timestamp = req.headers['x-cai-timestamp'];
     if (typeof timestamp !== 'string' || !/^[0-9]+$/.test(timestamp) || !inWindow(timestamp)) return refuse(res, 401, 'timestamp missing or outside the window');
@@ -182,35 +168,16 @@ export function createProvider(args, secrets) {
     });
   }
 
-  const server = createServer((req, res) => {
+  return createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 400, 'unreadable request');
     });
   });
-  // Kept connections stay open 30 s, not node's 5 s: a client that reuses a connection after a few idle seconds
-  // must not meet it closing under its request.
-  server.keepAliveTimeout = 30_000;
-  return server;
 }
 
-function main() {
+runAsProgram(import.meta, 'zoo provider', () => {
   const args = parseArgs(process.argv.slice(2));
   const secrets = { jobs: process.env.CAI_SECRET, events: process.env.CAI_CALLBACK_SECRET };
   if (!secrets.jobs || (args.callbacks && !secrets.events)) throw new Error('set $CAI_SECRET (jobs) and $CAI_CALLBACK_SECRET (events)');
-  const server = createProvider(args, secrets);
-  server.listen(args.port, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}\n`));
-  process.on('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    process.exit(0);
-  });
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    main();
-  } catch (error) {
-    process.stderr.write(`zoo provider: ${error.message}\n`);
-    process.exit(2);
-  }
-}
+  serve(createProvider(args, secrets), args.port);
+});

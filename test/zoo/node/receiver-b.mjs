@@ -9,7 +9,7 @@
 // (`recorded <event_id as JSON>`), and runs until SIGTERM.
 import { createHash, createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import { pathToFileURL } from 'node:url';
+import { readBody, runAsProgram, serve } from './server.mjs';
 import { MAX_BODY_BYTES, RULES, WINDOW_SECONDS, eventProblem, parseJsonBody, sameSecretString, signatureOf } from './spec.mjs';
 
 /** One mistake each, written from the rules of the spec (the clause each breaks). */
@@ -121,24 +121,6 @@ function createMemory(fault) {
   };
 }
 
-/**
- * Reads the body, at most `limit` bytes kept: `{ bytes }`, or `{ tooLarge: true }` once more came. What comes after
- * the limit is read and dropped (so the client gets its 413 rather than a reset), up to 16 MiB.
- */
-function readBody(req, limit) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      if (size > 16 * 1024 * 1024) req.destroy();
-    });
-    req.on('end', () => resolve(size > limit ? { tooLarge: true, size } : { bytes: Buffer.concat(chunks) }));
-    req.on('error', reject);
-  });
-}
-
 export function createReceiver(args, secret) {
   const { fault } = args;
   const rules = rulesFor(fault);
@@ -247,13 +229,11 @@ export function createReceiver(args, secret) {
 
   // Kept connections stay open 30 s, not node's 5 s: a client that reuses a connection after a few idle seconds (a
   // busy machine) must not meet it closing under its request.
-  const server = createServer({ requestTimeout: 30_000 }, (req, res) => {
+  return createServer({ requestTimeout: 30_000 }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 400, 'unreadable request');
     });
   });
-  server.keepAliveTimeout = 30_000;
-  return server;
 }
 
 const hmacHex = (secret, data) => createHmac('sha256', secret).update(data).digest('hex');
@@ -263,24 +243,9 @@ function drainThen(req, then) {
   req.on('end', then);
 }
 
-function main() {
+runAsProgram(import.meta, 'zoo receiver', () => {
   const args = parseArgs(process.argv.slice(2));
   const secret = process.env.CAI_SECRET;
   if (!secret) throw new Error('set $CAI_SECRET');
-  const server = createReceiver(args, secret);
-  server.listen(args.port, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}/events\n`));
-  process.on('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    process.exit(0);
-  });
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    main();
-  } catch (error) {
-    process.stderr.write(`zoo receiver: ${error.message}\n`);
-    process.exit(2);
-  }
-}
+  serve(createReceiver(args, secret), args.port, '/events');
+});

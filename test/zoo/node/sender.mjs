@@ -9,8 +9,8 @@
 //     [--optional none|all|alternate] [--lower-case-headers] [--charset] [--chunked] [--keep-alive] [--pretty-crlf]
 //     [--base-delay MS] [--retry-for MS] [--jitter F] [--callback-url URL] [--secret-env NAME] [--fault NAME]
 import { randomUUID } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { deliver, decide, keepAliveAgent, sleep } from './deliver.mjs';
+import { runAsProgram } from './server.mjs';
 
 /** Deliberate faults (`--fault NAME`), each breaking one rule; with none the sender is correct. */
 export const FAULTS = [
@@ -141,12 +141,4 @@ function faultHooks(args, i, docs, bodies, latest) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`zoo sender: ${error.message}\n`);
-      process.exit(2);
-    },
-  );
-}
+runAsProgram(import.meta, 'zoo sender', main);

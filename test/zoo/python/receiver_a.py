@@ -14,12 +14,10 @@ conversation is two messages and job.closed, sent from a thread, and it stops at
 """
 import argparse
 import email.utils
-import hashlib
 import hmac
 import json
 import os
 import re
-import signal
 import sys
 import threading
 import time
@@ -27,7 +25,10 @@ import urllib.error
 import urllib.request
 import uuid
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+sys.dont_write_bytecode = True  # no __pycache__ left next to the zoo
+from zoo_http import is_date_time, read_body, serve, sign
 
 WINDOW = 300  # §5.5
 MAX_JOB = 512 * 1024  # §8 states 256 KB for events; a job may be up to twice that here
@@ -36,15 +37,6 @@ INTENTS = {"book_appointment", "pricing_information", "service_information", "re
 E164 = re.compile(r"\+[1-9][0-9]{6,14}")
 # §2.1 BCP 47, simplified: language, script, region, variants, extensions, private use.
 BCP47 = re.compile(r"(?i)([a-z]{2,3}(-[a-z]{3}){0,3}|[a-z]{4,8})(-[a-z]{4})?(-([a-z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*(-[0-9a-wy-z](-[a-z0-9]{2,8})+)*(-x(-[a-z0-9]{1,8})+)?|x(-[a-z0-9]{1,8})+")
-
-
-def is_date_time(value):
-    if not isinstance(value, str) or "T" not in value:
-        return False
-    try:
-        return datetime.fromisoformat(value).tzinfo is not None
-    except ValueError:
-        return False
 
 
 def job_problem(job):
@@ -77,10 +69,6 @@ def job_problem(job):
         if holder.get(field) is not None and not rule(holder[field]):
             return f"{field} is not valid"
     return None
-
-
-def sign(secret, timestamp, body):
-    return "sha256=" + hmac.new(secret, timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
 def wait_for(retry_after, backoff):
@@ -161,26 +149,13 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def read_body(self):
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            data = b""
-            while True:
-                size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                        pass
-                    return data if len(data) <= MAX_JOB else None
-                chunk = self.rfile.read(size)
-                self.rfile.readline(8)
-                if len(data) <= MAX_JOB:
-                    data += chunk
-        length = int(self.headers.get("Content-Length") or 0)
-        data = self.rfile.read(length)
-        return data if length <= MAX_JOB else None
-
     def do_POST(self):
         server = self.server
-        body = self.read_body()
+        try:
+            body = read_body(self, MAX_JOB)
+        except ValueError:
+            self.close_connection = True
+            return self.reply(400)
         if self.path.split("?")[0] != "/contact-jobs":
             return self.reply(404)
         if body is None:
@@ -225,17 +200,9 @@ def main():
     if not jobs_secret or (not args.no_callbacks and not events_secret):
         print("zoo provider: set $CAI_SECRET (jobs) and $CAI_CALLBACK_SECRET (events)", file=sys.stderr)
         return 2
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    server.source, server.provider, server.callbacks = args.source, args.provider, not args.no_callbacks
-    server.jobs_secret, server.events_secret = jobs_secret.encode(), (events_secret or "").encode()
-    server.base_delay, server.retry_for = args.base_delay / 1000, args.retry_for / 1000
-    server.jobs, server.lock = {}, threading.Lock()
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
-    server.serve_forever()
-    return 0
-
+    return serve(Handler, args.port, "", source=args.source, provider=args.provider, callbacks=not args.no_callbacks,
+                 jobs_secret=jobs_secret.encode(), events_secret=(events_secret or "").encode(),
+                 base_delay=args.base_delay / 1000, retry_for=args.retry_for / 1000, jobs={})
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,18 +16,17 @@ than the raw bytes (§5.2): `reserialised` over `json.dumps(json.loads(body))`, 
 `json.dumps(obj, separators=(",", ":"))`.
 """
 import argparse
-import hashlib
 import hmac
 import json
 import os
 import re
-import signal
 import sys
-import threading
 import time
-from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+sys.dont_write_bytecode = True  # no __pycache__ left next to the zoo
+from zoo_http import is_date_time, read_body, serve, sign
 
 # §8: "256 KB maximum, over it 413". Read as 256 x 1024 = 262 144 bytes: a sender that reads KB as KiB may send that
 # much, and refusing it would refuse a conforming sender.
@@ -45,16 +44,6 @@ E164 = re.compile(r"\+[1-9][0-9]{6,14}")  # §2.1: the longest number has 15 dig
 
 class Invalid(Exception):
     pass
-
-
-def is_date_time(value):
-    """§2.1 ISO 8601 with an offset: a date, `T`, a time, and an offset (Z or +hh:mm)."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", value):
-        return False
-    try:
-        return datetime.fromisoformat(value).tzinfo is not None
-    except ValueError:
-        return False
 
 
 def check_event(doc):
@@ -109,35 +98,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def read_body(self):
-        """The body (Content-Length or chunked, RFC 9112 §7.1), or None when it is over MAX_BODY; what is over the
-        limit is read and dropped so that the client reads its 413."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            parts, size = [], 0
-            while True:
-                line = self.rfile.readline(1024)
-                chunk = int(line.split(b";")[0].strip() or b"0", 16)
-                if chunk == 0:
-                    while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                        pass
-                    break
-                data = self.rfile.read(chunk)
-                self.rfile.readline(8)
-                size += chunk
-                if size <= MAX_BODY:
-                    parts.append(data)
-            return b"".join(parts) if size <= MAX_BODY else None
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            remaining = length
-            while remaining > 0:
-                remaining -= len(self.rfile.read(min(remaining, 65536)) or b"x" * remaining)
-            return None
-        return self.rfile.read(length)
-
     def do_POST(self):
         try:
-            body = self.read_body()
+            body = read_body(self, MAX_BODY)
         except ValueError:
             self.close_connection = True
             return self.answer(400, "unreadable body\n")
@@ -161,7 +124,7 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError:
                 return self.answer(400, "not JSON\n")
             signed = (json.dumps(obj) if server.fault == "reserialised" else json.dumps(obj, separators=(",", ":"))).encode("utf-8")
-        expected = "sha256=" + hmac.new(server.secret, timestamp.encode("ascii") + b"." + signed, hashlib.sha256).hexdigest()
+        expected = sign(server.secret, timestamp, signed)
         given = self.headers.get("X-CAI-Signature", "")
         if not hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("ascii")):  # §5.2, §5.3, §5.5
             return self.answer(401, "invalid signature\n")
@@ -195,15 +158,7 @@ def main():
     if not secret:
         print("zoo receiver: set $CAI_SECRET", file=sys.stderr)
         return 2
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    server.provider, server.fault, server.secret = args.provider, args.fault, secret.encode("utf-8")
-    server.seen, server.lock = set(), threading.Lock()
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    print(f"http://127.0.0.1:{server.server_address[1]}/events", flush=True)
-    server.serve_forever()
-    return 0
-
+    return serve(Handler, args.port, "/events", provider=args.provider, fault=args.fault, secret=secret.encode("utf-8"), seen=set())
 
 if __name__ == "__main__":
     sys.exit(main())
