@@ -24,8 +24,9 @@ import {
 } from './support.js';
 import { A_WITNESSES, B_WITNESSES } from './witnesses.js';
 
-// Most of the time is waiting (backoffs, Retry-After, callbacks), so more at once than vitest's 5.
-vi.setConfig({ maxConcurrency: 12, testTimeout: 90_000, hookTimeout: 30_000 });
+// Most of the time is waiting (backoffs, Retry-After, callbacks), so more at once than vitest's 5. A run takes
+// seconds on a quiet machine; the time-outs leave room for a machine shared with other builds.
+vi.setConfig({ maxConcurrency: 12, testTimeout: 240_000, hookTimeout: 60_000 });
 
 type Interface = 'A' | 'B';
 type Command = [string, string[]];

@@ -30,7 +30,7 @@ const SWITCHES = { '--lower-case-headers': 'lowerCase', '--charset': 'charset', 
 const NUMBERS = ['count', 'parallel', 'baseDelayMs', 'retryForMs', 'jitter'];
 
 function parseArgs(argv) {
-  const args = { count: 1, parallel: 1, types: 'message', optional: 'none', baseDelayMs: 100, retryForMs: 30_000, jitter: 0, secretEnv: 'CAI_SECRET', fault: 'none', callbackUrl: 'https://platform.example/cai/events' };
+  const args = { count: 1, parallel: 1, types: 'message', optional: 'none', baseDelayMs: 100, retryForMs: 60_000, jitter: 0, secretEnv: 'CAI_SECRET', fault: 'none', callbackUrl: 'https://platform.example/cai/events' };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     if (flag in SWITCHES) args[SWITCHES[flag]] = true;

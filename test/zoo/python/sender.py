@@ -161,7 +161,7 @@ def main():
     parser.add_argument("--charset", action="store_true")
     parser.add_argument("--optional", choices=["none", "all", "alternate"], default="none")
     parser.add_argument("--base-delay", type=float, default=100)
-    parser.add_argument("--retry-for", type=float, default=30_000)
+    parser.add_argument("--retry-for", type=float, default=60_000)
     parser.add_argument("--secret-env", default="CAI_SECRET")
     args = parser.parse_args()
     secret = os.environ.get(args.secret_env)
