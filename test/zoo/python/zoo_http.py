@@ -43,6 +43,8 @@ def read_body(handler, limit):
             if size <= limit:
                 parts.append(data)
     length = int(handler.headers.get("Content-Length") or 0)
+    if length < 0:
+        raise ValueError("negative Content-Length")
     if length <= limit:
         return rfile.read(length)
     remaining = length
