@@ -98,24 +98,19 @@ function rulesFor(fault) {
   }
 }
 
-/** The dedupe memory: event_id → first recorded; a fault changes the key or how long it is kept. */
+/** The dedupe memory: event_id → when recorded; a fault changes the key or how long it is kept. */
 function createMemory(fault) {
   const seen = new Map();
-  const keyOf = {
-    'dedupe-case-insensitive': (id) => id.toLowerCase(),
-    'dedupe-trims': (id) => id.trim(),
-    'dedupe-nfc': (id) => id.normalize('NFC'),
-  }[fault] ?? ((id) => id);
+  const normalise = { 'dedupe-case-insensitive': (id) => id.toLowerCase(), 'dedupe-trims': (id) => id.trim(), 'dedupe-nfc': (id) => id.normalize('NFC') }[fault];
+  const keyOf = (id, body) => (fault === 'dedupe-on-body' ? `${id}\u0000${createHash('sha256').update(body).digest('hex')}` : (normalise?.(id) ?? id));
   return {
     has(id, body) {
-      const key = fault === 'dedupe-on-body' ? `${id}\u0000${createHash('sha256').update(body).digest('hex')}` : keyOf(id);
-      const at = seen.get(key);
-      if (at !== undefined && fault === 'dedupe-forgets' && Date.now() - at > 3000) seen.delete(key);
+      const key = keyOf(id, body);
+      if (fault === 'dedupe-forgets' && Date.now() - (seen.get(key) ?? Infinity) > 3000) seen.delete(key);
       return seen.has(key);
     },
     add(id, body) {
-      const key = fault === 'dedupe-on-body' ? `${id}\u0000${createHash('sha256').update(body).digest('hex')}` : keyOf(id);
-      seen.set(key, Date.now());
+      seen.set(keyOf(id, body), Date.now());
       if (fault === 'dedupe-last-16' && seen.size > 16) seen.delete(seen.keys().next().value);
     },
   };
