@@ -107,6 +107,7 @@ export function describeCheck(check: Check): CheckMeta & { callbackStages?: read
   const { section: _main, ...row } = resultBase(check);
   return {
     ...row,
+    clauses: check.clauses,
     ...(check.exclusive ? { exclusive: true } : {}),
     ...(check.needs ? { needs: check.needs } : {}),
     ...(check.role === 'sender' ? { scenarios: check.scenarios } : {}),

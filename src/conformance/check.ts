@@ -12,6 +12,8 @@ import type { ProbeScope } from './probe/scope.js';
 import type { CheckRow } from './types.js';
 
 export interface CheckMeta extends CheckRow {
+  /** The clauses of the spec the check enforces (src/spec/clauses.ts): what `cai conformance coverage` reads. */
+  clauses: readonly string[];
   /** Run only when asked with `--include <id or tag>`. */
   optional?: boolean;
   /** Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap). */

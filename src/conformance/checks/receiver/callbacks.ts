@@ -121,7 +121,7 @@ function assignedNumberOf(stage: JobStage): string | undefined {
 
 const arrival = [
   callbackCheck({
-    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], tags: [],
+    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1'], tags: [],
     title: "the provider sends events back to the job's callback_url within --callback-wait",
     judgesSilence: true,
     judge: (stage) => {
@@ -133,12 +133,12 @@ const arrival = [
     },
   }),
   callbackCheck({
-    id: 'A-CB-005', level: 'must', sections: ['§2.2', '§2.4'], tags: [],
+    id: 'A-CB-005', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: [],
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
   callbackCheck({
-    id: 'A-CB-006', level: 'should', sections: ['§3', '§6'], tags: [],
+    id: 'A-CB-006', level: 'should', sections: ['§3', '§6'], clauses: ['§3-1'], tags: [],
     title: 'the conversation ends with an appointment or job.closed event within --callback-wait',
     judge: (stage) => {
       const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
@@ -158,7 +158,7 @@ const arrival = [
  */
 const lifecycle = [
   callbackCheck({
-    id: 'A-CB-012', level: 'should', sections: ['§2.3', '§2.4', '§2.5'], tags: ['lifecycle'],
+    id: 'A-CB-012', level: 'should', sections: ['§2.3', '§2.4', '§2.5'], clauses: ['§2.3-1'], tags: ['lifecycle'],
     title: 'events that carry provider_job_id carry the one the acknowledgment gave',
     judge: (stage) => {
       const acknowledged = stage.job ? providerJobIdOf(stage.job) : undefined;
@@ -170,7 +170,7 @@ const lifecycle = [
     },
   }),
   callbackCheck({
-    id: 'A-CB-013', level: 'should', sections: ['§2.3', '§3', '§2.4', '§2.5'], tags: ['lifecycle'],
+    id: 'A-CB-013', level: 'should', sections: ['§2.3', '§3', '§2.4', '§2.5'], clauses: ['§2.3-2'], tags: ['lifecycle'],
     title: 'outbound messages come from the assigned_number_e164 the acknowledgment gave',
     judge: (stage) => {
       const assigned = assignedNumberOf(stage);
@@ -182,7 +182,7 @@ const lifecycle = [
     },
   }),
   callbackCheck({
-    id: 'A-CB-014', level: 'must', sections: ['§2.2', '§2.4'], tags: ['lifecycle', 'lead'],
+    id: 'A-CB-014', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: ['lifecycle', 'lead'],
     title: 'a lead_id with capitals, accents (NFD) and punctuation comes back unchanged',
     stage: edgeLeadJob,
     judge: leadUnchanged,
@@ -208,7 +208,7 @@ interface OnceAndTwice {
  * books or closes a second time). Both conversations are gathered until they are over and quiet for --observe.
  */
 const repeatStartsNothing = defineCheck<OnceAndTwice>({
-  id: 'A-DEDUP-007', interface: 'A', level: 'must', sections: ['§2.2', '§3'], tags: ['dedupe', 'callback'], needs: 'callback',
+  id: 'A-DEDUP-007', interface: 'A', level: 'must', sections: ['§2.2', '§3'], clauses: ['§2.2-5', '§3-1'], tags: ['dedupe', 'callback'], needs: 'callback',
   title: 'a repeated job starts no second conversation (no second ending among its events)',
   gather: async (scope) => {
     const [once, twice] = await Promise.all([jobStage(scope, 'sent-once'), jobStage(scope, 'sent-twice', { twice: true })]);

@@ -9,7 +9,7 @@ import { CLOCK_TOLERANCE_SECONDS } from '../../tolerances.js';
 
 const eventsClock = [
   defineCheck<{ reading: ClockReading }>({
-    id: 'B-CLOCK-001', interface: 'B', level: 'should', sections: ['§5.5'], tags: ['clock'],
+    id: 'B-CLOCK-001', interface: 'B', level: 'should', sections: ['§5.5'], clauses: ['§5.5-1', '§8-3'], tags: ['clock'],
     title: `the target sends a Date header and its clock is within ${CLOCK_TOLERANCE_SECONDS} s of ours`,
     gather: async (scope) => ({ reading: scope.session.clock }),
     judge: ({ reading }) => {

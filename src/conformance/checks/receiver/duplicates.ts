@@ -19,7 +19,7 @@ import { anotherSecret, appliesTo, checkId, event, EVENTS_RECEIVER, forBoth, job
 const DUPLICATE = '202 {"ok":true,"duplicate":true}';
 const SAME_ACK = '202 with the same provider_job_id as the first delivery';
 
-type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections'>;
+type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'>;
 
 /** A first delivery and what followed it: the evidence of most repeat checks. */
 interface Repeat {
@@ -107,7 +107,7 @@ function repeatFailingAuthentication(receiver: Receiver, entry: Entry): Receiver
 
 const eventsDuplicates: ReceiverCheck[] = [
   defineCheck<Repeat>({
-    id: 'B-DEDUP-001', interface: 'B', level: 'must', sections: ['§6.1', '§2.13', '§7'], tags: ['dedupe'],
+    id: 'B-DEDUP-001', interface: 'B', level: 'must', sections: ['§6.1', '§2.13', '§7'], clauses: ['§6.1-2', '§2.13-1'], tags: ['dedupe'],
     title: 'a sequential repeat of an event_id is answered 202 {"ok":true,"duplicate":true}',
     gather: (scope) => {
       const body = compact(event(scope));
@@ -117,7 +117,7 @@ const eventsDuplicates: ReceiverCheck[] = [
   }),
   concurrentRepeats(
     EVENTS_RECEIVER,
-    { id: 'B-DEDUP-002', title: 'concurrent repeats of one event_id: exactly one is counted as new', sections: ['§6.1', '§2.13'] },
+    { id: 'B-DEDUP-002', title: 'concurrent repeats of one event_id: exactly one is counted as new', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'] },
     (answers, round) => {
       const fresh = answers.filter((answer) => !isDuplicateAck(answer));
       if (fresh.length === 1) return undefined;
@@ -130,9 +130,10 @@ const eventsDuplicates: ReceiverCheck[] = [
     id: 'B-DEDUP-003',
     title: 'a repeat that fails authentication gets 401, never a duplicate answer',
     sections: ['§5.5', '§7', '§6.1'],
+    clauses: ['§5.1-1', '§7-3'],
   }),
   defineCheck<Repeat>({
-    id: 'B-DEDUP-004', interface: 'B', level: 'must', sections: ['§6.1', '§7'], tags: ['dedupe', 'auth'],
+    id: 'B-DEDUP-004', interface: 'B', level: 'must', sections: ['§6.1', '§7'], clauses: ['§6.1-3', '§7-3'], tags: ['dedupe', 'auth'],
     title: 'an event rejected with 401 is not recorded: the same event correctly signed is then new',
     gather: async (scope) => {
       const body = compact(event(scope));
@@ -149,7 +150,7 @@ const eventsDuplicates: ReceiverCheck[] = [
     },
   }),
   defineCheck<Repeat>({
-    id: 'B-DEDUP-005', interface: 'B', level: 'must', sections: ['§6.1', '§2.13'], tags: ['dedupe'],
+    id: 'B-DEDUP-005', interface: 'B', level: 'must', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'], tags: ['dedupe'],
     title: 'a repeat with the same event_id but a changed body is still a duplicate',
     gather: (scope) => {
       const doc = event(scope);
@@ -161,7 +162,7 @@ const eventsDuplicates: ReceiverCheck[] = [
 
 const jobsDuplicates: ReceiverCheck[] = [
   defineCheck<Repeat>({
-    id: 'A-DEDUP-001', interface: 'A', level: 'must', sections: ['§2.2', '§8'], tags: ['dedupe'],
+    id: 'A-DEDUP-001', interface: 'A', level: 'must', sections: ['§2.2', '§8'], clauses: ['§2.2-5'], tags: ['dedupe'],
     title: 'a repeated event_id gets the same acknowledgment and starts no second job',
     gather: (scope) => {
       const body = compact(job(scope));
@@ -178,7 +179,7 @@ const jobsDuplicates: ReceiverCheck[] = [
   }),
   concurrentRepeats(
     JOBS_RECEIVER,
-    { id: 'A-DEDUP-002', title: 'concurrent repeats of one event_id all get the same provider_job_id', sections: ['§2.2'] },
+    { id: 'A-DEDUP-002', title: 'concurrent repeats of one event_id all get the same provider_job_id', sections: ['§2.2'], clauses: ['§2.2-5'] },
     (answers, round) => {
       const ids = new Set(answers.map((answer) => JSON.stringify(providerJobIdOf(answer))));
       if (ids.size === 1) return undefined;
@@ -190,6 +191,7 @@ const jobsDuplicates: ReceiverCheck[] = [
     id: 'A-DEDUP-003',
     title: 'a repeat that fails authentication is rejected, not acknowledged',
     sections: ['§4.1', '§5.5', '§2.2'],
+    clauses: ['§4.1-6', '§5.1-1'],
   }),
 ];
 
@@ -225,7 +227,8 @@ interface DistinctEvidence extends Repeat {
 const distinctIds = forBoth((receiver) =>
   DISTINCT_IDS.filter((row) => appliesTo(receiver, row.ids)).map((row) =>
     defineCheck<DistinctEvidence>({
-      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: receiver.interface === 'B' ? ['§6.1', '§2.4', '§2.13'] : ['§2.2', '§4.1'], tags: ['dedupe', 'identifiers'],
+      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: receiver.interface === 'B' ? ['§6.1', '§2.4', '§2.13'] : ['§2.2', '§4.1'],
+      clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe', 'identifiers'],
       title: `an event_id that differs from an accepted one only ${row.differs} is a new ${receiver.interface === 'B' ? 'event' : 'job'}`,
       gather: async (scope) => {
         const ids = row.pair(scope.eventId());

@@ -15,13 +15,14 @@ interface Framing {
   id: string;
   title: string;
   sections: readonly string[];
+  clauses: readonly string[];
   frame(body: Buffer): RequestRecipe;
 }
 
 const FRAMINGS: readonly Framing[] = [
-  { id: 'FRAME-001', title: 'a body sent with chunked transfer encoding (no Content-Length) is accepted', sections: ['§2', '§4.1', '§4.2'],
+  { id: 'FRAME-001', title: 'a body sent with chunked transfer encoding (no Content-Length) is accepted', sections: ['§2', '§4.1', '§4.2'], clauses: ['§2-1'],
     frame: (body) => ({ body, chunked: true }) },
-  { id: 'FRAME-002', title: 'Content-Type: application/json; charset=utf-8 is accepted', sections: ['§2', '§4.1', '§4.2'],
+  { id: 'FRAME-002', title: 'Content-Type: application/json; charset=utf-8 is accepted', sections: ['§2', '§4.1', '§4.2'], clauses: ['§2-3'],
     frame: (body) => ({ body, contentType: 'application/json; charset=utf-8' }) },
 ];
 
@@ -29,7 +30,7 @@ export const framing = forBoth((receiver) =>
   FRAMINGS.map((row) =>
     defineProbe({
       id: checkId(receiver, row.id), interface: receiver.interface, level: 'should',
-      sections: row.sections.filter((section) => section !== (receiver.interface === 'B' ? '§4.1' : '§4.2')), tags: ['framing', 'acceptance'],
+      sections: row.sections.filter((section) => section !== (receiver.interface === 'B' ? '§4.1' : '§4.2')), clauses: row.clauses, tags: ['framing', 'acceptance'],
       title: row.title,
       send: (scope) => row.frame(compact(receiver.document(scope))),
       expect: ACCEPTED,

@@ -24,7 +24,7 @@ interface Burst {
 
 const eventsRate = [
   defineCheck<Burst>({
-    id: 'B-RATE-001', interface: 'B', level: 'must', sections: ['§7', '§8'], tags: ['rate-limit'], optional: true, exclusive: true,
+    id: 'B-RATE-001', interface: 'B', level: 'must', sections: ['§7', '§8'], clauses: ['§7-7'], tags: ['rate-limit'], optional: true, exclusive: true,
     title: 'over the request cap: 429 with a well-formed Retry-After',
     gather: async (scope) => {
       // A paced, bounded burst: waves of concurrent valid events until the first 429 or refusal.

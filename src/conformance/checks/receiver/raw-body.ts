@@ -13,6 +13,7 @@ interface Framing {
   /** What the body does, after "the signature covers the raw bytes: ". */
   title: string;
   sections: readonly string[];
+  clauses: readonly string[];
   /** The body as sent, from a valid document and the name of its free-text field. */
   frame(doc: Doc, textField: string): Buffer;
 }
@@ -22,30 +23,35 @@ const FRAMINGS: readonly Framing[] = [
     id: 'SIG-001',
     title: 'odd whitespace, tabs and CRLF are accepted',
     sections: ['§5.2', '§5.3'],
+    clauses: ['§5.2-1', '§5.2-2'],
     frame: (doc) => Buffer.from(looseLayout(doc), 'utf8'),
   },
   {
     id: 'SIG-002',
     title: 'keys in an unusual order are accepted',
     sections: ['§5.2'],
+    clauses: ['§5.2-1', '§5.2-2'],
     frame: (doc) => compact(reversedKeys(doc)),
   },
   {
     id: 'SIG-003',
     title: '\\u escapes and \\/ in strings are accepted',
     sections: ['§5.2', '§2'],
+    clauses: ['§5.2-1', '§5.2-2', '§2-1'],
     frame: (doc, field) => Buffer.from(escapedField({ ...doc, [field]: NON_ASCII_TEXT }, field), 'utf8'),
   },
   {
     id: 'SIG-004',
     title: 'non-ASCII UTF-8 text is accepted',
     sections: ['§5.2', '§2', '§2.1'],
+    clauses: ['§5.2-1', '§5.2-2', '§2-2'],
     frame: (doc, field) => compact({ ...doc, [field]: NON_ASCII_TEXT }),
   },
   {
     id: 'SIG-005',
     title: 'a trailing newline after the JSON is accepted',
     sections: ['§5.2'],
+    clauses: ['§5.2-1', '§5.2-2'],
     frame: (doc) => Buffer.concat([compact(doc), Buffer.from('\n')]),
   },
 ];
@@ -53,7 +59,7 @@ const FRAMINGS: readonly Framing[] = [
 export const rawBody = forBoth((receiver) =>
   FRAMINGS.map((framing) =>
     defineProbe({
-      id: checkId(receiver, framing.id), interface: receiver.interface, level: 'must', sections: framing.sections, tags: ['signature', 'raw-body'],
+      id: checkId(receiver, framing.id), interface: receiver.interface, level: 'must', sections: framing.sections, clauses: framing.clauses, tags: ['signature', 'raw-body'],
       title: `the signature covers the raw bytes: ${framing.title}`,
       send: (scope) => ({ body: framing.frame(receiver.document(scope), receiver.textField) }),
       expect: ACCEPTED,

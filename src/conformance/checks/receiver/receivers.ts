@@ -34,6 +34,10 @@ export interface Receiver {
   /** Whether `second` was answered as a repeat of `first` (B: the §2.13 answer; A: the same provider_job_id). */
   answeredAsRepeat(first: Exchange, second: Exchange): boolean;
   refuses: {
+    /** The clauses a refusal of a request's credentials enforces (§7's 401 on B; §4.1's verification on A). */
+    authenticationClauses: readonly string[];
+    /** The clauses a refusal of a document enforces (§7's 400 on B; none fixed on A, §4.1). */
+    schemaClauses: readonly string[];
     /** A wrong signature, a timestamp outside the window, an unknown sender. */
     authentication: Refusal;
     /** A missing or malformed X-CAI-* header. */
@@ -88,6 +92,8 @@ export const EVENTS_RECEIVER: Receiver = {
   phoneField: 'from_number_e164',
   answeredAsRepeat: (_first, second) => isDuplicateAck(second),
   refuses: {
+    authenticationClauses: ['§7-3'],
+    schemaClauses: ['§7-1'],
     authentication: { expect: UNAUTHORISED, says: 'is rejected with 401' },
     header: { expect: HEADER_REJECTED, says: 'is rejected' },
     schema: { expect: BAD_REQUEST, says: 'is rejected with 400' },
@@ -108,7 +114,7 @@ export const JOBS_RECEIVER: Receiver = {
     const id = providerJobIdOf(first);
     return id !== undefined && id === providerJobIdOf(second);
   },
-  refuses: { authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
+  refuses: { authenticationClauses: ['§4.1-6'], schemaClauses: [], authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
 };
 
 /** A theme both interfaces share: the same factory, once per receiver. */

@@ -18,9 +18,11 @@ export interface Tampering {
   /** The request as the title names it, e.g. `a truncated signature (63 hex digits)`. */
   what: string | ((receiver: Receiver) => string);
   /** How a conforming receiver answers: a refusal of this kind, or acceptance. */
-  answer: keyof Receiver['refuses'] | 'accepted';
+  answer: 'authentication' | 'header' | 'accepted';
   level?: CheckLevel;
   sections: Record<InterfaceId, readonly string[]>;
+  /** The clauses it enforces (src/spec/clauses.ts); the refusal's own clause (§7's 401 on B, §4.1's check on A) is added. */
+  clauses: readonly string[];
   /** After `auth`. */
   tags: readonly string[];
   /** The request: `body` is a valid document of the receiver, compact. */
@@ -34,6 +36,7 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
       const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
       return defineProbe({
         id: checkId(receiver, row.id), interface: receiver.interface, level: row.level ?? 'must', sections: row.sections[receiver.interface], tags: ['auth', ...row.tags],
+        clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
         title: `${what} ${refusal?.says ?? 'is accepted'}`,
         send: (scope) => row.tamper(compact(receiver.document(scope)), scope, receiver),
         expect: refusal?.expect ?? ACCEPTED,

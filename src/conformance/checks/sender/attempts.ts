@@ -96,11 +96,14 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const own = spec.section;
   const identity = { key: spec.identityHeader, name: spec.identityHeaderName };
   const kind = spec.documentName;
+  // The clauses of the request's own section (§4.1 or §4.2) and of its document (§2.2 or §2.4).
+  const [endpoint, identityClause, signingClause] = [`${own}-1`, `${own}-2`, `${own}-3`];
+  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-3', '§6-1', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
   const scenarios = ['accept'] as const;
   const checks = [
     defineSenderCheck({
-      id: `${p}-HTTP-001`, interface: iface, level: 'must', sections: [own], tags: ['http'], scenarios,
+      id: `${p}-HTTP-001`, interface: iface, level: 'must', sections: [own], clauses: [endpoint], tags: ['http'], scenarios,
       title: `every attempt is a POST to ${address}`,
       judge: (evidence) =>
         everyAttempt(evidence, `POST ${address}`, (attempt, record) => {
@@ -110,7 +113,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
         }, NOTHING_TO_JUDGE),
     }),
     defineSenderCheck({
-      id: `${p}-HDR-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§4.2', '§5.6'] : ['§4.1'], tags: ['headers', 'identity'], scenarios,
+      id: `${p}-HDR-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§4.2', '§5.6'] : ['§4.1'], clauses: [identityClause], tags: ['headers', 'identity'], scenarios,
       title: `every attempt carries ${identity.name} with the expected ${spec.identityName}`,
       judge: (evidence) =>
         everyAttempt(evidence, `${identity.name}: ${evidence.identity}`, (attempt) => {
@@ -120,28 +123,28 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
         }, NOTHING_TO_JUDGE),
     }),
     defineSenderCheck({
-      id: `${p}-HDR-002`, interface: iface, level: 'must', sections: ['§2', own], tags: ['headers', 'content-type'], scenarios,
+      id: `${p}-HDR-002`, interface: iface, level: 'must', sections: ['§2', own], clauses: ['§2-3'], tags: ['headers', 'content-type'], scenarios,
       title: 'every attempt is sent with Content-Type: application/json',
       judge: (evidence) => everyAttempt(evidence, 'Content-Type: application/json', (attempt) => contentTypeProblem(attempt.headers[Headers.contentType]), NOTHING_TO_JUDGE),
     }),
     defineSenderCheck({
-      id: `${p}-SIG-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§5.2', '§5.3', '§4.2'] : ['§5.2', '§5.3', '§5.1', '§4.1'], tags: ['signature', 'raw-body'], scenarios,
+      id: `${p}-SIG-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§5.2', '§5.3', '§4.2'] : ['§5.2', '§5.3', '§5.1', '§4.1'], clauses: ['§5.1-1', '§5.1-2', '§5.2-1', '§5.2-2', '§5.3-1', signingClause], tags: ['signature', 'raw-body'], scenarios,
       title: 'every attempt is signed over its timestamp and its raw body, exactly as sent',
       judge: (evidence) =>
         everyAttempt(evidence, 'sha256=HMAC(secret, timestamp + "." + raw body)', (attempt) => signatureProblem(attempt, evidence.secrets), 'no attempt with a timestamp to judge the signature over (see the timestamp check)'),
     }),
     defineSenderCheck({
-      id: `${p}-SIG-002`, interface: iface, level: 'must', sections: [own, '§5.4'], tags: ['signature', 'timestamp'], scenarios,
+      id: `${p}-SIG-002`, interface: iface, level: 'must', sections: [own, '§5.4'], clauses: ['§5.4-1', signingClause], tags: ['signature', 'timestamp'], scenarios,
       title: `every attempt carries ${HeaderNames.timestamp} as an integer of unix seconds`,
       judge: (evidence) => everyAttempt(evidence, `${HeaderNames.timestamp}: <unix seconds>`, (attempt) => timestampProblem(attempt), NOTHING_TO_JUDGE),
     }),
     defineSenderCheck({
-      id: `${p}-SIG-003`, interface: iface, level: 'must', sections: ['§5.5'], tags: ['signature', 'window'], scenarios,
+      id: `${p}-SIG-003`, interface: iface, level: 'must', sections: ['§5.5'], clauses: ['§5.5-1', '§8-3'], tags: ['signature', 'window'], scenarios,
       title: 'the timestamp of every attempt is within 300 s of the moment it arrives',
       judge: (evidence) => everyAttempt(evidence, 'within ±300 s of arrival (cai\'s clock)', (attempt) => windowProblem(attempt), 'no attempt with a well-formed timestamp (see the timestamp check)'),
     }),
     defineSenderCheck({
-      id: `${p}-DOC-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'], tags: ['document', 'schema'], scenarios,
+      id: `${p}-DOC-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'], clauses: documentClauses, tags: ['document', 'schema'], scenarios,
       title: iface === 'B' ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)' : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)',
       judge: (evidence) => everyAttempt(evidence, `a valid ${kind}`, (attempt) => documentProblem(attempt, iface), 'no body small enough to read (see the size check)'),
     }),
@@ -149,12 +152,12 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   if (spec.sizeLimitStated) {
     checks.push(
       defineSenderCheck({
-        id: 'BS-DOC-002', interface: 'B', level: 'must', sections: ['§8', '§7'], tags: ['document', 'size'], scenarios,
+        id: 'BS-DOC-002', interface: 'B', level: 'must', sections: ['§8', '§7'], clauses: ['§8-1'], tags: ['document', 'size'], scenarios,
         title: `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)`,
         judge: (evidence) => everyAttempt(evidence, `at most ${MAX_BODY_BYTES} bytes`, (attempt) => sizeProblem(attempt, MAX_BODY_BYTES), NOTHING_TO_JUDGE),
       }),
       defineSenderCheck({
-        id: 'BS-DOC-003', interface: 'B', level: 'should', sections: ['§8'], tags: ['document', 'size'], scenarios,
+        id: 'BS-DOC-003', interface: 'B', level: 'should', sections: ['§8'], clauses: ['§8-1'], tags: ['document', 'size'], scenarios,
         title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)`,
         judge: (evidence) => everyAttempt(evidence, `at most ${SURELY_ALLOWED_BODY_BYTES} bytes`, (attempt) => sizeProblem(attempt, SURELY_ALLOWED_BODY_BYTES), NOTHING_TO_JUDGE),
       }),
@@ -162,7 +165,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   } else {
     checks.push(
       defineSenderCheck({
-        id: 'AS-DOC-002', interface: 'A', level: 'should', sections: ['§8'], tags: ['document', 'size'], scenarios,
+        id: 'AS-DOC-002', interface: 'A', level: 'should', sections: ['§8'], clauses: [], tags: ['document', 'size'], scenarios,
         title: `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)`,
         judge: (evidence) => everyAttempt(evidence, `at most ${MAX_BODY_BYTES} bytes`, (attempt) => sizeProblem(attempt, MAX_BODY_BYTES), NOTHING_TO_JUDGE),
       }),

@@ -208,6 +208,8 @@ interface DeliveryContext {
   /** The sections of a retry rule, and of the identity of a retried document. */
   retrySections: string[];
   identitySections: string[];
+  /** The clauses of a sender's action after an answer (§7's table on B; §8's retry period on both). */
+  clauses: { retry5xx: string[]; retry429: string[]; identity: string[]; accepted: string[]; reject: Record<400 | 401 | 413, string[]> };
 }
 
 function contextOf(iface: InterfaceId): DeliveryContext {
@@ -220,19 +222,26 @@ function contextOf(iface: InterfaceId): DeliveryContext {
     statusSections: (status) => (fixed ? ['§7'] : ['§7', '§4.1']).concat(status === '413' ? ['§8'] : []),
     retrySections: fixed ? ['§7', '§8'] : ['§8'],
     identitySections: fixed ? ['§6.1', '§2.4'] : ['§2.2'],
+    clauses: {
+      retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
+      retry429: fixed ? ['§7-8'] : ['§8-4'],
+      identity: fixed ? ['§6.1-1'] : ['§2.2-4'],
+      accepted: fixed ? ['§6.5-1', '§4.2-5'] : ['§6.5-1', '§4.1-4'],
+      reject: { 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] },
+    },
   };
 }
 
 /** A retry is signed afresh, and a 503 is retried at all. */
-function firstRetryChecks({ iface, p, retrySections }: DeliveryContext): SenderCheck[] {
+function firstRetryChecks({ iface, p, retrySections, clauses }: DeliveryContext): SenderCheck[] {
   return [
     defineSenderCheck({
-      id: `${p}-SIG-004`, interface: iface, level: 'should', sections: ['§5.5', '§5.2'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429'],
+      id: `${p}-SIG-004`, interface: iface, level: 'should', sections: ['§5.5', '§5.2'], clauses: ['§5.5-1'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429'],
       title: 'every retry is signed afresh: its timestamp moves on with the time since the first attempt',
       judge: signedAfresh,
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-001`, interface: iface, level: 'must', sections: retrySections, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
+      id: `${p}-RETRY-001`, interface: iface, level: 'must', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
       title: 'a document answered 5xx is sent again',
       judge: retriedAfter('5xx', is5xx),
     }),
@@ -242,21 +251,21 @@ function firstRetryChecks({ iface, p, retrySections }: DeliveryContext): SenderC
 const RETRY_SCENARIOS = ['retry-5xx', 'retry-429', 'retry-network'] as const;
 
 /** A retry carries the same event_id, the same document and the same bytes as the delivery's first attempt. */
-function sameOnRetryChecks({ iface, p, identitySections }: DeliveryContext): SenderCheck[] {
+function sameOnRetryChecks({ iface, p, identitySections, clauses }: DeliveryContext): SenderCheck[] {
   const own = identitySections[0] as string;
   return [
     defineSenderCheck({
-      id: `${p}-RETRY-002`, interface: iface, level: 'must', sections: identitySections, tags: ['retry', 'event-id'], scenarios: RETRY_SCENARIOS,
+      id: `${p}-RETRY-002`, interface: iface, level: 'must', sections: identitySections, clauses: clauses.identity, tags: ['retry', 'event-id'], scenarios: RETRY_SCENARIOS,
       title: 'every retry carries the event_id of the first attempt',
       judge: (evidence) => everyRetry(evidence, 'the same event_id on every retry', sameEventId, 'no retry of a document with an event_id to compare'),
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-003`, interface: iface, level: 'should', sections: [own], tags: ['retry', 'document'], scenarios: RETRY_SCENARIOS,
+      id: `${p}-RETRY-003`, interface: iface, level: 'should', sections: [own], clauses: clauses.identity, tags: ['retry', 'document'], scenarios: RETRY_SCENARIOS,
       title: 'every retry carries the same document as the first attempt (event_id aside)',
       judge: (evidence) => everyRetry(evidence, 'the same document on every retry', sameDocument, 'no retry with a JSON document to compare'),
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-004`, interface: iface, level: 'should', sections: ['§5.2', own], tags: ['retry', 'raw-body'], scenarios: RETRY_SCENARIOS,
+      id: `${p}-RETRY-004`, interface: iface, level: 'should', sections: ['§5.2', own], clauses: ['§5.2-2'], tags: ['retry', 'raw-body'], scenarios: RETRY_SCENARIOS,
       title: 'every retry of the same document sends the same bytes (not re-serialised)',
       judge: (evidence) => everyRetry(evidence, 'the same bytes on every retry', sameBytes, 'no retry of an unchanged document to compare'),
     }),
@@ -264,31 +273,31 @@ function sameOnRetryChecks({ iface, p, identitySections }: DeliveryContext): Sen
 }
 
 /** The pace of retries: backoff after 5xx, cut connections, 429 and its Retry-After, persistence. */
-function retryPaceChecks({ iface, p, statusLevel, retrySections }: DeliveryContext): SenderCheck[] {
+function retryPaceChecks({ iface, p, statusLevel, retrySections, clauses }: DeliveryContext): SenderCheck[] {
   const pace = statusLevel === 'must' ? ['§7'] : ['§7', '§8'];
   return [
     defineSenderCheck({
-      id: `${p}-RETRY-005`, interface: iface, level: 'must', sections: retrySections, tags: ['retry', '5xx', 'backoff'], scenarios: ['retry-5xx'],
+      id: `${p}-RETRY-005`, interface: iface, level: 'must', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx', 'backoff'], scenarios: ['retry-5xx'],
       title: 'the waits between retries of consecutive 5xx grow (backoff, not a fixed pace)',
       judge: backoffGrows,
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-006`, interface: iface, level: 'should', sections: ['§8'], tags: ['retry', 'network'], scenarios: ['retry-network'],
+      id: `${p}-RETRY-006`, interface: iface, level: 'should', sections: ['§8'], clauses: ['§8-4'], tags: ['retry', 'network'], scenarios: ['retry-network'],
       title: 'a connection cut without an answer is retried',
       judge: retriedAfter('connection reset', isReset),
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-007`, interface: iface, level: statusLevel, sections: pace, tags: ['retry', '429'], scenarios: ['retry-429'],
+      id: `${p}-RETRY-007`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429'], scenarios: ['retry-429'],
       title: 'a document answered 429 is sent again',
       judge: retriedAfter('429', is429),
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-008`, interface: iface, level: statusLevel, sections: pace, tags: ['retry', '429', 'retry-after'], scenarios: ['retry-429'],
+      id: `${p}-RETRY-008`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429', 'retry-after'], scenarios: ['retry-429'],
       title: 'a 429 is not retried before its Retry-After',
       judge: waitsRetryAfter,
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-009`, interface: iface, level: 'should', sections: retrySections, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
+      id: `${p}-RETRY-009`, interface: iface, level: 'should', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
       title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
       judge: keepsRetrying,
     }),
@@ -296,12 +305,12 @@ function retryPaceChecks({ iface, p, statusLevel, retrySections }: DeliveryConte
 }
 
 /** No retry after 400 and 401 (and, where §8 states the limit, 413). */
-function rejectChecks({ iface, p, statusLevel, statusSections }: DeliveryContext): SenderCheck[] {
+function rejectChecks({ iface, p, statusLevel, statusSections, clauses }: DeliveryContext): SenderCheck[] {
   const rows: [id: string, status: 400 | 401 | 413][] = [['REJECT-001', 400], ['REJECT-002', 401]];
   if (interfaceSpec(iface).sizeLimitStated) rows.push(['REJECT-003', 413]);
   return rows.map(([id, status]) =>
     defineSenderCheck({
-      id: `${p}-${id}`, interface: iface, level: status === 413 ? 'must' : statusLevel, sections: statusSections(String(status)), tags: ['reject', String(status)], scenarios: [`reject-${status}`],
+      id: `${p}-${id}`, interface: iface, level: status === 413 ? 'must' : statusLevel, sections: statusSections(String(status)), clauses: clauses.reject[status], tags: ['reject', String(status)], scenarios: [`reject-${status}`],
       title: `a ${status} is not retried`,
       judge: notRetriedAfter(String(status), isStatus(status), 'retried'),
     }),
@@ -309,11 +318,11 @@ function rejectChecks({ iface, p, statusLevel, statusSections }: DeliveryContext
 }
 
 /** A final answer (202, the duplicate answer, any 2xx on B) ends the delivery. */
-function ackChecks({ iface, p }: DeliveryContext): SenderCheck[] {
+function ackChecks({ iface, p, clauses }: DeliveryContext): SenderCheck[] {
   if (interfaceSpec(iface).document === 'job') {
     return [
       defineSenderCheck({
-        id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§4.1', '§2.3'], tags: ['accepted', '202'], scenarios: ['accept'],
+        id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§4.1', '§2.3'], clauses: clauses.accepted, tags: ['accepted', '202'], scenarios: ['accept'],
         title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
         judge: notRetriedAfter('202', isAccepted(202), 'sent again'),
       }),
@@ -321,17 +330,17 @@ function ackChecks({ iface, p }: DeliveryContext): SenderCheck[] {
   }
   return [
     defineSenderCheck({
-      id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§7', '§4.2'], tags: ['accepted', '202'], scenarios: ['accept'],
+      id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§7', '§4.2'], clauses: clauses.accepted, tags: ['accepted', '202'], scenarios: ['accept'],
       title: 'a 202 ends the delivery: the event is not sent again',
       judge: notRetriedAfter('202', isAccepted(202), 'sent again'),
     }),
     defineSenderCheck({
-      id: `${p}-ACK-002`, interface: iface, level: 'should', sections: ['§2.13', '§7'], tags: ['accepted', 'duplicate'], scenarios: ['duplicate'],
+      id: `${p}-ACK-002`, interface: iface, level: 'should', sections: ['§2.13', '§7'], clauses: ['§6.5-1'], tags: ['accepted', 'duplicate'], scenarios: ['duplicate'],
       title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery',
       judge: notRetriedAfter('202 {"ok":true,"duplicate":true}', isDuplicate, 'sent again'),
     }),
     defineSenderCheck({
-      id: `${p}-ACK-003`, interface: iface, level: 'should', sections: ['§6.5'], tags: ['accepted', '2xx'], scenarios: ['ok-200'],
+      id: `${p}-ACK-003`, interface: iface, level: 'should', sections: ['§6.5'], clauses: ['§6.5-1'], tags: ['accepted', '2xx'], scenarios: ['ok-200'],
       title: 'a 200 ends the delivery too (any 2xx means accepted)',
       judge: notRetriedAfter('200', isAccepted(200), 'sent again'),
     }),
@@ -342,7 +351,7 @@ function ackChecks({ iface, p }: DeliveryContext): SenderCheck[] {
 function timingChecks({ iface, p, statusLevel }: DeliveryContext): SenderCheck[] {
   return [
     defineSenderCheck({
-      id: `${p}-TIME-001`, interface: iface, level: 'should', sections: statusLevel === 'must' ? ['§8'] : ['§4.1', '§8'], tags: ['timing'], scenarios: ['accept'],
+      id: `${p}-TIME-001`, interface: iface, level: 'should', sections: statusLevel === 'must' ? ['§8'] : ['§4.1', '§8'], clauses: ['§8-7'], tags: ['timing'], scenarios: ['accept'],
       title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
       judge: promptFirstAttempt,
     }),
