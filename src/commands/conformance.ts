@@ -131,6 +131,17 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
   });
 
   conformance
+    .command('coverage')
+    .description('Show every clause of the spec with the checks that enforce it, or why none can')
+    .addOption(new Option('--interface <id>', 'only the clauses that bind A or B').choices(['A', 'B']))
+    .addOption(new Option('--role <role>', 'the receiver checks, the sender checks, or all (default)').choices(['receiver', 'sender', 'all']).default('all'))
+    .option('--html <file>', 'also write the matrix as a self-contained HTML page to FILE')
+    .addHelpText('after', '\nExamples:\n  $ cai conformance coverage --role receiver --interface B\n  $ cai conformance coverage --json')
+    .action(async (options: CoverageOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runCoverage(options, context));
+    });
+
+  conformance
     .command('list')
     .description('List the checks: id, level, spec section, tags, title')
     .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
@@ -139,6 +150,34 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .action(async (options: ListOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runList(options, context));
     });
+}
+
+interface CoverageOptions {
+  interface?: InterfaceId;
+  role: 'receiver' | 'sender' | 'all';
+  html?: string;
+  [key: string]: unknown;
+}
+
+/** `cai conformance coverage`: every clause of the spec, the checks that enforce it, or why none can. */
+async function runCoverage(options: CoverageOptions, context: CommandContext): Promise<number> {
+  const { output } = context;
+  const { coverage, clauseRolesOf, summariseCoverage } = await import('../conformance/coverage.js');
+  const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) => (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)));
+  const matrix = coverage({ roles: [...new Set(roles)] });
+  if (options.html !== undefined) {
+    const { renderCoverageHtml } = await import('../conformance/reporters/coverage.js');
+    const { generator, writeOrFail } = await import('../cli/report-files.js');
+    await writeOrFail(options.html, renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }), 'HTML coverage', context);
+    output.info(`HTML coverage written to ${options.html}`);
+  }
+  if (output.json) {
+    output.printJson({ clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })), summary: summariseCoverage(matrix) });
+    return 0;
+  }
+  const { renderCoverageText } = await import('../conformance/reporters/coverage.js');
+  for (const line of renderCoverageText(matrix).split('\n')) output.result(line);
+  return 0;
 }
 
 async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {

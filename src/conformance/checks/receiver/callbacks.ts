@@ -121,7 +121,7 @@ function assignedNumberOf(stage: JobStage): string | undefined {
 
 const arrival = [
   callbackCheck({
-    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1'], tags: [],
+    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1', '§8-6'], tags: [],
     title: "the provider sends events back to the job's callback_url within --callback-wait",
     judgesSilence: true,
     judge: (stage) => {

@@ -226,8 +226,9 @@ function contextOf(iface: InterfaceId): DeliveryContext {
       retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
       retry429: fixed ? ['§7-8'] : ['§8-4'],
       identity: fixed ? ['§6.1-1'] : ['§2.2-4'],
-      accepted: fixed ? ['§6.5-1', '§4.2-5'] : ['§6.5-1', '§4.1-4'],
-      reject: { 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] },
+      accepted: ['§6.5-1'],
+      // §7's table is Interface B's: on A a refusal's client action is the spec's silence (§4.1).
+      reject: fixed ? { 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } : { 400: [], 401: [], 413: [] },
     },
   };
 }
