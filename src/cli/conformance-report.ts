@@ -86,8 +86,10 @@ export interface StoppedRun {
 export async function reportStop(error: unknown, run: StoppedRun, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<void> {
   if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
   const { viewOf } = await import('../conformance/reporters/index.js');
+  const { runVersion } = await import('../conformance/catalogue.js');
   const report: SuiteReport = {
     ok: false,
+    version: runVersion(),
     target: run.target ?? '',
     interface: run.interface,
     mock: run.mock,

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { shellQuote } from '../http/curl.js';
 import type { SecretSource } from '../secrets/resolve.js';
 
-const DROPPED = new Set(['only', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
+const DROPPED = new Set(['only', 'rerunFailed', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
 
 /** The secret options, by attribute: their flag prefix and the variable an inline value is replaced by. */
 const SECRET_OPTIONS: Record<string, { prefix: string; env: string }> = {

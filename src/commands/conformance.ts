@@ -40,6 +40,7 @@ interface RunOptions extends SenderFlags {
   insecure?: boolean;
   proxy?: string;
   sourceAddress?: string;
+  rerunFailed?: string;
   /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
@@ -80,6 +81,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
     .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events of each job').argParser(parseDurationMs).default(30_000, '30s'))
     .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
+    .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
@@ -123,6 +125,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
   );
   run.action(async (options: RunOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {
+      if (options.rerunFailed !== undefined && !(await selectRerun(options, context))) return 0;
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
       if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
       refuseFlagsOfOtherRole('receiver', cmd);
@@ -272,6 +275,29 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
     stopListening();
   }
   return renderReport(report, options, context, secretValues);
+}
+
+/**
+ * `--rerun-failed REPORT`: the checks to run are those that did not pass in the report, of its interface and role.
+ * Returns false when there is nothing to run again (every check passed), having said so.
+ */
+async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<boolean> {
+  const path = options.rerunFailed as string;
+  if (options.only?.length) throw usageError('conflicting_options', '--rerun-failed and --only both choose the checks', 'pass one of them');
+  const { readRerun } = await import('../cli/rerun-failed.js');
+  const rerun = await readRerun(path, io);
+  if (options.interface !== undefined && options.interface !== rerun.interface) {
+    throw usageError('conflicting_options', `${path} is a report of interface ${rerun.interface}, not ${options.interface}`, `drop --interface, or pass --interface ${rerun.interface}`);
+  }
+  if (options.role !== rerun.role) throw usageError('conflicting_options', `${path} is a report of a ${rerun.role} run`, rerun.role === 'sender' ? 'add --role sender' : 'drop --role sender');
+  options.interface = rerun.interface;
+  if (rerun.ids.length === 0) {
+    output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
+    return false;
+  }
+  options.only = rerun.ids;
+  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
+  return true;
 }
 
 /** How this cai was run, for the reproduction commands: the same invocation, from any folder. */

@@ -6,7 +6,9 @@
  * are listed among the Interface A receiver's checks, tagged `callback`, under their own ids and the former ids of
  * the callback checks they replaced (aliases, so waivers and selections that name those still match).
  */
+import { createHash } from 'node:crypto';
 import type { InterfaceId } from '../spec/constants.js';
+import { versionInfo } from '../version.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { Check, CheckMeta, SenderCheck } from './check.js';
 import { acceptance } from './checks/receiver/acceptance.js';
@@ -84,6 +86,13 @@ export const CATALOGUE: readonly Check[] = [...receiverChecksOf('B'), ...receive
 export function checksFor(role: CheckRole, iface?: InterfaceId): readonly Check[] {
   if (role === 'sender') return iface ? SENDER_CATALOGUE.filter((check) => check.interface === iface) : SENDER_CATALOGUE;
   return iface ? receiverChecksOf(iface) : CATALOGUE;
+}
+
+/** The version line of every report: the tool, the spec, and a digest of every check's row (both roles). */
+export function runVersion(): import('./types.js').RunVersion {
+  const info = versionInfo();
+  const rows = JSON.stringify([...describeCatalogue('receiver'), ...describeCatalogue('sender')]);
+  return { tool: info.version, spec: info.spec, catalogue: createHash('sha256').update(rows).digest('hex').slice(0, 16) };
 }
 
 /** The fields of a check's result that come from its catalogue row. */

@@ -17,7 +17,7 @@ import { startMockProvider } from '../mock/provider.js';
 import { Headers, type InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { classifyStatus } from '../spec/statuses.js';
-import { planRun, type Plan, type Selection } from './catalogue.js';
+import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
@@ -277,6 +277,7 @@ function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
   const anyRepro = outcome.results.some((result) => result.repro);
   return {
     ok: outcome.summary.failed === 0 && !session.signal.aborted,
+    version: runVersion(),
     target: run.target,
     interface: options.interface,
     mock: options.mock === true,

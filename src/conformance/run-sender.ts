@@ -15,7 +15,7 @@ import { shellQuote } from '../http/curl.js';
 import { redactSecrets } from '../secrets/resolve.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
-import { planRun, scenariosToRun, type Selection } from './catalogue.js';
+import { planRun, runVersion, scenariosToRun, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { attemptEventId, deliveriesOf, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
 import { startListener } from './listen/listener.js';
@@ -133,6 +133,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   const summary = summarise(results);
   return {
     ok: summary.failed === 0 && !signal.aborted,
+    version: runVersion(),
     target: played.publicBase,
     interface: options.interface,
     mock: false,

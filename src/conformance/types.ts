@@ -133,8 +133,17 @@ export interface RunError {
   hint: string;
 }
 
+/** What judged the run: the tool, the spec it implements, and the catalogue (a digest of every check's row). */
+export interface RunVersion {
+  tool: string;
+  spec: string;
+  /** SHA-256 (first 16 hex digits) of the catalogue as `cai conformance list --json` prints it: same digest, same checks. */
+  catalogue: string;
+}
+
 export interface SuiteReport {
   ok: boolean;
+  version: RunVersion;
   target: string;
   interface: InterfaceId;
   mock: boolean;

@@ -60,6 +60,7 @@ describe('waivers', () => {
 describe('reports', () => {
   const report: SuiteReport = {
     ok: false,
+    version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' },
     target: 'http://127.0.0.1:1/events',
     interface: 'B',
     mock: false,

@@ -109,7 +109,7 @@ function check(actual: string, expected: string, note: string): CheckResult {
 }
 
 function suite(checks: CheckResult[], target: string): SuiteReport {
-  return { ok: false, target, interface: 'B', mock: false, startedAt: 'now', durationMs: 5, clock: { offsetSeconds: 0, dateHeader: null }, summary: { passed: 0, failed: checks.length, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: checks.length }, checks, waivers: [] };
+  return { ok: false, version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' }, target, interface: 'B', mock: false, startedAt: 'now', durationMs: 5, clock: { offsetSeconds: 0, dateHeader: null }, summary: { passed: 0, failed: checks.length, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: checks.length }, checks, waivers: [] };
 }
 
 describe('no renderer emits a raw control character, whatever it is given', () => {

@@ -37,6 +37,7 @@ export interface CheckView {
 /** What this page reads of a run (src/conformance/types.ts SuiteReport, plus `role` and any extra fields). */
 export interface ConformanceView {
   ok: boolean;
+  version?: { tool: string; spec: string; catalogue: string };
   interface: string;
   target?: string;
   role?: string;
@@ -78,7 +79,7 @@ const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
 
 const KNOWN_REPORT_FIELDS = new Set([
-  'ok', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error',
+  'ok', 'version', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error',
 ]);
 const KNOWN_CHECK_FIELDS = new Set([
   'id', 'aliases', 'interface', 'role', 'title', 'sections', 'section', 'level', 'tags', 'optional', 'verdict', 'expected', 'actual', 'durationMs', 'notes', 'repro', 'waiver', 'requests', 'rateLimitedRetries', 'exchange', 'exchanges',
@@ -158,6 +159,7 @@ function renderHeader(report: ConformanceView): SafeHtml {
   if (report.target !== undefined && report.role === 'sender') rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
   else if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);
   rows.push(['interface', report.interface]);
+  if (report.version) rows.push(['judged by', `cai ${report.version.tool}, spec ${report.version.spec}, catalogue ${report.version.catalogue}`]);
   if (report.role !== undefined) rows.push(['role', report.role]);
   if (report.startedAt !== undefined) rows.push(['started', report.startedAt]);
   if (report.durationMs !== undefined) rows.push(['duration', duration(report.durationMs)]);

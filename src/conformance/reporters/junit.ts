@@ -35,6 +35,9 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     `  <testsuite name="${xml(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${xml(report.startedAt)}">`,
     '    <properties>',
     `      <property name="target" value="${xml(report.target)}"/>`,
+    `      <property name="cai_version" value="${xml(report.version.tool)}"/>`,
+    `      <property name="spec_version" value="${xml(report.version.spec)}"/>`,
+    `      <property name="catalogue_digest" value="${xml(report.version.catalogue)}"/>`,
     `      <property name="clock_offset_seconds" value="${report.clock.offsetSeconds ?? 'unknown'}"/>`,
     // A sender run: cai was the receiver, and the offset is the sender's clock as its timestamps show it.
     ...(report.role === 'sender' ? ['      <property name="role" value="sender"/>'] : []),
