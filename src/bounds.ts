@@ -116,6 +116,14 @@ export const INPUT_CAPS = {
     beyond: 'refused',
     why: 'one entry per check, a few hundred at most',
   },
+  report: {
+    bytes: 64 * MiB,
+    what: 'conformance report',
+    hint: 'pass the file `cai conformance run --json` wrote',
+    readers: '`conformance run --rerun-failed`',
+    beyond: 'refused',
+    why: 'a report of every check with its evidence: 10 000 checks with their bodies stay well under it',
+  },
   example: {
     bytes: 1 * MiB,
     what: 'signature example',

@@ -61,6 +61,14 @@ describe('plain http to another machine', () => {
     expect(allowed.stderr).not.toContain('clear text');
   });
 
+  it('conformance run: said too, refused under --tls required before any probe', async () => {
+    const warned = await runCli(['conformance', 'run', '--interface', 'B', '--target', TARGET, '--provider', 'acme', '--only', 'B-SIG-001', '--proxy', proxy[1] as string], { env });
+    expect(warned.stderr).toContain(`${WARNING}\n`);
+    const refused = await runCli(['conformance', 'run', '--interface', 'B', '--target', TARGET, '--provider', 'acme', '--tls', 'required'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('TLS is required here');
+  });
+
   it('a loopback address is this machine: no warning, even under --tls required', async () => {
     const port = await deadLoopbackPort();
     const result = await runCli(['send-event', '--to', `http://127.0.0.1:${port}/events`, '--provider', 'acme', '--sample', '--tls', 'required'], { env });

@@ -11,8 +11,8 @@ import { formatBytes, prettyJson, renderBody } from '../../src/output/html/bodie
 import { renderPage } from '../../src/output/html/page.js';
 import { barList, columnChart, niceTicks } from '../../src/output/html/svg.js';
 import { binLabel, dayBuckets, renderOperationHtml } from '../../src/output/html/operation-report.js';
-import { renderConformanceHtml, type ConformanceView } from '../../src/output/html/conformance-report.js';
-import { escapeMarkdown, renderJobSummary } from '../../src/output/job-summary.js';
+import { renderConformanceHtml, type ConformanceView } from '../../src/conformance/reporters/html.js';
+import { escapeMarkdown, renderJobSummary } from '../../src/conformance/reporters/markdown.js';
 import { FIRST_CONTACT_BINS_SECONDS, histogram, ReportBuilder } from '../../src/report/aggregate.js';
 import { parseLogLine } from '../../src/report/log.js';
 

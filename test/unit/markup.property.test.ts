@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import { toJunit } from '../../src/conformance/report.js';
+import { renderJunit } from '../../src/conformance/reporters/junit.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 import { escapeHtml } from '../../src/output/html/escape.js';
 import { escapeMarkup } from '../../src/output/markup.js';
@@ -67,7 +67,7 @@ describe('the JUnit report', () => {
   it('is well-formed XML whatever the target answered', () => {
     fc.assert(
       fc.property(anyText, anyText, (actual, target) => {
-        const xml = toJunit(junitReport(actual, target), true);
+        const xml = renderJunit(junitReport(actual, target), { warningsFail: true });
         const { texts, attributes } = parseXml(xml);
         for (const value of [...texts, ...attributes]) expect(value).not.toMatch(NEVER);
       }),
@@ -89,7 +89,9 @@ function junitReport(actual: string, target: string): SuiteReport {
     durationMs: 5,
     startedAt: '2026-11-22T13:00:00.000Z',
     clock: { offsetSeconds: 0 },
-    summary: { total: 4, passed: 0, failed: 1, warnings: 1, skipped: 1, waived: 1 },
-    checks: [check('B-RCV-1', 'failed'), check('B-RCV-2', 'skipped'), check('B-RCV-3', 'waived'), check('B-RCV-4', 'warning')],
+    summary: { total: 5, passed: 0, failed: 1, warnings: 1, skipped: 1, waived: 1, notJudged: 1 },
+    version: { tool: actual, spec: '1.0', catalogue: target },
+    error: { code: actual, message: actual, hint: target },
+    checks: [check('B-RCV-1', 'failed'), check('B-RCV-2', 'skipped'), check('B-RCV-3', 'waived'), check('B-RCV-4', 'warning'), check('B-RCV-5', 'not-judged')],
   } as unknown as SuiteReport;
 }
