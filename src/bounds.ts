@@ -13,6 +13,9 @@
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
 
+/** The buffer a file is read in, and the chunk the inspector keeps bodies in: a size for speed, not §8's limit. */
+export const READ_CHUNK_BYTES = 256 * KiB;
+
 /** What cai does with an input that goes over its cap. */
 type Beyond = 'refused' | 'line' | 'cut';
 

@@ -7,7 +7,7 @@ import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-o
 import { usageError } from '../errors.js';
 import { rerunCommand } from '../cli/rerun.js';
 import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import { identityHint, interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
 
 interface RunOptions extends SenderFlags {
@@ -245,7 +245,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       target: options.target,
       mock: options.mock === true,
       faults: options.break,
-      identity: iface === 'B' ? options.provider : options.source,
+      identity: options[interfaceSpec(iface).identityOption],
       secrets: secrets.map((secret) => secret.value),
       secretLabel: secrets[0]?.label,
       callbackSecrets: callbackSecrets.map((secret) => secret.value),
@@ -327,9 +327,10 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 }
 
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
-  if (iface === 'B' && !options.provider) throw usageError('missing_option', 'interface B needs the provider code to send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)');
-  if (iface === 'A') {
-    if (!options.source) throw usageError('missing_option', 'interface A needs the platform id to send', 'pass --source ID (the X-CAI-Source value, §4.1)');
+  const spec = interfaceSpec(iface);
+  if (!options[spec.identityOption]) throw usageError('missing_option', `interface ${iface} needs the ${spec.identityName} to send`, identityHint(iface));
+  if (spec.receiver === 'provider') {
+    // §2.2: every job names a branch of the deployment's catalog.
     if (!options.branchCode) throw usageError('missing_option', 'interface A needs a branch_code for the jobs', 'pass --branch-code CODE from the deployment catalog');
   }
 }

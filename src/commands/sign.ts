@@ -5,6 +5,7 @@ import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
 import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 interface SignOptions {
   body?: string;
@@ -107,11 +108,9 @@ async function curlFor(options: SignOptions, timestamp: number, signature: strin
   if (!iface) {
     throw usageError('missing_option', '--format curl needs to know the interface', 'pass --interface B --provider CODE (events) or --interface A --source ID (contact jobs)');
   }
-  const identity =
-    iface === 'A'
-      ? requireOption(options.source, '--source', 'interface A sends X-CAI-Source (§4.1)')
-      : requireOption(options.provider, '--provider', 'interface B sends X-CAI-Provider (§4.2)');
-  const identityHeader = iface === 'A' ? HeaderNames.source : HeaderNames.provider;
+  const spec = interfaceSpec(iface);
+  const identity = requireOption(spec.identityFlag === '--source' ? options.source : options.provider, spec.identityFlag, `interface ${iface} sends ${spec.identityHeaderName} (${spec.section})`);
+  const identityHeader = spec.identityHeaderName;
   const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../http/curl.js'), import('../send/dry-run.js')]);
   const headers = [
     ['Content-Type', 'application/json'],

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { formatCap, INPUT_CAPS } from '../bounds.js';
+import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { readFileInput, tooLarge, unreadable } from '../input.js';
 import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
 import { jsonText, safeText } from '../output/safe-text.js';
@@ -195,7 +195,7 @@ async function validateNdjson(
   const { io, output } = context;
   const { readNdjsonBatches } = await import('../spec/ndjson.js');
   const label = labelOf(source);
-  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: 256 * 1024 });
+  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: READ_CHUNK_BYTES });
   run.reading = stream;
   const spinner = await output.spinner(`validating ${label}`);
   let lastUpdate = io.now();

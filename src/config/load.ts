@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { CaiError, errnoCode, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
+import { isObject } from '../spec/json.js';
 import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
 import { CONFIG_FILE_NAME, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
 
@@ -94,27 +95,23 @@ export function chooseEnvironment(loaded: LoadedConfig, request: EnvironmentRequ
  * at any key named like a secret that holds a string.
  */
 function findInlineSecret(value: unknown): string | undefined {
-  if (!isRecord(value) || !isRecord(value.environments)) return undefined;
+  if (!isObject(value) || !isObject(value.environments)) return undefined;
   for (const [name, environment] of Object.entries(value.environments)) {
-    if (!isRecord(environment)) continue;
+    if (!isObject(environment)) continue;
     for (const [key, field] of Object.entries(environment)) {
       if (key !== 'secrets' && /secret|password|token/i.test(key) && typeof field === 'string') return `environments.${name}.${key}`;
     }
     const secrets = environment.secrets;
     if (typeof secrets === 'string') return `environments.${name}.secrets`;
-    if (!isRecord(secrets)) continue;
+    if (!isObject(secrets)) continue;
     for (const [direction, refs] of Object.entries(secrets)) {
       const path = `environments.${name}.secrets.${direction}`;
       const list = Array.isArray(refs) ? refs : [refs];
-      const index = list.findIndex((ref) => typeof ref === 'string' || (isRecord(ref) && ('value' in ref || 'secret' in ref)));
+      const index = list.findIndex((ref) => typeof ref === 'string' || (isObject(ref) && ('value' in ref || 'secret' in ref)));
       if (index >= 0) return Array.isArray(refs) ? `${path}[${index}]` : path;
     }
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a command that reads the profile itself (`config show`, `doctor`) gets: each part when present. */

@@ -6,20 +6,23 @@
  */
 import { CLAUSES, type Clause, type ClauseRole } from '../spec/clauses.js';
 import type { InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import { CATALOGUE, SENDER_CATALOGUE } from './catalogue.js';
 import type { Check } from './check.js';
 import type { CheckResult, CheckRole } from './types.js';
 
 /** Who a check judges: a receiver check of B the platform's endpoint, a sender check of B an event sender, and so on. */
 export function clauseRoleOf(check: Pick<Check, 'role' | 'interface'>): ClauseRole {
-  if (check.role === 'sender') return check.interface === 'B' ? 'event-sender' : 'job-sender';
-  return check.interface === 'B' ? 'platform-receiver' : 'provider-receiver';
+  const spec = interfaceSpec(check.interface);
+  return check.role === 'sender' ? spec.senderRole : spec.receiverRole;
 }
 
 /** The clause roles a run of one role and interface judges (an Interface A run also judges the provider's event sending). */
 export function clauseRolesOf(role: CheckRole, iface: InterfaceId): ClauseRole[] {
-  if (role === 'sender') return [iface === 'B' ? 'event-sender' : 'job-sender'];
-  return iface === 'B' ? ['platform-receiver'] : ['provider-receiver', 'event-sender'];
+  const spec = interfaceSpec(iface);
+  if (role === 'sender') return [spec.senderRole];
+  // A provider receiving jobs also sends the job's events back (§3): its callbacks are judged in the same run.
+  return spec.receiver === 'provider' ? [spec.receiverRole, interfaceSpec('B').senderRole] : [spec.receiverRole];
 }
 
 export interface CoveringCheck {

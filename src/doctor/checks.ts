@@ -1,4 +1,5 @@
 import { SIGNATURE_WINDOW_SECONDS, type InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
 import { asRefList, inspectSecretRef, readSecretRef, type SecretDirection, type SecretRef } from '../config/secret-refs.js';
 import { connectTcp, describeSocketError, fetchDate, handshake, resolveHost, type ProbeOptions, type TlsFacts } from './network.js';
@@ -69,7 +70,7 @@ export function checkConfiguration(environment: ChosenEnvironment | undefined, i
   };
   return interfaces.flatMap((id): CheckResult[] => {
     const missing = REQUIRED[id].filter((field) => !present[field]);
-    const what = id === 'A' ? 'interface A (contact jobs, §4.1)' : 'interface B (events, §4.2)';
+    const what = `interface ${id} (${interfaceSpec(id).documentName}s, ${interfaceSpec(id).section})`;
     if (missing.length > 0) {
       return [{ id: 'config', interface: id, verdict: 'fail', message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`, hint: `add them to environments.${environment.name} in ${environment.location.path}` }];
     }

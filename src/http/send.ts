@@ -5,6 +5,7 @@
  */
 import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
 import { CONTACT_JOBS_PATH, HeaderNames } from '../spec/constants.js';
+import { eventIdOf } from '../spec/json.js';
 import type { HttpResponse } from './client.js';
 import { deliver, type DeliverOptions, type DeliveryResult } from './deliver.js';
 
@@ -90,24 +91,4 @@ export function judge(
   result.verdict = !ack.ok ? 'rejected' : ack.duplicate ? 'duplicate' : 'accepted';
   result.ack = ack;
   return result;
-}
-
-/** The `event_id` of a JSON body, if it has a string one. Never throws. */
-export function eventIdOf(body: Uint8Array): string | undefined {
-  const parsed = parseJson(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  if (!parsed.ok || !isObject(parsed.value)) return undefined;
-  const id = parsed.value.event_id;
-  return typeof id === 'string' ? id : undefined;
-}
-
-function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

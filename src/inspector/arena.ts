@@ -4,11 +4,13 @@
  * plus about one chunk. (A copy from Node's shared pool would pin an 8 KiB slab of other, dead allocations per
  * body; a buffer of its own per body costs an allocation and a finalizer each.)
  */
+import { READ_CHUNK_BYTES } from '../bounds.js';
+
 export class Arena {
   private chunk: Buffer | undefined;
   private used = 0;
 
-  constructor(private readonly chunkBytes = 256 * 1024) {}
+  constructor(private readonly chunkBytes = READ_CHUNK_BYTES) {}
 
   /** A copy of the first `length` bytes of `bytes` (a view into a chunk, or a buffer of its own when large). */
   copy(bytes: Buffer, length = bytes.length): Buffer {

@@ -5,7 +5,7 @@
 import type { Reply } from '../http/server.js';
 import type { ObservedRequest } from '../mock/pipeline.js';
 import type { MockRequestEntry } from '../mock/platform.js';
-import { objectOf, parseJsonBody } from '../mock/request.js';
+import { asObject, parseJson } from '../spec/json.js';
 import type { Arena } from './arena.js';
 import type { InspectorLimits } from './limits.js';
 import type { Sized } from './ring.js';
@@ -116,8 +116,8 @@ const MAX_IDS_BODY = 64 * 1024;
 
 function claimedIds(body: Buffer): Ids | undefined {
   if (body.length > MAX_IDS_BODY) return undefined;
-  const parsed = parseJsonBody(body);
-  const document = parsed.ok ? objectOf(parsed.value) : undefined;
+  const parsed = parseJson(body);
+  const document = parsed.ok ? asObject(parsed.value) : undefined;
   if (!document) return undefined;
   const ids: Ids = {};
   for (const name of ['event', 'event_id', 'lead_id'] as const) {

@@ -4,7 +4,8 @@
  * person checks during onboarding. The platform mock's conversations are the events it accepted; the provider
  * mock's are the events it sent back for each job, with their answers.
  */
-import { parseJsonBody, objectOf } from '../mock/request.js';
+import { endsConversation } from '../spec/event-types.js';
+import { asObject, parseJson } from '../spec/json.js';
 import type { InspectedRequest, RequestSummary } from './capture.js';
 import { idsOf, summarise } from './capture.js';
 import type { InspectedCallback, InspectorStore, RetryNote } from './store.js';
@@ -80,7 +81,6 @@ export interface ConversationSummary {
 }
 
 const MAX_REJECTED = 50;
-const ENDINGS = new Set(['appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed']);
 
 /** Leads with events, the most recently active first, `limit` of them. */
 export function conversationList(store: InspectorStore, limit: number): { items: ConversationSummary[]; total: number } {
@@ -121,7 +121,7 @@ export function conversationList(store: InspectorStore, limit: number): { items:
 function countEvent(summary: ConversationSummary, event: string | undefined): void {
   summary.events++;
   if (event === 'conversation.message') summary.messages++;
-  else if (event !== undefined && ENDINGS.has(event)) summary.ending = event;
+  else if (event !== undefined && endsConversation(event)) summary.ending = event;
 }
 
 /** The conversation of one lead in one space, or undefined when nothing is kept for it. */
@@ -138,7 +138,7 @@ export function conversationOf(store: InspectorStore, space: 'live' | 'test', le
       return;
     }
     shown++;
-    const list = event.event === 'conversation.message' ? conversation.messages : ENDINGS.has(event.event) ? conversation.endings : conversation.others;
+    const list = event.event === 'conversation.message' ? conversation.messages : endsConversation(event.event) ? conversation.endings : conversation.others;
     list.push(event);
   };
   for (const request of store.requests.oldestFirst()) {
@@ -215,8 +215,8 @@ function eventOf(source: 'request' | 'callback', id: number, at: string, body: B
 
 function jobOf(request: InspectedRequest): ConversationJob {
   const document = request.body === undefined ? undefined : parsed(request.body);
-  const contact = objectOf(document?.contact);
-  const brief = objectOf(document?.brief);
+  const contact = asObject(document?.contact);
+  const brief = asObject(document?.brief);
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const job: ConversationJob = { id: request.id, received_at: request.entry.received_at };
   const fields: [keyof ConversationJob, string | undefined][] = [
@@ -234,6 +234,6 @@ function jobOf(request: InspectedRequest): ConversationJob {
 }
 
 function parsed(body: Buffer): Record<string, unknown> | undefined {
-  const result = parseJsonBody(body);
-  return result.ok ? objectOf(result.value) : undefined;
+  const result = parseJson(body);
+  return result.ok ? asObject(result.value) : undefined;
 }

@@ -9,8 +9,9 @@ import { createHash } from 'node:crypto';
 import { diagnose, type Diagnosis } from '../signing/diagnose.js';
 import { verify, type VerifyReason, type VerifyResult } from '../signing/verify.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import { validateBody, validateDocument, type ValidationIssue } from '../spec/validate.js';
-import { parseJsonBody } from '../mock/request.js';
+import { parseJson } from '../spec/json.js';
 import { bodyCut, headerOf, type InspectedRequest } from './capture.js';
 import { sectionsOf } from '../spec/sections.js';
 
@@ -150,14 +151,14 @@ function timestampFacts(timestamp: string | undefined, now: number): Pick<Signat
 
 /** 400s: the errors (with their sections); accepted documents: the warnings `cai validate` gives. */
 function explainValidation(request: InspectedRequest): Explanation['validation'] {
-  const kind = request.entry.interface === 'A' ? 'job' : 'event';
+  const kind = interfaceSpec(request.entry.interface).document;
   const sectioned = (issues: readonly ValidationIssue[]) => issues.map((issue) => ({ ...issue, sections: sectionsOf(issue, kind) }));
   const { entry } = request;
   if (entry.errors?.length) return { kind, errors: sectioned(entry.errors), warnings: [] };
   if (request.body === undefined || bodyCut(request)) return undefined;
   if (entry.reason === 'invalid_json') return { kind, errors: sectioned(validateBody(request.body, { kind }).errors), warnings: [] };
   if (entry.verdict !== 'accepted' && entry.verdict !== 'duplicate') return undefined;
-  const parsed = parseJsonBody(request.body);
+  const parsed = parseJson(request.body);
   if (!parsed.ok) return undefined;
   const verdict = validateDocument(parsed.value, { kind, strict: true });
   return verdict.warnings.length > 0 || verdict.errors.length > 0 ? { kind, errors: sectioned(verdict.errors), warnings: sectioned(verdict.warnings) } : undefined;

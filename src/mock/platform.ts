@@ -11,7 +11,8 @@ import { OriginAllowList, parseCidr } from './origin.js';
 import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type Received, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
-import { eventIdOf, objectOf, receivedHeaders } from './request.js';
+import { asObject, eventIdOf } from '../spec/json.js';
+import { receivedHeaders } from './request.js';
 import { serve } from './serve.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
@@ -284,7 +285,7 @@ function signaturePolicy(has: (fault: PlatformFault) => boolean): ReceiverProfil
 
 /** §2.4–§2.7 (with `lax-schema` and `reject-unknown-fields` as the faults bend them). */
 function checkEvent(validator: Validator, document: unknown, has: (fault: PlatformFault) => boolean, catalog: readonly Branch[] | undefined): ValidationIssue[] {
-  const fields = objectOf(document);
+  const fields = asObject(document);
   if (has('lax-schema')) {
     if (fields && typeof fields.event === 'string' && typeof fields.event_id === 'string') return [];
     return [{ path: '', code: 'invalid_type', message: 'expected an object with event and event_id' }];

@@ -1,8 +1,7 @@
 /**
- * What the reference receivers read off a request, once for both: the headers kept in the log, the body as
- * JSON, and the `event_id` of a body.
+ * What the reference receivers read off a request, once for both: the headers kept in the log and the path
+ * (the body as JSON and its `event_id` are src/spec/json.ts's).
  */
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { headerValue } from '../http/server.js';
 import { Headers } from '../spec/constants.js';
@@ -27,31 +26,6 @@ export function flatHeaders(request: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-/**
- * The request body as JSON, or `ok: false` when it is not UTF-8 (§2) or not JSON. Checked with isUtf8 first:
- * toString would quietly turn bad bytes into U+FFFD and the mock would store changed text.
- */
-export function parseJsonBody(body: Buffer): { ok: true; value: unknown } | { ok: false } {
-  if (!isUtf8(body)) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-/** The JSON object of a document, or undefined for any other JSON value. */
-export function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-/** The string `event_id` of a body, if it is a JSON object that has one. Never throws. */
-export function eventIdOf(body: Buffer): string | undefined {
-  const parsed = parseJsonBody(body);
-  const id = parsed.ok ? objectOf(parsed.value)?.event_id : undefined;
-  return typeof id === 'string' ? id : undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { MockProviderOptions, SentEventEntry } from '../mock/provider.js';
 import { LineBuffer } from './line-buffer.js';
 import type { Output } from './output.js';
 import { safeText } from './safe-text.js';
+import { documentLabel } from '../spec/interfaces.js';
 
 /**
  * The per-request lines are written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
@@ -43,7 +44,7 @@ export class MockLines {
     const c = this.output.color;
     const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
     // The event type, ids and the reason's message come from the request: escaped before the line is coloured (issue 14).
-    const what = entry.interface === 'A' ? 'contact job' : safeText(entry.event ?? '-');
+    const what = safeText(documentLabel(entry.interface, entry.event, '-'));
     const parts = [entry.received_at.slice(11, 23), status, entry.verdict.padEnd(9), what.padEnd(23)];
     if (entry.event_id !== undefined) parts.push(safeText(entry.event_id));
     if (entry.lead_id !== undefined) parts.push(`lead=${safeText(entry.lead_id)}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);

@@ -10,6 +10,7 @@ import type { AttemptRecord } from '../http/deliver.js';
 import { formatDuration } from '../http/retry.js';
 import type { SendResult } from '../http/send.js';
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import { statusRule } from '../spec/statuses.js';
 import type { Output } from './output.js';
 import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
@@ -41,7 +42,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
   } else if (result.verdict === 'duplicate') {
     output.resultWrapped(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`, '  ');
   } else if (result.ack && !result.ack.ok) {
-    output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${result.interface === 'A' ? '§2.3/§4.1' : '§2.13'}`, '  ');
+    output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${interfaceSpec(result.interface).acknowledgmentSections.join('/')}`, '  ');
     for (const problem of result.ack.problems) output.resultWrapped(`    - ${safeText(problem)}`, '      ');
   } else {
     output.resultWrapped(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`, '  ');

@@ -3,6 +3,7 @@
  * can export its own. Only what the report needs is checked; unknown fields are ignored (§9.2 spirit).
  */
 import { Headers } from '../spec/constants.js';
+import { isObject } from '../spec/json.js';
 
 export interface LogRecord {
   v: 1;
@@ -35,17 +36,17 @@ export function parseLogLine(line: string): ParsedLine {
   } catch {
     return { ok: false, reason: 'not valid JSON' };
   }
-  if (!isRecord(value)) return { ok: false, reason: 'not a JSON object' };
+  if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
   if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
   if (value.v !== 1) return { ok: false, reason: `unsupported record version ${JSON.stringify(value.v)} (expected "v": 1)` };
   if (value.interface !== 'A' && value.interface !== 'B') return { ok: false, reason: 'missing "interface" ("A" or "B")' };
   const receivedAt = parseTime(value.received_at);
   if (receivedAt === undefined) return { ok: false, reason: 'missing or invalid "received_at" (ISO 8601 time)' };
   if (typeof value.verdict !== 'string') return { ok: false, reason: 'missing "verdict"' };
-  const document = isRecord(value.document) ? value.document : NO_FIELDS;
+  const document = isObject(value.document) ? value.document : NO_FIELDS;
   // provider_code first; the X-CAI-Provider header of the request otherwise.
   let providerCode = typeof value.provider_code === 'string' ? value.provider_code : undefined;
-  if (providerCode === undefined && isRecord(value.headers)) {
+  if (providerCode === undefined && isObject(value.headers)) {
     const header = value.headers[Headers.provider];
     if (typeof header === 'string') providerCode = header;
   }
@@ -146,6 +147,3 @@ function digits(text: string, from: number, count: number): number {
   return value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { formatCap, INPUT_CAPS } from '../bounds.js';
+import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { readNdjsonBatches } from '../spec/ndjson.js';
 import { parseLogLine, type LogRecord } from './log.js';
 
@@ -68,7 +68,7 @@ export class LogLineTooLongError extends Error {
 
 export function openLog(path: string): Readable {
   // 256 KB reads rather than 64 KB: a quarter of the reads and of the batches for a long log.
-  return createReadStream(path, { highWaterMark: 256 * 1024 });
+  return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
 }
 
 /** The whole report from log files (or streams), as `cai report --format json` prints it. */

@@ -6,7 +6,7 @@ import { hash } from 'node:crypto';
 import { createWriteStream, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errorMessage, usageError } from '../errors.js';
-import { eventIdOf } from '../http/send.js';
+import { eventIdOf } from '../spec/json.js';
 import { readFileInput } from '../input.js';
 import type { Io } from '../io.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';

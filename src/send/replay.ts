@@ -9,7 +9,7 @@ import { parseRawRequest, type RawRequest } from '../http/raw-request.js';
 import { judge, type SendResult } from '../http/send.js';
 import { readFileInput } from '../input.js';
 import type { Io } from '../io.js';
-import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
+import { ACKNOWLEDGMENT_CHECKS, type AckCheck } from '../spec/acknowledgment.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { assertSendableHeaders } from './dry-run.js';
 
@@ -83,7 +83,7 @@ export function keptTimestamp(captured: RawRequest, nowMs: number): KeptTimestam
 /** Sends the plan, signing afresh with `secret` unless the captured signature is kept, and judges the answer. */
 export async function replay(plan: ReplayPlan, secret: string | undefined, options: DeliverOptions): Promise<SendResult> {
   const delivery = await deliver({ url: plan.url, body: plan.body, secret: secret ?? '', headers: plan.headers }, { ...options, keepSignature: plan.keepSignature });
-  const check = plan.interface === 'A' ? checkJobAck : plan.interface === 'B' ? checkEventAck : anyTwoHundred;
+  const check = plan.interface !== undefined ? ACKNOWLEDGMENT_CHECKS[plan.interface] : anyTwoHundred;
   return judge(plan.interface ?? 'B', plan.url, plan.body, delivery, check);
 }
 

@@ -3,8 +3,9 @@
  * and the event answers of §2.13 / §6.5. Judged here once for the senders (`cai send-*`, `cai replay`) and the
  * conformance checks. Pure: an answer in, problems out.
  */
-import { Headers } from './constants.js';
+import { Headers, type InterfaceId } from './constants.js';
 import { E164_PATTERN } from './formats.js';
+import { isObject, parseJson } from './json.js';
 
 /** The parts of an HTTP answer the judgement reads. */
 export interface Answer {
@@ -98,6 +99,9 @@ export function checkEventAck(response: Answer): AckCheck {
   return { ok: problems.length === 0, problems, duplicate: json.duplicate, json };
 }
 
+/** The judge of a 2xx answer on each interface: §2.3's job acknowledgment, §2.13's event answer. */
+export const ACKNOWLEDGMENT_CHECKS: Readonly<Record<InterfaceId, (response: Answer) => AckCheck>> = { A: checkJobAck, B: checkEventAck };
+
 /** §2.13: exactly the duplicate answer, 202 `{"ok": true, "duplicate": true}`. No answer is no duplicate. */
 export function isDuplicateAck(answer: { status?: number; body: Buffer }): boolean {
   if (answer.status !== 202) return false;
@@ -110,18 +114,6 @@ export function isJsonMediaType(value: string | undefined): boolean {
   if (value === undefined) return false;
   const type = value.split(';')[0]?.trim().toLowerCase();
   return type === 'application/json' || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type));
-}
-
-function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
-  try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -51,21 +51,8 @@ export const FIRST_CONTACT_TARGET_SECONDS = 5 * 60;
 /** §8: message delivery within 60 seconds of each message. */
 export const MESSAGE_DELIVERY_TARGET_SECONDS = 60;
 
-/** §6: the event types of Interface B. */
-export const EVENT_TYPES = [
-  'conversation.message',
-  'appointment.booked',
-  'appointment.rescheduled',
-  'appointment.cancelled',
-  'job.closed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const APPOINTMENT_EVENT_TYPES = [
-  'appointment.booked',
-  'appointment.rescheduled',
-  'appointment.cancelled',
-] as const;
+/** §6: the event types of Interface B, each described once in event-types.ts. */
+export { EVENT_TYPES, type EventType } from './event-types.js';
 
 /** §2.8 */
 export const ORIGIN_CHANNELS = ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'] as const;

@@ -31,6 +31,10 @@ export interface InterfaceSpec {
   /** What the identity is, and the flag that gives it. */
   identityName: 'platform id' | 'provider code';
   identityFlag: '--source' | '--provider';
+  /** The option the flag sets, the value's name in a hint, and the section that states the header. */
+  identityOption: 'source' | 'provider';
+  identityValue: 'ID' | 'CODE';
+  identitySection: '§4.1' | '§5.6';
   /** The secret of the direction (§5.1), as a sentence names it. */
   secretName: 'jobs secret' | 'events secret';
   /**
@@ -40,6 +44,11 @@ export interface InterfaceSpec {
   refusals: 'fixed' | 'any-4xx';
   /** §8 states the 256 KB body limit for Interface B only. */
   sizeLimitStated: boolean;
+  /** What a 2xx answer carries: §2.3's job acknowledgment as §4.1 shows it, §2.13's event answer. */
+  acknowledgmentSections: readonly string[];
+  /** The parties a clause of §1's roles binds (src/spec/clauses.ts): who receives, who sends. */
+  receiverRole: 'provider-receiver' | 'platform-receiver';
+  senderRole: 'job-sender' | 'event-sender';
   /** Id prefixes of the checks: the receiver's (`B`), the sender's (`BS`). */
   receiverCheckPrefix: InterfaceId;
   senderCheckPrefix: 'AS' | 'BS';
@@ -63,9 +72,15 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeaderName: HeaderNames.source,
     identityName: 'platform id',
     identityFlag: '--source',
+    identityOption: 'source',
+    identityValue: 'ID',
+    identitySection: '§4.1',
     secretName: 'jobs secret',
     refusals: 'any-4xx',
     sizeLimitStated: false,
+    acknowledgmentSections: ['§2.3', '§4.1'],
+    receiverRole: 'provider-receiver',
+    senderRole: 'job-sender',
     receiverCheckPrefix: 'A',
     senderCheckPrefix: 'AS',
   },
@@ -86,9 +101,15 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeaderName: HeaderNames.provider,
     identityName: 'provider code',
     identityFlag: '--provider',
+    identityOption: 'provider',
+    identityValue: 'CODE',
+    identitySection: '§5.6',
     secretName: 'events secret',
     refusals: 'fixed',
     sizeLimitStated: true,
+    acknowledgmentSections: ['§2.13'],
+    receiverRole: 'platform-receiver',
+    senderRole: 'event-sender',
     receiverCheckPrefix: 'B',
     senderCheckPrefix: 'BS',
   },
@@ -102,4 +123,16 @@ export function interfaceSpec(id: InterfaceId): InterfaceSpec {
 export function endpointUrl(id: InterfaceId, address: string): string {
   const { path } = INTERFACE_SPECS[id];
   return path === '' ? address : address.replace(/\/+$/, '') + path;
+}
+
+/** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`. */
+export function identityHint(id: InterfaceId): string {
+  const spec = INTERFACE_SPECS[id];
+  return `pass ${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
+}
+
+/** What one request is, as a line or a page names it: its event type (§2.4 `event`), or `contact job` (a job has none). */
+export function documentLabel(id: InterfaceId, eventType: string | undefined, untyped: string): string {
+  const spec = INTERFACE_SPECS[id];
+  return spec.document === 'event' ? (eventType ?? untyped) : spec.documentName;
 }

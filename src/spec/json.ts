@@ -30,10 +30,14 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The value if it is a JSON object (not an array, not null), else undefined. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return isObject(value) ? value : undefined;
+}
+
 /** The JSON object of a body, or undefined for anything else (not JSON, an array, a string). */
 export function objectOf(body: Uint8Array): Record<string, unknown> | undefined {
-  const value = jsonValueOf(body);
-  return isObject(value) ? value : undefined;
+  return asObject(jsonValueOf(body));
 }
 
 /** The string `event_id` of a body that is a JSON object with one (a job's or an event's). Never throws. */

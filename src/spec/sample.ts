@@ -7,6 +7,7 @@ import { jsonNestingDepth } from './json-syntax.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { usageError } from '../errors.js';
 import type { EventType } from './constants.js';
+import { eventTypeSpec } from './event-types.js';
 
 export interface SampleJobOptions {
   callbackUrl?: string;
@@ -101,43 +102,21 @@ export function sampleJob(options: SampleJobOptions = {}): Record<string, unknow
 /** An event (§2.4–2.7) of `type`, carrying every field its section lists. */
 export function sampleEvent(type: EventType, options: SampleEventOptions = {}): Record<string, unknown> {
   const now = options.now ?? new Date();
-  const base = { event: type, event_id: randomUUID(), lead_id: options.leadId ?? newLeadId() };
-  const occurredAt = formatDateTime(now);
-  switch (type) {
-    case 'conversation.message':
-      return {
-        ...base,
-        provider_job_id: options.providerJobId ?? newProviderJobId(),
-        channel: 'whatsapp',
-        from_number_e164: sampleE164(),
-        direction: 'outbound',
-        author: 'agent',
-        text: 'Hello, this is the clinic assistant. You asked about an appointment: would Tuesday at 10:30 suit you?',
-        occurred_at: occurredAt,
-      };
-    case 'appointment.booked':
-    case 'appointment.rescheduled':
-    case 'appointment.cancelled': {
-      const days = type === 'appointment.rescheduled' ? 3 : 2;
+  const envelope = { event: type, event_id: randomUUID(), lead_id: options.leadId ?? newLeadId() };
+  return eventTypeSpec(type).sample({
+    envelope,
+    now,
+    occurredAt: formatDateTime(now),
+    branchCode: options.branchCode ?? DEFAULT_BRANCH_CODE,
+    providerJobId: options.providerJobId ?? newProviderJobId(),
+    e164: sampleE164,
+    service: () => pick(SERVICES),
+    daysAhead: (days) => {
       const scheduled = new Date(now.getTime() + days * 86_400_000);
       scheduled.setHours(10, 30, 0, 0); // local time, the zone formatDateTime writes the offset of
-      const notes = {
-        'appointment.booked': 'Booked by the agent over WhatsApp; the contact prefers mornings.',
-        'appointment.rescheduled': 'Moved at the contact’s request.',
-        'appointment.cancelled': 'Cancelled by the contact.',
-      }[type];
-      return {
-        ...base,
-        branch_code: options.branchCode ?? DEFAULT_BRANCH_CODE,
-        scheduled_at: formatDateTime(scheduled),
-        service: pick(SERVICES),
-        notes,
-        occurred_at: occurredAt,
-      };
-    }
-    case 'job.closed':
-      return { ...base, outcome: 'no_answer', attempts: 3, occurred_at: occurredAt };
-  }
+      return formatDateTime(scheduled);
+    },
+  });
 }
 
 export interface Overrides {

@@ -98,7 +98,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
       const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', refusing.url, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(
-        'warning: the first valid, correctly signed request got 401 {"error":"bad signature"}: check the secret and the --provider code before reading the failures\n',
+        'warning: the first valid, correctly signed request got 401 {"error":"bad signature"}: check the secret and the provider code (--provider) before reading the failures\n',
       );
     } finally {
       await refusing.close();

@@ -48,7 +48,7 @@ describe('the HTML report and the job summary', () => {
     try {
       const run = await runWithFiles(['--interface', 'B', '--target', server.url, '--provider', 'acme', '--only', 'B-ACCEPT-001']);
       expect(run.code).toBe(1);
-      const warning = 'the first valid, correctly signed request got 401 {"error":"bad signature"}: check the secret and the --provider code before reading the failures';
+      const warning = 'the first valid, correctly signed request got 401 {"error":"bad signature"}: check the secret and the provider code (--provider) before reading the failures';
       expect(run.stderr).toContain(`warning: ${warning}\n`);
       expect(run.html).toContain('<dt>first signed request</dt><dd>401 {&quot;error&quot;:&quot;bad signature&quot;} (expected 202 (§4.2, §7))</dd>');
       expect(run.html).toContain('Warning: the first valid, correctly signed request got 401');

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { runBatch, summarize, type BatchDocument } from '../../src/send/batch.js';
 import { acceptedKeysFromResults, splitNdjson } from '../../src/send/batch-files.js';
-import { contactJobsUrl, eventIdOf, type SendResult } from '../../src/http/send.js';
+import { contactJobsUrl, type SendResult } from '../../src/http/send.js';
+import { eventIdOf } from '../../src/spec/json.js';
 import { checkEventAck, checkJobAck } from '../../src/spec/acknowledgment.js';
 import type { HttpResponse } from '../../src/http/client.js';
 

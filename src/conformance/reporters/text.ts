@@ -2,6 +2,7 @@
  * The words every reporter shares: a verdict's symbol, the count lines CI logs are grepped for, why a run stopped
  * early, the warning of refused credentials, and which checks an interrupted run never finished.
  */
+import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
 
 export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
@@ -26,7 +27,7 @@ export function stoppedLine(stopped: StopReport): string {
 export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight'>): string | undefined {
   const status = report.preflight?.status;
   if (!report.preflight || (status !== 401 && status !== 403)) return undefined;
-  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${report.interface === 'B' ? '--provider code' : '--source id'} before reading the failures`;
+  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${interfaceSpec(report.interface).identityFlag}) before reading the failures`;
 }
 
 /** The checks a stopped or interrupted run never finished: not run, or cut short while they gathered. */

@@ -10,7 +10,8 @@ import { SignedHeaders, verifyBody, verifyHeaders, type VerifyInput } from '../.
 import { Headers, MAX_BODY_BYTES } from '../../spec/constants.js';
 import { describeIssue } from '../../spec/issues.js';
 import { unauthorisedReasonOf } from '../../spec/statuses.js';
-import { objectOf, parseJsonBody, targetPath } from '../request.js';
+import { asObject, parseJson } from '../../spec/json.js';
+import { targetPath } from '../request.js';
 import type { Validator } from '../validator.js';
 import type { Admitted, Credential, ReceiverProfile, Received, Reject } from './profile.js';
 
@@ -92,11 +93,11 @@ function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMess
 
 /** Parse (UTF-8 and JSON, §2) and validate (the schema of `cai validate`); the entry learns the ids. */
 export function parseAndValidate(profile: ReceiverProfile<unknown>, received: Received, validator: Validator, reject: Reject): Admitted | Reply {
-  const parsed = parseJsonBody(received.body);
+  const parsed = parseJson(received.body);
   if (!parsed.ok) {
     return profile.badJson?.(reject) ?? reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validator.validateBody(received.body, { kind: profile.kind }).errors });
   }
-  const fields = objectOf(parsed.value);
+  const fields = asObject(parsed.value);
   for (const name of profile.entryFields) {
     const value = fields?.[name];
     if (typeof value === 'string') received.entry[name] = value;

@@ -11,6 +11,7 @@ import type { Diagnosis } from '../../signing/diagnose.js';
 import type { RequestSummary } from '../../inspector/capture.js';
 import { formatBytes, renderBody } from './bodies.js';
 import { html, type SafeHtml } from './escape.js';
+import { documentLabel } from '../../spec/interfaces.js';
 
 const route = {
   request: (id: number) => `#/requests/${id}`,
@@ -43,7 +44,7 @@ function time(iso: string): string {
 /** A request in full: what the mock said, why, the request as received, the answer, and how to send it again. */
 export function renderRequestDetail(detail: RequestDetail): SafeHtml {
   const { summary, request, answer, explanation, commands } = detail;
-  const what = summary.interface === 'A' ? 'contact job' : (summary.event ?? 'no event type');
+  const what = documentLabel(summary.interface, summary.event, 'no event type');
   const ids = [
     summary.event_id !== undefined ? html`<dt>event_id</dt><dd><code>${summary.event_id}</code></dd>` : '',
     summary.lead_id !== undefined

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { checkJobAck } from '../../../spec/acknowledgment.js';
-import { EVENT_TYPES, Headers, MAX_EVENT_ID_LENGTH } from '../../../spec/constants.js';
+import { EVENT_TYPES, Headers, MAX_EVENT_ID_LENGTH, type EventType } from '../../../spec/constants.js';
+import { eventTypeSpec } from '../../../spec/event-types.js';
 import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
 import { describeAnswer, type Exchange } from '../../evidence.js';
 import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
@@ -16,15 +17,12 @@ import { ACCEPTED, ACCEPTED_202, isAccepted } from '../../probe/expectations.js'
 import { event, job } from './receivers.js';
 
 /** §6, §2.5–§2.7: the payload section of each event type. */
-function payloadSection(type: string): string {
-  if (type === 'job.closed') return '§2.7';
-  return type === 'conversation.message' ? '§2.5' : '§2.6';
-}
+const payloadSection = (type: EventType): string => eventTypeSpec(type).section;
 
 const eventsAcceptance: ReceiverCheck[] = [
-  ...EVENT_TYPES.map((type, index) =>
+  ...EVENT_TYPES.map((type) =>
     defineProbe({
-      id: `B-ACCEPT-00${index + 1}`, interface: 'B', level: 'must', sections: ['§4.2', '§6', payloadSection(type)], clauses: ['§4.2-1', '§6-1', `${payloadSection(type)}-1`], tags: ['acceptance', 'events'],
+      id: eventTypeSpec(type).acceptCheckId, interface: 'B', level: 'must', sections: ['§4.2', '§6', payloadSection(type)], clauses: ['§4.2-1', '§6-1', `${payloadSection(type)}-1`], tags: ['acceptance', 'events'],
       title: `a valid ${type} event is accepted`,
       send: (scope) => ({ body: compact(event(scope, type)) }),
       expect: ACCEPTED,
