@@ -13,6 +13,7 @@ import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf, objectOf, receivedHeaders } from './request.js';
 import { serve } from './serve.js';
+import type { FsyncMode } from './log.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
 import type { RequestObserver } from './pipeline.js';
@@ -26,6 +27,8 @@ export interface RunningMockPlatform extends RunningMock {
   readonly reloaded: number;
   /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
   readonly skippedLines: number;
+  /** The numbers of the first of them, to name them. */
+  readonly skippedLineNumbers: readonly number[];
 }
 
 export interface MockPlatformOptions {
@@ -40,8 +43,10 @@ export interface MockPlatformOptions {
   /** §1: test credentials, whose events land in a separate space with their own dedupe. */
   testProviderCode?: string;
   testSecrets?: readonly string[];
-  /** NDJSON log; an accepted event is synced to disk here before its 202. Reloaded on start for dedupe. */
+  /** NDJSON log; an accepted event is written here before its 202. Reloaded on start for dedupe; locked while in use. */
   logFile?: string;
+  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
+  fsync?: FsyncMode;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
   /**
@@ -144,6 +149,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     records: store.records,
     reloaded,
     skippedLines: store.skippedLines,
+    skippedLineNumbers: store.skippedLineNumbers,
     addKnownLead(leadId: string) {
       knownLeads?.add(leadId);
     },
