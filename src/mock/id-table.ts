@@ -1,3 +1,5 @@
+import { MOCK_LOG_CAPS } from '../bounds.js';
+
 /**
  * A set of ids (strings) kept as their bytes, for the dedupe memory of a reference receiver (§6.1): one growing
  * Buffer holds the ids one after another, a Uint32Array where each ends, and an open-addressing hash index
@@ -164,8 +166,8 @@ export class IdTable<T> {
 /** ES2024 (Node 20 has it; the TypeScript lib here is ES2023). */
 type WellFormedCheck = string & { isWellFormed(): boolean };
 
-/** The bound on the bytes of the ids one table holds (src/bounds.ts states it): past it, the oldest are forgotten. */
-export const MAX_ID_BYTES = 1024 * 1024 * 1024;
+/** The bound on the bytes of the ids one table holds: past it, the oldest are forgotten. */
+const MAX_ID_BYTES = MOCK_LOG_CAPS.dedupeIdBytes;
 const INITIAL_BYTES = 16 * 1024;
 const INITIAL_ENTRIES = 1024;
 /** How much room a rebuild leaves: half as much again as what is live. */

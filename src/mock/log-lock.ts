@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode, usageError } from '../errors.js';
 
 /**
@@ -98,7 +99,7 @@ async function readLock(path: string): Promise<FoundLock | undefined> {
 }
 
 /** A lock file with no readable holder younger than this is being written by its holder (create, then write). */
-const WRITING_MS = 10_000;
+const WRITING_MS = MOCK_LOG_CAPS.lockWritingMs;
 
 /** Whether the holder of a lock still runs, and how to name it. */
 function judge(found: FoundLock): { alive: boolean; description: string } {

@@ -1,6 +1,7 @@
 import { close as closeFd, constants, fdatasync, fstat, ftruncate, open as openFd, write as writeFd } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { MOCK_LOG_CAPS } from '../bounds.js';
 import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
 import { LogLock } from './log-lock.js';
 import type { InterfaceId } from '../spec/constants.js';
@@ -117,7 +118,7 @@ export type FsyncMode = 'always' | 'everysec' | 'never';
 export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'everysec', 'never'];
 export const DEFAULT_FSYNC: FsyncMode = 'everysec';
 /** `everysec`: how often the file is synced when something was written since the last sync. */
-const SYNC_INTERVAL_MS = 1000;
+const SYNC_INTERVAL_MS = MOCK_LOG_CAPS.syncIntervalMs;
 
 /** The bytes of one write: a line to end a torn fragment first (when there is one), then the records. */
 interface Batch {
@@ -360,7 +361,7 @@ export interface SkippedLines {
 }
 
 /** Skipped lines named by number; past it, only counted (a damaged log may have many). */
-export const MAX_NAMED_LINES = 100;
+export const MAX_NAMED_LINES = MOCK_LOG_CAPS.namedSkippedLines;
 
 /** Reads a mock log back, every record whole (`cai report`-like readers, tests). Streams; a missing file is empty. */
 export async function readMockLog(path: string): Promise<LoadedLog> {
