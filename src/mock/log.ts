@@ -1,4 +1,4 @@
-import { close as closeFd, constants, fdatasync, fstat, ftruncate, open as openFd, write as writeFd } from 'node:fs';
+import { close as closeFd, constants, fdatasync, fstatSync, ftruncateSync, open as openFd, write as writeFd, writeSync } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MOCK_LOG_CAPS } from '../bounds.js';
@@ -64,13 +64,15 @@ export function recordLine(record: MockLogRecordHead, body: Buffer): string {
  */
 export function recordBytes(record: MockLogRecordHead, body: Buffer): Buffer {
   const breaks = body.includes(0x0a) || body.includes(0x0d);
-  const head = Buffer.from(`${headText(record, body.length)},"document":`, 'utf8');
+  // The head encoded straight into the line: one buffer a record, not two.
+  const head = `${headText(record, body.length)},"document":`;
+  const headBytes = Buffer.byteLength(head, 'utf8');
   const tail = breaks ? `,"body_base64":"${body.toString('base64')}"}\n` : '}\n';
-  const line = Buffer.allocUnsafe(head.length + body.length + tail.length);
-  head.copy(line, 0);
-  if (breaks) spacesForLineBreaks(body).copy(line, head.length);
-  else body.copy(line, head.length);
-  line.write(tail, head.length + body.length, 'latin1');
+  const line = Buffer.allocUnsafe(headBytes + body.length + tail.length);
+  line.write(head, 0, headBytes, 'utf8');
+  if (breaks) spacesForLineBreaks(body).copy(line, headBytes);
+  else body.copy(line, headBytes);
+  line.write(tail, headBytes + body.length, 'latin1');
   return line;
 }
 
@@ -146,7 +148,10 @@ export interface DurableLogOptions {
  * once the record is as durable as the fsync mode promises, which is what lets a mock answer 202 afterwards
  * (issue 5: nothing acknowledged is lost to SIGKILL, in every mode).
  *
- * One write runs at a time, so the log always knows where its file ends and where each record of a batch lies.
+ * One write runs at a time, so the log always knows where its file ends and where each record of a batch lies:
+ * with `always`, a synced write on the thread pool (the event loop never waits for the disk), taking every record
+ * that arrived while the previous one ran; with `everysec` and `never`, a plain write by the event loop at the end
+ * of each of its turns, taking the records of that turn.
  * A write that fails part-way (a full disk: ENOSPC, EFBIG; EIO) settles its batch record by record: a record
  * written whole before the failure is acknowledged (it is in the file, and with `always` on disk: a retry of it
  * must be a duplicate), every other one is refused (never answered 202, never remembered for dedupe: a retry of
@@ -167,6 +172,8 @@ export class DurableLog {
   private syncing: Promise<void> | undefined;
   private syncFailure: unknown;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** `everysec`, `never`: the write at the end of this turn of the event loop, once a record waits for it. */
+  private turn: NodeJS.Immediate | undefined;
 
   /**
    * A plain descriptor written with fs.write's callback: a FileHandle's promise write costs the event loop about
@@ -234,13 +241,39 @@ export class DurableLog {
     this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      this.startWrite();
+      if (this.fsync === 'always') this.startWrite();
+      else if (this.turn === undefined) this.turn = setImmediate(this.writeTurn);
     });
   }
 
-  /** Group commit: when no write runs, one starts with every record that arrived meanwhile. */
+  /**
+   * `everysec`, `never`: the records of one turn of the event loop, written at its end by the event loop itself.
+   * A write to the page cache takes microseconds; handing it to the thread pool cost the event loop more than
+   * that per batch, and batches of one turn are larger than "whatever came while the last write ran".
+   */
+  private readonly writeTurn = (): void => {
+    this.turn = undefined;
+    const batch = this.takeBatch();
+    if (batch === undefined) return;
+    let written = 0;
+    try {
+      while (written < batch.bytes.length) written += writeSync(this.fd, batch.bytes, written, batch.bytes.length - written, null);
+    } catch (error) {
+      return this.failBatch(batch, written, error);
+    }
+    this.settleBatch(batch, written, undefined);
+  };
+
+  /** `always`: when no write runs, one starts with every record that arrived meanwhile (group commit). */
   private startWrite(): void {
-    if (this.writing || this.pending.length === 0) return;
+    if (this.writing) return;
+    const batch = this.takeBatch();
+    if (batch !== undefined) this.writeBatch(batch, 0);
+  }
+
+  /** The records waiting, as one write (after a newline when the file ends inside a torn record). */
+  private takeBatch(): Batch | undefined {
+    if (this.pending.length === 0) return undefined;
     const lines = this.pending;
     const waiters = this.waiters;
     this.pending = [];
@@ -252,7 +285,7 @@ export class DurableLog {
     for (const line of lines) ends.push((length += line.length));
     const parts = prefix ? [NEWLINE, ...lines] : lines;
     const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
-    this.writeBatch({ bytes, ends, prefix, waiters }, 0);
+    return { bytes, ends, prefix, waiters };
   }
 
   /** Writes the batch from `offset` on (a short write goes on from where it stopped), then settles it. */
@@ -260,13 +293,13 @@ export class DurableLog {
     const { bytes } = batch;
     try {
       writeFd(this.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
-        if (error) void this.failBatch(batch, offset, error);
+        if (error) this.failBatch(batch, offset, error);
         else if (offset + written < bytes.length) this.writeBatch(batch, offset + written);
         else this.settleBatch(batch, bytes.length, undefined);
       });
     } catch (error) {
       // fs.write validates its arguments synchronously: whatever it throws fails the batch, never strands it.
-      void this.failBatch(batch, offset, error);
+      this.failBatch(batch, offset, error);
     }
   }
 
@@ -274,11 +307,11 @@ export class DurableLog {
    * A write failed after `written` bytes of the batch. Should the file hold more of it than write(2) reported
    * (an I/O error can leave bytes behind), it is cut back to that, so that no record refused can be read back.
    */
-  private async failBatch(batch: Batch, written: number, error: unknown): Promise<void> {
+  private failBatch(batch: Batch, written: number, error: unknown): void {
     const reported = this.end + written;
     try {
-      const { size } = await new Promise<{ size: number }>((resolve, reject) => fstat(this.fd, (failed, stats) => (failed ? reject(failed) : resolve(stats))));
-      if (size > reported) await new Promise<void>((resolve, reject) => ftruncate(this.fd, reported, (failed) => (failed ? reject(failed) : resolve())));
+      // Synchronous: a rare path, and nothing may be written meanwhile.
+      if (fstatSync(this.fd).size > reported) ftruncateSync(this.fd, reported);
     } catch {
       // The file cannot even be measured: what was reported is all this log can go by.
     }
@@ -304,7 +337,7 @@ export class DurableLog {
       else waiter.reject(error);
     }
     this.writing = false;
-    this.startWrite();
+    if (this.fsync === 'always') this.startWrite();
     if (!this.writing) this.drained.splice(0).forEach((resolve) => resolve());
   }
 
@@ -333,6 +366,10 @@ export class DurableLog {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      if (this.turn !== undefined) {
+        clearImmediate(this.turn);
+        this.writeTurn();
+      }
       if (this.writing) await new Promise<void>((resolve) => this.drained.push(resolve));
       if (this.timer !== undefined) {
         clearInterval(this.timer);
