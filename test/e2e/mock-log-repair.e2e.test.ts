@@ -14,6 +14,7 @@ import { readMockLog } from '../../src/mock/log.js';
 import { BIN, ROOT, spawnCli } from '../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../helpers/mock-client.js';
 import { startMockProcess, stopAllMockProcesses, type MockProcess } from '../helpers/mock-process.js';
+import { acknowledgedUntilKilled } from '../helpers/sigkill-load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-log-repair-e2e-'));
 const started = new Set<ChildProcessWithoutNullStreams>();
@@ -215,26 +216,7 @@ describe.skipIf(!linux)('SIGKILL, in each fsync mode', () => {
   it.each(MODES)('--fsync %s: every acknowledged event is in the log after SIGKILL, and a mock starts on it again', async (fsync) => {
     const log = join(dir, `sigkill-${fsync}.ndjson`);
     const first = await startMockProcess(mockArgs(log, fsync), env);
-    const acknowledged: string[] = [];
-    let sent = 0;
-    let killed = false;
-    const worker = async () => {
-      while (!killed && sent < 2000) {
-        sent += 1;
-        const doc = event();
-        try {
-          const answer = await post(first.url, doc);
-          if (answer.status === 202) acknowledged.push(doc.event_id as string);
-        } catch {
-          // In flight when the process died: not acknowledged, so free to be lost.
-        }
-        if (acknowledged.length >= 150 && !killed) {
-          killed = true;
-          first.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    const acknowledged = await acknowledgedUntilKilled(first.url, first.child);
     await first.exited;
     const stored = new Set((await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id));
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);

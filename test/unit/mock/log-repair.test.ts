@@ -49,20 +49,29 @@ function drain(fd: number): Buffer {
 
 type Inside = { fd: number; syncing: Promise<void> | undefined };
 
+/**
+ * Appends `ids` with the log's descriptor swapped for a FIFO (see fifo), then swaps it back: what each append
+ * became, and the bytes the write put in the FIFO before it failed.
+ */
+async function appendThroughPipe(log: DurableLog, name: string, ids: string[]): Promise<{ settled: PromiseSettledResult<void>[]; written: Buffer }> {
+  const inside = log as unknown as Inside;
+  const file = inside.fd;
+  const pipe = fifo(name);
+  inside.fd = pipe;
+  const settled = await Promise.allSettled(ids.map((id) => log.appendWithRawDocument(head(id), body(id))));
+  const written = drain(pipe);
+  closeSync(pipe);
+  inside.fd = file;
+  return { settled, written };
+}
+
 describe.skipIf(process.platform !== 'linux')('the mock log after a failed write', () => {
   it.each(FSYNC_MODES)('acknowledges the records a failed write wrote whole, refuses the rest, and starts the next write on a new line (--fsync %s)', async (fsync: FsyncMode) => {
     const path = join(dir, `torn-${fsync}.ndjson`);
     const log = await DurableLog.open(path, { fsync });
-    const inside = log as unknown as Inside;
-    const file = inside.fd;
-    const pipe = fifo(`pipe-${fsync}`);
-    inside.fd = pipe;
-    // The first append is written alone (group commit), the other 99 together: more than the pipe takes.
+    // 100 records of 1 000 bytes, in one or two batches: more than the pipe takes.
     const ids = Array.from({ length: 100 }, (_, i) => `torn_${i}`);
-    const settled = await Promise.allSettled(ids.map((id) => log.appendWithRawDocument(head(id), body(id))));
-    const written = drain(pipe);
-    closeSync(pipe);
-    inside.fd = file;
+    const { settled, written } = await appendThroughPipe(log, `pipe-${fsync}`, ids);
 
     const lines = ids.map((id) => recordBytes(head(id), body(id)));
     const expected = Buffer.concat(lines);
@@ -86,15 +95,8 @@ describe.skipIf(process.platform !== 'linux')('the mock log after a failed write
     const path = join(dir, 'torn-read.ndjson');
     const log = await DurableLog.open(path);
     await log.appendWithRawDocument(head('before'), body('before'));
-    const inside = log as unknown as Inside;
-    const file = inside.fd;
-    const pipe = fifo('pipe-read');
-    inside.fd = pipe;
     const ids = Array.from({ length: 80 }, (_, i) => `cut_${i}`);
-    const settled = await Promise.allSettled(ids.map((id) => log.appendWithRawDocument(head(id), body(id))));
-    const written = drain(pipe);
-    closeSync(pipe);
-    inside.fd = file;
+    const { settled, written } = await appendThroughPipe(log, 'pipe-read', ids);
     // What the pipe took is what a full disk would have left in the file: put it there, as the disk would.
     appendFileSync(path, written);
     await log.appendWithRawDocument(head('after'), body('after'));
