@@ -26,6 +26,9 @@ export class IdTable<T> {
    */
   private values: T[] | undefined;
   private scratch = Buffer.allocUnsafe(1024);
+  /** The hash of the key in `scratch` (encode), and the slot `find` stopped at. */
+  private hash = 0;
+  private slot = 0;
   private rebuilds = 0;
 
   constructor(private readonly maxBytes = MAX_ID_BYTES) {}
@@ -37,8 +40,7 @@ export class IdTable<T> {
 
   /** The value stored for `key`, or undefined when it is not here. */
   get(key: string): T | undefined {
-    const length = this.encode(key);
-    const entry = this.find(length, hashOf(this.scratch, length)).entry;
+    const entry = this.find(this.encode(key), this.hash);
     if (entry < 0) return undefined;
     return this.values === undefined ? (true as T) : this.values[entry];
   }
@@ -46,20 +48,20 @@ export class IdTable<T> {
   /** Stores `value` for `key` (replacing the value of a key already here, which keeps its place in the order). */
   set(key: string, value: T): void {
     const length = this.encode(key);
-    const hash = hashOf(this.scratch, length);
-    let found = this.find(length, hash);
-    if (found.entry >= 0) return this.setValue(found.entry, value);
+    const hash = this.hash;
+    const entry = this.find(length, hash);
+    if (entry >= 0) return this.setValue(entry, value);
     if (length > this.maxBytes) throw new RangeError(`an id of ${length} bytes is over the table's ${this.maxBytes}`);
     const rebuilds = this.rebuilds;
     // Past the bound, the oldest are forgotten first.
     while (this.size > 0 && this.liveBytes() + length > this.maxBytes) this.evictOldest();
     if ((this.count + 1) * 2 > this.slots.length || this.count === this.ends.length || this.endOfBytes() + length > this.bytes.length) this.rebuild(length);
     // A rebuild (here, or by an eviction) renumbers the entries and moves the slots.
-    if (this.rebuilds !== rebuilds) found = this.find(length, hash);
+    if (this.rebuilds !== rebuilds) this.find(length, hash);
     const at = this.endOfBytes();
     this.scratch.copy(this.bytes, at, 0, length);
     this.ends[this.count] = at + length;
-    this.slots[found.slot] = this.count + 1;
+    this.slots[this.slot] = this.count + 1;
     this.count += 1;
     this.setValue(this.count - 1, value);
   }
@@ -92,16 +94,17 @@ export class IdTable<T> {
   }
 
   /**
-   * The entry holding the `length` bytes of the scratch buffer (−1 when none), and the slot where it is or
-   * would go.
+   * The entry holding the `length` bytes of the scratch buffer (−1 when none); `slot` is left where it is or
+   * would go (fields, not an object: this runs for every request).
    */
-  private find(length: number, hash: number): { entry: number; slot: number } {
+  private find(length: number, hash: number): number {
     const mask = this.slots.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const stored = this.slots[slot] as number;
-      if (stored === 0) return { entry: -1, slot };
+      this.slot = slot;
+      if (stored === 0) return -1;
       const entry = stored - 1;
-      if (entry >= this.first && this.holds(entry, length)) return { entry, slot };
+      if (entry >= this.first && this.holds(entry, length)) return entry;
     }
   }
 
@@ -154,12 +157,30 @@ export class IdTable<T> {
    * is kept as a 0xFF byte (never found in UTF-8) and its UTF-16 code units.
    */
   private encode(key: string): number {
-    const wellFormed = (key as WellFormedCheck).isWellFormed();
-    const most = wellFormed ? key.length * 3 : key.length * 2 + 1;
-    if (most > this.scratch.length) this.scratch = Buffer.allocUnsafe(most);
-    if (wellFormed) return this.scratch.write(key, 0, 'utf8');
-    this.scratch[0] = 0xff;
-    return 1 + this.scratch.write(key, 1, 'utf16le');
+    const length = key.length;
+    if (length * 3 + 1 > this.scratch.length) this.scratch = Buffer.allocUnsafe(length * 3 + 1);
+    const scratch = this.scratch;
+    // ASCII, the usual event_id: copied and hashed in one pass, without a call into the runtime.
+    let hash = FNV_OFFSET;
+    let i = 0;
+    for (; i < length; i += 1) {
+      const code = key.charCodeAt(i);
+      if (code >= 0x80) break;
+      scratch[i] = code;
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+    }
+    if (i === length) {
+      this.hash = hash >>> 0;
+      return length;
+    }
+    let bytes: number;
+    if ((key as WellFormedCheck).isWellFormed()) bytes = scratch.write(key, 0, 'utf8');
+    else {
+      scratch[0] = 0xff;
+      bytes = 1 + scratch.write(key, 1, 'utf16le');
+    }
+    this.hash = hashOf(scratch, bytes);
+    return bytes;
   }
 }
 
@@ -173,9 +194,12 @@ const INITIAL_ENTRIES = 1024;
 /** How much room a rebuild leaves: half as much again as what is live. */
 const GROWTH = 1.5;
 
-/** FNV-1a over `bytes[from, end)`. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a over `bytes[from, end)` (encode computes the same over ASCII as it copies). */
 function hashOf(bytes: Buffer, end: number, from = 0): number {
-  let hash = 0x811c9dc5;
-  for (let i = from; i < end; i += 1) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+  let hash = FNV_OFFSET;
+  for (let i = from; i < end; i += 1) hash = Math.imul(hash ^ (bytes[i] as number), FNV_PRIME);
   return hash >>> 0;
 }
