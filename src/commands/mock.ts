@@ -371,9 +371,9 @@ function skippedNote(log: string | undefined, mock: { skippedLines: number; skip
   const count = mock.skippedLines;
   if (log === undefined || count === 0) return [];
   const numbers = mock.skippedLineNumbers.join(', ');
-  const which = count === 1 ? `line ${numbers} of ${log} is` : `${count} lines of ${log} are`;
+  const which = count === 1 ? `line ${numbers} of ${log} is not a log record` : `${count} lines of ${log} are not log records`;
   const named = count === 1 ? '' : `: ${count > mock.skippedLineNumbers.length ? `the first ${mock.skippedLineNumbers.length}: ` : ''}${numbers}`;
-  return [`${which} not a log record (a record cut short by a crash or a full disk, or foreign text) and ${count === 1 ? 'was' : 'were'} skipped${named}`];
+  return [`${which} (a record cut short by a crash or a full disk, or foreign text) and ${count === 1 ? 'was' : 'were'} skipped${named}`];
 }
 
 function brokenNote(options: CommonOptions): string[] {
