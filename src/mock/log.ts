@@ -146,7 +146,7 @@ export interface DurableLogOptions {
  * Append-only NDJSON log with group commit: records handed in while a write is under way are batched into the
  * next one, so N concurrent requests cost one write (and with `always`, one disk sync), not N. `append` resolves
  * once the record is as durable as the fsync mode promises, which is what lets a mock answer 202 afterwards
- * (issue 5: nothing acknowledged is lost to SIGKILL, in every mode).
+ * (nothing acknowledged is lost to SIGKILL, in every mode).
  *
  * One write runs at a time, so the log always knows where its file ends and where each record of a batch lies:
  * with `always`, a synced write on the thread pool (the event loop never waits for the disk), taking every record
