@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAverage, parseRatioLine } from './lib.js';
 
-/** The rows of issue #17, in its order: which RATIO line answers each. */
+/** The rows of issue #17, in its order (the mock's two rows as issue 26 set them): which RATIO line answers each. */
 const ISSUE_ROWS = [
   { row: 'cai sign start-up', test: (r) => /\bsign start-up/.test(r.label) },
   { row: 'cai verify start-up', test: (r) => /\bverify start-up/.test(r.label) },
