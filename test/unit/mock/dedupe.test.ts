@@ -18,6 +18,8 @@ const ids = fc.oneof(
   // Lone surrogates: UTF-8 would make both U+FFFD, the same bytes.
   fc.constantFrom('\ud800', '\udfff', '\ufffd', 'a\ud800', 'a\ufffd', '\ud83d\ude00', ''),
   fc.nat({ max: 300 }).map((n) => `evt_${n}`),
+  // Over 1 024 bytes: kept as a SHA-256.
+  fc.nat({ max: 5 }).map((n) => `${'long'.repeat(300)}${n}`),
 );
 
 describe('the id table of the dedupe memory', () => {
@@ -27,7 +29,8 @@ describe('the id table of the dedupe memory', () => {
         fc.array(fc.oneof(fc.record({ set: ids, value: fc.oneof(fc.constant(true), fc.nat()) }), fc.record({ evict: fc.constant(true) })), { maxLength: 3000 }),
         fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 200 })),
         (operations, capacity) => {
-          const table = new IdTable<true | number>();
+          // Chunks of 2 KiB: ids cross from one to the next, and forgotten ones are dropped, within a test.
+          const table = new IdTable<true | number>(undefined, 11);
           const model = new Model<true | number>();
           for (const operation of operations) {
             if ('set' in operation) {
@@ -50,7 +53,7 @@ describe('the id table of the dedupe memory', () => {
   });
 
   it('keeps many ids through its rebuilds, and forgets the oldest past its byte bound', () => {
-    const table = new IdTable<true>(64 * 1024);
+    const table = new IdTable<true>(64 * 1024, 12);
     // ASCII (copied and hashed in one pass) and not (encoded by the runtime) alike, 13 bytes each.
     const id = (n: number) => (n % 2 ? `evt_${n.toString(36).padStart(9, '0')}` : `é${n.toString(36).padStart(11, '0')}`);
     for (let n = 0; n < 20_000; n += 1) table.set(id(n), true);
