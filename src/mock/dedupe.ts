@@ -12,8 +12,8 @@ export interface Claim<T> {
  * platform keeps `true`, the provider the job acknowledgment), or the promise of that value while the first copy
  * is being written (undefined when it could not be stored).
  *
- * Memory: the keys stored are kept as their bytes in an IdTable (id-table.ts), about the id's UTF-8 length and
- * 12–20 bytes an event, with no per-event object for the platform (bench/mock-restart.bench.js measures it at
+ * Memory: the keys stored are kept as their bytes in an IdTable (id-table.ts), the id's UTF-8 length and 15–35
+ * bytes more an event, with no per-event object for the platform (bench/mock-restart.bench.js measures it at
  * 13- and 110-character ids); only the keys being written are in a Map. With a `capacity`, the index holds at most
  * that many events: past it, the oldest one (first stored, or first read back from the log) is forgotten, and a
  * repeat of it is then accepted as new (a second accepted record in the log): §6.1 holds for the last `capacity`
@@ -24,11 +24,8 @@ export class DedupeIndex<T> {
   /** The keys whose first copy is being written, with the promise of its value. */
   private readonly writing = new Map<string, Promise<T | undefined>>();
 
-  constructor(
-    private readonly capacity = Number.POSITIVE_INFINITY,
-    maxIdBytes?: number,
-  ) {
-    this.stored = new IdTable<T>(maxIdBytes);
+  constructor(private readonly capacity = Number.POSITIVE_INFINITY) {
+    this.stored = new IdTable<T>();
   }
 
   get size(): number {

@@ -5,19 +5,19 @@ import { MOCK_LOG_CAPS } from '../bounds.js';
  * A set of ids (strings) kept as their bytes, for the dedupe memory of a reference receiver (§6.1): the ids one
  * after another in chunks of 2^CHUNK_BITS bytes, a Uint32Array where each ends, and an open-addressing hash index
  * (linear probing, at most half full) of the entry numbers, with a byte of each one's hash. Per id that is its
- * UTF-8 bytes and about 20 bytes (its end: 4 bytes, with room to grow by half; the index: 10 to 20), where a Map of strings costs a V8 string (16
- * bytes of header, the characters, rounded up to 8) and a Map entry (about 30–60 bytes as the table grows):
- * bench/mock-restart.bench.js measures both, at 13- and 110-character ids. Chunks, not one growing buffer: no
- * room left empty past the last chunk, and nothing copied as the table grows.
+ * UTF-8 bytes and 15–35 bytes more (its end: 4 bytes, with room to grow by half; the index: 10 to 25), where a
+ * Map of strings costs a V8 string (16 bytes of header, the characters, rounded up to 8) and a Map entry (about
+ * 30–60 bytes as the table grows): bench/mock-restart.bench.js measures both, at 13- and 110-character ids.
+ * Chunks, not one growing buffer: no room left empty past the last chunk, and nothing copied as the table grows.
  *
  * Entries are numbered in insertion order, and forgotten oldest first (`evictOldest`): a forgotten entry stays
  * in the index as a tombstone (its number is below `first`) until the table is rebuilt, which happens when the
  * index would be over half full, when the entries' ends fill their array, or when the forgotten entries are the
  * larger part. A rebuild drops the chunks of forgotten entries and indexes the rest afresh; no id is copied.
  *
- * Positions are offsets in one virtual range, chunk k holding [k × 2^CHUNK_BITS, (k + 1) × 2^CHUNK_BITS): an id never
- * straddles two chunks (one that would starts the next chunk), so where an entry starts follows from the ends
- * (see startOf) and needs no array of its own.
+ * Positions are offsets in one virtual range, chunk k holding [k × 2^CHUNK_BITS, (k + 1) × 2^CHUNK_BITS): an id
+ * never straddles two chunks (one that would starts the next chunk), so where an entry starts follows from the
+ * ends (see startOf) and needs no array of its own.
  */
 export class IdTable<T> {
   private chunks: Buffer[] = [];
