@@ -2,18 +2,22 @@
 // platform` for a valid, signed, new event, and nothing else. It shows what that work costs on this machine apart
 // from cai's own code: node:http, the body read whole, HMAC-SHA256 over timestamp + "." + body compared in
 // constant time (§5.2, §5.5), JSON.parse, the compiled schema check cai uses (src/spec/fast-validate.generated.ts),
-// a Map for dedupe (§6.1), one log line (the record head as JSON, then the body as received) written with O_DSYNC
-// and group commit (two writes in flight, as src/mock/log.ts), then 202. No window check, no bounds, no per-request
-// output, no error answers beyond 401/400: a floor, not a receiver to copy.
-// Usage: node bench/durable-receiver.mjs LOGFILE (secret in BENCH_SECRET); prints its URL.
-import { constants, openSync, write } from 'node:fs';
+// a Map for dedupe (§6.1), one log line (the record head as JSON, then the body as received) written with group
+// commit, then 202. By default each write is O_DSYNC (two in flight: the fastest this machine gave; each 202 once
+// its record is on disk, as `--fsync always`); with `--fsync everysec`, each 202 once its record is written, and
+// fdatasync every second. No window check, no bounds, no per-request output, no error answers beyond 401/400: a
+// floor, not a receiver to copy.
+// Usage: node bench/durable-receiver.mjs LOGFILE [--fsync everysec] (secret in BENCH_SECRET); prints its URL.
+import { constants, fdatasync, openSync, write } from 'node:fs';
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { FAST_VALIDATORS } from '../dist/spec/fast-validate.generated.js';
 
 const key = createSecretKey(process.env.BENCH_SECRET ?? '', 'utf8');
-const fd = openSync(process.argv[2], constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o644);
-const WRITES_IN_FLIGHT = 2;
+const everysec = process.argv[3] === '--fsync' && process.argv[4] === 'everysec';
+const fd = openSync(process.argv[2], constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (everysec ? 0 : constants.O_DSYNC), 0o644);
+if (everysec) setInterval(() => fdatasync(fd, () => {}), 1000).unref();
+const WRITES_IN_FLIGHT = everysec ? 1 : 2;
 const seen = new Map();
 let pending = [];
 let waiters = [];

@@ -1,7 +1,10 @@
 // Restart of `cai mock platform` on a large log (issue 14): the time until it is ready and its peak memory
-// with 1 000 000 records in the log, against a bare readline over the same file in the same run, and the
-// memory of the dedupe index per event, against a bare Map of the same event_ids.
-// Sizes: BENCH_RESTART_RECORDS (default 1 000 000), BENCH_RUNS (default 3).
+// with 1 000 000 records in the log, against a bare readline over the same file in the same run; the memory of
+// the mock per event reloaded, against a bare Map of the same event_ids; and the dedupe memory per event as the
+// mock fills it while running (each event_id from JSON.parse of its body, claimed), at 13- and 110-character ids
+// (issue 24), against a Map of the same strings. Memory is the JS heap and the buffers outside it (the dedupe
+// table keeps its ids in Buffers), after GC.
+// Sizes: BENCH_RESTART_RECORDS (default 1 000 000), BENCH_RUNS (default 3), BENCH_DEDUPE_EVENTS (default 300 000).
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const MiB = 1024 * 1024;
 const ID_WIDTH = 28;
+const DEDUPE_EVENTS = Number(process.env.BENCH_DEDUPE_EVENTS ?? 300_000);
 const eventId = (index) => `evt_${index.toString(16).padStart(ID_WIDTH - 4, '0')}`;
 
 /** The log as the platform mock writes it (its own recordLine), one line per accepted conversation.message. */
@@ -64,7 +68,7 @@ await mock.close();`;
 // server are loaded in both); the floor is a bare Map of the same ids, decoded from bytes as the mock does.
 const memoryScript = (log, empty) => `
 const { startMockPlatform } = await import(${JSON.stringify(join(DIST, 'index.js'))});
-const heap = () => { globalThis.gc(); globalThis.gc(); return process.memoryUsage().heapUsed; };
+const heap = () => { globalThis.gc(); globalThis.gc(); const { heapUsed, arrayBuffers } = process.memoryUsage(); return heapUsed + arrayBuffers; };
 const options = { providerCode: 'bench', secrets: ['bench-secret-0123456789'], keepRecords: false };
 const warm = await startMockPlatform({ ...options, logFile: ${JSON.stringify(empty)} });
 await new Promise((resolve) => setTimeout(resolve, 200));
@@ -78,6 +82,23 @@ const ids = new Map();
 for (let index = 0; index < ${RECORDS}; index += 1) ids.set(Buffer.from('evt_' + index.toString(16).padStart(${ID_WIDTH - 4}, '0')).toString('latin1'), true);
 const mapBytes = (heap() - baseline) / ids.size;
 console.log(JSON.stringify({ mockBytes, mapBytes, events: mock.reloaded }));`;
+
+// The dedupe index as a running mock fills it: ids of \`length\` ASCII characters, each from JSON.parse of a body,
+// claimed as the pipeline claims them; the floor is a Map of the same strings (what the index was before issue 24).
+const dedupeScript = (length) => `
+const { DedupeIndex } = await import(${JSON.stringify(join(DIST, 'mock/dedupe.js'))});
+const heap = () => { globalThis.gc(); globalThis.gc(); const { heapUsed, arrayBuffers } = process.memoryUsage(); return heapUsed + arrayBuffers; };
+const idOf = (index) => JSON.parse(Buffer.from(JSON.stringify({ event: 'job.closed', event_id: ('evt_' + index.toString(36) + '_').padEnd(${length}, 'x') })).toString('utf8')).event_id;
+let before = heap();
+const index = new DedupeIndex();
+for (let i = 0; i < ${DEDUPE_EVENTS}; i += 1) await index.claim(idOf(i), async () => true);
+const indexBytes = (heap() - before) / index.size;
+before = heap();
+const map = new Map();
+for (let i = 0; i < ${DEDUPE_EVENTS}; i += 1) map.set(idOf(i), true);
+const mapBytes = (heap() - before) / map.size;
+// Both still referenced here, so neither is collected while the other is measured.
+console.log(JSON.stringify({ indexBytes, mapBytes, events: [index.size, map.size] }));`;
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-bench-restart-'));
 try {
@@ -96,8 +117,13 @@ try {
   console.log(`restart on a log of ${RECORDS} records (${(bytes / MiB).toFixed(0)} MiB), medians of ${RUNS} runs; floor: bare readline over the same file`);
   console.log(formatRatio('time until ready', median(restarts.map((r) => r.ms)), median(floors.map((r) => r.ms)), 'ms'));
   console.log(formatRatio('peak RSS', median(restarts.map((r) => r.peak)) / MiB, median(floors.map((r) => r.peak)) / MiB, 'MiB'));
-  console.log(`memory of the dedupe index, heap after GC over ${memory.events} events; floor: a bare Map of the same event_ids`);
-  console.log(formatRatio('dedupe index per event', memory.mockBytes, memory.mapBytes, 'bytes'));
+  console.log(`memory of the mock per event reloaded, heap and buffers after GC over ${memory.events} events; floor: a bare Map of the same event_ids`);
+  console.log(formatRatio('mock memory per event reloaded', memory.mockBytes, memory.mapBytes, 'bytes'));
+  console.log(`dedupe memory per event as a running mock fills it, ${DEDUPE_EVENTS} events; floor: a Map of the same event_ids`);
+  for (const length of [13, 110]) {
+    const dedupe = measure(dedupeScript(length));
+    console.log(formatRatio(`dedupe index per event, ${length}-character ids`, dedupe.indexBytes, dedupe.mapBytes, 'bytes'));
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAverage, parseRatioLine } from './lib.js';
 
-/** The rows of issue #17, in its order: which RATIO line answers each. */
+/** The rows of issue #17, in its order (the mock's two rows as issue 26 set them): which RATIO line answers each. */
 const ISSUE_ROWS = [
   { row: 'cai sign start-up', test: (r) => /\bsign start-up/.test(r.label) },
   { row: 'cai verify start-up', test: (r) => /\bverify start-up/.test(r.label) },
@@ -16,7 +16,8 @@ const ISSUE_ROWS = [
   { row: 'cai validate event F start-up', test: (r) => /validate event F start-up/.test(r.label) },
   { row: 'validate in process, per event', test: (r) => /validate in process/.test(r.label) },
   { row: 'cai validate --ndjson', test: (r) => /validate --ndjson/.test(r.label) },
-  { row: 'cai mock platform', test: (r) => /mock platform/.test(r.label) && /^bare node:http$/.test(r.floorName) },
+  { row: 'cai mock platform (default --fsync everysec)', test: (r) => /mock platform/.test(r.label) && /^bare node:http$/.test(r.floorName) },
+  { row: 'cai mock platform --fsync always vs least-code durable', test: (r) => /--fsync always/.test(r.label) && /durable-receiver/.test(r.floorName) },
   { row: 'cai send-event --ndjson vs undici', test: (r) => /send-event/.test(r.label) && !/autocannon/i.test(r.floorName) },
   { row: 'cai send-event --ndjson vs autocannon', test: (r) => /send-event/.test(r.label) && /autocannon/i.test(r.floorName) },
   { row: 'cai report', test: (r) => /\breport\b/.test(r.label) },

@@ -20,7 +20,7 @@ const BEYOND = {
  * The page, from plain data: the exports of src/bounds.ts.
  * @param {{ INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
-export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MAX_WALK_DEPTH, formatCap }) {
+export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, MAX_WALK_DEPTH, formatCap }) {
   const seconds = (ms) => `${ms / 1000} s`;
   const lines = [
     '# Limits: what cai reads, and what it prints',
@@ -93,6 +93,16 @@ export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTO
     `the request line and headers within ${seconds(INSPECTOR_SERVER_CAPS.headersTimeoutMs)} (checked every second: ${seconds(INSPECTOR_SERVER_CAPS.headersTimeoutMs)} means ${seconds(INSPECTOR_SERVER_CAPS.headersTimeoutMs)} to ${seconds(INSPECTOR_SERVER_CAPS.headersTimeoutMs + 1000)}), a request within ${seconds(INSPECTOR_SERVER_CAPS.requestTimeoutMs)}; the first`,
     `${INSPECTOR_SERVER_CAPS.queryTextCharacters} characters of a filter's text are used. What it keeps of the requests, and how many pages may follow them`,
     'live, is in [mocks](mocks.md#inspector---ui).',
+    '',
+    "## The mocks' log and dedupe memory",
+    '',
+    '| what | bound | past it |',
+    '|---|---|---|',
+    `| event_ids one dedupe index holds (one per space), as their bytes | ${formatCap(MOCK_LOG_CAPS.dedupeIdBytes)} of ids (about ${DEDUPE_BYTES_PER_EVENT[13]} bytes an event with 13-character ids, ${DEDUPE_BYTES_PER_EVENT[110]} with 110-character ones, measured) | the oldest are forgotten, as past \`--dedupe-capacity N\`; a repeat of one is accepted as new |`,
+    `| a line of the log, on reload | ${formatCap(MOCK_LOG_CAPS.reloadLineBytes)} | skipped (the end is searched for a complete record) |`,
+    `| skipped lines named on reload | ${MOCK_LOG_CAPS.namedSkippedLines} | counted, not named |`,
+    `| \`--fsync everysec\`: written and not yet synced | ${seconds(MOCK_LOG_CAPS.syncIntervalMs)} | synced |`,
+    `| a lock file with no readable holder (\`LOG.lock\`) | ${seconds(MOCK_LOG_CAPS.lockWritingMs)} | stale: the next mock takes it over |`,
     '',
     '## JSON nesting',
     '',

@@ -209,6 +209,33 @@ export const INSPECTOR_SERVER_CAPS = {
 } as const;
 
 /**
+ * The reference receivers' log (`cai mock … --log`) and dedupe memory (docs/mock-log.md, docs/mocks.md). Their
+ * connections, body bytes and time-outs are DEFAULT_RECEIVER_LIMITS in src/http/server.ts.
+ */
+export const MOCK_LOG_CAPS = {
+  /**
+   * Bytes of event_ids one dedupe index holds (one per space); past it the oldest ids are forgotten, as past
+   * `--dedupe-capacity`, and a repeat of one is accepted as new. About 9 million ids of 120 characters.
+   */
+  dedupeIdBytes: 1024 * MiB,
+  /** A reload hands a line over whole up to this; a longer one is skipped (a record is at most about 700 KiB). */
+  reloadLineBytes: 4 * MiB,
+  /** Skipped lines a reload names by number (the rest are counted). */
+  namedSkippedLines: 100,
+  /** `--fsync everysec`: how often the log is synced when something was written since the last sync. */
+  syncIntervalMs: 1000,
+  /** A lock file with no readable holder is one being written for this long; older, it is stale. */
+  lockWritingMs: 10_000,
+} as const;
+
+/**
+ * The dedupe memory per event as measured by bench/mock-restart.bench.js (heap and buffers after GC, per id
+ * stored, at 300 000 events; 28–47 and 125–144 bytes from 100 000 to 1 000 000), by the length of the event_id
+ * in ASCII characters. Figures, not caps: re-measure when the table changes.
+ */
+export const DEDUPE_BYTES_PER_EVENT = { 13: 37, 110: 134 } as const;
+
+/**
  * JSON nesting. JSON.parse is iterative in V8 and takes any depth, and the validators walk only the fields the
  * spec defines, so a document nested 100 000 levels deep is judged like any other. cai's own recursive walks (the
  * pretty-printer of answers, the re-serialisations `verify` tries, `--set` values) stop at this depth instead of

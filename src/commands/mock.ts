@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import {
@@ -20,6 +20,7 @@ import type { Io } from '../io.js';
 import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { RunningMock } from '../mock/platform.js';
+import { DEFAULT_FSYNC, FSYNC_MODES, type FsyncMode } from '../mock/log.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import type { Secret } from '../secrets/resolve.js';
 import type { InspectorServerOptions, InspectorStore, RunningInspector } from '../inspector/index.js';
@@ -29,6 +30,7 @@ interface CommonOptions {
   port: number;
   provider?: string;
   log?: string;
+  fsync: FsyncMode;
   tlsCert?: string;
   tlsKey?: string;
   latency?: number;
@@ -109,7 +111,12 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
-    .option('--log <file>', 'append every accepted request to this NDJSON file, synced to disk before the 202; reloaded on start')
+    .option('--log <file>', 'append every accepted request to this NDJSON file before the 202; reloaded on start; one mock per log (locked)')
+    .addOption(
+      new Option('--fsync <mode>', 'when --log reaches the disk: always (before each 202), everysec (written before each 202, synced every second) or never')
+        .choices(FSYNC_MODES)
+        .default(DEFAULT_FSYNC),
+    )
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
@@ -239,6 +246,7 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     testProviderCode: options.testProvider,
     testSecrets,
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    fsync: options.fsync,
     rateLimit: options.rateLimit,
     allowOrigins: options.allowOrigin,
     tls,
@@ -271,11 +279,10 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     secrets: [...secrets, ...(testSecrets ?? [])],
   }));
   const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
-  const skipped = mock.skippedLines;
   const notes = [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} ${plural(secrets.length, 'secret', 'secrets')}`,
-    options.log ? `log ${options.log}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
-    ...(skipped > 0 ? [`${skipped} ${plural(skipped, 'line', 'lines')} of ${options.log} ${plural(skipped, 'is', 'are')} not a log record (a line cut by a crash?) and ${plural(skipped, 'was', 'were')} skipped`] : []),
+    options.log ? `log ${options.log}, fsync ${options.fsync}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    ...skippedNote(options.log, mock),
     ...brokenNote(options),
   ];
   return { mock, notes, ui };
@@ -301,6 +308,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     speed: options.speed,
     catalog: await catalogOf(options.catalog, io),
     logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    fsync: options.fsync,
     tls,
     callbackTls: await callbackTls(options, context),
     latencyMs: options.latency,
@@ -322,7 +330,12 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     commands: { postUrl: `${mock.url}/contact-jobs`, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) },
     secrets: [...secrets, ...callbackSecrets],
   }));
-  const notes = [`mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`, ...brokenNote(options)];
+  const notes = [
+    `mock provider: provider ${options.provider}, scenario ${options.scenario ?? 'from brief.intent'}, speed ×${options.speed}`,
+    ...(options.log ? [`log ${options.log}, fsync ${options.fsync}`] : []),
+    ...skippedNote(options.log, mock),
+    ...brokenNote(options),
+  ];
   return { mock, notes, ui };
 }
 
@@ -351,6 +364,16 @@ async function startInspector(options: CommonOptions, store: InspectorStore | un
 
 function inlineSecretNotes(secrets: readonly Secret[]): string[] {
   return secrets.some((secret) => /^--[a-z-]*secret #/.test(secret.label)) ? ['The mock got its secret inline (--secret): export it as CAI_SECRET before running these commands.'] : [];
+}
+
+/** The lines of the log its reload skipped (a record torn by a crash or a full disk, foreign text), named. */
+function skippedNote(log: string | undefined, mock: { skippedLines: number; skippedLineNumbers: readonly number[] }): string[] {
+  const count = mock.skippedLines;
+  if (log === undefined || count === 0) return [];
+  const numbers = mock.skippedLineNumbers.join(', ');
+  const which = count === 1 ? `line ${numbers} of ${log} is not a log record` : `${count} lines of ${log} are not log records`;
+  const named = count === 1 ? '' : `: ${count > mock.skippedLineNumbers.length ? `the first ${mock.skippedLineNumbers.length}: ` : ''}${numbers}`;
+  return [`${which} (a record cut short by a crash or a full disk, or foreign text) and ${count === 1 ? 'was' : 'were'} skipped${named}`];
 }
 
 function brokenNote(options: CommonOptions): string[] {

@@ -1,4 +1,5 @@
 import { sleep } from '../http/server.js';
+import { IdTable } from './id-table.js';
 
 /** What the dedupe step concluded: the first copy (now stored) or a repeat of a stored one, with its value. */
 export interface Claim<T> {
@@ -11,34 +12,44 @@ export interface Claim<T> {
  * platform keeps `true`, the provider the job acknowledgment), or the promise of that value while the first copy
  * is being written (undefined when it could not be stored).
  *
- * Memory: one Map entry per event, keyed by the event_id string itself (no per-event object for the platform):
- * about 80 bytes for a 28-character event_id (bench/mock-restart.bench.js measures it). With a `capacity`, the
- * index holds at most that many events: past it, the oldest one (first stored, or first read back from the log)
- * is forgotten, and a repeat of it is then accepted as new (a second accepted record in the log): §6.1 holds
- * for the last `capacity` events only. Without one, it grows with the log.
+ * Memory: the keys stored are kept as their bytes in an IdTable (id-table.ts), the id's UTF-8 length and 15–35
+ * bytes more an event, with no per-event object for the platform (bench/mock-restart.bench.js measures it at
+ * 13- and 110-character ids); only the keys being written are in a Map. With a `capacity`, the index holds at most
+ * that many events: past it, the oldest one (first stored, or first read back from the log) is forgotten, and a
+ * repeat of it is then accepted as new (a second accepted record in the log): §6.1 holds for the last `capacity`
+ * events only. Without one, it grows with the log, up to MAX_ID_BYTES of ids (then the oldest are forgotten too).
  */
 export class DedupeIndex<T> {
-  private readonly entries = new Map<string, T | Promise<T | undefined>>();
+  private readonly stored: IdTable<T>;
+  /** The keys whose first copy is being written, with the promise of its value. */
+  private readonly writing = new Map<string, Promise<T | undefined>>();
 
-  constructor(private readonly capacity = Number.POSITIVE_INFINITY) {}
+  constructor(private readonly capacity = Number.POSITIVE_INFINITY) {
+    this.stored = new IdTable<T>();
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.stored.size + this.writing.size;
   }
 
   /** A key already stored (restart: read back from the log). */
   remember(key: string, value: T): void {
-    this.insert(key, value);
+    this.store(key, value);
   }
 
-  private insert(key: string, value: T | Promise<T | undefined>): void {
-    this.entries.set(key, value);
-    // A Map iterates in insertion order: its first key is the oldest event.
-    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  private store(key: string, value: T): void {
+    this.stored.set(key, value);
+    // The table keeps insertion order: its oldest entry is the oldest event.
+    while (this.stored.size > this.capacity) this.stored.evictOldest();
+  }
+
+  /** The value stored for a key, or the promise of it while its first copy is written. */
+  private lookup(key: string): T | Promise<T | undefined> | undefined {
+    return this.writing.get(key) ?? this.stored.get(key);
   }
 
   has(key: string): boolean {
-    return this.entries.has(key);
+    return this.lookup(key) !== undefined;
   }
 
   /**
@@ -48,13 +59,12 @@ export class DedupeIndex<T> {
    */
   async claim(key: string, store: () => Promise<T>): Promise<Claim<T>> {
     for (;;) {
-      const prior = this.entries.get(key);
+      const prior = this.lookup(key);
       if (prior === undefined) break;
       // A repeat of an event still being written waits for it, so "duplicate" always means "stored".
       const value = await prior;
       if (value !== undefined) return { verdict: 'duplicate', value };
-      // The first copy could not be stored: this one takes its place.
-      if (this.entries.get(key) === prior) this.entries.delete(key);
+      // The first copy could not be stored (it is gone from `writing`): this one takes its place.
     }
     let failure: unknown;
     const pending = store().then(
@@ -64,14 +74,12 @@ export class DedupeIndex<T> {
         return undefined;
       },
     );
-    this.insert(key, pending);
+    this.writing.set(key, pending);
     const value = await pending;
-    if (value === undefined) {
-      if (this.entries.get(key) === pending) this.entries.delete(key);
-      throw failure;
-    }
+    this.writing.delete(key);
+    if (value === undefined) throw failure;
     // Settled: the plain value is all a repeat needs (no promise kept per event).
-    if (this.entries.get(key) === pending) this.entries.set(key, value);
+    this.store(key, value);
     return { verdict: 'accepted', value };
   }
 
@@ -80,14 +88,14 @@ export class DedupeIndex<T> {
    * The wait stands for the round trip to a database that a real racy receiver makes between the two.
    */
   async claimRacily(key: string, store: () => Promise<T>, windowMs: number): Promise<Claim<T>> {
-    const prior = this.entries.get(key);
+    const prior = this.lookup(key);
     if (prior !== undefined) {
       const value = await prior;
       if (value !== undefined) return { verdict: 'duplicate', value };
     }
     await sleep(windowMs);
     const value = await store();
-    this.insert(key, value);
+    this.store(key, value);
     return { verdict: 'accepted', value };
   }
 }

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { MOCK_LOG_CAPS } from '../bounds.js';
 
 /**
  * The longest line handed over whole. A record of a reference receiver is at most its head (well under 64 KiB:
@@ -6,7 +7,7 @@ import { createReadStream } from 'node:fs';
  * under 700 KiB; a longer line is not such a record (a run of NUL bytes left by a crash, foreign text, or an
  * event taken under the `no-size-limit` fault) and is skipped without being held in memory.
  */
-export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+export const MAX_LINE_BYTES = MOCK_LOG_CAPS.reloadLineBytes;
 /** What is kept of the end of a longer line, where a complete record may follow a torn one. */
 const CUT_TAIL_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;

@@ -1,12 +1,15 @@
-import { close as closeFd, constants, open as openFd, write as writeFd } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { close as closeFd, constants, fdatasync, fstatSync, ftruncateSync, open as openFd, write as writeFd, writeSync } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { MOCK_LOG_CAPS } from '../bounds.js';
 import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
+import { LogLock } from './log-lock.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { forEachLine } from './log-lines.js';
 
 /**
- * One line of the mock log (README "The mock log"): NDJSON, appended and synced to disk (O_DSYNC) before the 202 is answered,
- * read back by the mocks on restart (dedupe) and by `cai report`.
+ * One line of the mock log (docs/mock-log.md): NDJSON, appended before the 202 is answered (written, and synced
+ * to disk as the fsync mode says), read back by the mocks on restart (dedupe) and by `cai report`.
  */
 export interface MockLogRecord {
   v: 1;
@@ -43,8 +46,6 @@ export type MockLogRecordHead = Omit<MockLogRecord, 'document' | 'body_bytes' | 
 
 export const MOCK_LOG_VERSION = 1;
 
-/** Synced writes of the log running at once (see startWrites). */
-const WRITES_IN_FLIGHT = 2;
 /** How every record line starts (JSON.stringify of a MockLogRecord): where a torn line's next record begins. */
 const RECORD_START = '{"v":1,"received_at":';
 
@@ -63,13 +64,15 @@ export function recordLine(record: MockLogRecordHead, body: Buffer): string {
  */
 export function recordBytes(record: MockLogRecordHead, body: Buffer): Buffer {
   const breaks = body.includes(0x0a) || body.includes(0x0d);
-  const head = Buffer.from(`${headText(record, body.length)},"document":`, 'utf8');
+  // The head encoded straight into the line: one buffer a record, not two.
+  const head = `${headText(record, body.length)},"document":`;
+  const headBytes = Buffer.byteLength(head, 'utf8');
   const tail = breaks ? `,"body_base64":"${body.toString('base64')}"}\n` : '}\n';
-  const line = Buffer.allocUnsafe(head.length + body.length + tail.length);
-  head.copy(line, 0);
-  if (breaks) spacesForLineBreaks(body).copy(line, head.length);
-  else body.copy(line, head.length);
-  line.write(tail, head.length + body.length, 'latin1');
+  const line = Buffer.allocUnsafe(headBytes + body.length + tail.length);
+  line.write(head, 0, headBytes, 'utf8');
+  if (breaks) spacesForLineBreaks(body).copy(line, headBytes);
+  else body.copy(line, headBytes);
+  line.write(tail, headBytes + body.length, 'latin1');
   return line;
 }
 
@@ -105,17 +108,72 @@ interface Waiter {
 }
 
 /**
- * Append-only NDJSON log with group commit: records handed in while a synced write is under way are batched
- * into the next one, so N concurrent requests cost one disk sync, not N. `append` resolves only once the record
- * is on disk, which is what lets a mock answer 202 afterwards (issue 5: nothing acknowledged is lost to SIGKILL).
+ * When the log reaches the disk (like Redis's `appendfsync`):
+ * - `always`: a record is acknowledged once it is on disk (each write with O_DSYNC, records batched by group
+ *   commit); nothing acknowledged is lost, even when the machine fails;
+ * - `everysec`: once it is written to the file (write(2) returned), and the file is synced about once a second:
+ *   an acknowledged record survives the mock being killed at any moment (it is in the kernel's page cache), and
+ *   at most the last second of them is at risk if the machine itself fails;
+ * - `never`: once it is written to the file; cai never syncs it (the kernel writes it back in its own time).
+ */
+export type FsyncMode = 'always' | 'everysec' | 'never';
+export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'everysec', 'never'];
+export const DEFAULT_FSYNC: FsyncMode = 'everysec';
+/** `everysec`: how often the file is synced when something was written since the last sync. */
+const SYNC_INTERVAL_MS = MOCK_LOG_CAPS.syncIntervalMs;
+
+/** The bytes of one write: a line to end a torn fragment first (when there is one), then the records. */
+interface Batch {
+  bytes: Buffer;
+  /** The end of each record in `bytes`, in order (the first after the prefix). */
+  ends: number[];
+  /** 1 when the batch starts with the newline that ends a torn fragment, else 0. */
+  prefix: number;
+  waiters: Waiter[];
+}
+
+/** The newline that ends a torn fragment (see DurableLog.torn). */
+const NEWLINE = Buffer.from('\n');
+
+export interface DurableLogOptions {
+  /** When records reach the disk (default `everysec`). */
+  fsync?: FsyncMode;
+  /** Released when the log is closed (openMockLog takes it). */
+  lock?: LogLock;
+}
+
+/**
+ * Append-only NDJSON log with group commit: records handed in while a write is under way are batched into the
+ * next one, so N concurrent requests cost one write (and with `always`, one disk sync), not N. `append` resolves
+ * once the record is as durable as the fsync mode promises, which is what lets a mock answer 202 afterwards
+ * (nothing acknowledged is lost to SIGKILL, in every mode).
+ *
+ * One write runs at a time, so the log always knows where its file ends and where each record of a batch lies:
+ * with `always`, a synced write on the thread pool (the event loop never waits for the disk), taking every record
+ * that arrived while the previous one ran; with `everysec` and `never`, a plain write by the event loop at the end
+ * of each of its turns, taking the records of that turn.
+ * A write that fails part-way (a full disk: ENOSPC, EFBIG; EIO) settles its batch record by record: a record
+ * written whole before the failure is acknowledged (it is in the file, and with `always` on disk: a retry of it
+ * must be a duplicate), every other one is refused (never answered 202, never remembered for dedupe: a retry of
+ * it is new, once). A record cut by the failure is a torn fragment: the next write starts with a newline, so the
+ * fragment is a line of its own that the readers skip and name, and no later record is glued to it.
  */
 export class DurableLog {
   private pending: Buffer[] = [];
   private waiters: Waiter[] = [];
-  private inFlight = 0;
+  private writing = false;
   private drained: (() => void)[] = [];
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** The file ends inside a record (a write failed part-way): the next write starts with a newline. */
+  private torn = false;
+  /** `everysec`: bytes written since the last sync began; the sync running; the last one's failure. */
+  private dirty = false;
+  private syncing: Promise<void> | undefined;
+  private syncFailure: unknown;
+  private readonly timer: NodeJS.Timeout | undefined;
+  /** `everysec`, `never`: the write at the end of this turn of the event loop, once a record waits for it. */
+  private turn: NodeJS.Immediate | undefined;
 
   /**
    * A plain descriptor written with fs.write's callback: a FileHandle's promise write costs the event loop about
@@ -124,36 +182,48 @@ export class DurableLog {
   private constructor(
     private readonly fd: number,
     readonly path: string,
-  ) {}
+    /** Where the file ends, as far as this log's writes know (its size when opened, plus what was written). */
+    private end: number,
+    readonly fsync: FsyncMode,
+    private readonly lock: LogLock | undefined,
+  ) {
+    if (fsync === 'everysec') {
+      this.timer = setInterval(() => void this.sync(), SYNC_INTERVAL_MS);
+      // The timer alone never keeps a process alive: close() syncs the rest.
+      this.timer.unref();
+    }
+  }
 
   /** Opens (creating) the log for appending; a torn last line left by a crash is terminated first. */
-  static async open(path: string): Promise<DurableLog> {
+  static async open(path: string, options: DurableLogOptions = {}): Promise<DurableLog> {
+    const fsync = options.fsync ?? DEFAULT_FSYNC;
     const check = await open(path, 'a+');
+    let size: number;
     try {
-      const { size } = await check.stat();
+      size = (await check.stat()).size;
       if (size > 0) {
         const last = Buffer.alloc(1);
         await check.read(last, 0, 1, size - 1);
-        // A crash mid-write leaves a partial line (never an acknowledged one: those were synced whole).
+        // A crash mid-write leaves a partial line (never an acknowledged one: those were written whole).
         // Ending it keeps the next record parseable; the partial line itself is kept, not silently dropped.
         if (last[0] !== 0x0a) {
           await check.write('\n');
-          await check.datasync();
+          if (fsync !== 'never') await check.datasync();
+          size += 1;
         }
       }
     } finally {
       await check.close();
     }
-    // O_DSYNC: each write returns only once its data (and the size needed to read it back) is on disk,
+    // always: O_DSYNC, each write returns only once its data (and the size needed to read it back) is on disk,
     // the same guarantee as write + fdatasync in one system call instead of two.
     // A descriptor, not a FileHandle: a FileHandle left unclosed is closed when it is garbage collected.
-    const fd = await new Promise<number>((resolve, reject) =>
-      openFd(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o644, (error, opened) => (error ? reject(error) : resolve(opened))),
-    );
-    return new DurableLog(fd, path);
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (fsync === 'always' ? constants.O_DSYNC : 0);
+    const fd = await new Promise<number>((resolve, reject) => openFd(path, flags, 0o644, (error, opened) => (error ? reject(error) : resolve(opened))));
+    return new DurableLog(fd, path, size, fsync, options.lock);
   }
 
-  /** Resolves when the record (serialised whole, document included) is written and synced. */
+  /** Resolves when the record (serialised whole, document included) is written (and synced, per the mode). */
   append(record: MockLogRecord): Promise<void> {
     return this.appendLine(Buffer.from(JSON.stringify(record) + '\n', 'utf8'));
   }
@@ -165,59 +235,149 @@ export class DurableLog {
 
   private appendLine(line: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the mock log is closed'));
+    // everysec: what was acknowledged since the last good sync may not reach the disk; nothing more is
+    // acknowledged until a sync succeeds (the timer retries every second).
+    if (this.syncFailure !== undefined) return Promise.reject(new Error(`the log could not be synced to disk: ${errorMessage(this.syncFailure)}`));
     this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      this.startWrites();
+      if (this.fsync === 'always') this.startWrite();
+      else if (this.turn === undefined) this.turn = setImmediate(this.writeTurn);
     });
   }
 
   /**
-   * Group commit, pipelined: up to WRITES_IN_FLIGHT synced writes run at once, each taking every record that
-   * arrived before it started. A record waits for one sync, not for the one in progress and then its own.
-   * O_APPEND places each write whole after the previous ones; across two writes in flight the order of the
-   * batches in the file may differ from their arrival, and a crash can leave a torn batch before a complete
-   * one (the readers recover the records after it).
+   * `everysec`, `never`: the records of one turn of the event loop, written at its end by the event loop itself.
+   * A write to the page cache takes microseconds; handing it to the thread pool cost the event loop more than
+   * that per batch, and batches of one turn are larger than "whatever came while the last write ran".
    */
-  private startWrites(): void {
-    while (this.inFlight < WRITES_IN_FLIGHT && this.pending.length > 0) {
-      const lines = this.pending;
-      const waiters = this.waiters;
-      this.pending = [];
-      this.waiters = [];
-      this.inFlight += 1;
-      this.writeBatch(lines.length === 1 ? (lines[0] as Buffer) : Buffer.concat(lines), 0, waiters);
+  private readonly writeTurn = (): void => {
+    this.turn = undefined;
+    const batch = this.takeBatch();
+    if (batch === undefined) return;
+    let written = 0;
+    try {
+      while (written < batch.bytes.length) written += writeSync(this.fd, batch.bytes, written, batch.bytes.length - written, null);
+    } catch (error) {
+      return this.failBatch(batch, written, error);
     }
+    this.settleBatch(batch, written, undefined);
+  };
+
+  /** `always`: when no write runs, one starts with every record that arrived meanwhile (group commit). */
+  private startWrite(): void {
+    if (this.writing) return;
+    const batch = this.takeBatch();
+    if (batch !== undefined) this.writeBatch(batch, 0);
   }
 
-  /** Writes `bytes` from `offset` on (a short write goes on from where it stopped), then settles the batch. */
-  private writeBatch(bytes: Buffer, offset: number, waiters: Waiter[]): void {
+  /** The records waiting, as one write (after a newline when the file ends inside a torn record). */
+  private takeBatch(): Batch | undefined {
+    if (this.pending.length === 0) return undefined;
+    const lines = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    this.writing = true;
+    const prefix = this.torn ? 1 : 0;
+    const ends: number[] = [];
+    let length = prefix;
+    for (const line of lines) ends.push((length += line.length));
+    const parts = prefix ? [NEWLINE, ...lines] : lines;
+    const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
+    return { bytes, ends, prefix, waiters };
+  }
+
+  /** Writes the batch from `offset` on (a short write goes on from where it stopped), then settles it. */
+  private writeBatch(batch: Batch, offset: number): void {
+    const { bytes } = batch;
     try {
       writeFd(this.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
-        if (!error && offset + written < bytes.length) this.writeBatch(bytes, offset + written, waiters);
-        else this.settleBatch(waiters, error ?? undefined);
+        if (error) this.failBatch(batch, offset, error);
+        else if (offset + written < bytes.length) this.writeBatch(batch, offset + written);
+        else this.settleBatch(batch, bytes.length, undefined);
       });
     } catch (error) {
       // fs.write validates its arguments synchronously: whatever it throws fails the batch, never strands it.
-      this.settleBatch(waiters, error);
+      this.failBatch(batch, offset, error);
     }
   }
 
-  /** Each append of a batch resolved (its bytes are on disk) or rejected with the write's error; the next batch starts. */
-  private settleBatch(waiters: Waiter[], error: unknown): void {
-    if (error !== undefined) for (const waiter of waiters) waiter.reject(error);
-    else for (const waiter of waiters) waiter.resolve();
-    this.inFlight -= 1;
-    this.startWrites();
-    if (this.inFlight === 0) this.drained.splice(0).forEach((resolve) => resolve());
+  /**
+   * A write failed after `written` bytes of the batch. Should the file hold more of it than write(2) reported
+   * (an I/O error can leave bytes behind), it is cut back to that, so that no record refused can be read back.
+   */
+  private failBatch(batch: Batch, written: number, error: unknown): void {
+    const reported = this.end + written;
+    try {
+      // Synchronous: a rare path, and nothing may be written meanwhile.
+      if (fstatSync(this.fd).size > reported) ftruncateSync(this.fd, reported);
+    } catch {
+      // The file cannot even be measured: what was reported is all this log can go by.
+    }
+    this.settleBatch(batch, written, error);
   }
 
-  /** Waits for every appended record to reach the disk, then closes the file. Idempotent: the descriptor is closed once. */
+  /**
+   * Each record written whole (`written` bytes of the batch reached the file) resolved, the others rejected with
+   * the error; the file is torn when the bytes written end inside a record. Then the next batch starts.
+   */
+  private settleBatch(batch: Batch, written: number, error: unknown): void {
+    const { ends, waiters } = batch;
+    let whole = 0;
+    while (whole < ends.length && (ends[whole] as number) <= written) whole += 1;
+    if (written > 0) {
+      this.end += written;
+      this.dirty = true;
+      this.torn = written !== (whole > 0 ? ends[whole - 1] : batch.prefix);
+    }
+    for (let i = 0; i < waiters.length; i += 1) {
+      const waiter = waiters[i] as Waiter;
+      if (i < whole) waiter.resolve();
+      else waiter.reject(error);
+    }
+    this.writing = false;
+    if (this.fsync === 'always') this.startWrite();
+    if (!this.writing) this.drained.splice(0).forEach((resolve) => resolve());
+  }
+
+  /**
+   * `everysec`: syncs the file when something was written since the last sync (one sync at a time). A sync that
+   * fails stops acknowledgments until one succeeds (see appendLine); its error is kept for them.
+   */
+  private sync(): Promise<void> {
+    if (this.syncing !== undefined || !this.dirty) return this.syncing ?? Promise.resolve();
+    this.dirty = false;
+    this.syncing = new Promise<void>((resolve) =>
+      fdatasync(this.fd, (error) => {
+        this.syncing = undefined;
+        this.syncFailure = error ?? undefined;
+        if (error) this.dirty = true;
+        resolve();
+      }),
+    );
+    return this.syncing;
+  }
+
+  /**
+   * Waits for every appended record to be written, syncs the file (`always`: already; `everysec`: now; `never`:
+   * not), closes it and releases the lock. Idempotent: the descriptor is closed once.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
-      if (this.inFlight > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
+      if (this.turn !== undefined) {
+        clearImmediate(this.turn);
+        this.writeTurn();
+      }
+      if (this.writing) await new Promise<void>((resolve) => this.drained.push(resolve));
+      if (this.timer !== undefined) {
+        clearInterval(this.timer);
+        await this.syncing;
+        await this.sync();
+      }
       await new Promise<void>((resolve, reject) => closeFd(this.fd, (error) => (error ? reject(error) : resolve())));
+      await this.lock?.release();
     })();
     return this.closing;
   }
@@ -225,15 +385,26 @@ export class DurableLog {
 
 export interface LoadedLog {
   records: MockLogRecord[];
-  /** Lines that are not a log record (e.g. a line torn by a crash); kept in the file, ignored here. */
+  /** Lines that are not a log record (e.g. a line torn by a crash or a full disk); kept in the file, ignored here. */
   skippedLines: number;
+  /** The numbers (from 1) of the first MAX_NAMED_LINES of them, to name them. */
+  skippedLineNumbers: number[];
 }
+
+/** The lines a reader skipped: how many, and the numbers of the first MAX_NAMED_LINES. */
+export interface SkippedLines {
+  count: number;
+  numbers: number[];
+}
+
+/** Skipped lines named by number; past it, only counted (a damaged log may have many). */
+export const MAX_NAMED_LINES = MOCK_LOG_CAPS.namedSkippedLines;
 
 /** Reads a mock log back, every record whole (`cai report`-like readers, tests). Streams; a missing file is empty. */
 export async function readMockLog(path: string): Promise<LoadedLog> {
   const records: MockLogRecord[] = [];
-  const skippedLines = await scanLog(path, (line) => parseRecord(line), (record) => records.push(record));
-  return { records, skippedLines };
+  const skipped = await scanLog(path, (line) => parseRecord(line), (record) => records.push(record));
+  return { records, skippedLines: skipped.count, skippedLineNumbers: skipped.numbers };
 }
 
 /** What a restart needs of a record (dedupe): the fields before its headers. */
@@ -244,24 +415,27 @@ export type MockLogHead = Pick<MockLogRecord, 'v' | 'space' | 'interface' | 'ver
  * a prefix of the line, checked complete by the body length it declares), so a million records take seconds
  * and no more memory than what `onRecord` keeps. Streams; a missing file is empty. Returns the skipped lines.
  */
-export function scanMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<number> {
+export function scanMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<SkippedLines> {
   return scanLog(path, (line) => headOf(line) ?? parseRecord(line), onRecord);
 }
 
-async function scanLog<T>(path: string, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<number> {
-  let skipped = 0;
+async function scanLog<T>(path: string, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
+  const skipped: SkippedLines = { count: 0, numbers: [] };
+  let number = 0;
   try {
     await forEachLine(path, (line, cutTail) => {
+      number += 1;
       if (cutTail === undefined && isBlank(line)) return;
       const record = cutTail === undefined ? parse(line) : undefined;
       if (record !== undefined) return onRecord(record);
-      // A torn write (a crash) glued to the complete record written after it: keep that record.
-      skipped += 1;
+      skipped.count += 1;
+      if (skipped.numbers.length < MAX_NAMED_LINES) skipped.numbers.push(number);
+      // A torn write glued to the complete record written after it (a crash with an older cai): keep that record.
       const recovered = cutTail === undefined ? recover(line, parse, 1) : recover(cutTail, parse, 0);
       if (recovered !== undefined) onRecord(recovered);
     });
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return 0;
+    if (errnoCode(error) === 'ENOENT') return { count: 0, numbers: [] };
     throw error;
   }
   return skipped;
@@ -366,22 +540,45 @@ function isLogRecord(value: unknown): value is MockLogRecord {
   return record.v === MOCK_LOG_VERSION && typeof record.event_id === 'string' && typeof record.verdict === 'string';
 }
 
-/** Reads a mock's `--log` back (each record's head to `onRecord`) and opens it for appending; an unusable path is a usage error (exit 2). */
-export async function openMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<{ log: DurableLog; skippedLines: number }> {
+/** A mock's log, open for appending, and what its reload skipped. */
+export interface OpenedMockLog {
+  log: DurableLog;
+  skipped: SkippedLines;
+}
+
+/**
+ * Locks a mock's `--log` (one process at a time, see LogLock), reads it back (each record's head to `onRecord`)
+ * and opens it for appending. A log in use, or an unusable path, is a usage error (exit 2).
+ */
+export async function openMockLog(path: string, onRecord: (head: MockLogHead) => void, options: { fsync?: FsyncMode } = {}): Promise<OpenedMockLog> {
+  let lock: LogLock | undefined;
   try {
+    lock = await LogLock.acquire(await realLogPath(path));
     let records = 0;
-    const skippedLines = await scanMockLog(path, (head) => {
+    const skipped = await scanMockLog(path, (head) => {
       records += 1;
       onRecord(head);
     });
     // Lines, none of them a record: the wrong file (a typo, a document); never append records to it.
-    if (records === 0 && skippedLines > 0) {
-      throw usageError('bad_log', `${path} is not a mock log: ${skippedLines} ${skippedLines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, 'pass --log a new file (it is created), or a log a cai mock wrote');
+    if (records === 0 && skipped.count > 0) {
+      const lines = skipped.count;
+      throw usageError('bad_log', `${path} is not a mock log: ${lines} ${lines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, 'pass --log a new file (it is created), or a log a cai mock wrote');
     }
-    return { skippedLines, log: await DurableLog.open(path) };
+    return { skipped, log: await DurableLog.open(path, { fsync: options.fsync, lock }) };
   } catch (error) {
+    await lock?.release();
     if (error instanceof CaiError) throw error;
     throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
+  }
+}
+
+/** The log's real path (links resolved), so that one file has one lock however it is named; it may not exist yet. */
+async function realLogPath(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+    return join(await realpath(dirname(path)), basename(path));
   }
 }
 

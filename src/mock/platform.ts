@@ -14,6 +14,7 @@ import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from '.
 import { asObject, eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
 import { serve } from './serve.js';
+import type { FsyncMode } from './log.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
 import type { RequestObserver } from './pipeline.js';
@@ -27,6 +28,8 @@ export interface RunningMockPlatform extends RunningMock {
   readonly reloaded: number;
   /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
   readonly skippedLines: number;
+  /** The numbers of the first of them, to name them. */
+  readonly skippedLineNumbers: readonly number[];
 }
 
 export interface MockPlatformOptions {
@@ -41,8 +44,10 @@ export interface MockPlatformOptions {
   /** §1: test credentials, whose events land in a separate space with their own dedupe. */
   testProviderCode?: string;
   testSecrets?: readonly string[];
-  /** NDJSON log; an accepted event is synced to disk here before its 202. Reloaded on start for dedupe. */
+  /** NDJSON log; an accepted event is written here before its 202. Reloaded on start for dedupe; locked while in use. */
   logFile?: string;
+  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
+  fsync?: FsyncMode;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
   /**
@@ -145,6 +150,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     records: store.records,
     reloaded,
     skippedLines: store.skippedLines,
+    skippedLineNumbers: store.skippedLineNumbers,
     addKnownLead(leadId: string) {
       knownLeads?.add(leadId);
     },

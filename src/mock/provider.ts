@@ -14,6 +14,7 @@ import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
 import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type ObservedEvent, type SentEventEntry } from './simulator.js';
+import type { FsyncMode } from './log.js';
 import { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
 import type { RequestObserver } from './pipeline.js';
@@ -39,8 +40,10 @@ export interface MockProviderOptions {
   speed?: number;
   /** Branch catalog: branch_code must be in it, and each unit's number_e164 is its origin number. */
   catalog?: readonly CatalogBranch[];
-  /** NDJSON log of the jobs received (interface "A"), synced to disk before the 202; reloaded on start. */
+  /** NDJSON log of the jobs received (interface "A"), written before the 202; reloaded on start; locked while in use. */
   logFile?: string;
+  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
+  fsync?: FsyncMode;
   tls?: TlsFiles;
   latencyMs?: number;
   faults?: readonly string[];
@@ -72,6 +75,9 @@ export interface RunningMockProvider extends RunningMock {
   idle(): Promise<void>;
   /** The events sent so far, in order. */
   readonly sent: readonly SentEventEntry[];
+  /** Lines of the log that were not records, skipped on reload, and the numbers of the first of them. */
+  readonly skippedLines: number;
+  readonly skippedLineNumbers: readonly number[];
 }
 
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
@@ -128,6 +134,8 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     port: serving.port,
     records: store.records,
     sent: simulator.sent,
+    skippedLines: store.skippedLines,
+    skippedLineNumbers: store.skippedLineNumbers,
     idle: () => simulator.idle(),
     close() {
       closing ??= (async () => {

@@ -1,17 +1,29 @@
 import { errorMessage } from '../errors.js';
-import { LogWriteError, openMockLog, type DurableLog, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from './log.js';
+import { LogWriteError, openMockLog, type DurableLog, type FsyncMode, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from './log.js';
 
 /** A record as the pipeline hands it over: everything but the document, which is the body as received. */
 export type RecordHead = MockLogRecordHead;
 
+/** Where a reference receiver keeps its records (the mocks' options of the same names). */
+export interface StoreOptions {
+  /** The durable log (`--log`); none: records in memory only. */
+  logFile?: string;
+  /** When the log's records reach the disk (`--fsync`, default `everysec`). */
+  fsync?: FsyncMode;
+  /** Keep the records in memory too (`records`); default true. */
+  keepRecords?: boolean;
+}
+
 /**
  * Where a reference receiver keeps what it acknowledged: the records in memory (`records`, unless
- * `keepRecords: false`) and the durable log (`--log`), read back on start for dedupe.
+ * `keepRecords: false`) and the durable log (`--log`), locked for this process and read back on start for dedupe.
  */
 export class RecordStore {
   readonly records: MockLogRecord[] = [];
-  /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
+  /** Lines of the log that were not records (a line torn by a crash or a full disk, foreign text), skipped on reload. */
   skippedLines = 0;
+  /** The numbers of the first of them (see MAX_NAMED_LINES). */
+  skippedLineNumbers: readonly number[] = [];
 
   private constructor(
     private readonly keepRecords: boolean,
@@ -19,26 +31,31 @@ export class RecordStore {
   ) {}
 
   /** Opens the log (when given), handing the head of each record already in it to `reload`, in order. */
-  static async open(options: { logFile?: string; keepRecords?: boolean }, reload: (head: MockLogHead) => void): Promise<RecordStore> {
+  static async open(options: StoreOptions, reload: (head: MockLogHead) => void): Promise<RecordStore> {
     if (options.logFile === undefined) return new RecordStore(options.keepRecords !== false, undefined);
-    const opened = await openMockLog(options.logFile, reload);
+    const opened = await openMockLog(options.logFile, reload, { fsync: options.fsync });
     const store = new RecordStore(options.keepRecords !== false, opened.log);
-    store.skippedLines = opened.skippedLines;
+    store.skippedLines = opened.skipped.count;
+    store.skippedLineNumbers = opened.skipped.numbers;
     return store;
   }
 
-  /** Keeps the record and appends it to the log with the body as received; resolves once it is on disk. */
+  /**
+   * Appends the record to the log with the body as received, and keeps it; resolves once it is in the log (as
+   * durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
+   */
   async persist(head: RecordHead, document: unknown, body: Buffer): Promise<void> {
-    if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
-    if (!this.log) return;
-    try {
-      await this.log.appendWithRawDocument(head, body);
-    } catch (error) {
-      throw new LogWriteError(`the log ${this.log.path} could not be written: ${errorMessage(error)}`);
+    if (this.log) {
+      try {
+        await this.log.appendWithRawDocument(head, body);
+      } catch (error) {
+        throw new LogWriteError(`the log ${this.log.path} could not be written: ${errorMessage(error)}`);
+      }
     }
+    if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
   }
 
-  /** Flushes and closes the log. */
+  /** Flushes and closes the log, and releases its lock. */
   async close(): Promise<void> {
     await this.log?.close();
   }

@@ -42,7 +42,7 @@ describe('cai report', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
       [
-        'warning: (stdin) line 2 skipped: not valid JSON',
+        'warning: (stdin) line 2 skipped: a record cut short (a write that failed: a full disk, a crash): not valid JSON',
         'warning: (stdin) line 4 skipped: missing or invalid "received_at" (ISO 8601 time)',
         'warning: (stdin) line 5 skipped: unsupported record version 2 (expected "v": 1)',
         'warning: (stdin) line 6 skipped: not a JSON object',

@@ -6,6 +6,7 @@ import { readMockLog } from '../../src/mock/log.js';
 import { spawnCli } from '../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../helpers/mock-client.js';
 import { startMockProcess, stopAllMockProcesses } from '../helpers/mock-process.js';
+import { acknowledgedUntilKilled } from '../helpers/sigkill-load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-e2e-'));
 afterAll(() => {
@@ -61,26 +62,7 @@ describe('cai mock platform (built binary)', () => {
     const log = join(dir, 'sigkill.ndjson');
     const args = ['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--log', log];
     const first = await startMockProcess(args, env);
-    const acknowledged: string[] = [];
-    let sent = 0;
-    let killed = false;
-    const worker = async () => {
-      while (!killed && sent < 2000) {
-        sent += 1;
-        const doc = event();
-        try {
-          const answer = await post(first.url, doc);
-          if (answer.status === 202) acknowledged.push(doc.event_id as string);
-        } catch {
-          // In flight when the process died: not acknowledged, so free to be lost.
-        }
-        if (acknowledged.length >= 150 && !killed) {
-          killed = true;
-          first.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    const acknowledged = await acknowledgedUntilKilled(first.url, first.child);
     await first.exited;
     expect(acknowledged.length).toBeGreaterThanOrEqual(150);
 

@@ -56,7 +56,7 @@ describe('cai report and cai doctor (built binary)', () => {
   it('report: malformed lines are warnings with line numbers; the report is still printed, exit 0', async () => {
     const result = await spawnCli(['report', '--log', 'fixtures/logs/malformed.ndjson', '--format', 'csv'], { cwd: ROOT });
     expect(result.code).toBe(0);
-    expect(result.stderr.split('\n')[0]).toBe('warning: fixtures/logs/malformed.ndjson line 2 skipped: not valid JSON');
+    expect(result.stderr.split('\n')[0]).toBe('warning: fixtures/logs/malformed.ndjson line 2 skipped: a record cut short (a write that failed: a full disk, a crash): not valid JSON');
     expect(result.stdout.split('\r\n')[2]?.startsWith('(total),1,1,0,60,60,1,1,')).toBe(true);
   });
 

@@ -21,8 +21,13 @@ export function stopAllMockProcesses(): void {
   started.clear();
 }
 
-export async function startMockProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<MockProcess> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
+/**
+ * Starts `cai ARGS`; with `prefix`, through it: `['bash', '-c', 'ulimit -S -f 8 && exec "$0" "$@"']` runs the
+ * mock under that limit (the node command and its arguments follow the prefix).
+ */
+export async function startMockProcess(args: string[], env: NodeJS.ProcessEnv = {}, prefix: string[] = []): Promise<MockProcess> {
+  const command = [...prefix, process.execPath, BIN, ...args];
+  const child = spawn(command[0] as string, command.slice(1), { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
   started.add(child);
   child.on('close', () => started.delete(child));
   const lines: string[] = [];

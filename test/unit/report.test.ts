@@ -60,7 +60,7 @@ describe('the operation report of the fixture logs (numbers worked out by hand)'
   it('reads the log as a stream, and reports malformed lines by number without stopping', async () => {
     const { report, summary } = await reportOf({}, [`${ROOT}fixtures/logs/malformed.ndjson`]);
     expect(summary.malformed.map(({ line, reason }) => ({ line, reason }))).toEqual([
-      { line: 2, reason: 'not valid JSON' },
+      { line: 2, reason: 'a record cut short (a write that failed: a full disk, a crash): not valid JSON' },
       { line: 4, reason: 'missing or invalid "received_at" (ISO 8601 time)' },
       { line: 5, reason: 'unsupported record version 2 (expected "v": 1)' },
       { line: 6, reason: 'not a JSON object' },

@@ -40,6 +40,7 @@ describe('the mock log', () => {
     const loaded = await readMockLog(path);
     expect(loaded.records.map((r) => r.event_id)).toEqual(['e1', 'e2']);
     expect(loaded.skippedLines).toBe(1);
+    expect(loaded.skippedLineNumbers).toEqual([2]);
   });
 
   it('recovers a complete record written right after a torn one (two writes in flight at a crash)', async () => {
@@ -155,7 +156,8 @@ describe('the mock log', () => {
     const heads: MockLogHead[] = [];
     const skipped = await scanMockLog(path, (found) => heads.push(found));
     const full = await readMockLog(path);
-    expect(skipped).toBe(full.skippedLines);
+    expect(skipped.count).toBe(full.skippedLines);
+    expect(skipped.numbers).toEqual(full.skippedLineNumbers);
     const pick = (r: MockLogHead) => [r.event_id, r.space, r.interface, r.verdict, r.provider_job_id, r.assigned_number_e164];
     expect(heads.map(pick)).toEqual(full.records.map(pick));
     expect(heads.map((r) => r.event_id)).toEqual(['plain', 'multi', 'ünï "quoted" \\ id', 'dup', 'job-1', 'old', 'reordered']);
@@ -185,10 +187,10 @@ describe('the mock log', () => {
     const heads: string[] = [];
     const skipped = await scanMockLog(path, (found) => heads.push(found.event_id));
     expect(heads).toEqual(['before', 'glued', 'after']);
-    expect(skipped).toBe(1);
+    expect(skipped).toEqual({ count: 1, numbers: [2] });
   });
 
   it('reads a missing file as an empty log', async () => {
-    expect(await readMockLog(join(dir, 'absent.ndjson'))).toEqual({ records: [], skippedLines: 0 });
+    expect(await readMockLog(join(dir, 'absent.ndjson'))).toEqual({ records: [], skippedLines: 0, skippedLineNumbers: [] });
   });
 });
