@@ -259,6 +259,9 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   }
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
+  if (options.interface === 'A' && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
+    output.note("the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL");
+  }
   const secret = options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET ? undefined : signingSecret(options, context);
   const callbackSecrets = options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
     ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value)

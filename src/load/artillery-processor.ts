@@ -63,6 +63,7 @@ let sequence = 0;
 // Documents accepted as new (and, on Interface A, the provider_job_id they got): what a repeat repeats.
 const pool = [];
 let poolNext = 0;
+let repeatCredit = 0;
 let secretKey;
 
 function secret() {
@@ -101,7 +102,10 @@ function caiSign(requestParams, context, ee, next) {
   if (key === undefined) return next(new Error('cai: no signing secret: set the environment variable ' + SETTINGS.secretEnv));
   let entry;
   let body;
-  if (pool.length > 0 && SETTINGS.repeatShare > 0 && Math.random() < SETTINGS.repeatShare) {
+  // The share of repeats is kept exactly: each request adds it to a credit, and a whole credit is a repeat.
+  repeatCredit += SETTINGS.repeatShare;
+  if (repeatCredit >= 1 - 1e-9 && pool.length > 0) {
+    repeatCredit -= 1;
     entry = pool[Math.floor(Math.random() * pool.length)];
     body = entry.body;
   } else {

@@ -5,8 +5,8 @@
  * costs the same few kilobytes; min, max and the sum are exact.
  */
 
-/** Values up to 2^MAX_EXPONENT µs (about 19 hours) are counted; longer ones are counted at that bound. */
-const MAX_EXPONENT = 36;
+/** Values below 2^(MAX_EXPONENT+1) µs (about 25 days) are bucketed; longer ones share the last bucket. */
+const MAX_EXPONENT = 40;
 
 export class Histogram {
   private readonly counts: Float64Array;
@@ -53,6 +53,7 @@ export class Histogram {
   percentile(p: number): number | undefined {
     if (this.total === 0) return undefined;
     const rank = Math.max(1, Math.ceil((Math.min(100, Math.max(0, p)) / 100) * this.total));
+    if (rank >= this.total) return this.max;
     let seen = 0;
     for (let index = 0; index < this.counts.length; index += 1) {
       seen += this.counts[index] as number;

@@ -202,6 +202,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
   // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them: what a repeat repeats.
   const pool: PoolEntry[] = [];
   let poolNext = 0;
+  let repeatCredit = 0;
   let second = Number.NaN;
   let timestamp = '';
 
@@ -209,7 +210,11 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     let body: Buffer;
     let entry: PoolEntry | undefined;
     let token: string | undefined;
-    if (pool.length > 0 && scenario.repeatShare > 0 && Math.random() < scenario.repeatShare) {
+    // The share of repeats is kept exactly, not drawn by chance: every request adds the share to a credit, and a
+    // whole credit is a repeat (of a document drawn at random among the accepted ones), so a short run has them too.
+    repeatCredit += scenario.repeatShare;
+    if (repeatCredit >= 1 - 1e-9 && pool.length > 0) {
+      repeatCredit -= 1;
       entry = pool[Math.floor(Math.random() * pool.length)] as PoolEntry;
       body = entry.body;
     } else {

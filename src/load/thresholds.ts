@@ -325,8 +325,9 @@ function trend(histogram: Histogram, aggregation: Aggregation, missing: string):
   return { value, detail: `${label}=${formatMs(value)} (${histogram.total} samples)` };
 }
 
+/** `0.41 ms`, `12.3 ms`, `250 ms`, `1.61 s`, `300 s`. */
 export function formatMs(ms: number): string {
-  if (ms >= 10_000) return `${fixed(ms / 1000, 1)} s`;
+  if (ms >= 1000) return `${fixed(ms / 1000, ms >= 10_000 ? 1 : 2)} s`;
   if (ms >= 100) return `${Math.round(ms)} ms`;
   return `${fixed(ms, ms >= 10 ? 1 : 2)} ms`;
 }

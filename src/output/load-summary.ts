@@ -150,6 +150,10 @@ export async function writeProject(project: ExportedProject, dir: string, force:
       throw usageError('unwritable_file', `cannot write ${join(dir, file.name)}: ${errorMessage(error)}`, 'check that the folder is writable');
     }
   }
+  if (output.json) {
+    output.printJson({ ok: true, dir: root, files: project.files.map((file) => file.name), untranslated: project.untranslated });
+    return;
+  }
   output.result(`Artillery project written to ${dir}: ${project.files.map((file) => file.name).join(', ')}`);
   output.result(`  cd ${dir} && npm install && npx artillery run cai-load.yml`);
 }
