@@ -10,6 +10,8 @@ import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRatePerSec
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../cli/secret-options.js';
 import { ExitCode, deliveryError, usageError } from '../errors.js';
+import { HeaderNames } from '../spec/constants.js';
+import { headerValueProblem } from '../spec/header-value.js';
 import { LOAD_BOUNDS } from '../load/bounds.js';
 import type { PhaseSpec } from '../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
@@ -245,6 +247,24 @@ async function thresholdsOf(options: LoadFlags, context: CommandContext): Promis
   return thresholds;
 }
 
+/**
+ * X-CAI-Provider (B, §4.2) or X-CAI-Source (A, §4.1): required unless the reference receiver is loaded, and a value
+ * HTTP carries as given (RFC 9110 §5.5: a CR or LF would add a header to every request).
+ */
+function identityOf(options: LoadFlags, required: boolean): string | undefined {
+  const flag = options.interface === 'B' ? '--provider' : '--source';
+  const identity = options.interface === 'B' ? options.provider : options.source;
+  if (identity === undefined || identity === '') {
+    if (!required) return undefined;
+    throw usageError('missing_option', `${flag} is required`, options.interface === 'B' ? 'pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' : 'pass the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform');
+  }
+  const problem = headerValueProblem(identity);
+  if (problem) {
+    throw usageError('bad_header_value', `${flag} is the ${options.interface === 'B' ? HeaderNames.provider : HeaderNames.source} header, and ${JSON.stringify(identity)} ${problem.message}`, `pass the ${flag === '--source' ? 'platform id' : 'provider code'} alone, printable ASCII on one line`);
+  }
+  return identity;
+}
+
 /** With --slo spec and no --repeat: enough repeats for "no lost event" to be judged on evidence. */
 const SLO_REPEAT_SHARE = 0.05;
 
@@ -253,10 +273,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   refuseOtherInterface(options);
   if (options.mock && options.to !== undefined) throw usageError('conflicting_options', '--mock and --to both name the target', 'drop --to to load the built-in reference receiver, or --mock to load yours');
   if (!options.mock && options.to === undefined) throw usageError('missing_option', '--to is required', `pass the ${options.interface === 'B' ? 'events URL, e.g. --to https://platform.example/cai/events' : "provider's base URL, e.g. --to https://provider.example/cai"}, or --mock to load the reference receiver`);
-  const identity = options.interface === 'B' ? options.provider : options.source;
-  if (!options.mock && (identity === undefined || identity === '')) {
-    throw usageError('missing_option', `${options.interface === 'B' ? '--provider' : '--source'} is required`, options.interface === 'B' ? 'pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' : 'pass the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform');
-  }
+  const identity = identityOf(options, !options.mock);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
   if (options.interface === 'A' && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
@@ -349,8 +366,7 @@ async function runExport(flags: ExportFlags, load: Command, context: CommandCont
   }
   refuseOtherInterface(options);
   if (options.to === undefined) throw usageError('missing_option', '--to is required', 'pass the URL Artillery loads (config.target): the events URL (B) or the provider\'s base URL (A)');
-  const identity = options.interface === 'B' ? options.provider : options.source;
-  if (identity === undefined || identity === '') throw usageError('missing_option', `${options.interface === 'B' ? '--provider' : '--source'} is required`, 'the processor sends it in every request');
+  const identity = identityOf(options, true) as string;
   const secretEnvs = (options.secretEnv as { ref: string }[] | undefined) ?? [];
   if (secretEnvs.length > 1) throw usageError('conflicting_options', '--secret-env is given more than once', 'the processor signs with one secret: give one --secret-env NAME');
   const secretEnv = secretEnvs[0]?.ref ?? 'CAI_SECRET';

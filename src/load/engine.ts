@@ -5,39 +5,30 @@
  * down, and the run says by how much it could not keep it. Timers wake the engine for the next arrival, and every
  * answer wakes it too; what came due within the next millisecond goes out at once (a timer fires no sooner).
  *
- * Requests go through undici's dispatcher with a handler of our own (as the batch sender does, src/http/client.ts):
- * no response stream or promise per request. Every request sent is counted, from the first (no warm-up).
+ * Requests go out on the keep-alive connections of src/load/wire.ts, one at a time on each. Every request sent is
+ * counted, from the first (no warm-up).
  */
-import type { Dispatcher } from 'undici';
-import { LOAD_BOUNDS } from './bounds.js';
 import type { LoadMetrics } from './metrics.js';
 import type { Schedule } from './schedule.js';
+import type { WireAnswer, WirePool } from './wire.js';
 
 /** What goes on the wire for one arrival, made (and signed) when it is sent. */
 export interface OutgoingRequest {
-  /** Flat name, value list, as undici takes it. */
-  headers: string[];
+  /** Header lines after Host, each ending in CRLF (Content-Length is added). */
+  lines: string;
   body: Buffer;
   /** The request repeats an earlier document (--repeat). */
   repeat: boolean;
 }
 
 /** An answer, as far as a load run reads it. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** At most LOAD_BOUNDS.answerBodyBytes of the body. */
-  body: Buffer;
-}
+export type Answer = WireAnswer;
 
 export interface EngineOptions<R extends OutgoingRequest> {
-  /** The URL every request is POSTed to. */
-  url: string;
-  dispatcher: Dispatcher;
+  /** The connections every request goes out on (at most maxInFlight of them). */
+  pool: WirePool;
   schedule: Schedule;
   maxInFlight: number;
-  /** For the answer's headers, and for any pause in its body. */
-  timeoutMs: number;
   metrics: LoadMetrics;
   /** Makes the request of the next arrival. */
   prepare(): R;
@@ -70,8 +61,6 @@ export function runEngine<R extends OutgoingRequest>(options: EngineOptions<R>):
 
 class Engine<R extends OutgoingRequest> {
   private readonly clock: () => number;
-  private readonly origin: string;
-  private readonly path: string;
   private start = 0;
   private issued = 0;
   private inFlight = 0;
@@ -81,14 +70,11 @@ class Engine<R extends OutgoingRequest> {
   private readonly sentByPhase: number[];
   private resolve: (outcome: EngineOutcome) => void = () => {};
   private done = false;
-  /** Inside a dispatch: an answer delivered synchronously (a closed pool) must not send from within it. */
-  private dispatching = false;
+  /** Inside a send: an answer delivered synchronously (a closed pool) must not send from within it. */
+  private sending = false;
 
   constructor(private readonly options: EngineOptions<R>) {
     this.clock = options.clock ?? (() => performance.now());
-    const url = new URL(options.url);
-    this.origin = url.origin;
-    this.path = `${url.pathname}${url.search}`;
     this.sentByPhase = options.schedule.phases.map(() => 0);
   }
 
@@ -144,15 +130,14 @@ class Engine<R extends OutgoingRequest> {
     const phase = schedule.phaseAt(dueAt);
     this.sentByPhase[phase] = (this.sentByPhase[phase] ?? 0) + 1;
     const started = this.clock();
-    const handler = new AnswerHandler((answer) => this.answered(request, answer, started), (error) => this.failedWith(request, error));
-    this.dispatching = true;
+    this.sending = true;
     try {
-      this.options.dispatcher.dispatch(
-        { origin: this.origin, path: this.path, method: 'POST', headers: request.headers, body: request.body, headersTimeout: this.options.timeoutMs, bodyTimeout: this.options.timeoutMs },
-        handler,
-      );
+      this.options.pool.send(request.lines, request.body, {
+        answered: (answer) => this.answered(request, answer, started),
+        failed: (code) => this.failedWith(request, code),
+      });
     } finally {
-      this.dispatching = false;
+      this.sending = false;
     }
   }
 
@@ -163,9 +148,8 @@ class Engine<R extends OutgoingRequest> {
     this.completed(now);
   }
 
-  private failedWith(request: R, error: Error): void {
+  private failedWith(request: R, code: string): void {
     const now = this.clock();
-    const code = failureCode(error);
     this.options.metrics.recordFailure(code, now - this.start);
     if (this.options.failed(request, code)) this.stop('unreachable');
     this.completed(now);
@@ -181,7 +165,7 @@ class Engine<R extends OutgoingRequest> {
       }
     }
     this.inFlight -= 1;
-    if (this.dispatching) queueMicrotask(() => this.pump());
+    if (this.sending) queueMicrotask(() => this.pump());
     else this.pump();
   }
 
@@ -206,76 +190,4 @@ class Engine<R extends OutgoingRequest> {
       sentByPhase: this.sentByPhase,
     });
   }
-}
-
-/**
- * Collects one answer: the status, the headers, and at most LOAD_BOUNDS.answerBodyBytes of the body (the §2.13
- * acknowledgment, a rejection's code). A body past LOAD_BOUNDS.answerReadBytes is not read further: the answer is
- * taken as it is and the connection closed.
- */
-class AnswerHandler implements Dispatcher.DispatchHandler {
-  private status = 0;
-  private headers: Answer['headers'] = {};
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  private read = 0;
-  private settled = false;
-
-  constructor(
-    private readonly deliver: (answer: Answer) => void,
-    private readonly fail: (error: Error) => void,
-  ) {}
-
-  /** undici reads a handler with onRequestStart as one of its current API (onResponseStart, onResponseData…). */
-  onRequestStart(): void {}
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    if (statusCode < 200) return;
-    this.status = statusCode;
-    this.headers = headers;
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
-    this.read += chunk.length;
-    if (this.kept < LOAD_BOUNDS.answerBodyBytes) {
-      const part = chunk.length + this.kept > LOAD_BOUNDS.answerBodyBytes ? chunk.subarray(0, LOAD_BOUNDS.answerBodyBytes - this.kept) : chunk;
-      // Copied: the chunk is a view of the socket's read buffer.
-      this.chunks.push(Buffer.from(part));
-      this.kept += part.length;
-    }
-    if (this.read > LOAD_BOUNDS.answerReadBytes) {
-      this.finish();
-      controller.abort(new Error('answer body over the cap'));
-    }
-  }
-
-  onResponseEnd(): void {
-    this.finish();
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.fail(error);
-  }
-
-  private finish(): void {
-    if (this.settled) return;
-    this.settled = true;
-    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.kept);
-    this.deliver({ status: this.status, headers: this.headers, body });
-  }
-}
-
-/** A transport failure's code: the errno (ECONNREFUSED…) or undici's (UND_ERR_HEADERS_TIMEOUT…), else its name. */
-export function failureCode(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
-    if (current instanceof AggregateError && current.errors[0] !== undefined) current = current.errors[0];
-    else current = current.cause;
-  }
-  return error instanceof Error && error.name !== 'Error' ? error.name : 'connection';
 }

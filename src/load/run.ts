@@ -6,7 +6,6 @@
  * Everything it starts, it stops.
  */
 import { randomBytes } from 'node:crypto';
-import { createDispatcher, type ClientOptions } from '../http/client.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { EventSender } from '../mock/sender.js';
@@ -19,6 +18,7 @@ import { LOAD_BOUNDS } from './bounds.js';
 import { CallbackListener } from './callbacks.js';
 import { DocumentFactory } from './documents.js';
 import { runEngine, type Answer, type OutgoingRequest } from './engine.js';
+import { WirePool } from './wire.js';
 import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
 import { mixPicker, type Scenario } from './scenario.js';
@@ -44,7 +44,8 @@ export interface LoadOptions {
   callbackUrl?: string;
   /** Interface A: time each job to its first callback (§8 first contact, `targetMs`). */
   callbacks?: { host: string; port: number; publicUrl?: string; secrets?: readonly string[]; targetMs: number };
-  client?: Pick<ClientOptions, 'ca' | 'insecure'>;
+  /** TLS: an extra authority to trust (PEM), or no verification at all (tests only). */
+  client?: { ca?: Buffer; insecure?: boolean };
   /** The first Ctrl-C: nothing more is sent; what is in flight finishes. */
   stopSignal?: AbortSignal;
   /** The second: the requests in flight are aborted, and the wait for callbacks ends. */
@@ -115,9 +116,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     }
     const base = options.mock ? await startMock(options, { secret, identity, callbackSecrets, callbacks: listener !== undefined }, cleanups) : (options.target as string);
     const url = scenario.interface === 'A' ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH : base;
-    const dispatcher = createDispatcher({ ...options.client, connections: options.maxInFlight, connectTimeoutMs: options.timeoutMs });
-    cleanups.push(() => (options.abortSignal?.aborted ? dispatcher.destroy() : dispatcher.close()));
-    const onAbort = () => void dispatcher.destroy().catch(() => undefined);
+    const pool = new WirePool({ url: new URL(url), timeoutMs: options.timeoutMs, ...(options.client?.ca ? { ca: options.client.ca } : {}), ...(options.client?.insecure ? { insecure: true } : {}) });
+    cleanups.push(async () => pool.close());
+    // The second Ctrl-C: the requests in flight fail at once (closed), and the run ends.
+    const onAbort = () => pool.close();
     options.abortSignal?.addEventListener('abort', onAbort, { once: true });
     cleanups.push(async () => options.abortSignal?.removeEventListener('abort', onAbort));
 
@@ -126,11 +128,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const progress = watchProgress(options, metrics, schedule);
     let unreachable: string | undefined;
     const outcome = await runEngine<LoadRequest>({
-      url,
-      dispatcher,
+      pool,
       schedule,
       maxInFlight: options.maxInFlight,
-      timeoutMs: options.timeoutMs,
       metrics,
       prepare: sender.prepare,
       judge: sender.judge,
@@ -199,6 +199,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
   });
   const pick = mixPicker(scenario.mix.length > 0 ? scenario.mix : [{ type: 'conversation.message', weight: 1 }]);
   const identityHeader = scenario.interface === 'A' ? Headers.source : Headers.provider;
+  const fixedLines = `${Headers.contentType}: application/json\r\n${identityHeader}: ${setup.identity}\r\n`;
   // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them: what a repeat repeats.
   const pool: PoolEntry[] = [];
   let poolNext = 0;
@@ -231,8 +232,9 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
       second = now;
       timestamp = String(now);
     }
-    const headers = [Headers.contentType, 'application/json', identityHeader, setup.identity, Headers.timestamp, timestamp, Headers.signature, sign(setup.secret, timestamp, body)];
-    return { headers, body, repeat: entry !== undefined, ...(entry ? { entry } : {}), ...(token !== undefined ? { token } : {}) };
+    // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
+    const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
+    return { lines, body, repeat: entry !== undefined, ...(entry ? { entry } : {}), ...(token !== undefined ? { token } : {}) };
   };
 
   const remember = (entry: PoolEntry) => {
@@ -255,8 +257,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     if (request.token !== undefined) listener?.answered(request.token, false);
     if (status === 429) {
       // §7: the client retries after the number in Retry-After, so a 429 without one leaves it guessing.
-      const value = answer.headers[Headers.retryAfter];
-      if (!isWellFormedRetryAfter(Array.isArray(value) ? value[0] : value)) metrics.counters.retry_after_missing += 1;
+      if (!isWellFormedRetryAfter(answer.headers[Headers.retryAfter])) metrics.counters.retry_after_missing += 1;
     } else if (isRejection(status)) {
       metrics.recordRejection(status, reasonOf(answer.body));
     }
