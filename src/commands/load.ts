@@ -211,6 +211,7 @@ function refuseOtherInterface(options: LoadFlags): void {
     }
   }
   if (options.callbackListen !== undefined && !options.callbacks) throw usageError('conflicting_options', '--callback-listen needs --callbacks', 'add --callbacks to time the first callbacks, or drop the option');
+  if (hasSecretOptions(options, 'callback-secret') && !options.callbacks) throw usageError('conflicting_options', 'the callback secret options need --callbacks', "add --callbacks to verify and time the provider's callbacks, or drop them");
 }
 
 /** The phases: the ramps in order, then the steady phase (--rate for --duration). */

@@ -74,11 +74,21 @@ describe('cai load against a correct receiver', () => {
 });
 
 describe('cai load against broken receivers', () => {
-  it('fails a latency threshold against a slow receiver (exit 1)', async () => {
+  it('fails a latency threshold against a slow receiver (exit 1), and keeps its schedule: what cannot go is dropped', async () => {
     const target = await receiver('slow', SECRET, { delayMs: 300 });
-    const result = await load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<100');
+    const [result, capped] = await Promise.all([
+      load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<100'),
+      // Two connections at 300 ms an answer carry about 7 requests a second of the 20 due.
+      load(target.url, '--rate', '20/s', '--duration', '1s', '--connections', '2', '--threshold', 'dropped_iterations: count == 0', '--json'),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✗ http_req_duration: p\(99\)<100 {2}p\(99\)=\d{3} ms/);
+    expect(capped.code).toBe(1);
+    const report = JSON.parse(capped.stdout) as LoadReport;
+    expect(report.requests.planned).toBe(20);
+    expect(report.requests.dropped).toBeGreaterThan(0);
+    expect(report.requests.sent + report.requests.dropped).toBe(20);
+    expect(report.achievedRatePerSecond).toBeLessThan(report.targetRatePerSecond);
   });
 
   it('fails the 5xx threshold against a 503-ing receiver (exit 1)', async () => {
