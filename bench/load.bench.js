@@ -7,9 +7,9 @@
 // 2. a set rate held: the rate achieved over the rate set (BENCH_LOAD_RATE/s for the duration), target ≥ 0.98, with
 //    room enough in flight (HELD_CONNECTIONS) that only a machine too busy to send on time drops arrivals.
 // The two clients alternate run after run, so a neighbour's load on a shared machine skews them alike.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BIN, loadAverage, median, printRatio } from './lib.js';
+import { BIN, loadAverage, median, printRatio, startBareServer } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 3);
@@ -18,24 +18,6 @@ const SET_RATE = Number(process.env.BENCH_LOAD_RATE ?? 1000);
 const HELD_CONNECTIONS = 256;
 const SECRET = 'whsec_bench_secret';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-const SERVER = `
-  const http = require('node:http');
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => { res.writeHead(202, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
-  });
-  server.keepAliveTimeout = 30000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
-`;
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (chunk) => resolve({ child, url: `http://127.0.0.1:${String(chunk).trim()}/events` }));
-    child.once('error', reject);
-  });
-}
 
 const BODY = JSON.stringify({
   event: 'conversation.message',
@@ -77,7 +59,7 @@ function caiLoad(url, rate, connections) {
   return report;
 }
 
-const { child, url } = await startServer();
+const { child, url } = await startBareServer();
 try {
   // Warm-up (file-system cache, the server's JIT), then the two in turn, run after run.
   autocannonRate(url);
