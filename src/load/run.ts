@@ -142,7 +142,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
     }).finally(progress.stop);
     if (outcome.stopped === 'unreachable') throw new UnreachableTarget(url, unreachable ?? 'connection');
-    if (listener) await listener.settle(options.abortSignal);
+    // Ctrl-C ends the wait for callbacks too: the jobs still awaited are counted as missing, in a run marked interrupted.
+    if (listener) await listener.settle(outcome.stopped === 'interrupted' ? AbortSignal.abort() : options.stopSignal);
     return buildReport({
       scenario,
       schedule,
