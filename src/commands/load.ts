@@ -52,6 +52,8 @@ interface ExportFlags {
 }
 
 const DEFAULT_RATE_PER_SECOND = 10;
+/** Interface B without --mix: every event a conversation.message (§2.5), the commonest event of a conversation. */
+const DEFAULT_MIX: MixEntry[] = [{ type: 'conversation.message', weight: 1 }];
 
 /** The domain's SyntaxProblem as commander's own usage error: `option '--mix <…>' argument '…' is invalid. <why>`. */
 function syntax<T, P = T>(parse: (text: string, previous: P) => T): (text: string, previous: P) => T {
@@ -301,7 +303,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   let report;
   try {
     report = await runLoad({
-      scenario: { interface: options.interface, phases, mix: options.mix ?? [], repeatShare: options.repeat ?? 0 },
+      scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
       ...(options.to !== undefined ? { target: options.to } : {}),
       mock: options.mock === true,
       ...(identity !== undefined ? { identity } : {}),
@@ -377,7 +379,7 @@ async function runExport(flags: ExportFlags, load: Command, context: CommandCont
 
   const [{ exportArtillery }, { writeProject }, { versionInfo }] = await Promise.all([import('../load/artillery.js'), import('../output/load-summary.js'), import('../version.js')]);
   const project = exportArtillery({
-    scenario: { interface: options.interface, phases, mix: options.mix ?? [], repeatShare: options.repeat ?? 0 },
+    scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
     target: options.to,
     identity,
     secretEnv,

@@ -123,6 +123,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     options.abortSignal?.addEventListener('abort', onAbort, { once: true });
     cleanups.push(async () => options.abortSignal?.removeEventListener('abort', onAbort));
 
+    // The connections are opened before the first arrival (no request is sent): the schedule starts on ready ones.
+    await pool.warm(options.maxInFlight);
     const sender = requestMaker(options, { secret, identity, listener, metrics });
     options.onStart?.({ url, ...(listener ? { callbackUrl: listener.urlFor('…') } : {}) });
     const progress = watchProgress(options, metrics, schedule);

@@ -13,7 +13,7 @@
  * rate few stay open.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import { NETWORK_CAPS } from '../bounds.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
@@ -92,6 +92,28 @@ export class WirePool {
     connection.send(request, callbacks);
   }
 
+  /**
+   * Opens `count` connections before the first request, as autocannon does, and resolves once each is connected
+   * (TLS included) or has failed, or after the time-out: the first arrivals then find them ready rather than wait
+   * for handshakes on a busy machine. No request is sent; one that fails to connect is replaced when needed.
+   */
+  warm(count: number): Promise<void> {
+    const connections = Array.from({ length: count }, () => this.connect());
+    this.idle.push(...connections);
+    return new Promise((resolve) => {
+      let waiting = connections.length;
+      const timer = setTimeout(resolve, this.options.timeoutMs);
+      const settled = () => {
+        waiting -= 1;
+        if (waiting > 0) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      if (waiting === 0) settled();
+      for (const connection of connections) connection.whenReady(settled);
+    });
+  }
+
   /** An answer is complete and the connection may carry the next request. */
   release(connection: Connection): void {
     if (this.closed) connection.destroy();
@@ -164,6 +186,19 @@ class Connection {
     this.socket.on('data', (chunk: Buffer) => this.read(chunk));
     this.socket.on('error', (error: NodeJS.ErrnoException) => this.end(error.code ?? 'connection'));
     this.socket.on('close', () => this.end('ECONNRESET'));
+  }
+
+  /** Calls `ready` once, when the connection is up (after the TLS handshake) or gone. */
+  whenReady(ready: () => void): void {
+    let called = false;
+    const once = () => {
+      if (called) return;
+      called = true;
+      this.socket.off('close', once);
+      ready();
+    };
+    this.socket.once(this.socket instanceof TLSSocket ? 'secureConnect' : 'connect', once);
+    this.socket.once('close', once);
   }
 
   send(request: Buffer, callbacks: WireCallbacks): void {
