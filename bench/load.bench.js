@@ -10,10 +10,10 @@
 // The two clients alternate run after run, so a neighbour's load on a shared machine skews them alike.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BIN, loadAverage, median, printRatio, startBareServer } from './lib.js';
+import { BIN, childrenCpuMs, loadAverage, median, printRatio, startBareServer } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SET_RATE = Number(process.env.BENCH_LOAD_RATE ?? 1000);
 const HELD_CONNECTIONS = 1000;
@@ -40,7 +40,23 @@ const AUTOCANNON = `
   process.stdout.write(JSON.stringify({ ok: result['2xx'], other: result.non2xx + result.errors + result.timeouts, seconds: result.duration }));
 `;
 
+/** CPU time (user + system) a request of each client, its start-up included: steadier than rates on a shared machine. */
+const cpuPerRequest = { autocannon: [], cai: [] };
+
+/** Runs a client process, noting its CPU time a request (`answered` reads the count from its result). */
+function measured(kind, run, answered) {
+  const before = childrenCpuMs();
+  const result = run();
+  const after = childrenCpuMs();
+  if (before !== undefined && after !== undefined) cpuPerRequest[kind].push(((after - before) * 1000) / answered(result));
+  return result;
+}
+
 function autocannonRate(url) {
+  return measured('autocannon', () => autocannonRun(url), (rate) => rate * SECONDS);
+}
+
+function autocannonRun(url) {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', AUTOCANNON, url, String(CONNECTIONS), String(SECONDS), BODY], { cwd: ROOT, encoding: 'utf8' });
   const counts = result.status === 0 ? JSON.parse(result.stdout) : undefined;
   if (!counts || counts.ok === 0 || counts.other !== 0) throw new Error(`autocannon failed (${result.status}): ${result.stdout} ${result.stderr}`);
@@ -70,7 +86,7 @@ try {
   const held = [];
   for (let run = 0; run < RUNS; run += 1) {
     cannon.push(autocannonRate(url));
-    const report = caiLoad(url, 100_000, CONNECTIONS);
+    const report = measured('cai', () => caiLoad(url, 100_000, CONNECTIONS), (run) => run.requests.answered);
     full.push(report.requests.answered / (report.elapsedMs / 1000));
     const set = caiLoad(url, SET_RATE, HELD_CONNECTIONS);
     held.push(set.achievedRatePerSecond);
@@ -85,6 +101,11 @@ try {
     target: '≥ 1.0',
     digits: 0,
   });
+  if (cpuPerRequest.cai.length > 0) {
+    const cai = median(cpuPerRequest.cai);
+    const cannon = median(cpuPerRequest.autocannon);
+    console.log(`client CPU a request (start-up included): cai load ${cai.toFixed(0)} µs vs autocannon ${cannon.toFixed(0)} µs -> CPU-bound ratio ${(cannon / cai).toFixed(2)}`);
+  }
   printRatio(`cai load holds a set rate (${SET_RATE}/s, ${HELD_CONNECTIONS} connections)`, {
     value: median(held),
     floor: SET_RATE,

@@ -71,9 +71,9 @@ export interface DocumentFactoryOptions {
   now?: () => number;
 }
 
-/** A document made for one request: its bytes, its event_id and, for a job, the token of its callback_url. */
+/** A document made for one request: its text (sent as UTF-8), its event_id and, for a job, the token of its callback_url. */
 export interface MadeDocument {
-  body: Buffer;
+  body: string;
   eventId: string;
   token: string;
 }
@@ -103,9 +103,12 @@ export class DocumentFactory {
     template.uses += 1;
     let text = template.parts[0] as string;
     for (let index = 0; index < template.slots.length; index += 1) {
-      text += JSON.stringify(this.valueOf(template.slots[index] as string, eventId, token)) + (template.parts[index + 1] as string);
+      const slot = template.slots[index] as string;
+      // Ids and times are letters, digits and `_:.+-`: quoted as they are; a callback URL goes through JSON.stringify.
+      const value = this.valueOf(slot, eventId, token);
+      text += (slot === CALLBACK ? JSON.stringify(value) : `"${value}"`) + (template.parts[index + 1] as string);
     }
-    return { body: Buffer.from(text, 'utf8'), eventId, token };
+    return { body: text, eventId, token };
   }
 
   private valueOf(slot: string, eventId: string, token: string): string {

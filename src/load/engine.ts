@@ -10,13 +10,14 @@
  */
 import type { LoadMetrics } from './metrics.js';
 import type { Schedule } from './schedule.js';
-import type { WireAnswer, WirePool } from './wire.js';
+import type { WireAnswer, WireCallbacks, WirePool } from './wire.js';
 
 /** What goes on the wire for one arrival, made (and signed) when it is sent. */
 export interface OutgoingRequest {
   /** Header lines after Host, each ending in CRLF (Content-Length is added). */
   lines: string;
-  body: Buffer;
+  /** The document's text, sent as UTF-8: the bytes the signature covers. */
+  body: string;
   /** The request repeats an earlier document (--repeat). */
   repeat: boolean;
 }
@@ -96,13 +97,13 @@ class Engine<R extends OutgoingRequest> {
   }
 
   /** Sends every arrival due (within the look-ahead) while a connection is free; then waits for the next. */
-  private pump(): void {
+  private pump(at?: number): void {
     if (this.stopped !== undefined || this.done) {
       this.finishIfIdle();
       return;
     }
     const { schedule } = this.options;
-    const elapsed = this.elapsed();
+    const elapsed = at ?? this.elapsed();
     const due = schedule.dueBy(elapsed + LOOKAHEAD_MS);
     while (this.issued < due && this.inFlight < this.options.maxInFlight && this.stopped === undefined) {
       this.send(this.issued, elapsed);
@@ -114,7 +115,7 @@ class Engine<R extends OutgoingRequest> {
     }
     // Every connection busy: the next answer wakes the engine (and drops what came due meanwhile).
     if (this.inFlight >= this.options.maxInFlight || this.timer !== undefined) return;
-    const wait = Math.max(0, schedule.dueAt(this.issued) - this.elapsed() - LOOKAHEAD_MS);
+    const wait = Math.max(0, schedule.dueAt(this.issued) - elapsed - LOOKAHEAD_MS);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.pump();
@@ -132,23 +133,20 @@ class Engine<R extends OutgoingRequest> {
     const started = this.clock();
     this.sending = true;
     try {
-      this.options.pool.send(request.lines, request.body, {
-        answered: (answer) => this.answered(request, answer, started),
-        failed: (code) => this.failedWith(request, code),
-      });
+      this.options.pool.send(request.lines, request.body, new InFlight(this, request, started));
     } finally {
       this.sending = false;
     }
   }
 
-  private answered(request: R, answer: Answer, started: number): void {
+  answered(request: R, answer: Answer, started: number): void {
     const now = this.clock();
     this.options.metrics.recordAnswer(answer.status, (now - started) * 1000, now - this.start);
     this.options.judge(request, answer);
     this.completed(now);
   }
 
-  private failedWith(request: R, code: string): void {
+  failedWith(request: R, code: string): void {
     const now = this.clock();
     this.options.metrics.recordFailure(code, now - this.start);
     if (this.options.failed(request, code)) this.stop('unreachable');
@@ -166,7 +164,7 @@ class Engine<R extends OutgoingRequest> {
     }
     this.inFlight -= 1;
     if (this.sending) queueMicrotask(() => this.pump());
-    else this.pump();
+    else this.pump(now - this.start);
   }
 
   private stop(reason: NonNullable<EngineOutcome['stopped']>): void {
@@ -189,5 +187,22 @@ class Engine<R extends OutgoingRequest> {
       stopped: this.stopped,
       sentByPhase: this.sentByPhase,
     });
+  }
+}
+
+/** One request on the wire: what its answer (or failure) is reported with. One object, rather than two closures. */
+class InFlight<R extends OutgoingRequest> implements WireCallbacks {
+  constructor(
+    private readonly engine: Engine<R>,
+    private readonly request: R,
+    private readonly started: number,
+  ) {}
+
+  answered(answer: Answer): void {
+    this.engine.answered(this.request, answer, this.started);
+  }
+
+  failed(code: string): void {
+    this.engine.failedWith(this.request, code);
   }
 }

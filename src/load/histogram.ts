@@ -69,7 +69,8 @@ export class Histogram {
   private indexOf(value: number): number {
     if (value < this.subCount) return value;
     if (value >= 2 ** (MAX_EXPONENT + 1)) return this.counts.length - 1;
-    let shift = Math.floor(Math.log2(value)) - this.subBits;
+    // The leading bit's position: clz32 for values under 2^32 µs (71 minutes), log2 beyond.
+    let shift = (value < 4_294_967_296 ? 31 - Math.clz32(value) : Math.floor(Math.log2(value))) - this.subBits;
     // The top `precision` bits below the leading one pick the sub-bucket (log2 of a large odd value may round up).
     let top = Math.floor(value / 2 ** shift);
     if (top < this.subCount) top = Math.floor(value / 2 ** --shift);

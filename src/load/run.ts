@@ -83,7 +83,8 @@ const MOCK_PROVIDER_CODE = 'cai-load';
 const MOCK_CONVERSATION_SPEED = 60;
 /** Repeats of a job, and the acknowledgment its first delivery got (§2.2: a repeat gets the same). */
 interface PoolEntry {
-  body: Buffer;
+  /** The document's text: its UTF-8 bytes are the ones first sent and signed. */
+  body: string;
   providerJobId?: string;
 }
 
@@ -211,7 +212,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
   let timestamp = '';
 
   const prepare = (): LoadRequest => {
-    let body: Buffer;
+    let body: string;
     let entry: PoolEntry | undefined;
     let token: string | undefined;
     // The share of repeats is kept exactly, not drawn by chance: every request adds the share to a credit, and a
@@ -235,6 +236,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
       second = now;
       timestamp = String(now);
     }
+    // §5.2: HMAC over the timestamp, a dot and the body's bytes: the text's UTF-8, as the request carries it.
     // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
     const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
     return { lines, body, repeat: entry !== undefined, ...(entry ? { entry } : {}), ...(token !== undefined ? { token } : {}) };

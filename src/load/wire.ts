@@ -63,6 +63,11 @@ export class WirePool {
   private readonly open = new Set<Connection>();
   private readonly prefix: string;
   private readonly timer: NodeJS.Timeout;
+  /** The timer's ticks so far: a connection notes the tick of its last activity (cheaper than a clock reading a byte). */
+  tick = 0;
+  private readonly tickMs: number;
+  /** Every plain connection reads into this one buffer (`onread`): a read is parsed before the next one comes. */
+  readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   private closed = false;
 
   constructor(readonly options: WireOptions) {
@@ -70,24 +75,27 @@ export class WirePool {
     // A request line and the Host header (RFC 9112 §3.2), the same for every request.
     this.prefix = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
     // One timer for every connection, rather than one per request: a stall is noticed within a quarter of the time-out.
-    this.timer = setInterval(() => this.expire(), Math.max(50, Math.min(1000, options.timeoutMs / 4)));
+    this.tickMs = Math.max(50, Math.min(1000, options.timeoutMs / 4));
+    this.timer = setInterval(() => this.expire(), this.tickMs);
     this.timer.unref();
   }
 
   /**
-   * Sends one POST: `lines` are header lines (each ending in CRLF) after Host, before Content-Length, which is added.
-   * The request is written in one buffer on an idle connection, or on a new one.
+   * Sends one POST: `lines` are header lines (each ending in CRLF) after Host, before Content-Length, which is added;
+   * `body` is text, written as UTF-8 (the bytes it stands for). The request is made in one buffer (the body written
+   * into it, never copied) and written on an idle connection, or on a new one.
    */
-  send(lines: string, body: Buffer, callbacks: WireCallbacks): void {
+  send(lines: string, body: string, callbacks: WireCallbacks): void {
     if (this.closed) {
       callbacks.failed('closed');
       return;
     }
-    const head = `${this.prefix}${lines}content-length: ${body.length}\r\n\r\n`;
-    const headLength = Buffer.byteLength(head, 'latin1');
-    const request = Buffer.allocUnsafe(headLength + body.length);
+    const bodyLength = Buffer.byteLength(body, 'utf8');
+    const head = `${this.prefix}${lines}content-length: ${bodyLength}\r\n\r\n`;
+    const request = Buffer.allocUnsafe(head.length + bodyLength);
+    // The head is ASCII (the identity is a checked header value): one byte a character.
     request.write(head, 0, 'latin1');
-    body.copy(request, headLength);
+    request.write(body, head.length, 'utf8');
     const connection = this.idle.pop() ?? this.connect();
     connection.send(request, callbacks);
   }
@@ -140,9 +148,12 @@ export class WirePool {
   }
 
   private expire(): void {
-    const now = performance.now();
-    for (const connection of this.open) connection.expireIfStalled(now, this.options.timeoutMs);
+    this.tick += 1;
+    // Stalled: no activity for the whole time-out (a tick more, since activity is noted by the tick it fell in).
+    const ticks = Math.ceil(this.options.timeoutMs / this.tickMs) + 1;
+    for (const connection of this.open) connection.expireIfStalled(this.tick, ticks);
   }
+
 }
 
 type Phase = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailer' | 'until-close';
@@ -159,8 +170,11 @@ class Connection {
   private readonly kept: Buffer[] = [];
   private keptBytes = 0;
   private readBytes = 0;
+  /** The pool's tick of the last byte sent or received. */
   private lastActivity = 0;
   private gone = false;
+  /** The data being parsed is a view of the pool's read buffer. */
+  private shared = false;
 
   constructor(
     private readonly pool: WirePool,
@@ -181,9 +195,11 @@ class Connection {
             ALPNProtocols: ['http/1.1'],
             ...(options.ca ? { ca: trustedAuthorities(options.ca) } : {}),
           })
-        : netConnect({ host, port });
+        : // Plain TCP reads straight into the pool's buffer (`onread`): no stream, no buffer a read. What is kept past
+          // a read (an unfinished head, the kept body) is copied out of it.
+          netConnect({ host, port, onread: { buffer: pool.readBuffer, callback: (size: number, buffer: Uint8Array) => this.read(Buffer.from(buffer.buffer, buffer.byteOffset, size), true) } });
     this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    if (url.protocol === 'https:') this.socket.on('data', (chunk: Buffer) => this.read(chunk, false));
     this.socket.on('error', (error: NodeJS.ErrnoException) => this.end(error.code ?? 'connection'));
     this.socket.on('close', () => this.end('ECONNRESET'));
   }
@@ -209,12 +225,12 @@ class Connection {
     this.keptBytes = 0;
     this.kept.length = 0;
     this.readBytes = 0;
-    this.lastActivity = performance.now();
+    this.lastActivity = this.pool.tick;
     this.socket.write(request);
   }
 
-  expireIfStalled(now: number, timeoutMs: number): void {
-    if (this.callbacks !== undefined && now - this.lastActivity > timeoutMs) this.destroy('timeout');
+  expireIfStalled(tick: number, ticks: number): void {
+    if (this.callbacks !== undefined && tick - this.lastActivity >= ticks) this.destroy('timeout');
   }
 
   /** Closes the connection; a request in flight fails with `code`. */
@@ -239,21 +255,24 @@ class Connection {
     callbacks.failed(code);
   }
 
-  private read(chunk: Buffer): void {
-    this.lastActivity = performance.now();
+  /** `shared`: `chunk` is a view of the pool's read buffer, written again by the next read. */
+  private read(chunk: Buffer, shared: boolean): true {
+    this.lastActivity = this.pool.tick;
     let data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
+    this.shared = shared && data === chunk;
     while (data.length > 0) {
       // Bytes no request asked for (after an answer, or on an idle connection): the receiver does not speak
       // HTTP/1.1 as it should. The connection is not reused.
       if (this.callbacks === undefined) {
         this.destroy('bad_response');
-        return;
+        return true;
       }
       const rest = this.step(data);
-      if (rest === undefined) return;
+      if (rest === undefined) return true;
       data = rest;
     }
+    return true;
   }
 
   /** Parses what it can of `data`; the bytes after it, or undefined when more are needed (kept in `pending`). */
@@ -329,7 +348,7 @@ class Connection {
 
   private wait(data: Buffer, cap: number, code: string): undefined {
     if (data.length > cap) this.destroy(code);
-    else this.pending = data;
+    else this.pending = this.shared ? Buffer.from(data) : data;
     return undefined;
   }
 
@@ -385,8 +404,8 @@ class Connection {
     this.readBytes += part.length;
     if (this.keptBytes < LOAD_BOUNDS.answerBodyBytes && part.length > 0) {
       const slice = part.length + this.keptBytes > LOAD_BOUNDS.answerBodyBytes ? part.subarray(0, LOAD_BOUNDS.answerBodyBytes - this.keptBytes) : part;
-      // Copied: the chunk is a view of the socket's read.
-      this.kept.push(Buffer.from(slice));
+      // A copy when the read is the pool's shared buffer; else a view (a TLS read is a buffer of its own).
+      this.kept.push(this.shared ? Buffer.from(slice) : slice);
       this.keptBytes += slice.length;
     }
     if (this.readBytes > LOAD_BOUNDS.answerReadBytes) {

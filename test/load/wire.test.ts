@@ -56,7 +56,7 @@ async function rawServer(answer: (index: number) => (string | Buffer)[], onSocke
 }
 
 function send(pool: WirePool, body = '{"a":1}'): Promise<WireAnswer | string> {
-  return new Promise((resolve) => pool.send('content-type: application/json\r\nx-cai-provider: acme\r\n', Buffer.from(body), { answered: resolve, failed: resolve }));
+  return new Promise((resolve) => pool.send('content-type: application/json\r\nx-cai-provider: acme\r\n', body, { answered: resolve, failed: resolve }));
 }
 
 function poolFor(url: URL, timeoutMs = 5000): WirePool {
