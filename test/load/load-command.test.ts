@@ -6,7 +6,7 @@
  * `error:` and one `hint:` with exit 2. Runs of 1–2 s at low rates.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { deadLoopbackPort } from '../helpers/dead-port.js';
 import type { LoadReport } from '../../src/load/report.js';
 import { startReceiver, type TestReceiver } from './receivers.js';
@@ -171,3 +171,12 @@ describe('bad usage and unreachable targets', () => {
     expect(result.stderr).toMatch(new RegExp(`error: nothing answered at http://127\\.0\\.0\\.1:${port}/events: ECONNREFUSED before any answer; the run stopped\\nhint: check the --to URL and that the receiver is running\\n$`));
   });
 });
+
+describe('cai load --help', () => {
+  it.each(['load', 'load export'])('cai %s --help ends with examples', async (command) => {
+    const result = await runCli([...command.split(' '), '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.slice(result.stdout.lastIndexOf('Examples:'))).toMatch(/^Examples:\n(  \$ cai .+\n(      .+\n)*)+$/);
+  });
+});
+
