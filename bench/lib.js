@@ -123,3 +123,23 @@ export function stopProcess(child) {
     child.kill('SIGTERM');
   });
 }
+
+/** A bare node:http server answering 202 `{"ok":true}` to every POST: the floor the sending benches measure against. */
+const BARE_SERVER = `
+  const http = require('node:http');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { res.writeHead(202, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+  });
+  server.keepAliveTimeout = 30000;
+  server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+`;
+
+/** Starts the bare server in a process of its own (it shares no event loop with a client); resolves with it and its URL. */
+export function startBareServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', (chunk) => resolve({ child, url: `http://127.0.0.1:${String(chunk).trim()}/events` }));
+    child.once('error', reject);
+  });
+}

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAverage, parseRatioLine } from './lib.js';
 
-/** The rows of issue #17, in its order (the mock's two rows as issue 26 set them): which RATIO line answers each. */
+/** The rows of issue #17, in its order (the mock's two rows as issue 26 set them), then the load rows of issue #26: which RATIO line answers each. */
 const ISSUE_ROWS = [
   { row: 'cai sign start-up', test: (r) => /\bsign start-up/.test(r.label) },
   { row: 'cai verify start-up', test: (r) => /\bverify start-up/.test(r.label) },
@@ -21,6 +21,9 @@ const ISSUE_ROWS = [
   { row: 'cai send-event --ndjson vs undici', test: (r) => /send-event/.test(r.label) && !/autocannon/i.test(r.floorName) },
   { row: 'cai send-event --ndjson vs autocannon', test: (r) => /send-event/.test(r.label) && /autocannon/i.test(r.floorName) },
   { row: 'cai report', test: (r) => /\breport\b/.test(r.label) },
+  // Issue #26.
+  { row: 'cai load vs autocannon', test: (r) => /^cai load at full speed/.test(r.label) && /autocannon/i.test(r.floorName) },
+  { row: 'cai load holds a set rate', test: (r) => /^cai load holds a set rate/.test(r.label) },
 ];
 
 const directory = fileURLToPath(new URL('.', import.meta.url));
@@ -78,7 +81,7 @@ function summaryCells(row, ratio) {
   return [row, ratio.ratio.toFixed(2), spread, ratio.runs === undefined ? '-' : String(ratio.runs), ratio.target, ratio.met ? 'met' : 'NOT MET', ratio.bench];
 }
 
-const head = ['row (issue #17)', 'ratio', 'spread of runs', 'runs', 'target', 'verdict', 'bench'];
+const head = ['row (issues #17, #26)', 'ratio', 'spread of runs', 'runs', 'target', 'verdict', 'bench'];
 const widths = head.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
 const line = (row) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
 console.log(`\n== summary: ratio of the medians against a floor measured in the same run; spread: each run against its own floor`);

@@ -4,36 +4,18 @@
 // The server runs in its own process so that it does not share an event loop with any client; each of the three
 // clients runs as a process of its own, start-up included, and they alternate run by run so that a neighbour's
 // load on a shared machine skews them alike.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, loadAverage, median, printRatio } from './lib.js';
+import { BIN, loadAverage, median, printRatio, startBareServer } from './lib.js';
 
 const COUNT = Number(process.env.BENCH_EVENTS ?? 20_000);
 const CONCURRENCY = 50;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECRET = 'whsec_bench_secret';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-const SERVER = `
-  const http = require('node:http');
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => { res.writeHead(202, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
-  });
-  server.keepAliveTimeout = 30000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
-`;
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (chunk) => resolve({ child, url: `http://127.0.0.1:${String(chunk).trim()}/events` }));
-    child.once('error', reject);
-  });
-}
 
 const events = Array.from({ length: COUNT }, (_, i) =>
   JSON.stringify({
@@ -129,7 +111,7 @@ function caiBatch(url) {
   return elapsed;
 }
 
-const { child, url } = await startServer();
+const { child, url } = await startBareServer();
 try {
   // Warm-up (file-system cache, server JIT), then the three in turn, run after run, so drift affects all alike.
   undiciLoop(url);

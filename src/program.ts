@@ -24,6 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['config', async () => (await import('./commands/config.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
   ['report', async () => (await import('./commands/report.js')).registerReport],
+  ['load', async () => (await import('./commands/load.js')).registerLoad],
   ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
 ];
 

@@ -40,3 +40,9 @@ export async function writeOperationHtml(report: import('../output/html/operatio
   await writeOrFail(path, renderOperationHtml(report, { generator: await generator() }), 'HTML report', context);
   context.output.info(`HTML report written to ${path}`);
 }
+
+/** Any other page (`cai load --html FILE`), rendered with the generator line and written as the reports above. */
+export async function writeReportPage(path: string, render: (generator: string) => string, context: CommandContext): Promise<void> {
+  await writeOrFail(path, render(await generator()), 'HTML report', context);
+  context.output.info(`HTML report written to ${path}`);
+}

@@ -48,6 +48,11 @@ export function flagsInWord(word: string): string[] {
     .map((part) => part.replace(/[=\])…,].*$/, ''));
 }
 
+/** Whether a command runs an action of its own, besides its subcommands (commander keeps it as `_actionHandler`). */
+function hasOwnAction(command: Command): boolean {
+  return (command as unknown as { _actionHandler: unknown })._actionHandler != null;
+}
+
 export interface CommandCheck {
   /** `sign`, `mock platform`, … or undefined when the line names only global flags. */
   command?: string;
@@ -65,7 +70,7 @@ export function checkCommand(program: Command, words: readonly string[]): Comman
     const word = words[index] as string;
     if (word === '--') break;
     if (word.startsWith('-')) {
-      index += takesValue.has(word) ? 2 : 1;
+      index += takesValue.has(word) || (command !== program && valueFlags(command).has(word)) ? 2 : 1;
       continue;
     }
     if (command.commands.length === 0) break;
@@ -75,6 +80,8 @@ export function checkCommand(program: Command, words: readonly string[]): Comman
       return { command: 'help', problems };
     }
     const sub = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));
+    // A command with an action of its own and subcommands (`cai load`, `cai load export`): other words are its arguments.
+    if (!sub && hasOwnAction(command)) break;
     if (!sub) {
       problems.push(`${['cai', ...path].join(' ')} has no command "${word}" (it has: ${command.commands.map((candidate) => candidate.name()).join(', ')})`);
       return { command: path.join(' ') || undefined, problems };

@@ -1,0 +1,39 @@
+/**
+ * The bounds of `cai load`: every input has one, and so has every structure a run keeps, so that a run of any
+ * length and any target costs bounded memory. Stated in docs/load.md ("Bounds").
+ */
+export const LOAD_BOUNDS = {
+  /** Arrivals a second at most (`--rate`, a ramp's ends). One machine sends some thousands a second. */
+  maxRatePerSecond: 100_000,
+  /** The whole run at most, ramps included (`--duration`, `--ramp`). */
+  maxDurationMs: 24 * 60 * 60 * 1000,
+  /** Ramps before the steady phase. */
+  maxRamps: 16,
+  /** Requests in flight at once at most (`--connections`: one per connection). */
+  maxConnections: 10_000,
+  defaultConnections: 64,
+  /** `--threshold` given at most. */
+  maxThresholds: 64,
+  /** Characters of one `--threshold`. */
+  maxThresholdCharacters: 200,
+  /** Share of repeats at most (`--repeat`): the rest are new documents, some of which later repeats need. */
+  maxRepeatShare: 0.9,
+  /** Documents accepted as new kept to be repeated: the most recent ones. */
+  repeatPool: 4096,
+  /** Bytes of an answer's body kept (the §2.13 acknowledgment, a rejection's reason); the rest is read and dropped. */
+  answerBodyBytes: 4096,
+  /** An answer's body past this is not read further: the request is counted as answered and its connection closed. */
+  answerReadBytes: 1024 * 1024,
+  /** Distinct rejection reasons counted by name (status and `error` code); the others are counted as `other`. */
+  rejectionReasons: 32,
+  /** Characters of a rejection reason kept. */
+  reasonCharacters: 64,
+  /** Distinct statuses with their own latency histogram (for `http_req_duration{status:…}`). */
+  statusHistograms: 32,
+  /** Distinct transport failure codes counted by name. */
+  failureCodes: 16,
+  /** Windows of the timeline (the `--html` charts); longer runs get wider windows. */
+  timelineWindows: 600,
+  /** Jobs whose first callback is awaited at once (`--callbacks`); past it, jobs are sent but not timed. */
+  callbackJobs: 100_000,
+} as const;

@@ -1,0 +1,162 @@
+/**
+ * `cai load --interface A --callbacks`: a listener whose address is each job's `callback_url` (§2.2), so the time
+ * from a job to the provider's first event for it (§3 step 5) can be measured against §8's first-contact target.
+ * Each job gets its own path (`/cai-load/<token>`), so a callback is matched to its job whatever its body says. A
+ * callback counts when its signature verifies with the events secret (§5); it is answered 202 (401 when it does
+ * not verify), as a platform would. The time runs from when the job was sent; only jobs the provider accepted as
+ * new are judged.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_RECEIVER_LIMITS, errorReply, jsonReply, listen, readBody, sendReply, type ListeningServer } from '../http/server.js';
+import { verify } from '../signing/verify.js';
+import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
+import { LOAD_BOUNDS } from './bounds.js';
+import { Histogram } from './histogram.js';
+
+const PATH_PREFIX = '/cai-load/';
+
+interface JobState {
+  sentAt: number;
+  contactedAt?: number;
+  /** The provider's answer: accepted as a new job (judged), or not (forgotten). */
+  accepted?: boolean;
+}
+
+export interface CallbackSummary {
+  /** Jobs accepted as new whose first callback was awaited. */
+  tracked: number;
+  contacted: number;
+  withinTarget: number;
+  /** Tracked jobs with no callback within the target. */
+  missing: number;
+  /** Jobs accepted while LOAD_BOUNDS.callbackJobs were awaited already: sent, but not timed. */
+  untracked: number;
+  /** Callbacks received in all (every event of every conversation), and those whose signature did not verify. */
+  received: number;
+  invalidSignature: number;
+  targetMs: number;
+  firstContact: Histogram;
+}
+
+export interface CallbackListenerOptions {
+  host: string;
+  port: number;
+  /** The address the provider reaches the listener at (default: its own). */
+  publicUrl?: string;
+  /** The events direction's secrets (§5.1). */
+  secrets: readonly string[];
+  /** §8 first contact, scaled. */
+  targetMs: number;
+  clock?: () => number;
+}
+
+export class CallbackListener {
+  private readonly jobs = new Map<string, JobState>();
+  private readonly summary: CallbackSummary;
+  private server: ListeningServer | undefined;
+  private base = '';
+  private readonly clock: () => number;
+  /** Accepted jobs not contacted yet. */
+  private awaiting = 0;
+
+  constructor(private readonly options: CallbackListenerOptions) {
+    this.clock = options.clock ?? (() => performance.now());
+    this.summary = { tracked: 0, contacted: 0, withinTarget: 0, missing: 0, untracked: 0, received: 0, invalidSignature: 0, targetMs: options.targetMs, firstContact: new Histogram() };
+  }
+
+  async start(): Promise<void> {
+    this.server = await listen((request, response) => this.handle(request, response), { host: this.options.host, port: this.options.port, path: '', limits: DEFAULT_RECEIVER_LIMITS });
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    this.base = (this.options.publicUrl ?? `http://${host}:${this.server.port}`).replace(/\/+$/, '');
+  }
+
+  /** The callback_url of the job named `token`. */
+  urlFor(token: string): string {
+    return `${this.base}${PATH_PREFIX}${token}`;
+  }
+
+  /** A job goes on the wire now. */
+  sent(token: string): void {
+    if (this.jobs.size >= LOAD_BOUNDS.callbackJobs) return;
+    this.jobs.set(token, { sentAt: this.clock() });
+  }
+
+  /** The provider's answer to a job: accepted as new (judged from now on), or not. */
+  answered(token: string, acceptedAsNew: boolean): void {
+    const job = this.jobs.get(token);
+    if (job === undefined) {
+      if (acceptedAsNew) this.summary.untracked += 1;
+      return;
+    }
+    if (!acceptedAsNew) {
+      this.jobs.delete(token);
+      return;
+    }
+    job.accepted = true;
+    this.summary.tracked += 1;
+    if (job.contactedAt !== undefined) this.contacted(token, job);
+    else this.awaiting += 1;
+  }
+
+  /**
+   * Waits until every accepted job has had its first callback, or its target has passed (then it is missing), or
+   * `signal` aborts. Jobs still awaited then are counted as missing.
+   */
+  async settle(signal?: AbortSignal): Promise<void> {
+    while (this.awaiting > 0 && signal?.aborted !== true) {
+      const now = this.clock();
+      let latest = now;
+      for (const job of this.jobs.values()) if (job.accepted && job.contactedAt === undefined) latest = Math.max(latest, job.sentAt + this.options.targetMs);
+      if (latest <= now) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, latest - now)));
+    }
+    for (const job of this.jobs.values()) if (job.accepted && job.contactedAt === undefined) this.summary.missing += 1;
+  }
+
+  result(): CallbackSummary {
+    return this.summary;
+  }
+
+  async close(): Promise<void> {
+    await this.server?.close(async () => {});
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const arrived = this.clock();
+    return readBody(request, MAX_BODY_BYTES).then((read) => {
+      if (!read.ok) return sendReply(request, response, errorReply(read.reason === 'too_large' ? 413 : 400, read.reason, 'the body could not be read'));
+      this.summary.received += 1;
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      // §5: the events direction's signature over the raw body.
+      const verdict = verify({ secrets: this.options.secrets, signature: header(Headers.signature), timestamp: header(Headers.timestamp), rawBody: read.body });
+      if (!verdict.valid) {
+        this.summary.invalidSignature += 1;
+        return sendReply(request, response, errorReply(401, 'invalid_signature', verdict.message));
+      }
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      const token = path.startsWith(PATH_PREFIX) ? path.slice(PATH_PREFIX.length) : '';
+      // A job's later events (and paths of no job) change nothing: only the first callback of a job is timed.
+      const job = this.jobs.get(token);
+      if (job !== undefined && job.contactedAt === undefined) {
+        job.contactedAt = arrived;
+        if (job.accepted) {
+          this.awaiting -= 1;
+          this.contacted(token, job);
+        }
+      }
+      return sendReply(request, response, jsonReply(202, { ok: true }));
+    });
+  }
+
+  /** The first callback of an accepted job: its delay counted, the job forgotten. */
+  private contacted(token: string, job: JobState): void {
+    const delay = (job.contactedAt as number) - job.sentAt;
+    this.summary.contacted += 1;
+    if (delay <= this.options.targetMs) this.summary.withinTarget += 1;
+    this.summary.firstContact.record(Math.max(0, delay) * 1000);
+    this.jobs.delete(token);
+  }
+}

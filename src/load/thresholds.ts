@@ -1,0 +1,362 @@
+/**
+ * Thresholds in k6's syntax (`<metric>[{tag:value}]: <aggregation> <operator> <value>`), over the metrics of a
+ * load run, plus two short forms the spec's targets read best in: `rate(status=5xx) < 0.005` (a share of the
+ * requests) and `status=401 == 0` (a count). Each is judged once, at the end, to ✓ or ✗; one that has nothing to
+ * judge (no answer at all, no repeat sent, no callback awaited) is ✗ with the reason, never a silent ✓.
+ */
+import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '../spec/constants.js';
+import { LOAD_BOUNDS } from './bounds.js';
+import type { Histogram } from './histogram.js';
+import { SyntaxProblem } from './scenario.js';
+
+type MetricKind = 'counter' | 'rate' | 'trend';
+
+interface MetricDefinition {
+  kind: MetricKind;
+  /** What the metric measures, for the docs and the usage errors. */
+  description: string;
+  /** A `{status:…}` filter applies. */
+  byStatus?: boolean;
+  /** What the run must do for the metric to have values. */
+  needs?: 'callbacks';
+}
+
+/** The metrics a threshold may name: k6's where k6 has one, cai's own for what the spec asks (§6.1, §7, §8). */
+export const METRICS = {
+  http_reqs: { kind: 'counter', byStatus: true, description: 'requests sent (count), or a second (rate), as k6 counts them' },
+  http_req_duration: { kind: 'trend', byStatus: true, description: 'time from sending a request to the end of its answer, in ms' },
+  http_req_failed: { kind: 'rate', description: 'share of the requests without a 2xx answer (a failed connection or a time-out included)' },
+  dropped_iterations: { kind: 'counter', description: 'arrivals not sent because every connection was busy (the in-flight cap): the schedule held' },
+  availability: { kind: 'rate', description: 'share of the requests answered with anything but a 5xx (§8: 99.5 %)' },
+  rejected: { kind: 'counter', description: 'answers 4xx other than 429 (§7: do not retry)' },
+  retry_after_missing: { kind: 'counter', description: 'answers 429 without a valid Retry-After (§7)' },
+  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (--repeat)' },
+  duplicates_confirmed: { kind: 'counter', description: 'repeats answered as duplicates (§2.13; on Interface A, the same provider_job_id, §2.2)' },
+  repeats_unrecognised: { kind: 'counter', description: 'repeats accepted as new documents: the receiver did not recognise them (§6.1)' },
+  callback_first_contact: { kind: 'trend', needs: 'callbacks', description: 'time from a job’s acceptance to its first callback, in ms (§8 first contact)' },
+  callbacks_missing: { kind: 'counter', needs: 'callbacks', description: 'jobs with no callback within the first-contact target (§8)' },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricName = keyof typeof METRICS;
+
+/** `202`, `5xx`, or `error` (no answer: a failed connection or a time-out). */
+export type StatusFilter = { kind: 'code'; code: number } | { kind: 'class'; digit: number } | { kind: 'error' };
+
+type Aggregation = { kind: 'count' | 'rate' | 'avg' | 'min' | 'max' | 'med' } | { kind: 'p'; percentile: number };
+
+type Operator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+
+export interface Threshold {
+  /** As given (trimmed); the ✓/✗ line shows it. */
+  expression: string;
+  /** The short form `rate(status=…)` / `status=…` reads as the metric `status`: a share or a count of requests. */
+  metric: MetricName | 'status';
+  filter?: StatusFilter;
+  aggregation: Aggregation;
+  operator: Operator;
+  /** In the metric's unit (ms for trends, 0–1 for shares). */
+  value: number;
+  /** For the presets: what it stands for, with the spec section. */
+  description?: string;
+}
+
+const OPERATOR = String.raw`(<=|>=|===|==|!=|<|>)`;
+const NUMBER = String.raw`(-?[0-9]+(?:\.[0-9]+)?)`;
+const AGGREGATION = String.raw`(count|rate|avg|min|max|med|p\(\s*[0-9]+(?:\.[0-9]+)?\s*\))`;
+const LONG_FORM = new RegExp(String.raw`^([a-z_]+)\s*(?:\{([^}]*)\})?\s*:\s*${AGGREGATION}\s*${OPERATOR}\s*${NUMBER}\s*(ms|s|%)?$`);
+const FUNCTION_FORM = new RegExp(String.raw`^(count|rate)\(\s*status\s*[=:]\s*([^)\s]+)\s*\)\s*${OPERATOR}\s*${NUMBER}\s*(%)?$`);
+const STATUS_FORM = new RegExp(String.raw`^status\s*[=:]\s*(\S+?)\s*${OPERATOR}\s*${NUMBER}$`);
+
+/** Reads one threshold; a SyntaxProblem says what is wrong and what would read. */
+export function parseThreshold(text: string): Threshold {
+  const expression = text.trim();
+  if (expression.length > LOAD_BOUNDS.maxThresholdCharacters) throw new SyntaxProblem(`a threshold is at most ${LOAD_BOUNDS.maxThresholdCharacters} characters.`);
+  const short = FUNCTION_FORM.exec(expression);
+  if (short) {
+    const [, aggregation, status, operator, value, percent] = short as unknown as [string, 'count' | 'rate', string, string, string, string | undefined];
+    if (percent && aggregation === 'count') throw new SyntaxProblem('a count takes no %: write count(status=…) == 0, or rate(status=…) < 0.5%.');
+    return { expression, metric: 'status', filter: parseStatusFilter(status), aggregation: { kind: aggregation }, operator: normalOperator(operator), value: Number(value) / (percent ? 100 : 1) };
+  }
+  const bare = STATUS_FORM.exec(expression);
+  if (bare) {
+    const [, status, operator, value] = bare as unknown as [string, string, string, string];
+    return { expression, metric: 'status', filter: parseStatusFilter(status), aggregation: { kind: 'count' }, operator: normalOperator(operator), value: Number(value) };
+  }
+  const long = LONG_FORM.exec(expression);
+  if (!long) {
+    throw new SyntaxProblem(
+      "expected k6's form 'metric: aggregation operator value' (e.g. 'http_req_duration: p(99)<250'), or 'rate(status=5xx) < 0.005', or 'status=401 == 0'.",
+    );
+  }
+  const [, name, tags, aggregationText, operator, valueText, unit] = long as unknown as [string, string, string | undefined, string, string, string, string | undefined];
+  if (!(name in METRICS)) throw new SyntaxProblem(`no metric "${name}"; the metrics: ${Object.keys(METRICS).join(', ')}.`);
+  const metric = name as MetricName;
+  const definition: MetricDefinition = METRICS[metric];
+  const aggregation = parseAggregation(aggregationText);
+  checkAggregation(metric, definition.kind, aggregation);
+  const filter = tags === undefined ? undefined : parseTags(metric, definition, tags);
+  let value = Number(valueText);
+  if (unit === 'ms' || unit === 's') {
+    if (definition.kind !== 'trend') throw new SyntaxProblem(`${metric} is not a time: give its value without ${unit}.`);
+    if (unit === 's') value *= 1000;
+  }
+  if (unit === '%') {
+    if (aggregation.kind !== 'rate' || definition.kind !== 'rate') throw new SyntaxProblem(`% applies to a share (a rate metric such as http_req_failed), not to ${metric}.`);
+    value /= 100;
+  }
+  return { expression, metric, ...(filter ? { filter } : {}), aggregation, operator: normalOperator(operator), value };
+}
+
+function parseAggregation(text: string): Aggregation {
+  const percentile = /^p\(\s*([0-9]+(?:\.[0-9]+)?)\s*\)$/.exec(text);
+  if (percentile) {
+    const value = Number(percentile[1]);
+    if (value > 100) throw new SyntaxProblem(`p(${percentile[1]}): a percentile is from 0 to 100.`);
+    return { kind: 'p', percentile: value };
+  }
+  return { kind: text as 'count' | 'rate' | 'avg' | 'min' | 'max' | 'med' };
+}
+
+/** k6's aggregations by metric type: counter count and rate, rate rate, trend avg, min, med, max and p(N). */
+function checkAggregation(metric: string, kind: MetricKind, aggregation: Aggregation): void {
+  const allowed = kind === 'counter' ? ['count', 'rate'] : kind === 'rate' ? ['rate'] : ['avg', 'min', 'med', 'max', 'p'];
+  if (allowed.includes(aggregation.kind)) return;
+  const names = kind === 'counter' ? 'count or rate' : kind === 'rate' ? 'rate' : 'avg, min, med, max or p(N)';
+  throw new SyntaxProblem(`${metric} is a ${kind}: use ${names}.`);
+}
+
+function parseTags(metric: string, definition: MetricDefinition, tags: string): StatusFilter {
+  const match = /^\s*status\s*[:=]\s*([^,\s]+)\s*$/.exec(tags);
+  if (!definition.byStatus || !match) throw new SyntaxProblem(`${metric} takes no {${tags.trim()}}; {status:202} or {status:5xx} filter http_reqs and http_req_duration.`);
+  return parseStatusFilter(match[1] as string);
+}
+
+export function parseStatusFilter(text: string): StatusFilter {
+  const value = text.trim().toLowerCase();
+  if (/^[1-5][0-9][0-9]$/.test(value)) return { kind: 'code', code: Number(value) };
+  if (/^[1-5]xx$/.test(value)) return { kind: 'class', digit: Number(value[0]) };
+  if (value === 'error') return { kind: 'error' };
+  throw new SyntaxProblem(`status ${text}: expected a status such as 401, a class such as 5xx, or error (no answer).`);
+}
+
+function normalOperator(text: string): Operator {
+  return text === '===' ? '==' : (text as Operator);
+}
+
+export function statusFilterText(filter: StatusFilter): string {
+  return filter.kind === 'code' ? String(filter.code) : filter.kind === 'class' ? `${filter.digit}xx` : 'error';
+}
+
+/** Whether an answer's status (undefined: no answer) is one the filter names. */
+export function statusMatches(filter: StatusFilter, status: number | undefined): boolean {
+  if (filter.kind === 'error') return status === undefined;
+  if (status === undefined) return false;
+  return filter.kind === 'code' ? status === filter.code : Math.floor(status / 100) === filter.digit;
+}
+
+// ----------------------------------------------------------------------------------------------- presets (§8)
+
+export interface SloOptions {
+  interface: 'A' | 'B';
+  /** Multiplies the spec's time targets (tests run them scaled down). */
+  scale: number;
+  callbacks: boolean;
+}
+
+/**
+ * `--slo spec`: the service levels §8 states, as thresholds. Endpoint availability 99.5 %; no lost event (every
+ * repeat of an accepted document is recognised, §6.1); no 4xx for a valid document (429 aside: it is the request
+ * cap, §7) and a Retry-After with every 429 (§7); an answer within the 60 s of message delivery (Interface B);
+ * with --callbacks, first contact within 5 minutes of the job (Interface A). The time targets are multiplied by
+ * `scale`.
+ */
+export function sloThresholds(options: SloOptions): Threshold[] {
+  const preset: [string, string][] = [
+    ['availability: rate >= 0.995', 'endpoint availability 99.5 % (§8): answered, and not with a 5xx'],
+    ['repeats_unrecognised: count == 0', 'no lost event: every repeat of an accepted document is recognised (§6.1, §2.13)'],
+    ['rejected: count == 0', 'no 4xx for a valid document, 429 aside (§7)'],
+    ['retry_after_missing: count == 0', 'every 429 carries Retry-After (§7)'],
+  ];
+  if (options.interface === 'B') {
+    preset.push([`http_req_duration: max < ${round(MESSAGE_DELIVERY_TARGET_SECONDS * 1000 * options.scale)}`, `every event answered within the ${describeTarget(MESSAGE_DELIVERY_TARGET_SECONDS, options.scale)} of message delivery (§8)`]);
+  }
+  if (options.interface === 'A' && options.callbacks) {
+    const target = describeTarget(FIRST_CONTACT_TARGET_SECONDS, options.scale);
+    preset.push([`callback_first_contact: max <= ${round(FIRST_CONTACT_TARGET_SECONDS * 1000 * options.scale)}`, `first contact within ${target} of the job (§8)`]);
+    preset.push(['callbacks_missing: count == 0', `every job contacted within ${target} (§8)`]);
+  }
+  return preset.map(([expression, description]) => ({ ...parseThreshold(expression), description }));
+}
+
+const round = (ms: number) => Math.max(1, Math.round(ms));
+
+function describeTarget(seconds: number, scale: number): string {
+  const scaled = seconds * scale;
+  const text = scaled >= 60 && scaled % 60 === 0 ? `${scaled / 60} min` : `${Math.round(scaled * 1000) / 1000} s`;
+  return scale === 1 ? text : `${text} (${seconds} s × ${scale})`;
+}
+
+// ----------------------------------------------------------------------------------------------- judging
+
+/** What the thresholds read of a finished run (src/load/metrics.ts provides it). */
+export interface MeasuredRun {
+  /** Requests sent. */
+  sent: number;
+  /** Requests that ended: answered, or failed without an answer. */
+  completed: number;
+  /** Seconds the arrivals spanned (for `http_reqs: rate`). */
+  seconds: number;
+  /** Requests ended whose status the filter names. */
+  countStatus(filter: StatusFilter): number;
+  /** Latencies of the answers (with a filter: of those answers), in µs. */
+  latency(filter?: StatusFilter): Histogram;
+  dropped: number;
+  counters: { rejected: number; retry_after_missing: number; repeats: number; duplicates_confirmed: number; repeats_unrecognised: number };
+  /** Repeats that got a 2xx answer: the base on which repeats are judged as recognised or not. */
+  repeatsJudged: number;
+  callbacks?: { tracked: number; missing: number; firstContact: Histogram };
+}
+
+export interface ThresholdVerdict {
+  expression: string;
+  ok: boolean;
+  /** The value judged (undefined when there was nothing to judge). */
+  actual?: number;
+  /** `p(99)=3.2 ms`, `rate=0.012 (12 of 1000)`, or why there is no value. */
+  detail: string;
+  description?: string;
+}
+
+export function judgeThreshold(threshold: Threshold, run: MeasuredRun): ThresholdVerdict {
+  const measured = measure(threshold, run);
+  const base = { expression: threshold.expression, ...(threshold.description ? { description: threshold.description } : {}) };
+  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}` };
+  return { ...base, ok: compare(measured.value, threshold.operator, threshold.value), actual: measured.value, detail: measured.detail };
+}
+
+type Measured = { value: number; detail: string } | { missing: string };
+
+function measure(threshold: Threshold, run: MeasuredRun): Measured {
+  const { aggregation } = threshold;
+  const noAnswers = 'no request ended, so there is nothing to judge';
+  switch (threshold.metric) {
+    case 'status': {
+      const filter = threshold.filter as StatusFilter;
+      const count = run.countStatus(filter);
+      if (run.completed === 0) return { missing: noAnswers };
+      if (aggregation.kind === 'count') return { value: count, detail: `count=${count} (status ${statusFilterText(filter)}, of ${run.completed})` };
+      return share(count, run.completed);
+    }
+    case 'http_reqs': {
+      const count = threshold.filter ? run.countStatus(threshold.filter) : run.sent;
+      if (aggregation.kind === 'count') return { value: count, detail: `count=${count}` };
+      if (run.seconds <= 0) return { missing: 'the run lasted no time' };
+      const rate = count / run.seconds;
+      return { value: rate, detail: `rate=${fixed(rate, 1)}/s` };
+    }
+    case 'http_req_failed': {
+      if (run.completed === 0) return { missing: noAnswers };
+      return share(run.completed - run.countStatus({ kind: 'class', digit: 2 }), run.completed);
+    }
+    case 'availability': {
+      if (run.completed === 0) return { missing: noAnswers };
+      return share(run.completed - run.countStatus({ kind: 'class', digit: 5 }) - run.countStatus({ kind: 'error' }), run.completed);
+    }
+    case 'http_req_duration':
+      return trend(run.latency(threshold.filter), aggregation, threshold.filter ? `no answer with status ${statusFilterText(threshold.filter)}` : 'no answer arrived');
+    case 'dropped_iterations':
+      return counter(run.dropped, aggregation, run);
+    case 'repeats_unrecognised':
+    case 'duplicates_confirmed':
+      if (run.repeatsJudged === 0) return { missing: run.counters.repeats === 0 ? 'no repeat was sent (pass --repeat, e.g. 5%)' : 'no repeat was accepted, so none could be recognised' };
+      return counter(run.counters[threshold.metric], aggregation, run);
+    case 'callback_first_contact':
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      return trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
+    case 'callbacks_missing':
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      return counter(run.callbacks.missing, aggregation, run);
+    default:
+      if (run.completed === 0) return { missing: noAnswers };
+      return counter(run.counters[threshold.metric], aggregation, run);
+  }
+}
+
+function share(count: number, of: number): Measured {
+  const value = count / of;
+  return { value, detail: `rate=${fixed(value, 4)} (${count} of ${of})` };
+}
+
+function counter(count: number, aggregation: Aggregation, run: MeasuredRun): Measured {
+  if (aggregation.kind === 'count') return { value: count, detail: `count=${count}` };
+  if (run.seconds <= 0) return { missing: 'the run lasted no time' };
+  return { value: count / run.seconds, detail: `rate=${fixed(count / run.seconds, 2)}/s` };
+}
+
+function trend(histogram: Histogram, aggregation: Aggregation, missing: string): Measured {
+  if (histogram.total === 0) return { missing };
+  const ms = (micros: number) => micros / 1000;
+  let value: number;
+  let label: string;
+  switch (aggregation.kind) {
+    case 'avg':
+      value = ms(histogram.mean() as number);
+      label = 'avg';
+      break;
+    case 'min':
+      value = ms(histogram.min);
+      label = 'min';
+      break;
+    case 'max':
+      value = ms(histogram.max);
+      label = 'max';
+      break;
+    case 'med':
+      value = ms(histogram.percentile(50) as number);
+      label = 'med';
+      break;
+    case 'p':
+      value = ms(histogram.percentile(aggregation.percentile) as number);
+      label = `p(${aggregation.percentile})`;
+      break;
+    default:
+      return { missing: 'not a trend aggregation' };
+  }
+  return { value, detail: `${label}=${formatMs(value)} (${histogram.total} samples)` };
+}
+
+/** `0.41 ms`, `12.3 ms`, `250 ms`, `1.61 s`, `300 s`. */
+export function formatMs(ms: number): string {
+  if (ms >= 1000) return `${fixed(ms / 1000, ms >= 10_000 ? 1 : 2)} s`;
+  if (ms >= 100) return `${Math.round(ms)} ms`;
+  return `${fixed(ms, ms >= 10 ? 1 : 2)} ms`;
+}
+
+function fixed(value: number, digits: number): string {
+  return String(Number(value.toFixed(digits)));
+}
+
+function compare(actual: number, operator: Operator, expected: number): boolean {
+  switch (operator) {
+    case '<':
+      return actual < expected;
+    case '<=':
+      return actual <= expected;
+    case '>':
+      return actual > expected;
+    case '>=':
+      return actual >= expected;
+    case '==':
+      return actual === expected;
+    case '!=':
+      return actual !== expected;
+  }
+}
+
+/** A threshold on a metric the run does not produce (callbacks without --callbacks): said before the run. */
+export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): string | undefined {
+  if (threshold.metric === 'status') return undefined;
+  const definition: MetricDefinition = METRICS[threshold.metric];
+  if (definition.needs === 'callbacks' && !run.callbacks) return `${threshold.metric} needs --callbacks (Interface A)`;
+  return undefined;
+}
