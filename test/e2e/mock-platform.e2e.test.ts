@@ -15,7 +15,7 @@ afterAll(() => {
 const env = { ACME_SECRET: LIVE_SECRET };
 
 describe('cai mock platform (built binary)', () => {
-  it('prints the URL first, one line per request, and stops cleanly on SIGINT', async () => {
+  it('prints the URL first, one line per request, and stops cleanly on SIGINT (exit 130)', async () => {
     const mock = await startMockProcess(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'], env);
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/events$/);
     const doc = event({ event_id: 'evt_cli_1', lead_id: 'lead-77' });
@@ -25,7 +25,7 @@ describe('cai mock platform (built binary)', () => {
     expect(rejected).toMatch(/^[0-9:.]{12}  \[401\]  rejected .*invalid_signature: /);
     expect(mock.lines[1]).toMatch(/^[0-9:.]{12}  \[202\]  accepted   conversation\.message +evt_cli_1  lead=lead-77$/);
     mock.child.kill('SIGINT');
-    expect(await mock.exited).toBe(0);
+    expect(await mock.exited).toBe(130);
     expect(mock.stderr()).toContain('stopped');
   });
 
