@@ -4,6 +4,7 @@ import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
 import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, VERSION_REQUESTED } from './program.js';
 import type { RunState } from './cli/runner.js';
+import { closestValue } from './cli/suggest.js';
 import { redactSecrets } from './secrets/resolve.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
@@ -134,7 +135,7 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
       return print(output, 'usage', message, hint, ExitCode.usage, error);
     }
     // Commander puts its suggestion on a second line; keep the error to one line.
-    const message = error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
+    const message = withChoiceSuggestion(error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'));
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
     const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv);
     const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
@@ -151,6 +152,13 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
     ExitCode.internal,
     error,
   );
+}
+
+/** A value outside commander's `.choices()`: the choice meant, when it is a typo (`--interface b`: B). */
+function withChoiceSuggestion(message: string): string {
+  const invalid = /'([^']*)' is invalid[^.]*\. Allowed choices are (.+)\.$/.exec(message);
+  const near = invalid ? closestValue(invalid[1] as string, (invalid[2] as string).split(', ')) : undefined;
+  return near === undefined ? message : `${message.slice(0, -1)}; did you mean ${near}?`;
 }
 
 function print(output: Output, code: string, message: string, hint: string, exitCode: number, error: unknown): number {

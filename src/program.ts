@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
+import type { Io } from './io.js';
+import { fitHelp } from './output/layout.js';
 
 type Register = (program: Command, state: RunState) => void;
 
@@ -53,6 +55,16 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The width help is laid out for: the terminal's, else `COLUMNS` when the environment sets it (a pager, a script
+ * that knows its width), else 80. Help is prose to read, so it is fitted even when piped.
+ */
+function helpWidth(stream: Io['stdout'], env: NodeJS.ProcessEnv): number {
+  if (stream.isTTY === true && (stream.columns ?? 0) > 0) return stream.columns as number;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns >= 20 ? columns : 80;
+}
+
 /** The code of the CommanderError thrown when `-V, --version` is given; main.ts prints the version for it. */
 export const VERSION_REQUESTED = 'commander.version';
 
@@ -75,11 +87,15 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => state.io.stdout.write(text),
-      writeErr: (text) => state.io.stderr.write(text),
+      writeOut: (text) => state.io.stdout.write(fitHelp(text, helpWidth(state.io.stdout, state.io.env))),
+      writeErr: (text) => state.io.stderr.write(fitHelp(text, helpWidth(state.io.stderr, state.io.env))),
+      getOutHelpWidth: () => helpWidth(state.io.stdout, state.io.env),
+      getErrHelpWidth: () => helpWidth(state.io.stderr, state.io.env),
       // main.ts prints usage errors itself, as `error:` + `hint:` (or JSON).
       outputError: () => {},
-    });
+    })
+    // Descriptions wrap in their column down to 20 columns wide (commander's default gives up below 40).
+    .configureHelp({ minWidthToWrap: 20 });
 
   // The version is read from package.json only when asked for (src/version.ts); main.ts prints it, --json aware.
   program.on('option:version', () => {

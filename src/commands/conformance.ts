@@ -1,7 +1,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
+
+/** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
+const MOCK_FAULTS = [...new Set([...Object.keys(PLATFORM_FAULTS), ...Object.keys(PROVIDER_FAULTS)])];
 import { readFileInput } from '../input.js';
 import { addTlsOptions, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
@@ -70,7 +74,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']))
     .option('--target <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
     .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
-    .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectValues)
+    .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"))
     .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
     .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
     .option('--branch-code <code>', 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events')
@@ -179,7 +183,9 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planFor({ interface: iface, selection });
   if (plan.unknownSelectors.length > 0) {
-    throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
+    const { listUnknown, selectorWords } = await import('../cli/suggest.js');
+    const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue(iface));
+    throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
 
@@ -294,8 +300,10 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   if (iface === 'B' && !options.provider) throw usageError('missing_option', 'interface B needs the provider code to send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)');
   if (iface === 'A') {
-    if (!options.source) throw usageError('missing_option', 'interface A needs the platform id to send', 'pass --source ID (the X-CAI-Source value, §4.1)');
-    if (!options.branchCode) throw usageError('missing_option', 'interface A needs a branch_code for the jobs', 'pass --branch-code CODE from the deployment catalog');
+    requireOptions([
+      { flag: '--source', value: options.source, how: '--source ID (the X-CAI-Source value, §4.1)' },
+      { flag: '--branch-code', value: options.branchCode, how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)' },
+    ]);
   }
 }
 

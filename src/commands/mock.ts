@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import {
+  collectOneOf,
   collectValues,
   parseMilliseconds,
   parseNonNegativeInteger,
@@ -14,6 +15,7 @@ import {
 } from '../cli/options.js';
 import { parseCidrOption } from '../cli/network-options.js';
 import { usageError } from '../errors.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 import { readPem } from '../input.js';
 import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
@@ -86,18 +88,22 @@ interface MockText {
   name: string;
   description: string;
   provider: string;
+  /** The faults of --break. */
+  faults: readonly string[];
 }
 
 const PLATFORM: MockText = {
   name: 'platform',
   description: 'Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log',
   provider: 'the provider code expected in X-CAI-Provider (§5.6)',
+  faults: Object.keys(PLATFORM_FAULTS),
 };
 
 const PROVIDER: MockText = {
   name: 'provider',
   description: 'Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)',
   provider: "this provider's code, sent as X-CAI-Provider on the events (§4.2)",
+  faults: Object.keys(PROVIDER_FAULTS),
 };
 
 /** A mock's subcommand: --provider, the options both mocks share, and the action that serves until Ctrl-C. */
@@ -114,7 +120,7 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
     .option('--dedupe-capacity <n>', 'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)', parsePositiveInteger)
-    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues)
+    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectOneOf(text.faults, 'fault', `'cai mock ${text.name} --help'`))
     .option('--ui [host:port]', 'serve a live web inspector of the requests on its own port (default 127.0.0.1, a free port); its URL goes to stderr', parseUiAddress);
 }
 
@@ -145,9 +151,8 @@ function registerPlatform(mock: Command, state: RunState): void {
   command.addHelpText(
     'after',
     `
-Faults for --break: no-dedupe, racy-dedupe, dedupe-before-auth, reserialising-verifier, no-window,
-  past-only-window, no-size-limit, reject-unknown-fields, reject-unknown-lead, lax-schema, 5xx-on-bad-json,
-  any-provider, duplicate-without-body, no-retry-after
+Faults for --break:
+  ${PLATFORM.faults.join(', ')}
 
 Examples:
   $ cai mock platform --provider acme --secret-env CAI_SECRET --port 8787 --log events.ndjson
@@ -171,8 +176,8 @@ function registerProvider(mock: Command, state: RunState): void {
   command.addHelpText(
     'after',
     `
-Faults for --break: no-dedupe, no-signature-check, bad-ack, 5xx-on-bad-json, callback-lead-changed,
-  callback-wrong-secret, callback-wrong-provider, callback-invalid-event
+Faults for --break:
+  ${PROVIDER.faults.join(', ')}
 
 Examples:
   $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788

@@ -56,7 +56,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('npm pack: the tarball carries what cai reads at run time, and no tests', () => {
   it('is named after the package, and holds the bin, the built code and the shipped signature example', () => {
     expect(manifest.name).toBe('cai-toolkit');
-    expect(manifest.bin).toEqual({ cai: 'bin/cai.js' });
+    expect(manifest.bin).toEqual({ cai: 'bin/cai.js', 'cai-toolkit': 'bin/cai.js' });
     expect(tarball).toBe(join(work, `cai-toolkit-${manifest.version}.tgz`));
     for (const file of ['package.json', 'bin/cai.js', 'dist/bundle/cai.js', 'dist/index.js', 'dist/index.d.ts', 'fixtures/signature-example.json']) expect(packed).toContain(file);
     expect(packed.filter((file) => /^(src|test|bench|scripts)\/|^fixtures\/(?!signature-example\.json$)/.test(file))).toEqual([]);
