@@ -51,6 +51,7 @@ interface RunOptions extends SenderFlags {
 interface ListOptions {
   interface?: InterfaceId;
   role: 'receiver' | 'sender';
+  wide?: boolean;
   [key: string]: unknown;
 }
 
@@ -150,6 +151,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .description('List the checks: id, level, spec section, tags, title')
     .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
     .addOption(new Option('--role <role>', 'the receiver checks (default) or the sender checks').choices(['receiver', 'sender']).default('receiver'))
+    .option('--wide', 'on a terminal, the full table (sections and tags) instead of the compact list by theme')
     .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json')
     .action(async (options: ListOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runList(options, context));
@@ -165,13 +167,7 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
     output.printJson({ checks });
     return 0;
   }
-  const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
-  output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 4 }, { fit: 'wrap', min: 5 }, { fit: 'wrap', min: 8 }, { fit: 'wrap', min: 12 }]));
-  const count = (iface: InterfaceId, level: string) => checks.filter((check) => check.interface === iface && check.level === level).length;
-  const summary = (['B', 'A'] as const)
-    .filter((iface) => checks.some((check) => check.interface === iface))
-    .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
-  output.result(`${checks.length} checks (${summary.join('; ')})`);
+  await (await import('../output/check-list.js')).renderCheckList(checks, { wide: options.wide === true }, output);
   return 0;
 }
 

@@ -146,7 +146,8 @@ export function wrap(text: string, width: number, options: WrapOptions = {}): st
     const wordWidth = visibleWidth(word);
     const isSpace = word.trim() === '' && stripAnsi(word) === word;
     if (isSpace) {
-      if (used > 0 && used + wordWidth <= room) {
+      // Spaces between words; at the very start, the line's own indent (kept, as the continuation lines get theirs).
+      if ((used > 0 || lines.length === 0) && used + wordWidth <= room) {
         line += word;
         used += wordWidth;
       }

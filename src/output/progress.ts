@@ -1,5 +1,6 @@
 /**
- * Progress on stderr, only when stderr is a terminal with a known width and neither --json nor --quiet is set:
+ * Progress on stderr, only when stderr can redraw a line (a terminal with a known width, not TERM=dumb) and neither
+ * --json nor --quiet is set:
  * a single status line redrawn in place (plain `\r` + erase-line: no spinner library, so no dependency on the
  * terminal reporting its size; ora loops on a zero-column terminal), and the batch sender's progress bar on it.
  */
@@ -18,8 +19,8 @@ export class ProgressLine {
   private readonly enabled: boolean;
 
   constructor(private readonly terminal: Terminal) {
-    const { io, output } = terminal;
-    this.enabled = output.stderrIsTTY && !output.json && !output.quiet && (io.stderr.columns ?? 0) > 0;
+    const { output } = terminal;
+    this.enabled = output.cursorControl && !output.json && !output.quiet;
   }
 
   get live(): boolean {
