@@ -98,13 +98,15 @@ async function runConfigInit(flags: GlobalConfigFlags, { io, output }: CommandCo
   const { writeFile, mkdir } = await import('node:fs/promises');
   const { resolve, dirname } = await import('node:path');
   const { starterConfig } = await import('../config/init.js');
+  const { configSchemaUrl } = await import('../config/json-schema.js');
+  const { versionInfo } = await import('../version.js');
   const { CONFIG_FILE_NAME } = await import('../config/locate.js');
   const { errnoCode } = await import('../errors.js');
   const path = resolve(io.cwd, flags.config ?? CONFIG_FILE_NAME);
   try {
     await mkdir(dirname(path), { recursive: true });
     // 'wx': fails when the file exists, so an existing profile is never overwritten, not even in a race.
-    await writeFile(path, JSON.stringify(starterConfig(), null, 2) + '\n', { flag: 'wx' });
+    await writeFile(path, JSON.stringify(starterConfig(configSchemaUrl(versionInfo().version)), null, 2) + '\n', { flag: 'wx' });
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') {
       throw usageError('config_exists', `${path} already exists; it is left unchanged`, "edit it, or see what it resolves to with 'cai config show'");
