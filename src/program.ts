@@ -79,7 +79,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .option('-V, --version', 'print the version of cai and of the spec it implements')
     .option('--json', 'print exactly one JSON document on stdout (errors included)')
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
-    .option('--quiet', 'print only the result and errors')
+    .option('--quiet', 'print only the result, warnings and errors (no progress, no notes)')
     .option('--debug', 'add stack traces to errors')
     .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)')
     .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')

@@ -140,11 +140,12 @@ export class Output {
     if (!this.quiet) this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
   }
 
-  /** Something the user should know about their input; shown even with `--quiet`. */
+  /** Something the user may want to know about their input; silenced by `--quiet`, as progress is. */
   note(line: string): void {
-    this.labelled(this.errColor.cyan('note:'), line);
+    if (!this.quiet) this.labelled(this.errColor.cyan('note:'), line);
   }
 
+  /** Something that may be wrong (a secret given inline, a report that could not be written): shown even with `--quiet`. */
   warn(line: string): void {
     this.labelled(this.errColor.yellow('warning:'), line);
   }
