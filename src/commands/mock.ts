@@ -24,7 +24,7 @@ import { resolveSecrets, type SecretSource } from '../secrets/resolve.js';
 import type { RunningMock } from '../mock/platform.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import type { Secret } from '../secrets/resolve.js';
-import type { InspectorServerOptions, InspectorStore, RunningInspector } from '../inspector/index.js';
+import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../inspector/index.js';
 
 interface CommonOptions {
   host: string;
@@ -234,6 +234,14 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
+  const signing: InspectorSigning = {
+    identity: 'provider',
+    credentials: [
+      { code: options.provider ?? '', space: 'live', secrets },
+      ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
+    ],
+  };
+  await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockPlatform } = await import('../mock/platform.js');
   const mock = await startMockPlatform({
     host: options.host,
@@ -256,17 +264,11 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     dedupeCapacity: options.dedupeCapacity,
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
-    observe: store?.observe,
+    observe: lines.observer(store?.observe),
   });
   const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
     kind: 'platform',
-    signing: {
-      identity: 'provider',
-      credentials: [
-        { code: options.provider ?? '', space: 'live', secrets },
-        ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
-      ],
-    },
+    signing,
     commands: {
       postUrl: mock.url,
       identity: 'provider',
@@ -293,6 +295,8 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
+  const signing: InspectorSigning = { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets };
+  await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const mock = await startMockProvider({
@@ -314,7 +318,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
     onEvent: (entry) => lines.sent(entry),
-    observe: store?.observe,
+    observe: lines.observer(store?.observe),
     observeSent: store?.observeSent,
     onCallbackRetry: (retry) => {
       lines.callbackRetry(retry);
@@ -323,7 +327,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
   });
   const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
     kind: 'provider',
-    signing: { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets },
+    signing,
     commands: { postUrl: `${mock.url}/contact-jobs`, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) },
     secrets: [...secrets, ...callbackSecrets],
   }));

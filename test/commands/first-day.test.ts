@@ -2,8 +2,11 @@
  * What a first day with cai ran into, each reproduced: --quiet that still spoke, a send-job 401 explained with
  * Interface B notions, a mock 401 line that gave no cause.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { run } from '../../src/main.js';
+import { sampleEvent } from '../../src/spec/sample.js';
+import { fakeIo, runCli } from '../helpers/cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
 const env = { CAI_SECRET: 'whsec_first_day_0123456789' };
@@ -36,5 +39,37 @@ describe("send-job's 401 speaks of Interface A", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the mock's line for a 401 says the likely cause and points to --ui", () => {
+  const secret = 'whsec_first_day_mock_0123';
+  const post = async (url: string, timestamp: string, key: string) => {
+    const body = JSON.stringify(sampleEvent('job.closed'));
+    const signature = `sha256=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
+    const answer = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': signature } });
+    expect(answer.status).toBe(401);
+  };
+
+  it.each([
+    [[], 'run with --ui to see why'],
+    [['--ui'], 'the inspector shows why'],
+  ])('%j', async (extra, pointer) => {
+    const io = fakeIo({ env: { CAI_SECRET: secret } });
+    const finished = run(['mock', 'platform', '--provider', 'acme', ...extra], io);
+    while (!io.out().includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    const url = io.out().split('\n')[0] as string;
+    const now = Math.floor(Date.now() / 1000);
+    await post(url, `${now}000`, secret);
+    await post(url, String(now - 3600), secret);
+    await post(url, String(now), 'whsec_not_this_one_0123');
+    io.interrupt();
+    expect(await finished).toBe(130);
+    const lines = io.out().split('\n').filter((line) => line.includes('[401]'));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/invalid_signature: .*; likely: the timestamp is in milliseconds \(§4: unix seconds\) \(/);
+    expect(lines[1]).toMatch(/; likely: the sender's clock is 3600 s behind \(§5\.5: ±300 s\) \(/);
+    expect(lines[2]).toMatch(/; likely: another secret, or other bytes than those sent \(/);
+    for (const line of lines) expect(line.endsWith(`(${pointer})`), line).toBe(true);
   });
 });

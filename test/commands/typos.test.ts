@@ -46,10 +46,10 @@ describe('every command answers a typo with the value meant (exit 2)', () => {
     expect(result.code).toBe(2);
   });
 
-  it('a value far from every known one is told where the list is, not given all 28 of them', async () => {
+  it('a value far from every known one is told where the list is, not given all of them', async () => {
     const result = await runCli(['mock', 'platform', '--provider', 'acme', '--break', 'zzz'], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe("error: option '--break <fault>' argument 'zzz' is invalid. not a fault: 'cai mock platform --help' lists the 28 faults");
+    expect(result.stderr.split('\n')[0]).toMatch(/^error: option '--break <fault>' argument 'zzz' is invalid\. not a fault: 'cai mock platform --help' lists the \d+ faults$/);
   });
 });
 
