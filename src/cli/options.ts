@@ -151,14 +151,16 @@ export interface RequiredOption {
 
 /**
  * The flags a command cannot do without, checked in the action (a deployment profile may supply them): every
- * missing one is named in the one error, so a first run does not find them one per attempt.
+ * missing one is named in the one error, so a first run does not find them one per attempt. `when` says when they
+ * are needed (`with --format curl`).
  */
-export function requireOptions(required: readonly RequiredOption[]): string[] {
+export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
   const missing = required.filter((option) => option.value === undefined || option.value === '');
-  if (missing.length === 1) throw usageError('missing_option', `${(missing[0] as RequiredOption).flag} is required`, `pass ${(missing[0] as RequiredOption).how}`);
+  const suffix = when === '' ? '' : ` ${when}`;
+  if (missing.length === 1) throw usageError('missing_option', `${(missing[0] as RequiredOption).flag} is required${suffix}`, `pass ${(missing[0] as RequiredOption).how}`);
   if (missing.length > 1) {
     const flags = missing.map((option) => option.flag);
-    throw usageError('missing_option', `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required`, `pass ${missing.map((option) => option.how).join('; and ')}`);
+    throw usageError('missing_option', `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`, `pass ${missing.map((option) => option.how).join('; and ')}`);
   }
   return required.map((option) => option.value as string);
 }

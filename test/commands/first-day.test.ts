@@ -3,6 +3,9 @@
  * Interface B notions, a mock 401 line that gave no cause.
  */
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/main.js';
 import { sampleEvent } from '../../src/spec/sample.js';
@@ -68,8 +71,24 @@ describe("the mock's line for a 401 says the likely cause and points to --ui", (
     const lines = io.out().split('\n').filter((line) => line.includes('[401]'));
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/invalid_signature: .*; likely: the timestamp is in milliseconds \(§4: unix seconds\) \(/);
-    expect(lines[1]).toMatch(/; likely: the sender's clock is 3600 s behind \(§5\.5: ±300 s\) \(/);
+    expect(lines[1]).toMatch(/; likely: the sender's clock is 360[01] s behind \(§5\.5: ±300 s\) \(/);
     expect(lines[2]).toMatch(/; likely: another secret, or other bytes than those sent \(/);
     for (const line of lines) expect(line.endsWith(`(${pointer})`), line).toBe(true);
+  });
+});
+
+describe('a failing run leaves no temp directory behind', () => {
+  it('sign --format curl refused for a missing flag writes no body file (all it lacks named at once)', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'cai-first-day-tmp-'));
+    try {
+      const result = await runCli(['sign', '--format', 'curl'], { env: { ...env, TMPDIR: tmp }, stdin: '{}' });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'error: --url and --interface are required with --format curl\nhint: pass --url with the full address to POST to; and --interface B --provider CODE (events) or --interface A --source ID (contact jobs)\n',
+      );
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
