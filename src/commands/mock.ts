@@ -211,9 +211,12 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
     });
   });
   try {
-    const { MockLines } = await import('../output/mock-lines.js');
+    const [{ MockLines }, { waitNotice }] = await Promise.all([import('../output/mock-lines.js'), import('../output/wait-notice.js')]);
     const lines = new MockLines(output);
-    const { mock, notes, ui } = await start(lines);
+    // Reloading a long --log takes a while: a CI log is told what it waits for.
+    const starting = waitNotice(output, io.now);
+    starting.set({ what: 'the mock to start (reloading its --log, opening its port)' });
+    const { mock, notes, ui } = await start(lines).finally(() => starting.stop());
     lines.announce(mock.url, notes, ui?.url);
     const signal = await interrupted;
     output.info(`${signal}: finishing requests in flight…`);

@@ -114,7 +114,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
-    const watch = watchDelivery(context, url, options.verbose === true, policy);
+    const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);

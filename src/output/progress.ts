@@ -6,6 +6,7 @@
  */
 import type { Io } from '../io.js';
 import { truncate } from './layout.js';
+import { WAIT_LINE_MS } from './wait-notice.js';
 import type { Output } from './output.js';
 
 /** The streams and the output of the command that draws. */
@@ -47,7 +48,7 @@ export class ProgressLine {
 type ProgressOutcome = 'ok' | 'problem';
 
 /** Without a terminal, a plain progress line this often at most (a CI log stays readable; stdout stays results). */
-const PLAIN_EVERY_MS = 30_000;
+const PLAIN_EVERY_MS = WAIT_LINE_MS;
 /** On a terminal, the line is redrawn at most this often, and at least this often while documents wait. */
 const REDRAW_MS = 100;
 const TICK_MS = 1000;
