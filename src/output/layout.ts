@@ -249,6 +249,10 @@ export function fitHelp(text: string, width: number): string {
       out.push(...(fits(line) ? [line] : wrapUnder(line, width, column <= width / 2 ? column : leadOf(line).length)));
       continue;
     }
+    if (!isProse(line)) {
+      out.push(...(fits(line) ? [line] : wrapUnder(line, width, leadOf(line).length)));
+      continue;
+    }
     const paragraph = [line];
     while (index + 1 < lines.length && isProse(lines[index + 1] as string)) paragraph.push(lines[(index += 1)] as string);
     out.push(...(paragraph.every(fits) ? paragraph : reflow(paragraph, width)));
@@ -260,8 +264,9 @@ function leadOf(line: string): string {
   return /^\s*/.exec(line)?.[0] ?? '';
 }
 
+/** A line of a paragraph to reflow: text at the margin or a list's hanging indent, not a deeper, laid-out line. */
 function isProse(line: string): boolean {
-  return line.trim() !== '' && !/^\s*\$ /.test(line) && !HELP_ITEM.test(line);
+  return line.trim() !== '' && leadOf(line).length <= 2 && !/^\s*\$ /.test(line) && !HELP_ITEM.test(line);
 }
 
 /** A line wrapped to `width`, its own indent kept, continuation lines starting at `column`. */
