@@ -73,8 +73,8 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     output.printJson({ config: { path: loaded.location.path, origin: loaded.location.origin }, chosen: profile.chosen?.name ?? null, environments: described });
     return 0;
   }
-  output.result(`config file: ${file}`);
-  if (!profile.chosen) output.result(`environment: none chosen (${names.join(', ')} defined; pass --env NAME or set CAI_ENV, or add default_env); no defaults are applied`);
+  output.resultWrapped(`config file: ${file}`, '  ');
+  if (!profile.chosen) output.resultWrapped(`environment: none chosen (${names.join(', ')} defined; pass --env NAME or set CAI_ENV, or add default_env); no defaults are applied`, '  ');
   for (const environment of described) {
     output.result('');
     output.result(environment.chosenBy ? `environment ${environment.name} (chosen by ${environment.chosenBy})` : `environment ${environment.name}`);
@@ -88,7 +88,8 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     const groupOf = (rule: (typeof CONFIG_DEFAULT_RULES)[number]) => `${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''}`;
     for (const group of [...new Set(CONFIG_DEFAULT_RULES.map(groupOf))]) {
       const text = CONFIG_DEFAULT_RULES.filter((rule) => groupOf(rule) === group).map((rule) => `${rule.option}${rule.field.startsWith('secrets.') ? '-env/-file' : ''} ← ${rule.field}`);
-      output.result(`  ${group.padEnd(29)} ${text.join(', ')}`);
+      // On a terminal, the list wraps under itself; piped, each command stays on one line.
+      output.resultWrapped(`  ${group.padEnd(29)} ${text.join(', ')}`, ' '.repeat(32));
     }
   }
   return 0;

@@ -3,12 +3,12 @@
  * rendered at 80 and at 60 columns, on a terminal of that width (fake TTY streams) and, for help, piped with
  * `COLUMNS` set; and `TERM=dumb` gets no cursor control (no `\r`, no erase-line), however long the command runs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { runTty, widestLine } from '../helpers/tty.js';
 import { loadProgram } from '../docs/cli-surface.js';
 
@@ -22,8 +22,12 @@ function paths(command: Command, prefix: string[] = []): string[][] {
 }
 
 let helps: string[][] = [];
+/** A folder with the profile `cai config init` writes, for `config show`. */
+const profile = join(dir, 'profile');
 beforeAll(async () => {
   helps = paths(await loadProgram());
+  mkdirSync(profile);
+  expect((await runCli(['config', 'init'], { cwd: profile })).code).toBe(0);
 });
 
 const overflowing = (text: string, columns: number) =>
@@ -53,10 +57,14 @@ describe.each([80, 60])('at %i columns', (columns) => {
     ['conformance', 'list', '--role', 'sender'],
     ['conformance', 'list', '--interface', 'A', '--wide'],
     ['send-event', '--print-schedule'],
-    ['report', '--log', 'fixtures/logs/platform.ndjson'],
+    ['report', '--log', join(ROOT, 'fixtures/logs/platform.ndjson')],
     ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'dedupe', '--verbose', '--repro-dir', join(dir, 'repro')],
+    // The spinner needs a real terminal's cursor calls: TERM=dumb leaves the result alone on the fake one.
+    ['doctor', '--target', 'http://127.0.0.1:9/cai/events', '--timeout', '1s'],
+    ['config', 'show', '--env', 'test'],
   ])('%j fits', async (...argv) => {
-    const result = await runTty(argv, { columns, env });
+    const where = argv[0] === 'config' ? { cwd: profile } : argv[0] === 'doctor' ? { env: { ...env, TERM: 'dumb' } } : {};
+    const result = await runTty(argv, { columns, env, ...where });
     expect(result.code, result.stderr).toBeLessThanOrEqual(1);
     expect(overflowing(result.stdout, columns)).toEqual([]);
     expect(overflowing(result.stderr.split('\r').join('\n'), columns)).toEqual([]);
