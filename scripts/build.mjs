@@ -11,7 +11,7 @@
 // The bundle inlines its dependencies (commander, zod, undici, chalk, ora, cli-table3): it reads nothing from
 // node_modules at run time; the library still imports them, so they stay runtime dependencies.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -83,6 +83,22 @@ export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => ke
   },
 };
 
+/**
+ * The inspector page's script is a file of its own (src/inspector/browser/inspector.js), read by script.ts beside
+ * itself: in the bundle its text is inlined instead (nothing is read from disk at run time), and for the library
+ * (dist/, by tsc, which copies no .js) it is copied beside the built module.
+ */
+const INSPECTOR_ASSET = "readFileSync(new URL('./inspector.js', import.meta.url), 'utf8')";
+const inlineInspectorScript = {
+  name: 'cai-inline-inspector-script',
+  transform(code, id) {
+    if (!id.endsWith('/src/inspector/browser/script.ts')) return null;
+    if (!code.includes(INSPECTOR_ASSET)) throw new Error(`${id} no longer reads its asset as ${INSPECTOR_ASSET}: update scripts/build.mjs`);
+    return code.replace(INSPECTOR_ASSET, JSON.stringify(readFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), 'utf8')));
+  },
+};
+copyFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), new URL('../dist/inspector/browser/inspector.js', import.meta.url));
+
 await build({
   input: { cai: 'src/main.ts' },
   platform: 'node',
@@ -92,7 +108,7 @@ await build({
   // A module imported both statically and lazily stays where the static import puts it: expected here, not news.
   onLog: (level, log, handler) => (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
   transform: { define: { __CAI_VERSION__: JSON.stringify(manifest.version) } },
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, inlineInspectorScript],
   output: {
     dir: 'dist/bundle',
     format: 'cjs',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes docs/conformance-checks.md from the check catalogues themselves (the built dist/conformance/catalogue.js,
-// dist/conformance/sender/catalogue.js and dist/mock/faults.js), so the page cannot drift from the checks. Run `npm run docs` (it builds first);
+// Writes docs/conformance-checks.md from the check catalogue itself (the built dist/conformance/catalogue.js and
+// dist/mock/faults.js), so the page cannot drift from the checks. Run `npm run docs` (it builds first);
 // `node scripts/gen-check-catalogue.mjs --check` exits 1 when the committed page differs.
 // test/docs/check-catalogue.test.ts renders the same text from src/ and compares it with the committed page.
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ const AREAS = {
   SIZE: 'the 256 KB limit (§8)',
   RATE: 'the request cap: 429 with Retry-After (§7)',
   CLOCK: "the target's clock (§5.5)",
-  CB: "the provider's events back to the job's callback_url (§3 step 5, §4.2), and its sender's answers to 503, 429 and 400 (§7)",
+  CB: "the provider's events back to the job's callback_url (§3 step 5, §4.2): that they come, keep the lead_id, end the conversation and repeat the acknowledgment's facts",
 };
 
 const SENDER_INTERFACES = {
@@ -71,6 +71,26 @@ function counts(checks) {
   };
 }
 
+/** Where a receiver check is listed: a sender check judging an Interface A provider's callbacks is listed with A's. */
+const sideOf = (check) => (check.callbackStages ? 'A' : check.interface);
+
+/** Interface A's callbacks, judged by the event sender's checks: what they read and which former ids they answer to. */
+function callbackPart(onCallbacks) {
+  if (onCallbacks.length === 0) return [];
+  return [
+    '',
+    `### A: the provider's events, judged by the event sender's checks (${onCallbacks.length})`,
+    '',
+    "The provider sends its events back to each job's callback_url, as an event sender (§3 step 5): the same checks",
+    'as `--role sender --interface B` judge them, delivery by delivery, on the jobs whose first event cai answers',
+    '202, 503, 429 or 400. They answer to the ids of the callback checks they replaced (`--only`, `--skip`, waivers).',
+    '',
+    '| id | former ids | level | sections | jobs | title |',
+    '|---|---|---|---|---|---|',
+    ...onCallbacks.map((check) => `| ${check.id} | ${cell((check.aliases ?? []).join(', '))} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.callbackStages.join(', '))} | ${cell(check.title)} |`),
+  ];
+}
+
 /** The sender checks' part of the page: counts, then each interface's checks by area, with their scenarios. */
 function senderPart(senderChecks) {
   if (senderChecks.length === 0) return [];
@@ -81,8 +101,10 @@ function senderPart(senderChecks) {
     'Every check `cai conformance run --role sender` makes (`cai conformance list --role sender`): cai is the receiver',
     'and judges what the sender under test sends. Ids are `BS-<AREA>-<nnn>` for a provider\'s event sender and',
     '`AS-<AREA>-<nnn>` for a platform\'s job sender, stable and never reused. The scenarios are those a check needs;',
-    'a run plays only the scenarios its selected checks need. The HTTP, HDR, SIG and DOC checks judge every attempt of',
-    'every scenario played, and need `accept` at least. How a run works: [conformance.md](conformance.md#judging-a-sender).',
+    'a run plays only the scenarios its selected checks need. The trigger may send one document or many: each delivery',
+    '(a document and its retries, by event_id) is judged on its own, on the answers it got. The HTTP, HDR, SIG and DOC',
+    'checks judge every attempt of every scenario played, and need `accept` at least. How a run works:',
+    '[conformance.md](conformance.md#judging-a-sender).',
     '',
     '| sender of | checks | must | should |',
     '|---|---|---|---|',
@@ -111,8 +133,8 @@ function senderPart(senderChecks) {
 }
 
 /**
- * The page, from plain data: `checks` as describeCatalogue() returns them, `senderChecks` as
- * describeSenderCatalogue() does, the fault tables of src/mock/faults.ts.
+ * The page, from plain data: `checks` as describeCatalogue('receiver') returns them, `senderChecks` as
+ * describeCatalogue('sender') does, the fault tables of src/mock/faults.ts.
  * @param {{ checks: Array<{id: string, interface: 'A'|'B', title: string, sections: string[], level: string, tags: string[], optional: boolean, needs?: string, exclusive?: boolean}>, senderChecks?: Array<{id: string, interface: 'A'|'B', title: string, sections: string[], level: string, scenarios?: string[]}>, platformFaults: Record<string, string>, providerFaults: Record<string, string> }} input
  */
 export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults, providerFaults }) {
@@ -129,7 +151,7 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
     '|---|---|---|---|---|',
   ];
   for (const iface of ['B', 'A']) {
-    const c = counts(checks.filter((check) => check.interface === iface));
+    const c = counts(checks.filter((check) => sideOf(check) === iface));
     lines.push(`| ${iface} | ${c.total} | ${c.must} | ${c.optional} | ${c.should} |`);
   }
   const all = counts(checks);
@@ -141,9 +163,10 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
     'reported as skipped, with the flag that runs it. The first section listed is the main one.',
   );
   for (const iface of ['B', 'A']) {
-    const own = checks.filter((check) => check.interface === iface);
-    if (own.length === 0) continue;
-    lines.push('', `## ${INTERFACES[iface].title}`, '', `${own.length} checks, run by \`${INTERFACES[iface].run}\`.`);
+    const listed = checks.filter((check) => sideOf(check) === iface);
+    const own = listed.filter((check) => !check.callbackStages);
+    if (listed.length === 0) continue;
+    lines.push('', `## ${INTERFACES[iface].title}`, '', `${listed.length} checks, run by \`${INTERFACES[iface].run}\`.`);
     const areas = [...new Set(own.map((check) => check.id.split('-')[1]))];
     for (const area of areas) {
       const inArea = own.filter((check) => check.id.split('-')[1] === area);
@@ -154,6 +177,7 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
         lines.push(`| ${check.id} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.tags.join(', '))} | ${cell(check.title)} |`);
       }
     }
+    lines.push(...callbackPart(listed.filter((check) => check.callbackStages)));
   }
   lines.push(...senderPart(senderChecks));
   lines.push(
@@ -183,11 +207,10 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
 async function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const catalogue = await import(new URL('../dist/conformance/catalogue.js', import.meta.url).href);
-  const sender = await import(new URL('../dist/conformance/sender/catalogue.js', import.meta.url).href);
   const faults = await import(new URL('../dist/mock/faults.js', import.meta.url).href);
   const text = renderCheckCatalogue({
-    checks: catalogue.describeCatalogue(),
-    senderChecks: sender.describeSenderCatalogue(),
+    checks: catalogue.describeCatalogue('receiver'),
+    senderChecks: catalogue.describeCatalogue('sender'),
     platformFaults: faults.PLATFORM_FAULTS,
     providerFaults: faults.PROVIDER_FAULTS,
   });

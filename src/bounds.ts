@@ -116,6 +116,14 @@ export const INPUT_CAPS = {
     beyond: 'refused',
     why: 'one entry per check, a few hundred at most',
   },
+  report: {
+    bytes: 64 * MiB,
+    what: 'conformance report',
+    hint: 'pass the file `cai conformance run --json` wrote',
+    readers: '`conformance run --rerun-failed`',
+    beyond: 'refused',
+    why: 'a report of every check with its evidence: 10 000 checks with their bodies stay well under it',
+  },
   example: {
     bytes: 1 * MiB,
     what: 'signature example',
@@ -186,9 +194,11 @@ export const LISTENER_CAPS = {
  * otherwise; what it keeps of the requests is DEFAULT_INSPECTOR_LIMITS (src/inspector/limits.ts, docs/mocks.md).
  */
 export const INSPECTOR_SERVER_CAPS = {
-  /** Connections open at once (the page, its fetches and its live streams). */
+  /** Connections open at once (the page, its fetches and its live streams); at the limit, the idle make room. */
   maxConnections: 128,
-  /** The request line and headers within this, the whole request within requestTimeoutMs. */
+  /** Requests parsed and not yet answered on one connection (a page sends one at a time); one more closes it. */
+  maxRequestsInFlight: 16,
+  /** The request line and headers within this (checked every second), the whole request within requestTimeoutMs. */
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   /** Characters of a filter's text (`q`, `lead`, …) used; the rest is ignored. */

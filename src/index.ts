@@ -75,13 +75,14 @@ export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
 export { loadCatalog, type CatalogBranch } from './spec/catalog.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
-// Conformance
-export { runConformance, planFor, type ConformanceOptions } from './conformance/suite.js';
-export { CATALOGUE, describeCatalogue, planChecks, type Selection } from './conformance/catalogue.js';
-export { toJunit, countLine } from './conformance/report.js';
+// Conformance: one catalogue, one runner, reporters as a map
+export { runConformance, planFor, type ConformanceOptions } from './conformance/run-receiver.js';
+export { CATALOGUE, SENDER_CATALOGUE, checksFor, describeCatalogue, planChecks, planRun, type Selection } from './conformance/catalogue.js';
+export type { Check, CheckMeta, ReceiverCheck, SenderCheck, Outcome } from './conformance/check.js';
+export { REPORTERS, viewOf, type ReporterName, type ReportView, type ReporterOptions } from './conformance/reporters/index.js';
+export { countLine } from './conformance/reporters/text.js';
 export { parseWaivers, type Waiver } from './conformance/waivers.js';
 export type {
-  CheckMeta,
   CheckResult,
   CheckVerdict,
   CheckLevel,
@@ -94,12 +95,11 @@ export type {
   BodyRecord,
 } from './conformance/types.js';
 // Conformance of a sender (`cai conformance run --role sender`): cai listens, runs the trigger, judges what arrives.
-export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/sender/run.js';
-export { describeSenderCatalogue } from './conformance/sender/catalogue.js';
+export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/run-sender.js';
 
 // Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
-export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './output/html/conformance-report.js';
-export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './output/job-summary.js';
+export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './conformance/reporters/html.js';
+export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './conformance/reporters/markdown.js';
 export { renderOperationHtml, type OperationView, type OperationPageOptions } from './output/html/operation-report.js';
 
 // The mocks' live inspector (`cai mock … --ui`): a store fed by the mock's observer hooks, and its web server.

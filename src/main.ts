@@ -213,10 +213,15 @@ function missingCommandOf(argv: readonly string[]): CaiError | undefined {
 
 /** Entry point of `bin/cai.js`: the only place that touches `process.exitCode`. */
 export async function main(): Promise<void> {
-  // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report.
+  // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report. The command goes on
+  // (its writes are dropped) and exits with its own code once decided: `send-event … 2>&1 | true` still exits 3.
+  let finished = false;
   for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (error.code === 'EPIPE') {
+        if (finished) process.exit(process.exitCode ?? 0);
+        return;
+      }
       // A full disk or a closed descriptor is the environment's doing, not a bug: exit 2, like any unwritable path.
       if (name === 'stdout') {
         process.stderr.write(`error: cannot write the result to stdout (${error.code ?? error.message})\nhint: check where stdout is redirected\n`);
@@ -227,6 +232,7 @@ export async function main(): Promise<void> {
   try {
     const code = await run(process.argv.slice(2), processIo());
     process.exitCode = code;
+    finished = true;
     // After Ctrl-C nothing may keep cai alive (a request still in flight, a server still closing): what had to be
     // written is written; stdout and stderr get a moment to drain.
     if (code === ExitCode.interrupted || code === 143) setTimeout(() => process.exit(code), 200).unref();

@@ -33,7 +33,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
   sample: 'job, event, ack, duplicate-ack',
   mock: 'platform, provider',
-  conformance: 'run, list',
+  conformance: 'run, list, coverage',
   config: 'show, init',
 };
 

@@ -5,13 +5,13 @@
  * --junit as a receiver run).
  */
 import type { Command } from 'commander';
-import { shellQuote } from '../http/curl.js';
 import { usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import type { InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../conformance/types.js';
 import type { Waiver } from '../conformance/waivers.js';
-import type { ScenarioStart } from '../conformance/sender/run.js';
+import type { ScenarioStart } from '../conformance/run-sender.js';
 import type { CommandContext } from './runner.js';
 import { secretsFromOptions } from './secret-options.js';
 
@@ -36,18 +36,26 @@ export interface SenderRoleOptions extends SenderFlags {
   concurrency: number;
   waivers?: string;
   reproDir?: string;
+  failOn: 'must' | 'warnings';
+  junit?: string;
+  html?: string;
+  summary?: string;
+  verbose?: boolean;
   [key: string]: unknown;
 }
 
 export interface SenderRoleDeps {
   loadWaivers(path: string): Promise<Waiver[]>;
-  render(report: SuiteReport, secrets: readonly string[]): Promise<number>;
+  /** How cai was run, for the reproduction commands. */
+  invocation: string;
+  /** The command line of this run with the selection replaced by one check. */
+  rerunCommand(command: Command, invocation: string): (checkId: string) => string;
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = ['target', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures'];
 /** Flags of the sender role. */
-const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'observe', 'tlsCert', 'tlsKey'];
+const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
@@ -80,10 +88,9 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
   }
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
 
-  const { planSenderChecks, scenariosToRun } = await import('../conformance/sender/catalogue.js');
-  const { splitSelectors } = await import('../conformance/catalogue.js');
+  const { planRun, scenariosToRun, splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
-  const plan = planSenderChecks(iface, selection);
+  const plan = planRun('sender', iface, selection);
   if (plan.unknownSelectors.length > 0) {
     throw usageError('unknown_check', `no interface ${iface} sender check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --role sender --interface ${iface}' for the ids and tags`);
   }
@@ -99,7 +106,10 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
     abort.abort();
   });
   const byHand = options.trigger === undefined;
-  const { runSenderConformance } = await import('../conformance/sender/run.js');
+  const { runSenderConformance } = await import('../conformance/run-sender.js');
+  const { renderReport, reportStop } = await import('./conformance-report.js');
+  const secretValues = secrets.map((secret) => secret.value);
+  const startedAt = new Date();
   let report: SuiteReport;
   try {
     report = await runSenderConformance({
@@ -117,30 +127,35 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       concurrency: options.concurrency,
       waivers,
       reproDir: options.reproDir,
-      reproFlags: reproFlags(options, command),
+      invocation: deps.invocation,
+      rerun: deps.rerunCommand(command, deps.invocation),
       env: io.env,
       cwd: io.cwd,
       signal: abort.signal,
       onListening: (url) => {
-        if (byHand) output.info(`listening as ${iface === 'B' ? "the platform's events endpoint" : "the provider's contact-jobs endpoint"} on ${url}; waiting for the sender, one scenario at a time`);
+        if (byHand) output.info(`listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`);
       },
       onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
       onScenarioEnd: byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
     });
+  } catch (error) {
+    // The sender sent nothing (exit 3): the report files still say so.
+    await reportStop(error, { interface: iface, role: 'sender', startedAt, mock: false }, options, context, secretValues);
+    throw error;
   } finally {
     stopListening();
   }
-  return deps.render(report, secrets.map((secret) => secret.value));
+  return renderReport(report, options, context, secretValues);
 }
 
 /** What a person sending by hand is told at the start of each scenario (stderr). */
 function instruct(start: ScenarioStart, iface: InterfaceId, { output }: CommandContext): void {
-  const what = iface === 'B' ? 'one event' : 'one contact job';
-  const where = iface === 'B' ? start.targetUrl : `${start.targetUrl} (it posts to /contact-jobs there)`;
+  const spec = interfaceSpec(iface);
+  const where = spec.path === '' ? start.targetUrl : `${start.targetUrl} (it posts to ${spec.path} there)`;
   output.info('');
   output.info(`scenario ${start.index}/${start.total} ${start.id}: ${start.purpose}`);
-  output.info(`  send ${what} to ${where} now, and let the sender retry as it would`);
-  output.info(`  answers, attempt by attempt: ${start.script}; waiting up to ${Math.round(start.waitMs / 1000)} s (--wait)`);
+  output.info(`  send one or more ${spec.documentName}s to ${where} now, and let the sender retry as it would`);
+  output.info(`  answers to each ${spec.documentName}'s attempts: ${start.script}; waiting up to ${Math.round(start.waitMs / 1000)} s (--wait)`);
 }
 
 /** One line per finished scenario: on a terminal with --trigger, and always by hand. */
@@ -148,18 +163,6 @@ function showEnd(summary: ScenarioSummary, { output }: CommandContext): void {
   const count = summary.attempts.length;
   const answers = summary.attempts.map((attempt) => attempt.answer).join(', ');
   const seconds = (summary.durationMs / 1000).toFixed(1);
-  output.info(`${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`);
-}
-
-/** The flags of this run a reproduction command repeats (everything but the selection and the trigger). */
-function reproFlags(options: SenderRoleOptions, command: Command): string[] {
-  const flags: string[] = [];
-  const given = (key: string) => command.getOptionValueSource(key) === 'cli';
-  if (given('listen') && options.listen) flags.push(`--listen ${shellQuote(`${options.listen.host.includes(':') ? `[${options.listen.host}]` : options.listen.host}:${options.listen.port}`)}`);
-  if (given('publicUrl') && options.publicUrl) flags.push(`--public-url ${shellQuote(options.publicUrl)}`);
-  if (given('tlsCert') && options.tlsCert) flags.push(`--tls-cert ${shellQuote(options.tlsCert)}`);
-  if (given('tlsKey') && options.tlsKey) flags.push(`--tls-key ${shellQuote(options.tlsKey)}`);
-  if (given('wait') && options.wait !== undefined) flags.push(`--wait ${options.wait}ms`);
-  if (given('observe') && options.observe !== undefined) flags.push(`--observe ${options.observe}ms`);
-  return flags;
+  const documents = `${summary.deliveries} document${summary.deliveries === 1 ? '' : 's'}, `;
+  output.info(`${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`);
 }

@@ -26,6 +26,9 @@ export interface TransportOptions {
   dryRun?: boolean;
   format: 'http' | 'curl';
   verbose?: boolean;
+  /** `--tls required` (or a profile's "tls": "required") and `--allow-http`: see checkPlainHttp. */
+  tls?: string;
+  allowHttp?: boolean;
   /** Set by the action: `--retry-for` came from the command line, the environment or a profile, not the default. */
   retryForGiven?: boolean;
   [key: string]: unknown;

@@ -3,17 +3,59 @@
  * glue that builds their transport (src/http/transport.ts) and shows what it says. Light at start-up: the transport
  * code (undici) is loaded inside the action.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { usageError } from '../errors.js';
+import { isLoopbackUrl } from '../http/loopback.js';
+import type { Output } from '../output/output.js';
 import type { Transport, TransportFlags } from '../http/transport.js';
 import { parseHttpUrl } from './options.js';
 import type { CommandContext } from './runner.js';
 
-/** `--ca`, `--insecure` and `--proxy`. */
+/** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
 export function addTlsOptions(command: Command): Command {
   return command
     .option('--ca <file>', 'trust this certificate authority (PEM) for https')
     .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl);
+    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .addOption(new Option('--tls <policy>', 'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it').choices(['required', 'warn']).default('warn'))
+    .option('--allow-http', 'send plain http to an address that is not this machine on purpose: no warning, even with --tls required');
+}
+
+/** What the flags say of plain http (`--tls`, `--allow-http`). */
+export interface PlainHttpFlags {
+  tls?: string;
+  allowHttp?: boolean;
+}
+
+/**
+ * §5.8: "Transport is TLS 1.2 or above, in both directions". A send in clear text to an address that is not this
+ * machine (a mock on loopback is fine) is said on stderr; under `--tls required` (a production profile's
+ * `"tls": "required"`) it is a usage error, exit 2; `--allow-http` says it is on purpose. For every sending command.
+ */
+export function checkPlainHttp(url: string, flags: PlainHttpFlags, output: Output): void {
+  if (flags.allowHttp === true || !isPlainHttpElsewhere(url)) return;
+  const origin = safeOrigin(url);
+  if (flags.tls === 'required') {
+    throw usageError('tls_required', `${origin} is plain http, and TLS is required here (--tls required, or the profile's "tls": "required"; §5.8)`, 'use the https:// URL of the endpoint, or pass --allow-http to send in clear text on purpose');
+  }
+  output.warn(`sending in clear text to ${origin}: §5.8 requires TLS 1.2 or above (pass --allow-http if this is on purpose)`);
+}
+
+/** http:// to a host that is not this machine (127.0.0.0/8, ::1, localhost). */
+function isPlainHttpElsewhere(url: string): boolean {
+  try {
+    return new URL(url).protocol === 'http:' && !isLoopbackUrl(url);
+  } catch {
+    return false;
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /** The transport for these flags, with the --insecure warning and the proxy in use shown on stderr. */

@@ -7,10 +7,11 @@ import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 /** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
 const MOCK_FAULTS = [...new Set([...Object.keys(PLATFORM_FAULTS), ...Object.keys(PROVIDER_FAULTS)])];
 import { readFileInput } from '../input.js';
-import { addTlsOptions, openTransport } from '../cli/transport-options.js';
+import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
+import { rerunCommand } from '../cli/rerun.js';
 import type { InterfaceId } from '../spec/constants.js';
-import type { SuiteReport } from '../conformance/types.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
 
 interface RunOptions extends SenderFlags {
@@ -42,7 +43,10 @@ interface RunOptions extends SenderFlags {
   ca?: string;
   insecure?: boolean;
   proxy?: string;
+  tls?: string;
+  allowHttp?: boolean;
   sourceAddress?: string;
+  rerunFailed?: string;
   /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
@@ -82,8 +86,9 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
     .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
-    .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events').argParser(parseDurationMs).default(30_000, '30s'))
+    .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events of each job').argParser(parseDurationMs).default(30_000, '30s'))
     .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
+    .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
@@ -101,8 +106,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
     .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)
     .option('--public-url <url>', 'sender: the origin the sender reaches the listener at (a tunnel), when not the listener\'s own', parseHttpUrl)
-    .option('--wait <duration>', 'sender: bound per scenario for the attempts it expects (default 60s, 5m by hand)', parseDurationMs)
-    .option('--observe <duration>', 'sender: after a final answer, how long to listen for an attempt that must not come (default 2s)', parseDurationMs)
+    .option('--wait <duration>', 'sender: how long each document may take to be delivered, and the first to come (default 60s, 5m by hand)', parseDurationMs)
+    .option('--observe <duration>', 'after the last attempt (sender) or event (A callbacks), how long to listen for one more (default 2s)', parseDurationMs)
     .option('--tls-cert <file>', 'sender: listen with HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'sender: the PEM private key of --tls-cert');
   addTlsOptions(run).option('--source-address <ip>', 'send the origin check from this local address, one the target has not registered (§5.7)');
@@ -123,28 +128,28 @@ Examples:
       --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
---fail-on warnings), 2 usage, 3 target unreachable.`,
+--fail-on warnings), 2 usage, 3 target unreachable or sender silent.`,
   );
   run.action(async (options: RunOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {
+      if (options.rerunFailed !== undefined && !(await selectRerun(options, context))) return 0;
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
-      if (options.role === 'sender') {
-        const startedAt = new Date().toISOString();
-        try {
-          return await runSenderRole(options, cmd, context, {
-            loadWaivers: (path) => loadWaivers(path, context),
-            render: (report, secrets) => render(report, options, context, secrets),
-          });
-        } catch (error) {
-          // The sender sent nothing (exit 3): the report files still say so.
-          if (options.interface) await writeGateFiles(error, { iface: options.interface, startedAt, options, context, secrets: [], role: 'sender' });
-          throw error;
-        }
-      }
+      if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
       refuseFlagsOfOtherRole('receiver', cmd);
-      return runConformanceCommand(options, context);
+      return runConformanceCommand(options, cmd, context);
     });
   });
+
+  conformance
+    .command('coverage')
+    .description('Show every clause of the spec with the checks that enforce it, or why none can')
+    .addOption(new Option('--interface <id>', 'only the clauses that bind A or B').choices(['A', 'B']))
+    .addOption(new Option('--role <role>', 'the receiver checks, the sender checks, or all (default)').choices(['receiver', 'sender', 'all']).default('all'))
+    .option('--html <file>', 'also write the matrix as a self-contained HTML page to FILE')
+    .addHelpText('after', '\nExamples:\n  $ cai conformance coverage --role receiver --interface B\n  $ cai conformance coverage --json')
+    .action(async (options: CoverageOptions, cmd: Command) => {
+      await runHandler(state, cmd, (context) => runCoverage(options, context));
+    });
 
   conformance
     .command('list')
@@ -158,11 +163,36 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     });
 }
 
+interface CoverageOptions {
+  interface?: InterfaceId;
+  role: 'receiver' | 'sender' | 'all';
+  html?: string;
+  [key: string]: unknown;
+}
+
+/** `cai conformance coverage`: every clause of the spec, the checks that enforce it, or why none can. */
+async function runCoverage(options: CoverageOptions, context: CommandContext): Promise<number> {
+  const { output } = context;
+  const { coverage, clauseRolesOf, summariseCoverage } = await import('../conformance/coverage.js');
+  const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) => (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)));
+  const matrix = coverage({ roles: [...new Set(roles)] });
+  if (options.html !== undefined) {
+    const { renderCoverageHtml } = await import('../conformance/reporters/coverage.js');
+    const { generator, writeOrFail } = await import('../cli/report-files.js');
+    await writeOrFail(options.html, renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }), 'HTML coverage', context);
+    output.info(`HTML coverage written to ${options.html}`);
+  }
+  if (output.json) {
+    output.printJson({ clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })), summary: summariseCoverage(matrix) });
+    return 0;
+  }
+  const { renderCoverageText } = await import('../conformance/reporters/coverage.js');
+  for (const line of renderCoverageText(matrix).split('\n')) output.result(line);
+  return 0;
+}
+
 async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
-  const checks =
-    options.role === 'sender'
-      ? (await import('../conformance/sender/catalogue.js')).describeSenderCatalogue(options.interface)
-      : (await import('../conformance/catalogue.js')).describeCatalogue(options.interface);
+  const checks = (await import('../conformance/catalogue.js')).describeCatalogue(options.role, options.interface);
   if (output.json) {
     output.printJson({ checks });
     return 0;
@@ -171,29 +201,32 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
   return 0;
 }
 
-async function runConformanceCommand(options: RunOptions, context: CommandContext): Promise<number> {
+async function runConformanceCommand(options: RunOptions, cmd: Command, context: CommandContext): Promise<number> {
   const { io, output } = context;
   const iface = await checkRunOptions(options);
-  const { planFor, runConformance } = await import('../conformance/suite.js');
+  const { planFor, runConformance } = await import('../conformance/run-receiver.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planFor({ interface: iface, selection });
   if (plan.unknownSelectors.length > 0) {
     const { listUnknown, selectorWords } = await import('../cli/suggest.js');
-    const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue(iface));
+    const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue('receiver', iface));
     throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
 
   const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
-  const wantsCallbacks = iface === 'A' && !options.mock && (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
+  const callsBack = interfaceSpec(iface).receiver === 'provider';
+  const wantsCallbacks = callsBack && !options.mock && (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
   const callbackSecrets = wantsCallbacks ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output) : [];
   if (wantsCallbacks) requireCallbackOptions(options);
-  if (iface === 'A' && !options.mock && !wantsCallbacks) {
-    output.note("no callback secret: the checks that need the provider's events (A-CB-*, A-DEDUP-007, A-AUTH-016) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
+  if (callsBack && !options.mock && !wantsCallbacks) {
+    output.note("no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
+  if (options.target !== undefined) checkPlainHttp(options.target, options, output);
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
+  const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
   const { conformanceProgress } = await import('../output/conformance-progress.js');
   const progress = conformanceProgress(context, plan.planned.length);
@@ -202,8 +235,10 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
     progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
     abort.abort();
   });
-  let report: SuiteReport;
-  const startedAt = new Date().toISOString();
+  const startedAt = new Date();
+  const { renderReport, reportStop } = await import('../cli/conformance-report.js');
+  const invocation = invocationOf(context);
+  let report;
   try {
     report = await runConformance({
       interface: iface,
@@ -214,12 +249,14 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       secrets: secrets.map((secret) => secret.value),
       secretLabel: secrets[0]?.label,
       callbackSecrets: callbackSecrets.map((secret) => secret.value),
-      providerCode: iface === 'A' ? options.provider : undefined,
+      callbackSecretLabel: callbackSecrets[0]?.label,
+      providerCode: callsBack ? options.provider : undefined,
       branchCode: options.branchCode,
       leadId: options.leadId,
       callbackListen: options.callbackListen,
       callbackUrl: options.callbackUrl,
       callbackWaitMs: options.callbackWait,
+      ...(options.observe !== undefined ? { observeMs: options.observe } : {}),
       selection,
       concurrency: options.concurrency,
       timeoutMs: options.timeout,
@@ -228,51 +265,47 @@ async function runConformanceCommand(options: RunOptions, context: CommandContex
       client,
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
+      invocation,
+      rerun: rerunCommand(cmd, invocation),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
   } catch (error) {
-    await writeGateFiles(error, { iface, startedAt, options, context, secrets: [...secrets, ...callbackSecrets].map((secret) => secret.value) });
+    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.target !== undefined ? { target: options.target } : {}) }, options, context, secretValues);
     throw error;
   } finally {
     progress.stop();
     stopListening();
   }
-  const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
-  return render(report, options, context, secretValues);
+  return renderReport(report, options, context, secretValues);
 }
 
 /**
- * A run stopped before any check because the target is unreachable or plainly not the endpoint (exit 3): the
- * HTML report and the job summary, when asked for, still say what happened, so a CI page shows the reason.
+ * `--rerun-failed REPORT`: the checks to run are those that did not pass in the report, of its interface and role.
+ * Returns false when there is nothing to run again (every check passed), having said so.
  */
-async function writeGateFiles(
-  error: unknown,
-  run: { iface: InterfaceId; startedAt: string; options: RunOptions; context: CommandContext; secrets: readonly string[]; role?: 'sender' },
-): Promise<void> {
-  const { options, context } = run;
-  const { CaiError } = await import('../errors.js');
-  if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
-  if (options.html === undefined && options.summary === undefined && !context.io.env.GITHUB_STEP_SUMMARY) return;
-  const { redactDeep } = await import('../conformance/report.js');
-  const view = redactDeep(
-    {
-      ok: false,
-      ...(options.target !== undefined ? { target: options.target } : {}),
-      interface: run.iface,
-      ...(run.role ? { role: run.role } : {}),
-      mock: options.mock === true,
-      startedAt: run.startedAt,
-      summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, total: 0 },
-      checks: [],
-      failOn: options.failOn,
-      error: { code: error.code, message: error.message, hint: error.hint },
-    },
-    run.secrets,
-  );
-  const { writeConformanceFiles } = await import('../cli/report-files.js');
-  // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeConformanceFiles(view, { html: options.html, summary: options.summary }, context).catch((failure: unknown) => context.output.warn(failure instanceof Error ? failure.message : String(failure)));
+async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<boolean> {
+  const path = options.rerunFailed as string;
+  if (options.only?.length) throw usageError('conflicting_options', '--rerun-failed and --only both choose the checks', 'pass one of them');
+  const { readRerun } = await import('../cli/rerun-failed.js');
+  const rerun = await readRerun(path, io);
+  if (options.interface !== undefined && options.interface !== rerun.interface) {
+    throw usageError('conflicting_options', `${path} is a report of interface ${rerun.interface}, not ${options.interface}`, `drop --interface, or pass --interface ${rerun.interface}`);
+  }
+  if (options.role !== rerun.role) throw usageError('conflicting_options', `${path} is a report of a ${rerun.role} run`, rerun.role === 'sender' ? 'add --role sender' : 'drop --role sender');
+  options.interface = rerun.interface;
+  if (rerun.ids.length === 0) {
+    output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
+    return false;
+  }
+  options.only = rerun.ids;
+  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
+  return true;
+}
+
+/** How this cai was run, for the reproduction commands: the same invocation, from any folder. */
+function invocationOf({ io }: CommandContext): string {
+  return io.invocation ?? 'cai';
 }
 
 /** The usage errors of `conformance run`, before anything is planned; returns the interface to check. */
@@ -317,34 +350,3 @@ async function loadWaivers(path: string, { io }: CommandContext) {
   if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
   return parsed.waivers;
 }
-
-async function render(report: SuiteReport, options: RunOptions, context: CommandContext, secrets: readonly string[]): Promise<number> {
-  const { output, io } = context;
-  const { redactDeep, toJunit } = await import('../conformance/report.js');
-  const safe = redactDeep(report, secrets);
-  const warningsFail = options.failOn === 'warnings';
-  const ok = safe.ok && !(warningsFail && safe.summary.warnings > 0);
-  if (options.junit !== undefined) {
-    const { writeFile } = await import('node:fs/promises');
-    const { resolve } = await import('node:path');
-    try {
-      await writeFile(resolve(io.cwd, options.junit), (await import('../secrets/mask.js')).maskSecrets(toJunit(safe, warningsFail)));
-    } catch (error) {
-      throw usageError('unwritable_file', `cannot write the JUnit report to ${options.junit}`, 'check that the directory exists and is writable', error);
-    }
-  }
-  const { writeConformanceFiles } = await import('../cli/report-files.js');
-  await writeConformanceFiles({ ...safe, ok, failOn: options.failOn }, { html: options.html, summary: options.summary }, context);
-  if (output.json) {
-    output.printJson({ ...safe, ok, failOn: options.failOn });
-    return ok ? 0 : 1;
-  }
-  const { renderConformanceReport } = await import('../output/conformance-report.js');
-  await renderConformanceReport(safe, { verbose: options.verbose === true }, output);
-  if (safe.reproDir) output.info(safe.role === 'sender' ? `what the sender sent, for the failing checks: ${safe.reproDir}` : `bodies and repro scripts of the failing requests: ${safe.reproDir}`);
-  if (options.junit !== undefined) output.info(`JUnit report written to ${options.junit}`);
-  if (safe.mock && safe.reproDir) output.note('the built-in receiver stopped with the run: run the repro commands against a `cai mock` you start yourself');
-  if (safe.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped');
-  return ok ? 0 : 1;
-}
-

@@ -7,7 +7,7 @@ import { parseHttpUrl, requireOptions } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
-import { openTransport } from '../cli/transport-options.js';
+import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import type { Output } from '../output/output.js';
 import type { KeptTimestamp } from '../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
@@ -65,6 +65,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
     const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('../output/dry-run.js')]);
     return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
   }
+  checkPlainHttp(plan.url, options, output);
   const { openDispatcher } = await import('../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
   try {

@@ -8,7 +8,7 @@ import { requireOptions } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { signingSecret } from '../cli/secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
-import { openTransport } from '../cli/transport-options.js';
+import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { ExitCode, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { readBodyInput } from '../input.js';
@@ -110,6 +110,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
     const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }
+  checkPlainHttp(url, options, output);
   const { openDispatcher } = await import('../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
@@ -181,6 +182,7 @@ function refuseSingleOnlyFlags(options: SendOptions): void {
 async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPolicy, context: CommandContext): Promise<number> {
   const { io, output } = context;
   refuseSingleOnlyFlags(options);
+  checkPlainHttp(options.to, options, output);
   const secret = signingSecret(options, context);
   const files = await import('../send/batch-files.js');
   const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), { eventIds: !options.validate });

@@ -14,7 +14,8 @@ export type ConfigField =
   | 'branches'
   | 'authorised_origins'
   | 'secrets.jobs'
-  | 'secrets.events';
+  | 'secrets.events'
+  | 'tls';
 
 /** How a field's value becomes the option's value, when not as is. */
 type ValueShape =
@@ -68,6 +69,11 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'send-event', field: 'events_url', option: '--to' },
   { command: 'send-event', field: 'provider_code', option: '--provider' },
   { command: 'send-event', field: 'secrets.events', option: '--secret' },
+  // §5.8: a production environment refuses plain http to another machine
+  { command: 'send-job', field: 'tls', option: '--tls' },
+  { command: 'send-event', field: 'tls', option: '--tls' },
+  { command: 'replay', field: 'tls', option: '--tls' },
+  { command: 'conformance run', field: 'tls', option: '--tls' },
   // reference receivers
   { command: 'mock platform', field: 'provider_code', option: '--provider' },
   { command: 'mock platform', field: 'secrets.events', option: '--secret' },

@@ -103,6 +103,7 @@ function fieldValue(settings: Environment, rule: DefaultRule): string | string[]
       return settings.events_url !== undefined && rule.shape === 'url-path' ? new URL(settings.events_url).pathname : settings.events_url;
     case 'provider_code':
     case 'platform_id':
+    case 'tls':
       return settings[rule.field];
     default:
       return undefined;

@@ -54,6 +54,11 @@ export const EnvironmentSchema = z.strictObject({
     .optional(),
   authorised_origins: z.array(OriginSchema).optional(),
   secrets: z.strictObject({ jobs: SecretRefsSchema.optional(), events: SecretRefsSchema.optional() }).optional(),
+  /**
+   * §5.8: "required" marks a production environment: the sending commands refuse plain http to an address that is
+   * not this machine (their `--tls required`); "warn" (the default) only says so.
+   */
+  tls: z.enum(['required', 'warn'], { error: 'expected "required" or "warn"' }).optional(),
 });
 export type Environment = z.infer<typeof EnvironmentSchema>;
 

@@ -1,64 +1,107 @@
 /**
- * The check catalogue (both interfaces) and the selection rules of --only / --skip / --include.
- * The checks are defined by theme in ./checks/; this is the one place that orders them, and the order is what
- * `cai conformance list` and every report show.
+ * The one catalogue of checks, of both roles and both interfaces, and the selection rules of --only / --skip /
+ * --include. The checks are defined by theme in ./checks/receiver and ./checks/sender; this is the one place that
+ * orders them, and the order is what `cai conformance list` and every report show. The sender checks that judge a
+ * provider's events also run on the events an Interface A provider sends back to the callback listener: there they
+ * are listed among the Interface A receiver's checks, tagged `callback`, under their own ids and the former ids of
+ * the callback checks they replaced (aliases, so waivers and selections that name those still match).
  */
+import { createHash } from 'node:crypto';
 import type { InterfaceId } from '../spec/constants.js';
-import { acceptance } from './checks/acceptance.js';
-import { identity, signatureBinding, signatures } from './checks/authentication.js';
-import { callbacks } from './checks/callbacks.js';
-import { clock } from './checks/clock.js';
-import { duplicates } from './checks/duplicates.js';
-import { formats } from './checks/formats.js';
-import { framing } from './checks/framing.js';
-import { rate } from './checks/rate.js';
-import { rawBody } from './checks/raw-body.js';
-import type { ByInterface } from './checks/receivers.js';
-import { schema } from './checks/schema.js';
-import { size } from './checks/size.js';
-import { timestampWindow } from './checks/window.js';
-import type { CheckDefinition } from './define.js';
-import type { CheckMeta, CheckResult } from './types.js';
+import { versionInfo } from '../version.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+import type { Check, CheckMeta, SenderCheck } from './check.js';
+import { acceptance } from './checks/receiver/acceptance.js';
+import { identity, signatureBinding, signatures } from './checks/receiver/authentication.js';
+import { callbacks, repeatedJob } from './checks/receiver/callbacks.js';
+import { clock } from './checks/receiver/clock.js';
+import { duplicates } from './checks/receiver/duplicates.js';
+import { formats } from './checks/receiver/formats.js';
+import { framing } from './checks/receiver/framing.js';
+import { rate } from './checks/receiver/rate.js';
+import { rawBody } from './checks/receiver/raw-body.js';
+import type { ByInterface } from './checks/receiver/receivers.js';
+import { schema } from './checks/receiver/schema.js';
+import { size } from './checks/receiver/size.js';
+import { timestampWindow } from './checks/receiver/window.js';
+import { attemptChecksA, attemptChecksB } from './checks/sender/attempts.js';
+import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
+import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
+import type { CheckResult, CheckRole } from './types.js';
 
-/** The themes in catalogue order; each contributes its checks of the interface, if it has any. */
-const THEMES: readonly ByInterface[] = [acceptance, duplicates, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks];
+/** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
+const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks];
 
-function checksOfInterface(iface: InterfaceId): CheckDefinition[] {
-  return THEMES.flatMap((theme) => theme[iface] ?? []);
+const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'RETRY', 'REJECT', 'ACK', 'TIME'];
+
+function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
+  const area = (check: SenderCheck) => SENDER_AREAS.indexOf(check.id.split('-')[1] ?? '');
+  return [...checks].sort((a, b) => area(a) - area(b) || a.id.localeCompare(b.id));
 }
 
-/** Interface B (the platform's events endpoint) first, then Interface A (the provider's contact-jobs endpoint). */
-export const CATALOGUE: readonly CheckDefinition[] = [...checksOfInterface('B'), ...checksOfInterface('A')];
+/** Interface B's event sender first, then Interface A's job sender, each in area order. */
+export const SENDER_CATALOGUE: readonly SenderCheck[] = [...inAreaOrder([...attemptChecksB, ...deliveryChecksB]), ...inAreaOrder([...attemptChecksA, ...deliveryChecksA])];
 
-export function checksFor(iface: InterfaceId | undefined): readonly CheckDefinition[] {
-  return iface ? CATALOGUE.filter((check) => check.interface === iface) : CATALOGUE;
+const EVERY_CALLBACK: readonly CallbackScenarioId[] = CALLBACK_SCENARIO_IDS;
+
+/**
+ * The sender checks of Interface B that judge the events an Interface A provider sends back, with the callback
+ * scenarios (jobs) each reads and the callback checks each replaced.
+ */
+const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioId[]; aliases?: readonly string[] }>> = {
+  'BS-HTTP-001': { stages: EVERY_CALLBACK },
+  'BS-HDR-001': { stages: EVERY_CALLBACK, aliases: ['A-CB-003'] },
+  'BS-HDR-002': { stages: EVERY_CALLBACK },
+  'BS-SIG-001': { stages: EVERY_CALLBACK, aliases: ['A-CB-002', 'A-CB-008'] },
+  'BS-SIG-002': { stages: EVERY_CALLBACK, aliases: ['A-CB-002'] },
+  'BS-SIG-003': { stages: EVERY_CALLBACK, aliases: ['A-CB-002', 'A-CB-008'] },
+  'BS-DOC-001': { stages: EVERY_CALLBACK, aliases: ['A-CB-004'] },
+  'BS-DOC-002': { stages: EVERY_CALLBACK },
+  'BS-DOC-003': { stages: EVERY_CALLBACK },
+  'BS-RETRY-001': { stages: ['callback-503'], aliases: ['A-CB-007'] },
+  'BS-RETRY-002': { stages: ['callback-503', 'callback-429'], aliases: ['A-CB-007'] },
+  'BS-RETRY-003': { stages: ['callback-503', 'callback-429'] },
+  'BS-RETRY-004': { stages: ['callback-503', 'callback-429'] },
+  'BS-RETRY-007': { stages: ['callback-429'], aliases: ['A-CB-009'] },
+  'BS-RETRY-008': { stages: ['callback-429'], aliases: ['A-CB-010'] },
+  'BS-REJECT-001': { stages: ['callback-400'], aliases: ['A-CB-011'] },
+  'BS-ACK-001': { stages: ['callbacks'] },
+};
+
+/** The sender checks as they judge an Interface A provider's callbacks: tagged `callback`, needing the listener. */
+const CALLBACK_CHECKS: readonly SenderCheck[] = SENDER_CATALOGUE.filter((check) => ON_CALLBACKS[check.id] !== undefined).map((check) => {
+  const use = ON_CALLBACKS[check.id] as (typeof ON_CALLBACKS)[string];
+  return { ...check, tags: [...check.tags, 'callback'], needs: 'callback', callbackStages: use.stages, ...(use.aliases ? { aliases: use.aliases } : {}) };
+});
+
+function receiverChecksOf(iface: InterfaceId): Check[] {
+  const own = THEMES.flatMap((theme) => theme[iface] ?? []) as Check[];
+  return iface === 'A' ? [...own, ...CALLBACK_CHECKS] : own;
 }
 
-/** A check's catalogue row as plain data, without its judgement. */
-export function describeCheck(check: CheckMeta): CheckMeta {
-  return {
-    id: check.id,
-    interface: check.interface,
-    title: check.title,
-    sections: check.sections,
-    level: check.level,
-    tags: check.tags,
-    optional: check.optional === true,
-    ...(check.exclusive ? { exclusive: true } : {}),
-    ...(check.needs ? { needs: check.needs } : {}),
-  };
+/** The receiver checks: Interface B (the platform's events endpoint) first, then Interface A (the provider's contact-jobs endpoint). */
+export const CATALOGUE: readonly Check[] = [...receiverChecksOf('B'), ...receiverChecksOf('A')];
+
+/** The checks of one role, of one interface or both. */
+export function checksFor(role: CheckRole, iface?: InterfaceId): readonly Check[] {
+  if (role === 'sender') return iface ? SENDER_CATALOGUE.filter((check) => check.interface === iface) : SENDER_CATALOGUE;
+  return iface ? receiverChecksOf(iface) : CATALOGUE;
 }
 
-/** The catalogue as plain data (what `cai conformance list --json` prints). */
-export function describeCatalogue(iface?: InterfaceId): CheckMeta[] {
-  return checksFor(iface).map(describeCheck);
+/** The version line of every report: the tool, the spec, and a digest of every check's row (both roles). */
+export function runVersion(): import('./types.js').RunVersion {
+  const info = versionInfo();
+  const rows = JSON.stringify([...describeCatalogue('receiver'), ...describeCatalogue('sender')]);
+  return { tool: info.version, spec: info.spec, catalogue: createHash('sha256').update(rows).digest('hex').slice(0, 16) };
 }
 
 /** The fields of a check's result that come from its catalogue row. */
-export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'interface' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'> {
+export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'aliases' | 'interface' | 'role' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'> {
   return {
     id: check.id,
+    ...(check.aliases?.length ? { aliases: check.aliases } : {}),
     interface: check.interface,
+    role: check.role,
     title: check.title,
     sections: check.sections,
     section: check.sections[0] ?? '',
@@ -66,6 +109,24 @@ export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'interfac
     tags: check.tags,
     optional: check.optional === true,
   };
+}
+
+/** A check's catalogue row as plain data, without its judgement. */
+export function describeCheck(check: Check): CheckMeta & { callbackStages?: readonly string[] } {
+  const { section: _main, ...row } = resultBase(check);
+  return {
+    ...row,
+    clauses: check.clauses,
+    ...(check.exclusive ? { exclusive: true } : {}),
+    ...(check.needs ? { needs: check.needs } : {}),
+    ...(check.role === 'sender' ? { scenarios: check.scenarios } : {}),
+    ...(check.role === 'sender' && check.callbackStages ? { callbackStages: check.callbackStages } : {}),
+  };
+}
+
+/** The catalogue as plain data (what `cai conformance list --json` prints). */
+export function describeCatalogue(role: CheckRole = 'receiver', iface?: InterfaceId): ReturnType<typeof describeCheck>[] {
+  return checksFor(role, iface).map(describeCheck);
 }
 
 export interface Selection {
@@ -76,15 +137,15 @@ export interface Selection {
   include: readonly string[];
 }
 
-export interface PlannedCheck<Check extends CheckMeta = CheckDefinition> {
-  check: Check;
+export interface PlannedCheck<C extends Check = Check> {
+  check: C;
   /** Set when the check will not run, with the reason shown in the report. */
   skipReason?: string;
 }
 
-export interface Plan<Check extends CheckMeta = CheckDefinition> {
-  planned: PlannedCheck<Check>[];
-  /** Selectors matching no check of this interface (a usage error for the command). */
+export interface Plan<C extends Check = Check> {
+  planned: PlannedCheck<C>[];
+  /** Selectors matching no check of this run (a usage error for the command). */
   unknownSelectors: string[];
 }
 
@@ -93,14 +154,19 @@ export function splitSelectors(values: readonly string[] | undefined): string[] 
   return (values ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
 }
 
+/** The id and its aliases, lower-case: what a selector or a waiver may name. */
+export function namesOf(check: Pick<CheckMeta, 'id' | 'aliases'>): string[] {
+  return [check.id, ...(check.aliases ?? [])].map((name) => name.toLowerCase());
+}
+
 export function matchesSelector(check: CheckMeta, selector: string): boolean {
   const wanted = selector.toLowerCase();
   if (wanted === 'all') return true;
   if (wanted.includes('*')) {
     const pattern = new RegExp(`^${wanted.split('*').map(escapeRegExp).join('.*')}$`);
-    return pattern.test(check.id.toLowerCase()) || check.tags.some((tag) => pattern.test(tag));
+    return namesOf(check).some((name) => pattern.test(name)) || check.tags.some((tag) => pattern.test(tag));
   }
-  return check.id.toLowerCase() === wanted || check.tags.includes(wanted) || check.level === wanted;
+  return namesOf(check).includes(wanted) || check.tags.includes(wanted) || check.level === wanted;
 }
 
 function escapeRegExp(text: string): string {
@@ -112,10 +178,10 @@ function escapeRegExp(text: string): string {
  * Optional checks run when --include (or --only) names them; otherwise they are reported as skipped with the
  * flag that would run them, so a reader knows they exist.
  */
-export function planChecks<Check extends CheckMeta = CheckDefinition>(checks: readonly Check[], selection: Selection): Plan<Check> {
+export function planChecks<C extends Check>(checks: readonly C[], selection: Selection): Plan<C> {
   const all = [...selection.only, ...selection.skip, ...selection.include];
   const unknownSelectors = all.filter((selector) => selector.toLowerCase() !== 'all' && !checks.some((check) => matchesSelector(check, selector)));
-  const planned: PlannedCheck<Check>[] = [];
+  const planned: PlannedCheck<C>[] = [];
   for (const check of checks) {
     const named = (list: readonly string[]) => list.some((selector) => matchesSelector(check, selector));
     if (selection.only.length > 0 && !named(selection.only)) continue;
@@ -124,7 +190,7 @@ export function planChecks<Check extends CheckMeta = CheckDefinition>(checks: re
       continue;
     }
     // --only names an optional check by its id or one of its tags: that is asking for it.
-    const explicitlyNamed = selection.only.some((selector) => selector.toLowerCase() === check.id.toLowerCase() || check.tags.includes(selector.toLowerCase()));
+    const explicitlyNamed = selection.only.some((selector) => namesOf(check).includes(selector.toLowerCase()) || check.tags.includes(selector.toLowerCase()));
     if (check.optional && !named(selection.include) && !explicitlyNamed) {
       planned.push({ check, skipReason: `optional: run it with --include ${check.tags[0] ?? check.id}` });
       continue;
@@ -132,4 +198,21 @@ export function planChecks<Check extends CheckMeta = CheckDefinition>(checks: re
     planned.push({ check });
   }
   return { planned, unknownSelectors };
+}
+
+/** The plan of a run: the checks of its role and interface, as selected. */
+export function planRun(role: CheckRole, iface: InterfaceId, selection: Selection): Plan {
+  return planChecks(checksFor(role, iface), selection);
+}
+
+/** The scenarios a sender run must play for the planned checks, in catalogue order: only those run. */
+export function scenariosToRun(plan: Plan): SenderScenarioId[] {
+  const wanted = new Set(plan.planned.filter((item) => item.skipReason === undefined && item.check.role === 'sender').flatMap((item) => (item.check as SenderCheck).scenarios));
+  return SCENARIO_IDS.filter((id) => wanted.has(id));
+}
+
+/** `BS` or `B`: the id prefix of a role's checks, for messages that name them. */
+export function checkPrefix(role: CheckRole, iface: InterfaceId): string {
+  const spec = interfaceSpec(iface);
+  return role === 'sender' ? spec.senderCheckPrefix : spec.receiverCheckPrefix;
 }

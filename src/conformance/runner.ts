@@ -1,32 +1,98 @@
 /**
- * Runs a plan of checks against a session: the concurrent ones with a bounded pool (each uses its own fresh
- * event_ids, so they cannot interfere), then the exclusive ones alone. Applies waivers and builds the report.
+ * The runner: plan → gather → judge → waivers → report, for both roles. A receiver run gathers each check's
+ * evidence by probing (the concurrent checks with a bounded pool, each with its own fresh event_ids so they cannot
+ * interfere, then the exclusive ones alone); a sender run has gathered its attempts before any check is judged.
+ * Either way each check's judgement is pure, and a check whose evidence was cut by an interruption is `not-judged`.
  */
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage } from '../errors.js';
-import { recordExchange } from './evidence.js';
-import { CheckScope, type CheckDefinition } from './define.js';
-import { resultBase, type PlannedCheck } from './catalogue.js';
-import type { Session } from './session.js';
-import type { CheckOutcome, CheckResult, Exchange, StopReport, SuiteSummary, WaiverNotice } from './types.js';
+import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
+import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
+import { ms, recordExchange, type Exchange, type SenderEvidence } from './evidence.js';
+import { ProbeScope } from './probe/scope.js';
+import type { Session } from './probe/session.js';
+import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 
 export interface RunHooks {
-  onStart?(check: CheckDefinition): void;
+  onStart?(check: Check): void;
   onFinish?(result: CheckResult): void;
 }
 
-export interface RunOptions extends RunHooks {
+/** Saves a failing check's evidence and says how to reproduce it (./repro.ts). */
+export type Reproducer = (result: CheckResult, outcome: Outcome) => Promise<Reproduction | undefined>;
+
+export interface JudgeContext {
+  waivers: readonly Waiver[];
+  now: number;
+  reproduce?: Reproducer;
+}
+
+/** Said of a failure whose answer was longer than cai reads (the actual value and the evidence show its start). */
+export const TRUNCATED_NOTE = `the answer's body was longer than ${formatCap(NETWORK_CAPS.responseBodyBytes)}: cai kept its start, discarded the rest and closed the connection (docs/limits.md)`;
+
+/** A check that never ran: its reason is what the report shows. */
+export function skippedResult(check: Check, reason: string): CheckResult {
+  return { ...resultBase(check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
+}
+
+/** A judgement that throws is a bug in cai, not a verdict on the implementation: the result says so. */
+export function safely(judge: () => Outcome): Outcome {
+  try {
+    return judge();
+  } catch (error) {
+    return { verdict: 'failed', expected: 'the check to run', actual: `the check itself failed (a bug in cai): ${errorMessage(error)}` };
+  }
+}
+
+/** The waiver that covers a check (its id or one of its aliases), if one is in force. */
+function waiverFor(check: Check, waivers: readonly Waiver[], now: number): Waiver | undefined {
+  const names = namesOf(check);
+  return waivers.find((entry) => names.includes(entry.id.toLowerCase()) && !isExpired(entry, now));
+}
+
+/** An outcome as the report's result: a failure is a warning on a `should`; a waived one is `waived`; its evidence, recorded. */
+export async function resultOf(check: Check, outcome: Outcome, measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>, context: JudgeContext, extraNotes: readonly string[] = []): Promise<CheckResult> {
+  let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' ? 'failed' : 'warning') : outcome.verdict;
+  const waiver = verdict === 'failed' || verdict === 'warning' ? waiverFor(check, context.waivers, context.now) : undefined;
+  if (waiver) verdict = 'waived';
+  const exchanges = outcome.verdict === 'failed' ? (outcome.exchanges ?? []) : [];
+  const notes = [...(outcome.notes ?? []), ...extraNotes];
+  if (exchanges.some((exchange) => exchange.bodyTruncated)) notes.push(TRUNCATED_NOTE);
+  const result: CheckResult = {
+    ...resultBase(check),
+    verdict,
+    expected: outcome.expected,
+    actual: outcome.actual,
+    ...measured,
+    notes,
+    ...(waiver ? { waiver: { reason: waiver.reason, ...(waiver.expires ? { expires: waiver.expires } : {}) } } : {}),
+    ...(exchanges.length > 0 ? { exchange: recordExchange(exchanges.at(-1) as Exchange) } : {}),
+    ...(exchanges.length > 1 ? { exchanges: exchanges.map(recordExchange) } : {}),
+  };
+  if (outcome.verdict === 'failed' && context.reproduce && (exchanges.length > 0 || (outcome.attempts?.length ?? 0) > 0)) {
+    try {
+      const repro = await context.reproduce(result, outcome);
+      if (repro) result.repro = repro;
+    } catch (error) {
+      // The verdict stands without its reproduction; say why it is missing.
+      result.notes.push(`no reproduction: the evidence could not be saved (${errorMessage(error)})`);
+    }
+  }
+  return result;
+}
+
+// --- A receiver run: gather by probing, then judge ------------------------------------------------------------
+
+export interface ProbeRunOptions extends RunHooks, JudgeContext {
   concurrency: number;
-  waivers?: readonly Waiver[];
-  now?: () => number;
-  /** Turns a failing check's evidence into a reproduction (written to disk by the caller's reproducer). */
-  reproduce?: (result: CheckResult, evidence: Exchange) => Promise<CheckResult['repro']>;
   /**
    * Start no new check once this many must checks have failed (`--fail-fast` is 1, `--max-failures N`); the checks
    * in flight finish, the rest are reported as skipped with the reason.
    */
   maxFailures?: number;
+  /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
+  gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
 }
 
 export interface RunOutcome {
@@ -37,14 +103,13 @@ export interface RunOutcome {
   stopped?: StopReport;
 }
 
-export async function runPlan(session: Session, planned: readonly PlannedCheck[], options: RunOptions): Promise<RunOutcome> {
-  const now = options.now ?? (() => Date.now());
+export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions): Promise<RunOutcome> {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
   const halted = () => session.signal.aborted || stopped !== undefined;
   const runOne = async (item: PlannedCheck) => {
-    const result = await executeCheck(session, item, options, now);
+    const result = await probeCheck(session, item, options);
     results.set(item.check.id, result);
     if (result.verdict === 'failed') failures += 1;
     if (stopped === undefined && options.maxFailures !== undefined && failures >= options.maxFailures) {
@@ -63,71 +128,50 @@ export async function runPlan(session: Session, planned: readonly PlannedCheck[]
   const notRun = stopped
     ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (--fail-fast / --max-failures)`
     : 'not run: interrupted before it started';
-  const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item, item.skipReason ?? notRun));
-  const waiverNotices = waiverReport(options.waivers ?? [], ordered, planned.map((item) => item.check.id), now());
-  return { results: ordered, waiverNotices, summary: summarise(ordered), ...(stopped ? { stopped } : {}) };
+  const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item.check, item.skipReason ?? notRun));
+  return {
+    results: ordered,
+    waiverNotices: waiverReport(options.waivers, ordered, planned.flatMap((item) => namesOf(item.check)), options.now),
+    summary: summarise(ordered),
+    ...(stopped ? { stopped } : {}),
+  };
 }
 
-/** Said of a failure whose answer was longer than cai reads (the actual value and the evidence show its start). */
-export const TRUNCATED_NOTE = `the answer's body was longer than ${formatCap(NETWORK_CAPS.responseBodyBytes)}: cai kept its start, discarded the rest and closed the connection (docs/limits.md)`;
-
-function skippedResult(item: PlannedCheck, reason: string): CheckResult {
-  return { ...resultBase(item.check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
+/** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
+function unmetNeed(check: Check, session: Session): string | undefined {
+  if (check.needs === 'source-address' && !session.config.sourceAddress) return 'needs --source-address ADDRESS: a local address the platform has not registered';
+  if (check.needs === 'callback' && !session.callback) return "needs the callback-secret options (and --callback-listen / --callback-url) to receive the events";
+  return undefined;
 }
 
-async function executeCheck(session: Session, item: PlannedCheck, options: RunOptions, now: () => number): Promise<CheckResult> {
+async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRunOptions): Promise<CheckResult> {
   const { check } = item;
-  const base = resultBase(check);
-  if (item.skipReason !== undefined || session.signal.aborted) return skippedResult(item, item.skipReason ?? 'not run: interrupted before it started');
+  const skipReason = item.skipReason ?? unmetNeed(check, session);
+  if (skipReason !== undefined || session.signal.aborted) return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
   options.onStart?.(check);
-  const scope = new CheckScope(session, check);
+  const scope = new ProbeScope(session, check);
   const started = performance.now();
-  let outcome: CheckOutcome;
+  let outcome: Outcome;
   try {
-    outcome = await check.run(scope);
+    outcome = await gatherAndJudge(check, scope, options);
   } catch (error) {
-    // A check that throws is a bug in cai, not a verdict on the target: say so in the result.
     outcome = { verdict: 'failed', expected: 'the check to run', actual: `the check itself failed (a bug in cai): ${errorMessage(error)}` };
   }
-  if (session.signal.aborted && outcome.verdict === 'failed') {
-    // Its requests were cut off by Ctrl-C: no verdict on the target.
-    outcome = { verdict: 'skipped', expected: '-', actual: 'interrupted while it ran' };
+  // Its evidence was cut off by Ctrl-C: whatever it shows, no verdict on the target.
+  if (session.signal.aborted) outcome = { verdict: 'not-judged', expected: '-', actual: 'interrupted while it gathered its evidence' };
+  const notes = scope.rateLimitedRetries > 0 ? [`${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`] : [];
+  return resultOf(check, outcome, { durationMs: Math.round(performance.now() - started), requests: scope.requests, rateLimitedRetries: scope.rateLimitedRetries }, options, notes);
+}
+
+async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
+  if (check.role === 'receiver') {
+    const receiver = check as ReceiverCheck;
+    const evidence = await receiver.gather(scope);
+    return safely(() => receiver.judge(evidence));
   }
-  const durationMs = Math.round(performance.now() - started);
-  const notes = [...(outcome.notes ?? [])];
-  if (outcome.verdict === 'failed' && outcome.evidence?.bodyTruncated) notes.push(TRUNCATED_NOTE);
-  if (scope.rateLimitedRetries > 0) notes.push(`${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`);
-  let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' ? 'failed' : 'warning') : outcome.verdict;
-  let waiver: CheckResult['waiver'];
-  if (verdict === 'failed' || verdict === 'warning') {
-    const found = (options.waivers ?? []).find((entry) => entry.id === check.id && !isExpired(entry, now()));
-    if (found) {
-      verdict = 'waived';
-      waiver = { reason: found.reason, ...(found.expires ? { expires: found.expires } : {}) };
-    }
-  }
-  const result: CheckResult = {
-    ...base,
-    verdict,
-    expected: outcome.expected,
-    actual: outcome.actual,
-    durationMs,
-    notes,
-    requests: scope.requests,
-    rateLimitedRetries: scope.rateLimitedRetries,
-    ...(waiver ? { waiver } : {}),
-    ...(outcome.verdict === 'failed' && outcome.evidence ? { exchange: recordExchange(outcome.evidence) } : {}),
-  };
-  if (outcome.verdict === 'failed' && outcome.evidence && options.reproduce) {
-    try {
-      const repro = await options.reproduce(result, outcome.evidence);
-      if (repro) result.repro = repro;
-    } catch (error) {
-      // The verdict stands without its reproduction; say why it is missing.
-      result.notes.push(`no reproduction: the body could not be saved (${errorMessage(error)})`);
-    }
-  }
-  return result;
+  const evidence = await options.gatherCallbacks?.(check, scope);
+  if (!evidence) return { verdict: 'not-judged', expected: '-', actual: 'no callback listener' };
+  return safely(() => check.judge(evidence));
 }
 
 async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, halted: () => boolean): Promise<void> {
@@ -141,6 +185,42 @@ async function pool<T>(items: readonly T[], size: number, worker: (item: T) => P
   await Promise.all(lanes);
 }
 
+// --- A sender run: the attempts are gathered; judge them -------------------------------------------------------
+
+export interface SenderJudgeOptions extends JudgeContext {
+  /** The stages each check needs, complete (not interrupted): else the check is not judged. */
+  complete(check: SenderCheck): boolean;
+  /**
+   * A scenario the check needs that ran to its end and got no attempt at all: the sender did not deliver there,
+   * which is a failure of the check, whatever its rule (the reason says what the trigger did).
+   */
+  silent(check: SenderCheck): { scenario: string; reason: string } | undefined;
+  /** The attempts a check judged (the size of its evidence) and the time its stages took. */
+  measure(check: SenderCheck): Pick<CheckResult, 'durationMs' | 'requests'>;
+  /** Notes a check carries whatever its verdict (e.g. requests that came to no stage). */
+  notesFor?(check: SenderCheck): string[];
+}
+
+export async function judgeSenderChecks(planned: readonly PlannedCheck[], evidence: SenderEvidence, options: SenderJudgeOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const item of planned) {
+    const check = item.check as SenderCheck;
+    if (item.skipReason !== undefined) {
+      results.push(skippedResult(check, item.skipReason));
+      continue;
+    }
+    const silent = options.silent(check);
+    const outcome: Outcome = !options.complete(check)
+      ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
+      : silent
+        ? { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: `scenario ${silent.scenario}: no attempt arrived within --wait ${ms(evidence.waitMs)} (${silent.reason})` }
+        : safely(() => check.judge(evidence));
+    const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
+    results.push(await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []));
+  }
+  return results;
+}
+
 export function summarise(results: readonly CheckResult[]): SuiteSummary {
   const count = (verdict: CheckResult['verdict']) => results.filter((result) => result.verdict === verdict).length;
   return {
@@ -149,6 +229,7 @@ export function summarise(results: readonly CheckResult[]): SuiteSummary {
     skipped: count('skipped'),
     warnings: count('warning'),
     waived: count('waived'),
+    notJudged: count('not-judged'),
     total: results.length,
   };
 }

@@ -1,142 +1,68 @@
 /**
- * The shapes of the conformance suite: check definitions (the catalogue), what a check returns,
- * and what a run produces. Plain data; no terminal, no commander (STYLE.md "Shape").
+ * The shapes of a run's report: what each check concluded and what the run saw. Plain data; no terminal, no
+ * commander (STYLE.md "Shape"). The reporters (./reporters) render it; `--json` prints it.
  */
 import type { InterfaceId } from '../spec/constants.js';
 
 /** `must`: a failure fails the run. `should`: a failure is a warning. */
 export type CheckLevel = 'must' | 'should';
 
-export type CheckVerdict = 'passed' | 'failed' | 'warning' | 'waived' | 'skipped';
+/**
+ * `not-judged`: the check ran but its evidence is missing (nothing arrived, the run was interrupted while it
+ * gathered, an earlier step failed): no verdict, with the reason. `skipped`: the check did not run at all
+ * (`--skip`, an optional check, what it needs not given, or the run stopped before it).
+ */
+export type CheckVerdict = 'passed' | 'failed' | 'warning' | 'waived' | 'not-judged' | 'skipped';
 
 /**
- * Which side of an interface a check judges: its receiver (cai sends crafted requests; the default, and the only
- * role of the receiver catalogue) or its sender (cai is the receiver and judges what arrives, src/conformance/sender).
+ * Which side of an interface a check judges: its receiver (cai sends crafted requests) or its sender (cai is the
+ * receiver and judges what arrives: in a `--role sender` run, and from the events an Interface A provider sends).
  */
 export type CheckRole = 'receiver' | 'sender';
 
-export interface CheckMeta {
-  /** Stable identifier, `<interface>-<AREA>-<nnn>`, e.g. `B-DEDUP-002`. Never reused for another rule. */
-  id: string;
-  interface: InterfaceId;
-  title: string;
-  /** Spec sections the check enforces, e.g. `['§6.1', '§2.13']`; the first is the main one. */
-  sections: readonly string[];
-  level: CheckLevel;
-  tags: readonly string[];
-  /** Run only when asked with `--include <id or tag>`. */
-  optional?: boolean;
-  /** Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap). */
-  exclusive?: boolean;
-  /** What the check needs beyond the target; without it, the check is skipped with a reason. */
-  needs?: 'callback' | 'source-address';
-  /** Set on the sender checks only (`sender`); absent means a receiver check. */
-  role?: CheckRole;
-  /** Sender checks: the scenarios the check needs (each plays once, running the trigger once). */
-  scenarios?: readonly string[];
-}
-
-/** One HTTP exchange made by a check, kept as evidence and for the reproduction command. */
-export interface Exchange {
-  request: SentRequest;
-  /** Undefined when no response came (network error); `error` then says why. */
-  status?: number;
-  headers: Record<string, string>;
-  body: Buffer;
-  /** The body went over NETWORK_CAPS.responseBodyBytes (src/bounds.ts): `body` is its start, the connection was closed. */
-  bodyTruncated?: boolean;
-  latencyMs: number;
-  error?: { code: string; message: string };
-  /** How many 429 answers were honoured (waited for and re-sent) before this answer. */
-  rateLimitedRetries: number;
-}
-
-/** How a request was built: enough to re-create it later with a fresh signature. */
-export interface SentRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: Buffer;
-  recipe: RequestRecipe;
-}
-
-export type SignatureRecipe =
-  | { kind: 'valid' }
-  | { kind: 'none' }
-  | { kind: 'literal'; value: string }
-  | { kind: 'wrong-secret'; secret: string }
-  | { kind: 'other-body'; body: Buffer }
-  /** Valid signature computed over another timestamp than the one sent. */
-  | { kind: 'other-timestamp'; timestamp: number }
-  /** Valid signature over the timestamp's number as plain digits, whatever prefix the header carries (§5.2, §5.4). */
-  | { kind: 'bare-timestamp' }
-  | { kind: 'truncated' };
-
-export type TimestampRecipe =
-  /** Now on the target's clock; `prefix` is written before the digits (e.g. a leading zero). */
-  | { kind: 'now'; shiftSeconds?: number; prefix?: string }
-  | { kind: 'milliseconds' }
-  | { kind: 'none' }
-  | { kind: 'literal'; value: string };
-
-/** A request as a check describes it; headers and signature are computed at each send (429 → re-signed). */
-export interface RequestRecipe {
-  body: Buffer;
-  signature?: SignatureRecipe;
-  timestamp?: TimestampRecipe;
-  /** The identity header (X-CAI-Provider on B, X-CAI-Source on A): default, omitted, or another value. */
-  identity?: { kind: 'default' } | { kind: 'none' } | { kind: 'value'; value: string };
-  /** Send from this local address (an unregistered origin, §5.7). */
-  sourceAddress?: string;
-  /** Do not honour 429 (the rate-cap check itself). */
-  raw429?: boolean;
-  /** The Content-Type sent (default `application/json`, §2). */
-  contentType?: string;
-  /** Send the body with chunked transfer encoding, without Content-Length. */
-  chunked?: boolean;
-}
-
-export interface CheckOutcome {
-  verdict: 'passed' | 'failed' | 'skipped';
-  /** What the rule expects, e.g. `401`, `202 {"ok":true,"duplicate":true}`. */
-  expected: string;
-  /** What happened, e.g. `202 {"ok":true}`. */
-  actual: string;
-  /** The exchange that shows the failure (its request becomes the reproduction). */
-  evidence?: Exchange;
-  notes?: string[];
-}
-
 export interface Reproduction {
-  /** A shell command that sends the same request again, freshly signed where the check signed validly. */
+  /** A shell command that sends the same request(s) again, freshly signed where the check signed validly. */
   command: string;
-  /** Where the body was saved. */
+  /** Where the body was saved (the first, where the check sent several). */
   bodyFile: string;
   /** A shell script next to the body that runs `command` (short enough to copy from a terminal). */
   script?: string;
 }
 
-export interface CheckResult {
+/** What names a check and its rule, in the catalogue and in every result. */
+export interface CheckRow {
+  /** Stable identifier, `<interface>-<AREA>-<nnn>` (`B-DEDUP-002`; a sender's `BS-RETRY-001`). Never reused. */
   id: string;
+  /** Former ids of the same rule: `--only`, `--skip` and waivers that name them still match. */
+  aliases?: readonly string[];
   interface: InterfaceId;
+  role: CheckRole;
   title: string;
+  /** Spec sections the check enforces, e.g. `['§6.1', '§2.13']`; the first is the main one. */
   sections: readonly string[];
-  /** The main section (the first of `sections`). */
-  section: string;
   level: CheckLevel;
   tags: readonly string[];
+}
+
+export interface CheckResult extends CheckRow {
+  /** The main section (the first of `sections`). */
+  section: string;
   optional: boolean;
   verdict: CheckVerdict;
   expected: string;
+  /** What happened; for `skipped` and `not-judged`, why there is no verdict. */
   actual: string;
   durationMs: number;
   notes: string[];
   repro?: Reproduction;
   waiver?: { reason: string; expires?: string };
-  /** Requests the check made, and how many 429s were honoured along the way. */
+  /** Requests the check made (or, judging a sender, the attempts it judged), and how many 429s were honoured. */
   requests: number;
   rateLimitedRetries: number;
   /** A failure's evidence: the request sent and the answer, as the reports show them (bodies cut, binary summarised). */
   exchange?: ExchangeRecord;
+  /** Every exchange of a failure that took several requests (a repeat, a burst), in order; `exchange` is the last. */
+  exchanges?: ExchangeRecord[];
 }
 
 /**
@@ -153,7 +79,7 @@ export interface BodyRecord {
   hexPrefix?: string;
 }
 
-/** An {@link Exchange} as plain JSON data (no Buffers, no recipe): what the HTML report and `--json` show. */
+/** An exchange as plain JSON data (no Buffers, no recipe): what the HTML report and `--json` show. */
 export interface ExchangeRecord {
   request: { method: 'POST'; url: string; headers: Record<string, string>; body: BodyRecord };
   /** Absent when no answer came; `error` then says why. */
@@ -174,6 +100,7 @@ export interface SuiteSummary {
   skipped: number;
   warnings: number;
   waived: number;
+  notJudged: number;
   total: number;
 }
 
@@ -199,8 +126,24 @@ export interface PreflightReport {
   status?: number;
 }
 
+/** What stopped a run before any check was judged (the target unreachable, not an endpoint, the sender silent). */
+export interface RunError {
+  code: string;
+  message: string;
+  hint: string;
+}
+
+/** What judged the run: the tool, the spec it implements, and the catalogue (a digest of every check's row). */
+export interface RunVersion {
+  tool: string;
+  spec: string;
+  /** SHA-256 (first 16 hex digits) of the catalogue as `cai conformance list --json` prints it: same digest, same checks. */
+  catalogue: string;
+}
+
 export interface SuiteReport {
   ok: boolean;
+  version: RunVersion;
   target: string;
   interface: InterfaceId;
   mock: boolean;
@@ -213,12 +156,14 @@ export interface SuiteReport {
   checks: CheckResult[];
   waivers: WaiverNotice[];
   reproDir?: string;
-  /** Set when the run was stopped (Ctrl-C) before every check ran. */
+  /** Set when the run was stopped (Ctrl-C) before every check was judged. */
   interrupted?: boolean;
   /** Set when `--fail-fast` / `--max-failures` stopped the run: the checks not run are reported as skipped. */
   stopped?: StopReport;
   /** The answer to the first valid, correctly signed request, sent before any check. */
   preflight?: PreflightReport;
+  /** Set when the run stopped before judging anything: every reporter renders it. */
+  error?: RunError;
   /** `sender` for a `--role sender` run (absent for a receiver run). */
   role?: CheckRole;
   /** Sender runs: what each scenario saw (the checks' evidence, summed up). */
@@ -230,10 +175,12 @@ export interface ScenarioSummary {
   id: string;
   /** The URL the sender was given (CAI_TARGET_URL). */
   targetUrl: string;
-  /** What cai answered, in order, e.g. `503 ×5, then 202`. */
+  /** What cai answered each document's attempts, in order, e.g. `503 ×5, then 202`. */
   script: string;
-  /** Attempts received, and what each was answered: `503`, `202`, `reset`. */
-  attempts: { at: number; eventId?: string; answer: string; late?: boolean }[];
+  /** The documents the sender delivered in the scenario (each with its own event_id). */
+  deliveries: number;
+  /** Attempts received, and what each was answered: `503`, `202`, `reset`; `delivery` is the document's place (1-based). */
+  attempts: { at: number; delivery: number; eventId?: string; answer: string; late?: boolean }[];
   /** From the start of the scenario (the trigger) to its first attempt; absent when none came. */
   firstAttemptMs?: number;
   durationMs: number;

@@ -53,9 +53,10 @@ export function isExpired(waiver: Waiver, now: number): boolean {
  */
 export function waiverReport(waivers: readonly Waiver[], results: readonly CheckResult[], planned: readonly string[], now: number): WaiverNotice[] {
   const notices: WaiverNotice[] = [];
+  const named = (result: CheckResult, id: string) => [result.id, ...(result.aliases ?? [])].some((name) => name.toLowerCase() === id.toLowerCase());
   for (const waiver of waivers) {
-    const result = results.find((entry) => entry.id === waiver.id);
-    const known = planned.includes(waiver.id);
+    const result = results.find((entry) => named(entry, waiver.id));
+    const known = planned.some((name) => name.toLowerCase() === waiver.id.toLowerCase());
     if (!result) {
       if (!known) notices.push({ id: waiver.id, kind: 'unknown-check', message: `waiver for ${waiver.id}: no such check in this run` });
       continue;

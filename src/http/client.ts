@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
-import { formatDuration } from './retry.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, formatDuration } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 
 export type { Dispatcher } from 'undici';
@@ -52,7 +52,7 @@ export interface PostRequest {
   signal?: AbortSignal;
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 const DEFAULT_CONNECTIONS = 8;
 
 export function createDispatcher(options: ClientOptions = {}): Dispatcher {

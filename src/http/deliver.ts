@@ -3,13 +3,13 @@
  * X-CAI-Timestamp over the very same body bytes (§5.2, §5.5), so a retry after minutes is never stale and
  * the body (and with it the `event_id`) never changes between attempts.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { CaiError, errorMessage } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
 import { sign } from '../signing/sign.js';
 import { originOf, postOnce, type HttpResponse } from './client.js';
-import { decideRetry, formatDuration, resolvePolicy, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import { isLoopbackUrl } from './loopback.js';
+import { formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -85,7 +85,6 @@ const SIGNING_HEADERS = new Set([Headers.timestamp, Headers.signature]);
 export async function deliver(request: DeliveryRequest, options: DeliverOptions = {}): Promise<DeliveryResult> {
   const policy = resolvePolicy(options.retry);
   const clock = options.clock ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
   const started = clock();
   const attempts: AttemptRecord[] = [];
   let response: HttpResponse | undefined;
@@ -97,63 +96,64 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
   };
   const base = baseHeaders(request.headers, options.keepSignature === true);
 
-  for (let number = 1; ; number += 1) {
-    if (options.signal?.aborted === true || options.stopSignal?.aborted === true) return finish('failed', interruptedError(attempts.length), true);
-    const attemptStart = clock();
-    const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
-    const record: AttemptRecord = {
-      attempt: number,
-      startedAt: isoTime(attemptStart),
-      timestamp: headers[HeaderNames.timestamp] ?? '',
-      signature: headers[HeaderNames.signature] ?? '',
-      requestHeaders: headers,
-      latencyMs: 0,
-      decision: 'give-up',
-    };
-    let outcome: AttemptOutcome;
-    try {
-      response = await postOnce({ url: request.url, headers, body: request.body, timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, signal: options.signal });
-      addResponseFacts(record, response);
-      outcome = { kind: 'response', status: response.status, retryAfter: response.headers[Headers.retryAfter] };
-    } catch (error) {
-      const failure = asDeliveryError(error);
-      record.error = failure;
-      record.latencyMs = clock() - attemptStart;
-      outcome = { kind: 'error', code: failure.code, ...(isRefused(error) && isLoopbackUrl(request.url) ? { nothingListens: true } : {}) };
-      if (failure.code === 'aborted') {
-        record.decision = 'give-up';
-        record.reason = 'interrupted';
-        attempts.push(record);
-        options.onAttempt?.(record);
-        return finish('failed', interruptedError(number - 1), true);
+  const end = await retryLoop<{ record: AttemptRecord; outcome?: AttemptOutcome }>({
+    policy,
+    timeoutMs: options.timeoutMs,
+    stopSignals: [options.signal, options.stopSignal],
+    clock,
+    random: options.random,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    attempt: async (number, timeoutMs) => {
+      const attemptStart = clock();
+      const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
+      const record: AttemptRecord = {
+        attempt: number,
+        startedAt: isoTime(attemptStart),
+        timestamp: headers[HeaderNames.timestamp] ?? '',
+        signature: headers[HeaderNames.signature] ?? '',
+        requestHeaders: headers,
+        latencyMs: 0,
+        decision: 'give-up',
+      };
+      try {
+        response = await postOnce({ url: request.url, headers, body: request.body, timeoutMs, dispatcher: options.dispatcher, signal: options.signal });
+        addResponseFacts(record, response);
+        return { record, outcome: { kind: 'response', status: response.status, retryAfter: response.headers[Headers.retryAfter] } };
+      } catch (error) {
+        const failure = asDeliveryError(error);
+        record.error = failure;
+        record.latencyMs = clock() - attemptStart;
+        if (failure.code === 'aborted') {
+          record.reason = 'interrupted';
+          attempts.push(record);
+          options.onAttempt?.(record);
+          return { record };
+        }
+        return { record, outcome: { kind: 'error', code: failure.code, ...(isRefused(error) && isLoopbackUrl(request.url) ? { nothingListens: true } : {}) } };
       }
-    }
+    },
+    outcomeOf: (attempt) => attempt.outcome,
+    onDecision: ({ record, outcome }, decision) => {
+      record.reason = decision.reason;
+      if (decision.retry) {
+        record.decision = 'retry';
+        record.waitMs = decision.delayMs;
+      } else if (outcome?.kind === 'response' && decision.reason === 'accepted') {
+        record.decision = 'accepted';
+      } else if (outcome?.kind === 'response' && decision.giveUp === 'not-retryable' && outcome.status >= 400) {
+        record.decision = 'rejected';
+      }
+      attempts.push(record);
+      options.onAttempt?.(record);
+    },
+  });
 
-    const now = clock();
-    const decision = decideRetry({ outcome, attempts: number, elapsedMs: now - started, nowMs: now, policy, random: options.random });
-    record.reason = decision.reason;
-    if (decision.retry) {
-      record.decision = 'retry';
-      record.waitMs = decision.delayMs;
-    } else if (outcome.kind === 'response' && decision.reason === 'accepted') {
-      record.decision = 'accepted';
-    } else if (outcome.kind === 'response' && decision.giveUp === 'not-retryable' && outcome.status >= 400) {
-      record.decision = 'rejected';
-    }
-    attempts.push(record);
-    options.onAttempt?.(record);
-
-    if (record.decision === 'accepted') return finish('accepted');
-    if (record.decision === 'rejected') return finish('rejected');
-    if (!decision.retry && decision.giveUp === 'nothing-listens') return finish('failed', nothingListens(request.url));
-    if (!decision.retry) return finish('failed', failureOf(record, decision.giveUp, decision.reason));
-    try {
-      // Retries are the rare path: the composite signal is made only here.
-      await sleep(decision.delayMs, anySignal(options.signal, options.stopSignal) ?? new AbortController().signal);
-    } catch {
-      // The stop signal ended the wait: the next attempt is not made.
-    }
-  }
+  const { last, decision } = end;
+  if (end.stopped || !last || !decision) return finish('failed', interruptedError(last?.outcome === undefined && last ? end.attempts - 1 : end.attempts), true);
+  if (last.record.decision === 'accepted') return finish('accepted');
+  if (last.record.decision === 'rejected') return finish('rejected');
+  if (!decision.retry && decision.giveUp === 'nothing-listens') return finish('failed', nothingListens(request.url));
+  return finish('failed', failureOf(last.record, decision.retry ? undefined : decision.giveUp, decision.reason));
 }
 
 /**
@@ -256,16 +256,6 @@ function nothingListens(url: string): DeliveryError {
   };
 }
 
-/** Loopback: 127.0.0.0/8, ::1, `localhost` and names under `.localhost` (RFC 6761). */
-export function isLoopbackUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:127\./.test(host);
-}
 
 /** ECONNREFUSED anywhere in the error's chain of causes. */
 function isRefused(error: unknown): boolean {
@@ -291,14 +281,4 @@ function asDeliveryError(error: unknown): DeliveryError {
   return { code: 'connection', message: errorMessage(error) };
 }
 
-async function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  await delay(ms, undefined, { signal });
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length === 0) return undefined;
-  return present.length === 1 ? present[0] : AbortSignal.any(present);
-}
-
-export { formatDuration };
+export { formatDuration, isLoopbackUrl };

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { deliveryError, errnoCode, errorMessage, usageError } from '../errors.js';
+import { ConnectionGuard } from './admission.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
@@ -135,6 +136,12 @@ export class BodyWatch {
  * its bytes taken from the budget until the caller gives them back.
  */
 export function readBody(request: IncomingMessage, limit: number, options: ReadBodyOptions = {}): Promise<BodyResult> {
+  // The body is wanted now: a sender waiting for `100 Continue` gets it here, and only here.
+  const waiting = AWAITING_CONTINUE.get(request);
+  if (waiting) {
+    AWAITING_CONTINUE.delete(request);
+    if (!waiting.headersSent && !waiting.destroyed) waiting.writeContinue();
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -170,6 +177,14 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
   });
 }
 
+/**
+ * Requests sent with `Expect: 100-continue` (RFC 9110 §10.1.1), and their responses. Node answers `100 Continue` at
+ * once unless the server takes the 'checkContinue' event; the receivers take it, and send the interim answer only
+ * when they read the body (readBody), so a request refused from its headers (a 413 by Content-Length, a 401) never
+ * has its sender upload the body it will not read.
+ */
+const AWAITING_CONTINUE = new WeakMap<IncomingMessage, ServerResponse>();
+
 /** The declared Content-Length, or undefined when absent or not a plain number. */
 export function declaredLength(request: IncomingMessage): number | undefined {
   const value = request.headers['content-length'];
@@ -203,8 +218,13 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * more than a stated share of it (issue 14). Each is a default of `DEFAULT_RECEIVER_LIMITS`.
  */
 export interface ReceiverLimits {
-  /** Connections open at once (server.maxConnections); one more is closed on arrival, unanswered. */
+  /**
+   * Connections open at once; at the limit, the idle and the unauthenticated make room for a new one, which is
+   * closed on arrival only when every connection has an authenticated request in flight (admission.ts).
+   */
   maxConnections: number;
+  /** Requests parsed and not yet answered on one connection (pipelined, or answers not read); one more closes it. Default 16. */
+  maxRequestsInFlight?: number;
   /** Request-body bytes held in memory by all requests together; a body that would go over it gets 503. */
   maxBufferedBytes: number;
   /** The request line and headers must be in within this (server.headersTimeout); else the connection is cut. */
@@ -217,8 +237,12 @@ export interface ReceiverLimits {
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_RECEIVER_LIMITS: Readonly<ReceiverLimits> = {
+// A sender waits for each answer (no client of the toolkit pipelines); 16 leaves room for one that does.
+const DEFAULT_MAX_IN_FLIGHT = 16;
+
+export const DEFAULT_RECEIVER_LIMITS: Readonly<Required<ReceiverLimits>> = {
   maxConnections: 1_024,
+  maxRequestsInFlight: DEFAULT_MAX_IN_FLIGHT,
   // 256 bodies of the §8 maximum at once.
   maxBufferedBytes: 64 * 1024 * 1024,
   headersTimeoutMs: 10_000,
@@ -249,14 +273,21 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     connectionsCheckingInterval: Math.max(10, Math.min(MAX_CHECK_INTERVAL_MS, limits.headersTimeoutMs / 2)),
   };
   let server: Server;
+  // Every request passes the admission first: a connection over its requests in flight is closed, not served.
+  const guard = new ConnectionGuard({ maxConnections: limits.maxConnections, maxRequestsInFlight: limits.maxRequestsInFlight ?? DEFAULT_MAX_IN_FLIGHT });
+  const admitted = guard.wrap(handler);
   try {
     server = options.tls
-      ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, handler)
-      : createHttpServer(serverOptions, handler);
+      ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, admitted)
+      : createHttpServer(serverOptions, admitted);
   } catch (error) {
     throw usageError('bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, 'pass a PEM certificate with --tls-cert and its PEM private key with --tls-key', error);
   }
-  server.maxConnections = limits.maxConnections;
+  guard.attach(server);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    AWAITING_CONTINUE.set(request, response);
+    admitted(request, response);
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));

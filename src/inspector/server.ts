@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
+import { ConnectionGuard } from '../http/admission.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
 import { renderInspectorPage } from '../output/html/inspector-page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
@@ -38,7 +39,11 @@ export interface InspectorServerOptions {
   secrets: readonly string[];
   /** e.g. `cai 0.2.0`. */
   generator?: string;
+  /** The server's bounds (INSPECTOR_SERVER_CAPS by default; tests shorten the time-outs). */
+  caps?: Partial<InspectorServerCaps>;
 }
+
+type InspectorServerCaps = { -readonly [K in keyof typeof INSPECTOR_SERVER_CAPS]: number };
 
 export interface RunningInspector {
   /** The page's URL, e.g. http://127.0.0.1:4040/. */
@@ -83,8 +88,19 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   const host = options.host ?? '127.0.0.1';
   const state = prepare(options);
   const routes = routesOf(state);
-  const server = createServer({ headersTimeout: INSPECTOR_SERVER_CAPS.headersTimeoutMs, requestTimeout: INSPECTOR_SERVER_CAPS.requestTimeoutMs }, (request, response) => handle(state, routes, request, response));
-  server.maxConnections = INSPECTOR_SERVER_CAPS.maxConnections;
+  const caps: InspectorServerCaps = { ...INSPECTOR_SERVER_CAPS, ...options.caps };
+  // Fair admission (src/http/admission.ts): a flood of silent or half-sent connections gives way to a page's.
+  const guard = new ConnectionGuard({ maxConnections: caps.maxConnections, maxRequestsInFlight: caps.maxRequestsInFlight });
+  const server = createServer(
+    {
+      headersTimeout: caps.headersTimeoutMs,
+      requestTimeout: caps.requestTimeoutMs,
+      // Node looks for connections past those time-outs this often (30 s by default): 10 s then meant 10–40 s.
+      connectionsCheckingInterval: Math.min(1_000, caps.headersTimeoutMs / 2),
+    },
+    guard.wrap((request, response) => handle(state, routes, request, response)),
+  );
+  guard.attach(server);
   await listenOn(server, host, options.port ?? 0);
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -151,7 +167,7 @@ function routesOf(state: InspectorState): Route[] {
     [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders })],
     [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
     [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
-    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query)))],
+    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor))],
     [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
     [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
     [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],

@@ -9,6 +9,7 @@ import type { CallbackRetry, ObservedEvent, SentEventEntry } from '../mock/simul
 import { captureRequest, idsOf, summarise, type HeaderPair, type InspectedRequest, type RequestSummary } from './capture.js';
 import { Arena } from './arena.js';
 import { DEFAULT_INSPECTOR_LIMITS, type InspectorLimits } from './limits.js';
+import type { Redactor } from './redact.js';
 import { Ring, type Sized } from './ring.js';
 
 /** A retry of a callback (§7: 5xx, 429, network errors), noted when it was announced. */
@@ -122,8 +123,9 @@ export class InspectorStore {
   }
 
   /** The list: newest first, filtered, one page. */
-  requestPage(filter: RequestFilter, page: PageRequest): Page<RequestSummary> {
-    return pageOf(this.requests, matcher(filter), page, this.limits, summarise);
+  /** `redactor`: the search sees what the inspector serves, secrets replaced (it must not answer whether one is there). */
+  requestPage(filter: RequestFilter, page: PageRequest, redactor?: Redactor): Page<RequestSummary> {
+    return pageOf(this.requests, matcher(filter, redactor), page, this.limits, summarise);
   }
 
   callbackPage(filter: { lead?: string; job?: string }, page: PageRequest): Page<CallbackSummary> {
@@ -165,7 +167,7 @@ function pageOf<T extends Sized, S>(ring: Ring<T>, test: (item: T) => boolean, p
 const TYPE_OF_JOB = 'job';
 const NO_TYPE = 'none';
 
-function matcher(filter: RequestFilter): (request: InspectedRequest) => boolean {
+function matcher(filter: RequestFilter, redactor: Redactor | undefined): (request: InspectedRequest) => boolean {
   const query = filter.q?.trim() ?? '';
   const lower = query.toLowerCase();
   const bytes = Buffer.from(query, 'utf8');
@@ -181,8 +183,10 @@ function matcher(filter: RequestFilter): (request: InspectedRequest) => boolean 
     }
     if (query === '') return true;
     for (const field of [ids.event_id, ids.lead_id, ids.event, entry.reason, entry.message, entry.provider_job_id, entry.provider_code, String(entry.status)]) {
-      if (field !== undefined && field.toLowerCase().includes(lower)) return true;
+      if (field !== undefined && field.toLowerCase().includes(lower) && (!redactor || redactor.text(field).toLowerCase().includes(lower))) return true;
     }
-    return request.body !== undefined && request.body.includes(bytes);
+    // A match inside a secret is none: the redacted bytes are searched again (only when the raw ones match).
+    if (request.body === undefined || !request.body.includes(bytes)) return false;
+    return !redactor || redactor.buffer(request.body).includes(bytes);
   };
 }

@@ -53,3 +53,19 @@ export function eventIdOf(body: Buffer): string | undefined {
   const id = parsed.ok ? objectOf(parsed.value)?.event_id : undefined;
   return typeof id === 'string' ? id : undefined;
 }
+
+/**
+ * The path of a request target, without its query: the origin form (`/events?x`) as is, and the absolute form
+ * (`http://host:port/events`), which a server must accept too (RFC 9112 §3.2.2), by its path.
+ */
+export function targetPath(target: string | undefined): string | undefined {
+  if (target === undefined) return undefined;
+  if (/^https?:\/\//i.test(target)) {
+    try {
+      return new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  return target.split('?', 1)[0];
+}

@@ -1,11 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { createDispatcher, postOnce } from '../http/client.js';
 import { deliver, type AttemptRecord } from '../http/deliver.js';
-import { backoffMs, resolvePolicy, type RetryPolicy } from '../http/retry.js';
-import { sleep } from '../http/server.js';
+import { decideRetry, resolvePolicy, retryLoop, type DecisionInput, type RetryDecision, type RetryPolicy } from '../http/retry.js';
 import { sign } from '../signing/sign.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
-import { parseRetryAfter } from '../spec/retry-after.js';
 import { classifyStatus } from '../spec/statuses.js';
 
 /** What the conversation simulator needs to know about one delivered event. */
@@ -75,52 +73,57 @@ export function createEventSender(options: EventSenderOptions = {}): EventSender
 const MAX_400_ATTEMPTS = 3;
 
 /**
- * A sender with the sender faults: the same attempt loop as `deliver` (a fresh signature per attempt, backoff from
- * the same policy), with one decision of §7's client action bent per fault, or a retry's signing
+ * A sender with the sender faults: the same attempt loop as `deliver` (retryLoop: a fresh signature per attempt,
+ * the same policy, floor and budget), with one decision of §7's client action bent per fault, or a retry's signing
  * (`callback-retry-stale-signature`: the event re-serialised, the first attempt's headers kept).
  */
 function brokenSender(faults: ReadonlySet<string>, options: EventSenderOptions): EventSender {
   const policy = resolvePolicy(options.retry);
   return async (request, stop, onRetry) => {
-    const started = Date.now();
     let firstHeaders: Record<string, string> | undefined;
-    for (let attempt = 1; ; attempt += 1) {
-      if (stop.aborted) return { outcome: 'failed', attempts: attempt - 1, error: 'interrupted', interrupted: true };
-      const stale = attempt > 1 && faults.has('callback-retry-stale-signature') && firstHeaders !== undefined;
-      const headers = stale && firstHeaders ? firstHeaders : signedHeaders(request);
-      firstHeaders ??= headers;
-      const body = stale ? Buffer.from(JSON.stringify(JSON.parse(Buffer.from(request.body).toString('utf8')), null, 2)) : request.body;
-      let status: number | undefined;
-      let retryAfter: string | undefined;
-      try {
-        const response = await postOnce({ url: request.url, headers, body, dispatcher: options.dispatcher, timeoutMs: options.timeoutMs });
-        status = response.status;
-        retryAfter = response.headers[Headers.retryAfter];
-      } catch {
-        status = undefined;
-      }
-      const kind = status === undefined ? 'retryable' : classifyStatus(status);
-      if (kind === 'accepted') return { outcome: 'accepted', status, attempts: attempt, interrupted: false };
-      const waitMs = waitBefore(kind, { status, retryAfter, attempt, faults, backoff: backoffMs(attempt, policy) });
-      if (waitMs === undefined || Date.now() - started + waitMs > policy.retryForMs) {
-        return { outcome: kind === 'rejected' ? 'rejected' : 'failed', status, attempts: attempt, error: `gave up after status ${status ?? 'none'}`, interrupted: false };
-      }
-      onRetry?.({ attempt, reason: status === undefined ? 'no answer' : `status ${status}`, waitMs });
-      await sleep(waitMs, stop);
-    }
+    const end = await retryLoop<{ status?: number; retryAfter?: string }>({
+      policy,
+      timeoutMs: options.timeoutMs,
+      stopSignals: [stop],
+      attempt: async (attempt, timeoutMs) => {
+        const stale = attempt > 1 && faults.has('callback-retry-stale-signature') && firstHeaders !== undefined;
+        const headers = stale && firstHeaders ? firstHeaders : signedHeaders(request);
+        firstHeaders ??= headers;
+        const body = stale ? Buffer.from(JSON.stringify(JSON.parse(Buffer.from(request.body).toString('utf8')), null, 2)) : request.body;
+        try {
+          const response = await postOnce({ url: request.url, headers, body, dispatcher: options.dispatcher, timeoutMs });
+          return { status: response.status, retryAfter: response.headers[Headers.retryAfter] };
+        } catch {
+          return {};
+        }
+      },
+      outcomeOf: (answer) => (answer.status === undefined ? { kind: 'error', code: 'connection' } : { kind: 'response', status: answer.status, retryAfter: answer.retryAfter }),
+      decide: (input) => bentDecision(input, faults),
+      onDecision: (answer, decision, attempt) => {
+        if (decision.retry) onRetry?.({ attempt, reason: answer.status === undefined ? 'no answer' : `status ${answer.status}`, waitMs: decision.delayMs });
+      },
+    });
+    const status = end.last?.status;
+    if (end.stopped) return { outcome: 'failed', attempts: end.attempts, error: 'interrupted', interrupted: true };
+    if (status !== undefined && classifyStatus(status) === 'accepted') return { outcome: 'accepted', status, attempts: end.attempts, interrupted: false };
+    const rejected = status !== undefined && classifyStatus(status) === 'rejected';
+    return { outcome: rejected ? 'rejected' : 'failed', status, attempts: end.attempts, error: `gave up after status ${status ?? 'none'}`, interrupted: false };
   };
 }
 
-/** The wait before the next attempt, or undefined to give up: §7's client action, as the faults bend it. */
-function waitBefore(kind: string, facts: { status?: number; retryAfter?: string; attempt: number; faults: ReadonlySet<string>; backoff: number }): number | undefined {
-  const { faults, backoff } = facts;
-  if (kind === 'rate-limited') {
-    if (faults.has('callback-no-retry-on-429')) return undefined;
-    return faults.has('callback-ignores-retry-after') ? backoff : (parseRetryAfter(facts.retryAfter, Date.now()) ?? backoff);
-  }
-  if (kind === 'retryable') return facts.status !== undefined && faults.has('callback-no-retry-on-5xx') ? undefined : backoff;
-  if (facts.status === 400 && faults.has('callback-retries-400') && facts.attempt < MAX_400_ATTEMPTS) return backoff;
-  return undefined;
+/** §7's client action, as the faults bend it: the standard decision, or one made as if the answer were another. */
+function bentDecision(input: DecisionInput, faults: ReadonlySet<string>): RetryDecision {
+  const { outcome } = input;
+  if (outcome.kind !== 'response') return decideRetry(input);
+  const kind = classifyStatus(outcome.status);
+  const giveUp = (reason: string): RetryDecision => ({ retry: false, giveUp: 'not-retryable', reason });
+  // A 5xx without Retry-After: the plain backoff.
+  const asBackoff = () => decideRetry({ ...input, outcome: { kind: 'response', status: 503 } });
+  if (kind === 'rate-limited' && faults.has('callback-no-retry-on-429')) return giveUp('429 not retried (callback-no-retry-on-429)');
+  if (kind === 'rate-limited' && faults.has('callback-ignores-retry-after')) return asBackoff();
+  if (kind === 'retryable' && faults.has('callback-no-retry-on-5xx')) return giveUp('5xx not retried (callback-no-retry-on-5xx)');
+  if (outcome.status === 400 && faults.has('callback-retries-400') && input.attempts < MAX_400_ATTEMPTS) return asBackoff();
+  return decideRetry(input);
 }
 
 /** §5.2–§5.4: a fresh timestamp, signed with the body bytes exactly as sent. */

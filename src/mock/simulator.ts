@@ -4,12 +4,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import { errorMessage } from '../errors.js';
+import { RetryRuns } from '../http/retry.js';
 import { sleep } from '../http/server.js';
 import { HeaderNames } from '../spec/constants.js';
 import { E164_PATTERN } from '../spec/formats.js';
 import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
 import type { ProviderFault } from './faults.js';
-import type { EventSender } from './sender.js';
+import type { EventRetry, EventSender } from './sender.js';
 
 /** One Interface B event the provider mock sent (printed like the requests it receives). */
 export interface SentEventEntry {
@@ -181,13 +182,15 @@ export class ConversationSimulator {
   private deliver(url: string, document: Record<string, unknown>, body: Buffer, headers: Record<string, string>) {
     const { options } = this;
     const secret = options.has('callback-wrong-secret') ? (options.secrets[0] as string) : (options.callbackSecrets[0] as string);
+    const say = (retry: EventRetry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry });
+    // A run of the same answer is said twice: its first retry, then, when it ends, one line for the rest of it.
+    const runs = new RetryRuns<EventRetry>((retry, repeats) =>
+      say(repeats ? { ...retry, reason: `${retry.reason} again, on attempts ${repeats.first.attempt}–${retry.attempt} (${repeats.count} times)` } : retry),
+    );
     return options
-      .sendEvent(
-        { url, body, secret, headers },
-        this.stopping.signal,
-        (retry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry }),
-      )
-      .catch((error: unknown) => ({ outcome: 'failed' as const, attempts: 1, error: errorMessage(error), interrupted: false, status: undefined }));
+      .sendEvent({ url, body, secret, headers }, this.stopping.signal, (retry) => runs.retry(retry.reason, retry))
+      .catch((error: unknown) => ({ outcome: 'failed' as const, attempts: 1, error: errorMessage(error), interrupted: false, status: undefined }))
+      .finally(() => runs.end());
   }
 }
 

@@ -16,6 +16,8 @@ export interface ListedCheck {
   level: string;
   tags: readonly string[];
   optional?: boolean;
+  /** Sender checks that judge an Interface A provider's callbacks: counted with interface A's (listed there). */
+  callbackStages?: readonly string[];
 }
 
 export async function renderCheckList(checks: readonly ListedCheck[], options: { wide: boolean }, output: Output): Promise<void> {
@@ -31,9 +33,10 @@ export async function renderCheckList(checks: readonly ListedCheck[], options: {
 
 /** `48 checks (interface B: 16 must, 10 should; interface A: 10 must, 12 should)`. */
 function countLine(checks: readonly ListedCheck[]): string {
-  const count = (iface: InterfaceId, level: string) => checks.filter((check) => check.interface === iface && check.level === level).length;
+  const sideOf = (check: ListedCheck) => (check.callbackStages ? 'A' : check.interface);
+  const count = (iface: InterfaceId, level: string) => checks.filter((check) => sideOf(check) === iface && check.level === level).length;
   const summary = (['B', 'A'] as const)
-    .filter((iface) => checks.some((check) => check.interface === iface))
+    .filter((iface) => checks.some((check) => sideOf(check) === iface))
     .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
   return `${checks.length} checks (${summary.join('; ')})`;
 }

@@ -3,17 +3,11 @@
  * --quiet): one status line redrawn as checks finish (how many, the counts by verdict, the last check), cleared
  * before the summary. A terminal that reports no width gets one line per finished check instead.
  */
+import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../conformance/reporters/text.js';
+import { verdictPaint } from '../conformance/reporters/table.js';
 import type { CheckResult } from '../conformance/types.js';
-import type { Palette } from './palette.js';
 import { ProgressLine, type Terminal } from './progress.js';
 import { truncate } from './layout.js';
-
-export const VERDICT_SYMBOLS: Record<CheckResult['verdict'], string> = { passed: '✓', failed: '✗', warning: '!', waived: '~', skipped: '-' };
-
-/** The colour of each verdict: green passed, red failed, yellow warning, cyan waived, dim skipped. */
-export function verdictPaint(palette: Palette): Record<CheckResult['verdict'], (text: string) => string> {
-  return { passed: palette.green, failed: palette.red, warning: palette.yellow, waived: palette.cyan, skipped: palette.dim };
-}
 
 export interface ConformanceProgress {
   onFinish?: (result: CheckResult) => void;
@@ -27,7 +21,7 @@ export function conformanceProgress(terminal: Terminal, total: number): Conforma
   const { output } = terminal;
   if (!output.stderrIsTTY || output.json || output.quiet) return { say: (print) => print(), stop() {} };
   const paint = verdictPaint(output.errColor);
-  const counts: Record<CheckResult['verdict'], number> = { passed: 0, failed: 0, warning: 0, waived: 0, skipped: 0 };
+  const counts: Record<CheckResult['verdict'], number> = { passed: 0, failed: 0, warning: 0, waived: 0, 'not-judged': 0, skipped: 0 };
   let done = 0;
   const line = new ProgressLine(terminal);
   const width = String(total).length;
@@ -36,7 +30,7 @@ export function conformanceProgress(terminal: Terminal, total: number): Conforma
     return {
       onFinish: (result) => {
         done += 1;
-        const time = result.verdict === 'skipped' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
+        const time = result.verdict === 'skipped' || result.verdict === 'not-judged' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
         const text = `${paint[result.verdict](VERDICT_SYMBOLS[result.verdict])} ${String(done).padStart(width)}/${total} ${result.id} ${result.title}${time}`;
         output.info(truncate(text, output.errWidth ?? 80));
       },
@@ -49,7 +43,7 @@ export function conformanceProgress(terminal: Terminal, total: number): Conforma
     onFinish: (result) => {
       done += 1;
       counts[result.verdict] += 1;
-      const tally = (['passed', 'failed', 'warning', 'waived', 'skipped'] as const)
+      const tally = (['passed', 'failed', 'warning', 'waived', 'not-judged', 'skipped'] as const)
         .filter((verdict) => counts[verdict] > 0)
         .map((verdict) => paint[verdict](`${VERDICT_SYMBOLS[verdict]} ${counts[verdict]}`))
         .join(' ');

@@ -5,7 +5,7 @@
  */
 import { originOf } from '../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
-import { formatDuration, type RetryPolicy } from '../http/retry.js';
+import { formatDuration, RetryRuns, type RetryPolicy } from '../http/retry.js';
 import { interruptInTwoSteps } from '../send/interrupt.js';
 import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
@@ -32,6 +32,17 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
   const answerOf = (attempt: number, from: number) => ({ what: `the answer of ${origin} (attempt ${attempt})`, ...(timeoutMs !== undefined ? { until: from + timeoutMs } : {}) });
   waiting.set(answerOf(1, io.now()));
   let told = false;
+  // A run of the same answer is said twice: its first retry, and when it ends, one line for the rest (with
+  // --verbose, every attempt's headers are shown anyway).
+  const runs = new RetryRuns<AttemptRecord>((attempt, repeats) => {
+    if (repeats) {
+      output.info(`attempts ${repeats.first.attempt}–${attempt.attempt}: the same answer (${repeats.count} times); waits ${formatDuration(repeats.first.waitMs ?? 0)} to ${formatDuration(attempt.waitMs ?? 0)}`);
+      return;
+    }
+    output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${whyWait(attempt.reason)})`);
+    if (!told) output.note(retryPeriodNote(policy));
+    told = true;
+  });
   return {
     hooks: {
       signal: interruption.signal,
@@ -41,21 +52,29 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
         waiting.set();
         if (verbose) printAttemptHeaders(attempt, output);
         if (attempt.decision === 'retry') {
-          const why = attempt.reason?.startsWith('Retry-After') ? 'as Retry-After asks' : 'backoff';
-          output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${why})`);
-          if (!told) output.note(retryPeriodNote(policy));
-          told = true;
+          runs.retry(answerKey(attempt), attempt);
           const next = io.now() + (attempt.waitMs ?? 0);
-          waiting.set({ what: `attempt ${attempt.attempt + 1} to ${origin} (${why})`, until: next }, answerOf(attempt.attempt + 1, next));
-        }
+          waiting.set({ what: `attempt ${attempt.attempt + 1} to ${origin} (${whyWait(attempt.reason)})`, until: next }, answerOf(attempt.attempt + 1, next));
+        } else runs.end();
       },
     },
     dispose: () => {
       status.clear();
       waiting.stop();
+      runs.end();
       interruption.dispose();
     },
   };
+}
+
+/** What makes two answers "the same" for the runs of retries: the status and whether it said Retry-After, or the error. */
+export function answerKey(attempt: AttemptRecord): string {
+  return attempt.status !== undefined ? `${attempt.status}${attempt.retryAfter === undefined ? '' : ' retry-after'}` : (attempt.error?.code ?? '?');
+}
+
+function whyWait(reason: string | undefined): string {
+  if (reason?.startsWith('Retry-After')) return 'as Retry-After asks';
+  return reason?.includes('raised to the backoff') ? 'backoff: Retry-After asked for less' : 'backoff';
 }
 
 /**

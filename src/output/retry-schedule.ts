@@ -42,7 +42,7 @@ export function renderSchedule(policy: RetryPolicy, output: Output): number {
   if (plan.truncated) output.result(`  … (${plan.attempts.length} shown)`);
   output.resultWrapped(
     `waits double from ${formatDuration(policy.initialDelayMs)} up to ${formatDuration(policy.maxDelayMs)}, each shortened by up to ${Math.round(policy.jitter * 100)}% at random (jitter);` +
-      ' a 429 waits its Retry-After instead (§7); 400, 401, 413 and other 4xx are never retried; the attempts themselves also count against --retry-for.',
+      ' a 429 waits its Retry-After when that is longer, never less (§7); 400, 401, 413 and other 4xx are never retried; the attempts themselves also count against --retry-for.',
   );
   return 0;
 }

@@ -46,6 +46,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
   } else {
     output.resultWrapped(`${c.red('✘')} rejected: ${status}${result.interface === 'A' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`, '  ');
   }
+  for (const note of result.ack?.notes ?? []) output.resultWrapped(`  ${c.dim('note:')} ${note}`, '    ');
   printExchange(result, response, output);
   return exitCode;
 }
@@ -113,10 +114,12 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
     interface: result.interface,
     url: result.url,
     eventId: result.eventId ?? null,
-    ...(result.interface === 'B' && result.ack ? { duplicate: result.ack.duplicate === true } : {}),
+    // null: not known (the part of the body that would say was not read).
+    ...(result.interface === 'B' && result.ack ? { duplicate: result.ack.duplicate === undefined && result.ack.notes ? null : result.ack.duplicate === true } : {}),
     ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
     ...(result.ack?.assignedNumberE164 !== undefined ? { assignedNumberE164: result.ack.assignedNumberE164 } : {}),
     problems: result.ack?.problems ?? [],
+    ...(result.ack?.notes ? { notes: result.ack.notes } : {}),
     response: response
       ? {
           status: response.status,

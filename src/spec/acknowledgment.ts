@@ -11,6 +11,8 @@ export interface Answer {
   status: number;
   headers: Readonly<Record<string, string>>;
   body: Buffer;
+  /** `body` is only the start of a longer body (the sender's cap): the rest was not read, so it is not judged. */
+  bodyTruncated?: boolean;
 }
 
 export interface AckCheck {
@@ -25,7 +27,12 @@ export interface AckCheck {
   assignedNumberE164?: string;
   /** The parsed response body, when it is JSON. */
   json?: unknown;
+  /** What was not judged, and why (a body past the sender's cap). */
+  notes?: string[];
 }
+
+/** A body cut at the sender's cap cannot be parsed: the verdict is the status's, and says the rest was not read. */
+const UNREAD_REST = 'only the start of the body was read (it is over the size cai reads of an answer): the rest was not read, so the verdict rests on the status';
 
 /** §4.1 and §2.3: 202, `Content-Type: application/json`, a string `provider_job_id`, an E.164 `assigned_number_e164`. */
 export function checkJobAck(response: Answer): AckCheck {
@@ -35,6 +42,7 @@ export function checkJobAck(response: Answer): AckCheck {
   if (!isJsonMediaType(contentType)) {
     problems.push(`Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}: §4.1 answers with application/json`);
   }
+  if (response.bodyTruncated) return { ok: problems.length === 0, problems, notes: [`${UNREAD_REST}; provider_job_id and assigned_number_e164 (§2.3) were not checked`] };
   const parsed = parseJson(response.body);
   if (!parsed.ok) {
     problems.push(response.body.length === 0 ? 'the body is empty: §2.3 requires provider_job_id and assigned_number_e164' : `the body is not JSON (${parsed.message}): §2.3 requires a JSON acknowledgment`);
@@ -69,6 +77,8 @@ export function checkEventAck(response: Answer): AckCheck {
   const problems: string[] = [];
   const contentType = response.headers[Headers.contentType];
   if (response.body.length === 0) return { ok: true, problems, duplicate: false };
+  // §6.5: any 2xx means accepted; whether as a repeat (§2.13) is in the part not read.
+  if (response.bodyTruncated) return { ok: true, problems, notes: [`${UNREAD_REST}; whether the event counted as a duplicate (§2.13) is not known`] };
   const parsed = parseJson(response.body);
   if (!parsed.ok) {
     if (isJsonMediaType(contentType)) problems.push(`the body is labelled application/json but is not JSON (${parsed.message})`);

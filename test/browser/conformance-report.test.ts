@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { BROWSER_HOOK_TIMEOUT_MS, describeBrowser, foreignRequests, openBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
-import { renderConformanceHtml, type ConformanceView } from '../../src/output/html/conformance-report.js';
+import { renderConformanceHtml, type ConformanceView } from '../../src/conformance/reporters/html.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-html-report-'));

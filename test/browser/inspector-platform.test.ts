@@ -219,4 +219,13 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expectQuiet();
   });
+
+  it('shows the bidi and C1 controls of an id as escapes in the row, as a report and the terminal do (src/output/markup.ts)', async () => {
+    const { page } = watched;
+    await page.goto(`${ui}#/requests`);
+    await post(mock.url, event({ event_id: 'evt_\u202egnp.exe_\u009b', lead_id: 'lead-bidi' }));
+    await waitForText(page, '#rows tr td:nth-child(6)', 'lead-bidi');
+    expect((await rows())[0]?.eventId).toBe('evt_\\u202egnp.exe_\\u009b');
+    expectQuiet();
+  });
 });

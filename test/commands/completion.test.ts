@@ -82,8 +82,8 @@ describe('cai completion bash', () => {
     expect(completeBash('cai', 'sample', 'event', '')).toEqual([...EVENT_TYPES]);
     expect(completeBash('cai', 'send-event', '--sample', 'app')).toEqual(EVENT_TYPES.filter((type) => type.startsWith('app')));
     // --sample's value is optional: a word after it that starts with - is the next flag.
-    expect(completeBash('cai', 'send-event', '--sample', '--t')).toEqual(['--to', '--timeout']);
-    expect(completeBash('cai', 'send-event', '--sample', 'job.closed', '--t')).toEqual(['--to', '--timeout']);
+    expect(completeBash('cai', 'send-event', '--sample', '--t')).toEqual(['--to', '--timeout', '--tls']);
+    expect(completeBash('cai', 'send-event', '--sample', 'job.closed', '--t')).toEqual(['--to', '--timeout', '--tls']);
     expect(completeBash('cai', 'conformance', 'run', '--interface', '')).toEqual(['A', 'B']);
     expect(completeBash('cai', 'report', '--format', '')).toEqual(['table', 'json', 'csv']);
     expect(completeBash('cai', 'report', '--log', 'ev')).toEqual(['events.ndjson']);

@@ -103,7 +103,8 @@ describe('cai conformance run on a terminal', () => {
     const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-size-limit', '--repro-dir', reproDir()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('│ B-ACCEPT-001 │ a valid conversation.message event is accepted');
-    expect(result.stdout).toMatch(/^ {2}repro: {4}cai send-event --to http:\/\/127\.0\.0\.1:\d+\/events --provider cai-conformance --secret-env CAI_SECRET --body .*B-SIZE-001\.body --no-validate --no-retry$/m);
+    expect(result.stdout).toMatch(/^ {2}body: {5}\/.*\/B-SIZE-001\.body$/m);
+    expect(result.stdout).toMatch(/^ {2}repro: {4}cai conformance run --interface B --mock --break no-size-limit --only B-SIZE-001$/m);
     expect(result.stdout).toMatch(/^67 passed, 2 failed, 2 skipped$/m);
     expect(result.stderr).not.toContain('\r');
   });

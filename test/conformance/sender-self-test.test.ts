@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { SENDER_CATALOGUE } from '../../src/conformance/sender/catalogue.js';
+import { SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
 import { ROOT, spawnCli } from '../helpers/cli.js';
@@ -71,13 +71,15 @@ let runs = 0;
 
 /**
  * One run of the built binary, the fixture as its trigger: each run is its own process, as a user's is, so that
- * the runs going on at once do not hold up one another's timing.
+ * the runs going on at once do not hold up one another's timing. With `copies`, the trigger starts that many
+ * fixtures at once: that many documents per scenario, delivered concurrently.
  */
-async function run(iface: InterfaceId, fault: string): Promise<SuiteReport> {
+async function run(iface: InterfaceId, fault: string, copies = 1): Promise<SuiteReport> {
   runs += 1;
+  const one = `'${process.execPath}' '${FIXTURE}' --interface ${iface} --identity acme --fault ${fault}`;
   const argv = [
     '--json', 'conformance', 'run', '--interface', iface, '--role', 'sender', iface === 'B' ? '--provider' : '--source', 'acme',
-    '--trigger', `'${process.execPath}' '${FIXTURE}' --interface ${iface} --identity acme --fault ${fault}`,
+    '--trigger', copies === 1 ? one : `${Array.from({ length: copies }, () => `${one} &`).join(' ')} wait`,
     // Generous: only the faults that stop retrying wait this long, and a loaded machine must not fail the others.
     '--wait', '8s', '--observe', '1s', '--repro-dir', join(reproRoot, `run-${runs}`),
   ];
@@ -87,13 +89,13 @@ async function run(iface: InterfaceId, fault: string): Promise<SuiteReport> {
 }
 
 /**
- * A run in which the checks that matter were judged. A timing check is not judged (skipped, saying why) when the
- * machine was too busy to time the sender's waits; the test then runs again, as the report says to, at most three
- * times in all: a check that the product never judges still fails the test.
+ * A run in which the checks that matter were judged. A timing check is not judged (saying why) when the machine
+ * was too busy to time the sender's waits; the test then runs again, as the report says to, at most three times
+ * in all: a check that the product never judges still fails the test.
  */
-async function judgedRun(iface: InterfaceId, fault: string, mustJudge: (id: string) => boolean): Promise<SuiteReport> {
-  let report = await run(iface, fault);
-  for (let again = 0; again < 2 && report.checks.some((check) => check.verdict === 'skipped' && mustJudge(check.id)); again += 1) report = await run(iface, fault);
+async function judgedRun(iface: InterfaceId, fault: string, mustJudge: (id: string) => boolean, copies = 1): Promise<SuiteReport> {
+  let report = await run(iface, fault, copies);
+  for (let again = 0; again < 2 && report.checks.some((check) => check.verdict === 'not-judged' && mustJudge(check.id)); again += 1) report = await run(iface, fault, copies);
   return report;
 }
 
@@ -105,8 +107,9 @@ const explain = (report: SuiteReport) =>
     .join('\n');
 
 describe('the sender suite against a correct sender (the fixture, no fault)', () => {
-  it.concurrent.each(['B', 'A'] as InterfaceId[])('interface %s: every sender check passes', async (iface) => {
-    const report = await judgedRun(iface, 'none', () => true);
+  it.concurrent.each([['B', 1], ['A', 1], ['B', 3], ['A', 3]] as [InterfaceId, number][])('interface %s, %i document(s) per trigger, at once: every sender check passes', async (iface, copies) => {
+    const report = await judgedRun(iface, 'none', () => true, copies);
+    expect(report.scenarios?.every((entry) => entry.deliveries === copies)).toBe(true);
     expect(report.checks.filter((check) => check.verdict !== 'passed').map((check) => check.id), explain(report)).toEqual([]);
     expect(report.checks.map((check) => check.id)).toEqual(SENDER_CATALOGUE.filter((check) => check.interface === iface).map((check) => check.id));
     expect(report.ok).toBe(true);
@@ -130,7 +133,7 @@ describe('the sender suite against broken senders (one fault each)', () => {
       // Every failure that has evidence saves what the sender sent, and says how to look at it again.
       for (const check of report.checks.filter((result) => result.verdict === 'failed' || result.verdict === 'warning')) {
         expect(check.repro?.bodyFile, check.id).toMatch(/attempt-\d+\.body$/);
-        expect(check.repro?.command, check.id).toMatch(/^cai (verify|validate|conformance run) /);
+        expect(check.repro?.command, check.id).toMatch(/^\S+ \S+ (verify|validate|conformance run) /);
       }
       expect(report.ok).toBe(!report.checks.some((check) => check.verdict === 'failed'));
     },

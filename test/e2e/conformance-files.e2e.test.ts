@@ -103,12 +103,12 @@ describe('the HTML report and the job summary', () => {
     expect(run.html).toContain('<h2>Scenarios</h2>');
     expect(run.html).toContain(`<h3>retry-5xx</h3>\n<dl class="ea"><dt>URL</dt><dd>${scenario?.targetUrl}</dd><dt>answers</dt><dd>${scenario?.script}</dd></dl>`);
     for (const [index, attempt] of (scenario?.attempts ?? []).entries()) {
-      expect(run.html).toContain(`<tr><td>#${index + 1}</td><td>${attempt.at < 1000 ? `${attempt.at} ms` : `${(attempt.at / 1000).toFixed(1)} s`}</td><td><code>${attempt.eventId}</code></td><td>${attempt.answer}</td></tr>`);
+      expect(run.html).toContain(`<tr><td>#${index + 1}</td><td>${attempt.at < 1000 ? `${attempt.at} ms` : `${(attempt.at / 1000).toFixed(1)} s`}</td><td>${attempt.delivery}</td><td><code>${attempt.eventId}</code></td><td>${attempt.answer}</td></tr>`);
     }
     expect(run.html).toContain('trigger exited 0');
     const answers = scenario?.attempts.map((attempt) => attempt.answer).join(', ');
     expect(run.summary).toContain(`, cai listening on ${report.target}\n`);
-    expect(run.summary).toContain(`Scenarios:\n- retry-5xx: ${scenario?.attempts.length} attempts (answered ${answers}), first after ${scenario?.firstAttemptMs} ms\n`);
+    expect(run.summary).toContain(`Scenarios:\n- retry-5xx: 1 document, ${scenario?.attempts.length} attempts (answered ${answers}), first after ${scenario?.firstAttemptMs} ms\n`);
   });
 
   it('a sender that sends nothing (exit 3): both files say so, with what the trigger printed, escaped', async () => {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -182,7 +182,7 @@ describe("the README's commands, from a tarball, in an empty project", () => {
     expect(complete('cai-toolkit', 'conformance', 'r')).toEqual(['run']);
   });
 
-  it.fails('a failing run\'s repro script gives the check\'s verdict from any folder, with no cai on the PATH and no CAI_* variables (until the engine writes repros that run where the user is)', { timeout: 2 * MINUTES }, async () => {
+  it('a failing run\'s repro script gives the check\'s verdict from any folder, with no cai on the PATH and no CAI_* variables', { timeout: 2 * MINUTES }, async () => {
     const run = await exec('npx', ['--no-install', 'cai-toolkit', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--repro-dir', 'repro'], project);
     expect(run.code, run.stderr).toBe(1);
     const scripts = readdirSync(join(project, 'repro')).filter((name) => name.endsWith('.sh'));
@@ -213,6 +213,30 @@ describe("the README's commands, from the registry once published", () => {
     const example = await exec(cai, ['verify', '--example'], elsewhere);
     expect(example.stdout).toContain('reproduced: the computed signature equals the published one');
     expect(example.code).toBe(0);
+  });
+});
+
+describe("the inspector's page from the tarball", () => {
+  it('serves its script, inlined in the bundle (src/inspector/browser/inspector.js), with the copy function in its place', { timeout: MINUTES }, async () => {
+    const cai = join(globalPrefix, 'bin', 'cai');
+    const child = spawn(cai, ['mock', 'platform', '--provider', 'acme', '--ui'], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1', CAI_SECRET: 'whsec_install_ui' } });
+    try {
+      let stderr = '';
+      const ui = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString('utf8');
+          const found = /inspector: (http:\/\/\S+)/.exec(stderr);
+          if (found) resolve(found[1] as string);
+        });
+        child.on('close', () => reject(new Error(`the mock exited: ${stderr}`)));
+      });
+      const page = await (await fetch(ui)).text();
+      expect(page).toContain('function visible(text)');
+      expect(page).toContain('function copyText(button, pre, selectedLabel) {');
+      expect(page).toContain('data-visible="');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
 

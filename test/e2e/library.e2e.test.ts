@@ -22,7 +22,7 @@ describe('the library, imported by the package name (issue #7)', () => {
     }).stdout.split(' ').map((name) => name.trim());
     for (const name of [
       'sign', 'verify', 'verifyRequest', 'validateDocument', 'sendJob', 'sendEvent', 'startMockPlatform', 'startMockProvider', 'runConformance', 'schemas',
-      'runSenderConformance', 'describeSenderCatalogue', 'renderConformanceHtml', 'renderJobSummary', 'renderOperationHtml', 'InspectorStore', 'startInspectorServer',
+      'runSenderConformance', 'describeCatalogue', 'REPORTERS', 'viewOf', 'renderConformanceHtml', 'renderJobSummary', 'renderOperationHtml', 'InspectorStore', 'startInspectorServer',
     ]) {
       expect(names).toContain(name);
     }

@@ -21,6 +21,7 @@ const settings = {
   ],
   authorised_origins: ['203.0.113.7', '198.51.100.0/24'],
   secrets: { jobs: [{ file: 'jobs.secret' }, { env: 'JOBS_OLD' }], events: { env: 'EVENTS' } },
+  tls: 'required',
 };
 
 function workspace(): string {
@@ -164,6 +165,10 @@ describe('config defaults: the mapping itself', () => {
       'send-event --to <- events_url',
       'send-event --provider <- provider_code',
       'send-event --secret <- secrets.events',
+      'send-job --tls <- tls',
+      'send-event --tls <- tls',
+      'replay --tls <- tls',
+      'conformance run --tls <- tls',
       'mock platform --provider <- provider_code',
       'mock platform --secret <- secrets.events',
       'mock platform --allow-origin <- authorised_origins',

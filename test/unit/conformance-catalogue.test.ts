@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, describeCatalogue, planChecks } from '../../src/conformance/catalogue.js';
-import type { CheckMeta } from '../../src/conformance/types.js';
+import { CATALOGUE, checksFor, describeCatalogue, planChecks, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
+import type { CheckMeta } from '../../src/conformance/check.js';
 import { ROOT } from '../helpers/cli.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
 
@@ -20,16 +20,18 @@ describe('the pinned catalogue', () => {
 
   it('describes every check as before: title, level, sections, tags, flags', () => {
     expect(describeCatalogue()).toEqual(PINNED);
-    expect(describeCatalogue('A')).toEqual(PINNED.filter((check) => check.interface === 'A'));
+    // Interface A's list ends with the event sender's checks that judge the provider's callbacks.
+    expect(describeCatalogue('receiver', 'A')).toEqual(PINNED.filter((check) => check.interface === 'A' || 'callbackStages' in check));
   });
 });
 
 describe('the conformance catalogue', () => {
-  it('has unique, well-formed ids', () => {
-    const ids = CATALOGUE.map((check) => check.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const check of CATALOGUE) {
-      expect(check.id).toMatch(new RegExp(`^${check.interface}-[A-Z]+-\\d{3}$`));
+  it('has unique, well-formed ids, and former ids that are no check\'s own', () => {
+    // A sender check that judges an Interface A provider's callbacks is in both lists, once in each.
+    for (const list of [CATALOGUE, SENDER_CATALOGUE]) expect(new Set(list.map((check) => check.id)).size).toBe(list.length);
+    for (const check of [...CATALOGUE, ...SENDER_CATALOGUE]) {
+      expect(check.id).toMatch(new RegExp(`^${check.interface}${check.role === 'sender' ? 'S' : ''}-[A-Z]+-\\d{3}$`));
+      for (const alias of check.aliases ?? []) expect(CATALOGUE.some((other) => other.id === alias), alias).toBe(false);
     }
   });
 
@@ -61,14 +63,14 @@ describe('the conformance catalogue', () => {
   });
 
   it('lists as plain data', () => {
-    const listed = describeCatalogue('B');
+    const listed = describeCatalogue('receiver', 'B');
     expect(listed.every((check) => check.interface === 'B')).toBe(true);
     expect(JSON.parse(JSON.stringify(listed))).toEqual(listed);
   });
 });
 
 describe('planChecks', () => {
-  const b = CATALOGUE.filter((check) => check.interface === 'B');
+  const b = checksFor('receiver', 'B');
   const plan = (only: string[] = [], skip: string[] = [], include: string[] = []) => planChecks(b, { only, skip, include });
 
   it('skips optional checks unless included, naming the flag', () => {
@@ -88,5 +90,11 @@ describe('planChecks', () => {
 
   it('reports selectors that match nothing', () => {
     expect(plan(['B-NOPE-001'], ['callback']).unknownSelectors).toEqual(['B-NOPE-001', 'callback']);
+  });
+
+  it('matches a former id (an alias) as the check that replaced it', () => {
+    const a = planChecks(CATALOGUE.filter((check) => check.interface === 'A' || check.role === 'sender'), { only: ['A-CB-002'], skip: [], include: [] });
+    expect(a.planned.map((item) => item.check.id)).toEqual(['BS-SIG-001', 'BS-SIG-002', 'BS-SIG-003']);
+    expect(a.unknownSelectors).toEqual([]);
   });
 });

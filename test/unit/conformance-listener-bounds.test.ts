@@ -1,17 +1,18 @@
 /**
- * cai's own listeners in a conformance run under hostile traffic, on loopback (issue 14's rules for what was merged
- * after it): the sender listener of `--role sender` and the callback listener of `--interface A` cut slow bodies,
- * refuse bodies with no room in the budget, stop recording past the run's caps, and close connections past their
- * cap; what they refuse is answered (408 / 503 with Retry-After), never recorded, and counted. Small caps here;
- * the real ones are LISTENER_CAPS (src/bounds.ts, docs/limits.md).
+ * cai's one listener in a conformance run under hostile traffic, on loopback: as the receiver of `--role sender` and
+ * as the callback listener of `--interface A`, it cuts slow bodies, refuses bodies with no room in the budget, stops
+ * recording past the run's caps, and closes connections past their cap; what it refuses is answered (408 / 503
+ * with Retry-After), never recorded, and counted. Small caps here; the real ones are LISTENER_CAPS (src/bounds.ts,
+ * docs/limits.md).
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LISTENER_CAPS } from '../../src/bounds.js';
-import { startCallbackListener, type CallbackHarness } from '../../src/conformance/callback-listener.js';
-import type { GuardCaps } from '../../src/conformance/listener-guard.js';
-import { startSenderListener, type SenderListener } from '../../src/conformance/sender/listener.js';
-import type { Arrival, Handled } from '../../src/conformance/sender/recorder.js';
+import type { Arrival } from '../../src/conformance/evidence.js';
+import type { GuardCaps } from '../../src/conformance/listen/guard.js';
+import { startListener, type Listener } from '../../src/conformance/listen/listener.js';
+import type { Handled } from '../../src/conformance/listen/recorder.js';
+import { startCallbackListener, type CallbackHarness } from '../../src/conformance/probe/callbacks.js';
 import { DEFAULT_RECEIVER_LIMITS, jsonReply } from '../../src/http/server.js';
 import { rawExchange, rawJson } from '../helpers/mock-client.js';
 
@@ -21,19 +22,19 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-async function senderListener(limits = DEFAULT_RECEIVER_LIMITS): Promise<{ listener: SenderListener; port: number; arrivals: Arrival[] }> {
+async function senderListener(limits = DEFAULT_RECEIVER_LIMITS): Promise<{ listener: Listener; port: number; arrivals: Arrival[] }> {
   const arrivals: Arrival[] = [];
   const handle = (arrival: Arrival): Handled => {
     arrivals.push(arrival);
     return { response: { kind: 'reply', reply: jsonReply(202, { ok: true }) }, answered: () => undefined };
   };
-  const listener = await startSenderListener({ host: '127.0.0.1', port: 0, handle, caps, limits });
+  const listener = await startListener({ host: '127.0.0.1', port: 0, flag: '--listen', handle, caps, limits });
   stops.push(() => listener.close());
   return { listener, port: Number(new URL(listener.url).port), arrivals };
 }
 
 async function callbackListener(): Promise<{ harness: CallbackHarness; port: number }> {
-  const harness = await startCallbackListener({ host: '127.0.0.1', port: 0, secrets: ['s'], caps });
+  const harness = await startCallbackListener({ host: '127.0.0.1', port: 0, secrets: ['s'], providerCode: 'acme', waitMs: 1_000, observeMs: 100, caps });
   stops.push(() => harness.close());
   return { harness, port: Number(new URL(harness.listenUrl).port) };
 }
@@ -105,19 +106,18 @@ describe('the sender listener (--role sender)', () => {
   });
 });
 
-describe('the callback listener (--interface A)', () => {
-  it('cuts a stalled body with 408, refuses an unknown path with 404, and records at most its cap', async () => {
+describe('the callback listener (--interface A): the same listener, the same bounds', () => {
+  it('cuts a stalled body with 408, refuses an unknown path with 404 (it counts toward the caps), and records at most its cap', async () => {
     const { harness, port } = await callbackListener();
-    const path = new URL(harness.callbackUrlFor('job1')).pathname;
+    const path = new URL(harness.backgroundUrl('job1')).pathname;
     const stalled = await rawExchange(port, [head(path, 100) + '{']);
     expect(stalled.status).toBe(408);
     expect((await rawExchange(port, [post('/elsewhere', '{"event_id":"x"}')])).status).toBe(404);
+    expect(harness.strays()).toEqual({ count: 1, shown: ['POST /elsewhere'] });
     const statuses = [];
     for (let n = 0; n < 5; n += 1) statuses.push((await rawExchange(port, [post(path, `{"event_id":"e${n}"}`)])).status);
-    expect(statuses).toEqual([202, 202, 202, 503, 503]);
-    expect(harness.received('job1')).toHaveLength(3);
-    expect(harness.received('')).toEqual([]);
-    expect(harness.refused()).toBe(3);
+    expect(statuses).toEqual([202, 202, 503, 503, 503]);
+    expect(harness.refused()).toBe(4);
   });
 });
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { bodyOfSize, escapedField, looseLayout, reversedKeys } from '../../src/conformance/bodies.js';
-import { clockFromResponse, retryAfterMs } from '../../src/conformance/session.js';
+import { bodyOfSize, escapedField, looseLayout, reversedKeys } from '../../src/conformance/probe/bodies.js';
+import { clockFromResponse, retryAfterMs } from '../../src/conformance/probe/session.js';
 import { isWellFormedRetryAfter } from '../../src/spec/retry-after.js';
 import { parseWaivers } from '../../src/conformance/waivers.js';
-import { countLine, redactDeep, toJunit } from '../../src/conformance/report.js';
+import { countLine } from '../../src/conformance/reporters/text.js';
+import { redactDeep } from '../../src/conformance/reporters/index.js';
+import { renderJunit } from '../../src/conformance/reporters/junit.js';
 import { secretFlagFor } from '../../src/conformance/repro.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 
@@ -58,19 +60,20 @@ describe('waivers', () => {
 describe('reports', () => {
   const report: SuiteReport = {
     ok: false,
+    version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' },
     target: 'http://127.0.0.1:1/events',
     interface: 'B',
     mock: false,
     startedAt: '2026-11-22T13:00:00.000Z',
     durationMs: 1234,
     clock: { offsetSeconds: 0, dateHeader: 'x' },
-    summary: { passed: 1, failed: 1, skipped: 1, warnings: 1, waived: 0, total: 4 },
+    summary: { passed: 1, failed: 1, skipped: 1, warnings: 1, waived: 0, notJudged: 0, total: 4 },
     waivers: [],
     checks: [
-      { id: 'B-X-001', interface: 'B', title: 'ok <&>', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'passed', expected: '202', actual: '202', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { id: 'B-X-002', interface: 'B', title: 'bad', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'failed', expected: '401', actual: '202 "s3cr3t-value"', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0, repro: { command: 'cai send-event …', bodyFile: '/tmp/b' } },
-      { id: 'B-X-003', interface: 'B', title: 'warn', sections: ['§5.5'], section: '§5.5', level: 'should', tags: ['t'], optional: false, verdict: 'warning', expected: '202', actual: '401', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { id: 'B-X-004', interface: 'B', title: 'skip', sections: ['§5.7'], section: '§5.7', level: 'must', tags: ['t'], optional: true, verdict: 'skipped', expected: '-', actual: 'optional', durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 },
+      { role: 'receiver', id: 'B-X-001', interface: 'B', title: 'ok <&>', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'passed', expected: '202', actual: '202', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
+      { role: 'receiver', id: 'B-X-002', interface: 'B', title: 'bad', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'failed', expected: '401', actual: '202 "s3cr3t-value"', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0, repro: { command: 'cai send-event …', bodyFile: '/tmp/b' } },
+      { role: 'receiver', id: 'B-X-003', interface: 'B', title: 'warn', sections: ['§5.5'], section: '§5.5', level: 'should', tags: ['t'], optional: false, verdict: 'warning', expected: '202', actual: '401', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
+      { role: 'receiver', id: 'B-X-004', interface: 'B', title: 'skip', sections: ['§5.7'], section: '§5.7', level: 'must', tags: ['t'], optional: true, verdict: 'skipped', expected: '-', actual: 'optional', durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 },
     ],
   };
 
@@ -79,14 +82,14 @@ describe('reports', () => {
   });
 
   it('writes JUnit with one testcase per check, properties, failures and skips', () => {
-    const xml = toJunit(report, false);
+    const xml = renderJunit(report, { warningsFail: false });
     expect(xml.match(/<testcase /g)?.length).toBe(4);
     expect(xml).toContain('<property name="section" value="§5.5"/>');
     expect(xml).toContain('name="B-X-001 ok &lt;&amp;&gt;"');
     expect(xml.match(/<failure /g)?.length).toBe(1);
     expect(xml).toContain('<skipped message="optional"/>');
     expect(xml).toContain('repro: cai send-event …');
-    expect(toJunit(report, true).match(/<failure /g)?.length).toBe(2);
+    expect(renderJunit(report, { warningsFail: true }).match(/<failure /g)?.length).toBe(2);
   });
 
   it('redacts secrets in every string', () => {

@@ -11,8 +11,8 @@ import { formatBytes, prettyJson, renderBody } from '../../src/output/html/bodie
 import { renderPage } from '../../src/output/html/page.js';
 import { barList, columnChart, niceTicks } from '../../src/output/html/svg.js';
 import { binLabel, dayBuckets, renderOperationHtml } from '../../src/output/html/operation-report.js';
-import { renderConformanceHtml, type ConformanceView } from '../../src/output/html/conformance-report.js';
-import { escapeMarkdown, renderJobSummary } from '../../src/output/job-summary.js';
+import { renderConformanceHtml, type ConformanceView } from '../../src/conformance/reporters/html.js';
+import { escapeMarkdown, renderJobSummary } from '../../src/conformance/reporters/markdown.js';
 import { FIRST_CONTACT_BINS_SECONDS, histogram, ReportBuilder } from '../../src/report/aggregate.js';
 import { parseLogLine } from '../../src/report/log.js';
 
@@ -40,7 +40,8 @@ describe('escapeHtml', () => {
 
   it('shows control characters as control pictures and keeps tab, newline, emoji and text', () => {
     expect(escapeHtml('a\u0000b\u001bc\u007fd\te\nf\r')).toBe('a\u2400b\u241bc\u2421d\te\nf\r');
-    expect(escapeHtml('\u0085')).toBe('\ufffd');
+    // C1 and bidi controls are shown as the terminal shows them (src/output/markup.ts).
+    expect(escapeHtml('\u0085\u009b\u202e')).toBe('\\u0085\\u009b\\u202e');
     expect(escapeHtml('x \ud83d\ude00 y \ud800')).toBe('x \ud83d\ude00 y \ufffd');
     expect(escapeHtml(`<a href="x">'Tom' & Jerry</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;Tom&#39; &amp; Jerry&lt;/a&gt;');
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { SendResult } from '../../src/http/send.js';
 import { renderSendResult } from '../../src/output/send-result.js';
 import { MockLines } from '../../src/output/mock-lines.js';
-import { renderConformanceReport } from '../../src/output/conformance-report.js';
+import { renderReport } from '../../src/cli/conformance-report.js';
 import { describeRecord } from '../../src/output/batch-summary.js';
 import { renderDryRun } from '../../src/output/dry-run.js';
 import { Output } from '../../src/output/output.js';
@@ -37,13 +37,13 @@ function expectInert(output: string): void {
   expect(withoutColours.replace(/\r\n/g, '\n')).not.toMatch(ACTIVE);
 }
 
-async function outputFor(colour: boolean, json = false): Promise<{ output: Output; written: () => string }> {
+async function outputFor(colour: boolean, json = false): Promise<{ output: Output; io: ReturnType<typeof fakeIo>; written: () => string }> {
   const io = fakeIo();
   Object.assign(io.stdout, { isTTY: true, columns: 80 });
   Object.assign(io.stderr, { isTTY: true, columns: 80 });
   const palette = colour ? await loadPalette(1) : plainPalette;
   const output = new Output(io, { json, quiet: false, debug: true }, { stdout: palette, stderr: palette });
-  return { output, written: () => io.out() + io.err() };
+  return { output, io, written: () => io.out() + io.err() };
 }
 
 describe('the escaping functions', () => {
@@ -105,11 +105,11 @@ function sendResult(eventId: string, body: Buffer, header: string, problem: stri
 }
 
 function check(actual: string, expected: string, note: string): CheckResult {
-  return { id: 'B-X-001', interface: 'B', title: 'a check', sections: ['§7'], section: '§7', level: 'must', tags: [], optional: false, verdict: 'failed', expected, actual, durationMs: 1, notes: [note], requests: 1, rateLimitedRetries: 0, repro: { command: `curl ${note}`, bodyFile: 'x' } };
+  return { id: 'B-X-001', interface: 'B', role: 'receiver', title: 'a check', sections: ['§7'], section: '§7', level: 'must', tags: [], optional: false, verdict: 'failed', expected, actual, durationMs: 1, notes: [note], requests: 1, rateLimitedRetries: 0, repro: { command: `curl ${note}`, bodyFile: 'x' } };
 }
 
 function suite(checks: CheckResult[], target: string): SuiteReport {
-  return { ok: false, target, interface: 'B', mock: false, startedAt: 'now', durationMs: 5, clock: { offsetSeconds: 0, dateHeader: null }, summary: { passed: 0, failed: checks.length, skipped: 0, warnings: 0, waived: 0, total: checks.length }, checks, waivers: [] };
+  return { ok: false, version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' }, target, interface: 'B', mock: false, startedAt: 'now', durationMs: 5, clock: { offsetSeconds: 0, dateHeader: null }, summary: { passed: 0, failed: checks.length, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: checks.length }, checks, waivers: [] };
 }
 
 describe('no renderer emits a raw control character, whatever it is given', () => {
@@ -146,8 +146,8 @@ describe('no renderer emits a raw control character, whatever it is given', () =
     it(`conformance answers: actual, expected, notes, the target (${mode})`, async () => {
       await fc.assert(
         fc.asyncProperty(text, text, text, text, async (actual, expected, note, target) => {
-          const { output, written } = await outputFor(colour);
-          await renderConformanceReport(suite([check(actual, expected, note)], target), { verbose: true }, output);
+          const { output, io, written } = await outputFor(colour);
+          await renderReport(suite([check(actual, expected, note)], target), { failOn: 'must', verbose: true }, { io, output }, []);
           expectInert(written());
         }),
         { numRuns: 60 },

@@ -3,6 +3,7 @@
  * that reaches a page from a target (bodies, headers, messages) or a user (paths, ids) goes through `escapeHtml`,
  * usually by way of the `html` template tag, which escapes every interpolated value unless it is already `SafeHtml`.
  */
+import { escapeMarkup } from '../markup.js';
 
 /** Markup built by `html` (or declared safe with `trustedHtml`): inserted as is by another `html` template. */
 export class SafeHtml {
@@ -13,26 +14,8 @@ export class SafeHtml {
   }
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * Text → HTML text or quoted-attribute value. Beyond `& < > " '`: a lone UTF-16 surrogate (not encodable) becomes
- * U+FFFD, and control characters other than tab, LF and CR (which HTML refuses or silently drops) are shown as
- * their Unicode "control pictures" (NUL → ␀, ESC → ␛, DEL → ␡) or, for C1 controls, U+FFFD, so a body full of
- * them is visibly odd rather than silently changed.
- */
-export function escapeHtml(text: string): string {
-  return (
-    text
-      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (char) => {
-        const code = char.charCodeAt(0);
-        return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\uFFFD';
-      })
-      .replace(/[&<>"']/g, (char) => ENTITIES[char] as string)
-  );
-}
+/** Text → HTML text or quoted-attribute value: the one escaping function of every page and report (markup.ts). */
+export const escapeHtml = escapeMarkup;
 
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
 

@@ -6,7 +6,8 @@
  */
 import { EVENT_TYPES } from '../../spec/constants.js';
 import { html } from './escape.js';
-import { INSPECTOR_SCRIPT } from './inspector-script.js';
+import { INSPECTOR_SCRIPT } from '../../inspector/browser/script.js';
+import { VISIBLE_PATTERN } from '../markup.js';
 import { pagePolicy, renderPage } from './page.js';
 
 export interface InspectorPageInfo {
@@ -84,7 +85,7 @@ function page(info: InspectorPageInfo) {
 <div class="where"><span>${platform ? 'events URL' : 'provider endpoint'} <code>${info.mockUrl}</code></span><span id="live" class="off">connecting…</span><span id="kept"></span></div>
 <nav class="tabs"><a href="#/requests" data-tab="requests">${platform ? 'Events received' : 'Jobs received'}</a><a href="#/conversations" data-tab="conversations">Conversations</a>${platform ? '' : html`<a href="#/callbacks" data-tab="callbacks">Callbacks sent</a>`}</nav>
 </header>
-<div class="split" id="app" data-kind="${info.kind}">
+<div class="split" id="app" data-kind="${info.kind}" data-visible="${VISIBLE_PATTERN}">
 <section class="pane" id="tab-requests">
 <form class="toolbar" id="filters" autocomplete="off">
 <label>verdict <select id="f-verdict"><option value="">any</option><option>accepted</option><option>duplicate</option><option>rejected</option><option>injected</option></select></label>

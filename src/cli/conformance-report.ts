@@ -1,0 +1,107 @@
+/**
+ * What `cai conformance run` does with its report, whichever role ran: the files asked for (`--junit`, `--html`,
+ * `--summary` or `$GITHUB_STEP_SUMMARY`), then the report on stdout (the table, or `--json`), then the warnings on
+ * stderr. A run that stops before any check still writes every file, from a report that carries its error, with
+ * the same reporters (src/conformance/reporters).
+ */
+import type { SuiteReport } from '../conformance/types.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { CaiError, errorMessage } from '../errors.js';
+import type { CommandContext } from './runner.js';
+import { generator, writeOrFail } from './report-files.js';
+
+export interface ReportFlags {
+  junit?: string;
+  html?: string;
+  summary?: string;
+  failOn: 'must' | 'warnings';
+  verbose?: boolean;
+}
+
+/** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
+async function writeReportFiles(view: import('../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
+  const { output, io } = context;
+  const { REPORTERS } = await import('../conformance/reporters/index.js');
+  if (flags.junit !== undefined) {
+    await writeOrFail(flags.junit, await REPORTERS.junit(view, {}), 'JUnit report', context);
+    output.info(`JUnit report written to ${flags.junit}`);
+  }
+  if (flags.html !== undefined) {
+    await writeOrFail(flags.html, await REPORTERS.html(view, { generator: await generator() }), 'HTML report', context);
+    output.info(`HTML report written to ${flags.html}`);
+  }
+  const fromEnv = flags.summary === undefined ? io.env.GITHUB_STEP_SUMMARY : undefined;
+  const summaryFile = flags.summary ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
+  if (summaryFile === undefined) return;
+  const markdown = await REPORTERS.markdown(view, {});
+  if (flags.summary !== undefined) {
+    await writeOrFail(summaryFile, markdown, 'job summary', context, true);
+    output.info(`job summary appended to ${summaryFile}`);
+    return;
+  }
+  // The environment's file must not fail a run: a summary that cannot be appended there is a warning.
+  try {
+    await writeOrFail(summaryFile, markdown, 'job summary', context, true);
+    output.info(`job summary appended to $GITHUB_STEP_SUMMARY (${summaryFile})`);
+  } catch (error) {
+    output.warn(`${errorMessage(error)} ($GITHUB_STEP_SUMMARY); the run's result stands`);
+  }
+}
+
+/** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise. */
+export async function renderReport(report: SuiteReport, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<number> {
+  const { output } = context;
+  const { REPORTERS, viewOf, preflightWarning, stoppedLine } = await import('../conformance/reporters/index.js');
+  const view = viewOf(report, flags.failOn, secrets);
+  await writeReportFiles(view, flags, context);
+  if (output.json) {
+    output.printJson(view);
+    return view.ok ? 0 : 1;
+  }
+  const text = await REPORTERS.table(view, {
+    table: { ...(output.width !== undefined ? { width: output.width } : {}), palette: output.color, verbose: flags.verbose === true, table: (head, rows, columns) => output.table(head, rows, columns) },
+  });
+  for (const line of text.split('\n')) output.result(line);
+  for (const notice of view.waivers) output.warn(notice.message);
+  const refused = preflightWarning(view);
+  if (refused !== undefined) output.warn(refused);
+  if (view.stopped) output.warn(stoppedLine(view.stopped));
+  if (view.reproDir) output.info(view.role === 'sender' ? `what the sender sent, for the failing checks: ${view.reproDir}` : `bodies and repro scripts of the failing requests: ${view.reproDir}`);
+  if (view.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged');
+  return view.ok ? 0 : 1;
+}
+
+export interface StoppedRun {
+  interface: InterfaceId;
+  role: 'receiver' | 'sender';
+  startedAt: Date;
+  target?: string;
+  mock: boolean;
+}
+
+/**
+ * A run stopped before any check (the target unreachable or plainly not the endpoint, a silent sender): every file
+ * asked for still says what happened, so a CI page shows the reason. The error itself is then reported as usual.
+ */
+export async function reportStop(error: unknown, run: StoppedRun, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<void> {
+  if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
+  const { viewOf } = await import('../conformance/reporters/index.js');
+  const { runVersion } = await import('../conformance/catalogue.js');
+  const report: SuiteReport = {
+    ok: false,
+    version: runVersion(),
+    target: run.target ?? '',
+    interface: run.interface,
+    mock: run.mock,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    clock: { offsetSeconds: null, dateHeader: null },
+    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: 0 },
+    checks: [],
+    waivers: [],
+    error: { code: error.code, message: error.message, hint: error.hint },
+    ...(run.role === 'sender' ? { role: 'sender' as const } : {}),
+  };
+  // The run's own error stays the one reported: a report file that cannot be written only warns here.
+  await writeReportFiles(viewOf(report, flags.failOn, secrets), flags, context).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
+}

@@ -1,0 +1,97 @@
+/**
+ * §5: who may send. The signature (another secret, another body, another timestamp, truncated, malformed,
+ * missing), for both interfaces; then the sender's identity, which each interface carries its own way
+ * (X-CAI-Provider and the registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1); then what the signature
+ * binds at its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction
+ * (§5.1).
+ */
+import { randomBytes } from 'node:crypto';
+import { compact } from '../../probe/bodies.js';
+import { defineProbe } from '../../probe/define.js';
+import { HEADER_REJECTED, REJECTED, UNAUTHORISED } from '../../probe/expectations.js';
+import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
+import { anotherSecret, event, job } from './receivers.js';
+import { tamperingChecks, type Tampering } from './tampering.js';
+
+const SIGNATURE_ROWS: readonly Tampering[] = [
+  { id: 'AUTH-001', answer: 'authentication', tags: ['signature'], sections: { A: ['§4.1', '§5.1', '§5.3'], B: ['§5.3', '§7'] }, clauses: ['§5.1-1', '§5.3-1'],
+    what: 'a signature made with another secret',
+    tamper: (body) => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } }) },
+  { id: 'AUTH-002', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.3'], B: ['§5.2', '§5.3', '§7'] }, clauses: ['§5.2-1'],
+    what: 'the valid signature of another body',
+    tamper: (body, scope, receiver) => ({ body, signature: { kind: 'other-body', body: compact(receiver.document(scope)) } }) },
+  { id: 'AUTH-003', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.4'], B: ['§5.2', '§5.4', '§7'] }, clauses: ['§5.2-1', '§5.4-1'],
+    what: 'a signature over another timestamp than the one sent',
+    tamper: (body, scope) => ({ body, signature: { kind: 'other-timestamp', timestamp: scope.session.targetNowSeconds() - OTHER_TIMESTAMP_SKEW_SECONDS } }) },
+  { id: 'AUTH-004', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] }, clauses: ['§5.3-1'],
+    what: (receiver) => `${receiver.aRequest} without X-CAI-Signature`,
+    tamper: (body) => ({ body, signature: { kind: 'none' } }) },
+  { id: 'AUTH-005', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] }, clauses: ['§5.4-1'],
+    what: (receiver) => `${receiver.aRequest} without X-CAI-Timestamp`,
+    tamper: (body) => ({ body, timestamp: { kind: 'none' } }) },
+  { id: 'AUTH-006', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§5.5'], B: ['§5.3', '§5.5', '§7'] }, clauses: ['§5.3-1'],
+    what: 'a truncated signature (63 hex digits)',
+    tamper: (body) => ({ body, signature: { kind: 'truncated' } }) },
+  { id: 'AUTH-007', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] }, clauses: ['§5.3-1'],
+    what: 'a signature header that is not sha256=<hex>',
+    tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }) },
+];
+
+export const signatures = tamperingChecks(SIGNATURE_ROWS);
+
+const eventsIdentity = [
+  defineProbe({
+    id: 'B-AUTH-014', interface: 'B', level: 'must', sections: ['§5.6', '§7'], clauses: ['§5.6-1', '§7-3'], tags: ['auth', 'provider'],
+    title: 'an unrecognised X-CAI-Provider (correctly signed) is rejected with 401',
+    send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'value', value: `not-${scope.session.config.identity}-${randomBytes(3).toString('hex')}` } }),
+    expect: UNAUTHORISED,
+  }),
+  defineProbe({
+    id: 'B-AUTH-015', interface: 'B', level: 'must', sections: ['§4.2', '§5.6', '§7'], clauses: ['§4.2-2', '§5.6-1'], tags: ['auth', 'provider', 'headers'],
+    title: 'a request without X-CAI-Provider is rejected',
+    send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'none' } }),
+    expect: HEADER_REJECTED,
+  }),
+  defineProbe({
+    id: 'B-AUTH-016', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth'], optional: true, needs: 'source-address',
+    title: 'a request from an unregistered origin (--source-address) is rejected with 401',
+    // The plan skips it without --source-address (`needs`).
+    send: (scope) => ({ body: compact(event(scope)), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) }),
+    expect: UNAUTHORISED,
+  }),
+];
+
+const jobsIdentity = [
+  defineProbe({
+    id: 'A-AUTH-014', interface: 'A', level: 'should', sections: ['§4.1'], clauses: ['§4.1-2'], tags: ['auth', 'headers', 'source'],
+    title: 'a job without X-CAI-Source is rejected',
+    send: (scope) => ({ body: compact(job(scope)), identity: { kind: 'none' } }),
+    expect: REJECTED,
+  }),
+];
+
+export const identity = { B: eventsIdentity, A: jobsIdentity };
+
+/**
+ * What the signature binds (§5.2–§5.4): the timestamp exactly as the header carries it. A verifier that parses the
+ * header to a number and signs the number's digits accepts a header that is not the signed text. A receiver may
+ * refuse a leading zero as a malformed timestamp, or verify it as sent; either way the request is refused.
+ */
+const BINDING_ROWS: readonly Tampering[] = [
+  { id: { B: 'B-AUTH-017', A: 'A-AUTH-015' }, answer: 'header', tags: ['signature', 'window'], sections: { A: ['§5.2', '§5.4', '§4.1'], B: ['§5.2', '§5.4', '§7'] }, clauses: ['§5.2-1', '§5.4-1'],
+    what: 'a timestamp written with a leading zero but signed over the digits without it',
+    tamper: (body) => ({ body, timestamp: { kind: 'now', prefix: '0' }, signature: { kind: 'bare-timestamp' } }) },
+];
+
+const binding = tamperingChecks(BINDING_ROWS);
+
+/** §5.1: a separate secret for each direction; the jobs endpoint does not take the events secret. */
+const otherDirection = defineProbe({
+  id: 'A-AUTH-016', interface: 'A', level: 'must', sections: ['§5.1', '§4.1', '§5.3'], clauses: ['§5.1-2', '§4.1-6'], tags: ['auth', 'signature'], needs: 'callback',
+  title: 'a job signed with the events secret (the other direction of the pair) is rejected',
+  // The plan skips it without the events secret (`needs: 'callback'`).
+  send: (scope) => ({ body: compact(job(scope)), signature: { kind: 'wrong-secret', secret: scope.session.callback?.secrets[0] ?? anotherSecret() } }),
+  expect: REJECTED,
+});
+
+export const signatureBinding = { B: binding.B ?? [], A: [...(binding.A ?? []), otherDirection] };

@@ -1,0 +1,234 @@
+/**
+ * Interface A, §3 step 5: the events the provider sends back to the job's callback_url, judged on what only a
+ * provider's callbacks show: that they come at all, carry the job's lead_id unchanged, end the conversation, repeat
+ * the lifecycle facts the acknowledgment fixed (§2.3), and that a repeated job starts no second conversation (§2.2).
+ * How each event is signed, shaped and retried is judged by the sender checks (checks/sender), which run on the
+ * same events (catalogue.ts). Each job is sent and its events gathered once per run (Session.once), on a stage of
+ * its own of the callback listener (probe/callbacks.ts).
+ */
+import { isE164 } from '../../../spec/formats.js';
+import { isObject } from '../../../spec/json.js';
+import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
+import { describeAnswer, documentOf, label, ms, type Attempt } from '../../evidence.js';
+import { compact, type Doc } from '../../probe/bodies.js';
+import { eventTypeOf, isEndingEvent, type JobStage } from '../../probe/callbacks.js';
+import { isAccepted } from '../../probe/expectations.js';
+import type { ProbeScope } from '../../probe/scope.js';
+import type { CallbackScenarioId } from '../../listen/scenarios.js';
+import { job, providerJobIdOf } from './receivers.js';
+
+const NO_JOB = 'the job was not sent (the run was interrupted)';
+
+interface JobOptions {
+  scenario?: CallbackScenarioId;
+  /** Changes the job before it is sent (e.g. its lead_id). */
+  change?: (doc: Doc) => Doc;
+  /** Send the job twice, the second right after the first is acknowledged (a retry whose answer was lost). */
+  twice?: boolean;
+}
+
+/** Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks. */
+export function jobStage(scope: ProbeScope, name: string, options: JobOptions = {}): Promise<JobStage | undefined> {
+  return scope.session.once(`callback-${name}`, async () => {
+    const harness = scope.session.callback;
+    if (!harness) return undefined;
+    return harness.gather({
+      name,
+      scenario: options.scenario ?? 'callbacks',
+      build: (callbackUrl) => (options.change ?? ((doc) => doc))(job(scope, callbackUrl)),
+      send: (doc) => scope.send({ body: compact(doc) }),
+      ...(options.twice ? { twice: true } : {}),
+      signal: scope.session.signal,
+    });
+  });
+}
+
+/** The one job whose events A-CB-001, -005, -006, -012 and -013 judge. */
+const mainJob = (scope: ProbeScope) => jobStage(scope, 'callbacks');
+
+/**
+ * A lead_id the platform may well issue (§2.2: a string), that a provider which lowercases, trims or normalises
+ * identifiers would change: capitals, accented letters (`é` decomposed, as NFD text has it), a slash, a plus.
+ */
+function unusualLeadId(plain: string): string {
+  return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1`;
+}
+
+const edgeLeadJob = (scope: ProbeScope) => jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
+
+/** The event of an attempt, when its body is a JSON object. */
+function eventOf(attempt: Attempt): Record<string, unknown> | undefined {
+  const doc = documentOf(attempt);
+  return isObject(doc) ? doc : undefined;
+}
+
+interface Staged {
+  stage: JobStage;
+}
+
+/**
+ * What every callback check says first: no stage (not gathered), the job not accepted (the events judged never
+ * started), or no event at all (the arrival check's finding, not this one's). Undefined when there are events.
+ */
+function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome | undefined {
+  if (!stage) return notJudged(NO_JOB);
+  if (!stage.job) return notJudged(NO_JOB);
+  if (!isAccepted(stage.job)) return failed('2xx for the job whose events are judged', describeAnswer(stage.job), { exchanges: [stage.job] });
+  if (stage.record.attempts.length > 0 || judgesSilence) return undefined;
+  return notJudged(stage.record.interrupted ? 'interrupted before an event arrived' : 'no event arrived (see A-CB-001)');
+}
+
+/** Passes when `judge` finds nothing wrong with any event; otherwise fails on the first event it faults. */
+function judgeEach(stage: JobStage, expected: string, judge: (event: Record<string, unknown> | undefined, attempt: Attempt) => string | undefined): Outcome {
+  const { attempts } = stage.record;
+  const count = `${attempts.length} event${attempts.length === 1 ? '' : 's'}`;
+  for (const attempt of attempts) {
+    const event = eventOf(attempt);
+    const problem = judge(event, attempt);
+    if (problem === undefined) continue;
+    const received = attempt.body.toString('utf8');
+    const excerpt = received.length > 300 ? `${received.slice(0, 300)}…` : received;
+    return failed(expected, `${label(attempt)} of ${count} (${String(event?.event ?? '?')}): ${problem}`, { attempts: [attempt] }, [`the event as received: ${excerpt}`]);
+  }
+  return passed(expected, `${count}, all as expected`);
+}
+
+/** A check of one job's events: the preamble, then `judge` on the stage. */
+function callbackCheck(spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & { stage?: (scope: ProbeScope) => Promise<JobStage | undefined>; judgesSilence?: boolean; judge(stage: JobStage): Outcome }): ReceiverCheck<Staged> {
+  const { stage: gatherStage = mainJob, judgesSilence, judge, ...meta } = spec;
+  return defineCheck<Staged>({
+    ...meta,
+    interface: 'A',
+    needs: 'callback',
+    tags: ['callback', ...meta.tags],
+    gather: async (scope) => {
+      const stage = await gatherStage(scope);
+      return (stage ? { stage } : {}) as Staged;
+    },
+    judge: ({ stage }) => preamble(stage, judgesSilence) ?? judge(stage as JobStage),
+  });
+}
+
+const leadUnchanged = (stage: JobStage) =>
+  judgeEach(stage, `lead_id ${JSON.stringify(stage.leadId)}`, (event) => (event?.lead_id === stage.leadId ? undefined : `lead_id ${JSON.stringify(event?.lead_id)}`));
+
+/** The assigned number of a job's acknowledgment (§2.3), when the answer carries a string one. */
+function assignedNumberOf(stage: JobStage): string | undefined {
+  const value = stage.job ? documentOf({ body: stage.job.body, cut: false }) : undefined;
+  const number = isObject(value) ? value.assigned_number_e164 : undefined;
+  return typeof number === 'string' ? number : undefined;
+}
+
+const arrival = [
+  callbackCheck({
+    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1', '§8-6'], tags: [],
+    title: "the provider sends events back to the job's callback_url within --callback-wait",
+    judgesSilence: true,
+    judge: (stage) => {
+      const expected = 'at least one event after the job was accepted';
+      const first = stage.record.attempts[0];
+      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
+      if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
+      return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`);
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-005', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: [],
+    title: "every event carries the job's lead_id unchanged",
+    judge: leadUnchanged,
+  }),
+  callbackCheck({
+    id: 'A-CB-006', level: 'should', sections: ['§3', '§6'], clauses: ['§3-1'], tags: [],
+    title: 'the conversation ends with an appointment or job.closed event within --callback-wait',
+    judge: (stage) => {
+      const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
+      const expected = 'an appointment.* or job.closed event';
+      if (ending) return passed(expected, String(ending));
+      if (stage.record.interrupted) return notJudged('interrupted before the conversation ended');
+      return failed(expected, `only ${stage.record.attempts.length} non-final event(s) within ${ms(stage.waitedMs)}`);
+    },
+  }),
+];
+
+/**
+ * The lifecycle as the acknowledgment fixed it. §2.4 leaves each field's presence to the event type, so only the
+ * events that carry the field are judged; and the spec does not say in so many words that they must repeat the
+ * acknowledgment's values (the envelope calls provider_job_id "the Provider's own identifier", from_number_e164
+ * "origin number"), so these are `should`.
+ */
+const lifecycle = [
+  callbackCheck({
+    id: 'A-CB-012', level: 'should', sections: ['§2.3', '§2.4', '§2.5'], clauses: ['§2.3-1'], tags: ['lifecycle'],
+    title: 'events that carry provider_job_id carry the one the acknowledgment gave',
+    judge: (stage) => {
+      const acknowledged = stage.job ? providerJobIdOf(stage.job) : undefined;
+      if (typeof acknowledged !== 'string') return notJudged('the acknowledgment has no string provider_job_id (see A-ACCEPT-002)');
+      return judgeEach(stage, `provider_job_id ${JSON.stringify(acknowledged)} where present`, (event) => {
+        if (event === undefined || !('provider_job_id' in event)) return undefined;
+        return event.provider_job_id === acknowledged ? undefined : `provider_job_id ${JSON.stringify(event.provider_job_id)}`;
+      });
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-013', level: 'should', sections: ['§2.3', '§3', '§2.4', '§2.5'], clauses: ['§2.3-2'], tags: ['lifecycle'],
+    title: 'outbound messages come from the assigned_number_e164 the acknowledgment gave',
+    judge: (stage) => {
+      const assigned = assignedNumberOf(stage);
+      if (assigned === undefined || !isE164(assigned)) return notJudged('the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)');
+      return judgeEach(stage, `from_number_e164 ${assigned} on outbound messages`, (event) => {
+        if (event?.event !== 'conversation.message' || event.direction !== 'outbound' || !('from_number_e164' in event)) return undefined;
+        return event.from_number_e164 === assigned ? undefined : `from_number_e164 ${JSON.stringify(event.from_number_e164)}`;
+      });
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-014', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: ['lifecycle', 'lead'],
+    title: 'a lead_id with capitals, accents (NFD) and punctuation comes back unchanged',
+    stage: edgeLeadJob,
+    judge: leadUnchanged,
+  }),
+];
+
+/** appointment.booked and job.closed: the results a conversation ends in (§3 step 5), each once per handling. */
+function endingsOf(stage: JobStage): number {
+  return stage.record.attempts.filter((attempt) => {
+    const type = eventTypeOf(attempt);
+    return type === 'appointment.booked' || type === 'job.closed';
+  }).length;
+}
+
+interface OnceAndTwice {
+  once: JobStage;
+  twice: JobStage;
+}
+
+/**
+ * §2.2: a repeated event_id is ignored, so a job sent twice starts one conversation. Judged by what follows the
+ * acknowledgment: the job sent twice must not end more often than the same job sent once (a second conversation
+ * books or closes a second time). Both conversations are gathered until they are over and quiet for --observe.
+ */
+const repeatStartsNothing = defineCheck<OnceAndTwice>({
+  id: 'A-DEDUP-007', interface: 'A', level: 'must', sections: ['§2.2', '§3'], clauses: ['§2.2-5', '§3-1'], tags: ['dedupe', 'callback'], needs: 'callback',
+  title: 'a repeated job starts no second conversation (no second ending among its events)',
+  gather: async (scope) => {
+    const [once, twice] = await Promise.all([jobStage(scope, 'sent-once'), jobStage(scope, 'sent-twice', { twice: true })]);
+    return { ...(once ? { once } : {}), ...(twice ? { twice } : {}) } as OnceAndTwice;
+  },
+  judge: ({ once, twice }) => {
+    const missing = preamble(once) ?? preamble(twice);
+    if (missing) return missing;
+    const [sentOnce, sentTwice] = [once as JobStage, twice as JobStage];
+    if (!sentTwice.repeat) return notJudged('the repeat was not sent');
+    if (!isAccepted(sentTwice.repeat)) return passed('the repeat ignored', `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`);
+    if (endingsOf(sentOnce) === 0) return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
+    if (endingsOf(sentTwice) === 0) return notJudged('the job sent twice got no ending event within --callback-wait (see A-CB-006)');
+    const baseline = endingsOf(sentOnce);
+    const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
+    const endings = endingsOf(sentTwice);
+    const actual = `${endings} ending event(s) among ${sentTwice.record.attempts.length} events in ${ms(sentTwice.waitedMs)}`;
+    return endings <= baseline ? passed(expected, actual) : failed(expected, `${actual}: a second conversation`, { attempts: sentTwice.record.attempts });
+  },
+});
+
+export const callbacks = { A: [...arrival, ...lifecycle] };
+export const repeatedJob = { A: [repeatStartsNothing] };

@@ -1,0 +1,254 @@
+/**
+ * Safe retries: a repeated event_id is recognised (§6.1 and §2.13 on B; §2.2 on A), even when the repeats
+ * arrive at once, and authentication comes before the duplicate lookup. The concurrency and the
+ * failed-authentication repeat are shared by both interfaces; what counts as "the same answer" is each one's.
+ * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
+ * accepted), and judges what it gathered.
+ */
+import { isDuplicateAck } from '../../../spec/acknowledgment.js';
+import type { InterfaceId } from '../../../spec/constants.js';
+import { defineCheck, failed, notJudged, passed, type CheckMeta, type Outcome, type ReceiverCheck } from '../../check.js';
+import { describeAnswer, type Exchange } from '../../evidence.js';
+import { compact } from '../../probe/bodies.js';
+import { judgeStatus } from '../../probe/define.js';
+import { isAccepted, statusMatches, UNAUTHORISED } from '../../probe/expectations.js';
+import type { ProbeScope } from '../../probe/scope.js';
+import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../../tolerances.js';
+import { anotherSecret, appliesTo, checkId, event, EVENTS_RECEIVER, forBoth, job, JOBS_RECEIVER, providerJobIdOf, type Receiver } from './receivers.js';
+
+const DUPLICATE = '202 {"ok":true,"duplicate":true}';
+const SAME_ACK = '202 with the same provider_job_id as the first delivery';
+
+type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'>;
+
+/** A first delivery and what followed it: the evidence of most repeat checks. */
+interface Repeat {
+  first: Exchange;
+  second: Exchange;
+}
+
+/** The first delivery of a repeat test must be accepted; this is the failure when it is not. */
+function firstNotAccepted(first: Exchange): Outcome {
+  return failed('202 for the first delivery', describeAnswer(first), { exchanges: [first] });
+}
+
+/** Sends `first`, then, once it is accepted, `second`. */
+async function sendThenRepeat(scope: ProbeScope, first: () => Parameters<ProbeScope['send']>[0], second: () => Parameters<ProbeScope['send']>[0]): Promise<Partial<Repeat>> {
+  const answer = await scope.send(first());
+  if (!isAccepted(answer) || scope.session.signal.aborted) return { first: answer };
+  return { first: answer, second: await scope.send(second()) };
+}
+
+/** The shared preamble of a repeat judgement: no evidence, or a first delivery that was not accepted. */
+function repeatPreamble(evidence: Partial<Repeat>): Outcome | Exchange {
+  if (!evidence.first) return notJudged('no request was sent');
+  if (!isAccepted(evidence.first)) return firstNotAccepted(evidence.first);
+  if (!evidence.second) return notJudged('the repeat was not sent');
+  return evidence.second;
+}
+
+/** The repeat of an accepted event, answered by §2.13. */
+function judgeDuplicateAnswer(evidence: Partial<Repeat>, firstMustBeNew: boolean): Outcome {
+  if (firstMustBeNew && evidence.first && isDuplicateAck(evidence.first)) return failed('the first delivery not marked duplicate', describeAnswer(evidence.first), { exchanges: [evidence.first] });
+  const repeat = repeatPreamble(evidence);
+  if (!('request' in repeat)) return repeat;
+  return isDuplicateAck(repeat) ? passed(DUPLICATE, describeAnswer(repeat)) : failed(DUPLICATE, describeAnswer(repeat), { exchanges: [evidence.first, repeat] });
+}
+
+interface Rounds {
+  /** The answers of each round of simultaneous deliveries. */
+  rounds: Exchange[][];
+}
+
+/**
+ * `CONCURRENT_DELIVERIES` simultaneous deliveries of one event_id, `CONCURRENT_ROUNDS` times: a check-then-insert
+ * race shows up in at least one round. `judgeRound` returns a failure for a round, or nothing.
+ */
+function concurrentRepeats(receiver: Receiver, entry: Entry, judgeRound: (answers: Exchange[], round: number) => Outcome | undefined, success: Outcome): ReceiverCheck<Rounds> {
+  return defineCheck<Rounds>({
+    ...entry, interface: receiver.interface, level: 'must', tags: ['dedupe', 'concurrency'],
+    gather: async (scope) => {
+      const rounds: Exchange[][] = [];
+      for (let round = 1; round <= CONCURRENT_ROUNDS && !scope.session.signal.aborted; round += 1) {
+        const body = compact(receiver.document(scope));
+        const answers = await scope.sendAll(Array.from({ length: CONCURRENT_DELIVERIES }, () => ({ body })));
+        rounds.push(answers);
+        if (answers.some((answer) => !isAccepted(answer))) break;
+      }
+      return { rounds };
+    },
+    judge: ({ rounds }) => {
+      if (!rounds || rounds.length === 0) return notJudged('no request was sent');
+      for (const [index, answers] of rounds.entries()) {
+        const notAccepted = answers.find((answer) => !isAccepted(answer));
+        if (notAccepted) return failed('202 for every delivery', describeAnswer(notAccepted), { exchanges: [notAccepted] });
+        const failure = judgeRound(answers, index + 1);
+        if (failure) return failure;
+      }
+      return rounds.length < CONCURRENT_ROUNDS ? notJudged(`${rounds.length} of ${CONCURRENT_ROUNDS} rounds sent`) : success;
+    },
+  });
+}
+
+/** Accepted once, then repeated with a wrong signature: refused, never answered as a duplicate (§5.5). */
+function repeatFailingAuthentication(receiver: Receiver, entry: Entry): ReceiverCheck<Repeat> {
+  return defineCheck<Repeat>({
+    ...entry, interface: receiver.interface, level: 'must', tags: ['dedupe', 'auth'],
+    gather: (scope) => {
+      const body = compact(receiver.document(scope));
+      return sendThenRepeat(scope, () => ({ body }), () => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } })) as Promise<Repeat>;
+    },
+    judge: (evidence) => {
+      const repeat = repeatPreamble(evidence);
+      return 'request' in repeat ? judgeStatus(repeat, receiver.refuses.authentication.expect) : repeat;
+    },
+  });
+}
+
+const eventsDuplicates: ReceiverCheck[] = [
+  defineCheck<Repeat>({
+    id: 'B-DEDUP-001', interface: 'B', level: 'must', sections: ['§6.1', '§2.13', '§7'], clauses: ['§6.1-2', '§2.13-1'], tags: ['dedupe'],
+    title: 'a sequential repeat of an event_id is answered 202 {"ok":true,"duplicate":true}',
+    gather: (scope) => {
+      const body = compact(event(scope));
+      return sendThenRepeat(scope, () => ({ body }), () => ({ body })) as Promise<Repeat>;
+    },
+    judge: (evidence) => judgeDuplicateAnswer(evidence, true),
+  }),
+  concurrentRepeats(
+    EVENTS_RECEIVER,
+    { id: 'B-DEDUP-002', title: 'concurrent repeats of one event_id: exactly one is counted as new', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'] },
+    (answers, round) => {
+      const fresh = answers.filter((answer) => !isDuplicateAck(answer));
+      if (fresh.length === 1) return undefined;
+      const n = CONCURRENT_DELIVERIES;
+      return failed(`1 of ${n} concurrent deliveries new, ${n - 1} ${DUPLICATE}`, `round ${round}: ${fresh.length} of ${n} answered as new`, { exchanges: [fresh[1] ?? answers[0]] });
+    },
+    passed(`1 of ${CONCURRENT_DELIVERIES} concurrent deliveries new, ${CONCURRENT_DELIVERIES - 1} duplicates (${CONCURRENT_ROUNDS} rounds)`, `1 new, ${CONCURRENT_DELIVERIES - 1} duplicates in each of ${CONCURRENT_ROUNDS} rounds`),
+  ),
+  repeatFailingAuthentication(EVENTS_RECEIVER, {
+    id: 'B-DEDUP-003',
+    title: 'a repeat that fails authentication gets 401, never a duplicate answer',
+    sections: ['§5.5', '§7', '§6.1'],
+    clauses: ['§5.1-1', '§7-3'],
+  }),
+  defineCheck<Repeat>({
+    id: 'B-DEDUP-004', interface: 'B', level: 'must', sections: ['§6.1', '§7'], clauses: ['§6.1-3', '§7-3'], tags: ['dedupe', 'auth'],
+    title: 'an event rejected with 401 is not recorded: the same event correctly signed is then new',
+    gather: async (scope) => {
+      const body = compact(event(scope));
+      const first = await scope.send({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } });
+      if (!statusMatches(first, UNAUTHORISED) || scope.session.signal.aborted) return { first } as Repeat;
+      return { first, second: await scope.send({ body }) };
+    },
+    judge: ({ first, second }) => {
+      if (!first) return notJudged('no request was sent');
+      if (!statusMatches(first, UNAUTHORISED)) return failed('401 for the wrongly signed delivery', describeAnswer(first), { exchanges: [first] });
+      if (!second) return notJudged('the correctly signed delivery was not sent');
+      const expected = '202, not marked duplicate';
+      return isAccepted(second) && !isDuplicateAck(second) ? passed(expected, describeAnswer(second)) : failed(expected, describeAnswer(second), { exchanges: [first, second] });
+    },
+  }),
+  defineCheck<Repeat>({
+    id: 'B-DEDUP-005', interface: 'B', level: 'must', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'], tags: ['dedupe'],
+    title: 'a repeat with the same event_id but a changed body is still a duplicate',
+    gather: (scope) => {
+      const doc = event(scope);
+      return sendThenRepeat(scope, () => ({ body: compact(doc) }), () => ({ body: compact({ ...doc, text: `${String(doc.text ?? '')} (edited)` }) })) as Promise<Repeat>;
+    },
+    judge: (evidence) => judgeDuplicateAnswer(evidence, false),
+  }),
+];
+
+const jobsDuplicates: ReceiverCheck[] = [
+  defineCheck<Repeat>({
+    id: 'A-DEDUP-001', interface: 'A', level: 'must', sections: ['§2.2', '§8'], clauses: ['§2.2-5'], tags: ['dedupe'],
+    title: 'a repeated event_id gets the same acknowledgment and starts no second job',
+    gather: (scope) => {
+      const body = compact(job(scope));
+      return sendThenRepeat(scope, () => ({ body }), () => ({ body })) as Promise<Repeat>;
+    },
+    judge: (evidence) => {
+      const repeat = repeatPreamble(evidence);
+      if (!('request' in repeat)) return repeat;
+      if (!isAccepted(repeat)) return failed(SAME_ACK, describeAnswer(repeat), { exchanges: [evidence.first, repeat] });
+      const a = providerJobIdOf(evidence.first as Exchange);
+      const b = providerJobIdOf(repeat);
+      return a !== undefined && a === b ? passed(SAME_ACK, describeAnswer(repeat)) : failed(SAME_ACK, `first ${JSON.stringify(a)}, repeat ${JSON.stringify(b)}`, { exchanges: [evidence.first, repeat] });
+    },
+  }),
+  concurrentRepeats(
+    JOBS_RECEIVER,
+    { id: 'A-DEDUP-002', title: 'concurrent repeats of one event_id all get the same provider_job_id', sections: ['§2.2'], clauses: ['§2.2-5'] },
+    (answers, round) => {
+      const ids = new Set(answers.map((answer) => JSON.stringify(providerJobIdOf(answer))));
+      if (ids.size === 1) return undefined;
+      return failed(`one provider_job_id for ${CONCURRENT_DELIVERIES} concurrent deliveries`, `round ${round}: ${ids.size} different provider_job_ids`, { exchanges: [answers[0]] });
+    },
+    passed(`one provider_job_id for ${CONCURRENT_DELIVERIES} concurrent deliveries (${CONCURRENT_ROUNDS} rounds)`, 'one provider_job_id in each round'),
+  ),
+  repeatFailingAuthentication(JOBS_RECEIVER, {
+    id: 'A-DEDUP-003',
+    title: 'a repeat that fails authentication is rejected, not acknowledged',
+    sections: ['§4.1', '§5.5', '§2.2'],
+    clauses: ['§4.1-6', '§5.1-1'],
+  }),
+];
+
+/**
+ * Identifiers compare exactly (§6.1, §2.2: a repeated *value*; RFC 8259 §8.3: JSON strings are equal when their
+ * code units are): an event_id that differs from an accepted one only in case, in Unicode normalisation, or by a
+ * trailing space is another event, answered as new. A receiver that folds case (a case-insensitive collation),
+ * normalises or trims its keys discards a real event as a repeat.
+ */
+interface DistinctIds {
+  ids: Partial<Record<InterfaceId, string>>;
+  /** After "an event_id that differs from an accepted one only ". */
+  differs: string;
+  /** The first event_id and the second, from a fresh one. */
+  pair(fresh: string): [string, string];
+}
+
+const DISTINCT_IDS: readonly DistinctIds[] = [
+  { ids: { B: 'B-DEDUP-006', A: 'A-DEDUP-004' }, differs: 'in case', pair: (fresh) => [fresh, fresh.toUpperCase()] },
+  { ids: { B: 'B-DEDUP-007', A: 'A-DEDUP-005' }, differs: 'in Unicode normalisation (NFC é, then NFD e + U+0301)', pair: (fresh) => [`${fresh}-caf\u00e9`, `${fresh}-cafe\u0301`] },
+  { ids: { B: 'B-DEDUP-008', A: 'A-DEDUP-006' }, differs: 'by a trailing space', pair: (fresh) => [fresh, `${fresh} `] },
+];
+
+/** An id as JSON, with everything outside printable ASCII escaped, so the two spellings can be told apart. */
+function visible(id: string): string {
+  return JSON.stringify(id).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+interface DistinctEvidence extends Repeat {
+  ids: [string, string];
+}
+
+const distinctIds = forBoth((receiver) =>
+  DISTINCT_IDS.filter((row) => appliesTo(receiver, row.ids)).map((row) =>
+    defineCheck<DistinctEvidence>({
+      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: receiver.interface === 'B' ? ['§6.1', '§2.4', '§2.13'] : ['§2.2', '§4.1'],
+      clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe', 'identifiers'],
+      title: `an event_id that differs from an accepted one only ${row.differs} is a new ${receiver.interface === 'B' ? 'event' : 'job'}`,
+      gather: async (scope) => {
+        const ids = row.pair(scope.eventId());
+        const sent = await sendThenRepeat(scope, () => ({ body: compact({ ...receiver.document(scope), event_id: ids[0] }) }), () => ({ body: compact({ ...receiver.document(scope), event_id: ids[1] }) }));
+        return { ...sent, ids } as DistinctEvidence;
+      },
+      judge: (evidence) => {
+        const second = repeatPreamble(evidence);
+        if (!('request' in second)) return second;
+        if (!evidence.ids) return notJudged('the two event_ids sent are not known');
+        const [firstId, secondId] = evidence.ids;
+        const expected = `2xx for ${visible(secondId)}, not answered as a repeat of ${visible(firstId)}`;
+        if (!isAccepted(second)) return failed(expected, describeAnswer(second), { exchanges: [evidence.first, second] });
+        return receiver.answeredAsRepeat(evidence.first as Exchange, second) ? failed(expected, `${describeAnswer(second)}: answered as a repeat`, { exchanges: [evidence.first, second] }) : passed(expected, describeAnswer(second));
+      },
+    }),
+  ),
+);
+
+export const duplicates = {
+  B: [...eventsDuplicates, ...(distinctIds.B ?? [])],
+  A: [...jobsDuplicates, ...(distinctIds.A ?? [])],
+};

@@ -1,0 +1,52 @@
+/**
+ * §2.1: every shape the formats allow, one at a time, in a document that is otherwise the receiver's usual one.
+ * "ISO 8601 with time-zone offset": fractional seconds (six digits, as Python writes them), UTC written `Z`, a
+ * negative offset (the RFC 3339 profile every date library reads; the rest of ISO 8601, such as week dates or the
+ * basic format, is not probed). E.164: up to 15 digits (ITU-T E.164), and a short real number (Niue's 7 digits).
+ * BCP 47 (Interface A's contact.language): a script subtag. Each must be accepted; a receiver whose format check
+ * is narrower than the spec fails exactly the row of the shape it refuses.
+ */
+import { dateTime, withPath, compact } from '../../probe/bodies.js';
+import { defineProbe } from '../../probe/define.js';
+import type { ProbeScope } from '../../probe/scope.js';
+import { ACCEPTED } from '../../probe/expectations.js';
+import { appliesTo, checkId, forBoth, type Receiver } from './receivers.js';
+import type { InterfaceId } from '../../../spec/constants.js';
+
+interface Shape {
+  ids: string | Partial<Record<InterfaceId, string>>;
+  sections: readonly string[];
+  clauses: readonly string[];
+  /** The field it goes in, and its value (as the title shows it). */
+  field(receiver: Receiver): string;
+  value(scope: ProbeScope): string;
+  /** How the title describes the value, after the field name. */
+  describe: string;
+}
+
+const SHAPES: readonly Shape[] = [
+  { ids: 'FORMAT-001', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'with fractional seconds (six digits, e.g. 10:30:00.123456+01:00)',
+    value: () => dateTime(new Date(), { fraction: '123456' }) },
+  { ids: 'FORMAT-002', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'in UTC written with Z (e.g. 09:30:00Z)',
+    value: () => dateTime(new Date(), { utc: true }) },
+  { ids: 'FORMAT-003', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'with a negative offset (e.g. 04:30:00-05:00)',
+    value: () => dateTime(new Date(), { offsetMinutes: -300 }) },
+  { ids: 'FORMAT-004', sections: ['§2.1'], clauses: ['§2.1-1'], field: (r) => r.phoneField, describe: 'of 15 digits, the longest E.164 number (+493012345678901)',
+    value: () => '+493012345678901' },
+  { ids: 'FORMAT-005', sections: ['§2.1'], clauses: ['§2.1-1'], field: (r) => r.phoneField, describe: 'of 7 digits, a short real E.164 number (Niue, +6834002)',
+    value: () => '+6834002' },
+  { ids: { A: 'A-FORMAT-006' }, sections: ['§2.1'], clauses: ['§2.1-3'], field: () => 'contact.language', describe: 'with a script subtag (zh-Hant-TW, BCP 47)',
+    value: () => 'zh-Hant-TW' },
+];
+
+export const formats = forBoth((receiver) =>
+  SHAPES.filter((shape) => appliesTo(receiver, shape.ids)).map((shape) => {
+    const field = shape.field(receiver);
+    return defineProbe({
+      id: checkId(receiver, shape.ids), interface: receiver.interface, level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], clauses: shape.clauses, tags: ['format', 'acceptance'],
+      title: `${field} ${shape.describe} is accepted`,
+      send: (scope) => ({ body: compact(withPath(receiver.document(scope), field, shape.value(scope))) }),
+      expect: ACCEPTED,
+    });
+  }),
+);

@@ -1,0 +1,56 @@
+/**
+ * §7: over the request cap, 429 with a `Retry-After` (its form judged by src/spec/retry-after.ts). The cap
+ * itself is not shown (§8), so the check pushes a bounded burst and judges the first 429, if any. Optional
+ * and run alone: it would slow every other check.
+ */
+import { Headers } from '../../../spec/constants.js';
+import { isWellFormedRetryAfter } from '../../../spec/retry-after.js';
+import { classifyStatus } from '../../../spec/statuses.js';
+import { defineCheck, failed, notJudged, passed } from '../../check.js';
+import { describeAnswer, type Exchange } from '../../evidence.js';
+import { compact } from '../../probe/bodies.js';
+import { isAccepted } from '../../probe/expectations.js';
+import { RATE_BURST_LIMIT, RATE_WAVE_SIZE } from '../../tolerances.js';
+import { event } from './receivers.js';
+
+const isLimited = (answer: Exchange) => answer.status !== undefined && classifyStatus(answer.status) === 'rate-limited';
+
+interface Burst {
+  /** Every answer of the burst, in order, up to the first wave with a 429 or a refusal. */
+  answers: Exchange[];
+  /** The burst ran to its end (no 429 within it). */
+  exhausted: boolean;
+}
+
+const eventsRate = [
+  defineCheck<Burst>({
+    id: 'B-RATE-001', interface: 'B', level: 'must', sections: ['§7', '§8'], clauses: ['§7-7'], tags: ['rate-limit'], optional: true, exclusive: true,
+    title: 'over the request cap: 429 with a well-formed Retry-After',
+    gather: async (scope) => {
+      // A paced, bounded burst: waves of concurrent valid events until the first 429 or refusal.
+      const answers: Exchange[] = [];
+      for (let sent = 0; sent < RATE_BURST_LIMIT; sent += RATE_WAVE_SIZE) {
+        const wave = await scope.sendAll(Array.from({ length: RATE_WAVE_SIZE }, () => ({ body: compact(event(scope)), raw429: true })));
+        answers.push(...wave);
+        if (wave.some((answer) => isLimited(answer) || !isAccepted(answer)) || scope.session.signal.aborted) return { answers, exhausted: false };
+      }
+      return { answers, exhausted: true };
+    },
+    judge: ({ answers, exhausted }) => {
+      if (!answers || answers.length === 0) return notJudged('no request was sent');
+      const limited = answers.findIndex(isLimited);
+      if (limited >= 0) {
+        const answer = answers[limited] as Exchange;
+        const retryAfter = answer.headers[Headers.retryAfter];
+        const expected = '429 with Retry-After: <seconds> or an HTTP date';
+        const actual = `429 after ${limited + 1} requests, Retry-After: ${retryAfter ?? '(missing)'}`;
+        return isWellFormedRetryAfter(retryAfter) ? passed(expected, actual) : failed(expected, actual, { exchanges: [answer] });
+      }
+      const wrong = answers.find((answer) => !isAccepted(answer));
+      if (wrong) return failed('202 until the cap, then 429', describeAnswer(wrong), { exchanges: [wrong] });
+      return notJudged(exhausted ? `no 429 within ${RATE_BURST_LIMIT} requests: the cap is higher (or absent); nothing to judge` : 'the burst was cut short before a 429');
+    },
+  }),
+];
+
+export const rate = { B: eventsRate };

@@ -1,0 +1,68 @@
+/**
+ * §5.2: the signature covers the raw body exactly as transmitted. Each framing is valid JSON that a verifier
+ * which re-serialises the parsed body would sign differently; a receiver must accept every one of them.
+ * Both interfaces, one row per framing (`<interface>-SIG-nnn`).
+ */
+import { compact, escapedField, looseLayout, NON_ASCII_TEXT, reversedKeys, type Doc } from '../../probe/bodies.js';
+import { defineProbe } from '../../probe/define.js';
+import { ACCEPTED } from '../../probe/expectations.js';
+import { checkId, forBoth } from './receivers.js';
+
+interface Framing {
+  id: string;
+  /** What the body does, after "the signature covers the raw bytes: ". */
+  title: string;
+  sections: readonly string[];
+  clauses: readonly string[];
+  /** The body as sent, from a valid document and the name of its free-text field. */
+  frame(doc: Doc, textField: string): Buffer;
+}
+
+const FRAMINGS: readonly Framing[] = [
+  {
+    id: 'SIG-001',
+    title: 'odd whitespace, tabs and CRLF are accepted',
+    sections: ['§5.2', '§5.3'],
+    clauses: ['§5.2-1', '§5.2-2'],
+    frame: (doc) => Buffer.from(looseLayout(doc), 'utf8'),
+  },
+  {
+    id: 'SIG-002',
+    title: 'keys in an unusual order are accepted',
+    sections: ['§5.2'],
+    clauses: ['§5.2-1', '§5.2-2'],
+    frame: (doc) => compact(reversedKeys(doc)),
+  },
+  {
+    id: 'SIG-003',
+    title: '\\u escapes and \\/ in strings are accepted',
+    sections: ['§5.2', '§2'],
+    clauses: ['§5.2-1', '§5.2-2', '§2-1'],
+    frame: (doc, field) => Buffer.from(escapedField({ ...doc, [field]: NON_ASCII_TEXT }, field), 'utf8'),
+  },
+  {
+    id: 'SIG-004',
+    title: 'non-ASCII UTF-8 text is accepted',
+    sections: ['§5.2', '§2', '§2.1'],
+    clauses: ['§5.2-1', '§5.2-2', '§2-2'],
+    frame: (doc, field) => compact({ ...doc, [field]: NON_ASCII_TEXT }),
+  },
+  {
+    id: 'SIG-005',
+    title: 'a trailing newline after the JSON is accepted',
+    sections: ['§5.2'],
+    clauses: ['§5.2-1', '§5.2-2'],
+    frame: (doc) => Buffer.concat([compact(doc), Buffer.from('\n')]),
+  },
+];
+
+export const rawBody = forBoth((receiver) =>
+  FRAMINGS.map((framing) =>
+    defineProbe({
+      id: checkId(receiver, framing.id), interface: receiver.interface, level: 'must', sections: framing.sections, clauses: framing.clauses, tags: ['signature', 'raw-body'],
+      title: `the signature covers the raw bytes: ${framing.title}`,
+      send: (scope) => ({ body: framing.frame(receiver.document(scope), receiver.textField) }),
+      expect: ACCEPTED,
+    }),
+  ),
+);

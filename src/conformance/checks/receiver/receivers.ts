@@ -1,0 +1,139 @@
+/**
+ * The two receivers the suite judges, as the checks both interfaces share see them: the platform's events
+ * endpoint (Interface B, §4.2) and the provider's contact-jobs endpoint (Interface A, §4.1). Each supplies a
+ * valid document with the check's own event_id, and what each kind of refusal expects.
+ */
+import { randomBytes } from 'node:crypto';
+import { isDuplicateAck } from '../../../spec/acknowledgment.js';
+import type { EventType, InterfaceId } from '../../../spec/constants.js';
+import { objectOf } from '../../../spec/json.js';
+import type { ReceiverCheck } from '../../check.js';
+import type { Exchange } from '../../evidence.js';
+import { eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
+import { BAD_REQUEST, HEADER_REJECTED, REJECTED, UNAUTHORISED, type StatusExpectation } from '../../probe/expectations.js';
+import type { ProbeScope } from '../../probe/scope.js';
+
+/** How a receiver refuses one kind of bad request, and how a title says so. */
+export interface Refusal {
+  expect: StatusExpectation;
+  /** `is rejected`, or `is rejected with 401` where the status is fixed by §7. */
+  says: string;
+}
+
+export interface Receiver {
+  interface: InterfaceId;
+  /** How a title names one request: `a request` (B), `a job` (A). */
+  aRequest: string;
+  /** A valid document with a fresh event_id: a conversation.message (B), a contact job (A). */
+  document(scope: ProbeScope): Doc;
+  /** A free-text string field of that document (the raw-body checks fill it with non-ASCII text). */
+  textField: string;
+  /** A date-time field (§2.1) of that document, dotted, and an E.164 one (the format checks vary them). */
+  dateTimeField: string;
+  phoneField: string;
+  /** Whether `second` was answered as a repeat of `first` (B: the §2.13 answer; A: the same provider_job_id). */
+  answeredAsRepeat(first: Exchange, second: Exchange): boolean;
+  refuses: {
+    /** The clauses a refusal of a request's credentials enforces (§7's 401 on B; §4.1's verification on A). */
+    authenticationClauses: readonly string[];
+    /** The clauses a refusal of a document enforces (§7's 400 on B; none fixed on A, §4.1). */
+    schemaClauses: readonly string[];
+    /** A wrong signature, a timestamp outside the window, an unknown sender. */
+    authentication: Refusal;
+    /** A missing or malformed X-CAI-* header. */
+    header: Refusal;
+    /** A body that breaks the schema. */
+    schema: Refusal;
+  };
+}
+
+/** Checks by interface; a theme that only one interface has leaves the other out. */
+export type ByInterface = Partial<Record<InterfaceId, readonly ReceiverCheck[]>>;
+
+/** Where no callback listener runs, jobs point at a name that can never resolve (RFC 2606 `.invalid`). */
+const NOWHERE_CALLBACK_URL = 'https://callback.invalid/cai-conformance';
+
+function freshLead(): string {
+  return `lead-conf-${randomBytes(6).toString('hex')}`;
+}
+
+/** A secret that is surely not the receiver's. */
+export function anotherSecret(): string {
+  return randomBytes(24).toString('hex');
+}
+
+/** A valid event for the known lead (--lead-id) when one is given; otherwise for a fresh lead (§6.3 allows it). */
+export function event(scope: ProbeScope, type: EventType = 'conversation.message'): Doc {
+  return eventDoc(type, scope.eventId(), scope.session.config.leadId ?? freshLead(), scope.session.config.branchCode);
+}
+
+/**
+ * A valid contact job. Its callback_url is the callback listener's (a path whose events no check reads) when it
+ * runs, so that a provider calling back is answered; nowhere without one.
+ */
+export function job(scope: ProbeScope, callbackUrl?: string): Doc {
+  const harness = scope.session.callback;
+  const url = callbackUrl ?? (harness ? harness.backgroundUrl(scope.meta.id.toLowerCase()) : NOWHERE_CALLBACK_URL);
+  return jobDoc(scope.eventId(), freshLead(), url, scope.session.config.branchCode);
+}
+
+/** The provider_job_id of an acknowledgment as sent (any JSON value), to compare two answers. */
+export function providerJobIdOf(exchange: Exchange): unknown {
+  return objectOf(exchange.body)?.provider_job_id;
+}
+
+/** Interface B: §7 fixes the statuses. */
+export const EVENTS_RECEIVER: Receiver = {
+  interface: 'B',
+  aRequest: 'a request',
+  document: (scope) => event(scope),
+  textField: 'text',
+  dateTimeField: 'occurred_at',
+  phoneField: 'from_number_e164',
+  answeredAsRepeat: (_first, second) => isDuplicateAck(second),
+  refuses: {
+    authenticationClauses: ['§7-3'],
+    schemaClauses: ['§7-1'],
+    authentication: { expect: UNAUTHORISED, says: 'is rejected with 401' },
+    header: { expect: HEADER_REJECTED, says: 'is rejected' },
+    schema: { expect: BAD_REQUEST, says: 'is rejected with 400' },
+  },
+};
+
+const ANY_4XX: Refusal = { expect: REJECTED, says: 'is rejected' };
+
+/** Interface A: §4.1 leaves the provider's error statuses open, so any 4xx refuses. */
+export const JOBS_RECEIVER: Receiver = {
+  interface: 'A',
+  aRequest: 'a job',
+  document: (scope) => job(scope),
+  textField: 'city',
+  dateTimeField: 'origin.captured_at',
+  phoneField: 'contact.phone_e164',
+  answeredAsRepeat: (first, second) => {
+    const id = providerJobIdOf(first);
+    return id !== undefined && id === providerJobIdOf(second);
+  },
+  refuses: { authenticationClauses: ['§4.1-6'], schemaClauses: [], authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
+};
+
+/** A theme both interfaces share: the same factory, once per receiver. */
+export function forBoth(build: (receiver: Receiver) => readonly ReceiverCheck[]): ByInterface {
+  return { B: build(EVENTS_RECEIVER), A: build(JOBS_RECEIVER) };
+}
+
+/**
+ * The id of a shared row on one receiver: `B-SIG-003` from `B` and `SIG-003` (the same number on both interfaces),
+ * or the row's own id for that interface where the two sequences had already parted (`{ B: 'B-AUTH-017', A: 'A-AUTH-015' }`).
+ */
+export function checkId(receiver: Receiver, local: string | Partial<Record<InterfaceId, string>>): string {
+  if (typeof local === 'string') return `${receiver.interface}-${local}`;
+  const id = local[receiver.interface];
+  if (id === undefined) throw new Error(`no ${receiver.interface} id for the row ${JSON.stringify(local)}`);
+  return id;
+}
+
+/** The receivers a shared row applies to: both, unless its ids name only one. */
+export function appliesTo(receiver: Receiver, local: string | Partial<Record<InterfaceId, string>>): boolean {
+  return typeof local === 'string' || local[receiver.interface] !== undefined;
+}

@@ -1,0 +1,123 @@
+/**
+ * cai's one listener, wherever it receives: as the platform's events endpoint (B) or the provider's contact-jobs
+ * endpoint (A) in a sender run, and as the callback_url of the jobs of an Interface A run. It reads each request
+ * whole, exactly as it came (§5.2: the raw bytes), notes when it arrived, and lets the recorder answer it, or cuts
+ * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CaiError, usageError } from '../../errors.js';
+import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
+import { flatHeaders } from '../../mock/request.js';
+import type { Arrival } from '../evidence.js';
+import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
+import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './guard.js';
+import type { Handled } from './recorder.js';
+
+export interface Listener {
+  /** `http(s)://host:port`, the listener's own address. */
+  url: string;
+  /** Requests answered but not recorded (a body cut or over the budget, or past the run's caps: LISTENER_CAPS). */
+  refused(): number;
+  close(): Promise<void>;
+}
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  tls?: TlsFiles;
+  handle(arrival: Arrival): Handled;
+  /** The flag that moves the listener, for the error when its address cannot be used (`--listen`, `--callback-listen`). */
+  flag: string;
+  /** The bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
+  caps?: GuardCaps;
+  limits?: ReceiverLimits;
+}
+
+export async function startListener(options: ListenerOptions): Promise<Listener> {
+  let inFlight = 0;
+  const idle = new Set<() => void>();
+  const settled = () => {
+    inFlight -= 1;
+    if (inFlight === 0) idle.forEach((wake) => wake());
+  };
+  const guard = new ListenerGuard(options.caps);
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    inFlight += 1;
+    receive(request, response, options.handle, guard)
+      // A bug in cai while recording must not take the run down: that request goes unanswered.
+      .catch(() => response.destroy())
+      .finally(settled);
+  };
+  const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls, limits: options.limits ?? LISTENER_LIMITS }).catch((error: unknown) => {
+    // The shared server helper names the mocks' --host/--port; here the flag is the run's own.
+    if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
+      throw usageError(error.code, error.message, `pass another ${options.flag} HOST:PORT, or port 0 for any free port`, error);
+    }
+    throw error;
+  });
+  guard.guardServer(server.server);
+  return {
+    url: server.url,
+    refused: () => guard.refused,
+    close: () =>
+      server.close(
+        () =>
+          new Promise<void>((resolve) => {
+            if (inFlight === 0) return resolve();
+            idle.add(resolve);
+          }),
+      ).finally(() => guard.stop()),
+  };
+}
+
+async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard): Promise<void> {
+  const arrivedMono = performance.now();
+  const arrivedAt = Date.now();
+  const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
+  // A request the sender gave up on half-way is no attempt: nothing was delivered.
+  if (!read.ok && read.reason === 'aborted') return;
+  // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answer(request, response, guard.refusal(read.reason));
+  if (!guard.admit(read.ok ? read.body.length : 0)) return answer(request, response, guard.overCapacity());
+  const arrival: Arrival = {
+    arrivedAt,
+    arrivedMono,
+    method: request.method ?? '',
+    path: request.url ?? '',
+    httpVersion: request.httpVersion,
+    headers: flatHeaders(request),
+    rawHeaders: pairs(request.rawHeaders),
+    body: read.ok ? read.body : Buffer.alloc(0),
+    bodyBytes: read.ok ? read.body.length : Math.max(declaredLength(request) ?? 0, MAX_KEPT_BODY_BYTES + 1),
+    cut: !read.ok,
+  };
+  const handled = handle(arrival);
+  if (handled.response.kind === 'reset') {
+    // A network failure: the request was read, and the connection goes without a byte of answer.
+    request.socket.resetAndDestroy();
+    handled.answered(performance.now());
+    return;
+  }
+  // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
+  const reply = handled.response.reply;
+  // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
+  // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
+  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
+}
+
+/** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */
+async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<void> {
+  const done = new Promise<void>((resolve) => {
+    response.once('finish', () => resolve());
+    response.once('close', () => resolve());
+  });
+  sendReply(request, response, reply);
+  sent?.();
+  await done;
+}
+
+function pairs(raw: readonly string[]): [string, string][] {
+  const result: [string, string][] = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) result.push([raw[index] as string, raw[index + 1] as string]);
+  return result;
+}

@@ -1,0 +1,178 @@
+/**
+ * Plays the scripts: attributes each arrival to its stage (a scenario of a sender run, a job of the callback
+ * listener), records it as an attempt of the delivery its document belongs to, and picks the answer: the attempt's
+ * place in its own delivery decides it, so every document a sender sends gets the whole script. Each stage has its
+ * own path, so stages run at once and a late retry is still attributed to its own. A person sending by hand gets
+ * one shared URL, one scenario at a time; an arrival carrying an event_id seen in an earlier scenario goes to it.
+ */
+import { LISTENER_CAPS } from '../../bounds.js';
+import { errorReply, jsonReply, type Reply } from '../../http/server.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { attemptEventId, deliveryKeyOf, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
+import { ACCEPTED, type Scenario, type ScriptedAnswer } from './scenarios.js';
+
+/** What the listener does with an arrival: answer it, or cut the connection. */
+export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
+
+export interface Handled {
+  response: Response;
+  /** Call when the answer has gone out (or the connection was cut). */
+  answered(mono: number): void;
+}
+
+export interface RecorderOptions {
+  /** The interface of the documents received: it decides what an acceptance looks like (§2.3 on A, §2.13 on B). */
+  interface: InterfaceId;
+  /** Stages share one URL (a person sending by hand): arrivals are routed by event_id, then to the open stage. */
+  shared: boolean;
+}
+
+export interface StageOpening {
+  scenario: Scenario;
+  /** Unique within the run: names the stage in reports and saved files. */
+  id: string;
+  /** The path prefix its arrivals come to (ignored when shared). */
+  prefix: string;
+  targetUrl: string;
+  expectedPath: string;
+}
+
+/** Characters of a stray request's path kept for the report. */
+const STRAY_PATH_CHARACTERS = 200;
+
+/** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per delivery). */
+const ASSIGNED_NUMBER = '+447700900123';
+
+const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 503: 'unavailable' } as const;
+
+export class Recorder {
+  readonly options: RecorderOptions;
+  readonly records: StageRecord[] = [];
+  /** Requests that matched no stage (answered 404), for the report's notes: the first LISTENER_CAPS.keptStrays, and how many. */
+  readonly strays: string[] = [];
+  strayCount = 0;
+  private active?: StageRecord;
+  private readonly prefixes = new Map<StageRecord, string>();
+  /** Each stage's delivery keys in order of first arrival (a delivery's place decides whether it is scripted). */
+  private readonly keys = new Map<StageRecord, string[]>();
+  private readonly waiters = new Set<() => void>();
+
+  constructor(options: RecorderOptions) {
+    this.options = options;
+  }
+
+  /** Opens a stage: from now on its arrivals are recorded. */
+  open(opening: StageOpening, startedMono: number): StageRecord {
+    const record: StageRecord = {
+      scenario: opening.scenario,
+      id: opening.id,
+      targetUrl: opening.targetUrl,
+      expectedPath: opening.expectedPath,
+      startedAt: Date.now(),
+      startedMono,
+      attempts: [],
+    };
+    this.records.push(record);
+    this.prefixes.set(record, this.options.shared ? '' : opening.prefix.replace(/\/+$/, ''));
+    this.keys.set(record, []);
+    this.active = record;
+    return record;
+  }
+
+  /** Closes a stage: later arrivals for it are still recorded, as late. */
+  close(record: StageRecord, endedMono: number): void {
+    record.endedMono = endedMono;
+    if (this.active === record) this.active = undefined;
+  }
+
+  handle(arrival: Arrival): Handled {
+    const record = this.route(arrival);
+    if (!record) {
+      this.strayCount += 1;
+      if (this.strays.length < LISTENER_CAPS.keptStrays) this.strays.push(`${arrival.method.slice(0, 16)} ${arrival.path.slice(0, STRAY_PATH_CHARACTERS)}`);
+      const reply = errorReply(404, 'not_a_scenario', 'cai conformance: nothing listens on this path; send to the URL you were given');
+      return { response: { kind: 'reply', reply }, answered: () => undefined };
+    }
+    const number = record.attempts.length + 1;
+    const key = deliveryKeyOf(arrival, number);
+    const keys = this.keys.get(record) as string[];
+    if (!keys.includes(key)) keys.push(key);
+    const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
+    const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, late: record.endedMono !== undefined };
+    record.attempts.push(attempt);
+    this.notify();
+    return {
+      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key)) },
+      answered: (mono) => {
+        attempt.answeredMono = mono;
+        this.notify();
+      },
+    };
+  }
+
+  /** Resolves at the next arrival or answer, at `deadlineMono`, or when `signal` aborts, whichever comes first. */
+  nextChange(deadlineMono: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters.delete(finish);
+        signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      const timer = setTimeout(finish, Math.max(0, deadlineMono - performance.now()));
+      signal.addEventListener('abort', finish, { once: true });
+      this.waiters.add(finish);
+      if (signal.aborted) finish();
+    });
+  }
+
+  /** Wakes whoever waits for a change (an arrival, an answer, a trigger that exited). */
+  notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private route(arrival: Arrival): StageRecord | undefined {
+    const path = arrival.path.split('?')[0] ?? '';
+    if (!this.options.shared) {
+      return this.records.find((record) => {
+        const prefix = this.prefixes.get(record) ?? '';
+        return path === prefix || path.startsWith(`${prefix}/`);
+      });
+    }
+    // One shared URL: a document seen before belongs to its stage (a late retry); anything else to the open one.
+    const eventId = attemptEventId(arrival);
+    const earlier = eventId === undefined ? undefined : this.records.find((record) => record.attempts.some((attempt) => attemptEventId(attempt) === eventId));
+    return earlier ?? this.active;
+  }
+
+  /**
+   * The script's answer for the delivery's next attempt. A delivery already accepted is answered as a receiver
+   * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2).
+   */
+  private answerFor(record: StageRecord, arrival: Arrival, key: string, place: number): ScriptedAnswer {
+    // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
+    if (arrival.cut) return { kind: 'error', status: 413 };
+    const earlier = record.attempts.filter((attempt) => attempt.key === key);
+    if (earlier.some((attempt) => attempt.answer.kind === 'accepted' || attempt.answer.kind === 'duplicate')) {
+      return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
+    }
+    const { script, scriptedDeliveries } = record.scenario;
+    if (scriptedDeliveries !== undefined && place >= scriptedDeliveries) return ACCEPTED;
+    return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
+  }
+
+  private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number): Reply {
+    switch (answer.kind) {
+      case 'accepted':
+        return this.options.interface === 'A'
+          ? jsonReply(answer.status, { provider_job_id: `cai-job-${record.id}-${place + 1}`, assigned_number_e164: ASSIGNED_NUMBER })
+          : jsonReply(answer.status, { ok: true });
+      case 'duplicate':
+        return jsonReply(202, { ok: true, duplicate: true });
+      case 'error': {
+        const headers = answer.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(answer.retryAfterSeconds) };
+        return errorReply(answer.status, ERROR_CODES[answer.status], `scripted by cai conformance (${record.scenario.id})`, {}, headers);
+      }
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The scenarios cai plays as a receiver: how it answers the attempts of each delivery. In a sender run
+ * (`--role sender`), the trigger makes the sender under test send one or more documents to the scenario's URL,
+ * and the first attempt of every new document gets the script's first answer, its second attempt the second, and
+ * so on: 202; 503 five times, then 202; 429 with Retry-After, then 202; a connection reset, then 202; 400, 401 or
+ * 413; the duplicate answer; a 200. In an Interface A run, the callback listener plays the callback scenarios on
+ * the events each job brings back, scripting only a job's first event so that its conversation goes on. The
+ * checks (checks/sender) judge what the sender did with the answers it got. Plain data: the recorder
+ * (./recorder.ts) plays the scripts.
+ */
+import type { InterfaceId } from '../../spec/constants.js';
+import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_SECONDS } from '../tolerances.js';
+
+export const SCENARIO_IDS = ['accept', 'duplicate', 'ok-200', 'retry-5xx', 'retry-429', 'retry-network', 'reject-400', 'reject-401', 'reject-413'] as const;
+export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-503', 'callback-429', 'callback-400'] as const;
+export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
+export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
+export type ScenarioId = SenderScenarioId | CallbackScenarioId;
+
+/**
+ * One answer of a script. `accepted`: the §4.2 202 (`{"ok":true}`) on B, the §2.3 acknowledgment on A.
+ * `duplicate`: §2.13's `{"ok":true,"duplicate":true}`. `reset`: the connection is cut after the request is read,
+ * with no answer at all (a network failure).
+ */
+export type ScriptedAnswer =
+  | { kind: 'accepted'; status: 200 | 202 }
+  | { kind: 'duplicate' }
+  | { kind: 'error'; status: 400 | 401 | 413 | 429 | 503; retryAfterSeconds?: number }
+  | { kind: 'reset' };
+
+export interface Scenario {
+  id: ScenarioId;
+  interfaces: readonly InterfaceId[];
+  /** cai's answers to the attempts of one delivery, in order; any attempt after the last gets the last again. */
+  script: readonly ScriptedAnswer[];
+  /** Only the first this many deliveries of the stage follow the script; later ones are accepted at once. */
+  scriptedDeliveries?: number;
+  /** What the scenario probes, in a few words (the list, the instructions). */
+  purpose: string;
+  /** Takes seconds by design (backoff, Retry-After): started first when scenarios run at once. */
+  slow?: boolean;
+  /**
+   * Runs alone, before the others: its judgement times the sender's waits, and other triggers starting at the
+   * same time (a burst of processes) would stretch them.
+   */
+  alone?: boolean;
+}
+
+export const ACCEPTED: ScriptedAnswer = { kind: 'accepted', status: 202 };
+const error = (status: 400 | 401 | 413 | 503): ScriptedAnswer => ({ kind: 'error', status });
+
+export const SCENARIOS: readonly Scenario[] = [
+  { id: 'accept', interfaces: ['B', 'A'], script: [ACCEPTED], purpose: 'an accepted delivery: signed, valid, sent once' },
+  { id: 'duplicate', interfaces: ['B'], script: [{ kind: 'duplicate' }], purpose: 'the duplicate answer of §2.13 ends the delivery' },
+  { id: 'ok-200', interfaces: ['B'], script: [{ kind: 'accepted', status: 200 }], purpose: 'any 2xx ends the delivery (§6.5)' },
+  {
+    id: 'retry-5xx',
+    interfaces: ['B', 'A'],
+    script: [...Array.from({ length: FAILURES_BEFORE_ACCEPT }, () => error(503)), ACCEPTED],
+    slow: true,
+    alone: true,
+    purpose: 'a 5xx is retried, with growing waits, the same event_id and document',
+  },
+  {
+    id: 'retry-429',
+    interfaces: ['B', 'A'],
+    script: [{ kind: 'error', status: 429, retryAfterSeconds: RETRY_AFTER_SECONDS }, ACCEPTED],
+    slow: true,
+    purpose: 'a 429 is retried after Retry-After, not before',
+  },
+  { id: 'retry-network', interfaces: ['B', 'A'], script: [{ kind: 'reset' }, ACCEPTED], purpose: 'a connection cut without an answer is retried' },
+  { id: 'reject-400', interfaces: ['B', 'A'], script: [error(400)], purpose: 'a 400 is not retried' },
+  { id: 'reject-401', interfaces: ['B', 'A'], script: [error(401)], purpose: 'a 401 is not retried' },
+  { id: 'reject-413', interfaces: ['B'], script: [error(413)], purpose: 'a 413 is not retried' },
+];
+
+/** The answers the callback listener of an Interface A run gives the events of one job. */
+export const CALLBACK_SCENARIOS: readonly Scenario[] = [
+  { id: 'callbacks', interfaces: ['B'], script: [ACCEPTED], purpose: "the job's events, each answered 202" },
+  { id: 'callback-503', interfaces: ['B'], script: [error(503), ACCEPTED], scriptedDeliveries: 1, purpose: 'the first event answered 503' },
+  {
+    id: 'callback-429',
+    interfaces: ['B'],
+    script: [{ kind: 'error', status: 429, retryAfterSeconds: CALLBACK_RETRY_AFTER_SECONDS }, ACCEPTED],
+    scriptedDeliveries: 1,
+    purpose: `the first event answered 429 with Retry-After: ${CALLBACK_RETRY_AFTER_SECONDS}`,
+  },
+  { id: 'callback-400', interfaces: ['B'], script: [error(400)], scriptedDeliveries: 1, purpose: 'the first event answered 400' },
+];
+
+export function scenario(id: ScenarioId): Scenario {
+  return [...SCENARIOS, ...CALLBACK_SCENARIOS].find((entry) => entry.id === id) as Scenario;
+}
+
+export function scenariosOf(iface: InterfaceId): Scenario[] {
+  return SCENARIOS.filter((entry) => entry.interfaces.includes(iface));
+}
+
+/** The answer a final one is: the delivery is over, and a sender must not send it again (§7, §6.5). */
+export function isFinal(answer: ScriptedAnswer): boolean {
+  return answer.kind === 'accepted' || answer.kind === 'duplicate' || (answer.kind === 'error' && answer.status !== 429 && answer.status < 500);
+}
+
+/** `202`, `429 (Retry-After: 2)`, `connection reset`. */
+export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): string {
+  switch (answer.kind) {
+    case 'accepted':
+      return answer.status === 202 && iface === 'A' ? '202 with the acknowledgment' : String(answer.status);
+    case 'duplicate':
+      return '202 {"ok":true,"duplicate":true}';
+    case 'error':
+      return answer.retryAfterSeconds === undefined ? String(answer.status) : `${answer.status} (Retry-After: ${answer.retryAfterSeconds})`;
+    case 'reset':
+      return 'connection reset';
+  }
+}
+
+/** `503 ×5, then 202` (each document's attempts); `…, for the first document (202 for the others)` where it says so. */
+export function describeScript(entry: Scenario, iface: InterfaceId): string {
+  const parts: string[] = [];
+  let index = 0;
+  while (index < entry.script.length) {
+    const text = describeScripted(entry.script[index] as ScriptedAnswer, iface);
+    let count = 1;
+    while (index + count < entry.script.length && describeScripted(entry.script[index + count] as ScriptedAnswer, iface) === text) count += 1;
+    parts.push(count > 1 ? `${text} ×${count}` : text);
+    index += count;
+  }
+  const scope = entry.scriptedDeliveries === undefined ? '' : entry.scriptedDeliveries === 1 ? ', for the first document (202 for the others)' : `, for the first ${entry.scriptedDeliveries} documents`;
+  return parts.join(', then ') + scope;
+}

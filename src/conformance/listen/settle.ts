@@ -1,0 +1,67 @@
+/**
+ * When a stage is over. A sender may send one document or many, one after the other or at once; cai cannot know
+ * how many, so a stage lasts until every delivery has settled and nothing more has come for `--observe`:
+ *
+ * - before its first attempt, a stage waits up to `--wait`;
+ * - a delivery settles with a final answer (2xx, 400, 401, 413), or when `--wait` has passed since its first
+ *   attempt (the sender gave up, or is too slow to judge);
+ * - after the last attempt (or answer), cai listens `--observe` more, for an attempt that must not come (a repeat
+ *   of a final answer) or for the sender's next document;
+ * - the trigger must have exited too (it may still be sending), unless nothing has come for `--wait`.
+ *
+ * Pure: the stage's attempts and the clock in, whether it is over and when to look again out.
+ */
+import type { Attempt, StageRecord } from '../evidence.js';
+import { isFinal } from './scenarios.js';
+
+export interface SettleOptions {
+  waitMs: number;
+  observeMs: number;
+  /** The trigger has exited (or there is none: a person, or cai itself sent what the stage receives). */
+  senderDone: boolean;
+  /** The trigger failed before any attempt: nothing will come. */
+  failedEarly: boolean;
+  /** Stage-specific: more must be seen before the stage may end (e.g. a conversation's ending event). */
+  awaiting?: boolean;
+  /** No stage outlives this (monotonic ms), whatever is still under way. */
+  deadlineMono?: number;
+}
+
+export interface StageState {
+  done: boolean;
+  /** When something may have changed even if nothing arrives (monotonic ms). */
+  nextMono: number;
+}
+
+function lastActivity(attempts: readonly Attempt[]): number {
+  return Math.max(...attempts.map((attempt) => attempt.answeredMono ?? attempt.arrivedMono));
+}
+
+export function stageState(record: Pick<StageRecord, 'attempts' | 'startedMono'>, nowMono: number, options: SettleOptions): StageState {
+  const deadline = options.deadlineMono ?? Number.POSITIVE_INFINITY;
+  if (nowMono >= deadline) return { done: true, nextMono: nowMono };
+  const attempts = record.attempts.filter((attempt) => !attempt.late);
+  if (attempts.length === 0) {
+    const firstBy = Math.min(record.startedMono + options.waitMs, deadline);
+    return { done: options.failedEarly || nowMono >= firstBy, nextMono: firstBy };
+  }
+  const byKey = new Map<string, Attempt[]>();
+  for (const attempt of attempts) byKey.set(attempt.key, [...(byKey.get(attempt.key) ?? []), attempt]);
+  let next = deadline;
+  let settled = true;
+  for (const delivery of byKey.values()) {
+    const last = delivery.at(-1) as Attempt;
+    if (last.answeredMono !== undefined && isFinal(last.answer)) continue;
+    const givenUpAt = (delivery[0] as Attempt).arrivedMono + options.waitMs;
+    if (nowMono >= givenUpAt) continue;
+    settled = false;
+    next = Math.min(next, givenUpAt);
+  }
+  const quietSince = lastActivity(attempts);
+  const quietEnough = nowMono >= quietSince + options.observeMs;
+  const senderDone = options.senderDone || nowMono >= quietSince + options.waitMs;
+  if (!quietEnough) next = Math.min(next, quietSince + options.observeMs);
+  else if (!senderDone) next = Math.min(next, quietSince + options.waitMs);
+  const done = settled && quietEnough && senderDone && options.awaiting !== true;
+  return { done, nextMono: Math.max(nowMono, next === Number.POSITIVE_INFINITY ? nowMono + options.waitMs : next) };
+}

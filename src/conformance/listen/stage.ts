@@ -1,0 +1,52 @@
+/**
+ * Plays one stage to its end: looks at the stage afresh at every arrival and answer, and whenever something may
+ * have changed on its own (a delivery's --wait running out, the --observe quiet reached), until settle.ts says it
+ * is over or the run is interrupted. Measures how long cai's own event loop was held up meanwhile: a timing check
+ * does not judge waits that cai itself may have drawn out.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { StageRecord } from '../evidence.js';
+import type { Recorder } from './recorder.js';
+import { stageState } from './settle.js';
+
+/** The resolution of the event-loop delay sampling (ms); the delay it reports includes it. */
+const LAG_RESOLUTION_MS = 10;
+
+export interface StageOptions {
+  waitMs: number;
+  /** The quiet that ends a stage; a function where it grows with what the stage saw. */
+  observeMs: number | (() => number);
+  signal: AbortSignal;
+  /** The trigger has exited (always, where cai itself sent what the stage receives). */
+  senderDone(): boolean;
+  /** The trigger failed before any attempt. */
+  failedEarly?(): boolean;
+  /** More must be seen before the stage may end (a conversation's ending event). */
+  awaiting?(): boolean;
+  /** No stage outlives this (monotonic ms). */
+  deadlineMono?: number;
+}
+
+export async function playStage(recorder: Recorder, record: StageRecord, options: StageOptions): Promise<void> {
+  const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  lag.enable();
+  try {
+    while (!options.signal.aborted) {
+      const state = stageState(record, performance.now(), {
+        waitMs: options.waitMs,
+        observeMs: typeof options.observeMs === 'number' ? options.observeMs : options.observeMs(),
+        senderDone: options.senderDone(),
+        failedEarly: options.failedEarly?.() ?? false,
+        ...(options.awaiting ? { awaiting: options.awaiting() } : {}),
+        ...(options.deadlineMono !== undefined ? { deadlineMono: options.deadlineMono } : {}),
+      });
+      if (state.done) break;
+      await recorder.nextChange(state.nextMono, options.signal);
+    }
+  } finally {
+    lag.disable();
+    record.maxLagMs = Math.max(0, Math.round(lag.max / 1e6 - LAG_RESOLUTION_MS));
+    recorder.close(record, performance.now());
+    if (options.signal.aborted) record.interrupted = true;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The callback listener of an Interface A run: cai's one listener (../listen/listener.ts) opened as each job's
+ * `callback_url`, so that the events the provider sends back (§3 step 5) can be judged. Every job gets its own path
+ * (`…/cai-conformance/<name>-<token>`), and so its own stage: its events are attributed to it even when a provider
+ * changes the `lead_id`. A stage scripts the answer to the job's first event (503, 429 with Retry-After, 400, or
+ * 202) and accepts the rest, so that the conversation goes on; the jobs of the other checks land in one background
+ * stage that accepts everything and is not judged. The events are judged by the same sender checks as a
+ * `--role sender` run (checks/sender), and by the callback checks of checks/receiver/callbacks.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import { isObject } from '../../spec/json.js';
+import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
+import { documentOf } from '../evidence.js';
+import type { GuardCaps } from '../listen/guard.js';
+import { startListener, type Listener } from '../listen/listener.js';
+import { Recorder } from '../listen/recorder.js';
+import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
+import { playStage } from '../listen/stage.js';
+
+const PATH_PREFIX = '/cai-conformance';
+
+export interface CallbackListenerOptions {
+  host: string;
+  port: number;
+  /** The public address; default the listener's own. */
+  publicUrl?: string;
+  /** The events secrets (the other direction's, §5.1): the events must verify with one of them. */
+  secrets: readonly string[];
+  /** The provider code the events must carry (X-CAI-Provider, §4.2, §5.6). */
+  providerCode: string;
+  /** How long the events of one job are waited for (--callback-wait), and how long cai listens after the last one (--observe). */
+  waitMs: number;
+  observeMs: number;
+  /** The listener's bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
+  caps?: GuardCaps;
+}
+
+/** One job's events: the job as sent and answered, and what came to its callback_url. */
+export interface JobStage {
+  name: string;
+  /** The job document sent (its callback_url is the stage's). */
+  doc: Record<string, unknown>;
+  leadId: string;
+  /** The answer to the job; undefined when it could not be sent (interrupted). */
+  job?: Exchange;
+  /** The answer to the same job sent again, when it was (`twice`). */
+  repeat?: Exchange;
+  record: StageRecord;
+  /** When the job was sent (ms since the epoch), and how long its events were waited for. */
+  startedAt: number;
+  waitedMs: number;
+}
+
+export interface JobRequest {
+  name: string;
+  scenario: CallbackScenarioId;
+  /** The job for this callback_url (its lead_id, event_id and other fields as the check wants them). */
+  build(callbackUrl: string): Record<string, unknown>;
+  /** Sends one job; resolves with the answer. */
+  send(doc: Record<string, unknown>): Promise<Exchange>;
+  /** Send the job a second time right after the first is accepted (a retry whose answer was lost). */
+  twice?: boolean;
+  signal: AbortSignal;
+}
+
+export interface CallbackHarness {
+  listenUrl: string;
+  publicUrl: string;
+  secrets: readonly string[];
+  providerCode: string;
+  /** A callback_url for a job whose events no check reads (they are accepted and forgotten). */
+  backgroundUrl(name: string): string;
+  /** Sends a job with a callback_url of its own, and gathers its events until its stage is over. */
+  gather(request: JobRequest): Promise<JobStage>;
+  /** The sender checks' evidence, from the stages gathered so far. */
+  evidence(stages: readonly JobStage[]): SenderEvidence;
+  /** Requests answered but not recorded (the listener's bounds), and requests to no job's path. */
+  refused(): number;
+  strays(): { count: number; shown: readonly string[] };
+  close(): Promise<void>;
+}
+
+/** The result that ends a conversation (§3 step 5); any appointment.* counts, its validity is another check's. */
+export function isEndingEvent(type: unknown): boolean {
+  return typeof type === 'string' && (type === 'job.closed' || type.startsWith('appointment.'));
+}
+
+/** The event type of an attempt's document, when it is a JSON object with one. */
+export function eventTypeOf(attempt: { body: Buffer; cut: boolean }): unknown {
+  const doc = documentOf(attempt);
+  return isObject(doc) ? doc.event : undefined;
+}
+
+/**
+ * How long a job's stage stays open after its last event: --observe, or half the time its conversation took to end
+ * when that is longer. A provider that starts a second conversation for a repeated job (§2.2) does so about as fast
+ * as the first one ran; on a busy machine both are slower.
+ */
+function quietAfter(record: StageRecord, observeMs: number): number {
+  const ending = record.attempts.find((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  return ending ? Math.max(observeMs, (ending.arrivedMono - record.startedMono) / 2) : observeMs;
+}
+
+/** When a job's stage has seen what it waits for: the conversation's end, or the scripted first event settled. */
+function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
+  const attempts = record.attempts.filter((attempt) => attempt.answeredMono !== undefined);
+  if (id === 'callbacks') return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  const first = attempts[0];
+  if (!first) return false;
+  if (id === 'callback-400') return true;
+  const ofFirst = attempts.filter((attempt) => attempt.key === first.key);
+  return isFinalAnswer((ofFirst.at(-1) ?? first).answer);
+}
+
+export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
+  const recorder = new Recorder({ interface: 'B', shared: false });
+  const listener: Listener = await startListener({ host: options.host, port: options.port, flag: '--callback-listen', handle: (arrival) => recorder.handle(arrival), ...(options.caps ? { caps: options.caps } : {}) });
+  const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
+  const open = (name: string, id: CallbackScenarioId) => {
+    const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;
+    return recorder.open({ scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${prefix}`, expectedPath: prefix }, performance.now());
+  };
+  // Every other job's events: accepted, recorded within the listener's caps, never judged.
+  const background = open('background', 'callbacks');
+
+  return {
+    listenUrl: listener.url,
+    publicUrl,
+    secrets: options.secrets,
+    providerCode: options.providerCode,
+    backgroundUrl: (name) => `${background.targetUrl}/${encodeURIComponent(name)}`,
+    async gather(request) {
+      const record = open(request.name, request.scenario);
+      const doc = request.build(record.targetUrl);
+      const startedAt = Date.now();
+      const startedMono = performance.now();
+      record.startedMono = startedMono;
+      const job = await request.send(doc);
+      let repeat: Exchange | undefined;
+      const accepted = job.status !== undefined && job.status >= 200 && job.status < 300;
+      if (accepted && request.twice && !request.signal.aborted) repeat = await request.send(doc);
+      // Nothing is awaited for a job the provider did not take: the check judging it says so.
+      await playStage(recorder, record, {
+        waitMs: options.waitMs,
+        observeMs: () => quietAfter(record, options.observeMs),
+        signal: request.signal,
+        senderDone: () => true,
+        awaiting: () => accepted && !awaited(request.scenario, record),
+        deadlineMono: accepted ? startedMono + options.waitMs : performance.now(),
+      });
+      return { name: request.name, doc, leadId: String(doc.lead_id), ...(job ? { job } : {}), ...(repeat ? { repeat } : {}), record, startedAt, waitedMs: Date.now() - startedAt };
+    },
+    evidence: (stages) => ({
+      interface: 'B',
+      identity: options.providerCode,
+      secrets: options.secrets,
+      waitMs: options.waitMs,
+      observeMs: options.observeMs,
+      records: stages.map((stage) => stage.record),
+    }),
+    refused: () => listener.refused(),
+    strays: () => ({ count: recorder.strayCount, shown: recorder.strays }),
+    close: () => listener.close(),
+  };
+}

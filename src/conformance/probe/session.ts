@@ -1,0 +1,237 @@
+/**
+ * The connection to the target during one run: builds and signs each request from its recipe, honours 429
+ * (§7: wait `Retry-After`, send again, re-signed), measures the target's clock, hands out fresh event_ids.
+ */
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { Dispatcher } from 'undici';
+import { postOnce } from '../../http/client.js';
+import { CaiError, errorMessage } from '../../errors.js';
+import { sign } from '../../signing/sign.js';
+import { Headers, type InterfaceId } from '../../spec/constants.js';
+import { endpointUrl, interfaceSpec } from '../../spec/interfaces.js';
+import { parseRetryAfter } from '../../spec/retry-after.js';
+import { classifyStatus } from '../../spec/statuses.js';
+import type { Exchange } from '../evidence.js';
+import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, MAX_429_RETRIES } from '../tolerances.js';
+import type { CallbackHarness } from './callbacks.js';
+import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
+
+export interface TargetConfig {
+  interface: InterfaceId;
+  /** B: the events URL. A: the provider endpoint; jobs go to `{url}/contact-jobs` (§4.1). */
+  url: string;
+  /** B: the provider code (X-CAI-Provider). A: the platform id (X-CAI-Source). */
+  identity: string;
+  /** Signing secrets; the first signs (§5.9). */
+  secrets: readonly string[];
+  /** A: the branch_code put in every job; B: the branch_code of appointment events (a catalog code). */
+  branchCode?: string;
+  /** B: a lead_id the platform knows, used by every check except the unknown-lead one (§6.3). */
+  leadId?: string;
+  /** A: the provider code expected on callbacks. */
+  providerCode?: string;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+  /** A dispatcher bound to another local address (for the unregistered-origin check). */
+  dispatcherFor?: (localAddress: string) => Dispatcher;
+  sourceAddress?: string;
+  /** Longest `Retry-After` honoured; longer ones are waited for only up to this. */
+  maxRetryAfterMs?: number;
+}
+
+export interface ClockReading {
+  offsetSeconds: number | null;
+  dateHeader: string | null;
+}
+
+export class Session {
+  readonly config: TargetConfig;
+  readonly runId = randomBytes(4).toString('hex');
+  clock: ClockReading = { offsetSeconds: null, dateHeader: null };
+  /** The status of the unsigned probe sent before the checks (404/405 hint at a wrong URL). */
+  probeStatus?: number;
+  /** Interface A: the callback listener, where the provider's events for each job arrive (none without a callback secret). */
+  callback?: CallbackHarness;
+  /** How long the callback checks wait for the provider's events of one job (--callback-wait). */
+  callbackWaitMs = DEFAULT_CALLBACK_WAIT_MS;
+  private counter = 0;
+  private readonly shared = new Map<string, Promise<unknown>>();
+  private readonly abort = new AbortController();
+
+  constructor(config: TargetConfig) {
+    this.config = config;
+    // Every request in flight listens on this one signal (Ctrl-C); dozens at once is expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  /** Where requests go: the events URL (B), or `{provider_endpoint}/contact-jobs` (A, §4.1). */
+  get postUrl(): string {
+    return endpointUrl(this.config.interface, this.config.url);
+  }
+
+  /** A fresh, unique event_id naming the run and the check, so a receiver's log shows which check sent it. */
+  freshEventId(checkId: string): string {
+    this.counter += 1;
+    return `cai-conf-${this.runId}-${checkId.toLowerCase()}-${this.counter}`;
+  }
+
+  /** Now on the target's clock, in unix seconds (our clock plus the measured offset). */
+  targetNowSeconds(): number {
+    return Math.floor(Date.now() / 1000) + (this.clock.offsetSeconds ?? 0);
+  }
+
+  /** Memoised work shared by several checks (e.g. one callback job whose events several checks judge). */
+  once<T>(key: string, factory: () => Promise<T>): Promise<T> {
+    let value = this.shared.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = factory();
+      this.shared.set(key, value);
+    }
+    return value;
+  }
+
+  /** Builds the exact request of a recipe, signed now. */
+  build(recipe: RequestRecipe): SentRequest {
+    const headers: Record<string, string> = { [Headers.contentType]: recipe.contentType ?? 'application/json' };
+    const identity = recipe.identity ?? { kind: 'default' };
+    const { identityHeader } = interfaceSpec(this.config.interface);
+    if (identity.kind === 'default') headers[identityHeader] = this.config.identity;
+    if (identity.kind === 'value') headers[identityHeader] = identity.value;
+    const now = this.targetNowSeconds();
+    const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
+    if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
+    const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
+    if (signature !== undefined) headers[Headers.signature] = signature;
+    return { url: this.postUrl, headers, body: recipe.body, recipe };
+  }
+
+  /**
+   * Sends a recipe once, honouring 429 (§7: "Retry after the number in the Retry-After header"): the request is
+   * rebuilt and re-signed after the wait, and the 429 is never the check's answer.
+   */
+  async send(recipe: RequestRecipe): Promise<Exchange> {
+    let rateLimitedRetries = 0;
+    for (;;) {
+      const request = this.build(recipe);
+      const exchange = await this.sendOnce(request, recipe);
+      exchange.rateLimitedRetries = rateLimitedRetries;
+      const rateLimited = exchange.status !== undefined && classifyStatus(exchange.status) === 'rate-limited';
+      if (!rateLimited || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
+      rateLimitedRetries += 1;
+      await this.sleep(retryAfterMs(exchange.headers[Headers.retryAfter], rateLimitedRetries, this.config.maxRetryAfterMs));
+    }
+  }
+
+  private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {
+    const dispatcher =
+      recipe.sourceAddress && this.config.dispatcherFor ? this.config.dispatcherFor(recipe.sourceAddress) : this.config.dispatcher;
+    const started = performance.now();
+    try {
+      const response = await postOnce({
+        url: request.url,
+        headers: request.headers,
+        // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
+        body: recipe.chunked ? (inChunks(request.body) as unknown as Uint8Array) : request.body,
+        timeoutMs: this.config.timeoutMs,
+        dispatcher,
+        signal: this.signal,
+      });
+      // The body is at most NETWORK_CAPS.responseBodyBytes (postOnce cuts it, src/bounds.ts); a cut is kept in the exchange.
+      const truncated = response.bodyTruncated ? { bodyTruncated: true } : {};
+      return { request, status: response.status, headers: response.headers, body: response.body, ...truncated, latencyMs: response.latencyMs, rateLimitedRetries: 0 };
+    } catch (error) {
+      const code = error instanceof CaiError ? error.code : 'network';
+      return {
+        request,
+        headers: {},
+        body: Buffer.alloc(0),
+        latencyMs: performance.now() - started,
+        error: { code, message: errorMessage(error) },
+        rateLimitedRetries: 0,
+      };
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+}
+
+/** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
+function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
+  if (recipe.kind === 'now') return `${recipe.prefix ?? ''}${nowSeconds + (recipe.shiftSeconds ?? 0)}`;
+  if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
+  return recipe.kind === 'literal' ? recipe.value : undefined;
+}
+
+/** The digits of a `now` timestamp without its prefix (what `bare-timestamp` signs). */
+function bareTimestampOf(recipe: TimestampRecipe | undefined, nowSeconds: number): string {
+  return String(nowSeconds + (recipe?.kind === 'now' ? (recipe.shiftSeconds ?? 0) : 0));
+}
+
+/** The body in two pieces, so it goes out chunked. */
+async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
+  const half = Math.floor(body.length / 2);
+  yield body.subarray(0, half);
+  yield body.subarray(half);
+}
+
+/** The X-CAI-Signature a recipe sends (none for `none`); `timestamp` is the one sent, or now when none is. */
+function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | undefined {
+  switch (recipe.kind) {
+    case 'valid':
+      return sign(secret, timestamp, body);
+    case 'bare-timestamp':
+      return sign(secret, bareTimestamp, body);
+    case 'wrong-secret':
+      return sign(recipe.secret, timestamp, body);
+    case 'other-body':
+      return sign(secret, timestamp, recipe.body);
+    case 'other-timestamp':
+      return sign(secret, recipe.timestamp, body);
+    case 'truncated':
+      return sign(secret, timestamp, body).slice(0, -1);
+    case 'literal':
+      return recipe.value;
+    case 'none':
+      return undefined;
+  }
+}
+
+/**
+ * §7: wait what `Retry-After` says (capped); without a usable one, a short growing back-off. A `Retry-After` of 0
+ * (or less than the floor) is legal: it is waited for at least a floor that doubles with each honoured 429, so a
+ * receiver that keeps saying "now" while its cap refills does not run a check out of retries.
+ */
+export function retryAfterMs(value: string | undefined, attempt: number, capMs = DEFAULT_MAX_RETRY_AFTER_MS): number {
+  const fallback = Math.min(250 * 2 ** (attempt - 1), 4000);
+  const ms = parseRetryAfter(value, Date.now());
+  if (ms === undefined) return fallback;
+  const floor = Math.min(50 * 2 ** (attempt - 1), 2000);
+  return Math.min(Math.max(ms, floor), capMs);
+}
+
+/** Reads the target's clock from a response's `Date` header (1 s resolution) against the send mid-point. */
+export function clockFromResponse(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): ClockReading {
+  if (!dateHeader) return { offsetSeconds: null, dateHeader: null };
+  const parsed = Date.parse(dateHeader);
+  if (Number.isNaN(parsed)) return { offsetSeconds: null, dateHeader };
+  const midpoint = (sentAtMs + receivedAtMs) / 2;
+  // The header truncates to whole seconds: compare against the middle of that second.
+  return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
+}

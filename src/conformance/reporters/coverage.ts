@@ -1,0 +1,68 @@
+/**
+ * The clause coverage, as text, Markdown and HTML: every clause of the spec with the checks that enforce it (and,
+ * for a run, their verdicts), or why none can. `cai conformance coverage` prints it; the HTML report and the job
+ * summary of a run carry it; docs/conformance-coverage.md is generated from it.
+ */
+import { html, type SafeHtml } from '../../output/html/escape.js';
+import { renderPage } from '../../output/html/page.js';
+import type { ClauseCoverage, CoveringCheck } from '../coverage.js';
+import { summariseCoverage } from '../coverage.js';
+import { VERDICT_SYMBOL } from './text.js';
+
+const STATUS_WORD: Record<ClauseCoverage['status'], string> = { covered: 'covered', untestable: 'not testable', uncovered: 'NOT COVERED' };
+
+function checkText(check: CoveringCheck): string {
+  return check.verdict ? `${check.id} ${VERDICT_SYMBOL[check.verdict]}` : check.id;
+}
+
+/** `5 clauses: 3 covered (2 of 3 must), 1 not testable, 1 not covered: §x-1`. */
+export function coverageLine(matrix: readonly ClauseCoverage[]): string {
+  const summary = summariseCoverage(matrix);
+  const holes = summary.uncovered.length > 0 ? `, ${summary.uncovered.length} not covered: ${summary.uncovered.join(', ')}` : ', none uncovered';
+  return `${summary.clauses} clauses: ${summary.covered} covered (${summary.mustCovered} of ${summary.must} must), ${summary.untestable} not testable from outside${holes}`;
+}
+
+/** One line per clause: id, level, then its checks or why there are none; the text on the next line. */
+export function renderCoverageText(matrix: readonly ClauseCoverage[]): string {
+  const lines: string[] = [];
+  for (const entry of matrix) {
+    const what = entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
+    lines.push(`${entry.clause.id.padEnd(8)} ${entry.clause.level.padEnd(6)} ${what}`);
+    lines.push(`         ${entry.clause.text}`);
+  }
+  lines.push('', coverageLine(matrix));
+  return lines.join('\n');
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** A Markdown table of the matrix (the generated page, and the job summary's details). */
+export function renderCoverageMarkdown(matrix: readonly ClauseCoverage[]): string {
+  const lines = ['| clause | level | roles | checks, or why none | statement |', '|---|---|---|---|---|'];
+  for (const entry of matrix) {
+    const what = entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
+    lines.push(`| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(what)} | ${cell(entry.clause.text)} |`);
+  }
+  return lines.join('\n');
+}
+
+const CSS = `
+.cov{border-collapse:collapse;width:100%}.cov th,.cov td{text-align:left;vertical-align:top;padding:3px 10px 3px 0;border-bottom:1px solid var(--border);font-size:13px}
+.cov .id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap}
+.cov .s-uncovered{color:var(--fail);font-weight:600}.cov .s-untestable{color:var(--muted)}
+`;
+
+/** The matrix as an HTML table (a section of the conformance report, or a page of its own). */
+export function coverageTable(matrix: readonly ClauseCoverage[]): SafeHtml {
+  return html`<table class="cov"><thead><tr><th>clause</th><th>level</th><th>checks, or why none</th><th>statement</th></tr></thead><tbody>${matrix.map(
+    (entry) =>
+      html`<tr><td class="id">${entry.clause.id}</td><td>${entry.clause.level}</td><td class="s-${entry.status}">${entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`}</td><td>${entry.clause.text}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export const COVERAGE_CSS = CSS;
+
+export function renderCoverageHtml(matrix: readonly ClauseCoverage[], options: { title: string; generator?: string }): string {
+  const body = html`<main><header><h1>${options.title}</h1><p class="lead">${coverageLine(matrix)}</p></header>${coverageTable(matrix)}<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer></main>`;
+  return renderPage({ title: options.title, body, css: CSS, ...(options.generator ? { generator: options.generator } : {}) });
+}

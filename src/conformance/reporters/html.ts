@@ -1,0 +1,296 @@
+/**
+ * `cai conformance run --html FILE`: the run as one self-contained page. A pure function of the report (the same
+ * document `--json` prints): the run's facts, the summary, and every check as a row that opens on its details
+ * (expected and actual, notes, the request and the answer, the repro command). A small script adds the verdict
+ * filters, the search box and copy buttons; without it every check is still there. Fields this renderer does not
+ * know (another role's results) are shown as they are, so a new kind of report still renders everything.
+ */
+import { domId, html, type SafeHtml } from '../../output/html/escape.js';
+import { renderBody, renderHead } from '../../output/html/bodies.js';
+import { renderPage } from '../../output/html/page.js';
+import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
+import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
+import { CONFORMANCE_SCRIPT } from './html-script.js';
+import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+
+type Verdict = CheckVerdict;
+
+/** What this page reads of a check result (src/conformance/types.ts CheckResult, and any extra fields). */
+export interface CheckView {
+  id: string;
+  title: string;
+  verdict: Verdict;
+  level: string;
+  sections: readonly string[];
+  tags?: readonly string[];
+  expected: string;
+  actual: string;
+  durationMs: number;
+  notes?: readonly string[];
+  repro?: { command: string; bodyFile: string };
+  waiver?: { reason: string; expires?: string };
+  requests?: number;
+  rateLimitedRetries?: number;
+  exchange?: ExchangeRecord;
+}
+
+/** What this page reads of a run (src/conformance/types.ts SuiteReport, plus `role` and any extra fields). */
+export interface ConformanceView {
+  ok: boolean;
+  version?: { tool: string; spec: string; catalogue: string };
+  interface: string;
+  target?: string;
+  role?: string;
+  mock?: boolean;
+  startedAt?: string;
+  durationMs?: number;
+  probeStatus?: number;
+  clock?: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
+  summary: { passed: number; failed: number; skipped: number; warnings: number; waived: number; notJudged?: number; total: number };
+  checks: readonly CheckView[];
+  waivers?: readonly { id: string; kind: string; message: string }[];
+  reproDir?: string;
+  interrupted?: boolean;
+  failOn?: string;
+  /** `--fail-fast` / `--max-failures` stopped the run. */
+  stopped?: StopReport;
+  /** What the first valid, correctly signed request got (receiver runs). */
+  preflight?: PreflightReport;
+  /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
+  scenarios?: readonly ScenarioSummary[];
+  /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
+  error?: { code: string; message: string; hint?: string };
+}
+
+export interface ConformancePageOptions {
+  /** `cai 0.2.0`. */
+  generator?: string;
+}
+
+const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone: Tone; count: Exclude<keyof ConformanceView['summary'], 'total'> }[] = [
+  { verdict: 'failed', label: 'failed', symbol: '✗', tone: 'fail', count: 'failed' },
+  { verdict: 'warning', label: 'warnings', symbol: '!', tone: 'warn', count: 'warnings' },
+  { verdict: 'waived', label: 'waived', symbol: '~', tone: 'waived', count: 'waived' },
+  { verdict: 'not-judged', label: 'not judged', symbol: '?', tone: 'skip', count: 'notJudged' },
+  { verdict: 'passed', label: 'passed', symbol: '✓', tone: 'ok', count: 'passed' },
+  { verdict: 'skipped', label: 'skipped', symbol: '-', tone: 'skip', count: 'skipped' },
+];
+
+const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
+
+const KNOWN_REPORT_FIELDS = new Set([
+  'ok', 'version', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error',
+]);
+const KNOWN_CHECK_FIELDS = new Set([
+  'id', 'aliases', 'interface', 'role', 'title', 'sections', 'section', 'level', 'tags', 'optional', 'verdict', 'expected', 'actual', 'durationMs', 'notes', 'repro', 'waiver', 'requests', 'rateLimitedRetries', 'exchange', 'exchanges',
+]);
+
+/**
+ * Checks are laid out in chunks of this many, each skipped by the browser's rendering while off screen
+ * (`content-visibility: auto`): with 10 000 checks, showing or hiding rows touches only the chunks in view.
+ */
+const CHUNK = 100;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let index = 0; index < items.length; index += CHUNK) out.push(items.slice(index, index + CHUNK));
+  return out;
+}
+
+const CSS = `
+header .lead{font-size:15px;margin:2px 0 8px}
+.cards button{font:inherit;color:inherit;text-align:left;cursor:pointer}
+.cards .card.v-failed b{color:var(--fail)}.cards .card.v-warning b{color:var(--warn)}.cards .card.v-passed b{color:var(--ok)}.cards .card.v-waived b{color:var(--waived)}.cards .card.v-skipped b,.cards .card.v-not-judged b{color:var(--skip)}
+.toolbar{position:sticky;top:0;z-index:2;background:var(--bg);display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center;padding:8px 0;border-bottom:1px solid var(--border)}
+.toolbar label{white-space:nowrap;cursor:pointer}
+.toolbar input[type=search]{font:inherit;padding:3px 8px;min-width:240px;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg)}
+.toolbar button{font:inherit;padding:2px 10px;border:1px solid var(--border);border-radius:6px;background:var(--panel);color:var(--fg);cursor:pointer}
+#shown{color:var(--muted);margin-left:auto}
+.chunk{content-visibility:auto;contain-intrinsic-size:auto ${CHUNK * 31}px}
+.check{border-bottom:1px solid var(--border)}
+.check>summary{display:grid;grid-template-columns:88px 128px minmax(0,1fr) 56px 112px 64px;gap:10px;align-items:baseline;padding:5px 4px;cursor:pointer;list-style:none}
+.check>summary::-webkit-details-marker{display:none}
+.check>summary:hover{background:var(--panel)}
+.check[open]>summary{background:var(--panel);font-weight:600}
+.check .v{font-weight:600;white-space:nowrap}
+.v-failed .v{color:var(--fail)}.v-warning .v{color:var(--warn)}.v-passed .v{color:var(--ok)}.v-waived .v{color:var(--waived)}.v-skipped .v,.v-not-judged .v{color:var(--skip)}
+.check .id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+.check .dur,.check .lvl,.check .sec{color:var(--muted);font-size:12.5px}
+.check .dur{text-align:right}
+.detail{padding:6px 8px 14px 26px}
+.detail h4{margin:12px 0 2px;font-size:13px}
+.ea{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:4px 0}
+.ea dt{color:var(--muted)}
+.ea dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;white-space:pre-wrap;overflow-wrap:anywhere}
+.repro{position:relative}
+.repro button.copy{position:absolute;top:6px;right:6px;font:inherit;font-size:12px;padding:1px 8px;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg);cursor:pointer}
+.attempts{border-collapse:collapse;margin:4px 0 10px}.attempts th,.attempts td{text-align:left;padding:2px 12px 2px 0;border-bottom:1px solid var(--border);font-size:12.5px}
+.scenario h3{margin:14px 0 2px;font-size:14px}
+.head-row{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:12px}
+@media (max-width:760px){.check>summary{grid-template-columns:80px 1fr;}.check .lvl,.check .sec,.check .dur{display:none}}
+@media print{.toolbar{display:none}.chunk{content-visibility:visible}.check>summary{grid-template-columns:70px 110px 1fr 44px 90px 56px}}
+`;
+
+export function renderConformanceHtml(report: ConformanceView, options: ConformancePageOptions = {}): string {
+  const title = `cai conformance: interface ${report.interface}${report.role ? ` (${report.role})` : ''}${report.target ? ` — ${report.target}` : ''}`;
+  const body = html`<main>
+${renderHeader(report)}
+${renderSummary(report)}
+${renderNotices(report)}
+${report.scenarios && report.scenarios.length > 0 ? renderScenarios(report.scenarios) : ''}
+<h2>Checks</h2>
+${renderToolbar(report)}
+<div id="checks">
+${chunks(report.checks).map((chunk) => html`<div class="chunk">
+${chunk.map(renderCheck)}</div>
+`)}
+</div>
+<p id="none" class="muted" hidden>No check matches the filters.</p>
+<footer>Written by ${options.generator ?? 'cai'}${report.startedAt ? ` for the run started ${report.startedAt}` : ''}. Self-contained: it loads nothing from the network.</footer>
+</main>`;
+  return renderPage({ title, body, css: CSS, script: CONFORMANCE_SCRIPT, generator: options.generator });
+}
+
+function renderHeader(report: ConformanceView): SafeHtml {
+  const { summary } = report;
+  const badge = report.ok ? html`<span class="badge ok">PASSED</span>` : html`<span class="badge fail">FAILED</span>`;
+  const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''}${summary.notJudged ? `, ${summary.notJudged} not judged` : ''} (${summary.total} checks)`;
+  const rows: [string, SafeHtml | string][] = [];
+  if (report.target !== undefined && report.role === 'sender') rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
+  else if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);
+  rows.push(['interface', report.interface]);
+  if (report.version) rows.push(['judged by', `cai ${report.version.tool}, spec ${report.version.spec}, catalogue ${report.version.catalogue}`]);
+  if (report.role !== undefined) rows.push(['role', report.role]);
+  if (report.startedAt !== undefined) rows.push(['started', report.startedAt]);
+  if (report.durationMs !== undefined) rows.push(['duration', duration(report.durationMs)]);
+  if (report.clock) rows.push(['clock offset', clockText(report.clock)]);
+  if (report.probeStatus !== undefined) rows.push(['probe answer', String(report.probeStatus)]);
+  if (report.preflight !== undefined) rows.push(['first signed request', `${report.preflight.actual} (expected ${report.preflight.expected})`]);
+  if (report.failOn !== undefined) rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
+  if (report.reproDir !== undefined) rows.push(['failing bodies', html`<code>${report.reproDir}</code>`]);
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(report as object) as [string, unknown][]) {
+    if (KNOWN_REPORT_FIELDS.has(key) || value === undefined) continue;
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) rows.push([key, String(value)]);
+    else extra[key] = value;
+  }
+  return html`<header>
+<h1>cai conformance report ${badge}</h1>
+<p class="lead">${lead}</p>
+<dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
+${Object.keys(extra).length > 0 ? html`<details><summary class="muted">more about this run</summary><pre>${JSON.stringify(extra, null, 2)}</pre></details>` : ''}
+</header>`;
+}
+
+function renderSummary(report: ConformanceView): SafeHtml {
+  const cards = VERDICTS.map(
+    ({ verdict, label, count }) => html`<button type="button" class="card v-${verdict}" data-only="${verdict}" title="show only the ${label} checks"><b>${countOf(report, count)}</b><span>${label}</span></button>`,
+  );
+  const bars = VERDICTS.map(({ label, tone, count }) => ({ label, value: countOf(report, count), tone }));
+  return html`<section class="cards">${cards}<button type="button" class="card" data-only="all" title="show every check"><b>${report.summary.total}</b><span>checks</span></button></section>
+${report.summary.total > 0 ? html`${proportionBar('checks by verdict', bars, 960, 14)}${legend(VERDICTS.filter(({ count }) => countOf(report, count) > 0).map(({ label, tone }) => ({ name: label, tone })))}` : ''}`;
+}
+
+function renderNotices(report: ConformanceView): SafeHtml {
+  const notices: (SafeHtml | string)[] = [];
+  if (report.error) notices.push(html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`);
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  if (refused !== undefined) notices.push(`Warning: ${refused}.`);
+  if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
+  if (report.interrupted) notices.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.');
+  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
+  if (unfinished.length > 0) notices.push(html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`);
+  if (report.clock?.note) notices.push(report.clock.note);
+  if (report.probeStatus === 404 || report.probeStatus === 405) notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
+  for (const waiver of report.waivers ?? []) notices.push(waiver.message);
+  return html`${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
+}
+
+function renderToolbar(report: ConformanceView): SafeHtml {
+  const counts = new Map<string, number>();
+  for (const check of report.checks) counts.set(check.verdict, (counts.get(check.verdict) ?? 0) + 1);
+  return html`<div class="toolbar no-print" id="toolbar" hidden>
+${VERDICTS.map(({ verdict, label }) => html`<label><input type="checkbox" name="verdict" value="${verdict}" checked> ${label} (${counts.get(verdict) ?? 0})</label>`)}
+<input type="search" id="search" placeholder="search the checks" aria-label="search the checks">
+<button type="button" id="expand">expand failures</button>
+<button type="button" id="collapse">collapse all</button>
+<span id="shown" aria-live="polite"></span>
+</div>`;
+}
+
+function renderCheck(check: CheckView): SafeHtml {
+  const meta = VERDICTS.find((entry) => entry.verdict === check.verdict);
+  const label = `${meta?.symbol ?? '?'} ${check.verdict}`;
+  // One line per check, no whitespace between elements: with 10 000 checks every text node counts.
+  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : duration(check.durationMs)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
+`;
+}
+
+function renderDetail(check: CheckView): SafeHtml {
+  const rows: [string, SafeHtml | string][] = [
+    ['expected', check.expected],
+    ['actual', check.actual],
+  ];
+  if (check.waiver) rows.push(['waived', `${check.waiver.reason}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}`]);
+  for (const note of check.notes ?? []) rows.push(['note', note]);
+  const facts = [
+    `sections ${check.sections.join(' ')}`,
+    ...(check.tags && check.tags.length > 0 ? [`tags ${check.tags.join(', ')}`] : []),
+    ...(check.requests !== undefined ? [`${check.requests} request${check.requests === 1 ? '' : 's'}`] : []),
+    ...(check.rateLimitedRetries ? [`${check.rateLimitedRetries} answer(s) of 429 honoured`] : []),
+  ];
+  const extra = Object.fromEntries((Object.entries(check as object) as [string, unknown][]).filter(([key, value]) => !KNOWN_CHECK_FIELDS.has(key) && value !== undefined));
+  return html`<dl class="ea">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl><p class="muted">${facts.join(' · ')}</p>${check.exchange ? renderExchange(check.exchange) : ''}${check.repro ? renderRepro(check.repro) : ''}${Object.keys(extra).length > 0 ? html`<h4>More</h4><pre>${JSON.stringify(extra, null, 2)}</pre>` : ''}`;
+}
+
+function renderExchange(exchange: NonNullable<CheckView['exchange']>): SafeHtml {
+  const { request, response } = exchange;
+  const requestPart = html`<div><h4>Request</h4>${renderHead(`${request.method} ${request.url}`, request.headers)}${renderBody(request.body)}</div>`;
+  const responsePart = response
+    ? html`<div><h4>Response <span class="muted">(${exchange.latencyMs} ms)</span></h4>${renderHead(`HTTP ${response.status}`, response.headers)}${response.bodyTruncated ? html`<p class="notice">The body was longer than cai reads: only its start was kept (the rest was discarded and the connection closed).</p>` : ''}${renderBody(response.body)}</div>`
+    : html`<div><h4>Response</h4><p class="notice">No answer${exchange.error ? `: ${exchange.error.message} (${exchange.error.code})` : ''}.</p></div>`;
+  return html`<div class="head-row">${requestPart}${responsePart}</div>`;
+}
+
+/** Sender runs: per scenario, the URL the sender was given, cai's script of answers, the trigger, every attempt. */
+function renderScenarios(scenarios: readonly ScenarioSummary[]): SafeHtml {
+  return html`<h2>Scenarios</h2>
+<p class="muted">What the sender did in each scenario: every attempt, when it came (from the start of the scenario), the document (delivery) it belongs to, the event_id it carried and what cai answered.</p>
+${scenarios.map(renderScenario)}`;
+}
+
+function renderScenario(scenario: ScenarioSummary): SafeHtml {
+  const facts = [
+    `${scenario.deliveries ?? 0} document${scenario.deliveries === 1 ? '' : 's'}, ${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${duration(scenario.durationMs)}`,
+    scenario.firstAttemptMs !== undefined ? `first after ${duration(scenario.firstAttemptMs)}` : 'no attempt came',
+    ...(scenario.trigger ? [triggerText(scenario.trigger)] : []),
+    ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100 ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`] : []),
+  ];
+  const rows = scenario.attempts.map(
+    (attempt, index) => html`<tr><td>#${index + 1}</td><td>${duration(attempt.at)}</td><td>${attempt.delivery ?? ''}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
+  );
+  return html`<section class="scenario" id="${domId('scenario', scenario.id)}"><h3>${scenario.id}</h3>
+<dl class="ea"><dt>URL</dt><dd>${scenario.targetUrl}</dd><dt>answers</dt><dd>${scenario.script}</dd></dl>
+<p class="muted">${facts.join(' · ')}</p>
+${rows.length > 0 ? html`<table class="attempts"><thead><tr><th>attempt</th><th>at</th><th>document</th><th>event_id</th><th>cai answered</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
+</section>`;
+}
+
+function triggerText(trigger: NonNullable<ScenarioSummary['trigger']>): string {
+  if (trigger.stoppedByCai) return 'trigger stopped by cai at the end of the scenario';
+  if (trigger.signal !== undefined) return `trigger ended by ${trigger.signal}`;
+  return trigger.exitCode !== undefined ? `trigger exited ${trigger.exitCode}` : 'trigger ran';
+}
+
+function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {
+  return html`<h4>Reproduce</h4><div class="repro"><pre class="cmd">${repro.command}</pre><button type="button" class="copy no-print">copy</button></div><p class="muted">The body sent is saved in <code>${repro.bodyFile}</code>.</p>`;
+}
+
+function clockText(clock: NonNullable<ConformanceView['clock']>): string {
+  if (clock.offsetSeconds === null) return 'unknown (the target sent no Date header)';
+  return `${clock.offsetSeconds >= 0 ? '+' : ''}${clock.offsetSeconds} s${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,58 @@
+/**
+ * The reporters of a conformance run, one map: each renders the same report, whatever stopped it (an early stop
+ * is a report with its `error`), as the text of one format. Pure functions of the report; the command writes
+ * their text to stdout or to a file.
+ */
+import { redactSecrets } from '../../secrets/resolve.js';
+import type { SuiteReport } from '../types.js';
+import { renderConformanceHtml } from './html.js';
+import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
+import { renderJobSummary } from './markdown.js';
+import { renderTable, type TableOptions } from './table.js';
+
+/** The report as every format shows it: its `ok` judged by what fails the run (`--fail-on`). */
+export type ReportView = SuiteReport & { failOn: 'must' | 'warnings' };
+
+export interface ReporterOptions {
+  /** The terminal's width, colours and table drawing (the `table` format). */
+  table?: TableOptions;
+  /** `cai 0.2.0`, for the pages' generator line. */
+  generator?: string;
+}
+
+export type Reporter = (report: ReportView, options: ReporterOptions) => string | Promise<string>;
+
+export type ReporterName = 'table' | 'json' | 'junit' | 'html' | 'markdown';
+
+export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
+  table: (report, options) => {
+    if (!options.table) throw new Error('the table reporter needs the terminal options');
+    return renderTable(report, options.table);
+  },
+  json: (report) => renderJson(report),
+  junit: (report) => renderJunit(report, { warningsFail: report.failOn === 'warnings' }),
+  html: (report, options) => renderConformanceHtml(report, options.generator !== undefined ? { generator: options.generator } : {}),
+  markdown: (report) => renderJobSummary(report),
+};
+
+/**
+ * The view every reporter renders: secrets removed from everything the target or the sender sent back (and from
+ * notes), and `ok` false where `--fail-on warnings` makes a warning fail the run.
+ */
+export function viewOf(report: SuiteReport, failOn: 'must' | 'warnings', secrets: readonly string[]): ReportView {
+  const safe = redactDeep(report, secrets);
+  const ok = safe.ok && !(failOn === 'warnings' && safe.summary.warnings > 0);
+  return { ...safe, ok, failOn };
+}
+
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  return JSON.parse(redactSecrets(JSON.stringify(value), secrets.map((secret) => JSON.stringify(secret).slice(1, -1)))) as T;
+}
+
+/** What a run says besides its report, as warnings (stderr): refused credentials, an early stop, waivers. */
+export { preflightWarning, stoppedLine, countLine, warningLine, VERDICT_SYMBOL } from './text.js';
+export { verdictPaint } from './table.js';
+export { escapeMarkdown, type JobSummaryOptions } from './markdown.js';
+export type { ConformanceView, ConformancePageOptions } from './html.js';

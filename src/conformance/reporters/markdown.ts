@@ -1,0 +1,93 @@
+/**
+ * `cai conformance run --summary FILE` (and `$GITHUB_STEP_SUMMARY`): a short Markdown summary of a run, for a CI
+ * job's page. The verdict line, the checks that failed (and warned) with their sections and a one-line expected
+ * and actual, then the counts. Values that come from the target are flattened to one line, cut, and escaped so
+ * they render as text (no HTML, links, emphasis or table cells of theirs).
+ */
+import type { ScenarioSummary } from '../types.js';
+import type { ConformanceView } from './html.js';
+import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+
+export interface JobSummaryOptions {
+  /** Checks listed before "… and N more". */
+  maxListed?: number;
+  /** Characters kept of an expected or actual value. */
+  maxValue?: number;
+}
+
+/**
+ * Text → inline Markdown that renders as that text: whitespace runs (newlines included) become one space, control
+ * characters go, `& < >` become entities (so no HTML gets through), and the punctuation that means something
+ * inside a line (emphasis, code, links, table cells, strike-through) is backslash-escaped. The values are never at
+ * the start of a line, so `#`, `-`, `+` and `1.` cannot start a heading or a list and are left as they are.
+ */
+export function escapeMarkdown(text: string, maxLength = Infinity): string {
+  // eslint-disable-next-line no-control-regex
+  let flat = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
+  flat = flat.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  if (flat.length > maxLength) flat = `${flat.slice(0, maxLength).replace(/[\uD800-\uDBFF]$/, '')}…`;
+  return flat
+    .replace(/[&<>]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[char] as string)
+    .replace(/[\\`*_[\]|~]/g, '\\$&');
+}
+
+export function renderJobSummary(report: ConformanceView, options: JobSummaryOptions = {}): string {
+  const maxListed = options.maxListed ?? 50;
+  const maxValue = options.maxValue ?? 160;
+  const { summary } = report;
+  const who = `interface ${escapeMarkdown(report.interface)}${report.role ? ` (${escapeMarkdown(report.role)})` : ''}`;
+  const where = !report.target ? '' : report.role === 'sender' ? `, cai listening on ${escapeMarkdown(report.target)}` : ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
+  const lines = [`### ${report.ok ? '✅ cai conformance passed' : '❌ cai conformance failed'}: ${who}${where}`, ''];
+  lines.push(...runNotices(report, maxValue));
+  const listed = report.checks.filter((check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'));
+  const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
+  for (const check of [...listed, ...warnings].slice(0, maxListed)) {
+    const mark = check.verdict === 'failed' ? '✗' : '!';
+    const level = check.verdict === 'warning' ? ', should' : '';
+    lines.push(`- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `);
+    const cut = check.exchange?.response?.bodyTruncated ? ' (the body was cut: cai reads only its start)' : '';
+    lines.push(`  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}${cut}`);
+  }
+  const more = listed.length + warnings.length - maxListed;
+  if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
+  if (listed.length + warnings.length > 0) lines.push('');
+  if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
+  const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : []), ...(summary.notJudged ? [`${summary.notJudged} not judged`] : [])];
+  lines.push(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`, '');
+  return lines.join('\n') + '\n';
+}
+
+/** The run's own state, before the checks: stopped before any check (exit 3), refused credentials, stopped early. */
+function runNotices(report: ConformanceView, maxValue: number): string[] {
+  const lines: string[] = [];
+  if (report.error) {
+    lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
+    if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
+  }
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
+  if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
+  if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.', '');
+  // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
+  for (const waiver of report.waivers ?? []) lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
+  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
+  if (unfinished.length > 0) {
+    const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
+    lines.push(`Not finished (${unfinished.length}): ${ids.join(', ')}${unfinished.length > ids.length ? ', …' : ''}`, '');
+  }
+  return lines;
+}
+
+/** Sender runs: one line per scenario (its attempts and what cai answered them). */
+function scenarioLines(scenarios: readonly ScenarioSummary[], maxListed: number): string[] {
+  const lines = ['Scenarios:'];
+  for (const scenario of scenarios.slice(0, maxListed)) {
+    const count = scenario.attempts.length;
+    const answers = scenario.attempts.map((attempt) => attempt.answer + (attempt.late ? ' (late)' : '')).join(', ');
+    const documents = scenario.deliveries === undefined ? '' : `${scenario.deliveries} document${scenario.deliveries === 1 ? '' : 's'}, `;
+    const what = count === 0 ? 'no attempt' : `${documents}${count} attempt${count === 1 ? '' : 's'} (answered ${answers})`;
+    lines.push(`- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`);
+  }
+  if (scenarios.length > maxListed) lines.push(`- … and ${scenarios.length - maxListed} more`);
+  return lines;
+}

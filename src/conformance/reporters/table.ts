@@ -1,0 +1,125 @@
+/**
+ * The human report of `cai conformance run` on stdout. Not on a terminal (CI logs, files, pipes): everything, plain
+ * and whole: the table of every check, each failure in detail with its reproduction, each check skipped or not
+ * judged, the count lines. On a terminal, where the live progress has already shown the checks go by: no table
+ * (unless --verbose), the failures in detail fitted to the width with a short `sh DIR/ID.sh` reproduction, the
+ * checks without a verdict grouped by reason, the count line in colour. Pure: the terminal's width, colours and
+ * table drawing come in the options.
+ */
+import { truncate, visibleWidth, wrap } from '../../output/layout.js';
+import type { Palette } from '../../output/palette.js';
+import { safeText } from '../../output/safe-text.js';
+import type { ColumnSpec } from '../../output/layout.js';
+import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
+import { countLine, formatDuration, hasDetails, VERDICT_SYMBOL, warningLine } from './text.js';
+
+export interface TableOptions {
+  /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
+  width?: number;
+  palette: Palette;
+  /** `--verbose`: the table of every check on a terminal too. */
+  verbose: boolean;
+  /** Draws a table fitted to the width (the Output's). */
+  table(head: string[], rows: string[][], columns: readonly ColumnSpec[]): Promise<string>;
+}
+
+/** The colour of each verdict: green passed, red failed, yellow warning, cyan waived, dim the rest. */
+export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: string) => string> {
+  return { passed: palette.green, failed: palette.red, warning: palette.yellow, waived: palette.cyan, 'not-judged': palette.dim, skipped: palette.dim };
+}
+
+export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {
+  const terminal = options.width !== undefined;
+  const lines = [fit(headline(report), options, '  ')];
+  if (report.error) lines.push('', ...errorLines(report.error, options));
+  if (report.checks.length > 0 && (!terminal || options.verbose)) lines.push(await checkTable(report.checks, options));
+  // What the target answered is in `actual` and the notes: escaped before anything is coloured.
+  lines.push(...details(report.checks, options));
+  lines.push('');
+  lines.push(terminal ? paintedCounts(report, options) : countLine(report.summary));
+  lines.push(terminal && report.summary.warnings > 0 ? options.palette.yellow(warningLine(report.summary)) : warningLine(report.summary));
+  return lines.join('\n');
+}
+
+function fit(text: string, options: TableOptions, indent = ''): string {
+  return options.width === undefined ? text : wrap(text, options.width, { indent }).join('\n');
+}
+
+function errorLines(error: NonNullable<SuiteReport['error']>, options: TableOptions): string[] {
+  return [fit(`${options.palette.red('✗')} the run stopped before any check: ${safeText(error.message)}`, options, '  '), fit(`  hint: ${safeText(error.hint)}`, options, '        ')];
+}
+
+/** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */
+function headline(report: SuiteReport): string {
+  const offset = report.clock.offsetSeconds;
+  const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
+  if (report.role === 'sender') {
+    const clock = offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
+    return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${safeText(report.target)}, ${clock}`;
+  }
+  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
+  return `cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${safeText(report.target)}, ${clock}`;
+}
+
+/** Every check: id, title, level, verdict (coloured on a terminal), time. The title wraps when the terminal is narrow. */
+function checkTable(checks: readonly CheckResult[], options: TableOptions): Promise<string> {
+  const paint = verdictPaint(options.palette);
+  const rows = checks.map((check) => [check.id, check.title, check.level, paint[check.verdict](`${VERDICT_SYMBOL[check.verdict]} ${check.verdict}`), check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs)]);
+  return options.table(['id', 'title', 'level', 'verdict', 'time'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }, { fit: 'fixed' }, { fit: 'fixed' }]);
+}
+
+/** `54 passed, 1 failed, 2 skipped in 1.4 s`, each count in its verdict's colour when not zero. */
+function paintedCounts(report: SuiteReport, options: TableOptions): string {
+  const { summary } = report;
+  const c = options.palette;
+  const part = (count: number, word: string, paint: (text: string) => string) => (count > 0 ? paint(`${count} ${word}`) : `${count} ${word}`);
+  const counts = `${part(summary.passed, 'passed', c.green)}, ${part(summary.failed, 'failed', c.red)}, ${part(summary.skipped, 'skipped', c.yellow)}`;
+  const took = ` in ${formatDuration(report.durationMs)}`;
+  // The time only where it fits: the counts are the line CI and people look for.
+  return visibleWidth(counts + took) <= (options.width ?? Infinity) ? counts + c.dim(took) : counts;
+}
+
+/** The failures (and warnings, waivers) in detail, then the checks without a verdict, grouped by reason on a terminal. */
+function details(checks: readonly CheckResult[], options: TableOptions): string[] {
+  const terminal = options.width !== undefined;
+  const paint = verdictPaint(options.palette);
+  const lines: string[] = [];
+  const field = (label: string, value: string) => lines.push(fit(`  ${`${label}:`.padEnd(10)}${safeText(value)}`, options, ' '.repeat(12)));
+  for (const result of checks) {
+    if (!hasDetails(result)) continue;
+    lines.push('');
+    const head = paint[result.verdict](`${VERDICT_SYMBOL[result.verdict]} ${result.id}`);
+    lines.push(fit(`${head} ${safeText(result.title)} ${options.palette.dim(`(${result.level}, ${result.sections.join(' ')})`)}`, options, '  '));
+    field('expected', result.expected);
+    field('actual', result.actual);
+    if (result.waiver) field('waived', `${result.waiver.reason}${result.waiver.expires ? ` (until ${result.waiver.expires})` : ''}`);
+    for (const note of result.notes) field('note', note);
+    if (result.repro && terminal) field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);
+    else if (result.repro) {
+      field('body', result.repro.bodyFile);
+      field('repro', result.repro.command);
+    }
+  }
+  for (const verdict of ['not-judged', 'skipped'] as const) lines.push(...unjudged(checks.filter((result) => result.verdict === verdict), verdict, options));
+  return lines;
+}
+
+/** Checks without a verdict: one line each, or (on a terminal, three or more for one reason) one line for the reason. */
+function unjudged(group: readonly CheckResult[], verdict: 'not-judged' | 'skipped', options: TableOptions): string[] {
+  if (group.length === 0) return [];
+  const terminal = options.width !== undefined;
+  const word = verdict === 'skipped' ? 'skipped' : 'not judged';
+  const mark = options.palette.dim(VERDICT_SYMBOL[verdict]);
+  const lines = [''];
+  const byReason = new Map<string, CheckResult[]>();
+  for (const result of group) byReason.set(result.actual, [...(byReason.get(result.actual) ?? []), result]);
+  for (const [reason, checks] of byReason) {
+    if (!terminal || checks.length < 3) {
+      for (const result of checks) lines.push(fit(`${mark} ${result.id} ${word}: ${safeText(reason)}`, options, '  '));
+      continue;
+    }
+    lines.push(fit(`${mark} ${checks.length} checks ${word}: ${safeText(reason)}`, options, '  '));
+    lines.push(truncate(`  ${checks.map((result) => result.id).join(', ')}`, options.width ?? Infinity));
+  }
+  return lines;
+}

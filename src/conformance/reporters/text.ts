@@ -1,0 +1,57 @@
+/**
+ * The words every reporter shares: a verdict's symbol, the count lines CI logs are grepped for, why a run stopped
+ * early, the warning of refused credentials, and which checks an interrupted run never finished.
+ */
+import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
+
+export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
+  passed: '✓',
+  failed: '✗',
+  warning: '!',
+  waived: '~',
+  'not-judged': '?',
+  skipped: '-',
+};
+
+/** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
+export function stoppedLine(stopped: StopReport): string {
+  const limit = stopped.limit === 1 ? 'the first failed must check (--fail-fast)' : `${stopped.limit} failed must checks (--max-failures ${stopped.limit})`;
+  return `stopped after ${limit}, at ${stopped.after}; the checks not run are reported as skipped`;
+}
+
+/**
+ * The warning of a run whose first valid, correctly signed request was refused (401, 403): the checks after it
+ * say more about the credentials than about the receiver. Undefined when it was not refused.
+ */
+export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight'>): string | undefined {
+  const status = report.preflight?.status;
+  if (!report.preflight || (status !== 401 && status !== 403)) return undefined;
+  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${report.interface === 'B' ? '--provider code' : '--source id'} before reading the failures`;
+}
+
+/** The checks a stopped or interrupted run never finished: not run, or cut short while they gathered. */
+export function unfinishedChecks<T extends Pick<CheckResult, 'verdict' | 'actual'>>(checks: readonly T[]): T[] {
+  return checks.filter((check) => (check.verdict === 'skipped' && /^not run: /.test(check.actual)) || (check.verdict === 'not-judged' && /^interrupted /.test(check.actual)));
+}
+
+/** `N passed, N failed, N skipped` — the line CI logs are grepped for. */
+export function countLine(summary: SuiteSummary): string {
+  return `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`;
+}
+
+/** `0 warnings`, `1 warning, 2 waived, 3 not judged`. */
+export function warningLine(summary: SuiteSummary): string {
+  const parts = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`];
+  if (summary.waived > 0) parts.push(`${summary.waived} waived`);
+  if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged`);
+  return parts.join(', ');
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Verdicts that carry details in every report: what was expected, what happened, how to reproduce it. */
+export function hasDetails(result: Pick<CheckResult, 'verdict'>): boolean {
+  return result.verdict === 'failed' || result.verdict === 'warning' || result.verdict === 'waived';
+}

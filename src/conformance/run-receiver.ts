@@ -1,0 +1,410 @@
+/**
+ * One receiver run, usable from the CLI and as a library: optionally start the reference receiver in-process
+ * (`mock`), open the callback listener (Interface A), measure the target's clock, gather and judge the plan, write
+ * reproductions, and return the report. Everything it starts, it stops.
+ */
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { createDispatcher, postOnce, type ClientOptions } from '../http/client.js';
+import { shellQuote } from '../http/curl.js';
+import { CaiError, deliveryError, errorMessage } from '../errors.js';
+import { startMockPlatform } from '../mock/platform.js';
+import { startMockProvider } from '../mock/provider.js';
+import { Headers, type InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+import { classifyStatus } from '../spec/statuses.js';
+import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
+import type { SenderCheck } from './check.js';
+import { jobStage } from './checks/receiver/callbacks.js';
+import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
+import { describeAnswer, type Exchange } from './evidence.js';
+import type { CallbackScenarioId } from './listen/scenarios.js';
+import { compact } from './probe/bodies.js';
+import { startCallbackListener, type JobStage } from './probe/callbacks.js';
+import { ProbeScope } from './probe/scope.js';
+import { clockFromResponse, Session } from './probe/session.js';
+import { createReproducer, secretFlagFor } from './repro.js';
+import { runProbes, type RunHooks, type RunOutcome } from './runner.js';
+import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_OBSERVE_MS } from './tolerances.js';
+import type { PreflightReport, SuiteReport } from './types.js';
+import type { Waiver } from './waivers.js';
+
+export interface ConformanceOptions extends RunHooks {
+  interface: InterfaceId;
+  /** The events URL (B) or provider endpoint (A); ignored with `mock`. */
+  target?: string;
+  /** Start the reference receiver in-process and run against it. */
+  mock?: boolean;
+  /** With `mock`: deliberate defects of the reference receiver (the suite's self-test; `--break`). */
+  faults?: readonly string[];
+  /** B: the provider code; A: the platform id (X-CAI-Source). Defaults with `mock`. */
+  identity?: string;
+  /** Signing secrets (first signs). Generated with `mock` when absent. */
+  secrets?: readonly string[];
+  /** Label of the first secret's source, for reproduction commands (never the value). */
+  secretLabel?: string;
+  /** A: the events-direction secrets; enables the callback checks. Generated with `mock`. */
+  callbackSecrets?: readonly string[];
+  /** Label of the first callback secret's source, for reproduction commands. */
+  callbackSecretLabel?: string;
+  /** A: the provider code expected on callbacks. */
+  providerCode?: string;
+  branchCode?: string;
+  leadId?: string;
+  callbackListen?: { host: string; port: number };
+  callbackUrl?: string;
+  callbackWaitMs?: number;
+  /** A: after the last event of a job, how long cai listens for one more (default 2 s; 0.5 s with `mock`). */
+  observeMs?: number;
+  selection: Selection;
+  concurrency?: number;
+  timeoutMs?: number;
+  waivers?: readonly Waiver[];
+  /** Where failing bodies are saved; default a fresh directory under the system temp dir. */
+  reproDir?: string;
+  client?: Pick<ClientOptions, 'ca' | 'insecure' | 'proxy'>;
+  sourceAddress?: string;
+  /** Stops the run (Ctrl-C): checks not started are reported as skipped. */
+  signal?: AbortSignal;
+  /** Largest Retry-After honoured (ms). */
+  maxRetryAfterMs?: number;
+  /** Start no new check once this many must checks have failed (`--fail-fast`: 1); the rest are skipped. */
+  maxFailures?: number;
+  /** How cai was run, for the reproduction commands (default `cai`). */
+  invocation?: string;
+  /** The command that runs one check again as this run ran it; by default built from these options. */
+  rerun?: (checkId: string) => string;
+}
+
+const MOCK_PROVIDER_CODE = 'cai-conformance';
+const MOCK_SOURCE = 'cai-conformance-platform';
+/**
+ * With the mock, a rate cap is configured only when the rate check runs (it would slow every other check). Low
+ * enough that the check's first waves pass it even on a loaded machine, where 100/s was refilled as fast as sent.
+ */
+const MOCK_RATE_LIMIT_PER_SECOND = 10;
+/** With the mock, its callback sender's first backoff is short, so the callback retry checks wait little. */
+const MOCK_CALLBACK_RETRY = { initialDelayMs: 50 };
+
+interface Started {
+  url: string;
+  close(): Promise<void>;
+}
+
+export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection'>): Plan {
+  return planRun('receiver', options.interface, options.selection);
+}
+
+/** Who the run signs as and with what: given, or generated for the in-process mock. */
+interface Credentials {
+  secrets: string[];
+  callbackSecrets: string[];
+  identity: string;
+  providerCode?: string;
+  leadId?: string;
+}
+
+function credentialsFor(options: ConformanceOptions): Credentials {
+  const secrets = options.secrets?.length ? [...options.secrets] : options.mock ? [randomBytes(32).toString('hex')] : [];
+  if (secrets.length === 0) throw new CaiError('no signing secret for the conformance run', { code: 'missing_secret', hint: 'pass --secret-env NAME or --secret-file PATH' });
+  const spec = interfaceSpec(options.interface);
+  // The provider's events come back only on Interface A (§3 step 5), signed with the other direction's secret.
+  const callbackSecrets = options.callbackSecrets?.length ? [...options.callbackSecrets] : options.mock && spec.receiver === 'provider' ? [randomBytes(32).toString('hex')] : [];
+  return {
+    secrets,
+    callbackSecrets,
+    identity: options.identity ?? (spec.sender === 'provider' ? MOCK_PROVIDER_CODE : MOCK_SOURCE),
+    providerCode: options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined),
+    leadId: options.leadId ?? (options.mock && spec.receiver === 'platform' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
+  };
+}
+
+/** What the run started, stopped in reverse order whatever happens. */
+class Cleanups {
+  private readonly steps: (() => Promise<unknown>)[] = [];
+
+  add(step: () => Promise<unknown>): void {
+    this.steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.steps.reverse()) await step().catch(() => undefined);
+  }
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<SuiteReport> {
+  const startedAt = new Date();
+  const plan = planFor(options);
+  const credentials = credentialsFor(options);
+  const concurrency = options.concurrency ?? 8;
+  const cleanups = new Cleanups();
+  try {
+    const target = await targetOf(options, plan, credentials, cleanups);
+    const session = await openSession(options, credentials, target, concurrency, cleanups);
+    await measureClock(session);
+    const preflight = await sendPreflight(session);
+    // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
+    const reproDir = resolve(options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`));
+    const stages: JobStage[] = [];
+    const outcome = await runProbes(session, plan.planned, {
+      concurrency,
+      waivers: options.waivers ?? [],
+      now: Date.now(),
+      onStart: options.onStart,
+      onFinish: options.onFinish,
+      ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
+      gatherCallbacks: (check, scope) => gatherCallbacks(check, scope, stages),
+      reproduce: createReproducer({
+        dir: reproDir,
+        invocation: options.invocation ?? 'cai',
+        rerun: options.rerun ?? defaultRerun(options),
+        probes: {
+          interface: options.interface,
+          target,
+          postUrl: session.postUrl,
+          identity: credentials.identity,
+          secretFlag: secretFlagFor(options.mock && !options.secrets?.length ? undefined : options.secretLabel),
+          clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
+          mock: options.mock === true,
+        },
+        received: { interface: 'B', secretFlag: secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET'), records: () => stages.map((stage) => stage.record) },
+      }),
+    });
+    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight });
+  } finally {
+    await cleanups.run();
+  }
+}
+
+/** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
+const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-503': 'answered-503', 'callback-429': 'answered-429', 'callback-400': 'answered-400' };
+
+/** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */
+async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: JobStage[]) {
+  const harness = scope.session.callback;
+  if (!harness) return undefined;
+  const stages = (await Promise.all((check.callbackStages ?? []).map((id) => jobStage(scope, JOB_NAMES[id], { scenario: id })))).filter((stage): stage is JobStage => stage !== undefined);
+  for (const stage of stages) if (!gathered.includes(stage)) gathered.push(stage);
+  return harness.evidence(stages);
+}
+
+/** `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line). */
+function defaultRerun(options: ConformanceOptions): (checkId: string) => string {
+  const cai = options.invocation ?? 'cai';
+  const spec = interfaceSpec(options.interface);
+  if (options.mock) {
+    const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
+    return (checkId) => `${cai} conformance run --interface ${options.interface} --mock${faults} --only ${checkId}`;
+  }
+  const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
+  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)} --only ${checkId}`;
+}
+
+/** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
+async function targetOf(options: ConformanceOptions, plan: Plan, credentials: Credentials, cleanups: Cleanups): Promise<string> {
+  if (!options.mock) {
+    if (!options.target) throw new CaiError('no target', { code: 'missing_target', hint: 'pass --target URL, or --mock to run against the built-in reference receiver' });
+    return options.target;
+  }
+  const logDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
+  cleanups.add(() => rm(logDir, { recursive: true, force: true }));
+  const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit')) ? MOCK_RATE_LIMIT_PER_SECOND : undefined;
+  const mock = await startMock(options, { ...credentials, providerCode: credentials.providerCode ?? MOCK_PROVIDER_CODE, rateLimit, logFile: join(logDir, 'mock.ndjson') });
+  cleanups.add(() => mock.close());
+  return mock.url;
+}
+
+/** The session the checks send through, stopped by `options.signal`, with the callback listener on Interface A. */
+async function openSession(options: ConformanceOptions, credentials: Credentials, target: string, concurrency: number, cleanups: Cleanups): Promise<Session> {
+  const dispatchers: Dispatcher[] = [];
+  cleanups.add(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
+  const newDispatcher = (extra: ClientOptions = {}) => {
+    // Enough connections for the concurrent checks and the 8-wide duplicate bursts to be truly simultaneous.
+    const dispatcher = createDispatcher({ ...options.client, connections: Math.max(16, concurrency * 2), ...extra });
+    dispatchers.push(dispatcher);
+    return dispatcher;
+  };
+  const session = new Session({
+    interface: options.interface,
+    url: target,
+    identity: credentials.identity,
+    secrets: credentials.secrets,
+    branchCode: options.branchCode,
+    providerCode: credentials.providerCode,
+    leadId: credentials.leadId,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    dispatcher: newDispatcher(),
+    dispatcherFor: (address) => newDispatcher({ localAddress: address }),
+    sourceAddress: options.sourceAddress,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+  });
+  session.callbackWaitMs = options.callbackWaitMs ?? DEFAULT_CALLBACK_WAIT_MS;
+  const stop = () => session.stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  cleanups.add(async () => options.signal?.removeEventListener('abort', stop));
+  if (interfaceSpec(options.interface).receiver === 'provider' && credentials.callbackSecrets.length > 0) {
+    const listen = options.callbackListen ?? { host: '127.0.0.1', port: 0 };
+    const harness = await startCallbackListener({
+      host: listen.host,
+      port: listen.port,
+      publicUrl: options.mock ? undefined : options.callbackUrl,
+      secrets: credentials.callbackSecrets,
+      providerCode: credentials.providerCode ?? '',
+      waitMs: session.callbackWaitMs,
+      observeMs: options.observeMs ?? (options.mock ? MOCK_OBSERVE_MS : DEFAULT_OBSERVE_MS),
+    });
+    cleanups.add(() => harness.close());
+    session.callback = harness;
+  }
+  return session;
+}
+
+interface Finished {
+  target: string;
+  startedAt: Date;
+  session: Session;
+  outcome: RunOutcome;
+  reproDir: string;
+  preflight: PreflightReport | undefined;
+}
+
+function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
+  const { session, outcome } = run;
+  const anyRepro = outcome.results.some((result) => result.repro);
+  return {
+    ok: outcome.summary.failed === 0 && !session.signal.aborted,
+    version: runVersion(),
+    target: run.target,
+    interface: options.interface,
+    mock: options.mock === true,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    probeStatus: session.probeStatus,
+    clock: {
+      offsetSeconds: session.clock.offsetSeconds,
+      dateHeader: session.clock.dateHeader,
+      ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
+    },
+    summary: outcome.summary,
+    checks: outcome.results,
+    waivers: outcome.waiverNotices,
+    ...(anyRepro ? { reproDir: run.reproDir } : {}),
+    ...(session.signal.aborted ? { interrupted: true } : {}),
+    ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
+    ...(run.preflight ? { preflight: run.preflight } : {}),
+  };
+}
+
+/** The request every check builds on: a valid, correctly signed event (B) or contact job (A), with a fresh id. */
+const PREFLIGHT = { id: 'PREFLIGHT' } as const;
+
+/**
+ * One valid, correctly signed request before the checks (§4.1, §4.2). A target that is plainly not the endpoint
+ * (404, 405, 501, a refused connection, an HTML page) would fail nearly every check the same way: the run stops
+ * here with one error naming what came back (exit 3). Any other answer is the checks' to judge; it is reported.
+ */
+async function sendPreflight(session: Session): Promise<PreflightReport | undefined> {
+  const spec = interfaceSpec(session.config.interface);
+  const receiver = spec.document === 'event' ? EVENTS_RECEIVER : JOBS_RECEIVER;
+  const scope = new ProbeScope(session, PREFLIGHT);
+  const exchange = await scope.send({ body: compact(receiver.document(scope)) });
+  if (session.signal.aborted) return undefined;
+  const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
+  const wrong = notTheEndpoint(exchange);
+  if (wrong !== undefined) {
+    throw deliveryError(
+      'not_an_endpoint',
+      `${session.postUrl} is not ${spec.endpointKind}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
+      spec.path === ''
+        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
+        : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
+    );
+  }
+  return { expected, actual: describeAnswer(exchange), ...(exchange.status !== undefined ? { status: exchange.status } : {}) };
+}
+
+/** What makes an answer plainly not the endpoint's, described; undefined when it may be the endpoint. */
+export function notTheEndpoint(exchange: Pick<Exchange, 'status' | 'headers' | 'body' | 'error'>): string | undefined {
+  if (exchange.status === undefined) {
+    return /ECONNREFUSED/.test(exchange.error?.message ?? '') ? 'a refused connection (ECONNREFUSED)' : undefined;
+  }
+  const status = `${exchange.status} ${STATUS_CODES[exchange.status] ?? ''}`.trim();
+  const type = (exchange.headers['content-type'] ?? '').toLowerCase();
+  const text = exchange.body.subarray(0, 4096).toString('utf8');
+  const page = type.startsWith('text/html') && (exchange.status < 200 || exchange.status >= 300 || /<html|<!doctype html/i.test(text));
+  const title = /<title[^>]*>([^<]{1,80})<\/title>/i.exec(text)?.[1]?.trim();
+  const html = page ? `, an HTML page${title ? ` ("${title}")` : ''}` : '';
+  if (exchange.status === 404 || exchange.status === 405 || exchange.status === 501 || page) return `${status}${html}`;
+  return undefined;
+}
+
+/**
+ * Reachability and clock (§5.5): one unsigned POST of `{}` — any answer will do — reads the target's `Date`.
+ * No answer at all is "target unreachable" (exit 3), before any check runs.
+ */
+async function measureClock(session: Session): Promise<void> {
+  const sentAt = Date.now();
+  try {
+    const response = await postOnce({
+      url: session.postUrl,
+      headers: { [Headers.contentType]: 'application/json' },
+      body: Buffer.from('{}'),
+      timeoutMs: session.config.timeoutMs,
+      dispatcher: session.config.dispatcher,
+      signal: session.signal,
+    });
+    session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
+    session.probeStatus = response.status;
+    if (classifyStatus(response.status) === 'redirect') {
+      // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
+      const location = response.headers.location ?? '(no Location)';
+      // A delivery failure (exit 3), as a redirect is for every command that sends.
+      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+    }
+  } catch (error) {
+    if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
+    // Interrupted during the probe: no clock, and every check is reported as not run.
+    if (session.signal.aborted) return;
+    if (error instanceof CaiError) {
+      // The sending commands' hints name --to; here the flag is --target.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
+    }
+    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
+  }
+}
+
+interface MockSetup extends Credentials {
+  providerCode: string;
+  rateLimit?: number;
+  logFile: string;
+}
+
+async function startMock(options: ConformanceOptions, setup: MockSetup): Promise<Started> {
+  if (interfaceSpec(options.interface).receiver === 'platform') {
+    return startMockPlatform({
+      providerCode: setup.identity,
+      secrets: setup.secrets,
+      faults: options.faults,
+      logFile: setup.logFile,
+      keepRecords: false,
+      ...(setup.leadId ? { knownLeads: [setup.leadId] } : {}),
+      ...(setup.rateLimit ? { rateLimit: setup.rateLimit } : {}),
+    });
+  }
+  return startMockProvider({
+    providerCode: setup.providerCode,
+    sourceId: setup.identity,
+    secrets: setup.secrets,
+    callbackSecrets: setup.callbackSecrets,
+    faults: options.faults,
+    logFile: setup.logFile,
+    keepRecords: false,
+    speed: 1000,
+    retry: MOCK_CALLBACK_RETRY,
+  });
+}

@@ -1,0 +1,313 @@
+/**
+ * One sender run (`cai conformance run --role sender`), usable from the CLI and as a library: cai listens as the
+ * receiver of the interface, plays the scenarios the selected checks need (each: start the trigger, or ask a person
+ * to send; answer every document's attempts as scripted; wait until every delivery has settled), judges what
+ * arrived, delivery by delivery, saves what the sender sent for the failures, and returns the same report as a
+ * receiver run. The trigger may make the sender send one document or many, in any order, at once or not, on one
+ * connection or several. Everything it starts, it stops.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { deliveryError } from '../errors.js';
+import type { TlsFiles } from '../http/server.js';
+import { shellQuote } from '../http/curl.js';
+import { redactSecrets } from '../secrets/resolve.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+import { planRun, runVersion, scenariosToRun, type Selection } from './catalogue.js';
+import type { SenderCheck } from './check.js';
+import { attemptEventId, deliveriesOf, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
+import { startListener } from './listen/listener.js';
+import { Recorder, type StageOpening } from './listen/recorder.js';
+import { describeScript, describeScripted, scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
+import { playStage } from './listen/stage.js';
+import { startTrigger } from './listen/trigger.js';
+import { createReproducer, secretFlagFor } from './repro.js';
+import { judgeSenderChecks, summarise } from './runner.js';
+import { triggerText } from './checks/sender/judging.js';
+import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
+import type { ScenarioSummary, SuiteReport } from './types.js';
+import { waiverReport, type Waiver } from './waivers.js';
+
+export interface ScenarioStart {
+  id: SenderScenarioId;
+  /** 1-based position, and how many scenarios run. */
+  index: number;
+  total: number;
+  /** CAI_TARGET_URL of the scenario. */
+  targetUrl: string;
+  /** What cai answers each document's attempts, e.g. `503 ×5, then 202`. */
+  script: string;
+  purpose: string;
+  /** No trigger: a person sends (the instructions are for them). */
+  byHand: boolean;
+  waitMs: number;
+}
+
+export interface SenderRunHooks {
+  /** The listener is up (before the first scenario). */
+  onListening?(url: string): void;
+  onScenarioStart?(start: ScenarioStart): void;
+  onScenarioEnd?(summary: ScenarioSummary): void;
+}
+
+export interface SenderConformanceOptions extends SenderRunHooks {
+  interface: InterfaceId;
+  /** B: the provider code expected in X-CAI-Provider. A: the platform id expected in X-CAI-Source. */
+  identity: string;
+  /** The secrets the sender signs with (any one of them verifies, §5.9). */
+  secrets: readonly string[];
+  /** Label of the first secret's source, for the reproduction commands (never the value). */
+  secretLabel?: string;
+  /** `sh -c` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO; without it, a person sends by hand. */
+  trigger?: string;
+  listen?: { host: string; port: number };
+  /** The origin the sender reaches the listener at (a tunnel), when not the listener's own. */
+  publicUrl?: string;
+  tls?: TlsFiles;
+  /** How long one delivery may take to settle, from its first attempt (default 60 s with a trigger, 5 min by hand). */
+  waitMs?: number;
+  /** After the last attempt of a scenario, how long cai listens for one more (default 2 s). */
+  observeMs?: number;
+  selection: Selection;
+  /** Scenarios at once with a trigger (by hand: one at a time). */
+  concurrency?: number;
+  waivers?: readonly Waiver[];
+  /** Where what the sender sent is saved for the failures; default a new directory under the temp dir. */
+  reproDir?: string;
+  /** How cai was run, for the reproduction commands (default `cai`). */
+  invocation?: string;
+  /** The command that runs one check again as this run ran it; by default built from these options. */
+  rerun?: (checkId: string) => string;
+  /** The trigger's environment (CAI_TARGET_URL and CAI_SCENARIO are added) and working directory. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Stops the run (Ctrl-C): the scenario under way ends, the rest do not run; their checks are not judged. */
+  signal?: AbortSignal;
+}
+
+export async function runSenderConformance(options: SenderConformanceOptions): Promise<SuiteReport> {
+  const startedAt = new Date();
+  const plan = planRun('sender', options.interface, options.selection);
+  const byHand = options.trigger === undefined;
+  const waitMs = options.waitMs ?? (byHand ? DEFAULT_MANUAL_WAIT_MS : DEFAULT_WAIT_MS);
+  const observeMs = options.observeMs ?? DEFAULT_OBSERVE_MS;
+  const signal = options.signal ?? new AbortController().signal;
+  const played = await playScenarios(scenariosToRun(plan).map(scenario), { ...options, waitMs, observeMs, signal });
+  const { records } = played;
+  if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0)) throw silentSender(played, byHand);
+  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records };
+  const reproDir = resolve(options.cwd ?? process.cwd(), options.reproDir ?? join(tmpdir(), `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`));
+  const secretFlag = secretFlagFor(options.secretLabel);
+  const invocation = options.invocation ?? 'cai';
+  const spec = interfaceSpec(options.interface);
+  const rerun =
+    options.rerun ??
+    ((checkId: string) => {
+      const trigger = options.trigger !== undefined ? ` --trigger ${shellQuote(options.trigger)}` : '';
+      return `${invocation} conformance run --interface ${options.interface} --role sender ${spec.identityFlag} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}`;
+    });
+  const reproduce = createReproducer({ dir: reproDir, invocation, rerun, received: { interface: options.interface, secretFlag, records: () => records } });
+  const recordsOf = (check: SenderCheck) => records.filter((record) => check.scenarios.includes(record.scenario.id));
+  const results = await judgeSenderChecks(plan.planned, evidence, {
+    waivers: options.waivers ?? [],
+    now: Date.now(),
+    reproduce,
+    complete: (check) => !signal.aborted || check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted)),
+    silent: (check) => {
+      const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);
+      return record ? { scenario: record.id, reason: triggerText(record) } : undefined;
+    },
+    measure: (check) => {
+      const judged = recordsOf(check);
+      return {
+        // The time of the scenarios it judges: what running the check costs.
+        durationMs: Math.round(Math.max(0, ...judged.map((record) => (record.endedMono ?? record.startedMono) - record.startedMono))),
+        requests: judged.reduce((sum, record) => sum + record.attempts.length, 0),
+      };
+    },
+    // Requests to no scenario's URL are no attempts; the address check says they came.
+    notesFor: (check) => (check.tags.includes('http') ? [...(played.strayCount > 0 ? [straysNote(played)] : []), ...(played.refused > 0 ? [refusedNote(played.refused)] : [])] : []),
+  });
+  const summary = summarise(results);
+  return {
+    ok: summary.failed === 0 && !signal.aborted,
+    version: runVersion(),
+    target: played.publicBase,
+    interface: options.interface,
+    mock: false,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    clock: senderClock(records),
+    summary,
+    checks: results,
+    waivers: waiverReport(options.waivers ?? [], results, plan.planned.map((item) => item.check.id), Date.now()),
+    ...(results.some((result) => result.repro) ? { reproDir } : {}),
+    ...(signal.aborted ? { interrupted: true } : {}),
+    role: 'sender',
+    scenarios: records.map((record) => summariseScenario(record, options.interface)),
+  };
+}
+
+interface Played {
+  /** The scenarios played, in catalogue order. */
+  records: StageRecord[];
+  publicBase: string;
+  strays: readonly string[];
+  strayCount: number;
+  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
+  refused: number;
+}
+
+type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
+
+/** Where a scenario's sender is sent, and where its attempts must arrive: each scenario has a path of its own. */
+function openingOf(entry: Scenario, iface: InterfaceId, base: string, shared: boolean): StageOpening {
+  const prefix = shared ? '' : `/${entry.id}`;
+  const spec = interfaceSpec(iface);
+  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might; A's path is §4.1's.
+  const targetPath = spec.path === '' ? `${prefix}/events` : prefix;
+  return { scenario: entry, id: entry.id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${prefix}${spec.path}` };
+}
+
+/**
+ * Listens, plays the scenarios, stops listening. With a trigger: the timed scenario alone first, then the rest at
+ * once (the slow ones started first); by hand: one at a time.
+ */
+async function playScenarios(toRun: readonly Scenario[], options: PlayOptions): Promise<Played> {
+  const byHand = options.trigger === undefined;
+  const recorder = new Recorder({ interface: options.interface, shared: byHand });
+  const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
+  const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, flag: '--listen', handle: (arrival) => recorder.handle(arrival) });
+  const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
+  const redact = (text: string) => redactSecrets(text, options.secrets);
+  const next = (entry: Scenario) => playScenario(entry, { ...options, recorder, redact, publicBase, index: toRun.indexOf(entry) + 1, total: toRun.length });
+  try {
+    options.onListening?.(publicBase);
+    if (byHand) await pool(toRun, 1, next, options.signal);
+    else {
+      await pool(toRun.filter((entry) => entry.alone), 1, next, options.signal);
+      const rest = toRun.filter((entry) => !entry.alone);
+      await pool([...rest.filter((entry) => entry.slow), ...rest.filter((entry) => !entry.slow)], Math.max(1, options.concurrency ?? 8), next, options.signal);
+    }
+  } finally {
+    await listener.close();
+  }
+  const records = toRun.map((entry) => recorder.records.find((record) => record.scenario === entry)).filter((record): record is StageRecord => record !== undefined);
+  return { records, publicBase, strays: recorder.strays, strayCount: recorder.strayCount, refused: listener.refused() };
+}
+
+/** No attempt in any scenario: nothing to judge (exit 3), with what the trigger did and where requests went. */
+function silentSender(played: Played, byHand: boolean) {
+  const [first] = played.records as [StageRecord];
+  const count = played.records.length;
+  const elsewhere = played.strayCount > 0 ? `; ${straysNote(played)}` : '';
+  return deliveryError(
+    'no_attempts',
+    `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
+    byHand ? `send to ${first.targetUrl} while cai waits, or pass --trigger CMD` : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',
+  );
+}
+
+function straysNote({ strays, strayCount }: Pick<Played, 'strays' | 'strayCount'>): string {
+  const shown = [...new Set(strays)].slice(0, 3).join(', ');
+  const one = strayCount === 1;
+  return `${strayCount} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+}
+
+function refusedNote(count: number): string {
+  return `${count} request${count === 1 ? ' was' : 's were'} answered 408 or 503 and not recorded: a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
+}
+
+interface ScenarioContext extends PlayOptions {
+  recorder: Recorder;
+  redact: (text: string) => string;
+  publicBase: string;
+  index: number;
+  total: number;
+}
+
+/**
+ * One scenario: open it, start the trigger (or tell the person), and wait until it is over (listen/settle.ts):
+ * every delivery settled, nothing more for --observe, the trigger exited. A trigger that fails before any attempt
+ * ends the scenario at once.
+ */
+async function playScenario(entry: Scenario, context: ScenarioContext): Promise<void> {
+  const { recorder, signal } = context;
+  const record = recorder.open(openingOf(entry, context.interface, context.publicBase, context.trigger === undefined), performance.now());
+  context.onScenarioStart?.({
+    id: entry.id as SenderScenarioId,
+    index: context.index,
+    total: context.total,
+    targetUrl: record.targetUrl,
+    script: describeScript(entry, context.interface),
+    purpose: entry.purpose,
+    byHand: context.trigger === undefined,
+    waitMs: context.waitMs,
+  });
+  const trigger =
+    context.trigger === undefined
+      ? undefined
+      : startTrigger({ command: context.trigger, env: { ...(context.env ?? process.env), CAI_TARGET_URL: record.targetUrl, CAI_SCENARIO: entry.id }, cwd: context.cwd ?? process.cwd(), redact: context.redact });
+  let exited = trigger === undefined;
+  let failedEarly = false;
+  void trigger?.exited.then((outcome) => {
+    exited = true;
+    failedEarly = outcome.exitCode !== 0 && record.attempts.length === 0;
+    recorder.notify();
+  });
+  await playStage(recorder, record, { waitMs: context.waitMs, observeMs: context.observeMs, signal, senderDone: () => exited, failedEarly: () => failedEarly });
+  // Interrupted: no grace, the trigger is stopped at once.
+  if (trigger) record.trigger = await trigger.finish(signal.aborted ? 0 : TRIGGER_EXIT_GRACE_MS, TRIGGER_EXIT_GRACE_MS);
+  context.onScenarioEnd?.(summariseScenario(record, context.interface));
+}
+
+async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, signal: AbortSignal): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
+    while (next < items.length && !signal.aborted) await worker(items[next++] as T);
+  });
+  await Promise.all(lanes);
+}
+
+export function summariseScenario(record: StageRecord, iface: InterfaceId): ScenarioSummary {
+  const first = record.attempts[0];
+  const end = record.endedMono ?? performance.now();
+  const deliveries = deliveriesOf(record);
+  const place = new Map(deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)));
+  return {
+    id: record.id,
+    targetUrl: record.targetUrl,
+    script: describeScript(record.scenario, iface),
+    deliveries: deliveries.length,
+    attempts: record.attempts.map((attempt) => {
+      const eventId = attemptEventId(attempt);
+      return {
+        at: Math.round(attempt.arrivedMono - record.startedMono),
+        delivery: place.get(attempt) ?? 0,
+        ...(eventId !== undefined ? { eventId } : {}),
+        answer: describeScripted(attempt.answer, iface),
+        ...(attempt.late ? { late: true } : {}),
+      };
+    }),
+    ...(first ? { firstAttemptMs: Math.round(first.arrivedMono - record.startedMono) } : {}),
+    durationMs: Math.round(end - record.startedMono),
+    ...(record.maxLagMs !== undefined ? { loopLagMs: record.maxLagMs } : {}),
+    ...(record.trigger
+      ? { trigger: { ...(record.trigger.exitCode !== undefined ? { exitCode: record.trigger.exitCode } : {}), ...(record.trigger.signal ? { signal: record.trigger.signal } : {}), ...(record.trigger.stoppedByCai ? { stoppedByCai: true } : {}) } }
+      : {}),
+  };
+}
+
+/** The sender's clock as its timestamps show it: the median of (timestamp − arrival) over well-formed ones. */
+function senderClock(records: readonly StageRecord[]): SuiteReport['clock'] {
+  const offsets = records
+    .flatMap((record) => record.attempts)
+    .filter((attempt) => /^[0-9]{1,12}$/.test(timestampOf(attempt) ?? ''))
+    .map((attempt) => Number(timestampOf(attempt)) - Math.floor(attempt.arrivedAt / 1000))
+    .sort((a, b) => a - b);
+  const note = "the sender's clock as its X-CAI-Timestamp values show it, against cai's";
+  if (offsets.length === 0) return { offsetSeconds: null, dateHeader: null, note };
+  return { offsetSeconds: offsets[Math.floor(offsets.length / 2)] as number, dateHeader: null, note };
+}

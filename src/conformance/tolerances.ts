@@ -1,0 +1,106 @@
+/**
+ * The suite's own choices, for every check of both roles, in one place: where a probe stands around an edge of the
+ * spec, how a scenario scripts its answers, and where a judgement draws the line. The spec's numbers themselves
+ * (the 300 s window, 256 KB, 120 characters, the §7 statuses) are in src/spec; these only say how the suite probes
+ * and judges them. Each is named in docs/conformance.md ("Tolerances").
+ */
+import { MAX_BODY_BYTES } from '../spec/constants.js';
+
+// --- Probes of a receiver (cai sends) ---------------------------------------------------------------------------
+
+/** Seconds beyond (or within) the §5.5 window used by the window checks: well clear of the edge. */
+export const WINDOW_MARGIN_SECONDS = 60;
+
+/** How far from the sent timestamp the signature of the "other timestamp" probe is made (§5.2, §5.4). */
+export const OTHER_TIMESTAMP_SKEW_SECONDS = 7;
+
+/** Simultaneous deliveries of one event_id in a concurrency round, and rounds: a check-then-insert race shows up in one. */
+export const CONCURRENT_DELIVERIES = 8;
+export const CONCURRENT_ROUNDS = 3;
+
+/** Requests in the bounded burst of the rate-cap check, sent in waves of this many. */
+export const RATE_BURST_LIMIT = 400;
+export const RATE_WAVE_SIZE = 20;
+
+/** A target clock further off than this gets a warning (the window is ±300 s, §5.5). */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** 429 answers honoured per probe (waited for and sent again, re-signed) before the 429 itself is the answer. */
+export const MAX_429_RETRIES = 8;
+
+/** The longest `Retry-After` a probe waits for by default (`--max-retry-after`); a longer one is cut to it. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+// --- Scripts of a sender's answers (cai receives) ---------------------------------------------------------------
+
+/** retry-5xx: answers of 503 in a row before the 202; five give five waits, enough to see them grow (§7). */
+export const FAILURES_BEFORE_ACCEPT = 5;
+
+/** retry-429: the `Retry-After` cai sends with its 429 in a sender run, in seconds (§7). */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** The `Retry-After` the callback listener of an Interface A run sends with its 429: shorter, the run waits for it. */
+export const CALLBACK_RETRY_AFTER_SECONDS = 1;
+
+// --- Judgements of a sender ------------------------------------------------------------------------------------
+
+/**
+ * How much earlier than `Retry-After` a retry may come and still count as waiting for it (§7): a quarter of the
+ * wait asked for, at most half a second. A sender's timer starts from its event loop's idea of now, which a busy
+ * machine leaves behind the clock (a correct wait of 2 s has been seen to arrive 1.73 s after the answer); a sender
+ * that ignores Retry-After retries at its own backoff, far earlier. One rule, one tolerance: the same for a sender
+ * run and for the events an Interface A provider sends back.
+ */
+export function retryAfterToleranceMs(retryAfterSeconds: number): number {
+  return Math.min(500, (retryAfterSeconds * 1000) / 4);
+}
+
+/**
+ * The waits after consecutive 5xx grow (§7: exponential backoff) when the last two add up to at least this many
+ * times the two shortest of the first three. Exponential backoff, even with up to 50 % jitter, gives 4× or more
+ * over five waits; constant waits give 1×. Sums of two, and the shortest early ones, keep a busy machine (which
+ * only ever draws a wait out) from deciding.
+ */
+export const BACKOFF_GROWTH_FACTOR = 2;
+
+/**
+ * Two attempts of one delivery sent at least this far apart must carry different timestamps, the later one later:
+ * a retry signed afresh (§5.5), not the first attempt's headers sent again. Timestamps are whole seconds, so a
+ * second apart always shows; the other half second allows for one attempt taking longer on its way than the other.
+ */
+export const FRESH_SIGNATURE_SPAN_MS = 1_500;
+
+/**
+ * The longest cai's event loop may be held up while waits are timed (the growth of the backoff waits): beyond it
+ * a measured wait may be drawn out by cai itself, and the check says so instead of judging.
+ */
+export const TIMING_LAG_LIMIT_MS = 100;
+
+/** §8's service-level target for message delivery, used for the time to the first attempt on both interfaces. */
+export const FIRST_ATTEMPT_TARGET_SECONDS = 60;
+
+// --- How long cai listens ---------------------------------------------------------------------------------------
+
+/** `--wait`: how long one delivery may take to settle (from its first attempt), and how long a scenario waits for a first one. */
+export const DEFAULT_WAIT_MS = 60_000;
+export const DEFAULT_MANUAL_WAIT_MS = 5 * 60_000;
+
+/**
+ * `--observe`: after the last attempt of a scenario, how long cai keeps listening for one more (a retry of a
+ * final answer, which must not come, or the next document of the sender). With `--mock` on Interface A, the
+ * reference provider retries after 50 ms, and half a second is plenty.
+ */
+export const DEFAULT_OBSERVE_MS = 2_000;
+export const MOCK_OBSERVE_MS = 500;
+
+/** `--callback-wait`: how long an Interface A run waits for the events of one job. */
+export const DEFAULT_CALLBACK_WAIT_MS = 30_000;
+
+/** At a scenario's end, how long the trigger may take to exit by itself before cai stops it. */
+export const TRIGGER_EXIT_GRACE_MS = 1_000;
+
+/** Bytes of an attempt's body kept; a body over it is judged by its size alone (four times the §8 limit). */
+export const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
+
+/** Bytes of the trigger's output kept (the end of it), for the report when no attempt came. */
+export const TRIGGER_OUTPUT_BYTES = 16 * 1024;

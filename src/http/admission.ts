@@ -1,0 +1,171 @@
+/**
+ * Fair admission for the servers cai puts on the network (the mocks, the inspector): a client that floods gets its
+ * share and no more, so a signed sender is served while the flood goes on.
+ *
+ * - Connections: at most `maxConnections` open. At the limit a new connection is not refused; a slot is reclaimed
+ *   instead, from the connections that cost the least to lose: first one with no request in flight that never sent
+ *   an authenticated request (a socket opened and left silent, or sending its headers slowly), then one whose request
+ *   is in flight but not authenticated yet (a body trickling in from a sender that has not proved who it is), then
+ *   an idle keep-alive connection of an authenticated sender; the one of each kind idle (or busy) the longest first.
+ *   Only when every connection has an authenticated request in flight is the new one closed on arrival.
+ * - Requests in flight on one connection: at most `maxRequestsInFlight` parsed and not yet answered (pipelined
+ *   requests, or answers the client does not read). One more and the connection is read no further: it is closed,
+ *   and what it had pipelined past the bound is not handled. Node stops reading a connection whose answers are not
+ *   drained (its `needDrain`); this bounds what one read of the socket can queue before that.
+ * Node's own `server.maxConnections` drops a new connection before anyone sees it, so it is left unset here.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface AdmissionLimits {
+  /** Connections open at once (see above for who makes room). */
+  maxConnections: number;
+  /** Requests parsed and not yet answered on one connection; one more closes it. */
+  maxRequestsInFlight: number;
+}
+
+/** One connection's standing: requests in flight, and whether one of its requests was authenticated. */
+interface Connection {
+  socket: Socket;
+  inFlight: number;
+  authenticated: boolean;
+  /** It went over maxRequestsInFlight: closed, and its requests still arriving from the last read are dropped. */
+  overrun: boolean;
+  /** Closed to make room: its slot was freed then, not again when its socket closes. */
+  reclaimed: boolean;
+  guard: ConnectionGuard;
+}
+
+/** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
+const CONNECTIONS = new WeakMap<Socket, Connection>();
+
+function connectionOf(socket: Socket): Connection | undefined {
+  // An https server's requests come on a TLSSocket whose `_parent` is the TCP socket that was admitted.
+  return CONNECTIONS.get(socket) ?? CONNECTIONS.get((socket as Socket & { _parent?: Socket })._parent as Socket);
+}
+
+/**
+ * A request proved who sent it (the HMAC checked, §5.2): its connection is among the last to give up its slot.
+ * Anything else (a request whose connection is not tracked) is a no-op.
+ */
+export function markAuthenticated(request: IncomingMessage): void {
+  const connection = connectionOf(request.socket);
+  if (connection && !connection.authenticated) connection.guard.authenticate(connection);
+}
+
+/**
+ * Node's parser goes on through the read it is in (up to 64 KiB: some 2 300 pipelined requests of 28 bytes) after
+ * the socket is destroyed, making a request and a response object for each. Told that nothing is to be done with
+ * them (its `onIncoming`, the hook Node's server sets on the connection's parser), it only parses the rest: measured
+ * 4.5 times less CPU for a read of pipelined requests, and their objects are never made. Where the hook is not there
+ * (another Node), the requests are dropped one by one by `admit`, as before.
+ */
+function dropTheRestOfTheRead(socket: Socket): void {
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
+  if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 0;
+}
+
+/** Tracks every connection of one server; `admit` is called first for every request. */
+export class ConnectionGuard {
+  private count = 0;
+  // Insertion order is age: the first of each map has been in that state the longest.
+  private readonly idleUnauthenticated = new Map<Socket, Connection>();
+  private readonly busyUnauthenticated = new Map<Socket, Connection>();
+  private readonly idleAuthenticated = new Map<Socket, Connection>();
+  /** Connections closed to make room, and requests dropped past the in-flight bound (for tests and benchmarks). */
+  readonly counters = { reclaimed: 0, refused: 0, overrun: 0 };
+
+  constructor(private readonly limits: AdmissionLimits) {}
+
+  /** Starts tracking the server's connections (before it listens). */
+  attach(server: Server): void {
+    server.on('connection', (socket: Socket) => this.connected(socket));
+  }
+
+  /** `handler`, called only for the requests `admit` lets through. */
+  wrap(handler: (request: IncomingMessage, response: ServerResponse) => void): (request: IncomingMessage, response: ServerResponse) => void {
+    return (request, response) => {
+      if (this.admit(request, response)) handler(request, response);
+    };
+  }
+
+  get open(): number {
+    return this.count;
+  }
+
+  /** Whether to handle this request: false when its connection went over its requests in flight (closed). */
+  admit(request: IncomingMessage, response: ServerResponse): boolean {
+    const connection = connectionOf(request.socket);
+    if (!connection) return true;
+    if (connection.overrun) return false;
+    if (connection.inFlight >= this.limits.maxRequestsInFlight) {
+      connection.overrun = true;
+      this.counters.overrun += 1;
+      dropTheRestOfTheRead(request.socket);
+      connection.socket.destroy();
+      return false;
+    }
+    connection.inFlight += 1;
+    if (connection.inFlight === 1) {
+      this.idleUnauthenticated.delete(connection.socket);
+      this.idleAuthenticated.delete(connection.socket);
+      if (!connection.authenticated) this.busyUnauthenticated.set(connection.socket, connection);
+    }
+    response.once('close', () => this.answered(connection));
+    return true;
+  }
+
+  authenticate(connection: Connection): void {
+    connection.authenticated = true;
+    this.busyUnauthenticated.delete(connection.socket);
+    if (this.idleUnauthenticated.delete(connection.socket)) this.idleAuthenticated.set(connection.socket, connection);
+  }
+
+  private connected(socket: Socket): void {
+    if (this.count >= this.limits.maxConnections && !this.reclaim()) {
+      this.counters.refused += 1;
+      socket.destroy();
+      return;
+    }
+    const connection: Connection = { socket, inFlight: 0, authenticated: false, overrun: false, reclaimed: false, guard: this };
+    this.count += 1;
+    CONNECTIONS.set(socket, connection);
+    this.idleUnauthenticated.set(socket, connection);
+    socket.once('close', () => this.closed(connection));
+  }
+
+  private answered(connection: Connection): void {
+    connection.inFlight -= 1;
+    if (connection.inFlight > 0 || connection.socket.destroyed) return;
+    this.busyUnauthenticated.delete(connection.socket);
+    (connection.authenticated ? this.idleAuthenticated : this.idleUnauthenticated).set(connection.socket, connection);
+  }
+
+  private closed(connection: Connection): void {
+    if (connection.reclaimed) return;
+    this.count -= 1;
+    this.forget(connection);
+  }
+
+  private forget(connection: Connection): void {
+    this.idleUnauthenticated.delete(connection.socket);
+    this.busyUnauthenticated.delete(connection.socket);
+    this.idleAuthenticated.delete(connection.socket);
+  }
+
+  /** Closes the connection that costs the least to lose (see the top of this file); false when there is none. */
+  private reclaim(): boolean {
+    for (const kind of [this.idleUnauthenticated, this.busyUnauthenticated, this.idleAuthenticated]) {
+      const oldest = kind.values().next().value;
+      if (oldest === undefined) continue;
+      // Its slot is free now: the socket's 'close' comes later.
+      oldest.reclaimed = true;
+      this.count -= 1;
+      this.forget(oldest);
+      this.counters.reclaimed += 1;
+      oldest.socket.destroy();
+      return true;
+    }
+    return false;
+  }
+}
