@@ -4,6 +4,7 @@ import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
 import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, VERSION_REQUESTED } from './program.js';
 import type { RunState } from './cli/runner.js';
+import { closestValue } from './cli/suggest.js';
 import { redactSecrets } from './secrets/resolve.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
@@ -13,18 +14,104 @@ const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
  * The one place that turns errors into exit codes (STYLE.md "Errors and exit codes").
  */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
-  const state: RunState = { io, exitCode: ExitCode.ok };
+  const interrupts = watchInterrupts(io);
+  const state: RunState = { io: interrupts.io, exitCode: ExitCode.ok };
+  const command = (async () => {
+    try {
+      const missing = missingCommandOf(argv);
+      if (missing) throw missing;
+      const program = await buildProgram(state, argv);
+      await program.parseAsync([...argv], { from: 'user' });
+      return state.exitCode;
+    } catch (error) {
+      const output = state.output ?? (await outputFromArgv(io, argv));
+      if (error instanceof CommanderError && error.code === VERSION_REQUESTED) return printVersion(output);
+      return reportError(error, output, argv);
+    }
+  })();
   try {
-    const missing = missingCommandOf(argv);
-    if (missing) throw missing;
-    const program = await buildProgram(state, argv);
-    await program.parseAsync([...argv], { from: 'user' });
-    return state.exitCode;
-  } catch (error) {
+    const ended = await Promise.race([command.then((code) => ({ code })), interrupts.givenUp]);
+    if ('code' in ended) return interrupts.signal === 'SIGINT' ? ExitCode.interrupted : ended.code;
+    // The command did not stop in time (or listens to no interrupt at all): say so, and stop without it.
     const output = state.output ?? (await outputFromArgv(io, argv));
-    if (error instanceof CommanderError && error.code === VERSION_REQUESTED) return printVersion(output);
-    return reportError(error, output, argv);
+    const message = ended.listened ? `interrupted by ${ended.signal}: the command did not stop within ${GIVE_UP_AFTER_MS / 1000} s` : `interrupted by ${ended.signal}`;
+    return print(output, 'interrupted', message, 'run the command again to finish it', exitCodeOfSignal(ended.signal), undefined);
+  } finally {
+    interrupts.dispose();
   }
+}
+
+/** After Ctrl-C, what is in flight is aborted after this long (as a second Ctrl-C would)… */
+const ABORT_AFTER_MS = 2_500;
+/** …and cai stops after this long, whether the command has finished or not. */
+export const GIVE_UP_AFTER_MS = 4_500;
+/** A command that listens to no interrupt is stopped this soon (it may still be subscribing). */
+const UNHEARD_AFTER_MS = 300;
+
+/** 130 for Ctrl-C; 128 + 15 for SIGTERM, as a shell reports a process ended by it. */
+function exitCodeOfSignal(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? ExitCode.interrupted : 143;
+}
+
+interface InterruptWatch {
+  /** The Io the command gets: its interrupt listeners are counted, so cai knows whether anything will stop. */
+  io: Io;
+  /** The first signal received. */
+  readonly signal: NodeJS.Signals | undefined;
+  /** Resolves when cai must stop without waiting for the command any longer. */
+  givenUp: Promise<{ signal: NodeJS.Signals; listened: boolean }>;
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C (SIGINT) ends every command with exit 130, after it wrote what its results and reports hold so far: the
+ * command's own listeners stop it; if it is still running ABORT_AFTER_MS later, they are called again (the second
+ * Ctrl-C of a send aborts what is in flight); GIVE_UP_AFTER_MS after the signal, cai stops anyway. A command that
+ * listens to no interrupt (it has nothing to save) is stopped at once. SIGTERM is handled the same way, but a
+ * command that stops by itself keeps its own exit code (a mock stopped by its service manager exits 0).
+ */
+function watchInterrupts(io: Io): InterruptWatch {
+  const listeners = new Set<(signal: NodeJS.Signals) => void>();
+  const timers: NodeJS.Timeout[] = [];
+  let signal: NodeJS.Signals | undefined;
+  let giveUp: (ended: { signal: NodeJS.Signals; listened: boolean }) => void = () => {};
+  const givenUp = new Promise<{ signal: NodeJS.Signals; listened: boolean }>((resolve) => (giveUp = resolve));
+  const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
+  const startGrace = (received: NodeJS.Signals) => {
+    timers.splice(0).forEach(clearTimeout);
+    later(ABORT_AFTER_MS, () => [...listeners].forEach((listener) => listener(received)));
+    later(GIVE_UP_AFTER_MS, () => giveUp({ signal: received, listened: true }));
+  };
+  const stopWatching = io.onInterrupt((received) => {
+    if (signal !== undefined) return;
+    signal = received;
+    // This listener was subscribed first, so it runs before the command's own.
+    if (listeners.size > 0) startGrace(received);
+    else later(UNHEARD_AFTER_MS, () => giveUp({ signal: received, listened: false }));
+  });
+  return {
+    io: {
+      ...io,
+      onInterrupt(listener) {
+        listeners.add(listener);
+        // Subscribed after the signal came (it is delivered to it all the same): the grace starts now.
+        if (signal !== undefined && listeners.size === 1) startGrace(signal);
+        const off = io.onInterrupt(listener);
+        return () => {
+          listeners.delete(listener);
+          off();
+        };
+      },
+    },
+    get signal() {
+      return signal;
+    },
+    givenUp,
+    dispose() {
+      timers.splice(0).forEach(clearTimeout);
+      stopWatching();
+    },
+  };
 }
 
 /** `cai --version`: `0.2.0 (spec 1.0)`, or `{"version": "0.2.0", "spec": "1.0"}` with --json. */
@@ -48,7 +135,7 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
       return print(output, 'usage', message, hint, ExitCode.usage, error);
     }
     // Commander puts its suggestion on a second line; keep the error to one line.
-    const message = error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
+    const message = withChoiceSuggestion(error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'));
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
     const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv);
     const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
@@ -65,6 +152,13 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
     ExitCode.internal,
     error,
   );
+}
+
+/** A value outside commander's `.choices()`: the choice meant, when it is a typo (`--interface b`: B). */
+function withChoiceSuggestion(message: string): string {
+  const invalid = /'([^']*)' is invalid[^.]*\. Allowed choices are (.+)\.$/.exec(message);
+  const near = invalid ? closestValue(invalid[1] as string, (invalid[2] as string).split(', ')) : undefined;
+  return near === undefined ? message : `${message.slice(0, -1)}; did you mean ${near}?`;
 }
 
 function print(output: Output, code: string, message: string, hint: string, exitCode: number, error: unknown): number {
@@ -136,8 +230,12 @@ export async function main(): Promise<void> {
     });
   }
   try {
-    process.exitCode = await run(process.argv.slice(2), processIo());
+    const code = await run(process.argv.slice(2), processIo());
+    process.exitCode = code;
     finished = true;
+    // After Ctrl-C nothing may keep cai alive (a request still in flight, a server still closing): what had to be
+    // written is written; stdout and stderr get a moment to drain.
+    if (code === ExitCode.interrupted || code === 143) setTimeout(() => process.exit(code), 200).unref();
   } catch (error) {
     // run() reports every error itself; this is the last line of defence, without a stack trace.
     const { safeText } = await import('./output/safe-text.js');

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
+import type { Io } from './io.js';
+import { fitHelp } from './output/layout.js';
 
 type Register = (program: Command, state: RunState) => void;
 
@@ -54,6 +56,16 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The width help is laid out for: the terminal's, else `COLUMNS` when the environment sets it (a pager, a script
+ * that knows its width), else 80. Help is prose to read, so it is fitted even when piped.
+ */
+function helpWidth(stream: Io['stdout'], env: NodeJS.ProcessEnv): number {
+  if (stream.isTTY === true && (stream.columns ?? 0) > 0) return stream.columns as number;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns >= 20 ? columns : 80;
+}
+
 /** The code of the CommanderError thrown when `-V, --version` is given; main.ts prints the version for it. */
 export const VERSION_REQUESTED = 'commander.version';
 
@@ -68,7 +80,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .option('-V, --version', 'print the version of cai and of the spec it implements')
     .option('--json', 'print exactly one JSON document on stdout (errors included)')
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
-    .option('--quiet', 'print only the result and errors')
+    .option('--quiet', 'print only the result, warnings and errors (no progress, no notes)')
     .option('--debug', 'add stack traces to errors')
     .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)')
     .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
@@ -76,11 +88,15 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => state.io.stdout.write(text),
-      writeErr: (text) => state.io.stderr.write(text),
+      writeOut: (text) => state.io.stdout.write(fitHelp(text, helpWidth(state.io.stdout, state.io.env))),
+      writeErr: (text) => state.io.stderr.write(fitHelp(text, helpWidth(state.io.stderr, state.io.env))),
+      getOutHelpWidth: () => helpWidth(state.io.stdout, state.io.env),
+      getErrHelpWidth: () => helpWidth(state.io.stderr, state.io.env),
       // main.ts prints usage errors itself, as `error:` + `hint:` (or JSON).
       outputError: () => {},
-    });
+    })
+    // Descriptions wrap in their column down to 20 columns wide (commander's default gives up below 40).
+    .configureHelp({ minWidthToWrap: 20 });
 
   // The version is read from package.json only when asked for (src/version.ts); main.ts prints it, --json aware.
   program.on('option:version', () => {

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
+import { closestValue, suggestValue } from './suggest.js';
 
 /**
  * Option value parsers for commander. They turn a bad value into commander's own
@@ -94,11 +95,25 @@ export function collectValues(value: string, previous: string[] | undefined): st
   return [...(previous ?? []), value];
 }
 
-/** Restricts a value to a fixed set, naming the set in the error. */
+/** Restricts a value to a fixed set, naming the set in the error, and the value meant when it is a typo. */
 export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
   return (value: string) => {
-    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of: ${choices.join(', ')}.`);
+    if (!(choices as readonly string[]).includes(value)) {
+      const near = closestValue(value, choices);
+      throw new InvalidArgumentError(`${near === undefined ? '' : `did you mean ${near}? `}expected one of: ${choices.join(', ')}.`);
+    }
     return value as T;
+  };
+}
+
+/**
+ * A repeatable option whose values come from a list too long to print in an error (the faults of `--break`): a
+ * typo is answered with the value meant, anything else with where the list is.
+ */
+export function collectOneOf(known: readonly string[], what: string, listedBy: string): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => {
+    if (!known.includes(value)) throw new InvalidArgumentError(`not a ${what}: ${suggestValue(value, known) ?? `${listedBy} lists the ${known.length} ${what}s`}`);
+    return collectValues(value, previous);
   };
 }
 
@@ -127,8 +142,30 @@ export function parseTimeBound(value: string): TimeBound {
   return { at };
 }
 
-/** A flag the command cannot do without (checked in the action: a deployment profile may supply it). */
-export function requireOption(value: string | undefined, flag: string, hint: string): string {
-  if (value === undefined || value === '') throw usageError('missing_option', `${flag} is required`, `pass ${hint}`);
-  return value;
+/** A flag the command cannot do without, and how to pass it (`the events URL, e.g. --to https://…`). */
+export interface RequiredOption {
+  flag: string;
+  value: string | undefined;
+  how: string;
+}
+
+/**
+ * The flags a command cannot do without, checked in the action (a deployment profile may supply them): every
+ * missing one is named in the one error, so a first run does not find them one per attempt. `when` says when they
+ * are needed (`with --format curl`).
+ */
+export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
+  const missing = required.filter((option) => option.value === undefined || option.value === '');
+  const suffix = when === '' ? '' : ` ${when}`;
+  if (missing.length === 1) throw usageError('missing_option', `${(missing[0] as RequiredOption).flag} is required${suffix}`, `pass ${(missing[0] as RequiredOption).how}`);
+  if (missing.length > 1) {
+    const flags = missing.map((option) => option.flag);
+    throw usageError('missing_option', `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`, `pass ${missing.map((option) => option.how).join('; and ')}`);
+  }
+  return required.map((option) => option.value as string);
+}
+
+/** One flag the command cannot do without. */
+export function requireOption(value: string | undefined, flag: string, how: string): string {
+  return requireOptions([{ flag, value, how }])[0] as string;
 }

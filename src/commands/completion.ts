@@ -1,6 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { INSTALL, SHELLS, type Shell } from '../cli/completion/shared.js';
+import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from '../cli/completion/shared.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
   program
@@ -10,7 +10,8 @@ export function registerCompletion(program: Command, state: RunState): void {
     .addHelpText(
       'after',
       `
-The script is generated from this version's commands and flags: regenerate it after upgrading cai.
+The script is generated from this version's commands and flags: regenerate it after upgrading cai. It completes
+${COMPLETED_NAMES}; where cai is not on the PATH, print it with 'npx cai-toolkit completion SHELL'.
 
 Install:
 ${SHELLS.map((shell) => INSTALL[shell].map((line, index) => `  ${index === 0 ? shell.padEnd(6) : '        '}${line}`).join('\n')).join('\n')}
@@ -18,7 +19,7 @@ ${SHELLS.map((shell) => INSTALL[shell].map((line, index) => `  ${index === 0 ? s
 Examples:
   $ cai completion bash > ~/.local/share/bash-completion/completions/cai
   $ cai completion zsh > "\${fpath[1]}/_cai"
-  $ cai completion fish > ~/.config/fish/completions/cai.fish`,
+  $ npx cai-toolkit completion fish > ~/.config/fish/conf.d/cai.fish`,
     )
     .action(async (shell: Shell, _options: unknown, cmd: Command) => {
       // The root program, with every command registered for this run (src/program.ts).

@@ -73,8 +73,8 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     output.printJson({ config: { path: loaded.location.path, origin: loaded.location.origin }, chosen: profile.chosen?.name ?? null, environments: described });
     return 0;
   }
-  output.result(`config file: ${file}`);
-  if (!profile.chosen) output.result(`environment: none chosen (${names.join(', ')} defined; pass --env NAME or set CAI_ENV, or add default_env); no defaults are applied`);
+  output.resultWrapped(`config file: ${file}`, '  ');
+  if (!profile.chosen) output.resultWrapped(`environment: none chosen (${names.join(', ')} defined; pass --env NAME or set CAI_ENV, or add default_env); no defaults are applied`, '  ');
   for (const environment of described) {
     output.result('');
     output.result(environment.chosenBy ? `environment ${environment.name} (chosen by ${environment.chosenBy})` : `environment ${environment.name}`);
@@ -88,7 +88,8 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     const groupOf = (rule: (typeof CONFIG_DEFAULT_RULES)[number]) => `${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''}`;
     for (const group of [...new Set(CONFIG_DEFAULT_RULES.map(groupOf))]) {
       const text = CONFIG_DEFAULT_RULES.filter((rule) => groupOf(rule) === group).map((rule) => `${rule.option}${rule.field.startsWith('secrets.') ? '-env/-file' : ''} ← ${rule.field}`);
-      output.result(`  ${group.padEnd(29)} ${text.join(', ')}`);
+      // On a terminal, the list wraps under itself; piped, each command stays on one line.
+      output.resultWrapped(`  ${group.padEnd(29)} ${text.join(', ')}`, ' '.repeat(32));
     }
   }
   return 0;
@@ -98,13 +99,15 @@ async function runConfigInit(flags: GlobalConfigFlags, { io, output }: CommandCo
   const { writeFile, mkdir } = await import('node:fs/promises');
   const { resolve, dirname } = await import('node:path');
   const { starterConfig } = await import('../config/init.js');
+  const { configSchemaUrl } = await import('../config/json-schema.js');
+  const { versionInfo } = await import('../version.js');
   const { CONFIG_FILE_NAME } = await import('../config/locate.js');
   const { errnoCode } = await import('../errors.js');
   const path = resolve(io.cwd, flags.config ?? CONFIG_FILE_NAME);
   try {
     await mkdir(dirname(path), { recursive: true });
     // 'wx': fails when the file exists, so an existing profile is never overwritten, not even in a race.
-    await writeFile(path, JSON.stringify(starterConfig(), null, 2) + '\n', { flag: 'wx' });
+    await writeFile(path, JSON.stringify(starterConfig(configSchemaUrl(versionInfo().version)), null, 2) + '\n', { flag: 'wx' });
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') {
       throw usageError('config_exists', `${path} already exists; it is left unchanged`, "edit it, or see what it resolves to with 'cai config show'");

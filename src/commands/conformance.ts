@@ -1,13 +1,17 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
+
+/** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
+const MOCK_FAULTS = [...new Set([...Object.keys(PLATFORM_FAULTS), ...Object.keys(PROVIDER_FAULTS)])];
 import { readFileInput } from '../input.js';
 import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import { rerunCommand } from '../cli/rerun.js';
 import type { InterfaceId } from '../spec/constants.js';
-import { identityHint, interfaceSpec } from '../spec/interfaces.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
 
 interface RunOptions extends SenderFlags {
@@ -51,6 +55,7 @@ interface RunOptions extends SenderFlags {
 interface ListOptions {
   interface?: InterfaceId;
   role: 'receiver' | 'sender';
+  wide?: boolean;
   [key: string]: unknown;
 }
 
@@ -74,7 +79,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']))
     .option('--target <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
     .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
-    .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectValues)
+    .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"))
     .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
     .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
     .option('--branch-code <code>', 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events')
@@ -151,6 +156,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .description('List the checks: id, level, spec section, tags, title')
     .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
     .addOption(new Option('--role <role>', 'the receiver checks (default) or the sender checks').choices(['receiver', 'sender']).default('receiver'))
+    .option('--wide', 'on a terminal, the full table (sections and tags) instead of the compact list by theme')
     .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json')
     .action(async (options: ListOptions, cmd: Command) => {
       await runHandler(state, cmd, (context) => runList(options, context));
@@ -191,15 +197,7 @@ async function runList(options: ListOptions, { output }: CommandContext): Promis
     output.printJson({ checks });
     return 0;
   }
-  const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
-  output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 4 }, { fit: 'wrap', min: 5 }, { fit: 'wrap', min: 8 }, { fit: 'wrap', min: 12 }]));
-  // The sender checks that judge an Interface A provider's callbacks are counted with A's (they are listed there).
-  const sideOf = (check: (typeof checks)[number]) => (check.callbackStages ? 'A' : check.interface);
-  const count = (iface: InterfaceId, level: string) => checks.filter((check) => sideOf(check) === iface && check.level === level).length;
-  const summary = (['B', 'A'] as const)
-    .filter((iface) => checks.some((check) => sideOf(check) === iface))
-    .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
-  output.result(`${checks.length} checks (${summary.join('; ')})`);
+  await (await import('../output/check-list.js')).renderCheckList(checks, { wide: options.wide === true }, output);
   return 0;
 }
 
@@ -211,7 +209,9 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planFor({ interface: iface, selection });
   if (plan.unknownSelectors.length > 0) {
-    throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
+    const { listUnknown, selectorWords } = await import('../cli/suggest.js');
+    const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue('receiver', iface));
+    throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
 
@@ -328,11 +328,11 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   const spec = interfaceSpec(iface);
-  if (!options[spec.identityOption]) throw usageError('missing_option', `interface ${iface} needs the ${spec.identityName} to send`, identityHint(iface));
-  if (spec.receiver === 'provider') {
+  requireOptions([
+    { flag: spec.identityFlag, value: options[spec.identityOption], how: `${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})` },
     // §2.2: every job names a branch of the deployment's catalog.
-    if (!options.branchCode) throw usageError('missing_option', 'interface A needs a branch_code for the jobs', 'pass --branch-code CODE from the deployment catalog');
-  }
+    ...(spec.receiver === 'provider' ? [{ flag: '--branch-code', value: options.branchCode, how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)' }] : []),
+  ]);
 }
 
 function requireCallbackOptions(options: RunOptions): void {

@@ -75,7 +75,7 @@ async function runDoctorCommand(options: DoctorOptions, globals: { config?: stri
   for (const check of report.checks) {
     if (check.target !== undefined && check.target !== lastTarget) {
       output.result('');
-      output.result(`${safeText(check.target)}${check.interface ? ` (interface ${check.interface})` : ''}`);
+      output.resultWrapped(`${safeText(check.target)}${check.interface ? ` (interface ${check.interface})` : ''}`, '  ');
       lastTarget = check.target;
     }
     renderCheck(check, output);
@@ -91,6 +91,7 @@ function renderCheck(check: CheckResult, output: CommandContext['output']): void
   const label = { pass: color.green('pass'), warn: color.yellow('warn'), fail: color.red('FAIL'), skip: color.dim('skip') }[check.verdict];
   const scope = check.target === undefined && check.interface ? ` ${check.interface}` : '';
   // Messages quote what the server sent (its certificate's names, its errors): escaped before colouring (issue 14).
-  output.result(`  ${label}  ${(check.id + scope).padEnd(12)} ${safeText(check.message)}`);
-  if (check.hint && check.verdict !== 'pass') output.result(`        ${''.padEnd(12)} ${color.dim('hint:')} ${safeText(check.hint)}`);
+  // On a terminal, a long message wraps under itself (past the verdict and the check's name), the hint under its text.
+  output.resultWrapped(`  ${label}  ${(check.id + scope).padEnd(12)} ${safeText(check.message)}`, ' '.repeat(21));
+  if (check.hint && check.verdict !== 'pass') output.resultWrapped(`        ${''.padEnd(12)} ${color.dim('hint:')} ${safeText(check.hint)}`, ' '.repeat(27));
 }

@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import {
+  collectOneOf,
   collectValues,
   parseMilliseconds,
   parseNonNegativeInteger,
@@ -14,6 +15,7 @@ import {
 } from '../cli/options.js';
 import { parseCidrOption } from '../cli/network-options.js';
 import { usageError } from '../errors.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 import { readPem } from '../input.js';
 import { openTransport } from '../cli/transport-options.js';
 import type { Io } from '../io.js';
@@ -23,7 +25,7 @@ import type { RunningMock } from '../mock/platform.js';
 import { DEFAULT_FSYNC, FSYNC_MODES, type FsyncMode } from '../mock/log.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import type { Secret } from '../secrets/resolve.js';
-import type { InspectorServerOptions, InspectorStore, RunningInspector } from '../inspector/index.js';
+import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../inspector/index.js';
 
 interface CommonOptions {
   host: string;
@@ -88,18 +90,22 @@ interface MockText {
   name: string;
   description: string;
   provider: string;
+  /** The faults of --break. */
+  faults: readonly string[];
 }
 
 const PLATFORM: MockText = {
   name: 'platform',
   description: 'Receive signed Interface B events like the platform would (§4.2, §5–§8), with a durable log',
   provider: 'the provider code expected in X-CAI-Provider (§5.6)',
+  faults: Object.keys(PLATFORM_FAULTS),
 };
 
 const PROVIDER: MockText = {
   name: 'provider',
   description: 'Receive signed contact jobs like a provider would (§4.1), then play each conversation back (§3)',
   provider: "this provider's code, sent as X-CAI-Provider on the events (§4.2)",
+  faults: Object.keys(PROVIDER_FAULTS),
 };
 
 /** A mock's subcommand: --provider, the options both mocks share, and the action that serves until Ctrl-C. */
@@ -121,7 +127,7 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
     .option('--dedupe-capacity <n>', 'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)', parsePositiveInteger)
-    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectValues)
+    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectOneOf(text.faults, 'fault', `'cai mock ${text.name} --help'`))
     .option('--ui [host:port]', 'serve a live web inspector of the requests on its own port (default 127.0.0.1, a free port); its URL goes to stderr', parseUiAddress);
 }
 
@@ -152,9 +158,8 @@ function registerPlatform(mock: Command, state: RunState): void {
   command.addHelpText(
     'after',
     `
-Faults for --break: no-dedupe, racy-dedupe, dedupe-before-auth, reserialising-verifier, no-window,
-  past-only-window, no-size-limit, reject-unknown-fields, reject-unknown-lead, lax-schema, 5xx-on-bad-json,
-  any-provider, duplicate-without-body, no-retry-after
+Faults for --break:
+  ${PLATFORM.faults.join(', ')}
 
 Examples:
   $ cai mock platform --provider acme --secret-env CAI_SECRET --port 8787 --log events.ndjson
@@ -178,8 +183,8 @@ function registerProvider(mock: Command, state: RunState): void {
   command.addHelpText(
     'after',
     `
-Faults for --break: no-dedupe, no-signature-check, bad-ack, 5xx-on-bad-json, callback-lead-changed,
-  callback-wrong-secret, callback-wrong-provider, callback-invalid-event
+Faults for --break:
+  ${PROVIDER.faults.join(', ')}
 
 Examples:
   $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
@@ -213,9 +218,12 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
     });
   });
   try {
-    const { MockLines } = await import('../output/mock-lines.js');
+    const [{ MockLines }, { waitNotice }] = await Promise.all([import('../output/mock-lines.js'), import('../output/wait-notice.js')]);
     const lines = new MockLines(output);
-    const { mock, notes, ui } = await start(lines);
+    // Reloading a long --log takes a while: a CI log is told what it waits for.
+    const starting = waitNotice(output, io.now);
+    starting.set({ what: 'the mock to start (reloading its --log, opening its port)' });
+    const { mock, notes, ui } = await start(lines).finally(() => starting.stop());
     lines.announce(mock.url, notes, ui?.url);
     const signal = await interrupted;
     output.info(`${signal}: finishing requests in flight…`);
@@ -236,6 +244,14 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
+  const signing: InspectorSigning = {
+    identity: 'provider',
+    credentials: [
+      { code: options.provider ?? '', space: 'live', secrets },
+      ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
+    ],
+  };
+  await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockPlatform } = await import('../mock/platform.js');
   const mock = await startMockPlatform({
     host: options.host,
@@ -259,17 +275,11 @@ async function startPlatform(options: PlatformCommandOptions, { io, output }: Co
     dedupeCapacity: options.dedupeCapacity,
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
-    observe: store?.observe,
+    observe: lines.observer(store?.observe),
   });
   const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
     kind: 'platform',
-    signing: {
-      identity: 'provider',
-      credentials: [
-        { code: options.provider ?? '', space: 'live', secrets },
-        ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
-      ],
-    },
+    signing,
     commands: {
       postUrl: mock.url,
       identity: 'provider',
@@ -295,6 +305,8 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
   const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
+  const signing: InspectorSigning = { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets };
+  await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockProvider, parseScenario } = await import('../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const mock = await startMockProvider({
@@ -317,7 +329,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
     keepRecords: false,
     onRequest: (entry) => lines.request(entry),
     onEvent: (entry) => lines.sent(entry),
-    observe: store?.observe,
+    observe: lines.observer(store?.observe),
     observeSent: store?.observeSent,
     onCallbackRetry: (retry) => {
       lines.callbackRetry(retry);
@@ -326,7 +338,7 @@ async function startProvider(options: ProviderCommandOptions, context: CommandCo
   });
   const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
     kind: 'provider',
-    signing: { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets },
+    signing,
     commands: { postUrl: `${mock.url}/contact-jobs`, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) },
     secrets: [...secrets, ...callbackSecrets],
   }));

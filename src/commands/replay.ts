@@ -3,7 +3,7 @@
  * flags of the sending commands, and their rendering.
  */
 import type { Command } from 'commander';
-import { parseHttpUrl, requireOption } from '../cli/options.js';
+import { parseHttpUrl, requireOptions } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
@@ -48,8 +48,10 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   const { resolvePolicy } = await import('../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
   if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
-  const file = requireOption(options.request, '--request', '--request FILE with the captured raw HTTP request');
-  const to = requireOption(options.to, '--to', 'the URL to send to, e.g. --to http://127.0.0.1:8787');
+  const [file, to] = requireOptions([
+    { flag: '--request', value: options.request, how: '--request FILE with the captured raw HTTP request' },
+    { flag: '--to', value: options.to, how: 'the URL to send to, e.g. --to http://127.0.0.1:8787' },
+  ]) as [string, string];
   const { keptTimestamp, planReplay, readCapture, replay } = await import('../send/replay.js');
   const captured = await readCapture(file, io);
   captured.notes.forEach((note) => output.note(note));
@@ -68,7 +70,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
-    const watch = watchDelivery(context, plan.url, options.verbose === true, policy);
+    const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
     const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);
   } finally {

@@ -4,7 +4,7 @@
  * RULE: `cai --help` and the other commands do not pay for undici); the rendering is src/output.
  */
 import type { Command } from 'commander';
-import { requireOption } from '../cli/options.js';
+import { requireOptions } from '../cli/options.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { signingSecret } from '../cli/secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
@@ -115,7 +115,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
-    const watch = watchDelivery(context, url, options.verbose === true, policy);
+    const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);
@@ -126,11 +126,12 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
 
 /** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
 function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
-  const to = requireOption(options.to, '--to', kind === 'job' ? "the provider's base URL, e.g. --to https://provider.example/cai" : 'the events URL, e.g. --to https://platform.example/cai/events');
-  const identity =
+  const [to, identity] = requireOptions([
+    { flag: '--to', value: options.to, how: kind === 'job' ? "the provider's base URL, e.g. --to https://provider.example/cai" : 'the events URL, e.g. --to https://platform.example/cai/events' },
     kind === 'job'
-      ? requireOption(options.source, '--source', 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform')
-      : requireOption(options.provider, '--provider', 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme');
+      ? { flag: '--source', value: options.source, how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform' }
+      : { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
+  ]) as [string, string];
   return { to, identity };
 }
 

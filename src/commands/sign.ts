@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { parseHttpUrl, parseUnixSeconds } from '../cli/options.js';
+import { parseHttpUrl, parseUnixSeconds, requireOptions } from '../cli/options.js';
 import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';
@@ -68,8 +68,10 @@ async function runSign(options: SignOptions, { io, output }: CommandContext): Pr
     return 0;
   }
   if (options.format === 'curl') {
+    // Checked before the body from stdin is saved: a refused run leaves no file behind.
+    const target = curlTarget(options);
     const bodyFile = await bodyFileForCurl(options.body, body, output);
-    output.result(await curlFor(options, timestamp, signature, bodyFile));
+    output.result(await curlFor(target, timestamp, signature, bodyFile));
     return 0;
   }
   output.result(`${HeaderNames.timestamp}: ${timestamp}`);
@@ -102,27 +104,25 @@ async function bodyFileForCurl(path: string | undefined, body: Buffer, output: C
   return file;
 }
 
-async function curlFor(options: SignOptions, timestamp: number, signature: string, bodyFile: string): Promise<string> {
+/** Where the curl command posts, and the identity header it sends: every flag it needs, named at once. */
+function curlTarget(options: SignOptions): { url: string; header: string; identity: string } {
   const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
-  if (!options.url) throw usageError('missing_option', '--format curl needs --url', 'pass --url with the full address to POST to');
-  if (!iface) {
-    throw usageError('missing_option', '--format curl needs to know the interface', 'pass --interface B --provider CODE (events) or --interface A --source ID (contact jobs)');
-  }
-  const spec = interfaceSpec(iface);
-  const identity = requireOption(spec.identityFlag === '--source' ? options.source : options.provider, spec.identityFlag, `interface ${iface} sends ${spec.identityHeaderName} (${spec.section})`);
-  const identityHeader = spec.identityHeaderName;
+  const spec = iface === undefined ? undefined : interfaceSpec(iface);
+  const identity = spec
+    ? { flag: spec.identityFlag, value: options[spec.identityOption], how: `${spec.identityFlag} ${spec.identityValue}: interface ${spec.id} sends ${spec.identityHeaderName} (${spec.section})` }
+    : { flag: '--interface', value: undefined, how: '--interface B --provider CODE (events) or --interface A --source ID (contact jobs)' };
+  const [url, value] = requireOptions([{ flag: '--url', value: options.url, how: '--url with the full address to POST to' }, identity], 'with --format curl') as [string, string];
+  return { url, header: spec?.identityHeaderName ?? HeaderNames.provider, identity: value };
+}
+
+async function curlFor(target: { url: string; header: string; identity: string }, timestamp: number, signature: string, bodyFile: string): Promise<string> {
   const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../http/curl.js'), import('../send/dry-run.js')]);
   const headers = [
     ['Content-Type', 'application/json'],
-    [identityHeader, identity],
+    [target.header, target.identity],
     [HeaderNames.timestamp, String(timestamp)],
     [HeaderNames.signature, signature],
   ] as const;
   assertSendableHeaders(headers, 'the curl command');
-  return curlCommand({ url: options.url, headers, data: { file: bodyFile } });
-}
-
-function requireOption(value: string | undefined, flag: string, why: string): string {
-  if (value === undefined || value === '') throw usageError('missing_option', `--format curl needs ${flag}`, `${why}; pass ${flag}`);
-  return value;
+  return curlCommand({ url: target.url, headers, data: { file: bodyFile } });
 }

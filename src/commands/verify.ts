@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { parseNonNegativeInteger, parseUnixSeconds } from '../cli/options.js';
+import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from '../cli/options.js';
 import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
@@ -110,9 +110,11 @@ async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Pro
       notes,
     };
   }
-  if (options.signature === undefined) throw usageError('missing_option', 'no signature to verify', 'pass --signature sha256=<hex> (or --request FILE with the captured request)');
-  if (options.timestamp === undefined) throw usageError('missing_option', 'no timestamp to verify', 'pass --timestamp <unix seconds> as received in X-CAI-Timestamp');
-  return { signature: options.signature, timestamp: options.timestamp, body: await readBodyInput(options.body, io), notes: [] };
+  const [signature, timestamp] = requireOptions([
+    { flag: '--signature', value: options.signature, how: '--signature sha256=<hex> (or --request FILE with the captured request)' },
+    { flag: '--timestamp', value: options.timestamp, how: '--timestamp <unix seconds> as received in X-CAI-Timestamp' },
+  ]) as [string, string];
+  return { signature, timestamp, body: await readBodyInput(options.body, io), notes: [] };
 }
 
 function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[], { output }: CommandContext): void {

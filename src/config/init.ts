@@ -1,5 +1,8 @@
-/** The starting `cai.config.json` written by `cai config init`: valid as written, placeholders to replace. */
-export function starterConfig(): Record<string, unknown> {
+/**
+ * The starting `cai.config.json` written by `cai config init`: valid as written, placeholders to replace, and its
+ * `$schema` (the schema of this version, `cai schema config`) so that an editor checks it as it is edited.
+ */
+export function starterConfig(schemaUrl: string): Record<string, unknown> {
   const environment = (name: 'test' | 'production') => ({
     provider_code: 'acme',
     platform_id: 'example-platform',
@@ -15,5 +18,5 @@ export function starterConfig(): Record<string, unknown> {
         ? { jobs: { env: 'CAI_TEST_JOBS_SECRET' }, events: { env: 'CAI_TEST_EVENTS_SECRET' } }
         : { jobs: { file: 'secrets/production-jobs.secret' }, events: [{ file: 'secrets/production-events.secret' }, { file: 'secrets/production-events.previous.secret' }] },
   });
-  return { version: 1, default_env: 'test', environments: { test: environment('test'), production: environment('production') } };
+  return { $schema: schemaUrl, version: 1, default_env: 'test', environments: { test: environment('test'), production: environment('production') } };
 }

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, postOnce, type ClientOptions } from '../http/client.js';
 import { shellQuote } from '../http/curl.js';
-import { CaiError, deliveryError, errorMessage, usageError } from '../errors.js';
+import { CaiError, deliveryError, errorMessage } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import { Headers, type InterfaceId } from '../spec/constants.js';
@@ -362,10 +362,11 @@ async function measureClock(session: Session): Promise<void> {
     if (classifyStatus(response.status) === 'redirect') {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
-      throw usageError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+      // A delivery failure (exit 3), as a redirect is for every command that sends.
+      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
     }
   } catch (error) {
-    if (error instanceof CaiError && error.kind === 'usage') throw error;
+    if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
     if (error instanceof CaiError) {

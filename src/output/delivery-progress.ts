@@ -9,6 +9,7 @@ import { formatDuration, RetryRuns, type RetryPolicy } from '../http/retry.js';
 import { interruptInTwoSteps } from '../send/interrupt.js';
 import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
+import { waitNotice } from './wait-notice.js';
 import { describeAttempt } from './send-result.js';
 
 interface WatchedDelivery {
@@ -18,13 +19,18 @@ interface WatchedDelivery {
   dispose(): void;
 }
 
-export function watchDelivery(terminal: Terminal, url: string, verbose: boolean, policy: RetryPolicy): WatchedDelivery {
-  const { output } = terminal;
-  const interruption = interruptInTwoSteps(terminal.io, {
+export function watchDelivery(terminal: Terminal, url: string, verbose: boolean, policy: RetryPolicy, timeoutMs?: number): WatchedDelivery {
+  const { output, io } = terminal;
+  const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn('interrupted: no further attempt will be made (press Ctrl-C again to abort the one in flight)'),
   });
   const status = new ProgressLine(terminal);
-  status.update(`sending to ${originOf(url)}…`);
+  const origin = originOf(url);
+  status.update(`sending to ${origin}…`);
+  // Where no line is redrawn, a long wait is told every 10 s: the answer of an attempt, or the next attempt.
+  const waiting = waitNotice(output, io.now);
+  const answerOf = (attempt: number, from: number) => ({ what: `the answer of ${origin} (attempt ${attempt})`, ...(timeoutMs !== undefined ? { until: from + timeoutMs } : {}) });
+  waiting.set(answerOf(1, io.now()));
   let told = false;
   // A run of the same answer is said twice: its first retry, and when it ends, one line for the rest (with
   // --verbose, every attempt's headers are shown anyway).
@@ -43,13 +49,18 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
       stopSignal: interruption.stopSignal,
       onAttempt: (attempt) => {
         status.clear();
+        waiting.set();
         if (verbose) printAttemptHeaders(attempt, output);
-        if (attempt.decision === 'retry') runs.retry(answerKey(attempt), attempt);
-        else runs.end();
+        if (attempt.decision === 'retry') {
+          runs.retry(answerKey(attempt), attempt);
+          const next = io.now() + (attempt.waitMs ?? 0);
+          waiting.set({ what: `attempt ${attempt.attempt + 1} to ${origin} (${whyWait(attempt.reason)})`, until: next }, answerOf(attempt.attempt + 1, next));
+        } else runs.end();
       },
     },
     dispose: () => {
       status.clear();
+      waiting.stop();
       runs.end();
       interruption.dispose();
     },

@@ -146,7 +146,8 @@ export function wrap(text: string, width: number, options: WrapOptions = {}): st
     const wordWidth = visibleWidth(word);
     const isSpace = word.trim() === '' && stripAnsi(word) === word;
     if (isSpace) {
-      if (used > 0 && used + wordWidth <= room) {
+      // Spaces between words; at the very start, the line's own indent (kept, as the continuation lines get theirs).
+      if ((used > 0 || lines.length === 0) && used + wordWidth <= room) {
         line += word;
         used += wordWidth;
       }
@@ -217,4 +218,94 @@ export function fitCell(text: string, width: number, fit: ColumnFit = 'wrap'): s
   if (visibleWidth(text) <= width) return text;
   if (fit === 'truncate') return text.split('\n').map((line) => truncate(line, width)).join('\n');
   return wrap(text, width).join('\n');
+}
+
+/** `  --flag <x>  description`, `  send-event [options]  Send …`: a term, two spaces or more, its description. */
+const HELP_ITEM = /^(\s+\S.*?\s{2,})\S/;
+
+/**
+ * Help text fitted to `width` columns: an example command (`  $ cai …`, and the lines that continue it after a
+ * ` \`) is broken between shell words with a ` \` continuation, so that it stays one command to copy, its trailing
+ * `# comment` moved above it; an option or command line wraps under its description; a paragraph of prose is
+ * reflowed under its own indent (its second line's, when that one hangs). Lines that fit are left as they are.
+ */
+export function fitHelp(text: string, width: number): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const fits = (line: string) => visibleWidth(line) <= width;
+  let continued = false;
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index] as string;
+    const example = /^(\s*)\$ /.exec(line);
+    const isCommand: boolean = example !== null || continued;
+    continued = isCommand && / \\$/.test(line);
+    if (isCommand) {
+      out.push(...(fits(line) ? [line] : wrapCommand(line, width, `${example?.[1] ?? leadOf(line).slice(0, -4)}    `)));
+      continue;
+    }
+    const item = HELP_ITEM.exec(line);
+    if (item || line.trim() === '') {
+      const column = item ? visibleWidth(item[1] as string) : 0;
+      out.push(...(fits(line) ? [line] : wrapUnder(line, width, column <= width / 2 ? column : leadOf(line).length)));
+      continue;
+    }
+    if (!isProse(line)) {
+      out.push(...(fits(line) ? [line] : wrapUnder(line, width, leadOf(line).length)));
+      continue;
+    }
+    const paragraph = [line];
+    while (index + 1 < lines.length && isProse(lines[index + 1] as string)) paragraph.push(lines[(index += 1)] as string);
+    out.push(...(paragraph.every(fits) ? paragraph : reflow(paragraph, width)));
+  }
+  return out.join('\n');
+}
+
+function leadOf(line: string): string {
+  return /^\s*/.exec(line)?.[0] ?? '';
+}
+
+/** A line of a paragraph to reflow: text at the margin or a list's hanging indent, not a deeper, laid-out line. */
+function isProse(line: string): boolean {
+  return line.trim() !== '' && leadOf(line).length <= 2 && !/^\s*\$ /.test(line) && !HELP_ITEM.test(line);
+}
+
+/** A line wrapped to `width`, its own indent kept, continuation lines starting at `column`. */
+function wrapUnder(line: string, width: number, column: number): string[] {
+  const lead = leadOf(line);
+  const hanging = ' '.repeat(Math.max(0, column - lead.length));
+  return wrap(line.slice(lead.length), width - lead.length, { indent: hanging }).map((part) => `${lead}${part}`);
+}
+
+/** Lines of one paragraph as one text, wrapped under the first line's indent (the second's, when it hangs). */
+function reflow(paragraph: readonly string[], width: number): string[] {
+  const first = leadOf(paragraph[0] as string).length;
+  const second = paragraph.length > 1 ? leadOf(paragraph[1] as string).length : first;
+  return wrapUnder(paragraph.map((line, index) => (index === 0 ? line : line.trim())).join(' '), width, Math.max(first, second));
+}
+
+/** One line of a shell command, broken between its words (quotes kept whole) with ` \` continuations. */
+function wrapCommand(line: string, width: number, indent: string): string[] {
+  const ending = / \\$/.test(line) ? ' \\' : '';
+  const body = ending ? line.slice(0, -2) : line;
+  const comment = / {2,}(# .*)$/.exec(body);
+  const command = comment ? body.slice(0, comment.index) : body;
+  const lead = leadOf(command);
+  const lines: string[] = comment ? [`${lead}${comment[1] as string}`] : [];
+  let current = lead;
+  for (const word of shellWords(command.slice(lead.length))) {
+    if (current.trim() === '') current += word;
+    else if (visibleWidth(`${current} ${word}`) <= width - 2) current += ` ${word}`;
+    else {
+      lines.push(`${current} \\`);
+      current = `${indent}${word}`;
+    }
+  }
+  lines.push(`${current}${ending}`);
+  // A single word wider than a line (a long quoted argument) is broken where it must be.
+  return lines.flatMap((text) => wrapUnder(text, width, indent.length));
+}
+
+/** The words of a shell command line, each quoted part kept inside its word. */
+function shellWords(text: string): string[] {
+  return text.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
 }

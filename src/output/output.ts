@@ -77,6 +77,15 @@ export class Output {
     return this.io.stderr.isTTY === true;
   }
 
+  /**
+   * Whether stderr can show a line redrawn in place (`\r`, erase to the end of the line): a terminal that reports
+   * its width and is not `TERM=dumb` (Emacs shells, some CI consoles print those codes as they are). Without it,
+   * progress is plain lines, as when piped.
+   */
+  get cursorControl(): boolean {
+    return this.stderrIsTTY && this.io.env.TERM !== 'dumb' && (this.io.stderr.columns ?? 0) > 0;
+  }
+
   /** A line of the command's result, on stdout. Ignored in `--json` mode, where `printJson` is the result. */
   result(line = ''): void {
     if (!this.json) this.io.stdout.write(this.printable(line) + '\n');
@@ -131,11 +140,12 @@ export class Output {
     if (!this.quiet) this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
   }
 
-  /** Something the user should know about their input; shown even with `--quiet`. */
+  /** Something the user may want to know about their input; silenced by `--quiet`, as progress is. */
   note(line: string): void {
-    this.labelled(this.errColor.cyan('note:'), line);
+    if (!this.quiet) this.labelled(this.errColor.cyan('note:'), line);
   }
 
+  /** Something that may be wrong (a secret given inline, a report that could not be written): shown even with `--quiet`. */
   warn(line: string): void {
     this.labelled(this.errColor.yellow('warning:'), line);
   }
@@ -160,11 +170,10 @@ export class Output {
     if (this.debug) this.io.stderr.write(`${this.errColor.dim('debug:')} ${this.printableErr(line)}\n`);
   }
 
-  /** A spinner on stderr, only when stderr is a TTY and neither `--json` nor `--quiet` is set. */
+  /** A spinner on stderr, only when stderr can redraw a line (`cursorControl`) and neither `--json` nor `--quiet` is set. */
   async spinner(text: string): Promise<Spinner> {
-    if (!this.stderrIsTTY || this.json || this.quiet) return silentSpinner;
     // A terminal that reports no width (some `script` or CI pseudo-terminals) sends ora's line count to Infinity.
-    if (!((this.io.stderr.columns ?? 0) > 0)) return silentSpinner;
+    if (!this.cursorControl || this.json || this.quiet) return silentSpinner;
     const { default: ora } = await import('ora');
     const clean = (line: string) => safeText(maskSecrets(line));
     const spinner = ora({ text: clean(text), stream: this.io.stderr, color: 'cyan' }).start();

@@ -1,10 +1,12 @@
 /**
- * Progress on stderr, only when stderr is a terminal with a known width and neither --json nor --quiet is set:
+ * Progress on stderr, only when stderr can redraw a line (a terminal with a known width, not TERM=dumb) and neither
+ * --json nor --quiet is set:
  * a single status line redrawn in place (plain `\r` + erase-line: no spinner library, so no dependency on the
  * terminal reporting its size; ora loops on a zero-column terminal), and the batch sender's progress bar on it.
  */
 import type { Io } from '../io.js';
 import { truncate } from './layout.js';
+import { WAIT_LINE_MS } from './wait-notice.js';
 import type { Output } from './output.js';
 
 /** The streams and the output of the command that draws. */
@@ -18,8 +20,8 @@ export class ProgressLine {
   private readonly enabled: boolean;
 
   constructor(private readonly terminal: Terminal) {
-    const { io, output } = terminal;
-    this.enabled = output.stderrIsTTY && !output.json && !output.quiet && (io.stderr.columns ?? 0) > 0;
+    const { output } = terminal;
+    this.enabled = output.cursorControl && !output.json && !output.quiet;
   }
 
   get live(): boolean {
@@ -46,7 +48,7 @@ export class ProgressLine {
 type ProgressOutcome = 'ok' | 'problem';
 
 /** Without a terminal, a plain progress line this often at most (a CI log stays readable; stdout stays results). */
-const PLAIN_EVERY_MS = 30_000;
+const PLAIN_EVERY_MS = WAIT_LINE_MS;
 /** On a terminal, the line is redrawn at most this often, and at least this often while documents wait. */
 const REDRAW_MS = 100;
 const TICK_MS = 1000;

@@ -45,11 +45,26 @@ export function renderSendResult(result: SendResult, output: Output): number {
     output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${interfaceSpec(result.interface).acknowledgmentSections.join('/')}`, '  ');
     for (const problem of result.ack.problems) output.resultWrapped(`    - ${safeText(problem)}`, '      ');
   } else {
-    output.resultWrapped(`${c.red('✘')} rejected: ${status}${rejectionAdvice(response.status)}`, '  ');
+    output.resultWrapped(`${c.red('✘')} rejected: ${status}${result.interface === 'A' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`, '  ');
   }
   for (const note of result.ack?.notes ?? []) output.resultWrapped(`  ${c.dim('note:')} ${note}`, '    ');
   printExchange(result, response, output);
   return exitCode;
+}
+
+/**
+ * Interface A: §4.1 leaves the provider's error statuses open (§7 is Interface B's table), so only what a status
+ * usually means there, in the terms of Interface A: the jobs secret, the clock, X-CAI-Source.
+ */
+const JOB_REJECTIONS: Readonly<Record<number, string>> = {
+  400: 'the provider refused the job: check it against §2.2 with `cai validate job`',
+  401: 'the provider refused the credential: check the jobs secret (each direction has its own, §5.1), the clock (300 s window, §5.5) and --source (X-CAI-Source, §4.1)',
+  413: 'the provider found the job too large',
+};
+
+function jobRejectionAdvice(status: number): string {
+  const meaning = JOB_REJECTIONS[status];
+  return ` (${meaning === undefined ? '' : `${meaning}; `}not retried: §4.1 leaves the provider's error statuses open)`;
 }
 
 /** The §7 client action for a rejection, in brackets; a 4xx the table does not name is not retried either. */

@@ -58,7 +58,8 @@ describe('cai completion bash', () => {
     const check = spawnSync('bash', ['-n', join(dir, 'cai.bash')], { encoding: 'utf8' });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
-    expect(scripts.bash).toMatch(/^complete -F _cai cai$/m);
+    expect(scripts.bash).toMatch(/^complete -F _cai cai cai-toolkit$/m);
+    expect(scripts.bash).toMatch(/^complete -F _cai_npx -o default npx$/m);
   });
 
   it('completes commands, subcommands and flags', () => {
@@ -105,10 +106,54 @@ describe('cai completion bash', () => {
   });
 });
 
+describe('the same completions for cai-toolkit and npx cai-toolkit', () => {
+  /** Runs the function bound to the first word (cai, cai-toolkit or npx), as bash would. */
+  function completeAs(...words: string[]): string[] {
+    const driver = `
+source "$1"; shift
+COMP_WORDS=("$@")
+COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
+fn=$(complete -p "$1" | sed -E 's/.*-F ([^ ]+).*/\\1/')
+"$fn"
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const run = spawnSync('bash', ['-c', driver, 'driver', join(dir, 'cai.bash'), ...words], { cwd: dir, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    return run.stdout.split('\n').filter((line) => line !== '');
+  }
+
+  it('bash: cai-toolkit as cai; after npx cai-toolkit (and npx flags) as cai; the package name after npx', () => {
+    expect(completeAs('cai-toolkit', 'mock', 'p')).toEqual(['platform', 'provider']);
+    expect(completeAs('npx', 'cai-toolkit', 'mo')).toEqual(['mock']);
+    expect(completeAs('npx', '--yes', 'cai-toolkit@0.2.0', 'mock', 'platform', '--break', 'no-d')).toEqual(['no-dedupe']);
+    expect(completeAs('npx', 'cai-t')).toEqual(['cai-toolkit']);
+    // Another command run by npx is not cai's: none of cai's words are offered for it.
+    expect(completeAs('npx', 'eslint', 'mo')).toEqual([]);
+  });
+
+  it.skipIf(!shellExists('fish'))('fish: cai-toolkit wraps cai; npx cai-toolkit completes as cai', () => {
+    const fish = (line: string) =>
+      spawnSync('fish', ['-c', `source ${join(dir, 'cai.fish')}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((entry) => entry !== '')
+        .map((entry) => entry.split('\t')[0]);
+    expect(fish('cai-toolkit mock p')).toEqual(['platform', 'provider']);
+    expect(fish('npx cai-toolkit mo')).toEqual(['mock']);
+    expect(fish('npx --yes cai-toolkit mock platform --break no-d')).toEqual(['no-dedupe']);
+  });
+
+  it.skipIf(!shellExists('zsh'))('zsh: npx cai-toolkit hands the words after it to _cai, as cai would see them', () => {
+    // compsys is not loaded here: _cai is replaced by a probe that prints the words and the cursor it is given.
+    const probe = `compdef() { :; }; source ${join(dir, 'cai.zsh')}; _cai() { print -r -- "$CURRENT:\${(j:,:)words}"; }
+words=(npx --yes cai-toolkit mock pl); CURRENT=5; _cai_npx`;
+    expect(spawnSync('zsh', ['-c', probe], { encoding: 'utf8' })).toMatchObject({ status: 0, stdout: '3:cai,mock,pl\n' });
+  });
+});
+
 describe('cai completion zsh and fish', () => {
   it('zsh: autoloadable as _cai, registers itself when evaluated, and holds the fault names per mock', () => {
-    expect(scripts.zsh?.split('\n')[0]).toBe('#compdef cai');
-    expect(scripts.zsh).toContain('compdef _cai cai');
+    expect(scripts.zsh?.split('\n')[0]).toBe('#compdef cai cai-toolkit npx');
+    expect(scripts.zsh).toContain('compdef _cai cai cai-toolkit');
+    expect(scripts.zsh).toContain('compdef _cai_npx npx');
     expect(scripts.zsh).toContain(`'mock platform|--break') reply=(${Object.keys(PLATFORM_FAULTS).join(' ')}) ;;`);
     expect(scripts.zsh).toContain(`'sample event') reply=(${EVENT_TYPES.join(' ')}) ;;`);
   });

@@ -201,7 +201,7 @@ describe('cai mock with a deployment profile', () => {
       environments: { local: { provider_code: 'acme-local', events_url: 'https://platform.example/cai/events', authorised_origins: ['127.0.0.1'], secrets: { events: { env: 'EVENTS' } } } },
     });
     const result = await runCli(['mock', 'platform', '--debug'], { cwd: dir, env: { EVENTS: 'events-secret-0123456789' }, interrupt: soon() });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(result.stdout.split('\n')[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cai\/events$/);
     expect(result.stderr).toContain('debug: config: --provider = acme-local (provider_code of environment local)');
     expect(result.stderr).toContain('debug: config: --secret = env EVENTS (secrets.events of environment local)');

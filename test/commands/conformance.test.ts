@@ -187,7 +187,7 @@ describe('repro files', () => {
 });
 
 describe('interrupting a run', () => {
-  it('stops, reports the checks cut off or not run as skipped, and exits 1', async () => {
+  it('stops, reports the checks cut off or not run as skipped, and exits 130', async () => {
     // The probe is answered at once; the checks' requests never: the first one to arrive triggers Ctrl-C.
     const pending: ServerResponse[] = [];
     let interrupt: () => void = () => undefined;
@@ -205,7 +205,7 @@ describe('interrupting a run', () => {
         env: { CAI_SECRET: 'whsec_test' },
         interrupt: interrupted,
       });
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(130);
       const report = JSON.parse(result.stdout) as { interrupted?: boolean; summary: { failed: number; skipped: number; passed: number } };
       expect(report.interrupted).toBe(true);
       expect(report.summary).toMatchObject({ failed: 0, passed: 0 });
@@ -301,12 +301,15 @@ describe('the clock offset (§5.5)', () => {
 });
 
 describe('a target that redirects', () => {
-  it('is a usage error naming the Location (requests are never redirected)', async () => {
+  it('is a delivery failure naming the Location (exit 3, as for send-event: requests are never redirected)', async () => {
     const { url, server } = await scriptedServer((_req, _body, res) => res.writeHead(301, { location: 'https://platform.example/events' }).end());
     try {
       const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(3);
       expect(result.stderr).toBe('error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --target: requests are never redirected\n');
+      const sent = await runCli(['send-event', '--to', url, '--provider', 'acme', '--sample'], { env: { CAI_SECRET: 'whsec_test' } });
+      expect(sent.code).toBe(3);
+      expect(sent.stderr).toContain('error: the receiver answered 301 redirecting to https://platform.example/events; redirects are not followed\n');
     } finally {
       server.close();
     }

@@ -36,7 +36,7 @@ describe('cai mock … --ui', () => {
     expect(page.statusCode).toBe(200);
     expect(await page.body.text()).toContain('<title>cai inspector: mock provider</title>');
     mock.child.kill('SIGINT');
-    expect(await mock.exited).toBe(0);
+    expect(await mock.exited).toBe(130);
     expect(mock.stderr()).toMatch(/SIGINT: finishing requests in flight…\nstopped\n$/);
   });
 

@@ -5,22 +5,22 @@ const env = { CAI_SECRET: 'live-secret-0123456789', CAI_CALLBACK_SECRET: 'events
 const soon = () => new Promise<void>((resolve) => setTimeout(resolve, 150));
 
 describe('cai mock (in-process)', () => {
-  it('platform: prints the URL, then stops on the interrupt with exit 0', async () => {
+  it('platform: prints the URL, then stops on Ctrl-C with exit 130', async () => {
     const result = await runCli(['mock', 'platform', '--provider', 'acme'], { env, interrupt: soon() });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/events\n$/);
     expect(result.stderr).toBe('mock platform: provider acme, 1 secret\nno --log: accepted events are kept in memory only\nready; Ctrl-C to stop\nSIGINT: finishing requests in flight…\nstopped\n');
   });
 
   it('platform --json: the first line is {"url": …}', async () => {
     const result = await runCli(['--json', 'mock', 'platform', '--provider', 'acme', '--path', '/cai/events'], { env, interrupt: soon() });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout.trim())).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:[0-9]+\/cai\/events$/) });
   });
 
   it('provider: prints the base URL and stops on the interrupt', async () => {
     const result = await runCli(['mock', 'provider', '--provider', 'acme', '--scenario', 'random', '--break', 'bad-ack'], { env, interrupt: soon() });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\n$/);
     expect(result.stderr).toContain('deliberately broken: bad-ack');
   });

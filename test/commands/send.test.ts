@@ -186,7 +186,7 @@ describe('cai send-event', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('Ctrl-C during a retry wait: no further attempt, exit 3, says so', async () => {
+  it('Ctrl-C during a retry wait: no further attempt, exit 130, says so', async () => {
     let release: () => void = () => {};
     const interrupt = new Promise<void>((resolve) => (release = resolve));
     const server = await serve(() => {
@@ -194,7 +194,7 @@ describe('cai send-event', () => {
       return { status: 503 };
     });
     const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--initial-delay', '20s'], { env, interrupt });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('warning: interrupted: no further attempt will be made');
     expect(result.stderr).toContain('error: interrupted after 1 attempt(s), before the next one\n');
@@ -339,7 +339,7 @@ describe('batch mode', () => {
     const ids = server.requests.map((r) => JSON.parse(r.body.toString('utf8')).event_id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(records.filter((r: { verdict: string }) => r.verdict === 'accepted').map((r: { eventId: string }) => r.eventId).sort()).toEqual([...ids].sort());
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(130);
     expect(result.stderr).toContain('warning: interrupted: finishing the requests in flight');
   });
 });

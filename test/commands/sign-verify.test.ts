@@ -75,7 +75,7 @@ describe('cai sign', () => {
   it('refuses curl output without the identity header', async () => {
     const result = await runCli(['sign', '--body', bodyFile, '--format', 'curl', '--interface', 'A', '--url', 'https://p.test/contact-jobs'], { env: { CAI_SECRET: secret } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: --format curl needs --source\nhint: interface A sends X-CAI-Source (§4.1); pass --source\n');
+    expect(result.stderr).toBe('error: --source is required with --format curl\nhint: pass --source ID: interface A sends X-CAI-Source (§4.1)\n');
   });
 
   it('is a usage error without any secret', async () => {

@@ -118,11 +118,19 @@ describe('cai conformance run on a terminal', () => {
 });
 
 describe('other renderers fit the terminal', () => {
-  it('cai conformance list at 60 columns', async () => {
+  it('cai conformance list at 60 columns: the compact list by theme, no word cut; --wide: the table', async () => {
     const result = await runTty(['conformance', 'list', '--interface', 'B'], { columns: 60 });
     expect(result.code).toBe(0);
     expect(widestLine(result.stdout)).toBeLessThanOrEqual(60);
-    expect(result.stdout).toContain('│ B-ACCEPT-001 │');
+    const lines = screenLines(result.stdout);
+    expect(lines).toContain('acceptance (B-ACCEPT, 10)');
+    expect(lines).toContain('  B-ACCEPT-002  must      a valid appointment.booked event');
+    expect(result.stdout).not.toContain('│');
+    // Every word of every title is whole on some line.
+    const words = new Set(lines.flatMap((line) => line.trim().split(/\s+/)));
+    for (const word of ['appointment.booked', '{"ok":true,"duplicate":true}']) expect(words.has(word), word).toBe(true);
+    const wide = await runTty(['conformance', 'list', '--interface', 'B', '--wide'], { columns: 160 });
+    expect(wide.stdout).toMatch(/│ B-ACCEPT-001 +│ must +│ §4\.2 §6 §2\.5 +│ acceptance, events +│/);
   });
 
   it.each([80, 60, 40])('the report tables at %i columns: fitted, or a list per row when too narrow', async (columns) => {

@@ -82,7 +82,7 @@ describe('cai conformance list --role sender', () => {
 });
 
 describe('Ctrl-C during a sender run', () => {
-  it('stops the trigger, reports the unfinished checks as not judged and exits 1', async () => {
+  it('stops the trigger, reports the unfinished checks as not judged and exits 130', async () => {
     let interrupt: () => void = () => undefined;
     const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
     // The trigger says it started, then waits; cai is interrupted as soon as it runs.
@@ -93,7 +93,7 @@ describe('Ctrl-C during a sender run', () => {
     rmSync(marker, { force: true });
     interrupt();
     const result = await pending;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(130);
     expect(result.stderr).toContain('warning: interrupted: ending the scenario under way, skipping the rest\n');
     expect(result.stdout).toContain('? BS-RETRY-001 not judged: interrupted before its scenarios were done\n');
   });

@@ -103,8 +103,9 @@ export interface CommandLine {
 
 // A pipe is ` | ` followed by a word (a synopsis's `FILE|- | --sample` is an alternation, not a pipe).
 const SEGMENT_BREAK = /\s\|\s+(?=[A-Za-z])|&&|\|\||;|\$\(|`/;
-// `cai` opens the segment, after a list marker, a label (`repro:`, `run:`), variable assignments or `npx [flags]`.
-const CAI_START = /^\s*(?:[-*]\s+)?(?:[\w-]+:\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:npx\s+(?:-\S+\s+)*)?cai\s+(?=\S)/;
+// `cai` (or `cai-toolkit`, the same command) opens the segment, after a list marker, a label (`repro:`, `run:`),
+// variable assignments or `npx [flags]`.
+const CAI_START = /^\s*(?:[-*]\s+)?(?:[\w-]+:\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:npx\s+(?:-\S+\s+)*)?cai(?:-toolkit)?\s+(?=\S)/;
 
 /**
  * Every `cai …` command in a code block: at the start of a line (after a `$ ` prompt), after a pipe, `&&`, `;` or

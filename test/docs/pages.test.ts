@@ -60,6 +60,22 @@ describe('the pages', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every fixture, example or schema the pages name in their text ships with the package (or is named as the repository\'s)', () => {
+    const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    const shipped = (path: string) => files.some((entry) => path === entry || path.startsWith(`${entry}/`));
+    const missing: string[] = [];
+    for (const page of pages) {
+      for (const match of prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/`((?:fixtures|examples|schemas)\/[^`\s]*)`/g)) {
+        const path = match[1] as string;
+        // A folder named as the repository's (`fixtures/`, where the runnable examples of records.md read from).
+        if (path.endsWith('/')) continue;
+        if (!shipped(path)) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(readFileSync(join(ROOT, 'docs/README.md'), 'utf8')).toContain('https://github.com/cai-toolkit/cai');
+  });
+
   it('anchors follow GitHub', () => {
     expect([...anchorsOf('# `cai config`\n## Deliberate faults (`--break`)\n## Five-minute walk-through\n## A\n## A\n```\n# not a heading\n```\n')]).toEqual([
       'cai-config',

@@ -13,7 +13,8 @@
  *
  * Expected lines: `…` alone skips any number of lines; `…` inside a line stands for any text. Lines are compared
  * after normalising what changes from run to run (times of day, durations, ports, the clock offset).
- * A command whose exit status the page does not show (`$ echo $?` right after it) must exit 0.
+ * A command whose exit status the page does not show (`$ echo $?` right after it) must exit 0; one that keeps
+ * running in terminal 2 is stopped with Ctrl-C, and must exit 130 then.
  *
  * Ports: a command of terminal 2 that says `--port N` listens on a free port instead (`--port 0`); the port it
  * prints in its first line replaces `127.0.0.1:N` in every later command.
@@ -251,8 +252,10 @@ export function compare(results: readonly StepResult[], page: string): string[] 
       problems.push(`${where}: \`${step.command ?? '(terminal 2)'}\` did not print\n    ${missing}\n  it printed:\n${actual.map((line) => `    ${line}`).join('\n')}`);
     }
     if (step.command === undefined) continue;
+    // A command of terminal 2 keeps running until the walk-through stops it with Ctrl-C: 130, as every command.
+    const expected = step.background ? 130 : 0;
     if (result.status === undefined) problems.push(`${where}: \`${step.command}\` did not run to the end`);
-    else if (!step.statusShown && result.status !== 0) problems.push(`${where}: \`${step.command}\` exited ${result.status}; the page shows no status, so 0 is expected\n${result.stderr}`);
+    else if (!step.statusShown && result.status !== expected) problems.push(`${where}: \`${step.command}\` exited ${result.status}; the page shows no status, so ${expected} is expected\n${result.stderr}`);
   }
   return problems;
 }

@@ -44,7 +44,7 @@ describe('the profile\'s branches reach the mocks as data (issue #14: no catalog
     expect(await post(mock.url, sampleEvent('appointment.booked', { branchCode: 'BR-1' }))).toBe(202);
     expect(await post(mock.url, sampleEvent('appointment.booked', { branchCode: 'BR-9' }))).toBe(400);
     mock.child.kill('SIGINT');
-    expect(await mock.exited).toBe(0);
+    expect(await mock.exited).toBe(130);
 
     expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
     expect(readdirSync(tmp)).toEqual([planted]);

@@ -37,8 +37,8 @@ describe('cai mock provider + cai mock platform (built binaries, wired together)
 
     provider.child.kill('SIGINT');
     platform.child.kill('SIGINT');
-    expect(await provider.exited).toBe(0);
-    expect(await platform.exited).toBe(0);
+    expect(await provider.exited).toBe(130);
+    expect(await platform.exited).toBe(130);
   });
 
   it('prints one line per job and per event sent in text mode', async () => {

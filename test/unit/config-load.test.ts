@@ -35,7 +35,7 @@ function usage(fn: () => unknown): CaiError {
 describe('parseConfig', () => {
   it('accepts the documented shape and the starter file', () => {
     expect(parseConfig(JSON.stringify(valid)).environments.test?.provider_code).toBe('acme');
-    expect(Object.keys(parseConfig(JSON.stringify(starterConfig())).environments)).toEqual(['test', 'production']);
+    expect(Object.keys(parseConfig(JSON.stringify(starterConfig('https://schema.example/cai.config.schema.json'))).environments)).toEqual(['test', 'production']);
   });
 
   it.each([

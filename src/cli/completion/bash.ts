@@ -95,6 +95,36 @@ _cai() {
   return 0
 }
 
-complete -F _cai cai
+# \`npx cai-toolkit …\` (npx's own flags first, if any): the words after it complete as cai's. Anything else npx runs
+# is completed as that command would be (bash-completion's _command_offset), or as file names without it.
+_cai_npx() {
+  local i=1 cur="\${COMP_WORDS[COMP_CWORD]}"
+  while [ "$i" -lt "$COMP_CWORD" ]; do
+    case "\${COMP_WORDS[i]}" in
+      cai-toolkit|cai-toolkit@*)
+        COMP_WORDS=(cai "\${COMP_WORDS[@]:i+1}")
+        COMP_CWORD=$((COMP_CWORD - i))
+        _cai
+        return 0
+        ;;
+      -*) i=$((i + 1)) ;;
+      *) break ;;
+    esac
+  done
+  COMPREPLY=()
+  if [ "$i" -eq "$COMP_CWORD" ]; then
+    case cai-toolkit in "$cur"*) [ -n "$cur" ] && COMPREPLY=(cai-toolkit) && return 0 ;; esac
+  fi
+  if [ "$i" -lt "$COMP_CWORD" ] && declare -F _command_offset >/dev/null; then
+    _command_offset "$i"
+    return 0
+  fi
+  COMPREPLY=( $(compgen -f -- "$cur") )
+  return 0
+}
+
+# The package installs the command under both names; \`npx cai-toolkit\` runs it where it is installed.
+complete -F _cai cai cai-toolkit
+complete -F _cai_npx -o default npx
 `;
 }

@@ -3,7 +3,8 @@ import { caseLabel, header, word, words, type ScriptInfo } from './shared.js';
 
 /**
  * The fish script: one `complete` line per command, flag and value set, each guarded by the command path the
- * words before the cursor name (`__cai_is 'mock platform'`). The path is computed once per command line.
+ * words before the cursor name (`__cai_is 'mock platform'`). The path is computed once per command line. The same
+ * completions for `cai-toolkit` (a wrapper) and after `npx cai-toolkit`.
  */
 export function fishScript(root: CompletionCommand, info: ScriptInfo): string {
   const commands = flattenTree(root);
@@ -76,6 +77,35 @@ end
 
 complete -c cai -f
 ${lines.join('\n')}
+
+# The package installs the command under both names.
+complete -c cai-toolkit --wraps cai
+
+# \`npx cai-toolkit …\` (npx's own flags first, if any): the words after it complete as cai's; what else npx runs
+# keeps its own completions.
+function __cai_npx_rest
+    set -l tokens (commandline -opc)
+    for i in (seq 2 (count $tokens))
+        switch $tokens[$i]
+            case 'cai-toolkit' 'cai-toolkit@*'
+                printf '%s\\n' $tokens[(math $i + 1)..-1]
+                return 0
+            case '-*'
+                continue
+            case '*'
+                return 1
+        end
+    end
+    return 1
+end
+
+function __cai_npx_complete
+    set -l rest (__cai_npx_rest)
+    complete -C "cai $rest "(commandline -ct)
+end
+
+complete -c npx -n '__cai_npx_rest >/dev/null' -f -a '(__cai_npx_complete)'
+complete -c npx -n 'test (count (commandline -opc)) -eq 1' -a cai-toolkit -d 'Sign, verify, validate, send, mock and conformance-test the CAI push interface'
 `;
 }
 

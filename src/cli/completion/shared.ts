@@ -10,10 +10,20 @@ export interface ScriptInfo {
 
 /** How to install each shell's script, shown in its header and in `cai completion --help`. */
 export const INSTALL: Readonly<Record<Shell, readonly string[]>> = {
-  bash: ['cai completion bash > ~/.local/share/bash-completion/completions/cai', `or add to ~/.bashrc:  eval "$(cai completion bash)"`],
+  bash: [
+    'mkdir -p ~/.local/share/bash-completion/completions',
+    'cai completion bash > ~/.local/share/bash-completion/completions/cai',
+    'for cai-toolkit and npx cai-toolkit too, link it under their names:',
+    '  ln -sf cai ~/.local/share/bash-completion/completions/cai-toolkit',
+    '  ln -sf cai ~/.local/share/bash-completion/completions/npx',
+    `or add to ~/.bashrc:  eval "$(cai completion bash)"`,
+  ],
   zsh: ['cai completion zsh > "${fpath[1]}/_cai"   (then start a new shell)', `or add to ~/.zshrc, after compinit:  eval "$(cai completion zsh)"`],
-  fish: ['cai completion fish > ~/.config/fish/completions/cai.fish'],
+  fish: ['mkdir -p ~/.config/fish/conf.d', 'cai completion fish > ~/.config/fish/conf.d/cai.fish'],
 };
+
+/** Where `cai` is not on the PATH, the scripts come from npx: `npx cai-toolkit completion bash > …`. */
+export const COMPLETED_NAMES = 'cai, cai-toolkit and npx cai-toolkit';
 
 export function header(shell: Shell, info: ScriptInfo): string {
   const install = INSTALL[shell].map((line, index) => `#   ${index === 0 ? '' : '  '}${line}`);

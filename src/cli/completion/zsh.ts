@@ -3,7 +3,8 @@ import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInf
 
 /**
  * The zsh script: the same walk as bash's, with descriptions for commands and flags (`_describe`). It works both
- * autoloaded from `$fpath` as `_cai` and evaluated in ~/.zshrc (then it registers itself with `compdef`).
+ * autoloaded from `$fpath` as `_cai` and evaluated in ~/.zshrc (then it registers itself with `compdef`), for
+ * `cai`, `cai-toolkit` and `npx cai-toolkit`.
  */
 export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
   const commands = flattenTree(root);
@@ -14,7 +15,7 @@ export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
   const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') => command.options.filter((o) => o.value === value).flatMap((o) => o.flags.map(word));
   const marker = (completion: Completion) => completionMarker(completion).split(' ').filter((item) => item !== '');
   const valueRows = commands.flatMap((command) => command.options.flatMap((o) => o.flags.map((flag): [string, string[]] => [caseLabel(`${command.path.join(' ')}|${flag}`), marker(o.completion)])));
-  return `#compdef cai
+  return `#compdef cai cai-toolkit npx
 ${header('zsh', info)}
 
 ${table('_cai_subcommands', commands.map((c) => [key(c), c.subcommands.map((s) => described(s.name, s.description))]))}
@@ -111,9 +112,40 @@ _cai() {
   (( $#reply )) && _cai_complete_with \${reply[1]}
 }
 
+# \`npx cai-toolkit …\` (npx's own flags first, if any): the words after it complete as cai's. Anything else npx runs
+# is completed as that command would be.
+_cai_npx() {
+  local -i i=2
+  while (( i < CURRENT )); do
+    case \${words[i]} in
+      cai-toolkit|cai-toolkit@*)
+        words=(cai "\${(@)words[i+1,-1]}")
+        (( CURRENT -= i - 1 ))
+        _cai
+        return
+        ;;
+      -*) (( i += 1 )) ;;
+      *) break ;;
+    esac
+  done
+  if (( i == CURRENT )); then
+    compadd cai-toolkit
+    _command_names -e
+    return
+  fi
+  words=("\${(@)words[i,-1]}")
+  (( CURRENT -= i - 1 ))
+  _normal
+}
+
 if [[ \${funcstack[1]} == _cai ]]; then
-  _cai "$@"
+  if [[ $service == npx ]]; then
+    _cai_npx "$@"
+  else
+    _cai "$@"
+  fi
 else
-  compdef _cai cai
+  compdef _cai cai cai-toolkit
+  compdef _cai_npx npx
 fi
 `;
