@@ -6,7 +6,6 @@
  * an invalid event, a receiver that fails once); the same seed shrinks to the same document; fast-check is loaded
  * by this path only; the flags' bad values are usage errors.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +16,7 @@ import { runConformance, type ConformanceOptions } from '../../src/conformance/r
 import type { CheckResult, SuiteReport } from '../../src/conformance/types.js';
 import { sign } from '../../src/signing/sign.js';
 import { validateBody } from '../../src/spec/validate.js';
-import { BIN, ROOT, spawnCli } from '../helpers/cli.js';
+import { BIN, ROOT, spawnCli, spawnProcess } from '../helpers/cli.js';
 import { GENERATED_FAULTS } from './generate-faults.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-generate-test-'));
@@ -138,7 +137,7 @@ describe('cai conformance run --generate (built binary)', () => {
     expect(result.stdout).toMatch(/^ {2}note: {5}the document: \{"event":"[a-z.]+","event_id":"cai-conf-[0-9a-f]{8}-b-gen-\d+","occurred_at":"[^"]+[+-]\d\d:(?!00)\d\d"\}$/m);
     const script = join(dir, 'bin-fail', 'B-GEN-001.sh');
     expect(readFileSync(script, 'utf8')).toContain('conformance run --interface B --mock --break date-time-whole-hour-offset --generate 40 --seed 1 --only B-GEN-001');
-    const again = await spawnProcess('sh', [script]);
+    const again = await spawnPlain('sh', [script]);
     expect(again.code, again.stdout + again.stderr).toBe(1);
     expect(again.stdout).toMatch(/^0 passed, 1 failed, 0 skipped$/m);
   }, 180_000);
@@ -217,16 +216,9 @@ async function startPlatform(behaviour: { crash?: (doc: Record<string, unknown>)
   };
 }
 
-function spawnProcess(command: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+/** A program run from the repository, without colour. */
+function spawnPlain(command: string, args: string[]) {
+  return spawnProcess(command, args, { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1' } });
 }
 
 /** The built binary with a preload that reports when the chunk holding fast-check is read (bin/cai.js reads chunks with readFileSync). */
@@ -236,5 +228,5 @@ function spawnTracing(argv: string[], chunk: string): Promise<{ code: number; st
     hook,
     `const fs = require('node:fs');\nconst read = fs.readFileSync;\nfs.readFileSync = function (path, ...rest) {\n  if (String(path).endsWith(${JSON.stringify(`/${chunk}`)}) || /node_modules\\/fast-check\\//.test(String(path))) process.stderr.write('fast-check-loaded\\n');\n  return read.call(this, path, ...rest);\n};\n`,
   );
-  return spawnProcess(process.execPath, ['--require', hook, BIN, ...argv]);
+  return spawnPlain(process.execPath, ['--require', hook, BIN, ...argv]);
 }

@@ -112,7 +112,7 @@ function judgeRule(text: RuleText, receiver: Receiver, noun: string, campaign: C
   const result = campaign.rules[text.rule];
   const expected = text.expected(noun, receiver);
   if (result.judged === 0) {
-    const why = text.rule === 'repeat' ? `no valid ${noun} was accepted, so none was sent again` : campaign.timedOut ? 'the time bound stopped the run first' : `no ${noun} was sent`;
+    const why = campaign.timedOut ? 'the time bound stopped the run first' : text.rule === 'repeat' ? `no valid ${noun} was accepted, so none was sent again` : `no ${noun} was sent`;
     return notJudged(why);
   }
   const notes = runNotes(campaign);
