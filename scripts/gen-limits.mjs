@@ -20,7 +20,7 @@ const BEYOND = {
  * The page, from plain data: the exports of src/bounds.ts.
  * @param {{ INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
-export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, MAX_WALK_DEPTH, formatCap }) {
+export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, GENERATE_CAPS, MAX_WALK_DEPTH, formatCap }) {
   const seconds = (ms) => `${ms / 1000} s`;
   const lines = [
     '# Limits: what cai reads, and what it prints',
@@ -103,6 +103,18 @@ export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTO
     `| skipped lines named on reload | ${MOCK_LOG_CAPS.namedSkippedLines} | counted, not named |`,
     `| \`--fsync everysec\`: written and not yet synced | ${seconds(MOCK_LOG_CAPS.syncIntervalMs)} | synced |`,
     `| a lock file with no readable holder (\`LOG.lock\`) | ${seconds(MOCK_LOG_CAPS.lockWritingMs)} | stale: the next mock takes it over |`,
+    '',
+    '## Generated documents',
+    '',
+    '`cai conformance run --generate N` sends N valid documents, each twice (the repeat), and N invalid ones, with',
+    '`--concurrency` requests at once ([conformance](conformance.md#generated-documents)):',
+    '',
+    '| what | bound | past it |',
+    '|---|---|---|',
+    `| N | ${GENERATE_CAPS.documents} | a usage error, exit 2 |`,
+    `| N without \`--generate\` (\`--include generate\`) | ${GENERATE_CAPS.defaultDocuments} | - |`,
+    `| the whole run of generated documents | ${seconds(GENERATE_CAPS.timeLimitMs)} | no more are sent; each check judges those that were, and says so |`,
+    `| shrinking one failure | ${seconds(GENERATE_CAPS.shrinkTimeMs)}, ${GENERATE_CAPS.shrinkRequests} requests | the smallest failing document found so far is reported |`,
     '',
     '## JSON nesting',
     '',

@@ -236,6 +236,23 @@ export const MOCK_LOG_CAPS = {
 export const DEDUPE_BYTES_PER_EVENT = { 13: 37, 110: 134 } as const;
 
 /**
+ * Generated documents (`conformance run --generate N`): N valid documents, each sent twice (the repeat), and N
+ * invalid ones, so at most three times N requests before the failures are shrunk; each failing check shrinks its
+ * smallest failing document, within its own bounds, and sends it once more to confirm.
+ */
+export const GENERATE_CAPS = {
+  /** The largest N of `--generate N`: 30 000 requests, minutes against a receiver on the network. */
+  documents: 10_000,
+  /** N when the generated checks are asked for by `--include generate` (or `--only B-GEN-001`) without `--generate N`. */
+  defaultDocuments: 100,
+  /** The whole run of generated documents; past it no more are sent, and each check judges those that were. */
+  timeLimitMs: 10 * 60_000,
+  /** Shrinking one failure: at most this long, and at most this many requests; the smallest found so far is reported. */
+  shrinkTimeMs: 60_000,
+  shrinkRequests: 500,
+} as const;
+
+/**
  * JSON nesting. JSON.parse is iterative in V8 and takes any depth, and the validators walk only the fields the
  * spec defines, so a document nested 100 000 levels deep is judged like any other. cai's own recursive walks (the
  * pretty-printer of answers, the re-serialisations `verify` tries, `--set` values) stop at this depth instead of

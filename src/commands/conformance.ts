@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { GENERATE_CAPS } from '../bounds.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
@@ -47,6 +48,9 @@ interface RunOptions extends SenderFlags {
   allowHttp?: boolean;
   sourceAddress?: string;
   rerunFailed?: string;
+  /** N valid and N invalid documents drawn from the schemas (the generated checks), and the seed that draws them. */
+  generate?: number;
+  seed?: number;
   /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
@@ -57,6 +61,20 @@ interface ListOptions {
   role: 'receiver' | 'sender';
   wide?: boolean;
   [key: string]: unknown;
+}
+
+/** `--generate N`: 1 to GENERATE_CAPS.documents (src/bounds.ts). */
+function parseDocumentCount(value: string): number {
+  const count = /^[0-9]{1,6}$/.test(value) ? Number(value) : NaN;
+  if (!(count >= 1 && count <= GENERATE_CAPS.documents)) throw new InvalidArgumentError(`expected a whole number from 1 to ${GENERATE_CAPS.documents} (docs/limits.md).`);
+  return count;
+}
+
+/** `--seed S`: the 31 bits fast-check takes whole (src/conformance/generate/setup.ts, MAX_SEED). */
+function parseSeed(value: string): number {
+  const seed = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!(seed >= 0 && seed <= 2 ** 31 - 1)) throw new InvalidArgumentError(`expected a whole number from 0 to ${2 ** 31 - 1}, as a failure's note prints it.`);
+  return seed;
 }
 
 /** `HOST:PORT` for the callback listener (`[::1]:8080` for IPv6). */
@@ -91,6 +109,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
+    .option('--generate <n>', `also send N valid and N invalid documents drawn from the schemas (at most ${GENERATE_CAPS.documents}); a failure is shrunk to the smallest document`, parseDocumentCount)
+    .option('--seed <s>', 'the seed that draws the generated documents (default: random; each failure prints it)', parseSeed)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
     .addOption(new Option('--timeout <duration>', 'per request (e.g. 500ms, 10s)').argParser(parseDurationMs).default(10_000, '10s'))
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
@@ -124,6 +144,7 @@ Examples:
       --branch-code BR-001 --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET \\
       --provider acme --callback-listen 0.0.0.0:8787 --callback-url https://tunnel.example/cb
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
+  $ cai conformance run --mock --interface B --generate 500        # and 1 500 generated requests
   $ cai conformance run --interface B --role sender --provider acme --secret-env CAI_SECRET \\
       --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
 
@@ -207,13 +228,15 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const { planFor, runConformance } = await import('../conformance/run-receiver.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
-  const plan = planFor({ interface: iface, selection });
+  const asked = options.generate !== undefined || options.seed !== undefined;
+  const plan = planFor({ interface: iface, selection, ...(asked ? { generate: {} } : {}) });
   if (plan.unknownSelectors.length > 0) {
     const { listUnknown, selectorWords } = await import('../cli/suggest.js');
     const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue('receiver', iface));
     throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+  const generation = await generationOf(plan, options, cmd, context);
 
   const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const callsBack = interfaceSpec(iface).receiver === 'provider';
@@ -266,7 +289,8 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
       invocation,
-      rerun: rerunCommand(cmd, invocation),
+      rerun: generation ? generation.rerun(rerunCommand(cmd, invocation)) : rerunCommand(cmd, invocation),
+      ...(generation ? { generate: generation.request } : {}),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
@@ -301,6 +325,24 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
   options.only = rerun.ids;
   output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
   return true;
+}
+
+/**
+ * The documents a run generates when a generated check is planned (`--generate N`, or `--include generate` with
+ * the default count): the seed is drawn here when not given, so that a reproduction command can name it.
+ */
+async function generationOf(plan: import('../conformance/catalogue.js').Plan, options: RunOptions, cmd: Command, { output }: CommandContext) {
+  const { generateFlags, isGeneratedCheck, randomSeed } = await import('../conformance/generate/setup.js');
+  const planned = plan.planned.some((item) => item.skipReason === undefined && isGeneratedCheck(item.check.id));
+  if (!planned) {
+    if (options.generate !== undefined || options.seed !== undefined) output.note('--generate: the selection runs no generated check (B-GEN-*, A-GEN-*), so no documents are generated');
+    return undefined;
+  }
+  const request = { count: options.generate ?? GENERATE_CAPS.defaultDocuments, seed: options.seed ?? randomSeed() };
+  const given = { count: cmd.getOptionValueSource('generate') === 'cli', seed: cmd.getOptionValueSource('seed') === 'cli' };
+  // A generated check runs again with the same count and seed; the others as they were given.
+  const rerun = (base: (checkId: string) => string) => (checkId: string) => `${base(checkId)}${isGeneratedCheck(checkId) ? generateFlags(request, given) : ''}`;
+  return { request, rerun };
 }
 
 /** How this cai was run, for the reproduction commands: the same invocation, from any folder. */

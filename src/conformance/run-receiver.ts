@@ -22,6 +22,7 @@ import type { SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
 import { describeAnswer, type Exchange } from './evidence.js';
+import { generateFlags, generationSetup, isGeneratedCheck, setGeneration, type GenerateRequest, type GenerationSetup } from './generate/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { compact } from './probe/bodies.js';
 import { startCallbackListener, type JobStage } from './probe/callbacks.js';
@@ -76,6 +77,11 @@ export interface ConformanceOptions extends RunHooks {
   maxFailures?: number;
   /** How cai was run, for the reproduction commands (default `cai`). */
   invocation?: string;
+  /**
+   * Run the generated checks (`--generate N [--seed S]`): N valid and N invalid documents drawn from the seed
+   * (default GENERATE_CAPS.defaultDocuments and a random seed, also when only `--include generate` names them).
+   */
+  generate?: Partial<GenerateRequest>;
   /** The command that runs one check again as this run ran it; by default built from these options. */
   rerun?: (checkId: string) => string;
 }
@@ -95,8 +101,11 @@ interface Started {
   close(): Promise<void>;
 }
 
-export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection'>): Plan {
-  return planRun('receiver', options.interface, options.selection);
+export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection' | 'generate'>): Plan {
+  const include = options.generate ? [...options.selection.include, 'generate'] : options.selection.include;
+  const plan = planRun('receiver', options.interface, { ...options.selection, include });
+  // Not asked for (--generate N, or named by --include / --only), the generated checks stay out: a plain run is as it was.
+  return { ...plan, planned: plan.planned.filter((item) => !(isGeneratedCheck(item.check.id) && item.skipReason?.startsWith('optional:'))) };
 }
 
 /** Who the run signs as and with what: given, or generated for the in-process mock. */
@@ -141,10 +150,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   const plan = planFor(options);
   const credentials = credentialsFor(options);
   const concurrency = options.concurrency ?? 8;
+  const generatedIds = plan.planned.filter((item) => item.skipReason === undefined && isGeneratedCheck(item.check.id)).map((item) => item.check.id);
+  const generation = generatedIds.length > 0 ? generationSetup(options.generate ?? {}, concurrency, new Set(generatedIds)) : undefined;
   const cleanups = new Cleanups();
   try {
     const target = await targetOf(options, plan, credentials, cleanups);
     const session = await openSession(options, credentials, target, concurrency, cleanups);
+    if (generation) setGeneration(session, generation);
     await measureClock(session);
     const preflight = await sendPreflight(session);
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
@@ -161,7 +173,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
       reproduce: createReproducer({
         dir: reproDir,
         invocation: options.invocation ?? 'cai',
-        rerun: options.rerun ?? defaultRerun(options),
+        rerun: options.rerun ?? defaultRerun(options, generation),
         probes: {
           interface: options.interface,
           target,
@@ -192,16 +204,20 @@ async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: 
   return harness.evidence(stages);
 }
 
-/** `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line). */
-function defaultRerun(options: ConformanceOptions): (checkId: string) => string {
+/**
+ * `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line); a
+ * generated check's with the count and seed that draw the same documents.
+ */
+function defaultRerun(options: ConformanceOptions, generation: GenerationSetup | undefined): (checkId: string) => string {
   const cai = options.invocation ?? 'cai';
   const spec = interfaceSpec(options.interface);
+  const generated = (checkId: string) => (generation && isGeneratedCheck(checkId) ? generateFlags(generation) : '');
   if (options.mock) {
     const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
-    return (checkId) => `${cai} conformance run --interface ${options.interface} --mock${faults} --only ${checkId}`;
+    return (checkId) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId)} --only ${checkId}`;
   }
   const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
-  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)} --only ${checkId}`;
+  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)}${generated(checkId)} --only ${checkId}`;
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */

@@ -174,7 +174,7 @@ async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRun
   return safely(() => check.judge(evidence));
 }
 
-async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, halted: () => boolean): Promise<void> {
+export async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, halted: () => boolean): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
     while (next < items.length && !halted()) {

@@ -17,6 +17,8 @@ export const RECEIVER_FAULTS = {
   'date-time-positive-offset-only': 'date-times with a negative offset are refused (§2.1)',
   'e164-max-14-digits': 'E.164 numbers of 15 digits are refused (§2.1)',
   'e164-min-10-digits': 'E.164 numbers of fewer than 10 digits are refused (§2.1)',
+  'date-time-whole-hour-offset': 'date-times whose offset is not a whole hour (India +05:30, Nepal +05:45) are refused (§2.1)',
+  'date-time-fraction-max-6': 'date-times with more than six fractional digits (.NET writes seven) are refused (§2.1)',
   'requires-content-length': 'a body sent chunked, without Content-Length, is refused with 411 (a warning: HTTP allows it)',
   'strict-content-type': 'any Content-Type but exactly application/json (e.g. with a charset) is refused with 415 (a warning)',
 } as const;

@@ -48,6 +48,8 @@ const NARROWINGS: readonly { fault: string; applies: (key: string) => boolean; r
   { fault: 'date-time-positive-offset-only', applies: (key) => key.endsWith('_at'), refuses: (value) => /-\d\d:\d\d$/.test(value), message: 'the offset must be +hh:mm or Z' },
   { fault: 'e164-max-14-digits', applies: (key) => key.endsWith('_e164'), refuses: (value) => value.replace(/\D/g, '').length > 14, message: 'at most 14 digits' },
   { fault: 'e164-min-10-digits', applies: (key) => key.endsWith('_e164'), refuses: (value) => value.replace(/\D/g, '').length < 10, message: 'at least 10 digits' },
+  { fault: 'date-time-whole-hour-offset', applies: (key) => key.endsWith('_at'), refuses: (value) => /[+-]\d\d:(?!00)\d\d$/.test(value), message: 'the offset must be a whole number of hours' },
+  { fault: 'date-time-fraction-max-6', applies: (key) => key.endsWith('_at'), refuses: (value) => /T\d\d:\d\d:\d\d\.\d{7,}/.test(value), message: 'at most six fractional digits' },
   { fault: 'language-two-part-only', applies: (key) => key === 'language', refuses: (value) => !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(value), message: 'expected ll or ll-CC' },
 ];
 
