@@ -160,9 +160,11 @@ describe('cai conformance run against scripted receivers', () => {
   });
 
   it('should-level failures are warnings; --fail-on warnings makes them fail the run', async () => {
-    const { url, server } = await scriptedServer((_req, _body, res) => {
+    // Accepts a timestamp within 60 s of its clock, refuses the rest; sends no Date header.
+    const { url, server } = await scriptedServer((req, _body, res) => {
       res.sendDate = false;
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}');
+      const fresh = Math.abs(Date.now() / 1000 - Number(req.headers['x-cai-timestamp'])) < 60;
+      res.writeHead(fresh ? 202 : 401, { 'content-type': 'application/json' }).end(fresh ? '{"ok":true}' : '{"error":"no"}');
     });
     try {
       const argv = ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-AUTH-012,B-CLOCK-001', ...repro()];
