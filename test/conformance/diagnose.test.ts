@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, spawnCli } from '../helpers/cli.js';
+import { verify } from '../../src/signing/verify.js';
+import { ROOT, runCli, spawnCli } from '../helpers/cli.js';
+import { startScriptedServer, type RecordedRequest } from '../helpers/scripted-server.js';
 import { runTty, screenLines } from '../helpers/tty.js';
 
 const FIXTURES = join(ROOT, 'test/fixtures/diagnose');
@@ -180,6 +182,43 @@ describe.concurrent('a receiver that refuses the first valid request: the run st
       expect(result.code).toBe(0);
     } finally {
       await stop(receiver);
+    }
+  });
+});
+
+describe('what the diagnosis says when no signing is the cause', () => {
+  const verifies = (request: RecordedRequest) =>
+    verify({ secrets: SECRET, signature: request.headers['x-cai-signature'] as string | undefined, timestamp: request.headers['x-cai-timestamp'] as string | undefined, rawBody: request.body }).valid;
+
+  it('a receiver that answers a wrong signature otherwise than a right one (403 to every valid request): the signature is right, the origin or the code is not', async () => {
+    const server = await startScriptedServer((request) => (verifies(request) ? { status: 403, body: { error: 'origin not allowed' } } : { status: 401, body: { error: 'bad signature' } }), { path: '/events' });
+    try {
+      const result = await runCli(['--json', ...runB(server.url)], { env: { CAI_SECRET: SECRET } });
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { diagnosis: { cause?: unknown; signatureAccepted: unknown; remaining: string[]; trials: { variant: string }[] } };
+      expect(report.diagnosis.cause).toBeUndefined();
+      expect(report.diagnosis.signatureAccepted).toEqual({ wrongSignatureAnswer: '401 {"error":"bad signature"}' });
+      // No signing is tried once the signature is known to be right.
+      expect(report.diagnosis.trials.map((trial) => trial.variant)).toEqual(['raw', 'wrong-secret']);
+      expect(report.diagnosis.remaining.map((cause) => cause.split(':')[0])).toEqual(['the provider code', 'the origin']);
+      const text = await runCli(runB(server.url), { env: { CAI_SECRET: SECRET } });
+      expect(text.stdout).toContain('✗ valid, correctly signed events are refused, though their signature is right: the suite not run');
+      expect(text.stdout).toContain('  note:     a wrong signature gets another answer (401 {"error":"bad signature"}): the signature is not what is refused');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('interface A, a job refused with 400 whatever its signature: the job itself is among the causes left', async () => {
+    const server = await startScriptedServer([{ status: 400, body: { error: 'unknown branch' } }]);
+    try {
+      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'A', '--target', server.url, '--source', 'platform-eu', '--branch-code', 'BR-404', '--repro-dir', join(dir, 'repro-a400')], { env: { CAI_SECRET: SECRET } });
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { diagnosis: { refused: { status: number }; remaining: string[] } };
+      expect(report.diagnosis.refused.status).toBe(400);
+      expect(report.diagnosis.remaining.at(-1)).toBe('the contact job itself: the provider refuses its branch_code "BR-404" (--branch-code) or another of its fields (§2.2)');
+    } finally {
+      await server.close();
     }
   });
 });

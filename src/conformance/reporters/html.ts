@@ -223,7 +223,7 @@ function renderBlock(block: Block, links?: readonly string[]): SafeHtml {
 function renderCauses(causes: readonly FailureCause[]): SafeHtml {
   return html`<h2>Causes</h2>
 <p class="muted">Failures one cause explains, shown once; every check keeps its own result below.</p>
-${causes.map((cause) => html`<div class="notice" id="${domId('cause', cause.id)}">${renderBlock(causeBlock(cause), cause.checks)}</div>`)}`;
+${causes.map((cause) => html`<div class="notice" id="${cause.id}">${renderBlock(causeBlock(cause), cause.checks)}</div>`)}`;
 }
 
 function renderToolbar(report: ConformanceView): SafeHtml {
