@@ -25,7 +25,7 @@ export const EXIT_CODES: readonly { code: ExitCode; meaning: string; pipeline: s
   {
     code: ExitCode.negative,
     meaning: 'a negative verdict: signature invalid, document invalid, request rejected, conformance failures',
-    pipeline: 'the failed checks, in the test report; their bodies and repro scripts in the `--repro-dir`',
+    pipeline: 'the failed checks, in the test report; their bodies and repro scripts in the `--repro-dir`. Or no check at all: the receiver refused the first valid request, and the report\'s one block names why ([the diagnosis](conformance.md#a-diagnosis-instead-of-a-flood))',
   },
   {
     code: ExitCode.usage,

@@ -94,6 +94,7 @@ export type {
   ExchangeRecord,
   BodyRecord,
 } from './conformance/types.js';
+export type { FailureCause, RefusalDiagnosis, SignatureFinding, SigningTrial } from './conformance/diagnose/types.js';
 // Conformance of a sender (`cai conformance run --role sender`): cai listens, runs the trigger, judges what arrives.
 export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/run-sender.js';
 

@@ -149,7 +149,8 @@ Examples:
       --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
---fail-on warnings), 2 usage, 3 target unreachable or sender silent.`,
+--fail-on warnings), or the receiver refused the first valid request (diagnosed, no check run), 2 usage,
+3 target unreachable or sender silent.`,
   );
   run.action(async (options: RunOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {

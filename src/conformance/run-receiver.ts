@@ -24,12 +24,16 @@ import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
 import { describeAnswer, type Exchange } from './evidence.js';
 import { generateFlags, generationSetup, isGeneratedCheck, setGeneration, type GenerateRequest, type GenerationSetup } from './generate/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
-import { compact } from './probe/bodies.js';
+import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
+import { diagnosePreflight } from './diagnose/preflight.js';
+import { refusesValid } from './diagnose/refusal.js';
+import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
+import { compact, NON_ASCII_TEXT } from './probe/bodies.js';
 import { startCallbackListener, type JobStage } from './probe/callbacks.js';
 import { ProbeScope } from './probe/scope.js';
 import { clockFromResponse, Session } from './probe/session.js';
 import { createReproducer, secretFlagFor } from './repro.js';
-import { runProbes, type RunHooks, type RunOutcome } from './runner.js';
+import { runProbes, summarise, type RunHooks, type RunOutcome } from './runner.js';
 import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_OBSERVE_MS } from './tolerances.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
@@ -159,6 +163,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     if (generation) setGeneration(session, generation);
     await measureClock(session);
     const preflight = await sendPreflight(session);
+    const diagnosis = await diagnoseRefusal(session, preflight, credentials, plan);
+    // Stopped by its diagnosis: no check run (none listed), the diagnosis in their place.
+    if (diagnosis) return reportOf(options, { target, startedAt, session, outcome: NOTHING_RUN, reproDir: '', preflight: preflight?.report, causes: [], diagnosis });
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
     const reproDir = resolve(options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`));
     const stages: JobStage[] = [];
@@ -186,7 +193,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
         received: { interface: 'B', secretFlag: secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET'), records: () => stages.map((stage) => stage.record) },
       }),
     });
-    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight });
+    const causes = groupCauses(outcome.results);
+    await diagnoseCauses(session, causes, outcome.results, { interface: options.interface, secrets: credentials.secrets, ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}) });
+    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight: preflight?.report, causes });
   } finally {
     await cleanups.run();
   }
@@ -286,13 +295,18 @@ interface Finished {
   outcome: RunOutcome;
   reproDir: string;
   preflight: PreflightReport | undefined;
+  causes: FailureCause[];
+  /** A refusal of the first valid request, diagnosed: a verdict on the receiver (not `ok`), with no check run. */
+  diagnosis?: RefusalDiagnosis;
 }
+
+const NOTHING_RUN: RunOutcome = { results: [], waiverNotices: [], summary: summarise([]) };
 
 function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
   const { session, outcome } = run;
   const anyRepro = outcome.results.some((result) => result.repro);
   return {
-    ok: outcome.summary.failed === 0 && !session.signal.aborted,
+    ok: outcome.summary.failed === 0 && !session.signal.aborted && !run.diagnosis,
     version: runVersion(),
     target: run.target,
     interface: options.interface,
@@ -300,11 +314,7 @@ function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
     startedAt: run.startedAt.toISOString(),
     durationMs: Date.now() - run.startedAt.getTime(),
     probeStatus: session.probeStatus,
-    clock: {
-      offsetSeconds: session.clock.offsetSeconds,
-      dateHeader: session.clock.dateHeader,
-      ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
-    },
+    clock: clockOf(session),
     summary: outcome.summary,
     checks: outcome.results,
     waivers: outcome.waiverNotices,
@@ -312,22 +322,42 @@ function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
     ...(session.signal.aborted ? { interrupted: true } : {}),
     ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
     ...(run.preflight ? { preflight: run.preflight } : {}),
+    ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
+    causes: run.causes,
+  };
+}
+
+function clockOf(session: Session): SuiteReport['clock'] {
+  return {
+    offsetSeconds: session.clock.offsetSeconds,
+    dateHeader: session.clock.dateHeader,
+    ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
   };
 }
 
 /** The request every check builds on: a valid, correctly signed event (B) or contact job (A), with a fresh id. */
 const PREFLIGHT = { id: 'PREFLIGHT' } as const;
 
+interface Preflight {
+  report: PreflightReport;
+  /** The body sent: a diagnosis sends it again, signed otherwise. */
+  body: Buffer;
+  status?: number;
+}
+
 /**
  * One valid, correctly signed request before the checks (§4.1, §4.2). A target that is plainly not the endpoint
  * (404, 405, 501, a refused connection, an HTML page) would fail nearly every check the same way: the run stops
- * here with one error naming what came back (exit 3). Any other answer is the checks' to judge; it is reported.
+ * here with one error naming what came back (exit 3). Any other answer is reported; a refusal is diagnosed
+ * (./diagnose). Its free text is not ASCII: a receiver that verifies over an ASCII-escaping re-serialisation (as
+ * Python's json.dumps writes) refuses it, and is diagnosed here rather than failing every check.
  */
-async function sendPreflight(session: Session): Promise<PreflightReport | undefined> {
+async function sendPreflight(session: Session): Promise<Preflight | undefined> {
   const spec = interfaceSpec(session.config.interface);
   const receiver = spec.document === 'event' ? EVENTS_RECEIVER : JOBS_RECEIVER;
   const scope = new ProbeScope(session, PREFLIGHT);
-  const exchange = await scope.send({ body: compact(receiver.document(scope)) });
+  const body = compact({ ...receiver.document(scope), [receiver.textField]: NON_ASCII_TEXT });
+  const exchange = await scope.send({ body });
   if (session.signal.aborted) return undefined;
   const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
   const wrong = notTheEndpoint(exchange);
@@ -340,7 +370,24 @@ async function sendPreflight(session: Session): Promise<PreflightReport | undefi
         : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
     );
   }
-  return { expected, actual: describeAnswer(exchange), ...(exchange.status !== undefined ? { status: exchange.status } : {}) };
+  const status = exchange.status !== undefined ? { status: exchange.status } : {};
+  return { report: { expected, actual: describeAnswer(exchange), ...status }, body, ...status };
+}
+
+/**
+ * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the
+ * refusal did not repeat and the checks run.
+ */
+async function diagnoseRefusal(session: Session, preflight: Preflight | undefined, credentials: Credentials, plan: Plan): Promise<RefusalDiagnosis | undefined> {
+  if (!preflight || !refusesValid(session.config.interface, preflight.status)) return undefined;
+  return diagnosePreflight(session, {
+    interface: session.config.interface,
+    body: preflight.body,
+    refused: preflight.report,
+    secrets: credentials.secrets,
+    ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
+    notRun: plan.planned.filter((item) => item.skipReason === undefined).length,
+  });
 }
 
 /** What makes an answer plainly not the endpoint's, described; undefined when it may be the endpoint. */

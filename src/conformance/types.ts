@@ -3,6 +3,7 @@
  * commander (STYLE.md "Shape"). The reporters (./reporters) render it; `--json` prints it.
  */
 import type { InterfaceId } from '../spec/constants.js';
+import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
 
 /** `must`: a failure fails the run. `should`: a failure is a warning. */
 export type CheckLevel = 'must' | 'should';
@@ -164,6 +165,10 @@ export interface SuiteReport {
   preflight?: PreflightReport;
   /** Set when the run stopped before judging anything: every reporter renders it. */
   error?: RunError;
+  /** Set when the first valid, correctly signed request was refused: the run stopped after diagnosing why. */
+  diagnosis?: RefusalDiagnosis;
+  /** Failures that share one cause, each with the checks it explains (every check keeps its own result). */
+  causes?: FailureCause[];
   /** `sender` for a `--role sender` run (absent for a receiver run). */
   role?: CheckRole;
   /** Sender runs: what each scenario saw (the checks' evidence, summed up). */

@@ -215,7 +215,7 @@ function secretWhitespaceVariants(secret: string): string[] {
   return [...variants];
 }
 
-function sortKeys(value: unknown): unknown {
+export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
@@ -224,7 +224,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 /** JSON with ", " and ": " separators, as Python's json.dumps writes by default. */
-function stringifySpaced(value: unknown): string {
+export function stringifySpaced(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stringifySpaced).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).map(([key, item]) => `${JSON.stringify(key)}: ${stringifySpaced(item)}`);
@@ -233,7 +233,7 @@ function stringifySpaced(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function asciiEscape(text: string): string {
+export function asciiEscape(text: string): string {
   return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -45,7 +45,7 @@ describe('cai conformance run: usage', () => {
     [['conformance', 'run', '--mock'], 'error: which interface to check?', 'hint: pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)'],
     [['conformance', 'run', '--interface', 'B'], 'error: no receiver to check', 'hint: pass --target URL, or --mock to run against the built-in reference receiver'],
     [['conformance', 'run', '--interface', 'B', '--mock', '--target', 'http://x.test/e'], 'error: --mock and --target both name the receiver', 'hint: pass one of them'],
-    [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e'], 'error: interface B needs the provider code to send', 'hint: pass --provider CODE (the X-CAI-Provider value, §5.6)'],
+    [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e'], 'error: --provider is required', 'hint: pass --provider CODE (the X-CAI-Provider value, §5.6)'],
     [['conformance', 'run', '--interface', 'B', '--mock', '--only', 'B-NOPE-001'], 'error: no interface B check or tag matches: B-NOPE-001', "hint: run 'cai conformance list --interface B' for the ids and tags"],
     [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e', '--break', 'no-dedupe'], 'error: --break only applies to --mock', 'hint: add --mock, or drop --break'],
   ];
@@ -160,9 +160,11 @@ describe('cai conformance run against scripted receivers', () => {
   });
 
   it('should-level failures are warnings; --fail-on warnings makes them fail the run', async () => {
-    const { url, server } = await scriptedServer((_req, _body, res) => {
+    // Accepts a timestamp within 60 s of its clock, refuses the rest; sends no Date header.
+    const { url, server } = await scriptedServer((req, _body, res) => {
       res.sendDate = false;
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}');
+      const fresh = Math.abs(Date.now() / 1000 - Number(req.headers['x-cai-timestamp'])) < 60;
+      res.writeHead(fresh ? 202 : 401, { 'content-type': 'application/json' }).end(fresh ? '{"ok":true}' : '{"error":"no"}');
     });
     try {
       const argv = ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-AUTH-012,B-CLOCK-001', ...repro()];

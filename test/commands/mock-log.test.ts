@@ -21,14 +21,14 @@ describe('cai mock --log (in-process)', () => {
     const cut = line('cut').slice(0, 60);
     writeFileSync(log, [line('a'), `${cut}\n`, line('b'), `${cut}\n`, line('c')].join(''));
     const result = await runCli(['mock', 'platform', '--provider', 'acme', '--log', log], { env, interrupt: soon() });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(result.stderr).toContain(`log ${log}, fsync everysec (3 accepted events reloaded for dedupe)\n`);
     expect(result.stderr).toContain(`2 lines of ${log} are not log records (a record cut short by a crash or a full disk, or foreign text) and were skipped: 2, 4\n`);
 
     const one = join(dir, 'one.ndjson');
     writeFileSync(one, [line('a'), `${cut}\n`].join(''));
     const provider = await runCli(['mock', 'provider', '--provider', 'acme', '--log', one, '--fsync', 'always'], { env, interrupt: soon() });
-    expect(provider.code).toBe(0);
+    expect(provider.code).toBe(130);
     expect(provider.stderr).toContain(`log ${one}, fsync always\n`);
     expect(provider.stderr).toContain(`line 2 of ${one} is not a log record (a record cut short by a crash or a full disk, or foreign text) and was skipped\n`);
   });

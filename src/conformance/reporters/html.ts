@@ -12,6 +12,8 @@ import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
 import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
+import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
 
 type Verdict = CheckVerdict;
 
@@ -60,6 +62,10 @@ export interface ConformanceView {
   scenarios?: readonly ScenarioSummary[];
   /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
   error?: { code: string; message: string; hint?: string };
+  /** The first valid, correctly signed request was refused: the run stopped with this diagnosis (exit 1). */
+  diagnosis?: RefusalDiagnosis;
+  /** Failures that share one cause, each with the checks it explains. */
+  causes?: readonly FailureCause[];
 }
 
 export interface ConformancePageOptions {
@@ -79,7 +85,7 @@ const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
 
 const KNOWN_REPORT_FIELDS = new Set([
-  'ok', 'version', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error',
+  'ok', 'version', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error', 'diagnosis', 'causes',
 ]);
 const KNOWN_CHECK_FIELDS = new Set([
   'id', 'aliases', 'interface', 'role', 'title', 'sections', 'section', 'level', 'tags', 'optional', 'verdict', 'expected', 'actual', 'durationMs', 'notes', 'repro', 'waiver', 'requests', 'rateLimitedRetries', 'exchange', 'exchanges',
@@ -138,6 +144,7 @@ ${renderHeader(report)}
 ${renderSummary(report)}
 ${renderNotices(report)}
 ${report.scenarios && report.scenarios.length > 0 ? renderScenarios(report.scenarios) : ''}
+${report.causes && report.causes.length > 0 ? renderCauses(report.causes) : ''}
 <h2>Checks</h2>
 ${renderToolbar(report)}
 <div id="checks">
@@ -194,7 +201,7 @@ ${report.summary.total > 0 ? html`${proportionBar('checks by verdict', bars, 960
 function renderNotices(report: ConformanceView): SafeHtml {
   const notices: (SafeHtml | string)[] = [];
   if (report.error) notices.push(html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`);
-  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight, diagnosis: report.diagnosis });
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
   if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
   if (report.interrupted) notices.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.');
@@ -203,7 +210,22 @@ function renderNotices(report: ConformanceView): SafeHtml {
   if (report.clock?.note) notices.push(report.clock.note);
   if (report.probeStatus === 404 || report.probeStatus === 405) notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
   for (const waiver of report.waivers ?? []) notices.push(waiver.message);
-  return html`${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
+  // The diagnosis holds a list of its own: a block, not a paragraph.
+  const diagnosis = report.diagnosis ? html`<div class="notice">${renderBlock(diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'))}</div>` : '';
+  return html`${diagnosis}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
+}
+
+/** A diagnosis or a cause: its title, then its rows as the expected and actual of a check are shown. */
+function renderBlock(block: Block, links?: readonly string[]): SafeHtml {
+  const rows = block.rows.filter(([label]) => links === undefined || label !== 'checks');
+  return html`<b>${block.title}</b><dl class="ea">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}${links ? html`<dt>checks</dt><dd>${links.map((id, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', id)}">${id}</a>`)}</dd>` : ''}</dl>`;
+}
+
+/** Failures that share one cause: each once, with links to the checks it explains (each is also listed below). */
+function renderCauses(causes: readonly FailureCause[]): SafeHtml {
+  return html`<h2>Causes</h2>
+<p class="muted">Failures one cause explains, shown once; every check keeps its own result below.</p>
+${causes.map((cause) => html`<div class="notice" id="${cause.id}">${renderBlock(causeBlock(cause), cause.checks)}</div>`)}`;
 }
 
 function renderToolbar(report: ConformanceView): SafeHtml {

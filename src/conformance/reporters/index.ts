@@ -5,6 +5,7 @@
  */
 import { redactSecrets } from '../../secrets/resolve.js';
 import type { SuiteReport } from '../types.js';
+import { groupCauses } from '../diagnose/causes.js';
 import { renderConformanceHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
@@ -38,12 +39,13 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
 
 /**
  * The view every reporter renders: secrets removed from everything the target or the sender sent back (and from
- * notes), and `ok` false where `--fail-on warnings` makes a warning fail the run.
+ * notes), `ok` false where `--fail-on warnings` makes a warning fail the run, and the failures that share a cause
+ * grouped (a receiver run groups and diagnoses its own; any other report is grouped here).
  */
 export function viewOf(report: SuiteReport, failOn: 'must' | 'warnings', secrets: readonly string[]): ReportView {
   const safe = redactDeep(report, secrets);
   const ok = safe.ok && !(failOn === 'warnings' && safe.summary.warnings > 0);
-  return { ...safe, ok, failOn };
+  return { ...safe, ok, failOn, causes: safe.causes ?? groupCauses(safe.checks) };
 }
 
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {

@@ -7,6 +7,7 @@
  */
 import { escapeMarkup as xml } from '../../output/markup.js';
 import type { SuiteReport } from '../types.js';
+import { causesByCheck, diagnosisBlock, rowLines } from '../diagnose/words.js';
 
 export interface JunitOptions {
   /** `--fail-on warnings`: a failed should check is a <failure> too. */
@@ -18,10 +19,12 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 export function renderJunit(report: SuiteReport, options: JunitOptions): string {
   const { summary } = report;
   const warningsFail = options.warningsFail;
-  const failures = summary.failed + (warningsFail ? summary.warnings : 0);
   const skipped = summary.skipped + summary.waived + summary.notJudged;
   const errors = report.error ? 1 : 0;
-  const tests = summary.total + errors;
+  // A run stopped by its diagnosis is one failed testcase: the first valid request, refused.
+  const diagnosed = report.diagnosis ? 1 : 0;
+  const failures = summary.failed + (warningsFail ? summary.warnings : 0) + diagnosed;
+  const tests = summary.total + errors + diagnosed;
   const suite = `cai conformance: interface ${report.interface}${report.role === 'sender' ? ' sender' : ''}`;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -42,6 +45,14 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     lines.push(`      <error message="${xml(report.error.message)}" type="${xml(report.error.code)}">${xml(`${report.error.message}\nhint: ${report.error.hint}`)}</error>`);
     lines.push('    </testcase>');
   }
+  if (report.diagnosis) {
+    const block = diagnosisBlock(report.diagnosis, report.interface);
+    const text = [block.title, ...rowLines(block)].join('\n');
+    lines.push('    <testcase classname="cai.conformance" name="the first valid, correctly signed request" time="0.000">');
+    lines.push(`      <failure message="${xml(report.diagnosis.cause?.message ?? block.title)}" type="refused">${xml(text)}</failure>`);
+    lines.push('    </testcase>');
+  }
+  const causeOf = causesByCheck(report.causes);
   for (const result of report.checks) {
     const area = result.id.split('-').slice(0, 2).join('.');
     lines.push(`    <testcase classname="cai.conformance.${xml(area)}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}">`);
@@ -51,6 +62,8 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     lines.push(`        <property name="tags" value="${xml(result.tags.join(','))}"/>`);
     if (result.aliases?.length) lines.push(`        <property name="aliases" value="${xml(result.aliases.join(','))}"/>`);
     lines.push(`        <property name="verdict" value="${xml(result.verdict)}"/>`);
+    const cause = causeOf.get(result.id);
+    if (cause) lines.push(`        <property name="cause" value="${xml(`${cause.id}: ${cause.diagnosis?.cause?.message ?? cause.summary}`)}"/>`);
     lines.push('      </properties>');
     const message = `expected ${result.expected}; actual ${result.actual}`;
     if (result.verdict === 'failed' || (result.verdict === 'warning' && warningsFail)) {

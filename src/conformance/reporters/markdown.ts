@@ -7,6 +7,7 @@
 import type { ScenarioSummary } from '../types.js';
 import type { ConformanceView } from './html.js';
 import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
 
 export interface JobSummaryOptions {
   /** Checks listed before "… and N more". */
@@ -41,8 +42,15 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   lines.push(...runNotices(report, maxValue));
   const listed = report.checks.filter((check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'));
   const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
+  const causeOf = causesByCheck(report.causes);
   for (const check of [...listed, ...warnings].slice(0, maxListed)) {
     const mark = check.verdict === 'failed' ? '✗' : '!';
+    const cause = causeOf.get(check.id);
+    if (cause) {
+      // A cause once, where its first check would be, with the checks it explains.
+      if (cause.checks[0] === check.id) lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
+      continue;
+    }
     const level = check.verdict === 'warning' ? ', should' : '';
     lines.push(`- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `);
     const cut = check.exchange?.response?.bodyTruncated ? ' (the body was cut: cai reads only its start)' : '';
@@ -64,7 +72,8 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
     lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
     if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
   }
-  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight });
+  if (report.diagnosis) lines.push(...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4), '');
+  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight, diagnosis: report.diagnosis });
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
   if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
   if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.', '');
@@ -76,6 +85,11 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
     lines.push(`Not finished (${unfinished.length}): ${ids.join(', ')}${unfinished.length > ids.length ? ', …' : ''}`, '');
   }
   return lines;
+}
+
+/** A diagnosis or a cause: its title as a list item, its rows as the item's lines. */
+function blockMarkdown(mark: string, block: Block, maxValue: number): string[] {
+  return [`- ${mark} **${escapeMarkdown(block.title)}**  `, ...rowLines(block).map((line, index, all) => `  ${escapeMarkdown(line, maxValue)}${index < all.length - 1 ? '  ' : ''}`)];
 }
 
 /** Sender runs: one line per scenario (its attempts and what cai answered them). */

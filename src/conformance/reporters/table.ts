@@ -11,6 +11,7 @@ import type { Palette } from '../../output/palette.js';
 import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
+import { causeBlock, causesByCheck, diagnosisBlock, type Block } from '../diagnose/words.js';
 import { countLine, formatDuration, hasDetails, VERDICT_SYMBOL, warningLine } from './text.js';
 
 export interface TableOptions {
@@ -32,11 +33,14 @@ export async function renderTable(report: SuiteReport, options: TableOptions): P
   const terminal = options.width !== undefined;
   const lines = [fit(headline(report), options, '  ')];
   if (report.error) lines.push('', ...errorLines(report.error, options));
+  // A diagnosis first: it is what stopped the run, and what to act on.
+  if (report.diagnosis) lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
   if (report.checks.length > 0 && (!terminal || options.verbose)) lines.push(await checkTable(report.checks, options));
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
-  lines.push(...details(report.checks, options));
+  lines.push(...details(report, options));
   lines.push('');
-  lines.push(terminal ? paintedCounts(report, options) : countLine(report.summary));
+  const counts = terminal ? paintedCounts(report, options) : countLine(report.summary);
+  lines.push(report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts);
   lines.push(terminal && report.summary.warnings > 0 ? options.palette.yellow(warningLine(report.summary)) : warningLine(report.summary));
   return lines.join('\n');
 }
@@ -79,14 +83,42 @@ function paintedCounts(report: SuiteReport, options: TableOptions): string {
   return visibleWidth(counts + took) <= (options.width ?? Infinity) ? counts + c.dim(took) : counts;
 }
 
-/** The failures (and warnings, waivers) in detail, then the checks without a verdict, grouped by reason on a terminal. */
-function details(checks: readonly CheckResult[], options: TableOptions): string[] {
+/** `  label:   text`, the text wrapped in its column on a terminal, and escaped. */
+function fieldLine(label: string, value: string, options: TableOptions): string {
+  const head = `  ${label === '' ? '' : `${label}:`}`.padEnd(12);
+  if (options.width === undefined) return head + safeText(value);
+  // Wrapped on its own: a line that starts with the margin would lose it.
+  const lines = wrap(safeText(value), Math.max(10, options.width - 12));
+  return lines.map((line, index) => (index === 0 ? head : ' '.repeat(12)) + line).join('\n');
+}
+
+/** A diagnosis or a cause: its title after the verdict's mark, then its rows. */
+function blockLines(block: Block, verdict: CheckVerdict, options: TableOptions): string[] {
+  const head = verdictPaint(options.palette)[verdict](VERDICT_SYMBOL[verdict]);
+  return [fit(`${head} ${safeText(block.title)}`, options, '  '), ...block.rows.map(([label, value]) => fieldLine(label, value, options))];
+}
+
+/**
+ * The failures (and warnings, waivers) in detail, a cause once for the checks it explains, then the checks without
+ * a verdict, grouped by reason on a terminal.
+ */
+function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableOptions): string[] {
+  const { checks } = report;
   const terminal = options.width !== undefined;
   const paint = verdictPaint(options.palette);
   const lines: string[] = [];
-  const field = (label: string, value: string) => lines.push(fit(`  ${`${label}:`.padEnd(10)}${safeText(value)}`, options, ' '.repeat(12)));
+  const field = (label: string, value: string) => lines.push(fieldLine(label, value, options));
+  const causeOf = causesByCheck(report.causes);
   for (const result of checks) {
     if (!hasDetails(result)) continue;
+    const cause = causeOf.get(result.id);
+    if (cause !== undefined) {
+      // Shown once, where its first check would be, with that check's reproduction.
+      if (cause.checks[0] !== result.id) continue;
+      lines.push('', ...blockLines(causeBlock(cause), result.verdict, options));
+      if (result.repro) field('repro', `${terminal && result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command} (${result.id})`);
+      continue;
+    }
     lines.push('');
     const head = paint[result.verdict](`${VERDICT_SYMBOL[result.verdict]} ${result.id}`);
     lines.push(fit(`${head} ${safeText(result.title)} ${options.palette.dim(`(${result.level}, ${result.sections.join(' ')})`)}`, options, '  '));

@@ -21,12 +21,13 @@ export function stoppedLine(stopped: StopReport): string {
 }
 
 /**
- * The warning of a run whose first valid, correctly signed request was refused (401, 403): the checks after it
- * say more about the credentials than about the receiver. Undefined when it was not refused.
+ * The warning of a run whose first valid, correctly signed request was refused (401, 403) and then accepted when
+ * diagnosed (a refusal that did not repeat): the checks after it may say more about the credentials than about the
+ * receiver. Undefined when it was not refused, or when the run stopped with the diagnosis (which says it all).
  */
-export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight'>): string | undefined {
+export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight' | 'diagnosis'>): string | undefined {
   const status = report.preflight?.status;
-  if (!report.preflight || (status !== 401 && status !== 403)) return undefined;
+  if (!report.preflight || report.diagnosis || (status !== 401 && status !== 403)) return undefined;
   return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${interfaceSpec(report.interface).identityFlag}) before reading the failures`;
 }
 

@@ -1,0 +1,62 @@
+/**
+ * The first valid, correctly signed request of a receiver run was refused: instead of sending the suite, whose
+ * every check would fail the same way, cai diagnoses the refusal (./refusal.ts) and the run stops with it. When no
+ * signing is accepted, the diagnosis lists the causes left, most likely first, with what the requests ruled out.
+ */
+import type { InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import type { Session } from '../probe/session.js';
+import { diagnoseSignature } from './refusal.js';
+import type { RefusalDiagnosis, SignatureFinding } from './types.js';
+
+export interface PreflightRefusal {
+  interface: InterfaceId;
+  /** The refused body, sent again as it is. */
+  body: Buffer;
+  /** What the first request got, and what the spec expects. */
+  refused: RefusalDiagnosis['refused'];
+  secrets: readonly string[];
+  otherSecret?: string;
+  /** The checks the run would have judged. */
+  notRun: number;
+}
+
+/** The diagnosis the run stops with; undefined when the refusal did not repeat (the run goes on). */
+export async function diagnosePreflight(session: Session, refusal: PreflightRefusal): Promise<RefusalDiagnosis | undefined> {
+  const finding = await diagnoseSignature(session, { interface: refusal.interface, body: refusal.body, secrets: refusal.secrets, ...(refusal.otherSecret !== undefined ? { otherSecret: refusal.otherSecret } : {}) });
+  if (finding === undefined) return undefined;
+  const clockKnown = session.clock.offsetSeconds !== null;
+  const ruledOut = [...finding.ruledOut];
+  if (!finding.cause && !finding.signatureAccepted && clockKnown) {
+    const offset = session.clock.offsetSeconds ?? 0;
+    ruledOut.push(`the clock (cai signed on the receiver's own, read from its Date header: ${offset >= 0 ? '+' : ''}${offset} s from cai's)`);
+  }
+  return {
+    refused: refusal.refused,
+    ...finding,
+    ruledOut,
+    remaining: finding.cause ? [] : remainingCauses(session, refusal.interface, finding, clockKnown),
+    notRun: refusal.notRun,
+  };
+}
+
+/** What can still refuse a valid request that no signing made acceptable, most likely first. */
+function remainingCauses(session: Session, iface: InterfaceId, finding: SignatureFinding, clockKnown: boolean): string[] {
+  const spec = interfaceSpec(iface);
+  const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${iface === 'B' ? '§5.6' : '§4.1'}; ${spec.identityFlag})`;
+  const origin =
+    iface === 'B'
+      ? "the origin: this machine's address is not among the platform's registered origins (§5.7)"
+      : "the origin: an allow-list in front of the provider does not include this machine's address";
+  const branch = session.config.branchCode !== undefined ? ` its branch_code "${session.config.branchCode}" (--branch-code) or` : '';
+  const documentCause = `the ${spec.documentName} itself: the provider refuses${branch} another of its fields (§2.2)`;
+  if (finding.signatureAccepted) return [identity, origin, ...(iface === 'A' ? [documentCause] : [])];
+  return [
+    `the secret: the receiver's ${spec.secretName} is not the one cai signs with; compare the two byte for byte, for this environment (§5.1)`,
+    identity,
+    origin,
+    ...(clockKnown ? [] : [`the clock: the receiver sent no Date header, so cai signed on its own clock; a receiver more than ${SIGNATURE_WINDOW_SECONDS} s off refuses every request (§5.5)`]),
+    ...(iface === 'A' ? [documentCause] : []),
+  ];
+}
