@@ -253,7 +253,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
   const { conformanceProgress } = await import('../output/conformance-progress.js');
-  const progress = conformanceProgress(context, plan.planned.length);
+  const progress = conformanceProgress(context, plan.planned.length, { ...(callsBack ? { callbackWaitMs: options.callbackWait } : {}) });
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
     progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
@@ -292,6 +292,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       invocation,
       rerun: generation ? generation.rerun(rerunCommand(cmd, invocation)) : rerunCommand(cmd, invocation),
       ...(generation ? { generate: generation.request } : {}),
+      ...(progress.onStart ? { onStart: progress.onStart } : {}),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });

@@ -1,15 +1,20 @@
 /**
  * Live progress of `cai conformance run` on stderr, only when stderr is a terminal (and neither --json nor
  * --quiet): one status line redrawn as checks finish (how many, the counts by verdict, the last check), cleared
- * before the summary. A terminal that reports no width gets one line per finished check instead.
+ * before the summary. A terminal that reports no width gets one line per finished check instead. Where no line
+ * can be redrawn (a pipe, a CI log, TERM=dumb), a run that finishes no check for WAIT_LINE_MS says what it is
+ * still waiting for, at most one line every WAIT_LINE_MS: a CI log that stops moving looks like a hung job.
  */
 import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../conformance/reporters/text.js';
 import { verdictPaint } from '../conformance/reporters/table.js';
 import type { CheckResult } from '../conformance/types.js';
+import type { Check } from '../conformance/check.js';
+import { WAIT_LINE_MS } from './wait-notice.js';
 import { ProgressLine, type Terminal } from './progress.js';
 import { truncate } from './layout.js';
 
 export interface ConformanceProgress {
+  onStart?: (check: Check) => void;
   onFinish?: (result: CheckResult) => void;
   /** Prints a line on stderr above the status line (which is redrawn at the next check). */
   say(print: () => void): void;
@@ -17,9 +22,15 @@ export interface ConformanceProgress {
   stop(): void;
 }
 
-export function conformanceProgress(terminal: Terminal, total: number): ConformanceProgress {
+/** What the run waits for beyond its own requests: the provider's events of each job, for so long (Interface A). */
+export interface ProgressWaits {
+  callbackWaitMs?: number;
+}
+
+export function conformanceProgress(terminal: Terminal, total: number, waits: ProgressWaits = {}): ConformanceProgress {
   const { output } = terminal;
-  if (!output.stderrIsTTY || output.json || output.quiet) return { say: (print) => print(), stop() {} };
+  if (output.quiet) return { say: (print) => print(), stop() {} };
+  if (!output.stderrIsTTY || output.json || !output.cursorControl) return waitLines(terminal, total, waits);
   const paint = verdictPaint(output.errColor);
   const counts: Record<CheckResult['verdict'], number> = { passed: 0, failed: 0, warning: 0, waived: 0, 'not-judged': 0, skipped: 0 };
   let done = 0;
@@ -55,4 +66,42 @@ export function conformanceProgress(terminal: Terminal, total: number): Conforma
     },
     stop: () => line.clear(),
   };
+}
+
+/**
+ * Without a line to redraw: nothing while checks finish, and a line when none has for WAIT_LINE_MS, naming the
+ * checks still running and what the callback ones wait for: `still running 3 of 24 checks (21 done): A-CB-001,
+ * A-CB-005, A-DEDUP-007; the provider's events of each job are awaited for up to 30 s (--callback-wait)`.
+ */
+function waitLines({ output }: Terminal, total: number, waits: ProgressWaits, everyMs = WAIT_LINE_MS): ConformanceProgress {
+  const running = new Map<string, Check>();
+  let done = 0;
+  // The last finished check or line said; looked at every second, so a line comes WAIT_LINE_MS after it.
+  let lastActivity = Date.now();
+  const timer = setInterval(() => {
+    if (running.size === 0 || Date.now() - lastActivity < everyMs) return;
+    const ids = [...running.keys()];
+    const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
+    const callbacks = [...running.values()].some((check) => check.tags.includes('callback'));
+    const awaited = callbacks && waits.callbackWaitMs !== undefined ? `; the provider's events of each job are awaited for up to ${formatSeconds(waits.callbackWaitMs)} (--callback-wait)` : '';
+    output.info(`still running ${running.size} of ${total} checks (${done} done): ${shown}${awaited}`);
+    lastActivity = Date.now();
+  }, Math.min(everyMs, 1000));
+  timer.unref();
+  return {
+    onStart: (check) => {
+      running.set(check.id, check);
+    },
+    onFinish: (result) => {
+      running.delete(result.id);
+      done += 1;
+      lastActivity = Date.now();
+    },
+    say: (print) => print(),
+    stop: () => clearInterval(timer),
+  };
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
