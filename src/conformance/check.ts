@@ -35,6 +35,8 @@ export interface Outcome {
   exchanges?: readonly Exchange[];
   /** The attempts that show a sender's failure (saved with the report's reproductions). */
   attempts?: readonly Attempt[];
+  /** The exchanges shown are part of what failed (one answer of a concurrent burst): reproduced by running the check again. */
+  runAgain?: boolean;
   notes?: readonly string[];
 }
 

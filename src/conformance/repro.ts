@@ -109,10 +109,9 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
   // One request is sent again as it was (signed afresh). A check of several requests (a repeat, a burst) runs again
   // whole, with fresh event_ids: sent again as they were, its first request would now be a repeat. The built-in
   // receiver is gone with the run: the check runs again against a fresh one. Either way the exit status is the verdict.
-  // `requests` counts what the check sent, which may be more than the exchanges it kept as evidence (a burst of 8
-  // concurrent repeats keeps the one that was wrong): one request sent alone would not show such a failure.
-  const several = commands.length > 1 || result.requests > exchanges.length;
-  const command = context.probes?.mock || several ? context.rerun(result.id) : (commands[0] as string);
+  // A burst of concurrent repeats keeps as evidence the one answer that was wrong, which sent alone would not show
+  // the failure (`runAgain`).
+  const command = context.probes?.mock || commands.length > 1 || outcome.runAgain ? context.rerun(result.id) : (commands[0] as string);
   return { command, bodyFile: bodies[0] as string };
 }
 

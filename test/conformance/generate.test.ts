@@ -125,7 +125,8 @@ describe('cai conformance run --generate (built binary)', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^4 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(new RegExp(`^│ ${iface}-GEN-001 .* ✓ passed`, 'm'));
-    expect(result.stderr).toBe('');
+    // Nothing on stderr but, on a slow machine, the line a CI log gets when no check finished for 10 s.
+    expect(result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('still running '))).toEqual([]);
   }, 180_000);
 
   it('a failure names the check, the seed, the smallest document, and a script that shows it again', async () => {

@@ -155,7 +155,11 @@ describe('the job summary (Markdown)', () => {
     const markdown = renderJobSummary(
       view([{ verdict: 'passed' }, { verdict: 'failed', title: 'dup <b>', sections: ['§6.1', '§7'], expected: '202 {"ok":true}', actual: '500\n<html>' }, { verdict: 'warning', level: 'should' }]),
     );
-    expect(markdown).toBe(
+    // Then the clause coverage of the run, folded (the clauses the run's role binds, from the catalogue).
+    const [head, coverage] = markdown.split('<details>');
+    expect(coverage).toMatch(/^<summary>Clause coverage: \d+ clauses: \d+ covered \(\d+ of \d+ must\), \d+ not testable from outside/);
+    expect(coverage).toContain('| §6.1-2 | must | platform-receiver | not run: B-DEDUP-001');
+    expect(head).toBe(
       [
         '### ❌ cai conformance failed: interface B against http://127.0.0.1:1/events',
         '',

@@ -6,13 +6,22 @@
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
 import type { ClauseCoverage, CoveringCheck } from '../coverage.js';
-import { summariseCoverage } from '../coverage.js';
+import { runCoverage, summariseCoverage } from '../coverage.js';
+import type { CheckResult, CheckRole } from '../types.js';
 import { VERDICT_SYMBOL } from './text.js';
 
 const STATUS_WORD: Record<ClauseCoverage['status'], string> = { covered: 'covered', untestable: 'not testable', uncovered: 'NOT COVERED' };
 
 function checkText(check: CoveringCheck): string {
   return check.verdict ? `${check.id} ${VERDICT_SYMBOL[check.verdict]}` : check.id;
+}
+
+/** In a run's matrix (`run`), the checks it did not run are named after those it did, as `not run: …`. */
+function checksText(checks: readonly CoveringCheck[], run: boolean): string {
+  if (!run) return checks.map(checkText).join(', ');
+  const ran = checks.filter((check) => check.verdict !== undefined).map(checkText);
+  const other = checks.filter((check) => check.verdict === undefined).map((check) => check.id);
+  return [...ran, ...(other.length > 0 ? [`not run: ${other.join(', ')}`] : [])].join(', ');
 }
 
 /** `5 clauses: 3 covered (2 of 3 must), 1 not testable, 1 not covered: §x-1`. */
@@ -23,10 +32,10 @@ export function coverageLine(matrix: readonly ClauseCoverage[]): string {
 }
 
 /** One line per clause: id, level, then its checks or why there are none; the text on the next line. */
-export function renderCoverageText(matrix: readonly ClauseCoverage[]): string {
+export function renderCoverageText(matrix: readonly ClauseCoverage[], run = false): string {
   const lines: string[] = [];
   for (const entry of matrix) {
-    const what = entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
+    const what = entry.status === 'covered' ? checksText(entry.checks, run) : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
     lines.push(`${entry.clause.id.padEnd(8)} ${entry.clause.level.padEnd(6)} ${what}`);
     lines.push(`         ${entry.clause.text}`);
   }
@@ -37,10 +46,10 @@ export function renderCoverageText(matrix: readonly ClauseCoverage[]): string {
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** A Markdown table of the matrix (the generated page, and the job summary's details). */
-export function renderCoverageMarkdown(matrix: readonly ClauseCoverage[]): string {
+export function renderCoverageMarkdown(matrix: readonly ClauseCoverage[], run = false): string {
   const lines = ['| clause | level | roles | checks, or why none | statement |', '|---|---|---|---|---|'];
   for (const entry of matrix) {
-    const what = entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
+    const what = entry.status === 'covered' ? checksText(entry.checks, run) : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
     lines.push(`| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(what)} | ${cell(entry.clause.text)} |`);
   }
   return lines.join('\n');
@@ -53,10 +62,10 @@ const CSS = `
 `;
 
 /** The matrix as an HTML table (a section of the conformance report, or a page of its own). */
-export function coverageTable(matrix: readonly ClauseCoverage[]): SafeHtml {
+export function coverageTable(matrix: readonly ClauseCoverage[], run = false): SafeHtml {
   return html`<table class="cov"><thead><tr><th>clause</th><th>level</th><th>checks, or why none</th><th>statement</th></tr></thead><tbody>${matrix.map(
     (entry) =>
-      html`<tr><td class="id">${entry.clause.id}</td><td>${entry.clause.level}</td><td class="s-${entry.status}">${entry.status === 'covered' ? entry.checks.map(checkText).join(', ') : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`}</td><td>${entry.clause.text}</td></tr>`,
+      html`<tr><td class="id">${entry.clause.id}</td><td>${entry.clause.level}</td><td class="s-${entry.status}">${entry.status === 'covered' ? checksText(entry.checks, run) : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`}</td><td>${entry.clause.text}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -65,4 +74,28 @@ export const COVERAGE_CSS = CSS;
 export function renderCoverageHtml(matrix: readonly ClauseCoverage[], options: { title: string; generator?: string }): string {
   const body = html`<main><header><h1>${options.title}</h1><p class="lead">${coverageLine(matrix)}</p></header>${coverageTable(matrix)}<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer></main>`;
   return renderPage({ title: options.title, body, css: CSS, ...(options.generator ? { generator: options.generator } : {}) });
+}
+
+/** What the coverage of a run reads of its report (the HTML and Markdown views are loose about their types). */
+interface RunView {
+  interface: string;
+  role?: string;
+  checks: readonly { id: string; level: string; verdict: CheckResult['verdict']; role?: string }[];
+}
+
+/**
+ * The clauses the run's role binds, each with the verdicts its checks got in this run: undefined for a run that
+ * judged nothing (stopped before any check) or a view of no known interface.
+ */
+export function coverageOfRun(report: RunView): ClauseCoverage[] | undefined {
+  if ((report.interface !== 'A' && report.interface !== 'B') || report.checks.length === 0) return undefined;
+  const role: CheckRole = report.role === 'sender' ? 'sender' : 'receiver';
+  const results = report.checks.map((check) => ({
+    id: check.id,
+    role: check.role === 'sender' || check.role === 'receiver' ? check.role : role,
+    interface: report.interface as 'A' | 'B',
+    level: check.level === 'should' ? ('should' as const) : ('must' as const),
+    verdict: check.verdict,
+  }));
+  return runCoverage(results, role, report.interface);
 }

@@ -14,12 +14,15 @@ import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
 import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
 import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
 
 type Verdict = CheckVerdict;
 
 /** What this page reads of a check result (src/conformance/types.ts CheckResult, and any extra fields). */
 export interface CheckView {
   id: string;
+  /** A receiver run also judges the provider's callbacks with sender checks. */
+  role?: string;
   title: string;
   verdict: Verdict;
   level: string;
@@ -153,9 +156,18 @@ ${chunk.map(renderCheck)}</div>
 `)}
 </div>
 <p id="none" class="muted" hidden>No check matches the filters.</p>
+${renderRunCoverage(report)}
 <footer>Written by ${options.generator ?? 'cai'}${report.startedAt ? ` for the run started ${report.startedAt}` : ''}. Self-contained: it loads nothing from the network.</footer>
 </main>`;
-  return renderPage({ title, body, css: CSS, script: CONFORMANCE_SCRIPT, generator: options.generator });
+  return renderPage({ title, body, css: CSS + COVERAGE_CSS, script: CONFORMANCE_SCRIPT, generator: options.generator });
+}
+
+/** Every clause the run's role binds, with the verdicts of the checks that enforce it, or why none can (folded). */
+function renderRunCoverage(report: ConformanceView): SafeHtml | string {
+  const matrix = coverageOfRun(report);
+  if (!matrix) return '';
+  return html`<h2 id="coverage">Clause coverage</h2>
+<details><summary>${coverageLine(matrix)}</summary>${coverageTable(matrix, true)}</details>`;
 }
 
 function renderHeader(report: ConformanceView): SafeHtml {

@@ -8,6 +8,7 @@ import type { ScenarioSummary } from '../types.js';
 import type { ConformanceView } from './html.js';
 import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
 import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
+import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
 
 export interface JobSummaryOptions {
   /** Checks listed before "… and N more". */
@@ -62,6 +63,9 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
   const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : []), ...(summary.notJudged ? [`${summary.notJudged} not judged`] : [])];
   lines.push(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`, '');
+  const coverage = coverageOfRun(report);
+  // Folded: the clauses are the spec's text and cai's check ids, nothing that came from the target.
+  if (coverage) lines.push(`<details><summary>Clause coverage: ${coverageLine(coverage)}</summary>`, '', renderCoverageMarkdown(coverage, true), '', '</details>', '');
   return lines.join('\n') + '\n';
 }
 
