@@ -1,0 +1,155 @@
+import { MOCK_LOG_CAPS } from '../bounds.js';
+import { errnoCode } from '../errors.js';
+import { forEachLine } from './log-lines.js';
+import { isLogRecord, RECORD_START, type MockLogRecord } from './log-record.js';
+
+export interface LoadedLog {
+  records: MockLogRecord[];
+  /** Lines that are not a log record (e.g. a line torn by a crash or a full disk); kept in the file, ignored here. */
+  skippedLines: number;
+  /** The numbers (from 1) of the first MAX_NAMED_LINES of them, to name them. */
+  skippedLineNumbers: number[];
+}
+
+/** The lines a reader skipped: how many, and the numbers of the first MAX_NAMED_LINES. */
+export interface SkippedLines {
+  count: number;
+  numbers: number[];
+}
+
+/** Skipped lines named by number; past it, only counted (a damaged log may have many). */
+export const MAX_NAMED_LINES = MOCK_LOG_CAPS.namedSkippedLines;
+
+/** Reads a mock log back, every record whole (`cai report`-like readers, tests). Streams; a missing file is empty. */
+export async function readMockLog(path: string): Promise<LoadedLog> {
+  const records: MockLogRecord[] = [];
+  const skipped = await scanLog(path, (line) => parseRecord(line), (record) => records.push(record));
+  return { records, skippedLines: skipped.count, skippedLineNumbers: skipped.numbers };
+}
+
+/** What a restart needs of a record (dedupe): the fields before its headers. */
+export type MockLogHead = Pick<MockLogRecord, 'v' | 'space' | 'interface' | 'verdict' | 'event_id' | 'provider_job_id' | 'assigned_number_e164'>;
+
+/**
+ * Reads a mock log back for a restart, keeping only each record's head: the document is not parsed (the head is
+ * a prefix of the line, checked complete by the body length it declares), so a million records take seconds
+ * and no more memory than what `onRecord` keeps. Streams; a missing file is empty. Returns the skipped lines.
+ */
+export function scanMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<SkippedLines> {
+  return scanLog(path, (line) => headOf(line) ?? parseRecord(line), onRecord);
+}
+
+async function scanLog<T>(path: string, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
+  const skipped: SkippedLines = { count: 0, numbers: [] };
+  let number = 0;
+  try {
+    await forEachLine(path, (line, cutTail) => {
+      number += 1;
+      if (cutTail === undefined && isBlank(line)) return;
+      const record = cutTail === undefined ? parse(line) : undefined;
+      if (record !== undefined) return onRecord(record);
+      skipped.count += 1;
+      if (skipped.numbers.length < MAX_NAMED_LINES) skipped.numbers.push(number);
+      // A torn write glued to the complete record written after it (a crash with an older cai): keep that record.
+      const recovered = cutTail === undefined ? recover(line, parse, 1) : recover(cutTail, parse, 0);
+      if (recovered !== undefined) onRecord(recovered);
+    });
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { count: 0, numbers: [] };
+    throw error;
+  }
+  return skipped;
+}
+
+function isBlank(line: Buffer): boolean {
+  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  return true;
+}
+
+const RECORD_START_BYTES = Buffer.from(RECORD_START);
+
+/** The last complete record that starts at `from` or later in a line (the end of a cut line: from 0). */
+function recover<T>(line: Buffer, parse: (line: Buffer) => T | undefined, from: number): T | undefined {
+  for (let at = line.lastIndexOf(RECORD_START_BYTES); at >= from; at = at === 0 ? -1 : line.lastIndexOf(RECORD_START_BYTES, at - 1)) {
+    const record = parse(line.subarray(at));
+    if (record !== undefined) return record;
+  }
+  return undefined;
+}
+
+function parseRecord(line: Buffer): MockLogRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(line.toString('utf8'));
+    return isLogRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const HEADERS_KEY = Buffer.from(',"headers":');
+const DOCUMENT_KEY = Buffer.from(',"document":');
+const BASE64_KEY = Buffer.from(',"body_base64":"');
+// In a head, the first `"event_id":"` is the key: a quote inside a JSON string is always escaped.
+const EVENT_ID_KEY = '"event_id":"';
+/** A JSON string's text, without its quotes. */
+const STRING = String.raw`(?:[^"\\]|\\.)*`;
+/**
+ * The head of an Interface B record exactly as recordLine writes it (keys in this order, values as
+ * JSON.stringify writes them): read by a regular expression, several times faster than JSON.parse.
+ */
+const EVENT_HEAD = new RegExp(
+  String.raw`^\{"v":1,"received_at":"${STRING}","space":"(live|test)","interface":"B","kind":"event","status":202,"verdict":"(accepted|duplicate)","provider_code":"${STRING}","event_id":"(${STRING})"` +
+    String.raw`(?:,"(?:event|lead_id)":"${STRING}")*(?:,"lead_known":(?:true|false))?,"body_bytes":([0-9]{1,9})$`,
+
+);
+
+/**
+ * The head of a line this module wrote (recordLine), read without its headers and document; undefined for
+ * anything else (an older record without body_bytes, a foreign or torn line), which is then parsed whole.
+ * Complete means: the line is exactly as long as its head says (the document, then the base64 when present),
+ * and no other record starts inside it (a torn record glued to the next one is exactly that).
+ */
+function headOf(line: Buffer): MockLogHead | undefined {
+  const cut = line.indexOf(HEADERS_KEY);
+  if (cut === -1 || line.indexOf(RECORD_START_BYTES, 1) !== -1) return undefined;
+  const text = line.toString('utf8', 0, cut);
+  const head = eventHead(text, line, cut) ?? parsedHead(text);
+  if (head === undefined) return undefined;
+  const documentAt = line.indexOf(DOCUMENT_KEY, cut);
+  return documentAt !== -1 && endsAfter(line, documentAt + DOCUMENT_KEY.length + head.bytes, head.bytes) ? head.head : undefined;
+}
+
+function eventHead(text: string, line: Buffer, cut: number): { head: MockLogHead; bytes: number } | undefined {
+  const match = EVENT_HEAD.exec(text);
+  if (!match) return undefined;
+  const [, space, verdict, id, bytes] = match as unknown as [string, 'live' | 'test', 'accepted' | 'duplicate', string, string];
+  // The id is kept for as long as the mock runs: decoded afresh (from the bytes, when every character of the
+  // head is one byte), not as a slice of the head text, which would keep all of it alive.
+  const from = text.indexOf(EVENT_ID_KEY) + EVENT_ID_KEY.length;
+  const plain = !id.includes('\\') && text.length === cut;
+  const eventId = plain ? line.toString('latin1', from, from + id.length) : (JSON.parse(`"${id}"`) as string);
+  return { head: { v: 1, space, interface: 'B', verdict, event_id: eventId }, bytes: Number(bytes) };
+}
+
+function parsedHead(text: string): { head: MockLogHead; bytes: number } | undefined {
+  if (!text.startsWith(RECORD_START)) return undefined;
+  let head: unknown;
+  try {
+    head = JSON.parse(`${text}}`);
+  } catch {
+    return undefined;
+  }
+  return isLogRecord(head) && typeof head.body_bytes === 'number' ? { head, bytes: head.body_bytes } : undefined;
+}
+
+/** Whether a line whose document ends at `documentEnd` ends there (`}`), or after the base64 of its body. */
+function endsAfter(line: Buffer, documentEnd: number, bodyBytes: number): boolean {
+  if (line.length === documentEnd + 1) return line[documentEnd] === 0x7d;
+  const base64End = documentEnd + BASE64_KEY.length + 4 * Math.ceil(bodyBytes / 3);
+  return (
+    line.length === base64End + 2 &&
+    line.subarray(documentEnd, documentEnd + BASE64_KEY.length).equals(BASE64_KEY) &&
+    line[base64End] === 0x22 &&
+    line[base64End + 1] === 0x7d
+  );
+}
