@@ -1,0 +1,127 @@
+/**
+ * Before a receiver run's checks: reachability and the target's clock (§5.5), then one valid, correctly signed
+ * request (§4.1, §4.2) that stops the run when the target is plainly not the endpoint, and is diagnosed when it
+ * is refused.
+ */
+import { STATUS_CODES } from 'node:http';
+import { postOnce } from '../http/client.js';
+import { CaiError, deliveryError, errorMessage } from '../errors.js';
+import { Headers } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+import { classifyStatus } from '../spec/statuses.js';
+import type { Plan } from './catalogue.js';
+import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
+import { describeAnswer, type Exchange } from './evidence.js';
+import { diagnosePreflight } from './diagnose/preflight.js';
+import { refusesValid } from './diagnose/refusal.js';
+import type { RefusalDiagnosis } from './diagnose/types.js';
+import { compact, NON_ASCII_TEXT } from './probe/bodies.js';
+import { ProbeScope } from './probe/scope.js';
+import { clockFromResponse, type Session } from './probe/session.js';
+import type { PreflightReport } from './types.js';
+
+/** The request every check builds on: a valid, correctly signed event (B) or contact job (A), with a fresh id. */
+const PREFLIGHT = { id: 'PREFLIGHT' } as const;
+
+export interface Preflight {
+  report: PreflightReport;
+  /** The body sent: a diagnosis sends it again, signed otherwise. */
+  body: Buffer;
+  status?: number;
+}
+
+/**
+ * One valid, correctly signed request before the checks (§4.1, §4.2). A target that is plainly not the endpoint
+ * (404, 405, 501, a refused connection, an HTML page) would fail nearly every check the same way: the run stops
+ * here with one error naming what came back (exit 3). Any other answer is reported; a refusal is diagnosed
+ * (./diagnose). Its free text is not ASCII: a receiver that verifies over an ASCII-escaping re-serialisation (as
+ * Python's json.dumps writes) refuses it, and is diagnosed here rather than failing every check.
+ */
+export async function sendPreflight(session: Session): Promise<Preflight | undefined> {
+  const spec = interfaceSpec(session.config.interface);
+  const receiver = spec.document === 'event' ? EVENTS_RECEIVER : JOBS_RECEIVER;
+  const scope = new ProbeScope(session, PREFLIGHT);
+  const body = compact({ ...receiver.document(scope), [receiver.textField]: NON_ASCII_TEXT });
+  const exchange = await scope.send({ body });
+  if (session.signal.aborted) return undefined;
+  const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
+  const wrong = notTheEndpoint(exchange);
+  if (wrong !== undefined) {
+    throw deliveryError(
+      'not_an_endpoint',
+      `${session.postUrl} is not ${spec.endpointKind}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
+      spec.path === ''
+        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
+        : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
+    );
+  }
+  const status = exchange.status !== undefined ? { status: exchange.status } : {};
+  return { report: { expected, actual: describeAnswer(exchange), ...status }, body, ...status };
+}
+
+/**
+ * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the
+ * refusal did not repeat and the checks run.
+ */
+export async function diagnoseRefusal(session: Session, preflight: Preflight | undefined, credentials: { secrets: string[]; callbackSecrets: string[] }, plan: Plan): Promise<RefusalDiagnosis | undefined> {
+  if (!preflight || !refusesValid(session.config.interface, preflight.status)) return undefined;
+  return diagnosePreflight(session, {
+    interface: session.config.interface,
+    body: preflight.body,
+    refused: preflight.report,
+    secrets: credentials.secrets,
+    ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
+    notRun: plan.planned.filter((item) => item.skipReason === undefined).length,
+  });
+}
+
+/** What makes an answer plainly not the endpoint's, described; undefined when it may be the endpoint. */
+export function notTheEndpoint(exchange: Pick<Exchange, 'status' | 'headers' | 'body' | 'error'>): string | undefined {
+  if (exchange.status === undefined) {
+    return /ECONNREFUSED/.test(exchange.error?.message ?? '') ? 'a refused connection (ECONNREFUSED)' : undefined;
+  }
+  const status = `${exchange.status} ${STATUS_CODES[exchange.status] ?? ''}`.trim();
+  const type = (exchange.headers['content-type'] ?? '').toLowerCase();
+  const text = exchange.body.subarray(0, 4096).toString('utf8');
+  const page = type.startsWith('text/html') && (exchange.status < 200 || exchange.status >= 300 || /<html|<!doctype html/i.test(text));
+  const title = /<title[^>]*>([^<]{1,80})<\/title>/i.exec(text)?.[1]?.trim();
+  const html = page ? `, an HTML page${title ? ` ("${title}")` : ''}` : '';
+  if (exchange.status === 404 || exchange.status === 405 || exchange.status === 501 || page) return `${status}${html}`;
+  return undefined;
+}
+
+/**
+ * Reachability and clock (§5.5): one unsigned POST of `{}` — any answer will do — reads the target's `Date`.
+ * No answer at all is "target unreachable" (exit 3), before any check runs.
+ */
+export async function measureClock(session: Session): Promise<void> {
+  const sentAt = Date.now();
+  try {
+    const response = await postOnce({
+      url: session.postUrl,
+      headers: { [Headers.contentType]: 'application/json' },
+      body: Buffer.from('{}'),
+      timeoutMs: session.config.timeoutMs,
+      dispatcher: session.config.dispatcher,
+      signal: session.signal,
+    });
+    session.clock = clockFromResponse(response.headers.date, sentAt, Date.now());
+    session.probeStatus = response.status;
+    if (classifyStatus(response.status) === 'redirect') {
+      // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
+      const location = response.headers.location ?? '(no Location)';
+      // A delivery failure (exit 3), as a redirect is for every command that sends.
+      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+    }
+  } catch (error) {
+    if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
+    // Interrupted during the probe: no clock, and every check is reported as not run.
+    if (session.signal.aborted) return;
+    if (error instanceof CaiError) {
+      // The sending commands' hints name --to; here the flag is --target.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
+    }
+    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
+  }
+}
