@@ -13,12 +13,28 @@ import type { CommandContext } from './runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
 export function addTlsOptions(command: Command): Command {
-  return command
-    .option('--ca <file>', 'trust this certificate authority (PEM) for https')
-    .option('--insecure', 'do not verify the TLS certificate (TLS 1.2+ still required; never in production)')
+  return addCaOptions(command)
     .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
     .addOption(new Option('--tls <policy>', 'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it').choices(['required', 'warn']).default('warn'))
     .option('--allow-http', 'send plain http to an address that is not this machine on purpose: no warning, even with --tls required');
+}
+
+/** What `--ca` and `--insecure` apply to, in their help. */
+export interface CaOptionsText {
+  /** What is https: `https` (the target), `https callback URLs`. */
+  https: string;
+  /** Whose certificate --insecure leaves unverified. */
+  certificate: string;
+}
+
+/**
+ * `--ca` and `--insecure` alone: for a command whose https goes elsewhere than a send, so that proxies and the plain
+ * http policy do not apply (`cai load`'s target, the provider mock's callbacks). §5.8: TLS 1.2 or above either way.
+ */
+export function addCaOptions(command: Command, text: CaOptionsText = { https: 'https', certificate: 'the TLS certificate' }): Command {
+  return command
+    .option('--ca <file>', `trust this certificate authority (PEM) for ${text.https}`)
+    .option('--insecure', `do not verify ${text.certificate} (TLS 1.2+ still required; never in production)`);
 }
 
 /** What the flags say of plain http (`--tls`, `--allow-http`). */
