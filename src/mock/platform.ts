@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { usageError } from '../errors.js';
-import { headerValue, type ReceiverLimits, type Reply, type TlsFiles } from '../http/server.js';
+import { headerValue, type Reply } from '../http/server.js';
 import { DUPLICATE_ACK } from '../spec/acknowledgment.js';
 import { Headers, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { Branch, ValidationIssue } from '../spec/validate.js';
@@ -14,9 +14,9 @@ import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from '.
 import { asObject, eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
 import { serve } from './serve.js';
-import type { FsyncMode } from './log.js';
 import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
+import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
@@ -32,9 +32,7 @@ export interface RunningMockPlatform extends RunningMock {
   readonly skippedLineNumbers: readonly number[];
 }
 
-export interface MockPlatformOptions {
-  host?: string;
-  port?: number;
+export interface MockPlatformOptions extends MockReceiverOptions {
   /** Path of the events endpoint (§4.2); default `/events`. */
   path?: string;
   /** The provider code of the live credential (§5.6). */
@@ -46,8 +44,6 @@ export interface MockPlatformOptions {
   testSecrets?: readonly string[];
   /** NDJSON log; an accepted event is written here before its 202. Reloaded on start for dedupe; locked while in use. */
   logFile?: string;
-  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
-  fsync?: FsyncMode;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
   /**
@@ -57,31 +53,20 @@ export interface MockPlatformOptions {
   retryAfterSeconds?: number;
   /** §5.7: CIDR blocks (IPv4 or IPv6) allowed to call; none = anyone. */
   allowOrigins?: readonly string[];
-  tls?: TlsFiles;
   /** Fault injection for senders' retry logic: fraction of requests answered 503. */
   failRate?: number;
   /** The first N attempts of each event_id are answered 503. */
   failFirst?: number;
-  /** Added before every answer. */
-  latencyMs?: number;
   /** §6.3: leads the platform knows; when given, records carry `lead_known`. */
   knownLeads?: Iterable<string>;
   /** Passed to the validator (unknown branch_code values). */
   catalog?: readonly Branch[];
   /** Deliberate defects (see PLATFORM_FAULTS). */
   faults?: readonly string[];
-  /** Keep records in memory for `records` (default true; the CLI turns it off). */
-  keepRecords?: boolean;
-  /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
-  limits?: Partial<ReceiverLimits>;
   /** Events remembered for dedupe per space (§1), the oldest forgotten past it (see DedupeIndex); default all. */
   dedupeCapacity?: number;
-  onRequest?: (entry: MockRequestEntry) => void;
   /** Every request after its answer, with headers and body (the inspector). */
   observe?: RequestObserver;
-  /** Clock in ms (tests). */
-  now?: () => number;
-  random?: () => number;
 }
 
 /** The toolkit's first-time 202 body (§4.2: "not shown"; §6.5: any 2xx means accepted). */

@@ -2,30 +2,28 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
-import { headerValue, jsonReply, type ReceiverLimits, type Reply, type TlsFiles } from '../http/server.js';
+import { headerValue, jsonReply, type Reply } from '../http/server.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import { CONTACT_JOBS_PATH, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
+import { createReceiver, type Admitted, type Credential, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
 import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type ObservedEvent, type SentEventEntry } from './simulator.js';
-import type { FsyncMode } from './log.js';
 import { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
+import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
 import type { Scenario } from './conversation.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
 export type { JobAck, ObservedEvent, SentEventEntry } from './simulator.js';
 
-export interface MockProviderOptions {
-  host?: string;
-  port?: number;
+export interface MockProviderOptions extends MockReceiverOptions {
   /** Code sent as X-CAI-Provider on every event (§4.2). */
   providerCode: string;
   /** §4.1: when given, X-CAI-Source must be this platform id. */
@@ -42,14 +40,8 @@ export interface MockProviderOptions {
   catalog?: readonly CatalogBranch[];
   /** NDJSON log of the jobs received (interface "A"), written before the 202; reloaded on start; locked while in use. */
   logFile?: string;
-  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
-  fsync?: FsyncMode;
-  tls?: TlsFiles;
-  latencyMs?: number;
+  /** Deliberate defects (see PROVIDER_FAULTS). */
   faults?: readonly string[];
-  keepRecords?: boolean;
-  /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
-  limits?: Partial<ReceiverLimits>;
   /** Jobs remembered for dedupe, the oldest forgotten past it (see DedupeIndex); default all. */
   dedupeCapacity?: number;
   /** Retry policy of the event sender (default: the toolkit's). */
@@ -58,7 +50,6 @@ export interface MockProviderOptions {
   callbackTls?: { ca?: Buffer; insecure?: boolean };
   /** Replaces the sender (default: `deliver` with the retry policy). */
   sendEvent?: EventSender;
-  onRequest?: (entry: MockRequestEntry) => void;
   onEvent?: (entry: SentEventEntry) => void;
   /** Every job request after its answer, with headers and body (the inspector). */
   observe?: RequestObserver;
@@ -66,8 +57,6 @@ export interface MockProviderOptions {
   observeSent?: (sent: ObservedEvent) => void;
   /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors), so the wait is not silent. */
   onCallbackRetry?: (retry: CallbackRetry) => void;
-  now?: () => number;
-  random?: () => number;
 }
 
 export interface RunningMockProvider extends RunningMock {

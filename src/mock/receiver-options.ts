@@ -1,0 +1,26 @@
+import type { ReceiverLimits, TlsFiles } from '../http/server.js';
+import type { FsyncMode } from './log.js';
+import type { MockRequestEntry } from './pipeline.js';
+
+/**
+ * What both reference receivers (./platform.ts, ./provider.ts) take alike: where and how they listen, how fast they
+ * answer, what they keep, and the hooks of tests and the CLI. Each adds its own credentials, log and dedupe.
+ */
+export interface MockReceiverOptions {
+  host?: string;
+  port?: number;
+  /** §5.8: serve HTTPS (TLS 1.2 or above) with this certificate and key. */
+  tls?: TlsFiles;
+  /** When the log reaches the disk (see FsyncMode; default `everysec`). */
+  fsync?: FsyncMode;
+  /** Added before every answer (fault injection). */
+  latencyMs?: number;
+  /** Keep records in memory for `records` (default true; the CLI turns it off). */
+  keepRecords?: boolean;
+  /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
+  limits?: Partial<ReceiverLimits>;
+  onRequest?: (entry: MockRequestEntry) => void;
+  /** Clock in ms (tests). */
+  now?: () => number;
+  random?: () => number;
+}
