@@ -81,17 +81,16 @@ export function requestedEnvironment(flag: string | undefined, env: NodeJS.Proce
   return undefined;
 }
 
+/** How `cai config show` says where the config file came from. */
+const CONFIG_ORIGINS: Readonly<Record<ConfigOrigin, string>> = {
+  flag: '--config',
+  env: 'CAI_CONFIG',
+  cwd: 'found in the working directory',
+  parent: 'found above the working directory',
+};
+
 export function describeConfigOrigin(origin: ConfigOrigin): string {
-  switch (origin) {
-    case 'flag':
-      return '--config';
-    case 'env':
-      return 'CAI_CONFIG';
-    case 'cwd':
-      return 'found in the working directory';
-    case 'parent':
-      return 'found above the working directory';
-  }
+  return CONFIG_ORIGINS[origin];
 }
 
 /** Where `cai.config.json` was looked for: `/repo/a/b or its parents up to /repo (the repository root)`. */
@@ -101,17 +100,16 @@ export function describeConfigSearch(cwd: string): string {
   return repository ? `${resolve(cwd)} or its parents up to ${top} (the repository root)` : `${resolve(cwd)} or any parent directory`;
 }
 
+/** How `cai config show` says what chose the environment. */
+const ENVIRONMENT_ORIGINS: Readonly<Record<EnvironmentOrigin, string>> = {
+  flag: '--env',
+  env: 'CAI_ENV',
+  only: 'the only environment in the file',
+  default_env: 'default_env in the file',
+};
+
 export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
-  switch (origin) {
-    case 'flag':
-      return '--env';
-    case 'env':
-      return 'CAI_ENV';
-    case 'only':
-      return 'the only environment in the file';
-    case 'default_env':
-      return 'default_env in the file';
-  }
+  return ENVIRONMENT_ORIGINS[origin];
 }
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {
