@@ -1,3 +1,7 @@
+/**
+ * The writer of a mock's log (docs/mock-log.md): appends records with group commit, each acknowledged once it is as
+ * durable as the fsync mode promises, so that a mock answers 202 only for what a restart will read back.
+ */
 import { close as closeFd, constants, fdatasync, fstatSync, ftruncateSync, open as openFd, write as writeFd, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';

@@ -1,3 +1,8 @@
+/**
+ * The readers of a mock's log (docs/mock-log.md): every record whole (`cai report`, tests), or only each record's
+ * head for a restart's dedupe. Both stream, skip and name the lines that are not records, and recover a record a
+ * torn write was glued to.
+ */
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode } from '../errors.js';
 import { forEachLine } from './log-lines.js';

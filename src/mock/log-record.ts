@@ -1,3 +1,4 @@
+/** The record of a mock's log and the one line it is written as (docs/mock-log.md). */
 import type { InterfaceId } from '../spec/constants.js';
 
 /**

@@ -1,3 +1,8 @@
+/**
+ * A mock's log (docs/mock-log.md), in three parts: the record and its line (./log-record.ts), the appending writer
+ * (./durable-log.ts), the readers (./log-read.ts). This module locks and opens a mock's log, and is where the
+ * log's users import from.
+ */
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
@@ -5,8 +10,6 @@ import { DurableLog, type FsyncMode } from './durable-log.js';
 import { LogLock } from './log-lock.js';
 import { scanMockLog, type MockLogHead, type SkippedLines } from './log-read.js';
 
-// The mock log in three parts (docs/mock-log.md): the record and its line (log-record.ts), the appending writer
-// (durable-log.ts), the readers (log-read.ts); this module opens a mock's log and is where its users import from.
 export { MOCK_LOG_VERSION, recordBytes, recordLine, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
 export { DEFAULT_FSYNC, DurableLog, FSYNC_MODES, type DurableLogOptions, type FsyncMode } from './durable-log.js';
 export { MAX_NAMED_LINES, readMockLog, scanMockLog, type LoadedLog, type MockLogHead, type SkippedLines } from './log-read.js';
