@@ -124,7 +124,8 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       waitMs: options.wait,
       observeMs: options.observe,
       selection,
-      concurrency: options.concurrency,
+      // The receiver role's default (8 checks at once) is no bound here: by default every scenario runs at once.
+      concurrency: command.getOptionValueSource('concurrency') === 'cli' ? options.concurrency : undefined,
       waivers,
       reproDir: options.reproDir,
       invocation: deps.invocation,

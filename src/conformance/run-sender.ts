@@ -71,7 +71,7 @@ export interface SenderConformanceOptions extends SenderRunHooks {
   /** After the last attempt of a scenario, how long cai listens for one more (default 2 s). */
   observeMs?: number;
   selection: Selection;
-  /** Scenarios at once with a trigger (by hand: one at a time). */
+  /** Scenarios at once with a trigger (default: all of them; by hand: one at a time). */
   concurrency?: number;
   waivers?: readonly Waiver[];
   /** Where what the sender sent is saved for the failures; default a new directory under the temp dir. */
@@ -189,7 +189,8 @@ async function playScenarios(toRun: readonly Scenario[], options: PlayOptions): 
     else {
       await pool(toRun.filter((entry) => entry.alone), 1, next, options.signal);
       const rest = toRun.filter((entry) => !entry.alone);
-      await pool([...rest.filter((entry) => entry.slow), ...rest.filter((entry) => !entry.slow)], Math.max(1, options.concurrency ?? 8), next, options.signal);
+      // By default every scenario at once: each mostly waits (for the trigger, a backoff, --observe).
+      await pool([...rest.filter((entry) => entry.slow), ...rest.filter((entry) => !entry.slow)], Math.max(1, options.concurrency ?? rest.length), next, options.signal);
     }
   } finally {
     await listener.close();
@@ -287,7 +288,8 @@ export function summariseScenario(record: StageRecord, iface: InterfaceId): Scen
         at: Math.round(attempt.arrivedMono - record.startedMono),
         delivery: place.get(attempt) ?? 0,
         ...(eventId !== undefined ? { eventId } : {}),
-        answer: describeScripted(attempt.answer, iface),
+        // The Retry-After as sent: an HTTP-date is a moment, not the script's "2 s ahead".
+        answer: attempt.retryAfter && attempt.answer.kind === 'error' ? `${attempt.answer.status} (Retry-After: ${attempt.retryAfter.header})` : describeScripted(attempt.answer, iface),
         ...(attempt.late ? { late: true } : {}),
       };
     }),
