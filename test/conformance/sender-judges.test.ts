@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGUE, describeCatalogue, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SenderCheck } from '../../src/conformance/check.js';
 import { deliveriesOf, deliveryKeyOf, type Attempt, type SenderEvidence, type StageRecord } from '../../src/conformance/evidence.js';
-import { Recorder } from '../../src/conformance/listen/recorder.js';
+import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
 import { stageState } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
@@ -41,6 +41,9 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
   const arrivedAt = NOW + atMs;
   const timestamp = given ?? String(Math.floor(arrivedAt / 1000));
   const script = scenario(id).script;
+  const answer = script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer;
+  // The Retry-After as the recorder sends it, when cai answered 429 (`rest` may replace it).
+  const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + atMs + 5) : undefined;
   return {
     stage: id,
     number,
@@ -56,7 +59,8 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
     body,
     bodyBytes: body.length,
     cut: false,
-    answer: script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer,
+    answer,
+    ...(retryAfter ? { retryAfter } : {}),
     late: false,
     ...rest,
   };
@@ -147,10 +151,26 @@ describe('retry rules', () => {
     expect(after(60)).toBe('failed');
     // The callbacks' 429 asks for 1 s: 250 ms early still counts, 260 does not. One rule, one tolerance.
     const callback = (wait: number) => {
-      const answered = { ...attempt('retry-429', 1, 0), answer: { kind: 'error', status: 429, retryAfterSeconds: 1 } as ScriptedAnswer };
+      const answer: ScriptedAnswer = { kind: 'error', status: 429, retryAfter: { form: 'seconds', seconds: 1 } };
+      const answered = { ...attempt('retry-429', 1, 0), answer, retryAfter: retryAfterOf({ form: 'seconds', seconds: 1 }, NOW + 5, 1_005) };
       return verdict('BS-RETRY-008', [{ id: 'retry-429', attempts: [answered, attempt('retry-429', 2, 5 + wait)] }]);
     };
     expect([callback(750), callback(740)]).toEqual(['passed', 'failed']);
+  });
+
+  it('a retry after a 429 whose Retry-After is an HTTP-date is judged against that date, not a number of seconds', () => {
+    // NOW + 5 ms is 5 ms past a whole second: the date is 2 s later rounded up to the next whole second, 2995 ms ahead.
+    const first = attempt('retry-429-date', 1, 0);
+    expect(first.retryAfter?.header).toBe(new Date(NOW + 3_000).toUTCString());
+    const after = (wait: number) => verdict('BS-RETRY-010', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 5 + wait)] }]);
+    expect(after(2_995)).toBe('passed');
+    // The tolerance of a wait of 3 s (a quarter, at most 500 ms): 500 ms early passes, 510 does not.
+    expect(after(2_495)).toBe('passed');
+    expect(after(2_485)).toBe('failed');
+    // Two seconds, right for Retry-After: 2, is early for the date.
+    expect(after(2_000)).toBe('failed');
+    // The seconds check does not judge the date's 429, nor the date check the seconds'.
+    expect(verdict('BS-RETRY-008', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 60)] }])).toBe('not-judged');
   });
 
   it('the growth of the waits is not judged when cai\'s own loop was held up', () => {

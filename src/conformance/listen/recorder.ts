@@ -50,7 +50,7 @@ const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'bod
  * HTTP-date has no fractions), and noted on the monotonic clock too: the retry is judged against the moment the
  * date names, not against a wait the sender could not know.
  */
-function retryAfterOf(retryAfter: RetryAfter, nowMs: number, nowMono: number): SentRetryAfter {
+export function retryAfterOf(retryAfter: RetryAfter, nowMs: number, nowMono: number): SentRetryAfter {
   if (retryAfter.form === 'seconds') return { header: String(retryAfter.seconds), form: 'seconds', seconds: retryAfter.seconds };
   const at = Math.ceil((nowMs + retryAfter.seconds * 1000) / 1000) * 1000;
   return { header: new Date(at).toUTCString(), form: 'date', seconds: retryAfter.seconds, dateMono: nowMono + (at - nowMs) };

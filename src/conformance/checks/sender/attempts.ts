@@ -104,7 +104,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const kind = spec.documentName;
   // The clauses of the request's own section (§4.1 or §4.2) and of its document (§2.2 or §2.4).
   const [endpoint, identityClause, signingClause] = [`${own}-1`, `${own}-2`, `${own}-3`];
-  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-3', '§6-1', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
+  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-2', '§2.4-3', '§6-1', '§8-2', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
   const scenarios = ['accept'] as const;
   const checks = [
