@@ -259,6 +259,52 @@ describe('deliveries: a sender may send one document or many', () => {
   });
 });
 
+describe('identity across deliveries: a new document, a new event_id (§6.1)', () => {
+  const accepted = (id: ScenarioId, number: number, atMs: number, doc: object) => attempt(id, number, atMs, { doc, nth: 1 });
+
+  it('fails a different document under the event_id of one accepted before, in any scenario, and names both', () => {
+    const records = [
+      { id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] },
+      { id: 'ok-200' as const, attempts: [accepted('ok-200', 1, 500, job('evt-1', { outcome: 'opted_out' }))] },
+    ];
+    const outcome = check('BS-ID-001').judge(evidence(records));
+    expect(outcome.verdict).toBe('failed');
+    expect(outcome.actual).toMatch(/^ok-200 #1 carries event_id "evt-1", accepted before in accept #1, with another document \(it differs in outcome\)/);
+  });
+
+  it('passes new ids, and leaves a repeat of the same document and a changed retry after a 503 to the other checks', () => {
+    const fresh = [{ id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] }];
+    expect(verdict('BS-ID-001', fresh)).toBe('passed');
+    // The same document again after its 202: a repeat (ACK-001), not a new document.
+    const repeat = [{ id: 'accept' as const, attempts: [...(fresh[0] as { attempts: Attempt[] }).attempts, attempt('accept', 3, 900, { doc: job('evt-1') })] }];
+    expect(verdict('BS-ID-001', repeat)).toBe('passed');
+    expect(verdict('BS-ACK-001', repeat)).toBe('failed');
+    // Changed on a retry after a 503: never accepted under that id, so a retry (RETRY-003), not a reuse.
+    const changed = [{ id: 'retry-500' as const, attempts: [attempt('retry-500', 1, 0, { doc: job('evt-1') }), attempt('retry-500', 2, 300, { doc: job('evt-1', { attempts: 2 }) }), accepted('retry-500', 3, 400, job('evt-2'))] }];
+    expect(verdict('BS-ID-001', changed)).toBe('passed');
+    expect(verdict('BS-RETRY-003', changed)).toBe('failed');
+  });
+
+  it('is not judged on one event_id alone: there is no second document to compare', () => {
+    expect(verdict('BS-ID-001', [{ id: 'accept', attempts: [accepted('accept', 1, 0, job('evt-1'))] }])).toBe('not-judged');
+  });
+});
+
+describe('each kind of document, judged on its own rules and only when it came', () => {
+  const appointment = (eventId: string, extra: object = {}) => ({ event: 'appointment.booked', event_id: eventId, lead_id: 'lead-1', occurred_at: '2026-01-01T00:00:00+00:00', branch_code: 'BR-1', scheduled_at: '2026-01-02T10:00:00+01:00', service: 'visit', notes: '', ...extra });
+
+  it('judges the appointment check on appointments only; a type never sent is not judged, saying what came', () => {
+    const records = [{ id: 'accept' as const, attempts: [attempt('accept', 1, 0, { doc: job('evt-1') }), attempt('accept', 2, 50, { doc: appointment('evt-2', { scheduled_at: '2026-01-02 10:00' }) })] }];
+    const booked = check('BS-TYPE-002').judge(evidence(records));
+    expect(booked.verdict).toBe('failed');
+    expect(booked.actual).toMatch(/scheduled_at/);
+    expect(verdict('BS-TYPE-005', records)).toBe('passed');
+    const message = check('BS-TYPE-001').judge(evidence(records));
+    expect(message.verdict).toBe('not-judged');
+    expect(message.actual).toContain('what came: appointment.booked ×1, job.closed ×1');
+  });
+});
+
 describe('when a stage is over', () => {
   const options = { waitMs: 10_000, observeMs: 1_000, senderDone: true, failedEarly: false };
   const at = (attempts: Attempt[], now: number, change: Partial<typeof options> = {}) => stageState({ attempts, startedMono: 1_000 }, 1_000 + now, { ...options, ...change });
