@@ -62,6 +62,8 @@ export const SENDER_FAULTS: FaultCase[] = [
   // Interface B only: its own size limit (§8) and its 413 (§7).
   { interface: 'B', fault: 'body-over-256000', fails: ['BS-DOC-003'] },
   { interface: 'B', fault: 'retries-413', fails: ['BS-REJECT-003'] },
+  // Interface B only: the 120 characters of an event_id (§2.4, §8); the message's own check names it too.
+  { interface: 'B', fault: 'long-event-id', fails: ['BS-DOC-001', 'BS-TYPE-001'] },
 ];
 
 /** Checks that no fault of the fixture can reach in seconds; their judgements are unit-tested (sender-judges.test.ts). */
