@@ -50,34 +50,24 @@ const EVENT_KINDS: readonly DocumentKind[] = EVENT_TYPES.map((type) => {
 
 const within = (part: string) => (issue: ValidationIssue) => issue.path === part || issue.path.startsWith(`${part}.`);
 
+/** An optional part of a job at `path` (`contact.language`), with the sections and clauses of its own rules. */
+function jobPart(path: string, sections: readonly string[], clauses: readonly string[], title: string): DocumentKind {
+  const [head, tail] = path.split('.') as [string, string | undefined];
+  return {
+    name: path,
+    phrase: tail === undefined ? `a job that carries ${head}` : `a job whose ${head} carries ${tail}`,
+    sections,
+    clauses,
+    has: (doc) => (tail === undefined ? doc[head] !== undefined : isObject(doc[head]) && doc[head][tail] !== undefined),
+    owns: within(path),
+    title,
+  };
+}
+
 const JOB_PARTS: readonly DocumentKind[] = [
-  {
-    name: 'origin',
-    phrase: 'a job that carries origin',
-    sections: ['§2.2', '§2.8', '§2.1'],
-    clauses: ['§2.2-2', '§2.8-1', '§2.1-2'],
-    has: (doc) => doc.origin !== undefined,
-    owns: within('origin'),
-    title: 'every origin of a job follows §2.2 (channel one of §2.8, source and campaign strings, captured_at in ISO 8601 with offset)',
-  },
-  {
-    name: 'brief',
-    phrase: 'a job that carries brief',
-    sections: ['§2.2', '§2.9'],
-    clauses: ['§2.2-2', '§2.9-1'],
-    has: (doc) => doc.brief !== undefined,
-    owns: within('brief'),
-    title: 'every brief of a job follows §2.2 (intent one of §2.9, notes a string)',
-  },
-  {
-    name: 'contact.language',
-    phrase: 'a job whose contact carries language',
-    sections: ['§2.2', '§2.1'],
-    clauses: ['§2.2-2', '§2.1-3'],
-    has: (doc) => isObject(doc.contact) && doc.contact.language !== undefined,
-    owns: within('contact.language'),
-    title: 'every contact.language of a job is a BCP 47 tag (§2.1)',
-  },
+  jobPart('origin', ['§2.2', '§2.8', '§2.1'], ['§2.2-2', '§2.8-1', '§2.1-2'], 'every origin of a job follows §2.2 (channel one of §2.8, source and campaign strings, captured_at in ISO 8601 with offset)'),
+  jobPart('brief', ['§2.2', '§2.9'], ['§2.2-2', '§2.9-1'], 'every brief of a job follows §2.2 (intent one of §2.9, notes a string)'),
+  jobPart('contact.language', ['§2.2', '§2.1'], ['§2.2-2', '§2.1-3'], 'every contact.language of a job is a BCP 47 tag (§2.1)'),
 ];
 
 function kindsOf(iface: InterfaceId): readonly DocumentKind[] {
