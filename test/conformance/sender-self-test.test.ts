@@ -129,7 +129,10 @@ describe('the sender suite against a correct sender (the fixture, no fault)', ()
       expect(report.checks.map((check) => check.id)).toEqual(SENDER_CATALOGUE.filter((check) => check.interface === iface).map((check) => check.id));
       expect(report.ok).toBe(true);
       expect(report.role).toBe('sender');
-      expect(report.clock.offsetSeconds).toBe(0);
+      // The same clock: never ahead; 0, or a second or two behind when a loaded machine held most attempts up between
+      // signing and arriving (seen: -1 and -2 with 13 scenarios of five documents at once, at a load of 8 to 12).
+      expect(report.clock.offsetSeconds).toBeLessThanOrEqual(0);
+      expect(report.clock.offsetSeconds).toBeGreaterThanOrEqual(-3);
     },
     120_000,
   );
