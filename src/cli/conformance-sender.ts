@@ -124,8 +124,7 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       waitMs: options.wait,
       observeMs: options.observe,
       selection,
-      // The receiver role's default (8 checks at once) is no bound here: by default every scenario runs at once.
-      concurrency: command.getOptionValueSource('concurrency') === 'cli' ? options.concurrency : undefined,
+      concurrency: options.concurrency,
       waivers,
       reproDir: options.reproDir,
       invocation: deps.invocation,
