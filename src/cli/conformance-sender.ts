@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import { identityHint, interfaceSpec } from '../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../conformance/types.js';
 import type { Waiver } from '../conformance/waivers.js';
 import type { ScenarioStart } from '../conformance/run-sender.js';
@@ -74,12 +74,9 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
   refuseFlagsOfOtherRole('sender', command);
   const iface = options.interface;
   if (!iface) throw usageError('missing_option', 'which interface\'s sender to judge?', 'pass --interface B (a provider\'s event sender) or --interface A (a platform\'s job sender)');
-  const identity = iface === 'B' ? options.provider : options.source;
-  if (!identity) {
-    throw iface === 'B'
-      ? usageError('missing_option', 'interface B needs the provider code the sender must send', 'pass --provider CODE (the X-CAI-Provider value, §5.6)')
-      : usageError('missing_option', 'interface A needs the platform id the sender must send', 'pass --source ID (the X-CAI-Source value, §4.1)');
-  }
+  const spec = interfaceSpec(iface);
+  const identity = options[spec.identityOption];
+  if (!identity) throw usageError('missing_option', `interface ${iface} needs the ${spec.identityName} the sender must send`, identityHint(iface));
   if (options.wait !== undefined && options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 60s');
   if (options.observe !== undefined && options.observe <= 0) throw usageError('bad_option', '--observe must be more than 0', 'pass a duration such as 2s');
   if (options.trigger !== undefined && options.trigger.trim() === '') throw usageError('bad_option', '--trigger is empty', 'pass the command that makes the sender send, e.g. --trigger \'my-sender --to "$CAI_TARGET_URL"\'');

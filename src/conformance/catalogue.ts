@@ -26,6 +26,7 @@ import { size } from './checks/receiver/size.js';
 import { timestampWindow } from './checks/receiver/window.js';
 import { attemptChecksA, attemptChecksB } from './checks/sender/attempts.js';
 import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
+import { documentKindChecksA, documentKindChecksB } from './checks/sender/documents.js';
 import { generated } from './generate/checks.js';
 import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
 import type { CheckResult, CheckRole } from './types.js';
@@ -33,7 +34,7 @@ import type { CheckResult, CheckRole } from './types.js';
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
 const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, generated];
 
-const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'RETRY', 'REJECT', 'ACK', 'TIME'];
+const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY', 'REJECT', 'ACK', 'TIME'];
 
 function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
   const area = (check: SenderCheck) => SENDER_AREAS.indexOf(check.id.split('-')[1] ?? '');
@@ -41,7 +42,10 @@ function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
 }
 
 /** Interface B's event sender first, then Interface A's job sender, each in area order. */
-export const SENDER_CATALOGUE: readonly SenderCheck[] = [...inAreaOrder([...attemptChecksB, ...deliveryChecksB]), ...inAreaOrder([...attemptChecksA, ...deliveryChecksA])];
+export const SENDER_CATALOGUE: readonly SenderCheck[] = [
+  ...inAreaOrder([...attemptChecksB, ...documentKindChecksB, ...deliveryChecksB]),
+  ...inAreaOrder([...attemptChecksA, ...documentKindChecksA, ...deliveryChecksA]),
+];
 
 const EVERY_CALLBACK: readonly CallbackScenarioId[] = CALLBACK_SCENARIO_IDS;
 

@@ -89,6 +89,15 @@ export interface Arrival {
   cut: boolean;
 }
 
+/** The Retry-After cai sent with a 429: the header as sent, and for an HTTP-date the moment it names (monotonic ms). */
+export interface SentRetryAfter {
+  header: string;
+  form: 'seconds' | 'date';
+  /** The seconds asked for (a date: at least this many ahead, on a whole second). */
+  seconds: number;
+  dateMono?: number;
+}
+
 export interface Attempt extends Arrival {
   /** The stage (a scenario of a sender run, a job of the callback listener) it came to. */
   stage: string;
@@ -99,6 +108,8 @@ export interface Attempt extends Arrival {
   /** When cai's answer went out, or the connection was cut (monotonic ms). */
   answeredMono?: number;
   answer: ScriptedAnswer;
+  /** The Retry-After sent with the answer, when it was a 429. */
+  retryAfter?: SentRetryAfter;
   /** After the stage was over (a retry or repeat that came later than cai waited). */
   late: boolean;
 }

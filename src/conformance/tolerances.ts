@@ -39,6 +39,12 @@ export const FAILURES_BEFORE_ACCEPT = 5;
 /** retry-429: the `Retry-After` cai sends with its 429 in a sender run, in seconds (§7). */
 export const RETRY_AFTER_SECONDS = 2;
 
+/**
+ * retry-429-date: the `Retry-After` as an HTTP-date (RFC 9110 §10.2.3) at least this many seconds ahead, on the next
+ * whole second (a date has no fractions): a wait of 2 to 3 s.
+ */
+export const RETRY_AFTER_DATE_SECONDS = 2;
+
 /** The `Retry-After` the callback listener of an Interface A run sends with its 429: shorter, the run waits for it. */
 export const CALLBACK_RETRY_AFTER_SECONDS = 1;
 

@@ -31,12 +31,14 @@ async function judged(argv: string[]): Promise<Awaited<ReturnType<typeof spawnCl
 }
 
 describe('cai conformance run --role sender (built binary)', () => {
-  it.concurrent('interface B: cai send-event, with a short first backoff, passes every sender check', async () => {
-    const trigger = `${cai} send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms`;
+  it.concurrent('interface B: cai send-event, with a short first backoff, sending one event of every type, passes every sender check', async () => {
+    // One event of each type of §6 per scenario (cai sample, then a batch), so that each type's own check is judged.
+    const types = 'conversation.message appointment.booked appointment.rescheduled appointment.cancelled job.closed';
+    const trigger = `for t in ${types}; do ${cai} sample event $t --compact; done | ${cai} send-event --to "$CAI_TARGET_URL" --provider acme --ndjson - --initial-delay 100ms`;
     const result = await judged(['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--trigger', trigger]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^cai conformance: the sender of interface B, judged by cai on http:\/\/127\.0\.0\.1:\d+, sender's clock offset [+-]\d+ s$/m);
-    expect(result.stdout).toMatch(/^26 passed, 0 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^35 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stderr).toBe('');
   }, 120_000);
@@ -46,8 +48,8 @@ describe('cai conformance run --role sender (built binary)', () => {
     const result = await judged(['--json', 'conformance', 'run', '--interface', 'A', '--role', 'sender', '--source', 'platform-eu', '--trigger', trigger]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { ok: boolean; role: string; summary: { passed: number; failed: number; warnings: number }; scenarios: { id: string; attempts: { answer: string }[] }[] };
-    expect(report).toMatchObject({ ok: true, role: 'sender', summary: { passed: 22, failed: 0, warnings: 0 } });
-    expect(report.scenarios.map((entry) => entry.id)).toEqual(['accept', 'retry-5xx', 'retry-429', 'retry-network', 'reject-400', 'reject-401']);
+    expect(report).toMatchObject({ ok: true, role: 'sender', summary: { passed: 27, failed: 0, warnings: 0 } });
+    expect(report.scenarios.map((entry) => entry.id)).toEqual(['accept', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401']);
     expect(report.scenarios.find((entry) => entry.id === 'retry-5xx')?.attempts.map((attempt) => attempt.answer)).toEqual(['503', '503', '503', '503', '503', '202 with the acknowledgment']);
   }, 120_000);
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGUE, describeCatalogue, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SenderCheck } from '../../src/conformance/check.js';
 import { deliveriesOf, deliveryKeyOf, type Attempt, type SenderEvidence, type StageRecord } from '../../src/conformance/evidence.js';
-import { Recorder } from '../../src/conformance/listen/recorder.js';
+import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
 import { stageState } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
@@ -41,6 +41,9 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
   const arrivedAt = NOW + atMs;
   const timestamp = given ?? String(Math.floor(arrivedAt / 1000));
   const script = scenario(id).script;
+  const answer = script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer;
+  // The Retry-After as the recorder sends it, when cai answered 429 (`rest` may replace it).
+  const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + atMs + 5) : undefined;
   return {
     stage: id,
     number,
@@ -56,7 +59,8 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
     body,
     bodyBytes: body.length,
     cut: false,
-    answer: script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer,
+    answer,
+    ...(retryAfter ? { retryAfter } : {}),
     late: false,
     ...rest,
   };
@@ -147,10 +151,26 @@ describe('retry rules', () => {
     expect(after(60)).toBe('failed');
     // The callbacks' 429 asks for 1 s: 250 ms early still counts, 260 does not. One rule, one tolerance.
     const callback = (wait: number) => {
-      const answered = { ...attempt('retry-429', 1, 0), answer: { kind: 'error', status: 429, retryAfterSeconds: 1 } as ScriptedAnswer };
+      const answer: ScriptedAnswer = { kind: 'error', status: 429, retryAfter: { form: 'seconds', seconds: 1 } };
+      const answered = { ...attempt('retry-429', 1, 0), answer, retryAfter: retryAfterOf({ form: 'seconds', seconds: 1 }, NOW + 5, 1_005) };
       return verdict('BS-RETRY-008', [{ id: 'retry-429', attempts: [answered, attempt('retry-429', 2, 5 + wait)] }]);
     };
     expect([callback(750), callback(740)]).toEqual(['passed', 'failed']);
+  });
+
+  it('a retry after a 429 whose Retry-After is an HTTP-date is judged against that date, not a number of seconds', () => {
+    // NOW + 5 ms is 5 ms past a whole second: the date is 2 s later rounded up to the next whole second, 2995 ms ahead.
+    const first = attempt('retry-429-date', 1, 0);
+    expect(first.retryAfter?.header).toBe(new Date(NOW + 3_000).toUTCString());
+    const after = (wait: number) => verdict('BS-RETRY-010', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 5 + wait)] }]);
+    expect(after(2_995)).toBe('passed');
+    // The tolerance of a wait of 3 s (a quarter, at most 500 ms): 500 ms early passes, 510 does not.
+    expect(after(2_495)).toBe('passed');
+    expect(after(2_485)).toBe('failed');
+    // Two seconds, right for Retry-After: 2, is early for the date.
+    expect(after(2_000)).toBe('failed');
+    // The seconds check does not judge the date's 429, nor the date check the seconds'.
+    expect(verdict('BS-RETRY-008', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 60)] }])).toBe('not-judged');
   });
 
   it('the growth of the waits is not judged when cai\'s own loop was held up', () => {
@@ -236,6 +256,52 @@ describe('deliveries: a sender may send one document or many', () => {
     const outcome = check('BS-RETRY-001').judge(evidence([{ id: 'retry-5xx', attempts }]));
     expect(outcome.verdict).toBe('failed');
     expect(outcome.actual).toBe('1 of 3 deliveries wrong: retry-5xx #7: not retried within --wait 10.00 s');
+  });
+});
+
+describe('identity across deliveries: a new document, a new event_id (§6.1)', () => {
+  const accepted = (id: ScenarioId, number: number, atMs: number, doc: object) => attempt(id, number, atMs, { doc, nth: 1 });
+
+  it('fails a different document under the event_id of one accepted before, in any scenario, and names both', () => {
+    const records = [
+      { id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] },
+      { id: 'ok-200' as const, attempts: [accepted('ok-200', 1, 500, job('evt-1', { outcome: 'opted_out' }))] },
+    ];
+    const outcome = check('BS-ID-001').judge(evidence(records));
+    expect(outcome.verdict).toBe('failed');
+    expect(outcome.actual).toMatch(/^ok-200 #1 carries event_id "evt-1", accepted before in accept #1, with another document \(it differs in outcome\)/);
+  });
+
+  it('passes new ids, and leaves a repeat of the same document and a changed retry after a 503 to the other checks', () => {
+    const fresh = [{ id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] }];
+    expect(verdict('BS-ID-001', fresh)).toBe('passed');
+    // The same document again after its 202: a repeat (ACK-001), not a new document.
+    const repeat = [{ id: 'accept' as const, attempts: [...(fresh[0] as { attempts: Attempt[] }).attempts, attempt('accept', 3, 900, { doc: job('evt-1') })] }];
+    expect(verdict('BS-ID-001', repeat)).toBe('passed');
+    expect(verdict('BS-ACK-001', repeat)).toBe('failed');
+    // Changed on a retry after a 503: never accepted under that id, so a retry (RETRY-003), not a reuse.
+    const changed = [{ id: 'retry-500' as const, attempts: [attempt('retry-500', 1, 0, { doc: job('evt-1') }), attempt('retry-500', 2, 300, { doc: job('evt-1', { attempts: 2 }) }), accepted('retry-500', 3, 400, job('evt-2'))] }];
+    expect(verdict('BS-ID-001', changed)).toBe('passed');
+    expect(verdict('BS-RETRY-003', changed)).toBe('failed');
+  });
+
+  it('is not judged on one event_id alone: there is no second document to compare', () => {
+    expect(verdict('BS-ID-001', [{ id: 'accept', attempts: [accepted('accept', 1, 0, job('evt-1'))] }])).toBe('not-judged');
+  });
+});
+
+describe('each kind of document, judged on its own rules and only when it came', () => {
+  const appointment = (eventId: string, extra: object = {}) => ({ event: 'appointment.booked', event_id: eventId, lead_id: 'lead-1', occurred_at: '2026-01-01T00:00:00+00:00', branch_code: 'BR-1', scheduled_at: '2026-01-02T10:00:00+01:00', service: 'visit', notes: '', ...extra });
+
+  it('judges the appointment check on appointments only; a type never sent is not judged, saying what came', () => {
+    const records = [{ id: 'accept' as const, attempts: [attempt('accept', 1, 0, { doc: job('evt-1') }), attempt('accept', 2, 50, { doc: appointment('evt-2', { scheduled_at: '2026-01-02 10:00' }) })] }];
+    const booked = check('BS-TYPE-002').judge(evidence(records));
+    expect(booked.verdict).toBe('failed');
+    expect(booked.actual).toMatch(/scheduled_at/);
+    expect(verdict('BS-TYPE-005', records)).toBe('passed');
+    const message = check('BS-TYPE-001').judge(evidence(records));
+    expect(message.verdict).toBe('not-judged');
+    expect(message.actual).toContain('what came: appointment.booked ×1, job.closed ×1');
   });
 });
 

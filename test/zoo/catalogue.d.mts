@@ -3,6 +3,9 @@ export interface ZooFault {
   name: string;
   clause: string;
   description: string;
+  /** A sender's fault: the answers of the scripted judge that show it apart from cai (zoo.test.ts), and how many runs. */
+  witness?: (200 | 201 | 202 | 204 | 400 | 500 | 503 | 'cut' | '429-date')[];
+  runs?: number;
 }
 
 export declare const SENDER_FAULTS: ZooFault[];

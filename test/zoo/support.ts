@@ -270,7 +270,7 @@ export function describeArrivals(arrivals: Arrival[], path: string, leadId: stri
 // ---------------------------------------------------------------------------------------------------------------
 // A scripted judge of senders: each new event_id gets the same script of answers, and every attempt is kept.
 
-export type Scripted = 503 | 202 | 'cut' | '429-date';
+export type Scripted = 200 | 201 | 202 | 204 | 400 | 500 | 503 | 'cut' | '429-date';
 
 export interface JudgedAttempt {
   at: number;

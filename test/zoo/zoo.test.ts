@@ -170,7 +170,8 @@ afterAll(async () => {
 
 const SCRIPT: Scripted[] = [503, '429-date', 'cut', 202];
 
-const BROKEN_SENDERS = SENDER_FAULTS.map((fault: ZooFault) => ({ ...fault, command: node('sender.mjs', '--interface', 'B', '--identity', PROVIDER, '--count', '3', '--base-delay', '50', '--fault', fault.name) }));
+// A broken sender gives up after 15 s: one whose retries never succeed (a new event_id each time) ends its scenario sooner.
+const BROKEN_SENDERS = SENDER_FAULTS.map((fault: ZooFault) => ({ ...fault, command: node('sender.mjs', '--interface', 'B', '--identity', PROVIDER, '--count', '3', '--base-delay', '50', '--retry-for', '15000', '--fault', fault.name) }));
 
 interface BrokenReceiver extends ZooFault {
   interface: Interface;
@@ -263,11 +264,26 @@ it.concurrent.each(PAIRS)('correct sender against a correct receiver: $name: eve
 });
 
 it.concurrent.each(BROKEN_SENDERS)('broken sender, checked apart from cai: $name ($clause): the scripted judge sees it', async (sender) => {
-  const judge = await startJudge(EVENTS_SECRET, SCRIPT);
+  // The answers that show this fault (a 201, a 400, a 500, …), else the usual script; a fault across runs, in several.
+  const script = (sender.witness as Scripted[] | undefined) ?? SCRIPT;
+  const judge = await startJudge(EVENTS_SECRET, script);
   try {
-    await runSender(sender.command, 'B', `${judge.url}/events`);
+    for (let run = 0; run < (sender.runs ?? 1); run += 1) await runSender(sender.command, 'B', `${judge.url}/events`);
     await sleep(500);
-    expect(senderProblems(judge.byId, 3, SCRIPT)).not.toEqual([]);
+    expect(senderProblems(judge.byId, 3 * (sender.runs ?? 1), script)).not.toEqual([]);
+  } finally {
+    await judge.close();
+  }
+});
+
+it.concurrent.each(BROKEN_SENDERS.filter((sender) => sender.witness !== undefined))('the witness of a broken sender is one a correct sender passes: $name', async (sender) => {
+  const script = sender.witness as Scripted[];
+  const correct: Command = [sender.command[0], sender.command[1].slice(0, sender.command[1].indexOf('--fault'))];
+  const judge = await startJudge(EVENTS_SECRET, script);
+  try {
+    for (let run = 0; run < (sender.runs ?? 1); run += 1) expect((await runSender(correct, 'B', `${judge.url}/events`)).code).toBe(script.at(-1) === 400 ? 1 : 0);
+    await sleep(500);
+    expect(senderProblems(judge.byId, 3 * (sender.runs ?? 1), script)).toEqual([]);
   } finally {
     await judge.close();
   }

@@ -8,8 +8,8 @@
 import { LISTENER_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { attemptEventId, deliveryKeyOf, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
-import { ACCEPTED, type Scenario, type ScriptedAnswer } from './scenarios.js';
+import { attemptEventId, deliveryKeyOf, type Arrival, type Attempt, type SentRetryAfter, type StageRecord } from '../evidence.js';
+import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
 
 /** What the listener does with an arrival: answer it, or cut the connection. */
 export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
@@ -43,7 +43,18 @@ const STRAY_PATH_CHARACTERS = 200;
 /** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per delivery). */
 const ASSIGNED_NUMBER = '+447700900123';
 
-const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 503: 'unavailable' } as const;
+const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' } as const;
+
+/**
+ * The Retry-After of a 429 as it goes out. A date is taken on the next whole second at least `seconds` ahead (an
+ * HTTP-date has no fractions), and noted on the monotonic clock too: the retry is judged against the moment the
+ * date names, not against a wait the sender could not know.
+ */
+export function retryAfterOf(retryAfter: RetryAfter, nowMs: number, nowMono: number): SentRetryAfter {
+  if (retryAfter.form === 'seconds') return { header: String(retryAfter.seconds), form: 'seconds', seconds: retryAfter.seconds };
+  const at = Math.ceil((nowMs + retryAfter.seconds * 1000) / 1000) * 1000;
+  return { header: new Date(at).toUTCString(), form: 'date', seconds: retryAfter.seconds, dateMono: nowMono + (at - nowMs) };
+}
 
 export class Recorder {
   readonly options: RecorderOptions;
@@ -98,11 +109,12 @@ export class Recorder {
     const keys = this.keys.get(record) as string[];
     if (!keys.includes(key)) keys.push(key);
     const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
-    const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, late: record.endedMono !== undefined };
+    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now(), performance.now()) : undefined;
+    const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, ...(retryAfter ? { retryAfter } : {}), late: record.endedMono !== undefined };
     record.attempts.push(attempt);
     this.notify();
     return {
-      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key)) },
+      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
       answered: (mono) => {
         attempt.answeredMono = mono;
         this.notify();
@@ -161,16 +173,18 @@ export class Recorder {
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
   }
 
-  private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number): Reply {
+  private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number, retryAfter: SentRetryAfter | undefined): Reply {
     switch (answer.kind) {
       case 'accepted':
+        // §6.5: a 204 carries no body at all; any other 2xx the body of a 202.
+        if (answer.status === 204) return { status: 204 };
         return this.options.interface === 'A'
           ? jsonReply(answer.status, { provider_job_id: `cai-job-${record.id}-${place + 1}`, assigned_number_e164: ASSIGNED_NUMBER })
           : jsonReply(answer.status, { ok: true });
       case 'duplicate':
         return jsonReply(202, { ok: true, duplicate: true });
       case 'error': {
-        const headers = answer.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(answer.retryAfterSeconds) };
+        const headers = retryAfter === undefined ? undefined : { 'retry-after': retryAfter.header };
         return errorReply(answer.status, ERROR_CODES[answer.status], `scripted by cai conformance (${record.scenario.id})`, {}, headers);
       }
     }

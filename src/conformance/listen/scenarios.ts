@@ -2,30 +2,48 @@
  * The scenarios cai plays as a receiver: how it answers the attempts of each delivery. In a sender run
  * (`--role sender`), the trigger makes the sender under test send one or more documents to the scenario's URL,
  * and the first attempt of every new document gets the script's first answer, its second attempt the second, and
- * so on: 202; 503 five times, then 202; 429 with Retry-After, then 202; a connection reset, then 202; 400, 401 or
- * 413; the duplicate answer; a 200. In an Interface A run, the callback listener plays the callback scenarios on
+ * so on. Between them, the scenarios give every answer the spec lets a receiver give: each 2xx (202, the duplicate
+ * answer, 200, 201, 204: §6.5 makes any 2xx "accepted"); 503 five times, then 202, and 500, then 202 (§7: 5xx);
+ * 429 with Retry-After in seconds and as an HTTP-date, then 202 (§7); a connection cut, then 202 (§8); each
+ * refusal, 400, 401 and 413 (§7). In an Interface A run, the callback listener plays the callback scenarios on
  * the events each job brings back, scripting only a job's first event so that its conversation goes on. The
  * checks (checks/sender) judge what the sender did with the answers it got. Plain data: the recorder
  * (./recorder.ts) plays the scripts.
  */
 import type { InterfaceId } from '../../spec/constants.js';
-import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_SECONDS } from '../tolerances.js';
+import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_DATE_SECONDS, RETRY_AFTER_SECONDS } from '../tolerances.js';
 
-export const SCENARIO_IDS = ['accept', 'duplicate', 'ok-200', 'retry-5xx', 'retry-429', 'retry-network', 'reject-400', 'reject-401', 'reject-413'] as const;
+export const SCENARIO_IDS = [
+  'accept', 'duplicate', 'ok-200', 'ok-201', 'ok-204', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401', 'reject-413',
+] as const;
 export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-503', 'callback-429', 'callback-400'] as const;
 export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
 
 /**
- * One answer of a script. `accepted`: the §4.2 202 (`{"ok":true}`) on B, the §2.3 acknowledgment on A.
- * `duplicate`: §2.13's `{"ok":true,"duplicate":true}`. `reset`: the connection is cut after the request is read,
- * with no answer at all (a network failure).
+ * The `Retry-After` of a 429, in either form of RFC 9110 §10.2.3 (§7 says "the number"; a platform behind a proxy
+ * or a gateway may well send a date): `seconds`, the number itself; `date`, an HTTP-date at least `seconds` ahead,
+ * on a whole second.
+ */
+export interface RetryAfter {
+  form: 'seconds' | 'date';
+  seconds: number;
+}
+
+/** The statuses a script answers with: each 2xx a sender may get (§6.5), and each error of §7. */
+export type AcceptedStatus = 200 | 201 | 202 | 204;
+export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 503;
+
+/**
+ * One answer of a script. `accepted`: the §4.2 202 (`{"ok":true}`) on B, the §2.3 acknowledgment on A; a 200 or 201
+ * with `{"ok":true}`, a 204 with no body. `duplicate`: §2.13's `{"ok":true,"duplicate":true}`. `reset`: the
+ * connection is cut after the request is read, with no answer at all (a network failure).
  */
 export type ScriptedAnswer =
-  | { kind: 'accepted'; status: 200 | 202 }
+  | { kind: 'accepted'; status: AcceptedStatus }
   | { kind: 'duplicate' }
-  | { kind: 'error'; status: 400 | 401 | 413 | 429 | 503; retryAfterSeconds?: number }
+  | { kind: 'error'; status: ErrorStatus; retryAfter?: RetryAfter }
   | { kind: 'reset' };
 
 export interface Scenario {
@@ -47,12 +65,16 @@ export interface Scenario {
 }
 
 export const ACCEPTED: ScriptedAnswer = { kind: 'accepted', status: 202 };
-const error = (status: 400 | 401 | 413 | 503): ScriptedAnswer => ({ kind: 'error', status });
+const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
+const accepted = (status: AcceptedStatus): ScriptedAnswer => ({ kind: 'accepted', status });
+const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({ kind: 'error', status: 429, retryAfter: { form, seconds } });
 
 export const SCENARIOS: readonly Scenario[] = [
   { id: 'accept', interfaces: ['B', 'A'], script: [ACCEPTED], purpose: 'an accepted delivery: signed, valid, sent once' },
   { id: 'duplicate', interfaces: ['B'], script: [{ kind: 'duplicate' }], purpose: 'the duplicate answer of §2.13 ends the delivery' },
-  { id: 'ok-200', interfaces: ['B'], script: [{ kind: 'accepted', status: 200 }], purpose: 'any 2xx ends the delivery (§6.5)' },
+  { id: 'ok-200', interfaces: ['B'], script: [accepted(200)], purpose: 'a 200 ends the delivery (§6.5: any 2xx means accepted)' },
+  { id: 'ok-201', interfaces: ['B'], script: [accepted(201)], purpose: 'a 201 ends the delivery (§6.5: any 2xx means accepted)' },
+  { id: 'ok-204', interfaces: ['B'], script: [accepted(204)], purpose: 'a 204, with no body, ends the delivery (§6.5: any 2xx means accepted)' },
   {
     id: 'retry-5xx',
     interfaces: ['B', 'A'],
@@ -61,12 +83,20 @@ export const SCENARIOS: readonly Scenario[] = [
     alone: true,
     purpose: 'a 5xx is retried, with growing waits, the same event_id and document',
   },
+  { id: 'retry-500', interfaces: ['B', 'A'], script: [error(500), ACCEPTED], purpose: 'a 500 is retried as a 503 is (§7: any 5xx)' },
   {
     id: 'retry-429',
     interfaces: ['B', 'A'],
-    script: [{ kind: 'error', status: 429, retryAfterSeconds: RETRY_AFTER_SECONDS }, ACCEPTED],
+    script: [rateLimited('seconds', RETRY_AFTER_SECONDS), ACCEPTED],
     slow: true,
-    purpose: 'a 429 is retried after Retry-After, not before',
+    purpose: 'a 429 is retried after Retry-After (a number of seconds), not before',
+  },
+  {
+    id: 'retry-429-date',
+    interfaces: ['B', 'A'],
+    script: [rateLimited('date', RETRY_AFTER_DATE_SECONDS), ACCEPTED],
+    slow: true,
+    purpose: 'a 429 is retried after Retry-After given as an HTTP-date, not before that date',
   },
   { id: 'retry-network', interfaces: ['B', 'A'], script: [{ kind: 'reset' }, ACCEPTED], purpose: 'a connection cut without an answer is retried' },
   { id: 'reject-400', interfaces: ['B', 'A'], script: [error(400)], purpose: 'a 400 is not retried' },
@@ -81,7 +111,7 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   {
     id: 'callback-429',
     interfaces: ['B'],
-    script: [{ kind: 'error', status: 429, retryAfterSeconds: CALLBACK_RETRY_AFTER_SECONDS }, ACCEPTED],
+    script: [rateLimited('seconds', CALLBACK_RETRY_AFTER_SECONDS), ACCEPTED],
     scriptedDeliveries: 1,
     purpose: `the first event answered 429 with Retry-After: ${CALLBACK_RETRY_AFTER_SECONDS}`,
   },
@@ -101,15 +131,21 @@ export function isFinal(answer: ScriptedAnswer): boolean {
   return answer.kind === 'accepted' || answer.kind === 'duplicate' || (answer.kind === 'error' && answer.status !== 429 && answer.status < 500);
 }
 
-/** `202`, `429 (Retry-After: 2)`, `connection reset`. */
+/** `Retry-After: 2`, `Retry-After: an HTTP-date 2 s ahead`. */
+export function describeRetryAfter(retryAfter: RetryAfter): string {
+  return retryAfter.form === 'seconds' ? `Retry-After: ${retryAfter.seconds}` : `Retry-After: an HTTP-date ${retryAfter.seconds} s ahead`;
+}
+
+/** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `connection reset`. */
 export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): string {
   switch (answer.kind) {
     case 'accepted':
-      return answer.status === 202 && iface === 'A' ? '202 with the acknowledgment' : String(answer.status);
+      if (answer.status === 202 && iface === 'A') return '202 with the acknowledgment';
+      return answer.status === 204 ? '204 (no body)' : String(answer.status);
     case 'duplicate':
       return '202 {"ok":true,"duplicate":true}';
     case 'error':
-      return answer.retryAfterSeconds === undefined ? String(answer.status) : `${answer.status} (Retry-After: ${answer.retryAfterSeconds})`;
+      return answer.retryAfter === undefined ? String(answer.status) : `${answer.status} (${describeRetryAfter(answer.retryAfter)})`;
     case 'reset':
       return 'connection reset';
   }

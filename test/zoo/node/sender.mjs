@@ -12,13 +12,25 @@ import { randomUUID } from 'node:crypto';
 import { deliver, decide, keepAliveAgent, sleep } from './deliver.mjs';
 import { runAsProgram } from './server.mjs';
 
-/** Deliberate faults (`--fault NAME`), each breaking one rule; with none the sender is correct. */
+/**
+ * Deliberate faults (`--fault NAME`), each breaking one rule; with none the sender is correct. `witness`: the answers
+ * the zoo's scripted judge gives each document to see the fault apart from cai (default 503, a 429 with an HTTP-date,
+ * a cut connection, 202), over `runs` runs of the sender (default one).
+ */
 export const FAULTS = [
   { name: 'shared-event-id', clause: '§6.1', description: 'every document of a run carries the event_id of the first one (ids made once per batch, not per event)' },
   { name: 'second-document-new-id-on-retry', clause: '§6.1', description: 'the retries of the second document carry a new event_id (the id is regenerated when that document is rebuilt)' },
   { name: 'gives-up-third', clause: '§7', description: 'the third document is not retried after a 5xx or a network failure (its queue entry is dropped)' },
   { name: 'mixed-up-retry', clause: '§6.1', description: 'starts each document before the previous one is settled, and a retry sends the body of the document started last' },
-  { name: 'retry-after-seconds-only', clause: '§7', description: 'reads Retry-After as a number of seconds only: an HTTP-date makes it retry after its own short backoff' },
+  { name: 'retry-after-seconds-only', clause: '§7', description: 'reads Retry-After as a number of seconds only: an HTTP-date makes it retry after its own short backoff', witness: ['429-date', 202] },
+  { name: 'retries-after-201', clause: '§6.5', description: 'takes only 200 and 202 for success: a 201 is retried as a failure', witness: [201] },
+  { name: 'retries-after-204', clause: '§6.5', description: 'reads the body of a success for its acknowledgment: a 204, with none, is retried as a failure', witness: [204] },
+  { name: 'retries-400', clause: '§7', description: 'retries every 4xx but 401 and 413 (a 400 taken for a passing fault of the receiver)', witness: [400] },
+  { name: 'no-retry-on-500', clause: '§7', description: 'retries 502, 503 and 504 only: a 500 is taken as final and the document dropped', witness: [500, 202] },
+  {
+    name: 'reuses-event-id-for-new-document', clause: '§6.1', witness: [202], runs: 2,
+    description: 'numbers its documents from 1 in a counter that restarts with the process: a new document of a later run carries the event_id of one already accepted',
+  },
 ];
 
 const FLAGS = {
@@ -43,11 +55,14 @@ function parseArgs(argv) {
   return args;
 }
 
+/** §6.1: a new event_id for every new document; with reuses-event-id-for-new-document, its number in this run. */
+const newEventId = (args, i, kind = '') => (args.fault === 'reuses-event-id-for-new-document' ? `zoo-node-${kind}${i + 1}` : `zoo-node-${kind}${randomUUID()}`);
+
 const MESSAGES = ['Olá! Posso ajudar a marcar a sua consulta? 📅', 'Sim, amanhã às 10h “se possível”.', 'Combinado: amanhã, 10:00.'];
 
 /** §2.5-§2.7: the i-th event of a run; with `mixed`, every type of §6 in turn. */
 function eventAt(i, args, run) {
-  const base = { event_id: `zoo-node-${randomUUID()}`, lead_id: `lead-zoo-${run}`, occurred_at: new Date().toISOString() };
+  const base = { event_id: newEventId(args, i),  lead_id: `lead-zoo-${run}`, occurred_at: new Date().toISOString() };
   const kinds = args.types === 'mixed' ? ['message', 'message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed'] : ['message'];
   const kind = kinds[i % kinds.length];
   if (kind === 'message') {
@@ -64,7 +79,7 @@ function eventAt(i, args, run) {
 /** §2.2: the i-th contact job; `all` fills every optional field, `none` none, `alternate` every other job. */
 function jobAt(i, args, run) {
   const job = {
-    lead_id: `lead-zoo-${run}-${i}`, event_id: `zoo-node-job-${randomUUID()}`, branch_code: 'BR-LIS-01',
+    lead_id: `lead-zoo-${run}-${i}`, event_id: newEventId(args, i, 'job-'), branch_code: 'BR-LIS-01',
     contact: { name: 'Inês Antunes', phone_e164: '+351912345678' }, callback_url: args.callbackUrl,
   };
   if (args.optional === 'all' || (args.optional === 'alternate' && i % 2 === 1)) {
@@ -136,6 +151,15 @@ function faultHooks(args, i, docs, bodies, latest) {
           return { retry: true, waitMs: Number.isNaN(seconds) ? options.baseDelayMs : seconds * 1000 };
         },
       };
+    case 'retries-after-201':
+    case 'retries-after-204': {
+      const retried = args.fault === 'retries-after-201' ? 201 : 204;
+      return { decideFor: (answer, attempt, options) => (answer.status === retried && attempt < 3 ? { retry: true, waitMs: options.baseDelayMs } : decide(answer, attempt, options)) };
+    }
+    case 'retries-400':
+      return { decideFor: (answer, attempt, options) => (answer.status === 400 && attempt < 3 ? { retry: true, waitMs: options.baseDelayMs * 2 ** (attempt - 1) } : decide(answer, attempt, options)) };
+    case 'no-retry-on-500':
+      return { decideFor: (answer, attempt, options) => (answer.status === 500 ? { retry: false, outcome: 'gave-up' } : decide(answer, attempt, options)) };
     default:
       return {};
   }

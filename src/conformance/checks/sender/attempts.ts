@@ -12,8 +12,9 @@ import { verify } from '../../../signing/verify.js';
 import { Headers, HeaderNames, MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES, type InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec } from '../../../spec/interfaces.js';
 import { validateBody } from '../../../spec/validate.js';
-import { defineSenderCheck, type SenderCheck } from '../../check.js';
-import { timestampOf, type Attempt } from '../../evidence.js';
+import { defineSenderCheck, type Outcome, type SenderCheck } from '../../check.js';
+import { timestampOf, type Attempt, type SenderEvidence } from '../../evidence.js';
+import { kindsSeen } from './documents.js';
 import { everyAttempt, type Judgement } from './judging.js';
 
 const SIGNATURE_SHAPE = /^sha256=[0-9a-f]{64}$/;
@@ -86,6 +87,11 @@ function documentProblem(attempt: Attempt, iface: InterfaceId): Judgement {
     .join('; ');
 }
 
+/** The kinds of document that came, as a note of the document check: the evidence of which rules were exercised. */
+function withKindsSeen(outcome: Outcome, evidence: SenderEvidence): Outcome {
+  return outcome.verdict === 'not-judged' ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), `documents received: ${kindsSeen(evidence)}`] };
+}
+
 function sizeProblem(attempt: Attempt, limit: number): Judgement {
   return attempt.bodyBytes > limit ? `${attempt.cut ? 'over ' : ''}${attempt.bodyBytes} bytes` : undefined;
 }
@@ -98,7 +104,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const kind = spec.documentName;
   // The clauses of the request's own section (§4.1 or §4.2) and of its document (§2.2 or §2.4).
   const [endpoint, identityClause, signingClause] = [`${own}-1`, `${own}-2`, `${own}-3`];
-  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-3', '§6-1', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
+  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-2', '§2.4-3', '§6-1', '§8-2', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
   const scenarios = ['accept'] as const;
   const checks = [
@@ -146,7 +152,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
     defineSenderCheck({
       id: `${p}-DOC-001`, interface: iface, level: 'must', sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'], clauses: documentClauses, tags: ['document', 'schema'], scenarios,
       title: iface === 'B' ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)' : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)',
-      judge: (evidence) => everyAttempt(evidence, `a valid ${kind}`, (attempt) => documentProblem(attempt, iface), 'no body small enough to read (see the size check)'),
+      judge: (evidence) => withKindsSeen(everyAttempt(evidence, `a valid ${kind}`, (attempt) => documentProblem(attempt, iface), 'no body small enough to read (see the size check)'), evidence),
     }),
   ];
   if (spec.sizeLimitStated) {

@@ -1,16 +1,18 @@
 /**
- * What a sender does with each answer, delivery by delivery: retries a 5xx with growing waits (§7, §8), a 429 after
- * its Retry-After (§7), a connection cut without an answer (§8); keeps the event_id and the document on every retry
- * (§2.2, §6.1), signs every retry afresh (§5.5); never retries a 400, 401 or 413 (§7); takes any 2xx, the duplicate
- * answer included, as delivered (§2.13, §6.5); sends promptly (§8). Every judgement reads the answers a delivery
+ * What a sender does with each answer, delivery by delivery: retries a 5xx (500 and 503) with growing waits (§7,
+ * §8), a 429 after its Retry-After, in seconds or as an HTTP-date (§7), a connection cut without an answer (§8);
+ * keeps the event_id and the document on every retry (§2.2, §6.1), signs every retry afresh (§5.5); never retries
+ * a 400, 401 or 413 (§7); takes any 2xx (202, the duplicate answer, 200, 201, 204) as delivered (§2.13, §6.5); gives
+ * every new document a new event_id (§2.2, §6.1); sends promptly (§8). Every judgement reads the answers a delivery
  * really got, whatever the scenario: a sender that sends one document or twenty is judged the same way.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { SIGNATURE_WINDOW_SECONDS, type InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec } from '../../../spec/interfaces.js';
+import { isObject } from '../../../spec/json.js';
 import { defineSenderCheck, failed, notJudged, passed, type Outcome, type SenderCheck } from '../../check.js';
-import { attemptEventId, completeRecords, documentOf, label, ms, timestampOf, waitsOf, withoutEventId, type Attempt, type SenderEvidence } from '../../evidence.js';
-import type { ScriptedAnswer } from '../../listen/scenarios.js';
+import { allAttempts, attemptEventId, completeRecords, documentOf, label, ms, timestampOf, waitsOf, withoutEventId, type Attempt, type SenderEvidence } from '../../evidence.js';
+import type { AcceptedStatus, RetryAfter, ScriptedAnswer } from '../../listen/scenarios.js';
 import {
   BACKOFF_GROWTH_FACTOR,
   FAILURES_BEFORE_ACCEPT,
@@ -25,7 +27,8 @@ const is5xx = (answer: ScriptedAnswer) => answer.kind === 'error' && answer.stat
 const is429 = (answer: ScriptedAnswer) => answer.kind === 'error' && answer.status === 429;
 const isReset = (answer: ScriptedAnswer) => answer.kind === 'reset';
 const isStatus = (status: number) => (answer: ScriptedAnswer) => answer.kind === 'error' && answer.status === status;
-const isAccepted = (status: 200 | 202) => (answer: ScriptedAnswer) => answer.kind === 'accepted' && answer.status === status;
+const isAccepted = (status: AcceptedStatus) => (answer: ScriptedAnswer) => answer.kind === 'accepted' && answer.status === status;
+const isAcceptance = (answer: ScriptedAnswer) => answer.kind === 'accepted' || answer.kind === 'duplicate';
 const isDuplicate = (answer: ScriptedAnswer) => answer.kind === 'duplicate';
 
 /** `after 1.25 s`: how long after the answer the next attempt came. */
@@ -45,33 +48,52 @@ function laterThan(answered: Attempt, view: DeliveryView): Attempt[] {
   return attempts.slice(attempts.indexOf(answered) + 1);
 }
 
-/** After a final answer, the delivery is not tried again (cai listened --observe more). */
-function notRetriedAfter(answerText: string, matches: (answer: ScriptedAnswer) => boolean, verb: string): (evidence: SenderEvidence) => Outcome {
+/**
+ * After a final answer, the delivery is not tried again (cai listened --observe more). With `sameDocument`, only
+ * the same document counts as sent again: another document under the event_id of an accepted one is a new document
+ * with an old identity, the fault of the identity check (newDocumentsNewIds), not a repeat.
+ */
+function notRetriedAfter(answerText: string, matches: (answer: ScriptedAnswer) => boolean, verb: string, options: { sameDocument?: boolean } = {}): (evidence: SenderEvidence) => Outcome {
+  const repeats = (answered: Attempt, view: DeliveryView) =>
+    laterThan(answered, view).filter((attempt) => !options.sameDocument || isDeepStrictEqual(documentOf(attempt), documentOf(answered)));
   return (evidence) =>
     afterEachAnswer(
       evidence,
       answerText,
       matches,
       `no attempt after the ${answerText} (cai listened ${ms(evidence.observeMs)} more, --observe)`,
-      (answered, next, view) => {
+      (answered, _next, view) => {
+        const again = repeats(answered, view);
+        const next = again[0];
         if (!next) return undefined;
-        const again = laterThan(answered, view);
         const late = again.some((attempt) => attempt.late) ? ', after cai stopped listening' : '';
         return `${verb}: ${again.length} more attempt${again.length === 1 ? '' : 's'}, the first ${after(answered, next)} after the ${answerText}${late}`;
       },
-      { firstOnly: true, shown: (answered, view) => [answered, ...laterThan(answered, view)] },
+      { firstOnly: true, shown: (answered, view) => [answered, ...repeats(answered, view)] },
     );
 }
 
-/** §7: a retry after a 429 comes no earlier than its Retry-After (less the tolerance of tolerances.ts). */
-function waitsRetryAfter(evidence: SenderEvidence): Outcome {
-  return afterEachAnswer(evidence, '429', is429, 'each retry no earlier than the Retry-After of the 429 before it', (answered, next) => {
-    if (!next || answered.answer.kind !== 'error') return null;
-    const asked = answered.answer.retryAfterSeconds ?? 0;
-    const wait = next.arrivedMono - (answered.answeredMono ?? answered.arrivedMono);
-    const least = asked * 1000 - retryAfterToleranceMs(asked);
-    return wait >= least ? undefined : `retried ${ms(wait)} after a 429 with Retry-After: ${asked}`;
-  });
+const isRateLimitedWith = (form: RetryAfter['form']) => (answer: ScriptedAnswer) => is429(answer) && answer.kind === 'error' && answer.retryAfter?.form === form;
+
+/**
+ * §7: a retry after a 429 comes no earlier than its Retry-After (less the tolerance of tolerances.ts): the number
+ * of seconds from cai's answer, or the moment the HTTP-date names (RFC 9110 §10.2.3), on cai's clock.
+ */
+function waitsRetryAfter(form: RetryAfter['form']): (evidence: SenderEvidence) => Outcome {
+  const answerText = form === 'seconds' ? '429 with Retry-After in seconds' : '429 with Retry-After as an HTTP-date';
+  const expected = form === 'seconds' ? 'each retry no earlier than the Retry-After of the 429 before it' : 'each retry no earlier than the HTTP-date of the Retry-After before it';
+  return (evidence) =>
+    afterEachAnswer(evidence, answerText, isRateLimitedWith(form), expected, (answered, next) => {
+      const sent = answered.retryAfter;
+      if (!next || sent === undefined || answered.answeredMono === undefined) return null;
+      const wait = next.arrivedMono - answered.answeredMono;
+      const notBefore = sent.dateMono ?? answered.answeredMono + sent.seconds * 1000;
+      const asked = notBefore - answered.answeredMono;
+      if (next.arrivedMono >= notBefore - retryAfterToleranceMs(asked / 1000)) return undefined;
+      return form === 'seconds'
+        ? `retried ${ms(wait)} after a 429 with Retry-After: ${sent.header}`
+        : `retried ${ms(wait)} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - next.arrivedMono)} before that date (it asked for ${ms(asked)})`;
+    });
 }
 
 /** §7/§8: consecutive 5xx are retried until the FAILURES_BEFORE_ACCEPT-th at least (a sender that gives up early loses the document). */
@@ -197,6 +219,45 @@ function sameBytes(first: Attempt, retry: Attempt): Judgement {
   return first.body.equals(retry.body) ? undefined : `the same document in other bytes (${first.body.length} bytes, then ${retry.body.length})`;
 }
 
+/** The top-level fields in which two documents differ, for a message: `text, occurred_at`. */
+function differingFields(a: unknown, b: unknown): string {
+  if (!isObject(a) || !isObject(b)) return 'the whole body';
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key]));
+  return keys.length > 3 ? `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more` : keys.join(', ');
+}
+
+/**
+ * §6.1, §2.2: a new document carries a new event_id. The receiver discards a document whose event_id it already
+ * accepted (§6.1, §2.13), so another document under that id is lost. Judged on every attempt, across scenarios and
+ * in order of arrival: one whose event_id an earlier attempt was accepted under (any 2xx, the duplicate answer
+ * included), with a different document, fails. The same document again is a repeat, the acknowledgment checks'; a
+ * changed document on a retry after a 5xx, 429 or cut connection is a retry, the retry checks'.
+ */
+function newDocumentsNewIds(evidence: SenderEvidence): Outcome {
+  const expected = 'every new document under an event_id of its own (none under the id of a document already accepted)';
+  const attempts = allAttempts(evidence)
+    .filter((attempt) => attemptEventId(attempt) !== undefined)
+    .sort((a, b) => a.arrivedMono - b.arrivedMono);
+  const accepted = new Map<string, Attempt>();
+  const problems: { earlier: Attempt; attempt: Attempt; text: string }[] = [];
+  for (const attempt of attempts) {
+    const id = attemptEventId(attempt) as string;
+    const earlier = accepted.get(id);
+    if (earlier === undefined) {
+      if (isAcceptance(attempt.answer)) accepted.set(id, attempt);
+      continue;
+    }
+    if (isDeepStrictEqual(documentOf(earlier), documentOf(attempt))) continue;
+    if (problems.some((problem) => attemptEventId(problem.attempt) === id && isDeepStrictEqual(documentOf(problem.attempt), documentOf(attempt)))) continue;
+    problems.push({ earlier, attempt, text: `${label(attempt)} carries event_id ${JSON.stringify(id.slice(0, 80))}, accepted before in ${label(earlier)}, with another document (it differs in ${differingFields(documentOf(earlier), documentOf(attempt))}): a receiver discards it as a repeat (§6.1)` });
+  }
+  const ids = new Set(attempts.map((attempt) => attemptEventId(attempt))).size;
+  if (problems.length === 0 && ids < 2) return notJudged(ids === 0 ? 'no attempt carried an event_id' : 'every attempt carried one event_id: no second document to compare it with');
+  if (problems.length === 0) return passed(expected, `${ids} documents, each under its own event_id`);
+  const more = problems.length > 1 ? `; and ${problems.length - 1} more` : '';
+  return failed(expected, `${(problems[0] as (typeof problems)[number]).text}${more}`, { attempts: problems.slice(0, 3).flatMap((problem) => [problem.earlier, problem.attempt]) });
+}
+
 /** What the delivery checks of one interface share: the id prefix, and the level and sections of a status rule. */
 interface DeliveryContext {
   iface: InterfaceId;
@@ -237,19 +298,19 @@ function contextOf(iface: InterfaceId): DeliveryContext {
 function firstRetryChecks({ iface, p, retrySections, clauses }: DeliveryContext): SenderCheck[] {
   return [
     defineSenderCheck({
-      id: `${p}-SIG-004`, interface: iface, level: 'should', sections: ['§5.5', '§5.2'], clauses: ['§5.5-1'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429'],
+      id: `${p}-SIG-004`, interface: iface, level: 'should', sections: ['§5.5', '§5.2'], clauses: ['§5.5-1'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429', 'retry-429-date'],
       title: 'every retry is signed afresh: its timestamp moves on with the time since the first attempt',
       judge: signedAfresh,
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-001`, interface: iface, level: 'must', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
-      title: 'a document answered 5xx is sent again',
+      id: `${p}-RETRY-001`, interface: iface, level: 'must', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx', 'retry-500'],
+      title: 'a document answered 5xx (503, 500) is sent again',
       judge: retriedAfter('5xx', is5xx),
     }),
   ];
 }
 
-const RETRY_SCENARIOS = ['retry-5xx', 'retry-429', 'retry-network'] as const;
+const RETRY_SCENARIOS = ['retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network'] as const;
 
 /** A retry carries the same event_id, the same document and the same bytes as the delivery's first attempt. */
 function sameOnRetryChecks({ iface, p, identitySections, clauses }: DeliveryContext): SenderCheck[] {
@@ -288,19 +349,24 @@ function retryPaceChecks({ iface, p, statusLevel, retrySections, clauses }: Deli
       judge: retriedAfter('connection reset', isReset),
     }),
     defineSenderCheck({
-      id: `${p}-RETRY-007`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429'], scenarios: ['retry-429'],
+      id: `${p}-RETRY-007`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429'], scenarios: ['retry-429', 'retry-429-date'],
       title: 'a document answered 429 is sent again',
       judge: retriedAfter('429', is429),
     }),
     defineSenderCheck({
       id: `${p}-RETRY-008`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429', 'retry-after'], scenarios: ['retry-429'],
-      title: 'a 429 is not retried before its Retry-After',
-      judge: waitsRetryAfter,
+      title: 'a 429 is not retried before its Retry-After (a number of seconds)',
+      judge: waitsRetryAfter('seconds'),
     }),
     defineSenderCheck({
       id: `${p}-RETRY-009`, interface: iface, level: 'should', sections: retrySections, clauses: clauses.retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx'],
       title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
       judge: keepsRetrying,
+    }),
+    defineSenderCheck({
+      id: `${p}-RETRY-010`, interface: iface, level: statusLevel, sections: pace, clauses: clauses.retry429, tags: ['retry', '429', 'retry-after', 'http-date'], scenarios: ['retry-429-date'],
+      title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
+      judge: waitsRetryAfter('date'),
     }),
   ];
 }
@@ -325,7 +391,7 @@ function ackChecks({ iface, p, clauses }: DeliveryContext): SenderCheck[] {
       defineSenderCheck({
         id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§4.1', '§2.3'], clauses: clauses.accepted, tags: ['accepted', '202'], scenarios: ['accept'],
         title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
-        judge: notRetriedAfter('202', isAccepted(202), 'sent again'),
+        judge: notRetriedAfter('202', isAccepted(202), 'sent again', { sameDocument: true }),
       }),
     ];
   }
@@ -333,17 +399,31 @@ function ackChecks({ iface, p, clauses }: DeliveryContext): SenderCheck[] {
     defineSenderCheck({
       id: `${p}-ACK-001`, interface: iface, level: 'should', sections: ['§7', '§4.2'], clauses: clauses.accepted, tags: ['accepted', '202'], scenarios: ['accept'],
       title: 'a 202 ends the delivery: the event is not sent again',
-      judge: notRetriedAfter('202', isAccepted(202), 'sent again'),
+      judge: notRetriedAfter('202', isAccepted(202), 'sent again', { sameDocument: true }),
     }),
     defineSenderCheck({
       id: `${p}-ACK-002`, interface: iface, level: 'should', sections: ['§2.13', '§7'], clauses: ['§6.5-1'], tags: ['accepted', 'duplicate'], scenarios: ['duplicate'],
       title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery',
-      judge: notRetriedAfter('202 {"ok":true,"duplicate":true}', isDuplicate, 'sent again'),
+      judge: notRetriedAfter('202 {"ok":true,"duplicate":true}', isDuplicate, 'sent again', { sameDocument: true }),
     }),
+    ...([['ACK-003', 200, 'ok-200', ''], ['ACK-004', 201, 'ok-201', ''], ['ACK-005', 204, 'ok-204', ' (no body)']] as const).map(([id, status, scenario, body]) =>
+      defineSenderCheck({
+        id: `${p}-${id}`, interface: iface, level: 'should', sections: ['§6.5'], clauses: ['§6.5-1'], tags: ['accepted', '2xx', String(status)], scenarios: [scenario],
+        title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`,
+        judge: notRetriedAfter(String(status), isAccepted(status), 'sent again', { sameDocument: true }),
+      }),
+    ),
+  ];
+}
+
+/** A new document carries a new event_id (a retry the old one: RETRY-002). */
+function identityChecks({ iface, p, identitySections, clauses }: DeliveryContext): SenderCheck[] {
+  const kind = interfaceSpec(iface).documentName;
+  return [
     defineSenderCheck({
-      id: `${p}-ACK-003`, interface: iface, level: 'should', sections: ['§6.5'], clauses: ['§6.5-1'], tags: ['accepted', '2xx'], scenarios: ['ok-200'],
-      title: 'a 200 ends the delivery too (any 2xx means accepted)',
-      judge: notRetriedAfter('200', isAccepted(200), 'sent again'),
+      id: `${p}-ID-001`, interface: iface, level: 'must', sections: identitySections, clauses: clauses.identity, tags: ['event-id', 'identity'], scenarios: ['accept', 'retry-network'],
+      title: `every new ${kind} carries a new event_id: none reuses the id of one already accepted`,
+      judge: newDocumentsNewIds,
     }),
   ];
 }
@@ -361,7 +441,7 @@ function timingChecks({ iface, p, statusLevel }: DeliveryContext): SenderCheck[]
 
 function deliveryChecks(iface: InterfaceId): SenderCheck[] {
   const context = contextOf(iface);
-  return [firstRetryChecks, sameOnRetryChecks, retryPaceChecks, rejectChecks, ackChecks, timingChecks].flatMap((checks) => checks(context));
+  return [identityChecks, firstRetryChecks, sameOnRetryChecks, retryPaceChecks, rejectChecks, ackChecks, timingChecks].flatMap((checks) => checks(context));
 }
 
 export const deliveryChecksB = deliveryChecks('B');

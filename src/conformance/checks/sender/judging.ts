@@ -4,7 +4,7 @@
  * delivery is judged on its own, on the answers it really got.
  */
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
-import { allAttempts, completeRecords, deliveriesOf, label, type Attempt, type Delivery, type SenderEvidence, type StageRecord } from '../../evidence.js';
+import { allAttempts, completeRecords, deliveriesOf, isRetryable, label, type Attempt, type Delivery, type SenderEvidence, type StageRecord } from '../../evidence.js';
 import type { ScriptedAnswer } from '../../listen/scenarios.js';
 
 /** A problem with one attempt, `undefined` when it is right, `null` when this rule cannot judge it (another does). */
@@ -18,7 +18,13 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
  * Judges every attempt (late ones too: a stale signature on a late retry is still one). Fails with the attempts
  * that break the rule; not judged when it could judge none.
  */
-export function everyAttempt(evidence: SenderEvidence, expected: string, judge: (attempt: Attempt, record: StageRecord) => Judgement, unjudged: string): Outcome {
+export function everyAttempt(
+  evidence: SenderEvidence,
+  expected: string,
+  judge: (attempt: Attempt, record: StageRecord) => Judgement,
+  unjudged: string,
+  options: { passedText?: (judged: number) => string } = {},
+): Outcome {
   if (allAttempts(evidence).length === 0) return notJudged(`no attempt arrived${stagesText(evidence)}`);
   const problems: { attempt: Attempt; problem: string }[] = [];
   let judged = 0;
@@ -32,7 +38,7 @@ export function everyAttempt(evidence: SenderEvidence, expected: string, judge: 
   }
   if (judged === 0) return notJudged(unjudged);
   const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id)).size;
-  if (problems.length === 0) return passed(expected, `${plural(judged, 'attempt')} in ${plural(stages, 'scenario')}, all right`);
+  if (problems.length === 0) return passed(expected, options.passedText?.(judged) ?? `${plural(judged, 'attempt')} in ${plural(stages, 'scenario')}, all right`);
   return failed(expected, `${problems.length} of ${judged} attempts wrong: ${shown(problems)}`, { attempts: problems.map((entry) => entry.attempt) });
 }
 
@@ -102,14 +108,20 @@ export function afterEachAnswer(
   return failed(expected, actual, { attempts: problems.flatMap((entry) => entry.shown) });
 }
 
-/** Every retry (an attempt after the first of its delivery), against the delivery's first attempt. */
+/**
+ * Every retry (an attempt that follows a retryable answer of its delivery: 5xx, 429, a cut connection), against the
+ * delivery's first attempt. An attempt after a final answer is no retry: a repeat (the acknowledgment and refusal
+ * checks judge it) or another document under an old event_id (the identity check).
+ */
 export function everyRetry(evidence: SenderEvidence, expected: string, judge: (first: Attempt, retry: Attempt, view: DeliveryView) => Judgement, unjudged: string): Outcome {
   const problems: { attempt: Attempt; problem: string; first: Attempt }[] = [];
   let judged = 0;
   for (const view of deliveriesIn(evidence)) {
-    const [first, ...retries] = view.delivery.attempts;
+    const [first, ...later] = view.delivery.attempts;
     if (!first) continue;
-    for (const retry of retries) {
+    for (const [index, retry] of later.entries()) {
+      const previous = view.delivery.attempts[index] as Attempt;
+      if (!isRetryable(previous.answer)) continue;
       const problem = judge(first, retry, view);
       if (problem === null) continue;
       judged += 1;
