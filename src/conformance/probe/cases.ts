@@ -18,6 +18,11 @@ export interface ProbeCase {
   expect: StatusExpectation;
   /** Why the case cannot be judged on this run, when it cannot: it is then not sent. */
   unjudgeable?(scope: ProbeScope): string | undefined;
+  /**
+   * Why a wrong answer may not be the target's doing (say, it came too late to be sure which second the target's
+   * clock read): the case is then sent once more, and not judged if the second answer is as doubtful.
+   */
+  doubtful?(answer: Exchange): string | undefined;
 }
 
 /** One case as gathered: its answer, or why it was not sent. */
@@ -42,12 +47,21 @@ export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
       for (const probe of cases) {
         if (scope.session.signal.aborted) break;
         const reason = probe.unjudgeable?.(scope);
-        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : { name: probe.name, answer: await scope.send(probe.send(scope)) });
+        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : await sendCase(scope, probe));
       }
       return { cases: gathered };
     },
     judge: ({ cases: gathered }) => judgeCases(cases, gathered),
   });
+}
+
+/** One case sent, and once more when a wrong answer is doubtful; a second doubtful wrong answer is not judged. */
+async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer> {
+  let answer = await scope.send(probe.send(scope));
+  if (statusMatches(answer, probe.expect) || probe.doubtful?.(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
+  answer = await scope.send(probe.send(scope));
+  const doubt = statusMatches(answer, probe.expect) ? undefined : probe.doubtful(answer);
+  return doubt === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${doubt}, twice` };
 }
 
 /** The verdict on the cases gathered, in order: the first wrong answer fails the check. */
@@ -56,7 +70,7 @@ export function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseA
   for (const [index, entry] of gathered.entries()) {
     const probe = cases[index] as ProbeCase;
     if (entry.answer === undefined || statusMatches(entry.answer, probe.expect)) continue;
-    return failed(`${probe.expect.describe} for ${entry.name}`, `${entry.name}: ${describeAnswer(entry.answer)}`, { exchanges: [entry.answer] }, casesNote(cases.length, gathered));
+    return failed(`${probe.expect.describe} for ${entry.name}`, `${entry.name}: ${describeAnswer(entry.answer)}`, { exchanges: [entry.answer] }, casesNote(cases, gathered));
   }
   const answered = gathered.filter((entry): entry is CaseAnswer & { answer: Exchange } => entry.answer !== undefined);
   if (gathered.length < cases.length) return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);
@@ -82,6 +96,9 @@ function tally(answers: readonly Exchange[]): string {
   return [...counts].map(([status, count]) => `${status} ×${count}`).join(', ');
 }
 
-function casesNote(total: number, gathered: readonly CaseAnswer[]): string[] {
-  return total > 1 ? [`the check sends ${total} cases, each changing one thing; ${gathered.length} were sent, and this one was answered wrongly`] : [];
+function casesNote(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[]): string[] {
+  if (cases.length < 2) return [];
+  const wrong = gathered.filter((entry, index) => entry.answer !== undefined && !statusMatches(entry.answer, (cases[index] as ProbeCase).expect)).map((entry) => entry.name);
+  const others = wrong.length > 1 ? `; also answered wrongly: ${wrong.slice(1).join('; ')}` : '';
+  return [`${wrong.length} of the ${cases.length} cases (each changing one thing) answered wrongly; the first is shown${others}`];
 }

@@ -5,6 +5,7 @@
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { WINDOW_EDGE_FRACTION, WINDOW_MARGIN_SECONDS } from '../tolerances.js';
 import { compact, dateTime, withPath } from './bodies.js';
+import type { Exchange } from '../evidence.js';
 import type { Mutation } from './mutations.js';
 import type { TimestampNotation } from './recipe.js';
 import type { ProbeScope } from './scope.js';
@@ -36,6 +37,15 @@ function clockNotExact(scope: ProbeScope): string | undefined {
   return offset === 0 ? undefined : `the target's clock is ${offset > 0 ? '+' : ''}${offset} s from cai's: an edge one second away cannot be placed`;
 }
 
+/**
+ * A case one second from the edge is sent at `fraction` of cai's second; an answer that took longer than the rest of
+ * that second may come from a target that read its clock in the next one, where the edge is a second away.
+ */
+function lateFor(fraction: number): (answer: Exchange) => string | undefined {
+  const leftMs = Math.round((1 - fraction) * 1000);
+  return (answer) => (answer.latencyMs > leftMs ? `answered in ${Math.round(answer.latencyMs)} ms, past the ${leftMs} ms left of the second it was sent in` : undefined);
+}
+
 const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
 const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 
@@ -45,7 +55,7 @@ function shifted(name: string, shiftSeconds: number, demand: Mutation['demand'],
     clauses: demand === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
     demand,
     request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds }, ...(fraction !== undefined ? { atSecondFraction: fraction } : {}) }),
-    ...(fraction !== undefined ? { unjudgeable: clockNotExact } : {}),
+    ...(fraction !== undefined ? { unjudgeable: clockNotExact, doubtful: lateFor(fraction) } : {}),
   };
 }
 

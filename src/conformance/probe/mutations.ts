@@ -10,6 +10,7 @@
  * mutations-document.ts (§2.1, §2.4–§2.12, §8), mutations-identity.ts (§5.6, §4.1, §6.1, §2.2).
  */
 import type { EventType } from '../../spec/constants.js';
+import type { Exchange } from '../evidence.js';
 import type { Doc } from './bodies.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
@@ -38,6 +39,8 @@ export interface Mutation {
   request(valid: Valid): RequestRecipe;
   /** Why the mutation cannot be judged on this run, when it cannot (it is then not sent). */
   unjudgeable?(scope: ProbeScope): string | undefined;
+  /** Why a wrong answer may not be the target's doing (probe/cases.ts): it is sent again, then not judged. */
+  doubtful?(answer: Exchange): string | undefined;
   /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
   on?: EventType;
   /**
