@@ -23,6 +23,8 @@ export interface ProbeCase {
    * clock read): the case is then sent once more, and not judged if the second answer is as doubtful.
    */
   doubtful?(answer: Exchange): string | undefined;
+  /** Why a wrong answer is not this check's to judge (another rule allows it, or another check judges it). */
+  excused?(answer: Exchange): string | undefined;
 }
 
 /** One case as gathered: its answer, or why it was not sent. */
@@ -58,7 +60,10 @@ export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
 /** One case sent, and once more when a wrong answer is doubtful; a second doubtful wrong answer is not judged. */
 async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer> {
   let answer = await scope.send(probe.send(scope));
-  if (statusMatches(answer, probe.expect) || probe.doubtful?.(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
+  if (statusMatches(answer, probe.expect)) return { name: probe.name, answer };
+  const excuse = probe.excused?.(answer);
+  if (excuse !== undefined) return { name: probe.name, notSent: excuse };
+  if (probe.doubtful?.(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
   answer = await scope.send(probe.send(scope));
   const doubt = statusMatches(answer, probe.expect) ? undefined : probe.doubtful(answer);
   return doubt === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${doubt}, twice` };

@@ -161,12 +161,6 @@ function eventIdOf(prefix: string, length: number, filler: string): string {
   return [...`${prefix}-${filler.repeat(length)}`].slice(0, length).join('');
 }
 
-/** §8: 120 characters is the limit, counted in characters: of two bytes, of four (two UTF-16 units). */
-export const EVENT_ID_AT_LIMIT: readonly Mutation[] = [
-  { name: `${MAX_EVENT_ID_LENGTH} characters, most outside the BMP (four bytes, two UTF-16 units each)`, clauses: ['§2.4-2', '§8-2'], demand: 'accepted', request: ({ doc }) => ({ body: compact({ ...doc, event_id: astralPadded(`${String(doc.event_id)}-`, MAX_EVENT_ID_LENGTH) }) }) },
-  { name: `${MAX_EVENT_ID_LENGTH} characters, most of two bytes (é)`, clauses: ['§2.4-2', '§8-2'], demand: 'accepted', request: ({ doc }) => ({ body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH, 'é') }) }) },
-];
-
 /** §8: one character past the limit, counted in any unit, is refused. */
 export const EVENT_ID_PAST_LIMIT: readonly Mutation[] = [
   { name: `${MAX_EVENT_ID_LENGTH + 1} ASCII characters`, clauses: ['§2.4-2', '§8-2'], demand: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH + 1, 'x') }) }) },

@@ -5,6 +5,7 @@
  */
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
 import { bodyOfSize } from './bodies.js';
+import type { Exchange } from '../evidence.js';
 import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
 
@@ -23,6 +24,8 @@ function framed(size: number, demand: Mutation['demand'], field: string): Mutati
     clauses: ['§8-1', ...(demand === 'too-large' ? ['§7-5'] : [])],
     demand,
     ...(demand !== 'accepted' && also ? { alsoRefusedWith: also } : {}),
+    // A body at the limit refused for its framing is not refused for its size: B-FRAME-001 judges chunked bodies.
+    ...(demand === 'accepted' && also ? { excused: (answer: Exchange) => (answer.status !== undefined && also.statuses.includes(answer.status) ? `${answer.status}: ${also.why}` : undefined) } : {}),
     request: ({ doc }) => ({ body: bodyOfSize(doc, field, size), ...recipe }),
   }));
 }

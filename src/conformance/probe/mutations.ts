@@ -41,6 +41,8 @@ export interface Mutation {
   unjudgeable?(scope: ProbeScope): string | undefined;
   /** Why a wrong answer may not be the target's doing (probe/cases.ts): it is sent again, then not judged. */
   doubtful?(answer: Exchange): string | undefined;
+  /** Why a wrong answer is not this rule's to judge (probe/cases.ts): the case is then not judged. */
+  excused?(answer: Exchange): string | undefined;
   /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
   on?: EventType;
   /**

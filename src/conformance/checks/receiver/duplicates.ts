@@ -270,6 +270,9 @@ const repeatMemory = forBoth((receiver) => [
     id: checkId(receiver, { B: 'B-DEDUP-009', A: 'A-DEDUP-008' }), interface: receiver.interface, level: 'must',
     sections: receiver.interface === 'B' ? ['§6.1', '§2.13'] : ['§2.2'], clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe'],
     title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.interface === 'B' ? 'events' : 'jobs'}, and again seconds later`,
+    // On A every job starts a conversation whose events come back to cai's listener: so many at once would delay the
+    // callbacks the callback checks wait for, so the check runs alone, after them.
+    ...(receiver.interface === 'A' ? { exclusive: true } : {}),
     gather: async (scope) => {
       const body = compact(receiver.document(scope));
       const first = await scope.send({ body });

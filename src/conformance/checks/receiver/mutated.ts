@@ -52,6 +52,7 @@ export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): Pro
     send: (scope) => mutation.request({ scope, doc: validDocument(receiver, scope, mutation.on), dateTimeField: receiver.dateTimeField }),
     ...(mutation.unjudgeable ? { unjudgeable: mutation.unjudgeable } : {}),
     ...(mutation.doubtful ? { doubtful: mutation.doubtful } : {}),
+    ...(mutation.excused ? { excused: mutation.excused } : {}),
   }));
 }
 
