@@ -3,8 +3,13 @@
  * body; the header is `sha256=` and the 64 lowercase hex digits of the HMAC, compared in full.
  */
 import { compact } from './bodies.js';
-import type { Mutation } from './mutations.js';
-import type { DigestDamage, SignatureSpelling, SignedStringChange } from './recipe.js';
+import type { Demand, Mutation } from './mutations.js';
+import type { DigestDamage, SignatureRecipe, SignatureSpelling, SignedStringChange } from './recipe.js';
+
+/** A valid document sent with each signature of `rows` (a value and how a failure names it). */
+function signedWith<T>(rows: readonly (readonly [T, string])[], clause: string, demand: Demand, signature: (value: T) => SignatureRecipe): Mutation[] {
+  return rows.map(([value, name]) => ({ name, clauses: [clause], demand, request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }) }));
+}
 
 /**
  * §5.2: each part of the signed string removed, replaced or moved, the HMAC made with the right secret over what is
@@ -19,12 +24,7 @@ const STRING_CHANGES: readonly [SignedStringChange, string][] = [
   ['body-first', 'the HMAC over body + "." + timestamp (the parts swapped)'],
 ];
 
-export const SIGNED_STRING: readonly Mutation[] = STRING_CHANGES.map(([change, name]) => ({
-  name,
-  clauses: ['§5.2-1'],
-  demand: 'authentication',
-  request: ({ doc }) => ({ body: compact(doc), signature: { kind: 'other-string', change } }),
-}));
+export const SIGNED_STRING: readonly Mutation[] = signedWith(STRING_CHANGES, '§5.2-1', 'authentication', (change) => ({ kind: 'other-string', change }));
 
 /**
  * §5.3, §5.5: the digest compared in full. One hex digit wrong at its end, its start or its middle: a verifier that
@@ -36,18 +36,18 @@ const DAMAGES: readonly [DigestDamage, string][] = [
   ['middle-digit', 'the valid digest with its 33rd hex digit changed'],
 ];
 
-export const DIGEST: readonly Mutation[] = DAMAGES.map(([damage, name]) => ({
-  name,
-  clauses: ['§5.3-1'],
-  demand: 'authentication',
-  request: ({ doc }) => ({ body: compact(doc), signature: { kind: 'damaged', damage } }),
-}));
+export const DIGEST: readonly Mutation[] = signedWith(DAMAGES, '§5.3-1', 'authentication', (damage) => ({ kind: 'damaged', damage }));
 
 /** §5.3: the digest cut short (a truncated MAC is not the MAC). */
-export const DIGEST_LENGTH: readonly Mutation[] = [
-  { name: 'the valid digest cut to 63 hex digits', clauses: ['§5.3-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), signature: { kind: 'truncated' } }) },
-  { name: 'the valid digest cut to its first 32 hex digits', clauses: ['§5.3-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), signature: { kind: 'damaged', damage: 'first-half' } }) },
-];
+export const DIGEST_LENGTH: readonly Mutation[] = signedWith<SignatureRecipe>(
+  [
+    [{ kind: 'truncated' }, 'the valid digest cut to 63 hex digits'],
+    [{ kind: 'damaged', damage: 'first-half' }, 'the valid digest cut to its first 32 hex digits'],
+  ],
+  '§5.3-1',
+  'header',
+  (signature) => signature,
+);
 
 /**
  * §5.3: the header is `sha256=` then lowercase hex, one value. The right MAC spelled otherwise: the prefix left out,
@@ -66,9 +66,4 @@ const SPELLINGS: readonly [SignatureSpelling, string][] = [
   ['comma-joined', 'a wrong digest and the valid one in one header, comma-separated'],
 ];
 
-export const SIGNATURE_SPELLING: readonly Mutation[] = SPELLINGS.map(([spelling, name]) => ({
-  name,
-  clauses: ['§5.3-1'],
-  demand: 'header',
-  request: ({ doc }) => ({ body: compact(doc), signature: { kind: 'respelled', spelling } }),
-}));
+export const SIGNATURE_SPELLING: readonly Mutation[] = signedWith(SPELLINGS, '§5.3-1', 'header', (spelling) => ({ kind: 'respelled', spelling }));
