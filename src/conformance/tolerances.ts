@@ -36,7 +36,7 @@ export const CONCURRENT_ROUNDS = 3;
  */
 export const DEDUPE_MEMORY_OTHERS = 64;
 export const DEDUPE_MEMORY_WAIT_MS = 5_000;
-export const MOCK_DEDUPE_MEMORY_WAIT_MS = 1_500;
+export const MOCK_DEDUPE_MEMORY_WAIT_MS = 1_200;
 
 /** How long a request sent with `Expect: 100-continue` waits for the interim answer before it sends its body anyway. */
 export const EXPECT_CONTINUE_WAIT_MS = 1_000;

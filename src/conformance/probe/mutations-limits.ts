@@ -8,6 +8,7 @@ import { bodyOfSize } from './bodies.js';
 import type { Exchange } from '../evidence.js';
 import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
+import type { ProbeScope } from './scope.js';
 
 const bytes = (size: number) => size.toLocaleString('en-GB').replace(/,/g, ' ');
 
@@ -27,6 +28,8 @@ function framed(size: number, demand: Mutation['demand'], field: string): Mutati
     // A body at the limit refused for its framing is not refused for its size: B-FRAME-001 judges chunked bodies.
     ...(demand === 'accepted' && also ? { excused: (answer: Exchange) => (answer.status !== undefined && also.statuses.includes(answer.status) ? `${answer.status}: ${also.why}` : undefined) } : {}),
     request: ({ doc }) => ({ body: bodyOfSize(doc, field, size), ...recipe }),
+    // The session sends Expect through node:http, on a connection of its own: never through a proxy.
+    ...(recipe.expectContinue ? { unjudgeable: (scope: ProbeScope) => (scope.session.config.client?.proxy ? 'Expect: 100-continue is not sent through a proxy' : undefined) } : {}),
   }));
 }
 
