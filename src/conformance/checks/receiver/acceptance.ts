@@ -82,6 +82,8 @@ const enumerations = {
   A: mutationCheck(JOBS_RECEIVER, {
     id: 'A-ACCEPT-006', level: 'must', sections: ['§2.8', '§2.9', '§2.2'], tags: ['acceptance', 'schema'],
     title: 'every value of origin.channel and brief.intent is accepted',
+    // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
+    exclusive: true,
   }, JOB_ENUMERATIONS),
 };
 

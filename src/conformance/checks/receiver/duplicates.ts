@@ -296,6 +296,7 @@ const repeatMemory = forBoth((receiver) => [
       if (!isAccepted(first)) return firstNotAccepted(first);
       if (otherRefused) return notJudged(`one of the ${DEDUPE_MEMORY_OTHERS} other documents was not accepted: ${describeAnswer(otherRefused)}`);
       const expected = receiver.interface === 'B' ? DUPLICATE : SAME_ACK;
+      if (afterWait !== undefined && waitedMs === undefined) return notJudged('how long the repeat waited is not known');
       const cases: [string, Exchange | undefined][] = [[`after ${DEDUPE_MEMORY_OTHERS} other documents`, afterOthers], [`${((waitedMs ?? 0) / 1000).toFixed(1)} s later`, afterWait]];
       for (const [when, repeat] of cases) {
         if (!repeat) return notJudged(`the repeat ${when} was not sent`);

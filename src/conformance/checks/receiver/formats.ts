@@ -52,6 +52,8 @@ export const formats = forBoth((receiver) =>
       return mutationCheck(receiver, {
         id: checkId(receiver, shape.ids), level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], tags: ['format', 'acceptance'],
         title: `${field} ${shape.describe} is accepted`,
+        // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
+        ...(receiver.interface === 'A' ? { exclusive: true } : {}),
       }, [first, ...shape.more(field)]);
     }
     return defineProbe({
