@@ -105,7 +105,7 @@ describe('cai conformance run on a terminal', () => {
     expect(result.stdout).toContain('│ B-ACCEPT-001 │ a valid conversation.message event is accepted');
     expect(result.stdout).toMatch(/^ {2}body: {5}\/.*\/B-SIZE-001\.body$/m);
     expect(result.stdout).toMatch(/^ {2}repro: {4}cai conformance run --interface B --mock --break no-size-limit --only B-SIZE-001$/m);
-    expect(result.stdout).toMatch(/^67 passed, 2 failed, 2 skipped$/m);
+    expect(result.stdout).toMatch(/^74 passed, 2 failed, 2 skipped$/m);
     expect(result.stderr).not.toContain('\r');
   });
 
