@@ -18,7 +18,7 @@ import { interfaceSpec } from '../spec/interfaces.js';
 import type { Outcome } from './check.js';
 import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from './evidence.js';
 import { describeScripted } from './listen/scenarios.js';
-import type { RequestRecipe } from './probe/recipe.js';
+import { rebuiltBySign, type RequestRecipe } from './probe/recipe.js';
 import type { Reproducer } from './runner.js';
 import type { CheckResult, Reproduction } from './types.js';
 
@@ -91,6 +91,8 @@ async function withScript(result: CheckResult, repro: Reproduction, dir: string)
 async function receiverFiles(context: ReproContext, result: CheckResult, outcome: Outcome): Promise<Reproduction> {
   const probes = context.probes as NonNullable<ReproContext['probes']>;
   const exchanges = outcome.exchanges as readonly Exchange[];
+  // A mutation that `cai sign` and curl cannot rebuild afresh (recipe.ts) is shown again by running the check.
+  const rebuilt = exchanges.every((exchange) => rebuiltBySign(exchange.request.recipe));
   const bodies: string[] = [];
   const commands: string[] = [];
   for (const [index, exchange] of exchanges.entries()) {
@@ -104,14 +106,14 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
       otherFile = join(context.dir, `${result.id}${suffix}.signed-body`);
       await writeFile(otherFile, recipe.signature.body);
     }
-    commands.push(requestCommand(context.invocation, probes, recipe, exchange, bodyFile, otherFile));
+    if (rebuilt) commands.push(requestCommand(context.invocation, probes, recipe, exchange, bodyFile, otherFile));
   }
   // One request is sent again as it was (signed afresh). A check of several requests (a repeat, a burst) runs again
   // whole, with fresh event_ids: sent again as they were, its first request would now be a repeat. The built-in
   // receiver is gone with the run: the check runs again against a fresh one. Either way the exit status is the verdict.
   // A burst of concurrent repeats keeps as evidence the one answer that was wrong, which sent alone would not show
   // the failure (`runAgain`).
-  const command = context.probes?.mock || commands.length > 1 || outcome.runAgain ? context.rerun(result.id) : (commands[0] as string);
+  const command = context.probes?.mock || commands.length !== 1 || outcome.runAgain ? context.rerun(result.id) : (commands[0] as string);
   return { command, bodyFile: bodies[0] as string };
 }
 
@@ -161,6 +163,10 @@ function requestCommand(cai: string, context: NonNullable<ReproContext['probes']
     'wrong-secret': () => sent,
     literal: () => sent,
     none: () => undefined,
+    // Not rebuilt by sign (receiverFiles runs the check again): listed so that every kind has its line.
+    respelled: () => sent,
+    damaged: () => sent,
+    'other-string': () => sent,
   }[signature.kind]();
   const identity = recipe.identity ?? { kind: 'default' as const };
   const identityValue = identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;

@@ -28,7 +28,7 @@ import { Session } from './probe/session.js';
 import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
 import { createReproducer, secretFlagFor } from './repro.js';
 import { runProbes, summarise, type RunHooks, type RunOutcome } from './runner.js';
-import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_OBSERVE_MS } from './tolerances.js';
+import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_DEDUPE_MEMORY_WAIT_MS, MOCK_OBSERVE_MS } from './tolerances.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
 
@@ -260,7 +260,10 @@ async function openSession(options: ConformanceOptions, credentials: Credentials
     dispatcherFor: (address) => newDispatcher({ localAddress: address }),
     sourceAddress: options.sourceAddress,
     maxRetryAfterMs: options.maxRetryAfterMs,
+    ...(options.client ? { client: options.client } : {}),
   });
+  // The reference receiver forgets nothing: its repeat-memory check waits less, so a run against it stays short.
+  if (options.mock) session.dedupeMemoryWaitMs = MOCK_DEDUPE_MEMORY_WAIT_MS;
   session.callbackWaitMs = options.callbackWaitMs ?? DEFAULT_CALLBACK_WAIT_MS;
   const stop = () => session.stop();
   options.signal?.addEventListener('abort', stop, { once: true });

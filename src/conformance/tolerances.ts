@@ -11,12 +11,35 @@ import { MAX_BODY_BYTES } from '../spec/constants.js';
 /** Seconds beyond (or within) the §5.5 window used by the window checks: well clear of the edge. */
 export const WINDOW_MARGIN_SECONDS = 60;
 
+/**
+ * Where within a second of cai's clock the probes one second from the §5.5 edge are sent. The target reads the
+ * timestamp against its own clock, which cai knows to the second (the `Date` header); one second ticking over between
+ * cai's build and the target's reading would move the probe across the edge. A timestamp 301 s in the past is sent in
+ * the second half of cai's second, so that the target's second is never an earlier one; 301 s in the future at its
+ * very start, so that the target's second is never a later one; the 300 s probes in the middle. Against a target
+ * whose clock differs from cai's by a second or more (or sends no `Date`), the edge cases are not judged.
+ */
+export const WINDOW_EDGE_FRACTION = { past: 0.6, future: 0.05, inside: 0.5 } as const;
+
 /** How far from the sent timestamp the signature of the "other timestamp" probe is made (§5.2, §5.4). */
 export const OTHER_TIMESTAMP_SKEW_SECONDS = 7;
 
 /** Simultaneous deliveries of one event_id in a concurrency round, and rounds: a check-then-insert race shows up in one. */
 export const CONCURRENT_DELIVERIES = 8;
 export const CONCURRENT_ROUNDS = 3;
+
+/**
+ * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes): an event_id is sent again
+ * after this many other documents, and after this long. A receiver that keeps only the last few ids, or forgets them
+ * after a few seconds (a short cache time-to-live), answers the late repeat as new. The wait against `--mock` is
+ * shorter: the reference receiver forgets nothing, and a run against it stays under three seconds.
+ */
+export const DEDUPE_MEMORY_OTHERS = 64;
+export const DEDUPE_MEMORY_WAIT_MS = 5_000;
+export const MOCK_DEDUPE_MEMORY_WAIT_MS = 1_200;
+
+/** How long a request sent with `Expect: 100-continue` waits for the interim answer before it sends its body anyway. */
+export const EXPECT_CONTINUE_WAIT_MS = 1_000;
 
 /** Requests in the bounded burst of the rate-cap check, sent in waves of this many. */
 export const RATE_BURST_LIMIT = 400;

@@ -21,6 +21,15 @@ export const RECEIVER_FAULTS = {
   'date-time-fraction-max-6': 'date-times with more than six fractional digits (.NET writes seven) are refused (§2.1)',
   'requires-content-length': 'a body sent chunked, without Content-Length, is refused with 411 (a warning: HTTP allows it)',
   'strict-content-type': 'any Content-Type but exactly application/json (e.g. with a charset) is refused with 415 (a warning)',
+  'signature-any-case': 'the signature header is lowercased before it is compared: SHA256= and upper-case hex pass (§5.3; a warning)',
+  'signature-without-dot': 'the HMAC over the timestamp and the body joined without the dot passes too (§5.2)',
+  'signature-compares-40-digits': 'only the first 40 of the 64 hex digits of the signature are compared (§5.3)',
+  'window-301-seconds': 'the window is 301 s wide on each side, not 300 (§5.5)',
+  'window-from-date-header': 'a request with a Date header has its window measured from that header, not X-CAI-Timestamp (§5.4)',
+  'enum-case-folded': 'enumeration values are trimmed and lowercased before validation: WhatsApp and " agent" pass (§2.8–§2.12)',
+  'e164-plus-optional': 'a telephone number of digits without its + passes as E.164 (§2.1)',
+  'dedupe-expires': 'an event_id is forgotten 1 s after it was first recorded: a later repeat is new (§6.1, §2.2)',
+  'identity-case-folded': 'X-CAI-Provider (B) and X-CAI-Source (A) are lowercased before they are looked up (§5.6, §4.1)',
 } as const;
 export type ReceiverFault = keyof typeof RECEIVER_FAULTS;
 
@@ -42,6 +51,9 @@ export const PLATFORM_FAULTS = {
   'accepted-200': 'an accepted event is answered 200 rather than 202 (§4.2; a warning: §6.5 counts any 2xx as accepted)',
   'event-id-utf16-length': 'the event_id limit counts UTF-16 units, not characters: 120 characters outside the BMP are refused (§8)',
   'size-in-characters': 'the body limit counts characters of the decoded text, not bytes: multi-byte text over 256 KB is accepted (§8)',
+  'records-before-validation': 'the event_id of an event refused 400 is recorded: its corrected retry is answered as a duplicate (§6.1)',
+  'size-declared-only': 'the body limit is applied to Content-Length only: a chunked body of any size is read and accepted (§8)',
+  'integer-strings': 'a string of digits passes as an integer: attempts "3" is accepted (§2.7)',
   ...RECEIVER_FAULTS,
 } as const;
 export type PlatformFault = keyof typeof PLATFORM_FAULTS;

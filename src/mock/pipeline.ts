@@ -30,12 +30,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
-import { errorReply, readBody, sendReply, sleep, type Reply } from '../http/server.js';
+import { declaredLength, errorReply, readBody, sendReply, sleep, type Reply } from '../http/server.js';
 import { LogWriteError } from './log.js';
 import { dedupeAndPersist } from './pipeline/dedupe.js';
 import type { MockRequestEntry, ReceiverProfile, Reject, RequestObserver, Received } from './pipeline/profile.js';
 import { authenticate, bodyOrReply, checkDeclaredSize, checkRoute, checkSignatureHeaders, parseAndValidate } from './pipeline/steps.js';
 import { SignedHeaders } from '../signing/verify.js';
+import { eventIdOf } from '../spec/json.js';
+import { foldIdentity } from './receiver-faults.js';
 
 export type { Admitted, Credential, MockRequestEntry, ObservedRequest, ReceiverProfile, Received, Reject, RequestObserver, RunningMock, SignaturePolicy } from './pipeline/profile.js';
 
@@ -106,11 +108,12 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   const reject = rejecter(entry);
   const early = checkRoute(profile, request, reject) ?? profile.admit?.(request, reject) ?? checkDeclaredSize(profile, request, reject) ?? profile.throttle?.(reject);
   if (early) return early;
+  if (profile.faults) foldIdentity(request, profile.faults);
   const credential = profile.identify(request, entry, reject);
   if ('status' in credential) return credential;
   const signed = checkSignatureHeaders(profile, request, credential, reject);
   if (signed !== undefined && !(signed instanceof SignedHeaders)) return signed;
-  const read = await readBody(request, profile.limitBytes, { watch: profile.watch, budget: profile.budget });
+  const read = await readBody(request, bodyLimitOf(profile, request), { watch: profile.watch, budget: profile.budget });
   const body = bodyOrReply(profile, read, reject);
   if (!Buffer.isBuffer(body)) return body;
   held.bytes = body.length;
@@ -120,6 +123,24 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   if (unauthenticated) return unauthenticated;
   const validator = profile.validator();
   const admitted = parseAndValidate(profile, received, validator instanceof Promise ? await validator : validator, reject);
-  if ('status' in admitted) return admitted;
+  if ('status' in admitted) {
+    if (profile.faults?.has('records-before-validation') && entry.reason === 'invalid_document') await recordRefused(profile, received);
+    return admitted;
+  }
   return profile.inspect?.(admitted, reject) ?? (await dedupeAndPersist(profile, admitted));
+}
+
+/** `size-declared-only`: a body without Content-Length is read whatever its size (within the bytes in memory). */
+function bodyLimitOf(profile: ReceiverProfile<unknown>, request: IncomingMessage): number {
+  return profile.faults?.has('size-declared-only') && declaredLength(request) === undefined ? UNDECLARED_LIMIT_BYTES : profile.limitBytes;
+}
+
+const UNDECLARED_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** `records-before-validation`: the event_id of a refused document is claimed in the dedupe index all the same. */
+async function recordRefused<Ack>(profile: ReceiverProfile<Ack>, received: Received): Promise<void> {
+  const eventId = eventIdOf(received.body);
+  if (eventId === undefined) return;
+  const admitted = Object.assign(received, { document: { event_id: eventId } });
+  await profile.indexFor(admitted).claim(profile.dedupeKey(admitted), async () => profile.acknowledge(admitted));
 }

@@ -199,6 +199,7 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     indexFor: ({ credential }) => state.indexes[credential.space],
     dedupe: has('no-dedupe') ? 'none' : has('racy-dedupe') ? 'racy' : 'atomic',
     signature: { ...signaturePolicy(has), signedTimestamp: signedTimestamp(state.faults) },
+    faults: state.faults,
     admit: origins || wire ? (request, reject) => origins?.(request, reject) ?? wire?.(request, reject) : undefined,
     throttle: options.rateLimit ? rateCheck(options.rateLimit, has('no-retry-after'), options.retryAfterSeconds) : undefined,
     identify: credentialLookup(options, has('any-provider')),

@@ -187,6 +187,7 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     indexFor: () => state.index,
     dedupe: has('no-dedupe') ? 'none' : 'atomic',
     signature: { skip: has('no-signature-check'), signedTimestamp: signedTimestamp(faults) },
+    faults,
     admit: wireCheck(faults),
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,

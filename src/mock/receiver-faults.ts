@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { headerValue, type Reply } from '../http/server.js';
-import { Headers } from '../spec/constants.js';
+import { hmacHex } from '../signing/sign.js';
+import { Headers, SIGNATURE_PREFIX, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { ValidationIssue } from '../spec/validate.js';
 import type { Reject } from './pipeline.js';
 
@@ -71,4 +72,80 @@ export function narrowedFormatIssues(document: unknown, faults: FaultSet): Valid
   };
   walk(document, '');
   return issues;
+}
+
+/** `dedupe-expires`: how long an event_id is remembered. */
+export const DEDUPE_EXPIRY_MS = 1_000;
+
+/** The signature header as the verifier reads it: as sent, or lowercased (`signature-any-case`). */
+export function signatureAsRead(sent: string | undefined, faults: FaultSet): string | undefined {
+  return sent !== undefined && faults.has('signature-any-case') ? sent.toLowerCase() : sent;
+}
+
+/** `window-301-seconds`: the window's half-width, one second too wide. */
+export function windowSecondsOf(windowSeconds: number | undefined, faults: FaultSet): number | undefined {
+  return faults.has('window-301-seconds') && (windowSeconds ?? SIGNATURE_WINDOW_SECONDS) === SIGNATURE_WINDOW_SECONDS ? SIGNATURE_WINDOW_SECONDS + 1 : windowSeconds;
+}
+
+/**
+ * `window-from-date-header`: the clock the window reads, in unix seconds, so that the skew it finds is the Date
+ * header's age (the timestamp header plus that age), when the request has a Date header.
+ */
+export function windowClock(nowSeconds: number, request: IncomingMessage, timestamp: string | undefined, faults: FaultSet): number {
+  if (!faults.has('window-from-date-header') || timestamp === undefined || !/^[0-9]+$/.test(timestamp)) return nowSeconds;
+  const date = Date.parse(headerValue(request, 'date') ?? '');
+  return Number.isNaN(date) ? nowSeconds : Number(timestamp) + (nowSeconds - Math.floor(date / 1000));
+}
+
+/**
+ * A signature the correct HMAC comparison refused, let through by a fault: the HMAC over timestamp and body without
+ * the dot (`signature-without-dot`), or one whose first 40 hex digits match (`signature-compares-40-digits`).
+ */
+export function signatureLetThrough(faults: FaultSet, secrets: readonly string[], sent: string | undefined, timestamp: string | undefined, body: Buffer): boolean {
+  const withoutDot = faults.has('signature-without-dot');
+  const prefixOnly = faults.has('signature-compares-40-digits');
+  if ((!withoutDot && !prefixOnly) || sent === undefined || timestamp === undefined) return false;
+  const given = sent.startsWith(SIGNATURE_PREFIX) ? sent.slice(SIGNATURE_PREFIX.length) : '';
+  return secrets.some((secret) => {
+    if (withoutDot && given === hmacHex(secret, Buffer.concat([Buffer.from(timestamp, 'utf8'), body]))) return true;
+    const expected = hmacHex(secret, Buffer.concat([Buffer.from(`${timestamp}.`, 'utf8'), body]));
+    return prefixOnly && /^[0-9a-f]{64}$/.test(given) && given.slice(0, 40) === expected.slice(0, 40);
+  });
+}
+
+/** The enumerations of both documents, by field name (`enum-case-folded`). */
+const ENUM_FIELDS = new Set(['channel', 'direction', 'author', 'outcome', 'intent']);
+
+/**
+ * The document as a lenient receiver reads it before validation: enumeration values trimmed and lowercased
+ * (`enum-case-folded`), digits-only telephone numbers given their + (`e164-plus-optional`), `attempts` of digits made
+ * a number (`integer-strings`). Without those faults, the document itself.
+ */
+export function loosened(document: unknown, faults: FaultSet): unknown {
+  const folds = faults.has('enum-case-folded');
+  const plus = faults.has('e164-plus-optional');
+  const integers = faults.has('integer-strings');
+  if (!folds && !plus && !integers) return document;
+  const walk = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => {
+        if (typeof child !== 'string') return [key, walk(child)];
+        if (folds && ENUM_FIELDS.has(key)) return [key, child.trim().toLowerCase()];
+        if (plus && key.endsWith('_e164') && /^[1-9][0-9]{7,14}$/.test(child)) return [key, `+${child}`];
+        if (integers && key === 'attempts' && /^[0-9]+$/.test(child)) return [key, Number(child)];
+        return [key, child];
+      }),
+    );
+  };
+  return walk(document);
+}
+
+/** `identity-case-folded`: the identity headers lowercased, as a lookup table of lowercased codes reads them. */
+export function foldIdentity(request: IncomingMessage, faults: FaultSet): void {
+  if (!faults.has('identity-case-folded')) return;
+  for (const name of [Headers.provider, Headers.source]) {
+    const value = request.headers[name];
+    if (typeof value === 'string') request.headers[name] = value.toLowerCase();
+  }
 }

@@ -70,11 +70,11 @@ describe('cai conformance run against the built-in receiver', () => {
     const junit = join(dir, 'report.xml');
     const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--junit', junit, ...repro()]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^12 passed, 0 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^14 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stdout).toContain('B-DEDUP-002');
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.match(/<testcase /g)?.length).toBe(12);
+    expect(xml.match(/<testcase /g)?.length).toBe(14);
     expect(xml).toContain('<property name="section" value="§8 §7"/>');
   });
 
@@ -83,7 +83,7 @@ describe('cai conformance run against the built-in receiver', () => {
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; summary: { failed: number }; clock: { offsetSeconds: number }; checks: { id: string; verdict: string; expected: string; actual: string; repro?: { command: string; bodyFile: string } }[] };
     expect(report.ok).toBe(false);
-    expect(report.summary.failed).toBe(3);
+    expect(report.summary.failed).toBe(4);
     expect(report.clock.offsetSeconds).toBe(0);
     const dedupe = report.checks.find((check) => check.id === 'B-DEDUP-001');
     expect(dedupe?.verdict).toBe('failed');

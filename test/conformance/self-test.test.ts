@@ -41,15 +41,23 @@ const SHARED: [fault: string, B: string, A: string][] = [
   ['e164-min-10-digits', 'B-FORMAT-005', 'A-FORMAT-005'],
   ['requires-content-length', 'B-FRAME-001', 'A-FRAME-001'],
   ['strict-content-type', 'B-FRAME-002', 'A-FRAME-002'],
+  // The derived probes (probe/mutations*.ts): one fault for each rule's mutations.
+  ['signature-any-case', 'B-AUTH-018', 'A-AUTH-017'],
+  ['signature-without-dot', 'B-AUTH-019', 'A-AUTH-018'],
+  ['signature-compares-40-digits', 'B-AUTH-020', 'A-AUTH-019'],
+  ['window-from-date-header', 'B-AUTH-021', 'A-AUTH-020'],
+  ['dedupe-expires', 'B-DEDUP-009', 'A-DEDUP-008'],
+  ['identity-case-folded', 'B-AUTH-014', 'A-AUTH-021'],
+  ['e164-plus-optional', 'B-SCHEMA-011', 'A-SCHEMA-007'],
 ];
 
 export const FAULT_TABLE: FaultCase[] = [
   // Interface B: the platform's events endpoint.
-  { interface: 'B', fault: 'no-dedupe', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005'] },
+  { interface: 'B', fault: 'no-dedupe', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'] },
   { interface: 'B', fault: 'racy-dedupe', fails: ['B-DEDUP-002'] },
   { interface: 'B', fault: 'dedupe-before-auth', fails: ['B-DEDUP-003'] },
   { interface: 'B', fault: 'reserialising-verifier', fails: ['B-SIG-001', 'B-SIG-003', 'B-SIG-005'] },
-  { interface: 'B', fault: 'no-window', fails: ['B-AUTH-010', 'B-AUTH-011'] },
+  { interface: 'B', fault: 'no-window', fails: ['B-AUTH-010', 'B-AUTH-011', 'B-AUTH-021'] },
   { interface: 'B', fault: 'past-only-window', fails: ['B-AUTH-011'] },
   { interface: 'B', fault: 'no-size-limit', fails: ['B-SIZE-001', 'B-SIZE-004'] },
   { interface: 'B', fault: 'reject-unknown-fields', fails: ['B-ACCEPT-006'] },
@@ -61,15 +69,20 @@ export const FAULT_TABLE: FaultCase[] = [
   },
   { interface: 'B', fault: '5xx-on-bad-json', fails: ['B-SCHEMA-015', 'B-SCHEMA-018'] },
   { interface: 'B', fault: 'any-provider', fails: ['B-AUTH-014'] },
-  { interface: 'B', fault: 'duplicate-without-body', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005'] },
+  { interface: 'B', fault: 'duplicate-without-body', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'] },
   { interface: 'B', fault: 'no-retry-after', fails: ['B-RATE-001'], include: ['rate-limit'] },
   { interface: 'B', fault: 'accepted-200', fails: ['B-ACCEPT-009'] },
   { interface: 'B', fault: 'event-id-utf16-length', fails: ['B-ACCEPT-010'] },
   { interface: 'B', fault: 'size-in-characters', fails: ['B-SIZE-004'] },
+  { interface: 'B', fault: 'window-301-seconds', fails: ['B-AUTH-010', 'B-AUTH-011'] },
+  { interface: 'B', fault: 'enum-case-folded', fails: ['B-SCHEMA-004', 'B-SCHEMA-005', 'B-SCHEMA-006', 'B-SCHEMA-007'] },
+  { interface: 'B', fault: 'records-before-validation', fails: ['B-DEDUP-010'] },
+  { interface: 'B', fault: 'size-declared-only', fails: ['B-SIZE-001'] },
+  { interface: 'B', fault: 'integer-strings', fails: ['B-SCHEMA-008'] },
   ...SHARED.map(([fault, id]): FaultCase => ({ interface: 'B', fault, fails: [id] })),
   // Interface A: the provider's contact-jobs endpoint and its callbacks.
-  { interface: 'A', fault: 'no-dedupe', fails: ['A-DEDUP-001', 'A-DEDUP-002', 'A-DEDUP-007'] },
-  { interface: 'A', fault: 'no-signature-check', fails: [...range('A-AUTH', 1, 11), 'A-AUTH-015', 'A-AUTH-016', 'A-DEDUP-003'] },
+  { interface: 'A', fault: 'no-dedupe', fails: ['A-DEDUP-001', 'A-DEDUP-002', 'A-DEDUP-007', 'A-DEDUP-008'] },
+  { interface: 'A', fault: 'no-signature-check', fails: [...range('A-AUTH', 1, 11), ...range('A-AUTH', 15, 20), 'A-DEDUP-003'] },
   { interface: 'A', fault: 'bad-ack', fails: ['A-ACCEPT-002'] },
   { interface: 'A', fault: '5xx-on-bad-json', fails: ['A-SCHEMA-012'] },
   { interface: 'A', fault: 'callback-lead-changed', fails: ['A-CB-005', 'A-CB-014'] },
@@ -88,6 +101,8 @@ export const FAULT_TABLE: FaultCase[] = [
   { interface: 'A', fault: 'repeat-restarts-conversation', fails: ['A-DEDUP-007'] },
   { interface: 'A', fault: 'verifies-with-both-secrets', fails: ['A-AUTH-016'] },
   { interface: 'A', fault: 'language-two-part-only', fails: ['A-FORMAT-006'] },
+  { interface: 'A', fault: 'window-301-seconds', fails: ['A-AUTH-010', 'A-AUTH-011'] },
+  { interface: 'A', fault: 'enum-case-folded', fails: ['A-SCHEMA-008', 'A-SCHEMA-009'] },
   ...SHARED.map(([fault, , id]): FaultCase => ({ interface: 'A', fault, fails: [id] })),
 ];
 
@@ -172,6 +187,8 @@ describe('conformance suite against broken receivers (one fault each)', () => {
     const edges = [
       'B-ACCEPT-009', 'B-ACCEPT-010', 'B-DEDUP-006', 'B-DEDUP-007', 'B-DEDUP-008', 'B-AUTH-017', 'B-SIZE-004', ...range('B-FORMAT', 1, 5), ...range('B-FRAME', 1, 2),
       'A-DEDUP-004', 'A-DEDUP-005', 'A-DEDUP-006', 'A-DEDUP-007', 'A-AUTH-015', 'A-AUTH-016', ...range('A-FORMAT', 1, 6), ...range('A-FRAME', 1, 2),
+      'B-AUTH-018', 'B-AUTH-019', 'B-AUTH-020', 'B-AUTH-021', 'B-DEDUP-009', 'B-DEDUP-010', 'B-SIZE-001', 'B-SCHEMA-008', 'B-SCHEMA-011',
+      'A-AUTH-017', 'A-AUTH-018', 'A-AUTH-019', 'A-AUTH-020', 'A-AUTH-021', 'A-DEDUP-008', 'A-SCHEMA-007',
       'A-CB-006', 'A-CB-012', 'A-CB-013', 'A-CB-014', 'BS-RETRY-001', 'BS-RETRY-007', 'BS-RETRY-008', 'BS-REJECT-001', 'BS-HDR-001', 'BS-DOC-001',
     ];
     for (const id of edges) expect(alone.has(id), id).toBe(true);

@@ -11,7 +11,7 @@ describe('cai conformance (built binary)', () => {
   it('the README quick start: the full default suite against the built-in receiver passes', async () => {
     const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', '--repro-dir', join(dir, 'b')]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^69 passed, 0 failed, 2 skipped$/m);
+    expect(result.stdout).toMatch(/^76 passed, 0 failed, 2 skipped$/m);
     expect(result.stderr).toBe('');
   });
 
@@ -19,7 +19,7 @@ describe('cai conformance (built binary)', () => {
     const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'A', '--break', 'bad-ack', '--repro-dir', join(dir, 'a')]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 the acknowledgment is JSON with a string provider_job_id and an E\.164 assigned_number_e164 \(must, §2\.3 §4\.1 §2\.1\)$/m);
-    expect(result.stdout).toMatch(/^75 passed, 1 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^83 passed, 1 failed, 0 skipped$/m);
     // The lifecycle check of the acknowledgment's provider_job_id has no acknowledgment to read: not judged, saying so.
     expect(result.stdout).toMatch(/^0 warnings, 1 not judged$/m);
     // Many conversations wait on the provider mock's one stop signal at once: no listener-leak warning.

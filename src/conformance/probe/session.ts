@@ -7,15 +7,17 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
 import { CaiError, errorMessage } from '../../errors.js';
-import { sign } from '../../signing/sign.js';
-import { Headers, type InterfaceId } from '../../spec/constants.js';
+import { hmacHex, sign } from '../../signing/sign.js';
+import { Headers, SIGNATURE_PREFIX, type InterfaceId } from '../../spec/constants.js';
 import { endpointUrl, interfaceSpec } from '../../spec/interfaces.js';
 import { parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
 import type { Exchange } from '../evidence.js';
-import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, MAX_429_RETRIES } from '../tolerances.js';
+import { DEDUPE_MEMORY_WAIT_MS, DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, EXPECT_CONTINUE_WAIT_MS, MAX_429_RETRIES } from '../tolerances.js';
 import type { CallbackHarness } from './callbacks.js';
+import { postExpectingContinue } from './expect-continue.js';
 import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
+import { damagedSignature, otherSignedString, respelledSignature, writtenTimestamp } from './signature-forms.js';
 
 export interface TargetConfig {
   interface: InterfaceId;
@@ -38,6 +40,8 @@ export interface TargetConfig {
   sourceAddress?: string;
   /** Longest `Retry-After` honoured; longer ones are waited for only up to this. */
   maxRetryAfterMs?: number;
+  /** The TLS and proxy options of the dispatcher, for the one kind of request it cannot send (`Expect: 100-continue`). */
+  client?: { ca?: Buffer; insecure?: boolean; proxy?: string };
 }
 
 export interface ClockReading {
@@ -55,6 +59,8 @@ export class Session {
   callback?: CallbackHarness;
   /** How long the callback checks wait for the provider's events of one job (--callback-wait). */
   callbackWaitMs = DEFAULT_CALLBACK_WAIT_MS;
+  /** How long after an event_id is accepted its repeat is sent, to see that it is still remembered (§6.1). */
+  dedupeMemoryWaitMs = DEDUPE_MEMORY_WAIT_MS;
   private counter = 0;
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
@@ -110,8 +116,15 @@ export class Session {
     const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
     if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
     const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
-    if (signature !== undefined) headers[Headers.signature] = signature;
-    return { url: this.postUrl, headers, body: recipe.body, recipe };
+    let lines: Record<string, readonly string[]> | undefined;
+    if (typeof signature === 'string') headers[Headers.signature] = signature;
+    else if (signature !== undefined) {
+      // Several header lines: shown joined, as a receiver that joins them reads them; sent one line each.
+      headers[Headers.signature] = signature.join(', ');
+      lines = { [Headers.signature]: signature };
+    }
+    for (const [name, value] of Object.entries(recipe.headers ?? {})) headers[name.toLowerCase()] = value;
+    return { url: this.postUrl, headers, ...(lines ? { lines } : {}), body: recipe.body, recipe };
   }
 
   /**
@@ -121,6 +134,7 @@ export class Session {
   async send(recipe: RequestRecipe): Promise<Exchange> {
     let rateLimitedRetries = 0;
     for (;;) {
+      if (recipe.atSecondFraction !== undefined) await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
       const request = this.build(recipe);
       const exchange = await this.sendOnce(request, recipe);
       exchange.rateLimitedRetries = rateLimitedRetries;
@@ -136,9 +150,11 @@ export class Session {
       recipe.sourceAddress && this.config.dispatcherFor ? this.config.dispatcherFor(recipe.sourceAddress) : this.config.dispatcher;
     const started = performance.now();
     try {
+      if (recipe.expectContinue) return await this.sendExpectingContinue(request);
       const response = await postOnce({
         url: request.url,
-        headers: request.headers,
+        // undici sends a header given as a list on one line per value.
+        headers: { ...request.headers, ...request.lines } as Record<string, string>,
         // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
         body: recipe.chunked ? (inChunks(request.body) as unknown as Uint8Array) : request.body,
         timeoutMs: this.config.timeoutMs,
@@ -161,6 +177,24 @@ export class Session {
     }
   }
 
+  /** `Expect: 100-continue` (RFC 9110 §10.1.1), through node:http: undici does not send it. Never through a proxy. */
+  private async sendExpectingContinue(request: SentRequest): Promise<Exchange> {
+    const client = this.config.client ?? {};
+    if (client.proxy) throw new CaiError('Expect: 100-continue is not sent through a proxy', { code: 'not_sent', hint: 'run without --proxy to send it' });
+    const answer = await postExpectingContinue({
+      url: request.url,
+      headers: request.headers,
+      body: request.body,
+      timeoutMs: this.config.timeoutMs,
+      signal: this.signal,
+      continueWaitMs: EXPECT_CONTINUE_WAIT_MS,
+      ...(client.ca ? { ca: client.ca } : {}),
+      ...(client.insecure ? { insecure: true } : {}),
+    });
+    const truncated = answer.bodyTruncated ? { bodyTruncated: true } : {};
+    return { request, status: answer.status, headers: answer.headers, body: answer.body, ...truncated, latencyMs: answer.latencyMs, rateLimitedRetries: 0 };
+  }
+
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -175,6 +209,7 @@ export class Session {
 /** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
 function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
   if (recipe.kind === 'now') return `${recipe.prefix ?? ''}${nowSeconds + (recipe.shiftSeconds ?? 0)}`;
+  if (recipe.kind === 'written') return writtenTimestamp(recipe.notation, nowSeconds);
   if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
   return recipe.kind === 'literal' ? recipe.value : undefined;
 }
@@ -191,8 +226,16 @@ async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
   yield body.subarray(half);
 }
 
-/** The X-CAI-Signature a recipe sends (none for `none`); `timestamp` is the one sent, or now when none is. */
-function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | undefined {
+/** Milliseconds from `nowMs` to the next moment at `fraction` of a second of cai's clock. */
+export function untilSecondFraction(fraction: number, nowMs: number): number {
+  return (Math.round(fraction * 1000) - (nowMs % 1000) + 1000) % 1000;
+}
+
+/**
+ * The X-CAI-Signature a recipe sends (none for `none`; several lines for a list); `timestamp` is the one sent, or
+ * now when none is.
+ */
+function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | readonly string[] | undefined {
   switch (recipe.kind) {
     case 'valid':
       return sign(secret, timestamp, body);
@@ -210,6 +253,12 @@ function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string,
       return recipe.value;
     case 'none':
       return undefined;
+    case 'respelled':
+      return respelledSignature(sign(secret, timestamp, body), recipe.spelling);
+    case 'damaged':
+      return damagedSignature(sign(secret, timestamp, body), recipe.damage);
+    case 'other-string':
+      return `${SIGNATURE_PREFIX}${hmacHex(secret, otherSignedString(recipe.change, timestamp, body))}`;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { errorMessage } from '../../errors.js';
 import type { Reply } from '../../http/server.js';
+import { DEDUPE_EXPIRY_MS } from '../receiver-faults.js';
 import type { Admitted, MockRequestEntry, ReceiverProfile } from './profile.js';
 
 // racy-dedupe: the gap between its check and its insert.
@@ -17,7 +18,7 @@ export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admit
     await store('accepted', ack);
     return ack;
   };
-  const key = profile.dedupeKey(admitted);
+  const key = expiring(profile, profile.dedupeKey(admitted));
   const index = profile.indexFor(admitted);
   const claim =
     profile.dedupe === 'none'
@@ -31,6 +32,24 @@ export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admit
   } else profile.afterAccept?.(admitted, claim.value);
   admitted.entry.verdict = claim.verdict;
   return profile.answer(admitted, claim.verdict, claim.value);
+}
+
+/** `dedupe-expires`: per receiver, when each key was first recorded and how many times it has been forgotten. */
+const remembered = new WeakMap<object, Map<string, { since: number; forgotten: number }>>();
+
+/** The key under which a document is claimed: its own, or (`dedupe-expires`) a new one once the old has expired. */
+function expiring<Ack>(profile: ReceiverProfile<Ack>, key: string): string {
+  if (!profile.faults?.has('dedupe-expires')) return key;
+  const keys = remembered.get(profile) ?? new Map<string, { since: number; forgotten: number }>();
+  remembered.set(profile, keys);
+  const now = profile.now();
+  const entry = keys.get(key) ?? { since: now, forgotten: 0 };
+  if (now - entry.since > DEDUPE_EXPIRY_MS) {
+    entry.since = now;
+    entry.forgotten += 1;
+  }
+  keys.set(key, entry);
+  return entry.forgotten === 0 ? key : `${key}\u0000${entry.forgotten}`;
 }
 
 /**

@@ -142,6 +142,8 @@ export interface ReceiverProfile<Ack> {
   /** `none` and `racy` are the no-dedupe and racy-dedupe faults. */
   dedupe: 'atomic' | 'none' | 'racy';
   signature: SignaturePolicy;
+  /** The deliberate faults given (faults.ts): the steps bend themselves for those they know (receiver-faults.ts). */
+  faults?: ReadonlySet<string>;
   /** Admission beyond method and path (the platform's origin allow-list, §5.7). */
   admit?(request: IncomingMessage, reject: Reject): Reply | undefined;
   /** The request cap (429, §7). */

@@ -11,6 +11,7 @@ import { Headers, MAX_BODY_BYTES } from '../../spec/constants.js';
 import { describeIssue } from '../../spec/issues.js';
 import { unauthorisedReasonOf } from '../../spec/statuses.js';
 import { asObject, parseJson } from '../../spec/json.js';
+import { loosened, signatureAsRead, signatureLetThrough, windowClock, windowSecondsOf } from '../receiver-faults.js';
 import { targetPath } from '../request.js';
 import type { Validator } from '../validator.js';
 import type { Admitted, Credential, ReceiverProfile, Received, Reject } from './profile.js';
@@ -70,7 +71,7 @@ export function authenticate(profile: ReceiverProfile<unknown>, received: Receiv
   // Fails closed: a request that reached this step without checked headers is a bug (answered 500), never let through.
   if (received.signed === undefined) throw new Error('the signature headers were not checked before the body');
   const result = verifyBody(received.signed, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
-  if (!result.valid) return reject(401, unauthorisedReasonOf(result.reason), result.message);
+  if (!result.valid && !letThrough(profile, received)) return reject(401, unauthorisedReasonOf(result.reason), result.message);
   const refused = policy.afterVerify?.(result);
   if (refused) return reject(401, refused.reason, refused.message);
   received.entry.secret = (result.matchedSecretIndex ?? 0) + 1;
@@ -79,15 +80,22 @@ export function authenticate(profile: ReceiverProfile<unknown>, received: Receiv
   return undefined;
 }
 
+/** The signature faults that let a wrong HMAC through (receiver-faults.ts). */
+function letThrough(profile: ReceiverProfile<unknown>, { request, credential, body }: Received): boolean {
+  const faults = profile.faults;
+  return faults !== undefined && signatureLetThrough(faults, credential.secrets, headerValue(request, Headers.signature), headerValue(request, Headers.timestamp), body);
+}
+
 function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential): Omit<VerifyInput, 'rawBody'> {
   const timestamp = headerValue(request, Headers.timestamp);
   const { signedTimestamp } = profile.signature;
+  const faults = profile.faults ?? new Set<string>();
   return {
     secrets: credential.secrets,
-    signature: headerValue(request, Headers.signature),
+    signature: signatureAsRead(headerValue(request, Headers.signature), faults),
     timestamp: timestamp !== undefined && signedTimestamp ? signedTimestamp(timestamp) : timestamp,
-    now: Math.floor(profile.now() / 1000),
-    windowSeconds: profile.signature.windowSeconds,
+    now: windowClock(Math.floor(profile.now() / 1000), request, timestamp, faults),
+    windowSeconds: windowSecondsOf(profile.signature.windowSeconds, faults),
   };
 }
 
@@ -97,12 +105,13 @@ export function parseAndValidate(profile: ReceiverProfile<unknown>, received: Re
   if (!parsed.ok) {
     return profile.badJson?.(reject) ?? reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validator.validateBody(received.body, { kind: profile.kind }).errors });
   }
-  const fields = asObject(parsed.value);
+  const value = profile.faults ? loosened(parsed.value, profile.faults) : parsed.value;
+  const fields = asObject(value);
   for (const name of profile.entryFields) {
     const value = fields?.[name];
     if (typeof value === 'string') received.entry[name] = value;
   }
-  const issues = profile.checkDocument(validator, parsed.value);
+  const issues = profile.checkDocument(validator, value);
   if (issues.length > 0) {
     received.entry.errors = issues;
     return reject(400, 'invalid_document', `the ${profile.kind} does not match the schema: ${issues.map(describeIssue).join('; ')}`, { errors: issues });

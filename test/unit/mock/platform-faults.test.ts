@@ -32,7 +32,8 @@ describe('platform faults (--break)', () => {
       [
         'no-dedupe', 'racy-dedupe', 'dedupe-before-auth', 'reserialising-verifier', 'no-window', 'past-only-window', 'no-size-limit',
         'reject-unknown-fields', 'reject-unknown-lead', 'lax-schema', '5xx-on-bad-json', 'any-provider', 'duplicate-without-body', 'no-retry-after',
-        'accepted-200', 'event-id-utf16-length', 'size-in-characters', ...Object.keys(RECEIVER_FAULTS),
+        'accepted-200', 'event-id-utf16-length', 'size-in-characters', 'records-before-validation', 'size-declared-only', 'integer-strings',
+        ...Object.keys(RECEIVER_FAULTS),
       ].sort(),
     );
   });

@@ -14,7 +14,9 @@ import { describeAnswer, type Exchange } from '../../evidence.js';
 import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
 import { defineProbe, type Answered } from '../../probe/define.js';
 import { ACCEPTED, ACCEPTED_202, isAccepted } from '../../probe/expectations.js';
-import { event, job } from './receivers.js';
+import { EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
+import { mutationCheck } from './mutated.js';
+import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './receivers.js';
 
 /** §6, §2.5–§2.7: the payload section of each event type. */
 const payloadSection = (type: EventType): string => eventTypeSpec(type).section;
@@ -68,6 +70,20 @@ const eventsAcceptance: ReceiverCheck[] = [
     expect: ACCEPTED,
   }),
 ];
+
+/** Every value of every enumeration, each in an otherwise valid document (probe/mutations-document.ts). */
+const enumerations = {
+  B: mutationCheck(EVENTS_RECEIVER, {
+    id: 'B-ACCEPT-011', level: 'must', sections: ['§2.10', '§2.11', '§2.12'], tags: ['acceptance', 'schema'],
+    title: 'every value of channel, direction, author and outcome is accepted',
+  }, EVENT_ENUMERATIONS),
+  A: mutationCheck(JOBS_RECEIVER, {
+    id: 'A-ACCEPT-006', level: 'must', sections: ['§2.8', '§2.9', '§2.2'], tags: ['acceptance', 'schema'],
+    title: 'every value of origin.channel and brief.intent is accepted',
+    // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
+    exclusive: true,
+  }, JOB_ENUMERATIONS),
+};
 
 const ACK_SHAPE = '202 {"provider_job_id": string, "assigned_number_e164": E.164}';
 const ACK_TYPE = '202 with Content-Type: application/json';
@@ -144,4 +160,4 @@ const jobsAcceptance: ReceiverCheck[] = [
   }),
 ];
 
-export const acceptance = { B: eventsAcceptance, A: jobsAcceptance };
+export const acceptance = { B: [...eventsAcceptance, enumerations.B], A: [...jobsAcceptance, enumerations.A] };

@@ -1,16 +1,18 @@
 /**
  * §5: who may send. The signature (another secret, another body, another timestamp, truncated, malformed,
- * missing), for both interfaces; then the sender's identity, which each interface carries its own way
- * (X-CAI-Provider and the registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1); then what the signature
- * binds at its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction
- * (§5.1).
+ * missing; each part of the signed string and of the header changed in turn, from the mutation catalogue), for both
+ * interfaces; then the sender's identity, which each interface carries its own way (X-CAI-Provider and the
+ * registered origin on B, §5.6–§5.7; X-CAI-Source on A, §4.1), compared exactly; then what the signature binds at
+ * its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction (§5.1).
  */
-import { randomBytes } from 'node:crypto';
 import { compact } from '../../probe/bodies.js';
 import { defineProbe } from '../../probe/define.js';
 import { HEADER_REJECTED, REJECTED, UNAUTHORISED } from '../../probe/expectations.js';
+import { identityVariants } from '../../probe/mutations-identity.js';
+import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations-signature.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
-import { anotherSecret, event, job } from './receivers.js';
+import { mutationCheck } from './mutated.js';
+import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
 const SIGNATURE_ROWS: readonly Tampering[] = [
@@ -30,22 +32,32 @@ const SIGNATURE_ROWS: readonly Tampering[] = [
     what: (receiver) => `${receiver.aRequest} without X-CAI-Timestamp`,
     tamper: (body) => ({ body, timestamp: { kind: 'none' } }) },
   { id: 'AUTH-006', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§5.5'], B: ['§5.3', '§5.5', '§7'] }, clauses: ['§5.3-1'],
-    what: 'a truncated signature (63 hex digits)',
-    tamper: (body) => ({ body, signature: { kind: 'truncated' } }) },
+    what: 'a truncated signature (63 or 32 hex digits)',
+    mutations: DIGEST_LENGTH },
   { id: 'AUTH-007', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] }, clauses: ['§5.3-1'],
     what: 'a signature header that is not sha256=<hex>',
     tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }) },
+  // §5.3 writes the header one way: the right MAC spelled another way is not that header. Accepting it lets no forged
+  // request in (a `should`), but a verifier that decodes, folds or splits the header before comparing it does.
+  { id: { B: 'B-AUTH-018', A: 'A-AUTH-017' }, answer: 'header', level: 'should', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§4.1'], B: ['§5.3', '§7'] }, clauses: ['§5.3-1'],
+    what: 'the valid digest spelled otherwise than sha256=<lowercase hex> (upper case, another or no prefix, base64, a digit more, two values)',
+    mutations: SIGNATURE_SPELLING },
+  { id: { B: 'B-AUTH-019', A: 'A-AUTH-018' }, answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§4.1'], B: ['§5.2', '§7'] }, clauses: ['§5.2-1'],
+    what: 'an HMAC over the signed string with one part left out, replaced or moved',
+    mutations: SIGNED_STRING },
+  { id: { B: 'B-AUTH-020', A: 'A-AUTH-019' }, answer: 'authentication', tags: ['signature'], sections: { A: ['§5.3', '§5.5', '§4.1'], B: ['§5.3', '§5.5', '§7'] }, clauses: ['§5.3-1'],
+    what: 'the valid digest with one hex digit changed (its last, its first or a middle one)',
+    mutations: DIGEST },
 ];
 
 export const signatures = tamperingChecks(SIGNATURE_ROWS);
 
 const eventsIdentity = [
-  defineProbe({
-    id: 'B-AUTH-014', interface: 'B', level: 'must', sections: ['§5.6', '§7'], clauses: ['§5.6-1', '§7-3'], tags: ['auth', 'provider'],
-    title: 'an unrecognised X-CAI-Provider (correctly signed) is rejected with 401',
-    send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'value', value: `not-${scope.session.config.identity}-${randomBytes(3).toString('hex')}` } }),
-    expect: UNAUTHORISED,
-  }),
+  // §5.6: the code is compared exactly; another code, or the right one in another case or length, is unrecognised.
+  mutationCheck(EVENTS_RECEIVER, {
+    id: 'B-AUTH-014', level: 'must', sections: ['§5.6', '§7'], tags: ['auth', 'provider'],
+    title: 'an unrecognised X-CAI-Provider (another code; the right one in another case, a character longer or shorter), correctly signed, is rejected with 401',
+  }, identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication')),
   defineProbe({
     id: 'B-AUTH-015', interface: 'B', level: 'must', sections: ['§4.2', '§5.6', '§7'], clauses: ['§4.2-2', '§5.6-1'], tags: ['auth', 'provider', 'headers'],
     title: 'a request without X-CAI-Provider is rejected',
@@ -68,6 +80,11 @@ const jobsIdentity = [
     send: (scope) => ({ body: compact(job(scope)), identity: { kind: 'none' } }),
     expect: REJECTED,
   }),
+  // §4.1: a fixed value identifying the platform; nothing says the provider must check it (a `should`, as A-AUTH-014).
+  mutationCheck(JOBS_RECEIVER, {
+    id: 'A-AUTH-021', level: 'should', sections: ['§4.1'], tags: ['auth', 'headers', 'source'],
+    title: 'a job whose X-CAI-Source is not the platform id (another id; the right one in another case, a character longer or shorter) is rejected',
+  }, identityVariants('X-CAI-Source', ['§4.1-2'], 'header')),
 ];
 
 export const identity = { B: eventsIdentity, A: jobsIdentity };

@@ -1,7 +1,8 @@
 /**
  * Checks that send a valid document with one thing about its headers changed (signature, timestamp, identity)
  * and judge the status. Both interfaces share them: a row names the change once, and each receiver supplies
- * the expected refusal (§7 for B, any 4xx for A) and how its titles say it.
+ * the expected refusal (§7 for B, any 4xx for A) and how its titles say it. A row is one request, or the cases of a
+ * rule's mutations (probe/mutations.ts), each judged by the answer its own rule demands.
  */
 import type { CheckLevel } from '../../types.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
@@ -10,6 +11,8 @@ import { compact } from '../../probe/bodies.js';
 import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import { ACCEPTED } from '../../probe/expectations.js';
+import type { Mutation } from '../../probe/mutations.js';
+import { mutationCheck } from './mutated.js';
 import { appliesTo, checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
 
 export interface Tampering {
@@ -26,7 +29,9 @@ export interface Tampering {
   /** After `auth`. */
   tags: readonly string[];
   /** The request: `body` is a valid document of the receiver, compact. */
-  tamper(body: Buffer, scope: ProbeScope, receiver: Receiver): RequestRecipe;
+  tamper?(body: Buffer, scope: ProbeScope, receiver: Receiver): RequestRecipe;
+  /** Or the cases: a rule's mutations, each one request. */
+  mutations?: readonly Mutation[];
 }
 
 export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
@@ -34,11 +39,13 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
     rows.filter((row) => appliesTo(receiver, row.id)).map((row) => {
       const what = typeof row.what === 'string' ? row.what : row.what(receiver);
       const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
+      const meta = { id: checkId(receiver, row.id), level: row.level ?? 'must', sections: row.sections[receiver.interface], tags: ['auth', ...row.tags], title: `${what} ${refusal?.says ?? 'is accepted'}` } as const;
+      if (row.mutations) return mutationCheck(receiver, { ...meta, clauses: row.clauses }, row.mutations);
+      const tamper = row.tamper as NonNullable<Tampering['tamper']>;
       return defineProbe({
-        id: checkId(receiver, row.id), interface: receiver.interface, level: row.level ?? 'must', sections: row.sections[receiver.interface], tags: ['auth', ...row.tags],
+        ...meta, interface: receiver.interface,
         clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
-        title: `${what} ${refusal?.says ?? 'is accepted'}`,
-        send: (scope) => row.tamper(compact(receiver.document(scope)), scope, receiver),
+        send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
         expect: refusal?.expect ?? ACCEPTED,
       });
     }),

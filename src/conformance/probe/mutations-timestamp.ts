@@ -1,0 +1,112 @@
+/**
+ * The timestamp's rules, by their parts (§5.4, §5.5): an integer of unix seconds, read from X-CAI-Timestamp and
+ * nowhere else, within 300 s of now on either side.
+ */
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import { WINDOW_EDGE_FRACTION, WINDOW_MARGIN_SECONDS } from '../tolerances.js';
+import { compact, dateTime, withPath } from './bodies.js';
+import type { Exchange } from '../evidence.js';
+import type { Mutation } from './mutations.js';
+import type { TimestampNotation } from './recipe.js';
+import type { ProbeScope } from './scope.js';
+
+/**
+ * §4.1, §4.2, §5.4: `<unix_seconds>`, integer: the same instant written otherwise, signed as sent (so only its form is
+ * wrong). A receiver that parses it with a float or a lenient integer parser accepts one. A leading zero is not among
+ * them: whether `0<digits>` is an integer as written is open, and B-AUTH-017 / A-AUTH-015 judge what it binds.
+ */
+const NOTATIONS: readonly [TimestampNotation, string][] = [
+  ['plus-sign', 'the timestamp with a plus sign (+1767225600)'],
+  ['decimal', 'the timestamp with a decimal fraction (1767225600.0)'],
+  ['exponent', 'the timestamp in exponent notation (1.7672256e9)'],
+  ['hex', 'the timestamp in hexadecimal (0x6955b900)'],
+];
+
+export const TIMESTAMP_FORM: readonly Mutation[] = [
+  { name: 'an ISO 8601 date instead of seconds', clauses: ['§5.4-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }) },
+  ...NOTATIONS.map(([notation, name]): Mutation => ({ name, clauses: ['§5.4-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }) })),
+];
+
+/**
+ * The edge cases need the target's clock to agree with cai's to the second: cai reads it from `Date`, which has no
+ * fraction. Otherwise a second ticking over between cai's clock and the target's would move them across the edge.
+ */
+function clockNotExact(scope: ProbeScope): string | undefined {
+  const offset = scope.session.clock.offsetSeconds;
+  if (offset === null) return "the target sent no Date header: its clock cannot be placed to the second";
+  return offset === 0 ? undefined : `the target's clock is ${offset > 0 ? '+' : ''}${offset} s from cai's: an edge one second away cannot be placed`;
+}
+
+/**
+ * A case one second from the edge is sent at `fraction` of cai's second; an answer that took longer than the rest of
+ * that second may come from a target that read its clock in the next one, where the edge is a second away.
+ */
+function lateFor(fraction: number): (answer: Exchange) => string | undefined {
+  const leftMs = Math.round((1 - fraction) * 1000);
+  return (answer) => (answer.latencyMs > leftMs ? `answered in ${Math.round(answer.latencyMs)} ms, past the ${leftMs} ms left of the second it was sent in` : undefined);
+}
+
+const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
+const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
+
+function shifted(name: string, shiftSeconds: number, demand: Mutation['demand'], fraction?: number): Mutation {
+  return {
+    name,
+    clauses: demand === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
+    demand,
+    request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds }, ...(fraction !== undefined ? { atSecondFraction: fraction } : {}) }),
+    ...(fraction !== undefined ? { unjudgeable: clockNotExact, doubtful: lateFor(fraction) } : {}),
+  };
+}
+
+/**
+ * §5.5: the window's edges on both sides. Outside: 60 s clear of the edge, and one second past it (301 s). Inside:
+ * 60 s clear, and on the edge itself (300 s: the spec says a request *outside* the window is rejected, and 300 s is
+ * not outside a window of 300 seconds). Whole seconds, as the timestamp is.
+ */
+export const WINDOW_PAST_OUTSIDE: readonly Mutation[] = [
+  shifted(`a timestamp ${OUTSIDE} s in the past`, -OUTSIDE, 'authentication'),
+  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the past (one second outside)`, -(SIGNATURE_WINDOW_SECONDS + 1), 'authentication', WINDOW_EDGE_FRACTION.past),
+];
+
+export const WINDOW_FUTURE_OUTSIDE: readonly Mutation[] = [
+  shifted(`a timestamp ${OUTSIDE} s in the future`, OUTSIDE, 'authentication'),
+  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the future (one second outside)`, SIGNATURE_WINDOW_SECONDS + 1, 'authentication', WINDOW_EDGE_FRACTION.future),
+];
+
+export const WINDOW_PAST_INSIDE: readonly Mutation[] = [
+  shifted(`a timestamp ${INSIDE} s in the past`, -INSIDE, 'accepted'),
+  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the past (on the edge)`, -SIGNATURE_WINDOW_SECONDS, 'accepted', WINDOW_EDGE_FRACTION.inside),
+];
+
+export const WINDOW_FUTURE_INSIDE: readonly Mutation[] = [
+  shifted(`a timestamp ${INSIDE} s in the future`, INSIDE, 'accepted'),
+  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the future (on the edge)`, SIGNATURE_WINDOW_SECONDS, 'accepted', WINDOW_EDGE_FRACTION.inside),
+];
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * §5.4: the timestamp is taken from X-CAI-Timestamp. The clock the window is measured against is that header's and
+ * no other: not the document's own date-time, not an HTTP `Date` header of the request.
+ */
+export const WINDOW_SOURCE: readonly Mutation[] = [
+  {
+    name: 'a fresh X-CAI-Timestamp on a document whose date-time is an hour old',
+    clauses: ['§5.4-1', '§5.5-2'],
+    demand: 'accepted',
+    request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date(Date.now() - HOUR_MS)))) }),
+  },
+  {
+    name: 'a fresh X-CAI-Timestamp with a Date header an hour old',
+    clauses: ['§5.4-1', '§5.5-2'],
+    demand: 'accepted',
+    request: ({ doc }) => ({ body: compact(doc), headers: { date: new Date(Date.now() - HOUR_MS).toUTCString() } }),
+  },
+  {
+    name: `an X-CAI-Timestamp ${OUTSIDE} s old on a document whose date-time is now`,
+    clauses: ['§5.4-1', '§5.5-1'],
+    demand: 'authentication',
+    request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date()))), timestamp: { kind: 'now', shiftSeconds: -OUTSIDE } }),
+  },
+];

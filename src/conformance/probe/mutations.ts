@@ -1,0 +1,58 @@
+/**
+ * The mutation catalogue: for each rule of the spec, the requests derived from the rule's parts, each changing one
+ * thing of a valid, correctly signed request, with the clauses it comes from (src/spec/clauses.ts) and the answer
+ * the spec demands. Probes are derived, not picked: every part of the signed string is removed, replaced and moved;
+ * every part of the header is spelled otherwise; every edge is probed on both sides; every value of an enumeration
+ * is sent, and its near misses. The checks (checks/receiver) turn each rule's mutations into the cases of a check
+ * (probe/cases.ts), so that a failure names the one mutation a receiver let through.
+ *
+ * The rules, by part of the request: mutations-signature.ts (§5.2, §5.3), mutations-timestamp.ts (§5.4, §5.5),
+ * mutations-document.ts (§2.1, §2.4–§2.12, §8), mutations-identity.ts (§5.6, §4.1, §6.1, §2.2).
+ */
+import type { EventType } from '../../spec/constants.js';
+import type { Exchange } from '../evidence.js';
+import type { Doc } from './bodies.js';
+import type { RequestRecipe } from './recipe.js';
+import type { ProbeScope } from './scope.js';
+
+/**
+ * The answer a mutation must get: accepted (any 2xx), or refused as the spec says for what it breaks: its
+ * credentials (§7's 401 on B), the form of a header (401 or 400), the document (§7's 400), the size (§7's 413).
+ */
+export type Demand = 'accepted' | 'authentication' | 'header' | 'schema' | 'too-large';
+
+/** The valid request a mutation changes: the receiver's valid document (with a fresh event_id) and the run. */
+export interface Valid {
+  scope: ProbeScope;
+  doc: Doc;
+  /** The document's date-time field (§2.1), dotted: `occurred_at` (B), `origin.captured_at` (A). */
+  dateTimeField: string;
+}
+
+export interface Mutation {
+  /** What is changed, as a failure names it: `the hex digits in upper case`. */
+  name: string;
+  /** The clauses the mutation is derived from. */
+  clauses: readonly string[];
+  demand: Demand;
+  /** The request: the valid one with the one thing changed. */
+  request(valid: Valid): RequestRecipe;
+  /** Why the mutation cannot be judged on this run, when it cannot (it is then not sent). */
+  unjudgeable?(scope: ProbeScope): string | undefined;
+  /** Why a wrong answer may not be the target's doing (probe/cases.ts): it is sent again, then not judged. */
+  doubtful?(answer: Exchange): string | undefined;
+  /** Why a wrong answer is not this rule's to judge (probe/cases.ts): the case is then not judged. */
+  excused?(answer: Exchange): string | undefined;
+  /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
+  on?: EventType;
+  /**
+   * Other statuses that refuse it for a reason the spec leaves open, with why: a body sent chunked may be refused
+   * with 411 (RFC 9110 §15.5.12), an `Expect` with 417 (RFC 9110 §10.1.1). Only on refusals.
+   */
+  alsoRefusedWith?: { statuses: readonly number[]; why: string };
+}
+
+/** The clauses of a list of mutations, each once, in order. */
+export function clausesOf(mutations: readonly Mutation[]): string[] {
+  return [...new Set(mutations.flatMap((mutation) => mutation.clauses))];
+}
