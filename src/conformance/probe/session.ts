@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
+import { DEFAULT_RETRY_POLICY, retryLoop } from '../../http/retry.js';
 import { CaiError, errorMessage } from '../../errors.js';
 import { hmacHex, sign } from '../../signing/sign.js';
 import { Headers, SIGNATURE_PREFIX, type InterfaceId } from '../../spec/constants.js';
@@ -132,17 +133,25 @@ export class Session {
    * rebuilt and re-signed after the wait, and the 429 is never the check's answer.
    */
   async send(recipe: RequestRecipe): Promise<Exchange> {
-    let rateLimitedRetries = 0;
-    for (;;) {
-      if (recipe.atSecondFraction !== undefined) await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
-      const request = this.build(recipe);
-      const exchange = await this.sendOnce(request, recipe);
-      exchange.rateLimitedRetries = rateLimitedRetries;
-      const rateLimited = exchange.status !== undefined && classifyStatus(exchange.status) === 'rate-limited';
-      if (!rateLimited || recipe.raw429 || rateLimitedRetries >= MAX_429_RETRIES) return exchange;
-      rateLimitedRetries += 1;
-      await this.sleep(retryAfterMs(exchange.headers[Headers.retryAfter], rateLimitedRetries, this.config.maxRetryAfterMs));
-    }
+    // The one attempt loop of every sender (src/http/retry.ts), with a decision of its own: only a 429 is waited
+    // out and sent again; any other answer, a 5xx or a cut connection included, is the check's evidence.
+    const end = await retryLoop<Exchange>({
+      policy: DEFAULT_RETRY_POLICY,
+      attempt: async (number) => {
+        if (recipe.atSecondFraction !== undefined) await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
+        const exchange = await this.sendOnce(this.build(recipe), recipe);
+        exchange.rateLimitedRetries = number - 1;
+        return exchange;
+      },
+      outcomeOf: (exchange) => (exchange.status === undefined ? { kind: 'error', code: 'connection' } : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] }),
+      decide: ({ outcome, attempts }) =>
+        outcome.kind === 'response' && classifyStatus(outcome.status) === 'rate-limited' && !recipe.raw429 && attempts <= MAX_429_RETRIES
+          ? { retry: true, delayMs: retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs), basis: 'retry-after', reason: 'rate limited (§7)' }
+          : { retry: false, reason: 'the answer is the evidence' },
+      // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
+      sleep: (ms) => this.sleep(ms),
+    });
+    return end.last as Exchange;
   }
 
   private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {
