@@ -252,7 +252,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
-  const { conformanceProgress } = await import('../output/conformance-progress.js');
+  const { conformanceProgress } = await import('../cli/conformance-progress.js');
   const progress = conformanceProgress(context, plan.planned.length, { ...(callsBack ? { callbackWaitMs: options.callbackWait } : {}) });
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {

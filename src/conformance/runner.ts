@@ -9,6 +9,7 @@ import { errorMessage } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence } from './evidence.js';
+import { pool } from './pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
 import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
@@ -172,17 +173,6 @@ async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRun
   const evidence = await options.gatherCallbacks?.(check, scope);
   if (!evidence) return { verdict: 'not-judged', expected: '-', actual: 'no callback listener' };
   return safely(() => check.judge(evidence));
-}
-
-export async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, halted: () => boolean): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length && !halted()) {
-      const item = items[next++] as T;
-      await worker(item);
-    }
-  });
-  await Promise.all(lanes);
 }
 
 // --- A sender run: the attempts are gathered; judge them -------------------------------------------------------

@@ -2,6 +2,7 @@
  * The shapes of a run's report: what each check concluded and what the run saw. Plain data; no terminal, no
  * commander (STYLE.md "Shape"). The reporters (./reporters) render it; `--json` prints it.
  */
+import type { BodyRecord } from '../output/html/bodies.js';
 import type { InterfaceId } from '../spec/constants.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
 
@@ -70,15 +71,7 @@ export interface CheckResult extends CheckRow {
  * A body as a report carries it: the text when it is UTF-8 (cut after a limit), else only its size, digest and
  * first bytes. The full body of a failing request is in the reproduction's body file.
  */
-export interface BodyRecord {
-  bytes: number;
-  /** The body as text, when it is valid UTF-8; cut to a limit (`truncated`). */
-  text?: string;
-  truncated?: boolean;
-  /** Binary bodies: SHA-256 (hex) and the first bytes (hex). */
-  sha256?: string;
-  hexPrefix?: string;
-}
+export type { BodyRecord };
 
 /** An exchange as plain JSON data (no Buffers, no recipe): what the HTML report and `--json` show. */
 export interface ExchangeRecord {
@@ -194,3 +187,6 @@ export interface ScenarioSummary {
   /** The longest cai's own event loop was held up during the scenario (ms): over 100, its waits are not judged. */
   loopLagMs?: number;
 }
+
+/** The report as every format shows it: its `ok` judged by what fails the run (`--fail-on`). */
+export type ReportView = SuiteReport & { failOn: 'must' | 'warnings' };

@@ -8,7 +8,7 @@ import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import { NETWORK_CAPS } from '../bounds.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
-import type { WireAnswer, WireCallbacks, WireOptions } from './wire.js';
+import type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
 
 /** What a connection needs of its pool (WirePool). */
 export interface ConnectionPool {

@@ -13,29 +13,9 @@
  * rate few stay open.
  */
 import { Connection, type ConnectionPool } from './wire-connection.js';
+import type { WireCallbacks, WireOptions } from './wire-types.js';
 
-export interface WireAnswer {
-  status: number;
-  /** Header names in lower case; a repeated header's values joined with ", ". */
-  headers: Record<string, string>;
-  /** At most LOAD_BOUNDS.answerBodyBytes of the body. */
-  body: Buffer;
-}
-
-export interface WireCallbacks {
-  answered(answer: WireAnswer): void;
-  /** No answer: the errno (ECONNREFUSED…), `timeout`, or `bad_response` for what is not HTTP/1.x. */
-  failed(code: string): void;
-}
-
-export interface WireOptions {
-  url: URL;
-  /** Extra authority to trust (PEM), beside Node's bundled ones. */
-  ca?: Buffer;
-  insecure?: boolean;
-  /** A request in flight with no byte received for this long fails (connecting included). */
-  timeoutMs: number;
-}
+export type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
 
 export class WirePool implements ConnectionPool {
   private readonly idle: Connection[] = [];

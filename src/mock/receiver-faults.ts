@@ -9,7 +9,7 @@ import { headerValue, type Reply } from '../http/server.js';
 import { hmacHex } from '../signing/sign.js';
 import { Headers, SIGNATURE_PREFIX, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { ValidationIssue } from '../spec/validate.js';
-import type { Reject } from './pipeline.js';
+import type { Reject } from './pipeline/profile.js';
 
 /** The faults a receiver was given, by name. */
 export type FaultSet = ReadonlySet<string>;

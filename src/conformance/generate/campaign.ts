@@ -17,7 +17,7 @@ import { compact, type Doc } from '../probe/bodies.js';
 import { isAccepted, statusMatches } from '../probe/expectations.js';
 import { ProbeScope } from '../probe/scope.js';
 import type { Session } from '../probe/session.js';
-import { pool } from '../runner.js';
+import { pool } from '../pool.js';
 import { materialise, validDraft, type Draft, type DraftContext } from './documents.js';
 import { invalidDraft } from './mutations.js';
 import type { GenerationSetup } from './setup.js';

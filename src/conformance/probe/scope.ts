@@ -2,18 +2,17 @@
  * A session seen from one receiver check while it gathers its evidence: its own counters, fresh event_ids named
  * after it, and the requests it sends.
  */
-import type { CheckMeta } from '../check.js';
 import type { Exchange } from '../evidence.js';
 import type { RequestRecipe } from './recipe.js';
 import type { Session } from './session.js';
 
 export class ProbeScope {
   readonly session: Session;
-  readonly meta: Pick<CheckMeta, 'id'>;
+  readonly meta: { id: string };
   requests = 0;
   rateLimitedRetries = 0;
 
-  constructor(session: Session, meta: Pick<CheckMeta, 'id'>) {
+  constructor(session: Session, meta: { id: string }) {
     this.session = session;
     this.meta = meta;
   }

@@ -4,7 +4,7 @@
  * their text to stdout or to a file.
  */
 import { redactSecrets } from '../../secrets/resolve.js';
-import type { SuiteReport } from '../types.js';
+import type { ReportView, SuiteReport } from '../types.js';
 import { groupCauses } from '../diagnose/causes.js';
 import { renderConformanceHtml } from './html.js';
 import { renderJson } from './json.js';
@@ -12,8 +12,7 @@ import { renderJunit } from './junit.js';
 import { renderJobSummary } from './markdown.js';
 import { renderTable, type TableOptions } from './table.js';
 
-/** The report as every format shows it: its `ok` judged by what fails the run (`--fail-on`). */
-export type ReportView = SuiteReport & { failOn: 'must' | 'warnings' };
+export type { ReportView } from '../types.js';
 
 export interface ReporterOptions {
   /** The terminal's width, colours and table drawing (the `table` format). */

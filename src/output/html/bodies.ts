@@ -4,7 +4,17 @@
  * binary bodies summarised. Every byte from the wire goes through `html` (escaped).
  */
 import { html, type SafeHtml } from './escape.js';
-import type { BodyRecord } from '../../conformance/types.js';
+
+/** A body as a report carries it: the text when it is UTF-8 (cut after a limit), else only its size, digest and start. */
+export interface BodyRecord {
+  bytes: number;
+  /** The body as text, when it is valid UTF-8; cut to a limit (`truncated`). */
+  text?: string;
+  truncated?: boolean;
+  /** Binary bodies: SHA-256 (hex) and the first bytes (hex). */
+  sha256?: string;
+  hexPrefix?: string;
+}
 
 /** The parts of a body a page shows: the conformance report's `BodyRecord` (the inspector builds the same). */
 export type BodyView = BodyRecord;

@@ -9,9 +9,9 @@ import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../conformance/reporters/text
 import { verdictPaint } from '../conformance/reporters/table.js';
 import type { CheckResult } from '../conformance/types.js';
 import type { Check } from '../conformance/check.js';
-import { WAIT_LINE_MS } from './wait-notice.js';
-import { ProgressLine, type Terminal } from './progress.js';
-import { truncate } from './layout.js';
+import { WAIT_LINE_MS } from '../output/wait-notice.js';
+import { ProgressLine, type Terminal } from '../output/progress.js';
+import { truncate } from '../output/layout.js';
 
 export interface ConformanceProgress {
   onStart?: (check: Check) => void;
