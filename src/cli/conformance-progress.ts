@@ -1,8 +1,8 @@
 /**
  * Live progress of `cai conformance run` on stderr, only when stderr is a terminal (and neither --json nor
  * --quiet): one status line redrawn as checks finish (how many, the counts by verdict, the last check), cleared
- * before the summary. A terminal that reports no width gets one line per finished check instead. Where no line
- * can be redrawn (a pipe, a CI log, TERM=dumb), a run that finishes no check for WAIT_LINE_MS says what it is
+ * before the summary. A terminal that cannot redraw (TERM=dumb, no width) gets one line per finished check instead.
+ * Where stderr is no terminal (a pipe, a CI log), a run that finishes no check for WAIT_LINE_MS says what it is
  * still waiting for, at most one line every WAIT_LINE_MS: a CI log that stops moving looks like a hung job.
  */
 import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../conformance/reporters/text.js';
@@ -30,7 +30,7 @@ export interface ProgressWaits {
 export function conformanceProgress(terminal: Terminal, total: number, waits: ProgressWaits = {}): ConformanceProgress {
   const { output } = terminal;
   if (output.quiet) return { say: (print) => print(), stop() {} };
-  if (!output.stderrIsTTY || output.json || !output.cursorControl) return waitLines(terminal, total, waits);
+  if (!output.stderrIsTTY || output.json) return waitLines(terminal, total, waits);
   const paint = verdictPaint(output.errColor);
   const counts: Record<CheckResult['verdict'], number> = { passed: 0, failed: 0, warning: 0, waived: 0, 'not-judged': 0, skipped: 0 };
   let done = 0;

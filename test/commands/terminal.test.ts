@@ -123,7 +123,7 @@ describe('other renderers fit the terminal', () => {
     expect(result.code).toBe(0);
     expect(widestLine(result.stdout)).toBeLessThanOrEqual(60);
     const lines = screenLines(result.stdout);
-    expect(lines).toContain('acceptance (B-ACCEPT, 10)');
+    expect(lines).toContain('acceptance (B-ACCEPT, 11)');
     expect(lines).toContain('  B-ACCEPT-002  must      a valid appointment.booked event');
     expect(result.stdout).not.toContain('│');
     // Every word of every title is whole on some line.

@@ -171,7 +171,7 @@ describe('conformance suite against the reference receivers', () => {
 describe('conformance suite against broken receivers (one fault each)', () => {
   it('covers every fault of both mocks, each caught by at least one check', async () => {
     const { PLATFORM_FAULTS, PROVIDER_FAULTS } = await import('../../src/mock/faults.js');
-    // The faults only generated documents catch are run by generate.test.ts.
+    // The date-time faults the generated documents catch are run by generate.test.ts.
     const covered = (iface: InterfaceId) => [...FAULT_TABLE, ...GENERATED_FAULTS].filter((entry) => entry.interface === iface).map((entry) => entry.fault).sort();
     expect(covered('B')).toEqual(Object.keys(PLATFORM_FAULTS).sort());
     expect(covered('A')).toEqual(Object.keys(PROVIDER_FAULTS).sort());

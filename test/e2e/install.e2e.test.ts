@@ -195,11 +195,13 @@ describe("the README's commands, from a tarball, in an empty project", () => {
     // --rerun-failed from the installed package, in another folder: exactly the checks the report says did not pass.
     const report = await exec('npx', ['--no-install', 'cai-toolkit', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--json'], project);
     expect(report.code, report.stderr).toBe(1);
-    writeFileSync(join(elsewhere, 'report.json'), report.stdout);
+    const rerunDir = mkdtempSync(join(tmpdir(), 'cai-install-rerun-'));
+    writeFileSync(join(rerunDir, 'report.json'), report.stdout);
     const failedIds = (JSON.parse(report.stdout) as { checks: { id: string; verdict: string }[] }).checks.filter((check) => check.verdict !== 'passed').map((check) => check.id);
-    const rerun = await exec(join(project, 'node_modules', '.bin', 'cai-toolkit'), ['conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', 'report.json', '--json'], elsewhere);
+    const rerun = await exec(join(project, 'node_modules', '.bin', 'cai-toolkit'), ['conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', 'report.json', '--json'], rerunDir);
     expect(rerun.code, rerun.stderr).toBe(1);
     expect((JSON.parse(rerun.stdout) as { checks: { id: string }[] }).checks.map((check) => check.id).sort()).toEqual(failedIds.sort());
+    rmSync(rerunDir, { recursive: true, force: true });
   });
 });
 

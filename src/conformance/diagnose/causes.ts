@@ -24,11 +24,23 @@ function refusedValid(check: Grouped): boolean {
   return /^2/.test(check.expected) && !/^2\d\d\b/.test(check.actual);
 }
 
+/**
+ * A derived check's texts name the case that failed first (`400 (…) for channel "text" (a synonym of sms)`,
+ * `channel "text" (a synonym of sms): 202 {"ok":true}`, ./probe/cases.ts): the cause is the answer, whatever the case.
+ */
+function expectationOf(expected: string): string {
+  return expected.replace(/ for .*$/s, '');
+}
+
+function answerOf(actual: string): string {
+  return /^[^:]*?: (\d{3}\b.*)$/s.exec(actual)?.[1] ?? actual;
+}
+
 function keyOf(check: Grouped): { kind: FailureCause['kind']; key: string } {
-  const shape = answerShape(check.actual);
+  const shape = answerShape(answerOf(check.actual));
   if (refusedValid(check)) return { kind: 'valid-refused', key: `valid-refused\n${check.verdict}\n${shape}` };
   const area = check.id.split('-').slice(1, -1).join('-');
-  return { kind: 'same-answer', key: `same-answer\n${check.verdict}\n${area}\n${[...check.tags].sort().join(',')}\n${check.expected}\n${shape}` };
+  return { kind: 'same-answer', key: `same-answer\n${check.verdict}\n${area}\n${[...check.tags].sort().join(',')}\n${expectationOf(check.expected)}\n${shape}` };
 }
 
 export function groupCauses(checks: readonly Grouped[]): FailureCause[] {
@@ -49,8 +61,8 @@ export function groupCauses(checks: readonly Grouped[]): FailureCause[] {
       kind,
       verdict: first.verdict as FailureCause['verdict'],
       summary: summaryOf(kind, first, members.length),
-      expected: first.expected,
-      actual: first.actual,
+      expected: kind === 'same-answer' ? expectationOf(first.expected) : first.expected,
+      actual: kind === 'same-answer' ? answerOf(first.actual) : first.actual,
       checks: members.map((member) => member.id),
     });
   }
