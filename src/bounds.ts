@@ -1,5 +1,5 @@
 /**
- * The tool's own caps on what it reads, in one place (issue 14): every reader of a file, stdin or an answer from
+ * The tool's own caps on what it reads, in one place: every reader of a file, stdin or an answer from
  * the network imports its number from here, and docs/limits.md is generated from this table (`npm run docs`; a
  * test keeps the two equal). A CLI that runs in CI on untrusted files and talks to hostile servers treats every
  * byte it reads as hostile: nothing is read past its cap, and nothing read is printed unescaped (src/output/safe-text.ts).

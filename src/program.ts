@@ -9,7 +9,7 @@ type Register = (program: Command, state: RunState) => void;
 /**
  * Every command, by the first word that invokes it, with a lazy import of its module. Only the module of the
  * command being run is loaded (all of them for help and for unknown commands), so start-up stays close to
- * bare node: `cai sign` loads commander, the signing core and nothing else (issue #2 benchmark).
+ * bare node: `cai sign` loads commander, the signing core and nothing else.
  * The order here is the order of `cai --help`.
  */
 const COMMANDS: [name: string, load: () => Promise<Register>][] = [
@@ -71,7 +71,7 @@ export const VERSION_REQUESTED = 'commander.version';
 
 /**
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
- * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code (issue #2).
+ * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code.
  * Only the invoked command's module is registered; every module is for help and unknown words.
  */
 export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
@@ -107,7 +107,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
   const wanted = word === undefined || word === 'completion' ? COMMANDS : COMMANDS.filter(([name]) => name === word);
   const registers = await Promise.all(wanted.map(([, load]) => load()));
   for (const register of registers) register(program, state);
-  // One preAction hook applies cai.config.json defaults to whichever command runs (issue #7).
+  // One preAction hook applies cai.config.json defaults to whichever command runs.
   installConfigDefaults(program, state);
   return program;
 }

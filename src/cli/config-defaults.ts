@@ -6,7 +6,7 @@ import { globalOutputOptions, type RunState } from './runner.js';
 import type { CommandView } from '../config/defaults.js';
 
 /**
- * Deployment profiles as defaults (issue #7): ONE mechanism for every command. A preAction hook finds the
+ * Deployment profiles as defaults: ONE mechanism for every command. A preAction hook finds the
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
@@ -45,7 +45,7 @@ export function installConfigDefaults(program: Command, state: RunState): void {
   visit(program);
   program.hook('preAction', async (_program, actionCommand) => {
     await applyConfigDefaults(actionCommand, state.io);
-    // Header values are checked once, here, whoever gave them: the user or the profile (issue 14). The checker
+    // Header values are checked once, here, whoever gave them: the user or the profile. The checker
     // loads only when such a flag has a value (START-UP RULE: `cai sign --body x` does not pay for it).
     if (HEADER_FLAGS.some((flag) => typeof actionCommand.getOptionValue(attributeOf(flag)) === 'string')) {
       (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));

@@ -90,7 +90,7 @@ function renderCheck(check: CheckResult, output: CommandContext['output']): void
   const color = output.color;
   const label = { pass: color.green('pass'), warn: color.yellow('warn'), fail: color.red('FAIL'), skip: color.dim('skip') }[check.verdict];
   const scope = check.target === undefined && check.interface ? ` ${check.interface}` : '';
-  // Messages quote what the server sent (its certificate's names, its errors): escaped before colouring (issue 14).
+  // Messages quote what the server sent (its certificate's names, its errors): escaped before colouring.
   // On a terminal, a long message wraps under itself (past the verdict and the check's name), the hint under its text.
   output.resultWrapped(`  ${label}  ${(check.id + scope).padEnd(12)} ${safeText(check.message)}`, ' '.repeat(21));
   if (check.hint && check.verdict !== 'pass') output.resultWrapped(`        ${''.padEnd(12)} ${color.dim('hint:')} ${safeText(check.hint)}`, ' '.repeat(27));

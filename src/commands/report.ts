@@ -113,7 +113,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   for (const view of tableViews(report)) {
     output.result('');
     output.resultWrapped(output.color.bold(view.title));
-    // Branch codes and outcome names come from the logs: escaped cell by cell (issue 14).
+    // Branch codes and outcome names come from the logs: escaped cell by cell.
     output.result(await output.table(view.head.map(safeText), view.rows.map((row) => row.map(safeText))));
   }
   return 0;

@@ -283,7 +283,7 @@ class Renderer {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
-    // As Output writes: secrets masked, anything unsafe from the documents escaped (issue 14).
+    // As Output writes: secrets masked, anything unsafe from the documents escaped.
     await this.out.write(this.context.output.printable(text));
   }
 
@@ -309,7 +309,7 @@ class Renderer {
     if (verdict.valid && verdict.warnings.length === 0 && !showValid) return;
     const { color } = output;
     const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
-    // Paths and values come from the document: escaped before anything is coloured (issue 14).
+    // Paths and values come from the document: escaped before anything is coloured.
     const lines = [`${safeText(source)}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${safeText(what)}`];
     for (const issue of verdict.errors) lines.push(`  ${safeText(describeIssue(issue))}`);
     for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${safeText(describeIssue(issue))}`);

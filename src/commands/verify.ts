@@ -132,7 +132,7 @@ function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[],
     output.result(`${output.color.green('valid')}: the signature matches${which}; timestamp ${result.ageSeconds} s old, within ±${result.windowSeconds} s`);
     return;
   }
-  // The messages quote the signature and timestamp as received: escaped before colouring (issue 14).
+  // The messages quote the signature and timestamp as received: escaped before colouring.
   output.result(`${output.color.red('invalid')} (${result.reason}): ${safeText(result.message)}`);
   for (const diagnosis of diagnoses) {
     const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' || diagnosis.code === 'reserialisation_skipped' ? '' : 'likely cause: ';

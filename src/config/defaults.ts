@@ -90,7 +90,7 @@ function fieldValue(settings: Environment, rule: DefaultRule): string | string[]
     case 'branches': {
       const branches = settings.branches;
       if (!branches || branches.length === 0) return undefined;
-      // The catalog goes to the command as data, never through a file (issue #14: a predictable temp file).
+      // The catalog goes to the command as data, never through a file (a predictable temp file).
       return rule.shape === 'first-branch-code' ? branches[0]?.branch_code : branches.map((branch) => ({ ...branch }));
     }
     case 'authorised_origins':

@@ -4,7 +4,7 @@ import { usageError } from '../errors.js';
 
 /**
  * Finding the deployment profile file. Kept free of zod: this runs on the start-up path of every command,
- * and a command run without a config file must not pay for the schema library (issue #7, start-up rule).
+ * and a command run without a config file must not pay for the schema library (start-up rule).
  */
 
 export const CONFIG_FILE_NAME = 'cai.config.json';

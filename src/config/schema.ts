@@ -35,7 +35,7 @@ const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP
 /** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
 const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
 
-/** §4.1 X-CAI-Source, §4.2 X-CAI-Provider: a value HTTP carries as given (RFC 9110 §5.5; issue 14). */
+/** §4.1 X-CAI-Source, §4.2 X-CAI-Provider: a value HTTP carries as given (RFC 9110 §5.5). */
 const HeaderValueSchema = z
   .string()
   .min(1)

@@ -39,7 +39,7 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const lines = head.split(/\r?\n/);
   const requestLine = lines.shift() ?? '';
   const match = REQUEST_LINE.exec(requestLine.trim());
-  // Where and what, never the bytes (issue 14): the file may be a secret given by mistake.
+  // Where and what, never the bytes: the file may be a secret given by mistake.
   if (!match) return { ok: false, message: 'the first line is not an HTTP request line (such as POST /events HTTP/1.1)' };
 
   const headers: Record<string, string> = {};

@@ -215,7 +215,7 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
  * The bounds of a reference receiver, so that no flood of connections, slow senders or large bodies can take
- * more than a stated share of it (issue 14). Each is a default of `DEFAULT_RECEIVER_LIMITS`.
+ * more than a stated share of it. Each is a default of `DEFAULT_RECEIVER_LIMITS`.
  */
 export interface ReceiverLimits {
   /**

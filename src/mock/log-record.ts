@@ -23,7 +23,7 @@ export interface MockLogRecord {
   branch_code?: string;
   provider_job_id?: string;
   assigned_number_e164?: string;
-  /** The byte length of the body as received (records written by the mocks since issue 14; absent before). */
+  /** The byte length of the body as received (records written by the mocks since cai 0.2; absent before). */
   body_bytes?: number;
   headers: Record<string, string>;
   /**

@@ -6,7 +6,7 @@ import { safeText } from './safe-text.js';
 
 /** One line for a document that was not accepted. */
 export function describeRecord(record: BatchRecord): string {
-  // The event_id comes from the batch file, the problems from the receiver's answers: escaped (issue 14).
+  // The event_id comes from the batch file, the problems from the receiver's answers: escaped.
   return safeText(recordLine(record));
 }
 

@@ -97,7 +97,7 @@ export class MockLines {
     this.releaseHeld();
     const c = this.output.color;
     const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
-    // The event type, ids and the reason's message come from the request: escaped before the line is coloured (issue 14).
+    // The event type, ids and the reason's message come from the request: escaped before the line is coloured.
     const what = safeText(documentLabel(entry.interface, entry.event, '-'));
     const parts = [entry.received_at.slice(11, 23), status, entry.verdict.padEnd(9), what.padEnd(23)];
     if (entry.event_id !== undefined) parts.push(safeText(entry.event_id));

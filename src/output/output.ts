@@ -26,7 +26,7 @@ const silentSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {}
  * stdout carries the result only; logs, progress, warnings and errors go to stderr.
  * Colour and spinners only on a TTY and never in `--json` mode.
  *
- * Everything it writes goes through two last steps (issue 14): secrets and URL passwords masked (src/secrets/mask.ts),
+ * Everything it writes goes through two last steps: secrets and URL passwords masked (src/secrets/mask.ts),
  * and every control character, escape sequence and bidi control escaped (src/output/safe-text.ts), but the colours
  * cai itself paints on a coloured stream; `--json` documents are escaped as JSON. Renderers escape what they take
  * from outside before they colour it, so what cai prints from the network or a user's file never drives the terminal.

@@ -1,6 +1,6 @@
 /**
  * The colours commands use. chalk is loaded only when a stream will really be coloured (a TTY with colour on):
- * piped and CI runs never pay its import cost, which matters for `cai sign` start-up (issue #2 benchmark).
+ * piped and CI runs never pay its import cost, which matters for `cai sign` start-up.
  */
 type Paint = (text: string) => string;
 

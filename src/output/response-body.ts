@@ -1,5 +1,5 @@
 /**
- * A response body as cai shows it (issue 14): text that is JSON pretty-printed, other text as it is, both with
+ * A response body as cai shows it: text that is JSON pretty-printed, other text as it is, both with
  * anything unsafe for a terminal escaped (src/output/safe-text.ts); a binary body (compressed, a non-text type, or
  * not UTF-8) summarised as type, size and a sha256 prefix, never dumped. Response header values are shown cut to
  * NETWORK_CAPS.shownHeaderCharacters.

@@ -1,5 +1,5 @@
 /**
- * Text from the network or from user files made safe for a terminal (issue 14): the one place that decides which
+ * Text from the network or from user files made safe for a terminal: the one place that decides which
  * characters are escaped, used by every renderer and, as the last step, by Output for everything it writes.
  *
  * Escaped visibly, never passed through:

@@ -77,7 +77,7 @@ function printExchange(result: SendResult, response: HttpResponse, output: Outpu
   const { delivery } = result;
   const c = output.color;
   const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
-  // Every value below but the status and the timings comes from the body sent or the answer: escaped (issue 14).
+  // Every value below but the status and the timings comes from the body sent or the answer: escaped.
   const rows: [string, string][] = [];
   if (result.eventId !== undefined) rows.push(['event_id', safeText(result.eventId)]);
   if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', safeText(result.ack.providerJobId)]);

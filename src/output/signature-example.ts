@@ -9,7 +9,7 @@ export function renderExample(example: SignatureExample, file: string, output: O
     output.printJson({ file, reproduced: reproduction.reproduced, expected: reproduction.expected, computed: reproduction.computed, steps: reproduction.steps });
     return reproduction;
   }
-  // The description and the values come from the example's file: escaped (issue 14).
+  // The description and the values come from the example's file: escaped.
   output.resultWrapped(`worked signature example (§5.10): ${safeText(file)}`, '  ');
   if (example.description) output.resultWrapped(safeText(example.description));
   reproduction.steps.forEach((step, index) => output.resultWrapped(`${index + 1}. ${step.label}: ${safeText(step.value)}`, '   '));

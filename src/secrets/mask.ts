@@ -1,5 +1,5 @@
 /**
- * The one masking of cai's output (issue 14): every secret resolved in this process (src/secrets/resolve.ts) and
+ * The one masking of cai's output: every secret resolved in this process (src/secrets/resolve.ts) and
  * every password inside a URL (`https://user:pass@host/…` → `https://user:***@host/…`), in every line cai prints,
  * `--json` included (Output applies it to all it writes), in error messages, reproduction commands and reports.
  * Pure string work, no imports beyond the registry of secrets: the HTML writers use it too.

@@ -18,7 +18,7 @@ export interface DryRunRequest {
 
 /** The request with X-CAI-Timestamp and X-CAI-Signature for `nowMs`; without a secret, the headers as they are. */
 export function signForDryRun(request: DryRunRequest, secret: string | undefined, nowMs: number): DryRunRequest {
-  // The capture is what `cai replay` sends later: no header in it may hold what HTTP cannot carry (issue 14).
+  // The capture is what `cai replay` sends later: no header in it may hold what HTTP cannot carry.
   assertSendableHeaders(Object.entries(request.headers), 'the request');
   if (secret === undefined) return { ...request, headers: { ...request.headers } };
   const timestamp = String(Math.floor(nowMs / 1000));

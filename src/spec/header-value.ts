@@ -1,6 +1,6 @@
 /**
  * What may go into an HTTP header (RFC 9110 §5.1 field names, §5.5 field values), checked once, before any
- * request, capture or curl line is built (issue 14): the X-CAI-Provider and X-CAI-Source values of §4.1/§4.2 come
+ * request, capture or curl line is built: the X-CAI-Provider and X-CAI-Source values of §4.1/§4.2 come
  * from flags and profiles, and a CR or LF in one (`--provider $'acme\r\nX-Evil: 1'`) would add a header to a
  * `--dry-run` capture that `cai replay` then sends, or to a curl command. Pure, no imports.
  *

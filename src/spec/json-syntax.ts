@@ -3,7 +3,7 @@
  * JSON.parse messages give a position only for some errors and never a line. Runs only after JSON.parse
  * has failed, so it is off the hot path. Iterative (an explicit stack), so deep nesting cannot overflow.
  *
- * It never quotes the text (issue 14): a file given by mistake may be a secret, so an error says where (line and
+ * It never quotes the text: a file given by mistake may be a secret, so an error says where (line and
  * column) and what kind of character is there. Only JSON's own punctuation and ASCII punctuation are shown, one
  * character; a letter, a digit, a control or a non-ASCII character is named by its kind.
  */

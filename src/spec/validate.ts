@@ -224,7 +224,7 @@ function explicitKindOf(options: ValidateOptions): DocumentKind | 'unknown' {
 }
 
 /**
- * Where and what kind of problem, never the bytes (issue 14): a body that is not JSON may be a secret file given
+ * Where and what kind of problem, never the bytes: a body that is not JSON may be a secret file given
  * by mistake, and V8's own message quotes the start of the input.
  */
 function notJsonIssue(text: string): ValidationIssue {

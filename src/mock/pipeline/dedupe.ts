@@ -54,7 +54,7 @@ function expiring<Ack>(profile: ReceiverProfile<Ack>, key: string): string {
 
 /**
  * A repeat's own record is a note for `cai report`: the event is the first copy's record, already on disk. So a
- * log that cannot take the note does not make the answer a 503 (issue 14: re-sending stored events while the disk
+ * log that cannot take the note does not make the answer a 503 (re-sending stored events while the disk
  * is full must still get the §2.13 answer); the entry says the note is missing.
  */
 async function noteDuplicate(entry: MockRequestEntry, write: () => Promise<void>): Promise<void> {
