@@ -14,7 +14,7 @@ import { endpointUrl, interfaceSpec } from '../../spec/interfaces.js';
 import { parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
 import type { Exchange } from '../evidence.js';
-import { DEDUPE_MEMORY_WAIT_MS, DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, EXPECT_CONTINUE_WAIT_MS, MAX_429_RETRIES } from '../tolerances.js';
+import { DEDUPE_MEMORY_WAIT_MS, DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, EXPECT_CONTINUE_WAIT_MS, MAX_429_RETRIES, RATE_LIMITED_BUDGET_MS } from '../tolerances.js';
 import type { CallbackHarness } from './callbacks.js';
 import { postExpectingContinue } from './expect-continue.js';
 import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
@@ -144,10 +144,12 @@ export class Session {
         return exchange;
       },
       outcomeOf: (exchange) => (exchange.status === undefined ? { kind: 'error', code: 'connection' } : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] }),
-      decide: ({ outcome, attempts }) =>
-        outcome.kind === 'response' && classifyStatus(outcome.status) === 'rate-limited' && !recipe.raw429 && attempts <= MAX_429_RETRIES
-          ? { retry: true, delayMs: retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs), basis: 'retry-after', reason: 'rate limited (§7)' }
-          : { retry: false, reason: 'the answer is the evidence' },
+      decide: ({ outcome, attempts, elapsedMs }) => {
+        if (outcome.kind !== 'response' || classifyStatus(outcome.status) !== 'rate-limited' || recipe.raw429 || attempts > MAX_429_RETRIES) return { retry: false, reason: 'the answer is the evidence' };
+        const delayMs = retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs);
+        if (elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS) return { retry: false, reason: 'rate limited past the budget' };
+        return { retry: true, delayMs, basis: 'retry-after', reason: 'rate limited (§7)' };
+      },
       // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
       sleep: (ms) => this.sleep(ms),
     });
