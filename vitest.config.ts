@@ -1,13 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
-// The zoo (test/zoo: independent implementations judged by the built binary) waits on backoffs, Retry-After and
-// callbacks for minutes; it is its own step (`npm run test:zoo`, vitest.zoo.config.ts), run by .ci/run after `npm test`.
+/**
+ * Judged against whole implementations, with verdicts on timing: the self-tests against every broken mock and
+ * sender, and the zoo (test/zoo: independent implementations judged by the built binary). They run as a step of
+ * their own (`npm run test:conformance`, vitest.conformance.config.ts), one file at a time, after `npm test`.
+ */
+export const SLOW_CONFORMANCE_FILES = ['test/zoo/**/*.test.ts', 'test/conformance/self-test.test.ts', 'test/conformance/sender-self-test.test.ts', 'test/conformance/sender-e2e.test.ts'];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/zoo/**', '**/node_modules/**'],
+    exclude: [...SLOW_CONFORMANCE_FILES, '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most of the suite waits on sockets, timers and child processes, not on the CPU: three files at once on a
+    // 2-core machine (vitest's default is one fewer than the cores, here 1) keeps npm test within its budget.
+    maxWorkers: 3,
   },
 });
