@@ -102,10 +102,12 @@ describe('cai load against broken receivers', () => {
   });
 
   it('exits 0 against a 429-ing receiver when no threshold fails, and 1 with rate(status=429) == 0', async () => {
-    const target = await receiver('429', SECRET);
+    // One receiver each: it answers every second request 429, counted across whoever sends, so two runs sharing one
+    // could each see only the other half.
+    const [lenientTarget, strictTarget] = [await receiver('429', SECRET), await receiver('429', SECRET)];
     const [lenient, strict] = await Promise.all([
-      load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<10000', '--json'),
-      load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'rate(status=429) == 0'),
+      load(lenientTarget.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<10000', '--json'),
+      load(strictTarget.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'rate(status=429) == 0'),
     ]);
     expect(lenient.code).toBe(0);
     const report = JSON.parse(lenient.stdout) as LoadReport;
