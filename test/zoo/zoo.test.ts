@@ -41,6 +41,8 @@ interface Check {
 interface Report {
   ok: boolean;
   checks: Check[];
+  /** The run stopped at its first valid request, refused: the cause cai names instead of running the checks. */
+  diagnosis?: { refused: { actual: string }; cause?: { message: string } };
 }
 
 // The interpreter itself, not a version manager's shim in front of it (pyenv's costs half a second a start).
@@ -232,7 +234,9 @@ it.concurrent('a provider that never calls back (node A, --no-callbacks) gets no
 it.concurrent.each(BROKEN_RECEIVERS)('broken receiver is caught by the receiver suite: $interface $name ($clause: $description)', async (receiver) => {
   await withProgram(receiver.command, receiverEnv(receiver.interface), async (program) => {
     const report = await judgeReceiver(receiver.interface, program.url);
-    const caughtBy = flagged(report).map((check) => check.id);
+    // A receiver that refuses every valid request is caught before any check: the run stops with the diagnosis.
+    const caughtBy = report.diagnosis ? [`diagnosis: ${report.diagnosis.cause?.message ?? report.diagnosis.refused.actual}`] : flagged(report).map((check) => check.id);
+    if (report.diagnosis) expect(report.ok).toBe(false);
     results.brokenReceivers![`${receiver.interface} ${receiver.name}`] = caughtBy;
     const [ours, theirs] = await witness(receiver, program.url);
     expect(theirs, `the witness: a correct receiver answers ${ours.join(' | ')}`).not.toEqual(ours);
