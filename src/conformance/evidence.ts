@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Headers, type InterfaceId } from '../spec/constants.js';
 import { eventIdOf, isObject, jsonValueOf } from '../spec/json.js';
+import type { Expectation } from '../spec/model/receiver.js';
 import type { Scenario, ScriptedAnswer } from './listen/scenarios.js';
 import type { SentRequest } from './probe/recipe.js';
 import type { BodyRecord, ExchangeRecord } from './types.js';
@@ -23,9 +24,13 @@ export interface Exchange {
   /** The body went over NETWORK_CAPS.responseBodyBytes (src/bounds.ts): `body` is its start, the connection was closed. */
   bodyTruncated?: boolean;
   latencyMs: number;
+  /** cai's wall clock (ms) when the answer (or the error) came: the receiver read the request before this. */
+  answeredAtMs: number;
   error?: { code: string; message: string };
   /** How many 429 answers were honoured (waited for and re-sent) before this answer. */
   rateLimitedRetries: number;
+  /** What the model of the receiver allows for this request in the state it was sent in (src/spec/model). */
+  expected?: Expectation;
 }
 
 /** Bodies longer than this are cut in reports (the oversize checks send more than a mebibyte). */

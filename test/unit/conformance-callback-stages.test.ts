@@ -26,7 +26,7 @@ async function post(url: string, document: unknown): Promise<number> {
 }
 
 /** The answer a provider gives a job: 202 with an acknowledgment (what the stage records as the job's answer). */
-const accepted = (): Exchange => ({ request: { url: 'x', headers: {}, body: Buffer.alloc(0), recipe: { body: Buffer.alloc(0) } }, status: 202, headers: {}, body: Buffer.from('{}'), latencyMs: 1, rateLimitedRetries: 0 });
+const accepted = (): Exchange => ({ request: { url: 'x', headers: {}, body: Buffer.alloc(0), recipe: { body: Buffer.alloc(0) }, sentAtMs: 0 }, status: 202, headers: {}, body: Buffer.from('{}'), latencyMs: 1, answeredAtMs: 1, rateLimitedRetries: 0 });
 
 describe('the callback stages', () => {
   it('answers the first event of a 503 job 503 and its redelivery 202; the others 202 at once; ends after the conversation and --observe', async () => {

@@ -28,10 +28,10 @@ describe('recordBody', () => {
 });
 
 describe('recordExchange', () => {
-  const request = { url: 'http://127.0.0.1:1/events', headers: { 'x-cai-signature': 'sha256=ab' }, body: Buffer.from('{}'), recipe: { body: Buffer.from('{}'), signature: { kind: 'wrong-secret' as const, secret: 'not-the-secret' } } };
+  const request = { url: 'http://127.0.0.1:1/events', headers: { 'x-cai-signature': 'sha256=ab' }, body: Buffer.from('{}'), recipe: { body: Buffer.from('{}'), signature: { kind: 'wrong-secret' as const, secret: 'not-the-secret' } }, sentAtMs: 0 };
 
   it('keeps the request and the answer as plain data, without the recipe', () => {
-    const record = recordExchange({ request, status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"ok":false}'), latencyMs: 3.6, rateLimitedRetries: 0 });
+    const record = recordExchange({ request, status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"ok":false}'), latencyMs: 3.6, answeredAtMs: 4, rateLimitedRetries: 0 });
     expect(record).toEqual({
       request: { method: 'POST', url: 'http://127.0.0.1:1/events', headers: { 'x-cai-signature': 'sha256=ab' }, body: { bytes: 2, text: '{}' } },
       response: { status: 401, headers: { 'content-type': 'application/json' }, body: { bytes: 12, text: '{"ok":false}' } },
@@ -41,7 +41,7 @@ describe('recordExchange', () => {
   });
 
   it('says why there was no answer', () => {
-    const record = recordExchange({ request, headers: {}, body: Buffer.alloc(0), latencyMs: 10, error: { code: 'timeout', message: 'no answer within 10 s' }, rateLimitedRetries: 0 });
+    const record = recordExchange({ request, headers: {}, body: Buffer.alloc(0), latencyMs: 10, answeredAtMs: 10, error: { code: 'timeout', message: 'no answer within 10 s' }, rateLimitedRetries: 0 });
     expect(record.response).toBeUndefined();
     expect(record.error).toEqual({ code: 'timeout', message: 'no answer within 10 s' });
   });

@@ -14,7 +14,7 @@ import { validateBody } from '../../spec/validate.js';
 import type { Exchange } from '../evidence.js';
 import type { Receiver } from '../checks/receiver/receivers.js';
 import { compact, type Doc } from '../probe/bodies.js';
-import { isAccepted, statusMatches } from '../probe/expectations.js';
+import { isAccepted, judgeAnswer } from '../probe/verdict.js';
 import { ProbeScope } from '../probe/scope.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../pool.js';
@@ -153,10 +153,10 @@ export async function runCampaign(session: Session, setup: GenerationSetup, rece
     const [first, second] = exchanges as [Exchange, Exchange | undefined];
     if (kind === 'valid') {
       const verdicts: Partial<Record<Rule, boolean>> = { accepted: !isAccepted(first) };
-      if (isAccepted(first) && second) verdicts.repeat = !(isAccepted(second) && receiver.answeredAsRepeat(first, second));
+      if (isAccepted(first) && second) verdicts.repeat = judgeAnswer(second, { level: 'must', terms: ['outcome', 'repeat'] }).verdict === 'failed';
       return verdicts;
     }
-    return crashed(first) ? { 'no-5xx': true } : { 'no-5xx': false, refused: !statusMatches(first, receiver.refuses.schema.expect) };
+    return crashed(first) ? { 'no-5xx': true } : { 'no-5xx': false, refused: judgeAnswer(first, { level: 'must' }).verdict === 'failed' };
   };
 
   const firstFailures = new Map<Rule, { index: number; sent: Sent }>();

@@ -8,6 +8,7 @@
  * `--role sender` run (checks/sender), and by the callback checks of checks/receiver/callbacks.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { isEndingEvent } from '../../spec/model/job-events.js';
 import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
 import { documentOf } from '../evidence.js';
@@ -80,10 +81,6 @@ export interface CallbackHarness {
   close(): Promise<void>;
 }
 
-/** The result that ends a conversation (§3 step 5); any appointment.* counts, its validity is another check's. */
-export function isEndingEvent(type: unknown): boolean {
-  return typeof type === 'string' && (type === 'job.closed' || type.startsWith('appointment.'));
-}
 
 /** The event type of an attempt's document, when it is a JSON object with one. */
 export function eventTypeOf(attempt: { body: Buffer; cut: boolean }): unknown {

@@ -1,33 +1,34 @@
 /**
  * A check of several cases: requests that each change one thing of a valid one (probe/mutations.ts), sent one after
- * the other, each judged by the status of its answer. The check passes when every case got the answer its rule
- * demands, and fails on the first that did not, naming the case in `actual`, so a reader sees which mutation the
- * receiver let through. A case that cannot be judged on this run (say, the clocks do not agree to the second) is
- * not sent and is named in a note; a check none of whose cases could be judged is not judged.
+ * the other, each judged by the answer the model of the receiver allows for it (src/spec/model), at the check's
+ * level. The check passes when every case got an allowed answer, and fails on the first that did not, naming the case
+ * in `actual`, so a reader sees which mutation the receiver let through. A case the model cannot decide on this run
+ * (a timestamp on the window's edge, by a clock known to the second) is sent once more, and not judged if it is still
+ * undecided; a case that cannot be sent on this run is named in a note. A check none of whose cases could be judged
+ * is not judged.
  */
+import { OPEN_POINTS, type OpenPointId, type OpenPointRule } from '../../spec/model/latitude.js';
 import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../check.js';
-import { describeAnswer, type Exchange } from '../evidence.js';
-import { statusMatches, type StatusExpectation } from './expectations.js';
+import type { Exchange } from '../evidence.js';
+import type { CheckLevel } from '../types.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
+import { breachesOfExchange, breachText, expectedOf, undecidedWhy } from './verdict.js';
 
 export interface ProbeCase {
   /** What the case changes, as a failure names it: `the hex digest in upper case`. */
   name: string;
   send(scope: ProbeScope): RequestRecipe;
-  expect: StatusExpectation;
-  /** Why the case cannot be judged on this run, when it cannot: it is then not sent. */
+  /** Why the case cannot be sent on this run, when it cannot. */
   unjudgeable?(scope: ProbeScope): string | undefined;
   /**
-   * Why a wrong answer may not be the target's doing (say, it came too late to be sure which second the target's
-   * clock read): the case is then sent once more, and not judged if the second answer is as doubtful.
+   * Questions the case is not about (src/spec/model/latitude.ts): a refusal one of them allows (a 411 for a body
+   * sent chunked, where the case is about its size) leaves the case not judged rather than passed or failed.
    */
-  doubtful?(answer: Exchange): string | undefined;
-  /** Why a wrong answer is not this check's to judge (another rule allows it, or another check judges it). */
-  excused?(answer: Exchange): string | undefined;
+  aside?: readonly OpenPointId[];
 }
 
-/** One case as gathered: its answer, or why it was not sent. */
+/** One case as gathered: its answer, or why it was not sent or not judged. */
 export interface CaseAnswer {
   name: string;
   answer?: Exchange;
@@ -49,46 +50,58 @@ export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
       for (const probe of cases) {
         if (scope.session.signal.aborted) break;
         const reason = probe.unjudgeable?.(scope);
-        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : await sendCase(scope, probe));
+        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : await sendCase(scope, probe, meta.level));
       }
       return { cases: gathered };
     },
-    judge: ({ cases: gathered }) => judgeCases(cases, gathered),
+    judge: ({ cases: gathered }) => judgeCases(cases, gathered, meta.level),
   });
 }
 
-/** One case sent, and once more when a wrong answer is doubtful; a second doubtful wrong answer is not judged. */
-async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer> {
-  let answer = await scope.send(probe.send(scope));
-  if (statusMatches(answer, probe.expect)) return { name: probe.name, answer };
-  const excuse = probe.excused?.(answer);
-  if (excuse !== undefined) return { name: probe.name, notSent: excuse };
-  if (probe.doubtful?.(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
-  answer = await scope.send(probe.send(scope));
-  const doubt = statusMatches(answer, probe.expect) ? undefined : probe.doubtful(answer);
-  return doubt === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${doubt}, twice` };
+/** Why the answer is a refusal one of the case's set-aside questions allows, when it is. */
+function setAside(probe: ProbeCase, answer: Exchange): string | undefined {
+  const point = answer.expected?.facts.open.find((open) => probe.aside?.includes(open.id));
+  if (point === undefined || answer.status === undefined || answer.status < 400) return undefined;
+  const rule: OpenPointRule = OPEN_POINTS[point.id];
+  const refusals = rule.mayRefuseWith;
+  const allowed = refusals === 'any-4xx' ? answer.status < 500 : (refusals ?? []).includes(answer.status);
+  return allowed ? `${answer.status}: ${rule.text}` : undefined;
 }
 
+/** One case sent, and once more when the model cannot decide on its answer; undecided twice, it is not judged. */
+async function sendCase(scope: ProbeScope, probe: ProbeCase, level: CheckLevel): Promise<CaseAnswer> {
+  let answer = await scope.send(probe.send(scope));
+  const aside = setAside(probe, answer);
+  if (aside !== undefined) return { name: probe.name, notSent: aside };
+  if (undecidedWhy(answer, level) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
+  answer = await scope.send(probe.send(scope));
+  const still = undecidedWhy(answer, level);
+  return still === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${still}, twice` };
+}
+
+const wrong = (answer: Exchange | undefined, level: CheckLevel) => answer !== undefined && breachesOfExchange(answer, { level }).length > 0;
+
 /** The verdict on the cases gathered, in order: the first wrong answer fails the check. */
-export function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[] | undefined) {
+export function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[] | undefined, level: CheckLevel) {
   if (!gathered || gathered.length === 0) return notJudged('no request was sent');
-  for (const [index, entry] of gathered.entries()) {
-    const probe = cases[index] as ProbeCase;
-    if (entry.answer === undefined || statusMatches(entry.answer, probe.expect)) continue;
-    return failed(`${probe.expect.describe} for ${entry.name}`, `${entry.name}: ${describeAnswer(entry.answer)}`, { exchanges: [entry.answer] }, casesNote(cases, gathered));
+  for (const entry of gathered) {
+    const answer = entry.answer;
+    if (answer === undefined || !wrong(answer, level)) continue;
+    const breaches = breachesOfExchange(answer, { level });
+    return failed(`${expectedOf(answer, { level })} for ${entry.name}`, `${entry.name}: ${breachText(answer, breaches)}`, { exchanges: [answer] }, casesNote(gathered, level));
   }
   const answered = gathered.filter((entry): entry is CaseAnswer & { answer: Exchange } => entry.answer !== undefined);
   if (gathered.length < cases.length) return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);
   if (answered.length === 0) return notJudged(gathered.map((entry) => `${entry.name}: ${entry.notSent}`).join('; '));
   const notes = gathered.filter((entry) => entry.notSent !== undefined).map((entry) => `not judged: ${entry.name} (${entry.notSent})`);
-  return passed(expectedOf(cases), `${answered.length} case${answered.length === 1 ? '' : 's'}: ${tally(answered.map((entry) => entry.answer))}`, notes);
+  return passed(expectedOfAll(answered, level), `${answered.length} case${answered.length === 1 ? '' : 's'}: ${tally(answered.map((entry) => entry.answer))}`, notes);
 }
 
-/** What every case expects, once per distinct expectation: `401 (rejected: authentication) for each of 6 cases`. */
-function expectedOf(cases: readonly ProbeCase[]): string {
-  const kinds = [...new Set(cases.map((probe) => probe.expect.describe))];
-  if (kinds.length === 1) return cases.length === 1 ? (kinds[0] as string) : `${kinds[0]} for each of ${cases.length} cases`;
-  return kinds.map((kind) => `${kind} for ${cases.filter((probe) => probe.expect.describe === kind).map((probe) => probe.name).join(', ')}`).join('; ');
+/** What every case expected, once per distinct expectation: `401 for each of 6 cases`. */
+function expectedOfAll(answered: readonly (CaseAnswer & { answer: Exchange })[], level: CheckLevel): string {
+  const kinds = [...new Set(answered.map((entry) => expectedOf(entry.answer, { level })))];
+  if (kinds.length === 1) return answered.length === 1 ? (kinds[0] as string) : `${kinds[0]} for each of ${answered.length} cases`;
+  return kinds.map((kind) => `${kind} for ${answered.filter((entry) => expectedOf(entry.answer, { level }) === kind).map((entry) => entry.name).join(', ')}`).join('; ');
 }
 
 /** The answers' statuses counted: `401 ×5, 400 ×1`. */
@@ -101,9 +114,9 @@ function tally(answers: readonly Exchange[]): string {
   return [...counts].map(([status, count]) => `${status} ×${count}`).join(', ');
 }
 
-function casesNote(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[]): string[] {
-  if (cases.length < 2) return [];
-  const wrong = gathered.filter((entry, index) => entry.answer !== undefined && !statusMatches(entry.answer, (cases[index] as ProbeCase).expect)).map((entry) => entry.name);
-  const others = wrong.length > 1 ? `; also answered wrongly: ${wrong.slice(1).join('; ')}` : '';
-  return [`${wrong.length} of the ${cases.length} cases (each changing one thing) answered wrongly; the first is shown${others}`];
+function casesNote(gathered: readonly CaseAnswer[], level: CheckLevel): string[] {
+  if (gathered.length < 2) return [];
+  const names = gathered.filter((entry) => wrong(entry.answer, level)).map((entry) => entry.name);
+  const others = names.length > 1 ? `; also answered wrongly: ${names.slice(1).join('; ')}` : '';
+  return [`${names.length} of the ${gathered.length} cases (each changing one thing) answered wrongly; the first is shown${others}`];
 }

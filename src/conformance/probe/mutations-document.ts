@@ -6,11 +6,11 @@
  */
 import { AUTHORS, BRIEF_INTENTS, DIRECTIONS, EVENT_CHANNELS, MAX_EVENT_ID_LENGTH, ORIGIN_CHANNELS, OUTCOMES, type EventType } from '../../spec/constants.js';
 import { astralPadded, compact, dateTime, withPath } from './bodies.js';
-import type { Demand, Mutation } from './mutations.js';
+import type { Intent, Mutation } from './mutations.js';
 
 /** The valid document with `field` (dotted) set to `value`. */
-function setTo(field: string, value: unknown, name: string, clauses: readonly string[], demand: Demand, on?: EventType): Mutation {
-  return { name, clauses, demand, ...(on ? { on } : {}), request: ({ doc }) => ({ body: compact(withPath(doc, field, value)) }) };
+function setTo(field: string, value: unknown, name: string, clauses: readonly string[], intent: Intent, on?: EventType): Mutation {
+  return { name, clauses, intent, ...(on ? { on } : {}), request: ({ doc }) => ({ body: compact(withPath(doc, field, value)) }) };
 }
 
 const shown = (value: unknown) => JSON.stringify(value);
@@ -141,7 +141,7 @@ export function e164Lengths(field: string, lengths: 'long' | 'short'): Mutation[
 export function dateTimeFractions(field: string): Mutation[] {
   return ['123456', '1', '123', '123456789'].map((fraction) => {
     const digits = fraction.length;
-    return { name: `${field} with ${digits} fractional digit${digits === 1 ? '' : 's'} (e.g. 10:30:00.${fraction}+01:00)`, clauses: ['§2.1-2'], demand: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { fraction }))) }) };
+    return { name: `${field} with ${digits} fractional digit${digits === 1 ? '' : 's'} (e.g. 10:30:00.${fraction}+01:00)`, clauses: ['§2.1-2'], intent: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { fraction }))) }) };
   });
 }
 
@@ -150,7 +150,7 @@ export function dateTimeOffsets(field: string): Mutation[] {
   return [-300, -720, -210, 330, 840, 0].map((minutes) => {
     const sign = minutes < 0 ? '-' : '+';
     const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
-    return { name: `${field} with the offset ${offset}`, clauses: ['§2.1-2'], demand: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { offsetMinutes: minutes }))) }) };
+    return { name: `${field} with the offset ${offset}`, clauses: ['§2.1-2'], intent: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { offsetMinutes: minutes }))) }) };
   });
 }
 
@@ -163,6 +163,6 @@ function eventIdOf(prefix: string, length: number, filler: string): string {
 
 /** §8: one character past the limit, counted in any unit, is refused. */
 export const EVENT_ID_PAST_LIMIT: readonly Mutation[] = [
-  { name: `${MAX_EVENT_ID_LENGTH + 1} ASCII characters`, clauses: ['§2.4-2', '§8-2'], demand: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH + 1, 'x') }) }) },
-  { name: `${MAX_EVENT_ID_LENGTH + 1} characters, most outside the BMP`, clauses: ['§2.4-2', '§8-2'], demand: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: astralPadded(`${String(doc.event_id)}-`, MAX_EVENT_ID_LENGTH + 1) }) }) },
+  { name: `${MAX_EVENT_ID_LENGTH + 1} ASCII characters`, clauses: ['§2.4-2', '§8-2'], intent: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH + 1, 'x') }) }) },
+  { name: `${MAX_EVENT_ID_LENGTH + 1} characters, most outside the BMP`, clauses: ['§2.4-2', '§8-2'], intent: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: astralPadded(`${String(doc.event_id)}-`, MAX_EVENT_ID_LENGTH + 1) }) }) },
 ];

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { compact } from './bodies.js';
-import type { Demand, Mutation } from './mutations.js';
+import type { Intent, Mutation } from './mutations.js';
 import type { ProbeScope } from './scope.js';
 
 /** The code in another case: upper case, or lower case when it has no lower-case letter; undefined without letters. */
@@ -24,13 +24,13 @@ const VARIANTS: readonly [string, (code: string) => string | undefined][] = [
 ];
 
 /** The identity header set to each variant of the run's own identity (`--provider`, `--source`). */
-export function identityVariants(header: string, clauses: readonly string[], demand: Demand): Mutation[] {
+export function identityVariants(header: string, clauses: readonly string[], intent: Intent): Mutation[] {
   return VARIANTS.map(([what, variant]) => {
     const value = (scope: ProbeScope) => variant(scope.session.config.identity);
     return {
       name: `${header}: ${what}`,
       clauses,
-      demand,
+      intent,
       request: ({ scope, doc }) => ({ body: compact(doc), identity: { kind: 'value', value: value(scope) ?? '' } }),
       unjudgeable: (scope) => (value(scope) === undefined ? `the code ${JSON.stringify(scope.session.config.identity)} has no such variant` : undefined),
     };

@@ -5,28 +5,31 @@
  */
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
 import { bodyOfSize } from './bodies.js';
-import type { Exchange } from '../evidence.js';
+import type { OpenPointId } from '../../spec/model/latitude.js';
 import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 
 const bytes = (size: number) => size.toLocaleString('en-GB').replace(/,/g, ' ');
 
-const FRAMINGS: readonly [string, Partial<RequestRecipe>, Mutation['alsoRefusedWith']?][] = [
+/**
+ * The framings HTTP/1.1 allows, each with the question it raises that the size does not (the model allows a 411 for
+ * a chunked body, a 417 for an `Expect`: src/spec/model/latitude.ts); a case about the size sets it aside.
+ */
+const FRAMINGS: readonly [string, Partial<RequestRecipe>, OpenPointId?][] = [
   ['with Content-Length', {}],
-  ['chunked, without Content-Length', { chunked: true }, { statuses: [411], why: 'a receiver may require Content-Length' }],
-  ['with Expect: 100-continue', { expectContinue: true }, { statuses: [417], why: 'a receiver may refuse the expectation' }],
+  ['chunked, without Content-Length', { chunked: true }, 'chunked'],
+  ['with Expect: 100-continue', { expectContinue: true }, 'expect-continue'],
 ];
 
 /** A body of `size` bytes of `field` text, in each framing. */
-function framed(size: number, demand: Mutation['demand'], field: string): Mutation[] {
-  return FRAMINGS.map(([framing, recipe, also]) => ({
+function framed(size: number, intent: Mutation['intent'], field: string): Mutation[] {
+  return FRAMINGS.map(([framing, recipe, question]) => ({
     name: `${bytes(size)} bytes ${framing}`,
-    clauses: ['§8-1', ...(demand === 'too-large' ? ['§7-5'] : [])],
-    demand,
-    ...(demand !== 'accepted' && also ? { alsoRefusedWith: also } : {}),
+    clauses: ['§8-1', ...(intent === 'too-large' ? ['§7-5'] : [])],
+    intent,
     // A body at the limit refused for its framing is not refused for its size: B-FRAME-001 judges chunked bodies.
-    ...(demand === 'accepted' && also ? { excused: (answer: Exchange) => (answer.status !== undefined && also.statuses.includes(answer.status) ? `${answer.status}: ${also.why}` : undefined) } : {}),
+    ...(intent === 'accepted' && question ? { aside: [question] } : {}),
     request: ({ doc }) => ({ body: bodyOfSize(doc, field, size), ...recipe }),
     // The session sends Expect through node:http, on a connection of its own: never through a proxy.
     ...(recipe.expectContinue ? { unjudgeable: (scope: ProbeScope) => (scope.session.config.client?.proxy ? 'Expect: 100-continue is not sent through a proxy' : undefined) } : {}),

@@ -3,12 +3,12 @@
  * body; the header is `sha256=` and the 64 lowercase hex digits of the HMAC, compared in full.
  */
 import { compact } from './bodies.js';
-import type { Demand, Mutation } from './mutations.js';
+import type { Intent, Mutation } from './mutations.js';
 import type { DigestDamage, SignatureRecipe, SignatureSpelling, SignedStringChange } from './recipe.js';
 
 /** A valid document sent with each signature of `rows` (a value and how a failure names it). */
-function signedWith<T>(rows: readonly (readonly [T, string])[], clause: string, demand: Demand, signature: (value: T) => SignatureRecipe): Mutation[] {
-  return rows.map(([value, name]) => ({ name, clauses: [clause], demand, request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }) }));
+function signedWith<T>(rows: readonly (readonly [T, string])[], clause: string, intent: Intent, signature: (value: T) => SignatureRecipe): Mutation[] {
+  return rows.map(([value, name]) => ({ name, clauses: [clause], intent, request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }) }));
 }
 
 /**

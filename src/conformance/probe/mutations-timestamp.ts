@@ -5,10 +5,8 @@
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { WINDOW_EDGE_FRACTION, WINDOW_MARGIN_SECONDS } from '../tolerances.js';
 import { compact, dateTime, withPath } from './bodies.js';
-import type { Exchange } from '../evidence.js';
 import type { Mutation } from './mutations.js';
 import type { TimestampNotation } from './recipe.js';
-import type { ProbeScope } from './scope.js';
 
 /**
  * §4.1, §4.2, §5.4: `<unix_seconds>`, integer: the same instant written otherwise, signed as sent (so only its form is
@@ -23,39 +21,24 @@ const NOTATIONS: readonly [TimestampNotation, string][] = [
 ];
 
 export const TIMESTAMP_FORM: readonly Mutation[] = [
-  { name: 'an ISO 8601 date instead of seconds', clauses: ['§5.4-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }) },
-  ...NOTATIONS.map(([notation, name]): Mutation => ({ name, clauses: ['§5.4-1'], demand: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }) })),
+  { name: 'an ISO 8601 date instead of seconds', clauses: ['§5.4-1'], intent: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }) },
+  ...NOTATIONS.map(([notation, name]): Mutation => ({ name, clauses: ['§5.4-1'], intent: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }) })),
 ];
-
-/**
- * The edge cases need the target's clock to agree with cai's to the second: cai reads it from `Date`, which has no
- * fraction. Otherwise a second ticking over between cai's clock and the target's would move them across the edge.
- */
-function clockNotExact(scope: ProbeScope): string | undefined {
-  const offset = scope.session.clock.offsetSeconds;
-  if (offset === null) return "the target sent no Date header: its clock cannot be placed to the second";
-  return offset === 0 ? undefined : `the target's clock is ${offset > 0 ? '+' : ''}${offset} s from cai's: an edge one second away cannot be placed`;
-}
-
-/**
- * A case one second from the edge is sent at `fraction` of cai's second; an answer that took longer than the rest of
- * that second may come from a target that read its clock in the next one, where the edge is a second away.
- */
-function lateFor(fraction: number): (answer: Exchange) => string | undefined {
-  const leftMs = Math.round((1 - fraction) * 1000);
-  return (answer) => (answer.latencyMs > leftMs ? `answered in ${Math.round(answer.latencyMs)} ms, past the ${leftMs} ms left of the second it was sent in` : undefined);
-}
 
 const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
 const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 
-function shifted(name: string, shiftSeconds: number, demand: Mutation['demand'], fraction?: number): Mutation {
+/**
+ * A case one second from the edge is sent at `fraction` of cai's second (tolerances.ts): where the target's clock
+ * agrees with cai's to the second, it then reads the timestamp on the side the case means; where cai cannot be sure
+ * (another offset, a slow answer), the model leaves the case undecided and it is sent again, then not judged.
+ */
+function shifted(name: string, shiftSeconds: number, intent: Mutation['intent'], fraction?: number): Mutation {
   return {
     name,
-    clauses: demand === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
-    demand,
+    clauses: intent === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
+    intent,
     request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds }, ...(fraction !== undefined ? { atSecondFraction: fraction } : {}) }),
-    ...(fraction !== undefined ? { unjudgeable: clockNotExact, doubtful: lateFor(fraction) } : {}),
   };
 }
 
@@ -94,19 +77,19 @@ export const WINDOW_SOURCE: readonly Mutation[] = [
   {
     name: 'a fresh X-CAI-Timestamp on a document whose date-time is an hour old',
     clauses: ['§5.4-1', '§5.5-2'],
-    demand: 'accepted',
+    intent: 'accepted',
     request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date(Date.now() - HOUR_MS)))) }),
   },
   {
     name: 'a fresh X-CAI-Timestamp with a Date header an hour old',
     clauses: ['§5.4-1', '§5.5-2'],
-    demand: 'accepted',
+    intent: 'accepted',
     request: ({ doc }) => ({ body: compact(doc), headers: { date: new Date(Date.now() - HOUR_MS).toUTCString() } }),
   },
   {
     name: `an X-CAI-Timestamp ${OUTSIDE} s old on a document whose date-time is now`,
     clauses: ['§5.4-1', '§5.5-1'],
-    demand: 'authentication',
+    intent: 'authentication',
     request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date()))), timestamp: { kind: 'now', shiftSeconds: -OUTSIDE } }),
   },
 ];

@@ -9,17 +9,18 @@
  * The rules, by part of the request: mutations-signature.ts (§5.2, §5.3), mutations-timestamp.ts (§5.4, §5.5),
  * mutations-document.ts (§2.1, §2.4–§2.12, §8), mutations-identity.ts (§5.6, §4.1, §6.1, §2.2).
  */
+import type { OpenPointId } from '../../spec/model/latitude.js';
 import type { EventType } from '../../spec/constants.js';
-import type { Exchange } from '../evidence.js';
 import type { Doc } from './bodies.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 
 /**
- * The answer a mutation must get: accepted (any 2xx), or refused as the spec says for what it breaks: its
- * credentials (§7's 401 on B), the form of a header (401 or 400), the document (§7's 400), the size (§7's 413).
+ * What a mutation was designed to provoke: acceptance, or a refusal for its credentials, the form of a header, the
+ * document, the size. No check reads it: the answer a case must get is the model's (src/spec/model), and a unit test
+ * holds the model to every mutation's intent, so that the two statements of one rule keep each other honest.
  */
-export type Demand = 'accepted' | 'authentication' | 'header' | 'schema' | 'too-large';
+export type Intent = 'accepted' | 'authentication' | 'header' | 'schema' | 'too-large';
 
 /** The valid request a mutation changes: the receiver's valid document (with a fresh event_id) and the run. */
 export interface Valid {
@@ -34,22 +35,15 @@ export interface Mutation {
   name: string;
   /** The clauses the mutation is derived from. */
   clauses: readonly string[];
-  demand: Demand;
+  intent: Intent;
   /** The request: the valid one with the one thing changed. */
   request(valid: Valid): RequestRecipe;
-  /** Why the mutation cannot be judged on this run, when it cannot (it is then not sent). */
+  /** Why the mutation cannot be sent on this run, when it cannot (it is then not judged). */
   unjudgeable?(scope: ProbeScope): string | undefined;
-  /** Why a wrong answer may not be the target's doing (probe/cases.ts): it is sent again, then not judged. */
-  doubtful?(answer: Exchange): string | undefined;
-  /** Why a wrong answer is not this rule's to judge (probe/cases.ts): the case is then not judged. */
-  excused?(answer: Exchange): string | undefined;
+  /** Questions the mutation is not about (probe/cases.ts): a refusal they allow leaves the case not judged. */
+  aside?: readonly OpenPointId[];
   /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
   on?: EventType;
-  /**
-   * Other statuses that refuse it for a reason the spec leaves open, with why: a body sent chunked may be refused
-   * with 411 (RFC 9110 §15.5.12), an `Expect` with 417 (RFC 9110 §10.1.1). Only on refusals.
-   */
-  alsoRefusedWith?: { statuses: readonly number[]; why: string };
 }
 
 /** The clauses of a list of mutations, each once, in order. */

@@ -102,6 +102,8 @@ export interface SentRequest {
   lines?: Readonly<Record<string, readonly string[]>>;
   body: Buffer;
   recipe: RequestRecipe;
+  /** cai's wall clock (ms) when it was built and signed: the receiver read it at this moment or later. */
+  sentAtMs: number;
 }
 
 /**

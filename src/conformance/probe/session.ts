@@ -125,7 +125,7 @@ export class Session {
       lines = { [Headers.signature]: signature };
     }
     for (const [name, value] of Object.entries(recipe.headers ?? {})) headers[name.toLowerCase()] = value;
-    return { url: this.postUrl, headers, ...(lines ? { lines } : {}), body: recipe.body, recipe };
+    return { url: this.postUrl, headers, ...(lines ? { lines } : {}), body: recipe.body, recipe, sentAtMs: Date.now() };
   }
 
   /**
@@ -174,7 +174,7 @@ export class Session {
       });
       // The body is at most NETWORK_CAPS.responseBodyBytes (postOnce cuts it, src/bounds.ts); a cut is kept in the exchange.
       const truncated = response.bodyTruncated ? { bodyTruncated: true } : {};
-      return { request, status: response.status, headers: response.headers, body: response.body, ...truncated, latencyMs: response.latencyMs, rateLimitedRetries: 0 };
+      return { request, status: response.status, headers: response.headers, body: response.body, ...truncated, latencyMs: response.latencyMs, answeredAtMs: Date.now(), rateLimitedRetries: 0 };
     } catch (error) {
       const code = error instanceof CaiError ? error.code : 'network';
       return {
@@ -182,6 +182,7 @@ export class Session {
         headers: {},
         body: Buffer.alloc(0),
         latencyMs: performance.now() - started,
+        answeredAtMs: Date.now(),
         error: { code, message: errorMessage(error) },
         rateLimitedRetries: 0,
       };
@@ -203,7 +204,7 @@ export class Session {
       ...(client.insecure ? { insecure: true } : {}),
     });
     const truncated = answer.bodyTruncated ? { bodyTruncated: true } : {};
-    return { request, status: answer.status, headers: answer.headers, body: answer.body, ...truncated, latencyMs: answer.latencyMs, rateLimitedRetries: 0 };
+    return { request, status: answer.status, headers: answer.headers, body: answer.body, ...truncated, latencyMs: answer.latencyMs, answeredAtMs: Date.now(), rateLimitedRetries: 0 };
   }
 
   private sleep(ms: number): Promise<void> {

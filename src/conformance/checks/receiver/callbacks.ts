@@ -11,11 +11,13 @@ import { isObject } from '../../../spec/json.js';
 import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
 import { describeAnswer, documentOf, label, ms, type Attempt } from '../../evidence.js';
 import { compact, type Doc } from '../../probe/bodies.js';
-import { eventTypeOf, isEndingEvent, type JobStage } from '../../probe/callbacks.js';
-import { isAccepted } from '../../probe/expectations.js';
+import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
+import { eventObject, isEndingEvent, jobEventTerms, secondConversation, type EventTermId, type JobFacts } from '../../../spec/model/job-events.js';
+import { providerJobIdOf } from '../../../spec/model/answers.js';
+import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
-import { job, providerJobIdOf } from './receivers.js';
+import { job } from './receivers.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -73,24 +75,38 @@ interface Staged {
 function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome | undefined {
   if (!stage) return notJudged(NO_JOB);
   if (!stage.job) return notJudged(NO_JOB);
-  if (!isAccepted(stage.job)) return failed('2xx for the job whose events are judged', describeAnswer(stage.job), { exchanges: [stage.job] });
+  const accepted = judgeAnswer(stage.job, { level: 'must' });
+  if (accepted.verdict !== 'passed') return { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
   if (stage.record.attempts.length > 0 || judgesSilence) return undefined;
   return notJudged(stage.record.interrupted ? 'interrupted before an event arrived' : 'no event arrived (see A-CB-001)');
 }
 
-/** Passes when `judge` finds nothing wrong with any event; otherwise fails on the first event it faults. */
-function judgeEach(stage: JobStage, expected: string, judge: (event: Record<string, unknown> | undefined, attempt: Attempt) => string | undefined): Outcome {
+/** What the job and its acknowledgment fixed, as the model of the provider reads them (src/spec/model/job-events.ts). */
+function jobFactsOf(stage: JobStage): JobFacts {
+  const ack = stage.job ? eventObject(documentOf({ body: stage.job.body, cut: false })) : undefined;
+  const assigned = ack?.assigned_number_e164;
+  return {
+    leadId: stage.leadId,
+    ...(stage.job ? { providerJobId: providerJobIdOf(answerOf(stage.job)) } : {}),
+    ...(typeof assigned === 'string' && isE164(assigned) ? { assignedNumber: assigned } : {}),
+  };
+}
+
+/** Every event of the job judged by one term of the model: passes, fails on the first event that breaks it, or is not judged. */
+function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
+  const term = jobEventTerms(jobFactsOf(stage)).find((each) => each.id === id);
+  if (term === undefined) return notJudged(missing);
   const { attempts } = stage.record;
   const count = `${attempts.length} event${attempts.length === 1 ? '' : 's'}`;
   for (const attempt of attempts) {
     const event = eventOf(attempt);
-    const problem = judge(event, attempt);
+    const problem = term.breach(event);
     if (problem === undefined) continue;
     const received = attempt.body.toString('utf8');
     const excerpt = received.length > 300 ? `${received.slice(0, 300)}…` : received;
-    return failed(expected, `${label(attempt)} of ${count} (${String(event?.event ?? '?')}): ${problem}`, { attempts: [attempt] }, [`the event as received: ${excerpt}`]);
+    return failed(term.expected, `${label(attempt)} of ${count} (${String(event?.event ?? '?')}): ${problem}`, { attempts: [attempt] }, [`the event as received: ${excerpt}`]);
   }
-  return passed(expected, `${count}, all as expected`);
+  return passed(term.expected, `${count}, all as expected`);
 }
 
 /** A check of one job's events: the preamble, then `judge` on the stage. */
@@ -109,15 +125,7 @@ function callbackCheck(spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' 
   });
 }
 
-const leadUnchanged = (stage: JobStage) =>
-  judgeEach(stage, `lead_id ${JSON.stringify(stage.leadId)}`, (event) => (event?.lead_id === stage.leadId ? undefined : `lead_id ${JSON.stringify(event?.lead_id)}`));
-
-/** The assigned number of a job's acknowledgment (§2.3), when the answer carries a string one. */
-function assignedNumberOf(stage: JobStage): string | undefined {
-  const value = stage.job ? documentOf({ body: stage.job.body, cut: false }) : undefined;
-  const number = isObject(value) ? value.assigned_number_e164 : undefined;
-  return typeof number === 'string' ? number : undefined;
-}
+const leadUnchanged = (stage: JobStage) => judgeEach(stage, 'lead', 'no lead_id was sent');
 
 const arrival = [
   callbackCheck({
@@ -160,26 +168,12 @@ const lifecycle = [
   callbackCheck({
     id: 'A-CB-012', level: 'should', sections: ['§2.3', '§2.4', '§2.5'], clauses: ['§2.3-1'], tags: ['lifecycle'],
     title: 'events that carry provider_job_id carry the one the acknowledgment gave',
-    judge: (stage) => {
-      const acknowledged = stage.job ? providerJobIdOf(stage.job) : undefined;
-      if (typeof acknowledged !== 'string') return notJudged('the acknowledgment has no string provider_job_id (see A-ACCEPT-002)');
-      return judgeEach(stage, `provider_job_id ${JSON.stringify(acknowledged)} where present`, (event) => {
-        if (event === undefined || !('provider_job_id' in event)) return undefined;
-        return event.provider_job_id === acknowledged ? undefined : `provider_job_id ${JSON.stringify(event.provider_job_id)}`;
-      });
-    },
+    judge: (stage) => judgeEach(stage, 'provider-job-id', 'the acknowledgment has no string provider_job_id (see A-ACCEPT-002)'),
   }),
   callbackCheck({
     id: 'A-CB-013', level: 'should', sections: ['§2.3', '§3', '§2.4', '§2.5'], clauses: ['§2.3-2'], tags: ['lifecycle'],
     title: 'outbound messages come from the assigned_number_e164 the acknowledgment gave',
-    judge: (stage) => {
-      const assigned = assignedNumberOf(stage);
-      if (assigned === undefined || !isE164(assigned)) return notJudged('the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)');
-      return judgeEach(stage, `from_number_e164 ${assigned} on outbound messages`, (event) => {
-        if (event?.event !== 'conversation.message' || event.direction !== 'outbound' || !('from_number_e164' in event)) return undefined;
-        return event.from_number_e164 === assigned ? undefined : `from_number_e164 ${JSON.stringify(event.from_number_e164)}`;
-      });
-    },
+    judge: (stage) => judgeEach(stage, 'from-number', 'the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)'),
   }),
   callbackCheck({
     id: 'A-CB-014', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: ['lifecycle', 'lead'],
@@ -226,7 +220,8 @@ const repeatStartsNothing = defineCheck<OnceAndTwice>({
     const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
     const endings = endingsOf(sentTwice);
     const actual = `${endings} ending event(s) among ${sentTwice.record.attempts.length} events in ${ms(sentTwice.waitedMs)}`;
-    return endings <= baseline ? passed(expected, actual) : failed(expected, `${actual}: a second conversation`, { attempts: sentTwice.record.attempts });
+    const breach = secondConversation(baseline, endings);
+    return breach === undefined ? passed(expected, actual) : failed(expected, `${actual}: ${breach}`, { attempts: sentTwice.record.attempts });
   },
 });
 

@@ -5,21 +5,17 @@
  * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
  * accepted), and judges what it gathered.
  */
-import { isDuplicateAck } from '../../../spec/acknowledgment.js';
 import type { InterfaceId } from '../../../spec/constants.js';
+import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
 import { defineCheck, failed, notJudged, passed, type CheckMeta, type Outcome, type ReceiverCheck } from '../../check.js';
 import { describeAnswer, type Exchange } from '../../evidence.js';
 import { MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { bodyOfSize, compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
-import { judgeStatus } from '../../probe/define.js';
-import { isAccepted, statusMatches, UNAUTHORISED } from '../../probe/expectations.js';
+import { answerOf, expectedOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
-import { anotherSecret, appliesTo, checkId, event, EVENTS_RECEIVER, forBoth, job, JOBS_RECEIVER, providerJobIdOf, type Receiver } from './receivers.js';
-
-const DUPLICATE = '202 {"ok":true,"duplicate":true}';
-const SAME_ACK = '202 with the same provider_job_id as the first delivery';
+import { anotherSecret, appliesTo, checkId, event, EVENTS_RECEIVER, forBoth, job, JOBS_RECEIVER, type Receiver } from './receivers.js';
 
 type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'>;
 
@@ -29,10 +25,12 @@ interface Repeat {
   second: Exchange;
 }
 
-/** The first delivery of a repeat test must be accepted; this is the failure when it is not. */
-function firstNotAccepted(first: Exchange): Outcome {
-  return failed('202 for the first delivery', describeAnswer(first), { exchanges: [first] });
-}
+/** What a repeat check reads of the second answer: its status and whether it was answered as a repeat (or as new). */
+const AS_REPEAT: Focus = { level: 'must', terms: ['outcome', 'repeat'] };
+const AS_NEW: Focus = { level: 'must', terms: ['outcome', 'new'] };
+const OUTCOME: Focus = { level: 'must' };
+/** A new document, after a refusal of the same event_id: accepted, and not answered as a repeat. */
+const AS_NEW_DOCUMENT: Focus = { level: 'must', terms: ['outcome', 'new'] };
 
 /** Sends `first`, then, once it is accepted, `second`. */
 async function sendThenRepeat(scope: ProbeScope, first: () => Parameters<ProbeScope['send']>[0], second: () => Parameters<ProbeScope['send']>[0]): Promise<Partial<Repeat>> {
@@ -41,20 +39,17 @@ async function sendThenRepeat(scope: ProbeScope, first: () => Parameters<ProbeSc
   return { first: answer, second: await scope.send(second()) };
 }
 
-/** The shared preamble of a repeat judgement: no evidence, or a first delivery that was not accepted. */
-function repeatPreamble(evidence: Partial<Repeat>): Outcome | Exchange {
+/**
+ * A repeat check's judgement: the first delivery as the model expects it (accepted, and with `firstAs`, judged on
+ * that focus too), then the second on `secondAs`. Both answers are shown when the second is wrong.
+ */
+function judgePair(evidence: Partial<Repeat>, secondAs: Focus, firstAs: Focus = OUTCOME): Outcome {
   if (!evidence.first) return notJudged('no request was sent');
-  if (!isAccepted(evidence.first)) return firstNotAccepted(evidence.first);
-  if (!evidence.second) return notJudged('the repeat was not sent');
-  return evidence.second;
-}
-
-/** The repeat of an accepted event, answered by §2.13. */
-function judgeDuplicateAnswer(evidence: Partial<Repeat>, firstMustBeNew: boolean): Outcome {
-  if (firstMustBeNew && evidence.first && isDuplicateAck(evidence.first)) return failed('the first delivery not marked duplicate', describeAnswer(evidence.first), { exchanges: [evidence.first] });
-  const repeat = repeatPreamble(evidence);
-  if (!('request' in repeat)) return repeat;
-  return isDuplicateAck(repeat) ? passed(DUPLICATE, describeAnswer(repeat)) : failed(DUPLICATE, describeAnswer(repeat), { exchanges: [evidence.first, repeat] });
+  const first = judgeAnswer(evidence.first, firstAs);
+  if (first.verdict !== 'passed') return first;
+  if (!evidence.second) return notJudged('the second delivery was not sent');
+  const second = judgeAnswer(evidence.second, secondAs);
+  return second.verdict === 'failed' ? { ...second, exchanges: [evidence.first, evidence.second] } : second;
 }
 
 interface Rounds {
@@ -64,9 +59,10 @@ interface Rounds {
 
 /**
  * `CONCURRENT_DELIVERIES` simultaneous deliveries of one event_id, `CONCURRENT_ROUNDS` times: a check-then-insert
- * race shows up in at least one round. `judgeRound` returns a failure for a round, or nothing.
+ * race shows up in at least one round. Each round is judged by the model as a group (exactly one is new on B, one
+ * provider_job_id on A).
  */
-function concurrentRepeats(receiver: Receiver, entry: Entry, judgeRound: (answers: Exchange[], round: number) => Outcome | undefined, success: Outcome): ReceiverCheck<Rounds> {
+function concurrentRepeats(receiver: Receiver, entry: Entry): ReceiverCheck<Rounds> {
   return defineCheck<Rounds>({
     ...entry, interface: receiver.interface, level: 'must', tags: ['dedupe', 'concurrency'],
     gather: async (scope) => {
@@ -81,14 +77,15 @@ function concurrentRepeats(receiver: Receiver, entry: Entry, judgeRound: (answer
     },
     judge: ({ rounds }) => {
       if (!rounds || rounds.length === 0) return notJudged('no request was sent');
+      const expected = `${CONCURRENT_DELIVERIES} deliveries of one event_id at once: ${receiver.interface === 'B' ? 'exactly one new, the others answered as repeats' : 'one provider_job_id for all'}`;
       for (const [index, answers] of rounds.entries()) {
-        const notAccepted = answers.find((answer) => !isAccepted(answer));
         // One request of a burst, sent alone, does not show what the burst did: the reproduction runs the check again.
-        if (notAccepted) return { ...failed('202 for every delivery', describeAnswer(notAccepted), { exchanges: [notAccepted] }), runAgain: true };
-        const failure = judgeRound(answers, index + 1);
-        if (failure) return { ...failure, runAgain: true };
+        const wrong = answers.find((answer) => judgeAnswer(answer, OUTCOME).verdict === 'failed');
+        if (wrong) return { ...judgeAnswer(wrong, OUTCOME), runAgain: true };
+        const breach = concurrentBreach(receiver.interface, answers.map((answer) => answer.expected as Expectation), answers.map(answerOf));
+        if (breach) return { ...failed(expected, `round ${index + 1}: ${breach}`, { exchanges: answers.slice(0, 2) }), runAgain: true };
       }
-      return rounds.length < CONCURRENT_ROUNDS ? notJudged(`${rounds.length} of ${CONCURRENT_ROUNDS} rounds sent`) : success;
+      return rounds.length < CONCURRENT_ROUNDS ? notJudged(`${rounds.length} of ${CONCURRENT_ROUNDS} rounds sent`) : passed(`${expected} (${CONCURRENT_ROUNDS} rounds)`, `as expected in each of ${CONCURRENT_ROUNDS} rounds`);
     },
   });
 }
@@ -101,10 +98,7 @@ function repeatFailingAuthentication(receiver: Receiver, entry: Entry): Receiver
       const body = compact(receiver.document(scope));
       return sendThenRepeat(scope, () => ({ body }), () => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } })) as Promise<Repeat>;
     },
-    judge: (evidence) => {
-      const repeat = repeatPreamble(evidence);
-      return 'request' in repeat ? judgeStatus(repeat, receiver.refuses.authentication.expect) : repeat;
-    },
+    judge: (evidence) => judgePair(evidence, OUTCOME),
   });
 }
 
@@ -116,19 +110,9 @@ const eventsDuplicates: ReceiverCheck[] = [
       const body = compact(event(scope));
       return sendThenRepeat(scope, () => ({ body }), () => ({ body })) as Promise<Repeat>;
     },
-    judge: (evidence) => judgeDuplicateAnswer(evidence, true),
+    judge: (evidence) => judgePair(evidence, AS_REPEAT, AS_NEW),
   }),
-  concurrentRepeats(
-    EVENTS_RECEIVER,
-    { id: 'B-DEDUP-002', title: 'concurrent repeats of one event_id: exactly one is counted as new', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'] },
-    (answers, round) => {
-      const fresh = answers.filter((answer) => !isDuplicateAck(answer));
-      if (fresh.length === 1) return undefined;
-      const n = CONCURRENT_DELIVERIES;
-      return failed(`1 of ${n} concurrent deliveries new, ${n - 1} ${DUPLICATE}`, `round ${round}: ${fresh.length} of ${n} answered as new`, { exchanges: [fresh[1] ?? answers[0]] });
-    },
-    passed(`1 of ${CONCURRENT_DELIVERIES} concurrent deliveries new, ${CONCURRENT_DELIVERIES - 1} duplicates (${CONCURRENT_ROUNDS} rounds)`, `1 new, ${CONCURRENT_DELIVERIES - 1} duplicates in each of ${CONCURRENT_ROUNDS} rounds`),
-  ),
+  concurrentRepeats(EVENTS_RECEIVER, { id: 'B-DEDUP-002', title: 'concurrent repeats of one event_id: exactly one is counted as new', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'] }),
   repeatFailingAuthentication(EVENTS_RECEIVER, {
     id: 'B-DEDUP-003',
     title: 'a repeat that fails authentication gets 401, never a duplicate answer',
@@ -141,16 +125,10 @@ const eventsDuplicates: ReceiverCheck[] = [
     gather: async (scope) => {
       const body = compact(event(scope));
       const first = await scope.send({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } });
-      if (!statusMatches(first, UNAUTHORISED) || scope.session.signal.aborted) return { first } as Repeat;
+      if (judgeAnswer(first, OUTCOME).verdict !== 'passed' || scope.session.signal.aborted) return { first } as Repeat;
       return { first, second: await scope.send({ body }) };
     },
-    judge: ({ first, second }) => {
-      if (!first) return notJudged('no request was sent');
-      if (!statusMatches(first, UNAUTHORISED)) return failed('401 for the wrongly signed delivery', describeAnswer(first), { exchanges: [first] });
-      if (!second) return notJudged('the correctly signed delivery was not sent');
-      const expected = '202, not marked duplicate';
-      return isAccepted(second) && !isDuplicateAck(second) ? passed(expected, describeAnswer(second)) : failed(expected, describeAnswer(second), { exchanges: [first, second] });
-    },
+    judge: (evidence) => judgePair(evidence, AS_NEW),
   }),
   defineCheck<Repeat>({
     id: 'B-DEDUP-005', interface: 'B', level: 'must', sections: ['§6.1', '§2.13'], clauses: ['§6.1-2', '§6.1-3'], tags: ['dedupe'],
@@ -159,7 +137,7 @@ const eventsDuplicates: ReceiverCheck[] = [
       const doc = event(scope);
       return sendThenRepeat(scope, () => ({ body: compact(doc) }), () => ({ body: compact({ ...doc, text: `${String(doc.text ?? '')} (edited)` }) })) as Promise<Repeat>;
     },
-    judge: (evidence) => judgeDuplicateAnswer(evidence, false),
+    judge: (evidence) => judgePair(evidence, AS_REPEAT),
   }),
 ];
 
@@ -171,25 +149,9 @@ const jobsDuplicates: ReceiverCheck[] = [
       const body = compact(job(scope));
       return sendThenRepeat(scope, () => ({ body }), () => ({ body })) as Promise<Repeat>;
     },
-    judge: (evidence) => {
-      const repeat = repeatPreamble(evidence);
-      if (!('request' in repeat)) return repeat;
-      if (!isAccepted(repeat)) return failed(SAME_ACK, describeAnswer(repeat), { exchanges: [evidence.first, repeat] });
-      const a = providerJobIdOf(evidence.first as Exchange);
-      const b = providerJobIdOf(repeat);
-      return a !== undefined && a === b ? passed(SAME_ACK, describeAnswer(repeat)) : failed(SAME_ACK, `first ${JSON.stringify(a)}, repeat ${JSON.stringify(b)}`, { exchanges: [evidence.first, repeat] });
-    },
+    judge: (evidence) => judgePair(evidence, AS_REPEAT),
   }),
-  concurrentRepeats(
-    JOBS_RECEIVER,
-    { id: 'A-DEDUP-002', title: 'concurrent repeats of one event_id all get the same provider_job_id', sections: ['§2.2'], clauses: ['§2.2-5'] },
-    (answers, round) => {
-      const ids = new Set(answers.map((answer) => JSON.stringify(providerJobIdOf(answer))));
-      if (ids.size === 1) return undefined;
-      return failed(`one provider_job_id for ${CONCURRENT_DELIVERIES} concurrent deliveries`, `round ${round}: ${ids.size} different provider_job_ids`, { exchanges: [answers[0]] });
-    },
-    passed(`one provider_job_id for ${CONCURRENT_DELIVERIES} concurrent deliveries (${CONCURRENT_ROUNDS} rounds)`, 'one provider_job_id in each round'),
-  ),
+  concurrentRepeats(JOBS_RECEIVER, { id: 'A-DEDUP-002', title: 'concurrent repeats of one event_id all get the same provider_job_id', sections: ['§2.2'], clauses: ['§2.2-5'] }),
   repeatFailingAuthentication(JOBS_RECEIVER, {
     id: 'A-DEDUP-003',
     title: 'a repeat that fails authentication is rejected, not acknowledged',
@@ -239,13 +201,10 @@ const distinctIds = forBoth((receiver) =>
         return { ...sent, ids } as DistinctEvidence;
       },
       judge: (evidence) => {
-        const second = repeatPreamble(evidence);
-        if (!('request' in second)) return second;
         if (!evidence.ids) return notJudged('the two event_ids sent are not known');
         const [firstId, secondId] = evidence.ids;
-        const expected = `2xx for ${visible(secondId)}, not answered as a repeat of ${visible(firstId)}`;
-        if (!isAccepted(second)) return failed(expected, describeAnswer(second), { exchanges: [evidence.first, second] });
-        return receiver.answeredAsRepeat(evidence.first as Exchange, second) ? failed(expected, `${describeAnswer(second)}: answered as a repeat`, { exchanges: [evidence.first, second] }) : passed(expected, describeAnswer(second));
+        const outcome = judgePair(evidence, AS_NEW);
+        return { ...outcome, expected: `${outcome.expected} for ${visible(secondId)}, not a repeat of ${visible(firstId)}` };
       },
     }),
   ),
@@ -294,16 +253,17 @@ const repeatMemory = forBoth((receiver) => [
     },
     judge: ({ first, otherRefused, afterOthers, afterWait, waitedMs }) => {
       if (!first) return notJudged('no request was sent');
-      if (!isAccepted(first)) return firstNotAccepted(first);
+      const accepted = judgeAnswer(first, OUTCOME);
+      if (accepted.verdict !== 'passed') return accepted;
       if (otherRefused) return notJudged(`one of the ${DEDUPE_MEMORY_OTHERS} other documents was not accepted: ${describeAnswer(otherRefused)}`);
-      const expected = receiver.interface === 'B' ? DUPLICATE : SAME_ACK;
       if (afterWait !== undefined && waitedMs === undefined) return notJudged('how long the repeat waited is not known');
       const cases: [string, Exchange | undefined][] = [[`after ${DEDUPE_MEMORY_OTHERS} other documents`, afterOthers], [`${((waitedMs ?? 0) / 1000).toFixed(1)} s later`, afterWait]];
       for (const [when, repeat] of cases) {
         if (!repeat) return notJudged(`the repeat ${when} was not sent`);
-        if (!receiver.answeredAsRepeat(first, repeat)) return failed(`${expected} ${when}`, `${when}: ${describeAnswer(repeat)}, not answered as a repeat`, { exchanges: [first, repeat] });
+        const outcome = judgeAnswer(repeat, AS_REPEAT);
+        if (outcome.verdict === 'failed') return failed(`${outcome.expected} ${when}`, `${when}: ${outcome.actual}`, { exchanges: [first, repeat] });
       }
-      return passed(`${expected}, after ${DEDUPE_MEMORY_OTHERS} other documents and seconds later`, `answered as a repeat both times (the second ${cases[1]?.[0]})`);
+      return passed(`${expectedOf(afterOthers as Exchange, AS_REPEAT)}, after ${DEDUPE_MEMORY_OTHERS} other documents and seconds later`, `answered as a repeat both times (the second ${cases[1]?.[0]})`);
     },
   }),
 ]);
@@ -354,17 +314,15 @@ const noTrace = forBoth((receiver) => {
       },
       judge: ({ pairs }) => {
         if (!pairs || pairs.length === 0) return notJudged('no request was sent');
-        const expected = receiver.interface === 'B' ? '202, not marked duplicate' : '2xx with a provider_job_id';
         const judged = pairs.filter((pair) => pair.valid !== undefined);
         for (const pair of judged) {
-          const valid = pair.valid as Exchange;
-          const fresh = isAccepted(valid) && (receiver.interface === 'B' ? !isDuplicateAck(valid) : providerJobIdOf(valid) !== undefined);
-          if (!fresh) return failed(`${expected} for the valid document after one ${pair.name}`, `after one ${pair.name} (${describeAnswer(pair.refused)}): ${describeAnswer(valid)}`, { exchanges: [pair.refused, valid] });
+          const outcome = judgeAnswer(pair.valid, AS_NEW_DOCUMENT);
+          if (outcome.verdict === 'failed') return failed(`${outcome.expected} for the valid document after one ${pair.name}`, `after one ${pair.name} (${describeAnswer(pair.refused)}): ${outcome.actual}`, { exchanges: [pair.refused, pair.valid as Exchange] });
         }
         const notes = pairs.filter((pair) => pair.valid === undefined).map((pair) => `not judged: ${pair.name} (it was accepted: ${describeAnswer(pair.refused)})`);
         if (judged.length === 0) return notJudged(notes.join('; '));
         if (pairs.length < rows.length) return notJudged(`${pairs.length} of ${rows.length} cases sent (interrupted)`);
-        return passed(`${expected} after each refusal`, `${judged.length} case${judged.length === 1 ? '' : 's'}: each valid document new`, notes);
+        return passed(`${expectedOf(judged[0]?.valid as Exchange, AS_NEW_DOCUMENT)} after each refusal`, `${judged.length} case${judged.length === 1 ? '' : 's'}: each valid document new`, notes);
       },
     }),
   ];

@@ -9,7 +9,6 @@
 import { dateTime, withPath, compact } from '../../probe/bodies.js';
 import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
-import { ACCEPTED } from '../../probe/expectations.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { dateTimeFractions, dateTimeOffsets, e164Lengths } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
@@ -48,7 +47,7 @@ export const formats = forBoth((receiver) =>
   SHAPES.filter((shape) => appliesTo(receiver, shape.ids)).map((shape) => {
     const field = shape.field(receiver);
     if (shape.more) {
-      const first: Mutation = { name: `${field} ${shape.describe.replace(/;.*\)$/, ')')}`, clauses: shape.clauses, demand: 'accepted', request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }) };
+      const first: Mutation = { name: `${field} ${shape.describe.replace(/;.*\)$/, ')')}`, clauses: shape.clauses, intent: 'accepted', request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }) };
       return mutationCheck(receiver, {
         id: checkId(receiver, shape.ids), level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], tags: ['format', 'acceptance'],
         title: `${field} ${shape.describe} is accepted`,
@@ -60,7 +59,6 @@ export const formats = forBoth((receiver) =>
       id: checkId(receiver, shape.ids), interface: receiver.interface, level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], clauses: shape.clauses, tags: ['format', 'acceptance'],
       title: `${field} ${shape.describe} is accepted`,
       send: (scope) => ({ body: compact(withPath(receiver.document(scope), field, shape.value(scope))) }),
-      expect: ACCEPTED,
     });
   }),
 );

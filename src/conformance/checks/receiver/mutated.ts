@@ -1,41 +1,21 @@
 /**
  * Checks derived from the mutation catalogue (probe/mutations.ts): a rule's mutations become the cases of one check
- * (probe/cases.ts), each sent from the receiver's valid document and judged against the answer its rule demands, as
- * this receiver gives it (§7's statuses on B, any 4xx on A).
+ * (probe/cases.ts), each sent from the receiver's valid document and judged by the answer the model of the receiver
+ * allows for it (src/spec/model: §7's statuses on B, any 4xx on A).
  */
 import type { EventType } from '../../../spec/constants.js';
 import type { CheckMeta, ReceiverCheck } from '../../check.js';
 import { defineCases, type ProbeCase } from '../../probe/cases.js';
-import { ACCEPTED, TOO_LARGE, type StatusExpectation } from '../../probe/expectations.js';
-import { clausesOf, type Demand, type Mutation } from '../../probe/mutations.js';
+import { clausesOf, type Mutation } from '../../probe/mutations.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import { event, type Receiver } from './receivers.js';
 
-/** How this receiver gives the answer a mutation's rule demands. */
-export function expectationOf(receiver: Receiver, mutation: Pick<Mutation, 'demand' | 'alsoRefusedWith'>): StatusExpectation {
-  const base = baseExpectation(receiver, mutation.demand);
-  const also = mutation.alsoRefusedWith;
-  if (!also || mutation.demand === 'accepted') return base;
-  return { ...base, statuses: [...(base.statuses ?? []), ...also.statuses], describe: `${base.describe}, or ${also.statuses.join('/')} (${also.why})` };
-}
-
-function baseExpectation(receiver: Receiver, demand: Demand): StatusExpectation {
-  switch (demand) {
-    case 'accepted':
-      return ACCEPTED;
-    case 'too-large':
-      return TOO_LARGE;
-    default:
-      return receiver.refuses[demand].expect;
-  }
-}
-
-/** The clauses a receiver's refusals add (§7's statuses on B; §4.1's verification on A). */
+/** The clauses a receiver's refusals add (§7's statuses on B; §4.1's verification on A), for mutations meant to be refused. */
 function refusalClauses(receiver: Receiver, mutations: readonly Mutation[]): string[] {
-  const demands = new Set(mutations.map((mutation) => mutation.demand));
+  const intents = new Set(mutations.map((mutation) => mutation.intent));
   return [
-    ...(demands.has('authentication') || demands.has('header') ? receiver.refuses.authenticationClauses : []),
-    ...(demands.has('schema') ? receiver.refuses.schemaClauses : []),
+    ...(intents.has('authentication') || intents.has('header') ? receiver.refuses.authenticationClauses : []),
+    ...(intents.has('schema') ? receiver.refuses.schemaClauses : []),
   ];
 }
 
@@ -48,11 +28,9 @@ function validDocument(receiver: Receiver, scope: ProbeScope, on: EventType | un
 export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
   return mutations.map((mutation) => ({
     name: mutation.name,
-    expect: expectationOf(receiver, mutation),
     send: (scope) => mutation.request({ scope, doc: validDocument(receiver, scope, mutation.on), dateTimeField: receiver.dateTimeField }),
     ...(mutation.unjudgeable ? { unjudgeable: mutation.unjudgeable } : {}),
-    ...(mutation.doubtful ? { doubtful: mutation.doubtful } : {}),
-    ...(mutation.excused ? { excused: mutation.excused } : {}),
+    ...(mutation.aside ? { aside: mutation.aside } : {}),
   }));
 }
 

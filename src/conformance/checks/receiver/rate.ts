@@ -4,12 +4,11 @@
  * and run alone: it would slow every other check.
  */
 import { Headers } from '../../../spec/constants.js';
-import { isWellFormedRetryAfter } from '../../../spec/retry-after.js';
 import { classifyStatus } from '../../../spec/statuses.js';
-import { defineCheck, failed, notJudged, passed } from '../../check.js';
-import { describeAnswer, type Exchange } from '../../evidence.js';
+import { defineCheck, notJudged } from '../../check.js';
+import type { Exchange } from '../../evidence.js';
 import { compact } from '../../probe/bodies.js';
-import { isAccepted } from '../../probe/expectations.js';
+import { isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { RATE_BURST_LIMIT, RATE_WAVE_SIZE } from '../../tolerances.js';
 import { event } from './receivers.js';
 
@@ -39,15 +38,14 @@ const eventsRate = [
     judge: ({ answers, exhausted }) => {
       if (!answers || answers.length === 0) return notJudged('no request was sent');
       const limited = answers.findIndex(isLimited);
+      // The first 429 carries what the model asks of one (a Retry-After, §7); until it, every answer is an acceptance.
       if (limited >= 0) {
         const answer = answers[limited] as Exchange;
-        const retryAfter = answer.headers[Headers.retryAfter];
-        const expected = '429 with Retry-After: <seconds> or an HTTP date';
-        const actual = `429 after ${limited + 1} requests, Retry-After: ${retryAfter ?? '(missing)'}`;
-        return isWellFormedRetryAfter(retryAfter) ? passed(expected, actual) : failed(expected, actual, { exchanges: [answer] });
+        const outcome = judgeAnswer(answer, { level: 'must', terms: ['retry-after'] });
+        return { ...outcome, actual: `429 after ${limited + 1} requests, Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}` };
       }
-      const wrong = answers.find((answer) => !isAccepted(answer));
-      if (wrong) return failed('202 until the cap, then 429', describeAnswer(wrong), { exchanges: [wrong] });
+      const wrong = answers.find((answer) => judgeAnswer(answer, { level: 'must' }).verdict === 'failed');
+      if (wrong) return judgeAnswer(wrong, { level: 'must' });
       return notJudged(exhausted ? `no 429 within ${RATE_BURST_LIMIT} requests: the cap is higher (or absent); nothing to judge` : 'the burst was cut short before a 429');
     },
   }),

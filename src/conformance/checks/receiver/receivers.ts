@@ -1,22 +1,17 @@
 /**
  * The two receivers the suite judges, as the checks both interfaces share see them: the platform's events
  * endpoint (Interface B, §4.2) and the provider's contact-jobs endpoint (Interface A, §4.1). Each supplies a
- * valid document with the check's own event_id, and what each kind of refusal expects.
+ * valid document with the check's own event_id, and how a title says it refuses; what an answer must be is the
+ * model's (src/spec/model).
  */
 import { randomBytes } from 'node:crypto';
-import { isDuplicateAck } from '../../../spec/acknowledgment.js';
 import type { EventType, InterfaceId } from '../../../spec/constants.js';
-import { objectOf } from '../../../spec/json.js';
 import type { ReceiverCheck } from '../../check.js';
-import type { Exchange } from '../../evidence.js';
 import { eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
-import { BAD_REQUEST, HEADER_REJECTED, REJECTED, UNAUTHORISED, type StatusExpectation } from '../../probe/expectations.js';
 import type { ProbeScope } from '../../probe/scope.js';
 
-/** How a receiver refuses one kind of bad request, and how a title says so. */
+/** How a title says a receiver refuses one kind of bad request: `is rejected`, or `is rejected with 401` where §7 fixes it. */
 export interface Refusal {
-  expect: StatusExpectation;
-  /** `is rejected`, or `is rejected with 401` where the status is fixed by §7. */
   says: string;
 }
 
@@ -31,8 +26,6 @@ export interface Receiver {
   /** A date-time field (§2.1) of that document, dotted, and an E.164 one (the format checks vary them). */
   dateTimeField: string;
   phoneField: string;
-  /** Whether `second` was answered as a repeat of `first` (B: the §2.13 answer; A: the same provider_job_id). */
-  answeredAsRepeat(first: Exchange, second: Exchange): boolean;
   refuses: {
     /** The clauses a refusal of a request's credentials enforces (§7's 401 on B; §4.1's verification on A). */
     authenticationClauses: readonly string[];
@@ -77,11 +70,6 @@ export function job(scope: ProbeScope, callbackUrl?: string): Doc {
   return jobDoc(scope.eventId(), freshLead(), url, scope.session.config.branchCode);
 }
 
-/** The provider_job_id of an acknowledgment as sent (any JSON value), to compare two answers. */
-export function providerJobIdOf(exchange: Exchange): unknown {
-  return objectOf(exchange.body)?.provider_job_id;
-}
-
 /** Interface B: §7 fixes the statuses. */
 export const EVENTS_RECEIVER: Receiver = {
   interface: 'B',
@@ -90,17 +78,16 @@ export const EVENTS_RECEIVER: Receiver = {
   textField: 'text',
   dateTimeField: 'occurred_at',
   phoneField: 'from_number_e164',
-  answeredAsRepeat: (_first, second) => isDuplicateAck(second),
   refuses: {
     authenticationClauses: ['§7-3'],
     schemaClauses: ['§7-1'],
-    authentication: { expect: UNAUTHORISED, says: 'is rejected with 401' },
-    header: { expect: HEADER_REJECTED, says: 'is rejected' },
-    schema: { expect: BAD_REQUEST, says: 'is rejected with 400' },
+    authentication: { says: 'is rejected with 401' },
+    header: { says: 'is rejected' },
+    schema: { says: 'is rejected with 400' },
   },
 };
 
-const ANY_4XX: Refusal = { expect: REJECTED, says: 'is rejected' };
+const ANY_4XX: Refusal = { says: 'is rejected' };
 
 /** Interface A: §4.1 leaves the provider's error statuses open, so any 4xx refuses. */
 export const JOBS_RECEIVER: Receiver = {
@@ -110,10 +97,6 @@ export const JOBS_RECEIVER: Receiver = {
   textField: 'city',
   dateTimeField: 'origin.captured_at',
   phoneField: 'contact.phone_e164',
-  answeredAsRepeat: (first, second) => {
-    const id = providerJobIdOf(first);
-    return id !== undefined && id === providerJobIdOf(second);
-  },
   refuses: { authenticationClauses: ['§4.1-6'], schemaClauses: [], authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
 };
 

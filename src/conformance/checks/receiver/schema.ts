@@ -54,7 +54,6 @@ function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)
         const changed = row.change((row.document ?? receiver.document)(scope));
         return { body: Buffer.isBuffer(changed) ? changed : compact(changed) };
       },
-      expect: receiver.refuses.schema.expect,
     });
   });
 }

@@ -10,7 +10,6 @@ import type { InterfaceId } from '../../../spec/constants.js';
 import { compact } from '../../probe/bodies.js';
 import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
-import { ACCEPTED } from '../../probe/expectations.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { mutationCheck } from './mutated.js';
 import { appliesTo, checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
@@ -46,7 +45,6 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
         ...meta, interface: receiver.interface,
         clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
         send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
-        expect: refusal?.expect ?? ACCEPTED,
       });
     }),
   );

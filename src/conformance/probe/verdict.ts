@@ -1,0 +1,82 @@
+/**
+ * A receiver check's verdict on an answer: the model's expectation for the request (on the exchange, set as it was
+ * sent: probe/scope.ts) against what came back, read at the check's level and on the terms the check is about. A
+ * `must` check reads the `must` terms; a `should` check every term (its failures are warnings). The checks say what
+ * they send and what they are about; what the answer must be is the model's alone.
+ */
+import { breachesOf, describeSet, inSet, type Breach, type ModelAnswer, type TermId } from '../../spec/model/answers.js';
+import type { Expectation } from '../../spec/model/receiver.js';
+import { failed, notJudged, passed, type Outcome } from '../check.js';
+import { describeAnswer, type Exchange } from '../evidence.js';
+import type { CheckLevel } from '../types.js';
+
+/** What a check judges of an answer: at its level, and which terms (the status alone, by default). */
+export interface Focus {
+  level: CheckLevel;
+  terms?: readonly TermId[];
+}
+
+const OUTCOME: readonly TermId[] = ['outcome'];
+
+export function answerOf(exchange: Exchange): ModelAnswer {
+  return {
+    ...(exchange.status !== undefined ? { status: exchange.status } : {}),
+    headers: exchange.headers,
+    body: exchange.body,
+    ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}),
+    ...(exchange.error ? { error: `${exchange.error.code}: ${exchange.error.message}` } : {}),
+  };
+}
+
+function expectationOf(exchange: Exchange): Expectation {
+  if (!exchange.expected) throw new Error('an exchange without the model\'s expectation (sent outside a probe scope)');
+  return exchange.expected;
+}
+
+/** The terms of the exchange's expectation the answer breaks, as the focus reads them. */
+export function breachesOfExchange(exchange: Exchange, focus: Focus): Breach[] {
+  const terms = focus.terms ?? OUTCOME;
+  return breachesOf(expectationOf(exchange).terms, answerOf(exchange), { terms, ...(focus.level === 'must' ? { level: 'must' as const } : {}) });
+}
+
+/** What the focus expects of the exchange, in words: `401`, `2xx (accepted)`, `202 {"ok":true,"duplicate":true}`. */
+export function expectedOf(exchange: Exchange, focus: Focus): string {
+  const terms = focus.terms ?? OUTCOME;
+  const shown = expectationOf(exchange).terms.filter((term) => terms.includes(term.id) && (focus.level === 'should' || term.level === 'must'));
+  return [...new Set(shown.map((term) => term.expected))].join('; ') || 'any answer';
+}
+
+/** An answer, judged: passed, or failed with what it broke. No answer sent at all is not judged. */
+export function judgeAnswer(exchange: Exchange | undefined, focus: Focus): Outcome {
+  if (exchange === undefined) return notJudged('no request was sent');
+  const undecided = undecidedWhy(exchange, focus.level);
+  if (undecided !== undefined) return notJudged(undecided);
+  const breaches = breachesOfExchange(exchange, focus);
+  const expected = expectedOf(exchange, focus);
+  if (breaches.length === 0) return passed(expected, describeAnswer(exchange));
+  return failed(expected, breachText(exchange, breaches), { exchanges: [exchange] });
+}
+
+/** `202 {"ok":true}` or, where a term of the body was broken, what it broke. */
+export function breachText(exchange: Exchange, breaches: readonly Breach[]): string {
+  const first = breaches[0] as Breach;
+  return first.term === 'outcome' ? describeAnswer(exchange) : first.actual;
+}
+
+/**
+ * Why the model cannot decide on this answer at this level, when it cannot: it allows both an acceptance and a
+ * refusal only because cai cannot place the request against a rule precisely (a timestamp on the window's edge).
+ * Latitude the spec gives a receiver is not undecided: it is a verdict of "either is right".
+ */
+export function undecidedWhy(exchange: Exchange, level: CheckLevel): string | undefined {
+  const expected = expectationOf(exchange);
+  const edge = expected.facts.open.find((point) => point.id === 'window-edge');
+  if (edge === undefined) return undefined;
+  const set = level === 'must' ? expected.must : expected.should;
+  return inSet(set, 202) && inSet(set, 401) ? `${edge.why}: either answer is right (${describeSet(set)})` : undefined;
+}
+
+/** The answer is an acceptance (any 2xx, §6.5): a plain fact of the answer, not an expectation. */
+export function isAccepted(exchange: Pick<Exchange, 'status'>): boolean {
+  return exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
+}

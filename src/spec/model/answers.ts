@@ -1,0 +1,226 @@
+/**
+ * The answers a receiver may give, as sets of statuses, and the terms an answer is judged by: the status, and the
+ * contract of what it carries (§2.3 the acknowledgment, §2.13 the duplicate answer, §2 the JSON label, §7's
+ * Retry-After). A term is pure data plus one small function: the model (./receiver.ts) picks the terms that apply
+ * to a request in a state, and a check or the stateful phase asks which of them an answer breaks.
+ */
+import { checkJobAck, isJsonMediaType } from '../acknowledgment.js';
+import { Headers, type InterfaceId } from '../constants.js';
+import { interfaceSpec } from '../interfaces.js';
+import { isObject, parseJson } from '../json.js';
+import { isWellFormedRetryAfter } from '../retry-after.js';
+import { isRejection } from '../statuses.js';
+
+/** An answer as the model reads it; no status when none came (a cut connection, a time-out). */
+export interface ModelAnswer {
+  status?: number;
+  headers: Readonly<Record<string, string>>;
+  body: Buffer;
+  /** Only the start of the body was read: what it carries past that is not judged. */
+  bodyTruncated?: boolean;
+  /** Why no answer came, when none did. */
+  error?: string;
+}
+
+/** A set of statuses: any 2xx (§6.5), any 4xx rejection (§4.1), and single ones. */
+export interface StatusSet {
+  any2xx?: boolean;
+  any4xx?: boolean;
+  statuses?: readonly number[];
+}
+
+export function inSet(set: StatusSet, status: number | undefined): boolean {
+  if (status === undefined) return false;
+  if (set.any2xx && status >= 200 && status < 300) return true;
+  if (set.any4xx && isRejection(status)) return true;
+  return (set.statuses ?? []).includes(status);
+}
+
+export function unionOf(...sets: readonly StatusSet[]): StatusSet {
+  const statuses = [...new Set(sets.flatMap((set) => set.statuses ?? []))].sort((a, b) => a - b);
+  return { ...(sets.some((set) => set.any2xx) ? { any2xx: true } : {}), ...(sets.some((set) => set.any4xx) ? { any4xx: true } : {}), ...(statuses.length ? { statuses } : {}) };
+}
+
+export function allowsAcceptance(set: StatusSet): boolean {
+  return set.any2xx === true || (set.statuses ?? []).some((status) => status >= 200 && status < 300);
+}
+
+/** `2xx (accepted)`, `401`, `400 or 401`, `any 4xx`, `2xx, or 411`. */
+export function describeSet(set: StatusSet): string {
+  const parts = [...(set.any2xx ? ['2xx (accepted)'] : []), ...(set.statuses ?? []).map(String), ...(set.any4xx ? ['any 4xx'] : [])];
+  if (parts.length <= 1) return parts[0] ?? 'nothing';
+  return `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
+}
+
+export type TermId = 'outcome' | 'status' | 'repeat' | 'new' | 'acknowledgment' | 'json-label' | 'retry-after';
+export type TermLevel = 'must' | 'should';
+
+/** One thing an answer must (or should) be, with the clauses it rests on. */
+export interface Term {
+  id: TermId;
+  level: TermLevel;
+  clauses: readonly string[];
+  expected: string;
+  /** The breach in words, or undefined when the answer keeps the term. Terms of a 2xx apply only to a 2xx. */
+  breach(answer: ModelAnswer): string | undefined;
+}
+
+export interface Breach {
+  term: TermId;
+  level: TermLevel;
+  clauses: readonly string[];
+  expected: string;
+  actual: string;
+}
+
+const is2xx = (answer: ModelAnswer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300;
+
+/**
+ * The answer's status in a set. No answer at all is never in one (a cut connection is no refusal). A 429 is always
+ * allowed (§7, §8: the request cap is not shown): what it must carry is the Retry-After term's.
+ */
+export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[]): Term {
+  const expected = describeSet(set);
+  return {
+    id: 'outcome', level, clauses, expected,
+    breach: (answer) => {
+      if (answer.status === 429 || inSet(set, answer.status)) return undefined;
+      return answer.status === undefined ? `no answer (${answer.error ?? 'the connection ended'})` : `${answer.status}`;
+    },
+  };
+}
+
+/** The exact status of an acceptance (§4.1, §4.2: 202). */
+export function statusTerm(status: number, level: TermLevel, clauses: readonly string[]): Term {
+  return { id: 'status', level, clauses, expected: String(status), breach: (answer) => (!is2xx(answer) || answer.status === status ? undefined : `${answer.status}`) };
+}
+
+/** The body of a 2xx read as a JSON object, when it is one. */
+function jsonObjectOf(answer: ModelAnswer): Record<string, unknown> | undefined {
+  if (answer.bodyTruncated || answer.body.length === 0) return undefined;
+  const parsed = parseJson(answer.body);
+  return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+}
+
+/** §2.13: 202 with `ok: true` and `duplicate: true`. */
+export function isDuplicateAnswer(answer: ModelAnswer): boolean {
+  const body = jsonObjectOf(answer);
+  return answer.status === 202 && body?.ok === true && body.duplicate === true;
+}
+
+/** A 2xx whose body claims the event a duplicate (`duplicate: true`, whatever the rest). */
+export function claimsDuplicate(answer: ModelAnswer): boolean {
+  return is2xx(answer) && jsonObjectOf(answer)?.duplicate === true;
+}
+
+/** The provider_job_id of an acknowledgment, as sent (any JSON value). */
+export function providerJobIdOf(answer: ModelAnswer): unknown {
+  return jsonObjectOf(answer)?.provider_job_id;
+}
+
+const excerpt = (answer: ModelAnswer) => {
+  const text = answer.body.toString('utf8').replace(/\s+/g, ' ').trim();
+  return text === '' ? `${answer.status} (empty body)` : `${answer.status} ${text.length > 120 ? `${text.slice(0, 120)}…` : text}`;
+};
+
+/** B, §2.13, §6.1: a repeat is answered 202 `{"ok":true,"duplicate":true}`. */
+export function duplicateTerm(clauses: readonly string[]): Term {
+  const expected = '202 {"ok":true,"duplicate":true}';
+  return { id: 'repeat', level: 'must', clauses, expected, breach: (answer) => (!is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`) };
+}
+
+/** A, §2.2: a repeated job is ignored: the same acknowledgment as the job's first, the same provider_job_id. */
+export function sameJobTerm(providerJobId: unknown, clauses: readonly string[]): Term {
+  const expected = `2xx with the provider_job_id of the first delivery (${JSON.stringify(providerJobId)})`;
+  return {
+    id: 'repeat', level: 'must', clauses, expected,
+    breach: (answer) => {
+      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+      const id = providerJobIdOf(answer);
+      return id === providerJobId ? undefined : `provider_job_id ${JSON.stringify(id)}: another job`;
+    },
+  };
+}
+
+/** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */
+export function notDuplicateTerm(clauses: readonly string[]): Term {
+  return { id: 'new', level: 'must', clauses, expected: 'an acceptance that does not say duplicate', breach: (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined) };
+}
+
+/** A: a new job gets its own provider_job_id, not one another job of the run got (§2.2, §2.3). */
+export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly string[]): Term {
+  return {
+    id: 'new', level: 'must', clauses, expected: 'a provider_job_id of its own',
+    breach: (answer) => {
+      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+      const id = providerJobIdOf(answer);
+      return id !== undefined && others.has(id) ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat` : undefined;
+    },
+  };
+}
+
+/** A, §2.3: the acknowledgment's body: a JSON object with a string provider_job_id and an E.164 assigned_number_e164. */
+export function acknowledgmentTerm(clauses: readonly string[]): Term {
+  return {
+    id: 'acknowledgment', level: 'must', clauses, expected: '{"provider_job_id": string, "assigned_number_e164": E.164}',
+    breach: (answer) => {
+      if (!is2xx(answer)) return undefined;
+      // The status and the label are terms of their own: here the body alone.
+      const verdict = checkJobAck({ status: 202, headers: { [Headers.contentType]: 'application/json' }, body: answer.body, ...(answer.bodyTruncated ? { bodyTruncated: true } : {}) });
+      return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
+    },
+  };
+}
+
+/**
+ * §2, §4.1: a JSON body is labelled application/json, and a body labelled so is JSON. `required`: the answer has a
+ * JSON body (the acknowledgment, the duplicate answer), labelled exactly application/json as §4.1 writes it.
+ */
+export function jsonLabelTerm(level: TermLevel, clauses: readonly string[], { required = false }: { required?: boolean } = {}): Term {
+  return {
+    id: 'json-label', level, clauses, expected: required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json',
+    breach: (answer) => {
+      if (!is2xx(answer) || answer.bodyTruncated || (answer.body.length === 0 && !required)) return undefined;
+      const type = answer.headers[Headers.contentType];
+      const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
+      if (required) return /^application\/json\s*(;|$)/i.test(type ?? '') ? undefined : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
+      const parsed = parseJson(answer.body);
+      if (parsed.ok && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
+      if (!parsed.ok && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
+      return undefined;
+    },
+  };
+}
+
+/** §7: a 429 says when to retry, in a Retry-After of seconds or an HTTP-date. */
+export function retryAfterTerm(): Term {
+  return {
+    id: 'retry-after', level: 'must', clauses: ['§7-7'], expected: '429 with Retry-After: <seconds> or an HTTP-date',
+    breach: (answer) => (answer.status !== 429 || isWellFormedRetryAfter(answer.headers[Headers.retryAfter]) ? undefined : `429 with Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`),
+  };
+}
+
+/** The terms an answer breaks, of those asked for (all, by default), at a level (a `must` check reads only musts). */
+export function breachesOf(terms: readonly Term[], answer: ModelAnswer, focus: { level?: TermLevel; terms?: readonly TermId[] } = {}): Breach[] {
+  return terms
+    .filter((term) => (focus.level === undefined || term.level === focus.level) && (focus.terms === undefined || focus.terms.includes(term.id)))
+    .flatMap((term) => {
+      const actual = term.breach(answer);
+      return actual === undefined ? [] : [{ term: term.id, level: term.level, clauses: term.clauses, expected: term.expected, actual }];
+    });
+}
+
+/** The statuses of a refusal of each kind: §7's on Interface B, any 4xx on A (§4.1 shows none). */
+export function refusalStatuses(iface: InterfaceId, kind: 'authentication' | 'header' | 'schema' | 'too-large'): StatusSet {
+  if (interfaceSpec(iface).refusals === 'any-4xx') return { any4xx: true };
+  switch (kind) {
+    case 'authentication':
+      return { statuses: [401] };
+    case 'header':
+      return { statuses: [400, 401] };
+    case 'schema':
+      return { statuses: [400] };
+    case 'too-large':
+      return { statuses: [413] };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * What the spec leaves open, written down once, each with the words that leave it open. A request that raises one of
+ * these questions may get more than one answer from a conforming receiver: `mayRefuseWith` adds refusals to what
+ * the rules allow, `mayAccept` lets a refusal go, and `should` is the answer the suite still prefers (judged at the
+ * level of a `should`). The rest of the latitude holds for every answer (ANSWER_LATITUDE): it is what the model
+ * never judges.
+ */
+
+export interface OpenPointRule {
+  /** What the spec says, or does not say, that leaves the question open. */
+  clause: string;
+  text: string;
+  /** Refusals a receiver may give as well: statuses, or any 4xx rejection. */
+  mayRefuseWith?: readonly number[] | 'any-4xx';
+  /** A receiver may accept the request although a rule would refuse it. */
+  mayAccept?: boolean;
+  /** The answer still preferred (a `should`), when there is one. */
+  should?: 'accept' | 'refuse';
+}
+
+export const OPEN_POINTS = {
+  kilobyte: {
+    clause: '§8', text: '256 KB may be read as 256 000 or 262 144 bytes: a body between them may be refused with 413', mayRefuseWith: [413], should: 'accept',
+  },
+  'job-size': { clause: '§8', text: '§8 states the 256 KB limit for events only: a provider may refuse a larger job or take it', mayRefuseWith: 'any-4xx' },
+  'source-header': {
+    clause: '§4.1', text: 'X-CAI-Source is a fixed value identifying the platform; nothing says the provider must check it', mayRefuseWith: 'any-4xx', mayAccept: true, should: 'refuse',
+  },
+  'signature-spelling': {
+    clause: '§5.3', text: 'the right MAC spelled otherwise than sha256=<lowercase hex> lets no forged request in; accepting it is not a breach of a must', mayRefuseWith: [400, 401], mayAccept: true, should: 'refuse',
+  },
+  'window-edge': { clause: '§5.5', text: "a timestamp on the window's edge, by a clock known only to the second, may be read inside or outside", mayRefuseWith: [401], mayAccept: true },
+  'window-interior': {
+    clause: '§5.5', text: 'inside the window but far from now: a receiver with a narrower tolerance is defensible', mayRefuseWith: [401], should: 'accept', beyondSeconds: 30,
+  },
+  'timestamp-leading-zero': { clause: '§4.1, §4.2', text: 'whether `0<digits>` is an integer as written is open: it may be refused as malformed (400) or verified as sent', mayRefuseWith: [400, 401], mayAccept: true },
+  chunked: { clause: 'RFC 9110 §15.5.12', text: 'a receiver may require Content-Length (411)', mayRefuseWith: [411], should: 'accept' },
+  'expect-continue': { clause: 'RFC 9110 §10.1.1', text: 'a receiver may refuse the expectation (417)', mayRefuseWith: [417], should: 'accept' },
+  'content-type': { clause: '§2', text: 'a request not labelled application/json: a receiver may refuse it or read it as JSON', mayRefuseWith: 'any-4xx', mayAccept: true },
+  'media-parameters': {
+    clause: '§2, RFC 8259 §11', text: 'application/json with parameters (charset): they have no effect on compliant recipients, but a receiver may refuse the label', mayRefuseWith: [400, 415], should: 'accept',
+  },
+  'job-schema': {
+    clause: '§4.1', text: 'the provider has no error status (§4.1: not shown) and nothing says it must refuse a job the platform should not have sent', mayAccept: true, should: 'refuse', mayRefuseWith: 'any-4xx',
+  },
+} as const satisfies Record<string, OpenPointRule & { beyondSeconds?: number }>;
+
+export type OpenPointId = keyof typeof OPEN_POINTS;
+
+/** What every answer may do, whatever the request: never judged. */
+export const ANSWER_LATITUDE: readonly { clause: string; text: string }[] = [
+  { clause: '§4.2', text: 'the body of a first-time 202 (not shown): anything, or nothing, so long as it does not claim the event a duplicate' },
+  { clause: '§7', text: 'the shape of error bodies (not shown): JSON of any shape, text, HTML or nothing' },
+  { clause: '§7', text: 'which status comes first when a request breaks several rules: any of their refusals' },
+  { clause: '§6.5', text: 'any 2xx accepts an event; 202 is the status §4.2 names (a `should`)' },
+  { clause: '§7, RFC 9110 §10.2.3', text: 'Retry-After in seconds or as an HTTP-date' },
+  { clause: '§7, §8', text: 'a 429 at any time: the request cap is not shown (it is waited out and the request sent again)' },
+  { clause: '§4.1', text: "the provider's error statuses (not shown): any 4xx refuses a job" },
+  { clause: '§2.3', text: 'fields of the acknowledgment beyond provider_job_id and assigned_number_e164' },
+  { clause: 'RFC 9112', text: 'HTTP/1.0 or 1.1, keep-alive or Connection: close, chunked or sized answers' },
+];
