@@ -253,6 +253,27 @@ export const GENERATE_CAPS = {
 } as const;
 
 /**
+ * The stateful phase of a receiver run (src/conformance/explore): generated conversations, on by default. Its budget
+ * of requests (`--generate N`) and of time (`--budget`) keeps a run against `--mock` within about 30 s (B) and 45 s
+ * (A) on a quiet 2-core machine; A's jobs each start a conversation of callbacks, so fewer are sent.
+ */
+export const EXPLORE_CAPS = {
+  receiver: {
+    B: { defaultRequests: 1_200, defaultTimeLimitMs: 15_000 },
+    A: { defaultRequests: 400, defaultTimeLimitMs: 15_000 },
+  },
+  /** The largest `--generate N`: minutes against a receiver on the network. */
+  requests: 30_000,
+  /** The longest `--budget`. */
+  timeLimitMs: 30 * 60_000,
+  /** Steps of one conversation at most, and conversations at once. */
+  maxSteps: 20,
+  concurrency: 4,
+  /** Shrinking one relation's failure: at most this long (each candidate conversation is sent for real). */
+  shrinkTimeMs: 15_000,
+} as const;
+
+/**
  * JSON nesting. JSON.parse is iterative in V8 and takes any depth, and the validators walk only the fields the
  * spec defines, so a document nested 100 000 levels deep is judged like any other. cai's own recursive walks (the
  * pretty-printer of answers, the re-serialisations `verify` tries, `--set` values) stop at this depth instead of

@@ -62,6 +62,7 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
     table: { ...(output.width !== undefined ? { width: output.width } : {}), palette: output.color, verbose: flags.verbose === true, table: (head, rows, columns) => output.table(head, rows, columns) },
   });
   for (const line of text.split('\n')) output.result(line);
+  if (view.seed !== undefined) output.result(`stateful phase: seed ${view.seed} (the same seed draws the same conversations)`);
   for (const notice of view.waivers) output.warn(notice.message);
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { GENERATE_CAPS } from '../bounds.js';
+import { EXPLORE_CAPS } from '../bounds.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
@@ -11,6 +11,7 @@ import { readFileInput } from '../input.js';
 import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import { rerunCommand } from '../cli/rerun.js';
+import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } from '../conformance/explore/setup.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
@@ -48,9 +49,10 @@ interface RunOptions extends SenderFlags {
   allowHttp?: boolean;
   sourceAddress?: string;
   rerunFailed?: string;
-  /** N valid and N invalid documents drawn from the schemas (the generated checks), and the seed that draws them. */
-  generate?: number;
-  seed?: number;
+  /** The stateful phase: about N requests (`--generate N`), or off (`--no-generate`); its seed (and a path to replay); its time budget. */
+  generate?: number | false;
+  seed?: { seed: number; path?: string };
+  budget?: number;
   /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
@@ -63,18 +65,25 @@ interface ListOptions {
   [key: string]: unknown;
 }
 
-/** `--generate N`: 1 to GENERATE_CAPS.documents (src/bounds.ts). */
-function parseDocumentCount(value: string): number {
+/** `--generate N`: 1 to EXPLORE_CAPS.requests (src/bounds.ts). */
+function parseRequestCount(value: string): number {
   const count = /^[0-9]{1,6}$/.test(value) ? Number(value) : NaN;
-  if (!(count >= 1 && count <= GENERATE_CAPS.documents)) throw new InvalidArgumentError(`expected a whole number from 1 to ${GENERATE_CAPS.documents} (docs/limits.md).`);
+  if (!(count >= 1 && count <= EXPLORE_CAPS.requests)) throw new InvalidArgumentError(`expected a whole number from 1 to ${EXPLORE_CAPS.requests} (docs/limits.md).`);
   return count;
 }
 
-/** `--seed S`: the 31 bits fast-check takes whole (src/conformance/generate/setup.ts, MAX_SEED). */
-function parseSeed(value: string): number {
-  const seed = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
-  if (!(seed >= 0 && seed <= 2 ** 31 - 1)) throw new InvalidArgumentError(`expected a whole number from 0 to ${2 ** 31 - 1}, as a failure's note prints it.`);
-  return seed;
+/** `--seed S` or `--seed S:PATH`: the 31 bits fast-check takes whole, and the path of one conversation, as a report prints them. */
+function parseSeedOption(value: string): { seed: number; path?: string } {
+  const parsed = parseSeed(value);
+  if (!parsed) throw new InvalidArgumentError(`expected a whole number from 0 to ${MAX_SEED}, or SEED:PATH as a failure's note prints it.`);
+  return parsed;
+}
+
+/** `--budget DURATION`: how long the stateful phase may explore, at most EXPLORE_CAPS.timeLimitMs. */
+function parseBudget(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms < 1000 || ms > EXPLORE_CAPS.timeLimitMs) throw new InvalidArgumentError(`expected a duration from 1s to ${EXPLORE_CAPS.timeLimitMs / 60_000}m (docs/limits.md).`);
+  return ms;
 }
 
 /** `HOST:PORT` for the callback listener (`[::1]:8080` for IPv6). */
@@ -109,8 +118,10 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
-    .option('--generate <n>', `also send N valid and N invalid documents drawn from the schemas (at most ${GENERATE_CAPS.documents}); a failure is shrunk to the smallest document`, parseDocumentCount)
-    .option('--seed <s>', 'the seed that draws the generated documents (default: random; each failure prints it)', parseSeed)
+    .option('--generate <n>', `the stateful phase sends about N requests in generated conversations (default B ${EXPLORE_CAPS.receiver.B.defaultRequests}, A ${EXPLORE_CAPS.receiver.A.defaultRequests}; at most ${EXPLORE_CAPS.requests})`, parseRequestCount)
+    .option('--no-generate', 'skip the stateful phase (its checks, *-STATE-*, are reported as skipped)')
+    .option('--seed <s>', 'the seed of the stateful phase (default: random, printed on every run); SEED:PATH replays one conversation', parseSeedOption)
+    .option('--budget <duration>', `the longest the stateful phase explores (default ${EXPLORE_CAPS.receiver.B.defaultTimeLimitMs / 1000}s)`, parseBudget)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
     .addOption(new Option('--timeout <duration>', 'per request (e.g. 500ms, 10s)').argParser(parseDurationMs).default(10_000, '10s'))
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
@@ -229,15 +240,14 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const { planFor, runConformance } = await import('../conformance/run-receiver.js');
   const { splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
-  const asked = options.generate !== undefined || options.seed !== undefined;
-  const plan = planFor({ interface: iface, selection, ...(asked ? { generate: {} } : {}) });
+  const explore = exploreRequest(options);
+  const plan = planFor({ interface: iface, selection, explore });
   if (plan.unknownSelectors.length > 0) {
     const { listUnknown, selectorWords } = await import('../cli/suggest.js');
     const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue('receiver', iface));
     throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
-  const generation = await generationOf(plan, options, cmd, context);
 
   const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const callsBack = interfaceSpec(iface).receiver === 'provider';
@@ -290,8 +300,8 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
       invocation,
-      rerun: generation ? generation.rerun(rerunCommand(cmd, invocation)) : rerunCommand(cmd, invocation),
-      ...(generation ? { generate: generation.request } : {}),
+      rerun: withSeed(rerunCommand(cmd, invocation), explore, cmd),
+      explore,
       ...(progress.onStart ? { onStart: progress.onStart } : {}),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
@@ -330,21 +340,27 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
 }
 
 /**
- * The documents a run generates when a generated check is planned (`--generate N`, or `--include generate` with
- * the default count): the seed is drawn here when not given, so that a reproduction command can name it.
+ * The stateful phase a run asks for: off (`--no-generate`), or its budget and seed. The seed is drawn here when not
+ * given, so that every report and every reproduction command can name it.
  */
-async function generationOf(plan: import('../conformance/catalogue.js').Plan, options: RunOptions, cmd: Command, { output }: CommandContext) {
-  const { generateFlags, isGeneratedCheck, randomSeed } = await import('../conformance/generate/setup.js');
-  const planned = plan.planned.some((item) => item.skipReason === undefined && isGeneratedCheck(item.check.id));
-  if (!planned) {
-    if (options.generate !== undefined || options.seed !== undefined) output.note('--generate: the selection runs no generated check (B-GEN-*, A-GEN-*), so no documents are generated');
-    return undefined;
-  }
-  const request = { count: options.generate ?? GENERATE_CAPS.defaultDocuments, seed: options.seed ?? randomSeed() };
-  const given = { count: cmd.getOptionValueSource('generate') === 'cli', seed: cmd.getOptionValueSource('seed') === 'cli' };
-  // A generated check runs again with the same count and seed; the others as they were given.
-  const rerun = (base: (checkId: string) => string) => (checkId: string) => `${base(checkId)}${isGeneratedCheck(checkId) ? generateFlags(request, given) : ''}`;
-  return { request, rerun };
+function exploreRequest(options: RunOptions): ExploreRequest | false {
+  if (options.generate === false) return false;
+  return {
+    ...(options.generate !== undefined ? { requests: options.generate } : {}),
+    seed: options.seed?.seed ?? randomSeed(),
+    ...(options.seed?.path !== undefined ? { path: options.seed.path } : {}),
+    ...(options.budget !== undefined ? { timeLimitMs: options.budget } : {}),
+  };
+}
+
+/** A check of the stateful phase runs again with its run's seed, or with the seed and path of the conversation to replay. */
+function withSeed(base: (checkId: string) => string, explore: ExploreRequest | false, cmd: Command): (checkId: string, replay?: string) => string {
+  const given = cmd.getOptionValueSource('seed') === 'cli';
+  return (checkId, replay) => {
+    if (explore === false || !isStateCheck(checkId)) return base(checkId);
+    if (replay !== undefined) return `${base(checkId).replace(/ --seed \S+/, '')} --seed ${replay}`;
+    return given ? base(checkId) : `${base(checkId)} --seed ${explore.seed}`;
+  };
 }
 
 /** How this cai was run, for the reproduction commands: the same invocation, from any folder. */

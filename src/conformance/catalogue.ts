@@ -27,12 +27,12 @@ import { timestampWindow } from './checks/receiver/window.js';
 import { attemptChecksA, attemptChecksB } from './checks/sender/attempts.js';
 import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
 import { documentKindChecksA, documentKindChecksB } from './checks/sender/documents.js';
-import { generated } from './generate/checks.js';
+import { stateful } from './explore/checks.js';
 import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
 import type { CheckResult, CheckRole } from './types.js';
 
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
-const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, generated];
+const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, stateful];
 
 const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY', 'REJECT', 'ACK', 'TIME'];
 

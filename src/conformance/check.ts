@@ -37,6 +37,8 @@ export interface Outcome {
   attempts?: readonly Attempt[];
   /** The exchanges shown are part of what failed (one answer of a concurrent burst): reproduced by running the check again. */
   runAgain?: boolean;
+  /** A generated conversation's seed and path (`SEED:PATH`): running the check again with it replays the conversation. */
+  replay?: string;
   notes?: readonly string[];
 }
 

@@ -27,8 +27,8 @@ export interface ReproContext {
   dir: string;
   /** How cai was run, already quoted: `'/usr/bin/node' '/…/bin/cai.js'`, `npx cai-toolkit`, or `cai`. */
   invocation: string;
-  /** The command that runs one check again, as this run ran it (invocation included). */
-  rerun(checkId: string): string;
+  /** The command that runs one check again, as this run ran it (invocation included); `replay` a conversation's seed and path. */
+  rerun(checkId: string, replay?: string): string;
   /** A receiver run: where requests went and how they were signed; `mock` when the receiver was the built-in one. */
   probes?: {
     interface: InterfaceId;
@@ -113,7 +113,7 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
   // receiver is gone with the run: the check runs again against a fresh one. Either way the exit status is the verdict.
   // A burst of concurrent repeats keeps as evidence the one answer that was wrong, which sent alone would not show
   // the failure (`runAgain`).
-  const command = context.probes?.mock || commands.length !== 1 || outcome.runAgain ? context.rerun(result.id) : (commands[0] as string);
+  const command = context.probes?.mock || commands.length !== 1 || outcome.runAgain ? context.rerun(result.id, outcome.replay) : (commands[0] as string);
   return { command, bodyFile: bodies[0] as string };
 }
 
@@ -165,6 +165,7 @@ function requestCommand(cai: string, context: NonNullable<ReproContext['probes']
     none: () => undefined,
     // Not rebuilt by sign (receiverFiles runs the check again): listed so that every kind has its line.
     respelled: () => sent,
+    rotation: () => sent,
     damaged: () => sent,
     'other-string': () => sent,
   }[signature.kind]();

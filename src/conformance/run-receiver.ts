@@ -18,7 +18,7 @@ import { interfaceSpec } from '../spec/interfaces.js';
 import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
-import { generateFlags, generationSetup, isGeneratedCheck, setGeneration, type GenerateRequest, type GenerationSetup } from './generate/setup.js';
+import { exploreSetup, isStateCheck, setExploration, type ExploreRequest, type ExploreSetup } from './explore/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
@@ -76,12 +76,12 @@ export interface ConformanceOptions extends RunHooks {
   /** How cai was run, for the reproduction commands (default `cai`). */
   invocation?: string;
   /**
-   * Run the generated checks (`--generate N [--seed S]`): N valid and N invalid documents drawn from the seed
-   * (default GENERATE_CAPS.defaultDocuments and a random seed, also when only `--include generate` names them).
+   * The stateful phase (src/conformance/explore), on by default: its seed, budget, or one conversation to replay;
+   * `false` turns it off (its checks are then skipped).
    */
-  generate?: Partial<GenerateRequest>;
-  /** The command that runs one check again as this run ran it; by default built from these options. */
-  rerun?: (checkId: string) => string;
+  explore?: ExploreRequest | false;
+  /** The command that runs one check again as this run ran it (with a conversation's seed and path to replay); by default built from these options. */
+  rerun?: (checkId: string, replay?: string) => string;
 }
 
 const MOCK_PROVIDER_CODE = 'cai-conformance';
@@ -99,11 +99,13 @@ interface Started {
   close(): Promise<void>;
 }
 
-export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection' | 'generate'>): Plan {
-  const include = options.generate ? [...options.selection.include, 'generate'] : options.selection.include;
-  const plan = planRun('receiver', options.interface, { ...options.selection, include });
-  // Not asked for (--generate N, or named by --include / --only), the generated checks stay out: a plain run is as it was.
-  return { ...plan, planned: plan.planned.filter((item) => !(isGeneratedCheck(item.check.id) && item.skipReason?.startsWith('optional:'))) };
+/** The skip reason of the stateful phase's checks when it is turned off. */
+export const EXPLORE_OFF = 'the stateful phase is turned off for this run';
+
+export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection' | 'explore'>): Plan {
+  const plan = planRun('receiver', options.interface, options.selection);
+  if (options.explore !== false) return plan;
+  return { ...plan, planned: plan.planned.map((item) => (isStateCheck(item.check.id) && item.skipReason === undefined ? { ...item, skipReason: EXPLORE_OFF } : item)) };
 }
 
 /** Who the run signs as and with what: given, or generated for the in-process mock. */
@@ -148,18 +150,18 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   const plan = planFor(options);
   const credentials = credentialsFor(options);
   const concurrency = options.concurrency ?? 8;
-  const generatedIds = plan.planned.filter((item) => item.skipReason === undefined && isGeneratedCheck(item.check.id)).map((item) => item.check.id);
-  const generation = generatedIds.length > 0 ? generationSetup(options.generate ?? {}, concurrency, new Set(generatedIds)) : undefined;
+  const exploring = options.explore !== false && plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
+  const exploration = exploring ? exploreSetup(options.interface, options.explore || {}, concurrency) : undefined;
   const cleanups = new Cleanups();
   try {
     const target = await targetOf(options, plan, credentials, cleanups);
     const session = await openSession(options, credentials, target, concurrency, cleanups);
-    if (generation) setGeneration(session, generation);
+    if (exploration) setExploration(session, exploration);
     await measureClock(session);
     const preflight = await sendPreflight(session);
     const diagnosis = await diagnoseRefusal(session, preflight, credentials, plan);
     // Stopped by its diagnosis: no check run (none listed), the diagnosis in their place.
-    if (diagnosis) return reportOf(options, { target, startedAt, session, outcome: NOTHING_RUN, reproDir: '', preflight: preflight?.report, causes: [], diagnosis });
+    if (diagnosis) return reportOf(options, { target, startedAt, session, outcome: NOTHING_RUN, reproDir: '', preflight: preflight?.report, causes: [], diagnosis, exploration });
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
     const reproDir = resolve(options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`));
     const stages: JobStage[] = [];
@@ -174,7 +176,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
       reproduce: createReproducer({
         dir: reproDir,
         invocation: options.invocation ?? 'cai',
-        rerun: options.rerun ?? defaultRerun(options, generation),
+        rerun: options.rerun ?? defaultRerun(options, exploration),
         probes: {
           interface: options.interface,
           target,
@@ -189,7 +191,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     });
     const causes = groupCauses(outcome.results);
     await diagnoseCauses(session, causes, outcome.results, { interface: options.interface, secrets: credentials.secrets, ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}) });
-    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight: preflight?.report, causes });
+    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight: preflight?.report, causes, exploration });
   } finally {
     await cleanups.run();
   }
@@ -208,19 +210,19 @@ async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: 
 }
 
 /**
- * `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line); a
- * generated check's with the count and seed that draw the same documents.
+ * `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line); a check
+ * of the stateful phase with the seed that draws the same conversations, or the seed and path of the one to replay.
  */
-function defaultRerun(options: ConformanceOptions, generation: GenerationSetup | undefined): (checkId: string) => string {
+function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | undefined): (checkId: string, replay?: string) => string {
   const cai = options.invocation ?? 'cai';
   const spec = interfaceSpec(options.interface);
-  const generated = (checkId: string) => (generation && isGeneratedCheck(checkId) ? generateFlags(generation) : '');
+  const generated = (checkId: string, replay?: string) => (exploration && isStateCheck(checkId) ? ` --seed ${replay ?? exploration.seed}` : '');
   if (options.mock) {
     const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
-    return (checkId) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId)} --only ${checkId}`;
+    return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId, replay)} --only ${checkId}`;
   }
   const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
-  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)}${generated(checkId)} --only ${checkId}`;
+  return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)}${generated(checkId, replay)} --only ${checkId}`;
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
@@ -295,6 +297,8 @@ interface Finished {
   causes: FailureCause[];
   /** A refusal of the first valid request, diagnosed: a verdict on the receiver (not `ok`), with no check run. */
   diagnosis?: RefusalDiagnosis;
+  /** The stateful phase's setup, when it is planned: its seed is on every report. */
+  exploration: ExploreSetup | undefined;
 }
 
 const NOTHING_RUN: RunOutcome = { results: [], waiverNotices: [], summary: summarise([]) };
@@ -321,6 +325,7 @@ function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
     ...(run.preflight ? { preflight: run.preflight } : {}),
     ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
     causes: run.causes,
+    ...(run.exploration ? { seed: run.exploration.seed } : {}),
   };
 }
 

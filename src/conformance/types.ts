@@ -166,6 +166,8 @@ export interface SuiteReport {
   role?: CheckRole;
   /** Sender runs: what each scenario saw (the checks' evidence, summed up). */
   scenarios?: ScenarioSummary[];
+  /** The seed of the run's stateful phase, when it had one: the same seed draws the same conversations. */
+  seed?: number;
 }
 
 /** One scenario of a sender run, as the report shows it. */

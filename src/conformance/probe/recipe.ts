@@ -43,6 +43,8 @@ export type SignedStringChange =
 
 export type SignatureRecipe =
   | { kind: 'valid' }
+  /** Valid, made with the run's secret at this place (§5.9: any secret of a rotation verifies). */
+  | { kind: 'rotation'; index: number }
   | { kind: 'none' }
   | { kind: 'literal'; value: string }
   | { kind: 'wrong-secret'; secret: string }
@@ -115,6 +117,7 @@ export function rebuiltBySign(recipe: RequestRecipe): boolean {
   const signature = recipe.signature?.kind;
   return (
     signature !== 'respelled' &&
+    signature !== 'rotation' &&
     signature !== 'damaged' &&
     signature !== 'other-string' &&
     recipe.timestamp?.kind !== 'written' &&

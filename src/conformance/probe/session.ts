@@ -116,7 +116,9 @@ export class Session {
     const now = this.targetNowSeconds();
     const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
     if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
-    const signature = signatureOf(recipe.signature ?? { kind: 'valid' }, this.config.secrets[0] ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
+    const chosen = recipe.signature ?? { kind: 'valid' };
+    const secret = chosen.kind === 'rotation' ? this.config.secrets[chosen.index % this.config.secrets.length] : this.config.secrets[0];
+    const signature = signatureOf(chosen, secret ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
     let lines: Record<string, readonly string[]> | undefined;
     if (typeof signature === 'string') headers[Headers.signature] = signature;
     else if (signature !== undefined) {
@@ -250,6 +252,7 @@ export function untilSecondFraction(fraction: number, nowMs: number): number {
 function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | readonly string[] | undefined {
   switch (recipe.kind) {
     case 'valid':
+    case 'rotation':
       return sign(secret, timestamp, body);
     case 'bare-timestamp':
       return sign(secret, bareTimestamp, body);

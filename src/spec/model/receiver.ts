@@ -100,12 +100,14 @@ export class ReceiverModel {
    */
   observe(expectation: Expectation, answer: ModelAnswer): void {
     const key = this.keyOf(expectation.facts);
-    if (key === undefined || expectation.standing === 'refused') return;
+    if (key === undefined) return;
     const before = this.known.get(key);
     if (answer.status === undefined) {
       if (before?.certainty !== 'accepted' && allowsAcceptance(expectation.must)) this.known.set(key, { ...before, certainty: 'maybe' });
       return;
     }
+    // An acceptance the rules did not allow is a breach of them, reported where it happened; the receiver has the
+    // event_id all the same, and the model follows it, so that one fault is not counted again at every later step.
     if (!inSet(ACCEPT, answer.status)) return;
     if (before?.certainty === 'accepted') return;
     // Answered as a repeat while the model was not sure: it was accepted before; its acknowledgment is this one.

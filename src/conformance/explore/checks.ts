@@ -1,0 +1,94 @@
+/**
+ * The checks of the stateful phase: one per relation of the model (src/spec/model/relations.ts), each judged on the
+ * same generated conversations (./receiver.ts, run once per run and shared). A relation passes on the evidence of
+ * the requests that bore on it, fails with the shortest conversation that breaks it (replayed by its seed and path),
+ * and is not judged when no request bore on it. On by default; run alone, after the other checks.
+ *
+ * This module loads no fast-check: the phase, which does, is imported when one of these checks runs.
+ */
+import { receiverRelations, type ReceiverRelationId, type Relation } from '../../spec/model/relations.js';
+import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck } from '../check.js';
+import { EVENTS_RECEIVER, JOBS_RECEIVER, type ByInterface, type Receiver } from '../checks/receiver/receivers.js';
+import { describeAnswer } from '../evidence.js';
+import type { ProbeScope } from '../probe/scope.js';
+import type { Exploration, Shrunk } from './receiver.js';
+import { explorationOf, stateCheckId } from './setup.js';
+
+/** The former ids of the generated checks each relation took over (waivers and selections that name them still match). */
+const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = { accept: 'GEN-001', repeat: 'GEN-002', schema: 'GEN-003', answer: 'GEN-004' };
+
+/** The phase of this run: started by the first of its checks, shared by the others. */
+async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Exploration | undefined> {
+  const setup = explorationOf(scope.session);
+  if (!setup) return undefined;
+  return scope.session.once(`explore-${receiver.interface}`, async () => {
+    const { exploreReceiver } = await import('./receiver.js');
+    const relations = new Set(receiverRelations(receiver.interface).map((relation) => relation.id as ReceiverRelationId));
+    const { config } = scope.session;
+    const callbackUrl = scope.session.callback?.backgroundUrl('state') ?? 'https://callback.invalid/cai-conformance';
+    return exploreReceiver({
+      session: scope.session,
+      setup,
+      context: { interface: receiver.interface, draft: { ...(config.leadId !== undefined && receiver.interface === 'B' ? { leadId: config.leadId } : {}), ...(config.branchCode !== undefined ? { branchCode: config.branchCode } : {}), callbackUrl } },
+      textField: receiver.textField,
+      relations,
+    });
+  });
+}
+
+/** A conversation as numbered lines: each step, and what each of its requests was answered. */
+function conversationLines(shrunk: Shrunk): string[] {
+  return shrunk.steps.map((step, index) => {
+    const answers = step.exchanges.map((exchange) => describeAnswer(exchange)).join(', ');
+    const marker = index + 1 === shrunk.breach.step ? '  ← breaks the relation' : '';
+    return `${index + 1}. ${step.text}${answers ? ` → ${answers}` : ''}${marker}`;
+  });
+}
+
+function runNote(exploration: Exploration): string {
+  const how = exploration.replayed !== undefined ? `replayed one conversation (${exploration.seed}:${exploration.replayed})` : `${exploration.conversations} conversations, ${exploration.requests} requests in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+  return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
+}
+
+export function judgeRelation(relation: Relation, exploration: Exploration | undefined): Outcome {
+  if (!exploration) return notJudged('the stateful phase did not run');
+  const id = relation.id as ReceiverRelationId;
+  const shrunk = exploration.failures[id];
+  const notes = [runNote(exploration)];
+  if (shrunk) {
+    const steps = conversationLines(shrunk);
+    const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when run once more)';
+    const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
+    const actual = `step ${shrunk.breach.step} of ${Math.max(shrunk.steps.length, shrunk.breach.step)}: expected ${shrunk.breach.expected}; got ${shrunk.breach.actual}${seen}`;
+    const exchanges = shrunk.steps.flatMap((step) => step.exchanges).slice(-20);
+    return {
+      ...failed(relation.title, actual, { exchanges }, [`the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}:`, ...steps, ...notes]),
+      runAgain: true,
+      ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}),
+    };
+  }
+  const evidence = exploration.evidence[id] ?? 0;
+  if (evidence === 0) return notJudged(exploration.replayed !== undefined ? 'the replayed conversation did not bear on it' : 'no generated request bore on it');
+  return passed(relation.title, `${evidence} request${evidence === 1 ? '' : 's'} bore on it, each answered as the model allows`, notes);
+}
+
+function stateChecks(receiver: Receiver): ReceiverCheck[] {
+  return receiverRelations(receiver.interface).map((relation, index) => {
+    const former = FORMER_IDS[relation.id as ReceiverRelationId];
+    return defineCheck<{ exploration?: Exploration }>({
+      id: stateCheckId(receiver.interface, index), interface: receiver.interface, level: relation.level, sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
+      clauses: relation.clauses, tags: ['state', ...relation.tags],
+      ...(former ? { aliases: [`${receiver.interface}-${former}`] } : {}),
+      title: `generated conversations: ${relation.title}`,
+      exclusive: true,
+      gather: async (scope) => {
+        const exploration = await explorationFor(scope, receiver);
+        if (exploration && index === 0) scope.requests += exploration.requests;
+        return exploration ? { exploration } : {};
+      },
+      judge: ({ exploration }) => judgeRelation(relation, exploration),
+    });
+  });
+}
+
+export const stateful: ByInterface = { B: stateChecks(EVENTS_RECEIVER), A: stateChecks(JOBS_RECEIVER) };

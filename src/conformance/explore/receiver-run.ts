@@ -1,0 +1,388 @@
+/**
+ * One generated conversation with a receiver, run for real: each step (./receiver-steps.ts) becomes requests, sent
+ * through a probe scope of its own (so each request gets the model's expectation in the state the conversation's
+ * earlier requests left: probe/scope.ts), and every answer is judged on every `must` term the model gives it. Each
+ * breach is put under the relation it breaks (src/spec/model/relations.ts); what each request bore on is counted,
+ * so a relation passes only on evidence. A conversation uses ids of its own: runs, replays and shrinks never meet.
+ */
+import { breachesOf, type Breach } from '../../spec/model/answers.js';
+import { concurrentBreach, type Expectation } from '../../spec/model/receiver.js';
+import type { ReceiverRelationId } from '../../spec/model/relations.js';
+import { MAX_BODY_BYTES } from '../../spec/constants.js';
+import type { Exchange } from '../evidence.js';
+import { describeAnswer } from '../evidence.js';
+import { eventIdFor, materialise } from '../generate/documents.js';
+import { bodyOfSize, compact, escapedField, looseLayout, reversedKeys, type Doc } from '../probe/bodies.js';
+import type { RequestRecipe } from '../probe/recipe.js';
+import { ProbeScope } from '../probe/scope.js';
+import type { Session } from '../probe/session.js';
+import { answerOf, undecidedWhy } from '../probe/verdict.js';
+import type { BodyForm, Forgery, IdChoice, IdTransform, SingleStep, Step } from './receiver-steps.js';
+
+/** A breach of a relation, at one step of a conversation. */
+export interface RelationBreach {
+  relation: ReceiverRelationId;
+  /** 1-based place of the step in its conversation. */
+  step: number;
+  expected: string;
+  actual: string;
+  clauses: readonly string[];
+}
+
+/** One step as it ran: what it sent, in words, and its exchanges. */
+export interface StepRecord {
+  text: string;
+  exchanges: Exchange[];
+}
+
+export interface Conversation {
+  steps: StepRecord[];
+  breaches: RelationBreach[];
+  /** Requests that bore on each relation (the evidence a relation's verdict rests on). */
+  evidence: Partial<Record<ReceiverRelationId, number>>;
+  requests: number;
+}
+
+/** An event_id the conversation has used, with the step that first used it. */
+interface Known {
+  id: string;
+  step: number;
+}
+
+/** Thrown to end a conversation at a breach of a relation being hunted (a fast-check property fails on it). */
+export class RelationBroken extends Error {
+  readonly breach: RelationBreach;
+  constructor(breach: RelationBreach) {
+    super(`${breach.relation} broken at step ${breach.step}: expected ${breach.expected}; actual ${breach.actual}`);
+    this.breach = breach;
+  }
+}
+
+export interface ConversationOptions {
+  session: Session;
+  /** Names the conversation's ids (unique within the run). */
+  name: string;
+  /** The valid document's free-text field, for a body over the limit. */
+  textField: string;
+  /** Stop at the first breach of one of these relations (shrinking hunts one). */
+  stopAt?: ReadonlySet<ReceiverRelationId>;
+}
+
+export class ConversationRunner {
+  readonly scope: ProbeScope;
+  readonly result: Conversation = { steps: [], breaches: [], evidence: {}, requests: 0 };
+  private readonly known: Known[] = [];
+  /** Event_ids a refusal left behind, never accepted since: a valid delivery of one bears on "no trace". */
+  private readonly refused = new Set<string>();
+  private readonly options: ConversationOptions;
+
+  constructor(options: ConversationOptions) {
+    this.options = options;
+    this.scope = new ProbeScope(options.session, { id: options.name });
+  }
+
+  async run(step: Step): Promise<void> {
+    const place = this.result.steps.length + 1;
+    const record: StepRecord = { text: '', exchanges: [] };
+    this.result.steps.push(record);
+    if (step.kind === 'pause') {
+      record.text = `a pause of ${(step.ms / 1000).toFixed(1)} s`;
+      await pause(step.ms, this.options.session.signal);
+      return;
+    }
+    const built = step.kind === 'together' ? step.steps.map((each) => this.build(each)) : [this.build(step)];
+    const recipes = step.kind === 'burst' ? Array.from({ length: step.copies }, () => (built[0] as Built).recipe) : built.map((each) => each.recipe);
+    record.text = step.kind === 'burst' ? `${step.copies} copies at once of: ${(built[0] as Built).text}` : step.kind === 'together' ? `at once: ${built.map((each) => each.text).join('; ')}` : (built[0] as Built).text;
+    const exchanges = recipes.length === 1 ? [await this.scope.send(recipes[0] as RequestRecipe)] : await this.scope.sendAll(recipes);
+    record.exchanges = exchanges;
+    this.result.requests += exchanges.length;
+    this.judge(place, exchanges);
+  }
+
+  /** Every answer on every `must` term, each breach under its relation; the evidence counted; the ids learned. */
+  private judge(place: number, exchanges: readonly Exchange[]): void {
+    const breaches: RelationBreach[] = [];
+    for (const exchange of exchanges) {
+      const expected = exchange.expected as Expectation;
+      const id = expected.facts.eventId;
+      const wasRefused = id !== undefined && this.refused.has(id);
+      for (const relation of bearsOn(expected, wasRefused)) this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
+      if (undecidedWhy(exchange, 'must') === undefined) {
+        for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' })) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
+      }
+      this.learn(id, expected, exchange, place);
+    }
+    for (const group of sameIdGroups(exchanges)) {
+      const breach = concurrentBreach(this.scope.session.config.interface, group.map((exchange) => exchange.expected as Expectation), group.map(answerOf));
+      if (breach !== undefined) breaches.push({ relation: 'repeat', step: place, expected: 'of deliveries of one event_id at once, exactly one new (one acknowledgment)', actual: breach, clauses: ['§6.1-2', '§6.1-3', '§2.2-5'] });
+    }
+    this.result.breaches.push(...breaches);
+    const hunted = breaches.find((breach) => this.options.stopAt?.has(breach.relation));
+    if (hunted) throw new RelationBroken(hunted);
+  }
+
+  private learn(id: string | undefined, expected: Expectation, exchange: Exchange, place: number): void {
+    if (id === undefined) return;
+    if (!this.known.some((entry) => entry.id === id)) this.known.push({ id, step: place });
+    const accepted = exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
+    if (accepted) this.refused.delete(id);
+    else if (expected.standing === 'refused' && exchange.status !== undefined) this.refused.add(id);
+  }
+
+  private idOf(choice: IdChoice): { id: string; said: string } {
+    const earlier = this.known.length > 0 && choice.kind !== 'fresh' ? this.known[choice.slot % this.known.length] : undefined;
+    if (choice.kind === 'fresh' || earlier === undefined) {
+      const fresh = this.scope.eventId();
+      return { id: choice.kind === 'fresh' ? eventIdFor(fresh, choice.shape) : fresh, said: 'a new event_id' };
+    }
+    if (choice.kind === 'earlier') return { id: earlier.id, said: `the event_id of step ${earlier.step}` };
+    const id = transformed(earlier.id, choice.transform, this.scope.eventId());
+    return { id, said: `a new event_id made from step ${earlier.step}'s (${TRANSFORM_TEXT[choice.transform]})` };
+  }
+
+  private build(step: SingleStep): Built {
+    const { id, said } = this.idOf(step.id);
+    const doc = step.draft.id ? { ...step.draft.doc, event_id: id } : materialise(step.draft, id);
+    const what = documentName(doc);
+    switch (step.kind) {
+      case 'send': {
+        const { wire } = step;
+        const recipe: RequestRecipe = {
+          body: bodyIn(doc, wire.form, this.options.textField),
+          ...(wire.chunked ? { chunked: true } : {}),
+          ...(wire.charset ? { contentType: 'application/json; charset=utf-8' } : {}),
+          ...(wire.secret > 0 ? { signature: { kind: 'rotation', index: wire.secret } } : {}),
+        };
+        const how = [wire.form !== 'compact' ? FORM_TEXT[wire.form] : '', wire.chunked ? 'chunked' : '', wire.charset ? 'charset=utf-8' : '', wire.secret > 0 && this.scope.session.config.secrets.length > 1 ? `signed with secret ${(wire.secret % this.scope.session.config.secrets.length) + 1}` : ''].filter(Boolean);
+        return { recipe, text: `${what}, ${said}${how.length ? ` (${how.join(', ')})` : ''}` };
+      }
+      case 'invalid': {
+        // A change of the event_id itself keeps the document's own; any other change carries the chosen one.
+        const body = compact(step.draft.id ? doc : materialise(step.draft, id));
+        return { recipe: { body }, text: `an invalid ${what} (${step.draft.mutation ?? 'changed'}), ${step.draft.id ? said : 'its own event_id'}` };
+      }
+      case 'forged':
+        return { recipe: { body: compact(doc), ...forge(step.forgery, this.scope, doc) }, text: `${what}, ${said}, ${FORGERY_TEXT[step.forgery]}` };
+      case 'oversize': {
+        const body = bodyOfSize(doc, this.options.textField, MAX_BODY_BYTES + 1 + (id.length % 64));
+        return { recipe: { body }, text: `${what} of ${body.length} bytes (over 256 KB), ${said}` };
+      }
+      case 'burst':
+        return { recipe: { body: compact(doc) }, text: `${what}, ${said}` };
+    }
+  }
+}
+
+interface Built {
+  recipe: RequestRecipe;
+  text: string;
+}
+
+/** The relations a request bore on: what its answer is evidence of. */
+function bearsOn(expected: Expectation, wasRefused: boolean): ReceiverRelationId[] {
+  const relations: ReceiverRelationId[] = ['answer'];
+  if (expected.standing === 'refused') {
+    const kinds = new Set(expected.facts.faults.map((fault) => fault.kind));
+    if (kinds.has('authentication') || kinds.has('header')) relations.push('authentication');
+    if (kinds.has('schema')) relations.push('schema');
+    if (kinds.has('too-large')) relations.push('size');
+    return relations;
+  }
+  if (expected.facts.open.some((point) => point.id === 'job-schema')) relations.push('schema');
+  if (expected.standing === 'repeat') relations.push('repeat');
+  if (expected.standing === 'new') relations.push('accept', wasRefused ? 'no-trace' : 'distinct');
+  return relations;
+}
+
+/** The relation a breached term belongs to, for a request where it stood. */
+function toRelation(breach: Breach, expected: Expectation, wasRefused: boolean, step: number, exchange: Exchange): RelationBreach {
+  const relation = relationOf(breach, expected, wasRefused);
+  const actual = breach.term === 'outcome' ? describeAnswer(exchange) : breach.actual;
+  return { relation, step, expected: breach.expected, actual, clauses: breach.clauses };
+}
+
+function relationOf(breach: Breach, expected: Expectation, wasRefused: boolean): ReceiverRelationId {
+  switch (breach.term) {
+    case 'repeat':
+      return 'repeat';
+    case 'new':
+      return wasRefused ? 'no-trace' : 'distinct';
+    case 'outcome':
+      if (expected.standing === 'refused') {
+        const kinds = new Set(expected.facts.faults.map((fault) => fault.kind));
+        if (kinds.has('authentication') || kinds.has('header')) return 'authentication';
+        if (kinds.has('too-large')) return 'size';
+        return 'schema';
+      }
+      if (expected.facts.open.some((point) => point.id === 'job-schema')) return 'schema';
+      return expected.standing === 'repeat' ? 'repeat' : 'accept';
+    default:
+      return 'answer';
+  }
+}
+
+/** Exchanges sent at once that carry one event_id, grouped (groups of two or more). */
+function sameIdGroups(exchanges: readonly Exchange[]): Exchange[][] {
+  const groups = new Map<string, Exchange[]>();
+  for (const exchange of exchanges) {
+    const id = exchange.expected?.facts.eventId;
+    if (id !== undefined) groups.set(id, [...(groups.get(id) ?? []), exchange]);
+  }
+  return [...groups.values()].filter((group) => group.length > 1);
+}
+
+/** `a conversation.message`, `a job`: what a document is, in a step's words. */
+function documentName(doc: Doc): string {
+  if (typeof doc.event !== 'string') return 'a job';
+  const type = JSON.stringify(doc.event).slice(1, -1).slice(0, 40);
+  return `${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+const FORM_TEXT: Record<BodyForm, string> = {
+  compact: 'compact JSON',
+  loose: 'odd white space, tabs and CRLF',
+  'reversed-keys': 'keys in reverse order',
+  escaped: 'a string field written in \\u escapes',
+  'trailing-newline': 'a newline after the JSON',
+};
+
+function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
+  switch (form) {
+    case 'compact':
+      return compact(doc);
+    case 'loose':
+      return Buffer.from(looseLayout(doc), 'utf8');
+    case 'reversed-keys':
+      return compact(reversedKeys(doc));
+    case 'escaped':
+      return Buffer.from(escapedField(doc, typeof doc[textField] === 'string' ? textField : 'event_id'), 'utf8');
+    case 'trailing-newline':
+      return Buffer.concat([compact(doc), Buffer.from('\n')]);
+  }
+}
+
+const FORGERY_TEXT: Record<Forgery, string> = {
+  'wrong-secret': 'signed with another secret',
+  'other-body': 'with the signature of another body',
+  stale: 'a timestamp 360 s old',
+  future: 'a timestamp 360 s ahead',
+  'no-signature': 'without X-CAI-Signature',
+  'no-timestamp': 'without X-CAI-Timestamp',
+  milliseconds: 'a timestamp in milliseconds',
+  'other-identity': 'from another sender (identity header)',
+  'identity-case': 'the identity header in another case',
+  'no-identity': 'without the identity header',
+  'damaged-digest': 'the digest with its last hex digit changed',
+};
+
+function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<RequestRecipe> {
+  const identity = scope.session.config.identity;
+  switch (forgery) {
+    case 'wrong-secret':
+      return { signature: { kind: 'wrong-secret', secret: `not-the-secret-${scope.eventId()}` } };
+    case 'other-body':
+      return { signature: { kind: 'other-body', body: compact({ ...doc, event_id: `${String(doc.event_id)}-other` }) } };
+    case 'stale':
+      return { timestamp: { kind: 'now', shiftSeconds: -360 } };
+    case 'future':
+      return { timestamp: { kind: 'now', shiftSeconds: 360 } };
+    case 'no-signature':
+      return { signature: { kind: 'none' } };
+    case 'no-timestamp':
+      return { timestamp: { kind: 'none' } };
+    case 'milliseconds':
+      return { timestamp: { kind: 'milliseconds' } };
+    case 'other-identity':
+      return { identity: { kind: 'value', value: `${identity}-other` } };
+    case 'identity-case': {
+      const other = identity.toUpperCase() !== identity ? identity.toUpperCase() : identity.toLowerCase() !== identity ? identity.toLowerCase() : `${identity}X`;
+      return { identity: { kind: 'value', value: other } };
+    }
+    case 'no-identity':
+      return { identity: { kind: 'none' } };
+    case 'damaged-digest':
+      return { signature: { kind: 'damaged', damage: 'last-digit' } };
+  }
+}
+
+const TRANSFORM_TEXT: Record<IdTransform, string> = {
+  'upper-case': 'in upper case',
+  'lower-case': 'in lower case',
+  'first-letter-case': 'its first letter in the other case',
+  decomposed: 'with an accent decomposed (NFD)',
+  composed: 'with an accent composed (NFC)',
+  'leading-space': 'a space before it',
+  'trailing-space': 'a space after it',
+  'inner-space': 'a space inside it',
+  'one-more-character': 'one character more',
+  'one-less-character': 'one character less',
+  'same-first-64': 'the same first 64 characters, then others',
+  'zero-padded-number': 'its number with a leading zero',
+  'hyphen-for-underscore': 'an underscore for each hyphen',
+  'percent-encoded': 'a character percent-encoded',
+  'zero-width-space': 'a zero-width space inside it',
+  'full-width': 'its letters in full width (NFKC-equal)',
+  'tab-for-space': 'a tab for each space, or a tab added',
+};
+
+/** A new id made from `id` by `transform`: always different from `id` (and unique, with `fresh`, where needed). */
+function transformed(id: string, transform: IdTransform, fresh: string): string {
+  const candidate = applyTransform(id, transform);
+  // Where the transform cannot change the id (no letters, nothing to decompose), a close one that surely differs.
+  return candidate !== id ? candidate : `${id}${fresh.slice(-1)}`;
+}
+
+function applyTransform(id: string, transform: IdTransform): string {
+  switch (transform) {
+    case 'upper-case':
+      return id.toUpperCase();
+    case 'lower-case':
+      return id.toLowerCase() !== id ? id.toLowerCase() : id.toUpperCase();
+    case 'first-letter-case': {
+      const index = [...id].findIndex((char) => char.toUpperCase() !== char.toLowerCase());
+      if (index < 0) return id;
+      const chars = [...id];
+      const char = chars[index] as string;
+      chars[index] = char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase();
+      return chars.join('');
+    }
+    case 'decomposed':
+      return id.normalize('NFD') !== id ? id.normalize('NFD') : `${id}-cafe\u0301`;
+    case 'composed':
+      return id.normalize('NFC') !== id ? id.normalize('NFC') : `${id}-caf\u00e9`;
+    case 'leading-space':
+      return ` ${id}`;
+    case 'trailing-space':
+      return `${id} `;
+    case 'inner-space':
+      return `${[...id].slice(0, 1).join('')} ${[...id].slice(1).join('')}`;
+    case 'one-more-character':
+      return `${id}0`;
+    case 'one-less-character':
+      return [...id].length > 1 ? [...id].slice(0, -1).join('') : `${id}0`;
+    case 'same-first-64':
+      return `${[...id].slice(0, 64).join('').padEnd(64, '_')}${'z'.repeat(8)}`;
+    case 'zero-padded-number':
+      return /\d/.test(id) ? id.replace(/(\d+)(?!.*\d)/, '0$1') : `${id}-01`;
+    case 'hyphen-for-underscore':
+      return id.includes('-') ? id.replace(/-/g, '_') : id.replace(/_/g, '-');
+    case 'percent-encoded':
+      return id.replace(/[-_.]/, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+    case 'zero-width-space':
+      return `${[...id].slice(0, 3).join('')}\u200b${[...id].slice(3).join('')}`;
+    case 'full-width':
+      return id.replace(/[A-Za-z0-9]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+    case 'tab-for-space':
+      return id.includes(' ') ? id.replace(/ /g, '\t') : `${id}\t`;
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

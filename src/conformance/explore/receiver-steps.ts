@@ -1,0 +1,109 @@
+/**
+ * The steps of a generated conversation with a receiver, as data drawn by fast-check: new documents of every shape
+ * the spec allows (generate/documents.ts), repeats that keep an event_id and change any other part of the request,
+ * new ids made close to earlier ones in the ways an implementation might transform an identifier before comparing
+ * it, near-miss invalid documents (generate/mutations.ts), requests that fail authentication with every credential
+ * the run has, bodies over the size limit, several deliveries at once, and pauses. A step names earlier ids by
+ * their place (`slot`), resolved when it runs, so any sequence is valid and shrinks to any shorter one.
+ *
+ * fast-check is loaded here: this module is imported only when the stateful phase runs.
+ */
+import * as fc from 'fast-check';
+import type { InterfaceId } from '../../spec/constants.js';
+import { validDraft, type Draft, type DraftContext, type IdShape } from '../generate/documents.js';
+import { invalidDraft } from '../generate/mutations.js';
+import { text } from '../generate/values.js';
+
+/** How a new event_id is made from an earlier one: what an identifier comparison that is not exact conflates. */
+export const ID_TRANSFORMS = [
+  'upper-case', 'lower-case', 'first-letter-case', 'decomposed', 'composed', 'leading-space', 'trailing-space', 'inner-space', 'one-more-character',
+  'one-less-character', 'same-first-64', 'zero-padded-number', 'hyphen-for-underscore', 'percent-encoded', 'zero-width-space', 'full-width', 'tab-for-space',
+] as const;
+export type IdTransform = (typeof ID_TRANSFORMS)[number];
+
+/** Which event_id a step's document carries. */
+export type IdChoice =
+  | { kind: 'fresh'; shape: IdShape }
+  /** An event_id the conversation used before (accepted, refused or unknown), by its place. */
+  | { kind: 'earlier'; slot: number }
+  /** A new event_id made from an earlier one. */
+  | { kind: 'near'; slot: number; transform: IdTransform };
+
+/** How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. */
+export const BODY_FORMS = ['compact', 'loose', 'reversed-keys', 'escaped', 'trailing-newline'] as const;
+export type BodyForm = (typeof BODY_FORMS)[number];
+
+/** What is wrong with a request's credentials (§5, §4.1, §4.2). */
+export const FORGERIES = [
+  'wrong-secret', 'other-body', 'stale', 'future', 'no-signature', 'no-timestamp', 'milliseconds', 'other-identity', 'identity-case', 'no-identity', 'damaged-digest',
+] as const;
+export type Forgery = (typeof FORGERIES)[number];
+
+/** How the request is framed and labelled: §2's content type, chunked or sized, and which of the run's secrets signs. */
+export interface Wire {
+  form: BodyForm;
+  chunked: boolean;
+  charset: boolean;
+  /** Which of the run's secrets signs it (§5.9: all of them verify during a rotation), by place. */
+  secret: number;
+}
+
+export type Step =
+  | { kind: 'send'; draft: Draft; id: IdChoice; wire: Wire }
+  | { kind: 'invalid'; draft: Draft; id: IdChoice }
+  | { kind: 'forged'; draft: Draft; id: IdChoice; forgery: Forgery }
+  | { kind: 'oversize'; draft: Draft; id: IdChoice }
+  | { kind: 'burst'; draft: Draft; id: IdChoice; copies: number }
+  | { kind: 'together'; steps: readonly SingleStep[] }
+  | { kind: 'pause'; ms: number };
+
+/** A step of one request (several, for a burst): what `together` sends at once. */
+export type SingleStep = Exclude<Step, { kind: 'together' | 'pause' }>;
+
+export interface StepContext {
+  interface: InterfaceId;
+  draft: DraftContext;
+}
+
+const slot = fc.nat({ max: 63 });
+
+const idShape: fc.Arbitrary<IdShape> = fc.record({
+  tail: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: text(90) }),
+  length: fc.oneof({ weight: 3, arbitrary: fc.constant<IdShape['length']>('natural') }, { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') }),
+});
+
+const freshId: fc.Arbitrary<IdChoice> = idShape.map((shape) => ({ kind: 'fresh', shape }));
+const earlierId: fc.Arbitrary<IdChoice> = slot.map((place) => ({ kind: 'earlier', slot: place }));
+const nearId: fc.Arbitrary<IdChoice> = fc.tuple(slot, fc.constantFrom(...ID_TRANSFORMS)).map(([place, transform]) => ({ kind: 'near', slot: place, transform }));
+
+/** New ids most of the time, earlier ones and close ones often enough that repeats and near misses are common. */
+const anyId = fc.oneof({ weight: 4, arbitrary: freshId }, { weight: 3, arbitrary: earlierId }, { weight: 2, arbitrary: nearId });
+
+const wire: fc.Arbitrary<Wire> = fc.record({
+  form: fc.oneof({ weight: 4, arbitrary: fc.constant<BodyForm>('compact') }, { weight: 3, arbitrary: fc.constantFrom(...BODY_FORMS) }),
+  chunked: fc.boolean(),
+  charset: fc.boolean(),
+  secret: fc.nat({ max: 7 }),
+});
+
+/** The arbitraries of one step, for a receiver of the interface (a body over §8's limit only where §8 states one). */
+export function stepArbitraries(context: StepContext, options: { sizeLimit: boolean }): fc.Arbitrary<Step>[] {
+  const valid = validDraft(context.interface, context.draft);
+  const invalid = invalidDraft(context.interface, context.draft);
+  const send = fc.record({ draft: valid, id: anyId, wire }).map((step): Step => ({ kind: 'send', ...step }));
+  const refused = fc.record({ draft: invalid, id: fc.oneof(freshId, earlierId) }).map((step): Step => ({ kind: 'invalid', ...step }));
+  const forged = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), forgery: fc.constantFrom(...FORGERIES) }).map((step): Step => ({ kind: 'forged', ...step }));
+  const burst = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), copies: fc.integer({ min: 2, max: 6 }) }).map((step): Step => ({ kind: 'burst', ...step }));
+  const together = fc.array(fc.oneof(send, forged, refused), { minLength: 2, maxLength: 3 }).map((steps): Step => ({ kind: 'together', steps: steps as SingleStep[] }));
+  const pause = fc.integer({ min: 100, max: 1_500 }).map((ms): Step => ({ kind: 'pause', ms }));
+  const weighted: { weight: number; arbitrary: fc.Arbitrary<Step> }[] = [
+    { weight: 10, arbitrary: send },
+    { weight: 4, arbitrary: refused },
+    { weight: 4, arbitrary: forged },
+    { weight: 2, arbitrary: burst },
+    { weight: 2, arbitrary: together },
+    { weight: 1, arbitrary: pause },
+  ];
+  if (options.sizeLimit) weighted.push({ weight: 1, arbitrary: fc.record({ draft: valid, id: fc.oneof(freshId, earlierId) }).map((step): Step => ({ kind: 'oversize', ...step })) });
+  return [fc.oneof(...weighted)];
+}

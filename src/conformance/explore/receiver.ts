@@ -1,0 +1,222 @@
+/**
+ * The stateful phase against a receiver: generated conversations (fast-check's `fc.commands`, run with
+ * `fc.asyncModelRun`), each judged request by request by the model of the receiver, in three passes:
+ *
+ * 1. explore: a first conversation that takes every kind of step once (so every relation has evidence on every
+ *    run), then the conversations the seed draws, a few at once, until the budget of requests or time is spent;
+ *    every breach is noted under its relation, with the place of the first conversation that showed it;
+ * 2. shrink: for each relation broken, fast-check replays that conversation (the seed and its place) and shrinks it
+ *    to the shortest that still breaks the relation, each candidate sent for real with ids of its own;
+ * 3. confirm: the shortest is run once more and kept as the evidence (its steps and exchanges); one that does not
+ *    break the relation again is reported as seen once.
+ *
+ * `--seed S:PATH` replays one shrunk conversation exactly (fast-check's path), without exploring.
+ */
+import * as fc from 'fast-check';
+import type { ReceiverRelationId } from '../../spec/model/relations.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import type { Session } from '../probe/session.js';
+import { pool } from '../pool.js';
+import { ConversationRunner, RelationBroken, type Conversation, type RelationBreach, type StepRecord } from './receiver-run.js';
+import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
+import type { ExploreSetup } from './setup.js';
+
+/** A relation's failure: the shortest conversation found that breaks it, run once more. */
+export interface Shrunk {
+  breach: RelationBreach;
+  steps: StepRecord[];
+  /** fast-check's path of the shrunk conversation: `--seed SEED:PATH` replays it. */
+  path?: string;
+  /** The conversation broke the relation again when run once more. */
+  confirmed: boolean;
+  /** Shorter conversations that still broke it, on the way. */
+  shrinks: number;
+}
+
+export interface Exploration {
+  seed: number;
+  conversations: number;
+  requests: number;
+  durationMs: number;
+  /** Requests that bore on each relation, over every conversation. */
+  evidence: Partial<Record<ReceiverRelationId, number>>;
+  failures: Partial<Record<ReceiverRelationId, Shrunk>>;
+  /** The budget of time ended the exploring before the budget of requests. */
+  timedOut: boolean;
+  /** Set when the run replayed one conversation (`--seed S:PATH`). */
+  replayed?: string;
+}
+
+/** The steps of a conversation fast-check drew (its iterable holds each command in a wrapper of its own). */
+function stepsOf(commands: Iterable<StepCommand>): Step[] {
+  return [...commands].map((item) => ((item as unknown as { cmd?: StepCommand }).cmd ?? item).step);
+}
+
+/** One step as fast-check runs it: the conversation runner is the real system; the model lives in its scope. */
+class StepCommand implements fc.AsyncCommand<object, ConversationRunner> {
+  readonly step: Step;
+  constructor(step: Step) {
+    this.step = step;
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  run(_model: object, runner: ConversationRunner): Promise<void> {
+    return runner.run(this.step);
+  }
+
+  toString(): string {
+    return this.step.kind;
+  }
+}
+
+export interface ExploreTarget {
+  session: Session;
+  setup: ExploreSetup;
+  context: StepContext;
+  /** The free-text field of the receiver's document. */
+  textField: string;
+  /** The relations the run judges (the planned checks'). */
+  relations: ReadonlySet<ReceiverRelationId>;
+}
+
+/** Every kind of step once, in an order that makes each relation bear: the first conversation of every run. */
+function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): Step[] {
+  const drawn = fc.sample(stepArbitraries(context, { sizeLimit })[0] as fc.Arbitrary<Step>, { seed, numRuns: 200 });
+  const send = drawn.find((step): step is Extract<Step, { kind: 'send' }> => step.kind === 'send');
+  const invalid = drawn.find((step): step is Extract<Step, { kind: 'invalid' }> => step.kind === 'invalid' && step.draft.id !== undefined);
+  if (!send) return [];
+  const fresh = { kind: 'fresh', shape: { tail: '', length: 'natural' } } as const;
+  const plain = { ...send, wire: { form: 'compact' as const, chunked: false, charset: false, secret: 0 } };
+  return [
+    { ...plain, id: fresh },
+    { ...plain, id: { kind: 'earlier', slot: 0 } },
+    { ...plain, id: { kind: 'near', slot: 0, transform: 'upper-case' } },
+    { kind: 'forged', draft: plain.draft, id: { kind: 'earlier', slot: 0 }, forgery: 'wrong-secret' },
+    { kind: 'forged', draft: plain.draft, id: fresh, forgery: 'stale' },
+    // The stale one's id, refused, then sent validly: new (no trace).
+    { ...plain, id: { kind: 'earlier', slot: 2 } },
+    ...(invalid ? [{ ...invalid, id: fresh }] : []),
+    { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },
+    ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh }] : []),
+  ];
+}
+
+export async function exploreReceiver(target: ExploreTarget): Promise<Exploration> {
+  const { session, setup, context } = target;
+  const started = Date.now();
+  const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
+  const conversationsArb = fc.commands(stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))), { maxCommands: setup.maxSteps }) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+  const exploration: Exploration = { seed: setup.seed, conversations: 0, requests: 0, durationMs: 0, evidence: {}, failures: {}, timedOut: false };
+  let names = 0;
+  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => new ConversationRunner({ session, name: `${context.interface}-STATE-c${(names += 1)}`, textField: target.textField, ...(stopAt ? { stopAt } : {}) });
+  const tally = (conversation: Conversation) => {
+    exploration.conversations += 1;
+    exploration.requests += conversation.requests;
+    for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][]) exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
+  };
+  const firstBroken = new Map<ReceiverRelationId, { index: number; breach: RelationBreach }>();
+
+  if (setup.path !== undefined) {
+    exploration.replayed = setup.path;
+    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, { index: -1, path: setup.path });
+    exploration.durationMs = Date.now() - started;
+    return exploration;
+  }
+
+  // 1. Explore: the coverage conversation, then the drawn ones, until the budget is spent.
+  const drawn = fc.sample(conversationsArb, { seed: setup.seed, numRuns: setup.maxConversations });
+  const conversations: { index: number; steps: Step[] }[] = [{ index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) }, ...drawn.map((commands, index) => ({ index, steps: stepsOf(commands) }))];
+  const deadline = started + setup.timeLimitMs;
+  const spent = () => exploration.requests >= setup.requests || Date.now() >= deadline || session.signal.aborted;
+  await pool(conversations, setup.concurrency, async ({ index, steps }) => {
+    const conversation = runner();
+    for (const step of steps) {
+      if (session.signal.aborted) break;
+      await conversation.run(step);
+    }
+    tally(conversation.result);
+    for (const breach of conversation.result.breaches) {
+      const known = firstBroken.get(breach.relation);
+      if (target.relations.has(breach.relation) && (!known || index < known.index)) firstBroken.set(breach.relation, { index, breach });
+    }
+  }, spent);
+  exploration.timedOut = Date.now() >= deadline && exploration.requests < setup.requests;
+
+  // 2 and 3. Shrink and confirm each relation broken.
+  for (const [relation, first] of firstBroken) {
+    if (session.signal.aborted) break;
+    if (first.index < 0) {
+      // The coverage conversation is not one fast-check drew: it is confirmed as it is, without shrinking.
+      exploration.failures[relation] = await confirm(runner, tally, conversations[0]?.steps ?? [], relation, first.breach, undefined, 0);
+      continue;
+    }
+    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, new Set([relation]), { index: first.index, path: String(first.index), breach: first.breach });
+  }
+  exploration.durationMs = Date.now() - started;
+  return exploration;
+}
+
+type Runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => ConversationRunner;
+
+/**
+ * fast-check replays the conversation at `path` and shrinks it while it still breaks one of `hunted`; the shortest
+ * is then confirmed. Each candidate is a conversation of its own (its own ids), sent for real.
+ */
+async function shrinkAndConfirm(
+  target: ExploreTarget,
+  arbitrary: fc.Arbitrary<Iterable<StepCommand>>,
+  runner: Runner,
+  tally: (conversation: Conversation) => void,
+  exploration: Exploration,
+  hunted: ReadonlySet<ReceiverRelationId>,
+  from: { index: number; path: string; breach?: RelationBreach },
+): Promise<void> {
+  let shrinks = 0;
+  let last: RelationBreach | undefined = from.breach;
+  const details = await fc.check(
+    fc.asyncProperty(arbitrary, async (commands) => {
+      if (target.session.signal.aborted) return;
+      const conversation = runner(hunted);
+      try {
+        await fc.asyncModelRun(() => ({ model: {}, real: conversation }), commands);
+      } catch (error) {
+        if (error instanceof RelationBroken) {
+          shrinks += 1;
+          last = error.breach;
+        }
+        throw error;
+      } finally {
+        tally(conversation.result);
+      }
+    }),
+    { seed: target.setup.seed, path: from.path, numRuns: 1, interruptAfterTimeLimit: target.setup.shrinkTimeMs, markInterruptAsFailure: false },
+  );
+  const broken = last;
+  if (broken === undefined) return;
+  const commands = details.counterexample?.[0];
+  const steps = commands ? stepsOf(commands) : undefined;
+  const relation = broken.relation;
+  if (!steps) {
+    // Not broken again on the replay: the first sighting stands, reported as seen once.
+    exploration.failures[relation] = { breach: broken, steps: [], confirmed: false, shrinks: 0 };
+    return;
+  }
+  exploration.failures[relation] = await confirm(runner, tally, steps, relation, broken, details.counterexamplePath ?? from.path, Math.max(0, shrinks - 1));
+}
+
+/** Runs the conversation once more, in full, and keeps it as the failure's evidence. */
+async function confirm(runner: Runner, tally: (conversation: Conversation) => void, steps: readonly Step[], relation: ReceiverRelationId, seen: RelationBreach, path: string | undefined, shrinks: number): Promise<Shrunk> {
+  const conversation = runner(new Set([relation]));
+  let again: RelationBreach | undefined;
+  try {
+    for (const step of steps) await conversation.run(step);
+  } catch (error) {
+    if (!(error instanceof RelationBroken)) throw error;
+    again = error.breach;
+  }
+  tally(conversation.result);
+  return { breach: again ?? seen, steps: conversation.result.steps, ...(path !== undefined ? { path } : {}), confirmed: again !== undefined, shrinks };
+}

@@ -1,0 +1,86 @@
+/**
+ * What the stateful phase of a run is given: its seed (printed on every run: the same seed draws the same
+ * conversations), an optional path that replays one shrunk conversation, and its budget: requests, time, and the
+ * bounds of shrinking. Plain data, no fast-check: the catalogue's checks read it, and the phase itself is loaded
+ * only when one of its checks runs.
+ */
+import { randomInt } from 'node:crypto';
+import { EXPLORE_CAPS } from '../../bounds.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import type { Session } from '../probe/session.js';
+
+export interface ExploreRequest {
+  /** About this many requests (`--generate N`); absent: the interface's default. */
+  requests?: number;
+  /** Draws the conversations (`--seed S`); absent: a random one, printed. */
+  seed?: number;
+  /** fast-check's path of one conversation (`--seed S:PATH`): only it is run, shrunk and confirmed. */
+  path?: string;
+  /** The longest the exploring may take (`--budget`). */
+  timeLimitMs?: number;
+}
+
+export interface ExploreSetup {
+  seed: number;
+  path?: string;
+  requests: number;
+  timeLimitMs: number;
+  /** Steps of one conversation at most, conversations at most, and how many run at once. */
+  maxSteps: number;
+  maxConversations: number;
+  concurrency: number;
+  /** Shrinking one relation's failure: at most this long. */
+  shrinkTimeMs: number;
+}
+
+/** Seeds are drawn from the 31 bits fast-check takes whole. */
+export const MAX_SEED = 2 ** 31 - 1;
+
+export function randomSeed(): number {
+  return randomInt(MAX_SEED);
+}
+
+/** `S` or `S:PATH` (fast-check's path, digits and colons), or undefined when it is neither. */
+export function parseSeed(text: string): { seed: number; path?: string } | undefined {
+  const match = /^(\d{1,10})(?::(\d+(?::\d+)*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const seed = Number(match[1]);
+  if (seed > MAX_SEED) return undefined;
+  return { seed, ...(match[2] !== undefined ? { path: match[2] } : {}) };
+}
+
+/** The setup of a run's stateful phase against a receiver of the interface. */
+export function exploreSetup(iface: InterfaceId, request: ExploreRequest, concurrency: number): ExploreSetup {
+  const caps = EXPLORE_CAPS.receiver[iface];
+  const requests = request.requests ?? caps.defaultRequests;
+  return {
+    seed: request.seed ?? randomSeed(),
+    ...(request.path !== undefined ? { path: request.path } : {}),
+    requests,
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    maxSteps: EXPLORE_CAPS.maxSteps,
+    // Enough conversations that the budget of requests, not their number, ends the exploring.
+    maxConversations: Math.max(1, Math.ceil(requests / 4)),
+    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
+  };
+}
+
+const SETUPS = new WeakMap<Session, ExploreSetup>();
+
+export function setExploration(session: Session, setup: ExploreSetup): void {
+  SETUPS.set(session, setup);
+}
+
+export function explorationOf(session: Session): ExploreSetup | undefined {
+  return SETUPS.get(session);
+}
+
+/** The checks' ids, in relation order: `B-STATE-001` … */
+export function stateCheckId(iface: InterfaceId, index: number): string {
+  return `${iface}-STATE-${String(index + 1).padStart(3, '0')}`;
+}
+
+export function isStateCheck(id: string): boolean {
+  return /^[AB]-STATE-\d{3}$/.test(id);
+}
