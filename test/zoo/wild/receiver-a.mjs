@@ -151,8 +151,8 @@ export const FAULTS = {
     relation: 'RA8',
     clause: '§6.1',
     description:
-      'numbers event_ids per lead (lead_id:1, lead_id:2...): a second job for the same lead sends events with ' +
-      'the ids of the first conversation',
+      'names its events lead_id:1, lead_id:2... in each conversation: a second job for the same lead sends ' +
+      'events with the ids of the first conversation',
   },
   'callback-event-id-from-job-id': {
     relation: 'RA8',
@@ -322,7 +322,6 @@ export function createProvider(opts) {
   let counter = 0;
   let answers = 0;
   let stopping = false;
-  const perLead = new Map();
   const agent = opts.keepAliveCallbacks ? new http.Agent({ keepAlive: true, maxSockets: 4 }) : false;
   const secureAgent = opts.keepAliveCallbacks ? new https.Agent({ keepAlive: true, maxSockets: 4 }) : false;
 
@@ -509,11 +508,7 @@ export function createProvider(opts) {
   // ---- the conversation (§3 steps 4-5, §6) ----------------------------------------------------------------
 
   function eventId(rec, seq) {
-    if (fault === 'callback-event-id-per-lead') {
-      const n = (perLead.get(rec.job.lead_id) ?? 0) + 1;
-      perLead.set(rec.job.lead_id, n);
-      return `${rec.job.lead_id}:${n}`;
-    }
+    if (fault === 'callback-event-id-per-lead') return `${rec.job.lead_id}:${seq}`;
     if (fault === 'callback-event-id-from-job-id') return `${rec.job.event_id}/${seq}`;
     return `evt_${crypto.randomUUID()}`;
   }

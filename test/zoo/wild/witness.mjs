@@ -717,7 +717,7 @@ const A_WITNESSES = {
     probe: async (t) => {
       const l = await listen();
       try {
-        const id = `w-${rand()}-` + 'j'.repeat(105);
+        const id = `w-${rand()}-` + 'j'.repeat(107); // 120 characters, as long as a B event_id may be
         await postA(t.url, job(id, l.url));
         await l.until(ended, 8000);
         const lengths = l.received.map((e) => [...String(e.doc?.event_id)].length);
