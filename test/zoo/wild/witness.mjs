@@ -6,6 +6,7 @@
 //   node test/zoo/wild/witness.mjs --all            every witness, exit 0 when each fault is shown
 //   node test/zoo/wild/witness.mjs NAME [NAME...]    some (NAME: a fault, e.g. dedupe-race or wild-b-dedupe-race)
 //   node test/zoo/wild/witness.mjs --list           the witnesses' names
+//   node test/zoo/wild/witness.mjs --correct [ID]   every probe against the correct variants (self-check)
 //
 // For Interface A the witness is the platform: it sends jobs and listens for the events itself.
 import { spawn } from 'node:child_process';
@@ -158,12 +159,33 @@ function onOneConnection(url, rawRequests) {
           const c = l.indexOf(':');
           headers[l.slice(0, c).trim().toLowerCase()] = l.slice(c + 1).trim();
         }
-        let length = Number(headers['content-length'] ?? 0);
-        if (headers['transfer-encoding']) return; // not used by the programs this helper talks to
-        if (buffer.length < end + 4 + length) return;
-        const body = buffer.subarray(end + 4, end + 4 + length).toString('utf8');
-        buffer = buffer.subarray(end + 4 + length);
-        answers.push({ status: Number(statusLine.split(' ')[1]), headers, text: body });
+        let body;
+        if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+          const parts = [];
+          let at = end + 4;
+          for (;;) {
+            const eol = buffer.indexOf('\r\n', at);
+            if (eol < 0) return;
+            const n = parseInt(buffer.subarray(at, eol).toString('latin1'), 16);
+            if (buffer.length < eol + 2 + n + 2) return;
+            if (n === 0) {
+              at = eol + 4;
+              break;
+            }
+            parts.push(buffer.subarray(eol + 2, eol + 2 + n));
+            at = eol + 2 + n + 2;
+          }
+          body = Buffer.concat(parts).toString('utf8');
+          buffer = buffer.subarray(at);
+        } else {
+          const length = Number(headers['content-length'] ?? 0);
+          if (buffer.length < end + 4 + length) return;
+          body = buffer.subarray(end + 4, end + 4 + length).toString('utf8');
+          buffer = buffer.subarray(end + 4 + length);
+        }
+        const closes = /close/i.test(headers.connection ?? '') || statusLine.startsWith('HTTP/1.0');
+        answers.push({ status: Number(statusLine.split(' ')[1]), headers, text: body, closes });
+        if (closes) return finish();
         sendNext();
       }
     };
@@ -208,11 +230,27 @@ const message = (id, extra = {}) => ({
   ...extra,
 });
 
-function postB(url, doc, { ts = String(now()), secret = B_SECRET, provider = B_PROVIDER, signature, headers = {}, ...rest } = {}) {
+// Waits a 429's Retry-After (seconds or HTTP-date) asks for; null when it has none.
+function retryAfterMs(r) {
+  const v = r.headers['retry-after'];
+  if (typeof v !== 'string') return null;
+  if (/^[0-9]+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now()) + 10;
+}
+
+// A signed B request. A 429 is honoured (retried after its Retry-After, signed afresh) unless raw429.
+// skew: seconds added to the time of each attempt for its timestamp; ts: a literal timestamp.
+async function postB(url, doc, { ts, skew = 0, secret = B_SECRET, provider = B_PROVIDER, signature, headers = {}, raw429 = false, ...rest } = {}) {
   const body = Buffer.isBuffer(doc) ? doc : Buffer.from(typeof doc === 'string' ? doc : JSON.stringify(doc));
-  const h = { 'Content-Type': 'application/json', 'X-CAI-Timestamp': ts, 'X-CAI-Signature': signature ?? sign(secret, ts, body), ...headers };
-  if (provider !== null) h['X-CAI-Provider'] = provider;
-  return request(url, { headers: h, body, ...rest });
+  for (let attempt = 0; ; attempt += 1) {
+    const stamp = ts ?? String(now() + skew);
+    const h = { 'Content-Type': 'application/json', 'X-CAI-Timestamp': stamp, 'X-CAI-Signature': signature ?? sign(secret, stamp, body), ...headers };
+    if (provider !== null) h['X-CAI-Provider'] = provider;
+    const r = await request(url, { headers: h, body, ...rest });
+    if (r.status !== 429 || raw429 || attempt >= 8) return r;
+    await new Promise((res) => setTimeout(res, retryAfterMs(r) ?? 1000));
+  }
 }
 
 function rawB(url, doc, { ts = String(now()), provider = B_PROVIDER } = {}) {
@@ -250,8 +288,12 @@ const B_WITNESSES = {
   'no-drain-on-401': async (t) => {
     const stale = String(now() - 1000);
     const [first, second] = await onOneConnection(t.url, [rawB(t.url, message(`w-${rand()}`), { ts: stale }), rawB(t.url, message(`w-${rand()}`))]);
-    const ok = first?.status === 401 && second && second.status >= 200 && second.status < 300;
-    return { ok, saw: `on one connection, a stale request then a valid one: ${first?.status ?? 'none'}, then ${second ? second.status : 'no answer'}` };
+    // a receiver that closes the connection after the 401 (and says so) is safe too
+    const ok = first?.status === 401 && ((second && second.status >= 200 && second.status < 300) || (first.closes && !second));
+    return {
+      ok,
+      saw: `on one connection, a stale request then a valid one: ${first?.status ?? 'none'}, then ${second ? second.status : first?.closes ? 'closed by the receiver' : 'no answer'}`,
+    };
   },
   'date-time-whole-hour-offsets': async (t) => {
     const r = await postB(t.url, message(`w-${rand()}`, { occurred_at: '2024-05-01T10:15:00+05:45' }));
@@ -371,7 +413,7 @@ const B_WITNESSES = {
   },
   'records-before-window': async (t) => {
     const id = `w-${rand()}`;
-    const a = await postB(t.url, message(id), { ts: String(now() - 400) });
+    const a = await postB(t.url, message(id), { skew: -400 });
     const b = await postB(t.url, message(id));
     return { ok: a.status === 401 && isNew(b), saw: `a signed event 400 s old, then the same fresh: ${show(a)}, then ${show(b)}` };
   },
@@ -399,9 +441,10 @@ const B_WITNESSES = {
   },
   '429-no-retry-after': {
     args: ['--rate-every', '5'],
+    faultOnly: true, // it needs a receiver with a cap
     probe: async (t) => {
       const answers = [];
-      for (let i = 0; i < 5; i += 1) answers.push(await postB(t.url, message(`w-${rand()}`)));
+      for (let i = 0; i < 5; i += 1) answers.push(await postB(t.url, message(`w-${rand()}`), { raw429: true }));
       const capped = answers.filter((r) => r.status === 429);
       const ok = capped.length > 0 && capped.every((r) => typeof r.headers['retry-after'] === 'string' && r.headers['retry-after'] !== '');
       return { ok, saw: `5 requests: ${answers.map((r) => r.status).join(', ')}; Retry-After on the 429: ${capped.map((r) => r.headers['retry-after'] ?? 'absent').join(', ') || 'no 429'}` };
@@ -489,7 +532,8 @@ function job(id, callbackUrl, extra = {}) {
   };
 }
 
-function postA(endpoint, doc, { ts = String(now()), secret = A_JOBS_SECRET, source = A_SOURCE, headers = {}, ...rest } = {}) {
+function postA(endpoint, doc, { ts, skew = 0, secret = A_JOBS_SECRET, source = A_SOURCE, headers = {}, ...rest } = {}) {
+  ts ??= String(now() + skew);
   const body = Buffer.isBuffer(doc) ? doc : Buffer.from(JSON.stringify(doc));
   const h = { 'Content-Type': 'application/json', 'X-CAI-Timestamp': ts, 'X-CAI-Signature': sign(secret, ts, body), ...headers };
   if (source !== null) h['X-CAI-Source'] = source;
@@ -511,7 +555,7 @@ async function conversation(t, extra = {}, script) {
   try {
     const j = job(`w-${rand()}`, l.url, extra);
     const ack = await postA(t.url, j);
-    await l.until(ended, 8000);
+    await l.until(ended, 20000);
     return { job: j, ack, events: l.received };
   } finally {
     await l.close();
@@ -646,7 +690,7 @@ const A_WITNESSES = {
       const l = await listen();
       try {
         const j = job(`w-${rand()}`, l.url);
-        const a = await postA(t.url, j, { ts: String(now() - 400) });
+        const a = await postA(t.url, j, { skew: -400 });
         const b = await postA(t.url, j);
         const started = await t.waitLine((line) => line.startsWith(`job ${JSON.stringify(j.event_id)} `), 1500);
         const events = (await l.until((ev) => ev.length > 0, 2000)) ? l.received.length : 0;
@@ -701,9 +745,9 @@ const A_WITNESSES = {
       try {
         const lead = `lead-${rand()}`;
         await postA(t.url, job(`w-${rand()}`, l.url, { lead_id: lead }));
-        await l.until((ev) => ev.filter((e) => ENDINGS.includes(e.doc?.event)).length >= 1, 8000);
+        await l.until((ev) => ev.filter((e) => ENDINGS.includes(e.doc?.event)).length >= 1, 20000);
         await postA(t.url, job(`w-${rand()}`, l.url, { lead_id: lead }));
-        await l.until((ev) => ev.filter((e) => ENDINGS.includes(e.doc?.event)).length >= 2, 8000);
+        await l.until((ev) => ev.filter((e) => ENDINGS.includes(e.doc?.event)).length >= 2, 20000);
         const ids = l.received.map((e) => e.doc?.event_id);
         const distinct = new Set(ids).size;
         return { ok: ids.length >= 4 && distinct === ids.length, saw: `two jobs for one lead: ${ids.length} events, ${distinct} distinct event_ids (${ids.slice(0, 4).join(', ')}...)` };
@@ -719,7 +763,7 @@ const A_WITNESSES = {
       try {
         const id = `w-${rand()}-` + 'j'.repeat(107); // 120 characters, as long as a B event_id may be
         await postA(t.url, job(id, l.url));
-        await l.until(ended, 8000);
+        await l.until(ended, 20000);
         const lengths = l.received.map((e) => [...String(e.doc?.event_id)].length);
         return { ok: lengths.length > 0 && lengths.every((n) => n >= 1 && n <= 120), saw: `a job whose event_id has ${id.length} characters: event_id lengths ${lengths.join(', ')}` };
       } finally {
@@ -769,6 +813,245 @@ const A_WITNESSES = {
     },
   },
 };
+
+// ---- self-checks of the correct variants -----------------------------------------------------------------------
+// Not witnesses: more of what the spec asks of any receiver, run by --correct against every correct entry of the
+// catalogue together with every witness probe (which a correct receiver must pass too).
+
+const idf = () => `s-${rand()}`;
+async function expectEach(t, cases, send, judge) {
+  const wrong = [];
+  for (const [label, doc, opts] of cases) {
+    const r = await send(t, doc, opts);
+    if (!judge(r)) wrong.push(`${label}: ${show(r)}`);
+  }
+  return { ok: wrong.length === 0, saw: wrong.length ? wrong.join('; ') : `${cases.length} cases as the spec says` };
+}
+
+const B_SELF = {
+  'valid-documents': async (t) => {
+    const at = '2024-05-01T10:00:00Z';
+    const appointment = (event) => ({ event, event_id: idf(), lead_id: 'lead-1', branch_code: 'LIS-01', scheduled_at: '2024-06-01T09:30:00.123456+01:00', service: 'consulta', notes: 'n', occurred_at: at });
+    const cases = [
+      ['only event and event_id', { event: 'conversation.message', event_id: idf() }],
+      ['every envelope field', message(idf())],
+      ...['appointment.booked', 'appointment.rescheduled', 'appointment.cancelled'].map((e) => [e, appointment(e)]),
+      ['appointment.cancelled, required only', { event: 'appointment.cancelled', event_id: idf() }],
+      ...['no_answer', 'not_interested', 'wrong_number', 'callback_later', 'opted_out'].map((o) => [
+        `job.closed ${o}`,
+        { event: 'job.closed', event_id: idf(), lead_id: 'lead-1', outcome: o, attempts: 0, occurred_at: '2024-05-01T23:59:59,5-09:30' },
+      ]),
+      ...['whatsapp', 'webchat', 'sms', 'phone', 'email'].map((c) => [`channel ${c}`, message(idf(), { channel: c })]),
+      ['inbound contact', message(idf(), { direction: 'inbound', author: 'contact' })],
+      ['human author', message(idf(), { author: 'human' })],
+      ['unknown fields, nested too', { ...message(idf()), x_new: { a: [1, { b: null }], c: 'ü' }, metadata: null }],
+      ['an unknown lead_id', message(idf(), { lead_id: 'never-seen-lead-ß' })],
+      ['event_id of 120 emoji', message('😀'.repeat(118) + rand().slice(0, 2))],
+      ['event_id of one character', message(String.fromCodePoint(0x4e00 + crypto.randomInt(20000)))],
+      ['event_id with spaces and escapes', message(` ${rand()} \t"\\/ `)],
+      ['text in many scripts', message(idf(), { text: 'مرحبا こんにちは Привет שלום 😀 \u0000 \u2028' })],
+      ['E.164 of 15 digits', message(idf(), { from_number_e164: '+123456789012345' })],
+      ['E.164 of 2 digits', message(idf(), { from_number_e164: '+12' })],
+      ['offsets and fractions', message(idf(), { occurred_at: '2024-02-29T00:00:00.000000001+14:00' })],
+      ['pretty body with CRLF', Buffer.from(JSON.stringify(message(idf()), null, 2).replace(/\n/g, '\r\n'))],
+      ['\\u escapes everywhere', Buffer.from(JSON.stringify(message(idf(), { text: 'ação ✓' })).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')))],
+    ];
+    return expectEach(t, cases, (tt, doc, o) => postB(tt.url, doc, o), isNew);
+  },
+  'invalid-documents': async (t) => {
+    const m = (extra) => message(idf(), extra);
+    const cases = [
+      ['not JSON', 'event=conversation.message'],
+      ['empty body', ''],
+      ['JSON null', 'null'],
+      ['a string', '"conversation.message"'],
+      ['NaN', `{"event":"conversation.message","event_id":"${idf()}","x":NaN}`],
+      ['no event', { event_id: idf() }],
+      ['no event_id', { event: 'conversation.message' }],
+      ['unknown type', m({ event: 'conversation.Message' })],
+      ['event_id empty', m({ event_id: '' })],
+      ['event_id of 121 characters', m({ event_id: 'x'.repeat(121) })],
+      ['event_id a number', m({ event_id: 42 })],
+      ['channel', m({ channel: 'WhatsApp' })],
+      ['direction', m({ direction: 'in' })],
+      ['author', m({ author: 'bot' })],
+      ['outcome', { event: 'job.closed', event_id: idf(), outcome: 'no-answer' }],
+      ['attempts 1.5', { event: 'job.closed', event_id: idf(), attempts: 1.5 }],
+      ['attempts "3"', { event: 'job.closed', event_id: idf(), attempts: '3' }],
+      ['occurred_at without offset', m({ occurred_at: '2024-05-01T10:00:00' })],
+      ['occurred_at 30 February', m({ occurred_at: '2024-02-30T10:00:00Z' })],
+      ['occurred_at a date', m({ occurred_at: '2024-05-01' })],
+      ['scheduled_at', { event: 'appointment.booked', event_id: idf(), scheduled_at: 'tomorrow' }],
+      ['E.164 without +', m({ from_number_e164: '14155552671' })],
+      ['E.164 of 16 digits', m({ from_number_e164: '+1234567890123456' })],
+      ['text a number', m({ text: 5 })],
+      ['lead_id an object', m({ lead_id: { id: 1 } })],
+    ];
+    return expectEach(t, cases, (tt, doc, o) => postB(tt.url, doc, o), (r) => r.status === 400);
+  },
+  authentication: async (t) => {
+    const send = (tt, doc, o) => postB(tt.url, doc, o);
+    const bad = [
+      ['no signature', message(idf()), { signature: '' }],
+      ['upper-case hex', message(idf()), { signature: sign(B_SECRET, String(now()), Buffer.from('x')).toUpperCase() }],
+      ['wrong secret', message(idf()), { secret: 'nope' }],
+      ['301 s old', message(idf()), { skew: -301 }],
+      ['301 s ahead', message(idf()), { skew: 301 }],
+      ['malformed timestamp', message(idf()), { ts: 'yesterday' }],
+      ['milliseconds', message(idf()), { ts: String(Date.now()) }],
+      ['unknown provider', message(idf()), { provider: 'someone-else' }],
+      ['provider in another case', message(idf()), { provider: B_PROVIDER.toUpperCase() }],
+      ['unregistered origin', message(idf()), { localAddress: '127.0.0.3' }],
+    ];
+    const first = await expectEach(t, bad, send, (r) => r.status === 401);
+    const good = [
+      ['290 s old', message(idf()), { skew: -290 }],
+      ['290 s ahead', message(idf()), { skew: 290 }],
+    ];
+    const second = await expectEach(t, good, send, isNew);
+    return { ok: first.ok && second.ok, saw: `${first.saw}; ${second.saw}` };
+  },
+  'refused-leaves-no-trace': async (t) => {
+    const id = idf();
+    const steps = [
+      ['wrong signature', await postB(t.url, message(id), { secret: 'nope' }), (r) => r.status === 401],
+      ['invalid', await postB(t.url, message(id, { author: 'robot' })), (r) => r.status === 400],
+      ['oversize, sized', await postB(t.url, messageOfSize(id, LIMIT + 1)), (r) => r.status === 413],
+      ['oversize, chunked', await postB(t.url, messageOfSize(id, LIMIT + 100_000), { chunked: true }), (r) => r.status === 413],
+      ['valid', await postB(t.url, message(id)), isNew],
+      ['repeat, another body', await postB(t.url, { event: 'job.closed', event_id: id, outcome: 'opted_out' }), isDuplicate],
+    ];
+    const wrong = steps.filter(([, r, judge]) => !judge(r)).map(([label, r]) => `${label}: ${show(r)}`);
+    const recorded = t.lines.filter((l) => l === `recorded ${JSON.stringify(id)}`).length;
+    return { ok: wrong.length === 0 && recorded === 1, saw: wrong.length ? wrong.join('; ') : `401, 400, 413, 413, then new, then duplicate; recorded ${recorded} time(s)` };
+  },
+};
+
+const A_SELF = {
+  'valid-jobs': async (t) => {
+    const cb = 'http://127.0.0.1:9/events';
+    const required = { lead_id: 'L-1', event_id: idf(), branch_code: 'LIS-01', contact: { name: 'Ana', phone_e164: '+351912345678' }, callback_url: cb };
+    const cases = [
+      ['required fields only', required],
+      ['every optional field', job(idf(), cb)],
+      ['unknown fields anywhere', { ...job(idf(), cb), x_new: [1, { a: null }], contact: { ...job('x', cb).contact, x_pref: 'sms' } }],
+      ...['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'].map((c) => [`channel ${c}`, job(idf(), cb, { origin: { channel: c } })]),
+      ...['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other'].map((i) => [`intent ${i}`, job(idf(), cb, { brief: { intent: i } })]),
+      ...['en', 'pt-BR', 'zh-Hant-TW', 'es-419', 'sr-Latn-RS', 'de-CH-1996', 'en-US-u-ca-gregory', 'x-private', 'i-klingon', 'EN-gb'].map((l) => {
+        const j = job(idf(), cb);
+        j.contact.language = l;
+        return [`language ${l}`, j];
+      }),
+      ['captured_at with offset and fraction', job(idf(), cb, { origin: { captured_at: '2024-05-01T10:00:00.5-03:00' } })],
+      ['text in many scripts', job(idf(), cb, { contact: { name: 'محمد 李 Ёж 😀', phone_e164: '+861012345678' } })],
+      ['a long event_id', job('j'.repeat(300) + rand(), cb)],
+    ];
+    return expectEach(t, cases, (tt, doc, o) => postA(tt.url, doc, o), isAck);
+  },
+  'invalid-jobs': async (t) => {
+    const cb = 'http://127.0.0.1:9/events';
+    const without = (field) => {
+      const j = job(idf(), cb);
+      delete j[field];
+      return j;
+    };
+    const contact = (patch) => job(idf(), cb, { contact: { name: 'Ana', phone_e164: '+351912345678', ...patch } });
+    const cases = [
+      ['not JSON', Buffer.from('lead_id=1')],
+      ['an array', Buffer.from('[]')],
+      ...['lead_id', 'event_id', 'branch_code', 'contact', 'callback_url'].map((f) => [`no ${f}`, without(f)]),
+      ['no contact.name', job(idf(), cb, { contact: { phone_e164: '+351912345678' } })],
+      ['no contact.phone_e164', job(idf(), cb, { contact: { name: 'Ana' } })],
+      ['phone not E.164', contact({ phone_e164: '912 345 678' })],
+      ['language not BCP 47', contact({ language: 'en_US' })],
+      ['channel of Interface B', job(idf(), cb, { origin: { channel: 'sms' } })],
+      ['intent', job(idf(), cb, { brief: { intent: 'buy' } })],
+      ['captured_at without offset', job(idf(), cb, { origin: { captured_at: '2024-05-01T10:00:00' } })],
+      ['callback_url not a URL', job(idf(), 'events please')],
+      ['lead_id a number', job(idf(), cb, { lead_id: 7 })],
+      ['origin a string', job(idf(), cb, { origin: 'web' })],
+    ];
+    return expectEach(t, cases, (tt, doc, o) => postA(tt.url, doc, o), is4xx);
+  },
+  authentication: async (t) => {
+    const cb = 'http://127.0.0.1:9/events';
+    const cases = [
+      ['no X-CAI-Source', job(idf(), cb), { source: null }],
+      ['another source', job(idf(), cb), { source: 'someone-else' }],
+      ['signed with the events secret (§5.1)', job(idf(), cb), { secret: A_EVENTS_SECRET }],
+      ['wrong secret', job(idf(), cb), { secret: 'nope' }],
+      ['301 s old', job(idf(), cb), { skew: -301 }],
+      ['301 s ahead', job(idf(), cb), { skew: 301 }],
+      ['malformed timestamp', job(idf(), cb), { ts: '1.5e9' }],
+      ['no signature', job(idf(), cb), { headers: { 'X-CAI-Signature': '' } }],
+    ];
+    return expectEach(t, cases, (tt, doc, o) => postA(tt.url, doc, o), is4xx);
+  },
+  'events-a-platform-accepts': async (t) => {
+    // the events of one conversation, replayed to this zoo's correct B receiver set up as that platform
+    const c = await conversation(t);
+    const platform = await start(['python3', 'test/zoo/wild/receiver_b.py', '--provider', A_PROVIDER], { CAI_SECRET: A_EVENTS_SECRET });
+    try {
+      const wrong = [];
+      for (const e of c.events) {
+        const headers = {};
+        for (const k of ['content-type', 'x-cai-provider', 'x-cai-timestamp', 'x-cai-signature']) if (e.headers[k] !== undefined) headers[k] = e.headers[k];
+        const r = await request(platform.url, { headers, body: e.raw });
+        if (!isNew(r)) wrong.push(`${e.doc?.event}: ${show(r)}`);
+      }
+      const kinds = c.events.map((e) => e.doc?.event).join(', ');
+      return { ok: isAck(c.ack) && c.events.length > 0 && ended(c.events) && wrong.length === 0, saw: wrong.length ? wrong.join('; ') : `${kinds}: each accepted` };
+    } finally {
+      await platform.stop();
+    }
+  },
+  'one-conversation-per-job': async (t) => {
+    const l = await listen();
+    try {
+      const j = job(idf(), l.url);
+      const a = await postA(t.url, j);
+      const b = await postA(t.url, j);
+      await l.until(ended, 20000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const endings = l.received.filter((e) => ENDINGS.includes(e.doc?.event)).length;
+      const jobs = new Set(l.received.map((e) => e.doc?.provider_job_id));
+      return {
+        ok: isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id && endings === 1 && jobs.size === 1,
+        saw: `a job twice: ${endings} ending(s), provider_job_ids ${[...jobs].join(', ')}`,
+      };
+    } finally {
+      await l.close();
+    }
+  },
+};
+
+async function checkCorrect(only) {
+  let failed = 0;
+  let total = 0;
+  for (const entry of catalogue.filter((e) => e.kind === 'correct' && (!only.length || only.includes(e.id)))) {
+    const probes = entry.interface === 'B' ? { ...B_WITNESSES, ...B_SELF } : { ...A_WITNESSES, ...A_SELF };
+    const wrong = [];
+    for (const [name, w] of Object.entries(probes)) {
+      if (typeof w !== 'function' && w.faultOnly) continue;
+      const probe = typeof w === 'function' ? w : w.probe;
+      const program = await start(entry.command, entry.env);
+      try {
+        const r = await probe(program);
+        total += 1;
+        if (r.ok !== true) wrong.push(`${name}: ${r.saw}`);
+      } catch (e) {
+        wrong.push(`${name}: witness error ${e.stack ?? e}`);
+      } finally {
+        await program.stop();
+      }
+    }
+    failed += wrong.length;
+    console.log(`${wrong.length ? '✗' : '✓'} ${entry.id} (${entry.relation}: ${entry.description})`);
+    for (const w of wrong) console.log(`    ${w}`);
+  }
+  console.log(`\n${total - failed} of ${total} checks of the correct variants passed`);
+  return failed === 0 ? 0 : 1;
+}
 
 // ---- running ------------------------------------------------------------------------------------------------------
 
@@ -820,6 +1103,7 @@ async function consistency() {
 async function main() {
   const args = process.argv.slice(2);
   const all = witnesses();
+  if (args.includes('--correct')) return checkCorrect(args.filter((a) => !a.startsWith('--')));
   if (args.includes('--list')) {
     for (const w of all) console.log(`wild-${w.iface.toLowerCase()}-${w.name}`);
     return 0;
