@@ -182,7 +182,6 @@ export const FAULTS = {
 };
 
 const LIMIT = 512 * 1024; // own bound for a job (§4.1 gives none): over it, 413
-const HARD_CAP = 8 * 1024 * 1024; // past this it stops reading and closes
 const WINDOW = 300; // §5.5
 const ORIGIN_CHANNELS = ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral']; // §2.8
 const B_CHANNELS = ['whatsapp', 'webchat', 'sms', 'phone', 'email']; // §2.10
@@ -342,9 +341,10 @@ export function createProvider(opts) {
     };
   }
 
-  function ackBody(rec) {
+  function ackBody(rec, repeat) {
     answers += 1;
-    const number = fault === 'repeat-reassigns-number' ? numberFor(rec.job.branch_code, answers % 3) : rec.number;
+    // the fault: a repeat is answered with the next number of the unit's pool, not the one the job was given
+    const number = fault === 'repeat-reassigns-number' && repeat ? numberFor(rec.job.branch_code, answers % 3 || 3) : rec.number;
     const body = { provider_job_id: rec.providerJobId, assigned_number_e164: number };
     if (opts.ackExtra) {
       body.status = 'accepted';
@@ -371,9 +371,9 @@ export function createProvider(opts) {
 
   const jsonType = () => (opts.charset ? 'application/json; charset=utf-8' : 'application/json');
 
-  function answerAck(res, rec) {
+  function answerAck(res, rec, repeat = false) {
     const type = fault === 'ack-text-plain' ? 'text/plain' : jsonType();
-    answer(res, 202, ackBody(rec), type);
+    answer(res, 202, ackBody(rec, repeat), type);
   }
 
   function answerError(res, err) {
@@ -397,11 +397,7 @@ export function createProvider(opts) {
       let size = 0;
       let text = '';
       req.on('data', (chunk) => {
-        size += chunk.length;
-        if (size > HARD_CAP) {
-          req.socket.destroy();
-          return;
-        }
+        size += chunk.length; // past the limit it reads on and keeps nothing, so that the 413 is read
         if (fault === 'body-string-concat') {
           if (size <= LIMIT) text += chunk; // the mistake: each chunk decoded on its own
           return;
@@ -460,7 +456,7 @@ export function createProvider(opts) {
         peek = JSON.parse(raw.toString('utf8'));
       } catch {}
       const rec = isObject(peek) && typeof peek.event_id === 'string' ? lookup(keyOf(peek)) : undefined;
-      if (rec) return answerAck(res, rec);
+      if (rec) return answerAck(res, rec, true);
     }
     const stamp = checkHeaders(req);
     if (fault !== 'stale-job-recorded') checkWindow(stamp);
@@ -478,7 +474,7 @@ export function createProvider(opts) {
     const known = lookup(key);
     if (known) {
       if (fault === 'repeat-409') return answerError(res, new Refused('other', 409, 'this job was already received'));
-      return answerAck(res, known); // §2.2: ignored; the same acknowledgment
+      return answerAck(res, known, true); // §2.2: ignored; the same acknowledgment
     }
     if (fault === 'dedupe-race') {
       const number = await allocateNumber(job.branch_code);

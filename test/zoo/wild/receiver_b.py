@@ -7,7 +7,8 @@ from CAI_SECRET, the provider code it accepts from --provider.
 
 Its choices where the spec leaves one open (every one can be changed by an option, for the zoo):
   - the size limit is read first, then the origin, provider, timestamp and signature, then the document
-    (--order auth-first reads the body up to 8 MiB and judges the signature before the size);
+    (--order auth-first reads the body up to 8 MiB and judges the signature before the size; past 8 MiB
+    it answers 413 at once, reading on for a while so that the sender gets the answer);
   - 256 KB is 262 144 bytes; event_id is counted in code points; identifiers are compared exactly;
   - the window is judged in whole seconds, 300 s off inside;
   - the first-time answer is 202 {"ok":true} (--success, --ack); error bodies are JSON (--errors);
@@ -18,6 +19,7 @@ Its choices where the spec leaves one open (every one can be changed by an optio
 --fault NAME makes it commit exactly one mistake (--list-faults prints the table as JSON).
 """
 import argparse
+import atexit
 import hashlib
 import hmac
 import json
@@ -261,9 +263,10 @@ class Memory:
         self.store = None
         if cfg.store:
             path = cfg.store
-            if path == "auto":
+            if path == "auto":           # a fresh file, removed at exit
                 fd, path = tempfile.mkstemp(prefix="zoo-wild-b-", suffix=".jsonl")
                 os.close(fd)
+                atexit.register(os.unlink, path)
             self.store_path = path
             if os.path.exists(path):
                 with open(path, "r", encoding="utf-8") as f:
@@ -448,6 +451,7 @@ class Handler(BaseHTTPRequestHandler):
         if rest > 0:
             if size > HARD_CAP:
                 self.close_connection = True
+                self.unread = True
             else:
                 while rest > 0:
                     got = self.rfile.read(min(rest, 65536))
@@ -483,6 +487,7 @@ class Handler(BaseHTTPRequestHandler):
                     kept += len(piece)
                 if size > HARD_CAP:
                     self.close_connection = True
+                    self.unread = True
                     return b"".join(parts), size
             self.rfile.readline(4096)     # the CRLF after the chunk
         while True:                       # trailers
@@ -552,6 +557,7 @@ class Handler(BaseHTTPRequestHandler):
     # ---- the request -----------------------------------------------------------------------------------
 
     def do_POST(self):
+        self.unread = False
         try:
             self.handle_post()
         except Refused as r:
@@ -564,6 +570,23 @@ class Handler(BaseHTTPRequestHandler):
                 self.answer_error(500, f"internal error: {type(e).__name__}")
             except OSError:
                 pass
+        if self.unread:
+            self.linger()
+
+    def linger(self):
+        """After answering a body it stopped reading, it reads on (and discards) for a while before closing,
+        so that the sender gets the answer rather than a reset."""
+        try:
+            self.wfile.flush()
+            self.connection.settimeout(2.0)
+            total = 0
+            while total < 64 * 1024 * 1024:
+                got = self.rfile.read1(65536) if hasattr(self.rfile, "read1") else self.rfile.read(65536)
+                if not got:
+                    break
+                total += len(got)
+        except OSError:
+            pass
 
     def handle_post(self):
         cfg = self.cfg
@@ -595,7 +618,7 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(429, "request cap reached", headers)
         if f == "content-type-exact" and self.headers.get("Content-Type") != "application/json":
             raise Refused(415, "Content-Type must be application/json")
-        if cfg.order != "auth-first":
+        if cfg.order != "auth-first" or size > HARD_CAP:   # past 8 MiB nothing can be verified: 413
             self.check_size(raw, size)
         memory = self.connection_memory if f == "dedupe-per-connection" else self.memory
         if f == "duplicate-before-auth":
