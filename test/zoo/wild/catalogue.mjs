@@ -266,7 +266,7 @@ const B_CORRECT = [
     id: 'wild-b-file-memory',
     relation: 'RB2',
     clause: '§6.1',
-    description: 'the dedupe memory is a file (JSON lines, fsynced before the answer), read back at start',
+    description: 'the dedupe memory is a file (JSON lines, fsynced before the answer; with --store PATH read back at start)',
     args: ['--store', 'auto'],
   },
   {
@@ -311,7 +311,7 @@ const B_CORRECT = [
     relation: 'RB8',
     clause: '§7',
     description:
-      'a request cap: every 5th request is answered 429 with Retry-After as an HTTP-date (2 s ahead); ' +
+      'a request cap: every 5th request is answered 429 with Retry-After as an HTTP-date (1 to 2 s ahead); ' +
       'the first acceptance is 202 with extra fields',
     args: ['--rate-every', '5', '--retry-after', 'date', '--ack', 'extra'],
   },
@@ -366,7 +366,7 @@ const A_CORRECT = [
     id: 'wild-a-400-everything-chunked',
     relation: 'RA7',
     clause: '§4.1',
-    description: 'answers every refusal 400 with an empty body (authentication included); answers sent chunked',
+    description: 'refuses unauthenticated and invalid jobs alike with 400 and an empty body; answers sent chunked',
     args: ['--auth-status', '400', '--errors', 'empty', '--chunked-answers'],
   },
   {
