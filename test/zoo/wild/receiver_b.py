@@ -33,7 +33,7 @@ import time
 from collections import OrderedDict
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 LIMIT = 262144            # §8: 256 KB, read as KiB so that no conforming sender is refused
 HARD_CAP = 8 * 1024 * 1024  # what it reads at most before it stops reading and closes (own bound)
@@ -595,7 +595,7 @@ class Handler(BaseHTTPRequestHandler):
         with server.count_lock:
             server.count += 1
             n = server.count
-        path = self.path.split("?", 1)[0]
+        path = urlsplit(self.path).path if "://" in self.path.split("?", 1)[0] else self.path.split("?", 1)[0]
         if path != cfg.path:
             self.read_body(0)
             raise Refused(404, "no such endpoint")
