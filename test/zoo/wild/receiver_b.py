@@ -628,7 +628,7 @@ class Handler(BaseHTTPRequestHandler):
                     if memory.known(memory.key(cfg.provider, peek["event_id"], peek, raw)):
                         self.answer_duplicate()
                         return
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         stamp, ts = self.check_headers()
         if f == "records-before-window":

@@ -200,6 +200,8 @@ function onOneConnection(url, rawRequests) {
   });
 }
 
+// A program prints its lines before it answers, but its stdout pipe may be read after the answer arrives.
+const settle = () => new Promise((r) => setTimeout(r, 300));
 const sign = (secret, ts, body) =>
   'sha256=' + crypto.createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}.`), body])).digest('hex');
 const now = () => Math.floor(Date.now() / 1000);
@@ -329,6 +331,7 @@ const B_WITNESSES = {
     const answers = await Promise.all(Array.from({ length: 8 }, () => postB(t.url, doc)));
     const fresh = answers.filter(isNew).length;
     const dup = answers.filter(isDuplicate).length;
+    await settle();
     const recorded = t.lines.filter((l) => l === `recorded ${JSON.stringify(id)}`).length;
     return { ok: fresh === 1 && dup === 7 && recorded === 1, saw: `8 concurrent copies of one new event: ${fresh} answered new, ${dup} duplicate, recorded ${recorded} time(s)` };
   },
@@ -547,7 +550,11 @@ const isAck = (r) =>
   typeof r.json?.assigned_number_e164 === 'string' &&
   /^\+[1-9][0-9]{1,14}$/.test(r.json.assigned_number_e164);
 const is4xx = (r) => r.status >= 400 && r.status < 500;
-const jobLines = (t, id) => t.lines.filter((l) => l.startsWith(`job ${JSON.stringify(id)} `)).length;
+// the lines a program printed for one job, once its stdout has caught up with its answers
+const jobLines = async (t, id) => {
+  await settle();
+  return t.lines.filter((l) => l.startsWith(`job ${JSON.stringify(id)} `)).length;
+};
 
 // A conversation for one job: the job, its acknowledgment, and every event received until the ending.
 async function conversation(t, extra = {}, script) {
@@ -608,7 +615,7 @@ const A_WITNESSES = {
     const j = job(`w-${rand()}`, 'http://127.0.0.1:9/events', { lead_id: 'lead-one' });
     const a = await postA(t.url, j);
     const b = await postA(t.url, { ...j, lead_id: 'lead-two' });
-    const n = jobLines(t, j.event_id);
+    const n = await jobLines(t, j.event_id);
     return {
       ok: isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id && n === 1,
       saw: `a job, then its event_id with another lead_id: provider_job_id ${a.json?.provider_job_id} then ${b.json?.provider_job_id}; ${n} job(s) started`,
@@ -618,7 +625,7 @@ const A_WITNESSES = {
     const j = job(`w-${rand()}`, 'http://127.0.0.1:9/events');
     const answers = await Promise.all(Array.from({ length: 6 }, () => postA(t.url, j)));
     const ids = new Set(answers.filter(isAck).map((r) => r.json.provider_job_id));
-    const n = jobLines(t, j.event_id);
+    const n = await jobLines(t, j.event_id);
     return { ok: answers.every(isAck) && ids.size === 1 && n === 1, saw: `6 concurrent copies of one new job: ${ids.size} provider_job_id(s), ${n} job(s) started` };
   },
   'dedupe-on-lead': async (t) => {
@@ -631,7 +638,7 @@ const A_WITNESSES = {
   },
   'dedupe-plain-object': async (t) => {
     const r = await postA(t.url, job('constructor', 'http://127.0.0.1:9/events'));
-    return { ok: isAck(r) && jobLines(t, 'constructor') === 1, saw: `a new job with event_id "constructor": ${show(r)}` };
+    return { ok: isAck(r) && (await jobLines(t, 'constructor')) === 1, saw: `a new job with event_id "constructor": ${show(r)}` };
   },
   'source-optional': async (t) => {
     const r = await postA(t.url, job(`w-${rand()}`, 'http://127.0.0.1:9/events'), { source: null });
@@ -922,6 +929,7 @@ const B_SELF = {
       ['repeat, another body', await postB(t.url, { event: 'job.closed', event_id: id, outcome: 'opted_out' }), isDuplicate],
     ];
     const wrong = steps.filter(([, r, judge]) => !judge(r)).map(([label, r]) => `${label}: ${show(r)}`);
+    await settle();
     const recorded = t.lines.filter((l) => l === `recorded ${JSON.stringify(id)}`).length;
     return { ok: wrong.length === 0 && recorded === 1, saw: wrong.length ? wrong.join('; ') : `401, 400, 413, 413, then new, then duplicate; recorded ${recorded} time(s)` };
   },
