@@ -71,6 +71,8 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-RETRY-008': { stages: ['callback-429'], aliases: ['A-CB-010'] },
   'BS-REJECT-001': { stages: ['callback-400'], aliases: ['A-CB-011'] },
   'BS-ACK-001': { stages: ['callbacks'] },
+  // Two jobs of one lead (a contact who comes back): their events are other documents, each under an id of its own.
+  'BS-ID-001': { stages: ['callbacks', 'callback-returning'] },
 };
 
 /** The sender checks as they judge an Interface A provider's callbacks: tagged `callback`, needing the listener. */

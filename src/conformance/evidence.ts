@@ -29,6 +29,8 @@ export interface Exchange {
   error?: { code: string; message: string };
   /** How many 429 answers were honoured (waited for and re-sent) before this answer. */
   rateLimitedRetries: number;
+  /** The 429s honoured before this answer, with the Retry-After each carried (absent when it had none). */
+  honoured429?: { retryAfter?: string }[];
   /** What the model of the receiver allows for this request in the state it was sent in (src/spec/model). */
   expected?: Expectation;
 }

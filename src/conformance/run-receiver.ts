@@ -198,13 +198,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
 }
 
 /** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
-const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-503': 'answered-503', 'callback-429': 'answered-429', 'callback-400': 'answered-400' };
+const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-returning': 'returning', 'callback-503': 'answered-503', 'callback-429': 'answered-429', 'callback-400': 'answered-400' };
 
 /** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */
 async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: JobStage[]) {
   const harness = scope.session.callback;
   if (!harness) return undefined;
-  const stages = (await Promise.all((check.callbackStages ?? []).map((id) => jobStage(scope, JOB_NAMES[id], { scenario: id })))).filter((stage): stage is JobStage => stage !== undefined);
+  const stages = (await Promise.all((check.callbackStages ?? []).map((id) => jobStage(scope, JOB_NAMES[id], { scenario: id, ...(id === 'callback-returning' ? { lead: 'returning' as const } : {}) })))).filter((stage): stage is JobStage => stage !== undefined);
   for (const stage of stages) if (!gathered.includes(stage)) gathered.push(stage);
   return harness.evidence(stages);
 }

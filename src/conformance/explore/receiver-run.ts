@@ -5,7 +5,7 @@
  * breach is put under the relation it breaks (src/spec/model/relations.ts); what each request bore on is counted,
  * so a relation passes only on evidence. A conversation uses ids of its own: runs, replays and shrinks never meet.
  */
-import { breachesOf, type Breach } from '../../spec/model/answers.js';
+import { breachesOf, retryAfterTerm, type Breach } from '../../spec/model/answers.js';
 import { concurrentBreach, type Expectation } from '../../spec/model/receiver.js';
 import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
@@ -17,7 +17,7 @@ import type { RequestRecipe } from '../probe/recipe.js';
 import { ProbeScope } from '../probe/scope.js';
 import type { Session } from '../probe/session.js';
 import { answerOf, undecidedWhy } from '../probe/verdict.js';
-import type { BodyForm, Forgery, IdChoice, IdTransform, SingleStep, Step } from './receiver-steps.js';
+import type { BodyForm, Forgery, IdChoice, IdTransform, Malformed, SingleStep, Step } from './receiver-steps.js';
 
 /** A breach of a relation, at one step of a conversation. */
 export interface RelationBreach {
@@ -110,6 +110,10 @@ export class ConversationRunner {
       if (undecidedWhy(exchange, 'must') === undefined) {
         for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' })) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
       }
+      for (const limited of exchange.honoured429 ?? []) {
+        const breach = breachesOf([retryAfterTerm()], { status: 429, headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {}, body: Buffer.alloc(0) })[0];
+        if (breach) breaches.push({ relation: 'answer', step: place, expected: breach.expected, actual: breach.actual, clauses: breach.clauses });
+      }
       this.learn(id, expected, exchange, place);
     }
     for (const group of sameIdGroups(exchanges)) {
@@ -159,13 +163,17 @@ export class ConversationRunner {
       case 'invalid': {
         // A change of the event_id itself keeps the document's own; any other change carries the chosen one.
         const body = compact(step.draft.id ? doc : materialise(step.draft, id));
-        return { recipe: { body }, text: `an invalid ${what} (${step.draft.mutation ?? 'changed'}), ${step.draft.id ? said : 'its own event_id'}` };
+        return { recipe: { body }, text: `${what.replace(/^an? /, 'an invalid ')} (${step.draft.mutation ?? 'changed'}), ${step.draft.id ? said : 'its own event_id'}` };
       }
+      case 'malformed':
+        return { recipe: { body: malformedBody(compact(doc), step.how, step.at) }, text: `${what}, ${said}, its body ${MALFORMED_TEXT[step.how]}` };
       case 'forged':
         return { recipe: { body: compact(doc), ...forge(step.forgery, this.scope, doc) }, text: `${what}, ${said}, ${FORGERY_TEXT[step.forgery]}` };
       case 'oversize': {
-        const body = bodyOfSize(doc, this.options.textField, MAX_BODY_BYTES + 1 + (id.length % 64));
-        return { recipe: { body }, text: `${what} of ${body.length} bytes (over 256 KB), ${said}` };
+        const size = MAX_BODY_BYTES + 1 + (id.length % 64);
+        // Over the limit in bytes as sent, whatever makes it so: a long text, or white space around a small document.
+        const body = step.padding === 'whitespace' ? Buffer.concat([compact(doc), Buffer.alloc(Math.max(0, size - compact(doc).length), ' ')]) : bodyOfSize(doc, this.options.textField, size);
+        return { recipe: { body }, text: `${what} of ${body.length} bytes (over 256 KB${step.padding === 'whitespace' ? ', most of them white space after the JSON' : ''}), ${said}` };
       }
       case 'burst':
         return { recipe: { body: compact(doc) }, text: `${what}, ${said}` };
@@ -258,6 +266,55 @@ function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
       return Buffer.from(escapedField(doc, typeof doc[textField] === 'string' ? textField : 'event_id'), 'utf8');
     case 'trailing-newline':
       return Buffer.concat([compact(doc), Buffer.from('\n')]);
+  }
+}
+
+const MALFORMED_TEXT: Record<Malformed, string> = {
+  'cut-short': 'cut short',
+  'trailing-comma': 'with a comma before its closing brace',
+  'single-quotes': 'in single quotes',
+  'unquoted-key': 'with a key unquoted',
+  'byte-order-mark': 'after a byte order mark',
+  'not-utf8': 'with a byte that is not UTF-8',
+  array: 'inside an array',
+  string: 'as a JSON string',
+  number: 'a number instead',
+  null: 'null instead',
+  empty: 'empty',
+  comment: 'with a comment',
+  nan: 'with NaN for a value',
+};
+
+/** The valid body's bytes, broken as `how` says (still signed correctly: only the document is wrong). */
+function malformedBody(body: Buffer, how: Malformed, at: number): Buffer {
+  const text = body.toString('utf8');
+  switch (how) {
+    case 'cut-short':
+      return body.subarray(0, Math.max(1, Math.floor((body.length * at) / 1000)));
+    case 'trailing-comma':
+      return Buffer.from(`${text.slice(0, -1)},}`, 'utf8');
+    case 'single-quotes':
+      return Buffer.from(text.replace(/"/g, "'"), 'utf8');
+    case 'unquoted-key':
+      return Buffer.from(text.replace(/"([a-z_]+)":/, '$1:'), 'utf8');
+    case 'byte-order-mark':
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]);
+    case 'not-utf8':
+      return Buffer.concat([body.subarray(0, -1), Buffer.from([0xff]), body.subarray(-1)]);
+    case 'array':
+      return Buffer.from(`[${text}]`, 'utf8');
+    case 'string':
+      return Buffer.from(JSON.stringify(text), 'utf8');
+    case 'number':
+      return Buffer.from(String(at), 'utf8');
+    case 'null':
+      return Buffer.from('null', 'utf8');
+    case 'empty':
+      return Buffer.alloc(0);
+    case 'comment':
+      return Buffer.from(`/* cai */${text}`, 'utf8');
+    case 'nan':
+      return Buffer.from(`${text.slice(0, -1)},"x_value":NaN}`, 'utf8');
   }
 }
 

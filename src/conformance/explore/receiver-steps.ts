@@ -33,6 +33,14 @@ export type IdChoice =
 export const BODY_FORMS = ['compact', 'loose', 'reversed-keys', 'escaped', 'trailing-newline'] as const;
 export type BodyForm = (typeof BODY_FORMS)[number];
 
+/**
+ * Bodies that are not the JSON object §2 asks for, each a near miss of the valid one's bytes: cut short, a comma too
+ * many, the quotes or keys of another syntax, a byte order mark, bytes that are not UTF-8, a value that is not an
+ * object, nothing at all.
+ */
+export const MALFORMED = ['cut-short', 'trailing-comma', 'single-quotes', 'unquoted-key', 'byte-order-mark', 'not-utf8', 'array', 'string', 'number', 'null', 'empty', 'comment', 'nan'] as const;
+export type Malformed = (typeof MALFORMED)[number];
+
 /** What is wrong with a request's credentials (§5, §4.1, §4.2). */
 export const FORGERIES = [
   'wrong-secret', 'other-body', 'stale', 'future', 'no-signature', 'no-timestamp', 'milliseconds', 'other-identity', 'identity-case', 'no-identity', 'damaged-digest',
@@ -51,8 +59,11 @@ export interface Wire {
 export type Step =
   | { kind: 'send'; draft: Draft; id: IdChoice; wire: Wire }
   | { kind: 'invalid'; draft: Draft; id: IdChoice }
+  /** The valid document's bytes broken as `how` says; `at` places a cut (a fraction of the body, in thousandths). */
+  | { kind: 'malformed'; draft: Draft; id: IdChoice; how: Malformed; at: number }
   | { kind: 'forged'; draft: Draft; id: IdChoice; forgery: Forgery }
-  | { kind: 'oversize'; draft: Draft; id: IdChoice }
+  /** Over §8's limit by a long text, or by white space after a small document (a limit measured on the parsed JSON misses it). */
+  | { kind: 'oversize'; draft: Draft; id: IdChoice; padding: 'text' | 'whitespace' }
   | { kind: 'burst'; draft: Draft; id: IdChoice; copies: number }
   | { kind: 'together'; steps: readonly SingleStep[] }
   | { kind: 'pause'; ms: number };
@@ -93,17 +104,19 @@ export function stepArbitraries(context: StepContext, options: { sizeLimit: bool
   const send = fc.record({ draft: valid, id: anyId, wire }).map((step): Step => ({ kind: 'send', ...step }));
   const refused = fc.record({ draft: invalid, id: fc.oneof(freshId, earlierId) }).map((step): Step => ({ kind: 'invalid', ...step }));
   const forged = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), forgery: fc.constantFrom(...FORGERIES) }).map((step): Step => ({ kind: 'forged', ...step }));
+  const malformed = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), how: fc.constantFrom(...MALFORMED), at: fc.integer({ min: 1, max: 999 }) }).map((step): Step => ({ kind: 'malformed', ...step }));
   const burst = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), copies: fc.integer({ min: 2, max: 6 }) }).map((step): Step => ({ kind: 'burst', ...step }));
   const together = fc.array(fc.oneof(send, forged, refused), { minLength: 2, maxLength: 3 }).map((steps): Step => ({ kind: 'together', steps: steps as SingleStep[] }));
   const pause = fc.integer({ min: 100, max: 1_500 }).map((ms): Step => ({ kind: 'pause', ms }));
   const weighted: { weight: number; arbitrary: fc.Arbitrary<Step> }[] = [
     { weight: 10, arbitrary: send },
     { weight: 4, arbitrary: refused },
+    { weight: 2, arbitrary: malformed },
     { weight: 4, arbitrary: forged },
     { weight: 2, arbitrary: burst },
     { weight: 2, arbitrary: together },
     { weight: 1, arbitrary: pause },
   ];
-  if (options.sizeLimit) weighted.push({ weight: 1, arbitrary: fc.record({ draft: valid, id: fc.oneof(freshId, earlierId) }).map((step): Step => ({ kind: 'oversize', ...step })) });
+  if (options.sizeLimit) weighted.push({ weight: 1, arbitrary: fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), padding: fc.constantFrom('text', 'whitespace') }).map((step): Step => ({ kind: 'oversize', ...step })) });
   return [fc.oneof(...weighted)];
 }

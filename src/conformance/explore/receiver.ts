@@ -100,7 +100,7 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     { ...plain, id: { kind: 'earlier', slot: 2 } },
     ...(invalid ? [{ ...invalid, id: fresh }] : []),
     { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },
-    ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh }] : []),
+    ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const }, { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const }] : []),
   ];
 }
 

@@ -16,7 +16,7 @@ import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_DATE_
 export const SCENARIO_IDS = [
   'accept', 'duplicate', 'ok-200', 'ok-201', 'ok-204', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401', 'reject-413',
 ] as const;
-export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-503', 'callback-429', 'callback-400'] as const;
+export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-returning', 'callback-503', 'callback-429', 'callback-400'] as const;
 export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
@@ -107,6 +107,7 @@ export const SCENARIOS: readonly Scenario[] = [
 /** The answers the callback listener of an Interface A run gives the events of one job. */
 export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   { id: 'callbacks', interfaces: ['B'], script: [ACCEPTED], purpose: "the job's events, each answered 202" },
+  { id: 'callback-returning', interfaces: ['B'], script: [ACCEPTED], purpose: "a second job for the lead of the first (a contact who returns, §2.3), its events each answered 202" },
   { id: 'callback-503', interfaces: ['B'], script: [error(503), ACCEPTED], scriptedDeliveries: 1, purpose: 'the first event answered 503' },
   {
     id: 'callback-429',

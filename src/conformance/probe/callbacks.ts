@@ -101,7 +101,7 @@ function quietAfter(record: StageRecord, observeMs: number): number {
 /** When a job's stage has seen what it waits for: the conversation's end, or the scripted first event settled. */
 function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   const attempts = record.attempts.filter((attempt) => attempt.answeredMono !== undefined);
-  if (id === 'callbacks') return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  if (id === 'callbacks' || id === 'callback-returning') return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
   const first = attempts[0];
   if (!first) return false;
   if (id === 'callback-400') return true;

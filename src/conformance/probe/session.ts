@@ -136,7 +136,9 @@ export class Session {
    */
   async send(recipe: RequestRecipe): Promise<Exchange> {
     // The one attempt loop of every sender (src/http/retry.ts), with a decision of its own: only a 429 is waited
-    // out and sent again; any other answer, a 5xx or a cut connection included, is the check's evidence.
+    // out and sent again; any other answer, a 5xx or a cut connection included, is the check's evidence. The 429s
+    // waited out are kept on the exchange (their Retry-After, §7, is judged like any answer).
+    const honoured: { retryAfter?: string }[] = [];
     const end = await retryLoop<Exchange>({
       policy: DEFAULT_RETRY_POLICY,
       attempt: async (number) => {
@@ -148,6 +150,7 @@ export class Session {
       outcomeOf: (exchange) => (exchange.status === undefined ? { kind: 'error', code: 'connection' } : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] }),
       decide: ({ outcome, attempts, elapsedMs }) => {
         if (outcome.kind !== 'response' || classifyStatus(outcome.status) !== 'rate-limited' || recipe.raw429 || attempts > MAX_429_RETRIES) return { retry: false, reason: 'the answer is the evidence' };
+        honoured.push(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {});
         const delayMs = retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs);
         if (elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS) return { retry: false, reason: 'rate limited past the budget' };
         return { retry: true, delayMs, basis: 'retry-after', reason: 'rate limited (§7)' };
@@ -155,7 +158,9 @@ export class Session {
       // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
       sleep: (ms) => this.sleep(ms),
     });
-    return end.last as Exchange;
+    const last = end.last as Exchange;
+    if (honoured.length > 0) last.honoured429 = honoured.slice(0, last.rateLimitedRetries);
+    return last;
   }
 
   private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {

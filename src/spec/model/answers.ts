@@ -129,17 +129,27 @@ export function duplicateTerm(clauses: readonly string[]): Term {
   return { id: 'repeat', level: 'must', clauses, expected, breach: (answer) => (!is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`) };
 }
 
-/** A, §2.2: a repeated job is ignored: the same acknowledgment as the job's first, the same provider_job_id. */
-export function sameJobTerm(providerJobId: unknown, clauses: readonly string[]): Term {
-  const expected = `2xx with the provider_job_id of the first delivery (${JSON.stringify(providerJobId)})`;
+/**
+ * A, §2.2: a repeated job is ignored: it gets the acknowledgment of the job's first delivery, the same
+ * provider_job_id and the same assigned_number_e164 (§2.3: the number attributes the contact's later messages).
+ */
+export function sameJobTerm(first: { providerJobId: unknown; assignedNumber?: unknown }, clauses: readonly string[]): Term {
+  const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
   return {
     id: 'repeat', level: 'must', clauses, expected,
     breach: (answer) => {
       if (!is2xx(answer) || answer.bodyTruncated) return undefined;
       const id = providerJobIdOf(answer);
-      return id === providerJobId ? undefined : `provider_job_id ${JSON.stringify(id)}: another job`;
+      if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
+      const number = jsonObjectOf(answer)?.assigned_number_e164;
+      return first.assignedNumber === undefined || number === first.assignedNumber ? undefined : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
     },
   };
+}
+
+/** The assigned_number_e164 of an acknowledgment, as sent (any JSON value). */
+export function assignedNumberOf(answer: ModelAnswer): unknown {
+  return jsonObjectOf(answer)?.assigned_number_e164;
 }
 
 /** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */

@@ -82,7 +82,9 @@ export function requestFacts(request: ModelRequest, credentials: ReceiverCredent
   if (request.unregisteredOrigin) faults.push({ kind: 'authentication', why: 'sent from an unregistered origin', clauses: ['§5.7-1'] });
   framingFacts(request, open);
   documentFacts(request, faults, open);
-  const id = asObject(jsonValueOf(request.body))?.event_id;
+  // A parser may ignore a byte order mark (RFC 8259 §8.1): the event_id is read past one, as such a receiver reads it.
+  const bom = request.body.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
+  const id = asObject(jsonValueOf(bom ? request.body.subarray(3) : request.body))?.event_id;
   return { interface: request.interface, faults, open, ...(typeof id === 'string' ? { eventId: id } : {}), ...(identity !== undefined ? { identity } : {}) };
 }
 
@@ -173,6 +175,13 @@ function framingFacts(request: ModelRequest, open: OpenPoint[]): void {
   else if (type !== undefined && type.includes(';')) open.push({ id: 'media-parameters', why: `Content-Type: ${type}` });
 }
 
+/**
+ * What the validator refuses on a reading the spec does not force: `null` for an optional field (the spec is silent
+ * on null), a negative `attempts` (§2.7 types it "integer"), an empty identifier (§2.2, §2.4: "string"). cai refuses
+ * them to keep every receiver safe; a receiver that accepts them is not wrong.
+ */
+const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'empty']);
+
 /** §2: UTF-8 JSON, the document of the interface (§2.2 a job, §2.4–§2.7 an event), the event_id within §8's 120 characters. */
 function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]): void {
   const spec = interfaceSpec(request.interface);
@@ -180,6 +189,10 @@ function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]
   const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
   if (errors.length === 0) return;
   const why = errors.slice(0, 2).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+  if (errors.every((issue) => ARGUABLE_ISSUES.has(issue.code))) {
+    open.push({ id: 'arguable-document', why });
+    return;
+  }
   // §7 makes the platform refuse an invalid event with 400; §4.1 shows the provider no error status at all.
   if (spec.refusals === 'fixed') faults.push({ kind: 'schema', why, clauses: ['§7-1'] });
   else open.push({ id: 'job-schema', why });

@@ -40,6 +40,9 @@ export const OPEN_POINTS = {
   'media-parameters': {
     clause: '§2, RFC 8259 §11', text: 'application/json with parameters (charset): they have no effect on compliant recipients, but a receiver may refuse the label', mayRefuseWith: [400, 415], should: 'accept',
   },
+  'arguable-document': {
+    clause: '§2.2, §2.4, §2.7', text: 'null for an optional field, a negative attempts, an empty identifier: cai refuses them, but the spec does not force a receiver to', mayRefuseWith: [400], mayAccept: true, should: 'refuse',
+  },
   'job-schema': {
     clause: '§4.1', text: 'the provider has no error status (§4.1: not shown) and nothing says it must refuse a job the platform should not have sent', mayAccept: true, should: 'refuse', mayRefuseWith: 'any-4xx',
   },

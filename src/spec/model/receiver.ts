@@ -11,7 +11,7 @@
 import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import {
-  acknowledgmentTerm, allowsAcceptance, claimsDuplicate, duplicateTerm, inSet, isDuplicateAnswer, jsonLabelTerm, newJobTerm, notDuplicateTerm, outcomeTerm,
+  acknowledgmentTerm, allowsAcceptance, assignedNumberOf, claimsDuplicate, duplicateTerm, inSet, isDuplicateAnswer, jsonLabelTerm, newJobTerm, notDuplicateTerm, outcomeTerm,
   providerJobIdOf, refusalStatuses, retryAfterTerm, sameJobTerm, statusTerm, unionOf, type ModelAnswer, type StatusSet, type Term,
 } from './answers.js';
 import type { RequestFacts } from './facts.js';
@@ -20,8 +20,9 @@ import { OPEN_POINTS, type OpenPointRule } from './latitude.js';
 /** What the model knows of one event_id (of one provider on B). */
 interface Known {
   certainty: 'accepted' | 'maybe';
-  /** A: the acknowledgment's provider_job_id, when the answer carried one. */
+  /** A: the acknowledgment's provider_job_id and assigned_number_e164, when the answer carried them. */
   providerJobId?: unknown;
+  assignedNumber?: unknown;
 }
 
 /** Where a request stands against the state: the fate the spec gives it. */
@@ -82,9 +83,12 @@ export class ReceiverModel {
     const clauses = CLAUSES[this.interface];
     const jobs = interfaceSpec(this.interface).document === 'job';
     const known = this.knownOf(facts);
+    // A body the model cannot read an event_id from (not JSON) that a receiver takes anyway: which event it read is
+    // the receiver's guess, so neither its newness nor its being a repeat is judged.
+    if (facts.eventId === undefined) return jobs ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])] : [statusTerm(202, 'should', clauses.status)];
     if (jobs) {
       const terms = [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2']), jsonLabelTerm('must', clauses.label, { required: true })];
-      if (standing === 'repeat' && known?.providerJobId !== undefined) return [...terms, sameJobTerm(known.providerJobId, clauses.repeat)];
+      if (standing === 'repeat' && known?.providerJobId !== undefined) return [...terms, sameJobTerm({ providerJobId: known.providerJobId, ...(known.assignedNumber !== undefined ? { assignedNumber: known.assignedNumber } : {}) }, clauses.repeat)];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
@@ -112,7 +116,9 @@ export class ReceiverModel {
     if (before?.certainty === 'accepted') return;
     // Answered as a repeat while the model was not sure: it was accepted before; its acknowledgment is this one.
     const providerJobId = providerJobIdOf(answer);
-    this.known.set(key, { certainty: 'accepted', ...(providerJobId !== undefined ? { providerJobId } : before?.providerJobId !== undefined ? { providerJobId: before.providerJobId } : {}) });
+    const assignedNumber = assignedNumberOf(answer);
+    const ack = providerJobId !== undefined ? { providerJobId, ...(assignedNumber !== undefined ? { assignedNumber } : {}) } : before?.providerJobId !== undefined ? { providerJobId: before.providerJobId, assignedNumber: before.assignedNumber } : {};
+    this.known.set(key, { certainty: 'accepted', ...ack });
   }
 
   /**

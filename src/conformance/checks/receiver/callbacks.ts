@@ -27,6 +27,13 @@ interface JobOptions {
   change?: (doc: Doc) => Doc;
   /** Send the job twice, the second right after the first is acknowledged (a retry whose answer was lost). */
   twice?: boolean;
+  /** `returning`: the lead of the run's main job (a contact who comes back: a second job for one lead). */
+  lead?: 'returning';
+}
+
+/** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
+function sharedLead(scope: ProbeScope): string {
+  return `lead-conf-${scope.session.runId}-returning`;
 }
 
 /** Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks. */
@@ -37,7 +44,14 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
     return harness.gather({
       name,
       scenario: options.scenario ?? 'callbacks',
-      build: (callbackUrl) => (options.change ?? ((doc) => doc))(job(scope, callbackUrl)),
+      build: (callbackUrl) => {
+        const doc = job(scope, callbackUrl);
+        const lead = options.lead === 'returning' || name === 'callbacks' ? { lead_id: sharedLead(scope) } : {};
+        // The returning contact's job carries an event_id of 120 characters (§2.2 sets no limit on a job's; §8's
+        // 120 is the events'): a provider that makes its events' ids from the job's goes past §8's limit.
+        const id = options.lead === 'returning' ? { event_id: `${String(doc.event_id)}-`.padEnd(120, 'x') } : {};
+        return (options.change ?? ((each) => each))({ ...doc, ...lead, ...id });
+      },
       send: (doc) => scope.send({ body: compact(doc) }),
       ...(options.twice ? { twice: true } : {}),
       signal: scope.session.signal,
@@ -49,11 +63,12 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
 const mainJob = (scope: ProbeScope) => jobStage(scope, 'callbacks');
 
 /**
- * A lead_id the platform may well issue (§2.2: a string), that a provider which lowercases, trims or normalises
- * identifiers would change: capitals, accented letters (`é` decomposed, as NFD text has it), a slash, a plus.
+ * A lead_id the platform may well issue (§2.2: a string), that a provider which lowercases, trims, normalises or
+ * cuts identifiers would change: capitals, accented letters (`é` decomposed, as NFD text has it), a slash, a plus,
+ * and past 64 characters.
  */
 function unusualLeadId(plain: string): string {
-  return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1`;
+  return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1-${'0123456789'.repeat(6)}`;
 }
 
 const edgeLeadJob = (scope: ProbeScope) => jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
