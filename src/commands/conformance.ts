@@ -11,6 +11,7 @@ import { readFileInput } from '../input.js';
 import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { usageError } from '../errors.js';
 import { rerunCommand } from '../cli/rerun.js';
+import { shellQuote } from '../http/curl.js';
 import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } from '../conformance/explore/setup.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
@@ -358,7 +359,7 @@ function withSeed(base: (checkId: string) => string, explore: ExploreRequest | f
   const given = cmd.getOptionValueSource('seed') === 'cli';
   return (checkId, replay) => {
     if (explore === false || !isStateCheck(checkId)) return base(checkId);
-    if (replay !== undefined) return `${base(checkId).replace(/ --seed \S+/, '')} --seed ${replay}`;
+    if (replay !== undefined) return `${base(checkId).replace(/ --seed \S+/, '')} --seed ${shellQuote(replay)}`;
     return given ? base(checkId) : `${base(checkId)} --seed ${explore.seed}`;
   };
 }

@@ -216,7 +216,7 @@ async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: 
 function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | undefined): (checkId: string, replay?: string) => string {
   const cai = options.invocation ?? 'cai';
   const spec = interfaceSpec(options.interface);
-  const generated = (checkId: string, replay?: string) => (exploration && isStateCheck(checkId) ? ` --seed ${replay ?? exploration.seed}` : '');
+  const generated = (checkId: string, replay?: string) => (exploration && isStateCheck(checkId) ? ` --seed ${shellQuote(replay ?? String(exploration.seed))}` : '');
   if (options.mock) {
     const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
     return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId, replay)} --only ${checkId}`;

@@ -1,8 +1,7 @@
 /**
- * The faults of the reference receivers that the generated checks catch (`--generate N`) by drawing the shape they
- * refuse. They were written when no hand-written check sent that shape; the probes derived from the §2.1 formats
- * now send it too (`plainFails`). test/conformance/generate.test.ts runs each without generated documents (exactly
- * `plainFails` fail) and with them alone (exactly `fails`); the self-test's fault coverage counts them as covered.
+ * The faults of the reference receivers that generated documents were first to catch by drawing the shape they
+ * refuse (the stateful phase, `fails`, draws it now); the probes derived from the §2.1 formats send it too
+ * (`plainFails`). The self-test's fault coverage counts them as covered.
  */
 import type { InterfaceId } from '../../src/spec/constants.js';
 
@@ -22,8 +21,8 @@ export interface GeneratedFault {
 }
 
 export const GENERATED_FAULTS: readonly GeneratedFault[] = [
-  { interface: 'B', fault: 'date-time-whole-hour-offset', fails: ['B-GEN-001'], plainFails: ['B-FORMAT-003'], count: 40, seed: 1, field: 'occurred_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
-  { interface: 'A', fault: 'date-time-whole-hour-offset', fails: ['A-GEN-001'], plainFails: ['A-FORMAT-003'], count: 40, seed: 1, field: 'origin.captured_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
-  { interface: 'B', fault: 'date-time-fraction-max-6', fails: ['B-GEN-001'], plainFails: ['B-FORMAT-001'], count: 40, seed: 1, field: 'occurred_at', shows: /\.\d{7}[Z+-]/ },
-  { interface: 'A', fault: 'date-time-fraction-max-6', fails: ['A-GEN-001'], plainFails: ['A-FORMAT-001'], count: 40, seed: 1, field: 'origin.captured_at', shows: /\.\d{7}[Z+-]/ },
+  { interface: 'B', fault: 'date-time-whole-hour-offset', fails: ['B-STATE-001'], plainFails: ['B-FORMAT-003'], count: 40, seed: 1, field: 'occurred_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
+  { interface: 'A', fault: 'date-time-whole-hour-offset', fails: ['A-STATE-001'], plainFails: ['A-FORMAT-003'], count: 40, seed: 1, field: 'origin.captured_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
+  { interface: 'B', fault: 'date-time-fraction-max-6', fails: ['B-STATE-001'], plainFails: ['B-FORMAT-001'], count: 40, seed: 1, field: 'occurred_at', shows: /\.\d{7}[Z+-]/ },
+  { interface: 'A', fault: 'date-time-fraction-max-6', fails: ['A-STATE-001'], plainFails: ['A-FORMAT-001'], count: 40, seed: 1, field: 'origin.captured_at', shows: /\.\d{7}[Z+-]/ },
 ];

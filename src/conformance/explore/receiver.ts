@@ -108,7 +108,12 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   const { session, setup, context } = target;
   const started = Date.now();
   const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
-  const conversationsArb = fc.commands(stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))), { maxCommands: setup.maxSteps }) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+  // fast-check shrinks only the commands that ran; replaying a shrunk conversation needs its replay path as well.
+  const [path, replayPath] = (setup.path ?? '').split('~');
+  const conversationsArb = fc.commands(stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))), {
+    maxCommands: setup.maxSteps,
+    ...(replayPath ? { replayPath } : {}),
+  }) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
   const exploration: Exploration = { seed: setup.seed, conversations: 0, requests: 0, durationMs: 0, evidence: {}, failures: {}, timedOut: false };
   let names = 0;
   const runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => new ConversationRunner({ session, name: `${context.interface}-STATE-c${(names += 1)}`, textField: target.textField, ...(stopAt ? { stopAt } : {}) });
@@ -121,7 +126,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
-    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, { index: -1, path: setup.path });
+    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, { index: -1, path: path ?? '' });
     exploration.durationMs = Date.now() - started;
     return exploration;
   }
@@ -138,9 +143,12 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
       await conversation.run(step);
     }
     tally(conversation.result);
+    // The first drawn conversation that breaks a relation is shrunk (fast-check's path replays it); the coverage
+    // conversation, which fast-check did not draw, stands only where no drawn one breaks it.
     for (const breach of conversation.result.breaches) {
       const known = firstBroken.get(breach.relation);
-      if (target.relations.has(breach.relation) && (!known || index < known.index)) firstBroken.set(breach.relation, { index, breach });
+      const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
+      if (target.relations.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
     }
   }, spent);
   exploration.timedOut = Date.now() >= deadline && exploration.requests < setup.requests;
@@ -204,7 +212,9 @@ async function shrinkAndConfirm(
     exploration.failures[relation] = { breach: broken, steps: [], confirmed: false, shrinks: 0 };
     return;
   }
-  exploration.failures[relation] = await confirm(runner, tally, steps, relation, broken, details.counterexamplePath ?? from.path, Math.max(0, shrinks - 1));
+  const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
+  const path = `${details.counterexamplePath ?? from.path}${replayed ? `~${replayed}` : ''}`;
+  exploration.failures[relation] = await confirm(runner, tally, steps, relation, broken, path, Math.max(0, shrinks - 1));
 }
 
 /** Runs the conversation once more, in full, and keeps it as the failure's evidence. */

@@ -40,9 +40,12 @@ export function randomSeed(): number {
   return randomInt(MAX_SEED);
 }
 
-/** `S` or `S:PATH` (fast-check's path, digits and colons), or undefined when it is neither. */
+/**
+ * `S`, or `S:PATH` as a failure prints it: fast-check's path (digits and colons), then `~` and the replay path of the
+ * commands that ran (fast-check's own letters); undefined when it is neither.
+ */
 export function parseSeed(text: string): { seed: number; path?: string } | undefined {
-  const match = /^(\d{1,10})(?::(\d+(?::\d+)*))?$/.exec(text.trim());
+  const match = /^(\d{1,10})(?::(\d+(?::\d+)*(?:~[A-Za-z0-9+/=:]*)?))?$/.exec(text.trim());
   if (!match) return undefined;
   const seed = Number(match[1]);
   if (seed > MAX_SEED) return undefined;
