@@ -263,7 +263,7 @@ describe('the action, run as the runner would', () => {
   });
 
   it('$GITHUB_OUTPUT holds exactly one exit-code, and the upload only the paths given, whatever the inputs hold', { timeout: 2 * 60_000 }, () => {
-    const hostile = [
+    const hostile: Record<string, string>[] = [
       { junit: 'cai.xml\nexit-code=0' },
       { html: 'cai.html\n/etc/passwd' },
       { 'repro-dir': 'repro\r\nexit-code=0' },
