@@ -17,6 +17,7 @@ import type { SenderFlags } from '../cli/conformance-sender.js';
 
 interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
+  format?: 'compact' | 'table';
   target?: string;
   mock?: boolean;
   break?: string[];
@@ -121,7 +122,8 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
     .option('--fail-fast', 'stop at the first failed must check; the checks not run are reported as skipped')
     .option('--max-failures <n>', 'stop once N must checks have failed; the checks not run are reported as skipped', parsePositiveInteger)
-    .option('--verbose', 'on a terminal, also list every check in a table (it is always listed when not on a terminal)')
+    .addOption(new Option('--format <format>', 'the report on stdout: compact (a line per failed or warned check, for logs) or table (every check, each failure in detail); default: table on a terminal, compact otherwise').choices(['compact', 'table']))
+    .option('--verbose', 'list every check in a table (the table format, also on a terminal)')
     .addOption(new Option('--role <role>', 'receiver: check a receiver (cai sends); sender: judge a sender (cai receives, see --trigger)').choices(['receiver', 'sender']).default('receiver'))
     .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
     .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)

@@ -128,7 +128,7 @@ describe('--fail-fast and --max-failures', () => {
   });
 
   it('--max-failures 2 stops at the second; the human report says why', async () => {
-    const result = await runCli([...base, '--max-failures', '2', ...repro()]);
+    const result = await runCli([...base, '--max-failures', '2', '--format', 'table', ...repro()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^\d+ passed, 2 failed, \d+ skipped$/m);
     expect(result.stdout).toMatch(/^- B-SCHEMA-001 skipped: not run: the run stopped after 2 failed must checks \(--fail-fast \/ --max-failures\)$/m);

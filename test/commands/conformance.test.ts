@@ -68,7 +68,7 @@ describe('cai conformance run: usage', () => {
 describe('cai conformance run against the built-in receiver', () => {
   it('passes, prints the table and the count line, and writes JUnit', async () => {
     const junit = join(dir, 'report.xml');
-    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--junit', junit, ...repro()]);
+    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--format', 'table', '--junit', junit, ...repro()]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^14 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
@@ -101,7 +101,7 @@ describe('cai conformance run against the built-in receiver', () => {
       { id: 'B-DEDUP-005', reason: 'old', expires: '2001-01-01' },
       { id: 'B-DEDUP-003', reason: 'no longer needed' },
     ]));
-    const waived = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001,B-DEDUP-003', '--waivers', file, ...repro()]);
+    const waived = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001,B-DEDUP-003', '--waivers', file, '--format', 'table', ...repro()]);
     expect(waived.code, waived.stdout).toBe(0);
     expect(waived.stdout).toContain('  waived:   fix in PLAT-123 (until 2999-01-01)');
     expect(waived.stdout).toMatch(/^0 warnings, 1 waived$/m);
@@ -243,7 +243,7 @@ describe('interface A against a provider started separately, with the callback l
     const { startMockProvider } = await import('../../src/mock/provider.js');
     const provider = await startMockProvider({ providerCode: 'acme', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', ...repro()], {
+      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', '--format', 'table', ...repro()], {
         env: { CAI_SECRET: 'whsec_jobs_secret' },
       });
       expect(result.code).toBe(0);

@@ -87,7 +87,7 @@ describe('Ctrl-C during a sender run', () => {
     const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
     // The trigger says it started, then waits; cai is interrupted as soon as it runs.
     const marker = join(tmpdir(), `cai-sender-interrupt-${process.pid}`);
-    const pending = runCli([...run, '--interface', 'B', '--provider', 'acme', '--only', 'BS-RETRY-001', '--trigger', `touch '${marker}'; sleep 30`], { env, interrupt: interrupted });
+    const pending = runCli([...run, '--interface', 'B', '--provider', 'acme', '--only', 'BS-RETRY-001', '--format', 'table', '--trigger', `touch '${marker}'; sleep 30`], { env, interrupt: interrupted });
     const { existsSync, rmSync } = await import('node:fs');
     while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 20));
     rmSync(marker, { force: true });
