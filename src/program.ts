@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
+import { installTargetAlias } from './cli/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
 
@@ -109,5 +110,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
   for (const register of registers) register(program, state);
   // One preAction hook applies cai.config.json defaults to whichever command runs.
   installConfigDefaults(program, state);
+  // `--to` on every command that has an address, `--target` accepted as its other name.
+  installTargetAlias(program);
   return program;
 }

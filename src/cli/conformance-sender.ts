@@ -53,7 +53,7 @@ export interface SenderRoleDeps {
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
-const RECEIVER_ONLY = ['target', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures', 'generate', 'seed'];
+const RECEIVER_ONLY = ['to', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures', 'generate', 'seed'];
 /** Flags of the sender role. */
 const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 

@@ -18,7 +18,8 @@ import type { SenderFlags } from '../cli/conformance-sender.js';
 interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
   format?: 'compact' | 'table';
-  target?: string;
+  /** The receiver's address (`--to`; `--target` is its other name, src/cli/target-alias.ts). */
+  to?: string;
   mock?: boolean;
   break?: string[];
   provider?: string;
@@ -52,7 +53,7 @@ interface RunOptions extends SenderFlags {
   /** N valid and N invalid documents drawn from the schemas (the generated checks), and the seed that draws them. */
   generate?: number;
   seed?: number;
-  /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
+  /** receiver (default): cai sends to --to. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
 }
@@ -96,7 +97,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .command('run')
     .description('Check a platform events endpoint (B) or a provider contact-jobs endpoint (A) against the spec')
     .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']))
-    .option('--target <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
+    .option('--to <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
     .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
     .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"))
     .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
@@ -140,9 +141,9 @@ export function registerConformance(program: Command, state: RunState): void {
     `
 Examples:
   $ cai conformance run --mock --interface B
-  $ cai conformance run --interface B --target https://platform.example/cai/events \\
+  $ cai conformance run --interface B --to https://platform.example/cai/events \\
       --provider acme --secret-env CAI_SECRET --junit conformance.xml
-  $ cai conformance run --interface A --target https://provider.example/cai --source platform-eu \\
+  $ cai conformance run --interface A --to https://provider.example/cai --source platform-eu \\
       --branch-code BR-001 --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET \\
       --provider acme --callback-listen 0.0.0.0:8787 --callback-url https://tunnel.example/cb
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
@@ -250,8 +251,8 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
     output.note("no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
-  if (options.target !== undefined) checkPlainHttp(options.target, options, output);
-  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
+  if (options.to !== undefined) checkPlainHttp(options.to, options, output);
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.to);
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
   const { conformanceProgress } = await import('../cli/conformance-progress.js');
@@ -268,7 +269,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   try {
     report = await runConformance({
       interface: iface,
-      target: options.target,
+      target: options.to,
       mock: options.mock === true,
       faults: options.break,
       identity: options[interfaceSpec(iface).identityOption],
@@ -299,7 +300,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
   } catch (error) {
-    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.target !== undefined ? { target: options.target } : {}) }, options, context, secretValues);
+    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.to !== undefined ? { target: options.to } : {}) }, options, context, secretValues);
     throw error;
   } finally {
     progress.stop();
@@ -358,8 +359,8 @@ function invocationOf({ io }: CommandContext): string {
 async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
   const iface = options.interface;
   if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
-  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
-  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
+  if (options.mock && options.to) throw usageError('conflicting_options', '--mock and --to both name the receiver', 'pass one of them');
+  if (!options.mock && !options.to) throw usageError('missing_target', 'no receiver to check', 'pass --to URL, or --mock to run against the built-in reference receiver');
   if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
   if (!options.mock) requireTargetOptions(iface, options);
   if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');

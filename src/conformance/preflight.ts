@@ -51,8 +51,8 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
       'not_an_endpoint',
       `${session.postUrl} is not ${spec.endpointKind}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
       spec.path === ''
-        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
-        : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
+        ? `check --to: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
+        : `check --to: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
     );
   }
   const status = exchange.status !== undefined ? { status: exchange.status } : {};
@@ -111,17 +111,17 @@ export async function measureClock(session: Session): Promise<void> {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       // A delivery failure (exit 3), as a redirect is for every command that sends.
-      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --to: requests are never redirected');
     }
   } catch (error) {
     if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
     if (error instanceof CaiError) {
-      // The sending commands' hints name --to; here the flag is --target.
-      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      // The sending commands' hints assume a send; here the address is the receiver's under test.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --to URL and that the receiver is running' : error.hint;
       throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
     }
-    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
+    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --to URL and that the receiver is running', error);
   }
 }

@@ -34,7 +34,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
         `error: ${server.url} is not an events endpoint: a valid, correctly signed event got ${what}; expected 202 (§4.2, §7)\n` +
-          'hint: check --target: it is the events URL itself, where the provider POSTs its events (§4.2)\n',
+          'hint: check --to: it is the events URL itself, where the provider POSTs its events (§4.2)\n',
       );
       // The unsigned clock probe, then the one signed request: nothing else.
       expect(server.requests.map((request) => request.headers['x-cai-signature'] !== undefined)).toEqual([false, true]);
@@ -54,7 +54,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
         error: {
           code: 'not_an_endpoint',
           message: `${server.url}/contact-jobs is not a contact-jobs endpoint: a valid, correctly signed contact job got 404 Not Found; expected 202 with the acknowledgment of §2.3 (§4.1)`,
-          hint: 'check --target: it is the provider endpoint, without /contact-jobs, which is appended to it (§4.1)',
+          hint: 'check --to: it is the provider endpoint, without /contact-jobs, which is appended to it (§4.1)',
           exitCode: 3,
         },
       });
