@@ -149,7 +149,7 @@ Examples:
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
   $ cai conformance run --mock --interface B --generate 500        # and 1 500 generated requests
   $ cai conformance run --interface B --role sender --provider acme --secret-env CAI_SECRET \\
-      --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
+      --trigger './send-test-event.sh "$CAI_TARGET_URL"'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
 --fail-on warnings), or the receiver refused the first valid request (diagnosed, no check run), 2 usage,
