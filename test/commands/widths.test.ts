@@ -70,7 +70,7 @@ describe.each([80, 60])('at %i columns', (columns) => {
       for (const [how, result] of [['tty', tty], ['COLUMNS', piped]] as const) {
         let continued = false;
         for (const line of result.stdout.split('\n')) {
-          const command = continued || /^\s*\$ /.test(line);
+          const command: boolean = continued || /^\s*\$ /.test(line);
           continued = command && / \\$/.test(line);
           if (command && !quotesBalanced(line)) problems.push(`cai ${path.join(' ')} --help (${how}): ${line}`);
         }
