@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { notTheEndpoint } from '../../src/conformance/preflight.js';
+import { notTheEndpoint } from '../../src/http/not-an-endpoint.js';
 import { runCli } from '../helpers/cli.js';
 import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { startScriptedServer, type ScriptedAnswer } from '../helpers/scripted-server.js';
