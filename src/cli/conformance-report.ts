@@ -85,7 +85,6 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
   if (view.reproDir) output.info(view.role === 'sender' ? `what the sender sent, for the failing checks: ${view.reproDir}` : `bodies and repro scripts of the failing requests: ${view.reproDir}`);
-  if (view.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged');
   return view.ok ? 0 : 1;
 }
 

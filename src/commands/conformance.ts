@@ -14,6 +14,7 @@ import { rerunCommand } from '../cli/rerun.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
+import { INTERRUPTED_REPORT } from '../cli/interrupted.js';
 
 interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
@@ -259,7 +260,9 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const progress = conformanceProgress(context, plan.planned.length, { ...(callsBack ? { callbackWaitMs: options.callbackWait } : {}) });
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
-    progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
+    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
+    if (abort.signal.aborted) return;
+    progress.say(() => output.warn(`interrupted: finishing the checks in flight, skipping the rest; ${INTERRUPTED_REPORT}`));
     abort.abort();
   });
   const startedAt = new Date();
