@@ -24,6 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-job', async () => (await import('./commands/send.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],
+  ['trigger', async () => (await import('./commands/trigger.js')).registerTrigger],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config.js')).registerConfig],

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GENERATE_CAPS } from '../bounds.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 
 /** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
@@ -80,14 +80,6 @@ function parseSeed(value: string): number {
   return seed;
 }
 
-/** `HOST:PORT` for the callback listener (`[::1]:8080` for IPv6). */
-function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
-  return { host: (match[1] ?? match[2]) as string, port };
-}
-
 export function registerConformance(program: Command, state: RunState): void {
   const conformance = program
     .command('conformance')
@@ -105,7 +97,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
     .option('--branch-code <code>', 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events')
     .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
-    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
+    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseHostPort)
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
     .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events of each job').argParser(parseDurationMs).default(30_000, '30s'))
     .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
@@ -128,7 +120,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--verbose', 'list every check in a table (the table format, also on a terminal)')
     .addOption(new Option('--role <role>', 'receiver: check a receiver (cai sends); sender: judge a sender (cai receives, see --trigger)').choices(['receiver', 'sender']).default('receiver'))
     .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
-    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)
+    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseHostPort)
     .option('--public-url <url>', 'sender: the origin the sender reaches the listener at (a tunnel), when not the listener\'s own', parseHttpUrl)
     .option('--wait <duration>', 'sender: how long each document may take to be delivered, and the first to come (default 60s, 5m by hand)', parseDurationMs)
     .option('--observe <duration>', 'after the last attempt (sender) or event (A callbacks), how long to listen for one more (default 2s)', parseDurationMs)

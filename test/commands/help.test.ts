@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 const COMMANDS = [
-  'sign', 'verify', 'validate', 'schema', 'send-job', 'send-event', 'replay', 'doctor', 'report',
+  'sign', 'verify', 'validate', 'schema', 'send-job', 'send-event', 'replay', 'trigger', 'doctor', 'report',
   'sample', 'sample job', 'sample event', 'sample ack', 'sample duplicate-ack',
   'mock', 'mock platform', 'mock provider',
   'conformance', 'conformance run', 'conformance list',
