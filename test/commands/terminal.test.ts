@@ -201,6 +201,6 @@ describe('other renderers fit the terminal', () => {
     const usage = await runTty(['conformance', 'run', '--interface', 'B'], { columns: 40 });
     expect(usage.code).toBe(2);
     expect(widestLine(usage.stderr)).toBeLessThanOrEqual(40);
-    expect(screenLines(usage.stderr)).toEqual(['error: no receiver to check', 'hint: pass --target URL, or --mock to', '      run against the built-in reference', '      receiver']);
+    expect(screenLines(usage.stderr)).toEqual(['error: no receiver to check', 'hint: pass --to URL, or --mock to run', '      against the built-in reference', '      receiver']);
   });
 });

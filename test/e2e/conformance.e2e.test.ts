@@ -29,6 +29,6 @@ describe('cai conformance (built binary)', () => {
   it('usage errors exit 2 with one error and one hint line', async () => {
     const result = await spawnCli(['conformance', 'run', '--interface', 'B']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --target URL, or --mock to run against the built-in reference receiver\n');
+    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --to URL, or --mock to run against the built-in reference receiver\n');
   });
 });
