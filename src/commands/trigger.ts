@@ -45,7 +45,7 @@ export function registerTrigger(program: Command, state: RunState): void {
     .option('--branch-code <code>', 'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)')
     .addOption(new Option('--pace <duration>', 'B: the pause between an answer and the next event').argParser(parseDurationMs).default(1_000, '1s'))
     .addOption(new Option('--listen <host:port>', "job: where the listener of the provider's events listens").argParser(parseHostPort).default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'))
-    .option('--public-url <url>', 'job: the address the provider reaches the listener at (a tunnel), when not its own: the job\'s callback_url', parseHttpUrl)
+    .option('--public-url <url>', 'job: the address the provider reaches the listener at (a tunnel), when not its own; the job\'s callback_url is it with /events appended', parseHttpUrl)
     .addOption(new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance").argParser(parseDurationMs).default(600_000, '10m'))
     .addOption(new Option('--observe <duration>', 'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over').argParser(parseDurationMs).default(10_000, '10s'));
   addTransportOptions(command);

@@ -26,7 +26,7 @@ export interface JobTrigger {
   /** The provider code its events must carry (X-CAI-Provider, §5.6), and the events secrets that verify them (§5.1). */
   providerCode: string;
   callbackSecrets: readonly string[];
-  /** Where the listener listens, and the address the provider reaches it at (default its own). */
+  /** Where the listener listens, and the address the provider reaches it at (default its own; its path is appended). */
   listen: { host: string; port: number };
   publicUrl?: string;
   leadId?: string;
@@ -97,7 +97,8 @@ export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions
       wake();
     },
   });
-  const callbackUrl = trigger.publicUrl ?? listener.url;
+  // A public address (a tunnel to the listener) takes the listener's path, where the receiver takes events (§4.2).
+  const callbackUrl = trigger.publicUrl === undefined ? listener.url : `${trigger.publicUrl.replace(/\/+$/, '')}${new URL(listener.url).pathname}`;
   job = sampleJob({ callbackUrl, ...(trigger.branchCode !== undefined ? { branchCode: trigger.branchCode } : {}) });
   if (trigger.leadId !== undefined) job.lead_id = trigger.leadId;
   try {

@@ -5,6 +5,8 @@
  * conversation shown as it comes back, the time to first contact judged against §8. Real servers on 127.0.0.1:0.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildFlow, findFlow, FLOWS } from '../../src/send/flows.js';
 import { startMockPlatform, type MockRequestEntry, type RunningMockPlatform } from '../../src/mock/platform.js';
@@ -202,6 +204,25 @@ describe('cai trigger job (Interface A) against the provider mock', () => {
       const report = JSON.parse(result.stdout) as { ok: boolean; withinTarget: boolean; targetMs: number; firstContactMs: number; callbacks: { verdict: string; event: string }[]; job: { lead_id: string } };
       expect(report).toMatchObject({ ok: true, withinTarget: true, targetMs: 300_000 });
       expect(report.callbacks.some((callback) => callback.event === 'appointment.booked' && callback.verdict === 'accepted')).toBe(true);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('--listen and --public-url: the job\'s callback_url is the public address with the listener\'s path', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const provider = await startMockProvider({ providerCode: 'acme', secrets: [JOBS_SECRET], callbackSecrets: [SECRET], speed: 1000, scenario: { kind: 'booked' } });
+    try {
+      const result = await runCli(['--json', 'trigger', 'job', '--to', provider.url, '--source', 'platform-eu', '--provider', 'acme', '--listen', `127.0.0.1:${port}`, '--public-url', `http://127.0.0.1:${port}/`, '--observe', '300ms'], { env: jobEnv });
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as { callbackUrl: string; job: { callback_url: string } };
+      expect(report.callbackUrl).toBe(`http://127.0.0.1:${port}/events`);
+      expect(report.job.callback_url).toBe(report.callbackUrl);
     } finally {
       await provider.close();
     }
