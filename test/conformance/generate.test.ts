@@ -120,7 +120,7 @@ describe('the rules the reference receivers keep', () => {
 
 describe('cai conformance run --generate (built binary)', () => {
   it.concurrent.each(['B', 'A'])('the reference receiver of interface %s passes 500 valid and 500 invalid generated documents', async (iface) => {
-    const result = await spawnCli(['conformance', 'run', '--mock', '--interface', iface, '--generate', '500', '--only', 'generate', '--repro-dir', join(dir, `bin-${iface}`)]);
+    const result = await spawnCli(['conformance', 'run', '--mock', '--interface', iface, '--generate', '500', '--only', 'generate', '--format', 'table', '--repro-dir', join(dir, `bin-${iface}`)]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^4 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(new RegExp(`^│ ${iface}-GEN-001 .* ✓ passed`, 'm'));
@@ -129,14 +129,14 @@ describe('cai conformance run --generate (built binary)', () => {
   }, 180_000);
 
   it('a failure names the check, the seed, the smallest document, and a script that shows it again', async () => {
-    const args = ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'date-time-whole-hour-offset', '--generate', '40', '--seed', '1', '--only', 'generate', '--repro-dir', join(dir, 'bin-fail')];
+    const args = ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'date-time-whole-hour-offset', '--generate', '40', '--seed', '1', '--only', 'generate', '--format', 'table', '--repro-dir', join(dir, 'bin-fail')];
     const result = await spawnCli(args);
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^✗ B-GEN-001 generated valid events .* are accepted \(must, §2 §2\.1 §2\.4 §4\.2 §6\.5\)$/m);
     expect(result.stdout).toMatch(/^ {2}note: {5}seed 1: `--generate 40 --seed 1` draws the same documents again \(each with a fresh event_id\)$/m);
     expect(result.stdout).toMatch(/^ {2}note: {5}the document: \{"event":"[a-z.]+","event_id":"cai-conf-[0-9a-f]{8}-b-gen-\d+","occurred_at":"[^"]+[+-]\d\d:(?!00)\d\d"\}$/m);
     const script = join(dir, 'bin-fail', 'B-GEN-001.sh');
-    expect(readFileSync(script, 'utf8')).toContain('conformance run --interface B --mock --break date-time-whole-hour-offset --generate 40 --seed 1 --only B-GEN-001');
+    expect(readFileSync(script, 'utf8')).toContain('conformance run --interface B --mock --break date-time-whole-hour-offset --generate 40 --seed 1 --format table --only B-GEN-001');
     const again = await spawnPlain('sh', [script]);
     expect(again.code, again.stdout + again.stderr).toBe(1);
     expect(again.stdout).toMatch(/^0 passed, 1 failed, 0 skipped$/m);
