@@ -48,6 +48,8 @@ export function invocationOf(execPath: string, script: string | undefined, env: 
     const name = COMMAND_NAMES.find((command) => dirs.some((dir) => realpathOrUndefined(join(dir, command)) === real));
     if (name !== undefined) return name;
   }
+  // A single executable (`npm run bundle -- --sea`): the script is the executable itself, named once.
+  if (real === realpathOrUndefined(execPath)) return shellQuote(real);
   return `${shellQuote(execPath)} ${shellQuote(real)}`;
 }
 

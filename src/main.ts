@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, VERSION_REQUESTED } from './program.js';
+import { buildProgram, checkHelpPath, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, routeHelp, VERSION_REQUESTED } from './program.js';
 import type { RunState } from './cli/runner.js';
 import { closestValue } from './cli/suggest.js';
 import { redactSecrets } from './secrets/resolve.js';
@@ -13,7 +13,8 @@ const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
  * Runs the CLI for `argv` (without `node` and the script) and returns the exit code.
  * The one place that turns errors into exit codes (STYLE.md "Errors and exit codes").
  */
-export async function run(argv: readonly string[], io: Io): Promise<number> {
+export async function run(given: readonly string[], io: Io): Promise<number> {
+  const { argv, path: helpPath } = routeHelp(given);
   const interrupts = watchInterrupts(io);
   const state: RunState = { io: interrupts.io, exitCode: ExitCode.ok };
   const command = (async () => {
@@ -21,6 +22,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       const missing = missingCommandOf(argv);
       if (missing) throw missing;
       const program = await buildProgram(state, argv);
+      if (helpPath) checkHelpPath(program, helpPath);
       await program.parseAsync([...argv], { from: 'user' });
       return state.exitCode;
     } catch (error) {

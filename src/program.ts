@@ -1,8 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './cli/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
+import { installTargetAlias } from './cli/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
+import { closestValue } from './cli/suggest.js';
+import { usageError } from './errors.js';
 
 type Register = (program: Command, state: RunState) => void;
 
@@ -21,6 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-job', async () => (await import('./commands/send.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],
+  ['trigger', async () => (await import('./commands/trigger.js')).registerTrigger],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config.js')).registerConfig],
@@ -54,6 +58,38 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
     return COMMANDS.some(([name]) => name === word) ? word : undefined;
   }
   return undefined;
+}
+
+/**
+ * `cai help conformance run` as `cai conformance run --help`: commander's help command reads one word, and would
+ * show the group's help for a subcommand. `help` alone or with one word is commander's own (`cai help sign`).
+ * Returns the argv to parse, and the command words named after `help` when it was routed.
+ */
+export function routeHelp(argv: readonly string[]): { argv: readonly string[]; path?: string[] } {
+  let index = 0;
+  while (index < argv.length && (argv[index] as string).startsWith('-')) index += GLOBAL_OPTIONS_WITH_VALUE.has(argv[index] as string) ? 2 : 1;
+  if (argv[index] !== 'help') return { argv };
+  const rest = argv.slice(index + 1);
+  const flag = rest.findIndex((word) => word.startsWith('-'));
+  const path = flag === -1 ? rest : rest.slice(0, flag);
+  if (path.length < 2) return { argv };
+  return { argv: [...argv.slice(0, index), ...path, '--help', ...rest.slice(path.length)], path };
+}
+
+/** The command that `cai help A B …` names, or a usage error naming the first word that is no command there. */
+export function checkHelpPath(program: Command, path: readonly string[]): void {
+  let command = program;
+  for (const [index, word] of path.entries()) {
+    const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+    if (next === undefined) {
+      const where = ['cai', ...path.slice(0, index)].join(' ');
+      const known = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
+      const near = closestValue(word, known);
+      const message = known.length === 0 ? `${where} has no subcommands` : `${where} has no command ${word}${near === undefined ? '' : ` (did you mean ${near}?)`}`;
+      throw usageError('unknown_command', message, `run '${where} --help' for its commands`);
+    }
+    command = next;
+  }
 }
 
 /**
@@ -109,5 +145,7 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
   for (const register of registers) register(program, state);
   // One preAction hook applies cai.config.json defaults to whichever command runs.
   installConfigDefaults(program, state);
+  // `--to` on every command that has an address, `--target` accepted as its other name.
+  installTargetAlias(program);
   return program;
 }

@@ -16,6 +16,18 @@ export interface ReportFlags {
   summary?: string;
   failOn: 'must' | 'warnings';
   verbose?: boolean;
+  /** `--format`: the report on stdout; default `table` on a terminal (or with --verbose), `compact` otherwise. */
+  format?: ReportFormat;
+}
+
+export type ReportFormat = 'compact' | 'table';
+
+/**
+ * The layout of the report on stdout: the one asked for, else the table on a terminal (where it lists no checks
+ * unless --verbose) or with --verbose (every check), else the compact form a log reads best: a line per failure.
+ */
+export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, terminal: boolean): ReportFormat {
+  return flags.format ?? (terminal || flags.verbose === true ? 'table' : 'compact');
 }
 
 /** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
@@ -58,17 +70,22 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
     output.printJson(view);
     return view.ok ? 0 : 1;
   }
-  const text = await REPORTERS.table(view, {
-    table: { ...(output.width !== undefined ? { width: output.width } : {}), palette: output.color, verbose: flags.verbose === true, table: (head, rows, columns) => output.table(head, rows, columns) },
+  const quiet = output.quiet;
+  const format = reportFormat(flags, output.stdoutIsTTY);
+  const text = await REPORTERS[format](view, {
+    table: { ...(output.width !== undefined ? { width: output.width } : {}), palette: output.color, verbose: flags.verbose === true, quiet, table: (head, rows, columns) => output.table(head, rows, columns) },
+    compact: { quiet },
   });
   for (const line of text.split('\n')) output.result(line);
   if (view.seed !== undefined) output.result(`stateful phase: seed ${view.seed} (the same seed draws the same conversations)`);
+  if (format === 'compact' && view.checks.some((check) => check.verdict === 'failed' || check.verdict === 'warning')) {
+    output.note('each failure in detail (request, answer, reproduction): --format table, or --html FILE');
+  }
   for (const notice of view.waivers) output.warn(notice.message);
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
   if (view.reproDir) output.info(view.role === 'sender' ? `what the sender sent, for the failing checks: ${view.reproDir}` : `bodies and repro scripts of the failing requests: ${view.reproDir}`);
-  if (view.interrupted) output.warn('the run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged');
   return view.ok ? 0 : 1;
 }
 

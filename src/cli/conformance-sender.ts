@@ -14,6 +14,7 @@ import type { Waiver } from '../conformance/waivers.js';
 import type { ScenarioStart } from '../conformance/run-sender.js';
 import type { CommandContext } from './runner.js';
 import { secretsFromOptions } from './secret-options.js';
+import { INTERRUPTED_REPORT } from './interrupted.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
 export interface SenderFlags {
@@ -53,7 +54,7 @@ export interface SenderRoleDeps {
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
-const RECEIVER_ONLY = ['target', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures', 'generate', 'seed'];
+const RECEIVER_ONLY = ['to', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures', 'generate', 'seed'];
 /** Flags of the sender role. */
 const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 
@@ -99,7 +100,9 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
 
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
-    output.warn('interrupted: ending the scenario under way, skipping the rest');
+    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
+    if (abort.signal.aborted) return;
+    output.warn(`interrupted: ending the scenario under way, skipping the rest; ${INTERRUPTED_REPORT}`);
     abort.abort();
   });
   const byHand = options.trigger === undefined;

@@ -176,8 +176,19 @@ export async function startProvider(options: ProviderCommandOptions, context: Co
     ...(options.log ? [`log ${options.log}, fsync ${options.fsync}`] : []),
     ...skippedNote(options.log, mock),
     ...brokenNote(options),
+    ...sourceNote(options.source),
   ];
   return { mock, notes, ui };
+}
+
+/**
+ * Without --source the mock takes a job whatever its X-CAI-Source says: a provider refuses a platform id it does not
+ * know (§4.1), and the checks of a conformance run that send one (tagged `source`) warn. Said at start, so that
+ * their warnings do not come as a surprise.
+ */
+function sourceNote(source: string | undefined): string[] {
+  if (source !== undefined) return [];
+  return ['note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform'];
 }
 
 /** The inspector's store when --ui is given (its modules load only then: no cost to a mock without it). */

@@ -169,3 +169,11 @@ export function requireOptions(required: readonly RequiredOption[], when = ''): 
 export function requireOption(value: string | undefined, flag: string, how: string): string {
   return requireOptions([{ flag, value, how }])[0] as string;
 }
+
+/** `HOST:PORT` where a listener listens (`[::1]:8080` for IPv6; port 0: any free port). */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
+  return { host: (match[1] ?? match[2]) as string, port };
+}

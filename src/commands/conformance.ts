@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPLORE_CAPS } from '../bounds.js';
 import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { collectOneOf, collectValues, parseDurationMs, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 
 /** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
@@ -16,10 +16,13 @@ import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } fr
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { SenderFlags } from '../cli/conformance-sender.js';
+import { INTERRUPTED_REPORT } from '../cli/interrupted.js';
 
 interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
-  target?: string;
+  format?: 'compact' | 'table';
+  /** The receiver's address (`--to`; `--target` is its other name, src/cli/target-alias.ts). */
+  to?: string;
   mock?: boolean;
   break?: string[];
   provider?: string;
@@ -54,7 +57,7 @@ interface RunOptions extends SenderFlags {
   generate?: number | false;
   seed?: { seed: number; path?: string };
   budget?: number;
-  /** receiver (default): cai sends to --target. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
+  /** receiver (default): cai sends to --to. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
 }
@@ -87,14 +90,6 @@ function parseBudget(value: string): number {
   return ms;
 }
 
-/** `HOST:PORT` for the callback listener (`[::1]:8080` for IPv6). */
-function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
-  return { host: (match[1] ?? match[2]) as string, port };
-}
-
 export function registerConformance(program: Command, state: RunState): void {
   const conformance = program
     .command('conformance')
@@ -105,14 +100,14 @@ export function registerConformance(program: Command, state: RunState): void {
     .command('run')
     .description('Check a platform events endpoint (B) or a provider contact-jobs endpoint (A) against the spec')
     .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']))
-    .option('--target <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
+    .option('--to <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
     .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
     .option('--break <fault>', 'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)', collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"))
     .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
     .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
     .option('--branch-code <code>', 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events')
     .option('--lead-id <id>', 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)')
-    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListen)
+    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseHostPort)
     .option('--callback-url <url>', 'A: the address of the listener as the provider reaches it (the jobs\' callback_url)', parseHttpUrl)
     .addOption(new Option('--callback-wait <duration>', 'A: how long to wait for the provider\'s events of each job').argParser(parseDurationMs).default(30_000, '30s'))
     .option('--only <ids|tags>', 'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)', collectValues)
@@ -133,10 +128,11 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--repro-dir <dir>', 'where the bodies of failing requests are saved (default: a new directory under the temp dir)')
     .option('--fail-fast', 'stop at the first failed must check; the checks not run are reported as skipped')
     .option('--max-failures <n>', 'stop once N must checks have failed; the checks not run are reported as skipped', parsePositiveInteger)
-    .option('--verbose', 'on a terminal, also list every check in a table (it is always listed when not on a terminal)')
+    .addOption(new Option('--format <format>', 'the report on stdout: compact (a line per failed or warned check, for logs) or table (every check, each failure in detail); default: table on a terminal, compact otherwise').choices(['compact', 'table']))
+    .option('--verbose', 'list every check in a table (the table format, also on a terminal)')
     .addOption(new Option('--role <role>', 'receiver: check a receiver (cai sends); sender: judge a sender (cai receives, see --trigger)').choices(['receiver', 'sender']).default('receiver'))
     .option('--trigger <cmd>', 'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)')
-    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseListen)
+    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseHostPort)
     .option('--public-url <url>', 'sender: the origin the sender reaches the listener at (a tunnel), when not the listener\'s own', parseHttpUrl)
     .option('--wait <duration>', 'sender: how long each document may take to be delivered, and the first to come (default 60s, 5m by hand)', parseDurationMs)
     .option('--observe <duration>', 'after the last attempt (sender) or event (A callbacks), how long to listen for one more (default 2s)', parseDurationMs)
@@ -150,15 +146,15 @@ export function registerConformance(program: Command, state: RunState): void {
     `
 Examples:
   $ cai conformance run --mock --interface B
-  $ cai conformance run --interface B --target https://platform.example/cai/events \\
+  $ cai conformance run --interface B --to https://platform.example/cai/events \\
       --provider acme --secret-env CAI_SECRET --junit conformance.xml
-  $ cai conformance run --interface A --target https://provider.example/cai --source platform-eu \\
+  $ cai conformance run --interface A --to https://provider.example/cai --source platform-eu \\
       --branch-code BR-001 --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET \\
       --provider acme --callback-listen 0.0.0.0:8787 --callback-url https://tunnel.example/cb
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
   $ cai conformance run --mock --interface B --generate 500        # and 1 500 generated requests
   $ cai conformance run --interface B --role sender --provider acme --secret-env CAI_SECRET \\
-      --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample --initial-delay 100ms'
+      --trigger './send-test-event.sh "$CAI_TARGET_URL"'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
 --fail-on warnings), or the receiver refused the first valid request (diagnosed, no check run), 2 usage,
@@ -259,15 +255,17 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
     output.note("no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
   }
   const waivers = options.waivers !== undefined ? await loadWaivers(options.waivers, context) : undefined;
-  if (options.target !== undefined) checkPlainHttp(options.target, options, output);
-  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.target);
+  if (options.to !== undefined) checkPlainHttp(options.to, options, output);
+  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.to);
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
   const { conformanceProgress } = await import('../cli/conformance-progress.js');
   const progress = conformanceProgress(context, plan.planned.length, { ...(callsBack ? { callbackWaitMs: options.callbackWait } : {}) });
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
-    progress.say(() => output.warn('interrupted: finishing the checks in flight, skipping the rest'));
+    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
+    if (abort.signal.aborted) return;
+    progress.say(() => output.warn(`interrupted: finishing the checks in flight, skipping the rest; ${INTERRUPTED_REPORT}`));
     abort.abort();
   });
   const startedAt = new Date();
@@ -277,7 +275,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   try {
     report = await runConformance({
       interface: iface,
-      target: options.target,
+      target: options.to,
       mock: options.mock === true,
       faults: options.break,
       identity: options[interfaceSpec(iface).identityOption],
@@ -308,7 +306,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       ...(options.failFast ? { maxFailures: 1 } : options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
     });
   } catch (error) {
-    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.target !== undefined ? { target: options.target } : {}) }, options, context, secretValues);
+    await reportStop(error, { interface: iface, role: 'receiver', startedAt, mock: options.mock === true, ...(options.to !== undefined ? { target: options.to } : {}) }, options, context, secretValues);
     throw error;
   } finally {
     progress.stop();
@@ -373,8 +371,8 @@ function invocationOf({ io }: CommandContext): string {
 async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
   const iface = options.interface;
   if (!iface) throw usageError('missing_option', 'which interface to check?', 'pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)');
-  if (options.mock && options.target) throw usageError('conflicting_options', '--mock and --target both name the receiver', 'pass one of them');
-  if (!options.mock && !options.target) throw usageError('missing_target', 'no receiver to check', 'pass --target URL, or --mock to run against the built-in reference receiver');
+  if (options.mock && options.to) throw usageError('conflicting_options', '--mock and --to both name the receiver', 'pass one of them');
+  if (!options.mock && !options.to) throw usageError('missing_target', 'no receiver to check', 'pass --to URL, or --mock to run against the built-in reference receiver');
   if (options.break?.length && !options.mock) throw usageError('conflicting_options', '--break only applies to --mock', 'add --mock, or drop --break');
   if (!options.mock) requireTargetOptions(iface, options);
   if (options.timeout <= 0) throw usageError('bad_option', '--timeout must be more than 0', 'pass a duration such as 10s');

@@ -8,7 +8,8 @@ import type { CheckResult } from '../doctor/types.js';
 import { safeText } from '../output/safe-text.js';
 
 interface DoctorOptions {
-  target?: string;
+  /** The URL to probe (`--to`; `--target` is its other name, src/cli/target-alias.ts). */
+  to?: string;
   interface?: InterfaceId;
   timeout: number;
   ca?: string;
@@ -17,8 +18,8 @@ interface DoctorOptions {
 export function registerDoctor(program: Command, state: RunState): void {
   program
     .command('doctor')
-    .description('Check an environment before blaming the code: DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5), secrets, configuration')
-    .option('--target <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
+    .description('Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)')
+    .option('--to <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
     .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
     .addOption(new Option('--timeout <duration>', 'time allowed for each network step').argParser(parsePositiveDurationMs).default(5000, '5s'))
     .option('--ca <file>', 'also trust this CA certificate (PEM), e.g. a test environment\'s own')
@@ -26,9 +27,10 @@ export function registerDoctor(program: Command, state: RunState): void {
       'after',
       `
 Examples:
+  $ cai doctor
   $ cai doctor --env test
   $ cai doctor --env production --interface B
-  $ cai doctor --target https://provider.example/cai/contact-jobs --ca test-ca.pem
+  $ cai doctor --to https://provider.example/cai/contact-jobs --ca test-ca.pem
   $ cai doctor --env test --json`,
     )
     .action(async (options: DoctorOptions, cmd: Command) => {
@@ -37,7 +39,7 @@ Examples:
 }
 
 async function runDoctorCommand(options: DoctorOptions, globals: { config?: string; env?: string }, { io, output }: CommandContext): Promise<number> {
-  const { loadProfile } = await import('../config/load.js');
+  const [{ loadProfile }, { configSearch }, { tmpdir }] = await Promise.all([import('../config/load.js'), import('../config/locate.js'), import('node:os')]);
   const { runDoctor, targetsOf } = await import('../doctor/run.js');
   const profile = loadProfile(globals, io.env, io.cwd);
   if (profile.loaded && !profile.chosen) {
@@ -45,10 +47,7 @@ async function runDoctorCommand(options: DoctorOptions, globals: { config?: stri
   }
   const environment = profile.chosen;
   const interfaces: InterfaceId[] = options.interface ? [options.interface] : ['A', 'B'];
-  const targets = options.target ? [{ url: options.target, interface: options.interface }] : environment ? targetsOf(environment, interfaces) : [];
-  if (!environment && targets.length === 0) {
-    throw usageError('nothing_to_check', 'nothing to check: no --target and no cai.config.json', "pass --target URL, or run where cai.config.json is (or pass --config FILE / --env NAME)");
-  }
+  const targets = options.to ? [{ url: options.to, interface: options.interface }] : environment ? targetsOf(environment, interfaces) : [];
   const ca = options.ca ? await readPem(options.ca, io, 'ca') : undefined;
   if (environment) output.info(`environment ${environment.name} of ${environment.location.path}`);
   const spinner = await output.spinner('checking…');
@@ -59,6 +58,7 @@ async function runDoctorCommand(options: DoctorOptions, globals: { config?: stri
       interfaces,
       targets,
       env: io.env,
+      local: { nodeVersion: process.version, tempDir: tmpdir(), cwd: io.cwd, ...(profile.loaded ? {} : { search: configSearch(io.cwd) }) },
       now: () => io.now(),
       timeoutMs: options.timeout,
       ca,

@@ -23,7 +23,7 @@ export function registerMock(program: Command, state: RunState): void {
   const mock = program
     .command('mock')
     .description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)')
-    .addHelpText('after', '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider --provider acme --speed 60');
+    .addHelpText('after', '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider \\\n      --provider acme --source platform-eu --speed 60');
   registerPlatform(mock, state);
   registerProvider(mock, state);
 }
@@ -58,7 +58,8 @@ const PROVIDER: MockText = {
   provider: "this provider's code, sent as X-CAI-Provider on the events (§4.2)",
   faults: Object.keys(PROVIDER_FAULTS),
   examples: `
-  $ cai mock provider --provider acme --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
+  $ cai mock provider --provider acme --source platform-eu \\
+      --secret-env JOBS_SECRET --callback-secret-env EVENTS_SECRET --port 8788
   $ cai mock provider --provider acme --scenario closed:no_answer --speed 60 --catalog branches.json`,
 };
 

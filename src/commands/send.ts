@@ -229,14 +229,14 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
           progress.say(() => output.note(`line ${document.line}: ${describeAttempt(attempt)}; ${retryPeriodNote(policy)}`));
         }
       },
-      // Nothing listens at a local target: every other document would be refused too.
-      stopWhen: (record) => record.error?.code === 'nothing_listens',
+      // Nothing listens at a local target, or the target is no endpoint: every other document would fare the same.
+      stopWhen: (record) => STOPS_A_BATCH.has(record.error?.code ?? ''),
       onRecord: (record) => {
         progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem', record.line);
         results?.write(record);
         if (output.json) ndjson.json(record);
-        // Nothing listening is said once, after the summary; each document refused would only repeat it.
-        else if (record.error?.code === 'nothing_listens') return;
+        // Said once, after the summary; each document refused would only repeat it.
+        else if (STOPS_A_BATCH.has(record.error?.code ?? '')) return;
         else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
       },
     });
@@ -256,6 +256,9 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     if (!interruption.signal.aborted) await dispatcher.close();
   }
 }
+
+/** Delivery errors that any other document of the batch would get too: the batch stops at the first. */
+const STOPS_A_BATCH: ReadonlySet<string> = new Set(['nothing_listens', 'not_an_endpoint']);
 
 function exitCodeOf(summary: BatchSummary): number {
   if (summary.failed > 0 || summary.notSent > 0) return ExitCode.delivery;

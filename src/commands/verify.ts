@@ -7,6 +7,7 @@ import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { VerifyResult } from '../signing/verify.js';
 import type { Diagnosis } from '../signing/diagnose.js';
+import type { SignatureProblem } from '../signing/every-problem.js';
 import type { Secret } from '../secrets/resolve.js';
 import { safeText } from '../output/safe-text.js';
 
@@ -70,15 +71,18 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   inputs.notes.forEach((note) => output.note(note));
 
   // The verifying core (and node:crypto) loads with this command, not with every start-up.
-  const { verify } = await import('../signing/verify.js');
-  const result = verify({
+  const [{ verify }, { everyProblem }] = await Promise.all([import('../signing/verify.js'), import('../signing/every-problem.js')]);
+  const input = {
     secrets: secrets.map((secret) => secret.value),
     signature: inputs.signature,
     timestamp: inputs.timestamp,
     rawBody: inputs.body,
     now: options.now ?? Math.floor(io.now() / 1000),
     windowSeconds: options.window,
-  });
+  };
+  const result = verify(input);
+  // verify() stops at the first problem; a request may have several (a stale timestamp and a wrong signature).
+  const problems = everyProblem(input, result);
   // The diagnosis runs only for an invalid signature, so its module loads only then.
   const diagnoses = result.valid ? [] : (await import('../signing/diagnose.js')).diagnose({
     secrets: secrets.map((secret) => secret.value),
@@ -88,7 +92,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
     rawBody: inputs.body,
     result,
   });
-  render(result, diagnoses, secrets, context);
+  render(result, problems, diagnoses, secrets, context);
   return result.valid ? 0 : 1;
 }
 
@@ -117,12 +121,13 @@ async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Pro
   return { signature, timestamp, body: await readBodyInput(options.body, io), notes: [] };
 }
 
-function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[], { output }: CommandContext): void {
+function render(result: VerifyResult, problems: SignatureProblem[], diagnoses: Diagnosis[], secrets: Secret[], { output }: CommandContext): void {
   const matched = result.matchedSecretIndex === undefined ? undefined : secrets[result.matchedSecretIndex];
   if (output.json) {
     output.printJson({
       ...result,
       matchedSecret: matched ? { position: (result.matchedSecretIndex ?? 0) + 1, source: matched.label } : undefined,
+      problems,
       diagnoses,
     });
     return;
@@ -134,6 +139,7 @@ function render(result: VerifyResult, diagnoses: Diagnosis[], secrets: Secret[],
   }
   // The messages quote the signature and timestamp as received: escaped before colouring.
   output.result(`${output.color.red('invalid')} (${result.reason}): ${safeText(result.message)}`);
+  for (const problem of problems.slice(1)) output.result(`  also (${problem.reason}): ${safeText(problem.message)}`);
   for (const diagnosis of diagnoses) {
     const lead = diagnosis.code === 'signature_over_other_content' || diagnosis.code === 'clock_skew' || diagnosis.code === 'reserialisation_skipped' ? '' : 'likely cause: ';
     output.result(`  ${lead}${safeText(diagnosis.message)}`);

@@ -3,15 +3,15 @@
  * request (§4.1, §4.2) that stops the run when the target is plainly not the endpoint, and is diagnosed when it
  * is refused.
  */
-import { STATUS_CODES } from 'node:http';
 import { postOnce } from '../http/client.js';
+import { notAnEndpoint, notTheEndpoint } from '../http/not-an-endpoint.js';
 import { CaiError, deliveryError, errorMessage } from '../errors.js';
 import { Headers } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { classifyStatus } from '../spec/statuses.js';
 import type { Plan } from './catalogue.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
-import { describeAnswer, type Exchange } from './evidence.js';
+import { describeAnswer } from './evidence.js';
 import { diagnosePreflight } from './diagnose/preflight.js';
 import { refusesValid } from './diagnose/refusal.js';
 import type { RefusalDiagnosis } from './diagnose/types.js';
@@ -47,13 +47,8 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
   const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
   const wrong = notTheEndpoint(exchange);
   if (wrong !== undefined) {
-    throw deliveryError(
-      'not_an_endpoint',
-      `${session.postUrl} is not ${spec.endpointKind}: a valid, correctly signed ${spec.documentName} got ${wrong}; expected ${expected}`,
-      spec.path === ''
-        ? `check --target: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
-        : `check --target: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
-    );
+    const { message, hint } = notAnEndpoint(spec.id, session.postUrl, wrong, `a valid, correctly signed ${spec.documentName}`);
+    throw deliveryError('not_an_endpoint', message, hint);
   }
   const status = exchange.status !== undefined ? { status: exchange.status } : {};
   return { report: { expected, actual: describeAnswer(exchange), ...status }, body, ...status };
@@ -73,21 +68,6 @@ export async function diagnoseRefusal(session: Session, preflight: Preflight | u
     ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
     notRun: plan.planned.filter((item) => item.skipReason === undefined).length,
   });
-}
-
-/** What makes an answer plainly not the endpoint's, described; undefined when it may be the endpoint. */
-export function notTheEndpoint(exchange: Pick<Exchange, 'status' | 'headers' | 'body' | 'error'>): string | undefined {
-  if (exchange.status === undefined) {
-    return /ECONNREFUSED/.test(exchange.error?.message ?? '') ? 'a refused connection (ECONNREFUSED)' : undefined;
-  }
-  const status = `${exchange.status} ${STATUS_CODES[exchange.status] ?? ''}`.trim();
-  const type = (exchange.headers['content-type'] ?? '').toLowerCase();
-  const text = exchange.body.subarray(0, 4096).toString('utf8');
-  const page = type.startsWith('text/html') && (exchange.status < 200 || exchange.status >= 300 || /<html|<!doctype html/i.test(text));
-  const title = /<title[^>]*>([^<]{1,80})<\/title>/i.exec(text)?.[1]?.trim();
-  const html = page ? `, an HTML page${title ? ` ("${title}")` : ''}` : '';
-  if (exchange.status === 404 || exchange.status === 405 || exchange.status === 501 || page) return `${status}${html}`;
-  return undefined;
 }
 
 /**
@@ -111,17 +91,17 @@ export async function measureClock(session: Session): Promise<void> {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       // A delivery failure (exit 3), as a redirect is for every command that sends.
-      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --target: requests are never redirected');
+      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --to: requests are never redirected');
     }
   } catch (error) {
     if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
     if (error instanceof CaiError) {
-      // The sending commands' hints name --to; here the flag is --target.
-      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --target URL and that the receiver is running' : error.hint;
+      // The sending commands' hints assume a send; here the address is the receiver's under test.
+      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --to URL and that the receiver is running' : error.hint;
       throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
     }
-    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --target URL and that the receiver is running', error);
+    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --to URL and that the receiver is running', error);
   }
 }

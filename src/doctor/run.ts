@@ -1,6 +1,9 @@
+import { tmpdir } from 'node:os';
 import { CONTACT_JOBS_PATH, type InterfaceId } from '../spec/constants.js';
 import type { ChosenEnvironment } from '../config/load.js';
 import { checkConfiguration, checkSecrets, checkTarget } from './checks.js';
+import { checkEnvironmentSecrets, checkNode, checkNoProfile, checkTempDir } from './local.js';
+import type { ConfigSearch } from '../config/locate.js';
 import type { CheckResult, DoctorTarget, Verdict } from './types.js';
 
 export interface DoctorOptions {
@@ -8,8 +11,13 @@ export interface DoctorOptions {
   environment?: ChosenEnvironment;
   /** The interfaces to check the configuration for (both when not narrowed by --interface). */
   interfaces: InterfaceId[];
-  /** The URLs to probe: --target, or those of the environment. */
+  /** The URLs to probe: --to, or those of the environment. */
   targets: DoctorTarget[];
+  /**
+   * This machine: the Node.js version, the temporary directory, and where a profile was looked for when none was
+   * found (default: this process's version and temporary directory; no search named).
+   */
+  local?: { nodeVersion: string; tempDir: string; cwd: string; search?: ConfigSearch };
   env: NodeJS.ProcessEnv;
   now: () => number;
   timeoutMs: number;
@@ -44,10 +52,19 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       options.onCheck?.(result);
     }
   };
-  add(checkConfiguration(options.environment, options.interfaces));
-  add(checkSecrets(options.environment, options.env));
+  const local = options.local ?? { nodeVersion: process.version, tempDir: tmpdir(), cwd: process.cwd() };
+  add([checkNode(local.nodeVersion), checkTempDir(local.tempDir)]);
+  if (options.environment) {
+    add(checkConfiguration(options.environment, options.interfaces));
+    add(checkSecrets(options.environment, options.env));
+  } else {
+    add([...(local.search ? [checkNoProfile(local.search, local.cwd)] : checkConfiguration(undefined, options.interfaces)), ...checkEnvironmentSecrets(options.env)]);
+  }
   for (const target of options.targets) {
     add(await checkTarget(target, { timeoutMs: options.timeoutMs, ca: options.ca, now: options.now }));
+  }
+  if (options.targets.length === 0) {
+    add([{ id: 'network', verdict: 'skip', message: 'no URL to probe (DNS, TCP, TLS, certificate, clock)', hint: "pass --to URL, or use a profile whose environment has provider_endpoint or events_url" }]);
   }
   const summary: Record<Verdict, number> = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const check of checks) summary[check.verdict] += 1;

@@ -6,10 +6,12 @@
 import type { Dispatcher } from 'undici';
 import { CaiError, errorMessage } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 import { sign } from '../signing/sign.js';
 import { originOf, postOnce, type HttpResponse } from './client.js';
 import { isLoopbackUrl } from './loopback.js';
-import { formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import { notAnEndpoint, notTheEndpoint } from './not-an-endpoint.js';
+import { decideRetry, formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -74,6 +76,12 @@ export interface DeliverOptions {
   onAttempt?: (attempt: AttemptRecord) => void;
   /** Send the X-CAI-Timestamp / X-CAI-Signature found in `headers` unchanged instead of signing (replay of a capture). */
   keepSignature?: boolean;
+  /**
+   * Judge the first answer (default true): a 404, 405, 501 or an HTML page says the URL is not an endpoint of the
+   * interface (src/http/not-an-endpoint.ts), and the delivery fails at once (`not_an_endpoint`) instead of being
+   * retried for --retry-for, or taken for a refusal of the document.
+   */
+  endpointCheck?: boolean;
   /** Injectable for tests. Defaults: Date.now, a real timer, Math.random. */
   clock?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -95,6 +103,9 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     return result;
   };
   const base = baseHeaders(request.headers, options.keepSignature === true);
+  // The first answer, whichever attempt brings it, says whether the URL is an endpoint at all.
+  let answered = options.endpointCheck === false;
+  let wrongEndpoint: string | undefined;
 
   const end = await retryLoop<{ record: AttemptRecord; outcome?: AttemptOutcome }>({
     policy,
@@ -118,6 +129,10 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
       try {
         response = await postOnce({ url: request.url, headers, body: request.body, timeoutMs, dispatcher: options.dispatcher, signal: options.signal });
         addResponseFacts(record, response);
+        if (!answered) {
+          answered = true;
+          wrongEndpoint = notTheEndpoint(response);
+        }
         return { record, outcome: { kind: 'response', status: response.status, retryAfter: response.headers[Headers.retryAfter] } };
       } catch (error) {
         const failure = asDeliveryError(error);
@@ -133,6 +148,8 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
       }
     },
     outcomeOf: (attempt) => attempt.outcome,
+    // Not the endpoint: every other attempt would get the same answer.
+    decide: (input) => (wrongEndpoint === undefined ? decideRetry(input) : { retry: false, giveUp: 'not-retryable', reason: `not an endpoint: ${wrongEndpoint}` }),
     onDecision: ({ record, outcome }, decision) => {
       record.reason = decision.reason;
       if (decision.retry) {
@@ -150,6 +167,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
 
   const { last, decision } = end;
   if (end.stopped || !last || !decision) return finish('failed', interruptedError(last?.outcome === undefined && last ? end.attempts - 1 : end.attempts), true);
+  if (wrongEndpoint !== undefined) return finish('failed', { code: 'not_an_endpoint', ...notAnEndpointFor(request, wrongEndpoint) });
   if (last.record.decision === 'accepted') return finish('accepted');
   if (last.record.decision === 'rejected') return finish('rejected');
   if (!decision.retry && decision.giveUp === 'nothing-listens') return finish('failed', nothingListens(request.url));
@@ -245,6 +263,14 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
           ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
           : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
   };
+}
+
+/** The words of a URL that is not the endpoint, for the interface the request's identity header names (§4.1, §4.2). */
+function notAnEndpointFor(request: DeliveryRequest, wrong: string): { message: string; hint: string } {
+  const names = Object.keys(request.headers).map((name) => name.toLowerCase());
+  const iface = names.includes(Headers.source) ? 'A' : names.includes(Headers.provider) ? 'B' : undefined;
+  const sent = iface === undefined ? 'a signed request' : `a signed ${interfaceSpec(iface).documentName}`;
+  return notAnEndpoint(iface, request.url, wrong, sent);
 }
 
 /** A refused connection on this machine: the receiver is not running, or listens on another port. */

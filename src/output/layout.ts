@@ -283,7 +283,7 @@ function reflow(paragraph: readonly string[], width: number): string[] {
   return wrapUnder(paragraph.map((line, index) => (index === 0 ? line : line.trim())).join(' '), width, Math.max(first, second));
 }
 
-/** One line of a shell command, broken between its words (quotes kept whole) with ` \` continuations. */
+/** One line of a shell command, broken between its words with ` \` continuations, never inside a word or a quoted string. */
 function wrapCommand(line: string, width: number, indent: string): string[] {
   const ending = / \\$/.test(line) ? ' \\' : '';
   const body = ending ? line.slice(0, -2) : line;
@@ -301,8 +301,9 @@ function wrapCommand(line: string, width: number, indent: string): string[] {
     }
   }
   lines.push(`${current}${ending}`);
-  // A single word wider than a line (a long quoted argument) is broken where it must be.
-  return lines.flatMap((text) => wrapUnder(text, width, indent.length));
+  // A word wider than a line (a long quoted argument, a long URL) stays whole, wider than the line: broken, it would
+  // paste as two commands (a quoted string cut in two runs its first half). Examples are written to fit instead.
+  return lines;
 }
 
 /** The words of a shell command line, each quoted part kept inside its word. */

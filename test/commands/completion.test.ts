@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { flowNames } from '../../src/send/flows.js';
 import { runCli } from '../helpers/cli.js';
 import { buildProgram } from '../../src/program.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../src/mock/faults.js';
@@ -89,6 +90,12 @@ describe('cai completion bash', () => {
     expect(completeBash('cai', 'report', '--log', 'ev')).toEqual(['events.ndjson']);
     // A value with no known set (a URL) gets nothing rather than the command's flags.
     expect(completeBash('cai', 'send-event', '--to', '')).toEqual([]);
+  });
+
+  it('completes the flows of cai trigger', () => {
+    expect(completeBash('cai', 'trigger', '')).toEqual(flowNames());
+    expect(completeBash('cai', 'trigger', 'job-closed-no')).toEqual(['job-closed-no-answer', 'job-closed-not-interested']);
+    expect(completeBash('cai', 'tri')).toEqual(['trigger']);
   });
 
   it('lists exactly the flags commander accepts, for every command (the script is read from the program)', async () => {

@@ -12,7 +12,7 @@ describe('conformance run: a provider that never calls back', () => {
     const provider = await startScriptedServer(() => ({ status: 202, body: { provider_job_id: `pj-${(jobs += 1)}`, assigned_number_e164: '+34910000000' } }), { path: '/contact-jobs' });
     try {
       const result = await spawnCli(
-        ['conformance', 'run', '--interface', 'A', '--target', provider.url.replace(/\/contact-jobs$/, ''), '--source', 'platform-eu', '--branch-code', 'BR-001', '--provider', 'acme', '--only', 'A-CB-001,A-CB-005', '--callback-wait', '12s'],
+        ['conformance', 'run', '--interface', 'A', '--target', provider.url.replace(/\/contact-jobs$/, ''), '--source', 'platform-eu', '--branch-code', 'BR-001', '--provider', 'acme', '--only', 'A-CB-001,A-CB-005', '--callback-wait', '12s', '--format', 'table'],
         { env: { CAI_SECRET: 'jobs-secret', CAI_CALLBACK_SECRET: 'events-secret' } },
       );
       expect(result.code).toBe(1);

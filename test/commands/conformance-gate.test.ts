@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { notTheEndpoint } from '../../src/conformance/preflight.js';
+import { notTheEndpoint } from '../../src/http/not-an-endpoint.js';
 import { runCli } from '../helpers/cli.js';
 import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { startScriptedServer, type ScriptedAnswer } from '../helpers/scripted-server.js';
@@ -34,7 +34,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
         `error: ${server.url} is not an events endpoint: a valid, correctly signed event got ${what}; expected 202 (§4.2, §7)\n` +
-          'hint: check --target: it is the events URL itself, where the provider POSTs its events (§4.2)\n',
+          'hint: check --to: it is the events URL itself, where the provider POSTs its events (§4.2)\n',
       );
       // The unsigned clock probe, then the one signed request: nothing else.
       expect(server.requests.map((request) => request.headers['x-cai-signature'] !== undefined)).toEqual([false, true]);
@@ -54,7 +54,7 @@ describe('the first valid, correctly signed request (before the checks)', () => 
         error: {
           code: 'not_an_endpoint',
           message: `${server.url}/contact-jobs is not a contact-jobs endpoint: a valid, correctly signed contact job got 404 Not Found; expected 202 with the acknowledgment of §2.3 (§4.1)`,
-          hint: 'check --target: it is the provider endpoint, without /contact-jobs, which is appended to it (§4.1)',
+          hint: 'check --to: it is the provider endpoint, without /contact-jobs, which is appended to it (§4.1)',
           exitCode: 3,
         },
       });
@@ -128,7 +128,7 @@ describe('--fail-fast and --max-failures', () => {
   });
 
   it('--max-failures 2 stops at the second; the human report says why', async () => {
-    const result = await runCli([...base, '--max-failures', '2', ...repro()]);
+    const result = await runCli([...base, '--max-failures', '2', '--format', 'table', ...repro()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^\d+ passed, 2 failed, \d+ skipped$/m);
     expect(result.stdout).toMatch(/^- B-SCHEMA-001 skipped: not run: the run stopped after 2 failed must checks \(--fail-fast \/ --max-failures\)$/m);

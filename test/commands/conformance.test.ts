@@ -43,8 +43,8 @@ describe('cai conformance list', () => {
 describe('cai conformance run: usage', () => {
   const usage: [string[], string, string][] = [
     [['conformance', 'run', '--mock'], 'error: which interface to check?', 'hint: pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)'],
-    [['conformance', 'run', '--interface', 'B'], 'error: no receiver to check', 'hint: pass --target URL, or --mock to run against the built-in reference receiver'],
-    [['conformance', 'run', '--interface', 'B', '--mock', '--target', 'http://x.test/e'], 'error: --mock and --target both name the receiver', 'hint: pass one of them'],
+    [['conformance', 'run', '--interface', 'B'], 'error: no receiver to check', 'hint: pass --to URL, or --mock to run against the built-in reference receiver'],
+    [['conformance', 'run', '--interface', 'B', '--mock', '--target', 'http://x.test/e'], 'error: --mock and --to both name the receiver', 'hint: pass one of them'],
     [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e'], 'error: --provider is required', 'hint: pass --provider CODE (the X-CAI-Provider value, §5.6)'],
     [['conformance', 'run', '--interface', 'B', '--mock', '--only', 'B-NOPE-001'], 'error: no interface B check or tag matches: B-NOPE-001', "hint: run 'cai conformance list --interface B' for the ids and tags"],
     [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e', '--break', 'no-dedupe'], 'error: --break only applies to --mock', 'hint: add --mock, or drop --break'],
@@ -68,7 +68,7 @@ describe('cai conformance run: usage', () => {
 describe('cai conformance run against the built-in receiver', () => {
   it('passes, prints the table and the count line, and writes JUnit', async () => {
     const junit = join(dir, 'report.xml');
-    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--junit', junit, ...repro()]);
+    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--format', 'table', '--junit', junit, ...repro()]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^14 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
@@ -101,7 +101,7 @@ describe('cai conformance run against the built-in receiver', () => {
       { id: 'B-DEDUP-005', reason: 'old', expires: '2001-01-01' },
       { id: 'B-DEDUP-003', reason: 'no longer needed' },
     ]));
-    const waived = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001,B-DEDUP-003', '--waivers', file, ...repro()]);
+    const waived = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001,B-DEDUP-003', '--waivers', file, '--format', 'table', ...repro()]);
     expect(waived.code, waived.stdout).toBe(0);
     expect(waived.stdout).toContain('  waived:   fix in PLAT-123 (until 2999-01-01)');
     expect(waived.stdout).toMatch(/^0 warnings, 1 waived$/m);
@@ -133,7 +133,7 @@ describe('cai conformance run against scripted receivers', () => {
   it('exit 3 when the target is unreachable', async () => {
     const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', unreachable, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: check the --target URL and that the receiver is running\n$/);
+    expect(result.stderr).toMatch(/^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: check the --to URL and that the receiver is running\n$/);
   });
 
   it('honours 429 during a check and does not count it as a failure', async () => {
@@ -243,7 +243,7 @@ describe('interface A against a provider started separately, with the callback l
     const { startMockProvider } = await import('../../src/mock/provider.js');
     const provider = await startMockProvider({ providerCode: 'acme', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', ...repro()], {
+      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', '--format', 'table', ...repro()], {
         env: { CAI_SECRET: 'whsec_jobs_secret' },
       });
       expect(result.code).toBe(0);
@@ -308,7 +308,7 @@ describe('a target that redirects', () => {
     try {
       const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
       expect(result.code).toBe(3);
-      expect(result.stderr).toBe('error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --target: requests are never redirected\n');
+      expect(result.stderr).toBe('error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --to: requests are never redirected\n');
       const sent = await runCli(['send-event', '--to', url, '--provider', 'acme', '--sample'], { env: { CAI_SECRET: 'whsec_test' } });
       expect(sent.code).toBe(3);
       expect(sent.stderr).toContain('error: the receiver answered 301 redirecting to https://platform.example/events; redirects are not followed\n');
@@ -327,7 +327,7 @@ describe('a wrong path', () => {
       expect(result.code).toBe(3);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(
-        /^error: http:\/\/127\.0\.0\.1:\d+\/events-typo is not an events endpoint: a valid, correctly signed event got 404 Not Found; expected 202 \(§4\.2, §7\)\nhint: check --target: it is the events URL itself, where the provider POSTs its events \(§4\.2\)\n$/,
+        /^error: http:\/\/127\.0\.0\.1:\d+\/events-typo is not an events endpoint: a valid, correctly signed event got 404 Not Found; expected 202 \(§4\.2, §7\)\nhint: check --to: it is the events URL itself, where the provider POSTs its events \(§4\.2\)\n$/,
       );
     } finally {
       await platform.close();

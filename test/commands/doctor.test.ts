@@ -64,7 +64,8 @@ interface Check {
 async function doctor(argv: string[], options: { now?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
   const result = await runCli(['doctor', '--json', ...argv], { cwd: options.cwd ?? dir, now: options.now, env: options.env });
   const report = JSON.parse(result.stdout) as { ok: boolean; checks: Check[]; summary: Record<string, number> };
-  const verdicts = Object.fromEntries(report.checks.filter((c) => c.id !== 'config' && c.id !== 'secrets').map((c) => [c.id, c.verdict]));
+  // This machine's checks (node, temp, config, secrets) are another test's: the verdicts of the URL's checks.
+  const verdicts = Object.fromEntries(report.checks.filter((c) => !['node', 'temp', 'config', 'secrets'].includes(c.id)).map((c) => [c.id, c.verdict]));
   return { result, report, verdicts, check: (id: string) => report.checks.find((c) => c.id === id) as Check };
 }
 
@@ -150,6 +151,8 @@ describe('cai doctor against local servers', () => {
     expect(result.code).toBe(0);
     const summary = report.checks.map((c) => `${c.id} ${c.verdict}`);
     expect(summary).toEqual([
+      'node pass',
+      'temp pass',
       'config pass', // A
       'config pass', // B
       'config warn', // B: no authorised_origins (§5.7)
@@ -158,7 +161,7 @@ describe('cai doctor against local servers', () => {
       'dns pass', 'tcp pass', 'tls pass', 'certificate pass', 'tls-legacy pass', 'clock pass',
       'url warn', 'dns pass', 'tcp pass', 'clock pass',
     ]);
-    expect(report.checks[11]?.message).toBe('plain http on a local address: fine for a mock, not for a deployment');
+    expect(report.checks[13]?.message).toBe('plain http on a local address: fine for a mock, not for a deployment');
     // The same secret for both directions breaks §5.1.
     const same = await doctor(['--ca', good.certPath, '--interface', 'B'], { cwd: work, env: { JOBS: 'e'.repeat(40) } });
     expect(same.result.code).toBe(1);
@@ -176,17 +179,35 @@ describe('cai doctor against local servers', () => {
     const result = await runCli(['doctor', '--target', `https://${hosts.legacy}/`, '--ca', good.certPath], { cwd: dir });
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n');
-    expect(lines).toContain('  skip  config       no deployment profile (cai.config.json) in use');
+    expect(lines).toContain('  pass  node         Node.js ' + process.version.slice(1) + ' (cai needs 20.19.0 or later)');
+    expect(lines.some((line) => line.startsWith('  skip  config       no deployment profile: no cai.config.json from '))).toBe(true);
     expect(lines).toContain(`https://${hosts.legacy}/`);
     expect(lines).toContain('  FAIL  tls-legacy   accepts TLSv1.1, below the TLS 1.2 minimum (§5.8)');
     expect(lines).toContain("                     hint: set the server's minimum protocol to TLSv1.2 (e.g. ssl_protocols TLSv1.2 TLSv1.3;)");
-    expect(lines.at(-2)).toBe('5 passed, 0 warnings, 1 failed, 2 skipped');
+    expect(lines.at(-2)).toBe('7 passed, 1 warning, 1 failed, 2 skipped');
   });
 
-  it('is a usage error with nothing to check, or an unreadable --ca', async () => {
-    const empty = await runCli(['doctor'], { cwd: dir });
-    expect(empty.code).toBe(2);
-    expect(empty.stderr).toBe("error: nothing to check: no --target and no cai.config.json\nhint: pass --target URL, or run where cai.config.json is (or pass --config FILE / --env NAME)\n");
+  it('with no profile and no URL, checks this machine and exits 0 (1 when a check fails); an unreadable --ca is a usage error', async () => {
+    const alone = await runCli(['doctor'], { cwd: dir });
+    expect(alone.code, alone.stderr).toBe(0);
+    const lines = alone.stdout.split('\n');
+    expect(lines[0]).toBe(`  pass  node         Node.js ${process.version.slice(1)} (cai needs 20.19.0 or later)`);
+    expect(lines[1]).toMatch(/^ {2}pass {2}temp {9}.+ is writable \(reproductions of failing checks go there\)$/);
+    expect(lines[2]).toMatch(/^ {2}skip {2}config {7}no deployment profile: no cai\.config\.json from .+, and neither --config nor CAI_CONFIG$/);
+    expect(alone.stdout).toContain('  warn  secrets      CAI_SECRET is not set: the secret of the commands that sign or verify, for the direction they work in\n');
+    expect(alone.stdout).toContain('  skip  network      no URL to probe (DNS, TCP, TLS, certificate, clock)\n');
+    expect(lines.at(-2)).toBe('2 passed, 1 warning, 0 failed, 3 skipped');
+    // The same secret in both variables breaks §5.1: exit 1, not 2.
+    const same = await runCli(['--json', 'doctor'], { cwd: dir, env: { CAI_SECRET: 's'.repeat(40), CAI_CALLBACK_SECRET: 's'.repeat(40) } });
+    expect(same.code).toBe(1);
+    const report = JSON.parse(same.stdout) as { ok: boolean; checks: Check[] };
+    expect(report.ok).toBe(false);
+    expect(report.checks.filter((c) => c.id === 'secrets').map((c) => `${c.verdict} ${c.message}`)).toEqual([
+      'pass CAI_SECRET is set (40 characters): the secret of the commands that sign or verify, for the direction they work in',
+      "pass CAI_CALLBACK_SECRET is set (40 characters): the events secret of Interface A runs, for the provider's callbacks (§5.1)",
+      'fail CAI_SECRET and CAI_CALLBACK_SECRET are the same secret',
+    ]);
+    expect(same.stdout).not.toContain('s'.repeat(40));
     const ca = await runCli(['doctor', '--target', `https://${hosts.modern}/`, '--ca', 'nope.pem'], { cwd: dir });
     expect(ca.code).toBe(2);
     expect(ca.stderr).toBe('error: CA certificate file nope.pem does not exist\nhint: check the path, or pass - to read from stdin\n');

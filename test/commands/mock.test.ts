@@ -25,6 +25,14 @@ describe('cai mock (in-process)', () => {
     expect(result.stderr).toContain('deliberately broken: bad-ack');
   });
 
+  it('provider without --source: a note that the source checks of a conformance run will warn, and how to avoid it', async () => {
+    const note = 'note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform';
+    const without = await runCli(['mock', 'provider', '--provider', 'acme'], { env, interrupt: soon() });
+    expect(without.stderr).toContain(`${note}\n`);
+    const given = await runCli(['mock', 'provider', '--provider', 'acme', '--source', 'platform-eu'], { env, interrupt: soon() });
+    expect(given.stderr).not.toContain('no --source');
+  });
+
   it('refuses a test secret without --test-provider, and TLS files that do not go together', async () => {
     const orphan = await runCli(['mock', 'platform', '--provider', 'acme', '--test-secret-env', 'X'], { env });
     expect(orphan.code).toBe(2);

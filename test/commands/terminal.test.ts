@@ -99,20 +99,20 @@ describe('cai conformance run on a terminal', () => {
     expect(screenLines(narrow.stdout)).toContain('id       B-ACCEPT-001');
   });
 
-  it('without a terminal: the full table and every line whole (CI logs, pipes)', async () => {
-    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-size-limit', '--repro-dir', reproDir()]);
+  it('without a terminal, --format table: the full table and every line whole (CI logs, pipes)', async () => {
+    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-size-limit', '--format', 'table', '--repro-dir', reproDir()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('│ B-ACCEPT-001 │ a valid conversation.message event is accepted');
     expect(result.stdout).toMatch(/^ {2}body: {5}\/.*\/B-SIZE-001\.body$/m);
-    expect(result.stdout).toMatch(/^ {2}repro: {4}cai conformance run --interface B --mock --break no-size-limit --only B-SIZE-001$/m);
+    expect(result.stdout).toMatch(/^ {2}repro: {4}cai conformance run --interface B --mock --break no-size-limit --format table --only B-SIZE-001$/m);
     expect(result.stdout).toMatch(/^74 passed, 2 failed, 2 skipped$/m);
     expect(result.stderr).not.toContain('\r');
   });
 
-  it('stdout piped and stderr a terminal: the live line on stderr, the full table on stdout', async () => {
+  it('stdout piped and stderr a terminal: the live line on stderr, the compact report on stdout', async () => {
     const result = await runTty(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'B-ACCEPT-001'], { columns: 80, stdout: false });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('│ B-ACCEPT-001 │ a valid conversation.message event is accepted');
+    expect(result.stdout).toMatch(/^cai conformance: interface B, the built-in reference receiver, clock offset [+-]\d+ s\n1 passed, 0 failed, 0 skipped\n0 warnings\n$/);
     expect(result.stderr).toContain('1/1 checks');
   });
 });
@@ -201,6 +201,6 @@ describe('other renderers fit the terminal', () => {
     const usage = await runTty(['conformance', 'run', '--interface', 'B'], { columns: 40 });
     expect(usage.code).toBe(2);
     expect(widestLine(usage.stderr)).toBeLessThanOrEqual(40);
-    expect(screenLines(usage.stderr)).toEqual(['error: no receiver to check', 'hint: pass --target URL, or --mock to', '      run against the built-in reference', '      receiver']);
+    expect(screenLines(usage.stderr)).toEqual(['error: no receiver to check', 'hint: pass --to URL, or --mock to run', '      against the built-in reference', '      receiver']);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * No line wider than the terminal: every `--help` (every command and group, and the program's) and every listing,
+ * No line wider than the terminal, and no example cut inside a quoted string: every `--help` (every command and group, and the program's) and every listing,
  * rendered at 80 and at 60 columns, on a terminal of that width (fake TTY streams) and, for help, piped with
  * `COLUMNS` set; and `TERM=dumb` gets no cursor control (no `\r`, no erase-line), however long the command runs.
  */
@@ -30,6 +30,16 @@ beforeAll(async () => {
   expect((await runCli(['config', 'init'], { cwd: profile })).code).toBe(0);
 });
 
+/** Whether every quoted string of a shell line closes on that line (a `'…'` or `"…"` open at its end was cut). */
+function quotesBalanced(line: string): boolean {
+  let quote: string | undefined;
+  for (const char of line) {
+    if (quote === undefined && (char === "'" || char === '"')) quote = char;
+    else if (char === quote) quote = undefined;
+  }
+  return quote === undefined;
+}
+
 const overflowing = (text: string, columns: number) =>
   text
     .split('\n')
@@ -47,6 +57,23 @@ describe.each([80, 60])('at %i columns', (columns) => {
         expect(result.code, `cai ${path.join(' ')} --help`).toBe(0);
         expect(result.stdout, `cai ${path.join(' ')} --help`).toMatch(/^Usage: cai/);
         problems.push(...overflowing(result.stdout, columns).map((line) => `cai ${path.join(' ')} --help (${how}) ${line}`));
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('no example of any --help is broken inside a quoted string: each line pastes as whole words', async () => {
+    const problems: string[] = [];
+    for (const path of helps) {
+      const tty = await runTty([...path, '--help'], { columns });
+      const piped = await runCli([...path, '--help'], { env: { COLUMNS: String(columns) } });
+      for (const [how, result] of [['tty', tty], ['COLUMNS', piped]] as const) {
+        let continued = false;
+        for (const line of result.stdout.split('\n')) {
+          const command: boolean = continued || /^\s*\$ /.test(line);
+          continued = command && / \\$/.test(line);
+          if (command && !quotesBalanced(line)) problems.push(`cai ${path.join(' ')} --help (${how}): ${line}`);
+        }
       }
     }
     expect(problems).toEqual([]);

@@ -54,7 +54,7 @@ async function stop(receiver: Receiver): Promise<void> {
 
 const python = (verify: string) => startReceiver(PYTHON, ['receiver_b.py', '--provider', 'acme', '--verify', verify]);
 const node = (iface: 'A' | 'B', verify: string, secret = SECRET) => startReceiver(process.execPath, ['receiver.mjs', '--interface', iface, '--identity', iface === 'B' ? 'acme' : 'platform-eu', '--verify', verify], secret);
-const runB = (url: string, ...extra: string[]) => ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--repro-dir', join(dir, 'repro'), ...extra];
+const runB = (url: string, ...extra: string[]) => ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--format', 'table', '--repro-dir', join(dir, 'repro'), ...extra];
 
 /** Everything the run printed, stdout then stderr, as lines. */
 function outputLines(result: { stdout: string; stderr: string }): string[] {
@@ -159,7 +159,7 @@ describe.concurrent('a receiver that refuses the first valid request: the run st
     const receiver = await node('A', 'raw', EVENTS_SECRET);
     try {
       const result = await spawnCli(
-        ['conformance', 'run', '--interface', 'A', '--target', receiver.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--provider', 'acme', '--callback-secret-env', 'EVENTS', '--repro-dir', join(dir, 'repro-a')],
+        ['conformance', 'run', '--interface', 'A', '--target', receiver.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--provider', 'acme', '--callback-secret-env', 'EVENTS', '--format', 'table', '--repro-dir', join(dir, 'repro-a')],
         { env: { CAI_SECRET: SECRET, EVENTS: EVENTS_SECRET } },
       );
       const lines = outputLines(result);

@@ -37,7 +37,7 @@ describe('cai conformance run --role sender (built binary)', () => {
     const trigger = `for t in ${types}; do ${cai} sample event $t --compact; done | ${cai} send-event --to "$CAI_TARGET_URL" --provider acme --ndjson - --initial-delay 100ms`;
     const result = await judged(['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--trigger', trigger]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^cai conformance: the sender of interface B, judged by cai on http:\/\/127\.0\.0\.1:\d+, sender's clock offset [+-]\d+ s$/m);
+    expect(result.stdout).toMatch(/^cai conformance: a sender of interface B, judged on http:\/\/127\.0\.0\.1:\d+, its clock offset [+-]\d+ s$/m);
     expect(result.stdout).toMatch(/^35 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stderr).toBe('');
@@ -56,13 +56,13 @@ describe('cai conformance run --role sender (built binary)', () => {
   it.concurrent('a sender that retries a 400 fails with exit 1, names the check, saves what it sent and writes JUnit', async () => {
     const repro = join(dir, 'retries-400');
     const junit = join(dir, 'retries-400.xml');
-    const argv = ['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-REJECT-001', '--observe', '1s', '--repro-dir', repro, '--junit', junit, '--trigger', fixture('B', 'retries-400')];
+    const argv = ['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-REJECT-001', '--observe', '1s', '--format', 'table', '--repro-dir', repro, '--junit', junit, '--trigger', fixture('B', 'retries-400')];
     const result = await spawnCli(argv, { env });
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toContain('\n✗ BS-REJECT-001 a 400 is not retried (must, §7)\n  expected: no attempt after the 400 (cai listened 1.00 s more, --observe)\n');
     expect(result.stdout).toMatch(/^ {2}actual: {3}retried: 2 more attempts, the first \d+ ms after the 400$/m);
     expect(result.stdout).toContain(`\n  body:     ${repro}/reject-400/attempt-1.body\n`);
-    expect(result.stdout).toContain(`\n  repro:    ${process.execPath} ${BIN} conformance run --interface B --provider acme --role sender --trigger '`);
+    expect(result.stdout).toContain(`\n  repro:    ${process.execPath} ${BIN} conformance run --interface B --provider acme --format table --role sender --trigger '`);
     expect(result.stdout).toMatch(/ --observe 1000ms --only BS-REJECT-001\n/);
     expect(result.stdout).toMatch(/^0 passed, 1 failed, 0 skipped$/m);
     expect(result.stderr).toBe(`JUnit report written to ${junit}\nwhat the sender sent, for the failing checks: ${repro}\n`);
@@ -78,7 +78,7 @@ describe('cai conformance run --role sender (built binary)', () => {
   it.concurrent('a waived failure does not fail the run', async () => {
     const waivers = join(dir, 'waivers.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(waivers, JSON.stringify([{ id: 'BS-REJECT-001', reason: 'the retry queue is fixed in ticket OPS-7' }])));
-    const argv = ['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-REJECT-001', '--observe', '1s', '--waivers', waivers, '--repro-dir', join(dir, 'waived'), '--trigger', fixture('B', 'retries-400')];
+    const argv = ['conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-REJECT-001', '--observe', '1s', '--waivers', waivers, '--format', 'table', '--repro-dir', join(dir, 'waived'), '--trigger', fixture('B', 'retries-400')];
     const result = await spawnCli(argv, { env });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('\n~ BS-REJECT-001 a 400 is not retried (must, §7)\n');

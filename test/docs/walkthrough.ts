@@ -14,7 +14,8 @@
  * Expected lines: `…` alone skips any number of lines; `…` inside a line stands for any text. Lines are compared
  * after normalising what changes from run to run (times of day, durations, ports, the clock offset).
  * A command whose exit status the page does not show (`$ echo $?` right after it) must exit 0; one that keeps
- * running in terminal 2 is stopped with Ctrl-C, and must exit 130 then.
+ * running in terminal 2 is stopped with Ctrl-C, and must exit 130 then. Ctrl-C is what a terminal sends: SIGINT to
+ * the command's whole process group (`npx cai-toolkit …` is npm and the cai it starts).
  *
  * Ports: a command of terminal 2 that says `--port N` listens on a free port instead (`--port 0`); the port it
  * prints in its first line replaces `127.0.0.1:N` in every later command.
@@ -138,8 +139,10 @@ export interface StepResult {
 export function walkthroughScript(steps: readonly Step[], dir: string): string {
   const lines = [
     'set -u',
+    // Job control: each command of terminal 2 runs in a process group of its own, as in a terminal of its own.
+    'set -m',
     // Stop whatever still runs in terminal 2 when the script ends, however it ends.
-    `trap 'for p in $(jobs -p); do kill -INT "$p" 2>/dev/null; done; wait' EXIT`,
+    `trap 'for p in $(jobs -p); do kill -INT -- "-$p" 2>/dev/null; done; wait' EXIT`,
     'bg=',
   ];
   const ports = new Set<string>();
@@ -158,7 +161,7 @@ export function walkthroughScript(steps: readonly Step[], dir: string): string {
       const command = substitute(step.command).replace(/--port \d+/, '--port 0');
       lines.push(
         // The Ctrl-C before a new command in terminal 2.
-        'if [ -n "$bg" ]; then kill -INT "$bg"; wait "$bg"; echo $? > "$bg_rc"; bg=; fi',
+        'if [ -n "$bg" ]; then kill -INT -- "-$bg"; wait "$bg"; echo $? > "$bg_rc"; bg=; fi',
         `${command} > '${out}' 2> '${err}' &`,
         `bg=$!; bg_rc='${rc}'`,
         // Ready when it has printed its first line (its URL).
@@ -172,13 +175,15 @@ export function walkthroughScript(steps: readonly Step[], dir: string): string {
     }
     lines.push(`{ ${substitute(step.command)}\n} > '${out}' 2> '${err}'`, `__rc=$?; echo "$__rc" > '${rc}'; (exit "$__rc")`);
   });
-  lines.push('if [ -n "$bg" ]; then kill -INT "$bg"; wait "$bg"; echo $? > "$bg_rc"; fi', 'exit 0');
+  lines.push('if [ -n "$bg" ]; then kill -INT -- "-$bg"; wait "$bg"; echo $? > "$bg_rc"; fi', 'exit 0');
   return `${lines.join('\n')}\n`;
 }
 
 export interface RunOptions {
-  /** Directory with a `cai` executable, put first on PATH. */
-  binDir: string;
+  /** Directory with a `cai` executable, put first on PATH; none for a page that runs `npx cai-toolkit`. */
+  binDir?: string;
+  /** More environment variables (npm's cache, say). */
+  env?: NodeJS.ProcessEnv;
   /** Working directory of the walk-through. */
   cwd: string;
   /** Where the outputs are kept. */
@@ -190,11 +195,13 @@ export async function runWalkthrough(steps: readonly Step[], options: RunOptions
   mkdirSync(options.outDir, { recursive: true });
   const script = join(options.outDir, 'walkthrough.sh');
   writeFileSync(script, walkthroughScript(steps, options.outDir));
+  const path = process.env.PATH ?? '/usr/bin:/bin';
   const env: NodeJS.ProcessEnv = {
-    PATH: `${options.binDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: options.binDir === undefined ? path : `${options.binDir}:${path}`,
     HOME: options.cwd,
     NO_COLOR: '1',
     LANG: 'C.UTF-8',
+    ...options.env,
   };
   const child = spawn('bash', [script], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let scriptErr = '';

@@ -2,13 +2,17 @@
  * The GitHub composite action at the repository root (action.yml), checked as GitHub reads it and run as its runner
  * would: each `run` step in `bash --noprofile --norc -eo pipefail`, the `${{ … }}` expressions substituted, the
  * inputs also as INPUT_* variables, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and RUNNER_TEMP as files and folders of a
- * temporary directory. `uses:` steps are not run: setup-node (Node is here) and upload-artifact, whose paths must
- * then name what the run wrote.
+ * temporary directory, GITHUB_OUTPUT read back as the runner reads it. `uses:` steps are not run: setup-node (Node
+ * is here) and upload-artifact, whose paths must then name what the run wrote.
+ *
+ * The action's path is a fresh clone of this repository (its committed and new files as they are now, without
+ * node_modules, dist/ or bundle/), as `uses: ./cai` runs it after actions/checkout: the first run installs and builds
+ * what it needs from the lockfile.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -36,6 +40,52 @@ const action = parse(text) as Action;
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const root = mkdtempSync(join(tmpdir(), 'cai-action-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * What a clone of this repository would hold: the files git tracks and the new ones it does not ignore, with their
+ * content and modes as they are now (so that the action under test is this one, committed or not).
+ */
+function freshClone(): string {
+  const clone = join(root, 'cai');
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files: ${listed.stderr}`);
+  for (const file of listed.stdout.split('\0').filter((name) => name !== '')) {
+    if (!existsSync(join(ROOT, file))) continue; // deleted in the work tree
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(clone, file));
+    chmodSync(join(clone, file), statSync(join(ROOT, file)).mode);
+  }
+  for (const built of ['node_modules', 'dist', 'bundle']) if (existsSync(join(clone, built))) throw new Error(`the clone has ${built}`);
+  return clone;
+}
+const clone = freshClone();
+
+/** $GITHUB_OUTPUT as the runner reads it: `name=value` (up to the first `=`), or `name<<DELIMITER` … `DELIMITER`. */
+function readOutputs(text: string): { outputs: Record<string, string>; names: string[] } {
+  const outputs: Record<string, string> = {};
+  const names: string[] = [];
+  const lines = text.split('\n');
+  for (let at = 0; at < lines.length; at += 1) {
+    const line = lines[at] as string;
+    if (line === '') continue;
+    const equals = line.indexOf('=');
+    const heredoc = line.indexOf('<<');
+    if (equals >= 0 && (heredoc < 0 || equals < heredoc)) {
+      names.push(line.slice(0, equals));
+      outputs[line.slice(0, equals)] = line.slice(equals + 1);
+      continue;
+    }
+    if (heredoc < 0) throw new Error(`invalid line in GITHUB_OUTPUT: ${line}`);
+    const name = line.slice(0, heredoc);
+    const delimiter = line.slice(heredoc + 2);
+    const value: string[] = [];
+    for (at += 1; at < lines.length && lines[at] !== delimiter; at += 1) value.push(lines[at] as string);
+    if (at >= lines.length) throw new Error(`GITHUB_OUTPUT: no closing ${delimiter} for ${name}`);
+    names.push(name);
+    outputs[name] = value.join('\n');
+  }
+  return { outputs, names };
+}
 
 describe('action.yml', () => {
   it('is a composite action with a shell on every run step', () => {
@@ -78,6 +128,8 @@ interface RunResult {
   uploaded?: string[];
   stderr: string;
   workspace: string;
+  /** Every output name each step wrote, in order, repeats included. */
+  written: Record<string, string[]>;
 }
 
 /** `${{ … }}` as the runner substitutes it, for the expressions the action uses; anything else fails the test. */
@@ -99,13 +151,14 @@ function condition(value: string | undefined, context: Parameters<typeof expand>
   return inner.split('&&').every((term) => {
     const t = term.trim();
     if (t === '!cancelled()' || t === 'always()') return true;
-    const compare = /^(inputs\.[\w-]+) == '([^']*)'$/.exec(t);
-    if (compare) return expand(`\${{ ${compare[1] as string} }}`, context) === compare[2];
+    const compare = /^((?:inputs|steps\.[\w-]+\.outputs)\.[\w-]+) (==|!=) '([^']*)'$/.exec(t);
+    if (compare) return (expand(`\${{ ${compare[1] as string} }}`, context) === compare[3]) === (compare[2] === '==');
     throw new Error(`the test runner does not know the condition ${t}`);
   });
 }
 
-function runAction(given: Record<string, string>, setup: { workspaceCai?: boolean; env?: NodeJS.ProcessEnv } = {}): RunResult {
+function runAction(given: Record<string, string>, setup: { workspaceCai?: boolean; env?: NodeJS.ProcessEnv; actionPath?: string } = {}): RunResult {
+  const actionPath = setup.actionPath ?? clone;
   const dir = mkdtempSync(join(root, 'run-'));
   const workspace = join(dir, 'workspace');
   const temp = join(dir, 'temp');
@@ -121,8 +174,8 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
   for (const [name, input] of Object.entries(action.inputs)) inputs[name] = given[name] ?? input.default ?? '';
   const summary = join(dir, 'summary.md');
   writeFileSync(summary, '');
-  const context = { inputs, paths: { 'github.action_path': ROOT.replace(/\/$/, ''), 'github.workspace': workspace, 'runner.temp': temp }, outputs: {} as Record<string, Record<string, string>> };
-  const result: RunResult = { statuses: {}, outputs: context.outputs, summary: '', stderr: '', workspace };
+  const context = { inputs, paths: { 'github.action_path': actionPath, 'github.workspace': workspace, 'runner.temp': temp }, outputs: {} as Record<string, Record<string, string>> };
+  const result: RunResult = { statuses: {}, outputs: context.outputs, summary: '', stderr: '', workspace, written: {} };
   let failed = false;
   for (const [index, step] of action.runs.steps.entries()) {
     if (!condition(step.if, context, failed)) continue;
@@ -143,22 +196,23 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
       GITHUB_ACTIONS: 'true',
       GITHUB_OUTPUT: output,
       GITHUB_STEP_SUMMARY: summary,
-      GITHUB_ACTION_PATH: ROOT,
+      GITHUB_ACTION_PATH: actionPath,
+      // npm as on a runner, less its notices; its cache is this machine's.
+      npm_config_update_notifier: 'false',
+      npm_config_prefer_offline: 'true',
       GITHUB_WORKSPACE: workspace,
       RUNNER_TEMP: temp,
       ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.replace(/ /g, '_').toUpperCase()}`, value])),
       ...setup.env,
       ...Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(String(value), context)])),
     };
-    const ran = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: workspace, env, encoding: 'utf8', timeout: 120_000 });
+    // The first run from the clone installs its dependencies and builds: minutes on a loaded machine.
+    const ran = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: workspace, env, encoding: 'utf8', timeout: 5 * 60_000 });
     result.stderr += ran.stderr;
     result.statuses[id] = ran.status ?? -1;
-    context.outputs[id] = Object.fromEntries(
-      readFileSync(output, 'utf8')
-        .split('\n')
-        .filter((line) => line.includes('='))
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
+    const written = readOutputs(readFileSync(output, 'utf8'));
+    context.outputs[id] = written.outputs;
+    result.written[id] = written.names;
     if (ran.status !== 0) failed = true;
   }
   result.summary = readFileSync(summary, 'utf8');
@@ -166,18 +220,27 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
 }
 
 describe('the action, run as the runner would', () => {
-  it('passes against the reference receiver with the cai of its own checkout: reports kept, summary written', () => {
-    const run = runAction({ interface: 'B', mock: 'true' });
+  it('from a fresh clone as its path (no node_modules, no build), with cai-version empty: installs from the lockfile, builds, runs the suite, writes exit-code, the JUnit and the HTML', { timeout: 6 * 60_000 }, () => {
+    expect(existsSync(join(clone, 'package-lock.json'))).toBe(true);
+    const run = runAction({ interface: 'B', mock: 'true', 'cai-version': '' });
     expect(run.statuses, run.stderr).toEqual({ install: 0, run: 0 });
-    expect(run.outputs.install?.bin).toBe(join(ROOT, 'bin', 'cai.js'));
-    expect(run.outputs.run).toEqual({ 'exit-code': '0', junit: 'cai-conformance.xml', html: 'cai-conformance.html' });
+    expect(run.outputs.install?.bin).toBe(join(clone, 'bundle', 'cai.mjs'));
+    expect(existsSync(join(clone, 'node_modules', '.package-lock.json')), 'npm ci').toBe(true);
+    expect(run.outputs.run).toEqual({ 'exit-code': '0', junit: 'cai-conformance.xml', html: 'cai-conformance.html', 'repro-dir': 'cai-repro' });
     expect(readFileSync(join(run.workspace, 'cai-conformance.xml'), 'utf8')).toMatch(/^<\?xml /);
     expect(readFileSync(join(run.workspace, 'cai-conformance.html'), 'utf8')).toMatch(/^<!doctype html>/i);
     expect(run.summary).toMatch(/cai conformance passed/);
     expect(run.uploaded).toEqual(['cai-conformance.xml', 'cai-conformance.html', 'cai-repro']);
   });
 
-  it("fails the step with cai's exit code against a broken receiver, and still keeps the reports, with the workspace's cai", () => {
+  it('a second run from the same checkout builds nothing again', { timeout: 2 * 60_000 }, () => {
+    const run = runAction({ interface: 'B', mock: 'true', only: 'dedupe', upload: 'false' });
+    expect(run.statuses, run.stderr).toEqual({ install: 0, run: 0 });
+    expect(run.stderr).not.toMatch(/npm (warn|error)/i);
+    expect(run.uploaded).toBeUndefined();
+  });
+
+  it("fails the step with cai's exit code against a broken receiver, and still keeps the reports, with the workspace's cai", { timeout: 2 * 60_000 }, () => {
     const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'dedupe', 'repro-dir': 'repro', 'artifact-name': 'gate' }, { workspaceCai: true });
     expect(run.outputs.install?.bin).toBe(join(run.workspace, 'node_modules', '.bin', 'cai-toolkit'));
     expect(run.statuses).toEqual({ install: 0, run: 1 });
@@ -188,7 +251,7 @@ describe('the action, run as the runner would', () => {
     expect(readdirSync(join(run.workspace, 'repro')).some((name) => name.endsWith('.sh'))).toBe(true);
   });
 
-  it('passes the inputs as single words, never as shell code; args adds flags', () => {
+  it('passes the inputs as single words, never as shell code; args adds flags', { timeout: 2 * 60_000 }, () => {
     const run = runAction(
       { interface: 'B', target: 'http://127.0.0.1:9/events', provider: '$(touch pwned)`touch pwned2`', 'secret-env': 'GATE_SECRET', args: '--timeout 1s --concurrency 2', upload: 'false' },
       { env: { GATE_SECRET: 'whsec_action_0123456789' } },
@@ -197,5 +260,31 @@ describe('the action, run as the runner would', () => {
     expect(run.stderr).toContain('error: target unreachable: cannot reach http://127.0.0.1:9');
     expect(readdirSync(run.workspace).filter((name) => name.startsWith('pwned'))).toEqual([]);
     expect(run.uploaded).toBeUndefined();
+  });
+
+  it('$GITHUB_OUTPUT holds exactly one exit-code, and the upload only the paths given, whatever the inputs hold', { timeout: 2 * 60_000 }, () => {
+    const hostile: Record<string, string>[] = [
+      { junit: 'cai.xml\nexit-code=0' },
+      { html: 'cai.html\n/etc/passwd' },
+      { 'repro-dir': 'repro\r\nexit-code=0' },
+      { args: '--timeout 1s\nexit-code=0' },
+      { provider: 'acme\nexit-code=0' },
+    ];
+    for (const given of hostile) {
+      const [name] = Object.keys(given);
+      const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'dedupe', ...given });
+      expect(run.written.run, name).toEqual(['exit-code']);
+      expect(run.outputs.run, name).toEqual({ 'exit-code': '2' });
+      expect(run.statuses.run, name).toBe(2);
+      expect(run.stderr).toContain(`error: the action's input ${name as string} holds a line break\nhint: `);
+      expect(run.uploaded, name).toBeUndefined();
+    }
+    // A value that looks like an output, on one line, stays the value of its own output.
+    const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'B-DEDUP-001', junit: 'exit-code=0', html: 'x<<EOF' });
+    expect(run.statuses.run).toBe(1);
+    expect(run.written.run?.filter((name) => name === 'exit-code')).toEqual(['exit-code']);
+    expect(run.outputs.run).toMatchObject({ 'exit-code': '1', junit: 'exit-code=0', html: 'x<<EOF' });
+    expect(run.uploaded).toEqual(['exit-code=0', 'x<<EOF', 'cai-repro']);
+    expect(existsSync(join(run.workspace, 'exit-code=0'))).toBe(true);
   });
 });

@@ -34,7 +34,7 @@ describe('the HTML report and the job summary', () => {
       expect(run.code).toBe(3);
       const message = `${server.url} is not an events endpoint: a valid, correctly signed event got 404 Not Found; expected 202 (§4.2, §7)`;
       expect(run.stderr).toContain(`error: ${message}\n`);
-      expect(run.html).toContain(`<b>The run stopped before any check:</b> ${message}<br>Hint: check --target: it is the events URL itself`);
+      expect(run.html).toContain(`<b>The run stopped before any check:</b> ${message}<br>Hint: check --to: it is the events URL itself`);
       expect(run.html).toContain('<span class="badge fail">FAILED</span>');
       expect(run.summary).toContain(`### ❌ cai conformance failed: interface B against ${server.url}\n`);
       expect(run.summary).toContain(`**Stopped before any check:** ${message}\n`);

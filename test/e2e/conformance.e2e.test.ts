@@ -18,7 +18,7 @@ describe('cai conformance (built binary)', () => {
   it('a broken receiver fails the run with exit 1 and names the check', async () => {
     const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'A', '--break', 'bad-ack', '--repro-dir', join(dir, 'a')]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 the acknowledgment is JSON with a string provider_job_id and an E\.164 assigned_number_e164 \(must, §2\.3 §4\.1 §2\.1\)$/m);
+    expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 must §2\.3: /m);
     expect(result.stdout).toMatch(/^83 passed, 1 failed, 0 skipped$/m);
     // The lifecycle check of the acknowledgment's provider_job_id has no acknowledgment to read: not judged, saying so.
     expect(result.stdout).toMatch(/^0 warnings, 1 not judged$/m);
@@ -29,6 +29,6 @@ describe('cai conformance (built binary)', () => {
   it('usage errors exit 2 with one error and one hint line', async () => {
     const result = await spawnCli(['conformance', 'run', '--interface', 'B']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --target URL, or --mock to run against the built-in reference receiver\n');
+    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --to URL, or --mock to run against the built-in reference receiver\n');
   });
 });

@@ -11,9 +11,9 @@ import { codeBlocks } from '../docs/markdown.js';
 import { SPEC_VERSION } from '../../src/spec/constants.js';
 
 /**
- * Install as the README says, and nothing that reaches another package's `cai`: the tarball `npm pack` writes (in a
- * copy of the repository's packed files, so that `prepack` strips the lifecycle scripts as it does for a user), the
- * README's tarball commands run in an empty project folder, its registry commands against a local registry that
+ * Install as docs/install.md says, and nothing that reaches another package's `cai`: the tarball `npm pack` writes (in
+ * a copy of the repository's packed files, so that `prepack` strips the lifecycle scripts as it does for a user), the
+ * page's tarball commands run in an empty project folder, its registry commands against a local registry that
  * serves that tarball as `cai-toolkit` (and sends npm to the real registry for everything else), the completion
  * for `npx cai-toolkit` from the installed package, and a failing run's repro script from a folder without `cai`.
  * npm fetches the dependencies from its cache when it can (--prefer-offline).
@@ -21,7 +21,9 @@ import { SPEC_VERSION } from '../../src/spec/constants.js';
 
 const MINUTES = 60_000;
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The install page: its blocks marked `<!-- install: NAME -->` are run here as written. */
+const INSTALL_PAGE = 'docs/install.md';
+const INSTALL = readFileSync(join(ROOT, INSTALL_PAGE), 'utf8');
 const work = mkdtempSync(join(tmpdir(), 'cai-install-'));
 const clone = join(work, 'clone');
 const project = join(work, 'project');
@@ -44,10 +46,10 @@ function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessE
   return spawnProcess(command, args, { cwd, env: { ...process.env, ...quietNpm, ...env } });
 }
 
-/** The commands of the README block marked `<!-- install: NAME -->`, comments dropped. */
+/** The commands of the install page's block marked `<!-- install: NAME -->`, comments dropped. */
 function installBlock(name: string): string[] {
-  const block = codeBlocks(README).find((candidate) => candidate.marker === `install: ${name}`);
-  if (!block) throw new Error(`README.md has no <!-- install: ${name} --> block`);
+  const block = codeBlocks(INSTALL).find((candidate) => candidate.marker === `install: ${name}`);
+  if (!block) throw new Error(`${INSTALL_PAGE} has no <!-- install: ${name} --> block`);
   return block.lines.map((line) => line.replace(/\s+#.*$/, '').trim()).filter((line) => line !== '');
 }
 
@@ -104,7 +106,7 @@ beforeAll(async () => {
   for (const dir of [project, registryProject]) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   copyFileSync(tarball, join(project, result.filename));
   const registryUrl = await startRegistry(tarball);
-  // The README's commands, as written: from the tarball, and from the registry (global installs under a prefix).
+  // The install page's commands, as written: from the tarball, and from the registry (global installs under a prefix).
   [tarballRun, registryRun] = await Promise.all([
     runLines(installBlock('tarball'), project),
     runLines(installBlock('registry'), registryProject, { npm_config_registry: registryUrl, npm_config_prefix: globalPrefix, PATH: `${join(globalPrefix, 'bin')}:${process.env.PATH ?? ''}` }),
@@ -139,7 +141,7 @@ describe('npm pack: the tarball', () => {
   });
 });
 
-describe("the README's commands, from a tarball, in an empty project", () => {
+describe("docs/install.md's commands, from a tarball, in an empty project", () => {
   it('install it without a warning, and npx cai-toolkit runs it', () => {
     expect(installBlock('tarball')[0]).toBe(`npm install --save-dev ./cai-toolkit-${manifest.version}.tgz`);
     expect(tarballRun.code, tarballRun.stderr).toBe(0);
@@ -205,7 +207,7 @@ describe("the README's commands, from a tarball, in an empty project", () => {
   });
 });
 
-describe("the README's commands, from the registry once published", () => {
+describe("docs/install.md's commands, from the registry once published", () => {
   it('install it in a project and for the machine, each runs, and nothing reaches the package that owns `cai`', () => {
     const lines = installBlock('registry');
     expect(lines).toContain('npm install --save-dev cai-toolkit');
@@ -252,8 +254,8 @@ describe("the inspector's page from the tarball", () => {
 });
 
 describe('no README line runs another package\'s `cai`', () => {
-  it('every `npx cai …` of the README and docs/ci.md also shows `npx cai-toolkit`', () => {
-    for (const page of ['README.md', 'docs/ci.md']) {
+  it('every `npx cai …` of the README, docs/install.md and docs/ci.md also shows `npx cai-toolkit`', () => {
+    for (const page of ['README.md', INSTALL_PAGE, 'docs/ci.md']) {
       const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
       const risky = lines.filter((line) => /npx (?:-\S+ )*cai(?!-toolkit)\b/.test(line) && !line.includes('npx cai-toolkit'));
       expect(risky, page).toEqual([]);

@@ -65,6 +65,6 @@ describe('cai report and cai doctor (built binary)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('  FAIL  tcp          cannot connect to 127.0.0.1 port 1 (ECONNREFUSED)');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 warning, 1 failed, 3 skipped');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 2 warnings, 1 failed, 3 skipped');
   });
 });

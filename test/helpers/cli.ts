@@ -93,6 +93,8 @@ export function spawnProcess(command: string, args: string[], options: { cwd: st
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A program that exits before reading its stdin closes the pipe (EPIPE): its exit code and output say the rest.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
 }

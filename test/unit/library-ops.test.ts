@@ -18,6 +18,6 @@ describe('library API: configuration, doctor, report', () => {
   it('runDoctor without a profile or targets returns skipped checks, not an exception', async () => {
     const report = await runDoctor({ interfaces: ['A', 'B'], targets: [], env: {}, now: () => Date.now(), timeoutMs: 1000 });
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => `${c.id} ${c.verdict}`)).toEqual(['config skip', 'secrets skip']);
+    expect(report.checks.map((c) => `${c.id} ${c.verdict}`)).toEqual(['node pass', 'temp pass', 'config skip', 'secrets warn', 'secrets skip', 'network skip']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitCell, fitColumns, stripAnsi, truncate, visibleWidth, wrap } from '../../src/output/layout.js';
+import { fitCell, fitColumns, stripAnsi, truncate, visibleWidth, wrap, fitHelp } from '../../src/output/layout.js';
 
 const red = (text: string) => `\x1b[31m${text}\x1b[39m`;
 
@@ -81,5 +81,25 @@ describe('fitCell', () => {
   it('wraps or truncates as the column says', () => {
     expect(fitCell('a valid event is accepted', 10)).toBe('a valid\nevent is\naccepted');
     expect(fitCell('a valid event is accepted', 10, 'truncate')).toBe('a valid e…');
+  });
+});
+
+describe('fitHelp: examples', () => {
+  const example = `Examples:\n  $ cai conformance run --interface B --role sender --provider acme --trigger 'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample'`;
+
+  it('breaks a command between its words, with a continuation, never inside a quoted string', () => {
+    const lines = fitHelp(example, 60).split('\n');
+    expect(lines).toEqual([
+      'Examples:',
+      '  $ cai conformance run --interface B --role sender \\',
+      '      --provider acme --trigger \\',
+      `      'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample'`,
+    ]);
+  });
+
+  it('a quoted word wider than the line stays whole: pasted, the command runs whole', () => {
+    const lines = fitHelp(example, 40).split('\n');
+    expect(lines).toContain(`      'cai send-event --to "$CAI_TARGET_URL" --provider acme --sample'`);
+    for (const line of lines.slice(1, -1)) expect(line.endsWith(' \\')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
+import { flowNames } from '../../send/flows.js';
 
 /**
  * What a shell needs to complete `cai`, read from the commander program itself (every registered command,
@@ -33,7 +34,8 @@ export interface CompletionCommand {
 
 /**
  * Values that commander does not hold as `choices`, by the placeholder an option or argument names them with
- * (`--break <fault>`, `sample event <type>`, `--sample [type]`). The sets themselves come from the domain.
+ * (`--break <fault>`, `sample event <type>`, `--sample [type]`, `trigger [flow]`). The sets themselves come from the
+ * domain.
  */
 function completionByPlaceholder(placeholder: string, path: readonly string[]): Completion | undefined {
   switch (placeholder) {
@@ -44,6 +46,8 @@ function completionByPlaceholder(placeholder: string, path: readonly string[]): 
     }
     case 'type':
       return { kind: 'words', words: [...EVENT_TYPES] };
+    case 'flow':
+      return { kind: 'words', words: flowNames() };
     case 'file':
     case 'files':
       return { kind: 'files' };

@@ -11,25 +11,29 @@ import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderJobSummary } from './markdown.js';
 import { renderTable, type TableOptions } from './table.js';
+import { renderCompact, type CompactOptions } from './compact.js';
 
 export type { ReportView } from '../types.js';
 
 export interface ReporterOptions {
   /** The terminal's width, colours and table drawing (the `table` format). */
   table?: TableOptions;
+  /** `--quiet` for the `compact` format. */
+  compact?: CompactOptions;
   /** `cai 0.2.0`, for the pages' generator line. */
   generator?: string;
 }
 
 export type Reporter = (report: ReportView, options: ReporterOptions) => string | Promise<string>;
 
-export type ReporterName = 'table' | 'json' | 'junit' | 'html' | 'markdown';
+export type ReporterName = 'table' | 'compact' | 'json' | 'junit' | 'html' | 'markdown';
 
 export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
   table: (report, options) => {
     if (!options.table) throw new Error('the table reporter needs the terminal options');
     return renderTable(report, options.table);
   },
+  compact: (report, options) => renderCompact(report, options.compact),
   json: (report) => renderJson(report),
   junit: (report) => renderJunit(report, { warningsFail: report.failOn === 'warnings' }),
   html: (report, options) => renderConformanceHtml(report, options.generator !== undefined ? { generator: options.generator } : {}),

@@ -20,6 +20,8 @@ export interface TableOptions {
   palette: Palette;
   /** `--verbose`: the table of every check on a terminal too. */
   verbose: boolean;
+  /** `--quiet`: the failures and the count lines only (no headline, no table, no checks without a verdict). */
+  quiet?: boolean;
   /** Draws a table fitted to the width (the Output's). */
   table(head: string[], rows: string[][], columns: readonly ColumnSpec[]): Promise<string>;
 }
@@ -31,17 +33,20 @@ export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: stri
 
 export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {
   const terminal = options.width !== undefined;
-  const lines = [fit(headline(report), options, '  ')];
+  const quiet = options.quiet === true;
+  const lines = quiet ? [] : [fit(headline(report), options, '  ')];
   if (report.error) lines.push('', ...errorLines(report.error, options));
   // A diagnosis first: it is what stopped the run, and what to act on.
   if (report.diagnosis) lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
-  if (report.checks.length > 0 && (!terminal || options.verbose)) lines.push(await checkTable(report.checks, options));
+  if (report.checks.length > 0 && !quiet && (!terminal || options.verbose)) lines.push(await checkTable(report.checks, options));
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
   lines.push(...details(report, options));
   lines.push('');
   const counts = terminal ? paintedCounts(report, options) : countLine(report.summary);
   lines.push(report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts);
   lines.push(terminal && report.summary.warnings > 0 ? options.palette.yellow(warningLine(report.summary)) : warningLine(report.summary));
+  // Quiet, the report starts with its first failure.
+  while (quiet && lines[0] === '') lines.shift();
   return lines.join('\n');
 }
 
@@ -132,6 +137,7 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
       field('repro', result.repro.command);
     }
   }
+  if (options.quiet === true) return lines;
   for (const verdict of ['not-judged', 'skipped'] as const) lines.push(...unjudged(checks.filter((result) => result.verdict === verdict), verdict, options));
   return lines;
 }

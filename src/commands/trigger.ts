@@ -1,0 +1,217 @@
+/**
+ * `cai trigger <flow>`: the events a provider sends for a whole flow (Interface B: a conversation then a booking, a
+ * reschedule, a cancellation, job.closed with each outcome), signed and paced, to a platform's events endpoint; or
+ * (`job`, Interface A) one contact job to a provider, with its conversation shown as the provider sends it back.
+ * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
+ * inside the action; the lines are src/output/trigger-lines.ts. The flags are declared here, and only here.
+ */
+import { Option, type Command } from 'commander';
+import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from '../cli/options.js';
+import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../cli/secret-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
+import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
+import { usageError } from '../errors.js';
+import type { Flow } from '../send/flows.js';
+
+interface TriggerOptions extends TransportOptions {
+  list?: boolean;
+  to?: string;
+  provider?: string;
+  source?: string;
+  leadId?: string;
+  branchCode?: string;
+  pace: number;
+  listen: { host: string; port: number };
+  publicUrl?: string;
+  wait: number;
+  observe: number;
+}
+
+/** Flags of one interface's flows only, by attribute: given for the other, a usage error rather than a silent no-op. */
+const JOB_ONLY = ['source', 'listen', 'publicUrl', 'wait', 'observe', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret'];
+const EVENTS_ONLY = ['pace'];
+
+export function registerTrigger(program: Command, state: RunState): void {
+  const command = program
+    .command('trigger')
+    .argument('[flow]', 'the flow to send (cai trigger --list names them)')
+    .description('Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back')
+    .option('--list', 'list the flows and what each sends')
+    .option('--to <url>', 'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)', parseHttpUrl)
+    .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2); job: the code the provider\'s events must carry (§5.6)')
+    .option('--source <id>', 'job: the X-CAI-Source header, the platform id (§4.1)')
+    .option('--lead-id <id>', 'the lead_id of every event (B) or of the job (default: a fresh one)')
+    .option('--branch-code <code>', 'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)')
+    .addOption(new Option('--pace <duration>', 'B: the pause between an answer and the next event').argParser(parseDurationMs).default(1_000, '1s'))
+    .addOption(new Option('--listen <host:port>', "job: where the listener of the provider's events listens").argParser(parseHostPort).default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'))
+    .option('--public-url <url>', 'job: the address the provider reaches the listener at (a tunnel), when not its own; the job\'s callback_url is it with /events appended', parseHttpUrl)
+    .addOption(new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance").argParser(parseDurationMs).default(600_000, '10m'))
+    .addOption(new Option('--observe <duration>', 'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over').argParser(parseDurationMs).default(10_000, '10s'));
+  addTransportOptions(command);
+  addSecretOptions(command, 'secret', 'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)');
+  addSecretOptions(command, 'callback-secret', "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)");
+  command.addHelpText(
+    'after',
+    `
+Exit codes: 0 every event accepted (job: the job accepted and its first contact within the 5 min of §8), 1 an event
+or the job rejected (job: no first contact in time, or an event of the provider's refused), 2 usage, 3 delivery
+failed.
+
+Examples:
+  $ cai trigger --list
+  $ cai trigger appointment-booked --to http://127.0.0.1:8787/events \\
+      --provider acme --secret-env CAI_SECRET
+  $ cai trigger job-closed-no-answer --to https://platform.example/cai/events \\
+      --provider acme --secret-env CAI_EVENTS_SECRET --pace 200ms --json
+  $ cai trigger job --to http://127.0.0.1:8788 --source platform-eu --provider acme \\
+      --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET`,
+  );
+  command.action(async (name: string | undefined, options: TriggerOptions, cmd: Command) => {
+    await runHandler(state, cmd, async (context) => {
+      options.retryForGiven = retryForGiven(cmd);
+      const { FLOWS, findFlow } = await import('../send/flows.js');
+      if (options.list) {
+        if (name !== undefined) throw usageError('conflicting_options', '--list names the flows; it takes no flow', `run 'cai trigger --list', then 'cai trigger ${name} …'`);
+        return (await import('../output/trigger-lines.js')).renderFlowList(FLOWS, context.output);
+      }
+      if (name === undefined) throw usageError('missing_flow', 'which flow to send?', "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all");
+      const flow = findFlow(name);
+      if (flow === undefined) {
+        const { suggestValue } = await import('../cli/suggest.js');
+        const names = FLOWS.map((known) => known.name);
+        throw usageError('unknown_flow', `no flow named ${name}${suggestion(suggestValue(name, names))}`, "run 'cai trigger --list' for the flows");
+      }
+      refuseFlagsOfOtherInterface(flow, cmd);
+      return flow.interface === 'B' ? triggerEvents(flow, options, context) : triggerJobFlow(options, context);
+    });
+  });
+}
+
+function suggestion(text: string | undefined): string {
+  return text === undefined ? '' : ` (${text})`;
+}
+
+function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
+  const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  const others = flow.interface === 'B' ? JOB_ONLY : EVENTS_ONLY;
+  const given = others.find((key) => command.getOptionValueSource(key) === 'cli');
+  if (given === undefined) return;
+  throw usageError('conflicting_options', `${flagOf(given)} does not apply to ${flow.name}`, flow.interface === 'B' ? `it is an option of 'cai trigger job' (Interface A)` : `it is an option of the event flows (Interface B), 'cai trigger --list'`);
+}
+
+/** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
+async function triggerEvents(flow: Flow, options: TriggerOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy, formatDuration } = await import('../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  const [to, provider] = requireOptions([
+    { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
+    { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
+  ]) as [string, string];
+  const secret = signingSecret(options, context);
+  const { buildFlow } = await import('../send/flows.js');
+  const { values, events } = buildFlow(flow, { ...(options.leadId !== undefined ? { leadId: options.leadId } : {}), ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}), now: new Date(io.now()) });
+  const lines = await import('../output/trigger-lines.js');
+  if (options.dryRun) {
+    const [{ signForDryRun }, { sendTarget }] = await Promise.all([import('../send/dry-run.js'), import('../send/request.js')]);
+    const { url, headers } = sendTarget('event', to, provider);
+    const requests = events.map((event) => signForDryRun({ url, headers, body: Buffer.from(JSON.stringify(event.document)) }, secret, io.now()));
+    return lines.renderFlowDryRun(flow, requests, options.format, output);
+  }
+  checkPlainHttp(to, options, output);
+  const { openDispatcher } = await import('../http/transport.js');
+  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
+  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const interruption = interruptInTwoSteps(io, {
+    onStop: () => output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
+    onAbort: () => output.warn('aborting the event in flight: its outcome is unknown'),
+  });
+  output.info(`${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`);
+  try {
+    const { sendFlow } = await import('../send/trigger.js');
+    const outcome = await sendFlow(
+      { to, provider, secret, events },
+      {
+        deliver: { retry: policy, timeoutMs: options.timeout, dispatcher, signal: interruption.signal, stopSignal: interruption.stopSignal, onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output) },
+        paceMs: options.pace,
+        stopSignal: interruption.stopSignal,
+        onResult: (result) => {
+          if (!output.json) lines.flowEventLine(result, events.length, output);
+        },
+      },
+    );
+    return lines.renderFlowOutcome(flow, to, values, events, outcome, output);
+  } finally {
+    interruption.dispose();
+    if (!interruption.signal.aborted) await dispatcher.close();
+  }
+}
+
+/** Interface A: one job, the provider's events as they come back, the time to first contact against §8. */
+async function triggerJobFlow(options: TriggerOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy } = await import('../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.dryRun) throw usageError('conflicting_options', '--dry-run applies to the event flows', "'cai send-job --sample --dry-run' prints a contact job as it would be sent");
+  if (options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 10m');
+  const [to, source, providerCode] = requireOptions([
+    { flag: '--to', value: options.to, how: "the provider's base URL, e.g. --to https://provider.example/cai" },
+    { flag: '--source', value: options.source, how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform-eu' },
+    { flag: '--provider', value: options.provider, how: "the provider code its events must carry (X-CAI-Provider, §5.6), e.g. --provider acme" },
+  ]) as [string, string, string];
+  const secret = signingSecret(options, context);
+  const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output);
+  if (callbackSecrets.length === 0) {
+    throw usageError('missing_secret', "no events secret to verify the provider's events", `pass --callback-secret-env NAME${hasSecretOptions(options, 'callback-secret') ? '' : ' (or set CAI_CALLBACK_SECRET)'}: the secret of Interface B (§5.1)`);
+  }
+  const host = options.listen.host;
+  if (options.publicUrl === undefined && (host === '0.0.0.0' || host === '::')) {
+    throw usageError('missing_option', `the listener on ${host} has no address the provider can reach`, 'pass --public-url with the address that forwards to it');
+  }
+  checkPlainHttp(to, options, output);
+  const { openDispatcher } = await import('../http/transport.js');
+  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
+  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const interruption = interruptInTwoSteps(io, {
+    onStop: () => output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
+    onAbort: () => output.warn('aborting the request in flight'),
+  });
+  const lines = await import('../output/trigger-lines.js');
+  try {
+    const { triggerJob } = await import('../send/trigger-job.js');
+    const outcome = await triggerJob(
+      {
+        to,
+        source,
+        secret,
+        providerCode,
+        callbackSecrets: callbackSecrets.map((entry) => entry.value),
+        listen: options.listen,
+        ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+        ...(options.leadId !== undefined ? { leadId: options.leadId } : {}),
+        ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
+      },
+      {
+        deliver: { retry: policy, timeoutMs: options.timeout, dispatcher, signal: interruption.signal, stopSignal: interruption.stopSignal, onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output) },
+        waitMs: options.wait,
+        quietMs: options.observe,
+        stopSignal: interruption.stopSignal,
+        onListening: (callbackUrl, job) => output.info(`sending a contact job, lead ${String(job.lead_id)}, event_id ${String(job.event_id)}; the provider's events are received at ${callbackUrl}`),
+        onJob: (sent) => {
+          if (!output.json) lines.jobLine(sent, output);
+        },
+        onCallback: (callback) => {
+          if (!output.json) lines.callbackLine(callback, output);
+        },
+        clock: io.now,
+      },
+    );
+    return lines.renderJobOutcome(to, outcome, output);
+  } finally {
+    interruption.dispose();
+    if (!interruption.signal.aborted) await dispatcher.close();
+  }
+}
