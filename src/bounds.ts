@@ -259,8 +259,8 @@ export const GENERATE_CAPS = {
  */
 export const EXPLORE_CAPS = {
   receiver: {
-    B: { defaultRequests: 1_200, defaultTimeLimitMs: 15_000 },
-    A: { defaultRequests: 400, defaultTimeLimitMs: 15_000 },
+    B: { defaultRequests: 2_500, defaultTimeLimitMs: 20_000 },
+    A: { defaultRequests: 800, defaultTimeLimitMs: 15_000 },
   },
   /** The largest `--generate N`: minutes against a receiver on the network. */
   requests: 30_000,

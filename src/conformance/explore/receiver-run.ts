@@ -19,6 +19,9 @@ import type { Session } from '../probe/session.js';
 import { answerOf, undecidedWhy } from '../probe/verdict.js';
 import type { BodyForm, Forgery, IdChoice, IdTransform, Malformed, SingleStep, Step } from './receiver-steps.js';
 
+/** Documents of a crowd sent at once (as many as the named checks' concurrent repeats). */
+const CROWD_WAVE = 8;
+
 /** A breach of a relation, at one step of a conversation. */
 export interface RelationBreach {
   relation: ReceiverRelationId;
@@ -90,6 +93,17 @@ export class ConversationRunner {
       await pause(step.ms, this.options.session.signal);
       return;
     }
+    if (step.kind === 'crowd') {
+      record.text = `${step.count} other new documents, ${CROWD_WAVE} at once`;
+      for (let sent = 0; sent < step.count && !this.options.session.signal.aborted; sent += CROWD_WAVE) {
+        const wave = Array.from({ length: Math.min(CROWD_WAVE, step.count - sent) }, () => ({ body: compact(materialise(step.draft, this.scope.eventId())) }));
+        const exchanges = await this.scope.sendAll(wave);
+        record.exchanges.push(...exchanges.filter((exchange) => breachesOf((exchange.expected as Expectation).terms, answerOf(exchange), { level: 'must' }).length > 0).slice(0, 2));
+        this.result.requests += exchanges.length;
+        this.judge(place, exchanges, { learn: false });
+      }
+      return;
+    }
     const built = step.kind === 'together' ? step.steps.map((each) => this.build(each)) : [this.build(step)];
     const recipes = step.kind === 'burst' ? Array.from({ length: step.copies }, () => (built[0] as Built).recipe) : built.map((each) => each.recipe);
     record.text = step.kind === 'burst' ? `${step.copies} copies at once of: ${(built[0] as Built).text}` : step.kind === 'together' ? `at once: ${built.map((each) => each.text).join('; ')}` : (built[0] as Built).text;
@@ -100,7 +114,7 @@ export class ConversationRunner {
   }
 
   /** Every answer on every `must` term, each breach under its relation; the evidence counted; the ids learned. */
-  private judge(place: number, exchanges: readonly Exchange[]): void {
+  private judge(place: number, exchanges: readonly Exchange[], options: { learn?: boolean } = {}): void {
     const breaches: RelationBreach[] = [];
     for (const exchange of exchanges) {
       const expected = exchange.expected as Expectation;
@@ -114,7 +128,7 @@ export class ConversationRunner {
         const breach = breachesOf([retryAfterTerm()], { status: 429, headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {}, body: Buffer.alloc(0) })[0];
         if (breach) breaches.push({ relation: 'answer', step: place, expected: breach.expected, actual: breach.actual, clauses: breach.clauses });
       }
-      this.learn(id, expected, exchange, place);
+      if (options.learn !== false) this.learn(id, expected, exchange, place);
     }
     for (const group of sameIdGroups(exchanges)) {
       const breach = concurrentBreach(this.scope.session.config.interface, group.map((exchange) => exchange.expected as Expectation), group.map(answerOf));

@@ -66,10 +66,12 @@ export type Step =
   | { kind: 'oversize'; draft: Draft; id: IdChoice; padding: 'text' | 'whitespace' }
   | { kind: 'burst'; draft: Draft; id: IdChoice; copies: number }
   | { kind: 'together'; steps: readonly SingleStep[] }
+  /** Many other new documents, a few at once: what a memory of repeats bounded by count forgets the earlier ones in. */
+  | { kind: 'crowd'; draft: Draft; count: number }
   | { kind: 'pause'; ms: number };
 
 /** A step of one request (several, for a burst): what `together` sends at once. */
-export type SingleStep = Exclude<Step, { kind: 'together' | 'pause' }>;
+export type SingleStep = Exclude<Step, { kind: 'together' | 'pause' | 'crowd' }>;
 
 export interface StepContext {
   interface: InterfaceId;
@@ -107,7 +109,9 @@ export function stepArbitraries(context: StepContext, options: { sizeLimit: bool
   const malformed = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), how: fc.constantFrom(...MALFORMED), at: fc.integer({ min: 1, max: 999 }) }).map((step): Step => ({ kind: 'malformed', ...step }));
   const burst = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), copies: fc.integer({ min: 2, max: 6 }) }).map((step): Step => ({ kind: 'burst', ...step }));
   const together = fc.array(fc.oneof(send, forged, refused), { minLength: 2, maxLength: 3 }).map((steps): Step => ({ kind: 'together', steps: steps as SingleStep[] }));
-  const pause = fc.integer({ min: 100, max: 1_500 }).map((ms): Step => ({ kind: 'pause', ms }));
+  // A memory of repeats bounded by time (a cache's time-to-live) forgets within seconds; by count, within hundreds.
+  const pause = fc.oneof(fc.integer({ min: 100, max: 1_500 }), fc.integer({ min: 3_000, max: 6_000 })).map((ms): Step => ({ kind: 'pause', ms }));
+  const crowd = fc.record({ draft: valid, count: fc.integer({ min: 70, max: 160 }) }).map((step): Step => ({ kind: 'crowd', ...step }));
   const weighted: { weight: number; arbitrary: fc.Arbitrary<Step> }[] = [
     { weight: 10, arbitrary: send },
     { weight: 4, arbitrary: refused },
@@ -116,6 +120,7 @@ export function stepArbitraries(context: StepContext, options: { sizeLimit: bool
     { weight: 2, arbitrary: burst },
     { weight: 2, arbitrary: together },
     { weight: 1, arbitrary: pause },
+    { weight: 1, arbitrary: crowd },
   ];
   if (options.sizeLimit) weighted.push({ weight: 1, arbitrary: fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), padding: fc.constantFrom('text', 'whitespace') }).map((step): Step => ({ kind: 'oversize', ...step })) });
   return [fc.oneof(...weighted)];

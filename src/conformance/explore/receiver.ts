@@ -18,7 +18,7 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../pool.js';
 import { ConversationRunner, RelationBroken, type Conversation, type RelationBreach, type StepRecord } from './receiver-run.js';
-import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
+import { ID_TRANSFORMS, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
 
 /** A relation's failure: the shortest conversation found that breaks it, run once more. */
@@ -90,14 +90,16 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
   if (!send) return [];
   const fresh = { kind: 'fresh', shape: { tail: '', length: 'natural' } } as const;
   const plain = { ...send, wire: { form: 'compact' as const, chunked: false, charset: false, secret: 0 } };
+  // The first id carries what the transforms of ID_TRANSFORMS change: capitals, an accent, hyphens and a number.
+  const marked = { kind: 'fresh', shape: { tail: 'Café-ñ-07', length: 'natural' } } as const;
   return [
-    { ...plain, id: fresh },
+    { ...plain, id: marked },
     { ...plain, id: { kind: 'earlier', slot: 0 } },
-    { ...plain, id: { kind: 'near', slot: 0, transform: 'upper-case' } },
     { kind: 'forged', draft: plain.draft, id: { kind: 'earlier', slot: 0 }, forgery: 'wrong-secret' },
     { kind: 'forged', draft: plain.draft, id: fresh, forgery: 'stale' },
     // The stale one's id, refused, then sent validly: new (no trace).
-    { ...plain, id: { kind: 'earlier', slot: 2 } },
+    { ...plain, id: { kind: 'earlier', slot: 1 } },
+    ...ID_TRANSFORMS.map((transform): Step => ({ ...plain, id: { kind: 'near', slot: 0, transform } })),
     ...(invalid ? [{ ...invalid, id: fresh }] : []),
     { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },
     ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const }, { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const }] : []),
