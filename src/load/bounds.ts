@@ -34,6 +34,11 @@ export const LOAD_BOUNDS = {
   failureCodes: 16,
   /** Windows of the timeline (the `--html` charts); longer runs get wider windows. */
   timelineWindows: 600,
+  /**
+   * The run's deadline is its last phase, then one request's time-out, then this much (the pool notices an overdue
+   * answer within a quarter of the time-out, at most a second): whatever is still in flight then fails `timeout`.
+   */
+  runGraceMs: 2_000,
   /** Jobs whose first callback is awaited at once (`--callbacks`); past it, jobs are sent but not timed. */
   callbackJobs: 100_000,
 } as const;

@@ -129,6 +129,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const sender = requestMaker(options, { secret, identity, listener, metrics });
     options.onStart?.({ url, ...(listener ? { callbackUrl: listener.urlFor('…') } : {}) });
     const progress = watchProgress(options, metrics, schedule);
+    // Every run ends: after its last phase and one request's time-out, what is still in flight fails (`timeout`).
+    const deadline = setTimeout(() => pool.close('timeout'), schedule.durationMs + options.timeoutMs + LOAD_BOUNDS.runGraceMs);
+    cleanups.push(async () => clearTimeout(deadline));
     let unreachable: string | undefined;
     const outcome = await runEngine<LoadRequest>({
       pool,
