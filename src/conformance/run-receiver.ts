@@ -220,7 +220,13 @@ function defaultRerun(options: ConformanceOptions, generation: GenerationSetup |
     return (checkId) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId)} --only ${checkId}`;
   }
   const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
-  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)}${generated(checkId)} --only ${checkId}`;
+  // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
+  const listen = options.callbackListen ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}` : '';
+  const callbacks = options.callbackSecrets?.length
+    ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`
+    : '';
+  const branch = options.branchCode !== undefined ? ` --branch-code ${shellQuote(options.branchCode)}` : '';
+  return (checkId) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${generated(checkId)} --only ${checkId}`;
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
