@@ -18,10 +18,11 @@ const BEYOND = {
 
 /**
  * The page, from plain data: the exports of src/bounds.ts.
- * @param {{ INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
+ * @param {{ DEADLINES: Record<string, {command: string, waitsOn: string, flag: string, ms: number, past: string}>, INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
-export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, GENERATE_CAPS, MAX_WALK_DEPTH, formatCap }) {
+export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTOR_SERVER_CAPS, MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, GENERATE_CAPS, DEADLINES, MAX_WALK_DEPTH, formatCap }) {
   const seconds = (ms) => `${ms / 1000} s`;
+  const duration = (ms) => (ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : seconds(ms));
   const lines = [
     '# Limits: what cai reads, and what it prints',
     '',
@@ -62,6 +63,20 @@ export function renderLimits({ INPUT_CAPS, NETWORK_CAPS, LISTENER_CAPS, INSPECTO
     `| a response body (the senders, \`replay\`, \`conformance run\`) | ${formatCap(NETWORK_CAPS.responseBodyBytes)} | the rest is discarded and the connection closed; the result says so (\`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: …)\`, \`bodyTruncated: true\` with \`--json\`), and the verdict rests on the status: a 2xx is accepted, with a note that the rest was not read |`,
     `| the status line and headers of a response | ${formatCap(NETWORK_CAPS.responseHeaderBytes)} in all | the attempt fails (\`headers_too_large\`) |`,
     `| a response header value shown on a terminal | ${NETWORK_CAPS.shownHeaderCharacters} characters | cut, with \`… (N more characters)\`; \`--json\` has it whole |`,
+    '',
+    '## Deadlines: every run ends',
+    '',
+    'Every command that waits on a peer has a deadline for each wait, a total one: a peer that answers a byte at a time,',
+    "never idle for long, cannot stretch it (a request's time-out covers its whole answer, headers and body). Ctrl-C",
+    'ends every wait. What waits, on what, and for how long by default:',
+    '',
+    '| command | waits on | deadline (default) | at the deadline |',
+    '|---|---|---|---|',
+    ...Object.values(DEADLINES).map((row) => `| ${cell(row.command)} | ${cell(row.waitsOn)} | ${row.flag === '-' ? '' : `${cell(row.flag)}, `}${duration(row.ms)} | ${cell(row.past)} |`),
+    '',
+    `The generated documents of a conformance run have deadlines of their own (${duration(GENERATE_CAPS.timeLimitMs)} in all, below); cai's`,
+    "listeners and the reference receivers bound what they wait for of a client (its headers, a body's pauses, a body",
+    'in all): below, and in [mocks](mocks.md#bounds).',
     '',
     "## cai's own listeners in a conformance run",
     '',

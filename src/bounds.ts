@@ -261,6 +261,153 @@ export const GENERATE_CAPS = {
  */
 export const MAX_WALK_DEPTH = 256;
 
+/**
+ * Every run ends: each wait of a command on a peer has a deadline, a total one (a peer that answers a byte at a time
+ * cannot stretch it), and Ctrl-C ends every wait. The table of docs/limits.md ("Deadlines"); the numbers are the
+ * defaults of the modules that wait (test/docs/deadlines.test.ts keeps them equal), here as plain data.
+ */
+export interface Deadline {
+  /** The commands that wait. */
+  command: string;
+  /** On what: one request, a delivery, a job's events… */
+  waitsOn: string;
+  /** The flag that sets the deadline, or `-` when it is fixed. */
+  flag: string;
+  /** Its default, in ms. */
+  ms: number;
+  /** What happens at the deadline. */
+  past: string;
+}
+
+export const DEADLINES = {
+  sendAttempt: {
+    command: '`send-event`, `send-job`, `replay` (each document of a batch too)',
+    waitsOn: 'one attempt: the connection, then the whole answer, headers and body',
+    flag: '`--timeout`',
+    ms: 10_000,
+    past: 'the attempt fails (`timeout`) and is retried within `--retry-for`',
+  },
+  sendDelivery: {
+    command: '`send-event`, `send-job`, `replay`',
+    waitsOn: 'one delivery: its attempts and the waits between them (§7)',
+    flag: '`--retry-for` (§8: at most 24 h)',
+    ms: 2 * 60_000,
+    past: 'no further attempt: exit 3',
+  },
+  conformanceRequest: {
+    command: '`conformance run`',
+    waitsOn: 'one request of a check: the connection, then the whole answer',
+    flag: '`--timeout`',
+    ms: 10_000,
+    past: 'no answer: the check judges that; the run stops (exit 3) when it is the first request',
+  },
+  conformanceRateLimited: {
+    command: '`conformance run`',
+    waitsOn: "one request answered 429: the Retry-After waits (each at most 60 s) and the requests again",
+    flag: '-',
+    ms: 120_000,
+    past: 'the 429 is the answer the check judges',
+  },
+  conformanceCallbacks: {
+    command: '`conformance run --interface A`',
+    waitsOn: "the provider's events of one job",
+    flag: '`--callback-wait`',
+    ms: 30_000,
+    past: 'the events that came are judged; a check that needs more is not judged, or fails, as its rule says',
+  },
+  conformanceObserve: {
+    command: '`conformance run` (A, and `--role sender`)',
+    waitsOn: 'one more event or attempt, after the last',
+    flag: '`--observe`',
+    ms: 2_000,
+    past: 'the stage ends',
+  },
+  conformancePause: {
+    command: '`conformance run`',
+    waitsOn: 'the repeat-memory checks: the pause before their last repeat (1.2 s against `--mock`)',
+    flag: '-',
+    ms: 5_000,
+    past: 'the repeat is sent',
+  },
+  conformanceContinue: {
+    command: '`conformance run`',
+    waitsOn: 'the framing check with `Expect: 100-continue`: the interim answer (the whole answer within `--timeout`)',
+    flag: '-',
+    ms: 1_000,
+    past: 'the body is sent anyway (RFC 9110 §10.1.1)',
+  },
+  senderScenario: {
+    command: '`conformance run --role sender`',
+    waitsOn: "each scenario's deliveries (5 min when sent by hand, without `--trigger`)",
+    flag: '`--wait`',
+    ms: 60_000,
+    past: 'the scenario ends; a sender that delivered nothing there fails the checks that need it',
+  },
+  senderTrigger: {
+    command: '`conformance run --role sender --trigger`',
+    waitsOn: "the trigger's process, after its scenario",
+    flag: '-',
+    ms: 1_000,
+    past: 'it is stopped (SIGTERM, then SIGKILL)',
+  },
+  loadRequest: {
+    command: '`load`',
+    waitsOn: 'one request: written, to the last byte of its answer (connecting included)',
+    flag: '`--timeout`',
+    ms: 10_000,
+    past: 'the request fails (`timeout`), its connection closed',
+  },
+  loadRun: {
+    command: '`load`',
+    waitsOn: 'the run: its phases, then one `--timeout`, then this',
+    flag: '-',
+    ms: 2_000,
+    past: 'what is still in flight fails (`timeout`)',
+  },
+  loadCallbacks: {
+    command: '`load --interface A --callbacks`',
+    waitsOn: "each job's first callback: the first-contact target of §8, times `--slo-scale`",
+    flag: '`--slo-scale`',
+    ms: 5 * 60_000,
+    past: 'the job counts as missing its callback',
+  },
+  doctor: {
+    command: '`doctor`',
+    waitsOn: 'each step: the DNS lookup, the connection, the TLS handshake, the headers of its GET (no body is read)',
+    flag: '`--timeout`',
+    ms: 5_000,
+    past: 'the step fails, with what it shows',
+  },
+  mockCallbackAttempt: {
+    command: '`mock provider`',
+    waitsOn: 'one attempt of an event it sends back: the connection, then the whole answer',
+    flag: '-',
+    ms: 10_000,
+    past: 'the attempt fails and is retried (§7)',
+  },
+  mockCallbackDelivery: {
+    command: '`mock provider`',
+    waitsOn: 'one event it sends back: its attempts and waits',
+    flag: '-',
+    ms: 2 * 60_000,
+    past: 'the event is given up; stopping the mock ends every delivery at once',
+  },
+  interruptAbort: {
+    command: 'every command',
+    waitsOn: 'after Ctrl-C (or SIGTERM): what is still in flight',
+    flag: '-',
+    ms: 2_500,
+    past: 'aborted, as a second Ctrl-C would; the results and reports so far are written',
+  },
+  interruptGiveUp: {
+    command: 'every command',
+    waitsOn: 'after Ctrl-C (or SIGTERM): the command itself',
+    flag: '-',
+    ms: 4_500,
+    past: 'cai stops anyway, exit 130 (143 for SIGTERM), and says the command did not stop in time',
+  },
+} as const satisfies Record<string, Deadline>;
+
 /** `16 MiB`, `64 KiB`, `16.1 MiB`: a cap as people read it (binary units, as the caps are set). */
 export function formatCap(bytes: number): string {
   if (bytes >= MiB) return `${trim(bytes / MiB)} MiB`;
