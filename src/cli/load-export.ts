@@ -37,16 +37,22 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
 
-  const [{ encodeBraces, exportArtillery, ExportValueError, withoutCredentials }, { writeProject }, { versionInfo }] = await Promise.all([import('../load/artillery.js'), import('../output/load-summary.js'), import('../version.js')]);
+  const [{ encodeBraces, planArtillery, ExportValueError, withoutCredentials }, { projectFiles }, { writeProject }, { versionInfo }] = await Promise.all([
+    import('../load/artillery.js'),
+    import('./load-export-files.js'),
+    import('../output/load-summary.js'),
+    import('../version.js'),
+  ]);
   // The project's files are shared and committed: a URL's credentials are left out of every one of them.
   const target = withoutCredentials(options.to);
   const callback = options.callbackUrl !== undefined ? withoutCredentials(options.callbackUrl) : undefined;
   for (const [flag, url] of [['--to', target], ['--callback-url', callback]] as const) {
     if (url?.stripped) output.warn(`${flag} holds credentials (user:password@): they are left out of the project, which sends no credential but the signature`);
   }
-  let project;
+  const generator = `cai ${versionInfo().version}`;
+  let plan;
   try {
-    project = exportArtillery({
+    plan = planArtillery({
       scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
       target: target.url.href,
       identity,
@@ -56,15 +62,15 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
       workers: flags.workers,
       ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
       ...(callback !== undefined ? { callbackUrl: callback.url.href } : {}),
-      generator: `cai ${versionInfo().version}`,
-      command: describeCommand(options, encodeBraces(target.url.href), secretEnv, thresholds),
+      generator,
     });
   } catch (error) {
     if (error instanceof ExportValueError) throw templateError(error, options);
     throw error;
   }
-  await writeProject(project, flags.out, flags.force === true, context);
-  for (const item of project.untranslated) output.warn(`threshold '${item.expression}' is not in the Artillery project: ${item.why}`);
+  const files = projectFiles(plan, { generator, command: describeCommand(options, encodeBraces(target.url.href), secretEnv, thresholds) });
+  await writeProject({ files, untranslated: plan.untranslated }, flags.out, flags.force === true, context);
+  for (const item of plan.untranslated) output.warn(`threshold '${item.expression}' is not in the Artillery project: ${item.why}`);
   return ExitCode.ok;
 }
 

@@ -51,7 +51,7 @@ export function ensureCondition(threshold: Threshold): Translation {
       return { why: 'Artillery starts every arrival (it has no in-flight cap), so none is dropped' };
     case 'callback_first_contact':
     case 'callbacks_missing':
-      return { why: 'the callbacks are timed by cai load --callbacks alone: Artillery has no listener' };
+      return { why: 'Artillery has no listener: only cai load itself times the callbacks' };
     default: {
       if (aggregation.kind !== 'count') return { why: `${threshold.metric} as a rate a second has no counterpart in Artillery` };
       const name = threshold.metric === 'repeats' ? 'cai.repeats_sent' : `cai.${threshold.metric}`;

@@ -225,16 +225,21 @@ export interface ThresholdVerdict {
   /** `p(99)=3.2 ms`, `rate=0.012 (12 of 1000)`, or why there is no value. */
   detail: string;
   description?: string;
+  /** No value because the run lacked what the metric reads: repeats sent, or jobs whose callbacks were awaited. */
+  needs?: MetricNeed;
 }
+
+/** What a metric needs of a run beyond its requests: repeats (a share of them), or the callbacks of Interface A. */
+export type MetricNeed = 'repeats' | 'callbacks';
 
 export function judgeThreshold(threshold: Threshold, run: MeasuredRun): ThresholdVerdict {
   const measured = measure(threshold, run);
   const base = { expression: threshold.expression, ...(threshold.description ? { description: threshold.description } : {}) };
-  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}` };
+  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}`, ...(measured.needs ? { needs: measured.needs } : {}) };
   return { ...base, ok: compare(measured.value, threshold.operator, threshold.value), actual: measured.value, detail: measured.detail };
 }
 
-type Measured = { value: number; detail: string } | { missing: string };
+type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed };
 
 function measure(threshold: Threshold, run: MeasuredRun): Measured {
   const { aggregation } = threshold;
@@ -268,13 +273,13 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       return counter(run.dropped, aggregation, run);
     case 'repeats_unrecognised':
     case 'duplicates_confirmed':
-      if (run.repeatsJudged === 0) return { missing: run.counters.repeats === 0 ? 'no repeat was sent (pass --repeat, e.g. 5%)' : 'no repeat was accepted, so none could be recognised' };
+      if (run.repeatsJudged === 0) return run.counters.repeats === 0 ? { missing: 'no repeat was sent', needs: 'repeats' } : { missing: 'no repeat was accepted, so none could be recognised' };
       return counter(run.counters[threshold.metric], aggregation, run);
     case 'callback_first_contact':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
     case 'callbacks_missing':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return counter(run.callbacks.missing, aggregation, run);
     default:
       if (run.completed === 0) return { missing: noAnswers };
@@ -353,10 +358,10 @@ function compare(actual: number, operator: Operator, expected: number): boolean 
   }
 }
 
-/** A threshold on a metric the run does not produce (callbacks without --callbacks): said before the run. */
-export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): string | undefined {
+/** A threshold on a metric the run does not produce (callbacks, without them): what it needs, said before the run. */
+export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): MetricNeed | undefined {
   if (threshold.metric === 'status') return undefined;
   const definition: MetricDefinition = METRICS[threshold.metric];
-  if (definition.needs === 'callbacks' && !run.callbacks) return `${threshold.metric} needs --callbacks (Interface A)`;
+  if (definition.needs === 'callbacks' && !run.callbacks) return 'callbacks';
   return undefined;
 }

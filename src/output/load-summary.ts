@@ -9,11 +9,11 @@ import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { CommandContext } from '../cli/runner.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
-import type { ExportedProject } from '../load/artillery.js';
 import type { LoadReport } from '../load/report.js';
 import type { LoadProgress } from '../load/run.js';
 import { describeRate, type PhaseSpec } from '../load/schedule.js';
 import { formatMs } from '../load/thresholds.js';
+import { verdictDetail } from '../cli/load-needs.js';
 import type { Output } from './output.js';
 import { ProgressLine } from './progress.js';
 import { safeText } from './safe-text.js';
@@ -75,7 +75,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     output.result('');
     output.result(color.bold('thresholds'));
     for (const verdict of report.thresholds) {
-      output.resultWrapped(`  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdict.detail))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`, '      ');
+      output.resultWrapped(`  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`, '      ');
     }
   }
   output.result('');
@@ -129,6 +129,13 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
 }
 
 const ms = (value: number | null) => (value === null ? '–' : formatMs(value));
+
+
+/** An exported project: its files, and the thresholds it could not hold (src/load/artillery.ts). */
+export interface ExportedProject {
+  files: readonly { name: string; content: string }[];
+  untranslated: readonly { expression: string; why: string }[];
+}
 
 /**
  * Writes the exported project into `dir` (created when missing); existing project files only with `force`. No file

@@ -1,38 +1,33 @@
 /**
- * The text files of an exported Artillery project (./artillery.ts): the script as YAML, written through the `yaml`
- * package (every string double-quoted and escaped by it, comments as comments), package.json as JSON, and the
- * README. What they hold of the user's input is made safe by ./artillery-values.ts first: no credential, no `{{`
- * that Artillery would template.
+ * The files of `cai load export --engine artillery` (the project src/load/artillery.ts plans): the script as YAML,
+ * written through the `yaml` package (every string double-quoted and escaped by it, comments as comments), the
+ * processor as the plan holds it, package.json as JSON, and the README. What they hold of the user's input was made
+ * safe by the plan (no credential, no `{{` Artillery would template): a `{{` left in the script would be a bug, and
+ * is refused rather than written.
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import type { PhaseSpec } from './schedule.js';
-import { describeRate } from './schedule.js';
+import { ARTILLERY_VERSION, isTemplateFree, type ArtilleryPlan } from '../load/artillery.js';
+import type { PhaseSpec } from '../load/schedule.js';
+import { describeRate } from '../load/schedule.js';
 
-export const ARTILLERY_VERSION = '2.0.21';
 export const SCRIPT_FILE = 'cai-load.yml';
 export const PROCESSOR_FILE = 'cai-processor.cjs';
 
-export interface Untranslated {
-  expression: string;
-  why: string;
-}
-
-/** What the files say: the project's scenario, already made safe to write. */
+/** What the files name besides the plan: `cai 0.2.0`, and the `cai load …` command line (no secret, no credential). */
 export interface ProjectText {
-  /** The origin Artillery loads (`config.target`), and the path and query every request is POSTed to. */
-  origin: string;
-  path: string;
-  phases: readonly PhaseSpec[];
-  timeoutMs: number;
-  workers: number;
-  secretEnv: string;
-  /** The scenarios: one per request kind (an event type, or the contact job), with its weight. */
-  requests: readonly { name: string; weight: number }[];
-  conditions: readonly string[];
-  untranslated: readonly Untranslated[];
-  /** `cai 0.2.0`, and the `cai load …` command line the project stands for (no secret, no credential in it). */
   generator: string;
   command: string;
+}
+
+export function projectFiles(plan: ArtilleryPlan, text: ProjectText): { name: string; content: string }[] {
+  const script = scriptYaml(plan, text);
+  if (!isTemplateFree(script)) throw new Error(`${SCRIPT_FILE} would hold '{{': a value escaped neither for YAML nor for Artillery`);
+  return [
+    { name: SCRIPT_FILE, content: script },
+    { name: PROCESSOR_FILE, content: plan.processor },
+    { name: 'package.json', content: packageJson(plan, text) },
+    { name: 'README.md', content: readme(plan, text) },
+  ];
 }
 
 /** A comment's text on one line: what a newline or a control character would break is a space. */
@@ -55,45 +50,45 @@ function phasesFor(phases: readonly PhaseSpec[], divisor: number): Record<string
 }
 
 /** cai-load.yml. */
-export function scriptYaml(text: ProjectText): string {
+function scriptYaml(plan: ArtilleryPlan, text: ProjectText): string {
   const doc = new Document({
     config: {
-      target: text.origin,
+      target: plan.origin,
       processor: `./${PROCESSOR_FILE}`,
-      http: { timeout: Math.max(1, Math.ceil(text.timeoutMs / 1000)) },
-      phases: phasesFor(text.phases, 1),
-      environments: { fargate: { phases: phasesFor(text.phases, text.workers) } },
+      http: { timeout: Math.max(1, Math.ceil(plan.timeoutMs / 1000)) },
+      phases: phasesFor(plan.phases, 1),
+      environments: { fargate: { phases: phasesFor(plan.phases, plan.workers) } },
       plugins: { ensure: {} },
-      ...(text.conditions.length > 0 || text.untranslated.length > 0 ? { ensure: { conditions: text.conditions.map((expression) => ({ expression, strict: true })) } } : {}),
+      ...(plan.conditions.length > 0 || plan.untranslated.length > 0 ? { ensure: { conditions: plan.conditions.map((expression) => ({ expression, strict: true })) } } : {}),
     },
-    scenarios: text.requests.map((request) => ({
+    scenarios: plan.requests.map((request) => ({
       name: request.name,
       weight: request.weight,
-      flow: [{ post: { url: text.path, name: request.name, beforeRequest: 'caiSign', afterResponse: 'caiJudge' } }],
+      flow: [{ post: { url: plan.path, name: request.name, beforeRequest: 'caiSign', afterResponse: 'caiJudge' } }],
     })),
   });
   doc.commentBefore = [
     ` Written by ${text.generator} from:`,
     `   ${oneLine(text.command)}`,
-    ` One machine:  ${text.secretEnv}=… npx artillery run ${SCRIPT_FILE}`,
-    ` Fargate:      npx artillery run-fargate --count ${text.workers} --region REGION --environment fargate --secret ${text.secretEnv} ${SCRIPT_FILE}`,
+    ` One machine:  ${plan.secretEnv}=… npx artillery run ${SCRIPT_FILE}`,
+    ` Fargate:      npx artillery run-fargate --count ${plan.workers} --region REGION --environment fargate --secret ${plan.secretEnv} ${SCRIPT_FILE}`,
     ` Every request is signed by the processor (${PROCESSOR_FILE}) as the CAI spec asks (§5); README.md says more.`,
   ].join('\n');
   const environments = doc.getIn(['config', 'environments'], true) as YAMLMap<Scalar, unknown>;
   const fargate = environments.items[0];
   if (fargate) {
     fargate.key = doc.createNode(fargate.key) as unknown as Scalar;
-    fargate.key.commentBefore = ` artillery run-fargate --count ${text.workers} runs this script on each worker: each sends 1/${text.workers} of the rate.`;
+    fargate.key.commentBefore = ` artillery run-fargate --count ${plan.workers} runs this script on each worker: each sends 1/${plan.workers} of the rate.`;
   }
-  if (text.untranslated.length > 0) {
+  if (plan.untranslated.length > 0) {
     const conditions = doc.getIn(['config', 'ensure', 'conditions'], true) as YAMLSeq;
-    conditions.comment = text.untranslated.map((item) => ` not judged by Artillery: ${oneLine(item.expression)} (${oneLine(item.why)})`).join('\n');
+    conditions.comment = plan.untranslated.map((item) => ` not judged by Artillery: ${oneLine(item.expression)} (${oneLine(item.why)})`).join('\n');
   }
   return doc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0 });
 }
 
 /** package.json: Artillery pinned at 2.0.21, the last release that runs on Node 20, with `engines`. */
-export function packageJson(text: ProjectText): string {
+function packageJson(plan: ArtilleryPlan, text: ProjectText): string {
   const manifest = {
     name: 'cai-load-artillery',
     private: true,
@@ -101,7 +96,7 @@ export function packageJson(text: ProjectText): string {
     engines: { node: '>=20.19' },
     scripts: {
       load: `artillery run ${SCRIPT_FILE}`,
-      'load:fargate': `artillery run-fargate --count ${text.workers} --environment fargate --secret ${text.secretEnv} ${SCRIPT_FILE}`,
+      'load:fargate': `artillery run-fargate --count ${plan.workers} --environment fargate --secret ${plan.secretEnv} ${SCRIPT_FILE}`,
     },
     devDependencies: { artillery: ARTILLERY_VERSION },
   };
@@ -116,8 +111,8 @@ function fenced(code: string): string[] {
 }
 
 /** README.md: both commands, and how the secret is passed. */
-export function readme(text: ProjectText): string {
-  const env = text.secretEnv;
+function readme(plan: ArtilleryPlan, text: ProjectText): string {
+  const env = plan.secretEnv;
   const lines = [
     '# CAI load test (Artillery)',
     '',
@@ -148,12 +143,12 @@ export function readme(text: ProjectText): string {
     '## AWS Fargate',
     '',
     `\`artillery run-fargate --count N\` runs the whole script on each of N workers, so the environment \`fargate\``,
-    `divides the rate by ${text.workers} (re-export with \`--workers N\` for another count). The secret goes to the`,
+    `divides the rate by ${plan.workers} (re-export with \`--workers N\` for another count). The secret goes to the`,
     `workers from AWS SSM Parameter Store, under \`/artilleryio/${env}\` in the test's region:`,
     '',
     '```sh',
     `aws ssm put-parameter --region eu-west-1 --name /artilleryio/${env} --type SecureString --value "$${env}"`,
-    `npx artillery run-fargate --count ${text.workers} --region eu-west-1 --environment fargate --secret ${env} ${SCRIPT_FILE}`,
+    `npx artillery run-fargate --count ${plan.workers} --region eu-west-1 --environment fargate --secret ${env} ${SCRIPT_FILE}`,
     '```',
     '',
     '## What is counted',
@@ -163,9 +158,9 @@ export function readme(text: ProjectText): string {
     '`cai.duplicates_confirmed` and `cai.repeats_unrecognised` (a repeat accepted as new: an event would be recorded',
     'twice, §6.1).',
   ];
-  if (text.untranslated.length > 0) {
+  if (plan.untranslated.length > 0) {
     lines.push('', 'Thresholds of the `cai load` command that Artillery cannot judge (left out of `ensure`):', '');
-    for (const item of text.untranslated) lines.push(`- ${oneLine(item.expression)}: ${oneLine(item.why)}`);
+    for (const item of plan.untranslated) lines.push(`- ${oneLine(item.expression)}: ${oneLine(item.why)}`);
   }
   return `${lines.join('\n')}\n`;
 }
