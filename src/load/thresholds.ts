@@ -8,6 +8,7 @@ import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '.
 import { LOAD_BOUNDS } from './bounds.js';
 import type { Histogram } from './histogram.js';
 import { SyntaxProblem } from './scenario.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 type MetricKind = 'counter' | 'rate' | 'trend';
 
@@ -177,10 +178,12 @@ export function sloThresholds(options: SloOptions): Threshold[] {
     ['rejected: count == 0', 'no 4xx for a valid document, 429 aside (§7)'],
     ['retry_after_missing: count == 0', 'every 429 carries Retry-After (§7)'],
   ];
-  if (options.interface === 'B') {
+  const spec = interfaceSpec(options.interface);
+  // §8's message delivery target is the events' (Interface B); the first-contact target, a job's first callback (A).
+  if (spec.document === 'event') {
     preset.push([`http_req_duration: max < ${round(MESSAGE_DELIVERY_TARGET_SECONDS * 1000 * options.scale)}`, `every event answered within the ${describeTarget(MESSAGE_DELIVERY_TARGET_SECONDS, options.scale)} of message delivery (§8)`]);
   }
-  if (options.interface === 'A' && options.callbacks) {
+  if (spec.receiver === 'provider' && options.callbacks) {
     const target = describeTarget(FIRST_CONTACT_TARGET_SECONDS, options.scale);
     preset.push([`callback_first_contact: max <= ${round(FIRST_CONTACT_TARGET_SECONDS * 1000 * options.scale)}`, `first contact within ${target} of the job (§8)`]);
     preset.push(['callbacks_missing: count == 0', `every job contacted within ${target} (§8)`]);
