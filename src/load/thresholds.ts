@@ -31,7 +31,7 @@ export const METRICS = {
   availability: { kind: 'rate', description: 'share of the requests answered with anything but a 5xx (§8: 99.5 %)' },
   rejected: { kind: 'counter', description: 'answers 4xx other than 429 (§7: do not retry)' },
   retry_after_missing: { kind: 'counter', description: 'answers 429 without a valid Retry-After (§7)' },
-  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (--repeat)' },
+  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (a share of the requests)' },
   duplicates_confirmed: { kind: 'counter', description: 'repeats answered as duplicates (§2.13; on Interface A, the same provider_job_id, §2.2)' },
   repeats_unrecognised: { kind: 'counter', description: 'repeats accepted as new documents: the receiver did not recognise them (§6.1)' },
   callback_first_contact: { kind: 'trend', needs: 'callbacks', description: 'time from a job’s acceptance to its first callback, in ms (§8 first contact)' },
