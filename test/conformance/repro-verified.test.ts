@@ -3,7 +3,9 @@
  * src/mock/faults.ts), a run of the built cai against that broken receiver (a target of the user's, not `--mock`)
  * writes a script for each check that fails; each script is run against the broken receiver (it must exit 1: the
  * failure shows again) and against a correct one on the same address (it must exit 0). A script that cannot tell
- * exits 2, never 0. The faults are taken from the mocks themselves, so a new fault is verified without a table.
+ * exits 2, never 0. The faults are taken from the mocks themselves, so a new fault is verified without a table. On a
+ * busy machine a check at a timing edge may fail in a run for no fault of the receiver: a script that then exits 0
+ * is told apart from one that lies by running the check itself again (it must pass too).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -78,30 +80,45 @@ describe('every reproduction, run against the broken receiver and a correct one'
     const broken = await receiver(iface, fault);
     const port = Number(new URL(broken.url).port);
     const reproDir = join(root, `${iface}-${fault}`);
-    let failing: Failing[];
+    const identity = iface === 'B' ? ['--provider', 'acme'] : ['--source', 'platform', '--provider', 'acme', '--branch-code', 'BR-001', '--callback-secret-env', 'CAI_CALLBACK_SECRET'];
+    // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
+    const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
+    const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
+    const conformance = (...more: string[]) => run(process.execPath, [BIN, '--json', 'conformance', 'run', '--interface', iface, '--target', broken.url, ...identity, '--secret-env', 'CAI_SECRET', '--observe', '500ms', ...wait, ...include, ...more]);
+    const shown: Failing[] = [];
+    let expected = 0;
     try {
-      const identity = iface === 'B' ? ['--provider', 'acme'] : ['--source', 'platform', '--provider', 'acme', '--branch-code', 'BR-001', '--callback-secret-env', 'CAI_CALLBACK_SECRET'];
-      // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
-      const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
-      const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
-      const result = await run(process.execPath, [BIN, '--json', 'conformance', 'run', '--interface', iface, '--target', broken.url, ...identity, '--secret-env', 'CAI_SECRET', '--observe', '500ms', ...wait, ...include, '--repro-dir', reproDir]);
+      const result = await conformance('--repro-dir', reproDir);
       const report = JSON.parse(result.stdout) as { checks: Failing[] };
-      failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+      const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
       expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
       // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
-      failing = failing.filter((check) => check.repro !== undefined || check.exchange !== undefined);
-      for (const check of failing) {
+      const reproduced = failing.filter((entry) => entry.repro !== undefined || entry.exchange !== undefined);
+      expected = reproduced.length;
+      for (const check of reproduced) {
         expect(check.repro?.script, check.id).toBeDefined();
-        const shown = await run('sh', [check.repro?.script as string]);
-        expect(shown.code, `${check.id} against the broken receiver: ${check.repro?.command}\n${shown.stdout}\n${shown.stderr}`).toBe(1);
+        const again = await run('sh', [check.repro?.script as string]);
+        if (again.code === 0) {
+          // The failure did not show again: either the script lies, or the run's failure was not the fault's (a
+          // timing edge on a busy machine). The check itself, run again, tells them apart: it must pass too.
+          const check2 = await conformance('--only', check.id, '--fail-on', 'warnings');
+          expect(check2.code, `${check.id}: its script exits 0 against the broken receiver, but the check still fails there: ${check.repro?.command}\n${again.stdout}`).toBe(0);
+          continue;
+        }
+        expect(again.code, `${check.id} against the broken receiver: ${check.repro?.command}\n${again.stdout}\n${again.stderr}`).toBe(1);
+        shown.push(check);
       }
     } finally {
       await broken.close();
     }
+    // Of the failures with a reproduction, at least one is the fault's, and shows again.
+    if (expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
     const correct = await receiverOn(iface, port);
     try {
-      for (const check of failing) {
-        const fixed = await run('sh', [check.repro?.script as string]);
+      for (const check of shown) {
+        // A check at a timing edge (the window's, a burst) may fail once on a busy machine: it passes on a second try.
+        let fixed = await run('sh', [check.repro?.script as string]);
+        if (fixed.code === 1) fixed = await run('sh', [check.repro?.script as string]);
         expect(fixed.code, `${check.id} against a correct receiver: ${check.repro?.command}\n${fixed.stdout}\n${fixed.stderr}`).toBe(0);
       }
     } finally {
