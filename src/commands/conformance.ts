@@ -152,7 +152,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     await runHandler(state, cmd, async (context) => {
       if (options.rerunFailed !== undefined) {
         const nothing = await selectRerun(options, context);
-        if (nothing) return (await import('../cli/rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { target: options.target, mock: options.mock === true }, options, context);
+        if (nothing) return (await import('../cli/rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { ...(options.to !== undefined ? { target: options.to } : {}), mock: options.mock === true }, options, context);
       }
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
       if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
