@@ -50,6 +50,19 @@ async function generateFastValidators() {
   }
 }
 await generateFastValidators();
+// The Artillery processor of `cai load export`, bundled from src/load/artillery-processor.ts (scripts/build-processor.mjs).
+{
+  const { bundleProcessor, generatedModule } = await import('./build-processor.mjs');
+  const target = new URL('../src/load/artillery-processor.generated.ts', import.meta.url);
+  const source = generatedModule(await bundleProcessor());
+  let current = '';
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {
+    // not generated yet
+  }
+  if (current !== source) writeFileSync(target, source);
+}
 
 const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);

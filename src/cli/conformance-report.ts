@@ -31,7 +31,7 @@ export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, ter
 }
 
 /** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
-async function writeReportFiles(view: import('../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
+export async function writeReportFiles(view: import('../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
   const { output, io } = context;
   const { REPORTERS } = await import('../conformance/reporters/index.js');
   if (flags.junit !== undefined) {

@@ -37,23 +37,48 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
 
-  const [{ exportArtillery }, { writeProject }, { versionInfo }] = await Promise.all([import('../load/artillery.js'), import('../output/load-summary.js'), import('../version.js')]);
-  const project = exportArtillery({
-    scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
-    target: options.to,
-    identity,
-    secretEnv,
-    thresholds,
-    timeoutMs: options.timeout,
-    workers: flags.workers,
-    ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
-    ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
-    generator: `cai ${versionInfo().version}`,
-    command: describeCommand(options, secretEnv, thresholds),
-  });
-  await writeProject(project, flags.out, flags.force === true, context);
-  for (const item of project.untranslated) output.warn(`threshold '${item.expression}' is not in the Artillery project: ${item.why}`);
+  const [{ encodeBraces, planArtillery, ExportValueError, withoutCredentials }, { projectFiles }, { writeProject }, { versionInfo }] = await Promise.all([
+    import('../load/artillery.js'),
+    import('./load-export-files.js'),
+    import('../output/load-summary.js'),
+    import('../version.js'),
+  ]);
+  // The project's files are shared and committed: a URL's credentials are left out of every one of them.
+  const target = withoutCredentials(options.to);
+  const callback = options.callbackUrl !== undefined ? withoutCredentials(options.callbackUrl) : undefined;
+  for (const [flag, url] of [['--to', target], ['--callback-url', callback]] as const) {
+    if (url?.stripped) output.warn(`${flag} holds credentials (user:password@): they are left out of the project, which sends no credential but the signature`);
+  }
+  const generator = `cai ${versionInfo().version}`;
+  let plan;
+  try {
+    plan = planArtillery({
+      scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
+      target: target.url.href,
+      identity,
+      secretEnv,
+      thresholds,
+      timeoutMs: options.timeout,
+      workers: flags.workers,
+      ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
+      ...(callback !== undefined ? { callbackUrl: callback.url.href } : {}),
+      generator,
+    });
+  } catch (error) {
+    if (error instanceof ExportValueError) throw templateError(error, options);
+    throw error;
+  }
+  const files = projectFiles(plan, { generator, command: describeCommand(options, encodeBraces(target.url.href), secretEnv, thresholds) });
+  await writeProject({ files, untranslated: plan.untranslated }, flags.out, flags.force === true, context);
+  for (const item of plan.untranslated) output.warn(`threshold '${item.expression}' is not in the Artillery project: ${item.why}`);
   return ExitCode.ok;
+}
+
+/** A value Artillery would template (src/load/artillery-values.ts), as the flag that gave it. */
+function templateError(error: InstanceType<typeof import('../load/artillery.js').ExportValueError>, options: LoadFlags) {
+  const flag = { target: '--to', callbackUrl: '--callback-url', identity: options.interface === 'B' ? '--provider' : '--source' }[error.role];
+  if (error.code === 'template_in_host') return usageError('bad_option', `${flag} holds '{{' in its host, which Artillery would read as a template (its value would be sent instead)`, 'pass the host name alone');
+  return usageError('bad_option', `${flag} holds '{{', which Artillery would read as a template (its value would be sent instead)`, `pass the ${options.interface === 'B' ? 'provider code' : 'platform id'} as the receiver knows it, without '{{'`);
 }
 
 function exportHint(flag: string): string {
@@ -62,10 +87,13 @@ function exportHint(flag: string): string {
   return 'drop it: Artillery has no counterpart for it (docs/load.md)';
 }
 
-/** The `cai load` command the project stands for, from the parsed flags (the secret is never on it: only its variable). */
-function describeCommand(options: LoadFlags, secretEnv: string, thresholds: readonly Threshold[]): string {
+/**
+ * The `cai load` command the project stands for, from the parsed flags: the target without credentials, and never
+ * the secret (only its variable).
+ */
+function describeCommand(options: LoadFlags, target: string, secretEnv: string, thresholds: readonly Threshold[]): string {
   const quote = (word: string) => (/^[\w./:=@%,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
-  const words = ['cai', 'load', '--interface', options.interface, '--to', options.to ?? ''];
+  const words = ['cai', 'load', '--interface', options.interface, '--to', target];
   words.push(options.interface === 'B' ? '--provider' : '--source', (options.interface === 'B' ? options.provider : options.source) ?? '');
   words.push('--secret-env', secretEnv);
   for (const ramp of options.ramp ?? []) words.push('--ramp', `${ramp.fromPerSecond}..${ramp.toPerSecond}/s:${ramp.durationMs / 1000}s`);

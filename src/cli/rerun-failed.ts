@@ -3,11 +3,14 @@
  * not judged in a report `--json` wrote, of the same interface and role, so a fix is checked on what it fixes.
  */
 import { z } from 'zod';
+import type { SuiteReport } from '../conformance/types.js';
 import { usageError } from '../errors.js';
 import { readFileInput } from '../input.js';
 import type { Io } from '../io.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
 import type { InterfaceId } from '../spec/constants.js';
+import type { ReportFlags } from './conformance-report.js';
+import type { CommandContext } from './runner.js';
 
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),
@@ -36,4 +39,32 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   if (!parsed.success) throw usageError('bad_report', `${path} is not a conformance report: no interface and checks with their verdicts`, 'pass the file `cai conformance run --json > FILE` wrote');
   const report = parsed.data;
   return { interface: report.interface, role: report.role ?? 'receiver', ids: report.checks.filter((check) => AGAIN.has(check.verdict)).map((check) => check.id) };
+}
+
+/**
+ * Nothing to run again: said the way the run was asked to report. Every file asked for is written from a report
+ * of no check (a JUnit suite of no test, a page that says so), and stdout holds the one JSON document of that
+ * report with `--json`, else the sentence. Exit 0: nothing failed.
+ */
+export async function reportNothingToRerun(path: string, rerun: Rerun, run: { target?: string; mock: boolean }, flags: ReportFlags, context: CommandContext): Promise<number> {
+  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([import('../conformance/reporters/index.js'), import('../conformance/catalogue.js'), import('./conformance-report.js')]);
+  const report: SuiteReport = {
+    ok: true,
+    version: runVersion(),
+    target: run.target ?? '',
+    interface: rerun.interface,
+    mock: run.mock,
+    startedAt: new Date(context.io.now()).toISOString(),
+    durationMs: 0,
+    clock: { offsetSeconds: null, dateHeader: null },
+    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: 0 },
+    checks: [],
+    waivers: [],
+    ...(rerun.role === 'sender' ? { role: 'sender' as const } : {}),
+  };
+  const view = viewOf(report, flags.failOn, []);
+  await writeReportFiles(view, flags, context);
+  if (context.output.json) context.output.printJson(view);
+  else context.output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
+  return 0;
 }

@@ -162,7 +162,10 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
   );
   run.action(async (options: RunOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {
-      if (options.rerunFailed !== undefined && !(await selectRerun(options, context))) return 0;
+      if (options.rerunFailed !== undefined) {
+        const nothing = await selectRerun(options, context);
+        if (nothing) return (await import('../cli/rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { ...(options.to !== undefined ? { target: options.to } : {}), mock: options.mock === true }, options, context);
+      }
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
       if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
       refuseFlagsOfOtherRole('receiver', cmd);
@@ -317,9 +320,9 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
 
 /**
  * `--rerun-failed REPORT`: the checks to run are those that did not pass in the report, of its interface and role.
- * Returns false when there is nothing to run again (every check passed), having said so.
+ * Returns the report's reading when there is nothing to run again (every check passed), else undefined.
  */
-async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<boolean> {
+async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<import('../cli/rerun-failed.js').Rerun | undefined> {
   const path = options.rerunFailed as string;
   if (options.only?.length) throw usageError('conflicting_options', '--rerun-failed and --only both choose the checks', 'pass one of them');
   const { readRerun } = await import('../cli/rerun-failed.js');
@@ -329,13 +332,10 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
   }
   if (options.role !== rerun.role) throw usageError('conflicting_options', `${path} is a report of a ${rerun.role} run`, rerun.role === 'sender' ? 'add --role sender' : 'drop --role sender');
   options.interface = rerun.interface;
-  if (rerun.ids.length === 0) {
-    output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
-    return false;
-  }
+  if (rerun.ids.length === 0) return rerun;
   options.only = rerun.ids;
   output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
-  return true;
+  return undefined;
 }
 
 /**

@@ -49,7 +49,7 @@ export function registerLoad(program: Command, state: RunState): void {
     .option('--mix <type=weight,…>', 'B: the event types sent and their weights (default conversation.message)', syntax(parseMixFlag))
     .option('--repeat <share>', 'the share of requests that repeat an earlier accepted document, e.g. 10% (each must come back a duplicate)', syntax(parseRepeat))
     .addOption(new Option('--connections <n>', 'requests in flight at most, one per connection: an arrival finding all busy is dropped and counted').argParser(bounded(LOAD_BOUNDS.maxConnections, 'connections')).default(LOAD_BOUNDS.defaultConnections))
-    .addOption(new Option('--timeout <duration>', 'per request: the answer\'s headers, and any pause in its body').argParser(parsePositiveDurationMs).default(10_000, '10s'))
+    .addOption(new Option('--timeout <duration>', 'per request: its whole answer, headers and body (the run ends one time-out after its last phase)').argParser(parsePositiveDurationMs).default(10_000, '10s'))
     .option('--threshold <expr>', "pass/fail in k6's syntax, e.g. 'http_req_duration: p(99)<250', 'rate(status=5xx) < 0.005', 'status=401 == 0' (repeatable)", syntax<Threshold[], Threshold[] | undefined>(collectThreshold))
     .addOption(new Option('--slo <preset>', 'add the thresholds of §8: availability 99.5 %, no lost event, no 4xx for a valid document').choices(['spec']))
     .addOption(new Option('--slo-scale <factor>', "multiply §8's time targets (0.01: a first contact within 3 s instead of 5 min)").argParser(parseScale).default(1))

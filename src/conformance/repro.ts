@@ -1,12 +1,18 @@
 /**
  * The one reproducer, for both roles: for each failing check, its evidence saved to files and a command that shows
- * the failure again, written beside them as a script (`sh DIR/ID.sh`). A receiver's failure: the bodies cai sent,
- * and the request again, signed when the command runs (never a stale signature): a plain `send-event` /
- * `send-job` where the check sent a normal signed request, a `curl` line whose deliberately wrong part is rebuilt
- * from `cai sign` otherwise. A check of several requests, and any check of a run against the built-in receiver
- * (`--mock`, gone when the run ends), is reproduced by running the check again. A sender's failure: each
- * attempt as it came (`<stage>/attempt-<n>.http`, readable by `cai verify --request`, and `.body`), each stage's
- * timeline, and a command that re-judges the saved request where one command can, or runs the check again.
+ * the failure again, written beside them as a script (`sh DIR/ID.sh`). The script's exit status is the verdict on
+ * the target as it is now, never assumed: 0 the rule holds, 1 the failure shows again, 2 the script cannot tell
+ * (a helper failed, or the receiver asks to wait), 3 no answer came.
+ *
+ * A receiver's failure judged on one answer's status (./probe/expectations.ts), against a receiver of the user's:
+ * the body cai sent, and the request again, signed when the script runs (never a stale signature: `cai sign`, or a
+ * raw HMAC for what `cai sign` refuses, a timestamp in milliseconds), its answer judged as the check judged it. Any
+ * other failure, a check of several requests, and any check of a run against the built-in receiver (`--mock`, gone
+ * when the run ends) is reproduced by running the check again (`--fail-on warnings` for a `should` check, so that
+ * its failure is exit 1 too). A sender's failure: each attempt as it came (`<stage>/attempt-<n>.http`, readable by
+ * `cai verify --request`, and `.body`), each stage's timeline, and a command that re-judges the saved request where
+ * one command can; the events an Interface A provider sent back are judged by running the check again (a saved
+ * event cannot show a fix), the command that re-judges the saved one written beside it.
  * Every command starts with the invocation that ran cai (an absolute path, or `npx cai-toolkit`) and every path is
  * absolute, so the script runs from any folder.
  */
@@ -16,9 +22,10 @@ import { curlCommand, shellQuote as quote, type CurlRequest } from '../http/curl
 import { HeaderNames, Headers, type InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { Outcome } from './check.js';
+import { describeSet, type StatusSet } from '../spec/model/answers.js';
 import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from './evidence.js';
 import { describeScripted } from './listen/scenarios.js';
-import { rebuiltBySign, type RequestRecipe } from './probe/recipe.js';
+import { rebuiltBySign } from './probe/recipe.js';
 import type { Reproducer } from './runner.js';
 import type { CheckResult, Reproduction } from './types.js';
 
@@ -65,36 +72,49 @@ export function createReproducer(context: ReproContext): Reproducer {
   return async (result, outcome) => {
     prepared ??= mkdir(context.dir, { recursive: true });
     await prepared;
-    const repro = outcome.attempts?.length ? await sender(result.id, outcome.attempts) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
+    const repro = outcome.attempts?.length ? await sender(result, outcome.attempts) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
     return repro ? withScript(result, repro, context.dir) : undefined;
   };
 }
 
+/** A reproduction as written: the one-line command, the script's lines (the command itself by default), comments. */
+interface Written {
+  command: string;
+  bodyFile: string;
+  lines?: readonly string[];
+  notes?: readonly string[];
+}
+
+/** The check run again: its exit status is its verdict; a `should` check's failure (a warning) is exit 1 too. */
+function runAgain(context: ReproContext, result: CheckResult, replay?: string): string {
+  const command = context.rerun(result.id, replay);
+  return result.level === 'should' && !command.includes('--fail-on warnings') ? `${command} --fail-on warnings` : command;
+}
+
 /** The script beside the evidence: `sh DIR/ID.sh` is short enough to copy from any terminal. */
-async function withScript(result: CheckResult, repro: Reproduction, dir: string): Promise<Reproduction> {
+async function withScript(result: CheckResult, written: Written, dir: string): Promise<Reproduction> {
   const script = join(dir, `${result.id}.sh`);
   const comment = (text: string) => text.replace(/\s+/g, ' ');
   const text = [
     '#!/bin/sh',
     `# ${result.id}: ${comment(result.title)} (${result.level}, ${result.sections.join(' ')})`,
     `# expected: ${comment(result.expected)}`,
-    '# Shows the failure again; the signing secret is read as the run read it.',
-    repro.command,
+    ...(written.notes ?? []).map((note) => `# ${comment(note)}`),
+    '# Exit status: 0 the rule holds now, 1 the failure shows again, 2 this cannot tell, 3 no answer came.',
+    ...(written.lines ?? [written.command]),
     '',
   ].join('\n');
   await writeFile(script, text, { mode: 0o755 });
-  return { ...repro, script };
+  return { command: written.command, bodyFile: written.bodyFile, script };
 }
 
 // --- A receiver's failure ------------------------------------------------------------------------------------
 
-async function receiverFiles(context: ReproContext, result: CheckResult, outcome: Outcome): Promise<Reproduction> {
+async function receiverFiles(context: ReproContext, result: CheckResult, outcome: Outcome): Promise<Written> {
   const probes = context.probes as NonNullable<ReproContext['probes']>;
   const exchanges = outcome.exchanges as readonly Exchange[];
-  // A mutation that `cai sign` and curl cannot rebuild afresh (recipe.ts) is shown again by running the check.
-  const rebuilt = exchanges.every((exchange) => rebuiltBySign(exchange.request.recipe));
   const bodies: string[] = [];
-  const commands: string[] = [];
+  const others: (string | undefined)[] = [];
   for (const [index, exchange] of exchanges.entries()) {
     const suffix = exchanges.length === 1 ? '' : `-${index + 1}`;
     const bodyFile = join(context.dir, `${result.id}${suffix}.body`);
@@ -106,40 +126,89 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
       otherFile = join(context.dir, `${result.id}${suffix}.signed-body`);
       await writeFile(otherFile, recipe.signature.body);
     }
-    if (rebuilt) commands.push(requestCommand(context.invocation, probes, recipe, exchange, bodyFile, otherFile));
+    others.push(otherFile);
   }
-  // One request is sent again as it was (signed afresh). A check of several requests (a repeat, a burst) runs again
-  // whole, with fresh event_ids: sent again as they were, its first request would now be a repeat. The built-in
-  // receiver is gone with the run: the check runs again against a fresh one. Either way the exit status is the verdict.
-  // A burst of concurrent repeats keeps as evidence the one answer that was wrong, which sent alone would not show
-  // the failure (`runAgain`).
-  const command = context.probes?.mock || commands.length !== 1 || outcome.runAgain ? context.rerun(result.id, outcome.replay) : (commands[0] as string);
-  return { command, bodyFile: bodies[0] as string };
+  const bodyFile = bodies[0] as string;
+  // One request judged on its status, against the user's receiver, built again in the shell (recipe.ts), is sent
+  // again as it was (signed afresh) and judged the same way. Anything else runs the check again: a check of several
+  // requests (sent again as they were, its first request would now be a repeat), a burst whose one wrong answer
+  // alone would not show the failure (`runAgain`), a judgement beyond the status, and any run against the built-in
+  // receiver, gone with the run (the check runs against a fresh one with the same faults).
+  const exchange = exchanges[0] as Exchange;
+  const rule = exchanges.length === 1 ? statusRuleOf(exchange, result) : undefined;
+  if (rule && !probes.mock && !outcome.runAgain && sentAgainShows(exchange, rule)) {
+    const lines = judgedRequest(context.invocation, probes, exchange, { bodyFile, otherFile: others[0] }, rule);
+    return {
+      command: `(${lines.join('; ')})`,
+      bodyFile,
+      lines,
+      notes: [`Sends the request of the check again (${bodyFile}), signed as the check signed it with the secret as the run read it, and judges its answer as the check did.`],
+    };
+  }
+  return { command: runAgain(context, result, outcome.replay), bodyFile, notes: ['Runs the check again against the receiver: its exit status is the verdict.'] };
 }
 
-function isPlain(recipe: RequestRecipe): boolean {
-  const signature = recipe.signature?.kind ?? 'valid';
-  const timestamp = recipe.timestamp ?? { kind: 'now' as const };
-  const identity = recipe.identity?.kind ?? 'default';
-  return (
-    signature === 'valid' &&
-    timestamp.kind === 'now' &&
-    !timestamp.shiftSeconds &&
-    !timestamp.prefix &&
-    identity === 'default' &&
-    !recipe.sourceAddress &&
-    recipe.contentType === undefined &&
-    !recipe.chunked
-  );
+/**
+ * Whether the one request, sent again as it was, shows what the check saw. Not when the shell cannot build it
+ * afresh (recipe.ts), nor when it was signed with a secret that is not the run's (a stale signature would be
+ * refused for its timestamp by any receiver), nor when no answer came (the check runs again, as it judges that), nor
+ * when the receiver accepted it while the rule wants it accepted: the same document again is a repeat (§6.1, §2.2),
+ * answered as one, not as the first delivery was.
+ */
+function sentAgainShows(exchange: Exchange, rule: StatusSet): boolean {
+  const { recipe } = exchange.request;
+  if (!rebuiltBySign(recipe) || recipe.signature?.kind === 'wrong-secret' || exchange.status === undefined) return false;
+  const accepted = exchange.status >= 200 && exchange.status < 300;
+  const acceptable = rule.any2xx === true || (rule.statuses ?? []).some((status) => status >= 200 && status < 300);
+  return !(accepted && acceptable);
 }
 
-function requestCommand(cai: string, context: NonNullable<ReproContext['probes']>, recipe: RequestRecipe, exchange: Exchange, bodyFile: string, otherFile: string | undefined): string {
+/**
+ * The statuses a check judged its one answer by, when it judged the status alone: the model's set at the check's
+ * level (src/spec/model), which the check's expected text then names as it is.
+ */
+function statusRuleOf(exchange: Exchange, result: CheckResult): StatusSet | undefined {
+  const expected = exchange.expected;
+  const set = expected === undefined ? undefined : result.level === 'must' ? expected.must : expected.should;
+  return set !== undefined && result.expected === describeSet(set) ? set : undefined;
+}
+
+/** The shell patterns of the statuses that pass: `401|400`, `2[0-9][0-9]`, and 429 apart (the receiver asks to wait). */
+function statusCase(rule: StatusSet): string {
+  const passing = [...(rule.statuses ?? []).map(String), ...(rule.any2xx ? ['2[0-9][0-9]'] : []), ...(rule.any4xx ? ['4[0-9][0-9]'] : [])];
+  const wait = (rule.statuses ?? []).includes(429) ? '' : ` 429) echo 'the receiver answered 429: run this again after its Retry-After' >&2; exit 2 ;;`;
+  return `case "$status" in${wait} ${passing.join('|')}) exit 0 ;; *) exit 1 ;; esac`;
+}
+
+/**
+ * The HMAC of §5.2 in the shell, for a timestamp `cai sign` refuses (milliseconds, a leading zero it would drop):
+ * node's crypto over the timestamp as sent, a dot and the body file, with the secret read as cai reads it (the
+ * variable, or the file less one trailing newline). Node is the one that runs cai.
+ */
+const RAW_HMAC = [
+  'const { createHmac } = require("node:crypto"), { readFileSync } = require("node:fs");',
+  'const [ts, body, kind, ref] = process.argv.slice(1);',
+  'const secret = kind === "env" ? process.env[ref] : readFileSync(ref, "utf8").replace(/\\r?\\n$/, "");',
+  'if (!secret) { console.error("no secret in " + ref); process.exit(2); }',
+  'process.stdout.write("sha256=" + createHmac("sha256", secret).update(ts + ".").update(readFileSync(body)).digest("hex"));',
+].join(' ');
+
+/** `sig=…` for a fresh signature over `file` with the timestamp `ts` (a shell word); `cut` keeps only its start. */
+function signLines(cai: string, secretFlag: string, file: string, ts: string, cut?: number): string[] {
+  const keep = cut !== undefined ? [`sig=$(printf '%s' "$sig" | cut -c1-${cut})`] : [];
+  if (/^\$(ts|\(\(ts - \d+\)\))$/.test(ts)) {
+    // Plain unix seconds: `cai sign` signs them, as the user would.
+    return [`sig=$(${cai} sign ${secretFlag} --body ${quote(file)} --timestamp ${ts}) || exit 2`, `sig=$(printf '%s\\n' "$sig" | sed -n 's/^${HeaderNames.signature}: //p')`, ...keep];
+  }
+  const source = /^--[a-z-]*secret-(env|file) (.+)$/.exec(secretFlag);
+  const [kind, ref] = source ? [source[1] as string, source[2] as string] : ['env', 'CAI_SECRET'];
+  return [`sig=$(${quote(process.execPath)} -e ${quote(RAW_HMAC)} "${ts}" ${quote(file)} ${kind} ${ref}) || exit 2`, ...keep];
+}
+
+/** The request of one exchange in the shell, signed afresh as its recipe says, then its answer judged by `rule`. */
+function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>, exchange: Exchange, files: { bodyFile: string; otherFile: string | undefined }, rule: StatusSet): string[] {
+  const { recipe } = exchange.request;
   const spec = interfaceSpec(context.interface);
-  if (isPlain(recipe)) {
-    // The sending commands sign at send time; --no-validate keeps deliberately odd bodies, --no-retry shows the first answer.
-    const command = spec.document === 'event' ? 'send-event' : 'send-job';
-    return `${cai} ${command} --to ${quote(context.target)} ${spec.identityFlag} ${quote(context.identity)} ${context.secretFlag} --body ${quote(bodyFile)} --no-validate --no-retry`;
-  }
   const lines: string[] = [];
   const timestamp = recipe.timestamp ?? { kind: 'now' as const };
   const shift = (timestamp.kind === 'now' ? (timestamp.shiftSeconds ?? 0) : 0) + context.clockOffsetSeconds;
@@ -149,26 +218,26 @@ function requestCommand(cai: string, context: NonNullable<ReproContext['probes']
   const prefix = timestamp.kind === 'now' ? (timestamp.prefix ?? '').replace(/["$`\\]/g, '') : '';
   const sentTimestamp = timestamp.kind === 'literal' ? timestamp.value.replace(/["$`\\]/g, '') : timestamp.kind === 'milliseconds' ? '$ts_sent' : `${prefix}$ts`;
   const signTimestamp = timestamp.kind === 'milliseconds' ? '$ts_sent' : '$ts';
-  const signWith = (file: string, ts: string, cut = '') =>
-    `"${HeaderNames.signature}: $(${cai} sign ${context.secretFlag} --body ${quote(file)} --timestamp ${ts} | sed -n 's/^${HeaderNames.signature}: //p'${cut})"`;
-  const sent = quote(`${HeaderNames.signature}: ${exchange.request.headers[Headers.signature] ?? ''}`);
+  const sign = (file: string, ts: string, cut?: number) => signLines(cai, context.secretFlag, file, ts, cut);
+  const sent = () => [`sig=${quote(exchange.request.headers[Headers.signature] ?? '')}`];
   const signature = recipe.signature ?? { kind: 'valid' as const };
-  const signatureHeader = {
-    valid: () => (timestamp.kind === 'literal' ? sent : signWith(bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`)),
-    'bare-timestamp': () => signWith(bodyFile, signTimestamp),
-    'other-body': () => signWith(otherFile ?? bodyFile, signTimestamp),
-    'other-timestamp': () => signWith(bodyFile, '$((ts - 7))'),
-    truncated: () => signWith(bodyFile, signTimestamp, ' | cut -c1-70'),
-    // Deliberately wrong whatever the time: the value used in the run is shown as is.
-    'wrong-secret': () => sent,
-    literal: () => sent,
-    none: () => undefined,
-    // Not rebuilt by sign (receiverFiles runs the check again): listed so that every kind has its line.
-    respelled: () => sent,
-    rotation: () => sent,
-    damaged: () => sent,
-    'other-string': () => sent,
-  }[signature.kind]();
+  const signing: Record<typeof signature.kind, () => string[]> = {
+    valid: () => (timestamp.kind === 'literal' ? sent() : sign(files.bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`)),
+    'bare-timestamp': () => sign(files.bodyFile, signTimestamp),
+    'other-body': () => sign(files.otherFile ?? files.bodyFile, signTimestamp),
+    'other-timestamp': () => sign(files.bodyFile, '$((ts - 7))'),
+    truncated: () => sign(files.bodyFile, signTimestamp, 70),
+    // Deliberately wrong whatever the time (a signature no secret of the run makes): the value sent, as it was.
+    'wrong-secret': sent,
+    literal: sent,
+    none: () => [],
+    // Not rebuilt in the shell (recipe.ts: the check runs again): listed so that every kind has its lines.
+    respelled: sent,
+    rotation: sent,
+    damaged: sent,
+    'other-string': sent,
+  };
+  lines.push(...signing[signature.kind]());
   const identity = recipe.identity ?? { kind: 'default' as const };
   const identityValue = identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
   const headers: CurlRequest['headers'] = [
@@ -176,16 +245,23 @@ function requestCommand(cai: string, context: NonNullable<ReproContext['probes']
     ...(recipe.chunked ? [['Transfer-Encoding', 'chunked'] as const] : []),
     ...(identityValue !== undefined ? [[spec.identityHeaderName, identityValue] as const] : []),
     ...(timestamp.kind !== 'none' ? [{ shell: `"${HeaderNames.timestamp}: ${sentTimestamp}"` }] : []),
-    ...(signatureHeader !== undefined ? [{ shell: signatureHeader }] : []),
+    ...(signature.kind !== 'none' ? [{ shell: `"${HeaderNames.signature}: $sig"` }] : []),
   ];
-  const options = recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as const] : [];
-  const curl = curlCommand({ url: context.postUrl, headers, options, data: { file: bodyFile } }, 'one-line');
-  return `(${[...lines, curl].join('; ')})`;
+  // The answer and, on its last line, its status (curl's -w): the answer is shown, the status judged.
+  const options: [string, string][] = [['-w', '\\n%{http_code}'], ...(recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as [string, string]] : [])];
+  const curl = curlCommand({ url: context.postUrl, headers, options, data: { file: files.bodyFile } }, 'one-line');
+  lines.push(
+    `answer=$(${curl}) || { echo 'no answer from ${context.postUrl.replace(/'/g, '')}' >&2; exit 3; }`,
+    `status=$(printf '%s\\n' "$answer" | tail -n 1)`,
+    `printf '%s\\n' "$answer" | sed '$d'`,
+    statusCase(rule),
+  );
+  return lines;
 }
 
 // --- A sender's failure --------------------------------------------------------------------------------------
 
-function senderFiles(context: ReproContext): (checkId: string, evidence: readonly Attempt[]) => Promise<Reproduction> {
+function senderFiles(context: ReproContext): (result: CheckResult, evidence: readonly Attempt[]) => Promise<Written> {
   const received = context.received;
   const saved = new Map<Attempt, Promise<{ request: string; body: string }>>();
   const timelines = new Map<string, Promise<void>>();
@@ -205,13 +281,22 @@ function senderFiles(context: ReproContext): (checkId: string, evidence: readonl
     }
     return done;
   };
-  return async (checkId, evidence) => {
+  return async (result, evidence) => {
     const files = await Promise.all(evidence.map(save));
     const stages = new Set(evidence.map((attempt) => attempt.stage));
     await Promise.all((received?.records() ?? []).filter((record) => stages.has(record.id)).map(saveTimeline));
     const first = evidence[0] as Attempt;
     const firstFiles = files[0] as { request: string; body: string };
-    return { command: senderCommand(context, checkId, first, firstFiles), bodyFile: firstFiles.body };
+    const rejudge = rejudgeCommand(context, result.id, first, firstFiles);
+    // The events a provider sent back to a receiver run: a saved event cannot show a fix, the check run again can.
+    if (context.probes) {
+      return {
+        command: runAgain(context, result),
+        bodyFile: firstFiles.body,
+        notes: [`The ${received?.interface === 'B' ? 'event' : 'request'} as it came: ${firstFiles.request}${rejudge ? `; judged again by: ${rejudge}` : ''}.`, 'Runs the check again against the provider (a new job, its events judged): its exit status is the verdict.'],
+      };
+    }
+    return { command: rejudge ?? runAgain(context, result), bodyFile: firstFiles.body, ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}) };
   };
 }
 
@@ -239,12 +324,19 @@ export function timeline(record: StageRecord, iface: InterfaceId): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The saved request re-judged where one command can (the signature, the document); otherwise the check run again. */
-function senderCommand(context: ReproContext, checkId: string, attempt: Attempt, files: { request: string; body: string }): string {
+/**
+ * The command that judges a saved attempt again, where one can (the signature, the document): `cai verify` takes
+ * the secret as `--secret-env`/`--secret-file` whichever direction it is (a receiver run reads the events with its
+ * callback secret).
+ */
+function rejudgeCommand(context: ReproContext, checkId: string, attempt: Attempt, files: { request: string; body: string }): string | undefined {
   const cai = context.invocation;
   const received = context.received;
   const area = checkId.split('-')[1];
-  if (received && area === 'SIG' && !checkId.endsWith('-004')) return `${cai} verify ${received.secretFlag} --request ${quote(files.request)} --now ${Math.floor(attempt.arrivedAt / 1000)}`;
+  if (received && area === 'SIG' && !checkId.endsWith('-004')) {
+    const secretFlag = received.secretFlag.replace(/^--[a-z-]*secret-(env|file) /, '--secret-$1 ');
+    return `${cai} verify ${secretFlag} --request ${quote(files.request)} --now ${Math.floor(attempt.arrivedAt / 1000)}`;
+  }
   if (received && checkId.endsWith('DOC-001')) return `${cai} validate ${interfaceSpec(received.interface).document} ${quote(files.body)}`;
-  return context.rerun(checkId);
+  return undefined;
 }

@@ -16,7 +16,7 @@ import { startMockProvider } from '../mock/provider.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
-import type { SenderCheck } from './check.js';
+import type { Check, SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
 import { exploreSetup, isStateCheck, setExploration, type ExploreRequest, type ExploreSetup } from './explore/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
@@ -165,14 +165,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
     const reproDir = resolve(options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`));
     const stages: JobStage[] = [];
-    const outcome = await runProbes(session, plan.planned, {
+    const outcome = await runProbes(session, plan.planned.map((item) => ({ ...item, check: stoppedByCtrlC(item.check) })), {
       concurrency,
       waivers: options.waivers ?? [],
       now: Date.now(),
       onStart: options.onStart,
       onFinish: options.onFinish,
       ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
-      gatherCallbacks: (check, scope) => gatherCallbacks(check, scope, stages),
+      gatherCallbacks: (check, scope) => untilStopped(gatherCallbacks(check, scope, stages), scope.session.signal, undefined),
       reproduce: createReproducer({
         dir: reproDir,
         invocation: options.invocation ?? 'cai',
@@ -195,6 +195,39 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   } finally {
     await cleanups.run();
   }
+}
+
+/**
+ * After Ctrl-C a check still gathering is not judged (runner.ts): it is not waited for either, whatever it waits on
+ * (a pause between its requests, a job's events). Its requests are aborted with the session; the run reports at once
+ * what it has, within the 5 s a command has to stop (src/main.ts).
+ */
+function stoppedByCtrlC(check: Check): Check {
+  if (check.role !== 'receiver') return check;
+  return { ...check, gather: (scope: ProbeScope) => untilStopped(check.gather(scope), scope.session.signal, {}) };
+}
+
+/** `work`'s result, or `stopped` as soon as `signal` aborts (the work goes on, unawaited, until it notices). */
+function untilStopped<T, S>(work: Promise<T>, signal: AbortSignal, stopped: S): Promise<T | S> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.resolve(stopped);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(stopped);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) resolve(stopped);
+        else reject(error);
+      },
+    );
+  });
 }
 
 /** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
@@ -222,7 +255,13 @@ function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | u
     return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId, replay)} --only ${checkId}`;
   }
   const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
-  return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --target ${shellQuote(options.target ?? '')}${identity} ${secretFlagFor(options.secretLabel)}${generated(checkId, replay)} --only ${checkId}`;
+  // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
+  const listen = options.callbackListen ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}` : '';
+  const callbacks = options.callbackSecrets?.length
+    ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`
+    : '';
+  const branch = options.branchCode !== undefined ? ` --branch-code ${shellQuote(options.branchCode)}` : '';
+  return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${generated(checkId, replay)} --only ${checkId}`;
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */

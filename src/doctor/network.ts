@@ -26,12 +26,17 @@ export async function resolveHost(hostname: string, timeoutMs: number): Promise<
 export function connectTcp(address: string, port: number, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = netConnect({ host: address, port });
-    socket.setTimeout(timeoutMs, () => socket.destroy(timeoutError(`connecting to ${address}:${port}`, timeoutMs)));
+    // A deadline, not an idle time-out: connected within it, or given up. The probe holds nothing open after it.
+    const deadline = setTimeout(() => socket.destroy(timeoutError(`connecting to ${address}:${port}`, timeoutMs)), timeoutMs);
     socket.once('connect', () => {
-      socket.end();
+      clearTimeout(deadline);
+      socket.destroy();
       resolve();
     });
-    socket.once('error', reject);
+    socket.once('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
   });
 }
 
@@ -67,8 +72,11 @@ export function handshake(
       // The certificate's name is checked against the URL's host, not the resolved address we connect to.
       checkServerIdentity: (_host, certificate) => checkServerIdentity(hostname, certificate),
     });
-    socket.setTimeout(options.timeoutMs, () => socket.destroy(timeoutError(`the TLS handshake with ${address}:${port}`, options.timeoutMs)));
+    // The whole handshake within the time-out, however slowly its bytes come (a total deadline, not an idle one).
+    const deadline = setTimeout(() => socket.destroy(timeoutError(`the TLS handshake with ${address}:${port}`, options.timeoutMs)), options.timeoutMs);
+    socket.once('close', () => clearTimeout(deadline));
     socket.once('secureConnect', () => {
+      clearTimeout(deadline);
       const facts: TlsFacts = {
         protocol: socket.getProtocol(),
         cipher: socket.getCipher().name,
@@ -76,7 +84,7 @@ export function handshake(
         authorizationError: socket.authorizationError ? String(socket.authorizationError) : undefined,
         certificate: socket.getPeerCertificate(),
       };
-      socket.end();
+      socket.destroy();
       resolve(facts);
     });
     socket.once('error', reject);
@@ -111,13 +119,19 @@ export function fetchDate(url: URL, address: string, options: ProbeOptions, now:
       },
       (response: IncomingMessage) => {
         const receivedAt = now();
-        response.resume();
+        clearTimeout(deadline);
         const date = response.headers.date;
+        // Only the headers are read: the connection goes at once, so that no body (however slow) keeps cai running.
+        request.destroy();
         resolve({ status: response.statusCode ?? 0, date, sentAt, receivedAt });
       },
     );
-    request.setTimeout(options.timeoutMs, () => request.destroy(timeoutError(`the GET of ${url.href}`, options.timeoutMs)));
-    request.once('error', reject);
+    // The headers within the time-out, however slowly they come (a total deadline, not an idle one).
+    const deadline = setTimeout(() => request.destroy(timeoutError(`the GET of ${url.href}`, options.timeoutMs)), options.timeoutMs);
+    request.once('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     request.end();
   });
 }

@@ -39,8 +39,8 @@ export interface HttpResponse {
 }
 
 /**
- * `timeoutMs` bounds the wait for the response headers and every pause in the body; the connect time-out is
- * the dispatcher's (`createDispatcher({ connectTimeoutMs })`, default 10 s).
+ * `timeoutMs` bounds the answer as a whole, from sending the request to the last byte of the body (and every pause
+ * in it); the connect time-out is the dispatcher's (`createDispatcher({ connectTimeoutMs })`, default 10 s).
  */
 export interface PostRequest {
   url: string;
@@ -108,13 +108,15 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   try {
     const { origin, path } = targetOf(req.url);
     const options: Dispatcher.DispatchOptions = { origin, path, method: 'POST', headers: req.headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
-    const answer = await exchange(req.dispatcher ?? sharedDispatcher(), options, signal, NETWORK_CAPS.responseBodyBytes);
+    // undici's time-outs bound the headers and every pause in the body; the body as a whole is due by the deadline
+    // too, so that an answer trickling a byte at a time cannot keep the request going (one timer, from the headers on).
+    const answer = await exchange(req.dispatcher ?? sharedDispatcher(), options, signal, NETWORK_CAPS.responseBodyBytes, precise ? undefined : started + timeoutMs);
     const response: HttpResponse = { status: answer.status, headers: answer.headers, body: answer.body, latencyMs: performance.now() - started };
     if (answer.truncated) response.bodyTruncated = true;
     return response;
   } catch (error) {
     if (req.signal?.aborted) throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
-    if (precise?.timedOut()) throw timeoutError(req.url, timeoutMs, error, 'whole');
+    if (precise?.timedOut() || error instanceof PastDeadline) throw timeoutError(req.url, timeoutMs, error, 'whole');
     throw describeNetworkError(req.url, timeoutMs, error);
   } finally {
     precise?.dispose();
@@ -140,11 +142,14 @@ interface Answer {
  * receiver that answers without end (or with megabytes) costs no more than the cap: past it, the request is aborted,
  * which closes the connection (never reused with unread bytes in it). `signal` aborts the request, queued or in flight.
  */
-function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, cap: number): Promise<Answer> {
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, cap: number, deadline: number | undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    dispatcher.dispatch(options, new CappedAnswer(cap, signal, resolve, reject));
+    dispatcher.dispatch(options, new CappedAnswer(cap, signal, resolve, reject, deadline));
   });
 }
+
+/** The answer was not whole by its deadline (performance.now() ms): the request is aborted with this. */
+class PastDeadline extends Error {}
 
 class CappedAnswer implements Dispatcher.DispatchHandler {
   private status = 0;
@@ -154,12 +159,15 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
   private settled = false;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly onAbort: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cap: number,
     private readonly signal: AbortSignal | undefined,
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: unknown) => void,
+    /** When the answer must be whole (performance.now() ms), headers and body; undefined: undici's time-outs alone. */
+    private readonly deadline?: number,
   ) {
     if (signal && !signal.aborted) {
       this.onAbort = () => this.controller?.abort(abortReason(signal));
@@ -173,11 +181,15 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
     if (this.signal?.aborted) controller.abort(abortReason(this.signal));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx answers are interim: the final one follows.
     if (statusCode < 200) return;
     this.status = statusCode;
     this.headers = flattenHeaders(headers);
+    if (this.deadline !== undefined && this.timer === undefined) {
+      this.timer = setTimeout(() => controller.abort(new PastDeadline('the answer was not whole by its deadline')), Math.max(0, this.deadline - performance.now()));
+      this.timer.unref();
+    }
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -215,6 +227,7 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
 
   private release(): void {
     if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    if (this.timer !== undefined) clearTimeout(this.timer);
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The bounds of `cai load`: every input has one, and so has every structure a run keeps, so that a run of any
- * length and any target costs bounded memory. Stated in docs/load.md ("Bounds").
+ * length and any target costs bounded memory. Stated in docs/load.md ("Bounds"); its deadlines in src/bounds.ts.
  */
+import { DEADLINES } from '../bounds.js';
+
 export const LOAD_BOUNDS = {
   /** Arrivals a second at most (`--rate`, a ramp's ends). One machine sends some thousands a second. */
   maxRatePerSecond: 100_000,
@@ -34,6 +36,11 @@ export const LOAD_BOUNDS = {
   failureCodes: 16,
   /** Windows of the timeline (the `--html` charts); longer runs get wider windows. */
   timelineWindows: 600,
+  /**
+   * The run's deadline is its last phase, then one request's time-out, then this much (the pool notices an overdue
+   * answer within a quarter of the time-out, at most a second): whatever is still in flight then fails `timeout`.
+   */
+  runGraceMs: DEADLINES.loadRun.ms,
   /** Jobs whose first callback is awaited at once (`--callbacks`); past it, jobs are sent but not timed. */
   callbackJobs: 100_000,
 } as const;

@@ -9,7 +9,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { formatDateTime, sampleEvent, sampleJob } from '../spec/sample.js';
-import type { EventType } from '../spec/constants.js';
+import type { EventType, InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 /** Documents made from one template before a fresh sample is taken. */
 const TEMPLATE_USES = 256;
@@ -63,7 +64,7 @@ class Clock {
 }
 
 export interface DocumentFactoryOptions {
-  interface: 'A' | 'B';
+  interface: InterfaceId;
   /** Interface A: the branch_code of the jobs. */
   branchCode?: string;
   /** Interface A: each job's callback_url; `token` names the job (the callback listener's path). */
@@ -84,20 +85,23 @@ export class DocumentFactory {
   private sequence = 0;
   private readonly templates = new Map<string, Template>();
   private readonly clock: Clock;
+  /** Contact jobs (§2.2), or events (§2.4). */
+  private readonly jobs: boolean;
 
   constructor(private readonly options: DocumentFactoryOptions) {
+    this.jobs = interfaceSpec(options.interface).document === 'job';
     // §2.1: ISO 8601 with the offset; a job's captured_at is the minute before it is sent, as the sample's.
-    this.clock = new Clock(options.now ?? Date.now, options.interface === 'A' ? -60_000 : 0);
+    this.clock = new Clock(options.now ?? Date.now, this.jobs ? -60_000 : 0);
   }
 
   /** Interface B: a new event of `type`; Interface A: a new contact job (`type` is ignored). */
   make(type: EventType): MadeDocument {
     const token = (this.sequence++).toString(36);
-    const eventId = `${this.options.interface === 'A' ? 'job' : 'evt'}_${this.runId}_${token}`;
-    const key = this.options.interface === 'A' ? 'job' : type;
+    const eventId = `${this.jobs ? 'job' : 'evt'}_${this.runId}_${token}`;
+    const key = this.jobs ? 'job' : type;
     let template = this.templates.get(key);
     if (template === undefined || template.uses >= TEMPLATE_USES) {
-      template = cut(this.options.interface === 'A' ? this.jobSample() : eventSample(type));
+      template = cut(this.jobs ? this.jobSample() : eventSample(type));
       this.templates.set(key, template);
     }
     template.uses += 1;

@@ -9,6 +9,7 @@ import { summariseLatency, type LatencySummary, type LoadMetrics, type TimelineW
 import { describeMix, type Scenario } from './scenario.js';
 import { describeRate, type Schedule } from './schedule.js';
 import { judgeThreshold, type Threshold, type ThresholdVerdict } from './thresholds.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 export interface PhaseReport {
   name: string;
@@ -88,7 +89,8 @@ export function buildReport(inputs: ReportInputs): LoadReport {
     startedAt: inputs.startedAt.toISOString(),
     scenario: {
       phases: schedule.phases.map((phase) => phase.name),
-      mix: inputs.scenario.interface === 'B' ? describeMix(inputs.scenario.mix) : null,
+      // Events have types to mix (§6); a contact job has none.
+      mix: interfaceSpec(inputs.scenario.interface).document === 'event' ? describeMix(inputs.scenario.mix) : null,
       repeatShare: inputs.scenario.repeatShare,
       maxInFlight: inputs.maxInFlight,
       timeoutMs: inputs.timeoutMs,

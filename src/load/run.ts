@@ -10,8 +10,8 @@ import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { EventSender } from '../mock/sender.js';
 import { sign } from '../signing/sign.js';
-import { isDuplicateAck } from '../spec/acknowledgment.js';
-import { CONTACT_JOBS_PATH, Headers } from '../spec/constants.js';
+import { Headers } from '../spec/constants.js';
+import { endpointUrl, interfaceSpec } from '../spec/interfaces.js';
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
 import { isRejection } from '../spec/statuses.js';
 import { LOAD_BOUNDS } from './bounds.js';
@@ -21,6 +21,7 @@ import { runEngine, type Answer, type OutgoingRequest } from './engine.js';
 import { WirePool } from './wire.js';
 import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
+import { RepeatPool, recognitionOf, type Accepted } from './repeats.js';
 import { mixPicker, type Scenario } from './scenario.js';
 import { Schedule } from './schedule.js';
 import type { Threshold } from './thresholds.js';
@@ -81,15 +82,9 @@ const MOCK_IDENTITY = { B: 'cai-load', A: 'cai-load-platform' } as const;
 const MOCK_PROVIDER_CODE = 'cai-load';
 /** The provider mock's conversations run this much faster: its first message (3 s in) comes after 50 ms. */
 const MOCK_CONVERSATION_SPEED = 60;
-/** Repeats of a job, and the acknowledgment its first delivery got (§2.2: a repeat gets the same). */
-interface PoolEntry {
-  /** The document's text: its UTF-8 bytes are the ones first sent and signed. */
-  body: string;
-  providerJobId?: string;
-}
-
 interface LoadRequest extends OutgoingRequest {
-  entry?: PoolEntry;
+  /** The accepted document this request repeats (§2.2, §6.1: it must be recognised). */
+  entry?: Accepted;
   token?: string;
 }
 
@@ -110,13 +105,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const callbackSecrets = options.callbacks ? [...(options.callbacks.secrets ?? [])] : [];
     if (options.callbacks && callbackSecrets.length === 0 && options.mock) callbackSecrets.push(randomBytes(32).toString('hex'));
     let listener: CallbackListener | undefined;
-    if (options.callbacks && scenario.interface === 'A') {
+    // §3 step 5: the receiver of jobs, the provider, sends events back; a platform sends none.
+    if (options.callbacks && interfaceSpec(scenario.interface).receiver === 'provider') {
       listener = new CallbackListener({ ...options.callbacks, secrets: callbackSecrets });
       await listener.start();
       cleanups.push(() => (listener as CallbackListener).close());
     }
     const base = options.mock ? await startMock(options, { secret, identity, callbackSecrets, callbacks: listener !== undefined }, cleanups) : (options.target as string);
-    const url = scenario.interface === 'A' ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH : base;
+    const url = endpointUrl(scenario.interface, base);
     const pool = new WirePool({ url: new URL(url), timeoutMs: options.timeoutMs, ...(options.client?.ca ? { ca: options.client.ca } : {}), ...(options.client?.insecure ? { insecure: true } : {}) });
     cleanups.push(async () => pool.close());
     // The second Ctrl-C: the requests in flight fail at once (closed), and the run ends.
@@ -129,6 +125,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const sender = requestMaker(options, { secret, identity, listener, metrics });
     options.onStart?.({ url, ...(listener ? { callbackUrl: listener.urlFor('…') } : {}) });
     const progress = watchProgress(options, metrics, schedule);
+    // Every run ends: after its last phase and one request's time-out, what is still in flight fails (`timeout`).
+    const deadline = setTimeout(() => pool.close('timeout'), schedule.durationMs + options.timeoutMs + LOAD_BOUNDS.runGraceMs);
+    cleanups.push(async () => clearTimeout(deadline));
     let unreachable: string | undefined;
     const outcome = await runEngine<LoadRequest>({
       pool,
@@ -171,7 +170,7 @@ async function startMock(
   setup: { secret: string; identity: string; callbackSecrets: string[]; callbacks: boolean },
   cleanups: (() => Promise<unknown>)[],
 ): Promise<string> {
-  if (options.scenario.interface === 'B') {
+  if (interfaceSpec(options.scenario.interface).receiver === 'platform') {
     const mock = await startMockPlatform({ providerCode: setup.identity, secrets: [setup.secret], keepRecords: false });
     cleanups.push(() => mock.close());
     return mock.url;
@@ -202,27 +201,18 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     ...(callbackUrl ? { callbackUrl } : {}),
   });
   const pick = mixPicker(scenario.mix.length > 0 ? scenario.mix : [{ type: 'conversation.message', weight: 1 }]);
-  const identityHeader = scenario.interface === 'A' ? Headers.source : Headers.provider;
-  const fixedLines = `${Headers.contentType}: application/json\r\n${identityHeader}: ${setup.identity}\r\n`;
-  // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them: what a repeat repeats.
-  const pool: PoolEntry[] = [];
-  let poolNext = 0;
-  let repeatCredit = 0;
+  const fixedLines = `${Headers.contentType}: application/json\r\n${interfaceSpec(scenario.interface).identityHeader}: ${setup.identity}\r\n`;
+  // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them, and the share that repeats one.
+  const repeats = new RepeatPool(LOAD_BOUNDS.repeatPool, scenario.repeatShare);
   let second = Number.NaN;
   let timestamp = '';
 
   const prepare = (): LoadRequest => {
     let body: string;
-    let entry: PoolEntry | undefined;
     let token: string | undefined;
-    // The share of repeats is kept exactly, not drawn by chance: every request adds the share to a credit, and a
-    // whole credit is a repeat (of a document drawn at random among the accepted ones), so a short run has them too.
-    repeatCredit += scenario.repeatShare;
-    if (repeatCredit >= 1 - 1e-9 && pool.length > 0) {
-      repeatCredit -= 1;
-      entry = pool[Math.floor(Math.random() * pool.length)] as PoolEntry;
-      body = entry.body;
-    } else {
+    const entry = repeats.due();
+    if (entry !== undefined) body = entry.body;
+    else {
       const made = factory.make(pick(Math.random()));
       body = made.body;
       if (listener) {
@@ -242,19 +232,13 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     return { lines, body, repeat: entry !== undefined, ...(entry ? { entry } : {}), ...(token !== undefined ? { token } : {}) };
   };
 
-  const remember = (entry: PoolEntry) => {
-    if (pool.length < LOAD_BOUNDS.repeatPool) pool.push(entry);
-    else pool[poolNext++ % LOAD_BOUNDS.repeatPool] = entry;
-  };
-
   const judge = (request: LoadRequest, answer: Answer): void => {
     const { status } = answer;
     if (status >= 200 && status < 300) {
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.
-      const providerJobId = scenario.interface === 'A' ? providerJobIdOf(answer.body) : undefined;
-      const duplicate = scenario.interface === 'B' ? answer.body.includes('"duplicate"') && isDuplicateAck(answer) : request.entry !== undefined && providerJobId !== undefined && providerJobId === request.entry.providerJobId;
+      const { duplicate, providerJobId } = recognitionOf(scenario.interface, answer, request.entry);
       metrics.recordRecognition(request.repeat, duplicate ? 'duplicate' : 'new');
-      if (!request.repeat && !duplicate) remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
+      if (!request.repeat && !duplicate) repeats.remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
       if (request.token !== undefined) listener?.answered(request.token, !duplicate);
       return;
     }
@@ -267,17 +251,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
       metrics.recordRejection(status, reasonOf(answer.body));
     }
   };
-  return { prepare, judge, remember };
-}
-
-/** The acknowledgment's provider_job_id (§2.3), when the answer is one. */
-function providerJobIdOf(body: Buffer): string | undefined {
-  try {
-    const value = (JSON.parse(body.toString('utf8')) as { provider_job_id?: unknown }).provider_job_id;
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  return { prepare, judge };
 }
 
 /** A rejection's reason: the `error` (or `code`) string of a JSON body, as the reference receivers answer; else none. */

@@ -8,6 +8,7 @@ import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '.
 import { LOAD_BOUNDS } from './bounds.js';
 import type { Histogram } from './histogram.js';
 import { SyntaxProblem } from './scenario.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 type MetricKind = 'counter' | 'rate' | 'trend';
 
@@ -30,7 +31,7 @@ export const METRICS = {
   availability: { kind: 'rate', description: 'share of the requests answered with anything but a 5xx (§8: 99.5 %)' },
   rejected: { kind: 'counter', description: 'answers 4xx other than 429 (§7: do not retry)' },
   retry_after_missing: { kind: 'counter', description: 'answers 429 without a valid Retry-After (§7)' },
-  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (--repeat)' },
+  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (a share of the requests)' },
   duplicates_confirmed: { kind: 'counter', description: 'repeats answered as duplicates (§2.13; on Interface A, the same provider_job_id, §2.2)' },
   repeats_unrecognised: { kind: 'counter', description: 'repeats accepted as new documents: the receiver did not recognise them (§6.1)' },
   callback_first_contact: { kind: 'trend', needs: 'callbacks', description: 'time from a job’s acceptance to its first callback, in ms (§8 first contact)' },
@@ -177,10 +178,12 @@ export function sloThresholds(options: SloOptions): Threshold[] {
     ['rejected: count == 0', 'no 4xx for a valid document, 429 aside (§7)'],
     ['retry_after_missing: count == 0', 'every 429 carries Retry-After (§7)'],
   ];
-  if (options.interface === 'B') {
+  const spec = interfaceSpec(options.interface);
+  // §8's message delivery target is the events' (Interface B); the first-contact target, a job's first callback (A).
+  if (spec.document === 'event') {
     preset.push([`http_req_duration: max < ${round(MESSAGE_DELIVERY_TARGET_SECONDS * 1000 * options.scale)}`, `every event answered within the ${describeTarget(MESSAGE_DELIVERY_TARGET_SECONDS, options.scale)} of message delivery (§8)`]);
   }
-  if (options.interface === 'A' && options.callbacks) {
+  if (spec.receiver === 'provider' && options.callbacks) {
     const target = describeTarget(FIRST_CONTACT_TARGET_SECONDS, options.scale);
     preset.push([`callback_first_contact: max <= ${round(FIRST_CONTACT_TARGET_SECONDS * 1000 * options.scale)}`, `first contact within ${target} of the job (§8)`]);
     preset.push(['callbacks_missing: count == 0', `every job contacted within ${target} (§8)`]);
@@ -225,16 +228,21 @@ export interface ThresholdVerdict {
   /** `p(99)=3.2 ms`, `rate=0.012 (12 of 1000)`, or why there is no value. */
   detail: string;
   description?: string;
+  /** No value because the run lacked what the metric reads: repeats sent, or jobs whose callbacks were awaited. */
+  needs?: MetricNeed;
 }
+
+/** What a metric needs of a run beyond its requests: repeats (a share of them), or the callbacks of Interface A. */
+export type MetricNeed = 'repeats' | 'callbacks';
 
 export function judgeThreshold(threshold: Threshold, run: MeasuredRun): ThresholdVerdict {
   const measured = measure(threshold, run);
   const base = { expression: threshold.expression, ...(threshold.description ? { description: threshold.description } : {}) };
-  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}` };
+  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}`, ...(measured.needs ? { needs: measured.needs } : {}) };
   return { ...base, ok: compare(measured.value, threshold.operator, threshold.value), actual: measured.value, detail: measured.detail };
 }
 
-type Measured = { value: number; detail: string } | { missing: string };
+type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed };
 
 function measure(threshold: Threshold, run: MeasuredRun): Measured {
   const { aggregation } = threshold;
@@ -268,13 +276,13 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       return counter(run.dropped, aggregation, run);
     case 'repeats_unrecognised':
     case 'duplicates_confirmed':
-      if (run.repeatsJudged === 0) return { missing: run.counters.repeats === 0 ? 'no repeat was sent (pass --repeat, e.g. 5%)' : 'no repeat was accepted, so none could be recognised' };
+      if (run.repeatsJudged === 0) return run.counters.repeats === 0 ? { missing: 'no repeat was sent', needs: 'repeats' } : { missing: 'no repeat was accepted, so none could be recognised' };
       return counter(run.counters[threshold.metric], aggregation, run);
     case 'callback_first_contact':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
     case 'callbacks_missing':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback (pass --callbacks)' };
+      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return counter(run.callbacks.missing, aggregation, run);
     default:
       if (run.completed === 0) return { missing: noAnswers };
@@ -353,10 +361,10 @@ function compare(actual: number, operator: Operator, expected: number): boolean 
   }
 }
 
-/** A threshold on a metric the run does not produce (callbacks without --callbacks): said before the run. */
-export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): string | undefined {
+/** A threshold on a metric the run does not produce (callbacks, without them): what it needs, said before the run. */
+export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): MetricNeed | undefined {
   if (threshold.metric === 'status') return undefined;
   const definition: MetricDefinition = METRICS[threshold.metric];
-  if (definition.needs === 'callbacks' && !run.callbacks) return `${threshold.metric} needs --callbacks (Interface A)`;
+  if (definition.needs === 'callbacks' && !run.callbacks) return 'callbacks';
   return undefined;
 }

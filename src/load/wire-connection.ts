@@ -53,8 +53,8 @@ export class Connection {
   private readonly kept: Buffer[] = [];
   private keptBytes = 0;
   private readBytes = 0;
-  /** The pool's tick of the last byte sent or received. */
-  private lastActivity = 0;
+  /** The pool's tick when the request in flight was written: its whole answer is due within the time-out. */
+  private sentAt = 0;
   private gone = false;
   /** The data being parsed is a view of the pool's read buffer. */
   private shared = false;
@@ -108,12 +108,16 @@ export class Connection {
     this.keptBytes = 0;
     this.kept.length = 0;
     this.readBytes = 0;
-    this.lastActivity = this.pool.tick;
+    this.sentAt = this.pool.tick;
     this.socket.write(request);
   }
 
-  expireIfStalled(tick: number, ticks: number): void {
-    if (this.callbacks !== undefined && tick - this.lastActivity >= ticks) this.destroy('timeout');
+  /**
+   * A request whose answer is not whole `ticks` ticks after it was written fails with `timeout`: a total deadline
+   * (connecting, headers and body), not an idle one, so an answer that trickles in a byte at a time ends too.
+   */
+  expireIfOverdue(tick: number, ticks: number): void {
+    if (this.callbacks !== undefined && tick - this.sentAt >= ticks) this.destroy('timeout');
   }
 
   /** Closes the connection; a request in flight fails with `code`. */
@@ -140,7 +144,6 @@ export class Connection {
 
   /** `shared`: `chunk` is a view of the pool's read buffer, written again by the next read. */
   private read(chunk: Buffer, shared: boolean): true {
-    this.lastActivity = this.pool.tick;
     let data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
     this.shared = shared && data === chunk;

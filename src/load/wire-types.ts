@@ -18,6 +18,6 @@ export interface WireOptions {
   /** Extra authority to trust (PEM), beside Node's bundled ones. */
   ca?: Buffer;
   insecure?: boolean;
-  /** A request in flight with no byte received for this long fails (connecting included). */
+  /** A request whose answer is not whole this long after it was written fails (connecting, headers and body). */
   timeoutMs: number;
 }

@@ -8,7 +8,8 @@
  *
  * Bounds: a status line and headers of at most NETWORK_CAPS.responseHeaderBytes (src/bounds.ts), a body kept up to
  * LOAD_BOUNDS.answerBodyBytes and read up to LOAD_BOUNDS.answerReadBytes (then the connection is closed); an answer
- * that stalls for the time-out fails its request and closes its connection. A connection the receiver closes is
+ * not whole within the time-out (a total deadline: headers and body, however slowly they trickle) fails its
+ * request and closes its connection. A connection the receiver closes is
  * replaced by a new one for the next request; the most recently used idle connection is reused first, so at a low
  * rate few stay open.
  */
@@ -22,7 +23,7 @@ export class WirePool implements ConnectionPool {
   private readonly open = new Set<Connection>();
   private readonly prefix: string;
   private readonly timer: NodeJS.Timeout;
-  /** The timer's ticks so far: a connection notes the tick of its last activity (cheaper than a clock reading a byte). */
+  /** The timer's ticks so far: a connection notes the tick its request was written in (cheaper than a clock reading). */
   tick = 0;
   private readonly tickMs: number;
   /** Every plain connection reads into this one buffer (`onread`): a read is parsed before the next one comes. */
@@ -33,7 +34,8 @@ export class WirePool implements ConnectionPool {
     const { url } = options;
     // A request line and the Host header (RFC 9112 §3.2), the same for every request.
     this.prefix = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
-    // One timer for every connection, rather than one per request: a stall is noticed within a quarter of the time-out.
+    // One timer for every connection, rather than one per request: an overdue answer is noticed within a quarter of
+    // the time-out.
     this.tickMs = Math.max(50, Math.min(1000, options.timeoutMs / 4));
     this.timer = setInterval(() => this.expire(), this.tickMs);
     this.timer.unref();
@@ -93,11 +95,11 @@ export class WirePool implements ConnectionPool {
     if (index !== -1) this.idle.splice(index, 1);
   }
 
-  /** Closes every connection; requests still in flight fail (`closed`). */
-  close(): void {
+  /** Closes every connection; requests still in flight fail with `code` (`closed`, or `timeout` at the run's deadline). */
+  close(code = 'closed'): void {
     this.closed = true;
     clearInterval(this.timer);
-    for (const connection of [...this.open]) connection.destroy('closed');
+    for (const connection of [...this.open]) connection.destroy(code);
   }
 
   private connect(): Connection {
@@ -108,8 +110,8 @@ export class WirePool implements ConnectionPool {
 
   private expire(): void {
     this.tick += 1;
-    // Stalled: no activity for the whole time-out (a tick more, since activity is noted by the tick it fell in).
+    // Overdue: written the whole time-out ago (a tick more, since a request is noted by the tick it fell in).
     const ticks = Math.ceil(this.options.timeoutMs / this.tickMs) + 1;
-    for (const connection of this.open) connection.expireIfStalled(this.tick, ticks);
+    for (const connection of this.open) connection.expireIfOverdue(this.tick, ticks);
   }
 }

@@ -3,9 +3,9 @@
  * durable as the fsync mode promises, so that a mock answers 202 only for what a restart will read back.
  */
 import { close as closeFd, constants, fdatasync, fstatSync, ftruncateSync, open as openFd, write as writeFd, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errorMessage } from '../errors.js';
+import { notRegular, NotRegularFile, openRegular } from './log-file.js';
 import type { LogLock } from './log-lock.js';
 import { recordBytes, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
 
@@ -105,7 +105,8 @@ export class DurableLog {
   /** Opens (creating) the log for appending; a torn last line left by a crash is terminated first. */
   static async open(path: string, options: DurableLogOptions = {}): Promise<DurableLog> {
     const fsync = options.fsync ?? DEFAULT_FSYNC;
-    const check = await open(path, 'a+');
+    // Opened without blocking and refused unless a regular file (./log-file.ts): a FIFO would block every open.
+    const check = await openRegular(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
     let size: number;
     try {
       size = (await check.stat()).size;
@@ -126,8 +127,13 @@ export class DurableLog {
     // always: O_DSYNC, each write returns only once its data (and the size needed to read it back) is on disk,
     // the same guarantee as write + fdatasync in one system call instead of two.
     // A descriptor, not a FileHandle: a FileHandle left unclosed is closed when it is garbage collected.
-    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (fsync === 'always' ? constants.O_DSYNC : 0);
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | (fsync === 'always' ? constants.O_DSYNC : 0);
     const fd = await new Promise<number>((resolve, reject) => openFd(path, flags, 0o644, (error, opened) => (error ? reject(error) : resolve(opened))));
+    const kind = notRegular(fstatSync(fd));
+    if (kind !== undefined) {
+      closeFd(fd, () => undefined);
+      throw new NotRegularFile(path, kind);
+    }
     return new DurableLog(fd, path, size, fsync, options.lock);
   }
 

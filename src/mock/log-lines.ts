@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 
 /**
@@ -13,13 +14,15 @@ const CUT_TAIL_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Streams a file's lines (split at LF, without it) to `onLine`, holding at most MAX_LINE_BYTES of one line:
+ * Streams a file's lines (split at LF, without it) to `onLine` (a path, or a file opened already), holding at most MAX_LINE_BYTES of one line:
  * a longer line is handed over as its last CUT_TAIL_BYTES in `cutTail` (and `line` empty). Never reads the
  * file as one string (V8 caps a string at 512 MiB; a log passes that near 700 000 records).
  */
-export async function forEachLine(path: string, onLine: (line: Buffer, cutTail?: Buffer) => void): Promise<void> {
+export async function forEachLine(source: string | FileHandle, onLine: (line: Buffer, cutTail?: Buffer) => void): Promise<void> {
   const pending = new PendingLine(onLine);
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+  // A file opened already (a mock's log, opened without blocking and checked regular) is read from its descriptor.
+  const stream = typeof source === 'string' ? createReadStream(source, { highWaterMark: CHUNK_BYTES }) : source.createReadStream({ highWaterMark: CHUNK_BYTES, autoClose: false });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     let start = 0;
     for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
       pending.end(chunk.subarray(start, newline));

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { link, open, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode, usageError } from '../errors.js';
+import { notRegular, NotRegularFile, openRegular } from './log-file.js';
 
 /**
  * The exclusive lock of a mock log: one process appends to a log at a time, because each keeps its own dedupe
@@ -14,7 +15,8 @@ import { errnoCode, usageError } from '../errors.js';
  * pid reused by an unrelated process after a SIGKILL is not taken for the holder) and the host. It is removed
  * when the log is closed, and when the process exits without closing it; a lock left by a process that died
  * without either (SIGKILL, a machine reboot) is stale: the next mock finds its pid gone (or reused) and takes it
- * over. A lock taken on another host cannot be checked from here and counts as held.
+ * over. A lock taken on another host cannot be checked from here and counts as held. Something at the lock's path
+ * that is not a regular file (a FIFO, whose open would block) is never opened blocking, and is refused.
  */
 export class LogLock {
   private released = false;
@@ -35,7 +37,9 @@ export class LogLock {
     // lock that keeps reappearing stale (several mocks starting at once) is reported as in use.
     for (let turn = 0; turn < 5; turn += 1) {
       if (await createExclusive(path, text)) return new LogLock(path, text);
-      const found = await readLock(path);
+      const found = await readLock(path).catch((error: unknown) => {
+        throw error instanceof NotRegularFile ? notALock(logPath, path, error.kind) : error;
+      });
       if (found === undefined) continue; // released meanwhile
       const holder = judge(found);
       if (holder.alive) throw inUse(logPath, path, holder.description);
@@ -58,7 +62,15 @@ export class LogLock {
     if (this.released) return;
     this.released = true;
     try {
-      if (readFileSync(this.path, 'utf8') === this.text) unlinkSync(this.path);
+      // Without blocking: what replaced the lock may be a FIFO (it is then not ours, and stays).
+      const fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+      let text: string | undefined;
+      try {
+        if (notRegular(fstatSync(fd)) === undefined) text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
+      if (text === this.text) unlinkSync(this.path);
     } catch {
       // Gone already, or unreadable: nothing of ours to remove.
     }
@@ -88,13 +100,21 @@ interface FoundLock {
   ageMs: number;
 }
 
+/** The lock's text and age; undefined when gone. Opened without blocking and without following a link (ELOOP). */
 async function readLock(path: string): Promise<FoundLock | undefined> {
+  let handle;
   try {
-    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    return { text, ageMs: Date.now() - info.mtimeMs };
+    handle = await openRegular(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
+    if (errnoCode(error) === 'ELOOP') throw new NotRegularFile(path, 'a symbolic link');
     throw error;
+  }
+  try {
+    const [text, info] = await Promise.all([handle.readFile('utf8'), handle.stat()]);
+    return { text, ageMs: Date.now() - info.mtimeMs };
+  } finally {
+    await handle.close();
   }
 }
 
@@ -160,9 +180,13 @@ async function clearStale(path: string, staleText: string): Promise<void> {
     if (errnoCode(error) === 'ENOENT') return;
     throw error;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => staleText);
+  const moved = await readLock(aside).then((found) => found?.text ?? staleText, () => staleText);
   if (moved !== staleText) await link(aside, path).catch(() => undefined);
   await unlink(aside).catch(() => undefined);
+}
+
+function notALock(logPath: string, lockPath: string, kind: string) {
+  return usageError('bad_log_lock', `the lock of the log ${logPath}, ${lockPath}, is not a regular file (${kind})`, `remove ${lockPath} (a cai mock's lock is a regular file it creates), or give this mock another log`);
 }
 
 function inUse(logPath: string, lockPath: string, holder: string) {

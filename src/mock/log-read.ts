@@ -3,8 +3,11 @@
  * head for a restart's dedupe. Both stream, skip and name the lines that are not records, and recover a record a
  * torn write was glued to.
  */
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode } from '../errors.js';
+import { openRegular } from './log-file.js';
 import { forEachLine } from './log-lines.js';
 import { isLogRecord, RECORD_START, type MockLogRecord } from './log-record.js';
 
@@ -40,15 +43,27 @@ export type MockLogHead = Pick<MockLogRecord, 'v' | 'space' | 'interface' | 'ver
  * a prefix of the line, checked complete by the body length it declares), so a million records take seconds
  * and no more memory than what `onRecord` keeps. Streams; a missing file is empty. Returns the skipped lines.
  */
-export function scanMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<SkippedLines> {
-  return scanLog(path, (line) => headOf(line) ?? parseRecord(line), onRecord);
+export async function scanMockLog(path: string, onRecord: (head: MockLogHead) => void): Promise<SkippedLines> {
+  // A mock's log is opened without blocking and refused unless it is a regular file (./log-file.ts).
+  let handle: FileHandle;
+  try {
+    handle = await openRegular(path, constants.O_RDONLY);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { count: 0, numbers: [] };
+    throw error;
+  }
+  try {
+    return await scanLog(handle, (line) => headOf(line) ?? parseRecord(line), onRecord);
+  } finally {
+    await handle.close();
+  }
 }
 
-async function scanLog<T>(path: string, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
+async function scanLog<T>(source: string | FileHandle, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
   const skipped: SkippedLines = { count: 0, numbers: [] };
   let number = 0;
   try {
-    await forEachLine(path, (line, cutTail) => {
+    await forEachLine(source, (line, cutTail) => {
       number += 1;
       if (cutTail === undefined && isBlank(line)) return;
       const record = cutTail === undefined ? parse(line) : undefined;

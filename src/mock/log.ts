@@ -7,6 +7,7 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
 import { DurableLog, type FsyncMode } from './durable-log.js';
+import { nonRegularAt, NotRegularFile } from './log-file.js';
 import { LogLock } from './log-lock.js';
 import { scanMockLog, type MockLogHead, type SkippedLines } from './log-read.js';
 
@@ -27,6 +28,9 @@ export interface OpenedMockLog {
 export async function openMockLog(path: string, onRecord: (head: MockLogHead) => void, options: { fsync?: FsyncMode } = {}): Promise<OpenedMockLog> {
   let lock: LogLock | undefined;
   try {
+    // A regular file or nothing yet: anything else (a FIFO, whose open would block) is refused before it is opened.
+    const kind = await nonRegularAt(path, true);
+    if (kind !== undefined) throw new NotRegularFile(path, kind);
     lock = await LogLock.acquire(await realLogPath(path));
     let records = 0;
     const skipped = await scanMockLog(path, (head) => {
@@ -42,6 +46,7 @@ export async function openMockLog(path: string, onRecord: (head: MockLogHead) =>
   } catch (error) {
     await lock?.release();
     if (error instanceof CaiError) throw error;
+    if (error instanceof NotRegularFile) throw usageError('bad_log', `the log ${path} is not a regular file (${error.kind})`, 'pass --log a regular file (it is created when missing)');
     throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
   }
 }

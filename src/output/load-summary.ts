@@ -4,15 +4,16 @@
  * percentiles, rejections by reason, repeats and duplicates, first callbacks. With --json, the report itself. And
  * `cai load export`: the project's files written, and what to run.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { CommandContext } from '../cli/runner.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
-import type { ExportedProject } from '../load/artillery.js';
 import type { LoadReport } from '../load/report.js';
 import type { LoadProgress } from '../load/run.js';
 import { describeRate, type PhaseSpec } from '../load/schedule.js';
 import { formatMs } from '../load/thresholds.js';
+import { verdictDetail } from '../cli/load-needs.js';
 import type { Output } from './output.js';
 import { ProgressLine } from './progress.js';
 import { safeText } from './safe-text.js';
@@ -74,7 +75,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     output.result('');
     output.result(color.bold('thresholds'));
     for (const verdict of report.thresholds) {
-      output.resultWrapped(`  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdict.detail))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`, '      ');
+      output.resultWrapped(`  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`, '      ');
     }
   }
   output.result('');
@@ -129,7 +130,18 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
 
 const ms = (value: number | null) => (value === null ? '–' : formatMs(value));
 
-/** Writes the exported project into `dir` (created when missing); existing project files only with `force`. */
+
+/** An exported project: its files, and the thresholds it could not hold (src/load/artillery.ts). */
+export interface ExportedProject {
+  files: readonly { name: string; content: string }[];
+  untranslated: readonly { expression: string; why: string }[];
+}
+
+/**
+ * Writes the exported project into `dir` (created when missing); existing project files only with `force`. No file
+ * is written through a link: each is created new beside its name (O_CREAT|O_EXCL, which never follows one) and
+ * renamed over it, which replaces a link planted there rather than the file it points to.
+ */
 export async function writeProject(project: ExportedProject, dir: string, force: boolean, { io, output }: CommandContext): Promise<void> {
   const root = isAbsolute(dir) ? dir : resolve(io.cwd, dir);
   try {
@@ -139,13 +151,14 @@ export async function writeProject(project: ExportedProject, dir: string, force:
   }
   if (!force) {
     for (const file of project.files) {
-      const exists = await stat(join(root, file.name)).then(() => true, (error: unknown) => errnoCode(error) !== 'ENOENT');
+      // lstat: a link counts as there, even one that points nowhere.
+      const exists = await lstat(join(root, file.name)).then(() => true, (error: unknown) => errnoCode(error) !== 'ENOENT');
       if (exists) throw usageError('file_exists', `${join(dir, file.name)} exists already`, 'pass --force to overwrite the project files, or another --out');
     }
   }
   for (const file of project.files) {
     try {
-      await writeFile(join(root, file.name), file.content);
+      await replaceFile(join(root, file.name), file.content);
     } catch (error) {
       throw usageError('unwritable_file', `cannot write ${join(dir, file.name)}: ${errorMessage(error)}`, 'check that the folder is writable');
     }
@@ -156,4 +169,19 @@ export async function writeProject(project: ExportedProject, dir: string, force:
   }
   output.result(`Artillery project written to ${dir}: ${project.files.map((file) => file.name).join(', ')}`);
   output.result(`  cd ${dir} && npm install && npx artillery run cai-load.yml`);
+}
+
+/** `path` holds `content` afterwards, as a regular file of its own: written to a new file beside it, then renamed over it. */
+async function replaceFile(path: string, content: string): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o644);
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path).catch(async (error: unknown) => {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  });
 }

@@ -45,7 +45,7 @@ describe('cai mock (in-process)', () => {
     expect(missing.stderr).toMatch(/^error: cannot read the TLS cert nope\.pem: .*\nhint: check the --tls-cert path\n$/);
     const logDir = await runCli(['mock', 'platform', '--provider', 'acme', '--log', 'test'], { env });
     expect(logDir.code).toBe(2);
-    expect(logDir.stderr).toMatch(/^error: cannot use the log .*test: .*\nhint: pass --log a writable file path \(it is created when missing\)\n$/);
+    expect(logDir.stderr).toMatch(/^error: the log .*test is not a regular file \(a directory\)\nhint: pass --log a regular file \(it is created when missing\)\n$/);
     const catalog = await runCli(['mock', 'provider', '--provider', 'acme', '--catalog', 'package.json'], { env });
     expect(catalog.code).toBe(2);
     expect(catalog.stderr).toMatch(/^error: the catalog .*package\.json is not a list of branches\nhint: /);

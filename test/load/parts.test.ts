@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ensureCondition, exportArtillery } from '../../src/load/artillery.js';
+import { ensureCondition, planArtillery } from '../../src/load/artillery.js';
+import { createProcessor } from '../../src/load/artillery-processor.js';
 import { Histogram } from '../../src/load/histogram.js';
 import { LoadMetrics } from '../../src/load/metrics.js';
 import { parseMix, parseRamp, parseRepeatShare, SyntaxProblem } from '../../src/load/scenario.js';
@@ -135,7 +136,7 @@ describe('the thresholds', () => {
 
   it('give ✗ with the reason when there is nothing to judge', () => {
     const metrics = run();
-    expect(judgeThreshold(parseThreshold('repeats_unrecognised: count == 0'), metrics)).toMatchObject({ ok: false, detail: 'no evidence: no repeat was sent (pass --repeat, e.g. 5%)' });
+    expect(judgeThreshold(parseThreshold('repeats_unrecognised: count == 0'), metrics)).toMatchObject({ ok: false, detail: 'no evidence: no repeat was sent', needs: 'repeats' });
     expect(judgeThreshold(parseThreshold('http_req_duration{status:429}: p(99) < 100'), metrics)).toMatchObject({ ok: false, detail: 'no evidence: no answer with status 429' });
     expect(judgeThreshold(parseThreshold('status=401 == 0'), new LoadMetrics(1000))).toMatchObject({ ok: false });
   });
@@ -166,7 +167,7 @@ describe('the thresholds in Artillery', () => {
   });
 
   it('name no metric inside another: the ensure plugin replaces each report name found in an expression by its hash', () => {
-    const project = exportArtillery({
+    const plan = planArtillery({
       scenario: { interface: 'B', phases: [{ fromPerSecond: 5, toPerSecond: 5, durationMs: 1000 }], mix: [], repeatShare: 0.1 },
       target: 'http://127.0.0.1:1/events',
       identity: 'acme',
@@ -175,11 +176,14 @@ describe('the thresholds in Artillery', () => {
       timeoutMs: 10_000,
       workers: 1,
       generator: 'cai test',
-      command: 'cai load',
     });
-    const processor = project.files.find((file) => file.name === 'cai-processor.cjs')?.content ?? '';
-    const emitted = [...processor.matchAll(/count\(ee, '([a-z._0-9]+)'/g)].map((match) => match[1] as string).filter((name) => !name.endsWith('_'));
+    expect(plan.conditions).toEqual(['cai.status_401 == 0', 'cai.status_429 == 0', 'cai.status_5xx / http.requests < 1']);
+    // The counters the processor emits, read by running its judging hook as Artillery would.
+    const emitted = new Set<string>();
+    const processor = createProcessor({ interface: 'B', identityHeader: 'x-cai-provider', identity: 'acme', secretEnv: 'CAI_SECRET', repeatShare: 0, poolSize: 4, watchedStatuses: [401, 429] });
+    processor.caiJudge({}, { statusCode: 202, body: '{"ok":true}' }, {}, { emit: (_event: string, name: string) => emitted.add(name) }, () => {});
     const names = [...emitted, 'cai.status_2xx', 'cai.status_5xx', 'cai.status_401', 'cai.status_429', 'http.requests', 'http.responses', 'http.request_rate', 'http.codes.202', 'http.response_time.p99', 'http.response_time.p95'];
+    expect(emitted.size).toBeGreaterThan(10);
     for (const name of names) for (const other of names) if (name !== other) expect(other.includes(name), `${name} inside ${other}`).toBe(false);
   });
 });

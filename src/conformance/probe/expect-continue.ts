@@ -55,8 +55,11 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
       outgoing.end(request.body);
     };
     const fallback = setTimeout(sendBody, request.continueWaitMs);
+    // The whole answer within the time-out, however slowly it comes (`timeout` below is only an idle one).
+    const deadline = setTimeout(() => outgoing.destroy(new Error(`no complete answer within ${request.timeoutMs} ms`)), request.timeoutMs);
     const fail = (error: Error) => {
       clearTimeout(fallback);
+      clearTimeout(deadline);
       if (settled) return;
       settled = true;
       reject(error);
@@ -87,6 +90,7 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
       response.on('end', finish);
       response.on('error', fail);
       function finish() {
+        clearTimeout(deadline);
         if (settled) return;
         settled = true;
         // A body never sent leaves the request unfinished: the connection goes (it was never pooled).

@@ -10,6 +10,7 @@ import type { CommandContext } from '../../cli/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 import { formatMs } from '../../load/thresholds.js';
+import { verdictDetail } from '../../cli/load-needs.js';
 import { html, type SafeHtml } from './escape.js';
 import { renderPage } from './page.js';
 import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from './svg.js';
@@ -80,7 +81,7 @@ function thresholds(report: LoadReport): SafeHtml {
   return html`<h2>Thresholds <span class="badge ${failed === 0 ? 'ok' : 'fail'}">${failed === 0 ? 'all passed' : `${failed} failed`}</span></h2>
 <ul class="thresholds">${report.thresholds.map(
     (verdict) =>
-      html`<li class="${verdict.ok ? 'pass' : 'fail'}" data-ok="${String(verdict.ok)}"><span class="mark">${verdict.ok ? '✓' : '✗'}</span><code>${verdict.expression}</code> <span class="muted">${verdict.detail}${verdict.description ? ` — ${verdict.description}` : ''}</span></li>`,
+      html`<li class="${verdict.ok ? 'pass' : 'fail'}" data-ok="${String(verdict.ok)}"><span class="mark">${verdict.ok ? '✓' : '✗'}</span><code>${verdict.expression}</code> <span class="muted">${verdictDetail(verdict)}${verdict.description ? ` — ${verdict.description}` : ''}</span></li>`,
   )}</ul>`;
 }
 

@@ -1,0 +1,66 @@
+/**
+ * Repeats, as `cai load` and its exported Artillery processor send and judge them (one module, bundled into the
+ * processor by scripts/build-processor.mjs): the share of requests that repeat an accepted document, kept exactly,
+ * the documents they repeat, and whether an answer recognised a document as a repeat.
+ */
+import { isDuplicateAck } from '../spec/acknowledgment.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+
+/** A document accepted as new: its text (the bytes first sent and signed) and, for a job, the acknowledgment's id. */
+export interface Accepted {
+  body: string;
+  providerJobId?: string;
+}
+
+/**
+ * The documents accepted as new, the most recent `size` of them, and the share of requests that repeat one. The share
+ * is kept exactly, not drawn by chance: every request adds it to a credit, and a whole credit is a repeat (of a
+ * document drawn at random among those kept), so a short run has its repeats too.
+ */
+export class RepeatPool {
+  private readonly entries: Accepted[] = [];
+  private next = 0;
+  private credit = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly share: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** For the next request: a document to repeat, when a repeat is due and one was accepted; else undefined. */
+  due(): Accepted | undefined {
+    this.credit += this.share;
+    if (this.credit < 1 - 1e-9 || this.entries.length === 0) return undefined;
+    this.credit -= 1;
+    return this.entries[Math.floor(this.random() * this.entries.length)];
+  }
+
+  remember(entry: Accepted): void {
+    if (this.entries.length < this.size) this.entries.push(entry);
+    else this.entries[this.next++ % this.size] = entry;
+  }
+}
+
+/** The acknowledgment's provider_job_id (§2.3), when the answer is one. */
+export function providerJobIdOf(body: Buffer): string | undefined {
+  try {
+    const value = (JSON.parse(body.toString('utf8')) as { provider_job_id?: unknown }).provider_job_id;
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How a 2xx answer took a document: `duplicate` when it recognised a repeat (§2.13 on Interface B: `{ok: true,
+ * duplicate: true}`; §2.2 on A: the same provider_job_id as the first delivery of `repeated`), and the
+ * provider_job_id a job's acknowledgment carries.
+ */
+export function recognitionOf(iface: InterfaceId, answer: { status: number; body: Buffer }, repeated: Accepted | undefined): { duplicate: boolean; providerJobId?: string } {
+  if (interfaceSpec(iface).document === 'event') return { duplicate: answer.body.includes('"duplicate"') && isDuplicateAck(answer) };
+  const providerJobId = providerJobIdOf(answer.body);
+  const duplicate = repeated !== undefined && providerJobId !== undefined && providerJobId === repeated.providerJobId;
+  return { duplicate, ...(providerJobId !== undefined ? { providerJobId } : {}) };
+}

@@ -1,0 +1,128 @@
+/**
+ * Reproductions are verified, not assumed: for every fault of both reference receivers (`--break`,
+ * src/mock/faults.ts), a run of the built cai against that broken receiver (a target of the user's, not `--mock`)
+ * writes a script for each check that fails; each script is run against the broken receiver (it must exit 1: the
+ * failure shows again) and against a correct one on the same address (it must exit 0). A script that cannot tell
+ * exits 2, never 0. The faults are taken from the mocks themselves, so a new fault is verified without a table. On a
+ * busy machine a check at a timing edge may fail in a run for no fault of the receiver: a script that then exits 0
+ * is told apart from one that lies by running the check itself again (it must pass too).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from '../../src/mock/faults.js';
+import { startMockPlatform } from '../../src/mock/platform.js';
+import { startMockProvider } from '../../src/mock/provider.js';
+import type { InterfaceId } from '../../src/spec/constants.js';
+import { BIN } from '../helpers/cli.js';
+
+const SECRET = 'whsec_repro_verified_0123456789';
+const CALLBACK_SECRET = 'whsec_repro_verified_callbacks_01';
+const root = mkdtempSync(join(tmpdir(), 'cai-repro-verified-'));
+// The scripts that run a check again write its reproduction under TMPDIR: here, removed with the rest.
+const scratch = join(root, 'tmp');
+mkdirSync(scratch);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const env = { PATH: process.env.PATH, NO_COLOR: '1', TMPDIR: scratch, CAI_SECRET: SECRET, CAI_CALLBACK_SECRET: CALLBACK_SECRET };
+
+interface Receiver {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The reference receiver of the interface, with `faults`, on `port` (0: any). A cap on the rate where the fault needs it. */
+async function receiver(iface: InterfaceId, fault: string | undefined, port = 0): Promise<Receiver> {
+  const faults = fault === undefined ? [] : [fault];
+  if (iface === 'B') {
+    const rateLimit = fault === 'no-retry-after' ? 10 : undefined;
+    return startMockPlatform({ providerCode: 'acme', secrets: [SECRET], faults: faults as PlatformFault[], keepRecords: false, port, ...(rateLimit ? { rateLimit } : {}) });
+  }
+  return startMockProvider({ providerCode: 'acme', sourceId: 'platform', secrets: [SECRET], callbackSecrets: [CALLBACK_SECRET], faults: faults as ProviderFault[], keepRecords: false, speed: 1000, retry: { initialDelayMs: 50 }, port });
+}
+
+/** The same address again, once the port is free (the broken receiver has just let it go). */
+async function receiverOn(iface: InterfaceId, port: number): Promise<Receiver> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await receiver(iface, undefined, port);
+    } catch (error) {
+      if (attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface Failing {
+  id: string;
+  verdict: string;
+  exchange?: unknown;
+  repro?: { command: string; script?: string };
+}
+
+const FAULTS: [InterfaceId, string][] = [...Object.keys(PLATFORM_FAULTS).map((fault): [InterfaceId, string] => ['B', fault]), ...Object.keys(PROVIDER_FAULTS).map((fault): [InterfaceId, string] => ['A', fault])];
+
+describe('every reproduction, run against the broken receiver and a correct one', () => {
+  it.concurrent.each(FAULTS)('interface %s, fault %s: each failing check\'s script exits 1, then 0 once the receiver is correct', async (iface, fault) => {
+    const broken = await receiver(iface, fault);
+    const port = Number(new URL(broken.url).port);
+    const reproDir = join(root, `${iface}-${fault}`);
+    const identity = iface === 'B' ? ['--provider', 'acme'] : ['--source', 'platform', '--provider', 'acme', '--branch-code', 'BR-001', '--callback-secret-env', 'CAI_CALLBACK_SECRET'];
+    // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
+    const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
+    const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
+    const conformance = (...more: string[]) => run(process.execPath, [BIN, '--json', 'conformance', 'run', '--interface', iface, '--target', broken.url, ...identity, '--secret-env', 'CAI_SECRET', '--observe', '500ms', ...wait, ...include, ...more]);
+    const shown: Failing[] = [];
+    let expected = 0;
+    try {
+      const result = await conformance('--repro-dir', reproDir);
+      const report = JSON.parse(result.stdout) as { checks: Failing[] };
+      const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+      expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
+      // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
+      const reproduced = failing.filter((entry) => entry.repro !== undefined || entry.exchange !== undefined);
+      expected = reproduced.length;
+      for (const check of reproduced) {
+        expect(check.repro?.script, check.id).toBeDefined();
+        const again = await run('sh', [check.repro?.script as string]);
+        if (again.code === 0) {
+          // The failure did not show again: either the script lies, or the run's failure was not the fault's (a
+          // timing edge on a busy machine). The check itself, run again, tells them apart: it must pass too.
+          const check2 = await conformance('--only', check.id, '--fail-on', 'warnings');
+          expect(check2.code, `${check.id}: its script exits 0 against the broken receiver, but the check still fails there: ${check.repro?.command}\n${again.stdout}`).toBe(0);
+          continue;
+        }
+        expect(again.code, `${check.id} against the broken receiver: ${check.repro?.command}\n${again.stdout}\n${again.stderr}`).toBe(1);
+        shown.push(check);
+      }
+    } finally {
+      await broken.close();
+    }
+    // Of the failures with a reproduction, at least one is the fault's, and shows again.
+    if (expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
+    const correct = await receiverOn(iface, port);
+    try {
+      for (const check of shown) {
+        // A check at a timing edge (the window's, a burst) may fail once on a busy machine: it passes on a second try.
+        let fixed = await run('sh', [check.repro?.script as string]);
+        if (fixed.code === 1) fixed = await run('sh', [check.repro?.script as string]);
+        expect(fixed.code, `${check.id} against a correct receiver: ${check.repro?.command}\n${fixed.stdout}\n${fixed.stderr}`).toBe(0);
+      }
+    } finally {
+      await correct.close();
+    }
+  });
+});
