@@ -15,7 +15,8 @@ import type { CommandContext } from './runner.js';
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),
   role: z.enum(['receiver', 'sender']).optional(),
-  checks: z.array(z.object({ id: z.string(), verdict: z.string() })),
+  checks: z.array(z.object({ id: z.string(), verdict: z.string(), replay: z.string().optional() })),
+  seed: z.number().int().optional(),
 });
 
 const AGAIN = new Set(['failed', 'warning', 'not-judged']);
@@ -25,6 +26,11 @@ export interface Rerun {
   role: 'receiver' | 'sender';
   /** The ids to run; empty when every check of the report passed (or was skipped or waived). */
   ids: string[];
+  /**
+   * The stateful phase as the report ran it: the one conversation to replay (`SEED:PATH`) when one failed check of
+   * the phase names it, else the run's seed (the same conversations drawn again).
+   */
+  seed?: string;
 }
 
 export async function readRerun(path: string, io: Io): Promise<Rerun> {
@@ -38,7 +44,10 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   const parsed = ReportShape.safeParse(value);
   if (!parsed.success) throw usageError('bad_report', `${path} is not a conformance report: no interface and checks with their verdicts`, 'pass the file `cai conformance run --json > FILE` wrote');
   const report = parsed.data;
-  return { interface: report.interface, role: report.role ?? 'receiver', ids: report.checks.filter((check) => AGAIN.has(check.verdict)).map((check) => check.id) };
+  const again = report.checks.filter((check) => AGAIN.has(check.verdict));
+  const replays = again.flatMap((check) => (check.replay !== undefined ? [check.replay] : []));
+  const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;
+  return { interface: report.interface, role: report.role ?? 'receiver', ids: again.map((check) => check.id), ...(seed !== undefined ? { seed } : {}) };
 }
 
 /**

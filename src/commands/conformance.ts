@@ -334,6 +334,8 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
   options.interface = rerun.interface;
   if (rerun.ids.length === 0) return rerun;
   options.only = rerun.ids;
+  // The stateful phase replays what the report's did, unless the seed is given again.
+  if (rerun.seed !== undefined && options.seed === undefined) options.seed = parseSeed(rerun.seed);
   output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
   return undefined;
 }

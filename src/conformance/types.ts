@@ -65,6 +65,8 @@ export interface CheckResult extends CheckRow {
   exchange?: ExchangeRecord;
   /** Every exchange of a failure that took several requests (a repeat, a burst), in order; `exchange` is the last. */
   exchanges?: ExchangeRecord[];
+  /** A generated conversation that broke it: the seed and path that replay it (`SEED:PATH`). */
+  replay?: string;
 }
 
 /**

@@ -109,6 +109,21 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
     expect(JSON.parse(json.stdout).seed).toEqual(expect.any(Number));
   }, 120_000);
 
+  it('--rerun-failed replays the conversation a failed check of the phase names, from its --json report', async () => {
+    const base = ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-STATE-002', '--generate', '150', '--seed', '9'];
+    const first = await spawnCli(['--json', ...base, '--repro-dir', join(dir, 'bin-rerun-1')]);
+    expect(first.code, first.stderr).toBe(1);
+    const replay = (JSON.parse(first.stdout) as SuiteReport).checks[0]?.replay;
+    expect(replay).toMatch(/^9:\d+(:\d+)*(~\S*)?$/);
+    const report = join(dir, 'rerun-report.json');
+    writeFileSync(report, first.stdout);
+    const again = await spawnCli(['--json', 'conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', report, '--repro-dir', join(dir, 'bin-rerun-2')]);
+    expect(again.code, again.stderr).toBe(1);
+    const result = (JSON.parse(again.stdout) as SuiteReport).checks.find((entry) => entry.id === 'B-STATE-002') as CheckResult;
+    expect(result.verdict).toBe('failed');
+    expect(result.notes.at(-1)).toBe(`stateful phase, seed 9: replayed one conversation (${replay})`);
+  }, 120_000);
+
   it('loads fast-check only for the stateful phase', async () => {
     const chunk = readdirSync(join(ROOT, 'dist', 'bundle')).find((name) => name.endsWith('.js') && readFileSync(join(ROOT, 'dist', 'bundle', name), 'utf8').includes('interruptAfterTimeLimit'));
     expect(chunk).toBeDefined();
