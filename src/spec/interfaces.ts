@@ -21,6 +21,20 @@ export interface InterfaceSpec {
   endpointKind: 'an events endpoint' | 'a contact-jobs endpoint';
   /** The sender under test, as a sentence names it. */
   senderName: string;
+  /** One document, as a sentence names it briefly: `event`, `job`; and a request carrying one: `a request`, `a job`. */
+  noun: 'event' | 'job';
+  aRequest: 'a request' | 'a job';
+  /** The fields of a valid document the checks vary: a free-text one, a date-time (§2.1) and an E.164 one, dotted. */
+  fields: { text: string; dateTime: string; phone: string };
+  /** The rule that a repeated event_id is recognised: §6.1 and §2.13 on B, §2.2 on A; its clauses. */
+  repeatSections: readonly string[];
+  repeatClauses: readonly string[];
+  /** Where a refusal's status is stated: §7's table on B; §4.1, which shows the provider none, on A. */
+  refusalSection: '§7' | '§4.1';
+  /** The clauses a refusal enforces: of a request's credentials (§7's 401; §4.1's verification), of a document (§7's 400; none on A). */
+  refusalClauses: { authentication: readonly string[]; schema: readonly string[] };
+  /** An accepted document starts a conversation of callbacks (A, §3 step 4): checks that send many run alone. */
+  acceptanceStartsConversation: boolean;
   /** The address the user gives: the events URL itself (B), or the provider endpoint that §4.1's path is appended to (A). */
   targetName: 'the events URL' | 'the provider endpoint';
   /** Appended to the address given to reach the endpoint (§4.1: `{provider_endpoint}/contact-jobs`). */
@@ -66,6 +80,14 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     endpointName: "the provider's contact-jobs endpoint",
     endpointKind: 'a contact-jobs endpoint',
     senderName: "the platform's job sender",
+    noun: 'job',
+    aRequest: 'a job',
+    fields: { text: 'city', dateTime: 'origin.captured_at', phone: 'contact.phone_e164' },
+    repeatSections: ['§2.2'],
+    repeatClauses: ['§2.2-5'],
+    refusalSection: '§4.1',
+    refusalClauses: { authentication: ['§4.1-6'], schema: [] },
+    acceptanceStartsConversation: true,
     targetName: 'the provider endpoint',
     path: CONTACT_JOBS_PATH,
     identityHeader: Headers.source,
@@ -95,6 +117,14 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     endpointName: "the platform's events endpoint",
     endpointKind: 'an events endpoint',
     senderName: "the provider's event sender",
+    noun: 'event',
+    aRequest: 'a request',
+    fields: { text: 'text', dateTime: 'occurred_at', phone: 'from_number_e164' },
+    repeatSections: ['§6.1', '§2.13'],
+    repeatClauses: ['§6.1-2', '§6.1-3'],
+    refusalSection: '§7',
+    refusalClauses: { authentication: ['§7-3'], schema: ['§7-1'] },
+    acceptanceStartsConversation: false,
     targetName: 'the events URL',
     path: '',
     identityHeader: Headers.provider,

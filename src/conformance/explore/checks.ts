@@ -29,7 +29,7 @@ async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Ex
     return exploreReceiver({
       session: scope.session,
       setup,
-      context: { interface: receiver.interface, draft: { ...(config.leadId !== undefined && receiver.interface === 'B' ? { leadId: config.leadId } : {}), ...(config.branchCode !== undefined ? { branchCode: config.branchCode } : {}), callbackUrl } },
+      context: { interface: receiver.interface, draft: { ...(config.leadId !== undefined && receiver.spec.document === 'event' ? { leadId: config.leadId } : {}), ...(config.branchCode !== undefined ? { branchCode: config.branchCode } : {}), callbackUrl } },
       textField: receiver.textField,
       relations,
     });

@@ -77,7 +77,7 @@ function concurrentRepeats(receiver: Receiver, entry: Entry): ReceiverCheck<Roun
     },
     judge: ({ rounds }) => {
       if (!rounds || rounds.length === 0) return notJudged('no request was sent');
-      const expected = `${CONCURRENT_DELIVERIES} deliveries of one event_id at once: ${receiver.interface === 'B' ? 'exactly one new, the others answered as repeats' : 'one provider_job_id for all'}`;
+      const expected = `${CONCURRENT_DELIVERIES} deliveries of one event_id at once: ${receiver.spec.document === 'event' ? 'exactly one new, the others answered as repeats' : 'one provider_job_id for all'}`;
       for (const [index, answers] of rounds.entries()) {
         // One request of a burst, sent alone, does not show what the burst did: the reproduction runs the check again.
         const wrong = answers.find((answer) => judgeAnswer(answer, OUTCOME).verdict === 'failed');
@@ -180,6 +180,9 @@ const DISTINCT_IDS: readonly DistinctIds[] = [
   { ids: { B: 'B-DEDUP-008', A: 'A-DEDUP-006' }, differs: 'by a trailing space', pair: (fresh) => [fresh, `${fresh} `] },
 ];
 
+/** Where the rule of a repeated value stands, and the identifier's own section, on each interface. */
+const DISTINCT_SECTIONS: Readonly<Record<InterfaceId, readonly string[]>> = { B: ['§6.1', '§2.4', '§2.13'], A: ['§2.2', '§4.1'] };
+
 /** An id as JSON, with everything outside printable ASCII escaped, so the two spellings can be told apart. */
 function visible(id: string): string {
   return JSON.stringify(id).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -192,9 +195,9 @@ interface DistinctEvidence extends Repeat {
 const distinctIds = forBoth((receiver) =>
   DISTINCT_IDS.filter((row) => appliesTo(receiver, row.ids)).map((row) =>
     defineCheck<DistinctEvidence>({
-      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: receiver.interface === 'B' ? ['§6.1', '§2.4', '§2.13'] : ['§2.2', '§4.1'],
-      clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe', 'identifiers'],
-      title: `an event_id that differs from an accepted one only ${row.differs} is a new ${receiver.interface === 'B' ? 'event' : 'job'}`,
+      id: checkId(receiver, row.ids), interface: receiver.interface, level: 'must', sections: DISTINCT_SECTIONS[receiver.interface],
+      clauses: receiver.spec.repeatClauses, tags: ['dedupe', 'identifiers'],
+      title: `an event_id that differs from an accepted one only ${row.differs} is a new ${receiver.spec.noun}`,
       gather: async (scope) => {
         const ids = row.pair(scope.eventId());
         const sent = await sendThenRepeat(scope, () => ({ body: compact({ ...receiver.document(scope), event_id: ids[0] }) }), () => ({ body: compact({ ...receiver.document(scope), event_id: ids[1] }) }));
@@ -228,11 +231,11 @@ interface MemoryEvidence {
 const repeatMemory = forBoth((receiver) => [
   defineCheck<MemoryEvidence>({
     id: checkId(receiver, { B: 'B-DEDUP-009', A: 'A-DEDUP-008' }), interface: receiver.interface, level: 'must',
-    sections: receiver.interface === 'B' ? ['§6.1', '§2.13'] : ['§2.2'], clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe'],
-    title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.interface === 'B' ? 'events' : 'jobs'}, and again seconds later`,
+    sections: receiver.spec.repeatSections, clauses: receiver.spec.repeatClauses, tags: ['dedupe'],
+    title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.spec.noun}s, and again seconds later`,
     // On A every job starts a conversation whose events come back to cai's listener: so many at once would delay the
     // callbacks the callback checks wait for, so the check runs alone, after them.
-    ...(receiver.interface === 'A' ? { exclusive: true } : {}),
+    ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
     gather: async (scope) => {
       const body = compact(receiver.document(scope));
       const first = await scope.send({ body });
@@ -277,14 +280,14 @@ const repeatMemory = forBoth((receiver) => [
 interface Refused {
   name: string;
   refused(doc: Doc): RequestRecipe;
-  /** §8 states the size limit for Interface B only. */
-  only?: 'B';
+  /** §8 states the size limit for Interface B only: the row is for a receiver it binds. */
+  sizeLimit?: true;
 }
 
 const REFUSED: readonly Refused[] = [
   { name: 'refused for its schema (an unknown channel/origin.channel)', refused: (doc) => ({ body: compact('channel' in doc ? withPath(doc, 'channel', 'carrier_pigeon') : withPath(doc, 'origin.channel', 'fax')) }) },
   { name: 'refused for a field of the wrong type (event_id kept, the phone number a number)', refused: (doc) => ({ body: compact('from_number_e164' in doc ? withPath(doc, 'from_number_e164', 34600000000) : withPath(doc, 'contact.phone_e164', 34600000000)) }) },
-  { name: `refused for its size (${MAX_BODY_BYTES + 1} bytes)`, refused: (doc) => ({ body: bodyOfSize(doc, 'text', MAX_BODY_BYTES + 1) }), only: 'B' },
+  { name: `refused for its size (${MAX_BODY_BYTES + 1} bytes)`, refused: (doc) => ({ body: bodyOfSize(doc, 'text', MAX_BODY_BYTES + 1) }), sizeLimit: true },
   { name: `refused for its timestamp (${SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS} s old)`, refused: (doc) => ({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) } }) },
 ];
 
@@ -295,12 +298,12 @@ interface TracePair {
 }
 
 const noTrace = forBoth((receiver) => {
-  const rows = REFUSED.filter((row) => row.only === undefined || row.only === receiver.interface);
+  const rows = REFUSED.filter((row) => !row.sizeLimit || receiver.spec.sizeLimitStated);
   return [
     defineCheck<{ pairs: TracePair[] }>({
       id: checkId(receiver, { B: 'B-DEDUP-010', A: 'A-DEDUP-009' }), interface: receiver.interface, level: 'must',
-      sections: receiver.interface === 'B' ? ['§6.1', '§7'] : ['§2.2', '§4.1'], clauses: receiver.interface === 'B' ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe', 'schema'],
-      title: `a refused ${receiver.interface === 'B' ? 'event' : 'job'} leaves no trace: the valid one with the same event_id, sent next, is new (refused for its schema${receiver.interface === 'B' ? ', its size' : ''} or its timestamp)`,
+      sections: [receiver.spec.repeatSections[0] as string, receiver.spec.refusalSection], clauses: receiver.spec.repeatClauses, tags: ['dedupe', 'schema'],
+      title: `a refused ${receiver.spec.noun} leaves no trace: the valid one with the same event_id, sent next, is new (refused for its schema${receiver.spec.sizeLimitStated ? ', its size' : ''} or its timestamp)`,
       gather: async (scope) => {
         const pairs: TracePair[] = [];
         for (const row of rows) {

@@ -49,14 +49,14 @@ export const formats = forBoth((receiver) =>
     if (shape.more) {
       const first: Mutation = { name: `${field} ${shape.describe.replace(/;.*\)$/, ')')}`, clauses: shape.clauses, intent: 'accepted', request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }) };
       return mutationCheck(receiver, {
-        id: checkId(receiver, shape.ids), level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], tags: ['format', 'acceptance'],
+        id: checkId(receiver, shape.ids), level: 'must', sections: [...shape.sections, receiver.spec.documentSection], tags: ['format', 'acceptance'],
         title: `${field} ${shape.describe} is accepted`,
         // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
-        ...(receiver.interface === 'A' ? { exclusive: true } : {}),
+        ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
       }, [first, ...shape.more(field)]);
     }
     return defineProbe({
-      id: checkId(receiver, shape.ids), interface: receiver.interface, level: 'must', sections: [...shape.sections, receiver.interface === 'B' ? '§2.4' : '§2.2'], clauses: shape.clauses, tags: ['format', 'acceptance'],
+      id: checkId(receiver, shape.ids), interface: receiver.interface, level: 'must', sections: [...shape.sections, receiver.spec.documentSection], clauses: shape.clauses, tags: ['format', 'acceptance'],
       title: `${field} ${shape.describe} is accepted`,
       send: (scope) => ({ body: compact(withPath(receiver.document(scope), field, shape.value(scope))) }),
     });

@@ -29,7 +29,7 @@ export const framing = forBoth((receiver) =>
   FRAMINGS.map((row) =>
     defineProbe({
       id: checkId(receiver, row.id), interface: receiver.interface, level: 'should',
-      sections: row.sections.filter((section) => section !== (receiver.interface === 'B' ? '§4.1' : '§4.2')), clauses: row.clauses, tags: ['framing', 'acceptance'],
+      sections: row.sections.filter((section) => section === '§2' || section === receiver.spec.section), clauses: row.clauses, tags: ['framing', 'acceptance'],
       title: row.title,
       send: (scope) => row.frame(compact(receiver.document(scope))),
     }),

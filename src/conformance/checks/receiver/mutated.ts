@@ -21,7 +21,7 @@ function refusalClauses(receiver: Receiver, mutations: readonly Mutation[]): str
 
 /** The valid document a mutation changes: the receiver's usual one, or an event of the type it names (B). */
 function validDocument(receiver: Receiver, scope: ProbeScope, on: EventType | undefined) {
-  return on && receiver.interface === 'B' ? event(scope, on) : receiver.document(scope);
+  return on && receiver.spec.document === 'event' ? event(scope, on) : receiver.document(scope);
 }
 
 /** The cases of a list of mutations on a receiver. */

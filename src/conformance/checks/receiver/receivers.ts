@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EventType, InterfaceId } from '../../../spec/constants.js';
+import { interfaceSpec, type InterfaceSpec } from '../../../spec/interfaces.js';
 import type { ReceiverCheck } from '../../check.js';
 import { eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
 import type { ProbeScope } from '../../probe/scope.js';
@@ -15,8 +16,10 @@ export interface Refusal {
   says: string;
 }
 
+/** A receiver as the checks see it: its row of the interface table, and the valid document it is sent. */
 export interface Receiver {
   interface: InterfaceId;
+  spec: InterfaceSpec;
   /** How a title names one request: `a request` (B), `a job` (A). */
   aRequest: string;
   /** A valid document with a fresh event_id: a conversation.message (B), a contact job (A). */
@@ -27,9 +30,7 @@ export interface Receiver {
   dateTimeField: string;
   phoneField: string;
   refuses: {
-    /** The clauses a refusal of a request's credentials enforces (§7's 401 on B; §4.1's verification on A). */
     authenticationClauses: readonly string[];
-    /** The clauses a refusal of a document enforces (§7's 400 on B; none fixed on A, §4.1). */
     schemaClauses: readonly string[];
     /** A wrong signature, a timestamp outside the window, an unknown sender. */
     authentication: Refusal;
@@ -70,35 +71,30 @@ export function job(scope: ProbeScope, callbackUrl?: string): Doc {
   return jobDoc(scope.eventId(), freshLead(), url, scope.session.config.branchCode);
 }
 
-/** Interface B: §7 fixes the statuses. */
-export const EVENTS_RECEIVER: Receiver = {
-  interface: 'B',
-  aRequest: 'a request',
-  document: (scope) => event(scope),
-  textField: 'text',
-  dateTimeField: 'occurred_at',
-  phoneField: 'from_number_e164',
-  refuses: {
-    authenticationClauses: ['§7-3'],
-    schemaClauses: ['§7-1'],
-    authentication: { says: 'is rejected with 401' },
-    header: { says: 'is rejected' },
-    schema: { says: 'is rejected with 400' },
-  },
-};
+/** A receiver from its row of the interface table (§7 fixes B's statuses; §4.1 leaves A's open: any 4xx refuses). */
+function receiverOf(iface: InterfaceId): Receiver {
+  const spec = interfaceSpec(iface);
+  const says = (status: number) => (spec.refusals === 'fixed' ? `is rejected with ${status}` : 'is rejected');
+  return {
+    interface: iface,
+    spec,
+    aRequest: spec.aRequest,
+    document: (scope) => (spec.document === 'event' ? event(scope) : job(scope)),
+    textField: spec.fields.text,
+    dateTimeField: spec.fields.dateTime,
+    phoneField: spec.fields.phone,
+    refuses: {
+      authenticationClauses: spec.refusalClauses.authentication,
+      schemaClauses: spec.refusalClauses.schema,
+      authentication: { says: says(401) },
+      header: { says: 'is rejected' },
+      schema: { says: says(400) },
+    },
+  };
+}
 
-const ANY_4XX: Refusal = { says: 'is rejected' };
-
-/** Interface A: §4.1 leaves the provider's error statuses open, so any 4xx refuses. */
-export const JOBS_RECEIVER: Receiver = {
-  interface: 'A',
-  aRequest: 'a job',
-  document: (scope) => job(scope),
-  textField: 'city',
-  dateTimeField: 'origin.captured_at',
-  phoneField: 'contact.phone_e164',
-  refuses: { authenticationClauses: ['§4.1-6'], schemaClauses: [], authentication: ANY_4XX, header: ANY_4XX, schema: ANY_4XX },
-};
+export const EVENTS_RECEIVER: Receiver = receiverOf('B');
+export const JOBS_RECEIVER: Receiver = receiverOf('A');
 
 /** A theme both interfaces share: the same factory, once per receiver. */
 export function forBoth(build: (receiver: Receiver) => readonly ReceiverCheck[]): ByInterface {
