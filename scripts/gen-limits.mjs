@@ -83,7 +83,7 @@ function networkSection({ NETWORK_CAPS, formatCap }) {
   ];
 }
 
-function deadlinesSection({ DEADLINES, GENERATE_CAPS }) {
+function deadlinesSection({ DEADLINES, EXPLORE_CAPS }) {
   return [
     '## Deadlines: every run ends',
     '',
@@ -95,7 +95,7 @@ function deadlinesSection({ DEADLINES, GENERATE_CAPS }) {
     '|---|---|---|---|',
     ...Object.values(DEADLINES).map((row) => `| ${cell(row.command)} | ${cell(row.waitsOn)} | ${row.flag === '-' ? '' : `${cell(row.flag)}, `}${duration(row.ms)} | ${cell(row.past)} |`),
     '',
-    `The generated documents of a conformance run have deadlines of their own (${duration(GENERATE_CAPS.timeLimitMs)} in all, below); cai's`,
+    `The stateful phase of a conformance run has a budget of its own (${duration(EXPLORE_CAPS.receiver.B.defaultTimeLimitMs)} by default on B, below); cai's`,
     "listeners and the reference receivers bound what they wait for of a client (its headers, a body's pauses, a body",
     'in all): below, and in [mocks](mocks.md#bounds).',
     '',
@@ -158,19 +158,21 @@ function mockLogSection({ MOCK_LOG_CAPS, DEDUPE_BYTES_PER_EVENT, formatCap }) {
   ];
 }
 
-function generatedSection({ GENERATE_CAPS }) {
+function generatedSection({ EXPLORE_CAPS }) {
+  const { B, A } = EXPLORE_CAPS.receiver;
   return [
-    '## Generated documents',
+    '## The stateful phase',
     '',
-    '`cai conformance run --generate N` sends N valid documents, each twice (the repeat), and N invalid ones, with',
-    '`--concurrency` requests at once ([conformance](conformance.md#generated-documents)):',
+    '`cai conformance run` sends generated conversations after its named checks, a few at once',
+    '([conformance](conformance.md#the-model-and-the-stateful-phase)):',
     '',
     '| what | bound | past it |',
     '|---|---|---|',
-    `| N | ${GENERATE_CAPS.documents} | a usage error, exit 2 |`,
-    `| N without \`--generate\` (\`--include generate\`) | ${GENERATE_CAPS.defaultDocuments} | - |`,
-    `| the whole run of generated documents | ${seconds(GENERATE_CAPS.timeLimitMs)} | no more are sent; each check judges those that were, and says so |`,
-    `| shrinking one failure | ${seconds(GENERATE_CAPS.shrinkTimeMs)}, ${GENERATE_CAPS.shrinkRequests} requests | the smallest failing document found so far is reported |`,
+    `| requests (\`--generate N\`) | ${B.defaultRequests} on B, ${A.defaultRequests} on A, by default; at most ${EXPLORE_CAPS.requests} | no more conversations start; a usage error over the most |`,
+    `| exploring (\`--budget\`) | ${seconds(B.defaultTimeLimitMs)} on B, ${seconds(A.defaultTimeLimitMs)} on A, by default; at most ${seconds(EXPLORE_CAPS.timeLimitMs)} | no more conversations start; the checks judge those that ran, and say so |`,
+    `| steps of one conversation | ${EXPLORE_CAPS.maxSteps} | - |`,
+    `| conversations at once | ${EXPLORE_CAPS.concurrency} (or \`--concurrency\`, if fewer) | - |`,
+    `| shrinking one relation's failure | ${seconds(EXPLORE_CAPS.shrinkTimeMs)} | the shortest failing conversation found so far is reported |`,
     '',
   ];
 }

@@ -236,23 +236,6 @@ export const MOCK_LOG_CAPS = {
 export const DEDUPE_BYTES_PER_EVENT = { 13: 37, 110: 134 } as const;
 
 /**
- * Generated documents (`conformance run --generate N`): N valid documents, each sent twice (the repeat), and N
- * invalid ones, so at most three times N requests before the failures are shrunk; each failing check shrinks its
- * smallest failing document, within its own bounds, and sends it once more to confirm.
- */
-export const GENERATE_CAPS = {
-  /** The largest N of `--generate N`: 30 000 requests, minutes against a receiver on the network. */
-  documents: 10_000,
-  /** N when the generated checks are asked for by `--include generate` (or `--only B-GEN-001`) without `--generate N`. */
-  defaultDocuments: 100,
-  /** The whole run of generated documents; past it no more are sent, and each check judges those that were. */
-  timeLimitMs: 10 * 60_000,
-  /** Shrinking one failure: at most this long, and at most this many requests; the smallest found so far is reported. */
-  shrinkTimeMs: 60_000,
-  shrinkRequests: 500,
-} as const;
-
-/**
  * The stateful phase of a receiver run (src/conformance/explore): generated conversations, on by default. Its budget
  * of requests (`--generate N`) and of time (`--budget`) keeps a run against `--mock` within about 30 s (B) and 45 s
  * (A) on a quiet 2-core machine; A's jobs each start a conversation of callbacks, so fewer are sent.
