@@ -22,7 +22,7 @@ import { curlCommand, shellQuote as quote, type CurlRequest } from '../http/curl
 import { HeaderNames, Headers, type InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { Outcome } from './check.js';
-import { describeSet, type StatusSet } from '../spec/model/answers.js';
+import type { StatusSet } from '../spec/model/answers.js';
 import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from './evidence.js';
 import { describeScripted } from './listen/scenarios.js';
 import { rebuiltBySign } from './probe/recipe.js';
@@ -169,8 +169,10 @@ function sentAgainShows(exchange: Exchange, rule: StatusSet): boolean {
  */
 function statusRuleOf(exchange: Exchange, result: CheckResult): StatusSet | undefined {
   const expected = exchange.expected;
-  const set = expected === undefined ? undefined : result.level === 'must' ? expected.must : expected.should;
-  return set !== undefined && result.expected === describeSet(set) ? set : undefined;
+  if (expected === undefined) return undefined;
+  const set = result.level === 'must' ? expected.must : expected.should;
+  const outcome = expected.terms.find((term) => term.id === 'outcome' && term.level === result.level) ?? expected.terms.find((term) => term.id === 'outcome');
+  return outcome !== undefined && result.expected === outcome.expected ? set : undefined;
 }
 
 /** The shell patterns of the statuses that pass: `401|400`, `2[0-9][0-9]`, and 429 apart (the receiver asks to wait). */

@@ -43,7 +43,9 @@ export function breachesOfExchange(exchange: Exchange, focus: Focus): Breach[] {
 export function expectedOf(exchange: Exchange, focus: Focus): string {
   const terms = focus.terms ?? OUTCOME;
   const shown = expectationOf(exchange).terms.filter((term) => terms.includes(term.id) && (focus.level === 'should' || term.level === 'must'));
-  return [...new Set(shown.map((term) => term.expected))].join('; ') || 'any answer';
+  // A term of what an acceptance carries (a repeat's answer, an acknowledgment) says the status too.
+  const carried = shown.filter((term) => term.id !== 'outcome' && term.id !== 'retry-after');
+  return [...new Set((carried.length > 0 ? carried : shown).map((term) => term.expected))].join('; ') || 'any answer';
 }
 
 /** An answer, judged: passed, or failed with what it broke. No answer sent at all is not judged. */

@@ -47,9 +47,19 @@ export function allowsAcceptance(set: StatusSet): boolean {
 
 /** `2xx (accepted)`, `401`, `400 or 401`, `any 4xx`, `2xx, or 411`. */
 export function describeSet(set: StatusSet): string {
-  const parts = [...(set.any2xx ? ['2xx (accepted)'] : []), ...(set.statuses ?? []).map(String), ...(set.any4xx ? ['any 4xx'] : [])];
+  const parts = [...(set.any2xx ? ['2xx (accepted)'] : []), ...(set.statuses ?? []).map(String), ...(set.any4xx ? ['4xx'] : [])];
   if (parts.length <= 1) return parts[0] ?? 'nothing';
   return `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
+}
+
+/**
+ * What a set of statuses means, as a check's expected line says it: `2xx (accepted)`, `401 (rejected:
+ * authentication)`, `413 (body too large)`, `400 or 401 (rejected: a header)`, `any 4xx (rejected)`.
+ */
+export function describeOutcome(set: StatusSet, why?: string): string {
+  // describeSet names any 2xx `2xx (accepted)` already; a refusal says why.
+  if (allowsAcceptance(set)) return describeSet(set);
+  return `${describeSet(set)} (${why ?? 'rejected'})`;
 }
 
 export type TermId = 'outcome' | 'status' | 'repeat' | 'new' | 'acknowledgment' | 'json-label' | 'retry-after';
@@ -79,8 +89,8 @@ const is2xx = (answer: ModelAnswer) => answer.status !== undefined && answer.sta
  * The answer's status in a set. No answer at all is never in one (a cut connection is no refusal). A 429 is always
  * allowed (§7, §8: the request cap is not shown): what it must carry is the Retry-After term's.
  */
-export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[]): Term {
-  const expected = describeSet(set);
+export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[], why?: string): Term {
+  const expected = describeOutcome(set, why);
   return {
     id: 'outcome', level, clauses, expected,
     breach: (answer) => {

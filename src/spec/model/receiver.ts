@@ -40,6 +40,14 @@ export interface Expectation {
 
 const ACCEPT: StatusSet = { any2xx: true };
 
+/** A refusal's reason, as an expected line says it. */
+const FAULT_WORDS: Record<RequestFacts['faults'][number]['kind'], string> = {
+  authentication: 'rejected: authentication',
+  header: 'rejected: a header',
+  schema: 'rejected: invalid schema',
+  'too-large': 'body too large',
+};
+
 /** The clauses of a receiver's rules, by interface: the duplicate answer (§2.13, §6.1 on B; §2.2 on A), acceptance. */
 const CLAUSES = {
   B: { repeat: ['§6.1-2', '§6.1-3', '§2.13-1'], accept: ['§4.2-1', '§6.5-1'], status: ['§4.2-5'], label: ['§2-3'], refusal: ['§7-1', '§7-3', '§7-5'] },
@@ -65,7 +73,8 @@ export class ReceiverModel {
     const clauses = CLAUSES[this.interface];
     if (facts.faults.length > 0) {
       const must = unionOf(faultRefusals, openRefusals);
-      const terms = [outcomeTerm(must, 'must', [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])]), retryAfterTerm()];
+      const why = [...new Set(facts.faults.map((fault) => FAULT_WORDS[fault.kind]))].join(', ');
+      const terms = [outcomeTerm(must, 'must', [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])], why), retryAfterTerm()];
       return { facts, standing: 'refused', must, should: must, terms };
     }
     const must = rules.some((rule) => rule.mayRefuseWith !== undefined) ? unionOf(ACCEPT, openRefusals) : ACCEPT;
