@@ -83,9 +83,14 @@ export function requestFacts(request: ModelRequest, credentials: ReceiverCredent
   framingFacts(request, open);
   documentFacts(request, faults, open);
   // A parser may ignore a byte order mark (RFC 8259 §8.1): the event_id is read past one, as such a receiver reads it.
-  const bom = request.body.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
-  const id = asObject(jsonValueOf(bom ? request.body.subarray(3) : request.body))?.event_id;
+  const id = asObject(jsonValueOf(hasByteOrderMark(request.body) ? request.body.subarray(3) : request.body))?.event_id;
   return { interface: request.interface, faults, open, ...(typeof id === 'string' ? { eventId: id } : {}), ...(identity !== undefined ? { identity } : {}) };
+}
+
+const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function hasByteOrderMark(body: Buffer): boolean {
+  return body.subarray(0, 3).equals(BYTE_ORDER_MARK);
 }
 
 /** §8: 256 KB, over it 413 (Interface B). Whether KB is 1000 or 1024 bytes is open; Interface A states no limit. */
@@ -185,6 +190,12 @@ const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'empty']);
 /** §2: UTF-8 JSON, the document of the interface (§2.2 a job, §2.4–§2.7 an event), the event_id within §8's 120 characters. */
 function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]): void {
   const spec = interfaceSpec(request.interface);
+  // RFC 8259 §8.1: a sender must not add a byte order mark, and a parser may ignore one: a valid document after it
+  // may be accepted or refused.
+  if (hasByteOrderMark(request.body) && validateBody(request.body.subarray(3), { kind: spec.document }).errors.every((issue) => issue.code === 'too_large')) {
+    open.push({ id: 'byte-order-mark', why: 'a valid document after a byte order mark' });
+    return;
+  }
   const verdict = validateBody(request.body, { kind: spec.document });
   const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
   if (errors.length === 0) return;

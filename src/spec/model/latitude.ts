@@ -36,6 +36,9 @@ export const OPEN_POINTS = {
   'timestamp-leading-zero': { clause: '§4.1, §4.2', text: 'whether `0<digits>` is an integer as written is open: it may be refused as malformed (400) or verified as sent', mayRefuseWith: [400, 401], mayAccept: true },
   chunked: { clause: 'RFC 9110 §15.5.12', text: 'a receiver may require Content-Length (411)', mayRefuseWith: [411], should: 'accept' },
   'expect-continue': { clause: 'RFC 9110 §10.1.1', text: 'a receiver may refuse the expectation (417)', mayRefuseWith: [417], should: 'accept' },
+  'byte-order-mark': {
+    clause: 'RFC 8259 §8.1', text: 'a sender must not add a byte order mark, and a parser may ignore one: a valid document after it may be accepted or refused', mayRefuseWith: [400], mayAccept: true,
+  },
   'content-type': { clause: '§2', text: 'a request not labelled application/json: a receiver may refuse it or read it as JSON', mayRefuseWith: 'any-4xx', mayAccept: true },
   'media-parameters': {
     clause: '§2, RFC 8259 §11', text: 'application/json with parameters (charset): they have no effect on compliant recipients, but a receiver may refuse the label', mayRefuseWith: [400, 415], should: 'accept',

@@ -56,9 +56,9 @@ def job_problem(job):
         (contact, "email", lambda v: isinstance(v, str)),
         (contact, "language", lambda v: isinstance(v, str) and BCP47.fullmatch(v) is not None),
     ]
-    for name, rules in (("origin", {"channel": lambda v: v in CHANNELS, "source": lambda v: isinstance(v, str),
+    for name, rules in (("origin", {"channel": lambda v: isinstance(v, str) and v in CHANNELS, "source": lambda v: isinstance(v, str),
                                     "campaign": lambda v: isinstance(v, str), "captured_at": is_date_time}),
-                        ("brief", {"intent": lambda v: v in INTENTS, "notes": lambda v: isinstance(v, str)})):
+                        ("brief", {"intent": lambda v: isinstance(v, str) and v in INTENTS, "notes": lambda v: isinstance(v, str)})):
         part = job.get(name)
         if part is None:
             continue

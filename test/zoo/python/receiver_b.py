@@ -50,7 +50,7 @@ def check_event(doc):
     """§2.4-§2.7 and §6: raises Invalid. Only event and event_id are required (§2.4); unknown fields are ignored (§9.2)."""
     if not isinstance(doc, dict):
         raise Invalid("the body is not a JSON object")
-    if doc.get("event") not in EVENT_TYPES:
+    if not isinstance(doc.get("event"), str) or doc["event"] not in EVENT_TYPES:
         raise Invalid("event is missing or unknown")
     event_id = doc.get("event_id")
     if not isinstance(event_id, str) or not 1 <= len(event_id) <= MAX_EVENT_ID:
@@ -58,7 +58,8 @@ def check_event(doc):
     text = lambda v: isinstance(v, str)
     rules = {
         "lead_id": text, "provider_job_id": text, "text": text,
-        "channel": lambda v: v in CHANNEL, "direction": lambda v: v in DIRECTION, "author": lambda v: v in AUTHOR,
+        "channel": lambda v: isinstance(v, str) and v in CHANNEL, "direction": lambda v: isinstance(v, str) and v in DIRECTION,
+        "author": lambda v: isinstance(v, str) and v in AUTHOR,
         "from_number_e164": lambda v: isinstance(v, str) and E164.fullmatch(v) is not None,
         "occurred_at": is_date_time,
     }
@@ -66,7 +67,7 @@ def check_event(doc):
         rules.update(branch_code=text, scheduled_at=is_date_time, service=text, notes=text)
     elif doc["event"] == "job.closed":
         # bool is an int in Python: true is not a number of attempts.
-        rules.update(outcome=lambda v: v in OUTCOME, attempts=lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+        rules.update(outcome=lambda v: isinstance(v, str) and v in OUTCOME, attempts=lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
     for name, ok in rules.items():
         value = doc.get(name)
         if value is not None and not ok(value):

@@ -17,7 +17,8 @@ def sign(secret, timestamp, body):
 
 def is_date_time(value):
     """§2.1 ISO 8601 with an offset: a date, `T`, a time, and an offset (Z or +hh:mm)."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", value):
+    # The offset's hours 00-23 and minutes 00-59: datetime.fromisoformat reads +05:60 as six hours.
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)", value):
         return False
     try:
         return datetime.fromisoformat(value).tzinfo is not None
