@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { RunState } from './cli/runner.js';
+import type { RunState } from './commands/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
 import { installTargetAlias } from './cli/target-alias.js';
 import type { Io } from './io.js';

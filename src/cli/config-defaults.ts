@@ -2,7 +2,7 @@ import type { Command, Option } from 'commander';
 import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
-import { globalOutputOptions, type RunState } from './runner.js';
+import { globalOutputOptions, type RunState } from '../commands/runner.js';
 import type { CommandView } from '../config/defaults.js';
 
 /**

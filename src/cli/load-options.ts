@@ -14,7 +14,7 @@ import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../load/sc
 import { parseThreshold, type Threshold } from '../load/thresholds.js';
 import { parseDurationMs, parseRatePerSecond } from './options.js';
 import { hasSecretOptions } from './secret-options.js';
-import type { CommandContext } from './runner.js';
+import type { CommandContext } from '../commands/runner.js';
 
 export interface LoadFlags {
   interface: 'A' | 'B';

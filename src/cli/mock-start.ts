@@ -13,7 +13,7 @@ import type { RunningMock } from '../mock/platform.js';
 import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
 import type { CatalogBranch } from '../spec/catalog.js';
-import type { CommandContext } from './runner.js';
+import type { CommandContext } from '../commands/runner.js';
 import { secretsFromOptions } from './secret-options.js';
 import { openTransport } from './transport-options.js';
 

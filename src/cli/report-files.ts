@@ -7,7 +7,7 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
 import { maskSecrets } from '../secrets/mask.js';
-import type { CommandContext } from './runner.js';
+import type { CommandContext } from '../commands/runner.js';
 
 /** `cai 0.2.0` for the pages' generator line; read only when a page is written. */
 export async function generator(): Promise<string> {

@@ -9,7 +9,7 @@ import { isLoopbackUrl } from '../http/loopback.js';
 import type { Output } from '../output/output.js';
 import type { Transport, TransportFlags } from '../http/transport.js';
 import { parseHttpUrl } from './options.js';
-import type { CommandContext } from './runner.js';
+import type { CommandContext } from '../commands/runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
 export function addTlsOptions(command: Command): Command {

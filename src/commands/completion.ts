@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from '../cli/completion/shared.js';
 
 export function registerCompletion(program: Command, state: RunState): void {

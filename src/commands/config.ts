@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { usageError } from '../errors.js';
 import { safeText } from '../output/safe-text.js';
 

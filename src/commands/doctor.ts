@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { parseHttpUrl, parsePositiveDurationMs } from '../cli/options.js';
 import { readPem } from '../input.js';
 import { usageError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startPlatform, startProvider, type Started, type UiAddress } from '../cli/mock-start.js';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions } from '../cli/secret-options.js';
 import {
   collectOneOf,

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { parseHttpUrl, requireOptions } from '../cli/options.js';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
 import { checkPlainHttp, openTransport } from '../cli/transport-options.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
 import { INPUT_CAPS } from '../bounds.js';
 import { usageError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
 import { pipeWriter } from '../output/pipe-writer.js';

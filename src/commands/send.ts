@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { requireOptions } from '../cli/options.js';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { signingSecret } from '../cli/secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
 import { checkPlainHttp, openTransport } from '../cli/transport-options.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { readFileInput, tooLarge, unreadable } from '../input.js';
 import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
+import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from '../cli/options.js';
 import { readBodyInput, readFileInput } from '../input.js';

@@ -7,7 +7,7 @@ import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/config/default
 import { installConfigDefaults } from '../../src/cli/config-defaults.js';
 import { addSecretOptions, type SecretPrefix } from '../../src/cli/secret-options.js';
 import { buildProgram } from '../../src/program.js';
-import type { RunState } from '../../src/cli/runner.js';
+import type { RunState } from '../../src/commands/runner.js';
 import { fakeIo } from '../helpers/cli.js';
 
 const settings = {

@@ -6,7 +6,7 @@
  * rejections. A pure function of the report `cai load --json` prints. Every mark carries `data-window`,
  * `data-series` and `data-value`, so a browser test reads the charts back.
  */
-import type { CommandContext } from '../../cli/runner.js';
+import type { CommandContext } from '../../commands/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 import { formatMs } from '../../load/thresholds.js';

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import type { Io } from '../io.js';
+import { Output, type OutputOptions } from '../output/output.js';
+
+/** What every command action receives. */
+export interface CommandContext {
+  io: Io;
+  output: Output;
+}
+
+/** A command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
+type CommandHandler = (context: CommandContext) => Promise<number>;
+
+/** Shared between main.ts and the actions: the output in use and the exit code decided. */
+export interface RunState {
+  io: Io;
+  output?: Output;
+  exitCode: number;
+}
+
+export function globalOutputOptions(command: Command): OutputOptions {
+  const globals = command.optsWithGlobals() as { json?: boolean; quiet?: boolean; debug?: boolean; color?: boolean };
+  return {
+    json: globals.json === true,
+    quiet: globals.quiet === true,
+    debug: globals.debug === true,
+    color: globals.color === false ? false : undefined,
+  };
+}
+
+/**
+ * Runs a command handler with its context. Errors propagate to main.ts, the one place that
+ * maps them to exit codes and prints them.
+ */
+export async function runHandler(state: RunState, command: Command, handler: CommandHandler): Promise<void> {
+  const output = await Output.create(state.io, globalOutputOptions(command));
+  state.output = output;
+  state.exitCode = await handler({ io: state.io, output });
+}
