@@ -12,7 +12,7 @@ import type { PhaseSpec } from '../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../load/scenario.js';
 import { parseThreshold, type Threshold } from '../load/thresholds.js';
-import { parseDurationMs, parseRatePerSecond } from './options.js';
+import { parseDurationMs, parseRatePerSecond } from '../commands/options.js';
 import { hasSecretOptions } from './secret-options.js';
 import type { CommandContext } from '../commands/runner.js';
 

@@ -7,7 +7,7 @@ import { usageError } from '../errors.js';
 import type { TransportFlags } from '../http/transport.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { parseIpAddress } from './network-options.js';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../commands/options.js';
 import { addSecretOptions } from './secret-options.js';
 import { addTlsOptions } from './transport-options.js';
 

@@ -8,7 +8,7 @@ import { usageError } from '../errors.js';
 import { isLoopbackUrl } from '../http/loopback.js';
 import type { Output } from '../output/output.js';
 import type { Transport, TransportFlags } from '../http/transport.js';
-import { parseHttpUrl } from './options.js';
+import { parseHttpUrl } from '../commands/options.js';
 import type { CommandContext } from '../commands/runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { parseHttpUrl, parsePositiveDurationMs } from '../cli/options.js';
+import { parseHttpUrl, parsePositiveDurationMs } from './options.js';
 import { readPem } from '../input.js';
 import { usageError } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';

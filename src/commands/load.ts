@@ -25,7 +25,7 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from '../cli/load-options.js';
-import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../cli/options.js';
+import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../cli/secret-options.js';
 import { addCaOptions, openTransport } from '../cli/transport-options.js';

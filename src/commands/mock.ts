@@ -12,7 +12,7 @@ import {
   parseUrlPath,
   parseProbability,
   parseRatePerSecond,
-} from '../cli/options.js';
+} from './options.js';
 import { parseCidrOption } from '../cli/network-options.js';
 import { addCaOptions } from '../cli/transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';

@@ -3,7 +3,7 @@
  * flags of the sending commands, and their rendering.
  */
 import type { Command } from 'commander';
-import { parseHttpUrl, requireOptions } from '../cli/options.js';
+import { parseHttpUrl, requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, signingSecret } from '../cli/secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { collectValues, parseTimeBound, type TimeBound } from '../cli/options.js';
+import { collectValues, parseTimeBound, type TimeBound } from './options.js';
 import { INPUT_CAPS } from '../bounds.js';
 import { usageError } from '../errors.js';
 import { safeText } from '../output/safe-text.js';

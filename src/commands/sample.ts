@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../cli/options.js';
+import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from './options.js';
 import { EVENT_TYPES, type EventType } from '../spec/constants.js';
 import { pipeWriter } from '../output/pipe-writer.js';
 import { jsonText } from '../output/safe-text.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { oneOf } from '../cli/options.js';
+import { oneOf } from './options.js';
 import { usageError } from '../errors.js';
 import { EVENT_TYPES } from '../spec/constants.js';
 

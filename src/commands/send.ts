@@ -4,7 +4,7 @@
  * RULE: `cai --help` and the other commands do not pay for undici); the rendering is src/output.
  */
 import type { Command } from 'commander';
-import { requireOptions } from '../cli/options.js';
+import { requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { signingSecret } from '../cli/secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { parseHttpUrl, parseUnixSeconds, requireOptions } from '../cli/options.js';
+import { parseHttpUrl, parseUnixSeconds, requireOptions } from './options.js';
 import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { HeaderNames, type InterfaceId } from '../spec/constants.js';

@@ -6,7 +6,7 @@
  * inside the action; the lines are src/output/trigger-lines.ts. The flags are declared here, and only here.
  */
 import { Option, type Command } from 'commander';
-import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from '../cli/options.js';
+import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../cli/secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';

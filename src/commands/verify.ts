@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from '../cli/options.js';
+import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from './options.js';
 import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';

@@ -7,7 +7,7 @@ import {
   parseRetryPeriodMs,
   parseUnixSeconds,
   parseUrlPath,
-} from '../../src/cli/options.js';
+} from '../../src/commands/options.js';
 import { parseIpAddress } from '../../src/cli/network-options.js';
 
 describe('option value parsers (argv → options)', () => {
