@@ -4,7 +4,7 @@ import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
 import { buildProgram, checkHelpPath, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, routeHelp, VERSION_REQUESTED } from './program.js';
 import type { RunState } from './commands/runner.js';
-import { closestValue } from './cli/suggest.js';
+import { closestValue } from './commands/suggest.js';
 import { redactSecrets } from './secrets/resolve.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);

@@ -4,7 +4,7 @@ import { installConfigDefaults } from './cli/config-defaults.js';
 import { installTargetAlias } from './cli/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
-import { closestValue } from './cli/suggest.js';
+import { closestValue } from './commands/suggest.js';
 import { usageError } from './errors.js';
 
 type Register = (program: Command, state: RunState) => void;

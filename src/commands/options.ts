@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
-import { closestValue, suggestValue } from '../cli/suggest.js';
+import { closestValue, suggestValue } from './suggest.js';
 
 /**
  * Option value parsers for commander. They turn a bad value into commander's own

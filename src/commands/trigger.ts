@@ -78,7 +78,7 @@ Examples:
       if (name === undefined) throw usageError('missing_flow', 'which flow to send?', "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all");
       const flow = findFlow(name);
       if (flow === undefined) {
-        const { suggestValue } = await import('../cli/suggest.js');
+        const { suggestValue } = await import('./suggest.js');
         const names = FLOWS.map((known) => known.name);
         throw usageError('unknown_flow', `no flow named ${name}${suggestion(suggestValue(name, names))}`, "run 'cai trigger --list' for the flows");
       }
