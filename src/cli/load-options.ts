@@ -13,7 +13,7 @@ import type { PhaseSpec } from '../load/schedule.js';
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../load/scenario.js';
 import { parseThreshold, type Threshold } from '../load/thresholds.js';
 import { parseDurationMs, parseRatePerSecond } from '../commands/options.js';
-import { hasSecretOptions } from './secret-options.js';
+import { hasSecretOptions } from '../commands/secret-options.js';
 import type { CommandContext } from '../commands/runner.js';
 
 export interface LoadFlags {

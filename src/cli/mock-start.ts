@@ -14,7 +14,7 @@ import type { MockLines } from '../output/mock-lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import type { CommandContext } from '../commands/runner.js';
-import { secretsFromOptions } from './secret-options.js';
+import { secretsFromOptions } from '../commands/secret-options.js';
 import { openTransport } from './transport-options.js';
 
 export interface CommonOptions {

@@ -8,7 +8,7 @@ import type { TransportFlags } from '../http/transport.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../commands/options.js';
-import { addSecretOptions } from './secret-options.js';
+import { addSecretOptions } from '../commands/secret-options.js';
 import { addTlsOptions } from './transport-options.js';
 
 export interface TransportOptions {

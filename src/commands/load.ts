@@ -27,7 +27,7 @@ import {
 } from '../cli/load-options.js';
 import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../cli/secret-options.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
 import { addCaOptions, openTransport } from '../cli/transport-options.js';
 import { ExitCode, deliveryError, usageError } from '../errors.js';
 import { LOAD_BOUNDS } from '../load/bounds.js';

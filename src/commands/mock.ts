@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startPlatform, startProvider, type Started, type UiAddress } from '../cli/mock-start.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions } from '../cli/secret-options.js';
+import { addSecretOptions } from './secret-options.js';
 import {
   collectOneOf,
   collectValues,

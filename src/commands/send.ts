@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { signingSecret } from '../cli/secret-options.js';
+import { signingSecret } from './secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
 import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
 import { ExitCode, usageError } from '../errors.js';

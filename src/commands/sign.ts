@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import { addSecretOptions, secretsFromOptions } from './secret-options.js';
 import { parseHttpUrl, parseUnixSeconds, requireOptions } from './options.js';
 import { readBodyInput } from '../input.js';
 import { usageError } from '../errors.js';

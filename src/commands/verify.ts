@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions } from './secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from './options.js';
 import { readBodyInput, readFileInput } from '../input.js';
 import { usageError } from '../errors.js';

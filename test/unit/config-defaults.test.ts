@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/config/defaults-table.js';
 import { installConfigDefaults } from '../../src/cli/config-defaults.js';
-import { addSecretOptions, type SecretPrefix } from '../../src/cli/secret-options.js';
+import { addSecretOptions, type SecretPrefix } from '../../src/commands/secret-options.js';
 import { buildProgram } from '../../src/program.js';
 import type { RunState } from '../../src/commands/runner.js';
 import { fakeIo } from '../helpers/cli.js';
