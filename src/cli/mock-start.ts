@@ -15,7 +15,7 @@ import { resolveSecrets, type Secret, type SecretSource } from '../secrets/resol
 import type { CatalogBranch } from '../spec/catalog.js';
 import type { CommandContext } from '../commands/runner.js';
 import { secretsFromOptions } from '../commands/secret-options.js';
-import { openTransport } from './transport-options.js';
+import { openTransport } from '../commands/transport-options.js';
 
 export interface CommonOptions {
   host: string;

@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../commands/options.js';
 import { addSecretOptions } from '../commands/secret-options.js';
-import { addTlsOptions } from './transport-options.js';
+import { addTlsOptions } from '../commands/transport-options.js';
 
 export interface TransportOptions {
   timeout: number;

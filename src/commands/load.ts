@@ -28,7 +28,7 @@ import {
 import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
-import { addCaOptions, openTransport } from '../cli/transport-options.js';
+import { addCaOptions, openTransport } from './transport-options.js';
 import { ExitCode, deliveryError, usageError } from '../errors.js';
 import { LOAD_BOUNDS } from '../load/bounds.js';
 import type { PhaseSpec } from '../load/schedule.js';

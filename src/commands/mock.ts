@@ -14,7 +14,7 @@ import {
   parseRatePerSecond,
 } from './options.js';
 import { parseCidrOption } from '../cli/network-options.js';
-import { addCaOptions } from '../cli/transport-options.js';
+import { addCaOptions } from './transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 import type { MockLines } from '../output/mock-lines.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../mock/log.js';

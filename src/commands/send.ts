@@ -8,7 +8,7 @@ import { requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { signingSecret } from './secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
-import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
+import { checkPlainHttp, openTransport } from './transport-options.js';
 import { ExitCode, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { readBodyInput } from '../input.js';

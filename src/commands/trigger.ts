@@ -10,7 +10,7 @@ import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from './
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
 import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
-import { checkPlainHttp, openTransport } from '../cli/transport-options.js';
+import { checkPlainHttp, openTransport } from './transport-options.js';
 import { usageError } from '../errors.js';
 import type { Flow } from '../send/flows.js';
 
