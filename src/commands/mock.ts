@@ -13,7 +13,7 @@ import {
   parseProbability,
   parseRatePerSecond,
 } from './options.js';
-import { parseCidrOption } from '../cli/network-options.js';
+import { parseCidrOption } from './network-options.js';
 import { addCaOptions } from './transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
 import type { MockLines } from '../output/mock-lines.js';

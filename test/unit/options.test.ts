@@ -8,7 +8,7 @@ import {
   parseUnixSeconds,
   parseUrlPath,
 } from '../../src/commands/options.js';
-import { parseIpAddress } from '../../src/cli/network-options.js';
+import { parseIpAddress } from '../../src/commands/network-options.js';
 
 describe('option value parsers (argv → options)', () => {
   it.each([
