@@ -15,7 +15,7 @@ import type { CommandView } from '../config/defaults.js';
  * (START-UP RULE).
  */
 
-/** The flags whose values may be request headers (src/cli/header-options.ts checks them), and their attribute names. */
+/** The flags whose values may be request headers (src/commands/header-options.ts checks them), and their attribute names. */
 const HEADER_FLAGS = ['--provider', '--source', '--test-provider'] as const;
 const attributeOf = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 
@@ -48,7 +48,7 @@ export function installConfigDefaults(program: Command, state: RunState): void {
     // Header values are checked once, here, whoever gave them: the user or the profile. The checker
     // loads only when such a flag has a value (START-UP RULE: `cai sign --body x` does not pay for it).
     if (HEADER_FLAGS.some((flag) => typeof actionCommand.getOptionValue(attributeOf(flag)) === 'string')) {
-      (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
+      (await import('../commands/header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
     }
     for (let command: Command | null = actionCommand; command; command = command.parent) {
       const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
