@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './commands/runner.js';
 import { installConfigDefaults } from './cli/config-defaults.js';
-import { installTargetAlias } from './cli/target-alias.js';
+import { installTargetAlias } from './commands/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
 import { closestValue } from './commands/suggest.js';

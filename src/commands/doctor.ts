@@ -8,7 +8,7 @@ import type { CheckResult } from '../doctor/types.js';
 import { safeText } from '../output/safe-text.js';
 
 interface DoctorOptions {
-  /** The URL to probe (`--to`; `--target` is its other name, src/cli/target-alias.ts). */
+  /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
   to?: string;
   interface?: InterfaceId;
   timeout: number;
