@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { RunState } from './commands/runner.js';
-import { installConfigDefaults } from './cli/config-defaults.js';
+import { installConfigDefaults } from './commands/config-defaults.js';
 import { installTargetAlias } from './commands/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';

@@ -1,6 +1,6 @@
 /**
  * The flags whose values go into a request header (§4.1 X-CAI-Source, §4.2 X-CAI-Provider), checked once, before
- * any request, capture or curl line is built: by the one preAction hook (src/cli/config-defaults.ts),
+ * any request, capture or curl line is built: by the one preAction hook (src/commands/config-defaults.ts),
  * after a deployment profile has filled its defaults, so a value from the command line, the environment or the
  * profile is checked alike, for every command that sends, signs, mocks or tests with it.
  */

@@ -1,7 +1,7 @@
 /**
  * The deployment profile's defaults for one command, as data: which option gets which value from the chosen
  * environment, following the table in defaults-table.ts. No commander here: the command is described by a
- * CommandView, and src/cli/config-defaults.ts sets the values it returns (commander's value source 'config').
+ * CommandView, and src/commands/config-defaults.ts sets the values it returns (commander's value source 'config').
  * No zod either, so a command none of whose options the profile sets pays for nothing more.
  */
 import { usageError } from '../errors.js';

@@ -2,7 +2,7 @@ import type { Command, Option } from 'commander';
 import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
-import { globalOutputOptions, type RunState } from '../commands/runner.js';
+import { globalOutputOptions, type RunState } from './runner.js';
 import type { CommandView } from '../config/defaults.js';
 
 /**
@@ -48,7 +48,7 @@ export function installConfigDefaults(program: Command, state: RunState): void {
     // Header values are checked once, here, whoever gave them: the user or the profile. The checker
     // loads only when such a flag has a value (START-UP RULE: `cai sign --body x` does not pay for it).
     if (HEADER_FLAGS.some((flag) => typeof actionCommand.getOptionValue(attributeOf(flag)) === 'string')) {
-      (await import('../commands/header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
+      (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
     }
     for (let command: Command | null = actionCommand; command; command = command.parent) {
       const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
