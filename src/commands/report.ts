@@ -84,7 +84,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
   if (summary.lines === 0) output.note(`${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`);
   if (options.html !== undefined) {
-    const { writeOperationHtml } = await import('../cli/report-files.js');
+    const { writeOperationHtml } = await import('./report-files.js');
     await writeOperationHtml(report, options.html, context);
   }
 

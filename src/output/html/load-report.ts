@@ -193,6 +193,6 @@ ${report.rejections.length > 0 ? html`<h3>Rejections (4xx other than 429, §7)</
 
 /** `cai load --html FILE`: the page written, secrets masked as in every report file. */
 export async function writeLoadHtml(report: LoadReport, path: string, context: CommandContext): Promise<void> {
-  const { writeReportPage } = await import('../../cli/report-files.js');
+  const { writeReportPage } = await import('../../commands/report-files.js');
   await writeReportPage(path, (generator) => renderLoadHtml(report, { generator }), context);
 }
