@@ -16,7 +16,7 @@ type Register = (program: Command, state: RunState) => void;
  * The order here is the order of `cai --help`.
  */
 const COMMANDS: [name: string, load: () => Promise<Register>][] = [
-  ['sign', async () => (await import('./commands/sign.js')).registerSign],
+  ['sign', async () => (await import('./commands/sign/command.js')).registerSign],
   ['verify', async () => (await import('./commands/verify.js')).registerVerify],
   ['validate', async () => (await import('./commands/validate.js')).registerValidate],
   ['sample', async () => (await import('./commands/sample.js')).registerSample],

@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, secretsFromOptions } from './secret-options.js';
-import { parseHttpUrl, parseUnixSeconds, requireOptions } from './options.js';
-import { readBodyInput } from '../input.js';
-import { usageError } from '../errors.js';
-import { HeaderNames, type InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, secretsFromOptions } from '../secret-options.js';
+import { parseHttpUrl, parseUnixSeconds, requireOptions } from '../options.js';
+import { readBodyInput } from '../../input.js';
+import { usageError } from '../../errors.js';
+import { HeaderNames, type InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 
 interface SignOptions {
   body?: string;
@@ -50,7 +50,7 @@ Examples:
 async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    return (await import('../cli/signature-example.js')).showSignatureExample(options.example, { io, output });
+    return (await import('../../cli/signature-example.js')).showSignatureExample(options.example, { io, output });
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const secret = secrets[0];
@@ -58,7 +58,7 @@ async function runSign(options: SignOptions, { io, output }: CommandContext): Pr
   const body = await readBodyInput(options.body, io);
   const timestamp = options.timestamp ?? Math.floor(io.now() / 1000);
   // The signing core (and node:crypto) loads with the command that signs, not with every start-up.
-  const { sign } = await import('../signing/sign.js');
+  const { sign } = await import('../../signing/sign.js');
   const signature = sign(secret.value, timestamp, body);
   if (secrets.length > 1) output.info(`signed with the first of ${secrets.length} secrets (${secret.label})`);
   describeBody(body, output);
@@ -116,7 +116,7 @@ function curlTarget(options: SignOptions): { url: string; header: string; identi
 }
 
 async function curlFor(target: { url: string; header: string; identity: string }, timestamp: number, signature: string, bodyFile: string): Promise<string> {
-  const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../http/curl.js'), import('../send/dry-run.js')]);
+  const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../../http/curl.js'), import('../../send/dry-run.js')]);
   const headers = [
     ['Content-Type', 'application/json'],
     [target.header, target.identity],
