@@ -50,12 +50,12 @@ const ASSETS = [
   {
     // `cai sign --example` / `cai verify --example`: the worked example of §5.10 shipped as
     // fixtures/signature-example.json. Here it is read from the bundle itself, under the name the package gives it.
-    module: '/src/cli/signature-example.ts',
+    module: '/src/commands/sign/example.ts',
     from: "const text = (await readFileInput(file, io, 'example')).toString('utf8');",
     to: () => `const text = file === SHIPPED_EXAMPLE ? ${JSON.stringify(readFileSync(join(ROOT, 'fixtures', 'signature-example.json'), 'utf8'))} : (await readFileInput(file, io, 'example')).toString('utf8');`,
   },
   {
-    module: '/src/cli/signature-example.ts',
+    module: '/src/commands/sign/example.ts',
     from: "fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url))",
     to: () => JSON.stringify('cai-toolkit/fixtures/signature-example.json (built in)'),
   },

@@ -61,7 +61,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   const { io, output } = context;
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    return (await import('../cli/signature-example.js')).showSignatureExample(options.example, context);
+    return (await import('./sign/example.js')).showSignatureExample(options.example, context);
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const otherSecrets = hasSecretOptions(options, 'other-secret')

@@ -50,7 +50,7 @@ Examples:
 async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    return (await import('../../cli/signature-example.js')).showSignatureExample(options.example, { io, output });
+    return (await import('./example.js')).showSignatureExample(options.example, { io, output });
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const secret = secrets[0];

@@ -4,11 +4,11 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { usageError } from '../errors.js';
-import { readFileInput } from '../input.js';
-import { renderExample } from '../output/signature-example.js';
-import { parseSignatureExample } from '../signing/example.js';
-import type { CommandContext } from '../commands/runner.js';
+import { usageError } from '../../errors.js';
+import { readFileInput } from '../../input.js';
+import { renderExample } from '../../output/signature-example.js';
+import { parseSignatureExample } from '../../signing/example.js';
+import type { CommandContext } from '../runner.js';
 
 /** The example shipped with the package, resolved from the built module's location (dist/cli/ → two levels up). */
 const SHIPPED_EXAMPLE = fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url));
