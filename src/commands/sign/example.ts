@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { usageError } from '../../errors.js';
 import { readFileInput } from '../../input.js';
-import { renderExample } from '../../output/signature-example.js';
+import { renderExample } from './example-view.js';
 import { parseSignatureExample } from '../../signing/example.js';
 import type { CommandContext } from '../runner.js';
 

@@ -1,6 +1,6 @@
-import { reproduceExample, type ExampleReproduction, type SignatureExample } from '../signing/example.js';
-import type { Output } from './output.js';
-import { safeText } from './safe-text.js';
+import { reproduceExample, type ExampleReproduction, type SignatureExample } from '../../signing/example.js';
+import type { Output } from '../../output/output.js';
+import { safeText } from '../../output/safe-text.js';
 
 /** The reproduction of a worked signature example (§5.10): its steps on stdout, or one document with --json. */
 export function renderExample(example: SignatureExample, file: string, output: Output): ExampleReproduction {
