@@ -17,7 +17,7 @@ type Register = (program: Command, state: RunState) => void;
  */
 const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['sign', async () => (await import('./commands/sign/command.js')).registerSign],
-  ['verify', async () => (await import('./commands/verify.js')).registerVerify],
+  ['verify', async () => (await import('./commands/verify/command.js')).registerVerify],
   ['validate', async () => (await import('./commands/validate.js')).registerValidate],
   ['sample', async () => (await import('./commands/sample.js')).registerSample],
   ['schema', async () => (await import('./commands/schema.js')).registerSchema],

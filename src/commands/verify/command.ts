@@ -1,15 +1,15 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions } from './secret-options.js';
-import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from './options.js';
-import { readBodyInput, readFileInput } from '../input.js';
-import { usageError } from '../errors.js';
-import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import type { VerifyResult } from '../signing/verify.js';
-import type { Diagnosis } from '../signing/diagnose.js';
-import type { SignatureProblem } from '../signing/every-problem.js';
-import type { Secret } from '../secrets/resolve.js';
-import { safeText } from '../output/safe-text.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../secret-options.js';
+import { parseNonNegativeInteger, parseUnixSeconds, requireOptions } from '../options.js';
+import { readBodyInput, readFileInput } from '../../input.js';
+import { usageError } from '../../errors.js';
+import { Headers, SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import type { VerifyResult } from '../../signing/verify.js';
+import type { Diagnosis } from '../../signing/diagnose.js';
+import type { SignatureProblem } from '../../signing/every-problem.js';
+import type { Secret } from '../../secrets/resolve.js';
+import { safeText } from '../../output/safe-text.js';
 
 interface VerifyOptions {
   signature?: string;
@@ -61,7 +61,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   const { io, output } = context;
   if (options.example !== undefined) {
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
-    return (await import('./sign/example.js')).showSignatureExample(options.example, context);
+    return (await import('../sign/example.js')).showSignatureExample(options.example, context);
   }
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const otherSecrets = hasSecretOptions(options, 'other-secret')
@@ -71,7 +71,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   inputs.notes.forEach((note) => output.note(note));
 
   // The verifying core (and node:crypto) loads with this command, not with every start-up.
-  const [{ verify }, { everyProblem }] = await Promise.all([import('../signing/verify.js'), import('../signing/every-problem.js')]);
+  const [{ verify }, { everyProblem }] = await Promise.all([import('../../signing/verify.js'), import('../../signing/every-problem.js')]);
   const input = {
     secrets: secrets.map((secret) => secret.value),
     signature: inputs.signature,
@@ -84,7 +84,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
   // verify() stops at the first problem; a request may have several (a stale timestamp and a wrong signature).
   const problems = everyProblem(input, result);
   // The diagnosis runs only for an invalid signature, so its module loads only then.
-  const diagnoses = result.valid ? [] : (await import('../signing/diagnose.js')).diagnose({
+  const diagnoses = result.valid ? [] : (await import('../../signing/diagnose.js')).diagnose({
     secrets: secrets.map((secret) => secret.value),
     otherSecrets: otherSecrets.map((secret) => secret.value),
     signature: inputs.signature,
@@ -99,7 +99,7 @@ async function runVerify(options: VerifyOptions, context: CommandContext): Promi
 async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Promise<VerifyInputs> {
   if (options.request !== undefined) {
     if (options.body !== undefined) throw usageError('conflicting_options', '--request and --body both give the body', 'pass one of them');
-    const { parseRawRequest } = await import('../http/raw-request.js');
+    const { parseRawRequest } = await import('../../http/raw-request.js');
     const parsed = parseRawRequest(await readFileInput(options.request, io, 'request'));
     if (!parsed.ok) {
       throw usageError('bad_request_file', `${options.request} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');
