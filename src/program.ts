@@ -18,7 +18,7 @@ type Register = (program: Command, state: RunState) => void;
 const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['sign', async () => (await import('./commands/sign/command.js')).registerSign],
   ['verify', async () => (await import('./commands/verify/command.js')).registerVerify],
-  ['validate', async () => (await import('./commands/validate.js')).registerValidate],
+  ['validate', async () => (await import('./commands/validate/command.js')).registerValidate],
   ['sample', async () => (await import('./commands/sample.js')).registerSample],
   ['schema', async () => (await import('./commands/schema.js')).registerSchema],
   ['send-job', async () => (await import('./commands/send.js')).registerSendJob],

@@ -2,14 +2,14 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
-import { readFileInput, tooLarge, unreadable } from '../input.js';
-import { pipeWriter, type PipeWriter } from '../output/pipe-writer.js';
-import { jsonText, safeText } from '../output/safe-text.js';
-import { usageError } from '../errors.js';
-import { describeIssue } from '../spec/issues.js';
-import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../spec/validate.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../../bounds.js';
+import { readFileInput, tooLarge, unreadable } from '../../input.js';
+import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';
+import { jsonText, safeText } from '../../output/safe-text.js';
+import { usageError } from '../../errors.js';
+import { describeIssue } from '../../spec/issues.js';
+import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate.js';
 
 interface ValidateCommandOptions {
   ndjson?: boolean;
@@ -57,7 +57,7 @@ interface Totals {
   warnings: number;
 }
 
-type Validators = typeof import('../spec/validate.js');
+type Validators = typeof import('../../spec/validate.js');
 /** `line` is the line number of an NDJSON document: the source is then `label:line`, built only when it is shown. */
 type Recorder = (label: string, line: number | undefined, verdict: DocumentVerdict, showValid: boolean) => void;
 
@@ -70,7 +70,7 @@ async function runValidate(kindArg: string | undefined, fileArgs: string[], opti
   }
   const sources = files.length === 0 ? [STDIN] : files;
   await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto', isStreamed(source, options))));
-  const validators = await import('../spec/validate.js');
+  const validators = await import('../../spec/validate.js');
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
 
@@ -151,7 +151,7 @@ function isStreamed(source: string, options: ValidateCommandOptions): boolean {
 }
 
 async function loadCatalog(path: string, context: CommandContext): Promise<Branch[]> {
-  const { loadCatalog: readCatalog } = await import('../spec/catalog.js');
+  const { loadCatalog: readCatalog } = await import('../../spec/catalog.js');
   return readCatalog(path, (file) => readFileInput(file, context.io, 'catalog'));
 }
 
@@ -193,7 +193,7 @@ async function validateNdjson(
   run: RunControl,
 ): Promise<void> {
   const { io, output } = context;
-  const { readNdjsonBatches } = await import('../spec/ndjson.js');
+  const { readNdjsonBatches } = await import('../../spec/ndjson.js');
   const label = labelOf(source);
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: READ_CHUNK_BYTES });
   run.reading = stream;
