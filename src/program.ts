@@ -19,7 +19,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['sign', async () => (await import('./commands/sign/command.js')).registerSign],
   ['verify', async () => (await import('./commands/verify/command.js')).registerVerify],
   ['validate', async () => (await import('./commands/validate/command.js')).registerValidate],
-  ['sample', async () => (await import('./commands/sample.js')).registerSample],
+  ['sample', async () => (await import('./commands/sample/command.js')).registerSample],
   ['schema', async () => (await import('./commands/schema.js')).registerSchema],
   ['send-job', async () => (await import('./commands/send.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send.js')).registerSendEvent],

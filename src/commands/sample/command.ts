@@ -1,11 +1,11 @@
 import { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from './options.js';
-import { EVENT_TYPES, type EventType } from '../spec/constants.js';
-import { pipeWriter } from '../output/pipe-writer.js';
-import { jsonText } from '../output/safe-text.js';
-import type { DocumentKind, DocumentVerdict } from '../spec/validate.js';
-import { describeIssue } from '../spec/issues.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../options.js';
+import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
+import { pipeWriter } from '../../output/pipe-writer.js';
+import { jsonText } from '../../output/safe-text.js';
+import type { DocumentKind, DocumentVerdict } from '../../spec/validate.js';
+import { describeIssue } from '../../spec/issues.js';
 
 interface SampleOptions {
   set?: string[];
@@ -93,8 +93,8 @@ export function registerSample(program: Command, state: RunState): void {
 
 async function runSample(target: Target, options: SampleOptions, context: CommandContext): Promise<number> {
   const { io } = context;
-  const samples = await import('../spec/sample.js');
-  const { validateDocument } = await import('../spec/validate.js');
+  const samples = await import('../../spec/sample.js');
+  const { validateDocument } = await import('../../spec/validate.js');
   const overrides = {
     set: (options.set ?? []).map((text) => samples.parseSetOverride(text)),
     unset: options.unset ?? [],
