@@ -20,7 +20,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['verify', async () => (await import('./commands/verify/command.js')).registerVerify],
   ['validate', async () => (await import('./commands/validate/command.js')).registerValidate],
   ['sample', async () => (await import('./commands/sample/command.js')).registerSample],
-  ['schema', async () => (await import('./commands/schema.js')).registerSchema],
+  ['schema', async () => (await import('./commands/schema/command.js')).registerSchema],
   ['send-job', async () => (await import('./commands/send.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay.js')).registerReplay],

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { oneOf } from './options.js';
-import { usageError } from '../errors.js';
-import { EVENT_TYPES } from '../spec/constants.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { oneOf } from '../options.js';
+import { usageError } from '../../errors.js';
+import { EVENT_TYPES } from '../../spec/constants.js';
 
 const TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all', 'config'] as const;
 type Target = (typeof TARGETS)[number];
@@ -40,11 +40,11 @@ Examples:
 async function runSchema(what: Target | undefined, options: SchemaOptions, { output }: CommandContext): Promise<number> {
   if (what === 'config') {
     if (options.format === 'openapi') throw usageError('usage', '--format openapi describes the two interfaces, not cai.config.json', "drop --format: 'cai schema config' prints its JSON Schema");
-    const { configJsonSchema } = await import('../config/json-schema.js');
+    const { configJsonSchema } = await import('../../config/json-schema.js');
     output.resultRaw(JSON.stringify(configJsonSchema(), null, 2) + '\n');
     return 0;
   }
-  const { jsonSchemaFor, openApiDocument } = await import('../spec/json-schema.js');
+  const { jsonSchemaFor, openApiDocument } = await import('../../spec/json-schema.js');
   if (options.format === 'openapi') {
     if (what !== undefined && what !== 'all') {
       throw usageError('usage', `--format openapi describes both interfaces whole, not ${what} alone`, `drop '${what}', or use --format json-schema for one document kind`);
