@@ -55,7 +55,7 @@ const ASSETS = [
     to: () => `const text = file === SHIPPED_EXAMPLE ? ${JSON.stringify(readFileSync(join(ROOT, 'fixtures', 'signature-example.json'), 'utf8'))} : (await readFileInput(file, io, 'example')).toString('utf8');`,
   },
   {
-    module: '/src/commands/sign/example.ts',
+    module: '/src/signing/example.ts',
     from: "fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url))",
     to: () => JSON.stringify('cai-toolkit/fixtures/signature-example.json (built in)'),
   },

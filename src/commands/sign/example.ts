@@ -3,15 +3,11 @@
  * Loaded only when asked for (start-up of plain signing and verifying).
  */
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { usageError } from '../../errors.js';
 import { readFileInput } from '../../input.js';
 import { renderExample } from './example-view.js';
-import { parseSignatureExample } from '../../signing/example.js';
+import { parseSignatureExample, SHIPPED_EXAMPLE } from '../../signing/example.js';
 import type { CommandContext } from '../runner.js';
-
-/** The example shipped with the package, resolved from the built module's location (dist/cli/ → two levels up). */
-const SHIPPED_EXAMPLE = fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url));
 
 /**
  * Reproduces the shipped example, or a deployment's own file in the same format (`--example FILE`), and returns
