@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { parseHttpUrl, requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, signingSecret } from './secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from './send-options.js';
 import { checkPlainHttp, openTransport } from './transport-options.js';
 import type { Output } from '../output/output.js';
 import type { KeptTimestamp } from '../send/replay.js';

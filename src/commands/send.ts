@@ -1,13 +1,13 @@
 /**
  * `cai send-job` (Interface A, §4.1) and `cai send-event` (Interface B, §4.2): one command for the two directions.
- * The flags are declared in src/cli/send-options.ts; the sending is src/send, loaded inside the action (START-UP
+ * The flags are declared in src/commands/send-options.ts; the sending is src/send, loaded inside the action (START-UP
  * RULE: `cai --help` and the other commands do not pay for undici); the rendering is src/output.
  */
 import type { Command } from 'commander';
 import { requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { signingSecret } from './secret-options.js';
-import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../cli/send-options.js';
+import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from './send-options.js';
 import { checkPlainHttp, openTransport } from './transport-options.js';
 import { ExitCode, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';

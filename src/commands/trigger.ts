@@ -9,7 +9,7 @@ import { Option, type Command } from 'commander';
 import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from './options.js';
 import { runHandler, type CommandContext, type RunState } from './runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../cli/send-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from './send-options.js';
 import { checkPlainHttp, openTransport } from './transport-options.js';
 import { usageError } from '../errors.js';
 import type { Flow } from '../send/flows.js';

@@ -6,10 +6,10 @@ import { Option, type Command } from 'commander';
 import { usageError } from '../errors.js';
 import type { TransportFlags } from '../http/transport.js';
 import type { RetryPolicy } from '../http/retry.js';
-import { parseIpAddress } from '../commands/network-options.js';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from '../commands/options.js';
-import { addSecretOptions } from '../commands/secret-options.js';
-import { addTlsOptions } from '../commands/transport-options.js';
+import { parseIpAddress } from './network-options.js';
+import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
+import { addSecretOptions } from './secret-options.js';
+import { addTlsOptions } from './transport-options.js';
 
 export interface TransportOptions {
   timeout: number;
