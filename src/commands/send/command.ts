@@ -4,19 +4,19 @@
  * RULE: `cai --help` and the other commands do not pay for undici); the rendering is src/output.
  */
 import type { Command } from 'commander';
-import { requireOptions } from './options.js';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { signingSecret } from './secret-options.js';
-import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from './send-options.js';
-import { checkPlainHttp, openTransport } from './transport-options.js';
-import { ExitCode, usageError } from '../errors.js';
-import type { RetryPolicy } from '../http/retry.js';
-import { readBodyInput } from '../input.js';
-import type { Output } from '../output/output.js';
-import type { BatchSummary } from '../send/batch.js';
-import type { SendKind } from '../send/request.js';
-import { describeIssue } from '../spec/issues.js';
-import type { DocumentVerdict } from '../spec/validate.js';
+import { requireOptions } from '../options.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { signingSecret } from '../secret-options.js';
+import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../send-options.js';
+import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { ExitCode, usageError } from '../../errors.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { readBodyInput } from '../../input.js';
+import type { Output } from '../../output/output.js';
+import type { BatchSummary } from '../../send/batch.js';
+import type { SendKind } from '../../send/request.js';
+import { describeIssue } from '../../spec/issues.js';
+import type { DocumentVerdict } from '../../spec/validate.js';
 
 export function registerSendJob(program: Command, state: RunState): void {
   const command = program
@@ -85,14 +85,14 @@ type Addressed = SendOptions & { to: string; identity: string };
 
 async function runSend(kind: SendKind, options: SendOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../http/retry.js');
+  const { resolvePolicy } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('../../output/retry-schedule.js')).renderSchedule(policy, output);
   const addressed = { ...options, ...requireTarget(kind, options) };
   if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
   refuseBatchOnlyFlags(options);
   const secret = signingSecret(options, context);
-  const { prepareBody, checkBody } = await import('../send/body.js');
+  const { prepareBody, checkBody } = await import('../../send/body.js');
   const prepared = await prepareBody(kind, options, io);
   const placeholder = prepared.generated?.placeholderCallbackUrl;
   if (placeholder !== undefined) {
@@ -103,18 +103,18 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
     const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
     if (refused !== undefined) return refused;
   }
-  const { sendDocument, sendTarget } = await import('../send/request.js');
+  const { sendDocument, sendTarget } = await import('../../send/request.js');
   const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('../output/dry-run.js')]);
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('../../output/dry-run.js')]);
     const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }
   checkPlainHttp(url, options, output);
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('../output/send-result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../../output/delivery-progress.js'), import('../../output/send-result.js')]);
     const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
@@ -184,7 +184,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
   refuseSingleOnlyFlags(options);
   checkPlainHttp(options.to, options, output);
   const secret = signingSecret(options, context);
-  const files = await import('../send/batch-files.js');
+  const files = await import('../../send/batch-files.js');
   const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), { eventIds: !options.validate });
   if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
   if (options.validate) await files.validateDocuments(kind, documents);
@@ -192,9 +192,9 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
   if (resumed && resumed.unreadable > 0) output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
   const results = options.output !== undefined ? files.openResultsFile(options.output, options.resume, io.cwd, (error) => output.warn(`cannot write ${options.output}: ${error.message}`)) : undefined;
 
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, options.concurrency), context, options.to));
-  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),
     onAbort: () => {
@@ -203,12 +203,12 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     },
   });
   const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }, { retryPeriodNote }, { describeAttempt }] = await Promise.all([
-    import('../send/batch.js'),
-    import('../output/progress.js'),
-    import('../output/line-buffer.js'),
-    import('../output/batch-summary.js'),
-    import('../output/delivery-progress.js'),
-    import('../output/send-result.js'),
+    import('../../send/batch.js'),
+    import('../../output/progress.js'),
+    import('../../output/line-buffer.js'),
+    import('../../output/batch-summary.js'),
+    import('../../output/delivery-progress.js'),
+    import('../../output/send-result.js'),
   ]);
   const progress = new ProgressBar(documents.length, context);
   // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.
