@@ -10,7 +10,7 @@ import { interruptInTwoSteps } from '../send/interrupt.js';
 import type { Output } from './output.js';
 import { ProgressLine, type Terminal } from './progress.js';
 import { waitNotice } from './wait-notice.js';
-import { describeAttempt } from './send-result.js';
+import { describeAttempt } from '../commands/send/result.js';
 
 interface WatchedDelivery {
   /** The deliver options that report progress and listen for Ctrl-C. */

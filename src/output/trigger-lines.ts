@@ -17,7 +17,7 @@ import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { Output } from './output.js';
 import { bodyForJson, bodyForTerminal } from './response-body.js';
 import { safeText } from './safe-text.js';
-import { describeAttempt } from './send-result.js';
+import { describeAttempt } from '../commands/send/result.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {

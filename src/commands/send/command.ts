@@ -114,7 +114,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../../output/delivery-progress.js'), import('../../output/send-result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../../output/delivery-progress.js'), import('./result.js')]);
     const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
@@ -208,7 +208,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     import('../../output/line-buffer.js'),
     import('../../output/batch-summary.js'),
     import('../../output/delivery-progress.js'),
-    import('../../output/send-result.js'),
+    import('./result.js'),
   ]);
   const progress = new ProgressBar(documents.length, context);
   // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.

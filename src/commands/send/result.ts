@@ -4,17 +4,17 @@
  * 1 rejected, 3 not delivered.
  */
 import { STATUS_CODES } from 'node:http';
-import { ExitCode } from '../errors.js';
-import type { HttpResponse } from '../http/client.js';
-import type { AttemptRecord } from '../http/deliver.js';
-import { formatDuration } from '../http/retry.js';
-import type { SendResult } from '../http/send.js';
-import { formatCap, NETWORK_CAPS } from '../bounds.js';
-import { interfaceSpec } from '../spec/interfaces.js';
-import { statusRule } from '../spec/statuses.js';
-import type { Output } from './output.js';
-import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
-import { safeText } from './safe-text.js';
+import { ExitCode } from '../../errors.js';
+import type { HttpResponse } from '../../http/client.js';
+import type { AttemptRecord } from '../../http/deliver.js';
+import { formatDuration } from '../../http/retry.js';
+import type { SendResult } from '../../http/send.js';
+import { formatCap, NETWORK_CAPS } from '../../bounds.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import { statusRule } from '../../spec/statuses.js';
+import type { Output } from '../../output/output.js';
+import { bodyForJson, bodyForTerminal, headerForTerminal } from '../../output/response-body.js';
+import { safeText } from '../../output/safe-text.js';
 
 export function renderSendResult(result: SendResult, output: Output): number {
   const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
