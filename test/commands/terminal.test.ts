@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { colorLevel, Output } from '../../src/output/output.js';
 import { MockLines } from '../../src/output/mock-lines.js';
-import { renderBatchSummary } from '../../src/output/batch-summary.js';
+import { renderBatchSummary } from '../../src/commands/send/batch-summary.js';
 import { summarize, type BatchRecord } from '../../src/send/batch.js';
 import { runCli } from '../helpers/cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';

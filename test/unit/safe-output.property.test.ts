@@ -9,7 +9,7 @@ import type { SendResult } from '../../src/http/send.js';
 import { renderSendResult } from '../../src/commands/send/result.js';
 import { MockLines } from '../../src/output/mock-lines.js';
 import { renderReport } from '../../src/cli/conformance-report.js';
-import { describeRecord } from '../../src/output/batch-summary.js';
+import { describeRecord } from '../../src/commands/send/batch-summary.js';
 import { renderDryRun } from '../../src/output/dry-run.js';
 import { Output } from '../../src/output/output.js';
 import { loadPalette, plainPalette } from '../../src/output/palette.js';

@@ -206,7 +206,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     import('../../send/batch.js'),
     import('../../output/progress.js'),
     import('../../output/line-buffer.js'),
-    import('../../output/batch-summary.js'),
+    import('./batch-summary.js'),
     import('../../output/delivery-progress.js'),
     import('./result.js'),
   ]);
