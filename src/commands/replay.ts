@@ -69,7 +69,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   const { openDispatcher } = await import('../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../output/delivery-progress.js'), import('./send/result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./send/delivery-progress.js'), import('./send/result.js')]);
     const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
     const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);

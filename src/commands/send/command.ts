@@ -114,7 +114,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../../output/delivery-progress.js'), import('./result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./delivery-progress.js'), import('./result.js')]);
     const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
     const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
@@ -207,7 +207,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     import('../../output/progress.js'),
     import('../../output/line-buffer.js'),
     import('./batch-summary.js'),
-    import('../../output/delivery-progress.js'),
+    import('./delivery-progress.js'),
     import('./result.js'),
   ]);
   const progress = new ProgressBar(documents.length, context);

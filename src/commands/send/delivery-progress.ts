@@ -3,14 +3,14 @@
  * first answer, a line for each retry, each attempt's headers with --verbose; and Ctrl-C in two steps, the first
  * stopping before the next attempt, the second aborting the one in flight.
  */
-import { originOf } from '../http/client.js';
-import type { AttemptRecord, DeliverOptions } from '../http/deliver.js';
-import { formatDuration, RetryRuns, type RetryPolicy } from '../http/retry.js';
-import { interruptInTwoSteps } from '../send/interrupt.js';
-import type { Output } from './output.js';
-import { ProgressLine, type Terminal } from './progress.js';
-import { waitNotice } from './wait-notice.js';
-import { describeAttempt } from '../commands/send/result.js';
+import { originOf } from '../../http/client.js';
+import type { AttemptRecord, DeliverOptions } from '../../http/deliver.js';
+import { formatDuration, RetryRuns, type RetryPolicy } from '../../http/retry.js';
+import { interruptInTwoSteps } from '../../send/interrupt.js';
+import type { Output } from '../../output/output.js';
+import { ProgressLine, type Terminal } from '../../output/progress.js';
+import { waitNotice } from '../../output/wait-notice.js';
+import { describeAttempt } from './result.js';
 
 interface WatchedDelivery {
   /** The deliver options that report progress and listen for Ctrl-C. */
