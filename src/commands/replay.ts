@@ -62,7 +62,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   if (keep) describeKeptTimestamp(keptTimestamp(captured, io.now()), output);
   const plan = planReplay(captured, to, keep);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('../output/dry-run.js')]);
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('./send/dry-run-view.js')]);
     return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
   }
   checkPlainHttp(plan.url, options, output);

@@ -106,7 +106,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const { sendDocument, sendTarget } = await import('../../send/request.js');
   const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('../../output/dry-run.js')]);
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('./dry-run-view.js')]);
     const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }

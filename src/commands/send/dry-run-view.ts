@@ -1,7 +1,7 @@
 /** `--dry-run` on the terminal: the request as raw HTTP (the default) or as a curl command, or one JSON document. */
-import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../send/dry-run.js';
-import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import type { Output } from './output.js';
+import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import type { Output } from '../../output/output.js';
 
 export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', output: Output): number {
   output.info(`dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`);
