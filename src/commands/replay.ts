@@ -47,7 +47,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   const { io, output } = context;
   const { resolvePolicy } = await import('../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
   const [file, to] = requireOptions([
     { flag: '--request', value: options.request, how: '--request FILE with the captured raw HTTP request' },
     { flag: '--to', value: options.to, how: 'the URL to send to, e.g. --to http://127.0.0.1:8787' },

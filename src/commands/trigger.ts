@@ -105,7 +105,7 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
   const { io, output } = context;
   const { resolvePolicy, formatDuration } = await import('../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
   const [to, provider] = requireOptions([
     { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
     { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
@@ -154,7 +154,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
   const { io, output } = context;
   const { resolvePolicy } = await import('../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
   if (options.dryRun) throw usageError('conflicting_options', '--dry-run applies to the event flows', "'cai send-job --sample --dry-run' prints a contact job as it would be sent");
   if (options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 10m');
   const [to, source, providerCode] = requireOptions([

@@ -87,7 +87,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   const { io, output } = context;
   const { resolvePolicy } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../../output/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('./retry-schedule.js')).renderSchedule(policy, output);
   const addressed = { ...options, ...requireTarget(kind, options) };
   if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
   refuseBatchOnlyFlags(options);
