@@ -15,7 +15,7 @@ import type { Callback, JobOutcome } from '../send/trigger-job.js';
 import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../send/dry-run.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import type { Output } from './output.js';
-import { bodyForJson, bodyForTerminal } from './response-body.js';
+import { bodyForJson, bodyForTerminal } from '../commands/send/response-body.js';
 import { safeText } from './safe-text.js';
 import { describeAttempt } from '../commands/send/result.js';
 

@@ -13,7 +13,7 @@ import { formatCap, NETWORK_CAPS } from '../../bounds.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { statusRule } from '../../spec/statuses.js';
 import type { Output } from '../../output/output.js';
-import { bodyForJson, bodyForTerminal, headerForTerminal } from '../../output/response-body.js';
+import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
 import { safeText } from '../../output/safe-text.js';
 
 export function renderSendResult(result: SendResult, output: Output): number {

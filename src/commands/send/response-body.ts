@@ -6,9 +6,9 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { MAX_WALK_DEPTH, NETWORK_CAPS } from '../bounds.js';
-import { jsonNestingDepth } from '../spec/json-syntax.js';
-import { safeBlock, safeText } from './safe-text.js';
+import { MAX_WALK_DEPTH, NETWORK_CAPS } from '../../bounds.js';
+import { jsonNestingDepth } from '../../spec/json-syntax.js';
+import { safeBlock, safeText } from '../../output/safe-text.js';
 
 /** What a binary body is, instead of its bytes. */
 export interface BinaryBody {
