@@ -23,7 +23,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['schema', async () => (await import('./commands/schema/command.js')).registerSchema],
   ['send-job', async () => (await import('./commands/send/command.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send/command.js')).registerSendEvent],
-  ['replay', async () => (await import('./commands/replay.js')).registerReplay],
+  ['replay', async () => (await import('./commands/replay/command.js')).registerReplay],
   ['trigger', async () => (await import('./commands/trigger.js')).registerTrigger],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],

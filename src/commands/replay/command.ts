@@ -3,14 +3,14 @@
  * flags of the sending commands, and their rendering.
  */
 import type { Command } from 'commander';
-import { parseHttpUrl, requireOptions } from './options.js';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, signingSecret } from './secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from './send-options.js';
-import { checkPlainHttp, openTransport } from './transport-options.js';
-import type { Output } from '../output/output.js';
-import type { KeptTimestamp } from '../send/replay.js';
-import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { parseHttpUrl, requireOptions } from '../options.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, signingSecret } from '../secret-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp, openTransport } from '../transport-options.js';
+import type { Output } from '../../output/output.js';
+import type { KeptTimestamp } from '../../send/replay.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 
 interface ReplayOptions extends TransportOptions {
   request?: string;
@@ -45,14 +45,14 @@ Examples:
 
 async function runReplay(options: ReplayOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../http/retry.js');
+  const { resolvePolicy } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   const [file, to] = requireOptions([
     { flag: '--request', value: options.request, how: '--request FILE with the captured raw HTTP request' },
     { flag: '--to', value: options.to, how: 'the URL to send to, e.g. --to http://127.0.0.1:8787' },
   ]) as [string, string];
-  const { keptTimestamp, planReplay, readCapture, replay } = await import('../send/replay.js');
+  const { keptTimestamp, planReplay, readCapture, replay } = await import('../../send/replay.js');
   const captured = await readCapture(file, io);
   captured.notes.forEach((note) => output.note(note));
   if (captured.method !== 'POST') output.note(`the capture is a ${captured.method}; the interface has POST only (§1), so it is replayed as a POST`);
@@ -62,14 +62,14 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
   if (keep) describeKeptTimestamp(keptTimestamp(captured, io.now()), output);
   const plan = planReplay(captured, to, keep);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../send/dry-run.js'), import('./send/dry-run-view.js')]);
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('../send/dry-run-view.js')]);
     return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
   }
   checkPlainHttp(plan.url, options, output);
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./send/delivery-progress.js'), import('./send/result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../send/delivery-progress.js'), import('../send/result.js')]);
     const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
     const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
     return renderSendResult(result, output);
