@@ -24,7 +24,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-job', async () => (await import('./commands/send/command.js')).registerSendJob],
   ['send-event', async () => (await import('./commands/send/command.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay/command.js')).registerReplay],
-  ['trigger', async () => (await import('./commands/trigger.js')).registerTrigger],
+  ['trigger', async () => (await import('./commands/trigger/command.js')).registerTrigger],
   ['mock', async () => (await import('./commands/mock.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config.js')).registerConfig],

@@ -6,13 +6,13 @@
  * inside the action; the lines are src/output/trigger-lines.ts. The flags are declared here, and only here.
  */
 import { Option, type Command } from 'commander';
-import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from './options.js';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from './send-options.js';
-import { checkPlainHttp, openTransport } from './transport-options.js';
-import { usageError } from '../errors.js';
-import type { Flow } from '../send/flows.js';
+import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from '../options.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { usageError } from '../../errors.js';
+import type { Flow } from '../../send/flows.js';
 
 interface TriggerOptions extends TransportOptions {
   list?: boolean;
@@ -70,15 +70,15 @@ Examples:
   command.action(async (name: string | undefined, options: TriggerOptions, cmd: Command) => {
     await runHandler(state, cmd, async (context) => {
       options.retryForGiven = retryForGiven(cmd);
-      const { FLOWS, findFlow } = await import('../send/flows.js');
+      const { FLOWS, findFlow } = await import('../../send/flows.js');
       if (options.list) {
         if (name !== undefined) throw usageError('conflicting_options', '--list names the flows; it takes no flow', `run 'cai trigger --list', then 'cai trigger ${name} …'`);
-        return (await import('../output/trigger-lines.js')).renderFlowList(FLOWS, context.output);
+        return (await import('../../output/trigger-lines.js')).renderFlowList(FLOWS, context.output);
       }
       if (name === undefined) throw usageError('missing_flow', 'which flow to send?', "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all");
       const flow = findFlow(name);
       if (flow === undefined) {
-        const { suggestValue } = await import('./suggest.js');
+        const { suggestValue } = await import('../suggest.js');
         const names = FLOWS.map((known) => known.name);
         throw usageError('unknown_flow', `no flow named ${name}${suggestion(suggestValue(name, names))}`, "run 'cai trigger --list' for the flows");
       }
@@ -103,34 +103,34 @@ function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
 async function triggerEvents(flow: Flow, options: TriggerOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy, formatDuration } = await import('../http/retry.js');
+  const { resolvePolicy, formatDuration } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   const [to, provider] = requireOptions([
     { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
     { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
   ]) as [string, string];
   const secret = signingSecret(options, context);
-  const { buildFlow } = await import('../send/flows.js');
+  const { buildFlow } = await import('../../send/flows.js');
   const { values, events } = buildFlow(flow, { ...(options.leadId !== undefined ? { leadId: options.leadId } : {}), ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}), now: new Date(io.now()) });
-  const lines = await import('../output/trigger-lines.js');
+  const lines = await import('../../output/trigger-lines.js');
   if (options.dryRun) {
-    const [{ signForDryRun }, { sendTarget }] = await Promise.all([import('../send/dry-run.js'), import('../send/request.js')]);
+    const [{ signForDryRun }, { sendTarget }] = await Promise.all([import('../../send/dry-run.js'), import('../../send/request.js')]);
     const { url, headers } = sendTarget('event', to, provider);
     const requests = events.map((event) => signForDryRun({ url, headers, body: Buffer.from(JSON.stringify(event.document)) }, secret, io.now()));
     return lines.renderFlowDryRun(flow, requests, options.format, output);
   }
   checkPlainHttp(to, options, output);
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
-  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
     onAbort: () => output.warn('aborting the event in flight: its outcome is unknown'),
   });
   output.info(`${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`);
   try {
-    const { sendFlow } = await import('../send/trigger.js');
+    const { sendFlow } = await import('../../send/trigger.js');
     const outcome = await sendFlow(
       { to, provider, secret, events },
       {
@@ -152,9 +152,9 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
 /** Interface A: one job, the provider's events as they come back, the time to first contact against §8. */
 async function triggerJobFlow(options: TriggerOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../http/retry.js');
+  const { resolvePolicy } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('./send/retry-schedule.js')).renderSchedule(policy, output);
+  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   if (options.dryRun) throw usageError('conflicting_options', '--dry-run applies to the event flows', "'cai send-job --sample --dry-run' prints a contact job as it would be sent");
   if (options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 10m');
   const [to, source, providerCode] = requireOptions([
@@ -172,16 +172,16 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
     throw usageError('missing_option', `the listener on ${host} has no address the provider can reach`, 'pass --public-url with the address that forwards to it');
   }
   checkPlainHttp(to, options, output);
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
-  const { interruptInTwoSteps } = await import('../send/interrupt.js');
+  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
     onAbort: () => output.warn('aborting the request in flight'),
   });
-  const lines = await import('../output/trigger-lines.js');
+  const lines = await import('../../output/trigger-lines.js');
   try {
-    const { triggerJob } = await import('../send/trigger-job.js');
+    const { triggerJob } = await import('../../send/trigger-job.js');
     const outcome = await triggerJob(
       {
         to,
