@@ -3,7 +3,7 @@
  * reschedule, a cancellation, job.closed with each outcome), signed and paced, to a platform's events endpoint; or
  * (`job`, Interface A) one contact job to a provider, with its conversation shown as the provider sends it back.
  * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
- * inside the action; the lines are src/output/trigger-lines.ts. The flags are declared here, and only here.
+ * inside the action; the lines are src/commands/trigger/lines.ts. The flags are declared here, and only here.
  */
 import { Option, type Command } from 'commander';
 import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from '../options.js';
@@ -73,7 +73,7 @@ Examples:
       const { FLOWS, findFlow } = await import('../../send/flows.js');
       if (options.list) {
         if (name !== undefined) throw usageError('conflicting_options', '--list names the flows; it takes no flow', `run 'cai trigger --list', then 'cai trigger ${name} …'`);
-        return (await import('../../output/trigger-lines.js')).renderFlowList(FLOWS, context.output);
+        return (await import('./lines.js')).renderFlowList(FLOWS, context.output);
       }
       if (name === undefined) throw usageError('missing_flow', 'which flow to send?', "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all");
       const flow = findFlow(name);
@@ -113,7 +113,7 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
   const secret = signingSecret(options, context);
   const { buildFlow } = await import('../../send/flows.js');
   const { values, events } = buildFlow(flow, { ...(options.leadId !== undefined ? { leadId: options.leadId } : {}), ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}), now: new Date(io.now()) });
-  const lines = await import('../../output/trigger-lines.js');
+  const lines = await import('./lines.js');
   if (options.dryRun) {
     const [{ signForDryRun }, { sendTarget }] = await Promise.all([import('../../send/dry-run.js'), import('../../send/request.js')]);
     const { url, headers } = sendTarget('event', to, provider);
@@ -179,7 +179,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
     onStop: () => output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
     onAbort: () => output.warn('aborting the request in flight'),
   });
-  const lines = await import('../../output/trigger-lines.js');
+  const lines = await import('./lines.js');
   try {
     const { triggerJob } = await import('../../send/trigger-job.js');
     const outcome = await triggerJob(

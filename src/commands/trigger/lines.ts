@@ -5,19 +5,19 @@
  * texts, reasons) is escaped before it is laid out.
  */
 import { STATUS_CODES } from 'node:http';
-import { ExitCode } from '../errors.js';
-import type { AttemptRecord } from '../http/deliver.js';
-import { formatDuration } from '../http/retry.js';
-import type { SendResult } from '../http/send.js';
-import type { Flow, FlowEvent, FlowValues } from '../send/flows.js';
-import type { FlowEventResult, FlowOutcome } from '../send/trigger.js';
-import type { Callback, JobOutcome } from '../send/trigger-job.js';
-import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../send/dry-run.js';
-import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import type { Output } from './output.js';
-import { bodyForJson, bodyForTerminal } from '../commands/send/response-body.js';
-import { safeText } from './safe-text.js';
-import { describeAttempt } from '../commands/send/result.js';
+import { ExitCode } from '../../errors.js';
+import type { AttemptRecord } from '../../http/deliver.js';
+import { formatDuration } from '../../http/retry.js';
+import type { SendResult } from '../../http/send.js';
+import type { Flow, FlowEvent, FlowValues } from '../../send/flows.js';
+import type { FlowEventResult, FlowOutcome } from '../../send/trigger.js';
+import type { Callback, JobOutcome } from '../../send/trigger-job.js';
+import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import type { Output } from '../../output/output.js';
+import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
+import { safeText } from '../../output/safe-text.js';
+import { describeAttempt } from '../send/result.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {
