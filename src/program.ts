@@ -25,7 +25,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['send-event', async () => (await import('./commands/send/command.js')).registerSendEvent],
   ['replay', async () => (await import('./commands/replay/command.js')).registerReplay],
   ['trigger', async () => (await import('./commands/trigger/command.js')).registerTrigger],
-  ['mock', async () => (await import('./commands/mock.js')).registerMock],
+  ['mock', async () => (await import('./commands/mock/command.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],

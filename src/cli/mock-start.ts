@@ -1,5 +1,5 @@
 /**
- * What `cai mock platform` and `cai mock provider` (src/commands/mock.ts) do with their options: read the secrets,
+ * What `cai mock platform` and `cai mock provider` (src/commands/mock/command.ts) do with their options: read the secrets,
  * TLS files and catalog they name, start the reference receiver (src/mock) and, with --ui, the inspector beside it,
  * and say in a few notes what runs.
  */

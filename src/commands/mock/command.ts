@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startPlatform, startProvider, type Started, type UiAddress } from '../cli/mock-start.js';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions } from './secret-options.js';
+import { startPlatform, startProvider, type Started, type UiAddress } from '../../cli/mock-start.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions } from '../secret-options.js';
 import {
   collectOneOf,
   collectValues,
@@ -12,12 +12,12 @@ import {
   parseUrlPath,
   parseProbability,
   parseRatePerSecond,
-} from './options.js';
-import { parseCidrOption } from './network-options.js';
-import { addCaOptions } from './transport-options.js';
-import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
-import type { MockLines } from '../output/mock-lines.js';
-import { DEFAULT_FSYNC, FSYNC_MODES } from '../mock/log.js';
+} from '../options.js';
+import { parseCidrOption } from '../network-options.js';
+import { addCaOptions } from '../transport-options.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
+import type { MockLines } from '../../output/mock-lines.js';
+import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/log.js';
 
 export function registerMock(program: Command, state: RunState): void {
   const mock = program
@@ -153,7 +153,7 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
     });
   });
   try {
-    const [{ MockLines }, { waitNotice }] = await Promise.all([import('../output/mock-lines.js'), import('../output/wait-notice.js')]);
+    const [{ MockLines }, { waitNotice }] = await Promise.all([import('../../output/mock-lines.js'), import('../../output/wait-notice.js')]);
     const lines = new MockLines(output);
     // Reloading a long --log takes a while: a CI log is told what it waits for.
     const starting = waitNotice(output, io.now);
