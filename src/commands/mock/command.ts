@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startPlatform, startProvider, type Started, type UiAddress } from '../../cli/mock-start.js';
+import { startPlatform, startProvider, type Started, type UiAddress } from './start.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import {

@@ -4,18 +4,18 @@
  * and say in a few notes what runs.
  */
 import { resolve } from 'node:path';
-import { usageError } from '../errors.js';
-import { readPem } from '../input.js';
-import type { Io } from '../io.js';
-import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../inspector/index.js';
-import type { FsyncMode } from '../mock/log.js';
-import type { RunningMock } from '../mock/platform.js';
-import type { MockLines } from '../output/mock-lines.js';
-import { resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
-import type { CatalogBranch } from '../spec/catalog.js';
-import type { CommandContext } from '../commands/runner.js';
-import { secretsFromOptions } from '../commands/secret-options.js';
-import { openTransport } from '../commands/transport-options.js';
+import { usageError } from '../../errors.js';
+import { readPem } from '../../input.js';
+import type { Io } from '../../io.js';
+import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../../inspector/index.js';
+import type { FsyncMode } from '../../mock/log.js';
+import type { RunningMock } from '../../mock/platform.js';
+import type { MockLines } from '../../output/mock-lines.js';
+import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
+import type { CatalogBranch } from '../../spec/catalog.js';
+import type { CommandContext } from '../runner.js';
+import { secretsFromOptions } from '../secret-options.js';
+import { openTransport } from '../transport-options.js';
 
 export interface CommonOptions {
   host: string;
@@ -81,7 +81,7 @@ export async function startPlatform(options: PlatformCommandOptions, { io, outpu
     ],
   };
   await lines.explainRefusals(signing, options.ui !== undefined);
-  const { startMockPlatform } = await import('../mock/platform.js');
+  const { startMockPlatform } = await import('../../mock/platform.js');
   const mock = await startMockPlatform({
     host: options.host,
     port: options.port,
@@ -136,7 +136,7 @@ export async function startProvider(options: ProviderCommandOptions, context: Co
   const store = await inspectorStore(options);
   const signing: InspectorSigning = { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets };
   await lines.explainRefusals(signing, options.ui !== undefined);
-  const { startMockProvider, parseScenario } = await import('../mock/provider.js');
+  const { startMockProvider, parseScenario } = await import('../../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const mock = await startMockProvider({
     host: options.host,
@@ -194,18 +194,18 @@ function sourceNote(source: string | undefined): string[] {
 /** The inspector's store when --ui is given (its modules load only then: no cost to a mock without it). */
 async function inspectorStore(options: CommonOptions): Promise<InspectorStore | undefined> {
   if (options.ui === undefined) return undefined;
-  const { InspectorStore } = await import('../inspector/index.js');
+  const { InspectorStore } = await import('../../inspector/index.js');
   return new InspectorStore();
 }
 
-type InspectorModule = typeof import('../inspector/index.js');
+type InspectorModule = typeof import('../../inspector/index.js');
 type InspectorParts = Omit<InspectorServerOptions, 'host' | 'port' | 'store' | 'mockUrl' | 'generator'>;
 
 /** Serves the inspector once the mock listens (its URL goes into the copy commands); the mock stops if it cannot. */
 async function startInspector(options: CommonOptions, store: InspectorStore | undefined, mock: RunningMock, parts: (inspector: InspectorModule) => InspectorParts): Promise<RunningInspector | undefined> {
   if (store === undefined || options.ui === undefined) return undefined;
   const address = options.ui === true ? { host: '127.0.0.1', port: 0 } : options.ui;
-  const [inspector, { versionInfo }] = await Promise.all([import('../inspector/index.js'), import('../version.js')]);
+  const [inspector, { versionInfo }] = await Promise.all([import('../../inspector/index.js'), import('../../version.js')]);
   try {
     return await inspector.startInspectorServer({ ...parts(inspector), ...address, store, mockUrl: mock.url, generator: `cai ${versionInfo().version}` });
   } catch (error) {
@@ -265,7 +265,7 @@ async function callbackTls(options: ProviderCommandOptions, context: CommandCont
 async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io): Promise<CatalogBranch[] | undefined> {
   if (catalog === undefined || catalog === '') return undefined;
   if (typeof catalog !== 'string') return catalog;
-  const { loadCatalog } = await import('../spec/catalog.js');
+  const { loadCatalog } = await import('../../spec/catalog.js');
   return loadCatalog(resolvePath(io, catalog));
 }
 
