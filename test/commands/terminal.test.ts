@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { colorLevel, Output } from '../../src/output/output.js';
-import { MockLines } from '../../src/output/mock-lines.js';
+import { MockLines } from '../../src/commands/mock/lines.js';
 import { renderBatchSummary } from '../../src/commands/send/batch-summary.js';
 import { summarize, type BatchRecord } from '../../src/send/batch.js';
 import { runCli } from '../helpers/cli.js';

@@ -16,7 +16,7 @@ import {
 import { parseCidrOption } from '../network-options.js';
 import { addCaOptions } from '../transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
-import type { MockLines } from '../../output/mock-lines.js';
+import type { MockLines } from './lines.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/log.js';
 
 export function registerMock(program: Command, state: RunState): void {
@@ -153,7 +153,7 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
     });
   });
   try {
-    const [{ MockLines }, { waitNotice }] = await Promise.all([import('../../output/mock-lines.js'), import('../../output/wait-notice.js')]);
+    const [{ MockLines }, { waitNotice }] = await Promise.all([import('./lines.js'), import('../../output/wait-notice.js')]);
     const lines = new MockLines(output);
     // Reloading a long --log takes a while: a CI log is told what it waits for.
     const starting = waitNotice(output, io.now);

@@ -10,7 +10,7 @@ import type { Io } from '../../io.js';
 import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../../inspector/index.js';
 import type { FsyncMode } from '../../mock/log.js';
 import type { RunningMock } from '../../mock/platform.js';
-import type { MockLines } from '../../output/mock-lines.js';
+import type { MockLines } from './lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../runner.js';

@@ -2,15 +2,15 @@
  * What `cai mock platform|provider` prints: the URL first on stdout (`{"url": …}` with --json), then one line per
  * request received and per event sent back (NDJSON with --json), the rest on stderr.
  */
-import type { InspectorSigning } from '../inspector/explain.js';
-import type { ObservedRequest, RequestObserver } from '../mock/pipeline.js';
-import type { MockRequestEntry } from '../mock/platform.js';
-import type { MockProviderOptions, SentEventEntry } from '../mock/provider.js';
-import { LineBuffer } from './line-buffer.js';
-import type { ExplainObserved } from './likely-cause.js';
-import type { Output } from './output.js';
-import { safeText } from './safe-text.js';
-import { documentLabel } from '../spec/interfaces.js';
+import type { InspectorSigning } from '../../inspector/explain.js';
+import type { ObservedRequest, RequestObserver } from '../../mock/pipeline.js';
+import type { MockRequestEntry } from '../../mock/platform.js';
+import type { MockProviderOptions, SentEventEntry } from '../../mock/provider.js';
+import { LineBuffer } from '../../output/line-buffer.js';
+import type { ExplainObserved } from '../../output/likely-cause.js';
+import type { Output } from '../../output/output.js';
+import { safeText } from '../../output/safe-text.js';
+import { documentLabel } from '../../spec/interfaces.js';
 
 /**
  * The per-request lines are written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
@@ -59,7 +59,7 @@ export class MockLines {
    */
   async explainRefusals(signing: InspectorSigning, ui: boolean): Promise<void> {
     if (this.output.json) return;
-    const { loadCauseFinder } = await import('./likely-cause.js');
+    const { loadCauseFinder } = await import('../../output/likely-cause.js');
     this.causes = { find: await loadCauseFinder(signing), ui, tokens: DIAGNOSIS_BURST, refilledAt: Date.now() };
   }
 
