@@ -7,7 +7,7 @@ import type { ObservedRequest, RequestObserver } from '../../mock/pipeline.js';
 import type { MockRequestEntry } from '../../mock/platform.js';
 import type { MockProviderOptions, SentEventEntry } from '../../mock/provider.js';
 import { LineBuffer } from '../../output/line-buffer.js';
-import type { ExplainObserved } from '../../output/likely-cause.js';
+import type { ExplainObserved } from './likely-cause.js';
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
 import { documentLabel } from '../../spec/interfaces.js';
@@ -59,7 +59,7 @@ export class MockLines {
    */
   async explainRefusals(signing: InspectorSigning, ui: boolean): Promise<void> {
     if (this.output.json) return;
-    const { loadCauseFinder } = await import('../../output/likely-cause.js');
+    const { loadCauseFinder } = await import('./likely-cause.js');
     this.causes = { find: await loadCauseFinder(signing), ui, tokens: DIAGNOSIS_BURST, refilledAt: Date.now() };
   }
 

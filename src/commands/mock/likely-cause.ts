@@ -3,9 +3,9 @@
  * diagnoses `cai verify` and the inspector give (src/signing/diagnose.ts, src/inspector/explain.ts), shortened. The
  * inspector (`--ui`) shows them whole.
  */
-import type { ObservedRequest } from '../mock/pipeline.js';
-import type { Explanation, InspectorSigning } from '../inspector/explain.js';
-import type { DiagnosisCode } from '../signing/diagnose.js';
+import type { ObservedRequest } from '../../mock/pipeline.js';
+import type { Explanation, InspectorSigning } from '../../inspector/explain.js';
+import type { DiagnosisCode } from '../../signing/diagnose.js';
 
 const SHORT: Partial<Record<DiagnosisCode, string>> = {
   uppercase_hex: 'the signature is in uppercase hex (§5.3: lowercase)',
@@ -42,7 +42,7 @@ export function likelyCause(explanation: Explanation): string | undefined {
 export type ExplainObserved = (observed: ObservedRequest) => string | undefined;
 
 export async function loadCauseFinder(signing: InspectorSigning): Promise<ExplainObserved> {
-  const { explain } = await import('../inspector/explain.js');
+  const { explain } = await import('../../inspector/explain.js');
   return (observed) => {
     const { entry, method, target, httpVersion, rawHeaders, remoteAddress, body, reply } = observed;
     return likelyCause(explain({ id: 0, bytes: 0, entry, method, target, httpVersion, rawHeaders, headersCut: 0, remoteAddress, body, bodyBytes: body?.length, reply }, signing));
