@@ -27,7 +27,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['trigger', async () => (await import('./commands/trigger/command.js')).registerTrigger],
   ['mock', async () => (await import('./commands/mock/command.js')).registerMock],
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
-  ['config', async () => (await import('./commands/config.js')).registerConfig],
+  ['config', async () => (await import('./commands/config/command.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
   ['report', async () => (await import('./commands/report.js')).registerReport],
   ['load', async () => (await import('./commands/load.js')).registerLoad],

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { usageError } from '../errors.js';
-import { safeText } from '../output/safe-text.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { usageError } from '../../errors.js';
+import { safeText } from '../../output/safe-text.js';
 
 interface GlobalConfigFlags {
   config?: string;
@@ -43,13 +43,13 @@ Examples:
 }
 
 async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
-  const { loadProfile } = await import('../config/load.js');
-  const { describeEnvironment, describeLocation } = await import('../config/describe.js');
-  const { chooseEnvironment } = await import('../config/load.js');
-  const { looseModeWarning } = await import('../config/secret-refs.js');
+  const { loadProfile } = await import('../../config/load.js');
+  const { describeEnvironment, describeLocation } = await import('../../config/describe.js');
+  const { chooseEnvironment } = await import('../../config/load.js');
+  const { looseModeWarning } = await import('../../config/secret-refs.js');
   const profile = loadProfile(flags, io.env, io.cwd);
   if (!profile.loaded) {
-    const { describeConfigSearch } = await import('../config/locate.js');
+    const { describeConfigSearch } = await import('../../config/locate.js');
     throw usageError('missing_config', `no cai.config.json in ${describeConfigSearch(io.cwd)}`, "create one with 'cai config init', or name one with --config FILE or CAI_CONFIG");
   }
   const { loaded } = profile;
@@ -82,7 +82,7 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     output.result(await output.table(['setting', 'value', 'from'], rows));
   }
   if (profile.chosen) {
-    const { CONFIG_DEFAULT_RULES } = await import('../config/defaults-table.js');
+    const { CONFIG_DEFAULT_RULES } = await import('../../config/defaults-table.js');
     output.result('');
     output.result('defaults it gives each command (flags override them):');
     const groupOf = (rule: (typeof CONFIG_DEFAULT_RULES)[number]) => `${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''}`;
@@ -98,11 +98,11 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
 async function runConfigInit(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
   const { writeFile, mkdir } = await import('node:fs/promises');
   const { resolve, dirname } = await import('node:path');
-  const { starterConfig } = await import('../config/init.js');
-  const { configSchemaUrl } = await import('../config/json-schema.js');
-  const { versionInfo } = await import('../version.js');
-  const { CONFIG_FILE_NAME } = await import('../config/locate.js');
-  const { errnoCode } = await import('../errors.js');
+  const { starterConfig } = await import('../../config/init.js');
+  const { configSchemaUrl } = await import('../../config/json-schema.js');
+  const { versionInfo } = await import('../../version.js');
+  const { CONFIG_FILE_NAME } = await import('../../config/locate.js');
+  const { errnoCode } = await import('../../errors.js');
   const path = resolve(io.cwd, flags.config ?? CONFIG_FILE_NAME);
   try {
     await mkdir(dirname(path), { recursive: true });
