@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { parseHttpUrl, parsePositiveDurationMs } from './options.js';
-import { readPem } from '../input.js';
-import { usageError } from '../errors.js';
-import type { InterfaceId } from '../spec/constants.js';
-import type { CheckResult } from '../doctor/types.js';
-import { safeText } from '../output/safe-text.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { parseHttpUrl, parsePositiveDurationMs } from '../options.js';
+import { readPem } from '../../input.js';
+import { usageError } from '../../errors.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import type { CheckResult } from '../../doctor/types.js';
+import { safeText } from '../../output/safe-text.js';
 
 interface DoctorOptions {
   /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
@@ -39,8 +39,8 @@ Examples:
 }
 
 async function runDoctorCommand(options: DoctorOptions, globals: { config?: string; env?: string }, { io, output }: CommandContext): Promise<number> {
-  const [{ loadProfile }, { configSearch }, { tmpdir }] = await Promise.all([import('../config/load.js'), import('../config/locate.js'), import('node:os')]);
-  const { runDoctor, targetsOf } = await import('../doctor/run.js');
+  const [{ loadProfile }, { configSearch }, { tmpdir }] = await Promise.all([import('../../config/load.js'), import('../../config/locate.js'), import('node:os')]);
+  const { runDoctor, targetsOf } = await import('../../doctor/run.js');
   const profile = loadProfile(globals, io.env, io.cwd);
   if (profile.loaded && !profile.chosen) {
     throw usageError('no_environment', `${profile.loaded.location.path} defines several environments and none is chosen`, `pass --env NAME (one of: ${Object.keys(profile.loaded.config.environments).join(', ')}) or set CAI_ENV`);
