@@ -29,7 +29,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
   ['config', async () => (await import('./commands/config/command.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor/command.js')).registerDoctor],
-  ['report', async () => (await import('./commands/report.js')).registerReport],
+  ['report', async () => (await import('./commands/report/command.js')).registerReport],
   ['load', async () => (await import('./commands/load.js')).registerLoad],
   ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
 ];

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { collectValues, parseTimeBound, type TimeBound } from './options.js';
-import { INPUT_CAPS } from '../bounds.js';
-import { usageError } from '../errors.js';
-import { safeText } from '../output/safe-text.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { collectValues, parseTimeBound, type TimeBound } from '../options.js';
+import { INPUT_CAPS } from '../../bounds.js';
+import { usageError } from '../../errors.js';
+import { safeText } from '../../output/safe-text.js';
 
 interface ReportOptions {
   log?: string[];
@@ -58,8 +58,8 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   if (since !== undefined && until !== undefined && since >= until) {
     throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
   }
-  const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../report/read.js');
-  const { unreadable } = await import('../input.js');
+  const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../../report/read.js');
+  const { unreadable } = await import('../../input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
   for (const file of logs) {
@@ -84,7 +84,7 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
   if (summary.lines === 0) output.note(`${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`);
   if (options.html !== undefined) {
-    const { writeOperationHtml } = await import('./report-files.js');
+    const { writeOperationHtml } = await import('../report-files.js');
     await writeOperationHtml(report, options.html, context);
   }
 
@@ -94,11 +94,11 @@ async function runReport(options: ReportOptions, context: CommandContext): Promi
     return 0;
   }
   if (format === 'csv') {
-    const { toCsv } = await import('../report/render.js');
+    const { toCsv } = await import('../../report/render.js');
     output.resultRaw(toCsv(report));
     return 0;
   }
-  const { tableViews } = await import('../report/render.js');
+  const { tableViews } = await import('../../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
   output.resultWrapped(`${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
   const skipped = [
