@@ -101,7 +101,7 @@ export { runSenderConformance, type SenderConformanceOptions, type SenderRunHook
 // Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
 export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './conformance/reporters/html.js';
 export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './conformance/reporters/markdown.js';
-export { renderOperationHtml, type OperationView, type OperationPageOptions } from './output/html/operation-report.js';
+export { renderOperationHtml, type OperationView, type OperationPageOptions } from './commands/report/html-report.js';
 
 // The mocks' live inspector (`cai mock … --ui`): a store fed by the mock's observer hooks, and its web server.
 export {

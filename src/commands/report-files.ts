@@ -35,8 +35,8 @@ function why(error: unknown): string {
 }
 
 /** `cai report --html FILE`: the operation report with its charts. */
-export async function writeOperationHtml(report: import('../output/html/operation-report.js').OperationView, path: string, context: CommandContext): Promise<void> {
-  const { renderOperationHtml } = await import('../output/html/operation-report.js');
+export async function writeOperationHtml(report: import('./report/html-report.js').OperationView, path: string, context: CommandContext): Promise<void> {
+  const { renderOperationHtml } = await import('./report/html-report.js');
   await writeOrFail(path, renderOperationHtml(report, { generator: await generator() }), 'HTML report', context);
   context.output.info(`HTML report written to ${path}`);
 }

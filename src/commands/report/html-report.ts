@@ -7,9 +7,9 @@
 import { OUTCOMES } from '../../spec/constants.js';
 import type { BranchReport, DayCounts, HistogramBin, OperationReport } from '../../report/aggregate.js';
 import { seconds, tableViews } from '../../report/render.js';
-import { html, type SafeHtml } from './escape.js';
-import { renderPage } from './page.js';
-import { barList, chartTable, columnChart, legend, type Column, type Series, type Tone } from './svg.js';
+import { html, type SafeHtml } from '../../output/html/escape.js';
+import { renderPage } from '../../output/html/page.js';
+import { barList, chartTable, columnChart, legend, type Column, type Series, type Tone } from '../../output/html/svg.js';
 
 /** The report as `cai report --json` prints it (the logs and line counts are optional). */
 export type OperationView = OperationReport & { logs?: readonly string[]; lines?: number; malformed?: readonly unknown[] };
