@@ -30,7 +30,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['config', async () => (await import('./commands/config/command.js')).registerConfig],
   ['doctor', async () => (await import('./commands/doctor/command.js')).registerDoctor],
   ['report', async () => (await import('./commands/report/command.js')).registerReport],
-  ['load', async () => (await import('./commands/load.js')).registerLoad],
+  ['load', async () => (await import('./commands/load/command.js')).registerLoad],
   ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
 ];
 

@@ -1,5 +1,5 @@
 /**
- * The flags of `cai load` and `cai load export` (src/commands/load.ts): their types, the readers commander calls on
+ * The flags of `cai load` and `cai load export` (src/commands/load/command.ts): their types, the readers commander calls on
  * each value, and what both subcommands make of them together (the phases, the thresholds, the identity header,
  * the flags of the other interface refused).
  */

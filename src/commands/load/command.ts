@@ -24,15 +24,15 @@ import {
   thresholdsOf,
   type ExportFlags,
   type LoadFlags,
-} from '../cli/load-options.js';
-import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from './options.js';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from './secret-options.js';
-import { addCaOptions, openTransport } from './transport-options.js';
-import { ExitCode, deliveryError, usageError } from '../errors.js';
-import { LOAD_BOUNDS } from '../load/bounds.js';
-import type { PhaseSpec } from '../load/schedule.js';
-import type { Threshold } from '../load/thresholds.js';
+} from '../../cli/load-options.js';
+import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
+import { addCaOptions, openTransport } from '../transport-options.js';
+import { ExitCode, deliveryError, usageError } from '../../errors.js';
+import { LOAD_BOUNDS } from '../../load/bounds.js';
+import type { PhaseSpec } from '../../load/schedule.js';
+import type { Threshold } from '../../load/thresholds.js';
 
 export function registerLoad(program: Command, state: RunState): void {
   const load = program
@@ -105,7 +105,7 @@ Examples:
       --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`,
     )
     .action(async (flags: ExportFlags, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('../cli/load-export.js')).runExport(flags, cmd.parent as Command, context));
+      await runHandler(state, cmd, async (context) => (await import('../../cli/load-export.js')).runExport(flags, cmd.parent as Command, context));
     });
 }
 
@@ -124,13 +124,13 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   const callbackSecrets = options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
     ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value)
     : [];
-  const { FIRST_CONTACT_TARGET_SECONDS } = await import('../spec/constants.js');
+  const { FIRST_CONTACT_TARGET_SECONDS } = await import('../../spec/constants.js');
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context, options.to);
 
   const [{ runLoad, UnreachableTarget }, { interruptInTwoSteps }, { renderLoadReport, LiveLine }] = await Promise.all([
-    import('../load/run.js'),
-    import('../send/interrupt.js'),
-    import('../output/load-summary.js'),
+    import('../../load/run.js'),
+    import('../../send/interrupt.js'),
+    import('../../output/load-summary.js'),
   ]);
   const live = new LiveLine(context);
   const interruption = interruptInTwoSteps(io, {
@@ -177,7 +177,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   }
   report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
   if (options.html !== undefined) {
-    const { writeLoadHtml } = await import('../output/html/load-report.js');
+    const { writeLoadHtml } = await import('../../output/html/load-report.js');
     await writeLoadHtml(report, options.html, context);
   }
   await renderLoadReport(report, output);
