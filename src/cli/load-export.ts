@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { ExitCode, usageError } from '../errors.js';
 import { describeMix } from '../load/scenario.js';
 import type { Threshold } from '../load/thresholds.js';
-import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from './load-options.js';
+import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from '../commands/load/options.js';
 import type { CommandContext } from '../commands/runner.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {

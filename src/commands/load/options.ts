@@ -4,17 +4,17 @@
  * the flags of the other interface refused).
  */
 import { InvalidArgumentError } from 'commander';
-import { usageError } from '../errors.js';
-import { HeaderNames } from '../spec/constants.js';
-import { headerValueProblem } from '../spec/header-value.js';
-import { LOAD_BOUNDS } from '../load/bounds.js';
-import type { PhaseSpec } from '../load/schedule.js';
+import { usageError } from '../../errors.js';
+import { HeaderNames } from '../../spec/constants.js';
+import { headerValueProblem } from '../../spec/header-value.js';
+import { LOAD_BOUNDS } from '../../load/bounds.js';
+import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
-import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../load/scenario.js';
-import { parseThreshold, type Threshold } from '../load/thresholds.js';
-import { parseDurationMs, parseRatePerSecond } from '../commands/options.js';
-import { hasSecretOptions } from '../commands/secret-options.js';
-import type { CommandContext } from '../commands/runner.js';
+import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
+import { parseThreshold, type Threshold } from '../../load/thresholds.js';
+import { parseDurationMs, parseRatePerSecond } from '../options.js';
+import { hasSecretOptions } from '../secret-options.js';
+import type { CommandContext } from '../runner.js';
 
 export interface LoadFlags {
   interface: 'A' | 'B';
@@ -155,7 +155,7 @@ export function phasesOf(options: LoadFlags): PhaseSpec[] {
 export async function thresholdsOf(options: LoadFlags, context: CommandContext): Promise<Threshold[]> {
   const thresholds = [...(options.threshold ?? [])];
   if (options.slo === 'spec') {
-    const { sloThresholds } = await import('../load/thresholds.js');
+    const { sloThresholds } = await import('../../load/thresholds.js');
     thresholds.push(...sloThresholds({ interface: options.interface, scale: options.sloScale, callbacks: options.callbacks === true }));
     if (options.repeat === undefined) {
       options.repeat = SLO_REPEAT_SHARE;
@@ -164,7 +164,7 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
   } else if (options.sloScale !== 1 && !options.callbacks) {
     throw usageError('conflicting_options', '--slo-scale scales the time targets of --slo spec and --callbacks', 'add --slo spec, or drop --slo-scale');
   }
-  const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../load/thresholds.js'), import('./load-needs.js')]);
+  const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../../load/thresholds.js'), import('../../cli/load-needs.js')]);
   for (const threshold of thresholds) {
     const need = unmetNeed(threshold, { callbacks: options.callbacks === true && options.interface === 'A' });
     if (need !== undefined) throw usageError('bad_threshold', `threshold '${threshold.expression}': ${threshold.metric} ${NEED_TEXT[need]}`, 'add --interface A --callbacks, or drop the threshold');
