@@ -2,7 +2,7 @@
  * `cai load`: an open-model load run against a receiver of either interface (or the reference one, `--mock`), every
  * request freshly signed, with thresholds in k6's syntax that fail the run (exit 1); and `cai load export --engine
  * artillery`, the same scenario as an Artillery project for loads one machine cannot send. The flags are declared
- * here, their readers in src/commands/load/options.ts, the export in src/cli/load-export.ts; the run is src/load (loaded
+ * here, their readers in src/commands/load/options.ts, the export in src/commands/load/export.ts; the run is src/load (loaded
  * inside the action: START-UP RULE); the rendering is src/output/load-summary.ts and src/output/html/load-report.ts.
  */
 import { Option, type Command } from 'commander';
@@ -105,7 +105,7 @@ Examples:
       --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`,
     )
     .action(async (flags: ExportFlags, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('../../cli/load-export.js')).runExport(flags, cmd.parent as Command, context));
+      await runHandler(state, cmd, async (context) => (await import('./export.js')).runExport(flags, cmd.parent as Command, context));
     });
 }
 

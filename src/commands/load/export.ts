@@ -3,11 +3,11 @@
  * machine cannot send (docs/load.md). Loaded inside the action (START-UP RULE).
  */
 import type { Command } from 'commander';
-import { ExitCode, usageError } from '../errors.js';
-import { describeMix } from '../load/scenario.js';
-import type { Threshold } from '../load/thresholds.js';
-import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from '../commands/load/options.js';
-import type { CommandContext } from '../commands/runner.js';
+import { ExitCode, usageError } from '../../errors.js';
+import { describeMix } from '../../load/scenario.js';
+import type { Threshold } from '../../load/thresholds.js';
+import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from './options.js';
+import type { CommandContext } from '../runner.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;
@@ -38,10 +38,10 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   const thresholds = await thresholdsOf(options, context);
 
   const [{ encodeBraces, planArtillery, ExportValueError, withoutCredentials }, { projectFiles }, { writeProject }, { versionInfo }] = await Promise.all([
-    import('../load/artillery.js'),
-    import('./load-export-files.js'),
-    import('../output/load-summary.js'),
-    import('../version.js'),
+    import('../../load/artillery.js'),
+    import('../../cli/load-export-files.js'),
+    import('../../output/load-summary.js'),
+    import('../../version.js'),
   ]);
   // The project's files are shared and committed: a URL's credentials are left out of every one of them.
   const target = withoutCredentials(options.to);
@@ -75,7 +75,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
 }
 
 /** A value Artillery would template (src/load/artillery-values.ts), as the flag that gave it. */
-function templateError(error: InstanceType<typeof import('../load/artillery.js').ExportValueError>, options: LoadFlags) {
+function templateError(error: InstanceType<typeof import('../../load/artillery.js').ExportValueError>, options: LoadFlags) {
   const flag = { target: '--to', callbackUrl: '--callback-url', identity: options.interface === 'B' ? '--provider' : '--source' }[error.role];
   if (error.code === 'template_in_host') return usageError('bad_option', `${flag} holds '{{' in its host, which Artillery would read as a template (its value would be sent instead)`, 'pass the host name alone');
   return usageError('bad_option', `${flag} holds '{{', which Artillery would read as a template (its value would be sent instead)`, `pass the ${options.interface === 'B' ? 'provider code' : 'platform id'} as the receiver knows it, without '{{'`);
