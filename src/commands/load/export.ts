@@ -39,7 +39,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
 
   const [{ encodeBraces, planArtillery, ExportValueError, withoutCredentials }, { projectFiles }, { writeProject }, { versionInfo }] = await Promise.all([
     import('../../load/artillery.js'),
-    import('../../cli/load-export-files.js'),
+    import('./export-files.js'),
     import('../../output/load-summary.js'),
     import('../../version.js'),
   ]);

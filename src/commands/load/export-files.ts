@@ -6,9 +6,9 @@
  * is refused rather than written.
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { ARTILLERY_VERSION, isTemplateFree, type ArtilleryPlan } from '../load/artillery.js';
-import type { PhaseSpec } from '../load/schedule.js';
-import { describeRate } from '../load/schedule.js';
+import { ARTILLERY_VERSION, isTemplateFree, type ArtilleryPlan } from '../../load/artillery.js';
+import type { PhaseSpec } from '../../load/schedule.js';
+import { describeRate } from '../../load/schedule.js';
 
 export const SCRIPT_FILE = 'cai-load.yml';
 export const PROCESSOR_FILE = 'cai-processor.cjs';
