@@ -13,7 +13,7 @@ import type { LoadReport } from '../load/report.js';
 import type { LoadProgress } from '../load/run.js';
 import { describeRate, type PhaseSpec } from '../load/schedule.js';
 import { formatMs } from '../load/thresholds.js';
-import { verdictDetail } from '../cli/load-needs.js';
+import { verdictDetail } from '../commands/load/needs.js';
 import type { Output } from './output.js';
 import { ProgressLine } from './progress.js';
 import { safeText } from './safe-text.js';

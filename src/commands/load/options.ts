@@ -164,7 +164,7 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
   } else if (options.sloScale !== 1 && !options.callbacks) {
     throw usageError('conflicting_options', '--slo-scale scales the time targets of --slo spec and --callbacks', 'add --slo spec, or drop --slo-scale');
   }
-  const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../../load/thresholds.js'), import('../../cli/load-needs.js')]);
+  const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../../load/thresholds.js'), import('./needs.js')]);
   for (const threshold of thresholds) {
     const need = unmetNeed(threshold, { callbacks: options.callbacks === true && options.interface === 'A' });
     if (need !== undefined) throw usageError('bad_threshold', `threshold '${threshold.expression}': ${threshold.metric} ${NEED_TEXT[need]}`, 'add --interface A --callbacks, or drop the threshold');

@@ -10,7 +10,7 @@ import type { CommandContext } from '../../commands/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 import { formatMs } from '../../load/thresholds.js';
-import { verdictDetail } from '../../cli/load-needs.js';
+import { verdictDetail } from '../../commands/load/needs.js';
 import { html, type SafeHtml } from './escape.js';
 import { renderPage } from './page.js';
 import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from './svg.js';

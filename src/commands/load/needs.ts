@@ -2,7 +2,7 @@
  * What a metric of `cai load` needs of a run beyond its requests (MetricNeed, src/load/thresholds.ts), as the flags
  * that give it: in the usage error before a run, and beside a threshold judged without a value.
  */
-import type { MetricNeed, ThresholdVerdict } from '../load/thresholds.js';
+import type { MetricNeed, ThresholdVerdict } from '../../load/thresholds.js';
 
 /** `http_req_… needs …`, before the run. */
 export const NEED_TEXT: Readonly<Record<MetricNeed, string>> = {
