@@ -3,7 +3,7 @@
  * request freshly signed, with thresholds in k6's syntax that fail the run (exit 1); and `cai load export --engine
  * artillery`, the same scenario as an Artillery project for loads one machine cannot send. The flags are declared
  * here, their readers in src/commands/load/options.ts, the export in src/commands/load/export.ts; the run is src/load (loaded
- * inside the action: START-UP RULE); the rendering is src/output/load-summary.ts and src/output/html/load-report.ts.
+ * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/output/html/load-report.ts.
  */
 import { Option, type Command } from 'commander';
 import {
@@ -130,7 +130,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   const [{ runLoad, UnreachableTarget }, { interruptInTwoSteps }, { renderLoadReport, LiveLine }] = await Promise.all([
     import('../../load/run.js'),
     import('../../send/interrupt.js'),
-    import('../../output/load-summary.js'),
+    import('./summary.js'),
   ]);
   const live = new LiveLine(context);
   const interruption = interruptInTwoSteps(io, {

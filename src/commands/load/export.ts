@@ -40,7 +40,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   const [{ encodeBraces, planArtillery, ExportValueError, withoutCredentials }, { projectFiles }, { writeProject }, { versionInfo }] = await Promise.all([
     import('../../load/artillery.js'),
     import('./export-files.js'),
-    import('../../output/load-summary.js'),
+    import('./summary.js'),
     import('../../version.js'),
   ]);
   // The project's files are shared and committed: a URL's credentials are left out of every one of them.

@@ -7,16 +7,16 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { CommandContext } from '../commands/runner.js';
-import { errnoCode, errorMessage, usageError } from '../errors.js';
-import type { LoadReport } from '../load/report.js';
-import type { LoadProgress } from '../load/run.js';
-import { describeRate, type PhaseSpec } from '../load/schedule.js';
-import { formatMs } from '../load/thresholds.js';
-import { verdictDetail } from '../commands/load/needs.js';
-import type { Output } from './output.js';
-import { ProgressLine } from './progress.js';
-import { safeText } from './safe-text.js';
+import type { CommandContext } from '../runner.js';
+import { errnoCode, errorMessage, usageError } from '../../errors.js';
+import type { LoadReport } from '../../load/report.js';
+import type { LoadProgress } from '../../load/run.js';
+import { describeRate, type PhaseSpec } from '../../load/schedule.js';
+import { formatMs } from '../../load/thresholds.js';
+import { verdictDetail } from './needs.js';
+import type { Output } from '../../output/output.js';
+import { ProgressLine } from '../../output/progress.js';
+import { safeText } from '../../output/safe-text.js';
 
 /** The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal only. */
 export class LiveLine {
