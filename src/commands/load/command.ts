@@ -3,7 +3,7 @@
  * request freshly signed, with thresholds in k6's syntax that fail the run (exit 1); and `cai load export --engine
  * artillery`, the same scenario as an Artillery project for loads one machine cannot send. The flags are declared
  * here, their readers in src/commands/load/options.ts, the export in src/commands/load/export.ts; the run is src/load (loaded
- * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/output/html/load-report.ts.
+ * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/commands/load/html-report.ts.
  */
 import { Option, type Command } from 'commander';
 import {
@@ -177,7 +177,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
   }
   report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
   if (options.html !== undefined) {
-    const { writeLoadHtml } = await import('../../output/html/load-report.js');
+    const { writeLoadHtml } = await import('./html-report.js');
     await writeLoadHtml(report, options.html, context);
   }
   await renderLoadReport(report, output);

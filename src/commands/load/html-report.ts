@@ -6,14 +6,14 @@
  * rejections. A pure function of the report `cai load --json` prints. Every mark carries `data-window`,
  * `data-series` and `data-value`, so a browser test reads the charts back.
  */
-import type { CommandContext } from '../../commands/runner.js';
+import type { CommandContext } from '../runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 import { formatMs } from '../../load/thresholds.js';
-import { verdictDetail } from '../../commands/load/needs.js';
-import { html, type SafeHtml } from './escape.js';
-import { renderPage } from './page.js';
-import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from './svg.js';
+import { verdictDetail } from './needs.js';
+import { html, type SafeHtml } from '../../output/html/escape.js';
+import { renderPage } from '../../output/html/page.js';
+import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from '../../output/html/svg.js';
 
 const CSS = `
 .charts{display:grid;grid-template-columns:1fr;gap:8px 28px}
@@ -193,6 +193,6 @@ ${report.rejections.length > 0 ? html`<h3>Rejections (4xx other than 429, §7)</
 
 /** `cai load --html FILE`: the page written, secrets masked as in every report file. */
 export async function writeLoadHtml(report: LoadReport, path: string, context: CommandContext): Promise<void> {
-  const { writeReportPage } = await import('../../commands/report-files.js');
+  const { writeReportPage } = await import('../report-files.js');
   await writeReportPage(path, (generator) => renderLoadHtml(report, { generator }), context);
 }
