@@ -31,7 +31,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ['doctor', async () => (await import('./commands/doctor/command.js')).registerDoctor],
   ['report', async () => (await import('./commands/report/command.js')).registerReport],
   ['load', async () => (await import('./commands/load/command.js')).registerLoad],
-  ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
+  ['completion', async () => (await import('./commands/completion/command.js')).registerCompletion],
 ];
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */

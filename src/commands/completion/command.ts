@@ -1,6 +1,6 @@
 import { Argument, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from './runner.js';
-import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from '../cli/completion/shared.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from '../../cli/completion/shared.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
   program
@@ -30,8 +30,8 @@ Examples:
 
 async function runCompletion(shell: Shell, program: Command, { output }: CommandContext): Promise<number> {
   // The script is read from the program itself, every command registered, so it cannot drift from the flags.
-  const { completionTree } = await import('../cli/completion/tree.js');
-  const { versionInfo } = await import('../version.js');
+  const { completionTree } = await import('../../cli/completion/tree.js');
+  const { versionInfo } = await import('../../version.js');
   const tree = completionTree(program);
   const render = await scriptRenderer(shell);
   const script = render(tree, { version: versionInfo().version });
@@ -43,10 +43,10 @@ async function runCompletion(shell: Shell, program: Command, { output }: Command
 async function scriptRenderer(shell: Shell) {
   switch (shell) {
     case 'bash':
-      return (await import('../cli/completion/bash.js')).bashScript;
+      return (await import('../../cli/completion/bash.js')).bashScript;
     case 'zsh':
-      return (await import('../cli/completion/zsh.js')).zshScript;
+      return (await import('../../cli/completion/zsh.js')).zshScript;
     case 'fish':
-      return (await import('../cli/completion/fish.js')).fishScript;
+      return (await import('../../cli/completion/fish.js')).fishScript;
   }
 }
