@@ -43,7 +43,7 @@ async function runCompletion(shell: Shell, program: Command, { output }: Command
 async function scriptRenderer(shell: Shell) {
   switch (shell) {
     case 'bash':
-      return (await import('../../cli/completion/bash.js')).bashScript;
+      return (await import('./bash.js')).bashScript;
     case 'zsh':
       return (await import('../../cli/completion/zsh.js')).zshScript;
     case 'fish':
