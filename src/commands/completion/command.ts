@@ -47,6 +47,6 @@ async function scriptRenderer(shell: Shell) {
     case 'zsh':
       return (await import('../../cli/completion/zsh.js')).zshScript;
     case 'fish':
-      return (await import('../../cli/completion/fish.js')).fishScript;
+      return (await import('./fish.js')).fishScript;
   }
 }
