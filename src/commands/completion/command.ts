@@ -45,7 +45,7 @@ async function scriptRenderer(shell: Shell) {
     case 'bash':
       return (await import('./bash.js')).bashScript;
     case 'zsh':
-      return (await import('../../cli/completion/zsh.js')).zshScript;
+      return (await import('./zsh.js')).zshScript;
     case 'fish':
       return (await import('./fish.js')).fishScript;
   }
