@@ -1,5 +1,5 @@
 import { flattenTree, type CompletionCommand } from '../../cli/completion/tree.js';
-import { caseLabel, completionMarker, header, words, type ScriptInfo } from '../../cli/completion/shared.js';
+import { caseLabel, completionMarker, header, words, type ScriptInfo } from './shared.js';
 
 /**
  * The bash script: a few data functions (one `case` per command path) and one completion function that walks

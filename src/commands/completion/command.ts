@@ -1,6 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
-import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from '../../cli/completion/shared.js';
+import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from './shared.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
   program

@@ -1,5 +1,5 @@
 import { flattenTree, type CompletionCommand, type CompletionOption } from '../../cli/completion/tree.js';
-import { caseLabel, header, word, words, type ScriptInfo } from '../../cli/completion/shared.js';
+import { caseLabel, header, word, words, type ScriptInfo } from './shared.js';
 
 /**
  * The fish script: one `complete` line per command, flag and value set, each guarded by the command path the

@@ -1,5 +1,5 @@
 import { flattenTree, type Completion, type CompletionCommand } from '../../cli/completion/tree.js';
-import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInfo } from '../../cli/completion/shared.js';
+import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInfo } from './shared.js';
 
 /**
  * The zsh script: the same walk as bash's, with descriptions for commands and flags (`_describe`). It works both
