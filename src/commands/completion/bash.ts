@@ -1,4 +1,4 @@
-import { flattenTree, type CompletionCommand } from '../../cli/completion/tree.js';
+import { flattenTree, type CompletionCommand } from './tree.js';
 import { caseLabel, completionMarker, header, words, type ScriptInfo } from './shared.js';
 
 /**

@@ -30,7 +30,7 @@ Examples:
 
 async function runCompletion(shell: Shell, program: Command, { output }: CommandContext): Promise<number> {
   // The script is read from the program itself, every command registered, so it cannot drift from the flags.
-  const { completionTree } = await import('../../cli/completion/tree.js');
+  const { completionTree } = await import('./tree.js');
   const { versionInfo } = await import('../../version.js');
   const tree = completionTree(program);
   const render = await scriptRenderer(shell);

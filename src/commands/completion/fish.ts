@@ -1,4 +1,4 @@
-import { flattenTree, type CompletionCommand, type CompletionOption } from '../../cli/completion/tree.js';
+import { flattenTree, type CompletionCommand, type CompletionOption } from './tree.js';
 import { caseLabel, header, word, words, type ScriptInfo } from './shared.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Completion } from '../../cli/completion/tree.js';
+import type { Completion } from './tree.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

@@ -1,4 +1,4 @@
-import { flattenTree, type Completion, type CompletionCommand } from '../../cli/completion/tree.js';
+import { flattenTree, type Completion, type CompletionCommand } from './tree.js';
 import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInfo } from './shared.js';
 
 /**
