@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { ConnectionGuard } from '../http/admission.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
-import { renderInspectorPage } from '../output/html/inspector-page.js';
+import { renderInspectorPage } from './page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
 import { formatBytes } from '../output/html/bodies.js';
 import type { CommandTargets } from './commands.js';

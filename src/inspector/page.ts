@@ -4,11 +4,11 @@
  * the conversations and the callbacks are filled in by the script from the JSON endpoints and the live stream;
  * a request, a conversation or a callback in detail comes as an HTML fragment rendered by inspector-views.ts.
  */
-import { EVENT_TYPES } from '../../spec/constants.js';
-import { html } from './escape.js';
-import { INSPECTOR_SCRIPT } from '../../inspector/browser/script.js';
-import { VISIBLE_PATTERN } from '../markup.js';
-import { pagePolicy, renderPage } from './page.js';
+import { EVENT_TYPES } from '../spec/constants.js';
+import { html } from '../output/html/escape.js';
+import { INSPECTOR_SCRIPT } from './browser/script.js';
+import { VISIBLE_PATTERN } from '../output/markup.js';
+import { pagePolicy, renderPage } from '../output/html/page.js';
 
 export interface InspectorPageInfo {
   kind: 'platform' | 'provider';
