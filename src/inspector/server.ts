@@ -12,7 +12,7 @@ import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { ConnectionGuard } from '../http/admission.js';
 import { errnoCode, errorMessage, usageError } from '../errors.js';
 import { renderInspectorPage } from './page.js';
-import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
+import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
 import type { CommandTargets } from './commands.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';

@@ -3,15 +3,15 @@
  * fragments that the page puts into its detail pane. Pure functions of the inspector's (already redacted) values;
  * every byte from the network goes through `html` (escaped), links are `#/…` routes of the page itself.
  */
-import type { HeaderPair } from '../../inspector/capture.js';
-import type { Conversation, ConversationEvent, ConversationJob } from '../../inspector/conversation.js';
-import type { BodyDetail, CallbackDetail, RequestDetail } from '../../inspector/detail.js';
-import type { Explanation, SectionedIssue } from '../../inspector/explain.js';
-import type { Diagnosis } from '../../signing/diagnose.js';
-import type { RequestSummary } from '../../inspector/capture.js';
-import { formatBytes, renderBody } from './bodies.js';
-import { html, type SafeHtml } from './escape.js';
-import { documentLabel } from '../../spec/interfaces.js';
+import type { HeaderPair } from './capture.js';
+import type { Conversation, ConversationEvent, ConversationJob } from './conversation.js';
+import type { BodyDetail, CallbackDetail, RequestDetail } from './detail.js';
+import type { Explanation, SectionedIssue } from './explain.js';
+import type { Diagnosis } from '../signing/diagnose.js';
+import type { RequestSummary } from './capture.js';
+import { formatBytes, renderBody } from '../output/html/bodies.js';
+import { html, type SafeHtml } from '../output/html/escape.js';
+import { documentLabel } from '../spec/interfaces.js';
 
 const route = {
   request: (id: number) => `#/requests/${id}`,
