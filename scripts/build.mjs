@@ -68,12 +68,13 @@ const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 /**
- * The start-up chunk, cai.js: main, the program and every command's registration (flags, help), with what they
+ * The start-up chunk, cai.js: main, the program and every command's registration (src/commands/<command>/command.ts:
+ * flags, help), with what they
  * import statically (commander, output, errors, config lookup). `cai --help` needs all of it; each command's own
  * work is imported lazily inside its action, into chunks of its own. So node built-ins that only some commands use
  * (crypto for signing, readline, child_process) stay out of every start-up: loading one costs more than a small file.
  */
-const STARTUP = /\/src\/(main|program)\.ts$|\/src\/commands\/[a-z-]+\.ts$/;
+const STARTUP = /\/src\/(main|program)\.ts$|\/src\/commands\/([a-z-]+\/command|conformance)\.ts$/;
 
 /**
  * commander requires node:child_process at load time, for executable subcommands, which cai does not use; loading
