@@ -122,7 +122,7 @@ export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedCon
 export { locateConfig, CONFIG_FILE_NAME, type ConfigLocation } from './config/locate.js';
 export { CaiConfigSchema, EnvironmentSchema, SecretRefSchema, type CaiConfig, type Environment as ConfigEnvironment } from './config/schema.js';
 export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
-export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './config/defaults-table.js';
+export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './commands/config-defaults-table.js';
 export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
 export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
 export {

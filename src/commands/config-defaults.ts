@@ -10,7 +10,7 @@ import type { CommandView } from '../config/defaults.js';
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
- * The mapping itself is the table in src/config/defaults-table.ts; the values it gives are src/config/defaults.ts.
+ * The mapping itself is the table in src/commands/config-defaults-table.ts; the values it gives are src/config/defaults.ts.
  * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
  * (START-UP RULE).
  */

@@ -7,7 +7,7 @@
 import { usageError } from '../errors.js';
 import type { SecretSource } from '../secrets/resolve.js';
 import { CONTACT_JOBS_PATH } from '../spec/constants.js';
-import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from './defaults-table.js';
+import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from '../commands/config-defaults-table.js';
 import type { ChosenEnvironment } from './load.js';
 import type { Environment } from './schema.js';
 import { asRefList, inspectSecretRef, looseModeWarning, resolveRefPath, type SecretRef } from './secret-refs.js';

@@ -1,4 +1,4 @@
-import { CONFIG_DEFAULT_RULES, type ConfigField } from './defaults-table.js';
+import { CONFIG_DEFAULT_RULES, type ConfigField } from '../commands/config-defaults-table.js';
 import type { ChosenEnvironment } from './load.js';
 import { describeConfigOrigin, describeEnvironmentOrigin } from './locate.js';
 import type { Environment } from './schema.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/config/defaults-table.js';
+import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/commands/config-defaults-table.js';
 import { installConfigDefaults } from '../../src/commands/config-defaults.js';
 import { addSecretOptions, type SecretPrefix } from '../../src/commands/secret-options.js';
 import { buildProgram } from '../../src/program.js';

@@ -82,7 +82,7 @@ async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandCo
     output.result(await output.table(['setting', 'value', 'from'], rows));
   }
   if (profile.chosen) {
-    const { CONFIG_DEFAULT_RULES } = await import('../../config/defaults-table.js');
+    const { CONFIG_DEFAULT_RULES } = await import('../config-defaults-table.js');
     output.result('');
     output.result('defaults it gives each command (flags override them):');
     const groupOf = (rule: (typeof CONFIG_DEFAULT_RULES)[number]) => `${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''}`;
