@@ -3,14 +3,14 @@ import type { Io } from '../io.js';
 import { Output } from '../output/output.js';
 import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
 import { globalOutputOptions, type RunState } from './runner.js';
-import type { CommandView } from '../config/defaults.js';
+import type { CommandView } from './config-defaults-values.js';
 
 /**
  * Deployment profiles as defaults: ONE mechanism for every command. A preAction hook finds the
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
- * The mapping itself is the table in src/commands/config-defaults-table.ts; the values it gives are src/config/defaults.ts.
+ * The mapping itself is the table in src/commands/config-defaults-table.ts; the values it gives are src/commands/config-defaults-values.ts.
  * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
  * (START-UP RULE).
  */
@@ -69,7 +69,7 @@ async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
     return;
   }
   const view = commandView(command, path);
-  const { profileDefaults, rulesFor } = await import('../config/defaults.js');
+  const { profileDefaults, rulesFor } = await import('./config-defaults-values.js');
   if (rulesFor(view).length === 0) return;
   // zod and the schema only now: a command none of whose options the profile sets never loads them.
   const { chooseEnvironment, loadConfig } = await import('../config/load.js');

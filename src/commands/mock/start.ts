@@ -45,7 +45,7 @@ export interface ProviderCommandOptions extends CommonOptions {
   source?: string;
   scenario?: string;
   speed: number;
-  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  /** A catalog file, or the branches themselves from the deployment profile (src/commands/config-defaults-values.ts). */
   catalog?: string | CatalogBranch[];
 }
 
@@ -59,7 +59,7 @@ export interface PlatformCommandOptions extends CommonOptions {
   failRate?: number;
   failFirst?: number;
   knownLead?: string[];
-  /** A catalog file, or the branches themselves from the deployment profile (src/config/defaults.ts). */
+  /** A catalog file, or the branches themselves from the deployment profile (src/commands/config-defaults-values.ts). */
   catalog?: string | CatalogBranch[];
 }
 

@@ -7,10 +7,10 @@
 import { usageError } from '../errors.js';
 import type { SecretSource } from '../secrets/resolve.js';
 import { CONTACT_JOBS_PATH } from '../spec/constants.js';
-import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from '../commands/config-defaults-table.js';
-import type { ChosenEnvironment } from './load.js';
-import type { Environment } from './schema.js';
-import { asRefList, inspectSecretRef, looseModeWarning, resolveRefPath, type SecretRef } from './secret-refs.js';
+import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from './config-defaults-table.js';
+import type { ChosenEnvironment } from '../config/load.js';
+import type { Environment } from '../config/schema.js';
+import { asRefList, inspectSecretRef, looseModeWarning, resolveRefPath, type SecretRef } from '../config/secret-refs.js';
 
 /** What the defaults need to know of the command being run. */
 export interface CommandView {
