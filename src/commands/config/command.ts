@@ -44,7 +44,7 @@ Examples:
 
 async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
   const { loadProfile } = await import('../../config/load.js');
-  const { describeEnvironment, describeLocation } = await import('../../config/describe.js');
+  const { describeEnvironment, describeLocation } = await import('./describe.js');
   const { chooseEnvironment } = await import('../../config/load.js');
   const { looseModeWarning } = await import('../../config/secret-refs.js');
   const profile = loadProfile(flags, io.env, io.cwd);

@@ -1,8 +1,8 @@
-import { CONFIG_DEFAULT_RULES, type ConfigField } from '../commands/config-defaults-table.js';
-import type { ChosenEnvironment } from './load.js';
-import { describeConfigOrigin, describeEnvironmentOrigin } from './locate.js';
-import type { Environment } from './schema.js';
-import { asRefList, inspectSecretRef, type SecretRef, type SecretRefStatus } from './secret-refs.js';
+import { CONFIG_DEFAULT_RULES, type ConfigField } from '../config-defaults-table.js';
+import type { ChosenEnvironment } from '../../config/load.js';
+import { describeConfigOrigin, describeEnvironmentOrigin } from '../../config/locate.js';
+import type { Environment } from '../../config/schema.js';
+import { asRefList, inspectSecretRef, type SecretRef, type SecretRefStatus } from '../../config/secret-refs.js';
 
 /** One resolved setting of an environment, safe to print (secrets masked, by reference only). */
 interface DescribedSetting {
