@@ -53,26 +53,68 @@ const exitCodeOfKind: Record<ErrorKind, ExitCode> = {
   internal: ExitCode.internal,
 };
 
+/** What a domain tells of an error beside its code, for the command to word the hint with (no flag names). */
+export type ErrorData = Readonly<Record<string, string | number | boolean | undefined>>;
+
 interface CaiErrorOptions {
   /** Stable machine-readable code, shown in `--json` output, e.g. `missing_secret`. */
   code: string;
-  /** The next step for the user, printed as `hint:`. */
-  hint: string;
+  /**
+   * The next step for the user, printed as `hint:`. A domain leaves it out where the step is a flag to pass: the
+   * command's words for the code give it (useHintWords), from `data`.
+   */
+  hint?: string;
+  data?: ErrorData;
   kind?: ErrorKind;
   cause?: unknown;
 }
 
+/**
+ * The hints of coded errors, by code, in the words of the interface in use: the CLI's flags (src/commands/hints.ts
+ * and each command's hints.ts). A word returns undefined to leave the code to the next table.
+ */
+export type HintWords = Readonly<Record<string, (data: ErrorData) => string | undefined>>;
+
+let hintWords: readonly HintWords[] = [];
+
+/** The tables that word the hints of coded errors from now on, the first that answers winning. */
+export function useHintWords(...tables: HintWords[]): void {
+  hintWords = tables;
+}
+
+/** What a coded hint says when no table words it (a library caller's): the message is all there is. */
+const UNWORDED_HINT = 'see the message above';
+
+/**
+ * The hint of a code in the words in use: for errors, and for the codes a domain returns in its results (a
+ * delivery's failure, a doctor's check). `fallback` when no table words it.
+ */
+export function hintOf(code: string, data: ErrorData = {}, fallback = UNWORDED_HINT): string {
+  for (const table of hintWords) {
+    const hint = table[code]?.(data);
+    if (hint !== undefined) return hint;
+  }
+  return fallback;
+}
+
 export class CaiError extends Error {
   readonly code: string;
-  readonly hint: string;
   readonly kind: ErrorKind;
+  readonly data: ErrorData;
+  readonly #hint: string | undefined;
 
   constructor(message: string, options: CaiErrorOptions) {
     super(message, { cause: options.cause });
     this.name = 'CaiError';
     this.code = options.code;
-    this.hint = options.hint;
+    this.#hint = options.hint;
+    this.data = options.data ?? {};
     this.kind = options.kind ?? 'usage';
+  }
+
+  /** The hint given, else the words in use for the code and data (read when printed, not when thrown). */
+  get hint(): string {
+    return this.#hint ?? hintOf(this.code, this.data);
   }
 
   get exitCode(): ExitCode {
@@ -86,6 +128,11 @@ export function usageError(code: string, message: string, hint: string, cause?: 
 
 export function deliveryError(code: string, message: string, hint: string, cause?: unknown): CaiError {
   return new CaiError(message, { code, hint, kind: 'delivery', cause });
+}
+
+/** A domain's error whose hint is a step in the interface's words (a flag to pass): a code and data, no hint. */
+export function codedError(kind: ErrorKind, code: string, message: string, data: ErrorData = {}, cause?: unknown): CaiError {
+  return new CaiError(message, { code, kind, data, cause });
 }
 
 /** Node's errno-style errors carry a `code` string; this narrows `unknown` without `any`. */

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { useHintWords, type HintWords } from '../errors.js';
 import type { Io } from '../io.js';
 import { Output, type OutputOptions } from '../output/output.js';
+import { SHARED_HINTS } from './hints.js';
 
 /** What every command action receives. */
 export interface CommandContext {
@@ -30,9 +32,11 @@ export function globalOutputOptions(command: Command): OutputOptions {
 
 /**
  * Runs a command handler with its context. Errors propagate to main.ts, the one place that
- * maps them to exit codes and prints them.
+ * maps them to exit codes and prints them. `hints` words the command's own coded errors (its folder's hints.ts),
+ * before the words every command shares.
  */
-export async function runHandler(state: RunState, command: Command, handler: CommandHandler): Promise<void> {
+export async function runHandler(state: RunState, command: Command, handler: CommandHandler, hints?: HintWords): Promise<void> {
+  useHintWords(...(hints ? [hints] : []), SHARED_HINTS);
   const output = await Output.create(state.io, globalOutputOptions(command));
   state.output = output;
   state.exitCode = await handler({ io: state.io, output });

@@ -78,7 +78,7 @@ function safeOrigin(url: string): string {
 export async function openTransport(flags: TransportFlags, { io, output }: CommandContext, target?: string): Promise<Transport> {
   const { resolveTransport } = await import('../http/transport.js');
   const transport = await resolveTransport(flags, io, target);
-  transport.warnings.forEach((line) => output.warn(line));
+  if (transport.client.insecure) output.warn('--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.');
   transport.info.forEach((line) => output.info(line));
   return transport;
 }

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
-import { CaiError, deliveryError, errnoCode, errorMessage } from '../errors.js';
+import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, formatDuration } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 
@@ -288,7 +288,7 @@ function timeoutError(url: string, timeoutMs: number, cause: unknown, phase: 'co
         : phase === 'whole'
           ? `no complete response from ${originOf(url)} within ${formatDuration(timeoutMs)}`
           : `no response from ${originOf(url)} within ${formatDuration(timeoutMs)}`;
-  return deliveryError('timeout', what, 'raise --timeout, or check that the receiver answers promptly', cause);
+  return codedError('delivery', 'timeout', what, {}, cause);
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
@@ -307,7 +307,7 @@ function describeNetworkError(url: string, timeoutMs: number, error: unknown): C
     return timeoutError(url, timeoutMs, error, phase);
   }
   if (code === 'EADDRNOTAVAIL' && /\bbind\b/.test(message)) {
-    return deliveryError('local_address', `cannot send from the local address: ${message}`, '--local-address must be an address of this machine', error);
+    return codedError('delivery', 'local_address', `cannot send from the local address: ${message}`, {}, error);
   }
   if (UNREACHABLE.has(code)) {
     // Name the peer when it is not the target (a proxy in between).
@@ -319,21 +319,21 @@ function describeNetworkError(url: string, timeoutMs: number, error: unknown): C
         : code === 'ECONNREFUSED'
           ? `the connection${to} was refused`
           : message;
-    return deliveryError('unreachable', `cannot reach ${origin}: ${why} (${code})`, to ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)' : 'check the --to URL and that the receiver is running', error);
+    return codedError('delivery', 'unreachable', `cannot reach ${origin}: ${why} (${code})`, { viaProxy: to !== '' }, error);
   }
   if (isTlsError(code, message)) {
-    return deliveryError('tls', `TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, tlsHint(code, message), error);
+    return tlsError(`TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, code, message, error);
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return deliveryError('headers_too_large', `the response headers from ${origin} are over the ${NETWORK_CAPS.responseHeaderBytes / 1024} KiB cap (src/bounds.ts)`, 'check that the URL is the CAI endpoint', error);
   }
   if (/proxy/i.test(message) || code.startsWith('UND_ERR_PRX')) {
-    return deliveryError('proxy', `the proxy failed: ${message}`, 'check --proxy / HTTPS_PROXY, or bypass it with NO_PROXY', error);
+    return codedError('delivery', 'proxy', `the proxy failed: ${message}`, {}, error);
   }
   if (CONNECTION.has(code) || code === '') {
     return deliveryError('connection', `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`, 'the receiver closed the connection without answering; check its logs', error);
   }
-  return deliveryError('connection', `the request to ${origin} failed: ${message} (${code})`, 'check the --to URL and the network', error);
+  return codedError('delivery', 'connection', `the request to ${origin} failed: ${message} (${code})`, {}, error);
 }
 
 function peerOf(error: unknown): string | undefined {
@@ -364,10 +364,10 @@ function isTlsError(code: string, message: string): boolean {
   );
 }
 
-function tlsHint(code: string, message: string): string {
-  if (/version|protocol/i.test(message) || code === 'EPROTO') return 'the receiver must offer TLS 1.2 or above (§5.8)';
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'the certificate is not for this host name; check the --to URL';
-  return 'pass --ca FILE with the certificate authority that signed it (or --insecure for a throw-away test)';
+/** A failed handshake: an old protocol (§5.8), or a certificate for another name or from an authority not trusted. */
+function tlsError(what: string, code: string, message: string, cause: unknown): CaiError {
+  if (/version|protocol/i.test(message) || code === 'EPROTO') return deliveryError('tls', what, 'the receiver must offer TLS 1.2 or above (§5.8)', cause);
+  return codedError('delivery', 'tls', what, { certificate: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'other-name' : 'untrusted' }, cause);
 }
 
 export function originOf(url: string): string {

@@ -5,12 +5,12 @@
  * Host header that names neither this address nor localhost is refused (a DNS-rebinding page cannot reach it).
  * Every answer is bounded: lists are paged (limits.maxPage), bodies kept are bounded, streams are counted.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
-import { ConnectionGuard } from '../http/admission.js';
-import { errnoCode, errorMessage, usageError } from '../errors.js';
+import { CaiError, codedError, errorMessage } from '../errors.js';
+import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
@@ -89,35 +89,20 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   const state = prepare(options);
   const routes = routesOf(state);
   const caps: InspectorServerCaps = { ...INSPECTOR_SERVER_CAPS, ...options.caps };
-  // Fair admission (src/http/admission.ts): a flood of silent or half-sent connections gives way to a page's.
-  const guard = new ConnectionGuard({ maxConnections: caps.maxConnections, maxRequestsInFlight: caps.maxRequestsInFlight });
-  const server = createServer(
-    {
-      headersTimeout: caps.headersTimeoutMs,
-      requestTimeout: caps.requestTimeoutMs,
-      // Node looks for connections past those time-outs this often (30 s by default): 10 s then meant 10–40 s.
-      connectionsCheckingInterval: Math.min(1_000, caps.headersTimeoutMs / 2),
+  // The one server start-up of src/http/server.ts: fair admission (a flood of silent or half-sent connections gives
+  // way to a page's) and the time-outs, within the inspector's own caps.
+  const server = await listen((request, response) => handle(state, routes, request, response), { host, port: options.port ?? 0, path: '/', limits: caps }).catch(
+    (error: unknown) => {
+      throw inspectorListenError(error);
     },
-    guard.wrap((request, response) => handle(state, routes, request, response)),
   );
-  guard.attach(server);
-  await listenOn(server, host, options.port ?? 0);
-  const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  state.url = `http://${shown}:${address.port}/`;
-  state.allowedHosts = hostCheck(address);
-  let closing: Promise<void> | undefined;
+  state.url = server.url;
+  state.allowedHosts = hostCheck(server.server.address() as AddressInfo);
   return {
-    url: state.url,
-    port: address.port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        state.hub.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    url: server.url,
+    port: server.port,
+    // The live streams end first: the connections they held are then idle, and close at once.
+    close: () => server.close(async () => state.hub.close()),
   };
 }
 
@@ -296,15 +281,15 @@ function hostCheck(address: AddressInfo): (value: string | undefined) => boolean
   };
 }
 
-async function listenOn(server: Server, host: string, port: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => {
-      const code = errnoCode(error);
-      if (code === 'EADDRINUSE') reject(usageError('ui_port_in_use', `the inspector's port ${port} on ${host} is already in use`, 'choose another --ui HOST:PORT, or --ui alone for any free port'));
-      else if (code === 'EACCES') reject(usageError('ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`, 'use a port above 1023, or --ui alone for any free port'));
-      else if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') reject(usageError('bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`, 'use --ui 127.0.0.1:PORT'));
-      else reject(usageError('ui_listen_failed', `the inspector cannot listen on ${host}:${port}: ${errorMessage(error)}`, 'check the --ui address'));
-    });
-    server.listen(port, host, () => resolve());
-  });
+/** A listen error of src/http/server.ts as the inspector's own: its codes, its words, a usage error (exit 2). */
+function inspectorListenError(error: unknown): unknown {
+  if (!(error instanceof CaiError)) return error;
+  const { host, port } = error.data;
+  const own: Record<string, [code: string, message: string]> = {
+    port_in_use: ['ui_port_in_use', `the inspector's port ${port} on ${host} is already in use`],
+    port_denied: ['ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`],
+    bad_host: ['bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`],
+  };
+  const [code, message] = own[error.code] ?? ['ui_listen_failed', `the inspector cannot listen on ${host}:${port}: ${error.data.reason ?? error.message}`];
+  return codedError('usage', code, message, error.data, error.cause);
 }

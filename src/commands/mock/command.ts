@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startPlatform, startProvider, type Started, type UiAddress } from './start.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../secret-options.js';
 import {
   collectOneOf,
@@ -71,7 +72,7 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
   const command = mock.command(text.name).description(text.description).requiredOption('--provider <code>', text.provider);
   command.addHelpText('after', `\nFaults for --break:\n  ${text.faults.join(', ')}\n\nExamples:${text.examples}`);
   command.action(async (options: Options, cmd: Command) => {
-    await runHandler(state, cmd, (context) => serve(context, (lines) => start(options, context, lines)));
+    await runHandler(state, cmd, (context) => serve(context, (lines) => start(options, context, lines)), MOCK_HINTS);
   });
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
