@@ -4,6 +4,8 @@
  * what to do about it on the command line. A command's own codes are in its folder's hints.ts.
  */
 import type { HintWords } from '../errors.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 export const SHARED_HINTS: HintWords = {
   // src/http/client.ts: a request that got no answer (§7: retried where the spec allows).
@@ -16,6 +18,23 @@ export const SHARED_HINTS: HintWords = {
       : 'pass --ca FILE with the certificate authority that signed it (or --insecure for a throw-away test)',
   proxy: () => 'check --proxy / HTTPS_PROXY, or bypass it with NO_PROXY',
   connection: () => 'check the --to URL and the network',
+  // src/http/not-an-endpoint.ts: where --to should point, for the interface the request was of (§4.1, §4.2).
+  not_an_endpoint: ({ interface: iface }) => {
+    if (iface === undefined) return 'check --to: the events URL (§4.2), or the provider endpoint (§4.1)';
+    const spec = interfaceSpec(iface as InterfaceId);
+    return spec.path === ''
+      ? `check --to: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
+      : `check --to: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`;
+  },
+  // src/http/deliver.ts: why a delivery stopped, and what would have it go on.
+  retries_exhausted: ({ giveUp }) =>
+    giveUp === 'disabled'
+      ? 'drop --no-retry to retry 5xx, 429 and connection failures (§7)'
+      : giveUp === 'max-attempts'
+        ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
+        : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
+  nothing_listens: () =>
+    'is the receiver running, and on the port of the URL? (cai mock platform|provider prints its URL when it starts); pass --retry-for DURATION to keep trying while it starts',
   // src/http/transport.ts
   bad_transport: () => 'check --proxy, --local-address and --ca',
   // src/http/server.ts: a receiver that cannot listen (the mocks, a conformance run's listener).

@@ -4,7 +4,7 @@
  * the body (and with it the `event_id`) never changes between attempts.
  */
 import type { Dispatcher } from 'undici';
-import { CaiError, errorMessage } from '../errors.js';
+import { CaiError, errorMessage, hintOf } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { sign } from '../signing/sign.js';
@@ -256,12 +256,7 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
   return {
     code: 'retries_exhausted',
     message: `delivery failed after ${attempts} ${last}; ${reason}`,
-    hint:
-      giveUp === 'disabled'
-        ? 'drop --no-retry to retry 5xx, 429 and connection failures (§7)'
-        : giveUp === 'max-attempts'
-          ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
-          : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
+    hint: hintOf('retries_exhausted', { giveUp }),
   };
 }
 
@@ -278,7 +273,7 @@ function nothingListens(url: string): DeliveryError {
   return {
     code: 'nothing_listens',
     message: `nothing listens at ${originOf(url)}: the connection was refused (ECONNREFUSED)`,
-    hint: 'is the receiver running, and on the port of the URL? (cai mock platform|provider prints its URL when it starts); pass --retry-for DURATION to keep trying while it starts',
+    hint: hintOf('nothing_listens'),
   };
 }
 

@@ -129,11 +129,11 @@ export function decideRetry(input: DecisionInput): RetryDecision {
   if (kind === 'rejected') return { retry: false, giveUp: 'not-retryable', reason: `status ${statusOf(outcome)} is not retried (§7)` };
   if (kind === 'redirect') return { retry: false, giveUp: 'not-retryable', reason: 'redirects are not followed' };
   if (kind === 'fatal') return { retry: false, giveUp: 'not-retryable', reason: 'another attempt cannot fix this' };
-  if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off (--no-retry)' };
+  if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off' };
   if (outcome.kind === 'error' && outcome.nothingListens && policy.stopWhenNothingListens) {
     return { retry: false, giveUp: 'nothing-listens', reason: 'nothing listens on this port of this machine' };
   }
-  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the --max-attempts limit` };
+  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the most allowed` };
 
   const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, nowMs) : undefined;
   const { delayMs, basis, reason } = waitBeforeRetry(retryAfter, backoffMs(attempts, policy, input.random));
@@ -142,7 +142,7 @@ export function decideRetry(input: DecisionInput): RetryDecision {
     return {
       retry: false,
       giveUp: 'retry-for',
-      reason: `the next wait (${basis === 'retry-after' ? 'Retry-After ' : ''}${formatDuration(delayMs)}) and attempt would go past --retry-for ${formatDuration(policy.retryForMs)}`,
+      reason: `the next wait (${basis === 'retry-after' ? 'Retry-After ' : ''}${formatDuration(delayMs)}) and attempt would go past the retry period of ${formatDuration(policy.retryForMs)}`,
     };
   }
   return { retry: true, delayMs, basis, reason };
