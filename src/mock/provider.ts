@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { usageError } from '../errors.js';
+import { codedError, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { headerValue, jsonReply, type Reply } from '../http/server.js';
 import type { CatalogBranch } from '../spec/catalog.js';
@@ -70,14 +70,14 @@ export interface RunningMockProvider extends RunningMock {
 }
 
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
-  if (options.providerCode === '') throw usageError('missing_provider', 'no provider code', 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)');
+  if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
-    throw usageError('missing_secret', 'no secret to verify the jobs with', 'pass --secret-env NAME or --secret-file PATH (the jobs direction)');
+    throw codedError('usage', 'missing_secret', 'no secret to verify the jobs with', { credential: 'jobs' });
   }
   if (options.callbackSecrets.length === 0 || options.callbackSecrets.some((s) => s.length === 0)) {
-    throw usageError('missing_secret', 'no secret to sign the events with', 'pass --callback-secret-env NAME or --callback-secret-file PATH (the events direction)');
+    throw codedError('usage', 'missing_secret', 'no secret to sign the events with', { credential: 'events' });
   }
-  if (options.speed !== undefined && !(options.speed > 0)) throw usageError('bad_speed', `--speed must be above 0, not ${options.speed}`, 'use e.g. --speed 60 to play a minute in a second');
+  if (options.speed !== undefined && !(options.speed > 0)) throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
   const bad = unknownFaults(options.faults ?? [], PROVIDER_FAULTS);
   if (bad.length > 0) throw usageError('unknown_fault', `unknown provider fault: ${bad.join(', ')}`, `choose from: ${Object.keys(PROVIDER_FAULTS).join(', ')}`);
   return new Set(options.faults as ProviderFault[] | undefined);
