@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { bodyCut, headerPairs, replyHeaders, summarise, type HeaderPair, type InspectedRequest, type RequestSummary } from './capture.js';
-import { copyCommands, type CommandTargets, type CopyCommands } from './commands.js';
+import { copyCommands, type CommandTargets, type CopyCommands } from '../commands/mock/copy-commands.js';
 import { explain, type Explanation, type InspectorSigning } from './explain.js';
 import type { Redactor } from './redact.js';
 import { summariseCallback, type CallbackSummary, type InspectedCallback, type RetryNote } from './store.js';

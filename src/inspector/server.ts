@@ -14,7 +14,7 @@ import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
-import type { CommandTargets } from './commands.js';
+import type { CommandTargets } from '../commands/mock/copy-commands.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
 import { html } from '../output/html/escape.js';

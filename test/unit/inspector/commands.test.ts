@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
-import { copyCommands, secretFlagOf, type CommandTargets } from '../../../src/inspector/commands.js';
+import { copyCommands, secretFlagOf, type CommandTargets } from '../../../src/commands/mock/copy-commands.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { BIN } from '../../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../../helpers/mock-client.js';

@@ -4,9 +4,9 @@
  * named by the flag that gives it (`--secret-env NAME`, `--secret-file PATH`), never written out.
  */
 import { isUtf8 } from 'node:buffer';
-import { curlCommand, shellQuote } from '../http/curl.js';
-import { HeaderNames, Headers } from '../spec/constants.js';
-import { bodyCut, headerOf, type InspectedRequest } from './capture.js';
+import { curlCommand, shellQuote } from '../../http/curl.js';
+import { HeaderNames, Headers } from '../../spec/constants.js';
+import { bodyCut, headerOf, type InspectedRequest } from '../../inspector/capture.js';
 
 export interface CommandTargets {
   /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
