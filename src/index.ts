@@ -108,14 +108,16 @@ export {
   InspectorStore,
   DEFAULT_INSPECTOR_LIMITS,
   startInspectorServer,
-  secretFlagOf,
   type InspectorLimits,
   type InspectorServerOptions,
   type RunningInspector,
   type InspectorCredential,
   type InspectorSigning,
-  type CommandTargets,
+  type CopyCommands,
+  type CopyCommandsOf,
 } from './inspector/index.js';
+// The inspector's copy buttons as the CLI words them: `cai replay` and `cai sign | curl` lines.
+export { copyCommandsFor, secretFlagOf, type CommandTargets } from './commands/mock/copy-commands.js';
 
 // Configuration, doctor, report
 export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedConfig, type ChosenEnvironment, type Profile } from './config/load.js';

@@ -14,11 +14,10 @@ import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
-import type { CommandTargets } from '../commands/mock/copy-commands.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
 import { html } from '../output/html/escape.js';
-import { callbackDetail, requestDetail } from './detail.js';
+import { callbackDetail, requestDetail, type CopyCommandsOf } from './detail.js';
 import type { InspectorSigning } from './explain.js';
 import { Redactor } from './redact.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
@@ -33,8 +32,10 @@ export interface InspectorServerOptions {
   signing: InspectorSigning;
   /** The mock's URL as it prints it (the events URL, or the provider endpoint). */
   mockUrl: string;
-  /** What the copy commands need besides the inspector's own URL. */
-  commands: Omit<CommandTargets, 'inspectorUrl'>;
+  /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
+  postUrl: string;
+  /** The commands that send a kept request again, for the page's copy buttons (none when left out). */
+  copyCommands?: CopyCommandsOf;
   /** Every secret the mock holds, both directions: never served (see Redactor). */
   secrets: readonly string[];
   /** e.g. `cai 0.2.0`. */
@@ -146,21 +147,21 @@ function notFound(state: InspectorState, what: string, view = false): Answer {
 function routesOf(state: InspectorState): Route[] {
   const { options, store, redactor } = state;
   const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
-  const targets = (): CommandTargets => ({ ...options.commands, inspectorUrl: state.url });
+  const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
   const { withRequest, withCallback, withConversation } = lookupsOf(state);
   return [
     [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders })],
     [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
-    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
+    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits })],
     [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor))],
-    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
+    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, commands(request), redactor)))],
     [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
     [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
     [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
     [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
     [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query)))],
     [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
-    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, targets(), redactor)).value), true)],
+    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value), true)],
     [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
     [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
   ];

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { curlCommand, shellQuote } from '../../http/curl.js';
 import { HeaderNames, Headers } from '../../spec/constants.js';
 import { bodyCut, headerOf, type InspectedRequest } from '../../inspector/capture.js';
+import type { CopyCommands, CopyCommandsOf } from '../../inspector/detail.js';
 
 export interface CommandTargets {
   /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
@@ -19,13 +20,6 @@ export interface CommandTargets {
   identity: 'provider' | 'source';
   /** Said with the commands (e.g. the mock's secret was given inline: export it first). */
   notes?: readonly string[];
-}
-
-export interface CopyCommands {
-  replay?: string;
-  curl?: string;
-  /** Why a command is missing, or what to do before running it. */
-  notes: string[];
 }
 
 /** Bodies up to this size go into the curl line itself; longer ones are fetched into a file first. */
@@ -41,6 +35,11 @@ export function secretFlagOf(label: string | undefined): string {
   if (flag) return `--secret-${flag[1]} ${shellQuote(flag[2] as string)}`;
   if (label !== undefined && /^[A-Z_][A-Z0-9_]*$/.test(label)) return `--secret-env ${label}`;
   return '--secret-env CAI_SECRET';
+}
+
+/** The inspector's copy commands for a mock: `targets` but the inspector's URL, which it gives when it asks. */
+export function copyCommandsFor(targets: Omit<CommandTargets, 'inspectorUrl'>): CopyCommandsOf {
+  return (request, inspectorUrl) => copyCommands(request, { ...targets, inspectorUrl });
 }
 
 export function copyCommands(request: InspectedRequest, targets: CommandTargets): CopyCommands {

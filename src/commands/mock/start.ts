@@ -106,15 +106,16 @@ export async function startPlatform(options: PlatformCommandOptions, { io, outpu
     onRequest: (entry) => lines.request(entry),
     observe: lines.observer(store?.observe),
   });
-  const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
+  const ui = await startInspector(options, store, mock, ({ copyCommandsFor, secretFlagOf }) => ({
     kind: 'platform',
     signing,
-    commands: {
+    postUrl: mock.url,
+    copyCommands: copyCommandsFor({
       postUrl: mock.url,
       identity: 'provider',
       secretFlags: { live: secretFlagOf(liveSecrets[0]?.label), ...(resolvedTestSecrets ? { test: secretFlagOf(resolvedTestSecrets[0]?.label) } : {}) },
       notes: inlineSecretNotes([...liveSecrets, ...(resolvedTestSecrets ?? [])]),
-    },
+    }),
     secrets: [...secrets, ...(testSecrets ?? [])],
   }));
   const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
@@ -165,10 +166,12 @@ export async function startProvider(options: ProviderCommandOptions, context: Co
       store?.noteRetry(retry);
     },
   });
-  const ui = await startInspector(options, store, mock, ({ secretFlagOf }) => ({
+  const postUrl = `${mock.url}/contact-jobs`;
+  const ui = await startInspector(options, store, mock, ({ copyCommandsFor, secretFlagOf }) => ({
     kind: 'provider',
     signing,
-    commands: { postUrl: `${mock.url}/contact-jobs`, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) },
+    postUrl,
+    copyCommands: copyCommandsFor({ postUrl, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) }),
     secrets: [...secrets, ...callbackSecrets],
   }));
   const notes = [
@@ -198,16 +201,16 @@ async function inspectorStore(options: CommonOptions): Promise<InspectorStore | 
   return new InspectorStore();
 }
 
-type InspectorModule = typeof import('../../inspector/index.js');
+type CopyCommandsModule = typeof import('./copy-commands.js');
 type InspectorParts = Omit<InspectorServerOptions, 'host' | 'port' | 'store' | 'mockUrl' | 'generator'>;
 
 /** Serves the inspector once the mock listens (its URL goes into the copy commands); the mock stops if it cannot. */
-async function startInspector(options: CommonOptions, store: InspectorStore | undefined, mock: RunningMock, parts: (inspector: InspectorModule) => InspectorParts): Promise<RunningInspector | undefined> {
+async function startInspector(options: CommonOptions, store: InspectorStore | undefined, mock: RunningMock, parts: (copy: CopyCommandsModule) => InspectorParts): Promise<RunningInspector | undefined> {
   if (store === undefined || options.ui === undefined) return undefined;
   const address = options.ui === true ? { host: '127.0.0.1', port: 0 } : options.ui;
-  const [inspector, { versionInfo }] = await Promise.all([import('../../inspector/index.js'), import('../../version.js')]);
+  const [inspector, copy, { versionInfo }] = await Promise.all([import('../../inspector/index.js'), import('./copy-commands.js'), import('../../version.js')]);
   try {
-    return await inspector.startInspectorServer({ ...parts(inspector), ...address, store, mockUrl: mock.url, generator: `cai ${versionInfo().version}` });
+    return await inspector.startInspectorServer({ ...parts(copy), ...address, store, mockUrl: mock.url, generator: `cai ${versionInfo().version}` });
   } catch (error) {
     await mock.close();
     throw error;
