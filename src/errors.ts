@@ -61,7 +61,7 @@ interface CaiErrorOptions {
   code: string;
   /**
    * The next step for the user, printed as `hint:`. A domain leaves it out where the step is a flag to pass: the
-   * command's words for the code give it (useHintWords), from `data`.
+   * command's words for the code give it (useWords), from `data`.
    */
   hint?: string;
   data?: ErrorData;
@@ -70,16 +70,25 @@ interface CaiErrorOptions {
 }
 
 /**
- * The hints of coded errors, by code, in the words of the interface in use: the CLI's flags (src/commands/hints.ts
- * and each command's hints.ts). A word returns undefined to leave the code to the next table.
+ * The words of the interface in use, by key: the hints of coded errors (by code), and the names of its options
+ * (`option:config`). The CLI's are its flags (src/commands/hints.ts and each command's hints.ts); a domain names no
+ * flag, it asks here. A word returns undefined to leave the key to the next table.
  */
-export type HintWords = Readonly<Record<string, (data: ErrorData) => string | undefined>>;
+export type Words = Readonly<Record<string, (data: ErrorData) => string | undefined>>;
 
-let hintWords: readonly HintWords[] = [];
+let words: readonly Words[] = [];
 
-/** The tables that word the hints of coded errors from now on, the first that answers winning. */
-export function useHintWords(...tables: HintWords[]): void {
-  hintWords = tables;
+/** The tables of words in use from now on, the first that answers winning. */
+export function useWords(...tables: Words[]): void {
+  words = tables;
+}
+
+function wordOf(key: string, data: ErrorData): string | undefined {
+  for (const table of words) {
+    const word = table[key]?.(data);
+    if (word !== undefined) return word;
+  }
+  return undefined;
 }
 
 /** What a coded hint says when no table words it (a library caller's): the message is all there is. */
@@ -90,11 +99,12 @@ const UNWORDED_HINT = 'see the message above';
  * delivery's failure, a doctor's check). `fallback` when no table words it.
  */
 export function hintOf(code: string, data: ErrorData = {}, fallback = UNWORDED_HINT): string {
-  for (const table of hintWords) {
-    const hint = table[code]?.(data);
-    if (hint !== undefined) return hint;
-  }
-  return fallback;
+  return wordOf(code, data) ?? fallback;
+}
+
+/** How the interface in use names one of its options (`--config` on the command line; `the config option` else). */
+export function optionName(option: string): string {
+  return wordOf(`option:${option}`, {}) ?? `the ${option} option`;
 }
 
 export class CaiError extends Error {

@@ -5,7 +5,7 @@ import { installTargetAlias } from './commands/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
 import { closestValue } from './commands/suggest.js';
-import { usageError, useHintWords } from './errors.js';
+import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/hints.js';
 
 type Register = (program: Command, state: RunState) => void;
@@ -113,7 +113,7 @@ export const VERSION_REQUESTED = 'commander.version';
  */
 export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
   // The domains' coded errors in the CLI's words, from the first hook on (a profile's errors come before any action).
-  useHintWords(SHARED_HINTS);
+  useWords(SHARED_HINTS);
   const program = new Command('cai')
     .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
     .option('-V, --version', 'print the version of cai and of the spec it implements')

@@ -3,11 +3,16 @@
  * option to raise. A domain names no flag (it is a library too); it throws a code and data, and these words say
  * what to do about it on the command line. A command's own codes are in its folder's hints.ts.
  */
-import type { HintWords } from '../errors.js';
+import type { Words } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 
-export const SHARED_HINTS: HintWords = {
+export const SHARED_HINTS: Words = {
+  // The options a domain's messages name (src/config: `environment test (from --env)`).
+  'option:config': () => '--config',
+  'option:env': () => '--env',
+  // src/config/locate.ts: an environment asked for, and no profile to take it from.
+  missing_config: ({ environment }) => (environment === undefined ? undefined : "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'"),
   // src/http/client.ts: a request that got no answer (§7: retried where the spec allows).
   timeout: () => 'raise --timeout, or check that the receiver answers promptly',
   local_address: () => '--local-address must be an address of this machine',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { useHintWords, type HintWords } from '../errors.js';
+import { useWords, type Words } from '../errors.js';
 import type { Io } from '../io.js';
 import { Output, type OutputOptions } from '../output/output.js';
 import { SHARED_HINTS } from './hints.js';
@@ -35,8 +35,8 @@ export function globalOutputOptions(command: Command): OutputOptions {
  * maps them to exit codes and prints them. `hints` words the command's own coded errors (its folder's hints.ts),
  * before the words every command shares.
  */
-export async function runHandler(state: RunState, command: Command, handler: CommandHandler, hints?: HintWords): Promise<void> {
-  useHintWords(...(hints ? [hints] : []), SHARED_HINTS);
+export async function runHandler(state: RunState, command: Command, handler: CommandHandler, hints?: Words): Promise<void> {
+  useWords(...(hints ? [hints] : []), SHARED_HINTS);
   const output = await Output.create(state.io, globalOutputOptions(command));
   state.output = output;
   state.exitCode = await handler({ io: state.io, output });

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { usageError } from '../errors.js';
+import { codedError, optionName, usageError } from '../errors.js';
 
 /**
  * Finding the deployment profile file. Kept free of zod: this runs on the start-up path of every command,
@@ -35,7 +35,7 @@ export interface EnvironmentRequest {
  * to the repository root (see `configSearch`); none at all just means "no profile".
  */
 export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): ConfigLocation | undefined {
-  const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: '--config' } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
+  const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: optionName('config') } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
   if (named) {
     if (named.value === '') throw usageError('missing_config', `${named.label} is empty`, 'name a cai.config.json file, or leave it out to use ./cai.config.json');
     const path = resolve(cwd, named.value);
@@ -81,16 +81,15 @@ export function requestedEnvironment(flag: string | undefined, env: NodeJS.Proce
   return undefined;
 }
 
-/** How `cai config show` says where the config file came from. */
-const CONFIG_ORIGINS: Readonly<Record<ConfigOrigin, string>> = {
-  flag: '--config',
+/** How `cai config show` says where the config file came from (the option's name: the words in use). */
+const CONFIG_ORIGINS: Readonly<Record<Exclude<ConfigOrigin, 'flag'>, string>> = {
   env: 'CAI_CONFIG',
   cwd: 'found in the working directory',
   parent: 'found above the working directory',
 };
 
 export function describeConfigOrigin(origin: ConfigOrigin): string {
-  return CONFIG_ORIGINS[origin];
+  return origin === 'flag' ? optionName('config') : CONFIG_ORIGINS[origin];
 }
 
 /** Where `cai.config.json` was looked for: `/repo/a/b or its parents up to /repo (the repository root)`. */
@@ -101,18 +100,17 @@ export function describeConfigSearch(cwd: string): string {
 }
 
 /** How `cai config show` says what chose the environment. */
-const ENVIRONMENT_ORIGINS: Readonly<Record<EnvironmentOrigin, string>> = {
-  flag: '--env',
+const ENVIRONMENT_ORIGINS: Readonly<Record<Exclude<EnvironmentOrigin, 'flag'>, string>> = {
   env: 'CAI_ENV',
   only: 'the only environment in the file',
   default_env: 'default_env in the file',
 };
 
 export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
-  return ENVIRONMENT_ORIGINS[origin];
+  return origin === 'flag' ? optionName('env') : ENVIRONMENT_ORIGINS[origin];
 }
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {
-  const from = request.origin === 'flag' ? '--env' : 'CAI_ENV';
-  return usageError('missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${describeConfigSearch(cwd)}`, "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'");
+  const from = describeEnvironmentOrigin(request.origin);
+  return codedError('usage', 'missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${describeConfigSearch(cwd)}`, { environment: request.name });
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getEventListeners } from 'node:events';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { CaiError, useHintWords } from '../../src/errors.js';
+import { CaiError, useWords } from '../../src/errors.js';
 import { SHARED_HINTS } from '../../src/commands/hints.js';
 import { createDispatcher, postOnce, proxyFromEnv } from '../../src/http/client.js';
 import { deliver, type DeliveryRequest } from '../../src/http/deliver.js';
@@ -42,7 +42,7 @@ function expectEveryRequestSignedFresh(server: ScriptedServer): void {
 }
 
 // The hints in the CLI's words, as the commands that deliver print them.
-beforeAll(() => useHintWords(SHARED_HINTS));
+beforeAll(() => useWords(SHARED_HINTS));
 
 describe('deliver against scripted receivers', () => {
   it('503, 503, then 202: three attempts, backoff waits, each freshly signed over the same bytes', async () => {

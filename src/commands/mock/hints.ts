@@ -1,7 +1,7 @@
 /** The hints of the mocks' coded errors (src/mock, the inspector beside them), in the words of their flags. */
-import type { HintWords } from '../../errors.js';
+import type { Words } from '../../errors.js';
 
-export const MOCK_HINTS: HintWords = {
+export const MOCK_HINTS: Words = {
   // src/mock/platform.ts, src/mock/provider.ts: what a mock cannot start without.
   missing_provider: ({ mock }) =>
     mock === 'platform' ? 'pass --provider CODE (the X-CAI-Provider value, §5.6)' : 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)',
