@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { DOCTOR_HINTS } from './hints.js';
 import { parseHttpUrl, parsePositiveDurationMs } from '../options.js';
 import { readPem } from '../../input.js';
 import { usageError } from '../../errors.js';
@@ -34,7 +35,7 @@ Examples:
   $ cai doctor --env test --json`,
     )
     .action(async (options: DoctorOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runDoctorCommand(options, cmd.optsWithGlobals() as { config?: string; env?: string }, context));
+      await runHandler(state, cmd, (context) => runDoctorCommand(options, cmd.optsWithGlobals() as { config?: string; env?: string }, context), DOCTOR_HINTS);
     });
 }
 
