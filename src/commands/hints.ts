@@ -11,6 +11,15 @@ export const SHARED_HINTS: Words = {
   // The options a domain's messages name (src/config: `environment test (from --env)`).
   'option:config': () => '--config',
   'option:env': () => '--env',
+  'option:source': () => '--source',
+  'option:provider': () => '--provider',
+  'option:set': () => '--set',
+  'option:unset': () => '--unset',
+  // src/spec/sample.ts: a --set that is no path=value, or that would set a field inside one that is no object.
+  bad_override: ({ syntax, object }) =>
+    syntax ? 'e.g. --set contact.name="Ana Sousa" or --set attempts=4' : object !== undefined ? `set ${object} itself, e.g. --set '${object}={"…":"…"}'` : undefined,
+  // src/spec/catalog.ts
+  unreadable_file: ({ catalog }) => (catalog === undefined ? undefined : 'check the --catalog path'),
   // src/config/locate.ts: an environment asked for, and no profile to take it from.
   missing_config: ({ environment }) => (environment === undefined ? undefined : "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'"),
   // src/http/client.ts: a request that got no answer (§7: retried where the spec allows).

@@ -2,6 +2,7 @@
  * The two interfaces of §1, side by side: one row each, so that code asks the table ("which header carries the
  * sender's identity?") instead of testing the interface's letter. Plain data, no zod: `cai sign` imports it.
  */
+import { optionName } from '../errors.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, type InterfaceId } from './constants.js';
 
 export interface InterfaceSpec {
@@ -28,10 +29,10 @@ export interface InterfaceSpec {
   /** The header that names the sender (§4.1 X-CAI-Source, §4.2 X-CAI-Provider and §5.6), lower-case and as the spec writes it. */
   identityHeader: typeof Headers.source | typeof Headers.provider;
   identityHeaderName: typeof HeaderNames.source | typeof HeaderNames.provider;
-  /** What the identity is, and the flag that gives it. */
+  /** What the identity is, and the option that gives it, in the words of the interface in use (`--provider`). */
   identityName: 'platform id' | 'provider code';
-  identityFlag: '--source' | '--provider';
-  /** The option the flag sets, the value's name in a hint, and the section that states the header. */
+  readonly identityFlag: string;
+  /** The option that gives it, the value's name in a hint, and the section that states the header. */
   identityOption: 'source' | 'provider';
   identityValue: 'ID' | 'CODE';
   identitySection: '§4.1' | '§5.6';
@@ -71,7 +72,9 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.source,
     identityHeaderName: HeaderNames.source,
     identityName: 'platform id',
-    identityFlag: '--source',
+    get identityFlag() {
+      return optionName('source');
+    },
     identityOption: 'source',
     identityValue: 'ID',
     identitySection: '§4.1',
@@ -100,7 +103,9 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.provider,
     identityHeaderName: HeaderNames.provider,
     identityName: 'provider code',
-    identityFlag: '--provider',
+    get identityFlag() {
+      return optionName('provider');
+    },
     identityOption: 'provider',
     identityValue: 'CODE',
     identitySection: '§5.6',
@@ -125,7 +130,7 @@ export function endpointUrl(id: InterfaceId, address: string): string {
   return path === '' ? address : address.replace(/\/+$/, '') + path;
 }
 
-/** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`. */
+/** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`, the option as worded in use. */
 export function identityHint(id: InterfaceId): string {
   const spec = INTERFACE_SPECS[id];
   return `pass ${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { requireOptions } from '../options.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { SEND_HINTS } from './hints.js';
 import { signingSecret } from '../secret-options.js';
 import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../send-options.js';
 import { checkPlainHttp, openTransport } from '../transport-options.js';
@@ -45,7 +46,7 @@ Examples:
       refuseIdleFlags(options, cmd);
       options.retryForGiven = retryForGiven(cmd);
       return runSend('job', options, context);
-    });
+    }, SEND_HINTS);
   });
 }
 
@@ -76,7 +77,7 @@ Examples:
       refuseIdleFlags(options, cmd);
       options.retryForGiven = retryForGiven(cmd);
       return runSend('event', options, context);
-    });
+    }, SEND_HINTS);
   });
 }
 
@@ -92,8 +93,8 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
   if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
   refuseBatchOnlyFlags(options);
   const secret = signingSecret(options, context);
-  const { prepareBody, checkBody } = await import('../../send/body.js');
-  const prepared = await prepareBody(kind, options, io);
+  const [{ prepareBody, checkBody }, { bodySourceOf }] = await Promise.all([import('../../send/body.js'), import('./body-source.js')]);
+  const prepared = await prepareBody(kind, bodySourceOf(kind, options), io);
   const placeholder = prepared.generated?.placeholderCallbackUrl;
   if (placeholder !== undefined) {
     output.warn(`callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`);
