@@ -76,7 +76,7 @@ export function checkConfiguration(environment: ChosenEnvironment | undefined, i
       return [{ id: 'config', interface: id, verdict: 'fail', message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`, hint: `add them to environments.${environment.name} in ${environment.location.path}` }];
     }
     const results: CheckResult[] = [{ id: 'config', interface: id, verdict: 'pass', message: `environment ${environment.name} has everything ${what} needs` }];
-    if (id === 'B' && (s.authorised_origins?.length ?? 0) === 0) {
+    if (interfaceSpec(id).authorisedOrigins && (s.authorised_origins?.length ?? 0) === 0) {
       results.push({ id: 'config', interface: id, verdict: 'warn', message: 'no authorised_origins: the events endpoint cannot restrict who may call it (§5.7)', hint: "add the provider's egress IP addresses as authorised_origins" });
     }
     return results;

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { CaiError, errorMessage, hintOf } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import { interfaceOfHeaders } from '../spec/interfaces.js';
 import { sign } from '../signing/sign.js';
 import { originOf, postOnce, type HttpResponse } from './client.js';
 import { isLoopbackUrl } from './loopback.js';
@@ -262,10 +262,9 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
 
 /** The words of a URL that is not the endpoint, for the interface the request's identity header names (§4.1, §4.2). */
 function notAnEndpointFor(request: DeliveryRequest, wrong: string): { message: string; hint: string } {
-  const names = Object.keys(request.headers).map((name) => name.toLowerCase());
-  const iface = names.includes(Headers.source) ? 'A' : names.includes(Headers.provider) ? 'B' : undefined;
-  const sent = iface === undefined ? 'a signed request' : `a signed ${interfaceSpec(iface).documentName}`;
-  return notAnEndpoint(iface, request.url, wrong, sent);
+  const spec = interfaceOfHeaders(Object.keys(request.headers).map((name) => name.toLowerCase()));
+  const sent = spec === undefined ? 'a signed request' : `a signed ${spec.documentName}`;
+  return notAnEndpoint(spec?.id, request.url, wrong, sent);
 }
 
 /** A refused connection on this machine: the receiver is not running, or listens on another port. */

@@ -18,6 +18,7 @@ import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
+import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
 
@@ -77,6 +78,9 @@ const DUPLICATE_BODY = Buffer.from(JSON.stringify(DUPLICATE_ACK));
 const NO_LIMIT_BYTES = 64 * 1024 * 1024;
 // `size-in-characters` reads up to this many bytes (262 144 characters of 4 bytes), then counts characters.
 const CHARACTER_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
+/** The interface the platform receives (§1): events. */
+const RECEIVED = interfaceReceivedBy('platform');
+
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
   'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
@@ -122,7 +126,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   const indexes: SpaceIndexes = { live: new DedupeIndex(bounds.dedupeCapacity), test: new DedupeIndex(bounds.dedupeCapacity) };
   let reloaded = 0;
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== 'B' || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
+    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
     indexes[head.space].remember(head.event_id, true);
     reloaded += 1;
   });

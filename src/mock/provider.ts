@@ -19,6 +19,7 @@ import { preloadValidator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
 import type { Scenario } from './conversation.js';
+import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
 export type { JobAck, ObservedEvent, SentEventEntry } from './simulator.js';
@@ -69,6 +70,9 @@ export interface RunningMockProvider extends RunningMock {
   readonly skippedLineNumbers: readonly number[];
 }
 
+/** The interface the provider receives (§1): contact jobs. */
+const RECEIVED = interfaceReceivedBy('provider');
+
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
   if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
@@ -97,7 +101,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   // event_id → the acknowledgment of its first delivery (a repeat gets the same ack, §2.2).
   const index = new DedupeIndex<JobAck>(bounds.dedupeCapacity);
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== 'A' || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
+    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
     index.remember(head.event_id, { provider_job_id: head.provider_job_id, assigned_number_e164: head.assigned_number_e164 });
   });
   const simulator = new ConversationSimulator({

@@ -33,6 +33,7 @@ import { ExitCode, deliveryError, usageError } from '../../errors.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 
 export function registerLoad(program: Command, state: RunState): void {
   const load = program
@@ -112,12 +113,16 @@ Examples:
 async function runLoadCommand(options: LoadFlags, context: CommandContext): Promise<number> {
   const { io, output } = context;
   refuseOtherInterface(options);
+  const spec = interfaceSpec(options.interface);
   if (options.mock && options.to !== undefined) throw usageError('conflicting_options', '--mock and --to both name the target', 'drop --to to load the built-in reference receiver, or --mock to load yours');
-  if (!options.mock && options.to === undefined) throw usageError('missing_option', '--to is required', `pass the ${options.interface === 'B' ? 'events URL, e.g. --to https://platform.example/cai/events' : "provider's base URL, e.g. --to https://provider.example/cai"}, or --mock to load the reference receiver`);
+  if (!options.mock && options.to === undefined) {
+    const what = spec.path === '' ? spec.targetName : `the ${spec.receiver}'s base URL`;
+    throw usageError('missing_option', '--to is required', `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`);
+  }
   const identity = identityOf(options, !options.mock);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
-  if (options.interface === 'A' && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
+  if (spec.callbacks && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
     output.note("the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL");
   }
   const secret = options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET ? undefined : signingSecret(options, context);
@@ -150,7 +155,7 @@ async function runLoadCommand(options: LoadFlags, context: CommandContext): Prom
       thresholds,
       ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
       ...(options.callbackUrl !== undefined && !options.callbacks ? { callbackUrl: options.callbackUrl } : {}),
-      ...(options.callbacks && options.interface === 'A'
+      ...(options.callbacks && spec.callbacks
         ? {
             callbacks: {
               ...(options.callbackListen ?? { host: '127.0.0.1', port: 0 }),

@@ -8,6 +8,7 @@ import { describeMix } from '../../load/scenario.js';
 import type { Threshold } from '../../load/thresholds.js';
 import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from './options.js';
 import type { CommandContext } from '../runner.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;
@@ -76,9 +77,10 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
 
 /** A value Artillery would template (src/load/artillery-values.ts), as the flag that gave it. */
 function templateError(error: InstanceType<typeof import('../../load/artillery.js').ExportValueError>, options: LoadFlags) {
-  const flag = { target: '--to', callbackUrl: '--callback-url', identity: options.interface === 'B' ? '--provider' : '--source' }[error.role];
+  const spec = interfaceSpec(options.interface);
+  const flag = { target: '--to', callbackUrl: '--callback-url', identity: spec.identityFlag }[error.role];
   if (error.code === 'template_in_host') return usageError('bad_option', `${flag} holds '{{' in its host, which Artillery would read as a template (its value would be sent instead)`, 'pass the host name alone');
-  return usageError('bad_option', `${flag} holds '{{', which Artillery would read as a template (its value would be sent instead)`, `pass the ${options.interface === 'B' ? 'provider code' : 'platform id'} as the receiver knows it, without '{{'`);
+  return usageError('bad_option', `${flag} holds '{{', which Artillery would read as a template (its value would be sent instead)`, `pass the ${spec.identityName} as the receiver knows it, without '{{'`);
 }
 
 function exportHint(flag: string): string {
@@ -94,7 +96,8 @@ function exportHint(flag: string): string {
 function describeCommand(options: LoadFlags, target: string, secretEnv: string, thresholds: readonly Threshold[]): string {
   const quote = (word: string) => (/^[\w./:=@%,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
   const words = ['cai', 'load', '--interface', options.interface, '--to', target];
-  words.push(options.interface === 'B' ? '--provider' : '--source', (options.interface === 'B' ? options.provider : options.source) ?? '');
+  const spec = interfaceSpec(options.interface);
+  words.push(spec.identityFlag, options[spec.identityOption] ?? '');
   words.push('--secret-env', secretEnv);
   for (const ramp of options.ramp ?? []) words.push('--ramp', `${ramp.fromPerSecond}..${ramp.toPerSecond}/s:${ramp.durationMs / 1000}s`);
   if (options.duration > 0) words.push('--rate', `${options.rate ?? options.ramp?.at(-1)?.toPerSecond ?? DEFAULT_RATE_PER_SECOND}/s`, '--duration', `${options.duration / 1000}s`);

@@ -14,6 +14,8 @@ import { verdictDetail } from './needs.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
 import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from '../../output/html/svg.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import type { InterfaceId } from '../../spec/constants.js';
 
 const CSS = `
 .charts{display:grid;grid-template-columns:1fr;gap:8px 28px}
@@ -61,10 +63,16 @@ ${tables(report)}
   return renderPage({ title: 'cai load report', body, css: CSS, generator: options.generator });
 }
 
+/** `B: events to the platform (§4.2)`. */
+function describeInterface(id: InterfaceId): string {
+  const spec = interfaceSpec(id);
+  return `${id}: ${spec.documentName}s to the ${spec.receiver} (${spec.section})`;
+}
+
 function header(report: LoadReport): SafeHtml {
   const rows: [string, string][] = [
     ['target', `${report.target}${report.mock ? ' (the reference receiver, in process)' : ''}`],
-    ['interface', report.interface === 'B' ? 'B: events to the platform (§4.2)' : 'A: contact jobs to the provider (§4.1)'],
+    ['interface', describeInterface(report.interface)],
     ['started', report.startedAt],
     ['phases', report.scenario.phases.join(', then ')],
     ...(report.scenario.mix ? [['mix', report.scenario.mix] as [string, string]] : []),

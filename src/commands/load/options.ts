@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../../errors.js';
-import { HeaderNames } from '../../spec/constants.js';
+import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 import { headerValueProblem } from '../../spec/header-value.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
@@ -115,23 +115,26 @@ export function collectThreshold(text: string, previous: Threshold[] | undefined
 
 /** Flags that belong to the other interface, given: a usage error rather than a silent no-op. */
 export function refuseOtherInterface(options: LoadFlags): void {
-  const foreign: [string, boolean][] =
-    options.interface === 'A'
-      ? [
-          ['--provider', options.provider !== undefined],
-          ['--mix', options.mix !== undefined],
-        ]
-      : [
-          ['--source', options.source !== undefined],
+  const spec = interfaceSpec(options.interface);
+  const other = otherInterface(options.interface);
+  const foreign: [string, boolean][] = [
+    [other.identityFlag, options[other.identityOption] !== undefined],
+    // The mix is of event types (§2.4); a job has none.
+    ...(spec.document === 'event' ? [] : ([['--mix', options.mix !== undefined]] as [string, boolean][])),
+    // A job's callback_url and branch_code, and its callbacks (§3).
+    ...(spec.callbacks
+      ? []
+      : ([
           ['--callbacks', options.callbacks === true],
           ['--callback-listen', options.callbackListen !== undefined],
           ['--callback-url', options.callbackUrl !== undefined],
           ['--branch-code', options.branchCode !== undefined],
-        ];
+        ] as [string, boolean][])),
+  ];
   for (const [flag, given] of foreign) {
     if (given) {
-      const other = options.interface === 'A' ? 'B' : 'A';
-      throw usageError('conflicting_options', `${flag} is for interface ${other}, not ${options.interface}`, options.interface === 'A' ? 'jobs carry X-CAI-Source (--source); drop the option' : `pass --interface ${other} to load a provider's contact-jobs endpoint, or drop the option`);
+      const hint = spec.document === 'job' ? `jobs carry ${spec.identityHeaderName} (${spec.identityFlag}); drop the option` : `pass --interface ${other.id} to load a ${other.receiver}'s contact-jobs endpoint, or drop the option`;
+      throw usageError('conflicting_options', `${flag} is for interface ${other.id}, not ${options.interface}`, hint);
     }
   }
   if (options.callbackListen !== undefined && !options.callbacks) throw usageError('conflicting_options', '--callback-listen needs --callbacks', 'add --callbacks to time the first callbacks, or drop the option');
@@ -166,7 +169,7 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
   }
   const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../../load/thresholds.js'), import('./needs.js')]);
   for (const threshold of thresholds) {
-    const need = unmetNeed(threshold, { callbacks: options.callbacks === true && options.interface === 'A' });
+    const need = unmetNeed(threshold, { callbacks: options.callbacks === true && interfaceSpec(options.interface).callbacks });
     if (need !== undefined) throw usageError('bad_threshold', `threshold '${threshold.expression}': ${threshold.metric} ${NEED_TEXT[need]}`, 'add --interface A --callbacks, or drop the threshold');
   }
   return thresholds;
@@ -177,18 +180,25 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
  * HTTP carries as given (RFC 9110 §5.5: a CR or LF would add a header to every request).
  */
 export function identityOf(options: LoadFlags, required: boolean): string | undefined {
-  const flag = options.interface === 'B' ? '--provider' : '--source';
-  const identity = options.interface === 'B' ? options.provider : options.source;
+  const spec = interfaceSpec(options.interface);
+  const flag = spec.identityFlag;
+  const identity = options[spec.identityOption];
   if (identity === undefined || identity === '') {
     if (!required) return undefined;
-    throw usageError('missing_option', `${flag} is required`, options.interface === 'B' ? 'pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' : 'pass the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform');
+    throw usageError('missing_option', `${flag} is required`, IDENTITY_HINTS[spec.identityOption]);
   }
   const problem = headerValueProblem(identity);
   if (problem) {
-    throw usageError('bad_header_value', `${flag} is the ${options.interface === 'B' ? HeaderNames.provider : HeaderNames.source} header, and ${JSON.stringify(identity)} ${problem.message}`, `pass the ${flag === '--source' ? 'platform id' : 'provider code'} alone, printable ASCII on one line`);
+    throw usageError('bad_header_value', `${flag} is the ${spec.identityHeaderName} header, and ${JSON.stringify(identity)} ${problem.message}`, `pass the ${spec.identityName} alone, printable ASCII on one line`);
   }
   return identity;
 }
+
+/** How to pass the identity a load run sends, by the option that gives it. */
+const IDENTITY_HINTS = {
+  provider: 'pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
+  source: 'pass the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
+} as const;
 
 /** With --slo spec and no --repeat: enough repeats for "no lost event" to be judged on evidence. */
 const SLO_REPEAT_SHARE = 0.05;

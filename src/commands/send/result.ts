@@ -37,7 +37,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
   const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
   const c = output.color;
   if (result.verdict === 'accepted') {
-    const what = result.interface === 'A' ? 'job accepted' : 'accepted: a new event';
+    const what = interfaceSpec(result.interface).document === 'job' ? 'job accepted' : 'accepted: a new event';
     output.resultWrapped(`${c.green('✔')} ${what} (${status})`, '  ');
   } else if (result.verdict === 'duplicate') {
     output.resultWrapped(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`, '  ');
@@ -45,7 +45,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
     output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${interfaceSpec(result.interface).acknowledgmentSections.join('/')}`, '  ');
     for (const problem of result.ack.problems) output.resultWrapped(`    - ${safeText(problem)}`, '      ');
   } else {
-    output.resultWrapped(`${c.red('✘')} rejected: ${status}${result.interface === 'A' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`, '  ');
+    output.resultWrapped(`${c.red('✘')} rejected: ${status}${interfaceSpec(result.interface).refusals === 'any-4xx' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`, '  ');
   }
   for (const note of result.ack?.notes ?? []) output.resultWrapped(`  ${c.dim('note:')} ${note}`, '    ');
   printExchange(result, response, output);
@@ -116,7 +116,7 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
     url: result.url,
     eventId: result.eventId ?? null,
     // null: not known (the part of the body that would say was not read).
-    ...(result.interface === 'B' && result.ack ? { duplicate: result.ack.duplicate === undefined && result.ack.notes ? null : result.ack.duplicate === true } : {}),
+    ...(interfaceSpec(result.interface).repeatAnswer === 'duplicate-ack' && result.ack ? { duplicate: result.ack.duplicate === undefined && result.ack.notes ? null : result.ack.duplicate === true } : {}),
     ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
     ...(result.ack?.assignedNumberE164 !== undefined ? { assignedNumberE164: result.ack.assignedNumberE164 } : {}),
     problems: result.ack?.problems ?? [],

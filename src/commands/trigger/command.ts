@@ -13,6 +13,7 @@ import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type Tr
 import { checkPlainHttp, openTransport } from '../transport-options.js';
 import { usageError } from '../../errors.js';
 import type { Flow } from '../../send/flows.js';
+import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 
 interface TriggerOptions extends TransportOptions {
   list?: boolean;
@@ -83,7 +84,7 @@ Examples:
         throw usageError('unknown_flow', `no flow named ${name}${suggestion(suggestValue(name, names))}`, "run 'cai trigger --list' for the flows");
       }
       refuseFlagsOfOtherInterface(flow, cmd);
-      return flow.interface === 'B' ? triggerEvents(flow, options, context) : triggerJobFlow(options, context);
+      return interfaceSpec(flow.interface).document === 'event' ? triggerEvents(flow, options, context) : triggerJobFlow(options, context);
     });
   });
 }
@@ -94,10 +95,12 @@ function suggestion(text: string | undefined): string {
 
 function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
   const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
-  const others = flow.interface === 'B' ? JOB_ONLY : EVENTS_ONLY;
-  const given = others.find((key) => command.getOptionValueSource(key) === 'cli');
+  const events = interfaceSpec(flow.interface).document === 'event';
+  const given = (events ? JOB_ONLY : EVENTS_ONLY).find((key) => command.getOptionValueSource(key) === 'cli');
   if (given === undefined) return;
-  throw usageError('conflicting_options', `${flagOf(given)} does not apply to ${flow.name}`, flow.interface === 'B' ? `it is an option of 'cai trigger job' (Interface A)` : `it is an option of the event flows (Interface B), 'cai trigger --list'`);
+  const other = otherInterface(flow.interface);
+  const where = events ? `'cai trigger job' (Interface ${other.id})` : `the event flows (Interface ${other.id}), 'cai trigger --list'`;
+  throw usageError('conflicting_options', `${flagOf(given)} does not apply to ${flow.name}`, `it is an option of ${where}`);
 }
 
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */

@@ -18,6 +18,7 @@ import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
 import { safeText } from '../../output/safe-text.js';
 import { describeAttempt } from '../send/result.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {
@@ -25,7 +26,7 @@ export async function renderFlowList(flows: readonly Flow[], output: Output): Pr
     output.printJson({ flows: flows.map((flow) => ({ name: flow.name, interface: flow.interface, description: flow.description, events: flow.steps.map((step) => step.event) })) });
     return ExitCode.ok;
   }
-  const rows = flows.map((flow) => [flow.name, flow.interface, flow.interface === 'B' ? String(flow.steps.length) : '-', flow.description]);
+  const rows = flows.map((flow) => [flow.name, flow.interface, interfaceSpec(flow.interface).document === 'event' ? String(flow.steps.length) : '-', flow.description]);
   output.result(await output.table(['flow', 'interface', 'events', 'what it sends'], rows, [{ fit: 'fixed' }, { fit: 'fixed' }, { fit: 'fixed' }, { fit: 'wrap', min: 20 }]));
   return ExitCode.ok;
 }
