@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../duration.js';
 import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
 import { closestValue, suggestValue } from './suggest.js';
@@ -24,17 +25,11 @@ export function parseUnixSeconds(value: string): number {
   return Number(value);
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Parses `500ms`, `30s`, `2m`, `24h`, `1h30m`; a bare number is seconds. Returns milliseconds. */
+/** Parses `500ms`, `30s`, `2m`, `24h`, `1h30m`; a bare number is seconds (src/duration.ts). Returns milliseconds. */
 export function parseDurationMs(value: string): number {
-  const text = value.trim();
-  if (/^[0-9]+(\.[0-9]+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const parts = [...text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
-    throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 2m or 24h.');
-  }
-  return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * (DURATION_UNITS[p[2] as string] ?? 0), 0));
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 2m or 24h.');
+  return ms;
 }
 
 /** A duration that must be more than zero (a time-out of 0 would fail every attempt). */

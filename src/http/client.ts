@@ -6,8 +6,9 @@ import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, formatDuration } from './retry.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
+import { formatDuration } from '../duration.js';
 
 export type { Dispatcher } from 'undici';
 

@@ -11,7 +11,7 @@ import { sign } from '../signing/sign.js';
 import { originOf, postOnce, type HttpResponse } from './client.js';
 import { isLoopbackUrl } from './loopback.js';
 import { notAnEndpoint, notTheEndpoint } from './not-an-endpoint.js';
-import { decideRetry, formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import { decideRetry, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -301,4 +301,4 @@ function asDeliveryError(error: unknown): DeliveryError {
   return { code: 'connection', message: errorMessage(error) };
 }
 
-export { formatDuration, isLoopbackUrl };
+export { isLoopbackUrl };

@@ -10,6 +10,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseRetryAfter } from '../spec/retry-after.js';
 import { classifyStatus, type StatusClass } from '../spec/statuses.js';
+import { formatDuration } from '../duration.js';
 
 export interface RetryPolicy {
   /** `--no-retry` sets this false: one attempt, whatever the outcome. */
@@ -321,18 +322,3 @@ export function planSchedule(partial: Partial<RetryPolicy> = {}, limit = 1000): 
   return { policy, attempts, truncated: false };
 }
 
-/** `850 ms`, `2 s`, `1.5 s`, `4 min`, `2 h 30 min`. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return 'unlimited';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) {
-    const s = ms / 1000;
-    return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-  }
-  const totalSeconds = Math.round(ms / 1000);
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds % 60;
-  const parts = [h ? `${h} h` : '', m ? `${m} min` : '', s ? `${s} s` : ''].filter(Boolean);
-  return parts.join(' ');
-}

@@ -9,6 +9,7 @@ import { LOAD_BOUNDS } from './bounds.js';
 import type { Histogram } from './histogram.js';
 import { SyntaxProblem } from './scenario.js';
 import { interfaceSpec } from '../spec/interfaces.js';
+import { formatDuration } from '../duration.js';
 
 type MetricKind = 'counter' | 'rate' | 'trend';
 
@@ -330,14 +331,7 @@ function trend(histogram: Histogram, aggregation: Aggregation, missing: string):
     default:
       return { missing: 'not a trend aggregation' };
   }
-  return { value, detail: `${label}=${formatMs(value)} (${histogram.total} samples)` };
-}
-
-/** `0.41 ms`, `12.3 ms`, `250 ms`, `1.61 s`, `300 s`. */
-export function formatMs(ms: number): string {
-  if (ms >= 1000) return `${fixed(ms / 1000, ms >= 10_000 ? 1 : 2)} s`;
-  if (ms >= 100) return `${Math.round(ms)} ms`;
-  return `${fixed(ms, ms >= 10 ? 1 : 2)} ms`;
+  return { value, detail: `${label}=${formatDuration(value)} (${histogram.total} samples)` };
 }
 
 function fixed(value: number, digits: number): string {

@@ -9,13 +9,14 @@
 import type { CommandContext } from '../runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
-import { formatMs } from '../../load/thresholds.js';
+
 import { verdictDetail } from './needs.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
 import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from '../../output/html/svg.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { InterfaceId } from '../../spec/constants.js';
+import { formatDuration } from '../../duration.js';
 
 const CSS = `
 .charts{display:grid;grid-template-columns:1fr;gap:8px 28px}
@@ -98,7 +99,7 @@ function cards(report: LoadReport): SafeHtml {
   const items: [string | number, string][] = [
     [requests.sent, 'requests sent'],
     [`${report.achievedRatePerSecond}/s`, `achieved of ${report.targetRatePerSecond}/s`],
-    [latencyMs.p99 === null ? '–' : formatMs(latencyMs.p99), 'p99 latency'],
+    [latencyMs.p99 === null ? '–' : formatDuration(latencyMs.p99), 'p99 latency'],
     [requests.failed, 'without an answer'],
     [requests.dropped, 'not sent on time'],
     [report.duplicates.confirmed, `of ${report.duplicates.repeatsSent} repeats confirmed`],
@@ -178,7 +179,7 @@ function lineChart(windows: readonly TimelineWindow[], width = 720, height = 220
       if (value === undefined) return flush();
       run.push(`${x(index).toFixed(1)},${y(value).toFixed(1)}`);
       parts.push(
-        html`<circle class="tone-${series.tone}" cx="${x(index).toFixed(1)}" cy="${y(value).toFixed(1)}" r="${windows.length > 120 ? 1 : 2.5}" data-window="${windowLabel(window)}" data-series="${series.name}" data-value="${value}"><title>${windowLabel(window)} · ${series.name}: ${formatMs(value)}</title></circle>`,
+        html`<circle class="tone-${series.tone}" cx="${x(index).toFixed(1)}" cy="${y(value).toFixed(1)}" r="${windows.length > 120 ? 1 : 2.5}" data-window="${windowLabel(window)}" data-series="${series.name}" data-value="${value}"><title>${windowLabel(window)} · ${series.name}: ${formatDuration(value)}</title></circle>`,
       );
     });
     flush();

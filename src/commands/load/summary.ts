@@ -12,11 +12,12 @@ import { errnoCode, errorMessage, usageError } from '../../errors.js';
 import type { LoadReport } from '../../load/report.js';
 import type { LoadProgress } from '../../load/run.js';
 import { describeRate, type PhaseSpec } from '../../load/schedule.js';
-import { formatMs } from '../../load/thresholds.js';
+
 import { verdictDetail } from './needs.js';
 import type { Output } from '../../output/output.js';
 import { ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
+import { formatDuration } from '../../duration.js';
 
 /** The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal only. */
 export class LiveLine {
@@ -41,7 +42,7 @@ export class LiveLine {
       `${seconds(Math.min(progress.elapsedMs, progress.plannedMs))}/${seconds(progress.plannedMs)}`,
       `${progress.sent} sent (${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s)`,
       `${progress.inFlight} in flight`,
-      ...(progress.p99Ms !== undefined ? [`p99 ${formatMs(progress.p99Ms)}`] : []),
+      ...(progress.p99Ms !== undefined ? [`p99 ${formatDuration(progress.p99Ms)}`] : []),
       ...statuses,
       ...(progress.failed > 0 ? [`${progress.failed} failed`] : []),
       ...(progress.dropped > 0 ? [`${progress.dropped} dropped`] : []),
@@ -110,7 +111,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     const first = c.firstContactMs;
     rows.push([
       'callbacks',
-      `${c.contacted} of ${c.tracked} jobs contacted, ${c.withinTarget} within ${formatMs(c.targetMs)}; ${c.missing} missing${c.untracked > 0 ? `; ${c.untracked} not timed` : ''}; ${c.received} events received${c.invalidSignature > 0 ? `, ${c.invalidSignature} badly signed` : ''}`,
+      `${c.contacted} of ${c.tracked} jobs contacted, ${c.withinTarget} within ${formatDuration(c.targetMs)}; ${c.missing} missing${c.untracked > 0 ? `; ${c.untracked} not timed` : ''}; ${c.received} events received${c.invalidSignature > 0 ? `, ${c.invalidSignature} badly signed` : ''}`,
     ]);
     if (first.count > 0) rows.push(['first contact', `p50 ${ms(first.p50)} · p90 ${ms(first.p90)} · p99 ${ms(first.p99)} · max ${ms(first.max)}`]);
   }
@@ -128,7 +129,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
   }
 }
 
-const ms = (value: number | null) => (value === null ? '–' : formatMs(value));
+const ms = (value: number | null) => (value === null ? '–' : formatDuration(value));
 
 
 /** An exported project: its files, and the thresholds it could not hold (src/load/artillery.ts). */

@@ -1,8 +1,9 @@
 /** The batch sender on the terminal: a line for each document that was not accepted, and the summary at the end. */
 import type { BatchRecord, BatchSummary } from '../../send/batch.js';
-import { formatDuration } from '../../http/retry.js';
+
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
+import { formatDuration } from '../../duration.js';
 
 /** One line for a document that was not accepted. */
 export function describeRecord(record: BatchRecord): string {

@@ -5,12 +5,13 @@
  */
 import { originOf } from '../../http/client.js';
 import type { AttemptRecord, DeliverOptions } from '../../http/deliver.js';
-import { formatDuration, RetryRuns, type RetryPolicy } from '../../http/retry.js';
+import { RetryRuns, type RetryPolicy } from '../../http/retry.js';
 import { interruptInTwoSteps } from '../../send/interrupt.js';
 import type { Output } from '../../output/output.js';
 import { ProgressLine, type Terminal } from '../../output/progress.js';
 import { waitNotice } from '../../output/wait-notice.js';
 import { describeAttempt } from './result.js';
+import { formatDuration } from '../../duration.js';
 
 interface WatchedDelivery {
   /** The deliver options that report progress and listen for Ctrl-C. */

@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { ExitCode } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
 import type { AttemptRecord } from '../../http/deliver.js';
-import { formatDuration } from '../../http/retry.js';
+
 import type { SendResult } from '../../http/send.js';
 import { formatCap, NETWORK_CAPS } from '../../bounds.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
@@ -15,6 +15,7 @@ import { statusRule } from '../../spec/statuses.js';
 import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
 import { safeText } from '../../output/safe-text.js';
+import { formatDuration } from '../../duration.js';
 
 export function renderSendResult(result: SendResult, output: Output): number {
   const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
@@ -150,6 +151,6 @@ export function describeAttempt(attempt: AttemptRecord): string {
 }
 
 function formatLatency(ms: number): string {
-  return ms < 10 ? `${ms.toFixed(1)} ms` : formatDuration(ms);
+  return formatDuration(ms);
 }
 

@@ -2,8 +2,9 @@
  * `--print-schedule`: the retry waits the policy plans for back-to-back 5xx or time-outs (§7, §8), as lines or as
  * one JSON document.
  */
-import { formatDuration, planSchedule, type PlannedAttempt, type RetryPolicy } from '../../http/retry.js';
+import { planSchedule, type PlannedAttempt, type RetryPolicy } from '../../http/retry.js';
 import type { Output } from '../../output/output.js';
+import { formatDuration } from '../../duration.js';
 
 /** On a narrow terminal, the rest of an attempt's line wraps under its wait. */
 const WRAPPED = ' '.repeat(15);

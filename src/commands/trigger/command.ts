@@ -106,7 +106,7 @@ function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
 async function triggerEvents(flow: Flow, options: TriggerOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy, formatDuration } = await import('../../http/retry.js');
+  const [{ resolvePolicy }, { formatDuration }] = await Promise.all([import('../../http/retry.js'), import('../../duration.js')]);
   const policy = resolvePolicy(retryFlags(options));
   if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   const [to, provider] = requireOptions([

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ExitCode } from '../../errors.js';
 import type { AttemptRecord } from '../../http/deliver.js';
-import { formatDuration } from '../../http/retry.js';
+
 import type { SendResult } from '../../http/send.js';
 import type { Flow, FlowEvent, FlowValues } from '../../send/flows.js';
 import type { FlowEventResult, FlowOutcome } from '../../send/trigger.js';
@@ -19,6 +19,7 @@ import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
 import { safeText } from '../../output/safe-text.js';
 import { describeAttempt } from '../send/result.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
+import { formatDuration } from '../../duration.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {
