@@ -165,10 +165,24 @@ export function requireOption(value: string | undefined, flag: string, how: stri
   return requireOptions([{ flag, value, how }])[0] as string;
 }
 
+/**
+ * The one reader of a listen address: `HOST:PORT`, `[IPv6]:PORT`, `HOST`, `:PORT` or `PORT`, as the parts given
+ * (a port as its digits, its range for the caller to judge); undefined for anything else.
+ */
+export function listenAddressParts(value: string): { host?: string; port?: string } | undefined {
+  const text = value.trim();
+  if (/^[0-9]+$/.test(text)) return { port: text };
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*))(?::([0-9]+))?$/.exec(text);
+  if (!match) return undefined;
+  const host = match[1] ?? match[2];
+  return { ...(host ? { host } : {}), ...(match[3] !== undefined ? { port: match[3] } : {}) };
+}
+
 /** `HOST:PORT` where a listener listens (`[::1]:8080` for IPv6; port 0: any free port). */
 export function parseHostPort(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
-  return { host: (match[1] ?? match[2]) as string, port };
+  const parts = listenAddressParts(value);
+  if (parts?.host === undefined || parts.port === undefined || Number(parts.port) > 65535) {
+    throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
+  }
+  return { host: parts.host, port: Number(parts.port) };
 }

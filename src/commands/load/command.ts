@@ -13,7 +13,6 @@ import {
   DEFAULT_MIX,
   DEFAULT_RATE_PER_SECOND,
   identityOf,
-  parseListenAddress,
   parseMixFlag,
   parseRate,
   parseRepeat,
@@ -25,7 +24,7 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import { parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
+import { parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
 import { addCaOptions, openTransport } from '../transport-options.js';
@@ -55,7 +54,7 @@ export function registerLoad(program: Command, state: RunState): void {
     .addOption(new Option('--slo <preset>', 'add the thresholds of §8: availability 99.5 %, no lost event, no 4xx for a valid document').choices(['spec']))
     .addOption(new Option('--slo-scale <factor>', "multiply §8's time targets (0.01: a first contact within 3 s instead of 5 min)").argParser(parseScale).default(1))
     .option('--callbacks', "A: listen for the provider's events and time each job to its first one (§8 first contact)")
-    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseListenAddress)
+    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseHostPort)
     .option('--callback-url <url>', "A: the callback listener's public address (with --callbacks), else every job's callback_url", parseHttpUrl)
     .option('--branch-code <code>', "A: the jobs' branch_code (a code from the deployment catalog)")
     .option('--html <file>', 'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page');

@@ -72,13 +72,6 @@ export function bounded(max: number, what: string): (value: string) => number {
   };
 }
 
-/** `HOST:PORT` (`[::1]:8080` for IPv6; port 0: any free port). */
-export function parseListenAddress(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):([0-9]{1,5})$/.exec(value.trim());
-  if (!match || Number(match[3]) > 65535) throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8789 (port 0: any free port).');
-  return { host: (match[1] ?? match[2]) as string, port: Number(match[3]) };
-}
-
 export function parseScale(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1000) throw new InvalidArgumentError('expected a factor above 0, such as 0.01 (a hundredth of the targets).');

@@ -6,6 +6,7 @@ import { addSecretOptions } from '../secret-options.js';
 import {
   collectOneOf,
   collectValues,
+  listenAddressParts,
   parseMilliseconds,
   parseNonNegativeInteger,
   parsePort,
@@ -93,13 +94,10 @@ function addMock<Options>(mock: Command, state: RunState, text: MockText, start:
 
 /** `--ui` values: `PORT`, `:PORT`, `HOST`, `HOST:PORT`, `[IPv6]:PORT`; the host defaults to 127.0.0.1, the port to any free one. */
 export function parseUiAddress(value: string): UiAddress {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))(?::([0-9]+))?$/.exec(value.trim());
-  const portOnly = /^[0-9]+$/.test(value.trim());
-  const host = portOnly ? '' : (match?.[1] ?? match?.[2] ?? '');
-  const port = portOnly ? value.trim() : match?.[3];
-  if (!match && !portOnly) throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
-  if (port !== undefined && Number(port) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
-  return { host: host === '' ? '127.0.0.1' : host, port: port === undefined ? 0 : Number(port) };
+  const parts = listenAddressParts(value);
+  if (parts === undefined) throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
+  if (parts.port !== undefined && Number(parts.port) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return { host: parts.host ?? '127.0.0.1', port: parts.port === undefined ? 0 : Number(parts.port) };
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
