@@ -98,20 +98,25 @@ export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => ke
 };
 
 /**
- * The inspector page's script is a file of its own (src/inspector/browser/inspector.js), read by script.ts beside
- * itself: in the bundle its text is inlined instead (nothing is read from disk at run time), and for the library
- * (dist/, by tsc, which copies no .js) it is copied beside the built module.
+ * The inspector page's script is in files of its own (src/inspector/browser/*.js), read by script.ts beside
+ * itself: in the bundle their text is inlined instead (nothing is read from disk at run time), and for the library
+ * (dist/, by tsc, which copies no .js) they are copied beside the built module.
  */
-const INSPECTOR_ASSET = "readFileSync(new URL('./inspector.js', import.meta.url), 'utf8')";
+const INSPECTOR_ASSETS = ['lists.js', 'inspector.js'];
 const inlineInspectorScript = {
   name: 'cai-inline-inspector-script',
   transform(code, id) {
     if (!id.endsWith('/src/inspector/browser/script.ts')) return null;
-    if (!code.includes(INSPECTOR_ASSET)) throw new Error(`${id} no longer reads its asset as ${INSPECTOR_ASSET}: update scripts/build.mjs`);
-    return code.replace(INSPECTOR_ASSET, JSON.stringify(readFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), 'utf8')));
+    let text = code;
+    for (const name of INSPECTOR_ASSETS) {
+      const read = `readFileSync(new URL('./${name}', import.meta.url), 'utf8')`;
+      if (!text.includes(read)) throw new Error(`${id} no longer reads its asset as ${read}: update scripts/build.mjs`);
+      text = text.replace(read, JSON.stringify(readFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), 'utf8')));
+    }
+    return text;
   },
 };
-copyFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), new URL('../dist/inspector/browser/inspector.js', import.meta.url));
+for (const name of INSPECTOR_ASSETS) copyFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), new URL(`../dist/inspector/browser/${name}`, import.meta.url));
 
 await build({
   input: { cai: 'src/main.ts' },
