@@ -26,7 +26,11 @@ ${table('_cai_values', valueRows)}
 
 ${table('_cai_positional', commands.map((c) => [key(c), completionMarker(c.positional)]))}
 
-_cai_has() {
+${BASH_FUNCTIONS}`;
+}
+
+/** The functions that walk the words typed and complete them from the data functions above: the same for every cai. */
+const BASH_FUNCTIONS = `_cai_has() {
   case " $1 " in *" $2 "*) return 0 ;; esac
   return 1
 }
@@ -127,4 +131,3 @@ _cai_npx() {
 complete -F _cai cai cai-toolkit
 complete -F _cai_npx -o default npx
 `;
-}

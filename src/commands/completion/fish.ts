@@ -30,7 +30,32 @@ ${table('__cai_required_value_flags', commands.map((c) => [key(c), flagsTaking(c
 
 ${table('__cai_optional_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'optional')]))}
 
-# The command the words before the cursor name, skipping options and the values they take.
+${FISH_PATH_FUNCTIONS}complete -c cai -f
+${lines.join('\n')}
+
+${FISH_WRAPPERS}`;
+}
+
+function optionLines(command: CompletionCommand, option: CompletionOption, is: string): string[] {
+  const names = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${word(flag.slice(2))}` : `-s ${word(flag.slice(1))}`)).join(' ');
+  const { completion } = option;
+  const values = completion.kind === 'words' ? ` -a '${words(completion.words)}'` : completion.kind === 'files' ? ' -F' : completion.kind === 'directories' ? " -a '(__fish_complete_directories)'" : '';
+  const description = ` -d ${fishQuoted(option.description)}`;
+  if (option.value === 'required') return [`complete -c cai ${is} ${names} -r${values}${description}`];
+  const plain = `complete -c cai ${is} ${names}${description}`;
+  if (option.value === 'none' || values === '') return [plain];
+  // fish offers -a values after an option only when it requires one: an optional value gets its own line.
+  const long = option.flags.find((flag) => flag.startsWith('--')) ?? option.flags[0];
+  return [plain, `complete -c cai -n "__cai_after ${caseLabel(command.path.join(' '))} ${long}"${values}`];
+}
+
+/** A fish single-quoted string: only `\\` and `'` are special inside. */
+function fishQuoted(text: string): string {
+  return `'${text.replace(/[\\']/g, (char) => `\\${char}`)}'`;
+}
+
+/** How the completion lines know the command the words before the cursor name: the same for every cai. */
+const FISH_PATH_FUNCTIONS = `# The command the words before the cursor name, skipping options and the values they take.
 function __cai_path
     set -l tokens (commandline -opc)
     set -l cmdpath ''
@@ -75,10 +100,10 @@ function __cai_after
     test "$tokens[-1]" = "$argv[2]"; and __cai_is "$argv[1]"
 end
 
-complete -c cai -f
-${lines.join('\n')}
+`;
 
-# The package installs the command under both names.
+/** The same completions for the other name of the command, and after `npx cai-toolkit`. */
+const FISH_WRAPPERS = `# The package installs the command under both names.
 complete -c cai-toolkit --wraps cai
 
 # \`npx cai-toolkit …\` (npx's own flags first, if any): the words after it complete as cai's; what else npx runs
@@ -107,22 +132,3 @@ end
 complete -c npx -n '__cai_npx_rest >/dev/null' -f -a '(__cai_npx_complete)'
 complete -c npx -n 'test (count (commandline -opc)) -eq 1' -a cai-toolkit -d 'Sign, verify, validate, send, mock and conformance-test the CAI push interface'
 `;
-}
-
-function optionLines(command: CompletionCommand, option: CompletionOption, is: string): string[] {
-  const names = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${word(flag.slice(2))}` : `-s ${word(flag.slice(1))}`)).join(' ');
-  const { completion } = option;
-  const values = completion.kind === 'words' ? ` -a '${words(completion.words)}'` : completion.kind === 'files' ? ' -F' : completion.kind === 'directories' ? " -a '(__fish_complete_directories)'" : '';
-  const description = ` -d ${fishQuoted(option.description)}`;
-  if (option.value === 'required') return [`complete -c cai ${is} ${names} -r${values}${description}`];
-  const plain = `complete -c cai ${is} ${names}${description}`;
-  if (option.value === 'none' || values === '') return [plain];
-  // fish offers -a values after an option only when it requires one: an optional value gets its own line.
-  const long = option.flags.find((flag) => flag.startsWith('--')) ?? option.flags[0];
-  return [plain, `complete -c cai -n "__cai_after ${caseLabel(command.path.join(' '))} ${long}"${values}`];
-}
-
-/** A fish single-quoted string: only `\\` and `'` are special inside. */
-function fishQuoted(text: string): string {
-  return `'${text.replace(/[\\']/g, (char) => `\\${char}`)}'`;
-}
