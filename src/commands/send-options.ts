@@ -4,12 +4,14 @@
  */
 import { Option, type Command } from 'commander';
 import { usageError } from '../errors.js';
+import type { Dispatcher } from '../http/client.js';
 import type { TransportFlags } from '../http/transport.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
 import { addSecretOptions } from './secret-options.js';
-import { addTlsOptions } from './transport-options.js';
+import type { CommandContext } from './runner.js';
+import { addTlsOptions, openTransport } from './transport-options.js';
 
 export interface TransportOptions {
   timeout: number;
@@ -141,4 +143,10 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
   addTransportOptions(command);
   addSecretOptions(command, 'secret', `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`);
   return command;
+}
+
+/** The pool of a sending command's connections to `to` (one, or `connections` for a batch), its transport shown. */
+export async function openSendPool(options: TransportOptions, context: CommandContext, to: string, connections = 1): Promise<Dispatcher> {
+  const { openDispatcher } = await import('../http/transport.js');
+  return openDispatcher(await openTransport(transportFlags(options, connections), context, to));
 }

@@ -81,15 +81,29 @@ export function requestedEnvironment(flag: string | undefined, env: NodeJS.Proce
   return undefined;
 }
 
-/** How `cai config show` says where the config file came from (the option's name: the words in use). */
-const CONFIG_ORIGINS: Readonly<Record<Exclude<ConfigOrigin, 'flag'>, string>> = {
-  env: 'CAI_CONFIG',
-  cwd: 'found in the working directory',
-  parent: 'found above the working directory',
+/**
+ * How `cai config show` and the messages say what chose the config file and the environment: an option by its
+ * name in the words in use (`--config`), the rest as below.
+ */
+const ORIGINS: Readonly<Record<string, string>> = {
+  'config env': 'CAI_CONFIG',
+  'config cwd': 'found in the working directory',
+  'config parent': 'found above the working directory',
+  'env env': 'CAI_ENV',
+  'env only': 'the only environment in the file',
+  'env default_env': 'default_env in the file',
 };
 
+function describeOrigin(option: 'config' | 'env', origin: string): string {
+  return origin === 'flag' ? optionName(option) : (ORIGINS[`${option} ${origin}`] as string);
+}
+
 export function describeConfigOrigin(origin: ConfigOrigin): string {
-  return origin === 'flag' ? optionName('config') : CONFIG_ORIGINS[origin];
+  return describeOrigin('config', origin);
+}
+
+export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
+  return describeOrigin('env', origin);
 }
 
 /** Where `cai.config.json` was looked for: `/repo/a/b or its parents up to /repo (the repository root)`. */
@@ -97,17 +111,6 @@ export function describeConfigSearch(cwd: string): string {
   const { top, repository } = configSearch(cwd);
   if (top === resolve(cwd)) return resolve(cwd);
   return repository ? `${resolve(cwd)} or its parents up to ${top} (the repository root)` : `${resolve(cwd)} or any parent directory`;
-}
-
-/** How `cai config show` says what chose the environment. */
-const ENVIRONMENT_ORIGINS: Readonly<Record<Exclude<EnvironmentOrigin, 'flag'>, string>> = {
-  env: 'CAI_ENV',
-  only: 'the only environment in the file',
-  default_env: 'default_env in the file',
-};
-
-export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
-  return origin === 'flag' ? optionName('env') : ENVIRONMENT_ORIGINS[origin];
 }
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {

@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import { parseHttpUrl, requireOptions } from '../options.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { addSecretOptions, signingSecret } from '../secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../send-options.js';
-import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, openSendPool, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
 import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
@@ -66,8 +66,7 @@ async function runReplay(options: ReplayOptions, context: CommandContext): Promi
     return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
   }
   checkPlainHttp(plan.url, options, output);
-  const { openDispatcher } = await import('../../http/transport.js');
-  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, plan.url));
+  const dispatcher = await openSendPool(options, context, plan.url);
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../send/delivery-progress.js'), import('../send/result.js')]);
     const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);

@@ -8,8 +8,8 @@ import { requireOptions } from '../options.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { SEND_HINTS } from './hints.js';
 import { signingSecret } from '../secret-options.js';
-import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, transportFlags, type SendOptions } from '../send-options.js';
-import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { addSendOptions, refuseIdleFlags, retryFlags, retryForGiven, openSendPool, type SendOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
 import { ExitCode, usageError } from '../../errors.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { readBodyInput } from '../../input.js';
@@ -112,8 +112,7 @@ async function runSend(kind: SendKind, options: SendOptions, context: CommandCon
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }
   checkPlainHttp(url, options, output);
-  const { openDispatcher } = await import('../../http/transport.js');
-  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, url));
+  const dispatcher = await openSendPool(options, context, url);
   try {
     const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./delivery-progress.js'), import('./result.js')]);
     const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
@@ -193,8 +192,7 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
   if (resumed && resumed.unreadable > 0) output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
   const results = options.output !== undefined ? files.openResultsFile(options.output, options.resume, io.cwd, (error) => output.warn(`cannot write ${options.output}: ${error.message}`)) : undefined;
 
-  const { openDispatcher } = await import('../../http/transport.js');
-  const dispatcher = openDispatcher(await openTransport(transportFlags(options, options.concurrency), context, options.to));
+  const dispatcher = await openSendPool(options, context, options.to, options.concurrency);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),

@@ -9,8 +9,8 @@ import { Option, type Command } from 'commander';
 import { parseDurationMs, parseHostPort, parseHttpUrl, requireOptions } from '../options.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
-import { addTransportOptions, retryFlags, retryForGiven, transportFlags, type TransportOptions } from '../send-options.js';
-import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { addTransportOptions, retryFlags, retryForGiven, openSendPool, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
 import { usageError } from '../../errors.js';
 import type { Flow } from '../../send/flows.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
@@ -124,8 +124,7 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
     return lines.renderFlowDryRun(flow, requests, options.format, output);
   }
   checkPlainHttp(to, options, output);
-  const { openDispatcher } = await import('../../http/transport.js');
-  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
+  const dispatcher = await openSendPool(options, context, to);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
@@ -175,8 +174,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
     throw usageError('missing_option', `the listener on ${host} has no address the provider can reach`, 'pass --public-url with the address that forwards to it');
   }
   checkPlainHttp(to, options, output);
-  const { openDispatcher } = await import('../../http/transport.js');
-  const dispatcher = openDispatcher(await openTransport(transportFlags(options, 1), context, to));
+  const dispatcher = await openSendPool(options, context, to);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
     onStop: () => output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
