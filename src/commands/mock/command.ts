@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startPlatform, startProvider, type Started, type UiAddress } from './start.js';
-import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import type { PlatformCommandOptions, ProviderCommandOptions, UiAddress } from './start.js';
+import { runHandler, type RunState } from '../runner.js';
 import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../secret-options.js';
 import {
@@ -18,8 +18,10 @@ import {
 import { parseCidrOption } from '../network-options.js';
 import { addCaOptions } from '../transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
-import type { MockLines } from './lines.js';
-import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/log.js';
+import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/fsync.js';
+
+/** The options of either mock, as its action takes them. */
+export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
 
 export function registerMock(program: Command, state: RunState): void {
   const mock = program
@@ -32,7 +34,7 @@ export function registerMock(program: Command, state: RunState): void {
 
 /** A mock subcommand's name, description and the help of its --provider. */
 interface MockText {
-  name: string;
+  name: 'platform' | 'provider';
   description: string;
   provider: string;
   /** The faults of --break. */
@@ -69,11 +71,11 @@ const PROVIDER: MockText = {
  * A mock's subcommand: --provider, the options both mocks share, the action that serves until Ctrl-C, and the end
  * of its help (its faults, its examples).
  */
-function addMock<Options>(mock: Command, state: RunState, text: MockText, start: (options: Options, context: CommandContext, lines: MockLines) => Promise<Started>): Command {
+function addMock(mock: Command, state: RunState, text: MockText): Command {
   const command = mock.command(text.name).description(text.description).requiredOption('--provider <code>', text.provider);
   command.addHelpText('after', `\nFaults for --break:\n  ${text.faults.join(', ')}\n\nExamples:${text.examples}`);
-  command.action(async (options: Options, cmd: Command) => {
-    await runHandler(state, cmd, (context) => serve(context, (lines) => start(options, context, lines)), MOCK_HINTS);
+  command.action(async (options: MockOptions, cmd: Command) => {
+    await runHandler(state, cmd, async (context) => (await import('./action.js')).runMock(text.name, options, context), MOCK_HINTS);
   });
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -101,7 +103,7 @@ export function parseUiAddress(value: string): UiAddress {
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
-  const command = addMock(mock, state, PLATFORM, startPlatform)
+  const command = addMock(mock, state, PLATFORM)
     .option('--path <path>', 'path of the events endpoint', parseUrlPath, '/events')
     .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
     .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
@@ -116,7 +118,7 @@ function registerPlatform(mock: Command, state: RunState): void {
 }
 
 function registerProvider(mock: Command, state: RunState): void {
-  const command = addMock(mock, state, PROVIDER, startProvider)
+  const command = addMock(mock, state, PROVIDER)
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
     .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
@@ -136,37 +138,4 @@ function parseSpeed(value: string): number {
 
 function collectCidr(value: string, previous: string[] | undefined): string[] {
   return collectValues(parseCidrOption(value), previous);
-}
-
-/**
- * Runs a mock until SIGINT/SIGTERM, then lets the requests in flight finish and flushes the log. The interrupt is
- * subscribed first thing, so a Ctrl-C during start-up is not missed.
- */
-async function serve(context: CommandContext, start: (lines: MockLines) => Promise<Started>): Promise<number> {
-  const { io, output } = context;
-  let off = () => {};
-  const interrupted = new Promise<NodeJS.Signals>((resolve) => {
-    off = io.onInterrupt((received) => {
-      off();
-      resolve(received);
-    });
-  });
-  try {
-    const [{ MockLines }, { waitNotice }] = await Promise.all([import('./lines.js'), import('../../output/wait-notice.js')]);
-    const lines = new MockLines(output);
-    // Reloading a long --log takes a while: a CI log is told what it waits for.
-    const starting = waitNotice(output, io.now);
-    starting.set({ what: 'the mock to start (reloading its --log, opening its port)' });
-    const { mock, notes, ui } = await start(lines).finally(() => starting.stop());
-    lines.announce(mock.url, notes, ui?.url);
-    const signal = await interrupted;
-    output.info(`${signal}: finishing requests in flight…`);
-    await mock.close();
-    await ui?.close();
-    lines.flush();
-    output.info('stopped');
-    return 0;
-  } finally {
-    off();
-  }
 }
