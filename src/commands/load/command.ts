@@ -6,33 +6,14 @@
  * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/commands/load/html-report.ts.
  */
 import { Option, type Command } from 'commander';
-import {
-  bounded,
-  collectRamp,
-  collectThreshold,
-  DEFAULT_MIX,
-  DEFAULT_RATE_PER_SECOND,
-  identityOf,
-  parseMixFlag,
-  parseRate,
-  parseRepeat,
-  parseScale,
-  phasesOf,
-  refuseOtherInterface,
-  syntax,
-  thresholdsOf,
-  type ExportFlags,
-  type LoadFlags,
-} from './options.js';
+import { bounded, collectRamp, collectThreshold, DEFAULT_RATE_PER_SECOND, parseMixFlag, parseRate, parseRepeat, parseScale, syntax, type ExportFlags, type LoadFlags } from './options.js';
 import { parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
-import { runHandler, type CommandContext, type RunState } from '../runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
-import { addCaOptions, openTransport } from '../transport-options.js';
-import { ExitCode, deliveryError, usageError } from '../../errors.js';
+import { runHandler, type RunState } from '../runner.js';
+import { addSecretOptions } from '../secret-options.js';
+import { addCaOptions } from '../transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
-import { interfaceSpec } from '../../spec/interfaces.js';
 
 export function registerLoad(program: Command, state: RunState): void {
   const load = program
@@ -81,7 +62,7 @@ Examples:
       --rate 2000/s --duration 10m --threshold 'http_req_duration: p(99)<250'`,
   );
   load.action(async (options: LoadFlags, cmd: Command) => {
-    await runHandler(state, cmd, (context) => runLoadCommand(options, context));
+    await runHandler(state, cmd, async (context) => (await import('./action.js')).runLoadCommand(options, context));
   });
 
   load
@@ -107,83 +88,4 @@ Examples:
     .action(async (flags: ExportFlags, cmd: Command) => {
       await runHandler(state, cmd, async (context) => (await import('./export.js')).runExport(flags, cmd.parent as Command, context));
     });
-}
-
-async function runLoadCommand(options: LoadFlags, context: CommandContext): Promise<number> {
-  const { io, output } = context;
-  refuseOtherInterface(options);
-  const spec = interfaceSpec(options.interface);
-  if (options.mock && options.to !== undefined) throw usageError('conflicting_options', '--mock and --to both name the target', 'drop --to to load the built-in reference receiver, or --mock to load yours');
-  if (!options.mock && options.to === undefined) {
-    const what = spec.path === '' ? spec.targetName : `the ${spec.receiver}'s base URL`;
-    throw usageError('missing_option', '--to is required', `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`);
-  }
-  const identity = identityOf(options, !options.mock);
-  const phases = phasesOf(options);
-  const thresholds = await thresholdsOf(options, context);
-  if (spec.callbacks && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
-    output.note("the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL");
-  }
-  const secret = options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET ? undefined : signingSecret(options, context);
-  const callbackSecrets = options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
-    ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value)
-    : [];
-  const { FIRST_CONTACT_TARGET_SECONDS } = await import('../../spec/constants.js');
-  const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context, options.to);
-
-  const [{ runLoad, UnreachableTarget }, { interruptInTwoSteps }, { renderLoadReport, LiveLine }] = await Promise.all([
-    import('../../load/run.js'),
-    import('../../send/interrupt.js'),
-    import('./summary.js'),
-  ]);
-  const live = new LiveLine(context);
-  const interruption = interruptInTwoSteps(io, {
-    onStop: () => live.say(() => output.warn('interrupted: sending nothing more, finishing the requests in flight (Ctrl-C again aborts them)')),
-    onAbort: () => live.say(() => output.warn('aborting the requests in flight')),
-  });
-  let report;
-  try {
-    report = await runLoad({
-      scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
-      ...(options.to !== undefined ? { target: options.to } : {}),
-      mock: options.mock === true,
-      ...(identity !== undefined ? { identity } : {}),
-      ...(secret !== undefined ? { secret } : {}),
-      maxInFlight: options.connections,
-      timeoutMs: options.timeout,
-      thresholds,
-      ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
-      ...(options.callbackUrl !== undefined && !options.callbacks ? { callbackUrl: options.callbackUrl } : {}),
-      ...(options.callbacks && spec.callbacks
-        ? {
-            callbacks: {
-              ...(options.callbackListen ?? { host: '127.0.0.1', port: 0 }),
-              ...(options.callbackUrl !== undefined ? { publicUrl: options.callbackUrl } : {}),
-              secrets: callbackSecrets,
-              targetMs: FIRST_CONTACT_TARGET_SECONDS * 1000 * options.sloScale,
-            },
-          }
-        : {}),
-      client,
-      stopSignal: interruption.stopSignal,
-      abortSignal: interruption.signal,
-      onStart: (start) => live.start(start, phases),
-      onProgress: (progress) => live.update(progress),
-    });
-  } catch (error) {
-    if (error instanceof UnreachableTarget) {
-      throw deliveryError('unreachable', `${error.message} before any answer; the run stopped`, options.mock ? 'this is a bug in cai: the reference receiver did not answer' : 'check the --to URL and that the receiver is running');
-    }
-    throw error;
-  } finally {
-    live.stop();
-    interruption.dispose();
-  }
-  report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
-  if (options.html !== undefined) {
-    const { writeLoadHtml } = await import('./html-report.js');
-    await writeLoadHtml(report, options.html, context);
-  }
-  await renderLoadReport(report, output);
-  return report.exitCode;
 }

@@ -11,7 +11,7 @@ import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
-import { parseThreshold, type Threshold } from '../../load/thresholds.js';
+import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
 import { parseDurationMs, parseRatePerSecond } from '../options.js';
 import { hasSecretOptions } from '../secret-options.js';
 import type { CommandContext } from '../runner.js';
