@@ -68,13 +68,13 @@ const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 /**
- * The start-up chunk, cai.js: main, the program and every command's registration (src/commands/<command>/command.ts:
- * flags, help), with what they
- * import statically (commander, output, errors, config lookup). `cai --help` needs all of it; each command's own
- * work is imported lazily inside its action, into chunks of its own. So node built-ins that only some commands use
- * (crypto for signing, readline, child_process) stay out of every start-up: loading one costs more than a small file.
+ * The start-up chunk, cai.js: main and the program, with what they import statically (commander, output, errors,
+ * config lookup, the list of commands of src/commands/index.ts). `cai --help` needs no more; each command's
+ * registration (src/commands/<command>/command.ts: flags, help) is a chunk of its own, loaded when its word is typed,
+ * and its action another, loaded when it runs. So node built-ins that only some commands use (crypto for signing,
+ * readline, child_process) stay out of every start-up: loading one costs more than a small file.
  */
-const STARTUP = /\/src\/(main|program)\.ts$|\/src\/commands\/([a-z-]+\/command|conformance)\.ts$/;
+const STARTUP = /\/src\/(main|program)\.ts$/;
 
 /**
  * commander requires node:child_process at load time, for executable subcommands, which cai does not use; loading

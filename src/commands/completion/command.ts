@@ -1,11 +1,12 @@
 import { Argument, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from './shared.js';
+import { describeCommand } from '../index.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
   program
     .command('completion')
-    .description('Print a shell completion script for cai: commands, flags, fault names, event types and other values')
+    .description(describeCommand('completion'))
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .addHelpText(
       'after',

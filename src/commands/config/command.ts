@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
+import { describeCommand } from '../index.js';
 
 export interface GlobalConfigFlags {
   config?: string;
@@ -9,7 +10,7 @@ export interface GlobalConfigFlags {
 export function registerConfig(program: Command, state: RunState): void {
   const config = program
     .command('config')
-    .description('Deployment profiles (cai.config.json): the private annex of §1 as every command\'s defaults')
+    .description(describeCommand('config'))
     .addHelpText('after', '\nExamples:\n  $ cai config init\n  $ cai config show --env test');
   config
     .command('show')

@@ -3,6 +3,7 @@ import { runHandler, type RunState } from '../runner.js';
 import { DOCTOR_HINTS } from './hints.js';
 import { parseHttpUrl, parsePositiveDurationMs } from '../options.js';
 import type { InterfaceId } from '../../spec/constants.js';
+import { describeCommand } from '../index.js';
 
 export interface DoctorOptions {
   /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
@@ -15,7 +16,7 @@ export interface DoctorOptions {
 export function registerDoctor(program: Command, state: RunState): void {
   program
     .command('doctor')
-    .description('Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)')
+    .description(describeCommand('doctor'))
     .option('--to <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
     .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
     .addOption(new Option('--timeout <duration>', 'time allowed for each network step').argParser(parsePositiveDurationMs).default(5000, '5s'))

@@ -14,11 +14,12 @@ import { addCaOptions } from '../transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
+import { describeCommand } from '../index.js';
 
 export function registerLoad(program: Command, state: RunState): void {
   const load = program
     .command('load')
-    .description('Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels')
+    .description(describeCommand('load'))
     .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']).default('B'))
     .option('--to <url>', "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)", parseHttpUrl)
     .option('--mock', 'load the reference receiver, started in this process')

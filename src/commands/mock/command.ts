@@ -19,6 +19,7 @@ import { parseCidrOption } from '../network-options.js';
 import { addCaOptions } from '../transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/fsync.js';
+import { describeCommand } from '../index.js';
 
 /** The options of either mock, as its action takes them. */
 export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
@@ -26,7 +27,7 @@ export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
 export function registerMock(program: Command, state: RunState): void {
   const mock = program
     .command('mock')
-    .description('Run a reference receiver: the platform (Interface B) or the provider (Interface A)')
+    .description(describeCommand('mock'))
     .addHelpText('after', '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider \\\n      --provider acme --source platform-eu --speed 60');
   registerPlatform(mock, state);
   registerProvider(mock, state);

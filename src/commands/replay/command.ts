@@ -7,6 +7,7 @@ import { parseHttpUrl } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { addTransportOptions, retryForGiven, type TransportOptions } from '../send-options.js';
+import { describeCommand } from '../index.js';
 
 export interface ReplayOptions extends TransportOptions {
   request?: string;
@@ -17,7 +18,7 @@ export interface ReplayOptions extends TransportOptions {
 export function registerReplay(program: Command, state: RunState): void {
   const command = program
     .command('replay')
-    .description('Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp')
+    .description(describeCommand('replay'))
     .option('--request <file>', 'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it')
     .option('--to <url>', "where to send it; a URL without a path takes the captured request's path", parseHttpUrl)
     .option('--keep-timestamp', 'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)');

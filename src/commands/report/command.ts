@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { collectValues, parseTimeBound, type TimeBound } from '../options.js';
+import { describeCommand } from '../index.js';
 
 export interface ReportOptions {
   log?: string[];
@@ -15,7 +16,7 @@ export interface ReportOptions {
 export function registerReport(program: Command, state: RunState): void {
   program
     .command('report')
-    .description('The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay')
+    .description(describeCommand('report'))
     .option('--log <file>', 'an NDJSON log as the mocks write it (repeatable: the provider log of jobs and the platform log of events); - reads stdin', collectValues)
     .option('--since <time>', 'only records received at or after TIME: 2026-11-01, 2026-11-01T09:00:00+01:00, or a duration ago (7d)', parseTimeBound)
     .option('--until <time>', 'only records received before TIME (same forms as --since)', parseTimeBound)

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../options.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
+import { describeCommand } from '../index.js';
 
 export interface SampleOptions {
   set?: string[];
@@ -31,7 +32,7 @@ Examples:
 export function registerSample(program: Command, state: RunState): void {
   const sample = program
     .command('sample')
-    .description('Print valid, realistic documents: contact jobs, events, acknowledgments (§2)')
+    .description(describeCommand('sample'))
     .addHelpText('after', EXAMPLES);
   const addCommon = (command: Command, forEvents: boolean): Command => {
     command

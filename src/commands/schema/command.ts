@@ -3,6 +3,7 @@ import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { oneOf } from '../options.js';
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
+import { describeCommand } from '../index.js';
 
 const TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all', 'config'] as const;
 type Target = (typeof TARGETS)[number];
@@ -15,7 +16,7 @@ interface SchemaOptions {
 export function registerSchema(program: Command, state: RunState): void {
   program
     .command('schema')
-    .description('Print the JSON Schema (2020-12) of the documents or of cai.config.json, or an OpenAPI 3.1 document of both interfaces')
+    .description(describeCommand('schema'))
     .argument('[what]', `${TARGETS.join(', ')} (default: all: every document; config: the deployment profile)`, oneOf(TARGETS))
     .option('--format <format>', 'json-schema or openapi', oneOf(FORMATS), 'json-schema')
     .addHelpText(

@@ -8,11 +8,12 @@ import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { SEND_HINTS } from './hints.js';
 import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../send-options.js';
+import { describeCommand } from '../index.js';
 
 export function registerSendJob(program: Command, state: RunState): void {
   const command = program
     .command('send-job')
-    .description('Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)');
+    .description(describeCommand('send-job'));
   addSendOptions(command, 'job');
   command.addHelpText(
     'after',
@@ -43,7 +44,7 @@ Examples:
 export function registerSendEvent(program: Command, state: RunState): void {
   const command = program
     .command('send-event')
-    .description('Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)');
+    .description(describeCommand('send-event'));
   addSendOptions(command, 'event');
   command.addHelpText(
     'after',

@@ -3,6 +3,7 @@ import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { parseHttpUrl, parseUnixSeconds } from '../options.js';
 import type { InterfaceId } from '../../spec/constants.js';
+import { describeCommand } from '../index.js';
 
 export interface SignOptions {
   body?: string;
@@ -19,7 +20,7 @@ export interface SignOptions {
 export function registerSign(program: Command, state: RunState): void {
   const command = program
     .command('sign')
-    .description('Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers')
+    .description(describeCommand('sign'))
     .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
     .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
     .addOption(new Option('--format <format>', 'headers, json, or a ready-to-run curl command').choices(['headers', 'json', 'curl']).default('headers'))

@@ -10,6 +10,7 @@ import { parseDurationMs, parseHostPort, parseHttpUrl } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { addTransportOptions, retryForGiven, type TransportOptions } from '../send-options.js';
+import { describeCommand } from '../index.js';
 
 export interface TriggerOptions extends TransportOptions {
   list?: boolean;
@@ -29,7 +30,7 @@ export function registerTrigger(program: Command, state: RunState): void {
   const command = program
     .command('trigger')
     .argument('[flow]', 'the flow to send (cai trigger --list names them)')
-    .description('Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back')
+    .description(describeCommand('trigger'))
     .option('--list', 'list the flows and what each sends')
     .option('--to <url>', 'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)', parseHttpUrl)
     .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2); job: the code the provider\'s events must carry (§5.6)')

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
+import { describeCommand } from '../index.js';
 
 export interface ValidateCommandOptions {
   ndjson?: boolean;
@@ -13,7 +14,7 @@ export type KindWord = (typeof KIND_WORDS)[number];
 export function registerValidate(program: Command, state: RunState): void {
   program
     .command('validate')
-    .description('Check contact jobs, events and acknowledgments against the spec (§2), offline')
+    .description(describeCommand('validate'))
     .argument('[kind]', 'job, event, ack, duplicate-ack, or auto (default: decide by shape)')
     .argument('[files...]', 'JSON files; - or none reads stdin; .ndjson/.jsonl files are one document a line')
     .option('--ndjson', 'one document a line, streamed in constant memory (every message names its line)')

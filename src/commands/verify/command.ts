@@ -3,6 +3,7 @@ import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds } from '../options.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import { describeCommand } from '../index.js';
 
 export interface VerifyOptions {
   signature?: string;
@@ -18,7 +19,7 @@ export interface VerifyOptions {
 export function registerVerify(program: Command, state: RunState): void {
   const command = program
     .command('verify')
-    .description('Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch')
+    .description(describeCommand('verify'))
     .option('--signature <value>', 'the X-CAI-Signature header value, sha256=<hex>')
     .option('--timestamp <seconds>', 'the X-CAI-Timestamp header value')
     .option('--body <file>', 'the body exactly as received; - or omitted reads stdin')
