@@ -12,7 +12,7 @@ import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';
 import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
-import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate.js';
+import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
 import { KIND_WORDS, type KindWord, type ValidateCommandOptions } from './command.js';
 
 const STDIN = '-';
@@ -25,7 +25,25 @@ interface Totals {
   warnings: number;
 }
 
-type Validators = typeof import('../../spec/validate.js');
+/**
+ * The verdicts: validate-fast.ts's, and validate.ts's (zod, for the messages of a schema's refusal) loaded at the
+ * first document a schema refuses, so that valid documents never load the schemas (start-up of `cai validate`).
+ */
+class Validators {
+  private full: typeof import('../../spec/validate.js') | undefined;
+
+  constructor(readonly fast: typeof import('../../spec/validate-fast.js')) {}
+
+  /** The verdict of `bytes`, at once when no schema refuses them; else once the schemas are loaded. */
+  verdictOf(bytes: Uint8Array, options: ValidateOptions): DocumentVerdict | Promise<DocumentVerdict> {
+    return this.fast.fastBodyVerdict(bytes, options) ?? this.refused(bytes, options);
+  }
+
+  private async refused(bytes: Uint8Array, options: ValidateOptions): Promise<DocumentVerdict> {
+    this.full ??= await import('../../spec/validate.js');
+    return this.full.validateBody(bytes, options);
+  }
+}
 /** `line` is the line number of an NDJSON document: the source is then `label:line`, built only when it is shown. */
 type Recorder = (label: string, line: number | undefined, verdict: DocumentVerdict, showValid: boolean) => void;
 
@@ -38,7 +56,7 @@ export async function runValidate(kindArg: string | undefined, fileArgs: string[
   }
   const sources = files.length === 0 ? [STDIN] : files;
   await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto', isStreamed(source, options))));
-  const validators = await import('../../spec/validate.js');
+  const validators = new Validators(await import('../../spec/validate-fast.js'));
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
 
@@ -148,7 +166,7 @@ async function validateWhole(source: string, validators: Validators, options: Va
   }
   if (run.interrupted) return undefined; // read only in part
   if (over) throw tooLarge('document', source === STDIN ? 'the document on stdin' : `document file ${source}`);
-  return validators.validateBody(Buffer.concat(chunks, size), options);
+  return validators.verdictOf(Buffer.concat(chunks, size), options);
 }
 
 async function validateNdjson(
@@ -179,9 +197,10 @@ async function validateNdjson(
         if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
         if (line.oversize) stoppedAt = line.number;
         const verdict = line.oversize
-          ? validators.unreadVerdict(line.byteLength, options, { subject: line.cut ? 'the line is at least' : 'the line is', advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here` })
-          : validators.validateBody(line.bytes, options);
-        record(label, line.number, verdict, false);
+          ? validators.fast.unreadVerdict(line.byteLength, options, { subject: line.cut ? 'the line is at least' : 'the line is', advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here` })
+          : validators.verdictOf(line.bytes, options);
+        // A refused line waits for the schemas' messages (loaded once); the others go on at once.
+        record(label, line.number, verdict instanceof Promise ? await verdict : verdict, false);
       }
       await renderer.flush(); // waits for a slow reader of stdout, so memory stays flat
       if (renderer.closed || run.interrupted) break;
