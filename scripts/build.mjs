@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { fastValidatorSource } from './fast-validators.mjs';
@@ -118,7 +118,7 @@ const inlineInspectorScript = {
 };
 for (const name of INSPECTOR_ASSETS) copyFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), new URL(`../dist/inspector/browser/${name}`, import.meta.url));
 
-await build({
+const bundled = await build({
   input: { cai: 'src/main.ts' },
   platform: 'node',
   cwd: ROOT,
@@ -146,6 +146,11 @@ await build({
 });
 // The chunks are CommonJS in a package whose type is module.
 writeFileSync(new URL('../dist/bundle/package.json', import.meta.url), '{\n  "type": "commonjs"\n}\n');
+// Which source modules each chunk holds: test/e2e/startup-modules.e2e.test.ts names the modules a command loads.
+const modules = Object.fromEntries(
+  bundled.output.filter((item) => item.type === 'chunk').map((chunk) => [chunk.fileName, chunk.moduleIds.map((id) => relative(ROOT, id)).filter((id) => !id.startsWith('\0')).sort()]),
+);
+writeFileSync(new URL('../dist/bundle/modules.json', import.meta.url), `${JSON.stringify(modules, null, 1)}\n`);
 
 const cache = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url))], { cwd: ROOT, stdio: 'inherit' });
 if (cache.status !== 0) process.exit(cache.status ?? 1);
