@@ -141,7 +141,13 @@ export function deliveryError(code: string, message: string, hint: string, cause
 }
 
 /** A domain's error whose hint is a step in the interface's words (a flag to pass): a code and data, no hint. */
-export function codedError(kind: ErrorKind, code: string, message: string, data: ErrorData = {}, cause?: unknown): CaiError {
+export function codedError(
+  kind: ErrorKind,
+  code: string,
+  message: string,
+  data: ErrorData = {},
+  cause?: unknown,
+): CaiError {
   return new CaiError(message, { code, kind, data, cause });
 }
 

@@ -4,7 +4,12 @@
  * taken is always finished: stopping only keeps the next ones from being taken. Used by the batch send and, with
  * the conformance engine, by its checks, generated documents and sender scenarios.
  */
-export async function pool<T>(items: readonly T[], size: number, worker: (item: T, index: number) => Promise<void>, stopped: (() => boolean) | AbortSignal = () => false): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  size: number,
+  worker: (item: T, index: number) => Promise<void>,
+  stopped: (() => boolean) | AbortSignal = () => false,
+): Promise<void> {
   const halted = typeof stopped === 'function' ? stopped : () => stopped.aborted;
   let next = 0;
   const lane = async () => {

@@ -17,15 +17,23 @@ export const SHARED_HINTS: Words = {
   'option:unset': () => '--unset',
   // src/spec/sample.ts: a --set that is no path=value, or that would set a field inside one that is no object.
   bad_override: ({ syntax, object }) =>
-    syntax ? 'e.g. --set contact.name="Ana Sousa" or --set attempts=4' : object !== undefined ? `set ${object} itself, e.g. --set '${object}={"…":"…"}'` : undefined,
+    syntax
+      ? 'e.g. --set contact.name="Ana Sousa" or --set attempts=4'
+      : object !== undefined
+        ? `set ${object} itself, e.g. --set '${object}={"…":"…"}'`
+        : undefined,
   // src/spec/catalog.ts
   unreadable_file: ({ catalog }) => (catalog === undefined ? undefined : 'check the --catalog path'),
   // src/config/locate.ts: an environment asked for, and no profile to take it from.
-  missing_config: ({ environment }) => (environment === undefined ? undefined : "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'"),
+  missing_config: ({ environment }) =>
+    environment === undefined
+      ? undefined
+      : "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'",
   // src/http/client.ts: a request that got no answer (§7: retried where the spec allows).
   timeout: () => 'raise --timeout, or check that the receiver answers promptly',
   local_address: () => '--local-address must be an address of this machine',
-  unreachable: ({ viaProxy }) => (viaProxy ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)' : 'check the --to URL and that the receiver is running'),
+  unreachable: ({ viaProxy }) =>
+    viaProxy ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)' : 'check the --to URL and that the receiver is running',
   tls: ({ certificate }) =>
     certificate === 'other-name'
       ? 'the certificate is not for this host name; check the --to URL'

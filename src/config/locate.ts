@@ -115,5 +115,7 @@ export function describeConfigSearch(cwd: string): string {
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {
   const from = describeEnvironmentOrigin(request.origin);
-  return codedError('usage', 'missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${describeConfigSearch(cwd)}`, { environment: request.name });
+  const where = describeConfigSearch(cwd);
+  const message = `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${where}`;
+  return codedError('usage', 'missing_config', message, { environment: request.name });
 }

@@ -257,7 +257,10 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
 /** What a server's start-up applies of a receiver's limits: admission and Node's own time-outs. */
-export type ServerLimits = Pick<ReceiverLimits, 'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
+export type ServerLimits = Pick<
+  ReceiverLimits,
+  'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs'
+>;
 
 export interface ListenOptions {
   host: string;
@@ -332,10 +335,17 @@ function closer(server: Server): ListeningServer['close'] {
 function listenError(error: unknown, host: string, port: number) {
   const code = errnoCode(error);
   const data = { host, port };
-  if (code === 'EADDRINUSE') return codedError('usage', 'port_in_use', `port ${port} on ${host} is already in use`, data, error);
-  if (code === 'EACCES') return codedError('usage', 'port_denied', `not allowed to listen on port ${port} on ${host}`, data, error);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
-  return codedError('delivery', 'listen_failed', `cannot listen on ${host}:${port}: ${errorMessage(error)}`, { ...data, reason: errorMessage(error) }, error);
+  if (code === 'EADDRINUSE') {
+    return codedError('usage', 'port_in_use', `port ${port} on ${host} is already in use`, data, error);
+  }
+  if (code === 'EACCES') {
+    return codedError('usage', 'port_denied', `not allowed to listen on port ${port} on ${host}`, data, error);
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
+  }
+  const reason = errorMessage(error);
+  return codedError('delivery', 'listen_failed', `cannot listen on ${host}:${port}: ${reason}`, { ...data, reason }, error);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>

@@ -55,7 +55,12 @@ export interface CallbackDetail {
 
 const HEX_PREFIX_BYTES = 64;
 
-export function requestDetail(request: InspectedRequest, signing: InspectorSigning, commands: CopyCommands, redactor: Redactor): RequestDetail {
+export function requestDetail(
+  request: InspectedRequest,
+  signing: InspectorSigning,
+  commands: CopyCommands,
+  redactor: Redactor,
+): RequestDetail {
   const detail: RequestDetail = {
     summary: summarise(request),
     request: {

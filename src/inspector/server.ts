@@ -92,11 +92,10 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   const caps: InspectorServerCaps = { ...INSPECTOR_SERVER_CAPS, ...options.caps };
   // The one server start-up of src/http/server.ts: fair admission (a flood of silent or half-sent connections gives
   // way to a page's) and the time-outs, within the inspector's own caps.
-  const server = await listen((request, response) => handle(state, routes, request, response), { host, port: options.port ?? 0, path: '/', limits: caps }).catch(
-    (error: unknown) => {
-      throw inspectorListenError(error);
-    },
-  );
+  const handler = (request: IncomingMessage, response: ServerResponse) => handle(state, routes, request, response);
+  const server = await listen(handler, { host, port: options.port ?? 0, path: '/', limits: caps }).catch((error: unknown) => {
+    throw inspectorListenError(error);
+  });
   state.url = server.url;
   state.allowedHosts = hostCheck(server.server.address() as AddressInfo);
   return {
@@ -291,6 +290,7 @@ function inspectorListenError(error: unknown): unknown {
     port_denied: ['ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`],
     bad_host: ['bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`],
   };
-  const [code, message] = own[error.code] ?? ['ui_listen_failed', `the inspector cannot listen on ${host}:${port}: ${error.data.reason ?? error.message}`];
+  const failed = `the inspector cannot listen on ${host}:${port}: ${error.data.reason ?? error.message}`;
+  const [code, message] = own[error.code] ?? ['ui_listen_failed', failed];
   return codedError('usage', code, message, error.data, error.cause);
 }

@@ -54,7 +54,8 @@ export async function readLog(input: Readable, file: string, onRecord: (record: 
         }
         summary.lines += 1;
         counts.lines += 1;
-        summary.malformed.push({ file, line: number, reason: malformedReason(line.toString('utf8'), glued !== undefined) });
+        const reason = malformedReason(line.toString('utf8'), glued !== undefined);
+        summary.malformed.push({ file, line: number, reason });
         if (glued) take(glued);
         return undefined;
       },

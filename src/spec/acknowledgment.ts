@@ -122,9 +122,15 @@ export function providerJobIdOf(body: Buffer): string | undefined {
  * repeatAnswer): `duplicate` when it recognised a repeat (§2.13: `{ok: true, duplicate: true}`; §2.3: the same
  * provider_job_id as the `first` delivery's), and the provider_job_id a job's acknowledgment carries.
  */
-export function recogniseRepeat(iface: InterfaceId, answer: { status: number; body: Buffer }, first?: { providerJobId?: string }): { duplicate: boolean; providerJobId?: string } {
+export function recogniseRepeat(
+  iface: InterfaceId,
+  answer: { status: number; body: Buffer },
+  first?: { providerJobId?: string },
+): { duplicate: boolean; providerJobId?: string } {
   // Most answers are not duplicates: the cheap test of the bytes first.
-  if (interfaceSpec(iface).repeatAnswer === 'duplicate-ack') return { duplicate: answer.body.includes('"duplicate"') && isDuplicateAck(answer) };
+  if (interfaceSpec(iface).repeatAnswer === 'duplicate-ack') {
+    return { duplicate: answer.body.includes('"duplicate"') && isDuplicateAck(answer) };
+  }
   const providerJobId = providerJobIdOf(answer.body);
   const duplicate = first !== undefined && providerJobId !== undefined && providerJobId === first.providerJobId;
   return { duplicate, ...(providerJobId !== undefined ? { providerJobId } : {}) };

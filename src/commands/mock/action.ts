@@ -5,11 +5,14 @@
 import type { CommandContext } from '../runner.js';
 import type { MockOptions } from './command.js';
 import type { MockLines } from './lines.js';
-import { startPlatform, startProvider, type PlatformCommandOptions, type ProviderCommandOptions, type Started } from './start.js';
+import { startPlatform, startProvider, type Started } from './start.js';
+import type { PlatformCommandOptions, ProviderCommandOptions } from './start.js';
 
 export function runMock(which: 'platform' | 'provider', options: MockOptions, context: CommandContext): Promise<number> {
   return serve(context, (lines) =>
-    which === 'platform' ? startPlatform(options as PlatformCommandOptions, context, lines) : startProvider(options as ProviderCommandOptions, context, lines),
+    which === 'platform'
+      ? startPlatform(options as PlatformCommandOptions, context, lines)
+      : startProvider(options as ProviderCommandOptions, context, lines),
   );
 }
 

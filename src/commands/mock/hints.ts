@@ -4,7 +4,9 @@ import type { Words } from '../../errors.js';
 export const MOCK_HINTS: Words = {
   // src/mock/platform.ts, src/mock/provider.ts: what a mock cannot start without.
   missing_provider: ({ mock }) =>
-    mock === 'platform' ? 'pass --provider CODE (the X-CAI-Provider value, §5.6)' : 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)',
+    mock === 'platform'
+      ? 'pass --provider CODE (the X-CAI-Provider value, §5.6)'
+      : 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)',
   missing_secret: ({ credential }) =>
     ({
       live: 'pass --secret-env NAME or --secret-file PATH',

@@ -9,15 +9,24 @@ import type { BodySource } from '../../send/body.js';
 import type { SendKind } from '../../send/request.js';
 import type { SendOptions } from '../send-options.js';
 
-export function bodySourceOf(kind: SendKind, options: Pick<SendOptions, 'body' | 'sample' | 'set' | 'unset' | 'callbackUrl' | 'branchCode'>): BodySource {
+type BodyFlags = Pick<SendOptions, 'body' | 'sample' | 'set' | 'unset' | 'callbackUrl' | 'branchCode'>;
+
+export function bodySourceOf(kind: SendKind, options: BodyFlags): BodySource {
   const sampling = options.sample !== undefined && options.sample !== false;
-  if (sampling && options.body !== undefined) throw usageError('conflicting_options', '--body and --sample both give the body', 'pass one of them');
+  if (sampling && options.body !== undefined) {
+    throw usageError('conflicting_options', '--body and --sample both give the body', 'pass one of them');
+  }
   if (!sampling) {
     if (options.set?.length || options.unset?.length) {
-      throw usageError('conflicting_options', '--set and --unset work with --sample only', 'a --body file is sent byte for byte (§5.2): edit the file instead');
+      const hint = 'a --body file is sent byte for byte (§5.2): edit the file instead';
+      throw usageError('conflicting_options', '--set and --unset work with --sample only', hint);
     }
-    if (options.callbackUrl !== undefined) throw usageError('conflicting_options', '--callback-url works with --sample only', 'set callback_url in the body file instead');
-    if (options.branchCode !== undefined) throw usageError('conflicting_options', '--branch-code works with --sample only', 'set branch_code in the body file instead');
+    if (options.callbackUrl !== undefined) {
+      throw usageError('conflicting_options', '--callback-url works with --sample only', 'set callback_url in the body file instead');
+    }
+    if (options.branchCode !== undefined) {
+      throw usageError('conflicting_options', '--branch-code works with --sample only', 'set branch_code in the body file instead');
+    }
     return { from: 'input', ...(options.body !== undefined ? { file: options.body } : {}) };
   }
   return {
@@ -33,6 +42,8 @@ export function bodySourceOf(kind: SendKind, options: Pick<SendOptions, 'body' |
 /** `--sample` alone: a conversation.message; `--sample TYPE`: that event type (§2.4), or a usage error. */
 function eventTypeOf(sample: string | boolean | undefined): EventType {
   const type = sample === true || sample === undefined ? 'conversation.message' : String(sample);
-  if (!(EVENT_TYPES as readonly string[]).includes(type)) throw usageError('bad_option', `--sample ${type}: not an event type`, `use one of: ${EVENT_TYPES.join(', ')}`);
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    throw usageError('bad_option', `--sample ${type}: not an event type`, `use one of: ${EVENT_TYPES.join(', ')}`);
+  }
   return type as EventType;
 }
