@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../duration.js';
 import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
+import type { InterfaceSpec } from '../spec/interfaces.js';
 import { closestValue, suggestValue } from './suggest.js';
 
 /**
@@ -185,4 +186,9 @@ export function parseHostPort(value: string): { host: string; port: number } {
     throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
   }
   return { host: parts.host, port: Number(parts.port) };
+}
+
+/** The flag that gives the sender's identity of an interface: its option, `--source` (§4.1) or `--provider` (§5.6). */
+export function identityFlagOf(spec: Pick<InterfaceSpec, 'identityOption'>): string {
+  return `--${spec.identityOption}`;
 }

@@ -29,9 +29,13 @@ export interface InterfaceSpec {
   /** The header that names the sender (§4.1 X-CAI-Source, §4.2 X-CAI-Provider and §5.6), lower-case and as the spec writes it. */
   identityHeader: typeof Headers.source | typeof Headers.provider;
   identityHeaderName: typeof HeaderNames.source | typeof HeaderNames.provider;
-  /** What the identity is, and the option that gives it, in the words of the interface in use (`--provider`). */
+  /** What the identity is. */
   identityName: 'platform id' | 'provider code';
-  readonly identityFlag: string;
+  /**
+   * The CLI's flag that gives it. Read by the conformance engine, whose reproductions are command lines, until it
+   * moves under src/commands/; the commands name it by identityOption and their words (src/commands/hints.ts).
+   */
+  identityFlag: '--source' | '--provider';
   /** The option that gives it, the value's name in a hint, and the section that states the header. */
   identityOption: 'source' | 'provider';
   identityValue: 'ID' | 'CODE';
@@ -86,9 +90,7 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.source,
     identityHeaderName: HeaderNames.source,
     identityName: 'platform id',
-    get identityFlag() {
-      return optionName('source');
-    },
+    identityFlag: '--source',
     identityOption: 'source',
     identityValue: 'ID',
     identitySection: '§4.1',
@@ -121,9 +123,7 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.provider,
     identityHeaderName: HeaderNames.provider,
     identityName: 'provider code',
-    get identityFlag() {
-      return optionName('provider');
-    },
+    identityFlag: '--provider',
     identityOption: 'provider',
     identityValue: 'CODE',
     identitySection: '§5.6',
@@ -175,7 +175,7 @@ export function endpointUrl(id: InterfaceId, address: string): string {
 /** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`, the option as worded in use. */
 export function identityHint(id: InterfaceId): string {
   const spec = INTERFACE_SPECS[id];
-  return `pass ${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
+  return `pass ${optionName(spec.identityOption)} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
 }
 
 /** What one request is, as a line or a page names it: its event type (§2.4 `event`), or `contact job` (a job has none). */

@@ -9,6 +9,7 @@ import type { Threshold } from '../../load/thresholds.js';
 import { DEFAULT_MIX, DEFAULT_RATE_PER_SECOND, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type ExportFlags, type LoadFlags } from './options.js';
 import type { CommandContext } from '../runner.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
+import { identityFlagOf } from '../options.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;
@@ -78,7 +79,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
 /** A value Artillery would template (src/load/artillery-values.ts), as the flag that gave it. */
 function templateError(error: InstanceType<typeof import('../../load/artillery.js').ExportValueError>, options: LoadFlags) {
   const spec = interfaceSpec(options.interface);
-  const flag = { target: '--to', callbackUrl: '--callback-url', identity: spec.identityFlag }[error.role];
+  const flag = { target: '--to', callbackUrl: '--callback-url', identity: identityFlagOf(spec) }[error.role];
   if (error.code === 'template_in_host') return usageError('bad_option', `${flag} holds '{{' in its host, which Artillery would read as a template (its value would be sent instead)`, 'pass the host name alone');
   return usageError('bad_option', `${flag} holds '{{', which Artillery would read as a template (its value would be sent instead)`, `pass the ${spec.identityName} as the receiver knows it, without '{{'`);
 }
@@ -97,7 +98,7 @@ function describeCommand(options: LoadFlags, target: string, secretEnv: string, 
   const quote = (word: string) => (/^[\w./:=@%,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
   const words = ['cai', 'load', '--interface', options.interface, '--to', target];
   const spec = interfaceSpec(options.interface);
-  words.push(spec.identityFlag, options[spec.identityOption] ?? '');
+  words.push(identityFlagOf(spec), options[spec.identityOption] ?? '');
   words.push('--secret-env', secretEnv);
   for (const ramp of options.ramp ?? []) words.push('--ramp', `${ramp.fromPerSecond}..${ramp.toPerSecond}/s:${ramp.durationMs / 1000}s`);
   if (options.duration > 0) words.push('--rate', `${options.rate ?? options.ramp?.at(-1)?.toPerSecond ?? DEFAULT_RATE_PER_SECOND}/s`, '--duration', `${options.duration / 1000}s`);

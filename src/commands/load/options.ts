@@ -12,7 +12,7 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { parseDurationMs, parseRatePerSecond } from '../options.js';
+import { identityFlagOf, parseDurationMs, parseRatePerSecond } from '../options.js';
 import { hasSecretOptions } from '../secret-options.js';
 import type { CommandContext } from '../runner.js';
 
@@ -111,7 +111,7 @@ export function refuseOtherInterface(options: LoadFlags): void {
   const spec = interfaceSpec(options.interface);
   const other = otherInterface(options.interface);
   const foreign: [string, boolean][] = [
-    [other.identityFlag, options[other.identityOption] !== undefined],
+    [identityFlagOf(other), options[other.identityOption] !== undefined],
     // The mix is of event types (§2.4); a job has none.
     ...(spec.document === 'event' ? [] : ([['--mix', options.mix !== undefined]] as [string, boolean][])),
     // A job's callback_url and branch_code, and its callbacks (§3).
@@ -126,7 +126,7 @@ export function refuseOtherInterface(options: LoadFlags): void {
   ];
   for (const [flag, given] of foreign) {
     if (given) {
-      const hint = spec.document === 'job' ? `jobs carry ${spec.identityHeaderName} (${spec.identityFlag}); drop the option` : `pass --interface ${other.id} to load a ${other.receiver}'s contact-jobs endpoint, or drop the option`;
+      const hint = spec.document === 'job' ? `jobs carry ${spec.identityHeaderName} (${identityFlagOf(spec)}); drop the option` : `pass --interface ${other.id} to load a ${other.receiver}'s contact-jobs endpoint, or drop the option`;
       throw usageError('conflicting_options', `${flag} is for interface ${other.id}, not ${options.interface}`, hint);
     }
   }
@@ -174,7 +174,7 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
  */
 export function identityOf(options: LoadFlags, required: boolean): string | undefined {
   const spec = interfaceSpec(options.interface);
-  const flag = spec.identityFlag;
+  const flag = identityFlagOf(spec);
   const identity = options[spec.identityOption];
   if (identity === undefined || identity === '') {
     if (!required) return undefined;

@@ -4,7 +4,7 @@
  */
 import type { CommandContext } from '../runner.js';
 import { secretsFromOptions } from '../secret-options.js';
-import { requireOptions } from '../options.js';
+import { identityFlagOf, requireOptions } from '../options.js';
 import { readBodyInput } from '../../input.js';
 import { usageError } from '../../errors.js';
 import { HeaderNames } from '../../spec/constants.js';
@@ -73,7 +73,7 @@ function curlTarget(options: SignOptions): { url: string; header: string; identi
   const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
   const spec = iface === undefined ? undefined : interfaceSpec(iface);
   const identity = spec
-    ? { flag: spec.identityFlag, value: options[spec.identityOption], how: `${spec.identityFlag} ${spec.identityValue}: interface ${spec.id} sends ${spec.identityHeaderName} (${spec.section})` }
+    ? { flag: identityFlagOf(spec), value: options[spec.identityOption], how: `${identityFlagOf(spec)} ${spec.identityValue}: interface ${spec.id} sends ${spec.identityHeaderName} (${spec.section})` }
     : { flag: '--interface', value: undefined, how: '--interface B --provider CODE (events) or --interface A --source ID (contact jobs)' };
   const [url, value] = requireOptions([{ flag: '--url', value: options.url, how: '--url with the full address to POST to' }, identity], 'with --format curl') as [string, string];
   return { url, header: spec?.identityHeaderName ?? HeaderNames.provider, identity: value };
