@@ -7,7 +7,8 @@ import { fitHelp } from './output/layout.js';
 import { closestValue } from './commands/suggest.js';
 import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/hints.js';
-import { COMMANDS, registerListing } from './commands/index.js';
+import { COMMANDS } from './commands/index.js';
+import { registerListing } from './commands/list.js';
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {

@@ -5,7 +5,11 @@
 import type { CommandContext } from '../runner.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
-import type { GlobalConfigFlags } from './command.js';
+
+export interface GlobalConfigFlags {
+  config?: string;
+  env?: string;
+}
 
 export async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
   const { loadProfile } = await import('../../config/load.js');

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
-import { describeCommand } from '../index.js';
-
-export interface GlobalConfigFlags {
-  config?: string;
-  env?: string;
-}
+import { describeCommand } from '../list.js';
+import type { GlobalConfigFlags } from './action.js';
 
 export function registerConfig(program: Command, state: RunState): void {
   const config = program

@@ -8,7 +8,14 @@ import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { CheckResult } from '../../doctor/types.js';
 import { safeText } from '../../output/safe-text.js';
-import type { DoctorOptions } from './command.js';
+
+export interface DoctorOptions {
+  /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
+  to?: string;
+  interface?: InterfaceId;
+  timeout: number;
+  ca?: string;
+}
 
 export async function runDoctorCommand(options: DoctorOptions, globals: { config?: string; env?: string }, { io, output }: CommandContext): Promise<number> {
   const [{ loadProfile }, { configSearch }, { tmpdir }] = await Promise.all([import('../../config/load.js'), import('../../config/locate.js'), import('node:os')]);

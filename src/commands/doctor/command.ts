@@ -2,16 +2,8 @@ import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { DOCTOR_HINTS } from './hints.js';
 import { parseHttpUrl, parsePositiveDurationMs } from '../options.js';
-import type { InterfaceId } from '../../spec/constants.js';
-import { describeCommand } from '../index.js';
-
-export interface DoctorOptions {
-  /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
-  to?: string;
-  interface?: InterfaceId;
-  timeout: number;
-  ca?: string;
-}
+import { describeCommand } from '../list.js';
+import type { DoctorOptions } from './action.js';
 
 export function registerDoctor(program: Command, state: RunState): void {
   program

@@ -14,7 +14,7 @@ import { addCaOptions } from '../transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
-import { describeCommand } from '../index.js';
+import { describeCommand } from '../list.js';
 
 export function registerLoad(program: Command, state: RunState): void {
   const load = program

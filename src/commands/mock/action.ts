@@ -3,10 +3,12 @@
  * --ui, its inspector, served until Ctrl-C. Loaded when the command runs, not at every start-up.
  */
 import type { CommandContext } from '../runner.js';
-import type { MockOptions } from './command.js';
 import type { MockLines } from './lines.js';
 import { startPlatform, startProvider, type Started } from './start.js';
 import type { PlatformCommandOptions, ProviderCommandOptions } from './start.js';
+
+/** The options of either mock, as its action takes them. */
+export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
 
 export function runMock(which: 'platform' | 'provider', options: MockOptions, context: CommandContext): Promise<number> {
   return serve(context, (lines) =>

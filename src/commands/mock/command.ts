@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { PlatformCommandOptions, ProviderCommandOptions, UiAddress } from './start.js';
+import type { UiAddress } from './start.js';
 import { runHandler, type RunState } from '../runner.js';
 import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../secret-options.js';
@@ -19,10 +19,8 @@ import { parseCidrOption } from '../network-options.js';
 import { addCaOptions } from '../transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/fsync.js';
-import { describeCommand } from '../index.js';
-
-/** The options of either mock, as its action takes them. */
-export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
+import { describeCommand } from '../list.js';
+import type { MockOptions } from './action.js';
 
 export function registerMock(program: Command, state: RunState): void {
   const mock = program

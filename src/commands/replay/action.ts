@@ -5,12 +5,17 @@
 import { requireOptions } from '../options.js';
 import type { CommandContext } from '../runner.js';
 import { signingSecret } from '../secret-options.js';
-import { retryFlags, openSendPool } from '../send-options.js';
+import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
 import { checkPlainHttp } from '../transport-options.js';
 import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
-import type { ReplayOptions } from './command.js';
+
+export interface ReplayOptions extends TransportOptions {
+  request?: string;
+  to?: string;
+  keepTimestamp?: boolean;
+}
 
 export async function runReplay(options: ReplayOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;

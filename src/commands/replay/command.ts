@@ -6,14 +6,9 @@ import type { Command } from 'commander';
 import { parseHttpUrl } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
-import { addTransportOptions, retryForGiven, type TransportOptions } from '../send-options.js';
-import { describeCommand } from '../index.js';
-
-export interface ReplayOptions extends TransportOptions {
-  request?: string;
-  to?: string;
-  keepTimestamp?: boolean;
-}
+import { addTransportOptions, retryForGiven } from '../send-options.js';
+import { describeCommand } from '../list.js';
+import type { ReplayOptions } from './action.js';
 
 export function registerReplay(program: Command, state: RunState): void {
   const command = program

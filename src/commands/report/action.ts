@@ -7,7 +7,16 @@ import type { TimeBound } from '../options.js';
 import { INPUT_CAPS } from '../../bounds.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
-import type { ReportOptions } from './command.js';
+
+export interface ReportOptions {
+  log?: string[];
+  since?: TimeBound;
+  until?: TimeBound;
+  provider?: string;
+  space: 'live' | 'test' | 'all';
+  format: 'table' | 'json' | 'csv';
+  html?: string;
+}
 
 /** What a record looks like, for the error when a file given as a log holds none (src/report/log.ts reads them). */
 const LOG_RECORD_HINT =

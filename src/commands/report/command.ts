@@ -1,17 +1,8 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
-import { collectValues, parseTimeBound, type TimeBound } from '../options.js';
-import { describeCommand } from '../index.js';
-
-export interface ReportOptions {
-  log?: string[];
-  since?: TimeBound;
-  until?: TimeBound;
-  provider?: string;
-  space: 'live' | 'test' | 'all';
-  format: 'table' | 'json' | 'csv';
-  html?: string;
-}
+import { collectValues, parseTimeBound } from '../options.js';
+import { describeCommand } from '../list.js';
+import type { ReportOptions } from './action.js';
 
 export function registerReport(program: Command, state: RunState): void {
   program

@@ -7,7 +7,20 @@ import { pipeWriter } from '../../output/pipe-writer.js';
 import { jsonText } from '../../output/safe-text.js';
 import type { DocumentKind, DocumentVerdict } from '../../spec/validate.js';
 import { describeIssue } from '../../spec/issues.js';
-import type { SampleOptions, Target } from './command.js';
+import type { EventType } from '../../spec/constants.js';
+
+export interface SampleOptions {
+  set?: string[];
+  unset?: string[];
+  count: number;
+  strict?: boolean;
+  compact?: boolean;
+  callbackUrl?: string;
+  branchCode?: string;
+  leadId?: string;
+  providerJobId?: string;
+}
+export type Target = { kind: 'job' } | { kind: 'event'; type: EventType } | { kind: 'ack' } | { kind: 'duplicate-ack' };
 
 export async function runSample(target: Target, options: SampleOptions, context: CommandContext): Promise<number> {
   const { io } = context;

@@ -2,21 +2,8 @@ import { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../options.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
-import { describeCommand } from '../index.js';
-
-export interface SampleOptions {
-  set?: string[];
-  unset?: string[];
-  count: number;
-  strict?: boolean;
-  compact?: boolean;
-  callbackUrl?: string;
-  branchCode?: string;
-  leadId?: string;
-  providerJobId?: string;
-}
-
-export type Target = { kind: 'job' } | { kind: 'event'; type: EventType } | { kind: 'ack' } | { kind: 'duplicate-ack' };
+import { describeCommand } from '../list.js';
+import type { SampleOptions } from './action.js';
 
 const EXAMPLES = `
 Values given to --set are used as JSON when they parse as JSON (4, true, null, {"a":1}, "\\"quoted\\""),

@@ -3,7 +3,7 @@ import { runHandler, type CommandContext, type RunState } from '../runner.js';
 import { oneOf } from '../options.js';
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
-import { describeCommand } from '../index.js';
+import { describeCommand } from '../list.js';
 
 const TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all', 'config'] as const;
 type Target = (typeof TARGETS)[number];

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { SEND_HINTS } from './hints.js';
 import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../send-options.js';
-import { describeCommand } from '../index.js';
+import { describeCommand } from '../list.js';
 
 export function registerSendJob(program: Command, state: RunState): void {
   const command = program

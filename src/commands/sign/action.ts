@@ -7,9 +7,20 @@ import { secretsFromOptions } from '../secret-options.js';
 import { identityFlagOf, requireOptions } from '../options.js';
 import { readBodyInput } from '../../input.js';
 import { usageError } from '../../errors.js';
-import { HeaderNames } from '../../spec/constants.js';
+import { HeaderNames, type InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import type { SignOptions } from './command.js';
+
+export interface SignOptions {
+  body?: string;
+  timestamp?: number;
+  format: 'headers' | 'json' | 'curl';
+  url?: string;
+  interface?: InterfaceId;
+  provider?: string;
+  source?: string;
+  example?: string | boolean;
+  [key: string]: unknown;
+}
 
 export async function runSign(options: SignOptions, { io, output }: CommandContext): Promise<number> {
   if (options.example !== undefined) {

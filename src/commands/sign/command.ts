@@ -2,20 +2,8 @@ import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { parseHttpUrl, parseUnixSeconds } from '../options.js';
-import type { InterfaceId } from '../../spec/constants.js';
-import { describeCommand } from '../index.js';
-
-export interface SignOptions {
-  body?: string;
-  timestamp?: number;
-  format: 'headers' | 'json' | 'curl';
-  url?: string;
-  interface?: InterfaceId;
-  provider?: string;
-  source?: string;
-  example?: string | boolean;
-  [key: string]: unknown;
-}
+import { describeCommand } from '../list.js';
+import type { SignOptions } from './action.js';
 
 export function registerSign(program: Command, state: RunState): void {
   const command = program

@@ -6,12 +6,25 @@ import type { Command } from 'commander';
 import { requireOptions } from '../options.js';
 import type { CommandContext } from '../runner.js';
 import { hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
-import { retryFlags, openSendPool } from '../send-options.js';
+import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
 import { checkPlainHttp } from '../transport-options.js';
 import { usageError } from '../../errors.js';
 import type { Flow } from '../../send/flows.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
-import type { TriggerOptions } from './command.js';
+
+export interface TriggerOptions extends TransportOptions {
+  list?: boolean;
+  to?: string;
+  provider?: string;
+  source?: string;
+  leadId?: string;
+  branchCode?: string;
+  pace: number;
+  listen: { host: string; port: number };
+  publicUrl?: string;
+  wait: number;
+  observe: number;
+}
 
 /** Flags of one interface's flows only, by attribute: given for the other, a usage error rather than a silent no-op. */
 const JOB_ONLY = ['source', 'listen', 'publicUrl', 'wait', 'observe', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret'];

@@ -9,22 +9,9 @@ import { Option, type Command } from 'commander';
 import { parseDurationMs, parseHostPort, parseHttpUrl } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
-import { addTransportOptions, retryForGiven, type TransportOptions } from '../send-options.js';
-import { describeCommand } from '../index.js';
-
-export interface TriggerOptions extends TransportOptions {
-  list?: boolean;
-  to?: string;
-  provider?: string;
-  source?: string;
-  leadId?: string;
-  branchCode?: string;
-  pace: number;
-  listen: { host: string; port: number };
-  publicUrl?: string;
-  wait: number;
-  observe: number;
-}
+import { addTransportOptions, retryForGiven } from '../send-options.js';
+import { describeCommand } from '../list.js';
+import type { TriggerOptions } from './action.js';
 
 export function registerTrigger(program: Command, state: RunState): void {
   const command = program

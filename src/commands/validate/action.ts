@@ -13,8 +13,15 @@ import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
-import { KIND_WORDS, type KindWord, type ValidateCommandOptions } from './command.js';
 
+export interface ValidateCommandOptions {
+  ndjson?: boolean;
+  strict?: boolean;
+  catalog?: string;
+}
+
+const KIND_WORDS = ['auto', 'job', 'event', 'ack', 'duplicate-ack'] as const;
+type KindWord = (typeof KIND_WORDS)[number];
 const STDIN = '-';
 
 interface Totals {

@@ -1,15 +1,8 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../runner.js';
-import { describeCommand } from '../index.js';
+import { describeCommand } from '../list.js';
+import type { ValidateCommandOptions } from './action.js';
 
-export interface ValidateCommandOptions {
-  ndjson?: boolean;
-  strict?: boolean;
-  catalog?: string;
-}
-
-export const KIND_WORDS = ['auto', 'job', 'event', 'ack', 'duplicate-ack'] as const;
-export type KindWord = (typeof KIND_WORDS)[number];
 
 export function registerValidate(program: Command, state: RunState): void {
   program

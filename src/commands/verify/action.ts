@@ -13,7 +13,17 @@ import type { Diagnosis } from '../../signing/diagnose.js';
 import type { SignatureProblem } from '../../signing/every-problem.js';
 import type { Secret } from '../../secrets/resolve.js';
 import { safeText } from '../../output/safe-text.js';
-import type { VerifyOptions } from './command.js';
+
+export interface VerifyOptions {
+  signature?: string;
+  timestamp?: string;
+  body?: string;
+  request?: string;
+  now?: number;
+  window: number;
+  example?: string | boolean;
+  [key: string]: unknown;
+}
 
 interface VerifyInputs {
   signature: string | undefined;

@@ -3,18 +3,8 @@ import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { parseNonNegativeInteger, parseUnixSeconds } from '../options.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
-import { describeCommand } from '../index.js';
-
-export interface VerifyOptions {
-  signature?: string;
-  timestamp?: string;
-  body?: string;
-  request?: string;
-  now?: number;
-  window: number;
-  example?: string | boolean;
-  [key: string]: unknown;
-}
+import { describeCommand } from '../list.js';
+import type { VerifyOptions } from './action.js';
 
 export function registerVerify(program: Command, state: RunState): void {
   const command = program
