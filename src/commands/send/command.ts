@@ -9,15 +9,11 @@ import { runHandler, type RunState } from '../runner.js';
 import { SEND_HINTS } from './hints.js';
 import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../send-options.js';
 import { describeCommand } from '../list.js';
+import type { SendKind } from '../../send/request.js';
 
-export function registerSendJob(program: Command, state: RunState): void {
-  const command = program
-    .command('send-job')
-    .description(describeCommand('send-job'));
-  addSendOptions(command, 'job');
-  command.addHelpText(
-    'after',
-    `
+/** The help after the flags of each: its exit codes and examples (and the event types of --sample). */
+const HELP: Readonly<Record<SendKind, string>> = {
+  job: `
 Exit codes: 0 accepted, 1 rejected (a 4xx, or a 202 whose acknowledgment breaks §2.3), 2 usage, 3 delivery failed.
 
 Examples:
@@ -26,29 +22,7 @@ Examples:
   $ cai send-job --to https://provider.example/cai --source platform --sample --dry-run --format curl
   $ cai send-job --to https://provider.example/cai --source platform --ndjson jobs.ndjson --output results.ndjson
   $ cai send-job --print-schedule --retry-for 24h`,
-  );
-  command.action(async (options: SendOptions, cmd: Command) => {
-    // A deployment profile supplies --callback-url and --branch-code as defaults for samples; they must not refuse a --body send.
-    if (!options.sample) {
-      if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
-      if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
-    }
-    await runHandler(state, cmd, async (context) => {
-      refuseIdleFlags(options, cmd);
-      options.retryForGiven = retryForGiven(cmd);
-      return (await import('./action.js')).runSend('job', options, context);
-    }, SEND_HINTS);
-  });
-}
-
-export function registerSendEvent(program: Command, state: RunState): void {
-  const command = program
-    .command('send-event')
-    .description(describeCommand('send-event'));
-  addSendOptions(command, 'event');
-  command.addHelpText(
-    'after',
-    `
+  event: `
 Event types for --sample: conversation.message (default), appointment.booked, appointment.rescheduled,
 appointment.cancelled, job.closed.
 
@@ -62,13 +36,37 @@ Examples:
       --concurrency 16 --rate 50/s --output results.ndjson
   $ cai send-event --to https://platform.example/cai/events --provider acme --ndjson events.ndjson \\
       --resume results.ndjson --output results.ndjson`,
-  );
-  command.action(async (options: SendOptions, cmd: Command) => {
-    await runHandler(state, cmd, async (context) => {
-      refuseIdleFlags(options, cmd);
-      options.retryForGiven = retryForGiven(cmd);
-      return (await import('./action.js')).runSend('event', options, context);
-    }, SEND_HINTS);
-  });
+};
+
+export function registerSendJob(program: Command, state: RunState): void {
+  registerSend(program, state, 'job');
 }
 
+export function registerSendEvent(program: Command, state: RunState): void {
+  registerSend(program, state, 'event');
+}
+
+function registerSend(program: Command, state: RunState, kind: SendKind): void {
+  const name = kind === 'job' ? 'send-job' : 'send-event';
+  const command = program.command(name).description(describeCommand(name));
+  addSendOptions(command, kind);
+  command.addHelpText('after', HELP[kind]);
+  command.action(async (options: SendOptions, cmd: Command) => {
+    // A deployment profile supplies a job's --callback-url and --branch-code as defaults for samples; they must
+    // not refuse a --body send.
+    if (!options.sample) {
+      if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
+      if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
+    }
+    await runHandler(
+      state,
+      cmd,
+      async (context) => {
+        refuseIdleFlags(options, cmd);
+        options.retryForGiven = retryForGiven(cmd);
+        return (await import('./action.js')).runSend(kind, options, context);
+      },
+      SEND_HINTS,
+    );
+  });
+}
