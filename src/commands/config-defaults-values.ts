@@ -129,8 +129,9 @@ function secretDefaults(view: CommandView, rule: DefaultRule, chosen: ChosenEnvi
     }
     const warning = looseModeWarning(status);
     if (warning) result.warnings.push(warning);
-    if ('env' in ref) envSources.push({ kind: 'env', ref: ref.env, order });
-    else fileSources.push({ kind: 'file', ref: resolveRefPath(ref.file, chosen.baseDir), order });
+    // Named as the flags they stand in for: a message names the source as if it had been given.
+    if ('env' in ref) envSources.push({ kind: 'env', named: `${rule.option}-env`, ref: ref.env, order });
+    else fileSources.push({ kind: 'file', named: `${rule.option}-file`, ref: resolveRefPath(ref.file, chosen.baseDir), order });
   });
   if (envSources.length + fileSources.length === 0) return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
   const [envFlag, fileFlag] = secretFlags(rule.option);

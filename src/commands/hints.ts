@@ -22,6 +22,12 @@ export const SHARED_HINTS: Words = {
       : object !== undefined
         ? `set ${object} itself, e.g. --set '${object}={"…":"…"}'`
         : undefined,
+  // src/secrets/resolve.ts: no usable secret of a family of options (`--secret-env`, `--secret-file`, `--secret`).
+  missing_secret: ({ secret, defaultEnv }) => {
+    if (secret === undefined) return undefined;
+    const flags = `--${secret}-env NAME, --${secret}-file PATH or --${secret} VALUE`;
+    return defaultEnv === undefined ? `pass ${flags}` : `pass ${flags}, or set ${defaultEnv}`;
+  },
   // src/spec/catalog.ts
   unreadable_file: ({ catalog }) => (catalog === undefined ? undefined : 'check the --catalog path'),
   // src/config/locate.ts: an environment asked for, and no profile to take it from.

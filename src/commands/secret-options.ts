@@ -6,8 +6,8 @@ import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSourc
 
 let sequence = 0;
 
-function collect(kind: SecretSource['kind']) {
-  return (ref: string, previous: SecretSource[] | undefined): SecretSource[] => [...(previous ?? []), { kind, ref, order: sequence++ }];
+function collect(kind: SecretSource['kind'], named: string) {
+  return (ref: string, previous: SecretSource[] | undefined): SecretSource[] => [...(previous ?? []), { kind, named, ref, order: sequence++ }];
 }
 
 export type SecretPrefix = 'secret' | 'callback-secret' | 'other-secret';
@@ -21,9 +21,9 @@ const camel: Record<SecretPrefix, string> = {
 /** Adds `--<prefix>-env`, `--<prefix>-file` and `--<prefix>`, each repeatable (a rotation overlap, §5.9). */
 export function addSecretOptions(command: Command, prefix: SecretPrefix, what: string): Command {
   return command
-    .option(`--${prefix}-env <name>`, `${what}: read from environment variable NAME (repeatable)`, collect('env'))
-    .option(`--${prefix}-file <path>`, `${what}: read from a file, one trailing newline removed (repeatable)`, collect('file'))
-    .option(`--${prefix} <value>`, `${what}: given inline (repeatable; leaks into shell history)`, collect('value'));
+    .option(`--${prefix}-env <name>`, `${what}: read from environment variable NAME (repeatable)`, collect('env', `--${prefix}-env`))
+    .option(`--${prefix}-file <path>`, `${what}: read from a file, one trailing newline removed (repeatable)`, collect('file', `--${prefix}-file`))
+    .option(`--${prefix} <value>`, `${what}: given inline (repeatable; leaks into shell history)`, collect('value', `--${prefix}`));
 }
 
 /** The secret sources of one prefix, from commander's parsed options. */

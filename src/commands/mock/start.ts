@@ -238,8 +238,8 @@ function brokenNote(options: CommonOptions): string[] {
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */
 function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): Secret[] | undefined {
   const sources: SecretSource[] = [
-    ...(options.testSecretEnv ?? []).map((ref, order) => ({ kind: 'env' as const, ref, order })),
-    ...(options.testSecretFile ?? []).map((ref, order) => ({ kind: 'file' as const, ref, order: 1000 + order })),
+    ...(options.testSecretEnv ?? []).map((ref, order) => ({ kind: 'env' as const, named: '--test-secret-env', ref, order })),
+    ...(options.testSecretFile ?? []).map((ref, order) => ({ kind: 'file' as const, named: '--test-secret-file', ref, order: 1000 + order })),
   ];
   if (options.testProvider === undefined) {
     if (sources.length > 0) throw usageError('missing_option', 'a test secret was given without --test-provider', 'pass --test-provider CODE with the test credential (§1)');
