@@ -126,7 +126,7 @@ describe('cai conformance run --generate (built binary)', () => {
     expect(result.stdout).toMatch(new RegExp(`^│ ${iface}-GEN-001 .* ✓ passed`, 'm'));
     // Nothing on stderr but, on a slow machine, the line a CI log gets when no check finished for 10 s.
     expect(result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('still running '))).toEqual([]);
-  }, 180_000);
+  });
 
   it('a failure names the check, the seed, the smallest document, and a script that shows it again', async () => {
     const args = ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'date-time-whole-hour-offset', '--generate', '40', '--seed', '1', '--only', 'generate', '--format', 'table', '--repro-dir', join(dir, 'bin-fail')];
@@ -140,7 +140,7 @@ describe('cai conformance run --generate (built binary)', () => {
     const again = await spawnPlain('sh', [script]);
     expect(again.code, again.stdout + again.stderr).toBe(1);
     expect(again.stdout).toMatch(/^0 passed, 1 failed, 0 skipped$/m);
-  }, 180_000);
+  });
 
   it('loads fast-check only for generated documents', async () => {
     const chunk = readdirSync(join(ROOT, 'dist', 'bundle')).find((name) => name.endsWith('.js') && readFileSync(join(ROOT, 'dist', 'bundle', name), 'utf8').includes('interruptAfterTimeLimit'));
@@ -157,7 +157,7 @@ describe('cai conformance run --generate (built binary)', () => {
     expect(plain.stderr).not.toContain('fast-check-loaded');
     expect(generated.code, generated.stdout).toBe(0);
     expect(generated.stderr).toContain('fast-check-loaded');
-  }, 120_000);
+  });
 
   it.each([
     [['--generate', '0'], "error: option '--generate <n>' argument '0' is invalid. expected a whole number from 1 to 10000 (docs/limits.md)."],
