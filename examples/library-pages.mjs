@@ -27,7 +27,7 @@ const inspector = await startInspectorServer({
   store,
   mockUrl: platform.url,
   signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [secret] }] },
-  commands: { postUrl: platform.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET' } },
+  postUrl: platform.url,
   secrets: [secret],
 });
 try {

@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { fastValidatorSource } from './fast-validators.mjs';
@@ -68,12 +68,13 @@ const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 /**
- * The start-up chunk, cai.js: main, the program and every command's registration (flags, help), with what they
- * import statically (commander, output, errors, config lookup). `cai --help` needs all of it; each command's own
- * work is imported lazily inside its action, into chunks of its own. So node built-ins that only some commands use
- * (crypto for signing, readline, child_process) stay out of every start-up: loading one costs more than a small file.
+ * The start-up chunk, cai.js: main and the program, with what they import statically (commander, output, errors,
+ * config lookup, the list of commands of src/commands/index.ts). `cai --help` needs no more; each command's
+ * registration (src/commands/<command>/command.ts: flags, help) is a chunk of its own, loaded when its word is typed,
+ * and its action another, loaded when it runs. So node built-ins that only some commands use (crypto for signing,
+ * readline, child_process) stay out of every start-up: loading one costs more than a small file.
  */
-const STARTUP = /\/src\/(main|program)\.ts$|\/src\/commands\/[a-z-]+\.ts$/;
+const STARTUP = /\/src\/(main|program)\.ts$/;
 
 /**
  * commander requires node:child_process at load time, for executable subcommands, which cai does not use; loading
@@ -97,22 +98,27 @@ export default new Proxy({}, { get: (_, key) => real()[key], has: (_, key) => ke
 };
 
 /**
- * The inspector page's script is a file of its own (src/inspector/browser/inspector.js), read by script.ts beside
- * itself: in the bundle its text is inlined instead (nothing is read from disk at run time), and for the library
- * (dist/, by tsc, which copies no .js) it is copied beside the built module.
+ * The inspector page's script is in files of its own (src/inspector/browser/*.js), read by script.ts beside
+ * itself: in the bundle their text is inlined instead (nothing is read from disk at run time), and for the library
+ * (dist/, by tsc, which copies no .js) they are copied beside the built module.
  */
-const INSPECTOR_ASSET = "readFileSync(new URL('./inspector.js', import.meta.url), 'utf8')";
+const INSPECTOR_ASSETS = ['lists.js', 'inspector.js'];
 const inlineInspectorScript = {
   name: 'cai-inline-inspector-script',
   transform(code, id) {
     if (!id.endsWith('/src/inspector/browser/script.ts')) return null;
-    if (!code.includes(INSPECTOR_ASSET)) throw new Error(`${id} no longer reads its asset as ${INSPECTOR_ASSET}: update scripts/build.mjs`);
-    return code.replace(INSPECTOR_ASSET, JSON.stringify(readFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), 'utf8')));
+    let text = code;
+    for (const name of INSPECTOR_ASSETS) {
+      const read = `readFileSync(new URL('./${name}', import.meta.url), 'utf8')`;
+      if (!text.includes(read)) throw new Error(`${id} no longer reads its asset as ${read}: update scripts/build.mjs`);
+      text = text.replace(read, JSON.stringify(readFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), 'utf8')));
+    }
+    return text;
   },
 };
-copyFileSync(new URL('../src/inspector/browser/inspector.js', import.meta.url), new URL('../dist/inspector/browser/inspector.js', import.meta.url));
+for (const name of INSPECTOR_ASSETS) copyFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), new URL(`../dist/inspector/browser/${name}`, import.meta.url));
 
-await build({
+const bundled = await build({
   input: { cai: 'src/main.ts' },
   platform: 'node',
   cwd: ROOT,
@@ -140,6 +146,11 @@ await build({
 });
 // The chunks are CommonJS in a package whose type is module.
 writeFileSync(new URL('../dist/bundle/package.json', import.meta.url), '{\n  "type": "commonjs"\n}\n');
+// Which source modules each chunk holds: test/e2e/startup-modules.e2e.test.ts names the modules a command loads.
+const modules = Object.fromEntries(
+  bundled.output.filter((item) => item.type === 'chunk').map((chunk) => [chunk.fileName, chunk.moduleIds.map((id) => relative(ROOT, id)).filter((id) => !id.startsWith('\0')).sort()]),
+);
+writeFileSync(new URL('../dist/bundle/modules.json', import.meta.url), `${JSON.stringify(modules, null, 1)}\n`);
 
 const cache = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url))], { cwd: ROOT, stdio: 'inherit' });
 if (cache.status !== 0) process.exit(cache.status ?? 1);

@@ -41,21 +41,21 @@ const entry = {
  * file that reads a path that does not exist.
  */
 const ASSETS = [
-  {
-    // The inspector page's script (as scripts/build.mjs inlines it in dist/bundle).
+  // The inspector page's script, its two files (as scripts/build.mjs inlines them in dist/bundle).
+  ...['lists.js', 'inspector.js'].map((name) => ({
     module: '/src/inspector/browser/script.ts',
-    from: "readFileSync(new URL('./inspector.js', import.meta.url), 'utf8')",
-    to: () => JSON.stringify(readFileSync(join(ROOT, 'src', 'inspector', 'browser', 'inspector.js'), 'utf8')),
-  },
+    from: `readFileSync(new URL('./${name}', import.meta.url), 'utf8')`,
+    to: () => JSON.stringify(readFileSync(join(ROOT, 'src', 'inspector', 'browser', name), 'utf8')),
+  })),
   {
     // `cai sign --example` / `cai verify --example`: the worked example of §5.10 shipped as
     // fixtures/signature-example.json. Here it is read from the bundle itself, under the name the package gives it.
-    module: '/src/cli/signature-example.ts',
+    module: '/src/commands/sign/example.ts',
     from: "const text = (await readFileInput(file, io, 'example')).toString('utf8');",
     to: () => `const text = file === SHIPPED_EXAMPLE ? ${JSON.stringify(readFileSync(join(ROOT, 'fixtures', 'signature-example.json'), 'utf8'))} : (await readFileInput(file, io, 'example')).toString('utf8');`,
   },
   {
-    module: '/src/cli/signature-example.ts',
+    module: '/src/signing/example.ts',
     from: "fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url))",
     to: () => JSON.stringify('cai-toolkit/fixtures/signature-example.json (built in)'),
   },

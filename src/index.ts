@@ -101,28 +101,30 @@ export { runSenderConformance, type SenderConformanceOptions, type SenderRunHook
 // Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
 export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './conformance/reporters/html.js';
 export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './conformance/reporters/markdown.js';
-export { renderOperationHtml, type OperationView, type OperationPageOptions } from './output/html/operation-report.js';
+export { renderOperationHtml, type OperationView, type OperationPageOptions } from './commands/report/html-report.js';
 
 // The mocks' live inspector (`cai mock … --ui`): a store fed by the mock's observer hooks, and its web server.
 export {
   InspectorStore,
   DEFAULT_INSPECTOR_LIMITS,
   startInspectorServer,
-  secretFlagOf,
   type InspectorLimits,
   type InspectorServerOptions,
   type RunningInspector,
   type InspectorCredential,
   type InspectorSigning,
-  type CommandTargets,
+  type CopyCommands,
+  type CopyCommandsOf,
 } from './inspector/index.js';
+// The inspector's copy buttons as the CLI words them: `cai replay` and `cai sign | curl` lines.
+export { copyCommandsFor, secretFlagOf, type CommandTargets } from './commands/mock/copy-commands.js';
 
 // Configuration, doctor, report
 export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedConfig, type ChosenEnvironment, type Profile } from './config/load.js';
 export { locateConfig, CONFIG_FILE_NAME, type ConfigLocation } from './config/locate.js';
 export { CaiConfigSchema, EnvironmentSchema, SecretRefSchema, type CaiConfig, type Environment as ConfigEnvironment } from './config/schema.js';
 export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
-export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './config/defaults-table.js';
+export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './commands/config-defaults-table.js';
 export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
 export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
 export {

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { shellQuote } from './http/curl.js';
+import { shellQuote } from './shell.js';
 
 /**
  * Everything a command touches of the process, so commands run in-process in tests

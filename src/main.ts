@@ -3,9 +3,9 @@ import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
 import { buildProgram, checkHelpPath, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, routeHelp, VERSION_REQUESTED } from './program.js';
-import type { RunState } from './cli/runner.js';
-import { closestValue } from './cli/suggest.js';
-import { redactSecrets } from './secrets/resolve.js';
+import type { RunState } from './commands/runner.js';
+import { closestValue } from './commands/suggest.js';
+import { redactSecrets } from './secrets/known.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
 

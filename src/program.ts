@@ -1,38 +1,14 @@
 import { Command, CommanderError } from 'commander';
-import type { RunState } from './cli/runner.js';
-import { installConfigDefaults } from './cli/config-defaults.js';
-import { installTargetAlias } from './cli/target-alias.js';
+import type { RunState } from './commands/runner.js';
+import { installConfigDefaults } from './commands/config-defaults.js';
+import { installTargetAlias } from './commands/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
-import { closestValue } from './cli/suggest.js';
-import { usageError } from './errors.js';
-
-type Register = (program: Command, state: RunState) => void;
-
-/**
- * Every command, by the first word that invokes it, with a lazy import of its module. Only the module of the
- * command being run is loaded (all of them for help and for unknown commands), so start-up stays close to
- * bare node: `cai sign` loads commander, the signing core and nothing else.
- * The order here is the order of `cai --help`.
- */
-const COMMANDS: [name: string, load: () => Promise<Register>][] = [
-  ['sign', async () => (await import('./commands/sign.js')).registerSign],
-  ['verify', async () => (await import('./commands/verify.js')).registerVerify],
-  ['validate', async () => (await import('./commands/validate.js')).registerValidate],
-  ['sample', async () => (await import('./commands/sample.js')).registerSample],
-  ['schema', async () => (await import('./commands/schema.js')).registerSchema],
-  ['send-job', async () => (await import('./commands/send.js')).registerSendJob],
-  ['send-event', async () => (await import('./commands/send.js')).registerSendEvent],
-  ['replay', async () => (await import('./commands/replay.js')).registerReplay],
-  ['trigger', async () => (await import('./commands/trigger.js')).registerTrigger],
-  ['mock', async () => (await import('./commands/mock.js')).registerMock],
-  ['conformance', async () => (await import('./commands/conformance.js')).registerConformance],
-  ['config', async () => (await import('./commands/config.js')).registerConfig],
-  ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
-  ['report', async () => (await import('./commands/report.js')).registerReport],
-  ['load', async () => (await import('./commands/load.js')).registerLoad],
-  ['completion', async () => (await import('./commands/completion.js')).registerCompletion],
-];
+import { closestValue } from './commands/suggest.js';
+import { usageError, useWords } from './errors.js';
+import { SHARED_HINTS } from './commands/hints.js';
+import { COMMANDS } from './commands/index.js';
+import { registerListing } from './commands/list.js';
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
@@ -55,9 +31,15 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
     }
     if (word === '--') return undefined;
     if (word.startsWith('-')) continue;
-    return COMMANDS.some(([name]) => name === word) ? word : undefined;
+    return COMMANDS.some(({ name }) => name === word) ? word : undefined;
   }
   return undefined;
+}
+
+/** `cai help sign`: the command whose help commander's help command shows, when it names one. */
+function helpTargetOf(argv: readonly string[]): string | undefined {
+  const words = argv.filter((word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''));
+  return words[0] === 'help' && COMMANDS.some(({ name }) => name === words[1]) ? words[1] : undefined;
 }
 
 /**
@@ -108,9 +90,12 @@ export const VERSION_REQUESTED = 'commander.version';
 /**
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
  * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code.
- * Only the invoked command's module is registered; every module is for help and unknown words.
+ * Only the invoked command's module is registered; `cai --help` and unknown words get the list of
+ * src/commands/index.ts, no module; `cai completion` (and a program built without argv) gets them all.
  */
-export async function buildProgram(state: RunState, argv: readonly string[] = []): Promise<Command> {
+export async function buildProgram(state: RunState, argv?: readonly string[]): Promise<Command> {
+  // The domains' coded errors in the CLI's words, from the first hook on (a profile's errors come before any action).
+  useWords(SHARED_HINTS);
   const program = new Command('cai')
     .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
     .option('-V, --version', 'print the version of cai and of the spec it implements')
@@ -138,11 +123,17 @@ export async function buildProgram(state: RunState, argv: readonly string[] = []
   program.on('option:version', () => {
     throw new CommanderError(0, VERSION_REQUESTED, 'version requested');
   });
-  const word = commandWordOf(argv);
-  // `cai completion` reads every command's flags from the program itself, so it needs them all, as help does.
-  const wanted = word === undefined || word === 'completion' ? COMMANDS : COMMANDS.filter(([name]) => name === word);
-  const registers = await Promise.all(wanted.map(([, load]) => load()));
-  for (const register of registers) register(program, state);
+  // No argv: every command (the completion script and the tests read the whole program).
+  const word = argv === undefined ? 'completion' : (commandWordOf(argv) ?? helpTargetOf(argv));
+  if (word === undefined) {
+    // `cai --help`, or a word that is no command (commander suggests the one meant): the list alone, no module.
+    registerListing(program);
+  } else {
+    // `cai completion` reads every command's flags from the program itself, so it needs them all.
+    const wanted = word === 'completion' ? COMMANDS : COMMANDS.filter(({ name }) => name === word);
+    const registers = await Promise.all(wanted.map(({ load }) => load()));
+    for (const register of registers) register(program, state);
+  }
   // One preAction hook applies cai.config.json defaults to whichever command runs.
   installConfigDefaults(program, state);
   // `--to` on every command that has an address, `--target` accepted as its other name.

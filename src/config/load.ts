@@ -4,7 +4,7 @@ import { readFileCapped } from '../input.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
 import { isObject } from '../spec/json.js';
 import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
-import { CONFIG_FILE_NAME, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
+import { CONFIG_FILE_NAME, describeEnvironmentOrigin, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
 
 export interface LoadedConfig {
   location: ConfigLocation;
@@ -78,7 +78,7 @@ export function chooseEnvironment(loaded: LoadedConfig, request: EnvironmentRequ
   });
   if (request) {
     if (!Object.hasOwn(config.environments, request.name)) {
-      const from = request.origin === 'flag' ? '--env' : 'CAI_ENV';
+      const from = describeEnvironmentOrigin(request.origin);
       const known = names.length > 0 ? `it defines: ${names.join(', ')}` : 'it defines no environments';
       throw usageError('unknown_environment', `environment ${request.name} (from ${from}) is not in ${location.path}`, `pass one of the file's environments (${known})`);
     }

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { usageError } from '../errors.js';
+import { codedError, optionName, usageError } from '../errors.js';
 
 /**
  * Finding the deployment profile file. Kept free of zod: this runs on the start-up path of every command,
@@ -35,7 +35,7 @@ export interface EnvironmentRequest {
  * to the repository root (see `configSearch`); none at all just means "no profile".
  */
 export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): ConfigLocation | undefined {
-  const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: '--config' } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
+  const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: optionName('config') } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
   if (named) {
     if (named.value === '') throw usageError('missing_config', `${named.label} is empty`, 'name a cai.config.json file, or leave it out to use ./cai.config.json');
     const path = resolve(cwd, named.value);
@@ -81,16 +81,29 @@ export function requestedEnvironment(flag: string | undefined, env: NodeJS.Proce
   return undefined;
 }
 
-/** How `cai config show` says where the config file came from. */
-const CONFIG_ORIGINS: Readonly<Record<ConfigOrigin, string>> = {
-  flag: '--config',
-  env: 'CAI_CONFIG',
-  cwd: 'found in the working directory',
-  parent: 'found above the working directory',
+/**
+ * How `cai config show` and the messages say what chose the config file and the environment: an option by its
+ * name in the words in use (`--config`), the rest as below.
+ */
+const ORIGINS: Readonly<Record<string, string>> = {
+  'config env': 'CAI_CONFIG',
+  'config cwd': 'found in the working directory',
+  'config parent': 'found above the working directory',
+  'env env': 'CAI_ENV',
+  'env only': 'the only environment in the file',
+  'env default_env': 'default_env in the file',
 };
 
+function describeOrigin(option: 'config' | 'env', origin: string): string {
+  return origin === 'flag' ? optionName(option) : (ORIGINS[`${option} ${origin}`] as string);
+}
+
 export function describeConfigOrigin(origin: ConfigOrigin): string {
-  return CONFIG_ORIGINS[origin];
+  return describeOrigin('config', origin);
+}
+
+export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
+  return describeOrigin('env', origin);
 }
 
 /** Where `cai.config.json` was looked for: `/repo/a/b or its parents up to /repo (the repository root)`. */
@@ -100,19 +113,9 @@ export function describeConfigSearch(cwd: string): string {
   return repository ? `${resolve(cwd)} or its parents up to ${top} (the repository root)` : `${resolve(cwd)} or any parent directory`;
 }
 
-/** How `cai config show` says what chose the environment. */
-const ENVIRONMENT_ORIGINS: Readonly<Record<EnvironmentOrigin, string>> = {
-  flag: '--env',
-  env: 'CAI_ENV',
-  only: 'the only environment in the file',
-  default_env: 'default_env in the file',
-};
-
-export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
-  return ENVIRONMENT_ORIGINS[origin];
-}
-
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {
-  const from = request.origin === 'flag' ? '--env' : 'CAI_ENV';
-  return usageError('missing_config', `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${describeConfigSearch(cwd)}`, "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'");
+  const from = describeEnvironmentOrigin(request.origin);
+  const where = describeConfigSearch(cwd);
+  const message = `${from} names environment ${request.name} but there is no ${CONFIG_FILE_NAME} in ${where}`;
+  return codedError('usage', 'missing_config', message, { environment: request.name });
 }

@@ -1,3 +1,4 @@
+import { hintOf } from '../errors.js';
 import { SIGNATURE_WINDOW_SECONDS, type InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
@@ -16,7 +17,7 @@ const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', e
 
 /** §5.1: one secret per direction, both needed by either party (one signs, the other verifies). */
 export function checkSecrets(environment: ChosenEnvironment | undefined, env: NodeJS.ProcessEnv): CheckResult[] {
-  if (!environment) return [{ id: 'secrets', verdict: 'skip', message: 'no deployment profile, so no secrets to check', hint: "create one with 'cai config init', or pass --config FILE / --env NAME" }];
+  if (!environment) return [{ id: 'secrets', verdict: 'skip', message: 'no deployment profile, so no secrets to check', hint: hintOf('doctor_no_profile') }];
   const results: CheckResult[] = (['jobs', 'events'] as const).map((direction) => checkDirection(direction, environment, env));
   const [jobs, events] = (['jobs', 'events'] as const).map((direction) => asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined)[0]);
   if (jobs && events) {
@@ -57,7 +58,7 @@ const REQUIRED: Record<InterfaceId, readonly string[]> = {
 };
 
 export function checkConfiguration(environment: ChosenEnvironment | undefined, interfaces: readonly InterfaceId[]): CheckResult[] {
-  if (!environment) return [{ id: 'config', verdict: 'skip', message: 'no deployment profile (cai.config.json) in use', hint: "create one with 'cai config init', or pass --config FILE / --env NAME" }];
+  if (!environment) return [{ id: 'config', verdict: 'skip', message: 'no deployment profile (cai.config.json) in use', hint: hintOf('doctor_no_profile') }];
   const s = environment.settings;
   const present: Record<string, boolean> = {
     provider_endpoint: s.provider_endpoint !== undefined,
@@ -75,7 +76,7 @@ export function checkConfiguration(environment: ChosenEnvironment | undefined, i
       return [{ id: 'config', interface: id, verdict: 'fail', message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`, hint: `add them to environments.${environment.name} in ${environment.location.path}` }];
     }
     const results: CheckResult[] = [{ id: 'config', interface: id, verdict: 'pass', message: `environment ${environment.name} has everything ${what} needs` }];
-    if (id === 'B' && (s.authorised_origins?.length ?? 0) === 0) {
+    if (interfaceSpec(id).authorisedOrigins && (s.authorised_origins?.length ?? 0) === 0) {
       results.push({ id: 'config', interface: id, verdict: 'warn', message: 'no authorised_origins: the events endpoint cannot restrict who may call it (§5.7)', hint: "add the provider's egress IP addresses as authorised_origins" });
     }
     return results;
@@ -186,7 +187,7 @@ function trustHint(code: string | undefined): string {
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-      return 'a self-signed or private CA: pass --ca FILE with the issuing CA, or serve the full chain';
+      return hintOf('doctor_private_ca', {}, 'a self-signed or private CA: trust the issuing CA, or serve the full chain');
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return 'the certificate does not name this host: use the host name it was issued for, or reissue it';
     case 'CERT_HAS_EXPIRED':

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigSearch } from '../config/locate.js';
+import { hintOf, optionName } from '../errors.js';
 import type { CheckResult } from './types.js';
 
 /** package.json's `engines.node` (`>=20.19`): the oldest Node.js cai is built and tested for. */
@@ -17,8 +18,8 @@ const SHORT_SECRET_CHARACTERS = 32;
 
 /** The environment variables the commands take a secret from when no flag names one (docs/operations.md). */
 const DEFAULT_SECRET_VARIABLES = [
-  { name: 'CAI_SECRET', what: 'the secret of the commands that sign or verify, for the direction they work in', flags: '--secret-env NAME / --secret-file PATH' },
-  { name: 'CAI_CALLBACK_SECRET', what: "the events secret of Interface A runs, for the provider's callbacks (§5.1)", flags: '--callback-secret-env NAME / --callback-secret-file PATH' },
+  { name: 'CAI_SECRET', what: 'the secret of the commands that sign or verify, for the direction they work in', secret: 'signing' },
+  { name: 'CAI_CALLBACK_SECRET', what: "the events secret of Interface A runs, for the provider's callbacks (§5.1)", secret: 'callback' },
 ] as const;
 
 /** `20.19.0` ≤ `v20.20.2`: numeric, part by part. */
@@ -51,14 +52,14 @@ export function checkTempDir(dir: string): CheckResult {
     return { id: 'temp', verdict: 'pass', message: `${dir} is writable (reproductions of failing checks go there)` };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return { id: 'temp', verdict: 'fail', message: `${dir} is not writable (${code}): conformance runs cannot save their reproductions`, hint: 'set TMPDIR to a writable directory, or pass --repro-dir DIR to conformance runs' };
+    return { id: 'temp', verdict: 'fail', message: `${dir} is not writable (${code}): conformance runs cannot save their reproductions`, hint: hintOf('doctor_temp_unwritable', {}, 'set TMPDIR to a writable directory') };
   }
 }
 
 /** No profile in use: where one was looked for, and how to make one. */
 export function checkNoProfile(search: ConfigSearch, cwd: string): CheckResult {
   const where = search.top === cwd ? `in ${cwd}` : `from ${cwd} up to ${search.top}${search.repository ? ' (the repository root)' : ''}`;
-  return { id: 'config', verdict: 'skip', message: `no deployment profile: no cai.config.json ${where}, and neither --config nor CAI_CONFIG`, hint: "commands take their flags alone; for a deployment's values as defaults, 'cai config init'" };
+  return { id: 'config', verdict: 'skip', message: `no deployment profile: no cai.config.json ${where}, and neither ${optionName('config')} nor CAI_CONFIG`, hint: "commands take their flags alone; for a deployment's values as defaults, 'cai config init'" };
 }
 
 /**
@@ -67,10 +68,10 @@ export function checkNoProfile(search: ConfigSearch, cwd: string): CheckResult {
  * length is shown, never the value.
  */
 export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
-  const results = DEFAULT_SECRET_VARIABLES.map(({ name, what, flags }): CheckResult => {
+  const results = DEFAULT_SECRET_VARIABLES.map(({ name, what, secret }): CheckResult => {
     const value = env[name];
     if (value === undefined || value === '') {
-      return { id: 'secrets', verdict: name === 'CAI_SECRET' ? 'warn' : 'skip', message: `${name} is not set: ${what}`, hint: `export ${name}, or pass ${flags} to each command` };
+      return { id: 'secrets', verdict: name === 'CAI_SECRET' ? 'warn' : 'skip', message: `${name} is not set: ${what}`, hint: hintOf('doctor_secret_unset', { variable: name, secret }, `export ${name}`) };
     }
     if (value.length < SHORT_SECRET_CHARACTERS) {
       return { id: 'secrets', verdict: 'warn', message: `${name} is only ${value.length} characters`, hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32` };

@@ -5,6 +5,7 @@ import { checkConfiguration, checkSecrets, checkTarget } from './checks.js';
 import { checkEnvironmentSecrets, checkNode, checkNoProfile, checkTempDir } from './local.js';
 import type { ConfigSearch } from '../config/locate.js';
 import type { CheckResult, DoctorTarget, Verdict } from './types.js';
+import { hintOf } from '../errors.js';
 
 export interface DoctorOptions {
   /** The chosen environment of the deployment profile, when there is one. */
@@ -64,7 +65,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     add(await checkTarget(target, { timeoutMs: options.timeoutMs, ca: options.ca, now: options.now }));
   }
   if (options.targets.length === 0) {
-    add([{ id: 'network', verdict: 'skip', message: 'no URL to probe (DNS, TCP, TLS, certificate, clock)', hint: "pass --to URL, or use a profile whose environment has provider_endpoint or events_url" }]);
+    add([{ id: 'network', verdict: 'skip', message: 'no URL to probe (DNS, TCP, TLS, certificate, clock)', hint: hintOf('doctor_no_target', {}, 'use a profile whose environment has provider_endpoint or events_url') }]);
   }
   const summary: Record<Verdict, number> = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const check of checks) summary[check.verdict] += 1;

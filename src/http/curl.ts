@@ -1,13 +1,12 @@
 /**
- * The one shell quoting and the one curl command line of cai: `cai sign --format curl`, the `--dry-run --format
+ * The one curl command line of cai (its quoting is src/shell.ts's): `cai sign --format curl`, the `--dry-run --format
  * curl` of the sending commands, and the conformance reproductions. Pure string work (no terminal, no I/O), so
  * domain code may use it.
  */
 
-/** POSIX shell quoting: a word of safe characters as it is, anything else in single quotes (they keep every byte but NUL). */
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
+import { shellQuote } from '../shell.js';
+
+export { shellQuote } from '../shell.js';
 
 /** A shell word written out already, used as is: a `"…$(…)…"` that must expand when the command runs. */
 interface ShellWord {

@@ -4,14 +4,15 @@
  * the body (and with it the `event_id`) never changes between attempts.
  */
 import type { Dispatcher } from 'undici';
-import { CaiError, errorMessage } from '../errors.js';
+import { CaiError, errorMessage, hintOf } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import { interfaceOfHeaders } from '../spec/interfaces.js';
 import { sign } from '../signing/sign.js';
-import { originOf, postOnce, type HttpResponse } from './client.js';
+import { postOnce, type HttpResponse } from './client.js';
+import { originOf } from './network-errors.js';
 import { isLoopbackUrl } from './loopback.js';
 import { notAnEndpoint, notTheEndpoint } from './not-an-endpoint.js';
-import { decideRetry, formatDuration, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import { decideRetry, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -256,21 +257,15 @@ function failureOf(record: AttemptRecord, giveUp: string | undefined, reason: st
   return {
     code: 'retries_exhausted',
     message: `delivery failed after ${attempts} ${last}; ${reason}`,
-    hint:
-      giveUp === 'disabled'
-        ? 'drop --no-retry to retry 5xx, 429 and connection failures (§7)'
-        : giveUp === 'max-attempts'
-          ? 'raise --max-attempts or --retry-for (the spec allows retrying for up to 24h, §8)'
-          : 'raise --retry-for (the spec allows retrying for up to 24h, §8), or check the receiver',
+    hint: hintOf('retries_exhausted', { giveUp }),
   };
 }
 
 /** The words of a URL that is not the endpoint, for the interface the request's identity header names (§4.1, §4.2). */
 function notAnEndpointFor(request: DeliveryRequest, wrong: string): { message: string; hint: string } {
-  const names = Object.keys(request.headers).map((name) => name.toLowerCase());
-  const iface = names.includes(Headers.source) ? 'A' : names.includes(Headers.provider) ? 'B' : undefined;
-  const sent = iface === undefined ? 'a signed request' : `a signed ${interfaceSpec(iface).documentName}`;
-  return notAnEndpoint(iface, request.url, wrong, sent);
+  const spec = interfaceOfHeaders(Object.keys(request.headers).map((name) => name.toLowerCase()));
+  const sent = spec === undefined ? 'a signed request' : `a signed ${spec.documentName}`;
+  return notAnEndpoint(spec?.id, request.url, wrong, sent);
 }
 
 /** A refused connection on this machine: the receiver is not running, or listens on another port. */
@@ -278,7 +273,7 @@ function nothingListens(url: string): DeliveryError {
   return {
     code: 'nothing_listens',
     message: `nothing listens at ${originOf(url)}: the connection was refused (ECONNREFUSED)`,
-    hint: 'is the receiver running, and on the port of the URL? (cai mock platform|provider prints its URL when it starts); pass --retry-for DURATION to keep trying while it starts',
+    hint: hintOf('nothing_listens'),
   };
 }
 
@@ -307,4 +302,4 @@ function asDeliveryError(error: unknown): DeliveryError {
   return { code: 'connection', message: errorMessage(error) };
 }
 
-export { formatDuration, isLoopbackUrl };
+export { isLoopbackUrl };

@@ -7,6 +7,7 @@
  * checks). The one place that judges it.
  */
 import { STATUS_CODES } from 'node:http';
+import { hintOf } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 
@@ -42,20 +43,14 @@ export interface NotAnEndpoint {
 
 /**
  * The error of a document sent to an address that is not the endpoint: what came back, what was expected, and where
- * the address should point. `sent` names what was sent (`a valid, correctly signed event`); the interface is
- * undefined when the request does not say (a replayed capture without the identity header).
+ * the address should point (the hint, worded by the command: `not_an_endpoint` with the interface). `sent` names
+ * what was sent (`a valid, correctly signed event`); the interface is undefined when the request does not say (a
+ * replayed capture without the identity header).
  */
 export function notAnEndpoint(iface: InterfaceId | undefined, url: string, wrong: string, sent: string): NotAnEndpoint {
-  if (iface === undefined) {
-    return { message: `${url} is not an endpoint of the interface: ${sent} got ${wrong}`, hint: 'check --to: the events URL (§4.2), or the provider endpoint (§4.1)' };
-  }
+  const hint = hintOf('not_an_endpoint', { interface: iface });
+  if (iface === undefined) return { message: `${url} is not an endpoint of the interface: ${sent} got ${wrong}`, hint };
   const spec = interfaceSpec(iface);
   const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
-  return {
-    message: `${url} is not ${spec.endpointKind}: ${sent} got ${wrong}; expected ${expected}`,
-    hint:
-      spec.path === ''
-        ? `check --to: it is ${spec.targetName} itself, where the ${spec.sender} POSTs its ${spec.documentName}s (${spec.section})`
-        : `check --to: it is ${spec.targetName}, without ${spec.path}, which is appended to it (${spec.section})`,
-  };
+  return { message: `${url} is not ${spec.endpointKind}: ${sent} got ${wrong}; expected ${expected}`, hint };
 }

@@ -10,6 +10,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseRetryAfter } from '../spec/retry-after.js';
 import { classifyStatus, type StatusClass } from '../spec/statuses.js';
+import { formatDuration } from '../duration.js';
 
 export interface RetryPolicy {
   /** `--no-retry` sets this false: one attempt, whatever the outcome. */
@@ -129,11 +130,11 @@ export function decideRetry(input: DecisionInput): RetryDecision {
   if (kind === 'rejected') return { retry: false, giveUp: 'not-retryable', reason: `status ${statusOf(outcome)} is not retried (§7)` };
   if (kind === 'redirect') return { retry: false, giveUp: 'not-retryable', reason: 'redirects are not followed' };
   if (kind === 'fatal') return { retry: false, giveUp: 'not-retryable', reason: 'another attempt cannot fix this' };
-  if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off (--no-retry)' };
+  if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off' };
   if (outcome.kind === 'error' && outcome.nothingListens && policy.stopWhenNothingListens) {
     return { retry: false, giveUp: 'nothing-listens', reason: 'nothing listens on this port of this machine' };
   }
-  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the --max-attempts limit` };
+  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the most allowed` };
 
   const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, nowMs) : undefined;
   const { delayMs, basis, reason } = waitBeforeRetry(retryAfter, backoffMs(attempts, policy, input.random));
@@ -142,7 +143,7 @@ export function decideRetry(input: DecisionInput): RetryDecision {
     return {
       retry: false,
       giveUp: 'retry-for',
-      reason: `the next wait (${basis === 'retry-after' ? 'Retry-After ' : ''}${formatDuration(delayMs)}) and attempt would go past --retry-for ${formatDuration(policy.retryForMs)}`,
+      reason: `the next wait (${basis === 'retry-after' ? 'Retry-After ' : ''}${formatDuration(delayMs)}) and attempt would go past the retry period of ${formatDuration(policy.retryForMs)}`,
     };
   }
   return { retry: true, delayMs, basis, reason };
@@ -321,18 +322,3 @@ export function planSchedule(partial: Partial<RetryPolicy> = {}, limit = 1000): 
   return { policy, attempts, truncated: false };
 }
 
-/** `850 ms`, `2 s`, `1.5 s`, `4 min`, `2 h 30 min`. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return 'unlimited';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) {
-    const s = ms / 1000;
-    return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-  }
-  const totalSeconds = Math.round(ms / 1000);
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds % 60;
-  const parts = [h ? `${h} h` : '', m ? `${m} min` : '', s ? `${s} s` : ''].filter(Boolean);
-  return parts.join(' ');
-}

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { deliveryError, errnoCode, errorMessage, usageError } from '../errors.js';
+import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ConnectionGuard } from './admission.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
@@ -256,15 +256,24 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 // How often Node looks for connections over headersTimeout / requestTimeout (its default is 30 s).
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
+/** What a server's start-up applies of a receiver's limits: admission and Node's own time-outs. */
+export type ServerLimits = Pick<
+  ReceiverLimits,
+  'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs'
+>;
+
 export interface ListenOptions {
   host: string;
   port: number;
   path: string;
   tls?: TlsFiles;
-  limits?: ReceiverLimits;
+  limits?: ServerLimits;
 }
 
-/** Starts an HTTP (or HTTPS, §5.8) server on host:port (0 = any free port), within `limits`. */
+/**
+ * The one server start-up (the mocks, a conformance run's listener, the inspector): an HTTP (or HTTPS, §5.8) server
+ * on host:port (0 = any free port), within `limits`.
+ */
 export async function listen(handler: Handler, options: ListenOptions): Promise<ListeningServer> {
   const limits = options.limits ?? DEFAULT_RECEIVER_LIMITS;
   const serverOptions = {
@@ -281,7 +290,7 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
       ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, admitted)
       : createHttpServer(serverOptions, admitted);
   } catch (error) {
-    throw usageError('bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, 'pass a PEM certificate with --tls-cert and its PEM private key with --tls-key', error);
+    throw codedError('usage', 'bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, {}, error);
   }
   guard.attach(server);
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
@@ -322,12 +331,21 @@ function closer(server: Server): ListeningServer['close'] {
   };
 }
 
+/** Why a server could not listen, as a code with its host and port (the command words the hint). */
 function listenError(error: unknown, host: string, port: number) {
   const code = errnoCode(error);
-  if (code === 'EADDRINUSE') return usageError('port_in_use', `port ${port} on ${host} is already in use`, 'choose another --port, or --port 0 for any free port');
-  if (code === 'EACCES') return usageError('port_denied', `not allowed to listen on port ${port} on ${host}`, 'use a port above 1023, or --port 0 for any free port');
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return usageError('bad_host', `cannot listen on ${host}: no such local address`, 'use --host 127.0.0.1 (or 0.0.0.0 for every interface)');
-  return deliveryError('listen_failed', `cannot listen on ${host}:${port}: ${errorMessage(error)}`, 'check --host and --port', error);
+  const data = { host, port };
+  if (code === 'EADDRINUSE') {
+    return codedError('usage', 'port_in_use', `port ${port} on ${host} is already in use`, data, error);
+  }
+  if (code === 'EACCES') {
+    return codedError('usage', 'port_denied', `not allowed to listen on port ${port} on ${host}`, data, error);
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
+  }
+  const reason = errorMessage(error);
+  return codedError('delivery', 'listen_failed', `cannot listen on ${host}:${port}: ${reason}`, { ...data, reason }, error);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>

@@ -4,7 +4,7 @@
  * bundled roots, `--insecure`, the proxy (`--proxy`, else the environment's), the local address (§5.7), the connect
  * time-out and the pool size. It returns data, with what the user must be told, for the command to print.
  */
-import { errorMessage, usageError } from '../errors.js';
+import { codedError, errorMessage } from '../errors.js';
 import { readPem } from '../input.js';
 import type { Io } from '../io.js';
 import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
@@ -23,8 +23,6 @@ export interface TransportFlags {
 
 export interface Transport {
   client: ClientOptions;
-  /** To show as warnings: `--insecure`. */
-  warnings: string[];
   /** To show as context: the proxy in use, its password hidden. */
   info: string[];
 }
@@ -43,9 +41,6 @@ export async function resolveTransport(flags: TransportFlags, io: Io, target?: s
   };
   return {
     client,
-    warnings: flags.insecure
-      ? ['--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.']
-      : [],
     info: proxy ? [`via proxy ${redactUrl(proxy)}`] : [],
   };
 }
@@ -55,7 +50,7 @@ export function openDispatcher(transport: Transport): Dispatcher {
   try {
     return createDispatcher(transport.client);
   } catch (error) {
-    throw usageError('bad_transport', `cannot set up the connection: ${errorMessage(error)}`, 'check --proxy, --local-address and --ca', error);
+    throw codedError('usage', 'bad_transport', `cannot set up the connection: ${errorMessage(error)}`, {}, error);
   }
 }
 

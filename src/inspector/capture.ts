@@ -9,6 +9,7 @@ import { asObject, parseJson } from '../spec/json.js';
 import type { Arena } from './arena.js';
 import type { InspectorLimits } from './limits.js';
 import type { Sized } from './ring.js';
+import { documentLabel } from '../spec/interfaces.js';
 
 export type HeaderPair = readonly [name: string, value: string];
 
@@ -42,7 +43,12 @@ type Ids = Pick<MockRequestEntry, 'event' | 'event_id' | 'lead_id'>;
 export type RequestSummary = Pick<
   MockRequestEntry,
   'received_at' | 'interface' | 'status' | 'verdict' | 'reason' | 'message' | 'space' | 'provider_code' | 'event' | 'event_id' | 'lead_id' | 'lead_known' | 'provider_job_id'
-> & { id: number; body_bytes?: number };
+> & {
+  id: number;
+  body_bytes?: number;
+  /** What the request carried, as a line names it: its event type, or `contact job` (src/spec/interfaces.ts). */
+  document: string;
+};
 
 const MAX_TARGET = 2048;
 // Counted for each kept request beyond its bytes: the objects and strings around them.
@@ -87,6 +93,7 @@ export function replyHeaders(reply: Reply): HeaderPair[] {
 
 export function summarise(request: InspectedRequest): RequestSummary {
   const { entry } = request;
+  const ids = idsOf(request);
   return {
     id: request.id,
     received_at: entry.received_at,
@@ -94,8 +101,9 @@ export function summarise(request: InspectedRequest): RequestSummary {
     status: entry.status,
     verdict: entry.verdict,
     ...pick(entry, ['reason', 'message', 'space', 'provider_code', 'lead_known', 'provider_job_id']),
-    ...pick(idsOf(request), ['event', 'event_id', 'lead_id']),
+    ...pick(ids, ['event', 'event_id', 'lead_id']),
     ...(request.bodyBytes !== undefined ? { body_bytes: request.bodyBytes } : {}),
+    document: documentLabel(entry.interface, ids.event, '-'),
   };
 }
 

@@ -9,6 +9,8 @@ import { asObject, parseJson } from '../spec/json.js';
 import type { InspectedRequest, RequestSummary } from './capture.js';
 import { idsOf, summarise } from './capture.js';
 import type { InspectedCallback, InspectorStore, RetryNote } from './store.js';
+import { interfaceSpec } from '../spec/interfaces.js';
+import type { InterfaceId } from '../spec/constants.js';
 
 /** One event of a conversation, with the fields a transcript shows. */
 export interface ConversationEvent {
@@ -101,7 +103,7 @@ export function conversationList(store: InspectorStore, limit: number): { items:
   for (const request of store.requests.oldestFirst()) {
     const { entry } = request;
     const leadId = idsOf(request).lead_id;
-    if (leadId === undefined || entry.interface === 'A') continue;
+    if (leadId === undefined || isJob(entry.interface)) continue;
     const summary = at(entry.space ?? 'live', leadId, entry.received_at, request.id);
     if (entry.verdict === 'accepted') countEvent(summary, entry.event);
     else if (entry.verdict === 'rejected' || entry.verdict === 'injected') summary.rejected++;
@@ -110,12 +112,17 @@ export function conversationList(store: InspectorStore, limit: number): { items:
   for (const callback of store.callbacks.oldestFirst()) countEvent(at('live', callback.entry.lead_id, callback.entry.sent_at, callback.id), callback.entry.event);
   for (const request of store.requests.oldestFirst()) {
     const { entry } = request;
-    if (entry.interface !== 'A' || entry.lead_id === undefined || entry.verdict !== 'accepted') continue;
+    if (!isJob(entry.interface) || entry.lead_id === undefined || entry.verdict !== 'accepted') continue;
     const key = `live\u0000${entry.lead_id}`;
     if (!byLead.has(key)) at('live', entry.lead_id, entry.received_at, request.id);
   }
   const items = [...byLead.values()].sort((a, b) => (b.last_at === a.last_at ? b.last_id - a.last_id : b.last_at < a.last_at ? -1 : 1));
   return { items: items.slice(0, limit), total: items.length };
+}
+
+/** A request of the interface whose documents are contact jobs (§4.1): the start of a conversation. */
+function isJob(id: InterfaceId): boolean {
+  return interfaceSpec(id).document === 'job';
 }
 
 function countEvent(summary: ConversationSummary, event: string | undefined): void {
@@ -145,7 +152,7 @@ export function conversationOf(store: InspectorStore, space: 'live' | 'test', le
     const { entry } = request;
     if (idsOf(request).lead_id !== leadId || (entry.space ?? 'live') !== space) continue;
     found = true;
-    if (entry.interface === 'A') {
+    if (isJob(entry.interface)) {
       if (entry.verdict === 'accepted') conversation.jobs.push(jobOf(request));
       else if (entry.verdict !== 'duplicate') noteRejected(conversation, request);
       continue;

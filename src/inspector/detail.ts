@@ -6,7 +6,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { bodyCut, headerPairs, replyHeaders, summarise, type HeaderPair, type InspectedRequest, type RequestSummary } from './capture.js';
-import { copyCommands, type CommandTargets, type CopyCommands } from './commands.js';
 import { explain, type Explanation, type InspectorSigning } from './explain.js';
 import type { Redactor } from './redact.js';
 import { summariseCallback, type CallbackSummary, type InspectedCallback, type RetryNote } from './store.js';
@@ -25,6 +24,20 @@ export interface BodyDetail {
   hexPrefix?: string;
 }
 
+/**
+ * A kept request as commands to send it again, for the page's copy buttons; the caller's (the CLI words them as
+ * `cai replay` and `cai sign | curl` lines, src/commands/mock/copy-commands.ts).
+ */
+export interface CopyCommands {
+  replay?: string;
+  curl?: string;
+  /** Why a command is missing, or what to do before running it. */
+  notes: string[];
+}
+
+/** The copy commands of a request, given the inspector's own URL (the capture and the body are fetched from it). */
+export type CopyCommandsOf = (request: InspectedRequest, inspectorUrl: string) => CopyCommands;
+
 export interface RequestDetail {
   summary: RequestSummary;
   request: { method: string; target: string; http_version: string; remote_address?: string; headers: readonly HeaderPair[]; headers_cut: number; body?: BodyDetail };
@@ -42,7 +55,12 @@ export interface CallbackDetail {
 
 const HEX_PREFIX_BYTES = 64;
 
-export function requestDetail(request: InspectedRequest, signing: InspectorSigning, targets: CommandTargets, redactor: Redactor): RequestDetail {
+export function requestDetail(
+  request: InspectedRequest,
+  signing: InspectorSigning,
+  commands: CopyCommands,
+  redactor: Redactor,
+): RequestDetail {
   const detail: RequestDetail = {
     summary: summarise(request),
     request: {
@@ -56,7 +74,7 @@ export function requestDetail(request: InspectedRequest, signing: InspectorSigni
     },
     answer: { status: request.reply.status, headers: replyHeaders(request.reply), ...(request.reply.body !== undefined ? { body: bodyDetail(request.reply.body, request.reply.body.length, false) } : {}) },
     explanation: explain(request, signing),
-    commands: copyCommands(request, targets),
+    commands,
   };
   return redactor.json(detail);
 }

@@ -5,5 +5,5 @@
 export { InspectorStore, type CallbackSummary, type RequestFilter, type StoreUpdate } from './store.js';
 export { DEFAULT_INSPECTOR_LIMITS, type InspectorLimits } from './limits.js';
 export { startInspectorServer, type InspectorServerOptions, type RunningInspector } from './server.js';
-export { secretFlagOf, copyCommands, type CommandTargets, type CopyCommands } from './commands.js';
+export type { CopyCommands, CopyCommandsOf } from './detail.js';
 export type { InspectorCredential, InspectorSigning } from './explain.js';

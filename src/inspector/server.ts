@@ -5,20 +5,19 @@
  * Host header that names neither this address nor localhost is refused (a DNS-rebinding page cannot reach it).
  * Every answer is bounded: lists are paged (limits.maxPage), bodies kept are bounded, streams are counted.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
-import { ConnectionGuard } from '../http/admission.js';
-import { errnoCode, errorMessage, usageError } from '../errors.js';
-import { renderInspectorPage } from '../output/html/inspector-page.js';
-import { renderCallbackDetail, renderConversation, renderRequestDetail } from '../output/html/inspector-views.js';
+import { CaiError, codedError, errorMessage } from '../errors.js';
+import { listen } from '../http/server.js';
+import { renderInspectorPage } from './page.js';
+import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
-import type { CommandTargets } from './commands.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
 import { html } from '../output/html/escape.js';
-import { callbackDetail, requestDetail } from './detail.js';
+import { callbackDetail, requestDetail, type CopyCommandsOf } from './detail.js';
 import type { InspectorSigning } from './explain.js';
 import { Redactor } from './redact.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
@@ -33,8 +32,10 @@ export interface InspectorServerOptions {
   signing: InspectorSigning;
   /** The mock's URL as it prints it (the events URL, or the provider endpoint). */
   mockUrl: string;
-  /** What the copy commands need besides the inspector's own URL. */
-  commands: Omit<CommandTargets, 'inspectorUrl'>;
+  /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
+  postUrl: string;
+  /** The commands that send a kept request again, for the page's copy buttons (none when left out). */
+  copyCommands?: CopyCommandsOf;
   /** Every secret the mock holds, both directions: never served (see Redactor). */
   secrets: readonly string[];
   /** e.g. `cai 0.2.0`. */
@@ -89,35 +90,19 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   const state = prepare(options);
   const routes = routesOf(state);
   const caps: InspectorServerCaps = { ...INSPECTOR_SERVER_CAPS, ...options.caps };
-  // Fair admission (src/http/admission.ts): a flood of silent or half-sent connections gives way to a page's.
-  const guard = new ConnectionGuard({ maxConnections: caps.maxConnections, maxRequestsInFlight: caps.maxRequestsInFlight });
-  const server = createServer(
-    {
-      headersTimeout: caps.headersTimeoutMs,
-      requestTimeout: caps.requestTimeoutMs,
-      // Node looks for connections past those time-outs this often (30 s by default): 10 s then meant 10–40 s.
-      connectionsCheckingInterval: Math.min(1_000, caps.headersTimeoutMs / 2),
-    },
-    guard.wrap((request, response) => handle(state, routes, request, response)),
-  );
-  guard.attach(server);
-  await listenOn(server, host, options.port ?? 0);
-  const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  state.url = `http://${shown}:${address.port}/`;
-  state.allowedHosts = hostCheck(address);
-  let closing: Promise<void> | undefined;
+  // The one server start-up of src/http/server.ts: fair admission (a flood of silent or half-sent connections gives
+  // way to a page's) and the time-outs, within the inspector's own caps.
+  const handler = (request: IncomingMessage, response: ServerResponse) => handle(state, routes, request, response);
+  const server = await listen(handler, { host, port: options.port ?? 0, path: '/', limits: caps }).catch((error: unknown) => {
+    throw inspectorListenError(error);
+  });
+  state.url = server.url;
+  state.allowedHosts = hostCheck(server.server.address() as AddressInfo);
   return {
-    url: state.url,
-    port: address.port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        state.hub.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    url: server.url,
+    port: server.port,
+    // The live streams end first: the connections they held are then idle, and close at once.
+    close: () => server.close(async () => state.hub.close()),
   };
 }
 
@@ -161,21 +146,21 @@ function notFound(state: InspectorState, what: string, view = false): Answer {
 function routesOf(state: InspectorState): Route[] {
   const { options, store, redactor } = state;
   const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
-  const targets = (): CommandTargets => ({ ...options.commands, inspectorUrl: state.url });
+  const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
   const { withRequest, withCallback, withConversation } = lookupsOf(state);
   return [
     [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders })],
     [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
-    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.commands.postUrl, limits: store.limits })],
+    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits })],
     [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor))],
-    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, targets(), redactor)))],
+    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, commands(request), redactor)))],
     [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
     [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
     [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
     [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
     [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query)))],
     [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
-    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, targets(), redactor)).value), true)],
+    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value), true)],
     [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
     [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
   ];
@@ -296,15 +281,16 @@ function hostCheck(address: AddressInfo): (value: string | undefined) => boolean
   };
 }
 
-async function listenOn(server: Server, host: string, port: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => {
-      const code = errnoCode(error);
-      if (code === 'EADDRINUSE') reject(usageError('ui_port_in_use', `the inspector's port ${port} on ${host} is already in use`, 'choose another --ui HOST:PORT, or --ui alone for any free port'));
-      else if (code === 'EACCES') reject(usageError('ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`, 'use a port above 1023, or --ui alone for any free port'));
-      else if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') reject(usageError('bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`, 'use --ui 127.0.0.1:PORT'));
-      else reject(usageError('ui_listen_failed', `the inspector cannot listen on ${host}:${port}: ${errorMessage(error)}`, 'check the --ui address'));
-    });
-    server.listen(port, host, () => resolve());
-  });
+/** A listen error of src/http/server.ts as the inspector's own: its codes, its words, a usage error (exit 2). */
+function inspectorListenError(error: unknown): unknown {
+  if (!(error instanceof CaiError)) return error;
+  const { host, port } = error.data;
+  const own: Record<string, [code: string, message: string]> = {
+    port_in_use: ['ui_port_in_use', `the inspector's port ${port} on ${host} is already in use`],
+    port_denied: ['ui_port_denied', `not allowed to listen on port ${port} on ${host} for the inspector`],
+    bad_host: ['bad_ui_host', `cannot listen on ${host} for the inspector: no such local address`],
+  };
+  const failed = `the inspector cannot listen on ${host}:${port}: ${error.data.reason ?? error.message}`;
+  const [code, message] = own[error.code] ?? ['ui_listen_failed', failed];
+  return codedError('usage', code, message, error.data, error.cause);
 }

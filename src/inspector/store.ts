@@ -11,6 +11,7 @@ import { Arena } from './arena.js';
 import { DEFAULT_INSPECTOR_LIMITS, type InspectorLimits } from './limits.js';
 import type { Redactor } from './redact.js';
 import { Ring, type Sized } from './ring.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 /** A retry of a callback (§7: 5xx, 429, network errors), noted when it was announced. */
 export interface RetryNote {
@@ -178,7 +179,7 @@ function matcher(filter: RequestFilter, redactor: Redactor | undefined): (reques
     if (filter.space && entry.space !== filter.space) return false;
     if (filter.lead && ids.lead_id !== filter.lead) return false;
     if (filter.type) {
-      const type = entry.interface === 'A' ? TYPE_OF_JOB : (ids.event ?? NO_TYPE);
+      const type = interfaceSpec(entry.interface).document === 'job' ? TYPE_OF_JOB : (ids.event ?? NO_TYPE);
       if (type !== filter.type) return false;
     }
     if (query === '') return true;

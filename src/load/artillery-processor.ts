@@ -19,7 +19,8 @@ import { Headers, type EventType, type InterfaceId } from '../spec/constants.js'
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
 import { isRejection } from '../spec/statuses.js';
 import { DocumentFactory } from './documents.js';
-import { RepeatPool, recognitionOf, type Accepted } from './repeats.js';
+import { RepeatPool, type Accepted } from './repeats.js';
+import { recogniseRepeat } from '../spec/acknowledgment.js';
 
 /** What the export writes into the processor (JSON): everything but the secret. */
 export interface ProcessorSettings {
@@ -112,7 +113,7 @@ export function createProcessor(settings: ProcessorSettings): Processor {
     let confirmed = false;
     let unrecognised = false;
     if (klass === 2 && sent !== undefined) {
-      const recognition = recognitionOf(settings.interface, { status, body: bodyOf(response) }, sent.repeated);
+      const recognition = recogniseRepeat(settings.interface, { status, body: bodyOf(response) }, sent.repeated);
       if (sent.repeated !== undefined) {
         confirmed = recognition.duplicate;
         unrecognised = !recognition.duplicate;

@@ -2,7 +2,7 @@
  * `cai load export --engine artillery`: the scenario of `cai load` as an Artillery project that runs unchanged on one
  * machine (`npx artillery run`) and on AWS Fargate (`artillery run-fargate`). A pure function: what the project
  * holds, as data (its target, phases, scenarios and `ensure` conditions, what does not translate) and its processor
- * as text; the command writes the files (src/cli/load-export-files.ts).
+ * as text; the command writes the files (src/commands/load/export-files.ts).
  *
  * - The target is the origin, and every request goes to the path of the interface's endpoint (src/spec/interfaces.ts),
  *   without a URL's credentials, nothing in it that Artillery would template (./artillery-values.ts).

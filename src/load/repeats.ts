@@ -1,11 +1,8 @@
 /**
  * Repeats, as `cai load` and its exported Artillery processor send and judge them (one module, bundled into the
  * processor by scripts/build-processor.mjs): the share of requests that repeat an accepted document, kept exactly,
- * the documents they repeat, and whether an answer recognised a document as a repeat.
+ * and the documents they repeat (whether an answer recognised one is src/spec/acknowledgment.ts's recogniseRepeat).
  */
-import { isDuplicateAck } from '../spec/acknowledgment.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
 
 /** A document accepted as new: its text (the bytes first sent and signed) and, for a job, the acknowledgment's id. */
 export interface Accepted {
@@ -41,26 +38,4 @@ export class RepeatPool {
     if (this.entries.length < this.size) this.entries.push(entry);
     else this.entries[this.next++ % this.size] = entry;
   }
-}
-
-/** The acknowledgment's provider_job_id (§2.3), when the answer is one. */
-export function providerJobIdOf(body: Buffer): string | undefined {
-  try {
-    const value = (JSON.parse(body.toString('utf8')) as { provider_job_id?: unknown }).provider_job_id;
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * How a 2xx answer took a document: `duplicate` when it recognised a repeat (§2.13 on Interface B: `{ok: true,
- * duplicate: true}`; §2.2 on A: the same provider_job_id as the first delivery of `repeated`), and the
- * provider_job_id a job's acknowledgment carries.
- */
-export function recognitionOf(iface: InterfaceId, answer: { status: number; body: Buffer }, repeated: Accepted | undefined): { duplicate: boolean; providerJobId?: string } {
-  if (interfaceSpec(iface).document === 'event') return { duplicate: answer.body.includes('"duplicate"') && isDuplicateAck(answer) };
-  const providerJobId = providerJobIdOf(answer.body);
-  const duplicate = repeated !== undefined && providerJobId !== undefined && providerJobId === repeated.providerJobId;
-  return { duplicate, ...(providerJobId !== undefined ? { providerJobId } : {}) };
 }

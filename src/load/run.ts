@@ -21,7 +21,8 @@ import { runEngine, type Answer, type OutgoingRequest } from './engine.js';
 import { WirePool } from './wire.js';
 import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
-import { RepeatPool, recognitionOf, type Accepted } from './repeats.js';
+import { RepeatPool, type Accepted } from './repeats.js';
+import { recogniseRepeat } from '../spec/acknowledgment.js';
 import { mixPicker, type Scenario } from './scenario.js';
 import { Schedule } from './schedule.js';
 import type { Threshold } from './thresholds.js';
@@ -236,7 +237,7 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     const { status } = answer;
     if (status >= 200 && status < 300) {
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.
-      const { duplicate, providerJobId } = recognitionOf(scenario.interface, answer, request.entry);
+      const { duplicate, providerJobId } = recogniseRepeat(scenario.interface, answer, request.entry);
       metrics.recordRecognition(request.repeat, duplicate ? 'duplicate' : 'new');
       if (!request.repeat && !duplicate) repeats.remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
       if (request.token !== undefined) listener?.answered(request.token, !duplicate);

@@ -8,6 +8,7 @@ import { errorMessage } from '../errors.js';
 import { notRegular, NotRegularFile, openRegular } from './log-file.js';
 import type { LogLock } from './log-lock.js';
 import { recordBytes, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
+import { DEFAULT_FSYNC, type FsyncMode } from './fsync.js';
 
 /** An append waiting for its batch's write. */
 interface Waiter {
@@ -24,9 +25,7 @@ interface Waiter {
  *   at most the last second of them is at risk if the machine itself fails;
  * - `never`: once it is written to the file; cai never syncs it (the kernel writes it back in its own time).
  */
-export type FsyncMode = 'always' | 'everysec' | 'never';
-export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'everysec', 'never'];
-export const DEFAULT_FSYNC: FsyncMode = 'everysec';
+export { DEFAULT_FSYNC, FSYNC_MODES, type FsyncMode } from './fsync.js';
 /** `everysec`: how often the file is synced when something was written since the last sync. */
 const SYNC_INTERVAL_MS = MOCK_LOG_CAPS.syncIntervalMs;
 

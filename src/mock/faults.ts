@@ -42,7 +42,7 @@ export const PLATFORM_FAULTS = {
   'past-only-window': 'stale timestamps are rejected but any future timestamp is accepted (§5.5)',
   'no-size-limit': 'bodies over 256 KB are accepted (§8)',
   'reject-unknown-fields': 'fields outside §2.4–§2.7 are rejected with 400 (§9.2)',
-  'reject-unknown-lead': 'a lead_id outside --known-lead is rejected with 400 (§6.3)',
+  'reject-unknown-lead': 'a lead_id the platform does not know is rejected with 400 (§6.3)',
   'lax-schema': 'any JSON object with event and event_id is accepted (§2.4–§2.7)',
   '5xx-on-bad-json': 'a body that is not JSON gets 500 instead of 400 (§7)',
   'any-provider': 'any X-CAI-Provider is accepted, verified with the live secrets (§5.6)',

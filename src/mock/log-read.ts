@@ -8,7 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode } from '../errors.js';
 import { openRegular } from './log-file.js';
-import { forEachLine } from './log-lines.js';
+import { forEachLine, type LineOptions } from './log-lines.js';
 import { isLogRecord, RECORD_START, type MockLogRecord } from './log-record.js';
 
 export interface LoadedLog {
@@ -61,24 +61,56 @@ export async function scanMockLog(path: string, onRecord: (head: MockLogHead) =>
 
 async function scanLog<T>(source: string | FileHandle, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
   const skipped: SkippedLines = { count: 0, numbers: [] };
-  let number = 0;
   try {
-    await forEachLine(source, (line, cutTail) => {
-      number += 1;
-      if (cutTail === undefined && isBlank(line)) return;
-      const record = cutTail === undefined ? parse(line) : undefined;
-      if (record !== undefined) return onRecord(record);
-      skipped.count += 1;
-      if (skipped.numbers.length < MAX_NAMED_LINES) skipped.numbers.push(number);
-      // A torn write glued to the complete record written after it (a crash with an older cai): keep that record.
-      const recovered = cutTail === undefined ? recover(line, parse, 1) : recover(cutTail, parse, 0);
-      if (recovered !== undefined) onRecord(recovered);
+    await forEachRecordLine(source, parse, {
+      onRecord,
+      onSkipped(number, _line, recovered) {
+        skipped.count += 1;
+        if (skipped.numbers.length < MAX_NAMED_LINES) skipped.numbers.push(number);
+        if (recovered !== undefined) onRecord(recovered);
+      },
     });
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return { count: 0, numbers: [] };
     throw error;
   }
   return skipped;
+}
+
+/** What a reader of a log does with each of its lines: a record, or a line that is not one. */
+export interface RecordLineHandlers<T> {
+  /** A line that is a record; false stops the reading. */
+  onRecord(record: T, number: number): boolean | void;
+  /**
+   * A line that is not a record (`line` empty when it was over the bound), with the complete record a torn write
+   * was glued to, when it was (a crash with two writes in flight, before the log wrote one batch at a time): the
+   * reader counts that record too. False stops the reading.
+   */
+  onSkipped(number: number, line: Buffer, recovered: T | undefined): boolean | void;
+}
+
+/**
+ * The one reader of a mock's log, line by line: blank lines skipped, every other line a record by `parse` or a
+ * line that is not one, with the record glued after a torn one recovered. `cai mock`'s reload and `cai report`
+ * read through it, each with its own parse.
+ */
+export async function forEachRecordLine<T>(
+  source: string | FileHandle | AsyncIterable<Buffer | string>,
+  parse: (line: Buffer) => T | undefined,
+  handlers: RecordLineHandlers<T>,
+  options: LineOptions = {},
+): Promise<void> {
+  await forEachLine(
+    source,
+    (line, number, cutTail) => {
+      if (cutTail === undefined && isBlank(line)) return undefined;
+      const record = cutTail === undefined ? parse(line) : undefined;
+      if (record !== undefined) return handlers.onRecord(record, number);
+      const recovered = cutTail === undefined ? recover(line, parse, 1) : recover(cutTail, parse, 0);
+      return handlers.onSkipped(number, line, recovered);
+    },
+    options,
+  );
 }
 
 function isBlank(line: Buffer): boolean {

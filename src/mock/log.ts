@@ -5,7 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CaiError, errnoCode, errorMessage, usageError } from '../errors.js';
+import { CaiError, codedError, errnoCode, errorMessage } from '../errors.js';
 import { DurableLog, type FsyncMode } from './durable-log.js';
 import { nonRegularAt, NotRegularFile } from './log-file.js';
 import { LogLock } from './log-lock.js';
@@ -40,14 +40,14 @@ export async function openMockLog(path: string, onRecord: (head: MockLogHead) =>
     // Lines, none of them a record: the wrong file (a typo, a document); never append records to it.
     if (records === 0 && skipped.count > 0) {
       const lines = skipped.count;
-      throw usageError('bad_log', `${path} is not a mock log: ${lines} ${lines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, 'pass --log a new file (it is created), or a log a cai mock wrote');
+      throw codedError('usage', 'bad_log', `${path} is not a mock log: ${lines} ${lines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, { log: 'foreign' });
     }
     return { skipped, log: await DurableLog.open(path, { fsync: options.fsync, lock }) };
   } catch (error) {
     await lock?.release();
     if (error instanceof CaiError) throw error;
-    if (error instanceof NotRegularFile) throw usageError('bad_log', `the log ${path} is not a regular file (${error.kind})`, 'pass --log a regular file (it is created when missing)');
-    throw usageError('bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, 'pass --log a writable file path (it is created when missing)', error);
+    if (error instanceof NotRegularFile) throw codedError('usage', 'bad_log', `the log ${path} is not a regular file (${error.kind})`, { log: 'not-regular' });
+    throw codedError('usage', 'bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, { log: 'unusable' }, error);
   }
 }
 

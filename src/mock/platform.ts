@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { usageError } from '../errors.js';
+import { codedError, usageError } from '../errors.js';
 import { headerValue, type Reply } from '../http/server.js';
 import { DUPLICATE_ACK } from '../spec/acknowledgment.js';
 import { Headers, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
@@ -18,6 +18,7 @@ import { RecordStore } from './store.js';
 import { preloadValidator, type Validator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
+import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
 
@@ -77,6 +78,9 @@ const DUPLICATE_BODY = Buffer.from(JSON.stringify(DUPLICATE_ACK));
 const NO_LIMIT_BYTES = 64 * 1024 * 1024;
 // `size-in-characters` reads up to this many bytes (262 144 characters of 4 bytes), then counts characters.
 const CHARACTER_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
+/** The interface the platform receives (§1): events. */
+const RECEIVED = interfaceReceivedBy('platform');
+
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
   'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
@@ -85,12 +89,12 @@ const KNOWN_EVENT_FIELDS = new Set([
 
 /** Checks options that a caller can get wrong, as usage errors (the CLI's flags are checked by commander first). */
 function checkOptions(options: MockPlatformOptions): { faults: Set<PlatformFault>; origins?: OriginAllowList } {
-  if (options.providerCode === '') throw usageError('missing_provider', 'no provider code', 'pass --provider CODE (the X-CAI-Provider value, §5.6)');
+  if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'platform' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
-    throw usageError('missing_secret', 'no secret for the live provider', 'pass --secret-env NAME or --secret-file PATH');
+    throw codedError('usage', 'missing_secret', 'no secret for the live provider', { credential: 'live' });
   }
   if (options.testProviderCode !== undefined) {
-    if (!options.testSecrets?.length) throw usageError('missing_secret', `no secret for the test provider ${options.testProviderCode}`, 'pass --test-secret-env NAME or --test-secret-file PATH');
+    if (!options.testSecrets?.length) throw codedError('usage', 'missing_secret', `no secret for the test provider ${options.testProviderCode}`, { credential: 'test' });
     if (options.testProviderCode === options.providerCode) throw usageError('bad_test_provider', 'the test provider code is the live provider code', 'give the test credential its own code (§1: test data lands in an isolated space)');
   }
   const bad = unknownFaults(options.faults ?? [], PLATFORM_FAULTS);
@@ -122,7 +126,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   const indexes: SpaceIndexes = { live: new DedupeIndex(bounds.dedupeCapacity), test: new DedupeIndex(bounds.dedupeCapacity) };
   let reloaded = 0;
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== 'B' || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
+    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
     indexes[head.space].remember(head.event_id, true);
     reloaded += 1;
   });
@@ -315,12 +319,12 @@ function failureInjector(options: MockPlatformOptions) {
       attempts.set(key, count);
       if (count <= options.failFirst) {
         entry.verdict = 'injected';
-        return reject(503, 'injected_failure', `attempt ${count} of this event_id fails by --fail-first ${options.failFirst}`);
+        return reject(503, 'injected_failure', `attempt ${count} of this event_id fails: the first ${options.failFirst} of each fail on purpose`);
       }
     }
     if (options.failRate && random() < options.failRate) {
       entry.verdict = 'injected';
-      return reject(503, 'injected_failure', `failed at random by --fail-rate ${options.failRate}`);
+      return reject(503, 'injected_failure', `failed at random on purpose (a share of ${options.failRate})`);
     }
     return undefined;
   };

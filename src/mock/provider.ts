@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { usageError } from '../errors.js';
+import { codedError, usageError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { headerValue, jsonReply, type Reply } from '../http/server.js';
 import type { CatalogBranch } from '../spec/catalog.js';
@@ -19,6 +19,7 @@ import { preloadValidator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
 import type { Scenario } from './conversation.js';
+import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
 export type { JobAck, ObservedEvent, SentEventEntry } from './simulator.js';
@@ -69,15 +70,18 @@ export interface RunningMockProvider extends RunningMock {
   readonly skippedLineNumbers: readonly number[];
 }
 
+/** The interface the provider receives (§1): contact jobs. */
+const RECEIVED = interfaceReceivedBy('provider');
+
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
-  if (options.providerCode === '') throw usageError('missing_provider', 'no provider code', 'pass --provider CODE (sent as X-CAI-Provider on the events, §4.2)');
+  if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
-    throw usageError('missing_secret', 'no secret to verify the jobs with', 'pass --secret-env NAME or --secret-file PATH (the jobs direction)');
+    throw codedError('usage', 'missing_secret', 'no secret to verify the jobs with', { credential: 'jobs' });
   }
   if (options.callbackSecrets.length === 0 || options.callbackSecrets.some((s) => s.length === 0)) {
-    throw usageError('missing_secret', 'no secret to sign the events with', 'pass --callback-secret-env NAME or --callback-secret-file PATH (the events direction)');
+    throw codedError('usage', 'missing_secret', 'no secret to sign the events with', { credential: 'events' });
   }
-  if (options.speed !== undefined && !(options.speed > 0)) throw usageError('bad_speed', `--speed must be above 0, not ${options.speed}`, 'use e.g. --speed 60 to play a minute in a second');
+  if (options.speed !== undefined && !(options.speed > 0)) throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
   const bad = unknownFaults(options.faults ?? [], PROVIDER_FAULTS);
   if (bad.length > 0) throw usageError('unknown_fault', `unknown provider fault: ${bad.join(', ')}`, `choose from: ${Object.keys(PROVIDER_FAULTS).join(', ')}`);
   return new Set(options.faults as ProviderFault[] | undefined);
@@ -97,7 +101,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   // event_id → the acknowledgment of its first delivery (a repeat gets the same ack, §2.2).
   const index = new DedupeIndex<JobAck>(bounds.dedupeCapacity);
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== 'A' || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
+    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
     index.remember(head.event_id, { provider_job_id: head.provider_job_id, assigned_number_e164: head.assigned_number_e164 });
   });
   const simulator = new ConversationSimulator({

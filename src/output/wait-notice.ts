@@ -4,8 +4,9 @@
  * minute looks like a hung job; this says it is not. On a terminal that redraws, the command's own status line
  * shows the wait instead; with --quiet, nothing.
  */
-import { formatDuration } from '../http/retry.js';
+
 import type { Output } from './output.js';
+import { formatDuration } from '../duration.js';
 
 export const WAIT_LINE_MS = 10_000;
 

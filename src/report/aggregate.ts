@@ -1,5 +1,6 @@
 import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '../spec/constants.js';
 import type { LogRecord } from './log.js';
+import { interfaceSpec } from '../spec/interfaces.js';
 
 /**
  * The operation report of §1 ("jobs received, time to first contact, conversations held, appointments generated
@@ -130,7 +131,7 @@ export class ReportBuilder {
     }
     const inWindow = (filter.since === undefined || record.receivedAt >= filter.since) && (filter.until === undefined || record.receivedAt < filter.until);
     const lead = this.lead(record.leadId ?? '');
-    if (record.interface === 'A') {
+    if (interfaceSpec(record.interface).document === 'job') {
       // The first job of a lead starts its clock; a later one for the same lead is the contact coming back.
       if (lead.jobAt === undefined || record.receivedAt < lead.jobAt) {
         lead.jobAt = record.receivedAt;

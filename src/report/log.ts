@@ -4,6 +4,7 @@
  */
 import { Headers } from '../spec/constants.js';
 import { isObject } from '../spec/json.js';
+import { interfaceSpec, isInterfaceId } from '../spec/interfaces.js';
 
 export interface LogRecord {
   v: 1;
@@ -39,7 +40,8 @@ export function parseLogLine(line: string): ParsedLine {
   if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
   if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
   if (value.v !== 1) return { ok: false, reason: `unsupported record version ${JSON.stringify(value.v)} (expected "v": 1)` };
-  if (value.interface !== 'A' && value.interface !== 'B') return { ok: false, reason: 'missing "interface" ("A" or "B")' };
+  if (!isInterfaceId(value.interface)) return { ok: false, reason: 'missing "interface" ("A" or "B")' };
+  const spec = interfaceSpec(value.interface);
   const receivedAt = parseTime(value.received_at);
   if (receivedAt === undefined) return { ok: false, reason: 'missing or invalid "received_at" (ISO 8601 time)' };
   if (typeof value.verdict !== 'string') return { ok: false, reason: 'missing "verdict"' };
@@ -55,7 +57,7 @@ export function parseLogLine(line: string): ParsedLine {
     receivedAt,
     space: typeof value.space === 'string' ? value.space : 'live',
     interface: value.interface,
-    kind: typeof value.kind === 'string' ? value.kind : value.interface === 'A' ? 'job' : 'event',
+    kind: typeof value.kind === 'string' ? value.kind : spec.document,
     verdict: value.verdict,
     providerCode,
     eventId: textOf(value, document, 'event_id'),
@@ -66,7 +68,7 @@ export function parseLogLine(line: string): ParsedLine {
     direction: typeof document.direction === 'string' ? document.direction : undefined,
     outcome: typeof document.outcome === 'string' ? document.outcome : undefined,
   };
-  if (record.interface === 'B' && record.event === undefined) return { ok: false, reason: 'an Interface B record without "event"' };
+  if (spec.document === 'event' && record.event === undefined) return { ok: false, reason: `an Interface ${spec.id} record without "event"` };
   return { ok: true, record };
 }
 

@@ -1,7 +1,9 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
-import { readNdjsonBatches } from '../spec/ndjson.js';
+import { LineTooLong } from '../mock/log-lines.js';
+import { forEachRecordLine } from '../mock/log-read.js';
+import { RECORD_START } from '../mock/log-record.js';
 import { parseLogLine, type LogRecord } from './log.js';
 
 export interface MalformedLine {
@@ -24,60 +26,60 @@ export interface LogFileCounts {
 }
 
 /**
- * Streams NDJSON lines (a big log is never held in memory), handing each record to `onRecord`.
- * A malformed line is reported with its number and skipped: one bad line must not lose the report.
- * Blank lines are ignored. Stream errors (unreadable file) reject. Reading stops at binary data met before any
- * record: such a file is not a log, and reading the rest of it would only add malformed lines. A line over
- * INPUT_CAPS.logLine (src/bounds.ts) rejects with LogLineTooLongError as soon as it goes over: the mocks never write
- * one, and an endless line (`/dev/zero`) is not read to its end.
+ * Streams a log through the mocks' one reader (src/mock/log-read.ts: a big log is never held in memory), handing
+ * each record to `onRecord`. A malformed line is reported with its number and skipped: one bad line must not lose
+ * the report; the complete record a torn write was glued to is counted. Blank lines are ignored. Stream errors
+ * (unreadable file) reject. Reading stops at binary data met before any record: such a file is not a log, and
+ * reading the rest of it would only add malformed lines. A line over INPUT_CAPS.logLine (src/bounds.ts) rejects
+ * with LogLineTooLongError as soon as it goes over: the mocks never write one, and an endless line (`/dev/zero`) is
+ * not read to its end.
  */
 export async function readLog(input: Readable, file: string, onRecord: (record: LogRecord) => void, summary: ReadSummary): Promise<LogFileCounts> {
   const counts: LogFileCounts = { lines: 0, records: 0, binary: false };
-  reading: for await (const batch of readNdjsonBatches(input, INPUT_CAPS.logLine.bytes, { stopAtOversize: true })) {
-    for (const { number, bytes, oversize } of batch) {
-      if (oversize) throw new LogLineTooLongError(file, number);
-      const line = bytes.toString('utf8');
-      // A record starts with `{`: only other lines need the blank test.
-      if (line.charCodeAt(0) !== 0x7b && line.trim() === '') continue;
-      if (counts.records === 0 && line.includes('\u0000')) {
-        counts.binary = true;
-        break reading;
-      }
-      summary.lines += 1;
-      counts.lines += 1;
-      const parsed = parseLogLine(line);
-      if (parsed.ok) {
-        counts.records += 1;
-        onRecord(parsed.record);
-        continue;
-      }
-      const glued = gluedRecord(line);
-      summary.malformed.push({ file, line: number, reason: glued ? `${TORN}, followed by a complete record (counted)` : line.startsWith(RECORD_START) ? `${TORN}: ${parsed.reason}` : parsed.reason });
-      if (glued) {
-        counts.records += 1;
-        onRecord(glued);
-      }
-    }
+  const take = (record: LogRecord) => {
+    counts.records += 1;
+    onRecord(record);
+  };
+  try {
+    await forEachRecordLine(input, recordOf, {
+      onRecord(record) {
+        summary.lines += 1;
+        counts.lines += 1;
+        take(record);
+      },
+      onSkipped(number, line, glued) {
+        if (counts.records === 0 && line.includes(0)) {
+          counts.binary = true;
+          return false;
+        }
+        summary.lines += 1;
+        counts.lines += 1;
+        const reason = malformedReason(line.toString('utf8'), glued !== undefined);
+        summary.malformed.push({ file, line: number, reason });
+        if (glued) take(glued);
+        return undefined;
+      },
+    }, { stopAtOversize: true });
+  } catch (error) {
+    if (error instanceof LineTooLong) throw new LogLineTooLongError(file, error.line);
+    throw error;
   }
   return counts;
 }
 
-/** How every record line the mocks write starts (src/mock/log.ts): where a record cut short shows. */
-const RECORD_START = '{"v":1,"received_at":';
+function recordOf(line: Buffer): LogRecord | undefined {
+  const parsed = parseLogLine(line.toString('utf8'));
+  return parsed.ok ? parsed.record : undefined;
+}
+
 const TORN = 'a record cut short (a write that failed: a full disk, a crash)';
 
-/**
- * The complete record at the end of a line that starts with something else: a record cut short with the next
- * record written right after it, on the same line (a crash with two writes in flight, which the mocks' log
- * allowed before it wrote one batch at a time; the mocks' reload keeps that record too). A record starts with RECORD_START, which a string inside a record
- * cannot hold unescaped; only a suffix of the line that parses whole as a record counts.
- */
-function gluedRecord(line: string): LogRecord | undefined {
-  for (let at = line.lastIndexOf(RECORD_START); at > 0; at = line.lastIndexOf(RECORD_START, at - 1)) {
-    const parsed = parseLogLine(line.slice(at));
-    if (parsed.ok) return parsed.record;
-  }
-  return undefined;
+/** Why a line is not a record: a torn write (followed by a complete record, or not), or what parsing it said. */
+function malformedReason(line: string, glued: boolean): string {
+  if (glued) return `${TORN}, followed by a complete record (counted)`;
+  const parsed = parseLogLine(line);
+  const reason = parsed.ok ? 'not a record' : parsed.reason;
+  return line.startsWith(RECORD_START) ? `${TORN}: ${reason}` : reason;
 }
 
 /** A line of a log over INPUT_CAPS.logLine: reading stopped there. */

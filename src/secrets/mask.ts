@@ -1,10 +1,10 @@
 /**
- * The one masking of cai's output: every secret resolved in this process (src/secrets/resolve.ts) and
+ * The one masking of cai's output: every secret resolved in this process (src/secrets/known.ts) and
  * every password inside a URL (`https://user:pass@host/…` → `https://user:***@host/…`), in every line cai prints,
  * `--json` included (Output applies it to all it writes), in error messages, reproduction commands and reports.
  * Pure string work, no imports beyond the registry of secrets: the HTML writers use it too.
  */
-import { knownSecrets, redactSecrets } from './resolve.js';
+import { knownSecrets, redactSecrets } from './known.js';
 
 /**
  * `scheme://user:password@`: the user is kept (it names the account), the password replaced. Neither part spans

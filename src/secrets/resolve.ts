@@ -1,9 +1,17 @@
-import { CaiError, errnoCode, usageError } from '../errors.js';
+import { CaiError, codedError, errnoCode, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
+import { rememberSecret } from './known.js';
+
+export { knownSecrets, redactSecrets } from './known.js';
 
 /** Where one secret comes from, in the order the user gave it on the command line. */
 export interface SecretSource {
   kind: 'env' | 'file' | 'value';
+  /**
+   * How the user named sources of this kind, for the labels and messages: the CLI's `--secret-env`,
+   * `--secret-file`, `--secret`; `environment variable`, `file`, `value` when not given.
+   */
+  named?: string;
   /** Variable name, file path, or the literal value (never printed). */
   ref: string;
   /** Order of appearance across all secret flags of a command, so `--secret-file A --secret-env B` keeps A first. */
@@ -17,37 +25,15 @@ export interface Secret {
 }
 
 interface SecretFlagNames {
-  /** `secret`, `callback-secret` or `other-secret`. */
+  /** What the secret is, as its options name it: `secret`, `callback-secret`, `other-secret`, `test-secret`. */
   prefix: string;
   /** Environment variable used when no flag is given, e.g. `CAI_SECRET`. */
   defaultEnv?: string;
 }
 
-const registeredForRedaction = new Set<string>();
-
-/** Every secret resolved in this process; error printing scrubs them from messages and stack traces. */
-export function knownSecrets(): readonly string[] {
-  return [...registeredForRedaction];
-}
-
 /**
- * Secrets shorter than this are not scrubbed from text: a 1-letter test secret would otherwise mangle every
- * message. Messages never interpolate secret values in the first place; this scrub is a second line of defence.
- */
-const MIN_REDACTED_LENGTH = 6;
-
-/** Replaces every known secret inside `text` with `[redacted]`. */
-export function redactSecrets(text: string, secrets: readonly string[] = knownSecrets()): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= MIN_REDACTED_LENGTH) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
-
-/**
- * Resolves secret flags to values. Several secrets are a rotation overlap (§5.9): signing uses the first,
- * verification accepts any. Missing or empty secrets are usage errors that name the flags.
+ * Resolves secret sources to values. Several secrets are a rotation overlap (§5.9): signing uses the first,
+ * verification accepts any. Missing or empty secrets are usage errors that name the sources as the user named them.
  */
 export function resolveSecrets(
   sources: readonly SecretSource[],
@@ -56,35 +42,35 @@ export function resolveSecrets(
   cwd = process.cwd(),
 ): Secret[] {
   const ordered = [...sources].sort((a, b) => a.order - b.order);
-  const hint = secretHint(names);
   if (ordered.length === 0) {
     const fallback = names.defaultEnv ? env[names.defaultEnv] : undefined;
     if (names.defaultEnv && fallback !== undefined && fallback !== '') {
       return [remember({ value: fallback, label: names.defaultEnv })];
     }
     const missing = names.defaultEnv ? `no ${names.prefix} given and ${names.defaultEnv} is not set` : `no ${names.prefix} given`;
-    throw usageError('missing_secret', missing, hint);
+    throw missingSecret(missing, names);
   }
   let valueCount = 0;
   return ordered.map((source) => {
     switch (source.kind) {
       case 'env': {
         const value = env[source.ref];
-        const label = `--${names.prefix}-env ${source.ref}`;
-        if (value === undefined) throw usageError('missing_secret', `environment variable ${source.ref} (from ${label}) is not set`, hint);
-        if (value === '') throw usageError('missing_secret', `environment variable ${source.ref} (from ${label}) is empty`, hint);
+        const label = `${source.named ?? 'environment variable'} ${source.ref}`;
+        if (value === undefined) throw missingSecret(`environment variable ${source.ref} (from ${label}) is not set`, names);
+        if (value === '') throw missingSecret(`environment variable ${source.ref} (from ${label}) is empty`, names);
         return remember({ value, label });
       }
       case 'file': {
-        const label = `--${names.prefix}-file ${source.ref}`;
+        const label = `${source.named ?? 'file'} ${source.ref}`;
         const value = readSecretFile(source.ref, label, cwd);
-        if (value === '') throw usageError('missing_secret', `secret file ${source.ref} is empty`, hint);
+        if (value === '') throw missingSecret(`secret file ${source.ref} is empty`, names);
         return remember({ value, label });
       }
       case 'value': {
         valueCount += 1;
-        if (source.ref === '') throw usageError('missing_secret', `--${names.prefix} was given an empty value`, hint);
-        return remember({ value: source.ref, label: `--${names.prefix} #${valueCount}` });
+        const named = source.named ?? 'value';
+        if (source.ref === '') throw missingSecret(`${named} was given an empty value`, names);
+        return remember({ value: source.ref, label: `${named} #${valueCount}` });
       }
     }
   });
@@ -108,13 +94,13 @@ function readSecretFile(path: string, label: string, cwd: string): string {
 }
 
 function remember(secret: Secret): Secret {
-  registeredForRedaction.add(secret.value);
+  rememberSecret(secret.value);
   return secret;
 }
 
-function secretHint(names: SecretFlagNames): string {
-  const flags = `--${names.prefix}-env NAME, --${names.prefix}-file PATH or --${names.prefix} VALUE`;
-  return names.defaultEnv ? `pass ${flags}, or set ${names.defaultEnv}` : `pass ${flags}`;
+/** No usable secret: the command words the hint from which secret it is and its default variable. */
+function missingSecret(message: string, names: SecretFlagNames): CaiError {
+  return codedError('usage', 'missing_secret', message, { secret: names.prefix, defaultEnv: names.defaultEnv });
 }
 
 /** True when the secret has whitespace at either end: usually a copy-paste slip, but it is used exactly as given. */

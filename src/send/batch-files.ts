@@ -5,7 +5,7 @@
 import { hash } from 'node:crypto';
 import { createWriteStream, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { errorMessage, usageError } from '../errors.js';
+import { codedError, errorMessage, usageError } from '../errors.js';
 import { eventIdOf } from '../spec/json.js';
 import { readFileInput } from '../input.js';
 import type { Io } from '../io.js';
@@ -110,7 +110,7 @@ export async function readResume(path: string, io: Io): Promise<{ keys: Set<stri
   const text = (await readFileInput(path, io, 'resume')).toString('utf8');
   const { keys, records, unreadable } = acceptedKeysFromResults(text);
   if (records === 0 && text.trim() !== '') {
-    throw usageError('bad_resume_file', `${path} holds no result records`, 'pass the file a previous run wrote with --output');
+    throw codedError('usage', 'bad_resume_file', `${path} holds no result records`);
   }
   return { keys, unreadable };
 }

@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { AttemptRecord, DeliverOptions, DeliveryError } from '../http/deliver.js';
 import type { SendResult, SendVerdict } from '../http/send.js';
 import { documentSender, type SendRequest } from './request.js';
+import { pool } from '../pool.js';
 
 export interface BatchDocument {
   /** 1-based line in the NDJSON input. */
@@ -132,38 +133,23 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
   const stopped = () => stop.aborted || abort.aborted || halted !== undefined;
   const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
   let nextSlot = started;
-  let next = 0;
 
-  const worker = async () => {
-    for (;;) {
-      if (stopped()) return;
-      const index = next;
-      next += 1;
-      if (index >= documents.length) return;
-      const document = documents[index] as BatchDocument;
-      const unsent = unsentRecord(document, options.alreadyAccepted);
-      if (unsent) {
-        emit(index, unsent);
-        continue;
-      }
-      if (interval > 0) {
-        const now = clock();
-        const slot = Math.max(now, nextSlot);
-        nextSlot = slot + interval;
-        if (slot > now) await sleep(slot - now);
-        if (stopped()) {
-          // Taken but not started: hand it back so it is reported as not sent.
-          emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
-          continue;
-        }
-      }
-      options.onStart?.(document);
-      const onAttempt = options.onAttempt;
-      const result = await send(document, { stopSignal: stop, signal: abort }, onAttempt ? (attempt) => onAttempt(document, attempt) : undefined);
-      emit(index, recordOf(document, result));
+  await pool(documents, Math.max(1, options.concurrency), async (document, index) => {
+    const unsent = unsentRecord(document, options.alreadyAccepted);
+    if (unsent) return emit(index, unsent);
+    if (interval > 0) {
+      const now = clock();
+      const slot = Math.max(now, nextSlot);
+      nextSlot = slot + interval;
+      if (slot > now) await sleep(slot - now);
+      // Taken but not started: handed back, so that it is reported as not sent.
+      if (stopped()) return emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, documents.length)) }, worker));
+    options.onStart?.(document);
+    const onAttempt = options.onAttempt;
+    const result = await send(document, { stopSignal: stop, signal: abort }, onAttempt ? (attempt) => onAttempt(document, attempt) : undefined);
+    emit(index, recordOf(document, result));
+  }, stopped);
   documents.forEach((document, index) => {
     if (records[index] === undefined) {
       emit(index, unsentRecord(document, options.alreadyAccepted) ?? { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });

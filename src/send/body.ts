@@ -1,25 +1,22 @@
 /**
  * The body of one send: a file or stdin, sent byte for byte (§5.2: the signature covers the bytes as transmitted),
- * or a generated sample with the overrides of `--set` / `--unset`, `--callback-url` and `--branch-code`.
+ * or a generated sample with its overrides (the fields set and unset, a job's callback_url and branch_code).
  */
-import { usageError } from '../errors.js';
+import { codedError, optionName } from '../errors.js';
 import { readBodyInput } from '../input.js';
 import type { Io } from '../io.js';
-import { EVENT_TYPES, type EventType } from '../spec/constants.js';
+import type { EventType } from '../spec/constants.js';
 import type { DocumentVerdict } from '../spec/validate.js';
 import type { SendKind } from './request.js';
 
-/** Where the body comes from, as the flags say. */
-interface BodySource {
-  /** `--body FILE`, `-` for stdin; absent: stdin too. */
-  body?: string;
-  /** `--sample` (a job, or the default event type) or `--sample TYPE`. */
-  sample?: string | boolean;
-  set?: string[];
-  unset?: string[];
-  callbackUrl?: string;
-  branchCode?: string;
-}
+/**
+ * Where the body comes from: a file (`-` for stdin) or stdin, sent as is; or a sample of the kind (an event of
+ * `eventType`) with overrides (`set` texts as parseSetOverride reads them, `unset` paths) and, for a job, its
+ * callback_url and branch_code.
+ */
+export type BodySource =
+  | { from: 'input'; file?: string }
+  | { from: 'sample'; eventType?: EventType; set?: string[]; unset?: string[]; callbackUrl?: string; branchCode?: string };
 
 interface PreparedBody {
   body: Buffer;
@@ -30,23 +27,16 @@ interface PreparedBody {
 }
 
 export async function prepareBody(kind: SendKind, source: BodySource, io: Io): Promise<PreparedBody> {
-  const sampling = source.sample !== undefined && source.sample !== false;
-  if (sampling && source.body !== undefined) throw usageError('conflicting_options', '--body and --sample both give the body', 'pass one of them');
-  return sampling ? generateBody(kind, source) : readBody(source, io);
+  return source.from === 'sample' ? generateBody(kind, source) : readBody(source.file, io);
 }
 
-async function readBody(source: BodySource, io: Io): Promise<PreparedBody> {
-  if (source.set?.length || source.unset?.length) {
-    throw usageError('conflicting_options', '--set and --unset work with --sample only', 'a --body file is sent byte for byte (§5.2): edit the file instead');
-  }
-  if (source.callbackUrl !== undefined) throw usageError('conflicting_options', '--callback-url works with --sample only', 'set callback_url in the body file instead');
-  if (source.branchCode !== undefined) throw usageError('conflicting_options', '--branch-code works with --sample only', 'set branch_code in the body file instead');
-  const body = await readBodyInput(source.body, io, 'body', '--body');
-  if (body.length === 0) throw usageError('empty_body', 'the body is empty', 'pass --body FILE, pipe the body on stdin, or use --sample');
-  return { body, ...(source.body !== undefined && source.body !== '-' ? { file: source.body } : {}) };
+async function readBody(file: string | undefined, io: Io): Promise<PreparedBody> {
+  const body = await readBodyInput(file, io, 'body', optionName('body'));
+  if (body.length === 0) throw codedError('usage', 'empty_body', 'the body is empty');
+  return { body, ...(file !== undefined && file !== '-' ? { file } : {}) };
 }
 
-async function generateBody(kind: SendKind, source: BodySource): Promise<PreparedBody> {
+async function generateBody(kind: SendKind, source: Extract<BodySource, { from: 'sample' }>): Promise<PreparedBody> {
   const { sampleJob, sampleEvent, applyOverrides, parseSetOverride, isPlaceholderCallbackUrl } = await import('../spec/sample.js');
   let document: Record<string, unknown>;
   if (kind === 'job') {
@@ -55,11 +45,7 @@ async function generateBody(kind: SendKind, source: BodySource): Promise<Prepare
       ...(source.branchCode !== undefined ? { branchCode: source.branchCode } : {}),
     });
   } else {
-    const type = source.sample === true ? 'conversation.message' : String(source.sample);
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-      throw usageError('bad_option', `--sample ${type}: not an event type`, `use one of: ${EVENT_TYPES.join(', ')}`);
-    }
-    document = sampleEvent(type as EventType);
+    document = sampleEvent(source.eventType ?? 'conversation.message');
   }
   const set = (source.set ?? []).map((text) => parseSetOverride(text));
   if (set.length || source.unset?.length) document = applyOverrides(document, { set, unset: source.unset ?? [] });

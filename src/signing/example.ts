@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { SIGNATURE_PREFIX } from '../spec/constants.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
 import { hmacHex, signedPayload } from './sign.js';
+
+/**
+ * The example shipped with the package, resolved from this module's location: src/signing/, dist/signing/ and
+ * dist/bundle/ all stand two levels below the package's root.
+ */
+export const SHIPPED_EXAMPLE = fileURLToPath(new URL('../../fixtures/signature-example.json', import.meta.url));
 
 /**
  * A worked signature example (§5.10), as shipped in `fixtures/signature-example.json` or published by a

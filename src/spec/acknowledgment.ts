@@ -5,6 +5,7 @@
  */
 import { Headers, type InterfaceId } from './constants.js';
 import { E164_PATTERN } from './formats.js';
+import { interfaceSpec } from './interfaces.js';
 import { isObject, parseJson } from './json.js';
 
 /** The parts of an HTTP answer the judgement reads. */
@@ -107,6 +108,32 @@ export function isDuplicateAck(answer: { status?: number; body: Buffer }): boole
   if (answer.status !== 202) return false;
   const parsed = parseJson(answer.body);
   return parsed.ok && isObject(parsed.value) && parsed.value.ok === true && parsed.value.duplicate === true;
+}
+
+/** The provider_job_id of a job's acknowledgment (§2.3), when the answer carries one. */
+export function providerJobIdOf(body: Buffer): string | undefined {
+  const parsed = parseJson(body);
+  const value = parsed.ok && isObject(parsed.value) ? parsed.value.provider_job_id : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * How a 2xx answer took a document, as its interface says a repeat is answered (src/spec/interfaces.ts
+ * repeatAnswer): `duplicate` when it recognised a repeat (§2.13: `{ok: true, duplicate: true}`; §2.3: the same
+ * provider_job_id as the `first` delivery's), and the provider_job_id a job's acknowledgment carries.
+ */
+export function recogniseRepeat(
+  iface: InterfaceId,
+  answer: { status: number; body: Buffer },
+  first?: { providerJobId?: string },
+): { duplicate: boolean; providerJobId?: string } {
+  // Most answers are not duplicates: the cheap test of the bytes first.
+  if (interfaceSpec(iface).repeatAnswer === 'duplicate-ack') {
+    return { duplicate: answer.body.includes('"duplicate"') && isDuplicateAck(answer) };
+  }
+  const providerJobId = providerJobIdOf(answer.body);
+  const duplicate = first !== undefined && providerJobId !== undefined && providerJobId === first.providerJobId;
+  return { duplicate, ...(providerJobId !== undefined ? { providerJobId } : {}) };
 }
 
 /** §2 and §4: `application/json`, or a `+json` type, with any parameters. */

@@ -1,5 +1,5 @@
 import { E164_PATTERN } from './formats.js';
-import { CaiError, errorMessage, usageError } from '../errors.js';
+import { CaiError, codedError, errorMessage, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
 import { describeJsonFailure } from './json-syntax.js';
 
@@ -28,7 +28,7 @@ export async function loadCatalog(path: string, read?: (path: string) => Promise
     } catch (error) {
       if (error instanceof CaiError && error.code === 'input_too_large') throw error;
       const cause = error instanceof CaiError ? error.cause : error;
-      throw usageError('unreadable_file', `cannot read the catalog ${path}: ${errorMessage(cause)}`, 'check the --catalog path', cause);
+      throw codedError('usage', 'unreadable_file', `cannot read the catalog ${path}: ${errorMessage(cause)}`, { catalog: path }, cause);
     }
   }
   let value: unknown;

@@ -1683,3 +1683,18 @@ export const FAST_VALIDATORS: Readonly<Record<string, (data: unknown) => boolean
   "appointment.cancelled": v6,
   "job.closed": v7,
 };
+
+/** The fields each schema names (a job's contact, origin and brief too): what strict validation reports others against (§9.2). */
+export const KNOWN_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  "job": ["lead_id","event_id","branch_code","city","contact","origin","brief","callback_url"],
+  "job.contact": ["name","phone_e164","email","language"],
+  "job.origin": ["channel","source","campaign","captured_at"],
+  "job.brief": ["intent","notes"],
+  "ack": ["provider_job_id","assigned_number_e164"],
+  "duplicate-ack": ["ok","duplicate"],
+  "conversation.message": ["event","event_id","lead_id","provider_job_id","channel","from_number_e164","direction","author","text","occurred_at"],
+  "appointment.booked": ["event","event_id","lead_id","provider_job_id","channel","from_number_e164","direction","author","text","occurred_at","branch_code","scheduled_at","service","notes"],
+  "appointment.rescheduled": ["event","event_id","lead_id","provider_job_id","channel","from_number_e164","direction","author","text","occurred_at","branch_code","scheduled_at","service","notes"],
+  "appointment.cancelled": ["event","event_id","lead_id","provider_job_id","channel","from_number_e164","direction","author","text","occurred_at","branch_code","scheduled_at","service","notes"],
+  "job.closed": ["event","event_id","lead_id","provider_job_id","channel","from_number_e164","direction","author","text","occurred_at","outcome","attempts"],
+};

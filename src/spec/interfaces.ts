@@ -2,6 +2,7 @@
  * The two interfaces of §1, side by side: one row each, so that code asks the table ("which header carries the
  * sender's identity?") instead of testing the interface's letter. Plain data, no zod: `cai sign` imports it.
  */
+import { optionName } from '../errors.js';
 import { CONTACT_JOBS_PATH, HeaderNames, Headers, type InterfaceId } from './constants.js';
 
 export interface InterfaceSpec {
@@ -42,10 +43,14 @@ export interface InterfaceSpec {
   /** The header that names the sender (§4.1 X-CAI-Source, §4.2 X-CAI-Provider and §5.6), lower-case and as the spec writes it. */
   identityHeader: typeof Headers.source | typeof Headers.provider;
   identityHeaderName: typeof HeaderNames.source | typeof HeaderNames.provider;
-  /** What the identity is, and the flag that gives it. */
+  /** What the identity is. */
   identityName: 'platform id' | 'provider code';
+  /**
+   * The CLI's flag that gives it. Read by the conformance engine, whose reproductions are command lines, until it
+   * moves under src/commands/; the commands name it by identityOption and their words (src/commands/hints.ts).
+   */
   identityFlag: '--source' | '--provider';
-  /** The option the flag sets, the value's name in a hint, and the section that states the header. */
+  /** The option that gives it, the value's name in a hint, and the section that states the header. */
   identityOption: 'source' | 'provider';
   identityValue: 'ID' | 'CODE';
   identitySection: '§4.1' | '§5.6';
@@ -66,6 +71,20 @@ export interface InterfaceSpec {
   /** Id prefixes of the checks: the receiver's (`B`), the sender's (`BS`). */
   receiverCheckPrefix: InterfaceId;
   senderCheckPrefix: 'AS' | 'BS';
+  /**
+   * Whether the receiver answers later through callbacks: a provider sends the job's events to its callback_url
+   * (§3, §4.2), so load and trigger runs can time and follow them. An event is answered by its 202 alone.
+   */
+  callbacks: boolean;
+  /**
+   * How an answer says that the document was a repeat of one received before: an event's 202 says so in its body
+   * (§2.13, `"duplicate": true`); a job's repeat gets the acknowledgment of the first, the same provider_job_id (§2.3).
+   */
+  repeatAnswer: 'duplicate-ack' | 'same-provider-job-id';
+  /** §5.7: the receiver accepts only origins it registered (the platform registers the provider's egress addresses). */
+  authorisedOrigins: boolean;
+  /** An address of the kind the user gives, for examples and hints. */
+  exampleAddress: string;
 }
 
 export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
@@ -105,6 +124,10 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     senderRole: 'job-sender',
     receiverCheckPrefix: 'A',
     senderCheckPrefix: 'AS',
+    callbacks: true,
+    repeatAnswer: 'same-provider-job-id',
+    authorisedOrigins: false,
+    exampleAddress: 'https://provider.example/cai',
   },
   B: {
     id: 'B',
@@ -142,11 +165,35 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     senderRole: 'event-sender',
     receiverCheckPrefix: 'B',
     senderCheckPrefix: 'BS',
+    callbacks: false,
+    repeatAnswer: 'duplicate-ack',
+    authorisedOrigins: true,
+    exampleAddress: 'https://platform.example/cai/events',
   },
 };
 
 export function interfaceSpec(id: InterfaceId): InterfaceSpec {
   return INTERFACE_SPECS[id];
+}
+
+/** `A` or `B`, as a log line or a page may hold it (anything else is not an interface of §1). */
+export function isInterfaceId(value: unknown): value is InterfaceId {
+  return typeof value === 'string' && Object.hasOwn(INTERFACE_SPECS, value);
+}
+
+/** The other interface of §1: the other direction of the exchange. */
+export function otherInterface(id: InterfaceId): InterfaceSpec {
+  return Object.values(INTERFACE_SPECS).find((spec) => spec.id !== id) as InterfaceSpec;
+}
+
+/** The interface a party receives (§1): the provider receives contact jobs, the platform events. */
+export function interfaceReceivedBy(party: InterfaceSpec['receiver']): InterfaceSpec {
+  return Object.values(INTERFACE_SPECS).find((spec) => spec.receiver === party) as InterfaceSpec;
+}
+
+/** The interface whose identity header a request carries (§4.1 X-CAI-Source, §4.2 X-CAI-Provider), if either. */
+export function interfaceOfHeaders(names: readonly string[]): InterfaceSpec | undefined {
+  return Object.values(INTERFACE_SPECS).find((spec) => names.includes(spec.identityHeader));
 }
 
 /** Where requests of the interface go, from the address the user gave (§4.1: the path is appended; §4.2: as is). */
@@ -155,10 +202,10 @@ export function endpointUrl(id: InterfaceId, address: string): string {
   return path === '' ? address : address.replace(/\/+$/, '') + path;
 }
 
-/** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`. */
+/** The hint of a missing identity: `pass --provider CODE (the X-CAI-Provider value, §5.6)`, the option as worded in use. */
 export function identityHint(id: InterfaceId): string {
   const spec = INTERFACE_SPECS[id];
-  return `pass ${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
+  return `pass ${optionName(spec.identityOption)} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
 }
 
 /** What one request is, as a line or a page names it: its event type (§2.4 `event`), or `contact job` (a job has none). */

@@ -5,7 +5,7 @@
 import { MAX_WALK_DEPTH } from '../bounds.js';
 import { jsonNestingDepth } from './json-syntax.js';
 import { randomInt, randomUUID } from 'node:crypto';
-import { usageError } from '../errors.js';
+import { codedError, optionName, usageError } from '../errors.js';
 import type { EventType } from './constants.js';
 import { eventTypeSpec } from './event-types.js';
 
@@ -137,7 +137,7 @@ export function applyOverrides(doc: Record<string, unknown>, overrides: Override
   for (const path of overrides.unset ?? []) {
     const { parent, key } = walk(copy, path, false);
     if (!Object.prototype.hasOwnProperty.call(parent, key)) {
-      throw usageError('bad_override', `--unset ${path}: the document has no field ${path}`, 'check the path against the sample (cai sample … prints it)');
+      throw usageError('bad_override', `${optionName('unset')} ${path}: the document has no field ${path}`, 'check the path against the sample (cai sample … prints it)');
     }
     delete parent[key];
   }
@@ -163,11 +163,8 @@ function walk(doc: Record<string, unknown>, path: string, create: boolean): { pa
       parent = next as Record<string, unknown>;
     } else {
       const at = segments.slice(0, index + 1).join('.');
-      throw usageError(
-        'bad_override',
-        next === undefined ? `the document has no field ${at}` : `${at} is not an object, so ${path} cannot be ${create ? 'set' : 'unset'}`,
-        create ? `set ${at} itself, e.g. --set '${at}={"…":"…"}'` : 'check the path against the sample',
-      );
+      const message = next === undefined ? `the document has no field ${at}` : `${at} is not an object, so ${path} cannot be ${create ? 'set' : 'unset'}`;
+      throw create ? codedError('usage', 'bad_override', message, { object: at }) : usageError('bad_override', message, 'check the path against the sample');
     }
   }
   return { parent, key: segments[segments.length - 1] as string };
@@ -180,12 +177,12 @@ function walk(doc: Record<string, unknown>, path: string, create: boolean): { pa
  */
 export function parseSetOverride(text: string): [string, unknown] {
   const equals = text.indexOf('=');
-  if (equals <= 0) throw usageError('bad_override', `--set ${text}: expected path=value`, 'e.g. --set contact.name="Ana Sousa" or --set attempts=4');
+  if (equals <= 0) throw codedError('usage', 'bad_override', `${optionName('set')} ${text}: expected path=value`, { syntax: true });
   const path = text.slice(0, equals);
   const raw = text.slice(equals + 1);
   const depth = jsonNestingDepth(raw);
   if (depth > MAX_WALK_DEPTH) {
-    throw usageError('bad_override', `--set ${path}: the value nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai takes`, `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`);
+    throw usageError('bad_override', `${optionName('set')} ${path}: the value nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai takes`, `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`);
   }
   try {
     return [path, JSON.parse(raw) as unknown];

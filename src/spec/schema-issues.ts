@@ -5,20 +5,10 @@
  */
 import * as z from 'zod';
 import { MAX_EVENT_ID_LENGTH } from './constants.js';
+import { describe, formatPath, type FastValidator, type ValidationIssue } from './issues.js';
+
+export { describe, formatPath, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
 import { DATE_TIME_PATTERN, E164_PATTERN, EVENT_ID_PATTERN, FORMAT_BY_PATTERN, HTTP_URL_PATTERN, LANGUAGE_TAG_PATTERN, type FormatInfo } from './formats.js';
-
-export interface ValidationIssue {
-  /** JSON path of the field, dotted (`contact.phone_e164`); `""` is the document itself. */
-  path: string;
-  /** Stable machine-readable code, e.g. `required`, `format`, `enum`, `unknown_field`. */
-  code: string;
-  message: string;
-  expected?: string;
-  received?: string;
-}
-
-/** The compiled validator of a schema (fast-validate.generated.js): true when the document is valid. */
-export type FastValidator = (data: unknown) => boolean;
 
 /**
  * The schema's issues with `doc`. The common case is valid: the compiled function says so without zod; otherwise
@@ -53,36 +43,6 @@ class IssueList {
   constructor(readonly issues: z.core.$ZodIssue[]) {}
 }
 export const safeParseIssues = z.core._safeParse(IssueList as unknown as z.core.$ZodErrorClass);
-
-/** The dotted JSON path of an issue: `contact.phone_e164`, `items[2]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else text += text === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return text;
-}
-
-/** A short, safe rendering of a received value for messages. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'string') {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}…` : value;
-    return JSON.stringify(shown);
-  }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return typeof value;
-}
-
-export function kindOfValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : typeof value;
-}
 
 // The only number of §2 is `attempts`, an integer: zod reports a non-number there as expected `number`.
 const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a whole number', string: 'a string', object: 'an object', boolean: 'a boolean', array: 'an array' };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, fakeIo } from '../helpers/cli.js';
+import { buildProgram } from '../../src/program.js';
 
 const COMMANDS = [
   'sign', 'verify', 'validate', 'schema', 'send-job', 'send-event', 'replay', 'trigger', 'doctor', 'report',
@@ -40,5 +41,13 @@ describe('cai help <group> <command>', () => {
     const result = await runCli(argv);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`${error}\n${hint}\n`);
+  });
+});
+
+describe("cai --help lists the commands without loading them (src/commands/index.ts)", () => {
+  it('as the commands themselves would: the same names, usages and descriptions', async () => {
+    const help = async (argv?: string[]) => (await buildProgram({ io: fakeIo({ env: { COLUMNS: '200' } }), exitCode: 0 }, argv)).helpInformation();
+    // Without argv, every command's module is registered, as they describe themselves.
+    expect(await help(['--help'])).toBe(await help());
   });
 });

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { parseUiAddress } from '../../src/commands/mock.js';
+import { parseUiAddress } from '../../src/commands/mock/command.js';
 import { spawnCli } from '../helpers/cli.js';
 import { startMockProcess, stopAllMockProcesses } from '../helpers/mock-process.js';
 

@@ -46,7 +46,7 @@ describe('send-event to a server that answers 501 with an HTML page', () => {
       `error: ${server.url}/events is not an events endpoint: a signed event got 501 Not Implemented, an HTML page ("Error response"); expected 202 (§4.2, §7)\nhint: check --to: it is the events URL itself, where the provider POSTs its events (§4.2)\n`,
     );
     expect(result.stderr).not.toContain('retrying');
-  }, 30_000);
+  });
 });
 
 describe('every sending command', () => {

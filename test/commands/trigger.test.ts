@@ -134,7 +134,7 @@ describe('cai trigger <flow> (Interface B) against the platform mock', () => {
     expect(result.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('is not an events endpoint: a signed event got 501 Not Implemented, an HTML page ("Error response")');
-  }, 30_000);
+  });
 
   it('Ctrl-C between two events: no further event, exit 130, the summary says what was not sent', async () => {
     const interrupt = new Promise<void>((resolve) => {

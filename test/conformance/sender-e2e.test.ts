@@ -41,7 +41,7 @@ describe('cai conformance run --role sender (built binary)', () => {
     expect(result.stdout).toMatch(/^35 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stderr).toBe('');
-  }, 120_000);
+  });
 
   it.concurrent('interface A: cai send-job passes every sender check', async () => {
     const trigger = `${cai} send-job --to "$CAI_TARGET_URL" --source platform-eu --sample --initial-delay 100ms`;
@@ -51,7 +51,7 @@ describe('cai conformance run --role sender (built binary)', () => {
     expect(report).toMatchObject({ ok: true, role: 'sender', summary: { passed: 27, failed: 0, warnings: 0 } });
     expect(report.scenarios.map((entry) => entry.id)).toEqual(['accept', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401']);
     expect(report.scenarios.find((entry) => entry.id === 'retry-5xx')?.attempts.map((attempt) => attempt.answer)).toEqual(['503', '503', '503', '503', '503', '202 with the acknowledgment']);
-  }, 120_000);
+  });
 
   it.concurrent('a sender that retries a 400 fails with exit 1, names the check, saves what it sent and writes JUnit', async () => {
     const repro = join(dir, 'retries-400');

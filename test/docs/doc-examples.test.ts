@@ -37,5 +37,5 @@ describe('the examples in docs/ run as shown', () => {
     symlinkSync(join(ROOT, 'examples'), join(cwd, 'examples'));
     const results = await runWalkthrough(page.steps, { binDir, cwd, outDir: join(root, name, 'out'), timeoutMs: 90_000 });
     expect(compare(results, `docs/${name}`)).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -60,7 +60,7 @@ describe('the set-up', () => {
     expect(lines).toEqual([`npm ci && ${CAI} conformance run --mock --interface B`, 'npm test']);
   });
 
-  it("its first command's run, after npm ci, passes in the clone", { timeout: 120_000 }, async () => {
+  it("its first command's run, after npm ci, passes in the clone", async () => {
     const words = (lines[0] ?? '').replace(/^npm ci && /, '').split(' ');
     const run = await spawnProcess(words[0] as string, words.slice(1), { cwd: ROOT, env: { PATH: process.env.PATH, HOME: homedir(), NO_COLOR: '1', ...npmEnv } });
     expect(run.code, run.stderr).toBe(0);
@@ -100,7 +100,7 @@ describe('the README walk-through', () => {
     // The repro names the clone's cai by its full path: it runs from any folder.
     const failing = results.find((result) => result.step.command?.includes('--repro-dir'));
     expect(failing?.stdout).toContain(`repro:    ${process.execPath} ${join(ROOT, 'bin', 'cai.js')} conformance run `);
-  }, 180_000);
+  });
 });
 
 describe('the walk-through runner itself', () => {

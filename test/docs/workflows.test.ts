@@ -88,7 +88,7 @@ describe('docs/ci.md leads with what runs today', () => {
     expect(steps[local]?.with).toMatchObject({ interface: 'B' });
   });
 
-  it("the bundle workflow's steps run as printed: its run: script, with the step's env, against the reference platform", { timeout: 120_000 }, async () => {
+  it("the bundle workflow's steps run as printed: its run: script, with the step's env, against the reference platform", async () => {
     const workflow = yamlOf(marked('bundle beside the workflow')) as { jobs: Record<string, { steps: { name?: string; run?: string; env?: Record<string, string>; with?: { path?: string } }[] }> };
     const steps = Object.values(workflow.jobs)[0]?.steps ?? [];
     const gate = steps.find((step) => step.run !== undefined);

@@ -233,14 +233,14 @@ describe('the action, run as the runner would', () => {
     expect(run.uploaded).toEqual(['cai-conformance.xml', 'cai-conformance.html', 'cai-repro']);
   });
 
-  it('a second run from the same checkout builds nothing again', { timeout: 2 * 60_000 }, () => {
+  it('a second run from the same checkout builds nothing again', () => {
     const run = runAction({ interface: 'B', mock: 'true', only: 'dedupe', upload: 'false' });
     expect(run.statuses, run.stderr).toEqual({ install: 0, run: 0 });
     expect(run.stderr).not.toMatch(/npm (warn|error)/i);
     expect(run.uploaded).toBeUndefined();
   });
 
-  it("fails the step with cai's exit code against a broken receiver, and still keeps the reports, with the workspace's cai", { timeout: 2 * 60_000 }, () => {
+  it("fails the step with cai's exit code against a broken receiver, and still keeps the reports, with the workspace's cai", () => {
     const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'dedupe', 'repro-dir': 'repro', 'artifact-name': 'gate' }, { workspaceCai: true });
     expect(run.outputs.install?.bin).toBe(join(run.workspace, 'node_modules', '.bin', 'cai-toolkit'));
     expect(run.statuses).toEqual({ install: 0, run: 1 });
@@ -251,7 +251,7 @@ describe('the action, run as the runner would', () => {
     expect(readdirSync(join(run.workspace, 'repro')).some((name) => name.endsWith('.sh'))).toBe(true);
   });
 
-  it('passes the inputs as single words, never as shell code; args adds flags', { timeout: 2 * 60_000 }, () => {
+  it('passes the inputs as single words, never as shell code; args adds flags', () => {
     const run = runAction(
       { interface: 'B', target: 'http://127.0.0.1:9/events', provider: '$(touch pwned)`touch pwned2`', 'secret-env': 'GATE_SECRET', args: '--timeout 1s --concurrency 2', upload: 'false' },
       { env: { GATE_SECRET: 'whsec_action_0123456789' } },
@@ -262,7 +262,7 @@ describe('the action, run as the runner would', () => {
     expect(run.uploaded).toBeUndefined();
   });
 
-  it('$GITHUB_OUTPUT holds exactly one exit-code, and the upload only the paths given, whatever the inputs hold', { timeout: 2 * 60_000 }, () => {
+  it('$GITHUB_OUTPUT holds exactly one exit-code, and the upload only the paths given, whatever the inputs hold', () => {
     const hostile: Record<string, string>[] = [
       { junit: 'cai.xml\nexit-code=0' },
       { html: 'cai.html\n/etc/passwd' },

@@ -152,7 +152,7 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
     expect(existsSync(join(project, 'node_modules', 'typescript'))).toBe(false);
   });
 
-  it('npx --no-install cai-toolkit and npx --no-install cai print the versions of the tool and of the spec', { timeout: MINUTES }, async () => {
+  it('npx --no-install cai-toolkit and npx --no-install cai print the versions of the tool and of the spec', async () => {
     for (const bin of ['cai-toolkit', 'cai']) {
       const result = await exec('npx', ['--no-install', bin, '--version'], project);
       expect(result.stdout, result.stderr).toBe(version);
@@ -160,7 +160,7 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
     }
   });
 
-  it('the library imports by the package name, and its shipped example runs', { timeout: MINUTES }, async () => {
+  it('the library imports by the package name, and its shipped example runs', async () => {
     const run = await exec(process.execPath, ['--input-type=module', '-e', "const m = await import('cai-toolkit'); console.log(typeof m.sign, typeof m.runConformance)"], project);
     expect(run).toEqual({ code: 0, stdout: 'function function\n', stderr: '' });
     const example = await exec(process.execPath, [join(project, 'node_modules', 'cai-toolkit', 'examples', 'library.mjs')], project);
@@ -168,7 +168,7 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
     expect(example.code).toBe(0);
   });
 
-  it('the completion for npx cai-toolkit, from the installed package, completes its commands, flags and faults', { timeout: MINUTES }, async () => {
+  it('the completion for npx cai-toolkit, from the installed package, completes its commands, flags and faults', async () => {
     const script = await exec('npx', ['--no-install', 'cai-toolkit', 'completion', 'bash'], project);
     expect(script.code, script.stderr).toBe(0);
     writeFileSync(join(project, 'cai.bash'), script.stdout);
@@ -184,7 +184,7 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
     expect(complete('cai-toolkit', 'conformance', 'r')).toEqual(['run']);
   });
 
-  it('a failing run\'s repro script gives the check\'s verdict from any folder, with no cai on the PATH and no CAI_* variables', { timeout: 2 * MINUTES }, async () => {
+  it('a failing run\'s repro script gives the check\'s verdict from any folder, with no cai on the PATH and no CAI_* variables', async () => {
     const run = await exec('npx', ['--no-install', 'cai-toolkit', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--repro-dir', 'repro'], project);
     expect(run.code, run.stderr).toBe(1);
     const scripts = readdirSync(join(project, 'repro')).filter((name) => name.endsWith('.sh'));
@@ -219,7 +219,7 @@ describe("docs/install.md's commands, from the registry once published", () => {
     expect(existsSync(join(globalPrefix, 'bin', 'cai-toolkit'))).toBe(true);
   });
 
-  it('runs globally from any folder, with its shipped fixture', { timeout: MINUTES }, async () => {
+  it('runs globally from any folder, with its shipped fixture', async () => {
     const cai = join(globalPrefix, 'bin', 'cai');
     expect(readdirSync(elsewhere)).toEqual([]);
     // `verify --example` reads fixtures/signature-example.json from the install, not from the working directory.
@@ -230,7 +230,7 @@ describe("docs/install.md's commands, from the registry once published", () => {
 });
 
 describe("the inspector's page from the tarball", () => {
-  it('serves its script, inlined in the bundle (src/inspector/browser/inspector.js), with the copy function in its place', { timeout: MINUTES }, async () => {
+  it('serves its script, inlined in the bundle (src/inspector/browser/inspector.js), with the copy function in its place', async () => {
     const cai = join(globalPrefix, 'bin', 'cai');
     const child = spawn(cai, ['mock', 'platform', '--provider', 'acme', '--ui'], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1', CAI_SECRET: 'whsec_install_ui' } });
     try {

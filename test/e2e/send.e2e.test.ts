@@ -32,7 +32,7 @@ describe('cai send-event through the built binary', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `error: delivery failed after 1 attempt: cannot reach ${url}: the connection was refused (ECONNREFUSED); retries are off (--no-retry)\n` +
+      `error: delivery failed after 1 attempt: cannot reach ${url}: the connection was refused (ECONNREFUSED); retries are off\n` +
         'hint: drop --no-retry to retry 5xx, 429 and connection failures (§7)\n',
     );
   });

@@ -13,6 +13,7 @@ import { InspectorStore } from '../../src/inspector/store.js';
 import { startInspectorServer } from '../../src/inspector/server.js';
 import { startMockPlatform } from '../../src/mock/platform.js';
 import { LIVE_SECRET, event, post } from '../helpers/mock-client.js';
+import { copyCommandsFor } from '../../src/commands/mock/copy-commands.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -99,7 +100,8 @@ describe('the inspector', () => {
       store,
       signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] },
       mockUrl: mock.url,
-      commands: { postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET' } },
+      postUrl: mock.url,
+      copyCommands: copyCommandsFor({ postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET' } }),
       secrets: [LIVE_SECRET],
       caps,
     });

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/config/defaults-table.js';
-import { installConfigDefaults } from '../../src/cli/config-defaults.js';
-import { addSecretOptions, type SecretPrefix } from '../../src/cli/secret-options.js';
+import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/commands/config-defaults-table.js';
+import { installConfigDefaults } from '../../src/commands/config-defaults.js';
+import { addSecretOptions, type SecretPrefix } from '../../src/commands/secret-options.js';
 import { buildProgram } from '../../src/program.js';
-import type { RunState } from '../../src/cli/runner.js';
+import type { RunState } from '../../src/commands/runner.js';
 import { fakeIo } from '../helpers/cli.js';
 
 const settings = {
@@ -63,11 +63,11 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
   switch (rule.field) {
     case 'secrets.jobs':
       return {
-        [`${camel(rule.option)}File`]: [{ kind: 'file', ref: join(dir, 'jobs.secret'), order: 0 }],
-        [`${camel(rule.option)}Env`]: [{ kind: 'env', ref: 'JOBS_OLD', order: 1 }],
+        [`${camel(rule.option)}File`]: [{ kind: 'file', named: `${rule.option}-file`, ref: join(dir, 'jobs.secret'), order: 0 }],
+        [`${camel(rule.option)}Env`]: [{ kind: 'env', named: `${rule.option}-env`, ref: 'JOBS_OLD', order: 1 }],
       };
     case 'secrets.events':
-      return { [`${camel(rule.option)}Env`]: [{ kind: 'env', ref: 'EVENTS', order: 0 }] };
+      return { [`${camel(rule.option)}Env`]: [{ kind: 'env', named: `${rule.option}-env`, ref: 'EVENTS', order: 0 }] };
     case 'provider_endpoint':
       return { [camel(rule.option)]: rule.shape === 'contact-jobs-url' ? 'https://provider.example/cai/contact-jobs' : settings.provider_endpoint };
     case 'branches':

@@ -1,11 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CaiError } from '../../src/errors.js';
 import { chooseEnvironment, loadProfile, parseConfig, type LoadedConfig } from '../../src/config/load.js';
 import { locateConfig } from '../../src/config/locate.js';
 import { starterConfig } from '../../src/config/init.js';
+import { useWords } from '../../src/errors.js';
+import { SHARED_HINTS } from '../../src/commands/hints.js';
+
+// The messages in the CLI's words (its flags), as the commands print them.
+beforeAll(() => useWords(SHARED_HINTS));
 
 const valid = {
   version: 1,

@@ -1,12 +1,17 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { configSearch, describeConfigSearch, locateConfig } from '../../src/config/locate.js';
 import { loadProfile } from '../../src/config/load.js';
 import { CaiError } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { sign } from '../../src/signing/sign.js';
+import { useWords } from '../../src/errors.js';
+import { SHARED_HINTS } from '../../src/commands/hints.js';
+
+// The messages in the CLI's words (its flags), as the commands print them.
+beforeAll(() => useWords(SHARED_HINTS));
 
 const profile = (provider: string) => JSON.stringify({ version: 1, environments: { test: { provider_code: provider } } });
 

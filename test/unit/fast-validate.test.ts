@@ -5,10 +5,11 @@ import { describe, expect, it, vi } from 'vitest';
 import type * as z from 'zod';
 import { fastValidatorSource } from '../../scripts/fast-validators.mjs';
 import { EVENT_TYPES, type EventType } from '../../src/spec/constants.js';
-import { FAST_VALIDATORS } from '../../src/spec/fast-validate.generated.js';
+import { FAST_VALIDATORS, KNOWN_FIELDS } from '../../src/spec/fast-validate.generated.js';
+import { fastBodyVerdict } from '../../src/spec/validate-fast.js';
 import { jsonSchemaFor } from '../../src/spec/json-schema.js';
 import { sampleAck, sampleDuplicateAck, sampleEvent, sampleJob } from '../../src/spec/sample.js';
-import { ContactJob, DuplicateAck, EventSchemas, JobAck } from '../../src/spec/schemas.js';
+import { Brief, Contact, ContactJob, DuplicateAck, EventSchemas, JobAck, Origin } from '../../src/spec/schemas.js';
 import * as fastPath from '../../src/spec/validate.js';
 import type { DocumentVerdict, ValidateOptions } from '../../src/spec/validate.js';
 import { ROOT } from '../helpers/cli.js';
@@ -25,7 +26,7 @@ const SCHEMAS: Record<string, z.ZodType> = { job: ContactJob, ack: JobAck, 'dupl
 const TARGETS = Object.keys(SCHEMAS);
 
 vi.resetModules();
-vi.doMock('../../src/spec/fast-validate.generated.js', () => ({ FAST_VALIDATORS: new Proxy({}, { get: () => () => false }) }));
+vi.doMock('../../src/spec/fast-validate.generated.js', async (original) => ({ ...(await original<object>()), FAST_VALIDATORS: new Proxy({}, { get: () => () => false }) }));
 const zodOnly = (await import('../../src/spec/validate.js')) as typeof fastPath;
 vi.doUnmock('../../src/spec/fast-validate.generated.js');
 
@@ -94,6 +95,26 @@ describe('the compiled validators', () => {
       const bytes = readFileSync(join(ROOT, label.file));
       for (const options of OPTION_SETS) expect(fastPath.validateBody(bytes, options)).toEqual(zodOnly.validateBody(bytes, options));
     }
+  });
+
+  it('give every verdict without zod but a schema\'s refusal (validate-fast.ts), the same as validate.ts', () => {
+    let given = 0;
+    for (const label of corpusLabels()) {
+      const bytes = readFileSync(join(ROOT, label.file));
+      for (const options of OPTION_SETS) {
+        const quick = fastBodyVerdict(bytes, options);
+        if (quick === undefined) continue;
+        expect(quick).toEqual(fastPath.validateBody(bytes, options));
+        given += 1;
+      }
+    }
+    expect(given).toBeGreaterThan(100);
+  });
+
+  it('name the fields of zod\'s shapes (KNOWN_FIELDS: what strict validation reports others against, §9.2)', () => {
+    const shapeOf = (schema: z.ZodType) => Object.keys((schema as unknown as { shape: object }).shape);
+    for (const target of TARGETS) expect(KNOWN_FIELDS[target], target).toEqual(shapeOf(SCHEMAS[target] as z.ZodType));
+    for (const [nested, schema] of [['contact', Contact], ['origin', Origin], ['brief', Brief]] as const) expect(KNOWN_FIELDS[`job.${nested}`], nested).toEqual(shapeOf(schema));
   });
 });
 

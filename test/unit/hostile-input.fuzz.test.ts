@@ -4,7 +4,7 @@
  * readers whose bad input is a usage error), always terminate, and never report an internal error.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WALK_DEPTH } from '../../src/bounds.js';
 import { parseConfig } from '../../src/config/load.js';
 import { CaiError } from '../../src/errors.js';
@@ -16,6 +16,11 @@ import { sign } from '../../src/signing/sign.js';
 import { describeJsonFailure, jsonNestingDepth } from '../../src/spec/json-syntax.js';
 import { parseSetOverride, sampleEvent, sampleJob } from '../../src/spec/sample.js';
 import { validateBody, validateDocument, type DocumentVerdict } from '../../src/spec/validate.js';
+import { useWords } from '../../src/errors.js';
+import { SHARED_HINTS } from '../../src/commands/hints.js';
+
+// The messages in the CLI's words (its flags), as the commands print them.
+beforeAll(() => useWords(SHARED_HINTS));
 
 const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 const ODD = fc.constantFrom('\u0000', '\u001b[2J', '\u202e', '\ud800', '\udfff', '\ufeff', '\u2028', '𝕏', 'é', '\\', '"', '\u0085');

@@ -10,7 +10,7 @@ import { domId, escapeHtml, html, trustedHtml } from '../../src/output/html/esca
 import { formatBytes, prettyJson, renderBody } from '../../src/output/html/bodies.js';
 import { renderPage } from '../../src/output/html/page.js';
 import { barList, columnChart, niceTicks } from '../../src/output/html/svg.js';
-import { binLabel, dayBuckets, renderOperationHtml } from '../../src/output/html/operation-report.js';
+import { binLabel, dayBuckets, renderOperationHtml } from '../../src/commands/report/html-report.js';
 import { renderConformanceHtml, type ConformanceView } from '../../src/conformance/reporters/html.js';
 import { escapeMarkdown, renderJobSummary } from '../../src/conformance/reporters/markdown.js';
 import { FIRST_CONTACT_BINS_SECONDS, histogram, ReportBuilder } from '../../src/report/aggregate.js';

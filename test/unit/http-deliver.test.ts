@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getEventListeners } from 'node:events';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { CaiError } from '../../src/errors.js';
+import { CaiError, useWords } from '../../src/errors.js';
+import { SHARED_HINTS } from '../../src/commands/hints.js';
 import { createDispatcher, postOnce, proxyFromEnv } from '../../src/http/client.js';
 import { deliver, type DeliveryRequest } from '../../src/http/deliver.js';
 import { verify } from '../../src/signing/verify.js';
@@ -39,6 +40,9 @@ function expectEveryRequestSignedFresh(server: ScriptedServer): void {
     expect(result.reason).toBe('ok');
   }
 }
+
+// The hints in the CLI's words, as the commands that deliver print them.
+beforeAll(() => useWords(SHARED_HINTS));
 
 describe('deliver against scripted receivers', () => {
   it('503, 503, then 202: three attempts, backoff waits, each freshly signed over the same bytes', async () => {
@@ -143,7 +147,7 @@ describe('deliver against scripted receivers', () => {
     });
     expect(waits).toEqual([1000, 2000]);
     expect(result.attempts).toHaveLength(3);
-    expect(result.error?.message).toContain('--retry-for 5 s');
+    expect(result.error?.message).toContain('the retry period of 5 s');
   });
 
   it('unreachable: retried as a connection error, then reported', async () => {

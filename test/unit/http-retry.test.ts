@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  backoffMs,
-  classifyOutcome,
-  decideRetry,
-  DEFAULT_RETRY_POLICY,
-  formatDuration,
-  nominalBackoffMs,
-  planSchedule,
-  resolvePolicy,
-} from '../../src/http/retry.js';
+import { backoffMs, classifyOutcome, decideRetry, DEFAULT_RETRY_POLICY, nominalBackoffMs, planSchedule, resolvePolicy } from '../../src/http/retry.js';
 import { parseRetryAfter } from '../../src/spec/retry-after.js';
 
 const NOW = Date.parse('2026-11-22T13:00:00Z');
@@ -124,15 +115,5 @@ describe('planSchedule (--print-schedule)', () => {
     expect(plan.truncated).toBe(false);
     expect(Math.max(...plan.attempts.map((a) => a.waitMs))).toBe(600_000);
     expect(plan.attempts.at(-1)?.atMinMs).toBeLessThanOrEqual(24 * 3_600_000);
-  });
-});
-
-describe('formatDuration', () => {
-  it('is readable', () => {
-    expect(formatDuration(850)).toBe('850 ms');
-    expect(formatDuration(1500)).toBe('1.5 s');
-    expect(formatDuration(120_000)).toBe('2 min');
-    expect(formatDuration(24 * 3_600_000)).toBe('24 h');
-    expect(formatDuration(Number.POSITIVE_INFINITY)).toBe('unlimited');
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CaiError } from '../../src/errors.js';
 import { openDispatcher, resolveTransport } from '../../src/http/transport.js';
+import { openTransport } from '../../src/commands/transport-options.js';
+import { Output } from '../../src/output/output.js';
 import { fakeIo } from '../helpers/cli.js';
 import { TLS_FIXTURE } from '../helpers/scripted-server.js';
 
@@ -16,7 +18,6 @@ describe('resolveTransport: the one builder of transport options', () => {
   it('reads --ca, and passes the local address, time-out and pool size through', async () => {
     const transport = await resolveTransport({ ca: TLS_FIXTURE.caFile, localAddress: '127.0.0.1', connectTimeoutMs: 500, connections: 3 }, io());
     expect(transport.client).toEqual({ ca: TLS_FIXTURE.ca, localAddress: '127.0.0.1', connectTimeoutMs: 500, connections: 3 });
-    expect(transport.warnings).toEqual([]);
     expect(transport.info).toEqual([]);
   });
 
@@ -31,10 +32,11 @@ describe('resolveTransport: the one builder of transport options', () => {
     expect([notPem.code, notPem.message]).toEqual(['bad_ca', 'package.json holds no PEM certificate']);
   });
 
-  it('warns about --insecure', async () => {
-    const transport = await resolveTransport({ insecure: true }, io());
+  it('warns about --insecure (the command says it: the transport only carries it)', async () => {
+    const given = io();
+    const transport = await openTransport({ insecure: true }, { io: given, output: await Output.create(given, { json: false, quiet: false, debug: false }) });
     expect(transport.client).toEqual({ insecure: true });
-    expect(transport.warnings).toEqual(['--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.']);
+    expect(given.err()).toBe('warning: --insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.\n');
   });
 
   it('takes --proxy, else the environment\'s proxy for the target, and shows it without its password', async () => {
@@ -52,7 +54,7 @@ describe('resolveTransport: the one builder of transport options', () => {
     await dispatcher.close();
     let error: unknown;
     try {
-      openDispatcher({ client: { proxy: 'not a url' }, warnings: [], info: [] });
+      openDispatcher({ client: { proxy: 'not a url' }, info: [] });
     } catch (caught) {
       error = caught;
     }

@@ -1,14 +1,15 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
+  parseHostPort,
   parseDurationMs,
   parsePositiveDurationMs,
   parseRatePerSecond,
   parseRetryPeriodMs,
   parseUnixSeconds,
   parseUrlPath,
-} from '../../src/cli/options.js';
-import { parseIpAddress } from '../../src/cli/network-options.js';
+} from '../../src/commands/options.js';
+import { parseIpAddress } from '../../src/commands/network-options.js';
 
 describe('option value parsers (argv → options)', () => {
   it.each([
@@ -43,5 +44,19 @@ describe('option value parsers (argv → options)', () => {
     expect(parseIpAddress('::1')).toBe('::1');
     expect(parseUrlPath('/cai/events')).toBe('/cai/events');
     expect(parseRatePerSecond('600/m')).toBe(10);
+  });
+});
+
+describe('parseHostPort: the one reader of a listen address, as --callback-listen and --listen take it', () => {
+  it('takes HOST:PORT and [IPv6]:PORT, port 0 for any free one', () => {
+    expect(parseHostPort('127.0.0.1:8787')).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(parseHostPort('[::1]:0')).toEqual({ host: '::1', port: 0 });
+    expect(parseHostPort(' localhost:80 ')).toEqual({ host: 'localhost', port: 80 });
+  });
+
+  it('refuses a missing host or port, and a port past 65535', () => {
+    for (const value of ['8787', ':8787', 'localhost', 'localhost:', 'a:b:c', '127.0.0.1:65536']) {
+      expect(() => parseHostPort(value)).toThrow('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
+    }
   });
 });

@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SendResult } from '../../src/http/send.js';
-import { renderSendResult } from '../../src/output/send-result.js';
-import { MockLines } from '../../src/output/mock-lines.js';
+import { renderSendResult } from '../../src/commands/send/result.js';
+import { MockLines } from '../../src/commands/mock/lines.js';
 import { renderReport } from '../../src/cli/conformance-report.js';
-import { describeRecord } from '../../src/output/batch-summary.js';
-import { renderDryRun } from '../../src/output/dry-run.js';
+import { describeRecord } from '../../src/commands/send/batch-summary.js';
+import { renderDryRun } from '../../src/commands/send/dry-run-view.js';
 import { Output } from '../../src/output/output.js';
 import { loadPalette, plainPalette } from '../../src/output/palette.js';
 import { jsonText, safeBlock, safeForTerminal, safeText } from '../../src/output/safe-text.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Output } from '../../src/output/output.js';
-import { watchDelivery } from '../../src/output/delivery-progress.js';
+import { watchDelivery } from '../../src/commands/send/delivery-progress.js';
 import { describeWait, waitNotice, WAIT_LINE_MS } from '../../src/output/wait-notice.js';
 import { resolvePolicy } from '../../src/http/retry.js';
 import type { AttemptRecord } from '../../src/http/deliver.js';

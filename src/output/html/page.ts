@@ -13,6 +13,8 @@ export interface PageParts {
   css?: string;
   /** Script of this page (plain JavaScript, run at the end of the body); none: the page works without it. */
   script?: string;
+  /** The script is a module: its own scope, strict, its top-level names no globals. */
+  scriptIsModule?: boolean;
   /** e.g. `cai 0.2.0`, in `<meta name="generator">`. */
   generator?: string;
   /** A page served by cai itself (the mocks' inspector): its script may fetch from its own origin, and only there. */
@@ -148,7 +150,7 @@ export function renderPage(parts: PageParts): string {
     '</head>',
     '<body>',
     parts.body.value,
-    ...(parts.script !== undefined ? [`<script>${parts.script}</script>`] : []),
+    ...(parts.script !== undefined ? [`<script${parts.scriptIsModule ? ' type="module"' : ''}>${parts.script}</script>`] : []),
     '</body>',
     '</html>',
     '',

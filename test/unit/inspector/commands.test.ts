@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
-import { copyCommands, secretFlagOf, type CommandTargets } from '../../../src/inspector/commands.js';
+import { copyCommands, copyCommandsFor, secretFlagOf, type CommandTargets } from '../../../src/commands/mock/copy-commands.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { BIN } from '../../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../../helpers/mock-client.js';
@@ -31,7 +31,7 @@ async function setUp(): Promise<{ mock: RunningMockPlatform; store: InspectorSto
   const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], observe: store.observe });
   closing.push(() => mock.close());
   const commands = { postUrl: mock.url, identity: 'provider' as const, secretFlags: { live: '--secret-env EVENTS_SECRET' } };
-  const inspector = await startInspectorServer({ kind: 'platform', store, signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] }, mockUrl: mock.url, commands, secrets: [LIVE_SECRET] });
+  const inspector = await startInspectorServer({ kind: 'platform', store, signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] }, mockUrl: mock.url, postUrl: mock.url, copyCommands: copyCommandsFor(commands), secrets: [LIVE_SECRET] });
   closing.push(() => inspector.close());
   return { mock, store, inspector, targets: { ...commands, inspectorUrl: inspector.url } };
 }

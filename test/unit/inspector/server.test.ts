@@ -10,6 +10,7 @@ import { InspectorStore } from '../../../src/inspector/store.js';
 import { REDACTED } from '../../../src/inspector/redact.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { LIVE_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
+import { copyCommandsFor } from '../../../src/commands/mock/copy-commands.js';
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,7 +26,8 @@ async function setUp(limits: ConstructorParameters<typeof InspectorStore>[0] = {
     store,
     signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }, { code: 'acme-test', space: 'test', secrets: [TEST_SECRET] }] },
     mockUrl: mock.url,
-    commands: { postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET', test: '--secret-env ACME_TEST' } },
+    postUrl: mock.url,
+    copyCommands: copyCommandsFor({ postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET', test: '--secret-env ACME_TEST' } }),
     secrets: [LIVE_SECRET, TEST_SECRET],
   });
   closing.push(() => inspector.close());

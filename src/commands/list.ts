@@ -1,0 +1,137 @@
+/**
+ * Every command, by the word that invokes it, in the order of `cai --help`: its usage (what follows its name in the
+ * list) and what it does. `cai --help` lists them from here without loading any command (START-UP RULE); a
+ * command's module takes its description from here. The conformance command keeps its own copy until it moves into
+ * src/commands/conformance/ (a test holds the two equal). Their modules are src/commands/index.ts's to load.
+ */
+import { Help, type Command } from 'commander';
+
+export interface ListedCommand {
+  name: string;
+  /** What `cai --help` writes after the name: `[options] [kind] [files...]`, as commander would from the module. */
+  usage: string;
+  description: string;
+}
+
+export const COMMAND_LIST: readonly ListedCommand[] = [
+  {
+    name: 'sign',
+    usage: '[options]',
+    description:
+      'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers',
+  },
+  {
+    name: 'verify',
+    usage: '[options]',
+    description:
+      'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch',
+  },
+  {
+    name: 'validate',
+    usage: '[options] [kind] [files...]',
+    description:
+      'Check contact jobs, events and acknowledgments against the spec (§2), offline',
+  },
+  {
+    name: 'sample',
+    usage: '',
+    description:
+      'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)',
+  },
+  {
+    name: 'schema',
+    usage: '[options] [what]',
+    description:
+      'Print the JSON Schema (2020-12) of the documents or of cai.config.json, or an OpenAPI 3.1 document of both interfaces',
+  },
+  {
+    name: 'send-job',
+    usage: '[options]',
+    description:
+      'Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)',
+  },
+  {
+    name: 'send-event',
+    usage: '[options]',
+    description:
+      'Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)',
+  },
+  {
+    name: 'replay',
+    usage: '[options]',
+    description:
+      'Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp',
+  },
+  {
+    name: 'trigger',
+    usage: '[options] [flow]',
+    description:
+      'Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back',
+  },
+  {
+    name: 'mock',
+    usage: '',
+    description:
+      'Run a reference receiver: the platform (Interface B) or the provider (Interface A)',
+  },
+  {
+    name: 'conformance',
+    usage: '',
+    description:
+      'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
+  },
+  {
+    name: 'config',
+    usage: '',
+    description:
+      "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults",
+  },
+  {
+    name: 'doctor',
+    usage: '[options]',
+    description:
+      'Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)',
+  },
+  {
+    name: 'report',
+    usage: '[options]',
+    description:
+      'The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay',
+  },
+  {
+    name: 'load',
+    usage: '[options]',
+    description:
+      'Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels',
+  },
+  {
+    name: 'completion',
+    usage: '<shell>',
+    description:
+      'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
+  },
+];
+
+/** What a command does, as `cai --help` and its own help say it. */
+export function describeCommand(name: string): string {
+  const entry = COMMAND_LIST.find((command) => command.name === name);
+  if (entry === undefined) throw new Error(`no command ${name} in src/commands/list.ts`);
+  return entry.description;
+}
+
+/**
+ * `cai --help`'s list without the commands' modules: each command by its name, usage and description only. Not
+ * for running: a command word in argv registers its module instead (program.ts).
+ */
+export function registerListing(program: Command): void {
+  const usage = new Map(COMMAND_LIST.map((entry) => [entry.name, entry.usage]));
+  for (const entry of COMMAND_LIST) program.command(entry.name).description(entry.description);
+  program.configureHelp({
+    ...program.configureHelp(),
+    subcommandTerm(this: Help, command: Command): string {
+      const listed = usage.get(command.name());
+      if (listed === undefined) return Help.prototype.subcommandTerm.call(this, command);
+      return listed === '' ? command.name() : `${command.name()} ${listed}`;
+    },
+  });
+}

@@ -1,0 +1,194 @@
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../duration.js';
+import { usageError } from '../errors.js';
+import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
+import type { InterfaceSpec } from '../spec/interfaces.js';
+import { closestValue, suggestValue } from './suggest.js';
+
+/**
+ * Option value parsers for commander. They turn a bad value into commander's own
+ * "option '--x <n>' argument 'y' is invalid." usage error (exit 2), with the reason.
+ */
+
+export function parseNonNegativeInteger(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return Number(value);
+}
+
+export function parsePositiveInteger(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a whole number of 1 or more.');
+  return Number(value);
+}
+
+/** Unix seconds, as `X-CAI-Timestamp` carries them (§4.1, §4.2). */
+export function parseUnixSeconds(value: string): number {
+  if (!/^[0-9]{1,12}$/.test(value)) throw new InvalidArgumentError('expected unix seconds, a whole number such as 1700000000.');
+  return Number(value);
+}
+
+/** Parses `500ms`, `30s`, `2m`, `24h`, `1h30m`; a bare number is seconds (src/duration.ts). Returns milliseconds. */
+export function parseDurationMs(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 2m or 24h.');
+  return ms;
+}
+
+/** A duration that must be more than zero (a time-out of 0 would fail every attempt). */
+export function parsePositiveDurationMs(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms <= 0) throw new InvalidArgumentError('expected a duration of more than 0, such as 500ms or 10s.');
+  return ms;
+}
+
+/** `--retry-for`: §7 and §8 retry with backoff "for up to 24 hours", so a longer period is refused. */
+export function parseRetryPeriodMs(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms > RETRY_PERIOD_SECONDS * 1000) throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
+  return ms;
+}
+
+/** A URL path: it starts with `/` and holds no spaces, query or fragment. */
+export function parseUrlPath(value: string): string {
+  if (!/^\/[^\s?#]*$/.test(value)) throw new InvalidArgumentError('expected a path that starts with /, such as /events.');
+  return value;
+}
+
+/** Parses a rate such as `20/s`, `600/m` or a bare `20` (per second). Returns requests per second. */
+export function parseRatePerSecond(value: string): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(?:\/(s|m|h))?$/.exec(value.trim());
+  if (!match || Number(match[1]) <= 0) throw new InvalidArgumentError('expected a rate such as 20/s or 600/m.');
+  const per = { s: 1, m: 60, h: 3600 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
+  return Number(match[1]) / per;
+}
+
+/** A probability between 0 and 1. */
+export function parseProbability(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
+  return n;
+}
+
+/** A TCP port, 0 meaning "any free port". */
+export function parsePort(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return Number(value);
+}
+
+/** An absolute http(s) URL. */
+export function parseHttpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an absolute URL such as https://example.test/path.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  return value;
+}
+
+/** Repeatable option collector. */
+export function collectValues(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Restricts a value to a fixed set, naming the set in the error, and the value meant when it is a typo. */
+export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value: string) => {
+    if (!(choices as readonly string[]).includes(value)) {
+      const near = closestValue(value, choices);
+      throw new InvalidArgumentError(`${near === undefined ? '' : `did you mean ${near}? `}expected one of: ${choices.join(', ')}.`);
+    }
+    return value as T;
+  };
+}
+
+/**
+ * A repeatable option whose values come from a list too long to print in an error (the faults of `--break`): a
+ * typo is answered with the value meant, anything else with where the list is.
+ */
+export function collectOneOf(known: readonly string[], what: string, listedBy: string): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => {
+    if (!known.includes(value)) throw new InvalidArgumentError(`not a ${what}: ${suggestValue(value, known) ?? `${listedBy} lists the ${known.length} ${what}s`}`);
+    return collectValues(value, previous);
+  };
+}
+
+/** Milliseconds: a bare number is milliseconds here (`--latency 250`); `1.5s`, `2m` also work. */
+export function parseMilliseconds(value: string): number {
+  if (/^[0-9]+$/.test(value.trim())) return Number(value.trim());
+  try {
+    return parseDurationMs(value);
+  } catch {
+    throw new InvalidArgumentError('expected milliseconds such as 250, or a duration such as 1.5s.');
+  }
+}
+
+/** A point in time: an ISO 8601 date or date-time with an offset (§2.1), or a duration ago such as `24h` or `7d`. */
+export type TimeBound = { at: number } | { agoMs: number };
+
+export function parseTimeBound(value: string): TimeBound {
+  const text = value.trim();
+  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text)) return { agoMs: parseDurationMs(text) };
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  if (!dateOnly && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
+    throw new InvalidArgumentError('expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).');
+  }
+  const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
+  if (!Number.isFinite(at)) throw new InvalidArgumentError('not a real date.');
+  return { at };
+}
+
+/** A flag the command cannot do without, and how to pass it (`the events URL, e.g. --to https://…`). */
+export interface RequiredOption {
+  flag: string;
+  value: string | undefined;
+  how: string;
+}
+
+/**
+ * The flags a command cannot do without, checked in the action (a deployment profile may supply them): every
+ * missing one is named in the one error, so a first run does not find them one per attempt. `when` says when they
+ * are needed (`with --format curl`).
+ */
+export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
+  const missing = required.filter((option) => option.value === undefined || option.value === '');
+  const suffix = when === '' ? '' : ` ${when}`;
+  if (missing.length === 1) throw usageError('missing_option', `${(missing[0] as RequiredOption).flag} is required${suffix}`, `pass ${(missing[0] as RequiredOption).how}`);
+  if (missing.length > 1) {
+    const flags = missing.map((option) => option.flag);
+    throw usageError('missing_option', `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`, `pass ${missing.map((option) => option.how).join('; and ')}`);
+  }
+  return required.map((option) => option.value as string);
+}
+
+/** One flag the command cannot do without. */
+export function requireOption(value: string | undefined, flag: string, how: string): string {
+  return requireOptions([{ flag, value, how }])[0] as string;
+}
+
+/**
+ * The one reader of a listen address: `HOST:PORT`, `[IPv6]:PORT`, `HOST`, `:PORT` or `PORT`, as the parts given
+ * (a port as its digits, its range for the caller to judge); undefined for anything else.
+ */
+export function listenAddressParts(value: string): { host?: string; port?: string } | undefined {
+  const text = value.trim();
+  if (/^[0-9]+$/.test(text)) return { port: text };
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*))(?::([0-9]+))?$/.exec(text);
+  if (!match) return undefined;
+  const host = match[1] ?? match[2];
+  return { ...(host ? { host } : {}), ...(match[3] !== undefined ? { port: match[3] } : {}) };
+}
+
+/** `HOST:PORT` where a listener listens (`[::1]:8080` for IPv6; port 0: any free port). */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const parts = listenAddressParts(value);
+  if (parts?.host === undefined || parts.port === undefined || Number(parts.port) > 65535) {
+    throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
+  }
+  return { host: parts.host, port: Number(parts.port) };
+}
+
+/** The flag that gives the sender's identity of an interface: its option, `--source` (§4.1) or `--provider` (§5.6). */
+export function identityFlagOf(spec: Pick<InterfaceSpec, 'identityOption'>): string {
+  return `--${spec.identityOption}`;
+}

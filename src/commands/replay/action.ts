@@ -1,0 +1,65 @@
+/**
+ * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
+ * command runs, not at every start-up.
+ */
+import { requireOptions } from '../options.js';
+import type { CommandContext } from '../runner.js';
+import { signingSecret } from '../secret-options.js';
+import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
+import type { Output } from '../../output/output.js';
+import type { KeptTimestamp } from '../../send/replay.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+
+export interface ReplayOptions extends TransportOptions {
+  request?: string;
+  to?: string;
+  keepTimestamp?: boolean;
+}
+
+export async function runReplay(options: ReplayOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy } = await import('../../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
+  const [file, to] = requireOptions([
+    { flag: '--request', value: options.request, how: '--request FILE with the captured raw HTTP request' },
+    { flag: '--to', value: options.to, how: 'the URL to send to, e.g. --to http://127.0.0.1:8787' },
+  ]) as [string, string];
+  const { keptTimestamp, planReplay, readCapture, replay } = await import('../../send/replay.js');
+  const captured = await readCapture(file, io);
+  captured.notes.forEach((note) => output.note(note));
+  if (captured.method !== 'POST') output.note(`the capture is a ${captured.method}; the interface has POST only (§1), so it is replayed as a POST`);
+
+  const keep = options.keepTimestamp === true;
+  const secret = keep ? undefined : signingSecret(options, context);
+  if (keep) describeKeptTimestamp(keptTimestamp(captured, io.now()), output);
+  const plan = planReplay(captured, to, keep);
+  if (options.dryRun) {
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('../send/dry-run-view.js')]);
+    return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
+  }
+  checkPlainHttp(plan.url, options, output);
+  const dispatcher = await openSendPool(options, context, plan.url);
+  try {
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../send/delivery-progress.js'), import('../send/result.js')]);
+    const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
+    const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    return renderSendResult(result, output);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+function describeKeptTimestamp(kept: KeptTimestamp | undefined, output: Output): void {
+  if (kept === undefined) return;
+  if (!kept.present) {
+    output.warn('the capture has no X-CAI-Timestamp or X-CAI-Signature: it is sent without them, and a conforming receiver answers 401 (§5)');
+    return;
+  }
+  const age = kept.ageSeconds;
+  const where = kept.inside ? 'inside' : 'outside';
+  output.note(
+    `keeping X-CAI-Timestamp ${kept.timestamp}: ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'}, ${where} the ±${SIGNATURE_WINDOW_SECONDS} s window (§5.5)${kept.inside ? '' : '; a conforming receiver answers 401'}`,
+  );
+}

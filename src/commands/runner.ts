@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { useWords, type Words } from '../errors.js';
+import type { Io } from '../io.js';
+import { Output, type OutputOptions } from '../output/output.js';
+import { SHARED_HINTS } from './hints.js';
+
+/** What every command action receives. */
+export interface CommandContext {
+  io: Io;
+  output: Output;
+}
+
+/** A command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
+type CommandHandler = (context: CommandContext) => Promise<number>;
+
+/** Shared between main.ts and the actions: the output in use and the exit code decided. */
+export interface RunState {
+  io: Io;
+  output?: Output;
+  exitCode: number;
+}
+
+export function globalOutputOptions(command: Command): OutputOptions {
+  const globals = command.optsWithGlobals() as { json?: boolean; quiet?: boolean; debug?: boolean; color?: boolean };
+  return {
+    json: globals.json === true,
+    quiet: globals.quiet === true,
+    debug: globals.debug === true,
+    color: globals.color === false ? false : undefined,
+  };
+}
+
+/**
+ * Runs a command handler with its context. Errors propagate to main.ts, the one place that
+ * maps them to exit codes and prints them. `hints` words the command's own coded errors (its folder's hints.ts),
+ * before the words every command shares.
+ */
+export async function runHandler(state: RunState, command: Command, handler: CommandHandler, hints?: Words): Promise<void> {
+  useWords(...(hints ? [hints] : []), SHARED_HINTS);
+  const output = await Output.create(state.io, globalOutputOptions(command));
+  state.output = output;
+  state.exitCode = await handler({ io: state.io, output });
+}

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import { runHandler, type RunState } from '../runner.js';
+import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../options.js';
+import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
+import { describeCommand } from '../list.js';
+import type { SampleOptions } from './action.js';
+
+const EXAMPLES = `
+Values given to --set are used as JSON when they parse as JSON (4, true, null, {"a":1}, "\\"quoted\\""),
+otherwise as text. An override that makes the document invalid is reported on stderr (exit 0);
+with --strict it is an error (exit 1) and nothing is printed.
+
+Examples:
+  $ cai sample job --callback-url https://platform.example/cai/events
+  $ cai sample event appointment.booked --lead-id lead_123 --set service="Dental check-up"
+  $ cai sample event conversation.message --unset text --set direction=inbound --set author=contact
+  $ cai sample event job.closed --count 1000 > events.ndjson`;
+
+export function registerSample(program: Command, state: RunState): void {
+  const sample = program
+    .command('sample')
+    .description(describeCommand('sample'))
+    .addHelpText('after', EXAMPLES);
+  const addCommon = (command: Command, forEvents: boolean): Command => {
+    command
+      .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
+      .option('--unset <path>', 'remove a field (dotted path); repeatable', collectValues)
+      .option('--count <n>', 'print N documents, one a line (NDJSON), each with fresh ids', parsePositiveInteger, 1)
+      .option('--compact', 'print a single document on one line')
+      .option('--strict', 'refuse (exit 1) instead of warning when the overrides make the document invalid');
+    if (forEvents) {
+      command
+        .option('--lead-id <id>', 'the lead_id of the job the event belongs to (default: a fresh one)')
+        .option('--provider-job-id <id>', 'the provider_job_id (conversation.message)')
+        .option('--branch-code <code>', 'branch_code (appointment events)');
+    }
+    return command;
+  };
+  addCommon(
+    sample
+      .command('job')
+      .description('a contact job (§2.2), the Interface A request body')
+      .option('--callback-url <url>', 'callback_url (default: https://platform.example/cai/events)', parseHttpUrl)
+      .option('--branch-code <code>', 'branch_code (default: BR-001)'),
+    false,
+  )
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'job' }, options, context));
+    });
+  addCommon(
+    sample
+      .command('event')
+      .description('an Interface B event (§2.4–2.7)')
+      .argument('<type>', `the event type: ${EVENT_TYPES.join(', ')}`, oneOf(EVENT_TYPES)),
+    true,
+  )
+    .addHelpText('after', EXAMPLES)
+    .action(async (type: EventType, options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'event', type }, options, context));
+    });
+  addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false)
+    .addHelpText('after', '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact')
+    .action(
+    async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'ack' }, options, context));
+    },
+  );
+  addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false)
+    .addHelpText('after', '\nExamples:\n  $ cai sample duplicate-ack --compact')
+    .action(
+    async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'duplicate-ack' }, options, context));
+    },
+  );
+}

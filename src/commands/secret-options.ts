@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import type { Output } from '../output/output.js';
+import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
+
+let sequence = 0;
+
+function collect(kind: SecretSource['kind'], named: string) {
+  return (ref: string, previous: SecretSource[] | undefined): SecretSource[] => [...(previous ?? []), { kind, named, ref, order: sequence++ }];
+}
+
+export type SecretPrefix = 'secret' | 'callback-secret' | 'other-secret';
+
+const camel: Record<SecretPrefix, string> = {
+  secret: 'secret',
+  'callback-secret': 'callbackSecret',
+  'other-secret': 'otherSecret',
+};
+
+/** Adds `--<prefix>-env`, `--<prefix>-file` and `--<prefix>`, each repeatable (a rotation overlap, §5.9). */
+export function addSecretOptions(command: Command, prefix: SecretPrefix, what: string): Command {
+  return command
+    .option(`--${prefix}-env <name>`, `${what}: read from environment variable NAME (repeatable)`, collect('env', `--${prefix}-env`))
+    .option(`--${prefix}-file <path>`, `${what}: read from a file, one trailing newline removed (repeatable)`, collect('file', `--${prefix}-file`))
+    .option(`--${prefix} <value>`, `${what}: given inline (repeatable; leaks into shell history)`, collect('value', `--${prefix}`));
+}
+
+/** The secret sources of one prefix, from commander's parsed options. */
+function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
+  const key = camel[prefix];
+  const pick = (name: string) => (Array.isArray(options[name]) ? (options[name] as SecretSource[]) : []);
+  return [...pick(`${key}Env`), ...pick(`${key}File`), ...pick(key)];
+}
+
+interface SecretRequest {
+  prefix: SecretPrefix;
+  defaultEnv?: string;
+}
+
+/** Resolves secrets for a command and prints the warnings the issue asks for (inline value, stray whitespace). */
+export function secretsFromOptions(
+  options: Record<string, unknown>,
+  request: SecretRequest,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  output: Output,
+): Secret[] {
+  const sources = secretSources(options, request.prefix);
+  const secrets = resolveSecrets(sources, env, { prefix: request.prefix, defaultEnv: request.defaultEnv }, cwd);
+  if (sources.some((source) => source.kind === 'value')) {
+    output.warn(`--${request.prefix} puts the secret in your shell history and the process list; prefer --${request.prefix}-env or --${request.prefix}-file`);
+  }
+  secrets.forEach((secret) => {
+    if (hasSurroundingWhitespace(secret.value)) {
+      output.warn(`the secret from ${secret.label} has leading or trailing whitespace; it is used exactly as given`);
+    }
+  });
+  return secrets;
+}
+
+/** Only whether any secret flag of this prefix was given (for optional secrets such as --other-secret). */
+export function hasSecretOptions(options: Record<string, unknown>, prefix: SecretPrefix): boolean {
+  return secretSources(options, prefix).length > 0;
+}
+
+/** The secret that signs (`--secret*`, default $CAI_SECRET): the first one given; a usage error when there is none. */
+export function signingSecret(options: Record<string, unknown>, { io, output }: { io: Io; output: Output }): string {
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const first = secrets[0];
+  if (!first) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH (or set CAI_SECRET)');
+  if (secrets.length > 1) output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
+  return first.value;
+}

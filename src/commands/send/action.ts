@@ -1,0 +1,201 @@
+/**
+ * `cai send-job` and `cai send-event`, their action: one document (a file, stdin or a sample) signed and sent with
+ * the retry policy of §7, or a batch of them (`--ndjson`), and what came of it. Loaded when the command runs.
+ */
+import { requireOptions } from '../options.js';
+import type { CommandContext } from '../runner.js';
+import { signingSecret } from '../secret-options.js';
+import { retryFlags, openSendPool, type SendOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
+import { ExitCode, usageError } from '../../errors.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { readBodyInput } from '../../input.js';
+import type { Output } from '../../output/output.js';
+import type { BatchSummary } from '../../send/batch.js';
+import type { SendKind } from '../../send/request.js';
+import { describeIssue } from '../../spec/issues.js';
+import type { DocumentVerdict } from '../../spec/validate.js';
+
+/** The flags and the target of a send, once the required ones are known to be there. */
+type Addressed = SendOptions & { to: string; identity: string };
+
+export async function runSend(kind: SendKind, options: SendOptions, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  const { resolvePolicy } = await import('../../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('./retry-schedule.js')).renderSchedule(policy, output);
+  const addressed = { ...options, ...requireTarget(kind, options) };
+  if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
+  refuseBatchOnlyFlags(options);
+  const secret = signingSecret(options, context);
+  const [{ prepareBody, checkBody }, { bodySourceOf }] = await Promise.all([import('../../send/body.js'), import('./body-source.js')]);
+  const prepared = await prepareBody(kind, bodySourceOf(kind, options), io);
+  const placeholder = prepared.generated?.placeholderCallbackUrl;
+  if (placeholder !== undefined) {
+    output.warn(`callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`);
+  }
+  if (prepared.generated) output.info(`sending a generated ${prepared.generated.what}, event_id ${prepared.generated.eventId}`);
+  if (options.validate) {
+    const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
+    if (refused !== undefined) return refused;
+  }
+  const { sendDocument, sendTarget } = await import('../../send/request.js');
+  const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
+  if (options.dryRun) {
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('./dry-run-view.js')]);
+    const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
+    return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
+  }
+  checkPlainHttp(url, options, output);
+  const dispatcher = await openSendPool(options, context, url);
+  try {
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./delivery-progress.js'), import('./result.js')]);
+    const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
+    const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
+    const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    return renderSendResult(result, output);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+/** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
+function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
+  const [to, identity] = requireOptions([
+    { flag: '--to', value: options.to, how: kind === 'job' ? "the provider's base URL, e.g. --to https://provider.example/cai" : 'the events URL, e.g. --to https://platform.example/cai/events' },
+    kind === 'job'
+      ? { flag: '--source', value: options.source, how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform' }
+      : { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
+  ]) as [string, string];
+  return { to, identity };
+}
+
+function refuseBatchOnlyFlags(options: SendOptions): void {
+  if (options.format === 'curl' && !options.dryRun) {
+    throw usageError('conflicting_options', '--format curl prints a command instead of sending, so it needs --dry-run', 'add --dry-run to print the curl command, or drop --format to send');
+  }
+  for (const flag of ['output', 'resume', 'rate'] as const) {
+    if (options[flag] !== undefined) throw usageError('conflicting_options', `--${flag} works in batch mode only`, 'add --ndjson FILE to send a batch, or drop the option');
+  }
+}
+
+/** The schema's warnings as notes; an invalid body is not sent (exit 1), unless --no-validate. */
+function renderRefusal(kind: SendKind, verdict: DocumentVerdict, output: Output): number | undefined {
+  for (const warning of verdict.warnings) output.note(describeIssue(warning));
+  if (verdict.valid) return undefined;
+  if (output.json) {
+    output.printJson({ ok: false, verdict: 'invalid', sent: false, errors: verdict.errors, warnings: verdict.warnings, exitCode: ExitCode.negative });
+    return ExitCode.negative;
+  }
+  output.result(`${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`);
+  for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
+  output.info('hint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)');
+  return ExitCode.negative;
+}
+
+// ---------------------------------------------------------------------------------------------- batch
+
+/** Flags of a single send that say nothing in batch mode, where every line of the file is one document sent as is. */
+function refuseSingleOnlyFlags(options: SendOptions): void {
+  for (const [flag, given] of [
+    ['--body', options.body !== undefined],
+    ['--sample', options.sample !== undefined && options.sample !== false],
+    ['--set', Boolean(options.set?.length)],
+    ['--unset', Boolean(options.unset?.length)],
+    ['--dry-run', options.dryRun === true],
+    ['--callback-url', options.callbackUrl !== undefined],
+    ['--branch-code', options.branchCode !== undefined],
+  ] as const) {
+    if (given) throw usageError('conflicting_options', `${flag} does not work with --ndjson`, 'in batch mode every line of the --ndjson file is one document, sent as is');
+  }
+}
+
+/**
+ * `--ndjson FILE|-`: one result per document (NDJSON on stdout with --json, and/or --output FILE), a summary
+ * table at the end, a progress bar only on a terminal, and a clean Ctrl-C that says what was and was not sent.
+ */
+async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPolicy, context: CommandContext): Promise<number> {
+  const { io, output } = context;
+  refuseSingleOnlyFlags(options);
+  checkPlainHttp(options.to, options, output);
+  const secret = signingSecret(options, context);
+  const files = await import('../../send/batch-files.js');
+  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), { eventIds: !options.validate });
+  if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
+  if (options.validate) await files.validateDocuments(kind, documents);
+  const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;
+  if (resumed && resumed.unreadable > 0) output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
+  const results = options.output !== undefined ? files.openResultsFile(options.output, options.resume, io.cwd, (error) => output.warn(`cannot write ${options.output}: ${error.message}`)) : undefined;
+
+  const dispatcher = await openSendPool(options, context, options.to, options.concurrency);
+  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
+  const interruption = interruptInTwoSteps(io, {
+    onStop: () => output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),
+    onAbort: () => {
+      output.warn('aborting the requests in flight: their outcome is unknown, and they are reported as failed');
+      dispatcher.destroy().catch(() => {});
+    },
+  });
+  const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }, { retryPeriodNote }, { describeAttempt }] = await Promise.all([
+    import('../../send/batch.js'),
+    import('../../output/progress.js'),
+    import('../../output/line-buffer.js'),
+    import('./batch-summary.js'),
+    import('./delivery-progress.js'),
+    import('./result.js'),
+  ]);
+  const progress = new ProgressBar(documents.length, context);
+  // NDJSON results on stdout in chunks: one write per record costs more than the request itself at thousands a second.
+  const ndjson = new LineBuffer((text) => output.resultRaw(text), { delayMs: 0, maxLines: 512 });
+  let toldRetryPeriod = false;
+  try {
+    const { records, summary } = await sendBatch({ kind, to: options.to, identity: options.identity, secret }, documents, { retry: policy, timeoutMs: options.timeout, dispatcher }, {
+      concurrency: options.concurrency,
+      ...(options.rate !== undefined ? { ratePerSecond: options.rate } : {}),
+      stopSignal: interruption.stopSignal,
+      signal: interruption.signal,
+      ...(resumed ? { alreadyAccepted: resumed.keys } : {}),
+      onStart: (document) => progress.start(document.line),
+      onAttempt: (document, attempt) => {
+        progress.attempt(document.line, attempt.decision === 'retry');
+        if (attempt.decision === 'retry' && !toldRetryPeriod) {
+          toldRetryPeriod = true;
+          progress.say(() => output.note(`line ${document.line}: ${describeAttempt(attempt)}; ${retryPeriodNote(policy)}`));
+        }
+      },
+      // Nothing listens at a local target, or the target is no endpoint: every other document would fare the same.
+      stopWhen: (record) => STOPS_A_BATCH.has(record.error?.code ?? ''),
+      onRecord: (record) => {
+        progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem', record.line);
+        results?.write(record);
+        if (output.json) ndjson.json(record);
+        // Said once, after the summary; each document refused would only repeat it.
+        else if (STOPS_A_BATCH.has(record.error?.code ?? '')) return;
+        else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
+      },
+    });
+    ndjson.flush();
+    progress.stop();
+    await results?.close();
+    await renderBatchSummary(summary, records, options.output, output);
+    const writeFailure = results?.failure();
+    if (writeFailure) {
+      // An incomplete results file would make a later --resume send documents again: fail the run.
+      throw usageError('unwritable_file', `the results file ${options.output} is incomplete: ${writeFailure.message}`, 'free space or fix permissions, then check the summary above before resuming');
+    }
+    return exitCodeOf(summary);
+  } finally {
+    progress.stop();
+    interruption.dispose();
+    if (!interruption.signal.aborted) await dispatcher.close();
+  }
+}
+
+/** Delivery errors that any other document of the batch would get too: the batch stops at the first. */
+const STOPS_A_BATCH: ReadonlySet<string> = new Set(['nothing_listens', 'not_an_endpoint']);
+
+function exitCodeOf(summary: BatchSummary): number {
+  if (summary.failed > 0 || summary.notSent > 0) return ExitCode.delivery;
+  if (summary.rejected > 0 || summary.invalid > 0) return ExitCode.negative;
+  return ExitCode.ok;
+}

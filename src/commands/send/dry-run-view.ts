@@ -1,0 +1,23 @@
+/** `--dry-run` on the terminal: the request as raw HTTP (the default) or as a curl command, or one JSON document. */
+import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
+import type { Output } from '../../output/output.js';
+
+export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', output: Output): number {
+  output.info(`dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`);
+  if (output.json) {
+    if (format === 'curl') output.note('--json prints the request as one JSON document; --format curl applies without --json');
+    output.printJson({ dryRun: true, method: 'POST', url: request.url, headers: request.headers, body: request.body.toString('utf8'), bodyBytes: request.body.length });
+    return 0;
+  }
+  if (format === 'curl') {
+    output.result(curlForDryRun(request));
+    return 0;
+  }
+  output.resultExact(rawHttpRequest(request));
+  // Redirected to a file, the capture is exactly the request (`verify --request` and `replay` read it back whole);
+  // on a terminal, a newline after a body without one keeps the prompt off the body's last line.
+  const { body } = request;
+  if (output.stdoutIsTTY && (body.length === 0 || body[body.length - 1] !== 0x0a)) output.resultRaw('\n');
+  return 0;
+}

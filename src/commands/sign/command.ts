@@ -1,0 +1,34 @@
+import { Option, type Command } from 'commander';
+import { runHandler, type RunState } from '../runner.js';
+import { addSecretOptions } from '../secret-options.js';
+import { parseHttpUrl, parseUnixSeconds } from '../options.js';
+import { describeCommand } from '../list.js';
+import type { SignOptions } from './action.js';
+
+export function registerSign(program: Command, state: RunState): void {
+  const command = program
+    .command('sign')
+    .description(describeCommand('sign'))
+    .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
+    .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
+    .addOption(new Option('--format <format>', 'headers, json, or a ready-to-run curl command').choices(['headers', 'json', 'curl']).default('headers'))
+    .option('--url <url>', 'with --format curl: the full URL to POST to', parseHttpUrl)
+    .addOption(new Option('--interface <id>', 'A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)').choices(['A', 'B']))
+    .option('--provider <code>', 'interface B: the X-CAI-Provider header for the curl command')
+    .option('--source <id>', 'interface A: the X-CAI-Source header for the curl command')
+    .option('--example [file]', 'print the worked signature example of §5.10 step by step (default: the one shipped in fixtures/)');
+  addSecretOptions(command, 'secret', 'signing secret (default: $CAI_SECRET); the first one signs');
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  $ CAI_SECRET=whsec_test cai sign --body event.json
+  $ cai sign --secret-env CAI_EVENTS_SECRET --body event.json --json
+  $ cai sign --secret-file events.secret --body event.json --format curl \\
+      --interface B --provider acme --url https://platform.example/cai/events
+  $ cai sign --example`,
+  );
+  command.action(async (options: SignOptions, cmd: Command) => {
+    await runHandler(state, cmd, async (context) => (await import('./action.js')).runSign(options, context));
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * The TLS and proxy flags shared by the commands that send (send-job, send-event, replay, conformance run), and the
+ * glue that builds their transport (src/http/transport.ts) and shows what it says. Light at start-up: the transport
+ * code (undici) is loaded inside the action.
+ */
+import { Option, type Command } from 'commander';
+import { usageError } from '../errors.js';
+import { isLoopbackUrl } from '../http/loopback.js';
+import type { Output } from '../output/output.js';
+import type { Transport, TransportFlags } from '../http/transport.js';
+import { parseHttpUrl } from './options.js';
+import type { CommandContext } from './runner.js';
+
+/** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
+export function addTlsOptions(command: Command): Command {
+  return addCaOptions(command)
+    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
+    .addOption(new Option('--tls <policy>', 'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it').choices(['required', 'warn']).default('warn'))
+    .option('--allow-http', 'send plain http to an address that is not this machine on purpose: no warning, even with --tls required');
+}
+
+/** What `--ca` and `--insecure` apply to, in their help. */
+export interface CaOptionsText {
+  /** What is https: `https` (the target), `https callback URLs`. */
+  https: string;
+  /** Whose certificate --insecure leaves unverified. */
+  certificate: string;
+}
+
+/**
+ * `--ca` and `--insecure` alone: for a command whose https goes elsewhere than a send, so that proxies and the plain
+ * http policy do not apply (`cai load`'s target, the provider mock's callbacks). §5.8: TLS 1.2 or above either way.
+ */
+export function addCaOptions(command: Command, text: CaOptionsText = { https: 'https', certificate: 'the TLS certificate' }): Command {
+  return command
+    .option('--ca <file>', `trust this certificate authority (PEM) for ${text.https}`)
+    .option('--insecure', `do not verify ${text.certificate} (TLS 1.2+ still required; never in production)`);
+}
+
+/** What the flags say of plain http (`--tls`, `--allow-http`). */
+export interface PlainHttpFlags {
+  tls?: string;
+  allowHttp?: boolean;
+}
+
+/**
+ * §5.8: "Transport is TLS 1.2 or above, in both directions". A send in clear text to an address that is not this
+ * machine (a mock on loopback is fine) is said on stderr; under `--tls required` (a production profile's
+ * `"tls": "required"`) it is a usage error, exit 2; `--allow-http` says it is on purpose. For every sending command.
+ */
+export function checkPlainHttp(url: string, flags: PlainHttpFlags, output: Output): void {
+  if (flags.allowHttp === true || !isPlainHttpElsewhere(url)) return;
+  const origin = safeOrigin(url);
+  if (flags.tls === 'required') {
+    throw usageError('tls_required', `${origin} is plain http, and TLS is required here (--tls required, or the profile's "tls": "required"; §5.8)`, 'use the https:// URL of the endpoint, or pass --allow-http to send in clear text on purpose');
+  }
+  output.warn(`sending in clear text to ${origin}: §5.8 requires TLS 1.2 or above (pass --allow-http if this is on purpose)`);
+}
+
+/** http:// to a host that is not this machine (127.0.0.0/8, ::1, localhost). */
+function isPlainHttpElsewhere(url: string): boolean {
+  try {
+    return new URL(url).protocol === 'http:' && !isLoopbackUrl(url);
+  } catch {
+    return false;
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/** The transport for these flags, with the --insecure warning and the proxy in use shown on stderr. */
+export async function openTransport(flags: TransportFlags, { io, output }: CommandContext, target?: string): Promise<Transport> {
+  const { resolveTransport } = await import('../http/transport.js');
+  const transport = await resolveTransport(flags, io, target);
+  if (transport.client.insecure) output.warn('--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.');
+  transport.info.forEach((line) => output.info(line));
+  return transport;
+}

@@ -1,0 +1,57 @@
+/**
+ * `cai trigger <flow>`: the events a provider sends for a whole flow (Interface B: a conversation then a booking, a
+ * reschedule, a cancellation, job.closed with each outcome), signed and paced, to a platform's events endpoint; or
+ * (`job`, Interface A) one contact job to a provider, with its conversation shown as the provider sends it back.
+ * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
+ * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
+ */
+import { Option, type Command } from 'commander';
+import { parseDurationMs, parseHostPort, parseHttpUrl } from '../options.js';
+import { runHandler, type RunState } from '../runner.js';
+import { addSecretOptions } from '../secret-options.js';
+import { addTransportOptions, retryForGiven } from '../send-options.js';
+import { describeCommand } from '../list.js';
+import type { TriggerOptions } from './action.js';
+
+export function registerTrigger(program: Command, state: RunState): void {
+  const command = program
+    .command('trigger')
+    .argument('[flow]', 'the flow to send (cai trigger --list names them)')
+    .description(describeCommand('trigger'))
+    .option('--list', 'list the flows and what each sends')
+    .option('--to <url>', 'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)', parseHttpUrl)
+    .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2); job: the code the provider\'s events must carry (§5.6)')
+    .option('--source <id>', 'job: the X-CAI-Source header, the platform id (§4.1)')
+    .option('--lead-id <id>', 'the lead_id of every event (B) or of the job (default: a fresh one)')
+    .option('--branch-code <code>', 'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)')
+    .addOption(new Option('--pace <duration>', 'B: the pause between an answer and the next event').argParser(parseDurationMs).default(1_000, '1s'))
+    .addOption(new Option('--listen <host:port>', "job: where the listener of the provider's events listens").argParser(parseHostPort).default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'))
+    .option('--public-url <url>', 'job: the address the provider reaches the listener at (a tunnel), when not its own; the job\'s callback_url is it with /events appended', parseHttpUrl)
+    .addOption(new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance").argParser(parseDurationMs).default(600_000, '10m'))
+    .addOption(new Option('--observe <duration>', 'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over').argParser(parseDurationMs).default(10_000, '10s'));
+  addTransportOptions(command);
+  addSecretOptions(command, 'secret', 'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)');
+  addSecretOptions(command, 'callback-secret', "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)");
+  command.addHelpText(
+    'after',
+    `
+Exit codes: 0 every event accepted (job: the job accepted and its first contact within the 5 min of §8), 1 an event
+or the job rejected (job: no first contact in time, or an event of the provider's refused), 2 usage, 3 delivery
+failed.
+
+Examples:
+  $ cai trigger --list
+  $ cai trigger appointment-booked --to http://127.0.0.1:8787/events \\
+      --provider acme --secret-env CAI_SECRET
+  $ cai trigger job-closed-no-answer --to https://platform.example/cai/events \\
+      --provider acme --secret-env CAI_EVENTS_SECRET --pace 200ms --json
+  $ cai trigger job --to http://127.0.0.1:8788 --source platform-eu --provider acme \\
+      --secret-env CAI_JOBS_SECRET --callback-secret-env CAI_EVENTS_SECRET`,
+  );
+  command.action(async (name: string | undefined, options: TriggerOptions, cmd: Command) => {
+    await runHandler(state, cmd, async (context) => {
+      options.retryForGiven = retryForGiven(cmd);
+      return (await import('./action.js')).runTrigger(name, options, cmd, context);
+    });
+  });
+}

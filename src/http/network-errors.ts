@@ -1,0 +1,107 @@
+/**
+ * What went wrong with a request, from what undici or Node threw: a CaiError with a stable code (timeout,
+ * unreachable, tls, proxy, connection, …) and the data its hint is worded from (src/commands/hints.ts), never a
+ * flag name. Used by the HTTP client (client.ts).
+ */
+import { NETWORK_CAPS } from '../bounds.js';
+import { formatDuration } from '../duration.js';
+import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
+
+export function timeoutError(url: string, timeoutMs: number, cause: unknown, phase: 'connect' | 'headers' | 'body' | 'whole'): CaiError {
+  const what =
+    phase === 'connect'
+      ? `could not connect to ${originOf(url)} within ${formatDuration(timeoutMs)}`
+      : phase === 'body'
+        ? `the response body from ${originOf(url)} stalled for more than ${formatDuration(timeoutMs)}`
+        : phase === 'whole'
+          ? `no complete response from ${originOf(url)} within ${formatDuration(timeoutMs)}`
+          : `no response from ${originOf(url)} within ${formatDuration(timeoutMs)}`;
+  return codedError('delivery', 'timeout', what, {}, cause);
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
+const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
+const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Maps an undici / Node network error to a CaiError with a stable code and a useful hint. */
+export function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
+  if (error instanceof CaiError) return error;
+  const root = rootCause(error);
+  const code = errnoCode(root) ?? errnoCode(error) ?? '';
+  const message = errorMessage(root);
+  const origin = originOf(url);
+  if (TIMEOUT.has(code)) {
+    const phase = code === 'UND_ERR_BODY_TIMEOUT' ? 'body' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'headers' : 'connect';
+    return timeoutError(url, timeoutMs, error, phase);
+  }
+  if (code === 'EADDRNOTAVAIL' && /\bbind\b/.test(message)) {
+    return codedError('delivery', 'local_address', `cannot send from the local address: ${message}`, {}, error);
+  }
+  if (UNREACHABLE.has(code)) {
+    // Name the peer when it is not the target (a proxy in between).
+    const peer = peerOf(root);
+    const to = peer && !origin.endsWith(`//${peer}`) ? ` to ${peer}` : '';
+    const why =
+      code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'the host name does not resolve'
+        : code === 'ECONNREFUSED'
+          ? `the connection${to} was refused`
+          : message;
+    return codedError('delivery', 'unreachable', `cannot reach ${origin}: ${why} (${code})`, { viaProxy: to !== '' }, error);
+  }
+  if (isTlsError(code, message)) {
+    return tlsError(`TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, code, message, error);
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return deliveryError('headers_too_large', `the response headers from ${origin} are over the ${NETWORK_CAPS.responseHeaderBytes / 1024} KiB cap (src/bounds.ts)`, 'check that the URL is the CAI endpoint', error);
+  }
+  if (/proxy/i.test(message) || code.startsWith('UND_ERR_PRX')) {
+    return codedError('delivery', 'proxy', `the proxy failed: ${message}`, {}, error);
+  }
+  if (CONNECTION.has(code) || code === '') {
+    return deliveryError('connection', `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`, 'the receiver closed the connection without answering; check its logs', error);
+  }
+  return codedError('delivery', 'connection', `the request to ${origin} failed: ${message} (${code})`, {}, error);
+}
+
+function peerOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { address, port } = error as { address?: unknown; port?: unknown };
+  return typeof address === 'string' && typeof port === 'number' ? `${address.includes(':') ? `[${address}]` : address}:${port}` : undefined;
+}
+
+function rootCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 5; depth += 1) {
+    if (current instanceof Error && current.cause !== undefined && errnoCode(current) === undefined) current = current.cause;
+    else break;
+  }
+  return current;
+}
+
+function isTlsError(code: string, message: string): boolean {
+  return (
+    code.startsWith('ERR_SSL') ||
+    code.startsWith('ERR_TLS') ||
+    code.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' ||
+    code === 'SELF_SIGNED_CERT_IN_CHAIN' ||
+    code === 'EPROTO' ||
+    /ssl|tls|certificate/i.test(message)
+  );
+}
+
+/** A failed handshake: an old protocol (§5.8), or a certificate for another name or from an authority not trusted. */
+function tlsError(what: string, code: string, message: string, cause: unknown): CaiError {
+  if (/version|protocol/i.test(message) || code === 'EPROTO') return deliveryError('tls', what, 'the receiver must offer TLS 1.2 or above (§5.8)', cause);
+  return codedError('delivery', 'tls', what, { certificate: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'other-name' : 'untrusted' }, cause);
+}
+
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
