@@ -70,7 +70,7 @@ describe('faults the stateful phase catches', () => {
     expect(result.actual).toMatch(/^step \d+ of \d+: expected .+; got .+/);
     expect(result.notes.some((note) => /^1\. /.test(note))).toBe(true);
     expect(result.notes.at(-1)).toMatch(/^stateful phase, seed 5: \d+ conversations, \d+ requests in [\d.]+ s/);
-    expect(result.repro?.command).toMatch(new RegExp(`^cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --seed '?5(:\\d+)+(~[^ ']*)?'? --only ${entry.relation}$`));
+    expect(result.repro?.command).toMatch(new RegExp(`^cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --seed '?5(:\\d+)*(~[^ ']*)?'? --only ${entry.relation}$`));
   });
 
   it('the seed and path of a failure replay its conversation, alone, and the reproduction script does the same', async () => {

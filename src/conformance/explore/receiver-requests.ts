@@ -21,6 +21,7 @@ export const FORM_TEXT: Record<BodyForm, string> = {
   loose: 'odd white space, tabs and CRLF',
   'reversed-keys': 'keys in reverse order',
   escaped: 'a string field written in \\u escapes',
+  'escaped-id': 'its event_id written in \\u escapes',
   'trailing-newline': 'a newline after the JSON',
 };
 
@@ -34,6 +35,8 @@ export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
       return compact(reversedKeys(doc));
     case 'escaped':
       return Buffer.from(escapedField(doc, typeof doc[textField] === 'string' ? textField : 'event_id'), 'utf8');
+    case 'escaped-id':
+      return Buffer.from(escapedField(doc, 'event_id'), 'utf8');
     case 'trailing-newline':
       return Buffer.concat([compact(doc), Buffer.from('\n')]);
   }

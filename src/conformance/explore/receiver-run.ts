@@ -149,7 +149,13 @@ export class ConversationRunner {
   }
 
   private idOf(choice: IdChoice): { id: string; said: string } {
-    const earlier = this.known.length > 0 && choice.kind !== 'fresh' ? this.known[choice.slot % this.known.length] : undefined;
+    if (choice.kind === 'builtin') {
+      this.scope.model.mayKnow(choice.name, this.scope.session.config.identity);
+      return { id: choice.name, said: `the event_id ${JSON.stringify(choice.name)} (a name objects have before anything is stored)` };
+    }
+    // A slot below 0 counts from the last id used (the fixed conversations name "the one just refused" so).
+    const place = choice.kind === 'fresh' ? 0 : choice.slot < 0 ? this.known.length + choice.slot : choice.slot % Math.max(1, this.known.length);
+    const earlier = choice.kind !== 'fresh' ? this.known[place] : undefined;
     if (choice.kind === 'fresh' || earlier === undefined) {
       const fresh = this.scope.eventId();
       return { id: choice.kind === 'fresh' ? eventIdFor(fresh, choice.shape) : fresh, said: 'a new event_id' };

@@ -27,10 +27,19 @@ export type IdChoice =
   /** An event_id the conversation used before (accepted, refused or unknown), by its place. */
   | { kind: 'earlier'; slot: number }
   /** A new event_id made from an earlier one. */
-  | { kind: 'near'; slot: number; transform: IdTransform };
+  | { kind: 'near'; slot: number; transform: IdTransform }
+  /**
+   * A name a language's objects already have (`constructor`, `__proto__`): a memory kept in a plain object finds it
+   * there before it was ever sent. Another run may have sent it, so the model takes it for maybe known.
+   */
+  | { kind: 'builtin'; name: BuiltinName };
+
+/** Names that plain objects, dictionaries and maps of common languages have before anything is stored in them. */
+export const BUILTIN_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__class__', '__dict__', 'length'] as const;
+export type BuiltinName = (typeof BUILTIN_NAMES)[number];
 
 /** How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. */
-export const BODY_FORMS = ['compact', 'loose', 'reversed-keys', 'escaped', 'trailing-newline'] as const;
+export const BODY_FORMS = ['compact', 'loose', 'reversed-keys', 'escaped', 'escaped-id', 'trailing-newline'] as const;
 export type BodyForm = (typeof BODY_FORMS)[number];
 
 /**
@@ -88,9 +97,10 @@ const idShape: fc.Arbitrary<IdShape> = fc.record({
 const freshId: fc.Arbitrary<IdChoice> = idShape.map((shape) => ({ kind: 'fresh', shape }));
 const earlierId: fc.Arbitrary<IdChoice> = slot.map((place) => ({ kind: 'earlier', slot: place }));
 const nearId: fc.Arbitrary<IdChoice> = fc.tuple(slot, fc.constantFrom(...ID_TRANSFORMS)).map(([place, transform]) => ({ kind: 'near', slot: place, transform }));
+const builtinId: fc.Arbitrary<IdChoice> = fc.constantFrom(...BUILTIN_NAMES).map((name) => ({ kind: 'builtin', name }));
 
 /** New ids most of the time, earlier ones and close ones often enough that repeats and near misses are common. */
-const anyId = fc.oneof({ weight: 4, arbitrary: freshId }, { weight: 3, arbitrary: earlierId }, { weight: 2, arbitrary: nearId });
+const anyId = fc.oneof({ weight: 8, arbitrary: freshId }, { weight: 6, arbitrary: earlierId }, { weight: 4, arbitrary: nearId }, { weight: 1, arbitrary: builtinId });
 
 const wire: fc.Arbitrary<Wire> = fc.record({
   form: fc.oneof({ weight: 4, arbitrary: fc.constant<BodyForm>('compact') }, { weight: 3, arbitrary: fc.constantFrom(...BODY_FORMS) }),

@@ -18,6 +18,7 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../pool.js';
 import { ConversationRunner, RelationBroken, type Conversation, type RelationBreach, type StepRecord } from './receiver-run.js';
+import { applyChange } from '../generate/mutations.js';
 import { ID_TRANSFORMS, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
 
@@ -82,7 +83,17 @@ export interface ExploreTarget {
   relations: ReadonlySet<ReceiverRelationId>;
 }
 
-/** Every kind of step once, in an order that makes each relation bear: the first conversation of every run. */
+/** Fields each interface requires, given as null once in the first conversation (a validator that reads into one before checking it fails). */
+const REQUIRED_NULLS = { A: ['contact', 'contact.name', 'callback_url'], B: ['event', 'occurred_at'] } as const;
+
+/** Others sent between an event_id and its repeat in the first conversation: more than a memory of the last 100 holds. */
+const CROWD_BEFORE_REPEAT = 110;
+
+/**
+ * Every kind of step once, in an order that makes each relation bear: the first conversation of every run. Its
+ * first event_id is long (the same first 64 characters then mean something), with capitals, accents, hyphens and a
+ * number (what the transforms of ID_TRANSFORMS change).
+ */
 function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): Step[] {
   const drawn = fc.sample(stepArbitraries(context, { sizeLimit })[0] as fc.Arbitrary<Step>, { seed, numRuns: 200 });
   const send = drawn.find((step): step is Extract<Step, { kind: 'send' }> => step.kind === 'send');
@@ -90,18 +101,28 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
   if (!send) return [];
   const fresh = { kind: 'fresh', shape: { tail: '', length: 'natural' } } as const;
   const plain = { ...send, wire: { form: 'compact' as const, chunked: false, charset: false, secret: 0 } };
-  // The first id carries what the transforms of ID_TRANSFORMS change: capitals, an accent, hyphens and a number.
-  const marked = { kind: 'fresh', shape: { tail: 'Café-ñ-07', length: 'natural' } } as const;
+  const marked = { kind: 'fresh', shape: { tail: `Café-ñ-07-${'o'.repeat(56)}`, length: 'natural' } } as const;
+  const first = { kind: 'earlier', slot: 0 } as const;
+  const justUsed = { kind: 'earlier', slot: -1 } as const;
   return [
     { ...plain, id: marked },
-    { ...plain, id: { kind: 'earlier', slot: 0 } },
-    { kind: 'forged', draft: plain.draft, id: { kind: 'earlier', slot: 0 }, forgery: 'wrong-secret' },
+    { ...plain, id: first },
+    // The same event_id spelt with \u escapes: one value once parsed (RFC 8259 §7), so a repeat.
+    { ...plain, id: first, wire: { ...plain.wire, form: 'escaped-id' } },
+    { kind: 'forged', draft: plain.draft, id: first, forgery: 'wrong-secret' },
     { kind: 'forged', draft: plain.draft, id: fresh, forgery: 'stale' },
     // The stale one's id, refused, then sent validly: new (no trace).
-    { ...plain, id: { kind: 'earlier', slot: 1 } },
+    { ...plain, id: justUsed },
     ...ID_TRANSFORMS.map((transform): Step => ({ ...plain, id: { kind: 'near', slot: 0, transform } })),
-    ...(invalid ? [{ ...invalid, id: fresh }] : []),
+    // An invalid document's id, then a valid one with it: new (no trace).
+    ...(invalid ? [{ ...invalid, id: fresh }, { ...plain, id: justUsed }] : []),
+    ...REQUIRED_NULLS[context.interface].map((path): Step => ({ kind: 'invalid', draft: applyChange(plain.draft, { path, value: null, why: `${path} given as null` }), id: fresh })),
+    // Sent in two pieces cut inside a character of several bytes (probe/session.ts), a moment apart.
+    { ...plain, id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } }, wire: { ...plain.wire, chunked: true } },
+    ...(['constructor', '__proto__', 'toString'] as const).map((name): Step => ({ ...plain, id: { kind: 'builtin', name } })),
     { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },
+    { kind: 'crowd', draft: plain.draft, count: CROWD_BEFORE_REPEAT },
+    { ...plain, id: first },
     ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const }, { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const }] : []),
   ];
 }

@@ -238,11 +238,27 @@ function bareTimestampOf(recipe: TimestampRecipe | undefined, nowSeconds: number
   return String(nowSeconds + (recipe?.kind === 'now' ? (recipe.shiftSeconds ?? 0) : 0));
 }
 
-/** The body in two pieces, so it goes out chunked. */
+/**
+ * The body in two pieces, so it goes out chunked: cut inside a character of several bytes where the body has one
+ * (a receiver that decodes each piece it reads on its own breaks that character, and the signature, §5.2), a moment
+ * apart so that they reach it as two reads.
+ */
 async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
+  const cut = cutInsideCharacter(body);
+  yield body.subarray(0, cut);
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  yield body.subarray(cut);
+}
+
+/** The place of the UTF-8 continuation byte (10xxxxxx) nearest the middle of the body, or the middle. */
+export function cutInsideCharacter(body: Buffer): number {
   const half = Math.floor(body.length / 2);
-  yield body.subarray(0, half);
-  yield body.subarray(half);
+  for (let distance = 0; distance <= half + 1; distance += 1) {
+    for (const place of [half - distance, half + distance]) {
+      if (place > 0 && place < body.length && ((body[place] as number) & 0xc0) === 0x80) return place;
+    }
+  }
+  return Math.max(1, half);
 }
 
 /** Milliseconds from `nowMs` to the next moment at `fraction` of a second of cai's clock. */

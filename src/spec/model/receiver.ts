@@ -36,6 +36,8 @@ export interface Expectation {
   should: StatusSet;
   /** Every term the answer is judged by, `must` and `should`. */
   terms: Term[];
+  /** A new event_id sent several times at once: 'new-or-repeat' only because none of them comes first. */
+  together?: true;
 }
 
 const ACCEPT: StatusSet = { any2xx: true };
@@ -140,12 +142,21 @@ export class ReceiverModel {
     const shared = (key: string | undefined) => key !== undefined && keys.filter((other) => other === key).length > 1;
     return facts.map((each, index) => {
       const expectation = this.expect(each);
-      return expectation.standing === 'new' && shared(keys[index]) ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation) } : expectation;
+      return expectation.standing === 'new' && shared(keys[index]) ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation), together: true } : expectation;
     });
   }
 
   private withoutNewness(expectation: Expectation): Term[] {
     return expectation.terms.filter((term) => term.id !== 'new');
+  }
+
+  /**
+   * An event_id the receiver may have had before cai's requests (a name another run sent too, or one a receiver's
+   * store holds from the start): until the receiver answers it, a repeat and a new acceptance are both allowed.
+   */
+  mayKnow(eventId: string, identity: string | undefined): void {
+    const key = this.keyFor(eventId, identity);
+    if (!this.known.has(key)) this.known.set(key, { certainty: 'maybe' });
   }
 
   /** Whether an event_id has been accepted (or may have been), for a generator choosing what to repeat. */
@@ -166,9 +177,12 @@ export class ReceiverModel {
 
   /** B: per provider (§5.6 names the credential); A: one platform. */
   private keyOf(facts: RequestFacts): string | undefined {
-    if (facts.eventId === undefined) return undefined;
-    const scope = interfaceSpec(this.interface).identityHeader === 'x-cai-provider' ? (facts.identity ?? '') : '';
-    return `${scope}\u0000${facts.eventId}`;
+    return facts.eventId === undefined ? undefined : this.keyFor(facts.eventId, facts.identity);
+  }
+
+  private keyFor(eventId: string, identity: string | undefined): string {
+    const scope = interfaceSpec(this.interface).identityHeader === 'x-cai-provider' ? (identity ?? '') : '';
+    return `${scope}\u0000${eventId}`;
   }
 
   private otherJobIds(facts: RequestFacts): Set<unknown> {
@@ -193,5 +207,7 @@ export function concurrentBreach(iface: InterfaceId, expectations: readonly Expe
   const wasKnown = expectations.some((expectation) => expectation.standing === 'repeat');
   if (wasKnown) return fresh > 0 ? `${fresh} of ${answers.length} deliveries of an accepted event_id answered as new` : undefined;
   if (fresh > 1) return `${fresh} of ${answers.length} deliveries of one event_id at once answered as new: recorded more than once`;
-  return fresh === 0 && accepted.every(isDuplicateAnswer) ? `all ${answers.length} deliveries of a new event_id answered as repeats: none recorded` : undefined;
+  // Only of an event_id surely new: one the receiver may have had before (maybe accepted) may be a repeat every time.
+  const surelyNew = expectations.every((expectation) => expectation.standing === 'refused' || expectation.together === true);
+  return surelyNew && fresh === 0 && accepted.every(isDuplicateAnswer) ? `all ${answers.length} deliveries of a new event_id answered as repeats: none recorded` : undefined;
 }

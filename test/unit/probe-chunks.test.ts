@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { cutInsideCharacter } from '../../src/conformance/probe/session.js';
+import { concurrentBreach, ReceiverModel } from '../../src/spec/model/receiver.js';
+
+describe('a chunked body is cut inside a character of several bytes', () => {
+  it('at the continuation byte nearest the middle, so that neither piece decodes on its own', () => {
+    const body = Buffer.from('{"event_id":"ñandú-€-🙂","x":1}');
+    const cut = cutInsideCharacter(body);
+    expect((body[cut] as number) & 0xc0).toBe(0x80);
+    expect(body.subarray(0, cut).toString('utf8')).toContain('\ufffd');
+    expect(Buffer.concat([body.subarray(0, cut), body.subarray(cut)]).equals(body)).toBe(true);
+  });
+
+  it('in the middle when every character is one byte, never at either end', () => {
+    expect(cutInsideCharacter(Buffer.from('{"a":1}'))).toBe(3);
+    expect(cutInsideCharacter(Buffer.from('x'))).toBe(1);
+  });
+});
+
+describe('an event_id the receiver may have had before cai sent it', () => {
+  it('may be answered as a repeat every time: no breach of "none recorded"', () => {
+    const model = new ReceiverModel('B');
+    model.mayKnow('constructor', 'acme');
+    expect(model.knownIds()).toContain('constructor');
+  });
+
+  it('a new event_id sent at once, each answered as a repeat, is recorded by none', () => {
+    const expectations = [0, 1, 2].map(() => ({ standing: 'new-or-repeat', together: true, terms: [] }) as never);
+    const repeat = { status: 202, body: Buffer.from('{"ok":true,"duplicate":true}'), headers: { 'content-type': 'application/json' } } as never;
+    expect(concurrentBreach('B', expectations, [repeat, repeat, repeat])).toMatch(/none recorded/);
+    const maybe = expectations.map((expectation: object) => ({ ...expectation, together: undefined, standing: 'new-or-repeat' }) as never);
+    expect(concurrentBreach('B', maybe, [repeat, repeat, repeat])).toBeUndefined();
+  });
+});
