@@ -32,7 +32,7 @@ const FAULT_RUNS = {
   'retries-on-duplicate': { args: ['--retry-for', '15000'] },
   'new-id-every-retry': { count: 3, args: ['--parallel', '3'] },
   'id-from-lead-and-type': { count: 3 },
-  'shared-retry-clock': { count: 2, args: ['--retry-for', '4000'] },
+  'shared-retry-clock': { count: 2, args: ['--retry-for', '4000', '--base-delay', '100'] },
   'id-from-clock-seconds': { count: 3 },
   'job-id-from-phone': { count: 2 },
 };
@@ -70,6 +70,7 @@ export const CORRECT = [
   correct('node', 'jitter', 'B', 'S2', '§7', 'every type of §6 in turn; waits doubling from 100 ms with ±40 % jitter', 5, ['--types', 'all', '--base-delay', '100', '--jitter', '0.4']),
   correct('node', 'large-base-cap', 'B', 'S2', '§7', 'a 1 s backoff base capped at 4 s: 1, 2, 4, 4, 4 s', 1, ['--base-delay', '1000', '--max-delay', '4000']),
   correct('node', 'wait-max', 'B', 'S3', '§7', 'after a 429 waits max(Retry-After, its own backoff), never less than Retry-After', 2, ['--wait-max', '--base-delay', '250']),
+  correct('node', 'http-date-forms', 'B', 'S3', '§7', 'Retry-After as an HTTP-date read in all three forms of RFC 9110 §5.6.7 (IMF-fixdate, RFC 850, asctime) by a parser of its own', 1, []),
   correct('node', 'mixed-case-headers', 'A', 'S7', '§4.1', 'header names in alternating case (cOnTeNt-tYpE, x-cAi-sIgNaTuRe): HTTP names are case-insensitive', 2, ['--header-case', 'mixed']),
   correct('node', 'upper-case-headers', 'B', 'S7', '§4.2', 'header names in upper case (X-CAI-PROVIDER, CONTENT-TYPE)', 1, ['--header-case', 'upper']),
   correct('node', 'pipelined', 'B', 'S7', '§4.2', 'all first attempts written at once, pipelined on one kept-alive HTTP/1.1 connection; retries each on its own', 5, ['--transport', 'pipeline', '--types', 'all']),

@@ -14,7 +14,8 @@ import http from 'node:http';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { BROKEN, CORRECT, PYTHON_FAULTS } from './catalogue.mjs';
 import { FAULTS as NODE_FAULTS } from './wild-sender.mjs';
 
@@ -25,11 +26,11 @@ const SECRET = 'whsec_wild_' + randomBytes(12).toString('hex');
 
 // ------------------------------------------------------------------ the scripts that show each fault
 // An answer: a status; 'dup' (202 with the duplicate body, §2.13); '429:N' (Retry-After: N seconds); '429-date:N'
-// (Retry-After: an HTTP-date N s ahead); 'cut' (the connection closed once the request is read, no answer);
+// (Retry-After: an HTTP-date N s ahead; '429-rfc850:N' and '429-asctime:N' in the obsolete forms); 'cut' (the connection closed once the request is read, no answer);
 // 'slow:MS:ANSWER' (that answer after MS). Attempt k of a document gets script[k] (the last one repeats); `scripts`
 // gives each document, in order of first arrival, its own. After a 2xx, a repeat gets the duplicate answer (B) or the
 // same acknowledgment (A), as a receiver would (§6.1, §2.2).
-const WITNESSES = {
+export const WITNESSES = {
   'retries-after-200': { script: [200], retryFor: 4000 },
   'retries-on-duplicate': { script: ['dup'], retryFor: 3000 },
   'renames-on-duplicate': { script: ['dup'] },
@@ -52,8 +53,8 @@ const WITNESSES = {
   'retry-after-first-only': { script: ['429:2', '429:2', 202] },
   'no-retry-on-429': { script: ['429:1', 202], retryFor: 5000 },
   'retries-413': { script: [413], retryFor: 3000 },
-  // The first document takes 3.1 s of 503s; the second meets 503s only and must get its own 4 s.
-  'shared-retry-clock': { scripts: [[503, 503, 503, 503, 503, 202], [503]], retryFor: 4000 },
+  // The first document spends 3.1 s on 503s (a 100 ms base); the second meets 503s only and must get its own 4 s.
+  'shared-retry-clock': { scripts: [[503, 503, 503, 503, 503, 202], [503]], retryFor: 4000, args: ['--base-delay', '100'] },
   'cut-retried-without-backoff': { script: ['cut', 'cut', 'cut', 'cut', 'cut', 202] },
   'renames-after-cut': { script: ['cut', 202] },
   'id-from-clock-seconds': { script: [202] },
@@ -70,7 +71,17 @@ const VARIANT_SCRIPT = [503, '429-date:2', 'cut', 202];
 
 // ------------------------------------------------------------------ the receiver
 
-function httpDate(ms) { return new Date(ms).toUTCString(); }
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const p2 = (n) => String(n).padStart(2, '0');
+/** An HTTP-date (RFC 9110 §5.6.7) in its preferred form (IMF-fixdate) or one of the two obsolete ones. */
+function httpDate(ms, form = 'imf') {
+  const d = new Date(ms);
+  const time = `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
+  if (form === 'rfc850') return `${DAYS[d.getUTCDay()]}, ${p2(d.getUTCDate())}-${MON[d.getUTCMonth()]}-${p2(d.getUTCFullYear() % 100)} ${time} GMT`;
+  if (form === 'asctime') return `${DAYS[d.getUTCDay()].slice(0, 3)} ${MON[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
+  return d.toUTCString();
+}
 
 function parseAnswer(token) {
   const t = String(token);
@@ -78,8 +89,8 @@ function parseAnswer(token) {
   if (slow) return { ...parseAnswer(slow[2]), delay: Number(slow[1]) };
   if (t === 'cut') return { cut: true, delay: 0 };
   if (t === 'dup') return { status: 202, dup: true, delay: 0 };
-  const r = /^429(-date)?:(\d+)$/.exec(t);
-  if (r) return { status: 429, retryAfter: Number(r[2]), date: Boolean(r[1]), delay: 0 };
+  const r = /^429(?:-(date|rfc850|asctime))?:(\d+)$/.exec(t);
+  if (r) return { status: 429, retryAfter: Number(r[2]), date: r[1] ? (r[1] === 'date' ? 'imf' : r[1]) : null, delay: 0 };
   if (/^\d{3}$/.test(t)) return { status: Number(t), delay: 0 };
   throw new Error(`bad answer ${t}`);
 }
@@ -132,9 +143,10 @@ function startReceiver(iface, witness) {
           } else out = '{"ok":true}';
         } else out = JSON.stringify({ error: `scripted ${s}` });
         if (s === 429) {
-          headers['Retry-After'] = answer.date ? httpDate(a.answeredAt + answer.retryAfter * 1000) : String(answer.retryAfter);
-          // The earliest moment a retry may come (§7): the date itself, or N s after this answer.
-          a.notBefore = answer.date ? Date.parse(headers['Retry-After']) : a.answeredAt + answer.retryAfter * 1000;
+          const at = a.answeredAt + answer.retryAfter * 1000;
+          headers['Retry-After'] = answer.date ? httpDate(at, answer.date) : String(answer.retryAfter);
+          // The earliest moment a retry may come (§7): the date itself (whole seconds), or N s after this answer.
+          a.notBefore = answer.date ? Math.floor(at / 1000) * 1000 : at;
         }
         if (out === null) { delete headers['Content-Type']; res.writeHead(s, headers); res.end(); }
         else { res.writeHead(s, headers); res.end(out); }
@@ -375,6 +387,8 @@ async function witnessFault(entry, verbose) {
   const ok = expected.length > 0 && correct.violations.length === 0 && !correct.killed;
   const lines = [`${ok ? '✓' : '✗'} ${entry.id} (${entry.relation} ${entry.clause}, ${entry.interface}; script ${JSON.stringify(w.scripts ?? w.script)})`];
   for (const x of (expected.length ? expected : broken.violations).slice(0, 3)) lines.push(`    broken:  ${x.relation} ${x.clause} ${x.what}`);
+  const others = [...new Set(broken.violations.filter((x) => x.relation !== entry.relation).map((x) => x.relation))];
+  if (others.length) lines.push(`    broken, as a consequence: ${others.map((r) => `${r} ×${broken.violations.filter((x) => x.relation === r).length}`).join(', ')}`);
   if (!expected.length) lines.push(`    broken:  no ${entry.relation} violation (exit ${broken.code}${broken.killed ? ', killed' : ''}, ${broken.attempts.length} attempts)`);
   if (correct.violations.length === 0) lines.push(`    correct: no violation (exit ${correct.code}, ${correct.attempts.length} attempt(s))`);
   for (const x of correct.violations.slice(0, 5)) lines.push(`    correct: ${x.relation} ${x.clause} ${x.what}`);
@@ -415,7 +429,8 @@ const VARIANT_PROOFS = {
   'wild-python-one-connection': { check: (at) => connections(at) <= at.length / 2 ? null : `${connections(at)} connections for ${at.length} attempts` },
   'wild-python-offsets-extra-fields': { check: (at) => at.every((a) => 'x_wild_priority' in a.doc && 'x_utm' in a.doc.origin) && at.some((a) => /\+05:45$/.test(a.doc.origin.captured_at)) && at.every((a) => /\.\d{6}[+-]/.test(a.doc.origin.captured_at)) ? null : 'no unknown fields, +05:45 offset or microseconds' },
   'wild-python-required-only-ascii': { check: (at) => at.every((a) => a.body.every((b) => b < 128) && a.body.includes('\\u') && !('origin' in a.doc) && !('city' in a.doc)) ? null : 'a body with raw non-ASCII bytes or optional fields' },
-  'wild-python-lower-case-http-date': { check: (at) => at.every((a) => names(a).every((n) => n === n.toLowerCase() || n === 'Host' || n === 'Accept-Encoding' || n === 'Content-Length')) && at.some((a) => a.body.includes('", "')) ? null : `header names ${names(at[0]).join(', ')}` },
+  'wild-node-http-date-forms': { script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202], check: (at) => { const w = waitsAfter(at, (x) => x.status === 429); return w.length === 3 && w[0] >= 900 && w[1] >= 900 ? null : `waits after three HTTP-dates: ${w.join(', ')} ms`; } },
+  'wild-python-lower-case-http-date': { script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202], check: (at) => at.every((a) => names(a).every((n) => n === n.toLowerCase() || n === 'Host' || n === 'Accept-Encoding' || n === 'Content-Length')) && at.some((a) => a.body.includes('", "')) ? null : `header names ${names(at[0]).join(', ')}` },
 };
 
 async function witnessVariant(entry, verbose) {
@@ -454,6 +469,8 @@ function checkCatalogue() {
   for (const f of [...NODE_FAULTS, ...PYTHON_FAULTS]) if (!WITNESSES[f.name]) problems.push(`no witness script for ${f.name}`);
   const names = [...NODE_FAULTS, ...PYTHON_FAULTS].map((f) => f.name);
   if (new Set(names).size !== names.length) problems.push('a fault name is used twice');
+  const readme = readFileSync(join(HERE, 'README.md'), 'utf8');
+  for (const e of [...BROKEN, ...CORRECT]) if (!readme.includes(`\`${e.id}\``)) problems.push(`README.md does not list ${e.id}`);
   return problems;
 }
 
@@ -466,7 +483,21 @@ async function pool(items, jobs, fn) {
   return out;
 }
 
+/** The README's two tables, from the catalogue and the witness scripts. */
+function tables() {
+  const esc = (x) => x.replace(/\|/g, '\\|');
+  const out = ['| id | if | relation | clause | the mistake | witness script |', '|---|---|---|---|---|---|'];
+  for (const e of BROKEN) {
+    const w = WITNESSES[e.command.at(-1)];
+    out.push(`| \`${e.id}\` | ${e.interface} | ${e.relation} | ${e.clause} | ${esc(e.description)} | \`${JSON.stringify(w.scripts ?? w.script).replace(/"/g, '')}\`${w.retryFor ? `, retry period ${w.retryFor / 1000} s` : ''} |`);
+  }
+  out.push('', '| id | if | relation | latitude used | options |', '|---|---|---|---|---|');
+  for (const e of CORRECT) out.push(`| \`${e.id}\` | ${e.interface} | ${e.relation} ${e.clause} | ${esc(e.description)} | \`${e.command.slice(4).join(' ')}\` |`);
+  return out.join('\n');
+}
+
 async function main(argv) {
+  if (argv.includes('--tables')) { console.log(tables()); return 0; }
   const verbose = argv.includes('--verbose');
   const ji = argv.indexOf('--jobs');
   const jobs = ji >= 0 ? Number(argv[ji + 1]) : 2;
@@ -500,4 +531,4 @@ async function main(argv) {
   return bad ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await main(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = await main(process.argv.slice(2));
