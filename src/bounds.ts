@@ -193,6 +193,20 @@ export const LISTENER_CAPS = {
 } as const;
 
 /**
+ * A sender run (`--role sender`) ends whatever the sender does: every stage (a scenario, a generated conversation)
+ * ends `stageWaits` × --wait (plus --observe) after it starts, the whole run `runWaits` × --wait after it starts
+ * (plus the stateful phase's --budget), and the triggers still running then are stopped. A stage scripts its first
+ * `scriptedDeliveries` documents and accepts the rest at once, so a sender that renames every retry comes to an end.
+ */
+export const SENDER_RUN_CAPS = {
+  stageWaits: 2,
+  runWaits: 5,
+  scriptedDeliveries: 32,
+  /** A scenario whose timing cai's own lag left undecided is played again at most this many times. */
+  timingReplays: 2,
+} as const;
+
+/**
  * The inspector's own web server (`cai mock … --ui`): GET only, on 127.0.0.1 unless `--ui HOST:PORT` says
  * otherwise; what it keeps of the requests is DEFAULT_INSPECTOR_LIMITS (src/inspector/limits.ts, docs/mocks.md).
  */

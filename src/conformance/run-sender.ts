@@ -18,7 +18,8 @@ import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { planRun, runVersion, scenariosToRun, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
-import { attemptEventId, deliveriesOf, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
+import { deliveriesOf } from '../spec/model/sender.js';
+import { attemptEventId, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
 import { startListener } from './listen/listener.js';
 import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
@@ -280,7 +281,7 @@ async function pool<T>(items: readonly T[], size: number, worker: (item: T) => P
 export function summariseScenario(record: StageRecord, iface: InterfaceId): ScenarioSummary {
   const first = record.attempts[0];
   const end = record.endedMono ?? performance.now();
-  const deliveries = deliveriesOf(record);
+  const deliveries = deliveriesOf(record.attempts);
   const place = new Map(deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)));
   return {
     id: record.id,

@@ -5,6 +5,7 @@
  * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { CaiError, usageError } from '../../errors.js';
 import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
 import { flatHeaders } from '../../mock/request.js';
@@ -33,7 +34,33 @@ export interface ListenerOptions {
   limits?: ReceiverLimits;
 }
 
+/**
+ * How late cai's event loop may have come to an arrival. A request is timed when the loop gets to it; a heartbeat
+ * every BEAT_MS marks the last moment the loop was free, so an arrival came no earlier than that: its slack. An idle
+ * loop gives a few milliseconds; a loop held up (by cai, or by a machine too busy to run it) gives the hold-up.
+ */
+const BEAT_MS = 5;
+
+class LoopClock {
+  private last = performance.now();
+  private readonly timer = setInterval(() => {
+    this.last = performance.now();
+  }, BEAT_MS).unref();
+
+  slackAt(mono: number): number {
+    return Math.max(0, Math.round(mono - this.last));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Per connection, the moment it could carry a new request: opened, or its last answer gone out. */
+const FREE_SINCE = new WeakMap<Socket, number>();
+
 export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const clock = new LoopClock();
   let inFlight = 0;
   const idle = new Set<() => void>();
   const settled = () => {
@@ -43,7 +70,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
-    receive(request, response, options.handle, guard)
+    receive(request, response, options.handle, guard, clock)
       // A bug in cai while recording must not take the run down: that request goes unanswered.
       .catch(() => response.destroy())
       .finally(settled);
@@ -56,6 +83,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     throw error;
   });
   guard.guardServer(server.server);
+  server.server.on('connection', (socket: Socket) => FREE_SINCE.set(socket, performance.now()));
   return {
     url: server.url,
     refused: () => guard.refused,
@@ -66,13 +94,19 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
             if (inFlight === 0) return resolve();
             idle.add(resolve);
           }),
-      ).finally(() => guard.stop()),
+      ).finally(() => {
+        guard.stop();
+        clock.stop();
+      }),
   };
 }
 
-async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard): Promise<void> {
+async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard, clock: LoopClock): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
+  const slackMs = clock.slackAt(arrivedMono);
+  const openedMono = FREE_SINCE.get(request.socket);
+  response.once('finish', () => FREE_SINCE.set(request.socket, performance.now()));
   const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
@@ -82,6 +116,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const arrival: Arrival = {
     arrivedAt,
     arrivedMono,
+    slackMs,
+    ...(openedMono !== undefined ? { openedMono } : {}),
     method: request.method ?? '',
     path: request.url ?? '',
     httpVersion: request.httpVersion,
@@ -92,6 +128,9 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
     cut: !read.ok,
   };
   const handled = handle(arrival);
+  // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
+  if ((handled.delayMs ?? 0) > 0 && !(await held(response, handled.delayMs ?? 0))) return handled.answered(performance.now(), true);
+  if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
     request.socket.resetAndDestroy();
@@ -103,6 +142,21 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
   // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
   await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
+}
+
+/** Waits `ms` before an answer; false when the connection closed meanwhile. */
+function held(response: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      response.off('close', closed);
+      resolve(true);
+    }, ms);
+    const closed = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    response.once('close', closed);
+  });
 }
 
 /** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */

@@ -5,10 +5,11 @@
  * own path, so stages run at once and a late retry is still attributed to its own. A person sending by hand gets
  * one shared URL, one scenario at a time; an arrival carrying an event_id seen in an earlier scenario goes to it.
  */
-import { LISTENER_CAPS } from '../../bounds.js';
+import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { attemptEventId, deliveryKeyOf, type Arrival, type Attempt, type SentRetryAfter, type StageRecord } from '../evidence.js';
+import { classOf, deliveryKeyOf, isRenameOf, type SentRetryAfter } from '../../spec/model/sender.js';
+import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
 
 /** What the listener does with an arrival: answer it, or cut the connection. */
@@ -16,8 +17,10 @@ export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
 
 export interface Handled {
   response: Response;
-  /** Call when the answer has gone out (or the connection was cut). */
-  answered(mono: number): void;
+  /** Wait this long before answering (a slow receiver). */
+  delayMs?: number;
+  /** Call when the answer has gone out, or the connection was cut; `unheard` when the sender closed it first. */
+  answered(mono: number, unheard?: boolean): void;
 }
 
 export interface RecorderOptions {
@@ -43,7 +46,7 @@ const STRAY_PATH_CHARACTERS = 200;
 /** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per delivery). */
 const ASSIGNED_NUMBER = '+447700900123';
 
-const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' } as const;
+const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'unavailable' } as const;
 
 /**
  * The Retry-After of a 429 as it goes out. A date is taken on the next whole second at least `seconds` ahead (an
@@ -66,6 +69,8 @@ export class Recorder {
   private readonly prefixes = new Map<StageRecord, string>();
   /** Each stage's delivery keys in order of first arrival (a delivery's place decides whether it is scripted). */
   private readonly keys = new Map<StageRecord, string[]>();
+  /** Each stage's renamed documents: the key of a document sent again under a new event_id, to the delivery it continues. */
+  private readonly renames = new Map<StageRecord, Map<string, string>>();
   private readonly waiters = new Set<() => void>();
 
   constructor(options: RecorderOptions) {
@@ -86,6 +91,7 @@ export class Recorder {
     this.records.push(record);
     this.prefixes.set(record, this.options.shared ? '' : opening.prefix.replace(/\/+$/, ''));
     this.keys.set(record, []);
+    this.renames.set(record, new Map());
     this.active = record;
     return record;
   }
@@ -105,21 +111,45 @@ export class Recorder {
       return { response: { kind: 'reply', reply }, answered: () => undefined };
     }
     const number = record.attempts.length + 1;
-    const key = deliveryKeyOf(arrival, number);
+    const key = deliveryKeyOf(arrival, number, bodyDigest);
+    const delivery = this.deliveryOf(record, key, arrival);
     const keys = this.keys.get(record) as string[];
-    if (!keys.includes(key)) keys.push(key);
-    const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
-    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now(), performance.now()) : undefined;
+    if (!keys.includes(delivery)) keys.push(delivery);
+    const answer = this.answerFor(record, arrival, delivery, keys.indexOf(delivery));
+    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0)) : undefined;
     const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, ...(retryAfter ? { retryAfter } : {}), late: record.endedMono !== undefined };
     record.attempts.push(attempt);
     this.notify();
     return {
-      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
-      answered: (mono) => {
+      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(delivery), retryAfter) },
+      delayMs: answer.delayMs ?? 0,
+      answered: (mono, unheard) => {
         attempt.answeredMono = mono;
+        if (unheard) attempt.unheard = true;
         this.notify();
       },
     };
+  }
+
+  /**
+   * The delivery an arrival belongs to: its own document identity, or the delivery it renames (the same document
+   * sent again under a new event_id, model: isRenameOf), which it continues, so that a sender renaming every retry
+   * still goes through the script to its end.
+   */
+  private deliveryOf(record: StageRecord, key: string, arrival: Arrival): string {
+    const renames = this.renames.get(record) as Map<string, string>;
+    const known = renames.get(key) ?? ((this.keys.get(record) as string[]).includes(key) ? key : undefined);
+    if (known !== undefined) return known;
+    const heads = this.keys.get(record) as string[];
+    const renamed = heads.find((head) => isRenameOf(this.attemptsOf(record, head), arrival, { abandoned: false }));
+    if (renamed !== undefined) renames.set(key, renamed);
+    return renamed ?? key;
+  }
+
+  /** The attempts of one delivery of a stage (its renamed ones included), in order. */
+  private attemptsOf(record: StageRecord, delivery: string): Attempt[] {
+    const renames = this.renames.get(record) as Map<string, string>;
+    return record.attempts.filter((attempt) => (renames.get(attempt.key) ?? attempt.key) === delivery);
   }
 
   /** Resolves at the next arrival or answer, at `deadlineMono`, or when `signal` aborts, whichever comes first. */
@@ -159,25 +189,24 @@ export class Recorder {
 
   /**
    * The script's answer for the delivery's next attempt. A delivery already accepted is answered as a receiver
-   * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2).
+   * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2). Past the stage's first
+   * SENDER_RUN_CAPS.scriptedDeliveries documents, every new one is accepted at once.
    */
-  private answerFor(record: StageRecord, arrival: Arrival, key: string, place: number): ScriptedAnswer {
+  private answerFor(record: StageRecord, arrival: Arrival, delivery: string, place: number): ScriptedAnswer {
     // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
     if (arrival.cut) return { kind: 'error', status: 413 };
-    const earlier = record.attempts.filter((attempt) => attempt.key === key);
-    if (earlier.some((attempt) => attempt.answer.kind === 'accepted' || attempt.answer.kind === 'duplicate')) {
-      return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
-    }
+    const earlier = this.attemptsOf(record, delivery);
+    if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
     const { script, scriptedDeliveries } = record.scenario;
-    if (scriptedDeliveries !== undefined && place >= scriptedDeliveries) return ACCEPTED;
+    if (place >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries)) return ACCEPTED;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
   }
 
   private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number, retryAfter: SentRetryAfter | undefined): Reply {
     switch (answer.kind) {
       case 'accepted':
-        // §6.5: a 204 carries no body at all; any other 2xx the body of a 202.
-        if (answer.status === 204) return { status: 204 };
+        // §6.5: a 204 carries no body at all; any other 2xx the body of a 202, unless the script says none (§4.2: not shown).
+        if (answer.status === 204 || answer.empty) return { status: answer.status };
         return this.options.interface === 'A'
           ? jsonReply(answer.status, { provider_job_id: `cai-job-${record.id}-${place + 1}`, assigned_number_e164: ASSIGNED_NUMBER })
           : jsonReply(answer.status, { ok: true });
