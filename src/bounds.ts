@@ -285,6 +285,18 @@ export const EXPLORE_CAPS = {
   concurrency: 4,
   /** Shrinking one relation's failure: at most this long (each candidate conversation is sent for real). */
   shrinkTimeMs: 15_000,
+  /**
+   * Against a sender: a conversation is one run of the trigger, whose documents get generated answer scripts.
+   * `--generate N` draws N of them at most (besides the fixed ones that cover every relation), in
+   * `defaultTimeLimitMs`; shrinking one relation's failure plays each candidate through the trigger.
+   */
+  sender: {
+    defaultConversations: { B: 8, A: 8 },
+    conversations: 500,
+    defaultTimeLimitMs: 20_000,
+    /** Shrinking every relation's failure, in all. */
+    shrinkTimeMs: 20_000,
+  },
 } as const;
 
 /**

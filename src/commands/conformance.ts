@@ -32,6 +32,7 @@ interface RunOptions extends SenderFlags {
   skip?: string[];
   include?: string[];
   failOn: 'must' | 'warnings';
+  failOnNotJudged?: boolean;
   timeout: number;
   concurrency: number;
   waivers?: string;
@@ -123,6 +124,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--seed <s>', 'the seed of the stateful phase (default: random, printed on every run); SEED:PATH replays one conversation', parseSeedOption)
     .option('--budget <duration>', `the longest the stateful phase explores (default ${EXPLORE_CAPS.receiver.B.defaultTimeLimitMs / 1000}s)`, parseBudget)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
+    .option('--fail-on-not-judged', 'a must check that ends not judged (its evidence missing or undecided) fails the run too')
     .addOption(new Option('--timeout <duration>', 'per request (e.g. 500ms, 10s)').argParser(parseDurationMs).default(10_000, '10s'))
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
@@ -167,7 +169,11 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     await runHandler(state, cmd, async (context) => {
       if (options.rerunFailed !== undefined && !(await selectRerun(options, context))) return 0;
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
-      if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
+      if (options.role === 'sender') {
+        const explore = exploreRequest(options);
+        const rerun = withSeed(rerunCommand(cmd, invocationOf(context)), explore, cmd);
+        return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerun, explore });
+      }
       refuseFlagsOfOtherRole('receiver', cmd);
       return runConformanceCommand(options, cmd, context);
     });
@@ -343,7 +349,7 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
  * The stateful phase a run asks for: off (`--no-generate`), or its budget and seed. The seed is drawn here when not
  * given, so that every report and every reproduction command can name it.
  */
-function exploreRequest(options: RunOptions): ExploreRequest | false {
+function exploreRequest(options: RunOptions): (ExploreRequest & { seed: number }) | false {
   if (options.generate === false) return false;
   return {
     ...(options.generate !== undefined ? { requests: options.generate } : {}),

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { Headers, type InterfaceId } from '../spec/constants.js';
 import type { Expectation } from '../spec/model/receiver.js';
 import { documentOf, eventIdOfAttempt, ms, type SeenAttempt } from '../spec/model/sender.js';
+import type { SenderExploration } from './explore/sender-checks.js';
 import type { Scenario } from './listen/scenarios.js';
 import type { SentRequest } from './probe/recipe.js';
 import type { BodyRecord, ExchangeRecord } from './types.js';
@@ -134,6 +135,8 @@ export interface SenderEvidence {
   waitMs: number;
   observeMs: number;
   records: StageRecord[];
+  /** The stateful phase's conversations, when it ran: its checks judge them, the others the scenarios' records. */
+  exploration?: SenderExploration;
 }
 
 /** Every attempt of every stage, late ones included. */

@@ -95,6 +95,8 @@ export interface SuiteSummary {
   warnings: number;
   waived: number;
   notJudged: number;
+  /** Of those not judged, the `must` checks: a rule of the spec nobody verified (`--fail-on-not-judged` fails the run on them). */
+  notJudgedMust?: number;
   total: number;
 }
 
@@ -191,4 +193,4 @@ export interface ScenarioSummary {
 }
 
 /** The report as every format shows it: its `ok` judged by what fails the run (`--fail-on`). */
-export type ReportView = SuiteReport & { failOn: 'must' | 'warnings' };
+export type ReportView = SuiteReport & { failOn: 'must' | 'warnings'; failOnNotJudged?: boolean };

@@ -197,8 +197,9 @@ export class Recorder {
     if (arrival.cut) return { kind: 'error', status: 413 };
     const earlier = this.attemptsOf(record, delivery);
     if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
-    const { script, scriptedDeliveries } = record.scenario;
+    const { scripts, scriptedDeliveries } = record.scenario;
     if (place >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries)) return ACCEPTED;
+    const script = scripts?.[place % scripts.length] ?? record.scenario.script;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
   }
 

@@ -27,10 +27,13 @@ export type { AcceptedStatus, ErrorStatus, RetryAfter } from '../../spec/model/s
 export type ScriptedAnswer = Answer;
 
 export interface Scenario {
-  id: ScenarioId;
+  /** A scenario's, or a generated conversation's (`state-3`). */
+  id: ScenarioId | `state-${number}`;
   interfaces: readonly InterfaceId[];
   /** cai's answers to the attempts of one delivery, in order; any attempt after the last gets the last again. */
   script: readonly ScriptedAnswer[];
+  /** A generated conversation: the n-th document gets the n-th script (and the first again past the last). */
+  scripts?: readonly (readonly ScriptedAnswer[])[];
   /** Only the first this many deliveries of the stage follow the script; later ones are accepted at once. */
   scriptedDeliveries?: number;
   /** What the scenario probes, in a few words (the list, the instructions). */

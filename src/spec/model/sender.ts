@@ -296,13 +296,18 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     const kind = heard(attempt);
     const later = attempts.slice(index + 1);
     if (kind === 'accepted' || kind === 'refused') {
-      const again = later.filter((each) => isDeepStrictEqual(documentOf(each), documentOf(attempt)) || (documentOf(attempt) === undefined && each.key === attempt.key));
+      // The same document again once the answer was out, under its event_id or a new one (a rename is sent again
+      // all the same; another document under this event_id is S6's; one sent before the answer, one-at-a-time's).
+      const doc = documentOf(attempt);
+      const answeredAt = attempt.answeredMono;
+      const again = later.filter((each) => each.arrivedMono >= answeredAt && (doc === undefined ? each.key === attempt.key : isDeepStrictEqual(withoutEventId(documentOf(each)), withoutEventId(doc))));
       const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
       const clauses = kind === 'accepted' ? ['§6.5-1'] : rule.refusalClauses(attempt.answer.kind === 'error' ? attempt.answer.status : 0);
       const first = again[0];
       if (first) {
         const late = again.some((each) => each.late) ? ', after cai stopped listening' : '';
-        const verb = kind === 'refused' ? 'retried' : 'sent again';
+        const renamed = again.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
+        const verb = `${kind === 'refused' ? 'retried' : 'sent again'}${renamed ? ' under a new event_id' : ''}`;
         const actual = `${verb}: ${again.length} more attempt${again.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer)}${late}`;
         findings.push({ term: 'stops', relation: 'final', level, clauses, verdict: 'broken', attempt, actual, shown: [attempt, ...again] });
       } else findings.push({ term: 'stops', relation: 'final', level, clauses, verdict: context.complete ? 'kept' : 'undecided', attempt, ...(context.complete ? {} : { actual: 'the stage was cut short' }), shown: [attempt] });
@@ -365,9 +370,12 @@ function oneAtATime<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] 
 function rateWaits<A extends SeenAttempt>(delivery: Delivery<A>, level: 'must' | 'should', clauses: readonly string[]): Finding<A>[] {
   const findings: Finding<A>[] = [];
   for (const [index, answered] of delivery.attempts.entries()) {
-    const next = delivery.attempts[index + 1];
     const sent = answered.retryAfter;
-    if (!next || sent === undefined || answered.answeredMono === undefined || heard(answered) !== 'rate-limited') continue;
+    if (sent === undefined || answered.answeredMono === undefined || heard(answered) !== 'rate-limited') continue;
+    // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
+    const from = answered.answeredMono;
+    const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
+    if (!next) continue;
     const notBefore = sent.dateMono ?? answered.answeredMono + sent.seconds * 1000;
     const asked = notBefore - answered.answeredMono;
     const line = notBefore - retryAfterToleranceMs(asked);
@@ -398,6 +406,8 @@ function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryC
   if (start < 0) return [];
   const run = attempts.slice(start, start + BACKOFF_WAITS + 1);
   if (run.length < BACKOFF_WAITS + 1 || run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')) return [];
+  // Waits are from an answer to the next attempt: one sent before the answer came is one-at-a-time's, not a wait.
+  if (run.slice(1).some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))) return [];
   const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt));
   const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
   const early = (pick: 'earliest' | 'latest') => sumOf(waits.slice(0, 3).map((wait) => wait[pick]).sort((a, b) => a - b).slice(0, 2));
