@@ -214,9 +214,11 @@ export interface Stages {
 function openingOf(entry: Scenario, id: string, iface: InterfaceId, base: string, shared: boolean): StageOpening {
   const prefix = shared ? '' : `/${id}`;
   const spec = interfaceSpec(iface);
-  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might; A's path is §4.1's.
-  const targetPath = spec.path === '' ? `${prefix}/events` : prefix;
-  return { scenario: entry, id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${prefix}${spec.path}` };
+  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might. A's is §4.1's appended to
+  // the provider endpoint, which has a path of its own (/cai), as a provider's often does: a sender that resolves
+  // `contact-jobs` against it as a relative URL loses that segment, and its jobs still come to the stage's prefix.
+  const targetPath = spec.path === '' ? `${prefix}/events` : shared ? prefix : `${prefix}/cai`;
+  return { scenario: entry, id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${targetPath}${spec.path}` };
 }
 
 async function openStages(options: PlayOptions): Promise<Stages> {

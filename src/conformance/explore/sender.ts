@@ -111,8 +111,9 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   const stageLimit = SENDER_RUN_CAPS.stageWaits * target.waitMs + target.observeMs;
   const play = async (conversation: Conversation, deadlineMono: number, keep: boolean): Promise<Played> => {
     names += 1;
-    const id = `state-${names}`;
-    const entry = { id, interfaces: [target.interface], script: conversation[0] ?? [], scripts: conversation, purpose: `generated: ${describeConversation(conversation, target.interface)}` } as unknown as Scenario;
+    const id = `state-${names}` as const;
+    // Documents past the conversation's scripts are accepted at once: a sender of many documents in a row stays quick.
+    const entry: Scenario = { id, interfaces: [target.interface], script: conversation[0] ?? [], scripts: conversation, scriptedDeliveries: conversation.length, purpose: `generated: ${describeConversation(conversation, target.interface)}` };
     const record = await target.stages.play(entry, { id, deadlineMono: Math.min(deadlineMono, performance.now() + stageLimit) });
     const played = { record, ...judge(target, record) };
     exploration.conversations += 1;
@@ -154,11 +155,10 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   const ordered = [...firstBroken].sort(([, a], [, b]) => (a.finding.level === b.finding.level ? 0 : a.finding.level === 'must' ? -1 : 1));
   for (const [relation, first] of ordered) {
     if (target.signal.aborted) break;
-    const seen = { relation, finding: first.finding };
+    const seen = { relation, finding: first.finding, conversation: conversations.find((entry) => entry.index === first.index)?.conversation ?? [], record: first.played.record };
     if (first.index < 0 || performance.now() >= shrinkUntil) {
       // A fixed conversation is not one fast-check drew, and a budget spent leaves none to shrink: confirmed as it is.
-      const conversation = conversations.find((entry) => entry.index === first.index)?.conversation ?? [];
-      exploration.failures[relation] = await confirm(play, conversation, seen, first.index < 0 ? undefined : String(first.index), 0);
+      exploration.failures[relation] = await confirm(play, seen.conversation, seen, first.index < 0 ? undefined : String(first.index), 0);
       continue;
     }
     await shrinkAndConfirm(target, { ...setup, shrinkTimeMs: shrinkUntil - performance.now() }, arbitrary, play, exploration, seen, String(first.index));
@@ -169,8 +169,13 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
 
 type Play = (conversation: Conversation, deadlineMono: number, keep: boolean) => Promise<Played>;
 
+interface Seen {
+  relation: SenderRelationId;
+  finding: SenderFinding;
+}
+
 /** Whether a conversation broke the relation at the level it was first seen at (a `must` breach is hunted as one). */
-function breaks(played: Played, seen: { relation: SenderRelationId; finding: SenderFinding }): SenderFinding | undefined {
+function breaks(played: Played, seen: Seen): SenderFinding | undefined {
   const found = played.breaches[seen.relation];
   return found && (seen.finding.level === 'should' || found.level === 'must') ? found : undefined;
 }
@@ -185,11 +190,11 @@ async function shrinkAndConfirm(
   arbitrary: fc.Arbitrary<Conversation>,
   play: Play,
   exploration: SenderExploration,
-  hunted: { relation: SenderRelationId; finding: SenderFinding } | undefined,
+  hunted: (Seen & { conversation: Conversation; record: StageRecord }) | undefined,
   path: string,
 ): Promise<void> {
   let shrinks = 0;
-  let last = hunted;
+  let last: Seen | undefined = hunted;
   const deadline = performance.now() + Math.max(0, setup.shrinkTimeMs);
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (conversation) => {
@@ -209,15 +214,14 @@ async function shrinkAndConfirm(
   const conversation = details.counterexample?.[0];
   if (!conversation) {
     // Not broken again on the replay: the first sighting stands, reported as seen once.
-    const record = exploration.records.at(-1);
-    if (record) exploration.failures[seen.relation] = { scripts: [], actual: seen.finding.actual ?? '', should: seen.finding.level === 'should', record, confirmed: false, shrinks: 0 };
+    if (hunted) exploration.failures[seen.relation] = { scripts: hunted.conversation, actual: seen.finding.actual ?? '', should: seen.finding.level === 'should', record: hunted.record, path, confirmed: false, shrinks: 0 };
     return;
   }
   exploration.failures[seen.relation] = await confirm(play, conversation, seen, details.counterexamplePath ?? path, Math.max(0, shrinks - 1));
 }
 
 /** Plays the conversation once more, and keeps it as the failure's evidence. */
-async function confirm(play: Play, conversation: Conversation, seen: { relation: SenderRelationId; finding: SenderFinding }, path: string | undefined, shrinks: number): Promise<SenderShrunk> {
+async function confirm(play: Play, conversation: Conversation, seen: Seen, path: string | undefined, shrinks: number): Promise<SenderShrunk> {
   const played = await play(conversation, Number.POSITIVE_INFINITY, true);
   const again = breaks(played, seen);
   const finding = again ?? seen.finding;

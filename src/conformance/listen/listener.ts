@@ -56,8 +56,11 @@ class LoopClock {
   }
 }
 
-/** Per connection, the moment it could carry a new request: opened, or its last answer gone out. */
-const FREE_SINCE = new WeakMap<Socket, number>();
+/** Per connection, the moment it could carry a new request: opened, or its last answer gone out (`reused`). */
+const FREE_SINCE = new WeakMap<Socket, { mono: number; reused: boolean }>();
+
+/** A request read this soon after the answer before it on its connection went out had been waiting to be sent. */
+const QUEUED_MS = 10;
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const clock = new LoopClock();
@@ -83,7 +86,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     throw error;
   });
   guard.guardServer(server.server);
-  server.server.on('connection', (socket: Socket) => FREE_SINCE.set(socket, performance.now()));
+  server.server.on('connection', (socket: Socket) => FREE_SINCE.set(socket, { mono: performance.now(), reused: false }));
   return {
     url: server.url,
     refused: () => guard.refused,
@@ -105,8 +108,10 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
   const slackMs = clock.slackAt(arrivedMono);
-  const openedMono = FREE_SINCE.get(request.socket);
-  response.once('finish', () => FREE_SINCE.set(request.socket, performance.now()));
+  const free = FREE_SINCE.get(request.socket);
+  const openedMono = free?.mono;
+  const queued = free?.reused === true && arrivedMono - free.mono <= QUEUED_MS + slackMs;
+  response.once('finish', () => FREE_SINCE.set(request.socket, { mono: performance.now(), reused: true }));
   const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
@@ -118,6 +123,7 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
     arrivedMono,
     slackMs,
     ...(openedMono !== undefined ? { openedMono } : {}),
+    ...(queued ? { queued } : {}),
     method: request.method ?? '',
     path: request.url ?? '',
     httpVersion: request.httpVersion,

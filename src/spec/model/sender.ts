@@ -88,6 +88,11 @@ export interface SeenAttempt {
   slackMs?: number;
   /** The earliest the sender can have begun it: its connection was opened, or became free of the answer before. */
   openedMono?: number;
+  /**
+   * It went out on a kept-alive connection the moment the answer before it there was done: it waited in the
+   * sender's queue, and may have been signed long before it was sent.
+   */
+  queued?: boolean;
   method: string;
   path: string;
   headers: Readonly<Record<string, string>>;
@@ -460,7 +465,8 @@ function freshness<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] {
     for (let j = i + 1; j < timed.length; j += 1) {
       const [earlier, later] = [timed[i] as A, timed[j] as A];
       const span = later.arrivedMono - (later.slackMs ?? 0) - earlier.arrivedMono;
-      if (span < FRESH_SIGNATURE_SPAN_MS) continue;
+      // A request that waited in the sender's queue was signed when it was queued: its timestamp tells nothing.
+      if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
       const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
       const base = { term: 'fresh' as const, relation: 'fresh' as const, level: 'should' as const, clauses: ['§5.5-1'], attempt: later, shown: [earlier, later] };
       if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
