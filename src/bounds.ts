@@ -291,9 +291,9 @@ export const EXPLORE_CAPS = {
    * `defaultTimeLimitMs`; shrinking one relation's failure plays each candidate through the trigger.
    */
   sender: {
-    defaultConversations: { B: 8, A: 8 },
+    defaultConversations: { B: 6, A: 6 },
     conversations: 500,
-    defaultTimeLimitMs: 20_000,
+    defaultTimeLimitMs: 15_000,
     /** Shrinking every relation's failure, in all. */
     shrinkTimeMs: 20_000,
   },

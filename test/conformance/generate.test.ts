@@ -163,7 +163,7 @@ describe('cai conformance run --generate (built binary)', () => {
     [['--generate', '0'], "error: option '--generate <n>' argument '0' is invalid. expected a whole number from 1 to 10000 (docs/limits.md)."],
     [['--generate', '10001'], "error: option '--generate <n>' argument '10001' is invalid. expected a whole number from 1 to 10000 (docs/limits.md)."],
     [['--generate', '5', '--seed', '-1'], "error: option '--seed <s>' argument '-1' is invalid. expected a whole number from 0 to 2147483647, as a failure's note prints it."],
-    [['--generate', '5', '--role', 'sender', '--provider', 'acme'], 'error: --generate does not apply to --role sender'],
+    [['--generate', '501', '--role', 'sender', '--provider', 'acme'], 'error: --generate 501 is more conversations than a sender run plays (at most 500)'],
   ])('%j is a usage error, exit 2', async (extra, line) => {
     const result = await spawnCli(['conformance', 'run', ...(extra.includes('sender') ? [] : ['--mock']), '--interface', 'B', ...extra]);
     expect(result.code).toBe(2);

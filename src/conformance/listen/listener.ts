@@ -36,8 +36,9 @@ export interface ListenerOptions {
 
 /**
  * How late cai's event loop may have come to an arrival. A request is timed when the loop gets to it; a heartbeat
- * every BEAT_MS marks the last moment the loop was free, so an arrival came no earlier than that: its slack. An idle
- * loop gives a few milliseconds; a loop held up (by cai, or by a machine too busy to run it) gives the hold-up.
+ * every BEAT_MS marks the last moment the loop was free. A loop on time for its beat came to the arrival at once (an
+ * idle loop wakes for it); one late for it was held up (by cai, or by a machine too busy to run it), and the arrival
+ * may have come at any moment since the last beat: that is its slack.
  */
 const BEAT_MS = 5;
 
@@ -48,7 +49,8 @@ class LoopClock {
   }, BEAT_MS).unref();
 
   slackAt(mono: number): number {
-    return Math.max(0, Math.round(mono - this.last));
+    const since = mono - this.last;
+    return since > 2 * BEAT_MS ? Math.round(since) : 0;
   }
 
   stop(): void {

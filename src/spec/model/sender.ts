@@ -296,11 +296,15 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
   const { attempts } = delivery;
   const rule = rules(context.interface);
   const findings: Finding<A>[] = [];
+  // The first final answer ends the delivery; what came after it is that answer's breach, not answers of their own.
+  let ended = false;
   for (const [index, attempt] of attempts.entries()) {
     if (attempt.answeredMono === undefined) continue;
     const kind = heard(attempt);
     const later = attempts.slice(index + 1);
     if (kind === 'accepted' || kind === 'refused') {
+      if (ended) continue;
+      ended = true;
       // The same document again once the answer was out, under its event_id or a new one (a rename is sent again
       // all the same; another document under this event_id is S6's; one sent before the answer, one-at-a-time's).
       const doc = documentOf(attempt);
