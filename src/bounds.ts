@@ -196,12 +196,14 @@ export const LISTENER_CAPS = {
  * A sender run (`--role sender`) ends whatever the sender does: every stage (a scenario, a generated conversation)
  * ends `stageWaits` × --wait (plus --observe) after it starts, the whole run `runWaits` × --wait after it starts
  * (plus the stateful phase's --budget), and the triggers still running then are stopped. A stage scripts its first
- * `scriptedDeliveries` documents and accepts the rest at once, so a sender that renames every retry comes to an end.
+ * `scriptedDeliveries` documents, and at most `scriptedAlike` documents alike but for their event_id, and accepts the
+ * rest at once: a sender that sends its document again under a new event_id on every retry comes to an end.
  */
 export const SENDER_RUN_CAPS = {
   stageWaits: 2,
   runWaits: 5,
   scriptedDeliveries: 32,
+  scriptedAlike: 3,
   /** A scenario whose timing cai's own lag left undecided is played again at most this many times. */
   timingReplays: 2,
 } as const;

@@ -451,10 +451,19 @@ describe('the recorder', () => {
     expect(answers('evt-b')).toEqual([503, 503, 503, 503, 503, 202]);
   });
 
+  it('scripts at most three documents alike but for their event_id: a sender renaming every retry comes to an end', () => {
+    const recorder = new Recorder({ interface: 'B', shared: false });
+    recorder.open(opening('retry-5xx', '/retry-5xx'), 0);
+    // arrival() sends {"event":"job.closed","event_id":…}: alike but for the event_id.
+    expect(['evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5'].map((id) => status(recorder.handle(arrival('/retry-5xx/events', id))))).toEqual([503, 503, 503, 202, 202]);
+  });
+
   it('scripts only the first document where the scenario says so (the callbacks), and accepts the rest', () => {
     const recorder = new Recorder({ interface: 'B', shared: false });
     recorder.open({ ...opening('callback-503', '/j'), scenario: scenario('callback-503') }, 0);
-    expect([status(recorder.handle(arrival('/j/events', 'evt-a'))), status(recorder.handle(arrival('/j/events', 'evt-b'))), status(recorder.handle(arrival('/j/events', 'evt-a')))]).toEqual([503, 202, 202]);
+    // Two events of a conversation: other documents, not one alike but for its event_id.
+    const event = (eventId: string) => ({ ...arrival('/j/events', eventId), body: Buffer.from(JSON.stringify({ event: 'conversation.message', event_id: eventId, text: eventId })) });
+    expect([status(recorder.handle(event('evt-a'))), status(recorder.handle(event('evt-b'))), status(recorder.handle(event('evt-a')))]).toEqual([503, 202, 202]);
   });
 
   it('answers jobs (A) with the §2.3 acknowledgment, one provider_job_id per job, the same for its repeat', () => {

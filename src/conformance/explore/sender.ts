@@ -6,7 +6,8 @@
  * attempt of every conversation; its findings are put under the sender relations (S1–S7). In three passes:
  *
  * 1. explore: fixed conversations that make every relation bear (five retryable answers in a row, a slow 429, two
- *    429s, a slow acceptance), then the conversations the seed draws, a few at once, until the budget is spent;
+ *    429s, a slow acceptance, the duplicate answer), then the conversations the seed draws, a few at once, until the
+ *    budget is spent;
  * 2. shrink: for each relation broken in a drawn conversation, fast-check replays it (the seed and its place) and
  *    shrinks it to shorter and simpler scripts while it still breaks the relation, each candidate played through the
  *    trigger;
@@ -71,12 +72,13 @@ export function conversationArbitrary(iface: InterfaceId): fc.Arbitrary<Conversa
  * The fixed conversations of every run, played first: between them every relation bears, with answers the scenarios
  * do not script: five answers asking for a retry in a row, cut connections among them (the growth of the waits over
  * cuts too), a 502; a slow 429, two 429s in a row (the second one's Retry-After as well), a slow acceptance (a sender
- * must not send again while it waits), a 202 without a body.
+ * must not send again while it waits), a 202 without a body; the duplicate answer as the first one.
  */
 function coverage(): Conversation[] {
   return [
     [[error(502), { kind: 'reset' }, { kind: 'reset' }, { kind: 'reset' }, { kind: 'reset' }, { kind: 'accepted', status: 202, empty: true }]],
     [[slow(rate('seconds')), rate('date'), slow({ kind: 'accepted', status: 202 }, 1_500)]],
+    [[{ kind: 'duplicate' }]],
   ];
 }
 

@@ -8,7 +8,8 @@
 import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { classOf, deliveryKeyOf, isRenameOf, type SentRetryAfter } from '../../spec/model/sender.js';
+import { isObject } from '../../spec/json.js';
+import { classOf, deliveryKeyOf, documentOf, withoutEventId, type SentRetryAfter } from '../../spec/model/sender.js';
 import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
 
@@ -69,8 +70,8 @@ export class Recorder {
   private readonly prefixes = new Map<StageRecord, string>();
   /** Each stage's delivery keys in order of first arrival (a delivery's place decides whether it is scripted). */
   private readonly keys = new Map<StageRecord, string[]>();
-  /** Each stage's renamed documents: the key of a document sent again under a new event_id, to the delivery it continues. */
-  private readonly renames = new Map<StageRecord, Map<string, string>>();
+  /** Each stage's documents alike but for their event_id (their content), with the delivery keys of each. */
+  private readonly alike = new Map<StageRecord, Map<string, Set<string>>>();
   private readonly waiters = new Set<() => void>();
 
   constructor(options: RecorderOptions) {
@@ -91,7 +92,7 @@ export class Recorder {
     this.records.push(record);
     this.prefixes.set(record, this.options.shared ? '' : opening.prefix.replace(/\/+$/, ''));
     this.keys.set(record, []);
-    this.renames.set(record, new Map());
+    this.alike.set(record, new Map());
     this.active = record;
     return record;
   }
@@ -112,16 +113,15 @@ export class Recorder {
     }
     const number = record.attempts.length + 1;
     const key = deliveryKeyOf(arrival, number, bodyDigest);
-    const delivery = this.deliveryOf(record, key, arrival);
     const keys = this.keys.get(record) as string[];
-    if (!keys.includes(delivery)) keys.push(delivery);
-    const answer = this.answerFor(record, arrival, delivery, keys.indexOf(delivery));
+    if (!keys.includes(key)) keys.push(key);
+    const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
     const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0)) : undefined;
     const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, ...(retryAfter ? { retryAfter } : {}), late: record.endedMono !== undefined };
     record.attempts.push(attempt);
     this.notify();
     return {
-      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(delivery), retryAfter) },
+      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
       delayMs: answer.delayMs ?? 0,
       answered: (mono, unheard) => {
         attempt.answeredMono = mono;
@@ -129,27 +129,6 @@ export class Recorder {
         this.notify();
       },
     };
-  }
-
-  /**
-   * The delivery an arrival belongs to: its own document identity, or the delivery it renames (the same document
-   * sent again under a new event_id, model: isRenameOf), which it continues, so that a sender renaming every retry
-   * still goes through the script to its end.
-   */
-  private deliveryOf(record: StageRecord, key: string, arrival: Arrival): string {
-    const renames = this.renames.get(record) as Map<string, string>;
-    const known = renames.get(key) ?? ((this.keys.get(record) as string[]).includes(key) ? key : undefined);
-    if (known !== undefined) return known;
-    const heads = this.keys.get(record) as string[];
-    const renamed = heads.find((head) => isRenameOf(this.attemptsOf(record, head), arrival, { abandoned: false }));
-    if (renamed !== undefined) renames.set(key, renamed);
-    return renamed ?? key;
-  }
-
-  /** The attempts of one delivery of a stage (its renamed ones included), in order. */
-  private attemptsOf(record: StageRecord, delivery: string): Attempt[] {
-    const renames = this.renames.get(record) as Map<string, string>;
-    return record.attempts.filter((attempt) => (renames.get(attempt.key) ?? attempt.key) === delivery);
   }
 
   /** Resolves at the next arrival or answer, at `deadlineMono`, or when `signal` aborts, whichever comes first. */
@@ -190,17 +169,32 @@ export class Recorder {
   /**
    * The script's answer for the delivery's next attempt. A delivery already accepted is answered as a receiver
    * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2). Past the stage's first
-   * SENDER_RUN_CAPS.scriptedDeliveries documents, every new one is accepted at once.
+   * SENDER_RUN_CAPS.scriptedDeliveries documents, and past SENDER_RUN_CAPS.scriptedAlike documents alike but for
+   * their event_id (one renamed on every retry, say), every new one is accepted at once: the sender comes to an end.
    */
   private answerFor(record: StageRecord, arrival: Arrival, delivery: string, place: number): ScriptedAnswer {
     // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
     if (arrival.cut) return { kind: 'error', status: 413 };
-    const earlier = this.attemptsOf(record, delivery);
+    const earlier = record.attempts.filter((attempt) => attempt.key === delivery);
     if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
     const { scripts, scriptedDeliveries } = record.scenario;
-    if (place >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries)) return ACCEPTED;
-    const script = scripts?.[place % scripts.length] ?? record.scenario.script;
+    // A document alike to an earlier one but for its event_id takes that one's place: a renamed retry is scripted too.
+    const alike = this.alikeOf(record, arrival, delivery);
+    const first = Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first));
+    if (first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) || alike.index >= SENDER_RUN_CAPS.scriptedAlike) return ACCEPTED;
+    const script = scripts?.[first % scripts.length] ?? record.scenario.script;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
+  }
+
+  /** Of the stage's documents alike to this one but for their event_id: its place among them, and the first. */
+  private alikeOf(record: StageRecord, arrival: Arrival, delivery: string): { index: number; first: string } {
+    const doc = documentOf(arrival);
+    if (!isObject(doc)) return { index: 0, first: delivery };
+    const content = JSON.stringify(withoutEventId(doc));
+    const alike = this.alike.get(record) as Map<string, Set<string>>;
+    const keys = [...(alike.get(content) ?? new Set<string>()).add(delivery)];
+    alike.set(content, new Set(keys));
+    return { index: keys.indexOf(delivery), first: keys[0] as string };
   }
 
   private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number, retryAfter: SentRetryAfter | undefined): Reply {

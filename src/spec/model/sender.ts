@@ -160,24 +160,29 @@ export interface Delivery<A extends SeenAttempt = SeenAttempt> {
 }
 
 /**
- * Whether `later` (the first attempt of a document identity not seen before) is `earlier`'s document sent again
- * under a new event_id: the same document but for its event_id, begun after the last answer of `earlier`, with
- * nothing of `earlier` still open. After a retryable answer that `earlier` never got past, any such document is one
- * (`abandoned`); after the duplicate answer only one whose request was begun after that answer went out: a sender
- * may well send two documents alike at once, and each is then its own.
+ * Whether `later` (the first attempt of a document identity not seen before) may be `earlier`'s document sent again
+ * under a new event_id: the same document but for its event_id, arriving after the last answer of `earlier`, which
+ * was its last attempt. After a retryable answer the delivery was abandoned, and any such document is one (`retry`);
+ * after the duplicate answer only one whose request was begun after that answer went out can be (`duplicate`).
  */
-export function isRenameOf(earlier: readonly SeenAttempt[], later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>, options: { abandoned: boolean }): boolean {
+export function renameOf(earlier: readonly SeenAttempt[], later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>): 'retry' | 'duplicate' | undefined {
   const last = earlier.at(-1);
-  if (!last || last.answeredMono === undefined || last.answeredMono > later.arrivedMono) return false;
+  if (!last || last.answeredMono === undefined || last.answeredMono > later.arrivedMono) return undefined;
   const [firstId, laterId] = [eventIdOfAttempt(last), eventIdOfAttempt(later)];
-  if (firstId === undefined || laterId === undefined || firstId === laterId) return false;
+  if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
   const laterDoc = documentOf(later);
-  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return false;
-  const kind = heard(last);
+  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return undefined;
+  if (asksRetry(heard(last))) return 'retry';
   const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
-  if (asksRetry(kind)) return options.abandoned || begunAfter;
-  return last.answer.kind === 'duplicate' && !last.unheard && begunAfter;
+  return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
 }
+
+/**
+ * Documents alike but for their event_id, each begun after the duplicate answer to the one before, may be a sender's
+ * documents alike sent at once (two processes started together): a chain of them is taken for one document renamed
+ * only when it is this long. A sender that renames on the duplicate answer renames again at every one.
+ */
+export const RENAMES_AFTER_DUPLICATE = 3;
 
 /**
  * The identity of an attempt's document: its `event_id` when the body is a JSON object with a string one; else its
@@ -190,25 +195,33 @@ export function deliveryKeyOf(arrival: Pick<SeenAttempt, 'body' | 'cut'>, number
 }
 
 /**
- * The deliveries of a stage. Attempts of one document identity form one delivery; a document sent again under a new
- * event_id joins the delivery it renames (`isRenameOf`, judged once every attempt is in: an earlier delivery that
- * ends on a retryable answer was abandoned), so that its retry is judged as a retry, and its new event_id as the
- * fault it is.
+ * The deliveries of a stage, once every attempt is in. Attempts of one document identity form one delivery; a
+ * document sent again under a new event_id joins the delivery it renames (`renameOf`), so that its retry is judged
+ * as a retry, and its new event_id as the fault it is.
  */
 export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[]): Delivery<A>[] {
   const byKey = new Map<string, A[]>();
   for (const attempt of attempts) byKey.set(attempt.key, [...(byKey.get(attempt.key) ?? []), attempt]);
   const groups = [...byKey.entries()].map(([key, list]) => ({ key, attempts: list }));
-  const chainedInto = new Map<string, string>();
-  const chained = new Set<string>();
+  const links = new Map<string, { key: string; kind: 'retry' | 'duplicate' }>();
   for (const [index, later] of groups.entries()) {
     const first = later.attempts[0] as A;
-    const earlier = groups.slice(0, index).find((group) => !chainedInto.has(group.key) && isRenameOf(group.attempts, first, { abandoned: true }));
-    if (earlier) {
-      chainedInto.set(earlier.key, later.key);
-      chained.add(later.key);
+    for (const group of groups.slice(0, index)) {
+      const kind = links.has(group.key) ? undefined : renameOf(group.attempts, first);
+      if (kind) {
+        links.set(group.key, { key: later.key, kind });
+        break;
+      }
     }
   }
+  // A chain too short in renames after the duplicate answer is cut there: documents alike, each its own.
+  for (const start of groups.map((group) => group.key).filter((key) => ![...links.values()].some((link) => link.key === key))) {
+    const chain: string[] = [];
+    for (let key: string | undefined = start; key !== undefined; key = links.get(key)?.key) chain.push(key);
+    if (chain.filter((key) => links.get(key)?.kind === 'duplicate').length < RENAMES_AFTER_DUPLICATE) for (const key of chain) if (links.get(key)?.kind === 'duplicate') links.delete(key);
+  }
+  const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
+  const chained = new Set(chainedInto.values());
   return groups
     .filter((group) => !chained.has(group.key))
     .map((head) => {
