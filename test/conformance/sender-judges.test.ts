@@ -185,6 +185,10 @@ describe('retry rules', () => {
     const outcome = check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: doubtful }]));
     expect(outcome.verdict).toBe('not-judged');
     expect(outcome.actual).toMatch(/^waits 150 ms, 150 ms, 150 ms, 400 ms, 400 ms: .*cai's own loop may have been up to 300 ms late to an arrival, which leaves it open$/);
+    // A retry at once, in a tight loop: waits of a millisecond, below what a ratio can tell under any slack.
+    const tight = retriesWithWaits([200, 1, 1, 1, 1]);
+    for (const attempt of tight) attempt.slackMs = 12;
+    expect(check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: tight }])).actual).toMatch(/retried at once, the last two under 50 ms together$/);
     // Growing waits stay growing whatever the slack of the early ones.
     const growing = retriesWithWaits([100, 200, 400, 800, 1600]);
     for (const early of growing.slice(1, 3)) early.slackMs = 90;

@@ -44,6 +44,12 @@ export const BACKOFF_GROWTH_FACTOR = 2;
 export const BACKOFF_WAITS = 5;
 
 /**
+ * Whatever the base, the fourth and fifth waits of exponential backoff add up to at least this: a sender that
+ * retries at once, in a tight loop, waits a millisecond or two, below what cai can time to a ratio.
+ */
+export const BACKOFF_FLOOR_MS = 50;
+
+/**
  * §5.5 asks for a timestamp of the moment an attempt is sent; timestamps are whole seconds and the two parties'
  * clocks differ. Two attempts of one delivery that arrived at least this far apart must carry different
  * timestamps, the later one later: the first attempt's headers sent again do not.

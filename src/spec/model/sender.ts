@@ -19,7 +19,7 @@ import type { InterfaceId } from '../constants.js';
 import { Headers } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { eventIdOf, isObject, jsonValueOf } from '../json.js';
-import { BACKOFF_GROWTH_FACTOR, BACKOFF_WAITS, FRESH_SIGNATURE_SPAN_MS, retryAfterToleranceMs } from './sender-latitude.js';
+import { BACKOFF_FLOOR_MS, BACKOFF_GROWTH_FACTOR, BACKOFF_WAITS, FRESH_SIGNATURE_SPAN_MS, retryAfterToleranceMs } from './sender-latitude.js';
 import type { AttemptTermId } from './sender-attempts.js';
 import type { SenderRelationId } from './sender-relations.js';
 
@@ -418,7 +418,8 @@ function rateWaits<A extends SeenAttempt>(delivery: Delivery<A>, level: 'must' |
 
 /**
  * S2: "exponential backoff" (§7, §8): the first BACKOFF_WAITS waits after consecutive 5xx or cut connections grow:
- * the last two add up to BACKOFF_GROWTH_FACTOR times the two shortest of the first three. Each wait is an interval
+ * the last two add up to BACKOFF_GROWTH_FACTOR times the two shortest of the first three, and to BACKOFF_FLOOR_MS at
+ * least (a retry at once is no backoff, and waits of a millisecond are too short to time to a ratio). Each wait is an interval
  * (cai's own lag); the growth holds when it holds for the shortest reading of the late waits and the longest of the
  * early ones, fails when it fails for the opposite, and is undecided between.
  */
@@ -436,6 +437,7 @@ function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryC
   const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
   const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
   const base = { term: 'growth' as const, relation: 'retry' as const, level: 'must' as const, clauses: rules(context.interface).retry5xx, attempt: run[0] as A, shown: run };
+  if (late('latest') < BACKOFF_FLOOR_MS) return [{ ...base, verdict: 'broken', actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together` }];
   if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest')) return [{ ...base, verdict: 'kept', actual: measured }];
   if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest')) return [{ ...base, verdict: 'broken', actual: measured }];
   const slack = Math.max(...run.map((attempt) => attempt.slackMs ?? 0));
