@@ -12,7 +12,8 @@ import type { InterfaceId } from '../spec/constants.js';
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),
   role: z.enum(['receiver', 'sender']).optional(),
-  checks: z.array(z.object({ id: z.string(), verdict: z.string() })),
+  seed: z.number().int().nonnegative().optional(),
+  checks: z.array(z.object({ id: z.string(), verdict: z.string(), replay: z.string().optional() })),
 });
 
 const AGAIN = new Set(['failed', 'warning', 'not-judged']);
@@ -22,6 +23,8 @@ export interface Rerun {
   role: 'receiver' | 'sender';
   /** The ids to run; empty when every check of the report passed (or was skipped or waived). */
   ids: string[];
+  /** The stateful phase's seed, or `SEED:PATH` when one generated conversation failed: the run draws, or replays, it again. */
+  seed?: string;
 }
 
 export async function readRerun(path: string, io: Io): Promise<Rerun> {
@@ -35,5 +38,8 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   const parsed = ReportShape.safeParse(value);
   if (!parsed.success) throw usageError('bad_report', `${path} is not a conformance report: no interface and checks with their verdicts`, 'pass the file `cai conformance run --json > FILE` wrote');
   const report = parsed.data;
-  return { interface: report.interface, role: report.role ?? 'receiver', ids: report.checks.filter((check) => AGAIN.has(check.verdict)).map((check) => check.id) };
+  const again = report.checks.filter((check) => AGAIN.has(check.verdict));
+  const replays = [...new Set(again.flatMap((check) => (check.replay !== undefined ? [check.replay] : [])))];
+  const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;
+  return { interface: report.interface, role: report.role ?? 'receiver', ids: again.map((check) => check.id), ...(seed !== undefined ? { seed } : {}) };
 }

@@ -341,7 +341,10 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
     return false;
   }
   options.only = rerun.ids;
-  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
+  // The stateful phase draws the report's conversations again, or replays the one that failed (its seed and path).
+  const seed = rerun.seed !== undefined ? parseSeed(rerun.seed) : undefined;
+  if (options.seed === undefined && seed !== undefined) options.seed = seed;
+  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass${seed !== undefined ? ` (seed ${rerun.seed})` : ''}`);
   return true;
 }
 

@@ -65,7 +65,7 @@ export function createReproducer(context: ReproContext): Reproducer {
   return async (result, outcome) => {
     prepared ??= mkdir(context.dir, { recursive: true });
     await prepared;
-    const repro = outcome.attempts?.length ? await sender(result.id, outcome.attempts) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
+    const repro = outcome.attempts?.length ? await sender(result.id, outcome.attempts, outcome.replay) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
     return repro ? withScript(result, repro, context.dir) : undefined;
   };
 }
@@ -185,7 +185,7 @@ function requestCommand(cai: string, context: NonNullable<ReproContext['probes']
 
 // --- A sender's failure --------------------------------------------------------------------------------------
 
-function senderFiles(context: ReproContext): (checkId: string, evidence: readonly Attempt[]) => Promise<Reproduction> {
+function senderFiles(context: ReproContext): (checkId: string, evidence: readonly Attempt[], replay?: string) => Promise<Reproduction> {
   const received = context.received;
   const saved = new Map<Attempt, Promise<{ request: string; body: string }>>();
   const timelines = new Map<string, Promise<void>>();
@@ -205,13 +205,13 @@ function senderFiles(context: ReproContext): (checkId: string, evidence: readonl
     }
     return done;
   };
-  return async (checkId, evidence) => {
+  return async (checkId, evidence, replay) => {
     const files = await Promise.all(evidence.map(save));
     const stages = new Set(evidence.map((attempt) => attempt.stage));
     await Promise.all((received?.records() ?? []).filter((record) => stages.has(record.id)).map(saveTimeline));
     const first = evidence[0] as Attempt;
     const firstFiles = files[0] as { request: string; body: string };
-    return { command: senderCommand(context, checkId, first, firstFiles), bodyFile: firstFiles.body };
+    return { command: senderCommand(context, checkId, first, firstFiles, replay), bodyFile: firstFiles.body };
   };
 }
 
@@ -240,11 +240,12 @@ export function timeline(record: StageRecord, iface: InterfaceId): string {
 }
 
 /** The saved request re-judged where one command can (the signature, the document); otherwise the check run again. */
-function senderCommand(context: ReproContext, checkId: string, attempt: Attempt, files: { request: string; body: string }): string {
+function senderCommand(context: ReproContext, checkId: string, attempt: Attempt, files: { request: string; body: string }, replay?: string): string {
   const cai = context.invocation;
   const received = context.received;
   const area = checkId.split('-')[1];
   if (received && area === 'SIG' && !checkId.endsWith('-004')) return `${cai} verify ${received.secretFlag} --request ${quote(files.request)} --now ${Math.floor(attempt.arrivedAt / 1000)}`;
   if (received && checkId.endsWith('DOC-001')) return `${cai} validate ${interfaceSpec(received.interface).document} ${quote(files.body)}`;
-  return context.rerun(checkId);
+  // A generated conversation runs again from its seed and path.
+  return context.rerun(checkId, replay);
 }

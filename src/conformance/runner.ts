@@ -70,6 +70,7 @@ export async function resultOf(check: Check, outcome: Outcome, measured: Pick<Ch
     ...(waiver ? { waiver: { reason: waiver.reason, ...(waiver.expires ? { expires: waiver.expires } : {}) } } : {}),
     ...(exchanges.length > 0 ? { exchange: recordExchange(exchanges.at(-1) as Exchange) } : {}),
     ...(exchanges.length > 1 ? { exchanges: exchanges.map(recordExchange) } : {}),
+    ...(outcome.verdict === 'failed' && outcome.replay !== undefined ? { replay: outcome.replay } : {}),
   };
   if (outcome.verdict === 'failed' && context.reproduce && (exchanges.length > 0 || (outcome.attempts?.length ?? 0) > 0)) {
     try {

@@ -65,6 +65,8 @@ export interface CheckResult extends CheckRow {
   exchange?: ExchangeRecord;
   /** Every exchange of a failure that took several requests (a repeat, a burst), in order; `exchange` is the last. */
   exchanges?: ExchangeRecord[];
+  /** A generated conversation's seed and path (`SEED:PATH`): `--seed` with it replays the conversation (--rerun-failed does). */
+  replay?: string;
 }
 
 /**
