@@ -137,6 +137,8 @@ export interface SenderEvidence {
   records: StageRecord[];
   /** The stateful phase's conversations, when it ran: its checks judge them, the others the scenarios' records. */
   exploration?: SenderExploration;
+  /** How many documents the sender sends in one run, as its stages showed (default: the fewest of these records'). */
+  documentsPerRun?: number;
 }
 
 /** Every attempt of every stage, late ones included. */

@@ -28,7 +28,7 @@ import { startTrigger } from './listen/trigger.js';
 import { createReproducer, secretFlagFor } from './repro.js';
 import { pool } from './pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
-import { findingsOf, triggerText } from './checks/sender/judging.js';
+import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { isStateCheck, type ExploreRequest } from './explore/setup.js';
@@ -116,12 +116,17 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     const toRun = scenariosToRun(plan).map(scenario);
     // The timed scenario alone first; then the others and the stateful phase's conversations at once.
     records.push(...(await playNamed(stages, toRun, toRun.filter((entry) => entry.alone || byHand), context, deadlineMono)));
+    // The stateful phase's timed conversation plays alone too, before the rest start.
+    let alonePlayed = () => {};
+    const alone = new Promise<void>((resolve) => (alonePlayed = resolve));
     const explore = async () => {
       if (!options.explore || !stateChecksPlanned(plan) || signal.aborted || byHand) return undefined;
       const { exploreSender } = await import('./explore/sender.js');
-      return exploreSender({ stages, setup: options.explore, interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, concurrency: options.concurrency ?? 8, signal });
+      return exploreSender({ stages, setup: options.explore, interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, concurrency: options.concurrency ?? 8, signal, alonePlayed });
     };
-    const [others, explored] = await Promise.all([byHand ? [] : playNamed(stages, toRun, toRun.filter((entry) => !entry.alone), context, deadlineMono), explore()]);
+    const exploring = explore().finally(alonePlayed);
+    await alone;
+    const [others, explored] = await Promise.all([byHand ? [] : playNamed(stages, toRun, toRun.filter((entry) => !entry.alone), context, deadlineMono), exploring]);
     records.push(...others);
     records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
     exploration = explored;
@@ -131,7 +136,8 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   }
   const generated = exploration?.records ?? [];
   if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0)) throw silentSender(stages, records, byHand);
-  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records, ...(exploration ? { exploration } : {}) };
+  const documentsPerRun = documentsPerRunOf(stages.played);
+  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records, ...(exploration ? { exploration } : {}), ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
   const reproDir = resolve(options.cwd ?? process.cwd(), options.reproDir ?? join(tmpdir(), `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`));
   const secretFlag = secretFlagFor(options.secretLabel);
   const invocation = options.invocation ?? 'cai';
@@ -207,6 +213,8 @@ export interface Stages {
   strayCount(): number;
   /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
   refused(): number;
+  /** The stages played so far (to learn how many documents the sender sends in a run). */
+  played: readonly StageRecord[];
   close(): Promise<void>;
 }
 
@@ -228,9 +236,15 @@ async function openStages(options: PlayOptions): Promise<Stages> {
   const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, flag: '--listen', handle: (arrival) => recorder.handle(arrival) });
   const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const redact = (text: string) => redactSecrets(text, options.secrets);
+  const played: StageRecord[] = [];
   return {
     publicBase,
-    play: (entry, stage) => playStageOf(entry, stage, { ...options, recorder, redact, publicBase }),
+    played,
+    play: async (entry, stage) => {
+      const record = await playStageOf(entry, stage, { ...options, recorder, redact, publicBase });
+      played.push(record);
+      return record;
+    },
     strays: recorder.strays,
     strayCount: () => recorder.strayCount,
     refused: () => listener.refused(),

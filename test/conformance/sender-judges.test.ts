@@ -262,6 +262,15 @@ describe('deliveries: a sender may send one document or many', () => {
     for (const id of ['BS-RETRY-001', 'BS-RETRY-003', 'BS-RETRY-005', 'BS-RETRY-009']) expect(verdict(id, records), id).toBe('passed');
   });
 
+  it('documents alike after the duplicate answer are renames only when the stage brought more documents than a run sends', () => {
+    // Each begun after the duplicate answer to the one before (its connection opened after it).
+    const attempts = ['evt-1', 'evt-2', 'evt-3', 'evt-4'].map((id, index) => attempt('duplicate', index + 1, index * 20, { doc: job(id), nth: 1, openedMono: 1_000 + index * 20 - 1 }));
+    // A sender of four documents alike (two processes started at once, say): four deliveries.
+    expect(deliveriesOf(attempts, 4).map((delivery) => delivery.renamed)).toEqual([false, false, false, false]);
+    // A sender of one document per run that brought four: one document renamed three times.
+    expect(deliveriesOf(attempts, 1).map((delivery) => [delivery.attempts.length, delivery.renamed])).toEqual([[4, true]]);
+  });
+
   it('a sender that gives up on one document of three fails the retry rule, naming that document\'s attempt', () => {
     const attempts = [
       ...retriesWithWaits([100, 200, 400, 800, 1600], job('evt-a')),

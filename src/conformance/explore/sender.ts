@@ -22,7 +22,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
 import type { SenderRelationId } from '../../spec/model/sender-relations.js';
-import { attemptFindings, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
+import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
 import type { SenderEvidence, StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../pool.js';
@@ -42,6 +42,8 @@ export interface SenderExploreTarget {
   observeMs: number;
   concurrency: number;
   signal: AbortSignal;
+  /** Called once the conversation whose waits are timed has been played alone: the rest of the run may start. */
+  alonePlayed?: () => void;
 }
 
 /** How long a slow answer waits, and the Retry-After of a generated 429: short, so conversations stay short. */
@@ -91,7 +93,8 @@ interface Played {
 
 /** The model's verdict on one conversation: every delivery term, every attempt term. */
 function judge(target: SenderExploreTarget, record: StageRecord): Omit<Played, 'record'> {
-  const evidence: SenderEvidence = { interface: target.interface, identity: target.identity, secrets: target.secrets, waitMs: target.waitMs, observeMs: target.observeMs, records: [record] };
+  const documentsPerRun = documentsPerRunOf(target.stages.played);
+  const evidence: SenderEvidence = { interface: target.interface, identity: target.identity, secrets: target.secrets, waitMs: target.waitMs, observeMs: target.observeMs, records: [record], ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
   const findings = [...findingsOf(evidence), ...attemptTerms(target.interface).flatMap((term) => attemptFindings(evidence, term))];
   const breaches: Played['breaches'] = {};
   const kept: Played['kept'] = {};
@@ -137,19 +140,20 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   const conversations = [...coverage().map((conversation, index) => ({ index: index - coverage().length, conversation })), ...drawn.map((conversation, index) => ({ index, conversation }))];
   const deadline = performance.now() + setup.timeLimitMs;
   const firstBroken = new Map<SenderRelationId, { index: number; played: Played; finding: SenderFinding }>();
-  await pool(
-    conversations,
-    setup.concurrency,
-    async ({ index, conversation }) => {
-      const played = await play(conversation, deadline + target.waitMs / 2, true);
-      for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
-        const known = firstBroken.get(relation);
-        const stronger = known && known.finding.level === 'should' && finding.level === 'must';
-        if (!known || stronger || (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))) firstBroken.set(relation, { index, played, finding });
-      }
-    },
-    () => performance.now() >= deadline || target.signal.aborted,
-  );
+  const explore = async ({ index, conversation }: (typeof conversations)[number]) => {
+    const played = await play(conversation, deadline + target.waitMs / 2, true);
+    for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
+      const known = firstBroken.get(relation);
+      const stronger = known && known.finding.level === 'should' && finding.level === 'must';
+      if (!known || stronger || (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))) firstBroken.set(relation, { index, played, finding });
+    }
+  };
+  // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
+  // timers are not held up by the runs of the others.
+  const [timed, ...rest] = conversations;
+  if (timed) await explore(timed);
+  target.alonePlayed?.();
+  await pool(rest, setup.concurrency, explore, () => performance.now() >= deadline || target.signal.aborted);
   exploration.timedOut = performance.now() >= deadline && exploration.conversations < conversations.length;
 
   // 2 and 3. Shrink and confirm each relation broken, a must one first, within one budget of time for them all.
@@ -160,7 +164,8 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     const seen = { relation, finding: first.finding, conversation: conversations.find((entry) => entry.index === first.index)?.conversation ?? [], record: first.played.record };
     if (first.index < 0 || performance.now() >= shrinkUntil) {
       // A fixed conversation is not one fast-check drew, and a budget spent leaves none to shrink: confirmed as it is.
-      exploration.failures[relation] = await confirm(play, seen.conversation, seen, first.index < 0 ? undefined : String(first.index), 0);
+      const failure = await confirm(play, seen.conversation, seen, first.index < 0 ? undefined : String(first.index), 0);
+      if (failure) exploration.failures[relation] = failure;
       continue;
     }
     await shrinkAndConfirm(target, { ...setup, shrinkTimeMs: shrinkUntil - performance.now() }, arbitrary, play, exploration, seen, String(first.index));
@@ -215,17 +220,25 @@ async function shrinkAndConfirm(
   if (seen === undefined) return;
   const conversation = details.counterexample?.[0];
   if (!conversation) {
-    // Not broken again on the replay: the first sighting stands, reported as seen once.
-    if (hunted) exploration.failures[seen.relation] = { scripts: hunted.conversation, actual: seen.finding.actual ?? '', should: seen.finding.level === 'should', record: hunted.record, path, confirmed: false, shrinks: 0 };
+    // Not broken again on the replay: the first sighting stands, reported as seen once (one of timing is no failure).
+    if (hunted && !TIMED.has(seen.finding.term)) exploration.failures[seen.relation] = { scripts: hunted.conversation, actual: seen.finding.actual ?? '', should: seen.finding.level === 'should', record: hunted.record, path, confirmed: false, shrinks: 0 };
     return;
   }
-  exploration.failures[seen.relation] = await confirm(play, conversation, seen, details.counterexamplePath ?? path, Math.max(0, shrinks - 1));
+  const failure = await confirm(play, conversation, seen, details.counterexamplePath ?? path, Math.max(0, shrinks - 1));
+  if (failure) exploration.failures[seen.relation] = failure;
 }
 
-/** Plays the conversation once more, and keeps it as the failure's evidence. */
-async function confirm(play: Play, conversation: Conversation, seen: Seen, path: string | undefined, shrinks: number): Promise<SenderShrunk> {
+/** The terms whose breach is a measure of time: played beside other conversations, the sender's own timers may lag. */
+const TIMED = new Set(['growth', 'retry-after', 'fresh']);
+
+/**
+ * Plays the conversation once more, and keeps it as the failure's evidence. A breach of timing not seen again is no
+ * failure: the sender's own timers may have lagged the first time (the scenarios judge timing alone, and again).
+ */
+async function confirm(play: Play, conversation: Conversation, seen: Seen, path: string | undefined, shrinks: number): Promise<SenderShrunk | undefined> {
   const played = await play(conversation, Number.POSITIVE_INFINITY, true);
   const again = breaks(played, seen);
+  if (!again && TIMED.has(seen.finding.term)) return undefined;
   const finding = again ?? seen.finding;
   return { scripts: conversation, actual: finding.actual ?? '', should: finding.level === 'should', record: played.record, ...(path !== undefined ? { path } : {}), confirmed: again !== undefined, shrinks };
 }

@@ -88,7 +88,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     throw error;
   });
   guard.guardServer(server.server);
-  server.server.on('connection', (socket: Socket) => FREE_SINCE.set(socket, { mono: performance.now(), reused: false }));
+  // The earliest the connection may have been opened: a loop held up came to it late.
+  server.server.on('connection', (socket: Socket) => {
+    const now = performance.now();
+    FREE_SINCE.set(socket, { mono: now - clock.slackAt(now), reused: false });
+  });
   return {
     url: server.url,
     refused: () => guard.refused,
@@ -113,7 +117,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const free = FREE_SINCE.get(request.socket);
   const openedMono = free?.mono;
   const queued = free?.reused === true && arrivedMono - free.mono <= QUEUED_MS + slackMs;
-  response.once('finish', () => FREE_SINCE.set(request.socket, { mono: performance.now(), reused: true }));
+  // The connection is free for the sender's next request once this answer is handed to it.
+  const freed = () => FREE_SINCE.set(request.socket, { mono: performance.now(), reused: true });
   const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
@@ -149,7 +154,10 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const reply = handled.response.reply;
   // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
   // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
-  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
+  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => {
+    handled.answered(performance.now());
+    freed();
+  });
 }
 
 /** Waits `ms` before an answer; false when the connection closed meanwhile. */

@@ -177,12 +177,10 @@ export function renameOf(earlier: readonly SeenAttempt[], later: Pick<SeenAttemp
   return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
 }
 
-/**
- * Documents alike but for their event_id, each begun after the duplicate answer to the one before, may be a sender's
- * documents alike sent at once (two processes started together): a chain of them is taken for one document renamed
- * only when it is this long. A sender that renames on the duplicate answer renames again at every one.
- */
-export const RENAMES_AFTER_DUPLICATE = 3;
+/** How many documents (event_ids) a stage brought: what a sender sends in one run. */
+export function documentsIn(attempts: readonly SeenAttempt[]): number {
+  return new Set(attempts.map((attempt) => eventIdOfAttempt(attempt) ?? attempt.key)).size;
+}
 
 /**
  * The identity of an attempt's document: its `event_id` when the body is a JSON object with a string one; else its
@@ -197,9 +195,11 @@ export function deliveryKeyOf(arrival: Pick<SeenAttempt, 'body' | 'cut'>, number
 /**
  * The deliveries of a stage, once every attempt is in. Attempts of one document identity form one delivery; a
  * document sent again under a new event_id joins the delivery it renames (`renameOf`), so that its retry is judged
- * as a retry, and its new event_id as the fault it is.
+ * as a retry, and its new event_id as the fault it is. Documents alike after the duplicate answer may as well be a
+ * sender's documents alike sent at once (a sender may send two events alike): they are taken for renames only when
+ * the stage brought that many more documents than the sender sends in a run (`documentsPerRun`, its other stages').
  */
-export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[]): Delivery<A>[] {
+export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], documentsPerRun?: number): Delivery<A>[] {
   const byKey = new Map<string, A[]>();
   for (const attempt of attempts) byKey.set(attempt.key, [...(byKey.get(attempt.key) ?? []), attempt]);
   const groups = [...byKey.entries()].map(([key, list]) => ({ key, attempts: list }));
@@ -214,12 +214,9 @@ export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[]): Del
       }
     }
   }
-  // A chain too short in renames after the duplicate answer is cut there: documents alike, each its own.
-  for (const start of groups.map((group) => group.key).filter((key) => ![...links.values()].some((link) => link.key === key))) {
-    const chain: string[] = [];
-    for (let key: string | undefined = start; key !== undefined; key = links.get(key)?.key) chain.push(key);
-    if (chain.filter((key) => links.get(key)?.kind === 'duplicate').length < RENAMES_AFTER_DUPLICATE) for (const key of chain) if (links.get(key)?.kind === 'duplicate') links.delete(key);
-  }
+  const afterDuplicate = [...links].filter(([, link]) => link.kind === 'duplicate');
+  const extra = documentsPerRun === undefined ? 0 : documentsIn(attempts) - documentsPerRun;
+  if (afterDuplicate.length > extra) for (const [key] of afterDuplicate) links.delete(key);
   const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
   const chained = new Set(chainedInto.values());
   return groups

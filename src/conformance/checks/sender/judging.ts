@@ -5,7 +5,7 @@
  * term and its answers. It passes only on findings kept, fails on any broken, and is not judged without them, or when
  * cai's own lag left every one undecided (the run plays such a scenario again first: run-sender.ts).
  */
-import { deliveriesOf, judgeDelivery, judgeIdentity, type Finding } from '../../../spec/model/sender.js';
+import { deliveriesOf, documentsIn, judgeDelivery, judgeIdentity, type Finding } from '../../../spec/model/sender.js';
 import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
 import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
@@ -22,7 +22,8 @@ const cache = new WeakMap<readonly StageRecord[], SenderFinding[]>();
 export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   const known = cache.get(evidence.records);
   if (known) return known;
-  const deliveries = evidence.records.map((record) => ({ record, deliveries: deliveriesOf(record.attempts) }));
+  const documentsPerRun = evidence.documentsPerRun ?? documentsPerRunOf(evidence.records);
+  const deliveries = evidence.records.map((record) => ({ record, deliveries: deliveriesOf(record.attempts, documentsPerRun) }));
   const findings = [
     ...deliveries.flatMap(({ record, deliveries: list }) =>
       list.flatMap((delivery) => judgeDelivery(delivery, { interface: evidence.interface, waitMs: evidence.waitMs, complete: !record.interrupted, endedMono: record.endedMono ?? Number.POSITIVE_INFINITY })),
@@ -31,6 +32,12 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   ];
   cache.set(evidence.records, findings);
   return findings;
+}
+
+/** The documents a sender sends in one run: the fewest any of its stages brought (a stage renaming some has more). */
+export function documentsPerRunOf(records: readonly StageRecord[]): number | undefined {
+  const counts = records.filter((record) => record.attempts.length > 0 && !record.interrupted).map((record) => documentsIn(record.attempts));
+  return counts.length > 0 ? Math.min(...counts) : undefined;
 }
 
 /** The model's judgement of every attempt (late ones too: a stale signature on a late retry is still one) on one term. */
