@@ -119,7 +119,7 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
-    .option('--generate <n>', `the stateful phase sends about N requests in generated conversations (default B ${EXPLORE_CAPS.receiver.B.defaultRequests}, A ${EXPLORE_CAPS.receiver.A.defaultRequests}; at most ${EXPLORE_CAPS.requests})`, parseRequestCount)
+    .option('--generate <n>', `the stateful phase sends about N requests in generated conversations (default B ${EXPLORE_CAPS.receiver.B.defaultRequests}, A ${EXPLORE_CAPS.receiver.A.defaultRequests}; at most ${EXPLORE_CAPS.requests}); sender: plays N conversations through the trigger (default ${EXPLORE_CAPS.sender.defaultConversations.B}, at most ${EXPLORE_CAPS.sender.conversations})`, parseRequestCount)
     .option('--no-generate', 'skip the stateful phase (its checks, *-STATE-*, are reported as skipped)')
     .option('--seed <s>', 'the seed of the stateful phase (default: random, printed on every run); SEED:PATH replays one conversation', parseSeedOption)
     .option('--budget <duration>', `the longest the stateful phase explores (default ${EXPLORE_CAPS.receiver.B.defaultTimeLimitMs / 1000}s)`, parseBudget)

@@ -159,6 +159,33 @@ describe('the sender suite against broken senders (one fault each)', () => {
   );
 });
 
+describe('whatever the sender does, a run ends within its bound', () => {
+  // A sender that never retries a document: every attempt a new document under a new event_id (a counter in it), the
+  // next one 300 ms after an answer that is not a 2xx, for ever. Each is a delivery of its own, given up; the stage
+  // outlives none of the bounds.
+  const renamer = `'${process.execPath}' -e '
+    const { createHmac, randomUUID } = require("node:crypto");
+    const url = new URL(process.env.CAI_TARGET_URL);
+    const send = async (n) => {
+      const body = JSON.stringify({ event: "job.closed", event_id: randomUUID(), lead_id: "lead-" + n, outcome: "no_answer", attempts: n, occurred_at: "2026-01-01T00:00:00+00:00" });
+      const ts = String(Math.floor(Date.now() / 1000));
+      const signature = "sha256=" + createHmac("sha256", process.env.CAI_SECRET).update(ts + "." + body).digest("hex");
+      const answer = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", "x-cai-provider": "acme", "x-cai-timestamp": ts, "x-cai-signature": signature } }).then((r) => r.status, () => 0);
+      if (answer < 200 || answer >= 300) setTimeout(() => send(n + 1), 300);
+    };
+    send(1);'`;
+
+  it('a sender that sends every retry as a new document is caught, and each scenario ends by 2 × --wait', async () => {
+    const argv = ['--json', 'conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-RETRY-001', '--no-generate', '--wait', '3s', '--observe', '500ms', '--trigger', renamer, '--repro-dir', join(reproRoot, 'renamer')];
+    const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
+    const report = JSON.parse(result.stdout) as SuiteReport;
+    expect(report.checks.find((check) => check.id === 'BS-RETRY-001')?.verdict).toBe('failed');
+    // The stage's own deadline (SENDER_RUN_CAPS.stageWaits × --wait + --observe), as cai measured it; not the machine's speed.
+    for (const entry of report.scenarios ?? []) expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50);
+    expect(report.scenarios?.find((entry) => entry.id === 'retry-5xx')?.deliveries).toBeGreaterThan(1);
+  }, 120_000);
+});
+
 describe('on a busy machine', () => {
   // Alone, after the runs above: four busy loops beside the run, as on a CI host shared with other builds.
   it('a sender whose backoff does not grow is caught with four busy loops running beside the run', async () => {

@@ -377,7 +377,8 @@ function oneAtATime<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] 
   const findings: Finding<A>[] = [];
   for (const [index, attempt] of delivery.attempts.entries()) {
     if (index === 0) continue;
-    const open = delivery.attempts.slice(0, index).find((earlier) => earlier.answeredMono === undefined || earlier.answeredMono > attempt.arrivedMono);
+    // One the sender gave up waiting for (it closed the connection) is no longer open, however late cai saw the close.
+    const open = delivery.attempts.slice(0, index).find((earlier) => !earlier.unheard && (earlier.answeredMono === undefined || earlier.answeredMono > attempt.arrivedMono));
     const base = { term: 'one-at-a-time' as const, relation: 'final' as const, level: 'should' as const, clauses: [], attempt };
     if (open) findings.push({ ...base, verdict: 'broken', actual: `sent again while attempt #${delivery.attempts.indexOf(open) + 1} still awaited its answer`, shown: [open, attempt] });
     else findings.push({ ...base, verdict: 'kept', shown: [attempt] });
