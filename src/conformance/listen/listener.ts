@@ -64,6 +64,9 @@ const FREE_SINCE = new WeakMap<Socket, { mono: number; reused: boolean }>();
 /** A request read this soon after the answer before it on its connection went out had been waiting to be sent. */
 const QUEUED_MS = 10;
 
+/** At the end of a run, how long the requests still being answered may take before the connections are closed. */
+const DRAIN_MS = 2_000;
+
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const clock = new LoopClock();
   let inFlight = 0;
@@ -102,6 +105,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           new Promise<void>((resolve) => {
             if (inFlight === 0) return resolve();
             idle.add(resolve);
+            // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
+            setTimeout(resolve, DRAIN_MS);
           }),
       ).finally(() => {
         guard.stop();
@@ -123,8 +128,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
   // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
-  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answer(request, response, guard.refusal(read.reason));
-  if (!guard.admit(read.ok ? read.body.length : 0)) return answer(request, response, guard.overCapacity());
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return void (await answer(request, response, guard.refusal(read.reason)));
+  if (!guard.admit(read.ok ? read.body.length : 0)) return void (await answer(request, response, guard.overCapacity()));
   const arrival: Arrival = {
     arrivedAt,
     arrivedMono,
@@ -142,7 +147,7 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   };
   const handled = handle(arrival);
   // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
-  if ((handled.delayMs ?? 0) > 0 && !(await held(response, handled.delayMs ?? 0))) return handled.answered(performance.now(), true);
+  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0))) return handled.answered(performance.now(), true);
   if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
@@ -154,17 +159,22 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const reply = handled.response.reply;
   // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
   // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
-  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => {
-    handled.answered(performance.now());
+  let sentMono = 0;
+  const heard = await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => {
+    sentMono = performance.now();
+    handled.answered(sentMono);
     freed();
   });
+  // Queued behind another answer on a pipelined connection that was then cut, it never went out: the sender heard none.
+  if (!heard) handled.answered(sentMono, true);
 }
 
 /** Waits `ms` before an answer; false when the connection closed meanwhile. */
-function held(response: ServerResponse, ms: number): Promise<boolean> {
+function held(request: IncomingMessage, response: ServerResponse, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       response.off('close', closed);
+      request.socket.off('close', closed);
       resolve(true);
     }, ms);
     const closed = () => {
@@ -172,18 +182,24 @@ function held(response: ServerResponse, ms: number): Promise<boolean> {
       resolve(false);
     };
     response.once('close', closed);
+    request.socket.once('close', closed);
   });
 }
 
-/** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */
-async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    response.once('finish', () => resolve());
-    response.once('close', () => resolve());
+/**
+ * Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done: true when
+ * it went out whole. The connection closing ends it too: an answer queued behind another on a pipelined connection
+ * that was cut (a scripted reset) never gets a socket, so neither of its own events ever comes.
+ */
+async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<boolean> {
+  const done = new Promise<boolean>((resolve) => {
+    response.once('finish', () => resolve(true));
+    response.once('close', () => resolve(response.writableFinished));
+    request.socket.once('close', () => resolve(response.writableFinished));
   });
   sendReply(request, response, reply);
   sent?.();
-  await done;
+  return done;
 }
 
 function pairs(raw: readonly string[]): [string, string][] {
