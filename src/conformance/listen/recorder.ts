@@ -178,9 +178,12 @@ export class Recorder {
     const earlier = record.attempts.filter((attempt) => attempt.key === delivery);
     if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
     const { scripts, scriptedDeliveries } = record.scenario;
-    // A document alike to an earlier one but for its event_id takes that one's place: a renamed retry is scripted too.
+    // A document alike to an earlier one but for its event_id, after that one was answered a retry or the duplicate
+    // answer (its rename, it seems), takes that one's place: a renamed retry is scripted too.
     const alike = this.alikeOf(record, arrival, delivery);
-    const first = Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first));
+    const last = record.attempts.filter((attempt) => attempt.key === alike.first).at(-1);
+    const renamed = last !== undefined && last.key !== delivery && (classOf(last.answer) !== 'accepted' && classOf(last.answer) !== 'refused' || last.answer.kind === 'duplicate');
+    const first = renamed ? Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first)) : place;
     if (first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) || alike.index >= SENDER_RUN_CAPS.scriptedAlike) return ACCEPTED;
     const script = scripts?.[first % scripts.length] ?? record.scenario.script;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
