@@ -119,6 +119,21 @@ export function heard(attempt: Pick<SeenAttempt, 'answer' | 'unheard'>): AnswerC
 
 const asksRetry = (kind: AnswerClass) => kind === 'rate-limited' || kind === 'unavailable' || kind === 'cut';
 
+/**
+ * What a conforming sender must do after an answer it heard: stop (a final answer: the document is not sent again),
+ * or send the same document again under the same event_id, signed afresh: after a 429 no earlier than the moment its
+ * Retry-After names (§7), after a 5xx or a cut connection with waits that grow (§7, §8). A retry may come later than
+ * it must: how much later is the sender's (SENDER_LATITUDE).
+ */
+export type Next = { must: 'stop' } | { must: 'retry'; notBeforeMono?: number; backoff: boolean };
+
+export function nextAfter(attempt: Pick<SeenAttempt, 'answer' | 'unheard' | 'answeredMono' | 'retryAfter'>): Next {
+  const kind = heard(attempt);
+  if (kind === 'accepted' || kind === 'refused') return { must: 'stop' };
+  if (kind !== 'rate-limited' || attempt.retryAfter === undefined || attempt.answeredMono === undefined) return { must: 'retry', backoff: kind !== 'rate-limited' };
+  return { must: 'retry', notBeforeMono: attempt.retryAfter.dateMono ?? attempt.answeredMono + attempt.retryAfter.seconds * 1000, backoff: false };
+}
+
 const documents = new WeakMap<Buffer, unknown>();
 
 /** The body as a JSON value, or undefined when it is not JSON (or was cut). */
@@ -312,7 +327,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     if (attempt.answeredMono === undefined) continue;
     const kind = heard(attempt);
     const later = attempts.slice(index + 1);
-    if (kind === 'accepted' || kind === 'refused') {
+    if (nextAfter(attempt).must === 'stop') {
       if (ended) continue;
       ended = true;
       // The same document again once the answer was out, under its event_id or a new one (a rename is sent again
@@ -391,12 +406,13 @@ function rateWaits<A extends SeenAttempt>(delivery: Delivery<A>, level: 'must' |
   const findings: Finding<A>[] = [];
   for (const [index, answered] of delivery.attempts.entries()) {
     const sent = answered.retryAfter;
-    if (sent === undefined || answered.answeredMono === undefined || heard(answered) !== 'rate-limited') continue;
+    const after = nextAfter(answered);
+    if (sent === undefined || answered.answeredMono === undefined || after.must !== 'retry' || after.notBeforeMono === undefined) continue;
     // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
     const from = answered.answeredMono;
     const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
     if (!next) continue;
-    const notBefore = sent.dateMono ?? answered.answeredMono + sent.seconds * 1000;
+    const notBefore = after.notBeforeMono;
     const asked = notBefore - answered.answeredMono;
     const line = notBefore - retryAfterToleranceMs(asked);
     const latest = next.arrivedMono;
