@@ -21,7 +21,7 @@ const BEYOND = {
  * @param {{ DEADLINES: Record<string, {command: string, waitsOn: string, flag: string, ms: number, past: string}>, INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
 export function renderLimits(bounds) {
-  return [...intro(), ...filesSection(bounds), ...networkSection(bounds), ...deadlinesSection(bounds), ...listenersSection(bounds), ...inspectorSection(bounds), ...mockLogSection(bounds), ...generatedSection(bounds), ...textSections(bounds)].join('\n');
+  return [...intro(), ...filesSection(bounds), ...networkSection(bounds), ...deadlinesSection(bounds), ...listenersSection(bounds), ...senderRunSection(bounds), ...inspectorSection(bounds), ...mockLogSection(bounds), ...generatedSection(bounds), ...textSections(bounds)].join('\n');
 }
 
 const seconds = (ms) => `${ms / 1000} s`;
@@ -124,6 +124,24 @@ function listenersSection({ LISTENER_CAPS, formatCap }) {
     '',
     'A body over what a sender run keeps of it (four times the §8 limit) is answered 413 and judged by its size; the',
     'callback listener answers 413 past the §8 limit itself, and 404 to a path that is no job\'s `callback_url`.',
+    '',
+  ];
+}
+
+function senderRunSection({ SENDER_RUN_CAPS, EXPLORE_CAPS }) {
+  return [
+    '## A sender run',
+    '',
+    'A sender run (`--role sender`) ends whatever the sender does ([conformance](conformance.md#timing-and-what-is-bounded)):',
+    '',
+    '| what | bound | past it |',
+    '|---|---|---|',
+    `| a scenario, or a generated conversation | ${SENDER_RUN_CAPS.stageWaits} × \`--wait\` (plus \`--observe\`) from its start | it ends; its trigger is stopped; what did not come in time is not judged |`,
+    `| the scenarios of a run | ${SENDER_RUN_CAPS.runWaits} × \`--wait\` from the run's start | none is started; one under way ends |`,
+    `| the stateful phase | \`--budget\` (default ${seconds(EXPLORE_CAPS.sender.defaultTimeLimitMs)}) to draw, ${seconds(EXPLORE_CAPS.sender.shrinkTimeMs)} to shrink, one conversation more per relation broken | no more are drawn or shrunk |`,
+    `| conversations drawn (\`--generate N\`) | ${EXPLORE_CAPS.sender.conversations} (default ${EXPLORE_CAPS.sender.defaultConversations.B}) | a usage error |`,
+    `| documents a stage scripts | ${SENDER_RUN_CAPS.scriptedDeliveries}, of them ${SENDER_RUN_CAPS.scriptedAlike} alike but for their \`event_id\` | accepted at once |`,
+    `| a scenario played again for a timing cai's lag left open | ${SENDER_RUN_CAPS.timingReplays} times | the check is not judged, and a \`must\` one is named (\`--fail-on-not-judged\`) |`,
     '',
   ];
 }

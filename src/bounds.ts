@@ -193,6 +193,22 @@ export const LISTENER_CAPS = {
 } as const;
 
 /**
+ * A sender run (`--role sender`) ends whatever the sender does: every stage (a scenario, a generated conversation)
+ * ends `stageWaits` × --wait (plus --observe) after it starts, the whole run `runWaits` × --wait after it starts
+ * (plus the stateful phase's --budget), and the triggers still running then are stopped. A stage scripts its first
+ * `scriptedDeliveries` documents, and at most `scriptedAlike` documents alike but for their event_id, and accepts the
+ * rest at once: a sender that sends its document again under a new event_id on every retry comes to an end.
+ */
+export const SENDER_RUN_CAPS = {
+  stageWaits: 2,
+  runWaits: 5,
+  scriptedDeliveries: 32,
+  scriptedAlike: 3,
+  /** A scenario whose timing cai's own lag left undecided is played again at most this many times. */
+  timingReplays: 2,
+} as const;
+
+/**
  * The inspector's own web server (`cai mock … --ui`): GET only, on 127.0.0.1 unless `--ui HOST:PORT` says
  * otherwise; what it keeps of the requests is DEFAULT_INSPECTOR_LIMITS (src/inspector/limits.ts, docs/mocks.md).
  */
@@ -254,6 +270,18 @@ export const EXPLORE_CAPS = {
   concurrency: 4,
   /** Shrinking one relation's failure: at most this long (each candidate conversation is sent for real). */
   shrinkTimeMs: 15_000,
+  /**
+   * Against a sender: a conversation is one run of the trigger, whose documents get generated answer scripts.
+   * `--generate N` draws N of them at most (besides the fixed ones that cover every relation), in
+   * `defaultTimeLimitMs`; shrinking one relation's failure plays each candidate through the trigger.
+   */
+  sender: {
+    defaultConversations: { B: 6, A: 6 },
+    conversations: 500,
+    defaultTimeLimitMs: 15_000,
+    /** Shrinking every relation's failure, in all. */
+    shrinkTimeMs: 20_000,
+  },
 } as const;
 
 /**

@@ -15,6 +15,8 @@ export interface ReportFlags {
   html?: string;
   summary?: string;
   failOn: 'must' | 'warnings';
+  /** A must check not judged fails the run (exit 1). */
+  failOnNotJudged?: boolean;
   verbose?: boolean;
   /** `--format`: the report on stdout; default `table` on a terminal (or with --verbose), `compact` otherwise. */
   format?: ReportFormat;
@@ -63,11 +65,13 @@ export async function writeReportFiles(view: import('../conformance/reporters/in
 /** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise. */
 export async function renderReport(report: SuiteReport, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<number> {
   const { output } = context;
-  const { REPORTERS, viewOf, preflightWarning, stoppedLine } = await import('../conformance/reporters/index.js');
-  const view = viewOf(report, flags.failOn, secrets);
+  const { REPORTERS, viewOf, preflightWarning, stoppedLine, unverifiedLine } = await import('../conformance/reporters/index.js');
+  const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
+  const unverified = unverifiedLine(view);
   await writeReportFiles(view, flags, context);
   if (output.json) {
     output.printJson(view);
+    if (unverified !== undefined) output.warn(unverified);
     return view.ok ? 0 : 1;
   }
   const quiet = output.quiet;
@@ -82,6 +86,7 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
     output.note('each failure in detail (request, answer, reproduction): --format table, or --html FILE');
   }
   for (const notice of view.waivers) output.warn(notice.message);
+  if (unverified !== undefined) output.warn(unverified);
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
@@ -121,5 +126,5 @@ export async function reportStop(error: unknown, run: StoppedRun, flags: ReportF
     ...(run.role === 'sender' ? { role: 'sender' as const } : {}),
   };
   // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeReportFiles(viewOf(report, flags.failOn, secrets), flags, context).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
+  await writeReportFiles(viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }), flags, context).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
 }

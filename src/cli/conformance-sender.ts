@@ -12,6 +12,8 @@ import { identityHint, interfaceSpec } from '../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../conformance/types.js';
 import type { Waiver } from '../conformance/waivers.js';
 import type { ScenarioStart } from '../conformance/run-sender.js';
+import type { ExploreRequest } from '../conformance/explore/setup.js';
+import { EXPLORE_CAPS } from '../bounds.js';
 import type { CommandContext } from './runner.js';
 import { secretsFromOptions } from './secret-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
@@ -49,12 +51,14 @@ export interface SenderRoleDeps {
   loadWaivers(path: string): Promise<Waiver[]>;
   /** How cai was run, for the reproduction commands. */
   invocation: string;
-  /** The command line of this run with the selection replaced by one check. */
-  rerunCommand(command: Command, invocation: string): (checkId: string) => string;
+  /** The command line of this run with the selection replaced by one check (and a conversation's seed and path). */
+  rerun(checkId: string, replay?: string): string;
+  /** The stateful phase asked for (`--generate N`, `--seed`, `--budget`), or off (`--no-generate`). */
+  explore: (ExploreRequest & { seed: number }) | false;
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
-const RECEIVER_ONLY = ['to', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures', 'generate', 'seed'];
+const RECEIVER_ONLY = ['to', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures'];
 /** Flags of the sender role. */
 const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 
@@ -86,13 +90,20 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
   }
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
 
-  const { planRun, scenariosToRun, splitSelectors } = await import('../conformance/catalogue.js');
+  const { planRun, splitSelectors } = await import('../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planRun('sender', iface, selection);
   if (plan.unknownSelectors.length > 0) {
     throw usageError('unknown_check', `no interface ${iface} sender check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --role sender --interface ${iface}' for the ids and tags`);
   }
-  if (scenariosToRun(plan).length === 0) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+  if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+  const explore = deps.explore;
+  if (explore && (explore.requests ?? 0) > EXPLORE_CAPS.sender.conversations) {
+    throw usageError('bad_option', `--generate ${explore.requests} is more conversations than a sender run plays (at most ${EXPLORE_CAPS.sender.conversations})`, `pass --generate ${EXPLORE_CAPS.sender.conversations} or fewer: each is a run of the trigger`);
+  }
+  if (explore && byHandRun(options) && plan.planned.some((item) => item.skipReason === undefined && /-STATE-/.test(item.check.id))) {
+    output.note('sending by hand: the stateful phase needs --trigger (it plays generated conversations through it); its checks are not judged');
+  }
 
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
@@ -128,7 +139,8 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       waivers,
       reproDir: options.reproDir,
       invocation: deps.invocation,
-      rerun: deps.rerunCommand(command, deps.invocation),
+      rerun: deps.rerun,
+      explore,
       env: io.env,
       cwd: io.cwd,
       signal: abort.signal,
@@ -147,6 +159,8 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
   }
   return renderReport(report, options, context, secretValues);
 }
+
+const byHandRun = (options: SenderFlags) => options.trigger === undefined;
 
 /** What a person sending by hand is told at the start of each scenario (stderr). */
 function instruct(start: ScenarioStart, iface: InterfaceId, { output }: CommandContext): void {

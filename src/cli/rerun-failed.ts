@@ -15,8 +15,8 @@ import type { CommandContext } from './runner.js';
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),
   role: z.enum(['receiver', 'sender']).optional(),
+  seed: z.number().int().nonnegative().optional(),
   checks: z.array(z.object({ id: z.string(), verdict: z.string(), replay: z.string().optional() })),
-  seed: z.number().int().optional(),
 });
 
 const AGAIN = new Set(['failed', 'warning', 'not-judged']);
@@ -45,7 +45,7 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   if (!parsed.success) throw usageError('bad_report', `${path} is not a conformance report: no interface and checks with their verdicts`, 'pass the file `cai conformance run --json > FILE` wrote');
   const report = parsed.data;
   const again = report.checks.filter((check) => AGAIN.has(check.verdict));
-  const replays = again.flatMap((check) => (check.replay !== undefined ? [check.replay] : []));
+  const replays = [...new Set(again.flatMap((check) => (check.replay !== undefined ? [check.replay] : [])))];
   const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;
   return { interface: report.interface, role: report.role ?? 'receiver', ids: again.map((check) => check.id), ...(seed !== undefined ? { seed } : {}) };
 }

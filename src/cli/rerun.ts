@@ -35,7 +35,11 @@ function rawValueOf(flag: string, value: unknown): string {
     const { host, port } = value as { host: string; port: number };
     return `${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
-  if (typeof value === 'number' && /wait|timeout|observe/.test(flag)) return `${value}ms`;
+  if (typeof value === 'object' && value !== null && 'seed' in value) {
+    const { seed, path } = value as { seed: number; path?: string };
+    return path === undefined ? String(seed) : `${seed}:${path}`;
+  }
+  if (typeof value === 'number' && /wait|timeout|observe|budget/.test(flag)) return `${value}ms`;
   return String(value);
 }
 

@@ -36,6 +36,7 @@ interface RunOptions extends SenderFlags {
   skip?: string[];
   include?: string[];
   failOn: 'must' | 'warnings';
+  failOnNotJudged?: boolean;
   timeout: number;
   concurrency: number;
   waivers?: string;
@@ -114,11 +115,12 @@ export function registerConformance(program: Command, state: RunState): void {
     .option('--rerun-failed <report>', 'run only the checks that failed, warned or were not judged in REPORT (a file --json wrote)')
     .option('--skip <ids|tags>', 'skip these checks (repeatable, comma-separated)', collectValues)
     .option('--include <ids|tags>', 'also run these optional checks, e.g. rate-limit, origin, all (repeatable)', collectValues)
-    .option('--generate <n>', `the stateful phase sends about N requests in generated conversations (default B ${EXPLORE_CAPS.receiver.B.defaultRequests}, A ${EXPLORE_CAPS.receiver.A.defaultRequests}; at most ${EXPLORE_CAPS.requests})`, parseRequestCount)
+    .option('--generate <n>', `the stateful phase sends about N requests in generated conversations (default B ${EXPLORE_CAPS.receiver.B.defaultRequests}, A ${EXPLORE_CAPS.receiver.A.defaultRequests}; at most ${EXPLORE_CAPS.requests}); sender: plays N conversations through the trigger (default ${EXPLORE_CAPS.sender.defaultConversations.B}, at most ${EXPLORE_CAPS.sender.conversations})`, parseRequestCount)
     .option('--no-generate', 'skip the stateful phase (its checks, *-STATE-*, are reported as skipped)')
     .option('--seed <s>', 'the seed of the stateful phase (default: random, printed on every run); SEED:PATH replays one conversation', parseSeedOption)
     .option('--budget <duration>', `the longest the stateful phase explores (default ${EXPLORE_CAPS.receiver.B.defaultTimeLimitMs / 1000}s)`, parseBudget)
     .addOption(new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too').choices(['must', 'warnings']).default('must'))
+    .option('--fail-on-not-judged', 'a must check that ends not judged (its evidence missing or undecided) fails the run too')
     .addOption(new Option('--timeout <duration>', 'per request (e.g. 500ms, 10s)').argParser(parseDurationMs).default(10_000, '10s'))
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run')
@@ -167,7 +169,11 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
         if (nothing) return (await import('../cli/rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { ...(options.to !== undefined ? { target: options.to } : {}), mock: options.mock === true }, options, context);
       }
       const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
-      if (options.role === 'sender') return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerunCommand });
+      if (options.role === 'sender') {
+        const explore = exploreRequest(options);
+        const rerun = withSeed(rerunCommand(cmd, invocationOf(context)), explore, cmd);
+        return runSenderRole(options, cmd, context, { loadWaivers: (path) => loadWaivers(path, context), invocation: invocationOf(context), rerun, explore });
+      }
       refuseFlagsOfOtherRole('receiver', cmd);
       return runConformanceCommand(options, cmd, context);
     });
@@ -334,9 +340,9 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
   options.interface = rerun.interface;
   if (rerun.ids.length === 0) return rerun;
   options.only = rerun.ids;
-  // The stateful phase replays what the report's did, unless the seed is given again.
+  // The stateful phase draws the report's conversations again, or replays the one that failed (its seed and path).
   if (rerun.seed !== undefined && options.seed === undefined) options.seed = parseSeed(rerun.seed);
-  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass`);
+  output.info(`running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass${rerun.seed !== undefined ? ` (seed ${rerun.seed})` : ''}`);
   return undefined;
 }
 
@@ -344,7 +350,7 @@ async function selectRerun(options: RunOptions, { io, output }: CommandContext):
  * The stateful phase a run asks for: off (`--no-generate`), or its budget and seed. The seed is drawn here when not
  * given, so that every report and every reproduction command can name it.
  */
-function exploreRequest(options: RunOptions): ExploreRequest | false {
+function exploreRequest(options: RunOptions): (ExploreRequest & { seed: number }) | false {
   if (options.generate === false) return false;
   return {
     ...(options.generate !== undefined ? { requests: options.generate } : {}),

@@ -28,13 +28,14 @@ import { attemptChecksA, attemptChecksB } from './checks/sender/attempts.js';
 import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
 import { documentKindChecksA, documentKindChecksB } from './checks/sender/documents.js';
 import { stateful } from './explore/checks.js';
+import { senderStateChecksA, senderStateChecksB } from './explore/sender-checks.js';
 import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
 import type { CheckResult, CheckRole } from './types.js';
 
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
 const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, stateful];
 
-const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY', 'REJECT', 'ACK', 'TIME'];
+const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY', 'REJECT', 'ACK', 'TIME', 'STATE'];
 
 function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
   const area = (check: SenderCheck) => SENDER_AREAS.indexOf(check.id.split('-')[1] ?? '');
@@ -43,8 +44,8 @@ function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
 
 /** Interface B's event sender first, then Interface A's job sender, each in area order. */
 export const SENDER_CATALOGUE: readonly SenderCheck[] = [
-  ...inAreaOrder([...attemptChecksB, ...documentKindChecksB, ...deliveryChecksB]),
-  ...inAreaOrder([...attemptChecksA, ...documentKindChecksA, ...deliveryChecksA]),
+  ...inAreaOrder([...attemptChecksB, ...documentKindChecksB, ...deliveryChecksB, ...senderStateChecksB]),
+  ...inAreaOrder([...attemptChecksA, ...documentKindChecksA, ...deliveryChecksA, ...senderStateChecksA]),
 ];
 
 const EVERY_CALLBACK: readonly CallbackScenarioId[] = CALLBACK_SCENARIO_IDS;

@@ -39,6 +39,8 @@ export interface Outcome {
   runAgain?: boolean;
   /** A generated conversation's seed and path (`SEED:PATH`): running the check again with it replays the conversation. */
   replay?: string;
+  /** A failure of a `should` term of the check's rule: a warning, whatever the check's level. */
+  level?: 'should';
   notes?: readonly string[];
 }
 

@@ -72,7 +72,7 @@ export function createReproducer(context: ReproContext): Reproducer {
   return async (result, outcome) => {
     prepared ??= mkdir(context.dir, { recursive: true });
     await prepared;
-    const repro = outcome.attempts?.length ? await sender(result, outcome.attempts) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
+    const repro = outcome.attempts?.length ? await sender(result, outcome.attempts, outcome.replay) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
     return repro ? withScript(result, repro, context.dir) : undefined;
   };
 }
@@ -263,7 +263,7 @@ function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>
 
 // --- A sender's failure --------------------------------------------------------------------------------------
 
-function senderFiles(context: ReproContext): (result: CheckResult, evidence: readonly Attempt[]) => Promise<Written> {
+function senderFiles(context: ReproContext): (result: CheckResult, evidence: readonly Attempt[], replay?: string) => Promise<Written> {
   const received = context.received;
   const saved = new Map<Attempt, Promise<{ request: string; body: string }>>();
   const timelines = new Map<string, Promise<void>>();
@@ -283,7 +283,7 @@ function senderFiles(context: ReproContext): (result: CheckResult, evidence: rea
     }
     return done;
   };
-  return async (result, evidence) => {
+  return async (result, evidence, replay) => {
     const files = await Promise.all(evidence.map(save));
     const stages = new Set(evidence.map((attempt) => attempt.stage));
     await Promise.all((received?.records() ?? []).filter((record) => stages.has(record.id)).map(saveTimeline));
@@ -293,12 +293,12 @@ function senderFiles(context: ReproContext): (result: CheckResult, evidence: rea
     // The events a provider sent back to a receiver run: a saved event cannot show a fix, the check run again can.
     if (context.probes) {
       return {
-        command: runAgain(context, result),
+        command: runAgain(context, result, replay),
         bodyFile: firstFiles.body,
         notes: [`The ${received?.interface === 'B' ? 'event' : 'request'} as it came: ${firstFiles.request}${rejudge ? `; judged again by: ${rejudge}` : ''}.`, 'Runs the check again against the provider (a new job, its events judged): its exit status is the verdict.'],
       };
     }
-    return { command: rejudge ?? runAgain(context, result), bodyFile: firstFiles.body, ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}) };
+    return { command: rejudge ?? runAgain(context, result, replay), bodyFile: firstFiles.body, ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}) };
   };
 }
 

@@ -18,16 +18,21 @@ import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { planRun, runVersion, scenariosToRun, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
-import { attemptEventId, deliveriesOf, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
+import { deliveriesOf } from '../spec/model/sender.js';
+import { attemptEventId, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
 import { startListener } from './listen/listener.js';
 import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
 import { playStage } from './listen/stage.js';
 import { startTrigger } from './listen/trigger.js';
 import { createReproducer, secretFlagFor } from './repro.js';
+import { pool } from './pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
-import { triggerText } from './checks/sender/judging.js';
+import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
+import { SENDER_RUN_CAPS } from '../bounds.js';
+import { isStateCheck, type ExploreRequest } from './explore/setup.js';
+import type { SenderExploration } from './explore/sender-checks.js';
 import type { ScenarioSummary, SuiteReport } from './types.js';
 import { waiverReport, type Waiver } from './waivers.js';
 
@@ -79,13 +84,15 @@ export interface SenderConformanceOptions extends SenderRunHooks {
   reproDir?: string;
   /** How cai was run, for the reproduction commands (default `cai`). */
   invocation?: string;
-  /** The command that runs one check again as this run ran it; by default built from these options. */
-  rerun?: (checkId: string) => string;
+  /** The command that runs one check again as this run ran it (with a conversation's seed and path); by default built from these options. */
+  rerun?: (checkId: string, replay?: string) => string;
   /** The trigger's environment (CAI_TARGET_URL and CAI_SCENARIO are added) and working directory. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Stops the run (Ctrl-C): the scenario under way ends, the rest do not run; their checks are not judged. */
   signal?: AbortSignal;
+  /** The stateful phase (src/conformance/explore/sender.ts), on by default: its seed, budget, or one conversation to replay. */
+  explore?: (ExploreRequest & { seed: number }) | false;
 }
 
 export async function runSenderConformance(options: SenderConformanceOptions): Promise<SuiteReport> {
@@ -98,27 +105,57 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   // Every scenario under way waits on the signal (its stage, its trigger): with --concurrency over 8, more than
   // Node's warning threshold of 10.
   setMaxListeners(0, signal);
-  const played = await playScenarios(scenariosToRun(plan).map(scenario), { ...options, waitMs, observeMs, signal });
-  const { records } = played;
-  if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0)) throw silentSender(played, byHand);
-  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records };
+  const context = { ...options, waitMs, observeMs, signal };
+  const stages = await openStages(context);
+  const records: StageRecord[] = [];
+  let exploration: SenderExploration | undefined;
+  try {
+    options.onListening?.(stages.publicBase);
+    // Whatever the sender does, the scenarios end SENDER_RUN_CAPS.runWaits × --wait after the start (src/bounds.ts).
+    const deadlineMono = performance.now() + SENDER_RUN_CAPS.runWaits * waitMs;
+    const toRun = scenariosToRun(plan).map(scenario);
+    // The timed scenario alone first; then the others and the stateful phase's conversations at once.
+    records.push(...(await playNamed(stages, toRun, toRun.filter((entry) => entry.alone || byHand), context, deadlineMono)));
+    // The stateful phase's timed conversation plays alone too, before the rest start.
+    let alonePlayed = () => {};
+    const alone = new Promise<void>((resolve) => (alonePlayed = resolve));
+    const explore = async () => {
+      if (!options.explore || !stateChecksPlanned(plan) || signal.aborted || byHand) return undefined;
+      const { exploreSender } = await import('./explore/sender.js');
+      return exploreSender({ stages, setup: options.explore, interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, concurrency: options.concurrency ?? 8, signal, alonePlayed });
+    };
+    const exploring = explore().finally(alonePlayed);
+    await alone;
+    const [others, explored] = await Promise.all([byHand ? [] : playNamed(stages, toRun, toRun.filter((entry) => !entry.alone), context, deadlineMono), exploring]);
+    records.push(...others);
+    records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
+    exploration = explored;
+    if (!byHand) await replayUndecided(stages, records, context, deadlineMono);
+  } finally {
+    await stages.close();
+  }
+  const generated = exploration?.records ?? [];
+  if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0)) throw silentSender(stages, records, byHand);
+  const documentsPerRun = documentsPerRunOf(stages.played);
+  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records, ...(exploration ? { exploration } : {}), ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
   const reproDir = resolve(options.cwd ?? process.cwd(), options.reproDir ?? join(tmpdir(), `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`));
   const secretFlag = secretFlagFor(options.secretLabel);
   const invocation = options.invocation ?? 'cai';
   const spec = interfaceSpec(options.interface);
   const rerun =
     options.rerun ??
-    ((checkId: string) => {
+    ((checkId: string, replay?: string) => {
       const trigger = options.trigger !== undefined ? ` --trigger ${shellQuote(options.trigger)}` : '';
-      return `${invocation} conformance run --interface ${options.interface} --role sender ${spec.identityFlag} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}`;
+      const seed = exploration && isStateCheck(checkId) ? ` --seed ${replay ?? exploration.seed}` : '';
+      return `${invocation} conformance run --interface ${options.interface} --role sender ${spec.identityFlag} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}${seed}`;
     });
-  const reproduce = createReproducer({ dir: reproDir, invocation, rerun, received: { interface: options.interface, secretFlag, records: () => records } });
-  const recordsOf = (check: SenderCheck) => records.filter((record) => check.scenarios.includes(record.scenario.id));
+  const reproduce = createReproducer({ dir: reproDir, invocation, rerun, received: { interface: options.interface, secretFlag, records: () => [...records, ...generated] } });
+  const recordsOf = (check: SenderCheck) => (isStateCheck(check.id) ? generated : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id)));
   const results = await judgeSenderChecks(plan.planned, evidence, {
     waivers: options.waivers ?? [],
     now: Date.now(),
     reproduce,
-    complete: (check) => !signal.aborted || check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted)),
+    complete: (check) => !signal.aborted || (isStateCheck(check.id) ? exploration !== undefined : check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted))),
     silent: (check) => {
       const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);
       return record ? { scenario: record.id, reason: triggerText(record) } : undefined;
@@ -132,13 +169,13 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
       };
     },
     // Requests to no scenario's URL are no attempts; the address check says they came.
-    notesFor: (check) => (check.tags.includes('http') ? [...(played.strayCount > 0 ? [straysNote(played)] : []), ...(played.refused > 0 ? [refusedNote(played.refused)] : [])] : []),
+    notesFor: (check) => (check.tags.includes('http') ? [...(stages.strayCount() > 0 ? [straysNote(stages)] : []), ...(stages.refused() > 0 ? [refusedNote(stages.refused())] : [])] : []),
   });
   const summary = summarise(results);
   return {
     ok: summary.failed === 0 && !signal.aborted,
     version: runVersion(),
-    target: played.publicBase,
+    target: stages.publicBase,
     interface: options.interface,
     mock: false,
     startedAt: startedAt.toISOString(),
@@ -150,65 +187,116 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     ...(results.some((result) => result.repro) ? { reproDir } : {}),
     ...(signal.aborted ? { interrupted: true } : {}),
     role: 'sender',
-    scenarios: records.map((record) => summariseScenario(record, options.interface)),
+    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface)),
+    ...(options.explore && stateChecksPlanned(plan) ? { seed: options.explore.seed } : {}),
   };
 }
 
-interface Played {
-  /** The scenarios played, in catalogue order. */
-  records: StageRecord[];
-  publicBase: string;
-  strays: readonly string[];
-  strayCount: number;
-  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
-  refused: number;
+function stateChecksPlanned(plan: ReturnType<typeof planRun>): boolean {
+  return plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
 }
 
 type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
 
-/** Where a scenario's sender is sent, and where its attempts must arrive: each scenario has a path of its own. */
-function openingOf(entry: Scenario, iface: InterfaceId, base: string, shared: boolean): StageOpening {
-  const prefix = shared ? '' : `/${entry.id}`;
-  const spec = interfaceSpec(iface);
-  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might; A's path is §4.1's.
-  const targetPath = spec.path === '' ? `${prefix}/events` : prefix;
-  return { scenario: entry, id: entry.id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${prefix}${spec.path}` };
+/** How one stage is played: its id (and path), its place in the run for a person sending by hand, when it must end. */
+export interface StageOptions {
+  id?: string;
+  place?: { index: number; total: number };
+  deadlineMono: number;
 }
 
-/**
- * Listens, plays the scenarios, stops listening. With a trigger: the timed scenario alone first, then the rest at
- * once (the slow ones started first); by hand: one at a time.
- */
-async function playScenarios(toRun: readonly Scenario[], options: PlayOptions): Promise<Played> {
+/** The listener of a run and the recorder behind it, on which every stage is played. */
+export interface Stages {
+  publicBase: string;
+  play(entry: Scenario, options: StageOptions): Promise<StageRecord>;
+  strays: readonly string[];
+  strayCount(): number;
+  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
+  refused(): number;
+  /** The stages played so far (to learn how many documents the sender sends in a run). */
+  played: readonly StageRecord[];
+  close(): Promise<void>;
+}
+
+/** Where a stage's sender is sent, and where its attempts must arrive: each stage has a path of its own. */
+function openingOf(entry: Scenario, id: string, iface: InterfaceId, base: string, shared: boolean): StageOpening {
+  const prefix = shared ? '' : `/${id}`;
+  const spec = interfaceSpec(iface);
+  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might. A's is §4.1's appended to
+  // the provider endpoint, which has a path of its own (/cai), as a provider's often does: a sender that resolves
+  // `contact-jobs` against it as a relative URL loses that segment, and its jobs still come to the stage's prefix.
+  const targetPath = spec.path === '' ? `${prefix}/events` : shared ? prefix : `${prefix}/cai`;
+  return { scenario: entry, id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${targetPath}${spec.path}` };
+}
+
+async function openStages(options: PlayOptions): Promise<Stages> {
   const byHand = options.trigger === undefined;
   const recorder = new Recorder({ interface: options.interface, shared: byHand });
   const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
   const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, flag: '--listen', handle: (arrival) => recorder.handle(arrival) });
   const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const redact = (text: string) => redactSecrets(text, options.secrets);
-  const next = (entry: Scenario) => playScenario(entry, { ...options, recorder, redact, publicBase, index: toRun.indexOf(entry) + 1, total: toRun.length });
-  try {
-    options.onListening?.(publicBase);
-    if (byHand) await pool(toRun, 1, next, options.signal);
-    else {
-      await pool(toRun.filter((entry) => entry.alone), 1, next, options.signal);
-      const rest = toRun.filter((entry) => !entry.alone);
-      // Not every scenario at once: a sender of 20 documents at once in each of 12 scenarios comes near the
-      // listener's 256 connections (LISTENER_CAPS), and a loaded machine then lost answers (seen in the zoo).
-      await pool([...rest.filter((entry) => entry.slow), ...rest.filter((entry) => !entry.slow)], Math.max(1, options.concurrency ?? 8), next, options.signal);
+  const played: StageRecord[] = [];
+  return {
+    publicBase,
+    played,
+    play: async (entry, stage) => {
+      const record = await playStageOf(entry, stage, { ...options, recorder, redact, publicBase });
+      played.push(record);
+      return record;
+    },
+    strays: recorder.strays,
+    strayCount: () => recorder.strayCount,
+    refused: () => listener.refused(),
+    close: () => listener.close(),
+  };
+}
+
+/**
+ * Some of the scenarios: with a trigger, at once (the slow ones started first); by hand, one at a time. Each ends by
+ * its own bound and the run's (SENDER_RUN_CAPS).
+ */
+async function playNamed(stages: Stages, all: readonly Scenario[], toRun: readonly Scenario[], options: PlayOptions, deadlineMono: number): Promise<StageRecord[]> {
+  const played = new Map<Scenario, StageRecord>();
+  const next = async (entry: Scenario) => {
+    if (performance.now() >= deadlineMono) return;
+    played.set(entry, await stages.play(entry, { place: { index: all.indexOf(entry) + 1, total: all.length }, deadlineMono }));
+  };
+  // Not every scenario at once: a sender of 20 documents at once in each of 12 scenarios comes near the listener's
+  // 256 connections (LISTENER_CAPS), and a loaded machine then lost answers (seen in the zoo).
+  const byHand = options.trigger === undefined;
+  const ordered = byHand ? toRun : [...toRun.filter((entry) => entry.slow), ...toRun.filter((entry) => !entry.slow)];
+  await pool(ordered, byHand ? 1 : Math.max(1, options.concurrency ?? 8), next, () => options.signal.aborted);
+  return toRun.flatMap((entry) => played.get(entry) ?? []);
+}
+
+/** The terms of the model whose verdict is a measure of time: cai's own lag may leave them open. */
+const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh']);
+
+/**
+ * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
+ * again, alone, at most SENDER_RUN_CAPS.timingReplays times; the last play is the evidence.
+ */
+async function replayUndecided(stages: Stages, records: StageRecord[], options: PlayOptions, deadlineMono: number): Promise<void> {
+  const undecided = (record: StageRecord) =>
+    findingsOf({ interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs: options.waitMs, observeMs: options.observeMs, records: [record] }).some(
+      (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
+    );
+  for (const [index, record] of records.entries()) {
+    let current = record;
+    for (let again = 1; again <= SENDER_RUN_CAPS.timingReplays && undecided(current) && !options.signal.aborted && performance.now() < deadlineMono; again += 1) {
+      current = await stages.play(record.scenario, { id: `${record.scenario.id}-again-${again}`, deadlineMono });
+      current.replays = again;
     }
-  } finally {
-    await listener.close();
+    records[index] = current;
   }
-  const records = toRun.map((entry) => recorder.records.find((record) => record.scenario === entry)).filter((record): record is StageRecord => record !== undefined);
-  return { records, publicBase, strays: recorder.strays, strayCount: recorder.strayCount, refused: listener.refused() };
 }
 
 /** No attempt in any scenario: nothing to judge (exit 3), with what the trigger did and where requests went. */
-function silentSender(played: Played, byHand: boolean) {
-  const [first] = played.records as [StageRecord];
-  const count = played.records.length;
-  const elsewhere = played.strayCount > 0 ? `; ${straysNote(played)}` : '';
+function silentSender(stages: Stages, records: readonly StageRecord[], byHand: boolean) {
+  const [first] = records as [StageRecord];
+  const count = records.length;
+  const elsewhere = stages.strayCount() > 0 ? `; ${straysNote(stages)}` : '';
   return deliveryError(
     'no_attempts',
     `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
@@ -216,42 +304,43 @@ function silentSender(played: Played, byHand: boolean) {
   );
 }
 
-function straysNote({ strays, strayCount }: Pick<Played, 'strays' | 'strayCount'>): string {
-  const shown = [...new Set(strays)].slice(0, 3).join(', ');
-  const one = strayCount === 1;
-  return `${strayCount} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
+  const shown = [...new Set(stages.strays)].slice(0, 3).join(', ');
+  const count = stages.strayCount();
+  const one = count === 1;
+  return `${count} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
 }
 
 function refusedNote(count: number): string {
   return `${count} request${count === 1 ? ' was' : 's were'} answered 408 or 503 and not recorded: a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
 }
 
-interface ScenarioContext extends PlayOptions {
+interface StageContext extends PlayOptions {
   recorder: Recorder;
   redact: (text: string) => string;
   publicBase: string;
-  index: number;
-  total: number;
 }
 
 /**
- * One scenario: open it, start the trigger (or tell the person), and wait until it is over (listen/settle.ts):
- * every delivery settled, nothing more for --observe, the trigger exited. A trigger that fails before any attempt
- * ends the scenario at once.
+ * One stage: open it, start the trigger (or tell the person), and wait until it is over (listen/settle.ts): every
+ * delivery settled, nothing more for --observe, the trigger exited; at the latest SENDER_RUN_CAPS.stageWaits ×
+ * --wait after it started. A trigger that fails before any attempt ends the stage at once.
  */
-async function playScenario(entry: Scenario, context: ScenarioContext): Promise<void> {
+async function playStageOf(entry: Scenario, stage: StageOptions, context: StageContext): Promise<StageRecord> {
   const { recorder, signal } = context;
-  const record = recorder.open(openingOf(entry, context.interface, context.publicBase, context.trigger === undefined), performance.now());
-  context.onScenarioStart?.({
-    id: entry.id as SenderScenarioId,
-    index: context.index,
-    total: context.total,
-    targetUrl: record.targetUrl,
-    script: describeScript(entry, context.interface),
-    purpose: entry.purpose,
-    byHand: context.trigger === undefined,
-    waitMs: context.waitMs,
-  });
+  const startedMono = performance.now();
+  const record = recorder.open(openingOf(entry, stage.id ?? entry.id, context.interface, context.publicBase, context.trigger === undefined), startedMono);
+  if (stage.place) {
+    context.onScenarioStart?.({
+      id: entry.id as SenderScenarioId,
+      ...stage.place,
+      targetUrl: record.targetUrl,
+      script: describeScript(entry, context.interface),
+      purpose: entry.purpose,
+      byHand: context.trigger === undefined,
+      waitMs: context.waitMs,
+    });
+  }
   const trigger =
     context.trigger === undefined
       ? undefined
@@ -263,24 +352,18 @@ async function playScenario(entry: Scenario, context: ScenarioContext): Promise<
     failedEarly = outcome.exitCode !== 0 && record.attempts.length === 0;
     recorder.notify();
   });
-  await playStage(recorder, record, { waitMs: context.waitMs, observeMs: context.observeMs, signal, senderDone: () => exited, failedEarly: () => failedEarly });
+  const deadlineMono = Math.min(stage.deadlineMono, startedMono + SENDER_RUN_CAPS.stageWaits * context.waitMs + context.observeMs);
+  await playStage(recorder, record, { waitMs: context.waitMs, observeMs: context.observeMs, signal, senderDone: () => exited, failedEarly: () => failedEarly, deadlineMono });
   // Interrupted: no grace, the trigger is stopped at once.
   if (trigger) record.trigger = await trigger.finish(signal.aborted ? 0 : TRIGGER_EXIT_GRACE_MS, TRIGGER_EXIT_GRACE_MS);
-  context.onScenarioEnd?.(summariseScenario(record, context.interface));
-}
-
-async function pool<T>(items: readonly T[], size: number, worker: (item: T) => Promise<void>, signal: AbortSignal): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length && !signal.aborted) await worker(items[next++] as T);
-  });
-  await Promise.all(lanes);
+  if (stage.place) context.onScenarioEnd?.(summariseScenario(record, context.interface));
+  return record;
 }
 
 export function summariseScenario(record: StageRecord, iface: InterfaceId): ScenarioSummary {
   const first = record.attempts[0];
   const end = record.endedMono ?? performance.now();
-  const deliveries = deliveriesOf(record);
+  const deliveries = deliveriesOf(record.attempts);
   const place = new Map(deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)));
   return {
     id: record.id,

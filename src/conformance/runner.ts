@@ -54,7 +54,7 @@ function waiverFor(check: Check, waivers: readonly Waiver[], now: number): Waive
 
 /** An outcome as the report's result: a failure is a warning on a `should`; a waived one is `waived`; its evidence, recorded. */
 export async function resultOf(check: Check, outcome: Outcome, measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>, context: JudgeContext, extraNotes: readonly string[] = []): Promise<CheckResult> {
-  let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' ? 'failed' : 'warning') : outcome.verdict;
+  let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' && outcome.level !== 'should' ? 'failed' : 'warning') : outcome.verdict;
   const waiver = verdict === 'failed' || verdict === 'warning' ? waiverFor(check, context.waivers, context.now) : undefined;
   if (waiver) verdict = 'waived';
   const exchanges = outcome.verdict === 'failed' ? (outcome.exchanges ?? []) : [];
@@ -70,7 +70,7 @@ export async function resultOf(check: Check, outcome: Outcome, measured: Pick<Ch
     ...(waiver ? { waiver: { reason: waiver.reason, ...(waiver.expires ? { expires: waiver.expires } : {}) } } : {}),
     ...(exchanges.length > 0 ? { exchange: recordExchange(exchanges.at(-1) as Exchange) } : {}),
     ...(exchanges.length > 1 ? { exchanges: exchanges.map(recordExchange) } : {}),
-    ...(outcome.replay !== undefined ? { replay: outcome.replay } : {}),
+    ...(outcome.verdict === 'failed' && outcome.replay !== undefined ? { replay: outcome.replay } : {}),
   };
   if (outcome.verdict === 'failed' && context.reproduce && (exchanges.length > 0 || (outcome.attempts?.length ?? 0) > 0)) {
     try {
@@ -221,6 +221,7 @@ export function summarise(results: readonly CheckResult[]): SuiteSummary {
     warnings: count('warning'),
     waived: count('waived'),
     notJudged: count('not-judged'),
+    notJudgedMust: results.filter((result) => result.verdict === 'not-judged' && result.level === 'must').length,
     total: results.length,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The suite's own choices, for every check of both roles, in one place: where a probe stands around an edge of the
- * spec, how a scenario scripts its answers, and where a judgement draws the line. The spec's numbers themselves
- * (the 300 s window, 256 KB, 120 characters, the §7 statuses) are in src/spec; these only say how the suite probes
- * and judges them. Each is named in docs/conformance.md ("Tolerances").
+ * spec, how a scenario scripts its answers, and how long cai listens; where a sender's judgement draws the line is
+ * the sender model's latitude (src/spec/model/sender-latitude.ts). The spec's numbers themselves (the 300 s window,
+ * 256 KB, 120 characters, the §7 statuses) are in src/spec; these only say how the suite probes and judges them.
+ * Each is named in docs/conformance.md ("Tolerances").
  */
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 
@@ -81,40 +82,8 @@ export const CALLBACK_RETRY_AFTER_SECONDS = 1;
 
 // --- Judgements of a sender ------------------------------------------------------------------------------------
 
-/**
- * How much earlier than `Retry-After` a retry may come and still count as waiting for it (§7): a quarter of the
- * wait asked for, at most half a second. A sender's timer starts from its event loop's idea of now, which a busy
- * machine leaves behind the clock (a correct wait of 2 s has been seen to arrive 1.73 s after the answer); a sender
- * that ignores Retry-After retries at its own backoff, far earlier. One rule, one tolerance: the same for a sender
- * run and for the events an Interface A provider sends back.
- */
-export function retryAfterToleranceMs(retryAfterSeconds: number): number {
-  return Math.min(500, (retryAfterSeconds * 1000) / 4);
-}
-
-/**
- * The waits after consecutive 5xx grow (§7: exponential backoff) when the last two add up to at least this many
- * times the two shortest of the first three. Exponential backoff, even with up to 50 % jitter, gives 4× or more
- * over five waits; constant waits give 1×. Sums of two, and the shortest early ones, keep a busy machine (which
- * only ever draws a wait out) from deciding.
- */
-export const BACKOFF_GROWTH_FACTOR = 2;
-
-/**
- * Two attempts of one delivery sent at least this far apart must carry different timestamps, the later one later:
- * a retry signed afresh (§5.5), not the first attempt's headers sent again. Timestamps are whole seconds, so a
- * second apart always shows; the other half second allows for one attempt taking longer on its way than the other.
- */
-export const FRESH_SIGNATURE_SPAN_MS = 1_500;
-
-/**
- * The longest cai's event loop may be held up while waits are timed (the growth of the backoff waits): beyond it
- * a measured wait may be drawn out by cai itself, and the check says so instead of judging.
- */
-export const TIMING_LAG_LIMIT_MS = 100;
-
-/** §8's service-level target for message delivery, used for the time to the first attempt on both interfaces. */
-export const FIRST_ATTEMPT_TARGET_SECONDS = 60;
+// How early a retry may come, how the growth of backoff is judged, how far apart a fresh signature shows: the sender
+// model's latitude (src/spec/model/sender-latitude.ts), each with the clause that leaves it open.
 
 // --- How long cai listens ---------------------------------------------------------------------------------------
 

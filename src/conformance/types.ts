@@ -65,7 +65,7 @@ export interface CheckResult extends CheckRow {
   exchange?: ExchangeRecord;
   /** Every exchange of a failure that took several requests (a repeat, a burst), in order; `exchange` is the last. */
   exchanges?: ExchangeRecord[];
-  /** A generated conversation that broke it: the seed and path that replay it (`SEED:PATH`). */
+  /** A generated conversation's seed and path (`SEED:PATH`): `--seed` with it replays the conversation (--rerun-failed does). */
   replay?: string;
 }
 
@@ -97,6 +97,8 @@ export interface SuiteSummary {
   warnings: number;
   waived: number;
   notJudged: number;
+  /** Of those not judged, the `must` checks: a rule of the spec nobody verified (`--fail-on-not-judged` fails the run on them). */
+  notJudgedMust?: number;
   total: number;
 }
 
@@ -193,4 +195,4 @@ export interface ScenarioSummary {
 }
 
 /** The report as every format shows it: its `ok` judged by what fails the run (`--fail-on`). */
-export type ReportView = SuiteReport & { failOn: 'must' | 'warnings' };
+export type ReportView = SuiteReport & { failOn: 'must' | 'warnings'; failOnNotJudged?: boolean };

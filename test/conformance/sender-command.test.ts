@@ -70,7 +70,7 @@ describe('cai conformance list --role sender', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/│ BS-RETRY-005 +│ must +│ §7 §8 +│ retry, 5xx, backoff +│ the waits between retries of consecutive 5xx grow \(backoff, not a fixed pace\) +│/);
     expect(result.stdout).not.toContain('B-DEDUP-001');
-    expect(result.stdout).toMatch(/^62 checks \(interface B: 23 must, 12 should; interface A: 14 must, 13 should\)$/m);
+    expect(result.stdout).toMatch(/^76 checks \(interface B: 30 must, 12 should; interface A: 20 must, 14 should\)$/m);
   });
 
   it('--json gives each check its role and the scenarios it judges', async () => {

@@ -85,5 +85,5 @@ export function stateCheckId(iface: InterfaceId, index: number): string {
 }
 
 export function isStateCheck(id: string): boolean {
-  return /^[AB]-STATE-\d{3}$/.test(id);
+  return /^[AB]S?-STATE-\d{3}$/.test(id);
 }

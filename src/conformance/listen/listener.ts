@@ -5,6 +5,7 @@
  * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { CaiError, usageError } from '../../errors.js';
 import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
 import { flatHeaders } from '../../mock/request.js';
@@ -33,7 +34,41 @@ export interface ListenerOptions {
   limits?: ReceiverLimits;
 }
 
+/**
+ * How late cai's event loop may have come to an arrival. A request is timed when the loop gets to it; a heartbeat
+ * every BEAT_MS marks the last moment the loop was free. A loop on time for its beat came to the arrival at once (an
+ * idle loop wakes for it); one late for it was held up (by cai, or by a machine too busy to run it), and the arrival
+ * may have come at any moment since the last beat: that is its slack.
+ */
+const BEAT_MS = 5;
+
+class LoopClock {
+  private last = performance.now();
+  private readonly timer = setInterval(() => {
+    this.last = performance.now();
+  }, BEAT_MS).unref();
+
+  slackAt(mono: number): number {
+    const since = mono - this.last;
+    return since > 2 * BEAT_MS ? Math.round(since) : 0;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Per connection, the moment it could carry a new request: opened, or its last answer gone out (`reused`). */
+const FREE_SINCE = new WeakMap<Socket, { mono: number; reused: boolean }>();
+
+/** A request read this soon after the answer before it on its connection went out had been waiting to be sent. */
+const QUEUED_MS = 10;
+
+/** At the end of a run, how long the requests still being answered may take before the connections are closed. */
+const DRAIN_MS = 2_000;
+
 export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const clock = new LoopClock();
   let inFlight = 0;
   const idle = new Set<() => void>();
   const settled = () => {
@@ -43,7 +78,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
-    receive(request, response, options.handle, guard)
+    receive(request, response, options.handle, guard, clock)
       // A bug in cai while recording must not take the run down: that request goes unanswered.
       .catch(() => response.destroy())
       .finally(settled);
@@ -56,6 +91,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     throw error;
   });
   guard.guardServer(server.server);
+  // The earliest the connection may have been opened: a loop held up came to it late.
+  server.server.on('connection', (socket: Socket) => {
+    const now = performance.now();
+    FREE_SINCE.set(socket, { mono: now - clock.slackAt(now), reused: false });
+  });
   return {
     url: server.url,
     refused: () => guard.refused,
@@ -65,23 +105,37 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           new Promise<void>((resolve) => {
             if (inFlight === 0) return resolve();
             idle.add(resolve);
+            // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
+            setTimeout(resolve, DRAIN_MS);
           }),
-      ).finally(() => guard.stop()),
+      ).finally(() => {
+        guard.stop();
+        clock.stop();
+      }),
   };
 }
 
-async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard): Promise<void> {
+async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard, clock: LoopClock): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
+  const slackMs = clock.slackAt(arrivedMono);
+  const free = FREE_SINCE.get(request.socket);
+  const openedMono = free?.mono;
+  const queued = free?.reused === true && arrivedMono - free.mono <= QUEUED_MS + slackMs;
+  // The connection is free for the sender's next request once this answer is handed to it.
+  const freed = () => FREE_SINCE.set(request.socket, { mono: performance.now(), reused: true });
   const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
   // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
-  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return answer(request, response, guard.refusal(read.reason));
-  if (!guard.admit(read.ok ? read.body.length : 0)) return answer(request, response, guard.overCapacity());
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return void (await answer(request, response, guard.refusal(read.reason)));
+  if (!guard.admit(read.ok ? read.body.length : 0)) return void (await answer(request, response, guard.overCapacity()));
   const arrival: Arrival = {
     arrivedAt,
     arrivedMono,
+    slackMs,
+    ...(openedMono !== undefined ? { openedMono } : {}),
+    ...(queued ? { queued } : {}),
     method: request.method ?? '',
     path: request.url ?? '',
     httpVersion: request.httpVersion,
@@ -92,6 +146,9 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
     cut: !read.ok,
   };
   const handled = handle(arrival);
+  // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
+  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0))) return handled.answered(performance.now(), true);
+  if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
     request.socket.resetAndDestroy();
@@ -102,18 +159,47 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   const reply = handled.response.reply;
   // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
   // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
-  await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => handled.answered(performance.now()));
+  let sentMono = 0;
+  const heard = await answer(request, response, arrival.cut ? { ...reply, close: true } : reply, () => {
+    sentMono = performance.now();
+    handled.answered(sentMono);
+    freed();
+  });
+  // Queued behind another answer on a pipelined connection that was then cut, it never went out: the sender heard none.
+  if (!heard) handled.answered(sentMono, true);
 }
 
-/** Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done. */
-async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    response.once('finish', () => resolve());
-    response.once('close', () => resolve());
+/** Waits `ms` before an answer; false when the connection closed meanwhile. */
+function held(request: IncomingMessage, response: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      response.off('close', closed);
+      request.socket.off('close', closed);
+      resolve(true);
+    }, ms);
+    const closed = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    response.once('close', closed);
+    request.socket.once('close', closed);
+  });
+}
+
+/**
+ * Sends `reply`, runs `sent` as soon as it is handed to the socket, and resolves once the response is done: true when
+ * it went out whole. The connection closing ends it too: an answer queued behind another on a pipelined connection
+ * that was cut (a scripted reset) never gets a socket, so neither of its own events ever comes.
+ */
+async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<boolean> {
+  const done = new Promise<boolean>((resolve) => {
+    response.once('finish', () => resolve(true));
+    response.once('close', () => resolve(response.writableFinished));
+    request.socket.once('close', () => resolve(response.writableFinished));
   });
   sendReply(request, response, reply);
   sent?.();
-  await done;
+  return done;
 }
 
 function pairs(raw: readonly string[]): [string, string][] {

@@ -5,10 +5,12 @@
  * own path, so stages run at once and a late retry is still attributed to its own. A person sending by hand gets
  * one shared URL, one scenario at a time; an arrival carrying an event_id seen in an earlier scenario goes to it.
  */
-import { LISTENER_CAPS } from '../../bounds.js';
+import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { attemptEventId, deliveryKeyOf, type Arrival, type Attempt, type SentRetryAfter, type StageRecord } from '../evidence.js';
+import { isObject } from '../../spec/json.js';
+import { classOf, deliveryKeyOf, documentOf, withoutEventId, type SentRetryAfter } from '../../spec/model/sender.js';
+import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
 
 /** What the listener does with an arrival: answer it, or cut the connection. */
@@ -16,8 +18,10 @@ export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
 
 export interface Handled {
   response: Response;
-  /** Call when the answer has gone out (or the connection was cut). */
-  answered(mono: number): void;
+  /** Wait this long before answering (a slow receiver). */
+  delayMs?: number;
+  /** Call when the answer has gone out, or the connection was cut; `unheard` when the sender closed it first. */
+  answered(mono: number, unheard?: boolean): void;
 }
 
 export interface RecorderOptions {
@@ -43,7 +47,7 @@ const STRAY_PATH_CHARACTERS = 200;
 /** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per delivery). */
 const ASSIGNED_NUMBER = '+447700900123';
 
-const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' } as const;
+const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'unavailable' } as const;
 
 /**
  * The Retry-After of a 429 as it goes out. A date is taken on the next whole second at least `seconds` ahead (an
@@ -66,6 +70,8 @@ export class Recorder {
   private readonly prefixes = new Map<StageRecord, string>();
   /** Each stage's delivery keys in order of first arrival (a delivery's place decides whether it is scripted). */
   private readonly keys = new Map<StageRecord, string[]>();
+  /** Each stage's documents alike but for their event_id (their content), with the delivery keys of each. */
+  private readonly alike = new Map<StageRecord, Map<string, Set<string>>>();
   private readonly waiters = new Set<() => void>();
 
   constructor(options: RecorderOptions) {
@@ -86,6 +92,7 @@ export class Recorder {
     this.records.push(record);
     this.prefixes.set(record, this.options.shared ? '' : opening.prefix.replace(/\/+$/, ''));
     this.keys.set(record, []);
+    this.alike.set(record, new Map());
     this.active = record;
     return record;
   }
@@ -105,18 +112,20 @@ export class Recorder {
       return { response: { kind: 'reply', reply }, answered: () => undefined };
     }
     const number = record.attempts.length + 1;
-    const key = deliveryKeyOf(arrival, number);
+    const key = deliveryKeyOf(arrival, number, bodyDigest);
     const keys = this.keys.get(record) as string[];
     if (!keys.includes(key)) keys.push(key);
     const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
-    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now(), performance.now()) : undefined;
+    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0)) : undefined;
     const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, ...(retryAfter ? { retryAfter } : {}), late: record.endedMono !== undefined };
     record.attempts.push(attempt);
     this.notify();
     return {
       response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
-      answered: (mono) => {
+      delayMs: answer.delayMs ?? 0,
+      answered: (mono, unheard) => {
         attempt.answeredMono = mono;
+        if (unheard) attempt.unheard = true;
         this.notify();
       },
     };
@@ -159,25 +168,43 @@ export class Recorder {
 
   /**
    * The script's answer for the delivery's next attempt. A delivery already accepted is answered as a receiver
-   * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2).
+   * answers a repeat: the duplicate answer on B (§2.13), the same acknowledgment on A (§2.2). Past the stage's first
+   * SENDER_RUN_CAPS.scriptedDeliveries documents, and past SENDER_RUN_CAPS.scriptedAlike documents alike but for
+   * their event_id (one renamed on every retry, say), every new one is accepted at once: the sender comes to an end.
    */
-  private answerFor(record: StageRecord, arrival: Arrival, key: string, place: number): ScriptedAnswer {
+  private answerFor(record: StageRecord, arrival: Arrival, delivery: string, place: number): ScriptedAnswer {
     // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
     if (arrival.cut) return { kind: 'error', status: 413 };
-    const earlier = record.attempts.filter((attempt) => attempt.key === key);
-    if (earlier.some((attempt) => attempt.answer.kind === 'accepted' || attempt.answer.kind === 'duplicate')) {
-      return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
-    }
-    const { script, scriptedDeliveries } = record.scenario;
-    if (scriptedDeliveries !== undefined && place >= scriptedDeliveries) return ACCEPTED;
+    const earlier = record.attempts.filter((attempt) => attempt.key === delivery);
+    if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
+    const { scripts, scriptedDeliveries } = record.scenario;
+    // A document alike to an earlier one but for its event_id, after that one was answered a retry or the duplicate
+    // answer (its rename, it seems), takes that one's place: a renamed retry is scripted too.
+    const alike = this.alikeOf(record, arrival, delivery);
+    const last = record.attempts.filter((attempt) => attempt.key === alike.first).at(-1);
+    const renamed = last !== undefined && last.key !== delivery && (classOf(last.answer) !== 'accepted' && classOf(last.answer) !== 'refused' || last.answer.kind === 'duplicate');
+    const first = renamed ? Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first)) : place;
+    if (first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) || alike.index >= SENDER_RUN_CAPS.scriptedAlike) return ACCEPTED;
+    const script = scripts?.[first % scripts.length] ?? record.scenario.script;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
+  }
+
+  /** Of the stage's documents alike to this one but for their event_id: its place among them, and the first. */
+  private alikeOf(record: StageRecord, arrival: Arrival, delivery: string): { index: number; first: string } {
+    const doc = documentOf(arrival);
+    if (!isObject(doc)) return { index: 0, first: delivery };
+    const content = JSON.stringify(withoutEventId(doc));
+    const alike = this.alike.get(record) as Map<string, Set<string>>;
+    const keys = [...(alike.get(content) ?? new Set<string>()).add(delivery)];
+    alike.set(content, new Set(keys));
+    return { index: keys.indexOf(delivery), first: keys[0] as string };
   }
 
   private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number, retryAfter: SentRetryAfter | undefined): Reply {
     switch (answer.kind) {
       case 'accepted':
-        // §6.5: a 204 carries no body at all; any other 2xx the body of a 202.
-        if (answer.status === 204) return { status: 204 };
+        // §6.5: a 204 carries no body at all; any other 2xx the body of a 202, unless the script says none (§4.2: not shown).
+        if (answer.status === 204 || answer.empty) return { status: answer.status };
         return this.options.interface === 'A'
           ? jsonReply(answer.status, { provider_job_id: `cai-job-${record.id}-${place + 1}`, assigned_number_e164: ASSIGNED_NUMBER })
           : jsonReply(answer.status, { ok: true });

@@ -11,6 +11,7 @@
  * (./recorder.ts) plays the scripts.
  */
 import type { InterfaceId } from '../../spec/constants.js';
+import { isFinal, type AcceptedStatus, type Answer, type ErrorStatus, type RetryAfter } from '../../spec/model/sender.js';
 import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_DATE_SECONDS, RETRY_AFTER_SECONDS } from '../tolerances.js';
 
 export const SCENARIO_IDS = [
@@ -21,36 +22,18 @@ export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
 
-/**
- * The `Retry-After` of a 429, in either form of RFC 9110 §10.2.3 (§7 says "the number"; a platform behind a proxy
- * or a gateway may well send a date): `seconds`, the number itself; `date`, an HTTP-date at least `seconds` ahead,
- * on a whole second.
- */
-export interface RetryAfter {
-  form: 'seconds' | 'date';
-  seconds: number;
-}
-
-/** The statuses a script answers with: each 2xx a sender may get (§6.5), and each error of §7. */
-export type AcceptedStatus = 200 | 201 | 202 | 204;
-export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 503;
-
-/**
- * One answer of a script. `accepted`: the §4.2 202 (`{"ok":true}`) on B, the §2.3 acknowledgment on A; a 200 or 201
- * with `{"ok":true}`, a 204 with no body. `duplicate`: §2.13's `{"ok":true,"duplicate":true}`. `reset`: the
- * connection is cut after the request is read, with no answer at all (a network failure).
- */
-export type ScriptedAnswer =
-  | { kind: 'accepted'; status: AcceptedStatus }
-  | { kind: 'duplicate' }
-  | { kind: 'error'; status: ErrorStatus; retryAfter?: RetryAfter }
-  | { kind: 'reset' };
+/** The answers a script gives: every answer a receiver may give a sender (the sender model's, src/spec/model/sender.ts). */
+export type { AcceptedStatus, ErrorStatus, RetryAfter } from '../../spec/model/sender.js';
+export type ScriptedAnswer = Answer;
 
 export interface Scenario {
-  id: ScenarioId;
+  /** A scenario's, or a generated conversation's (`state-3`). */
+  id: ScenarioId | `state-${number}`;
   interfaces: readonly InterfaceId[];
   /** cai's answers to the attempts of one delivery, in order; any attempt after the last gets the last again. */
   script: readonly ScriptedAnswer[];
+  /** A generated conversation: the n-th document gets the n-th script (and the first again past the last). */
+  scripts?: readonly (readonly ScriptedAnswer[])[];
   /** Only the first this many deliveries of the stage follow the script; later ones are accepted at once. */
   scriptedDeliveries?: number;
   /** What the scenario probes, in a few words (the list, the instructions). */
@@ -128,27 +111,26 @@ export function scenariosOf(iface: InterfaceId): Scenario[] {
 }
 
 /** The answer a final one is: the delivery is over, and a sender must not send it again (§7, §6.5). */
-export function isFinal(answer: ScriptedAnswer): boolean {
-  return answer.kind === 'accepted' || answer.kind === 'duplicate' || (answer.kind === 'error' && answer.status !== 429 && answer.status < 500);
-}
+export { isFinal };
 
 /** `Retry-After: 2`, `Retry-After: an HTTP-date 2 s ahead`. */
 export function describeRetryAfter(retryAfter: RetryAfter): string {
   return retryAfter.form === 'seconds' ? `Retry-After: ${retryAfter.seconds}` : `Retry-After: an HTTP-date ${retryAfter.seconds} s ahead`;
 }
 
-/** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `connection reset`. */
+/** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `connection reset`, `202 after 1.5 s`. */
 export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): string {
+  const after = answer.delayMs ? ` after ${answer.delayMs / 1000} s` : '';
   switch (answer.kind) {
     case 'accepted':
-      if (answer.status === 202 && iface === 'A') return '202 with the acknowledgment';
-      return answer.status === 204 ? '204 (no body)' : String(answer.status);
+      if (answer.status === 202 && iface === 'A' && !answer.empty) return `202 with the acknowledgment${after}`;
+      return `${answer.status}${answer.status === 204 || answer.empty ? ' (no body)' : ''}${after}`;
     case 'duplicate':
-      return '202 {"ok":true,"duplicate":true}';
+      return `202 {"ok":true,"duplicate":true}${after}`;
     case 'error':
-      return answer.retryAfter === undefined ? String(answer.status) : `${answer.status} (${describeRetryAfter(answer.retryAfter)})`;
+      return answer.retryAfter === undefined ? `${answer.status}${after}` : `${answer.status} (${describeRetryAfter(answer.retryAfter)})${after}`;
     case 'reset':
-      return 'connection reset';
+      return `connection reset${after}`;
   }
 }
 

@@ -11,8 +11,8 @@
  *
  * Pure: the stage's attempts and the clock in, whether it is over and when to look again out.
  */
+import { deliveriesOf, nextAfter } from '../../spec/model/sender.js';
 import type { Attempt, StageRecord } from '../evidence.js';
-import { isFinal } from './scenarios.js';
 
 export interface SettleOptions {
   waitMs: number;
@@ -45,13 +45,13 @@ export function stageState(record: Pick<StageRecord, 'attempts' | 'startedMono'>
     const firstBy = Math.min(record.startedMono + options.waitMs, deadline);
     return { done: options.failedEarly || nowMono >= firstBy, nextMono: firstBy };
   }
-  const byKey = new Map<string, Attempt[]>();
-  for (const attempt of attempts) byKey.set(attempt.key, [...(byKey.get(attempt.key) ?? []), attempt]);
   let next = deadline;
   let settled = true;
-  for (const delivery of byKey.values()) {
+  // A document sent again under a new event_id goes on in the delivery it renames (the sender model's deliveries).
+  for (const { attempts: delivery } of deliveriesOf(attempts)) {
     const last = delivery.at(-1) as Attempt;
-    if (last.answeredMono !== undefined && isFinal(last.answer)) continue;
+    // The sender model's next step: a final answer it heard ends the delivery (one it never got does not).
+    if (last.answeredMono !== undefined && nextAfter(last).must === 'stop') continue;
     const givenUpAt = (delivery[0] as Attempt).arrivedMono + options.waitMs;
     if (nowMono >= givenUpAt) continue;
     settled = false;

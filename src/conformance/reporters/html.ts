@@ -51,7 +51,7 @@ export interface ConformanceView {
   durationMs?: number;
   probeStatus?: number;
   clock?: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
-  summary: { passed: number; failed: number; skipped: number; warnings: number; waived: number; notJudged?: number; total: number };
+  summary: { passed: number; failed: number; skipped: number; warnings: number; waived: number; notJudged?: number; notJudgedMust?: number; total: number };
   checks: readonly CheckView[];
   waivers?: readonly { id: string; kind: string; message: string }[];
   reproDir?: string;
@@ -173,7 +173,7 @@ function renderRunCoverage(report: ConformanceView): SafeHtml | string {
 function renderHeader(report: ConformanceView): SafeHtml {
   const { summary } = report;
   const badge = report.ok ? html`<span class="badge ok">PASSED</span>` : html`<span class="badge fail">FAILED</span>`;
-  const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''}${summary.notJudged ? `, ${summary.notJudged} not judged` : ''} (${summary.total} checks)`;
+  const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''}${summary.notJudged ? `, ${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}` : ''} (${summary.total} checks)`;
   const rows: [string, SafeHtml | string][] = [];
   if (report.target !== undefined && report.role === 'sender') rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
   else if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);

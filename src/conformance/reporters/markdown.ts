@@ -61,7 +61,7 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
   if (listed.length + warnings.length > 0) lines.push('');
   if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
-  const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : []), ...(summary.notJudged ? [`${summary.notJudged} not judged`] : [])];
+  const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : []), ...(summary.notJudged ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`] : [])];
   lines.push(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`, '');
   const coverage = coverageOfRun(report);
   // Folded: the clauses are the spec's text and cai's check ids, nothing that came from the target.

@@ -11,8 +11,8 @@ import { interfaceSpec } from '../../../spec/interfaces.js';
 import { isObject } from '../../../spec/json.js';
 import { validateDocument, type ValidationIssue } from '../../../spec/validate.js';
 import { defineSenderCheck, type Outcome, type SenderCheck } from '../../check.js';
-import { allAttempts, attemptEventId, documentOf, type Attempt, type SenderEvidence } from '../../evidence.js';
-import { everyAttempt } from './judging.js';
+import { allAttempts, attemptEventId, documentOf, type SenderEvidence } from '../../evidence.js';
+import { verdictOf, type SenderFinding } from './judging.js';
 
 /** A kind of document: which documents are of it, and which issues of theirs are its own. */
 interface DocumentKind {
@@ -107,21 +107,21 @@ export function kindsSeen(evidence: Pick<SenderEvidence, 'records' | 'interface'
   return counted.length > 0 ? `${jobs}, with ${counted.join(', ')}` : `${jobs}, none with an optional part`;
 }
 
-/** Judges every attempt of one kind on that kind's own rules; not judged when none came. */
+/** Judges every attempt of one kind on that kind's own rules (the spec's validators); not judged when none came. */
 function judgeKind(kind: DocumentKind, evidence: SenderEvidence): Outcome {
-  const problem = (attempt: Attempt) => {
+  const findings = allAttempts(evidence).flatMap((attempt): SenderFinding[] => {
     const doc = documentOf(attempt);
-    if (!isObject(doc) || !kind.has(doc)) return null;
+    if (!isObject(doc) || !kind.has(doc)) return [];
     const issues = validateDocument(doc, { kind: interfaceSpec(evidence.interface).document }).errors.filter((issue) => kind.owns(issue));
-    if (issues.length === 0) return undefined;
-    return issues
-      .slice(0, 2)
-      .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-      .join('; ');
-  };
+    const actual = issues.length === 0 ? undefined : issues.slice(0, 2).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+    return [{ term: 'document', relation: 'well-formed', level: 'must', clauses: kind.clauses, verdict: actual === undefined ? 'kept' : 'broken', attempt, ...(actual !== undefined ? { actual } : {}), shown: [attempt] }];
+  });
   const documents = () => documentsOf(evidence).filter((doc) => kind.has(doc)).length;
-  return everyAttempt(evidence, `${kind.phrase} that follows ${kind.sections[0]}`, problem, `no ${kind.phrase.replace(/^an? /, '')} arrived (what came: ${kindsSeen(evidence)})`, {
-    passedText: (judged) => `${judged} attempt${judged === 1 ? '' : 's'} of ${kind.name} (${documents()} document${documents() === 1 ? '' : 's'}), all right`,
+  return verdictOf(findings, {
+    expected: `${kind.phrase} that follows ${kind.sections[0]}`,
+    unit: ['attempt', 'attempts'],
+    unjudged: `no ${kind.phrase.replace(/^an? /, '')} arrived (what came: ${kindsSeen(evidence)})`,
+    passedText: (kept) => `${kept.length} attempt${kept.length === 1 ? '' : 's'} of ${kind.name} (${documents()} document${documents() === 1 ? '' : 's'}), all right`,
   });
 }
 

@@ -1,142 +1,88 @@
 /**
- * The shapes the sender checks share: a rule judged on every attempt, and a rule judged on what a sender did
- * after each answer of a kind, delivery by delivery. A sender may send any number of documents in a stage; each
- * delivery is judged on its own, on the answers it really got.
+ * How a sender check asks the model (src/spec/model/sender.ts, sender-attempts.ts) for its verdict. The model finds,
+ * in every delivery of every stage the check reads, what each answer led to, each retry and each pair of attempts
+ * (findings: kept, broken or undecided), and judges every attempt on its own terms; a check keeps the findings of its
+ * term and its answers. It passes only on findings kept, fails on any broken, and is not judged without them, or when
+ * cai's own lag left every one undecided (the run plays such a scenario again first: run-sender.ts).
  */
+import { deliveriesOf, documentsIn, judgeDelivery, judgeIdentity, type Finding } from '../../../spec/model/sender.js';
+import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
-import { allAttempts, completeRecords, deliveriesOf, isRetryable, label, type Attempt, type Delivery, type SenderEvidence, type StageRecord } from '../../evidence.js';
-import type { ScriptedAnswer } from '../../listen/scenarios.js';
+import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
 
-/** A problem with one attempt, `undefined` when it is right, `null` when this rule cannot judge it (another does). */
-export type Judgement = string | undefined | null;
+export type SenderFinding = Finding<Attempt>;
 
 const SHOWN_PROBLEMS = 3;
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/**
- * Judges every attempt (late ones too: a stale signature on a late retry is still one). Fails with the attempts
- * that break the rule; not judged when it could judge none.
- */
-export function everyAttempt(
-  evidence: SenderEvidence,
-  expected: string,
-  judge: (attempt: Attempt, record: StageRecord) => Judgement,
-  unjudged: string,
-  options: { passedText?: (judged: number) => string } = {},
-): Outcome {
-  if (allAttempts(evidence).length === 0) return notJudged(`no attempt arrived${stagesText(evidence)}`);
-  const problems: { attempt: Attempt; problem: string }[] = [];
-  let judged = 0;
-  for (const record of evidence.records) {
-    for (const attempt of record.attempts) {
-      const problem = judge(attempt, record);
-      if (problem === null) continue;
-      judged += 1;
-      if (problem !== undefined) problems.push({ attempt, problem });
-    }
-  }
-  if (judged === 0) return notJudged(unjudged);
-  const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id)).size;
-  if (problems.length === 0) return passed(expected, options.passedText?.(judged) ?? `${plural(judged, 'attempt')} in ${plural(stages, 'scenario')}, all right`);
-  return failed(expected, `${problems.length} of ${judged} attempts wrong: ${shown(problems)}`, { attempts: problems.map((entry) => entry.attempt) });
+const cache = new WeakMap<readonly StageRecord[], SenderFinding[]>();
+
+/** Every finding of the model on the deliveries of the evidence, and on its documents' identities across them. */
+export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
+  const known = cache.get(evidence.records);
+  if (known) return known;
+  const documentsPerRun = evidence.documentsPerRun ?? documentsPerRunOf(evidence.records);
+  const deliveries = evidence.records.map((record) => ({ record, deliveries: deliveriesOf(record.attempts, documentsPerRun) }));
+  const findings = [
+    ...deliveries.flatMap(({ record, deliveries: list }) =>
+      list.flatMap((delivery) => judgeDelivery(delivery, { interface: evidence.interface, waitMs: evidence.waitMs, complete: !record.interrupted, endedMono: record.endedMono ?? Number.POSITIVE_INFINITY })),
+    ),
+    ...judgeIdentity(evidence.interface, allAttempts(evidence), deliveries.flatMap((entry) => entry.deliveries)),
+  ];
+  cache.set(evidence.records, findings);
+  return findings;
 }
 
-function shown(problems: readonly { attempt: Attempt; problem: string }[]): string {
-  const first = problems.slice(0, SHOWN_PROBLEMS).map(({ attempt, problem }) => `${label(attempt)}: ${problem}`);
-  const more = problems.length > SHOWN_PROBLEMS ? `; and ${problems.length - SHOWN_PROBLEMS} more` : '';
-  return first.join('; ') + more;
+/** The documents a sender sends in one run: the fewest any of its stages brought (a stage renaming some has more). */
+export function documentsPerRunOf(records: readonly StageRecord[]): number | undefined {
+  const counts = records.filter((record) => record.attempts.length > 0 && !record.interrupted).map((record) => documentsIn(record.attempts));
+  return counts.length > 0 ? Math.min(...counts) : undefined;
 }
 
-/** ` (scenario accept: the trigger exited 0)`, for a judgement that found nothing to judge. */
-function stagesText(evidence: SenderEvidence): string {
-  const texts = evidence.records.map((record) => `${record.id}: ${triggerText(record)}`);
-  return texts.length > 0 ? ` (${texts.slice(0, 3).join('; ')}${texts.length > 3 ? '; …' : ''})` : '';
+/** The model's judgement of every attempt (late ones too: a stale signature on a late retry is still one) on one term. */
+export function attemptFindings(evidence: SenderEvidence, term: AttemptTerm): SenderFinding[] {
+  return evidence.records.flatMap((record) =>
+    record.attempts.flatMap((attempt): SenderFinding[] => {
+      const actual = term.judge(attempt, { identity: evidence.identity, secrets: evidence.secrets, expectedPath: record.expectedPath });
+      if (actual === null) return [];
+      return [{ term: term.id, relation: term.relation, level: term.level, clauses: term.clauses, verdict: actual === undefined ? 'kept' : 'broken', attempt, ...(actual !== undefined ? { actual } : {}), shown: [attempt] }];
+    }),
+  );
 }
 
-/** A delivery of a stage, as the judges see it. */
-export interface DeliveryView {
-  record: StageRecord;
-  delivery: Delivery;
-}
-
-/** Every delivery of every stage, in order. */
-export function deliveriesIn(evidence: Pick<SenderEvidence, 'records'>): DeliveryView[] {
-  return evidence.records.flatMap((record) => deliveriesOf(record).map((delivery) => ({ record, delivery })));
+export interface VerdictWords {
+  expected: string;
+  /** What one finding is about: `attempt`, `delivery`, `retry`, `pair of attempts`. */
+  unit: [one: string, many: string];
+  /** Why there is nothing to judge. */
+  unjudged: string;
+  /** One line of a passed verdict, instead of `N attempts, all right`. */
+  passedText?: (kept: readonly SenderFinding[]) => string;
 }
 
 /**
- * What a sender did after each answer that `matches`: `judge` looks at the attempt so answered and the next one
- * of the same delivery (undefined when none came). Only stages that ran to their end are judged (an interrupted
- * one may have been cut before the next attempt). Not judged when no delivery got such an answer.
+ * The verdict on a check's findings: failed with the broken ones, passed on the kept ones, else not judged. Undecided
+ * findings (cai's own lag) neither pass nor fail a check; when they are all it has, it is not judged, `undecided`.
  */
-export function afterEachAnswer(
-  evidence: SenderEvidence,
-  answerText: string,
-  matches: (answer: ScriptedAnswer) => boolean,
-  expected: string,
-  judge: (answered: Attempt, next: Attempt | undefined, view: DeliveryView) => Judgement,
-  options: { firstOnly?: boolean; shown?: (answered: Attempt, view: DeliveryView) => readonly Attempt[] } = {},
-): Outcome {
-  const complete = new Set(completeRecords(evidence));
-  const problems: { attempt: Attempt; problem: string; shown: readonly Attempt[] }[] = [];
-  let judged = 0;
-  let deliveries = 0;
-  for (const view of deliveriesIn(evidence)) {
-    if (!complete.has(view.record)) continue;
-    const { attempts } = view.delivery;
-    let counted = false;
-    for (const [index, attempt] of attempts.entries()) {
-      if (attempt.answeredMono === undefined || !matches(attempt.answer)) continue;
-      const next = attempts[index + 1];
-      const problem = judge(attempt, next, view);
-      if (problem !== null) {
-        judged += 1;
-        if (!counted) deliveries += 1;
-        counted = true;
-        if (problem !== undefined) problems.push({ attempt, problem, shown: options.shown?.(attempt, view) ?? (next ? [attempt, next] : [attempt]) });
-      }
-      if (options.firstOnly) break;
-    }
+export function verdictOf(findings: readonly SenderFinding[], words: VerdictWords): Outcome {
+  const broken = findings.filter((finding) => finding.verdict === 'broken');
+  const kept = findings.filter((finding) => finding.verdict === 'kept');
+  const undecided = findings.filter((finding) => finding.verdict === 'undecided');
+  const [one, many] = words.unit;
+  if (broken.length > 0) {
+    const judged = broken.length + kept.length;
+    const text = broken.slice(0, SHOWN_PROBLEMS).map((finding) => `${label(finding.attempt)}: ${finding.actual ?? ''}`).join('; ');
+    const more = broken.length > SHOWN_PROBLEMS ? `; and ${broken.length - SHOWN_PROBLEMS} more` : '';
+    const actual = judged === 1 ? ((broken[0] as SenderFinding).actual ?? '') : `${broken.length} of ${plural(judged, one, many)} wrong: ${text}${more}`;
+    return failed(words.expected, actual, { attempts: [...new Set(broken.flatMap((finding) => finding.shown))] });
   }
-  if (judged === 0) return notJudged(`no delivery was answered ${answerText}${incompleteText(evidence)}`);
-  if (problems.length === 0) return passed(expected, `${plural(deliveries, 'delivery', 'deliveries')} answered ${answerText}: all right`);
-  const text = problems.slice(0, SHOWN_PROBLEMS).map(({ attempt, problem }) => `${label(attempt)}: ${problem}`).join('; ');
-  const more = problems.length > SHOWN_PROBLEMS ? `; and ${problems.length - SHOWN_PROBLEMS} more` : '';
-  // One delivery judged: its problem is the whole story.
-  const actual = judged === 1 ? (problems[0] as { problem: string }).problem : `${problems.length} of ${judged} deliveries wrong: ${text}${more}`;
-  return failed(expected, actual, { attempts: problems.flatMap((entry) => entry.shown) });
-}
-
-/**
- * Every retry (an attempt that follows a retryable answer of its delivery: 5xx, 429, a cut connection), against the
- * delivery's first attempt. An attempt after a final answer is no retry: a repeat (the acknowledgment and refusal
- * checks judge it) or another document under an old event_id (the identity check).
- */
-export function everyRetry(evidence: SenderEvidence, expected: string, judge: (first: Attempt, retry: Attempt, view: DeliveryView) => Judgement, unjudged: string): Outcome {
-  const problems: { attempt: Attempt; problem: string; first: Attempt }[] = [];
-  let judged = 0;
-  for (const view of deliveriesIn(evidence)) {
-    const [first, ...later] = view.delivery.attempts;
-    if (!first) continue;
-    for (const [index, retry] of later.entries()) {
-      const previous = view.delivery.attempts[index] as Attempt;
-      if (!isRetryable(previous.answer)) continue;
-      const problem = judge(first, retry, view);
-      if (problem === null) continue;
-      judged += 1;
-      if (problem !== undefined) problems.push({ attempt: retry, problem, first });
-    }
+  if (kept.length > 0) {
+    const notes = undecided.length > 0 ? [`${plural(undecided.length, one, many)} not judged: ${(undecided[0] as SenderFinding).actual ?? ''}`] : [];
+    return passed(words.expected, words.passedText?.(kept) ?? `${plural(kept.length, one, many)}, all right`, notes);
   }
-  if (judged === 0) return notJudged(unjudged);
-  if (problems.length === 0) return passed(expected, `${plural(judged, 'retry', 'retries')}, all right`);
-  return failed(expected, `${problems.length} of ${judged} retries wrong: ${shown(problems)}`, { attempts: problems.flatMap(({ first, attempt }) => [first, attempt]) });
-}
-
-/** `; 1 scenario interrupted`, where stages were cut short. */
-function incompleteText(evidence: SenderEvidence): string {
-  const cut = evidence.records.length - completeRecords(evidence).length;
-  return cut > 0 ? ` (${plural(cut, 'scenario')} interrupted)` : '';
+  if (undecided.length > 0) return notJudged(`${(undecided[0] as SenderFinding).actual ?? 'undecided'}`);
+  return notJudged(words.unjudged);
 }
 
 /** What the trigger did, for a stage that got no attempt. */
@@ -150,4 +96,10 @@ export function triggerText(record: StageRecord): string {
   if (trigger.stoppedByCai) return `the trigger was still running when cai stopped it${said}`;
   if (trigger.signal) return `the trigger was stopped by ${trigger.signal}${said}`;
   return `the trigger exited ${trigger.exitCode ?? '?'}${said}`;
+}
+
+/** ` (scenario accept: the trigger exited 0)`, for a judgement that found nothing to judge. */
+export function stagesText(evidence: SenderEvidence): string {
+  const texts = evidence.records.map((record) => `${record.id}: ${triggerText(record)}`);
+  return texts.length > 0 ? ` (${texts.slice(0, 3).join('; ')}${texts.length > 3 ? '; …' : ''})` : '';
 }

@@ -1,0 +1,122 @@
+/**
+ * The checks of the stateful phase of a sender run: one per relation of the sender model (S1–S7,
+ * src/spec/model/sender-relations.ts), each judged on the same generated conversations (./sender.ts: answer scripts
+ * played to the sender through the trigger). A relation passes on the findings the model kept in them, fails with
+ * the shortest conversation that breaks it (replayed by its seed and path), and is not judged when nothing bore on
+ * it. This module loads no fast-check: the phase, which does, is imported when a run plans one of these checks.
+ */
+import { EXPLORE_CAPS } from '../../bounds.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
+import type { Relation } from '../../spec/model/relations.js';
+import { defineSenderCheck, failed, notJudged, passed, type Outcome, type SenderCheck } from '../check.js';
+import type { SenderEvidence, StageRecord } from '../evidence.js';
+import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
+import type { ExploreRequest } from './setup.js';
+
+/** A relation's failure: the shortest conversation found that breaks it, played once more. */
+export interface SenderShrunk {
+  /** One answer script per document of the conversation. */
+  scripts: ScriptedAnswer[][];
+  /** The model's breach, as it was seen in the last play. */
+  actual: string;
+  /** The breach is of a `should` term of the relation: a warning. */
+  should: boolean;
+  /** The last play: its attempts are the evidence. */
+  record: StageRecord;
+  /** fast-check's path of the conversation: `--seed SEED:PATH` replays it. */
+  path?: string;
+  /** The conversation broke the relation again when played once more. */
+  confirmed: boolean;
+  /** Shorter conversations that still broke it, on the way. */
+  shrinks: number;
+}
+
+export interface SenderExploration {
+  seed: number;
+  /** Conversations played (each a run of the trigger), and attempts they brought. */
+  conversations: number;
+  attempts: number;
+  durationMs: number;
+  /** Findings the model kept, per relation: the evidence a relation's verdict rests on. */
+  evidence: Partial<Record<SenderRelationId, number>>;
+  failures: Partial<Record<SenderRelationId, SenderShrunk>>;
+  /** Its time budget ended the exploring before its budget of conversations. */
+  timedOut: boolean;
+  /** Set when the run replayed one conversation (`--seed S:PATH`). */
+  replayed?: string;
+  /** The stages it played (the shrinking's candidates aside): the report's scenarios, the failures' timelines. */
+  records: StageRecord[];
+}
+
+export interface SenderExploreSetup {
+  seed: number;
+  path?: string;
+  /** Conversations drawn at most (`--generate N`), and how long the drawing may go on (`--budget`). */
+  conversations: number;
+  timeLimitMs: number;
+  concurrency: number;
+  /** Shrinking one relation's failure: at most this long. */
+  shrinkTimeMs: number;
+}
+
+/** The setup of a run's stateful phase against a sender of the interface. */
+export function senderExploreSetup(iface: InterfaceId, request: ExploreRequest & { seed: number }, concurrency: number): SenderExploreSetup {
+  const caps = EXPLORE_CAPS.sender;
+  return {
+    seed: request.seed,
+    ...(request.path !== undefined ? { path: request.path } : {}),
+    conversations: request.requests ?? caps.defaultConversations[iface],
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    shrinkTimeMs: caps.shrinkTimeMs,
+  };
+}
+
+/** `503, then 429 (Retry-After: 1), then 202`; several documents: `document 1: …; document 2: …`. */
+export function describeConversation(scripts: readonly (readonly ScriptedAnswer[])[], iface: InterfaceId): string {
+  const one = (script: readonly ScriptedAnswer[]) => script.map((answer) => describeScripted(answer, iface)).join(', then ');
+  return scripts.length === 1 ? one(scripts[0] ?? []) : scripts.map((script, index) => `document ${index + 1}: ${one(script)}`).join('; ');
+}
+
+function runNote(exploration: SenderExploration): string {
+  const how = exploration.replayed !== undefined ? `replayed one conversation (${exploration.seed}:${exploration.replayed})` : `${exploration.conversations} conversations, ${exploration.attempts} attempts in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+  return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
+}
+
+export function judgeSenderRelation(relation: Relation & { id: SenderRelationId }, iface: InterfaceId, exploration: SenderExploration | undefined): Outcome {
+  if (!exploration) return notJudged('the stateful phase did not run');
+  const shrunk = exploration.failures[relation.id];
+  const notes = [runNote(exploration)];
+  if (shrunk) {
+    const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when played once more)';
+    const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
+    const attempts = shrunk.record.attempts.map((attempt) => `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`);
+    const outcome = failed(relation.title, `answered ${describeConversation(shrunk.scripts, iface)}: ${shrunk.actual}${seen}`, { attempts: shrunk.record.attempts.slice(-20) }, [
+      `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}; its attempts:`,
+      ...attempts.slice(0, 20),
+      ...notes,
+    ]);
+    return { ...outcome, ...(shrunk.should ? { level: 'should' as const } : {}), ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}) };
+  }
+  const evidence = exploration.evidence[relation.id] ?? 0;
+  if (evidence === 0) return notJudged(exploration.replayed !== undefined ? 'the replayed conversation did not bear on it' : 'no generated conversation bore on it');
+  return passed(relation.title, `${evidence} finding${evidence === 1 ? '' : 's'} of the model bore on it, each as it allows`, notes);
+}
+
+/** `BS-STATE-001` …, in relation order. */
+function senderStateChecks(iface: InterfaceId): SenderCheck[] {
+  const p = interfaceSpec(iface).senderCheckPrefix;
+  return senderRelations(iface).map((relation, index) =>
+    defineSenderCheck({
+      id: `${p}-STATE-${String(index + 1).padStart(3, '0')}`, interface: iface, level: relation.level, sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
+      clauses: relation.clauses, tags: ['state', ...relation.tags], scenarios: [],
+      title: `generated conversations: ${relation.title}`,
+      judge: (evidence: SenderEvidence) => judgeSenderRelation(relation, iface, evidence.exploration),
+    }),
+  );
+}
+
+export const senderStateChecksB = senderStateChecks('B');
+export const senderStateChecksA = senderStateChecks('A');

@@ -1,0 +1,67 @@
+/**
+ * What the spec leaves open to a sender, and how far the judgement of a sender leans to let it: each with the words
+ * that leave it open. The spec's own numbers (the 300 s window, 256 KB, 120 characters) are in src/spec/constants.ts;
+ * these say how a wait, a Retry-After or a timestamp is read when the spec gives no tolerance. Plain data and two
+ * small functions; the sender model (./sender.ts) reads them, and docs/conformance.md ("Tolerances") lists them.
+ */
+
+export interface SenderOpenPoint {
+  clause: string;
+  text: string;
+}
+
+/** What a conforming sender may choose, never judged. */
+export const SENDER_LATITUDE: readonly SenderOpenPoint[] = [
+  { clause: '§7, §8', text: "the backoff's base, factor, cap and jitter: only that the waits grow is judged" },
+  { clause: '§7', text: 'waiting longer than Retry-After (its own backoff, a larger of the two)' },
+  { clause: '§8', text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of --wait' },
+  { clause: 'RFC 9110 §5.1', text: 'header name case' },
+  { clause: '§5.2', text: 'pretty or compact JSON, key order, escapes: the bytes signed are the bytes sent' },
+  { clause: 'RFC 9112', text: 'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue' },
+  { clause: '§6.6', text: 'documents sent one at a time or at once, in any order' },
+  { clause: '§2.1, §2.4', text: "a document's optional fields, unknown fields (§9.2), any value of each format's grammar" },
+];
+
+/**
+ * How much earlier than its Retry-After a retry may come and still count as waiting for it (§7 names the header but
+ * no precision; RFC 9110 §10.2.3 counts whole seconds): a quarter of the wait asked for, at most half a second. A
+ * sender's timer starts from its event loop's idea of now, which a busy machine leaves behind the clock; a sender
+ * that ignores Retry-After retries at its own backoff, far earlier. One rule, one tolerance: the same for a sender
+ * run and for the events an Interface A provider sends back.
+ */
+export function retryAfterToleranceMs(askedMs: number): number {
+  return Math.min(500, askedMs / 4);
+}
+
+/**
+ * "Exponential backoff" (§7, §8) gives no base, factor or jitter: the waits after consecutive 5xx or cut connections
+ * grow when the last two of the first five add up to at least this many times the two shortest of the first three.
+ * Exponential backoff, even with 50 % jitter, gives 4× or more over five waits; constant waits give 1×.
+ */
+export const BACKOFF_GROWTH_FACTOR = 2;
+
+/** The waits the growth is judged on: the first this many after consecutive 5xx or cut connections. */
+export const BACKOFF_WAITS = 5;
+
+/**
+ * Whatever the base, the fourth and fifth waits of exponential backoff add up to at least this: a sender that
+ * retries at once, in a tight loop, waits a millisecond or two, below what cai can time to a ratio.
+ */
+export const BACKOFF_FLOOR_MS = 50;
+
+/**
+ * §5.5 asks for a timestamp of the moment an attempt is sent; timestamps are whole seconds and the two parties'
+ * clocks differ. Two attempts of one delivery that arrived at least this far apart must carry different
+ * timestamps, the later one later: the first attempt's headers sent again do not.
+ */
+export const FRESH_SIGNATURE_SPAN_MS = 1_500;
+
+/** §8's service-level target for message delivery, read as the time from the trigger to the first attempt. */
+export const FIRST_ATTEMPT_TARGET_SECONDS = 60;
+
+/**
+ * cai's own lag is no latitude of the sender's: an arrival is timed when cai's event loop gets to it, so each
+ * arrival carries how much earlier it may have come (its slack). A timing verdict holds only when it holds at both
+ * ends of that interval; one the interval leaves open is undecided, and the scenario is run again.
+ */
+export const LAG_NOTE = "cai's own event loop may have been held up when an attempt arrived: each wait is known between two bounds";
