@@ -11,7 +11,7 @@
 // The bundle inlines its dependencies (commander, zod, undici, chalk, ora, cli-table3): it reads nothing from
 // node_modules at run time; the library still imports them, so they stay runtime dependencies.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,6 +20,11 @@ import { fastValidatorSource } from './fast-validators.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// `prepare` runs after `npm ci`, and again when `npx cai-toolkit` first runs in the clone: npx links the clone into
+// its cache as a package and prepares it (npm_command is `exec`). That second build has nothing new to make, and
+// deleting dist/ under commands already running from it broke them: it builds only when there is no build yet.
+if (process.argv.includes('--prepare') && process.env.npm_command === 'exec' && existsSync(new URL('../dist/bundle/cai.js', import.meta.url))) process.exit(0);
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 

@@ -134,7 +134,7 @@ describe('npm pack: the tarball', () => {
     const scripts = Object.keys(packedManifest.scripts as Record<string, string>);
     for (const lifecycle of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack']) expect(scripts).not.toContain(lifecycle);
     const repository = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(repository.scripts.prepare).toBe('npm run build');
+    expect(repository.scripts.prepare).toBe('node scripts/build.mjs --prepare');
     // The copy packed is left as it was: postpack put the original back.
     expect(JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')));
     expect(existsSync(join(clone, '.package.json.orig'))).toBe(false);
