@@ -9,6 +9,7 @@ import type { InterfaceId } from '../spec/constants.js';
 import { CaiError, errorMessage } from '../errors.js';
 import type { CommandContext } from './runner.js';
 import { generator, writeOrFail } from './report-files.js';
+import { wrap } from '../output/layout.js';
 
 export interface ReportFlags {
   junit?: string;
@@ -81,7 +82,10 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
     compact: { quiet },
   });
   for (const line of text.split('\n')) output.result(line);
-  if (view.seed !== undefined) output.result(`stateful phase: seed ${view.seed} (the same seed draws the same conversations)`);
+  if (view.seed !== undefined) {
+    const line = `stateful phase: seed ${view.seed} (the same seed draws the same conversations)`;
+    for (const piece of output.width !== undefined ? wrap(line, output.width) : [line]) output.result(piece);
+  }
   if (format === 'compact' && view.checks.some((check) => check.verdict === 'failed' || check.verdict === 'warning')) {
     output.note('each failure in detail (request, answer, reproduction): --format table, or --html FILE');
   }

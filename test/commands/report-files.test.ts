@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'cai-report-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = (extra: string[], env: NodeJS.ProcessEnv = {}) =>
-  runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--repro-dir', mkdtempSync(join(dir, 'repro-')), ...extra], { env });
+  runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate', '--repro-dir', mkdtempSync(join(dir, 'repro-')), ...extra], { env });
 const missingDir = join(dir, 'no-such-dir');
 
 describe('cai conformance run --html / --summary', () => {

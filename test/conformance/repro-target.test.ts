@@ -26,7 +26,7 @@ describe('reproductions of multi-request checks against a target', () => {
         const check = report.checks.find((entry) => entry.id === id);
         expect(check?.verdict, id).toBe('failed');
         expect(check?.requests, id).toBeGreaterThan(1);
-        expect(check?.repro?.command, id).toBe(`cai conformance run --interface B --target ${platform.url} --provider acme --secret-env CAI_SECRET --only ${id}`);
+        expect(check?.repro?.command, id).toBe(`cai conformance run --interface B --to ${platform.url} --provider acme --secret-env CAI_SECRET --only ${id}`);
         expect(readFileSync(check?.repro?.script as string, 'utf8')).toContain(`--only ${id}\n`);
       }
     } finally {

@@ -192,10 +192,17 @@ function held(request: IncomingMessage, response: ServerResponse, ms: number): P
  * that was cut (a scripted reset) never gets a socket, so neither of its own events ever comes.
  */
 async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<boolean> {
+  const socket = request.socket;
   const done = new Promise<boolean>((resolve) => {
-    response.once('finish', () => resolve(true));
-    response.once('close', () => resolve(response.writableFinished));
-    request.socket.once('close', () => resolve(response.writableFinished));
+    // One connection carries many requests: its listener goes with the answer it waited for.
+    const connectionClosed = () => resolve(response.writableFinished);
+    const settle = (whole: boolean) => {
+      socket.off('close', connectionClosed);
+      resolve(whole);
+    };
+    response.once('finish', () => settle(true));
+    response.once('close', () => settle(response.writableFinished));
+    socket.once('close', connectionClosed);
   });
   sendReply(request, response, reply);
   sent?.();
