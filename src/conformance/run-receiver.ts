@@ -231,7 +231,7 @@ function untilStopped<T, S>(work: Promise<T>, signal: AbortSignal, stopped: S): 
 }
 
 /** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
-const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-returning': 'returning', 'callback-503': 'answered-503', 'callback-429': 'answered-429', 'callback-400': 'answered-400' };
+const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-returning': 'returning', 'callback-503': 'answered-503', 'callback-5xx': 'answered-5xx', 'callback-429': 'answered-429', 'callback-429-date': 'answered-429-date', 'callback-400': 'answered-400' };
 
 /** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */
 async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: JobStage[]) {

@@ -223,7 +223,7 @@ describe('interrupting a run', () => {
 describe('interface A against a provider started separately, with the callback listener', () => {
   it('checks the jobs endpoint and the events sent back to --callback-listen', async () => {
     const { startMockProvider } = await import('../../src/mock/provider.js');
-    const provider = await startMockProvider({ providerCode: 'acme', sourceId: 'platform-eu', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
+    const provider = await startMockProvider({ providerCode: 'acme', sourceId: 'platform-eu', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000, retry: { initialDelayMs: 50 } }); // five 5xx in a row retried within --callback-wait
     try {
       const result = await runCli(
         ['--json', 'conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001',

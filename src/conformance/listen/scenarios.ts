@@ -17,7 +17,7 @@ import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_DATE_
 export const SCENARIO_IDS = [
   'accept', 'duplicate', 'ok-200', 'ok-201', 'ok-204', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401', 'reject-413',
 ] as const;
-export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-returning', 'callback-503', 'callback-429', 'callback-400'] as const;
+export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-returning', 'callback-503', 'callback-5xx', 'callback-429', 'callback-429-date', 'callback-400'] as const;
 export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
@@ -98,6 +98,22 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
     script: [rateLimited('seconds', CALLBACK_RETRY_AFTER_SECONDS), ACCEPTED],
     scriptedDeliveries: 1,
     purpose: `the first event answered 429 with Retry-After: ${CALLBACK_RETRY_AFTER_SECONDS}`,
+  },
+  {
+    id: 'callback-5xx',
+    interfaces: ['B'],
+    script: [...Array.from({ length: FAILURES_BEFORE_ACCEPT }, () => error(503)), ACCEPTED],
+    scriptedDeliveries: 1,
+    slow: true,
+    purpose: `the first event answered 503 ${FAILURES_BEFORE_ACCEPT} times in a row: retried through them, with waits that grow`,
+  },
+  {
+    id: 'callback-429-date',
+    interfaces: ['B'],
+    script: [rateLimited('date', RETRY_AFTER_DATE_SECONDS), ACCEPTED],
+    scriptedDeliveries: 1,
+    slow: true,
+    purpose: `the first event answered 429 with Retry-After as an HTTP-date ${RETRY_AFTER_DATE_SECONDS} s ahead`,
   },
   { id: 'callback-400', interfaces: ['B'], script: [error(400)], scriptedDeliveries: 1, purpose: 'the first event answered 400' },
 ];

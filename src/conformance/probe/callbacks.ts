@@ -46,6 +46,8 @@ export interface JobStage {
   job?: Exchange;
   /** The answer to the same job sent again, when it was (`twice`). */
   repeat?: Exchange;
+  /** The answers to the requests sent before the job (`before`). */
+  refused?: Exchange[];
   record: StageRecord;
   /** When the job was sent (ms since the epoch), and how long its events were waited for. */
   startedAt: number;
@@ -61,6 +63,8 @@ export interface JobRequest {
   send(doc: Record<string, unknown>): Promise<Exchange>;
   /** Send the job a second time right after the first is accepted (a retry whose answer was lost). */
   twice?: boolean;
+  /** Requests sent before the job, with its event_id, that the provider must refuse (their answers kept). */
+  before?(doc: Record<string, unknown>): Promise<Exchange[]>;
   signal: AbortSignal;
 }
 
@@ -132,6 +136,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       const startedAt = Date.now();
       const startedMono = performance.now();
       record.startedMono = startedMono;
+      const refused = request.before ? await request.before(doc) : undefined;
       const job = await request.send(doc);
       let repeat: Exchange | undefined;
       const accepted = job.status !== undefined && job.status >= 200 && job.status < 300;
@@ -145,7 +150,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         awaiting: () => accepted && !awaited(request.scenario, record),
         deadlineMono: accepted ? startedMono + options.waitMs : performance.now(),
       });
-      return { name: request.name, doc, leadId: String(doc.lead_id), ...(job ? { job } : {}), ...(repeat ? { repeat } : {}), record, startedAt, waitedMs: Date.now() - startedAt };
+      return { name: request.name, doc, leadId: String(doc.lead_id), ...(job ? { job } : {}), ...(repeat ? { repeat } : {}), ...(refused ? { refused } : {}), record, startedAt, waitedMs: Date.now() - startedAt };
     },
     evidence: (stages) => ({
       interface: 'B',

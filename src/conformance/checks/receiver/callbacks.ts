@@ -9,8 +9,10 @@
 import { isE164 } from '../../../spec/formats.js';
 import { isObject } from '../../../spec/json.js';
 import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
-import { describeAnswer, documentOf, label, ms, type Attempt } from '../../evidence.js';
-import { compact, type Doc } from '../../probe/bodies.js';
+import { describeAnswer, documentOf, label, ms, type Attempt, type Exchange } from '../../evidence.js';
+import { compact, withPath, type Doc } from '../../probe/bodies.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
+import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
 import { eventObject, isEndingEvent, jobEventTerms, secondConversation, type EventTermId, type JobFacts } from '../../../spec/model/job-events.js';
 import { providerJobIdOf } from '../../../spec/model/answers.js';
@@ -29,6 +31,8 @@ interface JobOptions {
   twice?: boolean;
   /** `returning`: the lead of the run's main job (a contact who comes back: a second job for one lead). */
   lead?: 'returning';
+  /** Requests with the job's event_id the provider must refuse, sent before it (JobRequest.before). */
+  before?(doc: Doc): Promise<Exchange[]>;
 }
 
 /** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
@@ -54,6 +58,7 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
       },
       send: (doc) => scope.send({ body: compact(doc) }),
       ...(options.twice ? { twice: true } : {}),
+      ...(options.before ? { before: options.before } : {}),
       signal: scope.session.signal,
     });
   });
@@ -72,6 +77,20 @@ function unusualLeadId(plain: string): string {
 }
 
 const edgeLeadJob = (scope: ProbeScope) => jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
+
+/**
+ * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:
+ * both refusals must leave no trace (§2.2, §5.5), so the job is new and its conversation starts. A provider that
+ * records the event_id before it validates the job, or before it judges the window, takes the valid one for a
+ * repeat: its answer may look like any acknowledgment, but no event ever comes.
+ */
+const refusedFirstJob = (scope: ProbeScope) =>
+  jobStage(scope, 'refused-first', {
+    before: async (doc) => [
+      await scope.send({ body: compact(withPath(doc, 'contact.phone_e164', 34600000000)) }),
+      await scope.send({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) } }),
+    ],
+  });
 
 /** The event of an attempt, when its body is a JSON object. */
 function eventOf(attempt: Attempt): Record<string, unknown> | undefined {
@@ -153,6 +172,22 @@ const arrival = [
       if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
       if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
       return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`);
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-015', level: 'must', sections: ['§2.2', '§5.5', '§3'], clauses: ['§2.2-5', '§3-1'], tags: ['dedupe'],
+    title: 'a job refused first (for its schema, then for its timestamp) and sent validly next is handled: its events come',
+    stage: refusedFirstJob,
+    judgesSilence: true,
+    judge: (stage) => {
+      const expected = 'at least one event for the valid job, as for any new job (a refused one leaves no trace)';
+      const accepted = (stage.refused ?? []).filter(isAccepted);
+      if (accepted.length > 0) return notJudged(`a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`);
+      const first = stage.record.attempts[0];
+      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
+      if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
+      const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
+      return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}, refused first (${refusals}): taken for a repeat of a job that was never taken`, { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] });
     },
   }),
   callbackCheck({
