@@ -6,10 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { Headers, type InterfaceId } from '../spec/constants.js';
+import type { ModelAnswer } from '../spec/model/answers.js';
 import type { Expectation } from '../spec/model/receiver.js';
 import { documentOf, eventIdOfAttempt, ms, type SeenAttempt } from '../spec/model/sender.js';
-import type { SenderExploration } from './explore/sender-checks.js';
-import type { Scenario } from './listen/scenarios.js';
+import type { SenderRelationId } from '../spec/model/sender-relations.js';
+import type { Scenario, ScriptedAnswer } from './listen/scenarios.js';
 import type { SentRequest } from './probe/recipe.js';
 import type { BodyRecord, ExchangeRecord } from './types.js';
 
@@ -166,3 +167,48 @@ export function bodyDigest(body: Buffer): string {
 }
 
 export { documentOf, ms };
+
+/** A relation's failure: the shortest conversation found that breaks it, played once more. */
+export interface SenderShrunk {
+  /** One answer script per document of the conversation. */
+  scripts: ScriptedAnswer[][];
+  /** The model's breach, as it was seen in the last play. */
+  actual: string;
+  /** The breach is of a `should` term of the relation: a warning. */
+  should: boolean;
+  /** The last play: its attempts are the evidence. */
+  record: StageRecord;
+  /** fast-check's path of the conversation: `--seed SEED:PATH` replays it. */
+  path?: string;
+  /** The conversation broke the relation again when played once more. */
+  confirmed: boolean;
+  /** Shorter conversations that still broke it, on the way. */
+  shrinks: number;
+}
+
+export interface SenderExploration {
+  seed: number;
+  /** Conversations played (each a run of the trigger), and attempts they brought. */
+  conversations: number;
+  attempts: number;
+  durationMs: number;
+  /** Findings the model kept, per relation: the evidence a relation's verdict rests on. */
+  evidence: Partial<Record<SenderRelationId, number>>;
+  failures: Partial<Record<SenderRelationId, SenderShrunk>>;
+  /** Its time budget ended the exploring before its budget of conversations. */
+  timedOut: boolean;
+  /** Set when the run replayed one conversation (`--seed S:PATH`). */
+  replayed?: string;
+  /** The stages it played (the shrinking's candidates aside): the report's scenarios, the failures' timelines. */
+  records: StageRecord[];
+}
+
+export function answerOf(exchange: Exchange): ModelAnswer {
+  return {
+    ...(exchange.status !== undefined ? { status: exchange.status } : {}),
+    headers: exchange.headers,
+    body: exchange.body,
+    ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}),
+    ...(exchange.error ? { error: `${exchange.error.code}: ${exchange.error.message}` } : {}),
+  };
+}

@@ -32,7 +32,8 @@ import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judg
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { isStateCheck, type ExploreRequest } from './explore/setup.js';
-import type { SenderExploration } from './explore/sender-checks.js';
+import type { SenderExploration } from './evidence.js';
+import type { StageOptions, Stages } from './listen/stages.js';
 import type { ScenarioSummary, SuiteReport } from './types.js';
 import { waiverReport, type Waiver } from './waivers.js';
 
@@ -197,26 +198,6 @@ function stateChecksPlanned(plan: ReturnType<typeof planRun>): boolean {
 }
 
 type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
-
-/** How one stage is played: its id (and path), its place in the run for a person sending by hand, when it must end. */
-export interface StageOptions {
-  id?: string;
-  place?: { index: number; total: number };
-  deadlineMono: number;
-}
-
-/** The listener of a run and the recorder behind it, on which every stage is played. */
-export interface Stages {
-  publicBase: string;
-  play(entry: Scenario, options: StageOptions): Promise<StageRecord>;
-  strays: readonly string[];
-  strayCount(): number;
-  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
-  refused(): number;
-  /** The stages played so far (to learn how many documents the sender sends in a run). */
-  played: readonly StageRecord[];
-  close(): Promise<void>;
-}
 
 /** Where a stage's sender is sent, and where its attempts must arrive: each stage has a path of its own. */
 function openingOf(entry: Scenario, id: string, iface: InterfaceId, base: string, shared: boolean): StageOpening {

@@ -11,44 +11,9 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import type { Relation } from '../../spec/model/relations.js';
 import { defineSenderCheck, failed, notJudged, passed, type Outcome, type SenderCheck } from '../check.js';
-import type { SenderEvidence, StageRecord } from '../evidence.js';
+import type { SenderEvidence, SenderExploration } from '../evidence.js';
 import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
 import type { ExploreRequest } from './setup.js';
-
-/** A relation's failure: the shortest conversation found that breaks it, played once more. */
-export interface SenderShrunk {
-  /** One answer script per document of the conversation. */
-  scripts: ScriptedAnswer[][];
-  /** The model's breach, as it was seen in the last play. */
-  actual: string;
-  /** The breach is of a `should` term of the relation: a warning. */
-  should: boolean;
-  /** The last play: its attempts are the evidence. */
-  record: StageRecord;
-  /** fast-check's path of the conversation: `--seed SEED:PATH` replays it. */
-  path?: string;
-  /** The conversation broke the relation again when played once more. */
-  confirmed: boolean;
-  /** Shorter conversations that still broke it, on the way. */
-  shrinks: number;
-}
-
-export interface SenderExploration {
-  seed: number;
-  /** Conversations played (each a run of the trigger), and attempts they brought. */
-  conversations: number;
-  attempts: number;
-  durationMs: number;
-  /** Findings the model kept, per relation: the evidence a relation's verdict rests on. */
-  evidence: Partial<Record<SenderRelationId, number>>;
-  failures: Partial<Record<SenderRelationId, SenderShrunk>>;
-  /** Its time budget ended the exploring before its budget of conversations. */
-  timedOut: boolean;
-  /** Set when the run replayed one conversation (`--seed S:PATH`). */
-  replayed?: string;
-  /** The stages it played (the shrinking's candidates aside): the report's scenarios, the failures' timelines. */
-  records: StageRecord[];
-}
 
 export interface SenderExploreSetup {
   seed: number;

@@ -26,8 +26,9 @@ import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } fr
 import type { SenderEvidence, StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../pool.js';
-import type { Stages } from '../run-sender.js';
-import { describeConversation, senderExploreSetup, type SenderExploration, type SenderShrunk } from './sender-checks.js';
+import type { Stages } from '../listen/stages.js';
+import type { SenderExploration, SenderShrunk } from '../evidence.js';
+import { describeConversation, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];

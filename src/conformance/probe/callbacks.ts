@@ -102,10 +102,15 @@ function quietAfter(record: StageRecord, observeMs: number): number {
   return ending ? Math.max(observeMs, (ending.arrivedMono - record.startedMono) / 2) : observeMs;
 }
 
+/** A stage whose first event gets a scripted answer (a 5xx, a 429, a 400) rather than 202 to every event. */
+function scripted(id: CallbackScenarioId): boolean {
+  return id !== 'callbacks' && id !== 'callback-returning';
+}
+
 /** When a job's stage has seen what it waits for: the conversation's end, or the scripted first event settled. */
 function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   const attempts = record.attempts.filter((attempt) => attempt.answeredMono !== undefined);
-  if (id === 'callbacks' || id === 'callback-returning') return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  if (!scripted(id)) return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
   const first = attempts[0];
   if (!first) return false;
   if (id === 'callback-400') return true;
@@ -148,7 +153,9 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         signal: request.signal,
         senderDone: () => true,
         awaiting: () => accepted && !awaited(request.scenario, record),
-        deadlineMono: accepted ? startedMono + options.waitMs : performance.now(),
+        // A scripted answer is judged --callback-wait after the event it answered (a retry that never comes): its
+        // stage may outlive the job's own wait by that much, and ends as soon as the event's delivery settles.
+        deadlineMono: accepted ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs : performance.now(),
       });
       return { name: request.name, doc, leadId: String(doc.lead_id), ...(job ? { job } : {}), ...(repeat ? { repeat } : {}), ...(refused ? { refused } : {}), record, startedAt, waitedMs: Date.now() - startedAt };
     },

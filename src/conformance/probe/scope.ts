@@ -6,10 +6,9 @@
  */
 import { requestFacts, type ModelRequest, type ReadingClock } from '../../spec/model/facts.js';
 import { ReceiverModel } from '../../spec/model/receiver.js';
-import type { Exchange } from '../evidence.js';
+import { answerOf, type Exchange } from '../evidence.js';
 import type { RequestRecipe, SentRequest } from './recipe.js';
 import type { Session } from './session.js';
-import { answerOf } from './verdict.js';
 
 export class ProbeScope {
   readonly session: Session;

@@ -4,10 +4,10 @@
  * `must` check reads the `must` terms; a `should` check every term (its failures are warnings). The checks say what
  * they send and what they are about; what the answer must be is the model's alone.
  */
-import { breachesOf, describeSet, inSet, type Breach, type ModelAnswer, type TermId } from '../../spec/model/answers.js';
+import { breachesOf, describeSet, inSet, type Breach, type TermId } from '../../spec/model/answers.js';
 import type { Expectation } from '../../spec/model/receiver.js';
 import { failed, notJudged, passed, type Outcome } from '../check.js';
-import { describeAnswer, type Exchange } from '../evidence.js';
+import { answerOf, describeAnswer, type Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
 
 /** What a check judges of an answer: at its level, and which terms (the status alone, by default). */
@@ -18,15 +18,7 @@ export interface Focus {
 
 const OUTCOME: readonly TermId[] = ['outcome'];
 
-export function answerOf(exchange: Exchange): ModelAnswer {
-  return {
-    ...(exchange.status !== undefined ? { status: exchange.status } : {}),
-    headers: exchange.headers,
-    body: exchange.body,
-    ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}),
-    ...(exchange.error ? { error: `${exchange.error.code}: ${exchange.error.message}` } : {}),
-  };
-}
+export { answerOf } from '../evidence.js';
 
 function expectationOf(exchange: Exchange): Expectation {
   if (!exchange.expected) throw new Error('an exchange without the model\'s expectation (sent outside a probe scope)');
