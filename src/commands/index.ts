@@ -23,7 +23,7 @@ const LOADERS: Readonly<Record<string, () => Promise<Register>>> = {
   'replay': async () => (await import('./replay/command.js')).registerReplay,
   'trigger': async () => (await import('./trigger/command.js')).registerTrigger,
   'mock': async () => (await import('./mock/command.js')).registerMock,
-  'conformance': async () => (await import('./conformance.js')).registerConformance,
+  'conformance': async () => (await import('./conformance/command.js')).registerConformance,
   'config': async () => (await import('./config/command.js')).registerConfig,
   'doctor': async () => (await import('./doctor/command.js')).registerDoctor,
   'report': async () => (await import('./report/command.js')).registerReport,

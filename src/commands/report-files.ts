@@ -1,6 +1,6 @@
 /**
  * Writing the report files the commands write beside their output (`cai report --html`; the conformance reports,
- * cli/conformance-report.ts). The renderers are pure; this only writes, and turns a file that cannot be written into
+ * commands/conformance/report.ts). The renderers are pure; this only writes, and turns a file that cannot be written into
  * the usage error of exit 2.
  */
 import { appendFile, writeFile } from 'node:fs/promises';

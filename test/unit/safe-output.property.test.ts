@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { SendResult } from '../../src/http/send.js';
 import { renderSendResult } from '../../src/commands/send/result.js';
 import { MockLines } from '../../src/commands/mock/lines.js';
-import { renderReport } from '../../src/cli/conformance-report.js';
+import { renderReport } from '../../src/commands/conformance/report.js';
 import { describeRecord } from '../../src/commands/send/batch-summary.js';
 import { renderDryRun } from '../../src/commands/send/dry-run-view.js';
 import { Output } from '../../src/output/output.js';

@@ -4,12 +4,12 @@
  * stderr. A run that stops before any check still writes every file, from a report that carries its error, with
  * the same reporters (src/conformance/reporters).
  */
-import type { SuiteReport } from '../conformance/types.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { CaiError, errorMessage } from '../errors.js';
-import type { CommandContext } from './runner.js';
-import { generator, writeOrFail } from './report-files.js';
-import { wrap } from '../output/layout.js';
+import type { SuiteReport } from '../../conformance/types.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { CaiError, errorMessage } from '../../errors.js';
+import type { CommandContext } from '../runner.js';
+import { generator, writeOrFail } from '../report-files.js';
+import { wrap } from '../../output/layout.js';
 
 export interface ReportFlags {
   junit?: string;
@@ -34,9 +34,9 @@ export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, ter
 }
 
 /** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
-export async function writeReportFiles(view: import('../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
+export async function writeReportFiles(view: import('../../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
   const { output, io } = context;
-  const { REPORTERS } = await import('../conformance/reporters/index.js');
+  const { REPORTERS } = await import('../../conformance/reporters/index.js');
   if (flags.junit !== undefined) {
     await writeOrFail(flags.junit, await REPORTERS.junit(view, {}), 'JUnit report', context);
     output.info(`JUnit report written to ${flags.junit}`);
@@ -66,7 +66,7 @@ export async function writeReportFiles(view: import('../conformance/reporters/in
 /** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise. */
 export async function renderReport(report: SuiteReport, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<number> {
   const { output } = context;
-  const { REPORTERS, viewOf, preflightWarning, stoppedLine, unverifiedLine } = await import('../conformance/reporters/index.js');
+  const { REPORTERS, viewOf, preflightWarning, stoppedLine, unverifiedLine } = await import('../../conformance/reporters/index.js');
   const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   const unverified = unverifiedLine(view);
   await writeReportFiles(view, flags, context);
@@ -112,8 +112,8 @@ export interface StoppedRun {
  */
 export async function reportStop(error: unknown, run: StoppedRun, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<void> {
   if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
-  const { viewOf } = await import('../conformance/reporters/index.js');
-  const { runVersion } = await import('../conformance/catalogue.js');
+  const { viewOf } = await import('../../conformance/reporters/index.js');
+  const { runVersion } = await import('../../conformance/catalogue.js');
   const report: SuiteReport = {
     ok: false,
     version: runVersion(),

@@ -7,8 +7,8 @@
  * user is told to set. A run against the built-in receiver needs no secret at all: it generates its own.
  */
 import type { Command } from 'commander';
-import { shellQuote } from '../http/curl.js';
-import type { SecretSource } from '../secrets/resolve.js';
+import { shellQuote } from '../../http/curl.js';
+import type { SecretSource } from '../../secrets/resolve.js';
 
 const DROPPED = new Set(['only', 'rerunFailed', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
 

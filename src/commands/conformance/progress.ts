@@ -5,13 +5,13 @@
  * Where stderr is no terminal (a pipe, a CI log), a run that finishes no check for WAIT_LINE_MS says what it is
  * still waiting for, at most one line every WAIT_LINE_MS: a CI log that stops moving looks like a hung job.
  */
-import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../conformance/reporters/text.js';
-import { verdictPaint } from '../conformance/reporters/table.js';
-import type { CheckResult } from '../conformance/types.js';
-import type { Check } from '../conformance/check.js';
-import { WAIT_LINE_MS } from '../output/wait-notice.js';
-import { ProgressLine, type Terminal } from '../output/progress.js';
-import { truncate } from '../output/layout.js';
+import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../../conformance/reporters/text.js';
+import { verdictPaint } from '../../conformance/reporters/table.js';
+import type { CheckResult } from '../../conformance/types.js';
+import type { Check } from '../../conformance/check.js';
+import { WAIT_LINE_MS } from '../../output/wait-notice.js';
+import { ProgressLine, type Terminal } from '../../output/progress.js';
+import { truncate } from '../../output/layout.js';
 
 export interface ConformanceProgress {
   onStart?: (check: Check) => void;

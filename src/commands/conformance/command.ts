@@ -1,27 +1,27 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { EXPLORE_CAPS } from '../bounds.js';
-import { runHandler, type CommandContext, type RunState } from '../cli/runner.js';
-import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../cli/secret-options.js';
-import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, requireOptions } from '../cli/options.js';
-import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../mock/faults.js';
+import { EXPLORE_CAPS } from '../../bounds.js';
+import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../secret-options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, requireOptions } from '../options.js';
+import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 
 /** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
 const MOCK_FAULTS = [...new Set([...Object.keys(PLATFORM_FAULTS), ...Object.keys(PROVIDER_FAULTS)])];
-import { readFileInput } from '../input.js';
-import { addTlsOptions, checkPlainHttp, openTransport } from '../cli/transport-options.js';
-import { usageError } from '../errors.js';
-import { rerunCommand } from '../cli/rerun.js';
-import { shellQuote } from '../http/curl.js';
-import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } from '../conformance/explore/setup.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
-import type { SenderFlags } from '../cli/conformance-sender.js';
-import { INTERRUPTED_REPORT } from '../cli/interrupted.js';
+import { readFileInput } from '../../input.js';
+import { addTlsOptions, checkPlainHttp, openTransport } from '../transport-options.js';
+import { usageError } from '../../errors.js';
+import { rerunCommand } from './rerun.js';
+import { shellQuote } from '../../http/curl.js';
+import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import type { SenderFlags } from './sender.js';
+import { INTERRUPTED_REPORT } from './interrupted.js';
 
 interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
   format?: 'compact' | 'table';
-  /** The receiver's address (`--to`; `--target` is its other name, src/cli/target-alias.ts). */
+  /** The receiver's address (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
   to?: string;
   mock?: boolean;
   break?: string[];
@@ -58,7 +58,7 @@ interface RunOptions extends SenderFlags {
   generate?: number | false;
   seed?: { seed: number; path?: string };
   budget?: number;
-  /** receiver (default): cai sends to --to. sender: cai listens and judges what a sender sends (src/cli/conformance-sender.ts). */
+  /** receiver (default): cai sends to --to. sender: cai listens and judges what a sender sends (./sender.ts). */
   role: 'receiver' | 'sender';
   [key: string]: unknown;
 }
@@ -156,7 +156,7 @@ Examples:
   $ cai conformance run --mock --interface B --break no-dedupe     # see what a failure looks like
   $ cai conformance run --mock --interface B --generate 500        # and 1 500 generated requests
   $ cai conformance run --interface B --role sender --provider acme --secret-env CAI_SECRET \\
-      --trigger './send-test-event.sh "$CAI_TARGET_URL"'
+      --trigger '../send-test-event.sh "$CAI_TARGET_URL"'
 
 Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or a should check with
 --fail-on warnings), or the receiver refused the first valid request (diagnosed, no check run), 2 usage,
@@ -166,9 +166,9 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     await runHandler(state, cmd, async (context) => {
       if (options.rerunFailed !== undefined) {
         const nothing = await selectRerun(options, context);
-        if (nothing) return (await import('../cli/rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { ...(options.to !== undefined ? { target: options.to } : {}), mock: options.mock === true }, options, context);
+        if (nothing) return (await import('./rerun-failed.js')).reportNothingToRerun(options.rerunFailed, nothing, { ...(options.to !== undefined ? { target: options.to } : {}), mock: options.mock === true }, options, context);
       }
-      const { refuseFlagsOfOtherRole, runSenderRole } = await import('../cli/conformance-sender.js');
+      const { refuseFlagsOfOtherRole, runSenderRole } = await import('./sender.js');
       if (options.role === 'sender') {
         const explore = exploreRequest(options);
         const rerun = withSeed(rerunCommand(cmd, invocationOf(context)), explore, cmd);
@@ -212,12 +212,12 @@ interface CoverageOptions {
 /** `cai conformance coverage`: every clause of the spec, the checks that enforce it, or why none can. */
 async function runCoverage(options: CoverageOptions, context: CommandContext): Promise<number> {
   const { output } = context;
-  const { coverage, clauseRolesOf, summariseCoverage } = await import('../conformance/coverage.js');
+  const { coverage, clauseRolesOf, summariseCoverage } = await import('../../conformance/coverage.js');
   const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) => (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)));
   const matrix = coverage({ roles: [...new Set(roles)] });
   if (options.html !== undefined) {
-    const { renderCoverageHtml } = await import('../conformance/reporters/coverage.js');
-    const { generator, writeOrFail } = await import('../cli/report-files.js');
+    const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
+    const { generator, writeOrFail } = await import('../report-files.js');
     await writeOrFail(options.html, renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }), 'HTML coverage', context);
     output.info(`HTML coverage written to ${options.html}`);
   }
@@ -225,32 +225,32 @@ async function runCoverage(options: CoverageOptions, context: CommandContext): P
     output.printJson({ clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })), summary: summariseCoverage(matrix) });
     return 0;
   }
-  const { renderCoverageText } = await import('../conformance/reporters/coverage.js');
+  const { renderCoverageText } = await import('../../conformance/reporters/coverage.js');
   for (const line of renderCoverageText(matrix).split('\n')) output.result(line);
   return 0;
 }
 
 async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
-  const checks = (await import('../conformance/catalogue.js')).describeCatalogue(options.role, options.interface);
+  const checks = (await import('../../conformance/catalogue.js')).describeCatalogue(options.role, options.interface);
   if (output.json) {
     output.printJson({ checks });
     return 0;
   }
-  await (await import('../output/check-list.js')).renderCheckList(checks, { wide: options.wide === true }, output);
+  await (await import('../../output/check-list.js')).renderCheckList(checks, { wide: options.wide === true }, output);
   return 0;
 }
 
 async function runConformanceCommand(options: RunOptions, cmd: Command, context: CommandContext): Promise<number> {
   const { io, output } = context;
   const iface = await checkRunOptions(options);
-  const { planFor, runConformance } = await import('../conformance/run-receiver.js');
-  const { splitSelectors } = await import('../conformance/catalogue.js');
+  const { planFor, runConformance } = await import('../../conformance/run-receiver.js');
+  const { splitSelectors } = await import('../../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const explore = exploreRequest(options);
   const plan = planFor({ interface: iface, selection, explore });
   if (plan.unknownSelectors.length > 0) {
-    const { listUnknown, selectorWords } = await import('../cli/suggest.js');
-    const known = selectorWords((await import('../conformance/catalogue.js')).describeCatalogue('receiver', iface));
+    const { listUnknown, selectorWords } = await import('../suggest.js');
+    const known = selectorWords((await import('../../conformance/catalogue.js')).describeCatalogue('receiver', iface));
     throw usageError('unknown_check', `no interface ${iface} check or tag matches: ${listUnknown(plan.unknownSelectors, known)}`, `run 'cai conformance list --interface ${iface}' for the ids and tags`);
   }
   if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
@@ -268,7 +268,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure, proxy: options.proxy }, context, options.to);
   const secretValues = [...secrets, ...callbackSecrets].map((secret) => secret.value);
 
-  const { conformanceProgress } = await import('../cli/conformance-progress.js');
+  const { conformanceProgress } = await import('./progress.js');
   const progress = conformanceProgress(context, plan.planned.length, { ...(callsBack ? { callbackWaitMs: options.callbackWait } : {}) });
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -278,7 +278,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
     abort.abort();
   });
   const startedAt = new Date();
-  const { renderReport, reportStop } = await import('../cli/conformance-report.js');
+  const { renderReport, reportStop } = await import('./report.js');
   const invocation = invocationOf(context);
   let report;
   try {
@@ -328,10 +328,10 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
  * `--rerun-failed REPORT`: the checks to run are those that did not pass in the report, of its interface and role.
  * Returns the report's reading when there is nothing to run again (every check passed), else undefined.
  */
-async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<import('../cli/rerun-failed.js').Rerun | undefined> {
+async function selectRerun(options: RunOptions, { io, output }: CommandContext): Promise<import('./rerun-failed.js').Rerun | undefined> {
   const path = options.rerunFailed as string;
   if (options.only?.length) throw usageError('conflicting_options', '--rerun-failed and --only both choose the checks', 'pass one of them');
-  const { readRerun } = await import('../cli/rerun-failed.js');
+  const { readRerun } = await import('./rerun-failed.js');
   const rerun = await readRerun(path, io);
   if (options.interface !== undefined && options.interface !== rerun.interface) {
     throw usageError('conflicting_options', `${path} is a report of interface ${rerun.interface}, not ${options.interface}`, `drop --interface, or pass --interface ${rerun.interface}`);
@@ -411,7 +411,7 @@ function requireCallbackOptions(options: RunOptions): void {
 }
 
 async function loadWaivers(path: string, { io }: CommandContext) {
-  const { parseWaivers } = await import('../conformance/waivers.js');
+  const { parseWaivers } = await import('../../conformance/waivers.js');
   const parsed = parseWaivers((await readFileInput(path, io, 'waivers')).toString('utf8'));
   if (!parsed.ok) throw usageError('bad_waivers', `waivers file ${path}: ${parsed.message}`, 'write it as [{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]');
   return parsed.waivers;

@@ -3,14 +3,14 @@
  * not judged in a report `--json` wrote, of the same interface and role, so a fix is checked on what it fixes.
  */
 import { z } from 'zod';
-import type { SuiteReport } from '../conformance/types.js';
-import { usageError } from '../errors.js';
-import { readFileInput } from '../input.js';
-import type { Io } from '../io.js';
-import { describeJsonFailure } from '../spec/json-syntax.js';
-import type { InterfaceId } from '../spec/constants.js';
-import type { ReportFlags } from './conformance-report.js';
-import type { CommandContext } from './runner.js';
+import type { SuiteReport } from '../../conformance/types.js';
+import { usageError } from '../../errors.js';
+import { readFileInput } from '../../input.js';
+import type { Io } from '../../io.js';
+import { describeJsonFailure } from '../../spec/json-syntax.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import type { ReportFlags } from './report.js';
+import type { CommandContext } from '../runner.js';
 
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),
@@ -56,7 +56,7 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
  * report with `--json`, else the sentence. Exit 0: nothing failed.
  */
 export async function reportNothingToRerun(path: string, rerun: Rerun, run: { target?: string; mock: boolean }, flags: ReportFlags, context: CommandContext): Promise<number> {
-  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([import('../conformance/reporters/index.js'), import('../conformance/catalogue.js'), import('./conformance-report.js')]);
+  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([import('../../conformance/reporters/index.js'), import('../../conformance/catalogue.js'), import('./report.js')]);
   const report: SuiteReport = {
     ok: true,
     version: runVersion(),

@@ -5,17 +5,17 @@
  * --junit as a receiver run).
  */
 import type { Command } from 'commander';
-import { usageError } from '../errors.js';
-import { readPem } from '../input.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { identityHint, interfaceSpec } from '../spec/interfaces.js';
-import type { ScenarioSummary, SuiteReport } from '../conformance/types.js';
-import type { Waiver } from '../conformance/waivers.js';
-import type { ScenarioStart } from '../conformance/run-sender.js';
-import type { ExploreRequest } from '../conformance/explore/setup.js';
-import { EXPLORE_CAPS } from '../bounds.js';
-import type { CommandContext } from './runner.js';
-import { secretsFromOptions } from './secret-options.js';
+import { usageError } from '../../errors.js';
+import { readPem } from '../../input.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { identityHint, interfaceSpec } from '../../spec/interfaces.js';
+import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
+import type { Waiver } from '../../conformance/waivers.js';
+import type { ScenarioStart } from '../../conformance/run-sender.js';
+import type { ExploreRequest } from '../../conformance/explore/setup.js';
+import { EXPLORE_CAPS } from '../../bounds.js';
+import type { CommandContext } from '../runner.js';
+import { secretsFromOptions } from '../secret-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
@@ -90,7 +90,7 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
   }
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
 
-  const { planRun, splitSelectors } = await import('../conformance/catalogue.js');
+  const { planRun, splitSelectors } = await import('../../conformance/catalogue.js');
   const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
   const plan = planRun('sender', iface, selection);
   if (plan.unknownSelectors.length > 0) {
@@ -117,8 +117,8 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
     abort.abort();
   });
   const byHand = options.trigger === undefined;
-  const { runSenderConformance } = await import('../conformance/run-sender.js');
-  const { renderReport, reportStop } = await import('./conformance-report.js');
+  const { runSenderConformance } = await import('../../conformance/run-sender.js');
+  const { renderReport, reportStop } = await import('./report.js');
   const secretValues = secrets.map((secret) => secret.value);
   const startedAt = new Date();
   let report: SuiteReport;

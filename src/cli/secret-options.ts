@@ -1,2 +1,0 @@
-// Moved to src/commands/secret-options.ts; kept for the conformance command's files until they move into src/commands/conformance/.
-export * from '../commands/secret-options.js';
