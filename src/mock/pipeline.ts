@@ -37,6 +37,7 @@ import type { MockRequestEntry, ReceiverProfile, Reject, RequestObserver, Receiv
 import { authenticate, bodyOrReply, checkDeclaredSize, checkRoute, checkSignatureHeaders, parseAndValidate } from './pipeline/steps.js';
 import { SignedHeaders } from '../signing/verify.js';
 import { eventIdOf } from '../spec/json.js';
+import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { foldIdentity } from './receiver-faults.js';
 
 export type { Admitted, Credential, MockRequestEntry, ObservedRequest, ReceiverProfile, Received, Reject, RequestObserver, RunningMock, SignaturePolicy } from './pipeline/profile.js';
@@ -64,8 +65,11 @@ async function respond<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMess
   }
   if (profile.latencyMs) await sleep(profile.latencyMs);
   entry.status = reply.status;
-  // A body not read in full is not read at all: the connection goes with the answer.
-  sendReply(request, response, request.complete ? reply : { ...reply, close: true });
+  // An answer given before the body was read (a 401 or 429 on the headers): the rest of a body within §8's limit is
+  // read and dropped first, briefly, so that the answer reaches a client still sending (closing with bytes unread
+  // resets the connection, and the answer with it). A body that does not come in that time goes with the connection.
+  const drained = request.complete || reply.close ? request.complete : await dropRest(request, EARLY_ANSWER_DRAIN_MS);
+  sendReply(request, response, drained ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
   if (profile.observe) observe(profile.observe, request, entry, held.body, reply);
 }
@@ -143,4 +147,35 @@ async function recordRefused<Ack>(profile: ReceiverProfile<Ack>, received: Recei
   if (eventId === undefined) return;
   const admitted = Object.assign(received, { document: { event_id: eventId } });
   await profile.indexFor(admitted).claim(profile.dedupeKey(admitted), async () => profile.acknowledge(admitted));
+}
+
+/** How long the rest of a body is read before an early answer (the rest of one within §8's limit, on loopback or a LAN). */
+const EARLY_ANSWER_DRAIN_MS = 1_000;
+
+/** Reads and drops the rest of a request's body: true when it ended within `ms` and §8's limit (MAX_BODY_BYTES). */
+function dropRest(request: IncomingMessage, ms: number): Promise<boolean> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > MAX_BODY_BYTES) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = (whole: boolean) => {
+      clearTimeout(timer);
+      request.off('data', counted);
+      request.off('end', ended);
+      request.off('error', failed);
+      if (!whole) request.pause();
+      resolve(whole);
+    };
+    const counted = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_BODY_BYTES) done(false);
+    };
+    const ended = () => done(true);
+    const failed = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    request.on('data', counted);
+    request.once('end', ended);
+    request.once('error', failed);
+    request.resume();
+  });
 }
