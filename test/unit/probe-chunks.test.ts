@@ -32,3 +32,25 @@ describe('an event_id the receiver may have had before cai sent it', () => {
     expect(concurrentBreach('B', maybe, [repeat, repeat, repeat])).toBeUndefined();
   });
 });
+
+describe('a chunked body cut between characters', () => {
+  it('meets at the start of a character nearest the middle: each chunk decodes on its own', async () => {
+    const { cutBetweenCharacters } = await import('../../src/conformance/probe/session.js');
+    const body = Buffer.from('{"event_id":"ñandú-€-🙂","x":1}');
+    const cut = cutBetweenCharacters(body);
+    expect((body[cut] as number) & 0xc0).not.toBe(0x80);
+    expect(body.subarray(0, cut).toString('utf8') + body.subarray(cut).toString('utf8')).toBe(body.toString('utf8'));
+  });
+});
+
+describe("a receiver's one choice (OpenPointRule.oneChoice)", () => {
+  it('once it accepted a chunked body, refusing another for being chunked is a breach', async () => {
+    const model = new ReceiverModel('A');
+    const chunked = { facts: { open: [{ id: 'chunked', why: 'a body sent chunked' }], faults: [], eventId: 'e-1', identity: undefined } } as never;
+    const before = model.expect((chunked as { facts: never }).facts);
+    expect(JSON.stringify(before.must)).toContain('any4xx');
+    model.observe(before, { status: 202, headers: {}, body: Buffer.from('{"provider_job_id":"pj_1","assigned_number_e164":"+34600000001"}') });
+    const after = model.expect({ ...(chunked as { facts: object }).facts, eventId: 'e-2' } as never);
+    expect(after.must).toEqual({ any2xx: true });
+  });
+});

@@ -174,7 +174,7 @@ export class ConversationRunner {
         const { wire } = step;
         const recipe: RequestRecipe = {
           body: bodyIn(doc, wire.form, this.options.textField),
-          ...(wire.chunked ? { chunked: true } : {}),
+          ...(wire.chunked ? { chunked: true, ...(wire.wholeCharacters ? { chunkCut: 'between-characters' as const } : {}) } : {}),
           ...(wire.charset ? { contentType: 'application/json; charset=utf-8' } : {}),
           ...(wire.secret > 0 ? { signature: { kind: 'rotation', index: wire.secret } } : {}),
         };

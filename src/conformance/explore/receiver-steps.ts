@@ -63,6 +63,8 @@ export interface Wire {
   charset: boolean;
   /** Which of the run's secrets signs it (§5.9: all of them verify during a rotation), by place. */
   secret: number;
+  /** Chunked with its two chunks meeting between characters, not inside one (the first conversation's). */
+  wholeCharacters?: true;
 }
 
 export type Step =

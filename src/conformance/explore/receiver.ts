@@ -117,7 +117,9 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     // An invalid document's id, then a valid one with it: new (no trace).
     ...(invalid ? [{ ...invalid, id: fresh }, { ...plain, id: justUsed }] : []),
     ...REQUIRED_NULLS[context.interface].map((path): Step => ({ kind: 'invalid', draft: applyChange(plain.draft, { path, value: null, why: `${path} given as null` }), id: fresh })),
-    // Sent in two pieces cut inside a character of several bytes (probe/session.ts), a moment apart.
+    // Chunked, its chunks meeting between characters: a receiver that takes it has chosen to read chunked bodies
+    // (the model holds it to that). Then cut inside a character of several bytes (probe/session.ts), a moment apart.
+    { ...plain, id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } }, wire: { ...plain.wire, chunked: true, wholeCharacters: true } },
     { ...plain, id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } }, wire: { ...plain.wire, chunked: true } },
     ...(['constructor', '__proto__', 'toString'] as const).map((name): Step => ({ ...plain, id: { kind: 'builtin', name } })),
     { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },

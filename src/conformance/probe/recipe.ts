@@ -84,6 +84,8 @@ export interface RequestRecipe {
   contentType?: string;
   /** Send the body with chunked transfer encoding, without Content-Length. */
   chunked?: boolean;
+  /** Where its two chunks meet: inside a character of several bytes (the default, where there is one), or between two. */
+  chunkCut?: 'between-characters';
   /** Send `Expect: 100-continue` with Content-Length, and the body only after the interim answer (RFC 9110 §10.1.1). */
   expectContinue?: boolean;
   /** Further headers, e.g. a `Date` the window must not be measured from (§5.4). */

@@ -174,7 +174,7 @@ export class Session {
         // undici sends a header given as a list on one line per value.
         headers: { ...request.headers, ...request.lines } as Record<string, string>,
         // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
-        body: recipe.chunked ? (inChunks(request.body) as unknown as Uint8Array) : request.body,
+        body: recipe.chunked ? (inChunks(request.body, recipe.chunkCut) as unknown as Uint8Array) : request.body,
         timeoutMs: this.config.timeoutMs,
         dispatcher,
         signal: this.signal,
@@ -243,11 +243,18 @@ function bareTimestampOf(recipe: TimestampRecipe | undefined, nowSeconds: number
  * (a receiver that decodes each piece it reads on its own breaks that character, and the signature, §5.2), a moment
  * apart so that they reach it as two reads.
  */
-async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
-  const cut = cutInsideCharacter(body);
+async function* inChunks(body: Buffer, where?: 'between-characters'): AsyncGenerator<Buffer> {
+  const cut = where === 'between-characters' ? cutBetweenCharacters(body) : cutInsideCharacter(body);
   yield body.subarray(0, cut);
   await new Promise((resolve) => setTimeout(resolve, 2));
   yield body.subarray(cut);
+}
+
+/** The place nearest the middle of the body where a character starts (no UTF-8 continuation byte there). */
+export function cutBetweenCharacters(body: Buffer): number {
+  let place = Math.max(1, Math.floor(body.length / 2));
+  while (place < body.length - 1 && ((body[place] as number) & 0xc0) === 0x80) place += 1;
+  return place;
 }
 
 /** The place of the UTF-8 continuation byte (10xxxxxx) nearest the middle of the body, or the middle. */

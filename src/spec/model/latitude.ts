@@ -16,6 +16,11 @@ export interface OpenPointRule {
   mayAccept?: boolean;
   /** The answer still preferred (a `should`), when there is one. */
   should?: 'accept' | 'refuse';
+  /**
+   * A choice a receiver makes once for every request (how it reads a body, which labels it takes): once it has
+   * accepted one such request, refusing another for it is no longer its latitude.
+   */
+  oneChoice?: true;
 }
 
 export const OPEN_POINTS = {
@@ -34,14 +39,14 @@ export const OPEN_POINTS = {
     clause: '§5.5', text: 'inside the window but far from now: a receiver with a narrower tolerance is defensible', mayRefuseWith: [401], should: 'accept', beyondSeconds: 30,
   },
   'timestamp-leading-zero': { clause: '§4.1, §4.2', text: 'whether `0<digits>` is an integer as written is open: it may be refused as malformed (400) or verified as sent', mayRefuseWith: [400, 401], mayAccept: true },
-  chunked: { clause: 'RFC 9110 §15.5.12', text: 'a receiver may require Content-Length (411)', mayRefuseWith: [411], should: 'accept' },
-  'expect-continue': { clause: 'RFC 9110 §10.1.1', text: 'a receiver may refuse the expectation (417)', mayRefuseWith: [417], should: 'accept' },
+  chunked: { clause: 'RFC 9110 §15.5.12', text: 'a receiver may require Content-Length (411)', mayRefuseWith: [411], should: 'accept', oneChoice: true },
+  'expect-continue': { clause: 'RFC 9110 §10.1.1', text: 'a receiver may refuse the expectation (417)', mayRefuseWith: [417], should: 'accept', oneChoice: true },
   'byte-order-mark': {
     clause: 'RFC 8259 §8.1', text: 'a sender must not add a byte order mark, and a parser may ignore one: a valid document after it may be accepted or refused', mayRefuseWith: [400], mayAccept: true,
   },
   'content-type': { clause: '§2', text: 'a request not labelled application/json: a receiver may refuse it or read it as JSON', mayRefuseWith: 'any-4xx', mayAccept: true },
   'media-parameters': {
-    clause: '§2, RFC 8259 §11', text: 'application/json with parameters (charset): they have no effect on compliant recipients, but a receiver may refuse the label', mayRefuseWith: [400, 415], should: 'accept',
+    clause: '§2, RFC 8259 §11', text: 'application/json with parameters (charset): they have no effect on compliant recipients, but a receiver may refuse the label', mayRefuseWith: [400, 415], should: 'accept', oneChoice: true,
   },
   'arguable-document': {
     clause: '§2.2, §2.4, §2.7', text: 'null for an optional field, a negative attempts, an empty identifier: cai refuses them, but the spec does not force a receiver to', mayRefuseWith: [400], mayAccept: true, should: 'refuse',

@@ -59,6 +59,8 @@ const CLAUSES = {
 export class ReceiverModel {
   readonly interface: InterfaceId;
   private readonly known = new Map<string, Known>();
+  /** Open points the receiver has shown its one choice on: it accepted a request that had them (OpenPointRule.oneChoice). */
+  private readonly takes = new Set<string>();
 
   constructor(iface: InterfaceId) {
     this.interface = iface;
@@ -66,7 +68,7 @@ export class ReceiverModel {
 
   /** The answers the spec allows to a request with these facts, in the present state. */
   expect(facts: RequestFacts): Expectation {
-    const rules = facts.open.map((point) => OPEN_POINTS[point.id] as OpenPointRule);
+    const rules = facts.open.filter((point) => !this.takes.has(point.id)).map((point) => OPEN_POINTS[point.id] as OpenPointRule);
     // §4.1 shows the provider no error statuses: on A every refusal is any 4xx.
     const any4xx = interfaceSpec(this.interface).refusals === 'any-4xx';
     const refusal = (rule: OpenPointRule): StatusSet => (any4xx || rule.mayRefuseWith === 'any-4xx' ? { any4xx: true } : { statuses: rule.mayRefuseWith ?? [] });
@@ -114,6 +116,9 @@ export class ReceiverModel {
    * answer leaves it maybe accepted; a refusal leaves no trace.
    */
   observe(expectation: Expectation, answer: ModelAnswer): void {
+    if (answer.status !== undefined && inSet(ACCEPT, answer.status)) {
+      for (const point of expectation.facts.open) if ((OPEN_POINTS[point.id] as OpenPointRule).oneChoice) this.takes.add(point.id);
+    }
     const key = this.keyOf(expectation.facts);
     if (key === undefined) return;
     const before = this.known.get(key);
