@@ -145,6 +145,19 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
       notes: [`Sends the request of the check again (${bodyFile}), signed as the check signed it with the secret as the run read it, and judges its answer as the check did.`],
     };
   }
+  if (outcome.replay !== undefined) {
+    // The conversation replayed meets the receiver in another state than the run left it in (what the run's other
+    // conversations stored there): where it no longer breaks the relation, the whole phase runs again from its seed,
+    // so that the script says 0 only when the rule holds.
+    const replayed = runAgain(context, result, outcome.replay);
+    const seed = outcome.replay.split(/[:~]/)[0] as string;
+    return {
+      command: replayed,
+      bodyFile,
+      lines: [`${replayed} && exec ${runAgain(context, result, seed)}`],
+      notes: ['Plays again the conversation that broke the relation, then, if it no longer does, the whole stateful phase from its seed: the exit status is the verdict.'],
+    };
+  }
   return { command: runAgain(context, result, outcome.replay), bodyFile, notes: ['Runs the check again against the receiver: its exit status is the verdict.'] };
 }
 
