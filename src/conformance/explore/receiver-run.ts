@@ -78,6 +78,8 @@ export class ConversationRunner {
   private readonly known: Known[] = [];
   /** Event_ids a refusal left behind, never accepted since: a valid delivery of one bears on "no trace". */
   private readonly refused = new Set<string>();
+  /** Event_ids every run sends alike (object built-ins and the ids made from them): the receiver may know them. */
+  private readonly shared = new Set<string>();
   private readonly options: ConversationOptions;
 
   constructor(options: ConversationOptions) {
@@ -150,7 +152,7 @@ export class ConversationRunner {
 
   private idOf(choice: IdChoice): { id: string; said: string } {
     if (choice.kind === 'builtin') {
-      this.scope.model.mayKnow(choice.name, this.scope.session.config.identity);
+      this.mayBeKnown(choice.name);
       return { id: choice.name, said: `the event_id ${JSON.stringify(choice.name)} (a name objects have before anything is stored)` };
     }
     // A slot below 0 counts from the last id used (the fixed conversations name "the one just refused" so).
@@ -162,7 +164,14 @@ export class ConversationRunner {
     }
     if (choice.kind === 'earlier') return { id: earlier.id, said: `the event_id of step ${earlier.step}` };
     const id = transformed(earlier.id, choice.transform, this.scope.eventId());
+    // An id made from a shared one is as shared: another run (a reproduction's, a shrink's) made the same one.
+    if (this.shared.has(earlier.id)) this.mayBeKnown(id);
     return { id, said: `a new event_id made from step ${earlier.step}'s (${TRANSFORM_TEXT[choice.transform]})` };
+  }
+
+  private mayBeKnown(id: string): void {
+    this.shared.add(id);
+    this.scope.model.mayKnow(id, this.scope.session.config.identity);
   }
 
   private build(step: SingleStep): Built {

@@ -88,7 +88,7 @@ export class Session {
   /** A fresh, unique event_id naming the run and the check, so a receiver's log shows which check sent it. */
   freshEventId(checkId: string): string {
     this.counter += 1;
-    return `cai-conf-${this.runId}-${checkId.toLowerCase()}-${this.counter}`;
+    return conformanceEventId(this.runId, checkId, this.counter);
   }
 
   /** Now on the target's clock, in unix seconds (our clock plus the measured offset). */
@@ -327,3 +327,14 @@ export function clockFromResponse(dateHeader: string | undefined, sentAtMs: numb
   // The header truncates to whole seconds: compare against the middle of that second.
   return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
 }
+
+/**
+ * `cai-conf-<run>-<check id>-<n>`, its number at a fixed width: an id made near one (a character more or less, a
+ * leading zero: what the stateful phase sends to find a receiver that conflates them) is then never another fresh
+ * id of the run, which another conversation may have stored.
+ */
+export function conformanceEventId(runId: string, checkId: string, counter: number): string {
+  return `cai-conf-${runId}-${checkId.toLowerCase()}-${String(counter).padStart(COUNTER_DIGITS, '0')}`;
+}
+
+const COUNTER_DIGITS = 7;
