@@ -118,11 +118,11 @@ describe('--fail-fast and --max-failures', () => {
     const report = JSON.parse(result.stdout) as { ok: boolean; stopped: unknown; summary: { passed: number; failed: number; skipped: number; total: number }; checks: { id: string; verdict: string; actual: string }[] };
     expect(report.ok).toBe(false);
     expect(report.stopped).toEqual({ after: 'B-DEDUP-001', failures: 1, limit: 1 });
-    expect(report.summary).toMatchObject({ failed: 1, total: 86 });
+    expect(report.summary).toMatchObject({ failed: 1, total: 87 });
     expect(report.checks.filter((check) => check.verdict === 'failed').map((check) => check.id)).toEqual(['B-DEDUP-001']);
     const notRun = report.checks.filter((check) => check.actual === 'not run: the run stopped after 1 failed must check (--fail-fast / --max-failures)');
     expect(notRun.length).toBeGreaterThan(40);
-    expect(report.summary.passed + report.summary.failed + report.summary.skipped).toBe(86);
+    expect(report.summary.passed + report.summary.failed + report.summary.skipped).toBe(87);
     const xml = readFileSync(junit, 'utf8');
     expect(xml.match(/<skipped message="not run: the run stopped after 1 failed must check \(--fail-fast \/ --max-failures\)"\/>/g)?.length).toBe(notRun.length);
   });

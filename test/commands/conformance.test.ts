@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -267,12 +268,55 @@ describe('the optional origin check (§5.7)', () => {
       const argv = ['--json', 'conformance', 'run', '--interface', 'B', '--target', platform.url, '--provider', 'acme', '--only', 'origin,B-ACCEPT-001', ...repro()];
       const withAddress = await runCli([...argv, '--source-address', '127.0.0.2'], { env: { CAI_SECRET: 'whsec_events_secret' } });
       const checks = (JSON.parse(withAddress.stdout) as { checks: { id: string; verdict: string; actual: string }[] }).checks;
-      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed']);
       expect(checks[1]?.actual).toMatch(/^401 /);
+      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed', 'B-AUTH-022 passed']);
+      expect(checks[2]?.actual).toMatch(/^401 /);
       const without = await runCli(argv, { env: { CAI_SECRET: 'whsec_events_secret' } });
       expect(JSON.parse(without.stdout).checks[1]).toMatchObject({ id: 'B-AUTH-016', verdict: 'skipped' });
     } finally {
       await platform.close();
+    }
+  });
+
+  // Written here without cai's code: the origin read from the socket (correct), or from the first X-Forwarded-For
+  // entry when there is one (broken: any client can name a registered address).
+  function originReceiver(trustForwardedFor: boolean) {
+    const seen = new Set<string>();
+    return scriptedServer((req, body, res) => {
+      const refuse = (status: number, error: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
+      const forwarded = trustForwardedFor ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+      const origin = forwarded || (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      if (origin !== '127.0.0.1') return refuse(401, 'unregistered origin');
+      const timestamp = String(req.headers['x-cai-timestamp'] ?? '');
+      const expected = `sha256=${createHmac('sha256', 'whsec_events_secret').update(`${timestamp}.`).update(body).digest('hex')}`;
+      const given = Buffer.from(String(req.headers['x-cai-signature'] ?? ''));
+      if (req.headers['x-cai-provider'] !== 'acme' || !/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return refuse(401, 'unauthorised');
+      if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) return refuse(401, 'bad signature');
+      let id: unknown;
+      try {
+        id = (JSON.parse(body.toString('utf8')) as { event_id?: unknown }).event_id;
+      } catch {
+        return refuse(400, 'not json');
+      }
+      if (typeof id !== 'string') return refuse(400, 'no event_id');
+      const duplicate = seen.has(id);
+      seen.add(id);
+      res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify(duplicate ? { ok: true, duplicate: true } : { ok: true }));
+    });
+  }
+
+  it.each([
+    ['reads the origin from the connection', false, 'passed'],
+    ['takes it from X-Forwarded-For', true, 'failed'],
+  ])('a receiver written here that %s: B-AUTH-022 %s', async (_what, trustForwardedFor, verdict) => {
+    const { url, server } = await originReceiver(trustForwardedFor);
+    try {
+      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'origin,B-ACCEPT-001', '--source-address', '127.0.0.2', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      const checks = (JSON.parse(result.stdout) as { checks: { id: string; verdict: string; actual: string }[] }).checks;
+      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed', `B-AUTH-022 ${verdict}`]);
+      expect(result.code).toBe(verdict === 'passed' ? 0 : 1);
+    } finally {
+      server.close();
     }
   });
 });

@@ -30,14 +30,14 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
     const { code, output } = await inTerminal(['conformance', 'run', '--mock', '--interface', 'B']);
     expect(code).toBe(0);
     expect(widestLine(output)).toBeLessThanOrEqual(80);
-    expect(output).toContain('86/86 checks');
+    expect(output).toContain('87/87 checks');
     const screen = screenLines(output);
     expect(screen[0]).toBe('cai conformance: interface B, built-in reference receiver');
     expect(screen[1]).toMatch(/^ {2}http:\/\/127\.0\.0\.1:\d+\/events, clock offset \+0 s$/);
-    expect(screen.slice(2, 6)).toEqual(['', '- B-AUTH-016 skipped: optional: run it with --include origin', '- B-RATE-001 skipped: optional: run it with --include rate-limit', '']);
-    expect(screen[6]).toMatch(/^84 passed, 0 failed, 2 skipped in [\d.]+ m?s$/);
-    expect(screen[7]).toBe('0 warnings');
-    expect(screen.slice(8)).toEqual([expect.stringMatching(/^stateful phase: seed \d+ \(the same seed draws the same conversations\)$/)]);
+    expect(screen.slice(2, 7)).toEqual(['', '- B-AUTH-016 skipped: optional: run it with --include origin', '- B-AUTH-022 skipped: optional: run it with --include origin', '- B-RATE-001 skipped: optional: run it with --include rate-limit', '']);
+    expect(screen[7]).toMatch(/^84 passed, 0 failed, 3 skipped in [\d.]+ m?s$/);
+    expect(screen[8]).toBe('0 warnings');
+    expect(screen.slice(9)).toEqual([expect.stringMatching(/^stateful phase: seed \d+ \(the same seed draws the same conversations\)$/)]);
   });
 
   it('conformance run --mock --interface A: nothing wider than 80', async () => {

@@ -40,7 +40,7 @@ async function judge(entry, seed) {
   const program = await start(entry);
   try {
     const argv = entry.interface === 'B'
-      ? ['--interface', 'B', '--to', program.url, '--provider', B_PROVIDER]
+      ? ['--interface', 'B', '--to', program.url, '--provider', B_PROVIDER, '--include', 'origin', '--source-address', '127.0.0.2']
       : ['--interface', 'A', '--to', program.url, '--source', A_SOURCE, '--provider', A_PROVIDER, '--branch-code', 'madrid-centro', '--callback-secret-env', 'CAI_CALLBACK_SECRET', '--callback-wait', '15s'];
     const report = JSON.parse(await cai([...argv, '--seed', String(seed)], entry.env));
     const flagged = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);

@@ -23,7 +23,7 @@ export interface Answered {
 
 export type ProbeSpec = Omit<CheckMeta, 'role' | 'scenarios'> & {
   /** The request, built afresh for each run (fresh event_id, signed at send time unless the recipe says otherwise). */
-  send(scope: ProbeScope): RequestRecipe;
+  send(scope: ProbeScope): RequestRecipe | Promise<RequestRecipe>;
   /** What of the answer the check is about (default: its status). */
   terms?: readonly TermId[];
 };
@@ -32,7 +32,7 @@ export function defineProbe(spec: ProbeSpec): ReceiverCheck<Answered> {
   const { send, terms, ...meta } = spec;
   return defineCheck<Answered>({
     ...meta,
-    gather: async (scope) => ({ answer: await scope.send(send(scope)) }),
+    gather: async (scope) => ({ answer: await scope.send(await send(scope)) }),
     judge: ({ answer }) => judgeAnswer(answer, { level: meta.level, ...(terms ? { terms } : {}) }),
   });
 }

@@ -9,6 +9,7 @@ import { compact } from '../../probe/bodies.js';
 import { defineProbe } from '../../probe/define.js';
 import { identityVariants } from '../../probe/mutations-identity.js';
 import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations-signature.js';
+import { claimedOriginHeaders, usualSourceAddress } from '../../probe/origin.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
 import { mutationCheck } from './mutated.js';
 import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './receivers.js';
@@ -67,6 +68,16 @@ const eventsIdentity = [
     title: 'a request from an unregistered origin (--source-address) is rejected with 401',
     // The plan skips it without --source-address (`needs`).
     send: (scope) => ({ body: compact(event(scope)), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) }),
+  }),
+  // The origin is the connection's: a receiver that reads it from a header the client writes lets any address in that
+  // names a registered one. The address claimed is the one the run's other requests, accepted, come from.
+  defineProbe({
+    id: 'B-AUTH-022', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth', 'headers'], optional: true, needs: 'source-address',
+    title: 'a request from an unregistered origin (--source-address) that claims the registered one in X-Forwarded-For, Forwarded and X-Real-IP is rejected with 401',
+    send: async (scope) => {
+      const claimed = (await usualSourceAddress(scope)) ?? '127.0.0.1';
+      return { body: compact(event(scope)), headers: claimedOriginHeaders(claimed), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) };
+    },
   }),
 ];
 
