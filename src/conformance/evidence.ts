@@ -186,19 +186,24 @@ export interface SenderShrunk {
   shrinks: number;
 }
 
-export interface SenderExploration {
+/** What a stateful phase did, for either role: its seed and size, the evidence per relation, the failures shrunk. */
+export interface PhaseExploration<Relation extends string, Failure> {
   seed: number;
-  /** Conversations played (each a run of the trigger), and attempts they brought. */
+  /** Conversations played (against a sender, each a run of the trigger). */
   conversations: number;
-  attempts: number;
   durationMs: number;
-  /** Findings the model kept, per relation: the evidence a relation's verdict rests on. */
-  evidence: Partial<Record<SenderRelationId, number>>;
-  failures: Partial<Record<SenderRelationId, SenderShrunk>>;
-  /** Its time budget ended the exploring before its budget of conversations. */
+  /** Requests or findings that bore on each relation: the evidence a relation's verdict rests on. */
+  evidence: Partial<Record<Relation, number>>;
+  failures: Partial<Record<Relation, Failure>>;
+  /** Its time budget ended the exploring before its budget of requests or conversations. */
   timedOut: boolean;
   /** Set when the run replayed one conversation (`--seed S:PATH`). */
   replayed?: string;
+}
+
+export interface SenderExploration extends PhaseExploration<SenderRelationId, SenderShrunk> {
+  /** Attempts the conversations brought. */
+  attempts: number;
   /** The stages it played (the shrinking's candidates aside): the report's scenarios, the failures' timelines. */
   records: StageRecord[];
 }

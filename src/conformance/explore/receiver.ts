@@ -15,6 +15,7 @@
 import * as fc from 'fast-check';
 import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
+import type { PhaseExploration } from '../evidence.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../pool.js';
 import { ConversationRunner, RelationBroken, type Conversation, type RelationBreach, type StepRecord } from './receiver-run.js';
@@ -34,18 +35,8 @@ export interface Shrunk {
   shrinks: number;
 }
 
-export interface Exploration {
-  seed: number;
-  conversations: number;
+export interface Exploration extends PhaseExploration<ReceiverRelationId, Shrunk> {
   requests: number;
-  durationMs: number;
-  /** Requests that bore on each relation, over every conversation. */
-  evidence: Partial<Record<ReceiverRelationId, number>>;
-  failures: Partial<Record<ReceiverRelationId, Shrunk>>;
-  /** The budget of time ended the exploring before the budget of requests. */
-  timedOut: boolean;
-  /** Set when the run replayed one conversation (`--seed S:PATH`). */
-  replayed?: string;
 }
 
 /** The steps of a conversation fast-check drew (its iterable holds each command in a wrapper of its own). */
