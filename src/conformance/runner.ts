@@ -204,7 +204,7 @@ export async function judgeSenderChecks(planned: readonly PlannedCheck[], eviden
     const outcome: Outcome = !options.complete(check)
       ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
       : silent
-        ? { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: `scenario ${silent.scenario}: no attempt arrived within --wait ${ms(evidence.waitMs)} (${silent.reason})` }
+        ? { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: `scenario ${silent.scenario}: no attempt arrived in the ${ms(evidence.waitMs)} cai waited (${silent.reason})` }
         : safely(() => check.judge(evidence));
     const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
     results.push(await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []));

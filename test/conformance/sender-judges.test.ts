@@ -279,7 +279,7 @@ describe('deliveries: a sender may send one document or many', () => {
     ];
     const outcome = check('BS-RETRY-001').judge(evidence([{ id: 'retry-5xx', attempts }]));
     expect(outcome.verdict).toBe('failed');
-    expect(outcome.actual).toBe('1 of 11 answers wrong: retry-5xx #7: given up after 1 answer asking for a retry in a row, the last 503 (no attempt within --wait 10.00 s of the first)');
+    expect(outcome.actual).toBe('1 of 11 answers wrong: retry-5xx #7: given up after 1 answer asking for a retry in a row, the last 503 (no attempt in the 10.00 s cai waited from the first)');
   });
 });
 
@@ -376,7 +376,7 @@ describe('no sender check passes without evidence', () => {
       measure: () => ({ durationMs: 0, requests: 0 }),
     });
     expect(result?.verdict).toBe('failed');
-    expect(result?.actual).toBe('scenario retry-5xx: no attempt arrived within --wait 10.00 s (the trigger exited 127: sh: 1: my-sender: not found)');
+    expect(result?.actual).toBe('scenario retry-5xx: no attempt arrived in the 10.00 s cai waited (the trigger exited 127: sh: 1: my-sender: not found)');
   });
 });
 

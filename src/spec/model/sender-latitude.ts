@@ -14,7 +14,7 @@ export interface SenderOpenPoint {
 export const SENDER_LATITUDE: readonly SenderOpenPoint[] = [
   { clause: '§7, §8', text: "the backoff's base, factor, cap and jitter: only that the waits grow is judged" },
   { clause: '§7', text: 'waiting longer than Retry-After (its own backoff, a larger of the two)' },
-  { clause: '§8', text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of --wait' },
+  { clause: '§8', text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of its wait' },
   { clause: 'RFC 9110 §5.1', text: 'header name case' },
   { clause: '§5.2', text: 'pretty or compact JSON, key order, escapes: the bytes signed are the bytes sent' },
   { clause: 'RFC 9112', text: 'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue' },

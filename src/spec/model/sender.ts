@@ -270,7 +270,7 @@ export interface Finding<A extends SeenAttempt = SeenAttempt> {
 
 export interface DeliveryContext {
   interface: InterfaceId;
-  /** How long cai listened for each retry, from the delivery's first attempt (--wait). */
+  /** How long cai listened for each retry, from the delivery's first attempt (the run's wait for a sender or a callback). */
   waitMs: number;
   /** The stage ran to its end: what did not come is judged. */
   complete: boolean;
@@ -358,11 +358,11 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     const first = attempts[0] as A;
     const listened = context.endedMono - first.arrivedMono;
     if (!context.complete || listened < context.waitMs) {
-      findings.push({ ...base, verdict: 'undecided', actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before --wait ${ms(context.waitMs)} from the first attempt`, shown: [attempt] });
+      findings.push({ ...base, verdict: 'undecided', actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before the end of the ${ms(context.waitMs)} cai waits from the first attempt`, shown: [attempt] });
       continue;
     }
     const run = retryableRun(attempts, index);
-    findings.push({ ...base, verdict: 'broken', actual: `given up after ${run} answer${run === 1 ? '' : 's'} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt within --wait ${ms(context.waitMs)} of the first)`, shown: [attempt] });
+    findings.push({ ...base, verdict: 'broken', actual: `given up after ${run} answer${run === 1 ? '' : 's'} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`, shown: [attempt] });
   }
   findings.push(...oneAtATime(delivery));
   findings.push(...rateWaits(delivery, rule.rateLevel, rule.retry429));
