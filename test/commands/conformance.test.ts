@@ -260,6 +260,23 @@ describe('interface A against a provider started separately, with the callback l
   });
 });
 
+describe('a failed check\'s reproduction repeats the run\'s options', () => {
+  it.each([
+    [['--generate', '300'], '--generate 300', '--no-generate'],
+    [['--no-generate'], '--no-generate', '--generate'],
+  ])('%j: written as %s, never %s', async (phase, written, never) => {
+    const result = await runCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-size-limit', '--only', 'B-SIZE-001', ...phase, ...repro()]);
+    expect(result.code).toBe(1);
+    const command = (JSON.parse(result.stdout) as { checks: { id: string; repro?: { command: string } }[] }).checks[0]?.repro?.command ?? '';
+    expect(command).toContain(` ${written} `);
+    expect(command.split(' ')).not.toContain(never);
+    // The command runs as written: the check fails again (exit 1), never a usage error (2).
+    const words = command.split(' ');
+    const again = await runCli(words.slice(words.indexOf('conformance')));
+    expect(again.code).toBe(1);
+  });
+});
+
 describe('the optional origin check (§5.7)', () => {
   it('sends from --source-address and expects 401 from an unregistered origin', async () => {
     const { startMockPlatform } = await import('../../src/mock/platform.js');

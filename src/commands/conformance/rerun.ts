@@ -50,6 +50,11 @@ export function rerunCommand(cmd: Command, invocation: string): (checkId: string
     const key = option.attributeName();
     if (DROPPED.has(key) || cmd.getOptionValueSource(key) !== 'cli') continue;
     const value = cmd.getOptionValue(key) as unknown;
+    // `--generate N` and `--no-generate` share one value: the negating flag is written for false alone.
+    if (option.negate) {
+      if (value === false) words.push(option.long ?? '');
+      continue;
+    }
     const secret = SECRET_OPTIONS[key];
     if (secret) {
       if (!mock) words.push(...[...new Set((value as SecretSource[]).map((source) => secretFlag(source, secret)))]);
