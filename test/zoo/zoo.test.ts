@@ -124,12 +124,16 @@ function judgeSender(iface: Interface, command: Command): Promise<Report> {
   return cai(argv, { CAI_SECRET: senderSecret(iface) });
 }
 
+// The stateful phase at a third of its default budget (as wild-receivers.test.ts): its fixed first conversation bears
+// on every relation whatever the budget; the rest, drawn, is the part a longer run explores further.
+const PHASE_BUDGET = ['--generate', '800', '--budget', '8s'];
+
 function judgeReceiver(iface: Interface, url: string, callbackWait = '15s'): Promise<Report> {
   const argv =
     iface === 'B'
       ? ['--interface', 'B', '--target', url, '--provider', PROVIDER]
       : ['--interface', 'A', '--target', url, '--source', PLATFORM, '--provider', PROVIDER, '--branch-code', BRANCH, '--callback-secret-env', 'CAI_CALLBACK_SECRET', '--callback-wait', callbackWait];
-  return cai(argv, receiverEnv(iface));
+  return cai([...argv, ...PHASE_BUDGET], receiverEnv(iface));
 }
 
 /** Runs a zoo sender once against `url` (its CAI_TARGET_URL). */
