@@ -73,7 +73,7 @@ const eventsIdentity = [
   // names a registered one. The address claimed is the one the run's other requests, accepted, come from.
   defineProbe({
     id: 'B-AUTH-022', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth', 'headers'], optional: true, needs: 'source-address',
-    title: 'a request from an unregistered origin (--source-address) that claims the registered one in X-Forwarded-For, Forwarded and X-Real-IP is rejected with 401',
+    title: 'a request from an unregistered origin that claims the registered one in X-Forwarded-For, Forwarded and X-Real-IP is rejected with 401',
     send: async (scope) => {
       const claimed = (await usualSourceAddress(scope)) ?? '127.0.0.1';
       return { body: compact(event(scope)), headers: claimedOriginHeaders(claimed), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) };
