@@ -91,7 +91,7 @@ describe('cai conformance run against the built-in receiver', () => {
     expect(dedupe?.expected).toBe('202 {"ok":true,"duplicate":true}');
     expect(dedupe?.actual).toBe('202 {"ok":true}: not answered as a repeat');
     // The built-in receiver is gone with the run: the reproduction runs the check again against a fresh one.
-    expect(dedupe?.repro?.command).toBe('cai conformance run --interface B --mock --break no-dedupe --only B-DEDUP-001');
+    expect(dedupe?.repro?.command).toBe('cai conformance run --interface B --mock --break no-dedupe --no-generate --only B-DEDUP-001');
     expect(JSON.parse(readFileSync(dedupe?.repro?.bodyFile ?? '', 'utf8')).event).toBe('conversation.message');
   });
 

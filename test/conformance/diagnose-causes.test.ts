@@ -110,7 +110,7 @@ describe('a run of the reference receiver with a fault: one cause for the checks
         '  expected: 400 (rejected: invalid schema)',
         '  actual:   202 {"ok":true}',
         '  checks:   B-SCHEMA-003, B-SCHEMA-004, B-SCHEMA-005, B-SCHEMA-006, B-SCHEMA-007, B-SCHEMA-008, B-SCHEMA-010, B-SCHEMA-011, B-SCHEMA-012, B-SCHEMA-013, B-SCHEMA-014',
-        '  repro:    cai conformance run --interface B --mock --break lax-schema --format table --only B-SCHEMA-003 (B-SCHEMA-003)',
+        '  repro:    cai conformance run --interface B --mock --break lax-schema --no-generate --format table --only B-SCHEMA-003 (B-SCHEMA-003)',
       ].join('\n'),
     );
     // No block of its own for a check the cause explains.
