@@ -43,6 +43,14 @@ describe('Retry-After and the clock', () => {
     const sent = Date.parse('2026-11-22T13:00:00.000Z');
     expect(clockFromResponse('Sun, 22 Nov 2026 13:01:00 GMT', sent, sent + 20).offsetSeconds).toBe(60);
     expect(clockFromResponse(undefined, sent, sent).offsetSeconds).toBeNull();
+    expect(clockFromResponse('Sun, 22 Nov 2026 12:59:58 GMT', sent, sent + 20).offsetSeconds).toBe(-2);
+  });
+
+  it('reads a clock that agrees with cai\'s as 0, also when its second turned during the round trip', () => {
+    const sent = Date.parse('2026-11-22T13:00:00.950Z');
+    // Written at 13:00:01.0x on both clocks: the mid-point (13:00:01.000) alone rounds to one second ahead.
+    expect(clockFromResponse('Sun, 22 Nov 2026 13:00:01 GMT', sent, sent + 100).offsetSeconds).toBe(0);
+    expect(clockFromResponse('Sun, 22 Nov 2026 13:00:00 GMT', sent, sent + 100).offsetSeconds).toBe(0);
   });
 });
 

@@ -18,6 +18,8 @@ import { TIMESTAMP_FORM, WINDOW_FUTURE_INSIDE, WINDOW_FUTURE_OUTSIDE, WINDOW_PAS
 import type { RequestRecipe } from '../../src/conformance/probe/recipe.js';
 import { modelRequestOf, ProbeScope } from '../../src/conformance/probe/scope.js';
 import { Session } from '../../src/conformance/probe/session.js';
+import { judgeAnswer } from '../../src/conformance/probe/verdict.js';
+import type { Exchange } from '../../src/conformance/evidence.js';
 import { sign } from '../../src/signing/sign.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
 import { breachesOf, inSet, type ModelAnswer } from '../../src/spec/model/answers.js';
@@ -79,6 +81,17 @@ describe('the facts of a request', () => {
     const facts = requestFacts(signed({ headers }), credentials, { earliest: NOW, latest: NOW + 1 });
     expect(facts.faults).toEqual([]);
     expect(facts.open.map((point) => point.id)).toEqual(['window-edge']);
+  });
+
+  it('a refusal of a timestamp on the edge is not judged, at the level of a `should` as of a `must`', () => {
+    const stamp = NOW + 300;
+    const headers = { ...signed().headers, 'x-cai-timestamp': String(stamp), 'x-cai-signature': sign(SECRET, stamp, body) };
+    const facts = requestFacts(signed({ headers }), credentials, { earliest: NOW - 1, latest: NOW + 1 });
+    const expected = new ReceiverModel('B').expect(facts);
+    expect(expected.should).not.toEqual(expected.must);
+    const exchange = { status: 401, headers: {}, body: Buffer.from('{}'), expected } as unknown as Exchange;
+    for (const level of ['must', 'should'] as const) expect(judgeAnswer(exchange, { level }).verdict).toBe('not-judged');
+    expect(judgeAnswer({ ...exchange, status: 202 } as Exchange, { level: 'should' }).verdict).toBe('not-judged');
   });
 
   it('the right MAC spelled in upper case raises the question of its spelling (a `should`), not a fault', () => {

@@ -124,7 +124,7 @@ export class ConversationRunner {
       const id = expected.facts.eventId;
       const wasRefused = id !== undefined && this.refused.has(id);
       for (const relation of bearsOn(expected, wasRefused)) this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
-      if (undecidedWhy(exchange, 'must') === undefined) {
+      if (undecidedWhy(exchange) === undefined) {
         for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' })) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
       }
       for (const limited of exchange.honoured429 ?? []) {

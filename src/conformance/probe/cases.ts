@@ -50,7 +50,7 @@ export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
       for (const probe of cases) {
         if (scope.session.signal.aborted) break;
         const reason = probe.unjudgeable?.(scope);
-        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : await sendCase(scope, probe, meta.level));
+        gathered.push(reason !== undefined ? { name: probe.name, notSent: reason } : await sendCase(scope, probe));
       }
       return { cases: gathered };
     },
@@ -69,13 +69,13 @@ function setAside(probe: ProbeCase, answer: Exchange): string | undefined {
 }
 
 /** One case sent, and once more when the model cannot decide on its answer; undecided twice, it is not judged. */
-async function sendCase(scope: ProbeScope, probe: ProbeCase, level: CheckLevel): Promise<CaseAnswer> {
+async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer> {
   let answer = await scope.send(probe.send(scope));
   const aside = setAside(probe, answer);
   if (aside !== undefined) return { name: probe.name, notSent: aside };
-  if (undecidedWhy(answer, level) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
+  if (undecidedWhy(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
   answer = await scope.send(probe.send(scope));
-  const still = undecidedWhy(answer, level);
+  const still = undecidedWhy(answer);
   return still === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${still}, twice` };
 }
 

@@ -323,8 +323,11 @@ export function clockFromResponse(dateHeader: string | undefined, sentAtMs: numb
   if (!dateHeader) return { offsetSeconds: null, dateHeader: null };
   const parsed = Date.parse(dateHeader);
   if (Number.isNaN(parsed)) return { offsetSeconds: null, dateHeader };
+  // The target wrote the header (truncated to its second) some time between the send and the answer: any offset in
+  // that span fits the reading. A clock that agrees with cai's fits every reading, and a reading across a second's
+  // turn fits 0 and 1 alike; rounding the mid-point alone would then put the target a second ahead half the time.
+  if (parsed - receivedAtMs <= 0 && 0 < parsed + 1000 - sentAtMs) return { offsetSeconds: 0, dateHeader };
   const midpoint = (sentAtMs + receivedAtMs) / 2;
-  // The header truncates to whole seconds: compare against the middle of that second.
   return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
 }
 

@@ -43,7 +43,7 @@ export function expectedOf(exchange: Exchange, focus: Focus): string {
 /** An answer, judged: passed, or failed with what it broke. No answer sent at all is not judged. */
 export function judgeAnswer(exchange: Exchange | undefined, focus: Focus): Outcome {
   if (exchange === undefined) return notJudged('no request was sent');
-  const undecided = undecidedWhy(exchange, focus.level);
+  const undecided = undecidedWhy(exchange);
   if (undecided !== undefined) return notJudged(undecided);
   const breaches = breachesOfExchange(exchange, focus);
   const expected = expectedOf(exchange, focus);
@@ -62,11 +62,13 @@ export function breachText(exchange: Exchange, breaches: readonly Breach[]): str
  * refusal only because cai cannot place the request against a rule precisely (a timestamp on the window's edge).
  * Latitude the spec gives a receiver is not undecided: it is a verdict of "either is right".
  */
-export function undecidedWhy(exchange: Exchange, level: CheckLevel): string | undefined {
+export function undecidedWhy(exchange: Exchange): string | undefined {
   const expected = expectationOf(exchange);
   const edge = expected.facts.open.find((point) => point.id === 'window-edge');
   if (edge === undefined) return undefined;
-  const set = level === 'must' ? expected.must : expected.should;
+  // At every level: the `should` set still prefers the side the probe means, but whether the receiver read the
+  // timestamp on that side is what cai cannot tell, so a refusal is no more a warning than a failure.
+  const set = expected.must;
   return inSet(set, 202) && inSet(set, 401) ? `${edge.why}: either answer is right (${describeSet(set)})` : undefined;
 }
 
