@@ -7,6 +7,8 @@ import type { Words } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 
+const CONFORMANCE_OPTIONS = ['include', 'skip', 'observe', 'callback-wait', 'callback-listen', 'callback-url', 'source-address', 'branch-code', 'trigger', 'json', 'fail-on-not-judged', 'fail-fast', 'max-failures'] as const;
+
 export const SHARED_HINTS: Words = {
   // The options a domain's messages name (src/config: `environment test (from --env)`).
   'option:config': () => '--config',
@@ -15,6 +17,8 @@ export const SHARED_HINTS: Words = {
   'option:provider': () => '--provider',
   'option:set': () => '--set',
   'option:unset': () => '--unset',
+  // src/conformance: the options a run's reports, skip reasons and verdicts name (`optional: run it with --include origin`).
+  ...Object.fromEntries(CONFORMANCE_OPTIONS.map((option) => [`option:${option}`, () => `--${option}`])),
   // src/spec/sample.ts: a --set that is no path=value, or that would set a field inside one that is no object.
   bad_override: ({ syntax, object }) =>
     syntax

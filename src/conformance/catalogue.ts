@@ -31,6 +31,7 @@ import { stateful } from './explore/checks.js';
 import { senderStateChecksA, senderStateChecksB } from './explore/sender-checks.js';
 import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
 import type { CheckResult, CheckRole } from './types.js';
+import { optionName } from '../errors.js';
 
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
 const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, stateful];
@@ -198,13 +199,13 @@ export function planChecks<C extends Check>(checks: readonly C[], selection: Sel
     const named = (list: readonly string[]) => list.some((selector) => matchesSelector(check, selector));
     if (selection.only.length > 0 && !named(selection.only)) continue;
     if (named(selection.skip)) {
-      planned.push({ check, skipReason: 'skipped with --skip' });
+      planned.push({ check, skipReason: `skipped with ${optionName('skip')}` });
       continue;
     }
     // --only names an optional check by its id or one of its tags: that is asking for it.
     const explicitlyNamed = selection.only.some((selector) => namesOf(check).includes(selector.toLowerCase()) || check.tags.includes(selector.toLowerCase()));
     if (check.optional && !named(selection.include) && !explicitlyNamed) {
-      planned.push({ check, skipReason: `optional: run it with --include ${check.tags[0] ?? check.id}` });
+      planned.push({ check, skipReason: `optional: run it with ${optionName('include')} ${check.tags[0] ?? check.id}` });
       continue;
     }
     planned.push({ check });

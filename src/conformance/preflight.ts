@@ -5,7 +5,7 @@
  */
 import { postOnce } from '../http/client.js';
 import { notAnEndpoint, notTheEndpoint } from '../http/not-an-endpoint.js';
-import { CaiError, deliveryError, errorMessage } from '../errors.js';
+import { CaiError, codedError, deliveryError, errorMessage } from '../errors.js';
 import { Headers } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { classifyStatus } from '../spec/statuses.js';
@@ -116,17 +116,17 @@ export async function measureClock(session: Session): Promise<void> {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       // A delivery failure (exit 3), as a redirect is for every command that sends.
-      throw deliveryError('target_redirects', `the target answers ${response.status} → ${location}`, 'pass the final URL as --to: requests are never redirected');
+      throw codedError('delivery', 'target_redirects', `the target answers ${response.status} → ${location}`, { location });
     }
   } catch (error) {
     if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
     if (error instanceof CaiError) {
-      // The sending commands' hints assume a send; here the address is the receiver's under test.
-      const hint = error.code === 'unreachable' || error.code === 'connection' ? 'check the --to URL and that the receiver is running' : error.hint;
-      throw deliveryError(error.code === 'aborted' ? 'aborted' : 'unreachable', `target unreachable: ${error.message}`, hint, error);
+      // No answer at all is worded as the receiver's address under test; any other cause keeps its own hint.
+      const unanswered = error.code === 'unreachable' || error.code === 'connection';
+      throw new CaiError(`target unreachable: ${error.message}`, { code: error.code === 'aborted' ? 'aborted' : 'unreachable', kind: 'delivery', data: error.data, cause: error, ...(unanswered ? {} : { hint: error.hint }) });
     }
-    throw deliveryError('unreachable', `target unreachable: ${errorMessage(error)}`, 'check the --to URL and that the receiver is running', error);
+    throw codedError('delivery', 'unreachable', `target unreachable: ${errorMessage(error)}`, {}, error);
   }
 }

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, type ClientOptions } from '../http/client.js';
 import { shellQuote } from '../http/curl.js';
-import { CaiError } from '../errors.js';
+import { codedError } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { InterfaceId } from '../spec/constants.js';
@@ -119,7 +119,7 @@ interface Credentials {
 
 function credentialsFor(options: ConformanceOptions): Credentials {
   const secrets = options.secrets?.length ? [...options.secrets] : options.mock ? [randomBytes(32).toString('hex')] : [];
-  if (secrets.length === 0) throw new CaiError('no signing secret for the conformance run', { code: 'missing_secret', hint: 'pass --secret-env NAME or --secret-file PATH' });
+  if (secrets.length === 0) throw codedError('usage', 'missing_secret', 'no signing secret for the conformance run', { secret: 'secret' });
   const spec = interfaceSpec(options.interface);
   // The provider's events come back only on Interface A (§3 step 5), signed with the other direction's secret.
   const callbackSecrets = options.callbackSecrets?.length ? [...options.callbackSecrets] : options.mock && spec.receiver === 'provider' ? [randomBytes(32).toString('hex')] : [];
@@ -254,7 +254,7 @@ function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | u
     const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
     return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId, replay)} --only ${checkId}`;
   }
-  const identity = options.identity !== undefined ? ` ${spec.identityFlag} ${shellQuote(options.identity)}` : '';
+  const identity = options.identity !== undefined ? ` --${spec.identityOption} ${shellQuote(options.identity)}` : '';
   // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
   const listen = options.callbackListen ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}` : '';
   const callbacks = options.callbackSecrets?.length
@@ -267,7 +267,7 @@ function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | u
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
 async function targetOf(options: ConformanceOptions, plan: Plan, credentials: Credentials, cleanups: Cleanups): Promise<string> {
   if (!options.mock) {
-    if (!options.target) throw new CaiError('no target', { code: 'missing_target', hint: 'pass --target URL, or --mock to run against the built-in reference receiver' });
+    if (!options.target) throw codedError('usage', 'missing_target', 'no target');
     return options.target;
   }
   const logDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));

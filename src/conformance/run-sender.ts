@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { deliveryError } from '../errors.js';
+import { deliveryError, optionName } from '../errors.js';
 import type { TlsFiles } from '../http/server.js';
 import { shellQuote } from '../http/curl.js';
 import { redactSecrets } from '../secrets/resolve.js';
@@ -148,7 +148,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     ((checkId: string, replay?: string) => {
       const trigger = options.trigger !== undefined ? ` --trigger ${shellQuote(options.trigger)}` : '';
       const seed = exploration && isStateCheck(checkId) ? ` --seed ${replay ?? exploration.seed}` : '';
-      return `${invocation} conformance run --interface ${options.interface} --role sender ${spec.identityFlag} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}${seed}`;
+      return `${invocation} conformance run --interface ${options.interface} --role sender --${spec.identityOption} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}${seed}`;
     });
   const reproduce = createReproducer({ dir: reproDir, invocation, rerun, received: { interface: options.interface, secretFlag, records: () => [...records, ...generated] } });
   const recordsOf = (check: SenderCheck) => (isStateCheck(check.id) ? generated : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id)));
@@ -214,7 +214,7 @@ async function openStages(options: PlayOptions): Promise<Stages> {
   const byHand = options.trigger === undefined;
   const recorder = new Recorder({ interface: options.interface, shared: byHand });
   const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
-  const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, flag: '--listen', handle: (arrival) => recorder.handle(arrival) });
+  const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, option: 'listen', handle: (arrival) => recorder.handle(arrival) });
   const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const redact = (text: string) => redactSecrets(text, options.secrets);
   const played: StageRecord[] = [];
@@ -281,7 +281,7 @@ function silentSender(stages: Stages, records: readonly StageRecord[], byHand: b
   return deliveryError(
     'no_attempts',
     `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
-    byHand ? `send to ${first.targetUrl} while cai waits, or pass --trigger CMD` : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',
+    byHand ? `send to ${first.targetUrl} while cai waits, or pass ${optionName('trigger')} CMD` : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',
   );
 }
 

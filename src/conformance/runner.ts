@@ -5,7 +5,7 @@
  * Either way each check's judgement is pure, and a check whose evidence was cut by an interruption is `not-judged`.
  */
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, optionName } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence } from './evidence.js';
@@ -128,7 +128,7 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
   }
   // Checks never started (Ctrl-C, or the failure limit) are reported as skipped, with the reason, in every format.
   const notRun = stopped
-    ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (--fail-fast / --max-failures)`
+    ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (${optionName('fail-fast')} / ${optionName('max-failures')})`
     : 'not run: interrupted before it started';
   const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item.check, item.skipReason ?? notRun));
   return {
@@ -141,8 +141,8 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
-  if (check.needs === 'source-address' && !session.config.sourceAddress) return 'needs --source-address ADDRESS: a local address the platform has not registered';
-  if (check.needs === 'callback' && !session.callback) return "needs the callback-secret options (and --callback-listen / --callback-url) to receive the events";
+  if (check.needs === 'source-address' && !session.config.sourceAddress) return `needs ${optionName('source-address')} ADDRESS: a local address the platform has not registered`;
+  if (check.needs === 'callback' && !session.callback) return `needs the callback-secret options (and ${optionName('callback-listen')} / ${optionName('callback-url')}) to receive the events`;
   return undefined;
 }
 

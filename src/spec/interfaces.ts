@@ -45,11 +45,6 @@ export interface InterfaceSpec {
   identityHeaderName: typeof HeaderNames.source | typeof HeaderNames.provider;
   /** What the identity is. */
   identityName: 'platform id' | 'provider code';
-  /**
-   * The CLI's flag that gives it. Read by the conformance engine, whose reproductions are command lines, until it
-   * moves under src/commands/; the commands name it by identityOption and their words (src/commands/hints.ts).
-   */
-  identityFlag: '--source' | '--provider';
   /** The option that gives it, the value's name in a hint, and the section that states the header. */
   identityOption: 'source' | 'provider';
   identityValue: 'ID' | 'CODE';
@@ -112,7 +107,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.source,
     identityHeaderName: HeaderNames.source,
     identityName: 'platform id',
-    identityFlag: '--source',
     identityOption: 'source',
     identityValue: 'ID',
     identitySection: '§4.1',
@@ -153,7 +147,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     identityHeader: Headers.provider,
     identityHeaderName: HeaderNames.provider,
     identityName: 'provider code',
-    identityFlag: '--provider',
     identityOption: 'provider',
     identityValue: 'CODE',
     identitySection: '§5.6',

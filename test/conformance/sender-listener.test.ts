@@ -22,7 +22,7 @@ async function listenWith(delayMs: number) {
   let done: () => void = () => undefined;
   const answered = new Promise<void>((resolve) => (done = resolve));
   listener = await startListener({
-    host: '127.0.0.1', port: 0, flag: '--listen',
+    host: '127.0.0.1', port: 0, option: 'listen',
     handle: (arrival): Handled => {
       const entry: (typeof seen)[number] = { arrival, answered: false };
       seen.push(entry);

@@ -3,8 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, checksFor, describeCatalogue, planChecks, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { CheckMeta } from '../../src/conformance/check.js';
+import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { useWords } from '../../src/errors.js';
 import { ROOT } from '../helpers/cli.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
+
+// The skip reasons name the options in the words of the interface in use: the CLI's here.
+useWords(SHARED_HINTS);
 
 /**
  * The catalogue as `cai conformance list --json` prints it, pinned: ids, order, titles, levels, sections, tags

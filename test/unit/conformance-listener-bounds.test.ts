@@ -28,7 +28,7 @@ async function senderListener(limits = DEFAULT_RECEIVER_LIMITS): Promise<{ liste
     arrivals.push(arrival);
     return { response: { kind: 'reply', reply: jsonReply(202, { ok: true }) }, answered: () => undefined };
   };
-  const listener = await startListener({ host: '127.0.0.1', port: 0, flag: '--listen', handle, caps, limits });
+  const listener = await startListener({ host: '127.0.0.1', port: 0, option: 'listen', handle, caps, limits });
   stops.push(() => listener.close());
   return { listener, port: Number(new URL(listener.url).port), arrivals };
 }

@@ -1,8 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { CONFORMANCE_HINTS } from './hints.js';
 import { addSecretOptions, hasSecretOptions, secretsFromOptions } from '../secret-options.js';
-import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, requireOptions } from '../options.js';
+import { collectOneOf, collectValues, parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveInteger, identityFlagOf, requireOptions } from '../options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 
 /** The faults of either reference receiver; which one applies depends on --interface, checked when it starts. */
@@ -176,7 +177,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
       }
       refuseFlagsOfOtherRole('receiver', cmd);
       return runConformanceCommand(options, cmd, context);
-    });
+    }, CONFORMANCE_HINTS);
   });
 
   conformance
@@ -187,7 +188,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .option('--html <file>', 'also write the matrix as a self-contained HTML page to FILE')
     .addHelpText('after', '\nExamples:\n  $ cai conformance coverage --role receiver --interface B\n  $ cai conformance coverage --json')
     .action(async (options: CoverageOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runCoverage(options, context));
+      await runHandler(state, cmd, (context) => runCoverage(options, context), CONFORMANCE_HINTS);
     });
 
   conformance
@@ -198,7 +199,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .option('--wide', 'on a terminal, the full table (sections and tags) instead of the compact list by theme')
     .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json')
     .action(async (options: ListOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runList(options, context));
+      await runHandler(state, cmd, (context) => runList(options, context), CONFORMANCE_HINTS);
     });
 }
 
@@ -396,7 +397,7 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   const spec = interfaceSpec(iface);
   requireOptions([
-    { flag: spec.identityFlag, value: options[spec.identityOption], how: `${spec.identityFlag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})` },
+    { flag: identityFlagOf(spec), value: options[spec.identityOption], how: `${identityFlagOf(spec)} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})` },
     // §2.2: every job names a branch of the deployment's catalog.
     ...(spec.receiver === 'provider' ? [{ flag: '--branch-code', value: options.branchCode, how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)' }] : []),
   ]);

@@ -9,6 +9,7 @@ import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Session } from '../probe/session.js';
 import { diagnoseSignature } from './refusal.js';
 import type { RefusalDiagnosis, SignatureFinding } from './types.js';
+import { optionName } from '../../errors.js';
 
 export interface PreflightRefusal {
   interface: InterfaceId;
@@ -44,12 +45,12 @@ export async function diagnosePreflight(session: Session, refusal: PreflightRefu
 /** What can still refuse a valid request that no signing made acceptable, most likely first. */
 function remainingCauses(session: Session, iface: InterfaceId, finding: SignatureFinding, clockKnown: boolean): string[] {
   const spec = interfaceSpec(iface);
-  const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${iface === 'B' ? '§5.6' : '§4.1'}; ${spec.identityFlag})`;
+  const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${iface === 'B' ? '§5.6' : '§4.1'}; ${optionName(spec.identityOption)})`;
   const origin =
     iface === 'B'
       ? "the origin: this machine's address is not among the platform's registered origins (§5.7)"
       : "the origin: an allow-list in front of the provider does not include this machine's address";
-  const branch = session.config.branchCode !== undefined ? ` its branch_code "${session.config.branchCode}" (--branch-code) or` : '';
+  const branch = session.config.branchCode !== undefined ? ` its branch_code "${session.config.branchCode}" (${optionName('branch-code')}) or` : '';
   const documentCause = `the ${spec.documentName} itself: the provider refuses${branch} another of its fields (§2.2)`;
   if (finding.signatureAccepted) return [identity, origin, ...(iface === 'A' ? [documentCause] : [])];
   return [

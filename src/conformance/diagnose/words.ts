@@ -5,6 +5,7 @@
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { FailureCause, RefusalDiagnosis, SignatureFinding } from './types.js';
+import { optionName } from '../../errors.js';
 
 export interface Block {
   title: string;
@@ -27,7 +28,7 @@ export function diagnosisBlock(diagnosis: RefusalDiagnosis, iface: InterfaceId):
   rows.push(...findingRows(diagnosis, name));
   diagnosis.remaining.forEach((cause, index) => rows.push([index === 0 ? 'likely' : '', cause]));
   if (!diagnosis.cause && diagnosis.ruledOut.length > 0) rows.push(['excluded', diagnosis.ruledOut.join('; ')]);
-  rows.push(['requests', `${diagnosis.trials.length} diagnostic requests, the same ${name} signed each way (--json lists them)`]);
+  rows.push(['requests', `${diagnosis.trials.length} diagnostic requests, the same ${name} signed each way (${optionName('json')} lists them)`]);
   return { title, rows };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CaiError, usageError } from '../../errors.js';
+import { CaiError, codedError } from '../../errors.js';
 import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
 import { flatHeaders } from '../../mock/request.js';
 import type { Arrival } from '../evidence.js';
@@ -27,8 +27,8 @@ export interface ListenerOptions {
   port: number;
   tls?: TlsFiles;
   handle(arrival: Arrival): Handled;
-  /** The flag that moves the listener, for the error when its address cannot be used (`--listen`, `--callback-listen`). */
-  flag: string;
+  /** The option that moves the listener (`listen`, `callback-listen`): the command words the hint when its address cannot be used. */
+  option: string;
   /** The bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
   caps?: GuardCaps;
   limits?: ReceiverLimits;
@@ -84,9 +84,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       .finally(settled);
   };
   const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls, limits: options.limits ?? LISTENER_LIMITS }).catch((error: unknown) => {
-    // The shared server helper names the mocks' --host/--port; here the flag is the run's own.
+    // The shared server helper's words name the mocks' --host/--port; here the address is the run's own option.
     if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
-      throw usageError(error.code, error.message, `pass another ${options.flag} HOST:PORT, or port 0 for any free port`, error);
+      throw codedError('usage', error.code, error.message, { ...error.data, listenOption: options.option }, error);
     }
     throw error;
   });

@@ -120,7 +120,7 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const recorder = new Recorder({ interface: 'B', shared: false });
-  const listener: Listener = await startListener({ host: options.host, port: options.port, flag: '--callback-listen', handle: (arrival) => recorder.handle(arrival), ...(options.caps ? { caps: options.caps } : {}) });
+  const listener: Listener = await startListener({ host: options.host, port: options.port, option: 'callback-listen', handle: (arrival) => recorder.handle(arrival), ...(options.caps ? { caps: options.caps } : {}) });
   const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const open = (name: string, id: CallbackScenarioId) => {
     const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;

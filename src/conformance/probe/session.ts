@@ -199,7 +199,7 @@ export class Session {
   /** `Expect: 100-continue` (RFC 9110 §10.1.1), through node:http: undici does not send it. Never through a proxy. */
   private async sendExpectingContinue(request: SentRequest): Promise<Exchange> {
     const client = this.config.client ?? {};
-    if (client.proxy) throw new CaiError('Expect: 100-continue is not sent through a proxy', { code: 'not_sent', hint: 'run without --proxy to send it' });
+    if (client.proxy) throw new CaiError('Expect: 100-continue is not sent through a proxy (a run without one sends it)', { code: 'not_sent' });
     const answer = await postExpectingContinue({
       url: request.url,
       headers: request.headers,

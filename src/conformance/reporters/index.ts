@@ -12,6 +12,7 @@ import { renderJunit } from './junit.js';
 import { renderJobSummary } from './markdown.js';
 import { renderTable, type TableOptions } from './table.js';
 import { renderCompact, type CompactOptions } from './compact.js';
+import { optionName } from '../../errors.js';
 
 export type { ReportView } from '../types.js';
 
@@ -57,7 +58,8 @@ export function unverifiedLine(view: ReportView): string | undefined {
   const ids = view.checks.filter((check) => check.verdict === 'not-judged' && check.level === 'must').map((check) => check.id);
   if (ids.length === 0) return undefined;
   const shown = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
-  const consequence = view.failOnNotJudged ? 'the run fails (--fail-on-not-judged)' : 'their rules are unverified (--fail-on-not-judged fails the run on them)';
+  const option = optionName('fail-on-not-judged');
+  const consequence = view.failOnNotJudged ? `the run fails (${option})` : `their rules are unverified (${option} fails the run on them)`;
   return `${ids.length} must check${ids.length === 1 ? '' : 's'} not judged (${shown}): ${consequence}`;
 }
 

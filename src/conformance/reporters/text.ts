@@ -4,6 +4,7 @@
  */
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
+import { optionName } from '../../errors.js';
 
 export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
   passed: '✓',
@@ -16,7 +17,7 @@ export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
 
 /** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
 export function stoppedLine(stopped: StopReport): string {
-  const limit = stopped.limit === 1 ? 'the first failed must check (--fail-fast)' : `${stopped.limit} failed must checks (--max-failures ${stopped.limit})`;
+  const limit = stopped.limit === 1 ? `the first failed must check (${optionName('fail-fast')})` : `${stopped.limit} failed must checks (${optionName('max-failures')} ${stopped.limit})`;
   return `stopped after ${limit}, at ${stopped.after}; the checks not run are reported as skipped`;
 }
 
@@ -28,7 +29,7 @@ export function stoppedLine(stopped: StopReport): string {
 export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight' | 'diagnosis'>): string | undefined {
   const status = report.preflight?.status;
   if (!report.preflight || report.diagnosis || (status !== 401 && status !== 403)) return undefined;
-  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${interfaceSpec(report.interface).identityFlag}) before reading the failures`;
+  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${optionName(interfaceSpec(report.interface).identityOption)}) before reading the failures`;
 }
 
 /** The checks a stopped or interrupted run never finished: not run, or cut short while they gathered. */

@@ -65,7 +65,7 @@ const eventsIdentity = [
   }),
   defineProbe({
     id: 'B-AUTH-016', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth'], optional: true, needs: 'source-address',
-    title: 'a request from an unregistered origin (--source-address) is rejected with 401',
+    title: 'a request from an origin the platform has not registered is rejected with 401',
     // The plan skips it without --source-address (`needs`).
     send: (scope) => ({ body: compact(event(scope)), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) }),
   }),

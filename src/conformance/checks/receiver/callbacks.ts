@@ -164,7 +164,7 @@ const leadUnchanged = (stage: JobStage) => judgeEach(stage, 'lead', 'no lead_id 
 const arrival = [
   callbackCheck({
     id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1', '§8-6'], tags: [],
-    title: "the provider sends events back to the job's callback_url within --callback-wait",
+    title: "the provider sends events back to the job's callback_url within the callback wait",
     judgesSilence: true,
     judge: (stage) => {
       const expected = 'at least one event after the job was accepted';
@@ -197,7 +197,7 @@ const arrival = [
   }),
   callbackCheck({
     id: 'A-CB-006', level: 'should', sections: ['§3', '§6'], clauses: ['§3-1'], tags: [],
-    title: 'the conversation ends with an appointment or job.closed event within --callback-wait',
+    title: 'the conversation ends with an appointment or job.closed event within the callback wait',
     judge: (stage) => {
       const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
       const expected = 'an appointment.* or job.closed event';
@@ -265,7 +265,7 @@ const repeatStartsNothing = defineCheck<OnceAndTwice>({
     if (!sentTwice.repeat) return notJudged('the repeat was not sent');
     if (!isAccepted(sentTwice.repeat)) return passed('the repeat ignored', `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`);
     if (endingsOf(sentOnce) === 0) return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
-    if (endingsOf(sentTwice) === 0) return notJudged('the job sent twice got no ending event within --callback-wait (see A-CB-006)');
+    if (endingsOf(sentTwice) === 0) return notJudged('the job sent twice got no ending event within the callback wait (see A-CB-006)');
     const baseline = endingsOf(sentOnce);
     const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
     const endings = endingsOf(sentTwice);

@@ -15,6 +15,7 @@ import { defineSenderCheck, failed, notJudged, passed, type Outcome, type Sender
 import type { SenderEvidence } from '../../evidence.js';
 import { FAILURES_BEFORE_ACCEPT } from '../../tolerances.js';
 import { findingsOf, verdictOf, type SenderFinding, type VerdictWords } from './judging.js';
+import { optionName } from '../../../errors.js';
 
 type Reads = (attempt: SeenAttempt) => boolean;
 
@@ -38,7 +39,7 @@ const afterAnswer = (answer: string, expected: string) => () => ({ expected, uni
 
 /** After a final answer, nothing more of that document (cai listened --observe more). */
 function stopsAfter(answer: string, reads: Reads) {
-  return asks('stops', reads, (evidence) => ({ expected: `no attempt after the ${answer} (cai listened ${ms(evidence.observeMs)} more, --observe)`, unit: ['delivery', 'deliveries'], unjudged: `no delivery was answered ${answer}` }));
+  return asks('stops', reads, (evidence) => ({ expected: `no attempt after the ${answer} (cai listened ${ms(evidence.observeMs)} more, ${optionName('observe')})`, unit: ['delivery', 'deliveries'], unjudged: `no delivery was answered ${answer}` }));
 }
 
 /**
