@@ -211,6 +211,17 @@ describe('retry rules', () => {
     // Arrivals 2.1 s apart, the later one perhaps a second earlier than cai's loop came to it: not certainly 1.5 s apart.
     expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, { ...reused, slackMs: 1_000 }] }])).toBe('not-judged');
   });
+
+  it('a sender held up between signing and sending: the same timestamp within its lag of the bound is not judged, past it fails', () => {
+    // The first attempt of another delivery arrived 0.8 s after the second its timestamp names had ended.
+    const held = attempt('accept', 1, 1_800, { timestamp: String(Math.floor(NOW / 1000)) });
+    const first = attempt('retry-429', 1, 0);
+    const reusedSoon = attempt('retry-429', 2, 2_100, { timestamp: first.headers['x-cai-timestamp'] });
+    const reusedLate = attempt('retry-429', 2, 2_400, { timestamp: first.headers['x-cai-timestamp'] });
+    const stages = (later: Attempt) => [{ id: 'accept' as const, attempts: [held] }, { id: 'retry-429' as const, attempts: [first, later] }];
+    expect(verdict('BS-SIG-004', stages(reusedSoon))).toBe('not-judged');
+    expect(verdict('BS-SIG-004', stages(reusedLate))).toBe('failed');
+  });
 });
 
 describe('deliveries: a sender may send one document or many', () => {

@@ -276,6 +276,26 @@ export interface DeliveryContext {
   complete: boolean;
   /** When cai stopped listening to the stage. */
   endedMono: number;
+  /** How far the sender's first attempts arrived past the second their timestamps name, at most (signingLagOf). */
+  signingLagMs?: number;
+}
+
+const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;
+
+/**
+ * How long a sender was held up between signing an attempt and its arrival, as the run shows it: the most any first
+ * attempt arrived after the end of the second its timestamp names (0 when none did). A first attempt carries no
+ * signature sent again, so its lag is the sender's (a busy machine, a queue), not a stale signature.
+ */
+export function signingLagOf<A extends SeenAttempt>(deliveries: readonly Delivery<A>[]): number {
+  let lag = 0;
+  for (const { attempts } of deliveries) {
+    const first = attempts[0];
+    const stamp = first?.headers[Headers.timestamp] ?? '';
+    if (first === undefined || !WELL_FORMED_TIMESTAMP.test(stamp)) continue;
+    lag = Math.max(lag, first.arrivedAt - (Number(stamp) + 1) * 1000);
+  }
+  return lag;
 }
 
 /** `850 ms`, `1.25 s`. */
@@ -313,7 +333,7 @@ export function describeAnswerGiven(answer: Answer, unheard = false): string {
 
 /** Every term of one delivery, at every answer it got and every retry it made. */
 export function judgeDelivery<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
-  return [...afterEachAnswer(delivery, context), ...growth(delivery, context), ...onEveryRetry(delivery, context), ...freshness(delivery)];
+  return [...afterEachAnswer(delivery, context), ...growth(delivery, context), ...onEveryRetry(delivery, context), ...freshness(delivery, context.signingLagMs ?? 0)];
 }
 
 /** S1, S2, S3: what came after each answer, by what the answer asked. */
@@ -490,9 +510,11 @@ export function differingFields(a: unknown, b: unknown): string {
 /**
  * S5 (§5.5): each attempt signed afresh. Judged on pairs of attempts of one delivery certainly sent
  * FRESH_SIGNATURE_SPAN_MS or more apart (the span less the later one's slack): the later carries a later timestamp.
+ * Arrivals are not sendings: a sender held up between signing and sending (a busy machine) brings a fresh signature
+ * late. Where the span is within the sender's signing lag of the bound, the same timestamp is undecided.
  */
-function freshness<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] {
-  const timed = delivery.attempts.filter((attempt) => /^[0-9]{1,12}$/.test(attempt.headers[Headers.timestamp] ?? ''));
+function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: number): Finding<A>[] {
+  const timed = delivery.attempts.filter((attempt) => WELL_FORMED_TIMESTAMP.test(attempt.headers[Headers.timestamp] ?? ''));
   const findings: Finding<A>[] = [];
   for (let i = 0; i < timed.length; i += 1) {
     for (let j = i + 1; j < timed.length; j += 1) {
@@ -502,8 +524,10 @@ function freshness<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] {
       if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
       const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
       const base = { term: 'fresh' as const, relation: 'fresh' as const, level: 'should' as const, clauses: ['§5.5-1'], attempt: later, shown: [earlier, later] };
+      const text = `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}`;
       if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
-      else findings.push({ ...base, verdict: 'broken', actual: `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}: a signature sent again goes stale after 300 s` });
+      else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs) findings.push({ ...base, verdict: 'undecided', actual: `${text}, but the sender's first attempts arrived up to ${ms(signingLagMs)} after their timestamps' second: it may have been held up that long between signing and sending` });
+      else findings.push({ ...base, verdict: 'broken', actual: `${text}: a signature sent again goes stale after 300 s` });
     }
   }
   return findings;

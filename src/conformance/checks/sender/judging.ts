@@ -5,7 +5,7 @@
  * term and its answers. It passes only on findings kept, fails on any broken, and is not judged without them, or when
  * cai's own lag left every one undecided (the run plays such a scenario again first: run-sender.ts).
  */
-import { deliveriesOf, documentsIn, judgeDelivery, judgeIdentity, type Finding } from '../../../spec/model/sender.js';
+import { deliveriesOf, documentsIn, judgeDelivery, judgeIdentity, signingLagOf, type Finding } from '../../../spec/model/sender.js';
 import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
 import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
@@ -24,9 +24,10 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   if (known) return known;
   const documentsPerRun = evidence.documentsPerRun ?? documentsPerRunOf(evidence.records);
   const deliveries = evidence.records.map((record) => ({ record, deliveries: deliveriesOf(record.attempts, documentsPerRun) }));
+  const signingLagMs = signingLagOf(deliveries.flatMap((entry) => entry.deliveries));
   const findings = [
     ...deliveries.flatMap(({ record, deliveries: list }) =>
-      list.flatMap((delivery) => judgeDelivery(delivery, { interface: evidence.interface, waitMs: evidence.waitMs, complete: !record.interrupted, endedMono: record.endedMono ?? Number.POSITIVE_INFINITY })),
+      list.flatMap((delivery) => judgeDelivery(delivery, { interface: evidence.interface, waitMs: evidence.waitMs, complete: !record.interrupted, endedMono: record.endedMono ?? Number.POSITIVE_INFINITY, signingLagMs })),
     ),
     ...judgeIdentity(evidence.interface, allAttempts(evidence), deliveries.flatMap((entry) => entry.deliveries)),
   ];
