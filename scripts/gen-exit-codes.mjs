@@ -18,7 +18,7 @@ export const TABLES = [
 const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /**
- * One table, from plain data: the EXIT_CODES of src/errors.ts.
+ * One table, from plain data: the EXIT_CODES of src/exit-codes.ts.
  * @param {readonly {code: number, meaning: string, pipeline: string}[]} codes
  * @param {'meaning' | 'pipeline'} kind
  */
@@ -39,7 +39,7 @@ export function withExitCodes(page, text, table) {
 
 async function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const { EXIT_CODES } = await import(new URL('../dist/errors.js', import.meta.url).href);
+  const { EXIT_CODES } = await import(new URL('../dist/exit-codes.js', import.meta.url).href);
   for (const { page, kind } of TABLES) {
     const text = withExitCodes(page, readFileSync(`${root}${page}`, 'utf8'), renderExitCodes(EXIT_CODES, kind));
     writeOrCheck(root, page, text, { regenerate: REGENERATE, source: 'src/errors.ts' });

@@ -97,6 +97,9 @@ export type {
 export type { FailureCause, RefusalDiagnosis, SignatureFinding, SigningTrial } from './conformance/diagnose/types.js';
 // Conformance of a sender (`cai conformance run --role sender`): cai listens, runs the trigger, judges what arrives.
 export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/run-sender.js';
+// Reproductions are shell scripts that run cai: written in the CLI's words, passed to a run as `reproducer`.
+export { receiverReproducer, senderReproducer } from './commands/conformance/repro-defaults.js';
+export type { ReproducerFactory, ReproSetup } from './conformance/runner.js';
 
 // Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
 export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './conformance/reporters/html.js';

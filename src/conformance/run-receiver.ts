@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, type ClientOptions } from '../http/client.js';
-import { shellQuote } from '../http/curl.js';
 import { codedError } from '../errors.js';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
@@ -26,8 +25,7 @@ import { startCallbackListener, type JobStage } from './probe/callbacks.js';
 import type { ProbeScope } from './probe/scope.js';
 import { Session } from './probe/session.js';
 import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
-import { createReproducer, secretFlagFor } from './repro.js';
-import { runProbes, summarise, type RunHooks, type RunOutcome } from './runner.js';
+import { runProbes, summarise, type ReproducerFactory, type RunHooks, type RunOutcome } from './runner.js';
 import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_DEDUPE_MEMORY_WAIT_MS, MOCK_OBSERVE_MS } from './tolerances.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
@@ -73,15 +71,16 @@ export interface ConformanceOptions extends RunHooks {
   maxRetryAfterMs?: number;
   /** Start no new check once this many must checks have failed (`--fail-fast`: 1); the rest are skipped. */
   maxFailures?: number;
-  /** How cai was run, for the reproduction commands (default `cai`). */
-  invocation?: string;
   /**
    * The stateful phase (src/conformance/explore), on by default: its seed, budget, or one conversation to replay;
    * `false` turns it off (its checks are then skipped).
    */
   explore?: ExploreRequest | false;
-  /** The command that runs one check again as this run ran it (with a conversation's seed and path to replay); by default built from these options. */
-  rerun?: (checkId: string, replay?: string) => string;
+  /**
+   * Writes a reproduction of each failing check (its evidence saved, a script that shows the failure again). The
+   * CLI's, or `receiverReproducer(options)` for these options; without one, none is written.
+   */
+  reproducer?: ReproducerFactory;
 }
 
 const MOCK_PROVIDER_CODE = 'cai-conformance';
@@ -173,21 +172,25 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
       onFinish: options.onFinish,
       ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
       gatherCallbacks: (check, scope) => untilStopped(gatherCallbacks(check, scope, stages), scope.session.signal, undefined),
-      reproduce: createReproducer({
-        dir: reproDir,
-        invocation: options.invocation ?? 'cai',
-        rerun: options.rerun ?? defaultRerun(options, exploration),
-        probes: {
-          interface: options.interface,
-          target,
-          postUrl: session.postUrl,
-          identity: credentials.identity,
-          secretFlag: secretFlagFor(options.mock && !options.secrets?.length ? undefined : options.secretLabel),
-          clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
-          mock: options.mock === true,
-        },
-        received: { interface: 'B', secretFlag: secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET'), records: () => stages.map((stage) => stage.record) },
-      }),
+      ...(options.reproducer
+        ? {
+            reproduce: options.reproducer({
+              dir: reproDir,
+              ...(exploration ? { seed: exploration.seed } : {}),
+              probes: {
+                interface: options.interface,
+                target,
+                postUrl: session.postUrl,
+                identity: credentials.identity,
+                // The secret the mock generated is passed to a run again as CAI_SECRET.
+                ...(options.mock && !options.secrets?.length ? {} : { secretLabel: options.secretLabel }),
+                clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
+                mock: options.mock === true,
+              },
+              received: { interface: 'B', ...(options.callbackSecretLabel !== undefined ? { secretLabel: options.callbackSecretLabel } : {}), callbacks: true, records: () => stages.map((stage) => stage.record) },
+            }),
+          }
+        : {}),
     });
     const causes = groupCauses(outcome.results);
     await diagnoseCauses(session, causes, outcome.results, { interface: options.interface, secrets: credentials.secrets, ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}) });
@@ -240,28 +243,6 @@ async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: 
   const stages = (await Promise.all((check.callbackStages ?? []).map((id) => jobStage(scope, JOB_NAMES[id], { scenario: id, ...(id === 'callback-returning' ? { lead: 'returning' as const } : {}) })))).filter((stage): stage is JobStage => stage !== undefined);
   for (const stage of stages) if (!gathered.includes(stage)) gathered.push(stage);
   return harness.evidence(stages);
-}
-
-/**
- * `cai conformance run … --only ID`, from the options of a library run (the CLI passes its own command line); a check
- * of the stateful phase with the seed that draws the same conversations, or the seed and path of the one to replay.
- */
-function defaultRerun(options: ConformanceOptions, exploration: ExploreSetup | undefined): (checkId: string, replay?: string) => string {
-  const cai = options.invocation ?? 'cai';
-  const spec = interfaceSpec(options.interface);
-  const generated = (checkId: string, replay?: string) => (exploration && isStateCheck(checkId) ? ` --seed ${shellQuote(replay ?? String(exploration.seed))}` : '');
-  if (options.mock) {
-    const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
-    return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --mock${faults}${generated(checkId, replay)} --only ${checkId}`;
-  }
-  const identity = options.identity !== undefined ? ` --${spec.identityOption} ${shellQuote(options.identity)}` : '';
-  // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
-  const listen = options.callbackListen ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}` : '';
-  const callbacks = options.callbackSecrets?.length
-    ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`
-    : '';
-  const branch = options.branchCode !== undefined ? ` --branch-code ${shellQuote(options.branchCode)}` : '';
-  return (checkId, replay) => `${cai} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${generated(checkId, replay)} --only ${checkId}`;
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
 import type { TlsFiles } from '../http/server.js';
-import { shellQuote } from '../http/curl.js';
 import { redactSecrets } from '../secrets/resolve.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
@@ -25,9 +24,8 @@ import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
 import { playStage } from './listen/stage.js';
 import { startTrigger } from './listen/trigger.js';
-import { createReproducer, secretFlagFor } from './repro.js';
 import { pool } from './pool.js';
-import { judgeSenderChecks, summarise } from './runner.js';
+import { judgeSenderChecks, summarise, type ReproducerFactory } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
@@ -83,10 +81,11 @@ export interface SenderConformanceOptions extends SenderRunHooks {
   waivers?: readonly Waiver[];
   /** Where what the sender sent is saved for the failures; default a new directory under the temp dir. */
   reproDir?: string;
-  /** How cai was run, for the reproduction commands (default `cai`). */
-  invocation?: string;
-  /** The command that runs one check again as this run ran it (with a conversation's seed and path); by default built from these options. */
-  rerun?: (checkId: string, replay?: string) => string;
+  /**
+   * Writes a reproduction of each failing check (what the sender sent, saved; a command that judges it again). The
+   * CLI's, or `senderReproducer(options)` for these options; without one, none is written.
+   */
+  reproducer?: ReproducerFactory;
   /** The trigger's environment (CAI_TARGET_URL and CAI_SCENARIO are added) and working directory. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -140,22 +139,16 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   const documentsPerRun = documentsPerRunOf(stages.played);
   const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records, ...(exploration ? { exploration } : {}), ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
   const reproDir = resolve(options.cwd ?? process.cwd(), options.reproDir ?? join(tmpdir(), `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`));
-  const secretFlag = secretFlagFor(options.secretLabel);
-  const invocation = options.invocation ?? 'cai';
-  const spec = interfaceSpec(options.interface);
-  const rerun =
-    options.rerun ??
-    ((checkId: string, replay?: string) => {
-      const trigger = options.trigger !== undefined ? ` --trigger ${shellQuote(options.trigger)}` : '';
-      const seed = exploration && isStateCheck(checkId) ? ` --seed ${replay ?? exploration.seed}` : '';
-      return `${invocation} conformance run --interface ${options.interface} --role sender --${spec.identityOption} ${shellQuote(options.identity)} ${secretFlag} --only ${checkId}${trigger}${seed}`;
-    });
-  const reproduce = createReproducer({ dir: reproDir, invocation, rerun, received: { interface: options.interface, secretFlag, records: () => [...records, ...generated] } });
+  const reproduce = options.reproducer?.({
+    dir: reproDir,
+    ...(exploration ? { seed: exploration.seed } : {}),
+    received: { interface: options.interface, ...(options.secretLabel !== undefined ? { secretLabel: options.secretLabel } : {}), callbacks: false, records: () => [...records, ...generated] },
+  });
   const recordsOf = (check: SenderCheck) => (isStateCheck(check.id) ? generated : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id)));
   const results = await judgeSenderChecks(plan.planned, evidence, {
     waivers: options.waivers ?? [],
     now: Date.now(),
-    reproduce,
+    ...(reproduce ? { reproduce } : {}),
     complete: (check) => !signal.aborted || (isStateCheck(check.id) ? exploration !== undefined : check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted))),
     silent: (check) => {
       const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);

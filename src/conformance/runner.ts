@@ -8,20 +8,57 @@ import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage, optionName } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
-import { ms, recordExchange, type Exchange, type SenderEvidence } from './evidence.js';
+import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecord } from './evidence.js';
 import { pool } from './pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
 import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
+import type { InterfaceId } from '../spec/constants.js';
 
 export interface RunHooks {
   onStart?(check: Check): void;
   onFinish?(result: CheckResult): void;
 }
 
-/** Saves a failing check's evidence and says how to reproduce it (./repro.ts). */
+/** Saves a failing check's evidence and says how to reproduce it (the CLI's: src/commands/conformance/repro.ts). */
 export type Reproducer = (result: CheckResult, outcome: Outcome) => Promise<Reproduction | undefined>;
+
+/**
+ * What a run tells the writer of its reproductions: where to save, where its requests went and how they were signed
+ * (a label of the secret's source, never its value), what it received. A reproduction runs the check again, so it
+ * is written in the words of whatever runs cai (the CLI's command lines): the run names none.
+ */
+export interface ReproSetup {
+  /** Absolute. */
+  dir: string;
+  /** The stateful phase's seed, when it ran: a check of it runs again with it. */
+  seed?: number;
+  /** A receiver run: where requests went and how they were signed; `mock` when the receiver was the built-in one. */
+  probes?: {
+    interface: InterfaceId;
+    /** The URL the user gave, and where requests were posted. */
+    target: string;
+    postUrl: string;
+    /** B: the provider code; A: the platform id. */
+    identity: string;
+    /** Where the signing secret came from (`--secret-env NAME`, a variable's name), undefined when generated. */
+    secretLabel?: string;
+    clockOffsetSeconds: number;
+    mock: boolean;
+  };
+  /** Attempts cai received (a sender run, or an Interface A provider's callbacks): their interface and secret's source. */
+  received?: {
+    interface: InterfaceId;
+    /** The callback secret's (a provider's callbacks), or the sender's secret's. */
+    secretLabel?: string;
+    callbacks: boolean;
+    records(): readonly StageRecord[];
+  };
+}
+
+/** Makes the reproducer of one run. Without one, a run saves no reproduction. */
+export type ReproducerFactory = (setup: ReproSetup) => Reproducer;
 
 export interface JudgeContext {
   waivers: readonly Waiver[];

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runConformance, type ConformanceOptions } from '../../src/conformance/run-receiver.js';
+import { receiverReproducer } from '../../src/commands/conformance/repro-defaults.js';
 import type { CheckResult, SuiteReport } from '../../src/conformance/types.js';
 import { sign } from '../../src/signing/sign.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
@@ -22,9 +23,11 @@ const dir = mkdtempSync(join(tmpdir(), 'cai-explore-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let runs = 0;
 
-function run(options: Partial<ConformanceOptions> & Pick<ConformanceOptions, 'interface'>): Promise<SuiteReport> {
+function run(given: Partial<ConformanceOptions> & Pick<ConformanceOptions, 'interface'> & { invocation?: string }): Promise<SuiteReport> {
   runs += 1;
-  return runConformance({ mock: true, selection: { only: ['state'], skip: [], include: [] }, reproDir: join(dir, `run-${runs}`), ...options });
+  const { invocation, ...options } = given;
+  const all: ConformanceOptions = { mock: true, selection: { only: ['state'], skip: [], include: [] }, reproDir: join(dir, `run-${runs}`), ...options };
+  return runConformance({ ...all, reproducer: receiverReproducer(all, invocation) });
 }
 
 const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);

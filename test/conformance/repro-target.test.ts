@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformance } from '../../src/conformance/run-receiver.js';
+import { runConformance, type ConformanceOptions } from '../../src/conformance/run-receiver.js';
+import { receiverReproducer } from '../../src/commands/conformance/repro-defaults.js';
 import { startMockPlatform } from '../../src/mock/platform.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-repro-target-'));
@@ -18,10 +19,11 @@ describe('reproductions of multi-request checks against a target', () => {
     const secret = 'whsec_repro_target';
     const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret], faults: ['no-dedupe'], keepRecords: false });
     try {
-      const report = await runConformance({
+      const options: ConformanceOptions = {
         interface: 'B', target: platform.url, identity: 'acme', secrets: [secret], secretLabel: 'CAI_SECRET',
         selection: { only: ['B-DEDUP-001', 'B-DEDUP-002'], skip: [], include: [] }, reproDir: join(dir, 'repro'),
-      });
+      };
+      const report = await runConformance({ ...options, reproducer: receiverReproducer(options) });
       for (const id of ['B-DEDUP-001', 'B-DEDUP-002']) {
         const check = report.checks.find((entry) => entry.id === id);
         expect(check?.verdict, id).toBe('failed');

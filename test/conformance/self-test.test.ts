@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/conformance/catalogue.js';
-import { runConformance } from '../../src/conformance/run-receiver.js';
+import { runConformance, type ConformanceOptions } from '../../src/conformance/run-receiver.js';
+import { receiverReproducer } from '../../src/commands/conformance/repro-defaults.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 import { startMockPlatform } from '../../src/mock/platform.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
@@ -113,7 +114,7 @@ let runs = 0;
 
 function run(iface: InterfaceId, faults: string[] = [], include: string[] = [], callbackWaitMs = 10_000): Promise<SuiteReport> {
   runs += 1;
-  return runConformance({
+  const options: ConformanceOptions = {
     interface: iface,
     mock: true,
     faults,
@@ -124,7 +125,8 @@ function run(iface: InterfaceId, faults: string[] = [], include: string[] = [], 
     // phase runs against the correct ones, where the model and the mocks must agree (explore.test.ts judges what
     // the phase catches).
     ...(faults.length > 0 ? { explore: false as const } : {}),
-  });
+  };
+  return runConformance({ ...options, reproducer: receiverReproducer(options) });
 }
 
 const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/errors.js';
+import { EXIT_CODES } from '../../src/exit-codes.js';
 import { ROOT } from '../helpers/cli.js';
 // @ts-expect-error: a plain .mjs script without type declarations (it is run by node, not compiled).
 import { REGENERATE, TABLES, renderExitCodes, withExitCodes } from '../../scripts/gen-exit-codes.mjs';

@@ -280,6 +280,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
   });
   const startedAt = new Date();
   const { renderReport, reportStop } = await import('./report.js');
+  const { reproducerOf } = await import('./repro.js');
   const invocation = invocationOf(context);
   let report;
   try {
@@ -308,8 +309,7 @@ async function runConformanceCommand(options: RunOptions, cmd: Command, context:
       client,
       sourceAddress: options.sourceAddress,
       signal: abort.signal,
-      invocation,
-      rerun: withSeed(rerunCommand(cmd, invocation), explore, cmd),
+      reproducer: reproducerOf(invocation, () => withSeed(rerunCommand(cmd, invocation), explore, cmd)),
       explore,
       ...(progress.onStart ? { onStart: progress.onStart } : {}),
       ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),

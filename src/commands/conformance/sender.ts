@@ -17,6 +17,7 @@ import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../runner.js';
 import { secretsFromOptions } from '../secret-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
+import { reproducerOf } from './repro.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
 export interface SenderFlags {
@@ -138,8 +139,7 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       concurrency: options.concurrency,
       waivers,
       reproDir: options.reproDir,
-      invocation: deps.invocation,
-      rerun: deps.rerun,
+      reproducer: reproducerOf(deps.invocation, () => deps.rerun),
       explore,
       env: io.env,
       cwd: io.cwd,

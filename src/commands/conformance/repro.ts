@@ -18,42 +18,50 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { curlCommand, shellQuote as quote, type CurlRequest } from '../http/curl.js';
-import { HeaderNames, Headers, type InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
-import type { Outcome } from './check.js';
-import type { StatusSet } from '../spec/model/answers.js';
-import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from './evidence.js';
-import { describeScripted } from './listen/scenarios.js';
-import { rebuiltBySign } from './probe/recipe.js';
-import type { Reproducer } from './runner.js';
-import type { CheckResult, Reproduction } from './types.js';
+import { curlCommand, shellQuote as quote, type CurlRequest } from '../../http/curl.js';
+import { HeaderNames, Headers, type InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import type { Outcome } from '../../conformance/check.js';
+import type { StatusSet } from '../../spec/model/answers.js';
+import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from '../../conformance/evidence.js';
+import { describeScripted } from '../../conformance/listen/scenarios.js';
+import { rebuiltBySign } from '../../conformance/probe/recipe.js';
+import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
+import type { CheckResult, Reproduction } from '../../conformance/types.js';
 
-export interface ReproContext {
+/** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */
+export type Rerun = (checkId: string, replay?: string) => string;
+
+/** A run's setup (ReproSetup) in the CLI's words: the secrets' sources as flags, the invocation and the rerun line. */
+interface ReproContext {
   /** Absolute. */
   dir: string;
   /** How cai was run, already quoted: `'/usr/bin/node' '/…/bin/cai.js'`, `npx cai-toolkit`, or `cai`. */
   invocation: string;
-  /** The command that runs one check again, as this run ran it (invocation included); `replay` a conversation's seed and path. */
-  rerun(checkId: string, replay?: string): string;
-  /** A receiver run: where requests went and how they were signed; `mock` when the receiver was the built-in one. */
-  probes?: {
-    interface: InterfaceId;
-    /** The URL the user gave, and where requests were posted. */
-    target: string;
-    postUrl: string;
-    /** B: the provider code; A: the platform id. */
-    identity: string;
+  rerun: Rerun;
+  probes?: Omit<NonNullable<ReproSetup['probes']>, 'secretLabel'> & {
     /** How the signing secret is passed, e.g. `--secret-env CAI_SECRET` (never the value). */
     secretFlag: string;
-    clockOffsetSeconds: number;
-    mock: boolean;
   };
-  /** Attempts cai received (a sender run, or an Interface A provider's callbacks): their documents' interface and secret. */
-  received?: {
-    interface: InterfaceId;
-    secretFlag: string;
-    records(): readonly StageRecord[];
+  received?: { interface: InterfaceId; secretFlag: string; records(): readonly StageRecord[] };
+}
+
+/**
+ * The CLI's reproductions: every command starts with `invocation`, and a check runs again by the line `rerunOf`
+ * makes for the run (the command line as the user wrote it, ./rerun.ts; a library caller's: ./repro-defaults.ts).
+ */
+export function reproducerOf(invocation: string, rerunOf: (setup: ReproSetup) => Rerun): ReproducerFactory {
+  return (setup) => {
+    const { probes, received } = setup;
+    return createReproducer({
+      dir: setup.dir,
+      invocation,
+      rerun: rerunOf(setup),
+      ...(probes ? { probes: { interface: probes.interface, target: probes.target, postUrl: probes.postUrl, identity: probes.identity, clockOffsetSeconds: probes.clockOffsetSeconds, mock: probes.mock, secretFlag: secretFlagFor(probes.secretLabel) } } : {}),
+      ...(received
+        ? { received: { interface: received.interface, records: received.records, secretFlag: received.callbacks ? secretFlagFor(received.secretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET') : secretFlagFor(received.secretLabel) } }
+        : {}),
+    });
   };
 }
 
@@ -66,7 +74,7 @@ export function secretFlagFor(label: string | undefined, prefix = 'secret', defa
   return `--${prefix}-env ${defaultEnv}`;
 }
 
-export function createReproducer(context: ReproContext): Reproducer {
+function createReproducer(context: ReproContext): Reproducer {
   let prepared: Promise<unknown> | undefined;
   const sender = senderFiles(context);
   return async (result, outcome) => {
