@@ -17,6 +17,7 @@ import { isStateCheck, MAX_SEED, parseSeed, randomSeed, type ExploreRequest } fr
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { SenderFlags } from './sender.js';
+import type { CoverageOptions, ListOptions } from './catalogue-views.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 
 interface RunOptions extends SenderFlags {
@@ -61,13 +62,6 @@ interface RunOptions extends SenderFlags {
   budget?: number;
   /** receiver (default): cai sends to --to. sender: cai listens and judges what a sender sends (./sender.ts). */
   role: 'receiver' | 'sender';
-  [key: string]: unknown;
-}
-
-interface ListOptions {
-  interface?: InterfaceId;
-  role: 'receiver' | 'sender';
-  wide?: boolean;
   [key: string]: unknown;
 }
 
@@ -188,7 +182,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .option('--html <file>', 'also write the matrix as a self-contained HTML page to FILE')
     .addHelpText('after', '\nExamples:\n  $ cai conformance coverage --role receiver --interface B\n  $ cai conformance coverage --json')
     .action(async (options: CoverageOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runCoverage(options, context), CONFORMANCE_HINTS);
+      await runHandler(state, cmd, async (context) => (await import('./catalogue-views.js')).runCoverage(options, context), CONFORMANCE_HINTS);
     });
 
   conformance
@@ -199,46 +193,8 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
     .option('--wide', 'on a terminal, the full table (sections and tags) instead of the compact list by theme')
     .addHelpText('after', '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json')
     .action(async (options: ListOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runList(options, context), CONFORMANCE_HINTS);
+      await runHandler(state, cmd, async (context) => (await import('./catalogue-views.js')).runList(options, context), CONFORMANCE_HINTS);
     });
-}
-
-interface CoverageOptions {
-  interface?: InterfaceId;
-  role: 'receiver' | 'sender' | 'all';
-  html?: string;
-  [key: string]: unknown;
-}
-
-/** `cai conformance coverage`: every clause of the spec, the checks that enforce it, or why none can. */
-async function runCoverage(options: CoverageOptions, context: CommandContext): Promise<number> {
-  const { output } = context;
-  const { coverage, clauseRolesOf, summariseCoverage } = await import('../../conformance/coverage.js');
-  const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) => (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)));
-  const matrix = coverage({ roles: [...new Set(roles)] });
-  if (options.html !== undefined) {
-    const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
-    const { generator, writeOrFail } = await import('../report-files.js');
-    await writeOrFail(options.html, renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }), 'HTML coverage', context);
-    output.info(`HTML coverage written to ${options.html}`);
-  }
-  if (output.json) {
-    output.printJson({ clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })), summary: summariseCoverage(matrix) });
-    return 0;
-  }
-  const { renderCoverageText } = await import('../../conformance/reporters/coverage.js');
-  for (const line of renderCoverageText(matrix).split('\n')) output.result(line);
-  return 0;
-}
-
-async function runList(options: ListOptions, { output }: CommandContext): Promise<number> {
-  const checks = (await import('../../conformance/catalogue.js')).describeCatalogue(options.role, options.interface);
-  if (output.json) {
-    output.printJson({ checks });
-    return 0;
-  }
-  await (await import('../../output/check-list.js')).renderCheckList(checks, { wide: options.wide === true }, output);
-  return 0;
 }
 
 async function runConformanceCommand(options: RunOptions, cmd: Command, context: CommandContext): Promise<number> {

@@ -1,0 +1,230 @@
+/**
+ * What the sender model (./sender.ts) reads: the answers cai gives, the attempts as cai recorded them, and the
+ * deliveries they form (the attempts of one document). Plain data and small pure functions, no I/O.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { eventIdOf, isObject, jsonValueOf } from '../json.js';
+
+// --- Answers -------------------------------------------------------------------------------------------------------
+
+/** The 2xx a receiver may accept with (§6.5), and the other statuses of §7 (502 and 500 as 5xx too). */
+export type AcceptedStatus = 200 | 201 | 202 | 204;
+export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 502 | 503;
+
+/** The Retry-After of a 429 (RFC 9110 §10.2.3): a number of seconds, or an HTTP-date at least that far ahead. */
+export interface RetryAfter {
+  form: 'seconds' | 'date';
+  seconds: number;
+}
+
+/**
+ * An answer a receiver may give an attempt. `accepted`: a 2xx (`empty`: a 202 without a body; a 204 never has one);
+ * `duplicate`: §2.13's 202 `{"ok":true,"duplicate":true}`; `error`: a refusal, a 429 or a 5xx; `reset`: the
+ * connection cut with no answer at all. `delayMs`: the answer comes that long after the request is read.
+ */
+export type Answer =
+  | { kind: 'accepted'; status: AcceptedStatus; empty?: boolean; delayMs?: number }
+  | { kind: 'duplicate'; delayMs?: number }
+  | { kind: 'error'; status: ErrorStatus; retryAfter?: RetryAfter; delayMs?: number }
+  | { kind: 'reset'; delayMs?: number };
+
+/** What an answer asks of the sender. */
+export type AnswerClass = 'accepted' | 'refused' | 'rate-limited' | 'unavailable' | 'cut';
+
+export function classOf(answer: Answer): AnswerClass {
+  switch (answer.kind) {
+    case 'accepted':
+    case 'duplicate':
+      return 'accepted';
+    case 'reset':
+      return 'cut';
+    case 'error':
+      return answer.status === 429 ? 'rate-limited' : answer.status >= 500 ? 'unavailable' : 'refused';
+  }
+}
+
+/** The delivery is over (§6.5 any 2xx, §7 400, 401, 413): a sender must not send the document again. */
+export function isFinal(answer: Answer): boolean {
+  const kind = classOf(answer);
+  return kind === 'accepted' || kind === 'refused';
+}
+
+// --- Attempts as the model reads them -------------------------------------------------------------------------------
+
+/** The Retry-After cai sent with a 429: the header as sent, and for an HTTP-date the moment it names (monotonic ms). */
+export interface SentRetryAfter {
+  header: string;
+  form: RetryAfter['form'];
+  /** The seconds asked for (a date: at least this many ahead, on a whole second). */
+  seconds: number;
+  dateMono?: number;
+}
+
+/** One attempt as it arrived, with the answer it got. Monotonic times in ms. */
+export interface SeenAttempt {
+  /** Wall clock (ms) when cai read its headers: §5.5's window is judged at this moment. */
+  arrivedAt: number;
+  /** When cai's event loop got to it: it arrived no later than this … */
+  arrivedMono: number;
+  /** … and no more than this earlier (cai's loop was busy, or not scheduled); 0 when unknown. */
+  slackMs?: number;
+  /** The earliest the sender can have begun it: its connection was opened, or became free of the answer before. */
+  openedMono?: number;
+  /**
+   * It went out on a kept-alive connection the moment the answer before it there was done: it waited in the
+   * sender's queue, and may have been signed long before it was sent.
+   */
+  queued?: boolean;
+  method: string;
+  path: string;
+  headers: Readonly<Record<string, string>>;
+  body: Buffer;
+  bodyBytes: number;
+  /** Longer than cai keeps: only its size is judged. */
+  cut: boolean;
+  /** The identity of its document (./sender.ts deliveryKeyOf). */
+  key: string;
+  answer: Answer;
+  /** When the answer went out, or the connection was cut (by cai, or by the sender before the answer). */
+  answeredMono?: number;
+  /** The sender closed the connection before the answer went out: to the sender it was a cut. */
+  unheard?: boolean;
+  retryAfter?: SentRetryAfter;
+  /** Arrived after cai stopped listening to its stage. */
+  late: boolean;
+}
+
+/** What the sender heard: the answer's class, or a cut when it closed the connection before the answer. */
+export function heard(attempt: Pick<SeenAttempt, 'answer' | 'unheard'>): AnswerClass {
+  return attempt.unheard ? 'cut' : classOf(attempt.answer);
+}
+
+export const asksRetry = (kind: AnswerClass) => kind === 'rate-limited' || kind === 'unavailable' || kind === 'cut';
+
+/**
+ * What a conforming sender must do after an answer it heard: stop (a final answer: the document is not sent again),
+ * or send the same document again under the same event_id, signed afresh: after a 429 no earlier than the moment its
+ * Retry-After names (§7), after a 5xx or a cut connection with waits that grow (§7, §8). A retry may come later than
+ * it must: how much later is the sender's (SENDER_LATITUDE).
+ */
+export type Next = { must: 'stop' } | { must: 'retry'; notBeforeMono?: number; backoff: boolean };
+
+export function nextAfter(attempt: Pick<SeenAttempt, 'answer' | 'unheard' | 'answeredMono' | 'retryAfter'>): Next {
+  const kind = heard(attempt);
+  if (kind === 'accepted' || kind === 'refused') return { must: 'stop' };
+  if (kind !== 'rate-limited' || attempt.retryAfter === undefined || attempt.answeredMono === undefined) return { must: 'retry', backoff: kind !== 'rate-limited' };
+  return { must: 'retry', notBeforeMono: attempt.retryAfter.dateMono ?? attempt.answeredMono + attempt.retryAfter.seconds * 1000, backoff: false };
+}
+
+const documents = new WeakMap<Buffer, unknown>();
+
+/** The body as a JSON value, or undefined when it is not JSON (or was cut). */
+export function documentOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): unknown {
+  if (attempt.cut) return undefined;
+  if (!documents.has(attempt.body)) documents.set(attempt.body, jsonValueOf(attempt.body));
+  return documents.get(attempt.body);
+}
+
+/** The document's event_id (a job's or an event's), when it has a string one. */
+export function eventIdOfAttempt(attempt: Pick<SeenAttempt, 'body' | 'cut'>): string | undefined {
+  return attempt.cut ? undefined : eventIdOf(attempt.body);
+}
+
+/** The document without its event_id: what a retry under another event_id still has in common with the first. */
+export function withoutEventId(doc: unknown): unknown {
+  if (!isObject(doc)) return doc;
+  const { event_id: _ignored, ...rest } = doc;
+  return rest;
+}
+
+/** The wait before an attempt, from the answer before it, as an interval: [earliest, latest] ms. */
+export function waitBefore(previous: SeenAttempt, next: SeenAttempt): { earliest: number; latest: number } {
+  const from = previous.answeredMono ?? previous.arrivedMono;
+  const latest = next.arrivedMono - from;
+  return { earliest: Math.max(0, latest - (next.slackMs ?? 0)), latest };
+}
+
+// --- Deliveries ----------------------------------------------------------------------------------------------------
+
+/**
+ * One delivery: a document and its retries, in order of arrival. `renamed` when its attempts carry more than one
+ * event_id: the document sent again under a new event_id (`renamesOf`).
+ */
+export interface Delivery<A extends SeenAttempt = SeenAttempt> {
+  key: string;
+  attempts: A[];
+  renamed: boolean;
+}
+
+/**
+ * Whether `later` (the first attempt of a document identity not seen before) may be `earlier`'s document sent again
+ * under a new event_id: the same document but for its event_id, arriving after the last answer of `earlier`, which
+ * was its last attempt. After a retryable answer the delivery was abandoned, and any such document is one (`retry`);
+ * after the duplicate answer only one whose request was begun after that answer went out can be (`duplicate`).
+ */
+export function renameOf(earlier: readonly SeenAttempt[], later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>): 'retry' | 'duplicate' | undefined {
+  const last = earlier.at(-1);
+  if (!last || last.answeredMono === undefined || last.answeredMono > later.arrivedMono) return undefined;
+  const [firstId, laterId] = [eventIdOfAttempt(last), eventIdOfAttempt(later)];
+  if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
+  const laterDoc = documentOf(later);
+  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return undefined;
+  if (asksRetry(heard(last))) return 'retry';
+  const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
+  return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
+}
+
+/** How many documents (event_ids) a stage brought: what a sender sends in one run. */
+export function documentsIn(attempts: readonly SeenAttempt[]): number {
+  return new Set(attempts.map((attempt) => eventIdOfAttempt(attempt) ?? attempt.key)).size;
+}
+
+/**
+ * The identity of an attempt's document: its `event_id` when the body is a JSON object with a string one; else its
+ * bytes (a retry of the same unreadable body is still the same delivery); a body too long to keep is its own.
+ */
+export function deliveryKeyOf(arrival: Pick<SeenAttempt, 'body' | 'cut'>, number: number, digest: (body: Buffer) => string): string {
+  if (arrival.cut) return `cut:${number}`;
+  const id = eventIdOf(arrival.body);
+  return id !== undefined ? `id:${id}` : `bytes:${digest(arrival.body)}`;
+}
+
+/**
+ * The deliveries of a stage, once every attempt is in. Attempts of one document identity form one delivery; a
+ * document sent again under a new event_id joins the delivery it renames (`renameOf`), so that its retry is judged
+ * as a retry, and its new event_id as the fault it is. Documents alike after the duplicate answer may as well be a
+ * sender's documents alike sent at once (a sender may send two events alike): they are taken for renames only when
+ * the stage brought that many more documents than the sender sends in a run (`documentsPerRun`, its other stages').
+ */
+export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], documentsPerRun?: number): Delivery<A>[] {
+  const byKey = new Map<string, A[]>();
+  for (const attempt of attempts) byKey.set(attempt.key, [...(byKey.get(attempt.key) ?? []), attempt]);
+  const groups = [...byKey.entries()].map(([key, list]) => ({ key, attempts: list }));
+  const links = new Map<string, { key: string; kind: 'retry' | 'duplicate' }>();
+  for (const [index, later] of groups.entries()) {
+    const first = later.attempts[0] as A;
+    for (const group of groups.slice(0, index)) {
+      const kind = links.has(group.key) ? undefined : renameOf(group.attempts, first);
+      if (kind) {
+        links.set(group.key, { key: later.key, kind });
+        break;
+      }
+    }
+  }
+  const afterDuplicate = [...links].filter(([, link]) => link.kind === 'duplicate');
+  const extra = documentsPerRun === undefined ? 0 : documentsIn(attempts) - documentsPerRun;
+  if (afterDuplicate.length > extra) for (const [key] of afterDuplicate) links.delete(key);
+  const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
+  const chained = new Set(chainedInto.values());
+  return groups
+    .filter((group) => !chained.has(group.key))
+    .map((head) => {
+      const list = [...head.attempts];
+      let next = chainedInto.get(head.key);
+      while (next !== undefined) {
+        list.push(...(byKey.get(next) ?? []));
+        next = chainedInto.get(next);
+      }
+      return { key: head.key, attempts: list, renamed: list.length > head.attempts.length };
+    });
+}
