@@ -3,7 +3,8 @@
 //
 //   node test/zoo/measure.mjs [--seeds 10] [--only TEXT] [--kind broken|correct] [--parallel 3]
 //
-// Prints a line per program (how many seeds caught a broken one, or left a correct one clean) and the totals.
+// Prints a line per program (how many seeds caught a broken one, or left a correct one clean) and the totals; a line
+// per run on stderr as it ends.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
@@ -60,8 +61,11 @@ await Promise.all(Array.from({ length: Number(values.parallel) }, async () => {
     const row = tally.get(entry.id);
     row.runs += 1;
     const relevant = entry.kind === 'broken' ? flagged : flagged.filter((id) => !TOLERATED.has(id));
-    if (entry.kind === 'broken' ? relevant.length > 0 : relevant.length === 0) row.good += 1;
+    const good = entry.kind === 'broken' ? relevant.length > 0 : relevant.length === 0;
+    if (good) row.good += 1;
     for (const id of relevant) row.seen.add(id);
+    // A line per run as it ends, on stderr: a long measurement shows its figures so far.
+    process.stderr.write(`${good ? (entry.kind === 'broken' ? 'caught' : 'clean ') : entry.kind === 'broken' ? 'MISSED' : 'FLAGGED'} ${entry.id} seed ${seed}  ${relevant.join(' ')}\n`);
   }
 }));
 for (const { entry, good, runs, seen } of tally.values()) {
