@@ -5,7 +5,14 @@ import { defineConfig } from 'vitest/config';
  * sender, every reproduction run against the broken mock and a correct one, and the zoo (test/zoo: independent implementations judged by the built binary). They run as a step of
  * their own (`npm run test:conformance`, vitest.conformance.config.ts), two files at a time, after `npm test`.
  */
-export const SLOW_CONFORMANCE_FILES = ['test/zoo/**/*.test.ts', 'test/conformance/self-test.test.ts', 'test/conformance/explore.test.ts', 'test/conformance/sender-self-test.test.ts', 'test/conformance/sender-e2e.test.ts', 'test/conformance/repro-verified.test.ts'];
+export const SLOW_CONFORMANCE_FILES = [
+  'test/zoo/**/*.test.ts',
+  'test/conformance/self-test.test.ts',
+  'test/conformance/explore.test.ts',
+  'test/conformance/sender-self-test.test.ts',
+  'test/conformance/sender-e2e.test.ts',
+  'test/conformance/repro-verified.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -15,7 +15,11 @@ import { FAST_VALIDATORS } from '../dist/spec/fast-validate.generated.js';
 
 const key = createSecretKey(process.env.BENCH_SECRET ?? '', 'utf8');
 const everysec = process.argv[3] === '--fsync' && process.argv[4] === 'everysec';
-const fd = openSync(process.argv[2], constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (everysec ? 0 : constants.O_DSYNC), 0o644);
+const fd = openSync(
+  process.argv[2],
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (everysec ? 0 : constants.O_DSYNC),
+  0o644,
+);
 if (everysec) setInterval(() => fdatasync(fd, () => {}), 1000).unref();
 const WRITES_IN_FLIGHT = everysec ? 1 : 2;
 const seen = new Map();
@@ -57,7 +61,8 @@ const server = createServer((request, response) => {
     const signature = request.headers['x-cai-signature'] ?? '';
     const expected = createHmac('sha256', key).update(`${timestamp}.`).update(body).digest();
     const received = Buffer.from(signature.slice(7), 'hex');
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return answer(response, 401, '{"ok":false}');
+    if (received.length !== expected.length || !timingSafeEqual(received, expected))
+      return answer(response, 401, '{"ok":false}');
     let document;
     try {
       document = JSON.parse(body.toString('utf8'));
@@ -81,7 +86,12 @@ const server = createServer((request, response) => {
       event: document.event,
       lead_id: document.lead_id,
       body_bytes: body.length,
-      headers: { 'x-cai-provider': request.headers['x-cai-provider'], 'x-cai-timestamp': timestamp, 'x-cai-signature': signature, 'content-type': request.headers['content-type'] },
+      headers: {
+        'x-cai-provider': request.headers['x-cai-provider'],
+        'x-cai-timestamp': timestamp,
+        'x-cai-signature': signature,
+        'content-type': request.headers['content-type'],
+      },
     });
     pending.push(Buffer.concat([Buffer.from(`${head.slice(0, -1)},"document":`), body, Buffer.from('}\n')]));
     waiters.push((error) => (error ? answer(response, 503, '{"ok":false}') : answer(response, 202, '{"ok":true}')));

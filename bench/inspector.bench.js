@@ -13,14 +13,18 @@ import { BIN, median, startServerProcess, stopProcess } from './lib.js';
 
 const REQUESTS = Number(process.env.BENCH_INSPECTOR_REQUESTS ?? 10_000);
 // The search step looks for message 4321 (a new message in the generated mix): fewer requests would never show it.
-if (!(REQUESTS >= 4322)) throw new Error('BENCH_INSPECTOR_REQUESTS must be at least 4322: the search step looks for message 4321');
+if (!(REQUESTS >= 4322))
+  throw new Error('BENCH_INSPECTOR_REQUESTS must be at least 4322: the search step looks for message 4321');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = 32;
 const SECRET = 'bench-secret-0123456789abcdef';
 
 /** The platform mock with `--json`: its first line is `{"url": …, "ui": …}`. */
 async function startMock(args) {
-  const { child, firstLine } = await startServerProcess([BIN, 'mock', 'platform', '--provider', 'bench', '--json', ...args], { CAI_SECRET: SECRET });
+  const { child, firstLine } = await startServerProcess(
+    [BIN, 'mock', 'platform', '--provider', 'bench', '--json', ...args],
+    { CAI_SECRET: SECRET },
+  );
   return { child, ...JSON.parse(firstLine) };
 }
 
@@ -50,7 +54,15 @@ function requestFor(i, prefix) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const secret = kind === 'bad-signature' ? 'not-the-secret' : SECRET;
   const signature = 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
-  return { body, headers: { 'content-type': 'application/json', 'x-cai-provider': 'bench', 'x-cai-timestamp': timestamp, 'x-cai-signature': signature } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-cai-provider': 'bench',
+      'x-cai-timestamp': timestamp,
+      'x-cai-signature': signature,
+    },
+  };
 }
 
 async function load(url, prefix) {
@@ -72,7 +84,8 @@ async function load(url, prefix) {
   return REQUESTS / seconds;
 }
 
-const untilNextFrame = (body) => `new Promise((done) => { const t = performance.now(); ${body}; const wait = (test) => test() ? requestAnimationFrame(() => setTimeout(() => done(performance.now() - t))) : setTimeout(() => wait(test), 5); wait(WAIT); })`;
+const untilNextFrame = (body) =>
+  `new Promise((done) => { const t = performance.now(); ${body}; const wait = (test) => test() ? requestAnimationFrame(() => setTimeout(() => done(performance.now() - t))) : setTimeout(() => wait(test), 5); wait(WAIT); })`;
 
 const missing = chromiumMissing();
 if (missing) {
@@ -110,7 +123,11 @@ try {
     await tab.goto(mock.ui, { waitUntil: 'load' });
     await tab.waitForFunction(() => document.querySelectorAll('#rows tr').length >= 100);
     loads.push(await tab.evaluate(`performance.now() - performance.getEntriesByType('navigation')[0].startTime`));
-    loadEvents.push(await tab.evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; })()`));
+    loadEvents.push(
+      await tab.evaluate(
+        `(() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; })()`,
+      ),
+    );
     const cdp = await browser.context.newCDPSession(tab);
     await cdp.send('HeapProfiler.collectGarbage');
     await cdp.send('Performance.enable');
@@ -120,7 +137,9 @@ try {
     nodes.push(metric('Nodes'));
     filters.push(
       await tab.evaluate(
-        untilNextFrame(`const select = document.getElementById('f-verdict'); select.value = 'rejected'; select.dispatchEvent(new Event('change'))`).replace(
+        untilNextFrame(
+          `const select = document.getElementById('f-verdict'); select.value = 'rejected'; select.dispatchEvent(new Event('change'))`,
+        ).replace(
           'WAIT',
           `() => Array.from(document.querySelectorAll('#rows tr')).every((tr) => tr.getAttribute('data-verdict') === 'rejected') && document.querySelectorAll('#rows tr').length > 0`,
         ),
@@ -128,13 +147,21 @@ try {
     );
     searches.push(
       await tab.evaluate(
-        untilNextFrame(`const select = document.getElementById('f-verdict'); select.value = ''; const box = document.getElementById('f-q'); box.value = 'Message 4321:'; box.dispatchEvent(new Event('input'))`).replace('WAIT', `() => document.querySelectorAll('#rows tr').length === 1`),
+        untilNextFrame(
+          `const select = document.getElementById('f-verdict'); select.value = ''; const box = document.getElementById('f-q'); box.value = 'Message 4321:'; box.dispatchEvent(new Event('input'))`,
+        ).replace('WAIT', `() => document.querySelectorAll('#rows tr').length === 1`),
       ),
     );
     conversations.push(
-      await tab.evaluate(untilNextFrame(`location.hash = '#/conversations'`).replace('WAIT', `() => document.querySelectorAll('#leads li').length === 500`)),
+      await tab.evaluate(
+        untilNextFrame(`location.hash = '#/conversations'`).replace(
+          'WAIT',
+          `() => document.querySelectorAll('#leads li').length === 500`,
+        ),
+      ),
     );
-    if (watched.consoleErrors.length + watched.pageErrors.length > 0) throw new Error([...watched.consoleErrors, ...watched.pageErrors].join('; '));
+    if (watched.consoleErrors.length + watched.pageErrors.length > 0)
+      throw new Error([...watched.consoleErrors, ...watched.pageErrors].join('; '));
     await tab.close();
   }
 } finally {
@@ -144,11 +171,23 @@ try {
 const mib = (value) => (value / 1024 / 1024).toFixed(1);
 const off = median(rates.off);
 const on = median(rates.on);
-console.log(`requests: ${REQUESTS} (85 % new over 500 leads, 5 % repeats, 5 % bad signatures, 5 % invalid), ${CONNECTIONS} connections, runs: ${RUNS}, medians`);
+console.log(
+  `requests: ${REQUESTS} (85 % new over 500 leads, 5 % repeats, 5 % bad signatures, 5 % invalid), ${CONNECTIONS} connections, runs: ${RUNS}, medians`,
+);
 console.log(`mock req/s: ${on.toFixed(0)} with --ui vs ${off.toFixed(0)} without -> ratio ${(on / off).toFixed(2)}`);
-console.log(`mock RSS  : ${mib(idle)} MiB idle with --ui, ${mib(full)} MiB with ${REQUESTS} requests kept (without --ui, after the same load: ${mib(median(withoutUi))} MiB)`);
-console.log(`load      : ${median(loads).toFixed(0)} ms (navigation start to the first 100 rows drawn; load event ${median(loadEvents).toFixed(0)} ms)`);
+console.log(
+  `mock RSS  : ${mib(idle)} MiB idle with --ui, ${mib(full)} MiB with ${REQUESTS} requests kept (without --ui, after the same load: ${mib(median(withoutUi))} MiB)`,
+);
+console.log(
+  `load      : ${median(loads).toFixed(0)} ms (navigation start to the first 100 rows drawn; load event ${median(loadEvents).toFixed(0)} ms)`,
+);
 console.log(`JS heap   : ${mib(median(heaps))} MiB used after load and a GC; ${median(nodes)} DOM nodes`);
-console.log(`filter    : ${median(filters).toFixed(0)} ms (verdict = rejected over ${REQUESTS} kept, to the next frame)`);
-console.log(`search    : ${median(searches).toFixed(0)} ms (a text in the bodies, including the 250 ms input debounce, to the next frame)`);
-console.log(`leads     : ${median(conversations).toFixed(0)} ms (the conversations list of 500 leads, to the next frame)`);
+console.log(
+  `filter    : ${median(filters).toFixed(0)} ms (verdict = rejected over ${REQUESTS} kept, to the next frame)`,
+);
+console.log(
+  `search    : ${median(searches).toFixed(0)} ms (a text in the bodies, including the 250 ms input debounce, to the next frame)`,
+);
+console.log(
+  `leads     : ${median(conversations).toFixed(0)} ms (the conversations list of 500 leads, to the next frame)`,
+);

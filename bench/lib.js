@@ -32,7 +32,8 @@ export function timeProcess(args, options = {}, cpu = undefined) {
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe'], ...options });
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.status !== 0 && !options.allowFailure) throw new Error(`benchmark command failed (${result.status}): ${args.join(' ')}\n${result.stderr}`);
+  if (result.status !== 0 && !options.allowFailure)
+    throw new Error(`benchmark command failed (${result.status}): ${args.join(' ')}\n${result.stderr}`);
   const cpuAfter = childrenCpuMs();
   if (cpu && cpuBefore !== undefined && cpuAfter !== undefined) cpu.push(cpuAfter - cpuBefore);
   return elapsed;
@@ -42,7 +43,10 @@ export const sum = (values) => values.reduce((total, value) => total + value, 0)
 
 /** The machine's load average now, for the record of a run on a shared machine. */
 export function loadAverage() {
-  return os.loadavg().map((value) => value.toFixed(2)).join(' ');
+  return os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 }
 
 export function formatRatio(label, value, floor, unit, target) {
@@ -65,7 +69,10 @@ export function meets(ratio, target) {
  */
 export function printRatio(label, { value, floor, unit, floorName, ratios = [], target, digits = 1 }) {
   const ratio = value / floor;
-  const spread = ratios.length > 1 ? ` [runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, n=${ratios.length}]` : '';
+  const spread =
+    ratios.length > 1
+      ? ` [runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, n=${ratios.length}]`
+      : '';
   const verdict = meets(ratio, target) ? 'met' : 'NOT MET';
   console.log(
     `RATIO ${label}: ${value.toFixed(digits)} ${unit} vs ${floorName} ${floor.toFixed(digits)} ${unit} -> ratio ${ratio.toFixed(2)}${spread} (target ${target}: ${verdict})`,
@@ -78,7 +85,10 @@ export function printRatio(label, { value, floor, unit, floorName, ratios = [], 
  * line. `runsMin`, `runsMax` and `runs` are there when the line has a spread.
  */
 export function parseRatioLine(line) {
-  const match = /^RATIO (.+?): [\d.]+ (.+?) vs (.+) [\d.]+ \2 -> ratio ([\d.]+)(?: \[runs ([\d.]+)–([\d.]+), n=(\d+)\])? \(target (.+?): (met|NOT MET)\)$/.exec(line);
+  const match =
+    /^RATIO (.+?): [\d.]+ (.+?) vs (.+) [\d.]+ \2 -> ratio ([\d.]+)(?: \[runs ([\d.]+)–([\d.]+), n=(\d+)\])? \(target (.+?): (met|NOT MET)\)$/.exec(
+      line,
+    );
   if (!match) return undefined;
   const [, label, , floorName, ratio, runsMin, runsMax, runs, target, verdict] = match;
   return {
@@ -98,7 +108,10 @@ export function parseRatioLine(line) {
  * line (its URL, or the mocks' `--json` document); later lines are drained so the pipe never blocks it.
  */
 export function startServerProcess(args, env = {}) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {

@@ -48,31 +48,62 @@ function measured(kind, run, answered) {
   const before = childrenCpuMs();
   const result = run();
   const after = childrenCpuMs();
-  if (before !== undefined && after !== undefined) cpuPerRequest[kind].push(((after - before) * 1000) / answered(result));
+  if (before !== undefined && after !== undefined)
+    cpuPerRequest[kind].push(((after - before) * 1000) / answered(result));
   return result;
 }
 
 function autocannonRate(url) {
-  return measured('autocannon', () => autocannonRun(url), (rate) => rate * SECONDS);
+  return measured(
+    'autocannon',
+    () => autocannonRun(url),
+    (rate) => rate * SECONDS,
+  );
 }
 
 function autocannonRun(url) {
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', AUTOCANNON, url, String(CONNECTIONS), String(SECONDS), BODY], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', AUTOCANNON, url, String(CONNECTIONS), String(SECONDS), BODY],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   const counts = result.status === 0 ? JSON.parse(result.stdout) : undefined;
-  if (!counts || counts.ok === 0 || counts.other !== 0) throw new Error(`autocannon failed (${result.status}): ${result.stdout} ${result.stderr}`);
+  if (!counts || counts.ok === 0 || counts.other !== 0)
+    throw new Error(`autocannon failed (${result.status}): ${result.stdout} ${result.stderr}`);
   return counts.ok / counts.seconds;
 }
 
 /** The built binary; its report: every request made and signed as it goes out, every answer judged. */
 function caiLoad(url, rate, connections) {
-  const result = spawnSync(process.execPath, [BIN, 'load', '--to', url, '--provider', 'acme', '--rate', `${rate}/s`, '--duration', `${SECONDS}s`, '--connections', String(connections), '--json'], {
-    env: { ...process.env, CAI_SECRET: SECRET, NO_COLOR: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'load',
+      '--to',
+      url,
+      '--provider',
+      'acme',
+      '--rate',
+      `${rate}/s`,
+      '--duration',
+      `${SECONDS}s`,
+      '--connections',
+      String(connections),
+      '--json',
+    ],
+    {
+      env: { ...process.env, CAI_SECRET: SECRET, NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`cai load exited ${result.status}: ${result.stderr}`);
   const report = JSON.parse(result.stdout);
-  if (report.requests.failed !== 0 || Object.keys(report.statuses).join() !== '202') throw new Error(`cai load: unexpected answers ${JSON.stringify(report.statuses)} ${JSON.stringify(report.failures)}`);
+  if (report.requests.failed !== 0 || Object.keys(report.statuses).join() !== '202')
+    throw new Error(
+      `cai load: unexpected answers ${JSON.stringify(report.statuses)} ${JSON.stringify(report.failures)}`,
+    );
   return report;
 }
 
@@ -86,12 +117,18 @@ try {
   const held = [];
   for (let run = 0; run < RUNS; run += 1) {
     cannon.push(autocannonRate(url));
-    const report = measured('cai', () => caiLoad(url, 100_000, CONNECTIONS), (run) => run.requests.answered);
+    const report = measured(
+      'cai',
+      () => caiLoad(url, 100_000, CONNECTIONS),
+      (run) => run.requests.answered,
+    );
     full.push(report.requests.answered / (report.elapsedMs / 1000));
     const set = caiLoad(url, SET_RATE, HELD_CONNECTIONS);
     held.push(set.achievedRatePerSecond);
   }
-  console.log(`${CONNECTIONS} connections, ${SECONDS} s a run, ${RUNS} runs of each (alternating), medians; cai load makes, signs and judges every request; load average ${loadAverage()}`);
+  console.log(
+    `${CONNECTIONS} connections, ${SECONDS} s a run, ${RUNS} runs of each (alternating), medians; cai load makes, signs and judges every request; load average ${loadAverage()}`,
+  );
   printRatio('cai load at full speed vs autocannon', {
     value: median(full),
     floor: median(cannon),
@@ -104,7 +141,9 @@ try {
   if (cpuPerRequest.cai.length > 0) {
     const cai = median(cpuPerRequest.cai);
     const cannon = median(cpuPerRequest.autocannon);
-    console.log(`client CPU a request (start-up included): cai load ${cai.toFixed(0)} µs vs autocannon ${cannon.toFixed(0)} µs -> CPU-bound ratio ${(cannon / cai).toFixed(2)}`);
+    console.log(
+      `client CPU a request (start-up included): cai load ${cai.toFixed(0)} µs vs autocannon ${cannon.toFixed(0)} µs -> CPU-bound ratio ${(cannon / cai).toFixed(2)}`,
+    );
   }
   printRatio(`cai load holds a set rate (${SET_RATE}/s, ${HELD_CONNECTIONS} connections)`, {
     value: median(held),

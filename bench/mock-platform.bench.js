@@ -62,7 +62,12 @@ function signedRequest(index, prefix) {
   const signature = 'sha256=' + createHmac('sha256', SECRET).update(`${timestamp}.`).update(body).digest('hex');
   return {
     body,
-    headers: { 'content-type': 'application/json', 'x-cai-provider': 'bench', 'x-cai-timestamp': timestamp, 'x-cai-signature': signature },
+    headers: {
+      'content-type': 'application/json',
+      'x-cai-provider': 'bench',
+      'x-cai-timestamp': timestamp,
+      'x-cai-signature': signature,
+    },
   };
 }
 
@@ -110,7 +115,11 @@ async function measure(server, requests) {
   const before = cpuMs(server.child.pid);
   const run = await load(server.url, requests, ROUND_MS);
   const after = cpuMs(server.child.pid);
-  return { ...run, cpuUsPerRequest: before === undefined || after === undefined ? undefined : ((after - before) * 1000) / Math.max(1, run.done) };
+  return {
+    ...run,
+    cpuUsPerRequest:
+      before === undefined || after === undefined ? undefined : ((after - before) * 1000) / Math.max(1, run.done),
+  };
 }
 
 function prepare(prefix, count) {
@@ -129,13 +138,25 @@ const SERVERS = [
 async function startServers(dir) {
   const mockArgs = (log, fsync) => [
     ...(process.env.BENCH_MOCK_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    BIN, 'mock', 'platform', '--provider', 'bench', '--secret-env', 'BENCH_SECRET', '--log', join(dir, log), ...(fsync ? ['--fsync', fsync] : []),
+    BIN,
+    'mock',
+    'platform',
+    '--provider',
+    'bench',
+    '--secret-env',
+    'BENCH_SECRET',
+    '--log',
+    join(dir, log),
+    ...(fsync ? ['--fsync', fsync] : []),
   ];
   const secret = { BENCH_SECRET: SECRET };
   return {
     bare: await startServer(['-e', BARE_SERVER]),
     floor: await startServer([DURABLE_FLOOR, join(dir, 'floor.ndjson')], secret),
-    floorEverysec: await startServer([DURABLE_FLOOR, join(dir, 'floor-everysec.ndjson'), '--fsync', 'everysec'], secret),
+    floorEverysec: await startServer(
+      [DURABLE_FLOOR, join(dir, 'floor-everysec.ndjson'), '--fsync', 'everysec'],
+      secret,
+    ),
     // The default mode: no --fsync given.
     mock: await startServer(mockArgs('events.ndjson'), secret),
     mockAlways: await startServer(mockArgs('events-always.ndjson', 'always'), secret),
@@ -148,14 +169,19 @@ async function main() {
   try {
     const perRound = Math.min(MAX_REQUESTS_PER_ROUND, Math.ceil((ROUND_MS / 1000) * 40_000));
     // Warm-up: JIT and connections on both sides.
-    for (const { key } of SERVERS) await load(servers[key].url, prepare(`w${key}${randomBytes(3).toString('hex')}`, 3000), 500);
+    for (const { key } of SERVERS)
+      await load(servers[key].url, prepare(`w${key}${randomBytes(3).toString('hex')}`, 3000), 500);
     const rates = Object.fromEntries(SERVERS.map(({ key }) => [key, []]));
     const cpu = Object.fromEntries(SERVERS.map(({ key }) => [key, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
       const runs = {};
-      for (const { key } of SERVERS) runs[key] = await measure(servers[key], prepare(`${key}${round}_${randomBytes(3).toString('hex')}`, perRound));
+      for (const { key } of SERVERS)
+        runs[key] = await measure(servers[key], prepare(`${key}${round}_${randomBytes(3).toString('hex')}`, perRound));
       const failed = SERVERS.filter(({ key }) => runs[key].failed > 0);
-      if (failed.length > 0) throw new Error(`non-202 answers: ${failed.map(({ key, name }) => `${name} ${JSON.stringify([...runs[key].statuses])}`).join(', ')}`);
+      if (failed.length > 0)
+        throw new Error(
+          `non-202 answers: ${failed.map(({ key, name }) => `${name} ${JSON.stringify([...runs[key].statuses])}`).join(', ')}`,
+        );
       for (const { key } of SERVERS) {
         rates[key].push(runs[key].perSecond);
         if (runs[key].cpuUsPerRequest !== undefined) cpu[key].push(runs[key].cpuUsPerRequest);
@@ -166,9 +192,16 @@ async function main() {
     console.log(
       `load: ${CONNECTIONS} keep-alive connections, ${ROUNDS} rounds of ${ROUND_MS} ms per server, in turn; per-round ratios of the mock to bare ${ratios.map((r) => r.toFixed(2)).join(' ')}; load average ${loadAverage()}`,
     );
-    console.log(`req/s (medians): ${SERVERS.map(({ key, name }) => `${name} ${median(rates[key]).toFixed(0)}`).join(', ')}`);
-    if (cpu.mock.length > 0) console.log(`server CPU per request (medians): ${SERVERS.map(({ key, name }) => `${name} ${median(cpu[key]).toFixed(0)} µs`).join(', ')}`);
-    console.log(`for the record: the least code vs bare, each 202 once on disk ${(median(rates.floor) / median(rates.bare)).toFixed(2)}, once written ${(median(rates.floorEverysec) / median(rates.bare)).toFixed(2)}`);
+    console.log(
+      `req/s (medians): ${SERVERS.map(({ key, name }) => `${name} ${median(rates[key]).toFixed(0)}`).join(', ')}`,
+    );
+    if (cpu.mock.length > 0)
+      console.log(
+        `server CPU per request (medians): ${SERVERS.map(({ key, name }) => `${name} ${median(cpu[key]).toFixed(0)} µs`).join(', ')}`,
+      );
+    console.log(
+      `for the record: the least code vs bare, each 202 once on disk ${(median(rates.floor) / median(rates.bare)).toFixed(2)}, once written ${(median(rates.floorEverysec) / median(rates.bare)).toFixed(2)}`,
+    );
     printRatio('cai mock platform (default --fsync everysec: verify, validate, dedupe, the log written)', {
       value: median(rates.mock),
       floor: median(rates.bare),

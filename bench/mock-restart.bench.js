@@ -24,15 +24,34 @@ const eventId = (index) => `evt_${index.toString(16).padStart(ID_WIDTH - 4, '0')
 async function writeLog(path) {
   const { recordLine } = await import(join(DIST, 'mock/log.js'));
   const placeholder = '@'.repeat(ID_WIDTH);
-  const headers = { 'x-cai-provider': 'bench', 'x-cai-timestamp': '1795355720', 'x-cai-signature': `sha256=${'0'.repeat(64)}`, 'content-type': 'application/json' };
+  const headers = {
+    'x-cai-provider': 'bench',
+    'x-cai-timestamp': '1795355720',
+    'x-cai-signature': `sha256=${'0'.repeat(64)}`,
+    'content-type': 'application/json',
+  };
   const body = `{"event":"conversation.message","event_id":"${placeholder}","lead_id":"lead-1","provider_job_id":"pj_bench","channel":"whatsapp","from_number_e164":"+447700900123","direction":"outbound","author":"agent","text":"Hello, this is a benchmark message of ordinary length for a chat conversation.","occurred_at":"2026-11-22T13:00:00+00:00"}`;
-  const head = { v: 1, received_at: '2026-11-22T13:00:00.000Z', space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'bench', event_id: placeholder, event: 'conversation.message', lead_id: 'lead-1', headers };
+  const head = {
+    v: 1,
+    received_at: '2026-11-22T13:00:00.000Z',
+    space: 'live',
+    interface: 'B',
+    kind: 'event',
+    status: 202,
+    verdict: 'accepted',
+    provider_code: 'bench',
+    event_id: placeholder,
+    event: 'conversation.message',
+    lead_id: 'lead-1',
+    headers,
+  };
   const parts = recordLine(head, Buffer.from(body)).split(placeholder);
   const fd = openSync(path, 'w');
   let bytes = 0;
   for (let start = 0; start < RECORDS; start += 20_000) {
     const lines = [];
-    for (let index = start; index < Math.min(RECORDS, start + 20_000); index += 1) lines.push(parts.join(eventId(index)));
+    for (let index = start; index < Math.min(RECORDS, start + 20_000); index += 1)
+      lines.push(parts.join(eventId(index)));
     bytes += writeSync(fd, lines.join(''));
   }
   closeSync(fd);
@@ -41,7 +60,10 @@ async function writeLog(path) {
 
 /** Runs `script` in a fresh node (with --expose-gc) and returns the JSON it prints last. */
 function measure(script) {
-  const result = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 16 * MiB });
+  const result = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    maxBuffer: 16 * MiB,
+  });
   if (result.status !== 0) throw new Error(`benchmark step failed (${result.status}):\n${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1));
 }
@@ -111,18 +133,31 @@ try {
   for (let run = 0; run < RUNS; run += 1) {
     floors.push(measure(floorScript(log)));
     restarts.push(measure(restartScript(log)));
-    if (restarts.at(-1).reloaded !== RECORDS) throw new Error(`reloaded ${restarts.at(-1).reloaded} of ${RECORDS} records`);
+    if (restarts.at(-1).reloaded !== RECORDS)
+      throw new Error(`reloaded ${restarts.at(-1).reloaded} of ${RECORDS} records`);
   }
   const memory = measure(memoryScript(log, empty));
-  console.log(`restart on a log of ${RECORDS} records (${(bytes / MiB).toFixed(0)} MiB), medians of ${RUNS} runs; floor: bare readline over the same file`);
-  console.log(formatRatio('time until ready', median(restarts.map((r) => r.ms)), median(floors.map((r) => r.ms)), 'ms'));
-  console.log(formatRatio('peak RSS', median(restarts.map((r) => r.peak)) / MiB, median(floors.map((r) => r.peak)) / MiB, 'MiB'));
-  console.log(`memory of the mock per event reloaded, heap and buffers after GC over ${memory.events} events; floor: a bare Map of the same event_ids`);
+  console.log(
+    `restart on a log of ${RECORDS} records (${(bytes / MiB).toFixed(0)} MiB), medians of ${RUNS} runs; floor: bare readline over the same file`,
+  );
+  console.log(
+    formatRatio('time until ready', median(restarts.map((r) => r.ms)), median(floors.map((r) => r.ms)), 'ms'),
+  );
+  console.log(
+    formatRatio('peak RSS', median(restarts.map((r) => r.peak)) / MiB, median(floors.map((r) => r.peak)) / MiB, 'MiB'),
+  );
+  console.log(
+    `memory of the mock per event reloaded, heap and buffers after GC over ${memory.events} events; floor: a bare Map of the same event_ids`,
+  );
   console.log(formatRatio('mock memory per event reloaded', memory.mockBytes, memory.mapBytes, 'bytes'));
-  console.log(`dedupe memory per event as a running mock fills it, ${DEDUPE_EVENTS} events; floor: a Map of the same event_ids`);
+  console.log(
+    `dedupe memory per event as a running mock fills it, ${DEDUPE_EVENTS} events; floor: a Map of the same event_ids`,
+  );
   for (const length of [13, 110]) {
     const dedupe = measure(dedupeScript(length));
-    console.log(formatRatio(`dedupe index per event, ${length}-character ids`, dedupe.indexBytes, dedupe.mapBytes, 'bytes'));
+    console.log(
+      formatRatio(`dedupe index per event, ${length}-character ids`, dedupe.indexBytes, dedupe.mapBytes, 'bytes'),
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -16,21 +16,61 @@ await new Promise((resolve, reject) => {
   out.on('error', reject);
   const start = Date.parse('2026-11-01T08:00:00Z');
   const iso = (ms) => new Date(ms).toISOString();
-  const headers = { 'x-cai-provider': 'acme', 'x-cai-timestamp': '1795352400', 'x-cai-signature': `sha256=${'0'.repeat(64)}` };
+  const headers = {
+    'x-cai-provider': 'acme',
+    'x-cai-timestamp': '1795352400',
+    'x-cai-signature': `sha256=${'0'.repeat(64)}`,
+  };
   for (let i = 0; i < LEADS; i += 1) {
     const lead = `lead_${i}`;
     const t = start + i * 1000;
     const branch = `BR-${String(i % 25).padStart(3, '0')}`;
-    const rec = (o) => JSON.stringify({ v: 1, space: 'live', status: 202, verdict: 'accepted', provider_code: 'acme', headers, ...o }) + '\n';
-    let chunk = rec({ received_at: iso(t), interface: 'A', kind: 'job', event_id: `job_${i}`, lead_id: lead, branch_code: branch, document: { lead_id: lead, branch_code: branch } });
+    const rec = (o) =>
+      JSON.stringify({ v: 1, space: 'live', status: 202, verdict: 'accepted', provider_code: 'acme', headers, ...o }) +
+      '\n';
+    let chunk = rec({
+      received_at: iso(t),
+      interface: 'A',
+      kind: 'job',
+      event_id: `job_${i}`,
+      lead_id: lead,
+      branch_code: branch,
+      document: { lead_id: lead, branch_code: branch },
+    });
     for (let m = 0; m < 4; m += 1) {
       const at = t + 30_000 + m * 20_000 + (i % 7) * 40_000;
-      const document = { event: 'conversation.message', event_id: `m_${i}_${m}`, lead_id: lead, direction: m % 2 ? 'inbound' : 'outbound', occurred_at: iso(at), text: 'Olá, tudo bem? Podemos marcar a consulta?' };
-      chunk += rec({ received_at: iso(at + 1500), interface: 'B', kind: 'event', event: document.event, event_id: document.event_id, lead_id: lead, document });
+      const document = {
+        event: 'conversation.message',
+        event_id: `m_${i}_${m}`,
+        lead_id: lead,
+        direction: m % 2 ? 'inbound' : 'outbound',
+        occurred_at: iso(at),
+        text: 'Olá, tudo bem? Podemos marcar a consulta?',
+      };
+      chunk += rec({
+        received_at: iso(at + 1500),
+        interface: 'B',
+        kind: 'event',
+        event: document.event,
+        event_id: document.event_id,
+        lead_id: lead,
+        document,
+      });
     }
-    const last = i % 3 ? { event: 'appointment.booked', branch_code: branch } : { event: 'job.closed', outcome: 'no_answer', attempts: 3 };
+    const last =
+      i % 3
+        ? { event: 'appointment.booked', branch_code: branch }
+        : { event: 'job.closed', outcome: 'no_answer', attempts: 3 };
     const document = { ...last, event_id: `e_${i}`, lead_id: lead, occurred_at: iso(t + 200_000) };
-    chunk += rec({ received_at: iso(t + 201_000), interface: 'B', kind: 'event', event: last.event, event_id: document.event_id, lead_id: lead, document });
+    chunk += rec({
+      received_at: iso(t + 201_000),
+      interface: 'B',
+      kind: 'event',
+      event: last.event,
+      event_id: document.event_id,
+      lead_id: lead,
+      document,
+    });
     out.write(chunk);
   }
   out.end(resolve);
@@ -48,7 +88,9 @@ for (let i = 0; i < RUNS; i += 1) {
 }
 console.log(`load average after: ${loadAverage()}`);
 const records = LEADS * 6;
-console.log(`report on ${records} records (${LEADS} leads): ${RUNS} runs of each, alternating; medians of wall time; spread: each run against the floor run just before it`);
+console.log(
+  `report on ${records} records (${LEADS} leads): ${RUNS} runs of each, alternating; medians of wall time; spread: each run against the floor run just before it`,
+);
 printRatio(`cai report on ${records} records`, {
   value: median(report),
   floor: median(floor),

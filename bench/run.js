@@ -16,13 +16,28 @@ const ISSUE_ROWS = [
   { row: 'cai validate event F start-up', test: (r) => /validate event F start-up/.test(r.label) },
   { row: 'validate in process, per event', test: (r) => /validate in process/.test(r.label) },
   { row: 'cai validate --ndjson', test: (r) => /validate --ndjson/.test(r.label) },
-  { row: 'cai mock platform (default --fsync everysec)', test: (r) => /mock platform/.test(r.label) && /^bare node:http$/.test(r.floorName) },
-  { row: 'cai mock platform --fsync always vs least-code durable', test: (r) => /--fsync always/.test(r.label) && /durable-receiver/.test(r.floorName) },
-  { row: 'cai send-event --ndjson vs undici', test: (r) => /send-event/.test(r.label) && !/autocannon/i.test(r.floorName) },
-  { row: 'cai send-event --ndjson vs autocannon', test: (r) => /send-event/.test(r.label) && /autocannon/i.test(r.floorName) },
+  {
+    row: 'cai mock platform (default --fsync everysec)',
+    test: (r) => /mock platform/.test(r.label) && /^bare node:http$/.test(r.floorName),
+  },
+  {
+    row: 'cai mock platform --fsync always vs least-code durable',
+    test: (r) => /--fsync always/.test(r.label) && /durable-receiver/.test(r.floorName),
+  },
+  {
+    row: 'cai send-event --ndjson vs undici',
+    test: (r) => /send-event/.test(r.label) && !/autocannon/i.test(r.floorName),
+  },
+  {
+    row: 'cai send-event --ndjson vs autocannon',
+    test: (r) => /send-event/.test(r.label) && /autocannon/i.test(r.floorName),
+  },
   { row: 'cai report', test: (r) => /\breport\b/.test(r.label) },
   // Issue #26.
-  { row: 'cai load vs autocannon', test: (r) => /^cai load at full speed/.test(r.label) && /autocannon/i.test(r.floorName) },
+  {
+    row: 'cai load vs autocannon',
+    test: (r) => /^cai load at full speed/.test(r.label) && /autocannon/i.test(r.floorName),
+  },
   { row: 'cai load holds a set rate', test: (r) => /^cai load holds a set rate/.test(r.label) },
 ];
 
@@ -78,17 +93,29 @@ for (const ratio of ratios) if (!used.has(ratio)) cells.push(summaryCells(ratio.
 
 function summaryCells(row, ratio) {
   const spread = ratio.runsMin === undefined ? '-' : `${ratio.runsMin.toFixed(2)}–${ratio.runsMax.toFixed(2)}`;
-  return [row, ratio.ratio.toFixed(2), spread, ratio.runs === undefined ? '-' : String(ratio.runs), ratio.target, ratio.met ? 'met' : 'NOT MET', ratio.bench];
+  return [
+    row,
+    ratio.ratio.toFixed(2),
+    spread,
+    ratio.runs === undefined ? '-' : String(ratio.runs),
+    ratio.target,
+    ratio.met ? 'met' : 'NOT MET',
+    ratio.bench,
+  ];
 }
 
 const head = ['row (issues #17, #26)', 'ratio', 'spread of runs', 'runs', 'target', 'verdict', 'bench'];
 const widths = head.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
 const line = (row) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
-console.log(`\n== summary: ratio of the medians against a floor measured in the same run; spread: each run against its own floor`);
+console.log(
+  `\n== summary: ratio of the medians against a floor measured in the same run; spread: each run against its own floor`,
+);
 console.log(line(head));
 console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
 for (const row of cells) console.log(line(row));
 const notMet = cells.filter((row) => row[5] !== 'met').length;
-console.log(`load average before: ${loadBefore}, after: ${loadAverage()} (1, 5, 15 min); ${Math.round((Date.now() - started) / 1000)} s; ${cells.length - notMet} of ${cells.length} rows met`);
+console.log(
+  `load average before: ${loadBefore}, after: ${loadAverage()} (1, 5, 15 min); ${Math.round((Date.now() - started) / 1000)} s; ${cells.length - notMet} of ${cells.length} rows met`,
+);
 if (failed > 0) console.log(`${failed} bench${failed === 1 ? '' : 'es'} failed`);
 process.exitCode = failed === 0 ? 0 : 1;

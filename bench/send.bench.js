@@ -80,30 +80,57 @@ const cannonOwnRates = [];
 
 function autocannonRun(url) {
   const start = performance.now();
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', AUTOCANNON, url, ndjson, String(CONCURRENCY), String(COUNT)], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', AUTOCANNON, url, ndjson, String(CONCURRENCY), String(COUNT)],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   const elapsed = performance.now() - start;
   const counts = result.status === 0 ? JSON.parse(result.stdout) : undefined;
-  if (!counts || counts.ok < COUNT || counts.other !== 0) throw new Error(`autocannon failed (${result.status}): ${result.stdout} ${result.stderr}`);
+  if (!counts || counts.ok < COUNT || counts.other !== 0)
+    throw new Error(`autocannon failed (${result.status}): ${result.stdout} ${result.stderr}`);
   cannonOwnRates.push(counts.ok / counts.seconds);
   return elapsed;
 }
 
 function undiciLoop(url) {
   const start = performance.now();
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', BARE_LOOP, url, ndjson, String(CONCURRENCY)], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', BARE_LOOP, url, ndjson, String(CONCURRENCY)],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   const elapsed = performance.now() - start;
-  if (result.status !== 0 || Number(result.stdout) !== COUNT) throw new Error(`undici loop failed (${result.status}): ${result.stdout} ${result.stderr}`);
+  if (result.status !== 0 || Number(result.stdout) !== COUNT)
+    throw new Error(`undici loop failed (${result.status}): ${result.stdout} ${result.stderr}`);
   return elapsed;
 }
 
 /** The real thing: the built binary, validating, signing each request, checking each answer. */
 function caiBatch(url) {
   const start = performance.now();
-  const result = spawnSync(process.execPath, [BIN, 'send-event', '--to', url, '--provider', 'acme', '--ndjson', ndjson, '--concurrency', String(CONCURRENCY), '--json', '--no-retry'], {
-    env: { ...process.env, CAI_SECRET: SECRET, NO_COLOR: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'send-event',
+      '--to',
+      url,
+      '--provider',
+      'acme',
+      '--ndjson',
+      ndjson,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--json',
+      '--no-retry',
+    ],
+    {
+      env: { ...process.env, CAI_SECRET: SECRET, NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+      encoding: 'utf8',
+    },
+  );
   const elapsed = performance.now() - start;
   if (result.status !== 0) throw new Error(`cai send-event exited ${result.status}: ${result.stderr}`);
   const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)).summary;
@@ -128,11 +155,31 @@ try {
   const rate = (ms) => (COUNT * 1000) / ms;
   // Rates: the ratio is cai's rate over the floor's, so each run's ratio is the floor's time over cai's.
   const ratios = (floor) => floor.map((ms, run) => ms / cai[run]);
-  console.log(`${COUNT} events, concurrency ${CONCURRENCY}, ${RUNS} runs of each (alternating), medians of wall time; every client runs as a process (start-up included); cai validates, signs and checks every answer; load average ${loadAverage()}`);
+  console.log(
+    `${COUNT} events, concurrency ${CONCURRENCY}, ${RUNS} runs of each (alternating), medians of wall time; every client runs as a process (start-up included); cai validates, signs and checks every answer; load average ${loadAverage()}`,
+  );
   const caiRate = rate(median(cai));
-  printRatio('cai send-event --ndjson vs a bare undici loop', { value: caiRate, floor: rate(median(undici)), unit: 'req/s', floorName: 'undici loop', ratios: ratios(undici), target: '≥ 0.85', digits: 0 });
-  console.log(`autocannon's own figure (its duration, start-up excluded): ${median(cannonOwnRates).toFixed(0)} req/s; the ratio below uses its process's wall time like the other two`);
-  printRatio('cai send-event --ndjson vs autocannon', { value: caiRate, floor: rate(median(cannon)), unit: 'req/s', floorName: 'autocannon', ratios: ratios(cannon), target: '≥ 0.6', digits: 0 });
+  printRatio('cai send-event --ndjson vs a bare undici loop', {
+    value: caiRate,
+    floor: rate(median(undici)),
+    unit: 'req/s',
+    floorName: 'undici loop',
+    ratios: ratios(undici),
+    target: '≥ 0.85',
+    digits: 0,
+  });
+  console.log(
+    `autocannon's own figure (its duration, start-up excluded): ${median(cannonOwnRates).toFixed(0)} req/s; the ratio below uses its process's wall time like the other two`,
+  );
+  printRatio('cai send-event --ndjson vs autocannon', {
+    value: caiRate,
+    floor: rate(median(cannon)),
+    unit: 'req/s',
+    floorName: 'autocannon',
+    ratios: ratios(cannon),
+    target: '≥ 0.6',
+    digits: 0,
+  });
 } finally {
   child.kill();
 }

@@ -28,7 +28,11 @@ const signature = createHmac('sha256', env.CAI_SECRET).update(`${timestamp}.`).u
 
 const CASES = [
   { label: 'cai sign start-up', args: [BIN, 'sign', '--body', body], target: '≤ 1.35' },
-  { label: 'cai verify start-up', args: [BIN, 'verify', '--body', body, '--timestamp', timestamp, '--signature', `sha256=${signature}`], target: '≤ 1.35' },
+  {
+    label: 'cai verify start-up',
+    args: [BIN, 'verify', '--body', body, '--timestamp', timestamp, '--signature', `sha256=${signature}`],
+    target: '≤ 1.35',
+  },
   { label: 'cai --help start-up', args: [BIN, '--help'], target: '≤ 1.35' },
   { label: 'cai validate event F start-up', args: [BIN, 'validate', 'event', body], target: '≤ 1.35' },
 ];
@@ -46,7 +50,9 @@ for (let i = 0; i < RUNS; i += 1) {
   CASES.forEach(({ args }, index) => times[index].push(timeProcess(args, { env }, cpu[index])));
 }
 console.log(`load average after: ${loadAverage()}`);
-console.log(`runs: ${RUNS} of each, interleaved; medians of wall time; spread: each run against the floor run just before it`);
+console.log(
+  `runs: ${RUNS} of each, interleaved; medians of wall time; spread: each run against the floor run just before it`,
+);
 CASES.forEach(({ label, target }, index) => {
   printRatio(label, {
     value: median(times[index]),
@@ -57,6 +63,9 @@ CASES.forEach(({ label, target }, index) => {
     target,
   });
   // CPU time is steadier than wall time on a shared machine (waiting for a core is not counted): a second view.
-  if (floorCpu.length === RUNS) console.log(`  CPU time (user + system, summed over the runs): ${(sum(cpu[index]) / sum(floorCpu)).toFixed(2)}x node -e 0`);
+  if (floorCpu.length === RUNS)
+    console.log(
+      `  CPU time (user + system, summed over the runs): ${(sum(cpu[index]) / sum(floorCpu)).toFixed(2)}x node -e 0`,
+    );
 });
 rmSync(dir, { recursive: true, force: true });

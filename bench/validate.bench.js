@@ -30,7 +30,11 @@ async function generate(path, count) {
 
 const small = join(dir, 'events.ndjson');
 await generate(small, EVENTS);
-const lines = readFileSync(small).toString('utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line));
+const lines = readFileSync(small)
+  .toString('utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => Buffer.from(line));
 const megabytes = statSync(small).size / 1e6;
 console.log(`${lines.length} events, ${megabytes.toFixed(1)} MB; load average ${loadAverage()}`);
 
@@ -64,7 +68,9 @@ for (let round = 0; round < RUNS * (lines.length / SLICE); round += 1) {
 const parseRate = 1 / median(parseTimes);
 const validateRate = 1 / median(validateTimes);
 const fmt = (rate) => `${Math.round(rate).toLocaleString('en')} events/s`;
-console.log(`in process: ${parseTimes.length} rounds of ${SLICE} lines, each validateBody round paired with a JSON.parse round over the same lines (${invalid / RUNS} invalid a pass)`);
+console.log(
+  `in process: ${parseTimes.length} rounds of ${SLICE} lines, each validateBody round paired with a JSON.parse round over the same lines (${invalid / RUNS} invalid a pass)`,
+);
 printRatio('validate in process, per event (UTF-8, JSON, schema, warnings)', {
   value: validateRate,
   floor: parseRate,
@@ -85,12 +91,17 @@ let n = 0;
 for await (const line of createInterface({ input: createReadStream(process.argv[2]), crlfDelay: Infinity })) { if (line) { JSON.parse(line); n += 1; } }
 `,
 );
-const MAXRSS = "data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss='+process.resourceUsage().maxRSS+'\\n'))";
+const MAXRSS =
+  "data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss='+process.resourceUsage().maxRSS+'\\n'))";
 function run(args) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, ['--import', MAXRSS, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, ['--import', MAXRSS, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  if (result.status !== 0 && result.status !== 1) throw new Error(`${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  if (result.status !== 0 && result.status !== 1)
+    throw new Error(`${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   const rss = Number(/maxrss=(\d+)/.exec(result.stderr.toString())?.[1] ?? NaN) / 1024;
   return { seconds, rss };
 }
@@ -117,5 +128,7 @@ const large = join(dir, 'events-4x.ndjson');
 await generate(large, EVENTS * 4);
 const rssSmall = median(caiRuns.map((r) => r.rss));
 const rssLarge = run([BIN, 'validate', '--ndjson', large]).rss;
-console.log(`memory      cai validate --ndjson peak RSS: ${rssSmall.toFixed(0)} MB at ${megabytes.toFixed(0)} MB, ${rssLarge.toFixed(0)} MB at ${(statSync(large).size / 1e6).toFixed(0)} MB`);
+console.log(
+  `memory      cai validate --ndjson peak RSS: ${rssSmall.toFixed(0)} MB at ${megabytes.toFixed(0)} MB, ${rssLarge.toFixed(0)} MB at ${(statSync(large).size / 1e6).toFixed(0)} MB`,
+);
 rmSync(dir, { recursive: true, force: true });

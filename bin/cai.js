@@ -35,7 +35,9 @@ function loadChunk(name) {
   const chunk = { module: { exports: {} }, script };
   // Registered before it runs, as require does, so that chunks requiring each other get the partial exports.
   chunks.set(name, chunk);
-  script.runInThisContext().call(chunk.module.exports, chunk.module.exports, requireFromChunk, chunk.module, filename, BUNDLE);
+  script
+    .runInThisContext()
+    .call(chunk.module.exports, chunk.module.exports, requireFromChunk, chunk.module, filename, BUNDLE);
   return chunk.module.exports;
 }
 

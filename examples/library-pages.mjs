@@ -21,7 +21,12 @@ const secret = 'whsec_library_pages_secret';
 
 // 1. The reference platform with its inspector: the store observes every request the mock answers.
 const store = new InspectorStore();
-const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret], logFile: 'platform.ndjson', observe: store.observe });
+const platform = await startMockPlatform({
+  providerCode: 'acme',
+  secrets: [secret],
+  logFile: 'platform.ndjson',
+  observe: store.observe,
+});
 const inspector = await startInspectorServer({
   kind: 'platform',
   store,

@@ -51,7 +51,9 @@ async function main() {
   }
   if (process.argv.includes('--check')) {
     if (current !== source) {
-      process.stderr.write('src/load/artillery-processor.generated.ts is out of date: run `npm run build` and commit it\n');
+      process.stderr.write(
+        'src/load/artillery-processor.generated.ts is out of date: run `npm run build` and commit it\n',
+      );
       process.exit(1);
     }
     return;

@@ -24,7 +24,12 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
 // `prepare` runs after `npm ci`, and again when `npx cai-toolkit` first runs in the clone: npx links the clone into
 // its cache as a package and prepares it (npm_command is `exec`). That second build has nothing new to make, and
 // deleting dist/ under commands already running from it broke them: it builds only when there is no build yet.
-if (process.argv.includes('--prepare') && process.env.npm_command === 'exec' && existsSync(new URL('../dist/bundle/cai.js', import.meta.url))) process.exit(0);
+if (
+  process.argv.includes('--prepare') &&
+  process.env.npm_command === 'exec' &&
+  existsSync(new URL('../dist/bundle/cai.js', import.meta.url))
+)
+  process.exit(0);
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -37,7 +42,10 @@ async function generateFastValidators() {
   try {
     const entry = join(dir, 'entry.ts');
     const spec = (name) => JSON.stringify(join(ROOT, 'src', 'spec', name));
-    writeFileSync(entry, `export { jsonSchemaFor } from ${spec('json-schema.ts')};\nexport { EVENT_TYPES } from ${spec('constants.ts')};\n`);
+    writeFileSync(
+      entry,
+      `export { jsonSchemaFor } from ${spec('json-schema.ts')};\nexport { EVENT_TYPES } from ${spec('constants.ts')};\n`,
+    );
     const file = join(dir, 'json-schema.mjs');
     await build({ input: entry, cwd: ROOT, platform: 'node', logLevel: 'warn', output: { file, format: 'esm' } });
     const { jsonSchemaFor, EVENT_TYPES: eventTypes } = await import(pathToFileURL(file).href);
@@ -69,7 +77,11 @@ await generateFastValidators();
   if (current !== source) writeFileSync(target, source);
 }
 
-const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'],
+  { cwd: ROOT, stdio: 'inherit' },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 /**
@@ -89,7 +101,11 @@ const LAZY_CHILD_PROCESS = '\0lazy-child-process';
 const lazyChildProcess = {
   name: 'cai-lazy-child-process',
   resolveId(source, importer) {
-    if ((source === 'node:child_process' || source === 'child_process') && importer?.includes('/node_modules/commander/')) return LAZY_CHILD_PROCESS;
+    if (
+      (source === 'node:child_process' || source === 'child_process') &&
+      importer?.includes('/node_modules/commander/')
+    )
+      return LAZY_CHILD_PROCESS;
     return null;
   },
   load(id) {
@@ -116,12 +132,19 @@ const inlineInspectorScript = {
     for (const name of INSPECTOR_ASSETS) {
       const read = `readFileSync(new URL('./${name}', import.meta.url), 'utf8')`;
       if (!text.includes(read)) throw new Error(`${id} no longer reads its asset as ${read}: update scripts/build.mjs`);
-      text = text.replace(read, JSON.stringify(readFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), 'utf8')));
+      text = text.replace(
+        read,
+        JSON.stringify(readFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), 'utf8')),
+      );
     }
     return text;
   },
 };
-for (const name of INSPECTOR_ASSETS) copyFileSync(new URL(`../src/inspector/browser/${name}`, import.meta.url), new URL(`../dist/inspector/browser/${name}`, import.meta.url));
+for (const name of INSPECTOR_ASSETS)
+  copyFileSync(
+    new URL(`../src/inspector/browser/${name}`, import.meta.url),
+    new URL(`../dist/inspector/browser/${name}`, import.meta.url),
+  );
 
 const bundled = await build({
   input: { cai: 'src/main.ts' },
@@ -153,9 +176,20 @@ const bundled = await build({
 writeFileSync(new URL('../dist/bundle/package.json', import.meta.url), '{\n  "type": "commonjs"\n}\n');
 // Which source modules each chunk holds: test/e2e/startup-modules.e2e.test.ts names the modules a command loads.
 const modules = Object.fromEntries(
-  bundled.output.filter((item) => item.type === 'chunk').map((chunk) => [chunk.fileName, chunk.moduleIds.map((id) => relative(ROOT, id)).filter((id) => !id.startsWith('\0')).sort()]),
+  bundled.output
+    .filter((item) => item.type === 'chunk')
+    .map((chunk) => [
+      chunk.fileName,
+      chunk.moduleIds
+        .map((id) => relative(ROOT, id))
+        .filter((id) => !id.startsWith('\0'))
+        .sort(),
+    ]),
 );
 writeFileSync(new URL('../dist/bundle/modules.json', import.meta.url), `${JSON.stringify(modules, null, 1)}\n`);
 
-const cache = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url))], { cwd: ROOT, stdio: 'inherit' });
+const cache = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url))], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 if (cache.status !== 0) process.exit(cache.status ?? 1);

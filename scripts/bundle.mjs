@@ -32,7 +32,8 @@ const ENTRY = '\0cai-bundle-entry';
 const entry = {
   name: 'cai-bundle-entry',
   resolveId: (source) => (source === ENTRY ? ENTRY : null),
-  load: (id) => (id === ENTRY ? `import { main } from ${JSON.stringify(join(ROOT, 'src', 'main.ts'))};\nvoid main();\n` : null),
+  load: (id) =>
+    id === ENTRY ? `import { main } from ${JSON.stringify(join(ROOT, 'src', 'main.ts'))};\nvoid main();\n` : null,
 };
 
 /**
@@ -52,7 +53,8 @@ const ASSETS = [
     // fixtures/signature-example.json. Here it is read from the bundle itself, under the name the package gives it.
     module: '/src/commands/sign/example.ts',
     from: "const text = (await readFileInput(file, io, 'example')).toString('utf8');",
-    to: () => `const text = file === SHIPPED_EXAMPLE ? ${JSON.stringify(readFileSync(join(ROOT, 'fixtures', 'signature-example.json'), 'utf8'))} : (await readFileInput(file, io, 'example')).toString('utf8');`,
+    to: () =>
+      `const text = file === SHIPPED_EXAMPLE ? ${JSON.stringify(readFileSync(join(ROOT, 'fixtures', 'signature-example.json'), 'utf8'))} : (await readFileInput(file, io, 'example')).toString('utf8');`,
   },
   {
     module: '/src/signing/example.ts',
@@ -77,7 +79,9 @@ const inlineAssets = {
 /** No `import.meta.url` may remain: in one carried file it names the bundle's folder, where nothing else is. */
 function checkNoFileLookups(file) {
   const text = readFileSync(file, 'utf8');
-  const found = [...text.matchAll(/new URL\((["'`])\.{1,2}\/[^"'`]*\1,\s*import\.meta\.url\)/g)].map((match) => match[0]);
+  const found = [...text.matchAll(/new URL\((["'`])\.{1,2}\/[^"'`]*\1,\s*import\.meta\.url\)/g)].map(
+    (match) => match[0],
+  );
   if (found.length > 0) throw new Error(`${file} still reads files beside itself: ${found.join(', ')}`);
 }
 
@@ -117,7 +121,9 @@ console.log(`${shown(mjs)} (${Math.round(statSync(mjs).size / 1024)} KiB): run i
 if (sea) {
   // A node binary built without SEA support (some distributions' packages) has no fuse to flip: say so and stop.
   if (!readFileSync(process.execPath).includes(SEA_FUSE)) {
-    console.error(`error: ${process.execPath} (Node ${process.version}) was built without single executable application support (no ${SEA_FUSE} in it)\nhint: run npm run bundle -- --sea with an official build of Node.js 20.19 or later, or carry bundle/cai.mjs and run it with node`);
+    console.error(
+      `error: ${process.execPath} (Node ${process.version}) was built without single executable application support (no ${SEA_FUSE} in it)\nhint: run npm run bundle -- --sea with an official build of Node.js 20.19 or later, or carry bundle/cai.mjs and run it with node`,
+    );
     process.exit(2);
   }
   // Node 20's single executable applications run one CommonJS script, whose require() knows only node's built-ins.
@@ -139,11 +145,15 @@ if (sea) {
   // postject (a devDependency) writes the blob into the binary as a note and flips the fuse. Its stdout is chatter;
   // stderr keeps LIEF's harmless "Can't find string offset for section name" warnings out unless it fails.
   const postject = join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js');
-  const injected = spawnSync(process.execPath, [postject, binary, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], { encoding: 'utf8' });
+  const injected = spawnSync(process.execPath, [postject, binary, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], {
+    encoding: 'utf8',
+  });
   if (injected.status !== 0) {
     process.stderr.write(`${injected.stdout}${injected.stderr}`);
     process.exit(injected.status ?? 1);
   }
   rmSync(work, { recursive: true, force: true });
-  console.log(`${shown(binary)} (${Math.round(statSync(binary).size / 1024 / 1024)} MiB): a single executable, no Node needed`);
+  console.log(
+    `${shown(binary)} (${Math.round(statSync(binary).size / 1024 / 1024)} MiB): a single executable, no Node needed`,
+  );
 }

@@ -14,7 +14,15 @@ const BUNDLE = join(__dirname, '..', 'dist', 'bundle');
 
 function silentIo(cwd, env, collected = []) {
   const sink = (into) => new Writable({ write: (chunk, _encoding, done) => (into.push(String(chunk)), done()) });
-  return { stdin: Readable.from([]), stdout: sink(collected), stderr: sink([]), env, cwd, onInterrupt: () => () => {}, now: () => Date.now() };
+  return {
+    stdin: Readable.from([]),
+    stdout: sink(collected),
+    stderr: sink([]),
+    env,
+    cwd,
+    onInterrupt: () => () => {},
+    now: () => Date.now(),
+  };
 }
 
 /** What `cai <argv>` prints on stdout, run in process. */
@@ -28,7 +36,16 @@ async function warm() {
   const dir = mkdtempSync(join(tmpdir(), 'cai-code-cache-'));
   try {
     const secret = 'whsec_code_cache';
-    const event = JSON.stringify({ event: 'conversation.message', event_id: 'evt_1', lead_id: 'lead_1', channel: 'whatsapp', direction: 'outbound', author: 'agent', text: 'Hello', occurred_at: '2026-11-22T13:00:00+00:00' });
+    const event = JSON.stringify({
+      event: 'conversation.message',
+      event_id: 'evt_1',
+      lead_id: 'lead_1',
+      channel: 'whatsapp',
+      direction: 'outbound',
+      author: 'agent',
+      text: 'Hello',
+      occurred_at: '2026-11-22T13:00:00+00:00',
+    });
     const body = join(dir, 'event.json');
     writeFileSync(body, event);
     const timestamp = '1795352400';
@@ -38,14 +55,33 @@ async function warm() {
     // Every kind of document, valid and broken in the usual ways, so that the code validation runs for each (the
     // fast validators, zod's issues and their messages) is in the cache, not only the top level.
     const samples = [];
-    for (const type of ['conversation.message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed']) {
+    for (const type of [
+      'conversation.message',
+      'appointment.booked',
+      'appointment.rescheduled',
+      'appointment.cancelled',
+      'job.closed',
+    ]) {
       const sample = JSON.parse(await printed(run, ['sample', 'event', type], dir, env));
-      samples.push(sample, { ...sample, from_number_e164: '0612345678' }, { ...sample, occurred_at: 'yesterday' }, { ...sample, event_id: '' }, { ...sample, channel: 'fax', lead_id: 4 });
+      samples.push(
+        sample,
+        { ...sample, from_number_e164: '0612345678' },
+        { ...sample, occurred_at: 'yesterday' },
+        { ...sample, event_id: '' },
+        { ...sample, channel: 'fax', lead_id: 4 },
+      );
       const { lead_id: _lead, ...withoutLead } = sample;
       samples.push(withoutLead);
     }
-    for (const kind of ['job', 'ack', 'duplicate-ack']) samples.push(JSON.parse(await printed(run, ['sample', kind], dir, env)));
-    samples.push({ event: 'conversation.message' }, { event: 'no.such.type', event_id: 'x' }, { contact: {} }, [], 'text');
+    for (const kind of ['job', 'ack', 'duplicate-ack'])
+      samples.push(JSON.parse(await printed(run, ['sample', kind], dir, env)));
+    samples.push(
+      { event: 'conversation.message' },
+      { event: 'no.such.type', event_id: 'x' },
+      { contact: {} },
+      [],
+      'text',
+    );
     const lines = join(dir, 'documents.ndjson');
     writeFileSync(lines, `${samples.map((sample) => JSON.stringify(sample)).join('\n')}\n{not json\n`);
     for (const argv of [

@@ -20,13 +20,20 @@ function withoutAnnotations(value) {
   for (const [key, inner] of Object.entries(value)) {
     if (key === 'description' || key === 'title') continue;
     // `properties` maps field names to schemas: a field called "title" must stay.
-    result[key] = key === 'properties' ? Object.fromEntries(Object.entries(inner).map(([name, schema]) => [name, withoutAnnotations(schema)])) : withoutAnnotations(inner);
+    result[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(inner).map(([name, schema]) => [name, withoutAnnotations(schema)]))
+        : withoutAnnotations(inner);
   }
   return result;
 }
 
 // ajv 8 calls `unicode` deprecated, yet it is the only way to count lengths as zod does; other warnings still show.
-const QUIET_ABOUT_UNICODE = { log: console.log, warn: (message) => !String(message).includes('option unicode') && console.warn(message), error: console.error };
+const QUIET_ABOUT_UNICODE = {
+  log: console.log,
+  warn: (message) => !String(message).includes('option unicode') && console.warn(message),
+  error: console.error,
+};
 
 /**
  * A pattern of the form `^[\s\S]{min,max}$` with the `u` flag (the event_id length of §8, formats.ts) matches
@@ -37,11 +44,17 @@ const QUIET_ABOUT_UNICODE = { log: console.log, warn: (message) => !String(messa
  */
 function withLengthShortcuts(code) {
   let result = code;
-  for (const [, name, min, max] of code.matchAll(/const (pattern\d+) = new RegExp\("\^\[\\\\s\\\\S\]\{(\d+),(\d+)\}\$", "u"\);/g)) {
+  for (const [, name, min, max] of code.matchAll(
+    /const (pattern\d+) = new RegExp\("\^\[\\\\s\\\\S\]\{(\d+),(\d+)\}\$", "u"\);/g,
+  )) {
     if (Number(min) > 1) continue;
-    result = result.replace(new RegExp(`if\\(!${name}\\.test\\((data\\d*)\\)\\)\\{`, 'g'), (_, data) => `if(!((${data}.length >= ${min} && ${data}.length <= ${max}) || ${name}.test(${data}))){`);
+    result = result.replace(
+      new RegExp(`if\\(!${name}\\.test\\((data\\d*)\\)\\)\\{`, 'g'),
+      (_, data) => `if(!((${data}.length >= ${min} && ${data}.length <= ${max}) || ${name}.test(${data}))){`,
+    );
   }
-  if (result === code && /\[\\\\s\\\\S\]\{/.test(code)) throw new Error('the length pattern was not rewritten: check withLengthShortcuts against the ajv output');
+  if (result === code && /\[\\\\s\\\\S\]\{/.test(code))
+    throw new Error('the length pattern was not rewritten: check withLengthShortcuts against the ajv output');
   return result;
 }
 
@@ -56,15 +69,26 @@ function withoutErrorObjects(code) {
   const assignments = code.match(/^validate\d+\.errors = \[\{.*\}\];$/gm)?.length ?? 0;
   let result = code.replace(/^validate\d+\.errors = \[\{.*\}\];\nreturn false;$/gm, 'return false;');
   const left = result.match(/^validate\d+\.errors = \[\{/gm)?.length ?? 0;
-  if (assignments === 0 || left !== 0) throw new Error(`withoutErrorObjects: ${left} of ${assignments} error objects left: check it against the ajv output`);
+  if (assignments === 0 || left !== 0)
+    throw new Error(
+      `withoutErrorObjects: ${left} of ${assignments} error objects left: check it against the ajv output`,
+    );
   // What only the error objects and nested (dynamic) references read: the options parameter (instancePath…) and the
   // reset of `evaluated` (dynamicProps and dynamicItems are false in every function: no unevaluated* keyword).
   const functions = result.match(/^function validate\d+\(/gm)?.length ?? 0;
-  result = result.replace(/^function (validate\d+)\(data, \{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}\)\{$/gm, 'function $1(data){');
-  result = result.replace(/^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm, '');
+  result = result.replace(
+    /^function (validate\d+)\(data, \{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}\)\{$/gm,
+    'function $1(data){',
+  );
+  result = result.replace(
+    /^const evaluated0 = validate\d+\.evaluated;\nif\(evaluated0\.dynamicProps\)\{\nevaluated0\.props = undefined;\n\}\nif\(evaluated0\.dynamicItems\)\{\nevaluated0\.items = undefined;\n\}\n/gm,
+    '',
+  );
   const simplified = result.match(/^function validate\d+\(data\)\{$/gm)?.length ?? 0;
   if (simplified !== functions || /instancePath|rootData|evaluated0|"dynamic(Props|Items)":true/.test(result)) {
-    throw new Error('withoutErrorObjects: a validator still reads its options or evaluated state: check it against the ajv output');
+    throw new Error(
+      'withoutErrorObjects: a validator still reads its options or evaluated state: check it against the ajv output',
+    );
   }
   return result;
 }
@@ -77,15 +101,27 @@ function withoutErrorObjects(code) {
  */
 export function fastValidatorSource(jsonSchemaFor, eventTypes) {
   const targets = fastValidatorTargets(eventTypes);
-  const ajv = new Ajv2020({ strict: true, unicode: false, messages: false, logger: QUIET_ABOUT_UNICODE, code: { source: true, esm: true, lines: true, optimize: true } });
+  const ajv = new Ajv2020({
+    strict: true,
+    unicode: false,
+    messages: false,
+    logger: QUIET_ABOUT_UNICODE,
+    code: { source: true, esm: true, lines: true, optimize: true },
+  });
   const names = targets.map((target, index) => [`v${index}`, target]);
   for (const target of targets) ajv.addSchema(withoutAnnotations(jsonSchemaFor(target)));
-  const code = standalone.default(ajv, Object.fromEntries(names.map(([name, target]) => [name, jsonSchemaFor(target).$id])));
-  if (/\brequire\(|^import /m.test(code)) throw new Error('the generated validators need an ajv run-time helper: bundle it or change the options');
+  const code = standalone.default(
+    ajv,
+    Object.fromEntries(names.map(([name, target]) => [name, jsonSchemaFor(target).$id])),
+  );
+  if (/\brequire\(|^import /m.test(code))
+    throw new Error('the generated validators need an ajv run-time helper: bundle it or change the options');
   const body = withoutErrorObjects(withLengthShortcuts(code.replace(/^"use strict";\n?/, '')));
   const table = names.map(([name, target]) => `  ${JSON.stringify(target)}: ${name},`).join('\n');
   const known = knownFields(jsonSchemaFor, targets);
-  const fields = Object.entries(known).map(([target, list]) => `  ${JSON.stringify(target)}: ${JSON.stringify(list)},`).join('\n');
+  const fields = Object.entries(known)
+    .map(([target, list]) => `  ${JSON.stringify(target)}: ${JSON.stringify(list)},`)
+    .join('\n');
   return `// @ts-nocheck
 /* Generated by scripts/fast-validators.mjs (npm run build) from the JSON Schema of src/spec/json-schema.ts, itself
  * generated from the zod schemas of src/spec/schemas.ts, by ajv's standalone code generation. Do not edit: the
@@ -110,7 +146,9 @@ function knownFields(jsonSchemaFor, targets) {
   for (const target of targets) {
     const schema = jsonSchemaFor(target);
     known[target] = Object.keys(schema.properties ?? {});
-    if (target === 'job') for (const nested of ['contact', 'origin', 'brief']) known[`job.${nested}`] = Object.keys(schema.properties[nested]?.properties ?? {});
+    if (target === 'job')
+      for (const nested of ['contact', 'origin', 'brief'])
+        known[`job.${nested}`] = Object.keys(schema.properties[nested]?.properties ?? {});
   }
   return known;
 }

@@ -16,13 +16,18 @@ const INTERFACES = {
 
 // One line per area, for the reader; an area missing here is still listed, without its line.
 const AREAS = {
-  ACCEPT: 'valid documents are accepted: any 2xx (§6.5); the 202 of §4.2 is a `should` on B, the 202 of §4.1 a `must` on A',
-  DEDUP: 'a repeated event_id is recorded once and answered as a duplicate (§2.13, §6.1); an event_id that differs in any way is new',
+  ACCEPT:
+    'valid documents are accepted: any 2xx (§6.5); the 202 of §4.2 is a `should` on B, the 202 of §4.1 a `must` on A',
+  DEDUP:
+    'a repeated event_id is recorded once and answered as a duplicate (§2.13, §6.1); an event_id that differs in any way is new',
   SIG: 'the signature is checked over the raw bytes, whatever their JSON form (§5.2)',
-  FRAME: 'a valid body framed another way on the wire (chunked, a charset parameter) is accepted: `should`, the spec does not ask it',
+  FRAME:
+    'a valid body framed another way on the wire (chunked, a charset parameter) is accepted: `should`, the spec does not ask it',
   AUTH: 'wrong, missing, malformed or stale credentials are rejected (§5, §7)',
-  SCHEMA: 'invalid documents are rejected: with 400, never 5xx, on B (§7); with a 4xx on A, a `should` (§4.1 shows no error status)',
-  FORMAT: 'every shape the formats of §2.1 allow is accepted: fractional seconds, Z, negative offsets, 7 to 15 E.164 digits, BCP 47 subtags',
+  SCHEMA:
+    'invalid documents are rejected: with 400, never 5xx, on B (§7); with a 4xx on A, a `should` (§4.1 shows no error status)',
+  FORMAT:
+    'every shape the formats of §2.1 allow is accepted: fractional seconds, Z, negative offsets, 7 to 15 E.164 digits, BCP 47 subtags',
   SIZE: 'the 256 KB limit (§8)',
   RATE: 'the request cap: 429 with Retry-After (§7)',
   CLOCK: "the target's clock (§5.5)",
@@ -30,8 +35,14 @@ const AREAS = {
 };
 
 const SENDER_INTERFACES = {
-  B: { title: "Interface B sender: the provider's event sender (§4.2)", run: 'cai conformance run --interface B --role sender' },
-  A: { title: "Interface A sender: the platform's job sender (§4.1)", run: 'cai conformance run --interface A --role sender' },
+  B: {
+    title: "Interface B sender: the provider's event sender (§4.2)",
+    run: 'cai conformance run --interface B --role sender',
+  },
+  A: {
+    title: "Interface A sender: the platform's job sender (§4.1)",
+    run: 'cai conformance run --interface A --role sender',
+  },
 };
 
 // The sender checks' areas, one line each.
@@ -87,7 +98,10 @@ function callbackPart(onCallbacks) {
     '',
     '| id | former ids | level | sections | jobs | title |',
     '|---|---|---|---|---|---|',
-    ...onCallbacks.map((check) => `| ${check.id} | ${cell((check.aliases ?? []).join(', '))} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.callbackStages.join(', '))} | ${cell(check.title)} |`),
+    ...onCallbacks.map(
+      (check) =>
+        `| ${check.id} | ${cell((check.aliases ?? []).join(', '))} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.callbackStages.join(', '))} | ${cell(check.title)} |`,
+    ),
   ];
 }
 
@@ -99,8 +113,8 @@ function senderPart(senderChecks) {
     '## Sender checks (`--role sender`)',
     '',
     'Every check `cai conformance run --role sender` makes (`cai conformance list --role sender`): cai is the receiver',
-    'and judges what the sender under test sends. Ids are `BS-<AREA>-<nnn>` for a provider\'s event sender and',
-    '`AS-<AREA>-<nnn>` for a platform\'s job sender, stable and never reused. The scenarios are those a check needs;',
+    "and judges what the sender under test sends. Ids are `BS-<AREA>-<nnn>` for a provider's event sender and",
+    "`AS-<AREA>-<nnn>` for a platform's job sender, stable and never reused. The scenarios are those a check needs;",
     'a run plays only the scenarios its selected checks need. The trigger may send one document or many: each delivery',
     '(a document and its retries, by event_id) is judged on its own, on the answers it got. The HTTP, HDR, SIG and DOC',
     'checks judge every attempt of every scenario played, and need `accept` at least. How a run works:',
@@ -118,14 +132,21 @@ function senderPart(senderChecks) {
   for (const iface of ['B', 'A']) {
     const own = senderChecks.filter((check) => check.interface === iface);
     if (own.length === 0) continue;
-    lines.push('', `## ${SENDER_INTERFACES[iface].title}`, '', `${own.length} checks, run by \`${SENDER_INTERFACES[iface].run}\`.`);
+    lines.push(
+      '',
+      `## ${SENDER_INTERFACES[iface].title}`,
+      '',
+      `${own.length} checks, run by \`${SENDER_INTERFACES[iface].run}\`.`,
+    );
     for (const area of [...new Set(own.map((check) => check.id.split('-')[1]))]) {
       const inArea = own.filter((check) => check.id.split('-')[1] === area);
       lines.push('', `### ${iface}S-${area} (${inArea.length})`, '');
       if (SENDER_AREAS[area]) lines.push(`${SENDER_AREAS[area][0].toUpperCase()}${SENDER_AREAS[area].slice(1)}.`, '');
       lines.push('| id | level | sections | scenarios | title |', '|---|---|---|---|---|');
       for (const check of inArea) {
-        lines.push(`| ${check.id} | ${check.level} | ${cell(check.sections.join(' '))} | ${cell((check.scenarios ?? []).join(', '))} | ${cell(check.title)} |`);
+        lines.push(
+          `| ${check.id} | ${check.level} | ${cell(check.sections.join(' '))} | ${cell((check.scenarios ?? []).join(', '))} | ${cell(check.title)} |`,
+        );
       }
     }
   }
@@ -166,7 +187,12 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
     const listed = checks.filter((check) => sideOf(check) === iface);
     const own = listed.filter((check) => !check.callbackStages);
     if (listed.length === 0) continue;
-    lines.push('', `## ${INTERFACES[iface].title}`, '', `${listed.length} checks, run by \`${INTERFACES[iface].run}\`.`);
+    lines.push(
+      '',
+      `## ${INTERFACES[iface].title}`,
+      '',
+      `${listed.length} checks, run by \`${INTERFACES[iface].run}\`.`,
+    );
     const areas = [...new Set(own.map((check) => check.id.split('-')[1]))];
     for (const area of areas) {
       const inArea = own.filter((check) => check.id.split('-')[1] === area);
@@ -174,7 +200,9 @@ export function renderCheckCatalogue({ checks, senderChecks = [], platformFaults
       if (AREAS[area]) lines.push(`${AREAS[area][0].toUpperCase()}${AREAS[area].slice(1)}.`, '');
       lines.push('| id | level | sections | tags | title |', '|---|---|---|---|---|');
       for (const check of inArea) {
-        lines.push(`| ${check.id} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.tags.join(', '))} | ${cell(check.title)} |`);
+        lines.push(
+          `| ${check.id} | ${cell(levelCell(check))} | ${cell(check.sections.join(' '))} | ${cell(check.tags.join(', '))} | ${cell(check.title)} |`,
+        );
       }
     }
     lines.push(...callbackPart(listed.filter((check) => check.callbackStages)));

@@ -17,7 +17,10 @@ export function renderConfigSchema(schema) {
 async function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const { configJsonSchema } = await import(new URL('../dist/config/json-schema.js', import.meta.url).href);
-  writeOrCheck(root, FILE, renderConfigSchema(configJsonSchema()), { regenerate: REGENERATE, source: 'src/config/schema.ts' });
+  writeOrCheck(root, FILE, renderConfigSchema(configJsonSchema()), {
+    regenerate: REGENERATE,
+    source: 'src/config/schema.ts',
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -22,7 +22,13 @@ export const REGENERATE = 'npm run docs';
 
 /** The pages, from the repository root: the README and every page of docs/. */
 export function pagesOf(root) {
-  return ['README.md', ...readdirSync(`${root}docs`).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(`${root}docs`)
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /**
@@ -55,14 +61,20 @@ export function countKeys({ checksFor, planFor }) {
 export function selectionOf(line) {
   const at = line.search(/\bconformance run\b/);
   if (at < 0) return undefined;
-  const words = line.slice(at + 'conformance run'.length).split(/\s+/).filter((word) => word !== '');
+  const words = line
+    .slice(at + 'conformance run'.length)
+    .split(/\s+/)
+    .filter((word) => word !== '');
   const value = (flag) => {
     const found = [];
     words.forEach((word, index) => {
       if (word === flag && words[index + 1] !== undefined) found.push(words[index + 1]);
       else if (word.startsWith(`${flag}=`)) found.push(word.slice(flag.length + 1));
     });
-    return found.flatMap((text) => text.replace(/^['"]|['"]$/g, '').split(',')).map((text) => text.trim()).filter((text) => text !== '');
+    return found
+      .flatMap((text) => text.replace(/^['"]|['"]$/g, '').split(','))
+      .map((text) => text.trim())
+      .filter((text) => text !== '');
   };
   const iface = value('--interface')[0] ?? 'B';
   const role = value('--role')[0] ?? 'receiver';
@@ -73,7 +85,10 @@ export function selectionOf(line) {
 
 /** How many checks a selection plans, and how many of them are reported skipped without running. */
 export function planned({ planFor, planRun }, wanted) {
-  const plan = wanted.role === 'sender' ? planRun('sender', wanted.interface, wanted.selection) : planFor({ interface: wanted.interface, selection: wanted.selection });
+  const plan =
+    wanted.role === 'sender'
+      ? planRun('sender', wanted.interface, wanted.selection)
+      : planFor({ interface: wanted.interface, selection: wanted.selection });
   return { total: plan.planned.length, skipped: plan.planned.filter((item) => item.skipReason !== undefined).length };
 }
 
@@ -96,18 +111,32 @@ function countBlock(lines, initial, catalogue, where, loose) {
       return text;
     }
     const { total, skipped } = planned(catalogue, current);
-    let line = text.replace(/the suite not run \((\d+) checks?\)/, () => `the suite not run (${total - skipped} check${total - skipped === 1 ? '' : 's'})`);
+    let line = text.replace(
+      /the suite not run \((\d+) checks?\)/,
+      () => `the suite not run (${total - skipped} check${total - skipped === 1 ? '' : 's'})`,
+    );
     const counts = COUNT_LINE.exec(line);
     if (counts) {
       const [, before, , failedText, , rest] = counts;
-      if (/checks? not run\)/.test(rest)) return line.replace(/\((\d+) checks? not run\)/, () => `(${total - skipped} checks not run)`);
+      if (/checks? not run\)/.test(rest))
+        return line.replace(/\((\d+) checks? not run\)/, () => `(${total - skipped} checks not run)`);
       const failed = Number(failedText);
       // Warnings, waived and not judged checks on this line (`; 0 warnings`) or the next (`0 warnings, 2 waived`), as
       // the summary and the table print them: none of them is passed.
-      const tail = /warning/.test(rest) ? rest : /^\d+ warnings?\b/.test(lines[index + 1] ?? '') ? lines[index + 1] : '';
-      const other = ['warnings?', 'waived', 'not judged'].reduce((sum, word) => sum + Number(new RegExp(`(\\d+) ${word}`).exec(tail)?.[1] ?? 0), 0);
+      const tail = /warning/.test(rest)
+        ? rest
+        : /^\d+ warnings?\b/.test(lines[index + 1] ?? '')
+          ? lines[index + 1]
+          : '';
+      const other = ['warnings?', 'waived', 'not judged'].reduce(
+        (sum, word) => sum + Number(new RegExp(`(\\d+) ${word}`).exec(tail)?.[1] ?? 0),
+        0,
+      );
       const passed = total - failed - skipped - other;
-      if (passed < 0) throw new Error(`${where}: ${failed} failed, ${skipped} skipped and ${other} warned, waived or not judged are more than the ${total} checks of the run`);
+      if (passed < 0)
+        throw new Error(
+          `${where}: ${failed} failed, ${skipped} skipped and ${other} warned, waived or not judged are more than the ${total} checks of the run`,
+        );
       line = `${before}${passed} passed, ${failed} failed, ${skipped} skipped${rest.replace(/\((\d+) checks\)/, `(${total} checks)`)}`;
     }
     return line;
@@ -130,9 +159,11 @@ export function withCounts(page, text, keys, catalogue, loose = []) {
   let initial;
   const inline = (line, number) =>
     line.replace(/<!-- count:([\w-]+) -->(.*?)<!-- \/count -->/g, (match, key, content) => {
-      if (!(key in keys)) throw new Error(`${page}:${number}: no count named ${key} (scripts/gen-counts.mjs, countKeys)`);
+      if (!(key in keys))
+        throw new Error(`${page}:${number}: no count named ${key} (scripts/gen-counts.mjs, countKeys)`);
       if (/^\d+$/.test(content)) return `<!-- count:${key} -->${keys[key]}<!-- /count -->`;
-      if (/^`[^`]*\/\d+[^`]*`$/.test(content)) return `<!-- count:${key} -->${content.replace(/\/\d+/, `/${keys[key]}`)}<!-- /count -->`;
+      if (/^`[^`]*\/\d+[^`]*`$/.test(content))
+        return `<!-- count:${key} -->${content.replace(/\/\d+/, `/${keys[key]}`)}<!-- /count -->`;
       throw new Error(`${page}:${number}: a count holds a number, or inline code with /N: ${match}`);
     });
   lines.forEach((line, index) => {
@@ -170,7 +201,8 @@ async function main() {
   for (const page of pagesOf(root)) {
     const committed = readFileSync(`${root}${page}`, 'utf8');
     const text = withCounts(page, committed, keys, catalogue);
-    if (text !== committed || process.argv.includes('--check')) writeOrCheck(root, page, text, { regenerate: REGENERATE, source: 'the check catalogue (src/conformance)' });
+    if (text !== committed || process.argv.includes('--check'))
+      writeOrCheck(root, page, text, { regenerate: REGENERATE, source: 'the check catalogue (src/conformance)' });
   }
 }
 

@@ -11,8 +11,14 @@ export const REGENERATE = 'npm run docs';
 
 const ROLES = [
   ['platform-receiver', "The platform's events endpoint (Interface B receiver, `cai conformance run --interface B`)"],
-  ['provider-receiver', "The provider's contact-jobs endpoint (Interface A receiver, `cai conformance run --interface A`)"],
-  ['event-sender', "The provider's event sender (`--role sender --interface B`, and the provider's callbacks in an Interface A run)"],
+  [
+    'provider-receiver',
+    "The provider's contact-jobs endpoint (Interface A receiver, `cai conformance run --interface A`)",
+  ],
+  [
+    'event-sender',
+    "The provider's event sender (`--role sender --interface B`, and the provider's callbacks in an Interface A run)",
+  ],
   ['job-sender', "The platform's job sender (`--role sender --interface A`)"],
 ];
 
@@ -47,8 +53,15 @@ export function renderCoveragePage({ matrixOf, renderMarkdown, line, all }) {
 async function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const { coverage } = await import(new URL('../dist/conformance/coverage.js', import.meta.url).href);
-  const { renderCoverageMarkdown, coverageLine } = await import(new URL('../dist/conformance/reporters/coverage.js', import.meta.url).href);
-  const text = renderCoveragePage({ matrixOf: (role) => coverage({ roles: [role] }), renderMarkdown: renderCoverageMarkdown, line: coverageLine, all: coverage() });
+  const { renderCoverageMarkdown, coverageLine } = await import(
+    new URL('../dist/conformance/reporters/coverage.js', import.meta.url).href
+  );
+  const text = renderCoveragePage({
+    matrixOf: (role) => coverage({ roles: [role] }),
+    renderMarkdown: renderCoverageMarkdown,
+    line: coverageLine,
+    all: coverage(),
+  });
   writeOrCheck(root, PAGE, text, { regenerate: REGENERATE, source: 'the clauses and the check catalogue' });
 }
 

@@ -21,7 +21,18 @@ const BEYOND = {
  * @param {{ DEADLINES: Record<string, {command: string, waitsOn: string, flag: string, ms: number, past: string}>, INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
  */
 export function renderLimits(bounds) {
-  return [...intro(), ...filesSection(bounds), ...networkSection(bounds), ...deadlinesSection(bounds), ...listenersSection(bounds), ...senderRunSection(bounds), ...inspectorSection(bounds), ...mockLogSection(bounds), ...generatedSection(bounds), ...textSections(bounds)].join('\n');
+  return [
+    ...intro(),
+    ...filesSection(bounds),
+    ...networkSection(bounds),
+    ...deadlinesSection(bounds),
+    ...listenersSection(bounds),
+    ...senderRunSection(bounds),
+    ...inspectorSection(bounds),
+    ...mockLogSection(bounds),
+    ...generatedSection(bounds),
+    ...textSections(bounds),
+  ].join('\n');
 }
 
 const seconds = (ms) => `${ms / 1000} s`;
@@ -44,18 +55,16 @@ function intro() {
 }
 
 function filesSection({ INPUT_CAPS, formatCap }) {
-  const lines = [
-    '## Files and stdin',
-    '',
-    '| input | read by | cap | why this number |',
-    '|---|---|---|---|',
-  ];
+  const lines = ['## Files and stdin', '', '| input | read by | cap | why this number |', '|---|---|---|---|'];
   for (const cap of Object.values(INPUT_CAPS)) {
-    lines.push(`| ${cell(cap.what)} | ${cell(cap.readers)} | ${formatCap(cap.bytes)} (${cap.bytes} bytes) | ${cell(cap.why)} |`);
+    lines.push(
+      `| ${cell(cap.what)} | ${cell(cap.readers)} | ${formatCap(cap.bytes)} (${cap.bytes} bytes) | ${cell(cap.why)} |`,
+    );
   }
   const beyond = [...new Set(Object.values(INPUT_CAPS).map((cap) => cap.beyond))];
   lines.push('', 'Past the cap:', '');
-  for (const kind of beyond) lines.push(`- ${kind === 'refused' ? 'a file or stdin' : 'an NDJSON line'}: ${BEYOND[kind]}.`);
+  for (const kind of beyond)
+    lines.push(`- ${kind === 'refused' ? 'a file or stdin' : 'an NDJSON line'}: ${BEYOND[kind]}.`);
   lines.push(
     '',
     'So `cai sign --body /dev/zero`, or an endless stdin, stops at once:',
@@ -93,7 +102,10 @@ function deadlinesSection({ DEADLINES, EXPLORE_CAPS }) {
     '',
     '| command | waits on | deadline (default) | at the deadline |',
     '|---|---|---|---|',
-    ...Object.values(DEADLINES).map((row) => `| ${cell(row.command)} | ${cell(row.waitsOn)} | ${row.flag === '-' ? '' : `${cell(row.flag)}, `}${duration(row.ms)} | ${cell(row.past)} |`),
+    ...Object.values(DEADLINES).map(
+      (row) =>
+        `| ${cell(row.command)} | ${cell(row.waitsOn)} | ${row.flag === '-' ? '' : `${cell(row.flag)}, `}${duration(row.ms)} | ${cell(row.past)} |`,
+    ),
     '',
     `The stateful phase of a conformance run has a budget of its own (${duration(EXPLORE_CAPS.receiver.B.defaultTimeLimitMs)} by default on B, below); cai's`,
     "listeners and the reference receivers bound what they wait for of a client (its headers, a body's pauses, a body",
@@ -107,9 +119,9 @@ function listenersSection({ LISTENER_CAPS, formatCap }) {
     "## cai's own listeners in a conformance run",
     '',
     'The sender listener of `cai conformance run --role sender` (cai as the receiver the sender under test posts to) and',
-    'the callback listener of `--interface A` (where the provider\'s events come back) are on the network for the whole',
+    "the callback listener of `--interface A` (where the provider's events come back) are on the network for the whole",
     'run, and with `--listen 0.0.0.0`, `--callback-listen 0.0.0.0` or a tunnel anyone can reach them. What they refuse is',
-    'answered and never recorded, and a sender run\'s report says how many requests it refused:',
+    "answered and never recorded, and a sender run's report says how many requests it refused:",
     '',
     '| what | bound | past it |',
     '|---|---|---|',
@@ -123,7 +135,7 @@ function listenersSection({ LISTENER_CAPS, formatCap }) {
     `| requests to no scenario's URL named in the report | ${LISTENER_CAPS.keptStrays} | counted, not named |`,
     '',
     'A body over what a sender run keeps of it (four times the §8 limit) is answered 413 and judged by its size; the',
-    'callback listener answers 413 past the §8 limit itself, and 404 to a path that is no job\'s `callback_url`.',
+    "callback listener answers 413 past the §8 limit itself, and 404 to a path that is no job's `callback_url`.",
     '',
   ];
 }
@@ -204,12 +216,12 @@ function textSections({ MAX_WALK_DEPTH }) {
     `at ${MAX_WALK_DEPTH} levels, measured without recursing:`,
     '',
     '- a response body nested deeper is shown as received, not pretty-printed, and `--json` leaves out its parsed form;',
-    "- `cai verify` does not try the re-serialised forms of a deeper body, and says so in its diagnosis;",
+    '- `cai verify` does not try the re-serialised forms of a deeper body, and says so in its diagnosis;',
     `- a \`--set\` value nested deeper is a usage error (a field of the spec nests at most 2 levels).`,
     '',
     '## Header values',
     '',
-    'A value that becomes a request header (`--provider`, `--source`, `--test-provider`, the profile\'s',
+    "A value that becomes a request header (`--provider`, `--source`, `--test-provider`, the profile's",
     '`provider_code` and `platform_id`, the header lines of a capture that `cai replay` sends) is checked once, before',
     'any request, capture or curl line is built (RFC 9110 §5.5): a control character (CR, LF, NUL, any other C0',
     'control but HTAB, DEL), a non-ASCII character or whitespace at either end is a usage error, exit 2. A CR/LF would',

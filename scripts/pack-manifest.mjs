@@ -18,7 +18,16 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 /** Scripts npm runs on install or pack; none of them has anything to do in an installed package. */
-export const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack', 'prepublish', 'prepublishOnly'];
+export const LIFECYCLE_SCRIPTS = [
+  'preinstall',
+  'install',
+  'postinstall',
+  'prepare',
+  'prepack',
+  'postpack',
+  'prepublish',
+  'prepublishOnly',
+];
 
 const MANIFEST = 'package.json';
 const ORIGINAL = '.package.json.orig';

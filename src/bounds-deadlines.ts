@@ -41,7 +41,7 @@ export const DEADLINES = {
   },
   conformanceRateLimited: {
     command: '`conformance run`',
-    waitsOn: "one request answered 429: the Retry-After waits (each at most 60 s) and the requests again",
+    waitsOn: 'one request answered 429: the Retry-After waits (each at most 60 s) and the requests again',
     flag: '-',
     ms: 120_000,
     past: 'the 429 is the answer the check judges',

@@ -25,13 +25,36 @@ export {
   type ValidateOptions,
   type Branch,
 } from './spec/validate.js';
-export { sampleJob, sampleEvent, sampleAck, sampleDuplicateAck, applyOverrides, parseSetOverride, formatDateTime, type Overrides } from './spec/sample.js';
+export {
+  sampleJob,
+  sampleEvent,
+  sampleAck,
+  sampleDuplicateAck,
+  applyOverrides,
+  parseSetOverride,
+  formatDateTime,
+  type Overrides,
+} from './spec/sample.js';
 export { jsonSchemaFor, openApiDocument, SCHEMA_TARGETS, type SchemaTarget } from './spec/json-schema.js';
 export { readNdjsonLines, readNdjsonBatches, type NdjsonLine } from './spec/ndjson.js';
-export { STATUS_TABLE, statusRule, classifyStatus, UNAUTHORISED_REASONS, type StatusRule, type StatusClass } from './spec/statuses.js';
+export {
+  STATUS_TABLE,
+  statusRule,
+  classifyStatus,
+  UNAUTHORISED_REASONS,
+  type StatusRule,
+  type StatusClass,
+} from './spec/statuses.js';
 export { checkJobAck, checkEventAck, isDuplicateAck, type AckCheck } from './spec/acknowledgment.js';
 export { parseRetryAfter, isWellFormedRetryAfter } from './spec/retry-after.js';
-export { isE164, isDateTimeWithOffset, isLanguageTag, E164_PATTERN, DATE_TIME_PATTERN, LANGUAGE_TAG_PATTERN } from './spec/formats.js';
+export {
+  isE164,
+  isDateTimeWithOffset,
+  isLanguageTag,
+  E164_PATTERN,
+  DATE_TIME_PATTERN,
+  LANGUAGE_TAG_PATTERN,
+} from './spec/formats.js';
 
 // Sending (§4, §7)
 export {
@@ -55,7 +78,14 @@ export {
   type PlannedSchedule,
   type PlannedAttempt,
 } from './http/retry.js';
-export { deliver, type DeliveryRequest, type DeliverOptions, type DeliveryResult, type AttemptRecord, type DeliveryError } from './http/deliver.js';
+export {
+  deliver,
+  type DeliveryRequest,
+  type DeliverOptions,
+  type DeliveryResult,
+  type AttemptRecord,
+  type DeliveryError,
+} from './http/deliver.js';
 export {
   sendJob,
   sendEvent,
@@ -65,21 +95,57 @@ export {
   type SendResult,
   type SendVerdict,
 } from './http/send.js';
-export { runBatch, type BatchDocument, type BatchOptions, type BatchRecord, type BatchSummary, type BatchVerdict } from './send/batch.js';
+export {
+  runBatch,
+  type BatchDocument,
+  type BatchOptions,
+  type BatchRecord,
+  type BatchSummary,
+  type BatchVerdict,
+} from './send/batch.js';
 export { splitNdjson, acceptedKeysFromResults } from './send/batch-files.js';
 
 // Reference receivers
-export { startMockPlatform, type MockPlatformOptions, type RunningMock, type RunningMockPlatform, type MockRequestEntry } from './mock/platform.js';
-export { startMockProvider, parseScenario, scenarioName, type MockProviderOptions, type RunningMockProvider, type SentEventEntry, type JobAck, type Scenario } from './mock/provider.js';
+export {
+  startMockPlatform,
+  type MockPlatformOptions,
+  type RunningMock,
+  type RunningMockPlatform,
+  type MockRequestEntry,
+} from './mock/platform.js';
+export {
+  startMockProvider,
+  parseScenario,
+  scenarioName,
+  type MockProviderOptions,
+  type RunningMockProvider,
+  type SentEventEntry,
+  type JobAck,
+  type Scenario,
+} from './mock/provider.js';
 export { readMockLog, type MockLogRecord, type LoadedLog } from './mock/log.js';
 export { loadCatalog, type CatalogBranch } from './spec/catalog.js';
 export { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from './mock/faults.js';
 
 // Conformance: one catalogue, one runner, reporters as a map
 export { runConformance, planFor, type ConformanceOptions } from './conformance/run-receiver.js';
-export { CATALOGUE, SENDER_CATALOGUE, checksFor, describeCatalogue, planChecks, planRun, type Selection } from './conformance/catalogue.js';
+export {
+  CATALOGUE,
+  SENDER_CATALOGUE,
+  checksFor,
+  describeCatalogue,
+  planChecks,
+  planRun,
+  type Selection,
+} from './conformance/catalogue.js';
 export type { Check, CheckMeta, ReceiverCheck, SenderCheck, Outcome } from './conformance/check.js';
-export { REPORTERS, viewOf, type ReporterName, type ReportView, type ReporterOptions } from './conformance/reporters/index.js';
+export {
+  REPORTERS,
+  viewOf,
+  type ReporterName,
+  type ReportView,
+  type ReporterOptions,
+} from './conformance/reporters/index.js';
 export { countLine } from './conformance/reporters/text.js';
 export { parseWaivers, type Waiver } from './conformance/waivers.js';
 export type {
@@ -96,13 +162,22 @@ export type {
 } from './conformance/types.js';
 export type { FailureCause, RefusalDiagnosis, SignatureFinding, SigningTrial } from './conformance/diagnose/types.js';
 // Conformance of a sender (`cai conformance run --role sender`): cai listens, runs the trigger, judges what arrives.
-export { runSenderConformance, type SenderConformanceOptions, type SenderRunHooks, type ScenarioStart } from './conformance/run-sender.js';
+export {
+  runSenderConformance,
+  type SenderConformanceOptions,
+  type SenderRunHooks,
+  type ScenarioStart,
+} from './conformance/run-sender.js';
 // Reproductions are shell scripts that run cai: written in the CLI's words, passed to a run as `reproducer`.
 export { receiverReproducer, senderReproducer } from './commands/conformance/repro-defaults.js';
 export type { ReproducerFactory, ReproSetup } from './conformance/runner.js';
 
 // Pages (`--html`, `--summary`, `cai report --html`): pure functions of a report, returning the file's text.
-export { renderConformanceHtml, type ConformanceView, type ConformancePageOptions } from './conformance/reporters/html.js';
+export {
+  renderConformanceHtml,
+  type ConformanceView,
+  type ConformancePageOptions,
+} from './conformance/reporters/html.js';
 export { renderJobSummary, escapeMarkdown, type JobSummaryOptions } from './conformance/reporters/markdown.js';
 export { renderOperationHtml, type OperationView, type OperationPageOptions } from './commands/report/html-report.js';
 
@@ -123,9 +198,23 @@ export {
 export { copyCommandsFor, secretFlagOf, type CommandTargets } from './commands/mock/copy-commands.js';
 
 // Configuration, doctor, report
-export { parseConfig, loadConfig, loadProfile, chooseEnvironment, type LoadedConfig, type ChosenEnvironment, type Profile } from './config/load.js';
+export {
+  parseConfig,
+  loadConfig,
+  loadProfile,
+  chooseEnvironment,
+  type LoadedConfig,
+  type ChosenEnvironment,
+  type Profile,
+} from './config/load.js';
 export { locateConfig, CONFIG_FILE_NAME, type ConfigLocation } from './config/locate.js';
-export { CaiConfigSchema, EnvironmentSchema, SecretRefSchema, type CaiConfig, type Environment as ConfigEnvironment } from './config/schema.js';
+export {
+  CaiConfigSchema,
+  EnvironmentSchema,
+  SecretRefSchema,
+  type CaiConfig,
+  type Environment as ConfigEnvironment,
+} from './config/schema.js';
 export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
 export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './commands/config-defaults-table.js';
 export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
@@ -137,5 +226,13 @@ export {
   type ReportFilter,
 } from './report/aggregate.js';
 export { parseLogLine, type LogRecord } from './report/log.js';
-export { reportFromLogs, readLog, LogReadError, LogLineTooLongError, NotALogError, type MalformedLine, type LogFileCounts } from './report/read.js';
+export {
+  reportFromLogs,
+  readLog,
+  LogReadError,
+  LogLineTooLongError,
+  NotALogError,
+  type MalformedLine,
+  type LogFileCounts,
+} from './report/read.js';
 export { toCsv as reportToCsv } from './report/render.js';

@@ -16,10 +16,20 @@ import type { Io } from './io.js';
  * Reads a body from a file path or `-` (stdin) as raw bytes: never decoded or re-encoded,
  * because signatures cover the bytes exactly as transmitted (§5.2).
  */
-export async function readBodyInput(path: string | undefined, io: Io, what = 'body', flag = '--body', kind: InputKind = 'body'): Promise<Buffer> {
+export async function readBodyInput(
+  path: string | undefined,
+  io: Io,
+  what = 'body',
+  flag = '--body',
+  kind: InputKind = 'body',
+): Promise<Buffer> {
   if (path === undefined || path === '-') {
     if (path === undefined && io.stdin.isTTY) {
-      throw usageError('missing_input', `no ${what} given`, `pass ${flag} FILE, or pipe the ${what} on stdin (${flag} - )`);
+      throw usageError(
+        'missing_input',
+        `no ${what} given`,
+        `pass ${flag} FILE, or pipe the ${what} on stdin (${flag} - )`,
+      );
     }
     return readStdin(io, what, kind);
   }
@@ -27,7 +37,12 @@ export async function readBodyInput(path: string | undefined, io: Io, what = 'bo
 }
 
 /** Reads a file as raw bytes, at most the cap of its kind; `-` reads stdin. */
-export async function readFileInput(path: string, io: Io, kind: InputKind, what: string = INPUT_CAPS[kind].what): Promise<Buffer> {
+export async function readFileInput(
+  path: string,
+  io: Io,
+  kind: InputKind,
+  what: string = INPUT_CAPS[kind].what,
+): Promise<Buffer> {
   if (path === '-') return readStdin(io, what, kind);
   return readFileCapped(resolve(io.cwd, path), kind, path, what);
 }
@@ -36,7 +51,12 @@ export async function readFileInput(path: string, io: Io, kind: InputKind, what:
  * The synchronous reader, for the readers that run before any await (secret files, the config file): the file's
  * bytes, at most the cap of `kind`. `shown` is how the error names the file (the path as the user wrote it).
  */
-export function readFileCapped(fullPath: string, kind: InputKind, shown = fullPath, what: string = INPUT_CAPS[kind].what): Buffer {
+export function readFileCapped(
+  fullPath: string,
+  kind: InputKind,
+  shown = fullPath,
+  what: string = INPUT_CAPS[kind].what,
+): Buffer {
   const cap = INPUT_CAPS[kind].bytes;
   let fd: number;
   try {
@@ -46,7 +66,8 @@ export function readFileCapped(fullPath: string, kind: InputKind, shown = fullPa
   }
   try {
     const info = fstatSync(fd);
-    if (info.isDirectory()) throw unreadable(shown, what, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    if (info.isDirectory())
+      throw unreadable(shown, what, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
     // A regular file says its size: one over the cap is refused unread. Anything else is read to one byte past it.
     if (info.isFile() && info.size > cap) throw tooLarge(kind, `${what} file ${shown}`, { size: info.size });
     const chunks: Buffer[] = [];
@@ -75,15 +96,28 @@ export function readFileCapped(fullPath: string, kind: InputKind, shown = fullPa
  */
 export function tooLarge(kind: InputKind, subject: string, known?: { size: number }): CaiError {
   const cap = INPUT_CAPS[kind];
-  const over = known ? `is ${known.size} bytes, over the ${formatCap(cap.bytes)} cap; not read` : `is over the ${formatCap(cap.bytes)} cap; reading stopped there`;
+  const over = known
+    ? `is ${known.size} bytes, over the ${formatCap(cap.bytes)} cap; not read`
+    : `is over the ${formatCap(cap.bytes)} cap; reading stopped there`;
   return usageError('input_too_large', `${subject} ${over}`, `${cap.hint} (caps: docs/limits.md)`);
 }
 
 export function unreadable(path: string, what: string, error: unknown) {
   const code = errnoCode(error);
   const why =
-    code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
-  return usageError('unreadable_file', `${what} file ${path} ${why}`, 'check the path, or pass - to read from stdin', error);
+    code === 'ENOENT'
+      ? 'does not exist'
+      : code === 'EACCES'
+        ? 'is not readable (permission denied)'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : 'cannot be read';
+  return usageError(
+    'unreadable_file',
+    `${what} file ${path} ${why}`,
+    'check the path, or pass - to read from stdin',
+    error,
+  );
 }
 
 function readStdin(io: Io, what: string, kind: InputKind): Promise<Buffer> {
@@ -93,7 +127,11 @@ function readStdin(io: Io, what: string, kind: InputKind): Promise<Buffer> {
 }
 
 /** Reads a stream to its end, or to one byte past the cap of `kind`: then it stops reading and refuses. */
-export async function readStreamCapped(stream: NodeJS.ReadableStream, kind: InputKind, subject: string): Promise<Buffer> {
+export async function readStreamCapped(
+  stream: NodeJS.ReadableStream,
+  kind: InputKind,
+  subject: string,
+): Promise<Buffer> {
   const cap = INPUT_CAPS[kind].bytes;
   const chunks: Buffer[] = [];
   let total = 0;
@@ -118,7 +156,11 @@ export async function readPem(path: string, io: Io, role: PemRole): Promise<Buff
   if (role === 'ca') {
     const pem = await readFileInput(path, io, 'pem', 'CA certificate');
     if (!pem.toString('utf8').includes('-----BEGIN CERTIFICATE-----')) {
-      throw usageError('bad_ca', `${path} holds no PEM certificate`, 'pass the CA certificate in PEM form (-----BEGIN CERTIFICATE-----)');
+      throw usageError(
+        'bad_ca',
+        `${path} holds no PEM certificate`,
+        'pass the CA certificate in PEM form (-----BEGIN CERTIFICATE-----)',
+      );
     }
     return pem;
   }
@@ -128,6 +170,11 @@ export async function readPem(path: string, io: Io, role: PemRole): Promise<Buff
   } catch (error) {
     if (error instanceof CaiError && error.code === 'input_too_large') throw error;
     const cause = error instanceof CaiError ? error.cause : error;
-    throw usageError('unreadable_file', `cannot read the TLS ${what} ${path}: ${errorMessage(cause)}`, `check the --tls-${what} path`, cause);
+    throw usageError(
+      'unreadable_file',
+      `cannot read the TLS ${what} ${path}: ${errorMessage(cause)}`,
+      `check the --tls-${what} path`,
+      cause,
+    );
   }
 }

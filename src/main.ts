@@ -2,7 +2,15 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
-import { buildProgram, checkHelpPath, commandWordOf, GLOBAL_OPTIONS_WITH_VALUE, GROUP_SUBCOMMANDS, routeHelp, VERSION_REQUESTED } from './program.js';
+import {
+  buildProgram,
+  checkHelpPath,
+  commandWordOf,
+  GLOBAL_OPTIONS_WITH_VALUE,
+  GROUP_SUBCOMMANDS,
+  routeHelp,
+  VERSION_REQUESTED,
+} from './program.js';
 import type { RunState } from './commands/runner.js';
 import { closestValue } from './commands/suggest.js';
 import { redactSecrets } from './secrets/known.js';
@@ -36,8 +44,17 @@ export async function run(given: readonly string[], io: Io): Promise<number> {
     if ('code' in ended) return interrupts.signal === 'SIGINT' ? ExitCode.interrupted : ended.code;
     // The command did not stop in time (or listens to no interrupt at all): say so, and stop without it.
     const output = state.output ?? (await outputFromArgv(io, argv));
-    const message = ended.listened ? `interrupted by ${ended.signal}: the command did not stop within ${GIVE_UP_AFTER_MS / 1000} s` : `interrupted by ${ended.signal}`;
-    return print(output, 'interrupted', message, 'run the command again to finish it', exitCodeOfSignal(ended.signal), undefined);
+    const message = ended.listened
+      ? `interrupted by ${ended.signal}: the command did not stop within ${GIVE_UP_AFTER_MS / 1000} s`
+      : `interrupted by ${ended.signal}`;
+    return print(
+      output,
+      'interrupted',
+      message,
+      'run the command again to finish it',
+      exitCodeOfSignal(ended.signal),
+      undefined,
+    );
   } finally {
     interrupts.dispose();
   }
@@ -128,7 +145,8 @@ async function printVersion(output: Output): Promise<number> {
 function reportError(error: unknown, output: Output, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     // `cai help <command>` ends with code commander.help and exit code 0; a group without its subcommand, exit code 1.
-    if (COMMANDER_SUCCESS.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return ExitCode.ok;
+    if (COMMANDER_SUCCESS.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0))
+      return ExitCode.ok;
     const group = commandWordOf(argv);
     if (error.code === 'commander.help') {
       // A command group run without its subcommand: commander has printed the group's help on stderr.
@@ -137,10 +155,14 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
       return print(output, 'usage', message, hint, ExitCode.usage, error);
     }
     // Commander puts its suggestion on a second line; keep the error to one line.
-    const message = withChoiceSuggestion(error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'));
+    const message = withChoiceSuggestion(
+      error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'),
+    );
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
     const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv);
-    const hint = command ? `run 'cai ${command} --help' for its options and examples` : "run 'cai --help' for the commands";
+    const hint = command
+      ? `run 'cai ${command} --help' for its options and examples`
+      : "run 'cai --help' for the commands";
     return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
   }
   if (error instanceof CaiError) {
@@ -171,7 +193,8 @@ function print(output: Output, code: string, message: string, hint: string, exit
   }
   if (output.debug && error instanceof Error && error.stack) {
     output.debugLine(redactSecrets(error.stack));
-    if (error.cause instanceof Error && error.cause.stack) output.debugLine(`caused by: ${redactSecrets(error.cause.stack)}`);
+    if (error.cause instanceof Error && error.cause.stack)
+      output.debugLine(`caused by: ${redactSecrets(error.cause.stack)}`);
   }
   return exitCode;
 }
@@ -202,13 +225,21 @@ const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));
  * instead of commander's full help followed by an error.
  */
 function missingCommandOf(argv: readonly string[]): CaiError | undefined {
-  if (argv.some((word) => word === '-h' || word === '--help' || word === '-V' || word === '--version')) return undefined;
-  const words = argv.filter((word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''));
+  if (argv.some((word) => word === '-h' || word === '--help' || word === '-V' || word === '--version'))
+    return undefined;
+  const words = argv.filter(
+    (word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''),
+  );
   const [first, second] = words;
-  if (first === undefined) return usageError('missing_command', 'cai needs a command', "run 'cai --help' for the commands");
+  if (first === undefined)
+    return usageError('missing_command', 'cai needs a command', "run 'cai --help' for the commands");
   const subcommands = GROUP_SUBCOMMANDS[first];
   if (subcommands !== undefined && second === undefined) {
-    return usageError('missing_command', `cai ${first} needs a subcommand: ${subcommands}`, `run 'cai ${first} --help' for what each does`);
+    return usageError(
+      'missing_command',
+      `cai ${first} needs a subcommand: ${subcommands}`,
+      `run 'cai ${first} --help' for what each does`,
+    );
   }
   return undefined;
 }
@@ -218,7 +249,10 @@ export async function main(): Promise<void> {
   // `cai … | head` closes the pipe early: that is the reader's choice, not an error to report. The command goes on
   // (its writes are dropped) and exits with its own code once decided: `send-event … 2>&1 | true` still exits 3.
   let finished = false;
-  for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
+  for (const [name, stream] of [
+    ['stdout', process.stdout],
+    ['stderr', process.stderr],
+  ] as const) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') {
         if (finished) process.exit(process.exitCode ?? 0);
@@ -226,7 +260,9 @@ export async function main(): Promise<void> {
       }
       // A full disk or a closed descriptor is the environment's doing, not a bug: exit 2, like any unwritable path.
       if (name === 'stdout') {
-        process.stderr.write(`error: cannot write the result to stdout (${error.code ?? error.message})\nhint: check where stdout is redirected\n`);
+        process.stderr.write(
+          `error: cannot write the result to stdout (${error.code ?? error.message})\nhint: check where stdout is redirected\n`,
+        );
       }
       process.exit(ExitCode.usage);
     });
@@ -242,7 +278,9 @@ export async function main(): Promise<void> {
     // run() reports every error itself; this is the last line of defence, without a stack trace.
     const { safeText } = await import('./output/safe-text.js');
     const { maskSecrets } = await import('./secrets/mask.js');
-    process.stderr.write(`error: internal error: ${safeText(maskSecrets(errorMessage(error)))}\nhint: this is a bug in cai; please report it with the output of --debug\n`);
+    process.stderr.write(
+      `error: internal error: ${safeText(maskSecrets(errorMessage(error)))}\nhint: this is a bug in cai; please report it with the output of --debug\n`,
+    );
     process.exitCode = ExitCode.internal;
   }
 }

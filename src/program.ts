@@ -38,7 +38,9 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
 
 /** `cai help sign`: the command whose help commander's help command shows, when it names one. */
 function helpTargetOf(argv: readonly string[]): string | undefined {
-  const words = argv.filter((word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''));
+  const words = argv.filter(
+    (word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''),
+  );
   return words[0] === 'help' && COMMANDS.some(({ name }) => name === words[1]) ? words[1] : undefined;
 }
 
@@ -49,7 +51,8 @@ function helpTargetOf(argv: readonly string[]): string | undefined {
  */
 export function routeHelp(argv: readonly string[]): { argv: readonly string[]; path?: string[] } {
   let index = 0;
-  while (index < argv.length && (argv[index] as string).startsWith('-')) index += GLOBAL_OPTIONS_WITH_VALUE.has(argv[index] as string) ? 2 : 1;
+  while (index < argv.length && (argv[index] as string).startsWith('-'))
+    index += GLOBAL_OPTIONS_WITH_VALUE.has(argv[index] as string) ? 2 : 1;
   if (argv[index] !== 'help') return { argv };
   const rest = argv.slice(index + 1);
   const flag = rest.findIndex((word) => word.startsWith('-'));
@@ -67,7 +70,10 @@ export function checkHelpPath(program: Command, path: readonly string[]): void {
       const where = ['cai', ...path.slice(0, index)].join(' ');
       const known = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
       const near = closestValue(word, known);
-      const message = known.length === 0 ? `${where} has no subcommands` : `${where} has no command ${word}${near === undefined ? '' : ` (did you mean ${near}?)`}`;
+      const message =
+        known.length === 0
+          ? `${where} has no subcommands`
+          : `${where} has no command ${word}${near === undefined ? '' : ` (did you mean ${near}?)`}`;
       throw usageError('unknown_command', message, `run '${where} --help' for its commands`);
     }
     command = next;
@@ -103,7 +109,10 @@ export async function buildProgram(state: RunState, argv?: readonly string[]): P
     .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
     .option('--quiet', 'print only the result, warnings and errors (no progress, no notes)')
     .option('--debug', 'add stack traces to errors')
-    .option('--config <file>', 'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)')
+    .option(
+      '--config <file>',
+      'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)',
+    )
     .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)

@@ -86,16 +86,51 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock provider', field: 'secrets.events', option: '--callback-secret' },
   { command: 'mock provider', field: 'branches', option: '--catalog', shape: 'catalog' },
   // conformance: A tests the provider's contact-jobs endpoint, B the platform's events endpoint
-  { command: 'conformance run', when: { interface: 'A' }, field: 'provider_endpoint', option: '--target', unless: ['--mock'] },
+  {
+    command: 'conformance run',
+    when: { interface: 'A' },
+    field: 'provider_endpoint',
+    option: '--target',
+    unless: ['--mock'],
+  },
   { command: 'conformance run', when: { interface: 'A' }, field: 'platform_id', option: '--source' },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
+  {
+    command: 'conformance run',
+    when: { interface: 'A' },
+    field: 'branches',
+    option: '--branch-code',
+    shape: 'first-branch-code',
+  },
   { command: 'conformance run', when: { interface: 'A' }, field: 'provider_code', option: '--provider' },
   // --mock runs a self-contained receiver with generated secrets: the profile's secrets (perhaps not even set here) stay out.
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret', unless: ['--mock'] },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'secrets.events', option: '--callback-secret', unless: ['--mock'] },
+  {
+    command: 'conformance run',
+    when: { interface: 'A' },
+    field: 'secrets.jobs',
+    option: '--secret',
+    unless: ['--mock'],
+  },
+  {
+    command: 'conformance run',
+    when: { interface: 'A' },
+    field: 'secrets.events',
+    option: '--callback-secret',
+    unless: ['--mock'],
+  },
   { command: 'conformance run', when: { interface: 'B' }, field: 'events_url', option: '--target', unless: ['--mock'] },
   { command: 'conformance run', when: { interface: 'B' }, field: 'provider_code', option: '--provider' },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'secrets.events', option: '--secret', unless: ['--mock'] },
+  {
+    command: 'conformance run',
+    when: { interface: 'B' },
+    field: 'branches',
+    option: '--branch-code',
+    shape: 'first-branch-code',
+  },
+  {
+    command: 'conformance run',
+    when: { interface: 'B' },
+    field: 'secrets.events',
+    option: '--secret',
+    unless: ['--mock'],
+  },
 ];
-

@@ -10,7 +10,13 @@ import { CONTACT_JOBS_PATH } from '../spec/constants.js';
 import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from './config-defaults-table.js';
 import type { ChosenEnvironment } from '../config/load.js';
 import type { Environment } from '../config/schema.js';
-import { asRefList, inspectSecretRef, looseModeWarning, resolveRefPath, type SecretRef } from '../config/secret-refs.js';
+import {
+  asRefList,
+  inspectSecretRef,
+  looseModeWarning,
+  resolveRefPath,
+  type SecretRef,
+} from '../config/secret-refs.js';
 
 /** What the defaults need to know of the command being run. */
 export interface CommandView {
@@ -61,15 +67,24 @@ export function rulesFor(view: CommandView): DefaultRule[] {
 }
 
 /** The defaults for `view` from the chosen environment; none, with a note, when no environment is chosen. */
-export function profileDefaults(view: CommandView, chosen: ChosenEnvironment | undefined, configPath: string, env: NodeJS.ProcessEnv): ProfileDefaults {
+export function profileDefaults(
+  view: CommandView,
+  chosen: ChosenEnvironment | undefined,
+  configPath: string,
+  env: NodeJS.ProcessEnv,
+): ProfileDefaults {
   const result: ProfileDefaults = { defaults: [], applied: [], warnings: [], notes: [] };
   if (!chosen) {
-    result.notes.push(`${configPath} defines several environments and none is chosen, so none of its values is used; pass --env NAME or set CAI_ENV`);
+    result.notes.push(
+      `${configPath} defines several environments and none is chosen, so none of its values is used; pass --env NAME or set CAI_ENV`,
+    );
     return result;
   }
   result.environment = chosen.name;
   for (const rule of rulesFor(view)) {
-    const applied = isSecretField(rule.field) ? secretDefaults(view, rule, chosen, env, result) : plainDefault(rule, chosen.settings, result);
+    const applied = isSecretField(rule.field)
+      ? secretDefaults(view, rule, chosen, env, result)
+      : plainDefault(rule, chosen.settings, result);
     if (applied) result.applied.push(applied);
   }
   return result;
@@ -79,7 +94,10 @@ function plainDefault(rule: DefaultRule, settings: Environment, result: ProfileD
   const value = fieldValue(settings, rule);
   if (value === undefined) return undefined;
   result.defaults.push({ flag: rule.option, value });
-  const shown = typeof value === 'string' ? value : value.map((item) => (typeof item === 'string' ? item : item.branch_code)).join(', ');
+  const shown =
+    typeof value === 'string'
+      ? value
+      : value.map((item) => (typeof item === 'string' ? item : item.branch_code)).join(', ');
   return { option: rule.option, field: rule.field, shown };
 }
 
@@ -94,13 +112,19 @@ function fieldValue(settings: Environment, rule: DefaultRule): string | string[]
       return rule.shape === 'first-branch-code' ? branches[0]?.branch_code : branches.map((branch) => ({ ...branch }));
     }
     case 'authorised_origins':
-      return settings.authorised_origins && settings.authorised_origins.length > 0 ? [...settings.authorised_origins] : undefined;
+      return settings.authorised_origins && settings.authorised_origins.length > 0
+        ? [...settings.authorised_origins]
+        : undefined;
     case 'provider_endpoint': {
       const base = settings.provider_endpoint;
-      return base !== undefined && rule.shape === 'contact-jobs-url' ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH : base;
+      return base !== undefined && rule.shape === 'contact-jobs-url'
+        ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH
+        : base;
     }
     case 'events_url':
-      return settings.events_url !== undefined && rule.shape === 'url-path' ? new URL(settings.events_url).pathname : settings.events_url;
+      return settings.events_url !== undefined && rule.shape === 'url-path'
+        ? new URL(settings.events_url).pathname
+        : settings.events_url;
     case 'provider_code':
     case 'platform_id':
     case 'tls':
@@ -115,8 +139,16 @@ function fieldValue(settings: Environment, rule: DefaultRule): string | string[]
  * first reference signs (§5.9). A missing reference stops here with a message naming the config field, rather
  * than later with one naming a flag the user never typed.
  */
-function secretDefaults(view: CommandView, rule: DefaultRule, chosen: ChosenEnvironment, env: NodeJS.ProcessEnv, result: ProfileDefaults): AppliedDefault | undefined {
-  const refs = asRefList(chosen.settings.secrets?.[rule.field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined);
+function secretDefaults(
+  view: CommandView,
+  rule: DefaultRule,
+  chosen: ChosenEnvironment,
+  env: NodeJS.ProcessEnv,
+  result: ProfileDefaults,
+): AppliedDefault | undefined {
+  const refs = asRefList(
+    chosen.settings.secrets?.[rule.field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined,
+  );
   if (refs.length === 0) return undefined;
   const where = `${rule.field} of environment ${chosen.name} in ${chosen.location.path}`;
   const envSources: SecretSource[] = [];
@@ -125,19 +157,34 @@ function secretDefaults(view: CommandView, rule: DefaultRule, chosen: ChosenEnvi
     const status = inspectSecretRef(ref, chosen.baseDir, env);
     if (!status.present && rule.optional) return;
     if (!status.present) {
-      throw usageError('missing_secret', `${status.problem} (${where})`, `set it, or pass ${rule.option}-env NAME / ${rule.option}-file PATH to override the config`);
+      throw usageError(
+        'missing_secret',
+        `${status.problem} (${where})`,
+        `set it, or pass ${rule.option}-env NAME / ${rule.option}-file PATH to override the config`,
+      );
     }
     const warning = looseModeWarning(status);
     if (warning) result.warnings.push(warning);
     // Named as the flags they stand in for: a message names the source as if it had been given.
     if ('env' in ref) envSources.push({ kind: 'env', named: `${rule.option}-env`, ref: ref.env, order });
-    else fileSources.push({ kind: 'file', named: `${rule.option}-file`, ref: resolveRefPath(ref.file, chosen.baseDir), order });
+    else
+      fileSources.push({
+        kind: 'file',
+        named: `${rule.option}-file`,
+        ref: resolveRefPath(ref.file, chosen.baseDir),
+        order,
+      });
   });
-  if (envSources.length + fileSources.length === 0) return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
+  if (envSources.length + fileSources.length === 0)
+    return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
   const [envFlag, fileFlag] = secretFlags(rule.option);
   if (view.flags.has(envFlag)) result.defaults.push({ flag: envFlag, value: envSources });
   if (view.flags.has(fileFlag)) result.defaults.push({ flag: fileFlag, value: fileSources });
-  return { option: rule.option, field: rule.field, shown: refs.map((ref) => ('env' in ref ? `env ${ref.env}` : `file ${ref.file}`)).join(', ') };
+  return {
+    option: rule.option,
+    field: rule.field,
+    shown: refs.map((ref) => ('env' in ref ? `env ${ref.env}` : `file ${ref.file}`)).join(', '),
+  };
 }
 
 function isSecretField(field: ConfigField): boolean {

@@ -17,7 +17,8 @@ import type { CommandView } from './config-defaults-values.js';
 
 /** The flags whose values may be request headers (src/commands/header-options.ts checks them), and their attribute names. */
 const HEADER_FLAGS = ['--provider', '--source', '--test-provider'] as const;
-const attributeOf = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+const attributeOf = (flag: string) =>
+  flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
@@ -51,8 +52,14 @@ export function installConfigDefaults(program: Command, state: RunState): void {
       (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
     }
     for (let command: Command | null = actionCommand; command; command = command.parent) {
-      const missing = required.get(command)?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
-      if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
+      const missing = required
+        .get(command)
+        ?.find((option) => command?.getOptionValue(option.attributeName()) === undefined);
+      if (missing)
+        command.error(`error: required option '${missing.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+          exitCode: 1,
+        });
     }
   });
 }
@@ -82,14 +89,22 @@ async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   const output = await Output.create(io, globalOutputOptions(command));
   result.notes.forEach((note) => output.note(note));
   result.warnings.forEach((warning) => output.warn(warning));
-  for (const item of result.applied) output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${result.environment})`);
+  for (const item of result.applied)
+    output.debugLine(`config: ${item.option} = ${item.shown} (${item.field} of environment ${result.environment})`);
 }
 
 /** The command as the defaults see it: its path, its --interface, its flags and which of them the user gave. */
 function commandView(command: Command, path: string): CommandView {
   const flags = command.options.map((option) => option.long).filter((flag): flag is string => flag !== undefined);
   // 'cli' and 'env' (commander's own env fallbacks) are the user's; 'default', 'implied' and unset are not.
-  const given = command.options.filter((option) => ['cli', 'env'].includes(command.getOptionValueSource(option.attributeName()) ?? '')).map((option) => option.long);
+  const given = command.options
+    .filter((option) => ['cli', 'env'].includes(command.getOptionValueSource(option.attributeName()) ?? ''))
+    .map((option) => option.long);
   const iface = command.getOptionValue('interface') as unknown;
-  return { path, flags: new Set(flags), given: new Set(given.filter((flag): flag is string => flag !== undefined)), ...(typeof iface === 'string' ? { interface: iface } : {}) };
+  return {
+    path,
+    flags: new Set(flags),
+    given: new Set(given.filter((flag): flag is string => flag !== undefined)),
+    ...(typeof iface === 'string' ? { interface: iface } : {}),
+  };
 }

@@ -17,7 +17,14 @@ const HEADER_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** The commands where those flags are header values (`report --provider` is a filter of log records, not a header). */
-const HEADER_COMMANDS: ReadonlySet<string> = new Set(['sign', 'send-job', 'send-event', 'conformance run', 'mock platform', 'mock provider']);
+const HEADER_COMMANDS: ReadonlySet<string> = new Set([
+  'sign',
+  'send-job',
+  'send-event',
+  'conformance run',
+  'mock platform',
+  'mock provider',
+]);
 
 /** Throws a usage error for the first header-valued option of `command` that HTTP cannot carry as given. */
 export function checkHeaderOptions(command: Command, path: string): void {
@@ -33,7 +40,9 @@ export function checkHeaderOptions(command: Command, path: string): void {
     throw usageError(
       'bad_header_value',
       `${option.long}${fromProfile ? ' (from the deployment profile)' : ''} is the ${header} header, and ${JSON.stringify(value)} ${problem.message}`,
-      fromProfile ? 'correct the value in cai.config.json (cai config show lists where it comes from)' : `pass the ${option.long === '--source' ? 'platform id' : 'provider code'} alone, printable ASCII on one line`,
+      fromProfile
+        ? 'correct the value in cai.config.json (cai config show lists where it comes from)'
+        : `pass the ${option.long === '--source' ? 'platform id' : 'provider code'} alone, printable ASCII on one line`,
     );
   }
 }

@@ -7,7 +7,21 @@ import type { Words } from '../errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 
-const CONFORMANCE_OPTIONS = ['include', 'skip', 'observe', 'callback-wait', 'callback-listen', 'callback-url', 'source-address', 'branch-code', 'trigger', 'json', 'fail-on-not-judged', 'fail-fast', 'max-failures'] as const;
+const CONFORMANCE_OPTIONS = [
+  'include',
+  'skip',
+  'observe',
+  'callback-wait',
+  'callback-listen',
+  'callback-url',
+  'source-address',
+  'branch-code',
+  'trigger',
+  'json',
+  'fail-on-not-judged',
+  'fail-fast',
+  'max-failures',
+] as const;
 
 export const SHARED_HINTS: Words = {
   // The options a domain's messages name (src/config: `environment test (from --env)`).
@@ -43,7 +57,9 @@ export const SHARED_HINTS: Words = {
   timeout: () => 'raise --timeout, or check that the receiver answers promptly',
   local_address: () => '--local-address must be an address of this machine',
   unreachable: ({ viaProxy }) =>
-    viaProxy ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)' : 'check the --to URL and that the receiver is running',
+    viaProxy
+      ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)'
+      : 'check the --to URL and that the receiver is running',
   tls: ({ certificate }) =>
     certificate === 'other-name'
       ? 'the certificate is not for this host name; check the --to URL'

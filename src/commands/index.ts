@@ -13,22 +13,22 @@ export interface CommandEntry extends ListedCommand {
 }
 
 const LOADERS: Readonly<Record<string, () => Promise<Register>>> = {
-  'sign': async () => (await import('./sign/command.js')).registerSign,
-  'verify': async () => (await import('./verify/command.js')).registerVerify,
-  'validate': async () => (await import('./validate/command.js')).registerValidate,
-  'sample': async () => (await import('./sample/command.js')).registerSample,
-  'schema': async () => (await import('./schema/command.js')).registerSchema,
+  sign: async () => (await import('./sign/command.js')).registerSign,
+  verify: async () => (await import('./verify/command.js')).registerVerify,
+  validate: async () => (await import('./validate/command.js')).registerValidate,
+  sample: async () => (await import('./sample/command.js')).registerSample,
+  schema: async () => (await import('./schema/command.js')).registerSchema,
   'send-job': async () => (await import('./send/command.js')).registerSendJob,
   'send-event': async () => (await import('./send/command.js')).registerSendEvent,
-  'replay': async () => (await import('./replay/command.js')).registerReplay,
-  'trigger': async () => (await import('./trigger/command.js')).registerTrigger,
-  'mock': async () => (await import('./mock/command.js')).registerMock,
-  'conformance': async () => (await import('./conformance/command.js')).registerConformance,
-  'config': async () => (await import('./config/command.js')).registerConfig,
-  'doctor': async () => (await import('./doctor/command.js')).registerDoctor,
-  'report': async () => (await import('./report/command.js')).registerReport,
-  'load': async () => (await import('./load/command.js')).registerLoad,
-  'completion': async () => (await import('./completion/command.js')).registerCompletion,
+  replay: async () => (await import('./replay/command.js')).registerReplay,
+  trigger: async () => (await import('./trigger/command.js')).registerTrigger,
+  mock: async () => (await import('./mock/command.js')).registerMock,
+  conformance: async () => (await import('./conformance/command.js')).registerConformance,
+  config: async () => (await import('./config/command.js')).registerConfig,
+  doctor: async () => (await import('./doctor/command.js')).registerDoctor,
+  report: async () => (await import('./report/command.js')).registerReport,
+  load: async () => (await import('./load/command.js')).registerLoad,
+  completion: async () => (await import('./completion/command.js')).registerCompletion,
 };
 
 export const COMMANDS: readonly CommandEntry[] = COMMAND_LIST.map((entry) => {

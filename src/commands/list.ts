@@ -17,26 +17,22 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   {
     name: 'sign',
     usage: '[options]',
-    description:
-      'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers',
+    description: 'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers',
   },
   {
     name: 'verify',
     usage: '[options]',
-    description:
-      'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch',
+    description: 'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch',
   },
   {
     name: 'validate',
     usage: '[options] [kind] [files...]',
-    description:
-      'Check contact jobs, events and acknowledgments against the spec (§2), offline',
+    description: 'Check contact jobs, events and acknowledgments against the spec (§2), offline',
   },
   {
     name: 'sample',
     usage: '',
-    description:
-      'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)',
+    description: 'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)',
   },
   {
     name: 'schema',
@@ -71,20 +67,17 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   {
     name: 'mock',
     usage: '',
-    description:
-      'Run a reference receiver: the platform (Interface B) or the provider (Interface A)',
+    description: 'Run a reference receiver: the platform (Interface B) or the provider (Interface A)',
   },
   {
     name: 'conformance',
     usage: '',
-    description:
-      'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
+    description: 'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
   },
   {
     name: 'config',
     usage: '',
-    description:
-      "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults",
+    description: "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults",
   },
   {
     name: 'doctor',
@@ -107,8 +100,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   {
     name: 'completion',
     usage: '<shell>',
-    description:
-      'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
+    description: 'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
   },
 ];
 

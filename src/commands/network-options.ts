@@ -17,8 +17,14 @@ export function parseCidrOption(value: string): string {
   const [address = '', prefix, ...rest] = value.trim().split('/');
   const version = isIP(address);
   const max = version === 4 ? 32 : 128;
-  if (version === 0 || rest.length > 0 || (prefix !== undefined && (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > max))) {
-    throw new InvalidArgumentError('expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.');
+  if (
+    version === 0 ||
+    rest.length > 0 ||
+    (prefix !== undefined && (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > max))
+  ) {
+    throw new InvalidArgumentError(
+      'expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.',
+    );
   }
   return value.trim();
 }

@@ -16,13 +16,15 @@ export function parseNonNegativeInteger(value: string): number {
 }
 
 export function parsePositiveInteger(value: string): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a whole number of 1 or more.');
+  if (!/^[0-9]+$/.test(value) || Number(value) === 0)
+    throw new InvalidArgumentError('expected a whole number of 1 or more.');
   return Number(value);
 }
 
 /** Unix seconds, as `X-CAI-Timestamp` carries them (§4.1, §4.2). */
 export function parseUnixSeconds(value: string): number {
-  if (!/^[0-9]{1,12}$/.test(value)) throw new InvalidArgumentError('expected unix seconds, a whole number such as 1700000000.');
+  if (!/^[0-9]{1,12}$/.test(value))
+    throw new InvalidArgumentError('expected unix seconds, a whole number such as 1700000000.');
   return Number(value);
 }
 
@@ -43,13 +45,15 @@ export function parsePositiveDurationMs(value: string): number {
 /** `--retry-for`: §7 and §8 retry with backoff "for up to 24 hours", so a longer period is refused. */
 export function parseRetryPeriodMs(value: string): number {
   const ms = parseDurationMs(value);
-  if (ms > RETRY_PERIOD_SECONDS * 1000) throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
+  if (ms > RETRY_PERIOD_SECONDS * 1000)
+    throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
   return ms;
 }
 
 /** A URL path: it starts with `/` and holds no spaces, query or fragment. */
 export function parseUrlPath(value: string): string {
-  if (!/^\/[^\s?#]*$/.test(value)) throw new InvalidArgumentError('expected a path that starts with /, such as /events.');
+  if (!/^\/[^\s?#]*$/.test(value))
+    throw new InvalidArgumentError('expected a path that starts with /, such as /events.');
   return value;
 }
 
@@ -64,13 +68,15 @@ export function parseRatePerSecond(value: string): number {
 /** A probability between 0 and 1. */
 export function parseProbability(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1.');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError('expected a number from 0 to 1.');
   return n;
 }
 
 /** A TCP port, 0 meaning "any free port". */
 export function parsePort(value: string): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  if (!/^[0-9]+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535.');
   return Number(value);
 }
 
@@ -82,7 +88,8 @@ export function parseHttpUrl(value: string): string {
   } catch {
     throw new InvalidArgumentError('expected an absolute URL such as https://example.test/path.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http:// or https:// URL.');
   return value;
 }
 
@@ -96,7 +103,9 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
   return (value: string) => {
     if (!(choices as readonly string[]).includes(value)) {
       const near = closestValue(value, choices);
-      throw new InvalidArgumentError(`${near === undefined ? '' : `did you mean ${near}? `}expected one of: ${choices.join(', ')}.`);
+      throw new InvalidArgumentError(
+        `${near === undefined ? '' : `did you mean ${near}? `}expected one of: ${choices.join(', ')}.`,
+      );
     }
     return value as T;
   };
@@ -106,9 +115,16 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
  * A repeatable option whose values come from a list too long to print in an error (the faults of `--break`): a
  * typo is answered with the value meant, anything else with where the list is.
  */
-export function collectOneOf(known: readonly string[], what: string, listedBy: string): (value: string, previous: string[] | undefined) => string[] {
+export function collectOneOf(
+  known: readonly string[],
+  what: string,
+  listedBy: string,
+): (value: string, previous: string[] | undefined) => string[] {
   return (value, previous) => {
-    if (!known.includes(value)) throw new InvalidArgumentError(`not a ${what}: ${suggestValue(value, known) ?? `${listedBy} lists the ${known.length} ${what}s`}`);
+    if (!known.includes(value))
+      throw new InvalidArgumentError(
+        `not a ${what}: ${suggestValue(value, known) ?? `${listedBy} lists the ${known.length} ${what}s`}`,
+      );
     return collectValues(value, previous);
   };
 }
@@ -131,7 +147,9 @@ export function parseTimeBound(value: string): TimeBound {
   if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text)) return { agoMs: parseDurationMs(text) };
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   if (!dateOnly && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
-    throw new InvalidArgumentError('expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).');
+    throw new InvalidArgumentError(
+      'expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).',
+    );
   }
   const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
   if (!Number.isFinite(at)) throw new InvalidArgumentError('not a real date.');
@@ -153,10 +171,19 @@ export interface RequiredOption {
 export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
   const missing = required.filter((option) => option.value === undefined || option.value === '');
   const suffix = when === '' ? '' : ` ${when}`;
-  if (missing.length === 1) throw usageError('missing_option', `${(missing[0] as RequiredOption).flag} is required${suffix}`, `pass ${(missing[0] as RequiredOption).how}`);
+  if (missing.length === 1)
+    throw usageError(
+      'missing_option',
+      `${(missing[0] as RequiredOption).flag} is required${suffix}`,
+      `pass ${(missing[0] as RequiredOption).how}`,
+    );
   if (missing.length > 1) {
     const flags = missing.map((option) => option.flag);
-    throw usageError('missing_option', `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`, `pass ${missing.map((option) => option.how).join('; and ')}`);
+    throw usageError(
+      'missing_option',
+      `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`,
+      `pass ${missing.map((option) => option.how).join('; and ')}`,
+    );
   }
   return required.map((option) => option.value as string);
 }

@@ -15,14 +15,25 @@ export async function generator(): Promise<string> {
   return `cai ${versionInfo().version}`;
 }
 
-export async function writeOrFail(path: string, content: string, what: string, { io }: CommandContext, append = false): Promise<void> {
+export async function writeOrFail(
+  path: string,
+  content: string,
+  what: string,
+  { io }: CommandContext,
+  append = false,
+): Promise<void> {
   const full = isAbsolute(path) ? path : resolve(io.cwd, path);
   // Every report file, as every line printed: secrets and URL passwords masked (src/secrets/mask.ts).
   const masked = maskSecrets(content);
   try {
     await (append ? appendFile(full, masked) : writeFile(full, masked));
   } catch (error) {
-    throw usageError('unwritable_file', `cannot write the ${what} to ${path}: ${why(error)}`, 'check that the directory exists and is writable', error);
+    throw usageError(
+      'unwritable_file',
+      `cannot write the ${what} to ${path}: ${why(error)}`,
+      'check that the directory exists and is writable',
+      error,
+    );
   }
 }
 
@@ -35,14 +46,22 @@ function why(error: unknown): string {
 }
 
 /** `cai report --html FILE`: the operation report with its charts. */
-export async function writeOperationHtml(report: import('./report/html-report.js').OperationView, path: string, context: CommandContext): Promise<void> {
+export async function writeOperationHtml(
+  report: import('./report/html-report.js').OperationView,
+  path: string,
+  context: CommandContext,
+): Promise<void> {
   const { renderOperationHtml } = await import('./report/html-report.js');
   await writeOrFail(path, renderOperationHtml(report, { generator: await generator() }), 'HTML report', context);
   context.output.info(`HTML report written to ${path}`);
 }
 
 /** Any other page (`cai load --html FILE`), rendered with the generator line and written as the reports above. */
-export async function writeReportPage(path: string, render: (generator: string) => string, context: CommandContext): Promise<void> {
+export async function writeReportPage(
+  path: string,
+  render: (generator: string) => string,
+  context: CommandContext,
+): Promise<void> {
   await writeOrFail(path, render(await generator()), 'HTML report', context);
   context.output.info(`HTML report written to ${path}`);
 }

@@ -35,7 +35,12 @@ export function globalOutputOptions(command: Command): OutputOptions {
  * maps them to exit codes and prints them. `hints` words the command's own coded errors (its folder's hints.ts),
  * before the words every command shares.
  */
-export async function runHandler(state: RunState, command: Command, handler: CommandHandler, hints?: Words): Promise<void> {
+export async function runHandler(
+  state: RunState,
+  command: Command,
+  handler: CommandHandler,
+  hints?: Words,
+): Promise<void> {
   useWords(...(hints ? [hints] : []), SHARED_HINTS);
   const output = await Output.create(state.io, globalOutputOptions(command));
   state.output = output;

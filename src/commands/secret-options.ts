@@ -7,7 +7,10 @@ import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSourc
 let sequence = 0;
 
 function collect(kind: SecretSource['kind'], named: string) {
-  return (ref: string, previous: SecretSource[] | undefined): SecretSource[] => [...(previous ?? []), { kind, named, ref, order: sequence++ }];
+  return (ref: string, previous: SecretSource[] | undefined): SecretSource[] => [
+    ...(previous ?? []),
+    { kind, named, ref, order: sequence++ },
+  ];
 }
 
 export type SecretPrefix = 'secret' | 'callback-secret' | 'other-secret';
@@ -21,9 +24,21 @@ const camel: Record<SecretPrefix, string> = {
 /** Adds `--<prefix>-env`, `--<prefix>-file` and `--<prefix>`, each repeatable (a rotation overlap, §5.9). */
 export function addSecretOptions(command: Command, prefix: SecretPrefix, what: string): Command {
   return command
-    .option(`--${prefix}-env <name>`, `${what}: read from environment variable NAME (repeatable)`, collect('env', `--${prefix}-env`))
-    .option(`--${prefix}-file <path>`, `${what}: read from a file, one trailing newline removed (repeatable)`, collect('file', `--${prefix}-file`))
-    .option(`--${prefix} <value>`, `${what}: given inline (repeatable; leaks into shell history)`, collect('value', `--${prefix}`));
+    .option(
+      `--${prefix}-env <name>`,
+      `${what}: read from environment variable NAME (repeatable)`,
+      collect('env', `--${prefix}-env`),
+    )
+    .option(
+      `--${prefix}-file <path>`,
+      `${what}: read from a file, one trailing newline removed (repeatable)`,
+      collect('file', `--${prefix}-file`),
+    )
+    .option(
+      `--${prefix} <value>`,
+      `${what}: given inline (repeatable; leaks into shell history)`,
+      collect('value', `--${prefix}`),
+    );
 }
 
 /** The secret sources of one prefix, from commander's parsed options. */
@@ -49,7 +64,9 @@ export function secretsFromOptions(
   const sources = secretSources(options, request.prefix);
   const secrets = resolveSecrets(sources, env, { prefix: request.prefix, defaultEnv: request.defaultEnv }, cwd);
   if (sources.some((source) => source.kind === 'value')) {
-    output.warn(`--${request.prefix} puts the secret in your shell history and the process list; prefer --${request.prefix}-env or --${request.prefix}-file`);
+    output.warn(
+      `--${request.prefix} puts the secret in your shell history and the process list; prefer --${request.prefix}-env or --${request.prefix}-file`,
+    );
   }
   secrets.forEach((secret) => {
     if (hasSurroundingWhitespace(secret.value)) {
@@ -68,7 +85,12 @@ export function hasSecretOptions(options: Record<string, unknown>, prefix: Secre
 export function signingSecret(options: Record<string, unknown>, { io, output }: { io: Io; output: Output }): string {
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const first = secrets[0];
-  if (!first) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH (or set CAI_SECRET)');
+  if (!first)
+    throw usageError(
+      'missing_secret',
+      'no signing secret',
+      'pass --secret-env NAME or --secret-file PATH (or set CAI_SECRET)',
+    );
   if (secrets.length > 1) output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
   return first.value;
 }

@@ -8,7 +8,15 @@ import type { Dispatcher } from '../http/client.js';
 import type { TransportFlags } from '../http/transport.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { parseIpAddress } from './network-options.js';
-import { collectValues, parseDurationMs, parseHttpUrl, parsePositiveDurationMs, parseRetryPeriodMs, parsePositiveInteger, parseRatePerSecond } from './options.js';
+import {
+  collectValues,
+  parseDurationMs,
+  parseHttpUrl,
+  parsePositiveDurationMs,
+  parseRetryPeriodMs,
+  parsePositiveInteger,
+  parseRatePerSecond,
+} from './options.js';
 import { addSecretOptions } from './secret-options.js';
 import type { CommandContext } from './runner.js';
 import { addTlsOptions, openTransport } from './transport-options.js';
@@ -62,32 +70,60 @@ export interface SendOptions extends TransportOptions {
 export function refuseIdleFlags(options: SendOptions, command: Command): void {
   const given = (key: string) => command.getOptionValueSource(key) === 'cli';
   if (options.ndjson === undefined && given('concurrency')) {
-    throw usageError('conflicting_options', '--concurrency works in batch mode only', 'add --ndjson FILE to send a batch, or drop the option');
+    throw usageError(
+      'conflicting_options',
+      '--concurrency works in batch mode only',
+      'add --ndjson FILE to send a batch, or drop the option',
+    );
   }
   if (options.ndjson !== undefined && given('verbose')) {
-    throw usageError('conflicting_options', '--verbose does not work with --ndjson', 'write one result per document with --output FILE, or send one document at a time');
+    throw usageError(
+      'conflicting_options',
+      '--verbose does not work with --ndjson',
+      'write one result per document with --output FILE, or send one document at a time',
+    );
   }
 }
 
 /** `--timeout`, retries, TLS, proxy, `--dry-run`, `--verbose`: everything between the body and the wire. */
 export function addTransportOptions(command: Command): Command {
   command
-    .addOption(new Option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)').argParser(parsePositiveDurationMs).default(10_000, '10s'))
     .addOption(
-      new Option('--retry-for <duration>', 'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h); also keeps trying a local port where nothing listens yet')
+      new Option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)')
+        .argParser(parsePositiveDurationMs)
+        .default(10_000, '10s'),
+    )
+    .addOption(
+      new Option(
+        '--retry-for <duration>',
+        'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h); also keeps trying a local port where nothing listens yet',
+      )
         .argParser(parseRetryPeriodMs)
         .default(120_000, '2m'),
     )
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
-    .addOption(new Option('--initial-delay <duration>', 'the first backoff wait, doubling from there (default 1s); short for a conformance --role sender run').argParser(parseDurationMs))
+    .addOption(
+      new Option(
+        '--initial-delay <duration>',
+        'the first backoff wait, doubling from there (default 1s); short for a conformance --role sender run',
+      ).argParser(parseDurationMs),
+    )
     .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
   addTlsOptions(command);
   return command
-    .option('--local-address <ip>', 'send from this local IP address (a registered egress address, §5.7)', parseIpAddress)
+    .option(
+      '--local-address <ip>',
+      'send from this local IP address (a registered egress address, §5.7)',
+      parseIpAddress,
+    )
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
-    .addOption(new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command').choices(['http', 'curl']).default('http'))
+    .addOption(
+      new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command')
+        .choices(['http', 'curl'])
+        .default('http'),
+    )
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
 }
 
@@ -113,24 +149,44 @@ export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
 
 /** The transport the flags ask for, with `connections` in the pool (src/http/transport.ts). */
 export function transportFlags(options: TransportOptions, connections: number): TransportFlags {
-  return { ca: options.ca, insecure: options.insecure, proxy: options.proxy, localAddress: options.localAddress, connectTimeoutMs: options.timeout, connections };
+  return {
+    ca: options.ca,
+    insecure: options.insecure,
+    proxy: options.proxy,
+    localAddress: options.localAddress,
+    connectTimeoutMs: options.timeout,
+    connections,
+  };
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
   command
-    .option('--to <url>', kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)', parseHttpUrl)
+    .option(
+      '--to <url>',
+      kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)',
+      parseHttpUrl,
+    )
     .option('--body <file>', 'the body to send, byte for byte; - reads stdin')
     .option(
       kind === 'job' ? '--sample' : '--sample [type]',
-      kind === 'job' ? 'send a generated, valid contact job (§2.2)' : 'send a generated, valid event of TYPE (default conversation.message)',
+      kind === 'job'
+        ? 'send a generated, valid contact job (§2.2)'
+        : 'send a generated, valid event of TYPE (default conversation.message)',
     )
-    .option('--set <path=value>', 'with --sample: set a field (dotted path; the value is JSON if it parses, else a string)', collectValues)
+    .option(
+      '--set <path=value>',
+      'with --sample: set a field (dotted path; the value is JSON if it parses, else a string)',
+      collectValues,
+    )
     .option('--unset <path>', 'with --sample: remove a field', collectValues)
     .option('--no-validate', 'send even when the body breaks the schema (to test a receiver on purpose)');
   if (kind === 'job') {
     command.option('--source <id>', 'the X-CAI-Source header: the platform identifier (§4.1)');
     command.option('--callback-url <url>', 'with --sample: the callback_url of the job', parseHttpUrl);
-    command.option('--branch-code <code>', 'with --sample: the branch_code of the job (a code from the deployment catalog)');
+    command.option(
+      '--branch-code <code>',
+      'with --sample: the branch_code of the job (a code from the deployment catalog)',
+    );
   } else {
     command.option('--provider <code>', 'the X-CAI-Provider header: your provider_code (§4.2)');
   }
@@ -141,12 +197,21 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
     .option('--output <file>', 'batch: write one NDJSON result per document to FILE')
     .option('--resume <file>', 'batch: skip the documents a previous --output file records as accepted');
   addTransportOptions(command);
-  addSecretOptions(command, 'secret', `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`);
+  addSecretOptions(
+    command,
+    'secret',
+    `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
+  );
   return command;
 }
 
 /** The pool of a sending command's connections to `to` (one, or `connections` for a batch), its transport shown. */
-export async function openSendPool(options: TransportOptions, context: CommandContext, to: string, connections = 1): Promise<Dispatcher> {
+export async function openSendPool(
+  options: TransportOptions,
+  context: CommandContext,
+  to: string,
+  connections = 1,
+): Promise<Dispatcher> {
   const { openDispatcher } = await import('../http/transport.js');
   return openDispatcher(await openTransport(transportFlags(options, connections), context, to));
 }

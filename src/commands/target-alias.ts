@@ -37,8 +37,13 @@ function mergeAlias(command: Command, main: string, alias: string): void {
   const current = command.getOptionValue(main) as unknown;
   const currentSource = command.getOptionValueSource(main);
   if (byUser(source) && byUser(currentSource) && current !== undefined && current !== value) {
-    throw usageError('conflicting_options', `${NAME} and ${ALIAS} name two addresses`, `pass ${NAME} URL once (${ALIAS} is another name for it)`);
+    throw usageError(
+      'conflicting_options',
+      `${NAME} and ${ALIAS} name two addresses`,
+      `pass ${NAME} URL once (${ALIAS} is another name for it)`,
+    );
   }
-  if (current === undefined || (byUser(source) && !byUser(currentSource))) command.setOptionValueWithSource(main, value, source);
+  if (current === undefined || (byUser(source) && !byUser(currentSource)))
+    command.setOptionValueWithSource(main, value, source);
   command.setOptionValueWithSource(alias, undefined, 'default');
 }

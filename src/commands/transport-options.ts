@@ -14,9 +14,23 @@ import type { CommandContext } from './runner.js';
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
 export function addTlsOptions(command: Command): Command {
   return addCaOptions(command)
-    .option('--proxy <url>', 'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)', parseHttpUrl)
-    .addOption(new Option('--tls <policy>', 'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it').choices(['required', 'warn']).default('warn'))
-    .option('--allow-http', 'send plain http to an address that is not this machine on purpose: no warning, even with --tls required');
+    .option(
+      '--proxy <url>',
+      'send through this http(s) proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)',
+      parseHttpUrl,
+    )
+    .addOption(
+      new Option(
+        '--tls <policy>',
+        'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it',
+      )
+        .choices(['required', 'warn'])
+        .default('warn'),
+    )
+    .option(
+      '--allow-http',
+      'send plain http to an address that is not this machine on purpose: no warning, even with --tls required',
+    );
 }
 
 /** What `--ca` and `--insecure` apply to, in their help. */
@@ -31,7 +45,10 @@ export interface CaOptionsText {
  * `--ca` and `--insecure` alone: for a command whose https goes elsewhere than a send, so that proxies and the plain
  * http policy do not apply (`cai load`'s target, the provider mock's callbacks). §5.8: TLS 1.2 or above either way.
  */
-export function addCaOptions(command: Command, text: CaOptionsText = { https: 'https', certificate: 'the TLS certificate' }): Command {
+export function addCaOptions(
+  command: Command,
+  text: CaOptionsText = { https: 'https', certificate: 'the TLS certificate' },
+): Command {
   return command
     .option('--ca <file>', `trust this certificate authority (PEM) for ${text.https}`)
     .option('--insecure', `do not verify ${text.certificate} (TLS 1.2+ still required; never in production)`);
@@ -52,9 +69,15 @@ export function checkPlainHttp(url: string, flags: PlainHttpFlags, output: Outpu
   if (flags.allowHttp === true || !isPlainHttpElsewhere(url)) return;
   const origin = safeOrigin(url);
   if (flags.tls === 'required') {
-    throw usageError('tls_required', `${origin} is plain http, and TLS is required here (--tls required, or the profile's "tls": "required"; §5.8)`, 'use the https:// URL of the endpoint, or pass --allow-http to send in clear text on purpose');
+    throw usageError(
+      'tls_required',
+      `${origin} is plain http, and TLS is required here (--tls required, or the profile's "tls": "required"; §5.8)`,
+      'use the https:// URL of the endpoint, or pass --allow-http to send in clear text on purpose',
+    );
   }
-  output.warn(`sending in clear text to ${origin}: §5.8 requires TLS 1.2 or above (pass --allow-http if this is on purpose)`);
+  output.warn(
+    `sending in clear text to ${origin}: §5.8 requires TLS 1.2 or above (pass --allow-http if this is on purpose)`,
+  );
 }
 
 /** http:// to a host that is not this machine (127.0.0.0/8, ::1, localhost). */
@@ -75,10 +98,17 @@ function safeOrigin(url: string): string {
 }
 
 /** The transport for these flags, with the --insecure warning and the proxy in use shown on stderr. */
-export async function openTransport(flags: TransportFlags, { io, output }: CommandContext, target?: string): Promise<Transport> {
+export async function openTransport(
+  flags: TransportFlags,
+  { io, output }: CommandContext,
+  target?: string,
+): Promise<Transport> {
   const { resolveTransport } = await import('../http/transport.js');
   const transport = await resolveTransport(flags, io, target);
-  if (transport.client.insecure) output.warn('--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.');
+  if (transport.client.insecure)
+    output.warn(
+      '--insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.',
+    );
   transport.info.forEach((line) => output.info(line));
   return transport;
 }

@@ -16,7 +16,18 @@ export function starterConfig(schemaUrl: string): Record<string, unknown> {
     secrets:
       name === 'test'
         ? { jobs: { env: 'CAI_TEST_JOBS_SECRET' }, events: { env: 'CAI_TEST_EVENTS_SECRET' } }
-        : { jobs: { file: 'secrets/production-jobs.secret' }, events: [{ file: 'secrets/production-events.secret' }, { file: 'secrets/production-events.previous.secret' }] },
+        : {
+            jobs: { file: 'secrets/production-jobs.secret' },
+            events: [
+              { file: 'secrets/production-events.secret' },
+              { file: 'secrets/production-events.previous.secret' },
+            ],
+          },
   });
-  return { $schema: schemaUrl, version: 1, default_env: 'test', environments: { test: environment('test'), production: environment('production') } };
+  return {
+    $schema: schemaUrl,
+    version: 1,
+    default_env: 'test',
+    environments: { test: environment('test'), production: environment('production') },
+  };
 }

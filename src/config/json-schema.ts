@@ -16,12 +16,17 @@ export function configSchemaUrl(version: string): string {
 
 export function configJsonSchema(): Record<string, unknown> {
   // Refinements have no JSON Schema form: they are left to cai (see above), the rest is exact.
-  const generated = z.toJSONSchema(CaiConfigSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(CaiConfigSchema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   const { $schema: dialect, ...rest } = generated;
   return {
     $schema: dialect,
     title: 'cai.config.json',
-    description: 'A cai deployment profile: the private annex of §1 (provider code, platform id, endpoints, catalog, authorised origins, secret references) per environment. Written by `cai config init`, read by every cai command (`cai config show`).',
+    description:
+      'A cai deployment profile: the private annex of §1 (provider code, platform id, endpoints, catalog, authorised origins, secret references) per environment. Written by `cai config init`, read by every cai command (`cai config show`).',
     ...rest,
   };
 }

@@ -4,7 +4,16 @@ import { readFileCapped } from '../input.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
 import { isObject } from '../spec/json.js';
 import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
-import { CONFIG_FILE_NAME, describeEnvironmentOrigin, locateConfig, noConfigForEnvironment, requestedEnvironment, type ConfigLocation, type EnvironmentOrigin, type EnvironmentRequest } from './locate.js';
+import {
+  CONFIG_FILE_NAME,
+  describeEnvironmentOrigin,
+  locateConfig,
+  noConfigForEnvironment,
+  requestedEnvironment,
+  type ConfigLocation,
+  type EnvironmentOrigin,
+  type EnvironmentRequest,
+} from './locate.js';
 
 export interface LoadedConfig {
   location: ConfigLocation;
@@ -31,7 +40,12 @@ export function loadConfig(location: ConfigLocation): LoadedConfig {
     if (error instanceof CaiError && error.code === 'input_too_large') throw error;
     const cause = error instanceof CaiError ? error.cause : error;
     const why = errnoCode(cause) === 'EACCES' ? 'is not readable (permission denied)' : 'cannot be read';
-    throw usageError('unreadable_config', `config file ${location.path} ${why}`, 'check the file and its permissions', cause);
+    throw usageError(
+      'unreadable_config',
+      `config file ${location.path} ${why}`,
+      'check the file and its permissions',
+      cause,
+    );
   }
   return { location, config: parseConfig(text, location.path) };
 }
@@ -43,7 +57,11 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
     value = JSON.parse(text);
   } catch {
     // Where and what, never the bytes (describeJsonFailure): the file may be a secret given by mistake.
-    throw usageError('invalid_config', `${file} is not valid JSON: ${describeJsonFailure(text)}`, 'fix the JSON syntax (no comments, no trailing commas)');
+    throw usageError(
+      'invalid_config',
+      `${file} is not valid JSON: ${describeJsonFailure(text)}`,
+      'fix the JSON syntax (no comments, no trailing commas)',
+    );
   }
   const inline = findInlineSecret(value);
   if (inline) {
@@ -55,7 +73,9 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
   }
   const parsed = CaiConfigSchema.safeParse(value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`,
+    );
     const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
     throw usageError('invalid_config', `${file} is invalid: ${problems.slice(0, 3).join('; ')}${more}`, shapeHint);
   }
@@ -66,7 +86,10 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
  * The environment to apply: --env / CAI_ENV, else the only one, else default_env. Returns undefined when the
  * file has several and none is chosen (nothing is applied then; picking production silently would be worse).
  */
-export function chooseEnvironment(loaded: LoadedConfig, request: EnvironmentRequest | undefined): ChosenEnvironment | undefined {
+export function chooseEnvironment(
+  loaded: LoadedConfig,
+  request: EnvironmentRequest | undefined,
+): ChosenEnvironment | undefined {
   const { config, location } = loaded;
   const names = Object.keys(config.environments);
   const pick = (name: string, origin: EnvironmentOrigin): ChosenEnvironment => ({
@@ -80,7 +103,11 @@ export function chooseEnvironment(loaded: LoadedConfig, request: EnvironmentRequ
     if (!Object.hasOwn(config.environments, request.name)) {
       const from = describeEnvironmentOrigin(request.origin);
       const known = names.length > 0 ? `it defines: ${names.join(', ')}` : 'it defines no environments';
-      throw usageError('unknown_environment', `environment ${request.name} (from ${from}) is not in ${location.path}`, `pass one of the file's environments (${known})`);
+      throw usageError(
+        'unknown_environment',
+        `environment ${request.name} (from ${from}) is not in ${location.path}`,
+        `pass one of the file's environments (${known})`,
+      );
     }
     return pick(request.name, request.origin);
   }
@@ -99,7 +126,8 @@ function findInlineSecret(value: unknown): string | undefined {
   for (const [name, environment] of Object.entries(value.environments)) {
     if (!isObject(environment)) continue;
     for (const [key, field] of Object.entries(environment)) {
-      if (key !== 'secrets' && /secret|password|token/i.test(key) && typeof field === 'string') return `environments.${name}.${key}`;
+      if (key !== 'secrets' && /secret|password|token/i.test(key) && typeof field === 'string')
+        return `environments.${name}.${key}`;
     }
     const secrets = environment.secrets;
     if (typeof secrets === 'string') return `environments.${name}.secrets`;
@@ -107,7 +135,9 @@ function findInlineSecret(value: unknown): string | undefined {
     for (const [direction, refs] of Object.entries(secrets)) {
       const path = `environments.${name}.secrets.${direction}`;
       const list = Array.isArray(refs) ? refs : [refs];
-      const index = list.findIndex((ref) => typeof ref === 'string' || (isObject(ref) && ('value' in ref || 'secret' in ref)));
+      const index = list.findIndex(
+        (ref) => typeof ref === 'string' || (isObject(ref) && ('value' in ref || 'secret' in ref)),
+      );
       if (index >= 0) return Array.isArray(refs) ? `${path}[${index}]` : path;
     }
   }

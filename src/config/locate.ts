@@ -34,16 +34,38 @@ export interface EnvironmentRequest {
  * one that does not exist is a usage error. Otherwise the nearest `cai.config.json` from the working directory up
  * to the repository root (see `configSearch`); none at all just means "no profile".
  */
-export function locateConfig(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): ConfigLocation | undefined {
-  const named = flag !== undefined ? { value: flag, origin: 'flag' as const, label: optionName('config') } : env.CAI_CONFIG ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' } : undefined;
+export function locateConfig(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): ConfigLocation | undefined {
+  const named =
+    flag !== undefined
+      ? { value: flag, origin: 'flag' as const, label: optionName('config') }
+      : env.CAI_CONFIG
+        ? { value: env.CAI_CONFIG, origin: 'env' as const, label: 'CAI_CONFIG' }
+        : undefined;
   if (named) {
-    if (named.value === '') throw usageError('missing_config', `${named.label} is empty`, 'name a cai.config.json file, or leave it out to use ./cai.config.json');
+    if (named.value === '')
+      throw usageError(
+        'missing_config',
+        `${named.label} is empty`,
+        'name a cai.config.json file, or leave it out to use ./cai.config.json',
+      );
     const path = resolve(cwd, named.value);
     if (!existsSync(path)) {
-      throw usageError('missing_config', `config file ${named.value} (from ${named.label}) does not exist`, "check the path, or create one with 'cai config init'");
+      throw usageError(
+        'missing_config',
+        `config file ${named.value} (from ${named.label}) does not exist`,
+        "check the path, or create one with 'cai config init'",
+      );
     }
     if (statSync(path).isDirectory()) {
-      throw usageError('missing_config', `config file ${named.value} (from ${named.label}) is a directory`, `name the file itself, e.g. ${named.value.replace(/\/$/, '')}/${CONFIG_FILE_NAME}`);
+      throw usageError(
+        'missing_config',
+        `config file ${named.value} (from ${named.label}) is a directory`,
+        `name the file itself, e.g. ${named.value.replace(/\/$/, '')}/${CONFIG_FILE_NAME}`,
+      );
     }
     return { path, origin: named.origin };
   }
@@ -68,7 +90,8 @@ export interface ConfigSearch {
 export function configSearch(cwd: string): ConfigSearch {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const candidate = join(dir, CONFIG_FILE_NAME);
-    if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return { found: candidate, top: dir, repository: false };
+    if (statSync(candidate, { throwIfNoEntry: false })?.isFile())
+      return { found: candidate, top: dir, repository: false };
     const repository = existsSync(join(dir, '.git'));
     if (repository || dirname(dir) === dir) return { top: dir, repository };
   }
@@ -110,7 +133,9 @@ export function describeEnvironmentOrigin(origin: EnvironmentOrigin): string {
 export function describeConfigSearch(cwd: string): string {
   const { top, repository } = configSearch(cwd);
   if (top === resolve(cwd)) return resolve(cwd);
-  return repository ? `${resolve(cwd)} or its parents up to ${top} (the repository root)` : `${resolve(cwd)} or any parent directory`;
+  return repository
+    ? `${resolve(cwd)} or its parents up to ${top} (the repository root)`
+    : `${resolve(cwd)} or any parent directory`;
 }
 
 export function noConfigForEnvironment(request: EnvironmentRequest, cwd: string) {

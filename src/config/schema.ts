@@ -13,13 +13,21 @@ const refHint = 'a secret reference is {"env": "NAME"} or {"file": "PATH"}';
 
 export const SecretRefSchema = z
   .strictObject({
-    env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name such as CAI_JOBS_SECRET' }).optional(),
+    env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name such as CAI_JOBS_SECRET' })
+      .optional(),
     file: z.string().min(1, { error: 'expected a file path' }).optional(),
   })
-  .refine((ref) => (ref.env === undefined) !== (ref.file === undefined), { error: `${refHint}, exactly one of the two` });
+  .refine((ref) => (ref.env === undefined) !== (ref.file === undefined), {
+    error: `${refHint}, exactly one of the two`,
+  });
 
 /** One reference, or a list of them for a rotation overlap (§5.9): the first signs, any verifies. */
-const SecretRefsSchema = z.union([SecretRefSchema, z.array(SecretRefSchema).min(1, { error: 'expected at least one secret reference' })]);
+const SecretRefsSchema = z.union([
+  SecretRefSchema,
+  z.array(SecretRefSchema).min(1, { error: 'expected at least one secret reference' }),
+]);
 
 const BranchSchema = z.strictObject({
   branch_code: z.string().min(1, { error: 'expected a non-empty branch_code' }),
@@ -30,7 +38,9 @@ const BranchSchema = z.strictObject({
 export type Branch = z.infer<typeof BranchSchema>;
 
 /** §5.7: authorised origins are the provider's egress IP addresses, as addresses or CIDR ranges. */
-const OriginSchema = z.string().refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
+const OriginSchema = z
+  .string()
+  .refine(isAddressOrCidr, { error: 'expected an IP address or CIDR range such as 203.0.113.7 or 203.0.113.0/24' });
 
 /** An absolute http(s) URL; local addresses (127.0.0.1, localhost) allowed, for mocks and test environments. */
 const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolute http(s) URL' });
@@ -39,7 +49,9 @@ const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolut
 const HeaderValueSchema = z
   .string()
   .min(1)
-  .refine((value) => headerValueProblem(value) === undefined, { error: (issue) => `sent as a header, and it ${headerValueProblem(String(issue.input))?.message ?? 'cannot be'}` });
+  .refine((value) => headerValueProblem(value) === undefined, {
+    error: (issue) => `sent as a header, and it ${headerValueProblem(String(issue.input))?.message ?? 'cannot be'}`,
+  });
 
 export const EnvironmentSchema = z.strictObject({
   provider_code: HeaderValueSchema.optional(),
@@ -50,7 +62,9 @@ export const EnvironmentSchema = z.strictObject({
   events_url: HttpUrlSchema.optional(),
   branches: z
     .array(BranchSchema)
-    .refine((branches) => new Set(branches.map((b) => b.branch_code)).size === branches.length, { error: 'branch_code values must be unique' })
+    .refine((branches) => new Set(branches.map((b) => b.branch_code)).size === branches.length, {
+      error: 'branch_code values must be unique',
+    })
     .optional(),
   authorised_origins: z.array(OriginSchema).optional(),
   secrets: z.strictObject({ jobs: SecretRefsSchema.optional(), events: SecretRefsSchema.optional() }).optional(),
@@ -68,7 +82,10 @@ export const CaiConfigSchema = z
     version: z.literal(1, { error: 'expected "version": 1' }),
     /** The environment used when neither --env nor CAI_ENV names one and the file has several. */
     default_env: z.string().optional(),
-    environments: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, { error: 'environment names are letters, digits, _ . -' }), EnvironmentSchema),
+    environments: z.record(
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, { error: 'environment names are letters, digits, _ . -' }),
+      EnvironmentSchema,
+    ),
   })
   .refine((config) => config.default_env === undefined || config.default_env in config.environments, {
     error: 'default_env names an environment that the file does not define',

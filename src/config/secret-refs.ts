@@ -45,8 +45,16 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
   if ('env' in ref) {
     const value = env[ref.env];
     const label = `env ${ref.env}`;
-    if (value === undefined) return { kind: 'env', ref: ref.env, label, present: false, problem: `environment variable ${ref.env} is not set` };
-    if (value === '') return { kind: 'env', ref: ref.env, label, present: false, problem: `environment variable ${ref.env} is empty` };
+    if (value === undefined)
+      return {
+        kind: 'env',
+        ref: ref.env,
+        label,
+        present: false,
+        problem: `environment variable ${ref.env} is not set`,
+      };
+    if (value === '')
+      return { kind: 'env', ref: ref.env, label, present: false, problem: `environment variable ${ref.env} is empty` };
     return { kind: 'env', ref: ref.env, label, present: true, length: value.length };
   }
   const path = resolveRefPath(ref.file, baseDir);
@@ -61,13 +69,28 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
     const why =
       error instanceof CaiError && error.code === 'input_too_large'
         ? `is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret file`
-        : code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
+        : code === 'ENOENT'
+          ? 'does not exist'
+          : code === 'EACCES'
+            ? 'is not readable (permission denied)'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : 'cannot be read';
     return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} ${why}` };
   }
   const value = content.replace(/\r?\n$/, '');
   // Readable by group or others: anyone else on the machine can sign as this party.
   const looseMode = (mode & 0o044) !== 0 ? (mode & 0o777).toString(8) : undefined;
-  if (value === '') return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} is empty`, looseMode };
+  if (value === '')
+    return {
+      kind: 'file',
+      ref: ref.file,
+      path,
+      label,
+      present: false,
+      problem: `secret file ${ref.file} is empty`,
+      looseMode,
+    };
   return { kind: 'file', ref: ref.file, path, label, present: true, length: value.length, looseMode };
 }
 

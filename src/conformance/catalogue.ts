@@ -29,12 +29,34 @@ import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js'
 import { documentKindChecksA, documentKindChecksB } from './checks/sender/documents.js';
 import { stateful } from './explore/checks.js';
 import { senderStateChecksA, senderStateChecksB } from './explore/sender-checks.js';
-import { CALLBACK_SCENARIO_IDS, SCENARIO_IDS, type CallbackScenarioId, type SenderScenarioId } from './listen/scenarios.js';
+import {
+  CALLBACK_SCENARIO_IDS,
+  SCENARIO_IDS,
+  type CallbackScenarioId,
+  type SenderScenarioId,
+} from './listen/scenarios.js';
 import type { CheckResult, CheckRole } from './types.js';
 import { optionName } from '../errors.js';
 
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
-const THEMES: readonly ByInterface[] = [acceptance, duplicates, repeatedJob, rawBody, framing, signatures, timestampWindow, identity, signatureBinding, schema, formats, size, rate, clock, callbacks, stateful];
+const THEMES: readonly ByInterface[] = [
+  acceptance,
+  duplicates,
+  repeatedJob,
+  rawBody,
+  framing,
+  signatures,
+  timestampWindow,
+  identity,
+  signatureBinding,
+  schema,
+  formats,
+  size,
+  rate,
+  clock,
+  callbacks,
+  stateful,
+];
 
 const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY', 'REJECT', 'ACK', 'TIME', 'STATE'];
 
@@ -66,7 +88,10 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-DOC-002': { stages: EVERY_CALLBACK },
   'BS-DOC-003': { stages: EVERY_CALLBACK },
   'BS-RETRY-001': { stages: ['callback-503', 'callback-5xx'], aliases: ['A-CB-007'] },
-  'BS-RETRY-002': { stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'], aliases: ['A-CB-007'] },
+  'BS-RETRY-002': {
+    stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'],
+    aliases: ['A-CB-007'],
+  },
   'BS-RETRY-003': { stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'] },
   'BS-RETRY-004': { stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'] },
   // Waits that grow and a sender that keeps retrying are seen only through several 5xx in a row (§7, §8).
@@ -82,9 +107,17 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
 };
 
 /** The sender checks as they judge an Interface A provider's callbacks: tagged `callback`, needing the listener. */
-const CALLBACK_CHECKS: readonly SenderCheck[] = SENDER_CATALOGUE.filter((check) => ON_CALLBACKS[check.id] !== undefined).map((check) => {
+const CALLBACK_CHECKS: readonly SenderCheck[] = SENDER_CATALOGUE.filter(
+  (check) => ON_CALLBACKS[check.id] !== undefined,
+).map((check) => {
   const use = ON_CALLBACKS[check.id] as (typeof ON_CALLBACKS)[string];
-  return { ...check, tags: [...check.tags, 'callback'], needs: 'callback', callbackStages: use.stages, ...(use.aliases ? { aliases: use.aliases } : {}) };
+  return {
+    ...check,
+    tags: [...check.tags, 'callback'],
+    needs: 'callback',
+    callbackStages: use.stages,
+    ...(use.aliases ? { aliases: use.aliases } : {}),
+  };
 });
 
 function receiverChecksOf(iface: InterfaceId): Check[] {
@@ -97,7 +130,8 @@ export const CATALOGUE: readonly Check[] = [...receiverChecksOf('B'), ...receive
 
 /** The checks of one role, of one interface or both. */
 export function checksFor(role: CheckRole, iface?: InterfaceId): readonly Check[] {
-  if (role === 'sender') return iface ? SENDER_CATALOGUE.filter((check) => check.interface === iface) : SENDER_CATALOGUE;
+  if (role === 'sender')
+    return iface ? SENDER_CATALOGUE.filter((check) => check.interface === iface) : SENDER_CATALOGUE;
   return iface ? receiverChecksOf(iface) : CATALOGUE;
 }
 
@@ -105,11 +139,20 @@ export function checksFor(role: CheckRole, iface?: InterfaceId): readonly Check[
 export function runVersion(): import('./types.js').RunVersion {
   const info = versionInfo();
   const rows = JSON.stringify([...describeCatalogue('receiver'), ...describeCatalogue('sender')]);
-  return { tool: info.version, spec: info.spec, catalogue: createHash('sha256').update(rows).digest('hex').slice(0, 16) };
+  return {
+    tool: info.version,
+    spec: info.spec,
+    catalogue: createHash('sha256').update(rows).digest('hex').slice(0, 16),
+  };
 }
 
 /** The fields of a check's result that come from its catalogue row. */
-export function resultBase(check: CheckMeta): Pick<CheckResult, 'id' | 'aliases' | 'interface' | 'role' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'> {
+export function resultBase(
+  check: CheckMeta,
+): Pick<
+  CheckResult,
+  'id' | 'aliases' | 'interface' | 'role' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'
+> {
   return {
     id: check.id,
     ...(check.aliases?.length ? { aliases: check.aliases } : {}),
@@ -138,7 +181,10 @@ export function describeCheck(check: Check): CheckMeta & { callbackStages?: read
 }
 
 /** The catalogue as plain data (what `cai conformance list --json` prints). */
-export function describeCatalogue(role: CheckRole = 'receiver', iface?: InterfaceId): ReturnType<typeof describeCheck>[] {
+export function describeCatalogue(
+  role: CheckRole = 'receiver',
+  iface?: InterfaceId,
+): ReturnType<typeof describeCheck>[] {
   return checksFor(role, iface).map(describeCheck);
 }
 
@@ -164,7 +210,10 @@ export interface Plan<C extends Check = Check> {
 
 /** Splits repeatable, comma-separated selector lists. */
 export function splitSelectors(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  return (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
 }
 
 /** The id and its aliases, lower-case: what a selector or a waiver may name. */
@@ -193,7 +242,9 @@ function escapeRegExp(text: string): string {
  */
 export function planChecks<C extends Check>(checks: readonly C[], selection: Selection): Plan<C> {
   const all = [...selection.only, ...selection.skip, ...selection.include];
-  const unknownSelectors = all.filter((selector) => selector.toLowerCase() !== 'all' && !checks.some((check) => matchesSelector(check, selector)));
+  const unknownSelectors = all.filter(
+    (selector) => selector.toLowerCase() !== 'all' && !checks.some((check) => matchesSelector(check, selector)),
+  );
   const planned: PlannedCheck<C>[] = [];
   for (const check of checks) {
     const named = (list: readonly string[]) => list.some((selector) => matchesSelector(check, selector));
@@ -203,9 +254,14 @@ export function planChecks<C extends Check>(checks: readonly C[], selection: Sel
       continue;
     }
     // --only names an optional check by its id or one of its tags: that is asking for it.
-    const explicitlyNamed = selection.only.some((selector) => namesOf(check).includes(selector.toLowerCase()) || check.tags.includes(selector.toLowerCase()));
+    const explicitlyNamed = selection.only.some(
+      (selector) => namesOf(check).includes(selector.toLowerCase()) || check.tags.includes(selector.toLowerCase()),
+    );
     if (check.optional && !named(selection.include) && !explicitlyNamed) {
-      planned.push({ check, skipReason: `optional: run it with ${optionName('include')} ${check.tags[0] ?? check.id}` });
+      planned.push({
+        check,
+        skipReason: `optional: run it with ${optionName('include')} ${check.tags[0] ?? check.id}`,
+      });
       continue;
     }
     planned.push({ check });
@@ -220,7 +276,11 @@ export function planRun(role: CheckRole, iface: InterfaceId, selection: Selectio
 
 /** The scenarios a sender run must play for the planned checks, in catalogue order: only those run. */
 export function scenariosToRun(plan: Plan): SenderScenarioId[] {
-  const wanted = new Set(plan.planned.filter((item) => item.skipReason === undefined && item.check.role === 'sender').flatMap((item) => (item.check as SenderCheck).scenarios));
+  const wanted = new Set(
+    plan.planned
+      .filter((item) => item.skipReason === undefined && item.check.role === 'sender')
+      .flatMap((item) => (item.check as SenderCheck).scenarios),
+  );
   return SCENARIO_IDS.filter((id) => wanted.has(id));
 }
 

@@ -48,7 +48,12 @@ export function passed(expected: string, actual: string, notes?: readonly string
   return { verdict: 'passed', expected, actual, ...(notes?.length ? { notes } : {}) };
 }
 
-export function failed(expected: string, actual: string, shown: { exchanges?: readonly (Exchange | undefined)[]; attempts?: readonly Attempt[] } = {}, notes?: readonly string[]): Outcome {
+export function failed(
+  expected: string,
+  actual: string,
+  shown: { exchanges?: readonly (Exchange | undefined)[]; attempts?: readonly Attempt[] } = {},
+  notes?: readonly string[],
+): Outcome {
   const exchanges = (shown.exchanges ?? []).filter((exchange): exchange is Exchange => exchange !== undefined);
   return {
     verdict: 'failed',

@@ -71,13 +71,19 @@ export function coverage(options: CoverageOptions = {}): ClauseCoverage[] {
 }
 
 /** The matrix of a run: each clause of its roles with the verdicts its checks got (those that ran; the others without one). */
-export function runCoverage(results: readonly Pick<CheckResult, 'id' | 'role' | 'interface' | 'level' | 'verdict'>[], role: CheckRole, iface: InterfaceId): ClauseCoverage[] {
+export function runCoverage(
+  results: readonly Pick<CheckResult, 'id' | 'role' | 'interface' | 'level' | 'verdict'>[],
+  role: CheckRole,
+  iface: InterfaceId,
+): ClauseCoverage[] {
   const verdicts = new Map(results.map((result) => [`${result.role} ${result.id}`, result.verdict]));
   return coverage({ roles: clauseRolesOf(role, iface) }).map((entry) => ({
     ...entry,
     // The checks that ran with their verdicts, then those of the catalogue this run did not run (no verdict).
     checks: [
-      ...entry.checks.filter((check) => verdicts.has(`${check.role} ${check.id}`)).map((check) => ({ ...check, verdict: verdicts.get(`${check.role} ${check.id}`) })),
+      ...entry.checks
+        .filter((check) => verdicts.has(`${check.role} ${check.id}`))
+        .map((check) => ({ ...check, verdict: verdicts.get(`${check.role} ${check.id}`) })),
       ...entry.checks.filter((check) => !verdicts.has(`${check.role} ${check.id}`)),
     ],
   }));

@@ -45,18 +45,36 @@ export function recordBody(body: Buffer, limit = BODY_TEXT_LIMIT): BodyRecord {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   try {
     const text = decoder.decode(body);
-    return text.length > limit ? { bytes: body.length, text: text.slice(0, limit), truncated: true } : { bytes: body.length, text };
+    return text.length > limit
+      ? { bytes: body.length, text: text.slice(0, limit), truncated: true }
+      : { bytes: body.length, text };
   } catch {
-    return { bytes: body.length, sha256: createHash('sha256').update(body).digest('hex'), hexPrefix: body.subarray(0, HEX_PREFIX_BYTES).toString('hex') };
+    return {
+      bytes: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+      hexPrefix: body.subarray(0, HEX_PREFIX_BYTES).toString('hex'),
+    };
   }
 }
 
 /** An exchange as plain report data (no Buffers, no recipe). */
 export function recordExchange(exchange: Exchange): ExchangeRecord {
   return {
-    request: { method: 'POST', url: exchange.request.url, headers: { ...exchange.request.headers }, body: recordBody(exchange.request.body) },
+    request: {
+      method: 'POST',
+      url: exchange.request.url,
+      headers: { ...exchange.request.headers },
+      body: recordBody(exchange.request.body),
+    },
     ...(exchange.status !== undefined
-      ? { response: { status: exchange.status, headers: { ...exchange.headers }, body: recordBody(exchange.body), ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}) } }
+      ? {
+          response: {
+            status: exchange.status,
+            headers: { ...exchange.headers },
+            body: recordBody(exchange.body),
+            ...(exchange.bodyTruncated ? { bodyTruncated: true } : {}),
+          },
+        }
       : {}),
     ...(exchange.error ? { error: { ...exchange.error } } : {}),
     latencyMs: Math.round(exchange.latencyMs),
@@ -67,7 +85,8 @@ const EXCERPT_LENGTH = 160;
 
 /** `401 {"error":"…"}`, `202 (empty body)`, or `no response (timeout: …)`. */
 export function describeAnswer(exchange: Pick<Exchange, 'status' | 'body' | 'error'>): string {
-  if (exchange.status === undefined) return `no response (${exchange.error?.code ?? 'error'}: ${exchange.error?.message ?? 'unknown'})`;
+  if (exchange.status === undefined)
+    return `no response (${exchange.error?.code ?? 'error'}: ${exchange.error?.message ?? 'unknown'})`;
   const text = exchange.body.toString('utf8').replace(/\s+/g, ' ').trim();
   const excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
   return excerpt === '' ? `${exchange.status} (empty body)` : `${exchange.status} ${excerpt}`;
@@ -76,7 +95,10 @@ export function describeAnswer(exchange: Pick<Exchange, 'status' | 'body' | 'err
 // --- Attempts (cai received) -----------------------------------------------------------------------------------
 
 /** A request as the listener read it (what the sender model reads of an attempt, before it is answered). */
-export type Arrival = Omit<SeenAttempt, 'key' | 'answer' | 'answeredMono' | 'unheard' | 'retryAfter' | 'late' | 'headers'> & {
+export type Arrival = Omit<
+  SeenAttempt,
+  'key' | 'answer' | 'answeredMono' | 'unheard' | 'retryAfter' | 'late' | 'headers'
+> & {
   /** Names lowercased; repeated headers joined with ", ". */
   headers: Record<string, string>;
   httpVersion: string;

@@ -47,7 +47,12 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
   const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
   const wrong = notTheEndpoint(exchange);
   if (wrong !== undefined) {
-    const { message, hint } = notAnEndpoint(spec.id, session.postUrl, wrong, `a valid, correctly signed ${spec.documentName}`);
+    const { message, hint } = notAnEndpoint(
+      spec.id,
+      session.postUrl,
+      wrong,
+      `a valid, correctly signed ${spec.documentName}`,
+    );
     throw deliveryError('not_an_endpoint', message, hint);
   }
   const status = exchange.status !== undefined ? { status: exchange.status } : {};
@@ -58,7 +63,12 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
  * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the
  * refusal did not repeat and the checks run.
  */
-export async function diagnoseRefusal(session: Session, preflight: Preflight | undefined, credentials: { secrets: string[]; callbackSecrets: string[] }, plan: Plan): Promise<RefusalDiagnosis | undefined> {
+export async function diagnoseRefusal(
+  session: Session,
+  preflight: Preflight | undefined,
+  credentials: { secrets: string[]; callbackSecrets: string[] },
+  plan: Plan,
+): Promise<RefusalDiagnosis | undefined> {
   if (!preflight || !refusesValid(session.config.interface, preflight.status)) return undefined;
   return diagnosePreflight(session, {
     interface: session.config.interface,
@@ -78,14 +88,30 @@ export async function diagnoseRefusal(session: Session, preflight: Preflight | u
 const CLOCK_ROUND_TRIP_MS = 200;
 const CLOCK_READINGS = 3;
 
-async function readClockAgain(session: Session, first: Session['clock'], firstTripMs: number): Promise<Session['clock']> {
+async function readClockAgain(
+  session: Session,
+  first: Session['clock'],
+  firstTripMs: number,
+): Promise<Session['clock']> {
   let best = { clock: first, tripMs: firstTripMs };
-  for (let reading = 1; reading < CLOCK_READINGS && best.tripMs > CLOCK_ROUND_TRIP_MS && !session.signal.aborted; reading += 1) {
+  for (
+    let reading = 1;
+    reading < CLOCK_READINGS && best.tripMs > CLOCK_ROUND_TRIP_MS && !session.signal.aborted;
+    reading += 1
+  ) {
     const sentAt = Date.now();
     try {
-      const response = await postOnce({ url: session.postUrl, headers: { [Headers.contentType]: 'application/json' }, body: Buffer.from('{}'), timeoutMs: session.config.timeoutMs, dispatcher: session.config.dispatcher, signal: session.signal });
+      const response = await postOnce({
+        url: session.postUrl,
+        headers: { [Headers.contentType]: 'application/json' },
+        body: Buffer.from('{}'),
+        timeoutMs: session.config.timeoutMs,
+        dispatcher: session.config.dispatcher,
+        signal: session.signal,
+      });
       const tripMs = Date.now() - sentAt;
-      if (tripMs < best.tripMs && response.headers.date !== undefined) best = { clock: clockFromResponse(response.headers.date, sentAt, sentAt + tripMs), tripMs };
+      if (tripMs < best.tripMs && response.headers.date !== undefined)
+        best = { clock: clockFromResponse(response.headers.date, sentAt, sentAt + tripMs), tripMs };
     } catch {
       break;
     }
@@ -111,12 +137,15 @@ export async function measureClock(session: Session): Promise<void> {
     const receivedAt = Date.now();
     session.clock = clockFromResponse(response.headers.date, sentAt, receivedAt);
     session.probeStatus = response.status;
-    if (receivedAt - sentAt > CLOCK_ROUND_TRIP_MS && response.headers.date !== undefined) session.clock = await readClockAgain(session, session.clock, receivedAt - sentAt);
+    if (receivedAt - sentAt > CLOCK_ROUND_TRIP_MS && response.headers.date !== undefined)
+      session.clock = await readClockAgain(session, session.clock, receivedAt - sentAt);
     if (classifyStatus(response.status) === 'redirect') {
       // Senders do not follow redirects (neither do cai's): every check would see the 3xx.
       const location = response.headers.location ?? '(no Location)';
       // A delivery failure (exit 3), as a redirect is for every command that sends.
-      throw codedError('delivery', 'target_redirects', `the target answers ${response.status} → ${location}`, { location });
+      throw codedError('delivery', 'target_redirects', `the target answers ${response.status} → ${location}`, {
+        location,
+      });
     }
   } catch (error) {
     if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
@@ -125,7 +154,13 @@ export async function measureClock(session: Session): Promise<void> {
     if (error instanceof CaiError) {
       // No answer at all is worded as the receiver's address under test; any other cause keeps its own hint.
       const unanswered = error.code === 'unreachable' || error.code === 'connection';
-      throw new CaiError(`target unreachable: ${error.message}`, { code: error.code === 'aborted' ? 'aborted' : 'unreachable', kind: 'delivery', data: error.data, cause: error, ...(unanswered ? {} : { hint: error.hint }) });
+      throw new CaiError(`target unreachable: ${error.message}`, {
+        code: error.code === 'aborted' ? 'aborted' : 'unreachable',
+        kind: 'delivery',
+        data: error.data,
+        cause: error,
+        ...(unanswered ? {} : { hint: error.hint }),
+      });
     }
     throw codedError('delivery', 'unreachable', `target unreachable: ${errorMessage(error)}`, {}, error);
   }

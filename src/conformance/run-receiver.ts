@@ -26,7 +26,12 @@ import type { ProbeScope } from './probe/scope.js';
 import { Session } from './probe/session.js';
 import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
 import { runProbes, summarise, type ReproducerFactory, type RunHooks, type RunOutcome } from './runner.js';
-import { DEFAULT_CALLBACK_WAIT_MS, DEFAULT_OBSERVE_MS, MOCK_DEDUPE_MEMORY_WAIT_MS, MOCK_OBSERVE_MS } from './tolerances.js';
+import {
+  DEFAULT_CALLBACK_WAIT_MS,
+  DEFAULT_OBSERVE_MS,
+  MOCK_DEDUPE_MEMORY_WAIT_MS,
+  MOCK_OBSERVE_MS,
+} from './tolerances.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
 
@@ -104,7 +109,12 @@ export const EXPLORE_OFF = 'the stateful phase is turned off for this run';
 export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selection' | 'explore'>): Plan {
   const plan = planRun('receiver', options.interface, options.selection);
   if (options.explore !== false) return plan;
-  return { ...plan, planned: plan.planned.map((item) => (isStateCheck(item.check.id) && item.skipReason === undefined ? { ...item, skipReason: EXPLORE_OFF } : item)) };
+  return {
+    ...plan,
+    planned: plan.planned.map((item) =>
+      isStateCheck(item.check.id) && item.skipReason === undefined ? { ...item, skipReason: EXPLORE_OFF } : item,
+    ),
+  };
 }
 
 /** Who the run signs as and with what: given, or generated for the in-process mock. */
@@ -117,17 +127,28 @@ interface Credentials {
 }
 
 function credentialsFor(options: ConformanceOptions): Credentials {
-  const secrets = options.secrets?.length ? [...options.secrets] : options.mock ? [randomBytes(32).toString('hex')] : [];
-  if (secrets.length === 0) throw codedError('usage', 'missing_secret', 'no signing secret for the conformance run', { secret: 'secret' });
+  const secrets = options.secrets?.length
+    ? [...options.secrets]
+    : options.mock
+      ? [randomBytes(32).toString('hex')]
+      : [];
+  if (secrets.length === 0)
+    throw codedError('usage', 'missing_secret', 'no signing secret for the conformance run', { secret: 'secret' });
   const spec = interfaceSpec(options.interface);
   // The provider's events come back only on Interface A (§3 step 5), signed with the other direction's secret.
-  const callbackSecrets = options.callbackSecrets?.length ? [...options.callbackSecrets] : options.mock && spec.receiver === 'provider' ? [randomBytes(32).toString('hex')] : [];
+  const callbackSecrets = options.callbackSecrets?.length
+    ? [...options.callbackSecrets]
+    : options.mock && spec.receiver === 'provider'
+      ? [randomBytes(32).toString('hex')]
+      : [];
   return {
     secrets,
     callbackSecrets,
     identity: options.identity ?? (spec.sender === 'provider' ? MOCK_PROVIDER_CODE : MOCK_SOURCE),
     providerCode: options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined),
-    leadId: options.leadId ?? (options.mock && spec.receiver === 'platform' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
+    leadId:
+      options.leadId ??
+      (options.mock && spec.receiver === 'platform' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
   };
 }
 
@@ -149,7 +170,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   const plan = planFor(options);
   const credentials = credentialsFor(options);
   const concurrency = options.concurrency ?? 8;
-  const exploring = options.explore !== false && plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
+  const exploring =
+    options.explore !== false &&
+    plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
   const exploration = exploring ? exploreSetup(options.interface, options.explore || {}, concurrency) : undefined;
   const cleanups = new Cleanups();
   try {
@@ -160,41 +183,78 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     const preflight = await sendPreflight(session);
     const diagnosis = await diagnoseRefusal(session, preflight, credentials, plan);
     // Stopped by its diagnosis: no check run (none listed), the diagnosis in their place.
-    if (diagnosis) return reportOf(options, { target, startedAt, session, outcome: NOTHING_RUN, reproDir: '', preflight: preflight?.report, causes: [], diagnosis, exploration });
+    if (diagnosis)
+      return reportOf(options, {
+        target,
+        startedAt,
+        session,
+        outcome: NOTHING_RUN,
+        reproDir: '',
+        preflight: preflight?.report,
+        causes: [],
+        diagnosis,
+        exploration,
+      });
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
-    const reproDir = resolve(options.reproDir ?? join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`));
+    const reproDir = resolve(
+      options.reproDir ??
+        join(tmpdir(), `cai-conformance-${startedAt.toISOString().replace(/[-:]/g, '').slice(0, 15)}-${session.runId}`),
+    );
     const stages: JobStage[] = [];
-    const outcome = await runProbes(session, plan.planned.map((item) => ({ ...item, check: stoppedByCtrlC(item.check) })), {
-      concurrency,
-      waivers: options.waivers ?? [],
-      now: Date.now(),
-      onStart: options.onStart,
-      onFinish: options.onFinish,
-      ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
-      gatherCallbacks: (check, scope) => untilStopped(gatherCallbacks(check, scope, stages), scope.session.signal, undefined),
-      ...(options.reproducer
-        ? {
-            reproduce: options.reproducer({
-              dir: reproDir,
-              ...(exploration ? { seed: exploration.seed } : {}),
-              probes: {
-                interface: options.interface,
-                target,
-                postUrl: session.postUrl,
-                identity: credentials.identity,
-                // The secret the mock generated is passed to a run again as CAI_SECRET.
-                ...(options.mock && !options.secrets?.length ? {} : { secretLabel: options.secretLabel }),
-                clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
-                mock: options.mock === true,
-              },
-              received: { interface: 'B', ...(options.callbackSecretLabel !== undefined ? { secretLabel: options.callbackSecretLabel } : {}), callbacks: true, records: () => stages.map((stage) => stage.record) },
-            }),
-          }
-        : {}),
-    });
+    const outcome = await runProbes(
+      session,
+      plan.planned.map((item) => ({ ...item, check: stoppedByCtrlC(item.check) })),
+      {
+        concurrency,
+        waivers: options.waivers ?? [],
+        now: Date.now(),
+        onStart: options.onStart,
+        onFinish: options.onFinish,
+        ...(options.maxFailures !== undefined ? { maxFailures: options.maxFailures } : {}),
+        gatherCallbacks: (check, scope) =>
+          untilStopped(gatherCallbacks(check, scope, stages), scope.session.signal, undefined),
+        ...(options.reproducer
+          ? {
+              reproduce: options.reproducer({
+                dir: reproDir,
+                ...(exploration ? { seed: exploration.seed } : {}),
+                probes: {
+                  interface: options.interface,
+                  target,
+                  postUrl: session.postUrl,
+                  identity: credentials.identity,
+                  // The secret the mock generated is passed to a run again as CAI_SECRET.
+                  ...(options.mock && !options.secrets?.length ? {} : { secretLabel: options.secretLabel }),
+                  clockOffsetSeconds: session.clock.offsetSeconds ?? 0,
+                  mock: options.mock === true,
+                },
+                received: {
+                  interface: 'B',
+                  ...(options.callbackSecretLabel !== undefined ? { secretLabel: options.callbackSecretLabel } : {}),
+                  callbacks: true,
+                  records: () => stages.map((stage) => stage.record),
+                },
+              }),
+            }
+          : {}),
+      },
+    );
     const causes = groupCauses(outcome.results);
-    await diagnoseCauses(session, causes, outcome.results, { interface: options.interface, secrets: credentials.secrets, ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}) });
-    return reportOf(options, { target, startedAt, session, outcome, reproDir, preflight: preflight?.report, causes, exploration });
+    await diagnoseCauses(session, causes, outcome.results, {
+      interface: options.interface,
+      secrets: credentials.secrets,
+      ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
+    });
+    return reportOf(options, {
+      target,
+      startedAt,
+      session,
+      outcome,
+      reproDir,
+      preflight: preflight?.report,
+      causes,
+      exploration,
+    });
   } finally {
     await cleanups.run();
   }
@@ -234,33 +294,68 @@ function untilStopped<T, S>(work: Promise<T>, signal: AbortSignal, stopped: S): 
 }
 
 /** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
-const JOB_NAMES: Record<CallbackScenarioId, string> = { callbacks: 'callbacks', 'callback-returning': 'returning', 'callback-503': 'answered-503', 'callback-5xx': 'answered-5xx', 'callback-429': 'answered-429', 'callback-429-date': 'answered-429-date', 'callback-400': 'answered-400' };
+const JOB_NAMES: Record<CallbackScenarioId, string> = {
+  callbacks: 'callbacks',
+  'callback-returning': 'returning',
+  'callback-503': 'answered-503',
+  'callback-5xx': 'answered-5xx',
+  'callback-429': 'answered-429',
+  'callback-429-date': 'answered-429-date',
+  'callback-400': 'answered-400',
+};
 
 /** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */
 async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: JobStage[]) {
   const harness = scope.session.callback;
   if (!harness) return undefined;
-  const stages = (await Promise.all((check.callbackStages ?? []).map((id) => jobStage(scope, JOB_NAMES[id], { scenario: id, ...(id === 'callback-returning' ? { lead: 'returning' as const } : {}) })))).filter((stage): stage is JobStage => stage !== undefined);
+  const stages = (
+    await Promise.all(
+      (check.callbackStages ?? []).map((id) =>
+        jobStage(scope, JOB_NAMES[id], {
+          scenario: id,
+          ...(id === 'callback-returning' ? { lead: 'returning' as const } : {}),
+        }),
+      ),
+    )
+  ).filter((stage): stage is JobStage => stage !== undefined);
   for (const stage of stages) if (!gathered.includes(stage)) gathered.push(stage);
   return harness.evidence(stages);
 }
 
 /** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
-async function targetOf(options: ConformanceOptions, plan: Plan, credentials: Credentials, cleanups: Cleanups): Promise<string> {
+async function targetOf(
+  options: ConformanceOptions,
+  plan: Plan,
+  credentials: Credentials,
+  cleanups: Cleanups,
+): Promise<string> {
   if (!options.mock) {
     if (!options.target) throw codedError('usage', 'missing_target', 'no target');
     return options.target;
   }
   const logDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
   cleanups.add(() => rm(logDir, { recursive: true, force: true }));
-  const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit')) ? MOCK_RATE_LIMIT_PER_SECOND : undefined;
-  const mock = await startMock(options, { ...credentials, providerCode: credentials.providerCode ?? MOCK_PROVIDER_CODE, rateLimit, logFile: join(logDir, 'mock.ndjson') });
+  const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit'))
+    ? MOCK_RATE_LIMIT_PER_SECOND
+    : undefined;
+  const mock = await startMock(options, {
+    ...credentials,
+    providerCode: credentials.providerCode ?? MOCK_PROVIDER_CODE,
+    rateLimit,
+    logFile: join(logDir, 'mock.ndjson'),
+  });
   cleanups.add(() => mock.close());
   return mock.url;
 }
 
 /** The session the checks send through, stopped by `options.signal`, with the callback listener on Interface A. */
-async function openSession(options: ConformanceOptions, credentials: Credentials, target: string, concurrency: number, cleanups: Cleanups): Promise<Session> {
+async function openSession(
+  options: ConformanceOptions,
+  credentials: Credentials,
+  target: string,
+  concurrency: number,
+  cleanups: Cleanups,
+): Promise<Session> {
   const dispatchers: Dispatcher[] = [];
   cleanups.add(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
   const newDispatcher = (extra: ClientOptions = {}) => {
@@ -353,7 +448,9 @@ function clockOf(session: Session): SuiteReport['clock'] {
   return {
     offsetSeconds: session.clock.offsetSeconds,
     dateHeader: session.clock.dateHeader,
-    ...(session.clock.dateHeader === null ? { note: 'the target sent no Date header; window checks assume its clock matches ours' } : {}),
+    ...(session.clock.dateHeader === null
+      ? { note: 'the target sent no Date header; window checks assume its clock matches ours' }
+      : {}),
   };
 }
 

@@ -21,7 +21,13 @@ import { deliveriesOf } from '../spec/model/sender.js';
 import { attemptEventId, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
 import { startListener } from './listen/listener.js';
 import { Recorder, type StageOpening } from './listen/recorder.js';
-import { describeScript, describeScripted, scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
+import {
+  describeScript,
+  describeScripted,
+  scenario,
+  type Scenario,
+  type SenderScenarioId,
+} from './listen/scenarios.js';
 import { playStage } from './listen/stage.js';
 import { startTrigger } from './listen/trigger.js';
 import { pool } from './pool.js';
@@ -115,18 +121,48 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     const deadlineMono = performance.now() + SENDER_RUN_CAPS.runWaits * waitMs;
     const toRun = scenariosToRun(plan).map(scenario);
     // The timed scenario alone first; then the others and the stateful phase's conversations at once.
-    records.push(...(await playNamed(stages, toRun, toRun.filter((entry) => entry.alone || byHand), context, deadlineMono)));
+    records.push(
+      ...(await playNamed(
+        stages,
+        toRun,
+        toRun.filter((entry) => entry.alone || byHand),
+        context,
+        deadlineMono,
+      )),
+    );
     // The stateful phase's timed conversation plays alone too, before the rest start.
     let alonePlayed = () => {};
     const alone = new Promise<void>((resolve) => (alonePlayed = resolve));
     const explore = async () => {
       if (!options.explore || !stateChecksPlanned(plan) || signal.aborted || byHand) return undefined;
       const { exploreSender } = await import('./explore/sender.js');
-      return exploreSender({ stages, setup: options.explore, interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, concurrency: options.concurrency ?? 8, signal, alonePlayed });
+      return exploreSender({
+        stages,
+        setup: options.explore,
+        interface: options.interface,
+        identity: options.identity,
+        secrets: options.secrets,
+        waitMs,
+        observeMs,
+        concurrency: options.concurrency ?? 8,
+        signal,
+        alonePlayed,
+      });
     };
     const exploring = explore().finally(alonePlayed);
     await alone;
-    const [others, explored] = await Promise.all([byHand ? [] : playNamed(stages, toRun, toRun.filter((entry) => !entry.alone), context, deadlineMono), exploring]);
+    const [others, explored] = await Promise.all([
+      byHand
+        ? []
+        : playNamed(
+            stages,
+            toRun,
+            toRun.filter((entry) => !entry.alone),
+            context,
+            deadlineMono,
+          ),
+      exploring,
+    ]);
     records.push(...others);
     records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
     exploration = explored;
@@ -135,21 +171,50 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     await stages.close();
   }
   const generated = exploration?.records ?? [];
-  if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0)) throw silentSender(stages, records, byHand);
+  if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0))
+    throw silentSender(stages, records, byHand);
   const documentsPerRun = documentsPerRunOf(stages.played);
-  const evidence: SenderEvidence = { interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs, observeMs, records, ...(exploration ? { exploration } : {}), ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
-  const reproDir = resolve(options.cwd ?? process.cwd(), options.reproDir ?? join(tmpdir(), `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`));
+  const evidence: SenderEvidence = {
+    interface: options.interface,
+    identity: options.identity,
+    secrets: options.secrets,
+    waitMs,
+    observeMs,
+    records,
+    ...(exploration ? { exploration } : {}),
+    ...(documentsPerRun !== undefined ? { documentsPerRun } : {}),
+  };
+  const reproDir = resolve(
+    options.cwd ?? process.cwd(),
+    options.reproDir ??
+      join(
+        tmpdir(),
+        `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`,
+      ),
+  );
   const reproduce = options.reproducer?.({
     dir: reproDir,
     ...(exploration ? { seed: exploration.seed } : {}),
-    received: { interface: options.interface, ...(options.secretLabel !== undefined ? { secretLabel: options.secretLabel } : {}), callbacks: false, records: () => [...records, ...generated] },
+    received: {
+      interface: options.interface,
+      ...(options.secretLabel !== undefined ? { secretLabel: options.secretLabel } : {}),
+      callbacks: false,
+      records: () => [...records, ...generated],
+    },
   });
-  const recordsOf = (check: SenderCheck) => (isStateCheck(check.id) ? generated : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id)));
+  const recordsOf = (check: SenderCheck) =>
+    isStateCheck(check.id)
+      ? generated
+      : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id));
   const results = await judgeSenderChecks(plan.planned, evidence, {
     waivers: options.waivers ?? [],
     now: Date.now(),
     ...(reproduce ? { reproduce } : {}),
-    complete: (check) => !signal.aborted || (isStateCheck(check.id) ? exploration !== undefined : check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted))),
+    complete: (check) =>
+      !signal.aborted ||
+      (isStateCheck(check.id)
+        ? exploration !== undefined
+        : check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted))),
     silent: (check) => {
       const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);
       return record ? { scenario: record.id, reason: triggerText(record) } : undefined;
@@ -158,12 +223,20 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
       const judged = recordsOf(check);
       return {
         // The time of the scenarios it judges: what running the check costs.
-        durationMs: Math.round(Math.max(0, ...judged.map((record) => (record.endedMono ?? record.startedMono) - record.startedMono))),
+        durationMs: Math.round(
+          Math.max(0, ...judged.map((record) => (record.endedMono ?? record.startedMono) - record.startedMono)),
+        ),
         requests: judged.reduce((sum, record) => sum + record.attempts.length, 0),
       };
     },
     // Requests to no scenario's URL are no attempts; the address check says they came.
-    notesFor: (check) => (check.tags.includes('http') ? [...(stages.strayCount() > 0 ? [straysNote(stages)] : []), ...(stages.refused() > 0 ? [refusedNote(stages.refused())] : [])] : []),
+    notesFor: (check) =>
+      check.tags.includes('http')
+        ? [
+            ...(stages.strayCount() > 0 ? [straysNote(stages)] : []),
+            ...(stages.refused() > 0 ? [refusedNote(stages.refused())] : []),
+          ]
+        : [],
   });
   const summary = summarise(results);
   return {
@@ -177,7 +250,12 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     clock: senderClock(records),
     summary,
     checks: results,
-    waivers: waiverReport(options.waivers ?? [], results, plan.planned.map((item) => item.check.id), Date.now()),
+    waivers: waiverReport(
+      options.waivers ?? [],
+      results,
+      plan.planned.map((item) => item.check.id),
+      Date.now(),
+    ),
     ...(results.some((result) => result.repro) ? { reproDir } : {}),
     ...(signal.aborted ? { interrupted: true } : {}),
     role: 'sender',
@@ -200,14 +278,26 @@ function openingOf(entry: Scenario, id: string, iface: InterfaceId, base: string
   // the provider endpoint, which has a path of its own (/cai), as a provider's often does: a sender that resolves
   // `contact-jobs` against it as a relative URL loses that segment, and its jobs still come to the stage's prefix.
   const targetPath = spec.path === '' ? `${prefix}/events` : shared ? prefix : `${prefix}/cai`;
-  return { scenario: entry, id, prefix, targetUrl: `${base}${targetPath}`, expectedPath: spec.path === '' ? targetPath : `${targetPath}${spec.path}` };
+  return {
+    scenario: entry,
+    id,
+    prefix,
+    targetUrl: `${base}${targetPath}`,
+    expectedPath: spec.path === '' ? targetPath : `${targetPath}${spec.path}`,
+  };
 }
 
 async function openStages(options: PlayOptions): Promise<Stages> {
   const byHand = options.trigger === undefined;
   const recorder = new Recorder({ interface: options.interface, shared: byHand });
   const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
-  const listener = await startListener({ host: listen.host, port: listen.port, tls: options.tls, option: 'listen', handle: (arrival) => recorder.handle(arrival) });
+  const listener = await startListener({
+    host: listen.host,
+    port: listen.port,
+    tls: options.tls,
+    option: 'listen',
+    handle: (arrival) => recorder.handle(arrival),
+  });
   const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const redact = (text: string) => redactSecrets(text, options.secrets);
   const played: StageRecord[] = [];
@@ -230,11 +320,20 @@ async function openStages(options: PlayOptions): Promise<Stages> {
  * Some of the scenarios: with a trigger, at once (the slow ones started first); by hand, one at a time. Each ends by
  * its own bound and the run's (SENDER_RUN_CAPS).
  */
-async function playNamed(stages: Stages, all: readonly Scenario[], toRun: readonly Scenario[], options: PlayOptions, deadlineMono: number): Promise<StageRecord[]> {
+async function playNamed(
+  stages: Stages,
+  all: readonly Scenario[],
+  toRun: readonly Scenario[],
+  options: PlayOptions,
+  deadlineMono: number,
+): Promise<StageRecord[]> {
   const played = new Map<Scenario, StageRecord>();
   const next = async (entry: Scenario) => {
     if (performance.now() >= deadlineMono) return;
-    played.set(entry, await stages.play(entry, { place: { index: all.indexOf(entry) + 1, total: all.length }, deadlineMono }));
+    played.set(
+      entry,
+      await stages.play(entry, { place: { index: all.indexOf(entry) + 1, total: all.length }, deadlineMono }),
+    );
   };
   // Not every scenario at once: a sender of 20 documents at once in each of 12 scenarios comes near the listener's
   // 256 connections (LISTENER_CAPS), and a loaded machine then lost answers (seen in the zoo).
@@ -251,14 +350,31 @@ const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh']);
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
  * again, alone, at most SENDER_RUN_CAPS.timingReplays times; the last play is the evidence.
  */
-async function replayUndecided(stages: Stages, records: StageRecord[], options: PlayOptions, deadlineMono: number): Promise<void> {
+async function replayUndecided(
+  stages: Stages,
+  records: StageRecord[],
+  options: PlayOptions,
+  deadlineMono: number,
+): Promise<void> {
   const undecided = (record: StageRecord) =>
-    findingsOf({ interface: options.interface, identity: options.identity, secrets: options.secrets, waitMs: options.waitMs, observeMs: options.observeMs, records: [record] }).some(
-      (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
-    );
+    findingsOf({
+      interface: options.interface,
+      identity: options.identity,
+      secrets: options.secrets,
+      waitMs: options.waitMs,
+      observeMs: options.observeMs,
+      records: [record],
+    }).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term));
   for (const [index, record] of records.entries()) {
     let current = record;
-    for (let again = 1; again <= SENDER_RUN_CAPS.timingReplays && undecided(current) && !options.signal.aborted && performance.now() < deadlineMono; again += 1) {
+    for (
+      let again = 1;
+      again <= SENDER_RUN_CAPS.timingReplays &&
+      undecided(current) &&
+      !options.signal.aborted &&
+      performance.now() < deadlineMono;
+      again += 1
+    ) {
       current = await stages.play(record.scenario, { id: `${record.scenario.id}-again-${again}`, deadlineMono });
       current.replays = again;
     }
@@ -274,7 +390,9 @@ function silentSender(stages: Stages, records: readonly StageRecord[], byHand: b
   return deliveryError(
     'no_attempts',
     `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
-    byHand ? `send to ${first.targetUrl} while cai waits, or pass ${optionName('trigger')} CMD` : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',
+    byHand
+      ? `send to ${first.targetUrl} while cai waits, or pass ${optionName('trigger')} CMD`
+      : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',
   );
 }
 
@@ -303,7 +421,10 @@ interface StageContext extends PlayOptions {
 async function playStageOf(entry: Scenario, stage: StageOptions, context: StageContext): Promise<StageRecord> {
   const { recorder, signal } = context;
   const startedMono = performance.now();
-  const record = recorder.open(openingOf(entry, stage.id ?? entry.id, context.interface, context.publicBase, context.trigger === undefined), startedMono);
+  const record = recorder.open(
+    openingOf(entry, stage.id ?? entry.id, context.interface, context.publicBase, context.trigger === undefined),
+    startedMono,
+  );
   if (stage.place) {
     context.onScenarioStart?.({
       id: entry.id as SenderScenarioId,
@@ -318,7 +439,12 @@ async function playStageOf(entry: Scenario, stage: StageOptions, context: StageC
   const trigger =
     context.trigger === undefined
       ? undefined
-      : startTrigger({ command: context.trigger, env: { ...(context.env ?? process.env), CAI_TARGET_URL: record.targetUrl, CAI_SCENARIO: entry.id }, cwd: context.cwd ?? process.cwd(), redact: context.redact });
+      : startTrigger({
+          command: context.trigger,
+          env: { ...(context.env ?? process.env), CAI_TARGET_URL: record.targetUrl, CAI_SCENARIO: entry.id },
+          cwd: context.cwd ?? process.cwd(),
+          redact: context.redact,
+        });
   let exited = trigger === undefined;
   let failedEarly = false;
   void trigger?.exited.then((outcome) => {
@@ -326,8 +452,18 @@ async function playStageOf(entry: Scenario, stage: StageOptions, context: StageC
     failedEarly = outcome.exitCode !== 0 && record.attempts.length === 0;
     recorder.notify();
   });
-  const deadlineMono = Math.min(stage.deadlineMono, startedMono + SENDER_RUN_CAPS.stageWaits * context.waitMs + context.observeMs);
-  await playStage(recorder, record, { waitMs: context.waitMs, observeMs: context.observeMs, signal, senderDone: () => exited, failedEarly: () => failedEarly, deadlineMono });
+  const deadlineMono = Math.min(
+    stage.deadlineMono,
+    startedMono + SENDER_RUN_CAPS.stageWaits * context.waitMs + context.observeMs,
+  );
+  await playStage(recorder, record, {
+    waitMs: context.waitMs,
+    observeMs: context.observeMs,
+    signal,
+    senderDone: () => exited,
+    failedEarly: () => failedEarly,
+    deadlineMono,
+  });
   // Interrupted: no grace, the trigger is stopped at once.
   if (trigger) record.trigger = await trigger.finish(signal.aborted ? 0 : TRIGGER_EXIT_GRACE_MS, TRIGGER_EXIT_GRACE_MS);
   if (stage.place) context.onScenarioEnd?.(summariseScenario(record, context.interface));
@@ -338,7 +474,9 @@ export function summariseScenario(record: StageRecord, iface: InterfaceId): Scen
   const first = record.attempts[0];
   const end = record.endedMono ?? performance.now();
   const deliveries = deliveriesOf(record.attempts);
-  const place = new Map(deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)));
+  const place = new Map(
+    deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)),
+  );
   return {
     id: record.id,
     targetUrl: record.targetUrl,
@@ -351,7 +489,10 @@ export function summariseScenario(record: StageRecord, iface: InterfaceId): Scen
         delivery: place.get(attempt) ?? 0,
         ...(eventId !== undefined ? { eventId } : {}),
         // The Retry-After as sent: an HTTP-date is a moment, not the script's "2 s ahead".
-        answer: attempt.retryAfter && attempt.answer.kind === 'error' ? `${attempt.answer.status} (Retry-After: ${attempt.retryAfter.header})` : describeScripted(attempt.answer, iface),
+        answer:
+          attempt.retryAfter && attempt.answer.kind === 'error'
+            ? `${attempt.answer.status} (Retry-After: ${attempt.retryAfter.header})`
+            : describeScripted(attempt.answer, iface),
         ...(attempt.late ? { late: true } : {}),
       };
     }),
@@ -359,7 +500,13 @@ export function summariseScenario(record: StageRecord, iface: InterfaceId): Scen
     durationMs: Math.round(end - record.startedMono),
     ...(record.maxLagMs !== undefined ? { loopLagMs: record.maxLagMs } : {}),
     ...(record.trigger
-      ? { trigger: { ...(record.trigger.exitCode !== undefined ? { exitCode: record.trigger.exitCode } : {}), ...(record.trigger.signal ? { signal: record.trigger.signal } : {}), ...(record.trigger.stoppedByCai ? { stoppedByCai: true } : {}) } }
+      ? {
+          trigger: {
+            ...(record.trigger.exitCode !== undefined ? { exitCode: record.trigger.exitCode } : {}),
+            ...(record.trigger.signal ? { signal: record.trigger.signal } : {}),
+            ...(record.trigger.stoppedByCai ? { stoppedByCai: true } : {}),
+          },
+        }
       : {}),
   };
 }

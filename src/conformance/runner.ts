@@ -71,7 +71,16 @@ export const TRUNCATED_NOTE = `the answer's body was longer than ${formatCap(NET
 
 /** A check that never ran: its reason is what the report shows. */
 export function skippedResult(check: Check, reason: string): CheckResult {
-  return { ...resultBase(check), verdict: 'skipped', expected: '-', actual: reason, durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 };
+  return {
+    ...resultBase(check),
+    verdict: 'skipped',
+    expected: '-',
+    actual: reason,
+    durationMs: 0,
+    notes: [],
+    requests: 0,
+    rateLimitedRetries: 0,
+  };
 }
 
 /** A judgement that throws is a bug in cai, not a verdict on the implementation: the result says so. */
@@ -79,7 +88,11 @@ export function safely(judge: () => Outcome): Outcome {
   try {
     return judge();
   } catch (error) {
-    return { verdict: 'failed', expected: 'the check to run', actual: `the check itself failed (a bug in cai): ${errorMessage(error)}` };
+    return {
+      verdict: 'failed',
+      expected: 'the check to run',
+      actual: `the check itself failed (a bug in cai): ${errorMessage(error)}`,
+    };
   }
 }
 
@@ -90,9 +103,21 @@ function waiverFor(check: Check, waivers: readonly Waiver[], now: number): Waive
 }
 
 /** An outcome as the report's result: a failure is a warning on a `should`; a waived one is `waived`; its evidence, recorded. */
-export async function resultOf(check: Check, outcome: Outcome, measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>, context: JudgeContext, extraNotes: readonly string[] = []): Promise<CheckResult> {
-  let verdict: CheckResult['verdict'] = outcome.verdict === 'failed' ? (check.level === 'must' && outcome.level !== 'should' ? 'failed' : 'warning') : outcome.verdict;
-  const waiver = verdict === 'failed' || verdict === 'warning' ? waiverFor(check, context.waivers, context.now) : undefined;
+export async function resultOf(
+  check: Check,
+  outcome: Outcome,
+  measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>,
+  context: JudgeContext,
+  extraNotes: readonly string[] = [],
+): Promise<CheckResult> {
+  let verdict: CheckResult['verdict'] =
+    outcome.verdict === 'failed'
+      ? check.level === 'must' && outcome.level !== 'should'
+        ? 'failed'
+        : 'warning'
+      : outcome.verdict;
+  const waiver =
+    verdict === 'failed' || verdict === 'warning' ? waiverFor(check, context.waivers, context.now) : undefined;
   if (waiver) verdict = 'waived';
   const exchanges = outcome.verdict === 'failed' ? (outcome.exchanges ?? []) : [];
   const notes = [...(outcome.notes ?? []), ...extraNotes];
@@ -109,7 +134,11 @@ export async function resultOf(check: Check, outcome: Outcome, measured: Pick<Ch
     ...(exchanges.length > 1 ? { exchanges: exchanges.map(recordExchange) } : {}),
     ...(outcome.verdict === 'failed' && outcome.replay !== undefined ? { replay: outcome.replay } : {}),
   };
-  if (outcome.verdict === 'failed' && context.reproduce && (exchanges.length > 0 || (outcome.attempts?.length ?? 0) > 0)) {
+  if (
+    outcome.verdict === 'failed' &&
+    context.reproduce &&
+    (exchanges.length > 0 || (outcome.attempts?.length ?? 0) > 0)
+  ) {
     try {
       const repro = await context.reproduce(result, outcome);
       if (repro) result.repro = repro;
@@ -142,7 +171,11 @@ export interface RunOutcome {
   stopped?: StopReport;
 }
 
-export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions): Promise<RunOutcome> {
+export async function runProbes(
+  session: Session,
+  planned: readonly PlannedCheck[],
+  options: ProbeRunOptions,
+): Promise<RunOutcome> {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
@@ -167,10 +200,17 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
   const notRun = stopped
     ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (${optionName('fail-fast')} / ${optionName('max-failures')})`
     : 'not run: interrupted before it started';
-  const ordered = planned.map((item) => results.get(item.check.id) ?? skippedResult(item.check, item.skipReason ?? notRun));
+  const ordered = planned.map(
+    (item) => results.get(item.check.id) ?? skippedResult(item.check, item.skipReason ?? notRun),
+  );
   return {
     results: ordered,
-    waiverNotices: waiverReport(options.waivers, ordered, planned.flatMap((item) => namesOf(item.check)), options.now),
+    waiverNotices: waiverReport(
+      options.waivers,
+      ordered,
+      planned.flatMap((item) => namesOf(item.check)),
+      options.now,
+    ),
     summary: summarise(ordered),
     ...(stopped ? { stopped } : {}),
   };
@@ -178,15 +218,18 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
-  if (check.needs === 'source-address' && !session.config.sourceAddress) return `needs ${optionName('source-address')} ADDRESS: a local address the platform has not registered`;
-  if (check.needs === 'callback' && !session.callback) return `needs the callback-secret options (and ${optionName('callback-listen')} / ${optionName('callback-url')}) to receive the events`;
+  if (check.needs === 'source-address' && !session.config.sourceAddress)
+    return `needs ${optionName('source-address')} ADDRESS: a local address the platform has not registered`;
+  if (check.needs === 'callback' && !session.callback)
+    return `needs the callback-secret options (and ${optionName('callback-listen')} / ${optionName('callback-url')}) to receive the events`;
   return undefined;
 }
 
 async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRunOptions): Promise<CheckResult> {
   const { check } = item;
   const skipReason = item.skipReason ?? unmetNeed(check, session);
-  if (skipReason !== undefined || session.signal.aborted) return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
+  if (skipReason !== undefined || session.signal.aborted)
+    return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
   options.onStart?.(check);
   const scope = new ProbeScope(session, check);
   const started = performance.now();
@@ -194,12 +237,32 @@ async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRu
   try {
     outcome = await gatherAndJudge(check, scope, options);
   } catch (error) {
-    outcome = { verdict: 'failed', expected: 'the check to run', actual: `the check itself failed (a bug in cai): ${errorMessage(error)}` };
+    outcome = {
+      verdict: 'failed',
+      expected: 'the check to run',
+      actual: `the check itself failed (a bug in cai): ${errorMessage(error)}`,
+    };
   }
   // Its evidence was cut off by Ctrl-C: whatever it shows, no verdict on the target.
-  if (session.signal.aborted) outcome = { verdict: 'not-judged', expected: '-', actual: 'interrupted while it gathered its evidence' };
-  const notes = scope.rateLimitedRetries > 0 ? [`${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`] : [];
-  return resultOf(check, outcome, { durationMs: Math.round(performance.now() - started), requests: scope.requests, rateLimitedRetries: scope.rateLimitedRetries }, options, notes);
+  if (session.signal.aborted)
+    outcome = { verdict: 'not-judged', expected: '-', actual: 'interrupted while it gathered its evidence' };
+  const notes =
+    scope.rateLimitedRetries > 0
+      ? [
+          `${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`,
+        ]
+      : [];
+  return resultOf(
+    check,
+    outcome,
+    {
+      durationMs: Math.round(performance.now() - started),
+      requests: scope.requests,
+      rateLimitedRetries: scope.rateLimitedRetries,
+    },
+    options,
+    notes,
+  );
 }
 
 async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
@@ -229,7 +292,11 @@ export interface SenderJudgeOptions extends JudgeContext {
   notesFor?(check: SenderCheck): string[];
 }
 
-export async function judgeSenderChecks(planned: readonly PlannedCheck[], evidence: SenderEvidence, options: SenderJudgeOptions): Promise<CheckResult[]> {
+export async function judgeSenderChecks(
+  planned: readonly PlannedCheck[],
+  evidence: SenderEvidence,
+  options: SenderJudgeOptions,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const item of planned) {
     const check = item.check as SenderCheck;
@@ -241,10 +308,16 @@ export async function judgeSenderChecks(planned: readonly PlannedCheck[], eviden
     const outcome: Outcome = !options.complete(check)
       ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
       : silent
-        ? { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: `scenario ${silent.scenario}: no attempt arrived in the ${ms(evidence.waitMs)} cai waited (${silent.reason})` }
+        ? {
+            verdict: 'failed',
+            expected: `a delivery in scenario ${silent.scenario}`,
+            actual: `scenario ${silent.scenario}: no attempt arrived in the ${ms(evidence.waitMs)} cai waited (${silent.reason})`,
+          }
         : safely(() => check.judge(evidence));
     const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
-    results.push(await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []));
+    results.push(
+      await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []),
+    );
   }
   return results;
 }

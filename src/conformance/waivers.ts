@@ -26,19 +26,36 @@ export function parseWaivers(text: string): WaiverParse {
   if (!Array.isArray(value)) return { ok: false, message: 'expected a JSON array of {"id", "reason", "expires"}' };
   const waivers: Waiver[] = [];
   for (const [index, entry] of value.entries()) {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { ok: false, message: `entry ${index + 1} is not an object` };
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      return { ok: false, message: `entry ${index + 1} is not an object` };
     const record = entry as Record<string, unknown>;
-    if (typeof record.id !== 'string' || record.id === '') return { ok: false, message: `entry ${index + 1}: "id" must be a check id such as "B-SIZE-001"` };
-    if (typeof record.reason !== 'string' || record.reason.trim() === '') return { ok: false, message: `entry ${index + 1} (${record.id}): "reason" is required` };
+    if (typeof record.id !== 'string' || record.id === '')
+      return { ok: false, message: `entry ${index + 1}: "id" must be a check id such as "B-SIZE-001"` };
+    if (typeof record.reason !== 'string' || record.reason.trim() === '')
+      return { ok: false, message: `entry ${index + 1} (${record.id}): "reason" is required` };
     let expiresAt: number | undefined;
     if (record.expires !== undefined) {
-      if (typeof record.expires !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(record.expires) || Number.isNaN(Date.parse(record.expires))) {
-        return { ok: false, message: `entry ${index + 1} (${record.id}): "expires" must be an ISO date such as "2026-12-31"` };
+      if (
+        typeof record.expires !== 'string' ||
+        !/^\d{4}-\d{2}-\d{2}/.test(record.expires) ||
+        Number.isNaN(Date.parse(record.expires))
+      ) {
+        return {
+          ok: false,
+          message: `entry ${index + 1} (${record.id}): "expires" must be an ISO date such as "2026-12-31"`,
+        };
       }
       // A bare date waives through the end of that day (UTC).
-      expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(record.expires) ? Date.parse(`${record.expires}T23:59:59.999Z`) : Date.parse(record.expires);
+      expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(record.expires)
+        ? Date.parse(`${record.expires}T23:59:59.999Z`)
+        : Date.parse(record.expires);
     }
-    waivers.push({ id: record.id.toUpperCase(), reason: record.reason, ...(record.expires !== undefined ? { expires: record.expires as string } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) });
+    waivers.push({
+      id: record.id.toUpperCase(),
+      reason: record.reason,
+      ...(record.expires !== undefined ? { expires: record.expires as string } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    });
   }
   return { ok: true, waivers };
 }
@@ -51,22 +68,45 @@ export function isExpired(waiver: Waiver, now: number): boolean {
  * What the report says about the waivers themselves: expired ones, ones whose check now passes, and ones naming
  * no check of the run (`planned`: the ids of the run's plan, run or skipped).
  */
-export function waiverReport(waivers: readonly Waiver[], results: readonly CheckResult[], planned: readonly string[], now: number): WaiverNotice[] {
+export function waiverReport(
+  waivers: readonly Waiver[],
+  results: readonly CheckResult[],
+  planned: readonly string[],
+  now: number,
+): WaiverNotice[] {
   const notices: WaiverNotice[] = [];
-  const named = (result: CheckResult, id: string) => [result.id, ...(result.aliases ?? [])].some((name) => name.toLowerCase() === id.toLowerCase());
+  const named = (result: CheckResult, id: string) =>
+    [result.id, ...(result.aliases ?? [])].some((name) => name.toLowerCase() === id.toLowerCase());
   for (const waiver of waivers) {
     const result = results.find((entry) => named(entry, waiver.id));
     const known = planned.some((name) => name.toLowerCase() === waiver.id.toLowerCase());
     if (!result) {
-      if (!known) notices.push({ id: waiver.id, kind: 'unknown-check', message: `waiver for ${waiver.id}: no such check in this run` });
+      if (!known)
+        notices.push({
+          id: waiver.id,
+          kind: 'unknown-check',
+          message: `waiver for ${waiver.id}: no such check in this run`,
+        });
       continue;
     }
     if (isExpired(waiver, now) && (result.verdict === 'failed' || result.verdict === 'warning')) {
-      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again` });
+      notices.push({
+        id: waiver.id,
+        kind: 'expired',
+        message: `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again`,
+      });
     } else if (isExpired(waiver, now)) {
-      notices.push({ id: waiver.id, kind: 'expired', message: `waiver for ${waiver.id} expired on ${waiver.expires}; remove it` });
+      notices.push({
+        id: waiver.id,
+        kind: 'expired',
+        message: `waiver for ${waiver.id} expired on ${waiver.expires}; remove it`,
+      });
     } else if (result.verdict === 'passed') {
-      notices.push({ id: waiver.id, kind: 'now-passing', message: `waiver for ${waiver.id} is no longer needed: the check passes; remove it` });
+      notices.push({
+        id: waiver.id,
+        kind: 'now-passing',
+        message: `waiver for ${waiver.id} is no longer needed: the check passes; remove it`,
+      });
     }
   }
   return notices;

@@ -2,8 +2,22 @@ import { hintOf } from '../errors.js';
 import { SIGNATURE_WINDOW_SECONDS, type InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
-import { asRefList, inspectSecretRef, readSecretRef, type SecretDirection, type SecretRef } from '../config/secret-refs.js';
-import { connectTcp, describeSocketError, fetchDate, handshake, resolveHost, type ProbeOptions, type TlsFacts } from './network.js';
+import {
+  asRefList,
+  inspectSecretRef,
+  readSecretRef,
+  type SecretDirection,
+  type SecretRef,
+} from '../config/secret-refs.js';
+import {
+  connectTcp,
+  describeSocketError,
+  fetchDate,
+  handshake,
+  resolveHost,
+  type ProbeOptions,
+  type TlsFacts,
+} from './network.js';
 import type { CheckResult, DoctorTarget } from './types.js';
 
 /** Certificates expiring sooner than this get a warning. */
@@ -17,36 +31,79 @@ const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', e
 
 /** §5.1: one secret per direction, both needed by either party (one signs, the other verifies). */
 export function checkSecrets(environment: ChosenEnvironment | undefined, env: NodeJS.ProcessEnv): CheckResult[] {
-  if (!environment) return [{ id: 'secrets', verdict: 'skip', message: 'no deployment profile, so no secrets to check', hint: hintOf('doctor_no_profile') }];
-  const results: CheckResult[] = (['jobs', 'events'] as const).map((direction) => checkDirection(direction, environment, env));
-  const [jobs, events] = (['jobs', 'events'] as const).map((direction) => asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined)[0]);
+  if (!environment)
+    return [
+      {
+        id: 'secrets',
+        verdict: 'skip',
+        message: 'no deployment profile, so no secrets to check',
+        hint: hintOf('doctor_no_profile'),
+      },
+    ];
+  const results: CheckResult[] = (['jobs', 'events'] as const).map((direction) =>
+    checkDirection(direction, environment, env),
+  );
+  const [jobs, events] = (['jobs', 'events'] as const).map(
+    (direction) => asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined)[0],
+  );
   if (jobs && events) {
     const jobsValue = readSecretRef(jobs, environment.baseDir, env);
     if (jobsValue !== undefined && jobsValue === readSecretRef(events, environment.baseDir, env)) {
-      results.push({ id: 'secrets', verdict: 'fail', message: 'the jobs and events secrets are the same', hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one' });
+      results.push({
+        id: 'secrets',
+        verdict: 'fail',
+        message: 'the jobs and events secrets are the same',
+        hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one',
+      });
     }
   }
   return results;
 }
 
-function checkDirection(direction: SecretDirection, environment: ChosenEnvironment, env: NodeJS.ProcessEnv): CheckResult {
+function checkDirection(
+  direction: SecretDirection,
+  environment: ChosenEnvironment,
+  env: NodeJS.ProcessEnv,
+): CheckResult {
   const field = `secrets.${direction}`;
   const base = { id: 'secrets', interface: DIRECTION_INTERFACE[direction] };
   const refs = asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined);
   if (refs.length === 0) {
-    return { ...base, verdict: 'fail', message: `${field} is not set in environment ${environment.name}`, hint: `add "${direction}": {"env": "NAME"} or {"file": "PATH"} under "secrets"` };
+    return {
+      ...base,
+      verdict: 'fail',
+      message: `${field} is not set in environment ${environment.name}`,
+      hint: `add "${direction}": {"env": "NAME"} or {"file": "PATH"} under "secrets"`,
+    };
   }
   const statuses = refs.map((ref) => inspectSecretRef(ref, environment.baseDir, env));
-  const described = statuses.map((s) => (s.present ? `${s.label} (${s.length} characters)` : `${s.label}: ${s.problem}`)).join(', ');
+  const described = statuses
+    .map((s) => (s.present ? `${s.label} (${s.length} characters)` : `${s.label}: ${s.problem}`))
+    .join(', ');
   const missing = statuses.find((s) => !s.present);
   if (missing) {
-    const hint = missing.kind === 'env' ? `export ${missing.ref} with the ${direction} secret, or point ${field} at a file` : `create ${missing.path ?? missing.ref} holding the ${direction} secret (chmod 600)`;
+    const hint =
+      missing.kind === 'env'
+        ? `export ${missing.ref} with the ${direction} secret, or point ${field} at a file`
+        : `create ${missing.path ?? missing.ref} holding the ${direction} secret (chmod 600)`;
     return { ...base, verdict: 'fail', message: `${field}: ${described}`, hint };
   }
   const loose = statuses.find((s) => s.looseMode !== undefined);
-  if (loose) return { ...base, verdict: 'warn', message: `${field}: ${loose.ref} is readable by other users (mode ${loose.looseMode})`, hint: `chmod 600 ${loose.path ?? loose.ref}` };
+  if (loose)
+    return {
+      ...base,
+      verdict: 'warn',
+      message: `${field}: ${loose.ref} is readable by other users (mode ${loose.looseMode})`,
+      hint: `chmod 600 ${loose.path ?? loose.ref}`,
+    };
   const short = statuses.find((s) => (s.length ?? 0) < SHORT_SECRET_CHARACTERS);
-  if (short) return { ...base, verdict: 'warn', message: `${field}: ${short.label} is only ${short.length} characters`, hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32` };
+  if (short)
+    return {
+      ...base,
+      verdict: 'warn',
+      message: `${field}: ${short.label} is only ${short.length} characters`,
+      hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`,
+    };
   const rotation = refs.length > 1 ? `; ${refs.length} secrets, a rotation overlap (§5.9): the first signs` : '';
   return { ...base, verdict: 'pass', message: `${field}: ${described}${rotation}` };
 }
@@ -57,8 +114,19 @@ const REQUIRED: Record<InterfaceId, readonly string[]> = {
   B: ['events_url', 'provider_code', 'secrets.events'],
 };
 
-export function checkConfiguration(environment: ChosenEnvironment | undefined, interfaces: readonly InterfaceId[]): CheckResult[] {
-  if (!environment) return [{ id: 'config', verdict: 'skip', message: 'no deployment profile (cai.config.json) in use', hint: hintOf('doctor_no_profile') }];
+export function checkConfiguration(
+  environment: ChosenEnvironment | undefined,
+  interfaces: readonly InterfaceId[],
+): CheckResult[] {
+  if (!environment)
+    return [
+      {
+        id: 'config',
+        verdict: 'skip',
+        message: 'no deployment profile (cai.config.json) in use',
+        hint: hintOf('doctor_no_profile'),
+      },
+    ];
   const s = environment.settings;
   const present: Record<string, boolean> = {
     provider_endpoint: s.provider_endpoint !== undefined,
@@ -73,23 +141,48 @@ export function checkConfiguration(environment: ChosenEnvironment | undefined, i
     const missing = REQUIRED[id].filter((field) => !present[field]);
     const what = `interface ${id} (${interfaceSpec(id).documentName}s, ${interfaceSpec(id).section})`;
     if (missing.length > 0) {
-      return [{ id: 'config', interface: id, verdict: 'fail', message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`, hint: `add them to environments.${environment.name} in ${environment.location.path}` }];
+      return [
+        {
+          id: 'config',
+          interface: id,
+          verdict: 'fail',
+          message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`,
+          hint: `add them to environments.${environment.name} in ${environment.location.path}`,
+        },
+      ];
     }
-    const results: CheckResult[] = [{ id: 'config', interface: id, verdict: 'pass', message: `environment ${environment.name} has everything ${what} needs` }];
+    const results: CheckResult[] = [
+      {
+        id: 'config',
+        interface: id,
+        verdict: 'pass',
+        message: `environment ${environment.name} has everything ${what} needs`,
+      },
+    ];
     if (interfaceSpec(id).authorisedOrigins && (s.authorised_origins?.length ?? 0) === 0) {
-      results.push({ id: 'config', interface: id, verdict: 'warn', message: 'no authorised_origins: the events endpoint cannot restrict who may call it (§5.7)', hint: "add the provider's egress IP addresses as authorised_origins" });
+      results.push({
+        id: 'config',
+        interface: id,
+        verdict: 'warn',
+        message: 'no authorised_origins: the events endpoint cannot restrict who may call it (§5.7)',
+        hint: "add the provider's egress IP addresses as authorised_origins",
+      });
     }
     return results;
   });
 }
 
 /** Every network check of one target, in order; a failed step skips the ones that depend on it. */
-export async function checkTarget(target: DoctorTarget, options: ProbeOptions & { now: () => number }): Promise<CheckResult[]> {
+export async function checkTarget(
+  target: DoctorTarget,
+  options: ProbeOptions & { now: () => number },
+): Promise<CheckResult[]> {
   const url = new URL(target.url);
   const base = { target: target.url, interface: target.interface };
   const results: CheckResult[] = [];
   const push = (result: Omit<CheckResult, 'target' | 'interface'>) => results.push({ ...base, ...result });
-  const skip = (ids: string[], why: string) => ids.forEach((id) => push({ id, verdict: 'skip', message: `not run: ${why}` }));
+  const skip = (ids: string[], why: string) =>
+    ids.forEach((id) => push({ id, verdict: 'skip', message: `not run: ${why}` }));
   const https = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (https ? 443 : 80));
@@ -99,17 +192,29 @@ export async function checkTarget(target: DoctorTarget, options: ProbeOptions & 
     push({
       id: 'url',
       verdict: local ? 'warn' : 'fail',
-      message: local ? 'plain http on a local address: fine for a mock, not for a deployment' : 'plain http: the interface requires TLS 1.2 or above (§5.8)',
+      message: local
+        ? 'plain http on a local address: fine for a mock, not for a deployment'
+        : 'plain http: the interface requires TLS 1.2 or above (§5.8)',
       hint: 'use an https:// URL',
     });
   }
   let addresses: string[];
   try {
     addresses = await resolveHost(hostname, options.timeoutMs);
-    push({ id: 'dns', verdict: 'pass', message: addresses[0] === hostname ? `${hostname} is an IP address` : `${hostname} resolves to ${addresses.join(', ')}` });
+    push({
+      id: 'dns',
+      verdict: 'pass',
+      message:
+        addresses[0] === hostname ? `${hostname} is an IP address` : `${hostname} resolves to ${addresses.join(', ')}`,
+    });
   } catch (error) {
     const { code, message } = describeSocketError(error);
-    push({ id: 'dns', verdict: 'fail', message: `${hostname} does not resolve (${code}): ${message}`, hint: 'check the host name for typos, and this machine\'s DNS and network' });
+    push({
+      id: 'dns',
+      verdict: 'fail',
+      message: `${hostname} does not resolve (${code}): ${message}`,
+      hint: "check the host name for typos, and this machine's DNS and network",
+    });
     skip(['tcp', ...(https ? ['tls', 'tls-legacy', 'certificate'] : []), 'clock'], 'the name does not resolve');
     return results;
   }
@@ -119,8 +224,16 @@ export async function checkTarget(target: DoctorTarget, options: ProbeOptions & 
     push({ id: 'tcp', verdict: 'pass', message: `${address} port ${port} accepts connections` });
   } catch (error) {
     const { code, message } = describeSocketError(error);
-    const hint = code === 'ECONNREFUSED' ? 'nothing listens there: check the port and that the service runs' : 'check firewalls, and that this machine may reach the host (egress rules, VPN)';
-    push({ id: 'tcp', verdict: 'fail', message: `cannot connect to ${address} port ${port} (${code}): ${message}`, hint });
+    const hint =
+      code === 'ECONNREFUSED'
+        ? 'nothing listens there: check the port and that the service runs'
+        : 'check firewalls, and that this machine may reach the host (egress rules, VPN)';
+    push({
+      id: 'tcp',
+      verdict: 'fail',
+      message: `cannot connect to ${address} port ${port} (${code}): ${message}`,
+      hint,
+    });
     skip([...(https ? ['tls', 'tls-legacy', 'certificate'] : []), 'clock'], 'no TCP connection');
     return results;
   }
@@ -137,14 +250,30 @@ export async function checkTarget(target: DoctorTarget, options: ProbeOptions & 
 
 type Push = (result: Omit<CheckResult, 'target' | 'interface'>) => void;
 
-async function checkTls(address: string, hostname: string, port: number, options: ProbeOptions & { now: () => number }, push: Push): Promise<boolean> {
+async function checkTls(
+  address: string,
+  hostname: string,
+  port: number,
+  options: ProbeOptions & { now: () => number },
+  push: Push,
+): Promise<boolean> {
   let facts: TlsFacts;
   try {
     facts = await handshake(address, hostname, port, { min: 'TLSv1.2', max: 'TLSv1.3' }, options);
-    push({ id: 'tls', verdict: 'pass', message: `negotiates ${facts.protocol} (${facts.cipher})`, details: { protocol: facts.protocol, cipher: facts.cipher } });
+    push({
+      id: 'tls',
+      verdict: 'pass',
+      message: `negotiates ${facts.protocol} (${facts.cipher})`,
+      details: { protocol: facts.protocol, cipher: facts.cipher },
+    });
   } catch (error) {
     const { code, message } = describeSocketError(error);
-    push({ id: 'tls', verdict: 'fail', message: `no TLS 1.2+ handshake (${code}): ${message}`, hint: 'the server must offer TLS 1.2 or 1.3 (§5.8); is this port speaking TLS at all?' });
+    push({
+      id: 'tls',
+      verdict: 'fail',
+      message: `no TLS 1.2+ handshake (${code}): ${message}`,
+      hint: 'the server must offer TLS 1.2 or 1.3 (§5.8); is this port speaking TLS at all?',
+    });
     push({ id: 'certificate', verdict: 'skip', message: 'not run: no TLS handshake' });
     push({ id: 'tls-legacy', verdict: 'skip', message: 'not run: no TLS handshake' });
     return false;
@@ -152,11 +281,21 @@ async function checkTls(address: string, hostname: string, port: number, options
   push(certificateVerdict(facts, options.now()));
   try {
     const legacy = await handshake(address, hostname, port, { min: 'TLSv1', max: 'TLSv1.1' }, options);
-    push({ id: 'tls-legacy', verdict: 'fail', message: `accepts ${legacy.protocol}, below the TLS 1.2 minimum (§5.8)`, hint: 'set the server\'s minimum protocol to TLSv1.2 (e.g. ssl_protocols TLSv1.2 TLSv1.3;)' });
+    push({
+      id: 'tls-legacy',
+      verdict: 'fail',
+      message: `accepts ${legacy.protocol}, below the TLS 1.2 minimum (§5.8)`,
+      hint: "set the server's minimum protocol to TLSv1.2 (e.g. ssl_protocols TLSv1.2 TLSv1.3;)",
+    });
   } catch (error) {
     const { code } = describeSocketError(error);
     if (code === 'ERR_SSL_NO_PROTOCOLS_AVAILABLE') {
-      push({ id: 'tls-legacy', verdict: 'skip', message: 'this machine\'s OpenSSL cannot offer TLS 1.0/1.1, so their refusal cannot be tested', hint: 'run cai doctor from a machine whose OpenSSL still supports TLS 1.1' });
+      push({
+        id: 'tls-legacy',
+        verdict: 'skip',
+        message: "this machine's OpenSSL cannot offer TLS 1.0/1.1, so their refusal cannot be tested",
+        hint: 'run cai doctor from a machine whose OpenSSL still supports TLS 1.1',
+      });
     } else {
       push({ id: 'tls-legacy', verdict: 'pass', message: `refuses TLS 1.0 and 1.1 (${code})` });
     }
@@ -166,19 +305,63 @@ async function checkTls(address: string, hostname: string, port: number, options
 
 function certificateVerdict(facts: TlsFacts, now: number): Omit<CheckResult, 'target' | 'interface'> {
   const certificate = facts.certificate;
-  if (!certificate || !certificate.valid_to) return { id: 'certificate', verdict: 'fail', message: 'the server sent no certificate', hint: 'configure a certificate for this host' };
+  if (!certificate || !certificate.valid_to)
+    return {
+      id: 'certificate',
+      verdict: 'fail',
+      message: 'the server sent no certificate',
+      hint: 'configure a certificate for this host',
+    };
   const validTo = Date.parse(certificate.valid_to);
   const validFrom = Date.parse(certificate.valid_from);
   const subject = certificate.subject?.CN ?? certificate.subjectaltname ?? 'the certificate';
-  const details = { subject: certificate.subject?.CN, issuer: certificate.issuer?.CN, valid_from: new Date(validFrom).toISOString(), valid_to: new Date(validTo).toISOString(), subjectaltname: certificate.subjectaltname };
+  const details = {
+    subject: certificate.subject?.CN,
+    issuer: certificate.issuer?.CN,
+    valid_from: new Date(validFrom).toISOString(),
+    valid_to: new Date(validTo).toISOString(),
+    subjectaltname: certificate.subjectaltname,
+  };
   const daysLeft = Math.floor((validTo - now) / 86_400_000);
-  if (validTo <= now) return { id: 'certificate', verdict: 'fail', message: `${subject} expired on ${details.valid_to}`, hint: 'renew the certificate', details };
-  if (validFrom > now) return { id: 'certificate', verdict: 'fail', message: `${subject} is not valid before ${details.valid_from}`, hint: "check this machine's clock and the certificate's dates", details };
+  if (validTo <= now)
+    return {
+      id: 'certificate',
+      verdict: 'fail',
+      message: `${subject} expired on ${details.valid_to}`,
+      hint: 'renew the certificate',
+      details,
+    };
+  if (validFrom > now)
+    return {
+      id: 'certificate',
+      verdict: 'fail',
+      message: `${subject} is not valid before ${details.valid_from}`,
+      hint: "check this machine's clock and the certificate's dates",
+      details,
+    };
   if (!facts.authorized) {
-    return { id: 'certificate', verdict: 'fail', message: `${subject} is not trusted: ${facts.authorizationError ?? 'unknown reason'}`, hint: trustHint(facts.authorizationError), details };
+    return {
+      id: 'certificate',
+      verdict: 'fail',
+      message: `${subject} is not trusted: ${facts.authorizationError ?? 'unknown reason'}`,
+      hint: trustHint(facts.authorizationError),
+      details,
+    };
   }
-  if (daysLeft < CERTIFICATE_WARNING_DAYS) return { id: 'certificate', verdict: 'warn', message: `${subject} expires in ${daysLeft} days (${details.valid_to})`, hint: 'renew it before it expires', details };
-  return { id: 'certificate', verdict: 'pass', message: `${subject}, issued by ${details.issuer ?? 'unknown'}, valid until ${details.valid_to} (${daysLeft} days)`, details };
+  if (daysLeft < CERTIFICATE_WARNING_DAYS)
+    return {
+      id: 'certificate',
+      verdict: 'warn',
+      message: `${subject} expires in ${daysLeft} days (${details.valid_to})`,
+      hint: 'renew it before it expires',
+      details,
+    };
+  return {
+    id: 'certificate',
+    verdict: 'pass',
+    message: `${subject}, issued by ${details.issuer ?? 'unknown'}, valid until ${details.valid_to} (${daysLeft} days)`,
+    details,
+  };
 }
 
 function trustHint(code: string | undefined): string {
@@ -187,7 +370,11 @@ function trustHint(code: string | undefined): string {
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-      return hintOf('doctor_private_ca', {}, 'a self-signed or private CA: trust the issuing CA, or serve the full chain');
+      return hintOf(
+        'doctor_private_ca',
+        {},
+        'a self-signed or private CA: trust the issuing CA, or serve the full chain',
+      );
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return 'the certificate does not name this host: use the host name it was issued for, or reissue it';
     case 'CERT_HAS_EXPIRED':
@@ -197,18 +384,33 @@ function trustHint(code: string | undefined): string {
   }
 }
 
-async function checkClock(url: URL, address: string, options: ProbeOptions & { now: () => number }, push: Push): Promise<void> {
+async function checkClock(
+  url: URL,
+  address: string,
+  options: ProbeOptions & { now: () => number },
+  push: Push,
+): Promise<void> {
   let facts;
   try {
     facts = await fetchDate(url, address, options, options.now);
   } catch (error) {
     const { code, message } = describeSocketError(error);
-    push({ id: 'clock', verdict: 'fail', message: `no HTTP answer to read the Date header from (${code}): ${message}`, hint: 'the server accepts connections but does not answer HTTP' });
+    push({
+      id: 'clock',
+      verdict: 'fail',
+      message: `no HTTP answer to read the Date header from (${code}): ${message}`,
+      hint: 'the server accepts connections but does not answer HTTP',
+    });
     return;
   }
   const serverTime = facts.date ? Date.parse(facts.date) : NaN;
   if (!Number.isFinite(serverTime)) {
-    push({ id: 'clock', verdict: 'warn', message: `GET answered ${facts.status} without a usable Date header, so the clock offset is unknown`, hint: 'compare both clocks with NTP; signatures allow ±300 s (§5.5)' });
+    push({
+      id: 'clock',
+      verdict: 'warn',
+      message: `GET answered ${facts.status} without a usable Date header, so the clock offset is unknown`,
+      hint: 'compare both clocks with NTP; signatures allow ±300 s (§5.5)',
+    });
     return;
   }
   // Date has a resolution of one second: compare with the middle of the round trip.
@@ -216,13 +418,33 @@ async function checkClock(url: URL, address: string, options: ProbeOptions & { n
   const details = { offset_seconds: offsetSeconds, server_date: facts.date, status: facts.status };
   const direction = offsetSeconds >= 0 ? 'ahead of' : 'behind';
   // The Date header has a resolution of one second, so ±1 s is "in step".
-  const described = Math.abs(offsetSeconds) <= 1 ? "the server's clock and this machine's agree within 1 s" : `the server's clock is ${Math.abs(offsetSeconds)} s ${direction} this machine's`;
+  const described =
+    Math.abs(offsetSeconds) <= 1
+      ? "the server's clock and this machine's agree within 1 s"
+      : `the server's clock is ${Math.abs(offsetSeconds)} s ${direction} this machine's`;
   if (Math.abs(offsetSeconds) > SIGNATURE_WINDOW_SECONDS) {
-    push({ id: 'clock', verdict: 'fail', message: `${described}: beyond the ${SIGNATURE_WINDOW_SECONDS} s window, so every signed request is rejected (§5.5)`, hint: 'synchronise both clocks with NTP', details });
+    push({
+      id: 'clock',
+      verdict: 'fail',
+      message: `${described}: beyond the ${SIGNATURE_WINDOW_SECONDS} s window, so every signed request is rejected (§5.5)`,
+      hint: 'synchronise both clocks with NTP',
+      details,
+    });
   } else if (Math.abs(offsetSeconds) > CLOCK_WARNING_SECONDS) {
-    push({ id: 'clock', verdict: 'warn', message: `${described}: within the ${SIGNATURE_WINDOW_SECONDS} s window, but it eats into it (§5.5)`, hint: 'synchronise both clocks with NTP', details });
+    push({
+      id: 'clock',
+      verdict: 'warn',
+      message: `${described}: within the ${SIGNATURE_WINDOW_SECONDS} s window, but it eats into it (§5.5)`,
+      hint: 'synchronise both clocks with NTP',
+      details,
+    });
   } else {
-    push({ id: 'clock', verdict: 'pass', message: `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`, details });
+    push({
+      id: 'clock',
+      verdict: 'pass',
+      message: `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`,
+      details,
+    });
   }
 }
 

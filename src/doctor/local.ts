@@ -18,13 +18,25 @@ const SHORT_SECRET_CHARACTERS = 32;
 
 /** The environment variables the commands take a secret from when no flag names one (docs/operations.md). */
 const DEFAULT_SECRET_VARIABLES = [
-  { name: 'CAI_SECRET', what: 'the secret of the commands that sign or verify, for the direction they work in', secret: 'signing' },
-  { name: 'CAI_CALLBACK_SECRET', what: "the events secret of Interface A runs, for the provider's callbacks (§5.1)", secret: 'callback' },
+  {
+    name: 'CAI_SECRET',
+    what: 'the secret of the commands that sign or verify, for the direction they work in',
+    secret: 'signing',
+  },
+  {
+    name: 'CAI_CALLBACK_SECRET',
+    what: "the events secret of Interface A runs, for the provider's callbacks (§5.1)",
+    secret: 'callback',
+  },
 ] as const;
 
 /** `20.19.0` ≤ `v20.20.2`: numeric, part by part. */
 export function versionAtLeast(version: string, minimum: string): boolean {
-  const parts = (text: string) => text.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parts = (text: string) =>
+    text
+      .replace(/^v/, '')
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const [have, need] = [parts(version), parts(minimum)];
   for (let index = 0; index < 3; index += 1) {
     const a = have[index] ?? 0;
@@ -36,8 +48,14 @@ export function versionAtLeast(version: string, minimum: string): boolean {
 
 export function checkNode(version: string): CheckResult {
   const wanted = `cai needs ${MIN_NODE_VERSION} or later`;
-  if (versionAtLeast(version, MIN_NODE_VERSION)) return { id: 'node', verdict: 'pass', message: `Node.js ${version.replace(/^v/, '')} (${wanted})` };
-  return { id: 'node', verdict: 'fail', message: `Node.js ${version.replace(/^v/, '')} is too old: ${wanted}`, hint: `install Node.js ${MIN_NODE_VERSION.split('.').slice(0, 2).join('.')} or later (nodejs.org, or nvm install 20)` };
+  if (versionAtLeast(version, MIN_NODE_VERSION))
+    return { id: 'node', verdict: 'pass', message: `Node.js ${version.replace(/^v/, '')} (${wanted})` };
+  return {
+    id: 'node',
+    verdict: 'fail',
+    message: `Node.js ${version.replace(/^v/, '')} is too old: ${wanted}`,
+    hint: `install Node.js ${MIN_NODE_VERSION.split('.').slice(0, 2).join('.')} or later (nodejs.org, or nvm install 20)`,
+  };
 }
 
 /** The temporary directory takes the reproduction bodies of a conformance run and the reports written by default. */
@@ -52,14 +70,27 @@ export function checkTempDir(dir: string): CheckResult {
     return { id: 'temp', verdict: 'pass', message: `${dir} is writable (reproductions of failing checks go there)` };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return { id: 'temp', verdict: 'fail', message: `${dir} is not writable (${code}): conformance runs cannot save their reproductions`, hint: hintOf('doctor_temp_unwritable', {}, 'set TMPDIR to a writable directory') };
+    return {
+      id: 'temp',
+      verdict: 'fail',
+      message: `${dir} is not writable (${code}): conformance runs cannot save their reproductions`,
+      hint: hintOf('doctor_temp_unwritable', {}, 'set TMPDIR to a writable directory'),
+    };
   }
 }
 
 /** No profile in use: where one was looked for, and how to make one. */
 export function checkNoProfile(search: ConfigSearch, cwd: string): CheckResult {
-  const where = search.top === cwd ? `in ${cwd}` : `from ${cwd} up to ${search.top}${search.repository ? ' (the repository root)' : ''}`;
-  return { id: 'config', verdict: 'skip', message: `no deployment profile: no cai.config.json ${where}, and neither ${optionName('config')} nor CAI_CONFIG`, hint: "commands take their flags alone; for a deployment's values as defaults, 'cai config init'" };
+  const where =
+    search.top === cwd
+      ? `in ${cwd}`
+      : `from ${cwd} up to ${search.top}${search.repository ? ' (the repository root)' : ''}`;
+  return {
+    id: 'config',
+    verdict: 'skip',
+    message: `no deployment profile: no cai.config.json ${where}, and neither ${optionName('config')} nor CAI_CONFIG`,
+    hint: "commands take their flags alone; for a deployment's values as defaults, 'cai config init'",
+  };
 }
 
 /**
@@ -71,15 +102,30 @@ export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
   const results = DEFAULT_SECRET_VARIABLES.map(({ name, what, secret }): CheckResult => {
     const value = env[name];
     if (value === undefined || value === '') {
-      return { id: 'secrets', verdict: name === 'CAI_SECRET' ? 'warn' : 'skip', message: `${name} is not set: ${what}`, hint: hintOf('doctor_secret_unset', { variable: name, secret }, `export ${name}`) };
+      return {
+        id: 'secrets',
+        verdict: name === 'CAI_SECRET' ? 'warn' : 'skip',
+        message: `${name} is not set: ${what}`,
+        hint: hintOf('doctor_secret_unset', { variable: name, secret }, `export ${name}`),
+      };
     }
     if (value.length < SHORT_SECRET_CHARACTERS) {
-      return { id: 'secrets', verdict: 'warn', message: `${name} is only ${value.length} characters`, hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32` };
+      return {
+        id: 'secrets',
+        verdict: 'warn',
+        message: `${name} is only ${value.length} characters`,
+        hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`,
+      };
     }
     return { id: 'secrets', verdict: 'pass', message: `${name} is set (${value.length} characters): ${what}` };
   });
   if (env.CAI_SECRET && env.CAI_SECRET === env.CAI_CALLBACK_SECRET) {
-    results.push({ id: 'secrets', verdict: 'fail', message: 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret', hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one' });
+    results.push({
+      id: 'secrets',
+      verdict: 'fail',
+      message: 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret',
+      hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one',
+    });
   }
   return results;
 }

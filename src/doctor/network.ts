@@ -27,7 +27,10 @@ export function connectTcp(address: string, port: number, timeoutMs: number): Pr
   return new Promise((resolve, reject) => {
     const socket = netConnect({ host: address, port });
     // A deadline, not an idle time-out: connected within it, or given up. The probe holds nothing open after it.
-    const deadline = setTimeout(() => socket.destroy(timeoutError(`connecting to ${address}:${port}`, timeoutMs)), timeoutMs);
+    const deadline = setTimeout(
+      () => socket.destroy(timeoutError(`connecting to ${address}:${port}`, timeoutMs)),
+      timeoutMs,
+    );
     socket.once('connect', () => {
       clearTimeout(deadline);
       socket.destroy();
@@ -73,7 +76,10 @@ export function handshake(
       checkServerIdentity: (_host, certificate) => checkServerIdentity(hostname, certificate),
     });
     // The whole handshake within the time-out, however slowly its bytes come (a total deadline, not an idle one).
-    const deadline = setTimeout(() => socket.destroy(timeoutError(`the TLS handshake with ${address}:${port}`, options.timeoutMs)), options.timeoutMs);
+    const deadline = setTimeout(
+      () => socket.destroy(timeoutError(`the TLS handshake with ${address}:${port}`, options.timeoutMs)),
+      options.timeoutMs,
+    );
     socket.once('close', () => clearTimeout(deadline));
     socket.once('secureConnect', () => {
       clearTimeout(deadline);
@@ -127,7 +133,10 @@ export function fetchDate(url: URL, address: string, options: ProbeOptions, now:
       },
     );
     // The headers within the time-out, however slowly they come (a total deadline, not an idle one).
-    const deadline = setTimeout(() => request.destroy(timeoutError(`the GET of ${url.href}`, options.timeoutMs)), options.timeoutMs);
+    const deadline = setTimeout(
+      () => request.destroy(timeoutError(`the GET of ${url.href}`, options.timeoutMs)),
+      options.timeoutMs,
+    );
     request.once('error', (error) => {
       clearTimeout(deadline);
       reject(error);

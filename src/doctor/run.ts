@@ -39,7 +39,8 @@ export interface DoctorReport {
 export function targetsOf(environment: ChosenEnvironment, interfaces: readonly InterfaceId[]): DoctorTarget[] {
   const { provider_endpoint: endpoint, events_url: events } = environment.settings;
   const targets: DoctorTarget[] = [];
-  if (interfaces.includes('A') && endpoint) targets.push({ url: endpoint.replace(/\/+$/, '') + CONTACT_JOBS_PATH, interface: 'A' });
+  if (interfaces.includes('A') && endpoint)
+    targets.push({ url: endpoint.replace(/\/+$/, '') + CONTACT_JOBS_PATH, interface: 'A' });
   if (interfaces.includes('B') && events) targets.push({ url: events, interface: 'B' });
   return targets;
 }
@@ -59,15 +60,31 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     add(checkConfiguration(options.environment, options.interfaces));
     add(checkSecrets(options.environment, options.env));
   } else {
-    add([...(local.search ? [checkNoProfile(local.search, local.cwd)] : checkConfiguration(undefined, options.interfaces)), ...checkEnvironmentSecrets(options.env)]);
+    add([
+      ...(local.search ? [checkNoProfile(local.search, local.cwd)] : checkConfiguration(undefined, options.interfaces)),
+      ...checkEnvironmentSecrets(options.env),
+    ]);
   }
   for (const target of options.targets) {
     add(await checkTarget(target, { timeoutMs: options.timeoutMs, ca: options.ca, now: options.now }));
   }
   if (options.targets.length === 0) {
-    add([{ id: 'network', verdict: 'skip', message: 'no URL to probe (DNS, TCP, TLS, certificate, clock)', hint: hintOf('doctor_no_target', {}, 'use a profile whose environment has provider_endpoint or events_url') }]);
+    add([
+      {
+        id: 'network',
+        verdict: 'skip',
+        message: 'no URL to probe (DNS, TCP, TLS, certificate, clock)',
+        hint: hintOf('doctor_no_target', {}, 'use a profile whose environment has provider_endpoint or events_url'),
+      },
+    ]);
   }
   const summary: Record<Verdict, number> = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const check of checks) summary[check.verdict] += 1;
-  return { ok: summary.fail === 0, environment: options.environment?.name ?? null, targets: options.targets, checks, summary };
+  return {
+    ok: summary.fail === 0,
+    environment: options.environment?.name ?? null,
+    targets: options.targets,
+    checks,
+    summary,
+  };
 }

@@ -83,7 +83,9 @@ export class ConnectionGuard {
   }
 
   /** `handler`, called only for the requests `admit` lets through. */
-  wrap(handler: (request: IncomingMessage, response: ServerResponse) => void): (request: IncomingMessage, response: ServerResponse) => void {
+  wrap(
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): (request: IncomingMessage, response: ServerResponse) => void {
     return (request, response) => {
       if (this.admit(request, response)) handler(request, response);
     };
@@ -127,7 +129,14 @@ export class ConnectionGuard {
       socket.destroy();
       return;
     }
-    const connection: Connection = { socket, inFlight: 0, authenticated: false, overrun: false, reclaimed: false, guard: this };
+    const connection: Connection = {
+      socket,
+      inFlight: 0,
+      authenticated: false,
+      overrun: false,
+      reclaimed: false,
+      guard: this,
+    };
     this.count += 1;
     CONNECTIONS.set(socket, connection);
     this.idleUnauthenticated.set(socket, connection);

@@ -108,15 +108,35 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const started = performance.now();
   try {
     const { origin, path } = targetOf(req.url);
-    const options: Dispatcher.DispatchOptions = { origin, path, method: 'POST', headers: req.headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+    const options: Dispatcher.DispatchOptions = {
+      origin,
+      path,
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    };
     // undici's time-outs bound the headers and every pause in the body; the body as a whole is due by the deadline
     // too, so that an answer trickling a byte at a time cannot keep the request going (one timer, from the headers on).
-    const answer = await exchange(req.dispatcher ?? sharedDispatcher(), options, signal, NETWORK_CAPS.responseBodyBytes, precise ? undefined : started + timeoutMs);
-    const response: HttpResponse = { status: answer.status, headers: answer.headers, body: answer.body, latencyMs: performance.now() - started };
+    const answer = await exchange(
+      req.dispatcher ?? sharedDispatcher(),
+      options,
+      signal,
+      NETWORK_CAPS.responseBodyBytes,
+      precise ? undefined : started + timeoutMs,
+    );
+    const response: HttpResponse = {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+      latencyMs: performance.now() - started,
+    };
     if (answer.truncated) response.bodyTruncated = true;
     return response;
   } catch (error) {
-    if (req.signal?.aborted) throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
+    if (req.signal?.aborted)
+      throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
     if (precise?.timedOut() || error instanceof PastDeadline) throw timeoutError(req.url, timeoutMs, error, 'whole');
     throw describeNetworkError(req.url, timeoutMs, error);
   } finally {
@@ -143,7 +163,13 @@ interface Answer {
  * receiver that answers without end (or with megabytes) costs no more than the cap: past it, the request is aborted,
  * which closes the connection (never reused with unread bytes in it). `signal` aborts the request, queued or in flight.
  */
-function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, cap: number, deadline: number | undefined): Promise<Answer> {
+function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+  cap: number,
+  deadline: number | undefined,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     dispatcher.dispatch(options, new CappedAnswer(cap, signal, resolve, reject, deadline));
   });
@@ -182,13 +208,20 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
     if (this.signal?.aborted) controller.abort(abortReason(this.signal));
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx answers are interim: the final one follows.
     if (statusCode < 200) return;
     this.status = statusCode;
     this.headers = flattenHeaders(headers);
     if (this.deadline !== undefined && this.timer === undefined) {
-      this.timer = setTimeout(() => controller.abort(new PastDeadline('the answer was not whole by its deadline')), Math.max(0, this.deadline - performance.now()));
+      this.timer = setTimeout(
+        () => controller.abort(new PastDeadline('the answer was not whole by its deadline')),
+        Math.max(0, this.deadline - performance.now()),
+      );
       this.timer.unref();
     }
   }
@@ -233,7 +266,9 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
 }
 
 function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
+  return signal.reason instanceof Error
+    ? signal.reason
+    : Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }
 
 /** origin + path of a URL, parsed once per distinct URL (a batch posts thousands of times to one). */
@@ -250,7 +285,10 @@ function targetOf(url: string): { origin: string; path: string } {
 }
 
 /** A timer that aborts the request, linked to the caller's signal. */
-function preciseTimeout(ms: number, outer: AbortSignal | undefined): { signal: AbortSignal; timedOut: () => boolean; dispose: () => void } {
+function preciseTimeout(
+  ms: number,
+  outer: AbortSignal | undefined,
+): { signal: AbortSignal; timedOut: () => boolean; dispose: () => void } {
   const controller = new AbortController();
   let fired = false;
   const timer = setTimeout(() => {
@@ -293,7 +331,10 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, target: string): string | u
   }
   const proxy = url.protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
   if (!proxy) return undefined;
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const bypass = noProxy.some((entry) => {
     if (entry === '*') return true;

@@ -27,7 +27,9 @@ export interface CurlRequest {
 export function curlCommand(request: CurlRequest, layout: 'lines' | 'one-line' = 'lines'): string {
   const words = [
     `curl -sS -i -X POST ${shellQuote(request.url)}`,
-    ...request.headers.map((header) => `-H ${'shell' in header ? header.shell : shellQuote(`${header[0]}: ${header[1]}`)}`),
+    ...request.headers.map(
+      (header) => `-H ${'shell' in header ? header.shell : shellQuote(`${header[0]}: ${header[1]}`)}`,
+    ),
     ...(request.options ?? []).map(([flag, value]) => `${flag} ${shellQuote(value)}`),
     `--data-binary ${shellQuote('file' in request.data ? `@${request.data.file}` : request.data.text)}`,
   ];

@@ -7,7 +7,12 @@ import { NETWORK_CAPS } from '../bounds.js';
 import { formatDuration } from '../duration.js';
 import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
 
-export function timeoutError(url: string, timeoutMs: number, cause: unknown, phase: 'connect' | 'headers' | 'body' | 'whole'): CaiError {
+export function timeoutError(
+  url: string,
+  timeoutMs: number,
+  cause: unknown,
+  phase: 'connect' | 'headers' | 'body' | 'whole',
+): CaiError {
   const what =
     phase === 'connect'
       ? `could not connect to ${originOf(url)} within ${formatDuration(timeoutMs)}`
@@ -19,7 +24,15 @@ export function timeoutError(url: string, timeoutMs: number, cause: unknown, pha
   return codedError('delivery', 'timeout', what, {}, cause);
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'EHOSTDOWN',
+]);
 const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
 const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -47,19 +60,35 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
         : code === 'ECONNREFUSED'
           ? `the connection${to} was refused`
           : message;
-    return codedError('delivery', 'unreachable', `cannot reach ${origin}: ${why} (${code})`, { viaProxy: to !== '' }, error);
+    return codedError(
+      'delivery',
+      'unreachable',
+      `cannot reach ${origin}: ${why} (${code})`,
+      { viaProxy: to !== '' },
+      error,
+    );
   }
   if (isTlsError(code, message)) {
     return tlsError(`TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, code, message, error);
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return deliveryError('headers_too_large', `the response headers from ${origin} are over the ${NETWORK_CAPS.responseHeaderBytes / 1024} KiB cap (src/bounds.ts)`, 'check that the URL is the CAI endpoint', error);
+    return deliveryError(
+      'headers_too_large',
+      `the response headers from ${origin} are over the ${NETWORK_CAPS.responseHeaderBytes / 1024} KiB cap (src/bounds.ts)`,
+      'check that the URL is the CAI endpoint',
+      error,
+    );
   }
   if (/proxy/i.test(message) || code.startsWith('UND_ERR_PRX')) {
     return codedError('delivery', 'proxy', `the proxy failed: ${message}`, {}, error);
   }
   if (CONNECTION.has(code) || code === '') {
-    return deliveryError('connection', `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`, 'the receiver closed the connection without answering; check its logs', error);
+    return deliveryError(
+      'connection',
+      `the connection to ${origin} failed: ${message}${code ? ` (${code})` : ''}`,
+      'the receiver closed the connection without answering; check its logs',
+      error,
+    );
   }
   return codedError('delivery', 'connection', `the request to ${origin} failed: ${message} (${code})`, {}, error);
 }
@@ -67,13 +96,16 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
 function peerOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { address, port } = error as { address?: unknown; port?: unknown };
-  return typeof address === 'string' && typeof port === 'number' ? `${address.includes(':') ? `[${address}]` : address}:${port}` : undefined;
+  return typeof address === 'string' && typeof port === 'number'
+    ? `${address.includes(':') ? `[${address}]` : address}:${port}`
+    : undefined;
 }
 
 function rootCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 5; depth += 1) {
-    if (current instanceof Error && current.cause !== undefined && errnoCode(current) === undefined) current = current.cause;
+    if (current instanceof Error && current.cause !== undefined && errnoCode(current) === undefined)
+      current = current.cause;
     else break;
   }
   return current;
@@ -94,8 +126,15 @@ function isTlsError(code: string, message: string): boolean {
 
 /** A failed handshake: an old protocol (§5.8), or a certificate for another name or from an authority not trusted. */
 function tlsError(what: string, code: string, message: string, cause: unknown): CaiError {
-  if (/version|protocol/i.test(message) || code === 'EPROTO') return deliveryError('tls', what, 'the receiver must offer TLS 1.2 or above (§5.8)', cause);
-  return codedError('delivery', 'tls', what, { certificate: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'other-name' : 'untrusted' }, cause);
+  if (/version|protocol/i.test(message) || code === 'EPROTO')
+    return deliveryError('tls', what, 'the receiver must offer TLS 1.2 or above (§5.8)', cause);
+  return codedError(
+    'delivery',
+    'tls',
+    what,
+    { certificate: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'other-name' : 'untrusted' },
+    cause,
+  );
 }
 
 export function originOf(url: string): string {

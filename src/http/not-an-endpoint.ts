@@ -29,7 +29,8 @@ export function notTheEndpoint(answer: FirstAnswer): string | undefined {
   const type = (answer.headers['content-type'] ?? '').toLowerCase();
   const text = answer.body.subarray(0, 4096).toString('utf8');
   // A 2xx labelled text/html with an empty or non-page body may still be an endpoint that labels its answer badly.
-  const page = type.startsWith('text/html') && (answer.status < 200 || answer.status >= 300 || /<html|<!doctype html/i.test(text));
+  const page =
+    type.startsWith('text/html') && (answer.status < 200 || answer.status >= 300 || /<html|<!doctype html/i.test(text));
   const title = /<title[^>]*>([^<]{1,80})<\/title>/i.exec(text)?.[1]?.trim();
   const html = page ? `, an HTML page${title ? ` ("${title}")` : ''}` : '';
   if (answer.status === 404 || answer.status === 405 || answer.status === 501 || page) return `${status}${html}`;

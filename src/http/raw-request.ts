@@ -40,7 +40,8 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const requestLine = lines.shift() ?? '';
   const match = REQUEST_LINE.exec(requestLine.trim());
   // Where and what, never the bytes: the file may be a secret given by mistake.
-  if (!match) return { ok: false, message: 'the first line is not an HTTP request line (such as POST /events HTTP/1.1)' };
+  if (!match)
+    return { ok: false, message: 'the first line is not an HTTP request line (such as POST /events HTTP/1.1)' };
 
   const headers: Record<string, string> = {};
   const headerLines: [string, string][] = [];
@@ -55,7 +56,10 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   }
 
   if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
-    return { ok: false, message: 'chunked transfer encoding is not supported; capture the request with a Content-Length body' };
+    return {
+      ok: false,
+      message: 'chunked transfer encoding is not supported; capture the request with a Content-Length body',
+    };
   }
 
   let body = bytes.subarray(headEnd + separatorLength);
@@ -68,10 +72,14 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
     if (extra === '\n' || extra === '\r\n') {
       body = body.subarray(0, length);
     } else if (body.length > length) {
-      notes.push(`the capture has ${body.length - length} byte(s) after the ${length} declared by Content-Length; they were left out`);
+      notes.push(
+        `the capture has ${body.length - length} byte(s) after the ${length} declared by Content-Length; they were left out`,
+      );
       body = body.subarray(0, length);
     } else if (body.length < length) {
-      notes.push(`Content-Length says ${length} bytes but the capture holds ${body.length}; the capture may be cut short`);
+      notes.push(
+        `Content-Length says ${length} bytes but the capture holds ${body.length}; the capture may be cut short`,
+      );
     }
   }
   return {

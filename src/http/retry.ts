@@ -127,19 +127,24 @@ export function decideRetry(input: DecisionInput): RetryDecision {
   const { outcome, attempts, elapsedMs, nowMs, policy } = input;
   const kind = classifyOutcome(outcome);
   if (kind === 'accepted') return { retry: false, reason: 'accepted' };
-  if (kind === 'rejected') return { retry: false, giveUp: 'not-retryable', reason: `status ${statusOf(outcome)} is not retried (§7)` };
+  if (kind === 'rejected')
+    return { retry: false, giveUp: 'not-retryable', reason: `status ${statusOf(outcome)} is not retried (§7)` };
   if (kind === 'redirect') return { retry: false, giveUp: 'not-retryable', reason: 'redirects are not followed' };
   if (kind === 'fatal') return { retry: false, giveUp: 'not-retryable', reason: 'another attempt cannot fix this' };
   if (!policy.enabled) return { retry: false, giveUp: 'disabled', reason: 'retries are off' };
   if (outcome.kind === 'error' && outcome.nothingListens && policy.stopWhenNothingListens) {
     return { retry: false, giveUp: 'nothing-listens', reason: 'nothing listens on this port of this machine' };
   }
-  if (attempts >= policy.maxAttempts) return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the most allowed` };
+  if (attempts >= policy.maxAttempts)
+    return { retry: false, giveUp: 'max-attempts', reason: `${attempts} attempt(s) made, the most allowed` };
 
   const retryAfter = outcome.kind === 'response' ? parseRetryAfter(outcome.retryAfter, nowMs) : undefined;
   const { delayMs, basis, reason } = waitBeforeRetry(retryAfter, backoffMs(attempts, policy, input.random));
   // The budget holds the next attempt too: its wait, and room for it to be answered or to time out.
-  if (elapsedMs + delayMs + attemptRoomMs(input.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, policy) > policy.retryForMs) {
+  if (
+    elapsedMs + delayMs + attemptRoomMs(input.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, policy) >
+    policy.retryForMs
+  ) {
     return {
       retry: false,
       giveUp: 'retry-for',
@@ -155,9 +160,16 @@ export function decideRetry(input: DecisionInput): RetryDecision {
  * Retry-After of 0, or a date in the past, is a floor of zero that would have the sender hammer a receiver that is
  * shedding load, so repeats of it back off exponentially like 5xx answers (§8).
  */
-function waitBeforeRetry(retryAfterMs: number | undefined, backoff: number): { delayMs: number; basis: 'retry-after' | 'backoff'; reason: string } {
-  if (retryAfterMs !== undefined && retryAfterMs >= backoff) return { delayMs: retryAfterMs, basis: 'retry-after', reason: `Retry-After ${formatDuration(retryAfterMs)}` };
-  const raised = retryAfterMs === undefined ? '' : ` (Retry-After ${formatDuration(retryAfterMs)} is shorter: raised to the backoff)`;
+function waitBeforeRetry(
+  retryAfterMs: number | undefined,
+  backoff: number,
+): { delayMs: number; basis: 'retry-after' | 'backoff'; reason: string } {
+  if (retryAfterMs !== undefined && retryAfterMs >= backoff)
+    return { delayMs: retryAfterMs, basis: 'retry-after', reason: `Retry-After ${formatDuration(retryAfterMs)}` };
+  const raised =
+    retryAfterMs === undefined
+      ? ''
+      : ` (Retry-After ${formatDuration(retryAfterMs)} is shorter: raised to the backoff)`;
   return { delayMs: backoff, basis: 'backoff', reason: `backoff ${formatDuration(backoff)}${raised}` };
 }
 
@@ -222,17 +234,29 @@ export async function retryLoop<A>(options: RetryLoopOptions<A>): Promise<RetryL
   const started = clock();
   let last: A | undefined;
   for (let number = 1; ; number += 1) {
-    if (stops.some((signal) => signal.aborted)) return { last, attempts: number - 1, stopped: true, elapsedMs: clock() - started };
+    if (stops.some((signal) => signal.aborted))
+      return { last, attempts: number - 1, stopped: true, elapsedMs: clock() - started };
     last = await options.attempt(number, attemptTimeoutMs(options.timeoutMs, policy, clock() - started));
     const outcome = options.outcomeOf(last);
     const now = clock();
     if (outcome === undefined) return { last, attempts: number, stopped: true, elapsedMs: now - started };
-    const decision = decide({ outcome, attempts: number, elapsedMs: now - started, nowMs: now, policy, random: options.random, attemptTimeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS });
+    const decision = decide({
+      outcome,
+      attempts: number,
+      elapsedMs: now - started,
+      nowMs: now,
+      policy,
+      random: options.random,
+      attemptTimeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
+    });
     options.onDecision?.(last, decision, number);
     if (!decision.retry) return { last, decision, attempts: number, stopped: false, elapsedMs: now - started };
     try {
       // Retries are the rare path: a composite signal is made only here.
-      await sleep(decision.delayMs, stops.length === 0 ? NEVER : stops.length === 1 ? (stops[0] as AbortSignal) : AbortSignal.any(stops));
+      await sleep(
+        decision.delayMs,
+        stops.length === 0 ? NEVER : stops.length === 1 ? (stops[0] as AbortSignal) : AbortSignal.any(stops),
+      );
     } catch {
       // The stop signal ended the wait: the check above makes no further attempt.
     }
@@ -317,8 +341,14 @@ export function planSchedule(partial: Partial<RetryPolicy> = {}, limit = 1000): 
     if (atMin + waitMinMs > policy.retryForMs) break;
     atMin += waitMinMs;
     atMax += waitMs;
-    attempts.push({ attempt: retry + 1, waitMs, waitMinMs, atMinMs: atMin, atMaxMs: atMax, certain: atMax <= policy.retryForMs });
+    attempts.push({
+      attempt: retry + 1,
+      waitMs,
+      waitMinMs,
+      atMinMs: atMin,
+      atMaxMs: atMax,
+      certain: atMax <= policy.retryForMs,
+    });
   }
   return { policy, attempts, truncated: false };
 }
-

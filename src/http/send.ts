@@ -57,7 +57,12 @@ export function contactJobsUrl(base: string): string {
 export async function sendJob(request: SendJobRequest, options: DeliverOptions = {}): Promise<SendResult> {
   const url = contactJobsUrl(request.to);
   const delivery = await deliver(
-    { url, body: request.body, secret: request.secret, headers: { 'Content-Type': 'application/json', [HeaderNames.source]: request.source } },
+    {
+      url,
+      body: request.body,
+      secret: request.secret,
+      headers: { 'Content-Type': 'application/json', [HeaderNames.source]: request.source },
+    },
     options,
   );
   return judge('A', url, request.body, delivery, checkJobAck, request.eventId);
@@ -65,7 +70,12 @@ export async function sendJob(request: SendJobRequest, options: DeliverOptions =
 
 export async function sendEvent(request: SendEventRequest, options: DeliverOptions = {}): Promise<SendResult> {
   const delivery = await deliver(
-    { url: request.to, body: request.body, secret: request.secret, headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: request.provider } },
+    {
+      url: request.to,
+      body: request.body,
+      secret: request.secret,
+      headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: request.provider },
+    },
     options,
   );
   return judge('B', request.to, request.body, delivery, checkEventAck, request.eventId);

@@ -22,7 +22,13 @@ export function jsonReply(status: number, document: unknown, headers?: Record<st
 }
 
 /** The error body every mock uses: `{"ok":false,"error":code,"message":…}` plus details. */
-export function errorReply(status: number, code: string, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): Reply {
+export function errorReply(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+): Reply {
   return jsonReply(status, { ok: false, error: code, message, ...extra }, headers);
 }
 
@@ -47,7 +53,9 @@ export function sendReply(request: IncomingMessage, response: ServerResponse, re
   else response.end(reply.body.toString('latin1'), 'latin1');
 }
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };
+export type BodyResult =
+  | { ok: true; body: Buffer }
+  | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };
 
 /**
  * Request-body bytes held in memory by all requests together. A body takes its bytes as they arrive and gives
@@ -168,7 +176,8 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
       chunks.push(chunk);
       watched?.touch();
     };
-    const onEnd = () => finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    const onEnd = () =>
+      finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = () => finish({ ok: false, reason: 'aborted' });
     request.on('data', onData);
     request.on('end', onEnd);
@@ -283,14 +292,26 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   };
   let server: Server;
   // Every request passes the admission first: a connection over its requests in flight is closed, not served.
-  const guard = new ConnectionGuard({ maxConnections: limits.maxConnections, maxRequestsInFlight: limits.maxRequestsInFlight ?? DEFAULT_MAX_IN_FLIGHT });
+  const guard = new ConnectionGuard({
+    maxConnections: limits.maxConnections,
+    maxRequestsInFlight: limits.maxRequestsInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+  });
   const admitted = guard.wrap(handler);
   try {
     server = options.tls
-      ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, admitted)
+      ? createHttpsServer(
+          { ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' },
+          admitted,
+        )
       : createHttpServer(serverOptions, admitted);
   } catch (error) {
-    throw codedError('usage', 'bad_tls_files', `the TLS certificate or key cannot be used: ${errorMessage(error)}`, {}, error);
+    throw codedError(
+      'usage',
+      'bad_tls_files',
+      `the TLS certificate or key cannot be used: ${errorMessage(error)}`,
+      {},
+      error,
+    );
   }
   guard.attach(server);
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
@@ -345,7 +366,13 @@ function listenError(error: unknown, host: string, port: number) {
     return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
   }
   const reason = errorMessage(error);
-  return codedError('delivery', 'listen_failed', `cannot listen on ${host}:${port}: ${reason}`, { ...data, reason }, error);
+  return codedError(
+    'delivery',
+    'listen_failed',
+    `cannot listen on ${host}:${port}: ${reason}`,
+    { ...data, reason },
+    error,
+  );
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>

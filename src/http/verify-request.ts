@@ -28,7 +28,10 @@ export type VerifyRequestResult =
  * `X-CAI-Signature` and `X-CAI-Timestamp` from the headers, and returns the verdict with the exact bytes, so the
  * caller parses what was verified. Never throws.
  */
-export async function verifyRequest(request: IncomingMessage, options: VerifyRequestOptions): Promise<VerifyRequestResult> {
+export async function verifyRequest(
+  request: IncomingMessage,
+  options: VerifyRequestOptions,
+): Promise<VerifyRequestResult> {
   let rawBody: Buffer;
   if (options.rawBody !== undefined) {
     rawBody = Buffer.from(options.rawBody);

@@ -42,7 +42,19 @@ type Ids = Pick<MockRequestEntry, 'event' | 'event_id' | 'lead_id'>;
 /** One row of the list: what the mock's line says of the request, its id and its body's size. */
 export type RequestSummary = Pick<
   MockRequestEntry,
-  'received_at' | 'interface' | 'status' | 'verdict' | 'reason' | 'message' | 'space' | 'provider_code' | 'event' | 'event_id' | 'lead_id' | 'lead_known' | 'provider_job_id'
+  | 'received_at'
+  | 'interface'
+  | 'status'
+  | 'verdict'
+  | 'reason'
+  | 'message'
+  | 'space'
+  | 'provider_code'
+  | 'event'
+  | 'event_id'
+  | 'lead_id'
+  | 'lead_known'
+  | 'provider_job_id'
 > & {
   id: number;
   body_bytes?: number;
@@ -59,14 +71,42 @@ const OVERHEAD_BYTES = 512;
  * by reference (Node's header array and the mock's answer are not changed after the answer). Few objects a
  * request: with 10 000 kept, every one costs the garbage collector.
  */
-export function captureRequest(id: number, observed: ObservedRequest, limits: InspectorLimits, arena: Arena): InspectedRequest {
+export function captureRequest(
+  id: number,
+  observed: ObservedRequest,
+  limits: InspectorLimits,
+  arena: Arena,
+): InspectedRequest {
   const { rawHeaders, cut } = boundedHeaders(observed.rawHeaders, limits);
-  const body = observed.body === undefined ? undefined : arena.copy(observed.body, Math.min(observed.body.length, limits.maxBodyBytes));
+  const body =
+    observed.body === undefined
+      ? undefined
+      : arena.copy(observed.body, Math.min(observed.body.length, limits.maxBodyBytes));
   const target = observed.target.length > MAX_TARGET ? `${observed.target.slice(0, MAX_TARGET)}…` : observed.target;
   const { entry, reply } = observed;
-  const bytes = OVERHEAD_BYTES + target.length + headerBytes(rawHeaders) + (body?.length ?? 0) + (reply.body?.length ?? 0) + (entry.message?.length ?? 0);
-  const request: InspectedRequest = { id, bytes, entry, method: observed.method, target, httpVersion: observed.httpVersion, rawHeaders, headersCut: cut, remoteAddress: observed.remoteAddress, body, bodyBytes: observed.body?.length, reply };
-  if (body !== undefined && entry.event_id === undefined && entry.lead_id === undefined) request.claimed = claimedIds(body);
+  const bytes =
+    OVERHEAD_BYTES +
+    target.length +
+    headerBytes(rawHeaders) +
+    (body?.length ?? 0) +
+    (reply.body?.length ?? 0) +
+    (entry.message?.length ?? 0);
+  const request: InspectedRequest = {
+    id,
+    bytes,
+    entry,
+    method: observed.method,
+    target,
+    httpVersion: observed.httpVersion,
+    rawHeaders,
+    headersCut: cut,
+    remoteAddress: observed.remoteAddress,
+    body,
+    bodyBytes: observed.body?.length,
+    reply,
+  };
+  if (body !== undefined && entry.event_id === undefined && entry.lead_id === undefined)
+    request.claimed = claimedIds(body);
   return request;
 }
 
@@ -78,7 +118,8 @@ export function idsOf(request: InspectedRequest): Ids {
 /** The headers as name/value pairs. */
 export function headerPairs(request: InspectedRequest): HeaderPair[] {
   const pairs: HeaderPair[] = [];
-  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) pairs.push([request.rawHeaders[index] as string, request.rawHeaders[index + 1] as string]);
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2)
+    pairs.push([request.rawHeaders[index] as string, request.rawHeaders[index + 1] as string]);
   return pairs;
 }
 
@@ -110,7 +151,8 @@ export function summarise(request: InspectedRequest): RequestSummary {
 /** The value of the first header `name` (any case), as kept. */
 export function headerOf(request: InspectedRequest, name: string): string | undefined {
   const lower = name.toLowerCase();
-  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) if ((request.rawHeaders[index] as string).toLowerCase() === lower) return request.rawHeaders[index + 1];
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2)
+    if ((request.rawHeaders[index] as string).toLowerCase() === lower) return request.rawHeaders[index + 1];
   return undefined;
 }
 
@@ -142,9 +184,13 @@ function pick<T extends object, K extends keyof T>(entry: T, keys: readonly K[])
 }
 
 /** Node's header array itself when within the bounds (the usual case), else a bounded copy. */
-function boundedHeaders(raw: readonly string[], limits: InspectorLimits): { rawHeaders: readonly string[]; cut: number } {
+function boundedHeaders(
+  raw: readonly string[],
+  limits: InspectorLimits,
+): { rawHeaders: readonly string[]; cut: number } {
   let within = raw.length <= limits.maxHeaders * 2;
-  for (let index = 0; within && index < raw.length; index++) within = (raw[index] as string).length <= limits.maxHeaderBytes;
+  for (let index = 0; within && index < raw.length; index++)
+    within = (raw[index] as string).length <= limits.maxHeaderBytes;
   if (within) return { rawHeaders: raw, cut: 0 };
   const kept: string[] = [];
   let cut = 0;
@@ -156,7 +202,10 @@ function boundedHeaders(raw: readonly string[], limits: InspectorLimits): { rawH
       continue;
     }
     if (name.length > limits.maxHeaderBytes || value.length > limits.maxHeaderBytes) cut++;
-    kept.push(name.slice(0, limits.maxHeaderBytes), value.length > limits.maxHeaderBytes ? `${value.slice(0, limits.maxHeaderBytes)}…` : value);
+    kept.push(
+      name.slice(0, limits.maxHeaderBytes),
+      value.length > limits.maxHeaderBytes ? `${value.slice(0, limits.maxHeaderBytes)}…` : value,
+    );
   }
   return { rawHeaders: kept, cut };
 }

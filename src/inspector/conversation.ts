@@ -85,7 +85,10 @@ export interface ConversationSummary {
 const MAX_REJECTED = 50;
 
 /** Leads with events, the most recently active first, `limit` of them. */
-export function conversationList(store: InspectorStore, limit: number): { items: ConversationSummary[]; total: number } {
+export function conversationList(
+  store: InspectorStore,
+  limit: number,
+): { items: ConversationSummary[]; total: number } {
   const byLead = new Map<string, ConversationSummary>();
   const at = (space: 'live' | 'test', lead: string, when: string, id: number) => {
     const key = `${space}\u0000${lead}`;
@@ -109,14 +112,17 @@ export function conversationList(store: InspectorStore, limit: number): { items:
     else if (entry.verdict === 'rejected' || entry.verdict === 'injected') summary.rejected++;
   }
   // The provider mock: a lead's conversation is the events sent for it (ordered with the jobs by time).
-  for (const callback of store.callbacks.oldestFirst()) countEvent(at('live', callback.entry.lead_id, callback.entry.sent_at, callback.id), callback.entry.event);
+  for (const callback of store.callbacks.oldestFirst())
+    countEvent(at('live', callback.entry.lead_id, callback.entry.sent_at, callback.id), callback.entry.event);
   for (const request of store.requests.oldestFirst()) {
     const { entry } = request;
     if (!isJob(entry.interface) || entry.lead_id === undefined || entry.verdict !== 'accepted') continue;
     const key = `live\u0000${entry.lead_id}`;
     if (!byLead.has(key)) at('live', entry.lead_id, entry.received_at, request.id);
   }
-  const items = [...byLead.values()].sort((a, b) => (b.last_at === a.last_at ? b.last_id - a.last_id : b.last_at < a.last_at ? -1 : 1));
+  const items = [...byLead.values()].sort((a, b) =>
+    b.last_at === a.last_at ? b.last_id - a.last_id : b.last_at < a.last_at ? -1 : 1,
+  );
   return { items: items.slice(0, limit), total: items.length };
 }
 
@@ -132,8 +138,21 @@ function countEvent(summary: ConversationSummary, event: string | undefined): vo
 }
 
 /** The conversation of one lead in one space, or undefined when nothing is kept for it. */
-export function conversationOf(store: InspectorStore, space: 'live' | 'test', leadId: string): Conversation | undefined {
-  const conversation: Conversation = { lead_id: leadId, space, jobs: [], messages: [], endings: [], others: [], rejected: [], cut: 0 };
+export function conversationOf(
+  store: InspectorStore,
+  space: 'live' | 'test',
+  leadId: string,
+): Conversation | undefined {
+  const conversation: Conversation = {
+    lead_id: leadId,
+    space,
+    jobs: [],
+    messages: [],
+    endings: [],
+    others: [],
+    rejected: [],
+    cut: 0,
+  };
   const byEventId = new Map<string, ConversationEvent>();
   const limit = store.limits.maxConversationEvents;
   let shown = 0;
@@ -145,7 +164,12 @@ export function conversationOf(store: InspectorStore, space: 'live' | 'test', le
       return;
     }
     shown++;
-    const list = event.event === 'conversation.message' ? conversation.messages : endsConversation(event.event) ? conversation.endings : conversation.others;
+    const list =
+      event.event === 'conversation.message'
+        ? conversation.messages
+        : endsConversation(event.event)
+          ? conversation.endings
+          : conversation.others;
     list.push(event);
   };
   for (const request of store.requests.oldestFirst()) {
@@ -172,7 +196,8 @@ export function conversationOf(store: InspectorStore, space: 'live' | 'test', le
     add(event);
   }
   if (space === 'live') {
-    for (const callback of store.callbacks.oldestFirst()) if (callback.entry.lead_id === leadId) addCallback(callback, add);
+    for (const callback of store.callbacks.oldestFirst())
+      if (callback.entry.lead_id === leadId) addCallback(callback, add);
   }
   if (!found) return undefined;
   conversation.messages.sort(byOccurrence);
@@ -188,8 +213,20 @@ function noteRejected(conversation: Conversation, request: InspectedRequest): vo
 
 function addCallback(callback: InspectedCallback, add: (event: ConversationEvent) => void): void {
   const { entry } = callback;
-  const event = eventOf('callback', callback.id, entry.sent_at, callback.body) ?? { source: 'callback', id: callback.id, event: entry.event, event_id: entry.event_id, at: entry.sent_at };
-  event.delivery = { outcome: entry.outcome, ...(entry.status !== undefined ? { status: entry.status } : {}), attempts: entry.attempts, ...(entry.error ? { error: entry.error } : {}), retries: callback.retries };
+  const event = eventOf('callback', callback.id, entry.sent_at, callback.body) ?? {
+    source: 'callback',
+    id: callback.id,
+    event: entry.event,
+    event_id: entry.event_id,
+    at: entry.sent_at,
+  };
+  event.delivery = {
+    outcome: entry.outcome,
+    ...(entry.status !== undefined ? { status: entry.status } : {}),
+    attempts: entry.attempts,
+    ...(entry.error ? { error: entry.error } : {}),
+    retries: callback.retries,
+  };
   add(event);
 }
 
@@ -206,9 +243,26 @@ function timeOf(value: string | undefined): number {
   return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
 }
 
-const TEXT_FIELDS = ['occurred_at', 'direction', 'author', 'channel', 'text', 'from_number_e164', 'branch_code', 'scheduled_at', 'service', 'notes', 'outcome'] as const;
+const TEXT_FIELDS = [
+  'occurred_at',
+  'direction',
+  'author',
+  'channel',
+  'text',
+  'from_number_e164',
+  'branch_code',
+  'scheduled_at',
+  'service',
+  'notes',
+  'outcome',
+] as const;
 
-function eventOf(source: 'request' | 'callback', id: number, at: string, body: Buffer | undefined): ConversationEvent | undefined {
+function eventOf(
+  source: 'request' | 'callback',
+  id: number,
+  at: string,
+  body: Buffer | undefined,
+): ConversationEvent | undefined {
   const document = body === undefined ? undefined : parsed(body);
   if (!document || typeof document.event !== 'string' || typeof document.event_id !== 'string') return undefined;
   const event: ConversationEvent = { source, id, event: document.event, event_id: document.event_id, at };

@@ -5,7 +5,15 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { bodyCut, headerPairs, replyHeaders, summarise, type HeaderPair, type InspectedRequest, type RequestSummary } from './capture.js';
+import {
+  bodyCut,
+  headerPairs,
+  replyHeaders,
+  summarise,
+  type HeaderPair,
+  type InspectedRequest,
+  type RequestSummary,
+} from './capture.js';
 import { explain, type Explanation, type InspectorSigning } from './explain.js';
 import type { Redactor } from './redact.js';
 import { summariseCallback, type CallbackSummary, type InspectedCallback, type RetryNote } from './store.js';
@@ -40,7 +48,15 @@ export type CopyCommandsOf = (request: InspectedRequest, inspectorUrl: string) =
 
 export interface RequestDetail {
   summary: RequestSummary;
-  request: { method: string; target: string; http_version: string; remote_address?: string; headers: readonly HeaderPair[]; headers_cut: number; body?: BodyDetail };
+  request: {
+    method: string;
+    target: string;
+    http_version: string;
+    remote_address?: string;
+    headers: readonly HeaderPair[];
+    headers_cut: number;
+    body?: BodyDetail;
+  };
   answer: { status: number; headers: readonly HeaderPair[]; body?: BodyDetail };
   explanation: Explanation;
   commands: CopyCommands;
@@ -70,9 +86,17 @@ export function requestDetail(
       ...(request.remoteAddress !== undefined ? { remote_address: request.remoteAddress } : {}),
       headers: headerPairs(request),
       headers_cut: request.headersCut,
-      ...(request.body !== undefined ? { body: bodyDetail(request.body, request.bodyBytes ?? request.body.length, bodyCut(request)) } : {}),
+      ...(request.body !== undefined
+        ? { body: bodyDetail(request.body, request.bodyBytes ?? request.body.length, bodyCut(request)) }
+        : {}),
     },
-    answer: { status: request.reply.status, headers: replyHeaders(request.reply), ...(request.reply.body !== undefined ? { body: bodyDetail(request.reply.body, request.reply.body.length, false) } : {}) },
+    answer: {
+      status: request.reply.status,
+      headers: replyHeaders(request.reply),
+      ...(request.reply.body !== undefined
+        ? { body: bodyDetail(request.reply.body, request.reply.body.length, false) }
+        : {}),
+    },
     explanation: explain(request, signing),
     commands,
   };
@@ -80,7 +104,12 @@ export function requestDetail(
 }
 
 export function callbackDetail(callback: InspectedCallback, redactor: Redactor): CallbackDetail {
-  return redactor.json({ summary: summariseCallback(callback), headers: callback.headers, body: bodyDetail(callback.body, callback.body.length, false), retries: callback.retries });
+  return redactor.json({
+    summary: summariseCallback(callback),
+    headers: callback.headers,
+    body: bodyDetail(callback.body, callback.body.length, false),
+    retries: callback.retries,
+  });
 }
 
 function bodyDetail(bytes: Buffer, total: number, truncated: boolean): BodyDetail {
@@ -96,6 +125,7 @@ function bodyDetail(bytes: Buffer, total: number, truncated: boolean): BodyDetai
 
 /** A body cut at the bound may end inside a character: the text up to the last whole one, if the rest is UTF-8. */
 function utf8Prefix(bytes: Buffer): string | undefined {
-  for (let end = bytes.length; end > bytes.length - 4 && end > 0; end--) if (isUtf8(bytes.subarray(0, end))) return bytes.subarray(0, end).toString('utf8');
+  for (let end = bytes.length; end > bytes.length - 4 && end > 0; end--)
+    if (isUtf8(bytes.subarray(0, end))) return bytes.subarray(0, end).toString('utf8');
   return undefined;
 }

@@ -68,8 +68,14 @@ const SIGNATURE_REASONS = new Set(['invalid_signature', 'timestamp_outside_windo
 
 export function explain(request: InspectedRequest, signing: InspectorSigning): Explanation {
   const { entry } = request;
-  const out: Explanation = { status: entry.status, verdict: entry.verdict, ...(entry.reason ? { reason: entry.reason } : {}), ...(entry.message ? { message: entry.message } : {}) };
-  if (entry.status === 401 && entry.reason !== undefined && SIGNATURE_REASONS.has(entry.reason)) out.signature = explainSignature(request, signing);
+  const out: Explanation = {
+    status: entry.status,
+    verdict: entry.verdict,
+    ...(entry.reason ? { reason: entry.reason } : {}),
+    ...(entry.message ? { message: entry.message } : {}),
+  };
+  if (entry.status === 401 && entry.reason !== undefined && SIGNATURE_REASONS.has(entry.reason))
+    out.signature = explainSignature(request, signing);
   const validation = explainValidation(request);
   if (validation) out.validation = validation;
   return out;
@@ -91,7 +97,14 @@ function explainSignature(request: InspectedRequest, signing: InspectorSigning):
       : bodyCut(request)
         ? `only the first ${request.body.length} bytes of the body are kept: the signature cannot be checked against them`
         : undefined;
-  const diagnoses = diagnoseAll(result, { secrets, signature, timestamp, body, others, otherSecrets: signing.otherSecrets ?? [] });
+  const diagnoses = diagnoseAll(result, {
+    secrets,
+    signature,
+    timestamp,
+    body,
+    others,
+    otherSecrets: signing.otherSecrets ?? [],
+  });
   return {
     reason: result.reason,
     message: result.message,
@@ -99,10 +112,15 @@ function explainSignature(request: InspectedRequest, signing: InspectorSigning):
     windowSeconds,
     ...(signature !== undefined ? { signature } : {}),
     ...(credential ? { checkedWith: describeCredential(credential) } : {}),
-    ...(request.body !== undefined ? { body: { bytes: request.body.length, sha256: createHash('sha256').update(request.body).digest('hex') } } : {}),
+    ...(request.body !== undefined
+      ? { body: { bytes: request.body.length, sha256: createHash('sha256').update(request.body).digest('hex') } }
+      : {}),
     ...(note !== undefined ? { note } : {}),
     // Without the body, "none of the usual mistakes" would be a guess: only what the headers show is said.
-    diagnoses: note === undefined ? diagnoses : diagnoses.filter((diagnosis) => diagnosis.code !== 'signature_over_other_content'),
+    diagnoses:
+      note === undefined
+        ? diagnoses
+        : diagnoses.filter((diagnosis) => diagnosis.code !== 'signature_over_other_content'),
   };
 }
 
@@ -117,13 +135,32 @@ interface DiagnoseParts {
 
 /** cai verify's diagnosis, then the secret of another credential of this mock (live/test, §1). */
 function diagnoseAll(result: VerifyResult, parts: DiagnoseParts): Diagnosis[] {
-  const found = diagnose({ secrets: parts.secrets, otherSecrets: parts.otherSecrets, signature: parts.signature, timestamp: parts.timestamp, rawBody: parts.body, result });
+  const found = diagnose({
+    secrets: parts.secrets,
+    otherSecrets: parts.otherSecrets,
+    signature: parts.signature,
+    timestamp: parts.timestamp,
+    rawBody: parts.body,
+    result,
+  });
   if (result.reason !== 'signature_mismatch') return found;
   for (const other of parts.others) {
-    const matched = verify({ secrets: other.secrets, signature: parts.signature, timestamp: parts.timestamp, rawBody: parts.body, windowSeconds: Number.MAX_SAFE_INTEGER });
+    const matched = verify({
+      secrets: other.secrets,
+      signature: parts.signature,
+      timestamp: parts.timestamp,
+      rawBody: parts.body,
+      windowSeconds: Number.MAX_SAFE_INTEGER,
+    });
     if (!matched.valid) continue;
     const rest = found.filter((diagnosis) => diagnosis.code !== 'signature_over_other_content');
-    return [...rest, { code: 'other_direction_secret', message: `the request was signed with the secret of ${describeCredential(other)}; each credential has its own secret (§5.6, §1)` }];
+    return [
+      ...rest,
+      {
+        code: 'other_direction_secret',
+        message: `the request was signed with the secret of ${describeCredential(other)}; each credential has its own secret (§5.6, §1)`,
+      },
+    ];
   }
   return found;
 }
@@ -139,27 +176,38 @@ function describeCredential(credential: InspectorCredential): string {
   return `the ${credential.space} credential (${credential.code}${secrets})`;
 }
 
-function timestampFacts(timestamp: string | undefined, now: number): Pick<SignatureExplanation, 'timestamp' | 'timestampDate' | 'skewSeconds'> {
+function timestampFacts(
+  timestamp: string | undefined,
+  now: number,
+): Pick<SignatureExplanation, 'timestamp' | 'timestampDate' | 'skewSeconds'> {
   if (timestamp === undefined) return {};
   const value = timestamp.trim();
   if (!/^[0-9]{1,13}$/.test(value)) return { timestamp };
   // 13 digits: milliseconds (the diagnosis says so); the date and the skew are read from the seconds in them.
   const seconds = value.length === 13 ? Math.floor(Number(value) / 1000) : Number(value);
   const date = new Date(seconds * 1000);
-  return { timestamp, ...(Number.isNaN(date.getTime()) ? {} : { timestampDate: date.toISOString() }), skewSeconds: now - seconds };
+  return {
+    timestamp,
+    ...(Number.isNaN(date.getTime()) ? {} : { timestampDate: date.toISOString() }),
+    skewSeconds: now - seconds,
+  };
 }
 
 /** 400s: the errors (with their sections); accepted documents: the warnings `cai validate` gives. */
 function explainValidation(request: InspectedRequest): Explanation['validation'] {
   const kind = interfaceSpec(request.entry.interface).document;
-  const sectioned = (issues: readonly ValidationIssue[]) => issues.map((issue) => ({ ...issue, sections: sectionsOf(issue, kind) }));
+  const sectioned = (issues: readonly ValidationIssue[]) =>
+    issues.map((issue) => ({ ...issue, sections: sectionsOf(issue, kind) }));
   const { entry } = request;
   if (entry.errors?.length) return { kind, errors: sectioned(entry.errors), warnings: [] };
   if (request.body === undefined || bodyCut(request)) return undefined;
-  if (entry.reason === 'invalid_json') return { kind, errors: sectioned(validateBody(request.body, { kind }).errors), warnings: [] };
+  if (entry.reason === 'invalid_json')
+    return { kind, errors: sectioned(validateBody(request.body, { kind }).errors), warnings: [] };
   if (entry.verdict !== 'accepted' && entry.verdict !== 'duplicate') return undefined;
   const parsed = parseJson(request.body);
   if (!parsed.ok) return undefined;
   const verdict = validateDocument(parsed.value, { kind, strict: true });
-  return verdict.warnings.length > 0 || verdict.errors.length > 0 ? { kind, errors: sectioned(verdict.errors), warnings: sectioned(verdict.warnings) } : undefined;
+  return verdict.warnings.length > 0 || verdict.errors.length > 0
+    ? { kind, errors: sectioned(verdict.errors), warnings: sectioned(verdict.warnings) }
+    : undefined;
 }

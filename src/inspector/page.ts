@@ -115,7 +115,15 @@ function page(info: InspectorPageInfo) {
 <aside class="pane" id="detail" aria-live="polite"><p class="muted">Click a row to see it in full: headers, the body as received, the answer, why it was refused, and how to send it again.</p></aside>
 </div>
 <footer class="muted">Served by ${info.generator ?? 'cai'} from memory, read-only: ${info.bounds}. Nothing is loaded from elsewhere.</footer>`;
-  return { title: `cai inspector: mock ${info.kind}`, body, css: CSS, script: INSPECTOR_SCRIPT, scriptIsModule: true, generator: info.generator, connectSelf: true };
+  return {
+    title: `cai inspector: mock ${info.kind}`,
+    body,
+    css: CSS,
+    script: INSPECTOR_SCRIPT,
+    scriptIsModule: true,
+    generator: info.generator,
+    connectSelf: true,
+  };
 }
 
 /** The page, and the Content-Security-Policy to send with it as a header too (where frame-ancestors works). */

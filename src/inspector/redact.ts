@@ -48,7 +48,8 @@ export class Redactor {
     if (typeof value === 'string') return this.text(value);
     if (Buffer.isBuffer(value)) return this.buffer(value);
     if (Array.isArray(value)) return value.map((item) => this.walk(item));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.walk(item)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.walk(item)]));
     return value;
   }
 }

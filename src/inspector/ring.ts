@@ -60,7 +60,10 @@ export class Ring<T extends Sized> {
     const first = this.firstId();
     if (first === undefined) return;
     // Ids are consecutive: the item below `before` sits at a known index.
-    const from = before === undefined ? this.items.length - 1 : Math.min(this.items.length - 1, this.start + (Math.floor(before) - first) - 1);
+    const from =
+      before === undefined
+        ? this.items.length - 1
+        : Math.min(this.items.length - 1, this.start + (Math.floor(before) - first) - 1);
     for (let index = from; index >= this.start; index--) yield this.items[index] as T;
   }
 
@@ -68,7 +71,12 @@ export class Ring<T extends Sized> {
   *newerThan(after: number): Generator<T> {
     const first = this.firstId();
     if (first === undefined) return;
-    for (let index = Math.max(this.start, this.start + (Math.floor(after) - first) + 1); index < this.items.length; index++) yield this.items[index] as T;
+    for (
+      let index = Math.max(this.start, this.start + (Math.floor(after) - first) + 1);
+      index < this.items.length;
+      index++
+    )
+      yield this.items[index] as T;
   }
 
   /** Oldest first. */

@@ -93,9 +93,11 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   // The one server start-up of src/http/server.ts: fair admission (a flood of silent or half-sent connections gives
   // way to a page's) and the time-outs, within the inspector's own caps.
   const handler = (request: IncomingMessage, response: ServerResponse) => handle(state, routes, request, response);
-  const server = await listen(handler, { host, port: options.port ?? 0, path: '/', limits: caps }).catch((error: unknown) => {
-    throw inspectorListenError(error);
-  });
+  const server = await listen(handler, { host, port: options.port ?? 0, path: '/', limits: caps }).catch(
+    (error: unknown) => {
+      throw inspectorListenError(error);
+    },
+  );
   state.url = server.url;
   state.allowedHosts = hostCheck(server.server.address() as AddressInfo);
   return {
@@ -111,7 +113,12 @@ function prepare(options: InspectorServerOptions): InspectorState {
   const redactor = new Redactor(options.secrets);
   const { store } = options;
   const bounds = `the last ${store.limits.maxRequests.toLocaleString('en-US')} requests${options.kind === 'provider' ? ` and ${store.limits.maxCallbacks.toLocaleString('en-US')} callbacks` : ''} (fewer when they hold over ${formatBytes(store.limits.maxBytes)}), bodies up to ${formatBytes(store.limits.maxBodyBytes)} each`;
-  const page = renderInspectorPage({ kind: options.kind, mockUrl: options.mockUrl, bounds, generator: options.generator });
+  const page = renderInspectorPage({
+    kind: options.kind,
+    mockUrl: options.mockUrl,
+    bounds,
+    generator: options.generator,
+  });
   const dataHeaders = { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY };
   return {
     options,
@@ -139,7 +146,11 @@ function fragment(markup: string): Answer {
 function notFound(state: InspectorState, what: string, view = false): Answer {
   return view
     ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${state.bounds}.</p>`.value)
-    : jsonAnswer(state, 404, { ok: false, error: 'not_found', message: `${what} is not kept (any more): the inspector keeps ${state.bounds}` });
+    : jsonAnswer(state, 404, {
+        ok: false,
+        error: 'not_found',
+        message: `${what} is not kept (any more): the inspector keeps ${state.bounds}`,
+      });
 }
 
 /** Every path the inspector answers, GET only: the page, its JSON API, its HTML fragments and its downloads. */
@@ -149,20 +160,85 @@ function routesOf(state: InspectorState): Route[] {
   const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
   const { withRequest, withCallback, withConversation } = lookupsOf(state);
   return [
-    [/^\/$/, () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders })],
+    [
+      /^\/$/,
+      () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders }),
+    ],
     [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
-    [/^\/api\/info$/, () => json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits })],
-    [/^\/api\/requests$/, (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor))],
-    [/^\/api\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => json(200, requestDetail(request, options.signing, commands(request), redactor)))],
-    [/^\/api\/requests\/([0-9]{1,15})\/request\.http$/, (match) => withRequest(match, (request) => download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))))],
-    [/^\/api\/requests\/([0-9]{1,15})\/body$/, (match) => withRequest(match, (request) => (request.body === undefined ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' }) : download(`cai-body-${request.id}`, redactor.buffer(request.body))))],
+    [
+      /^\/api\/info$/,
+      () =>
+        json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits }),
+    ],
+    [
+      /^\/api\/requests$/,
+      (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor)),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})$/,
+      (match) =>
+        withRequest(match, (request) =>
+          json(200, requestDetail(request, options.signing, commands(request), redactor)),
+        ),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})\/request\.http$/,
+      (match) =>
+        withRequest(match, (request) =>
+          download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))),
+        ),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})\/body$/,
+      (match) =>
+        withRequest(match, (request) =>
+          request.body === undefined
+            ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' })
+            : download(`cai-body-${request.id}`, redactor.buffer(request.body)),
+        ),
+    ],
     [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
-    [/^\/api\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => json(200, conversation))],
-    [/^\/api\/callbacks$/, (_match, query) => json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query)))],
-    [/^\/api\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor)))],
-    [/^\/view\/requests\/([0-9]{1,15})$/, (match) => withRequest(match, (request) => fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value), true)],
-    [/^\/view\/conversations\/(live|test)\/([^/]+)$/, (match) => withConversation(match, (conversation) => fragment(renderConversation(redactor.json(conversation)).value), true)],
-    [/^\/view\/callbacks\/([0-9]{1,15})$/, (match) => withCallback(match, (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value), true)],
+    [
+      /^\/api\/conversations\/(live|test)\/([^/]+)$/,
+      (match) => withConversation(match, (conversation) => json(200, conversation)),
+    ],
+    [
+      /^\/api\/callbacks$/,
+      (_match, query) =>
+        json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query))),
+    ],
+    [
+      /^\/api\/callbacks\/([0-9]{1,15})$/,
+      (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor))),
+    ],
+    [
+      /^\/view\/requests\/([0-9]{1,15})$/,
+      (match) =>
+        withRequest(
+          match,
+          (request) =>
+            fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value),
+          true,
+        ),
+    ],
+    [
+      /^\/view\/conversations\/(live|test)\/([^/]+)$/,
+      (match) =>
+        withConversation(
+          match,
+          (conversation) => fragment(renderConversation(redactor.json(conversation)).value),
+          true,
+        ),
+    ],
+    [
+      /^\/view\/callbacks\/([0-9]{1,15})$/,
+      (match) =>
+        withCallback(
+          match,
+          (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value),
+          true,
+        ),
+    ],
   ];
 }
 
@@ -183,7 +259,11 @@ function lookupsOf(state: InspectorState) {
       try {
         lead = decodeURIComponent(match[2] as string);
       } catch {
-        return jsonAnswer(state, 400, { ok: false, error: 'bad_lead', message: 'the lead_id in the path is not URL-encoded UTF-8' });
+        return jsonAnswer(state, 400, {
+          ok: false,
+          error: 'bad_lead',
+          message: 'the lead_id in the path is not URL-encoded UTF-8',
+        });
       }
       const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
       return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
@@ -205,11 +285,20 @@ function pageOf(store: InspectorStore, query: URLSearchParams) {
 }
 
 /** One request: the Host check, GET only, the live stream, then the first route that matches. */
-function handle(state: InspectorState, routes: readonly Route[], request: IncomingMessage, response: ServerResponse): void {
+function handle(
+  state: InspectorState,
+  routes: readonly Route[],
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
   request.resume();
   const send = (answer: Answer) => {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
-    response.writeHead(answer.status, { ...(answer.headers ?? state.dataHeaders), 'content-type': answer.type, 'content-length': String(body.length) });
+    response.writeHead(answer.status, {
+      ...(answer.headers ?? state.dataHeaders),
+      'content-type': answer.type,
+      'content-length': String(body.length),
+    });
     response.end(body);
   };
   const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
@@ -218,7 +307,10 @@ function handle(state: InspectorState, routes: readonly Route[], request: Incomi
     return;
   }
   if (request.method !== 'GET') {
-    send({ ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }), headers: { ...state.dataHeaders, allow: 'GET' } });
+    send({
+      ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }),
+      headers: { ...state.dataHeaders, allow: 'GET' },
+    });
     return;
   }
   let parsed: URL;
@@ -229,7 +321,15 @@ function handle(state: InspectorState, routes: readonly Route[], request: Incomi
     return;
   }
   if (parsed.pathname === '/api/stream') {
-    if (!state.hub.open(response)) send({ ...json(503, { ok: false, error: 'too_many_streams', message: `at most ${state.store.limits.maxStreams} inspector pages may follow the requests live at once` }), headers: { ...state.dataHeaders, 'retry-after': '5' } });
+    if (!state.hub.open(response))
+      send({
+        ...json(503, {
+          ok: false,
+          error: 'too_many_streams',
+          message: `at most ${state.store.limits.maxStreams} inspector pages may follow the requests live at once`,
+        }),
+        headers: { ...state.dataHeaders, 'retry-after': '5' },
+      });
     return;
   }
   try {
@@ -248,7 +348,13 @@ function handle(state: InspectorState, routes: readonly Route[], request: Incomi
 }
 
 function filterOf(query: URLSearchParams): RequestFilter {
-  return { verdict: textOf(query, 'verdict'), type: textOf(query, 'type'), lead: textOf(query, 'lead'), space: textOf(query, 'space'), q: textOf(query, 'q') };
+  return {
+    verdict: textOf(query, 'verdict'),
+    type: textOf(query, 'type'),
+    lead: textOf(query, 'lead'),
+    space: textOf(query, 'space'),
+    q: textOf(query, 'q'),
+  };
 }
 
 function textOf(query: URLSearchParams, name: string): string | undefined {
@@ -257,12 +363,24 @@ function textOf(query: URLSearchParams, name: string): string | undefined {
 }
 
 function download(name: string, body: Buffer): Answer {
-  return { status: 200, type: 'application/octet-stream', body, headers: { ...COMMON_HEADERS, 'content-security-policy': DATA_POLICY, 'content-disposition': `attachment; filename="${name}"` } };
+  return {
+    status: 200,
+    type: 'application/octet-stream',
+    body,
+    headers: {
+      ...COMMON_HEADERS,
+      'content-security-policy': DATA_POLICY,
+      'content-disposition': `attachment; filename="${name}"`,
+    },
+  };
 }
 
 /** The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body. */
 function captureOf(request: InspectedRequest): Buffer {
-  const head = [`${request.method} ${request.target} HTTP/${request.httpVersion}`, ...headerPairs(request).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const head = [
+    `${request.method} ${request.target} HTTP/${request.httpVersion}`,
+    ...headerPairs(request).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
   // Header values are kept as Node read them (latin1): written back byte for byte.
   return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), request.body ?? Buffer.alloc(0)]);
 }

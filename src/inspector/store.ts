@@ -6,7 +6,14 @@
  */
 import type { ObservedRequest } from '../mock/pipeline.js';
 import type { CallbackRetry, ObservedEvent, SentEventEntry } from '../mock/simulator.js';
-import { captureRequest, idsOf, summarise, type HeaderPair, type InspectedRequest, type RequestSummary } from './capture.js';
+import {
+  captureRequest,
+  idsOf,
+  summarise,
+  type HeaderPair,
+  type InspectedRequest,
+  type RequestSummary,
+} from './capture.js';
 import { Arena } from './arena.js';
 import { DEFAULT_INSPECTOR_LIMITS, type InspectorLimits } from './limits.js';
 import type { Redactor } from './redact.js';
@@ -95,7 +102,14 @@ export class InspectorStore {
     const retries = this.pending.get(sent.entry.event_id) ?? [];
     this.pending.delete(sent.entry.event_id);
     const body = this.callbackBodies.copy(sent.body, Math.min(sent.body.length, this.limits.maxBodyBytes));
-    const kept = this.callbacks.push((id) => ({ id, bytes: 512 + body.length, entry: sent.entry, body, headers: Object.entries(sent.headers), retries }));
+    const kept = this.callbacks.push((id) => ({
+      id,
+      bytes: 512 + body.length,
+      entry: sent.entry,
+      body,
+      headers: Object.entries(sent.headers),
+      retries,
+    }));
     if (this.listeners.size > 0) this.emit({ kind: 'callback', summary: summariseCallback(kept) });
   };
 
@@ -107,7 +121,8 @@ export class InspectorStore {
       notes = [];
       this.pending.set(retry.event_id, notes);
     }
-    if (notes.length < MAX_RETRIES_KEPT) notes.push({ attempt: retry.attempt, reason: retry.reason, wait_ms: retry.waitMs, at: new Date().toISOString() });
+    if (notes.length < MAX_RETRIES_KEPT)
+      notes.push({ attempt: retry.attempt, reason: retry.reason, wait_ms: retry.waitMs, at: new Date().toISOString() });
   };
 
   subscribe(listener: (update: StoreUpdate) => void): () => void {
@@ -130,7 +145,9 @@ export class InspectorStore {
   }
 
   callbackPage(filter: { lead?: string; job?: string }, page: PageRequest): Page<CallbackSummary> {
-    const test = (callback: InspectedCallback) => (filter.lead === undefined || callback.entry.lead_id === filter.lead) && (filter.job === undefined || callback.entry.provider_job_id === filter.job);
+    const test = (callback: InspectedCallback) =>
+      (filter.lead === undefined || callback.entry.lead_id === filter.lead) &&
+      (filter.job === undefined || callback.entry.provider_job_id === filter.job);
     return pageOf(this.callbacks, test, page, this.limits, summariseCallback);
   }
 
@@ -149,7 +166,13 @@ export function summariseCallback(callback: InspectedCallback): CallbackSummary 
   return { id: callback.id, ...callback.entry, retries: callback.retries.length };
 }
 
-function pageOf<T extends Sized, S>(ring: Ring<T>, test: (item: T) => boolean, page: PageRequest, limits: InspectorLimits, summary: (item: T) => S): Page<S> {
+function pageOf<T extends Sized, S>(
+  ring: Ring<T>,
+  test: (item: T) => boolean,
+  page: PageRequest,
+  limits: InspectorLimits,
+  summary: (item: T) => S,
+): Page<S> {
   const limit = Math.max(1, Math.min(limits.maxPage, Math.floor(page.limit ?? limits.defaultPage)));
   const items: S[] = [];
   let matched = 0;
@@ -158,7 +181,8 @@ function pageOf<T extends Sized, S>(ring: Ring<T>, test: (item: T) => boolean, p
   for (const item of ring.newestFirst()) {
     if (!test(item)) continue;
     matched++;
-    if ((page.before !== undefined && item.id >= page.before) || (page.after !== undefined && item.id <= page.after)) continue;
+    if ((page.before !== undefined && item.id >= page.before) || (page.after !== undefined && item.id <= page.after))
+      continue;
     if (items.length < limit) items.push(summary(item));
     else more = true;
   }
@@ -183,8 +207,22 @@ function matcher(filter: RequestFilter, redactor: Redactor | undefined): (reques
       if (type !== filter.type) return false;
     }
     if (query === '') return true;
-    for (const field of [ids.event_id, ids.lead_id, ids.event, entry.reason, entry.message, entry.provider_job_id, entry.provider_code, String(entry.status)]) {
-      if (field !== undefined && field.toLowerCase().includes(lower) && (!redactor || redactor.text(field).toLowerCase().includes(lower))) return true;
+    for (const field of [
+      ids.event_id,
+      ids.lead_id,
+      ids.event,
+      entry.reason,
+      entry.message,
+      entry.provider_job_id,
+      entry.provider_code,
+      String(entry.status),
+    ]) {
+      if (
+        field !== undefined &&
+        field.toLowerCase().includes(lower) &&
+        (!redactor || redactor.text(field).toLowerCase().includes(lower))
+      )
+        return true;
     }
     // A match inside a secret is none: the redacted bytes are searched again (only when the raw ones match).
     if (request.body === undefined || !request.body.includes(bytes)) return false;

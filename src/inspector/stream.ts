@@ -36,7 +36,12 @@ export class StreamHub {
   /** Takes the response of a GET of the stream; false when the bound is reached (the caller answers 503). */
   open(response: ServerResponse): boolean {
     if (this.clients.size >= this.limits.maxStreams) return false;
-    response.writeHead(200, { ...this.headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    response.writeHead(200, {
+      ...this.headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
     response.write('retry: 2000\n\n');
     this.clients.add(response);
     response.on('close', () => this.drop(response));
@@ -82,13 +87,22 @@ export class StreamHub {
     this.requests = [];
     this.callbacks = [];
     this.overflow = false;
-    const meta = { kept: this.store.requests.size, evicted: this.store.requests.evicted, next: this.store.requests.next };
+    const meta = {
+      kept: this.store.requests.size,
+      evicted: this.store.requests.evicted,
+      next: this.store.requests.next,
+    };
     let text = '';
     if (overflow) text += `event: reset\ndata: ${JSON.stringify(meta)}\n\n`;
     else {
-      if (requests.length > 0) text += `event: requests\ndata: ${JSON.stringify(this.redactor.json({ items: requests, ...meta }))}\n\n`;
+      if (requests.length > 0)
+        text += `event: requests\ndata: ${JSON.stringify(this.redactor.json({ items: requests, ...meta }))}\n\n`;
       if (callbacks.length > 0) {
-        const callbackMeta = { kept: this.store.callbacks.size, evicted: this.store.callbacks.evicted, next: this.store.callbacks.next };
+        const callbackMeta = {
+          kept: this.store.callbacks.size,
+          evicted: this.store.callbacks.evicted,
+          next: this.store.callbacks.next,
+        };
         text += `event: callbacks\ndata: ${JSON.stringify(this.redactor.json({ items: callbacks, ...callbackMeta }))}\n\n`;
       }
     }

@@ -16,7 +16,8 @@ import { documentLabel } from '../spec/interfaces.js';
 const route = {
   request: (id: number) => `#/requests/${id}`,
   callback: (id: number) => `#/callbacks/${id}`,
-  conversation: (space: string, lead: string) => `#/conversations/${encodeURIComponent(space)}/${encodeURIComponent(lead)}`,
+  conversation: (space: string, lead: string) =>
+    `#/conversations/${encodeURIComponent(space)}/${encodeURIComponent(lead)}`,
 };
 
 function tone(status: number | undefined): string {
@@ -50,8 +51,12 @@ export function renderRequestDetail(detail: RequestDetail): SafeHtml {
     summary.lead_id !== undefined
       ? html`<dt>lead_id</dt><dd><code>${summary.lead_id}</code> <a href="${route.conversation(summary.space ?? 'live', summary.lead_id)}">its conversation</a>${summary.lead_known === false ? ' (unknown lead: logged for reconciliation, §6.3)' : ''}</dd>`
       : '',
-    summary.space !== undefined ? html`<dt>space</dt><dd>${summary.space}${summary.provider_code ? ` (X-CAI-Provider ${summary.provider_code})` : ''}</dd>` : '',
-    summary.provider_job_id !== undefined ? html`<dt>provider_job_id</dt><dd><code>${summary.provider_job_id}</code></dd>` : '',
+    summary.space !== undefined
+      ? html`<dt>space</dt><dd>${summary.space}${summary.provider_code ? ` (X-CAI-Provider ${summary.provider_code})` : ''}</dd>`
+      : '',
+    summary.provider_job_id !== undefined
+      ? html`<dt>provider_job_id</dt><dd><code>${summary.provider_job_id}</code></dd>`
+      : '',
     request.remote_address !== undefined ? html`<dt>from</dt><dd>${request.remote_address}</dd>` : '',
   ];
   return html`<article class="request-detail" data-id="${summary.id}">
@@ -77,24 +82,45 @@ ${commands.replay ? html`<p class="muted">The secret is named by its flag, never
 /** Why: the mock's reason and message, the signature diagnosis of a 401, the validation errors of a 400. */
 function renderWhy(explanation: Explanation): SafeHtml {
   const parts: SafeHtml[] = [];
-  if (explanation.reason !== undefined) parts.push(html`<p class="reason"><code>${explanation.reason}</code>: ${explanation.message ?? ''}</p>`);
+  if (explanation.reason !== undefined)
+    parts.push(html`<p class="reason"><code>${explanation.reason}</code>: ${explanation.message ?? ''}</p>`);
   const signature = explanation.signature;
   if (signature) {
     const facts: SafeHtml[] = [html`<dt>verdict</dt><dd><code>${signature.reason}</code>: ${signature.message}</dd>`];
     if (signature.timestamp !== undefined) {
-      const skew = signature.skewSeconds === undefined ? '' : signature.skewSeconds === 0 ? ', the second the mock received it' : signature.skewSeconds > 0 ? `, ${signature.skewSeconds} s before the mock's clock` : `, ${-signature.skewSeconds} s after the mock's clock`;
-      facts.push(html`<dt>X-CAI-Timestamp</dt><dd><code>${signature.timestamp}</code>${signature.timestampDate ? ` = ${signature.timestampDate}` : ''}${skew} (window ±${signature.windowSeconds} s, §5.5)</dd>`);
+      const skew =
+        signature.skewSeconds === undefined
+          ? ''
+          : signature.skewSeconds === 0
+            ? ', the second the mock received it'
+            : signature.skewSeconds > 0
+              ? `, ${signature.skewSeconds} s before the mock's clock`
+              : `, ${-signature.skewSeconds} s after the mock's clock`;
+      facts.push(
+        html`<dt>X-CAI-Timestamp</dt><dd><code>${signature.timestamp}</code>${signature.timestampDate ? ` = ${signature.timestampDate}` : ''}${skew} (window ±${signature.windowSeconds} s, §5.5)</dd>`,
+      );
     } else facts.push(html`<dt>X-CAI-Timestamp</dt><dd class="muted">missing</dd>`);
-    facts.push(signature.signature !== undefined ? html`<dt>X-CAI-Signature</dt><dd><code>${signature.signature}</code></dd>` : html`<dt>X-CAI-Signature</dt><dd class="muted">missing</dd>`);
+    facts.push(
+      signature.signature !== undefined
+        ? html`<dt>X-CAI-Signature</dt><dd><code>${signature.signature}</code></dd>`
+        : html`<dt>X-CAI-Signature</dt><dd class="muted">missing</dd>`,
+    );
     if (signature.checkedWith) facts.push(html`<dt>checked with</dt><dd>${signature.checkedWith}</dd>`);
-    if (signature.body) facts.push(html`<dt>body</dt><dd>${formatBytes(signature.body.bytes)}, SHA-256 <code>${signature.body.sha256}</code></dd>`);
+    if (signature.body)
+      facts.push(
+        html`<dt>body</dt><dd>${formatBytes(signature.body.bytes)}, SHA-256 <code>${signature.body.sha256}</code></dd>`,
+      );
     parts.push(html`<h4>Signature diagnosis (as <code>cai verify</code> explains it)</h4><dl class="meta">${facts}</dl>
 ${signature.note ? html`<p class="muted">${signature.note}</p>` : ''}
 ${signature.diagnoses.length > 0 ? html`<ul class="diagnoses">${signature.diagnoses.map(renderDiagnosis)}</ul>` : ''}`);
   }
   const validation = explanation.validation;
-  if (validation && validation.errors.length > 0) parts.push(html`<h4>Validation errors (${validation.kind === 'job' ? '§2.2' : '§2.4–§2.7'})</h4>${issueTable(validation.errors)}`);
-  if (validation && validation.warnings.length > 0) parts.push(html`<h4>Warnings (accepted)</h4>${issueTable(validation.warnings)}`);
+  if (validation && validation.errors.length > 0)
+    parts.push(
+      html`<h4>Validation errors (${validation.kind === 'job' ? '§2.2' : '§2.4–§2.7'})</h4>${issueTable(validation.errors)}`,
+    );
+  if (validation && validation.warnings.length > 0)
+    parts.push(html`<h4>Warnings (accepted)</h4>${issueTable(validation.warnings)}`);
   if (parts.length === 0) return html``;
   return html`<section class="why${explanation.status >= 300 ? ' refused' : ''}"><h3>${explanation.status >= 300 ? 'Why it was refused' : 'Notes'}</h3>${parts}</section>`;
 }
@@ -107,7 +133,8 @@ function renderDiagnosis(diagnosis: Diagnosis): SafeHtml {
 
 function issueTable(issues: readonly SectionedIssue[]): SafeHtml {
   return html`<table class="data issues"><thead><tr><th>path</th><th>problem</th><th>expected</th><th>got</th><th>spec</th></tr></thead><tbody>${issues.map(
-    (issue) => html`<tr><td><code>${issue.path === '' ? '(document)' : issue.path}</code></td><td>${issue.message}</td><td>${issue.expected ?? ''}</td><td>${issue.received ?? ''}</td><td>${issue.sections.join(' ')}</td></tr>`,
+    (issue) =>
+      html`<tr><td><code>${issue.path === '' ? '(document)' : issue.path}</code></td><td>${issue.message}</td><td>${issue.expected ?? ''}</td><td>${issue.received ?? ''}</td><td>${issue.sections.join(' ')}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -141,19 +168,32 @@ function renderJob(job: ConversationJob): SafeHtml {
 }
 
 function link(event: ConversationEvent): SafeHtml {
-  return event.source === 'request' ? html`<a href="${route.request(event.id)}">#${event.id}</a>` : html`<a href="${route.callback(event.id)}">callback #${event.id}</a>`;
+  return event.source === 'request'
+    ? html`<a href="${route.request(event.id)}">#${event.id}</a>`
+    : html`<a href="${route.callback(event.id)}">callback #${event.id}</a>`;
 }
 
 function delivery(event: ConversationEvent): SafeHtml | string {
   const sent = event.delivery;
-  if (!sent) return event.duplicates ? html` <span class="muted">· ${event.duplicates} duplicate${event.duplicates === 1 ? '' : 's'}</span>` : '';
-  const retries = sent.retries.length > 0 ? `, ${sent.retries.length} ${sent.retries.length === 1 ? 'retry' : 'retries'}` : '';
+  if (!sent)
+    return event.duplicates
+      ? html` <span class="muted">· ${event.duplicates} duplicate${event.duplicates === 1 ? '' : 's'}</span>`
+      : '';
+  const retries =
+    sent.retries.length > 0 ? `, ${sent.retries.length} ${sent.retries.length === 1 ? 'retry' : 'retries'}` : '';
   return html` <span class="delivery tone-${sent.outcome === 'accepted' ? 'ok' : 'fail'}">→ ${sent.status ?? 'no answer'} ${sent.outcome}, ${sent.attempts} attempt${sent.attempts === 1 ? '' : 's'}${retries}${sent.error ? `: ${sent.error}` : ''}</span>`;
 }
 
 function renderMessage(event: ConversationEvent): SafeHtml {
   const side = event.direction === 'inbound' ? 'inbound' : 'outbound';
-  const meta = [event.occurred_at ?? `received ${event.at}`, event.author, event.channel, event.from_number_e164 ? `from ${event.from_number_e164}` : undefined].filter((part) => part !== undefined).join(' · ');
+  const meta = [
+    event.occurred_at ?? `received ${event.at}`,
+    event.author,
+    event.channel,
+    event.from_number_e164 ? `from ${event.from_number_e164}` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(' · ');
   return html`<li class="msg ${side}"><div class="bubble"><div class="who muted">${meta}</div><div class="text">${event.text ?? ''}</div><div class="muted small">${link(event)} <code>${event.event_id}</code>${delivery(event)}</div></div></li>`;
 }
 
@@ -171,7 +211,8 @@ function renderEnding(event: ConversationEvent): SafeHtml {
 
 function rejectedTable(rows: readonly RequestSummary[]): SafeHtml {
   return html`<table class="data"><thead><tr><th>#</th><th>time</th><th>status</th><th>reason</th><th>event_id</th></tr></thead><tbody>${rows.map(
-    (row) => html`<tr><td><a href="${route.request(row.id)}">#${row.id}</a></td><td>${time(row.received_at)}</td><td>${row.status}</td><td>${row.reason ?? row.verdict}</td><td><code>${row.event_id ?? ''}</code></td></tr>`,
+    (row) =>
+      html`<tr><td><a href="${route.request(row.id)}">#${row.id}</a></td><td>${time(row.received_at)}</td><td>${row.status}</td><td>${row.reason ?? row.verdict}</td><td><code>${row.event_id ?? ''}</code></td></tr>`,
   )}</tbody></table>`;
 }
 

@@ -22,27 +22,44 @@ export function ensureCondition(threshold: Threshold): Translation {
   const value = threshold.value;
   const { aggregation } = threshold;
   const counted = (name: string, statuses: number[] = []): Translation =>
-    aggregation.kind === 'count' ? { expression: `${name} ${op} ${value}`, statuses } : { expression: `${name} / http.requests ${op} ${value}`, statuses };
+    aggregation.kind === 'count'
+      ? { expression: `${name} ${op} ${value}`, statuses }
+      : { expression: `${name} / http.requests ${op} ${value}`, statuses };
   switch (threshold.metric) {
     case 'status': {
       const filter = threshold.filter;
       if (filter === undefined) return { why: 'no status' };
       if (filter.kind === 'error') return counted('(http.requests - cai.responses)');
-      if (filter.kind === 'class') return filter.digit >= 2 && filter.digit <= 5 ? counted(`cai.status_${filter.digit}xx`) : { why: `Artillery's processor counts the classes 2xx to 5xx, not ${filter.digit}xx` };
+      if (filter.kind === 'class')
+        return filter.digit >= 2 && filter.digit <= 5
+          ? counted(`cai.status_${filter.digit}xx`)
+          : { why: `Artillery's processor counts the classes 2xx to 5xx, not ${filter.digit}xx` };
       return counted(`cai.status_${filter.code}`, [filter.code]);
     }
     case 'http_req_duration': {
       if (threshold.filter) return { why: 'Artillery keeps one response-time summary, not one per status' };
-      const name = aggregation.kind === 'p' ? (PERCENTILES.has(aggregation.percentile) ? `p${aggregation.percentile}` : undefined) : SUMMARY[aggregation.kind as keyof typeof SUMMARY];
-      if (name === undefined) return { why: `Artillery summarises p50, p75, p90, p95 and p99 (and p999), not p(${aggregation.kind === 'p' ? aggregation.percentile : aggregation.kind})` };
+      const name =
+        aggregation.kind === 'p'
+          ? PERCENTILES.has(aggregation.percentile)
+            ? `p${aggregation.percentile}`
+            : undefined
+          : SUMMARY[aggregation.kind as keyof typeof SUMMARY];
+      if (name === undefined)
+        return {
+          why: `Artillery summarises p50, p75, p90, p95 and p99 (and p999), not p(${aggregation.kind === 'p' ? aggregation.percentile : aggregation.kind})`,
+        };
       return { expression: `http.response_time.${name} ${op} ${value}`, statuses: [] };
     }
     case 'http_reqs':
       if (threshold.filter) {
-        if (aggregation.kind !== 'count' || threshold.filter.kind !== 'code') return { why: 'a per-status rate a second has no counterpart in Artillery' };
+        if (aggregation.kind !== 'count' || threshold.filter.kind !== 'code')
+          return { why: 'a per-status rate a second has no counterpart in Artillery' };
         return { expression: `cai.status_${threshold.filter.code} ${op} ${value}`, statuses: [threshold.filter.code] };
       }
-      return { expression: aggregation.kind === 'count' ? `http.requests ${op} ${value}` : `http.request_rate ${op} ${value}`, statuses: [] };
+      return {
+        expression: aggregation.kind === 'count' ? `http.requests ${op} ${value}` : `http.request_rate ${op} ${value}`,
+        statuses: [],
+      };
     case 'http_req_failed':
       return { expression: `(http.requests - cai.status_2xx) / http.requests ${op} ${value}`, statuses: [] };
     case 'availability':
@@ -53,10 +70,10 @@ export function ensureCondition(threshold: Threshold): Translation {
     case 'callbacks_missing':
       return { why: 'Artillery has no listener: only cai load itself times the callbacks' };
     default: {
-      if (aggregation.kind !== 'count') return { why: `${threshold.metric} as a rate a second has no counterpart in Artillery` };
+      if (aggregation.kind !== 'count')
+        return { why: `${threshold.metric} as a rate a second has no counterpart in Artillery` };
       const name = threshold.metric === 'repeats' ? 'cai.repeats_sent' : `cai.${threshold.metric}`;
       return { expression: `${name} ${op} ${value}`, statuses: [] };
     }
   }
 }
-

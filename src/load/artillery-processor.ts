@@ -68,13 +68,18 @@ export interface Processor {
 }
 
 export function createProcessor(settings: ProcessorSettings): Processor {
-  const factory = new DocumentFactory({ interface: settings.interface, ...(settings.branchCode !== undefined ? { branchCode: settings.branchCode } : {}), ...(settings.callbackUrl !== undefined ? { callbackUrl: () => settings.callbackUrl as string } : {}) });
+  const factory = new DocumentFactory({
+    interface: settings.interface,
+    ...(settings.branchCode !== undefined ? { branchCode: settings.branchCode } : {}),
+    ...(settings.callbackUrl !== undefined ? { callbackUrl: () => settings.callbackUrl as string } : {}),
+  });
   const repeats = new RepeatPool(settings.poolSize, settings.repeatShare);
   let secret: string | undefined;
 
   function caiSign(requestParams: RequestParams, context: HookContext, _ee: Emitter, next: Next): void {
     secret ??= process.env[settings.secretEnv] || undefined;
-    if (secret === undefined) return next(new Error(`cai: no signing secret: set the environment variable ${settings.secretEnv}`));
+    if (secret === undefined)
+      return next(new Error(`cai: no signing secret: set the environment variable ${settings.secretEnv}`));
     const repeated = repeats.due();
     const body = repeated?.body ?? factory.make((requestParams.name ?? 'conversation.message') as EventType).body;
     // §5.2–§5.4: signed as sent, with the second it is sent in (a repeat too: only its bytes are old).
@@ -96,7 +101,13 @@ export function createProcessor(settings: ProcessorSettings): Processor {
   }
 
   /** Counters for the thresholds: every one is emitted, 0 or 1, so that each exists in the report. */
-  function caiJudge(_requestParams: RequestParams, response: Response, context: HookContext, ee: Emitter, next: Next): void {
+  function caiJudge(
+    _requestParams: RequestParams,
+    response: Response,
+    context: HookContext,
+    ee: Emitter,
+    next: Next,
+  ): void {
     const status = response.statusCode;
     const count = (name: string, value: boolean) => ee.emit('counter', name, value ? 1 : 0);
     const klass = Math.floor(status / 100);
@@ -108,7 +119,10 @@ export function createProcessor(settings: ProcessorSettings): Processor {
     // §7: 4xx other than 429 are rejections; a 429 carries Retry-After.
     count('cai.rejected', isRejection(status));
     const retryAfter = response.headers?.[Headers.retryAfter];
-    count('cai.retry_after_missing', status === 429 && !isWellFormedRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter));
+    count(
+      'cai.retry_after_missing',
+      status === 429 && !isWellFormedRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    );
     count('cai.repeats_sent', sent?.repeated !== undefined);
     let confirmed = false;
     let unrecognised = false;
@@ -118,7 +132,10 @@ export function createProcessor(settings: ProcessorSettings): Processor {
         confirmed = recognition.duplicate;
         unrecognised = !recognition.duplicate;
       } else if (!recognition.duplicate) {
-        repeats.remember({ body: sent.body, ...(recognition.providerJobId !== undefined ? { providerJobId: recognition.providerJobId } : {}) });
+        repeats.remember({
+          body: sent.body,
+          ...(recognition.providerJobId !== undefined ? { providerJobId: recognition.providerJobId } : {}),
+        });
       }
     }
     count('cai.duplicates_confirmed', confirmed);

@@ -41,7 +41,10 @@ export function encodeBraces(text: string): string {
  * The URL a project loads, as it is written: no credentials, braces encoded in its path and query (the fragment
  * dropped: it never goes on the wire). A host holding `{{` is refused (a name cannot be encoded).
  */
-export function exportUrl(text: string, role: ExportValueRole): { href: string; origin: string; pathAndQuery: string; stripped: boolean } {
+export function exportUrl(
+  text: string,
+  role: ExportValueRole,
+): { href: string; origin: string; pathAndQuery: string; stripped: boolean } {
   const { url, stripped } = withoutCredentials(text);
   if (url.host.includes(TEMPLATE_OPEN)) throw new ExportValueError('template_in_host', role);
   url.hash = '';

@@ -7,7 +7,15 @@
  * new are judged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_RECEIVER_LIMITS, errorReply, jsonReply, listen, readBody, sendReply, type ListeningServer } from '../http/server.js';
+import {
+  DEFAULT_RECEIVER_LIMITS,
+  errorReply,
+  jsonReply,
+  listen,
+  readBody,
+  sendReply,
+  type ListeningServer,
+} from '../http/server.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { LOAD_BOUNDS } from './bounds.js';
@@ -61,11 +69,26 @@ export class CallbackListener {
 
   constructor(private readonly options: CallbackListenerOptions) {
     this.clock = options.clock ?? (() => performance.now());
-    this.summary = { tracked: 0, contacted: 0, withinTarget: 0, missing: 0, untracked: 0, received: 0, invalidSignature: 0, targetMs: options.targetMs, firstContact: new Histogram() };
+    this.summary = {
+      tracked: 0,
+      contacted: 0,
+      withinTarget: 0,
+      missing: 0,
+      untracked: 0,
+      received: 0,
+      invalidSignature: 0,
+      targetMs: options.targetMs,
+      firstContact: new Histogram(),
+    };
   }
 
   async start(): Promise<void> {
-    this.server = await listen((request, response) => this.handle(request, response), { host: this.options.host, port: this.options.port, path: '', limits: DEFAULT_RECEIVER_LIMITS });
+    this.server = await listen((request, response) => this.handle(request, response), {
+      host: this.options.host,
+      port: this.options.port,
+      path: '',
+      limits: DEFAULT_RECEIVER_LIMITS,
+    });
     const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
     this.base = (this.options.publicUrl ?? `http://${host}:${this.server.port}`).replace(/\/+$/, '');
   }
@@ -106,7 +129,9 @@ export class CallbackListener {
     while (this.awaiting > 0 && signal?.aborted !== true) {
       const now = this.clock();
       let latest = now;
-      for (const job of this.jobs.values()) if (job.accepted && job.contactedAt === undefined) latest = Math.max(latest, job.sentAt + this.options.targetMs);
+      for (const job of this.jobs.values())
+        if (job.accepted && job.contactedAt === undefined)
+          latest = Math.max(latest, job.sentAt + this.options.targetMs);
       if (latest <= now) break;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, latest - now)));
     }
@@ -124,14 +149,24 @@ export class CallbackListener {
   private handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const arrived = this.clock();
     return readBody(request, MAX_BODY_BYTES).then((read) => {
-      if (!read.ok) return sendReply(request, response, errorReply(read.reason === 'too_large' ? 413 : 400, read.reason, 'the body could not be read'));
+      if (!read.ok)
+        return sendReply(
+          request,
+          response,
+          errorReply(read.reason === 'too_large' ? 413 : 400, read.reason, 'the body could not be read'),
+        );
       this.summary.received += 1;
       const header = (name: string) => {
         const value = request.headers[name];
         return Array.isArray(value) ? value[0] : value;
       };
       // §5: the events direction's signature over the raw body.
-      const verdict = verify({ secrets: this.options.secrets, signature: header(Headers.signature), timestamp: header(Headers.timestamp), rawBody: read.body });
+      const verdict = verify({
+        secrets: this.options.secrets,
+        signature: header(Headers.signature),
+        timestamp: header(Headers.timestamp),
+        rawBody: read.body,
+      });
       if (!verdict.valid) {
         this.summary.invalidSignature += 1;
         return sendReply(request, response, errorReply(401, 'invalid_signature', verdict.message));

@@ -129,7 +129,9 @@ export class DocumentFactory {
   }
 
   private jobSample(): Record<string, unknown> {
-    const job = sampleJob({ ...(this.options.branchCode !== undefined ? { branchCode: this.options.branchCode } : {}) });
+    const job = sampleJob({
+      ...(this.options.branchCode !== undefined ? { branchCode: this.options.branchCode } : {}),
+    });
     const origin = job.origin as Record<string, unknown>;
     origin.captured_at = AT;
     return { ...job, event_id: ID, lead_id: LEAD, ...(this.options.callbackUrl ? { callback_url: CALLBACK } : {}) };

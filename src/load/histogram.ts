@@ -38,7 +38,8 @@ export class Histogram {
   /** Adds every value of `other` (same precision). */
   add(other: Histogram): void {
     if (other.counts.length !== this.counts.length) throw new Error('histograms of different precision');
-    for (let index = 0; index < other.counts.length; index += 1) this.counts[index] = (this.counts[index] as number) + (other.counts[index] as number);
+    for (let index = 0; index < other.counts.length; index += 1)
+      this.counts[index] = (this.counts[index] as number) + (other.counts[index] as number);
     this.total += other.total;
     this.sum += other.sum;
     this.min = Math.min(this.min, other.min);

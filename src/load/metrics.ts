@@ -62,7 +62,13 @@ export class LoadMetrics implements MeasuredRun {
   /** Sent later than LATE_MS after their due time (the event loop was busy). */
   late = 0;
   readonly latencyAll = new Histogram();
-  readonly counters = { rejected: 0, retry_after_missing: 0, repeats: 0, duplicates_confirmed: 0, repeats_unrecognised: 0 };
+  readonly counters = {
+    rejected: 0,
+    retry_after_missing: 0,
+    repeats: 0,
+    duplicates_confirmed: 0,
+    repeats_unrecognised: 0,
+  };
   repeatsJudged = 0;
   /** A new document answered as a duplicate: the receiver claims to know an event_id it cannot have seen. */
   newAnsweredDuplicate = 0;
@@ -178,7 +184,12 @@ export class LoadMetrics implements MeasuredRun {
         latencyMs:
           latency.total === 0
             ? null
-            : { p50: ms(latency.percentile(50)), p90: ms(latency.percentile(90)), p99: ms(latency.percentile(99)), max: ms(latency.max) },
+            : {
+                p50: ms(latency.percentile(50)),
+                p90: ms(latency.percentile(90)),
+                p99: ms(latency.percentile(99)),
+                max: ms(latency.max),
+              },
       });
     }
     return windows;
@@ -204,7 +215,13 @@ export class LoadMetrics implements MeasuredRun {
 export const LATE_MS = 10;
 
 function emptyWindow(): Window {
-  return { sent: 0, dropped: 0, failed: 0, answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 }, latency: new Histogram(4) };
+  return {
+    sent: 0,
+    dropped: 0,
+    failed: 0,
+    answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 },
+    latency: new Histogram(4),
+  };
 }
 
 /** A histogram of µs as ms: count, min, mean, percentiles, max (null when empty). */
@@ -224,5 +241,5 @@ export function summariseLatency(h: Histogram): LatencySummary {
 
 /** µs to ms, three decimals. */
 function ms(micros: number | undefined): number {
-  return Math.round((micros ?? 0)) / 1000;
+  return Math.round(micros ?? 0) / 1000;
 }

@@ -48,7 +48,13 @@ export interface LoadReport {
   rejections: { status: number; reason: string; count: number }[];
   /** 429 answers without a valid Retry-After (§7). */
   retryAfterMissing: number;
-  duplicates: { repeatsSent: number; confirmed: number; notRecognised: number; repeatsNotAccepted: number; newAnsweredAsDuplicate: number };
+  duplicates: {
+    repeatsSent: number;
+    confirmed: number;
+    notRecognised: number;
+    repeatsNotAccepted: number;
+    newAnsweredAsDuplicate: number;
+  };
   duplicatesConfirmed: number;
   callbacks?: Omit<CallbackSummary, 'firstContact'> & { firstContactMs: LatencySummary };
   thresholds: ThresholdVerdict[];
@@ -95,7 +101,14 @@ export function buildReport(inputs: ReportInputs): LoadReport {
       maxInFlight: inputs.maxInFlight,
       timeoutMs: inputs.timeoutMs,
     },
-    requests: { planned, sent: metrics.sent, answered: metrics.answered, failed: metrics.failed, dropped: metrics.dropped, late: metrics.late },
+    requests: {
+      planned,
+      sent: metrics.sent,
+      answered: metrics.answered,
+      failed: metrics.failed,
+      dropped: metrics.dropped,
+      late: metrics.late,
+    },
     targetRatePerSecond: round(seconds > 0 ? planned / seconds : 0),
     achievedRatePerSecond: round(seconds > 0 ? metrics.sent / seconds : 0),
     phases: schedule.phases.map((phase, index) => {

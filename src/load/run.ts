@@ -104,7 +104,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const callbackSecrets = options.callbacks ? [...(options.callbacks.secrets ?? [])] : [];
-    if (options.callbacks && callbackSecrets.length === 0 && options.mock) callbackSecrets.push(randomBytes(32).toString('hex'));
+    if (options.callbacks && callbackSecrets.length === 0 && options.mock)
+      callbackSecrets.push(randomBytes(32).toString('hex'));
     let listener: CallbackListener | undefined;
     // §3 step 5: the receiver of jobs, the provider, sends events back; a platform sends none.
     if (options.callbacks && interfaceSpec(scenario.interface).receiver === 'provider') {
@@ -112,9 +113,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       await listener.start();
       cleanups.push(() => (listener as CallbackListener).close());
     }
-    const base = options.mock ? await startMock(options, { secret, identity, callbackSecrets, callbacks: listener !== undefined }, cleanups) : (options.target as string);
+    const base = options.mock
+      ? await startMock(options, { secret, identity, callbackSecrets, callbacks: listener !== undefined }, cleanups)
+      : (options.target as string);
     const url = endpointUrl(scenario.interface, base);
-    const pool = new WirePool({ url: new URL(url), timeoutMs: options.timeoutMs, ...(options.client?.ca ? { ca: options.client.ca } : {}), ...(options.client?.insecure ? { insecure: true } : {}) });
+    const pool = new WirePool({
+      url: new URL(url),
+      timeoutMs: options.timeoutMs,
+      ...(options.client?.ca ? { ca: options.client.ca } : {}),
+      ...(options.client?.insecure ? { insecure: true } : {}),
+    });
     cleanups.push(async () => pool.close());
     // The second Ctrl-C: the requests in flight fail at once (closed), and the run ends.
     const onAbort = () => pool.close();
@@ -127,7 +135,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     options.onStart?.({ url, ...(listener ? { callbackUrl: listener.urlFor('…') } : {}) });
     const progress = watchProgress(options, metrics, schedule);
     // Every run ends: after its last phase and one request's time-out, what is still in flight fails (`timeout`).
-    const deadline = setTimeout(() => pool.close('timeout'), schedule.durationMs + options.timeoutMs + LOAD_BOUNDS.runGraceMs);
+    const deadline = setTimeout(
+      () => pool.close('timeout'),
+      schedule.durationMs + options.timeoutMs + LOAD_BOUNDS.runGraceMs,
+    );
     cleanups.push(async () => clearTimeout(deadline));
     let unreachable: string | undefined;
     const outcome = await runEngine<LoadRequest>({
@@ -192,10 +203,17 @@ async function startMock(
 }
 
 /** Makes each request (a new document or a repeat, freshly signed) and judges each answer. */
-function requestMaker(options: LoadOptions, setup: { secret: string; identity: string; listener: CallbackListener | undefined; metrics: LoadMetrics }) {
+function requestMaker(
+  options: LoadOptions,
+  setup: { secret: string; identity: string; listener: CallbackListener | undefined; metrics: LoadMetrics },
+) {
   const { scenario } = options;
   const { listener, metrics } = setup;
-  const callbackUrl = listener ? (token: string) => listener.urlFor(token) : options.callbackUrl !== undefined ? () => options.callbackUrl as string : undefined;
+  const callbackUrl = listener
+    ? (token: string) => listener.urlFor(token)
+    : options.callbackUrl !== undefined
+      ? () => options.callbackUrl as string
+      : undefined;
   const factory = new DocumentFactory({
     interface: scenario.interface,
     ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
@@ -230,7 +248,13 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
     // §5.2: HMAC over the timestamp, a dot and the body's bytes: the text's UTF-8, as the request carries it.
     // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
     const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
-    return { lines, body, repeat: entry !== undefined, ...(entry ? { entry } : {}), ...(token !== undefined ? { token } : {}) };
+    return {
+      lines,
+      body,
+      repeat: entry !== undefined,
+      ...(entry ? { entry } : {}),
+      ...(token !== undefined ? { token } : {}),
+    };
   };
 
   const judge = (request: LoadRequest, answer: Answer): void => {
@@ -239,7 +263,8 @@ function requestMaker(options: LoadOptions, setup: { secret: string; identity: s
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.
       const { duplicate, providerJobId } = recogniseRepeat(scenario.interface, answer, request.entry);
       metrics.recordRecognition(request.repeat, duplicate ? 'duplicate' : 'new');
-      if (!request.repeat && !duplicate) repeats.remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
+      if (!request.repeat && !duplicate)
+        repeats.remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
       if (request.token !== undefined) listener?.answered(request.token, !duplicate);
       return;
     }
@@ -286,4 +311,3 @@ function watchProgress(options: LoadOptions, metrics: LoadMetrics, schedule: Sch
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
-

@@ -28,9 +28,17 @@ const PER = { s: 1, m: 60, h: 3600 } as const;
 
 /** `0..500/s:30s`, `10..200:1m`, `0/s..500/s:30s`: a ramp from one rate to another over a duration. */
 export function parseRamp(text: string, parseDurationMs: (value: string) => number): PhaseSpec {
-  const match = /^\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*\.\.\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*:\s*(\S+)\s*$/.exec(text);
+  const match =
+    /^\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*\.\.\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*:\s*(\S+)\s*$/.exec(text);
   if (!match) throw new SyntaxProblem('expected a ramp such as 0..500/s:30s (from..to rate : duration).');
-  const [, from, fromUnit, to, toUnit, duration] = match as unknown as [string, string, string | undefined, string, string | undefined, string];
+  const [, from, fromUnit, to, toUnit, duration] = match as unknown as [
+    string,
+    string,
+    string | undefined,
+    string,
+    string | undefined,
+    string,
+  ];
   const unit = toUnit ?? fromUnit ?? 's';
   const fromPerSecond = Number(from) / PER[(fromUnit ?? unit) as keyof typeof PER];
   const toPerSecond = Number(to) / PER[unit as keyof typeof PER];
@@ -42,12 +50,14 @@ export function parseRamp(text: string, parseDurationMs: (value: string) => numb
   }
   if (durationMs < 1000) throw new SyntaxProblem('a ramp lasts 1s or more.');
   checkRate(Math.max(fromPerSecond, toPerSecond));
-  if (fromPerSecond === 0 && toPerSecond === 0) throw new SyntaxProblem('a ramp from 0 to 0 sends nothing; give a pause as a lower rate.');
+  if (fromPerSecond === 0 && toPerSecond === 0)
+    throw new SyntaxProblem('a ramp from 0 to 0 sends nothing; give a pause as a lower rate.');
   return { fromPerSecond, toPerSecond, durationMs };
 }
 
 export function checkRate(perSecond: number): void {
-  if (perSecond > LOAD_BOUNDS.maxRatePerSecond) throw new SyntaxProblem(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
+  if (perSecond > LOAD_BOUNDS.maxRatePerSecond)
+    throw new SyntaxProblem(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
 }
 
 /** `conversation.message=80,job.closed=20`: event types with relative weights (any positive numbers). */
@@ -55,9 +65,13 @@ export function parseMix(text: string): MixEntry[] {
   const entries: MixEntry[] = [];
   for (const part of text.split(',')) {
     const match = /^\s*([a-z.]+)\s*(?:=\s*([0-9]+(?:\.[0-9]+)?))?\s*$/.exec(part);
-    if (!match) throw new SyntaxProblem(`expected type=weight pairs such as conversation.message=80,job.closed=20, not "${part.trim()}".`);
+    if (!match)
+      throw new SyntaxProblem(
+        `expected type=weight pairs such as conversation.message=80,job.closed=20, not "${part.trim()}".`,
+      );
     const type = match[1] as string;
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new SyntaxProblem(`"${type}" is not an event type (§6): ${EVENT_TYPES.join(', ')}.`);
+    if (!(EVENT_TYPES as readonly string[]).includes(type))
+      throw new SyntaxProblem(`"${type}" is not an event type (§6): ${EVENT_TYPES.join(', ')}.`);
     if (entries.some((entry) => entry.type === type)) throw new SyntaxProblem(`${type} is given twice.`);
     const weight = match[2] === undefined ? 1 : Number(match[2]);
     if (!(weight > 0)) throw new SyntaxProblem(`the weight of ${type} must be above 0.`);
@@ -72,7 +86,9 @@ export function parseRepeatShare(text: string): number {
   if (!match) throw new SyntaxProblem('expected a share such as 10% or 0.1.');
   const share = match[2] === '%' ? Number(match[1]) / 100 : Number(match[1]);
   if (share > LOAD_BOUNDS.maxRepeatShare) {
-    throw new SyntaxProblem(`at most ${LOAD_BOUNDS.maxRepeatShare * 100}%: the rest must be new documents for the repeats to repeat.`);
+    throw new SyntaxProblem(
+      `at most ${LOAD_BOUNDS.maxRepeatShare * 100}%: the rest must be new documents for the repeats to repeat.`,
+    );
   }
   return share;
 }
@@ -83,7 +99,8 @@ export function mixPicker(mix: readonly MixEntry[]): (random: number) => EventTy
   let running = 0;
   const bounds = mix.map((entry) => (running += entry.weight / total));
   return (random) => {
-    for (let index = 0; index < bounds.length; index += 1) if (random < (bounds[index] as number)) return (mix[index] as MixEntry).type;
+    for (let index = 0; index < bounds.length; index += 1)
+      if (random < (bounds[index] as number)) return (mix[index] as MixEntry).type;
     return (mix[mix.length - 1] as MixEntry).type;
   };
 }

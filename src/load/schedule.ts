@@ -26,7 +26,9 @@ export interface Phase extends PhaseSpec {
 
 /** `500/s`, `0..500/s`: how a phase's rate reads. */
 export function describeRate(phase: PhaseSpec): string {
-  return phase.fromPerSecond === phase.toPerSecond ? `${formatRate(phase.fromPerSecond)}/s` : `${formatRate(phase.fromPerSecond)}..${formatRate(phase.toPerSecond)}/s`;
+  return phase.fromPerSecond === phase.toPerSecond
+    ? `${formatRate(phase.fromPerSecond)}/s`
+    : `${formatRate(phase.fromPerSecond)}..${formatRate(phase.toPerSecond)}/s`;
 }
 
 function formatRate(rate: number): string {
@@ -46,7 +48,13 @@ export class Schedule {
     for (const spec of specs) {
       const arrivals = ((spec.fromPerSecond + spec.toPerSecond) / 2) * (spec.durationMs / 1000);
       const kind = spec.fromPerSecond === spec.toPerSecond ? 'steady' : 'ramp';
-      phases.push({ ...spec, name: `${kind} ${describeRate(spec)} for ${spec.durationMs / 1000} s`, startMs, before, arrivals });
+      phases.push({
+        ...spec,
+        name: `${kind} ${describeRate(spec)} for ${spec.durationMs / 1000} s`,
+        startMs,
+        before,
+        arrivals,
+      });
       startMs += spec.durationMs;
       before += arrivals;
     }

@@ -20,18 +20,49 @@ export interface MetricDefinition {
 
 /** The metrics a threshold may name: k6's where k6 has one, cai's own for what the spec asks (§6.1, §7, §8). */
 export const METRICS = {
-  http_reqs: { kind: 'counter', byStatus: true, description: 'requests sent (count), or a second (rate), as k6 counts them' },
-  http_req_duration: { kind: 'trend', byStatus: true, description: 'time from sending a request to the end of its answer, in ms' },
-  http_req_failed: { kind: 'rate', description: 'share of the requests without a 2xx answer (a failed connection or a time-out included)' },
-  dropped_iterations: { kind: 'counter', description: 'arrivals not sent because every connection was busy (the in-flight cap): the schedule held' },
+  http_reqs: {
+    kind: 'counter',
+    byStatus: true,
+    description: 'requests sent (count), or a second (rate), as k6 counts them',
+  },
+  http_req_duration: {
+    kind: 'trend',
+    byStatus: true,
+    description: 'time from sending a request to the end of its answer, in ms',
+  },
+  http_req_failed: {
+    kind: 'rate',
+    description: 'share of the requests without a 2xx answer (a failed connection or a time-out included)',
+  },
+  dropped_iterations: {
+    kind: 'counter',
+    description: 'arrivals not sent because every connection was busy (the in-flight cap): the schedule held',
+  },
   availability: { kind: 'rate', description: 'share of the requests answered with anything but a 5xx (§8: 99.5 %)' },
   rejected: { kind: 'counter', description: 'answers 4xx other than 429 (§7: do not retry)' },
   retry_after_missing: { kind: 'counter', description: 'answers 429 without a valid Retry-After (§7)' },
-  repeats: { kind: 'counter', description: 'requests that repeat an earlier, accepted document (a share of the requests)' },
-  duplicates_confirmed: { kind: 'counter', description: 'repeats answered as duplicates (§2.13; on Interface A, the same provider_job_id, §2.2)' },
-  repeats_unrecognised: { kind: 'counter', description: 'repeats accepted as new documents: the receiver did not recognise them (§6.1)' },
-  callback_first_contact: { kind: 'trend', needs: 'callbacks', description: 'time from a job’s acceptance to its first callback, in ms (§8 first contact)' },
-  callbacks_missing: { kind: 'counter', needs: 'callbacks', description: 'jobs with no callback within the first-contact target (§8)' },
+  repeats: {
+    kind: 'counter',
+    description: 'requests that repeat an earlier, accepted document (a share of the requests)',
+  },
+  duplicates_confirmed: {
+    kind: 'counter',
+    description: 'repeats answered as duplicates (§2.13; on Interface A, the same provider_job_id, §2.2)',
+  },
+  repeats_unrecognised: {
+    kind: 'counter',
+    description: 'repeats accepted as new documents: the receiver did not recognise them (§6.1)',
+  },
+  callback_first_contact: {
+    kind: 'trend',
+    needs: 'callbacks',
+    description: 'time from a job’s acceptance to its first callback, in ms (§8 first contact)',
+  },
+  callbacks_missing: {
+    kind: 'counter',
+    needs: 'callbacks',
+    description: 'jobs with no callback within the first-contact target (§8)',
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof METRICS;
@@ -39,7 +70,9 @@ export type MetricName = keyof typeof METRICS;
 /** `202`, `5xx`, or `error` (no answer: a failed connection or a time-out). */
 export type StatusFilter = { kind: 'code'; code: number } | { kind: 'class'; digit: number } | { kind: 'error' };
 
-export type Aggregation = { kind: 'count' | 'rate' | 'avg' | 'min' | 'max' | 'med' } | { kind: 'p'; percentile: number };
+export type Aggregation =
+  | { kind: 'count' | 'rate' | 'avg' | 'min' | 'max' | 'med' }
+  | { kind: 'p'; percentile: number };
 
 export type Operator = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
@@ -60,24 +93,51 @@ export interface Threshold {
 const OPERATOR = String.raw`(<=|>=|===|==|!=|<|>)`;
 const NUMBER = String.raw`(-?[0-9]+(?:\.[0-9]+)?)`;
 const AGGREGATION = String.raw`(count|rate|avg|min|max|med|p\(\s*[0-9]+(?:\.[0-9]+)?\s*\))`;
-const LONG_FORM = new RegExp(String.raw`^([a-z_]+)\s*(?:\{([^}]*)\})?\s*:\s*${AGGREGATION}\s*${OPERATOR}\s*${NUMBER}\s*(ms|s|%)?$`);
-const FUNCTION_FORM = new RegExp(String.raw`^(count|rate)\(\s*status\s*[=:]\s*([^)\s]+)\s*\)\s*${OPERATOR}\s*${NUMBER}\s*(%)?$`);
+const LONG_FORM = new RegExp(
+  String.raw`^([a-z_]+)\s*(?:\{([^}]*)\})?\s*:\s*${AGGREGATION}\s*${OPERATOR}\s*${NUMBER}\s*(ms|s|%)?$`,
+);
+const FUNCTION_FORM = new RegExp(
+  String.raw`^(count|rate)\(\s*status\s*[=:]\s*([^)\s]+)\s*\)\s*${OPERATOR}\s*${NUMBER}\s*(%)?$`,
+);
 const STATUS_FORM = new RegExp(String.raw`^status\s*[=:]\s*(\S+?)\s*${OPERATOR}\s*${NUMBER}$`);
 
 /** Reads one threshold; a SyntaxProblem says what is wrong and what would read. */
 export function parseThreshold(text: string): Threshold {
   const expression = text.trim();
-  if (expression.length > LOAD_BOUNDS.maxThresholdCharacters) throw new SyntaxProblem(`a threshold is at most ${LOAD_BOUNDS.maxThresholdCharacters} characters.`);
+  if (expression.length > LOAD_BOUNDS.maxThresholdCharacters)
+    throw new SyntaxProblem(`a threshold is at most ${LOAD_BOUNDS.maxThresholdCharacters} characters.`);
   const short = FUNCTION_FORM.exec(expression);
   if (short) {
-    const [, aggregation, status, operator, value, percent] = short as unknown as [string, 'count' | 'rate', string, string, string, string | undefined];
-    if (percent && aggregation === 'count') throw new SyntaxProblem('a count takes no %: write count(status=…) == 0, or rate(status=…) < 0.5%.');
-    return { expression, metric: 'status', filter: parseStatusFilter(status), aggregation: { kind: aggregation }, operator: normalOperator(operator), value: Number(value) / (percent ? 100 : 1) };
+    const [, aggregation, status, operator, value, percent] = short as unknown as [
+      string,
+      'count' | 'rate',
+      string,
+      string,
+      string,
+      string | undefined,
+    ];
+    if (percent && aggregation === 'count')
+      throw new SyntaxProblem('a count takes no %: write count(status=…) == 0, or rate(status=…) < 0.5%.');
+    return {
+      expression,
+      metric: 'status',
+      filter: parseStatusFilter(status),
+      aggregation: { kind: aggregation },
+      operator: normalOperator(operator),
+      value: Number(value) / (percent ? 100 : 1),
+    };
   }
   const bare = STATUS_FORM.exec(expression);
   if (bare) {
     const [, status, operator, value] = bare as unknown as [string, string, string, string];
-    return { expression, metric: 'status', filter: parseStatusFilter(status), aggregation: { kind: 'count' }, operator: normalOperator(operator), value: Number(value) };
+    return {
+      expression,
+      metric: 'status',
+      filter: parseStatusFilter(status),
+      aggregation: { kind: 'count' },
+      operator: normalOperator(operator),
+      value: Number(value),
+    };
   }
   const long = LONG_FORM.exec(expression);
   if (!long) {
@@ -85,8 +145,17 @@ export function parseThreshold(text: string): Threshold {
       "expected k6's form 'metric: aggregation operator value' (e.g. 'http_req_duration: p(99)<250'), or 'rate(status=5xx) < 0.005', or 'status=401 == 0'.",
     );
   }
-  const [, name, tags, aggregationText, operator, valueText, unit] = long as unknown as [string, string, string | undefined, string, string, string, string | undefined];
-  if (!(name in METRICS)) throw new SyntaxProblem(`no metric "${name}"; the metrics: ${Object.keys(METRICS).join(', ')}.`);
+  const [, name, tags, aggregationText, operator, valueText, unit] = long as unknown as [
+    string,
+    string,
+    string | undefined,
+    string,
+    string,
+    string,
+    string | undefined,
+  ];
+  if (!(name in METRICS))
+    throw new SyntaxProblem(`no metric "${name}"; the metrics: ${Object.keys(METRICS).join(', ')}.`);
   const metric = name as MetricName;
   const definition: MetricDefinition = METRICS[metric];
   const aggregation = parseAggregation(aggregationText);
@@ -94,11 +163,13 @@ export function parseThreshold(text: string): Threshold {
   const filter = tags === undefined ? undefined : parseTags(metric, definition, tags);
   let value = Number(valueText);
   if (unit === 'ms' || unit === 's') {
-    if (definition.kind !== 'trend') throw new SyntaxProblem(`${metric} is not a time: give its value without ${unit}.`);
+    if (definition.kind !== 'trend')
+      throw new SyntaxProblem(`${metric} is not a time: give its value without ${unit}.`);
     if (unit === 's') value *= 1000;
   }
   if (unit === '%') {
-    if (aggregation.kind !== 'rate' || definition.kind !== 'rate') throw new SyntaxProblem(`% applies to a share (a rate metric such as http_req_failed), not to ${metric}.`);
+    if (aggregation.kind !== 'rate' || definition.kind !== 'rate')
+      throw new SyntaxProblem(`% applies to a share (a rate metric such as http_req_failed), not to ${metric}.`);
     value /= 100;
   }
   return { expression, metric, ...(filter ? { filter } : {}), aggregation, operator: normalOperator(operator), value };
@@ -116,7 +187,8 @@ function parseAggregation(text: string): Aggregation {
 
 /** k6's aggregations by metric type: counter count and rate, rate rate, trend avg, min, med, max and p(N). */
 function checkAggregation(metric: string, kind: MetricKind, aggregation: Aggregation): void {
-  const allowed = kind === 'counter' ? ['count', 'rate'] : kind === 'rate' ? ['rate'] : ['avg', 'min', 'med', 'max', 'p'];
+  const allowed =
+    kind === 'counter' ? ['count', 'rate'] : kind === 'rate' ? ['rate'] : ['avg', 'min', 'med', 'max', 'p'];
   if (allowed.includes(aggregation.kind)) return;
   const names = kind === 'counter' ? 'count or rate' : kind === 'rate' ? 'rate' : 'avg, min, med, max or p(N)';
   throw new SyntaxProblem(`${metric} is a ${kind}: use ${names}.`);
@@ -124,7 +196,10 @@ function checkAggregation(metric: string, kind: MetricKind, aggregation: Aggrega
 
 function parseTags(metric: string, definition: MetricDefinition, tags: string): StatusFilter {
   const match = /^\s*status\s*[:=]\s*([^,\s]+)\s*$/.exec(tags);
-  if (!definition.byStatus || !match) throw new SyntaxProblem(`${metric} takes no {${tags.trim()}}; {status:202} or {status:5xx} filter http_reqs and http_req_duration.`);
+  if (!definition.byStatus || !match)
+    throw new SyntaxProblem(
+      `${metric} takes no {${tags.trim()}}; {status:202} or {status:5xx} filter http_reqs and http_req_duration.`,
+    );
   return parseStatusFilter(match[1] as string);
 }
 

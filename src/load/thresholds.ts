@@ -8,9 +8,27 @@ import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '.
 import type { Histogram } from './histogram.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { formatDuration } from '../duration.js';
-import { METRICS, parseThreshold, statusFilterText, type Aggregation, type MetricDefinition, type Operator, type StatusFilter, type Threshold } from './threshold-syntax.js';
+import {
+  METRICS,
+  parseThreshold,
+  statusFilterText,
+  type Aggregation,
+  type MetricDefinition,
+  type Operator,
+  type StatusFilter,
+  type Threshold,
+} from './threshold-syntax.js';
 
-export { METRICS, parseStatusFilter, parseThreshold, statusFilterText, statusMatches, type MetricName, type StatusFilter, type Threshold } from './threshold-syntax.js';
+export {
+  METRICS,
+  parseStatusFilter,
+  parseThreshold,
+  statusFilterText,
+  statusMatches,
+  type MetricName,
+  type StatusFilter,
+  type Threshold,
+} from './threshold-syntax.js';
 
 // ----------------------------------------------------------------------------------------------- presets (§8)
 
@@ -31,18 +49,27 @@ export interface SloOptions {
 export function sloThresholds(options: SloOptions): Threshold[] {
   const preset: [string, string][] = [
     ['availability: rate >= 0.995', 'endpoint availability 99.5 % (§8): answered, and not with a 5xx'],
-    ['repeats_unrecognised: count == 0', 'no lost event: every repeat of an accepted document is recognised (§6.1, §2.13)'],
+    [
+      'repeats_unrecognised: count == 0',
+      'no lost event: every repeat of an accepted document is recognised (§6.1, §2.13)',
+    ],
     ['rejected: count == 0', 'no 4xx for a valid document, 429 aside (§7)'],
     ['retry_after_missing: count == 0', 'every 429 carries Retry-After (§7)'],
   ];
   const spec = interfaceSpec(options.interface);
   // §8's message delivery target is the events' (Interface B); the first-contact target, a job's first callback (A).
   if (spec.document === 'event') {
-    preset.push([`http_req_duration: max < ${round(MESSAGE_DELIVERY_TARGET_SECONDS * 1000 * options.scale)}`, `every event answered within the ${describeTarget(MESSAGE_DELIVERY_TARGET_SECONDS, options.scale)} of message delivery (§8)`]);
+    preset.push([
+      `http_req_duration: max < ${round(MESSAGE_DELIVERY_TARGET_SECONDS * 1000 * options.scale)}`,
+      `every event answered within the ${describeTarget(MESSAGE_DELIVERY_TARGET_SECONDS, options.scale)} of message delivery (§8)`,
+    ]);
   }
   if (spec.receiver === 'provider' && options.callbacks) {
     const target = describeTarget(FIRST_CONTACT_TARGET_SECONDS, options.scale);
-    preset.push([`callback_first_contact: max <= ${round(FIRST_CONTACT_TARGET_SECONDS * 1000 * options.scale)}`, `first contact within ${target} of the job (§8)`]);
+    preset.push([
+      `callback_first_contact: max <= ${round(FIRST_CONTACT_TARGET_SECONDS * 1000 * options.scale)}`,
+      `first contact within ${target} of the job (§8)`,
+    ]);
     preset.push(['callbacks_missing: count == 0', `every job contacted within ${target} (§8)`]);
   }
   return preset.map(([expression, description]) => ({ ...parseThreshold(expression), description }));
@@ -71,7 +98,13 @@ export interface MeasuredRun {
   /** Latencies of the answers (with a filter: of those answers), in µs. */
   latency(filter?: StatusFilter): Histogram;
   dropped: number;
-  counters: { rejected: number; retry_after_missing: number; repeats: number; duplicates_confirmed: number; repeats_unrecognised: number };
+  counters: {
+    rejected: number;
+    retry_after_missing: number;
+    repeats: number;
+    duplicates_confirmed: number;
+    repeats_unrecognised: number;
+  };
   /** Repeats that got a 2xx answer: the base on which repeats are judged as recognised or not. */
   repeatsJudged: number;
   callbacks?: { tracked: number; missing: number; firstContact: Histogram };
@@ -94,9 +127,23 @@ export type MetricNeed = 'repeats' | 'callbacks';
 
 export function judgeThreshold(threshold: Threshold, run: MeasuredRun): ThresholdVerdict {
   const measured = measure(threshold, run);
-  const base = { expression: threshold.expression, ...(threshold.description ? { description: threshold.description } : {}) };
-  if ('missing' in measured) return { ...base, ok: false, detail: `no evidence: ${measured.missing}`, ...(measured.needs ? { needs: measured.needs } : {}) };
-  return { ...base, ok: compare(measured.value, threshold.operator, threshold.value), actual: measured.value, detail: measured.detail };
+  const base = {
+    expression: threshold.expression,
+    ...(threshold.description ? { description: threshold.description } : {}),
+  };
+  if ('missing' in measured)
+    return {
+      ...base,
+      ok: false,
+      detail: `no evidence: ${measured.missing}`,
+      ...(measured.needs ? { needs: measured.needs } : {}),
+    };
+  return {
+    ...base,
+    ok: compare(measured.value, threshold.operator, threshold.value),
+    actual: measured.value,
+    detail: measured.detail,
+  };
 }
 
 type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed };
@@ -109,7 +156,8 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       const filter = threshold.filter as StatusFilter;
       const count = run.countStatus(filter);
       if (run.completed === 0) return { missing: noAnswers };
-      if (aggregation.kind === 'count') return { value: count, detail: `count=${count} (status ${statusFilterText(filter)}, of ${run.completed})` };
+      if (aggregation.kind === 'count')
+        return { value: count, detail: `count=${count} (status ${statusFilterText(filter)}, of ${run.completed})` };
       return share(count, run.completed);
     }
     case 'http_reqs': {
@@ -125,21 +173,33 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
     }
     case 'availability': {
       if (run.completed === 0) return { missing: noAnswers };
-      return share(run.completed - run.countStatus({ kind: 'class', digit: 5 }) - run.countStatus({ kind: 'error' }), run.completed);
+      return share(
+        run.completed - run.countStatus({ kind: 'class', digit: 5 }) - run.countStatus({ kind: 'error' }),
+        run.completed,
+      );
     }
     case 'http_req_duration':
-      return trend(run.latency(threshold.filter), aggregation, threshold.filter ? `no answer with status ${statusFilterText(threshold.filter)}` : 'no answer arrived');
+      return trend(
+        run.latency(threshold.filter),
+        aggregation,
+        threshold.filter ? `no answer with status ${statusFilterText(threshold.filter)}` : 'no answer arrived',
+      );
     case 'dropped_iterations':
       return counter(run.dropped, aggregation, run);
     case 'repeats_unrecognised':
     case 'duplicates_confirmed':
-      if (run.repeatsJudged === 0) return run.counters.repeats === 0 ? { missing: 'no repeat was sent', needs: 'repeats' } : { missing: 'no repeat was accepted, so none could be recognised' };
+      if (run.repeatsJudged === 0)
+        return run.counters.repeats === 0
+          ? { missing: 'no repeat was sent', needs: 'repeats' }
+          : { missing: 'no repeat was accepted, so none could be recognised' };
       return counter(run.counters[threshold.metric], aggregation, run);
     case 'callback_first_contact':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
+      if (!run.callbacks || run.callbacks.tracked === 0)
+        return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
     case 'callbacks_missing':
-      if (!run.callbacks || run.callbacks.tracked === 0) return { missing: 'no job awaited a callback', needs: 'callbacks' };
+      if (!run.callbacks || run.callbacks.tracked === 0)
+        return { missing: 'no job awaited a callback', needs: 'callbacks' };
       return counter(run.callbacks.missing, aggregation, run);
     default:
       if (run.completed === 0) return { missing: noAnswers };

@@ -80,7 +80,15 @@ export class Connection {
           })
         : // Plain TCP reads straight into the pool's buffer (`onread`): no stream, no buffer a read. What is kept past
           // a read (an unfinished head, the kept body) is copied out of it.
-          netConnect({ host, port, onread: { buffer: pool.readBuffer, callback: (size: number, buffer: Uint8Array) => this.read(Buffer.from(buffer.buffer, buffer.byteOffset, size), true) } });
+          netConnect({
+            host,
+            port,
+            onread: {
+              buffer: pool.readBuffer,
+              callback: (size: number, buffer: Uint8Array) =>
+                this.read(Buffer.from(buffer.buffer, buffer.byteOffset, size), true),
+            },
+          });
     this.socket.setNoDelay(true);
     if (url.protocol === 'https:') this.socket.on('data', (chunk: Buffer) => this.read(chunk, false));
     this.socket.on('error', (error: NodeJS.ErrnoException) => this.end(error.code ?? 'connection'));
@@ -289,7 +297,10 @@ export class Connection {
   private keep(part: Buffer): void {
     this.readBytes += part.length;
     if (this.keptBytes < LOAD_BOUNDS.answerBodyBytes && part.length > 0) {
-      const slice = part.length + this.keptBytes > LOAD_BOUNDS.answerBodyBytes ? part.subarray(0, LOAD_BOUNDS.answerBodyBytes - this.keptBytes) : part;
+      const slice =
+        part.length + this.keptBytes > LOAD_BOUNDS.answerBodyBytes
+          ? part.subarray(0, LOAD_BOUNDS.answerBodyBytes - this.keptBytes)
+          : part;
       // A copy when the read is the pool's shared buffer; else a view (a TLS read is a buffer of its own).
       this.kept.push(this.shared ? Buffer.from(slice) : slice);
       this.keptBytes += slice.length;

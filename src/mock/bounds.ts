@@ -17,13 +17,27 @@ export interface Bounds {
 export function resolveBounds(options: { limits?: Partial<ReceiverLimits>; dedupeCapacity?: number }): Bounds {
   const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...definedOnly(options.limits ?? {}) };
   for (const [name, value] of Object.entries(limits)) {
-    if (!(Number.isFinite(value) && value > 0)) throw usageError('bad_limit', `limits.${name} must be a positive number, not ${String(value)}`, 'leave it out for the default');
+    if (!(Number.isFinite(value) && value > 0))
+      throw usageError(
+        'bad_limit',
+        `limits.${name} must be a positive number, not ${String(value)}`,
+        'leave it out for the default',
+      );
   }
   const capacity = options.dedupeCapacity;
   if (capacity !== undefined && !(Number.isSafeInteger(capacity) && capacity > 0)) {
-    throw usageError('bad_dedupe_capacity', `dedupeCapacity must be a whole number above 0, not ${String(capacity)}`, 'leave it out to remember every event');
+    throw usageError(
+      'bad_dedupe_capacity',
+      `dedupeCapacity must be a whole number above 0, not ${String(capacity)}`,
+      'leave it out to remember every event',
+    );
   }
-  return { limits, budget: new ByteBudget(limits.maxBufferedBytes), watch: new BodyWatch(limits.bodyIdleTimeoutMs, limits.bodyTimeoutMs), dedupeCapacity: capacity };
+  return {
+    limits,
+    budget: new ByteBudget(limits.maxBufferedBytes),
+    watch: new BodyWatch(limits.bodyIdleTimeoutMs, limits.bodyTimeoutMs),
+    dedupeCapacity: capacity,
+  };
 }
 
 function definedOnly(overrides: Partial<ReceiverLimits>): Partial<ReceiverLimits> {

@@ -12,13 +12,20 @@ export type Scenario =
   | { kind: 'closed'; outcome: Outcome }
   | { kind: 'random' };
 
-export const SCENARIO_NAMES = ['booked', 'rescheduled', 'cancelled', ...OUTCOMES.map((o) => `closed:${o}`), 'random'] as const;
+export const SCENARIO_NAMES = [
+  'booked',
+  'rescheduled',
+  'cancelled',
+  ...OUTCOMES.map((o) => `closed:${o}`),
+  'random',
+] as const;
 
 /** `booked | rescheduled | cancelled | closed:<outcome> | random`; anything else is a usage error. */
 export function parseScenario(text: string): Scenario {
   if (text === 'booked' || text === 'rescheduled' || text === 'cancelled' || text === 'random') return { kind: text };
   const match = /^closed:(.+)$/.exec(text);
-  if (match && (OUTCOMES as readonly string[]).includes(match[1] as string)) return { kind: 'closed', outcome: match[1] as Outcome };
+  if (match && (OUTCOMES as readonly string[]).includes(match[1] as string))
+    return { kind: 'closed', outcome: match[1] as Outcome };
   throw usageError('bad_scenario', `unknown scenario "${text}"`, `choose one of: ${SCENARIO_NAMES.join(', ')}`);
 }
 
@@ -68,7 +75,11 @@ const SERVICE = 'first consultation';
  * The §3 lifecycle as a list of Interface B events: the conversation in both directions (§2.5), then the
  * result, an appointment event (§2.6) or job.closed with an outcome (§2.7).
  */
-export function buildConversation(job: JobFacts, scenario: Exclude<Scenario, { kind: 'random' }>, now: () => number): Step[] {
+export function buildConversation(
+  job: JobFacts,
+  scenario: Exclude<Scenario, { kind: 'random' }>,
+  now: () => number,
+): Step[] {
   const first = job.contactName.split(/\s+/)[0] || job.contactName;
   const channel = channelFor(job.originChannel);
   const steps: Step[] = [];
@@ -115,8 +126,16 @@ export function buildConversation(job: JobFacts, scenario: Exclude<Scenario, { k
   const opening = `Hi ${first}, this is the assistant of ${job.branchName}. ${job.notes ? `You asked: "${truncate(job.notes, 80)}". ` : ''}Can I help you book a visit?`;
   if (scenario.kind === 'closed' && scenario.outcome === 'no_answer') {
     say(3_000, 'outbound', opening);
-    say(60_000, 'outbound', `Hi ${first}, just following up on your request to ${job.branchName}. Reply here whenever suits you.`);
-    say(120_000, 'outbound', `Last message from ${job.branchName}: we'll close your request for now. Write back any time.`);
+    say(
+      60_000,
+      'outbound',
+      `Hi ${first}, just following up on your request to ${job.branchName}. Reply here whenever suits you.`,
+    );
+    say(
+      120_000,
+      'outbound',
+      `Last message from ${job.branchName}: we'll close your request for now. Write back any time.`,
+    );
     closed(5_000, 'no_answer', 3);
     return steps;
   }
@@ -125,7 +144,10 @@ export function buildConversation(job: JobFacts, scenario: Exclude<Scenario, { k
     const replies: Record<Exclude<Outcome, 'no_answer'>, [string, string]> = {
       not_interested: ["Thanks, but I'm not interested any more.", 'Understood, thank you for letting us know.'],
       wrong_number: [`Sorry, wrong number, I'm not ${first}.`, 'Apologies for the message, we will not write again.'],
-      callback_later: ["I'm busy this week, can you write again next week?", 'Of course, we will be in touch next week.'],
+      callback_later: [
+        "I'm busy this week, can you write again next week?",
+        'Of course, we will be in touch next week.',
+      ],
       opted_out: ['STOP. Please do not contact me again.', 'Done: you will not be contacted again.'],
     };
     const [reply, answer] = replies[scenario.outcome as Exclude<Outcome, 'no_answer'>];
@@ -145,7 +167,12 @@ export function buildConversation(job: JobFacts, scenario: Exclude<Scenario, { k
     say(30_000, 'inbound', 'Something came up, could we move it to later in the week?');
     say(5_000, 'outbound', `No problem: ${describeSlot(later)} instead?`);
     say(10_000, 'inbound', 'Yes, that works.');
-    appointment(2_000, 'appointment.rescheduled', later, `Moved at the contact's request from ${offsetIso(slot.getTime())}.`);
+    appointment(
+      2_000,
+      'appointment.rescheduled',
+      later,
+      `Moved at the contact's request from ${offsetIso(slot.getTime())}.`,
+    );
   } else if (scenario.kind === 'cancelled') {
     say(30_000, 'inbound', "I'm sorry, I need to cancel the appointment.");
     say(5_000, 'outbound', 'Cancelled. Write to us any time to book again.');

@@ -2,7 +2,16 @@
  * The writer of a mock's log (docs/mock-log.md): appends records with group commit, each acknowledged once it is as
  * durable as the fsync mode promises, so that a mock answers 202 only for what a restart will read back.
  */
-import { close as closeFd, constants, fdatasync, fstatSync, ftruncateSync, open as openFd, write as writeFd, writeSync } from 'node:fs';
+import {
+  close as closeFd,
+  constants,
+  fdatasync,
+  fstatSync,
+  ftruncateSync,
+  open as openFd,
+  write as writeFd,
+  writeSync,
+} from 'node:fs';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errorMessage } from '../errors.js';
 import { notRegular, NotRegularFile, openRegular } from './log-file.js';
@@ -126,8 +135,15 @@ export class DurableLog {
     // always: O_DSYNC, each write returns only once its data (and the size needed to read it back) is on disk,
     // the same guarantee as write + fdatasync in one system call instead of two.
     // A descriptor, not a FileHandle: a FileHandle left unclosed is closed when it is garbage collected.
-    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | (fsync === 'always' ? constants.O_DSYNC : 0);
-    const fd = await new Promise<number>((resolve, reject) => openFd(path, flags, 0o644, (error, opened) => (error ? reject(error) : resolve(opened))));
+    const flags =
+      constants.O_WRONLY |
+      constants.O_APPEND |
+      constants.O_CREAT |
+      constants.O_NONBLOCK |
+      (fsync === 'always' ? constants.O_DSYNC : 0);
+    const fd = await new Promise<number>((resolve, reject) =>
+      openFd(path, flags, 0o644, (error, opened) => (error ? reject(error) : resolve(opened))),
+    );
     const kind = notRegular(fstatSync(fd));
     if (kind !== undefined) {
       closeFd(fd, () => undefined);
@@ -150,7 +166,8 @@ export class DurableLog {
     if (this.closed) return Promise.reject(new Error('the mock log is closed'));
     // everysec: what was acknowledged since the last good sync may not reach the disk; nothing more is
     // acknowledged until a sync succeeds (the timer retries every second).
-    if (this.syncFailure !== undefined) return Promise.reject(new Error(`the log could not be synced to disk: ${errorMessage(this.syncFailure)}`));
+    if (this.syncFailure !== undefined)
+      return Promise.reject(new Error(`the log could not be synced to disk: ${errorMessage(this.syncFailure)}`));
     this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
@@ -170,7 +187,8 @@ export class DurableLog {
     if (batch === undefined) return;
     let written = 0;
     try {
-      while (written < batch.bytes.length) written += writeSync(this.fd, batch.bytes, written, batch.bytes.length - written, null);
+      while (written < batch.bytes.length)
+        written += writeSync(this.fd, batch.bytes, written, batch.bytes.length - written, null);
     } catch (error) {
       return this.failBatch(batch, written, error);
     }

@@ -9,7 +9,12 @@ import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { errnoCode } from '../errors.js';
 
 /** What a file that is not a regular one is, as a sentence names it; undefined for a regular file. */
-export function notRegular(stats: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>): string | undefined {
+export function notRegular(
+  stats: Pick<
+    Stats,
+    'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'
+  >,
+): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isDirectory()) return 'a directory';

@@ -88,7 +88,8 @@ class PendingLine {
     if (this.bytes <= MAX_LINE_BYTES && !this.cut) return;
     // Over the limit: from now on only the end of the line is kept.
     this.cut = true;
-    while (this.parts.length > 1 && this.bytes - (this.parts[0] as Buffer).length >= CUT_TAIL_BYTES) this.bytes -= (this.parts.shift() as Buffer).length;
+    while (this.parts.length > 1 && this.bytes - (this.parts[0] as Buffer).length >= CUT_TAIL_BYTES)
+      this.bytes -= (this.parts.shift() as Buffer).length;
   }
 
   /** The line ends with `last` (at the end of the file: only when something is pending). */

@@ -84,7 +84,12 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
     handle = await open(path, 'wx', 0o644);
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
-    throw usageError('log_lock_failed', `cannot create the lock file ${path}: ${errnoCode(error) ?? String(error)}`, 'the directory of the log must be writable (the lock file sits next to the log)', error);
+    throw usageError(
+      'log_lock_failed',
+      `cannot create the lock file ${path}: ${errnoCode(error) ?? String(error)}`,
+      'the directory of the log must be writable (the lock file sits next to the log)',
+      error,
+    );
   }
   try {
     await handle.writeFile(text);
@@ -127,11 +132,19 @@ function judge(found: FoundLock): { alive: boolean; description: string } {
   try {
     holder = JSON.parse(found.text) as typeof holder;
   } catch {
-    return { alive: found.ageMs < WRITING_MS, description: 'a process starting on it (its lock file is being written)' };
+    return {
+      alive: found.ageMs < WRITING_MS,
+      description: 'a process starting on it (its lock file is being written)',
+    };
   }
   const pid = typeof holder.pid === 'number' && Number.isInteger(holder.pid) && holder.pid > 0 ? holder.pid : undefined;
-  if (pid === undefined) return { alive: found.ageMs < WRITING_MS, description: 'a process starting on it (its lock file is being written)' };
-  if (typeof holder.host === 'string' && holder.host !== hostname()) return { alive: true, description: `pid ${pid} on host ${holder.host}` };
+  if (pid === undefined)
+    return {
+      alive: found.ageMs < WRITING_MS,
+      description: 'a process starting on it (its lock file is being written)',
+    };
+  if (typeof holder.host === 'string' && holder.host !== hostname())
+    return { alive: true, description: `pid ${pid} on host ${holder.host}` };
   const self = pid === process.pid ? ' (this process)' : '';
   return { alive: isRunning(pid, holder.started), description: `pid ${pid}${self}` };
 }
@@ -180,13 +193,20 @@ async function clearStale(path: string, staleText: string): Promise<void> {
     if (errnoCode(error) === 'ENOENT') return;
     throw error;
   }
-  const moved = await readLock(aside).then((found) => found?.text ?? staleText, () => staleText);
+  const moved = await readLock(aside).then(
+    (found) => found?.text ?? staleText,
+    () => staleText,
+  );
   if (moved !== staleText) await link(aside, path).catch(() => undefined);
   await unlink(aside).catch(() => undefined);
 }
 
 function notALock(logPath: string, lockPath: string, kind: string) {
-  return usageError('bad_log_lock', `the lock of the log ${logPath}, ${lockPath}, is not a regular file (${kind})`, `remove ${lockPath} (a cai mock's lock is a regular file it creates), or give this mock another log`);
+  return usageError(
+    'bad_log_lock',
+    `the lock of the log ${logPath}, ${lockPath}, is not a regular file (${kind})`,
+    `remove ${lockPath} (a cai mock's lock is a regular file it creates), or give this mock another log`,
+  );
 }
 
 function inUse(logPath: string, lockPath: string, holder: string) {

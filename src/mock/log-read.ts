@@ -31,12 +31,19 @@ export const MAX_NAMED_LINES = MOCK_LOG_CAPS.namedSkippedLines;
 /** Reads a mock log back, every record whole (`cai report`-like readers, tests). Streams; a missing file is empty. */
 export async function readMockLog(path: string): Promise<LoadedLog> {
   const records: MockLogRecord[] = [];
-  const skipped = await scanLog(path, (line) => parseRecord(line), (record) => records.push(record));
+  const skipped = await scanLog(
+    path,
+    (line) => parseRecord(line),
+    (record) => records.push(record),
+  );
   return { records, skippedLines: skipped.count, skippedLineNumbers: skipped.numbers };
 }
 
 /** What a restart needs of a record (dedupe): the fields before its headers. */
-export type MockLogHead = Pick<MockLogRecord, 'v' | 'space' | 'interface' | 'verdict' | 'event_id' | 'provider_job_id' | 'assigned_number_e164'>;
+export type MockLogHead = Pick<
+  MockLogRecord,
+  'v' | 'space' | 'interface' | 'verdict' | 'event_id' | 'provider_job_id' | 'assigned_number_e164'
+>;
 
 /**
  * Reads a mock log back for a restart, keeping only each record's head: the document is not parsed (the head is
@@ -59,7 +66,11 @@ export async function scanMockLog(path: string, onRecord: (head: MockLogHead) =>
   }
 }
 
-async function scanLog<T>(source: string | FileHandle, parse: (line: Buffer) => T | undefined, onRecord: (record: T) => void): Promise<SkippedLines> {
+async function scanLog<T>(
+  source: string | FileHandle,
+  parse: (line: Buffer) => T | undefined,
+  onRecord: (record: T) => void,
+): Promise<SkippedLines> {
   const skipped: SkippedLines = { count: 0, numbers: [] };
   try {
     await forEachRecordLine(source, parse, {
@@ -122,7 +133,11 @@ const RECORD_START_BYTES = Buffer.from(RECORD_START);
 
 /** The last complete record that starts at `from` or later in a line (the end of a cut line: from 0). */
 function recover<T>(line: Buffer, parse: (line: Buffer) => T | undefined, from: number): T | undefined {
-  for (let at = line.lastIndexOf(RECORD_START_BYTES); at >= from; at = at === 0 ? -1 : line.lastIndexOf(RECORD_START_BYTES, at - 1)) {
+  for (
+    let at = line.lastIndexOf(RECORD_START_BYTES);
+    at >= from;
+    at = at === 0 ? -1 : line.lastIndexOf(RECORD_START_BYTES, at - 1)
+  ) {
     const record = parse(line.subarray(at));
     if (record !== undefined) return record;
   }
@@ -152,7 +167,6 @@ const STRING = String.raw`(?:[^"\\]|\\.)*`;
 const EVENT_HEAD = new RegExp(
   String.raw`^\{"v":1,"received_at":"${STRING}","space":"(live|test)","interface":"B","kind":"event","status":202,"verdict":"(accepted|duplicate)","provider_code":"${STRING}","event_id":"(${STRING})"` +
     String.raw`(?:,"(?:event|lead_id)":"${STRING}")*(?:,"lead_known":(?:true|false))?,"body_bytes":([0-9]{1,9})$`,
-
 );
 
 /**
@@ -168,13 +182,21 @@ function headOf(line: Buffer): MockLogHead | undefined {
   const head = eventHead(text, line, cut) ?? parsedHead(text);
   if (head === undefined) return undefined;
   const documentAt = line.indexOf(DOCUMENT_KEY, cut);
-  return documentAt !== -1 && endsAfter(line, documentAt + DOCUMENT_KEY.length + head.bytes, head.bytes) ? head.head : undefined;
+  return documentAt !== -1 && endsAfter(line, documentAt + DOCUMENT_KEY.length + head.bytes, head.bytes)
+    ? head.head
+    : undefined;
 }
 
 function eventHead(text: string, line: Buffer, cut: number): { head: MockLogHead; bytes: number } | undefined {
   const match = EVENT_HEAD.exec(text);
   if (!match) return undefined;
-  const [, space, verdict, id, bytes] = match as unknown as [string, 'live' | 'test', 'accepted' | 'duplicate', string, string];
+  const [, space, verdict, id, bytes] = match as unknown as [
+    string,
+    'live' | 'test',
+    'accepted' | 'duplicate',
+    string,
+    string,
+  ];
   // The id is kept for as long as the mock runs: decoded afresh (from the bytes, when every character of the
   // head is one byte), not as a slice of the head text, which would keep all of it alive.
   const from = text.indexOf(EVENT_ID_KEY) + EVENT_ID_KEY.length;

@@ -13,7 +13,14 @@ import { scanMockLog, type MockLogHead, type SkippedLines } from './log-read.js'
 
 export { MOCK_LOG_VERSION, recordBytes, recordLine, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
 export { DEFAULT_FSYNC, DurableLog, FSYNC_MODES, type DurableLogOptions, type FsyncMode } from './durable-log.js';
-export { MAX_NAMED_LINES, readMockLog, scanMockLog, type LoadedLog, type MockLogHead, type SkippedLines } from './log-read.js';
+export {
+  MAX_NAMED_LINES,
+  readMockLog,
+  scanMockLog,
+  type LoadedLog,
+  type MockLogHead,
+  type SkippedLines,
+} from './log-read.js';
 
 /** A mock's log, open for appending, and what its reload skipped. */
 export interface OpenedMockLog {
@@ -25,7 +32,11 @@ export interface OpenedMockLog {
  * Locks a mock's `--log` (one process at a time, see LogLock), reads it back (each record's head to `onRecord`)
  * and opens it for appending. A log in use, or an unusable path, is a usage error (exit 2).
  */
-export async function openMockLog(path: string, onRecord: (head: MockLogHead) => void, options: { fsync?: FsyncMode } = {}): Promise<OpenedMockLog> {
+export async function openMockLog(
+  path: string,
+  onRecord: (head: MockLogHead) => void,
+  options: { fsync?: FsyncMode } = {},
+): Promise<OpenedMockLog> {
   let lock: LogLock | undefined;
   try {
     // A regular file or nothing yet: anything else (a FIFO, whose open would block) is refused before it is opened.
@@ -40,14 +51,28 @@ export async function openMockLog(path: string, onRecord: (head: MockLogHead) =>
     // Lines, none of them a record: the wrong file (a typo, a document); never append records to it.
     if (records === 0 && skipped.count > 0) {
       const lines = skipped.count;
-      throw codedError('usage', 'bad_log', `${path} is not a mock log: ${lines} ${lines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`, { log: 'foreign' });
+      throw codedError(
+        'usage',
+        'bad_log',
+        `${path} is not a mock log: ${lines} ${lines === 1 ? 'line' : 'lines'}, none a record; cai will not append to it`,
+        { log: 'foreign' },
+      );
     }
     return { skipped, log: await DurableLog.open(path, { fsync: options.fsync, lock }) };
   } catch (error) {
     await lock?.release();
     if (error instanceof CaiError) throw error;
-    if (error instanceof NotRegularFile) throw codedError('usage', 'bad_log', `the log ${path} is not a regular file (${error.kind})`, { log: 'not-regular' });
-    throw codedError('usage', 'bad_log', `cannot use the log ${path}: ${errorMessage(error)}`, { log: 'unusable' }, error);
+    if (error instanceof NotRegularFile)
+      throw codedError('usage', 'bad_log', `the log ${path} is not a regular file (${error.kind})`, {
+        log: 'not-regular',
+      });
+    throw codedError(
+      'usage',
+      'bad_log',
+      `cannot use the log ${path}: ${errorMessage(error)}`,
+      { log: 'unusable' },
+      error,
+    );
   }
 }
 

@@ -34,16 +34,36 @@ import { declaredLength, errorReply, readBody, sendReply, sleep, type Reply } fr
 import { LogWriteError } from './log.js';
 import { dedupeAndPersist } from './pipeline/dedupe.js';
 import type { MockRequestEntry, ReceiverProfile, Reject, RequestObserver, Received } from './pipeline/profile.js';
-import { authenticate, bodyOrReply, checkDeclaredSize, checkRoute, checkSignatureHeaders, parseAndValidate } from './pipeline/steps.js';
+import {
+  authenticate,
+  bodyOrReply,
+  checkDeclaredSize,
+  checkRoute,
+  checkSignatureHeaders,
+  parseAndValidate,
+} from './pipeline/steps.js';
 import { SignedHeaders } from '../signing/verify.js';
 import { eventIdOf } from '../spec/json.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { foldIdentity } from './receiver-faults.js';
 
-export type { Admitted, Credential, MockRequestEntry, ObservedRequest, ReceiverProfile, Received, Reject, RequestObserver, RunningMock, SignaturePolicy } from './pipeline/profile.js';
+export type {
+  Admitted,
+  Credential,
+  MockRequestEntry,
+  ObservedRequest,
+  ReceiverProfile,
+  Received,
+  Reject,
+  RequestObserver,
+  RunningMock,
+  SignaturePolicy,
+} from './pipeline/profile.js';
 
 /** The request handler of a reference receiver: every request goes through the pipeline and is answered. */
-export function createReceiver<Ack>(profile: ReceiverProfile<Ack>): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function createReceiver<Ack>(
+  profile: ReceiverProfile<Ack>,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   return (request, response) => respond(profile, request, response);
 }
 
@@ -52,8 +72,17 @@ export function createReceiver<Ack>(profile: ReceiverProfile<Ack>): (request: In
  * acknowledged, so the sender retries, §7); any other exception is a bug in the mock and answers 500, never
  * passing for a storage outage that senders would retry for 24 h.
  */
-async function respond<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const entry: MockRequestEntry = { received_at: new Date(profile.now()).toISOString(), interface: profile.interface, status: 0, verdict: 'rejected' };
+async function respond<Ack>(
+  profile: ReceiverProfile<Ack>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const entry: MockRequestEntry = {
+    received_at: new Date(profile.now()).toISOString(),
+    interface: profile.interface,
+    status: 0,
+    verdict: 'rejected',
+  };
   const held: Held = { bytes: 0, body: undefined };
   let reply: Reply;
   try {
@@ -80,9 +109,24 @@ interface Held {
   body: Buffer | undefined;
 }
 
-function observe(observer: RequestObserver, request: IncomingMessage, entry: MockRequestEntry, body: Buffer | undefined, reply: Reply): void {
+function observe(
+  observer: RequestObserver,
+  request: IncomingMessage,
+  entry: MockRequestEntry,
+  body: Buffer | undefined,
+  reply: Reply,
+): void {
   try {
-    observer({ entry, method: request.method ?? '', target: request.url ?? '', httpVersion: request.httpVersion, rawHeaders: request.rawHeaders, remoteAddress: request.socket.remoteAddress, body, reply });
+    observer({
+      entry,
+      method: request.method ?? '',
+      target: request.url ?? '',
+      httpVersion: request.httpVersion,
+      rawHeaders: request.rawHeaders,
+      remoteAddress: request.socket.remoteAddress,
+      body,
+      reply,
+    });
   } catch {
     // An observer is a bystander: whatever it does wrong, the request was answered.
   }
@@ -108,9 +152,18 @@ function rejecter(entry: MockRequestEntry): Reject {
 }
 
 /** The steps in their documented order (see the top of this file); the first that answers ends the request. */
-async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessage, entry: MockRequestEntry, held: Held): Promise<Reply> {
+async function decide<Ack>(
+  profile: ReceiverProfile<Ack>,
+  request: IncomingMessage,
+  entry: MockRequestEntry,
+  held: Held,
+): Promise<Reply> {
   const reject = rejecter(entry);
-  const early = checkRoute(profile, request, reject) ?? profile.admit?.(request, reject) ?? checkDeclaredSize(profile, request, reject) ?? profile.throttle?.(reject);
+  const early =
+    checkRoute(profile, request, reject) ??
+    profile.admit?.(request, reject) ??
+    checkDeclaredSize(profile, request, reject) ??
+    profile.throttle?.(reject);
   if (early) return early;
   if (profile.faults) foldIdentity(request, profile.faults);
   const credential = profile.identify(request, entry, reject);
@@ -126,9 +179,15 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
   const unauthenticated = profile.beforeAuthenticate?.(received, reject) ?? authenticate(profile, received, reject);
   if (unauthenticated) return unauthenticated;
   const validator = profile.validator();
-  const admitted = parseAndValidate(profile, received, validator instanceof Promise ? await validator : validator, reject);
+  const admitted = parseAndValidate(
+    profile,
+    received,
+    validator instanceof Promise ? await validator : validator,
+    reject,
+  );
   if ('status' in admitted) {
-    if (profile.faults?.has('records-before-validation') && entry.reason === 'invalid_document') await recordRefused(profile, received);
+    if (profile.faults?.has('records-before-validation') && entry.reason === 'invalid_document')
+      await recordRefused(profile, received);
     return admitted;
   }
   return profile.inspect?.(admitted, reject) ?? (await dedupeAndPersist(profile, admitted));
@@ -136,7 +195,9 @@ async function decide<Ack>(profile: ReceiverProfile<Ack>, request: IncomingMessa
 
 /** `size-declared-only`: a body without Content-Length is read whatever its size (within the bytes in memory). */
 function bodyLimitOf(profile: ReceiverProfile<unknown>, request: IncomingMessage): number {
-  return profile.faults?.has('size-declared-only') && declaredLength(request) === undefined ? UNDECLARED_LIMIT_BYTES : profile.limitBytes;
+  return profile.faults?.has('size-declared-only') && declaredLength(request) === undefined
+    ? UNDECLARED_LIMIT_BYTES
+    : profile.limitBytes;
 }
 
 const UNDECLARED_LIMIT_BYTES = 16 * 1024 * 1024;

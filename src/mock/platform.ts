@@ -8,7 +8,16 @@ import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
-import { createReceiver, type Admitted, type Credential, type MockRequestEntry, type Received, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
+import {
+  createReceiver,
+  type Admitted,
+  type Credential,
+  type MockRequestEntry,
+  type Received,
+  type ReceiverProfile,
+  type Reject,
+  type RunningMock,
+} from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { asObject, eventIdOf } from '../spec/json.js';
@@ -83,22 +92,50 @@ const RECEIVED = interfaceReceivedBy('platform');
 
 // §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
 const KNOWN_EVENT_FIELDS = new Set([
-  'event', 'event_id', 'lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text',
-  'occurred_at', 'branch_code', 'scheduled_at', 'service', 'notes', 'outcome', 'attempts',
+  'event',
+  'event_id',
+  'lead_id',
+  'provider_job_id',
+  'channel',
+  'from_number_e164',
+  'direction',
+  'author',
+  'text',
+  'occurred_at',
+  'branch_code',
+  'scheduled_at',
+  'service',
+  'notes',
+  'outcome',
+  'attempts',
 ]);
 
 /** Checks options that a caller can get wrong, as usage errors (the CLI's flags are checked by commander first). */
 function checkOptions(options: MockPlatformOptions): { faults: Set<PlatformFault>; origins?: OriginAllowList } {
-  if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'platform' });
+  if (options.providerCode === '')
+    throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'platform' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
     throw codedError('usage', 'missing_secret', 'no secret for the live provider', { credential: 'live' });
   }
   if (options.testProviderCode !== undefined) {
-    if (!options.testSecrets?.length) throw codedError('usage', 'missing_secret', `no secret for the test provider ${options.testProviderCode}`, { credential: 'test' });
-    if (options.testProviderCode === options.providerCode) throw usageError('bad_test_provider', 'the test provider code is the live provider code', 'give the test credential its own code (§1: test data lands in an isolated space)');
+    if (!options.testSecrets?.length)
+      throw codedError('usage', 'missing_secret', `no secret for the test provider ${options.testProviderCode}`, {
+        credential: 'test',
+      });
+    if (options.testProviderCode === options.providerCode)
+      throw usageError(
+        'bad_test_provider',
+        'the test provider code is the live provider code',
+        'give the test credential its own code (§1: test data lands in an isolated space)',
+      );
   }
   const bad = unknownFaults(options.faults ?? [], PLATFORM_FAULTS);
-  if (bad.length > 0) throw usageError('unknown_fault', `unknown platform fault: ${bad.join(', ')}`, `choose from: ${Object.keys(PLATFORM_FAULTS).join(', ')}`);
+  if (bad.length > 0)
+    throw usageError(
+      'unknown_fault',
+      `unknown platform fault: ${bad.join(', ')}`,
+      `choose from: ${Object.keys(PLATFORM_FAULTS).join(', ')}`,
+    );
   return { faults: new Set(options.faults as PlatformFault[] | undefined), origins: allowList(options.allowOrigins) };
 }
 
@@ -106,7 +143,12 @@ function allowList(texts: readonly string[] | undefined): OriginAllowList | unde
   if (!texts?.length) return undefined;
   const cidrs = texts.map((text) => {
     const cidr = parseCidr(text);
-    if (!cidr) throw usageError('bad_cidr', `not an address or CIDR block: ${text}`, 'use e.g. 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1');
+    if (!cidr)
+      throw usageError(
+        'bad_cidr',
+        `not an address or CIDR block: ${text}`,
+        'use e.g. 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1',
+      );
     return cidr;
   });
   return new OriginAllowList(cidrs);
@@ -123,15 +165,27 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
   const bounds = resolveBounds(options);
   const knownLeads = options.knownLeads ? new Set(options.knownLeads) : undefined;
   // Dedupe, one index per space (§1): the event_id of every event stored, in this run or an earlier one.
-  const indexes: SpaceIndexes = { live: new DedupeIndex(bounds.dedupeCapacity), test: new DedupeIndex(bounds.dedupeCapacity) };
+  const indexes: SpaceIndexes = {
+    live: new DedupeIndex(bounds.dedupeCapacity),
+    test: new DedupeIndex(bounds.dedupeCapacity),
+  };
   let reloaded = 0;
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || (head.space !== 'live' && head.space !== 'test')) return;
+    if (
+      head.interface !== RECEIVED.id ||
+      head.verdict !== 'accepted' ||
+      (head.space !== 'live' && head.space !== 'test')
+    )
+      return;
     indexes[head.space].remember(head.event_id, true);
     reloaded += 1;
   });
   const profile = platformProfile(options, { faults, origins, knownLeads, indexes, store, bounds });
-  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: profile.path, tls: options.tls, limits: bounds.limits }, () => store.close());
+  const serving = await serve(
+    createReceiver(profile),
+    { host: options.host, port: options.port, path: profile.path, tls: options.tls, limits: bounds.limits },
+    () => store.close(),
+  );
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -176,7 +230,8 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
   // `dedupe-before-auth`: a repeat is answered before its signature is checked.
   const duplicateBeforeAuth = ({ body, credential, entry }: Received): Reply | undefined => {
     const eventId = eventIdOf(body);
-    if (eventId === undefined || !state.indexes[credential.space].has(dedupeKeyOf(eventId, state.faults))) return undefined;
+    if (eventId === undefined || !state.indexes[credential.space].has(dedupeKeyOf(eventId, state.faults)))
+      return undefined;
     entry.event_id = eventId;
     entry.verdict = 'duplicate';
     return duplicateReply;
@@ -189,7 +244,11 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     methodHint: 'events are POSTed (§4.2)',
     pathHint: `events go to ${path} (§4.2)`,
     sizeRule: ' (§8)',
-    limitBytes: has('no-size-limit') ? NO_LIMIT_BYTES : has('size-in-characters') ? CHARACTER_LIMIT_BYTES : MAX_BODY_BYTES,
+    limitBytes: has('no-size-limit')
+      ? NO_LIMIT_BYTES
+      : has('size-in-characters')
+        ? CHARACTER_LIMIT_BYTES
+        : MAX_BODY_BYTES,
     latencyMs: options.latencyMs,
     now: options.now ?? Date.now,
     onRequest: options.onRequest,
@@ -205,15 +264,23 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     signature: { ...signaturePolicy(has), signedTimestamp: signedTimestamp(state.faults) },
     faults: state.faults,
     admit: origins || wire ? (request, reject) => origins?.(request, reject) ?? wire?.(request, reject) : undefined,
-    throttle: options.rateLimit ? rateCheck(options.rateLimit, has('no-retry-after'), options.retryAfterSeconds) : undefined,
+    throttle: options.rateLimit
+      ? rateCheck(options.rateLimit, has('no-retry-after'), options.retryAfterSeconds)
+      : undefined,
     identify: credentialLookup(options, has('any-provider')),
     beforeAuthenticate:
       has('dedupe-before-auth') || has('size-in-characters')
-        ? (received, reject) => (has('size-in-characters') ? characterLimit(received.body, reject) : undefined) ?? (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
+        ? (received, reject) =>
+            (has('size-in-characters') ? characterLimit(received.body, reject) : undefined) ??
+            (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
         : undefined,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => [...checkEvent(validator, document, has, options.catalog), ...narrowedFormatIssues(document, state.faults)],
-    inspect: (admitted, reject) => checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
+    checkDocument: (validator, document) => [
+      ...checkEvent(validator, document, has, options.catalog),
+      ...narrowedFormatIssues(document, state.faults),
+    ],
+    inspect: (admitted, reject) =>
+      checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
     dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, state.faults),
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
@@ -225,13 +292,18 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
 function characterLimit(body: Buffer, reject: Reject): Reply | undefined {
   const characters = body.toString('utf8').length;
   if (characters <= MAX_BODY_BYTES) return undefined;
-  return { ...reject(413, 'payload_too_large', `the body is ${characters} characters, over the limit of ${MAX_BODY_BYTES}`), close: true };
+  return {
+    ...reject(413, 'payload_too_large', `the body is ${characters} characters, over the limit of ${MAX_BODY_BYTES}`),
+    close: true,
+  };
 }
 
 /** §5.7: only registered origins may call. */
 function originCheck(origins: OriginAllowList) {
   return (request: IncomingMessage, reject: Reject): Reply | undefined =>
-    origins.allows(request.socket.remoteAddress) ? undefined : reject(401, 'origin_not_allowed', `origin ${request.socket.remoteAddress} is not an authorised address (§5.7)`);
+    origins.allows(request.socket.remoteAddress)
+      ? undefined
+      : reject(401, 'origin_not_allowed', `origin ${request.socket.remoteAddress} is not an authorised address (§5.7)`);
 }
 
 /** §7: over the request cap, 429 with Retry-After (without it under `no-retry-after`). */
@@ -242,21 +314,41 @@ function rateCheck(perSecond: number, withoutRetryAfter: boolean, fixedRetryAfte
     if (due === undefined) return undefined;
     const retryAfter = fixedRetryAfter ?? due;
     const headers = withoutRetryAfter ? undefined : { 'retry-after': String(retryAfter) };
-    return reject(429, 'rate_limited', `over the cap of ${perSecond} requests per second (§7)`, { retry_after: retryAfter }, headers);
+    return reject(
+      429,
+      'rate_limited',
+      `over the cap of ${perSecond} requests per second (§7)`,
+      { retry_after: retryAfter },
+      headers,
+    );
   };
 }
 
 /** §5.6: X-CAI-Provider names the credential, live or test (§1); `any-provider` takes any code as live. */
 function credentialLookup(options: MockPlatformOptions, anyProvider: boolean) {
-  const credentials = new Map<string, Credential>([[options.providerCode, { code: options.providerCode, secrets: options.secrets, space: 'live' }]]);
+  const credentials = new Map<string, Credential>([
+    [options.providerCode, { code: options.providerCode, secrets: options.secrets, space: 'live' }],
+  ]);
   if (options.testProviderCode !== undefined && options.testSecrets) {
-    credentials.set(options.testProviderCode, { code: options.testProviderCode, secrets: options.testSecrets, space: 'test' });
+    credentials.set(options.testProviderCode, {
+      code: options.testProviderCode,
+      secrets: options.testSecrets,
+      space: 'test',
+    });
   }
   return (request: IncomingMessage, entry: MockRequestEntry, reject: Reject): Credential | Reply => {
     const code = headerValue(request, Headers.provider);
-    const credential = code ? (credentials.get(code) ?? (anyProvider ? { code, secrets: options.secrets, space: 'live' } : undefined)) : undefined;
+    const credential = code
+      ? (credentials.get(code) ?? (anyProvider ? { code, secrets: options.secrets, space: 'live' } : undefined))
+      : undefined;
     if (!credential) {
-      return reject(401, 'unknown_provider', code ? `X-CAI-Provider "${code}" is not a known provider (§5.6)` : 'the X-CAI-Provider header is missing (§4.2)');
+      return reject(
+        401,
+        'unknown_provider',
+        code
+          ? `X-CAI-Provider "${code}" is not a known provider (§5.6)`
+          : 'the X-CAI-Provider header is missing (§4.2)',
+      );
     }
     entry.space = credential.space;
     entry.provider_code = credential.code;
@@ -273,14 +365,22 @@ function signaturePolicy(has: (fault: PlatformFault) => boolean): ReceiverProfil
     afterVerify: pastOnly
       ? (result) =>
           (result.ageSeconds ?? 0) > SIGNATURE_WINDOW_SECONDS
-            ? { reason: 'timestamp_outside_window', message: `the timestamp is ${result.ageSeconds} s old, outside the ${SIGNATURE_WINDOW_SECONDS} s window` }
+            ? {
+                reason: 'timestamp_outside_window',
+                message: `the timestamp is ${result.ageSeconds} s old, outside the ${SIGNATURE_WINDOW_SECONDS} s window`,
+              }
             : undefined
       : undefined,
   };
 }
 
 /** §2.4–§2.7 (with `lax-schema` and `reject-unknown-fields` as the faults bend them). */
-function checkEvent(validator: Validator, document: unknown, has: (fault: PlatformFault) => boolean, catalog: readonly Branch[] | undefined): ValidationIssue[] {
+function checkEvent(
+  validator: Validator,
+  document: unknown,
+  has: (fault: PlatformFault) => boolean,
+  catalog: readonly Branch[] | undefined,
+): ValidationIssue[] {
   const fields = asObject(document);
   if (has('lax-schema')) {
     if (fields && typeof fields.event === 'string' && typeof fields.event_id === 'string') return [];
@@ -289,18 +389,28 @@ function checkEvent(validator: Validator, document: unknown, has: (fault: Platfo
   const errors = [...validator.validateDocument(document, { kind: 'event', catalog }).errors];
   const eventId = fields?.event_id;
   if (has('event-id-utf16-length') && typeof eventId === 'string' && eventId.length > MAX_EVENT_ID_LENGTH) {
-    errors.push({ path: 'event_id', code: 'too_long', message: `event_id is ${eventId.length} characters, over ${MAX_EVENT_ID_LENGTH}` });
+    errors.push({
+      path: 'event_id',
+      code: 'too_long',
+      message: `event_id is ${eventId.length} characters, over ${MAX_EVENT_ID_LENGTH}`,
+    });
   }
   if (has('reject-unknown-fields') && fields) {
     for (const name of Object.keys(fields)) {
-      if (!KNOWN_EVENT_FIELDS.has(name)) errors.push({ path: name, code: 'unknown_field', message: `unknown field ${name}` });
+      if (!KNOWN_EVENT_FIELDS.has(name))
+        errors.push({ path: name, code: 'unknown_field', message: `unknown field ${name}` });
     }
   }
   return errors;
 }
 
 /** §6.3: an unknown lead is accepted and marked for reconciliation (refused under `reject-unknown-lead`). */
-function checkLead({ document, entry }: Admitted, knownLeads: Set<string> | undefined, rejectUnknown: boolean, reject: Reject): Reply | undefined {
+function checkLead(
+  { document, entry }: Admitted,
+  knownLeads: Set<string> | undefined,
+  rejectUnknown: boolean,
+  reject: Reject,
+): Reply | undefined {
   const leadId = document.lead_id;
   if (typeof leadId !== 'string') return undefined;
   if (knownLeads) entry.lead_known = knownLeads.has(leadId);
@@ -319,7 +429,11 @@ function failureInjector(options: MockPlatformOptions) {
       attempts.set(key, count);
       if (count <= options.failFirst) {
         entry.verdict = 'injected';
-        return reject(503, 'injected_failure', `attempt ${count} of this event_id fails: the first ${options.failFirst} of each fail on purpose`);
+        return reject(
+          503,
+          'injected_failure',
+          `attempt ${count} of this event_id fails: the first ${options.failFirst} of each fail on purpose`,
+        );
       }
     }
     if (options.failRate && random() < options.failRate) {

@@ -8,12 +8,27 @@ import { CONTACT_JOBS_PATH, Headers, MAX_BODY_BYTES } from '../spec/constants.js
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
-import { createReceiver, type Admitted, type Credential, type ReceiverProfile, type Reject, type RunningMock } from './pipeline.js';
+import {
+  createReceiver,
+  type Admitted,
+  type Credential,
+  type ReceiverProfile,
+  type Reject,
+  type RunningMock,
+} from './pipeline.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import { serve } from './serve.js';
-import { ConversationSimulator, nationalFormat, type CallbackRetry, type JobAck, type JobDocument, type ObservedEvent, type SentEventEntry } from './simulator.js';
+import {
+  ConversationSimulator,
+  nationalFormat,
+  type CallbackRetry,
+  type JobAck,
+  type JobDocument,
+  type ObservedEvent,
+  type SentEventEntry,
+} from './simulator.js';
 import { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
@@ -74,16 +89,23 @@ export interface RunningMockProvider extends RunningMock {
 const RECEIVED = interfaceReceivedBy('provider');
 
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
-  if (options.providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
+  if (options.providerCode === '')
+    throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
     throw codedError('usage', 'missing_secret', 'no secret to verify the jobs with', { credential: 'jobs' });
   }
   if (options.callbackSecrets.length === 0 || options.callbackSecrets.some((s) => s.length === 0)) {
     throw codedError('usage', 'missing_secret', 'no secret to sign the events with', { credential: 'events' });
   }
-  if (options.speed !== undefined && !(options.speed > 0)) throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
+  if (options.speed !== undefined && !(options.speed > 0))
+    throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
   const bad = unknownFaults(options.faults ?? [], PROVIDER_FAULTS);
-  if (bad.length > 0) throw usageError('unknown_fault', `unknown provider fault: ${bad.join(', ')}`, `choose from: ${Object.keys(PROVIDER_FAULTS).join(', ')}`);
+  if (bad.length > 0)
+    throw usageError(
+      'unknown_fault',
+      `unknown provider fault: ${bad.join(', ')}`,
+      `choose from: ${Object.keys(PROVIDER_FAULTS).join(', ')}`,
+    );
   return new Set(options.faults as ProviderFault[] | undefined);
 }
 
@@ -101,8 +123,17 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   // event_id → the acknowledgment of its first delivery (a repeat gets the same ack, §2.2).
   const index = new DedupeIndex<JobAck>(bounds.dedupeCapacity);
   const store = await RecordStore.open(options, (head) => {
-    if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || !head.provider_job_id || !head.assigned_number_e164) return;
-    index.remember(head.event_id, { provider_job_id: head.provider_job_id, assigned_number_e164: head.assigned_number_e164 });
+    if (
+      head.interface !== RECEIVED.id ||
+      head.verdict !== 'accepted' ||
+      !head.provider_job_id ||
+      !head.assigned_number_e164
+    )
+      return;
+    index.remember(head.event_id, {
+      provider_job_id: head.provider_job_id,
+      assigned_number_e164: head.assigned_number_e164,
+    });
   });
   const simulator = new ConversationSimulator({
     providerCode: options.providerCode,
@@ -120,7 +151,11 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     random: options.random ?? Math.random,
   });
   const profile = providerProfile(options, { has, faults, now, index, store, simulator, bounds });
-  const serving = await serve(createReceiver(profile), { host: options.host, port: options.port, path: '', tls: options.tls, limits: bounds.limits }, () => store.close());
+  const serving = await serve(
+    createReceiver(profile),
+    { host: options.host, port: options.port, path: '', tls: options.tls, limits: bounds.limits },
+    () => store.close(),
+  );
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -147,7 +182,9 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
 function lazySender(options: MockProviderOptions, faults: ReadonlySet<ProviderFault>): EventSender {
   let loading: Promise<EventSender> | undefined;
   return (request, signal, onRetry) => {
-    loading ??= import('./sender.js').then(({ createEventSender }) => createEventSender({ retry: options.retry, tls: options.callbackTls, faults }));
+    loading ??= import('./sender.js').then(({ createEventSender }) =>
+      createEventSender({ retry: options.retry, tls: options.callbackTls, faults }),
+    );
     return loading.then((send) => send(request, signal, onRetry));
   };
 }
@@ -166,7 +203,9 @@ interface ProviderState {
 function providerProfile(options: MockProviderOptions, state: ProviderState): ReceiverProfile<JobAck> {
   const { has, faults } = state;
   // §5.1: the jobs direction has its own secret (`verifies-with-both-secrets` takes the events secret too).
-  const secrets = has('verifies-with-both-secrets') ? [...options.secrets, ...options.callbackSecrets] : options.secrets;
+  const secrets = has('verifies-with-both-secrets')
+    ? [...options.secrets, ...options.callbackSecrets]
+    : options.secrets;
   const credential: Credential = { code: options.providerCode, secrets, space: 'live' };
   return {
     interface: 'A',
@@ -195,19 +234,30 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     admit: wireCheck(faults),
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => [...validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors, ...narrowedFormatIssues(document, faults)],
+    checkDocument: (validator, document) => [
+      ...validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
+      ...narrowedFormatIssues(document, faults),
+    ],
     dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, faults),
-    acknowledge: ({ document }) => ({ provider_job_id: `pj_${randomBytes(8).toString('hex')}`, assigned_number_e164: numberFor(String(document.branch_code), options.catalog) }),
+    acknowledge: ({ document }) => ({
+      provider_job_id: `pj_${randomBytes(8).toString('hex')}`,
+      assigned_number_e164: numberFor(String(document.branch_code), options.catalog),
+    }),
     recordHead: jobRecordHead(options.providerCode),
     answer: ({ entry }, verdict, ack) => {
-      const shown = verdict === 'accepted' && has('bad-ack') ? { ...ack, assigned_number_e164: nationalFormat(ack.assigned_number_e164) } : ack;
+      const shown =
+        verdict === 'accepted' && has('bad-ack')
+          ? { ...ack, assigned_number_e164: nationalFormat(ack.assigned_number_e164) }
+          : ack;
       entry.provider_job_id = shown.provider_job_id;
       entry.assigned_number_e164 = shown.assigned_number_e164;
       return jsonReply(202, shown);
     },
     // §2.2: a repeated event_id is ignored: the same acknowledgment, nothing started.
     afterAccept: ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack),
-    afterDuplicate: has('repeat-restarts-conversation') ? ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack) : undefined,
+    afterDuplicate: has('repeat-restarts-conversation')
+      ? ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack)
+      : undefined,
   };
 }
 
@@ -216,7 +266,13 @@ function checkSource(request: IncomingMessage, sourceId: string | undefined, rej
   if (sourceId === undefined) return undefined;
   const source = headerValue(request, Headers.source);
   if (source === sourceId) return undefined;
-  return reject(401, 'unknown_source', source ? `X-CAI-Source "${source}" is not the expected platform (§4.1)` : 'the X-CAI-Source header is missing (§4.1)');
+  return reject(
+    401,
+    'unknown_source',
+    source
+      ? `X-CAI-Source "${source}" is not the expected platform (§4.1)`
+      : 'the X-CAI-Source header is missing (§4.1)',
+  );
 }
 
 function jobRecordHead(providerCode: string) {

@@ -30,28 +30,81 @@ export function signedTimestamp(faults: FaultSet): ((sent: string) => string) | 
 }
 
 /** `requires-content-length` (411) and `strict-content-type` (415): refused before anything else is read. */
-export function wireCheck(faults: FaultSet): ((request: IncomingMessage, reject: Reject) => Reply | undefined) | undefined {
+export function wireCheck(
+  faults: FaultSet,
+): ((request: IncomingMessage, reject: Reject) => Reply | undefined) | undefined {
   const needsLength = faults.has('requires-content-length');
   const strictType = faults.has('strict-content-type');
   if (!needsLength && !strictType) return undefined;
   return (request, reject) => {
-    if (needsLength && request.headers['content-length'] === undefined) return reject(411, 'length_required', 'a Content-Length is required');
+    if (needsLength && request.headers['content-length'] === undefined)
+      return reject(411, 'length_required', 'a Content-Length is required');
     const type = headerValue(request, Headers.contentType);
-    if (strictType && type !== 'application/json') return reject(415, 'unsupported_media_type', `Content-Type must be application/json, not ${JSON.stringify(type ?? '')}`);
+    if (strictType && type !== 'application/json')
+      return reject(
+        415,
+        'unsupported_media_type',
+        `Content-Type must be application/json, not ${JSON.stringify(type ?? '')}`,
+      );
     return undefined;
   };
 }
 
 /** Narrower format checks than §2.1's, by field name: `*_at` are date-times, `*_e164` telephone numbers. */
-const NARROWINGS: readonly { fault: string; applies: (key: string) => boolean; refuses: (value: string) => boolean; message: string }[] = [
-  { fault: 'date-time-without-fraction', applies: (key) => key.endsWith('_at'), refuses: (value) => /T\d\d:\d\d:\d\d\./.test(value), message: 'fractional seconds are not supported' },
-  { fault: 'date-time-numeric-offset-only', applies: (key) => key.endsWith('_at'), refuses: (value) => /Z$/i.test(value), message: 'the offset must be ±hh:mm' },
-  { fault: 'date-time-positive-offset-only', applies: (key) => key.endsWith('_at'), refuses: (value) => /-\d\d:\d\d$/.test(value), message: 'the offset must be +hh:mm or Z' },
-  { fault: 'e164-max-14-digits', applies: (key) => key.endsWith('_e164'), refuses: (value) => value.replace(/\D/g, '').length > 14, message: 'at most 14 digits' },
-  { fault: 'e164-min-10-digits', applies: (key) => key.endsWith('_e164'), refuses: (value) => value.replace(/\D/g, '').length < 10, message: 'at least 10 digits' },
-  { fault: 'date-time-whole-hour-offset', applies: (key) => key.endsWith('_at'), refuses: (value) => /[+-]\d\d:(?!00)\d\d$/.test(value), message: 'the offset must be a whole number of hours' },
-  { fault: 'date-time-fraction-max-6', applies: (key) => key.endsWith('_at'), refuses: (value) => /T\d\d:\d\d:\d\d\.\d{7,}/.test(value), message: 'at most six fractional digits' },
-  { fault: 'language-two-part-only', applies: (key) => key === 'language', refuses: (value) => !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(value), message: 'expected ll or ll-CC' },
+const NARROWINGS: readonly {
+  fault: string;
+  applies: (key: string) => boolean;
+  refuses: (value: string) => boolean;
+  message: string;
+}[] = [
+  {
+    fault: 'date-time-without-fraction',
+    applies: (key) => key.endsWith('_at'),
+    refuses: (value) => /T\d\d:\d\d:\d\d\./.test(value),
+    message: 'fractional seconds are not supported',
+  },
+  {
+    fault: 'date-time-numeric-offset-only',
+    applies: (key) => key.endsWith('_at'),
+    refuses: (value) => /Z$/i.test(value),
+    message: 'the offset must be ±hh:mm',
+  },
+  {
+    fault: 'date-time-positive-offset-only',
+    applies: (key) => key.endsWith('_at'),
+    refuses: (value) => /-\d\d:\d\d$/.test(value),
+    message: 'the offset must be +hh:mm or Z',
+  },
+  {
+    fault: 'e164-max-14-digits',
+    applies: (key) => key.endsWith('_e164'),
+    refuses: (value) => value.replace(/\D/g, '').length > 14,
+    message: 'at most 14 digits',
+  },
+  {
+    fault: 'e164-min-10-digits',
+    applies: (key) => key.endsWith('_e164'),
+    refuses: (value) => value.replace(/\D/g, '').length < 10,
+    message: 'at least 10 digits',
+  },
+  {
+    fault: 'date-time-whole-hour-offset',
+    applies: (key) => key.endsWith('_at'),
+    refuses: (value) => /[+-]\d\d:(?!00)\d\d$/.test(value),
+    message: 'the offset must be a whole number of hours',
+  },
+  {
+    fault: 'date-time-fraction-max-6',
+    applies: (key) => key.endsWith('_at'),
+    refuses: (value) => /T\d\d:\d\d:\d\d\.\d{7,}/.test(value),
+    message: 'at most six fractional digits',
+  },
+  {
+    fault: 'language-two-part-only',
+    applies: (key) => key === 'language',
+    refuses: (value) => !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(value),
+    message: 'expected ll or ll-CC',
+  },
 ];
 
 /** The schema problems a receiver with the format faults finds in a document the spec calls valid. */
@@ -65,7 +118,8 @@ export function narrowedFormatIssues(document: unknown, faults: FaultSet): Valid
       const at = path === '' ? key : `${path}.${key}`;
       if (typeof child === 'string') {
         for (const narrowing of active) {
-          if (narrowing.applies(key) && narrowing.refuses(child)) issues.push({ path: at, code: 'format', message: narrowing.message });
+          if (narrowing.applies(key) && narrowing.refuses(child))
+            issues.push({ path: at, code: 'format', message: narrowing.message });
         }
       } else walk(child, at);
     }
@@ -84,15 +138,23 @@ export function signatureAsRead(sent: string | undefined, faults: FaultSet): str
 
 /** `window-301-seconds`: the window's half-width, one second too wide. */
 export function windowSecondsOf(windowSeconds: number | undefined, faults: FaultSet): number | undefined {
-  return faults.has('window-301-seconds') && (windowSeconds ?? SIGNATURE_WINDOW_SECONDS) === SIGNATURE_WINDOW_SECONDS ? SIGNATURE_WINDOW_SECONDS + 1 : windowSeconds;
+  return faults.has('window-301-seconds') && (windowSeconds ?? SIGNATURE_WINDOW_SECONDS) === SIGNATURE_WINDOW_SECONDS
+    ? SIGNATURE_WINDOW_SECONDS + 1
+    : windowSeconds;
 }
 
 /**
  * `window-from-date-header`: the clock the window reads, in unix seconds, so that the skew it finds is the Date
  * header's age (the timestamp header plus that age), when the request has a Date header.
  */
-export function windowClock(nowSeconds: number, request: IncomingMessage, timestamp: string | undefined, faults: FaultSet): number {
-  if (!faults.has('window-from-date-header') || timestamp === undefined || !/^[0-9]+$/.test(timestamp)) return nowSeconds;
+export function windowClock(
+  nowSeconds: number,
+  request: IncomingMessage,
+  timestamp: string | undefined,
+  faults: FaultSet,
+): number {
+  if (!faults.has('window-from-date-header') || timestamp === undefined || !/^[0-9]+$/.test(timestamp))
+    return nowSeconds;
   const date = Date.parse(headerValue(request, 'date') ?? '');
   return Number.isNaN(date) ? nowSeconds : Number(timestamp) + (nowSeconds - Math.floor(date / 1000));
 }
@@ -101,7 +163,13 @@ export function windowClock(nowSeconds: number, request: IncomingMessage, timest
  * A signature the correct HMAC comparison refused, let through by a fault: the HMAC over timestamp and body without
  * the dot (`signature-without-dot`), or one whose first 40 hex digits match (`signature-compares-40-digits`).
  */
-export function signatureLetThrough(faults: FaultSet, secrets: readonly string[], sent: string | undefined, timestamp: string | undefined, body: Buffer): boolean {
+export function signatureLetThrough(
+  faults: FaultSet,
+  secrets: readonly string[],
+  sent: string | undefined,
+  timestamp: string | undefined,
+  body: Buffer,
+): boolean {
   const withoutDot = faults.has('signature-without-dot');
   const prefixOnly = faults.has('signature-compares-40-digits');
   if ((!withoutDot && !prefixOnly) || sent === undefined || timestamp === undefined) return false;

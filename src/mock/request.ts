@@ -7,7 +7,13 @@ import { headerValue } from '../http/server.js';
 import { Headers } from '../spec/constants.js';
 
 /** The headers worth keeping in the log (no secret travels in a header; the signature is not a secret). */
-const LOGGED_HEADERS = [Headers.provider, Headers.source, Headers.timestamp, Headers.signature, Headers.contentType] as const;
+const LOGGED_HEADERS = [
+  Headers.provider,
+  Headers.source,
+  Headers.timestamp,
+  Headers.signature,
+  Headers.contentType,
+] as const;
 
 /** The identity, signing and type headers as received, for the log record (absent ones are left out). */
 export function receivedHeaders(request: IncomingMessage): Record<string, string> {

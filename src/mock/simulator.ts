@@ -161,7 +161,11 @@ export class ConversationSimulator {
   private factsOf(job: JobDocument, ack: JobAck): JobFacts {
     const { has } = this.options;
     return {
-      leadId: has('callback-lead-changed') ? `${job.lead_id}-x` : has('callback-lead-id-normalised') ? job.lead_id.toLowerCase() : job.lead_id,
+      leadId: has('callback-lead-changed')
+        ? `${job.lead_id}-x`
+        : has('callback-lead-id-normalised')
+          ? job.lead_id.toLowerCase()
+          : job.lead_id,
       providerJobId: has('callback-wrong-job-id') ? `${ack.provider_job_id}-conversation` : ack.provider_job_id,
       branchCode: job.branch_code,
       branchName: this.options.branchName(job.branch_code) ?? job.city ?? job.branch_code,
@@ -181,15 +185,31 @@ export class ConversationSimulator {
 
   private deliver(url: string, document: Record<string, unknown>, body: Buffer, headers: Record<string, string>) {
     const { options } = this;
-    const secret = options.has('callback-wrong-secret') ? (options.secrets[0] as string) : (options.callbackSecrets[0] as string);
-    const say = (retry: EventRetry) => options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry });
+    const secret = options.has('callback-wrong-secret')
+      ? (options.secrets[0] as string)
+      : (options.callbackSecrets[0] as string);
+    const say = (retry: EventRetry) =>
+      options.onCallbackRetry?.({ event: String(document.event), event_id: String(document.event_id), url, ...retry });
     // A run of the same answer is said twice: its first retry, then, when it ends, one line for the rest of it.
     const runs = new RetryRuns<EventRetry>((retry, repeats) =>
-      say(repeats ? { ...retry, reason: `${retry.reason} again, on attempts ${repeats.first.attempt}–${retry.attempt} (${repeats.count} times)` } : retry),
+      say(
+        repeats
+          ? {
+              ...retry,
+              reason: `${retry.reason} again, on attempts ${repeats.first.attempt}–${retry.attempt} (${repeats.count} times)`,
+            }
+          : retry,
+      ),
     );
     return options
       .sendEvent({ url, body, secret, headers }, this.stopping.signal, (retry) => runs.retry(retry.reason, retry))
-      .catch((error: unknown) => ({ outcome: 'failed' as const, attempts: 1, error: errorMessage(error), interrupted: false, status: undefined }))
+      .catch((error: unknown) => ({
+        outcome: 'failed' as const,
+        attempts: 1,
+        error: errorMessage(error),
+        interrupted: false,
+        status: undefined,
+      }))
       .finally(() => runs.end());
   }
 }
@@ -223,5 +243,7 @@ function anotherNumber(number: string): string {
 
 /** The `bad-ack` defect: the number in national format, as a careless provider would send it. */
 export function nationalFormat(number: string): string {
-  return E164_PATTERN.test(number) && number.startsWith('+44') ? `0${number.slice(3, 7)} ${number.slice(7)}` : number.replace(/^\+/, '00');
+  return E164_PATTERN.test(number) && number.startsWith('+44')
+    ? `0${number.slice(3, 7)} ${number.slice(7)}`
+    : number.replace(/^\+/, '00');
 }

@@ -1,5 +1,13 @@
 import { errorMessage } from '../errors.js';
-import { LogWriteError, openMockLog, type DurableLog, type FsyncMode, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from './log.js';
+import {
+  LogWriteError,
+  openMockLog,
+  type DurableLog,
+  type FsyncMode,
+  type MockLogHead,
+  type MockLogRecord,
+  type MockLogRecordHead,
+} from './log.js';
 
 /** A record as the pipeline hands it over: everything but the document, which is the body as received. */
 export type RecordHead = MockLogRecordHead;

@@ -20,9 +20,19 @@ export interface ListedCheck {
   callbackStages?: readonly string[];
 }
 
-export async function renderCheckList(checks: readonly ListedCheck[], options: { wide: boolean }, output: Output): Promise<void> {
+export async function renderCheckList(
+  checks: readonly ListedCheck[],
+  options: { wide: boolean },
+  output: Output,
+): Promise<void> {
   if (options.wide || output.width === undefined) {
-    const rows = checks.map((check) => [check.id, check.level + (check.optional ? ' (optional)' : ''), check.sections.join(' '), check.tags.join(', '), check.title]);
+    const rows = checks.map((check) => [
+      check.id,
+      check.level + (check.optional ? ' (optional)' : ''),
+      check.sections.join(' '),
+      check.tags.join(', '),
+      check.title,
+    ]);
     // Every column but the id may wrap, never narrower than its longest word: a table that cannot fit is a list.
     output.result(await output.table(['id', 'level', 'section', 'tags', 'title'], rows, [{ fit: 'fixed' }]));
   } else {
@@ -34,7 +44,8 @@ export async function renderCheckList(checks: readonly ListedCheck[], options: {
 /** `48 checks (interface B: 16 must, 10 should; interface A: 10 must, 12 should)`. */
 function countLine(checks: readonly ListedCheck[]): string {
   const sideOf = (check: ListedCheck) => (check.callbackStages ? 'A' : check.interface);
-  const count = (iface: InterfaceId, level: string) => checks.filter((check) => sideOf(check) === iface && check.level === level).length;
+  const count = (iface: InterfaceId, level: string) =>
+    checks.filter((check) => sideOf(check) === iface && check.level === level).length;
   const summary = (['B', 'A'] as const)
     .filter((iface) => checks.some((check) => sideOf(check) === iface))
     .map((iface) => `interface ${iface}: ${count(iface, 'must')} must, ${count(iface, 'should')} should`);
@@ -48,7 +59,11 @@ export function themesOf(checks: readonly ListedCheck[]): { family: string; them
     const family = check.id.replace(/-[^-]*$/, '');
     families.set(family, [...(families.get(family) ?? []), check]);
   }
-  return [...families].map(([family, members]) => ({ family, theme: commonestTag(members) ?? family, checks: members }));
+  return [...families].map(([family, members]) => ({
+    family,
+    theme: commonestTag(members) ?? family,
+    checks: members,
+  }));
 }
 
 function commonestTag(checks: readonly ListedCheck[]): string | undefined {

@@ -195,7 +195,12 @@ export interface ColumnSpec {
  * counting `overhead` columns of borders and padding. Shrinks the widest shrinkable column first. Undefined when
  * even the narrowest widths do not fit.
  */
-export function fitColumns(natural: readonly number[], specs: readonly ColumnSpec[], available: number, overhead: number): number[] | undefined {
+export function fitColumns(
+  natural: readonly number[],
+  specs: readonly ColumnSpec[],
+  available: number,
+  overhead: number,
+): number[] | undefined {
   const widths = [...natural];
   const total = () => widths.reduce((sum, width) => sum + width, 0) + overhead;
   const floor = natural.map((width, index) => {
@@ -205,7 +210,11 @@ export function fitColumns(natural: readonly number[], specs: readonly ColumnSpe
   while (total() > available) {
     let widest = -1;
     for (let index = 0; index < widths.length; index += 1) {
-      if ((widths[index] as number) > (floor[index] as number) && (widest === -1 || (widths[index] as number) > (widths[widest] as number))) widest = index;
+      if (
+        (widths[index] as number) > (floor[index] as number) &&
+        (widest === -1 || (widths[index] as number) > (widths[widest] as number))
+      )
+        widest = index;
     }
     if (widest === -1) return undefined;
     widths[widest] = (widths[widest] as number) - 1;
@@ -216,7 +225,11 @@ export function fitColumns(natural: readonly number[], specs: readonly ColumnSpe
 /** A cell's text for a column of `width`: wrapped onto lines or cut, as the column's spec says. */
 export function fitCell(text: string, width: number, fit: ColumnFit = 'wrap'): string {
   if (visibleWidth(text) <= width) return text;
-  if (fit === 'truncate') return text.split('\n').map((line) => truncate(line, width)).join('\n');
+  if (fit === 'truncate')
+    return text
+      .split('\n')
+      .map((line) => truncate(line, width))
+      .join('\n');
   return wrap(text, width).join('\n');
 }
 
@@ -254,7 +267,8 @@ export function fitHelp(text: string, width: number): string {
       continue;
     }
     const paragraph = [line];
-    while (index + 1 < lines.length && isProse(lines[index + 1] as string)) paragraph.push(lines[(index += 1)] as string);
+    while (index + 1 < lines.length && isProse(lines[index + 1] as string))
+      paragraph.push(lines[(index += 1)] as string);
     out.push(...(paragraph.every(fits) ? paragraph : reflow(paragraph, width)));
   }
   return out.join('\n');
@@ -280,7 +294,11 @@ function wrapUnder(line: string, width: number, column: number): string[] {
 function reflow(paragraph: readonly string[], width: number): string[] {
   const first = leadOf(paragraph[0] as string).length;
   const second = paragraph.length > 1 ? leadOf(paragraph[1] as string).length : first;
-  return wrapUnder(paragraph.map((line, index) => (index === 0 ? line : line.trim())).join(' '), width, Math.max(first, second));
+  return wrapUnder(
+    paragraph.map((line, index) => (index === 0 ? line : line.trim())).join(' '),
+    width,
+    Math.max(first, second),
+  );
 }
 
 /** One line of a shell command, broken between its words with ` \` continuations, never inside a word or a quoted string. */

@@ -49,7 +49,11 @@ export class Output {
   private readonly io: Io;
 
   /** Without palettes, output is plain; `Output.create` loads colour when a stream will show it. */
-  constructor(io: Io, options: OutputOptions, palettes: { stdout: Palette; stderr: Palette } = { stdout: plainPalette, stderr: plainPalette }) {
+  constructor(
+    io: Io,
+    options: OutputOptions,
+    palettes: { stdout: Palette; stderr: Palette } = { stdout: plainPalette, stderr: plainPalette },
+  ) {
     this.io = io;
     this.json = options.json;
     this.quiet = options.quiet;
@@ -101,7 +105,9 @@ export class Output {
    * (`error:`, `warning:`, `note:`) and debug lines are never painted by their callers, so nothing is kept there.
    */
   printableErr(text: string, keepColour = false): string {
-    return keepColour ? safeForTerminal(maskSecrets(text), this.errColor !== plainPalette) : safeBlock(maskSecrets(text));
+    return keepColour
+      ? safeForTerminal(maskSecrets(text), this.errColor !== plainPalette)
+      : safeBlock(maskSecrets(text));
   }
 
   /**
@@ -137,7 +143,8 @@ export class Output {
 
   /** Progress and context on stderr; silenced by `--quiet`. */
   info(line: string): void {
-    if (!this.quiet) this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
+    if (!this.quiet)
+      this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
   }
 
   /** Something the user may want to know about their input; silenced by `--quiet`, as progress is. */
@@ -195,16 +202,27 @@ export class Output {
    */
   async table(head: string[], rows: (string | number)[][], columns: readonly ColumnSpec[] = []): Promise<string> {
     const cells = rows.map((row) => row.map(String));
-    const natural = head.map((name, index) => Math.max(visibleWidth(name), ...cells.map((row) => visibleWidth(row[index] ?? ''))));
+    const natural = head.map((name, index) =>
+      Math.max(visibleWidth(name), ...cells.map((row) => visibleWidth(row[index] ?? ''))),
+    );
     // Each column takes its content, one space each side and a border; plus the border on the right.
     // A column shrinks no narrower than its longest word (4 at least) unless its spec says otherwise.
-    const specs = head.map((name, index) => ({ min: Math.max(4, longestWord([name, ...cells.map((row) => row[index] ?? '')])), ...columns[index] }));
+    const specs = head.map((name, index) => ({
+      min: Math.max(4, longestWord([name, ...cells.map((row) => row[index] ?? '')])),
+      ...columns[index],
+    }));
     const widths = this.width === undefined ? natural : fitColumns(natural, specs, this.width, 3 * head.length + 1);
     if (widths === undefined) return this.listRows(head, cells, this.width as number);
-    const fitted = cells.map((row) => row.map((cell, index) => (widths === natural ? cell : fitCell(cell, widths[index] as number, columns[index]?.fit))));
+    const fitted = cells.map((row) =>
+      row.map((cell, index) =>
+        widths === natural ? cell : fitCell(cell, widths[index] as number, columns[index]?.fit),
+      ),
+    );
     const { default: Table } = await import('cli-table3');
     const table = new Table({
-      head: head.map((name, index) => this.color.bold(widths === natural ? name : fitCell(name, widths[index] as number))),
+      head: head.map((name, index) =>
+        this.color.bold(widths === natural ? name : fitCell(name, widths[index] as number)),
+      ),
       style: { head: [], border: [] },
       // No rule between body rows: long check lists stay readable at a glance.
       chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
@@ -244,7 +262,11 @@ function terminalWidth(stream: Io['stdout']): number | undefined {
  * The colour level of one stream (STYLE.md): off for --json, --no-color, NO_COLOR (any non-empty value) and
  * FORCE_COLOR=0/false; on for FORCE_COLOR=1/2/3/true even when piped; otherwise on only for a terminal.
  */
-export function colorLevel(env: NodeJS.ProcessEnv, isTTY: boolean, options: Pick<OutputOptions, 'json' | 'color'>): 0 | 1 | 2 | 3 {
+export function colorLevel(
+  env: NodeJS.ProcessEnv,
+  isTTY: boolean,
+  options: Pick<OutputOptions, 'json' | 'color'>,
+): 0 | 1 | 2 | 3 {
   if (options.json || options.color === false) return 0;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;

@@ -32,7 +32,10 @@ export class ProgressLine {
     if (!this.enabled) return;
     // One column short of the width: a line that fills the last column wraps on some terminals.
     // One line, escaped as Output escapes stderr (cai's own colours kept): a check title or a target from outside cannot move the cursor.
-    const line = truncate(this.terminal.output.printableErr(text, true).replace(/\n/g, '\\n'), Math.max(10, (this.terminal.output.errWidth ?? 80) - 1));
+    const line = truncate(
+      this.terminal.output.printableErr(text, true).replace(/\n/g, '\\n'),
+      Math.max(10, (this.terminal.output.errWidth ?? 80) - 1),
+    );
     this.terminal.io.stderr.write(`\r${line}\x1b[K`);
     this.drawn = true;
   }
@@ -71,7 +74,8 @@ export function describeBatchProgress(state: BatchProgressState): string {
   if (state.done > 0) parts.push(`${formatRate(rate)}/s`);
   parts.push(`${state.inFlight} in flight`);
   if (state.retrying > 0) parts.push(`${state.retrying} waiting to retry`);
-  if (state.done > 0 && state.done < state.total && rate > 0) parts.push(`ETA ${formatEta(((state.total - state.done) / rate) * 1000)}`);
+  if (state.done > 0 && state.done < state.total && rate > 0)
+    parts.push(`ETA ${formatEta(((state.total - state.done) / rate) * 1000)}`);
   if (state.problems > 0) parts.push(`${state.problems} problem${state.problems === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
@@ -119,7 +123,10 @@ export class ProgressBar {
     const plainEvery = options.plainEveryMs ?? PLAIN_EVERY_MS;
     const plain = !this.line.live && !terminal.output.quiet;
     if (this.line.live || plain) {
-      this.timer = setInterval(() => (this.line.live ? this.draw(true) : this.plainLine(plainEvery)), this.line.live ? TICK_MS : Math.min(plainEvery, TICK_MS));
+      this.timer = setInterval(
+        () => (this.line.live ? this.draw(true) : this.plainLine(plainEvery)),
+        this.line.live ? TICK_MS : Math.min(plainEvery, TICK_MS),
+      );
       this.timer.unref();
     }
   }
@@ -147,7 +154,15 @@ export class ProgressBar {
   }
 
   get state(): BatchProgressState {
-    return { total: this.total, done: this.done, ok: this.ok, problems: this.problems, inFlight: this.flying.size, retrying: this.waiting.size, elapsedMs: this.terminal.io.now() - this.started };
+    return {
+      total: this.total,
+      done: this.done,
+      ok: this.ok,
+      problems: this.problems,
+      inFlight: this.flying.size,
+      retrying: this.waiting.size,
+      elapsedMs: this.terminal.io.now() - this.started,
+    };
   }
 
   private draw(force: boolean): void {
@@ -194,6 +209,9 @@ export class ProgressBar {
     this.line.clear();
     const shown = this.held.slice(0, 50);
     shown.forEach((line) => this.terminal.output.info(line));
-    if (this.held.length > shown.length) this.terminal.output.info(`… and ${this.held.length - shown.length} more (see --output or --json for every result)`);
+    if (this.held.length > shown.length)
+      this.terminal.output.info(
+        `… and ${this.held.length - shown.length} more (see --output or --json for every result)`,
+      );
   }
 }

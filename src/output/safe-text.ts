@@ -19,7 +19,8 @@
 /** Everything unsafe on one line: every control, the bidi controls, the separators. */
 const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** Unsafe in a block of lines: the same, but LF, HTAB and the CR of a CRLF. */
-const UNSAFE_IN_BLOCK = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const UNSAFE_IN_BLOCK =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
 /**
  * The same, with the colour sequences cai itself writes kept, on a stream cai colours: SGR (`ESC [ … m`) with only
  * the parameters of the palette (src/output/palette.ts: reset, bold, dim, underline, red, green, yellow, blue,
@@ -27,7 +28,10 @@ const UNSAFE_IN_BLOCK = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2
  * at most colour text, never hide it (SGR 8) or do anything else.
  */
 const SGR_PARAM = '(?:0|1|2|4|22|24|31|32|33|34|35|36|39|90)';
-const UNSAFE_BUT_SGR = new RegExp(`(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)`, 'g');
+const UNSAFE_BUT_SGR = new RegExp(
+  `(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)`,
+  'g',
+);
 /** The characters JSON.stringify leaves raw that a terminal may act on. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
@@ -68,4 +72,3 @@ export function jsonText(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space) ?? 'null';
   return text.replace(UNSAFE_IN_JSON, escapeChar);
 }
-

@@ -7,7 +7,6 @@ import { interfaceSpec } from '../spec/interfaces.js';
  * and outcomes"), per branch and in total, measured against the service-level targets of §8.
  */
 
-
 export const UNKNOWN_BRANCH = '(unknown)';
 
 export type Space = 'live' | 'test' | 'all';
@@ -52,7 +51,9 @@ export interface DayCounts {
 
 /** Upper bounds of the first-contact histogram: minute by minute up to the §8 target, then coarser; then the rest. */
 export const FIRST_CONTACT_BINS_SECONDS: readonly number[] = [
-  ...Array.from({ length: Math.ceil(FIRST_CONTACT_TARGET_SECONDS / 60) }, (_, index) => Math.min(FIRST_CONTACT_TARGET_SECONDS, (index + 1) * 60)),
+  ...Array.from({ length: Math.ceil(FIRST_CONTACT_TARGET_SECONDS / 60) }, (_, index) =>
+    Math.min(FIRST_CONTACT_TARGET_SECONDS, (index + 1) * 60),
+  ),
   ...[600, 900, 1800, 3600, 4 * 3600, 24 * 3600].filter((bound) => bound > FIRST_CONTACT_TARGET_SECONDS),
 ];
 
@@ -113,7 +114,14 @@ export class ReportBuilder {
   private readonly leads = new Map<string, LeadState>();
   /** event_ids seen, by interface (a job's and an event's may be equal: §6.1 dedupes within each). */
   private readonly seen = { A: new Set<string>(), B: new Set<string>() };
-  private readonly counts: RecordCounts = { used: 0, duplicates: 0, not_accepted: 0, outside_window: 0, other_provider: 0, other_space: 0 };
+  private readonly counts: RecordCounts = {
+    used: 0,
+    duplicates: 0,
+    not_accepted: 0,
+    outside_window: 0,
+    other_provider: 0,
+    other_space: 0,
+  };
 
   constructor(private readonly filter: ReportFilter) {}
 
@@ -129,7 +137,9 @@ export class ReportBuilder {
       if (seen.has(record.eventId)) return void counts.duplicates++;
       seen.add(record.eventId);
     }
-    const inWindow = (filter.since === undefined || record.receivedAt >= filter.since) && (filter.until === undefined || record.receivedAt < filter.until);
+    const inWindow =
+      (filter.since === undefined || record.receivedAt >= filter.since) &&
+      (filter.until === undefined || record.receivedAt < filter.until);
     const lead = this.lead(record.leadId ?? '');
     if (interfaceSpec(record.interface).document === 'job') {
       // The first job of a lead starts its clock; a later one for the same lead is the contact coming back.
@@ -148,7 +158,17 @@ export class ReportBuilder {
     if (!inWindow) return void counts.outside_window++;
     counts.used++;
     if (record.branchCode !== undefined) lead.eventBranch ??= record.branchCode;
-    countDay(lead, record.receivedAt, record.event === 'conversation.message' ? 'messages' : record.event === 'job.closed' ? 'closed' : record.event?.startsWith('appointment.') ? 'appointments' : undefined);
+    countDay(
+      lead,
+      record.receivedAt,
+      record.event === 'conversation.message'
+        ? 'messages'
+        : record.event === 'job.closed'
+          ? 'closed'
+          : record.event?.startsWith('appointment.')
+            ? 'appointments'
+            : undefined,
+    );
     switch (record.event) {
       case 'conversation.message':
         if (record.direction === 'outbound') lead.messagesOut++;
@@ -180,11 +200,21 @@ export class ReportBuilder {
       list.push(lead);
       byBranch.set(branch, list);
     }
-    const codes = [...byBranch.keys()].sort((a, b) => (a === UNKNOWN_BRANCH ? 1 : b === UNKNOWN_BRANCH ? -1 : a.localeCompare(b)));
+    const codes = [...byBranch.keys()].sort((a, b) =>
+      a === UNKNOWN_BRANCH ? 1 : b === UNKNOWN_BRANCH ? -1 : a.localeCompare(b),
+    );
     const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
     return {
-      filter: { since: iso(this.filter.since), until: iso(this.filter.until), provider: this.filter.provider ?? null, space: this.filter.space },
-      targets: { first_contact_seconds: FIRST_CONTACT_TARGET_SECONDS, message_delivery_seconds: MESSAGE_DELIVERY_TARGET_SECONDS },
+      filter: {
+        since: iso(this.filter.since),
+        until: iso(this.filter.until),
+        provider: this.filter.provider ?? null,
+        space: this.filter.space,
+      },
+      targets: {
+        first_contact_seconds: FIRST_CONTACT_TARGET_SECONDS,
+        message_delivery_seconds: MESSAGE_DELIVERY_TARGET_SECONDS,
+      },
       records: { ...this.counts },
       total: summarise('(total)', [...this.leads.values()]),
       branches: codes.map((code) => summarise(code, byBranch.get(code) ?? [])).filter(hasActivity),
@@ -194,7 +224,17 @@ export class ReportBuilder {
   private lead(id: string): LeadState {
     let lead = this.leads.get(id);
     if (!lead) {
-      lead = { jobInWindow: false, messagesOut: 0, messagesIn: 0, booked: 0, rescheduled: 0, cancelled: 0, closed: 0, outcomes: undefined, deliveryMs: [] };
+      lead = {
+        jobInWindow: false,
+        messagesOut: 0,
+        messagesIn: 0,
+        booked: 0,
+        rescheduled: 0,
+        cancelled: 0,
+        closed: 0,
+        outcomes: undefined,
+        deliveryMs: [],
+      };
       this.leads.set(id, lead);
     }
     return lead;
@@ -214,8 +254,14 @@ function countDay(lead: LeadState, at: number, kind: keyof Omit<DayCounts, 'day'
 }
 
 /** Counts per bin of {@link FIRST_CONTACT_BINS_SECONDS}, then the jobs beyond the last bound. */
-export function histogram(values: readonly number[], bounds: readonly number[] = FIRST_CONTACT_BINS_SECONDS): HistogramBin[] {
-  const bins: HistogramBin[] = [...bounds.map((bound) => ({ up_to_seconds: bound, count: 0 })), { up_to_seconds: null, count: 0 }];
+export function histogram(
+  values: readonly number[],
+  bounds: readonly number[] = FIRST_CONTACT_BINS_SECONDS,
+): HistogramBin[] {
+  const bins: HistogramBin[] = [
+    ...bounds.map((bound) => ({ up_to_seconds: bound, count: 0 })),
+    { up_to_seconds: null, count: 0 },
+  ];
   for (const value of values) {
     const index = bounds.findIndex((bound) => value <= bound);
     (bins[index === -1 ? bounds.length : index] as HistogramBin).count++;
@@ -237,7 +283,9 @@ function perDay(leads: readonly LeadState[]): DayCounts[] {
     if (lead.jobInWindow && lead.jobAt !== undefined) add(Math.floor(lead.jobAt / DAY_MS), { jobs: 1 });
     for (const [day, counts] of lead.days ?? []) add(day, counts);
   }
-  return [...days.entries()].sort(([a], [b]) => a - b).map(([day, counts]) => ({ day: new Date(day * DAY_MS).toISOString().slice(0, 10), ...counts }));
+  return [...days.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([day, counts]) => ({ day: new Date(day * DAY_MS).toISOString().slice(0, 10), ...counts }));
 }
 
 function summarise(code: string, leads: readonly LeadState[]): BranchReport {
@@ -262,7 +310,8 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
       if (lead.firstOutbound !== undefined) contactSeconds.push(Math.max(0, (lead.firstOutbound - lead.jobAt) / 1000));
     }
     for (const ms of lead.deliveryMs) deliverySeconds.push(ms / 1000);
-    if (lead.outcomes !== undefined) for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
+    if (lead.outcomes !== undefined)
+      for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
     if (lead.messagesOut > 0) {
       started++;
       if (lead.messagesIn > 0) held++;
@@ -281,12 +330,20 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
     branch_code: code,
     jobs,
     // Share within 5 minutes is over all jobs received: a job never contacted missed the target.
-    first_contact: { ...firstContact, contacted: contactSeconds.length, not_contacted: jobs - contactSeconds.length, histogram: histogram(contactSeconds) },
+    first_contact: {
+      ...firstContact,
+      contacted: contactSeconds.length,
+      not_contacted: jobs - contactSeconds.length,
+      histogram: histogram(contactSeconds),
+    },
     conversations: { started, held, messages_outbound: messagesOut, messages_inbound: messagesIn },
     appointments: { booked, rescheduled, cancelled },
     closed,
     outcomes: Object.fromEntries(Object.entries(outcomes).sort(([a], [b]) => a.localeCompare(b))),
-    message_delivery: { ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length), negative },
+    message_delivery: {
+      ...distribution(deliverySeconds, MESSAGE_DELIVERY_TARGET_SECONDS, deliverySeconds.length),
+      negative,
+    },
     per_day: perDay(leads),
   };
 }
@@ -315,5 +372,10 @@ function distribution(values: number[], targetSeconds: number, base: number): Di
 }
 
 function hasActivity(branch: BranchReport): boolean {
-  return branch.jobs > 0 || branch.conversations.messages_inbound + branch.conversations.messages_outbound > 0 || branch.closed > 0 || branch.appointments.booked + branch.appointments.rescheduled + branch.appointments.cancelled > 0;
+  return (
+    branch.jobs > 0 ||
+    branch.conversations.messages_inbound + branch.conversations.messages_outbound > 0 ||
+    branch.closed > 0 ||
+    branch.appointments.booked + branch.appointments.rescheduled + branch.appointments.cancelled > 0
+  );
 }

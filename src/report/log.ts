@@ -39,7 +39,8 @@ export function parseLogLine(line: string): ParsedLine {
   }
   if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
   if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
-  if (value.v !== 1) return { ok: false, reason: `unsupported record version ${JSON.stringify(value.v)} (expected "v": 1)` };
+  if (value.v !== 1)
+    return { ok: false, reason: `unsupported record version ${JSON.stringify(value.v)} (expected "v": 1)` };
   if (!isInterfaceId(value.interface)) return { ok: false, reason: 'missing "interface" ("A" or "B")' };
   const spec = interfaceSpec(value.interface);
   const receivedAt = parseTime(value.received_at);
@@ -68,7 +69,8 @@ export function parseLogLine(line: string): ParsedLine {
     direction: typeof document.direction === 'string' ? document.direction : undefined,
     outcome: typeof document.outcome === 'string' ? document.outcome : undefined,
   };
-  if (spec.document === 'event' && record.event === undefined) return { ok: false, reason: `an Interface ${spec.id} record without "event"` };
+  if (spec.document === 'event' && record.event === undefined)
+    return { ok: false, reason: `an Interface ${spec.id} record without "event"` };
   return { ok: true, record };
 }
 
@@ -99,14 +101,34 @@ export function parseTime(value: unknown): number | undefined {
 export function parseUsualTime(text: string): number | undefined {
   const length = text.length;
   if (length !== 20 && length !== 24 && length !== 25 && length !== 29) return undefined;
-  if (text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x54 || text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) return undefined;
+  if (
+    text.charCodeAt(4) !== 0x2d ||
+    text.charCodeAt(7) !== 0x2d ||
+    text.charCodeAt(10) !== 0x54 ||
+    text.charCodeAt(13) !== 0x3a ||
+    text.charCodeAt(16) !== 0x3a
+  )
+    return undefined;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 2);
   const day = digits(text, 8, 2);
   const hour = digits(text, 11, 2);
   const minute = digits(text, 14, 2);
   const second = digits(text, 17, 2);
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  if (
+    year < 1000 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 28 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59
+  )
+    return undefined;
   let at = 19;
   let millis = 0;
   if (text.charCodeAt(at) === 0x2e) {
@@ -125,7 +147,9 @@ export function parseUsualTime(text: string): number | undefined {
     if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59) return undefined;
     offsetMinutes = (zone === 0x2b ? 1 : -1) * (hours * 60 + minutes);
   } else return undefined;
-  return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
+  return (
+    daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis
+  );
 }
 
 /** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil): Date.UTC's day, in arithmetic only. */
@@ -148,4 +172,3 @@ function digits(text: string, from: number, count: number): number {
   }
   return value;
 }
-

@@ -34,32 +34,42 @@ export interface LogFileCounts {
  * with LogLineTooLongError as soon as it goes over: the mocks never write one, and an endless line (`/dev/zero`) is
  * not read to its end.
  */
-export async function readLog(input: Readable, file: string, onRecord: (record: LogRecord) => void, summary: ReadSummary): Promise<LogFileCounts> {
+export async function readLog(
+  input: Readable,
+  file: string,
+  onRecord: (record: LogRecord) => void,
+  summary: ReadSummary,
+): Promise<LogFileCounts> {
   const counts: LogFileCounts = { lines: 0, records: 0, binary: false };
   const take = (record: LogRecord) => {
     counts.records += 1;
     onRecord(record);
   };
   try {
-    await forEachRecordLine(input, recordOf, {
-      onRecord(record) {
-        summary.lines += 1;
-        counts.lines += 1;
-        take(record);
+    await forEachRecordLine(
+      input,
+      recordOf,
+      {
+        onRecord(record) {
+          summary.lines += 1;
+          counts.lines += 1;
+          take(record);
+        },
+        onSkipped(number, line, glued) {
+          if (counts.records === 0 && line.includes(0)) {
+            counts.binary = true;
+            return false;
+          }
+          summary.lines += 1;
+          counts.lines += 1;
+          const reason = malformedReason(line.toString('utf8'), glued !== undefined);
+          summary.malformed.push({ file, line: number, reason });
+          if (glued) take(glued);
+          return undefined;
+        },
       },
-      onSkipped(number, line, glued) {
-        if (counts.records === 0 && line.includes(0)) {
-          counts.binary = true;
-          return false;
-        }
-        summary.lines += 1;
-        counts.lines += 1;
-        const reason = malformedReason(line.toString('utf8'), glued !== undefined);
-        summary.malformed.push({ file, line: number, reason });
-        if (glued) take(glued);
-        return undefined;
-      },
-    }, { stopAtOversize: true });
+      { stopAtOversize: true },
+    );
   } catch (error) {
     if (error instanceof LineTooLong) throw new LogLineTooLongError(file, error.line);
     throw error;
@@ -88,7 +98,9 @@ export class LogLineTooLongError extends Error {
     readonly file: string,
     readonly line: number,
   ) {
-    super(`${file} line ${line} is over the ${formatCap(INPUT_CAPS.logLine.bytes)} cap for one log line; reading stopped there`);
+    super(
+      `${file} line ${line} is over the ${formatCap(INPUT_CAPS.logLine.bytes)} cap for one log line; reading stopped there`,
+    );
     this.name = 'LogLineTooLongError';
   }
 }
@@ -109,7 +121,12 @@ export async function reportFromLogs(
   for (const input of inputs) {
     // Each file is opened only when its turn comes, so an error belongs to it and none is left unhandled.
     const opened = typeof input === 'string' || 'path' in input;
-    const { name, stream } = typeof input === 'string' ? { name: input, stream: openLog(input) } : 'path' in input ? { name: input.name, stream: openLog(input.path) } : input;
+    const { name, stream } =
+      typeof input === 'string'
+        ? { name: input, stream: openLog(input) }
+        : 'path' in input
+          ? { name: input.name, stream: openLog(input.path) }
+          : input;
     let counts: LogFileCounts;
     try {
       counts = await readLog(stream, name, (record) => builder.add(record), summary);
@@ -120,7 +137,12 @@ export async function reportFromLogs(
       if (opened) stream.destroy();
     }
     // Lines, but not one record: the wrong file, not a log with nothing in it (an empty log is legitimate).
-    if (counts.binary || (counts.lines > 0 && counts.records === 0)) throw new NotALogError(name, counts, summary.malformed.find((line) => line.file === name));
+    if (counts.binary || (counts.lines > 0 && counts.records === 0))
+      throw new NotALogError(
+        name,
+        counts,
+        summary.malformed.find((line) => line.file === name),
+      );
   }
   const names = inputs.map((input) => (typeof input === 'string' ? input : input.name));
   return { logs: names, lines: summary.lines, malformed: summary.malformed, ...builder.build() };

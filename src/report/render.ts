@@ -16,22 +16,51 @@ export function tableViews(report: OperationReport): TableView[] {
     {
       title: `Jobs and first contact (target: within ${report.targets.first_contact_seconds / 60} minutes, §8)`,
       head: ['branch', 'jobs', 'contacted', 'median', 'p90', 'within target'],
-      rows: all.map((b) => [b.branch_code, String(b.jobs), String(b.first_contact.contacted), seconds(b.first_contact.median_seconds), seconds(b.first_contact.p90_seconds), share(b.first_contact, b.jobs)]),
+      rows: all.map((b) => [
+        b.branch_code,
+        String(b.jobs),
+        String(b.first_contact.contacted),
+        seconds(b.first_contact.median_seconds),
+        seconds(b.first_contact.p90_seconds),
+        share(b.first_contact, b.jobs),
+      ]),
     },
     {
       title: 'Conversations and appointments',
       head: ['branch', 'started', 'held', 'msgs out', 'msgs in', 'booked', 'rescheduled', 'cancelled'],
-      rows: all.map((b) => [b.branch_code, ...[b.conversations.started, b.conversations.held, b.conversations.messages_outbound, b.conversations.messages_inbound, b.appointments.booked, b.appointments.rescheduled, b.appointments.cancelled].map(String)]),
+      rows: all.map((b) => [
+        b.branch_code,
+        ...[
+          b.conversations.started,
+          b.conversations.held,
+          b.conversations.messages_outbound,
+          b.conversations.messages_inbound,
+          b.appointments.booked,
+          b.appointments.rescheduled,
+          b.appointments.cancelled,
+        ].map(String),
+      ]),
     },
     {
       title: 'Outcomes (job.closed, by reason)',
       head: ['branch', 'closed', ...outcomeNames],
-      rows: all.map((b) => [b.branch_code, String(b.closed), ...outcomeNames.map((name) => String(b.outcomes[name] ?? 0))]),
+      rows: all.map((b) => [
+        b.branch_code,
+        String(b.closed),
+        ...outcomeNames.map((name) => String(b.outcomes[name] ?? 0)),
+      ]),
     },
     {
       title: `Message delivery delay, received_at − occurred_at (target: within ${report.targets.message_delivery_seconds} s, §8)`,
       head: ['branch', 'messages', 'median', 'p90', 'max', 'within target'],
-      rows: all.map((b) => [b.branch_code, String(b.message_delivery.count), seconds(b.message_delivery.median_seconds), seconds(b.message_delivery.p90_seconds), seconds(b.message_delivery.max_seconds), share(b.message_delivery, b.message_delivery.count)]),
+      rows: all.map((b) => [
+        b.branch_code,
+        String(b.message_delivery.count),
+        seconds(b.message_delivery.median_seconds),
+        seconds(b.message_delivery.p90_seconds),
+        seconds(b.message_delivery.max_seconds),
+        share(b.message_delivery, b.message_delivery.count),
+      ]),
     },
   ];
 }
@@ -39,18 +68,59 @@ export function tableViews(report: OperationReport): TableView[] {
 export function toCsv(report: OperationReport): string {
   const outcomeNames = outcomeColumns(report);
   const head = [
-    'branch_code', 'jobs', 'contacted', 'not_contacted', 'first_contact_median_s', 'first_contact_p90_s', 'first_contact_within_target', 'first_contact_within_target_share',
-    'conversations_started', 'conversations_held', 'messages_outbound', 'messages_inbound',
-    'appointments_booked', 'appointments_rescheduled', 'appointments_cancelled', 'closed', ...outcomeNames.map((name) => `outcome_${name}`),
-    'messages_delivered', 'delivery_median_s', 'delivery_p90_s', 'delivery_max_s', 'delivery_within_target', 'delivery_within_target_share',
+    'branch_code',
+    'jobs',
+    'contacted',
+    'not_contacted',
+    'first_contact_median_s',
+    'first_contact_p90_s',
+    'first_contact_within_target',
+    'first_contact_within_target_share',
+    'conversations_started',
+    'conversations_held',
+    'messages_outbound',
+    'messages_inbound',
+    'appointments_booked',
+    'appointments_rescheduled',
+    'appointments_cancelled',
+    'closed',
+    ...outcomeNames.map((name) => `outcome_${name}`),
+    'messages_delivered',
+    'delivery_median_s',
+    'delivery_p90_s',
+    'delivery_max_s',
+    'delivery_within_target',
+    'delivery_within_target_share',
   ];
   const row = (b: BranchReport): (string | number | null)[] => [
-    b.branch_code, b.jobs, b.first_contact.contacted, b.first_contact.not_contacted, b.first_contact.median_seconds, b.first_contact.p90_seconds, b.first_contact.within_target, b.first_contact.within_target_share,
-    b.conversations.started, b.conversations.held, b.conversations.messages_outbound, b.conversations.messages_inbound,
-    b.appointments.booked, b.appointments.rescheduled, b.appointments.cancelled, b.closed, ...outcomeNames.map((name) => b.outcomes[name] ?? 0),
-    b.message_delivery.count, b.message_delivery.median_seconds, b.message_delivery.p90_seconds, b.message_delivery.max_seconds, b.message_delivery.within_target, b.message_delivery.within_target_share,
+    b.branch_code,
+    b.jobs,
+    b.first_contact.contacted,
+    b.first_contact.not_contacted,
+    b.first_contact.median_seconds,
+    b.first_contact.p90_seconds,
+    b.first_contact.within_target,
+    b.first_contact.within_target_share,
+    b.conversations.started,
+    b.conversations.held,
+    b.conversations.messages_outbound,
+    b.conversations.messages_inbound,
+    b.appointments.booked,
+    b.appointments.rescheduled,
+    b.appointments.cancelled,
+    b.closed,
+    ...outcomeNames.map((name) => b.outcomes[name] ?? 0),
+    b.message_delivery.count,
+    b.message_delivery.median_seconds,
+    b.message_delivery.p90_seconds,
+    b.message_delivery.max_seconds,
+    b.message_delivery.within_target,
+    b.message_delivery.within_target_share,
   ];
-  return [head, ...[...report.branches, report.total].map(row)].map((cells) => cells.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return (
+    [head, ...[...report.branches, report.total].map(row)].map((cells) => cells.map(csvCell).join(',')).join('\r\n') +
+    '\r\n'
+  );
 }
 
 /** The five outcomes of §2.12 always, then any other reason found in the log. */

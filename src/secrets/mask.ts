@@ -27,9 +27,12 @@ export function maskUrl(url: string): string {
 /** Known secrets (as they are, and as they appear inside JSON strings) as `[redacted]`, and URL passwords as `***`. */
 export function maskSecrets(text: string): string {
   const secrets = knownSecrets();
-  const forms = secrets.length === 0 ? secrets : secrets.flatMap((secret) => {
-    const inJson = JSON.stringify(secret).slice(1, -1);
-    return inJson === secret ? [secret] : [secret, inJson];
-  });
+  const forms =
+    secrets.length === 0
+      ? secrets
+      : secrets.flatMap((secret) => {
+          const inJson = JSON.stringify(secret).slice(1, -1);
+          return inJson === secret ? [secret] : [secret, inJson];
+        });
   return maskUrlPasswords(forms.length === 0 ? text : redactSecrets(text, forms));
 }

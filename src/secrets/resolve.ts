@@ -47,7 +47,9 @@ export function resolveSecrets(
     if (names.defaultEnv && fallback !== undefined && fallback !== '') {
       return [remember({ value: fallback, label: names.defaultEnv })];
     }
-    const missing = names.defaultEnv ? `no ${names.prefix} given and ${names.defaultEnv} is not set` : `no ${names.prefix} given`;
+    const missing = names.defaultEnv
+      ? `no ${names.prefix} given and ${names.defaultEnv} is not set`
+      : `no ${names.prefix} given`;
     throw missingSecret(missing, names);
   }
   let valueCount = 0;
@@ -56,7 +58,8 @@ export function resolveSecrets(
       case 'env': {
         const value = env[source.ref];
         const label = `${source.named ?? 'environment variable'} ${source.ref}`;
-        if (value === undefined) throw missingSecret(`environment variable ${source.ref} (from ${label}) is not set`, names);
+        if (value === undefined)
+          throw missingSecret(`environment variable ${source.ref} (from ${label}) is not set`, names);
         if (value === '') throw missingSecret(`environment variable ${source.ref} (from ${label}) is empty`, names);
         return remember({ value, label });
       }
@@ -80,12 +83,29 @@ function readSecretFile(path: string, label: string, cwd: string): string {
   let content: string;
   try {
     // At most INPUT_CAPS.secret bytes: a large file given by mistake is refused, and never echoed.
-    content = readFileCapped(path.startsWith('/') ? path : `${cwd}/${path}`, 'secret', `${path} (from ${label})`, 'secret').toString('utf8');
+    content = readFileCapped(
+      path.startsWith('/') ? path : `${cwd}/${path}`,
+      'secret',
+      `${path} (from ${label})`,
+      'secret',
+    ).toString('utf8');
   } catch (error) {
     if (error instanceof CaiError && error.code === 'input_too_large') throw error;
     const cause = error instanceof CaiError ? error.cause : error;
-    const why = errnoCode(cause) === 'ENOENT' ? 'does not exist' : errnoCode(cause) === 'EACCES' ? 'is not readable' : errnoCode(cause) === 'EISDIR' ? 'is a directory' : 'cannot be read';
-    throw usageError('unreadable_file', `secret file ${path} (from ${label}) ${why}`, 'check the path given to the secret file option', cause);
+    const why =
+      errnoCode(cause) === 'ENOENT'
+        ? 'does not exist'
+        : errnoCode(cause) === 'EACCES'
+          ? 'is not readable'
+          : errnoCode(cause) === 'EISDIR'
+            ? 'is a directory'
+            : 'cannot be read';
+    throw usageError(
+      'unreadable_file',
+      `secret file ${path} (from ${label}) ${why}`,
+      'check the path given to the secret file option',
+      cause,
+    );
   }
   // One trailing newline is removed (editors add one); anything else is kept exactly.
   if (content.endsWith('\r\n')) return content.slice(0, -2);

@@ -29,7 +29,8 @@ export function splitNdjson(bytes: Buffer, options: { eventIds?: boolean } = {})
     line += 1;
     let stop = end;
     if (stop > start && bytes[stop - 1] === 0x0d) stop -= 1;
-    if (!isBlank(bytes, start, stop)) documents.push(documentOf(line, Buffer.from(bytes.subarray(start, stop)), withIds));
+    if (!isBlank(bytes, start, stop))
+      documents.push(documentOf(line, Buffer.from(bytes.subarray(start, stop)), withIds));
     start = end + 1;
   }
   return documents;
@@ -127,14 +128,24 @@ interface ResultsFile {
  * `--output FILE`, opened before anything is sent: a file that cannot be written stops the run instead of losing
  * records. Resuming into the same file appends, so it keeps the record of what was accepted before.
  */
-export function openResultsFile(path: string, resumePath: string | undefined, cwd: string, onError: (error: Error) => void): ResultsFile {
+export function openResultsFile(
+  path: string,
+  resumePath: string | undefined,
+  cwd: string,
+  onError: (error: Error) => void,
+): ResultsFile {
   const full = resolve(cwd, path);
   const append = resumePath !== undefined && resolve(cwd, resumePath) === full;
   let fd: number;
   try {
     fd = openSync(full, append ? 'a' : 'w');
   } catch (error) {
-    throw usageError('unwritable_file', `cannot write the results file ${path}: ${errorMessage(error)}`, 'check the path and its permissions', error);
+    throw usageError(
+      'unwritable_file',
+      `cannot write the results file ${path}: ${errorMessage(error)}`,
+      'check the path and its permissions',
+      error,
+    );
   }
   const stream = createWriteStream(full, { fd });
   let failure: Error | undefined;

@@ -84,7 +84,11 @@ export interface BatchOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-type SendOne = (document: BatchDocument, signals: BatchSendSignals, onAttempt?: (attempt: AttemptRecord) => void) => Promise<SendResult>;
+type SendOne = (
+  document: BatchDocument,
+  signals: BatchSendSignals,
+  onAttempt?: (attempt: AttemptRecord) => void,
+) => Promise<SendResult>;
 
 /**
  * Sends every document as `request` says, over the one dispatcher of `deliver`. No per-request abort listener
@@ -112,10 +116,16 @@ export function sendBatch(
 
 /** The keys a document is known by across runs. */
 function keysOf(document: Pick<BatchDocument, 'eventId' | 'bodySha256'>): string[] {
-  return document.eventId !== undefined ? [`event:${document.eventId}`, `sha256:${document.bodySha256}`] : [`sha256:${document.bodySha256}`];
+  return document.eventId !== undefined
+    ? [`event:${document.eventId}`, `sha256:${document.bodySha256}`]
+    : [`sha256:${document.bodySha256}`];
 }
 
-export async function runBatch(documents: readonly BatchDocument[], send: SendOne, options: BatchOptions): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
+export async function runBatch(
+  documents: readonly BatchDocument[],
+  send: SendOne,
+  options: BatchOptions,
+): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
   const clock = options.clock ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const stop = options.stopSignal ?? new AbortController().signal;
@@ -128,31 +138,49 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
   const emit = (index: number, record: BatchRecord) => {
     records[index] = record;
     options.onRecord?.(record);
-    if (halted === undefined && record.sent && options.stopWhen?.(record)) halted = { line: record.line, ...(record.error ? { error: record.error } : {}) };
+    if (halted === undefined && record.sent && options.stopWhen?.(record))
+      halted = { line: record.line, ...(record.error ? { error: record.error } : {}) };
   };
   const stopped = () => stop.aborted || abort.aborted || halted !== undefined;
   const interval = options.ratePerSecond ? 1000 / options.ratePerSecond : 0;
   let nextSlot = started;
 
-  await pool(documents, Math.max(1, options.concurrency), async (document, index) => {
-    const unsent = unsentRecord(document, options.alreadyAccepted);
-    if (unsent) return emit(index, unsent);
-    if (interval > 0) {
-      const now = clock();
-      const slot = Math.max(now, nextSlot);
-      nextSlot = slot + interval;
-      if (slot > now) await sleep(slot - now);
-      // Taken but not started: handed back, so that it is reported as not sent.
-      if (stopped()) return emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
-    }
-    options.onStart?.(document);
-    const onAttempt = options.onAttempt;
-    const result = await send(document, { stopSignal: stop, signal: abort }, onAttempt ? (attempt) => onAttempt(document, attempt) : undefined);
-    emit(index, recordOf(document, result));
-  }, stopped);
+  await pool(
+    documents,
+    Math.max(1, options.concurrency),
+    async (document, index) => {
+      const unsent = unsentRecord(document, options.alreadyAccepted);
+      if (unsent) return emit(index, unsent);
+      if (interval > 0) {
+        const now = clock();
+        const slot = Math.max(now, nextSlot);
+        nextSlot = slot + interval;
+        if (slot > now) await sleep(slot - now);
+        // Taken but not started: handed back, so that it is reported as not sent.
+        if (stopped()) return emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
+      }
+      options.onStart?.(document);
+      const onAttempt = options.onAttempt;
+      const result = await send(
+        document,
+        { stopSignal: stop, signal: abort },
+        onAttempt ? (attempt) => onAttempt(document, attempt) : undefined,
+      );
+      emit(index, recordOf(document, result));
+    },
+    stopped,
+  );
   documents.forEach((document, index) => {
     if (records[index] === undefined) {
-      emit(index, unsentRecord(document, options.alreadyAccepted) ?? { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
+      emit(
+        index,
+        unsentRecord(document, options.alreadyAccepted) ?? {
+          ...baseOf(document),
+          verdict: 'not-sent',
+          sent: false,
+          attempts: 0,
+        },
+      );
     }
   });
   const summary = summarize(records, clock() - started, stop.aborted || abort.aborted);
@@ -161,13 +189,22 @@ export async function runBatch(documents: readonly BatchDocument[], send: SendOn
 }
 
 function baseOf(document: BatchDocument): Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'> {
-  return { line: document.line, ...(document.eventId !== undefined ? { eventId: document.eventId } : {}), bodySha256: document.bodySha256 };
+  return {
+    line: document.line,
+    ...(document.eventId !== undefined ? { eventId: document.eventId } : {}),
+    bodySha256: document.bodySha256,
+  };
 }
 
 /** Documents that are never sent: refused by validation, or accepted in an earlier run (`--resume`). */
-function unsentRecord(document: BatchDocument, alreadyAccepted: ReadonlySet<string> | undefined): BatchRecord | undefined {
-  if (document.invalid) return { ...baseOf(document), verdict: 'invalid', sent: false, attempts: 0, problems: document.invalid };
-  if (alreadyAccepted && keysOf(document).some((key) => alreadyAccepted.has(key))) return { ...baseOf(document), verdict: 'skipped', sent: false, attempts: 0 };
+function unsentRecord(
+  document: BatchDocument,
+  alreadyAccepted: ReadonlySet<string> | undefined,
+): BatchRecord | undefined {
+  if (document.invalid)
+    return { ...baseOf(document), verdict: 'invalid', sent: false, attempts: 0, problems: document.invalid };
+  if (alreadyAccepted && keysOf(document).some((key) => alreadyAccepted.has(key)))
+    return { ...baseOf(document), verdict: 'skipped', sent: false, attempts: 0 };
   return undefined;
 }
 
@@ -177,7 +214,13 @@ function recordOf(base: Pick<BatchDocument, 'line' | 'eventId' | 'bodySha256'>, 
   const sent = delivery.attempts.length > 0;
   // An interruption before any attempt reached the receiver is "not sent"; after one, the outcome is unknown: failed.
   const verdict: BatchVerdict = delivery.interrupted && !sent ? 'not-sent' : result.verdict;
-  const record: BatchRecord = { line: base.line, bodySha256: base.bodySha256, verdict, sent, attempts: delivery.attempts.length };
+  const record: BatchRecord = {
+    line: base.line,
+    bodySha256: base.bodySha256,
+    verdict,
+    sent,
+    attempts: delivery.attempts.length,
+  };
   if (base.eventId !== undefined) record.eventId = base.eventId;
   if (delivery.response) record.status = delivery.response.status;
   if (last) record.latencyMs = Math.round(last.latencyMs * 10) / 10;
@@ -189,7 +232,10 @@ function recordOf(base: Pick<BatchDocument, 'line' | 'eventId' | 'bodySha256'>, 
 }
 
 /** The summary's count of each verdict. */
-const COUNTER: Record<BatchVerdict, 'accepted' | 'duplicate' | 'rejected' | 'failed' | 'invalid' | 'skipped' | 'notSent'> = {
+const COUNTER: Record<
+  BatchVerdict,
+  'accepted' | 'duplicate' | 'rejected' | 'failed' | 'invalid' | 'skipped' | 'notSent'
+> = {
   accepted: 'accepted',
   duplicate: 'duplicate',
   rejected: 'rejected',
@@ -219,7 +265,8 @@ export function summarize(records: readonly BatchRecord[], elapsedMs: number, in
     summary[COUNTER[record.verdict]] += 1;
     if (record.verdict === 'rejected') {
       // By status, or `ack` for a 2xx whose body broke the rules.
-      const key = record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
+      const key =
+        record.status !== undefined && (record.status < 200 || record.status >= 300) ? String(record.status) : 'ack';
       summary.rejectedBy[key] = (summary.rejectedBy[key] ?? 0) + 1;
     }
   }

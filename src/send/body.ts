@@ -16,7 +16,14 @@ import type { SendKind } from './request.js';
  */
 export type BodySource =
   | { from: 'input'; file?: string }
-  | { from: 'sample'; eventType?: EventType; set?: string[]; unset?: string[]; callbackUrl?: string; branchCode?: string };
+  | {
+      from: 'sample';
+      eventType?: EventType;
+      set?: string[];
+      unset?: string[];
+      callbackUrl?: string;
+      branchCode?: string;
+    };
 
 interface PreparedBody {
   body: Buffer;
@@ -37,7 +44,9 @@ async function readBody(file: string | undefined, io: Io): Promise<PreparedBody>
 }
 
 async function generateBody(kind: SendKind, source: Extract<BodySource, { from: 'sample' }>): Promise<PreparedBody> {
-  const { sampleJob, sampleEvent, applyOverrides, parseSetOverride, isPlaceholderCallbackUrl } = await import('../spec/sample.js');
+  const { sampleJob, sampleEvent, applyOverrides, parseSetOverride, isPlaceholderCallbackUrl } = await import(
+    '../spec/sample.js'
+  );
   let document: Record<string, unknown>;
   if (kind === 'job') {
     document = sampleJob({
@@ -52,7 +61,8 @@ async function generateBody(kind: SendKind, source: Extract<BodySource, { from: 
   const what = kind === 'job' ? 'contact job' : `${String(document.event ?? 'event')} event`;
   const generated: PreparedBody['generated'] = { what, eventId: String(document.event_id) };
   // A sampled job's callback_url is a placeholder unless --callback-url (or --set) gave a real one.
-  if (kind === 'job' && isPlaceholderCallbackUrl(document.callback_url)) generated.placeholderCallbackUrl = String(document.callback_url);
+  if (kind === 'job' && isPlaceholderCallbackUrl(document.callback_url))
+    generated.placeholderCallbackUrl = String(document.callback_url);
   return { body: Buffer.from(JSON.stringify(document), 'utf8'), generated };
 }
 

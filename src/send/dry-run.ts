@@ -24,7 +24,11 @@ export function signForDryRun(request: DryRunRequest, secret: string | undefined
   const timestamp = String(Math.floor(nowMs / 1000));
   return {
     ...request,
-    headers: { ...request.headers, [HeaderNames.timestamp]: timestamp, [HeaderNames.signature]: sign(secret, timestamp, request.body) },
+    headers: {
+      ...request.headers,
+      [HeaderNames.timestamp]: timestamp,
+      [HeaderNames.signature]: sign(secret, timestamp, request.body),
+    },
   };
 }
 
@@ -53,5 +57,10 @@ export function curlForDryRun(request: DryRunRequest): string {
  */
 export function assertSendableHeaders(headers: Iterable<readonly [string, string]>, where: string): void {
   const bad = headerProblem(headers);
-  if (bad) throw usageError('bad_header_value', `${where}: the ${JSON.stringify(bad.name)} header ${bad.problem}`, 'a header is one line of printable ASCII: correct it at its source');
+  if (bad)
+    throw usageError(
+      'bad_header_value',
+      `${where}: the ${JSON.stringify(bad.name)} header ${bad.problem}`,
+      'a header is one line of printable ASCII: correct it at its source',
+    );
 }

@@ -38,18 +38,38 @@ export interface FlowValues {
   contact_number: string;
 }
 
-const agent = (text: string): Fields => ({ direction: 'outbound', author: 'agent', from_number_e164: '${agent_number}', text });
-const contact = (text: string): Fields => ({ direction: 'inbound', author: 'contact', from_number_e164: '${contact_number}', text });
+const agent = (text: string): Fields => ({
+  direction: 'outbound',
+  author: 'agent',
+  from_number_e164: '${agent_number}',
+  text,
+});
+const contact = (text: string): Fields => ({
+  direction: 'inbound',
+  author: 'contact',
+  from_number_e164: '${contact_number}',
+  text,
+});
 
 /**
  * A conversation that ends in a booking (§2.5, §2.6): the agent offers, the contact accepts, the agent confirms, and
  * the booking itself, sent at the moment of confirmation (§8). Every flow ends with its result event.
  */
 const BOOKING: readonly FlowStep[] = [
-  { event: 'conversation.message', after: 0, fields: agent('Hello, this is the clinic assistant. You asked about an appointment: would the day after tomorrow at 10:30 suit you?') },
+  {
+    event: 'conversation.message',
+    after: 0,
+    fields: agent(
+      'Hello, this is the clinic assistant. You asked about an appointment: would the day after tomorrow at 10:30 suit you?',
+    ),
+  },
   { event: 'conversation.message', after: 40, fields: contact('Yes please, mornings are best for me.') },
   { event: 'conversation.message', after: 15, fields: agent('Booked: the day after tomorrow at 10:30. See you then!') },
-  { event: 'appointment.booked', after: 1, fields: { notes: 'Booked by the agent over WhatsApp; the contact prefers mornings.' } },
+  {
+    event: 'appointment.booked',
+    after: 1,
+    fields: { notes: 'Booked by the agent over WhatsApp; the contact prefers mornings.' },
+  },
 ];
 
 /** The outcomes of job.closed (§2.12), each as a short conversation (or none answered) and its closing event (§2.7). */
@@ -57,15 +77,39 @@ const CLOSINGS: Readonly<Record<(typeof OUTCOMES)[number], { description: string
   no_answer: {
     description: 'three messages without a reply, then job.closed with outcome no_answer',
     steps: [
-      { event: 'conversation.message', after: 0, fields: agent('Hello, this is the clinic assistant about your request. When would suit you for a visit?') },
-      { event: 'conversation.message', after: 60, fields: agent('Just following up on your request. Reply here whenever suits you.') },
-      { event: 'conversation.message', after: 120, fields: agent("Last message from us: we'll close your request for now. Write back any time.") },
+      {
+        event: 'conversation.message',
+        after: 0,
+        fields: agent('Hello, this is the clinic assistant about your request. When would suit you for a visit?'),
+      },
+      {
+        event: 'conversation.message',
+        after: 60,
+        fields: agent('Just following up on your request. Reply here whenever suits you.'),
+      },
+      {
+        event: 'conversation.message',
+        after: 120,
+        fields: agent("Last message from us: we'll close your request for now. Write back any time."),
+      },
       { event: 'job.closed', after: 5, fields: { outcome: 'no_answer', attempts: 3 } },
     ],
   },
-  not_interested: closing('not_interested', "Thanks, but I'm not interested any more.", 'Understood, thank you for letting us know.'),
-  wrong_number: closing('wrong_number', "Sorry, wrong number: that isn't me.", 'Apologies for the message, we will not write again.'),
-  callback_later: closing('callback_later', "I'm busy this week, can you write again next week?", 'Of course, we will be in touch next week.'),
+  not_interested: closing(
+    'not_interested',
+    "Thanks, but I'm not interested any more.",
+    'Understood, thank you for letting us know.',
+  ),
+  wrong_number: closing(
+    'wrong_number',
+    "Sorry, wrong number: that isn't me.",
+    'Apologies for the message, we will not write again.',
+  ),
+  callback_later: closing(
+    'callback_later',
+    "I'm busy this week, can you write again next week?",
+    'Of course, we will be in touch next week.',
+  ),
   opted_out: closing('opted_out', 'STOP. Please do not contact me again.', 'Done: you will not be contacted again.'),
 };
 
@@ -73,7 +117,11 @@ function closing(outcome: string, reply: string, answer: string): { description:
   return {
     description: `a reply that ends it, then job.closed with outcome ${outcome}`,
     steps: [
-      { event: 'conversation.message', after: 0, fields: agent('Hello, this is the clinic assistant about your request. Can I help you book a visit?') },
+      {
+        event: 'conversation.message',
+        after: 0,
+        fields: agent('Hello, this is the clinic assistant about your request. Can I help you book a visit?'),
+      },
       { event: 'conversation.message', after: 30, fields: contact(reply) },
       { event: 'conversation.message', after: 5, fields: agent(answer) },
       { event: 'job.closed', after: 2, fields: { outcome, attempts: 1 } },
@@ -83,14 +131,23 @@ function closing(outcome: string, reply: string, answer: string): { description:
 
 /** Every flow, in the order `cai trigger --list` names them. */
 export const FLOWS: readonly Flow[] = [
-  { name: 'appointment-booked', interface: 'B', description: 'a conversation, then appointment.booked', steps: BOOKING },
+  {
+    name: 'appointment-booked',
+    interface: 'B',
+    description: 'a conversation, then appointment.booked',
+    steps: BOOKING,
+  },
   {
     name: 'appointment-rescheduled',
     interface: 'B',
     description: 'a booking, then the contact asks to move it: appointment.rescheduled',
     steps: [
       ...BOOKING,
-      { event: 'conversation.message', after: 90, fields: contact('Something came up, could we move it one day later?') },
+      {
+        event: 'conversation.message',
+        after: 90,
+        fields: contact('Something came up, could we move it one day later?'),
+      },
       { event: 'conversation.message', after: 10, fields: agent('No problem: one day later at 10:30 instead.') },
       { event: 'appointment.rescheduled', after: 1, fields: { notes: 'Moved at the contact’s request.' } },
     ],
@@ -106,8 +163,20 @@ export const FLOWS: readonly Flow[] = [
       { event: 'appointment.cancelled', after: 1, fields: { notes: 'Cancelled by the contact by chat.' } },
     ],
   },
-  ...OUTCOMES.map((outcome): Flow => ({ name: `job-closed-${outcome.replace(/_/g, '-')}`, interface: 'B', description: CLOSINGS[outcome].description, steps: CLOSINGS[outcome].steps })),
-  { name: 'job', interface: 'A', description: 'one contact job to a provider; its conversation is shown as the provider sends it back', steps: [] },
+  ...OUTCOMES.map(
+    (outcome): Flow => ({
+      name: `job-closed-${outcome.replace(/_/g, '-')}`,
+      interface: 'B',
+      description: CLOSINGS[outcome].description,
+      steps: CLOSINGS[outcome].steps,
+    }),
+  ),
+  {
+    name: 'job',
+    interface: 'A',
+    description: 'one contact job to a provider; its conversation is shown as the provider sends it back',
+    steps: [],
+  },
 ];
 
 /** The flow named `name`; `appointment.booked` and `job_closed_no_answer` are read as `appointment-booked`, `job-closed-no-answer`. */
@@ -139,7 +208,9 @@ export interface FlowEvent {
  * with the step's fields, the flow's lead, job and numbers, a fresh event_id and its place in the timeline.
  */
 export function buildFlow(flow: Flow, options: FlowOptions = {}): { values: FlowValues; events: FlowEvent[] } {
-  const first = sampleEvent('conversation.message', { ...(options.leadId !== undefined ? { leadId: options.leadId } : {}) });
+  const first = sampleEvent('conversation.message', {
+    ...(options.leadId !== undefined ? { leadId: options.leadId } : {}),
+  });
   const values: FlowValues = {
     lead_id: String(first.lead_id),
     provider_job_id: String(first.provider_job_id),
@@ -153,7 +224,12 @@ export function buildFlow(flow: Flow, options: FlowOptions = {}): { values: Flow
   const events = flow.steps.map((step): FlowEvent => {
     at += step.after * 1000;
     const occurred = new Date(at);
-    const sample = sampleEvent(step.event, { leadId: values.lead_id, providerJobId: values.provider_job_id, branchCode: values.branch_code, now: occurred });
+    const sample = sampleEvent(step.event, {
+      leadId: values.lead_id,
+      providerJobId: values.provider_job_id,
+      branchCode: values.branch_code,
+      now: occurred,
+    });
     const document = { ...sample, ...resolve(step.fields ?? {}, values), occurred_at: formatDateTime(occurred) };
     return { event: step.event, document };
   });

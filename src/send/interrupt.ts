@@ -11,7 +11,10 @@ interface Interruption {
 }
 
 /** Listens for Ctrl-C: the first stops, the second aborts; each step first calls its hook (to say so). */
-export function interruptInTwoSteps(io: Pick<Io, 'onInterrupt'>, hooks: { onStop?: () => void; onAbort?: () => void }): Interruption {
+export function interruptInTwoSteps(
+  io: Pick<Io, 'onInterrupt'>,
+  hooks: { onStop?: () => void; onAbort?: () => void },
+): Interruption {
   const stop = new AbortController();
   const abort = new AbortController();
   const dispose = io.onInterrupt(() => {

@@ -14,13 +14,29 @@ import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { assertSendableHeaders } from './dry-run.js';
 
 /** Headers that belong to one connection or one message framing, not to the request: never re-sent as captured. */
-const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'proxy-authorization', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);
 
 /** Reads and parses the capture of `--request FILE`. */
 export async function readCapture(file: string, io: Io): Promise<RawRequest> {
   const parsed = parseRawRequest(await readFileInput(file, io, 'request'));
   if (!parsed.ok) {
-    throw usageError('bad_request_file', `${file} is not a raw HTTP request: ${parsed.message}`, 'capture it as: request line, headers, one blank line, then the body bytes');
+    throw usageError(
+      'bad_request_file',
+      `${file} is not a raw HTTP request: ${parsed.message}`,
+      'capture it as: request line, headers, one blank line, then the body bytes',
+    );
   }
   // What is replayed is checked before anything is built from it: a header of the capture HTTP cannot carry stops here.
   assertSendableHeaders(parsed.request.headerLines, `the capture ${file}`);
@@ -39,7 +55,12 @@ interface ReplayPlan {
 
 /** What is sent: `to` (with the captured path when it has none), the captured headers but the hop-by-hop ones. */
 export function planReplay(captured: RawRequest, to: string, keepSignature: boolean): ReplayPlan {
-  const iface = captured.headers[Headers.source] !== undefined ? 'A' : captured.headers[Headers.provider] !== undefined ? 'B' : undefined;
+  const iface =
+    captured.headers[Headers.source] !== undefined
+      ? 'A'
+      : captured.headers[Headers.provider] !== undefined
+        ? 'B'
+        : undefined;
   return {
     url: targetUrl(to, captured.target),
     headers: replayHeaders(captured, keepSignature),
@@ -70,7 +91,9 @@ function replayHeaders(captured: RawRequest, keep: boolean): Record<string, stri
 }
 
 /** A kept timestamp against the §5.5 window: missing, or its age (negative: in the future) and whether it is inside. */
-export type KeptTimestamp = { present: false } | { present: true; timestamp: string; ageSeconds: number; inside: boolean };
+export type KeptTimestamp =
+  | { present: false }
+  | { present: true; timestamp: string; ageSeconds: number; inside: boolean };
 
 export function keptTimestamp(captured: RawRequest, nowMs: number): KeptTimestamp | undefined {
   const timestamp = captured.headers[Headers.timestamp];
@@ -81,8 +104,15 @@ export function keptTimestamp(captured: RawRequest, nowMs: number): KeptTimestam
 }
 
 /** Sends the plan, signing afresh with `secret` unless the captured signature is kept, and judges the answer. */
-export async function replay(plan: ReplayPlan, secret: string | undefined, options: DeliverOptions): Promise<SendResult> {
-  const delivery = await deliver({ url: plan.url, body: plan.body, secret: secret ?? '', headers: plan.headers }, { ...options, keepSignature: plan.keepSignature });
+export async function replay(
+  plan: ReplayPlan,
+  secret: string | undefined,
+  options: DeliverOptions,
+): Promise<SendResult> {
+  const delivery = await deliver(
+    { url: plan.url, body: plan.body, secret: secret ?? '', headers: plan.headers },
+    { ...options, keepSignature: plan.keepSignature },
+  );
   const check = plan.interface !== undefined ? ACKNOWLEDGMENT_CHECKS[plan.interface] : anyTwoHundred;
   return judge(plan.interface ?? 'B', plan.url, plan.body, delivery, check);
 }

@@ -24,10 +24,17 @@ export interface SendRequest {
 }
 
 /** Where a document of this kind goes, and the headers it carries before signing. */
-export function sendTarget(kind: SendKind, to: string, identity: string): { url: string; headers: Record<string, string> } {
+export function sendTarget(
+  kind: SendKind,
+  to: string,
+  identity: string,
+): { url: string; headers: Record<string, string> } {
   return {
     url: kind === 'job' ? contactJobsUrl(to) : to,
-    headers: { 'Content-Type': 'application/json', [kind === 'job' ? HeaderNames.source : HeaderNames.provider]: identity },
+    headers: {
+      'Content-Type': 'application/json',
+      [kind === 'job' ? HeaderNames.source : HeaderNames.provider]: identity,
+    },
   };
 }
 
@@ -35,20 +42,29 @@ export function sendTarget(kind: SendKind, to: string, identity: string): { url:
 export function sendDocument(request: SendRequest, options: DeliverOptions): Promise<SendResult> {
   const known = request.eventId !== undefined ? { eventId: request.eventId } : {};
   return request.kind === 'job'
-    ? sendJob({ to: request.to, body: request.body, secret: request.secret, source: request.identity, ...known }, options)
-    : sendEvent({ to: request.to, body: request.body, secret: request.secret, provider: request.identity, ...known }, options);
+    ? sendJob(
+        { to: request.to, body: request.body, secret: request.secret, source: request.identity, ...known },
+        options,
+      )
+    : sendEvent(
+        { to: request.to, body: request.body, secret: request.secret, provider: request.identity, ...known },
+        options,
+      );
 }
 
 /**
  * Many documents to one target (batch mode): the URL and headers worked out once, each document delivered and
  * judged as sendDocument would, without building them again or going through its layers for every document.
  */
-export function documentSender(request: Omit<SendRequest, 'body' | 'eventId'>): (body: Buffer, eventId: string | undefined, options: DeliverOptions) => Promise<SendResult> {
+export function documentSender(
+  request: Omit<SendRequest, 'body' | 'eventId'>,
+): (body: Buffer, eventId: string | undefined, options: DeliverOptions) => Promise<SendResult> {
   const { url, headers } = sendTarget(request.kind, request.to, request.identity);
   const iface = request.kind === 'job' ? 'A' : 'B';
   const check = sameAnswerSameCheck(request.kind === 'job' ? checkJobAck : checkEventAck);
   const secret = request.secret;
-  return async (body, eventId, options) => judge(iface, url, body, await deliver({ url, body, secret, headers }, options), check, eventId);
+  return async (body, eventId, options) =>
+    judge(iface, url, body, await deliver({ url, body, secret, headers }, options), check, eventId);
 }
 
 /**
@@ -60,7 +76,13 @@ function sameAnswerSameCheck(check: (response: HttpResponse) => AckCheck): (resp
   let last: { status: number; contentType: string | undefined; body: Buffer; ack: AckCheck } | undefined;
   return (response) => {
     const contentType = response.headers['content-type'];
-    if (last !== undefined && last.status === response.status && last.contentType === contentType && last.body.equals(response.body)) return last.ack;
+    if (
+      last !== undefined &&
+      last.status === response.status &&
+      last.contentType === contentType &&
+      last.body.equals(response.body)
+    )
+      return last.ack;
     const ack = check(response);
     last = { status: response.status, contentType, body: response.body, ack };
     return ack;

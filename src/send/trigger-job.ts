@@ -98,15 +98,36 @@ export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions
     },
   });
   // A public address (a tunnel to the listener) takes the listener's path, where the receiver takes events (§4.2).
-  const callbackUrl = trigger.publicUrl === undefined ? listener.url : `${trigger.publicUrl.replace(/\/+$/, '')}${new URL(listener.url).pathname}`;
+  const callbackUrl =
+    trigger.publicUrl === undefined
+      ? listener.url
+      : `${trigger.publicUrl.replace(/\/+$/, '')}${new URL(listener.url).pathname}`;
   job = sampleJob({ callbackUrl, ...(trigger.branchCode !== undefined ? { branchCode: trigger.branchCode } : {}) });
   if (trigger.leadId !== undefined) job.lead_id = trigger.leadId;
   try {
     options.onListening?.(callbackUrl, job);
     const body = Buffer.from(JSON.stringify(job));
-    const sent = await sendDocument({ kind: 'job', to: trigger.to, identity: trigger.source, secret: trigger.secret, body, eventId: String(job.event_id) }, options.deliver);
+    const sent = await sendDocument(
+      {
+        kind: 'job',
+        to: trigger.to,
+        identity: trigger.source,
+        secret: trigger.secret,
+        body,
+        eventId: String(job.event_id),
+      },
+      options.deliver,
+    );
     options.onJob?.(sent);
-    const outcome = (end: JobOutcome['end']): JobOutcome => ({ job, callbackUrl, sent, callbacks, targetMs: FIRST_CONTACT_TARGET_MS, end, ...firstContact(callbacks) });
+    const outcome = (end: JobOutcome['end']): JobOutcome => ({
+      job,
+      callbackUrl,
+      sent,
+      callbacks,
+      targetMs: FIRST_CONTACT_TARGET_MS,
+      end,
+      ...firstContact(callbacks),
+    });
     if (sent.verdict !== 'accepted' && sent.verdict !== 'duplicate') return outcome('not-accepted');
     acceptedAt = clock();
     const end = await waitForConversation(callbacks, options, clock, acceptedAt, (next) => (wake = next));
@@ -118,7 +139,12 @@ export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions
 
 /** The first outbound message (§2.5: direction outbound, the agent or a human of the provider) accepted. */
 function firstContact(callbacks: readonly Callback[]): { firstContactMs?: number } {
-  const first = callbacks.find((callback) => callback.verdict === 'accepted' && callback.event === 'conversation.message' && callback.document?.direction === 'outbound');
+  const first = callbacks.find(
+    (callback) =>
+      callback.verdict === 'accepted' &&
+      callback.event === 'conversation.message' &&
+      callback.document?.direction === 'outbound',
+  );
   return first === undefined ? {} : { firstContactMs: first.afterMs };
 }
 
@@ -146,15 +172,24 @@ function callbackOf(observed: ObservedRequest, afterMs: number, job: Record<stri
  * Until the conversation is over (an ending event, §3 step 5, then `quietMs` without another), `waitMs` from the
  * job's acceptance, or a stop. `onArrival` is given the function that wakes the wait when an event arrives.
  */
-async function waitForConversation(callbacks: readonly Callback[], options: JobTriggerOptions, clock: () => number, acceptedAt: number, onArrival: (wake: () => void) => void): Promise<JobOutcome['end']> {
+async function waitForConversation(
+  callbacks: readonly Callback[],
+  options: JobTriggerOptions,
+  clock: () => number,
+  acceptedAt: number,
+  onArrival: (wake: () => void) => void,
+): Promise<JobOutcome['end']> {
   const deadline = acceptedAt + options.waitMs;
   for (;;) {
     if (options.stopSignal?.aborted) return 'interrupted';
     const now = clock();
     if (now >= deadline) return 'waited';
-    const lastEnding = callbacks.findLast((callback) => callback.verdict === 'accepted' && callback.event !== undefined && endsConversation(callback.event));
+    const lastEnding = callbacks.findLast(
+      (callback) => callback.verdict === 'accepted' && callback.event !== undefined && endsConversation(callback.event),
+    );
     const last = callbacks.at(-1);
-    const quietUntil = lastEnding !== undefined && last !== undefined ? acceptedAt + last.afterMs + options.quietMs : undefined;
+    const quietUntil =
+      lastEnding !== undefined && last !== undefined ? acceptedAt + last.afterMs + options.quietMs : undefined;
     if (quietUntil !== undefined && now >= quietUntil) return 'conversation-over';
     await sleepUntil(Math.min(deadline, quietUntil ?? deadline) - now, options.stopSignal, onArrival);
   }

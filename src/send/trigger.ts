@@ -80,11 +80,15 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
     }
     options.onSending?.(index, event);
     const body = Buffer.from(JSON.stringify(event.document));
-    const sent = await sendDocument({ kind: 'event', to: flow.to, identity: flow.provider, secret: flow.secret, body, eventId }, options.deliver);
+    const sent = await sendDocument(
+      { kind: 'event', to: flow.to, identity: flow.provider, secret: flow.secret, body, eventId },
+      options.deliver,
+    );
     const result: FlowEventResult = { index, event: event.event, eventId, sent };
     results.push(result);
     options.onResult?.(result);
-    if (sent.verdict === 'rejected' || sent.verdict === 'failed') stoppedBy = sent.delivery.interrupted ? 'interrupted' : sent.verdict;
+    if (sent.verdict === 'rejected' || sent.verdict === 'failed')
+      stoppedBy = sent.delivery.interrupted ? 'interrupted' : sent.verdict;
   }
   return { results, summary: summarise(results), ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
 }
@@ -92,7 +96,15 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
 function summarise(results: readonly FlowEventResult[]): FlowSummary {
   const count = (verdict: SendResult['verdict']) => results.filter((result) => result.sent?.verdict === verdict).length;
   const sent = results.filter((result) => result.sent !== undefined).length;
-  return { events: results.length, sent, accepted: count('accepted'), duplicates: count('duplicate'), rejected: count('rejected'), failed: count('failed'), notSent: results.length - sent };
+  return {
+    events: results.length,
+    sent,
+    accepted: count('accepted'),
+    duplicates: count('duplicate'),
+    rejected: count('rejected'),
+    failed: count('failed'),
+    notSent: results.length - sent,
+  };
 }
 
 async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

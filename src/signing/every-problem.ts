@@ -11,7 +11,12 @@ export interface SignatureProblem {
   message: string;
 }
 
-const TIMESTAMP_PROBLEMS: ReadonlySet<VerifyReason> = new Set(['missing_timestamp', 'malformed_timestamp', 'timestamp_too_old', 'timestamp_in_future']);
+const TIMESTAMP_PROBLEMS: ReadonlySet<VerifyReason> = new Set([
+  'missing_timestamp',
+  'malformed_timestamp',
+  'timestamp_too_old',
+  'timestamp_in_future',
+]);
 const SIGNATURE_FORM_PROBLEMS: ReadonlySet<VerifyReason> = new Set(['missing_signature', 'malformed_signature']);
 /** A well-formed signature that stands in for a missing or malformed one while the timestamp is judged. */
 const STAND_IN_SIGNATURE = `sha256=${'0'.repeat(64)}`;
@@ -29,7 +34,10 @@ export function everyProblem(input: VerifyInput, first: VerifyResult = verify(in
   } else if (first.reason === 'missing_timestamp' || first.reason === 'malformed_timestamp') {
     // The signature's form, judged with a timestamp of now (§5.3).
     add(verify({ ...input, timestamp: String(input.now ?? Math.floor(Date.now() / 1000)) }), SIGNATURE_FORM_PROBLEMS);
-  } else if ((first.reason === 'timestamp_too_old' || first.reason === 'timestamp_in_future') && first.signatureMatches === false) {
+  } else if (
+    (first.reason === 'timestamp_too_old' || first.reason === 'timestamp_in_future') &&
+    first.signatureMatches === false
+  ) {
     // Outside the window, and signed with no given secret either (§5.2, §5.3).
     add(verify({ ...input, windowSeconds: Number.MAX_SAFE_INTEGER }), new Set(['signature_mismatch']));
   }

@@ -31,12 +31,15 @@ export function parseSignatureExample(text: string): ParseExampleResult {
   } catch {
     return { ok: false, message: `not JSON: ${describeJsonFailure(text)}` };
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, message: 'not a JSON object' };
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return { ok: false, message: 'not a JSON object' };
   const record = data as Record<string, unknown>;
   const { secret, timestamp, signature, body, body_base64: bodyBase64, description } = record;
   if (typeof secret !== 'string' || secret === '') return { ok: false, message: '"secret" must be a non-empty string' };
-  if (typeof timestamp !== 'string' && typeof timestamp !== 'number') return { ok: false, message: '"timestamp" must be a string or number' };
-  if (typeof signature !== 'string') return { ok: false, message: '"signature" must be a string such as "sha256=<hex>"' };
+  if (typeof timestamp !== 'string' && typeof timestamp !== 'number')
+    return { ok: false, message: '"timestamp" must be a string or number' };
+  if (typeof signature !== 'string')
+    return { ok: false, message: '"signature" must be a string such as "sha256=<hex>"' };
   let bodyBytes: Buffer;
   if (typeof body === 'string') bodyBytes = Buffer.from(body, 'utf8');
   else if (typeof bodyBase64 === 'string') bodyBytes = Buffer.from(bodyBase64, 'base64');
@@ -73,8 +76,14 @@ export function reproduceExample(example: SignatureExample): ExampleReproduction
   const preview = payload.toString('utf8');
   const steps: ExampleStep[] = [
     { label: 'timestamp (X-CAI-Timestamp)', value: example.timestamp },
-    { label: 'body', value: `${example.body.length} bytes, sha256 ${createHash('sha256').update(example.body).digest('hex')}` },
-    { label: 'signed string (timestamp + "." + raw body)', value: preview.length > 160 ? `${preview.slice(0, 157)}...` : preview },
+    {
+      label: 'body',
+      value: `${example.body.length} bytes, sha256 ${createHash('sha256').update(example.body).digest('hex')}`,
+    },
+    {
+      label: 'signed string (timestamp + "." + raw body)',
+      value: preview.length > 160 ? `${preview.slice(0, 157)}...` : preview,
+    },
     { label: 'secret', value: `${Buffer.byteLength(example.secret, 'utf8')} bytes (not shown)` },
     { label: 'HMAC-SHA256, lowercase hex', value: hex },
     { label: 'X-CAI-Signature', value: computed },

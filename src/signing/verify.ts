@@ -89,10 +89,19 @@ export function verifyHeaders(input: Omit<VerifyInput, 'rawBody'>): VerifyResult
  */
 export function verifyBody(headers: SignedHeaders, rawBody: RawBody): VerifyResult {
   const { checked, windowSeconds } = headers;
-  return bodyVerdict(checked, findMatchingSecret(checked.secrets, checked.timestampText, rawBody, checked.received), windowSeconds);
+  return bodyVerdict(
+    checked,
+    findMatchingSecret(checked.secrets, checked.timestampText, rawBody, checked.received),
+    windowSeconds,
+  );
 }
 
-function failure(reason: VerifyReason, message: string, windowSeconds: number, extra: Partial<VerifyResult> = {}): VerifyResult {
+function failure(
+  reason: VerifyReason,
+  message: string,
+  windowSeconds: number,
+  extra: Partial<VerifyResult> = {},
+): VerifyResult {
   return { valid: false, reason, message, windowSeconds, ...extra };
 }
 
@@ -102,30 +111,63 @@ function checkHeaders(input: Omit<VerifyInput, 'rawBody'>): CheckedHeaders | Ver
   if (secrets.length === 0) return failure('no_secret', 'no non-empty secret to verify with', windowSeconds);
   const signature = typeof input.signature === 'string' ? input.signature : undefined;
   const timestampText =
-    typeof input.timestamp === 'number' ? String(input.timestamp) : typeof input.timestamp === 'string' ? input.timestamp : undefined;
-  if (signature === undefined || signature === '') return failure('missing_signature', 'the signature header is missing or empty', windowSeconds);
-  if (timestampText === undefined || timestampText === '') return failure('missing_timestamp', 'the timestamp header is missing or empty', windowSeconds);
+    typeof input.timestamp === 'number'
+      ? String(input.timestamp)
+      : typeof input.timestamp === 'string'
+        ? input.timestamp
+        : undefined;
+  if (signature === undefined || signature === '')
+    return failure('missing_signature', 'the signature header is missing or empty', windowSeconds);
+  if (timestampText === undefined || timestampText === '')
+    return failure('missing_timestamp', 'the timestamp header is missing or empty', windowSeconds);
   if (!TIMESTAMP_PATTERN.test(timestampText)) {
     return failure('malformed_timestamp', 'the timestamp is not an integer number of unix seconds', windowSeconds);
   }
   if (!SIGNATURE_PATTERN.test(signature)) {
-    return failure('malformed_signature', `the signature is not "${SIGNATURE_PREFIX}" followed by 64 lowercase hex characters`, windowSeconds);
+    return failure(
+      'malformed_signature',
+      `the signature is not "${SIGNATURE_PREFIX}" followed by 64 lowercase hex characters`,
+      windowSeconds,
+    );
   }
   const timestamp = Number(timestampText);
   const now = input.now ?? Math.floor(Date.now() / 1000);
   // 64 lowercase hex characters (checked above): exactly 32 bytes.
-  return { secrets, timestampText, timestamp, ageSeconds: now - timestamp, received: Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex') };
+  return {
+    secrets,
+    timestampText,
+    timestamp,
+    ageSeconds: now - timestamp,
+    received: Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex'),
+  };
 }
 
 /** The §5.5 verdict on the timestamp, once the headers are well-formed; undefined inside the window. */
-function windowFailure(checked: CheckedHeaders, windowSeconds: number, matchedSecretIndex: number | undefined | 'unknown'): VerifyResult | undefined {
+function windowFailure(
+  checked: CheckedHeaders,
+  windowSeconds: number,
+  matchedSecretIndex: number | undefined | 'unknown',
+): VerifyResult | undefined {
   const { timestamp, ageSeconds } = checked;
-  const extra = matchedSecretIndex === 'unknown' ? { timestamp, ageSeconds } : { timestamp, ageSeconds, signatureMatches: matchedSecretIndex !== undefined };
+  const extra =
+    matchedSecretIndex === 'unknown'
+      ? { timestamp, ageSeconds }
+      : { timestamp, ageSeconds, signatureMatches: matchedSecretIndex !== undefined };
   if (ageSeconds > windowSeconds) {
-    return failure('timestamp_too_old', `the timestamp is ${ageSeconds} s old, outside the ${windowSeconds} s window`, windowSeconds, extra);
+    return failure(
+      'timestamp_too_old',
+      `the timestamp is ${ageSeconds} s old, outside the ${windowSeconds} s window`,
+      windowSeconds,
+      extra,
+    );
   }
   if (-ageSeconds > windowSeconds) {
-    return failure('timestamp_in_future', `the timestamp is ${-ageSeconds} s in the future, outside the ${windowSeconds} s window`, windowSeconds, extra);
+    return failure(
+      'timestamp_in_future',
+      `the timestamp is ${-ageSeconds} s in the future, outside the ${windowSeconds} s window`,
+      windowSeconds,
+      extra,
+    );
   }
   return undefined;
 }
@@ -138,17 +180,41 @@ export function verify(input: VerifyInput): VerifyResult {
   const windowSeconds = input.windowSeconds ?? SIGNATURE_WINDOW_SECONDS;
   const checked = checkHeaders(input);
   if ('valid' in checked) return checked;
-  const matchedSecretIndex = findMatchingSecret(checked.secrets, checked.timestampText, input.rawBody, checked.received);
-  return windowFailure(checked, windowSeconds, matchedSecretIndex) ?? bodyVerdict(checked, matchedSecretIndex, windowSeconds);
+  const matchedSecretIndex = findMatchingSecret(
+    checked.secrets,
+    checked.timestampText,
+    input.rawBody,
+    checked.received,
+  );
+  return (
+    windowFailure(checked, windowSeconds, matchedSecretIndex) ?? bodyVerdict(checked, matchedSecretIndex, windowSeconds)
+  );
 }
 
 /** The verdict on well-formed headers inside the window, once the HMAC is compared. */
-function bodyVerdict(checked: CheckedHeaders, matchedSecretIndex: number | undefined, windowSeconds: number): VerifyResult {
+function bodyVerdict(
+  checked: CheckedHeaders,
+  matchedSecretIndex: number | undefined,
+  windowSeconds: number,
+): VerifyResult {
   const { timestamp, ageSeconds } = checked;
   if (matchedSecretIndex === undefined) {
-    return failure('signature_mismatch', 'the signature does not match the body and timestamp with any given secret', windowSeconds, { timestamp, ageSeconds });
+    return failure(
+      'signature_mismatch',
+      'the signature does not match the body and timestamp with any given secret',
+      windowSeconds,
+      { timestamp, ageSeconds },
+    );
   }
-  return { valid: true, reason: 'ok', message: 'signature valid', matchedSecretIndex, windowSeconds, timestamp, ageSeconds };
+  return {
+    valid: true,
+    reason: 'ok',
+    message: 'signature valid',
+    matchedSecretIndex,
+    windowSeconds,
+    timestamp,
+    ageSeconds,
+  };
 }
 
 function normaliseSecrets(secrets: VerifyInput['secrets']): (string | Uint8Array)[] {
@@ -157,12 +223,18 @@ function normaliseSecrets(secrets: VerifyInput['secrets']): (string | Uint8Array
 }
 
 /** Compares against every secret, in constant time for each (§5.5), and returns the first that matched. */
-function findMatchingSecret(secrets: (string | Uint8Array)[], timestampText: string, rawBody: RawBody, received: Buffer): number | undefined {
+function findMatchingSecret(
+  secrets: (string | Uint8Array)[],
+  timestampText: string,
+  rawBody: RawBody,
+  received: Buffer,
+): number | undefined {
   let matched: number | undefined;
   for (let index = 0; index < secrets.length; index += 1) {
     const expected = signatureDigest(secrets[index] as string | Uint8Array, timestampText, rawBody);
     // Both are 32 bytes (the format check above); the guard keeps timingSafeEqual from throwing regardless.
-    if (expected.length === received.length && timingSafeEqual(expected, received) && matched === undefined) matched = index;
+    if (expected.length === received.length && timingSafeEqual(expected, received) && matched === undefined)
+      matched = index;
   }
   return matched;
 }

@@ -34,7 +34,8 @@ export interface AckCheck {
 }
 
 /** A body cut at the sender's cap cannot be parsed: the verdict is the status's, and says the rest was not read. */
-const UNREAD_REST = 'only the start of the body was read (it is over the size cai reads of an answer): the rest was not read, so the verdict rests on the status';
+const UNREAD_REST =
+  'only the start of the body was read (it is over the size cai reads of an answer): the rest was not read, so the verdict rests on the status';
 
 /** §4.1 and §2.3: 202, `Content-Type: application/json`, a string `provider_job_id`, an E.164 `assigned_number_e164`. */
 export function checkJobAck(response: Answer): AckCheck {
@@ -42,25 +43,42 @@ export function checkJobAck(response: Answer): AckCheck {
   if (response.status !== 202) problems.push(`status ${response.status}: §4.1 answers an accepted job with 202`);
   const contentType = response.headers[Headers.contentType];
   if (!isJsonMediaType(contentType)) {
-    problems.push(`Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}: §4.1 answers with application/json`);
+    problems.push(
+      `Content-Type is ${contentType === undefined ? 'missing' : JSON.stringify(contentType)}: §4.1 answers with application/json`,
+    );
   }
-  if (response.bodyTruncated) return { ok: problems.length === 0, problems, notes: [`${UNREAD_REST}; provider_job_id and assigned_number_e164 (§2.3) were not checked`] };
+  if (response.bodyTruncated)
+    return {
+      ok: problems.length === 0,
+      problems,
+      notes: [`${UNREAD_REST}; provider_job_id and assigned_number_e164 (§2.3) were not checked`],
+    };
   const parsed = parseJson(response.body);
   if (!parsed.ok) {
-    problems.push(response.body.length === 0 ? 'the body is empty: §2.3 requires provider_job_id and assigned_number_e164' : `the body is not JSON (${parsed.message}): §2.3 requires a JSON acknowledgment`);
+    problems.push(
+      response.body.length === 0
+        ? 'the body is empty: §2.3 requires provider_job_id and assigned_number_e164'
+        : `the body is not JSON (${parsed.message}): §2.3 requires a JSON acknowledgment`,
+    );
     return { ok: false, problems };
   }
   const json = parsed.value;
   if (!isObject(json)) {
-    problems.push('the body is not a JSON object: §2.3 requires an object with provider_job_id and assigned_number_e164');
+    problems.push(
+      'the body is not a JSON object: §2.3 requires an object with provider_job_id and assigned_number_e164',
+    );
     return { ok: false, problems, json };
   }
   const providerJobId = json.provider_job_id;
   const assigned = json.assigned_number_e164;
   if (providerJobId === undefined) problems.push('provider_job_id is missing (§2.3)');
-  else if (typeof providerJobId !== 'string' || providerJobId === '') problems.push(`provider_job_id is ${describe(providerJobId)}, not a non-empty string (§2.3)`);
+  else if (typeof providerJobId !== 'string' || providerJobId === '')
+    problems.push(`provider_job_id is ${describe(providerJobId)}, not a non-empty string (§2.3)`);
   if (assigned === undefined) problems.push('assigned_number_e164 is missing (§2.3)');
-  else if (typeof assigned !== 'string' || !E164_PATTERN.test(assigned)) problems.push(`assigned_number_e164 is ${describe(assigned)}, not an E.164 number such as +447700900123 (§2.1, §2.3)`);
+  else if (typeof assigned !== 'string' || !E164_PATTERN.test(assigned))
+    problems.push(
+      `assigned_number_e164 is ${describe(assigned)}, not an E.164 number such as +447700900123 (§2.1, §2.3)`,
+    );
   return {
     ok: problems.length === 0,
     problems,
@@ -80,10 +98,16 @@ export function checkEventAck(response: Answer): AckCheck {
   const contentType = response.headers[Headers.contentType];
   if (response.body.length === 0) return { ok: true, problems, duplicate: false };
   // §6.5: any 2xx means accepted; whether as a repeat (§2.13) is in the part not read.
-  if (response.bodyTruncated) return { ok: true, problems, notes: [`${UNREAD_REST}; whether the event counted as a duplicate (§2.13) is not known`] };
+  if (response.bodyTruncated)
+    return {
+      ok: true,
+      problems,
+      notes: [`${UNREAD_REST}; whether the event counted as a duplicate (§2.13) is not known`],
+    };
   const parsed = parseJson(response.body);
   if (!parsed.ok) {
-    if (isJsonMediaType(contentType)) problems.push(`the body is labelled application/json but is not JSON (${parsed.message})`);
+    if (isJsonMediaType(contentType))
+      problems.push(`the body is labelled application/json but is not JSON (${parsed.message})`);
     return { ok: problems.length === 0, problems, duplicate: false };
   }
   const json = parsed.value;
@@ -94,14 +118,19 @@ export function checkEventAck(response: Answer): AckCheck {
   }
   if ('ok' in json && typeof json.ok !== 'boolean') problems.push(`ok is ${describe(json.ok)}, not a boolean (§2.13)`);
   if (json.duplicate) {
-    if (json.ok !== true) problems.push(`a duplicate is answered {ok: true, duplicate: true}; ok is ${describe(json.ok)} (§2.13)`);
-    if (response.status !== 202) problems.push(`a duplicate is answered with status 202, not ${response.status} (§2.13)`);
+    if (json.ok !== true)
+      problems.push(`a duplicate is answered {ok: true, duplicate: true}; ok is ${describe(json.ok)} (§2.13)`);
+    if (response.status !== 202)
+      problems.push(`a duplicate is answered with status 202, not ${response.status} (§2.13)`);
   }
   return { ok: problems.length === 0, problems, duplicate: json.duplicate, json };
 }
 
 /** The judge of a 2xx answer on each interface: §2.3's job acknowledgment, §2.13's event answer. */
-export const ACKNOWLEDGMENT_CHECKS: Readonly<Record<InterfaceId, (response: Answer) => AckCheck>> = { A: checkJobAck, B: checkEventAck };
+export const ACKNOWLEDGMENT_CHECKS: Readonly<Record<InterfaceId, (response: Answer) => AckCheck>> = {
+  A: checkJobAck,
+  B: checkEventAck,
+};
 
 /** §2.13: exactly the duplicate answer, 202 `{"ok": true, "duplicate": true}`. No answer is no duplicate. */
 export function isDuplicateAck(answer: { status?: number; body: Buffer }): boolean {

@@ -11,7 +11,6 @@ export interface CatalogBranch {
   number_e164?: string;
 }
 
-
 /**
  * The one reader of branch catalogs (§1: issued per deployment), for `cai validate --catalog` and the mocks alike.
  * Reads a catalog file: a JSON array of `{branch_code, name, number_e164?}`, or an object with such an array
@@ -28,7 +27,13 @@ export async function loadCatalog(path: string, read?: (path: string) => Promise
     } catch (error) {
       if (error instanceof CaiError && error.code === 'input_too_large') throw error;
       const cause = error instanceof CaiError ? error.cause : error;
-      throw codedError('usage', 'unreadable_file', `cannot read the catalog ${path}: ${errorMessage(cause)}`, { catalog: path }, cause);
+      throw codedError(
+        'usage',
+        'unreadable_file',
+        `cannot read the catalog ${path}: ${errorMessage(cause)}`,
+        { catalog: path },
+        cause,
+      );
     }
   }
   let value: unknown;
@@ -36,24 +41,47 @@ export async function loadCatalog(path: string, read?: (path: string) => Promise
     value = JSON.parse(text);
   } catch {
     // Where and what, never the bytes: the file may be a secret given by mistake.
-    throw usageError('bad_catalog', `the catalog ${path} is not JSON: ${describeJsonFailure(text)}`, 'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]');
+    throw usageError(
+      'bad_catalog',
+      `the catalog ${path} is not JSON: ${describeJsonFailure(text)}`,
+      'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]',
+    );
   }
-  const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? (value as { branches?: unknown }).branches : undefined;
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null
+      ? (value as { branches?: unknown }).branches
+      : undefined;
   if (!Array.isArray(list)) {
-    throw usageError('bad_catalog', `the catalog ${path} is not a list of branches`, 'write it as a JSON array of {"branch_code", "name", "number_e164"} objects (or {"branches": [...]})');
+    throw usageError(
+      'bad_catalog',
+      `the catalog ${path} is not a list of branches`,
+      'write it as a JSON array of {"branch_code", "name", "number_e164"} objects (or {"branches": [...]})',
+    );
   }
-  if (list.length === 0) throw usageError('bad_catalog', `the catalog ${path} is empty`, 'list at least one {"branch_code", "name"}: an empty catalog would refuse every branch_code');
+  if (list.length === 0)
+    throw usageError(
+      'bad_catalog',
+      `the catalog ${path} is empty`,
+      'list at least one {"branch_code", "name"}: an empty catalog would refuse every branch_code',
+    );
   return list.map((item: unknown, index) => toBranch(item, index, path));
 }
 
 function toBranch(item: unknown, index: number, path: string): CatalogBranch {
   const fail = (what: string) =>
-    usageError('bad_catalog', `the catalog ${path}, entry ${index + 1}: ${what}`, 'each entry needs a string branch_code; name and number_e164 (E.164, e.g. +34910000001) are optional');
+    usageError(
+      'bad_catalog',
+      `the catalog ${path}, entry ${index + 1}: ${what}`,
+      'each entry needs a string branch_code; name and number_e164 (E.164, e.g. +34910000001) are optional',
+    );
   if (typeof item !== 'object' || item === null) throw fail('not an object');
   const entry = item as Record<string, unknown>;
-  if (typeof entry.branch_code !== 'string' || entry.branch_code === '') throw fail('branch_code is missing or not a string');
+  if (typeof entry.branch_code !== 'string' || entry.branch_code === '')
+    throw fail('branch_code is missing or not a string');
   const number = entry.number_e164 ?? entry.assigned_number_e164;
-  if (number !== undefined && (typeof number !== 'string' || !E164_PATTERN.test(number))) throw fail(`number_e164 ${JSON.stringify(number)} is not E.164`);
+  if (number !== undefined && (typeof number !== 'string' || !E164_PATTERN.test(number)))
+    throw fail(`number_e164 ${JSON.stringify(number)} is not E.164`);
   return {
     branch_code: entry.branch_code,
     name: typeof entry.name === 'string' ? entry.name : entry.branch_code,

@@ -55,7 +55,14 @@ export const MESSAGE_DELIVERY_TARGET_SECONDS = 60;
 export { EVENT_TYPES, type EventType } from './event-types.js';
 
 /** §2.8 */
-export const ORIGIN_CHANNELS = ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'] as const;
+export const ORIGIN_CHANNELS = [
+  'landing_form',
+  'contact_form',
+  'webchat',
+  'whatsapp_button',
+  'phone',
+  'referral',
+] as const;
 /** §2.9 */
 export const BRIEF_INTENTS = [
   'book_appointment',

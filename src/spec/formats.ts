@@ -11,7 +11,8 @@ export const E164_PATTERN = /^\+[1-9][0-9]{1,14}$/u;
 
 // A real calendar date: day 29–31 only in the months that have it, 29 February only in leap years
 // (divisible by 4, except centuries not divisible by 400).
-const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+const MONTH_DAY =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
 const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
 const DATE = `(?:[0-9]{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
 // Hours 00–23, minutes and seconds 00–59, optional fraction. Leap seconds (:60) are refused: the date
@@ -42,8 +43,23 @@ const PRIVATE_USE = `(?:[Xx](?:-${ALNUM}{1,8})+)`;
 const LANGTAG = `${LANGUAGE}${SCRIPT}?${REGION}?${VARIANT}*${EXTENSION}*(?:-${PRIVATE_USE})?`;
 // The irregular grandfathered tags; the regular ones (art-lojban, zh-min-nan…) already match `langtag`.
 const IRREGULAR = [
-  'en-GB-oed', 'i-ami', 'i-bnn', 'i-default', 'i-enochian', 'i-hak', 'i-klingon', 'i-lux', 'i-mingo',
-  'i-navajo', 'i-pwn', 'i-tao', 'i-tay', 'i-tsu', 'sgn-BE-FR', 'sgn-BE-NL', 'sgn-CH-DE',
+  'en-GB-oed',
+  'i-ami',
+  'i-bnn',
+  'i-default',
+  'i-enochian',
+  'i-hak',
+  'i-klingon',
+  'i-lux',
+  'i-mingo',
+  'i-navajo',
+  'i-pwn',
+  'i-tao',
+  'i-tay',
+  'i-tsu',
+  'sgn-BE-FR',
+  'sgn-BE-NL',
+  'sgn-CH-DE',
 ].map(anyCase);
 
 /** §2.1 BCP 47 language tag, well-formed by the RFC 5646 syntax (registry membership is not checked). */
@@ -67,11 +83,46 @@ export interface FormatInfo {
 
 /** Pattern source → description, to turn a failed `pattern` into a message a person can act on. */
 export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
-  [E164_PATTERN.source, { name: 'e164', message: 'not an E.164 telephone number', expected: '"+" and 2 to 15 digits, the first 1-9, e.g. "+447700900123"' }],
-  [DATE_TIME_PATTERN.source, { name: 'date-time', message: 'not an ISO 8601 date-time with offset', expected: 'a real date and time with Z or ±hh:mm, e.g. "2026-11-22T13:00:00+01:00"' }],
-  [LANGUAGE_TAG_PATTERN.source, { name: 'bcp47', message: 'not a well-formed BCP 47 language tag', expected: 'a tag such as "en", "es-ES" or "zh-Hant-TW"' }],
-  [HTTP_URL_PATTERN.source, { name: 'http-url', message: 'not an absolute http(s) URL', expected: 'e.g. "https://platform.example/cai/events"' }],
-  [EVENT_ID_PATTERN.source, { name: 'event-id', message: `event_id must be 1 to ${MAX_EVENT_ID_LENGTH} characters (§8)`, expected: `1 to ${MAX_EVENT_ID_LENGTH} characters` }],
+  [
+    E164_PATTERN.source,
+    {
+      name: 'e164',
+      message: 'not an E.164 telephone number',
+      expected: '"+" and 2 to 15 digits, the first 1-9, e.g. "+447700900123"',
+    },
+  ],
+  [
+    DATE_TIME_PATTERN.source,
+    {
+      name: 'date-time',
+      message: 'not an ISO 8601 date-time with offset',
+      expected: 'a real date and time with Z or ±hh:mm, e.g. "2026-11-22T13:00:00+01:00"',
+    },
+  ],
+  [
+    LANGUAGE_TAG_PATTERN.source,
+    {
+      name: 'bcp47',
+      message: 'not a well-formed BCP 47 language tag',
+      expected: 'a tag such as "en", "es-ES" or "zh-Hant-TW"',
+    },
+  ],
+  [
+    HTTP_URL_PATTERN.source,
+    {
+      name: 'http-url',
+      message: 'not an absolute http(s) URL',
+      expected: 'e.g. "https://platform.example/cai/events"',
+    },
+  ],
+  [
+    EVENT_ID_PATTERN.source,
+    {
+      name: 'event-id',
+      message: `event_id must be 1 to ${MAX_EVENT_ID_LENGTH} characters (§8)`,
+      expected: `1 to ${MAX_EVENT_ID_LENGTH} characters`,
+    },
+  ],
 ]);
 
 export function isE164(value: string): boolean {

@@ -20,19 +20,38 @@ export interface HeaderValueProblem {
   message: string;
 }
 
-const NAMED_CONTROLS: Record<number, string> = { 0x00: 'a NUL byte', 0x0a: 'a line feed (LF)', 0x0d: 'a carriage return (CR)', 0x1b: 'an escape character (ESC)', 0x7f: 'a delete character (DEL)' };
+const NAMED_CONTROLS: Record<number, string> = {
+  0x00: 'a NUL byte',
+  0x0a: 'a line feed (LF)',
+  0x0d: 'a carriage return (CR)',
+  0x1b: 'an escape character (ESC)',
+  0x7f: 'a delete character (DEL)',
+};
 
 /** Why `value` cannot be a header value, or undefined when it can (an empty value can: RFC 9110 §5.5). */
 export function headerValueProblem(value: string): HeaderValueProblem | undefined {
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
     if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
-      const name = NAMED_CONTROLS[code] ?? `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      return { code: 'control_character', message: `holds ${name} at character ${index + 1}: a header value cannot hold control characters (RFC 9110 §5.5)` };
+      const name =
+        NAMED_CONTROLS[code] ?? `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      return {
+        code: 'control_character',
+        message: `holds ${name} at character ${index + 1}: a header value cannot hold control characters (RFC 9110 §5.5)`,
+      };
     }
-    if (code > 0x7e) return { code: 'non_ascii', message: `holds a non-ASCII character at character ${index + 1}: header values are ASCII (RFC 9110 §5.5)` };
+    if (code > 0x7e)
+      return {
+        code: 'non_ascii',
+        message: `holds a non-ASCII character at character ${index + 1}: header values are ASCII (RFC 9110 §5.5)`,
+      };
   }
-  if (/^[ \t]|[ \t]$/.test(value)) return { code: 'surrounding_whitespace', message: 'starts or ends with whitespace, which HTTP strips (RFC 9110 §5.5): the receiver would not get it as given' };
+  if (/^[ \t]|[ \t]$/.test(value))
+    return {
+      code: 'surrounding_whitespace',
+      message:
+        'starts or ends with whitespace, which HTTP strips (RFC 9110 §5.5): the receiver would not get it as given',
+    };
   return undefined;
 }
 
@@ -46,9 +65,12 @@ export function isHeaderName(name: string): boolean {
 }
 
 /** The first header of `headers` that cannot be sent, and why; undefined when every one can. */
-export function headerProblem(headers: Iterable<readonly [string, string]>): { name: string; problem: string } | undefined {
+export function headerProblem(
+  headers: Iterable<readonly [string, string]>,
+): { name: string; problem: string } | undefined {
   for (const [name, value] of headers) {
-    if (!isHeaderName(name)) return { name, problem: 'is not a header name (RFC 9110 §5.1: letters, digits and !#$%&\'*+-.^_`|~ only)' };
+    if (!isHeaderName(name))
+      return { name, problem: "is not a header name (RFC 9110 §5.1: letters, digits and !#$%&'*+-.^_`|~ only)" };
     const problem = headerValueProblem(value);
     if (problem) return { name, problem: `value ${problem.message}` };
   }

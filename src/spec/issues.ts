@@ -45,9 +45,14 @@ export function describe(value: unknown): string {
 export function kindOfValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : typeof value;
+  return typeof value === 'string'
+    ? 'a string'
+    : typeof value === 'number'
+      ? 'a number'
+      : typeof value === 'boolean'
+        ? 'a boolean'
+        : typeof value;
 }
-
 
 /** The parts of a ValidationIssue that its text shows. */
 interface IssueText {
@@ -60,6 +65,9 @@ interface IssueText {
 
 /** `path: message (expected …, got …)`; `(document)` stands for the empty path. */
 export function describeIssue(issue: IssueText): string {
-  const details = [issue.expected !== undefined ? `expected ${issue.expected}` : undefined, issue.received !== undefined ? `got ${issue.received}` : undefined].filter(Boolean);
+  const details = [
+    issue.expected !== undefined ? `expected ${issue.expected}` : undefined,
+    issue.received !== undefined ? `got ${issue.received}` : undefined,
+  ].filter(Boolean);
   return `${issue.path === '' ? '(document)' : issue.path}: ${issue.message}${details.length ? ` (${details.join(', ')})` : ''}`;
 }

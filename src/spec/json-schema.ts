@@ -6,7 +6,15 @@
  * the branch catalog (per deployment), and the warnings of `cai validate`.
  */
 import * as z from 'zod';
-import { CONTACT_JOBS_PATH, EVENT_TYPES, HeaderNames, MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS, SPEC_VERSION, type EventType } from './constants.js';
+import {
+  CONTACT_JOBS_PATH,
+  EVENT_TYPES,
+  HeaderNames,
+  MAX_BODY_BYTES,
+  SIGNATURE_WINDOW_SECONDS,
+  SPEC_VERSION,
+  type EventType,
+} from './constants.js';
 import { ContactJob, DuplicateAck, Event, EventSchemas, JobAck } from './schemas.js';
 import { STATUS_TABLE, type StatusRule } from './statuses.js';
 
@@ -22,14 +30,20 @@ const NAMED: { name: string; target: Exclude<SchemaTarget, 'all'>; schema: z.Zod
   { name: 'JobAck', target: 'ack', schema: JobAck },
   { name: 'DuplicateAck', target: 'duplicate-ack', schema: DuplicateAck },
   { name: 'Event', target: 'event', schema: Event },
-  ...EVENT_TYPES.map((type) => ({ name: eventSchemaName(type), target: type, schema: EventSchemas[type] as z.ZodType })),
+  ...EVENT_TYPES.map((type) => ({
+    name: eventSchemaName(type),
+    target: type,
+    schema: EventSchemas[type] as z.ZodType,
+  })),
 ];
 
 function eventSchemaName(type: EventType): string {
-  return type
-    .split(/[._]/)
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('') + 'Event';
+  return (
+    type
+      .split(/[._]/)
+      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+      .join('') + 'Event'
+  );
 }
 
 function convert(schema: z.ZodType): JsonObject {
@@ -55,7 +69,8 @@ export function jsonSchemaFor(target: SchemaTarget): JsonObject {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       $id: `${ID_BASE}all.json`,
       title: `CAI interface v${SPEC_VERSION}: every document`,
-      description: 'Any document of the interface: a contact job, a job acknowledgment, a duplicate acknowledgment or an event. Each is also under $defs.',
+      description:
+        'Any document of the interface: a contact job, a job acknowledgment, a duplicate acknowledgment or an event. Each is also under $defs.',
       anyOf: ['ContactJob', 'JobAck', 'DuplicateAck', 'Event'].map((name) => ({ $ref: `#/$defs/${name}` })),
       $defs: defs,
     };
@@ -74,14 +89,18 @@ const signatureHeaders = (party: 'source' | 'provider'): JsonObject[] => [
     name: party === 'source' ? HeaderNames.source : HeaderNames.provider,
     in: 'header',
     required: true,
-    description: party === 'source' ? 'Fixed value identifying the platform as sender (§4.1)' : 'The provider_code; identifies the credential (§4.2, §5.6)',
+    description:
+      party === 'source'
+        ? 'Fixed value identifying the platform as sender (§4.1)'
+        : 'The provider_code; identifies the credential (§4.2, §5.6)',
     schema: { type: 'string', minLength: 1 },
   },
   {
     name: HeaderNames.signature,
     in: 'header',
     required: true,
-    description: 'sha256= and the lowercase hex HMAC-SHA256 of `timestamp + "." + raw body`, with the secret of this direction (§5.1–5.3)',
+    description:
+      'sha256= and the lowercase hex HMAC-SHA256 of `timestamp + "." + raw body`, with the secret of this direction (§5.1–5.3)',
     schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
   },
   {
@@ -99,7 +118,9 @@ function statusText(status: StatusRule['status']): string {
   return rule ? `${rule.condition}. ${rule.clientAction}` : '';
 }
 
-const problem = (description: string): JsonObject => ({ description: `${description} The shape of error bodies is not shown in the spec (§7).` });
+const problem = (description: string): JsonObject => ({
+  description: `${description} The shape of error bodies is not shown in the spec (§7).`,
+});
 
 let openApiCache: { generatedBy: string; document: JsonObject } | undefined;
 
@@ -115,13 +136,15 @@ export function openApiDocument(generatedBy = GENERATED_BY): JsonObject {
     summary: 'Interface B: the provider returns one event (§4.2)',
     description: `One event per request. Body at most 256 KB (${MAX_BODY_BYTES} bytes, §8). Unknown fields are ignored (§9.2). A lead_id the platform does not recognise is not an error (§6.3).`,
     tags: ['Interface B'],
-    parameters: [
-      ...signatureHeaders('provider'),
-    ],
-    requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } },
+    parameters: [...signatureHeaders('provider')],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } },
+    },
     responses: {
       '202': {
-        description: 'Event accepted, or discarded as a duplicate (§7). A duplicate is answered with the body of §2.13; the body of a first-time 202 is not shown.',
+        description:
+          'Event accepted, or discarded as a duplicate (§7). A duplicate is answered with the body of §2.13; the body of a first-time 202 is not shown.',
         // A first-time body is "not shown" (§4.2): any JSON is allowed beside the §2.13 duplicate body.
         content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/DuplicateAck' }, {}] } } },
       },
@@ -130,7 +153,9 @@ export function openApiDocument(generatedBy = GENERATED_BY): JsonObject {
       '413': problem(statusText('413')),
       '429': {
         description: `${statusText('429')} The cap is not shown (§8).`,
-        headers: { 'Retry-After': { required: true, schema: { type: 'string' }, description: 'Seconds to wait before retrying' } },
+        headers: {
+          'Retry-After': { required: true, schema: { type: 'string' }, description: 'Seconds to wait before retrying' },
+        },
       },
       '5XX': problem(statusText('5xx')),
     },
@@ -152,16 +177,29 @@ export function openApiDocument(generatedBy = GENERATED_BY): JsonObject {
     ],
     paths: {
       [CONTACT_JOBS_PATH]: {
-        servers: [{ url: '{provider_endpoint}', description: "The provider's base address (private annex)", variables: { provider_endpoint: { default: 'https://provider.example' } } }],
+        servers: [
+          {
+            url: '{provider_endpoint}',
+            description: "The provider's base address (private annex)",
+            variables: { provider_endpoint: { default: 'https://provider.example' } },
+          },
+        ],
         post: {
           operationId: 'postContactJob',
           summary: 'Interface A: the platform delivers one contact job (§4.1)',
-          description: 'Sent at capture time, one per contact. A repeated event_id must be ignored by the provider (§2.2). The error statuses of this endpoint are not shown (§4.1).',
+          description:
+            'Sent at capture time, one per contact. A repeated event_id must be ignored by the provider (§2.2). The error statuses of this endpoint are not shown (§4.1).',
           tags: ['Interface A'],
           parameters: signatureHeaders('source'),
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ContactJob' } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ContactJob' } } },
+          },
           responses: {
-            '202': { description: 'Job accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/JobAck' } } } },
+            '202': {
+              description: 'Job accepted',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/JobAck' } } },
+            },
           },
           callbacks: {
             events: { '{$request.body#/callback_url}': { post: eventsPost } },
@@ -171,7 +209,13 @@ export function openApiDocument(generatedBy = GENERATED_BY): JsonObject {
       '/': {
         summary: 'Interface B events endpoint',
         description: 'The single events address, delivered in callback_url of every job (§4.2).',
-        servers: [{ url: '{events_url}', description: 'The events address (private annex)', variables: { events_url: { default: 'https://platform.example/cai/events' } } }],
+        servers: [
+          {
+            url: '{events_url}',
+            description: 'The events address (private annex)',
+            variables: { events_url: { default: 'https://platform.example/cai/events' } },
+          },
+        ],
         post: eventsPost,
       },
     },

@@ -111,7 +111,8 @@ function scanString(text: string, start: number): number | { offset: number; rea
     if (code === 0x5c) {
       const next = text[i + 1];
       if (next === 'u') {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return { offset: i, reason: 'bad \\u escape in a string' };
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)))
+          return { offset: i, reason: 'bad \\u escape in a string' };
         i += 6;
         continue;
       }
@@ -130,7 +131,8 @@ function show(ch: string): string {
   const code = ch.codePointAt(0) ?? 0;
   if (/^[A-Za-z]$/.test(ch)) return 'a letter';
   if (/^[0-9]$/.test(ch)) return 'a digit';
-  if (code < 0x20 || code === 0x7f) return `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  if (code < 0x20 || code === 0x7f)
+    return `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
   if (code > 0x7f) return code === 0xfeff ? 'a byte order mark (U+FEFF)' : 'a non-ASCII character';
   return JSON.stringify(ch);
 }

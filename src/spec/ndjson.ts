@@ -45,7 +45,11 @@ export async function* readNdjsonBatches(
   let number = 0;
   const finish = (): NdjsonLine => {
     number++;
-    let bytes = oversize ? Buffer.alloc(0) : pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
+    let bytes = oversize
+      ? Buffer.alloc(0)
+      : pending.length === 1
+        ? (pending[0] as Buffer)
+        : Buffer.concat(pending, pendingBytes);
     let byteLength = pendingBytes;
     if (!oversize && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) {
       bytes = bytes.subarray(0, bytes.length - 1);
@@ -107,6 +111,10 @@ export async function* readNdjsonBatches(
 }
 
 /** One line at a time (convenience over `readNdjsonBatches`). */
-export async function* readNdjsonLines(stream: AsyncIterable<Buffer | string>, maxLineBytes = DEFAULT_MAX_LINE_BYTES, options: NdjsonReadOptions = {}): AsyncGenerator<NdjsonLine> {
+export async function* readNdjsonLines(
+  stream: AsyncIterable<Buffer | string>,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  options: NdjsonReadOptions = {},
+): AsyncGenerator<NdjsonLine> {
   for await (const batch of readNdjsonBatches(stream, maxLineBytes, options)) yield* batch;
 }

@@ -5,7 +5,8 @@
 
 const DELAY_SECONDS = /^[0-9]+$/;
 // IMF-fixdate, the HTTP-date form senders must produce, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/;
 
 /**
  * `Retry-After` as milliseconds from `nowMs`. Undefined when absent or unusable; a date in the past gives 0.

@@ -81,7 +81,11 @@ export function isPlaceholderCallbackUrl(url: unknown): boolean {
 export function sampleJob(options: SampleJobOptions = {}): Record<string, unknown> {
   const now = options.now ?? new Date();
   const person = pick(PEOPLE);
-  const email = `${person.name.toLowerCase().normalize('NFD').replace(/[^a-z ]/g, '').replace(/ /g, '.')}@mail.example`;
+  const email = `${person.name
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[^a-z ]/g, '')
+    .replace(/ /g, '.')}@mail.example`;
   return {
     lead_id: newLeadId(),
     event_id: randomUUID(),
@@ -137,20 +141,36 @@ export function applyOverrides(doc: Record<string, unknown>, overrides: Override
   for (const path of overrides.unset ?? []) {
     const { parent, key } = walk(copy, path, false);
     if (!Object.prototype.hasOwnProperty.call(parent, key)) {
-      throw usageError('bad_override', `${optionName('unset')} ${path}: the document has no field ${path}`, 'check the path against the sample (cai sample … prints it)');
+      throw usageError(
+        'bad_override',
+        `${optionName('unset')} ${path}: the document has no field ${path}`,
+        'check the path against the sample (cai sample … prints it)',
+      );
     }
     delete parent[key];
   }
   return copy;
 }
 
-function walk(doc: Record<string, unknown>, path: string, create: boolean): { parent: Record<string, unknown>; key: string } {
+function walk(
+  doc: Record<string, unknown>,
+  path: string,
+  create: boolean,
+): { parent: Record<string, unknown>; key: string } {
   const segments = path.split('.');
   if (path === '' || segments.some((segment) => segment === '')) {
-    throw usageError('bad_override', `bad field path ${JSON.stringify(path)}`, 'use dotted field names, e.g. contact.phone_e164');
+    throw usageError(
+      'bad_override',
+      `bad field path ${JSON.stringify(path)}`,
+      'use dotted field names, e.g. contact.phone_e164',
+    );
   }
   if (segments.some((segment) => segment === '__proto__' || segment === 'constructor' || segment === 'prototype')) {
-    throw usageError('bad_override', `field path ${JSON.stringify(path)} names a reserved property`, 'use the field names of the spec');
+    throw usageError(
+      'bad_override',
+      `field path ${JSON.stringify(path)} names a reserved property`,
+      'use the field names of the spec',
+    );
   }
   let parent = doc;
   for (const [index, segment] of segments.slice(0, -1).entries()) {
@@ -163,8 +183,13 @@ function walk(doc: Record<string, unknown>, path: string, create: boolean): { pa
       parent = next as Record<string, unknown>;
     } else {
       const at = segments.slice(0, index + 1).join('.');
-      const message = next === undefined ? `the document has no field ${at}` : `${at} is not an object, so ${path} cannot be ${create ? 'set' : 'unset'}`;
-      throw create ? codedError('usage', 'bad_override', message, { object: at }) : usageError('bad_override', message, 'check the path against the sample');
+      const message =
+        next === undefined
+          ? `the document has no field ${at}`
+          : `${at} is not an object, so ${path} cannot be ${create ? 'set' : 'unset'}`;
+      throw create
+        ? codedError('usage', 'bad_override', message, { object: at })
+        : usageError('bad_override', message, 'check the path against the sample');
     }
   }
   return { parent, key: segments[segments.length - 1] as string };
@@ -177,12 +202,17 @@ function walk(doc: Record<string, unknown>, path: string, create: boolean): { pa
  */
 export function parseSetOverride(text: string): [string, unknown] {
   const equals = text.indexOf('=');
-  if (equals <= 0) throw codedError('usage', 'bad_override', `${optionName('set')} ${text}: expected path=value`, { syntax: true });
+  if (equals <= 0)
+    throw codedError('usage', 'bad_override', `${optionName('set')} ${text}: expected path=value`, { syntax: true });
   const path = text.slice(0, equals);
   const raw = text.slice(equals + 1);
   const depth = jsonNestingDepth(raw);
   if (depth > MAX_WALK_DEPTH) {
-    throw usageError('bad_override', `${optionName('set')} ${path}: the value nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai takes`, `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`);
+    throw usageError(
+      'bad_override',
+      `${optionName('set')} ${path}: the value nests ${depth} levels deep, over the ${MAX_WALK_DEPTH} cai takes`,
+      `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`,
+    );
   }
   try {
     return [path, JSON.parse(raw) as unknown];

@@ -8,13 +8,25 @@ import { MAX_EVENT_ID_LENGTH } from './constants.js';
 import { describe, formatPath, type FastValidator, type ValidationIssue } from './issues.js';
 
 export { describe, formatPath, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
-import { DATE_TIME_PATTERN, E164_PATTERN, EVENT_ID_PATTERN, FORMAT_BY_PATTERN, HTTP_URL_PATTERN, LANGUAGE_TAG_PATTERN, type FormatInfo } from './formats.js';
+import {
+  DATE_TIME_PATTERN,
+  E164_PATTERN,
+  EVENT_ID_PATTERN,
+  FORMAT_BY_PATTERN,
+  HTTP_URL_PATTERN,
+  LANGUAGE_TAG_PATTERN,
+  type FormatInfo,
+} from './formats.js';
 
 /**
  * The schema's issues with `doc`. The common case is valid: the compiled function says so without zod; otherwise
  * zod parses, collecting inputs, for the exact issues (none if zod finds the document valid after all: zod decides).
  */
-export function schemaIssues(schema: z.ZodType, fast: FastValidator | undefined, doc: Record<string, unknown>): ValidationIssue[] {
+export function schemaIssues(
+  schema: z.ZodType,
+  fast: FastValidator | undefined,
+  doc: Record<string, unknown>,
+): ValidationIssue[] {
   if (fast?.(doc) === true) return [];
   const result = safeParseIssues(schema, doc);
   return result.success ? [] : result.error.issues.map((issue) => toIssue(issue, inputAt(doc, issue.path)));
@@ -45,7 +57,14 @@ class IssueList {
 export const safeParseIssues = z.core._safeParse(IssueList as unknown as z.core.$ZodErrorClass);
 
 // The only number of §2 is `attempts`, an integer: zod reports a non-number there as expected `number`.
-const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a whole number', string: 'a string', object: 'an object', boolean: 'a boolean', array: 'an array' };
+const TYPE_NAMES: Record<string, string> = {
+  int: 'a whole number',
+  number: 'a whole number',
+  string: 'a string',
+  object: 'an object',
+  boolean: 'a boolean',
+  array: 'an array',
+};
 
 function typeOfValue(value: unknown): string {
   if (value === null) return 'null';
@@ -70,19 +89,53 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): ValidationIssu
     case 'invalid_type': {
       const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
       if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected };
-      if (input === null) return { path, code: 'null', message: 'null is not allowed: omit an optional field instead', expected, received: 'null' };
-      if (issue.expected === 'int' && typeof input === 'number') return { path, code: 'not_integer', message: 'must be a whole number', expected, received: describe(input) };
+      if (input === null)
+        return {
+          path,
+          code: 'null',
+          message: 'null is not allowed: omit an optional field instead',
+          expected,
+          received: 'null',
+        };
+      if (issue.expected === 'int' && typeof input === 'number')
+        return { path, code: 'not_integer', message: 'must be a whole number', expected, received: describe(input) };
       return { path, code: 'type', message: `must be ${expected}`, expected, received: typeOfValue(input) };
     }
     case 'invalid_value': {
       const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-      if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected: values.length === 1 ? values[0] : `one of: ${values.join(', ')}` };
-      if (input === null) return { path, code: 'null', message: 'null is not allowed: omit an optional field instead', expected: `one of: ${values.join(', ')}`, received: 'null' };
+      if (input === undefined)
+        return {
+          path,
+          code: 'required',
+          message: 'required field is missing',
+          expected: values.length === 1 ? values[0] : `one of: ${values.join(', ')}`,
+        };
+      if (input === null)
+        return {
+          path,
+          code: 'null',
+          message: 'null is not allowed: omit an optional field instead',
+          expected: `one of: ${values.join(', ')}`,
+          received: 'null',
+        };
       if (path === 'event') {
-        return { path, code: 'unknown_event_type', message: 'not an event type of §6', expected: `one of: ${values.join(', ')}`, received: describe(input) };
+        return {
+          path,
+          code: 'unknown_event_type',
+          message: 'not an event type of §6',
+          expected: `one of: ${values.join(', ')}`,
+          received: describe(input),
+        };
       }
-      if (values.length === 1) return { path, code: 'value', message: `must be ${values[0]}`, expected: values[0], received: describe(input) };
-      return { path, code: 'enum', message: 'not one of the allowed values', expected: `one of: ${values.join(', ')}`, received: describe(input) };
+      if (values.length === 1)
+        return { path, code: 'value', message: `must be ${values[0]}`, expected: values[0], received: describe(input) };
+      return {
+        path,
+        code: 'enum',
+        message: 'not one of the allowed values',
+        expected: `one of: ${values.join(', ')}`,
+        received: describe(input),
+      };
     }
     case 'invalid_format': {
       const pattern = 'pattern' in issue && typeof issue.pattern === 'string' ? issue.pattern : '';
@@ -90,16 +143,42 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): ValidationIssu
         const length = typeof input === 'string' ? [...input].length : 0;
         return length === 0
           ? { path, code: 'empty', message: 'must not be empty', expected: `1 to ${MAX_EVENT_ID_LENGTH} characters` }
-          : { path, code: 'too_long', message: `is ${length} characters, over the ${MAX_EVENT_ID_LENGTH}-character limit (§8)`, expected: `at most ${MAX_EVENT_ID_LENGTH} characters`, received: `${length} characters` };
+          : {
+              path,
+              code: 'too_long',
+              message: `is ${length} characters, over the ${MAX_EVENT_ID_LENGTH}-character limit (§8)`,
+              expected: `at most ${MAX_EVENT_ID_LENGTH} characters`,
+              received: `${length} characters`,
+            };
       }
-      const format = FORMAT_BY_ISSUE_PATTERN.get(pattern) ?? FORMAT_BY_PATTERN.get(pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1'));
-      return { path, code: 'format', message: format?.message ?? 'wrong format', expected: format?.expected ?? pattern, received: describe(input) };
+      const format =
+        FORMAT_BY_ISSUE_PATTERN.get(pattern) ?? FORMAT_BY_PATTERN.get(pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1'));
+      return {
+        path,
+        code: 'format',
+        message: format?.message ?? 'wrong format',
+        expected: format?.expected ?? pattern,
+        received: describe(input),
+      };
     }
     case 'too_small':
-      if (issue.origin === 'string') return { path, code: 'empty', message: 'must not be empty', expected: 'a non-empty string', received: '""' };
-      return { path, code: 'minimum', message: `must be ${String(issue.minimum)} or more`, expected: `>= ${String(issue.minimum)}`, received: describe(input) };
+      if (issue.origin === 'string')
+        return { path, code: 'empty', message: 'must not be empty', expected: 'a non-empty string', received: '""' };
+      return {
+        path,
+        code: 'minimum',
+        message: `must be ${String(issue.minimum)} or more`,
+        expected: `>= ${String(issue.minimum)}`,
+        received: describe(input),
+      };
     case 'too_big':
-      return { path, code: 'maximum', message: `must be at most ${String(issue.maximum)}`, expected: `<= ${String(issue.maximum)}`, received: describe(input) };
+      return {
+        path,
+        code: 'maximum',
+        message: `must be at most ${String(issue.maximum)}`,
+        expected: `<= ${String(issue.maximum)}`,
+        received: describe(input),
+      };
     default:
       return { path, code: issue.code, message: issue.message };
   }

@@ -22,12 +22,21 @@ import {
   ORIGIN_CHANNELS,
   OUTCOMES,
 } from './constants.js';
-import { DATE_TIME_PATTERN, E164_PATTERN, EVENT_ID_PATTERN, HTTP_URL_PATTERN, LANGUAGE_TAG_PATTERN } from './formats.js';
+import {
+  DATE_TIME_PATTERN,
+  E164_PATTERN,
+  EVENT_ID_PATTERN,
+  HTTP_URL_PATTERN,
+  LANGUAGE_TAG_PATTERN,
+} from './formats.js';
 
 /** §2.1 formats. */
 export const PhoneE164 = z.string().regex(E164_PATTERN).describe('E.164 telephone number (§2.1)');
 export type PhoneE164 = z.infer<typeof PhoneE164>;
-export const DateTimeWithOffset = z.string().regex(DATE_TIME_PATTERN).describe('ISO 8601 date-time with time-zone offset (§2.1)');
+export const DateTimeWithOffset = z
+  .string()
+  .regex(DATE_TIME_PATTERN)
+  .describe('ISO 8601 date-time with time-zone offset (§2.1)');
 export type DateTimeWithOffset = z.infer<typeof DateTimeWithOffset>;
 export const LanguageTag = z.string().regex(LANGUAGE_TAG_PATTERN).describe('BCP 47 language tag (§2.1)');
 export type LanguageTag = z.infer<typeof LanguageTag>;

@@ -46,7 +46,8 @@ const DOCUMENT_CODES: Record<string, readonly string[]> = {
 /** The sections behind one issue of a job (Interface A) or an event (Interface B). */
 export function sectionsOf(issue: Pick<ValidationIssue, 'path' | 'code'>, kind: 'job' | 'event'): string[] {
   const sections = new Set<string>();
-  if (issue.path === '') (DOCUMENT_CODES[issue.code] ?? [kind === 'job' ? '§2.2' : '§2.4']).forEach((section) => sections.add(section));
+  if (issue.path === '')
+    (DOCUMENT_CODES[issue.code] ?? [kind === 'job' ? '§2.2' : '§2.4']).forEach((section) => sections.add(section));
   else if (kind === 'job') (JOB_FIELDS[issue.path] ?? ['§2.2']).forEach((section) => sections.add(section));
   else (EVENT_FIELDS[issue.path.split('.')[0] as string] ?? ['§2.4']).forEach((section) => sections.add(section));
   if (issue.code === 'too_long') sections.add('§8');

@@ -28,18 +28,49 @@ export interface StatusRule {
 
 /** §7, row by row. */
 export const STATUS_TABLE: readonly StatusRule[] = [
-  { status: '202', condition: 'Event accepted, or discarded as a duplicate', clientAction: 'None.', action: 'none', advice: '§7: accepted' },
-  { status: '400', condition: 'Invalid schema', clientAction: 'Do not retry. Correct the body.', action: 'do-not-retry', advice: '§7: invalid schema: do not retry; correct the body' },
+  {
+    status: '202',
+    condition: 'Event accepted, or discarded as a duplicate',
+    clientAction: 'None.',
+    action: 'none',
+    advice: '§7: accepted',
+  },
+  {
+    status: '400',
+    condition: 'Invalid schema',
+    clientAction: 'Do not retry. Correct the body.',
+    action: 'do-not-retry',
+    advice: '§7: invalid schema: do not retry; correct the body',
+  },
   {
     status: '401',
     condition: 'Invalid signature, timestamp outside the window, unrecognised provider, or unauthorised origin',
     clientAction: 'Do not retry. Check credential, clock and registered origin.',
     action: 'do-not-retry',
-    advice: '§7: invalid signature, timestamp outside the window, unrecognised provider or unauthorised origin: check the secret, the clock and the registered egress address',
+    advice:
+      '§7: invalid signature, timestamp outside the window, unrecognised provider or unauthorised origin: check the secret, the clock and the registered egress address',
   },
-  { status: '413', condition: 'Body larger than 256 KB', clientAction: 'Do not retry. Reduce the event.', action: 'do-not-retry', advice: '§7: body larger than 256 KB: reduce it' },
-  { status: '429', condition: 'Request cap reached', clientAction: 'Retry after the number in the Retry-After header.', action: 'retry-after', advice: '§7: request cap reached: retry after Retry-After' },
-  { status: '5xx', condition: 'Temporary unavailability', clientAction: 'Retry with exponential backoff for up to 24 hours.', action: 'backoff', advice: '§7: temporary unavailability: retry with exponential backoff for up to 24 hours' },
+  {
+    status: '413',
+    condition: 'Body larger than 256 KB',
+    clientAction: 'Do not retry. Reduce the event.',
+    action: 'do-not-retry',
+    advice: '§7: body larger than 256 KB: reduce it',
+  },
+  {
+    status: '429',
+    condition: 'Request cap reached',
+    clientAction: 'Retry after the number in the Retry-After header.',
+    action: 'retry-after',
+    advice: '§7: request cap reached: retry after Retry-After',
+  },
+  {
+    status: '5xx',
+    condition: 'Temporary unavailability',
+    clientAction: 'Retry with exponential backoff for up to 24 hours.',
+    action: 'backoff',
+    advice: '§7: temporary unavailability: retry with exponential backoff for up to 24 hours',
+  },
 ];
 
 /** The §7 row for a status, when the table names it (any 500–599 is the `5xx` row). */

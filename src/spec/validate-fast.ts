@@ -64,7 +64,12 @@ function knownFields(target: string): ReadonlySet<string> {
 const FAST_JOB = fastValidator('job');
 const FAST_ACK = fastValidator('ack');
 const FAST_DUPLICATE_ACK = fastValidator('duplicate-ack');
-const KNOWN_JOB_FIELDS = { '': knownFields('job'), contact: knownFields('job.contact'), origin: knownFields('job.origin'), brief: knownFields('job.brief') };
+const KNOWN_JOB_FIELDS = {
+  '': knownFields('job'),
+  contact: knownFields('job.contact'),
+  origin: knownFields('job.origin'),
+  brief: knownFields('job.brief'),
+};
 const KNOWN_ACK_FIELDS = knownFields('ack');
 const KNOWN_DUPLICATE_FIELDS = knownFields('duplicate-ack');
 
@@ -80,7 +85,10 @@ interface EventRules {
 const EVENT_RULES: ReadonlyMap<string, EventRules> = new Map(
   EVENT_TYPES.map((eventType) => {
     const usual = eventTypeSpec(eventType).usual;
-    return [eventType, { eventType, usual, hasUsual: allPresent(usual), known: knownFields(eventType), fast: fastValidator(eventType) }];
+    return [
+      eventType,
+      { eventType, usual, hasUsual: allPresent(usual), known: knownFields(eventType), fast: fastValidator(eventType) },
+    ];
   }),
 );
 
@@ -128,7 +136,12 @@ export function verdictOfValue(value: unknown, options: ValidateOptions, refusal
   } catch (error) {
     if (error === NEEDS_SCHEMAS) throw error;
     // A bug here must not take down a receiver: report it as a verdict.
-    return verdict('unknown', undefined, [{ path: '', code: 'internal', message: `internal validator error: ${String(error)}` }], []);
+    return verdict(
+      'unknown',
+      undefined,
+      [{ path: '', code: 'internal', message: `internal validator error: ${String(error)}` }],
+      [],
+    );
   }
 }
 
@@ -142,7 +155,15 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
   // Decoding replaces every invalid UTF-8 sequence with U+FFFD, so a text without one came from valid UTF-8 and
   // only a text with one (sent as such, or a replaced sequence) needs the exact check. toString keeps a BOM visible.
   if (text.includes('\uFFFD') && !isUtf8(raw)) {
-    return verdict(explicitKindOf(options), undefined, [{ path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' }, ...(sizeIssue ? [sizeIssue] : [])], []);
+    return verdict(
+      explicitKindOf(options),
+      undefined,
+      [
+        { path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' },
+        ...(sizeIssue ? [sizeIssue] : []),
+      ],
+      [],
+    );
   }
   let value: unknown;
   try {
@@ -153,7 +174,11 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
   const result = verdictOfValue(value, options, refusal);
   if (sizeIssue) {
     // §8 states the limit for Interface B; a contact job over it is only a warning.
-    if (result.kind === 'job') result.warnings.push({ ...sizeIssue, message: `${sizeIssue.message}; §8 states the limit for events, but receivers may refuse it` });
+    if (result.kind === 'job')
+      result.warnings.push({
+        ...sizeIssue,
+        message: `${sizeIssue.message}; §8 states the limit for events, but receivers may refuse it`,
+      });
     else {
       result.errors.push(sizeIssue);
       result.valid = false;
@@ -178,11 +203,28 @@ function bodySizeIssue(byteLength: number): ValidationIssue {
  * what was too large (`line` or the file) and `advice` the way out. The §8 limit is only cited for events: a job
  * that size is refused here because cai did not read it, not because §8 forbids it.
  */
-export function unreadVerdict(byteLength: number, options: ValidateOptions, text: { subject: string; advice?: string }): DocumentVerdict {
+export function unreadVerdict(
+  byteLength: number,
+  options: ValidateOptions,
+  text: { subject: string; advice?: string },
+): DocumentVerdict {
   const kind: DocumentKind | 'unknown' = options.kind && options.kind !== 'auto' ? options.kind : 'unknown';
   const reason = kind === 'job' ? 'over the size cai reads' : 'far over the 256 KB limit (§8)';
   const message = `${text.subject} ${byteLength} bytes, ${reason}; not parsed${text.advice ? ` (${text.advice})` : ''}`;
-  return verdict(kind, undefined, [{ path: '', code: 'too_large', message, expected: `${MAX_BODY_BYTES} bytes at most`, received: `${byteLength} bytes` }], []);
+  return verdict(
+    kind,
+    undefined,
+    [
+      {
+        path: '',
+        code: 'too_large',
+        message,
+        expected: `${MAX_BODY_BYTES} bytes at most`,
+        received: `${byteLength} bytes`,
+      },
+    ],
+    [],
+  );
 }
 
 function explicitKindOf(options: ValidateOptions): DocumentKind | 'unknown' {
@@ -195,7 +237,12 @@ function explicitKindOf(options: ValidateOptions): DocumentKind | 'unknown' {
  */
 function notJsonIssue(text: string): ValidationIssue {
   if (text.charCodeAt(0) === 0xfeff) {
-    return { path: '', code: 'not_json', message: 'not JSON: starts with a byte order mark (U+FEFF) at line 1, column 1', expected: 'JSON without a byte order mark' };
+    return {
+      path: '',
+      code: 'not_json',
+      message: 'not JSON: starts with a byte order mark (U+FEFF) at line 1, column 1',
+      expected: 'JSON without a byte order mark',
+    };
   }
   return { path: '', code: 'not_json', message: `not JSON: ${describeJsonFailure(text)}` };
 }
@@ -205,7 +252,20 @@ function validateValue(value: unknown, options: ValidateOptions, refusal: Refusa
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = requested === 'auto' ? 'unknown' : requested;
     // The kind of value only: a JSON string or number that is not inside an object may be a secret file given by mistake.
-    return verdict(kind, undefined, [{ path: '', code: 'not_object', message: 'a document must be a JSON object', expected: 'an object', received: kindOfValue(value) }], []);
+    return verdict(
+      kind,
+      undefined,
+      [
+        {
+          path: '',
+          code: 'not_object',
+          message: 'a document must be a JSON object',
+          expected: 'an object',
+          received: kindOfValue(value),
+        },
+      ],
+      [],
+    );
   }
   const doc = value as Doc;
   const kind = requested === 'auto' ? detectKind(doc) : requested;
@@ -219,14 +279,20 @@ function validateValue(value: unknown, options: ValidateOptions, refusal: Refusa
     case 'duplicate-ack':
       return validateSimple('duplicate-ack', FAST_DUPLICATE_ACK, KNOWN_DUPLICATE_FIELDS, doc, options, refusal);
     default:
-      return verdict('unknown', undefined, [
-        {
-          path: '',
-          code: 'unknown_kind',
-          message: 'cannot tell what this document is: it has neither "event" (an event) nor "contact" (a contact job)',
-          expected: 'a contact job, an event, or an acknowledgment',
-        },
-      ], []);
+      return verdict(
+        'unknown',
+        undefined,
+        [
+          {
+            path: '',
+            code: 'unknown_kind',
+            message:
+              'cannot tell what this document is: it has neither "event" (an event) nor "contact" (a contact job)',
+            expected: 'a contact job, an event, or an acknowledgment',
+          },
+        ],
+        [],
+      );
   }
 }
 
@@ -248,10 +314,22 @@ function validateJob(doc: Doc, options: ValidateOptions, refusal: Refusal): Docu
     warnings.push({ path: 'contact.name', code: 'blank', message: 'the contact name is blank' });
   }
   if (contact && typeof contact.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(contact.email)) {
-    warnings.push({ path: 'contact.email', code: 'implausible_email', message: 'does not look like an e-mail address', expected: 'local@domain', received: describe(contact.email) });
+    warnings.push({
+      path: 'contact.email',
+      code: 'implausible_email',
+      message: 'does not look like an e-mail address',
+      expected: 'local@domain',
+      received: describe(contact.email),
+    });
   }
   if (typeof doc.callback_url === 'string' && /^http:/i.test(doc.callback_url)) {
-    warnings.push({ path: 'callback_url', code: 'insecure_url', message: 'plain http: §5.8 requires TLS 1.2 or above in production', expected: 'https://…', received: describe(doc.callback_url) });
+    warnings.push({
+      path: 'callback_url',
+      code: 'insecure_url',
+      message: 'plain http: §5.8 requires TLS 1.2 or above in production',
+      expected: 'https://…',
+      received: describe(doc.callback_url),
+    });
   }
   if (options.strict) {
     unknownFields(doc, KNOWN_JOB_FIELDS[''], '', warnings);
@@ -290,7 +368,14 @@ function validateEvent(doc: Doc, options: ValidateOptions, refusal: Refusal): Do
   return verdict('event', eventType, errors, warnings);
 }
 
-function validateSimple(kind: 'ack' | 'duplicate-ack', fast: FastValidator, known: ReadonlySet<string>, doc: Doc, options: ValidateOptions, refusal: Refusal): DocumentVerdict {
+function validateSimple(
+  kind: 'ack' | 'duplicate-ack',
+  fast: FastValidator,
+  known: ReadonlySet<string>,
+  doc: Doc,
+  options: ValidateOptions,
+  refusal: Refusal,
+): DocumentVerdict {
   const errors = schemaErrors(fast, kind, doc, refusal);
   const warnings: ValidationIssue[] = [];
   if (options.strict) unknownFields(doc, known, '', warnings);
@@ -305,7 +390,10 @@ function checkCatalog(value: unknown, path: string, catalog: readonly Branch[], 
     path,
     code: 'unknown_branch',
     message: 'not in the branch catalog (§2.2: issued per deployment)',
-    expected: known.length <= 5 ? `one of: ${known.join(', ')}` : `one of the ${known.length} catalog codes (${known.slice(0, 5).join(', ')}, …)`,
+    expected:
+      known.length <= 5
+        ? `one of: ${known.join(', ')}`
+        : `one of the ${known.length} catalog codes (${known.slice(0, 5).join(', ')}, …)`,
     received: describe(value),
   });
 }
@@ -313,12 +401,21 @@ function checkCatalog(value: unknown, path: string, catalog: readonly Branch[], 
 function unknownFields(doc: Doc, known: ReadonlySet<string>, prefix: string, warnings: ValidationIssue[]): void {
   for (const key of Object.keys(doc)) {
     if (!known.has(key)) {
-      warnings.push({ path: `${prefix}${key}`, code: 'unknown_field', message: 'not a field of spec v1.0 (accepted: §9.2 receivers ignore unknown fields)' });
+      warnings.push({
+        path: `${prefix}${key}`,
+        code: 'unknown_field',
+        message: 'not a field of spec v1.0 (accepted: §9.2 receivers ignore unknown fields)',
+      });
     }
   }
 }
 
-function verdict(kind: DocumentKind | 'unknown', eventType: string | undefined, errors: ValidationIssue[], warnings: ValidationIssue[]): DocumentVerdict {
+function verdict(
+  kind: DocumentKind | 'unknown',
+  eventType: string | undefined,
+  errors: ValidationIssue[],
+  warnings: ValidationIssue[],
+): DocumentVerdict {
   // One object literal per shape (eventType last, when there is one), rather than a property added afterwards.
   if (eventType === undefined) return { kind, valid: errors.length === 0, errors, warnings };
   return { kind, valid: errors.length === 0, errors, warnings, eventType };

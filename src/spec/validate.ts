@@ -17,8 +17,22 @@ import * as z from 'zod';
 import { EVENT_TYPES } from './constants.js';
 import { EventEnvelope, EventSchemas, ContactJob, DuplicateAck, JobAck } from './schemas.js';
 import { FAST_VALIDATORS } from './fast-validate.generated.js';
-import { inputAt, safeParseIssues, schemaIssues, toIssue, type FastValidator, type ValidationIssue } from './schema-issues.js';
-import { verdictOfBody, verdictOfValue, type DocumentVerdict, type Refusal, type SchemaTarget, type ValidateOptions } from './validate-fast.js';
+import {
+  inputAt,
+  safeParseIssues,
+  schemaIssues,
+  toIssue,
+  type FastValidator,
+  type ValidationIssue,
+} from './schema-issues.js';
+import {
+  verdictOfBody,
+  verdictOfValue,
+  type DocumentVerdict,
+  type Refusal,
+  type SchemaTarget,
+  type ValidateOptions,
+} from './validate-fast.js';
 
 export {
   detectKind,
@@ -99,9 +113,17 @@ function fastValidator(target: string): FastValidator {
 }
 
 const EVENT_FIELDS: ReadonlyMap<string, FieldChecks> = new Map(
-  EVENT_TYPES.map((eventType) => [eventType, fieldChecks(EventSchemas[eventType], fastValidator(eventType), { event: eventType, event_id: 'e' })]),
+  EVENT_TYPES.map((eventType) => [
+    eventType,
+    fieldChecks(EventSchemas[eventType], fastValidator(eventType), { event: eventType, event_id: 'e' }),
+  ]),
 );
-const SCHEMAS: Readonly<Record<'job' | 'ack' | 'duplicate-ack' | 'envelope', z.ZodType>> = { job: ContactJob, ack: JobAck, 'duplicate-ack': DuplicateAck, envelope: EventEnvelope };
+const SCHEMAS: Readonly<Record<'job' | 'ack' | 'duplicate-ack' | 'envelope', z.ZodType>> = {
+  job: ContactJob,
+  ack: JobAck,
+  'duplicate-ack': DuplicateAck,
+  envelope: EventEnvelope,
+};
 
 /** zod's issues with a document its schema refuses: an event type's field by field (FieldChecks), the rest whole. */
 const zodRefusal: Refusal = (target: SchemaTarget, doc: Doc) => {
@@ -121,4 +143,3 @@ export function validateDocument(value: unknown, options: ValidateOptions = NO_O
 export function validateBody(raw: Uint8Array, options: ValidateOptions = NO_OPTIONS): DocumentVerdict {
   return verdictOfBody(raw, options, zodRefusal);
 }
-

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
-import { BROWSER_HOOK_TIMEOUT_MS, describeBrowser, foreignRequests, openBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  BROWSER_HOOK_TIMEOUT_MS,
+  describeBrowser,
+  foreignRequests,
+  openBrowser,
+  openPage,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { renderConformanceHtml, type ConformanceView } from '../../src/conformance/reporters/html.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 
@@ -24,7 +31,19 @@ interface Run {
 
 async function conformanceRun(name: string, extra: string[]): Promise<Run> {
   const file = join(dir, `${name}.html`);
-  const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', '--json', '--html', file, '--repro-dir', join(dir, `${name}-repro`), ...extra]);
+  const result = await spawnCli([
+    'conformance',
+    'run',
+    '--mock',
+    '--interface',
+    'B',
+    '--json',
+    '--html',
+    file,
+    '--repro-dir',
+    join(dir, `${name}-repro`),
+    ...extra,
+  ]);
   expect(result.stderr).toContain(`HTML report written to ${file}`);
   return { file, report: JSON.parse(result.stdout) as SuiteReport };
 }
@@ -33,7 +52,11 @@ let passing: Run;
 let failing: Run;
 
 beforeAll(async () => {
-  [passing, failing, browser] = await Promise.all([conformanceRun('passing', []), conformanceRun('failing', ['--break', 'no-dedupe']), openBrowser()]);
+  [passing, failing, browser] = await Promise.all([
+    conformanceRun('passing', []),
+    conformanceRun('failing', ['--break', 'no-dedupe']),
+    openBrowser(),
+  ]);
 }, BROWSER_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -62,11 +85,17 @@ describeBrowser('the HTML conformance report in Chromium', () => {
   it('shows every check of a passing run with its verdict, and the summary', async () => {
     const watched = await openPage(browser!, passing.file);
     const shown = await rows(watched);
-    expect(shown.map(({ id, verdict }) => ({ id, verdict }))).toEqual(passing.report.checks.map(({ id, verdict }) => ({ id, verdict })));
+    expect(shown.map(({ id, verdict }) => ({ id, verdict }))).toEqual(
+      passing.report.checks.map(({ id, verdict }) => ({ id, verdict })),
+    );
     expect(shown.every((row) => row.visible)).toBe(true);
     expect(await watched.page.textContent('h1')).toContain('PASSED');
-    expect(await watched.page.textContent('header .lead')).toContain(`${passing.report.summary.passed} passed, 0 failed`);
-    expect(await watched.page.textContent('#shown')).toBe(`showing ${passing.report.checks.length} of ${passing.report.checks.length}`);
+    expect(await watched.page.textContent('header .lead')).toContain(
+      `${passing.report.summary.passed} passed, 0 failed`,
+    );
+    expect(await watched.page.textContent('#shown')).toBe(
+      `showing ${passing.report.checks.length} of ${passing.report.checks.length}`,
+    );
     expect(await watched.page.textContent('.meta')).toContain(passing.report.target);
     expectQuiet(watched, passing.file);
     await watched.page.close();
@@ -78,9 +107,13 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     const watched = await openPage(browser!, failing.file);
     const { page } = watched;
     expect(await page.textContent('h1')).toContain('FAILED');
-    expect((await rows(watched)).map(({ id, verdict }) => ({ id, verdict }))).toEqual(failing.report.checks.map(({ id, verdict }) => ({ id, verdict })));
+    expect((await rows(watched)).map(({ id, verdict }) => ({ id, verdict }))).toEqual(
+      failing.report.checks.map(({ id, verdict }) => ({ id, verdict })),
+    );
     for (const check of failed) {
-      const row = page.locator(`#checks details.check[data-v="failed"]`, { has: page.locator('.id', { hasText: check.id }) });
+      const row = page.locator(`#checks details.check[data-v="failed"]`, {
+        has: page.locator('.id', { hasText: check.id }),
+      });
       expect(await row.locator('.ea').isVisible()).toBe(false);
       await row.locator(':scope > summary').click();
       const ea = row.locator('.ea');
@@ -128,7 +161,9 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     await expect.poll(async () => (await visibleIds()).length).toBe(total);
 
     await page.click('#expand');
-    const open = await page.$$eval('#checks details.check[open]', (elements) => elements.map((element) => element.getAttribute('data-v')));
+    const open = await page.$$eval('#checks details.check[open]', (elements) =>
+      elements.map((element) => element.getAttribute('data-v')),
+    );
     expect(open).toEqual(failedIds.map(() => 'failed'));
     await page.click('#collapse');
     expect(await page.$$eval('#checks details.check[open]', (elements) => elements.length)).toBe(0);
@@ -155,9 +190,13 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     expect(await background()).toBe('rgb(255, 255, 255)');
     expect(await page.isVisible('#toolbar')).toBe(false);
     // Printing opens the failures (the report's beforeprint listener runs before this one) and closes them after.
-    await page.evaluate("window.addEventListener('beforeprint', () => { window.openWhilePrinting = Array.from(document.querySelectorAll('details.check[open]'), (check) => check.id); })");
+    await page.evaluate(
+      "window.addEventListener('beforeprint', () => { window.openWhilePrinting = Array.from(document.querySelectorAll('details.check[open]'), (check) => check.id); })",
+    );
     expect((await page.pdf()).length).toBeGreaterThan(0);
-    const failedIds = failing.report.checks.filter((check) => check.verdict === 'failed').map((check) => `check-${check.id}`);
+    const failedIds = failing.report.checks
+      .filter((check) => check.verdict === 'failed')
+      .map((check) => `check-${check.id}`);
     expect(await page.evaluate('window.openWhilePrinting')).toEqual(failedIds);
     expect(await page.$$eval('details.check[open]', (elements) => elements.length)).toBe(0);
     await page.close();
@@ -165,25 +204,40 @@ describeBrowser('the HTML conformance report in Chromium', () => {
 
   it('filters a thousand checks laid out in chunks: empty chunks hidden, counts right, links open rows in any chunk', async () => {
     const base = passing.report.checks[0]!;
-    const checks = Array.from({ length: 1000 }, (_, index) => ({ ...base, id: `B-SYN-${String(index).padStart(4, '0')}`, verdict: index % 250 === 7 ? ('failed' as const) : ('passed' as const) }));
+    const checks = Array.from({ length: 1000 }, (_, index) => ({
+      ...base,
+      id: `B-SYN-${String(index).padStart(4, '0')}`,
+      verdict: index % 250 === 7 ? ('failed' as const) : ('passed' as const),
+    }));
     const summary = { passed: 996, failed: 4, skipped: 0, warnings: 0, waived: 0, total: 1000 };
     const file = join(dir, 'thousand.html');
     writeFileSync(file, renderConformanceHtml({ ...passing.report, ok: false, summary, checks }));
     const watched = await openPage(browser!, `${pathToFileURL(file).href}#check-B-SYN-0757`);
     const { page } = watched;
     expect(await page.$eval('#check-B-SYN-0757', (element) => element.hasAttribute('open'))).toBe(true);
-    const chunkStates = () => page.$$eval('#checks > .chunk', (chunks) => chunks.map((chunk) => (chunk.hasAttribute('hidden') ? 'hidden' : chunk.querySelectorAll('details.check:not([hidden])').length)));
+    const chunkStates = () =>
+      page.$$eval('#checks > .chunk', (chunks) =>
+        chunks.map((chunk) =>
+          chunk.hasAttribute('hidden') ? 'hidden' : chunk.querySelectorAll('details.check:not([hidden])').length,
+        ),
+      );
     expect(await chunkStates()).toEqual(Array.from({ length: 10 }, () => 100));
     await page.click('button.card[data-only="failed"]');
     expect(await chunkStates()).toEqual([1, 'hidden', 1, 'hidden', 'hidden', 1, 'hidden', 1, 'hidden', 'hidden']);
     expect(await page.textContent('#shown')).toBe('showing 4 of 1000');
-    expect((await rows(watched)).filter((row) => row.visible).map((row) => row.id)).toEqual(['B-SYN-0007', 'B-SYN-0257', 'B-SYN-0507', 'B-SYN-0757']);
+    expect((await rows(watched)).filter((row) => row.visible).map((row) => row.id)).toEqual([
+      'B-SYN-0007',
+      'B-SYN-0257',
+      'B-SYN-0507',
+      'B-SYN-0757',
+    ]);
     expectQuiet(watched, file);
     await page.close();
   });
 
   it('shows what a hostile target sent as text: no markup of its runs, no script, no request', async () => {
-    const hostile = '</script><script>alert(1)</script><img src="http://203.0.113.9/x.png" onerror="alert(2)">"\'&\u0000\u001b[31m\ud800';
+    const hostile =
+      '</script><script>alert(1)</script><img src="http://203.0.113.9/x.png" onerror="alert(2)">"\'&\u0000\u001b[31m\ud800';
     const base = failing.report.checks.find((check) => check.verdict === 'failed')!;
     const report: ConformanceView & { role: string; listener: string } = {
       ...failing.report,
@@ -198,8 +252,17 @@ describeBrowser('the HTML conformance report in Chromium', () => {
           notes: [hostile],
           sent: { body: hostile },
           exchange: {
-            request: { method: 'POST', url: `http://203.0.113.9/${hostile}`, headers: { 'x-evil': hostile }, body: { bytes: 60, text: `{"a":"${hostile.replace(/["\\]/g, '')}"}` } },
-            response: { status: 202, headers: { 'content-type': 'text/html' }, body: { bytes: hostile.length, text: hostile } },
+            request: {
+              method: 'POST',
+              url: `http://203.0.113.9/${hostile}`,
+              headers: { 'x-evil': hostile },
+              body: { bytes: 60, text: `{"a":"${hostile.replace(/["\\]/g, '')}"}` },
+            },
+            response: {
+              status: 202,
+              headers: { 'content-type': 'text/html' },
+              body: { bytes: hostile.length, text: hostile },
+            },
             latencyMs: 3,
           },
         } as ConformanceView['checks'][number],
@@ -217,7 +280,9 @@ describeBrowser('the HTML conformance report in Chromium', () => {
     await page.click('#checks details > summary');
     expect(await page.$$eval('img', (elements) => elements.length)).toBe(0);
     expect(await page.$$eval('script', (elements) => elements.length)).toBe(1);
-    expect(await page.textContent('#checks .title')).toBe(hostile.replace('\u0000', '\u2400').replace('\u001b', '\u241b').replace('\ud800', '\ufffd'));
+    expect(await page.textContent('#checks .title')).toBe(
+      hostile.replace('\u0000', '\u2400').replace('\u001b', '\u241b').replace('\ud800', '\ufffd'),
+    );
     expect(await page.textContent('.meta')).toContain('sender');
     expect(await page.textContent('#checks .detail')).toContain('"sent"');
     expect(dialogs).toEqual([]);

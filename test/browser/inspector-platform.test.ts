@@ -5,7 +5,13 @@
  * error, and nothing is requested but from the inspector's own origin.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BROWSER_HOOK_TIMEOUT_MS, describeBrowser, openBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  BROWSER_HOOK_TIMEOUT_MS,
+  describeBrowser,
+  openBrowser,
+  openPage,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { cells, waitForCount, waitForText } from '../helpers/inspector-page.js';
 import { startMockProcess, stopAllMockProcesses, type MockProcess } from '../helpers/mock-process.js';
 import { LIVE_SECRET, TEST_SECRET, event, post } from '../helpers/mock-client.js';
@@ -17,7 +23,21 @@ let watched: WatchedPage;
 
 beforeAll(async () => {
   const started = await Promise.all([
-    startMockProcess(['mock', 'platform', '--provider', 'acme', '--test-provider', 'acme-test', '--test-secret-env', 'ACME_TEST', '--ui', '--json'], { CAI_SECRET: LIVE_SECRET, ACME_TEST: TEST_SECRET }),
+    startMockProcess(
+      [
+        'mock',
+        'platform',
+        '--provider',
+        'acme',
+        '--test-provider',
+        'acme-test',
+        '--test-secret-env',
+        'ACME_TEST',
+        '--ui',
+        '--json',
+      ],
+      { CAI_SECRET: LIVE_SECRET, ACME_TEST: TEST_SECRET },
+    ),
     openBrowser(),
   ]);
   [mock, browser] = started;
@@ -38,9 +58,19 @@ afterAll(async () => {
 const origin = () => new URL(ui).origin;
 
 /** The rows of the list as shown, top to bottom. */
-function rows(): Promise<{ id: number; status: string; verdict: string; type: string; eventId: string; leadId: string; space: string }[]> {
+function rows(): Promise<
+  { id: number; status: string; verdict: string; type: string; eventId: string; leadId: string; space: string }[]
+> {
   return cells(watched.page, '#rows tr', true).then((rows) =>
-    rows.map(([id, , status, verdict, type, eventId, leadId, space]) => ({ id: Number(id), status: status ?? '', verdict: verdict ?? '', type: type ?? '', eventId: eventId ?? '', leadId: leadId ?? '', space: space ?? '' })),
+    rows.map(([id, , status, verdict, type, eventId, leadId, space]) => ({
+      id: Number(id),
+      status: status ?? '',
+      verdict: verdict ?? '',
+      type: type ?? '',
+      eventId: eventId ?? '',
+      leadId: leadId ?? '',
+      space: space ?? '',
+    })),
   );
 }
 
@@ -72,10 +102,42 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     expect((await post(mock.url, invalid)).status).toBe(400);
     await waitForRows(4);
     expect(await rows()).toEqual([
-      { id: 4, status: '400', verdict: 'rejected', type: 'conversation.message', eventId: invalid.event_id, leadId: 'lead-a', space: 'live' },
-      { id: 3, status: '401', verdict: 'rejected', type: 'conversation.message', eventId: wrongSecret.event_id, leadId: 'lead-b', space: 'live' },
-      { id: 2, status: '202', verdict: 'duplicate', type: 'conversation.message', eventId: accepted.event_id, leadId: 'lead-a', space: 'live' },
-      { id: 1, status: '202', verdict: 'accepted', type: 'conversation.message', eventId: accepted.event_id, leadId: 'lead-a', space: 'live' },
+      {
+        id: 4,
+        status: '400',
+        verdict: 'rejected',
+        type: 'conversation.message',
+        eventId: invalid.event_id,
+        leadId: 'lead-a',
+        space: 'live',
+      },
+      {
+        id: 3,
+        status: '401',
+        verdict: 'rejected',
+        type: 'conversation.message',
+        eventId: wrongSecret.event_id,
+        leadId: 'lead-b',
+        space: 'live',
+      },
+      {
+        id: 2,
+        status: '202',
+        verdict: 'duplicate',
+        type: 'conversation.message',
+        eventId: accepted.event_id,
+        leadId: 'lead-a',
+        space: 'live',
+      },
+      {
+        id: 1,
+        status: '202',
+        verdict: 'accepted',
+        type: 'conversation.message',
+        eventId: accepted.event_id,
+        leadId: 'lead-a',
+        space: 'live',
+      },
     ]);
     expect(await page.evaluate('window.__stillTheSamePage')).toBe(true);
     expect(await page.textContent('#shown')).toBe('showing 4 of 4');
@@ -91,7 +153,9 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     expect(await page.getAttribute('#rows tr[data-id="3"]', 'aria-selected')).toBe('true');
     const why = (await page.textContent('#detail .why')) ?? '';
     expect(why).toContain('Why it was refused');
-    expect(why).toContain('invalid_signature: the signature does not match the body and timestamp with any given secret');
+    expect(why).toContain(
+      'invalid_signature: the signature does not match the body and timestamp with any given secret',
+    );
     expect(why).toContain('Signature diagnosis');
     expect(why).toContain('checked withthe live credential (acme)');
     expect(await page.textContent('#detail ul.diagnoses li[data-code="other_direction_secret"] .message')).toBe(
@@ -100,8 +164,12 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     expect(await page.textContent('#detail pre.head')).toMatch(/^x-cai-signature: sha256=[0-9a-f]{64}$/im);
     expect(await page.textContent('#detail pre.body.json')).toContain(`"event_id": "${wrongSecret.event_id}"`);
     const replay = (await page.textContent('#detail pre#cmd-replay-3')) ?? '';
-    expect(replay).toBe(`curl -sS -o cai-request-3.http ${ui}api/requests/3/request.http && cai replay --request cai-request-3.http --to ${mock.url} --secret-env CAI_SECRET`);
-    expect(await page.textContent('#detail pre#cmd-curl-3')).toContain('cai sign --secret-env CAI_SECRET --timestamp "$ts"');
+    expect(replay).toBe(
+      `curl -sS -o cai-request-3.http ${ui}api/requests/3/request.http && cai replay --request cai-request-3.http --to ${mock.url} --secret-env CAI_SECRET`,
+    );
+    expect(await page.textContent('#detail pre#cmd-curl-3')).toContain(
+      'cai sign --secret-env CAI_SECRET --timestamp "$ts"',
+    );
     await page.click('#detail button.copy[data-copy="cmd-replay-3"]');
     await waitForText(page, '#detail button.copy[data-copy="cmd-replay-3"]', 'copy', true);
     expect(await page.textContent('#detail')).not.toContain(LIVE_SECRET);
@@ -109,7 +177,9 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     await page.click('#rows tr[data-id="4"]');
     await page.waitForSelector('#detail article.request-detail[data-id="4"]');
     const issues = await cells(page, '#detail table.issues tbody tr');
-    expect(issues).toEqual([['direction', 'not one of the allowed values', 'one of: inbound, outbound', '"sideways"', '§2.4 §2.10']]);
+    expect(issues).toEqual([
+      ['direction', 'not one of the allowed values', 'one of: inbound, outbound', '"sideways"', '§2.4 §2.10'],
+    ]);
     expect(await page.textContent('#detail .why h4')).toBe('Validation errors (§2.4–§2.7)');
     expectQuiet();
   });
@@ -149,10 +219,31 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     const lead = 'lead-conv';
     const at = (minute: number) => `2026-11-22T12:0${minute}:00+00:00`;
     // Sent out of order; the closing outcome first of all.
-    await post(mock.url, event({ event: 'job.closed', lead_id: lead, outcome: 'callback_later', attempts: 1, occurred_at: at(5), direction: undefined, author: undefined, channel: undefined, text: undefined, from_number_e164: undefined, provider_job_id: undefined }));
-    await post(mock.url, event({ lead_id: lead, occurred_at: at(3), direction: 'inbound', author: 'contact', text: 'Call me next week.' }));
+    await post(
+      mock.url,
+      event({
+        event: 'job.closed',
+        lead_id: lead,
+        outcome: 'callback_later',
+        attempts: 1,
+        occurred_at: at(5),
+        direction: undefined,
+        author: undefined,
+        channel: undefined,
+        text: undefined,
+        from_number_e164: undefined,
+        provider_job_id: undefined,
+      }),
+    );
+    await post(
+      mock.url,
+      event({ lead_id: lead, occurred_at: at(3), direction: 'inbound', author: 'contact', text: 'Call me next week.' }),
+    );
     await post(mock.url, event({ lead_id: lead, occurred_at: at(1), text: 'Hello, this is Clínica Sol.' }));
-    await post(mock.url, event({ lead_id: lead, occurred_at: at(4), text: 'Of course, I will.' }), { provider: 'acme-test', secret: TEST_SECRET });
+    await post(mock.url, event({ lead_id: lead, occurred_at: at(4), text: 'Of course, I will.' }), {
+      provider: 'acme-test',
+      secret: TEST_SECRET,
+    });
     await page.click('.tabs a[data-tab="conversations"]');
     await page.waitForSelector(`#leads li[data-lead="${lead}"]`);
     expect(await page.isVisible('#tab-requests')).toBe(false);
@@ -161,7 +252,9 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     await item.click();
     await page.waitForSelector('#detail article.conversation');
     expect(page.url()).toBe(`${ui}#/conversations/live/${lead}`);
-    const messages = await page.$$eval('#detail ol.chat li', (lis) => lis.map((li) => [li.className, li.querySelector('.text')?.textContent]));
+    const messages = await page.$$eval('#detail ol.chat li', (lis) =>
+      lis.map((li) => [li.className, li.querySelector('.text')?.textContent]),
+    );
     expect(messages).toEqual([
       ['msg outbound', 'Hello, this is Clínica Sol.'],
       ['msg inbound', 'Call me next week.'],
@@ -170,14 +263,18 @@ describeBrowser('the platform mock inspector in Chromium', () => {
     // The test space's event is its own conversation.
     await page.goto(`${ui}#/conversations/test/${lead}`);
     await waitForText(page, '#detail article.conversation .space', 'test');
-    expect(await page.$$eval('#detail ol.chat li .text', (texts) => texts.map((text) => text.textContent))).toEqual(['Of course, I will.']);
+    expect(await page.$$eval('#detail ol.chat li .text', (texts) => texts.map((text) => text.textContent))).toEqual([
+      'Of course, I will.',
+    ]);
     expectQuiet();
   });
 
   it('shows what the network sent as text, never as markup', async () => {
     const { page } = watched;
     const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
-    await post(mock.url, event({ lead_id: 'lead-<b>&"', text: hostile }), { headers: { 'x-note': '<i onmouseover=alert(1)>hi</i>' } });
+    await post(mock.url, event({ lead_id: 'lead-<b>&"', text: hostile }), {
+      headers: { 'x-note': '<i onmouseover=alert(1)>hi</i>' },
+    });
     await page.goto(`${ui}#/requests`);
     await waitForText(page, '#rows tr td:nth-child(6)', 'lead-<b>&"');
     const id = await page.$eval('#rows tr', (tr) => tr.getAttribute('data-id'));

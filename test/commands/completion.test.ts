@@ -15,7 +15,10 @@ const scripts: Record<string, string> = {};
 
 /** A command's visible flags as commander holds them, global ones and help included (hidden ones are not offered). */
 function flagsOf(command: Command): string[] {
-  const flags = (c: Command) => c.options.filter((option) => !option.hidden).flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+  const flags = (c: Command) =>
+    c.options
+      .filter((option) => !option.hidden)
+      .flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
   const own = [...flags(command), '-h', '--help'];
   for (let parent = command.parent; parent; parent = parent.parent) own.push(...flags(parent));
   return [...new Set(own)].sort();
@@ -38,7 +41,10 @@ COMP_LINE="$*"; COMP_POINT=\${#COMP_LINE}
 function_name=$(complete -p cai | sed -E 's/.*-F ([^ ]+).*/\\1/')
 "$function_name"
 printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const run = spawnSync('bash', ['-c', driver, 'driver', join(dir, 'cai.bash'), ...words], { cwd: dir, encoding: 'utf8' });
+  const run = spawnSync('bash', ['-c', driver, 'driver', join(dir, 'cai.bash'), ...words], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   return run.stdout.split('\n').filter((line) => line !== '');
@@ -73,7 +79,9 @@ describe('cai completion bash', () => {
 
   it('completes --break with the fault names of the mock it is given to', () => {
     expect(completeBash('cai', 'mock', 'platform', '--break', '')).toEqual(Object.keys(PLATFORM_FAULTS));
-    expect(completeBash('cai', '--json', 'mock', 'provider', '--port', '0', '--break', '')).toEqual(Object.keys(PROVIDER_FAULTS));
+    expect(completeBash('cai', '--json', 'mock', 'provider', '--port', '0', '--break', '')).toEqual(
+      Object.keys(PROVIDER_FAULTS),
+    );
     expect(completeBash('cai', 'mock', 'platform', '--break', 'no-d')).toEqual(['no-dedupe']);
     expect(completeBash('cai', 'mock', 'platform', '--break', '=', '')).toEqual(Object.keys(PLATFORM_FAULTS));
     expect(completeBash('cai', 'mock', 'platform', '--break', '=')).toEqual(Object.keys(PLATFORM_FAULTS));
@@ -81,7 +89,9 @@ describe('cai completion bash', () => {
 
   it('completes event types, interfaces, formats and files where a flag or argument takes them', () => {
     expect(completeBash('cai', 'sample', 'event', '')).toEqual([...EVENT_TYPES]);
-    expect(completeBash('cai', 'send-event', '--sample', 'app')).toEqual(EVENT_TYPES.filter((type) => type.startsWith('app')));
+    expect(completeBash('cai', 'send-event', '--sample', 'app')).toEqual(
+      EVENT_TYPES.filter((type) => type.startsWith('app')),
+    );
     // --sample's value is optional: a word after it that starts with - is the next flag.
     expect(completeBash('cai', 'send-event', '--sample', '--t')).toEqual(['--to', '--timeout', '--tls']);
     expect(completeBash('cai', 'send-event', '--sample', 'job.closed', '--t')).toEqual(['--to', '--timeout', '--tls']);
@@ -94,12 +104,18 @@ describe('cai completion bash', () => {
 
   it('completes the flows of cai trigger', () => {
     expect(completeBash('cai', 'trigger', '')).toEqual(flowNames());
-    expect(completeBash('cai', 'trigger', 'job-closed-no')).toEqual(['job-closed-no-answer', 'job-closed-not-interested']);
+    expect(completeBash('cai', 'trigger', 'job-closed-no')).toEqual([
+      'job-closed-no-answer',
+      'job-closed-not-interested',
+    ]);
     expect(completeBash('cai', 'tri')).toEqual(['trigger']);
   });
 
   it('lists exactly the flags commander accepts, for every command (the script is read from the program)', async () => {
-    const program = await buildProgram({ io: { stdout: process.stdout, stderr: process.stderr } as never, exitCode: 0 });
+    const program = await buildProgram({
+      io: { stdout: process.stdout, stderr: process.stderr } as never,
+      exitCode: 0,
+    });
     const leaves: [string[], Command][] = [];
     const walk = (command: Command, path: string[]) => {
       if (command.commands.length === 0) leaves.push([path, command]);
@@ -123,7 +139,10 @@ COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
 fn=$(complete -p "$1" | sed -E 's/.*-F ([^ ]+).*/\\1/')
 "$fn"
 printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const run = spawnSync('bash', ['-c', driver, 'driver', join(dir, 'cai.bash'), ...words], { cwd: dir, encoding: 'utf8' });
+    const run = spawnSync('bash', ['-c', driver, 'driver', join(dir, 'cai.bash'), ...words], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(run.stderr).toBe('');
     return run.stdout.split('\n').filter((line) => line !== '');
   }
@@ -131,7 +150,9 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   it('bash: cai-toolkit as cai; after npx cai-toolkit (and npx flags) as cai; the package name after npx', () => {
     expect(completeAs('cai-toolkit', 'mock', 'p')).toEqual(['platform', 'provider']);
     expect(completeAs('npx', 'cai-toolkit', 'mo')).toEqual(['mock']);
-    expect(completeAs('npx', '--yes', 'cai-toolkit@0.2.0', 'mock', 'platform', '--break', 'no-d')).toEqual(['no-dedupe']);
+    expect(completeAs('npx', '--yes', 'cai-toolkit@0.2.0', 'mock', 'platform', '--break', 'no-d')).toEqual([
+      'no-dedupe',
+    ]);
     expect(completeAs('npx', 'cai-t')).toEqual(['cai-toolkit']);
     // Another command run by npx is not cai's: none of cai's words are offered for it.
     expect(completeAs('npx', 'eslint', 'mo')).toEqual([]);
@@ -139,7 +160,9 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 
   it.skipIf(!shellExists('fish'))('fish: cai-toolkit wraps cai; npx cai-toolkit completes as cai', () => {
     const fish = (line: string) =>
-      spawnSync('fish', ['-c', `source ${join(dir, 'cai.fish')}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8' })
+      spawnSync('fish', ['-c', `source ${join(dir, 'cai.fish')}; complete -C ${JSON.stringify(line)}`], {
+        encoding: 'utf8',
+      })
         .stdout.split('\n')
         .filter((entry) => entry !== '')
         .map((entry) => entry.split('\t')[0]);
@@ -152,7 +175,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     // compsys is not loaded here: _cai is replaced by a probe that prints the words and the cursor it is given.
     const probe = `compdef() { :; }; source ${join(dir, 'cai.zsh')}; _cai() { print -r -- "$CURRENT:\${(j:,:)words}"; }
 words=(npx --yes cai-toolkit mock pl); CURRENT=5; _cai_npx`;
-    expect(spawnSync('zsh', ['-c', probe], { encoding: 'utf8' })).toMatchObject({ status: 0, stdout: '3:cai,mock,pl\n' });
+    expect(spawnSync('zsh', ['-c', probe], { encoding: 'utf8' })).toMatchObject({
+      status: 0,
+      stdout: '3:cai,mock,pl\n',
+    });
   });
 });
 
@@ -167,17 +193,27 @@ describe('cai completion zsh and fish', () => {
 
   it('fish: one complete line per flag, with the values it takes', () => {
     expect(scripts.fish).toMatch(/^complete -c cai -f$/m);
-    expect(scripts.fish).toContain(`complete -c cai -n "__cai_is 'mock provider'" -l break -r -a '${Object.keys(PROVIDER_FAULTS).join(' ')}'`);
-    expect(scripts.fish).toContain(`complete -c cai -n "__cai_after 'send-event' --sample" -a '${EVENT_TYPES.join(' ')}'`);
+    expect(scripts.fish).toContain(
+      `complete -c cai -n "__cai_is 'mock provider'" -l break -r -a '${Object.keys(PROVIDER_FAULTS).join(' ')}'`,
+    );
+    expect(scripts.fish).toContain(
+      `complete -c cai -n "__cai_after 'send-event' --sample" -a '${EVENT_TYPES.join(' ')}'`,
+    );
     expect(scripts.fish).toContain(`complete -c cai -n "__cai_is 'mock'" -a platform -d `);
   });
 
   it.skipIf(!shellExists('zsh'))('zsh -n accepts the script', () => {
-    expect(spawnSync('zsh', ['-n', join(dir, 'cai.zsh')], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
+    expect(spawnSync('zsh', ['-n', join(dir, 'cai.zsh')], { encoding: 'utf8' })).toMatchObject({
+      status: 0,
+      stderr: '',
+    });
   });
 
   it.skipIf(!shellExists('fish'))('fish -n accepts the script', () => {
-    expect(spawnSync('fish', ['-n', join(dir, 'cai.fish')], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
+    expect(spawnSync('fish', ['-n', join(dir, 'cai.fish')], { encoding: 'utf8' })).toMatchObject({
+      status: 0,
+      stderr: '',
+    });
   });
 });
 
@@ -186,7 +222,8 @@ describe('cai completion: usage', () => {
     expect(await runCli(['completion'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: "error: missing required argument 'shell'\nhint: run 'cai completion --help' for its options and examples\n",
+      stderr:
+        "error: missing required argument 'shell'\nhint: run 'cai completion --help' for its options and examples\n",
     });
     expect((await runCli(['completion', 'tcsh'])).stderr).toContain('Allowed choices are bash, zsh, fish.');
   });

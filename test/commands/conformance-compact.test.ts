@@ -36,20 +36,49 @@ describe('piped, the compact form is the default', () => {
   }, 60_000);
 
   it('a failing run: one line per failed check, its level, section, answer and what was expected', async () => {
-    const result = await runCli(['conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--no-generate', ...repro()]);
+    const result = await runCli([
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
     const failures = lines(result.stdout).filter((line) => line.startsWith('✗ '));
     expect(failures.length).toBe(4);
-    expect(failures).toContain('✗ B-DEDUP-001 must §6.1: 202 {"ok":true}: not answered as a repeat (expected 202 {"ok":true,"duplic…');
+    expect(failures).toContain(
+      '✗ B-DEDUP-001 must §6.1: 202 {"ok":true}: not answered as a repeat (expected 202 {"ok":true,"duplic…',
+    );
     // The stateful phase's checks of the same tag are there, skipped (--no-generate).
     expect(result.stdout).toMatch(/^\d+ passed, 4 failed, 3 skipped$/m);
     expect(overflowing(result.stdout + result.stderr)).toEqual([]);
     // Where the details are: on stderr, as a note (the report itself stays the result).
-    expect(result.stderr).toContain('note: each failure in detail (request, answer, reproduction): --format table, or --html FILE');
+    expect(result.stderr).toContain(
+      'note: each failure in detail (request, answer, reproduction): --format table, or --html FILE',
+    );
   });
 
   it('--quiet: only the failures and the count lines', async () => {
-    const result = await runCli(['--quiet', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--no-generate', ...repro()]);
+    const result = await runCli([
+      '--quiet',
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
     const out = lines(result.stdout);
     expect(out.slice(0, 4).every((line) => line.startsWith('✗ B-DEDUP-'))).toBe(true);
@@ -58,7 +87,22 @@ describe('piped, the compact form is the default', () => {
   });
 
   it('--quiet --format table: each failure in detail and the counts, without the table or the headline', async () => {
-    const result = await runCli(['--quiet', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--no-generate', '--format', 'table', ...repro()]);
+    const result = await runCli([
+      '--quiet',
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      '--format',
+      'table',
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('│');
     expect(result.stdout).not.toContain('cai conformance:');
@@ -68,7 +112,18 @@ describe('piped, the compact form is the default', () => {
 
   it('--format table and --verbose: the table of every check, as before', async () => {
     for (const flag of [['--format', 'table'], ['--verbose']]) {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--mock', '--only', 'dedupe', '--no-generate', ...flag, ...repro()]);
+      const result = await runCli([
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--mock',
+        '--only',
+        'dedupe',
+        '--no-generate',
+        ...flag,
+        ...repro(),
+      ]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('│ B-DEDUP-002 │');
     }
@@ -76,8 +131,24 @@ describe('piped, the compact form is the default', () => {
 
   it('a waived failure gets its line with the reason', async () => {
     const waivers = join(dir, 'waivers.json');
-    (await import('node:fs')).writeFileSync(waivers, JSON.stringify([{ id: 'B-DEDUP-001', reason: 'fix in PLAT-123', expires: '2999-01-01' }]));
-    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001', '--waivers', waivers, ...repro()]);
+    (await import('node:fs')).writeFileSync(
+      waivers,
+      JSON.stringify([{ id: 'B-DEDUP-001', reason: 'fix in PLAT-123', expires: '2999-01-01' }]),
+    );
+    const result = await runCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-DEDUP-001',
+      '--waivers',
+      waivers,
+      ...repro(),
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('~ B-DEDUP-001 waived: fix in PLAT-123 (until 2999-01-01); 202 {"ok":true}');
   });
@@ -85,13 +156,18 @@ describe('piped, the compact form is the default', () => {
   it('--format takes compact or table only', async () => {
     const result = await runCli(['conformance', 'run', '--interface', 'B', '--mock', '--format', 'junit']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: option '--format <format>' argument 'junit' is invalid\. Allowed choices are compact, table\.$/m);
+    expect(result.stderr).toMatch(
+      /^error: option '--format <format>' argument 'junit' is invalid\. Allowed choices are compact, table\.$/m,
+    );
   });
 });
 
 describe('on a terminal', () => {
   it('the table format stays the default: the failures in detail, no line per failure', async () => {
-    const result = await runTty(['conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'B-DEDUP-001', ...repro()], { columns: 100 });
+    const result = await runTty(
+      ['conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'B-DEDUP-001', ...repro()],
+      { columns: 100 },
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('expected: 202 {"ok":true,"duplicate":true}');
     expect(result.stdout).not.toContain('✗ B-DEDUP-001 must §6.1:');
@@ -116,7 +192,22 @@ describe('a receiver that answers with terminal controls and long bodies', () =>
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('every failure line is escaped and cut at 100 columns', async () => {
-    const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-DEDUP-001,B-AUTH-001', ...repro()], { env: { CAI_SECRET: 'whsec_compact' } });
+    const result = await runCli(
+      [
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        url,
+        '--provider',
+        'acme',
+        '--only',
+        'B-DEDUP-001,B-AUTH-001',
+        ...repro(),
+      ],
+      { env: { CAI_SECRET: 'whsec_compact' } },
+    );
     expect(result.code).toBe(1);
     const failures = lines(result.stdout).filter((line) => line.startsWith('✗ '));
     expect(failures.length).toBe(2);

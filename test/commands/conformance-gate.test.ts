@@ -16,20 +16,36 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const repro = () => ['--repro-dir', mkdtempSync(join(dir, 'repro-'))];
 const env = { CAI_SECRET: 'whsec_test' };
 
-const HTML_501 = '<!DOCTYPE HTML>\n<html lang="en">\n<head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 501</p></body>\n</html>\n';
+const HTML_501 =
+  '<!DOCTYPE HTML>\n<html lang="en">\n<head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 501</p></body>\n</html>\n';
 const WELCOME = '<!doctype html><html><head><title>Welcome to nginx!</title></head><body>It works</body></html>';
 
 describe('the first valid, correctly signed request (before the checks)', () => {
   it.each<[string, ScriptedAnswer, string]>([
-    ['a static file server: 501 and an HTML page', { status: 501, headers: { 'content-type': 'text/html;charset=utf-8' }, body: HTML_501 }, '501 Not Implemented, an HTML page ("Error response")'],
+    [
+      'a static file server: 501 and an HTML page',
+      { status: 501, headers: { 'content-type': 'text/html;charset=utf-8' }, body: HTML_501 },
+      '501 Not Implemented, an HTML page ("Error response")',
+    ],
     ['a wrong path: 404', { status: 404, body: 'Not Found' }, '404 Not Found'],
     ['a path without POST: 405', { status: 405, body: '' }, '405 Method Not Allowed'],
-    ['a web page answered with 200', { status: 200, headers: { 'content-type': 'text/html' }, body: WELCOME }, '200 OK, an HTML page ("Welcome to nginx!")'],
-    ['an HTML error page from a gateway: 403', { status: 403, headers: { 'content-type': 'text/html' }, body: '<p>Forbidden</p>' }, '403 Forbidden, an HTML page'],
+    [
+      'a web page answered with 200',
+      { status: 200, headers: { 'content-type': 'text/html' }, body: WELCOME },
+      '200 OK, an HTML page ("Welcome to nginx!")',
+    ],
+    [
+      'an HTML error page from a gateway: 403',
+      { status: 403, headers: { 'content-type': 'text/html' }, body: '<p>Forbidden</p>' },
+      '403 Forbidden, an HTML page',
+    ],
   ])('%s: one error naming what came back and what was expected, exit 3, no check run', async (_name, answer, what) => {
     const server = await startScriptedServer([answer], { path: '/events' });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', server.url, '--provider', 'acme', ...repro()], { env });
+      const result = await runCli(
+        ['conformance', 'run', '--interface', 'B', '--target', server.url, '--provider', 'acme', ...repro()],
+        { env },
+      );
       expect(result.code).toBe(3);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
@@ -38,7 +54,9 @@ describe('the first valid, correctly signed request (before the checks)', () => 
       );
       // The unsigned clock probe, then the one signed request: nothing else.
       expect(server.requests.map((request) => request.headers['x-cai-signature'] !== undefined)).toEqual([false, true]);
-      expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}')).toMatchObject({ event: 'conversation.message' });
+      expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}')).toMatchObject({
+        event: 'conversation.message',
+      });
     } finally {
       await server.close();
     }
@@ -47,7 +65,23 @@ describe('the first valid, correctly signed request (before the checks)', () => 
   it('interface A names the contact-jobs endpoint and --json carries the error', async () => {
     const server = await startScriptedServer([{ status: 404, body: 'no route' }]);
     try {
-      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'A', '--target', server.url, '--source', 'platform', '--branch-code', 'BR-001', ...repro()], { env });
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'A',
+          '--target',
+          server.url,
+          '--source',
+          'platform',
+          '--branch-code',
+          'BR-001',
+          ...repro(),
+        ],
+        { env },
+      );
       expect(result.code).toBe(3);
       expect(JSON.parse(result.stdout)).toEqual({
         ok: false,
@@ -65,29 +99,61 @@ describe('the first valid, correctly signed request (before the checks)', () => 
 
   it('a closed port: the run stops before any check (exit 3)', async () => {
     const url = `http://127.0.0.1:${await deadLoopbackPort()}/events`;
-    const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', ...repro()], { env });
+    const result = await runCli(
+      ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', ...repro()],
+      { env },
+    );
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(2);
   });
 
-  it('a refused connection, a 404 or an HTML page is plainly not the endpoint; other answers are the checks\' to judge', () => {
+  it("a refused connection, a 404 or an HTML page is plainly not the endpoint; other answers are the checks' to judge", () => {
     const json = { 'content-type': 'application/json' };
-    const refused = { headers: {}, body: Buffer.alloc(0), error: { code: 'unreachable', message: 'cannot reach http://127.0.0.1:9: the connection was refused (ECONNREFUSED)' } };
+    const refused = {
+      headers: {},
+      body: Buffer.alloc(0),
+      error: {
+        code: 'unreachable',
+        message: 'cannot reach http://127.0.0.1:9: the connection was refused (ECONNREFUSED)',
+      },
+    };
     expect(notTheEndpoint(refused)).toBe('a refused connection (ECONNREFUSED)');
-    expect(notTheEndpoint({ ...refused, error: { code: 'timeout', message: 'no response within 10 s' } })).toBeUndefined();
+    expect(
+      notTheEndpoint({ ...refused, error: { code: 'timeout', message: 'no response within 10 s' } }),
+    ).toBeUndefined();
     expect(notTheEndpoint({ status: 202, headers: json, body: Buffer.from('{"ok":true}') })).toBeUndefined();
     expect(notTheEndpoint({ status: 401, headers: json, body: Buffer.from('{}') })).toBeUndefined();
     expect(notTheEndpoint({ status: 500, headers: {}, body: Buffer.alloc(0) })).toBeUndefined();
     // A receiver whose framework labels an empty 202 as text/html is still a receiver.
-    expect(notTheEndpoint({ status: 202, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: Buffer.alloc(0) })).toBeUndefined();
+    expect(
+      notTheEndpoint({ status: 202, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: Buffer.alloc(0) }),
+    ).toBeUndefined();
     expect(notTheEndpoint({ status: 405, headers: {}, body: Buffer.alloc(0) })).toBe('405 Method Not Allowed');
   });
 
   it('an endpoint that answers an empty 202 as text/html runs the checks; a 401 to it that does not repeat is warned about', async () => {
-    const accepting = await startScriptedServer([{ status: 202, headers: { 'content-type': 'text/html; charset=UTF-8' } }], { path: '/events' });
+    const accepting = await startScriptedServer(
+      [{ status: 202, headers: { 'content-type': 'text/html; charset=UTF-8' } }],
+      { path: '/events' },
+    );
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', accepting.url, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env });
+      const result = await runCli(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          accepting.url,
+          '--provider',
+          'acme',
+          '--only',
+          'B-ACCEPT-001',
+          ...repro(),
+        ],
+        { env },
+      );
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^1 passed, 0 failed, 0 skipped$/m);
     } finally {
@@ -95,9 +161,27 @@ describe('the first valid, correctly signed request (before the checks)', () => 
     }
     // The clock probe and the first signed request refused, then everything accepted: the diagnosis finds the
     // refusal does not repeat, and the checks run (a refusal that repeats stops the run: diagnose.test.ts).
-    const refusing = await startScriptedServer((_request, index) => (index < 2 ? { status: 401, body: { error: 'bad signature' } } : { status: 202 }), { path: '/events' });
+    const refusing = await startScriptedServer(
+      (_request, index) => (index < 2 ? { status: 401, body: { error: 'bad signature' } } : { status: 202 }),
+      { path: '/events' },
+    );
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', refusing.url, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env });
+      const result = await runCli(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          refusing.url,
+          '--provider',
+          'acme',
+          '--only',
+          'B-ACCEPT-001',
+          ...repro(),
+        ],
+        { env },
+      );
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(
         'warning: the first valid, correctly signed request got 401 {"error":"bad signature"}: check the secret and the provider code (--provider) before reading the failures\n',
@@ -115,28 +199,56 @@ describe('--fail-fast and --max-failures', () => {
     const junit = join(dir, 'fail-fast.xml');
     const result = await runCli(['--json', ...base, '--fail-fast', '--junit', junit, ...repro()]);
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; stopped: unknown; summary: { passed: number; failed: number; skipped: number; total: number }; checks: { id: string; verdict: string; actual: string }[] };
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      stopped: unknown;
+      summary: { passed: number; failed: number; skipped: number; total: number };
+      checks: { id: string; verdict: string; actual: string }[];
+    };
     expect(report.ok).toBe(false);
     expect(report.stopped).toEqual({ after: 'B-DEDUP-001', failures: 1, limit: 1 });
     expect(report.summary).toMatchObject({ failed: 1, total: 87 });
-    expect(report.checks.filter((check) => check.verdict === 'failed').map((check) => check.id)).toEqual(['B-DEDUP-001']);
-    const notRun = report.checks.filter((check) => check.actual === 'not run: the run stopped after 1 failed must check (--fail-fast / --max-failures)');
+    expect(report.checks.filter((check) => check.verdict === 'failed').map((check) => check.id)).toEqual([
+      'B-DEDUP-001',
+    ]);
+    const notRun = report.checks.filter(
+      (check) => check.actual === 'not run: the run stopped after 1 failed must check (--fail-fast / --max-failures)',
+    );
     expect(notRun.length).toBeGreaterThan(40);
     expect(report.summary.passed + report.summary.failed + report.summary.skipped).toBe(87);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.match(/<skipped message="not run: the run stopped after 1 failed must check \(--fail-fast \/ --max-failures\)"\/>/g)?.length).toBe(notRun.length);
+    expect(
+      xml.match(
+        /<skipped message="not run: the run stopped after 1 failed must check \(--fail-fast \/ --max-failures\)"\/>/g,
+      )?.length,
+    ).toBe(notRun.length);
   });
 
   it('--max-failures 2 stops at the second; the human report says why', async () => {
     const result = await runCli([...base, '--max-failures', '2', '--format', 'table', ...repro()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^\d+ passed, 2 failed, \d+ skipped$/m);
-    expect(result.stdout).toMatch(/^- B-SCHEMA-001 skipped: not run: the run stopped after 2 failed must checks \(--fail-fast \/ --max-failures\)$/m);
-    expect(result.stderr).toContain('warning: stopped after 2 failed must checks (--max-failures 2), at B-DEDUP-002; the checks not run are reported as skipped\n');
+    expect(result.stdout).toMatch(
+      /^- B-SCHEMA-001 skipped: not run: the run stopped after 2 failed must checks \(--fail-fast \/ --max-failures\)$/m,
+    );
+    expect(result.stderr).toContain(
+      'warning: stopped after 2 failed must checks (--max-failures 2), at B-DEDUP-002; the checks not run are reported as skipped\n',
+    );
   });
 
   it('a receiver without the fault runs every check despite --fail-fast', async () => {
-    const result = await runCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--only', 'acceptance', '--fail-fast', ...repro()]);
+    const result = await runCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--only',
+      'acceptance',
+      '--fail-fast',
+      ...repro(),
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).not.toHaveProperty('stopped');
   });
@@ -144,7 +256,9 @@ describe('--fail-fast and --max-failures', () => {
   it('both flags, or a limit of 0, are usage errors', async () => {
     const both = await runCli([...base, '--fail-fast', '--max-failures', '3']);
     expect(both.code).toBe(2);
-    expect(both.stderr).toBe('error: --fail-fast and --max-failures both set the failure limit\nhint: pass one of them (--fail-fast is --max-failures 1)\n');
+    expect(both.stderr).toBe(
+      'error: --fail-fast and --max-failures both set the failure limit\nhint: pass one of them (--fail-fast is --max-failures 1)\n',
+    );
     const zero = await runCli([...base, '--max-failures', '0']);
     expect(zero.code).toBe(2);
   });

@@ -11,23 +11,29 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const repro = () => ['--repro-dir', mkdtempSync(join(dir, 'repro-'))];
 
 /** A tiny receiver whose answers a test scripts; started on 127.0.0.1:0 and stopped by the test file. */
-function scriptedServer(answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+function scriptedServer(
+  answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => answer(req, Buffer.concat(chunks), res));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    resolve({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/events`, server });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/events`, server });
+    }),
+  );
 }
 
 describe('cai conformance list', () => {
   it('prints the catalogue as JSON', async () => {
     const result = await runCli(['--json', 'conformance', 'list']);
     expect(result.code).toBe(0);
-    const { checks } = JSON.parse(result.stdout) as { checks: { id: string; interface: string; level: string; sections: string[] }[] };
+    const { checks } = JSON.parse(result.stdout) as {
+      checks: { id: string; interface: string; level: string; sections: string[] }[];
+    };
     expect(checks.some((check) => check.id === 'B-DEDUP-002' && check.sections[0] === '§6.1')).toBe(true);
     expect(checks.some((check) => check.id === 'A-CB-005')).toBe(true);
   });
@@ -43,12 +49,36 @@ describe('cai conformance list', () => {
 
 describe('cai conformance run: usage', () => {
   const usage: [string[], string, string][] = [
-    [['conformance', 'run', '--mock'], 'error: which interface to check?', 'hint: pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)'],
-    [['conformance', 'run', '--interface', 'B'], 'error: no receiver to check', 'hint: pass --to URL, or --mock to run against the built-in reference receiver'],
-    [['conformance', 'run', '--interface', 'B', '--mock', '--target', 'http://x.test/e'], 'error: --mock and --to both name the receiver', 'hint: pass one of them'],
-    [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e'], 'error: --provider is required', 'hint: pass --provider CODE (the X-CAI-Provider value, §5.6)'],
-    [['conformance', 'run', '--interface', 'B', '--mock', '--only', 'B-NOPE-001'], 'error: no interface B check or tag matches: B-NOPE-001', "hint: run 'cai conformance list --interface B' for the ids and tags"],
-    [['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e', '--break', 'no-dedupe'], 'error: --break only applies to --mock', 'hint: add --mock, or drop --break'],
+    [
+      ['conformance', 'run', '--mock'],
+      'error: which interface to check?',
+      'hint: pass --interface B (a platform events endpoint) or --interface A (a provider contact-jobs endpoint)',
+    ],
+    [
+      ['conformance', 'run', '--interface', 'B'],
+      'error: no receiver to check',
+      'hint: pass --to URL, or --mock to run against the built-in reference receiver',
+    ],
+    [
+      ['conformance', 'run', '--interface', 'B', '--mock', '--target', 'http://x.test/e'],
+      'error: --mock and --to both name the receiver',
+      'hint: pass one of them',
+    ],
+    [
+      ['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e'],
+      'error: --provider is required',
+      'hint: pass --provider CODE (the X-CAI-Provider value, §5.6)',
+    ],
+    [
+      ['conformance', 'run', '--interface', 'B', '--mock', '--only', 'B-NOPE-001'],
+      'error: no interface B check or tag matches: B-NOPE-001',
+      "hint: run 'cai conformance list --interface B' for the ids and tags",
+    ],
+    [
+      ['conformance', 'run', '--interface', 'B', '--target', 'http://x.test/e', '--break', 'no-dedupe'],
+      'error: --break only applies to --mock',
+      'hint: add --mock, or drop --break',
+    ],
   ];
   it.each(usage)('%j → exit 2', async (argv, error, hint) => {
     const result = await runCli(argv);
@@ -69,7 +99,21 @@ describe('cai conformance run: usage', () => {
 describe('cai conformance run against the built-in receiver', () => {
   it('passes, prints the table and the count line, and writes JUnit', async () => {
     const junit = join(dir, 'report.xml');
-    const result = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe,size', '--no-generate', '--format', 'table', '--junit', junit, ...repro()]);
+    const result = await runCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--only',
+      'dedupe,size',
+      '--no-generate',
+      '--format',
+      'table',
+      '--junit',
+      junit,
+      ...repro(),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^14 passed, 0 failed, 4 skipped$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
@@ -80,9 +124,33 @@ describe('cai conformance run against the built-in receiver', () => {
   });
 
   it('fails with evidence and a reproduction when the receiver is broken; --json is one document', async () => {
-    const result = await runCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'dedupe', '--no-generate', ...repro()]);
+    const result = await runCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; summary: { failed: number }; clock: { offsetSeconds: number }; checks: { id: string; verdict: string; expected: string; actual: string; repro?: { command: string; bodyFile: string } }[] };
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      summary: { failed: number };
+      clock: { offsetSeconds: number };
+      checks: {
+        id: string;
+        verdict: string;
+        expected: string;
+        actual: string;
+        repro?: { command: string; bodyFile: string };
+      }[];
+    };
     expect(report.ok).toBe(false);
     expect(report.summary.failed).toBe(4);
     expect(report.clock.offsetSeconds).toBe(0);
@@ -91,23 +159,56 @@ describe('cai conformance run against the built-in receiver', () => {
     expect(dedupe?.expected).toBe('202 {"ok":true,"duplicate":true}');
     expect(dedupe?.actual).toBe('202 {"ok":true}: not answered as a repeat');
     // The built-in receiver is gone with the run: the reproduction runs the check again against a fresh one.
-    expect(dedupe?.repro?.command).toBe('cai conformance run --interface B --mock --break no-dedupe --no-generate --only B-DEDUP-001');
+    expect(dedupe?.repro?.command).toBe(
+      'cai conformance run --interface B --mock --break no-dedupe --no-generate --only B-DEDUP-001',
+    );
     expect(JSON.parse(readFileSync(dedupe?.repro?.bodyFile ?? '', 'utf8')).event).toBe('conversation.message');
   });
 
   it('waivers: a waived failure passes the run; an expired one fails it; an unneeded one is reported', async () => {
     const file = join(dir, 'waivers.json');
-    writeFileSync(file, JSON.stringify([
-      { id: 'B-DEDUP-001', reason: 'fix in PLAT-123', expires: '2999-01-01' },
-      { id: 'B-DEDUP-005', reason: 'old', expires: '2001-01-01' },
-      { id: 'B-DEDUP-003', reason: 'no longer needed' },
-    ]));
-    const waived = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-001,B-DEDUP-003', '--waivers', file, '--format', 'table', ...repro()]);
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { id: 'B-DEDUP-001', reason: 'fix in PLAT-123', expires: '2999-01-01' },
+        { id: 'B-DEDUP-005', reason: 'old', expires: '2001-01-01' },
+        { id: 'B-DEDUP-003', reason: 'no longer needed' },
+      ]),
+    );
+    const waived = await runCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-DEDUP-001,B-DEDUP-003',
+      '--waivers',
+      file,
+      '--format',
+      'table',
+      ...repro(),
+    ]);
     expect(waived.code, waived.stdout).toBe(0);
     expect(waived.stdout).toContain('  waived:   fix in PLAT-123 (until 2999-01-01)');
     expect(waived.stdout).toMatch(/^0 warnings, 1 waived$/m);
     expect(waived.stderr).toContain('warning: waiver for B-DEDUP-003 is no longer needed: the check passes; remove it');
-    const expired = await runCli(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-DEDUP-005', '--waivers', file, ...repro()]);
+    const expired = await runCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-DEDUP-005',
+      '--waivers',
+      file,
+      ...repro(),
+    ]);
     expect(expired.code).toBe(1);
     expect(expired.stderr).toContain('warning: waiver for B-DEDUP-005 expired on 2001-01-01; the failure counts again');
   });
@@ -115,11 +216,29 @@ describe('cai conformance run against the built-in receiver', () => {
   it('never prints a secret given inline', async () => {
     const secret = 'whsec_inline_secret_value_42';
     const junit = join(dir, 'secret.xml');
-    const result = await runCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--secret', secret, '--break', 'no-window', '--only', 'window', '--junit', junit, ...repro()]);
+    const result = await runCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--secret',
+      secret,
+      '--break',
+      'no-window',
+      '--only',
+      'window',
+      '--junit',
+      junit,
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr + readFileSync(junit, 'utf8')).not.toContain(secret);
     // Against the built-in receiver the reproduction needs no secret: the fresh receiver makes its own.
-    expect(result.stdout).toContain('"command":"cai conformance run --interface B --mock --break no-window --only B-AUTH-010"');
+    expect(result.stdout).toContain(
+      '"command":"cai conformance run --interface B --mock --break no-window --only B-AUTH-010"',
+    );
   });
 });
 
@@ -132,9 +251,14 @@ describe('cai conformance run against scripted receivers', () => {
   });
 
   it('exit 3 when the target is unreachable', async () => {
-    const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', unreachable, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
+    const result = await runCli(
+      ['conformance', 'run', '--interface', 'B', '--target', unreachable, '--provider', 'acme'],
+      { env: { CAI_SECRET: 'whsec_test' } },
+    );
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: check the --to URL and that the receiver is running\n$/);
+    expect(result.stderr).toMatch(
+      /^error: target unreachable: cannot reach http:\/\/127\.0\.0\.1:\d+: the connection was refused \(ECONNREFUSED\)\nhint: check the --to URL and that the receiver is running\n$/,
+    );
   });
 
   it('honours 429 during a check and does not count it as a failure', async () => {
@@ -149,9 +273,27 @@ describe('cai conformance run against scripted receivers', () => {
       res.writeHead(202, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
     try {
-      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-ACCEPT-001', ...repro()], { env: { CAI_SECRET: 'whsec_test' } });
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          url,
+          '--provider',
+          'acme',
+          '--only',
+          'B-ACCEPT-001',
+          ...repro(),
+        ],
+        { env: { CAI_SECRET: 'whsec_test' } },
+      );
       expect(result.code, result.stdout).toBe(0);
-      const check = (JSON.parse(result.stdout) as { checks: { verdict: string; notes: string[]; rateLimitedRetries: number }[] }).checks[0];
+      const check = (
+        JSON.parse(result.stdout) as { checks: { verdict: string; notes: string[]; rateLimitedRetries: number }[] }
+      ).checks[0];
       expect(check?.verdict).toBe('passed');
       expect(check?.rateLimitedRetries).toBe(1);
       expect(check?.notes[0]).toContain('429 honoured');
@@ -165,10 +307,24 @@ describe('cai conformance run against scripted receivers', () => {
     const { url, server } = await scriptedServer((req, _body, res) => {
       res.sendDate = false;
       const fresh = Math.abs(Date.now() / 1000 - Number(req.headers['x-cai-timestamp'])) < 60;
-      res.writeHead(fresh ? 202 : 401, { 'content-type': 'application/json' }).end(fresh ? '{"ok":true}' : '{"error":"no"}');
+      res
+        .writeHead(fresh ? 202 : 401, { 'content-type': 'application/json' })
+        .end(fresh ? '{"ok":true}' : '{"error":"no"}');
     });
     try {
-      const argv = ['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-AUTH-012,B-CLOCK-001', ...repro()];
+      const argv = [
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        url,
+        '--provider',
+        'acme',
+        '--only',
+        'B-AUTH-012,B-CLOCK-001',
+        ...repro(),
+      ];
       const lenient = await runCli(argv, { env: { CAI_SECRET: 'whsec_test' } });
       expect(lenient.code).toBe(0);
       expect(lenient.stdout).toMatch(/^0 passed, 0 failed, 0 skipped$/m);
@@ -204,12 +360,33 @@ describe('interrupting a run', () => {
       interrupt();
     });
     try {
-      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'acceptance', '--concurrency', '2', ...repro()], {
-        env: { CAI_SECRET: 'whsec_test' },
-        interrupt: interrupted,
-      });
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          url,
+          '--provider',
+          'acme',
+          '--only',
+          'acceptance',
+          '--concurrency',
+          '2',
+          ...repro(),
+        ],
+        {
+          env: { CAI_SECRET: 'whsec_test' },
+          interrupt: interrupted,
+        },
+      );
       expect(result.code).toBe(130);
-      const report = JSON.parse(result.stdout) as { interrupted?: boolean; summary: { failed: number; skipped: number; passed: number } };
+      const report = JSON.parse(result.stdout) as {
+        interrupted?: boolean;
+        summary: { failed: number; skipped: number; passed: number };
+      };
       expect(report.interrupted).toBe(true);
       expect(report.summary).toMatchObject({ failed: 0, passed: 0 });
       expect(report.summary.skipped).toBeGreaterThan(0);
@@ -224,17 +401,54 @@ describe('interrupting a run', () => {
 describe('interface A against a provider started separately, with the callback listener', () => {
   it('checks the jobs endpoint and the events sent back to --callback-listen', async () => {
     const { startMockProvider } = await import('../../src/mock/provider.js');
-    const provider = await startMockProvider({ providerCode: 'acme', sourceId: 'platform-eu', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000, retry: { initialDelayMs: 50 } }); // five 5xx in a row retried within --callback-wait
+    const provider = await startMockProvider({
+      providerCode: 'acme',
+      sourceId: 'platform-eu',
+      secrets: ['whsec_jobs_secret'],
+      callbackSecrets: ['whsec_events_secret'],
+      speed: 1000,
+      retry: { initialDelayMs: 50 },
+    }); // five 5xx in a row retried within --callback-wait
     try {
       const result = await runCli(
-        ['--json', 'conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001',
-          '--secret-env', 'JOBS', '--callback-secret-env', 'EVENTS', '--provider', 'acme', '--callback-listen', '127.0.0.1:0', '--callback-wait', '10s', ...repro()],
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'A',
+          '--target',
+          provider.url,
+          '--source',
+          'platform-eu',
+          '--branch-code',
+          'BR-001',
+          '--secret-env',
+          'JOBS',
+          '--callback-secret-env',
+          'EVENTS',
+          '--provider',
+          'acme',
+          '--callback-listen',
+          '127.0.0.1:0',
+          '--callback-wait',
+          '10s',
+          ...repro(),
+        ],
         { env: { JOBS: 'whsec_jobs_secret', EVENTS: 'whsec_events_secret' } },
       );
-      const report = JSON.parse(result.stdout) as { ok: boolean; summary: { passed: number; failed: number; skipped: number }; checks: { id: string; verdict: string; actual: string }[] };
-      expect(report.checks.filter((check) => check.verdict !== 'passed').map((check) => `${check.id} ${check.actual}`)).toEqual([]);
+      const report = JSON.parse(result.stdout) as {
+        ok: boolean;
+        summary: { passed: number; failed: number; skipped: number };
+        checks: { id: string; verdict: string; actual: string }[];
+      };
+      expect(
+        report.checks.filter((check) => check.verdict !== 'passed').map((check) => `${check.id} ${check.actual}`),
+      ).toEqual([]);
       expect(result.code).toBe(0);
-      expect(report.checks.find((check) => check.id === 'A-CB-001')?.actual).toMatch(/^\d+ event\(s\), the first [\d.]+ s after the job$/);
+      expect(report.checks.find((check) => check.id === 'A-CB-001')?.actual).toMatch(
+        /^\d+ event\(s\), the first [\d.]+ s after the job$/,
+      );
     } finally {
       await provider.close();
     }
@@ -242,32 +456,75 @@ describe('interface A against a provider started separately, with the callback l
 
   it('without the callback secret, the callback checks are skipped with a note', async () => {
     const { startMockProvider } = await import('../../src/mock/provider.js');
-    const provider = await startMockProvider({ providerCode: 'acme', secrets: ['whsec_jobs_secret'], callbackSecrets: ['whsec_events_secret'], speed: 1000 });
+    const provider = await startMockProvider({
+      providerCode: 'acme',
+      secrets: ['whsec_jobs_secret'],
+      callbackSecrets: ['whsec_events_secret'],
+      speed: 1000,
+    });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'A', '--target', provider.url, '--source', 'platform-eu', '--branch-code', 'BR-001', '--only', 'callback,A-ACCEPT-001', '--format', 'table', ...repro()], {
-        env: { CAI_SECRET: 'whsec_jobs_secret' },
-      });
+      const result = await runCli(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'A',
+          '--target',
+          provider.url,
+          '--source',
+          'platform-eu',
+          '--branch-code',
+          'BR-001',
+          '--only',
+          'callback,A-ACCEPT-001',
+          '--format',
+          'table',
+          ...repro(),
+        ],
+        {
+          env: { CAI_SECRET: 'whsec_jobs_secret' },
+        },
+      );
       expect(result.code).toBe(0);
-      expect(result.stderr).toContain("note: no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back");
+      expect(result.stderr).toContain(
+        "note: no callback secret: the checks of the provider's events (tagged callback) are skipped; pass --callback-secret-env NAME to check the events the provider sends back",
+      );
       const { checksFor } = await import('../../src/conformance/catalogue.js');
       const callbackChecks = checksFor('receiver', 'A').filter((check) => check.tags.includes('callback')).length;
       expect(callbackChecks).toBeGreaterThan(20);
       expect(result.stdout).toMatch(new RegExp(`^1 passed, 0 failed, ${callbackChecks} skipped$`, 'm'));
-      expect(result.stdout).toContain('- A-CB-001 skipped: needs the callback-secret options (and --callback-listen / --callback-url) to receive the events');
+      expect(result.stdout).toContain(
+        '- A-CB-001 skipped: needs the callback-secret options (and --callback-listen / --callback-url) to receive the events',
+      );
     } finally {
       await provider.close();
     }
   });
 });
 
-describe('a failed check\'s reproduction repeats the run\'s options', () => {
+describe("a failed check's reproduction repeats the run's options", () => {
   it.each([
     [['--generate', '300'], '--generate 300', '--no-generate'],
     [['--no-generate'], '--no-generate', '--generate'],
   ])('%j: written as %s, never %s', async (phase, written, never) => {
-    const result = await runCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-size-limit', '--only', 'B-SIZE-001', ...phase, ...repro()]);
+    const result = await runCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-size-limit',
+      '--only',
+      'B-SIZE-001',
+      ...phase,
+      ...repro(),
+    ]);
     expect(result.code).toBe(1);
-    const command = (JSON.parse(result.stdout) as { checks: { id: string; repro?: { command: string } }[] }).checks[0]?.repro?.command ?? '';
+    const command =
+      (JSON.parse(result.stdout) as { checks: { id: string; repro?: { command: string } }[] }).checks[0]?.repro
+        ?.command ?? '';
     expect(command).toContain(` ${written} `);
     expect(command.split(' ')).not.toContain(never);
     // The command runs as written: the check fails again (exit 1), never a usage error (2).
@@ -280,13 +537,37 @@ describe('a failed check\'s reproduction repeats the run\'s options', () => {
 describe('the optional origin check (§5.7)', () => {
   it('sends from --source-address and expects 401 from an unregistered origin', async () => {
     const { startMockPlatform } = await import('../../src/mock/platform.js');
-    const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'], allowOrigins: ['127.0.0.1/32'] });
+    const platform = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: ['whsec_events_secret'],
+      allowOrigins: ['127.0.0.1/32'],
+    });
     try {
-      const argv = ['--json', 'conformance', 'run', '--interface', 'B', '--target', platform.url, '--provider', 'acme', '--only', 'origin,B-ACCEPT-001', ...repro()];
-      const withAddress = await runCli([...argv, '--source-address', '127.0.0.2'], { env: { CAI_SECRET: 'whsec_events_secret' } });
-      const checks = (JSON.parse(withAddress.stdout) as { checks: { id: string; verdict: string; actual: string }[] }).checks;
+      const argv = [
+        '--json',
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        platform.url,
+        '--provider',
+        'acme',
+        '--only',
+        'origin,B-ACCEPT-001',
+        ...repro(),
+      ];
+      const withAddress = await runCli([...argv, '--source-address', '127.0.0.2'], {
+        env: { CAI_SECRET: 'whsec_events_secret' },
+      });
+      const checks = (JSON.parse(withAddress.stdout) as { checks: { id: string; verdict: string; actual: string }[] })
+        .checks;
       expect(checks[1]?.actual).toMatch(/^401 /);
-      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed', 'B-AUTH-022 passed']);
+      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual([
+        'B-ACCEPT-001 passed',
+        'B-AUTH-016 passed',
+        'B-AUTH-022 passed',
+      ]);
       expect(checks[2]?.actual).toMatch(/^401 /);
       const without = await runCli(argv, { env: { CAI_SECRET: 'whsec_events_secret' } });
       expect(JSON.parse(without.stdout).checks[1]).toMatchObject({ id: 'B-AUTH-016', verdict: 'skipped' });
@@ -300,15 +581,26 @@ describe('the optional origin check (§5.7)', () => {
   function originReceiver(trustForwardedFor: boolean) {
     const seen = new Set<string>();
     return scriptedServer((req, body, res) => {
-      const refuse = (status: number, error: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
-      const forwarded = trustForwardedFor ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+      const refuse = (status: number, error: string) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
+      const forwarded = trustForwardedFor
+        ? String(req.headers['x-forwarded-for'] ?? '')
+            .split(',')[0]
+            ?.trim()
+        : '';
       const origin = forwarded || (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
       if (origin !== '127.0.0.1') return refuse(401, 'unregistered origin');
       const timestamp = String(req.headers['x-cai-timestamp'] ?? '');
       const expected = `sha256=${createHmac('sha256', 'whsec_events_secret').update(`${timestamp}.`).update(body).digest('hex')}`;
       const given = Buffer.from(String(req.headers['x-cai-signature'] ?? ''));
-      if (req.headers['x-cai-provider'] !== 'acme' || !/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return refuse(401, 'unauthorised');
-      if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) return refuse(401, 'bad signature');
+      if (
+        req.headers['x-cai-provider'] !== 'acme' ||
+        !/^\d+$/.test(timestamp) ||
+        Math.abs(Date.now() / 1000 - Number(timestamp)) > 300
+      )
+        return refuse(401, 'unauthorised');
+      if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected)))
+        return refuse(401, 'bad signature');
       let id: unknown;
       try {
         id = (JSON.parse(body.toString('utf8')) as { event_id?: unknown }).event_id;
@@ -318,7 +610,9 @@ describe('the optional origin check (§5.7)', () => {
       if (typeof id !== 'string') return refuse(400, 'no event_id');
       const duplicate = seen.has(id);
       seen.add(id);
-      res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify(duplicate ? { ok: true, duplicate: true } : { ok: true }));
+      res
+        .writeHead(202, { 'content-type': 'application/json' })
+        .end(JSON.stringify(duplicate ? { ok: true, duplicate: true } : { ok: true }));
     });
   }
 
@@ -328,9 +622,32 @@ describe('the optional origin check (§5.7)', () => {
   ])('a receiver written here that %s: B-AUTH-022 %s', async (_what, trustForwardedFor, verdict) => {
     const { url, server } = await originReceiver(trustForwardedFor);
     try {
-      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'origin,B-ACCEPT-001', '--source-address', '127.0.0.2', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
-      const checks = (JSON.parse(result.stdout) as { checks: { id: string; verdict: string; actual: string }[] }).checks;
-      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual(['B-ACCEPT-001 passed', 'B-AUTH-016 passed', `B-AUTH-022 ${verdict}`]);
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          url,
+          '--provider',
+          'acme',
+          '--only',
+          'origin,B-ACCEPT-001',
+          '--source-address',
+          '127.0.0.2',
+          ...repro(),
+        ],
+        { env: { CAI_SECRET: 'whsec_events_secret' } },
+      );
+      const checks = (JSON.parse(result.stdout) as { checks: { id: string; verdict: string; actual: string }[] })
+        .checks;
+      expect(checks.map((check) => `${check.id} ${check.verdict}`)).toEqual([
+        'B-ACCEPT-001 passed',
+        'B-AUTH-016 passed',
+        `B-AUTH-022 ${verdict}`,
+      ]);
       expect(result.code).toBe(verdict === 'passed' ? 0 : 1);
     } finally {
       server.close();
@@ -347,17 +664,43 @@ describe('the clock offset (§5.5)', () => {
       res.sendDate = false;
       const ts = String(req.headers['x-cai-timestamp'] ?? '');
       const ok = /^[0-9]{1,12}$/.test(ts) && Math.abs(Number(ts) - Math.floor(theirNow / 1000)) <= 300;
-      res.writeHead(ok ? 202 : 401, { date: new Date(theirNow).toUTCString(), 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : '{"ok":false}');
+      res
+        .writeHead(ok ? 202 : 401, { date: new Date(theirNow).toUTCString(), 'content-type': 'application/json' })
+        .end(ok ? '{"ok":true}' : '{"ok":false}');
     });
     try {
-      const result = await runCli(['--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--only', 'B-AUTH-009,B-AUTH-010,B-AUTH-011,B-AUTH-012,B-AUTH-013,B-CLOCK-001', ...repro()], {
-        env: { CAI_SECRET: 'whsec_test' },
-      });
-      const report = JSON.parse(result.stdout) as { clock: { offsetSeconds: number }; checks: { id: string; verdict: string }[] };
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          url,
+          '--provider',
+          'acme',
+          '--only',
+          'B-AUTH-009,B-AUTH-010,B-AUTH-011,B-AUTH-012,B-AUTH-013,B-CLOCK-001',
+          ...repro(),
+        ],
+        {
+          env: { CAI_SECRET: 'whsec_test' },
+        },
+      );
+      const report = JSON.parse(result.stdout) as {
+        clock: { offsetSeconds: number };
+        checks: { id: string; verdict: string }[];
+      };
       expect(report.clock.offsetSeconds).toBeGreaterThanOrEqual(999);
       expect(report.clock.offsetSeconds).toBeLessThanOrEqual(1001);
       expect(report.checks.map((check) => `${check.id} ${check.verdict}`)).toEqual([
-        'B-AUTH-009 passed', 'B-AUTH-010 passed', 'B-AUTH-011 passed', 'B-AUTH-012 passed', 'B-AUTH-013 passed', 'B-CLOCK-001 warning',
+        'B-AUTH-009 passed',
+        'B-AUTH-010 passed',
+        'B-AUTH-011 passed',
+        'B-AUTH-012 passed',
+        'B-AUTH-013 passed',
+        'B-CLOCK-001 warning',
       ]);
       expect(result.code).toBe(0);
     } finally {
@@ -368,14 +711,24 @@ describe('the clock offset (§5.5)', () => {
 
 describe('a target that redirects', () => {
   it('is a delivery failure naming the Location (exit 3, as for send-event: requests are never redirected)', async () => {
-    const { url, server } = await scriptedServer((_req, _body, res) => res.writeHead(301, { location: 'https://platform.example/events' }).end());
+    const { url, server } = await scriptedServer((_req, _body, res) =>
+      res.writeHead(301, { location: 'https://platform.example/events' }).end(),
+    );
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme'], { env: { CAI_SECRET: 'whsec_test' } });
+      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme'], {
+        env: { CAI_SECRET: 'whsec_test' },
+      });
       expect(result.code).toBe(3);
-      expect(result.stderr).toBe('error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --to: requests are never redirected\n');
-      const sent = await runCli(['send-event', '--to', url, '--provider', 'acme', '--sample'], { env: { CAI_SECRET: 'whsec_test' } });
+      expect(result.stderr).toBe(
+        'error: the target answers 301 → https://platform.example/events\nhint: pass the final URL as --to: requests are never redirected\n',
+      );
+      const sent = await runCli(['send-event', '--to', url, '--provider', 'acme', '--sample'], {
+        env: { CAI_SECRET: 'whsec_test' },
+      });
       expect(sent.code).toBe(3);
-      expect(sent.stderr).toContain('error: the receiver answered 301 redirecting to https://platform.example/events; redirects are not followed\n');
+      expect(sent.stderr).toContain(
+        'error: the receiver answered 301 redirecting to https://platform.example/events; redirects are not followed\n',
+      );
     } finally {
       server.close();
     }
@@ -387,7 +740,20 @@ describe('a wrong path', () => {
     const { startMockPlatform } = await import('../../src/mock/platform.js');
     const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'] });
     try {
-      const result = await runCli(['conformance', 'run', '--interface', 'B', '--target', `${platform.url}-typo`, '--provider', 'acme', ...repro()], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      const result = await runCli(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          `${platform.url}-typo`,
+          '--provider',
+          'acme',
+          ...repro(),
+        ],
+        { env: { CAI_SECRET: 'whsec_events_secret' } },
+      );
       expect(result.code).toBe(3);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(
@@ -408,8 +774,22 @@ describe('TLS (§5.8)', () => {
     const platform = await startMockPlatform({ providerCode: 'acme', secrets: ['whsec_events_secret'], tls });
     try {
       expect(platform.url).toMatch(/^https:/);
-      const argv = ['conformance', 'run', '--interface', 'B', '--target', platform.url, '--provider', 'acme', '--only', 'B-ACCEPT-001,B-AUTH-001', ...repro()];
-      const trusted = await runCli([...argv, '--ca', 'fixtures/tls/ca.pem'], { env: { CAI_SECRET: 'whsec_events_secret' } });
+      const argv = [
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        platform.url,
+        '--provider',
+        'acme',
+        '--only',
+        'B-ACCEPT-001,B-AUTH-001',
+        ...repro(),
+      ];
+      const trusted = await runCli([...argv, '--ca', 'fixtures/tls/ca.pem'], {
+        env: { CAI_SECRET: 'whsec_events_secret' },
+      });
       expect(trusted.code, trusted.stdout + trusted.stderr).toBe(0);
       expect(trusted.stdout).toMatch(/^2 passed, 0 failed, 0 skipped$/m);
       const untrusted = await runCli(argv, { env: { CAI_SECRET: 'whsec_events_secret' } });

@@ -12,7 +12,27 @@ import { runCli } from '../helpers/cli.js';
 function makeCertificate(dir: string, name: string, days: number): { key: Buffer; cert: Buffer; certPath: string } {
   const keyPath = join(dir, `${name}.key`);
   const certPath = join(dir, `${name}.pem`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', String(days), '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      String(days),
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(keyPath), cert: readFileSync(certPath), certPath };
 }
 
@@ -30,7 +50,12 @@ let dir: string;
 let good: { certPath: string };
 let short: { certPath: string };
 const servers: Server[] = [];
-const hosts: Record<'modern' | 'legacy' | 'shortLived' | 'plain', string> = { modern: '', legacy: '', shortLived: '', plain: '' };
+const hosts: Record<'modern' | 'legacy' | 'shortLived' | 'plain', string> = {
+  modern: '',
+  legacy: '',
+  shortLived: '',
+  plain: '',
+};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cai-doctor-'));
@@ -40,7 +65,10 @@ beforeAll(async () => {
   short = shortCert;
   const modern = createHttpsServer({ key: goodCert.key, cert: goodCert.cert }, handler);
   // A server that still accepts TLS 1.0/1.1: what §5.8 forbids.
-  const legacy = createHttpsServer({ key: goodCert.key, cert: goodCert.cert, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }, handler);
+  const legacy = createHttpsServer(
+    { key: goodCert.key, cert: goodCert.cert, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' },
+    handler,
+  );
   const shortLived = createHttpsServer({ key: shortCert.key, cert: shortCert.cert }, handler);
   const plain = createHttpServer(handler);
   servers.push(modern, legacy, shortLived, plain);
@@ -62,18 +90,36 @@ interface Check {
 }
 
 async function doctor(argv: string[], options: { now?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
-  const result = await runCli(['doctor', '--json', ...argv], { cwd: options.cwd ?? dir, now: options.now, env: options.env });
+  const result = await runCli(['doctor', '--json', ...argv], {
+    cwd: options.cwd ?? dir,
+    now: options.now,
+    env: options.env,
+  });
   const report = JSON.parse(result.stdout) as { ok: boolean; checks: Check[]; summary: Record<string, number> };
   // This machine's checks (node, temp, config, secrets) are another test's: the verdicts of the URL's checks.
-  const verdicts = Object.fromEntries(report.checks.filter((c) => !['node', 'temp', 'config', 'secrets'].includes(c.id)).map((c) => [c.id, c.verdict]));
+  const verdicts = Object.fromEntries(
+    report.checks.filter((c) => !['node', 'temp', 'config', 'secrets'].includes(c.id)).map((c) => [c.id, c.verdict]),
+  );
   return { result, report, verdicts, check: (id: string) => report.checks.find((c) => c.id === id) as Check };
 }
 
 describe('cai doctor against local servers', () => {
   it('passes a TLS 1.2+ server with a trusted certificate and a synchronised clock', async () => {
-    const { result, verdicts, check } = await doctor(['--target', `https://${hosts.modern}/contact-jobs`, '--ca', good.certPath]);
+    const { result, verdicts, check } = await doctor([
+      '--target',
+      `https://${hosts.modern}/contact-jobs`,
+      '--ca',
+      good.certPath,
+    ]);
     expect(result.code).toBe(0);
-    expect(verdicts).toEqual({ dns: 'pass', tcp: 'pass', tls: 'pass', certificate: 'pass', 'tls-legacy': 'pass', clock: 'pass' });
+    expect(verdicts).toEqual({
+      dns: 'pass',
+      tcp: 'pass',
+      tls: 'pass',
+      certificate: 'pass',
+      'tls-legacy': 'pass',
+      clock: 'pass',
+    });
     expect(check('tls').message).toMatch(/^negotiates TLSv1\.3 /);
     expect(check('certificate').message).toMatch(/^localhost, issued by localhost, valid until .* \((364|365) days\)$/);
   });
@@ -81,7 +127,10 @@ describe('cai doctor against local servers', () => {
   it('fails a self-signed certificate that is not trusted, with a hint to pass --ca', async () => {
     const { result, check } = await doctor(['--target', `https://${hosts.modern}/`]);
     expect(result.code).toBe(1);
-    expect(check('certificate')).toMatchObject({ verdict: 'fail', message: 'localhost is not trusted: DEPTH_ZERO_SELF_SIGNED_CERT' });
+    expect(check('certificate')).toMatchObject({
+      verdict: 'fail',
+      message: 'localhost is not trusted: DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
     expect(check('certificate').hint).toContain('--ca FILE');
   });
 
@@ -89,7 +138,10 @@ describe('cai doctor against local servers', () => {
     const { result, check } = await doctor(['--target', `https://${hosts.legacy}/`, '--ca', good.certPath]);
     expect(result.code).toBe(1);
     expect(check('tls')).toMatchObject({ verdict: 'pass' });
-    expect(check('tls-legacy')).toMatchObject({ verdict: 'fail', message: 'accepts TLSv1.1, below the TLS 1.2 minimum (§5.8)' });
+    expect(check('tls-legacy')).toMatchObject({
+      verdict: 'fail',
+      message: 'accepts TLSv1.1, below the TLS 1.2 minimum (§5.8)',
+    });
   });
 
   it('warns about a certificate close to expiry, and fails one that has expired', async () => {
@@ -97,17 +149,25 @@ describe('cai doctor against local servers', () => {
     expect(soon.result.code).toBe(0);
     expect(soon.check('certificate').verdict).toBe('warn');
     expect(soon.check('certificate').message).toMatch(/^localhost expires in (9|10) days/);
-    const later = await doctor(['--target', `https://${hosts.shortLived}/`, '--ca', short.certPath], { now: Date.now() + 20 * 86_400_000 });
+    const later = await doctor(['--target', `https://${hosts.shortLived}/`, '--ca', short.certPath], {
+      now: Date.now() + 20 * 86_400_000,
+    });
     expect(later.check('certificate').verdict).toBe('fail');
     expect(later.check('certificate').message).toMatch(/^localhost expired on /);
   });
 
   it('measures the clock offset from the Date header against the 300 s window (§5.5)', async () => {
-    const behind = await doctor(['--target', `https://${hosts.modern}/`, '--ca', good.certPath], { now: Date.now() + 400_000 });
+    const behind = await doctor(['--target', `https://${hosts.modern}/`, '--ca', good.certPath], {
+      now: Date.now() + 400_000,
+    });
     expect(behind.result.code).toBe(1);
     expect(behind.check('clock').verdict).toBe('fail');
-    expect(behind.check('clock').message).toMatch(/^the server's clock is (399|400|401) s behind this machine's: beyond the 300 s window/);
-    const drifting = await doctor(['--target', `https://${hosts.modern}/`, '--ca', good.certPath], { now: Date.now() + 120_000 });
+    expect(behind.check('clock').message).toMatch(
+      /^the server's clock is (399|400|401) s behind this machine's: beyond the 300 s window/,
+    );
+    const drifting = await doctor(['--target', `https://${hosts.modern}/`, '--ca', good.certPath], {
+      now: Date.now() + 120_000,
+    });
     expect(drifting.result.code).toBe(0);
     expect(drifting.check('clock').verdict).toBe('warn');
   });
@@ -118,7 +178,14 @@ describe('cai doctor against local servers', () => {
     await new Promise((resolve) => server.close(resolve));
     const { result, verdicts, check } = await doctor(['--target', `https://${host}/`]);
     expect(result.code).toBe(1);
-    expect(verdicts).toEqual({ dns: 'pass', tcp: 'fail', tls: 'skip', 'tls-legacy': 'skip', certificate: 'skip', clock: 'skip' });
+    expect(verdicts).toEqual({
+      dns: 'pass',
+      tcp: 'fail',
+      tls: 'skip',
+      'tls-legacy': 'skip',
+      certificate: 'skip',
+      clock: 'skip',
+    });
     expect(check('tcp').message).toMatch(/^cannot connect to 127\.0\.0\.1 port \d+ \(ECONNREFUSED\)/);
   });
 
@@ -158,16 +225,31 @@ describe('cai doctor against local servers', () => {
       'config warn', // B: no authorised_origins (§5.7)
       'secrets pass',
       'secrets pass',
-      'dns pass', 'tcp pass', 'tls pass', 'certificate pass', 'tls-legacy pass', 'clock pass',
-      'url warn', 'dns pass', 'tcp pass', 'clock pass',
+      'dns pass',
+      'tcp pass',
+      'tls pass',
+      'certificate pass',
+      'tls-legacy pass',
+      'clock pass',
+      'url warn',
+      'dns pass',
+      'tcp pass',
+      'clock pass',
     ]);
     expect(report.checks[13]?.message).toBe('plain http on a local address: fine for a mock, not for a deployment');
     // The same secret for both directions breaks §5.1.
-    const same = await doctor(['--ca', good.certPath, '--interface', 'B'], { cwd: work, env: { JOBS: 'e'.repeat(40) } });
+    const same = await doctor(['--ca', good.certPath, '--interface', 'B'], {
+      cwd: work,
+      env: { JOBS: 'e'.repeat(40) },
+    });
     expect(same.result.code).toBe(1);
-    expect(same.report.checks.find((c) => c.id === 'secrets' && c.verdict === 'fail')?.message).toBe('the jobs and events secrets are the same');
+    expect(same.report.checks.find((c) => c.id === 'secrets' && c.verdict === 'fail')?.message).toBe(
+      'the jobs and events secrets are the same',
+    );
     // A missing secret and an incomplete environment fail with hints.
-    const missing = await doctor(['--interface', 'A', '--target', `https://${hosts.modern}/`, '--ca', good.certPath], { cwd: work });
+    const missing = await doctor(['--interface', 'A', '--target', `https://${hosts.modern}/`, '--ca', good.certPath], {
+      cwd: work,
+    });
     expect(missing.result.code).toBe(1);
     expect(missing.report.checks.find((c) => c.id === 'secrets' && c.verdict === 'fail')).toMatchObject({
       message: 'secrets.jobs: env JOBS: environment variable JOBS is not set',
@@ -176,14 +258,22 @@ describe('cai doctor against local servers', () => {
   });
 
   it('prints a readable list on the terminal, hints under failures, and a summary line', async () => {
-    const result = await runCli(['doctor', '--target', `https://${hosts.legacy}/`, '--ca', good.certPath], { cwd: dir });
+    const result = await runCli(['doctor', '--target', `https://${hosts.legacy}/`, '--ca', good.certPath], {
+      cwd: dir,
+    });
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n');
-    expect(lines).toContain('  pass  node         Node.js ' + process.version.slice(1) + ' (cai needs 20.19.0 or later)');
-    expect(lines.some((line) => line.startsWith('  skip  config       no deployment profile: no cai.config.json from '))).toBe(true);
+    expect(lines).toContain(
+      '  pass  node         Node.js ' + process.version.slice(1) + ' (cai needs 20.19.0 or later)',
+    );
+    expect(
+      lines.some((line) => line.startsWith('  skip  config       no deployment profile: no cai.config.json from ')),
+    ).toBe(true);
     expect(lines).toContain(`https://${hosts.legacy}/`);
     expect(lines).toContain('  FAIL  tls-legacy   accepts TLSv1.1, below the TLS 1.2 minimum (§5.8)');
-    expect(lines).toContain("                     hint: set the server's minimum protocol to TLSv1.2 (e.g. ssl_protocols TLSv1.2 TLSv1.3;)");
+    expect(lines).toContain(
+      "                     hint: set the server's minimum protocol to TLSv1.2 (e.g. ssl_protocols TLSv1.2 TLSv1.3;)",
+    );
     expect(lines.at(-2)).toBe('7 passed, 1 warning, 1 failed, 2 skipped');
   });
 
@@ -193,12 +283,19 @@ describe('cai doctor against local servers', () => {
     const lines = alone.stdout.split('\n');
     expect(lines[0]).toBe(`  pass  node         Node.js ${process.version.slice(1)} (cai needs 20.19.0 or later)`);
     expect(lines[1]).toMatch(/^ {2}pass {2}temp {9}.+ is writable \(reproductions of failing checks go there\)$/);
-    expect(lines[2]).toMatch(/^ {2}skip {2}config {7}no deployment profile: no cai\.config\.json from .+, and neither --config nor CAI_CONFIG$/);
-    expect(alone.stdout).toContain('  warn  secrets      CAI_SECRET is not set: the secret of the commands that sign or verify, for the direction they work in\n');
+    expect(lines[2]).toMatch(
+      /^ {2}skip {2}config {7}no deployment profile: no cai\.config\.json from .+, and neither --config nor CAI_CONFIG$/,
+    );
+    expect(alone.stdout).toContain(
+      '  warn  secrets      CAI_SECRET is not set: the secret of the commands that sign or verify, for the direction they work in\n',
+    );
     expect(alone.stdout).toContain('  skip  network      no URL to probe (DNS, TCP, TLS, certificate, clock)\n');
     expect(lines.at(-2)).toBe('2 passed, 1 warning, 0 failed, 3 skipped');
     // The same secret in both variables breaks §5.1: exit 1, not 2.
-    const same = await runCli(['--json', 'doctor'], { cwd: dir, env: { CAI_SECRET: 's'.repeat(40), CAI_CALLBACK_SECRET: 's'.repeat(40) } });
+    const same = await runCli(['--json', 'doctor'], {
+      cwd: dir,
+      env: { CAI_SECRET: 's'.repeat(40), CAI_CALLBACK_SECRET: 's'.repeat(40) },
+    });
     expect(same.code).toBe(1);
     const report = JSON.parse(same.stdout) as { ok: boolean; checks: Check[] };
     expect(report.ok).toBe(false);
@@ -210,6 +307,8 @@ describe('cai doctor against local servers', () => {
     expect(same.stdout).not.toContain('s'.repeat(40));
     const ca = await runCli(['doctor', '--target', `https://${hosts.modern}/`, '--ca', 'nope.pem'], { cwd: dir });
     expect(ca.code).toBe(2);
-    expect(ca.stderr).toBe('error: CA certificate file nope.pem does not exist\nhint: check the path, or pass - to read from stdin\n');
+    expect(ca.stderr).toBe(
+      'error: CA certificate file nope.pem does not exist\nhint: check the path, or pass - to read from stdin\n',
+    );
   });
 });

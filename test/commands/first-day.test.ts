@@ -16,7 +16,18 @@ const env = { CAI_SECRET: 'whsec_first_day_0123456789' };
 
 describe('--quiet means quiet', () => {
   it('prints no note: only the result, warnings and errors', async () => {
-    const argv = ['conformance', 'run', '--interface', 'A', '--target', 'http://127.0.0.1:9/cai', '--source', 'platform-eu', '--branch-code', 'BR-001'];
+    const argv = [
+      'conformance',
+      'run',
+      '--interface',
+      'A',
+      '--target',
+      'http://127.0.0.1:9/cai',
+      '--source',
+      'platform-eu',
+      '--branch-code',
+      'BR-001',
+    ];
     const loud = await runCli(argv, { env });
     expect(loud.stderr).toMatch(/^note: no callback secret/m);
     const quiet = await runCli(['--quiet', ...argv], { env });
@@ -38,7 +49,9 @@ describe("send-job's 401 speaks of Interface A", () => {
       );
       expect(verdict).not.toMatch(/provider code|unrecognised provider|egress|origin/);
       const event = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample'], { env });
-      expect(event.stdout.split('\n')[0]).toContain('(§7: invalid signature, timestamp outside the window, unrecognised provider or unauthorised origin');
+      expect(event.stdout.split('\n')[0]).toContain(
+        '(§7: invalid signature, timestamp outside the window, unrecognised provider or unauthorised origin',
+      );
     } finally {
       await server.close();
     }
@@ -50,7 +63,16 @@ describe("the mock's line for a 401 says the likely cause and points to --ui", (
   const post = async (url: string, timestamp: string, key: string) => {
     const body = JSON.stringify(sampleEvent('job.closed'));
     const signature = `sha256=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
-    const answer = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': signature } });
+    const answer = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-cai-provider': 'acme',
+        'x-cai-timestamp': timestamp,
+        'x-cai-signature': signature,
+      },
+    });
     expect(answer.status).toBe(401);
   };
 
@@ -68,7 +90,10 @@ describe("the mock's line for a 401 says the likely cause and points to --ui", (
     await post(url, String(now), 'whsec_not_this_one_0123');
     io.interrupt();
     expect(await finished).toBe(130);
-    const lines = io.out().split('\n').filter((line) => line.includes('[401]'));
+    const lines = io
+      .out()
+      .split('\n')
+      .filter((line) => line.includes('[401]'));
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/invalid_signature: .*; likely: the timestamp is in milliseconds \(§4: unix seconds\) \(/);
     expect(lines[1]).toMatch(/; likely: the sender's clock is 360[01] s behind \(§5\.5: ±300 s\) \(/);

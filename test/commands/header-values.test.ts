@@ -13,21 +13,64 @@ const dir = mkdtempSync(join(tmpdir(), 'cai-headers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { CAI_SECRET: 'whsec_header_values_test' };
 const EVIL = 'acme\r\nX-Evil: 1';
-const CR_MESSAGE = '"acme\\r\\nX-Evil: 1" holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)';
+const CR_MESSAGE =
+  '"acme\\r\\nX-Evil: 1" holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)';
 
 describe('a header value with a control character is refused before anything is built', () => {
   it.each([
-    ['send-event (a real send)', ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--provider', EVIL], '--provider', 'X-CAI-Provider'],
-    ['send-event --dry-run (a capture replay sends)', ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--dry-run', '--provider', EVIL], '--provider', 'X-CAI-Provider'],
-    ['send-job --dry-run --format curl', ['send-job', '--to', 'http://127.0.0.1:9/', '--sample', '--dry-run', '--format', 'curl', '--source', EVIL], '--source', 'X-CAI-Source'],
-    ['sign --format curl', ['sign', '--body', '-', '--format', 'curl', '--url', 'http://127.0.0.1:9/events', '--provider', EVIL], '--provider', 'X-CAI-Provider'],
-    ['conformance run', ['conformance', 'run', '--interface', 'B', '--target', 'http://127.0.0.1:9/events', '--provider', EVIL], '--provider', 'X-CAI-Provider'],
-    ['mock provider (X-CAI-Provider on its callbacks)', ['mock', 'provider', '--provider', EVIL, '--secret-env', 'CAI_SECRET', '--callback-secret-env', 'CAI_SECRET'], '--provider', 'X-CAI-Provider'],
-    ['mock platform --test-provider', ['mock', 'platform', '--provider', 'acme', '--secret-env', 'CAI_SECRET', '--test-provider', EVIL], '--test-provider', 'X-CAI-Provider'],
+    [
+      'send-event (a real send)',
+      ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--provider', EVIL],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'send-event --dry-run (a capture replay sends)',
+      ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--dry-run', '--provider', EVIL],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'send-job --dry-run --format curl',
+      ['send-job', '--to', 'http://127.0.0.1:9/', '--sample', '--dry-run', '--format', 'curl', '--source', EVIL],
+      '--source',
+      'X-CAI-Source',
+    ],
+    [
+      'sign --format curl',
+      ['sign', '--body', '-', '--format', 'curl', '--url', 'http://127.0.0.1:9/events', '--provider', EVIL],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'conformance run',
+      ['conformance', 'run', '--interface', 'B', '--target', 'http://127.0.0.1:9/events', '--provider', EVIL],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'mock provider (X-CAI-Provider on its callbacks)',
+      ['mock', 'provider', '--provider', EVIL, '--secret-env', 'CAI_SECRET', '--callback-secret-env', 'CAI_SECRET'],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'mock platform --test-provider',
+      ['mock', 'platform', '--provider', 'acme', '--secret-env', 'CAI_SECRET', '--test-provider', EVIL],
+      '--test-provider',
+      'X-CAI-Provider',
+    ],
   ])('%s', async (_name, argv, flag, header) => {
     const result = await runCli(argv, { env, stdin: '{}' });
-    const hint = flag === '--source' ? 'pass the platform id alone, printable ASCII on one line' : 'pass the provider code alone, printable ASCII on one line';
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `error: ${flag} is the ${header} header, and ${CR_MESSAGE}\nhint: ${hint}\n` });
+    const hint =
+      flag === '--source'
+        ? 'pass the platform id alone, printable ASCII on one line'
+        : 'pass the provider code alone, printable ASCII on one line';
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${flag} is the ${header} header, and ${CR_MESSAGE}\nhint: ${hint}\n`,
+    });
   });
 
   it('report --provider is a filter, not a header: not refused for its characters', async () => {
@@ -38,10 +81,18 @@ describe('a header value with a control character is refused before anything is 
 
   it('a profile value that would be a header is refused when the profile is read', async () => {
     const config = join(dir, 'cai.config.json');
-    writeFileSync(config, JSON.stringify({ version: 1, environments: { test: { provider_code: EVIL, events_url: 'http://127.0.0.1:9/events' } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        version: 1,
+        environments: { test: { provider_code: EVIL, events_url: 'http://127.0.0.1:9/events' } },
+      }),
+    );
     const result = await runCli(['--config', config, 'send-event', '--sample', '--dry-run'], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe(`error: ${config} is invalid: environments.test.provider_code: sent as a header, and it holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)`);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: ${config} is invalid: environments.test.provider_code: sent as a header, and it holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)`,
+    );
   });
 
   it('a capture whose header holds a control character is not replayed, not even as a dry run', async () => {

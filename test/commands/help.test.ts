@@ -3,14 +3,34 @@ import { runCli, fakeIo } from '../helpers/cli.js';
 import { buildProgram } from '../../src/program.js';
 
 const COMMANDS = [
-  'sign', 'verify', 'validate', 'schema', 'send-job', 'send-event', 'replay', 'trigger', 'doctor', 'report',
-  'sample', 'sample job', 'sample event', 'sample ack', 'sample duplicate-ack',
-  'mock', 'mock platform', 'mock provider',
-  'conformance', 'conformance run', 'conformance list',
-  'config', 'config show', 'config init', 'completion',
+  'sign',
+  'verify',
+  'validate',
+  'schema',
+  'send-job',
+  'send-event',
+  'replay',
+  'trigger',
+  'doctor',
+  'report',
+  'sample',
+  'sample job',
+  'sample event',
+  'sample ack',
+  'sample duplicate-ack',
+  'mock',
+  'mock platform',
+  'mock provider',
+  'conformance',
+  'conformance run',
+  'conformance list',
+  'config',
+  'config show',
+  'config init',
+  'completion',
 ];
 
-describe('every command\'s --help ends with examples', () => {
+describe("every command's --help ends with examples", () => {
   it.each(COMMANDS)('cai %s --help', async (command) => {
     const result = await runCli([...command.split(' '), '--help']);
     expect(result.code).toBe(0);
@@ -20,7 +40,12 @@ describe('every command\'s --help ends with examples', () => {
 });
 
 describe('cai help <group> <command>', () => {
-  it.each([['conformance', 'run'], ['mock', 'provider'], ['sample', 'event'], ['config', 'init']])('cai help %s %s shows that command\'s help, as --help does', async (group, command) => {
+  it.each([
+    ['conformance', 'run'],
+    ['mock', 'provider'],
+    ['sample', 'event'],
+    ['config', 'init'],
+  ])("cai help %s %s shows that command's help, as --help does", async (group, command) => {
     const routed = await runCli(['help', group, command]);
     const direct = await runCli([group, command, '--help']);
     expect(routed.code).toBe(0);
@@ -34,7 +59,11 @@ describe('cai help <group> <command>', () => {
   });
 
   it.each([
-    [['help', 'conformance', 'rn'], 'error: cai conformance has no command rn (did you mean run?)', "hint: run 'cai conformance --help' for its commands"],
+    [
+      ['help', 'conformance', 'rn'],
+      'error: cai conformance has no command rn (did you mean run?)',
+      "hint: run 'cai conformance --help' for its commands",
+    ],
     [['help', 'nosuch', 'x'], 'error: cai has no command nosuch', "hint: run 'cai --help' for its commands"],
     [['help', 'sign', 'x'], 'error: cai sign has no subcommands', "hint: run 'cai sign --help' for its commands"],
   ])('%j names the word that is no command: exit 2', async (argv, error, hint) => {
@@ -44,9 +73,10 @@ describe('cai help <group> <command>', () => {
   });
 });
 
-describe("cai --help lists the commands without loading them (src/commands/index.ts)", () => {
+describe('cai --help lists the commands without loading them (src/commands/index.ts)', () => {
   it('as the commands themselves would: the same names, usages and descriptions', async () => {
-    const help = async (argv?: string[]) => (await buildProgram({ io: fakeIo({ env: { COLUMNS: '200' } }), exitCode: 0 }, argv)).helpInformation();
+    const help = async (argv?: string[]) =>
+      (await buildProgram({ io: fakeIo({ env: { COLUMNS: '200' } }), exitCode: 0 }, argv)).helpInformation();
     // Without argv, every command's module is registered, as they describe themselves.
     expect(await help(['--help'])).toBe(await help());
   });

@@ -28,7 +28,14 @@ async function holdingReceiver(onHeld: () => void) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/events`;
-  return { url, close: () => new Promise<void>((resolve) => { held.forEach((response) => response.destroy()); server.close(() => resolve()); }) };
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        held.forEach((response) => response.destroy());
+        server.close(() => resolve());
+      }),
+  };
 }
 
 const interruptedLines = (stderr: string) => stderr.split('\n').filter((line) => /interrupted/.test(line));
@@ -45,9 +52,27 @@ describe('an interrupted conformance run', () => {
       setTimeout(() => io.interrupt(), 50);
     });
     try {
-      const code = await run(['conformance', 'run', '--interface', 'B', '--to', receiver.url, '--provider', 'acme', '--only', 'acceptance', '--repro-dir', join(dir, 'r')], io);
+      const code = await run(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--to',
+          receiver.url,
+          '--provider',
+          'acme',
+          '--only',
+          'acceptance',
+          '--repro-dir',
+          join(dir, 'r'),
+        ],
+        io,
+      );
       expect(code).toBe(130);
-      expect(interruptedLines(io.err())).toEqual(['warning: interrupted: finishing the checks in flight, skipping the rest; the checks not run are reported as skipped, those cut short as not judged']);
+      expect(interruptedLines(io.err())).toEqual([
+        'warning: interrupted: finishing the checks in flight, skipping the rest; the checks not run are reported as skipped, those cut short as not judged',
+      ]);
       expect(io.out()).toMatch(/^0 passed, 0 failed, \d+ skipped$/m);
     } finally {
       await receiver.close();

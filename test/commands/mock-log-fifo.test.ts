@@ -22,18 +22,38 @@ function fifo(path: string): string {
 
 const env = { MOCK_SECRET: 'whsec_fifo_0123456789' };
 const mock = (kind: 'platform' | 'provider', log: string) =>
-  spawnBounded(['mock', kind, '--provider', 'acme', '--secret-env', 'MOCK_SECRET', ...(kind === 'provider' ? ['--callback-secret-env', 'MOCK_SECRET'] : []), '--port', '0', '--log', log], { boundMs: 10_000, env, cwd: dir });
+  spawnBounded(
+    [
+      'mock',
+      kind,
+      '--provider',
+      'acme',
+      '--secret-env',
+      'MOCK_SECRET',
+      ...(kind === 'provider' ? ['--callback-secret-env', 'MOCK_SECRET'] : []),
+      '--port',
+      '0',
+      '--log',
+      log,
+    ],
+    { boundMs: 10_000, env, cwd: dir },
+  );
 
 describe.skipIf(!hasMkfifo)('a FIFO as a mock log or its lock', () => {
-  it.each(['platform', 'provider'] as const)('mock %s: a FIFO as --log is refused with exit 2, naming it', async (kind) => {
-    const log = fifo(join(dir, `${kind}.ndjson`));
-    const result = await mock(kind, log);
-    expect(result.killed, result.stderr).toBe(false);
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`error: the log ${log} is not a regular file (a FIFO)\nhint: pass --log a regular file (it is created when missing)\n`);
-    expect(existsSync(`${log}.lock`)).toBe(false);
-  });
+  it.each(['platform', 'provider'] as const)(
+    'mock %s: a FIFO as --log is refused with exit 2, naming it',
+    async (kind) => {
+      const log = fifo(join(dir, `${kind}.ndjson`));
+      const result = await mock(kind, log);
+      expect(result.killed, result.stderr).toBe(false);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `error: the log ${log} is not a regular file (a FIFO)\nhint: pass --log a regular file (it is created when missing)\n`,
+      );
+      expect(existsSync(`${log}.lock`)).toBe(false);
+    },
+  );
 
   it('a FIFO at the lock (LOG.lock) is refused with exit 2, naming it', async () => {
     const log = join(dir, 'locked.ndjson');
@@ -41,7 +61,9 @@ describe.skipIf(!hasMkfifo)('a FIFO as a mock log or its lock', () => {
     const result = await mock('platform', log);
     expect(result.killed, result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toBe(`error: the lock of the log ${log}, ${lock}, is not a regular file (a FIFO)\nhint: remove ${lock} (a cai mock's lock is a regular file it creates), or give this mock another log\n`);
+    expect(result.stderr).toBe(
+      `error: the lock of the log ${log}, ${lock}, is not a regular file (a FIFO)\nhint: remove ${lock} (a cai mock's lock is a regular file it creates), or give this mock another log\n`,
+    );
   });
 
   it('a directory as --log is refused the same way', async () => {
@@ -49,6 +71,8 @@ describe.skipIf(!hasMkfifo)('a FIFO as a mock log or its lock', () => {
     mkdirSync(log);
     const result = await mock('platform', log);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toBe(`error: the log ${log} is not a regular file (a directory)\nhint: pass --log a regular file (it is created when missing)\n`);
+    expect(result.stderr).toBe(
+      `error: the log ${log} is not a regular file (a directory)\nhint: pass --log a regular file (it is created when missing)\n`,
+    );
   });
 });

@@ -50,7 +50,9 @@ describe('cai mock … --ui', () => {
     const result = await spawnCli(['mock', 'platform', '--provider', 'acme', '--ui', '99999'], { env: ENV });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe("error: option '--ui [host:port]' argument '99999' is invalid. expected a port from 0 to 65535.\nhint: run 'cai mock platform --help' for its options and examples\n");
+    expect(result.stderr).toBe(
+      "error: option '--ui [host:port]' argument '99999' is invalid. expected a port from 0 to 65535.\nhint: run 'cai mock platform --help' for its options and examples\n",
+    );
   });
 
   it('stops with exit 2, before printing the mock URL, when the inspector port is taken', async () => {
@@ -59,10 +61,14 @@ describe('cai mock … --ui', () => {
     });
     try {
       const port = (taken.address() as { port: number }).port;
-      const result = await spawnCli(['mock', 'platform', '--provider', 'acme', '--ui', `127.0.0.1:${port}`], { env: ENV });
+      const result = await spawnCli(['mock', 'platform', '--provider', 'acme', '--ui', `127.0.0.1:${port}`], {
+        env: ENV,
+      });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`error: the inspector's port ${port} on 127.0.0.1 is already in use\nhint: choose another --ui HOST:PORT, or --ui alone for any free port\n`);
+      expect(result.stderr).toBe(
+        `error: the inspector's port ${port} on 127.0.0.1 is already in use\nhint: choose another --ui HOST:PORT, or --ui alone for any free port\n`,
+      );
     } finally {
       taken.close();
     }

@@ -12,7 +12,22 @@ import { runCli } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'cai-report-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = (extra: string[], env: NodeJS.ProcessEnv = {}) =>
-  runCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate', '--repro-dir', mkdtempSync(join(dir, 'repro-')), ...extra], { env });
+  runCli(
+    [
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      '--repro-dir',
+      mkdtempSync(join(dir, 'repro-')),
+      ...extra,
+    ],
+    { env },
+  );
 const missingDir = join(dir, 'no-such-dir');
 
 describe('cai conformance run --html / --summary', () => {
@@ -30,7 +45,9 @@ describe('cai conformance run --html / --summary', () => {
     const passing = await run(['--summary', summary]);
     expect(passing.code).toBe(0);
     const markdown = readFileSync(summary, 'utf8');
-    expect(markdown.startsWith('# earlier step\n### ❌ cai conformance failed: interface B against http://127.0.0.1:')).toBe(true);
+    expect(
+      markdown.startsWith('# earlier step\n### ❌ cai conformance failed: interface B against http://127.0.0.1:'),
+    ).toBe(true);
     expect(markdown).toMatch(/^- ✗ \*\*B-DEDUP-001\*\* .+ \(§6\.1 §2\.13 §7\) {2}$/m);
     expect(markdown).toMatch(/^### ✅ cai conformance passed: interface B against /m);
     expect(markdown.match(/^\d+ passed, \d+ failed, \d+ skipped; /gm)?.length).toBe(2);
@@ -56,7 +73,9 @@ describe('cai conformance run --html / --summary', () => {
     const target = join(missingDir, 'summary.md');
     const passing = await run([], { GITHUB_STEP_SUMMARY: target });
     expect(passing.code).toBe(0);
-    expect(passing.stderr).toContain(`warning: cannot write the job summary to ${target}: its directory does not exist ($GITHUB_STEP_SUMMARY); the run's result stands\n`);
+    expect(passing.stderr).toContain(
+      `warning: cannot write the job summary to ${target}: its directory does not exist ($GITHUB_STEP_SUMMARY); the run's result stands\n`,
+    );
     const failing = await run(['--break', 'no-dedupe'], { GITHUB_STEP_SUMMARY: target });
     expect(failing.code).toBe(1);
   });
@@ -68,14 +87,18 @@ describe('cai conformance run --html / --summary', () => {
     const target = join(missingDir, 'out');
     const result = await run([flag, target]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: cannot write the ${what} to ${target}: its directory does not exist\nhint: check that the directory exists and is writable\n`);
+    expect(result.stderr).toBe(
+      `error: cannot write the ${what} to ${target}: its directory does not exist\nhint: check that the directory exists and is writable\n`,
+    );
     expect(result.stdout).toBe('');
   });
 
   it('an unwritable --summary is exit 2 even when a check failed', async () => {
     const result = await run(['--break', 'no-dedupe', '--summary', dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: cannot write the job summary to ${dir}: it is a directory\nhint: check that the directory exists and is writable\n`);
+    expect(result.stderr).toBe(
+      `error: cannot write the job summary to ${dir}: it is a directory\nhint: check that the directory exists and is writable\n`,
+    );
   });
 });
 
@@ -98,6 +121,8 @@ describe('cai report --html', () => {
     const target = join(missingDir, 'r.html');
     const result = await runCli(['report', ...logs, '--html', target]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: cannot write the HTML report to ${target}: its directory does not exist\nhint: check that the directory exists and is writable\n`);
+    expect(result.stderr).toBe(
+      `error: cannot write the HTML report to ${target}: its directory does not exist\nhint: check that the directory exists and is writable\n`,
+    );
   });
 });

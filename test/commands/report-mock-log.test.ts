@@ -14,7 +14,13 @@ describe('cai report on logs really written by the mocks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-report-mocks-'));
     const platformLog = join(dir, 'platform.ndjson');
     const providerLog = join(dir, 'provider.ndjson');
-    const platform = await startMockPlatform({ host: '127.0.0.1', port: 0, providerCode: 'acme', secrets: [EVENTS_SECRET], logFile: platformLog });
+    const platform = await startMockPlatform({
+      host: '127.0.0.1',
+      port: 0,
+      providerCode: 'acme',
+      secrets: [EVENTS_SECRET],
+      logFile: platformLog,
+    });
     const provider = await startMockProvider({
       host: '127.0.0.1',
       port: 0,
@@ -28,7 +34,21 @@ describe('cai report on logs really written by the mocks', () => {
     try {
       for (const branch of ['BR-1', 'BR-1', 'BR-2']) {
         const sent = await runCli(
-          ['send-job', '--to', provider.url, '--source', 'plat', '--secret-env', 'JOBS', '--sample', '--set', `branch_code=${branch}`, '--callback-url', platform.url, '--json'],
+          [
+            'send-job',
+            '--to',
+            provider.url,
+            '--source',
+            'plat',
+            '--secret-env',
+            'JOBS',
+            '--sample',
+            '--set',
+            `branch_code=${branch}`,
+            '--callback-url',
+            platform.url,
+            '--json',
+          ],
           { env: { JOBS: JOBS_SECRET } },
         );
         expect(sent.code, sent.stdout + sent.stderr).toBe(0);
@@ -51,9 +71,16 @@ describe('cai report on logs really written by the mocks', () => {
       ['BR-2', 1],
     ]);
     // Every job was contacted and booked: the provider mock plays the whole §3 lifecycle.
-    expect(report.total.first_contact).toMatchObject({ contacted: 3, not_contacted: 0, within_target: 3, within_target_share: 1 });
+    expect(report.total.first_contact).toMatchObject({
+      contacted: 3,
+      not_contacted: 0,
+      within_target: 3,
+      within_target_share: 1,
+    });
     expect(report.total.appointments.booked).toBe(3);
     expect(report.total.conversations.started).toBe(3);
-    expect(report.total.message_delivery.count).toBe(report.total.conversations.messages_outbound + report.total.conversations.messages_inbound);
+    expect(report.total.message_delivery.count).toBe(
+      report.total.conversations.messages_outbound + report.total.conversations.messages_inbound,
+    );
   });
 });

@@ -10,7 +10,9 @@ describe('cai report', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toBe('fixtures/logs/provider.ndjson, fixtures/logs/platform.ndjson: 21 records, 18 used (live space; start of log – end of log)');
+    expect(lines[0]).toBe(
+      'fixtures/logs/provider.ndjson, fixtures/logs/platform.ndjson: 21 records, 18 used (live space; start of log – end of log)',
+    );
     expect(lines[1]).toBe('skipped: 1 duplicates, 1 not accepted, 1 outside the live space');
     expect(result.stdout).toContain('Jobs and first contact (target: within 5 minutes, §8)');
     expect(result.stdout).toMatch(/│ \(total\)\s+│ 6\s+│ 4\s+│ 1 min 0 s\s+│ 6 min 40 s │ 50\.0% \(3\/6\)\s+│/);
@@ -18,8 +20,25 @@ describe('cai report', () => {
   });
 
   it('--json (or --format json) prints one document with the filter, counts and malformed lines', async () => {
-    const viaGlobal = await runCli(['--json', 'report', ...LOGS, '--provider', 'acme', '--since', '2026-11-22T13:06:00+00:00']);
-    const viaFormat = await runCli(['report', ...LOGS, '--provider', 'acme', '--since', '2026-11-22T13:06:00Z', '--format', 'json']);
+    const viaGlobal = await runCli([
+      '--json',
+      'report',
+      ...LOGS,
+      '--provider',
+      'acme',
+      '--since',
+      '2026-11-22T13:06:00+00:00',
+    ]);
+    const viaFormat = await runCli([
+      'report',
+      ...LOGS,
+      '--provider',
+      'acme',
+      '--since',
+      '2026-11-22T13:06:00Z',
+      '--format',
+      'json',
+    ]);
     expect(viaGlobal.stdout).toBe(viaFormat.stdout);
     const doc = JSON.parse(viaGlobal.stdout);
     expect(doc.filter).toEqual({ since: '2026-11-22T13:06:00.000Z', until: null, provider: 'acme', space: 'live' });
@@ -38,7 +57,10 @@ describe('cai report', () => {
 
   it('reads stdin with --log -, relative --since against now, and warns about malformed lines by number', async () => {
     const stdin = readFileSync(`${ROOT}fixtures/logs/malformed.ndjson`);
-    const result = await runCli(['report', '--log', '-', '--since', '1d', '--json'], { stdin, now: Date.parse('2026-11-22T20:00:00Z') });
+    const result = await runCli(['report', '--log', '-', '--since', '1d', '--json'], {
+      stdin,
+      now: Date.parse('2026-11-22T20:00:00Z'),
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
       [
@@ -57,12 +79,36 @@ describe('cai report', () => {
 
   it.each([
     [['report'], 'error: no log to report on', 'hint: pass --log FILE (repeatable; - reads stdin)'],
-    [['report', '--log', 'missing.ndjson'], 'error: log file missing.ndjson does not exist', 'hint: check the path, or pass - to read from stdin'],
-    [['report', ...LOGS, '--log', 'missing.ndjson'], 'error: log file missing.ndjson does not exist', 'hint: check the path, or pass - to read from stdin'],
-    [['report', ...LOGS, '--log', 'fixtures/logs'], 'error: log file fixtures/logs is a directory', 'hint: check the path, or pass - to read from stdin'],
-    [['report', '--log', 'x', '--since', '2026-11-02', '--until', '2026-11-01'], 'error: --since (2026-11-02T00:00:00.000Z) is not before --until (2026-11-01T00:00:00.000Z)', 'hint: swap them, or widen the window'],
-    [['report', '--log', 'x', '--since', '2026-11-01T10:00'], "error: option '--since <time>' argument '2026-11-01T10:00' is invalid. expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).", "hint: run 'cai report --help' for its options and examples"],
-    [['report', '--log', 'x', '--format', 'xml'], "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv.", "hint: run 'cai report --help' for its options and examples"],
+    [
+      ['report', '--log', 'missing.ndjson'],
+      'error: log file missing.ndjson does not exist',
+      'hint: check the path, or pass - to read from stdin',
+    ],
+    [
+      ['report', ...LOGS, '--log', 'missing.ndjson'],
+      'error: log file missing.ndjson does not exist',
+      'hint: check the path, or pass - to read from stdin',
+    ],
+    [
+      ['report', ...LOGS, '--log', 'fixtures/logs'],
+      'error: log file fixtures/logs is a directory',
+      'hint: check the path, or pass - to read from stdin',
+    ],
+    [
+      ['report', '--log', 'x', '--since', '2026-11-02', '--until', '2026-11-01'],
+      'error: --since (2026-11-02T00:00:00.000Z) is not before --until (2026-11-01T00:00:00.000Z)',
+      'hint: swap them, or widen the window',
+    ],
+    [
+      ['report', '--log', 'x', '--since', '2026-11-01T10:00'],
+      "error: option '--since <time>' argument '2026-11-01T10:00' is invalid. expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).",
+      "hint: run 'cai report --help' for its options and examples",
+    ],
+    [
+      ['report', '--log', 'x', '--format', 'xml'],
+      "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv.",
+      "hint: run 'cai report --help' for its options and examples",
+    ],
   ])('%j is a usage error', async (argv, error, hint) => {
     const result = await runCli(argv);
     expect(result.code).toBe(2);

@@ -12,7 +12,16 @@ import { runCli } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'cai-rerun-nothing-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const report = join(dir, 'report.json');
-writeFileSync(report, JSON.stringify({ interface: 'B', checks: [{ id: 'B-AUTH-001', verdict: 'passed' }, { id: 'B-RATE-001', verdict: 'skipped' }] }));
+writeFileSync(
+  report,
+  JSON.stringify({
+    interface: 'B',
+    checks: [
+      { id: 'B-AUTH-001', verdict: 'passed' },
+      { id: 'B-RATE-001', verdict: 'skipped' },
+    ],
+  }),
+);
 
 describe('--rerun-failed on a report in which nothing failed', () => {
   it('with --json --junit F: one JSON document on stdout, F written, exit 0', async () => {
@@ -20,7 +29,12 @@ describe('--rerun-failed on a report in which nothing failed', () => {
     const result = await runCli(['--json', 'conformance', 'run', '--mock', '--rerun-failed', report, '--junit', junit]);
     expect(result.code, result.stderr).toBe(0);
     // JSON.parse of the whole of stdout: one document, nothing before or after it.
-    const doc = JSON.parse(result.stdout) as { ok: boolean; interface: string; checks: unknown[]; summary: { total: number } };
+    const doc = JSON.parse(result.stdout) as {
+      ok: boolean;
+      interface: string;
+      checks: unknown[];
+      summary: { total: number };
+    };
     expect(doc).toMatchObject({ ok: true, interface: 'B', checks: [], summary: { total: 0 } });
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/^<\?xml /);
@@ -30,7 +44,17 @@ describe('--rerun-failed on a report in which nothing failed', () => {
   it('without --json: the sentence on stdout, and the files written all the same', async () => {
     const junit = join(dir, 'text.xml');
     const html = join(dir, 'text.html');
-    const result = await runCli(['conformance', 'run', '--mock', '--rerun-failed', report, '--junit', junit, '--html', html]);
+    const result = await runCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--rerun-failed',
+      report,
+      '--junit',
+      junit,
+      '--html',
+      html,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`nothing to run again: every check of ${report} passed, was skipped or is waived\n`);
     expect(readFileSync(junit, 'utf8')).toMatch(/tests="0"/);

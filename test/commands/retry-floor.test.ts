@@ -21,7 +21,9 @@ afterEach(async () => {
 
 /** A receiver that answers every request 429 with `Retry-After: 0`. */
 async function shedding(): Promise<ScriptedServer> {
-  server = await startScriptedServer([{ status: 429, headers: { 'retry-after': '0' }, body: { ok: false, error: 'rate_limited' } }]);
+  server = await startScriptedServer([
+    { status: 429, headers: { 'retry-after': '0' }, body: { ok: false, error: 'rate_limited' } },
+  ]);
   return server;
 }
 
@@ -33,22 +35,46 @@ function expectFloor(requests: number, stderr: string): void {
   expect(requests).toBeGreaterThanOrEqual(3);
   expect(requests).toBeLessThanOrEqual(7);
   const lines = stderr.split('\n');
-  expect(lines.filter((line) => /^attempt 1: 429 Too Many Requests, Retry-After 0 in .*; retrying in \d+ ms \(backoff: Retry-After asked for less\)$/.test(line))).toHaveLength(1);
-  expect(lines.filter((line) => /^attempts 2–\d+: the same answer \(\d+ times\); waits \d+ ms to \d+ ms$/.test(line))).toHaveLength(1);
+  expect(
+    lines.filter((line) =>
+      /^attempt 1: 429 Too Many Requests, Retry-After 0 in .*; retrying in \d+ ms \(backoff: Retry-After asked for less\)$/.test(
+        line,
+      ),
+    ),
+  ).toHaveLength(1);
+  expect(
+    lines.filter((line) => /^attempts 2–\d+: the same answer \(\d+ times\); waits \d+ ms to \d+ ms$/.test(line)),
+  ).toHaveLength(1);
   expect(lines.filter((line) => line.startsWith('attempt '))).toHaveLength(1);
 }
 
 describe('Retry-After: 0', () => {
   it('send-event waits the backoff between attempts and says the run once', async () => {
     const target = await shedding();
-    const result = await runCli(['send-event', '--to', `${target.url}/events`, '--provider', 'acme', '--sample', ...PACE], { env });
+    const result = await runCli(
+      ['send-event', '--to', `${target.url}/events`, '--provider', 'acme', '--sample', ...PACE],
+      { env },
+    );
     expect(result.code).toBe(3);
     expectFloor(target.requests.length, result.stderr);
   });
 
   it('send-job too', async () => {
     const target = await shedding();
-    const result = await runCli(['send-job', '--to', target.url, '--source', 'platform', '--sample', '--callback-url', 'https://platform.example/cb', ...PACE], { env });
+    const result = await runCli(
+      [
+        'send-job',
+        '--to',
+        target.url,
+        '--source',
+        'platform',
+        '--sample',
+        '--callback-url',
+        'https://platform.example/cb',
+        ...PACE,
+      ],
+      { env },
+    );
     expect(result.code).toBe(3);
     expectFloor(target.requests.length, result.stderr);
   });
@@ -56,7 +82,15 @@ describe('Retry-After: 0', () => {
   it('replay too', async () => {
     const target = await shedding();
     const capture = join(dir, 'capture.http');
-    writeFileSync(capture, (await runCli(['send-event', '--to', 'https://platform.example/events', '--provider', 'acme', '--sample', '--dry-run'], { env })).stdout);
+    writeFileSync(
+      capture,
+      (
+        await runCli(
+          ['send-event', '--to', 'https://platform.example/events', '--provider', 'acme', '--sample', '--dry-run'],
+          { env },
+        )
+      ).stdout,
+    );
     const result = await runCli(['replay', '--request', capture, '--to', `${target.url}/events`, ...PACE], { env });
     expect(result.code).toBe(3);
     expectFloor(target.requests.length, result.stderr);
@@ -65,9 +99,20 @@ describe('Retry-After: 0', () => {
   it('a batch: each document waits the floor', async () => {
     const target = await shedding();
     const file = join(dir, 'events.ndjson');
-    const line = (n: number) => JSON.stringify({ event: 'job.closed', event_id: `evt_floor_${n}`, lead_id: 'lead_1', outcome: 'no_answer', attempts: 1, occurred_at: '2026-11-22T13:05:00+00:00' });
+    const line = (n: number) =>
+      JSON.stringify({
+        event: 'job.closed',
+        event_id: `evt_floor_${n}`,
+        lead_id: 'lead_1',
+        outcome: 'no_answer',
+        attempts: 1,
+        occurred_at: '2026-11-22T13:05:00+00:00',
+      });
     writeFileSync(file, `${line(1)}\n${line(2)}\n`);
-    const result = await runCli(['send-event', '--to', `${target.url}/events`, '--provider', 'acme', '--ndjson', file, ...PACE], { env });
+    const result = await runCli(
+      ['send-event', '--to', `${target.url}/events`, '--provider', 'acme', '--ndjson', file, ...PACE],
+      { env },
+    );
     expect(result.code).toBe(3);
     expect(target.requests.length).toBeGreaterThanOrEqual(6);
     expect(target.requests.length).toBeLessThanOrEqual(14);

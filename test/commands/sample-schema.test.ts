@@ -4,7 +4,14 @@ import { validateDocument } from '../../src/spec/validate.js';
 
 describe('cai sample', () => {
   it('prints one pretty, valid job', async () => {
-    const result = await runCli(['sample', 'job', '--callback-url', 'https://p.example/events', '--branch-code', 'BR-9']);
+    const result = await runCli([
+      'sample',
+      'job',
+      '--callback-url',
+      'https://p.example/events',
+      '--branch-code',
+      'BR-9',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('\n  "lead_id"');
@@ -15,14 +22,28 @@ describe('cai sample', () => {
 
   it('prints --count documents as NDJSON with fresh ids', async () => {
     const result = await runCli(['sample', 'event', 'conversation.message', '--count', '5', '--lead-id', 'lead_1']);
-    const docs = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const docs = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(docs).toHaveLength(5);
     expect(new Set(docs.map((d) => d.event_id)).size).toBe(5);
     expect(docs.every((d) => d.lead_id === 'lead_1')).toBe(true);
   });
 
   it('applies --set (JSON or text) and --unset', async () => {
-    const result = await runCli(['sample', 'event', 'job.closed', '--set', 'attempts=7', '--set', 'notes=called twice', '--unset', 'occurred_at', '--compact']);
+    const result = await runCli([
+      'sample',
+      'event',
+      'job.closed',
+      '--set',
+      'attempts=7',
+      '--set',
+      'notes=called twice',
+      '--unset',
+      'occurred_at',
+      '--compact',
+    ]);
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(doc).toMatchObject({ attempts: 7, notes: 'called twice' });
     expect(doc).not.toHaveProperty('occurred_at');
@@ -48,15 +69,22 @@ describe('cai sample', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error: your overrides make the document invalid: attempts: must be 0 or more (expected >= 0, got -2)\nhint: change the --set/--unset values, or drop --strict to print it anyway\n',
+      stderr:
+        'error: your overrides make the document invalid: attempts: must be 0 or more (expected >= 0, got -2)\nhint: change the --set/--unset values, or drop --strict to print it anyway\n',
     });
   });
 
   it.each([
     [['sample', 'job', '--set', 'city.name=x'], 'error: city is not an object, so city.name cannot be set'],
     [['sample', 'job', '--set', 'nonsense'], 'error: --set nonsense: expected path=value'],
-    [['sample', 'job', '--count', '0'], "error: option '--count <n>' argument '0' is invalid. expected a whole number of 1 or more."],
-    [['sample', 'event', 'appointment.attended'], "error: command-argument value 'appointment.attended' is invalid for argument 'type'. expected one of: conversation.message, appointment.booked, appointment.rescheduled, appointment.cancelled, job.closed."],
+    [
+      ['sample', 'job', '--count', '0'],
+      "error: option '--count <n>' argument '0' is invalid. expected a whole number of 1 or more.",
+    ],
+    [
+      ['sample', 'event', 'appointment.attended'],
+      "error: command-argument value 'appointment.attended' is invalid for argument 'type'. expected one of: conversation.message, appointment.booked, appointment.rescheduled, appointment.cancelled, job.closed.",
+    ],
   ])('exits 2 on bad usage: %j', async (argv, error) => {
     const result = await runCli(argv);
     expect(result.code).toBe(2);
@@ -69,14 +97,27 @@ describe('cai sample', () => {
 describe('cai schema', () => {
   it('prints the JSON Schema 2020-12 of a kind, an event type, or all', async () => {
     const job = JSON.parse((await runCli(['schema', 'job'])).stdout) as Record<string, unknown>;
-    expect(job).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'ContactJob', type: 'object' });
+    expect(job).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      title: 'ContactJob',
+      type: 'object',
+    });
     expect(job.required).toEqual(['lead_id', 'event_id', 'branch_code', 'contact', 'callback_url']);
-    const booked = JSON.parse((await runCli(['schema', 'appointment.booked'])).stdout) as { properties: Record<string, { pattern?: string }> };
+    const booked = JSON.parse((await runCli(['schema', 'appointment.booked'])).stdout) as {
+      properties: Record<string, { pattern?: string }>;
+    };
     expect(booked.properties.scheduled_at?.pattern).toMatch(/^\^/);
     const all = JSON.parse((await runCli(['schema'])).stdout) as { $defs: Record<string, unknown> };
     expect(Object.keys(all.$defs)).toEqual([
-      'ContactJob', 'JobAck', 'DuplicateAck', 'Event', 'ConversationMessageEvent', 'AppointmentBookedEvent',
-      'AppointmentRescheduledEvent', 'AppointmentCancelledEvent', 'JobClosedEvent',
+      'ContactJob',
+      'JobAck',
+      'DuplicateAck',
+      'Event',
+      'ConversationMessageEvent',
+      'AppointmentBookedEvent',
+      'AppointmentRescheduledEvent',
+      'AppointmentCancelledEvent',
+      'JobClosedEvent',
     ]);
   });
 
@@ -89,7 +130,8 @@ describe('cai schema', () => {
     expect(await runCli(['schema', 'job', '--format', 'openapi'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: "error: --format openapi describes both interfaces whole, not job alone\nhint: drop 'job', or use --format json-schema for one document kind\n",
+      stderr:
+        "error: --format openapi describes both interfaces whole, not job alone\nhint: drop 'job', or use --format json-schema for one document kind\n",
     });
     expect((await runCli(['schema', 'lead'])).code).toBe(2);
   });

@@ -22,7 +22,11 @@ describe('cai schema config', () => {
     const printed = await runCli(['schema', 'config']);
     expect(printed.code).toBe(0);
     const schema = JSON.parse(printed.stdout) as Record<string, unknown>;
-    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'cai.config.json', type: 'object' });
+    expect(schema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      title: 'cai.config.json',
+      type: 'object',
+    });
 
     const init = await runCli(['config', 'init'], { cwd: dir });
     expect(init.code).toBe(0);
@@ -33,20 +37,29 @@ describe('cai schema config', () => {
     const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
     expect(validate(written), JSON.stringify(validate.errors)).toBe(true);
     // And it can fail: what cai refuses, the schema refuses too.
-    for (const broken of [{ ...written, version: 2 }, { ...written, extra: true }, { ...written, environments: { 'bad name': {} } }]) {
+    for (const broken of [
+      { ...written, version: 2 },
+      { ...written, extra: true },
+      { ...written, environments: { 'bad name': {} } },
+    ]) {
       expect(validate(broken), JSON.stringify(broken).slice(0, 80)).toBe(false);
     }
   });
 
   it('is the repository copy the "$schema" URL serves', () => {
     const committed = readFileSync(join(ROOT, FILE as string), 'utf8');
-    expect(committed === (renderConfigSchema as (schema: unknown) => string)(configJsonSchema()), `${FILE as string} is out of date: run '${REGENERATE as string}' and commit it`).toBe(true);
+    expect(
+      committed === (renderConfigSchema as (schema: unknown) => string)(configJsonSchema()),
+      `${FILE as string} is out of date: run '${REGENERATE as string}' and commit it`,
+    ).toBe(true);
     expect(configSchemaUrl('0.2.0')).toBe(`https://raw.githubusercontent.com/cai-toolkit/cai/v0.2.0/${FILE as string}`);
   });
 
   it('has no OpenAPI form', async () => {
     const result = await runCli(['schema', 'config', '--format', 'openapi']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("error: --format openapi describes the two interfaces, not cai.config.json\nhint: drop --format: 'cai schema config' prints its JSON Schema\n");
+    expect(result.stderr).toBe(
+      "error: --format openapi describes the two interfaces, not cai.config.json\nhint: drop --format: 'cai schema config' prints its JSON Schema\n",
+    );
   });
 });

@@ -18,10 +18,22 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 describe('cai send-job --sample --branch-code (a provider that checks its catalog, §1)', () => {
-  const base = () => ['send-job', '--to', provider.url, '--source', 'platform', '--sample', '--callback-url', 'http://127.0.0.1:9/events', '--json'];
+  const base = () => [
+    'send-job',
+    '--to',
+    provider.url,
+    '--source',
+    'platform',
+    '--sample',
+    '--callback-url',
+    'http://127.0.0.1:9/events',
+    '--json',
+  ];
 
-  it('a sampled job with a catalog branch_code is accepted, with that unit\'s origin number', async () => {
-    const result = await runCli([...base(), '--branch-code', 'BR-SEV-01', '--no-retry'], { env: { CAI_SECRET: jobsSecret } });
+  it("a sampled job with a catalog branch_code is accepted, with that unit's origin number", async () => {
+    const result = await runCli([...base(), '--branch-code', 'BR-SEV-01', '--no-retry'], {
+      env: { CAI_SECRET: jobsSecret },
+    });
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout);
     expect(doc.verdict).toBe('accepted');
@@ -35,10 +47,25 @@ describe('cai send-job --sample --branch-code (a provider that checks its catalo
   });
 
   it('--branch-code with a --body file is a usage error (the file is sent byte for byte)', async () => {
-    const result = await runCli(['send-job', '--to', provider.url, '--source', 'platform', '--body', 'package.json', '--branch-code', 'BR-SEV-01'], {
-      env: { CAI_SECRET: jobsSecret },
-    });
+    const result = await runCli(
+      [
+        'send-job',
+        '--to',
+        provider.url,
+        '--source',
+        'platform',
+        '--body',
+        'package.json',
+        '--branch-code',
+        'BR-SEV-01',
+      ],
+      {
+        env: { CAI_SECRET: jobsSecret },
+      },
+    );
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: --branch-code works with --sample only\nhint: set branch_code in the body file instead\n');
+    expect(result.stderr).toBe(
+      'error: --branch-code works with --sample only\nhint: set branch_code in the body file instead\n',
+    );
   });
 });

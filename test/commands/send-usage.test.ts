@@ -11,9 +11,18 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
   it.each([
     [['--format', 'curl'], 'error: --format curl prints a command instead of sending, so it needs --dry-run'],
     [['--concurrency', '4'], 'error: --concurrency works in batch mode only'],
-    [['--timeout', '0'], "error: option '--timeout <duration>' argument '0' is invalid. expected a duration of more than 0, such as 500ms or 10s."],
-    [['--local-address', '999.1.1.1'], "error: option '--local-address <ip>' argument '999.1.1.1' is invalid. expected an IPv4 or IPv6 address such as 127.0.0.2."],
-    [['--retry-for', '48h'], "error: option '--retry-for <duration>' argument '48h' is invalid. expected at most 24h: §8 retries for up to 24 hours."],
+    [
+      ['--timeout', '0'],
+      "error: option '--timeout <duration>' argument '0' is invalid. expected a duration of more than 0, such as 500ms or 10s.",
+    ],
+    [
+      ['--local-address', '999.1.1.1'],
+      "error: option '--local-address <ip>' argument '999.1.1.1' is invalid. expected an IPv4 or IPv6 address such as 127.0.0.2.",
+    ],
+    [
+      ['--retry-for', '48h'],
+      "error: option '--retry-for <duration>' argument '48h' is invalid. expected at most 24h: §8 retries for up to 24 hours.",
+    ],
   ])('%j', async (extra, firstLine) => {
     const result = await runCli([...base, ...extra], { env });
     expect(result.code).toBe(2);
@@ -22,27 +31,38 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
   });
 
   it('--verbose with --ndjson', async () => {
-    const result = await runCli(['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-', '--verbose'], { env, stdin: '{}\n' });
+    const result = await runCli(
+      ['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-', '--verbose'],
+      { env, stdin: '{}\n' },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toBe('error: --verbose does not work with --ndjson');
   });
 });
 
 describe('send batch: a results file that cannot be written fails the run', () => {
-  it.skipIf(!existsSync('/dev/full'))('--output on a full device → exit 2 after the summary, never a silent 0', async () => {
-    const secret = 'whsec_send_usage_batch';
-    const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret] });
-    try {
-      const lines = [sampleEvent('job.closed'), sampleEvent('job.closed')].map((doc) => JSON.stringify(doc)).join('\n');
-      const result = await runCli(['send-event', '--to', platform.url, '--provider', 'acme', '--ndjson', '-', '--output', '/dev/full'], {
-        env: { CAI_SECRET: secret },
-        stdin: `${lines}\n`,
-      });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('error: the results file /dev/full is incomplete:');
-      expect(platform.records.length).toBe(2);
-    } finally {
-      await platform.close();
-    }
-  });
+  it.skipIf(!existsSync('/dev/full'))(
+    '--output on a full device → exit 2 after the summary, never a silent 0',
+    async () => {
+      const secret = 'whsec_send_usage_batch';
+      const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret] });
+      try {
+        const lines = [sampleEvent('job.closed'), sampleEvent('job.closed')]
+          .map((doc) => JSON.stringify(doc))
+          .join('\n');
+        const result = await runCli(
+          ['send-event', '--to', platform.url, '--provider', 'acme', '--ndjson', '-', '--output', '/dev/full'],
+          {
+            env: { CAI_SECRET: secret },
+            stdin: `${lines}\n`,
+          },
+        );
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('error: the results file /dev/full is incomplete:');
+        expect(platform.records.length).toBe(2);
+      } finally {
+        await platform.close();
+      }
+    },
+  );
 });

@@ -27,7 +27,12 @@ function expectSignedFresh(server: ScriptedServer, secret = SECRET): void {
   const first = server.requests[0]?.body;
   for (const received of server.requests) {
     expect(received.body.equals(first as Buffer)).toBe(true);
-    const result = verify({ secrets: secret, signature: received.headers['x-cai-signature'] as string, timestamp: received.headers['x-cai-timestamp'] as string, rawBody: received.body });
+    const result = verify({
+      secrets: secret,
+      signature: received.headers['x-cai-signature'] as string,
+      timestamp: received.headers['x-cai-timestamp'] as string,
+      rawBody: received.body,
+    });
     expect(result.reason).toBe('ok');
   }
   const ids = server.requests.map((r) => JSON.parse(r.body.toString('utf8')).event_id as string);
@@ -35,7 +40,15 @@ function expectSignedFresh(server: ScriptedServer, secret = SECRET): void {
 }
 
 const event = (overrides: Record<string, unknown> = {}) =>
-  JSON.stringify({ event: 'job.closed', event_id: 'evt_cmd_0001', lead_id: 'lead_1', outcome: 'no_answer', attempts: 3, occurred_at: '2026-11-22T13:00:00+00:00', ...overrides });
+  JSON.stringify({
+    event: 'job.closed',
+    event_id: 'evt_cmd_0001',
+    lead_id: 'lead_1',
+    outcome: 'no_answer',
+    attempts: 3,
+    occurred_at: '2026-11-22T13:00:00+00:00',
+    ...overrides,
+  });
 
 async function tempFile(name: string, content: string | Buffer): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cai-send-'));
@@ -47,7 +60,10 @@ async function tempFile(name: string, content: string | Buffer): Promise<string>
 describe('cai send-event', () => {
   it('503, 503, 202: exit 0 after three freshly signed attempts of the same bytes', async () => {
     const server = await serve([{ status: 503 }, { status: 503 }, { status: 202, body: { ok: true } }]);
-    const result = await runCli(['send-event', '--to', `${server.url}/events`, '--provider', 'acme', '--sample', '--initial-delay', '5ms'], { env });
+    const result = await runCli(
+      ['send-event', '--to', `${server.url}/events`, '--provider', 'acme', '--sample', '--initial-delay', '5ms'],
+      { env },
+    );
     expect(result.stderr).toContain('attempt 1: 503 Service Unavailable');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('accepted: a new event');
@@ -61,7 +77,9 @@ describe('cai send-event', () => {
   it('429 with Retry-After: waits what it asks (in --json) and reports it', async () => {
     const server = await serve([{ status: 429, headers: { 'retry-after': '1' } }, { status: 202 }]);
     const file = await tempFile('event.json', event());
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--json'], { env });
+    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--json'], {
+      env,
+    });
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout);
     expect(doc.verdict).toBe('accepted');
@@ -83,7 +101,10 @@ describe('cai send-event', () => {
   });
 
   it('says duplicate for the §2.13 answer, and rejects a malformed one', async () => {
-    const server = await serve([{ status: 202, body: { ok: true, duplicate: true } }, { status: 200, body: { ok: true, duplicate: true } }]);
+    const server = await serve([
+      { status: 202, body: { ok: true, duplicate: true } },
+      { status: 200, body: { ok: true, duplicate: true } },
+    ]);
     const first = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--json'], { env });
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ verdict: 'duplicate', duplicate: true });
@@ -94,9 +115,14 @@ describe('cai send-event', () => {
 
   it('a receiver slower than --timeout: exit 3 with one error and one hint', async () => {
     const server = await serve([{ status: 202, delayMs: 5000 }]);
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--timeout', '100ms', '--no-retry'], { env });
+    const result = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--timeout', '100ms', '--no-retry'],
+      { env },
+    );
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain(`error: delivery failed after 1 attempt: no complete response from ${server.url} within 100 ms; retries are off\n`);
+    expect(result.stderr).toContain(
+      `error: delivery failed after 1 attempt: no complete response from ${server.url} within 100 ms; retries are off\n`,
+    );
     expect(result.stderr).toContain('hint: drop --no-retry');
   });
 
@@ -104,7 +130,9 @@ describe('cai send-event', () => {
     const server = await serve([{ status: 301, headers: { location: 'https://new.example/events' } }]);
     const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample'], { env });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('error: the receiver answered 301 redirecting to https://new.example/events; redirects are not followed\n');
+    expect(result.stderr).toContain(
+      'error: the receiver answered 301 redirecting to https://new.example/events; redirects are not followed\n',
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -114,9 +142,14 @@ describe('cai send-event', () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/error: TLS with https:\/\/127\.0\.0\.1:\d+ failed/);
     expect(refused.stderr).toContain('hint: pass --ca FILE');
-    const trusted = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--ca', TLS_FIXTURE.caFile], { env });
+    const trusted = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--ca', TLS_FIXTURE.caFile],
+      { env },
+    );
     expect(trusted.code).toBe(0);
-    const insecure = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--insecure'], { env });
+    const insecure = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--insecure'], {
+      env,
+    });
     expect(insecure.code).toBe(0);
     expect(insecure.stderr).toContain('warning: --insecure: the TLS certificate is NOT verified');
     expect(server.requests).toHaveLength(2);
@@ -130,7 +163,10 @@ describe('cai send-event', () => {
     expect(refused.stdout).toContain('not sent: the body is not a valid event');
     expect(refused.stdout).toContain('outcome');
     expect(server.requests).toHaveLength(0);
-    const sent = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--no-validate'], { env });
+    const sent = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--no-validate'],
+      { env },
+    );
     expect(sent.code).toBe(1);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.body.toString('utf8')).toBe(event({ outcome: 'maybe' }));
@@ -138,20 +174,45 @@ describe('cai send-event', () => {
 
   it('--set and --unset shape a sample; with --body they are refused (exit 2)', async () => {
     const server = await serve([{ status: 202 }]);
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', 'job.closed', '--set', 'outcome=opted_out', '--set', 'attempts=5', '--unset', 'lead_id'], { env });
+    const result = await runCli(
+      [
+        'send-event',
+        '--to',
+        server.url,
+        '--provider',
+        'acme',
+        '--sample',
+        'job.closed',
+        '--set',
+        'outcome=opted_out',
+        '--set',
+        'attempts=5',
+        '--unset',
+        'lead_id',
+      ],
+      { env },
+    );
     expect(result.code).toBe(0);
     const sent = JSON.parse(server.requests[0]?.body.toString('utf8') ?? '{}');
     expect(sent).toMatchObject({ event: 'job.closed', outcome: 'opted_out', attempts: 5 });
     expect(sent.lead_id).toBeUndefined();
     const file = await tempFile('event.json', event());
-    const refused = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--set', 'outcome=x'], { env });
+    const refused = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--set', 'outcome=x'],
+      { env },
+    );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe('error: --set and --unset work with --sample only\nhint: a --body file is sent byte for byte (§5.2): edit the file instead\n');
+    expect(refused.stderr).toBe(
+      'error: --set and --unset work with --sample only\nhint: a --body file is sent byte for byte (§5.2): edit the file instead\n',
+    );
   });
 
   it('--dry-run prints a raw request that verifies, and a curl command; sends nothing', async () => {
     const file = await tempFile('event.json', event());
-    const raw = await runCli(['send-event', '--to', 'https://platform.example/cai/events', '--provider', 'acme', '--body', file, '--dry-run'], { env });
+    const raw = await runCli(
+      ['send-event', '--to', 'https://platform.example/cai/events', '--provider', 'acme', '--body', file, '--dry-run'],
+      { env },
+    );
     expect(raw.code).toBe(0);
     const parsed = parseRawRequest(Buffer.from(raw.stdout, 'latin1'));
     expect(parsed.ok).toBe(true);
@@ -159,8 +220,29 @@ describe('cai send-event', () => {
     expect(parsed.request.target).toBe('/cai/events');
     expect(parsed.request.headers.host).toBe('platform.example');
     expect(parsed.request.body.toString('utf8')).toBe(event());
-    expect(verify({ secrets: SECRET, signature: parsed.request.headers['x-cai-signature'], timestamp: parsed.request.headers['x-cai-timestamp'], rawBody: parsed.request.body }).valid).toBe(true);
-    const curl = await runCli(['send-event', '--to', 'https://platform.example/cai/events', '--provider', 'acme', '--body', file, '--dry-run', '--format', 'curl'], { env });
+    expect(
+      verify({
+        secrets: SECRET,
+        signature: parsed.request.headers['x-cai-signature'],
+        timestamp: parsed.request.headers['x-cai-timestamp'],
+        rawBody: parsed.request.body,
+      }).valid,
+    ).toBe(true);
+    const curl = await runCli(
+      [
+        'send-event',
+        '--to',
+        'https://platform.example/cai/events',
+        '--provider',
+        'acme',
+        '--body',
+        file,
+        '--dry-run',
+        '--format',
+        'curl',
+      ],
+      { env },
+    );
     expect(curl.stdout).toContain('curl -sS -i -X POST https://platform.example/cai/events');
     expect(curl.stdout).toContain("-H 'X-CAI-Provider: acme'");
     expect(curl.stdout).toContain(`--data-binary @${file}`);
@@ -168,7 +250,10 @@ describe('cai send-event', () => {
 
   it('--verbose shows the request headers of every attempt, the signature but never the secret', async () => {
     const server = await serve([{ status: 500 }, { status: 202 }]);
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--verbose', '--initial-delay', '1ms'], { env });
+    const result = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--verbose', '--initial-delay', '1ms'],
+      { env },
+    );
     expect(result.code).toBe(0);
     const signatures = result.stderr.split('\n').filter((line) => line.startsWith('> X-CAI-Signature: sha256='));
     expect(signatures).toHaveLength(2);
@@ -180,7 +265,20 @@ describe('cai send-event', () => {
   it('a results file that cannot be written stops the batch before anything is sent (exit 2)', async () => {
     const server = await serve([{ status: 202 }]);
     const input = await tempFile('events.ndjson', event());
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--output', '/nonexistent-dir/results.ndjson'], { env });
+    const result = await runCli(
+      [
+        'send-event',
+        '--to',
+        server.url,
+        '--provider',
+        'acme',
+        '--ndjson',
+        input,
+        '--output',
+        '/nonexistent-dir/results.ndjson',
+      ],
+      { env },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: cannot write the results file \/nonexistent-dir\/results.ndjson: /);
     expect(server.requests).toHaveLength(0);
@@ -193,7 +291,10 @@ describe('cai send-event', () => {
       setTimeout(release, 10);
       return { status: 503 };
     });
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--initial-delay', '20s'], { env, interrupt });
+    const result = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--sample', '--initial-delay', '20s'],
+      { env, interrupt },
+    );
     expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('warning: interrupted: no further attempt will be made');
@@ -210,11 +311,18 @@ describe('cai send-event', () => {
   it('usage errors: missing --to, missing secret, bad event type', async () => {
     const noTo = await runCli(['send-event', '--provider', 'acme', '--sample'], { env });
     expect(noTo.code).toBe(2);
-    expect(noTo.stderr).toBe('error: --to is required\nhint: pass the events URL, e.g. --to https://platform.example/cai/events\n');
-    const noSecret = await runCli(['send-event', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--sample'], { env: {} });
+    expect(noTo.stderr).toBe(
+      'error: --to is required\nhint: pass the events URL, e.g. --to https://platform.example/cai/events\n',
+    );
+    const noSecret = await runCli(['send-event', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--sample'], {
+      env: {},
+    });
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toMatch(/^error: .*secret/);
-    const badType = await runCli(['send-event', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--sample', 'job.open'], { env });
+    const badType = await runCli(
+      ['send-event', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--sample', 'job.open'],
+      { env },
+    );
     expect(badType.code).toBe(2);
     expect(badType.stderr).toContain('error: --sample job.open: not an event type\n');
   });
@@ -223,13 +331,27 @@ describe('cai send-event', () => {
 describe('cai send-job', () => {
   it('POSTs to {to}/contact-jobs with X-CAI-Source and checks the acknowledgment', async () => {
     const server = await serve([{ status: 202, body: ACK }]);
-    const result = await runCli(['send-job', '--to', `${server.url}/cai/`, '--source', 'platform', '--sample', '--callback-url', 'https://platform.example/cb'], { env });
+    const result = await runCli(
+      [
+        'send-job',
+        '--to',
+        `${server.url}/cai/`,
+        '--source',
+        'platform',
+        '--sample',
+        '--callback-url',
+        'https://platform.example/cb',
+      ],
+      { env },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('job accepted (202 Accepted)');
     expect(result.stdout).toMatch(/provider_job_id\s+pj_42/);
     expect(server.requests[0]?.url).toBe('/cai/contact-jobs');
     expect(server.requests[0]?.headers['x-cai-source']).toBe('platform');
-    expect(JSON.parse(server.requests[0]?.body.toString('utf8') ?? '{}').callback_url).toBe('https://platform.example/cb');
+    expect(JSON.parse(server.requests[0]?.body.toString('utf8') ?? '{}').callback_url).toBe(
+      'https://platform.example/cb',
+    );
     expectSignedFresh(server);
   });
 
@@ -252,25 +374,51 @@ describe('cai send-job', () => {
         },
       }),
     );
-    const job = await tempFile('job.json', JSON.stringify({ lead_id: 'l1', event_id: 'e1', branch_code: 'BR-001', contact: { name: 'A', phone_e164: '+447700900123' }, callback_url: 'https://platform.example/cb' }));
-    const viaBody = await runCli(['send-job', '--config', config, '--body', job], { env: { JOBS_SECRET: 'whsec_jobs' } });
+    const job = await tempFile(
+      'job.json',
+      JSON.stringify({
+        lead_id: 'l1',
+        event_id: 'e1',
+        branch_code: 'BR-001',
+        contact: { name: 'A', phone_e164: '+447700900123' },
+        callback_url: 'https://platform.example/cb',
+      }),
+    );
+    const viaBody = await runCli(['send-job', '--config', config, '--body', job], {
+      env: { JOBS_SECRET: 'whsec_jobs' },
+    });
     expect(viaBody.stderr).toBe('');
     expect(viaBody.code).toBe(0);
-    const viaSample = await runCli(['send-job', '--config', config, '--sample'], { env: { JOBS_SECRET: 'whsec_jobs' } });
+    const viaSample = await runCli(['send-job', '--config', config, '--sample'], {
+      env: { JOBS_SECRET: 'whsec_jobs' },
+    });
     expect(viaSample.code).toBe(0);
     expect(server.requests.map((r) => [r.url, r.headers['x-cai-source']])).toEqual([
       ['/p/contact-jobs', 'platform-x'],
       ['/p/contact-jobs', 'platform-x'],
     ]);
-    expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}').callback_url).toBe('https://platform.example/cai/events');
+    expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}').callback_url).toBe(
+      'https://platform.example/cai/events',
+    );
     for (const received of server.requests) {
-      expect(verify({ secrets: 'whsec_jobs', signature: received.headers['x-cai-signature'] as string, timestamp: received.headers['x-cai-timestamp'] as string, rawBody: received.body }).valid).toBe(true);
+      expect(
+        verify({
+          secrets: 'whsec_jobs',
+          signature: received.headers['x-cai-signature'] as string,
+          timestamp: received.headers['x-cai-timestamp'] as string,
+          rawBody: received.body,
+        }).valid,
+      ).toBe(true);
     }
   });
 
   it('a 202 whose acknowledgment breaks §2.3 is rejected, naming the deviation', async () => {
-    const server = await serve([{ status: 202, headers: { 'content-type': 'text/plain' }, body: '{"provider_job_id":7}' }]);
-    const result = await runCli(['send-job', '--to', server.url, '--source', 'platform', '--sample', '--json'], { env });
+    const server = await serve([
+      { status: 202, headers: { 'content-type': 'text/plain' }, body: '{"provider_job_id":7}' },
+    ]);
+    const result = await runCli(['send-job', '--to', server.url, '--source', 'platform', '--sample', '--json'], {
+      env,
+    });
     expect(result.code).toBe(1);
     const doc = JSON.parse(result.stdout);
     expect(doc.verdict).toBe('rejected');
@@ -283,7 +431,8 @@ describe('cai send-job', () => {
 });
 
 describe('batch mode', () => {
-  const lines = (count: number) => Array.from({ length: count }, (_, i) => event({ event_id: `evt_batch_${String(i + 1).padStart(3, '0')}` }));
+  const lines = (count: number) =>
+    Array.from({ length: count }, (_, i) => event({ event_id: `evt_batch_${String(i + 1).padStart(3, '0')}` }));
 
   it('sends every line, records results, and --resume sends only what was not accepted', async () => {
     let failing = true;
@@ -293,9 +442,28 @@ describe('batch mode', () => {
       if (id === 'evt_batch_005' && failing) return { status: 503 };
       return { status: 202 };
     });
-    const input = await tempFile('events.ndjson', `${lines(6).join('\n')}\n\n${event({ event_id: 'evt_batch_bad', outcome: 'nope' })}\n`);
+    const input = await tempFile(
+      'events.ndjson',
+      `${lines(6).join('\n')}\n\n${event({ event_id: 'evt_batch_bad', outcome: 'nope' })}\n`,
+    );
     const output = join(input, '..', 'results.ndjson');
-    const first = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--output', output, '--concurrency', '3', '--no-retry'], { env });
+    const first = await runCli(
+      [
+        'send-event',
+        '--to',
+        server.url,
+        '--provider',
+        'acme',
+        '--ndjson',
+        input,
+        '--output',
+        output,
+        '--concurrency',
+        '3',
+        '--no-retry',
+      ],
+      { env },
+    );
     expect(first.code).toBe(3);
     expect(first.stdout).toMatch(/accepted\s*│\s*4/);
     expect(first.stdout).toMatch(/rejected 400\s*│\s*1/);
@@ -303,19 +471,48 @@ describe('batch mode', () => {
     expect(first.stdout).toMatch(/invalid \(not sent\)\s*│\s*1/);
     expect(first.stderr).toContain('line 3 (evt_batch_003): rejected: status 400');
     expect(first.stderr).toContain('line 8 (evt_batch_bad): not sent, invalid');
-    const records = (await readFile(output, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const records = (await readFile(output, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records).toHaveLength(7);
-    expect(records.find((r) => r.eventId === 'evt_batch_005')).toMatchObject({ verdict: 'failed', status: 503, attempts: 1 });
+    expect(records.find((r) => r.eventId === 'evt_batch_005')).toMatchObject({
+      verdict: 'failed',
+      status: 503,
+      attempts: 1,
+    });
     expect(server.requests).toHaveLength(6);
 
     failing = false;
-    const second = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--resume', output, '--output', output, '--json'], { env });
-    const out = second.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const second = await runCli(
+      [
+        'send-event',
+        '--to',
+        server.url,
+        '--provider',
+        'acme',
+        '--ndjson',
+        input,
+        '--resume',
+        output,
+        '--output',
+        output,
+        '--json',
+      ],
+      { env },
+    );
+    const out = second.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const summary = out.at(-1).summary;
     expect(summary).toMatchObject({ total: 7, skipped: 4, accepted: 1, rejected: 1, invalid: 1 });
     expect(second.code).toBe(1);
     // Only evt_batch_003 and evt_batch_005 were sent again.
-    const resent = server.requests.slice(6).map((r) => JSON.parse(r.body.toString('utf8')).event_id).sort();
+    const resent = server.requests
+      .slice(6)
+      .map((r) => JSON.parse(r.body.toString('utf8')).event_id)
+      .sort();
     expect(resent).toEqual(['evt_batch_003', 'evt_batch_005']);
   });
 
@@ -327,8 +524,14 @@ describe('batch mode', () => {
       return { status: 202, delayMs: 150 };
     });
     const input = await tempFile('events.ndjson', lines(12).join('\n'));
-    const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--concurrency', '2', '--json'], { env, interrupt });
-    const out = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const result = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--concurrency', '2', '--json'],
+      { env, interrupt },
+    );
+    const out = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const summary = out.at(-1).summary;
     const records = out.slice(0, -1);
     expect(records).toHaveLength(12);
@@ -338,7 +541,12 @@ describe('batch mode', () => {
     expect(summary.notSent).toBeGreaterThan(0);
     const ids = server.requests.map((r) => JSON.parse(r.body.toString('utf8')).event_id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(records.filter((r: { verdict: string }) => r.verdict === 'accepted').map((r: { eventId: string }) => r.eventId).sort()).toEqual([...ids].sort());
+    expect(
+      records
+        .filter((r: { verdict: string }) => r.verdict === 'accepted')
+        .map((r: { eventId: string }) => r.eventId)
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('warning: interrupted: finishing the requests in flight');
   });
@@ -348,7 +556,10 @@ describe('cai replay', () => {
   it('re-sends a captured request with a fresh signature, or unchanged with --keep-timestamp', async () => {
     const server = await serve([{ status: 202 }]);
     const file = await tempFile('event.json', event());
-    const dry = await runCli(['send-event', '--to', 'https://platform.example/cai/events', '--provider', 'acme', '--body', file, '--dry-run'], { env, now: Date.parse('2026-01-01T00:00:00Z') });
+    const dry = await runCli(
+      ['send-event', '--to', 'https://platform.example/cai/events', '--provider', 'acme', '--body', file, '--dry-run'],
+      { env, now: Date.parse('2026-01-01T00:00:00Z') },
+    );
     const capture = await tempFile('captured.http', dry.stdout);
     const fresh = await runCli(['replay', '--request', capture, '--to', server.url], { env });
     expect(fresh.code).toBe(0);
@@ -357,7 +568,9 @@ describe('cai replay', () => {
     expect(server.requests[0]?.body.toString('utf8')).toBe(event());
     expectSignedFresh(server);
 
-    const kept = await runCli(['replay', '--request', capture, '--to', `${server.url}/other`, '--keep-timestamp'], { env: {} });
+    const kept = await runCli(['replay', '--request', capture, '--to', `${server.url}/other`, '--keep-timestamp'], {
+      env: {},
+    });
     expect(kept.code).toBe(0);
     expect(kept.stderr).toContain('outside the ±300 s window (§5.5); a conforming receiver answers 401');
     expect(server.requests[1]?.url).toBe('/other');

@@ -21,31 +21,67 @@ beforeAll(() => {
 
 describe('cai sign', () => {
   it('prints the two headers, signing exactly the given bytes', async () => {
-    const result = await runCli(['sign', '--body', bodyFile, '--timestamp', String(t)], { env: { CAI_SECRET: secret } });
+    const result = await runCli(['sign', '--body', bodyFile, '--timestamp', String(t)], {
+      env: { CAI_SECRET: secret },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`X-CAI-Timestamp: ${t}\nX-CAI-Signature: ${sign(secret, t, body)}\n`);
     expect(result.stderr).toBe('');
   });
 
   it('reads stdin and a secret file (one trailing newline removed)', async () => {
-    const result = await runCli(['sign', '--secret-file', join(dir, 'secret.txt'), '--timestamp', String(t), '--json'], { stdin: body });
+    const result = await runCli(
+      ['sign', '--secret-file', join(dir, 'secret.txt'), '--timestamp', String(t), '--json'],
+      { stdin: body },
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ timestamp: t, signature: sign(secret, t, body) });
   });
 
   it('signs with the first of several secrets, in command-line order across forms', async () => {
-    const result = await runCli(['sign', '--secret-file', join(dir, 'secret.txt'), '--secret-env', 'OLD', '--timestamp', String(t), '--body', bodyFile, '--json'], {
-      env: { OLD: oldSecret },
-    });
+    const result = await runCli(
+      [
+        'sign',
+        '--secret-file',
+        join(dir, 'secret.txt'),
+        '--secret-env',
+        'OLD',
+        '--timestamp',
+        String(t),
+        '--body',
+        bodyFile,
+        '--json',
+      ],
+      {
+        env: { OLD: oldSecret },
+      },
+    );
     expect(JSON.parse(result.stdout).signature).toBe(sign(secret, t, body));
-    const reversed = await runCli(['sign', '--secret-env', 'OLD', '--secret-file', join(dir, 'secret.txt'), '--timestamp', String(t), '--body', bodyFile, '--json'], {
-      env: { OLD: oldSecret },
-    });
+    const reversed = await runCli(
+      [
+        'sign',
+        '--secret-env',
+        'OLD',
+        '--secret-file',
+        join(dir, 'secret.txt'),
+        '--timestamp',
+        String(t),
+        '--body',
+        bodyFile,
+        '--json',
+      ],
+      {
+        env: { OLD: oldSecret },
+      },
+    );
     expect(JSON.parse(reversed.stdout).signature).toBe(sign(oldSecret, t, body));
   });
 
   it('notes a trailing newline and a non-JSON body on stderr, and still signs them as given', async () => {
-    const result = await runCli(['sign', '--timestamp', String(t)], { env: { CAI_SECRET: secret }, stdin: 'not json\n' });
+    const result = await runCli(['sign', '--timestamp', String(t)], {
+      env: { CAI_SECRET: secret },
+      stdin: 'not json\n',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(sign(secret, t, 'not json\n'));
     expect(result.stderr).toBe(
@@ -62,7 +98,21 @@ describe('cai sign', () => {
 
   it('builds a curl command that sends the signed file', async () => {
     const result = await runCli(
-      ['sign', '--body', bodyFile, '--timestamp', String(t), '--format', 'curl', '--interface', 'B', '--provider', 'acme', '--url', 'https://platform.test/cai/events'],
+      [
+        'sign',
+        '--body',
+        bodyFile,
+        '--timestamp',
+        String(t),
+        '--format',
+        'curl',
+        '--interface',
+        'B',
+        '--provider',
+        'acme',
+        '--url',
+        'https://platform.test/cai/events',
+      ],
       { env: { CAI_SECRET: secret } },
     );
     expect(result.code).toBe(0);
@@ -73,9 +123,14 @@ describe('cai sign', () => {
   });
 
   it('refuses curl output without the identity header', async () => {
-    const result = await runCli(['sign', '--body', bodyFile, '--format', 'curl', '--interface', 'A', '--url', 'https://p.test/contact-jobs'], { env: { CAI_SECRET: secret } });
+    const result = await runCli(
+      ['sign', '--body', bodyFile, '--format', 'curl', '--interface', 'A', '--url', 'https://p.test/contact-jobs'],
+      { env: { CAI_SECRET: secret } },
+    );
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: --source is required with --format curl\nhint: pass --source ID: interface A sends X-CAI-Source (§4.1)\n');
+    expect(result.stderr).toBe(
+      'error: --source is required with --format curl\nhint: pass --source ID: interface A sends X-CAI-Source (§4.1)\n',
+    );
   });
 
   it('is a usage error without any secret', async () => {
@@ -97,14 +152,32 @@ describe('cai verify', () => {
   const signature = sign(secret, t, body);
 
   it('accepts a valid signature (exit 0)', async () => {
-    const result = await runCli(['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', signature, '--now', String(t + 10)], { env: { CAI_SECRET: secret } });
+    const result = await runCli(
+      ['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', signature, '--now', String(t + 10)],
+      { env: { CAI_SECRET: secret } },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('valid: the signature matches; timestamp 10 s old, within ±300 s\n');
   });
 
   it('says which rotation secret matched, by position', async () => {
     const result = await runCli(
-      ['verify', '--secret-env', 'NEW', '--secret-env', 'OLD', '--body', bodyFile, '--timestamp', String(t), '--signature', sign(oldSecret, t, body), '--now', String(t), '--json'],
+      [
+        'verify',
+        '--secret-env',
+        'NEW',
+        '--secret-env',
+        'OLD',
+        '--body',
+        bodyFile,
+        '--timestamp',
+        String(t),
+        '--signature',
+        sign(oldSecret, t, body),
+        '--now',
+        String(t),
+        '--json',
+      ],
       { env: { NEW: secret, OLD: oldSecret } },
     );
     expect(result.code).toBe(0);
@@ -115,7 +188,10 @@ describe('cai verify', () => {
 
   it('explains a mismatch (exit 1) with the likely cause', async () => {
     const pretty = JSON.stringify(JSON.parse(body), null, 2);
-    const result = await runCli(['verify', '--timestamp', String(t), '--signature', signature, '--now', String(t)], { env: { CAI_SECRET: secret }, stdin: pretty });
+    const result = await runCli(['verify', '--timestamp', String(t), '--signature', signature, '--now', String(t)], {
+      env: { CAI_SECRET: secret },
+      stdin: pretty,
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('invalid (signature_mismatch)');
     expect(result.stdout).toContain('likely cause: the sender signed the minified form of the JSON');
@@ -123,11 +199,26 @@ describe('cai verify', () => {
 
   it("recognises the other direction's secret", async () => {
     const result = await runCli(
-      ['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', sign(oldSecret, t, body), '--now', String(t), '--other-secret-env', 'OTHER', '--json'],
+      [
+        'verify',
+        '--body',
+        bodyFile,
+        '--timestamp',
+        String(t),
+        '--signature',
+        sign(oldSecret, t, body),
+        '--now',
+        String(t),
+        '--other-secret-env',
+        'OTHER',
+        '--json',
+      ],
       { env: { CAI_SECRET: secret, OTHER: oldSecret } },
     );
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stdout).diagnoses.map((d: { code: string }) => d.code)).toContain('other_direction_secret');
+    expect(JSON.parse(result.stdout).diagnoses.map((d: { code: string }) => d.code)).toContain(
+      'other_direction_secret',
+    );
   });
 
   it('takes headers and exact body bytes from a captured raw request', async () => {
@@ -141,13 +232,20 @@ describe('cai verify', () => {
     writeFileSync(file, `${raw}x\n`);
     const extra = await runCli(['verify', '--request', file, '--now', String(t)], { env: { CAI_SECRET: secret } });
     expect(extra.code).toBe(0);
-    expect(extra.stderr).toBe('note: the capture has 3 byte(s) after the 65 declared by Content-Length; they were left out\n');
+    expect(extra.stderr).toBe(
+      'note: the capture has 3 byte(s) after the 65 declared by Content-Length; they were left out\n',
+    );
   });
 
   it('reports a stale timestamp with how far outside the window', async () => {
-    const result = await runCli(['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', signature, '--now', String(t + 500)], { env: { CAI_SECRET: secret } });
+    const result = await runCli(
+      ['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', signature, '--now', String(t + 500)],
+      { env: { CAI_SECRET: secret } },
+    );
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('invalid (timestamp_too_old): the timestamp is 500 s old, outside the 300 s window');
+    expect(result.stdout).toContain(
+      'invalid (timestamp_too_old): the timestamp is 500 s old, outside the 300 s window',
+    );
     expect(result.stdout).toContain('200 s outside the ±300 s window');
   });
 
@@ -159,7 +257,10 @@ describe('cai verify', () => {
 
   it('fails on an example whose signature does not reproduce', async () => {
     const file = join(dir, 'bad-example.json');
-    writeFileSync(file, JSON.stringify({ secret: 's3cr3t-example', timestamp: t, body: '{}', signature: `sha256=${'0'.repeat(64)}` }));
+    writeFileSync(
+      file,
+      JSON.stringify({ secret: 's3cr3t-example', timestamp: t, body: '{}', signature: `sha256=${'0'.repeat(64)}` }),
+    );
     const result = await runCli(['verify', '--example', file, '--json']);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout).reproduced).toBe(false);

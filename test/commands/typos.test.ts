@@ -31,15 +31,42 @@ describe('the nearest value', () => {
 
 describe('every command answers a typo with the value meant (exit 2)', () => {
   it.each([
-    [['mock', 'platform', '--provider', 'acme', '--break', 'no-dedup'], "error: option '--break <fault>' argument 'no-dedup' is invalid. not a fault: did you mean no-dedupe?"],
-    [['mock', 'provider', '--provider', 'acme', '--break', 'bad-ak'], "error: option '--break <fault>' argument 'bad-ak' is invalid. not a fault: did you mean bad-ack?"],
-    [['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedup'], "error: option '--break <fault>' argument 'no-dedup' is invalid. not a fault: did you mean no-dedupe?"],
-    [['sample', 'event', 'job.close'], "error: command-argument value 'job.close' is invalid for argument 'type'. did you mean job.closed? expected one of: conversation.message, appointment.booked, appointment.rescheduled, appointment.cancelled, job.closed."],
-    [['conformance', 'run', '--mock', '--interface', 'b'], "error: option '--interface <id>' argument 'b' is invalid. Allowed choices are A, B; did you mean B?"],
-    [['completion', 'bsh'], "error: command-argument value 'bsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish; did you mean bash?"],
-    [['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedup,B-DEDUP-01'], 'error: no interface B check or tag matches: dedup (did you mean dedupe?), B-DEDUP-01 (did you mean B-DEDUP-001?)'],
-    [['conformance', 'run', '--mock', '--interface', 'B', '--skip', 'auht'], 'error: no interface B check or tag matches: auht (did you mean auth?)'],
-    [['conformance', 'run', '--mock', '--interface', 'B', '--include', 'rate-limt'], 'error: no interface B check or tag matches: rate-limt (did you mean rate-limit?)'],
+    [
+      ['mock', 'platform', '--provider', 'acme', '--break', 'no-dedup'],
+      "error: option '--break <fault>' argument 'no-dedup' is invalid. not a fault: did you mean no-dedupe?",
+    ],
+    [
+      ['mock', 'provider', '--provider', 'acme', '--break', 'bad-ak'],
+      "error: option '--break <fault>' argument 'bad-ak' is invalid. not a fault: did you mean bad-ack?",
+    ],
+    [
+      ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedup'],
+      "error: option '--break <fault>' argument 'no-dedup' is invalid. not a fault: did you mean no-dedupe?",
+    ],
+    [
+      ['sample', 'event', 'job.close'],
+      "error: command-argument value 'job.close' is invalid for argument 'type'. did you mean job.closed? expected one of: conversation.message, appointment.booked, appointment.rescheduled, appointment.cancelled, job.closed.",
+    ],
+    [
+      ['conformance', 'run', '--mock', '--interface', 'b'],
+      "error: option '--interface <id>' argument 'b' is invalid. Allowed choices are A, B; did you mean B?",
+    ],
+    [
+      ['completion', 'bsh'],
+      "error: command-argument value 'bsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish; did you mean bash?",
+    ],
+    [
+      ['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedup,B-DEDUP-01'],
+      'error: no interface B check or tag matches: dedup (did you mean dedupe?), B-DEDUP-01 (did you mean B-DEDUP-001?)',
+    ],
+    [
+      ['conformance', 'run', '--mock', '--interface', 'B', '--skip', 'auht'],
+      'error: no interface B check or tag matches: auht (did you mean auth?)',
+    ],
+    [
+      ['conformance', 'run', '--mock', '--interface', 'B', '--include', 'rate-limt'],
+      'error: no interface B check or tag matches: rate-limt (did you mean rate-limit?)',
+    ],
   ])('%j', async (argv, firstLine) => {
     const result = await runCli(argv, { env });
     expect(result.stderr.split('\n')[0]).toBe(firstLine);
@@ -49,17 +76,39 @@ describe('every command answers a typo with the value meant (exit 2)', () => {
   it('a value far from every known one is told where the list is, not given all of them', async () => {
     const result = await runCli(['mock', 'platform', '--provider', 'acme', '--break', 'zzz'], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toMatch(/^error: option '--break <fault>' argument 'zzz' is invalid\. not a fault: 'cai mock platform --help' lists the \d+ faults$/);
+    expect(result.stderr.split('\n')[0]).toMatch(
+      /^error: option '--break <fault>' argument 'zzz' is invalid\. not a fault: 'cai mock platform --help' lists the \d+ faults$/,
+    );
   });
 });
 
 describe('the required options a command lacks are named together', () => {
   it.each([
-    [['send-event', '--sample'], 'error: --to and --provider are required', 'hint: pass the events URL, e.g. --to https://platform.example/cai/events; and your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme'],
-    [['send-job', '--sample'], 'error: --to and --source are required', "hint: pass the provider's base URL, e.g. --to https://provider.example/cai; and the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform"],
-    [['replay'], 'error: --request and --to are required', 'hint: pass --request FILE with the captured raw HTTP request; and the URL to send to, e.g. --to http://127.0.0.1:8787'],
-    [['verify', '--body', '-'], 'error: --signature and --timestamp are required', 'hint: pass --signature sha256=<hex> (or --request FILE with the captured request); and --timestamp <unix seconds> as received in X-CAI-Timestamp'],
-    [['conformance', 'run', '--interface', 'A', '--target', 'http://127.0.0.1:9/cai'], 'error: --source and --branch-code are required', 'hint: pass --source ID (the X-CAI-Source value, §4.1); and --branch-code CODE from the deployment catalog (a branch_code the jobs carry)'],
+    [
+      ['send-event', '--sample'],
+      'error: --to and --provider are required',
+      'hint: pass the events URL, e.g. --to https://platform.example/cai/events; and your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
+    ],
+    [
+      ['send-job', '--sample'],
+      'error: --to and --source are required',
+      "hint: pass the provider's base URL, e.g. --to https://provider.example/cai; and the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform",
+    ],
+    [
+      ['replay'],
+      'error: --request and --to are required',
+      'hint: pass --request FILE with the captured raw HTTP request; and the URL to send to, e.g. --to http://127.0.0.1:8787',
+    ],
+    [
+      ['verify', '--body', '-'],
+      'error: --signature and --timestamp are required',
+      'hint: pass --signature sha256=<hex> (or --request FILE with the captured request); and --timestamp <unix seconds> as received in X-CAI-Timestamp',
+    ],
+    [
+      ['conformance', 'run', '--interface', 'A', '--target', 'http://127.0.0.1:9/cai'],
+      'error: --source and --branch-code are required',
+      'hint: pass --source ID (the X-CAI-Source value, §4.1); and --branch-code CODE from the deployment catalog (a branch_code the jobs carry)',
+    ],
   ])('%j', async (argv, error, hint) => {
     const result = await runCli(argv, { env, stdin: '' });
     expect(result.stderr).toBe(`${error}\n${hint}\n`);
@@ -68,6 +117,8 @@ describe('the required options a command lacks are named together', () => {
 
   it('one missing option is named alone', async () => {
     const result = await runCli(['send-event', '--to', 'http://127.0.0.1:9/events', '--sample'], { env });
-    expect(result.stderr).toBe('error: --provider is required\nhint: pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme\n');
+    expect(result.stderr).toBe(
+      'error: --provider is required\nhint: pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme\n',
+    );
   });
 });

@@ -18,8 +18,16 @@ describe('cai validate, interrupted', () => {
     io.interrupt();
     const code = await finished;
     expect(code).toBe(130);
-    const report = JSON.parse(io.out()) as { valid: boolean; interrupted: boolean; documents: { source: string; valid: boolean }[] };
-    expect(report).toMatchObject({ valid: false, interrupted: true, documents: [{ source: '<stdin>:1', valid: true }] });
+    const report = JSON.parse(io.out()) as {
+      valid: boolean;
+      interrupted: boolean;
+      documents: { source: string; valid: boolean }[];
+    };
+    expect(report).toMatchObject({
+      valid: false,
+      interrupted: true,
+      documents: [{ source: '<stdin>:1', valid: true }],
+    });
     expect(io.err()).toBe('warning: interrupted: reporting what was validated so far\nnote: stopped at <stdin>:1\n');
   });
 });

@@ -22,7 +22,11 @@ describe('cai validate', () => {
   it('validates one file, says what it detected, and counts', async () => {
     const path = file('job.json', goodJob);
     const result = await runCli(['validate', path]);
-    expect(result).toEqual({ code: 0, stdout: `${path}: valid contact job (detected by shape)\n1 document: 1 valid, 0 invalid (0 errors, 0 warnings)\n`, stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: `${path}: valid contact job (detected by shape)\n1 document: 1 valid, 0 invalid (0 errors, 0 warnings)\n`,
+      stderr: '',
+    });
   });
 
   it('prints each problem as path: message (expected …, got …) and exits 1', async () => {
@@ -43,7 +47,10 @@ describe('cai validate', () => {
     const report = JSON.parse(result.stdout) as { valid: boolean; documents: { source: string; valid: boolean }[] };
     expect(result.code).toBe(1);
     expect(report.valid).toBe(false);
-    expect(report.documents.map((d) => [d.source, d.valid])).toEqual([[a, true], ['<stdin>', false]]);
+    expect(report.documents.map((d) => [d.source, d.valid])).toEqual([
+      [a, true],
+      ['<stdin>', false],
+    ]);
   });
 
   it('prints the --json shape the issue specifies', async () => {
@@ -56,7 +63,15 @@ describe('cai validate', () => {
           kind: 'event',
           eventType: 'conversation.message',
           valid: false,
-          errors: [{ path: 'from_number_e164', code: 'format', message: 'not an E.164 telephone number', expected: expect.any(String), received: '"0612"' }],
+          errors: [
+            {
+              path: 'from_number_e164',
+              code: 'format',
+              message: 'not an E.164 telephone number',
+              expected: expect.any(String),
+              received: '"0612"',
+            },
+          ],
           warnings: [],
         },
       ],
@@ -80,13 +95,22 @@ describe('cai validate', () => {
   });
 
   it('reads NDJSON from stdin with --ndjson and reports every line in --json', async () => {
-    const result = await runCli(['--json', 'validate', '--ndjson'], { stdin: `${goodEvent}\n${goodEvent}\n${badEvent}` });
+    const result = await runCli(['--json', 'validate', '--ndjson'], {
+      stdin: `${goodEvent}\n${goodEvent}\n${badEvent}`,
+    });
     const report = JSON.parse(result.stdout) as { documents: { source: string; valid: boolean }[] };
-    expect(report.documents.map((d) => [d.source, d.valid])).toEqual([['<stdin>:1', true], ['<stdin>:2', true], ['<stdin>:3', false]]);
+    expect(report.documents.map((d) => [d.source, d.valid])).toEqual([
+      ['<stdin>:1', true],
+      ['<stdin>:2', true],
+      ['<stdin>:3', false],
+    ]);
   });
 
   it('judges invalid UTF-8 per line', async () => {
-    const path = file('utf8.ndjson', Buffer.concat([Buffer.from(`${goodEvent}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]));
+    const path = file(
+      'utf8.ndjson',
+      Buffer.concat([Buffer.from(`${goodEvent}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]),
+    );
     const result = await runCli(['--json', 'validate', '--ndjson', path]);
     const report = JSON.parse(result.stdout) as { documents: { source: string; errors: { code: string }[] }[] };
     expect(report.documents.map((d) => [d.source.slice(path.length), d.errors.map((e) => e.code)])).toEqual([
@@ -105,11 +129,16 @@ describe('cai validate', () => {
       [':1', []],
       [':2', ['too_large']],
     ]);
-    expect(result.stderr).toBe(`warning: ${path}:2 is over the 4 MiB cap for one line; the rest of ${path} was not read\n`);
+    expect(result.stderr).toBe(
+      `warning: ${path}:2 is over the 4 MiB cap for one line; the rest of ${path} was not read\n`,
+    );
   });
 
   it('refuses an event over 256 KB (§8)', async () => {
-    const path = file('big.json', JSON.stringify({ ...sampleEvent('conversation.message'), text: 'x'.repeat(262_144) }));
+    const path = file(
+      'big.json',
+      JSON.stringify({ ...sampleEvent('conversation.message'), text: 'x'.repeat(262_144) }),
+    );
     const result = await runCli(['validate', path]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('(document): body is 262');
@@ -119,7 +148,9 @@ describe('cai validate', () => {
     const path = file('extra.json', JSON.stringify({ ...sampleEvent('job.closed'), mood: 'happy' }));
     const result = await runCli(['validate', '--strict', path]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  warning: mood: not a field of spec v1.0 (accepted: §9.2 receivers ignore unknown fields)\n');
+    expect(result.stdout).toContain(
+      '  warning: mood: not a field of spec v1.0 (accepted: §9.2 receivers ignore unknown fields)\n',
+    );
   });
 
   it('checks branch codes against --catalog', async () => {
@@ -127,14 +158,28 @@ describe('cai validate', () => {
     const path = file('other-branch.json', JSON.stringify(sampleJob({ branchCode: 'BR-7' })));
     const result = await runCli(['validate', '--catalog', catalog, path]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('  branch_code: not in the branch catalog (§2.2: issued per deployment) (expected one of: BR-001, got "BR-7")');
+    expect(result.stdout).toContain(
+      '  branch_code: not in the branch catalog (§2.2: issued per deployment) (expected one of: BR-001, got "BR-7")',
+    );
   });
 
   it.each([
-    [['validate', 'missing.json'], 'error: document file missing.json does not exist', 'hint: check the path, or pass - to read from stdin'],
-    [['validate', '--catalog', 'nope.json', '-'], 'error: catalog file nope.json does not exist', 'hint: check the path, or pass - to read from stdin'],
+    [
+      ['validate', 'missing.json'],
+      'error: document file missing.json does not exist',
+      'hint: check the path, or pass - to read from stdin',
+    ],
+    [
+      ['validate', '--catalog', 'nope.json', '-'],
+      'error: catalog file nope.json does not exist',
+      'hint: check the path, or pass - to read from stdin',
+    ],
     [['validate', '-', '-'], 'error: stdin (-) can be read only once', 'hint: pass - at most once'],
-    [['validate', 'evnt', '-'], 'error: evnt is neither a kind of document nor a file', 'hint: the first word is one of auto, job, event, ack, duplicate-ack, or a file'],
+    [
+      ['validate', 'evnt', '-'],
+      'error: evnt is neither a kind of document nor a file',
+      'hint: the first word is one of auto, job, event, ack, duplicate-ack, or a file',
+    ],
   ])('exits 2 with error and hint for unreadable input: %j', async (argv, error, hint) => {
     const result = await runCli(argv, { stdin: goodJob });
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${error}\n${hint}\n` });

@@ -53,10 +53,15 @@ describe.each([80, 60])('at %i columns', (columns) => {
     for (const path of helps) {
       const tty = await runTty([...path, '--help'], { columns });
       const piped = await runCli([...path, '--help'], { env: { COLUMNS: String(columns) } });
-      for (const [how, result] of [['tty', tty], ['COLUMNS', piped]] as const) {
+      for (const [how, result] of [
+        ['tty', tty],
+        ['COLUMNS', piped],
+      ] as const) {
         expect(result.code, `cai ${path.join(' ')} --help`).toBe(0);
         expect(result.stdout, `cai ${path.join(' ')} --help`).toMatch(/^Usage: cai/);
-        problems.push(...overflowing(result.stdout, columns).map((line) => `cai ${path.join(' ')} --help (${how}) ${line}`));
+        problems.push(
+          ...overflowing(result.stdout, columns).map((line) => `cai ${path.join(' ')} --help (${how}) ${line}`),
+        );
       }
     }
     expect(problems).toEqual([]);
@@ -67,7 +72,10 @@ describe.each([80, 60])('at %i columns', (columns) => {
     for (const path of helps) {
       const tty = await runTty([...path, '--help'], { columns });
       const piped = await runCli([...path, '--help'], { env: { COLUMNS: String(columns) } });
-      for (const [how, result] of [['tty', tty], ['COLUMNS', piped]] as const) {
+      for (const [how, result] of [
+        ['tty', tty],
+        ['COLUMNS', piped],
+      ] as const) {
         let continued = false;
         for (const line of result.stdout.split('\n')) {
           const command: boolean = continued || /^\s*\$ /.test(line);
@@ -85,28 +93,53 @@ describe.each([80, 60])('at %i columns', (columns) => {
     ['conformance', 'list', '--interface', 'A', '--wide'],
     ['send-event', '--print-schedule'],
     ['report', '--log', join(ROOT, 'fixtures/logs/platform.ndjson')],
-    ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'dedupe', '--no-generate', '--verbose', '--repro-dir', join(dir, 'repro')],
+    [
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'dedupe',
+      '--no-generate',
+      '--verbose',
+      '--repro-dir',
+      join(dir, 'repro'),
+    ],
     // The spinner needs a real terminal's cursor calls: TERM=dumb leaves the result alone on the fake one.
     ['doctor', '--target', 'http://127.0.0.1:9/cai/events', '--timeout', '1s'],
     ['config', 'show', '--env', 'test'],
-  ])('%j fits', async (...argv) => {
-    const where = argv[0] === 'config' ? { cwd: profile } : argv[0] === 'doctor' ? { env: { ...env, TERM: 'dumb' } } : {};
-    const result = await runTty(argv, { columns, env, ...where });
-    expect(result.code, result.stderr).toBeLessThanOrEqual(1);
-    expect(overflowing(result.stdout, columns)).toEqual([]);
-    expect(overflowing(result.stderr.split('\r').join('\n'), columns)).toEqual([]);
-  }, 60_000);
+  ])(
+    '%j fits',
+    async (...argv) => {
+      const where =
+        argv[0] === 'config' ? { cwd: profile } : argv[0] === 'doctor' ? { env: { ...env, TERM: 'dumb' } } : {};
+      const result = await runTty(argv, { columns, env, ...where });
+      expect(result.code, result.stderr).toBeLessThanOrEqual(1);
+      expect(overflowing(result.stdout, columns)).toEqual([]);
+      expect(overflowing(result.stderr.split('\r').join('\n'), columns)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe('TERM=dumb: a terminal without cursor control', () => {
   it('gets progress as plain lines, never a line redrawn in place', async () => {
-    const dumb = await runTty(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate'], { columns: 80, env: { ...env, TERM: 'dumb' } });
+    const dumb = await runTty(
+      ['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate'],
+      { columns: 80, env: { ...env, TERM: 'dumb' } },
+    );
     expect(dumb.code).toBe(0);
     expect(dumb.stderr).not.toContain('\r');
     expect(dumb.stderr).not.toContain('\x1b[K');
     expect(dumb.stderr).toMatch(/^✓ +1\/13 B-DEDUP-\d{3} /m);
     // The same run on a terminal that can redraw does redraw: the check above can fail.
-    const smart = await runTty(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate'], { columns: 80, env: { ...env, TERM: 'xterm-256color' } });
+    const smart = await runTty(
+      ['conformance', 'run', '--mock', '--interface', 'B', '--only', 'dedupe', '--no-generate'],
+      { columns: 80, env: { ...env, TERM: 'xterm-256color' } },
+    );
     expect(smart.stderr).toContain('\r');
   });
 });

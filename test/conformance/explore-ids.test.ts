@@ -25,6 +25,7 @@ describe('ids made near fresh ones', () => {
 
   it('differ from the id they are made from', () => {
     const id = conformanceEventId('0a1b2c3d', 'b-state-003', 12);
-    for (const transform of ID_TRANSFORMS) expect(transformed(id, transform, conformanceEventId('0a1b2c3d', 'b-state-003', 13)), transform).not.toBe(id);
+    for (const transform of ID_TRANSFORMS)
+      expect(transformed(id, transform, conformanceEventId('0a1b2c3d', 'b-state-003', 13)), transform).not.toBe(id);
   });
 });

@@ -23,15 +23,26 @@ const dir = mkdtempSync(join(tmpdir(), 'cai-explore-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let runs = 0;
 
-function run(given: Partial<ConformanceOptions> & Pick<ConformanceOptions, 'interface'> & { invocation?: string }): Promise<SuiteReport> {
+function run(
+  given: Partial<ConformanceOptions> & Pick<ConformanceOptions, 'interface'> & { invocation?: string },
+): Promise<SuiteReport> {
   runs += 1;
   const { invocation, ...options } = given;
-  const all: ConformanceOptions = { mock: true, selection: { only: ['state'], skip: [], include: [] }, reproDir: join(dir, `run-${runs}`), ...options };
+  const all: ConformanceOptions = {
+    mock: true,
+    selection: { only: ['state'], skip: [], include: [] },
+    reproDir: join(dir, `run-${runs}`),
+    ...options,
+  };
   return runConformance({ ...all, reproducer: receiverReproducer(all, invocation) });
 }
 
-const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
-const explain = (report: SuiteReport) => report.checks.map((check) => `${check.id} ${check.verdict}: ${check.actual}\n  ${check.notes.join('\n  ')}`).join('\n');
+const failing = (report: SuiteReport) =>
+  report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
+const explain = (report: SuiteReport) =>
+  report.checks
+    .map((check) => `${check.id} ${check.verdict}: ${check.actual}\n  ${check.notes.join('\n  ')}`)
+    .join('\n');
 const check = (report: SuiteReport, id: string) => report.checks.find((entry) => entry.id === id) as CheckResult;
 
 /** Faults of the reference receivers, each breaking a relation the phase judges (sizes kept small: seconds a run). */
@@ -50,40 +61,74 @@ const CAUGHT: readonly { interface: InterfaceId; fault: string; relation: string
 ];
 
 describe('the stateful phase against the reference receivers', () => {
-  it.concurrent.each(['B', 'A'] as InterfaceId[])('interface %s: every relation holds, on the evidence of the requests that bore on it', async (iface) => {
-    const report = await run({ interface: iface, explore: { seed: 11, requests: 400 } });
-    expect(failing(report), explain(report)).toEqual([]);
-    expect(report.seed).toBe(11);
-    for (const result of report.checks) expect(result.actual, result.id).toMatch(/^\d+ requests? bore on it, each answered as the model allows$/);
-  });
+  it.concurrent.each(['B', 'A'] as InterfaceId[])(
+    'interface %s: every relation holds, on the evidence of the requests that bore on it',
+    async (iface) => {
+      const report = await run({ interface: iface, explore: { seed: 11, requests: 400 } });
+      expect(failing(report), explain(report)).toEqual([]);
+      expect(report.seed).toBe(11);
+      for (const result of report.checks)
+        expect(result.actual, result.id).toMatch(/^\d+ requests? bore on it, each answered as the model allows$/);
+    },
+  );
 
   it('--no-generate: the checks of the phase are skipped, with the reason', async () => {
-    const report = await run({ interface: 'B', explore: false, selection: { only: ['B-STATE-001', 'B-DEDUP-001'], skip: [], include: [] } });
-    expect(check(report, 'B-STATE-001')).toMatchObject({ verdict: 'skipped', actual: 'the stateful phase is turned off for this run' });
+    const report = await run({
+      interface: 'B',
+      explore: false,
+      selection: { only: ['B-STATE-001', 'B-DEDUP-001'], skip: [], include: [] },
+    });
+    expect(check(report, 'B-STATE-001')).toMatchObject({
+      verdict: 'skipped',
+      actual: 'the stateful phase is turned off for this run',
+    });
     expect(check(report, 'B-DEDUP-001').verdict).toBe('passed');
     expect(report.seed).toBeUndefined();
   });
 });
 
 describe('faults the stateful phase catches', () => {
-  it.concurrent.each(CAUGHT.map((entry) => [`${entry.interface} ${entry.fault}`, entry.relation, entry] as const))('%s fails %s, shown by the shortest conversation found', async (_name, _relation, entry) => {
-    const report = await run({ interface: entry.interface, faults: [entry.fault], explore: { seed: 5, requests: 300 } });
-    expect(failing(report), explain(report)).toContain(entry.relation);
-    const result = check(report, entry.relation);
-    expect(result.actual).toMatch(/^step \d+ of \d+: expected .+; got .+/);
-    expect(result.notes.some((note) => /^1\. /.test(note))).toBe(true);
-    expect(result.notes.at(-1)).toMatch(/^stateful phase, seed 5: \d+ conversations, \d+ requests in [\d.]+ s/);
-    expect(result.repro?.command).toMatch(new RegExp(`^cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --seed '?5(:\\d+)*(~[^ ']*)?'? --only ${entry.relation}$`));
-  });
+  it.concurrent.each(CAUGHT.map((entry) => [`${entry.interface} ${entry.fault}`, entry.relation, entry] as const))(
+    '%s fails %s, shown by the shortest conversation found',
+    async (_name, _relation, entry) => {
+      const report = await run({
+        interface: entry.interface,
+        faults: [entry.fault],
+        explore: { seed: 5, requests: 300 },
+      });
+      expect(failing(report), explain(report)).toContain(entry.relation);
+      const result = check(report, entry.relation);
+      expect(result.actual).toMatch(/^step \d+ of \d+: expected .+; got .+/);
+      expect(result.notes.some((note) => /^1\. /.test(note))).toBe(true);
+      expect(result.notes.at(-1)).toMatch(/^stateful phase, seed 5: \d+ conversations, \d+ requests in [\d.]+ s/);
+      expect(result.repro?.command).toMatch(
+        new RegExp(
+          `^cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --seed '?5(:\\d+)*(~[^ ']*)?'? --only ${entry.relation}$`,
+        ),
+      );
+    },
+  );
 
   it('the seed and path of a failure replay its conversation, alone, and the reproduction script does the same', async () => {
-    const first = await run({ interface: 'B', faults: ['no-dedupe'], explore: { seed: 3, requests: 200 }, invocation: `'${process.execPath}' '${BIN}'` });
+    const first = await run({
+      interface: 'B',
+      faults: ['no-dedupe'],
+      explore: { seed: 3, requests: 200 },
+      invocation: `'${process.execPath}' '${BIN}'`,
+    });
     const result = check(first, 'B-STATE-002');
     const [, path] = /--seed '?3:([^' ]+)'?/.exec(result.repro?.command ?? '') ?? [];
     expect(path).toBeDefined();
-    const again = await run({ interface: 'B', faults: ['no-dedupe'], explore: { seed: 3, path }, selection: { only: ['B-STATE-002'], skip: [], include: [] } });
+    const again = await run({
+      interface: 'B',
+      faults: ['no-dedupe'],
+      explore: { seed: 3, path },
+      selection: { only: ['B-STATE-002'], skip: [], include: [] },
+    });
     expect(check(again, 'B-STATE-002').verdict).toBe('failed');
-    expect(check(again, 'B-STATE-002').notes.at(-1)).toBe(`stateful phase, seed 3: replayed one conversation (3:${path})`);
+    expect(check(again, 'B-STATE-002').notes.at(-1)).toBe(
+      `stateful phase, seed 3: replayed one conversation (3:${path})`,
+    );
     const script = readFileSync(result.repro?.script ?? '', 'utf8');
     expect(script).toContain(`3:${path}`);
     const replay = await spawnPlain('sh', [result.repro?.script ?? '']);
@@ -93,7 +138,15 @@ describe('faults the stateful phase catches', () => {
   it('a receiver written here that dedupes on the event type and the event_id: no named check sees it, the phase does', async () => {
     const receiver = await startPlatform((doc) => `${String(doc.event)}\u0000${String(doc.event_id)}`);
     try {
-      const report = await run({ interface: 'B', mock: false, target: receiver.url, identity: 'acme', secrets: [receiver.secret], selection: { only: [], skip: [], include: [] }, explore: { seed: 21, requests: 600 } });
+      const report = await run({
+        interface: 'B',
+        mock: false,
+        target: receiver.url,
+        identity: 'acme',
+        secrets: [receiver.secret],
+        selection: { only: [], skip: [], include: [] },
+        explore: { seed: 21, requests: 600 },
+      });
       expect(failing(report), explain(report)).toEqual(['B-STATE-002']);
       expect(check(report, 'B-STATE-002').notes.join('\n')).toMatch(/the event_id of step \d+/);
     } finally {
@@ -104,37 +157,107 @@ describe('faults the stateful phase catches', () => {
 
 describe('cai conformance run, the stateful phase (built binary)', () => {
   it('prints the seed on a run that passes, and in --json', async () => {
-    const text = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'B-STATE-001', '--generate', '50', '--seed', '42', '--repro-dir', join(dir, 'bin-seed')]);
+    const text = await spawnCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--only',
+      'B-STATE-001',
+      '--generate',
+      '50',
+      '--seed',
+      '42',
+      '--repro-dir',
+      join(dir, 'bin-seed'),
+    ]);
     expect(text.code, text.stdout + text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^stateful phase: seed 42 \(the same seed draws the same conversations\)$/m);
-    const json = await spawnCli(['--json', 'conformance', 'run', '--mock', '--interface', 'B', '--only', 'B-STATE-001', '--generate', '50', '--repro-dir', join(dir, 'bin-json')]);
+    const json = await spawnCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--only',
+      'B-STATE-001',
+      '--generate',
+      '50',
+      '--repro-dir',
+      join(dir, 'bin-json'),
+    ]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout).seed).toEqual(expect.any(Number));
   }, 120_000);
 
   it('--rerun-failed replays the conversation a failed check of the phase names, from its --json report', async () => {
-    const base = ['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe', '--only', 'B-STATE-002', '--generate', '150', '--seed', '9'];
+    const base = [
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-STATE-002',
+      '--generate',
+      '150',
+      '--seed',
+      '9',
+    ];
     const first = await spawnCli(['--json', ...base, '--repro-dir', join(dir, 'bin-rerun-1')]);
     expect(first.code, first.stderr).toBe(1);
     const replay = (JSON.parse(first.stdout) as SuiteReport).checks[0]?.replay;
     expect(replay).toMatch(/^9:\d+(:\d+)*(~\S*)?$/);
     const report = join(dir, 'rerun-report.json');
     writeFileSync(report, first.stdout);
-    const again = await spawnCli(['--json', 'conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', report, '--repro-dir', join(dir, 'bin-rerun-2')]);
+    const again = await spawnCli([
+      '--json',
+      'conformance',
+      'run',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--rerun-failed',
+      report,
+      '--repro-dir',
+      join(dir, 'bin-rerun-2'),
+    ]);
     expect(again.code, again.stderr).toBe(1);
-    const result = (JSON.parse(again.stdout) as SuiteReport).checks.find((entry) => entry.id === 'B-STATE-002') as CheckResult;
+    const result = (JSON.parse(again.stdout) as SuiteReport).checks.find(
+      (entry) => entry.id === 'B-STATE-002',
+    ) as CheckResult;
     expect(result.verdict).toBe('failed');
     expect(result.notes.at(-1)).toBe(`stateful phase, seed 9: replayed one conversation (${replay})`);
   }, 120_000);
 
   it('loads fast-check only for the stateful phase', async () => {
-    const chunk = readdirSync(join(ROOT, 'dist', 'bundle')).find((name) => name.endsWith('.js') && readFileSync(join(ROOT, 'dist', 'bundle', name), 'utf8').includes('interruptAfterTimeLimit'));
+    const chunk = readdirSync(join(ROOT, 'dist', 'bundle')).find(
+      (name) =>
+        name.endsWith('.js') &&
+        readFileSync(join(ROOT, 'dist', 'bundle', name), 'utf8').includes('interruptAfterTimeLimit'),
+    );
     expect(chunk).toBeDefined();
     const traced = (argv: string[]) => spawnTracing(argv, chunk as string);
     const [help, plain, explored] = await Promise.all([
       traced(['sign', '--help']),
       traced(['conformance', 'run', '--mock', '--interface', 'B', '--only', 'B-DEDUP-001']),
-      traced(['conformance', 'run', '--mock', '--interface', 'B', '--generate', '20', '--only', 'B-STATE-001', '--repro-dir', join(dir, 'traced')]),
+      traced([
+        'conformance',
+        'run',
+        '--mock',
+        '--interface',
+        'B',
+        '--generate',
+        '20',
+        '--only',
+        'B-STATE-001',
+        '--repro-dir',
+        join(dir, 'traced'),
+      ]),
     ]);
     expect(help.code).toBe(0);
     expect(help.stderr).not.toContain('fast-check-loaded');
@@ -145,11 +268,26 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
   }, 120_000);
 
   it.each([
-    [['--generate', '0'], "error: option '--generate <n>' argument '0' is invalid. expected a whole number from 1 to 30000 (docs/limits.md)."],
-    [['--generate', '30001'], "error: option '--generate <n>' argument '30001' is invalid. expected a whole number from 1 to 30000 (docs/limits.md)."],
-    [['--seed', '-1'], "error: option '--seed <s>' argument '-1' is invalid. expected a whole number from 0 to 2147483647, or SEED:PATH as a failure's note prints it."],
-    [['--seed', '7:x'], "error: option '--seed <s>' argument '7:x' is invalid. expected a whole number from 0 to 2147483647, or SEED:PATH as a failure's note prints it."],
-    [['--budget', '0s'], "error: option '--budget <duration>' argument '0s' is invalid. expected a duration from 1s to 30m (docs/limits.md)."],
+    [
+      ['--generate', '0'],
+      "error: option '--generate <n>' argument '0' is invalid. expected a whole number from 1 to 30000 (docs/limits.md).",
+    ],
+    [
+      ['--generate', '30001'],
+      "error: option '--generate <n>' argument '30001' is invalid. expected a whole number from 1 to 30000 (docs/limits.md).",
+    ],
+    [
+      ['--seed', '-1'],
+      "error: option '--seed <s>' argument '-1' is invalid. expected a whole number from 0 to 2147483647, or SEED:PATH as a failure's note prints it.",
+    ],
+    [
+      ['--seed', '7:x'],
+      "error: option '--seed <s>' argument '7:x' is invalid. expected a whole number from 0 to 2147483647, or SEED:PATH as a failure's note prints it.",
+    ],
+    [
+      ['--budget', '0s'],
+      "error: option '--budget <duration>' argument '0s' is invalid. expected a duration from 1s to 30m (docs/limits.md).",
+    ],
   ])('%j is a usage error, exit 2', async (extra, line) => {
     const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', ...extra]);
     expect(result.code).toBe(2);
@@ -175,8 +313,17 @@ async function startPlatform(keyOf: (doc: Record<string, unknown>) => string) {
         response.end(JSON.stringify(json));
       };
       const timestamp = request.headers['x-cai-timestamp'];
-      if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - Math.floor(Date.now() / 1000)) > 300) return answer(401, { ok: false });
-      if (request.headers['x-cai-provider'] !== 'acme' || request.headers['x-cai-signature'] !== sign(secret, timestamp, body)) return answer(401, { ok: false });
+      if (
+        typeof timestamp !== 'string' ||
+        !/^\d{1,12}$/.test(timestamp) ||
+        Math.abs(Number(timestamp) - Math.floor(Date.now() / 1000)) > 300
+      )
+        return answer(401, { ok: false });
+      if (
+        request.headers['x-cai-provider'] !== 'acme' ||
+        request.headers['x-cai-signature'] !== sign(secret, timestamp, body)
+      )
+        return answer(401, { ok: false });
       if (body.length > 262_144) return answer(413, { ok: false });
       if (!validateBody(body, { kind: 'event' }).valid) return answer(400, { ok: false });
       const key = keyOf(JSON.parse(body.toString('utf8')) as Record<string, unknown>);

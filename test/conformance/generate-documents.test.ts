@@ -7,10 +7,26 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventIdFor, materialise, validDraft, type Draft, type DraftContext } from '../../src/conformance/generate/documents.js';
+import {
+  eventIdFor,
+  materialise,
+  validDraft,
+  type Draft,
+  type DraftContext,
+} from '../../src/conformance/generate/documents.js';
 import { invalidDraft } from '../../src/conformance/generate/mutations.js';
 import { compact } from '../../src/conformance/probe/bodies.js';
-import { AUTHORS, BRIEF_INTENTS, DIRECTIONS, EVENT_CHANNELS, EVENT_TYPES, MAX_EVENT_ID_LENGTH, ORIGIN_CHANNELS, OUTCOMES, type InterfaceId } from '../../src/spec/constants.js';
+import {
+  AUTHORS,
+  BRIEF_INTENTS,
+  DIRECTIONS,
+  EVENT_CHANNELS,
+  EVENT_TYPES,
+  MAX_EVENT_ID_LENGTH,
+  ORIGIN_CHANNELS,
+  OUTCOMES,
+  type InterfaceId,
+} from '../../src/spec/constants.js';
 import { validateBody } from '../../src/spec/validate.js';
 
 const DRAWS = 5_000;
@@ -18,7 +34,8 @@ const CONTEXT: DraftContext = { callbackUrl: 'https://callback.invalid/cai-confo
 const FRESH = 'cai-conf-0a1b2c3d-b-gen-42';
 
 const kindOf = (iface: InterfaceId) => (iface === 'B' ? 'event' : 'job');
-const sample = (arbitrary: fc.Arbitrary<Draft>, seed = 20261123, numRuns = DRAWS) => fc.sample(arbitrary, { seed, numRuns }).map((draft) => materialise(draft, FRESH));
+const sample = (arbitrary: fc.Arbitrary<Draft>, seed = 20261123, numRuns = DRAWS) =>
+  fc.sample(arbitrary, { seed, numRuns }).map((draft) => materialise(draft, FRESH));
 
 describe.each(['B', 'A'] as const)('interface %s', (iface) => {
   const valid = sample(validDraft(iface, CONTEXT));
@@ -26,13 +43,21 @@ describe.each(['B', 'A'] as const)('interface %s', (iface) => {
   const invalid = invalidDrafts.map((draft) => materialise(draft, FRESH));
 
   it(`${DRAWS} documents drawn valid are valid by cai's validator`, () => {
-    const wrong = valid.map((doc) => ({ doc, verdict: validateBody(compact(doc), { kind: kindOf(iface) }) })).filter(({ verdict }) => !verdict.valid);
-    expect(wrong.slice(0, 3).map(({ doc, verdict }) => `${JSON.stringify(doc)}: ${JSON.stringify(verdict.errors)}`)).toEqual([]);
+    const wrong = valid
+      .map((doc) => ({ doc, verdict: validateBody(compact(doc), { kind: kindOf(iface) }) }))
+      .filter(({ verdict }) => !verdict.valid);
+    expect(
+      wrong.slice(0, 3).map(({ doc, verdict }) => `${JSON.stringify(doc)}: ${JSON.stringify(verdict.errors)}`),
+    ).toEqual([]);
   });
 
   it(`${DRAWS} documents drawn invalid (one change each) are invalid by cai's validator`, () => {
-    const wrong = invalidDrafts.filter((_draft, index) => validateBody(compact(invalid[index]), { kind: kindOf(iface) }).valid);
-    expect(wrong.slice(0, 3).map((draft) => `${draft.mutation}: ${JSON.stringify(materialise(draft, FRESH))}`)).toEqual([]);
+    const wrong = invalidDrafts.filter(
+      (_draft, index) => validateBody(compact(invalid[index]), { kind: kindOf(iface) }).valid,
+    );
+    expect(wrong.slice(0, 3).map((draft) => `${draft.mutation}: ${JSON.stringify(materialise(draft, FRESH))}`)).toEqual(
+      [],
+    );
     // One change each: every invalid draft says what it changed.
     expect(invalidDrafts.every((draft) => typeof draft.mutation === 'string' && draft.mutation !== '')).toBe(true);
   });
@@ -45,7 +70,11 @@ describe.each(['B', 'A'] as const)('interface %s', (iface) => {
     expect(changes.some((change) => /a date-time/.test(change))).toBe(true);
     expect(changes.some((change) => /a telephone number/.test(change))).toBe(true);
     if (iface === 'B') expect(changes).toContain('event_id of 121 characters (§8: at most 120)');
-    else expect(changes.some((change) => /a language tag/.test(change)) && changes.some((change) => /callback_url: a URL/.test(change))).toBe(true);
+    else
+      expect(
+        changes.some((change) => /a language tag/.test(change)) &&
+          changes.some((change) => /callback_url: a URL/.test(change)),
+      ).toBe(true);
   });
 
   it('the same seed draws the same documents; another seed, others', () => {
@@ -69,7 +98,13 @@ describe.each(['B', 'A'] as const)('interface %s', (iface) => {
   });
 
   it('draws text in every Unicode plane, empty strings, and event_ids up to exactly 120 characters', () => {
-    const text = valid.flatMap((doc) => leaves(doc)).filter(([path]) => !/event_id|_at$|e164$|language|callback_url|channel|direction|author|outcome|intent|^event$/.test(path)).map(([, value]) => value);
+    const text = valid
+      .flatMap((doc) => leaves(doc))
+      .filter(
+        ([path]) =>
+          !/event_id|_at$|e164$|language|callback_url|channel|direction|author|outcome|intent|^event$/.test(path),
+      )
+      .map(([, value]) => value);
     const planes = new Set(text.flatMap((value) => [...value].map((char) => (char.codePointAt(0) ?? 0) >> 16)));
     expect([...planes].sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, plane) => plane));
     expect(text).toContain('');
@@ -81,14 +116,57 @@ describe.each(['B', 'A'] as const)('interface %s', (iface) => {
   });
 
   it('draws every enumeration value, and every optional field both present and absent', () => {
-    const values = (path: string) => new Set(valid.flatMap((doc) => leaves(doc)).filter(([at]) => at === path).map(([, value]) => value));
-    const enums: [string, readonly string[]][] = iface === 'B'
-      ? [['event', EVENT_TYPES], ['channel', EVENT_CHANNELS], ['direction', DIRECTIONS], ['author', AUTHORS], ['outcome', OUTCOMES]]
-      : [['origin.channel', ORIGIN_CHANNELS], ['brief.intent', BRIEF_INTENTS]];
+    const values = (path: string) =>
+      new Set(
+        valid
+          .flatMap((doc) => leaves(doc))
+          .filter(([at]) => at === path)
+          .map(([, value]) => value),
+      );
+    const enums: [string, readonly string[]][] =
+      iface === 'B'
+        ? [
+            ['event', EVENT_TYPES],
+            ['channel', EVENT_CHANNELS],
+            ['direction', DIRECTIONS],
+            ['author', AUTHORS],
+            ['outcome', OUTCOMES],
+          ]
+        : [
+            ['origin.channel', ORIGIN_CHANNELS],
+            ['brief.intent', BRIEF_INTENTS],
+          ];
     for (const [path, allowed] of enums) expect([...values(path)].sort(), path).toEqual([...allowed].sort());
-    const optional = iface === 'B'
-      ? ['lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text', 'occurred_at', 'attempts', 'scheduled_at', 'service', 'notes', 'branch_code']
-      : ['city', 'contact.email', 'contact.language', 'origin', 'origin.channel', 'origin.source', 'origin.campaign', 'origin.captured_at', 'brief', 'brief.intent', 'brief.notes'];
+    const optional =
+      iface === 'B'
+        ? [
+            'lead_id',
+            'provider_job_id',
+            'channel',
+            'from_number_e164',
+            'direction',
+            'author',
+            'text',
+            'occurred_at',
+            'attempts',
+            'scheduled_at',
+            'service',
+            'notes',
+            'branch_code',
+          ]
+        : [
+            'city',
+            'contact.email',
+            'contact.language',
+            'origin',
+            'origin.channel',
+            'origin.source',
+            'origin.campaign',
+            'origin.captured_at',
+            'brief',
+            'brief.intent',
+            'brief.notes',
+          ];
     for (const path of optional) {
       const present = valid.filter((doc) => valueAt(doc, path) !== undefined).length;
       expect(present, path).toBeGreaterThan(0);
@@ -115,5 +193,10 @@ function leaves(value: unknown, path = ''): [string, string][] {
 }
 
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), doc);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined),
+      doc,
+    );
 }

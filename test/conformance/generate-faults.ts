@@ -21,8 +21,44 @@ export interface GeneratedFault {
 }
 
 export const GENERATED_FAULTS: readonly GeneratedFault[] = [
-  { interface: 'B', fault: 'date-time-whole-hour-offset', fails: ['B-STATE-001'], plainFails: ['B-FORMAT-003'], count: 40, seed: 1, field: 'occurred_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
-  { interface: 'A', fault: 'date-time-whole-hour-offset', fails: ['A-STATE-001'], plainFails: ['A-FORMAT-003'], count: 40, seed: 1, field: 'origin.captured_at', shows: /[+-]\d\d:(?!00)\d\d$/ },
-  { interface: 'B', fault: 'date-time-fraction-max-6', fails: ['B-STATE-001'], plainFails: ['B-FORMAT-001'], count: 40, seed: 1, field: 'occurred_at', shows: /\.\d{7}[Z+-]/ },
-  { interface: 'A', fault: 'date-time-fraction-max-6', fails: ['A-STATE-001'], plainFails: ['A-FORMAT-001'], count: 40, seed: 1, field: 'origin.captured_at', shows: /\.\d{7}[Z+-]/ },
+  {
+    interface: 'B',
+    fault: 'date-time-whole-hour-offset',
+    fails: ['B-STATE-001'],
+    plainFails: ['B-FORMAT-003'],
+    count: 40,
+    seed: 1,
+    field: 'occurred_at',
+    shows: /[+-]\d\d:(?!00)\d\d$/,
+  },
+  {
+    interface: 'A',
+    fault: 'date-time-whole-hour-offset',
+    fails: ['A-STATE-001'],
+    plainFails: ['A-FORMAT-003'],
+    count: 40,
+    seed: 1,
+    field: 'origin.captured_at',
+    shows: /[+-]\d\d:(?!00)\d\d$/,
+  },
+  {
+    interface: 'B',
+    fault: 'date-time-fraction-max-6',
+    fails: ['B-STATE-001'],
+    plainFails: ['B-FORMAT-001'],
+    count: 40,
+    seed: 1,
+    field: 'occurred_at',
+    shows: /\.\d{7}[Z+-]/,
+  },
+  {
+    interface: 'A',
+    fault: 'date-time-fraction-max-6',
+    fails: ['A-STATE-001'],
+    plainFails: ['A-FORMAT-001'],
+    count: 40,
+    seed: 1,
+    field: 'origin.captured_at',
+    shows: /\.\d{7}[Z+-]/,
+  },
 ];

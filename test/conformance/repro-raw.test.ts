@@ -23,7 +23,13 @@ const root = mkdtempSync(join(tmpdir(), 'cai-repro-raw-'));
 const scratch = join(root, 'tmp');
 mkdirSync(scratch);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const env = { PATH: process.env.PATH, NO_COLOR: '1', TMPDIR: scratch, CAI_SECRET: SECRET, CAI_CALLBACK_SECRET: CALLBACK_SECRET };
+const env = {
+  PATH: process.env.PATH,
+  NO_COLOR: '1',
+  TMPDIR: scratch,
+  CAI_SECRET: SECRET,
+  CAI_CALLBACK_SECRET: CALLBACK_SECRET,
+};
 
 function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -79,7 +85,24 @@ describe('reproductions that send what a helper command would refuse', () => {
     const port = Number(new URL(url).port);
     let check: Checked | undefined;
     try {
-      const result = await run(process.execPath, [BIN, '--json', 'conformance', 'run', '--interface', 'B', '--target', url, '--provider', 'acme', '--secret-env', 'CAI_SECRET', '--only', 'B-AUTH-009', '--repro-dir', join(root, 'auth-009')]);
+      const result = await run(process.execPath, [
+        BIN,
+        '--json',
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        url,
+        '--provider',
+        'acme',
+        '--secret-env',
+        'CAI_SECRET',
+        '--only',
+        'B-AUTH-009',
+        '--repro-dir',
+        join(root, 'auth-009'),
+      ]);
       check = (JSON.parse(result.stdout) as { checks: Checked[] }).checks.find((entry) => entry.id === 'B-AUTH-009');
       expect(check?.verdict, result.stderr).toBe('failed');
       const script = readFileSync(check?.repro?.script as string, 'utf8');
@@ -92,7 +115,9 @@ describe('reproductions that send what a helper command would refuse', () => {
     } finally {
       await closeServer(server);
     }
-    const correct = await onPort(() => startMockPlatform({ providerCode: 'acme', secrets: [SECRET], keepRecords: false, port }));
+    const correct = await onPort(() =>
+      startMockPlatform({ providerCode: 'acme', secrets: [SECRET], keepRecords: false, port }),
+    );
     try {
       const fixed = await run('sh', [check?.repro?.script as string]);
       expect(fixed.code, `${fixed.stdout}\n${fixed.stderr}`).toBe(0);
@@ -104,18 +129,54 @@ describe('reproductions that send what a helper command would refuse', () => {
 
   it('BS-SIG-001 (events signed with the wrong secret): the check again, exit 1 then 0; its verify line is one cai verify takes', async () => {
     const start = (faults: 'callback-wrong-secret'[], port = 0) =>
-      startMockProvider({ providerCode: 'acme', sourceId: 'platform', secrets: [SECRET], callbackSecrets: [CALLBACK_SECRET], faults, keepRecords: false, speed: 1000, retry: { initialDelayMs: 50 }, port });
+      startMockProvider({
+        providerCode: 'acme',
+        sourceId: 'platform',
+        secrets: [SECRET],
+        callbackSecrets: [CALLBACK_SECRET],
+        faults,
+        keepRecords: false,
+        speed: 1000,
+        retry: { initialDelayMs: 50 },
+        port,
+      });
     const broken = await start(['callback-wrong-secret']);
     const port = Number(new URL(broken.url).port);
     let check: Checked | undefined;
     try {
       const result = await run(process.execPath, [
-        BIN, '--json', 'conformance', 'run', '--interface', 'A', '--target', broken.url, '--source', 'platform', '--provider', 'acme', '--branch-code', 'BR-001',
-        '--secret-env', 'CAI_SECRET', '--callback-secret-env', 'CAI_CALLBACK_SECRET', '--callback-wait', '10s', '--observe', '500ms', '--only', 'BS-SIG-001', '--repro-dir', join(root, 'sig-001'),
+        BIN,
+        '--json',
+        'conformance',
+        'run',
+        '--interface',
+        'A',
+        '--target',
+        broken.url,
+        '--source',
+        'platform',
+        '--provider',
+        'acme',
+        '--branch-code',
+        'BR-001',
+        '--secret-env',
+        'CAI_SECRET',
+        '--callback-secret-env',
+        'CAI_CALLBACK_SECRET',
+        '--callback-wait',
+        '10s',
+        '--observe',
+        '500ms',
+        '--only',
+        'BS-SIG-001',
+        '--repro-dir',
+        join(root, 'sig-001'),
       ]);
       check = (JSON.parse(result.stdout) as { checks: Checked[] }).checks.find((entry) => entry.id === 'BS-SIG-001');
       expect(check?.verdict, result.stderr).toBe('failed');
-      expect(check?.repro?.command).toMatch(/ conformance run --interface A .*--callback-secret-env CAI_CALLBACK_SECRET .*--only BS-SIG-001$/);
+      expect(check?.repro?.command).toMatch(
+        / conformance run --interface A .*--callback-secret-env CAI_CALLBACK_SECRET .*--only BS-SIG-001$/,
+      );
       const script = readFileSync(check?.repro?.script as string, 'utf8');
       const verify = /judged again by: (.+ verify .+)\.$/m.exec(script)?.[1];
       expect(verify).toMatch(/ verify --secret-env CAI_CALLBACK_SECRET --request \S+\.http --now \d+$/);

@@ -25,7 +25,13 @@ const root = mkdtempSync(join(tmpdir(), 'cai-repro-verified-'));
 const scratch = join(root, 'tmp');
 mkdirSync(scratch);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const env = { PATH: process.env.PATH, NO_COLOR: '1', TMPDIR: scratch, CAI_SECRET: SECRET, CAI_CALLBACK_SECRET: CALLBACK_SECRET };
+const env = {
+  PATH: process.env.PATH,
+  NO_COLOR: '1',
+  TMPDIR: scratch,
+  CAI_SECRET: SECRET,
+  CAI_CALLBACK_SECRET: CALLBACK_SECRET,
+};
 
 interface Receiver {
   url: string;
@@ -37,9 +43,26 @@ async function receiver(iface: InterfaceId, fault: string | undefined, port = 0)
   const faults = fault === undefined ? [] : [fault];
   if (iface === 'B') {
     const rateLimit = fault === 'no-retry-after' ? 10 : undefined;
-    return startMockPlatform({ providerCode: 'acme', secrets: [SECRET], faults: faults as PlatformFault[], keepRecords: false, port, ...(rateLimit ? { rateLimit } : {}) });
+    return startMockPlatform({
+      providerCode: 'acme',
+      secrets: [SECRET],
+      faults: faults as PlatformFault[],
+      keepRecords: false,
+      port,
+      ...(rateLimit ? { rateLimit } : {}),
+    });
   }
-  return startMockProvider({ providerCode: 'acme', sourceId: 'platform', secrets: [SECRET], callbackSecrets: [CALLBACK_SECRET], faults: faults as ProviderFault[], keepRecords: false, speed: 1000, retry: { initialDelayMs: 50 }, port });
+  return startMockProvider({
+    providerCode: 'acme',
+    sourceId: 'platform',
+    secrets: [SECRET],
+    callbackSecrets: [CALLBACK_SECRET],
+    faults: faults as ProviderFault[],
+    keepRecords: false,
+    speed: 1000,
+    retry: { initialDelayMs: 50 },
+    port,
+  });
 }
 
 /** The same address again, once the port is free (the broken receiver has just let it go). */
@@ -76,64 +99,111 @@ interface Failing {
 /** Faults whose breach depends on the time between two requests, not on their order alone. */
 const ELAPSED_TIME_FAULTS = new Set(['dedupe-expires']);
 
-const FAULTS: [InterfaceId, string][] = [...Object.keys(PLATFORM_FAULTS).map((fault): [InterfaceId, string] => ['B', fault]), ...Object.keys(PROVIDER_FAULTS).map((fault): [InterfaceId, string] => ['A', fault])];
+const FAULTS: [InterfaceId, string][] = [
+  ...Object.keys(PLATFORM_FAULTS).map((fault): [InterfaceId, string] => ['B', fault]),
+  ...Object.keys(PROVIDER_FAULTS).map((fault): [InterfaceId, string] => ['A', fault]),
+];
 
 describe('every reproduction, run against the broken receiver and a correct one', () => {
-  it.concurrent.each(FAULTS)('interface %s, fault %s: each failing check\'s script exits 1, then 0 once the receiver is correct', async (iface, fault) => {
-    const broken = await receiver(iface, fault);
-    const port = Number(new URL(broken.url).port);
-    const reproDir = join(root, `${iface}-${fault}`);
-    const identity = iface === 'B' ? ['--provider', 'acme'] : ['--source', 'platform', '--provider', 'acme', '--branch-code', 'BR-001', '--callback-secret-env', 'CAI_CALLBACK_SECRET'];
-    // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
-    const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
-    const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
-    // The stateful phase at a third of its default budget: its fixed first conversation bears on every relation, and
-    // each script of a stateful check plays the phase again (its flags are the run's).
-    const phase = ['--generate', '800', '--budget', '8s'];
-    const conformance = (...more: string[]) => run(process.execPath, [BIN, '--json', 'conformance', 'run', '--interface', iface, '--target', broken.url, ...identity, '--secret-env', 'CAI_SECRET', '--observe', '500ms', ...wait, ...include, ...phase, ...more]);
-    const shown: Failing[] = [];
-    let expected = 0;
-    try {
-      const result = await conformance('--repro-dir', reproDir);
-      const report = JSON.parse(result.stdout) as { checks: Failing[] };
-      const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
-      expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
-      // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
-      const reproduced = failing.filter((entry) => entry.repro !== undefined || entry.exchange !== undefined);
-      expected = reproduced.length;
-      for (const check of reproduced) {
-        expect(check.repro?.script, check.id).toBeDefined();
-        const again = await run('sh', [check.repro?.script as string]);
-        if (again.code === 0) {
-          // A fault that shows only with time (an id forgotten a second after it was stored) may not show in a
-          // conversation replayed faster than the run played it: the named checks that wait show it every time.
-          if (ELAPSED_TIME_FAULTS.has(fault) && check.id.includes('-STATE-')) continue;
-          // The failure did not show again: either the script lies, or the run's failure was not the fault's (a
-          // timing edge on a busy machine). The check itself, run again, tells them apart: it must pass too.
-          const check2 = await conformance('--only', check.id, '--fail-on', 'warnings');
-          expect(check2.code, `${check.id}: its script exits 0 against the broken receiver, but the check still fails there: ${check.repro?.command}\n${again.stdout}`).toBe(0);
-          continue;
+  it.concurrent.each(FAULTS)(
+    "interface %s, fault %s: each failing check's script exits 1, then 0 once the receiver is correct",
+    async (iface, fault) => {
+      const broken = await receiver(iface, fault);
+      const port = Number(new URL(broken.url).port);
+      const reproDir = join(root, `${iface}-${fault}`);
+      const identity =
+        iface === 'B'
+          ? ['--provider', 'acme']
+          : [
+              '--source',
+              'platform',
+              '--provider',
+              'acme',
+              '--branch-code',
+              'BR-001',
+              '--callback-secret-env',
+              'CAI_CALLBACK_SECRET',
+            ];
+      // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
+      const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
+      const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
+      // The stateful phase at a third of its default budget: its fixed first conversation bears on every relation, and
+      // each script of a stateful check plays the phase again (its flags are the run's).
+      const phase = ['--generate', '800', '--budget', '8s'];
+      const conformance = (...more: string[]) =>
+        run(process.execPath, [
+          BIN,
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          iface,
+          '--target',
+          broken.url,
+          ...identity,
+          '--secret-env',
+          'CAI_SECRET',
+          '--observe',
+          '500ms',
+          ...wait,
+          ...include,
+          ...phase,
+          ...more,
+        ]);
+      const shown: Failing[] = [];
+      let expected = 0;
+      try {
+        const result = await conformance('--repro-dir', reproDir);
+        const report = JSON.parse(result.stdout) as { checks: Failing[] };
+        const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+        expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
+        // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
+        const reproduced = failing.filter((entry) => entry.repro !== undefined || entry.exchange !== undefined);
+        expected = reproduced.length;
+        for (const check of reproduced) {
+          expect(check.repro?.script, check.id).toBeDefined();
+          const again = await run('sh', [check.repro?.script as string]);
+          if (again.code === 0) {
+            // A fault that shows only with time (an id forgotten a second after it was stored) may not show in a
+            // conversation replayed faster than the run played it: the named checks that wait show it every time.
+            if (ELAPSED_TIME_FAULTS.has(fault) && check.id.includes('-STATE-')) continue;
+            // The failure did not show again: either the script lies, or the run's failure was not the fault's (a
+            // timing edge on a busy machine). The check itself, run again, tells them apart: it must pass too.
+            const check2 = await conformance('--only', check.id, '--fail-on', 'warnings');
+            expect(
+              check2.code,
+              `${check.id}: its script exits 0 against the broken receiver, but the check still fails there: ${check.repro?.command}\n${again.stdout}`,
+            ).toBe(0);
+            continue;
+          }
+          expect(
+            again.code,
+            `${check.id} against the broken receiver: ${check.repro?.command}\n${again.stdout}\n${again.stderr}`,
+          ).toBe(1);
+          shown.push(check);
         }
-        expect(again.code, `${check.id} against the broken receiver: ${check.repro?.command}\n${again.stdout}\n${again.stderr}`).toBe(1);
-        shown.push(check);
+      } finally {
+        await broken.close();
       }
-    } finally {
-      await broken.close();
-    }
-    // Of the failures with a reproduction, at least one is the fault's, and shows again.
-    if (expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
-    const correct = await receiverOn(iface, port);
-    try {
-      for (const check of shown) {
-        // A check at a timing edge (the window's, a burst) may fail once on a busy machine: it passes on a second try.
-        let fixed = await run('sh', [check.repro?.script as string]);
-        if (fixed.code === 1) fixed = await run('sh', [check.repro?.script as string]);
-        expect(fixed.code, `${check.id} against a correct receiver: ${check.repro?.command}\n${fixed.stdout}\n${fixed.stderr}`).toBe(0);
+      // Of the failures with a reproduction, at least one is the fault's, and shows again.
+      if (expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
+      const correct = await receiverOn(iface, port);
+      try {
+        for (const check of shown) {
+          // A check at a timing edge (the window's, a burst) may fail once on a busy machine: it passes on a second try.
+          let fixed = await run('sh', [check.repro?.script as string]);
+          if (fixed.code === 1) fixed = await run('sh', [check.repro?.script as string]);
+          expect(
+            fixed.code,
+            `${check.id} against a correct receiver: ${check.repro?.command}\n${fixed.stdout}\n${fixed.stderr}`,
+          ).toBe(0);
+        }
+      } finally {
+        await correct.close();
       }
-    } finally {
-      await correct.close();
-    }
-    // A fault that fails many checks runs a script for each, twice: minutes on a loaded machine. The time-out stops
-    // a hang; it is not the verdict on a slow run.
-  }, 900_000);
+      // A fault that fails many checks runs a script for each, twice: minutes on a loaded machine. The time-out stops
+      // a hang; it is not the verdict on a slow run.
+    },
+    900_000,
+  );
 });

@@ -66,24 +66,48 @@ export const FAULT_TABLE: FaultCase[] = [
   {
     interface: 'B',
     fault: 'lax-schema',
-    fails: ['B-SCHEMA-003', 'B-SCHEMA-004', 'B-SCHEMA-005', 'B-SCHEMA-006', 'B-SCHEMA-007', 'B-SCHEMA-008', 'B-SCHEMA-010', 'B-SCHEMA-011', 'B-SCHEMA-012', 'B-SCHEMA-013', 'B-SCHEMA-014'],
+    fails: [
+      'B-SCHEMA-003',
+      'B-SCHEMA-004',
+      'B-SCHEMA-005',
+      'B-SCHEMA-006',
+      'B-SCHEMA-007',
+      'B-SCHEMA-008',
+      'B-SCHEMA-010',
+      'B-SCHEMA-011',
+      'B-SCHEMA-012',
+      'B-SCHEMA-013',
+      'B-SCHEMA-014',
+    ],
   },
   { interface: 'B', fault: '5xx-on-bad-json', fails: ['B-SCHEMA-015', 'B-SCHEMA-018'] },
   { interface: 'B', fault: 'any-provider', fails: ['B-AUTH-014'] },
-  { interface: 'B', fault: 'duplicate-without-body', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'] },
+  {
+    interface: 'B',
+    fault: 'duplicate-without-body',
+    fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'],
+  },
   { interface: 'B', fault: 'no-retry-after', fails: ['B-RATE-001'], include: ['rate-limit'] },
   { interface: 'B', fault: 'accepted-200', fails: ['B-ACCEPT-009'] },
   { interface: 'B', fault: 'event-id-utf16-length', fails: ['B-ACCEPT-010'] },
   { interface: 'B', fault: 'size-in-characters', fails: ['B-SIZE-004'] },
   { interface: 'B', fault: 'window-301-seconds', fails: ['B-AUTH-010', 'B-AUTH-011'] },
-  { interface: 'B', fault: 'enum-case-folded', fails: ['B-SCHEMA-004', 'B-SCHEMA-005', 'B-SCHEMA-006', 'B-SCHEMA-007'] },
+  {
+    interface: 'B',
+    fault: 'enum-case-folded',
+    fails: ['B-SCHEMA-004', 'B-SCHEMA-005', 'B-SCHEMA-006', 'B-SCHEMA-007'],
+  },
   { interface: 'B', fault: 'records-before-validation', fails: ['B-DEDUP-010'] },
   { interface: 'B', fault: 'size-declared-only', fails: ['B-SIZE-001'] },
   { interface: 'B', fault: 'integer-strings', fails: ['B-SCHEMA-008'] },
   ...SHARED.map(([fault, id]): FaultCase => ({ interface: 'B', fault, fails: [id] })),
   // Interface A: the provider's contact-jobs endpoint and its callbacks.
   { interface: 'A', fault: 'no-dedupe', fails: ['A-DEDUP-001', 'A-DEDUP-002', 'A-DEDUP-007', 'A-DEDUP-008'] },
-  { interface: 'A', fault: 'no-signature-check', fails: [...range('A-AUTH', 1, 11), ...range('A-AUTH', 15, 20), 'A-DEDUP-003'] },
+  {
+    interface: 'A',
+    fault: 'no-signature-check',
+    fails: [...range('A-AUTH', 1, 11), ...range('A-AUTH', 15, 20), 'A-DEDUP-003'],
+  },
   // The mock's first acknowledgment carries a national number; its repeats the stored, E.164 one: another acknowledgment (§2.2).
   { interface: 'A', fault: 'bad-ack', fails: ['A-ACCEPT-002', 'A-DEDUP-001', 'A-DEDUP-008'] },
   { interface: 'A', fault: '5xx-on-bad-json', fails: ['A-SCHEMA-012'] },
@@ -112,7 +136,12 @@ const reproRoot = mkdtempSync(join(tmpdir(), 'cai-conformance-self-test-'));
 afterAll(() => rmSync(reproRoot, { recursive: true, force: true }));
 let runs = 0;
 
-function run(iface: InterfaceId, faults: string[] = [], include: string[] = [], callbackWaitMs = 10_000): Promise<SuiteReport> {
+function run(
+  iface: InterfaceId,
+  faults: string[] = [],
+  include: string[] = [],
+  callbackWaitMs = 10_000,
+): Promise<SuiteReport> {
   runs += 1;
   const options: ConformanceOptions = {
     interface: iface,
@@ -129,7 +158,8 @@ function run(iface: InterfaceId, faults: string[] = [], include: string[] = [], 
   return runConformance({ ...options, reproducer: receiverReproducer(options) });
 }
 
-const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
+const failing = (report: SuiteReport) =>
+  report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
 const explain = (report: SuiteReport) =>
   report.checks
     .filter((check) => check.verdict === 'failed' || check.verdict === 'warning')
@@ -147,15 +177,29 @@ describe('conformance suite against the reference receivers', () => {
     expect(failing(report), explain(report)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.summary.passed).toBeGreaterThan(include.length > 0 ? 60 : 55);
-    expect(report.checks.filter((check) => check.id.includes('-STATE-')).map((check) => check.verdict)).toEqual(Array(iface === 'B' ? 8 : 7).fill('passed'));
+    expect(report.checks.filter((check) => check.id.includes('-STATE-')).map((check) => check.verdict)).toEqual(
+      Array(iface === 'B' ? 8 : 7).fill('passed'),
+    );
     expect(report.clock.offsetSeconds).not.toBeNull();
     const skipped = report.checks.filter((check) => check.verdict === 'skipped').map((check) => check.id);
-    expect(skipped).toEqual(iface === 'B' ? (include.length > 0 ? ['B-AUTH-016', 'B-AUTH-022'] : ['B-AUTH-016', 'B-AUTH-022', 'B-RATE-001']) : []);
+    expect(skipped).toEqual(
+      iface === 'B'
+        ? include.length > 0
+          ? ['B-AUTH-016', 'B-AUTH-022']
+          : ['B-AUTH-016', 'B-AUTH-022', 'B-RATE-001']
+        : [],
+    );
   });
 
   it('a platform whose request cap answers 429 with Retry-After: 0 passes every check too (§7 sets no minimum)', async () => {
     const secret = 'whsec_self_test_retry_after_zero';
-    const platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret], rateLimit: 40, retryAfterSeconds: 0, keepRecords: false });
+    const platform = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: [secret],
+      rateLimit: 40,
+      retryAfterSeconds: 0,
+      keepRecords: false,
+    });
     try {
       runs += 1;
       const report = await runConformance({
@@ -180,7 +224,11 @@ describe('conformance suite against broken receivers (one fault each)', () => {
   it('covers every fault of both mocks, each caught by at least one check', async () => {
     const { PLATFORM_FAULTS, PROVIDER_FAULTS } = await import('../../src/mock/faults.js');
     // The date-time faults the generated documents catch are run by generate.test.ts.
-    const covered = (iface: InterfaceId) => [...FAULT_TABLE, ...GENERATED_FAULTS].filter((entry) => entry.interface === iface).map((entry) => entry.fault).sort();
+    const covered = (iface: InterfaceId) =>
+      [...FAULT_TABLE, ...GENERATED_FAULTS]
+        .filter((entry) => entry.interface === iface)
+        .map((entry) => entry.fault)
+        .sort();
     expect(covered('B')).toEqual(Object.keys(PLATFORM_FAULTS).sort());
     expect(covered('A')).toEqual(Object.keys(PROVIDER_FAULTS).sort());
     for (const entry of FAULT_TABLE) {
@@ -193,27 +241,70 @@ describe('conformance suite against broken receivers (one fault each)', () => {
     // A check named alone by some fault is proven on its own: a receiver wrong at that edge fails it and nothing else.
     const alone = new Set(FAULT_TABLE.filter((entry) => entry.fails.length === 1).map((entry) => `${entry.fails[0]}`));
     const edges = [
-      'B-ACCEPT-009', 'B-ACCEPT-010', 'B-DEDUP-006', 'B-DEDUP-007', 'B-DEDUP-008', 'B-AUTH-017', 'B-SIZE-004', ...range('B-FORMAT', 1, 5), ...range('B-FRAME', 1, 2),
-      'A-DEDUP-004', 'A-DEDUP-005', 'A-DEDUP-006', 'A-DEDUP-007', 'A-AUTH-015', 'A-AUTH-016', ...range('A-FORMAT', 1, 6), ...range('A-FRAME', 1, 2),
-      'B-AUTH-018', 'B-AUTH-019', 'B-AUTH-020', 'B-AUTH-021', 'B-DEDUP-009', 'B-DEDUP-010', 'B-SIZE-001', 'B-SCHEMA-008', 'B-SCHEMA-011',
-      'A-AUTH-017', 'A-AUTH-018', 'A-AUTH-019', 'A-AUTH-020', 'A-AUTH-021', 'A-DEDUP-008', 'A-SCHEMA-007',
+      'B-ACCEPT-009',
+      'B-ACCEPT-010',
+      'B-DEDUP-006',
+      'B-DEDUP-007',
+      'B-DEDUP-008',
+      'B-AUTH-017',
+      'B-SIZE-004',
+      ...range('B-FORMAT', 1, 5),
+      ...range('B-FRAME', 1, 2),
+      'A-DEDUP-004',
+      'A-DEDUP-005',
+      'A-DEDUP-006',
+      'A-DEDUP-007',
+      'A-AUTH-015',
+      'A-AUTH-016',
+      ...range('A-FORMAT', 1, 6),
+      ...range('A-FRAME', 1, 2),
+      'B-AUTH-018',
+      'B-AUTH-019',
+      'B-AUTH-020',
+      'B-AUTH-021',
+      'B-DEDUP-009',
+      'B-DEDUP-010',
+      'B-SIZE-001',
+      'B-SCHEMA-008',
+      'B-SCHEMA-011',
+      'A-AUTH-017',
+      'A-AUTH-018',
+      'A-AUTH-019',
+      'A-AUTH-020',
+      'A-AUTH-021',
+      'A-DEDUP-008',
+      'A-SCHEMA-007',
       // BS-RETRY-001 and -008 share their faults with -009 and -010, which see the same mistake on another callback stage.
-      'A-CB-006', 'A-CB-012', 'A-CB-013', 'A-CB-014', 'BS-RETRY-007', 'BS-REJECT-001', 'BS-HDR-001', 'BS-DOC-001',
+      'A-CB-006',
+      'A-CB-012',
+      'A-CB-013',
+      'A-CB-014',
+      'BS-RETRY-007',
+      'BS-REJECT-001',
+      'BS-HDR-001',
+      'BS-DOC-001',
     ];
     for (const id of edges) expect(alone.has(id), id).toBe(true);
   });
 
-  it.concurrent.each(FAULT_TABLE.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))('%s fails exactly the checks that name it', async (_name, entry) => {
-    const report = await run(entry.interface, [entry.fault], entry.include ?? [], entry.callbackWaitMs);
-    expect(failing(report).sort(), explain(report)).toEqual([...entry.fails].sort());
-    // A must check fails the run; a fault that only `should` checks catch is a warning and the run passes.
-    const mustFail = entry.fails.some((id) => levelOf(id) === 'must');
-    expect(report.checks.filter((check) => check.verdict === 'failed').length > 0).toBe(mustFail);
-    expect(report.ok).toBe(!mustFail);
-    // Every failure carries a reproduction: the built-in receiver is gone with the run, so the check runs again
-    // against a fresh one with the same fault, and its exit status is the verdict.
-    for (const check of report.checks.filter((entry) => entry.verdict === 'failed')) {
-      expect(check.repro?.command, check.id).toBe(check.repro?.command.startsWith('cai verify') || check.repro?.command.startsWith('cai validate') ? check.repro.command : `cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --only ${check.id}`);
-    }
-  });
+  it.concurrent.each(FAULT_TABLE.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))(
+    '%s fails exactly the checks that name it',
+    async (_name, entry) => {
+      const report = await run(entry.interface, [entry.fault], entry.include ?? [], entry.callbackWaitMs);
+      expect(failing(report).sort(), explain(report)).toEqual([...entry.fails].sort());
+      // A must check fails the run; a fault that only `should` checks catch is a warning and the run passes.
+      const mustFail = entry.fails.some((id) => levelOf(id) === 'must');
+      expect(report.checks.filter((check) => check.verdict === 'failed').length > 0).toBe(mustFail);
+      expect(report.ok).toBe(!mustFail);
+      // Every failure carries a reproduction: the built-in receiver is gone with the run, so the check runs again
+      // against a fresh one with the same fault, and its exit status is the verdict.
+      for (const check of report.checks.filter((entry) => entry.verdict === 'failed')) {
+        expect(check.repro?.command, check.id).toBe(
+          check.repro?.command.startsWith('cai verify') || check.repro?.command.startsWith('cai validate')
+            ? check.repro.command
+            : `cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --only ${check.id}`,
+        );
+      }
+    },
+  );
 });

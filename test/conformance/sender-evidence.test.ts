@@ -24,17 +24,46 @@ const NOW = 1_767_225_600_000;
 const IDENTITY = 'acme';
 
 /** An attempt of `doc` arriving `at` ms after the stage's start, answered `answer` 5 ms later. */
-function attemptOf(stage: string, number: number, at: number, doc: object, answer: ScriptedAnswer, iface: InterfaceId): Attempt {
+function attemptOf(
+  stage: string,
+  number: number,
+  at: number,
+  doc: object,
+  answer: ScriptedAnswer,
+  iface: InterfaceId,
+): Attempt {
   const body = Buffer.from(JSON.stringify(doc));
   const arrivedAt = NOW + at;
   const timestamp = String(Math.floor(arrivedAt / 1000));
-  const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + at + 5) : undefined;
+  const retryAfter =
+    answer.kind === 'error' && answer.retryAfter
+      ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + at + 5)
+      : undefined;
   const spec = interfaceSpec(iface);
   return {
-    stage, number, key: deliveryKeyOf({ body, cut: false }, number, bodyDigest), arrivedAt, arrivedMono: 1_000 + at, slackMs: 2, answeredMono: 1_000 + at + 5,
-    method: 'POST', path: `/${stage}${spec.path === '' ? '/events' : spec.path}`, httpVersion: '1.1',
-    headers: { 'content-type': 'application/json', [spec.identityHeader]: IDENTITY, 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(SECRET, timestamp, body) },
-    rawHeaders: [], body, bodyBytes: body.length, cut: false, answer, ...(retryAfter ? { retryAfter } : {}), late: false,
+    stage,
+    number,
+    key: deliveryKeyOf({ body, cut: false }, number, bodyDigest),
+    arrivedAt,
+    arrivedMono: 1_000 + at,
+    slackMs: 2,
+    answeredMono: 1_000 + at + 5,
+    method: 'POST',
+    path: `/${stage}${spec.path === '' ? '/events' : spec.path}`,
+    httpVersion: '1.1',
+    headers: {
+      'content-type': 'application/json',
+      [spec.identityHeader]: IDENTITY,
+      'x-cai-timestamp': timestamp,
+      'x-cai-signature': sign(SECRET, timestamp, body),
+    },
+    rawHeaders: [],
+    body,
+    bodyBytes: body.length,
+    cut: false,
+    answer,
+    ...(retryAfter ? { retryAfter } : {}),
+    late: false,
   };
 }
 
@@ -50,25 +79,48 @@ function correctStage(entry: Scenario, docs: object[], iface: InterfaceId): Stag
       if (isFinal(answer)) break;
       const retryAfter = attempt.retryAfter;
       // Backoff doubling from 100 ms; after a 429, its Retry-After and a little more.
-      const wait = retryAfter ? (retryAfter.dateMono ?? (attempt.answeredMono as number) + retryAfter.seconds * 1000) - (attempt.answeredMono as number) + 50 : 100 * 2 ** nth;
+      const wait = retryAfter
+        ? (retryAfter.dateMono ?? (attempt.answeredMono as number) + retryAfter.seconds * 1000) -
+          (attempt.answeredMono as number) +
+          50
+        : 100 * 2 ** nth;
       at += 5 + wait;
     }
     at += 100;
   }
   const spec = interfaceSpec(iface);
-  return { scenario: entry, id: entry.id, targetUrl: `http://127.0.0.1:1/${entry.id}`, expectedPath: `/${entry.id}${spec.path === '' ? '/events' : spec.path}`, startedAt: NOW, startedMono: 1_000, endedMono: 1_000 + at + 30_000, attempts };
+  return {
+    scenario: entry,
+    id: entry.id,
+    targetUrl: `http://127.0.0.1:1/${entry.id}`,
+    expectedPath: `/${entry.id}${spec.path === '' ? '/events' : spec.path}`,
+    startedAt: NOW,
+    startedMono: 1_000,
+    endedMono: 1_000 + at + 30_000,
+    attempts,
+  };
 }
 
 /** Every kind of document (B: each event type; A: a bare job and a full one) in `accept`; one in every other scenario. */
 function documentsFor(iface: InterfaceId, entry: Scenario): object[] {
-  if (iface === 'B') return entry.id === 'accept' ? EVENT_TYPES.map((type) => sampleEvent(type)) : [sampleEvent('conversation.message')];
+  if (iface === 'B')
+    return entry.id === 'accept' ? EVENT_TYPES.map((type) => sampleEvent(type)) : [sampleEvent('conversation.message')];
   const full = sampleJob();
   const { origin: _o, brief: _b, city: _c, ...bare } = full;
-  return entry.id === 'accept' ? [{ ...bare, contact: { name: 'Ana', phone_e164: '+351912345678' }, event_id: 'bare-job' }, full] : [sampleJob()];
+  return entry.id === 'accept'
+    ? [{ ...bare, contact: { name: 'Ana', phone_e164: '+351912345678' }, event_id: 'bare-job' }, full]
+    : [sampleJob()];
 }
 
 function correctRun(iface: InterfaceId): SenderEvidence {
-  return { interface: iface, identity: IDENTITY, secrets: [SECRET], waitMs: 10_000, observeMs: 1_000, records: scenariosOf(iface).map((entry) => correctStage(entry, documentsFor(iface, entry), iface)) };
+  return {
+    interface: iface,
+    identity: IDENTITY,
+    secrets: [SECRET],
+    waitMs: 10_000,
+    observeMs: 1_000,
+    records: scenariosOf(iface).map((entry) => correctStage(entry, documentsFor(iface, entry), iface)),
+  };
 }
 
 /**
@@ -93,13 +145,16 @@ function withoutEvidence(check: SenderCheck, evidence: SenderEvidence): SenderEv
 const named = SENDER_CATALOGUE.filter((check) => !check.id.includes('-STATE-'));
 
 describe('each sender check passes only on the evidence it names', () => {
-  it.each(named.map((check) => [check.id, check] as const))('%s: passes on a correct sender\'s run; without its evidence, fails or is not judged', (_id, check) => {
-    const run = correctRun(check.interface);
-    const outcome = check.judge(run);
-    expect(outcome.verdict, outcome.actual).toBe('passed');
-    const without = check.judge(withoutEvidence(check, run));
-    expect(without.verdict, without.actual).not.toBe('passed');
-  });
+  it.each(named.map((check) => [check.id, check] as const))(
+    "%s: passes on a correct sender's run; without its evidence, fails or is not judged",
+    (_id, check) => {
+      const run = correctRun(check.interface);
+      const outcome = check.judge(run);
+      expect(outcome.verdict, outcome.actual).toBe('passed');
+      const without = check.judge(withoutEvidence(check, run));
+      expect(without.verdict, without.actual).not.toBe('passed');
+    },
+  );
 });
 
 const check = (id: string) => SENDER_CATALOGUE.find((entry) => entry.id === id) as SenderCheck;
@@ -111,36 +166,62 @@ describe('the misses the issue names, on evidence built by hand', () => {
     const record = run.records.find((entry) => entry.id === 'retry-5xx') as StageRecord;
     const givenUp = { ...run, records: [{ ...record, attempts: record.attempts.slice(0, 2) }] };
     expect(check('BS-RETRY-009').judge(givenUp).verdict).toBe('failed');
-    expect(check('BS-RETRY-001').judge(givenUp)).toMatchObject({ verdict: 'failed', actual: expect.stringContaining('retry-5xx #2: given up after 2 answers asking for a retry in a row, the last 503') });
+    expect(check('BS-RETRY-001').judge(givenUp)).toMatchObject({
+      verdict: 'failed',
+      actual: expect.stringContaining(
+        'retry-5xx #2: given up after 2 answers asking for a retry in a row, the last 503',
+      ),
+    });
   });
 
   it('a sender that takes a 200, 201 or 204 for a failure and sends again fails the check of that answer', () => {
-    for (const [id, scenario] of [['BS-ACK-003', 'ok-200'], ['BS-ACK-004', 'ok-201'], ['BS-ACK-005', 'ok-204']] as const) {
+    for (const [id, scenario] of [
+      ['BS-ACK-003', 'ok-200'],
+      ['BS-ACK-004', 'ok-201'],
+      ['BS-ACK-005', 'ok-204'],
+    ] as const) {
       const doc = sampleEvent('conversation.message');
       const entry = scenarioOf('B', scenario);
       const first = attemptOf(scenario, 1, 0, doc, entry.script[0] as ScriptedAnswer, 'B');
       const again = attemptOf(scenario, 2, 160, doc, { kind: 'duplicate' }, 'B');
       const record = { ...correctStage(entry, [], 'B'), attempts: [first, again], endedMono: 5_000 };
-      expect(check(id).judge({ ...correctRun('B'), records: [record] }), id).toMatchObject({ verdict: 'failed', actual: expect.stringMatching(/^sent again: 1 more attempt, the first 155 ms after the/) });
+      expect(check(id).judge({ ...correctRun('B'), records: [record] }), id).toMatchObject({
+        verdict: 'failed',
+        actual: expect.stringMatching(/^sent again: 1 more attempt, the first 155 ms after the/),
+      });
     }
   });
 
   it('a sender that retries every job under a new event_id: one delivery, renamed, and the event_id check fails', () => {
     const entry = scenarioOf('A', 'retry-5xx');
     const job = sampleJob();
-    const attempts = [0, 110, 320, 730, 1_540, 3_150].map((at, index) => attemptOf('retry-5xx', index + 1, at, { ...job, event_id: `job-${index}` }, entry.script[index] as ScriptedAnswer, 'A'));
+    const attempts = [0, 110, 320, 730, 1_540, 3_150].map((at, index) =>
+      attemptOf(
+        'retry-5xx',
+        index + 1,
+        at,
+        { ...job, event_id: `job-${index}` },
+        entry.script[index] as ScriptedAnswer,
+        'A',
+      ),
+    );
     const evidence = { ...correctRun('A'), records: [{ ...correctStage(entry, [], 'A'), attempts }] };
     expect(deliveriesOf(attempts).map((delivery) => [delivery.attempts.length, delivery.renamed])).toEqual([[6, true]]);
     expect(check('AS-RETRY-002').judge(evidence).verdict).toBe('failed');
   });
 
-  it('a document sent again while its first attempt awaits a slow answer breaks one-at-a-time, not the final answer\'s rule', () => {
+  it("a document sent again while its first attempt awaits a slow answer breaks one-at-a-time, not the final answer's rule", () => {
     const entry = scenarioOf('B', 'accept');
     const doc = sampleEvent('conversation.message');
-    const first = { ...attemptOf('accept', 1, 0, doc, { kind: 'accepted', status: 202, delayMs: 1_500 }, 'B'), answeredMono: 2_500 };
+    const first = {
+      ...attemptOf('accept', 1, 0, doc, { kind: 'accepted', status: 202, delayMs: 1_500 }, 'B'),
+      answeredMono: 2_500,
+    };
     const hedge = attemptOf('accept', 2, 300, doc, { kind: 'duplicate' }, 'B');
     const evidence = { ...correctRun('B'), records: [{ ...correctStage(entry, [], 'B'), attempts: [first, hedge] }] };
     expect(check('BS-ACK-001').judge(evidence).verdict).toBe('passed');
-    expect(findingsOf(evidence).filter((finding) => finding.term === 'one-at-a-time' && finding.verdict === 'broken')).toHaveLength(1);
+    expect(
+      findingsOf(evidence).filter((finding) => finding.term === 'one-at-a-time' && finding.verdict === 'broken'),
+    ).toHaveLength(1);
   });
 });

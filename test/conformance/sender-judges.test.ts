@@ -26,7 +26,15 @@ function check(id: string): SenderCheck {
   return found;
 }
 
-const job = (eventId: string, extra: object = {}) => ({ event: 'job.closed', event_id: eventId, lead_id: 'lead-1', outcome: 'no_answer', attempts: 1, occurred_at: '2026-01-01T00:00:00+00:00', ...extra });
+const job = (eventId: string, extra: object = {}) => ({
+  event: 'job.closed',
+  event_id: eventId,
+  lead_id: 'lead-1',
+  outcome: 'no_answer',
+  attempts: 1,
+  occurred_at: '2026-01-01T00:00:00+00:00',
+  ...extra,
+});
 
 interface Change extends Partial<Attempt> {
   timestamp?: string;
@@ -44,7 +52,10 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
   const script = scenario(id).script;
   const answer = script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer;
   // The Retry-After as the recorder sends it, when cai answered 429 (`rest` may replace it).
-  const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + atMs + 5) : undefined;
+  const retryAfter =
+    answer.kind === 'error' && answer.retryAfter
+      ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + atMs + 5)
+      : undefined;
   return {
     stage: id,
     number,
@@ -55,7 +66,12 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
     method: 'POST',
     path: `/${id}/events`,
     httpVersion: '1.1',
-    headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(SECRET, timestamp, body) },
+    headers: {
+      'content-type': 'application/json',
+      'x-cai-provider': 'acme',
+      'x-cai-timestamp': timestamp,
+      'x-cai-signature': sign(SECRET, timestamp, body),
+    },
     rawHeaders: [],
     body,
     bodyBytes: body.length,
@@ -68,11 +84,27 @@ function attempt(id: ScenarioId, number: number, atMs: number, change: Change = 
 }
 
 function stage(id: ScenarioId, attempts: Attempt[]): StageRecord {
-  return { scenario: scenario(id), id, targetUrl: `http://127.0.0.1:1/${id}/events`, expectedPath: `/${id}/events`, startedAt: NOW, startedMono: 1_000, endedMono: 20_000, attempts };
+  return {
+    scenario: scenario(id),
+    id,
+    targetUrl: `http://127.0.0.1:1/${id}/events`,
+    expectedPath: `/${id}/events`,
+    startedAt: NOW,
+    startedMono: 1_000,
+    endedMono: 20_000,
+    attempts,
+  };
 }
 
 function evidence(records: { id: ScenarioId; attempts: Attempt[] }[], secrets = [SECRET]): SenderEvidence {
-  return { interface: 'B', identity: 'acme', secrets, waitMs: 10_000, observeMs: 1_000, records: records.map(({ id, attempts }) => stage(id, attempts)) };
+  return {
+    interface: 'B',
+    identity: 'acme',
+    secrets,
+    waitMs: 10_000,
+    observeMs: 1_000,
+    records: records.map(({ id, attempts }) => stage(id, attempts)),
+  };
 }
 
 /** Attempts of retry-5xx whose waits (from one answer to the next arrival) are `waits`. */
@@ -86,11 +118,13 @@ function retriesWithWaits(waits: number[], doc = job('evt-1'), start = 0): Attem
   return attempts;
 }
 
-const verdict = (id: string, records: Parameters<typeof evidence>[0], secrets?: string[]) => check(id).judge(evidence(records, secrets)).verdict;
+const verdict = (id: string, records: Parameters<typeof evidence>[0], secrets?: string[]) =>
+  check(id).judge(evidence(records, secrets)).verdict;
 
 describe('per-attempt rules', () => {
   it('the window is judged at arrival, ±300 s, and a malformed timestamp is left to the format check', () => {
-    const at = (timestamp: string) => verdict('BS-SIG-003', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { timestamp })] }]);
+    const at = (timestamp: string) =>
+      verdict('BS-SIG-003', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { timestamp })] }]);
     const now = Math.floor(NOW / 1000);
     expect(at(String(now - 299))).toBe('passed');
     expect(at(String(now + 299))).toBe('passed');
@@ -100,22 +134,35 @@ describe('per-attempt rules', () => {
   });
 
   it('the timestamp is an integer of unix seconds: not milliseconds, not a date, not a fraction, not missing', () => {
-    const format = (timestamp: string) => verdict('BS-SIG-002', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { timestamp })] }]);
+    const format = (timestamp: string) =>
+      verdict('BS-SIG-002', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { timestamp })] }]);
     expect(format(String(Math.floor(NOW / 1000)))).toBe('passed');
     for (const bad of [`${NOW}`, '2026-01-01T00:00:00Z', '1767225600.5', '']) expect(format(bad), bad).toBe('failed');
   });
 
   it('a signature with any secret of a rotation overlap verifies (§5.9); one over other bytes does not', () => {
     const signed = attempt('accept', 1, 0);
-    expect(verdict('BS-SIG-001', [{ id: 'accept', attempts: [signed] }], ['old-secret-0123456789', SECRET])).toBe('passed');
+    expect(verdict('BS-SIG-001', [{ id: 'accept', attempts: [signed] }], ['old-secret-0123456789', SECRET])).toBe(
+      'passed',
+    );
     expect(verdict('BS-SIG-001', [{ id: 'accept', attempts: [signed] }], ['other-secret-0123456789'])).toBe('failed');
     const uppercase = attempt('accept', 1, 0);
-    uppercase.headers['x-cai-signature'] = (uppercase.headers['x-cai-signature'] as string).toUpperCase().replace('SHA256=', 'sha256=');
+    uppercase.headers['x-cai-signature'] = (uppercase.headers['x-cai-signature'] as string)
+      .toUpperCase()
+      .replace('SHA256=', 'sha256=');
     expect(verdict('BS-SIG-001', [{ id: 'accept', attempts: [uppercase] }])).toBe('failed');
   });
 
   it('Content-Type is application/json, with parameters allowed and no other media type', () => {
-    const type = (value: string) => verdict('BS-HDR-002', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { headers: { ...attempt('accept', 1, 0).headers, 'content-type': value } })] }]);
+    const type = (value: string) =>
+      verdict('BS-HDR-002', [
+        {
+          id: 'accept',
+          attempts: [
+            attempt('accept', 1, 0, { headers: { ...attempt('accept', 1, 0).headers, 'content-type': value } }),
+          ],
+        },
+      ]);
     expect(type('application/json')).toBe('passed');
     expect(type('Application/JSON; charset=utf-8')).toBe('passed');
     expect(type('application/vnd.cai+json')).toBe('failed');
@@ -123,15 +170,24 @@ describe('per-attempt rules', () => {
   });
 
   it('a body over 256 KiB fails the must, one between 256 000 and 262 144 bytes only the should', () => {
-    const sized = (bytes: number) => [{ id: 'accept' as const, attempts: [attempt('accept', 1, 0, { bodyBytes: bytes })] }];
-    expect([verdict('BS-DOC-002', sized(262_144)), verdict('BS-DOC-003', sized(262_144))]).toEqual(['passed', 'failed']);
-    expect([verdict('BS-DOC-002', sized(262_145)), verdict('BS-DOC-003', sized(256_000))]).toEqual(['failed', 'passed']);
+    const sized = (bytes: number) => [
+      { id: 'accept' as const, attempts: [attempt('accept', 1, 0, { bodyBytes: bytes })] },
+    ];
+    expect([verdict('BS-DOC-002', sized(262_144)), verdict('BS-DOC-003', sized(262_144))]).toEqual([
+      'passed',
+      'failed',
+    ]);
+    expect([verdict('BS-DOC-002', sized(262_145)), verdict('BS-DOC-003', sized(256_000))]).toEqual([
+      'failed',
+      'passed',
+    ]);
   });
 });
 
 describe('retry rules', () => {
   it('waits grow when the last two are at least twice the two shortest of the first three; fewer than five are not judged', () => {
-    const growth = (waits: number[]) => verdict('BS-RETRY-005', [{ id: 'retry-5xx', attempts: retriesWithWaits(waits) }]);
+    const growth = (waits: number[]) =>
+      verdict('BS-RETRY-005', [{ id: 'retry-5xx', attempts: retriesWithWaits(waits) }]);
     expect(growth([100, 200, 400, 800, 1600])).toBe('passed');
     // Exponential with the worst draw of 50 % jitter at both ends still passes.
     expect(growth([100, 200, 200, 400, 800])).toBe('passed');
@@ -144,8 +200,11 @@ describe('retry rules', () => {
     expect(growth([100, 200, 400])).toBe('not-judged');
   });
 
-  it('a retry after a 429 may come a quarter of Retry-After early, at most 500 ms (a busy sender\'s timers fire early)', () => {
-    const after = (wait: number) => verdict('BS-RETRY-008', [{ id: 'retry-429', attempts: [attempt('retry-429', 1, 0), attempt('retry-429', 2, 5 + wait)] }]);
+  it("a retry after a 429 may come a quarter of Retry-After early, at most 500 ms (a busy sender's timers fire early)", () => {
+    const after = (wait: number) =>
+      verdict('BS-RETRY-008', [
+        { id: 'retry-429', attempts: [attempt('retry-429', 1, 0), attempt('retry-429', 2, 5 + wait)] },
+      ]);
     expect(after(2_000)).toBe('passed');
     expect(after(1_500)).toBe('passed');
     expect(after(1_490)).toBe('failed');
@@ -153,7 +212,11 @@ describe('retry rules', () => {
     // The callbacks' 429 asks for 1 s: 250 ms early still counts, 260 does not. One rule, one tolerance.
     const callback = (wait: number) => {
       const answer: ScriptedAnswer = { kind: 'error', status: 429, retryAfter: { form: 'seconds', seconds: 1 } };
-      const answered = { ...attempt('retry-429', 1, 0), answer, retryAfter: retryAfterOf({ form: 'seconds', seconds: 1 }, NOW + 5, 1_005) };
+      const answered = {
+        ...attempt('retry-429', 1, 0),
+        answer,
+        retryAfter: retryAfterOf({ form: 'seconds', seconds: 1 }, NOW + 5, 1_005),
+      };
       return verdict('BS-RETRY-008', [{ id: 'retry-429', attempts: [answered, attempt('retry-429', 2, 5 + wait)] }]);
     };
     expect([callback(750), callback(740)]).toEqual(['passed', 'failed']);
@@ -163,7 +226,8 @@ describe('retry rules', () => {
     // NOW + 5 ms is 5 ms past a whole second: the date is 2 s later rounded up to the next whole second, 2995 ms ahead.
     const first = attempt('retry-429-date', 1, 0);
     expect(first.retryAfter?.header).toBe(new Date(NOW + 3_000).toUTCString());
-    const after = (wait: number) => verdict('BS-RETRY-010', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 5 + wait)] }]);
+    const after = (wait: number) =>
+      verdict('BS-RETRY-010', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 5 + wait)] }]);
     expect(after(2_995)).toBe('passed');
     // The tolerance of a wait of 3 s (a quarter, at most 500 ms): 500 ms early passes, 510 does not.
     expect(after(2_495)).toBe('passed');
@@ -171,10 +235,12 @@ describe('retry rules', () => {
     // Two seconds, right for Retry-After: 2, is early for the date.
     expect(after(2_000)).toBe('failed');
     // The seconds check does not judge the date's 429, nor the date check the seconds'.
-    expect(verdict('BS-RETRY-008', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 60)] }])).toBe('not-judged');
+    expect(
+      verdict('BS-RETRY-008', [{ id: 'retry-429-date', attempts: [first, attempt('retry-429-date', 2, 60)] }]),
+    ).toBe('not-judged');
   });
 
-  it('the growth of the waits is judged on intervals: cai\'s own lag leaves it open only where it could change the verdict', () => {
+  it("the growth of the waits is judged on intervals: cai's own lag leaves it open only where it could change the verdict", () => {
     // Constant waits, one arrival that cai's loop came to 250 ms late: flat even at the most favourable reading.
     const flat = retriesWithWaits([150, 150, 150, 150, 150]);
     (flat[4] as Attempt).slackMs = 250;
@@ -184,11 +250,15 @@ describe('retry rules', () => {
     for (const late of doubtful.slice(4)) late.slackMs = 300;
     const outcome = check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: doubtful }]));
     expect(outcome.verdict).toBe('not-judged');
-    expect(outcome.actual).toMatch(/^waits 150 ms, 150 ms, 150 ms, 400 ms, 400 ms: .*cai's own loop may have been up to 300 ms late to an arrival, which leaves it open$/);
+    expect(outcome.actual).toMatch(
+      /^waits 150 ms, 150 ms, 150 ms, 400 ms, 400 ms: .*cai's own loop may have been up to 300 ms late to an arrival, which leaves it open$/,
+    );
     // A retry at once, in a tight loop: waits of a millisecond, below what a ratio can tell under any slack.
     const tight = retriesWithWaits([200, 1, 1, 1, 1]);
     for (const attempt of tight) attempt.slackMs = 12;
-    expect(check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: tight }])).actual).toMatch(/retried at once, the last two under 50 ms together$/);
+    expect(check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: tight }])).actual).toMatch(
+      /retried at once, the last two under 50 ms together$/,
+    );
     // Growing waits stay growing whatever the slack of the early ones.
     const growing = retriesWithWaits([100, 200, 400, 800, 1600]);
     for (const early of growing.slice(1, 3)) early.slackMs = 90;
@@ -198,18 +268,24 @@ describe('retry rules', () => {
   it('a retry of a 400 that comes after the observation window still fails', () => {
     const late = attempt('reject-400', 2, 30_000, { late: true });
     expect(verdict('BS-REJECT-001', [{ id: 'reject-400', attempts: [attempt('reject-400', 1, 0)] }])).toBe('passed');
-    expect(verdict('BS-REJECT-001', [{ id: 'reject-400', attempts: [attempt('reject-400', 1, 0), late] }])).toBe('failed');
+    expect(verdict('BS-REJECT-001', [{ id: 'reject-400', attempts: [attempt('reject-400', 1, 0), late] }])).toBe(
+      'failed',
+    );
   });
 
-  it('a retry signed afresh moves its timestamp on; the first attempt\'s headers sent again do not', () => {
+  it("a retry signed afresh moves its timestamp on; the first attempt's headers sent again do not", () => {
     const first = attempt('retry-429', 1, 0);
     const fresh = attempt('retry-429', 2, 2_100);
     const reused = attempt('retry-429', 2, 2_100, { timestamp: first.headers['x-cai-timestamp'] });
     expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, fresh] }])).toBe('passed');
     expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, reused] }])).toBe('failed');
-    expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, attempt('retry-429', 2, 1_400)] }])).toBe('not-judged');
+    expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, attempt('retry-429', 2, 1_400)] }])).toBe(
+      'not-judged',
+    );
     // Arrivals 2.1 s apart, the later one perhaps a second earlier than cai's loop came to it: not certainly 1.5 s apart.
-    expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, { ...reused, slackMs: 1_000 }] }])).toBe('not-judged');
+    expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, { ...reused, slackMs: 1_000 }] }])).toBe(
+      'not-judged',
+    );
   });
 
   it('a sender held up between signing and sending: the same timestamp within its lag of the bound is not judged, past it fails', () => {
@@ -218,7 +294,10 @@ describe('retry rules', () => {
     const first = attempt('retry-429', 1, 0);
     const reusedSoon = attempt('retry-429', 2, 2_100, { timestamp: first.headers['x-cai-timestamp'] });
     const reusedLate = attempt('retry-429', 2, 2_400, { timestamp: first.headers['x-cai-timestamp'] });
-    const stages = (later: Attempt) => [{ id: 'accept' as const, attempts: [held] }, { id: 'retry-429' as const, attempts: [first, later] }];
+    const stages = (later: Attempt) => [
+      { id: 'accept' as const, attempts: [held] },
+      { id: 'retry-429' as const, attempts: [first, later] },
+    ];
     expect(verdict('BS-SIG-004', stages(reusedSoon))).toBe('not-judged');
     expect(verdict('BS-SIG-004', stages(reusedLate))).toBe('failed');
   });
@@ -228,10 +307,21 @@ describe('deliveries: a sender may send one document or many', () => {
   const docs = ['evt-a', 'evt-b', 'evt-c'].map((id) => job(id));
 
   it('three documents, one after the other, each retried through five 503s with the same event_id: every retry rule passes', () => {
-    const attempts = docs.flatMap((doc, index) => retriesWithWaits([100, 200, 400, 800, 1600], doc, index * 5_000)).map((entry, index) => ({ ...entry, number: index + 1 }));
+    const attempts = docs
+      .flatMap((doc, index) => retriesWithWaits([100, 200, 400, 800, 1600], doc, index * 5_000))
+      .map((entry, index) => ({ ...entry, number: index + 1 }));
     const records = [{ id: 'retry-5xx' as const, attempts }];
     expect(deliveriesOf(attempts).map((delivery) => delivery.attempts.length)).toEqual([6, 6, 6]);
-    for (const id of ['BS-RETRY-001', 'BS-RETRY-002', 'BS-RETRY-003', 'BS-RETRY-004', 'BS-RETRY-005', 'BS-RETRY-009', 'BS-ACK-001']) expect(verdict(id, records), id).toBe('passed');
+    for (const id of [
+      'BS-RETRY-001',
+      'BS-RETRY-002',
+      'BS-RETRY-003',
+      'BS-RETRY-004',
+      'BS-RETRY-005',
+      'BS-RETRY-009',
+      'BS-ACK-001',
+    ])
+      expect(verdict(id, records), id).toBe('passed');
   });
 
   it('interleaved or at once, each document is judged on its own answers (the old suite took them for retries of the first)', () => {
@@ -245,13 +335,14 @@ describe('deliveries: a sender may send one document or many', () => {
       attempt('retry-5xx', 4, 310, { doc: a, nth: 6 }),
     ];
     const records = [{ id: 'retry-5xx' as const, attempts }];
-    for (const id of ['BS-RETRY-001', 'BS-RETRY-002', 'BS-RETRY-003', 'BS-RETRY-004', 'BS-ACK-001']) expect(verdict(id, records), id).toBe('passed');
+    for (const id of ['BS-RETRY-001', 'BS-RETRY-002', 'BS-RETRY-003', 'BS-RETRY-004', 'BS-ACK-001'])
+      expect(verdict(id, records), id).toBe('passed');
     // Each document once, each refused: none sent again.
     const refused = docs.map((doc, index) => attempt('reject-400', index + 1, index * 10, { doc, nth: 1 }));
     expect(verdict('BS-REJECT-001', [{ id: 'reject-400', attempts: refused }])).toBe('passed');
   });
 
-  it('documents alike but for their event_id, sent at once and each retried under its own: no retry is taken for another\'s', () => {
+  it("documents alike but for their event_id, sent at once and each retried under its own: no retry is taken for another's", () => {
     const attempts = [
       attempt('retry-429', 1, 0, { doc: job('evt-a'), nth: 1 }),
       attempt('retry-429', 2, 2, { doc: job('evt-b'), nth: 1 }),
@@ -264,25 +355,35 @@ describe('deliveries: a sender may send one document or many', () => {
 
   it('a document abandoned after a 503 and sent again under a new event_id is one delivery, renamed: the event_id rule fails, and only it', () => {
     // Each renamed retry continues the delivery's script (the recorder follows the rename): the sixth gets the 202.
-    const attempts = ['evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5', 'evt-6'].map((id, index) => attempt('retry-5xx', index + 1, [0, 105, 310, 715, 1_520, 3_125][index] as number, { doc: job(id), nth: index + 1 }));
+    const attempts = ['evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5', 'evt-6'].map((id, index) =>
+      attempt('retry-5xx', index + 1, [0, 105, 310, 715, 1_520, 3_125][index] as number, {
+        doc: job(id),
+        nth: index + 1,
+      }),
+    );
     const [delivery] = deliveriesOf(attempts);
     expect(delivery?.renamed).toBe(true);
     expect(delivery?.attempts).toHaveLength(6);
     const records = [{ id: 'retry-5xx' as const, attempts }];
     expect(verdict('BS-RETRY-002', records)).toBe('failed');
-    for (const id of ['BS-RETRY-001', 'BS-RETRY-003', 'BS-RETRY-005', 'BS-RETRY-009']) expect(verdict(id, records), id).toBe('passed');
+    for (const id of ['BS-RETRY-001', 'BS-RETRY-003', 'BS-RETRY-005', 'BS-RETRY-009'])
+      expect(verdict(id, records), id).toBe('passed');
   });
 
   it('documents alike after the duplicate answer are renames only when the stage brought more documents than a run sends', () => {
     // Each begun after the duplicate answer to the one before (its connection opened after it).
-    const attempts = ['evt-1', 'evt-2', 'evt-3', 'evt-4'].map((id, index) => attempt('duplicate', index + 1, index * 20, { doc: job(id), nth: 1, openedMono: 1_000 + index * 20 - 1 }));
+    const attempts = ['evt-1', 'evt-2', 'evt-3', 'evt-4'].map((id, index) =>
+      attempt('duplicate', index + 1, index * 20, { doc: job(id), nth: 1, openedMono: 1_000 + index * 20 - 1 }),
+    );
     // A sender of four documents alike (two processes started at once, say): four deliveries.
     expect(deliveriesOf(attempts, 4).map((delivery) => delivery.renamed)).toEqual([false, false, false, false]);
     // A sender of one document per run that brought four: one document renamed three times.
-    expect(deliveriesOf(attempts, 1).map((delivery) => [delivery.attempts.length, delivery.renamed])).toEqual([[4, true]]);
+    expect(deliveriesOf(attempts, 1).map((delivery) => [delivery.attempts.length, delivery.renamed])).toEqual([
+      [4, true],
+    ]);
   });
 
-  it('a sender that gives up on one document of three fails the retry rule, naming that document\'s attempt', () => {
+  it("a sender that gives up on one document of three fails the retry rule, naming that document's attempt", () => {
     const attempts = [
       ...retriesWithWaits([100, 200, 400, 800, 1600], job('evt-a')),
       attempt('retry-5xx', 7, 5_000, { doc: job('evt-b', { outcome: 'opted_out' }), nth: 1 }),
@@ -290,47 +391,94 @@ describe('deliveries: a sender may send one document or many', () => {
     ];
     const outcome = check('BS-RETRY-001').judge(evidence([{ id: 'retry-5xx', attempts }]));
     expect(outcome.verdict).toBe('failed');
-    expect(outcome.actual).toBe('1 of 11 answers wrong: retry-5xx #7: given up after 1 answer asking for a retry in a row, the last 503 (no attempt in the 10.00 s cai waited from the first)');
+    expect(outcome.actual).toBe(
+      '1 of 11 answers wrong: retry-5xx #7: given up after 1 answer asking for a retry in a row, the last 503 (no attempt in the 10.00 s cai waited from the first)',
+    );
   });
 });
 
 describe('identity across deliveries: a new document, a new event_id (§6.1)', () => {
-  const accepted = (id: ScenarioId, number: number, atMs: number, doc: object) => attempt(id, number, atMs, { doc, nth: 1 });
+  const accepted = (id: ScenarioId, number: number, atMs: number, doc: object) =>
+    attempt(id, number, atMs, { doc, nth: 1 });
 
   it('fails a different document under the event_id of one accepted before, in any scenario, and names both', () => {
     const records = [
-      { id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] },
+      {
+        id: 'accept' as const,
+        attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))],
+      },
       { id: 'ok-200' as const, attempts: [accepted('ok-200', 1, 500, job('evt-1', { outcome: 'opted_out' }))] },
     ];
     const outcome = check('BS-ID-001').judge(evidence(records));
     expect(outcome.verdict).toBe('failed');
-    expect(outcome.actual).toMatch(/^event_id "evt-1", accepted before, carried another document \(it differs in outcome\)/);
+    expect(outcome.actual).toMatch(
+      /^event_id "evt-1", accepted before, carried another document \(it differs in outcome\)/,
+    );
     expect(outcome.attempts?.map((shown) => `${shown.stage} #${shown.number}`)).toEqual(['accept #1', 'ok-200 #1']);
   });
 
   it('passes new ids, and leaves a repeat of the same document and a changed retry after a 503 to the other checks', () => {
-    const fresh = [{ id: 'accept' as const, attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))] }];
+    const fresh = [
+      {
+        id: 'accept' as const,
+        attempts: [accepted('accept', 1, 0, job('evt-1')), accepted('accept', 2, 100, job('evt-2'))],
+      },
+    ];
     expect(verdict('BS-ID-001', fresh)).toBe('passed');
     // The same document again after its 202: a repeat (ACK-001), not a new document.
-    const repeat = [{ id: 'accept' as const, attempts: [...(fresh[0] as { attempts: Attempt[] }).attempts, attempt('accept', 3, 900, { doc: job('evt-1') })] }];
+    const repeat = [
+      {
+        id: 'accept' as const,
+        attempts: [...(fresh[0] as { attempts: Attempt[] }).attempts, attempt('accept', 3, 900, { doc: job('evt-1') })],
+      },
+    ];
     expect(verdict('BS-ID-001', repeat)).toBe('passed');
     expect(verdict('BS-ACK-001', repeat)).toBe('failed');
     // Changed on a retry after a 503: never accepted under that id, so a retry (RETRY-003), not a reuse.
-    const changed = [{ id: 'retry-500' as const, attempts: [attempt('retry-500', 1, 0, { doc: job('evt-1') }), attempt('retry-500', 2, 300, { doc: job('evt-1', { attempts: 2 }) }), accepted('retry-500', 3, 400, job('evt-2'))] }];
+    const changed = [
+      {
+        id: 'retry-500' as const,
+        attempts: [
+          attempt('retry-500', 1, 0, { doc: job('evt-1') }),
+          attempt('retry-500', 2, 300, { doc: job('evt-1', { attempts: 2 }) }),
+          accepted('retry-500', 3, 400, job('evt-2')),
+        ],
+      },
+    ];
     expect(verdict('BS-ID-001', changed)).toBe('passed');
     expect(verdict('BS-RETRY-003', changed)).toBe('failed');
   });
 
   it('is not judged on one event_id alone: there is no second document to compare', () => {
-    expect(verdict('BS-ID-001', [{ id: 'accept', attempts: [accepted('accept', 1, 0, job('evt-1'))] }])).toBe('not-judged');
+    expect(verdict('BS-ID-001', [{ id: 'accept', attempts: [accepted('accept', 1, 0, job('evt-1'))] }])).toBe(
+      'not-judged',
+    );
   });
 });
 
 describe('each kind of document, judged on its own rules and only when it came', () => {
-  const appointment = (eventId: string, extra: object = {}) => ({ event: 'appointment.booked', event_id: eventId, lead_id: 'lead-1', occurred_at: '2026-01-01T00:00:00+00:00', branch_code: 'BR-1', scheduled_at: '2026-01-02T10:00:00+01:00', service: 'visit', notes: '', ...extra });
+  const appointment = (eventId: string, extra: object = {}) => ({
+    event: 'appointment.booked',
+    event_id: eventId,
+    lead_id: 'lead-1',
+    occurred_at: '2026-01-01T00:00:00+00:00',
+    branch_code: 'BR-1',
+    scheduled_at: '2026-01-02T10:00:00+01:00',
+    service: 'visit',
+    notes: '',
+    ...extra,
+  });
 
   it('judges the appointment check on appointments only; a type never sent is not judged, saying what came', () => {
-    const records = [{ id: 'accept' as const, attempts: [attempt('accept', 1, 0, { doc: job('evt-1') }), attempt('accept', 2, 50, { doc: appointment('evt-2', { scheduled_at: '2026-01-02 10:00' }) })] }];
+    const records = [
+      {
+        id: 'accept' as const,
+        attempts: [
+          attempt('accept', 1, 0, { doc: job('evt-1') }),
+          attempt('accept', 2, 50, { doc: appointment('evt-2', { scheduled_at: '2026-01-02 10:00' }) }),
+        ],
+      },
+    ];
     const booked = check('BS-TYPE-002').judge(evidence(records));
     expect(booked.verdict).toBe('failed');
     expect(booked.actual).toMatch(/scheduled_at/);
@@ -343,7 +491,8 @@ describe('each kind of document, judged on its own rules and only when it came',
 
 describe('when a stage is over', () => {
   const options = { waitMs: 10_000, observeMs: 1_000, senderDone: true, failedEarly: false };
-  const at = (attempts: Attempt[], now: number, change: Partial<typeof options> = {}) => stageState({ attempts, startedMono: 1_000 }, 1_000 + now, { ...options, ...change });
+  const at = (attempts: Attempt[], now: number, change: Partial<typeof options> = {}) =>
+    stageState({ attempts, startedMono: 1_000 }, 1_000 + now, { ...options, ...change });
 
   it('waits --wait for a first attempt, or ends at once when the trigger failed before any', () => {
     expect(at([], 9_000).done).toBe(false);
@@ -378,24 +527,43 @@ describe('no sender check passes without evidence', () => {
   });
 
   it('a scenario that ran and got no attempt fails the checks that need it, naming what the trigger did', async () => {
-    const record = { ...stage('retry-5xx', []), trigger: { exitCode: 127, stoppedByCai: false, output: 'sh: 1: my-sender: not found\n' } };
-    const [result] = await judgeSenderChecks([{ check: check('BS-RETRY-001') }], { ...evidence([]), records: [record] }, {
-      waivers: [],
-      now: NOW,
-      complete: () => true,
-      silent: () => ({ scenario: 'retry-5xx', reason: 'the trigger exited 127: sh: 1: my-sender: not found' }),
-      measure: () => ({ durationMs: 0, requests: 0 }),
-    });
+    const record = {
+      ...stage('retry-5xx', []),
+      trigger: { exitCode: 127, stoppedByCai: false, output: 'sh: 1: my-sender: not found\n' },
+    };
+    const [result] = await judgeSenderChecks(
+      [{ check: check('BS-RETRY-001') }],
+      { ...evidence([]), records: [record] },
+      {
+        waivers: [],
+        now: NOW,
+        complete: () => true,
+        silent: () => ({ scenario: 'retry-5xx', reason: 'the trigger exited 127: sh: 1: my-sender: not found' }),
+        measure: () => ({ durationMs: 0, requests: 0 }),
+      },
+    );
     expect(result?.verdict).toBe('failed');
-    expect(result?.actual).toBe('scenario retry-5xx: no attempt arrived in the 10.00 s cai waited (the trigger exited 127: sh: 1: my-sender: not found)');
+    expect(result?.actual).toBe(
+      'scenario retry-5xx: no attempt arrived in the 10.00 s cai waited (the trigger exited 127: sh: 1: my-sender: not found)',
+    );
   });
 });
 
 describe('the time to the first attempt (no fixture fault reaches it in seconds)', () => {
   it('passes at 60 s from the trigger and fails after', () => {
     expect(verdict('BS-TIME-001', [{ id: 'accept', attempts: [attempt('accept', 1, 60_000)] }])).toBe('passed');
-    expect(verdict('BS-TIME-001', [{ id: 'accept', attempts: [attempt('accept', 1, 0)] }, { id: 'reject-400', attempts: [attempt('reject-400', 1, 60_500)] }])).toBe('failed');
-    expect(check('AS-TIME-001').judge({ ...evidence([{ id: 'accept', attempts: [attempt('accept', 1, 61_000)] }]), interface: 'A' }).verdict).toBe('failed');
+    expect(
+      verdict('BS-TIME-001', [
+        { id: 'accept', attempts: [attempt('accept', 1, 0)] },
+        { id: 'reject-400', attempts: [attempt('reject-400', 1, 60_500)] },
+      ]),
+    ).toBe('failed');
+    expect(
+      check('AS-TIME-001').judge({
+        ...evidence([{ id: 'accept', attempts: [attempt('accept', 1, 61_000)] }]),
+        interface: 'A',
+      }).verdict,
+    ).toBe('failed');
   });
 });
 
@@ -404,27 +572,42 @@ describe('the sender catalogue', () => {
     const ids = SENDER_CATALOGUE.map((entry) => entry.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const entry of SENDER_CATALOGUE) expect(entry.id).toMatch(new RegExp(`^${entry.interface}S-[A-Z]+-\\d{3}$`));
-    expect(ids.filter((id) => CATALOGUE.some((receiver) => receiver.role === 'receiver' && receiver.id === id))).toEqual([]);
+    expect(
+      ids.filter((id) => CATALOGUE.some((receiver) => receiver.role === 'receiver' && receiver.id === id)),
+    ).toEqual([]);
   });
 
   it('cites only sections of the spec, and gives every check a level, tags, a title and scenarios', () => {
     const { sections, source } = loadSpecSections();
     for (const entry of SENDER_CATALOGUE) {
-      for (const section of entry.sections) expect(sections.has(section), `${entry.id} cites ${section} (from ${source})`).toBe(true);
+      for (const section of entry.sections)
+        expect(sections.has(section), `${entry.id} cites ${section} (from ${source})`).toBe(true);
       expect(['must', 'should']).toContain(entry.level);
       expect(entry.tags.length, entry.id).toBeGreaterThan(0);
       // The stateful phase's checks play conversations of their own, no scenario.
       expect(entry.scenarios.length > 0, entry.id).toBe(!entry.id.includes('-STATE-'));
-      for (const id of entry.scenarios) expect(scenario(id).interfaces, `${entry.id}: ${id}`).toContain(entry.interface);
+      for (const id of entry.scenarios)
+        expect(scenario(id).interfaces, `${entry.id}: ${id}`).toContain(entry.interface);
     }
-    expect(new Set(SENDER_CATALOGUE.map((entry) => `${entry.interface} ${entry.title}`)).size).toBe(SENDER_CATALOGUE.length);
+    expect(new Set(SENDER_CATALOGUE.map((entry) => `${entry.interface} ${entry.title}`)).size).toBe(
+      SENDER_CATALOGUE.length,
+    );
   });
 
   it('lists as plain data with its role and scenarios', () => {
     const listed = describeCatalogue('sender', 'A');
-    expect(listed.every((entry) => entry.interface === 'A' && entry.role === 'sender' && ((entry.scenarios?.length ?? 0) > 0 || entry.tags.includes('state')))).toBe(true);
+    expect(
+      listed.every(
+        (entry) =>
+          entry.interface === 'A' &&
+          entry.role === 'sender' &&
+          ((entry.scenarios?.length ?? 0) > 0 || entry.tags.includes('state')),
+      ),
+    ).toBe(true);
     expect(JSON.parse(JSON.stringify(listed))).toEqual(listed);
-    expect(describeCatalogue('receiver', 'B').every((entry) => entry.role === 'receiver' && !('scenarios' in entry))).toBe(true);
+    expect(
+      describeCatalogue('receiver', 'B').every((entry) => entry.role === 'receiver' && !('scenarios' in entry)),
+    ).toBe(true);
   });
 });
 
@@ -441,9 +624,17 @@ describe('the recorder', () => {
     bodyBytes: 10,
     cut: false,
   });
-  const opening = (id: ScenarioId, prefix: string) => ({ scenario: scenario(id), id, prefix, targetUrl: `http://127.0.0.1:1${prefix}/events`, expectedPath: `${prefix}/events` });
-  const body = (handled: ReturnType<Recorder['handle']>) => (handled.response.kind === 'reply' ? handled.response.reply.body?.toString() : 'reset');
-  const status = (handled: ReturnType<Recorder['handle']>) => (handled.response.kind === 'reply' ? handled.response.reply.status : 0);
+  const opening = (id: ScenarioId, prefix: string) => ({
+    scenario: scenario(id),
+    id,
+    prefix,
+    targetUrl: `http://127.0.0.1:1${prefix}/events`,
+    expectedPath: `${prefix}/events`,
+  });
+  const body = (handled: ReturnType<Recorder['handle']>) =>
+    handled.response.kind === 'reply' ? handled.response.reply.body?.toString() : 'reset';
+  const status = (handled: ReturnType<Recorder['handle']>) =>
+    handled.response.kind === 'reply' ? handled.response.reply.status : 0;
 
   it('with one URL for all (by hand), gives a late retry to the scenario that first saw its event_id', () => {
     const recorder = new Recorder({ interface: 'B', shared: true });
@@ -454,7 +645,10 @@ describe('the recorder', () => {
     recorder.handle(arrival('/events', 'evt-b'));
     const late = recorder.handle(arrival('/events', 'evt-a'));
     expect(status(late)).toBe(400);
-    expect(first.attempts.map((entry) => [entry.number, entry.late])).toEqual([[1, false], [2, true]]);
+    expect(first.attempts.map((entry) => [entry.number, entry.late])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     expect(second.attempts).toHaveLength(1);
   });
 
@@ -463,14 +657,18 @@ describe('the recorder', () => {
     recorder.open(opening('accept', '/accept'), 0);
     expect(body(recorder.handle(arrival('/accept/events', 'evt-a')))).toBe('{"ok":true}');
     expect(body(recorder.handle(arrival('/accept/events', 'evt-a')))).toBe('{"ok":true,"duplicate":true}');
-    expect(recorder.handle(arrival('/elsewhere', 'evt-a')).response).toMatchObject({ kind: 'reply', reply: { status: 404 } });
+    expect(recorder.handle(arrival('/elsewhere', 'evt-a')).response).toMatchObject({
+      kind: 'reply',
+      reply: { status: 404 },
+    });
     expect(recorder.strays).toEqual(['POST /elsewhere']);
   });
 
   it('scripts every new document from the start: each gets 503 five times, then 202', () => {
     const recorder = new Recorder({ interface: 'B', shared: false });
     recorder.open(opening('retry-5xx', '/retry-5xx'), 0);
-    const answers = (eventId: string) => Array.from({ length: 6 }, () => status(recorder.handle(arrival('/retry-5xx/events', eventId))));
+    const answers = (eventId: string) =>
+      Array.from({ length: 6 }, () => status(recorder.handle(arrival('/retry-5xx/events', eventId))));
     expect(answers('evt-a')).toEqual([503, 503, 503, 503, 503, 202]);
     expect(answers('evt-b')).toEqual([503, 503, 503, 503, 503, 202]);
   });
@@ -479,21 +677,42 @@ describe('the recorder', () => {
     const recorder = new Recorder({ interface: 'B', shared: false });
     recorder.open(opening('retry-5xx', '/retry-5xx'), 0);
     // arrival() sends {"event":"job.closed","event_id":…}: alike but for the event_id.
-    expect(['evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5'].map((id) => status(recorder.handle(arrival('/retry-5xx/events', id))))).toEqual([503, 503, 503, 202, 202]);
+    expect(
+      ['evt-1', 'evt-2', 'evt-3', 'evt-4', 'evt-5'].map((id) =>
+        status(recorder.handle(arrival('/retry-5xx/events', id))),
+      ),
+    ).toEqual([503, 503, 503, 202, 202]);
   });
 
   it('scripts only the first document where the scenario says so (the callbacks), and accepts the rest', () => {
     const recorder = new Recorder({ interface: 'B', shared: false });
     recorder.open({ ...opening('callback-503', '/j'), scenario: scenario('callback-503') }, 0);
     // Two events of a conversation: other documents, not one alike but for its event_id.
-    const event = (eventId: string) => ({ ...arrival('/j/events', eventId), body: Buffer.from(JSON.stringify({ event: 'conversation.message', event_id: eventId, text: eventId })) });
-    expect([status(recorder.handle(event('evt-a'))), status(recorder.handle(event('evt-b'))), status(recorder.handle(event('evt-a')))]).toEqual([503, 202, 202]);
+    const event = (eventId: string) => ({
+      ...arrival('/j/events', eventId),
+      body: Buffer.from(JSON.stringify({ event: 'conversation.message', event_id: eventId, text: eventId })),
+    });
+    expect([
+      status(recorder.handle(event('evt-a'))),
+      status(recorder.handle(event('evt-b'))),
+      status(recorder.handle(event('evt-a'))),
+    ]).toEqual([503, 202, 202]);
   });
 
   it('answers jobs (A) with the §2.3 acknowledgment, one provider_job_id per job, the same for its repeat', () => {
     const recorder = new Recorder({ interface: 'A', shared: false });
-    recorder.open({ scenario: scenario('accept'), id: 'accept', prefix: '/accept', targetUrl: 'http://127.0.0.1:1/accept', expectedPath: '/accept/contact-jobs' }, 0);
-    const ack = (eventId: string) => JSON.parse(body(recorder.handle(arrival('/accept/contact-jobs', eventId))) ?? '') as Record<string, unknown>;
+    recorder.open(
+      {
+        scenario: scenario('accept'),
+        id: 'accept',
+        prefix: '/accept',
+        targetUrl: 'http://127.0.0.1:1/accept',
+        expectedPath: '/accept/contact-jobs',
+      },
+      0,
+    );
+    const ack = (eventId: string) =>
+      JSON.parse(body(recorder.handle(arrival('/accept/contact-jobs', eventId))) ?? '') as Record<string, unknown>;
     expect(ack('evt-a')).toEqual({ provider_job_id: 'cai-job-accept-1', assigned_number_e164: '+447700900123' });
     expect(ack('evt-b').provider_job_id).toBe('cai-job-accept-2');
     expect(ack('evt-a').provider_job_id).toBe('cai-job-accept-1');
@@ -503,7 +722,16 @@ describe('the recorder', () => {
 describe('what a sender sent, quoted in a judgement', () => {
   it('is cut to a line: a 10 000-character path, identity or Content-Type; control characters JSON-escaped', () => {
     const long = `/x\u001b[31m${'a'.repeat(10_000)}`;
-    const attempts = [attempt('accept', 1, 100, { path: long, headers: { ...attempt('accept', 1, 100).headers, 'x-cai-provider': `\u001b]0;t\u0007${'p'.repeat(10_000)}`, 'content-type': `text/${'c'.repeat(10_000)}` } })];
+    const attempts = [
+      attempt('accept', 1, 100, {
+        path: long,
+        headers: {
+          ...attempt('accept', 1, 100).headers,
+          'x-cai-provider': `\u001b]0;t\u0007${'p'.repeat(10_000)}`,
+          'content-type': `text/${'c'.repeat(10_000)}`,
+        },
+      }),
+    ];
     const judged = (id: string) => check(id).judge(evidence([{ id: 'accept', attempts }]));
     for (const id of ['BS-HTTP-001', 'BS-HDR-001', 'BS-HDR-002']) {
       const outcome = judged(id);

@@ -22,11 +22,21 @@ async function listenWith(delayMs: number) {
   let done: () => void = () => undefined;
   const answered = new Promise<void>((resolve) => (done = resolve));
   listener = await startListener({
-    host: '127.0.0.1', port: 0, option: 'listen',
+    host: '127.0.0.1',
+    port: 0,
+    option: 'listen',
     handle: (arrival): Handled => {
       const entry: (typeof seen)[number] = { arrival, answered: false };
       seen.push(entry);
-      return { response: { kind: 'reply', reply: jsonReply(202, { ok: true }) }, delayMs, answered: (_mono, unheard) => { entry.answered = true; if (unheard) entry.unheard = true; done(); } };
+      return {
+        response: { kind: 'reply', reply: jsonReply(202, { ok: true }) },
+        delayMs,
+        answered: (_mono, unheard) => {
+          entry.answered = true;
+          if (unheard) entry.unheard = true;
+          done();
+        },
+      };
     },
   });
   return { url: listener.url, seen, answered };
@@ -45,7 +55,7 @@ function post(url: string, abortAfterMs?: number): Promise<number | 'aborted'> {
 }
 
 describe('the listener, as the sender model reads it', () => {
-  it('notes each arrival\'s slack and the opening of its connection', async () => {
+  it("notes each arrival's slack and the opening of its connection", async () => {
     const { url, seen } = await listenWith(0);
     expect(await post(url)).toBe(202);
     const [first] = seen;

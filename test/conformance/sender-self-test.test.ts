@@ -31,7 +31,15 @@ interface FaultCase {
 }
 
 /** The stateful phase's check of each relation (src/spec/model/sender-relations.ts). */
-const S = { final: 'STATE-001', retry: 'STATE-002', rate: 'STATE-003', same: 'STATE-004', fresh: 'STATE-005', identity: 'STATE-006', wellFormed: 'STATE-007' };
+const S = {
+  final: 'STATE-001',
+  retry: 'STATE-002',
+  rate: 'STATE-003',
+  same: 'STATE-004',
+  fresh: 'STATE-005',
+  identity: 'STATE-006',
+  wellFormed: 'STATE-007',
+};
 
 const both = (fault: string, b: string[], a: string[], states: string[] = []): FaultCase[] => [
   { interface: 'B', fault, fails: b.map((id) => `BS-${id}`), states: states.map((id) => `BS-${id}`) },
@@ -65,7 +73,12 @@ export const SENDER_FAULTS: FaultCase[] = [
   ...both('retry-after-seconds-only', ['RETRY-010'], ['RETRY-010'], [S.rate]),
   ...both('no-retry-500', ['RETRY-001', 'RETRY-009'], ['RETRY-001', 'RETRY-009']),
   ...both('reuses-event-id', ['ID-001'], ['ID-001']),
-  ...both('breaks-each-kind', ['DOC-001', 'TYPE-001', 'TYPE-002', 'TYPE-003', 'TYPE-004', 'TYPE-005'], ['DOC-001', 'PART-001', 'PART-002', 'PART-003'], [S.wellFormed]),
+  ...both(
+    'breaks-each-kind',
+    ['DOC-001', 'TYPE-001', 'TYPE-002', 'TYPE-003', 'TYPE-004', 'TYPE-005'],
+    ['DOC-001', 'PART-001', 'PART-002', 'PART-003'],
+    [S.wellFormed],
+  ),
   // Interface B only: its own size limit (§8) and its 413 (§7).
   { interface: 'B', fault: 'body-over-256000', fails: ['BS-DOC-003'], states: ['BS-STATE-007'] },
   { interface: 'B', fault: 'retries-413', fails: ['BS-REJECT-003'] },
@@ -92,18 +105,34 @@ async function run(iface: InterfaceId, fault: string, copies = 1, types = 'one')
   runs += 1;
   const one = `'${process.execPath}' '${FIXTURE}' --interface ${iface} --identity acme --fault ${fault} --types ${types}`;
   const argv = [
-    '--json', 'conformance', 'run', '--interface', iface, '--role', 'sender', iface === 'B' ? '--provider' : '--source', 'acme',
-    '--trigger', copies === 1 ? one : `${Array.from({ length: copies }, () => `${one} &`).join(' ')} wait`,
+    '--json',
+    'conformance',
+    'run',
+    '--interface',
+    iface,
+    '--role',
+    'sender',
+    iface === 'B' ? '--provider' : '--source',
+    'acme',
+    '--trigger',
+    copies === 1 ? one : `${Array.from({ length: copies }, () => `${one} &`).join(' ')} wait`,
     // Generous: only the faults that stop retrying wait this long, and a loaded machine must not fail the others.
-    '--wait', '8s', '--observe', '1s', '--seed', '1', '--repro-dir', join(reproRoot, `run-${runs}`),
+    '--wait',
+    '8s',
+    '--observe',
+    '1s',
+    '--seed',
+    '1',
+    '--repro-dir',
+    join(reproRoot, `run-${runs}`),
   ];
   const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
   if (result.code !== 0 && result.code !== 1) throw new Error(`exit ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as SuiteReport;
 }
 
-
-const failing = (report: SuiteReport) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
+const failing = (report: SuiteReport) =>
+  report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
 const explain = (report: SuiteReport) =>
   report.checks
     .filter((check) => check.verdict !== 'passed')
@@ -114,16 +143,29 @@ describe('the sender suite against a correct sender (the fixture, no fault)', ()
   // `all`: one document of every kind per fixture (B: the five event types; A: a bare job and a full one), so that
   // every kind's own check is judged; `one`: one message (B) or one bare job (A), so that the other kinds' checks
   // are not judged (never passed: nothing of theirs came).
-  const unsent = { B: ['BS-TYPE-002', 'BS-TYPE-003', 'BS-TYPE-004', 'BS-TYPE-005'], A: ['AS-PART-001', 'AS-PART-002', 'AS-PART-003'] };
-  it.concurrent.each([['B', 1, 'all', 5], ['A', 1, 'all', 2], ['B', 3, 'one', 1], ['A', 3, 'one', 1]] as [InterfaceId, number, string, number][])(
+  const unsent = {
+    B: ['BS-TYPE-002', 'BS-TYPE-003', 'BS-TYPE-004', 'BS-TYPE-005'],
+    A: ['AS-PART-001', 'AS-PART-002', 'AS-PART-003'],
+  };
+  it.concurrent.each([
+    ['B', 1, 'all', 5],
+    ['A', 1, 'all', 2],
+    ['B', 3, 'one', 1],
+    ['A', 3, 'one', 1],
+  ] as [InterfaceId, number, string, number][])(
     'interface %s, %i fixture(s) per trigger at once, sending %s kind(s) of document: every sender check passes, or is not judged for a kind not sent',
     async (iface, copies, types, kinds) => {
       const notSent = types === 'all' ? [] : unsent[iface];
       const report = await run(iface, 'none', copies, types);
       expect(report.scenarios?.every((entry) => entry.deliveries === copies * kinds)).toBe(true);
-      expect(report.checks.filter((check) => check.verdict !== 'passed').map((check) => check.id), explain(report)).toEqual(notSent);
+      expect(
+        report.checks.filter((check) => check.verdict !== 'passed').map((check) => check.id),
+        explain(report),
+      ).toEqual(notSent);
       for (const id of notSent) expect(report.checks.find((check) => check.id === id)?.verdict).toBe('not-judged');
-      expect(report.checks.map((check) => check.id)).toEqual(SENDER_CATALOGUE.filter((check) => check.interface === iface).map((check) => check.id));
+      expect(report.checks.map((check) => check.id)).toEqual(
+        SENDER_CATALOGUE.filter((check) => check.interface === iface).map((check) => check.id),
+      );
       expect(report.ok).toBe(true);
       expect(report.role).toBe('sender');
       // The same clock: never ahead; 0, or a second or two behind when a loaded machine held most attempts up between
@@ -137,8 +179,12 @@ describe('the sender suite against a correct sender (the fixture, no fault)', ()
 
 describe('the sender suite against broken senders (one fault each)', () => {
   it('names a fault of the fixture in every case, and reaches every sender check', () => {
-    for (const entry of SENDER_FAULTS) expect(Object.keys(FAULTS as Record<string, string>), entry.fault).toContain(entry.fault);
-    const reached = new Set([...SENDER_FAULTS.flatMap((entry) => [...entry.fails, ...(entry.states ?? [])]), ...JUDGED_IN_UNIT_TESTS]);
+    for (const entry of SENDER_FAULTS)
+      expect(Object.keys(FAULTS as Record<string, string>), entry.fault).toContain(entry.fault);
+    const reached = new Set([
+      ...SENDER_FAULTS.flatMap((entry) => [...entry.fails, ...(entry.states ?? [])]),
+      ...JUDGED_IN_UNIT_TESTS,
+    ]);
     expect(SENDER_CATALOGUE.map((check) => check.id).filter((id) => !reached.has(id))).toEqual([]);
   });
 
@@ -146,10 +192,17 @@ describe('the sender suite against broken senders (one fault each)', () => {
     '%s fails exactly the checks that name it',
     async (_name, entry) => {
       const report = await run(entry.interface, entry.fault);
-      expect(failing(report).filter((id) => !id.includes('-STATE-')).sort(), explain(report)).toEqual([...entry.fails].sort());
+      expect(
+        failing(report)
+          .filter((id) => !id.includes('-STATE-'))
+          .sort(),
+        explain(report),
+      ).toEqual([...entry.fails].sort());
       for (const id of entry.states ?? []) expect(failing(report), `${id}: ${explain(report)}`).toContain(id);
       // Every failure that has evidence saves what the sender sent, and says how to look at it again.
-      for (const check of report.checks.filter((result) => result.verdict === 'failed' || result.verdict === 'warning')) {
+      for (const check of report.checks.filter(
+        (result) => result.verdict === 'failed' || result.verdict === 'warning',
+      )) {
         expect(check.repro?.bodyFile, check.id).toMatch(/attempt-\d+\.body$/);
         expect(check.repro?.command, check.id).toMatch(/^\S+ \S+ (verify|validate|conformance run) /);
       }
@@ -176,12 +229,34 @@ describe('whatever the sender does, a run ends within its bound', () => {
     send(1);'`;
 
   it('a sender that sends every retry as a new document is caught, and each scenario ends by 2 × --wait', async () => {
-    const argv = ['--json', 'conformance', 'run', '--interface', 'B', '--role', 'sender', '--provider', 'acme', '--only', 'BS-RETRY-001', '--no-generate', '--wait', '3s', '--observe', '500ms', '--trigger', renamer, '--repro-dir', join(reproRoot, 'renamer')];
+    const argv = [
+      '--json',
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--role',
+      'sender',
+      '--provider',
+      'acme',
+      '--only',
+      'BS-RETRY-001',
+      '--no-generate',
+      '--wait',
+      '3s',
+      '--observe',
+      '500ms',
+      '--trigger',
+      renamer,
+      '--repro-dir',
+      join(reproRoot, 'renamer'),
+    ];
     const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
     const report = JSON.parse(result.stdout) as SuiteReport;
     expect(report.checks.find((check) => check.id === 'BS-RETRY-001')?.verdict).toBe('failed');
     // The stage's own deadline (SENDER_RUN_CAPS.stageWaits × --wait + --observe), as cai measured it; not the machine's speed.
-    for (const entry of report.scenarios ?? []) expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50);
+    for (const entry of report.scenarios ?? [])
+      expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50);
     expect(report.scenarios?.find((entry) => entry.id === 'retry-5xx')?.deliveries).toBeGreaterThan(1);
   }, 120_000);
 });

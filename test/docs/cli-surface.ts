@@ -35,7 +35,11 @@ function flagsOf(command: Command): Set<string> {
 
 /** Program options that take a value, so the word after them is not a command word. */
 function valueFlags(program: Command): Set<string> {
-  return new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined)));
+  return new Set(
+    program.options
+      .filter((option) => option.required || option.optional)
+      .flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined)),
+  );
 }
 
 /** `[--body`, `FILE|-]`, `--secret-env=X`: the flags a documented word names. */
@@ -76,14 +80,17 @@ export function checkCommand(program: Command, words: readonly string[]): Comman
     if (command.commands.length === 0) break;
     if (word === 'help' && command === program) {
       const target = words[index + 1];
-      if (target !== undefined && !program.commands.some((sub) => sub.name() === target)) problems.push(`cai help ${target}: no such command`);
+      if (target !== undefined && !program.commands.some((sub) => sub.name() === target))
+        problems.push(`cai help ${target}: no such command`);
       return { command: 'help', problems };
     }
     const sub = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));
     // A command with an action of its own and subcommands (`cai load`, `cai load export`): other words are its arguments.
     if (!sub && hasOwnAction(command)) break;
     if (!sub) {
-      problems.push(`${['cai', ...path].join(' ')} has no command "${word}" (it has: ${command.commands.map((candidate) => candidate.name()).join(', ')})`);
+      problems.push(
+        `${['cai', ...path].join(' ')} has no command "${word}" (it has: ${command.commands.map((candidate) => candidate.name()).join(', ')})`,
+      );
       return { command: path.join(' ') || undefined, problems };
     }
     command = sub;

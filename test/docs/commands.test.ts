@@ -19,7 +19,16 @@ export const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 
-const COMMAND_PAGES = ['README.md', 'docs/signing.md', 'docs/records.md', 'docs/sending.md', 'docs/mocks.md', 'docs/conformance.md', 'docs/operations.md', 'docs/ci.md'];
+const COMMAND_PAGES = [
+  'README.md',
+  'docs/signing.md',
+  'docs/records.md',
+  'docs/sending.md',
+  'docs/mocks.md',
+  'docs/conformance.md',
+  'docs/operations.md',
+  'docs/ci.md',
+];
 
 let program: Command;
 beforeAll(async () => {
@@ -50,7 +59,11 @@ describe('the checker itself', () => {
     expect(checkCommand(program, ['--config', 'c.json', 'doctor', '--interface', 'B']).problems).toEqual([]);
     expect(checkCommand(program, ['sign', '--bodyy', 'x']).problems).toEqual(['cai sign has no option --bodyy']);
     expect(checkCommand(program, ['mock', 'platfrom']).problems[0]).toMatch(/^cai mock has no command "platfrom"/);
-    expect(checkCommand(program, ['send-event', '[--no-retry]', '--dry-run', '[--format', 'http|curl]']).problems).toEqual([]);
-    expect(checkCommand(program, ['send-event', '--no-validat']).problems).toEqual(['cai send-event has no option --no-validat']);
+    expect(
+      checkCommand(program, ['send-event', '[--no-retry]', '--dry-run', '[--format', 'http|curl]']).problems,
+    ).toEqual([]);
+    expect(checkCommand(program, ['send-event', '--no-validat']).problems).toEqual([
+      'cai send-event has no option --no-validat',
+    ]);
   });
 });

@@ -17,20 +17,31 @@ import { REGENERATE, countKeys, pagesOf, selectionOf, withCounts } from '../../s
 type Catalogue = { checksFor: typeof checksFor; planFor: typeof planFor; planRun: typeof planRun };
 const catalogue: Catalogue = { checksFor, planFor, planRun };
 const keysOf = countKeys as (catalogue: Catalogue) => Record<string, number>;
-const render = withCounts as (page: string, text: string, keys: Record<string, number>, catalogue: Catalogue, loose?: string[]) => string;
+const render = withCounts as (
+  page: string,
+  text: string,
+  keys: Record<string, number>,
+  catalogue: Catalogue,
+  loose?: string[],
+) => string;
 const pages = (pagesOf as (root: string) => string[])(ROOT.endsWith('/') ? ROOT : `${ROOT}/`);
 const keys = keysOf(catalogue);
 const key = (name: string): number => keys[name] ?? Number.NaN;
 
 /** The text outside fenced code blocks and outside the count markers. */
 function proseOutsideCounts(markdown: string): string {
-  return markdown.replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm, '').replace(/<!-- count:[\w-]+ -->.*?<!-- \/count -->/g, '');
+  return markdown
+    .replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm, '')
+    .replace(/<!-- count:[\w-]+ -->.*?<!-- \/count -->/g, '');
 }
 
 describe('the counts of checks in the pages', () => {
   it.each(pages)('%s: as the catalogue generates them', (page) => {
     const committed = readFileSync(join(ROOT, page), 'utf8');
-    expect(render(page, committed, keys, catalogue) === committed, `${page} has counts that differ from the catalogue: run '${REGENERATE as string}' and commit it`).toBe(true);
+    expect(
+      render(page, committed, keys, catalogue) === committed,
+      `${page} has counts that differ from the catalogue: run '${REGENERATE as string}' and commit it`,
+    ).toBe(true);
   });
 
   it('no count line of a run in a code block is written by hand: each follows its command or a counts marker', () => {
@@ -45,17 +56,28 @@ describe('the counts of checks in the pages', () => {
     const generated = new Set(['docs/conformance-checks.md']);
     const found = pages
       .filter((page) => !generated.has(page))
-      .flatMap((page) => [...proseOutsideCounts(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\b(\d[\d ]*) (?:[a-z`]+ )?checks\b(?! \(\d+ done\))/g)].map((match) => `${page}: ${match[0]}`))
+      .flatMap((page) =>
+        [
+          ...proseOutsideCounts(readFileSync(join(ROOT, page), 'utf8')).matchAll(
+            /\b(\d[\d ]*) (?:[a-z`]+ )?checks\b(?! \(\d+ done\))/g,
+          ),
+        ].map((match) => `${page}: ${match[0]}`),
+      )
       .filter((text) => !/\b10 000 checks\b/.test(text));
     expect(found).toEqual([]);
   });
 
-  it('the numbers are the catalogue\'s', () => {
+  it("the numbers are the catalogue's", () => {
     expect(keys.B).toBe(checksFor('receiver', 'B').length);
     expect(keys.receivers).toBe(checksFor('receiver').length);
     expect(keys.senders).toBe(checksFor('sender').length);
     expect(key('default-B')).toBeLessThanOrEqual(key('B'));
-    expect(key('run-B')).toBe(key('default-B') - planFor({ interface: 'B', selection: { only: [], skip: [], include: [] } }).planned.filter((item) => item.skipReason).length);
+    expect(key('run-B')).toBe(
+      key('default-B') -
+        planFor({ interface: 'B', selection: { only: [], skip: [], include: [] } }).planned.filter(
+          (item) => item.skipReason,
+        ).length,
+    );
   });
 });
 
@@ -80,14 +102,20 @@ describe('the generator', () => {
     '```',
   ].join('\n');
 
-  it('sets the counts from the catalogue, keeping the example\'s failures, warnings and waivers', () => {
+  it("sets the counts from the catalogue, keeping the example's failures, warnings and waivers", () => {
     const out = render('page.md', page, keys, catalogue).split('\n');
-    const dedupe = (planFor({ interface: 'B', selection: { only: ['dedupe'], skip: [], include: [] } }) as { planned: unknown[] }).planned.length;
-    expect(out[0]).toBe(`There are <!-- count:B -->${keys.B}<!-- /count --> checks; progress (<!-- count:default-B -->\`3/${keys['default-B']} checks …\`<!-- /count -->).`);
+    const dedupe = (
+      planFor({ interface: 'B', selection: { only: ['dedupe'], skip: [], include: [] } }) as { planned: unknown[] }
+    ).planned.length;
+    expect(out[0]).toBe(
+      `There are <!-- count:B -->${keys.B}<!-- /count --> checks; progress (<!-- count:default-B -->\`3/${keys['default-B']} checks …\`<!-- /count -->).`,
+    );
     expect(out[5]).toBe(`${dedupe - 4} passed, 4 failed, 0 skipped`);
     const skipped = key('default-B') - key('run-B');
     expect(out[8]).toBe(`${key('default-B') - skipped - 2} passed, 0 failed, ${skipped} skipped`);
-    expect(out[15]).toBe(`${key('default-B') - 3 - skipped - 1} passed, 3 failed, ${skipped} skipped; 1 warning (${key('default-B')} checks)`);
+    expect(out[15]).toBe(
+      `${key('default-B') - 3 - skipped - 1} passed, 3 failed, ${skipped} skipped; 1 warning (${key('default-B')} checks)`,
+    );
   });
 
   it('follows a check added to the catalogue (the comparison can fail)', () => {
@@ -96,7 +124,10 @@ describe('the generator', () => {
     const extra = { ...first, id: 'B-EXTRA-001', optional: false };
     const grown: Catalogue = {
       ...catalogue,
-      checksFor: ((role: 'receiver' | 'sender', iface?: 'A' | 'B') => (role === 'receiver' && iface === 'B' ? [...checksFor(role, iface), extra] : checksFor(role, iface))) as typeof checksFor,
+      checksFor: ((role: 'receiver' | 'sender', iface?: 'A' | 'B') =>
+        role === 'receiver' && iface === 'B'
+          ? [...checksFor(role, iface), extra]
+          : checksFor(role, iface)) as typeof checksFor,
     };
     expect(keysOf(grown).B).toBe(key('B') + 1);
     const text = 'B has <!-- count:B -->0<!-- /count --> checks';
@@ -104,7 +135,11 @@ describe('the generator', () => {
   });
 
   it('reads the selection of a command line, flags in any form', () => {
-    expect(selectionOf("$ npx cai-toolkit conformance run --interface A --only 'dedupe,auth' --skip=A-AUTH-001 --generate 5")).toEqual({
+    expect(
+      selectionOf(
+        "$ npx cai-toolkit conformance run --interface A --only 'dedupe,auth' --skip=A-AUTH-001 --generate 5",
+      ),
+    ).toEqual({
       interface: 'A',
       role: 'receiver',
       selection: { only: ['dedupe', 'auth'], skip: ['A-AUTH-001'], include: ['generate'] },

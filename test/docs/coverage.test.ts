@@ -15,7 +15,12 @@ import { loadSpecSections } from '../helpers/spec-sections.js';
 import { PAGE, REGENERATE, renderCoveragePage } from '../../scripts/gen-coverage.mjs';
 
 const render = (): string =>
-  (renderCoveragePage as (input: unknown) => string)({ matrixOf: (role: string) => coverage({ roles: [role as never] }), renderMarkdown: renderCoverageMarkdown, line: coverageLine, all: coverage() });
+  (renderCoveragePage as (input: unknown) => string)({
+    matrixOf: (role: string) => coverage({ roles: [role as never] }),
+    renderMarkdown: renderCoverageMarkdown,
+    line: coverageLine,
+    all: coverage(),
+  });
 
 describe('the clauses of the spec', () => {
   it('have unique ids in sections the spec has, and a reason wherever a check cannot judge them', () => {
@@ -40,7 +45,11 @@ describe('the clauses of the spec', () => {
         expect(found, `${check.id} names ${id}`).toBeDefined();
       }
     }
-    const misplaced = [...CATALOGUE, ...SENDER_CATALOGUE].flatMap((check) => check.clauses.filter((id) => !clauseById(id)?.roles.includes(clauseRoleOf(check))).map((id) => `${check.id} ${id}`));
+    const misplaced = [...CATALOGUE, ...SENDER_CATALOGUE].flatMap((check) =>
+      check.clauses
+        .filter((id) => !clauseById(id)?.roles.includes(clauseRoleOf(check)))
+        .map((id) => `${check.id} ${id}`),
+    );
     expect(misplaced).toEqual([]);
   });
 });
@@ -48,6 +57,9 @@ describe('the clauses of the spec', () => {
 describe(`${PAGE as string}`, () => {
   it('is what the clauses and the catalogue generate', () => {
     const committed = readFileSync(join(ROOT, PAGE as string), 'utf8');
-    expect(committed === render(), `${PAGE as string} is out of date: run '${REGENERATE as string}' and commit it`).toBe(true);
+    expect(
+      committed === render(),
+      `${PAGE as string} is out of date: run '${REGENERATE as string}' and commit it`,
+    ).toBe(true);
   });
 });

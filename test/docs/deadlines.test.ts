@@ -7,7 +7,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEADLINES } from '../../src/bounds.js';
-import { DEDUPE_MEMORY_WAIT_MS, DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MANUAL_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, EXPECT_CONTINUE_WAIT_MS, MOCK_DEDUPE_MEMORY_WAIT_MS, RATE_LIMITED_BUDGET_MS, TRIGGER_EXIT_GRACE_MS } from '../../src/conformance/tolerances.js';
+import {
+  DEDUPE_MEMORY_WAIT_MS,
+  DEFAULT_CALLBACK_WAIT_MS,
+  DEFAULT_MANUAL_WAIT_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  DEFAULT_OBSERVE_MS,
+  DEFAULT_WAIT_MS,
+  EXPECT_CONTINUE_WAIT_MS,
+  MOCK_DEDUPE_MEMORY_WAIT_MS,
+  RATE_LIMITED_BUDGET_MS,
+  TRIGGER_EXIT_GRACE_MS,
+} from '../../src/conformance/tolerances.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_POLICY } from '../../src/http/retry.js';
 import { LOAD_BOUNDS } from '../../src/load/bounds.js';
 import { GIVE_UP_AFTER_MS } from '../../src/main.js';
@@ -48,6 +59,8 @@ describe('the deadlines docs/limits.md states', () => {
     expect(DEADLINES.interruptGiveUp.ms).toBe(GIVE_UP_AFTER_MS);
     // Not exported (main.ts alone uses it): read from its source.
     const main = readFileSync(join(ROOT, 'src/main.ts'), 'utf8');
-    expect(main).toMatch(new RegExp(`const ABORT_AFTER_MS = ${DEADLINES.interruptAbort.ms.toLocaleString('en').replace(',', '_')};`));
+    expect(main).toMatch(
+      new RegExp(`const ABORT_AFTER_MS = ${DEADLINES.interruptAbort.ms.toLocaleString('en').replace(',', '_')};`),
+    );
   });
 });

@@ -35,7 +35,12 @@ describe('the examples in docs/ run as shown', () => {
     mkdirSync(cwd, { recursive: true });
     symlinkSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'));
     symlinkSync(join(ROOT, 'examples'), join(cwd, 'examples'));
-    const results = await runWalkthrough(page.steps, { binDir, cwd, outDir: join(root, name, 'out'), timeoutMs: 90_000 });
+    const results = await runWalkthrough(page.steps, {
+      binDir,
+      cwd,
+      outDir: join(root, name, 'out'),
+      timeoutMs: 90_000,
+    });
     expect(compare(results, `docs/${name}`)).toEqual([]);
   });
 });

@@ -19,7 +19,10 @@ const replace = withExitCodes as (page: string, text: string, table: string) => 
 describe('the exit-code tables', () => {
   it.each(TABLES as { page: string; kind: string }[])('$page is what src/errors.ts generates', ({ page, kind }) => {
     const committed = readFileSync(join(ROOT, page), 'utf8');
-    expect(committed === replace(page, committed, render(EXIT_CODES, kind)), `${page} is out of date: run '${REGENERATE as string}' and commit it`).toBe(true);
+    expect(
+      committed === replace(page, committed, render(EXIT_CODES, kind)),
+      `${page} is out of date: run '${REGENERATE as string}' and commit it`,
+    ).toBe(true);
   });
 
   it('list every exit code cai returns, 130 for Ctrl-C included', () => {
@@ -31,6 +34,8 @@ describe('the exit-code tables', () => {
   it('change when a code changes (the comparison can fail)', () => {
     const changed = EXIT_CODES.map((entry) => (entry.code === 3 ? { ...entry, meaning: 'something else' } : entry));
     expect(render(changed, 'meaning')).not.toBe(render(EXIT_CODES, 'meaning'));
-    expect(() => replace('page.md', 'no markers here', render(EXIT_CODES, 'meaning'))).toThrow(/has no <!-- exit-codes:start/);
+    expect(() => replace('page.md', 'no markers here', render(EXIT_CODES, 'meaning'))).toThrow(
+      /has no <!-- exit-codes:start/,
+    );
   });
 });

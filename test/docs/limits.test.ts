@@ -16,17 +16,24 @@ const render = (input: typeof bounds): string => (renderLimits as (input: unknow
 describe(`${PAGE as string}`, () => {
   it('is what src/bounds.ts generates', () => {
     const committed = readFileSync(join(ROOT, PAGE as string), 'utf8');
-    expect(committed === render(bounds), `${PAGE as string} is out of date: run '${REGENERATE as string}' and commit it`).toBe(true);
+    expect(
+      committed === render(bounds),
+      `${PAGE as string} is out of date: run '${REGENERATE as string}' and commit it`,
+    ).toBe(true);
   });
 
   it('states every cap, in bytes', () => {
     const page = readFileSync(join(ROOT, PAGE as string), 'utf8');
-    for (const cap of Object.values(bounds.INPUT_CAPS)) expect(page, cap.what).toContain(`| ${bounds.formatCap(cap.bytes)} (${cap.bytes} bytes) |`);
+    for (const cap of Object.values(bounds.INPUT_CAPS))
+      expect(page, cap.what).toContain(`| ${bounds.formatCap(cap.bytes)} (${cap.bytes} bytes) |`);
     expect(page).toContain(`| ${bounds.formatCap(bounds.NETWORK_CAPS.responseBodyBytes)} |`);
   });
 
   it('changes when a cap changes (the comparison can fail)', () => {
-    const changed = { ...bounds, INPUT_CAPS: { ...bounds.INPUT_CAPS, secret: { ...bounds.INPUT_CAPS.secret, bytes: 1 } } };
+    const changed = {
+      ...bounds,
+      INPUT_CAPS: { ...bounds.INPUT_CAPS, secret: { ...bounds.INPUT_CAPS.secret, bytes: 1 } },
+    };
     expect(render(changed as typeof bounds)).not.toBe(render(bounds));
   });
 });

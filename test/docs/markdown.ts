@@ -29,7 +29,10 @@ export function codeBlocks(markdown: string): CodeBlock[] {
     }
     const fence = /^\s*(`{3,}|~{3,})\s*([\w-]*)/.exec(text);
     if (!fence) return;
-    open = { fence: fence[1] as string, block: { lang: fence[2] ?? '', line: index + 2, lines: [], marker: markerBefore(lines, index) } };
+    open = {
+      fence: fence[1] as string,
+      block: { lang: fence[2] ?? '', line: index + 2, lines: [], marker: markerBefore(lines, index) },
+    };
   });
   return blocks;
 }
@@ -105,7 +108,8 @@ export interface CommandLine {
 const SEGMENT_BREAK = /\s\|\s+(?=[A-Za-z])|&&|\|\||;|\$\(|`/;
 // `cai` (or `cai-toolkit`, the same command) opens the segment, after a list marker, a label (`repro:`, `run:`),
 // variable assignments or `npx [flags]`.
-const CAI_START = /^\s*(?:[-*]\s+)?(?:[\w-]+:\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:npx\s+(?:-\S+\s+)*)?cai(?:-toolkit)?\s+(?=\S)/;
+const CAI_START =
+  /^\s*(?:[-*]\s+)?(?:[\w-]+:\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:npx\s+(?:-\S+\s+)*)?cai(?:-toolkit)?\s+(?=\S)/;
 
 /**
  * Every `cai …` command in a code block: at the start of a line (after a `$ ` prompt), after a pipe, `&&`, `;` or

@@ -9,7 +9,12 @@ import { ROOT } from '../helpers/cli.js';
 
 const README_LIMIT = 20_000;
 
-const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text outside fenced code blocks. */
 function prose(markdown: string): string {
@@ -39,7 +44,10 @@ describe('the pages', () => {
 
   it('every docs page is linked from the docs index', () => {
     const index = readFileSync(join(ROOT, 'docs/README.md'), 'utf8');
-    const unlinked = pages.filter((page) => page.startsWith('docs/') && page !== 'docs/README.md' && !index.includes(`](${page.slice('docs/'.length)})`));
+    const unlinked = pages.filter(
+      (page) =>
+        page.startsWith('docs/') && page !== 'docs/README.md' && !index.includes(`](${page.slice('docs/'.length)})`),
+    );
     expect(unlinked).toEqual([]);
   });
 
@@ -55,17 +63,20 @@ describe('the pages', () => {
         broken.push(`${target}: no file ${relative(ROOT, file)}`);
         continue;
       }
-      if (fragment && !anchorsOf(readFileSync(file, 'utf8')).has(fragment)) broken.push(`${target}: no heading #${fragment} in ${relative(ROOT, file)}`);
+      if (fragment && !anchorsOf(readFileSync(file, 'utf8')).has(fragment))
+        broken.push(`${target}: no heading #${fragment} in ${relative(ROOT, file)}`);
     }
     expect(broken).toEqual([]);
   });
 
-  it('every fixture, example or schema the pages name in their text ships with the package (or is named as the repository\'s)', () => {
+  it("every fixture, example or schema the pages name in their text ships with the package (or is named as the repository's)", () => {
     const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
     const shipped = (path: string) => files.some((entry) => path === entry || path.startsWith(`${entry}/`));
     const missing: string[] = [];
     for (const page of pages) {
-      for (const match of prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/`((?:fixtures|examples|schemas)\/[^`\s]*)`/g)) {
+      for (const match of prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(
+        /`((?:fixtures|examples|schemas)\/[^`\s]*)`/g,
+      )) {
         const path = match[1] as string;
         // A folder named as the repository's (`fixtures/`, where the runnable examples of records.md read from).
         if (path.endsWith('/')) continue;
@@ -77,12 +88,10 @@ describe('the pages', () => {
   });
 
   it('anchors follow GitHub', () => {
-    expect([...anchorsOf('# `cai config`\n## Deliberate faults (`--break`)\n## Five-minute walk-through\n## A\n## A\n```\n# not a heading\n```\n')]).toEqual([
-      'cai-config',
-      'deliberate-faults---break',
-      'five-minute-walk-through',
-      'a',
-      'a-1',
-    ]);
+    expect([
+      ...anchorsOf(
+        '# `cai config`\n## Deliberate faults (`--break`)\n## Five-minute walk-through\n## A\n## A\n```\n# not a heading\n```\n',
+      ),
+    ]).toEqual(['cai-config', 'deliberate-faults---break', 'five-minute-walk-through', 'a', 'a-1']);
   });
 });

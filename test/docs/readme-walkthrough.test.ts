@@ -23,7 +23,12 @@ const root = mkdtempSync(join(ROOT, '.cai-tmp', 'readme-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** npm as a user has it, less its notices: its cache (where npx keeps its link to the project) is this machine's. */
-const npmEnv: NodeJS.ProcessEnv = { npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+const npmEnv: NodeJS.ProcessEnv = {
+  npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+};
 
 /** Shell words the walk-through may use besides cai. */
 const SHELL = /^(export [A-Z_]+=\S+|printf |echo \$\?$|sh repro\/)/;
@@ -39,7 +44,9 @@ describe('the README', () => {
 
   it('every code block is run by a test: the set-up, the walk-through, the install blocks', () => {
     const markers = codeBlocks(README).map((block) => block.marker);
-    expect(markers.filter((marker) => !['setup', 'walkthrough', 'walkthrough: terminal 2'].includes(marker ?? ''))).toEqual([]);
+    expect(
+      markers.filter((marker) => !['setup', 'walkthrough', 'walkthrough: terminal 2'].includes(marker ?? '')),
+    ).toEqual([]);
     expect(markers.filter((marker) => marker === 'setup')).toHaveLength(1);
   });
 
@@ -62,7 +69,10 @@ describe('the set-up', () => {
 
   it("its first command's run, after npm ci, passes in the clone", async () => {
     const words = (lines[0] ?? '').replace(/^npm ci && /, '').split(' ');
-    const run = await spawnProcess(words[0] as string, words.slice(1), { cwd: ROOT, env: { PATH: process.env.PATH, HOME: homedir(), NO_COLOR: '1', ...npmEnv } });
+    const run = await spawnProcess(words[0] as string, words.slice(1), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: homedir(), NO_COLOR: '1', ...npmEnv },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\n\d+ passed, 0 failed, \d+ skipped\n/);
   });
@@ -89,10 +99,16 @@ describe('the README walk-through', () => {
   it('runs as written and prints what the README shows', async () => {
     const work = join(root, 'work');
     mkdirSync(work, { recursive: true });
-    const results = await runWalkthrough(steps, { cwd: work, outDir: join(root, 'out'), timeoutMs: 150_000, env: npmEnv });
+    const results = await runWalkthrough(steps, {
+      cwd: work,
+      outDir: join(root, 'out'),
+      timeoutMs: 150_000,
+      env: npmEnv,
+    });
     expect(compare(results, 'README.md')).toEqual([]);
     // The statuses the README shows, read from the run itself.
-    const status = (prefix: string) => results.filter((result) => result.step.command?.startsWith(prefix)).map((result) => result.status);
+    const status = (prefix: string) =>
+      results.filter((result) => result.step.command?.startsWith(prefix)).map((result) => result.status);
     expect(status(`${CAI} conformance run`)).toEqual([0, 1]);
     expect(status(`${CAI} send-event`)).toEqual([0, 0]);
     expect(status('sh repro/B-DEDUP-001.sh')).toEqual([1]);

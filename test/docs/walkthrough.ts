@@ -65,7 +65,14 @@ export function walkthroughSteps(markdown: string): Step[] {
       if (prompt) {
         const command = prompt[1] as string;
         continued = /\\\s*$/.test(command);
-        current = { terminal: kind, command: command.replace(/\\\s*$/, '').trim(), expected: [], line, statusShown: false, background: false };
+        current = {
+          terminal: kind,
+          command: command.replace(/\\\s*$/, '').trim(),
+          expected: [],
+          line,
+          statusShown: false,
+          background: false,
+        };
         steps.push(current);
         return;
       }
@@ -97,7 +104,9 @@ export function normalise(line: string): string {
 
 /** Does `pattern` (a page line, `…` = any text) match `line`? Both normalised. */
 export function lineMatches(pattern: string, line: string): boolean {
-  const parts = normalise(pattern).split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const parts = normalise(pattern)
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('.*')}$`).test(normalise(line));
 }
 
@@ -173,7 +182,10 @@ export function walkthroughScript(steps: readonly Step[], dir: string): string {
       }
       return;
     }
-    lines.push(`{ ${substitute(step.command)}\n} > '${out}' 2> '${err}'`, `__rc=$?; echo "$__rc" > '${rc}'; (exit "$__rc")`);
+    lines.push(
+      `{ ${substitute(step.command)}\n} > '${out}' 2> '${err}'`,
+      `__rc=$?; echo "$__rc" > '${rc}'; (exit "$__rc")`,
+    );
   });
   lines.push('if [ -n "$bg" ]; then kill -INT -- "-$bg"; wait "$bg"; echo $? > "$bg_rc"; fi', 'exit 0');
   return `${lines.join('\n')}\n`;
@@ -234,7 +246,12 @@ export async function runWalkthrough(steps: readonly Step[], options: RunOptions
   };
   return steps.map((step, index) => {
     const rc = read(`rc.${index}`);
-    return { step, status: rc === undefined ? undefined : Number(rc.trim()), stdout: read(`out.${index}`) ?? '', stderr: read(`err.${index}`) ?? '' };
+    return {
+      step,
+      status: rc === undefined ? undefined : Number(rc.trim()),
+      stdout: read(`out.${index}`) ?? '',
+      stderr: read(`err.${index}`) ?? '',
+    };
   });
 }
 
@@ -253,16 +270,24 @@ export function compare(results: readonly StepResult[], page: string): string[] 
       continue;
     }
     // CRLF (the CSV of `cai report`) compares as LF.
-    const actual = `${source.stdout}${source.stdout.endsWith('\n') || source.stdout === '' ? '' : '\n'}${source.stderr}`.split(/\r?\n/);
+    const actual =
+      `${source.stdout}${source.stdout.endsWith('\n') || source.stdout === '' ? '' : '\n'}${source.stderr}`.split(
+        /\r?\n/,
+      );
     const missing = missingLine(step.expected, actual);
     if (missing !== undefined) {
-      problems.push(`${where}: \`${step.command ?? '(terminal 2)'}\` did not print\n    ${missing}\n  it printed:\n${actual.map((line) => `    ${line}`).join('\n')}`);
+      problems.push(
+        `${where}: \`${step.command ?? '(terminal 2)'}\` did not print\n    ${missing}\n  it printed:\n${actual.map((line) => `    ${line}`).join('\n')}`,
+      );
     }
     if (step.command === undefined) continue;
     // A command of terminal 2 keeps running until the walk-through stops it with Ctrl-C: 130, as every command.
     const expected = step.background ? 130 : 0;
     if (result.status === undefined) problems.push(`${where}: \`${step.command}\` did not run to the end`);
-    else if (!step.statusShown && result.status !== expected) problems.push(`${where}: \`${step.command}\` exited ${result.status}; the page shows no status, so ${expected} is expected\n${result.stderr}`);
+    else if (!step.statusShown && result.status !== expected)
+      problems.push(
+        `${where}: \`${step.command}\` exited ${result.status}; the page shows no status, so ${expected} is expected\n${result.stderr}`,
+      );
   }
   return problems;
 }

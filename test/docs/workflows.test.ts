@@ -13,14 +13,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { codeBlocks, type CodeBlock } from './markdown.js';
 
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const CI = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
 const work = mkdtempSync(join(tmpdir(), 'cai-workflows-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A block as YAML: a fragment (steps indented as in a job) is dedented first. */
 function yamlOf(block: CodeBlock): unknown {
-  const indent = Math.min(...block.lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)?.[0].length ?? 0));
+  const indent = Math.min(
+    ...block.lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)?.[0].length ?? 0),
+  );
   return parse(block.lines.map((line) => line.slice(indent)).join('\n'));
 }
 
@@ -31,18 +39,27 @@ export function runScripts(node: unknown, name = ''): { name: string; run: strin
   const record = node as Record<string, unknown>;
   const here = typeof record.name === 'string' ? record.name : name;
   const own = typeof record.run === 'string' ? [{ name: here, run: record.run }] : [];
-  return [...own, ...Object.entries(record).filter(([key]) => key !== 'run').flatMap(([, value]) => runScripts(value, here))];
+  return [
+    ...own,
+    ...Object.entries(record)
+      .filter(([key]) => key !== 'run')
+      .flatMap(([, value]) => runScripts(value, here)),
+  ];
 }
 
 function workflowBlocks(page: string): CodeBlock[] {
-  return codeBlocks(readFileSync(join(ROOT, page), 'utf8')).filter((block) => block.lang === 'yaml' || block.lang === 'yml');
+  return codeBlocks(readFileSync(join(ROOT, page), 'utf8')).filter(
+    (block) => block.lang === 'yaml' || block.lang === 'yml',
+  );
 }
 
 describe('no ${{ }} inside a run: script', () => {
   it.each(PAGES)('%s', (page) => {
     const found: string[] = [];
     for (const block of workflowBlocks(page)) {
-      for (const script of runScripts(yamlOf(block))) if (script.run.includes('${{')) found.push(`${page}:${block.line} ${script.name}: ${script.run.trim().split('\n')[0] ?? ''}`);
+      for (const script of runScripts(yamlOf(block)))
+        if (script.run.includes('${{'))
+          found.push(`${page}:${block.line} ${script.name}: ${script.run.trim().split('\n')[0] ?? ''}`);
     }
     expect(found).toEqual([]);
   });
@@ -54,8 +71,16 @@ describe('no ${{ }} inside a run: script', () => {
   });
 
   it('the check finds one (it can fail)', () => {
-    const block: CodeBlock = { lang: 'yaml', line: 1, lines: ['      - name: smoke', '        run: |', '          cai send-event --to "${{ vars.URL }}"'] };
-    expect(runScripts(yamlOf(block)).filter((script) => script.run.includes('${{')).map((script) => script.name)).toEqual(['smoke']);
+    const block: CodeBlock = {
+      lang: 'yaml',
+      line: 1,
+      lines: ['      - name: smoke', '        run: |', '          cai send-event --to "${{ vars.URL }}"'],
+    };
+    expect(
+      runScripts(yamlOf(block))
+        .filter((script) => script.run.includes('${{'))
+        .map((script) => script.name),
+    ).toEqual(['smoke']);
   });
 });
 
@@ -78,18 +103,27 @@ describe('docs/ci.md leads with what runs today', () => {
   });
 
   it('the action is used from the folder the workflow checked it out into', () => {
-    const workflow = yamlOf(marked('action from a checkout')) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
+    const workflow = yamlOf(marked('action from a checkout')) as {
+      jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }>;
+    };
     const steps = Object.values(workflow.jobs)[0]?.steps ?? [];
     const local = steps.findIndex((step) => step.uses?.startsWith('./'));
     expect(local).toBeGreaterThan(0);
     const path = (steps[local]?.uses as string).slice(2);
-    const checkout = steps.slice(0, local).find((step) => step.uses?.startsWith('actions/checkout@') && step.with?.path === path);
+    const checkout = steps
+      .slice(0, local)
+      .find((step) => step.uses?.startsWith('actions/checkout@') && step.with?.path === path);
     expect(checkout?.with).toMatchObject({ repository: expect.any(String), path });
     expect(steps[local]?.with).toMatchObject({ interface: 'B' });
   });
 
   it("the bundle workflow's steps run as printed: its run: script, with the step's env, against the reference platform", async () => {
-    const workflow = yamlOf(marked('bundle beside the workflow')) as { jobs: Record<string, { steps: { name?: string; run?: string; env?: Record<string, string>; with?: { path?: string } }[] }> };
+    const workflow = yamlOf(marked('bundle beside the workflow')) as {
+      jobs: Record<
+        string,
+        { steps: { name?: string; run?: string; env?: Record<string, string>; with?: { path?: string } }[] }
+      >;
+    };
     const steps = Object.values(workflow.jobs)[0]?.steps ?? [];
     const gate = steps.find((step) => step.run !== undefined);
     const file = /node (\S+\.mjs) /.exec(gate?.run ?? '')?.[1];
@@ -97,12 +131,18 @@ describe('docs/ci.md leads with what runs today', () => {
     // The repository as the docs say to set it up: the bundle committed at the path the workflow names.
     const workspace = join(work, 'repo');
     mkdirSync(join(workspace, file as string, '..'), { recursive: true });
-    const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--out', join(workspace, file as string, '..')], { encoding: 'utf8' });
+    const built = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts', 'bundle.mjs'), '--out', join(workspace, file as string, '..')],
+      { encoding: 'utf8' },
+    );
     expect(built.status, built.stderr).toBe(0);
     expect(existsSync(join(workspace, file as string))).toBe(true);
 
     const secret = 'whsec_workflow_0123456789';
-    const mock = spawn(process.execPath, [BIN, 'mock', 'platform', '--provider', 'acme', '--port', '0'], { env: { ...process.env, NO_COLOR: '1', CAI_SECRET: secret } });
+    const mock = spawn(process.execPath, [BIN, 'mock', 'platform', '--provider', 'acme', '--port', '0'], {
+      env: { ...process.env, NO_COLOR: '1', CAI_SECRET: secret },
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -113,15 +153,27 @@ describe('docs/ci.md leads with what runs today', () => {
         });
         mock.on('close', () => reject(new Error('the mock exited')));
       });
-      const values: Record<string, string> = { 'vars.CAI_EVENTS_URL': url, 'vars.CAI_PROVIDER': 'acme', 'secrets.CAI_EVENTS_SECRET': secret };
+      const values: Record<string, string> = {
+        'vars.CAI_EVENTS_URL': url,
+        'vars.CAI_PROVIDER': 'acme',
+        'secrets.CAI_EVENTS_SECRET': secret,
+      };
       const expand = (value: string) =>
         value.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
           if (!(expression in values)) throw new Error(`unknown expression ${expression}`);
           return values[expression] as string;
         });
-      const env = { PATH: process.env.PATH, HOME: workspace, NO_COLOR: '1', ...Object.fromEntries(Object.entries(gate?.env ?? {}).map(([name, value]) => [name, expand(value)])) };
+      const env = {
+        PATH: process.env.PATH,
+        HOME: workspace,
+        NO_COLOR: '1',
+        ...Object.fromEntries(Object.entries(gate?.env ?? {}).map(([name, value]) => [name, expand(value)])),
+      };
       const ran = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', gate?.run ?? ''], { cwd: workspace, env });
+        const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', gate?.run ?? ''], {
+          cwd: workspace,
+          env,
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

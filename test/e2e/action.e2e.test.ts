@@ -10,7 +10,18 @@
  * what it needs from the lockfile.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -47,7 +58,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
  */
 function freshClone(): string {
   const clone = join(root, 'cai');
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (listed.status !== 0) throw new Error(`git ls-files: ${listed.stderr}`);
   for (const file of listed.stdout.split('\0').filter((name) => name !== '')) {
     if (!existsSync(join(ROOT, file))) continue; // deleted in the work tree
@@ -55,7 +69,8 @@ function freshClone(): string {
     copyFileSync(join(ROOT, file), join(clone, file));
     chmodSync(join(clone, file), statSync(join(ROOT, file)).mode);
   }
-  for (const built of ['node_modules', 'dist', 'bundle']) if (existsSync(join(clone, built))) throw new Error(`the clone has ${built}`);
+  for (const built of ['node_modules', 'dist', 'bundle'])
+    if (existsSync(join(clone, built))) throw new Error(`the clone has ${built}`);
   return clone;
 }
 const clone = freshClone();
@@ -94,20 +109,26 @@ describe('action.yml', () => {
       expect(step.run !== undefined || step.uses !== undefined, step.name).toBe(true);
       if (step.run !== undefined) expect(step.shell, step.name).toBe('bash');
     }
-    expect(action.runs.steps.map((step) => step.uses).filter(Boolean)).toEqual(['actions/setup-node@v4', 'actions/upload-artifact@v4']);
+    expect(action.runs.steps.map((step) => step.uses).filter(Boolean)).toEqual([
+      'actions/setup-node@v4',
+      'actions/upload-artifact@v4',
+    ]);
   });
 
   it('uses every input it declares, and declares every input it uses', () => {
     const steps = JSON.stringify(action.runs.steps);
     for (const name of Object.keys(action.inputs)) expect(steps, name).toContain(`inputs.${name} `);
     for (const match of steps.matchAll(/inputs\.([\w-]+)/g)) expect(Object.keys(action.inputs)).toContain(match[1]);
-    for (const output of Object.values(action.outputs)) expect(output.value).toMatch(/^\$\{\{ steps\.run\.outputs\.[\w-]+ \}\}$/);
+    for (const output of Object.values(action.outputs))
+      expect(output.value).toMatch(/^\$\{\{ steps\.run\.outputs\.[\w-]+ \}\}$/);
   });
 
   it('is documented in docs/ci.md: every input in its table, used at the version of the package', () => {
     const page = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
     const rows = page.split('\n').filter((line) => line.startsWith('| `'));
-    const documented = rows.flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([\w-]+)`/g)].map((match) => match[1]));
+    const documented = rows.flatMap((row) =>
+      [...(row.split('|')[1] ?? '').matchAll(/`([\w-]+)`/g)].map((match) => match[1]),
+    );
     expect([...documented].sort()).toEqual(Object.keys(action.inputs).sort());
     expect(page).toContain(`uses: cai-toolkit/cai@v${version}`);
     expect(page.indexOf('uses: cai-toolkit/cai@')).toBeLessThan(page.indexOf('## GitLab CI'));
@@ -133,7 +154,14 @@ interface RunResult {
 }
 
 /** `${{ … }}` as the runner substitutes it, for the expressions the action uses; anything else fails the test. */
-function expand(value: string, context: { inputs: Record<string, string>; paths: Record<string, string>; outputs: Record<string, Record<string, string>> }): string {
+function expand(
+  value: string,
+  context: {
+    inputs: Record<string, string>;
+    paths: Record<string, string>;
+    outputs: Record<string, Record<string, string>>;
+  },
+): string {
   return value.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_match, expression: string) => {
     const input = /^inputs\.([\w-]+)$/.exec(expression);
     if (input) return context.inputs[input[1] as string] ?? '';
@@ -157,7 +185,10 @@ function condition(value: string | undefined, context: Parameters<typeof expand>
   });
 }
 
-function runAction(given: Record<string, string>, setup: { workspaceCai?: boolean; env?: NodeJS.ProcessEnv; actionPath?: string } = {}): RunResult {
+function runAction(
+  given: Record<string, string>,
+  setup: { workspaceCai?: boolean; env?: NodeJS.ProcessEnv; actionPath?: string } = {},
+): RunResult {
   const actionPath = setup.actionPath ?? clone;
   const dir = mkdtempSync(join(root, 'run-'));
   const workspace = join(dir, 'workspace');
@@ -167,20 +198,29 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
   if (setup.workspaceCai) {
     // cai-toolkit in the project's devDependencies: node_modules/.bin/cai-toolkit.
     mkdirSync(join(workspace, 'node_modules', '.bin'), { recursive: true });
-    writeFileSync(join(workspace, 'node_modules', '.bin', 'cai-toolkit'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+    writeFileSync(
+      join(workspace, 'node_modules', '.bin', 'cai-toolkit'),
+      `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`,
+    );
     chmodSync(join(workspace, 'node_modules', '.bin', 'cai-toolkit'), 0o755);
   }
   const inputs: Record<string, string> = {};
   for (const [name, input] of Object.entries(action.inputs)) inputs[name] = given[name] ?? input.default ?? '';
   const summary = join(dir, 'summary.md');
   writeFileSync(summary, '');
-  const context = { inputs, paths: { 'github.action_path': actionPath, 'github.workspace': workspace, 'runner.temp': temp }, outputs: {} as Record<string, Record<string, string>> };
+  const context = {
+    inputs,
+    paths: { 'github.action_path': actionPath, 'github.workspace': workspace, 'runner.temp': temp },
+    outputs: {} as Record<string, Record<string, string>>,
+  };
   const result: RunResult = { statuses: {}, outputs: context.outputs, summary: '', stderr: '', workspace, written: {} };
   let failed = false;
   for (const [index, step] of action.runs.steps.entries()) {
     if (!condition(step.if, context, failed)) continue;
     if (step.uses?.startsWith('actions/upload-artifact@')) {
-      result.uploaded = expand(step.with?.path ?? '', context).split('\n').filter((line) => line.trim() !== '');
+      result.uploaded = expand(step.with?.path ?? '', context)
+        .split('\n')
+        .filter((line) => line.trim() !== '');
       continue;
     }
     if (step.run === undefined) continue;
@@ -202,12 +242,21 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
       npm_config_prefer_offline: 'true',
       GITHUB_WORKSPACE: workspace,
       RUNNER_TEMP: temp,
-      ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.replace(/ /g, '_').toUpperCase()}`, value])),
+      ...Object.fromEntries(
+        Object.entries(inputs).map(([name, value]) => [`INPUT_${name.replace(/ /g, '_').toUpperCase()}`, value]),
+      ),
       ...setup.env,
-      ...Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(String(value), context)])),
+      ...Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([name, value]) => [name, expand(String(value), context)]),
+      ),
     };
     // The first run from the clone installs its dependencies and builds: minutes on a loaded machine.
-    const ran = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: workspace, env, encoding: 'utf8', timeout: 5 * 60_000 });
+    const ran = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
+      cwd: workspace,
+      env,
+      encoding: 'utf8',
+      timeout: 5 * 60_000,
+    });
     result.stderr += ran.stderr;
     result.statuses[id] = ran.status ?? -1;
     const written = readOutputs(readFileSync(output, 'utf8'));
@@ -220,13 +269,20 @@ function runAction(given: Record<string, string>, setup: { workspaceCai?: boolea
 }
 
 describe('the action, run as the runner would', () => {
-  it('from a fresh clone as its path (no node_modules, no build), with cai-version empty: installs from the lockfile, builds, runs the suite, writes exit-code, the JUnit and the HTML', { timeout: 6 * 60_000 }, () => {
+  it('from a fresh clone as its path (no node_modules, no build), with cai-version empty: installs from the lockfile, builds, runs the suite, writes exit-code, the JUnit and the HTML', {
+    timeout: 6 * 60_000,
+  }, () => {
     expect(existsSync(join(clone, 'package-lock.json'))).toBe(true);
     const run = runAction({ interface: 'B', mock: 'true', 'cai-version': '' });
     expect(run.statuses, run.stderr).toEqual({ install: 0, run: 0 });
     expect(run.outputs.install?.bin).toBe(join(clone, 'bundle', 'cai.mjs'));
     expect(existsSync(join(clone, 'node_modules', '.package-lock.json')), 'npm ci').toBe(true);
-    expect(run.outputs.run).toEqual({ 'exit-code': '0', junit: 'cai-conformance.xml', html: 'cai-conformance.html', 'repro-dir': 'cai-repro' });
+    expect(run.outputs.run).toEqual({
+      'exit-code': '0',
+      junit: 'cai-conformance.xml',
+      html: 'cai-conformance.html',
+      'repro-dir': 'cai-repro',
+    });
     expect(readFileSync(join(run.workspace, 'cai-conformance.xml'), 'utf8')).toMatch(/^<\?xml /);
     expect(readFileSync(join(run.workspace, 'cai-conformance.html'), 'utf8')).toMatch(/^<!doctype html>/i);
     expect(run.summary).toMatch(/cai conformance passed/);
@@ -241,7 +297,17 @@ describe('the action, run as the runner would', () => {
   });
 
   it("fails the step with cai's exit code against a broken receiver, and still keeps the reports, with the workspace's cai", () => {
-    const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'dedupe', 'repro-dir': 'repro', 'artifact-name': 'gate' }, { workspaceCai: true });
+    const run = runAction(
+      {
+        interface: 'B',
+        mock: 'true',
+        break: 'no-dedupe',
+        only: 'dedupe',
+        'repro-dir': 'repro',
+        'artifact-name': 'gate',
+      },
+      { workspaceCai: true },
+    );
     expect(run.outputs.install?.bin).toBe(join(run.workspace, 'node_modules', '.bin', 'cai-toolkit'));
     expect(run.statuses).toEqual({ install: 0, run: 1 });
     expect(run.outputs.run?.['exit-code']).toBe('1');
@@ -253,7 +319,14 @@ describe('the action, run as the runner would', () => {
 
   it('passes the inputs as single words, never as shell code; args adds flags', () => {
     const run = runAction(
-      { interface: 'B', target: 'http://127.0.0.1:9/events', provider: '$(touch pwned)`touch pwned2`', 'secret-env': 'GATE_SECRET', args: '--timeout 1s --concurrency 2', upload: 'false' },
+      {
+        interface: 'B',
+        target: 'http://127.0.0.1:9/events',
+        provider: '$(touch pwned)`touch pwned2`',
+        'secret-env': 'GATE_SECRET',
+        args: '--timeout 1s --concurrency 2',
+        upload: 'false',
+      },
       { env: { GATE_SECRET: 'whsec_action_0123456789' } },
     );
     expect(run.statuses.run).toBe(3);
@@ -280,7 +353,14 @@ describe('the action, run as the runner would', () => {
       expect(run.uploaded, name).toBeUndefined();
     }
     // A value that looks like an output, on one line, stays the value of its own output.
-    const run = runAction({ interface: 'B', mock: 'true', break: 'no-dedupe', only: 'B-DEDUP-001', junit: 'exit-code=0', html: 'x<<EOF' });
+    const run = runAction({
+      interface: 'B',
+      mock: 'true',
+      break: 'no-dedupe',
+      only: 'B-DEDUP-001',
+      junit: 'exit-code=0',
+      html: 'x<<EOF',
+    });
     expect(run.statuses.run).toBe(1);
     expect(run.written.run?.filter((name) => name === 'exit-code')).toEqual(['exit-code']);
     expect(run.outputs.run).toMatchObject({ 'exit-code': '1', junit: 'exit-code=0', html: 'x<<EOF' });

@@ -20,7 +20,11 @@ const seaFuse = readFileSync(process.execPath).includes('NODE_SEA_FUSE_fce680ab2
 
 let buildRun: CliResult;
 beforeAll(async () => {
-  buildRun = await spawnProcess(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--out', built, ...(seaFuse ? ['--sea'] : [])], { cwd: ROOT, env: { PATH: process.env.PATH } });
+  buildRun = await spawnProcess(
+    process.execPath,
+    [join(ROOT, 'scripts', 'bundle.mjs'), '--out', built, ...(seaFuse ? ['--sea'] : [])],
+    { cwd: ROOT, env: { PATH: process.env.PATH } },
+  );
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -43,7 +47,10 @@ function bare(dir: string, path: string): NodeJS.ProcessEnv {
 
 /** The inspector's page of a mock started with --ui: its script must be the one inlined at build time. */
 async function inspectorPage(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const child = spawn(command, [...args, 'mock', 'platform', '--provider', 'acme', '--ui', '--port', '0'], { cwd, env: { ...env, CAI_SECRET: 'whsec_bundle_ui_0123456789' } });
+  const child = spawn(command, [...args, 'mock', 'platform', '--provider', 'acme', '--ui', '--port', '0'], {
+    cwd,
+    env: { ...env, CAI_SECRET: 'whsec_bundle_ui_0123456789' },
+  });
   try {
     let stderr = '';
     const ui = await new Promise<string>((resolve, reject) => {
@@ -62,7 +69,10 @@ async function inspectorPage(command: string, args: string[], cwd: string, env: 
 }
 
 /** The same checks for both forms: `run(args)` runs the carried cai in its folder. */
-function carriedCaiRuns(label: string, make: () => { dir: string; command: string; prefix: string[]; env: NodeJS.ProcessEnv }) {
+function carriedCaiRuns(
+  label: string,
+  make: () => { dir: string; command: string; prefix: string[]; env: NodeJS.ProcessEnv },
+) {
   let dir = '';
   let command = '';
   let prefix: string[] = [];
@@ -78,7 +88,19 @@ function carriedCaiRuns(label: string, make: () => { dir: string; command: strin
     const pass = await run('conformance', 'run', '--interface', 'B', '--mock');
     expect(pass.code, pass.stderr).toBe(0);
     expect(pass.stdout).toMatch(/\n\d+ passed, 0 failed, \d+ skipped\n/);
-    const fail = await run('conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'B-DEDUP-001', '--repro-dir', 'repro');
+    const fail = await run(
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-DEDUP-001',
+      '--repro-dir',
+      'repro',
+    );
     expect(fail.code, fail.stderr).toBe(1);
     const repro = await spawnProcess('/bin/sh', [join(dir, 'repro', 'B-DEDUP-001.sh')], { cwd: work, env });
     expect(repro.code, repro.stderr).toBe(1);
@@ -86,7 +108,21 @@ function carriedCaiRuns(label: string, make: () => { dir: string; command: strin
   });
 
   it(`${label}: the lazily loaded parts: generated documents, JUnit and HTML reports, Interface A, completion, the signature example, schemas`, async () => {
-    const generated = await run('conformance', 'run', '--interface', 'B', '--mock', '--only', 'state', '--generate', '20', '--junit', 'r.xml', '--html', 'r.html');
+    const generated = await run(
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--only',
+      'state',
+      '--generate',
+      '20',
+      '--junit',
+      'r.xml',
+      '--html',
+      'r.html',
+    );
     expect(generated.code, generated.stderr).toBe(0);
     expect(generated.stdout).toMatch(/\n[1-9]\d* passed, 0 failed, 0 skipped\n/);
     expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toMatch(/^<\?xml /);
@@ -120,7 +156,9 @@ describe('npm run bundle', () => {
   });
 
   it('is the script package.json names, and its output folder is not committed', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts.bundle).toBe('node scripts/bundle.mjs');
     expect(readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('bundle/');
   });
@@ -129,7 +167,12 @@ describe('npm run bundle', () => {
 describe('node cai.mjs, carried alone into an empty folder', () => {
   carriedCaiRuns('node cai.mjs', () => {
     const dir = carried('cai.mjs', 'mjs');
-    return { dir, command: process.execPath, prefix: [join(dir, 'cai.mjs')], env: bare(dir, process.env.PATH ?? '/usr/bin:/bin') };
+    return {
+      dir,
+      command: process.execPath,
+      prefix: [join(dir, 'cai.mjs')],
+      env: bare(dir, process.env.PATH ?? '/usr/bin:/bin'),
+    };
   });
 });
 
@@ -141,8 +184,30 @@ describe.runIf(seaFuse)('the single executable (npm run bundle -- --sea), with n
 
   it('names itself once in the commands it writes', async () => {
     const dir = carried('cai', 'sea-repro');
-    const run = await spawnProcess(join(dir, 'cai'), ['conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'B-DEDUP-001', '--repro-dir', 'repro', '--format', 'table'], { cwd: dir, env: bare(dir, '/nonexistent') });
+    const run = await spawnProcess(
+      join(dir, 'cai'),
+      [
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--mock',
+        '--break',
+        'no-dedupe',
+        '--only',
+        'B-DEDUP-001',
+        '--repro-dir',
+        'repro',
+        '--format',
+        'table',
+      ],
+      { cwd: dir, env: bare(dir, '/nonexistent') },
+    );
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(new RegExp(`repro: +${join(dir, 'cai').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} conformance run --interface B --mock --break no-dedupe .*--only B-DEDUP-001\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `repro: +${join(dir, 'cai').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} conformance run --interface B --mock --break no-dedupe .*--only B-DEDUP-001\n`,
+      ),
+    );
   });
 });

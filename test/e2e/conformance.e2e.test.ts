@@ -13,11 +13,25 @@ describe('cai conformance (built binary)', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^84 passed, 0 failed, 3 skipped$/m);
     // Piped, stderr gets nothing but a line every 10 s while the stateful phase explores.
-    expect(result.stderr.split('\n').filter((line) => line !== '' && !/^still running 1 of 87 checks \(\d+ done\): B-STATE-\d{3}$/.test(line))).toEqual([]);
+    expect(
+      result.stderr
+        .split('\n')
+        .filter((line) => line !== '' && !/^still running 1 of 87 checks \(\d+ done\): B-STATE-\d{3}$/.test(line)),
+    ).toEqual([]);
   });
 
   it('a broken receiver fails the run with exit 1 and names the check', async () => {
-    const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'A', '--break', 'bad-ack', '--repro-dir', join(dir, 'a')]);
+    const result = await spawnCli([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'A',
+      '--break',
+      'bad-ack',
+      '--repro-dir',
+      join(dir, 'a'),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 must §2\.3: /m);
     expect(result.stdout).toMatch(/^91 passed, 5 failed, 0 skipped$/m);
@@ -30,6 +44,8 @@ describe('cai conformance (built binary)', () => {
   it('usage errors exit 2 with one error and one hint line', async () => {
     const result = await spawnCli(['conformance', 'run', '--interface', 'B']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: no receiver to check\nhint: pass --to URL, or --mock to run against the built-in reference receiver\n');
+    expect(result.stderr).toBe(
+      'error: no receiver to check\nhint: pass --to URL, or --mock to run against the built-in reference receiver\n',
+    );
   });
 });

@@ -63,41 +63,80 @@ const BOUND_MS = 3_000 + 10_000;
 
 describe('a peer that trickles its answer cannot keep a command going', () => {
   it.each([
-    ['send-event', ['send-event', '--to', 'ORIGIN/events', '--provider', 'acme', '--sample', '--no-retry', '--timeout', '3s'], 3],
-    ['send-job', ['send-job', '--to', 'ORIGIN', '--source', 'platform', '--sample', '--no-retry', '--timeout', '3s'], 3],
-    ['conformance run', ['conformance', 'run', '--interface', 'B', '--target', 'ORIGIN/events', '--provider', 'acme', '--timeout', '3s'], 3],
+    [
+      'send-event',
+      ['send-event', '--to', 'ORIGIN/events', '--provider', 'acme', '--sample', '--no-retry', '--timeout', '3s'],
+      3,
+    ],
+    [
+      'send-job',
+      ['send-job', '--to', 'ORIGIN', '--source', 'platform', '--sample', '--no-retry', '--timeout', '3s'],
+      3,
+    ],
+    [
+      'conformance run',
+      ['conformance', 'run', '--interface', 'B', '--target', 'ORIGIN/events', '--provider', 'acme', '--timeout', '3s'],
+      3,
+    ],
   ] as const)('%s ends by itself with a time-out', async (_name, args, code) => {
-    const result = await spawnBounded(args.map((arg) => arg.replace('ORIGIN', origin)), { boundMs: BOUND_MS, env });
+    const result = await spawnBounded(
+      args.map((arg) => arg.replace('ORIGIN', origin)),
+      { boundMs: BOUND_MS, env },
+    );
     expect(result.killed, result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toMatch(/no complete response from http:\/\/127\.0\.0\.1:\d+ within 3 s/);
   });
 
   it('replay ends by itself with a time-out', async () => {
-    const capture = await spawnCli(['send-event', '--to', `${origin}/events`, '--provider', 'acme', '--sample', '--dry-run'], { env });
+    const capture = await spawnCli(
+      ['send-event', '--to', `${origin}/events`, '--provider', 'acme', '--sample', '--dry-run'],
+      { env },
+    );
     expect(capture.code, capture.stderr).toBe(0);
     const request = join(dir, 'request.http');
     writeFileSync(request, capture.stdout);
-    const result = await spawnBounded(['replay', '--request', request, '--to', origin, '--no-retry', '--timeout', '3s'], { boundMs: BOUND_MS, env });
+    const result = await spawnBounded(
+      ['replay', '--request', request, '--to', origin, '--no-retry', '--timeout', '3s'],
+      { boundMs: BOUND_MS, env },
+    );
     expect(result.killed, result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(3);
   });
 
   it('doctor ends by itself: its GET reads the headers within the time-out, and no body keeps it running', async () => {
-    const result = await spawnBounded(['doctor', '--target', `${origin}/events`, '--timeout', '3s'], { boundMs: BOUND_MS, env });
+    const result = await spawnBounded(['doctor', '--target', `${origin}/events`, '--timeout', '3s'], {
+      boundMs: BOUND_MS,
+      env,
+    });
     expect(result.killed, result.stderr).toBe(false);
     expect([0, 1]).toContain(result.code);
   });
 
   it("the provider mock's callback sender gives an attempt up at its time-out", async () => {
     const send = createEventSender({ timeoutMs: 600, retry: { enabled: false } });
-    const delivery = await send({ url: `${origin}/events`, body: Buffer.from(JSON.stringify(sampleEvent('job.closed'))), secret: env.CAI_SECRET, headers: { 'x-cai-provider': 'acme' } }, new AbortController().signal);
+    const delivery = await send(
+      {
+        url: `${origin}/events`,
+        body: Buffer.from(JSON.stringify(sampleEvent('job.closed'))),
+        secret: env.CAI_SECRET,
+        headers: { 'x-cai-provider': 'acme' },
+      },
+      new AbortController().signal,
+    );
     expect(delivery).toMatchObject({ outcome: 'failed', attempts: 1 });
     expect(delivery.error).toMatch(/within/);
   });
 
   it('the Expect: 100-continue probe of a conformance run gives up at its time-out', async () => {
-    const answer = postExpectingContinue({ url: `${origin}/events`, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}'), timeoutMs: 600, continueWaitMs: 100, signal: new AbortController().signal });
+    const answer = postExpectingContinue({
+      url: `${origin}/events`,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{}'),
+      timeoutMs: 600,
+      continueWaitMs: 100,
+      signal: new AbortController().signal,
+    });
     await expect(answer).rejects.toThrow(/no complete answer within 600 ms/);
   });
 });

@@ -1,6 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,7 +49,13 @@ let registryRun: CliResult;
 let registry: Server;
 
 /** No colour, no npm update notice, no audit or funding requests: stderr holds only what matters. */
-const quietNpm: NodeJS.ProcessEnv = { NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' };
+const quietNpm: NodeJS.ProcessEnv = {
+  NO_COLOR: '1',
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_prefer_offline: 'true',
+};
 
 function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return spawnProcess(command, args, { cwd, env: { ...process.env, ...quietNpm, ...env } });
@@ -70,8 +85,16 @@ function startRegistry(file: string): Promise<string> {
       const base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
       const tarballPath = `/${name}/-/${name}-${manifest.version}.tgz`;
       if (request.url === `/${name}`) {
-        const dist = { tarball: `${base}${tarballPath}`, shasum: createHash('sha1').update(bytes).digest('hex'), integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}` };
-        const body = { name, 'dist-tags': { latest: manifest.version }, versions: { [manifest.version]: { ...packedManifest, _id: `${name}@${manifest.version}`, dist } } };
+        const dist = {
+          tarball: `${base}${tarballPath}`,
+          shasum: createHash('sha1').update(bytes).digest('hex'),
+          integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
+        };
+        const body = {
+          name,
+          'dist-tags': { latest: manifest.version },
+          versions: { [manifest.version]: { ...packedManifest, _id: `${name}@${manifest.version}`, dist } },
+        };
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       } else if (request.url === tarballPath) {
         response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
@@ -103,13 +126,18 @@ beforeAll(async () => {
 
   for (const dir of [project, registryProject, elsewhere]) mkdirSync(dir);
   // What `npm init -y` writes. Without a package.json, npm installs into the nearest ancestor that has one.
-  for (const dir of [project, registryProject]) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  for (const dir of [project, registryProject])
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   copyFileSync(tarball, join(project, result.filename));
   const registryUrl = await startRegistry(tarball);
   // The install page's commands, as written: from the tarball, and from the registry (global installs under a prefix).
   [tarballRun, registryRun] = await Promise.all([
     runLines(installBlock('tarball'), project),
-    runLines(installBlock('registry'), registryProject, { npm_config_registry: registryUrl, npm_config_prefix: globalPrefix, PATH: `${join(globalPrefix, 'bin')}:${process.env.PATH ?? ''}` }),
+    runLines(installBlock('registry'), registryProject, {
+      npm_config_registry: registryUrl,
+      npm_config_prefix: globalPrefix,
+      PATH: `${join(globalPrefix, 'bin')}:${process.env.PATH ?? ''}`,
+    }),
   ]);
 }, 5 * MINUTES);
 
@@ -122,21 +150,46 @@ afterAll(async () => {
 describe('npm pack: the tarball', () => {
   it('holds the bin, the built code, the license and every file the docs tell a user to run, and no tests', () => {
     expect(tarball).toBe(join(work, `cai-toolkit-${manifest.version}.tgz`));
-    const needed = ['package.json', 'README.md', 'LICENSE', 'bin/cai.js', 'dist/bundle/cai.js', 'dist/index.js', 'dist/index.d.ts', 'fixtures/signature-example.json', 'fixtures/vectors.json', 'fixtures/vectors/body-256k.json', 'examples/library.mjs', 'schemas/cai.config.schema.json'];
+    const needed = [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/cai.js',
+      'dist/bundle/cai.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'fixtures/signature-example.json',
+      'fixtures/vectors.json',
+      'fixtures/vectors/body-256k.json',
+      'examples/library.mjs',
+      'schemas/cai.config.schema.json',
+    ];
     for (const file of needed) expect(packed).toContain(file);
     expect(packed.filter((file) => /^(src|test|bench|scripts)\//.test(file))).toEqual([]);
-    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} cai contributors\n/);
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(
+      /^MIT License\n\nCopyright \(c\) \d{4} cai contributors\n/,
+    );
   });
 
   it('names the two commands, the repository, and has no install-time script (prepare stays in the repository)', () => {
     expect(packedManifest.bin).toEqual({ cai: 'bin/cai.js', 'cai-toolkit': 'bin/cai.js' });
-    expect(packedManifest).toMatchObject({ license: 'MIT', repository: { type: 'git', url: 'git+https://github.com/cai-toolkit/cai.git' }, homepage: 'https://github.com/cai-toolkit/cai#readme', bugs: { url: 'https://github.com/cai-toolkit/cai/issues' } });
+    expect(packedManifest).toMatchObject({
+      license: 'MIT',
+      repository: { type: 'git', url: 'git+https://github.com/cai-toolkit/cai.git' },
+      homepage: 'https://github.com/cai-toolkit/cai#readme',
+      bugs: { url: 'https://github.com/cai-toolkit/cai/issues' },
+    });
     const scripts = Object.keys(packedManifest.scripts as Record<string, string>);
-    for (const lifecycle of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack']) expect(scripts).not.toContain(lifecycle);
-    const repository = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    for (const lifecycle of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'])
+      expect(scripts).not.toContain(lifecycle);
+    const repository = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(repository.scripts.prepare).toBe('node scripts/build.mjs --prepare');
     // The copy packed is left as it was: postpack put the original back.
-    expect(JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')));
+    expect(JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8'))).toEqual(
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')),
+    );
     expect(existsSync(join(clone, '.package.json.orig'))).toBe(false);
   });
 });
@@ -161,9 +214,21 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
   });
 
   it('the library imports by the package name, and its shipped example runs', async () => {
-    const run = await exec(process.execPath, ['--input-type=module', '-e', "const m = await import('cai-toolkit'); console.log(typeof m.sign, typeof m.runConformance)"], project);
+    const run = await exec(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('cai-toolkit'); console.log(typeof m.sign, typeof m.runConformance)",
+      ],
+      project,
+    );
     expect(run).toEqual({ code: 0, stdout: 'function function\n', stderr: '' });
-    const example = await exec(process.execPath, [join(project, 'node_modules', 'cai-toolkit', 'examples', 'library.mjs')], project);
+    const example = await exec(
+      process.execPath,
+      [join(project, 'node_modules', 'cai-toolkit', 'examples', 'library.mjs')],
+      project,
+    );
     expect(example.stdout).toMatch(/^verify: ok\nvalid: true\n/);
     expect(example.code).toBe(0);
   });
@@ -179,30 +244,79 @@ describe("docs/install.md's commands, from a tarball, in an empty project", () =
       return run.stdout.split('\n').filter((line) => line !== '');
     };
     expect(complete('npx', 'cai-toolkit', 'mo')).toEqual(['mock']);
-    expect(complete('npx', '--no-install', 'cai-toolkit', 'mock', 'platform', '--break', 'no-d')).toEqual(['no-dedupe']);
+    expect(complete('npx', '--no-install', 'cai-toolkit', 'mock', 'platform', '--break', 'no-d')).toEqual([
+      'no-dedupe',
+    ]);
     expect(complete('npx', 'cai-t')).toEqual(['cai-toolkit']);
     expect(complete('cai-toolkit', 'conformance', 'r')).toEqual(['run']);
   });
 
-  it('a failing run\'s repro script gives the check\'s verdict from any folder, with no cai on the PATH and no CAI_* variables', async () => {
-    const run = await exec('npx', ['--no-install', 'cai-toolkit', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--repro-dir', 'repro'], project);
+  it("a failing run's repro script gives the check's verdict from any folder, with no cai on the PATH and no CAI_* variables", async () => {
+    const run = await exec(
+      'npx',
+      [
+        '--no-install',
+        'cai-toolkit',
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--mock',
+        '--break',
+        'no-dedupe',
+        '--only',
+        'dedupe',
+        '--repro-dir',
+        'repro',
+      ],
+      project,
+    );
     expect(run.code, run.stderr).toBe(1);
     const scripts = readdirSync(join(project, 'repro')).filter((name) => name.endsWith('.sh'));
     expect(scripts).toContain('B-DEDUP-001.sh');
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAI_')));
-    const repro = spawnSync('sh', [join(project, 'repro', 'B-DEDUP-001.sh')], { cwd: elsewhere, encoding: 'utf8', env: { ...env, PATH: '/usr/bin:/bin' } });
+    const repro = spawnSync('sh', [join(project, 'repro', 'B-DEDUP-001.sh')], {
+      cwd: elsewhere,
+      encoding: 'utf8',
+      env: { ...env, PATH: '/usr/bin:/bin' },
+    });
     expect(repro.stderr).not.toContain('not found');
     expect(repro.status).toBe(1);
 
     // --rerun-failed from the installed package, in another folder: exactly the checks the report says did not pass.
-    const report = await exec('npx', ['--no-install', 'cai-toolkit', 'conformance', 'run', '--interface', 'B', '--mock', '--break', 'no-dedupe', '--only', 'dedupe', '--json'], project);
+    const report = await exec(
+      'npx',
+      [
+        '--no-install',
+        'cai-toolkit',
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--mock',
+        '--break',
+        'no-dedupe',
+        '--only',
+        'dedupe',
+        '--json',
+      ],
+      project,
+    );
     expect(report.code, report.stderr).toBe(1);
     const rerunDir = mkdtempSync(join(tmpdir(), 'cai-install-rerun-'));
     writeFileSync(join(rerunDir, 'report.json'), report.stdout);
-    const failedIds = (JSON.parse(report.stdout) as { checks: { id: string; verdict: string }[] }).checks.filter((check) => check.verdict !== 'passed').map((check) => check.id);
-    const rerun = await exec(join(project, 'node_modules', '.bin', 'cai-toolkit'), ['conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', 'report.json', '--json'], rerunDir);
+    const failedIds = (JSON.parse(report.stdout) as { checks: { id: string; verdict: string }[] }).checks
+      .filter((check) => check.verdict !== 'passed')
+      .map((check) => check.id);
+    const rerun = await exec(
+      join(project, 'node_modules', '.bin', 'cai-toolkit'),
+      ['conformance', 'run', '--mock', '--break', 'no-dedupe', '--rerun-failed', 'report.json', '--json'],
+      rerunDir,
+    );
     expect(rerun.code, rerun.stderr).toBe(1);
-    expect((JSON.parse(rerun.stdout) as { checks: { id: string }[] }).checks.map((check) => check.id).sort()).toEqual(failedIds.sort());
+    expect((JSON.parse(rerun.stdout) as { checks: { id: string }[] }).checks.map((check) => check.id).sort()).toEqual(
+      failedIds.sort(),
+    );
     rmSync(rerunDir, { recursive: true, force: true });
   });
 });
@@ -213,7 +327,9 @@ describe("docs/install.md's commands, from the registry once published", () => {
     expect(lines).toContain('npm install --save-dev cai-toolkit');
     expect(registryRun.code, registryRun.stderr).toBe(0);
     expect(registryRun.stderr).not.toMatch(/npm (warn|WARN)/);
-    expect(registryRun.stdout.split('\n').filter((line) => `${line}\n` === version)).toHaveLength(lines.filter((line) => line.endsWith('--version')).length);
+    expect(registryRun.stdout.split('\n').filter((line) => `${line}\n` === version)).toHaveLength(
+      lines.filter((line) => line.endsWith('--version')).length,
+    );
     expect(existsSync(join(registryProject, 'node_modules', 'cai-toolkit', 'bin', 'cai.js'))).toBe(true);
     expect(existsSync(join(globalPrefix, 'bin', 'cai'))).toBe(true);
     expect(existsSync(join(globalPrefix, 'bin', 'cai-toolkit'))).toBe(true);
@@ -232,7 +348,10 @@ describe("docs/install.md's commands, from the registry once published", () => {
 describe("the inspector's page from the tarball", () => {
   it('serves its script, inlined in the bundle (src/inspector/browser/inspector.js), with the copy function in its place', async () => {
     const cai = join(globalPrefix, 'bin', 'cai');
-    const child = spawn(cai, ['mock', 'platform', '--provider', 'acme', '--ui'], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1', CAI_SECRET: 'whsec_install_ui' } });
+    const child = spawn(cai, ['mock', 'platform', '--provider', 'acme', '--ui'], {
+      cwd: elsewhere,
+      env: { ...process.env, NO_COLOR: '1', CAI_SECRET: 'whsec_install_ui' },
+    });
     try {
       let stderr = '';
       const ui = await new Promise<string>((resolve, reject) => {
@@ -253,11 +372,13 @@ describe("the inspector's page from the tarball", () => {
   });
 });
 
-describe('no README line runs another package\'s `cai`', () => {
+describe("no README line runs another package's `cai`", () => {
   it('every `npx cai …` of the README, docs/install.md and docs/ci.md also shows `npx cai-toolkit`', () => {
     for (const page of ['README.md', INSTALL_PAGE, 'docs/ci.md']) {
       const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
-      const risky = lines.filter((line) => /npx (?:-\S+ )*cai(?!-toolkit)\b/.test(line) && !line.includes('npx cai-toolkit'));
+      const risky = lines.filter(
+        (line) => /npx (?:-\S+ )*cai(?!-toolkit)\b/.test(line) && !line.includes('npx cai-toolkit'),
+      );
       expect(risky, page).toEqual([]);
     }
   });

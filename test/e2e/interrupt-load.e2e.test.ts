@@ -20,7 +20,8 @@ const env = { PATH: process.env.PATH, NO_COLOR: '1', CAI_SECRET: SECRET, CAI_CAL
 const hogs: ChildProcess[] = [];
 
 beforeAll(() => {
-  for (let index = 0; index < 2; index += 1) hogs.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  for (let index = 0; index < 2; index += 1)
+    hogs.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
 });
 afterAll(() => {
   for (const hog of hogs) hog.kill('SIGKILL');
@@ -36,7 +37,12 @@ interface Interrupted {
 /** Runs cai in a process group of its own and sends SIGINT to the group when `arm` calls back; kills it 15 s later. */
 function interruptWhen(args: string[], arm: (interrupt: () => void) => void): Promise<Interrupted> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let killed = false;
@@ -71,29 +77,71 @@ function expectPartialReport(result: Interrupted): Record<string, unknown> {
 }
 
 describe('Ctrl-C under load: the command stops in time, with its partial report', () => {
-  it.each(['B', 'A'] as const)('conformance run (interface %s) interrupted while a check pauses between its requests', async (iface) => {
-    // The repeat-memory check sends a document, 64 others and the document again, then waits seconds before its
-    // last repeat: the signal comes in that wait (the receiver has answered the 66th request).
-    let requests = 0;
-    let interrupt: () => void = () => {};
-    const onRequest = () => {
-      requests += 1;
-      if (requests === 66) setTimeout(() => interrupt(), 200);
-    };
-    const receiver =
-      iface === 'B'
-        ? await startMockPlatform({ providerCode: 'acme', secrets: [SECRET], keepRecords: false, onRequest })
-        : await startMockProvider({ providerCode: 'acme', sourceId: 'platform', secrets: [SECRET], callbackSecrets: [CALLBACK_SECRET], keepRecords: false, speed: 1000, onRequest });
-    try {
-      const check = iface === 'B' ? 'B-DEDUP-009' : 'A-DEDUP-008';
-      const identity = iface === 'B' ? ['--provider', 'acme'] : ['--source', 'platform', '--branch-code', 'BR-001', '--provider', 'acme', '--callback-secret-env', 'CAI_CALLBACK_SECRET'];
-      const result = await interruptWhen(['--json', 'conformance', 'run', '--interface', iface, '--target', receiver.url, ...identity, '--secret-env', 'CAI_SECRET', '--only', check], (send) => (interrupt = send));
-      const report = expectPartialReport(result) as { checks: { id: string; verdict: string; actual: string }[] };
-      expect(report.checks.find((entry) => entry.id === check)).toMatchObject({ verdict: 'not-judged', actual: 'interrupted while it gathered its evidence' });
-    } finally {
-      await receiver.close();
-    }
-  });
+  it.each(['B', 'A'] as const)(
+    'conformance run (interface %s) interrupted while a check pauses between its requests',
+    async (iface) => {
+      // The repeat-memory check sends a document, 64 others and the document again, then waits seconds before its
+      // last repeat: the signal comes in that wait (the receiver has answered the 66th request).
+      let requests = 0;
+      let interrupt: () => void = () => {};
+      const onRequest = () => {
+        requests += 1;
+        if (requests === 66) setTimeout(() => interrupt(), 200);
+      };
+      const receiver =
+        iface === 'B'
+          ? await startMockPlatform({ providerCode: 'acme', secrets: [SECRET], keepRecords: false, onRequest })
+          : await startMockProvider({
+              providerCode: 'acme',
+              sourceId: 'platform',
+              secrets: [SECRET],
+              callbackSecrets: [CALLBACK_SECRET],
+              keepRecords: false,
+              speed: 1000,
+              onRequest,
+            });
+      try {
+        const check = iface === 'B' ? 'B-DEDUP-009' : 'A-DEDUP-008';
+        const identity =
+          iface === 'B'
+            ? ['--provider', 'acme']
+            : [
+                '--source',
+                'platform',
+                '--branch-code',
+                'BR-001',
+                '--provider',
+                'acme',
+                '--callback-secret-env',
+                'CAI_CALLBACK_SECRET',
+              ];
+        const result = await interruptWhen(
+          [
+            '--json',
+            'conformance',
+            'run',
+            '--interface',
+            iface,
+            '--target',
+            receiver.url,
+            ...identity,
+            '--secret-env',
+            'CAI_SECRET',
+            '--only',
+            check,
+          ],
+          (send) => (interrupt = send),
+        );
+        const report = expectPartialReport(result) as { checks: { id: string; verdict: string; actual: string }[] };
+        expect(report.checks.find((entry) => entry.id === check)).toMatchObject({
+          verdict: 'not-judged',
+          actual: 'interrupted while it gathered its evidence',
+        });
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 
   it('load, with requests that never get an answer', async () => {
     const silent: Server = createServer((request) => request.resume());
@@ -106,7 +154,25 @@ describe('Ctrl-C under load: the command stops in time, with its partial report'
     });
     try {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/events`;
-      const result = await interruptWhen(['--json', 'load', '--to', url, '--provider', 'acme', '--secret-env', 'CAI_SECRET', '--rate', '20/s', '--duration', '30s', '--timeout', '10m'], (send) => (interrupt = send));
+      const result = await interruptWhen(
+        [
+          '--json',
+          'load',
+          '--to',
+          url,
+          '--provider',
+          'acme',
+          '--secret-env',
+          'CAI_SECRET',
+          '--rate',
+          '20/s',
+          '--duration',
+          '30s',
+          '--timeout',
+          '10m',
+        ],
+        (send) => (interrupt = send),
+      );
       const report = expectPartialReport(result) as { requests: { sent: number; failed: number } };
       expect(report.requests.sent).toBeGreaterThanOrEqual(3);
       expect(report.requests.failed).toBe(report.requests.sent);

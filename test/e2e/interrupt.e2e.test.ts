@@ -15,7 +15,12 @@ import { BIN, spawnCli } from '../helpers/cli.js';
 import { sampleEvent } from '../../src/spec/sample.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-interrupt-'));
-const env = { PATH: process.env.PATH, NO_COLOR: '1', CAI_SECRET: 'whsec_interrupt_0123456789', CAI_CALLBACK_SECRET: 'whsec_interrupt_callback_0123' };
+const env = {
+  PATH: process.env.PATH,
+  NO_COLOR: '1',
+  CAI_SECRET: 'whsec_interrupt_0123456789',
+  CAI_CALLBACK_SECRET: 'whsec_interrupt_callback_0123',
+};
 let silent: Server;
 let url = '';
 /** What to do when a request reaches the silent server, by the first segment of its path (one per test). */
@@ -48,9 +53,18 @@ interface Interrupted {
  * silent server, or a line was printed), and collects the outcome. A process still running 15 s after the signal
  * is killed (the test then fails on its exit status, not on a time).
  */
-function interrupt(args: string[], ready: { request: string } | 'stdout', stdin?: (write: (text: string) => void) => void): Promise<Interrupted> {
+function interrupt(
+  args: string[],
+  ready: { request: string } | 'stdout',
+  stdin?: (write: (text: string) => void) => void,
+): Promise<Interrupted> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -85,40 +99,78 @@ function expectInterrupted(result: Interrupted): void {
 
 describe.concurrent('Ctrl-C ends every command with exit 130, without a stack trace', () => {
   it('send-event, while the request is on the wire (the answer never comes)', async () => {
-    const result = await interrupt(['send-event', '--to', `${url}/send-event/events`, '--provider', 'acme', '--sample', '--timeout', '10m'], { request: 'send-event' });
+    const result = await interrupt(
+      ['send-event', '--to', `${url}/send-event/events`, '--provider', 'acme', '--sample', '--timeout', '10m'],
+      { request: 'send-event' },
+    );
     expectInterrupted(result);
     expect(result.stderr).toContain('warning: interrupted: no further attempt will be made');
   });
 
   it('send-job, the same', async () => {
-    const result = await interrupt(['send-job', '--to', `${url}/send-job`, '--source', 'platform-eu', '--sample', '--timeout', '10m'], { request: 'send-job' });
+    const result = await interrupt(
+      ['send-job', '--to', `${url}/send-job`, '--source', 'platform-eu', '--sample', '--timeout', '10m'],
+      { request: 'send-job' },
+    );
     expectInterrupted(result);
   });
 
   it('send-event with a batch: the results written so far stay written', async () => {
     const events = join(dir, 'events.ndjson');
-    writeFileSync(events, `${JSON.stringify(sampleEvent('job.closed'))}\n${JSON.stringify(sampleEvent('job.closed'))}\n`);
+    writeFileSync(
+      events,
+      `${JSON.stringify(sampleEvent('job.closed'))}\n${JSON.stringify(sampleEvent('job.closed'))}\n`,
+    );
     const results = join(dir, 'results.ndjson');
-    const result = await interrupt(['send-event', '--to', `${url}/batch/events`, '--provider', 'acme', '--ndjson', events, '--output', results, '--timeout', '10m'], { request: 'batch' });
+    const result = await interrupt(
+      [
+        'send-event',
+        '--to',
+        `${url}/batch/events`,
+        '--provider',
+        'acme',
+        '--ndjson',
+        events,
+        '--output',
+        results,
+        '--timeout',
+        '10m',
+      ],
+      { request: 'batch' },
+    );
     expectInterrupted(result);
     // Every document is accounted for in the results file, for --resume.
-    const records = readFileSync(results, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; verdict: string });
+    const records = readFileSync(results, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; verdict: string });
     expect(records.map((record) => record.line).sort()).toEqual([1, 2]);
     expect(records.every((record) => ['failed', 'not-sent'].includes(record.verdict))).toBe(true);
   });
 
   it('replay', async () => {
-    const capture = await spawnCli(['send-event', '--to', `${url}/events`, '--provider', 'acme', '--sample', '--dry-run'], { env, cwd: dir });
+    const capture = await spawnCli(
+      ['send-event', '--to', `${url}/events`, '--provider', 'acme', '--sample', '--dry-run'],
+      { env, cwd: dir },
+    );
     expect(capture.code, capture.stderr).toBe(0);
     writeFileSync(join(dir, 'request.http'), capture.stdout);
-    const result = await interrupt(['replay', '--request', join(dir, 'request.http'), '--to', `${url}/replay/events`, '--timeout', '10m'], { request: 'replay' });
+    const result = await interrupt(
+      ['replay', '--request', join(dir, 'request.http'), '--to', `${url}/replay/events`, '--timeout', '10m'],
+      { request: 'replay' },
+    );
     expectInterrupted(result);
   });
 
   it('validate --ndjson from stdin: the verdicts so far are printed', async () => {
-    const result = await interrupt(['--json', 'validate', '--ndjson'], 'stdout', (write) => write(`${JSON.stringify(sampleEvent('job.closed'))}\n`));
+    const result = await interrupt(['--json', 'validate', '--ndjson'], 'stdout', (write) =>
+      write(`${JSON.stringify(sampleEvent('job.closed'))}\n`),
+    );
     expectInterrupted(result);
-    expect(JSON.parse(result.stdout)).toMatchObject({ interrupted: true, documents: [{ source: '<stdin>:1', valid: true }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      interrupted: true,
+      documents: [{ source: '<stdin>:1', valid: true }],
+    });
   });
 
   it('mock platform and mock provider', async () => {
@@ -133,12 +185,28 @@ describe.concurrent('Ctrl-C ends every command with exit 130, without a stack tr
   });
 
   it('conformance run, while its first request waits for an answer', async () => {
-    const result = await interrupt(['conformance', 'run', '--interface', 'B', '--target', `${url}/conformance/events`, '--provider', 'acme', '--timeout', '10m'], { request: 'conformance' });
+    const result = await interrupt(
+      [
+        'conformance',
+        'run',
+        '--interface',
+        'B',
+        '--target',
+        `${url}/conformance/events`,
+        '--provider',
+        'acme',
+        '--timeout',
+        '10m',
+      ],
+      { request: 'conformance' },
+    );
     expectInterrupted(result);
   });
 
   it('a command that listens to no interrupt (doctor, waiting for an answer) is stopped at once', async () => {
-    const result = await interrupt(['doctor', '--target', `${url}/doctor/events`, '--timeout', '10m'], { request: 'doctor' });
+    const result = await interrupt(['doctor', '--target', `${url}/doctor/events`, '--timeout', '10m'], {
+      request: 'doctor',
+    });
     expectInterrupted(result);
     expect(result.stderr).toBe('error: interrupted by SIGINT\nhint: run the command again to finish it\n');
   });

@@ -16,13 +16,36 @@ describe('the library, imported by the package name (issue #7)', () => {
   });
 
   it('the package entry exports the building blocks the CLI uses', async () => {
-    const names = spawnSync(process.execPath, ['--input-type=module', '-e', "import('cai-toolkit').then((m) => console.log(Object.keys(m).sort().join(' ')))"], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).stdout.split(' ').map((name) => name.trim());
+    const names = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import('cai-toolkit').then((m) => console.log(Object.keys(m).sort().join(' ')))"],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    )
+      .stdout.split(' ')
+      .map((name) => name.trim());
     for (const name of [
-      'sign', 'verify', 'verifyRequest', 'validateDocument', 'sendJob', 'sendEvent', 'startMockPlatform', 'startMockProvider', 'runConformance', 'schemas',
-      'runSenderConformance', 'describeCatalogue', 'REPORTERS', 'viewOf', 'renderConformanceHtml', 'renderJobSummary', 'renderOperationHtml', 'InspectorStore', 'startInspectorServer',
+      'sign',
+      'verify',
+      'verifyRequest',
+      'validateDocument',
+      'sendJob',
+      'sendEvent',
+      'startMockPlatform',
+      'startMockProvider',
+      'runConformance',
+      'schemas',
+      'runSenderConformance',
+      'describeCatalogue',
+      'REPORTERS',
+      'viewOf',
+      'renderConformanceHtml',
+      'renderJobSummary',
+      'renderOperationHtml',
+      'InspectorStore',
+      'startInspectorServer',
     ]) {
       expect(names).toContain(name);
     }
@@ -31,12 +54,18 @@ describe('the library, imported by the package name (issue #7)', () => {
   it('examples/library-pages.mjs: a mock with its inspector, a sender run, and the pages, from the package entry', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cai-library-pages-'));
     try {
-      const run = spawnSync(process.execPath, [join(ROOT, 'examples/library-pages.mjs')], { cwd, encoding: 'utf8', timeout: 90_000 });
+      const run = spawnSync(process.execPath, [join(ROOT, 'examples/library-pages.mjs')], {
+        cwd,
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
       expect(run.stderr).toBe('');
       const lines = run.stdout.trim().split('\n');
       expect(lines[0]).toBe('inspector: 401 rejected, 202 accepted');
       expect(lines[1]).toBe('sender: true 503 ×5, then 202 → 503, 503, 503, 503, 503, 202');
-      expect(lines[2]).toMatch(/^### ✅ cai conformance passed: interface B \(sender\), cai listening on http:\/\/127\.0\.0\.1:\d+$/);
+      expect(lines[2]).toMatch(
+        /^### ✅ cai conformance passed: interface B \(sender\), cai listening on http:\/\/127\.0\.0\.1:\d+$/,
+      );
       expect(lines[3]).toBe('pages written: sender-report.html operation-report.html');
       expect(run.status).toBe(0);
       const sender = readFileSync(join(cwd, 'sender-report.html'), 'utf8');

@@ -55,7 +55,11 @@ describe.skipIf(process.platform !== 'linux')('a platform mock under a flood', (
   });
 
   it('answers a signed sender while silent connections hold every slot and reopen when cut', async () => {
-    const mock = await startLibraryMock('platform', { providerCode: 'acme', secrets: [LIVE_SECRET], limits: { maxConnections: 64 } });
+    const mock = await startLibraryMock('platform', {
+      providerCode: 'acme',
+      secrets: [LIVE_SECRET],
+      limits: { maxConnections: 64 },
+    });
     let stopped = false;
     let opened = 0;
     const open = new Set<Socket>();

@@ -51,7 +51,21 @@ describe.skipIf(process.platform !== 'linux')('the platform mock and its log', (
     const writer = await DurableLog.open(log);
     for (const doc of stored) {
       const body = Buffer.from(JSON.stringify(doc));
-      await writer.appendWithRawDocument({ v: 1, received_at: new Date().toISOString(), space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: doc.event_id as string, headers: {} }, body);
+      await writer.appendWithRawDocument(
+        {
+          v: 1,
+          received_at: new Date().toISOString(),
+          space: 'live',
+          interface: 'B',
+          kind: 'event',
+          status: 202,
+          verdict: 'accepted',
+          provider_code: 'acme',
+          event_id: doc.event_id as string,
+          headers: {},
+        },
+        body,
+      );
     }
     await writer.close();
     // Fill the "disk" to the byte: the file ends on a whole KiB (a blank line pads it) and may not grow.
@@ -59,7 +73,11 @@ describe.skipIf(process.platform !== 'linux')('the platform mock and its log', (
     const blocks = Math.ceil((size + 2) / 1024);
     appendFileSync(log, `${' '.repeat(blocks * 1024 - size - 1)}\n`);
 
-    const mock = await startLibraryMock('platform', { providerCode: 'acme', secrets: [LIVE_SECRET], logFile: log }, { fileSizeBlocks: blocks });
+    const mock = await startLibraryMock(
+      'platform',
+      { providerCode: 'acme', secrets: [LIVE_SECRET], logFile: log },
+      { fileSizeBlocks: blocks },
+    );
     expect(mock.reloaded).toBe(stored.length);
     for (const doc of stored) {
       const answer = await post(mock.url, doc);

@@ -39,12 +39,17 @@ describe.skipIf(process.platform !== 'linux')('a platform mock under a flood of 
     const before = mock.memory();
 
     const big = Buffer.alloc(MAX_BODY_BYTES - 1, 0x20);
-    const bodyHead = (lines: string) => `POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n${lines}\r\n`;
+    const bodyHead = (lines: string) =>
+      `POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n${lines}\r\n`;
     const flood = [
       // Whole 262 143-byte bodies from a provider nobody knows: answered 401 from the headers.
-      ...Array.from({ length: UNAUTHENTICATED }, () => hold(mock.port, [bodyHead(signedHeaderLines(big, { provider: 'intruder' })), big])),
+      ...Array.from({ length: UNAUTHENTICATED }, () =>
+        hold(mock.port, [bodyHead(signedHeaderLines(big, { provider: 'intruder' })), big]),
+      ),
       // Well-formed headers of the known provider, a third of the body, then silence: read, then cut with 408.
-      ...Array.from({ length: SLOW_BODIES }, () => hold(mock.port, [bodyHead(signedHeaderLines(big)), big.subarray(0, 90_000)])),
+      ...Array.from({ length: SLOW_BODIES }, () =>
+        hold(mock.port, [bodyHead(signedHeaderLines(big)), big.subarray(0, 90_000)]),
+      ),
       ...Array.from({ length: SLOW_HEADERS }, () => hold(mock.port, ['POST /events HTTP/1.1\r\nHost: x\r\nX-CAI-Pro'])),
       ...Array.from({ length: SILENT }, () => hold(mock.port, [])),
     ];

@@ -27,12 +27,24 @@ afterAll(() => {
 const env = { ACME_SECRET: LIVE_SECRET };
 const MODES = ['always', 'everysec', 'never'] as const;
 type Mode = (typeof MODES)[number];
-const mockArgs = (log: string, fsync: Mode) => ['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--log', log, '--fsync', fsync];
+const mockArgs = (log: string, fsync: Mode) => [
+  'mock',
+  'platform',
+  '--provider',
+  'acme',
+  '--secret-env',
+  'ACME_SECRET',
+  '--log',
+  log,
+  '--fsync',
+  fsync,
+];
 
 const linux = process.platform === 'linux';
 const hasPrlimit = linux && spawnSync('prlimit', ['--version']).status === 0;
 /** A user and mount namespace of our own, where a tmpfs can be mounted without root. */
-const namespaces = linux && spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=64k none "$0"', tmpdir()]).status === 0;
+const namespaces =
+  linux && spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=64k none "$0"', tmpdir()]).status === 0;
 
 type Doc = Record<string, unknown>;
 
@@ -76,7 +88,8 @@ async function fillThenFree(url: string, outcome: Outcome, free: () => Promise<v
   expect((await post(url, outcome.acknowledged[0])).json).toEqual({ ok: true, duplicate: true });
   await free();
   for (const doc of outcome.refused) expect((await post(url, doc)).json, String(doc.event_id)).toEqual({ ok: true });
-  for (const doc of outcome.refused) expect((await post(url, doc)).json, String(doc.event_id)).toEqual({ ok: true, duplicate: true });
+  for (const doc of outcome.refused)
+    expect((await post(url, doc)).json, String(doc.event_id)).toEqual({ ok: true, duplicate: true });
   const fresh = event();
   expect((await post(url, fresh)).json).toEqual({ ok: true });
   outcome.acknowledged.push(...outcome.refused, fresh);
@@ -88,7 +101,9 @@ async function fillThenFree(url: string, outcome: Outcome, free: () => Promise<v
  * numbers of those lines.
  */
 async function checkLog(log: string, outcome: Outcome): Promise<number[]> {
-  const accepted = (await readMockLog(log)).records.filter((record) => record.verdict === 'accepted').map((record) => record.event_id);
+  const accepted = (await readMockLog(log)).records
+    .filter((record) => record.verdict === 'accepted')
+    .map((record) => record.event_id);
   expect(accepted.length).toBe(new Set(accepted).size);
   expect(new Set(accepted)).toEqual(new Set(outcome.acknowledged.map((doc) => doc.event_id)));
   // Read independently of cai: the lines that JSON.parse refuses.
@@ -107,7 +122,11 @@ async function checkLog(log: string, outcome: Outcome): Promise<number[]> {
   for (const number of torn) {
     const text = lines[number - 1] as string;
     expect(text.startsWith('{"v":1,"received_at":')).toBe(true);
-    expect(outcome.acknowledged.some((doc) => text.includes(`"event_id":"${String(doc.event_id)}","event"`) && text.endsWith('}'))).toBe(false);
+    expect(
+      outcome.acknowledged.some(
+        (doc) => text.includes(`"event_id":"${String(doc.event_id)}","event"`) && text.endsWith('}'),
+      ),
+    ).toBe(false);
   }
   const report = await spawnCli(['report', '--log', log, '--format', 'json']);
   expect(report.code, report.stderr).toBe(0);
@@ -124,7 +143,8 @@ async function checkRestart(log: string, fsync: Mode, torn: number[], outcome: O
   expect(mock.stderr()).toContain(`${outcome.acknowledged.length} accepted events reloaded for dedupe`);
   if (torn.length === 1) expect(mock.stderr()).toContain(`line ${torn[0]} of ${log} is not a log record`);
   else expect(mock.stderr()).not.toContain('not a log record');
-  for (const doc of [outcome.acknowledged[0], outcome.refused[0]]) expect((await post(mock.url, doc)).json).toEqual({ ok: true, duplicate: true });
+  for (const doc of [outcome.acknowledged[0], outcome.refused[0]])
+    expect((await post(mock.url, doc)).json).toEqual({ ok: true, duplicate: true });
   await stop(mock);
 }
 
@@ -134,28 +154,50 @@ async function stop(mock: MockProcess): Promise<void> {
 }
 
 describe.skipIf(!hasPrlimit)('a full disk (the file-size limit, EFBIG), in each fsync mode', () => {
-  it.each(MODES)('--fsync %s: refuses what it could not write, repairs the log, and accepts each refused event once', async (fsync) => {
-    const log = join(dir, `efbig-${fsync}.ndjson`);
-    // 8 KiB: about ten records fit, then a write is cut at the limit and fails.
-    const mock = await startMockProcess(mockArgs(log, fsync), env, ['bash', '-c', 'ulimit -S -f 8 && exec "$0" "$@"']);
-    const outcome: Outcome = { acknowledged: [], refused: [] };
-    await fillThenFree(mock.url, outcome, async () => {
-      // Space comes back: the soft limit raised from outside (the hard one was never set).
-      expect(spawnSync('prlimit', ['--pid', String(mock.child.pid), '--fsize=unlimited:']).status).toBe(0);
-    });
-    await stop(mock);
-    const torn = await checkLog(log, outcome);
-    await checkRestart(log, fsync, torn, outcome);
-  });
+  it.each(MODES)(
+    '--fsync %s: refuses what it could not write, repairs the log, and accepts each refused event once',
+    async (fsync) => {
+      const log = join(dir, `efbig-${fsync}.ndjson`);
+      // 8 KiB: about ten records fit, then a write is cut at the limit and fails.
+      const mock = await startMockProcess(mockArgs(log, fsync), env, [
+        'bash',
+        '-c',
+        'ulimit -S -f 8 && exec "$0" "$@"',
+      ]);
+      const outcome: Outcome = { acknowledged: [], refused: [] };
+      await fillThenFree(mock.url, outcome, async () => {
+        // Space comes back: the soft limit raised from outside (the hard one was never set).
+        expect(spawnSync('prlimit', ['--pid', String(mock.child.pid), '--fsize=unlimited:']).status).toBe(0);
+      });
+      await stop(mock);
+      const torn = await checkLog(log, outcome);
+      await checkRestart(log, fsync, torn, outcome);
+    },
+  );
 });
 
 /** The harness in its namespace: its answers, read line by line. */
 function startInNamespace(disk: string, args: string[]) {
   const harness = fileURLToPath(new URL('../helpers/full-disk.mjs', import.meta.url));
-  const child = spawn('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=128k none "$0" && exec "$@"', disk, process.execPath, harness, disk, BIN, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-  });
+  const child = spawn(
+    'unshare',
+    [
+      '-rm',
+      'sh',
+      '-c',
+      'mount -t tmpfs -o size=128k none "$0" && exec "$@"',
+      disk,
+      process.execPath,
+      harness,
+      disk,
+      BIN,
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    },
+  );
   started.add(child);
   const lines: string[] = [];
   let partial = '';
@@ -189,44 +231,55 @@ function startInNamespace(disk: string, args: string[]) {
 }
 
 describe.skipIf(!namespaces)('a full disk (a tmpfs filled up, ENOSPC), in each fsync mode', () => {
-  it.each(MODES)('--fsync %s: refuses what it could not write, repairs the log, and accepts each refused event once', async (fsync) => {
-    const disk = join(dir, `tmpfs-${fsync}`);
-    mkdirSync(disk);
-    const copy = join(dir, `enospc-${fsync}.ndjson`);
-    const harness = startInNamespace(disk, mockArgs(join(disk, 'events.ndjson'), fsync));
-    const url = await harness.next((line) => line.startsWith('http://'));
-    const outcome: Outcome = { acknowledged: [], refused: [] };
-    // A few records first, so that the log's last page has room left: a write fills it, then fails.
-    for (let i = 0; i < 3; i += 1) {
-      const doc = event();
-      expect((await post(url, doc)).json).toEqual({ ok: true });
-      outcome.acknowledged.push(doc);
-    }
-    expect(await harness.command('fill', 'filled')).toMatch(/^filled [0-9]+$/);
-    await fillThenFree(url, outcome, async () => {
-      await harness.command('free', 'freed');
-    });
-    expect(await harness.command(`stop ${copy}`, 'stopped')).toBe('stopped 0');
-    const torn = await checkLog(copy, outcome);
-    await checkRestart(copy, fsync, torn, outcome);
-  });
+  it.each(MODES)(
+    '--fsync %s: refuses what it could not write, repairs the log, and accepts each refused event once',
+    async (fsync) => {
+      const disk = join(dir, `tmpfs-${fsync}`);
+      mkdirSync(disk);
+      const copy = join(dir, `enospc-${fsync}.ndjson`);
+      const harness = startInNamespace(disk, mockArgs(join(disk, 'events.ndjson'), fsync));
+      const url = await harness.next((line) => line.startsWith('http://'));
+      const outcome: Outcome = { acknowledged: [], refused: [] };
+      // A few records first, so that the log's last page has room left: a write fills it, then fails.
+      for (let i = 0; i < 3; i += 1) {
+        const doc = event();
+        expect((await post(url, doc)).json).toEqual({ ok: true });
+        outcome.acknowledged.push(doc);
+      }
+      expect(await harness.command('fill', 'filled')).toMatch(/^filled [0-9]+$/);
+      await fillThenFree(url, outcome, async () => {
+        await harness.command('free', 'freed');
+      });
+      expect(await harness.command(`stop ${copy}`, 'stopped')).toBe('stopped 0');
+      const torn = await checkLog(copy, outcome);
+      await checkRestart(copy, fsync, torn, outcome);
+    },
+  );
 });
 
 describe.skipIf(!linux)('SIGKILL, in each fsync mode', () => {
-  it.each(MODES)('--fsync %s: every acknowledged event is in the log after SIGKILL, and a mock starts on it again', async (fsync) => {
-    const log = join(dir, `sigkill-${fsync}.ndjson`);
-    const first = await startMockProcess(mockArgs(log, fsync), env);
-    const acknowledged = await acknowledgedUntilKilled(first.url, first.child);
-    await first.exited;
-    const stored = new Set((await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id));
-    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-    // Its lock is stale (the process is gone): the next mock takes it over.
-    expect(existsSync(`${log}.lock`)).toBe(true);
-    const second = await startMockProcess(mockArgs(log, fsync), env);
-    expect((await post(second.url, { ...event(), event_id: acknowledged[0] })).json).toEqual({ ok: true, duplicate: true });
-    await stop(second);
-    expect(existsSync(`${log}.lock`)).toBe(false);
-  });
+  it.each(MODES)(
+    '--fsync %s: every acknowledged event is in the log after SIGKILL, and a mock starts on it again',
+    async (fsync) => {
+      const log = join(dir, `sigkill-${fsync}.ndjson`);
+      const first = await startMockProcess(mockArgs(log, fsync), env);
+      const acknowledged = await acknowledgedUntilKilled(first.url, first.child);
+      await first.exited;
+      const stored = new Set(
+        (await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id),
+      );
+      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+      // Its lock is stale (the process is gone): the next mock takes it over.
+      expect(existsSync(`${log}.lock`)).toBe(true);
+      const second = await startMockProcess(mockArgs(log, fsync), env);
+      expect((await post(second.url, { ...event(), event_id: acknowledged[0] })).json).toEqual({
+        ok: true,
+        duplicate: true,
+      });
+      await stop(second);
+      expect(existsSync(`${log}.lock`)).toBe(false);
+    },
+  );
 });
 
 describe('one mock per log', () => {

@@ -31,7 +31,10 @@ describe('cai mock platform (built binary)', () => {
   });
 
   it('--dedupe-capacity N remembers the last N event_ids: an older repeat is accepted as new', async () => {
-    const mock = await startMockProcess(['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--dedupe-capacity', '2'], env);
+    const mock = await startMockProcess(
+      ['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--dedupe-capacity', '2'],
+      env,
+    );
     const documents = new Map<string, Record<string, unknown>>();
     const verdicts: string[] = [];
     for (const id of ['evt_cap_1', 'evt_cap_2', 'evt_cap_2', 'evt_cap_3', 'evt_cap_1']) {
@@ -40,20 +43,39 @@ describe('cai mock platform (built binary)', () => {
       verdicts.push(`${id} ${answer.status} ${answer.text.includes('"duplicate":true') ? 'duplicate' : 'new'}`);
     }
     // evt_cap_1 fell out when evt_cap_3 came in (capacity 2): its repeat is new again; evt_cap_2's is not.
-    expect(verdicts).toEqual(['evt_cap_1 202 new', 'evt_cap_2 202 new', 'evt_cap_2 202 duplicate', 'evt_cap_3 202 new', 'evt_cap_1 202 new']);
+    expect(verdicts).toEqual([
+      'evt_cap_1 202 new',
+      'evt_cap_2 202 new',
+      'evt_cap_2 202 duplicate',
+      'evt_cap_3 202 new',
+      'evt_cap_1 202 new',
+    ]);
     mock.child.kill('SIGTERM');
     expect(await mock.exited).toBe(0);
-    const refused = await spawnCli(['mock', 'platform', '--provider', 'acme', '--dedupe-capacity', '0'], { env: { CAI_SECRET: LIVE_SECRET } });
+    const refused = await spawnCli(['mock', 'platform', '--provider', 'acme', '--dedupe-capacity', '0'], {
+      env: { CAI_SECRET: LIVE_SECRET },
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^error: option '--dedupe-capacity <n>' argument '0' is invalid/);
   });
 
   it('streams NDJSON with --json: {"url"} first, then one object per request', async () => {
-    const mock = await startMockProcess(['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'], env);
+    const mock = await startMockProcess(
+      ['--json', 'mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET'],
+      env,
+    );
     expect(JSON.parse(mock.lines[0] as string)).toEqual({ url: mock.url });
     await post(mock.url, event({ event_id: 'evt_json_1' }));
     const line = await mock.waitForLine((l) => l.includes('evt_json_1'));
-    expect(JSON.parse(line)).toMatchObject({ interface: 'B', status: 202, verdict: 'accepted', event_id: 'evt_json_1', space: 'live', provider_code: 'acme', secret: 1 });
+    expect(JSON.parse(line)).toMatchObject({
+      interface: 'B',
+      status: 202,
+      verdict: 'accepted',
+      event_id: 'evt_json_1',
+      space: 'live',
+      provider_code: 'acme',
+      secret: 1,
+    });
     mock.child.kill('SIGTERM');
     expect(await mock.exited).toBe(0);
   });
@@ -66,7 +88,9 @@ describe('cai mock platform (built binary)', () => {
     await first.exited;
     expect(acknowledged.length).toBeGreaterThanOrEqual(150);
 
-    const stored = new Set((await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id));
+    const stored = new Set(
+      (await readMockLog(log)).records.filter((r) => r.verdict === 'accepted').map((r) => r.event_id),
+    );
     const lost = acknowledged.filter((id) => !stored.has(id));
     expect(lost).toEqual([]);
 
@@ -81,15 +105,27 @@ describe('cai mock platform (built binary)', () => {
   it('reports bad usage as error + hint with exit 2', async () => {
     const missing = await spawnCli(['mock', 'platform', '--secret-env', 'ACME_SECRET'], { env });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe("error: required option '--provider <code>' not specified\nhint: run 'cai mock platform --help' for its options and examples\n");
+    expect(missing.stderr).toBe(
+      "error: required option '--provider <code>' not specified\nhint: run 'cai mock platform --help' for its options and examples\n",
+    );
 
-    const fault = await spawnCli(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--break', 'nonsense'], { env });
+    const fault = await spawnCli(
+      ['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--break', 'nonsense'],
+      { env },
+    );
     expect(fault.code).toBe(2);
-    expect(fault.stderr.split('\n')[0]).toMatch(/^error: option '--break <fault>' argument 'nonsense' is invalid\. not a fault: 'cai mock platform --help' lists the \d+ faults$/);
+    expect(fault.stderr.split('\n')[0]).toMatch(
+      /^error: option '--break <fault>' argument 'nonsense' is invalid\. not a fault: 'cai mock platform --help' lists the \d+ faults$/,
+    );
 
-    const cidr = await spawnCli(['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--allow-origin', '10.0.0.0/40'], { env });
+    const cidr = await spawnCli(
+      ['mock', 'platform', '--provider', 'acme', '--secret-env', 'ACME_SECRET', '--allow-origin', '10.0.0.0/40'],
+      { env },
+    );
     expect(cidr.code).toBe(2);
-    expect(cidr.stderr.split('\n')[0]).toBe("error: option '--allow-origin <cidr>' argument '10.0.0.0/40' is invalid. expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.");
+    expect(cidr.stderr.split('\n')[0]).toBe(
+      "error: option '--allow-origin <cidr>' argument '10.0.0.0/40' is invalid. expected an address or CIDR block such as 203.0.113.0/24, 2001:db8::/32 or 127.0.0.1.",
+    );
 
     const noSecret = await spawnCli(['mock', 'platform', '--provider', 'acme']);
     expect(noSecret.code).toBe(2);

@@ -5,7 +5,11 @@ import { BIN, ROOT } from '../helpers/cli.js';
 /** Like `cai … | head -c 1`: the reader closes the pipe after the first bytes. */
 function runAndCloseEarly(argv: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -16,7 +20,10 @@ function runAndCloseEarly(argv: string[]): Promise<{ code: number | null; stderr
 
 describe('a reader that goes away (| head)', () => {
   it('cai sample --count stops quietly', async () => {
-    expect(await runAndCloseEarly(['sample', 'event', 'job.closed', '--count', '200000'])).toEqual({ code: 0, stderr: '' });
+    expect(await runAndCloseEarly(['sample', 'event', 'job.closed', '--count', '200000'])).toEqual({
+      code: 0,
+      stderr: '',
+    });
   });
 
   it('cai validate --json stops quietly', async () => {

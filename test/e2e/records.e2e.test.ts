@@ -11,7 +11,11 @@ describe('records through the built binary', () => {
       expect(sample.stderr).toBe('');
       const kind = words[0] as string;
       const validate = await spawnCli(['validate', kind, '--ndjson', '--strict'], { stdin: sample.stdout });
-      expect(validate).toEqual({ code: 0, stdout: '20 documents: 20 valid, 0 invalid (0 errors, 0 warnings)\n', stderr: '' });
+      expect(validate).toEqual({
+        code: 0,
+        stdout: '20 documents: 20 valid, 0 invalid (0 errors, 0 warnings)\n',
+        stderr: '',
+      });
     },
   );
 
@@ -19,14 +23,20 @@ describe('records through the built binary', () => {
     const result = await spawnCli(['validate'], { stdin: '{\n  "event": "job.closed",\n  "event_id": "a",\n}\n' });
     expect(result).toEqual({
       code: 1,
-      stdout: "<stdin>: invalid document\n  (document): not JSON: expected a property name in double quotes but found \"}\" at line 4, column 1\n1 document: 0 valid, 1 invalid (1 error, 0 warnings)\n",
+      stdout:
+        '<stdin>: invalid document\n  (document): not JSON: expected a property name in double quotes but found "}" at line 4, column 1\n1 document: 0 valid, 1 invalid (1 error, 0 warnings)\n',
       stderr: '',
     });
   });
 
   it('unreadable input: exit 2 with error and hint', async () => {
     const result = await spawnCli(['validate', 'no/such/file.json']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: document file no/such/file.json does not exist\nhint: check the path, or pass - to read from stdin\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: document file no/such/file.json does not exist\nhint: check the path, or pass - to read from stdin\n',
+    });
   });
 
   it('--json errors are one JSON document', async () => {
@@ -38,6 +48,13 @@ describe('records through the built binary', () => {
   it('cai schema --format openapi prints a document', async () => {
     const result = await spawnCli(['schema', '--format', 'openapi']);
     expect(result.code).toBe(0);
-    expect(Object.keys(JSON.parse(result.stdout) as object)).toEqual(['openapi', 'info', 'jsonSchemaDialect', 'tags', 'paths', 'components']);
+    expect(Object.keys(JSON.parse(result.stdout) as object)).toEqual([
+      'openapi',
+      'info',
+      'jsonSchemaDialect',
+      'tags',
+      'paths',
+      'components',
+    ]);
   });
 });

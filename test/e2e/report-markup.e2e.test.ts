@@ -20,11 +20,40 @@ const RAW = /[\uffff\ufffe\u009b\u202e\u001b]/;
 describe('a target that answers with U+FFFF, U+009B and U+202E', () => {
   it('gets a JUnit file that parses and an HTML page that shows them as text', async () => {
     // Accepts everything, so B-AUTH-001 (an unsigned event must get 401) fails and quotes the answer.
-    const server = await startScriptedServer([{ status: 200, headers: { 'content-type': 'text/plain', 'x-odd': 'a' }, body: 'ok \uffff \u009b[31m \u202egnp.exe \u001b[2J' }], { path: '/events' });
+    const server = await startScriptedServer(
+      [
+        {
+          status: 200,
+          headers: { 'content-type': 'text/plain', 'x-odd': 'a' },
+          body: 'ok \uffff \u009b[31m \u202egnp.exe \u001b[2J',
+        },
+      ],
+      { path: '/events' },
+    );
     try {
       const junit = join(dir, 'junit.xml');
       const html = join(dir, 'report.html');
-      const run = await spawnCli(['conformance', 'run', '--interface', 'B', '--target', server.url, '--provider', 'acme', '--only', 'B-AUTH-001', '--junit', junit, '--html', html, '--repro-dir', join(dir, 'repro')], { env: { CAI_SECRET: 'whsec_markup' } });
+      const run = await spawnCli(
+        [
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--target',
+          server.url,
+          '--provider',
+          'acme',
+          '--only',
+          'B-AUTH-001',
+          '--junit',
+          junit,
+          '--html',
+          html,
+          '--repro-dir',
+          join(dir, 'repro'),
+        ],
+        { env: { CAI_SECRET: 'whsec_markup' } },
+      );
       expect(run.code).toBe(1);
       const xml = readFileSync(junit, 'utf8');
       const errors: Error[] = [];

@@ -15,27 +15,39 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: no secret given and CAI_SECRET is not set\nhint: pass --secret-env NAME, --secret-file PATH or --secret VALUE, or set CAI_SECRET\n',
+      stderr:
+        'error: no secret given and CAI_SECRET is not set\nhint: pass --secret-env NAME, --secret-file PATH or --secret VALUE, or set CAI_SECRET\n',
     });
   });
 
   it('unreadable body file → 2', async () => {
-    const result = await spawnCli(['sign', '--body', join(dir, 'nope.json')], { env: { CAI_SECRET: 'whsec_e2e_secret' } });
+    const result = await spawnCli(['sign', '--body', join(dir, 'nope.json')], {
+      env: { CAI_SECRET: 'whsec_e2e_secret' },
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: body file ${join(dir, 'nope.json')} does not exist\nhint: check the path, or pass - to read from stdin\n`);
+    expect(result.stderr).toBe(
+      `error: body file ${join(dir, 'nope.json')} does not exist\nhint: check the path, or pass - to read from stdin\n`,
+    );
   });
 
   it('malformed signature → 1 with the reason', async () => {
-    const result = await spawnCli(['verify', '--body', bodyFile, '--timestamp', '1768469400', '--signature', 'md5=abc', '--now', '1768469400'], {
-      env: { CAI_SECRET: 'whsec_e2e_secret' },
-    });
+    const result = await spawnCli(
+      ['verify', '--body', bodyFile, '--timestamp', '1768469400', '--signature', 'md5=abc', '--now', '1768469400'],
+      {
+        env: { CAI_SECRET: 'whsec_e2e_secret' },
+      },
+    );
     expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe('invalid (malformed_signature): the signature is not "sha256=" followed by 64 lowercase hex characters');
+    expect(result.stdout.split('\n')[0]).toBe(
+      'invalid (malformed_signature): the signature is not "sha256=" followed by 64 lowercase hex characters',
+    );
     expect(result.stderr).toBe('');
   });
 
   it('bad timestamp option → 2, with commander naming the option', async () => {
-    const result = await spawnCli(['sign', '--body', bodyFile, '--timestamp', 'yesterday'], { env: { CAI_SECRET: 'whsec_e2e_secret' } });
+    const result = await spawnCli(['sign', '--body', bodyFile, '--timestamp', 'yesterday'], {
+      env: { CAI_SECRET: 'whsec_e2e_secret' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "error: option '--timestamp <seconds>' argument 'yesterday' is invalid. expected unix seconds, a whole number such as 1700000000.\nhint: run 'cai sign --help' for its options and examples\n",
@@ -45,7 +57,9 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
   it('unknown option → 2 with a suggestion', async () => {
     const result = await spawnCli(['verify', '--signatur', 'x']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("error: unknown option '--signatur' (did you mean --signature?)\nhint: run 'cai verify --help' for its options and examples\n");
+    expect(result.stderr).toBe(
+      "error: unknown option '--signatur' (did you mean --signature?)\nhint: run 'cai verify --help' for its options and examples\n",
+    );
   });
 
   it('--json errors are one JSON document on stdout', async () => {
@@ -66,8 +80,16 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     // One source for the version: package.json (issue #12); the spec version beside it.
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(await spawnCli(['--version'])).toEqual({ code: 0, stdout: `${version} (spec ${SPEC_VERSION})\n`, stderr: '' });
-    expect(await spawnCli(['sign', '--json', '-V'])).toEqual({ code: 0, stdout: `${JSON.stringify({ version, spec: '1.0' })}\n`, stderr: '' });
+    expect(await spawnCli(['--version'])).toEqual({
+      code: 0,
+      stdout: `${version} (spec ${SPEC_VERSION})\n`,
+      stderr: '',
+    });
+    expect(await spawnCli(['sign', '--json', '-V'])).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({ version, spec: '1.0' })}\n`,
+      stderr: '',
+    });
     const help = await spawnCli(['help', 'sign']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
@@ -77,7 +99,8 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     expect(await spawnCli(['mock'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: "error: cai mock needs a subcommand: platform, provider\nhint: run 'cai mock --help' for what each does\n",
+      stderr:
+        "error: cai mock needs a subcommand: platform, provider\nhint: run 'cai mock --help' for what each does\n",
     });
     expect((await spawnCli([])).stderr).toBe("error: cai needs a command\nhint: run 'cai --help' for the commands\n");
   });
@@ -85,7 +108,9 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
   it('a mistyped subcommand → 2, pointing at the group help', async () => {
     const result = await spawnCli(['mock', 'platfrom']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("error: unknown command 'platfrom' (did you mean platform?)\nhint: run 'cai mock --help' for its options and examples\n");
+    expect(result.stderr).toBe(
+      "error: unknown command 'platfrom' (did you mean platform?)\nhint: run 'cai mock --help' for its options and examples\n",
+    );
   });
 
   it('verify --example reproduces the shipped worked example', async () => {

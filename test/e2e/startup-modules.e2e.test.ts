@@ -24,7 +24,10 @@ loadChunk('cai.js').run(process.argv.slice(1), io).then(() => {
 `;
 
 async function loadedBy(argv: string[]): Promise<{ src: string[]; packages: string[] }> {
-  const result = await spawnProcess(process.execPath, ['-e', REPORTER, '--', ...argv], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  const result = await spawnProcess(process.execPath, ['-e', REPORTER, '--', ...argv], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   expect(result.stderr).toBe('');
   return JSON.parse(result.stdout) as { src: string[]; packages: string[] };
 }
@@ -63,7 +66,17 @@ describe('the modules a command loads (the built CLI)', () => {
   });
 
   it('cai verify: its own folder and the signing core, besides what every command loads', async () => {
-    const loaded = await loadedBy(['verify', '--body', 'fixtures/vectors.json', '--timestamp', '1700000000', '--signature', `sha256=${'0'.repeat(64)}`, '--now', '1700000000']);
+    const loaded = await loadedBy([
+      'verify',
+      '--body',
+      'fixtures/vectors.json',
+      '--timestamp',
+      '1700000000',
+      '--signature',
+      `sha256=${'0'.repeat(64)}`,
+      '--now',
+      '1700000000',
+    ]);
     const own = [
       'src/bounds.ts',
       'src/commands/options.ts',

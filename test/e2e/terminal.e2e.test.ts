@@ -15,7 +15,10 @@ function quote(word: string): string {
 }
 
 /** Runs `cai …` in a pseudo-terminal of `columns` columns; the terminal's output (stdout and stderr together). */
-async function inTerminal(argv: string[], options: { columns?: number; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number; output: string }> {
+async function inTerminal(
+  argv: string[],
+  options: { columns?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number; output: string }> {
   const command = `stty cols ${options.columns ?? 80} rows 50; exec ${quote(process.execPath)} ${quote(BIN)} ${argv.map(quote).join(' ')}`;
   const result = await spawnProcess('script', ['-q', '-e', '-c', command, '/dev/null'], {
     cwd: ROOT,
@@ -34,10 +37,18 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
     const screen = screenLines(output);
     expect(screen[0]).toBe('cai conformance: interface B, built-in reference receiver');
     expect(screen[1]).toMatch(/^ {2}http:\/\/127\.0\.0\.1:\d+\/events, clock offset \+0 s$/);
-    expect(screen.slice(2, 7)).toEqual(['', '- B-AUTH-016 skipped: optional: run it with --include origin', '- B-AUTH-022 skipped: optional: run it with --include origin', '- B-RATE-001 skipped: optional: run it with --include rate-limit', '']);
+    expect(screen.slice(2, 7)).toEqual([
+      '',
+      '- B-AUTH-016 skipped: optional: run it with --include origin',
+      '- B-AUTH-022 skipped: optional: run it with --include origin',
+      '- B-RATE-001 skipped: optional: run it with --include rate-limit',
+      '',
+    ]);
     expect(screen[7]).toMatch(/^84 passed, 0 failed, 3 skipped in [\d.]+ m?s$/);
     expect(screen[8]).toBe('0 warnings');
-    expect(screen.slice(9)).toEqual([expect.stringMatching(/^stateful phase: seed \d+ \(the same seed draws the same conversations\)$/)]);
+    expect(screen.slice(9)).toEqual([
+      expect.stringMatching(/^stateful phase: seed \d+ \(the same seed draws the same conversations\)$/),
+    ]);
   });
 
   it('conformance run --mock --interface A: nothing wider than 80', async () => {
@@ -48,7 +59,15 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
   });
 
   it('a failing run: each failure in detail with a short reproduction, fitted to 80 columns', async () => {
-    const { code, output } = await inTerminal(['conformance', 'run', '--mock', '--interface', 'B', '--break', 'no-dedupe']);
+    const { code, output } = await inTerminal([
+      'conformance',
+      'run',
+      '--mock',
+      '--interface',
+      'B',
+      '--break',
+      'no-dedupe',
+    ]);
     expect(code).toBe(1);
     expect(widestLine(output)).toBeLessThanOrEqual(80);
     const screen = screenLines(output);
@@ -61,12 +80,17 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
   it('a send to a dead local port: exit 3 at once, the error and the hint wrapped to 80 columns', async () => {
     const dead = `http://127.0.0.1:${await deadLoopbackPort()}`;
     const url = `${dead}/events`;
-    const { code, output } = await inTerminal(['send-event', '--to', url, '--provider', 'acme', '--sample'], { env: { CAI_SECRET: 'whsec_test' } });
+    const { code, output } = await inTerminal(['send-event', '--to', url, '--provider', 'acme', '--sample'], {
+      env: { CAI_SECRET: 'whsec_test' },
+    });
     expect(code).toBe(3);
     expect(widestLine(output)).toBeLessThanOrEqual(80);
     const screen = screenLines(output);
     const error = screen.findIndex((line) => line.startsWith('error: '));
-    expect(screen.slice(error, error + 2)).toEqual([`error: nothing listens at ${dead}: the connection was refused`, '       (ECONNREFUSED)']);
+    expect(screen.slice(error, error + 2)).toEqual([
+      `error: nothing listens at ${dead}: the connection was refused`,
+      '       (ECONNREFUSED)',
+    ]);
     expect(screen[error + 2]).toBe('hint: is the receiver running, and on the port of the URL? (cai mock');
   });
 
@@ -78,6 +102,11 @@ describe.skipIf(!hasScript)('cai in a pseudo-terminal of 80 columns (built binar
     const plain = await inTerminal(argv, { env: { NO_COLOR: '', FORCE_COLOR: '0' } });
     expect(plain.code).toBe(0);
     expect(plain.output.replace(/\r|\x1b\[K/g, '')).not.toContain('\x1b[');
-    expect(screenLines(plain.output)).toContain('1 passed, 0 failed, 0 skipped in ' + screenLines(plain.output).find((line) => line.startsWith('1 passed'))?.split(' in ')[1]);
+    expect(screenLines(plain.output)).toContain(
+      '1 passed, 0 failed, 0 skipped in ' +
+        screenLines(plain.output)
+          .find((line) => line.startsWith('1 passed'))
+          ?.split(' in ')[1],
+    );
   });
 });

@@ -4,7 +4,13 @@ import { CORPUS_KINDS, corpusLabels, type Label } from '../helpers/corpus.js';
 
 interface JsonReport {
   valid: boolean;
-  documents: { source: string; kind: string; valid: boolean; errors: { path: string; code: string }[]; warnings: { path: string; code: string }[] }[];
+  documents: {
+    source: string;
+    kind: string;
+    valid: boolean;
+    errors: { path: string; code: string }[];
+    warnings: { path: string; code: string }[];
+  }[];
 }
 
 const labels = corpusLabels();
@@ -27,7 +33,12 @@ describe('the labelled fixture corpus through the built binary', () => {
     expect(report.documents.map((d) => d.source)).toEqual(mine.map((label) => label.file));
     mine.forEach((label: Label, index) => {
       const document = report.documents[index];
-      const seen = { file: label.file, valid: document?.valid, errors: document?.errors.map(({ path, code }) => ({ path, code })), warnings: document?.warnings.map(({ path, code }) => ({ path, code })) };
+      const seen = {
+        file: label.file,
+        valid: document?.valid,
+        errors: document?.errors.map(({ path, code }) => ({ path, code })),
+        warnings: document?.warnings.map(({ path, code }) => ({ path, code })),
+      };
       expect(seen).toEqual({
         file: label.file,
         valid: label.valid,

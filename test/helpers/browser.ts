@@ -5,7 +5,14 @@
  */
 import { describe } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { chromiumMissing, launchChromium, watchPage, type LaunchedChromium, type LaunchOptions, type WatchedPage } from './chromium.mjs';
+import {
+  chromiumMissing,
+  launchChromium,
+  watchPage,
+  type LaunchedChromium,
+  type LaunchOptions,
+  type WatchedPage,
+} from './chromium.mjs';
 
 export type { WatchedPage } from './chromium.mjs';
 

@@ -32,14 +32,19 @@ export interface FakeIo extends Io {
   interruptListeners(): number;
 }
 
-export function fakeIo(options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer | Readable; cwd?: string; now?: number } = {}): FakeIo {
+export function fakeIo(
+  options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer | Readable; cwd?: string; now?: number } = {},
+): FakeIo {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const stdin = options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const stdin =
+    options.stdin instanceof Readable
+      ? options.stdin
+      : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const listeners = new Set<(signal: NodeJS.Signals) => void>();
   let interrupted = false;
   return {
@@ -75,7 +80,10 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
 }
 
 /** Spawns the built binary (for end-to-end tests): `npm test` builds first. */
-export function spawnCli(argv: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer; cwd?: string } = {}): Promise<CliResult> {
+export function spawnCli(
+  argv: string[],
+  options: { env?: NodeJS.ProcessEnv; stdin?: string | Buffer; cwd?: string } = {},
+): Promise<CliResult> {
   return spawnProcess(process.execPath, [BIN, ...argv], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...(options.env ?? {}) },
@@ -84,7 +92,11 @@ export function spawnCli(argv: string[], options: { env?: NodeJS.ProcessEnv; std
 }
 
 /** Spawns any program and collects its exit code, stdout and stderr (stdin is given, or empty). */
-export function spawnProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | Buffer }): Promise<CliResult> {
+export function spawnProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | Buffer },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -20,13 +20,19 @@ export function corpusLabels(): Label[] {
   const labels: Label[] = [];
   for (const kind of CORPUS_KINDS) {
     for (const validity of ['valid', 'invalid'] as const) {
-      for (const name of readdirSync(join(CORPUS, kind, validity)).filter((n) => n.endsWith('.json')).sort()) {
+      for (const name of readdirSync(join(CORPUS, kind, validity))
+        .filter((n) => n.endsWith('.json'))
+        .sort()) {
         const file = `fixtures/corpus/${kind}/${validity}/${name}`;
         const parts = name.replace(/\.json$/, '').split('--');
         const labelled = validity === 'invalid' ? parts : parts[0] === 'warns' ? parts.slice(1) : undefined;
         if (labelled && labelled.length < 3) throw new Error(`corpus file ${file} is not labelled PATH--CODE--NAME`);
         const label: Label = { file, kind, valid: validity === 'valid' };
-        if (labelled) label.issue = { path: labelled[0] === 'document' ? '' : (labelled[0] as string), code: labelled[1] as string };
+        if (labelled)
+          label.issue = {
+            path: labelled[0] === 'document' ? '' : (labelled[0] as string),
+            code: labelled[1] as string,
+          };
         labels.push(label);
       }
     }

@@ -19,10 +19,12 @@ interface DocumentLike {
 export function cells(page: Page, selector: string, withId = false): Promise<string[][]> {
   return page.evaluate(
     ({ selector, withId }) =>
-      Array.from((globalThis as unknown as { document: DocumentLike }).document.querySelectorAll(selector)).map((row) => [
-        ...(withId ? [row.getAttribute('data-id') ?? ''] : []),
-        ...Array.from(row.children).map((cell) => cell.textContent ?? ''),
-      ]),
+      Array.from((globalThis as unknown as { document: DocumentLike }).document.querySelectorAll(selector)).map(
+        (row) => [
+          ...(withId ? [row.getAttribute('data-id') ?? ''] : []),
+          ...Array.from(row.children).map((cell) => cell.textContent ?? ''),
+        ],
+      ),
     { selector, withId },
   );
 }

@@ -50,7 +50,8 @@ export async function post(url: string, document: unknown, options: PostOptions 
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-cai-timestamp': timestamp };
   if (options.provider !== null) headers['x-cai-provider'] = options.provider ?? 'acme';
-  if (options.secret !== null) headers['x-cai-signature'] = sign(options.secret ?? LIVE_SECRET, options.signAs ?? timestamp, body);
+  if (options.secret !== null)
+    headers['x-cai-signature'] = sign(options.secret ?? LIVE_SECRET, options.signAs ?? timestamp, body);
   // A stream has no length to declare: undici sends it chunked.
   const sent = options.chunked ? Readable.from([body]) : body;
   const response = await request(url, { method: 'POST', headers: { ...headers, ...options.headers }, body: sent });
@@ -65,7 +66,10 @@ export async function post(url: string, document: unknown, options: PostOptions 
 }
 
 /** The signing headers (§5) for `body`, as raw header lines; `timestamp` defaults to now. */
-export function signedHeaderLines(body: Buffer | string, options: { secret?: string; provider?: string; timestamp?: number } = {}): string {
+export function signedHeaderLines(
+  body: Buffer | string,
+  options: { secret?: string; provider?: string; timestamp?: number } = {},
+): string {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const provider = options.provider === undefined ? 'acme' : options.provider;
   return `X-CAI-Provider: ${provider}\r\nX-CAI-Timestamp: ${timestamp}\r\nX-CAI-Signature: ${sign(options.secret ?? LIVE_SECRET, timestamp, body)}\r\n`;
@@ -85,7 +89,11 @@ export interface RawAnswer {
  * until the server closes the connection (or `waitMs` passes: then `closed` is false). Write errors (the server
  * closed first) are part of the game.
  */
-export function rawExchange(port: number, parts: readonly (string | Buffer)[], options: { gapMs?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  parts: readonly (string | Buffer)[],
+  options: { gapMs?: number; waitMs?: number } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';

@@ -26,7 +26,10 @@ export function writeEventLog(path: string, count: number, prefix = 'evt_'): num
     event: 'job.closed',
     headers: { 'x-cai-provider': 'acme', 'content-type': 'application/json' },
   };
-  const parts = recordLine(head, Buffer.from(`{"event":"job.closed","event_id":"${PLACEHOLDER}","outcome":"no_answer"}`)).split(PLACEHOLDER);
+  const parts = recordLine(
+    head,
+    Buffer.from(`{"event":"job.closed","event_id":"${PLACEHOLDER}","outcome":"no_answer"}`),
+  ).split(PLACEHOLDER);
   const fd = openSync(path, 'w');
   let written = 0;
   try {

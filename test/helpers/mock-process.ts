@@ -25,9 +25,16 @@ export function stopAllMockProcesses(): void {
  * Starts `cai ARGS`; with `prefix`, through it: `['bash', '-c', 'ulimit -S -f 8 && exec "$0" "$@"']` runs the
  * mock under that limit (the node command and its arguments follow the prefix).
  */
-export async function startMockProcess(args: string[], env: NodeJS.ProcessEnv = {}, prefix: string[] = []): Promise<MockProcess> {
+export async function startMockProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  prefix: string[] = [],
+): Promise<MockProcess> {
   const command = [...prefix, process.execPath, BIN, ...args];
-  const child = spawn(command[0] as string, command.slice(1), { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1', ...env } });
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+  });
   started.add(child);
   child.on('close', () => started.delete(child));
   const lines: string[] = [];
@@ -42,10 +49,12 @@ export async function startMockProcess(args: string[], env: NodeJS.ProcessEnv = 
     waiters.forEach((wake) => wake());
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    waiters.forEach((wake) => wake());
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      waiters.forEach((wake) => wake());
+      resolve(code);
+    }),
+  );
   let done = false;
   void exited.then(() => (done = true));
   const waitForLine = (test: (line: string) => boolean) =>
@@ -95,7 +104,11 @@ process.on('SIGTERM', () => mock.close().then(() => process.exit(0)));
  * Starts `startMockPlatform(options)` (or the provider) in a child process; `fileSizeBlocks` caps the size of
  * any file it writes (`ulimit -f`, 1 KiB blocks: a disk that is full past that size).
  */
-export async function startLibraryMock(kind: 'platform' | 'provider', options: object, limits: { fileSizeBlocks?: number } = {}): Promise<LibraryMock> {
+export async function startLibraryMock(
+  kind: 'platform' | 'provider',
+  options: object,
+  limits: { fileSizeBlocks?: number } = {},
+): Promise<LibraryMock> {
   const node = [process.execPath, '--input-type=module', '-e', LIBRARY_MOCK, kind, JSON.stringify(options)];
   const child =
     limits.fileSizeBlocks === undefined

@@ -2,7 +2,13 @@
  * A real HTTP(S) server on 127.0.0.1:0 that answers from a script, one entry per request (the last one
  * repeats), and records every request it received with its exact body bytes. Stopped by the test.
  */
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +48,10 @@ export const TLS_FIXTURE = {
   key: readFileSync(`${TLS_DIR}server.key`),
 };
 
-export async function startScriptedServer(script: Script, options: { tls?: HttpsOptions; path?: string } = {}): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  script: Script,
+  options: { tls?: HttpsOptions; path?: string } = {},
+): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
@@ -59,10 +68,19 @@ export async function startScriptedServer(script: Script, options: { tls?: Https
       };
       const index = requests.length;
       requests.push(recorded);
-      const answer = typeof script === 'function' ? script(recorded, index) : (script[Math.min(index, script.length - 1)] as ScriptedAnswer);
+      const answer =
+        typeof script === 'function'
+          ? script(recorded, index)
+          : (script[Math.min(index, script.length - 1)] as ScriptedAnswer);
       const send = () => {
-        const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-        const headers: Record<string, string> = { ...(answer.body !== undefined && typeof answer.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...answer.headers };
+        const body =
+          answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+        const headers: Record<string, string> = {
+          ...(answer.body !== undefined && typeof answer.body !== 'string'
+            ? { 'content-type': 'application/json' }
+            : {}),
+          ...answer.headers,
+        };
         res.writeHead(answer.status, headers);
         res.end(body);
       };

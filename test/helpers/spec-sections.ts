@@ -34,5 +34,8 @@ export function parseSpecSections(markdown: string): string[] {
 export function loadSpecSections(): { sections: Set<string>; source: string } {
   const spec = SPEC_PATHS.find((path) => existsSync(path));
   if (spec) return { sections: new Set(parseSpecSections(readFileSync(spec, 'utf8'))), source: spec };
-  return { sections: new Set(JSON.parse(readFileSync(COMMITTED_SECTIONS, 'utf8')) as string[]), source: COMMITTED_SECTIONS };
+  return {
+    sections: new Set(JSON.parse(readFileSync(COMMITTED_SECTIONS, 'utf8')) as string[]),
+    source: COMMITTED_SECTIONS,
+  };
 }

@@ -18,11 +18,28 @@ function random(seed) {
 
 /** `{ days, branches, jobsPerDay, start (ISO day), seed }` → NDJSON text (one record a line). */
 export function syntheticLog(options = {}) {
-  const { days = 14, branches = ['BR-001', 'BR-002', 'BR-003'], jobsPerDay = 12, start = '2026-11-02', seed = 7 } = options;
+  const {
+    days = 14,
+    branches = ['BR-001', 'BR-002', 'BR-003'],
+    jobsPerDay = 12,
+    start = '2026-11-02',
+    seed = 7,
+  } = options;
   const next = random(seed);
   const lines = [];
   const record = (at, fields, document) =>
-    lines.push(JSON.stringify({ v: 1, received_at: new Date(at).toISOString(), space: 'live', status: 202, verdict: 'accepted', provider_code: 'acme', ...fields, document }));
+    lines.push(
+      JSON.stringify({
+        v: 1,
+        received_at: new Date(at).toISOString(),
+        space: 'live',
+        status: 202,
+        verdict: 'accepted',
+        provider_code: 'acme',
+        ...fields,
+        document,
+      }),
+    );
   let n = 0;
   for (let day = 0; day < days; day++) {
     const dayStart = Date.parse(`${start}T00:00:00Z`) + day * 86_400_000;
@@ -32,7 +49,11 @@ export function syntheticLog(options = {}) {
       const lead = `L${n}`;
       const branch = branches[Math.floor(next() * branches.length)];
       const jobAt = dayStart + Math.floor((8 + next() * 10) * 3_600_000);
-      record(jobAt, { interface: 'A', kind: 'job', event_id: `job-${lead}`, lead_id: lead, branch_code: branch }, { lead_id: lead, event_id: `job-${lead}`, branch_code: branch });
+      record(
+        jobAt,
+        { interface: 'A', kind: 'job', event_id: `job-${lead}`, lead_id: lead, branch_code: branch },
+        { lead_id: lead, event_id: `job-${lead}`, branch_code: branch },
+      );
       const roll = next();
       if (roll < 0.08) continue; // never contacted
       const delay = roll < 0.7 ? 20 + next() * 270 : roll < 0.9 ? 300 + next() * 1200 : 1800 + next() * 7200;
@@ -41,7 +62,11 @@ export function syntheticLog(options = {}) {
       const event = (type, extra) => {
         events++;
         const eventId = `e-${lead}-${events}`;
-        record(at + 1500, { interface: 'B', kind: 'event', event_id: eventId, event: type, lead_id: lead }, { event: type, event_id: eventId, occurred_at: new Date(at).toISOString(), lead_id: lead, ...extra });
+        record(
+          at + 1500,
+          { interface: 'B', kind: 'event', event_id: eventId, event: type, lead_id: lead },
+          { event: type, event_id: eventId, occurred_at: new Date(at).toISOString(), lead_id: lead, ...extra },
+        );
       };
       event('conversation.message', { direction: 'outbound' });
       if (next() < 0.6) {

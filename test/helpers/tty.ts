@@ -17,7 +17,10 @@ export interface TtyOptions {
 
 export function ttyIo(options: TtyOptions): FakeIo {
   const io = fakeIo({ env: options.env, cwd: options.cwd });
-  for (const [stream, on] of [[io.stdout, options.stdout ?? true], [io.stderr, options.stderr ?? true]] as const) {
+  for (const [stream, on] of [
+    [io.stdout, options.stdout ?? true],
+    [io.stderr, options.stderr ?? true],
+  ] as const) {
     if (!on) continue;
     Object.assign(stream, { isTTY: true, columns: options.columns });
   }
@@ -40,5 +43,11 @@ export function screenLines(text: string): string[] {
 
 /** The widest thing ever drawn on one line, redraws included. */
 export function widestLine(text: string): number {
-  return Math.max(0, ...text.split('\n').flatMap((line) => line.split('\r')).map((segment) => visibleWidth(segment)));
+  return Math.max(
+    0,
+    ...text
+      .split('\n')
+      .flatMap((line) => line.split('\r'))
+      .map((segment) => visibleWidth(segment)),
+  );
 }

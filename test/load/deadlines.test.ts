@@ -57,7 +57,9 @@ describe('the load client: a total deadline per request', () => {
     const url = await tricklingServer(50);
     const pool = new WirePool({ url, timeoutMs: 400 });
     pools.push(pool);
-    const outcome = await new Promise<WireAnswer | string>((resolve) => pool.send('content-type: application/json\r\n', '{}', { answered: resolve, failed: resolve }));
+    const outcome = await new Promise<WireAnswer | string>((resolve) =>
+      pool.send('content-type: application/json\r\n', '{}', { answered: resolve, failed: resolve }),
+    );
     expect(outcome).toBe('timeout');
   });
 });
@@ -66,28 +68,48 @@ describe('cai load against a receiver that trickles its answer', () => {
   it('ends by itself within duration + timeout + 10 s, every request failed by its deadline', async () => {
     const url = await tricklingServer(500);
     const boundMs = 1_000 + 1_000 + 10_000;
-    const result = await new Promise<{ code: number | null; killed: boolean; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, '--json', 'load', '--to', url.href, '--provider', 'acme', '--rate', '5/s', '--duration', '1s', '--timeout', '1s'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH, NO_COLOR: '1', CAI_SECRET: 'whsec_trickle' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      let killed = false;
-      // The contract's bound, not a measure of speed: past it the run is stopped and the test fails.
-      const guard = setTimeout(() => {
-        killed = true;
-        child.kill('SIGKILL');
-      }, boundMs);
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(guard);
-        resolve({ code, killed, stdout, stderr });
-      });
-    });
+    const result = await new Promise<{ code: number | null; killed: boolean; stdout: string; stderr: string }>(
+      (resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [
+            BIN,
+            '--json',
+            'load',
+            '--to',
+            url.href,
+            '--provider',
+            'acme',
+            '--rate',
+            '5/s',
+            '--duration',
+            '1s',
+            '--timeout',
+            '1s',
+          ],
+          {
+            cwd: ROOT,
+            env: { PATH: process.env.PATH, NO_COLOR: '1', CAI_SECRET: 'whsec_trickle' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stdout = '';
+        let stderr = '';
+        let killed = false;
+        // The contract's bound, not a measure of speed: past it the run is stopped and the test fails.
+        const guard = setTimeout(() => {
+          killed = true;
+          child.kill('SIGKILL');
+        }, boundMs);
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          clearTimeout(guard);
+          resolve({ code, killed, stdout, stderr });
+        });
+      },
+    );
     expect(result.killed, result.stderr).toBe(false);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as LoadReport;

@@ -4,7 +4,17 @@
  * templating (which would otherwise send `{{$processEnvironment.CAI_SECRET}}` to the target); and `--force`
  * replaces a symlink planted at an output file rather than writing through it.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -16,31 +26,60 @@ const PASSWORD = 'hunter2-url-password';
 const dir = mkdtempSync(join(tmpdir(), 'cai-export-hardening-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const exportTo = (out: string, ...args: string[]) => spawnCli(['load', 'export', '--engine', 'artillery', '--out', out, ...args], { env: { CAI_SECRET: SECRET } });
-const filesOf = (out: string) => readdirSync(out).map((name) => ({ name, text: readFileSync(join(out, name), 'utf8') }));
+const exportTo = (out: string, ...args: string[]) =>
+  spawnCli(['load', 'export', '--engine', 'artillery', '--out', out, ...args], { env: { CAI_SECRET: SECRET } });
+const filesOf = (out: string) =>
+  readdirSync(out).map((name) => ({ name, text: readFileSync(join(out, name), 'utf8') }));
 
 describe('cai load export: credentials in a URL', () => {
   it('are stripped with a warning, and written to no file (yml, processor, README, package.json)', async () => {
     const out = join(dir, 'credentials');
-    const result = await exportTo(out, '--to', `https://load-user:${PASSWORD}@platform.example/cai/events`, '--provider', 'acme');
+    const result = await exportTo(
+      out,
+      '--to',
+      `https://load-user:${PASSWORD}@platform.example/cai/events`,
+      '--provider',
+      'acme',
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('warning: --to holds credentials (user:password@): they are left out of the project, which sends no credential but the signature\n');
+    expect(result.stderr).toBe(
+      'warning: --to holds credentials (user:password@): they are left out of the project, which sends no credential but the signature\n',
+    );
     expect(result.stdout).not.toContain(PASSWORD);
     const files = filesOf(out);
-    expect(files.map((file) => file.name).sort()).toEqual(['README.md', 'cai-load.yml', 'cai-processor.cjs', 'package.json']);
+    expect(files.map((file) => file.name).sort()).toEqual([
+      'README.md',
+      'cai-load.yml',
+      'cai-processor.cjs',
+      'package.json',
+    ]);
     for (const file of files) {
       expect(file.text, file.name).not.toContain(PASSWORD);
       expect(file.text, file.name).not.toContain('load-user');
       expect(file.text, file.name).not.toContain(SECRET);
     }
-    expect(parse(files.find((file) => file.name === 'cai-load.yml')?.text ?? '').config.target).toBe('https://platform.example');
+    expect(parse(files.find((file) => file.name === 'cai-load.yml')?.text ?? '').config.target).toBe(
+      'https://platform.example',
+    );
   });
 
   it('in the callback URL of Interface A too', async () => {
     const out = join(dir, 'callback-credentials');
-    const result = await exportTo(out, '--interface', 'A', '--to', 'https://provider.example/cai', '--source', 'platform', '--callback-url', `https://cb:${PASSWORD}@platform.example/events`);
+    const result = await exportTo(
+      out,
+      '--interface',
+      'A',
+      '--to',
+      'https://provider.example/cai',
+      '--source',
+      'platform',
+      '--callback-url',
+      `https://cb:${PASSWORD}@platform.example/events`,
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('warning: --callback-url holds credentials (user:password@): they are left out of the project');
+    expect(result.stderr).toContain(
+      'warning: --callback-url holds credentials (user:password@): they are left out of the project',
+    );
     for (const file of filesOf(out)) expect(file.text, file.name).not.toContain(PASSWORD);
     expect(readFileSync(join(out, 'cai-processor.cjs'), 'utf8')).toContain('https://platform.example/events');
   });
@@ -49,23 +88,40 @@ describe('cai load export: credentials in a URL', () => {
 describe("cai load export: Artillery's templating", () => {
   it('sends no {{ }} of the user to Artillery: the URL is percent-encoded, and it parses back to the same address', async () => {
     const out = join(dir, 'templating');
-    const to = 'http://127.0.0.1:9/cai/{{$processEnvironment.CAI_SECRET}}/events?key={{$processEnvironment.CAI_SECRET}}';
+    const to =
+      'http://127.0.0.1:9/cai/{{$processEnvironment.CAI_SECRET}}/events?key={{$processEnvironment.CAI_SECRET}}';
     const result = await exportTo(out, '--to', to, '--provider', 'acme');
     expect(result.code, result.stderr).toBe(0);
     const yaml = readFileSync(join(out, 'cai-load.yml'), 'utf8');
     expect(yaml).not.toContain('{{');
     const script = parse(yaml) as { config: { target: string }; scenarios: { flow: { post: { url: string } }[] }[] };
     const url = script.scenarios[0]?.flow[0]?.post.url ?? '';
-    expect(url).toBe('/cai/%7B%7B$processEnvironment.CAI_SECRET%7D%7D/events?key=%7B%7B$processEnvironment.CAI_SECRET%7D%7D');
+    expect(url).toBe(
+      '/cai/%7B%7B$processEnvironment.CAI_SECRET%7D%7D/events?key=%7B%7B$processEnvironment.CAI_SECRET%7D%7D',
+    );
     expect(decodeURIComponent(new URL(url, script.config.target).href)).toBe(to);
     for (const file of filesOf(out)) expect(file.text, file.name).not.toContain('{{$processEnvironment');
   });
 
   it('refuses a header value or a host Artillery would template, naming the option (exit 2)', async () => {
-    const provider = await exportTo(join(dir, 'provider'), '--to', 'http://127.0.0.1:9/events', '--provider', '{{$processEnvironment.CAI_SECRET}}');
+    const provider = await exportTo(
+      join(dir, 'provider'),
+      '--to',
+      'http://127.0.0.1:9/events',
+      '--provider',
+      '{{$processEnvironment.CAI_SECRET}}',
+    );
     expect(provider.code).toBe(2);
-    expect(provider.stderr).toBe("error: --provider holds '{{', which Artillery would read as a template (its value would be sent instead)\nhint: pass the provider code as the receiver knows it, without '{{'\n");
-    const host = await exportTo(join(dir, 'host'), '--to', 'http://a{{$processEnvironment.CAI_SECRET}}.example/events', '--provider', 'acme');
+    expect(provider.stderr).toBe(
+      "error: --provider holds '{{', which Artillery would read as a template (its value would be sent instead)\nhint: pass the provider code as the receiver knows it, without '{{'\n",
+    );
+    const host = await exportTo(
+      join(dir, 'host'),
+      '--to',
+      'http://a{{$processEnvironment.CAI_SECRET}}.example/events',
+      '--provider',
+      'acme',
+    );
     expect(host.code).toBe(2);
     expect(host.stderr).toMatch(/^error: --to holds '\{\{' in its host, which Artillery would read as a template/);
     expect(existsSync(join(dir, 'provider'))).toBe(false);
@@ -76,7 +132,10 @@ describe("cai load export: Artillery's templating", () => {
     const to = "http://127.0.0.1:9/cai/ev'ents\":x y?z='1'&w=\u2028&v=a: b #c: d";
     const result = await exportTo(out, '--to', to, '--provider', 'acme');
     expect(result.code, result.stderr).toBe(0);
-    const script = parse(readFileSync(join(out, 'cai-load.yml'), 'utf8')) as { config: { target: string; processor: string }; scenarios: { flow: { post: { url: string } }[] }[] };
+    const script = parse(readFileSync(join(out, 'cai-load.yml'), 'utf8')) as {
+      config: { target: string; processor: string };
+      scenarios: { flow: { post: { url: string } }[] }[];
+    };
     expect(script.config.processor).toBe('./cai-processor.cjs');
     const url = script.scenarios[0]?.flow[0]?.post.url ?? '';
     // The fragment never goes on the wire: it is left out.

@@ -32,8 +32,27 @@ function load(url: string, ...flags: string[]) {
 describe('cai load against a correct receiver', () => {
   it('passes its thresholds; every request counted, every repeat confirmed, event_ids unique across two processes', async () => {
     const target = await receiver('correct', SECRET);
-    const flags = ['--rate', '40/s', '--duration', '2s', '--repeat', '20%', '--mix', 'conversation.message=80,job.closed=20', '--json'];
-    const thresholds = ['--threshold', 'http_req_duration: p(99)<10000', '--threshold', 'rate(status=5xx) < 0.005', '--threshold', 'status=401 == 0', '--threshold', 'repeats_unrecognised: count == 0'];
+    const flags = [
+      '--rate',
+      '40/s',
+      '--duration',
+      '2s',
+      '--repeat',
+      '20%',
+      '--mix',
+      'conversation.message=80,job.closed=20',
+      '--json',
+    ];
+    const thresholds = [
+      '--threshold',
+      'http_req_duration: p(99)<10000',
+      '--threshold',
+      'rate(status=5xx) < 0.005',
+      '--threshold',
+      'status=401 == 0',
+      '--threshold',
+      'repeats_unrecognised: count == 0',
+    ];
     // Two processes at once against one receiver: a shared event_id would come back as a duplicate nobody repeated.
     const [first, second] = await Promise.all([load(target.url, ...flags, ...thresholds), load(target.url, ...flags)]);
     expect(first.stderr).toBe(`cai load: ${target.url}: 40/s for 2 s\n`);
@@ -58,15 +77,27 @@ describe('cai load against a correct receiver', () => {
     expect(target.badSignatures).toBe(0);
     expect(target.duplicates).toBe(reports.reduce((sum, run) => sum + run.duplicatesConfirmed, 0));
     expect(new Set(target.ids).size).toBe(target.ids.length);
-    expect(target.ids.length).toBe(reports.reduce((sum, run) => sum + run.requests.sent - run.duplicates.repeatsSent, 0));
+    expect(target.ids.length).toBe(
+      reports.reduce((sum, run) => sum + run.requests.sent - run.duplicates.repeatsSent, 0),
+    );
     expect(target.ids.every((id) => /^evt_[0-9a-f]{16}_[0-9a-z]+$/.test(id))).toBe(true);
   });
 
   it('prints the thresholds ✓/✗ and the counts per status as a summary on stdout', async () => {
     const target = await receiver('correct', SECRET);
-    const result = await load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<10000');
+    const result = await load(
+      target.url,
+      '--rate',
+      '20/s',
+      '--duration',
+      '1s',
+      '--threshold',
+      'http_req_duration: p(99)<10000',
+    );
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^cai load: interface B, http:\/\/127\.0\.0\.1:\d+\/events\n\nthresholds\n {2}✓ http_req_duration: p\(99\)<10000 {2}p\(99\)=/);
+    expect(result.stdout).toMatch(
+      /^cai load: interface B, http:\/\/127\.0\.0\.1:\d+\/events\n\nthresholds\n {2}✓ http_req_duration: p\(99\)<10000 {2}p\(99\)=/,
+    );
     expect(result.stdout).toMatch(/\nrequests +\d+ sent of 20 planned, \d+ answered, 0 failed/);
     expect(result.stdout).toMatch(/│ 202 +│ \d+ +│ 100\.0 % │/);
     expect(result.stdout).toMatch(/\n1 threshold: 1 passed, 0 failed\n$/);
@@ -79,7 +110,18 @@ describe('cai load against broken receivers', () => {
     const [result, capped] = await Promise.all([
       load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<100'),
       // Two connections at 300 ms an answer carry about 7 requests a second of the 20 due.
-      load(target.url, '--rate', '20/s', '--duration', '1s', '--connections', '2', '--threshold', 'dropped_iterations: count == 0', '--json'),
+      load(
+        target.url,
+        '--rate',
+        '20/s',
+        '--duration',
+        '1s',
+        '--connections',
+        '2',
+        '--threshold',
+        'dropped_iterations: count == 0',
+        '--json',
+      ),
     ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✗ http_req_duration: p\(99\)<100 {2}p\(99\)=\d{3} ms/);
@@ -93,7 +135,16 @@ describe('cai load against broken receivers', () => {
 
   it('fails the 5xx threshold against a 503-ing receiver (exit 1)', async () => {
     const target = await receiver('503', SECRET);
-    const result = await load(target.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'rate(status=5xx) < 0.005', '--json');
+    const result = await load(
+      target.url,
+      '--rate',
+      '20/s',
+      '--duration',
+      '1s',
+      '--threshold',
+      'rate(status=5xx) < 0.005',
+      '--json',
+    );
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as LoadReport;
     expect(report.statuses).toEqual({ '503': report.requests.sent });
@@ -106,7 +157,16 @@ describe('cai load against broken receivers', () => {
     // could each see only the other half.
     const [lenientTarget, strictTarget] = [await receiver('429', SECRET), await receiver('429', SECRET)];
     const [lenient, strict] = await Promise.all([
-      load(lenientTarget.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'http_req_duration: p(99)<10000', '--json'),
+      load(
+        lenientTarget.url,
+        '--rate',
+        '20/s',
+        '--duration',
+        '1s',
+        '--threshold',
+        'http_req_duration: p(99)<10000',
+        '--json',
+      ),
       load(strictTarget.url, '--rate', '20/s', '--duration', '1s', '--threshold', 'rate(status=429) == 0'),
     ]);
     expect(lenient.code).toBe(0);
@@ -122,7 +182,9 @@ describe('cai load --mock', () => {
   it('loads the reference receiver in process and meets the §8 presets', async () => {
     const result = await spawnCli(['load', '--mock', '--rate', '30/s', '--duration', '1s', '--slo', 'spec', '--json']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^note: --slo spec sends 5% repeats to check that no event is lost \(set --repeat to change it\)\ncai load: http:\/\/127\.0\.0\.1:\d+\/events: 30\/s for 1 s\n$/);
+    expect(result.stderr).toMatch(
+      /^note: --slo spec sends 5% repeats to check that no event is lost \(set --repeat to change it\)\ncai load: http:\/\/127\.0\.0\.1:\d+\/events: 30\/s for 1 s\n$/,
+    );
     const report = JSON.parse(result.stdout) as LoadReport;
     expect(report.mock).toBe(true);
     expect(report.ok).toBe(true);
@@ -139,10 +201,31 @@ describe('cai load --mock', () => {
   });
 
   it('times the first callbacks of Interface A against the scaled first-contact target', async () => {
-    const result = await spawnCli(['load', '--interface', 'A', '--mock', '--callbacks', '--rate', '10/s', '--duration', '1s', '--threshold', 'callbacks_missing: count == 0', '--slo-scale', '0.05', '--json']);
+    const result = await spawnCli([
+      'load',
+      '--interface',
+      'A',
+      '--mock',
+      '--callbacks',
+      '--rate',
+      '10/s',
+      '--duration',
+      '1s',
+      '--threshold',
+      'callbacks_missing: count == 0',
+      '--slo-scale',
+      '0.05',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as LoadReport;
-    expect(report.callbacks).toMatchObject({ tracked: report.requests.sent, contacted: report.requests.sent, missing: 0, invalidSignature: 0, targetMs: 15_000 });
+    expect(report.callbacks).toMatchObject({
+      tracked: report.requests.sent,
+      contacted: report.requests.sent,
+      missing: 0,
+      invalidSignature: 0,
+      targetMs: 15_000,
+    });
     expect(report.callbacks?.firstContactMs.count).toBe(report.requests.sent);
   });
 });
@@ -159,10 +242,18 @@ describe('bad usage and unreachable targets', () => {
     expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2]);
     expect(results.map((result) => result.stdout)).toEqual(['', '', '', '', '']);
     const [rate, threshold, mix, provider, mixOnA] = results.map((result) => result.stderr);
-    expect(rate).toBe("error: option '--rate <n/s>' argument 'fast' is invalid. expected a rate such as 20/s or 600/m.\nhint: run 'cai load --help' for its options and examples\n");
-    expect(threshold).toMatch(/^error: option '--threshold <expr>' argument 'http_req_duration < 250' is invalid\. expected k6's form .+\nhint: run 'cai load --help' for its options and examples\n$/);
-    expect(mix).toMatch(/^error: option '--mix <type=weight,…>' argument '.+' is invalid\. "job\.open" is not an event type \(§6\): .+\nhint: /);
-    expect(provider).toBe('error: --provider is required\nhint: pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme\n');
+    expect(rate).toBe(
+      "error: option '--rate <n/s>' argument 'fast' is invalid. expected a rate such as 20/s or 600/m.\nhint: run 'cai load --help' for its options and examples\n",
+    );
+    expect(threshold).toMatch(
+      /^error: option '--threshold <expr>' argument 'http_req_duration < 250' is invalid\. expected k6's form .+\nhint: run 'cai load --help' for its options and examples\n$/,
+    );
+    expect(mix).toMatch(
+      /^error: option '--mix <type=weight,…>' argument '.+' is invalid\. "job\.open" is not an event type \(§6\): .+\nhint: /,
+    );
+    expect(provider).toBe(
+      'error: --provider is required\nhint: pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme\n',
+    );
     expect(mixOnA).toMatch(/^error: --mix is for interface B, not A\nhint: /);
   });
 
@@ -170,7 +261,11 @@ describe('bad usage and unreachable targets', () => {
     const port = await deadLoopbackPort();
     const result = await load(`http://127.0.0.1:${port}/events`, '--rate', '20/s', '--duration', '2s');
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(new RegExp(`error: nothing answered at http://127\\.0\\.0\\.1:${port}/events: ECONNREFUSED before any answer; the run stopped\\nhint: check the --to URL and that the receiver is running\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `error: nothing answered at http://127\\.0\\.0\\.1:${port}/events: ECONNREFUSED before any answer; the run stopped\\nhint: check the --to URL and that the receiver is running\\n$`,
+      ),
+    );
   });
 });
 
@@ -178,7 +273,8 @@ describe('cai load --help', () => {
   it.each(['load', 'load export'])('cai %s --help ends with examples', async (command) => {
     const result = await runCli([...command.split(' '), '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout.slice(result.stdout.lastIndexOf('Examples:'))).toMatch(/^Examples:\n(  \$ cai .+\n(      .+\n)*)+$/);
+    expect(result.stdout.slice(result.stdout.lastIndexOf('Examples:'))).toMatch(
+      /^Examples:\n(  \$ cai .+\n(      .+\n)*)+$/,
+    );
   });
 });
-

@@ -18,17 +18,21 @@ import { parseDurationMs } from '../../src/commands/options.js';
 describe('the histogram', () => {
   it('gives every percentile within 1/128 of the exact one, never below it', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 50_000_000 }), { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: 100 }), (values, p) => {
-        const histogram = new Histogram();
-        for (const value of values) histogram.record(value);
-        const sorted = [...values].sort((a, b) => a - b);
-        const exact = sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1] as number;
-        const got = histogram.percentile(p) as number;
-        expect(got).toBeGreaterThanOrEqual(exact);
-        expect(got).toBeLessThanOrEqual(Math.max(exact + 1, exact * (1 + 1 / 128)));
-        expect(histogram.min).toBe(sorted[0]);
-        expect(histogram.max).toBe(sorted[sorted.length - 1]);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 50_000_000 }), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 0, max: 100 }),
+        (values, p) => {
+          const histogram = new Histogram();
+          for (const value of values) histogram.record(value);
+          const sorted = [...values].sort((a, b) => a - b);
+          const exact = sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1] as number;
+          const got = histogram.percentile(p) as number;
+          expect(got).toBeGreaterThanOrEqual(exact);
+          expect(got).toBeLessThanOrEqual(Math.max(exact + 1, exact * (1 + 1 / 128)));
+          expect(histogram.min).toBe(sorted[0]);
+          expect(histogram.max).toBe(sorted[sorted.length - 1]);
+        },
+      ),
     );
   });
 
@@ -76,8 +80,16 @@ describe('the schedule', () => {
 
 describe('the readers of the flags', () => {
   it('read ramps, mixes and shares, and say what they expected otherwise', () => {
-    expect(parseRamp('0..500/s:30s', parseDurationMs)).toEqual({ fromPerSecond: 0, toPerSecond: 500, durationMs: 30_000 });
-    expect(parseRamp('60..600/m:1m', parseDurationMs)).toEqual({ fromPerSecond: 1, toPerSecond: 10, durationMs: 60_000 });
+    expect(parseRamp('0..500/s:30s', parseDurationMs)).toEqual({
+      fromPerSecond: 0,
+      toPerSecond: 500,
+      durationMs: 30_000,
+    });
+    expect(parseRamp('60..600/m:1m', parseDurationMs)).toEqual({
+      fromPerSecond: 1,
+      toPerSecond: 10,
+      durationMs: 60_000,
+    });
     expect(parseMix('conversation.message=80,job.closed=20')).toEqual([
       { type: 'conversation.message', weight: 80 },
       { type: 'job.closed', weight: 20 },
@@ -104,10 +116,29 @@ function run(): LoadMetrics {
 
 describe('the thresholds', () => {
   it("read k6's form and the two short forms", () => {
-    expect(parseThreshold('http_req_duration: p(99)<250')).toMatchObject({ metric: 'http_req_duration', aggregation: { kind: 'p', percentile: 99 }, operator: '<', value: 250 });
-    expect(parseThreshold('http_req_duration{status:202}: max < 2s')).toMatchObject({ filter: { kind: 'code', code: 202 }, aggregation: { kind: 'max' }, value: 2000 });
-    expect(parseThreshold('rate(status=5xx) < 0.005')).toMatchObject({ metric: 'status', filter: { kind: 'class', digit: 5 }, aggregation: { kind: 'rate' }, value: 0.005 });
-    expect(parseThreshold('status=401 == 0')).toMatchObject({ metric: 'status', filter: { kind: 'code', code: 401 }, aggregation: { kind: 'count' }, value: 0 });
+    expect(parseThreshold('http_req_duration: p(99)<250')).toMatchObject({
+      metric: 'http_req_duration',
+      aggregation: { kind: 'p', percentile: 99 },
+      operator: '<',
+      value: 250,
+    });
+    expect(parseThreshold('http_req_duration{status:202}: max < 2s')).toMatchObject({
+      filter: { kind: 'code', code: 202 },
+      aggregation: { kind: 'max' },
+      value: 2000,
+    });
+    expect(parseThreshold('rate(status=5xx) < 0.005')).toMatchObject({
+      metric: 'status',
+      filter: { kind: 'class', digit: 5 },
+      aggregation: { kind: 'rate' },
+      value: 0.005,
+    });
+    expect(parseThreshold('status=401 == 0')).toMatchObject({
+      metric: 'status',
+      filter: { kind: 'code', code: 401 },
+      aggregation: { kind: 'count' },
+      value: 0,
+    });
     expect(parseThreshold('http_req_failed: rate<1%')).toMatchObject({ metric: 'http_req_failed', value: 0.01 });
     expect(parseThreshold('http_reqs: count === 1000')).toMatchObject({ operator: '==' });
   });
@@ -124,9 +155,16 @@ describe('the thresholds', () => {
   it('judge a run: values, ✓ and ✗', () => {
     const metrics = run();
     const judge = (text: string) => judgeThreshold(parseThreshold(text), metrics);
-    expect(judge('http_req_duration: p(99)<1000')).toMatchObject({ ok: true, detail: expect.stringMatching(/^p\(99\)=99\d ms \(1000 samples\)$/) });
+    expect(judge('http_req_duration: p(99)<1000')).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^p\(99\)=99\d ms \(1000 samples\)$/),
+    });
     expect(judge('http_req_duration: p(99)<900').ok).toBe(false);
-    expect(judge('rate(status=5xx) < 0.005')).toMatchObject({ ok: false, actual: 0.01, detail: 'rate=0.01 (10 of 1000)' });
+    expect(judge('rate(status=5xx) < 0.005')).toMatchObject({
+      ok: false,
+      actual: 0.01,
+      detail: 'rate=0.01 (10 of 1000)',
+    });
     expect(judge('status=503 == 10').ok).toBe(true);
     expect(judge('http_reqs: rate >= 200').ok).toBe(true);
     expect(judge('http_req_duration{status:503}: min >= 991').ok).toBe(true);
@@ -136,8 +174,15 @@ describe('the thresholds', () => {
 
   it('give ✗ with the reason when there is nothing to judge', () => {
     const metrics = run();
-    expect(judgeThreshold(parseThreshold('repeats_unrecognised: count == 0'), metrics)).toMatchObject({ ok: false, detail: 'no evidence: no repeat was sent', needs: 'repeats' });
-    expect(judgeThreshold(parseThreshold('http_req_duration{status:429}: p(99) < 100'), metrics)).toMatchObject({ ok: false, detail: 'no evidence: no answer with status 429' });
+    expect(judgeThreshold(parseThreshold('repeats_unrecognised: count == 0'), metrics)).toMatchObject({
+      ok: false,
+      detail: 'no evidence: no repeat was sent',
+      needs: 'repeats',
+    });
+    expect(judgeThreshold(parseThreshold('http_req_duration{status:429}: p(99) < 100'), metrics)).toMatchObject({
+      ok: false,
+      detail: 'no evidence: no answer with status 429',
+    });
     expect(judgeThreshold(parseThreshold('status=401 == 0'), new LoadMetrics(1000))).toMatchObject({ ok: false });
   });
 
@@ -149,26 +194,50 @@ describe('the thresholds', () => {
       'retry_after_missing: count == 0',
       'http_req_duration: max < 60000',
     ]);
-    expect(sloThresholds({ interface: 'A', scale: 0.01, callbacks: true }).map((t) => t.expression).slice(-2)).toEqual(['callback_first_contact: max <= 3000', 'callbacks_missing: count == 0']);
+    expect(
+      sloThresholds({ interface: 'A', scale: 0.01, callbacks: true })
+        .map((t) => t.expression)
+        .slice(-2),
+    ).toEqual(['callback_first_contact: max <= 3000', 'callbacks_missing: count == 0']);
   });
 });
 
 describe('the thresholds in Artillery', () => {
   it('become ensure conditions over its report and the processor counters, or say why not', () => {
     const condition = (text: string) => ensureCondition(parseThreshold(text));
-    expect(condition('http_req_duration: p(99)<250')).toEqual({ expression: 'http.response_time.p99 < 250', statuses: [] });
-    expect(condition('http_req_duration: med <= 20')).toEqual({ expression: 'http.response_time.median <= 20', statuses: [] });
-    expect(condition('rate(status=5xx) < 0.005')).toEqual({ expression: 'cai.status_5xx / http.requests < 0.005', statuses: [] });
+    expect(condition('http_req_duration: p(99)<250')).toEqual({
+      expression: 'http.response_time.p99 < 250',
+      statuses: [],
+    });
+    expect(condition('http_req_duration: med <= 20')).toEqual({
+      expression: 'http.response_time.median <= 20',
+      statuses: [],
+    });
+    expect(condition('rate(status=5xx) < 0.005')).toEqual({
+      expression: 'cai.status_5xx / http.requests < 0.005',
+      statuses: [],
+    });
     expect(condition('status=401 == 0')).toEqual({ expression: 'cai.status_401 == 0', statuses: [401] });
-    expect(condition('rate(status=429) == 0')).toEqual({ expression: 'cai.status_429 / http.requests == 0', statuses: [429] });
-    expect(condition('repeats_unrecognised: count == 0')).toEqual({ expression: 'cai.repeats_unrecognised == 0', statuses: [] });
+    expect(condition('rate(status=429) == 0')).toEqual({
+      expression: 'cai.status_429 / http.requests == 0',
+      statuses: [429],
+    });
+    expect(condition('repeats_unrecognised: count == 0')).toEqual({
+      expression: 'cai.repeats_unrecognised == 0',
+      statuses: [],
+    });
     expect(condition('http_req_duration: p(99.9)<250')).toHaveProperty('why');
     expect(condition('dropped_iterations: count == 0')).toHaveProperty('why');
   });
 
   it('name no metric inside another: the ensure plugin replaces each report name found in an expression by its hash', () => {
     const plan = planArtillery({
-      scenario: { interface: 'B', phases: [{ fromPerSecond: 5, toPerSecond: 5, durationMs: 1000 }], mix: [], repeatShare: 0.1 },
+      scenario: {
+        interface: 'B',
+        phases: [{ fromPerSecond: 5, toPerSecond: 5, durationMs: 1000 }],
+        mix: [],
+        repeatShare: 0.1,
+      },
       target: 'http://127.0.0.1:1/events',
       identity: 'acme',
       secretEnv: 'CAI_SECRET',
@@ -177,13 +246,45 @@ describe('the thresholds in Artillery', () => {
       workers: 1,
       generator: 'cai test',
     });
-    expect(plan.conditions).toEqual(['cai.status_401 == 0', 'cai.status_429 == 0', 'cai.status_5xx / http.requests < 1']);
+    expect(plan.conditions).toEqual([
+      'cai.status_401 == 0',
+      'cai.status_429 == 0',
+      'cai.status_5xx / http.requests < 1',
+    ]);
     // The counters the processor emits, read by running its judging hook as Artillery would.
     const emitted = new Set<string>();
-    const processor = createProcessor({ interface: 'B', identityHeader: 'x-cai-provider', identity: 'acme', secretEnv: 'CAI_SECRET', repeatShare: 0, poolSize: 4, watchedStatuses: [401, 429] });
-    processor.caiJudge({}, { statusCode: 202, body: '{"ok":true}' }, {}, { emit: (_event: string, name: string) => emitted.add(name) }, () => {});
-    const names = [...emitted, 'cai.status_2xx', 'cai.status_5xx', 'cai.status_401', 'cai.status_429', 'http.requests', 'http.responses', 'http.request_rate', 'http.codes.202', 'http.response_time.p99', 'http.response_time.p95'];
+    const processor = createProcessor({
+      interface: 'B',
+      identityHeader: 'x-cai-provider',
+      identity: 'acme',
+      secretEnv: 'CAI_SECRET',
+      repeatShare: 0,
+      poolSize: 4,
+      watchedStatuses: [401, 429],
+    });
+    processor.caiJudge(
+      {},
+      { statusCode: 202, body: '{"ok":true}' },
+      {},
+      { emit: (_event: string, name: string) => emitted.add(name) },
+      () => {},
+    );
+    const names = [
+      ...emitted,
+      'cai.status_2xx',
+      'cai.status_5xx',
+      'cai.status_401',
+      'cai.status_429',
+      'http.requests',
+      'http.responses',
+      'http.request_rate',
+      'http.codes.202',
+      'http.response_time.p99',
+      'http.response_time.p95',
+    ];
     expect(emitted.size).toBeGreaterThan(10);
-    for (const name of names) for (const other of names) if (name !== other) expect(other.includes(name), `${name} inside ${other}`).toBe(false);
+    for (const name of names)
+      for (const other of names)
+        if (name !== other) expect(other.includes(name), `${name} inside ${other}`).toBe(false);
   });
 });

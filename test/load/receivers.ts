@@ -21,11 +21,22 @@ export interface TestReceiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(behaviour: Behaviour, secret: string, options: { delayMs?: number } = {}): Promise<TestReceiver> {
+export async function startReceiver(
+  behaviour: Behaviour,
+  secret: string,
+  options: { delayMs?: number } = {},
+): Promise<TestReceiver> {
   const seen = new Set<string>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const receiver: TestReceiver = { url: '', requests: 0, badSignatures: 0, ids: [], duplicates: 0, close: async () => {} };
+  const receiver: TestReceiver = {
+    url: '',
+    requests: 0,
+    badSignatures: 0,
+    ids: [],
+    duplicates: 0,
+    close: async () => {},
+  };
   const answer = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -36,12 +47,17 @@ export async function startReceiver(behaviour: Behaviour, secret: string, option
     const signature = String(req.headers['x-cai-signature'] ?? '');
     const expected = 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
     const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
-    if (!fresh || signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+    if (
+      !fresh ||
+      signature.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+    ) {
       receiver.badSignatures += 1;
       return answer(res, 401, { ok: false, error: 'invalid_signature' });
     }
     if (behaviour === '503') return answer(res, 503, { ok: false, error: 'unavailable' });
-    if (behaviour === '429' && receiver.requests % 2 === 0) return answer(res, 429, { ok: false, error: 'rate_limited' }, { 'retry-after': '1' });
+    if (behaviour === '429' && receiver.requests % 2 === 0)
+      return answer(res, 429, { ok: false, error: 'rate_limited' }, { 'retry-after': '1' });
     const id = (JSON.parse(body.toString('utf8')) as { event_id: string }).event_id;
     if (seen.has(id)) {
       receiver.duplicates += 1;

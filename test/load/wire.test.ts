@@ -19,7 +19,10 @@ afterEach(async () => {
 });
 
 /** A TCP server that, for each request it reads (up to the end of its body), writes `answer(n)` in pieces. */
-async function rawServer(answer: (index: number) => (string | Buffer)[], onSocket?: (socket: Socket) => void): Promise<{ url: URL; connections: () => number; requests: string[] }> {
+async function rawServer(
+  answer: (index: number) => (string | Buffer)[],
+  onSocket?: (socket: Socket) => void,
+): Promise<{ url: URL; connections: () => number; requests: string[] }> {
   let connections = 0;
   const requests: string[] = [];
   const sockets = new Set<Socket>();
@@ -56,7 +59,12 @@ async function rawServer(answer: (index: number) => (string | Buffer)[], onSocke
 }
 
 function send(pool: WirePool, body = '{"a":1}'): Promise<WireAnswer | string> {
-  return new Promise((resolve) => pool.send('content-type: application/json\r\nx-cai-provider: acme\r\n', body, { answered: resolve, failed: resolve }));
+  return new Promise((resolve) =>
+    pool.send('content-type: application/json\r\nx-cai-provider: acme\r\n', body, {
+      answered: resolve,
+      failed: resolve,
+    }),
+  );
 }
 
 function poolFor(url: URL, timeoutMs = 5000): WirePool {
@@ -67,14 +75,28 @@ function poolFor(url: URL, timeoutMs = 5000): WirePool {
 
 describe('the load client', () => {
   it('writes one POST with Host and Content-Length, and reads a Content-Length answer cut in pieces', async () => {
-    const server = await rawServer(() => ['HTTP/1.1 202 Accepted\r\nContent-Ty', 'pe: application/json\r\nContent-Length: 11\r\n\r\n{"ok"', ':true}']);
+    const server = await rawServer(() => [
+      'HTTP/1.1 202 Accepted\r\nContent-Ty',
+      'pe: application/json\r\nContent-Length: 11\r\n\r\n{"ok"',
+      ':true}',
+    ]);
     const answer = (await send(poolFor(server.url))) as WireAnswer;
-    expect(answer).toEqual({ status: 202, headers: { 'content-type': 'application/json', 'content-length': '11' }, body: Buffer.from('{"ok":true}') });
-    expect(server.requests[0]).toBe(`POST /events?x=1 HTTP/1.1\r\nhost: ${server.url.host}\r\ncontent-type: application/json\r\nx-cai-provider: acme\r\ncontent-length: 7\r\n\r\n{"a":1}`);
+    expect(answer).toEqual({
+      status: 202,
+      headers: { 'content-type': 'application/json', 'content-length': '11' },
+      body: Buffer.from('{"ok":true}'),
+    });
+    expect(server.requests[0]).toBe(
+      `POST /events?x=1 HTTP/1.1\r\nhost: ${server.url.host}\r\ncontent-type: application/json\r\nx-cai-provider: acme\r\ncontent-length: 7\r\n\r\n{"a":1}`,
+    );
   });
 
   it('reads a chunked answer with extensions and trailers, after an interim 100, and reuses the connection', async () => {
-    const server = await rawServer(() => ['HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\n{"ok', '"\r', '\n7\r\n:false}\r\n0\r\nX-Trailer: 1\r\n\r\n']);
+    const server = await rawServer(() => [
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\n{"ok',
+      '"\r',
+      '\n7\r\n:false}\r\n0\r\nX-Trailer: 1\r\n\r\n',
+    ]);
     const pool = poolFor(server.url);
     const first = (await send(pool)) as WireAnswer;
     expect(first.status).toBe(429);
@@ -85,7 +107,11 @@ describe('the load client', () => {
   });
 
   it('reads a body until the close when there is no length, and opens a new connection for Connection: close', async () => {
-    const server = await rawServer((index) => (index === 0 ? ['HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 2\r\n\r\nno'] : ['HTTP/1.0 200 OK\r\n\r\nuntil the end']));
+    const server = await rawServer((index) =>
+      index === 0
+        ? ['HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 2\r\n\r\nno']
+        : ['HTTP/1.0 200 OK\r\n\r\nuntil the end'],
+    );
     const pool = poolFor(server.url);
     expect(((await send(pool)) as WireAnswer).status).toBe(503);
     const second = send(pool);

@@ -23,15 +23,19 @@ afterEach(async () => {
 /** `count` connections that connect and send `text` (nothing by default), then nothing more; destroyed after the test. */
 async function hold(port: number, count: number, text = ''): Promise<Socket[]> {
   const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        if (text) socket.write(text);
-        resolve(socket);
-      });
-      socket.on('error', () => {});
-      // Reads what comes (so a close is seen), answers nothing.
-      socket.resume();
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            if (text) socket.write(text);
+            resolve(socket);
+          });
+          socket.on('error', () => {});
+          // Reads what comes (so a close is seen), answers nothing.
+          socket.resume();
+        }),
+    ),
   );
   cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
   // Let the server see them all.
@@ -42,10 +46,13 @@ async function hold(port: number, count: number, text = ''): Promise<Socket[]> {
 /** A GET with a fresh connection: the status, or the error's code. */
 function getOnce(port: number, path = '/', host = `127.0.0.1:${port}`): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false, headers: { host }, timeout: 5_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, agent: false, headers: { host }, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
     req.end();
@@ -101,7 +108,11 @@ describe('the inspector', () => {
       signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] },
       mockUrl: mock.url,
       postUrl: mock.url,
-      copyCommands: copyCommandsFor({ postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET' } }),
+      copyCommands: copyCommandsFor({
+        postUrl: mock.url,
+        identity: 'provider',
+        secretFlags: { live: '--secret-env CAI_SECRET' },
+      }),
       secrets: [LIVE_SECRET],
       caps,
     });

@@ -41,16 +41,28 @@ function programFromTable(state: RunState, seen: Map<string, Record<string, unkn
   for (const path of paths) {
     const [first, second] = path.split(' ') as [string, string | undefined];
     const parent = second ? (program.commands.find((c) => c.name() === first) ?? program.command(first)) : program;
-    const command = parent.command(second ?? first).addOption(new Option('--interface <id>').choices(['A', 'B'])).option('--mock');
+    const command = parent
+      .command(second ?? first)
+      .addOption(new Option('--interface <id>').choices(['A', 'B']))
+      .option('--mock');
     const flags = new Set(CONFIG_DEFAULT_RULES.filter((rule) => rule.command === path).map((rule) => rule.option));
     for (const flag of flags) {
       const prefix = flag.slice(2) as SecretPrefix;
       if (SECRET_PREFIXES.includes(prefix)) addSecretOptions(command, prefix, 'x');
-      else if (flag === '--allow-origin') command.option(`${flag} <v>`, 'x', (v: string, p: string[] = []) => [...p, v]);
+      else if (flag === '--allow-origin')
+        command.option(`${flag} <v>`, 'x', (v: string, p: string[] = []) => [...p, v]);
       else command.option(`${flag} <v>`);
     }
     command.action((_o, cmd: Command) => {
-      seen.set(path, Object.fromEntries(Object.keys(cmd.opts()).map((key) => [key, { value: cmd.getOptionValue(key), source: cmd.getOptionValueSource(key) }])));
+      seen.set(
+        path,
+        Object.fromEntries(
+          Object.keys(cmd.opts()).map((key) => [
+            key,
+            { value: cmd.getOptionValue(key), source: cmd.getOptionValueSource(key) },
+          ]),
+        ),
+      );
     });
   }
   installConfigDefaults(program, state);
@@ -63,13 +75,18 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
   switch (rule.field) {
     case 'secrets.jobs':
       return {
-        [`${camel(rule.option)}File`]: [{ kind: 'file', named: `${rule.option}-file`, ref: join(dir, 'jobs.secret'), order: 0 }],
+        [`${camel(rule.option)}File`]: [
+          { kind: 'file', named: `${rule.option}-file`, ref: join(dir, 'jobs.secret'), order: 0 },
+        ],
         [`${camel(rule.option)}Env`]: [{ kind: 'env', named: `${rule.option}-env`, ref: 'JOBS_OLD', order: 1 }],
       };
     case 'secrets.events':
       return { [`${camel(rule.option)}Env`]: [{ kind: 'env', named: `${rule.option}-env`, ref: 'EVENTS', order: 0 }] };
     case 'provider_endpoint':
-      return { [camel(rule.option)]: rule.shape === 'contact-jobs-url' ? 'https://provider.example/cai/contact-jobs' : settings.provider_endpoint };
+      return {
+        [camel(rule.option)]:
+          rule.shape === 'contact-jobs-url' ? 'https://provider.example/cai/contact-jobs' : settings.provider_endpoint,
+      };
     case 'branches':
       return { [camel(rule.option)]: rule.shape === 'first-branch-code' ? 'BR-1' : settings.branches };
     case 'authorised_origins':
@@ -84,27 +101,35 @@ function expected(rule: DefaultRule, dir: string): Record<string, unknown> {
 describe('config defaults: the table, rule by rule', () => {
   const env = { JOBS_OLD: 'jobs-old-secret', EVENTS: 'events-secret-value' };
 
-  it.each(CONFIG_DEFAULT_RULES.map((rule) => [`${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''} ${rule.option} ← ${rule.field}`, rule] as const))(
-    '%s',
-    async (_name, rule) => {
-      const dir = workspace();
-      const seen = new Map<string, Record<string, unknown>>();
-      const state: RunState = { io: fakeIo({ cwd: dir, env }), exitCode: 0 };
-      const argv = [...rule.command.split(' '), ...(rule.when ? ['--interface', rule.when.interface] : [])];
-      await programFromTable(state, seen).parseAsync(argv, { from: 'user' });
-      const options = seen.get(rule.command) as Record<string, { value: unknown; source: string }>;
-      for (const [key, value] of Object.entries(expected(rule, dir))) {
-        expect(options[key]?.value, key).toEqual(value);
-        expect(options[key]?.source, key).toBe('config');
-      }
-    },
-  );
+  it.each(
+    CONFIG_DEFAULT_RULES.map(
+      (rule) =>
+        [
+          `${rule.command}${rule.when ? ` --interface ${rule.when.interface}` : ''} ${rule.option} ← ${rule.field}`,
+          rule,
+        ] as const,
+    ),
+  )('%s', async (_name, rule) => {
+    const dir = workspace();
+    const seen = new Map<string, Record<string, unknown>>();
+    const state: RunState = { io: fakeIo({ cwd: dir, env }), exitCode: 0 };
+    const argv = [...rule.command.split(' '), ...(rule.when ? ['--interface', rule.when.interface] : [])];
+    await programFromTable(state, seen).parseAsync(argv, { from: 'user' });
+    const options = seen.get(rule.command) as Record<string, { value: unknown; source: string }>;
+    for (const [key, value] of Object.entries(expected(rule, dir))) {
+      expect(options[key]?.value, key).toEqual(value);
+      expect(options[key]?.source, key).toBe('config');
+    }
+  });
 
   it('a flag given on the command line always wins, and silences the whole secret family', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
     const state: RunState = { io: fakeIo({ cwd: dir, env }), exitCode: 0 };
-    await programFromTable(state, seen).parseAsync(['send-job', '--to', 'https://elsewhere.example', '--secret', 'inline'], { from: 'user' });
+    await programFromTable(state, seen).parseAsync(
+      ['send-job', '--to', 'https://elsewhere.example', '--secret', 'inline'],
+      { from: 'user' },
+    );
     const options = seen.get('send-job') as Record<string, { value: unknown; source: string }>;
     expect(options.to).toEqual({ value: 'https://elsewhere.example', source: 'cli' });
     expect(options.secretEnv).toBeUndefined();
@@ -115,7 +140,10 @@ describe('config defaults: the table, rule by rule', () => {
   it('--mock cancels the configured --target of a conformance run', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
-    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(['conformance', 'run', '--interface', 'B', '--mock'], { from: 'user' });
+    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(
+      ['conformance', 'run', '--interface', 'B', '--mock'],
+      { from: 'user' },
+    );
     const options = seen.get('conformance run') as Record<string, { value: unknown }>;
     expect(options.target).toBeUndefined();
     expect(options.secretEnv).toBeUndefined();
@@ -125,7 +153,9 @@ describe('config defaults: the table, rule by rule', () => {
   it('passes the branches to --catalog as a Branch[] catalog, as data (no file is written)', async () => {
     const dir = workspace();
     const seen = new Map<string, Record<string, unknown>>();
-    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(['mock', 'provider'], { from: 'user' });
+    await programFromTable({ io: fakeIo({ cwd: dir, env }), exitCode: 0 }, seen).parseAsync(['mock', 'provider'], {
+      from: 'user',
+    });
     const catalog = (seen.get('mock provider') as Record<string, { value: unknown; source: string }>).catalog;
     expect(catalog).toEqual({ value: settings.branches, source: 'config' });
   });
@@ -133,19 +163,26 @@ describe('config defaults: the table, rule by rule', () => {
   it('stops with the config field named when a referenced secret is missing, and warns about a loose secret file', async () => {
     const dir = workspace();
     const io = fakeIo({ cwd: dir, env: { EVENTS: 'events-secret-value' } });
-    await expect(programFromTable({ io, exitCode: 0 }, new Map()).parseAsync(['send-job'], { from: 'user' })).rejects.toThrow(
+    await expect(
+      programFromTable({ io, exitCode: 0 }, new Map()).parseAsync(['send-job'], { from: 'user' }),
+    ).rejects.toThrow(
       `environment variable JOBS_OLD is not set (secrets.jobs of environment test in ${join(dir, 'cai.config.json')})`,
     );
     chmodSync(join(dir, 'jobs.secret'), 0o644);
     const loose = fakeIo({ cwd: dir, env });
     await programFromTable({ io: loose, exitCode: 0 }, new Map()).parseAsync(['send-job'], { from: 'user' });
-    expect(loose.err()).toBe(`warning: secret file jobs.secret is readable by other users (mode 644); run: chmod 600 ${join(dir, 'jobs.secret')}\n`);
+    expect(loose.err()).toBe(
+      `warning: secret file jobs.secret is readable by other users (mode 644); run: chmod 600 ${join(dir, 'jobs.secret')}\n`,
+    );
   });
 });
 
 describe('config defaults: the mapping itself', () => {
   it('is the documented table (§5.1: jobs secret for Interface A, events secret for Interface B)', () => {
-    const lines = CONFIG_DEFAULT_RULES.map((r) => `${r.command}${r.when ? ` [${r.when.interface}]` : ''} ${r.option} <- ${r.field}${r.shape ? ` (${r.shape})` : ''}${r.unless ? ` unless ${r.unless.join(' ')}` : ''}${r.optional ? ' optional' : ''}`);
+    const lines = CONFIG_DEFAULT_RULES.map(
+      (r) =>
+        `${r.command}${r.when ? ` [${r.when.interface}]` : ''} ${r.option} <- ${r.field}${r.shape ? ` (${r.shape})` : ''}${r.unless ? ` unless ${r.unless.join(' ')}` : ''}${r.optional ? ' optional' : ''}`,
+    );
     expect(lines).toEqual([
       'sign [A] --secret <- secrets.jobs',
       'sign [A] --source <- platform_id',
@@ -197,7 +234,9 @@ describe('config defaults: the real program', () => {
   it('every rule whose command is registered names an option that command really has', async () => {
     const program = await buildProgram({ io: fakeIo({ cwd: tmpdir() }), exitCode: 0 });
     const find = (path: string): Command | undefined =>
-      path.split(' ').reduce<Command | undefined>((command, name) => command?.commands.find((c) => c.name() === name), program);
+      path
+        .split(' ')
+        .reduce<Command | undefined>((command, name) => command?.commands.find((c) => c.name() === name), program);
     let checked = 0;
     for (const rule of CONFIG_DEFAULT_RULES) {
       const command = find(rule.command);
@@ -232,14 +271,20 @@ describe('config defaults: required options', () => {
   it('a required option the profile provides is satisfied by it (commander checks before hooks run)', async () => {
     const dir = workspace();
     const seen = new Map<string, unknown>();
-    await programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' });
+    await programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], {
+      from: 'user',
+    });
     expect(seen.get('provider')).toBe('acme');
   });
 
-  it('without a profile, a missing required option is still commander\'s usage error', async () => {
+  it("without a profile, a missing required option is still commander's usage error", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-noconfig-'));
     const seen = new Map<string, unknown>();
-    await expect(programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], { from: 'user' })).rejects.toMatchObject({
+    await expect(
+      programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], {
+        from: 'user',
+      }),
+    ).rejects.toMatchObject({
       code: 'commander.missingMandatoryOptionValue',
       message: "error: required option '--provider <code>' not specified",
     });

@@ -40,7 +40,11 @@ function usage(fn: () => unknown): CaiError {
 describe('parseConfig', () => {
   it('accepts the documented shape and the starter file', () => {
     expect(parseConfig(JSON.stringify(valid)).environments.test?.provider_code).toBe('acme');
-    expect(Object.keys(parseConfig(JSON.stringify(starterConfig('https://schema.example/cai.config.schema.json'))).environments)).toEqual(['test', 'production']);
+    expect(
+      Object.keys(
+        parseConfig(JSON.stringify(starterConfig('https://schema.example/cai.config.schema.json'))).environments,
+      ),
+    ).toEqual(['test', 'production']);
   });
 
   it.each([
@@ -63,7 +67,12 @@ describe('parseConfig', () => {
   });
 
   it('names the field of each schema problem', () => {
-    const config = { version: 1, environments: { test: { events_url: 'ftp://x', authorised_origins: ['300.1.1.1'], secrets: { jobs: { env: 'A', file: 'b' } } } } };
+    const config = {
+      version: 1,
+      environments: {
+        test: { events_url: 'ftp://x', authorised_origins: ['300.1.1.1'], secrets: { jobs: { env: 'A', file: 'b' } } },
+      },
+    };
     const error = usage(() => parseConfig(JSON.stringify(config), 'c.json'));
     expect(error.code).toBe('invalid_config');
     expect(error.message).toContain('c.json is invalid: ');
@@ -78,9 +87,29 @@ describe('parseConfig', () => {
   });
 
   it('refuses duplicate branch codes, a wrong version, and a default_env that does not exist', () => {
-    expect(usage(() => parseConfig(JSON.stringify({ version: 1, environments: { t: { branches: [{ branch_code: 'A', name: '' }, { branch_code: 'A', name: '' }] } } }))).message).toContain('unique');
-    expect(usage(() => parseConfig(JSON.stringify({ version: 2, environments: {} }))).message).toContain('expected "version": 1');
-    expect(usage(() => parseConfig(JSON.stringify({ version: 1, default_env: 'x', environments: {} }))).message).toContain('default_env');
+    expect(
+      usage(() =>
+        parseConfig(
+          JSON.stringify({
+            version: 1,
+            environments: {
+              t: {
+                branches: [
+                  { branch_code: 'A', name: '' },
+                  { branch_code: 'A', name: '' },
+                ],
+              },
+            },
+          }),
+        ),
+      ).message,
+    ).toContain('unique');
+    expect(usage(() => parseConfig(JSON.stringify({ version: 2, environments: {} }))).message).toContain(
+      'expected "version": 1',
+    );
+    expect(
+      usage(() => parseConfig(JSON.stringify({ version: 1, default_env: 'x', environments: {} }))).message,
+    ).toContain('default_env');
   });
 
   it('gives JSON syntax errors a line and a column', () => {
@@ -90,13 +119,19 @@ describe('parseConfig', () => {
 });
 
 describe('chooseEnvironment', () => {
-  const loaded = (config: unknown): LoadedConfig => ({ location: { path: '/x/cai.config.json', origin: 'cwd' }, config: parseConfig(JSON.stringify(config)) });
+  const loaded = (config: unknown): LoadedConfig => ({
+    location: { path: '/x/cai.config.json', origin: 'cwd' },
+    config: parseConfig(JSON.stringify(config)),
+  });
   const two = { version: 1, environments: { test: {}, production: {} } };
 
   it('takes --env / CAI_ENV, else the only one, else default_env, else none', () => {
     expect(chooseEnvironment(loaded(two), { name: 'production', origin: 'flag' })?.name).toBe('production');
     expect(chooseEnvironment(loaded(valid), undefined)).toMatchObject({ name: 'test', origin: 'only', baseDir: '/x' });
-    expect(chooseEnvironment(loaded({ ...two, default_env: 'test' }), undefined)).toMatchObject({ name: 'test', origin: 'default_env' });
+    expect(chooseEnvironment(loaded({ ...two, default_env: 'test' }), undefined)).toMatchObject({
+      name: 'test',
+      origin: 'default_env',
+    });
     expect(chooseEnvironment(loaded(two), undefined)).toBeUndefined();
   });
 
@@ -114,15 +149,22 @@ describe('locateConfig and loadProfile', () => {
     writeFileSync(join(dir, 'cai.config.json'), JSON.stringify(valid));
     writeFileSync(join(dir, 'other.json'), JSON.stringify(valid));
     expect(locateConfig(undefined, {}, dir)).toEqual({ path: join(dir, 'cai.config.json'), origin: 'cwd' });
-    expect(locateConfig(undefined, { CAI_CONFIG: 'other.json' }, dir)).toEqual({ path: join(dir, 'other.json'), origin: 'env' });
+    expect(locateConfig(undefined, { CAI_CONFIG: 'other.json' }, dir)).toEqual({
+      path: join(dir, 'other.json'),
+      origin: 'env',
+    });
     expect(locateConfig('cai.config.json', { CAI_CONFIG: 'other.json' }, dir)?.origin).toBe('flag');
-    expect(usage(() => locateConfig('missing.json', {}, dir)).message).toBe('config file missing.json (from --config) does not exist');
+    expect(usage(() => locateConfig('missing.json', {}, dir)).message).toBe(
+      'config file missing.json (from --config) does not exist',
+    );
     expect(loadProfile({ env: 'test' }, {}, dir).chosen?.origin).toBe('flag');
   });
 
   it('refuses --env when there is no config file rather than ignoring it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-config-'));
-    expect(usage(() => loadProfile({}, { CAI_ENV: 'test' }, dir)).message).toBe(`CAI_ENV names environment test but there is no cai.config.json in ${dir} or any parent directory`);
+    expect(usage(() => loadProfile({}, { CAI_ENV: 'test' }, dir)).message).toBe(
+      `CAI_ENV names environment test but there is no cai.config.json in ${dir} or any parent directory`,
+    );
     expect(loadProfile({}, {}, dir)).toEqual({});
   });
 });

@@ -13,7 +13,8 @@ import { SHARED_HINTS } from '../../src/commands/hints.js';
 // The messages in the CLI's words (its flags), as the commands print them.
 beforeAll(() => useWords(SHARED_HINTS));
 
-const profile = (provider: string) => JSON.stringify({ version: 1, environments: { test: { provider_code: provider } } });
+const profile = (provider: string) =>
+  JSON.stringify({ version: 1, environments: { test: { provider_code: provider } } });
 
 /**
  * outer/cai.config.json       a profile above the repository: never used from inside it
@@ -65,8 +66,14 @@ describe('the config file is the nearest cai.config.json up to the repository ro
   it('--config and CAI_CONFIG still win over the search', () => {
     const { outer, repo, deep } = tree();
     writeFileSync(join(repo, 'cai.config.json'), profile('repo'));
-    expect(locateConfig(undefined, { CAI_CONFIG: join(outer, 'cai.config.json') }, deep)).toEqual({ path: join(outer, 'cai.config.json'), origin: 'env' });
-    expect(locateConfig('../../../../cai.config.json', { CAI_CONFIG: 'nope.json' }, deep)).toEqual({ path: join(outer, 'cai.config.json'), origin: 'flag' });
+    expect(locateConfig(undefined, { CAI_CONFIG: join(outer, 'cai.config.json') }, deep)).toEqual({
+      path: join(outer, 'cai.config.json'),
+      origin: 'env',
+    });
+    expect(locateConfig('../../../../cai.config.json', { CAI_CONFIG: 'nope.json' }, deep)).toEqual({
+      path: join(outer, 'cai.config.json'),
+      origin: 'flag',
+    });
   });
 
   it('a directory named cai.config.json is not a profile: the search goes on', () => {
@@ -85,7 +92,9 @@ describe('the config file is the nearest cai.config.json up to the repository ro
       error = caught;
     }
     expect(error).toBeInstanceOf(CaiError);
-    expect((error as CaiError).message).toBe(`--env names environment test but there is no cai.config.json in ${deep} or its parents up to ${repo} (the repository root)`);
+    expect((error as CaiError).message).toBe(
+      `--env names environment test but there is no cai.config.json in ${deep} or its parents up to ${repo} (the repository root)`,
+    );
     expect(describeConfigSearch(repo)).toBe(repo);
   });
 });
@@ -96,9 +105,14 @@ describe('cai config show from a subdirectory', () => {
     writeFileSync(join(repo, 'cai.config.json'), profile('acme'));
     const result = await runCli(['config', 'show', '--json'], { cwd: deep });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ config: { path: join(repo, 'cai.config.json'), origin: 'parent' }, chosen: 'test' });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      config: { path: join(repo, 'cai.config.json'), origin: 'parent' },
+      chosen: 'test',
+    });
     const text = await runCli(['config', 'show'], { cwd: deep });
-    expect(text.stdout.split('\n')[0]).toBe(`config file: ${join(repo, 'cai.config.json')} (found above the working directory)`);
+    expect(text.stdout.split('\n')[0]).toBe(
+      `config file: ${join(repo, 'cai.config.json')} (found above the working directory)`,
+    );
   });
 
   it('is a usage error naming the directories searched when the only profile is above the repository', async () => {
@@ -112,12 +126,24 @@ describe('cai config show from a subdirectory', () => {
 
   it('a command takes its defaults from the profile found above the working directory', async () => {
     const { repo, deep } = tree();
-    writeFileSync(join(repo, 'cai.config.json'), JSON.stringify({ version: 1, environments: { test: { provider_code: 'acme', secrets: { events: { env: 'EVENTS_SECRET' } } } } }));
+    writeFileSync(
+      join(repo, 'cai.config.json'),
+      JSON.stringify({
+        version: 1,
+        environments: { test: { provider_code: 'acme', secrets: { events: { env: 'EVENTS_SECRET' } } } },
+      }),
+    );
     const body = '{"event":"job.closed","event_id":"e-1"}';
     writeFileSync(join(deep, 'body.json'), body);
-    const result = await runCli(['sign', '--interface', 'B', '--body', 'body.json', '--timestamp', '1767225600', '--json'], { cwd: deep, env: { EVENTS_SECRET: 's3cret' } });
+    const result = await runCli(
+      ['sign', '--interface', 'B', '--body', 'body.json', '--timestamp', '1767225600', '--json'],
+      { cwd: deep, env: { EVENTS_SECRET: 's3cret' } },
+    );
     expect(result.code).toBe(0);
     // Signed with the events secret the profile names (§5.1), so the profile was applied.
-    expect(JSON.parse(result.stdout)).toEqual({ timestamp: 1767225600, signature: sign('s3cret', 1767225600, Buffer.from(body)) });
+    expect(JSON.parse(result.stdout)).toEqual({
+      timestamp: 1767225600,
+      signature: sign('s3cret', 1767225600, Buffer.from(body)),
+    });
   });
 });

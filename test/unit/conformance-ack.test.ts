@@ -36,12 +36,22 @@ function zodVerdict(text: string): boolean {
 
 describe('the job acknowledgment judgement (A-ACCEPT-002)', () => {
   it.each(Object.entries(BODIES))('%s: checkJobAck agrees with the schema', (_name, text) => {
-    const verdict = checkJobAck({ status: 202, headers: { 'content-type': 'application/json' }, body: Buffer.from(text, 'utf8') });
+    const verdict = checkJobAck({
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(text, 'utf8'),
+    });
     expect(verdict.ok).toBe(zodVerdict(text));
   });
 
   it('names the field and the rule in its problems', () => {
-    const verdict = checkJobAck({ status: 202, headers: { 'content-type': 'application/json' }, body: Buffer.from(BODIES['national number'] as string) });
-    expect(verdict.problems).toEqual(['assigned_number_e164 is "07700 900123", not an E.164 number such as +447700900123 (§2.1, §2.3)']);
+    const verdict = checkJobAck({
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(BODIES['national number'] as string),
+    });
+    expect(verdict.problems).toEqual([
+      'assigned_number_e164 is "07700 900123", not an E.164 number such as +447700900123 (§2.1, §2.3)',
+    ]);
   });
 });

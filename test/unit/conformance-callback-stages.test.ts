@@ -14,19 +14,38 @@ afterEach(async () => {
 });
 
 async function listener(): Promise<CallbackHarness> {
-  const harness = await startCallbackListener({ host: '127.0.0.1', port: 0, secrets: ['events-secret'], providerCode: 'acme', waitMs: 5_000, observeMs: 150 });
+  const harness = await startCallbackListener({
+    host: '127.0.0.1',
+    port: 0,
+    secrets: ['events-secret'],
+    providerCode: 'acme',
+    waitMs: 5_000,
+    observeMs: 150,
+  });
   running.push(harness);
   return harness;
 }
 
 async function post(url: string, document: unknown): Promise<number> {
-  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) });
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(document),
+  });
   await response.body.dump();
   return response.statusCode;
 }
 
 /** The answer a provider gives a job: 202 with an acknowledgment (what the stage records as the job's answer). */
-const accepted = (): Exchange => ({ request: { url: 'x', headers: {}, body: Buffer.alloc(0), recipe: { body: Buffer.alloc(0) }, sentAtMs: 0 }, status: 202, headers: {}, body: Buffer.from('{}'), latencyMs: 1, answeredAtMs: 1, rateLimitedRetries: 0 });
+const accepted = (): Exchange => ({
+  request: { url: 'x', headers: {}, body: Buffer.alloc(0), recipe: { body: Buffer.alloc(0) }, sentAtMs: 0 },
+  status: 202,
+  headers: {},
+  body: Buffer.from('{}'),
+  latencyMs: 1,
+  answeredAtMs: 1,
+  rateLimitedRetries: 0,
+});
 
 describe('the callback stages', () => {
   it('answers the first event of a 503 job 503 and its redelivery 202; the others 202 at once; ends after the conversation and --observe', async () => {
@@ -58,9 +77,22 @@ describe('the callback stages', () => {
   });
 
   it('waits no longer than --callback-wait for a provider that never calls back, and says it was not interrupted', async () => {
-    const harness = await startCallbackListener({ host: '127.0.0.1', port: 0, secrets: ['s'], providerCode: 'acme', waitMs: 300, observeMs: 100 });
+    const harness = await startCallbackListener({
+      host: '127.0.0.1',
+      port: 0,
+      secrets: ['s'],
+      providerCode: 'acme',
+      waitMs: 300,
+      observeMs: 100,
+    });
     running.push(harness);
-    const stage = await harness.gather({ name: 'callbacks', scenario: 'callbacks', build: (url) => ({ event_id: 'j', lead_id: 'l', callback_url: url }), send: async () => accepted(), signal: new AbortController().signal });
+    const stage = await harness.gather({
+      name: 'callbacks',
+      scenario: 'callbacks',
+      build: (url) => ({ event_id: 'j', lead_id: 'l', callback_url: url }),
+      send: async () => accepted(),
+      signal: new AbortController().signal,
+    });
     expect(stage.record.attempts).toEqual([]);
     expect(stage.record.interrupted).toBeUndefined();
     expect(stage.waitedMs).toBeGreaterThanOrEqual(300);
@@ -70,7 +102,13 @@ describe('the callback stages', () => {
     const harness = await listener();
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 50);
-    const stage = await harness.gather({ name: 'callbacks', scenario: 'callbacks', build: (url) => ({ event_id: 'j', lead_id: 'l', callback_url: url }), send: async () => accepted(), signal: stop.signal });
+    const stage = await harness.gather({
+      name: 'callbacks',
+      scenario: 'callbacks',
+      build: (url) => ({ event_id: 'j', lead_id: 'l', callback_url: url }),
+      send: async () => accepted(),
+      signal: stop.signal,
+    });
     expect(stage.record.interrupted).toBe(true);
   });
 });

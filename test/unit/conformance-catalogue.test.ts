@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, checksFor, describeCatalogue, planChecks, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
+import {
+  CATALOGUE,
+  checksFor,
+  describeCatalogue,
+  planChecks,
+  SENDER_CATALOGUE,
+} from '../../src/conformance/catalogue.js';
 import type { CheckMeta } from '../../src/conformance/check.js';
 import { SHARED_HINTS } from '../../src/commands/hints.js';
 import { useWords } from '../../src/errors.js';
@@ -16,7 +22,9 @@ useWords(SHARED_HINTS);
  * and flags. A change here is a change users see (waivers, --only/--skip, CI greps); make it on purpose, in the
  * fixture, not as a side effect of reorganising the definitions.
  */
-const PINNED = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'catalogue.json'), 'utf8')) as CheckMeta[];
+const PINNED = JSON.parse(
+  readFileSync(join(ROOT, 'test', 'fixtures', 'conformance', 'catalogue.json'), 'utf8'),
+) as CheckMeta[];
 
 describe('the pinned catalogue', () => {
   it('lists the same ids in the same order', () => {
@@ -26,17 +34,24 @@ describe('the pinned catalogue', () => {
   it('describes every check as before: title, level, sections, tags, flags', () => {
     expect(describeCatalogue()).toEqual(PINNED);
     // Interface A's list ends with the event sender's checks that judge the provider's callbacks.
-    expect(describeCatalogue('receiver', 'A')).toEqual(PINNED.filter((check) => check.interface === 'A' || 'callbackStages' in check));
+    expect(describeCatalogue('receiver', 'A')).toEqual(
+      PINNED.filter((check) => check.interface === 'A' || 'callbackStages' in check),
+    );
   });
 });
 
 describe('the conformance catalogue', () => {
-  it('has unique, well-formed ids, and former ids that are no check\'s own', () => {
+  it("has unique, well-formed ids, and former ids that are no check's own", () => {
     // A sender check that judges an Interface A provider's callbacks is in both lists, once in each.
-    for (const list of [CATALOGUE, SENDER_CATALOGUE]) expect(new Set(list.map((check) => check.id)).size).toBe(list.length);
+    for (const list of [CATALOGUE, SENDER_CATALOGUE])
+      expect(new Set(list.map((check) => check.id)).size).toBe(list.length);
     for (const check of [...CATALOGUE, ...SENDER_CATALOGUE]) {
       expect(check.id).toMatch(new RegExp(`^${check.interface}${check.role === 'sender' ? 'S' : ''}-[A-Z]+-\\d{3}$`));
-      for (const alias of check.aliases ?? []) expect(CATALOGUE.some((other) => other.id === alias), alias).toBe(false);
+      for (const alias of check.aliases ?? [])
+        expect(
+          CATALOGUE.some((other) => other.id === alias),
+          alias,
+        ).toBe(false);
     }
   });
 
@@ -45,7 +60,8 @@ describe('the conformance catalogue', () => {
     expect(sections.size, `sections parsed from ${source}`).toBeGreaterThan(30);
     for (const check of CATALOGUE) {
       expect(check.sections.length, check.id).toBeGreaterThan(0);
-      for (const section of check.sections) expect(sections.has(section), `${check.id} cites ${section} (from ${source})`).toBe(true);
+      for (const section of check.sections)
+        expect(sections.has(section), `${check.id} cites ${section} (from ${source})`).toBe(true);
     }
   });
 
@@ -64,7 +80,8 @@ describe('the conformance catalogue', () => {
       expect(tags.has(`A:${wanted}`), `A:${wanted}`).toBe(true);
       expect(tags.has(`B:${wanted}`), `B:${wanted}`).toBe(true);
     }
-    for (const wanted of ['B:size', 'B:rate-limit', 'B:origin', 'B:clock', 'B:lead', 'A:callback']) expect(tags.has(wanted), wanted).toBe(true);
+    for (const wanted of ['B:size', 'B:rate-limit', 'B:origin', 'B:clock', 'B:lead', 'A:callback'])
+      expect(tags.has(wanted), wanted).toBe(true);
   });
 
   it('lists as plain data', () => {
@@ -76,12 +93,15 @@ describe('the conformance catalogue', () => {
 
 describe('planChecks', () => {
   const b = checksFor('receiver', 'B');
-  const plan = (only: string[] = [], skip: string[] = [], include: string[] = []) => planChecks(b, { only, skip, include });
+  const plan = (only: string[] = [], skip: string[] = [], include: string[] = []) =>
+    planChecks(b, { only, skip, include });
 
   it('skips optional checks unless included, naming the flag', () => {
     const rate = plan().planned.find((item) => item.check.id === 'B-RATE-001');
     expect(rate?.skipReason).toBe('optional: run it with --include rate-limit');
-    expect(plan([], [], ['rate-limit']).planned.find((item) => item.check.id === 'B-RATE-001')?.skipReason).toBeUndefined();
+    expect(
+      plan([], [], ['rate-limit']).planned.find((item) => item.check.id === 'B-RATE-001')?.skipReason,
+    ).toBeUndefined();
   });
 
   it('--only by id, tag or pattern; --skip reports as skipped', () => {
@@ -98,7 +118,10 @@ describe('planChecks', () => {
   });
 
   it('matches a former id (an alias) as the check that replaced it', () => {
-    const a = planChecks(CATALOGUE.filter((check) => check.interface === 'A' || check.role === 'sender'), { only: ['A-CB-002'], skip: [], include: [] });
+    const a = planChecks(
+      CATALOGUE.filter((check) => check.interface === 'A' || check.role === 'sender'),
+      { only: ['A-CB-002'], skip: [], include: [] },
+    );
     expect(a.planned.map((item) => item.check.id)).toEqual(['BS-SIG-001', 'BS-SIG-002', 'BS-SIG-003']);
     expect(a.unknownSelectors).toEqual([]);
   });

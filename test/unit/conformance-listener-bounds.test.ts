@@ -16,13 +16,22 @@ import { startCallbackListener, type CallbackHarness } from '../../src/conforman
 import { DEFAULT_RECEIVER_LIMITS, jsonReply } from '../../src/http/server.js';
 import { rawExchange, rawJson } from '../helpers/mock-client.js';
 
-const caps: GuardCaps = { idleSocketTimeoutMs: 300, bodyIdleTimeoutMs: 200, bodyTimeoutMs: 1_000, bufferedBytes: 1_000, keptRequests: 3, keptBodyBytes: 10_000 };
+const caps: GuardCaps = {
+  idleSocketTimeoutMs: 300,
+  bodyIdleTimeoutMs: 200,
+  bodyTimeoutMs: 1_000,
+  bufferedBytes: 1_000,
+  keptRequests: 3,
+  keptBodyBytes: 10_000,
+};
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-async function senderListener(limits = DEFAULT_RECEIVER_LIMITS): Promise<{ listener: Listener; port: number; arrivals: Arrival[] }> {
+async function senderListener(
+  limits = DEFAULT_RECEIVER_LIMITS,
+): Promise<{ listener: Listener; port: number; arrivals: Arrival[] }> {
   const arrivals: Arrival[] = [];
   const handle = (arrival: Arrival): Handled => {
     arrivals.push(arrival);
@@ -34,12 +43,21 @@ async function senderListener(limits = DEFAULT_RECEIVER_LIMITS): Promise<{ liste
 }
 
 async function callbackListener(): Promise<{ harness: CallbackHarness; port: number }> {
-  const harness = await startCallbackListener({ host: '127.0.0.1', port: 0, secrets: ['s'], providerCode: 'acme', waitMs: 1_000, observeMs: 100, caps });
+  const harness = await startCallbackListener({
+    host: '127.0.0.1',
+    port: 0,
+    secrets: ['s'],
+    providerCode: 'acme',
+    waitMs: 1_000,
+    observeMs: 100,
+    caps,
+  });
   stops.push(() => harness.close());
   return { harness, port: Number(new URL(harness.listenUrl).port) };
 }
 
-const head = (path: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+const head = (path: string, length: number) =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 const post = (path: string, body: string) => head(path, Buffer.byteLength(body)) + body;
 
 describe('the sender listener (--role sender)', () => {
@@ -68,7 +86,9 @@ describe('the sender listener (--role sender)', () => {
     await new Promise<void>((resolve) => holder.once('connect', () => resolve()));
     holder.write(head('/accept/events', 950) + 'x'.repeat(900));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const refused = await rawExchange(port, [post('/accept/events', JSON.stringify({ event_id: 'e', pad: 'y'.repeat(400) }))]);
+    const refused = await rawExchange(port, [
+      post('/accept/events', JSON.stringify({ event_id: 'e', pad: 'y'.repeat(400) })),
+    ]);
     expect(refused.status).toBe(503);
     expect(refused.text).toMatch(/\r\nretry-after: 5\r\n/i);
     expect(rawJson(refused)).toMatchObject({ error: 'busy' });
@@ -82,7 +102,8 @@ describe('the sender listener (--role sender)', () => {
   it('records at most its cap of requests in a run: past it 503 with Retry-After, unrecorded, counted', async () => {
     const { listener, port, arrivals } = await senderListener();
     const statuses = [];
-    for (let n = 0; n < 5; n += 1) statuses.push((await rawExchange(port, [post('/accept/events', `{"event_id":"e${n}"}`)])).status);
+    for (let n = 0; n < 5; n += 1)
+      statuses.push((await rawExchange(port, [post('/accept/events', `{"event_id":"e${n}"}`)])).status);
     expect(statuses).toEqual([202, 202, 202, 503, 503]);
     expect(arrivals).toHaveLength(3);
     expect(listener.refused()).toBe(2);
@@ -115,7 +136,8 @@ describe('the callback listener (--interface A): the same listener, the same bou
     expect((await rawExchange(port, [post('/elsewhere', '{"event_id":"x"}')])).status).toBe(404);
     expect(harness.strays()).toEqual({ count: 1, shown: ['POST /elsewhere'] });
     const statuses = [];
-    for (let n = 0; n < 5; n += 1) statuses.push((await rawExchange(port, [post(path, `{"event_id":"e${n}"}`)])).status);
+    for (let n = 0; n < 5; n += 1)
+      statuses.push((await rawExchange(port, [post(path, `{"event_id":"e${n}"}`)])).status);
     expect(statuses).toEqual([202, 202, 503, 503, 503]);
     expect(harness.refused()).toBe(4);
   });
@@ -123,6 +145,11 @@ describe('the callback listener (--interface A): the same listener, the same bou
 
 describe('the caps', () => {
   it('are stated once (src/bounds.ts) and are what the listeners use by default', () => {
-    expect(LISTENER_CAPS).toMatchObject({ maxConnections: 256, bufferedBytes: 64 * 1024 * 1024, keptRequests: 2_000, keptBodyBytes: 256 * 1024 * 1024 });
+    expect(LISTENER_CAPS).toMatchObject({
+      maxConnections: 256,
+      bufferedBytes: 64 * 1024 * 1024,
+      keptRequests: 2_000,
+      keptBodyBytes: 256 * 1024 * 1024,
+    });
   });
 });

@@ -2,20 +2,60 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postExpectingContinue } from '../../src/conformance/probe/expect-continue.js';
-import { ATTEMPTS_MISSES, CHANNEL_MISSES, e164Misses, EVENT_ENUMERATIONS, EVENT_ID_PAST_LIMIT, JOB_ENUMERATIONS } from '../../src/conformance/probe/mutations-document.js';
+import {
+  ATTEMPTS_MISSES,
+  CHANNEL_MISSES,
+  e164Misses,
+  EVENT_ENUMERATIONS,
+  EVENT_ID_PAST_LIMIT,
+  JOB_ENUMERATIONS,
+} from '../../src/conformance/probe/mutations-document.js';
 import { identityVariants } from '../../src/conformance/probe/mutations-identity.js';
 import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../src/conformance/probe/mutations-limits.js';
-import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../src/conformance/probe/mutations-signature.js';
-import { TIMESTAMP_FORM, WINDOW_FUTURE_INSIDE, WINDOW_FUTURE_OUTSIDE, WINDOW_PAST_INSIDE, WINDOW_PAST_OUTSIDE, WINDOW_SOURCE } from '../../src/conformance/probe/mutations-timestamp.js';
-import { damagedSignature, otherSignedString, respelledSignature, writtenTimestamp } from '../../src/conformance/probe/signature-forms.js';
+import {
+  DIGEST,
+  DIGEST_LENGTH,
+  SIGNATURE_SPELLING,
+  SIGNED_STRING,
+} from '../../src/conformance/probe/mutations-signature.js';
+import {
+  TIMESTAMP_FORM,
+  WINDOW_FUTURE_INSIDE,
+  WINDOW_FUTURE_OUTSIDE,
+  WINDOW_PAST_INSIDE,
+  WINDOW_PAST_OUTSIDE,
+  WINDOW_SOURCE,
+} from '../../src/conformance/probe/mutations-timestamp.js';
+import {
+  damagedSignature,
+  otherSignedString,
+  respelledSignature,
+  writtenTimestamp,
+} from '../../src/conformance/probe/signature-forms.js';
 import { untilSecondFraction } from '../../src/conformance/probe/session.js';
 import { sign } from '../../src/signing/sign.js';
 import { clauseById } from '../../src/spec/clauses.js';
 
 const CATALOGUE = [
-  SIGNED_STRING, DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, TIMESTAMP_FORM, WINDOW_PAST_OUTSIDE, WINDOW_FUTURE_OUTSIDE, WINDOW_PAST_INSIDE, WINDOW_FUTURE_INSIDE,
-  WINDOW_SOURCE, OVER_THE_LIMIT, AT_THE_LIMIT, CHANNEL_MISSES, ATTEMPTS_MISSES, EVENT_ID_PAST_LIMIT, EVENT_ENUMERATIONS, JOB_ENUMERATIONS,
-  e164Misses('from_number_e164', ['§2.1-1']), identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'),
+  SIGNED_STRING,
+  DIGEST,
+  DIGEST_LENGTH,
+  SIGNATURE_SPELLING,
+  TIMESTAMP_FORM,
+  WINDOW_PAST_OUTSIDE,
+  WINDOW_FUTURE_OUTSIDE,
+  WINDOW_PAST_INSIDE,
+  WINDOW_FUTURE_INSIDE,
+  WINDOW_SOURCE,
+  OVER_THE_LIMIT,
+  AT_THE_LIMIT,
+  CHANNEL_MISSES,
+  ATTEMPTS_MISSES,
+  EVENT_ID_PAST_LIMIT,
+  EVENT_ENUMERATIONS,
+  JOB_ENUMERATIONS,
+  e164Misses('from_number_e164', ['§2.1-1']),
+  identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'),
 ].flat();
 
 describe('the mutation catalogue', () => {
@@ -24,7 +64,8 @@ describe('the mutation catalogue', () => {
       expect(mutation.clauses.length, mutation.name).toBeGreaterThan(0);
       for (const clause of mutation.clauses) expect(clauseById(clause), `${mutation.name}: ${clause}`).toBeDefined();
     }
-    for (const rule of [SIGNED_STRING, SIGNATURE_SPELLING, TIMESTAMP_FORM, CHANNEL_MISSES]) expect(new Set(rule.map((mutation) => mutation.name)).size).toBe(rule.length);
+    for (const rule of [SIGNED_STRING, SIGNATURE_SPELLING, TIMESTAMP_FORM, CHANNEL_MISSES])
+      expect(new Set(rule.map((mutation) => mutation.name)).size).toBe(rule.length);
   });
 
   it('changes the valid signature in one part and never leaves it valid', () => {
@@ -66,7 +107,9 @@ describe('Expect: 100-continue', () => {
     server = createServer((request, response) => {
       let bytes = 0;
       request.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      request.on('end', () => response.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes })));
+      request.on('end', () =>
+        response.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes })),
+      );
     });
     server.on('checkContinue', (request, response) => {
       if (onContinue === 'refuse') {
@@ -80,7 +123,15 @@ describe('Expect: 100-continue', () => {
     return `http://127.0.0.1:${(server?.address() as AddressInfo).port}/events`;
   }
 
-  const post = (url: string) => postExpectingContinue({ url, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(1000, 'a'), timeoutMs: 5000, signal: new AbortController().signal, continueWaitMs: 1000 });
+  const post = (url: string) =>
+    postExpectingContinue({
+      url,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(1000, 'a'),
+      timeoutMs: 5000,
+      signal: new AbortController().signal,
+      continueWaitMs: 1000,
+    });
 
   it('sends the body once the receiver answers 100 Continue', async () => {
     const answer = await post(await listen('continue'));

@@ -14,11 +14,14 @@ import { startMockPlatform, type RunningMockPlatform } from '../../src/mock/plat
 const receivers = CATALOGUE.filter((check): check is ReceiverCheck => check.role === 'receiver');
 
 describe('no receiver check passes without evidence', () => {
-  it.each(receivers.map((check) => [check.id, check] as const))('%s, judged on nothing, is not passed', (_id, check) => {
-    const outcome = check.judge({});
-    expect(outcome.verdict).not.toBe('passed');
-    expect(outcome.actual.length).toBeGreaterThan(5);
-  });
+  it.each(receivers.map((check) => [check.id, check] as const))(
+    '%s, judged on nothing, is not passed',
+    (_id, check) => {
+      const outcome = check.judge({});
+      expect(outcome.verdict).not.toBe('passed');
+      expect(outcome.actual.length).toBeGreaterThan(5);
+    },
+  );
 });
 
 describe('nor with any one piece of its evidence missing', () => {
@@ -27,7 +30,14 @@ describe('nor with any one piece of its evidence missing', () => {
   let session: Session;
   beforeAll(async () => {
     platform = await startMockPlatform({ providerCode: 'acme', secrets: [secret], keepRecords: false });
-    session = new Session({ interface: 'B', url: platform.url, identity: 'acme', secrets: [secret], timeoutMs: 5_000, dispatcher: createDispatcher({}) });
+    session = new Session({
+      interface: 'B',
+      url: platform.url,
+      identity: 'acme',
+      secrets: [secret],
+      timeoutMs: 5_000,
+      dispatcher: createDispatcher({}),
+    });
   });
   afterAll(async () => {
     await session.config.dispatcher.close();

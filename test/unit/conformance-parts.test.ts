@@ -46,7 +46,7 @@ describe('Retry-After and the clock', () => {
     expect(clockFromResponse('Sun, 22 Nov 2026 12:59:58 GMT', sent, sent + 20).offsetSeconds).toBe(-2);
   });
 
-  it('reads a clock that agrees with cai\'s as 0, also when its second turned during the round trip', () => {
+  it("reads a clock that agrees with cai's as 0, also when its second turned during the round trip", () => {
     const sent = Date.parse('2026-11-22T13:00:00.950Z');
     // Written at 13:00:01.0x on both clocks: the mid-point (13:00:01.000) alone rounds to one second ahead.
     expect(clockFromResponse('Sun, 22 Nov 2026 13:00:01 GMT', sent, sent + 100).offsetSeconds).toBe(0);
@@ -60,7 +60,10 @@ describe('waivers', () => {
     expect(parsed.ok && parsed.waivers[0]?.id).toBe('B-SIZE-001');
     expect(parsed.ok && parsed.waivers[0]?.expiresAt).toBe(Date.parse('2026-12-31T23:59:59.999Z'));
     expect(parseWaivers('{}')).toEqual({ ok: false, message: 'expected a JSON array of {"id", "reason", "expires"}' });
-    expect(parseWaivers('[{"id":"B-SIZE-001"}]')).toEqual({ ok: false, message: 'entry 1 (B-SIZE-001): "reason" is required' });
+    expect(parseWaivers('[{"id":"B-SIZE-001"}]')).toEqual({
+      ok: false,
+      message: 'entry 1 (B-SIZE-001): "reason" is required',
+    });
     expect(parseWaivers('[{"id":"B-SIZE-001","reason":"x","expires":"soon"}]').ok).toBe(false);
   });
 });
@@ -78,10 +81,79 @@ describe('reports', () => {
     summary: { passed: 1, failed: 1, skipped: 1, warnings: 1, waived: 0, notJudged: 0, total: 4 },
     waivers: [],
     checks: [
-      { role: 'receiver', id: 'B-X-001', interface: 'B', title: 'ok <&>', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'passed', expected: '202', actual: '202', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { role: 'receiver', id: 'B-X-002', interface: 'B', title: 'bad', sections: ['§7'], section: '§7', level: 'must', tags: ['t'], optional: false, verdict: 'failed', expected: '401', actual: '202 "s3cr3t-value"', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0, repro: { command: 'cai send-event …', bodyFile: '/tmp/b' } },
-      { role: 'receiver', id: 'B-X-003', interface: 'B', title: 'warn', sections: ['§5.5'], section: '§5.5', level: 'should', tags: ['t'], optional: false, verdict: 'warning', expected: '202', actual: '401', durationMs: 3, notes: [], requests: 1, rateLimitedRetries: 0 },
-      { role: 'receiver', id: 'B-X-004', interface: 'B', title: 'skip', sections: ['§5.7'], section: '§5.7', level: 'must', tags: ['t'], optional: true, verdict: 'skipped', expected: '-', actual: 'optional', durationMs: 0, notes: [], requests: 0, rateLimitedRetries: 0 },
+      {
+        role: 'receiver',
+        id: 'B-X-001',
+        interface: 'B',
+        title: 'ok <&>',
+        sections: ['§7'],
+        section: '§7',
+        level: 'must',
+        tags: ['t'],
+        optional: false,
+        verdict: 'passed',
+        expected: '202',
+        actual: '202',
+        durationMs: 3,
+        notes: [],
+        requests: 1,
+        rateLimitedRetries: 0,
+      },
+      {
+        role: 'receiver',
+        id: 'B-X-002',
+        interface: 'B',
+        title: 'bad',
+        sections: ['§7'],
+        section: '§7',
+        level: 'must',
+        tags: ['t'],
+        optional: false,
+        verdict: 'failed',
+        expected: '401',
+        actual: '202 "s3cr3t-value"',
+        durationMs: 3,
+        notes: [],
+        requests: 1,
+        rateLimitedRetries: 0,
+        repro: { command: 'cai send-event …', bodyFile: '/tmp/b' },
+      },
+      {
+        role: 'receiver',
+        id: 'B-X-003',
+        interface: 'B',
+        title: 'warn',
+        sections: ['§5.5'],
+        section: '§5.5',
+        level: 'should',
+        tags: ['t'],
+        optional: false,
+        verdict: 'warning',
+        expected: '202',
+        actual: '401',
+        durationMs: 3,
+        notes: [],
+        requests: 1,
+        rateLimitedRetries: 0,
+      },
+      {
+        role: 'receiver',
+        id: 'B-X-004',
+        interface: 'B',
+        title: 'skip',
+        sections: ['§5.7'],
+        section: '§5.7',
+        level: 'must',
+        tags: ['t'],
+        optional: true,
+        verdict: 'skipped',
+        expected: '-',
+        actual: 'optional',
+        durationMs: 0,
+        notes: [],
+        requests: 0,
+        rateLimitedRetries: 0,
+      },
     ],
   };
 

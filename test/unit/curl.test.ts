@@ -14,7 +14,10 @@ describe('shellQuote', () => {
 describe('curlCommand', () => {
   const request = {
     url: 'https://platform.test/cai/events',
-    headers: [['Content-Type', 'application/json'], ['X-CAI-Provider', 'acme']] as const,
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['X-CAI-Provider', 'acme'],
+    ] as const,
     data: { file: '/tmp/a b.json' },
   };
 
@@ -31,7 +34,12 @@ describe('curlCommand', () => {
 
   it('writes one line for a script, with shell words as given and options before the body', () => {
     const line = curlCommand(
-      { ...request, headers: [...request.headers, { shell: '"X-CAI-Timestamp: $ts"' }], options: [['--interface', '10.0.0.2']], data: { text: `{"a":"it's"}` } },
+      {
+        ...request,
+        headers: [...request.headers, { shell: '"X-CAI-Timestamp: $ts"' }],
+        options: [['--interface', '10.0.0.2']],
+        data: { text: `{"a":"it's"}` },
+      },
       'one-line',
     );
     expect(line).toBe(

@@ -22,11 +22,19 @@ import { corpusLabels } from '../helpers/corpus.js';
  * alone (a second instance of the module, whose compiled functions all answer "invalid", so zod decides everything).
  */
 
-const SCHEMAS: Record<string, z.ZodType> = { job: ContactJob, ack: JobAck, 'duplicate-ack': DuplicateAck, ...EventSchemas };
+const SCHEMAS: Record<string, z.ZodType> = {
+  job: ContactJob,
+  ack: JobAck,
+  'duplicate-ack': DuplicateAck,
+  ...EventSchemas,
+};
 const TARGETS = Object.keys(SCHEMAS);
 
 vi.resetModules();
-vi.doMock('../../src/spec/fast-validate.generated.js', async (original) => ({ ...(await original<object>()), FAST_VALIDATORS: new Proxy({}, { get: () => () => false }) }));
+vi.doMock('../../src/spec/fast-validate.generated.js', async (original) => ({
+  ...(await original<object>()),
+  FAST_VALIDATORS: new Proxy({}, { get: () => () => false }),
+}));
 const zodOnly = (await import('../../src/spec/validate.js')) as typeof fastPath;
 vi.doUnmock('../../src/spec/fast-validate.generated.js');
 
@@ -36,7 +44,8 @@ function expectAgreement(value: unknown): string[] {
   for (const target of TARGETS) {
     const zodValid = (SCHEMAS[target] as z.ZodType).safeParse(value).success;
     const fastValid = (FAST_VALIDATORS[target] as (data: unknown) => boolean)(value);
-    if (fastValid !== zodValid) expect.fail(`${target}: compiled ${fastValid}, zod ${zodValid} for ${JSON.stringify(value)}`);
+    if (fastValid !== zodValid)
+      expect.fail(`${target}: compiled ${fastValid}, zod ${zodValid} for ${JSON.stringify(value)}`);
     if (zodValid) valid.push(target);
     else expectInputsAtPaths(target, value);
   }
@@ -47,7 +56,10 @@ function expectAgreement(value: unknown): string[] {
 function expectInputsAtPaths(target: string, value: unknown): void {
   const result = (SCHEMAS[target] as z.ZodType).safeParse(value, { reportInput: true });
   for (const issue of result.error?.issues ?? []) {
-    if (!Object.is(fastPath.inputAt(value, issue.path), issue.input)) expect.fail(`${target}: zod's input at ${issue.path.join('.')} is not the value there in ${JSON.stringify(value)}`);
+    if (!Object.is(fastPath.inputAt(value, issue.path), issue.input))
+      expect.fail(
+        `${target}: zod's input at ${issue.path.join('.')} is not the value there in ${JSON.stringify(value)}`,
+      );
   }
 }
 
@@ -93,11 +105,12 @@ describe('the compiled validators', () => {
   it('agree on the bytes path too: validateBody with and without the fast path, for every corpus file', () => {
     for (const label of corpusLabels()) {
       const bytes = readFileSync(join(ROOT, label.file));
-      for (const options of OPTION_SETS) expect(fastPath.validateBody(bytes, options)).toEqual(zodOnly.validateBody(bytes, options));
+      for (const options of OPTION_SETS)
+        expect(fastPath.validateBody(bytes, options)).toEqual(zodOnly.validateBody(bytes, options));
     }
   });
 
-  it('give every verdict without zod but a schema\'s refusal (validate-fast.ts), the same as validate.ts', () => {
+  it("give every verdict without zod but a schema's refusal (validate-fast.ts), the same as validate.ts", () => {
     let given = 0;
     for (const label of corpusLabels()) {
       const bytes = readFileSync(join(ROOT, label.file));
@@ -111,10 +124,15 @@ describe('the compiled validators', () => {
     expect(given).toBeGreaterThan(100);
   });
 
-  it('name the fields of zod\'s shapes (KNOWN_FIELDS: what strict validation reports others against, §9.2)', () => {
+  it("name the fields of zod's shapes (KNOWN_FIELDS: what strict validation reports others against, §9.2)", () => {
     const shapeOf = (schema: z.ZodType) => Object.keys((schema as unknown as { shape: object }).shape);
     for (const target of TARGETS) expect(KNOWN_FIELDS[target], target).toEqual(shapeOf(SCHEMAS[target] as z.ZodType));
-    for (const [nested, schema] of [['contact', Contact], ['origin', Origin], ['brief', Brief]] as const) expect(KNOWN_FIELDS[`job.${nested}`], nested).toEqual(shapeOf(schema));
+    for (const [nested, schema] of [
+      ['contact', Contact],
+      ['origin', Origin],
+      ['brief', Brief],
+    ] as const)
+      expect(KNOWN_FIELDS[`job.${nested}`], nested).toEqual(shapeOf(schema));
   });
 });
 
@@ -176,7 +194,8 @@ const EDGE_STRINGS = [
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 /** Strings near each §2.1 format, built from their parts, each part sometimes out of range. */
 /** Mostly in range, sometimes out of it, so that documents reach the rules at their edges and beyond. */
-const part = <T>(usual: fc.Arbitrary<T>, edges: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 5 }, { arbitrary: edges, weight: 1 });
+const part = <T>(usual: fc.Arbitrary<T>, edges: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: usual, weight: 5 }, { arbitrary: edges, weight: 1 });
 const dateTimeString = fc
   .record({
     year: fc.oneof(fc.constantFrom(1900, 2000, 2023, 2024, 2100, 2400), fc.integer({ min: 0, max: 9999 })),
@@ -186,24 +205,62 @@ const dateTimeString = fc
     minute: part(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60, 61)),
     second: part(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60, 61)),
     fraction: part(fc.option(fc.stringMatching(/^[0-9]{1,9}$/)), fc.constantFrom('', '0123456789')),
-    offset: part(fc.constantFrom('Z', '+00:00', '-03:30', '+14:00', '+23:59'), fc.constantFrom('z', '+24:00', '-12:60', '', '+0100', ' Z')),
+    offset: part(
+      fc.constantFrom('Z', '+00:00', '-03:30', '+14:00', '+23:59'),
+      fc.constantFrom('z', '+24:00', '-12:60', '', '+0100', ' Z'),
+    ),
     separator: part(fc.constant('T'), fc.constantFrom('t', ' ')),
   })
-  .map((p) => `${pad(p.year, 4)}-${pad(p.month, 2)}-${pad(p.day, 2)}${p.separator}${pad(p.hour, 2)}:${pad(p.minute, 2)}:${pad(p.second, 2)}${p.fraction === null ? '' : `.${p.fraction}`}${p.offset}`);
-const e164String = fc.tuple(fc.constantFrom('+', '+', '', '00', '+ '), fc.stringMatching(/^[0-9]{0,17}$/)).map(([plus, digits]) => plus + digits);
+  .map(
+    (p) =>
+      `${pad(p.year, 4)}-${pad(p.month, 2)}-${pad(p.day, 2)}${p.separator}${pad(p.hour, 2)}:${pad(p.minute, 2)}:${pad(p.second, 2)}${p.fraction === null ? '' : `.${p.fraction}`}${p.offset}`,
+  );
+const e164String = fc
+  .tuple(fc.constantFrom('+', '+', '', '00', '+ '), fc.stringMatching(/^[0-9]{0,17}$/))
+  .map(([plus, digits]) => plus + digits);
 const languageString = fc
-  .array(fc.oneof(fc.stringMatching(/^[A-Za-z]{1,9}$/), fc.stringMatching(/^[0-9][A-Za-z0-9]{0,8}$/), fc.constantFrom('x', 'X', 'i', 'u', 'Latn', '419', 'klingon')), { minLength: 1, maxLength: 5 })
+  .array(
+    fc.oneof(
+      fc.stringMatching(/^[A-Za-z]{1,9}$/),
+      fc.stringMatching(/^[0-9][A-Za-z0-9]{0,8}$/),
+      fc.constantFrom('x', 'X', 'i', 'u', 'Latn', '419', 'klingon'),
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
   .map((parts) => parts.join('-'));
 const urlString = fc
-  .tuple(fc.constantFrom('https://', 'http://', 'HTTPS://', 'ftp://', 'https:/', ''), fc.constantFrom('host', 'a b', 'u@h', '', 'h.example'), fc.constantFrom('', '/', '/p?q#f', ' /x', '?'))
+  .tuple(
+    fc.constantFrom('https://', 'http://', 'HTTPS://', 'ftp://', 'https:/', ''),
+    fc.constantFrom('host', 'a b', 'u@h', '', 'h.example'),
+    fc.constantFrom('', '/', '/p?q#f', ' /x', '?'),
+  )
   .map((parts) => parts.join(''));
-const eventIdString = fc.tuple(fc.integer({ min: 0, max: 122 }), fc.constantFrom('a', '😀', 'é', ' ', '\n')).map(([length, unit]) => unit.repeat(length));
+const eventIdString = fc
+  .tuple(fc.integer({ min: 0, max: 122 }), fc.constantFrom('a', '😀', 'é', ' ', '\n'))
+  .map(([length, unit]) => unit.repeat(length));
 const formatString = fc.oneof(dateTimeString, e164String, languageString, urlString, eventIdString);
 
 const edgeValue = fc.oneof(
   { arbitrary: fc.constantFrom<unknown>(...EDGE_STRINGS), weight: 3 },
   { arbitrary: formatString, weight: 3 },
-  fc.constantFrom<unknown>(null, true, false, 0, -0, -1, 1, 1.5, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), Infinity, [], {}, ['x'], { a: 1 }),
+  fc.constantFrom<unknown>(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    -1,
+    1,
+    1.5,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    Infinity,
+    [],
+    {},
+    ['x'],
+    { a: 1 },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
   fc.string({ maxLength: 8 }),
   fc.string({ unit: 'binary', maxLength: 130 }),
@@ -224,17 +281,31 @@ const mutation = fc.record({
   action: fc.constantFrom('set', 'delete', 'add'),
   pick: fc.nat(),
   value: edgeValue,
-  name: fc.oneof(fc.constantFrom('extra', 'title', '__proto__', 'constructor', 'event', 'contact', 'outcome'), fc.string({ maxLength: 6 })),
+  name: fc.oneof(
+    fc.constantFrom('extra', 'title', '__proto__', 'constructor', 'event', 'contact', 'outcome'),
+    fc.string({ maxLength: 6 }),
+  ),
 });
 
-function mutate(doc: Doc, change: { nested: boolean; action: string; pick: number; value: unknown; name: string }): Doc {
+function mutate(
+  doc: Doc,
+  change: { nested: boolean; action: string; pick: number; value: unknown; name: string },
+): Doc {
   const copy = structuredClone(doc);
-  const objects = Object.values(copy).filter((value): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value));
+  const objects = Object.values(copy).filter(
+    (value): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
   const target = change.nested && objects.length > 0 ? (objects[change.pick % objects.length] as Doc) : copy;
   const keys = Object.keys(target);
   const key = keys.length > 0 ? (keys[change.pick % keys.length] as string) : change.name;
   if (change.action === 'delete') delete target[key];
-  else if (change.action === 'add') Object.defineProperty(target, change.name, { value: change.value, enumerable: true, writable: true, configurable: true });
+  else if (change.action === 'add')
+    Object.defineProperty(target, change.name, {
+      value: change.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   else target[key] = change.value;
   return copy;
 }
@@ -299,7 +370,31 @@ describe('the compiled validators on generated documents (fast-check)', () => {
   });
 
   it('agree with zod on objects whose fields are edge values', () => {
-    const field = fc.constantFrom('event', 'event_id', 'lead_id', 'provider_job_id', 'branch_code', 'channel', 'from_number_e164', 'direction', 'author', 'text', 'occurred_at', 'scheduled_at', 'outcome', 'attempts', 'contact', 'callback_url', 'assigned_number_e164', 'ok', 'duplicate', 'service', 'notes', 'origin', 'brief');
+    const field = fc.constantFrom(
+      'event',
+      'event_id',
+      'lead_id',
+      'provider_job_id',
+      'branch_code',
+      'channel',
+      'from_number_e164',
+      'direction',
+      'author',
+      'text',
+      'occurred_at',
+      'scheduled_at',
+      'outcome',
+      'attempts',
+      'contact',
+      'callback_url',
+      'assigned_number_e164',
+      'ok',
+      'duplicate',
+      'service',
+      'notes',
+      'origin',
+      'brief',
+    );
     fc.assert(
       fc.property(fc.dictionary(field, edgeValue, { maxKeys: 10 }), (value) => {
         expectAgreement(value);
@@ -313,7 +408,14 @@ describe('the compiled validators on generated documents (fast-check)', () => {
 describe('invalid events: zod runs only for the fields the compiled function refuses', () => {
   /** Several fields of one event wrong at once (one missing), in an order unlike the schema's. */
   function brokenEvent(type: EventType): Doc {
-    const doc: Doc = { attempts: -1.5, ...sampleEvent(type), channel: null, from_number_e164: 3, occurred_at: '2026-02-30T10:00:00Z', text: 7 };
+    const doc: Doc = {
+      attempts: -1.5,
+      ...sampleEvent(type),
+      channel: null,
+      from_number_e164: 3,
+      occurred_at: '2026-02-30T10:00:00Z',
+      text: 7,
+    };
     delete doc.event_id;
     if (type.startsWith('appointment.')) Object.assign(doc, { scheduled_at: 'tomorrow', branch_code: '' });
     return doc;

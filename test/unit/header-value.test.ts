@@ -4,7 +4,10 @@ import { headerProblem, headerValueProblem, isHeaderName, isHeaderValue } from '
 import { parseConfig } from '../../src/config/load.js';
 
 /** The characters RFC 9110 §5.5 refuses in a field value: C0 controls but HTAB, and DEL. */
-const CONTROL = fc.integer({ min: 0, max: 0x7f }).filter((code) => (code < 0x20 && code !== 0x09) || code === 0x7f).map((code) => String.fromCharCode(code));
+const CONTROL = fc
+  .integer({ min: 0, max: 0x7f })
+  .filter((code) => (code < 0x20 && code !== 0x09) || code === 0x7f)
+  .map((code) => String.fromCharCode(code));
 const VCHAR = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
 
 describe('header values (RFC 9110 §5.5), one validator for every header cai builds', () => {
@@ -28,7 +31,9 @@ describe('header values (RFC 9110 §5.5), one validator for every header cai bui
   });
 
   it('names the character and where it is', () => {
-    expect(headerValueProblem('acme\r\nX-Evil: 1')?.message).toBe('holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)');
+    expect(headerValueProblem('acme\r\nX-Evil: 1')?.message).toBe(
+      'holds a carriage return (CR) at character 5: a header value cannot hold control characters (RFC 9110 §5.5)',
+    );
     expect(headerValueProblem('a\u0000')?.message).toMatch(/^holds a NUL byte at character 2/);
     expect(headerValueProblem('a\u0007')?.message).toMatch(/^holds the control character U\+0007 at character 2/);
     expect(headerValueProblem('açme')?.code).toBe('non_ascii');
@@ -41,15 +46,23 @@ describe('header values (RFC 9110 §5.5), one validator for every header cai bui
     expect(isHeaderName('X-CAI-Provider')).toBe(true);
     expect(isHeaderName('X CAI')).toBe(false);
     expect(isHeaderName('X:CAI')).toBe(false);
-    expect(headerProblem([['Content-Type', 'application/json'], ['X-CAI-Source', 'p\nX: 1']])).toEqual({ name: 'X-CAI-Source', problem: expect.stringMatching(/^value holds a line feed \(LF\)/) });
+    expect(
+      headerProblem([
+        ['Content-Type', 'application/json'],
+        ['X-CAI-Source', 'p\nX: 1'],
+      ]),
+    ).toEqual({ name: 'X-CAI-Source', problem: expect.stringMatching(/^value holds a line feed \(LF\)/) });
   });
 
   it('a profile whose provider_code or platform_id cannot be a header is refused when it is read', () => {
-    const config = (field: string, value: string) => JSON.stringify({ version: 1, environments: { test: { [field]: value } } });
+    const config = (field: string, value: string) =>
+      JSON.stringify({ version: 1, environments: { test: { [field]: value } } });
     expect(() => parseConfig(config('provider_code', 'acme\r\nX-Evil: 1'), 'c.json')).toThrow(
       'c.json is invalid: environments.test.provider_code: sent as a header, and it holds a carriage return (CR) at character 5',
     );
-    expect(() => parseConfig(config('platform_id', 'plat\u001b[31m'), 'c.json')).toThrow(/environments\.test\.platform_id: sent as a header, and it holds an escape character \(ESC\)/);
+    expect(() => parseConfig(config('platform_id', 'plat\u001b[31m'), 'c.json')).toThrow(
+      /environments\.test\.platform_id: sent as a header, and it holds an escape character \(ESC\)/,
+    );
     expect(parseConfig(config('provider_code', 'acme'), 'c.json').environments.test?.provider_code).toBe('acme');
   });
 });

@@ -22,10 +22,36 @@ import { SHARED_HINTS } from '../../src/commands/hints.js';
 // The messages in the CLI's words (its flags), as the commands print them.
 beforeAll(() => useWords(SHARED_HINTS));
 
-const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
-const ODD = fc.constantFrom('\u0000', '\u001b[2J', '\u202e', '\ud800', '\udfff', '\ufeff', '\u2028', '𝕏', 'é', '\\', '"', '\u0085');
-const key = fc.oneof(fc.constantFrom(...POLLUTING_KEYS, 'event', 'event_id', 'contact', 'lead_id', 'text'), fc.string());
-const oddString = fc.array(fc.oneof(fc.string({ unit: 'binary' }), ODD), { maxLength: 5 }).map((parts) => parts.join(''));
+const POLLUTING_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
+const ODD = fc.constantFrom(
+  '\u0000',
+  '\u001b[2J',
+  '\u202e',
+  '\ud800',
+  '\udfff',
+  '\ufeff',
+  '\u2028',
+  '𝕏',
+  'é',
+  '\\',
+  '"',
+  '\u0085',
+);
+const key = fc.oneof(
+  fc.constantFrom(...POLLUTING_KEYS, 'event', 'event_id', 'contact', 'lead_id', 'text'),
+  fc.string(),
+);
+const oddString = fc
+  .array(fc.oneof(fc.string({ unit: 'binary' }), ODD), { maxLength: 5 })
+  .map((parts) => parts.join(''));
 
 /** JSON values with hostile keys and strings, of bounded size. */
 const hostileValue = fc.letrec((tie) => ({
@@ -43,7 +69,9 @@ const hostileValue = fc.letrec((tie) => ({
 
 /** A value nested `depth` levels deep, built without recursion. */
 function deep(depth: number, kind: 'array' | 'object'): string {
-  return kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 function expectVerdict(verdict: DocumentVerdict): void {
@@ -55,10 +83,15 @@ function expectVerdict(verdict: DocumentVerdict): void {
 describe('the validators (src/spec/validate.ts) never throw and judge every input', () => {
   it('any JSON value with hostile keys and strings, as a job, an event or by shape', () => {
     fc.assert(
-      fc.property(hostileValue, fc.constantFrom('auto', 'job', 'event', 'ack', 'duplicate-ack') as fc.Arbitrary<'auto'>, fc.boolean(), (value, kind, strict) => {
-        expectVerdict(validateDocument(value, { kind, strict }));
-        expectVerdict(validateBody(Buffer.from(JSON.stringify(value) ?? 'null'), { kind, strict }));
-      }),
+      fc.property(
+        hostileValue,
+        fc.constantFrom('auto', 'job', 'event', 'ack', 'duplicate-ack') as fc.Arbitrary<'auto'>,
+        fc.boolean(),
+        (value, kind, strict) => {
+          expectVerdict(validateDocument(value, { kind, strict }));
+          expectVerdict(validateBody(Buffer.from(JSON.stringify(value) ?? 'null'), { kind, strict }));
+        },
+      ),
       { numRuns: 400 },
     );
     // Nothing above polluted the prototype of every object.
@@ -101,42 +134,69 @@ describe('the validators (src/spec/validate.ts) never throw and judge every inpu
       }
     }
     // Unclosed: not JSON, located without recursion.
-    expect(validateBody(Buffer.from('['.repeat(100_000))).errors[0]?.message).toBe('not JSON: unexpected end of input at line 1, column 100001');
+    expect(validateBody(Buffer.from('['.repeat(100_000))).errors[0]?.message).toBe(
+      'not JSON: unexpected end of input at line 1, column 100001',
+    );
   });
 
   it('huge strings and keys', () => {
     const huge = 'x'.repeat(2 * 1024 * 1024);
-    expectVerdict(validateBody(Buffer.from(JSON.stringify({ event: 'job.closed', event_id: huge, [huge]: huge })), { strict: true }));
-    expectVerdict(validateDocument({ contact: { name: huge, phone_e164: huge }, event_id: huge }, { kind: 'job', strict: true }));
+    expectVerdict(
+      validateBody(Buffer.from(JSON.stringify({ event: 'job.closed', event_id: huge, [huge]: huge })), {
+        strict: true,
+      }),
+    );
+    expectVerdict(
+      validateDocument({ contact: { name: huge, phone_e164: huge }, event_id: huge }, { kind: 'job', strict: true }),
+    );
   });
 });
 
 describe('the other readers of user and network JSON', () => {
   it('a profile: a CaiError for anything wrong, never anything else', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileValue.map((value) => JSON.stringify(value) ?? ''), oddString), (text) => {
-        try {
-          parseConfig(text, 'c.json');
-        } catch (error) {
-          expect(error).toBeInstanceOf(CaiError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          hostileValue.map((value) => JSON.stringify(value) ?? ''),
+          oddString,
+        ),
+        (text) => {
+          try {
+            parseConfig(text, 'c.json');
+          } catch (error) {
+            expect(error).toBeInstanceOf(CaiError);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
     for (const kind of ['array', 'object'] as const) {
-      expect(() => parseConfig(`{"version":1,"environments":{"t":{"branches":${deep(100_000, kind)}}}}`, 'c.json')).toThrow(CaiError);
+      expect(() =>
+        parseConfig(`{"version":1,"environments":{"t":{"branches":${deep(100_000, kind)}}}}`, 'c.json'),
+      ).toThrow(CaiError);
     }
   });
 
   it('a log line, a raw request: a result, never an exception', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileValue.map((value) => JSON.stringify(value) ?? ''), oddString), fc.uint8Array({ maxLength: 256 }), (line, bytes) => {
-        expect(typeof parseLogLine(line).ok).toBe('boolean');
-        expect(typeof parseRawRequest(Buffer.from(bytes)).ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          hostileValue.map((value) => JSON.stringify(value) ?? ''),
+          oddString,
+        ),
+        fc.uint8Array({ maxLength: 256 }),
+        (line, bytes) => {
+          expect(typeof parseLogLine(line).ok).toBe('boolean');
+          expect(typeof parseRawRequest(Buffer.from(bytes)).ok).toBe('boolean');
+        },
+      ),
       { numRuns: 300 },
     );
-    expect(parseLogLine(`{"v":1,"interface":"B","received_at":"2026-01-01T00:00:00Z","verdict":"accepted","document":${deep(100_000, 'object')}}`).ok).toBe(false);
+    expect(
+      parseLogLine(
+        `{"v":1,"interface":"B","received_at":"2026-01-01T00:00:00Z","verdict":"accepted","document":${deep(100_000, 'object')}}`,
+      ).ok,
+    ).toBe(false);
   });
 
   it('the syntax locator and the depth count take any text, and never quote it', () => {
@@ -148,7 +208,9 @@ describe('the other readers of user and network JSON', () => {
       }),
       { numRuns: 300 },
     );
-    expect(describeJsonFailure('whsec_TopSecretValue')).toBe('found a letter where a value was expected at line 1, column 1');
+    expect(describeJsonFailure('whsec_TopSecretValue')).toBe(
+      'found a letter where a value was expected at line 1, column 1',
+    );
     expect(jsonNestingDepth(deep(100_000, 'array'))).toBe(100_000);
     expect(jsonNestingDepth('["[[[", {"a": "]]"}]')).toBe(2);
   });
@@ -164,12 +226,24 @@ describe('the other readers of user and network JSON', () => {
     const shallow = Buffer.from(`{"a":${deep(MAX_WALK_DEPTH - 1, 'array')}}`);
     const minified = Buffer.from(JSON.stringify(JSON.parse(shallow.toString())));
     const pretty = sign('the-secret', timestamp, Buffer.from(JSON.stringify(JSON.parse(shallow.toString()), null, 2)));
-    const spaced = verify({ secrets: ['the-secret'], signature: pretty, timestamp, rawBody: minified, now: 1767225600 });
-    expect(diagnose({ secrets: ['the-secret'], signature: pretty, timestamp, rawBody: minified, result: spaced }).map((item) => item.code)).toContain('body_reserialised');
+    const spaced = verify({
+      secrets: ['the-secret'],
+      signature: pretty,
+      timestamp,
+      rawBody: minified,
+      now: 1767225600,
+    });
+    expect(
+      diagnose({ secrets: ['the-secret'], signature: pretty, timestamp, rawBody: minified, result: spaced }).map(
+        (item) => item.code,
+      ),
+    ).toContain('body_reserialised');
   });
 
   it('--set refuses a value nested past MAX_WALK_DEPTH (the document is printed and sent as JSON)', () => {
-    expect(() => parseSetOverride(`text=${deep(MAX_WALK_DEPTH + 1, 'array')}`)).toThrow(`--set text: the value nests ${MAX_WALK_DEPTH + 1} levels deep, over the ${MAX_WALK_DEPTH} cai takes`);
+    expect(() => parseSetOverride(`text=${deep(MAX_WALK_DEPTH + 1, 'array')}`)).toThrow(
+      `--set text: the value nests ${MAX_WALK_DEPTH + 1} levels deep, over the ${MAX_WALK_DEPTH} cai takes`,
+    );
     expect(parseSetOverride(`text=${deep(MAX_WALK_DEPTH, 'array')}`)[0]).toBe('text');
     expect(parseSetOverride('__proto__={"polluted":true}')[0]).toBe('__proto__');
   });

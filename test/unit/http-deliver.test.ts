@@ -36,7 +36,12 @@ function expectEveryRequestSignedFresh(server: ScriptedServer): void {
     expect(JSON.parse(received.body.toString('utf8')).event_id).toBe('evt_fixed_0001');
     expect(received.headers['x-cai-provider']).toBe('acme');
     expect(received.headers['content-type']).toBe('application/json');
-    const result = verify({ secrets: SECRET, signature: received.headers['x-cai-signature'] as string, timestamp: received.headers['x-cai-timestamp'] as string, rawBody: received.body });
+    const result = verify({
+      secrets: SECRET,
+      signature: received.headers['x-cai-signature'] as string,
+      timestamp: received.headers['x-cai-timestamp'] as string,
+      rawBody: received.body,
+    });
     expect(result.reason).toBe('ok');
   }
 }
@@ -52,9 +57,18 @@ describe('deliver against scripted receivers', () => {
     // The clock moves 10 s per reading, so every attempt has a different X-CAI-Timestamp.
     const clock = () => (tick += 10_000);
     const seen: number[] = [];
-    const result = await deliver(request(server.url), { sleep, clock, random: () => 0, onAttempt: (a) => seen.push(a.attempt) });
+    const result = await deliver(request(server.url), {
+      sleep,
+      clock,
+      random: () => 0,
+      onAttempt: (a) => seen.push(a.attempt),
+    });
     expect(result.outcome).toBe('accepted');
-    expect(result.attempts.map((a) => [a.status, a.decision])).toEqual([[503, 'retry'], [503, 'retry'], [202, 'accepted']]);
+    expect(result.attempts.map((a) => [a.status, a.decision])).toEqual([
+      [503, 'retry'],
+      [503, 'retry'],
+      [202, 'accepted'],
+    ]);
     expect(seen).toEqual([1, 2, 3]);
     expect(waits).toEqual([1000, 2000]);
     expect(server.requests).toHaveLength(3);
@@ -62,7 +76,15 @@ describe('deliver against scripted receivers', () => {
     expect(new Set(timestamps).size).toBe(3);
     for (const received of server.requests) {
       const ts = Number(received.headers['x-cai-timestamp']);
-      expect(verify({ secrets: SECRET, signature: received.headers['x-cai-signature'] as string, timestamp: ts, rawBody: received.body, now: ts }).valid).toBe(true);
+      expect(
+        verify({
+          secrets: SECRET,
+          signature: received.headers['x-cai-signature'] as string,
+          timestamp: ts,
+          rawBody: received.body,
+          now: ts,
+        }).valid,
+      ).toBe(true);
       expect(received.body.equals(BODY)).toBe(true);
     }
     expect(result.attempts.map((a) => a.timestamp)).toEqual(timestamps);
@@ -105,7 +127,12 @@ describe('deliver against scripted receivers', () => {
   it('a slow receiver past the time-out: time-outs are retried, then the delivery fails', async () => {
     const server = await serve([{ status: 202, delayMs: 10_000 }]);
     const { waits, sleep } = recordingSleep();
-    const result = await deliver(request(server.url), { sleep, timeoutMs: 150, retry: { maxAttempts: 2 }, random: () => 0 });
+    const result = await deliver(request(server.url), {
+      sleep,
+      timeoutMs: 150,
+      retry: { maxAttempts: 2 },
+      random: () => 0,
+    });
     expect(result.outcome).toBe('failed');
     expect(result.attempts.map((a) => a.error?.code)).toEqual(['timeout', 'timeout']);
     expect(result.error?.code).toBe('retries_exhausted');
@@ -166,7 +193,8 @@ describe('deliver against scripted receivers', () => {
     const result = await deliver(request(server.url), {
       stopSignal: stop.signal,
       onAttempt: () => stop.abort(),
-      sleep: (ms, signal) => new Promise((resolve, reject) => signal.aborted ? reject(new Error('stopped')) : setTimeout(resolve, ms)),
+      sleep: (ms, signal) =>
+        new Promise((resolve, reject) => (signal.aborted ? reject(new Error('stopped')) : setTimeout(resolve, ms))),
     });
     expect(result.interrupted).toBe(true);
     expect(result.error?.code).toBe('interrupted');
@@ -177,7 +205,12 @@ describe('deliver against scripted receivers', () => {
   it('keepSignature sends the captured X-CAI-Timestamp and X-CAI-Signature unchanged', async () => {
     const server = await serve([{ status: 401 }]);
     const result = await deliver(
-      { url: server.url, body: BODY, secret: '', headers: { 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'a'.repeat(64) } },
+      {
+        url: server.url,
+        body: BODY,
+        secret: '',
+        headers: { 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'a'.repeat(64) },
+      },
       { keepSignature: true },
     );
     expect(result.outcome).toBe('rejected');
@@ -187,20 +220,46 @@ describe('deliver against scripted receivers', () => {
 
   it('one headers object passed for many deliveries (a batch): each attempt gets its own copy, signed fresh or kept as given', async () => {
     const server = await serve([{ status: 202 }, { status: 202 }, { status: 401 }, { status: 202 }]);
-    const headers = { 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) };
+    const headers = {
+      'X-CAI-Provider': 'acme',
+      'x-cai-timestamp': '1700000000',
+      'x-cai-signature': 'sha256=' + 'b'.repeat(64),
+    };
     const first = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
     const second = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
     const kept = await deliver({ url: server.url, body: BODY, secret: '', headers }, { keepSignature: true });
     const again = await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
-    expect([first.outcome, second.outcome, kept.outcome, again.outcome]).toEqual(['accepted', 'accepted', 'rejected', 'accepted']);
+    expect([first.outcome, second.outcome, kept.outcome, again.outcome]).toEqual([
+      'accepted',
+      'accepted',
+      'rejected',
+      'accepted',
+    ]);
     // The caller's object is never written to, and no attempt shares its header object with another.
-    expect(headers).toEqual({ 'X-CAI-Provider': 'acme', 'x-cai-timestamp': '1700000000', 'x-cai-signature': 'sha256=' + 'b'.repeat(64) });
+    expect(headers).toEqual({
+      'X-CAI-Provider': 'acme',
+      'x-cai-timestamp': '1700000000',
+      'x-cai-signature': 'sha256=' + 'b'.repeat(64),
+    });
     const sent = [first, second, kept, again].map((result) => result.attempts[0]?.requestHeaders);
     expect(new Set(sent).size).toBe(4);
-    expect(Object.keys(sent[0] ?? {})).toEqual(['X-CAI-Provider', 'Content-Type', 'X-CAI-Timestamp', 'X-CAI-Signature']);
-    expect(sent[2]).toEqual({ 'X-CAI-Provider': 'acme', 'X-CAI-Timestamp': '1700000000', 'X-CAI-Signature': 'sha256=' + 'b'.repeat(64), 'Content-Type': 'application/json' });
+    expect(Object.keys(sent[0] ?? {})).toEqual([
+      'X-CAI-Provider',
+      'Content-Type',
+      'X-CAI-Timestamp',
+      'X-CAI-Signature',
+    ]);
+    expect(sent[2]).toEqual({
+      'X-CAI-Provider': 'acme',
+      'X-CAI-Timestamp': '1700000000',
+      'X-CAI-Signature': 'sha256=' + 'b'.repeat(64),
+      'Content-Type': 'application/json',
+    });
     expect(server.requests[2]?.headers['x-cai-signature']).toBe('sha256=' + 'b'.repeat(64));
-    expectEveryRequestSignedFresh({ ...server, requests: [0, 1, 3].map((index) => server.requests[index]!) } as ScriptedServer);
+    expectEveryRequestSignedFresh({
+      ...server,
+      requests: [0, 1, 3].map((index) => server.requests[index]!),
+    } as ScriptedServer);
   });
 
   it('a headers object changed between two deliveries: the second sends what it holds then (deliver is public)', async () => {
@@ -210,7 +269,9 @@ describe('deliver against scripted receivers', () => {
     headers['X-CAI-Provider'] = 'other';
     headers['Content-Type'] = 'application/json; charset=utf-8';
     await deliver({ url: server.url, body: BODY, secret: SECRET, headers }, {});
-    expect(server.requests.map((request) => [request.headers['x-cai-provider'], request.headers['content-type']])).toEqual([
+    expect(
+      server.requests.map((request) => [request.headers['x-cai-provider'], request.headers['content-type']]),
+    ).toEqual([
       ['acme', 'application/json'],
       ['other', 'application/json; charset=utf-8'],
     ]);
@@ -223,7 +284,11 @@ describe('TLS (§5.8)', () => {
     const plain = createDispatcher();
     const withCa = createDispatcher({ ca: TLS_FIXTURE.ca });
     const insecure = createDispatcher({ insecure: true });
-    cleanups.push(() => plain.close(), () => withCa.close(), () => insecure.close());
+    cleanups.push(
+      () => plain.close(),
+      () => withCa.close(),
+      () => insecure.close(),
+    );
 
     const refused = await deliver(request(server.url), { dispatcher: plain });
     expect(refused.outcome).toBe('failed');
@@ -232,18 +297,28 @@ describe('TLS (§5.8)', () => {
     expect(refused.attempts).toHaveLength(1);
 
     expect((await deliver(request(server.url), { dispatcher: withCa })).outcome).toBe('accepted');
-    expect((await deliver(request(server.url.replace('127.0.0.1', 'localhost')), { dispatcher: withCa })).outcome).toBe('accepted');
+    expect((await deliver(request(server.url.replace('127.0.0.1', 'localhost')), { dispatcher: withCa })).outcome).toBe(
+      'accepted',
+    );
     expect((await deliver(request(server.url), { dispatcher: insecure })).outcome).toBe('accepted');
     expect(server.requests).toHaveLength(3);
   });
 
   it('refuses a receiver that offers only TLS 1.1, even with --insecure', async () => {
     const server = await serve([{ status: 202 }], {
-      tls: { key: TLS_FIXTURE.key, cert: TLS_FIXTURE.cert, minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' },
+      tls: {
+        key: TLS_FIXTURE.key,
+        cert: TLS_FIXTURE.cert,
+        minVersion: 'TLSv1',
+        maxVersion: 'TLSv1.1',
+        ciphers: 'DEFAULT:@SECLEVEL=0',
+      },
     });
     const insecure = createDispatcher({ insecure: true });
     cleanups.push(() => insecure.close());
-    const error = await postOnce({ url: server.url, headers: {}, body: BODY, dispatcher: insecure }).catch((e: unknown) => e);
+    const error = await postOnce({ url: server.url, headers: {}, body: BODY, dispatcher: insecure }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CaiError);
     expect((error as CaiError).code).toBe('tls');
     expect(server.requests).toHaveLength(0);
@@ -252,8 +327,14 @@ describe('TLS (§5.8)', () => {
 
 describe('postOnce', () => {
   it('sends exactly the headers and bytes given and returns status, headers, body, latency', async () => {
-    const server = await serve([{ status: 202, headers: { 'content-type': 'application/json', 'x-extra': '1' }, body: '{"ok":true}' }]);
-    const response = await postOnce({ url: server.url, headers: { 'x-a': 'b', 'content-type': 'application/json' }, body: BODY });
+    const server = await serve([
+      { status: 202, headers: { 'content-type': 'application/json', 'x-extra': '1' }, body: '{"ok":true}' },
+    ]);
+    const response = await postOnce({
+      url: server.url,
+      headers: { 'x-a': 'b', 'content-type': 'application/json' },
+      body: BODY,
+    });
     expect(response.status).toBe(202);
     expect(response.headers['x-extra']).toBe('1');
     expect(response.body.toString('utf8')).toBe('{"ok":true}');
@@ -312,7 +393,11 @@ describe('postOnce', () => {
 
 describe('proxyFromEnv', () => {
   it('picks HTTPS_PROXY for https and HTTP_PROXY for http, honouring NO_PROXY', () => {
-    const env = { HTTPS_PROXY: 'http://proxy:3128', http_proxy: 'http://p2:8080', NO_PROXY: 'localhost,.internal.example' };
+    const env = {
+      HTTPS_PROXY: 'http://proxy:3128',
+      http_proxy: 'http://p2:8080',
+      NO_PROXY: 'localhost,.internal.example',
+    };
     expect(proxyFromEnv(env, 'https://platform.example/events')).toBe('http://proxy:3128');
     expect(proxyFromEnv(env, 'http://platform.example/events')).toBe('http://p2:8080');
     expect(proxyFromEnv(env, 'https://localhost:8443/x')).toBeUndefined();
@@ -321,7 +406,6 @@ describe('proxyFromEnv', () => {
     expect(proxyFromEnv({}, 'https://a.example/')).toBeUndefined();
   });
 });
-
 
 describe('a signal shared by many requests', () => {
   it('raises no MaxListeners warning and aborts them all', async () => {
@@ -332,7 +416,11 @@ describe('a signal shared by many requests', () => {
     const onWarning = (warning: Error) => warnings.push(warning.name);
     process.on('warning', onWarning);
     const controller = new AbortController();
-    const requests = Array.from({ length: 20 }, () => postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e));
+    const requests = Array.from({ length: 20 }, () =>
+      postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch(
+        (e: unknown) => e,
+      ),
+    );
     while (server.requests.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const errors = await Promise.all(requests);
@@ -347,19 +435,32 @@ describe('a signal shared by many requests', () => {
     const dispatcher = createDispatcher({ connections: 1 });
     cleanups.push(() => dispatcher.destroy());
     const controller = new AbortController();
-    const first = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
-    const queued = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    const first = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    const queued = postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
     while (server.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     expect(((await first) as CaiError).code).toBe('aborted');
     expect(((await queued) as CaiError).code).toBe('aborted');
-    const before = await postOnce({ url: server.url, headers: {}, body: BODY, dispatcher, signal: controller.signal }).catch((e: unknown) => e);
+    const before = await postOnce({
+      url: server.url,
+      headers: {},
+      body: BODY,
+      dispatcher,
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
     expect((before as CaiError).code).toBe('aborted');
     expect(server.requests).toHaveLength(1);
 
     const quick = await serve([{ status: 202, body: '{"ok":true}' }]);
     const live = new AbortController();
-    for (let i = 0; i < 3; i += 1) expect((await postOnce({ url: quick.url, headers: {}, body: BODY, dispatcher, signal: live.signal })).status).toBe(202);
+    for (let i = 0; i < 3; i += 1)
+      expect(
+        (await postOnce({ url: quick.url, headers: {}, body: BODY, dispatcher, signal: live.signal })).status,
+      ).toBe(202);
     expect(getEventListeners(live.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { backoffMs, classifyOutcome, decideRetry, DEFAULT_RETRY_POLICY, nominalBackoffMs, planSchedule, resolvePolicy } from '../../src/http/retry.js';
+import {
+  backoffMs,
+  classifyOutcome,
+  decideRetry,
+  DEFAULT_RETRY_POLICY,
+  nominalBackoffMs,
+  planSchedule,
+  resolvePolicy,
+} from '../../src/http/retry.js';
 import { parseRetryAfter } from '../../src/spec/retry-after.js';
 
 const NOW = Date.parse('2026-11-22T13:00:00Z');
@@ -76,26 +84,61 @@ describe('decideRetry', () => {
   const base = { attempts: 1, elapsedMs: 0, nowMs: NOW, policy, random: () => 0 };
 
   it('waits Retry-After on 429', () => {
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429, retryAfter: '3' } })).toMatchObject({ retry: true, delayMs: 3000, basis: 'retry-after' });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429, retryAfter: '3' } })).toMatchObject({
+      retry: true,
+      delayMs: 3000,
+      basis: 'retry-after',
+    });
   });
   it('backs off on 429 without Retry-After', () => {
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429 } })).toMatchObject({ retry: true, delayMs: 1000, basis: 'backoff' });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429 } })).toMatchObject({
+      retry: true,
+      delayMs: 1000,
+      basis: 'backoff',
+    });
   });
   it('backs off on 5xx, honouring a longer Retry-After', () => {
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503 } })).toMatchObject({ retry: true, delayMs: 1000 });
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503, retryAfter: '9' } })).toMatchObject({ retry: true, delayMs: 9000, basis: 'retry-after' });
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503, retryAfter: '0' } })).toMatchObject({ retry: true, delayMs: 1000, basis: 'backoff' });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503 } })).toMatchObject({
+      retry: true,
+      delayMs: 1000,
+    });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503, retryAfter: '9' } })).toMatchObject({
+      retry: true,
+      delayMs: 9000,
+      basis: 'retry-after',
+    });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 503, retryAfter: '0' } })).toMatchObject({
+      retry: true,
+      delayMs: 1000,
+      basis: 'backoff',
+    });
   });
   it('does not retry 4xx, redirects, or with retries off', () => {
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 400 } })).toMatchObject({ retry: false, giveUp: 'not-retryable' });
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 302 } })).toMatchObject({ retry: false, giveUp: 'not-retryable' });
-    expect(decideRetry({ ...base, policy: resolvePolicy({ enabled: false }), outcome: { kind: 'response', status: 503 } })).toMatchObject({ retry: false, giveUp: 'disabled' });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 400 } })).toMatchObject({
+      retry: false,
+      giveUp: 'not-retryable',
+    });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 302 } })).toMatchObject({
+      retry: false,
+      giveUp: 'not-retryable',
+    });
+    expect(
+      decideRetry({ ...base, policy: resolvePolicy({ enabled: false }), outcome: { kind: 'response', status: 503 } }),
+    ).toMatchObject({ retry: false, giveUp: 'disabled' });
   });
   it('stops at --max-attempts and before passing --retry-for', () => {
     const limited = resolvePolicy({ maxAttempts: 3 });
-    expect(decideRetry({ ...base, attempts: 3, policy: limited, outcome: { kind: 'response', status: 503 } })).toMatchObject({ retry: false, giveUp: 'max-attempts' });
-    expect(decideRetry({ ...base, elapsedMs: 59_500, outcome: { kind: 'response', status: 503 } })).toMatchObject({ retry: false, giveUp: 'retry-for' });
-    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429, retryAfter: '3600' } })).toMatchObject({ retry: false, giveUp: 'retry-for' });
+    expect(
+      decideRetry({ ...base, attempts: 3, policy: limited, outcome: { kind: 'response', status: 503 } }),
+    ).toMatchObject({ retry: false, giveUp: 'max-attempts' });
+    expect(decideRetry({ ...base, elapsedMs: 59_500, outcome: { kind: 'response', status: 503 } })).toMatchObject({
+      retry: false,
+      giveUp: 'retry-for',
+    });
+    expect(decideRetry({ ...base, outcome: { kind: 'response', status: 429, retryAfter: '3600' } })).toMatchObject({
+      retry: false,
+      giveUp: 'retry-for',
+    });
   });
 });
 

@@ -9,15 +9,26 @@ import { TLS_FIXTURE } from '../helpers/scripted-server.js';
 const io = (env: NodeJS.ProcessEnv = {}) => fakeIo({ env });
 
 async function usageErrorOf(promise: Promise<unknown>): Promise<CaiError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(CaiError);
   return error as CaiError;
 }
 
 describe('resolveTransport: the one builder of transport options', () => {
   it('reads --ca, and passes the local address, time-out and pool size through', async () => {
-    const transport = await resolveTransport({ ca: TLS_FIXTURE.caFile, localAddress: '127.0.0.1', connectTimeoutMs: 500, connections: 3 }, io());
-    expect(transport.client).toEqual({ ca: TLS_FIXTURE.ca, localAddress: '127.0.0.1', connectTimeoutMs: 500, connections: 3 });
+    const transport = await resolveTransport(
+      { ca: TLS_FIXTURE.caFile, localAddress: '127.0.0.1', connectTimeoutMs: 500, connections: 3 },
+      io(),
+    );
+    expect(transport.client).toEqual({
+      ca: TLS_FIXTURE.ca,
+      localAddress: '127.0.0.1',
+      connectTimeoutMs: 500,
+      connections: 3,
+    });
     expect(transport.info).toEqual([]);
   });
 
@@ -34,19 +45,27 @@ describe('resolveTransport: the one builder of transport options', () => {
 
   it('warns about --insecure (the command says it: the transport only carries it)', async () => {
     const given = io();
-    const transport = await openTransport({ insecure: true }, { io: given, output: await Output.create(given, { json: false, quiet: false, debug: false }) });
+    const transport = await openTransport(
+      { insecure: true },
+      { io: given, output: await Output.create(given, { json: false, quiet: false, debug: false }) },
+    );
     expect(transport.client).toEqual({ insecure: true });
-    expect(given.err()).toBe('warning: --insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.\n');
+    expect(given.err()).toBe(
+      'warning: --insecure: the TLS certificate is NOT verified; anyone on the path can read and change this request. Never use it in production.\n',
+    );
   });
 
-  it('takes --proxy, else the environment\'s proxy for the target, and shows it without its password', async () => {
+  it("takes --proxy, else the environment's proxy for the target, and shows it without its password", async () => {
     const env = { HTTPS_PROXY: 'http://user:pw@proxy.test:3128', NO_PROXY: 'internal.test' };
     const fromEnv = await resolveTransport({}, io(env), 'https://platform.test/events');
     expect(fromEnv.client.proxy).toBe('http://user:pw@proxy.test:3128');
     expect(fromEnv.info).toEqual(['via proxy http://user:***@proxy.test:3128/']);
     expect((await resolveTransport({}, io(env), 'https://api.internal.test/events')).client.proxy).toBeUndefined();
     expect((await resolveTransport({}, io(env))).client.proxy).toBeUndefined();
-    expect((await resolveTransport({ proxy: 'http://other.test:8080' }, io(env), 'https://platform.test/events')).client.proxy).toBe('http://other.test:8080');
+    expect(
+      (await resolveTransport({ proxy: 'http://other.test:8080' }, io(env), 'https://platform.test/events')).client
+        .proxy,
+    ).toBe('http://other.test:8080');
   });
 
   it('opens a pool, and turns a proxy undici refuses into a usage error', async () => {

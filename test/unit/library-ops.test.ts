@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULT_RULES, CaiConfigSchema, parseConfig, reportFromLogs, reportToCsv, runDoctor } from '../../src/index.js';
+import {
+  CONFIG_DEFAULT_RULES,
+  CaiConfigSchema,
+  parseConfig,
+  reportFromLogs,
+  reportToCsv,
+  runDoctor,
+} from '../../src/index.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('library API: configuration, doctor, report', () => {
   it('reportFromLogs gives the same report as cai report --format json', async () => {
-    const report = await reportFromLogs([`${ROOT}fixtures/logs/provider.ndjson`, `${ROOT}fixtures/logs/platform.ndjson`], { space: 'live' });
+    const report = await reportFromLogs(
+      [`${ROOT}fixtures/logs/provider.ndjson`, `${ROOT}fixtures/logs/platform.ndjson`],
+      { space: 'live' },
+    );
     expect(report.total.jobs).toBe(6);
     expect(reportToCsv(report).split('\r\n')[0]).toMatch(/^branch_code,jobs,/);
   });
@@ -16,8 +26,21 @@ describe('library API: configuration, doctor, report', () => {
   });
 
   it('runDoctor without a profile or targets returns skipped checks, not an exception', async () => {
-    const report = await runDoctor({ interfaces: ['A', 'B'], targets: [], env: {}, now: () => Date.now(), timeoutMs: 1000 });
+    const report = await runDoctor({
+      interfaces: ['A', 'B'],
+      targets: [],
+      env: {},
+      now: () => Date.now(),
+      timeoutMs: 1000,
+    });
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => `${c.id} ${c.verdict}`)).toEqual(['node pass', 'temp pass', 'config skip', 'secrets warn', 'secrets skip', 'network skip']);
+    expect(report.checks.map((c) => `${c.id} ${c.verdict}`)).toEqual([
+      'node pass',
+      'temp pass',
+      'config skip',
+      'secrets warn',
+      'secrets skip',
+      'network skip',
+    ]);
   });
 });

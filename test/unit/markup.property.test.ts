@@ -13,7 +13,8 @@ import { escapeHtml } from '../../src/output/html/escape.js';
 import { escapeMarkup } from '../../src/output/markup.js';
 
 /** What must never come out of the parser: XML's forbidden characters and what a page or terminal interprets. */
-const NEVER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NEVER =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Parses `xml` strictly; returns the text and attribute values it holds, or throws the parser's first error. */
 function parseXml(xml: string): { texts: string[]; attributes: string[] } {
@@ -32,15 +33,40 @@ function parseXml(xml: string): { texts: string[]; attributes: string[] } {
 }
 
 // Any UTF-16 string: lone surrogates, noncharacters, controls; and the characters the issue met, often.
-const hostile = fc.constantFrom('\uffff', '\ufffe', '\u009b', '\u202e', '\u2066', '\u200f', '\u001b', '\u0000', '\ud800', '\udc00', ']]>', '&', '<', '"', "'", '\r\n', '\u2028');
-const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.array(fc.oneof(hostile, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 30 }).map((parts) => parts.join('')));
+const hostile = fc.constantFrom(
+  '\uffff',
+  '\ufffe',
+  '\u009b',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\u001b',
+  '\u0000',
+  '\ud800',
+  '\udc00',
+  ']]>',
+  '&',
+  '<',
+  '"',
+  "'",
+  '\r\n',
+  '\u2028',
+);
+const anyText = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc
+    .array(fc.oneof(hostile, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 30 })
+    .map((parts) => parts.join('')),
+);
 
 describe('escapeMarkup', () => {
   it('always parses as XML 1.0, in text and in an attribute, and nothing unsafe comes out', () => {
     fc.assert(
       fc.property(anyText, (text) => {
         const escaped = escapeMarkup(text);
-        const { texts, attributes } = parseXml(`<?xml version="1.0" encoding="UTF-8"?><r a="${escaped}">${escaped}</r>`);
+        const { texts, attributes } = parseXml(
+          `<?xml version="1.0" encoding="UTF-8"?><r a="${escaped}">${escaped}</r>`,
+        );
         for (const value of [...texts, ...attributes]) expect(value).not.toMatch(NEVER);
       }),
       { numRuns: 2000 },
@@ -57,7 +83,9 @@ describe('escapeMarkup', () => {
   });
 
   it('shows what it does not keep, visibly', () => {
-    expect(escapeMarkup('a\uffffb\u009bc\u202ed\u001be\u0000f\ud800g\u007f<&>"\'\t\n')).toBe('a\\uffffb\\u009bc\\u202ed\u241be\u2400f\ufffdg\u2421&lt;&amp;&gt;&quot;&#39;\t\n');
+    expect(escapeMarkup('a\uffffb\u009bc\u202ed\u001be\u0000f\ud800g\u007f<&>"\'\t\n')).toBe(
+      'a\\uffffb\\u009bc\\u202ed\u241be\u2400f\ufffdg\u2421&lt;&amp;&gt;&quot;&#39;\t\n',
+    );
     // The pages use the same function.
     expect(escapeHtml).toBe(escapeMarkup);
   });
@@ -79,8 +107,18 @@ describe('the JUnit report', () => {
 /** A report with a failed, a skipped, a waived and a warning check whose texts come from a target. */
 function junitReport(actual: string, target: string): SuiteReport {
   const check = (id: string, verdict: string) => ({
-    id, title: `title ${actual}`, level: 'must', verdict, sections: ['§7'], tags: [actual], expected: 'expected', actual, durationMs: 1,
-    notes: [actual], waiver: { reason: actual }, repro: { bodyFile: actual, command: `cai replay ${actual}` },
+    id,
+    title: `title ${actual}`,
+    level: 'must',
+    verdict,
+    sections: ['§7'],
+    tags: [actual],
+    expected: 'expected',
+    actual,
+    durationMs: 1,
+    notes: [actual],
+    waiver: { reason: actual },
+    repro: { bodyFile: actual, command: `cai replay ${actual}` },
   });
   return {
     target,
@@ -92,6 +130,12 @@ function junitReport(actual: string, target: string): SuiteReport {
     summary: { total: 5, passed: 0, failed: 1, warnings: 1, skipped: 1, waived: 1, notJudged: 1 },
     version: { tool: actual, spec: '1.0', catalogue: target },
     error: { code: actual, message: actual, hint: target },
-    checks: [check('B-RCV-1', 'failed'), check('B-RCV-2', 'skipped'), check('B-RCV-3', 'waived'), check('B-RCV-4', 'warning'), check('B-RCV-5', 'not-judged')],
+    checks: [
+      check('B-RCV-1', 'failed'),
+      check('B-RCV-2', 'skipped'),
+      check('B-RCV-3', 'waived'),
+      check('B-RCV-4', 'warning'),
+      check('B-RCV-5', 'not-judged'),
+    ],
   } as unknown as SuiteReport;
 }

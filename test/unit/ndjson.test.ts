@@ -4,8 +4,18 @@ import { readNdjsonLines } from '../../src/spec/ndjson.js';
 
 async function collect(chunks: Buffer[], max?: number) {
   const lines = [];
-  for await (const line of readNdjsonLines((async function* () { yield* chunks; })(), max)) {
-    lines.push({ number: line.number, text: line.bytes.toString('latin1'), byteLength: line.byteLength, oversize: line.oversize });
+  for await (const line of readNdjsonLines(
+    (async function* () {
+      yield* chunks;
+    })(),
+    max,
+  )) {
+    lines.push({
+      number: line.number,
+      text: line.bytes.toString('latin1'),
+      byteLength: line.byteLength,
+      oversize: line.oversize,
+    });
   }
   return lines;
 }
@@ -26,14 +36,18 @@ function split(text: string, cuts: number[]): Buffer[] {
 describe('readNdjsonLines', () => {
   it('yields the same lines however the bytes are chunked (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: fc.constantFrom('a', 'b', '\n', '\r', '{', 'é') }), fc.array(fc.nat(), { maxLength: 10 }), async (text, cuts) => {
-        const latin1 = Buffer.from(text, 'latin1').toString('latin1');
-        const expected = latin1.split('\n');
-        if (expected[expected.length - 1] === '') expected.pop();
-        const lines = await collect(split(latin1, cuts));
-        expect(lines.map((l) => l.text)).toEqual(expected.map((line) => line.replace(/\r$/, '')));
-        expect(lines.map((l) => l.number)).toEqual(expected.map((_, i) => i + 1));
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', 'b', '\n', '\r', '{', 'é') }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        async (text, cuts) => {
+          const latin1 = Buffer.from(text, 'latin1').toString('latin1');
+          const expected = latin1.split('\n');
+          if (expected[expected.length - 1] === '') expected.pop();
+          const lines = await collect(split(latin1, cuts));
+          expect(lines.map((l) => l.text)).toEqual(expected.map((line) => line.replace(/\r$/, '')));
+          expect(lines.map((l) => l.number)).toEqual(expected.map((_, i) => i + 1));
+        },
+      ),
       { numRuns: 300 },
     );
   });

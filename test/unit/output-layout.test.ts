@@ -32,8 +32,15 @@ describe('truncate', () => {
 
 describe('wrap', () => {
   it('breaks at spaces, with a hanging indent, never wider than the width', () => {
-    const lines = wrap('error: the quick brown fox jumps over the lazy dog and keeps running', 24, { indent: '       ' });
-    expect(lines).toEqual(['error: the quick brown', '       fox jumps over', '       the lazy dog and', '       keeps running']);
+    const lines = wrap('error: the quick brown fox jumps over the lazy dog and keeps running', 24, {
+      indent: '       ',
+    });
+    expect(lines).toEqual([
+      'error: the quick brown',
+      '       fox jumps over',
+      '       the lazy dog and',
+      '       keeps running',
+    ]);
   });
 
   it('breaks a word longer than a line where it must: nothing is lost', () => {
@@ -68,12 +75,16 @@ describe('fitColumns', () => {
   });
 
   it('shrinks the widest shrinkable column first, down to its minimum', () => {
-    expect(fitColumns([12, 90, 6], [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }], 80, 10)).toEqual([12, 52, 6]);
+    expect(fitColumns([12, 90, 6], [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }], 80, 10)).toEqual([
+      12, 52, 6,
+    ]);
     expect(fitColumns([40, 40], [{ min: 10 }, { min: 10 }], 60, 7)).toEqual([26, 27]);
   });
 
   it('gives up (undefined) when even the minimum widths do not fit', () => {
-    expect(fitColumns([12, 90, 6], [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }], 30, 10)).toBeUndefined();
+    expect(
+      fitColumns([12, 90, 6], [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }], 30, 10),
+    ).toBeUndefined();
   });
 });
 

@@ -20,12 +20,17 @@ describe('pool: the one worker pool', () => {
   it('takes no item once stopped, and finishes the ones taken', async () => {
     const controller = new AbortController();
     const done: number[] = [];
-    await pool([0, 1, 2, 3, 4, 5], 2, async (item, index) => {
-      expect(index).toBe(item);
-      if (item === 2) controller.abort();
-      await new Promise((resolve) => setImmediate(resolve));
-      done.push(item);
-    }, controller.signal);
+    await pool(
+      [0, 1, 2, 3, 4, 5],
+      2,
+      async (item, index) => {
+        expect(index).toBe(item);
+        if (item === 2) controller.abort();
+        await new Promise((resolve) => setImmediate(resolve));
+        done.push(item);
+      },
+      controller.signal,
+    );
     expect(done.sort()).toEqual([0, 1, 2]);
   });
 

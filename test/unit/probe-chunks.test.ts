@@ -26,9 +26,15 @@ describe('an event_id the receiver may have had before cai sent it', () => {
 
   it('a new event_id sent at once, each answered as a repeat, is recorded by none', () => {
     const expectations = [0, 1, 2].map(() => ({ standing: 'new-or-repeat', together: true, terms: [] }) as never);
-    const repeat = { status: 202, body: Buffer.from('{"ok":true,"duplicate":true}'), headers: { 'content-type': 'application/json' } } as never;
+    const repeat = {
+      status: 202,
+      body: Buffer.from('{"ok":true,"duplicate":true}'),
+      headers: { 'content-type': 'application/json' },
+    } as never;
     expect(concurrentBreach('B', expectations, [repeat, repeat, repeat])).toMatch(/none recorded/);
-    const maybe = expectations.map((expectation: object) => ({ ...expectation, together: undefined, standing: 'new-or-repeat' }) as never);
+    const maybe = expectations.map(
+      (expectation: object) => ({ ...expectation, together: undefined, standing: 'new-or-repeat' }) as never,
+    );
     expect(concurrentBreach('B', maybe, [repeat, repeat, repeat])).toBeUndefined();
   });
 });
@@ -46,10 +52,16 @@ describe('a chunked body cut between characters', () => {
 describe("a receiver's one choice (OpenPointRule.oneChoice)", () => {
   it('once it accepted a chunked body, refusing another for being chunked is a breach', async () => {
     const model = new ReceiverModel('A');
-    const chunked = { facts: { open: [{ id: 'chunked', why: 'a body sent chunked' }], faults: [], eventId: 'e-1', identity: undefined } } as never;
+    const chunked = {
+      facts: { open: [{ id: 'chunked', why: 'a body sent chunked' }], faults: [], eventId: 'e-1', identity: undefined },
+    } as never;
     const before = model.expect((chunked as { facts: never }).facts);
     expect(JSON.stringify(before.must)).toContain('any4xx');
-    model.observe(before, { status: 202, headers: {}, body: Buffer.from('{"provider_job_id":"pj_1","assigned_number_e164":"+34600000001"}') });
+    model.observe(before, {
+      status: 202,
+      headers: {},
+      body: Buffer.from('{"provider_job_id":"pj_1","assigned_number_e164":"+34600000001"}'),
+    });
     const after = model.expect({ ...(chunked as { facts: object }).facts, eventId: 'e-2' } as never);
     expect(after.must).toEqual({ any2xx: true });
   });

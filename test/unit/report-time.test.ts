@@ -16,7 +16,10 @@ const timeText = fc
     fraction: fc.constantFrom('', '.000', '.123', '.999', '.1', '.12', '.1234', '.abc'),
     zone: fc.constantFrom('Z', 'z', '+00:00', '-00:00', '+01:00', '-05:30', '+23:59', '+24:00', '-12:60', '+0100', ''),
   })
-  .map(({ year, month, day, hour, minute, second, fraction, zone }) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}${fraction}${zone}`);
+  .map(
+    ({ year, month, day, hour, minute, second, fraction, zone }) =>
+      `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}${fraction}${zone}`,
+  );
 
 describe('parseTime of the report log', () => {
   it('reads the usual times exactly as Date.parse does, and leaves every other text to it', () => {
@@ -32,10 +35,21 @@ describe('parseTime of the report log', () => {
   });
 
   it('takes the fast way for the times the mocks write', () => {
-    for (const text of ['2026-11-01T08:00:00.000Z', '2026-11-01T08:00:00Z', '2026-11-01T09:00:00+01:00', '2026-11-01T03:00:00.250-05:00']) {
+    for (const text of [
+      '2026-11-01T08:00:00.000Z',
+      '2026-11-01T08:00:00Z',
+      '2026-11-01T09:00:00+01:00',
+      '2026-11-01T03:00:00.250-05:00',
+    ]) {
       expect(parseUsualTime(text)).toBe(Date.parse(text));
     }
-    for (const text of ['2026-02-29T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T08:00:00.1Z', '2026-11-01', ' 2026-11-01T08:00:00Z']) {
+    for (const text of [
+      '2026-02-29T00:00:00Z',
+      '2026-11-01T24:00:00Z',
+      '2026-11-01T08:00:00.1Z',
+      '2026-11-01',
+      ' 2026-11-01T08:00:00Z',
+    ]) {
       expect(parseUsualTime(text)).toBeUndefined();
     }
     expect(parseTime('2026-02-29T00:00:00Z')).toBe(Date.parse('2026-02-29T00:00:00Z'));

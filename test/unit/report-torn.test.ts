@@ -5,9 +5,24 @@ import { readLog, type ReadSummary } from '../../src/report/read.js';
 import type { LogRecord } from '../../src/report/log.js';
 
 function line(eventId: string): string {
-  const head: MockLogRecordHead = { v: 1, received_at: '2026-11-22T13:00:00.000Z', space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: eventId, event: 'job.closed', headers: {} };
+  const head: MockLogRecordHead = {
+    v: 1,
+    received_at: '2026-11-22T13:00:00.000Z',
+    space: 'live',
+    interface: 'B',
+    kind: 'event',
+    status: 202,
+    verdict: 'accepted',
+    provider_code: 'acme',
+    event_id: eventId,
+    event: 'job.closed',
+    headers: {},
+  };
   // The document holds a record's start too: only a whole record at the end of a line counts.
-  return recordLine(head, Buffer.from(`{"event":"job.closed","event_id":"${eventId}","notes":{"v":1,"received_at":"x"}}`));
+  return recordLine(
+    head,
+    Buffer.from(`{"event":"job.closed","event_id":"${eventId}","notes":{"v":1,"received_at":"x"}}`),
+  );
 }
 
 describe('cai report on a log with records cut short', () => {

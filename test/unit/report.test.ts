@@ -21,22 +21,59 @@ describe('the operation report of the fixture logs (numbers worked out by hand)'
   it('counts jobs, first contact, conversations, appointments, outcomes and delivery per branch and in total', async () => {
     const { report, summary } = await reportOf();
     expect(summary).toEqual({ lines: 21, malformed: [] });
-    expect(report.records).toEqual({ used: 18, duplicates: 1, not_accepted: 1, outside_window: 0, other_provider: 0, other_space: 1 });
+    expect(report.records).toEqual({
+      used: 18,
+      duplicates: 1,
+      not_accepted: 1,
+      outside_window: 0,
+      other_provider: 0,
+      other_space: 1,
+    });
     expect(report.branches.map((b) => b.branch_code)).toEqual(['BR-001', 'BR-002', '(unknown)']);
     const [br1, br2] = report.branches;
     // BR-001: first contact after 60 s, 400 s and 120 s.
     expect(br1?.jobs).toBe(3);
-    expect(br1?.first_contact).toMatchObject({ contacted: 3, not_contacted: 0, median_seconds: 120, p90_seconds: 400, within_target: 2, within_target_share: 0.6667 });
+    expect(br1?.first_contact).toMatchObject({
+      contacted: 3,
+      not_contacted: 0,
+      median_seconds: 120,
+      p90_seconds: 400,
+      within_target: 2,
+      within_target_share: 0.6667,
+    });
     expect(br1?.conversations).toEqual({ started: 3, held: 2, messages_outbound: 3, messages_inbound: 2 });
     expect(br1?.appointments).toEqual({ booked: 2, rescheduled: 1, cancelled: 0 });
     expect(br1?.outcomes).toEqual({ no_answer: 1 });
-    expect(br1?.message_delivery).toMatchObject({ count: 5, median_seconds: 2, p90_seconds: 90, max_seconds: 90, within_target: 4, within_target_share: 0.8, negative: 0 });
+    expect(br1?.message_delivery).toMatchObject({
+      count: 5,
+      median_seconds: 2,
+      p90_seconds: 90,
+      max_seconds: 90,
+      within_target: 4,
+      within_target_share: 0.8,
+      negative: 0,
+    });
     // BR-002: one of three jobs contacted (30 s); the duplicate job.closed counts once.
-    expect(br2?.first_contact).toMatchObject({ contacted: 1, not_contacted: 2, median_seconds: 30, within_target_share: 0.3333 });
+    expect(br2?.first_contact).toMatchObject({
+      contacted: 1,
+      not_contacted: 2,
+      median_seconds: 30,
+      within_target_share: 0.3333,
+    });
     expect(br2?.outcomes).toEqual({ not_interested: 1 });
     expect(report.total.jobs).toBe(6);
-    expect(report.total.first_contact).toMatchObject({ median_seconds: 60, p90_seconds: 400, within_target: 3, within_target_share: 0.5 });
-    expect(report.total.message_delivery).toMatchObject({ count: 7, median_seconds: 2, p90_seconds: 90, within_target_share: 0.8571 });
+    expect(report.total.first_contact).toMatchObject({
+      median_seconds: 60,
+      p90_seconds: 400,
+      within_target: 3,
+      within_target_share: 0.5,
+    });
+    expect(report.total.message_delivery).toMatchObject({
+      count: 7,
+      median_seconds: 2,
+      p90_seconds: 90,
+      within_target_share: 0.8571,
+    });
   });
 
   it('filters by provider, space and window', async () => {
@@ -50,7 +87,12 @@ describe('the operation report of the fixture logs (numbers worked out by hand)'
     // Jobs received from 13:06 on: L2 (400 s), L3 (120 s), L5 and L7 (never contacted).
     const late = await reportOf({ since: Date.parse('2026-11-22T13:06:00Z') });
     expect(late.report.total.jobs).toBe(4);
-    expect(late.report.total.first_contact).toMatchObject({ contacted: 2, median_seconds: 120, within_target: 1, within_target_share: 0.25 });
+    expect(late.report.total.first_contact).toMatchObject({
+      contacted: 2,
+      median_seconds: 120,
+      within_target: 1,
+      within_target_share: 0.25,
+    });
     // A first contact after --until still belongs to its job; the message itself is outside the window.
     const early = await reportOf({ until: Date.parse('2026-11-22T13:16:00Z') });
     expect(early.report.total.first_contact).toMatchObject({ contacted: 3, p90_seconds: 400 });
@@ -73,7 +115,9 @@ describe('the operation report of the fixture logs (numbers worked out by hand)'
     const { report } = await reportOf();
     const rows = toCsv(report).trimEnd().split('\r\n');
     expect(rows).toHaveLength(5);
-    expect(rows[0]).toContain('outcome_no_answer,outcome_not_interested,outcome_wrong_number,outcome_callback_later,outcome_opted_out');
+    expect(rows[0]).toContain(
+      'outcome_no_answer,outcome_not_interested,outcome_wrong_number,outcome_callback_later,outcome_opted_out',
+    );
     expect(rows[4]?.startsWith('(total),6,4,2,60,400,3,0.5,')).toBe(true);
   });
 });
@@ -91,7 +135,9 @@ describe('building blocks', () => {
       fc.property(fc.array(fc.integer(), { minLength: 1 }), fc.double({ min: 0, max: 1, noNaN: true }), (values, p) => {
         const sorted = [...values].sort((a, b) => a - b);
         const result = percentile(sorted, p) as number;
-        return values.includes(result) && result >= (sorted[0] as number) && result <= (sorted[sorted.length - 1] as number);
+        return (
+          values.includes(result) && result >= (sorted[0] as number) && result <= (sorted[sorted.length - 1] as number)
+        );
       }),
     );
   });
@@ -103,8 +149,23 @@ describe('building blocks', () => {
 
   it('a repeated accepted event_id counts once, and order of the logs does not matter', async () => {
     const line = (o: object) => JSON.stringify({ v: 1, space: 'live', verdict: 'accepted', ...o });
-    const job = line({ interface: 'A', kind: 'job', received_at: '2026-01-01T10:00:00Z', event_id: 'j1', lead_id: 'L', branch_code: 'B' });
-    const message = line({ interface: 'B', kind: 'event', event: 'conversation.message', received_at: '2026-01-01T10:02:01Z', event_id: 'm1', lead_id: 'L', document: { direction: 'outbound', occurred_at: '2026-01-01T10:02:00Z' } });
+    const job = line({
+      interface: 'A',
+      kind: 'job',
+      received_at: '2026-01-01T10:00:00Z',
+      event_id: 'j1',
+      lead_id: 'L',
+      branch_code: 'B',
+    });
+    const message = line({
+      interface: 'B',
+      kind: 'event',
+      event: 'conversation.message',
+      received_at: '2026-01-01T10:02:01Z',
+      event_id: 'm1',
+      lead_id: 'L',
+      document: { direction: 'outbound', occurred_at: '2026-01-01T10:02:00Z' },
+    });
     const builder = new ReportBuilder({ space: 'live' });
     const summary: ReadSummary = { lines: 0, malformed: [] };
     await readLog(Readable.from([`${message}\n${message}\n\n${job}\n`]), 'x', (record) => builder.add(record), summary);

@@ -40,7 +40,12 @@ describe('postOnce keeps at most the response cap', () => {
     });
     const dispatcher = createDispatcher();
     try {
-      const answer = await postOnce({ url, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}'), dispatcher });
+      const answer = await postOnce({
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from('{}'),
+        dispatcher,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.length).toBe(NETWORK_CAPS.responseBodyBytes);
       expect(answer.bodyTruncated).toBe(true);
@@ -52,7 +57,9 @@ describe('postOnce keeps at most the response cap', () => {
   });
 
   it('an answer of exactly the cap is whole', async () => {
-    const { url } = await serve((response) => response.writeHead(202, { 'content-type': 'text/plain' }).end(Buffer.alloc(NETWORK_CAPS.responseBodyBytes, 0x62)));
+    const { url } = await serve((response) =>
+      response.writeHead(202, { 'content-type': 'text/plain' }).end(Buffer.alloc(NETWORK_CAPS.responseBodyBytes, 0x62)),
+    );
     const dispatcher = createDispatcher();
     try {
       const answer = await postOnce({ url, headers: {}, body: Buffer.from('{}'), dispatcher });

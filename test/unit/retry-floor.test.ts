@@ -5,7 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/http/deliver.js';
-import { attemptTimeoutMs, decideRetry, resolvePolicy, retryLoop, RetryRuns, type AttemptOutcome } from '../../src/http/retry.js';
+import {
+  attemptTimeoutMs,
+  decideRetry,
+  resolvePolicy,
+  retryLoop,
+  RetryRuns,
+  type AttemptOutcome,
+} from '../../src/http/retry.js';
 import { createEventSender } from '../../src/mock/sender.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -38,20 +45,33 @@ describe('the floor under a wait the receiver dictates', () => {
 
   it('Retry-After 0, a past date or a negative number waits the backoff, growing on repeats', () => {
     for (const retryAfter of ['0', 'Thu, 01 Jan 1970 00:00:00 GMT', '-5', undefined]) {
-      const waits = [1, 2, 3, 4].map((attempts) => decideRetry({ ...base, attempts, outcome: { kind: 'response', status: 429, retryAfter } }));
+      const waits = [1, 2, 3, 4].map((attempts) =>
+        decideRetry({ ...base, attempts, outcome: { kind: 'response', status: 429, retryAfter } }),
+      );
       expect(waits.map((decision) => (decision.retry ? decision.delayMs : 0))).toEqual([1000, 2000, 4000, 8000]);
     }
   });
 
   it('a Retry-After longer than the backoff is waited as asked', () => {
-    expect(decideRetry({ ...base, attempts: 1, outcome: { kind: 'response', status: 429, retryAfter: '30' } })).toMatchObject({ retry: true, delayMs: 30_000, basis: 'retry-after' });
-    expect(decideRetry({ ...base, attempts: 1, outcome: { kind: 'response', status: 429, retryAfter: '0' } })).toMatchObject({ retry: true, delayMs: 1000, basis: 'backoff', reason: 'backoff 1 s (Retry-After 0 ms is shorter: raised to the backoff)' });
+    expect(
+      decideRetry({ ...base, attempts: 1, outcome: { kind: 'response', status: 429, retryAfter: '30' } }),
+    ).toMatchObject({ retry: true, delayMs: 30_000, basis: 'retry-after' });
+    expect(
+      decideRetry({ ...base, attempts: 1, outcome: { kind: 'response', status: 429, retryAfter: '0' } }),
+    ).toMatchObject({
+      retry: true,
+      delayMs: 1000,
+      basis: 'backoff',
+      reason: 'backoff 1 s (Retry-After 0 ms is shorter: raised to the backoff)',
+    });
   });
 
   it('Retry-After: 0 gets a handful of attempts in 10 s, not thousands', async () => {
     // Before: every attempt followed the last at once (3 252 attempts in 10 s measured against a loopback receiver).
     expect(await attemptsIn(10_000, { kind: 'response', status: 429, retryAfter: '0' })).toBe(4);
-    expect(await attemptsIn(10_000, { kind: 'response', status: 429, retryAfter: 'Thu, 01 Jan 1970 00:00:00 GMT' })).toBe(4);
+    expect(
+      await attemptsIn(10_000, { kind: 'response', status: 429, retryAfter: 'Thu, 01 Jan 1970 00:00:00 GMT' }),
+    ).toBe(4);
   });
 });
 
@@ -60,8 +80,28 @@ describe('the --retry-for budget', () => {
     const policy = resolvePolicy({ retryForMs: 10_000 });
     const outcome: AttemptOutcome = { kind: 'response', status: 503 };
     // 8.5 s elapsed, a 1 s wait: 0.5 s would be left, less than the attempt needs.
-    expect(decideRetry({ outcome, attempts: 1, elapsedMs: 8_500, nowMs: NOW, policy, random: () => 0, attemptTimeoutMs: 10_000 })).toMatchObject({ retry: false, giveUp: 'retry-for' });
-    expect(decideRetry({ outcome, attempts: 1, elapsedMs: 7_500, nowMs: NOW, policy, random: () => 0, attemptTimeoutMs: 10_000 })).toMatchObject({ retry: true });
+    expect(
+      decideRetry({
+        outcome,
+        attempts: 1,
+        elapsedMs: 8_500,
+        nowMs: NOW,
+        policy,
+        random: () => 0,
+        attemptTimeoutMs: 10_000,
+      }),
+    ).toMatchObject({ retry: false, giveUp: 'retry-for' });
+    expect(
+      decideRetry({
+        outcome,
+        attempts: 1,
+        elapsedMs: 7_500,
+        nowMs: NOW,
+        policy,
+        random: () => 0,
+        attemptTimeoutMs: 10_000,
+      }),
+    ).toMatchObject({ retry: true });
   });
 
   it("cuts an attempt's time-out to what is left of it", () => {
@@ -76,7 +116,10 @@ describe('the --retry-for budget', () => {
   it('a receiver that never answers: the delivery ends within --retry-for, the last attempt cut short', async () => {
     const server = await startScriptedServer([{ status: 202, delayMs: 60_000 }]);
     servers.push(server);
-    const result = await deliver({ url: server.url, body: Buffer.from('{}'), secret: 's', headers: {} }, { timeoutMs: 10_000, retry: { retryForMs: 1_500 } });
+    const result = await deliver(
+      { url: server.url, body: Buffer.from('{}'), secret: 's', headers: {} },
+      { timeoutMs: 10_000, retry: { retryForMs: 1_500 } },
+    );
     expect(result.outcome).toBe('failed');
     // One attempt, whose time-out was --retry-for's 1.5 s, not --timeout's 10 s.
     expect(result.attempts).toHaveLength(1);
@@ -90,7 +133,10 @@ describe("the provider mock's callback sender", () => {
       const server = await startScriptedServer([{ status: 429, headers: { 'retry-after': '0' } }]);
       servers.push(server);
       const send = createEventSender({ retry: { initialDelayMs: 20, retryForMs: 1_000 }, faults: new Set(faults) });
-      const delivery = await send({ url: server.url, body: Buffer.from('{"event_id":"e1"}'), secret: 's', headers: {} }, new AbortController().signal);
+      const delivery = await send(
+        { url: server.url, body: Buffer.from('{"event_id":"e1"}'), secret: 's', headers: {} },
+        new AbortController().signal,
+      );
       expect(delivery.outcome).toBe('failed');
       // 20, 40, 80, 160, 320 ms (halved at most by jitter): at most 8 attempts in 1 s; before, hundreds.
       expect(server.requests.length).toBeGreaterThan(2);
@@ -102,7 +148,9 @@ describe("the provider mock's callback sender", () => {
 describe('runs of the same answer', () => {
   it('say the first retry, then the rest of the run in one line when it ends', () => {
     const said: string[] = [];
-    const runs = new RetryRuns<number>((attempt, repeats) => said.push(repeats ? `${repeats.first}-${attempt} x${repeats.count}` : `#${attempt}`));
+    const runs = new RetryRuns<number>((attempt, repeats) =>
+      said.push(repeats ? `${repeats.first}-${attempt} x${repeats.count}` : `#${attempt}`),
+    );
     for (let attempt = 1; attempt <= 50; attempt += 1) runs.retry('429', attempt);
     runs.retry('503', 51);
     runs.retry('503', 52);

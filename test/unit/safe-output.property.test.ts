@@ -24,20 +24,41 @@ const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202
 const CAI_SGR = new Set(['0', '1', '2', '4', '22', '24', '31', '32', '33', '34', '35', '36', '39', '90']);
 
 /** Fragments that do harm on a terminal, mixed into arbitrary text. */
-const HOSTILE = fc.constantFrom('\u001b[2J', '\u001b[8m', '\u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007', '\u001b]0;title\u0007', '\u009b31m', '\u202e', '\u2066', '\r', '\u0000', '\u0007', '\u007f', '\u2028', '\u001bP', '\u001b[31m');
-const text = fc.array(fc.oneof(fc.string({ unit: 'binary' }), HOSTILE), { maxLength: 6 }).map((parts) => parts.join(''));
+const HOSTILE = fc.constantFrom(
+  '\u001b[2J',
+  '\u001b[8m',
+  '\u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007',
+  '\u001b]0;title\u0007',
+  '\u009b31m',
+  '\u202e',
+  '\u2066',
+  '\r',
+  '\u0000',
+  '\u0007',
+  '\u007f',
+  '\u2028',
+  '\u001bP',
+  '\u001b[31m',
+);
+const text = fc
+  .array(fc.oneof(fc.string({ unit: 'binary' }), HOSTILE), { maxLength: 6 })
+  .map((parts) => parts.join(''));
 
 /** Fails on any character a terminal acts on, and on any escape sequence but cai's own colours. */
 function expectInert(output: string): void {
   const withoutColours = output.replace(/\u001b\[([0-9;]*)m/g, (_sequence, params: string) => {
-    for (const param of params.split(';')) expect(CAI_SGR.has(param === '' ? '0' : param), `SGR ${params} is not one cai paints`).toBe(true);
+    for (const param of params.split(';'))
+      expect(CAI_SGR.has(param === '' ? '0' : param), `SGR ${params} is not one cai paints`).toBe(true);
     return '';
   });
   // A CR is layout only in CRLF; alone it moves back over the line.
   expect(withoutColours.replace(/\r\n/g, '\n')).not.toMatch(ACTIVE);
 }
 
-async function outputFor(colour: boolean, json = false): Promise<{ output: Output; io: ReturnType<typeof fakeIo>; written: () => string }> {
+async function outputFor(
+  colour: boolean,
+  json = false,
+): Promise<{ output: Output; io: ReturnType<typeof fakeIo>; written: () => string }> {
   const io = fakeIo();
   Object.assign(io.stdout, { isTTY: true, columns: 80 });
   Object.assign(io.stderr, { isTTY: true, columns: 80 });
@@ -93,23 +114,83 @@ describe('the escaping functions', () => {
 });
 
 function sendResult(eventId: string, body: Buffer, header: string, problem: string): SendResult {
-  const response = { status: 202, headers: { 'content-type': 'text/plain', 'retry-after': header, location: header }, body, latencyMs: 3 };
+  const response = {
+    status: 202,
+    headers: { 'content-type': 'text/plain', 'retry-after': header, location: header },
+    body,
+    latencyMs: 3,
+  };
   return {
     interface: 'B',
     url: `http://127.0.0.1:9/${encodeURIComponent(header)}`,
     eventId,
     verdict: 'rejected',
     ack: { ok: false, problems: [problem] },
-    delivery: { outcome: 'accepted', attempts: [{ attempt: 1, startedAt: 'now', timestamp: '1', signature: 's', requestHeaders: {}, status: 202, latencyMs: 3, decision: 'accepted' }], response, elapsedMs: 3, interrupted: false },
+    delivery: {
+      outcome: 'accepted',
+      attempts: [
+        {
+          attempt: 1,
+          startedAt: 'now',
+          timestamp: '1',
+          signature: 's',
+          requestHeaders: {},
+          status: 202,
+          latencyMs: 3,
+          decision: 'accepted',
+        },
+      ],
+      response,
+      elapsedMs: 3,
+      interrupted: false,
+    },
   };
 }
 
 function check(actual: string, expected: string, note: string): CheckResult {
-  return { id: 'B-X-001', interface: 'B', role: 'receiver', title: 'a check', sections: ['§7'], section: '§7', level: 'must', tags: [], optional: false, verdict: 'failed', expected, actual, durationMs: 1, notes: [note], requests: 1, rateLimitedRetries: 0, repro: { command: `curl ${note}`, bodyFile: 'x' } };
+  return {
+    id: 'B-X-001',
+    interface: 'B',
+    role: 'receiver',
+    title: 'a check',
+    sections: ['§7'],
+    section: '§7',
+    level: 'must',
+    tags: [],
+    optional: false,
+    verdict: 'failed',
+    expected,
+    actual,
+    durationMs: 1,
+    notes: [note],
+    requests: 1,
+    rateLimitedRetries: 0,
+    repro: { command: `curl ${note}`, bodyFile: 'x' },
+  };
 }
 
 function suite(checks: CheckResult[], target: string): SuiteReport {
-  return { ok: false, version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' }, target, interface: 'B', mock: false, startedAt: 'now', durationMs: 5, clock: { offsetSeconds: 0, dateHeader: null }, summary: { passed: 0, failed: checks.length, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: checks.length }, checks, waivers: [] };
+  return {
+    ok: false,
+    version: { tool: '0.2.0', spec: '1.0', catalogue: '0123456789abcdef' },
+    target,
+    interface: 'B',
+    mock: false,
+    startedAt: 'now',
+    durationMs: 5,
+    clock: { offsetSeconds: 0, dateHeader: null },
+    summary: {
+      passed: 0,
+      failed: checks.length,
+      skipped: 0,
+      warnings: 0,
+      waived: 0,
+      notJudged: 0,
+      total: checks.length,
+    },
+    checks,
+    waivers: [],
+  };
 }
 
 describe('no renderer emits a raw control character, whatever it is given', () => {
@@ -118,12 +199,19 @@ describe('no renderer emits a raw control character, whatever it is given', () =
 
     it(`send results: event_id, response headers, body, problems (${mode})`, async () => {
       await fc.assert(
-        fc.asyncProperty(text, fc.uint8Array({ maxLength: 64 }), text, text, text, async (eventId, bytes, header, problem, bodyText) => {
-          const { output, written } = await outputFor(colour);
-          renderSendResult(sendResult(eventId, Buffer.from(bytes), header, problem), output);
-          renderSendResult(sendResult(eventId, Buffer.from(bodyText, 'utf8'), header, problem), output);
-          expectInert(written());
-        }),
+        fc.asyncProperty(
+          text,
+          fc.uint8Array({ maxLength: 64 }),
+          text,
+          text,
+          text,
+          async (eventId, bytes, header, problem, bodyText) => {
+            const { output, written } = await outputFor(colour);
+            renderSendResult(sendResult(eventId, Buffer.from(bytes), header, problem), output);
+            renderSendResult(sendResult(eventId, Buffer.from(bodyText, 'utf8'), header, problem), output);
+            expectInert(written());
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -133,9 +221,28 @@ describe('no renderer emits a raw control character, whatever it is given', () =
         fc.asyncProperty(text, text, text, text, async (eventId, leadId, event, message) => {
           const { output, written } = await outputFor(colour);
           const lines = new MockLines(output);
-          const entry: MockRequestEntry = { received_at: '2026-01-01T00:00:00.000Z', interface: 'B', status: 400, verdict: 'rejected', reason: 'invalid_document', message, event, event_id: eventId, lead_id: leadId };
+          const entry: MockRequestEntry = {
+            received_at: '2026-01-01T00:00:00.000Z',
+            interface: 'B',
+            status: 400,
+            verdict: 'rejected',
+            reason: 'invalid_document',
+            message,
+            event,
+            event_id: eventId,
+            lead_id: leadId,
+          };
           lines.request(entry);
-          lines.sent({ sent_at: '2026-01-01T00:00:00.000Z', status: 202, outcome: 'accepted', event, event_id: eventId, lead_id: leadId, attempts: 2, error: message } as Parameters<MockLines['sent']>[0]);
+          lines.sent({
+            sent_at: '2026-01-01T00:00:00.000Z',
+            status: 202,
+            outcome: 'accepted',
+            event,
+            event_id: eventId,
+            lead_id: leadId,
+            attempts: 2,
+            error: message,
+          } as Parameters<MockLines['sent']>[0]);
           lines.flush();
           expectInert(written());
         }),
@@ -147,7 +254,12 @@ describe('no renderer emits a raw control character, whatever it is given', () =
       await fc.assert(
         fc.asyncProperty(text, text, text, text, async (actual, expected, note, target) => {
           const { output, io, written } = await outputFor(colour);
-          await renderReport(suite([check(actual, expected, note)], target), { failOn: 'must', verbose: true }, { io, output }, []);
+          await renderReport(
+            suite([check(actual, expected, note)], target),
+            { failOn: 'must', verbose: true },
+            { io, output },
+            [],
+          );
           expectInert(written());
         }),
         { numRuns: 60 },
@@ -158,7 +270,17 @@ describe('no renderer emits a raw control character, whatever it is given', () =
       await fc.assert(
         fc.asyncProperty(text, text, async (eventId, message) => {
           const { output, written } = await outputFor(colour);
-          output.info(describeRecord({ line: 1, eventId, bodySha256: 'x', verdict: 'rejected', sent: true, attempts: 1, problems: [message] }));
+          output.info(
+            describeRecord({
+              line: 1,
+              eventId,
+              bodySha256: 'x',
+              verdict: 'rejected',
+              sent: true,
+              attempts: 1,
+              problems: [message],
+            }),
+          );
           output.error(message, message);
           output.warn(message);
           output.note(message);
@@ -176,7 +298,11 @@ describe('no renderer emits a raw control character, whatever it is given', () =
     await fc.assert(
       fc.asyncProperty(text, async (body) => {
         const { output, written } = await outputFor(false);
-        renderDryRun({ url: 'http://127.0.0.1:9/events', headers: { 'X-CAI-Provider': 'acme' }, body: Buffer.from(body, 'utf8') }, 'http', output);
+        renderDryRun(
+          { url: 'http://127.0.0.1:9/events', headers: { 'X-CAI-Provider': 'acme' }, body: Buffer.from(body, 'utf8') },
+          'http',
+          output,
+        );
         expectInert(written());
       }),
       { numRuns: 100 },

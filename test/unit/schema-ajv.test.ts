@@ -51,10 +51,23 @@ describe('JSON Schema emitted by cai schema, checked by ajv', () => {
 
   it('agrees with cai validate on randomly broken documents (property)', () => {
     const fields = [
-      ['job', 'contact.phone_e164'], ['job', 'contact.language'], ['job', 'origin.captured_at'], ['job', 'origin.channel'],
-      ['job', 'callback_url'], ['job', 'lead_id'], ['job', 'contact'], ['job', 'brief.intent'],
-      ['event', 'event'], ['event', 'event_id'], ['event', 'occurred_at'], ['event', 'attempts'], ['event', 'text'],
-      ['event', 'from_number_e164'], ['event', 'outcome'], ['event', 'scheduled_at'], ['ack', 'assigned_number_e164'],
+      ['job', 'contact.phone_e164'],
+      ['job', 'contact.language'],
+      ['job', 'origin.captured_at'],
+      ['job', 'origin.channel'],
+      ['job', 'callback_url'],
+      ['job', 'lead_id'],
+      ['job', 'contact'],
+      ['job', 'brief.intent'],
+      ['event', 'event'],
+      ['event', 'event_id'],
+      ['event', 'occurred_at'],
+      ['event', 'attempts'],
+      ['event', 'text'],
+      ['event', 'from_number_e164'],
+      ['event', 'outcome'],
+      ['event', 'scheduled_at'],
+      ['ack', 'assigned_number_e164'],
     ] as const;
     const stringish = fc.oneof(
       fc.string({ maxLength: 40 }),
@@ -62,7 +75,16 @@ describe('JSON Schema emitted by cai schema, checked by ajv', () => {
       fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
       fc.stringMatching(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})?$/),
       fc.stringMatching(/^[a-zA-Z]{1,9}(-[a-zA-Z0-9]{1,9}){0,4}$/),
-      fc.constantFrom('job.closed', 'appointment.booked', 'no_answer', 'booked', 'https://x.example/a', 'http://h', 'ftp://h', ''),
+      fc.constantFrom(
+        'job.closed',
+        'appointment.booked',
+        'no_answer',
+        'booked',
+        'https://x.example/a',
+        'http://h',
+        'ftp://h',
+        '',
+      ),
     );
     fc.assert(
       fc.property(
@@ -70,7 +92,8 @@ describe('JSON Schema emitted by cai schema, checked by ajv', () => {
         fc.oneof(stringish, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)),
         fc.constantFrom(...EVENT_TYPES),
         ([kind, path], value, type) => {
-          const doc: Record<string, unknown> = kind === 'job' ? sampleJob() : kind === 'ack' ? sampleAck() : sampleEvent(type);
+          const doc: Record<string, unknown> =
+            kind === 'job' ? sampleJob() : kind === 'ack' ? sampleAck() : sampleEvent(type);
           const parts = path.split('.');
           let target = doc;
           for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
@@ -88,7 +111,10 @@ describe('JSON Schema emitted by cai schema, checked by ajv', () => {
 describe('OpenAPI 3.1 document', () => {
   const doc = openApiDocument() as {
     openapi: string;
-    paths: Record<string, { post: { responses: Record<string, unknown>; parameters: { name: string }[]; callbacks?: unknown } }>;
+    paths: Record<
+      string,
+      { post: { responses: Record<string, unknown>; parameters: { name: string }[]; callbacks?: unknown } }
+    >;
     components: { schemas: Record<string, unknown> };
   };
 
@@ -104,9 +130,12 @@ describe('OpenAPI 3.1 document', () => {
   });
 
   it('has every $ref resolvable and every component schema compilable by ajv', () => {
-    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z]+)"/g)].map((m) => m[1] as string);
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z]+)"/g)].map(
+      (m) => m[1] as string,
+    );
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(doc.components.schemas[ref], ref).toBeDefined();
-    for (const schema of Object.values(doc.components.schemas)) expect(() => new Ajv2020({ strict: true }).compile(schema as object)).not.toThrow();
+    for (const schema of Object.values(doc.components.schemas))
+      expect(() => new Ajv2020({ strict: true }).compile(schema as object)).not.toThrow();
   });
 });

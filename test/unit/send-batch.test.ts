@@ -7,7 +7,11 @@ import { eventIdOf } from '../../src/spec/json.js';
 import { checkEventAck, checkJobAck } from '../../src/spec/acknowledgment.js';
 import type { HttpResponse } from '../../src/http/client.js';
 
-const response = (status: number, body: string, contentType: string | undefined = 'application/json'): HttpResponse => ({
+const response = (
+  status: number,
+  body: string,
+  contentType: string | undefined = 'application/json',
+): HttpResponse => ({
   status,
   headers: contentType === undefined ? {} : { 'content-type': contentType },
   body: Buffer.from(body),
@@ -24,23 +28,39 @@ describe('contactJobsUrl (§4.1)', () => {
 
 describe('checkJobAck (§2.3, §4.1)', () => {
   it('accepts the prescribed answer, extra fields included (§9.2)', () => {
-    const ack = checkJobAck(response(202, '{"provider_job_id":"pj_1","assigned_number_e164":"+447700900123","extra":1}', 'application/json; charset=utf-8'));
+    const ack = checkJobAck(
+      response(
+        202,
+        '{"provider_job_id":"pj_1","assigned_number_e164":"+447700900123","extra":1}',
+        'application/json; charset=utf-8',
+      ),
+    );
     expect(ack).toMatchObject({ ok: true, problems: [], providerJobId: 'pj_1', assignedNumberE164: '+447700900123' });
   });
   it('names every deviation', () => {
-    expect(checkJobAck(response(200, '{"provider_job_id":"pj_1","assigned_number_e164":"+447700900123"}')).problems).toEqual(['status 200: §4.1 answers an accepted job with 202']);
-    expect(checkJobAck(response(202, '')).problems).toContain('the body is empty: §2.3 requires provider_job_id and assigned_number_e164');
-    expect(checkJobAck(response(202, '[1]')).problems).toContain('the body is not a JSON object: §2.3 requires an object with provider_job_id and assigned_number_e164');
-    expect(checkJobAck(response(202, '{"provider_job_id":"","assigned_number_e164":"447700900123"}')).problems).toEqual([
-      'provider_job_id is "", not a non-empty string (§2.3)',
-      'assigned_number_e164 is "447700900123", not an E.164 number such as +447700900123 (§2.1, §2.3)',
-    ]);
+    expect(
+      checkJobAck(response(200, '{"provider_job_id":"pj_1","assigned_number_e164":"+447700900123"}')).problems,
+    ).toEqual(['status 200: §4.1 answers an accepted job with 202']);
+    expect(checkJobAck(response(202, '')).problems).toContain(
+      'the body is empty: §2.3 requires provider_job_id and assigned_number_e164',
+    );
+    expect(checkJobAck(response(202, '[1]')).problems).toContain(
+      'the body is not a JSON object: §2.3 requires an object with provider_job_id and assigned_number_e164',
+    );
+    expect(checkJobAck(response(202, '{"provider_job_id":"","assigned_number_e164":"447700900123"}')).problems).toEqual(
+      [
+        'provider_job_id is "", not a non-empty string (§2.3)',
+        'assigned_number_e164 is "447700900123", not an E.164 number such as +447700900123 (§2.1, §2.3)',
+      ],
+    );
   });
   it('never throws on any body', () => {
-    fc.assert(fc.property(fc.uint8Array(), fc.integer({ min: 100, max: 599 }), (bytes, status) => {
-      const ack = checkJobAck({ status, headers: {}, body: Buffer.from(bytes) });
-      return ack.ok === false;
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array(), fc.integer({ min: 100, max: 599 }), (bytes, status) => {
+        const ack = checkJobAck({ status, headers: {}, body: Buffer.from(bytes) });
+        return ack.ok === false;
+      }),
+    );
   });
 });
 
@@ -55,9 +75,15 @@ describe('checkEventAck (§2.13, §6.5)', () => {
     expect(checkEventAck(response(202, '{"ok":true,"duplicate":true}'))).toMatchObject({ ok: true, duplicate: true });
   });
   it('rejects duplicate answers outside the §2.13 shape, and JSON that is not', () => {
-    expect(checkEventAck(response(200, '{"ok":true,"duplicate":true}')).problems).toEqual(['a duplicate is answered with status 202, not 200 (§2.13)']);
-    expect(checkEventAck(response(202, '{"duplicate":true}')).problems).toEqual(['a duplicate is answered {ok: true, duplicate: true}; ok is missing (§2.13)']);
-    expect(checkEventAck(response(202, '{"ok":true,"duplicate":"yes"}')).problems).toEqual(['duplicate is "yes", not a boolean (§2.13)']);
+    expect(checkEventAck(response(200, '{"ok":true,"duplicate":true}')).problems).toEqual([
+      'a duplicate is answered with status 202, not 200 (§2.13)',
+    ]);
+    expect(checkEventAck(response(202, '{"duplicate":true}')).problems).toEqual([
+      'a duplicate is answered {ok: true, duplicate: true}; ok is missing (§2.13)',
+    ]);
+    expect(checkEventAck(response(202, '{"ok":true,"duplicate":"yes"}')).problems).toEqual([
+      'duplicate is "yes", not a boolean (§2.13)',
+    ]);
     expect(checkEventAck(response(202, '{oops')).ok).toBe(false);
   });
 });
@@ -95,13 +121,25 @@ describe('acceptedKeysFromResults (--resume)', () => {
 });
 
 describe('runBatch', () => {
-  const doc = (line: number, extra: Partial<BatchDocument> = {}): BatchDocument => ({ line, body: Buffer.from(`{"event_id":"e${line}"}`), eventId: `e${line}`, bodySha256: `h${line}`, ...extra });
+  const doc = (line: number, extra: Partial<BatchDocument> = {}): BatchDocument => ({
+    line,
+    body: Buffer.from(`{"event_id":"e${line}"}`),
+    eventId: `e${line}`,
+    bodySha256: `h${line}`,
+    ...extra,
+  });
   const accepted = (document: BatchDocument): SendResult => ({
     interface: 'B',
     url: 'http://x',
     verdict: 'accepted',
     eventId: document.eventId,
-    delivery: { outcome: 'accepted', attempts: [], elapsedMs: 1, interrupted: false, response: { status: 202, headers: {}, body: Buffer.alloc(0), latencyMs: 1 } },
+    delivery: {
+      outcome: 'accepted',
+      attempts: [],
+      elapsedMs: 1,
+      interrupted: false,
+      response: { status: 202, headers: {}, body: Buffer.alloc(0), latencyMs: 1 },
+    },
   });
 
   it('paces starts to --rate, skips resumed and invalid documents, and records every one', async () => {
@@ -178,9 +216,25 @@ describe('sendBatch judges every answer, repeated or not (§2.13)', () => {
       { status: 202, body: { ok: true } },
     ]);
     try {
-      const documents = splitNdjson(Buffer.from(Array.from({ length: 8 }, (_, i) => `{"event_id":"evt_${i}"}`).join('\n')));
-      const { records } = await sendBatch({ kind: 'event', to: server.url, identity: 'acme', secret: 'whsec_x' }, documents, { retry: { enabled: false } }, { concurrency: 1 });
-      expect(records.map((record) => record.verdict)).toEqual(['accepted', 'accepted', 'duplicate', 'accepted', 'rejected', 'rejected', 'rejected', 'accepted']);
+      const documents = splitNdjson(
+        Buffer.from(Array.from({ length: 8 }, (_, i) => `{"event_id":"evt_${i}"}`).join('\n')),
+      );
+      const { records } = await sendBatch(
+        { kind: 'event', to: server.url, identity: 'acme', secret: 'whsec_x' },
+        documents,
+        { retry: { enabled: false } },
+        { concurrency: 1 },
+      );
+      expect(records.map((record) => record.verdict)).toEqual([
+        'accepted',
+        'accepted',
+        'duplicate',
+        'accepted',
+        'rejected',
+        'rejected',
+        'rejected',
+        'accepted',
+      ]);
       expect(records[6]?.problems).toEqual(['a duplicate is answered with status 202, not 200 (§2.13)']);
     } finally {
       await server.close();

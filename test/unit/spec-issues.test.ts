@@ -5,9 +5,14 @@ import { sampleEvent } from '../../src/spec/sample.js';
 
 describe('describeIssue', () => {
   it('writes path: message, with what was expected and what came', () => {
-    expect(describeIssue({ path: 'outcome', message: 'not one of the allowed values', expected: 'one of: a, b', received: '"c"' })).toBe(
-      'outcome: not one of the allowed values (expected one of: a, b, got "c")',
-    );
+    expect(
+      describeIssue({
+        path: 'outcome',
+        message: 'not one of the allowed values',
+        expected: 'one of: a, b',
+        received: '"c"',
+      }),
+    ).toBe('outcome: not one of the allowed values (expected one of: a, b, got "c")');
     expect(describeIssue({ path: 'text', message: 'is required' })).toBe('text: is required');
     expect(describeIssue({ path: '', message: 'not JSON', received: '"}"' })).toBe('(document): not JSON (got "}")');
   });

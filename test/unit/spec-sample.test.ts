@@ -13,7 +13,11 @@ describe('samples', () => {
 
   it.each(EVENT_TYPES)('every sample %s validates without warnings, even strictly', (type) => {
     for (let i = 0; i < 50; i++) {
-      expect(validateDocument(sampleEvent(type), { kind: 'event', strict: true })).toMatchObject({ valid: true, eventType: type, warnings: [] });
+      expect(validateDocument(sampleEvent(type), { kind: 'event', strict: true })).toMatchObject({
+        valid: true,
+        eventType: type,
+        warnings: [],
+      });
     }
   });
 
@@ -21,7 +25,10 @@ describe('samples', () => {
     expect(sampleJob().event_id).not.toBe(sampleJob().event_id);
     const event = sampleEvent('conversation.message', { leadId: 'lead-1', providerJobId: 'job-1' });
     expect(event).toMatchObject({ lead_id: 'lead-1', provider_job_id: 'job-1' });
-    expect(sampleJob({ callbackUrl: 'http://127.0.0.1:9/x', branchCode: 'B2' })).toMatchObject({ callback_url: 'http://127.0.0.1:9/x', branch_code: 'B2' });
+    expect(sampleJob({ callbackUrl: 'http://127.0.0.1:9/x', branchCode: 'B2' })).toMatchObject({
+      callback_url: 'http://127.0.0.1:9/x',
+      branch_code: 'B2',
+    });
   });
 
   it('formats times with an explicit offset', () => {
@@ -35,7 +42,13 @@ describe('samples', () => {
 describe('applyOverrides', () => {
   it('sets and unsets dotted paths on a copy', () => {
     const doc = sampleJob();
-    const changed = applyOverrides(doc, { set: [['contact.name', 'Ana'], ['brief.extra.deep', 1]], unset: ['city'] });
+    const changed = applyOverrides(doc, {
+      set: [
+        ['contact.name', 'Ana'],
+        ['brief.extra.deep', 1],
+      ],
+      unset: ['city'],
+    });
     expect(changed).toMatchObject({ contact: { name: 'Ana' }, brief: { extra: { deep: 1 } } });
     expect(changed).not.toHaveProperty('city');
     expect(doc).toHaveProperty('city');

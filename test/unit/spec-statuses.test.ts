@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { SPEC_PATHS } from '../helpers/spec-sections.js';
-import { classifyStatus, isRejection, statusRule, STATUS_TABLE, unauthorisedReasonOf } from '../../src/spec/statuses.js';
+import {
+  classifyStatus,
+  isRejection,
+  statusRule,
+  STATUS_TABLE,
+  unauthorisedReasonOf,
+} from '../../src/spec/statuses.js';
 import { isWellFormedRetryAfter, parseRetryAfter } from '../../src/spec/retry-after.js';
 import { isDuplicateAck } from '../../src/spec/acknowledgment.js';
 
@@ -19,7 +25,9 @@ const SPEC_PATH = SPEC_PATHS.find((path) => existsSync(path));
 describe('§7 status table', () => {
   it('holds every row of the spec, with its condition and client action word for word', () => {
     if (SPEC_PATH) expect(readFileSync(SPEC_PATH, 'utf8')).toContain(SECTION_7.trim());
-    const rows = [...SECTION_7.matchAll(/^\| (\d{3}|5xx) \| (.+?) \| (.+?) \|$/gm)].map(([, status, condition, action]) => ({ status, condition, action }));
+    const rows = [...SECTION_7.matchAll(/^\| (\d{3}|5xx) \| (.+?) \| (.+?) \|$/gm)].map(
+      ([, status, condition, action]) => ({ status, condition, action }),
+    );
     expect(rows.map((row) => row.status)).toEqual(STATUS_TABLE.map((rule) => rule.status));
     for (const row of rows) {
       const rule = STATUS_TABLE.find((candidate) => candidate.status === row.status);

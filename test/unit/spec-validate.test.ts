@@ -18,7 +18,9 @@ describe('validateDocument', () => {
     delete (doc.contact as Record<string, unknown>).phone_e164;
     const verdict = validateDocument(doc);
     expect(verdict.valid).toBe(false);
-    expect(verdict.errors).toEqual([{ path: 'contact.phone_e164', code: 'required', message: 'required field is missing', expected: 'a string' }]);
+    expect(verdict.errors).toEqual([
+      { path: 'contact.phone_e164', code: 'required', message: 'required field is missing', expected: 'a string' },
+    ]);
   });
 
   it('reports a bad format with expected and received', () => {
@@ -76,14 +78,18 @@ describe('validateDocument', () => {
   it('checks enums, integers and minimums', () => {
     const verdict = validateDocument({ ...sampleEvent('job.closed'), outcome: 'booked', attempts: 1.5 });
     expect(codes(verdict.errors)).toEqual(['outcome:enum', 'attempts:not_integer']);
-    expect(codes(validateDocument({ ...sampleEvent('job.closed'), attempts: -1 }).errors)).toEqual(['attempts:minimum']);
+    expect(codes(validateDocument({ ...sampleEvent('job.closed'), attempts: -1 }).errors)).toEqual([
+      'attempts:minimum',
+    ]);
   });
 
   it('checks branch_code against a catalog', () => {
     const catalog = [{ branch_code: 'BR-001', name: 'Centre' }];
     expect(validateDocument(sampleJob({ branchCode: 'BR-001' }), { catalog }).valid).toBe(true);
     const verdict = validateDocument(sampleJob({ branchCode: 'BR-999' }), { catalog });
-    expect(verdict.errors).toEqual([expect.objectContaining({ path: 'branch_code', code: 'unknown_branch', expected: 'one of: BR-001' })]);
+    expect(verdict.errors).toEqual([
+      expect.objectContaining({ path: 'branch_code', code: 'unknown_branch', expected: 'one of: BR-001' }),
+    ]);
     expect(validateDocument(sampleEvent('appointment.booked', { branchCode: 'BR-9' }), { catalog }).valid).toBe(false);
   });
 
@@ -98,7 +104,7 @@ describe('validateDocument', () => {
 
   it('never throws, whatever it is given', () => {
     fc.assert(
-      fc.property(fc.anything(), fc.constantFrom('auto', 'job', 'event', 'ack', 'duplicate-ack') , (value, kind) => {
+      fc.property(fc.anything(), fc.constantFrom('auto', 'job', 'event', 'ack', 'duplicate-ack'), (value, kind) => {
         const verdict = validateDocument(value, { kind, strict: true });
         expect(verdict.valid).toBe(verdict.errors.length === 0);
       }),
@@ -123,12 +129,16 @@ describe('validateBody', () => {
 
   it('reports empty input and trailing garbage', () => {
     expect(validateBody(bytes('')).errors[0]?.message).toBe('not JSON: empty input at line 1, column 1');
-    expect(validateBody(bytes('{} x')).errors[0]?.message).toBe('not JSON: found a letter after the JSON value at line 1, column 4');
+    expect(validateBody(bytes('{} x')).errors[0]?.message).toBe(
+      'not JSON: found a letter after the JSON value at line 1, column 4',
+    );
   });
 
   it('refuses invalid UTF-8 and a byte order mark', () => {
     expect(validateBody(Buffer.from([0x7b, 0xff, 0x7d])).errors[0]?.code).toBe('not_utf8');
-    expect(validateBody(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes('{}')])).errors[0]?.code).toBe('not_json');
+    expect(validateBody(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes('{}')])).errors[0]?.code).toBe(
+      'not_json',
+    );
   });
 
   it('refuses an event over 256 KB (§8), only warns for a job', () => {

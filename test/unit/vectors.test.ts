@@ -17,7 +17,10 @@ interface Vector {
 }
 
 const fixtures = new URL('../../fixtures/', import.meta.url);
-const document = JSON.parse(readFileSync(new URL('vectors.json', fixtures), 'utf8')) as { window_seconds: number; vectors: Vector[] };
+const document = JSON.parse(readFileSync(new URL('vectors.json', fixtures), 'utf8')) as {
+  window_seconds: number;
+  vectors: Vector[];
+};
 
 function bodyOf(vector: Vector): Buffer {
   if (vector.body_file !== undefined) return readFileSync(new URL(vector.body_file, fixtures));
@@ -35,14 +38,27 @@ describe('fixtures/vectors.json (known answers computed with openssl)', () => {
     expect(document.vectors.some((v) => !v.expected.valid)).toBe(true);
   });
 
-  it.each(document.vectors.map((v) => [v.name, v] as const))('%s: verify gives the expected verdict', (_name, vector) => {
-    const result = verify({ secrets: [vector.secret], signature: vector.signature, timestamp: vector.timestamp, rawBody: bodyOf(vector), now: vector.now, windowSeconds: document.window_seconds });
-    expect({ valid: result.valid, reason: result.reason }).toEqual(vector.expected);
-  });
+  it.each(document.vectors.map((v) => [v.name, v] as const))(
+    '%s: verify gives the expected verdict',
+    (_name, vector) => {
+      const result = verify({
+        secrets: [vector.secret],
+        signature: vector.signature,
+        timestamp: vector.timestamp,
+        rawBody: bodyOf(vector),
+        now: vector.now,
+        windowSeconds: document.window_seconds,
+      });
+      expect({ valid: result.valid, reason: result.reason }).toEqual(vector.expected);
+    },
+  );
 
-  it.each(document.vectors.filter((v) => v.expected.valid).map((v) => [v.name, v] as const))('%s: sign reproduces the signature', (_name, vector) => {
-    expect(sign(vector.secret, vector.timestamp, bodyOf(vector))).toBe(vector.signature);
-  });
+  it.each(document.vectors.filter((v) => v.expected.valid).map((v) => [v.name, v] as const))(
+    '%s: sign reproduces the signature',
+    (_name, vector) => {
+      expect(sign(vector.secret, vector.timestamp, bodyOf(vector))).toBe(vector.signature);
+    },
+  );
 
   it.skipIf(!hasOpenssl).each(document.vectors.filter((v) => v.expected.valid).map((v) => [v.name, v] as const))(
     '%s: openssl recomputes the same signature',

@@ -23,8 +23,15 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function post(body: Buffer, headers: Record<string, string>) {
-  const answer = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-  return { status: answer.statusCode, json: (await answer.body.json()) as { valid: boolean; reason: string; body?: string } };
+  const answer = await request(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+  return {
+    status: answer.statusCode,
+    json: (await answer.body.json()) as { valid: boolean; reason: string; body?: string },
+  };
 }
 
 describe('verifyRequest (library API for node:http receivers)', () => {
@@ -64,7 +71,10 @@ describe('verifyRequest (library API for node:http receivers)', () => {
       req.resume();
       return verifyRequest(req, { secrets: [secret], rawBody: body });
     };
-    const answer = await post(Buffer.from('ignored'), { 'x-cai-timestamp': String(t), 'x-cai-signature': sign(secret, t, body) });
+    const answer = await post(Buffer.from('ignored'), {
+      'x-cai-timestamp': String(t),
+      'x-cai-signature': sign(secret, t, body),
+    });
     expect(answer.status).toBe(202);
   });
 });

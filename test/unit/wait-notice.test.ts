@@ -26,7 +26,9 @@ const plain = (options: { quiet?: boolean } = {}) => {
 describe('waiting for …, until …', () => {
   it('says what and until when, in local time', () => {
     const at = new Date(2026, 0, 15, 14, 5, 0).getTime();
-    expect(describeWait({ what: 'the answer of https://p.example (attempt 1)', until: at + 25_000 }, at)).toBe('waiting for the answer of https://p.example (attempt 1), until 14:05:25 (25 s from now)');
+    expect(describeWait({ what: 'the answer of https://p.example (attempt 1)', until: at + 25_000 }, at)).toBe(
+      'waiting for the answer of https://p.example (attempt 1), until 14:05:25 (25 s from now)',
+    );
     expect(describeWait({ what: 'the mock to start' }, at)).toBe('waiting for the mock to start');
   });
 
@@ -50,7 +52,10 @@ describe('waiting for …, until …', () => {
   it('says nothing with --quiet, nor on a terminal that shows its own status line', () => {
     const quiet = plain({ quiet: true });
     const tty = ttyIo({ columns: 80 });
-    for (const [io, output] of [[quiet.io, quiet.output], [tty, new Output(tty, { json: false, quiet: false, debug: false })]] as const) {
+    for (const [io, output] of [
+      [quiet.io, quiet.output],
+      [tty, new Output(tty, { json: false, quiet: false, debug: false })],
+    ] as const) {
       const notice = waitNotice(output, () => Date.now());
       notice.set({ what: 'a' });
       vi.advanceTimersByTime(3 * WAIT_LINE_MS);
@@ -63,15 +68,34 @@ describe('waiting for …, until …', () => {
 describe('a single send, where nothing is redrawn', () => {
   it('tells the answer it waits for, then the next attempt after a retryable answer, then that attempt', () => {
     const { io, output } = plain();
-    const watch = watchDelivery({ io, output }, 'https://platform.example/cai/events', false, resolvePolicy({}), 30_000);
+    const watch = watchDelivery(
+      { io, output },
+      'https://platform.example/cai/events',
+      false,
+      resolvePolicy({}),
+      30_000,
+    );
     vi.advanceTimersByTime(WAIT_LINE_MS);
-    expect(io.err()).toBe('waiting for the answer of https://platform.example (attempt 1), until 14:05:30 (20 s from now)\n');
-    const attempt = { attempt: 1, decision: 'retry', waitMs: 120_000, status: 503, requestHeaders: {}, startedAt: '' } as unknown as AttemptRecord;
+    expect(io.err()).toBe(
+      'waiting for the answer of https://platform.example (attempt 1), until 14:05:30 (20 s from now)\n',
+    );
+    const attempt = {
+      attempt: 1,
+      decision: 'retry',
+      waitMs: 120_000,
+      status: 503,
+      requestHeaders: {},
+      startedAt: '',
+    } as unknown as AttemptRecord;
     watch.hooks.onAttempt?.(attempt);
     vi.advanceTimersByTime(WAIT_LINE_MS);
-    expect(io.err().split('\n').at(-2)).toBe('waiting for attempt 2 to https://platform.example (backoff), until 14:07:10 (1 min 50 s from now)');
+    expect(io.err().split('\n').at(-2)).toBe(
+      'waiting for attempt 2 to https://platform.example (backoff), until 14:07:10 (1 min 50 s from now)',
+    );
     vi.advanceTimersByTime(12 * WAIT_LINE_MS);
-    expect(io.err().split('\n').at(-2)).toBe('waiting for the answer of https://platform.example (attempt 2), until 14:07:40 (20 s from now)');
+    expect(io.err().split('\n').at(-2)).toBe(
+      'waiting for the answer of https://platform.example (attempt 2), until 14:07:40 (20 s from now)',
+    );
     watch.dispose();
     const told = io.err();
     vi.advanceTimersByTime(5 * WAIT_LINE_MS);

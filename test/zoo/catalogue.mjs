@@ -5,6 +5,16 @@ export { FAULTS as A_RECEIVER_FAULTS } from './node/receiver-a.mjs';
 
 /** The faults of python/receiver_b.py: the usual first-day mistake, verifying over re-serialised JSON (§5.2). */
 export const PYTHON_B_RECEIVER_FAULTS = [
-  { name: 'reserialised', clause: '§5.2', description: 'verifies the signature over json.dumps(json.loads(body)), Python\'s re-serialisation, not the raw bytes' },
-  { name: 'compact', clause: '§5.2', description: 'verifies the signature over json.dumps(obj, separators=(",", ":")), the compact form, not the raw bytes' },
+  {
+    name: 'reserialised',
+    clause: '§5.2',
+    description:
+      "verifies the signature over json.dumps(json.loads(body)), Python's re-serialisation, not the raw bytes",
+  },
+  {
+    name: 'compact',
+    clause: '§5.2',
+    description:
+      'verifies the signature over json.dumps(obj, separators=(",", ":")), the compact form, not the raw bytes',
+  },
 ];

@@ -18,8 +18,10 @@ export const BRANCH = 'BR-LIS-01';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
-export const hmacHex = (secret: string, data: string | Buffer) => createHmac('sha256', secret).update(data).digest('hex');
-export const sign = (secret: string, timestamp: string, body: Buffer) => `sha256=${hmacHex(secret, Buffer.concat([Buffer.from(`${timestamp}.`), body]))}`;
+export const hmacHex = (secret: string, data: string | Buffer) =>
+  createHmac('sha256', secret).update(data).digest('hex');
+export const sign = (secret: string, timestamp: string, body: Buffer) =>
+  `sha256=${hmacHex(secret, Buffer.concat([Buffer.from(`${timestamp}.`), body]))}`;
 export const freshId = (label: string) => `zoo-${label}-${randomUUID()}`;
 const E164 = /^\+[1-9]\d{1,14}$/;
 
@@ -50,7 +52,9 @@ export function startProgram(command: string, args: string[], env: NodeJS.Proces
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => reject(new Error(`${command} ${args.join(' ')} exited ${code} before printing its URL: ${stderr}`)));
+    child.on('close', (code) =>
+      reject(new Error(`${command} ${args.join(' ')} exited ${code} before printing its URL: ${stderr}`)),
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       const parts = (partial + chunk.toString('utf8')).split('\n');
       partial = parts.pop() ?? '';
@@ -78,13 +82,20 @@ export interface Answer {
 }
 
 /** One POST with node:http; a network failure comes back as status 0 and its message. */
-export function post(url: string, headers: Record<string, string>, body: Buffer, options: { chunked?: boolean } = {}): Promise<Answer> {
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  options: { chunked?: boolean } = {},
+): Promise<Answer> {
   return new Promise((resolve) => {
     const all = options.chunked ? headers : { ...headers, 'content-length': String(body.length) };
     const req = request(url, { method: 'POST', headers: all, agent: false, timeout: 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', (error) => resolve({ status: 0, headers: {}, text: error.message }));
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
@@ -118,8 +129,16 @@ export interface EventProbe {
 export const validEvent = (id: string, fields: Record<string, unknown> = {}) =>
   JSON.parse(
     JSON.stringify({
-      event: 'conversation.message', event_id: id, lead_id: 'lead-zoo-witness', channel: 'whatsapp', direction: 'outbound', author: 'agent',
-      from_number_e164: '+351912345678', text: 'Olá, tudo bem?', occurred_at: new Date().toISOString(), ...fields,
+      event: 'conversation.message',
+      event_id: id,
+      lead_id: 'lead-zoo-witness',
+      channel: 'whatsapp',
+      direction: 'outbound',
+      author: 'agent',
+      from_number_e164: '+351912345678',
+      text: 'Olá, tudo bem?',
+      occurred_at: new Date().toISOString(),
+      ...fields,
     }),
   ) as Record<string, unknown>;
 
@@ -196,7 +215,9 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 }
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -206,7 +227,12 @@ function closeServer(server: Server): Promise<void> {
 
 /** A job (§2.2) with only the required fields, and the fields given on top. */
 export const validJob = (id: string, callbackUrl: string, fields: Record<string, unknown> = {}) => ({
-  lead_id: 'lead-zoo-witness', event_id: id, branch_code: BRANCH, contact: { name: 'Ana Sousa', phone_e164: '+447700900123' }, callback_url: callbackUrl, ...fields,
+  lead_id: 'lead-zoo-witness',
+  event_id: id,
+  branch_code: BRANCH,
+  contact: { name: 'Ana Sousa', phone_e164: '+447700900123' },
+  callback_url: callbackUrl,
+  ...fields,
 });
 
 export interface JobProbe {
@@ -287,7 +313,10 @@ export interface JudgedAttempt {
  * Answers every new document by `script`, attempt by attempt (the last answer again after the script), and keeps
  * each attempt by event_id. A 429 carries Retry-After as an HTTP-date 1 to 2 s ahead (RFC 9110 §10.2.3).
  */
-export async function startJudge(secret: string, script: Scripted[]): Promise<{ url: string; byId: Map<string, JudgedAttempt[]>; close(): Promise<void> }> {
+export async function startJudge(
+  secret: string,
+  script: Scripted[],
+): Promise<{ url: string; byId: Map<string, JudgedAttempt[]>; close(): Promise<void> }> {
   const byId = new Map<string, JudgedAttempt[]>();
   const server = createServer((req, res) => {
     void readAll(req).then((body) => {
@@ -301,7 +330,14 @@ export async function startJudge(secret: string, script: Scripted[]): Promise<{ 
       byId.set(id, attempts);
       const timestamp = String(req.headers['x-cai-timestamp']);
       const answer = script[Math.min(attempts.length, script.length - 1)] as Scripted;
-      const attempt: JudgedAttempt = { at: Date.now(), path: req.url ?? '', body, timestamp, signed: req.headers['x-cai-signature'] === sign(secret, timestamp, body), answer };
+      const attempt: JudgedAttempt = {
+        at: Date.now(),
+        path: req.url ?? '',
+        body,
+        timestamp,
+        signed: req.headers['x-cai-signature'] === sign(secret, timestamp, body),
+        answer,
+      };
       attempts.push(attempt);
       if (answer === 'cut') return req.socket.destroy();
       if (answer === '429-date') {
@@ -310,7 +346,10 @@ export async function startJudge(secret: string, script: Scripted[]): Promise<{ 
         return res.end();
       }
       const ack = JSON.stringify({ provider_job_id: `pj-${randomUUID()}`, assigned_number_e164: '+351210000001' });
-      res.writeHead(answer, { 'content-type': 'application/json', 'content-length': String(answer === 202 ? ack.length : 0) });
+      res.writeHead(answer, {
+        'content-type': 'application/json',
+        'content-length': String(answer === 202 ? ack.length : 0),
+      });
       res.end(answer === 202 ? ack : '');
     });
   });
@@ -325,11 +364,14 @@ export function senderProblems(byId: Map<string, JudgedAttempt[]>, count: number
   for (const [id, attempts] of byId) {
     const answers = attempts.map((attempt) => attempt.answer).join(',');
     if (answers !== script.join(',')) problems.push(`${id}: answers ${answers}, expected ${script.join(',')}`);
-    if (attempts.some((attempt) => !attempt.body.equals((attempts[0] as JudgedAttempt).body))) problems.push(`${id}: the bytes changed on a retry`);
-    if (attempts.some((attempt) => !attempt.signed)) problems.push(`${id}: an attempt not signed with the secret over its bytes`);
+    if (attempts.some((attempt) => !attempt.body.equals((attempts[0] as JudgedAttempt).body)))
+      problems.push(`${id}: the bytes changed on a retry`);
+    if (attempts.some((attempt) => !attempt.signed))
+      problems.push(`${id}: an attempt not signed with the secret over its bytes`);
     attempts.forEach((attempt, i) => {
       const next = attempts[i + 1];
-      if (attempt.notBefore !== undefined && next && next.at < attempt.notBefore) problems.push(`${id}: retried ${attempt.notBefore - next.at} ms before the Retry-After date`);
+      if (attempt.notBefore !== undefined && next && next.at < attempt.notBefore)
+        problems.push(`${id}: retried ${attempt.notBefore - next.at} ms before the Retry-After date`);
     });
   }
   return problems;

@@ -51,31 +51,74 @@ interface Report {
 async function judge(entry: WildEntry, url: string, index: number): Promise<Report> {
   const argv =
     entry.interface === 'B'
-      ? ['--interface', 'B', '--to', url, '--provider', B_PROVIDER, '--include', 'origin', '--source-address', UNREGISTERED_ADDRESS]
-      : ['--interface', 'A', '--to', url, '--source', A_SOURCE, '--provider', A_PROVIDER, '--branch-code', 'madrid-centro', '--callback-secret-env', 'CAI_CALLBACK_SECRET', '--callback-wait', '15s'];
+      ? [
+          '--interface',
+          'B',
+          '--to',
+          url,
+          '--provider',
+          B_PROVIDER,
+          '--include',
+          'origin',
+          '--source-address',
+          UNREGISTERED_ADDRESS,
+        ]
+      : [
+          '--interface',
+          'A',
+          '--to',
+          url,
+          '--source',
+          A_SOURCE,
+          '--provider',
+          A_PROVIDER,
+          '--branch-code',
+          'madrid-centro',
+          '--callback-secret-env',
+          'CAI_CALLBACK_SECRET',
+          '--callback-wait',
+          '15s',
+        ];
   const budget = ['--seed', String(1000 + index), '--generate', '800', '--budget', '8s'];
-  const result = await spawnCli(['--json', 'conformance', 'run', ...argv, ...budget, '--repro-dir', join(reproRoot, entry.id)], { env: entry.env });
-  if (result.code !== 0 && result.code !== 1) throw new Error(`cai exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  const result = await spawnCli(
+    ['--json', 'conformance', 'run', ...argv, ...budget, '--repro-dir', join(reproRoot, entry.id)],
+    { env: entry.env },
+  );
+  if (result.code !== 0 && result.code !== 1)
+    throw new Error(`cai exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout) as Report;
 }
 
-const flagged = (report: Report) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+const flagged = (report: Report) =>
+  report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
 
-it.concurrent.each(catalogue.map((entry, index) => [entry.kind, entry.id, entry.relation, entry, index] as const))('%s %s (%s)', async (kind, id, _relation, entry, index) => {
-  const [interpreter, ...args] = entry.command as [string, ...string[]];
-  const program = await startProgram(interpreter === 'node' ? process.execPath : interpreter, args, entry.env);
-  try {
-    const report = await judge(entry, program.url, index);
-    const seen = flagged(report);
-    results[id] = [...seen.map((check) => `${check.id} ${check.verdict}`), ...(report.diagnosis ? ['diagnosis'] : [])];
-    const explain = seen.map((check) => `${check.id} ${check.verdict}: expected ${check.expected}; actual ${check.actual}`).join('\n');
-    if (kind === 'broken') {
-      if (OUT_OF_REACH[id]) return expect(seen, `${OUT_OF_REACH[id]}; now caught, move it out of OUT_OF_REACH`).toEqual([]);
-      expect(seen.length > 0 || report.diagnosis !== undefined, `${entry.description}: no check failed`).toBe(true);
-    } else {
-      expect(seen.filter((check) => !(TOLERATED[id] ?? []).includes(check.id)).map((check) => check.id), explain).toEqual([]);
+it.concurrent.each(catalogue.map((entry, index) => [entry.kind, entry.id, entry.relation, entry, index] as const))(
+  '%s %s (%s)',
+  async (kind, id, _relation, entry, index) => {
+    const [interpreter, ...args] = entry.command as [string, ...string[]];
+    const program = await startProgram(interpreter === 'node' ? process.execPath : interpreter, args, entry.env);
+    try {
+      const report = await judge(entry, program.url, index);
+      const seen = flagged(report);
+      results[id] = [
+        ...seen.map((check) => `${check.id} ${check.verdict}`),
+        ...(report.diagnosis ? ['diagnosis'] : []),
+      ];
+      const explain = seen
+        .map((check) => `${check.id} ${check.verdict}: expected ${check.expected}; actual ${check.actual}`)
+        .join('\n');
+      if (kind === 'broken') {
+        if (OUT_OF_REACH[id])
+          return expect(seen, `${OUT_OF_REACH[id]}; now caught, move it out of OUT_OF_REACH`).toEqual([]);
+        expect(seen.length > 0 || report.diagnosis !== undefined, `${entry.description}: no check failed`).toBe(true);
+      } else {
+        expect(
+          seen.filter((check) => !(TOLERATED[id] ?? []).includes(check.id)).map((check) => check.id),
+          explain,
+        ).toEqual([]);
+      }
+    } finally {
+      await program.stop();
     }
-  } finally {
-    await program.stop();
-  }
-});
+  },
+);

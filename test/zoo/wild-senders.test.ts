@@ -60,20 +60,52 @@ const runs: Run[] = [];
 
 async function judge(sender: WildSender, seed: number): Promise<{ report: Report; code: number }> {
   const identity = sender.interface === 'B' ? ['--provider', identityOf(sender)] : ['--source', identityOf(sender)];
-  const argv = ['--json', 'conformance', 'run', '--interface', sender.interface, '--role', 'sender', ...identity, '--trigger', triggerOf(sender), '--wait', '20s', '--observe', '1s', '--seed', String(seed), '--repro-dir', join(reproRoot, `${sender.id}-${seed}`)];
+  const argv = [
+    '--json',
+    'conformance',
+    'run',
+    '--interface',
+    sender.interface,
+    '--role',
+    'sender',
+    ...identity,
+    '--trigger',
+    triggerOf(sender),
+    '--wait',
+    '20s',
+    '--observe',
+    '1s',
+    '--seed',
+    String(seed),
+    '--repro-dir',
+    join(reproRoot, `${sender.id}-${seed}`),
+  ];
   const started = performance.now();
   const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
-  if ((result.code !== 0 && result.code !== 1) || !result.stdout.startsWith('{')) throw new Error(`cai exited ${result.code}:\n${result.stdout.slice(0, 2000)}\n${result.stderr}`);
+  if ((result.code !== 0 && result.code !== 1) || !result.stdout.startsWith('{'))
+    throw new Error(`cai exited ${result.code}:\n${result.stdout.slice(0, 2000)}\n${result.stderr}`);
   const report = JSON.parse(result.stdout) as Report;
-  runs.push({ sender, seed, ms: performance.now() - started, flagged: report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id), code: result.code });
+  runs.push({
+    sender,
+    seed,
+    ms: performance.now() - started,
+    flagged: report.checks
+      .filter((check) => check.verdict === 'failed' || check.verdict === 'warning')
+      .map((check) => check.id),
+    code: result.code,
+  });
   return { report, code: result.code };
 }
 
-const flaggedOf = (report: Report) => report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
-const explain = (checks: readonly Check[]) => checks.map((check) => `${check.id} ${check.verdict}: ${check.actual}`).join('\n');
+const flaggedOf = (report: Report) =>
+  report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+const explain = (checks: readonly Check[]) =>
+  checks.map((check) => `${check.id} ${check.verdict}: ${check.actual}`).join('\n');
 
 const seedsOf = (index: number) => Array.from({ length: EACH }, (_, k) => SEEDS[(index + k) % SEEDS.length] as number);
-const cases = CATALOGUE.flatMap((sender, index) => seedsOf(index).map((seed) => ({ id: sender.id, kind: sender.kind, relation: sender.relation, sender, seed })));
+const cases = CATALOGUE.flatMap((sender, index) =>
+  seedsOf(index).map((seed) => ({ id: sender.id, kind: sender.kind, relation: sender.relation, sender, seed })),
+);
 
 it.concurrent.each(cases)('$kind $id ($relation), seed $seed', async ({ sender, seed }) => {
   const { report, code } = await judge(sender, seed);
@@ -93,7 +125,8 @@ afterAll(() => {
   const at = (q: number) => (seconds[Math.min(seconds.length - 1, Math.floor(q * seconds.length))] ?? 0).toFixed(1);
   const senders = (kind: WildSender['kind']) => CATALOGUE.filter((sender) => sender.kind === kind);
   const caughtIn = (sender: WildSender) => runs.filter((run) => run.sender === sender && run.flagged.length > 0).length;
-  const passedIn = (sender: WildSender) => runs.filter((run) => run.sender === sender && run.flagged.length === 0 && run.code === 0).length;
+  const passedIn = (sender: WildSender) =>
+    runs.filter((run) => run.sender === sender && run.flagged.length === 0 && run.code === 0).length;
   const byRelation = [...new Set(CATALOGUE.map((sender) => sender.relation))].sort().map((relation) => {
     const broken = senders('broken').filter((sender) => sender.relation === relation);
     const caught = broken.filter((sender) => caughtIn(sender) === EACH).length;
@@ -102,14 +135,37 @@ afterAll(() => {
   const figures = {
     seeds: SEEDS,
     seedsEach: EACH,
-    broken: { caughtInEverySeed: senders('broken').filter((sender) => caughtIn(sender) === EACH).length, total: senders('broken').length, byRelation },
-    correct: { passedInEverySeed: senders('correct').filter((sender) => passedIn(sender) === EACH).length, total: senders('correct').length },
-    seconds: { runs: runs.length, min: at(0), median: at(0.5), p90: at(0.9), max: at(1), sum: seconds.reduce((sum, value) => sum + value, 0).toFixed(0) },
-    caughtBy: Object.fromEntries(senders('broken').map((sender) => [sender.id, [...new Set(runs.filter((run) => run.sender === sender).flatMap((run) => run.flagged))].sort()])),
-    failedCorrect: Object.fromEntries(senders('correct').flatMap((sender) => {
-      const flagged = runs.filter((run) => run.sender === sender && run.flagged.length > 0);
-      return flagged.length > 0 ? [[sender.id, flagged.map((run) => `seed ${run.seed}: ${run.flagged.join(' ')}`)]] : [];
-    })),
+    broken: {
+      caughtInEverySeed: senders('broken').filter((sender) => caughtIn(sender) === EACH).length,
+      total: senders('broken').length,
+      byRelation,
+    },
+    correct: {
+      passedInEverySeed: senders('correct').filter((sender) => passedIn(sender) === EACH).length,
+      total: senders('correct').length,
+    },
+    seconds: {
+      runs: runs.length,
+      min: at(0),
+      median: at(0.5),
+      p90: at(0.9),
+      max: at(1),
+      sum: seconds.reduce((sum, value) => sum + value, 0).toFixed(0),
+    },
+    caughtBy: Object.fromEntries(
+      senders('broken').map((sender) => [
+        sender.id,
+        [...new Set(runs.filter((run) => run.sender === sender).flatMap((run) => run.flagged))].sort(),
+      ]),
+    ),
+    failedCorrect: Object.fromEntries(
+      senders('correct').flatMap((sender) => {
+        const flagged = runs.filter((run) => run.sender === sender && run.flagged.length > 0);
+        return flagged.length > 0
+          ? [[sender.id, flagged.map((run) => `seed ${run.seed}: ${run.flagged.join(' ')}`)]]
+          : [];
+      }),
+    ),
   };
   const file = process.env.WILD_RESULTS ?? join(tmpdir(), 'cai-wild-senders.json');
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);

@@ -4,8 +4,19 @@
  * that does nothing. Each witness is written from the clause the fault breaks.
  */
 import {
-  EVENTS_SECRET, PROVIDER, describeAck, describeArrivals, hmacHex, nowSeconds, sendJob, sign, sleep, validEvent, validJob,
-  type Arrival, type EventProbe,
+  EVENTS_SECRET,
+  PROVIDER,
+  describeAck,
+  describeArrivals,
+  hmacHex,
+  nowSeconds,
+  sendJob,
+  sign,
+  sleep,
+  validEvent,
+  validJob,
+  type Arrival,
+  type EventProbe,
 } from './support.js';
 
 const signedWith = (secret: string) => (timestamp: string, body: Buffer) => sign(secret, timestamp, body);
@@ -15,16 +26,22 @@ function eventOfSize(id: string, bytes: number, unit: string): string {
   const empty = JSON.stringify(validEvent(id, { text: '' }));
   const unitBytes = Buffer.byteLength(unit);
   const room = bytes - Buffer.byteLength(empty);
-  return JSON.stringify(validEvent(id, { text: unit.repeat(Math.floor(room / unitBytes)) + 'x'.repeat(room % unitBytes) }));
+  return JSON.stringify(
+    validEvent(id, { text: unit.repeat(Math.floor(room / unitBytes)) + 'x'.repeat(room % unitBytes) }),
+  );
 }
 
 /** Interface B: for each fault of node/receiver-b.mjs (and python/receiver_b.py), the probes; `id` is fresh. */
 export const B_WITNESSES: Record<string, (id: string) => EventProbe[]> = {
   'sig-no-dot': () => [{}],
-  'sig-uppercase-hex': () => [{ signature: (ts, body) => `sha256=${hmacHex(EVENTS_SECRET, `${ts}.${body.toString('utf8')}`).toUpperCase()}` }],
+  'sig-uppercase-hex': () => [
+    { signature: (ts, body) => `sha256=${hmacHex(EVENTS_SECRET, `${ts}.${body.toString('utf8')}`).toUpperCase()}` },
+  ],
   'sig-bare-hex': () => [{ signature: (ts, body) => correctly(ts, body).slice('sha256='.length) }],
   'sig-length-only': () => [{ signature: signedWith('not-the-secret') }],
-  'sig-prefix-compare': () => [{ signature: (ts, body) => correctly(ts, body).replace(/.$/, (c) => (c === '0' ? '1' : '0')) }],
+  'sig-prefix-compare': () => [
+    { signature: (ts, body) => correctly(ts, body).replace(/.$/, (c) => (c === '0' ? '1' : '0')) },
+  ],
   // Both sides of the edge: one of the two is judged in the same second as it was stamped.
   'window-off-by-one': () => [{ timestamp: String(nowSeconds() - 301) }, { timestamp: String(nowSeconds() + 301) }],
   'window-past-only': () => [{ timestamp: String(nowSeconds() + 400) }],
@@ -38,7 +55,11 @@ export const B_WITNESSES: Record<string, (id: string) => EventProbe[]> = {
   'dedupe-case-insensitive': (id) => [{ event: { event_id: `${id}-Case` } }, { event: { event_id: `${id}-case` } }],
   'dedupe-trims': (id) => [{ event: { event_id: id } }, { event: { event_id: `${id} ` } }],
   'dedupe-nfc': (id) => [{ event: { event_id: `${id}-\u00e9` } }, { event: { event_id: `${id}-e\u0301` } }],
-  'dedupe-last-16': (id) => [{}, ...Array.from({ length: 16 }, (_, i) => ({ event: { event_id: `${id}-other-${i}` } })), {}],
+  'dedupe-last-16': (id) => [
+    {},
+    ...Array.from({ length: 16 }, (_, i) => ({ event: { event_id: `${id}-other-${i}` } })),
+    {},
+  ],
   'dedupe-forgets': () => [{}, { pauseMs: 3_500 }],
   'records-before-auth': () => [{ signature: signedWith('not-the-secret') }, {}],
   'records-before-schema': () => [{ event: { channel: 'carrier-pigeon' } }, {}],
@@ -50,7 +71,17 @@ export const B_WITNESSES: Record<string, (id: string) => EventProbe[]> = {
   'e164-no-plus': () => [{ event: { from_number_e164: '447700900123' } }],
   'date-time-no-fraction': () => [{ event: { occurred_at: '2026-01-05T10:30:00.123456+01:00' } }],
   'date-time-no-z': () => [{ event: { occurred_at: '2026-01-05T09:30:00Z' } }],
-  'attempts-not-integer': (id) => [{ raw: JSON.stringify({ event: 'job.closed', event_id: id, lead_id: 'lead-zoo-witness', outcome: 'no_answer', attempts: 1.5 }) }],
+  'attempts-not-integer': (id) => [
+    {
+      raw: JSON.stringify({
+        event: 'job.closed',
+        event_id: id,
+        lead_id: 'lead-zoo-witness',
+        outcome: 'no_answer',
+        attempts: 1.5,
+      }),
+    },
+  ],
   'bad-signature-400': () => [{ signature: signedWith('not-the-secret') }],
   'schema-401': () => [{ event: { direction: 'sideways' } }],
   'bad-json-500': () => [{ raw: '{"event": "conversation.message", ' }],
@@ -68,14 +99,27 @@ export interface AContext {
 
 /** Waits until `path` has seen an ending event (appointment.* or job.closed) accepted, at most `ms`, then `settleMs` more. */
 async function conversationOn(context: AContext, path: string, ms = 8_000, settleMs = 600): Promise<Arrival[]> {
-  const ended = () => context.listener.arrivals.some((a) => a.path === path && a.answer === 202 && /^(appointment\.|job\.closed)/.test(String(a.doc?.event)));
+  const ended = () =>
+    context.listener.arrivals.some(
+      (a) => a.path === path && a.answer === 202 && /^(appointment\.|job\.closed)/.test(String(a.doc?.event)),
+    );
   for (const start = Date.now(); !ended() && Date.now() - start < ms; ) await sleep(50);
   await sleep(settleMs);
   return context.listener.arrivals.filter((arrival) => arrival.path === path);
 }
 
-const jobStatus = async (context: AContext, probe: Omit<Parameters<typeof sendJob>[1], 'job'>, fields: Record<string, unknown> = {}) =>
-  [describeAck(await sendJob(context.endpoint, { job: validJob(context.id, `${context.listener.url}/plain/${context.id}`, fields), ...probe }))];
+const jobStatus = async (
+  context: AContext,
+  probe: Omit<Parameters<typeof sendJob>[1], 'job'>,
+  fields: Record<string, unknown> = {},
+) => [
+  describeAck(
+    await sendJob(context.endpoint, {
+      job: validJob(context.id, `${context.listener.url}/plain/${context.id}`, fields),
+      ...probe,
+    }),
+  ),
+];
 
 /** A job sent twice: whether the acknowledgments agree, and how many conversations reached their end. */
 async function repeated(context: AContext): Promise<string[]> {

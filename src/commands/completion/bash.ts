@@ -8,23 +8,52 @@ import { caseLabel, completionMarker, header, words, type ScriptInfo } from './s
 export function bashScript(root: CompletionCommand, info: ScriptInfo): string {
   const commands = flattenTree(root);
   const table = (name: string, rows: [label: string, value: string][]) =>
-    [`${name}() {`, '  case "$1" in', ...rows.filter(([, value]) => value !== '').map(([label, value]) => `    ${label}) echo '${value}' ;;`), '  esac', '}'].join('\n');
+    [
+      `${name}() {`,
+      '  case "$1" in',
+      ...rows.filter(([, value]) => value !== '').map(([label, value]) => `    ${label}) echo '${value}' ;;`),
+      '  esac',
+      '}',
+    ].join('\n');
   const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
-  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') => words(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
-  const valueRows = commands.flatMap((command) => command.options.flatMap((o) => o.flags.map((flag): [string, string] => [caseLabel(`${command.path.join(' ')}|${flag}`), completionMarker(o.completion)])));
+  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
+    words(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
+  const valueRows = commands.flatMap((command) =>
+    command.options.flatMap((o) =>
+      o.flags.map((flag): [string, string] => [
+        caseLabel(`${command.path.join(' ')}|${flag}`),
+        completionMarker(o.completion),
+      ]),
+    ),
+  );
   return `${header('bash', info)}
-${table('_cai_subcommands', commands.map((c) => [key(c), words(c.subcommands.map((s) => s.name))]))}
+${table(
+  '_cai_subcommands',
+  commands.map((c) => [key(c), words(c.subcommands.map((s) => s.name))]),
+)}
 
-${table('_cai_flags', commands.map((c) => [key(c), words(c.options.flatMap((o) => o.flags))]))}
+${table(
+  '_cai_flags',
+  commands.map((c) => [key(c), words(c.options.flatMap((o) => o.flags))]),
+)}
 
-${table('_cai_required_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'required')]))}
+${table(
+  '_cai_required_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'required')]),
+)}
 
-${table('_cai_optional_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'optional')]))}
+${table(
+  '_cai_optional_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'optional')]),
+)}
 
 # "path|flag" -> what the flag's value completes to: words, @files or @directories.
 ${table('_cai_values', valueRows)}
 
-${table('_cai_positional', commands.map((c) => [key(c), completionMarker(c.positional)]))}
+${table(
+  '_cai_positional',
+  commands.map((c) => [key(c), completionMarker(c.positional)]),
+)}
 
 ${BASH_FUNCTIONS}`;
 }

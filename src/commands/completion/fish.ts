@@ -10,25 +10,46 @@ export function fishScript(root: CompletionCommand, info: ScriptInfo): string {
   const commands = flattenTree(root);
   // One word a line, so that a command substitution makes a list of them (and an empty list when none).
   const table = (name: string, rows: [label: string, value: string][]) =>
-    [`function ${name}`, '    switch $argv[1]', ...rows.filter(([, value]) => value !== '').flatMap(([label, value]) => [`        case ${label}`, `            printf '%s\\n' ${value}`]), '    end', 'end'].join('\n');
+    [
+      `function ${name}`,
+      '    switch $argv[1]',
+      ...rows
+        .filter(([, value]) => value !== '')
+        .flatMap(([label, value]) => [`        case ${label}`, `            printf '%s\\n' ${value}`]),
+      '    end',
+      'end',
+    ].join('\n');
   const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
-  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') => words(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
+  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
+    words(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
   const lines: string[] = [];
   for (const command of commands) {
     const is = `-n "__cai_is ${key(command)}"`;
-    for (const sub of command.subcommands) lines.push(`complete -c cai ${is} -a ${word(sub.name)} -d ${fishQuoted(sub.description)}`);
+    for (const sub of command.subcommands)
+      lines.push(`complete -c cai ${is} -a ${word(sub.name)} -d ${fishQuoted(sub.description)}`);
     for (const option of command.options) lines.push(...optionLines(command, option, is));
     if (command.positional.kind === 'files') lines.push(`complete -c cai ${is} -F`);
-    if (command.positional.kind === 'directories') lines.push(`complete -c cai ${is} -a '(__fish_complete_directories)'`);
-    if (command.positional.kind === 'words') lines.push(`complete -c cai ${is} -a '${words(command.positional.words)}'`);
+    if (command.positional.kind === 'directories')
+      lines.push(`complete -c cai ${is} -a '(__fish_complete_directories)'`);
+    if (command.positional.kind === 'words')
+      lines.push(`complete -c cai ${is} -a '${words(command.positional.words)}'`);
   }
   return `${header('fish', info)}
 
-${table('__cai_subcommands', commands.map((c) => [key(c), words(c.subcommands.map((s) => s.name))]))}
+${table(
+  '__cai_subcommands',
+  commands.map((c) => [key(c), words(c.subcommands.map((s) => s.name))]),
+)}
 
-${table('__cai_required_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'required')]))}
+${table(
+  '__cai_required_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'required')]),
+)}
 
-${table('__cai_optional_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'optional')]))}
+${table(
+  '__cai_optional_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'optional')]),
+)}
 
 ${FISH_PATH_FUNCTIONS}complete -c cai -f
 ${lines.join('\n')}
@@ -37,9 +58,18 @@ ${FISH_WRAPPERS}`;
 }
 
 function optionLines(command: CompletionCommand, option: CompletionOption, is: string): string[] {
-  const names = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${word(flag.slice(2))}` : `-s ${word(flag.slice(1))}`)).join(' ');
+  const names = option.flags
+    .map((flag) => (flag.startsWith('--') ? `-l ${word(flag.slice(2))}` : `-s ${word(flag.slice(1))}`))
+    .join(' ');
   const { completion } = option;
-  const values = completion.kind === 'words' ? ` -a '${words(completion.words)}'` : completion.kind === 'files' ? ' -F' : completion.kind === 'directories' ? " -a '(__fish_complete_directories)'" : '';
+  const values =
+    completion.kind === 'words'
+      ? ` -a '${words(completion.words)}'`
+      : completion.kind === 'files'
+        ? ' -F'
+        : completion.kind === 'directories'
+          ? " -a '(__fish_complete_directories)'"
+          : '';
   const description = ` -d ${fishQuoted(option.description)}`;
   if (option.value === 'required') return [`complete -c cai ${is} ${names} -r${values}${description}`];
   const plain = `complete -c cai ${is} ${names}${description}`;

@@ -9,7 +9,11 @@ import { flowNames } from '../../send/flows.js';
  */
 
 /** What the word after an option, or a positional word, completes to. */
-export type Completion = { kind: 'none' } | { kind: 'files' } | { kind: 'directories' } | { kind: 'words'; words: string[] };
+export type Completion =
+  | { kind: 'none' }
+  | { kind: 'files' }
+  | { kind: 'directories' }
+  | { kind: 'words'; words: string[] };
 
 export interface CompletionOption {
   /** `-V` and `--version`, as declared. */
@@ -41,7 +45,11 @@ function completionByPlaceholder(placeholder: string, path: readonly string[]): 
   switch (placeholder) {
     case 'fault': {
       // `mock platform` and `mock provider` take their own faults; `conformance run --break` either, by --interface.
-      const faults = path.includes('platform') ? PLATFORM_FAULTS : path.includes('provider') ? PROVIDER_FAULTS : { ...PLATFORM_FAULTS, ...PROVIDER_FAULTS };
+      const faults = path.includes('platform')
+        ? PLATFORM_FAULTS
+        : path.includes('provider')
+          ? PROVIDER_FAULTS
+          : { ...PLATFORM_FAULTS, ...PROVIDER_FAULTS };
       return { kind: 'words', words: Object.keys(faults) };
     }
     case 'type':
@@ -63,7 +71,11 @@ function placeholderOf(flags: string): string | undefined {
   return /[<[]([a-z-]+)(?:\.\.\.)?[>\]]/.exec(flags)?.[1];
 }
 
-function completionOf(choices: readonly string[] | undefined, placeholder: string | undefined, path: readonly string[]): Completion {
+function completionOf(
+  choices: readonly string[] | undefined,
+  placeholder: string | undefined,
+  path: readonly string[],
+): Completion {
   if (choices && choices.length > 0) return { kind: 'words', words: [...choices] };
   return (placeholder !== undefined ? completionByPlaceholder(placeholder, path) : undefined) ?? { kind: 'none' };
 }
@@ -79,7 +91,12 @@ function optionOf(option: Option, path: readonly string[]): CompletionOption {
     flags: [option.short, option.long].filter((flag): flag is string => flag !== undefined),
     description: oneLine(option.description),
     value,
-    completion: value === 'none' ? { kind: 'none' } : isFileOption(option) ? { kind: 'files' } : completionOf(option.argChoices, placeholderOf(option.flags), path),
+    completion:
+      value === 'none'
+        ? { kind: 'none' }
+        : isFileOption(option)
+          ? { kind: 'files' }
+          : completionOf(option.argChoices, placeholderOf(option.flags), path),
   };
 }
 
@@ -104,7 +121,11 @@ function walk(command: Command, path: string[], inherited: CompletionOption[]): 
   const globals = command.options.filter((option) => !option.hidden).map((option) => optionOf(option, path));
   const subcommands = help
     .visibleCommands(command)
-    .map((sub) => (sub.name() === 'help' && !command.commands.includes(sub) ? helpCommand(sub, command, path) : walk(sub, [...path, sub.name()], [...globals, ...inherited])));
+    .map((sub) =>
+      sub.name() === 'help' && !command.commands.includes(sub)
+        ? helpCommand(sub, command, path)
+        : walk(sub, [...path, sub.name()], [...globals, ...inherited]),
+    );
   return {
     name: command.name(),
     path,
@@ -118,7 +139,14 @@ function walk(command: Command, path: string[], inherited: CompletionOption[]): 
 /** Commander's implicit `help [command]`: it completes to the names of the other commands. */
 function helpCommand(help: Command, parent: Command, path: string[]): CompletionCommand {
   const names = parent.commands.filter((sub) => sub !== help).map((sub) => sub.name());
-  return { name: 'help', path: [...path, 'help'], description: oneLine(help.description()), subcommands: [], options: [], positional: { kind: 'words', words: names } };
+  return {
+    name: 'help',
+    path: [...path, 'help'],
+    description: oneLine(help.description()),
+    subcommands: [],
+    options: [],
+    positional: { kind: 'words', words: names },
+  };
 }
 
 function oneLine(text: string): string {

@@ -9,27 +9,59 @@ import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInf
 export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
   const commands = flattenTree(root);
   const table = (name: string, rows: [label: string, items: string[]][]) =>
-    [`${name}() {`, '  case $1 in', ...rows.filter(([, items]) => items.length > 0).map(([label, items]) => `    ${label}) reply=(${items.join(' ')}) ;;`), '    *) reply=() ;;', '  esac', '}'].join('\n');
+    [
+      `${name}() {`,
+      '  case $1 in',
+      ...rows
+        .filter(([, items]) => items.length > 0)
+        .map(([label, items]) => `    ${label}) reply=(${items.join(' ')}) ;;`),
+      '    *) reply=() ;;',
+      '  esac',
+      '}',
+    ].join('\n');
   const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
   const described = (name: string, description: string) => singleQuoted(`${word(name)}:${description}`);
-  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') => command.options.filter((o) => o.value === value).flatMap((o) => o.flags.map(word));
-  const marker = (completion: Completion) => completionMarker(completion).split(' ').filter((item) => item !== '');
-  const valueRows = commands.flatMap((command) => command.options.flatMap((o) => o.flags.map((flag): [string, string[]] => [caseLabel(`${command.path.join(' ')}|${flag}`), marker(o.completion)])));
+  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
+    command.options.filter((o) => o.value === value).flatMap((o) => o.flags.map(word));
+  const marker = (completion: Completion) =>
+    completionMarker(completion)
+      .split(' ')
+      .filter((item) => item !== '');
+  const valueRows = commands.flatMap((command) =>
+    command.options.flatMap((o) =>
+      o.flags.map((flag): [string, string[]] => [caseLabel(`${command.path.join(' ')}|${flag}`), marker(o.completion)]),
+    ),
+  );
   return `#compdef cai cai-toolkit npx
 ${header('zsh', info)}
 
-${table('_cai_subcommands', commands.map((c) => [key(c), c.subcommands.map((s) => described(s.name, s.description))]))}
+${table(
+  '_cai_subcommands',
+  commands.map((c) => [key(c), c.subcommands.map((s) => described(s.name, s.description))]),
+)}
 
-${table('_cai_flags', commands.map((c) => [key(c), c.options.flatMap((o) => o.flags.map((flag) => described(flag, o.description)))]))}
+${table(
+  '_cai_flags',
+  commands.map((c) => [key(c), c.options.flatMap((o) => o.flags.map((flag) => described(flag, o.description)))]),
+)}
 
-${table('_cai_required_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'required')]))}
+${table(
+  '_cai_required_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'required')]),
+)}
 
-${table('_cai_optional_value_flags', commands.map((c) => [key(c), flagsTaking(c, 'optional')]))}
+${table(
+  '_cai_optional_value_flags',
+  commands.map((c) => [key(c), flagsTaking(c, 'optional')]),
+)}
 
 # "path|flag" -> what the flag's value completes to: words, @files or @directories.
 ${table('_cai_values', valueRows)}
 
-${table('_cai_positional', commands.map((c): [string, string[]] => [key(c), marker(c.positional)]))}
+${table(
+  '_cai_positional',
+  commands.map((c): [string, string[]] => [key(c), marker(c.positional)]),
+)}
 
 ${ZSH_FUNCTIONS}`;
 }

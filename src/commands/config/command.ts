@@ -10,7 +10,9 @@ export function registerConfig(program: Command, state: RunState): void {
     .addHelpText('after', '\nExamples:\n  $ cai config init\n  $ cai config show --env test');
   config
     .command('show')
-    .description('Print the resolved settings of the chosen environment, secrets masked, with where each value came from')
+    .description(
+      'Print the resolved settings of the chosen environment, secrets masked, with where each value came from',
+    )
     .addHelpText(
       'after',
       `
@@ -20,7 +22,9 @@ Examples:
   $ cai --config deploy/cai.config.json --env test config show --json`,
     )
     .action(async (_options: unknown, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runConfigShow(cmd.optsWithGlobals() as GlobalConfigFlags, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runConfigShow(cmd.optsWithGlobals() as GlobalConfigFlags, context),
+      );
     });
   config
     .command('init')
@@ -33,6 +37,8 @@ Examples:
   $ cai config init --config deploy/cai.config.json`,
     )
     .action(async (_options: unknown, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runConfigInit(cmd.optsWithGlobals() as GlobalConfigFlags, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runConfigInit(cmd.optsWithGlobals() as GlobalConfigFlags, context),
+      );
     });
 }

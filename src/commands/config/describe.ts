@@ -23,7 +23,16 @@ interface DescribedEnvironment {
   settings: DescribedSetting[];
 }
 
-const FIELDS: readonly ConfigField[] = ['provider_code', 'platform_id', 'provider_endpoint', 'events_url', 'branches', 'authorised_origins', 'secrets.jobs', 'secrets.events'];
+const FIELDS: readonly ConfigField[] = [
+  'provider_code',
+  'platform_id',
+  'provider_endpoint',
+  'events_url',
+  'branches',
+  'authorised_origins',
+  'secrets.jobs',
+  'secrets.events',
+];
 
 export function describeEnvironment(chosen: ChosenEnvironment, env: NodeJS.ProcessEnv): DescribedEnvironment {
   const { settings, name } = chosen;
@@ -33,7 +42,9 @@ export function describeEnvironment(chosen: ChosenEnvironment, env: NodeJS.Proce
     settings: FIELDS.map((field) => {
       const base = { field, source: `environments.${name}.${field}`, usedBy: usedBy(field) };
       if (field === 'secrets.jobs' || field === 'secrets.events') {
-        const refs = asRefList(settings.secrets?.[field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined);
+        const refs = asRefList(
+          settings.secrets?.[field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined,
+        );
         if (refs.length === 0) return base;
         const secrets = refs.map((ref) => inspectSecretRef(ref, chosen.baseDir, env));
         return { ...base, value: secrets.map(maskedSecret).join('; '), secrets };
@@ -72,6 +83,7 @@ function plainValue(settings: Environment, field: ConfigField): string | undefin
 
 function usedBy(field: ConfigField): string[] {
   return CONFIG_DEFAULT_RULES.filter((rule) => rule.field === field).map(
-    (rule) => `${rule.command} ${rule.option}${rule.option.endsWith('secret') ? '-env/-file' : ''}${rule.when ? ` (--interface ${rule.when.interface})` : ''}`,
+    (rule) =>
+      `${rule.command} ${rule.option}${rule.option.endsWith('secret') ? '-env/-file' : ''}${rule.when ? ` (--interface ${rule.when.interface})` : ''}`,
   );
 }

@@ -20,16 +20,26 @@ export interface CoverageOptions {
 export async function runCoverage(options: CoverageOptions, context: CommandContext): Promise<number> {
   const { output } = context;
   const { coverage, clauseRolesOf, summariseCoverage } = await import('../../conformance/coverage.js');
-  const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) => (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)));
+  const roles = (options.role === 'all' ? (['receiver', 'sender'] as const) : [options.role]).flatMap((role) =>
+    (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)),
+  );
   const matrix = coverage({ roles: [...new Set(roles)] });
   if (options.html !== undefined) {
     const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
     const { generator, writeOrFail } = await import('../report-files.js');
-    await writeOrFail(options.html, renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }), 'HTML coverage', context);
+    await writeOrFail(
+      options.html,
+      renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }),
+      'HTML coverage',
+      context,
+    );
     output.info(`HTML coverage written to ${options.html}`);
   }
   if (output.json) {
-    output.printJson({ clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })), summary: summariseCoverage(matrix) });
+    output.printJson({
+      clauses: matrix.map((entry) => ({ ...entry.clause, status: entry.status, checks: entry.checks })),
+      summary: summariseCoverage(matrix),
+    });
     return 0;
   }
   const { renderCoverageText } = await import('../../conformance/reporters/coverage.js');

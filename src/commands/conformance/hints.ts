@@ -6,7 +6,9 @@ import type { Words } from '../../errors.js';
 
 const LISTEN_CODES = { port_in_use: true, port_denied: true, bad_host: true } as const;
 const listenHint = ({ listenOption }: { listenOption?: unknown }) =>
-  typeof listenOption === 'string' ? `pass another --${listenOption} HOST:PORT, or port 0 for any free port` : undefined;
+  typeof listenOption === 'string'
+    ? `pass another --${listenOption} HOST:PORT, or port 0 for any free port`
+    : undefined;
 
 export const CONFORMANCE_HINTS: Words = {
   ...Object.fromEntries(Object.keys(LISTEN_CODES).map((code) => [code, listenHint])),

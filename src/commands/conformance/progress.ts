@@ -32,7 +32,14 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
   if (output.quiet) return { say: (print) => print(), stop() {} };
   if (!output.stderrIsTTY || output.json) return waitLines(terminal, total, waits);
   const paint = verdictPaint(output.errColor);
-  const counts: Record<CheckResult['verdict'], number> = { passed: 0, failed: 0, warning: 0, waived: 0, 'not-judged': 0, skipped: 0 };
+  const counts: Record<CheckResult['verdict'], number> = {
+    passed: 0,
+    failed: 0,
+    warning: 0,
+    waived: 0,
+    'not-judged': 0,
+    skipped: 0,
+  };
   let done = 0;
   const line = new ProgressLine(terminal);
   const width = String(total).length;
@@ -41,7 +48,10 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
     return {
       onFinish: (result) => {
         done += 1;
-        const time = result.verdict === 'skipped' || result.verdict === 'not-judged' ? '' : output.errColor.dim(` ${result.durationMs} ms`);
+        const time =
+          result.verdict === 'skipped' || result.verdict === 'not-judged'
+            ? ''
+            : output.errColor.dim(` ${result.durationMs} ms`);
         const text = `${paint[result.verdict](VERDICT_SYMBOLS[result.verdict])} ${String(done).padStart(width)}/${total} ${result.id} ${result.title}${time}`;
         output.info(truncate(text, output.errWidth ?? 80));
       },
@@ -58,7 +68,9 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
         .filter((verdict) => counts[verdict] > 0)
         .map((verdict) => paint[verdict](`${VERDICT_SYMBOLS[verdict]} ${counts[verdict]}`))
         .join(' ');
-      line.update(`${String(done).padStart(width)}/${total} checks  ${tally}  ${output.errColor.dim(`${result.id} ${result.title}`)}`);
+      line.update(
+        `${String(done).padStart(width)}/${total} checks  ${tally}  ${output.errColor.dim(`${result.id} ${result.title}`)}`,
+      );
     },
     say: (print) => {
       line.clear();
@@ -73,20 +85,31 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
  * checks still running and what the callback ones wait for: `still running 3 of 24 checks (21 done): A-CB-001,
  * A-CB-005, A-DEDUP-007; the provider's events of each job are awaited for up to 30 s (--callback-wait)`.
  */
-function waitLines({ output }: Terminal, total: number, waits: ProgressWaits, everyMs = WAIT_LINE_MS): ConformanceProgress {
+function waitLines(
+  { output }: Terminal,
+  total: number,
+  waits: ProgressWaits,
+  everyMs = WAIT_LINE_MS,
+): ConformanceProgress {
   const running = new Map<string, Check>();
   let done = 0;
   // The last finished check or line said; looked at every second, so a line comes WAIT_LINE_MS after it.
   let lastActivity = Date.now();
-  const timer = setInterval(() => {
-    if (running.size === 0 || Date.now() - lastActivity < everyMs) return;
-    const ids = [...running.keys()];
-    const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
-    const callbacks = [...running.values()].some((check) => check.tags.includes('callback'));
-    const awaited = callbacks && waits.callbackWaitMs !== undefined ? `; the provider's events of each job are awaited for up to ${formatSeconds(waits.callbackWaitMs)} (--callback-wait)` : '';
-    output.info(`still running ${running.size} of ${total} checks (${done} done): ${shown}${awaited}`);
-    lastActivity = Date.now();
-  }, Math.min(everyMs, 1000));
+  const timer = setInterval(
+    () => {
+      if (running.size === 0 || Date.now() - lastActivity < everyMs) return;
+      const ids = [...running.keys()];
+      const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
+      const callbacks = [...running.values()].some((check) => check.tags.includes('callback'));
+      const awaited =
+        callbacks && waits.callbackWaitMs !== undefined
+          ? `; the provider's events of each job are awaited for up to ${formatSeconds(waits.callbackWaitMs)} (--callback-wait)`
+          : '';
+      output.info(`still running ${running.size} of ${total} checks (${done} done): ${shown}${awaited}`);
+      lastActivity = Date.now();
+    },
+    Math.min(everyMs, 1000),
+  );
   timer.unref();
   return {
     onStart: (check) => {

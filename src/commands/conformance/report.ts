@@ -34,7 +34,11 @@ export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, ter
 }
 
 /** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
-export async function writeReportFiles(view: import('../../conformance/reporters/index.js').ReportView, flags: ReportFlags, context: CommandContext): Promise<void> {
+export async function writeReportFiles(
+  view: import('../../conformance/reporters/index.js').ReportView,
+  flags: ReportFlags,
+  context: CommandContext,
+): Promise<void> {
   const { output, io } = context;
   const { REPORTERS } = await import('../../conformance/reporters/index.js');
   if (flags.junit !== undefined) {
@@ -64,9 +68,16 @@ export async function writeReportFiles(view: import('../../conformance/reporters
 }
 
 /** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise. */
-export async function renderReport(report: SuiteReport, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<number> {
+export async function renderReport(
+  report: SuiteReport,
+  flags: ReportFlags,
+  context: CommandContext,
+  secrets: readonly string[],
+): Promise<number> {
   const { output } = context;
-  const { REPORTERS, viewOf, preflightWarning, stoppedLine, unverifiedLine } = await import('../../conformance/reporters/index.js');
+  const { REPORTERS, viewOf, preflightWarning, stoppedLine, unverifiedLine } = await import(
+    '../../conformance/reporters/index.js'
+  );
   const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   const unverified = unverifiedLine(view);
   await writeReportFiles(view, flags, context);
@@ -78,7 +89,13 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
   const quiet = output.quiet;
   const format = reportFormat(flags, output.stdoutIsTTY);
   const text = await REPORTERS[format](view, {
-    table: { ...(output.width !== undefined ? { width: output.width } : {}), palette: output.color, verbose: flags.verbose === true, quiet, table: (head, rows, columns) => output.table(head, rows, columns) },
+    table: {
+      ...(output.width !== undefined ? { width: output.width } : {}),
+      palette: output.color,
+      verbose: flags.verbose === true,
+      quiet,
+      table: (head, rows, columns) => output.table(head, rows, columns),
+    },
     compact: { quiet },
   });
   for (const line of text.split('\n')) output.result(line);
@@ -94,7 +111,12 @@ export async function renderReport(report: SuiteReport, flags: ReportFlags, cont
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
-  if (view.reproDir) output.info(view.role === 'sender' ? `what the sender sent, for the failing checks: ${view.reproDir}` : `bodies and repro scripts of the failing requests: ${view.reproDir}`);
+  if (view.reproDir)
+    output.info(
+      view.role === 'sender'
+        ? `what the sender sent, for the failing checks: ${view.reproDir}`
+        : `bodies and repro scripts of the failing requests: ${view.reproDir}`,
+    );
   return view.ok ? 0 : 1;
 }
 
@@ -110,7 +132,13 @@ export interface StoppedRun {
  * A run stopped before any check (the target unreachable or plainly not the endpoint, a silent sender): every file
  * asked for still says what happened, so a CI page shows the reason. The error itself is then reported as usual.
  */
-export async function reportStop(error: unknown, run: StoppedRun, flags: ReportFlags, context: CommandContext, secrets: readonly string[]): Promise<void> {
+export async function reportStop(
+  error: unknown,
+  run: StoppedRun,
+  flags: ReportFlags,
+  context: CommandContext,
+  secrets: readonly string[],
+): Promise<void> {
   if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
   const { viewOf } = await import('../../conformance/reporters/index.js');
   const { runVersion } = await import('../../conformance/catalogue.js');
@@ -130,5 +158,9 @@ export async function reportStop(error: unknown, run: StoppedRun, flags: ReportF
     ...(run.role === 'sender' ? { role: 'sender' as const } : {}),
   };
   // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeReportFiles(viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }), flags, context).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
+  await writeReportFiles(
+    viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }),
+    flags,
+    context,
+  ).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
 }

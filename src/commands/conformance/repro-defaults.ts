@@ -21,16 +21,23 @@ function seedOf(setup: ReproSetup, checkId: string, replay?: string): string {
 function receiverRerun(options: ConformanceOptions, invocation: string, setup: ReproSetup): Rerun {
   if (options.mock) {
     const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
-    return (checkId, replay) => `${invocation} conformance run --interface ${options.interface} --mock${faults}${seedOf(setup, checkId, replay)} --only ${checkId}`;
+    return (checkId, replay) =>
+      `${invocation} conformance run --interface ${options.interface} --mock${faults}${seedOf(setup, checkId, replay)} --only ${checkId}`;
   }
-  const identity = options.identity !== undefined ? ` --${interfaceSpec(options.interface).identityOption} ${shellQuote(options.identity)}` : '';
+  const identity =
+    options.identity !== undefined
+      ? ` --${interfaceSpec(options.interface).identityOption} ${shellQuote(options.identity)}`
+      : '';
   // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
-  const listen = options.callbackListen ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}` : '';
+  const listen = options.callbackListen
+    ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}`
+    : '';
   const callbacks = options.callbackSecrets?.length
     ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`
     : '';
   const branch = options.branchCode !== undefined ? ` --branch-code ${shellQuote(options.branchCode)}` : '';
-  return (checkId, replay) => `${invocation} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${seedOf(setup, checkId, replay)} --only ${checkId}`;
+  return (checkId, replay) =>
+    `${invocation} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${seedOf(setup, checkId, replay)} --only ${checkId}`;
 }
 
 /** The reproductions of a receiver run started from the library; `invocation` how cai is run (default `cai`). */

@@ -23,7 +23,14 @@ import { HeaderNames, Headers, type InterfaceId } from '../../spec/constants.js'
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Outcome } from '../../conformance/check.js';
 import type { StatusSet } from '../../spec/model/answers.js';
-import { attemptEventId, ms, timestampOf, type Attempt, type Exchange, type StageRecord } from '../../conformance/evidence.js';
+import {
+  attemptEventId,
+  ms,
+  timestampOf,
+  type Attempt,
+  type Exchange,
+  type StageRecord,
+} from '../../conformance/evidence.js';
 import { describeScripted } from '../../conformance/listen/scenarios.js';
 import { rebuiltBySign } from '../../conformance/probe/recipe.js';
 import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
@@ -57,9 +64,29 @@ export function reproducerOf(invocation: string, rerunOf: (setup: ReproSetup) =>
       dir: setup.dir,
       invocation,
       rerun: rerunOf(setup),
-      ...(probes ? { probes: { interface: probes.interface, target: probes.target, postUrl: probes.postUrl, identity: probes.identity, clockOffsetSeconds: probes.clockOffsetSeconds, mock: probes.mock, secretFlag: secretFlagFor(probes.secretLabel) } } : {}),
+      ...(probes
+        ? {
+            probes: {
+              interface: probes.interface,
+              target: probes.target,
+              postUrl: probes.postUrl,
+              identity: probes.identity,
+              clockOffsetSeconds: probes.clockOffsetSeconds,
+              mock: probes.mock,
+              secretFlag: secretFlagFor(probes.secretLabel),
+            },
+          }
+        : {}),
       ...(received
-        ? { received: { interface: received.interface, records: received.records, secretFlag: received.callbacks ? secretFlagFor(received.secretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET') : secretFlagFor(received.secretLabel) } }
+        ? {
+            received: {
+              interface: received.interface,
+              records: received.records,
+              secretFlag: received.callbacks
+                ? secretFlagFor(received.secretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')
+                : secretFlagFor(received.secretLabel),
+            },
+          }
         : {}),
     });
   };
@@ -80,7 +107,11 @@ function createReproducer(context: ReproContext): Reproducer {
   return async (result, outcome) => {
     prepared ??= mkdir(context.dir, { recursive: true });
     await prepared;
-    const repro = outcome.attempts?.length ? await sender(result, outcome.attempts, outcome.replay) : outcome.exchanges?.length ? await receiverFiles(context, result, outcome) : undefined;
+    const repro = outcome.attempts?.length
+      ? await sender(result, outcome.attempts, outcome.replay)
+      : outcome.exchanges?.length
+        ? await receiverFiles(context, result, outcome)
+        : undefined;
     return repro ? withScript(result, repro, context.dir) : undefined;
   };
 }
@@ -96,7 +127,9 @@ interface Written {
 /** The check run again: its exit status is its verdict; a `should` check's failure (a warning) is exit 1 too. */
 function runAgain(context: ReproContext, result: CheckResult, replay?: string): string {
   const command = context.rerun(result.id, replay);
-  return result.level === 'should' && !command.includes('--fail-on warnings') ? `${command} --fail-on warnings` : command;
+  return result.level === 'should' && !command.includes('--fail-on warnings')
+    ? `${command} --fail-on warnings`
+    : command;
 }
 
 /** The script beside the evidence: `sh DIR/ID.sh` is short enough to copy from any terminal. */
@@ -150,7 +183,9 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
       command: `(${lines.join('; ')})`,
       bodyFile,
       lines,
-      notes: [`Sends the request of the check again (${bodyFile}), signed as the check signed it with the secret as the run read it, and judges its answer as the check did.`],
+      notes: [
+        `Sends the request of the check again (${bodyFile}), signed as the check signed it with the secret as the run read it, and judges its answer as the check did.`,
+      ],
     };
   }
   if (outcome.replay !== undefined) {
@@ -163,10 +198,16 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
       command: replayed,
       bodyFile,
       lines: [`${replayed} && exec ${runAgain(context, result, seed)}`],
-      notes: ['Plays again the conversation that broke the relation, then, if it no longer does, the whole stateful phase from its seed: the exit status is the verdict.'],
+      notes: [
+        'Plays again the conversation that broke the relation, then, if it no longer does, the whole stateful phase from its seed: the exit status is the verdict.',
+      ],
     };
   }
-  return { command: runAgain(context, result, outcome.replay), bodyFile, notes: ['Runs the check again against the receiver: its exit status is the verdict.'] };
+  return {
+    command: runAgain(context, result, outcome.replay),
+    bodyFile,
+    notes: ['Runs the check again against the receiver: its exit status is the verdict.'],
+  };
 }
 
 /**
@@ -178,7 +219,8 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
  */
 function sentAgainShows(exchange: Exchange, rule: StatusSet): boolean {
   const { recipe } = exchange.request;
-  if (!rebuiltBySign(recipe) || recipe.signature?.kind === 'wrong-secret' || exchange.status === undefined) return false;
+  if (!rebuiltBySign(recipe) || recipe.signature?.kind === 'wrong-secret' || exchange.status === undefined)
+    return false;
   const accepted = exchange.status >= 200 && exchange.status < 300;
   const acceptable = rule.any2xx === true || (rule.statuses ?? []).some((status) => status >= 200 && status < 300);
   return !(accepted && acceptable);
@@ -192,14 +234,22 @@ function statusRuleOf(exchange: Exchange, result: CheckResult): StatusSet | unde
   const expected = exchange.expected;
   if (expected === undefined) return undefined;
   const set = result.level === 'must' ? expected.must : expected.should;
-  const outcome = expected.terms.find((term) => term.id === 'outcome' && term.level === result.level) ?? expected.terms.find((term) => term.id === 'outcome');
+  const outcome =
+    expected.terms.find((term) => term.id === 'outcome' && term.level === result.level) ??
+    expected.terms.find((term) => term.id === 'outcome');
   return outcome !== undefined && result.expected === outcome.expected ? set : undefined;
 }
 
 /** The shell patterns of the statuses that pass: `401|400`, `2[0-9][0-9]`, and 429 apart (the receiver asks to wait). */
 function statusCase(rule: StatusSet): string {
-  const passing = [...(rule.statuses ?? []).map(String), ...(rule.any2xx ? ['2[0-9][0-9]'] : []), ...(rule.any4xx ? ['4[0-9][0-9]'] : [])];
-  const wait = (rule.statuses ?? []).includes(429) ? '' : ` 429) echo 'the receiver answered 429: run this again after its Retry-After' >&2; exit 2 ;;`;
+  const passing = [
+    ...(rule.statuses ?? []).map(String),
+    ...(rule.any2xx ? ['2[0-9][0-9]'] : []),
+    ...(rule.any4xx ? ['4[0-9][0-9]'] : []),
+  ];
+  const wait = (rule.statuses ?? []).includes(429)
+    ? ''
+    : ` 429) echo 'the receiver answered 429: run this again after its Retry-After' >&2; exit 2 ;;`;
   return `case "$status" in${wait} ${passing.join('|')}) exit 0 ;; *) exit 1 ;; esac`;
 }
 
@@ -221,15 +271,28 @@ function signLines(cai: string, secretFlag: string, file: string, ts: string, cu
   const keep = cut !== undefined ? [`sig=$(printf '%s' "$sig" | cut -c1-${cut})`] : [];
   if (/^\$(ts|\(\(ts - \d+\)\))$/.test(ts)) {
     // Plain unix seconds: `cai sign` signs them, as the user would.
-    return [`sig=$(${cai} sign ${secretFlag} --body ${quote(file)} --timestamp ${ts}) || exit 2`, `sig=$(printf '%s\\n' "$sig" | sed -n 's/^${HeaderNames.signature}: //p')`, ...keep];
+    return [
+      `sig=$(${cai} sign ${secretFlag} --body ${quote(file)} --timestamp ${ts}) || exit 2`,
+      `sig=$(printf '%s\\n' "$sig" | sed -n 's/^${HeaderNames.signature}: //p')`,
+      ...keep,
+    ];
   }
   const source = /^--[a-z-]*secret-(env|file) (.+)$/.exec(secretFlag);
   const [kind, ref] = source ? [source[1] as string, source[2] as string] : ['env', 'CAI_SECRET'];
-  return [`sig=$(${quote(process.execPath)} -e ${quote(RAW_HMAC)} "${ts}" ${quote(file)} ${kind} ${ref}) || exit 2`, ...keep];
+  return [
+    `sig=$(${quote(process.execPath)} -e ${quote(RAW_HMAC)} "${ts}" ${quote(file)} ${kind} ${ref}) || exit 2`,
+    ...keep,
+  ];
 }
 
 /** The request of one exchange in the shell, signed afresh as its recipe says, then its answer judged by `rule`. */
-function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>, exchange: Exchange, files: { bodyFile: string; otherFile: string | undefined }, rule: StatusSet): string[] {
+function judgedRequest(
+  cai: string,
+  context: NonNullable<ReproContext['probes']>,
+  exchange: Exchange,
+  files: { bodyFile: string; otherFile: string | undefined },
+  rule: StatusSet,
+): string[] {
   const { recipe } = exchange.request;
   const spec = interfaceSpec(context.interface);
   const lines: string[] = [];
@@ -239,13 +302,21 @@ function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>
   if (timestamp.kind === 'milliseconds') lines.push('ts_sent=$(( ts * 1000 + 123 ))');
   // Inside double quotes: `$ts` expands; a literal (an ISO date in the malformed-timestamp checks) has no `$` or `"`.
   const prefix = timestamp.kind === 'now' ? (timestamp.prefix ?? '').replace(/["$`\\]/g, '') : '';
-  const sentTimestamp = timestamp.kind === 'literal' ? timestamp.value.replace(/["$`\\]/g, '') : timestamp.kind === 'milliseconds' ? '$ts_sent' : `${prefix}$ts`;
+  const sentTimestamp =
+    timestamp.kind === 'literal'
+      ? timestamp.value.replace(/["$`\\]/g, '')
+      : timestamp.kind === 'milliseconds'
+        ? '$ts_sent'
+        : `${prefix}$ts`;
   const signTimestamp = timestamp.kind === 'milliseconds' ? '$ts_sent' : '$ts';
   const sign = (file: string, ts: string, cut?: number) => signLines(cai, context.secretFlag, file, ts, cut);
   const sent = () => [`sig=${quote(exchange.request.headers[Headers.signature] ?? '')}`];
   const signature = recipe.signature ?? { kind: 'valid' as const };
   const signing: Record<typeof signature.kind, () => string[]> = {
-    valid: () => (timestamp.kind === 'literal' ? sent() : sign(files.bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`)),
+    valid: () =>
+      timestamp.kind === 'literal'
+        ? sent()
+        : sign(files.bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`),
     'bare-timestamp': () => sign(files.bodyFile, signTimestamp),
     'other-body': () => sign(files.otherFile ?? files.bodyFile, signTimestamp),
     'other-timestamp': () => sign(files.bodyFile, '$((ts - 7))'),
@@ -262,7 +333,8 @@ function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>
   };
   lines.push(...signing[signature.kind]());
   const identity = recipe.identity ?? { kind: 'default' as const };
-  const identityValue = identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
+  const identityValue =
+    identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
   const headers: CurlRequest['headers'] = [
     ['Content-Type', recipe.contentType ?? 'application/json'],
     ...(recipe.chunked ? [['Transfer-Encoding', 'chunked'] as const] : []),
@@ -271,7 +343,10 @@ function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>
     ...(signature.kind !== 'none' ? [{ shell: `"${HeaderNames.signature}: $sig"` }] : []),
   ];
   // The answer and, on its last line, its status (curl's -w): the answer is shown, the status judged.
-  const options: [string, string][] = [['-w', '\\n%{http_code}'], ...(recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as [string, string]] : [])];
+  const options: [string, string][] = [
+    ['-w', '\\n%{http_code}'],
+    ...(recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as [string, string]] : []),
+  ];
   const curl = curlCommand({ url: context.postUrl, headers, options, data: { file: files.bodyFile } }, 'one-line');
   lines.push(
     `answer=$(${curl}) || { echo 'no answer from ${context.postUrl.replace(/'/g, '')}' >&2; exit 3; }`,
@@ -284,7 +359,9 @@ function judgedRequest(cai: string, context: NonNullable<ReproContext['probes']>
 
 // --- A sender's failure --------------------------------------------------------------------------------------
 
-function senderFiles(context: ReproContext): (result: CheckResult, evidence: readonly Attempt[], replay?: string) => Promise<Written> {
+function senderFiles(
+  context: ReproContext,
+): (result: CheckResult, evidence: readonly Attempt[], replay?: string) => Promise<Written> {
   const received = context.received;
   const saved = new Map<Attempt, Promise<{ request: string; body: string }>>();
   const timelines = new Map<string, Promise<void>>();
@@ -299,7 +376,9 @@ function senderFiles(context: ReproContext): (result: CheckResult, evidence: rea
   const saveTimeline = (record: StageRecord) => {
     let done = timelines.get(record.id);
     if (!done) {
-      done = mkdir(join(context.dir, record.id), { recursive: true }).then(() => writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')));
+      done = mkdir(join(context.dir, record.id), { recursive: true }).then(() =>
+        writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
+      );
       timelines.set(record.id, done);
     }
     return done;
@@ -316,10 +395,17 @@ function senderFiles(context: ReproContext): (result: CheckResult, evidence: rea
       return {
         command: runAgain(context, result, replay),
         bodyFile: firstFiles.body,
-        notes: [`The ${received?.interface === 'B' ? 'event' : 'request'} as it came: ${firstFiles.request}${rejudge ? `; judged again by: ${rejudge}` : ''}.`, 'Runs the check again against the provider (a new job, its events judged): its exit status is the verdict.'],
+        notes: [
+          `The ${received?.interface === 'B' ? 'event' : 'request'} as it came: ${firstFiles.request}${rejudge ? `; judged again by: ${rejudge}` : ''}.`,
+          'Runs the check again against the provider (a new job, its events judged): its exit status is the verdict.',
+        ],
       };
     }
-    return { command: rejudge ?? runAgain(context, result, replay), bodyFile: firstFiles.body, ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}) };
+    return {
+      command: rejudge ?? runAgain(context, result, replay),
+      bodyFile: firstFiles.body,
+      ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}),
+    };
   };
 }
 
@@ -329,8 +415,14 @@ async function saveAttempt(dir: string, attempt: Attempt): Promise<{ request: st
   const base = join(folder, `attempt-${attempt.number}`);
   // The request as it came; a chunked body is saved whole with its length, so `cai verify --request` reads it.
   const headers = attempt.rawHeaders.filter(([name]) => name.toLowerCase() !== 'transfer-encoding');
-  if (!headers.some(([name]) => name.toLowerCase() === 'content-length')) headers.push(['Content-Length', String(attempt.body.length)]);
-  const head = [`${attempt.method} ${attempt.path} HTTP/${attempt.httpVersion}`, ...headers.map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+  if (!headers.some(([name]) => name.toLowerCase() === 'content-length'))
+    headers.push(['Content-Length', String(attempt.body.length)]);
+  const head = [
+    `${attempt.method} ${attempt.path} HTTP/${attempt.httpVersion}`,
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
   await writeFile(`${base}.http`, Buffer.concat([Buffer.from(head, 'latin1'), attempt.body]));
   await writeFile(`${base}.body`, attempt.body);
   return { request: `${base}.http`, body: `${base}.body` };
@@ -341,8 +433,14 @@ export function timeline(record: StageRecord, iface: InterfaceId): string {
   const lines = [`scenario ${record.id}: ${record.targetUrl}`];
   for (const attempt of record.attempts) {
     const at = ms(attempt.arrivedMono - record.startedMono);
-    const facts = [`event_id ${attemptEventId(attempt) ?? '-'}`, `X-CAI-Timestamp ${timestampOf(attempt) ?? '-'}`, `${attempt.bodyBytes} bytes`];
-    lines.push(`+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${attempt.method} ${attempt.path} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`);
+    const facts = [
+      `event_id ${attemptEventId(attempt) ?? '-'}`,
+      `X-CAI-Timestamp ${timestampOf(attempt) ?? '-'}`,
+      `${attempt.bodyBytes} bytes`,
+    ];
+    lines.push(
+      `+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${attempt.method} ${attempt.path} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -352,7 +450,12 @@ export function timeline(record: StageRecord, iface: InterfaceId): string {
  * the secret as `--secret-env`/`--secret-file` whichever direction it is (a receiver run reads the events with its
  * callback secret).
  */
-function rejudgeCommand(context: ReproContext, checkId: string, attempt: Attempt, files: { request: string; body: string }): string | undefined {
+function rejudgeCommand(
+  context: ReproContext,
+  checkId: string,
+  attempt: Attempt,
+  files: { request: string; body: string },
+): string | undefined {
   const cai = context.invocation;
   const received = context.received;
   const area = checkId.split('-')[1];
@@ -360,6 +463,7 @@ function rejudgeCommand(context: ReproContext, checkId: string, attempt: Attempt
     const secretFlag = received.secretFlag.replace(/^--[a-z-]*secret-(env|file) /, '--secret-$1 ');
     return `${cai} verify ${secretFlag} --request ${quote(files.request)} --now ${Math.floor(attempt.arrivedAt / 1000)}`;
   }
-  if (received && checkId.endsWith('DOC-001')) return `${cai} validate ${interfaceSpec(received.interface).document} ${quote(files.body)}`;
+  if (received && checkId.endsWith('DOC-001'))
+    return `${cai} validate ${interfaceSpec(received.interface).document} ${quote(files.body)}`;
   return undefined;
 }

@@ -39,15 +39,29 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw usageError('bad_report', `${path} is not JSON (${describeJsonFailure(text)})`, 'pass the file `cai conformance run --json > FILE` wrote');
+    throw usageError(
+      'bad_report',
+      `${path} is not JSON (${describeJsonFailure(text)})`,
+      'pass the file `cai conformance run --json > FILE` wrote',
+    );
   }
   const parsed = ReportShape.safeParse(value);
-  if (!parsed.success) throw usageError('bad_report', `${path} is not a conformance report: no interface and checks with their verdicts`, 'pass the file `cai conformance run --json > FILE` wrote');
+  if (!parsed.success)
+    throw usageError(
+      'bad_report',
+      `${path} is not a conformance report: no interface and checks with their verdicts`,
+      'pass the file `cai conformance run --json > FILE` wrote',
+    );
   const report = parsed.data;
   const again = report.checks.filter((check) => AGAIN.has(check.verdict));
   const replays = [...new Set(again.flatMap((check) => (check.replay !== undefined ? [check.replay] : [])))];
   const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;
-  return { interface: report.interface, role: report.role ?? 'receiver', ids: again.map((check) => check.id), ...(seed !== undefined ? { seed } : {}) };
+  return {
+    interface: report.interface,
+    role: report.role ?? 'receiver',
+    ids: again.map((check) => check.id),
+    ...(seed !== undefined ? { seed } : {}),
+  };
 }
 
 /**
@@ -55,8 +69,18 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
  * of no check (a JUnit suite of no test, a page that says so), and stdout holds the one JSON document of that
  * report with `--json`, else the sentence. Exit 0: nothing failed.
  */
-export async function reportNothingToRerun(path: string, rerun: Rerun, run: { target?: string; mock: boolean }, flags: ReportFlags, context: CommandContext): Promise<number> {
-  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([import('../../conformance/reporters/index.js'), import('../../conformance/catalogue.js'), import('./report.js')]);
+export async function reportNothingToRerun(
+  path: string,
+  rerun: Rerun,
+  run: { target?: string; mock: boolean },
+  flags: ReportFlags,
+  context: CommandContext,
+): Promise<number> {
+  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([
+    import('../../conformance/reporters/index.js'),
+    import('../../conformance/catalogue.js'),
+    import('./report.js'),
+  ]);
   const report: SuiteReport = {
     ok: true,
     version: runVersion(),

@@ -10,7 +10,20 @@ import type { Command } from 'commander';
 import { shellQuote } from '../../http/curl.js';
 import type { SecretSource } from '../../secrets/resolve.js';
 
-const DROPPED = new Set(['only', 'rerunFailed', 'skip', 'include', 'junit', 'html', 'summary', 'reproDir', 'failFast', 'maxFailures', 'verbose', 'waivers']);
+const DROPPED = new Set([
+  'only',
+  'rerunFailed',
+  'skip',
+  'include',
+  'junit',
+  'html',
+  'summary',
+  'reproDir',
+  'failFast',
+  'maxFailures',
+  'verbose',
+  'waivers',
+]);
 
 /** The secret options, by attribute: their flag prefix and the variable an inline value is replaced by. */
 const SECRET_OPTIONS: Record<string, { prefix: string; env: string }> = {
@@ -60,7 +73,8 @@ export function rerunCommand(cmd: Command, invocation: string): (checkId: string
       if (!mock) words.push(...[...new Set((value as SecretSource[]).map((source) => secretFlag(source, secret)))]);
     } else if (value === true) words.push(option.long ?? '');
     else if (Array.isArray(value)) for (const item of value) words.push(`${option.long} ${shellQuote(String(item))}`);
-    else if (value !== undefined && value !== false) words.push(`${option.long} ${shellQuote(rawValueOf(option.long ?? '', value))}`);
+    else if (value !== undefined && value !== false)
+      words.push(`${option.long} ${shellQuote(rawValueOf(option.long ?? '', value))}`);
   }
   return (checkId) => [invocation, 'conformance', 'run', ...words, '--only', checkId].join(' ');
 }

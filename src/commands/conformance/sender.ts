@@ -59,7 +59,26 @@ export interface SenderRoleDeps {
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
-const RECEIVER_ONLY = ['to', 'mock', 'break', 'branchCode', 'leadId', 'callbackListen', 'callbackUrl', 'callbackWait', 'timeout', 'ca', 'insecure', 'proxy', 'sourceAddress', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret', 'failFast', 'maxFailures'];
+const RECEIVER_ONLY = [
+  'to',
+  'mock',
+  'break',
+  'branchCode',
+  'leadId',
+  'callbackListen',
+  'callbackUrl',
+  'callbackWait',
+  'timeout',
+  'ca',
+  'insecure',
+  'proxy',
+  'sourceAddress',
+  'callbackSecretEnv',
+  'callbackSecretFile',
+  'callbackSecret',
+  'failFast',
+  'maxFailures',
+];
 /** Flags of the sender role. */
 const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 
@@ -67,48 +86,111 @@ const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${lette
 
 /** A flag given on the command line for the other role: a usage error rather than a silent no-op. */
 export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Command): void {
-  const given = (role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY).find((key) => command.getOptionValueSource(key) === 'cli');
+  const given = (role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY).find(
+    (key) => command.getOptionValueSource(key) === 'cli',
+  );
   if (given === undefined) return;
   if (role === 'sender') {
-    throw usageError('conflicting_options', `${flagOf(given)} does not apply to --role sender`, 'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)');
+    throw usageError(
+      'conflicting_options',
+      `${flagOf(given)} does not apply to --role sender`,
+      'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
+    );
   }
-  throw usageError('conflicting_options', `${flagOf(given)} applies to --role sender only`, 'add --role sender to judge a sender, or drop the option');
+  throw usageError(
+    'conflicting_options',
+    `${flagOf(given)} applies to --role sender only`,
+    'add --role sender to judge a sender, or drop the option',
+  );
 }
 
-export async function runSenderRole(options: SenderRoleOptions, command: Command, context: CommandContext, deps: SenderRoleDeps): Promise<number> {
+export async function runSenderRole(
+  options: SenderRoleOptions,
+  command: Command,
+  context: CommandContext,
+  deps: SenderRoleDeps,
+): Promise<number> {
   const { io, output } = context;
   refuseFlagsOfOtherRole('sender', command);
   const iface = options.interface;
-  if (!iface) throw usageError('missing_option', 'which interface\'s sender to judge?', 'pass --interface B (a provider\'s event sender) or --interface A (a platform\'s job sender)');
+  if (!iface)
+    throw usageError(
+      'missing_option',
+      "which interface's sender to judge?",
+      "pass --interface B (a provider's event sender) or --interface A (a platform's job sender)",
+    );
   const spec = interfaceSpec(iface);
   const identity = options[spec.identityOption];
-  if (!identity) throw usageError('missing_option', `interface ${iface} needs the ${spec.identityName} the sender must send`, identityHint(iface));
-  if (options.wait !== undefined && options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 60s');
-  if (options.observe !== undefined && options.observe <= 0) throw usageError('bad_option', '--observe must be more than 0', 'pass a duration such as 2s');
-  if (options.trigger !== undefined && options.trigger.trim() === '') throw usageError('bad_option', '--trigger is empty', 'pass the command that makes the sender send, e.g. --trigger \'my-sender --to "$CAI_TARGET_URL"\'');
+  if (!identity)
+    throw usageError(
+      'missing_option',
+      `interface ${iface} needs the ${spec.identityName} the sender must send`,
+      identityHint(iface),
+    );
+  if (options.wait !== undefined && options.wait <= 0)
+    throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 60s');
+  if (options.observe !== undefined && options.observe <= 0)
+    throw usageError('bad_option', '--observe must be more than 0', 'pass a duration such as 2s');
+  if (options.trigger !== undefined && options.trigger.trim() === '')
+    throw usageError(
+      'bad_option',
+      '--trigger is empty',
+      'pass the command that makes the sender send, e.g. --trigger \'my-sender --to "$CAI_TARGET_URL"\'',
+    );
   if (options.publicUrl !== undefined && new URL(options.publicUrl).pathname !== '/') {
-    throw usageError('bad_option', `--public-url ${options.publicUrl} has a path`, 'pass only the origin (https://host[:port]) that forwards to the listener with paths unchanged');
+    throw usageError(
+      'bad_option',
+      `--public-url ${options.publicUrl} has a path`,
+      'pass only the origin (https://host[:port]) that forwards to the listener with paths unchanged',
+    );
   }
-  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+    throw usageError(
+      'missing_option',
+      '--tls-cert and --tls-key go together',
+      'pass both the PEM certificate and its PEM private key',
+    );
 
   const { planRun, splitSelectors } = await import('../../conformance/catalogue.js');
-  const selection = { only: splitSelectors(options.only), skip: splitSelectors(options.skip), include: splitSelectors(options.include) };
+  const selection = {
+    only: splitSelectors(options.only),
+    skip: splitSelectors(options.skip),
+    include: splitSelectors(options.include),
+  };
   const plan = planRun('sender', iface, selection);
   if (plan.unknownSelectors.length > 0) {
-    throw usageError('unknown_check', `no interface ${iface} sender check or tag matches: ${plan.unknownSelectors.join(', ')}`, `run 'cai conformance list --role sender --interface ${iface}' for the ids and tags`);
+    throw usageError(
+      'unknown_check',
+      `no interface ${iface} sender check or tag matches: ${plan.unknownSelectors.join(', ')}`,
+      `run 'cai conformance list --role sender --interface ${iface}' for the ids and tags`,
+    );
   }
-  if (plan.planned.every((item) => item.skipReason !== undefined)) throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
+  if (plan.planned.every((item) => item.skipReason !== undefined))
+    throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
   const explore = deps.explore;
   if (explore && (explore.requests ?? 0) > EXPLORE_CAPS.sender.conversations) {
-    throw usageError('bad_option', `--generate ${explore.requests} is more conversations than a sender run plays (at most ${EXPLORE_CAPS.sender.conversations})`, `pass --generate ${EXPLORE_CAPS.sender.conversations} or fewer: each is a run of the trigger`);
+    throw usageError(
+      'bad_option',
+      `--generate ${explore.requests} is more conversations than a sender run plays (at most ${EXPLORE_CAPS.sender.conversations})`,
+      `pass --generate ${EXPLORE_CAPS.sender.conversations} or fewer: each is a run of the trigger`,
+    );
   }
-  if (explore && byHandRun(options) && plan.planned.some((item) => item.skipReason === undefined && /-STATE-/.test(item.check.id))) {
-    output.note('sending by hand: the stateful phase needs --trigger (it plays generated conversations through it); its checks are not judged');
+  if (
+    explore &&
+    byHandRun(options) &&
+    plan.planned.some((item) => item.skipReason === undefined && /-STATE-/.test(item.check.id))
+  ) {
+    output.note(
+      'sending by hand: the stateful phase needs --trigger (it plays generated conversations through it); its checks are not judged',
+    );
   }
 
   const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const tls = options.tlsCert !== undefined && options.tlsKey !== undefined ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') } : undefined;
+  const tls =
+    options.tlsCert !== undefined && options.tlsKey !== undefined
+      ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') }
+      : undefined;
 
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -145,14 +227,24 @@ export async function runSenderRole(options: SenderRoleOptions, command: Command
       cwd: io.cwd,
       signal: abort.signal,
       onListening: (url) => {
-        if (byHand) output.info(`listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`);
+        if (byHand)
+          output.info(
+            `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
+          );
       },
       onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
-      onScenarioEnd: byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
+      onScenarioEnd:
+        byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
     });
   } catch (error) {
     // The sender sent nothing (exit 3): the report files still say so.
-    await reportStop(error, { interface: iface, role: 'sender', startedAt, mock: false }, options, context, secretValues);
+    await reportStop(
+      error,
+      { interface: iface, role: 'sender', startedAt, mock: false },
+      options,
+      context,
+      secretValues,
+    );
     throw error;
   } finally {
     stopListening();
@@ -169,7 +261,9 @@ function instruct(start: ScenarioStart, iface: InterfaceId, { output }: CommandC
   output.info('');
   output.info(`scenario ${start.index}/${start.total} ${start.id}: ${start.purpose}`);
   output.info(`  send one or more ${spec.documentName}s to ${where} now, and let the sender retry as it would`);
-  output.info(`  answers to each ${spec.documentName}'s attempts: ${start.script}; waiting up to ${Math.round(start.waitMs / 1000)} s (--wait)`);
+  output.info(
+    `  answers to each ${spec.documentName}'s attempts: ${start.script}; waiting up to ${Math.round(start.waitMs / 1000)} s (--wait)`,
+  );
 }
 
 /** One line per finished scenario: on a terminal with --trigger, and always by hand. */
@@ -178,5 +272,7 @@ function showEnd(summary: ScenarioSummary, { output }: CommandContext): void {
   const answers = summary.attempts.map((attempt) => attempt.answer).join(', ');
   const seconds = (summary.durationMs / 1000).toFixed(1);
   const documents = `${summary.deliveries} document${summary.deliveries === 1 ? '' : 's'}, `;
-  output.info(`${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`);
+  output.info(
+    `${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`,
+  );
 }

@@ -9,10 +9,20 @@ export function registerDoctor(program: Command, state: RunState): void {
   program
     .command('doctor')
     .description(describeCommand('doctor'))
-    .option('--to <url>', 'the URL to probe (default: the environment\'s provider_endpoint/contact-jobs and events_url)', parseHttpUrl)
-    .addOption(new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']))
-    .addOption(new Option('--timeout <duration>', 'time allowed for each network step').argParser(parsePositiveDurationMs).default(5000, '5s'))
-    .option('--ca <file>', 'also trust this CA certificate (PEM), e.g. a test environment\'s own')
+    .option(
+      '--to <url>',
+      "the URL to probe (default: the environment's provider_endpoint/contact-jobs and events_url)",
+      parseHttpUrl,
+    )
+    .addOption(
+      new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']),
+    )
+    .addOption(
+      new Option('--timeout <duration>', 'time allowed for each network step')
+        .argParser(parsePositiveDurationMs)
+        .default(5000, '5s'),
+    )
+    .option('--ca <file>', "also trust this CA certificate (PEM), e.g. a test environment's own")
     .addHelpText(
       'after',
       `
@@ -24,6 +34,16 @@ Examples:
   $ cai doctor --env test --json`,
     )
     .action(async (options: DoctorOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runDoctorCommand(options, cmd.optsWithGlobals() as { config?: string; env?: string }, context), DOCTOR_HINTS);
+      await runHandler(
+        state,
+        cmd,
+        async (context) =>
+          (await import('./action.js')).runDoctorCommand(
+            options,
+            cmd.optsWithGlobals() as { config?: string; env?: string },
+            context,
+          ),
+        DOCTOR_HINTS,
+      );
     });
 }

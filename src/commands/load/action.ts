@@ -13,21 +13,42 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   const { io, output } = context;
   refuseOtherInterface(options);
   const spec = interfaceSpec(options.interface);
-  if (options.mock && options.to !== undefined) throw usageError('conflicting_options', '--mock and --to both name the target', 'drop --to to load the built-in reference receiver, or --mock to load yours');
+  if (options.mock && options.to !== undefined)
+    throw usageError(
+      'conflicting_options',
+      '--mock and --to both name the target',
+      'drop --to to load the built-in reference receiver, or --mock to load yours',
+    );
   if (!options.mock && options.to === undefined) {
     const what = spec.path === '' ? spec.targetName : `the ${spec.receiver}'s base URL`;
-    throw usageError('missing_option', '--to is required', `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`);
+    throw usageError(
+      'missing_option',
+      '--to is required',
+      `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`,
+    );
   }
   const identity = identityOf(options, !options.mock);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
   if (spec.callbacks && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
-    output.note("the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL");
+    output.note(
+      "the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL",
+    );
   }
-  const secret = options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET ? undefined : signingSecret(options, context);
-  const callbackSecrets = options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
-    ? secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value)
-    : [];
+  const secret =
+    options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET
+      ? undefined
+      : signingSecret(options, context);
+  const callbackSecrets =
+    options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
+      ? secretsFromOptions(
+          options,
+          { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+          io.env,
+          io.cwd,
+          output,
+        ).map((s) => s.value)
+      : [];
   const { FIRST_CONTACT_TARGET_SECONDS } = await import('../../spec/constants.js');
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context, options.to);
 
@@ -38,13 +59,21 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   ]);
   const live = new LiveLine(context);
   const interruption = interruptInTwoSteps(io, {
-    onStop: () => live.say(() => output.warn('interrupted: sending nothing more, finishing the requests in flight (Ctrl-C again aborts them)')),
+    onStop: () =>
+      live.say(() =>
+        output.warn('interrupted: sending nothing more, finishing the requests in flight (Ctrl-C again aborts them)'),
+      ),
     onAbort: () => live.say(() => output.warn('aborting the requests in flight')),
   });
   let report;
   try {
     report = await runLoad({
-      scenario: { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 },
+      scenario: {
+        interface: options.interface,
+        phases,
+        mix: options.mix ?? DEFAULT_MIX,
+        repeatShare: options.repeat ?? 0,
+      },
       ...(options.to !== undefined ? { target: options.to } : {}),
       mock: options.mock === true,
       ...(identity !== undefined ? { identity } : {}),
@@ -72,7 +101,13 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
     });
   } catch (error) {
     if (error instanceof UnreachableTarget) {
-      throw deliveryError('unreachable', `${error.message} before any answer; the run stopped`, options.mock ? 'this is a bug in cai: the reference receiver did not answer' : 'check the --to URL and that the receiver is running');
+      throw deliveryError(
+        'unreachable',
+        `${error.message} before any answer; the run stopped`,
+        options.mock
+          ? 'this is a bug in cai: the reference receiver did not answer'
+          : 'check the --to URL and that the receiver is running',
+      );
     }
     throw error;
   } finally {

@@ -6,7 +6,19 @@
  * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/commands/load/html-report.ts.
  */
 import { Option, type Command } from 'commander';
-import { bounded, collectRamp, collectThreshold, DEFAULT_RATE_PER_SECOND, parseMixFlag, parseRate, parseRepeat, parseScale, syntax, type ExportFlags, type LoadFlags } from './options.js';
+import {
+  bounded,
+  collectRamp,
+  collectThreshold,
+  DEFAULT_RATE_PER_SECOND,
+  parseMixFlag,
+  parseRate,
+  parseRepeat,
+  parseScale,
+  syntax,
+  type ExportFlags,
+  type LoadFlags,
+} from './options.js';
 import { parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
@@ -20,29 +32,98 @@ export function registerLoad(program: Command, state: RunState): void {
   const load = program
     .command('load')
     .description(describeCommand('load'))
-    .addOption(new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices(['A', 'B']).default('B'))
+    .addOption(
+      new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint')
+        .choices(['A', 'B'])
+        .default('B'),
+    )
     .option('--to <url>', "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)", parseHttpUrl)
     .option('--mock', 'load the reference receiver, started in this process')
     .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2)')
     .option('--source <id>', 'A: the X-CAI-Source header (§4.1)')
-    .option('--rate <n/s>', `the steady arrival rate (e.g. 200/s, 600/m; default ${DEFAULT_RATE_PER_SECOND}/s, or the last ramp's end)`, syntax(parseRate))
-    .addOption(new Option('--duration <duration>', 'how long the steady phase lasts (0 with --ramp: ramps only)').argParser(parseDurationMs).default(10_000, '10s'))
-    .option('--ramp <from..to/s:duration>', 'a ramp before the steady phase, e.g. 0..500/s:30s (repeatable, in order)', syntax<PhaseSpec[], PhaseSpec[] | undefined>(collectRamp))
-    .option('--mix <type=weight,…>', 'B: the event types sent and their weights (default conversation.message)', syntax(parseMixFlag))
-    .option('--repeat <share>', 'the share of requests that repeat an earlier accepted document, e.g. 10% (each must come back a duplicate)', syntax(parseRepeat))
-    .addOption(new Option('--connections <n>', 'requests in flight at most, one per connection: an arrival finding all busy is dropped and counted').argParser(bounded(LOAD_BOUNDS.maxConnections, 'connections')).default(LOAD_BOUNDS.defaultConnections))
-    .addOption(new Option('--timeout <duration>', 'per request: its whole answer, headers and body (the run ends one time-out after its last phase)').argParser(parsePositiveDurationMs).default(10_000, '10s'))
-    .option('--threshold <expr>', "pass/fail in k6's syntax, e.g. 'http_req_duration: p(99)<250', 'rate(status=5xx) < 0.005', 'status=401 == 0' (repeatable)", syntax<Threshold[], Threshold[] | undefined>(collectThreshold))
-    .addOption(new Option('--slo <preset>', 'add the thresholds of §8: availability 99.5 %, no lost event, no 4xx for a valid document').choices(['spec']))
-    .addOption(new Option('--slo-scale <factor>', "multiply §8's time targets (0.01: a first contact within 3 s instead of 5 min)").argParser(parseScale).default(1))
+    .option(
+      '--rate <n/s>',
+      `the steady arrival rate (e.g. 200/s, 600/m; default ${DEFAULT_RATE_PER_SECOND}/s, or the last ramp's end)`,
+      syntax(parseRate),
+    )
+    .addOption(
+      new Option('--duration <duration>', 'how long the steady phase lasts (0 with --ramp: ramps only)')
+        .argParser(parseDurationMs)
+        .default(10_000, '10s'),
+    )
+    .option(
+      '--ramp <from..to/s:duration>',
+      'a ramp before the steady phase, e.g. 0..500/s:30s (repeatable, in order)',
+      syntax<PhaseSpec[], PhaseSpec[] | undefined>(collectRamp),
+    )
+    .option(
+      '--mix <type=weight,…>',
+      'B: the event types sent and their weights (default conversation.message)',
+      syntax(parseMixFlag),
+    )
+    .option(
+      '--repeat <share>',
+      'the share of requests that repeat an earlier accepted document, e.g. 10% (each must come back a duplicate)',
+      syntax(parseRepeat),
+    )
+    .addOption(
+      new Option(
+        '--connections <n>',
+        'requests in flight at most, one per connection: an arrival finding all busy is dropped and counted',
+      )
+        .argParser(bounded(LOAD_BOUNDS.maxConnections, 'connections'))
+        .default(LOAD_BOUNDS.defaultConnections),
+    )
+    .addOption(
+      new Option(
+        '--timeout <duration>',
+        'per request: its whole answer, headers and body (the run ends one time-out after its last phase)',
+      )
+        .argParser(parsePositiveDurationMs)
+        .default(10_000, '10s'),
+    )
+    .option(
+      '--threshold <expr>',
+      "pass/fail in k6's syntax, e.g. 'http_req_duration: p(99)<250', 'rate(status=5xx) < 0.005', 'status=401 == 0' (repeatable)",
+      syntax<Threshold[], Threshold[] | undefined>(collectThreshold),
+    )
+    .addOption(
+      new Option(
+        '--slo <preset>',
+        'add the thresholds of §8: availability 99.5 %, no lost event, no 4xx for a valid document',
+      ).choices(['spec']),
+    )
+    .addOption(
+      new Option(
+        '--slo-scale <factor>',
+        "multiply §8's time targets (0.01: a first contact within 3 s instead of 5 min)",
+      )
+        .argParser(parseScale)
+        .default(1),
+    )
     .option('--callbacks', "A: listen for the provider's events and time each job to its first one (§8 first contact)")
-    .option('--callback-listen <host:port>', 'A: where the callback listener listens (default 127.0.0.1:0)', parseHostPort)
-    .option('--callback-url <url>', "A: the callback listener's public address (with --callbacks), else every job's callback_url", parseHttpUrl)
+    .option(
+      '--callback-listen <host:port>',
+      'A: where the callback listener listens (default 127.0.0.1:0)',
+      parseHostPort,
+    )
+    .option(
+      '--callback-url <url>',
+      "A: the callback listener's public address (with --callbacks), else every job's callback_url",
+      parseHttpUrl,
+    )
     .option('--branch-code <code>', "A: the jobs' branch_code (a code from the deployment catalog)")
-    .option('--html <file>', 'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page');
+    .option(
+      '--html <file>',
+      'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page',
+    );
   addCaOptions(load);
   addSecretOptions(load, 'secret', 'signing secret of the direction loaded (default: $CAI_SECRET)');
-  addSecretOptions(load, 'callback-secret', "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)");
+  addSecretOptions(
+    load,
+    'callback-secret',
+    "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  );
   load.addHelpText(
     'after',
     `
@@ -68,10 +149,21 @@ Examples:
 
   load
     .command('export')
-    .description('Write the same load as an Artillery project: one machine (npx artillery run) or AWS Fargate (run-fargate --count N)')
-    .addOption(new Option('--engine <engine>', 'the load engine to write for').choices(['artillery']).makeOptionMandatory())
+    .description(
+      'Write the same load as an Artillery project: one machine (npx artillery run) or AWS Fargate (run-fargate --count N)',
+    )
+    .addOption(
+      new Option('--engine <engine>', 'the load engine to write for').choices(['artillery']).makeOptionMandatory(),
+    )
     .option('--out <dir>', 'the folder to write the project to (created if missing)')
-    .addOption(new Option('--workers <n>', 'the Fargate workers (run-fargate --count N) the fargate environment divides the rate by').argParser(bounded(1000, 'workers')).default(1))
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'the Fargate workers (run-fargate --count N) the fargate environment divides the rate by',
+      )
+        .argParser(bounded(1000, 'workers'))
+        .default(1),
+    )
     .option('--force', 'overwrite the project files when DIR already has them')
     .addHelpText(
       'after',
@@ -87,6 +179,8 @@ Examples:
       --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`,
     )
     .action(async (flags: ExportFlags, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./export.js')).runExport(flags, cmd.parent as Command, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./export.js')).runExport(flags, cmd.parent as Command, context),
+      );
     });
 }

@@ -21,7 +21,8 @@ export interface ProjectText {
 
 export function projectFiles(plan: ArtilleryPlan, text: ProjectText): { name: string; content: string }[] {
   const script = scriptYaml(plan, text);
-  if (!isTemplateFree(script)) throw new Error(`${SCRIPT_FILE} would hold '{{': a value escaped neither for YAML nor for Artillery`);
+  if (!isTemplateFree(script))
+    throw new Error(`${SCRIPT_FILE} would hold '{{': a value escaped neither for YAML nor for Artillery`);
   return [
     { name: SCRIPT_FILE, content: script },
     { name: PROCESSOR_FILE, content: plan.processor },
@@ -59,7 +60,9 @@ function scriptYaml(plan: ArtilleryPlan, text: ProjectText): string {
       phases: phasesFor(plan.phases, 1),
       environments: { fargate: { phases: phasesFor(plan.phases, plan.workers) } },
       plugins: { ensure: {} },
-      ...(plan.conditions.length > 0 || plan.untranslated.length > 0 ? { ensure: { conditions: plan.conditions.map((expression) => ({ expression, strict: true })) } } : {}),
+      ...(plan.conditions.length > 0 || plan.untranslated.length > 0
+        ? { ensure: { conditions: plan.conditions.map((expression) => ({ expression, strict: true })) } }
+        : {}),
     },
     scenarios: plan.requests.map((request) => ({
       name: request.name,
@@ -82,7 +85,9 @@ function scriptYaml(plan: ArtilleryPlan, text: ProjectText): string {
   }
   if (plan.untranslated.length > 0) {
     const conditions = doc.getIn(['config', 'ensure', 'conditions'], true) as YAMLSeq;
-    conditions.comment = plan.untranslated.map((item) => ` not judged by Artillery: ${oneLine(item.expression)} (${oneLine(item.why)})`).join('\n');
+    conditions.comment = plan.untranslated
+      .map((item) => ` not judged by Artillery: ${oneLine(item.expression)} (${oneLine(item.why)})`)
+      .join('\n');
   }
   return doc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0 });
 }

@@ -13,7 +13,15 @@ import type { TimelineWindow } from '../../load/metrics.js';
 import { verdictDetail } from './needs.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
-import { chartTable, columnChart, legend, niceTicks, type Column, type Series, type Tone } from '../../output/html/svg.js';
+import {
+  chartTable,
+  columnChart,
+  legend,
+  niceTicks,
+  type Column,
+  type Series,
+  type Tone,
+} from '../../output/html/svg.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { formatDuration } from '../../duration.js';
@@ -78,7 +86,10 @@ function header(report: LoadReport): SafeHtml {
     ['phases', report.scenario.phases.join(', then ')],
     ...(report.scenario.mix ? [['mix', report.scenario.mix] as [string, string]] : []),
     ['repeats', `${Math.round(report.scenario.repeatShare * 1000) / 10} % of the requests`],
-    ['in flight', `at most ${report.scenario.maxInFlight} (one per connection); time-out ${report.scenario.timeoutMs / 1000} s`],
+    [
+      'in flight',
+      `at most ${report.scenario.maxInFlight} (one per connection); time-out ${report.scenario.timeoutMs / 1000} s`,
+    ],
   ];
   return html`<header><h1>cai load report${report.interrupted ? ' (interrupted)' : ''}</h1>
 <dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></header>`;
@@ -116,7 +127,10 @@ function windowLabel(window: TimelineWindow): string {
 function rateChart(report: LoadReport): SafeHtml {
   const { windows, windowMs } = report.timeline;
   const perSecond = (count: number) => Math.round((count * 1000 * 10) / windowMs) / 10;
-  const columns: Column[] = windows.map((window) => ({ label: windowLabel(window), values: RATE_SERIES.map((series) => perSecond(series.value(window))) }));
+  const columns: Column[] = windows.map((window) => ({
+    label: windowLabel(window),
+    values: RATE_SERIES.map((series) => perSecond(series.value(window))),
+  }));
   const caption = html`Requests over time <span>(a second, per ${windowMs / 1000} s window, by answer; target ${report.targetRatePerSecond}/s)</span>`;
   return html`<figure class="chart-fig" data-chart="rate"><figcaption>${caption}</figcaption>${
     windows.length === 0
@@ -124,7 +138,10 @@ function rateChart(report: LoadReport): SafeHtml {
       : html`${columnChart({ title: 'requests a second over time, by answer', series: RATE_SERIES, columns })}${legend(RATE_SERIES)}${chartTable(
           'requests a second',
           ['window', ...RATE_SERIES.map((series) => series.name)],
-          windows.map((window) => [windowLabel(window), ...RATE_SERIES.map((series) => perSecond(series.value(window)))]),
+          windows.map((window) => [
+            windowLabel(window),
+            ...RATE_SERIES.map((series) => perSecond(series.value(window))),
+          ]),
         )}`
   }</figure>`;
 }
@@ -160,12 +177,19 @@ function lineChart(windows: readonly TimelineWindow[], width = 720, height = 220
   const y = (value: number) => pad.top + plotH - (value / top) * plotH;
   const parts: SafeHtml[] = [];
   for (const tick of ticks) {
-    parts.push(html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`);
-    parts.push(html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${tick}</text>`);
+    parts.push(
+      html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
+    );
+    parts.push(
+      html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${tick}</text>`,
+    );
   }
   const every = Math.max(1, Math.ceil(40 / slot));
   windows.forEach((window, index) => {
-    if (index % every === 0) parts.push(html`<text class="axis" x="${x(index).toFixed(1)}" y="${height - pad.bottom + 14}" text-anchor="middle">${windowLabel(window)}</text>`);
+    if (index % every === 0)
+      parts.push(
+        html`<text class="axis" x="${x(index).toFixed(1)}" y="${height - pad.bottom + 14}" text-anchor="middle">${windowLabel(window)}</text>`,
+      );
   });
   for (const series of LATENCY_SERIES) {
     // One polyline per run of windows with answers.

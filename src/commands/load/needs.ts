@@ -10,7 +10,10 @@ export const NEED_TEXT: Readonly<Record<MetricNeed, string>> = {
   callbacks: 'needs --callbacks (Interface A)',
 };
 
-const NEED_HINTS: Readonly<Record<MetricNeed, string>> = { repeats: 'pass --repeat, e.g. 5%', callbacks: 'pass --callbacks' };
+const NEED_HINTS: Readonly<Record<MetricNeed, string>> = {
+  repeats: 'pass --repeat, e.g. 5%',
+  callbacks: 'pass --callbacks',
+};
 
 /** A threshold's detail, with the flag its metric needed when the run gave it no value. */
 export function verdictDetail(verdict: Pick<ThresholdVerdict, 'detail' | 'needs'>): string {

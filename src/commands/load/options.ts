@@ -66,7 +66,8 @@ export function syntax<T, P = T>(parse: (text: string, previous: P) => T): (text
 
 export function bounded(max: number, what: string): (value: string) => number {
   return (value) => {
-    if (!/^[0-9]+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a whole number of 1 or more.');
+    if (!/^[0-9]+$/.test(value) || Number(value) === 0)
+      throw new InvalidArgumentError('expected a whole number of 1 or more.');
     if (Number(value) > max) throw new InvalidArgumentError(`at most ${max} ${what} (docs/load.md, Bounds).`);
     return Number(value);
   };
@@ -74,13 +75,15 @@ export function bounded(max: number, what: string): (value: string) => number {
 
 export function parseScale(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1000) throw new InvalidArgumentError('expected a factor above 0, such as 0.01 (a hundredth of the targets).');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1000)
+    throw new InvalidArgumentError('expected a factor above 0, such as 0.01 (a hundredth of the targets).');
   return n;
 }
 
 export function parseRate(text: string): number {
   const rate = parseRatePerSecond(text);
-  if (rate > LOAD_BOUNDS.maxRatePerSecond) throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
+  if (rate > LOAD_BOUNDS.maxRatePerSecond)
+    throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
   return rate;
 }
 
@@ -100,7 +103,8 @@ export function parseRepeat(text: string): number {
 
 export function collectThreshold(text: string, previous: Threshold[] | undefined): Threshold[] {
   const thresholds = [...(previous ?? []), parseThreshold(text)];
-  if (thresholds.length > LOAD_BOUNDS.maxThresholds) throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxThresholds} thresholds.`);
+  if (thresholds.length > LOAD_BOUNDS.maxThresholds)
+    throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxThresholds} thresholds.`);
   return thresholds;
 }
 
@@ -126,12 +130,25 @@ export function refuseOtherInterface(options: LoadFlags): void {
   ];
   for (const [flag, given] of foreign) {
     if (given) {
-      const hint = spec.document === 'job' ? `jobs carry ${spec.identityHeaderName} (${identityFlagOf(spec)}); drop the option` : `pass --interface ${other.id} to load a ${other.receiver}'s contact-jobs endpoint, or drop the option`;
+      const hint =
+        spec.document === 'job'
+          ? `jobs carry ${spec.identityHeaderName} (${identityFlagOf(spec)}); drop the option`
+          : `pass --interface ${other.id} to load a ${other.receiver}'s contact-jobs endpoint, or drop the option`;
       throw usageError('conflicting_options', `${flag} is for interface ${other.id}, not ${options.interface}`, hint);
     }
   }
-  if (options.callbackListen !== undefined && !options.callbacks) throw usageError('conflicting_options', '--callback-listen needs --callbacks', 'add --callbacks to time the first callbacks, or drop the option');
-  if (hasSecretOptions(options, 'callback-secret') && !options.callbacks) throw usageError('conflicting_options', 'the callback secret options need --callbacks', "add --callbacks to verify and time the provider's callbacks, or drop them");
+  if (options.callbackListen !== undefined && !options.callbacks)
+    throw usageError(
+      'conflicting_options',
+      '--callback-listen needs --callbacks',
+      'add --callbacks to time the first callbacks, or drop the option',
+    );
+  if (hasSecretOptions(options, 'callback-secret') && !options.callbacks)
+    throw usageError(
+      'conflicting_options',
+      'the callback secret options need --callbacks',
+      "add --callbacks to verify and time the provider's callbacks, or drop them",
+    );
 }
 
 /** The phases: the ramps in order, then the steady phase (--rate for --duration). */
@@ -141,10 +158,21 @@ export function phasesOf(options: LoadFlags): PhaseSpec[] {
   const rate = options.rate ?? (last ? last.toPerSecond : DEFAULT_RATE_PER_SECOND);
   const phases = [...ramps];
   if (options.duration > 0) phases.push({ fromPerSecond: rate, toPerSecond: rate, durationMs: options.duration });
-  if (phases.length === 0) throw usageError('bad_option', '--duration 0 without --ramp sends nothing', 'give a --duration such as 30s, or a --ramp');
-  if (options.duration > 0 && rate === 0) throw usageError('bad_option', 'the steady rate is 0', 'give --rate, e.g. --rate 100/s');
+  if (phases.length === 0)
+    throw usageError(
+      'bad_option',
+      '--duration 0 without --ramp sends nothing',
+      'give a --duration such as 30s, or a --ramp',
+    );
+  if (options.duration > 0 && rate === 0)
+    throw usageError('bad_option', 'the steady rate is 0', 'give --rate, e.g. --rate 100/s');
   const total = phases.reduce((sum, phase) => sum + phase.durationMs, 0);
-  if (total > LOAD_BOUNDS.maxDurationMs) throw usageError('bad_option', `the run would last ${Math.round(total / 60_000)} min, over the ${LOAD_BOUNDS.maxDurationMs / 3_600_000} h cai load takes`, 'shorten --duration or the ramps (docs/load.md, Bounds)');
+  if (total > LOAD_BOUNDS.maxDurationMs)
+    throw usageError(
+      'bad_option',
+      `the run would last ${Math.round(total / 60_000)} min, over the ${LOAD_BOUNDS.maxDurationMs / 3_600_000} h cai load takes`,
+      'shorten --duration or the ramps (docs/load.md, Bounds)',
+    );
   return phases;
 }
 
@@ -152,18 +180,37 @@ export async function thresholdsOf(options: LoadFlags, context: CommandContext):
   const thresholds = [...(options.threshold ?? [])];
   if (options.slo === 'spec') {
     const { sloThresholds } = await import('../../load/thresholds.js');
-    thresholds.push(...sloThresholds({ interface: options.interface, scale: options.sloScale, callbacks: options.callbacks === true }));
+    thresholds.push(
+      ...sloThresholds({
+        interface: options.interface,
+        scale: options.sloScale,
+        callbacks: options.callbacks === true,
+      }),
+    );
     if (options.repeat === undefined) {
       options.repeat = SLO_REPEAT_SHARE;
-      context.output.note(`--slo spec sends ${SLO_REPEAT_SHARE * 100}% repeats to check that no event is lost (set --repeat to change it)`);
+      context.output.note(
+        `--slo spec sends ${SLO_REPEAT_SHARE * 100}% repeats to check that no event is lost (set --repeat to change it)`,
+      );
     }
   } else if (options.sloScale !== 1 && !options.callbacks) {
-    throw usageError('conflicting_options', '--slo-scale scales the time targets of --slo spec and --callbacks', 'add --slo spec, or drop --slo-scale');
+    throw usageError(
+      'conflicting_options',
+      '--slo-scale scales the time targets of --slo spec and --callbacks',
+      'add --slo spec, or drop --slo-scale',
+    );
   }
   const [{ unmetNeed }, { NEED_TEXT }] = await Promise.all([import('../../load/thresholds.js'), import('./needs.js')]);
   for (const threshold of thresholds) {
-    const need = unmetNeed(threshold, { callbacks: options.callbacks === true && interfaceSpec(options.interface).callbacks });
-    if (need !== undefined) throw usageError('bad_threshold', `threshold '${threshold.expression}': ${threshold.metric} ${NEED_TEXT[need]}`, 'add --interface A --callbacks, or drop the threshold');
+    const need = unmetNeed(threshold, {
+      callbacks: options.callbacks === true && interfaceSpec(options.interface).callbacks,
+    });
+    if (need !== undefined)
+      throw usageError(
+        'bad_threshold',
+        `threshold '${threshold.expression}': ${threshold.metric} ${NEED_TEXT[need]}`,
+        'add --interface A --callbacks, or drop the threshold',
+      );
   }
   return thresholds;
 }
@@ -182,7 +229,11 @@ export function identityOf(options: LoadFlags, required: boolean): string | unde
   }
   const problem = headerValueProblem(identity);
   if (problem) {
-    throw usageError('bad_header_value', `${flag} is the ${spec.identityHeaderName} header, and ${JSON.stringify(identity)} ${problem.message}`, `pass the ${spec.identityName} alone, printable ASCII on one line`);
+    throw usageError(
+      'bad_header_value',
+      `${flag} is the ${spec.identityHeaderName} header, and ${JSON.stringify(identity)} ${problem.message}`,
+      `pass the ${spec.identityName} alone, printable ASCII on one line`,
+    );
   }
   return identity;
 }

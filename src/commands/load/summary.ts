@@ -31,7 +31,8 @@ export class LiveLine {
   start(start: { url: string; callbackUrl?: string }, phases: readonly PhaseSpec[]): void {
     const plan = phases.map((phase) => `${describeRate(phase)} for ${seconds(phase.durationMs)}`).join(', then ');
     this.context.output.info(`cai load: ${start.url}: ${plan}`);
-    if (start.callbackUrl !== undefined) this.context.output.info(`callbacks at ${start.callbackUrl.replace(/…$/, '<job>')}`);
+    if (start.callbackUrl !== undefined)
+      this.context.output.info(`callbacks at ${start.callbackUrl.replace(/…$/, '<job>')}`);
   }
 
   update(progress: LoadProgress): void {
@@ -62,7 +63,8 @@ export class LiveLine {
   }
 }
 
-const seconds = (ms: number) => (ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`);
+const seconds = (ms: number) =>
+  ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`;
 
 export async function renderLoadReport(report: LoadReport, output: Output): Promise<void> {
   if (output.json) {
@@ -71,23 +73,38 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
   }
   const { color } = output;
   const mark = (ok: boolean) => (ok ? color.green('✓') : color.red('✗'));
-  output.resultWrapped(`cai load: interface ${report.interface}, ${report.target}${report.mock ? ' (the reference receiver, in this process)' : ''}${report.interrupted ? ', interrupted' : ''}`);
+  output.resultWrapped(
+    `cai load: interface ${report.interface}, ${report.target}${report.mock ? ' (the reference receiver, in this process)' : ''}${report.interrupted ? ', interrupted' : ''}`,
+  );
   if (report.thresholds.length > 0) {
     output.result('');
     output.result(color.bold('thresholds'));
     for (const verdict of report.thresholds) {
-      output.resultWrapped(`  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`, '      ');
+      output.resultWrapped(
+        `  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`,
+        '      ',
+      );
     }
   }
   output.result('');
   const { requests } = report;
   const rows: [string, string][] = [
-    ['requests', `${requests.sent} sent of ${requests.planned} planned, ${requests.answered} answered, ${requests.failed} failed (no answer)`],
+    [
+      'requests',
+      `${requests.sent} sent of ${requests.planned} planned, ${requests.answered} answered, ${requests.failed} failed (no answer)`,
+    ],
     ['rate', `achieved ${report.achievedRatePerSecond}/s of ${report.targetRatePerSecond}/s targeted`],
-    ['on time', `${requests.dropped} not sent (all ${report.scenario.maxInFlight} connections busy), ${requests.late} sent over 10 ms late`],
+    [
+      'on time',
+      `${requests.dropped} not sent (all ${report.scenario.maxInFlight} connections busy), ${requests.late} sent over 10 ms late`,
+    ],
   ];
   if (report.phases.length > 1) {
-    for (const phase of report.phases) rows.push(['phase', `${phase.name}: ${phase.sent} sent, ${phase.achievedPerSecond}/s of ${phase.targetPerSecond}/s`]);
+    for (const phase of report.phases)
+      rows.push([
+        'phase',
+        `${phase.name}: ${phase.sent} sent, ${phase.achievedPerSecond}/s of ${phase.targetPerSecond}/s`,
+      ]);
   }
   const latency = report.latencyMs;
   rows.push([
@@ -103,7 +120,8 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
       `${d.repeatsSent} sent: ${d.confirmed} confirmed as duplicates, ${d.notRecognised} not recognised, ${d.repeatsNotAccepted} not accepted${d.newAnsweredAsDuplicate > 0 ? `; ${d.newAnsweredAsDuplicate} new documents answered as duplicates` : ''}`,
     ]);
   }
-  for (const rejection of report.rejections) rows.push(['rejected', `${rejection.status} ${safeText(rejection.reason)}: ${rejection.count}`]);
+  for (const rejection of report.rejections)
+    rows.push(['rejected', `${rejection.status} ${safeText(rejection.reason)}: ${rejection.count}`]);
   if (report.retryAfterMissing > 0) rows.push(['429', `${report.retryAfterMissing} without a valid Retry-After (§7)`]);
   for (const [code, count] of Object.entries(report.failures)) rows.push(['failed', `${safeText(code)}: ${count}`]);
   if (report.callbacks) {
@@ -113,7 +131,11 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
       'callbacks',
       `${c.contacted} of ${c.tracked} jobs contacted, ${c.withinTarget} within ${formatDuration(c.targetMs)}; ${c.missing} missing${c.untracked > 0 ? `; ${c.untracked} not timed` : ''}; ${c.received} events received${c.invalidSignature > 0 ? `, ${c.invalidSignature} badly signed` : ''}`,
     ]);
-    if (first.count > 0) rows.push(['first contact', `p50 ${ms(first.p50)} · p90 ${ms(first.p90)} · p99 ${ms(first.p99)} · max ${ms(first.max)}`]);
+    if (first.count > 0)
+      rows.push([
+        'first contact',
+        `p50 ${ms(first.p50)} · p90 ${ms(first.p90)} · p99 ${ms(first.p99)} · max ${ms(first.max)}`,
+      ]);
   }
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, text] of rows) output.resultWrapped(`${name.padEnd(width)}  ${text}`, ' '.repeat(width + 2));
@@ -121,16 +143,22 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
   if (statuses.length > 0) {
     output.result('');
     const answered = Math.max(1, requests.answered);
-    output.result(await output.table(['status', 'requests', 'share'], statuses.map(([status, count]) => [status, count, `${((count / answered) * 100).toFixed(1)} %`])));
+    output.result(
+      await output.table(
+        ['status', 'requests', 'share'],
+        statuses.map(([status, count]) => [status, count, `${((count / answered) * 100).toFixed(1)} %`]),
+      ),
+    );
   }
   const failed = report.thresholds.filter((verdict) => !verdict.ok).length;
   if (report.thresholds.length > 0) {
-    output.result(`${report.thresholds.length} threshold${report.thresholds.length === 1 ? '' : 's'}: ${report.thresholds.length - failed} passed, ${failed} failed`);
+    output.result(
+      `${report.thresholds.length} threshold${report.thresholds.length === 1 ? '' : 's'}: ${report.thresholds.length - failed} passed, ${failed} failed`,
+    );
   }
 }
 
 const ms = (value: number | null) => (value === null ? '–' : formatDuration(value));
-
 
 /** An exported project: its files, and the thresholds it could not hold (src/load/artillery.ts). */
 export interface ExportedProject {
@@ -143,29 +171,55 @@ export interface ExportedProject {
  * is written through a link: each is created new beside its name (O_CREAT|O_EXCL, which never follows one) and
  * renamed over it, which replaces a link planted there rather than the file it points to.
  */
-export async function writeProject(project: ExportedProject, dir: string, force: boolean, { io, output }: CommandContext): Promise<void> {
+export async function writeProject(
+  project: ExportedProject,
+  dir: string,
+  force: boolean,
+  { io, output }: CommandContext,
+): Promise<void> {
   const root = isAbsolute(dir) ? dir : resolve(io.cwd, dir);
   try {
     await mkdir(root, { recursive: true });
   } catch (error) {
-    throw usageError('unwritable_file', `cannot create ${dir}: ${errorMessage(error)}`, 'check that the parent folder exists and is writable');
+    throw usageError(
+      'unwritable_file',
+      `cannot create ${dir}: ${errorMessage(error)}`,
+      'check that the parent folder exists and is writable',
+    );
   }
   if (!force) {
     for (const file of project.files) {
       // lstat: a link counts as there, even one that points nowhere.
-      const exists = await lstat(join(root, file.name)).then(() => true, (error: unknown) => errnoCode(error) !== 'ENOENT');
-      if (exists) throw usageError('file_exists', `${join(dir, file.name)} exists already`, 'pass --force to overwrite the project files, or another --out');
+      const exists = await lstat(join(root, file.name)).then(
+        () => true,
+        (error: unknown) => errnoCode(error) !== 'ENOENT',
+      );
+      if (exists)
+        throw usageError(
+          'file_exists',
+          `${join(dir, file.name)} exists already`,
+          'pass --force to overwrite the project files, or another --out',
+        );
     }
   }
   for (const file of project.files) {
     try {
       await replaceFile(join(root, file.name), file.content);
     } catch (error) {
-      throw usageError('unwritable_file', `cannot write ${join(dir, file.name)}: ${errorMessage(error)}`, 'check that the folder is writable');
+      throw usageError(
+        'unwritable_file',
+        `cannot write ${join(dir, file.name)}: ${errorMessage(error)}`,
+        'check that the folder is writable',
+      );
     }
   }
   if (output.json) {
-    output.printJson({ ok: true, dir: root, files: project.files.map((file) => file.name), untranslated: project.untranslated });
+    output.printJson({
+      ok: true,
+      dir: root,
+      files: project.files.map((file) => file.name),
+      untranslated: project.untranslated,
+    });
     return;
   }
   output.result(`Artillery project written to ${dir}: ${project.files.map((file) => file.name).join(', ')}`);

@@ -10,7 +10,11 @@ import type { PlatformCommandOptions, ProviderCommandOptions } from './start.js'
 /** The options of either mock, as its action takes them. */
 export type MockOptions = PlatformCommandOptions | ProviderCommandOptions;
 
-export function runMock(which: 'platform' | 'provider', options: MockOptions, context: CommandContext): Promise<number> {
+export function runMock(
+  which: 'platform' | 'provider',
+  options: MockOptions,
+  context: CommandContext,
+): Promise<number> {
   return serve(context, (lines) =>
     which === 'platform'
       ? startPlatform(options as PlatformCommandOptions, context, lines)
@@ -32,7 +36,10 @@ async function serve(context: CommandContext, start: (lines: MockLines) => Promi
     });
   });
   try {
-    const [{ MockLines }, { waitNotice }] = await Promise.all([import('./lines.js'), import('../../output/wait-notice.js')]);
+    const [{ MockLines }, { waitNotice }] = await Promise.all([
+      import('./lines.js'),
+      import('../../output/wait-notice.js'),
+    ]);
     const lines = new MockLines(output);
     // Reloading a long --log takes a while: a CI log is told what it waits for.
     const starting = waitNotice(output, io.now);

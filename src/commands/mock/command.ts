@@ -26,7 +26,10 @@ export function registerMock(program: Command, state: RunState): void {
   const mock = program
     .command('mock')
     .description(describeCommand('mock'))
-    .addHelpText('after', '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider \\\n      --provider acme --source platform-eu --speed 60');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider \\\n      --provider acme --source platform-eu --speed 60',
+    );
   registerPlatform(mock, state);
   registerProvider(mock, state);
 }
@@ -71,60 +74,133 @@ const PROVIDER: MockText = {
  * of its help (its faults, its examples).
  */
 function addMock(mock: Command, state: RunState, text: MockText): Command {
-  const command = mock.command(text.name).description(text.description).requiredOption('--provider <code>', text.provider);
+  const command = mock
+    .command(text.name)
+    .description(text.description)
+    .requiredOption('--provider <code>', text.provider);
   command.addHelpText('after', `\nFaults for --break:\n  ${text.faults.join(', ')}\n\nExamples:${text.examples}`);
   command.action(async (options: MockOptions, cmd: Command) => {
-    await runHandler(state, cmd, async (context) => (await import('./action.js')).runMock(text.name, options, context), MOCK_HINTS);
+    await runHandler(
+      state,
+      cmd,
+      async (context) => (await import('./action.js')).runMock(text.name, options, context),
+      MOCK_HINTS,
+    );
   });
   return command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
-    .option('--log <file>', 'append every accepted request to this NDJSON file before the 202; reloaded on start; one mock per log (locked)')
+    .option(
+      '--log <file>',
+      'append every accepted request to this NDJSON file before the 202; reloaded on start; one mock per log (locked)',
+    )
     .addOption(
-      new Option('--fsync <mode>', 'when --log reaches the disk: always (before each 202), everysec (written before each 202, synced every second) or never')
+      new Option(
+        '--fsync <mode>',
+        'when --log reaches the disk: always (before each 202), everysec (written before each 202, synced every second) or never',
+      )
         .choices(FSYNC_MODES)
         .default(DEFAULT_FSYNC),
     )
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
-    .option('--dedupe-capacity <n>', 'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)', parsePositiveInteger)
-    .option('--break <fault>', 'deliberately misbehave in one way (repeatable; see the list below)', collectOneOf(text.faults, 'fault', `'cai mock ${text.name} --help'`))
-    .option('--ui [host:port]', 'serve a live web inspector of the requests on its own port (default 127.0.0.1, a free port); its URL goes to stderr', parseUiAddress);
+    .option(
+      '--dedupe-capacity <n>',
+      'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)',
+      parsePositiveInteger,
+    )
+    .option(
+      '--break <fault>',
+      'deliberately misbehave in one way (repeatable; see the list below)',
+      collectOneOf(text.faults, 'fault', `'cai mock ${text.name} --help'`),
+    )
+    .option(
+      '--ui [host:port]',
+      'serve a live web inspector of the requests on its own port (default 127.0.0.1, a free port); its URL goes to stderr',
+      parseUiAddress,
+    );
 }
 
 /** `--ui` values: `PORT`, `:PORT`, `HOST`, `HOST:PORT`, `[IPv6]:PORT`; the host defaults to 127.0.0.1, the port to any free one. */
 export function parseUiAddress(value: string): UiAddress {
   const parts = listenAddressParts(value);
-  if (parts === undefined) throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
-  if (parts.port !== undefined && Number(parts.port) > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  if (parts === undefined)
+    throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
+  if (parts.port !== undefined && Number(parts.port) > 65535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535.');
   return { host: parts.host ?? '127.0.0.1', port: parts.port === undefined ? 0 : Number(parts.port) };
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
   const command = addMock(mock, state, PLATFORM)
     .option('--path <path>', 'path of the events endpoint', parseUrlPath, '/events')
-    .option('--test-provider <code>', 'provider code of the test credential (§1): its events land in a separate test space')
-    .option('--test-secret-env <name>', 'secret of the test credential, from environment variable NAME (repeatable)', collectValues)
+    .option(
+      '--test-provider <code>',
+      'provider code of the test credential (§1): its events land in a separate test space',
+    )
+    .option(
+      '--test-secret-env <name>',
+      'secret of the test credential, from environment variable NAME (repeatable)',
+      collectValues,
+    )
     .option('--test-secret-file <path>', 'secret of the test credential, from a file (repeatable)', collectValues)
-    .option('--rate-limit <rate>', 'answer 429 with Retry-After above this rate, e.g. 20/s or 600/m (§7)', parseRatePerSecond)
-    .option('--allow-origin <cidr>', 'accept requests only from these addresses or CIDR blocks, IPv4 or IPv6 (§5.7; repeatable)', collectCidr)
-    .option('--fail-rate <p>', 'answer this fraction of valid events 503, from 0 to 1 (fault injection)', parseProbability)
-    .option('--fail-first <n>', 'answer the first N attempts of each event_id 503 (fault injection)', parseNonNegativeInteger)
-    .option('--known-lead <id>', 'a lead_id the platform knows (repeatable); others are accepted and marked for reconciliation (§6.3)', collectValues)
+    .option(
+      '--rate-limit <rate>',
+      'answer 429 with Retry-After above this rate, e.g. 20/s or 600/m (§7)',
+      parseRatePerSecond,
+    )
+    .option(
+      '--allow-origin <cidr>',
+      'accept requests only from these addresses or CIDR blocks, IPv4 or IPv6 (§5.7; repeatable)',
+      collectCidr,
+    )
+    .option(
+      '--fail-rate <p>',
+      'answer this fraction of valid events 503, from 0 to 1 (fault injection)',
+      parseProbability,
+    )
+    .option(
+      '--fail-first <n>',
+      'answer the first N attempts of each event_id 503 (fault injection)',
+      parseNonNegativeInteger,
+    )
+    .option(
+      '--known-lead <id>',
+      'a lead_id the platform knows (repeatable); others are accepted and marked for reconciliation (§6.3)',
+      collectValues,
+    )
     .option('--catalog <file>', 'branch catalog (JSON); appointment events with another branch_code are rejected 400');
-  addSecretOptions(command, 'secret', 'secret of the live credential, Interface B direction (default: $CAI_SECRET); several = rotation overlap');
+  addSecretOptions(
+    command,
+    'secret',
+    'secret of the live credential, Interface B direction (default: $CAI_SECRET); several = rotation overlap',
+  );
 }
 
 function registerProvider(mock: Command, state: RunState): void {
   const command = addMock(mock, state, PROVIDER)
     .option('--source <platform-id>', 'accept only jobs whose X-CAI-Source is this platform id (§4.1)')
-    .option('--scenario <name>', 'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)')
+    .option(
+      '--scenario <name>',
+      'booked | rescheduled | cancelled | closed:<outcome> | random (default: from brief.intent)',
+    )
     .option('--speed <factor>', 'compress the conversation delays by this factor, e.g. 60', parseSpeed, 1)
-    .option('--catalog <file>', 'branch catalog (JSON) with each unit\'s number_e164; jobs with another branch_code are rejected 400');
+    .option(
+      '--catalog <file>',
+      "branch catalog (JSON) with each unit's number_e164; jobs with another branch_code are rejected 400",
+    );
   addCaOptions(command, { https: 'https callback URLs', certificate: "the callback's TLS certificate" });
-  addSecretOptions(command, 'secret', 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap');
-  addSecretOptions(command, 'callback-secret', 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs');
+  addSecretOptions(
+    command,
+    'secret',
+    'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap',
+  );
+  addSecretOptions(
+    command,
+    'callback-secret',
+    'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs',
+  );
 }
 
 function parseSpeed(value: string): number {

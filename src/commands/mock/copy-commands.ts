@@ -43,9 +43,16 @@ export function copyCommandsFor(targets: Omit<CommandTargets, 'inspectorUrl'>): 
 }
 
 export function copyCommands(request: InspectedRequest, targets: CommandTargets): CopyCommands {
-  if (request.body === undefined) return { notes: ['the body was not read (the headers alone decided the answer): there is no request to send again'] };
-  if (bodyCut(request)) return { notes: [`only the first ${request.body.length} bytes of the body were kept: it cannot be sent again from here`] };
-  const secretFlag = (request.entry.space === 'test' ? targets.secretFlags.test : undefined) ?? targets.secretFlags.live;
+  if (request.body === undefined)
+    return {
+      notes: ['the body was not read (the headers alone decided the answer): there is no request to send again'],
+    };
+  if (bodyCut(request))
+    return {
+      notes: [`only the first ${request.body.length} bytes of the body were kept: it cannot be sent again from here`],
+    };
+  const secretFlag =
+    (request.entry.space === 'test' ? targets.secretFlags.test : undefined) ?? targets.secretFlags.live;
   const base = targets.inspectorUrl.replace(/\/$/, '');
   const captureFile = `cai-request-${request.id}.http`;
   const replay = `curl -sS -o ${captureFile} ${shellQuote(`${base}/api/requests/${request.id}/request.http`)} && cai replay --request ${captureFile} --to ${shellQuote(targets.postUrl)} ${secretFlag}`;
@@ -59,7 +66,9 @@ function resignedCurl(request: InspectedRequest, targets: CommandTargets, secret
   const identity = headerOf(request, targets.identity === 'provider' ? Headers.provider : Headers.source);
   const inline = body.length <= INLINE_BODY_BYTES && isUtf8(body) && !body.includes(0);
   const bodyFile = `cai-body-${request.id}`;
-  const sign = inline ? `printf %s "$body" | cai sign ${secretFlag} --timestamp "$ts"` : `cai sign ${secretFlag} --body ${bodyFile} --timestamp "$ts"`;
+  const sign = inline
+    ? `printf %s "$body" | cai sign ${secretFlag} --timestamp "$ts"`
+    : `cai sign ${secretFlag} --body ${bodyFile} --timestamp "$ts"`;
   const headers = [
     ['Content-Type', headerOf(request, Headers.contentType) ?? 'application/json'] as const,
     ...(identity !== undefined ? [[identityName, identity] as const] : []),

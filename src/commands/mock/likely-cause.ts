@@ -16,11 +16,11 @@ const SHORT: Partial<Record<DiagnosisCode, string>> = {
   body_reserialised: 'the sender signed a re-serialised body, not the bytes sent (§5.2)',
   trailing_newline_added: 'a newline was added to the body after signing',
   trailing_newline_removed: 'the body lost its trailing newline after signing',
-  line_endings_changed: 'the body\'s line endings changed after signing',
+  line_endings_changed: "the body's line endings changed after signing",
   missing_timestamp_prefix: 'the sender signed the body without "timestamp." (§5.2)',
   timestamp_without_dot: 'the sender signed the timestamp without the dot (§5.2)',
   secret_whitespace: 'the secret has stray whitespace',
-  other_direction_secret: 'signed with another secret than this credential\'s (§5.1, §5.6)',
+  other_direction_secret: "signed with another secret than this credential's (§5.1, §5.6)",
   signature_over_other_content: 'another secret, or other bytes than those sent',
 };
 
@@ -45,6 +45,24 @@ export async function loadCauseFinder(signing: InspectorSigning): Promise<Explai
   const { explain } = await import('../../inspector/explain.js');
   return (observed) => {
     const { entry, method, target, httpVersion, rawHeaders, remoteAddress, body, reply } = observed;
-    return likelyCause(explain({ id: 0, bytes: 0, entry, method, target, httpVersion, rawHeaders, headersCut: 0, remoteAddress, body, bodyBytes: body?.length, reply }, signing));
+    return likelyCause(
+      explain(
+        {
+          id: 0,
+          bytes: 0,
+          entry,
+          method,
+          target,
+          httpVersion,
+          rawHeaders,
+          headersCut: 0,
+          remoteAddress,
+          body,
+          bodyBytes: body?.length,
+          reply,
+        },
+        signing,
+      ),
+    );
   };
 }

@@ -78,7 +78,10 @@ export class MockLines {
     this.held = undefined;
     const now = Date.now();
     const causes = this.causes;
-    causes.tokens = Math.min(DIAGNOSIS_BURST, causes.tokens + ((now - causes.refilledAt) * DIAGNOSIS_PER_SECOND) / 1000);
+    causes.tokens = Math.min(
+      DIAGNOSIS_BURST,
+      causes.tokens + ((now - causes.refilledAt) * DIAGNOSIS_PER_SECOND) / 1000,
+    );
     causes.refilledAt = now;
     let cause: string | undefined;
     if (causes.tokens >= 1) {
@@ -86,7 +89,9 @@ export class MockLines {
       cause = causes.find(observed);
     }
     const where = causes.ui ? 'the inspector shows why' : 'run with --ui to see why';
-    this.lines.line(this.output.fit(`${held.text}${cause === undefined ? '' : `; likely: ${cause}`} (${where})`, CONTINUATION));
+    this.lines.line(
+      this.output.fit(`${held.text}${cause === undefined ? '' : `; likely: ${cause}`} (${where})`, CONTINUATION),
+    );
   }
 
   request(entry: MockRequestEntry): void {
@@ -96,12 +101,20 @@ export class MockLines {
     }
     this.releaseHeld();
     const c = this.output.color;
-    const status = entry.status < 300 ? c.green(`[${entry.status}]`) : entry.status < 500 ? c.yellow(`[${entry.status}]`) : c.red(`[${entry.status}]`);
+    const status =
+      entry.status < 300
+        ? c.green(`[${entry.status}]`)
+        : entry.status < 500
+          ? c.yellow(`[${entry.status}]`)
+          : c.red(`[${entry.status}]`);
     // The event type, ids and the reason's message come from the request: escaped before the line is coloured.
     const what = safeText(documentLabel(entry.interface, entry.event, '-'));
     const parts = [entry.received_at.slice(11, 23), status, entry.verdict.padEnd(9), what.padEnd(23)];
     if (entry.event_id !== undefined) parts.push(safeText(entry.event_id));
-    if (entry.lead_id !== undefined) parts.push(`lead=${safeText(entry.lead_id)}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`);
+    if (entry.lead_id !== undefined)
+      parts.push(
+        `lead=${safeText(entry.lead_id)}${entry.lead_known === false ? ' (unknown lead: logged for reconciliation)' : ''}`,
+      );
     if (entry.provider_job_id !== undefined) parts.push(`job=${safeText(entry.provider_job_id)}`);
     if (entry.assigned_number_e164 !== undefined) parts.push(`from=${safeText(entry.assigned_number_e164)}`);
     if (entry.space === 'test') parts.push(c.cyan('(test space)'));
@@ -120,15 +133,25 @@ export class MockLines {
       return;
     }
     const c = this.output.color;
-    const status = entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
-    const parts = [entry.sent_at.slice(11, 23), status, entry.outcome.padEnd(9), safeText(entry.event).padEnd(23), safeText(entry.event_id), `lead=${safeText(entry.lead_id)}`];
+    const status =
+      entry.outcome === 'accepted' ? c.green(`--> [${entry.status}]`) : c.red(`--> [${entry.status ?? 'ERR'}]`);
+    const parts = [
+      entry.sent_at.slice(11, 23),
+      status,
+      entry.outcome.padEnd(9),
+      safeText(entry.event).padEnd(23),
+      safeText(entry.event_id),
+      `lead=${safeText(entry.lead_id)}`,
+    ];
     if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
     if (entry.error) parts.push(safeText(entry.error));
     this.lines.line(this.output.fit(parts.join('  '), CONTINUATION));
   }
 
   callbackRetry(retry: CallbackRetry): void {
-    this.output.info(`callback ${safeText(retry.event)} ${safeText(retry.event_id)}: attempt ${retry.attempt} failed (${safeText(retry.reason)}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`);
+    this.output.info(
+      `callback ${safeText(retry.event)} ${safeText(retry.event_id)}: attempt ${retry.attempt} failed (${safeText(retry.reason)}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`,
+    );
   }
 
   /** A 401 held for its cause and never observed (the observer follows at once, unless it failed) is not lost. */

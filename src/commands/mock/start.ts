@@ -7,7 +7,12 @@ import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';
 import type { Io } from '../../io.js';
-import type { InspectorServerOptions, InspectorSigning, InspectorStore, RunningInspector } from '../../inspector/index.js';
+import type {
+  InspectorServerOptions,
+  InspectorSigning,
+  InspectorStore,
+  RunningInspector,
+} from '../../inspector/index.js';
 import type { FsyncMode } from '../../mock/log.js';
 import type { RunningMock } from '../../mock/platform.js';
 import type { MockLines } from './lines.js';
@@ -66,8 +71,18 @@ export interface PlatformCommandOptions extends CommonOptions {
 /** A mock serving, what it says of itself, and its inspector. */
 export type Started = { mock: RunningMock; notes: string[]; ui?: RunningInspector };
 
-export async function startPlatform(options: PlatformCommandOptions, { io, output }: CommandContext, lines: MockLines): Promise<Started> {
-  const liveSecrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+export async function startPlatform(
+  options: PlatformCommandOptions,
+  { io, output }: CommandContext,
+  lines: MockLines,
+): Promise<Started> {
+  const liveSecrets = secretsFromOptions(
+    options,
+    { prefix: 'secret', defaultEnv: 'CAI_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  );
   const secrets = liveSecrets.map((s) => s.value);
   const resolvedTestSecrets = testSecretsFromOptions(options, io);
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
@@ -77,7 +92,9 @@ export async function startPlatform(options: PlatformCommandOptions, { io, outpu
     identity: 'provider',
     credentials: [
       { code: options.provider ?? '', space: 'live', secrets },
-      ...(options.testProvider !== undefined && testSecrets ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }] : []),
+      ...(options.testProvider !== undefined && testSecrets
+        ? [{ code: options.testProvider, space: 'test' as const, secrets: testSecrets }]
+        : []),
     ],
   };
   await lines.explainRefusals(signing, options.ui !== undefined);
@@ -113,7 +130,10 @@ export async function startPlatform(options: PlatformCommandOptions, { io, outpu
     copyCommands: copyCommandsFor({
       postUrl: mock.url,
       identity: 'provider',
-      secretFlags: { live: secretFlagOf(liveSecrets[0]?.label), ...(resolvedTestSecrets ? { test: secretFlagOf(resolvedTestSecrets[0]?.label) } : {}) },
+      secretFlags: {
+        live: secretFlagOf(liveSecrets[0]?.label),
+        ...(resolvedTestSecrets ? { test: secretFlagOf(resolvedTestSecrets[0]?.label) } : {}),
+      },
       notes: inlineSecretNotes([...liveSecrets, ...(resolvedTestSecrets ?? [])]),
     }),
     secrets: [...secrets, ...(testSecrets ?? [])],
@@ -121,21 +141,43 @@ export async function startPlatform(options: PlatformCommandOptions, { io, outpu
   const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
   const notes = [
     `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} ${plural(secrets.length, 'secret', 'secrets')}`,
-    options.log ? `log ${options.log}, fsync ${options.fsync}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}` : 'no --log: accepted events are kept in memory only',
+    options.log
+      ? `log ${options.log}, fsync ${options.fsync}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}`
+      : 'no --log: accepted events are kept in memory only',
     ...skippedNote(options.log, mock),
     ...brokenNote(options),
   ];
   return { mock, notes, ui };
 }
 
-export async function startProvider(options: ProviderCommandOptions, context: CommandContext, lines: MockLines): Promise<Started> {
+export async function startProvider(
+  options: ProviderCommandOptions,
+  context: CommandContext,
+  lines: MockLines,
+): Promise<Started> {
   const { io, output } = context;
-  const jobSecrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const jobSecrets = secretsFromOptions(
+    options,
+    { prefix: 'secret', defaultEnv: 'CAI_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  );
   const secrets = jobSecrets.map((s) => s.value);
-  const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output).map((s) => s.value);
+  const callbackSecrets = secretsFromOptions(
+    options,
+    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  ).map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
-  const signing: InspectorSigning = { identity: 'source', credentials: [{ code: options.provider ?? '', space: 'live', secrets }], otherSecrets: callbackSecrets };
+  const signing: InspectorSigning = {
+    identity: 'source',
+    credentials: [{ code: options.provider ?? '', space: 'live', secrets }],
+    otherSecrets: callbackSecrets,
+  };
   await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockProvider, parseScenario } = await import('../../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
@@ -171,7 +213,12 @@ export async function startProvider(options: ProviderCommandOptions, context: Co
     kind: 'provider',
     signing,
     postUrl,
-    copyCommands: copyCommandsFor({ postUrl, identity: 'source', secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) }, notes: inlineSecretNotes(jobSecrets) }),
+    copyCommands: copyCommandsFor({
+      postUrl,
+      identity: 'source',
+      secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) },
+      notes: inlineSecretNotes(jobSecrets),
+    }),
     secrets: [...secrets, ...callbackSecrets],
   }));
   const notes = [
@@ -191,7 +238,9 @@ export async function startProvider(options: ProviderCommandOptions, context: Co
  */
 function sourceNote(source: string | undefined): string[] {
   if (source !== undefined) return [];
-  return ['note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform'];
+  return [
+    'note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform',
+  ];
 }
 
 /** The inspector's store when --ui is given (its modules load only then: no cost to a mock without it). */
@@ -205,12 +254,27 @@ type CopyCommandsModule = typeof import('./copy-commands.js');
 type InspectorParts = Omit<InspectorServerOptions, 'host' | 'port' | 'store' | 'mockUrl' | 'generator'>;
 
 /** Serves the inspector once the mock listens (its URL goes into the copy commands); the mock stops if it cannot. */
-async function startInspector(options: CommonOptions, store: InspectorStore | undefined, mock: RunningMock, parts: (copy: CopyCommandsModule) => InspectorParts): Promise<RunningInspector | undefined> {
+async function startInspector(
+  options: CommonOptions,
+  store: InspectorStore | undefined,
+  mock: RunningMock,
+  parts: (copy: CopyCommandsModule) => InspectorParts,
+): Promise<RunningInspector | undefined> {
   if (store === undefined || options.ui === undefined) return undefined;
   const address = options.ui === true ? { host: '127.0.0.1', port: 0 } : options.ui;
-  const [inspector, copy, { versionInfo }] = await Promise.all([import('../../inspector/index.js'), import('./copy-commands.js'), import('../../version.js')]);
+  const [inspector, copy, { versionInfo }] = await Promise.all([
+    import('../../inspector/index.js'),
+    import('./copy-commands.js'),
+    import('../../version.js'),
+  ]);
   try {
-    return await inspector.startInspectorServer({ ...parts(copy), ...address, store, mockUrl: mock.url, generator: `cai ${versionInfo().version}` });
+    return await inspector.startInspectorServer({
+      ...parts(copy),
+      ...address,
+      store,
+      mockUrl: mock.url,
+      generator: `cai ${versionInfo().version}`,
+    });
   } catch (error) {
     await mock.close();
     throw error;
@@ -218,17 +282,28 @@ async function startInspector(options: CommonOptions, store: InspectorStore | un
 }
 
 function inlineSecretNotes(secrets: readonly Secret[]): string[] {
-  return secrets.some((secret) => /^--[a-z-]*secret #/.test(secret.label)) ? ['The mock got its secret inline (--secret): export it as CAI_SECRET before running these commands.'] : [];
+  return secrets.some((secret) => /^--[a-z-]*secret #/.test(secret.label))
+    ? ['The mock got its secret inline (--secret): export it as CAI_SECRET before running these commands.']
+    : [];
 }
 
 /** The lines of the log its reload skipped (a record torn by a crash or a full disk, foreign text), named. */
-function skippedNote(log: string | undefined, mock: { skippedLines: number; skippedLineNumbers: readonly number[] }): string[] {
+function skippedNote(
+  log: string | undefined,
+  mock: { skippedLines: number; skippedLineNumbers: readonly number[] },
+): string[] {
   const count = mock.skippedLines;
   if (log === undefined || count === 0) return [];
   const numbers = mock.skippedLineNumbers.join(', ');
-  const which = count === 1 ? `line ${numbers} of ${log} is not a log record` : `${count} lines of ${log} are not log records`;
-  const named = count === 1 ? '' : `: ${count > mock.skippedLineNumbers.length ? `the first ${mock.skippedLineNumbers.length}: ` : ''}${numbers}`;
-  return [`${which} (a record cut short by a crash or a full disk, or foreign text) and ${count === 1 ? 'was' : 'were'} skipped${named}`];
+  const which =
+    count === 1 ? `line ${numbers} of ${log} is not a log record` : `${count} lines of ${log} are not log records`;
+  const named =
+    count === 1
+      ? ''
+      : `: ${count > mock.skippedLineNumbers.length ? `the first ${mock.skippedLineNumbers.length}: ` : ''}${numbers}`;
+  return [
+    `${which} (a record cut short by a crash or a full disk, or foreign text) and ${count === 1 ? 'was' : 'were'} skipped${named}`,
+  ];
 }
 
 function brokenNote(options: CommonOptions): string[] {
@@ -238,27 +313,54 @@ function brokenNote(options: CommonOptions): string[] {
 /** `--test-secret-env` / `--test-secret-file`, in the order given; required together with --test-provider. */
 function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): Secret[] | undefined {
   const sources: SecretSource[] = [
-    ...(options.testSecretEnv ?? []).map((ref, order) => ({ kind: 'env' as const, named: '--test-secret-env', ref, order })),
-    ...(options.testSecretFile ?? []).map((ref, order) => ({ kind: 'file' as const, named: '--test-secret-file', ref, order: 1000 + order })),
+    ...(options.testSecretEnv ?? []).map((ref, order) => ({
+      kind: 'env' as const,
+      named: '--test-secret-env',
+      ref,
+      order,
+    })),
+    ...(options.testSecretFile ?? []).map((ref, order) => ({
+      kind: 'file' as const,
+      named: '--test-secret-file',
+      ref,
+      order: 1000 + order,
+    })),
   ];
   if (options.testProvider === undefined) {
-    if (sources.length > 0) throw usageError('missing_option', 'a test secret was given without --test-provider', 'pass --test-provider CODE with the test credential (§1)');
+    if (sources.length > 0)
+      throw usageError(
+        'missing_option',
+        'a test secret was given without --test-provider',
+        'pass --test-provider CODE with the test credential (§1)',
+      );
     return undefined;
   }
-  if (sources.length === 0) throw usageError('missing_secret', `no secret for the test provider ${options.testProvider}`, 'pass --test-secret-env NAME or --test-secret-file PATH');
+  if (sources.length === 0)
+    throw usageError(
+      'missing_secret',
+      `no secret for the test provider ${options.testProvider}`,
+      'pass --test-secret-env NAME or --test-secret-file PATH',
+    );
   return resolveSecrets(sources, io.env, { prefix: 'test-secret' }, io.cwd);
 }
 
 async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; key: Buffer } | undefined> {
   if (options.tlsCert === undefined && options.tlsKey === undefined) return undefined;
   if (options.tlsCert === undefined || options.tlsKey === undefined) {
-    throw usageError('missing_option', '--tls-cert and --tls-key go together', 'pass both the PEM certificate and its PEM private key');
+    throw usageError(
+      'missing_option',
+      '--tls-cert and --tls-key go together',
+      'pass both the PEM certificate and its PEM private key',
+    );
   }
   return { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') };
 }
 
 /** The provider's callbacks are https when the jobs' callback_url says so: --ca and --insecure apply to them. */
-async function callbackTls(options: ProviderCommandOptions, context: CommandContext): Promise<{ ca?: Buffer; insecure: boolean } | undefined> {
+async function callbackTls(
+  options: ProviderCommandOptions,
+  context: CommandContext,
+): Promise<{ ca?: Buffer; insecure: boolean } | undefined> {
   if (options.ca === undefined && !options.insecure) return undefined;
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context);
   return { ca: client.ca, insecure: client.insecure === true };

@@ -29,22 +29,38 @@ export async function runReplay(options: ReplayOptions, context: CommandContext)
   const { keptTimestamp, planReplay, readCapture, replay } = await import('../../send/replay.js');
   const captured = await readCapture(file, io);
   captured.notes.forEach((note) => output.note(note));
-  if (captured.method !== 'POST') output.note(`the capture is a ${captured.method}; the interface has POST only (§1), so it is replayed as a POST`);
+  if (captured.method !== 'POST')
+    output.note(`the capture is a ${captured.method}; the interface has POST only (§1), so it is replayed as a POST`);
 
   const keep = options.keepTimestamp === true;
   const secret = keep ? undefined : signingSecret(options, context);
   if (keep) describeKeptTimestamp(keptTimestamp(captured, io.now()), output);
   const plan = planReplay(captured, to, keep);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('../send/dry-run-view.js')]);
-    return renderDryRun(signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()), options.format, output);
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([
+      import('../../send/dry-run.js'),
+      import('../send/dry-run-view.js'),
+    ]);
+    return renderDryRun(
+      signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()),
+      options.format,
+      output,
+    );
   }
   checkPlainHttp(plan.url, options, output);
   const dispatcher = await openSendPool(options, context, plan.url);
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('../send/delivery-progress.js'), import('../send/result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([
+      import('../send/delivery-progress.js'),
+      import('../send/result.js'),
+    ]);
     const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
-    const result = await replay(plan, secret, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    const result = await replay(plan, secret, {
+      retry: policy,
+      timeoutMs: options.timeout,
+      dispatcher,
+      ...watch.hooks,
+    }).finally(watch.dispose);
     return renderSendResult(result, output);
   } finally {
     await dispatcher.close();
@@ -54,7 +70,9 @@ export async function runReplay(options: ReplayOptions, context: CommandContext)
 function describeKeptTimestamp(kept: KeptTimestamp | undefined, output: Output): void {
   if (kept === undefined) return;
   if (!kept.present) {
-    output.warn('the capture has no X-CAI-Timestamp or X-CAI-Signature: it is sent without them, and a conforming receiver answers 401 (§5)');
+    output.warn(
+      'the capture has no X-CAI-Timestamp or X-CAI-Signature: it is sent without them, and a conforming receiver answers 401 (§5)',
+    );
     return;
   }
   const age = kept.ageSeconds;

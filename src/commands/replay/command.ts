@@ -14,11 +14,21 @@ export function registerReplay(program: Command, state: RunState): void {
   const command = program
     .command('replay')
     .description(describeCommand('replay'))
-    .option('--request <file>', 'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it')
+    .option(
+      '--request <file>',
+      'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it',
+    )
     .option('--to <url>', "where to send it; a URL without a path takes the captured request's path", parseHttpUrl)
-    .option('--keep-timestamp', 'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)');
+    .option(
+      '--keep-timestamp',
+      'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)',
+    );
   addTransportOptions(command);
-  addSecretOptions(command, 'secret', "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp");
+  addSecretOptions(
+    command,
+    'secret',
+    "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp",
+  );
   command.addHelpText(
     'after',
     `

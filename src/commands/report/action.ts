@@ -28,13 +28,23 @@ const MALFORMED_SHOWN = 10;
 export async function runReport(options: ReportOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
   const logs = options.log ?? [];
-  if (logs.length === 0) throw usageError('missing_option', 'no log to report on', 'pass --log FILE (repeatable; - reads stdin)');
-  if (logs.filter((log) => log === '-').length > 1) throw usageError('bad_option', '--log - is given more than once', 'stdin can be read once; pass the other logs as files');
+  if (logs.length === 0)
+    throw usageError('missing_option', 'no log to report on', 'pass --log FILE (repeatable; - reads stdin)');
+  if (logs.filter((log) => log === '-').length > 1)
+    throw usageError(
+      'bad_option',
+      '--log - is given more than once',
+      'stdin can be read once; pass the other logs as files',
+    );
   const now = io.now();
   const since = resolveBound(options.since, now);
   const until = resolveBound(options.until, now);
   if (since !== undefined && until !== undefined && since >= until) {
-    throw usageError('bad_option', `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`, 'swap them, or widen the window');
+    throw usageError(
+      'bad_option',
+      `--since (${new Date(since).toISOString()}) is not before --until (${new Date(until).toISOString()})`,
+      'swap them, or widen the window',
+    );
   }
   const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../../report/read.js');
   const { unreadable } = await import('../../input.js');
@@ -46,21 +56,27 @@ export async function runReport(options: ReportOptions, context: CommandContext)
       throw unreadable(file, 'log', error);
     });
   }
-  const inputs = logs.map((file) => (file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolvePath(io.cwd, file) }));
+  const inputs = logs.map((file) =>
+    file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolvePath(io.cwd, file) },
+  );
   let report;
   try {
     report = await reportFromLogs(inputs, { since, until, provider: options.provider, space: options.space });
   } catch (error) {
     if (error instanceof LogReadError) throw unreadable(error.file, 'log', error.cause);
     if (error instanceof NotALogError) throw usageError('not_a_log', error.message, LOG_RECORD_HINT, error);
-    if (error instanceof LogLineTooLongError) throw usageError('input_too_large', error.message, `${INPUT_CAPS.logLine.hint} (caps: docs/limits.md)`, error);
+    if (error instanceof LogLineTooLongError)
+      throw usageError('input_too_large', error.message, `${INPUT_CAPS.logLine.hint} (caps: docs/limits.md)`, error);
     throw error;
   }
   report.logs = logs;
   const summary = { lines: report.lines, malformed: report.malformed };
   reportMalformed(summary.malformed, output);
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
-  if (summary.lines === 0) output.note(`${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`);
+  if (summary.lines === 0)
+    output.note(
+      `${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`,
+    );
   if (options.html !== undefined) {
     const { writeOperationHtml } = await import('../report-files.js');
     await writeOperationHtml(report, options.html, context);
@@ -78,7 +94,9 @@ export async function runReport(options: ReportOptions, context: CommandContext)
   }
   const { tableViews } = await import('../../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
-  output.resultWrapped(`${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`);
+  output.resultWrapped(
+    `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`,
+  );
   const skipped = [
     [report.records.duplicates, 'duplicates'],
     [report.records.not_accepted, 'not accepted'],
@@ -92,7 +110,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     output.result('');
     output.resultWrapped(output.color.bold(view.title));
     // Branch codes and outcome names come from the logs: escaped cell by cell.
-    output.result(await output.table(view.head.map(safeText), view.rows.map((row) => row.map(safeText))));
+    output.result(
+      await output.table(
+        view.head.map(safeText),
+        view.rows.map((row) => row.map(safeText)),
+      ),
+    );
   }
   return 0;
 }
@@ -106,7 +129,12 @@ function resolvePath(cwd: string, file: string): string {
   return file.startsWith('/') ? file : `${cwd}/${file}`;
 }
 
-function reportMalformed(malformed: readonly { file: string; line: number; reason: string }[], output: CommandContext['output']): void {
-  for (const item of malformed.slice(0, MALFORMED_SHOWN)) output.warn(`${item.file} line ${item.line} skipped: ${item.reason}`);
-  if (malformed.length > MALFORMED_SHOWN) output.warn(`${malformed.length - MALFORMED_SHOWN} more malformed lines skipped (--json lists them all)`);
+function reportMalformed(
+  malformed: readonly { file: string; line: number; reason: string }[],
+  output: CommandContext['output'],
+): void {
+  for (const item of malformed.slice(0, MALFORMED_SHOWN))
+    output.warn(`${item.file} line ${item.line} skipped: ${item.reason}`);
+  if (malformed.length > MALFORMED_SHOWN)
+    output.warn(`${malformed.length - MALFORMED_SHOWN} more malformed lines skipped (--json lists them all)`);
 }

@@ -8,12 +8,28 @@ export function registerReport(program: Command, state: RunState): void {
   program
     .command('report')
     .description(describeCommand('report'))
-    .option('--log <file>', 'an NDJSON log as the mocks write it (repeatable: the provider log of jobs and the platform log of events); - reads stdin', collectValues)
-    .option('--since <time>', 'only records received at or after TIME: 2026-11-01, 2026-11-01T09:00:00+01:00, or a duration ago (7d)', parseTimeBound)
+    .option(
+      '--log <file>',
+      'an NDJSON log as the mocks write it (repeatable: the provider log of jobs and the platform log of events); - reads stdin',
+      collectValues,
+    )
+    .option(
+      '--since <time>',
+      'only records received at or after TIME: 2026-11-01, 2026-11-01T09:00:00+01:00, or a duration ago (7d)',
+      parseTimeBound,
+    )
     .option('--until <time>', 'only records received before TIME (same forms as --since)', parseTimeBound)
     .option('--provider <code>', 'only records of this provider_code')
-    .addOption(new Option('--space <space>', 'live data, the test space (§1), or both').choices(['live', 'test', 'all']).default('live'))
-    .addOption(new Option('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets').choices(['table', 'json', 'csv']).default('table'))
+    .addOption(
+      new Option('--space <space>', 'live data, the test space (§1), or both')
+        .choices(['live', 'test', 'all'])
+        .default('live'),
+    )
+    .addOption(
+      new Option('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets')
+        .choices(['table', 'json', 'csv'])
+        .default('table'),
+    )
     .option('--html <file>', 'also write the report with charts to FILE, one self-contained HTML page')
     .addHelpText(
       'after',

@@ -9,10 +9,22 @@ import type { BranchReport, DayCounts, HistogramBin, OperationReport } from '../
 import { seconds, tableViews } from '../../report/render.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
-import { barList, chartTable, columnChart, legend, type Column, type Series, type Tone } from '../../output/html/svg.js';
+import {
+  barList,
+  chartTable,
+  columnChart,
+  legend,
+  type Column,
+  type Series,
+  type Tone,
+} from '../../output/html/svg.js';
 
 /** The report as `cai report --json` prints it (the logs and line counts are optional). */
-export type OperationView = OperationReport & { logs?: readonly string[]; lines?: number; malformed?: readonly unknown[] };
+export type OperationView = OperationReport & {
+  logs?: readonly string[];
+  lines?: number;
+  malformed?: readonly unknown[];
+};
 
 export interface OperationPageOptions {
   generator?: string;
@@ -67,8 +79,14 @@ function renderHeader(report: OperationView): SafeHtml {
     ['window', `${filter.since ?? 'start of log'} – ${filter.until ?? 'end of log'} (received_at)`],
     ['space', filter.space],
     ...(filter.provider ? [['provider', filter.provider] as [string, string]] : []),
-    ['records', `${report.lines !== undefined ? `${report.lines} read, ` : ''}${records.used} used${skipped.length > 0 ? `; skipped: ${skipped.map(([count, what]) => `${count} ${what}`).join(', ')}` : ''}`],
-    ['targets (§8)', `first contact within ${minutes(report.targets.first_contact_seconds)}; message delivery within ${report.targets.message_delivery_seconds} s`],
+    [
+      'records',
+      `${report.lines !== undefined ? `${report.lines} read, ` : ''}${records.used} used${skipped.length > 0 ? `; skipped: ${skipped.map(([count, what]) => `${count} ${what}`).join(', ')}` : ''}`,
+    ],
+    [
+      'targets (§8)',
+      `first contact within ${minutes(report.targets.first_contact_seconds)}; message delivery within ${report.targets.message_delivery_seconds} s`,
+    ],
   ];
   return html`<header><h1>cai operation report</h1><p class="muted">Jobs received, time to first contact, conversations, appointments and outcomes (§1, Reporting).</p>
 <dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></header>`;
@@ -99,38 +117,57 @@ ${perDayChart(branch)}
 function firstContactChart(branch: BranchReport, target: number): SafeHtml {
   const bins = branch.first_contact.histogram;
   const targetIndex = bins.findIndex((bin) => bin.up_to_seconds === target);
-  const columns: Column[] = bins.map((bin, index) => ({ label: binLabel(bins, index), values: [bin.count], tone: (index <= targetIndex ? 'ok' : 'warn') as Tone }));
+  const columns: Column[] = bins.map((bin, index) => ({
+    label: binLabel(bins, index),
+    values: [bin.count],
+    tone: (index <= targetIndex ? 'ok' : 'warn') as Tone,
+  }));
   columns.push({ label: 'never', values: [branch.first_contact.not_contacted], tone: 'skip' });
   const caption = `${branch.first_contact.within_target} of ${branch.jobs} jobs contacted within ${minutes(target)}`;
   return figure(
     'first-contact',
     branch,
     html`Time to first contact <span>(${caption}; ${branch.first_contact.not_contacted} never contacted)</span>`,
-    html`${columnChart({ title: `time to first contact, ${branch.branch_code}`, series: [{ name: 'jobs', tone: 'ok' }], columns, marker: targetIndex >= 0 ? { afterIndex: targetIndex, label: `target ${minutes(target)} (§8)` } : undefined })}${legend([
-      { name: `within ${minutes(target)}`, tone: 'ok' },
-      { name: 'later', tone: 'warn' },
-      { name: 'never contacted', tone: 'skip' },
-    ])}${chartTable('time to first contact', ['delay', 'jobs'], [...bins.map((bin, index) => [binText(bins, index), bin.count] as [string, number]), ['never contacted', branch.first_contact.not_contacted]])}`,
+    html`${columnChart({ title: `time to first contact, ${branch.branch_code}`, series: [{ name: 'jobs', tone: 'ok' }], columns, marker: targetIndex >= 0 ? { afterIndex: targetIndex, label: `target ${minutes(target)} (§8)` } : undefined })}${legend(
+      [
+        { name: `within ${minutes(target)}`, tone: 'ok' },
+        { name: 'later', tone: 'warn' },
+        { name: 'never contacted', tone: 'skip' },
+      ],
+    )}${chartTable('time to first contact', ['delay', 'jobs'], [...bins.map((bin, index) => [binText(bins, index), bin.count] as [string, number]), ['never contacted', branch.first_contact.not_contacted]])}`,
   );
 }
 
 function outcomesChart(branch: BranchReport, report: OperationView): SafeHtml {
-  const extra = Object.keys(report.total.outcomes).filter((name) => !(OUTCOMES as readonly string[]).includes(name)).sort();
+  const extra = Object.keys(report.total.outcomes)
+    .filter((name) => !(OUTCOMES as readonly string[]).includes(name))
+    .sort();
   const names = [...OUTCOMES, ...extra];
   const tones: Tone[] = ['s1', 's2', 's3', 's4', 's5'];
-  const bars = names.map((name, index) => ({ label: name, value: branch.outcomes[name] ?? 0, tone: tones[index % tones.length] as Tone }));
+  const bars = names.map((name, index) => ({
+    label: name,
+    value: branch.outcomes[name] ?? 0,
+    tone: tones[index % tones.length] as Tone,
+  }));
   return figure(
     'outcomes',
     branch,
     html`Outcomes <span>(${branch.closed} job.closed, by reason, §2.12)</span>`,
-    html`${barList(`outcomes, ${branch.branch_code}`, bars)}${chartTable('outcomes', ['outcome', 'jobs'], bars.map((bar) => [bar.label, bar.value]))}`,
+    html`${barList(`outcomes, ${branch.branch_code}`, bars)}${chartTable(
+      'outcomes',
+      ['outcome', 'jobs'],
+      bars.map((bar) => [bar.label, bar.value]),
+    )}`,
   );
 }
 
 function perDayChart(branch: BranchReport): SafeHtml {
   const buckets = dayBuckets(branch.per_day);
   const weekly = buckets.weekly;
-  const columns: Column[] = buckets.rows.map((row) => ({ label: row.day.slice(weekly ? 0 : 5), values: DAY_SERIES.map((series) => row[series.key]) }));
+  const columns: Column[] = buckets.rows.map((row) => ({
+    label: row.day.slice(weekly ? 0 : 5),
+    values: DAY_SERIES.map((series) => row[series.key]),
+  }));
   const total = branch.per_day.reduce((sum, day) => sum + day.jobs + day.messages + day.appointments + day.closed, 0);
   return figure(
     'per-day',
@@ -186,7 +223,9 @@ export function binLabel(bins: readonly HistogramBin[], index: number): string {
   if (bound === null) return `>${short(previous)}`;
   const unit = (value: number) => (value >= 3600 && value % 3600 === 0 ? 'h' : 'm');
   const amount = (value: number) => (unit(value) === 'h' ? value / 3600 : Number((value / 60).toFixed(1)));
-  return previous === 0 || unit(previous) === unit(bound) ? `${amount(previous)}–${short(bound)}` : `${short(previous)}–${short(bound)}`;
+  return previous === 0 || unit(previous) === unit(bound)
+    ? `${amount(previous)}–${short(bound)}`
+    : `${short(previous)}–${short(bound)}`;
 }
 
 function short(value: number): string {
@@ -197,7 +236,8 @@ function short(value: number): string {
 function binText(bins: readonly HistogramBin[], index: number): string {
   const bound = (bins[index] as HistogramBin).up_to_seconds;
   const previous = index === 0 ? 0 : ((bins[index - 1] as HistogramBin).up_to_seconds as number);
-  const words = (value: number) => (value >= 3600 && value % 3600 === 0 ? `${value / 3600} h` : `${Number((value / 60).toFixed(1))} min`);
+  const words = (value: number) =>
+    value >= 3600 && value % 3600 === 0 ? `${value / 3600} h` : `${Number((value / 60).toFixed(1))} min`;
   if (bound === null) return `more than ${words(previous)}`;
   return previous === 0 ? `up to ${words(bound)}` : `more than ${words(previous)}, up to ${words(bound)}`;
 }

@@ -36,7 +36,12 @@ export async function runSample(target: Target, options: SampleOptions, context:
       case 'job':
         return samples.sampleJob({ callbackUrl: options.callbackUrl, branchCode: options.branchCode, now });
       case 'event':
-        return samples.sampleEvent(target.type, { leadId: options.leadId, providerJobId: options.providerJobId, branchCode: options.branchCode, now });
+        return samples.sampleEvent(target.type, {
+          leadId: options.leadId,
+          providerJobId: options.providerJobId,
+          branchCode: options.branchCode,
+          now,
+        });
       case 'ack':
         return samples.sampleAck();
       case 'duplicate-ack':
@@ -64,7 +69,10 @@ export async function runSample(target: Target, options: SampleOptions, context:
 }
 
 function reportProblems(verdict: DocumentVerdict, { output }: CommandContext): void {
-  if (!verdict.valid) output.warn(`your overrides make the document invalid (${verdict.errors.length} ${verdict.errors.length === 1 ? 'error' : 'errors'}); printed anyway:`);
+  if (!verdict.valid)
+    output.warn(
+      `your overrides make the document invalid (${verdict.errors.length} ${verdict.errors.length === 1 ? 'error' : 'errors'}); printed anyway:`,
+    );
   for (const issue of verdict.errors) output.warn(`  ${describeIssue(issue)}`);
   for (const issue of verdict.warnings) output.note(describeIssue(issue));
 }
@@ -74,7 +82,11 @@ function reportInvalid(verdict: DocumentVerdict, { output }: CommandContext): vo
   const message = `your overrides make the document invalid: ${first ? describeIssue(first) : 'invalid'}${verdict.errors.length > 1 ? ` (and ${verdict.errors.length - 1} more)` : ''}`;
   const hint = 'change the --set/--unset values, or drop --strict to print it anyway';
   if (output.json) {
-    output.printJson({ ok: false, error: { code: 'invalid_document', message, hint, exitCode: 1 }, errors: verdict.errors });
+    output.printJson({
+      ok: false,
+      error: { code: 'invalid_document', message, hint, exitCode: 1 },
+      errors: verdict.errors,
+    });
     return;
   }
   output.error(message, hint);

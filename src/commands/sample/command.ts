@@ -17,10 +17,7 @@ Examples:
   $ cai sample event job.closed --count 1000 > events.ndjson`;
 
 export function registerSample(program: Command, state: RunState): void {
-  const sample = program
-    .command('sample')
-    .description(describeCommand('sample'))
-    .addHelpText('after', EXAMPLES);
+  const sample = program.command('sample').description(describeCommand('sample')).addHelpText('after', EXAMPLES);
   const addCommon = (command: Command, forEvents: boolean): Command => {
     command
       .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
@@ -46,7 +43,9 @@ export function registerSample(program: Command, state: RunState): void {
   )
     .addHelpText('after', EXAMPLES)
     .action(async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'job' }, options, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runSample({ kind: 'job' }, options, context),
+      );
     });
   addCommon(
     sample
@@ -57,20 +56,25 @@ export function registerSample(program: Command, state: RunState): void {
   )
     .addHelpText('after', EXAMPLES)
     .action(async (type: EventType, options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'event', type }, options, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runSample({ kind: 'event', type }, options, context),
+      );
     });
   addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false)
-    .addHelpText('after', '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact')
-    .action(
-    async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'ack' }, options, context));
-    },
-  );
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact',
+    )
+    .action(async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runSample({ kind: 'ack' }, options, context),
+      );
+    });
   addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false)
     .addHelpText('after', '\nExamples:\n  $ cai sample duplicate-ack --compact')
-    .action(
-    async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runSample({ kind: 'duplicate-ack' }, options, context));
-    },
-  );
+    .action(async (options: SampleOptions, cmd: Command) => {
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runSample({ kind: 'duplicate-ack' }, options, context),
+      );
+    });
 }

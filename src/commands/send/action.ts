@@ -28,13 +28,19 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
   if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
   refuseBatchOnlyFlags(options);
   const secret = signingSecret(options, context);
-  const [{ prepareBody, checkBody }, { bodySourceOf }] = await Promise.all([import('../../send/body.js'), import('./body-source.js')]);
+  const [{ prepareBody, checkBody }, { bodySourceOf }] = await Promise.all([
+    import('../../send/body.js'),
+    import('./body-source.js'),
+  ]);
   const prepared = await prepareBody(kind, bodySourceOf(kind, options), io);
   const placeholder = prepared.generated?.placeholderCallbackUrl;
   if (placeholder !== undefined) {
-    output.warn(`callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`);
+    output.warn(
+      `callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`,
+    );
   }
-  if (prepared.generated) output.info(`sending a generated ${prepared.generated.what}, event_id ${prepared.generated.eventId}`);
+  if (prepared.generated)
+    output.info(`sending a generated ${prepared.generated.what}, event_id ${prepared.generated.eventId}`);
   if (options.validate) {
     const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
     if (refused !== undefined) return refused;
@@ -42,17 +48,33 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
   const { sendDocument, sendTarget } = await import('../../send/request.js');
   const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
   if (options.dryRun) {
-    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([import('../../send/dry-run.js'), import('./dry-run-view.js')]);
-    const request = { url, headers, body: prepared.body, ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}) };
+    const [{ signForDryRun }, { renderDryRun }] = await Promise.all([
+      import('../../send/dry-run.js'),
+      import('./dry-run-view.js'),
+    ]);
+    const request = {
+      url,
+      headers,
+      body: prepared.body,
+      ...(prepared.file !== undefined ? { bodyFile: prepared.file } : {}),
+    };
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }
   checkPlainHttp(url, options, output);
   const dispatcher = await openSendPool(options, context, url);
   try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([import('./delivery-progress.js'), import('./result.js')]);
+    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([
+      import('./delivery-progress.js'),
+      import('./result.js'),
+    ]);
     const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
     const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
-    const result = await sendDocument(request, { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks }).finally(watch.dispose);
+    const result = await sendDocument(request, {
+      retry: policy,
+      timeoutMs: options.timeout,
+      dispatcher,
+      ...watch.hooks,
+    }).finally(watch.dispose);
     return renderSendResult(result, output);
   } finally {
     await dispatcher.close();
@@ -62,20 +84,44 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
 /** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
 function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
   const [to, identity] = requireOptions([
-    { flag: '--to', value: options.to, how: kind === 'job' ? "the provider's base URL, e.g. --to https://provider.example/cai" : 'the events URL, e.g. --to https://platform.example/cai/events' },
+    {
+      flag: '--to',
+      value: options.to,
+      how:
+        kind === 'job'
+          ? "the provider's base URL, e.g. --to https://provider.example/cai"
+          : 'the events URL, e.g. --to https://platform.example/cai/events',
+    },
     kind === 'job'
-      ? { flag: '--source', value: options.source, how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform' }
-      : { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
+      ? {
+          flag: '--source',
+          value: options.source,
+          how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
+        }
+      : {
+          flag: '--provider',
+          value: options.provider,
+          how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
+        },
   ]) as [string, string];
   return { to, identity };
 }
 
 function refuseBatchOnlyFlags(options: SendOptions): void {
   if (options.format === 'curl' && !options.dryRun) {
-    throw usageError('conflicting_options', '--format curl prints a command instead of sending, so it needs --dry-run', 'add --dry-run to print the curl command, or drop --format to send');
+    throw usageError(
+      'conflicting_options',
+      '--format curl prints a command instead of sending, so it needs --dry-run',
+      'add --dry-run to print the curl command, or drop --format to send',
+    );
   }
   for (const flag of ['output', 'resume', 'rate'] as const) {
-    if (options[flag] !== undefined) throw usageError('conflicting_options', `--${flag} works in batch mode only`, 'add --ndjson FILE to send a batch, or drop the option');
+    if (options[flag] !== undefined)
+      throw usageError(
+        'conflicting_options',
+        `--${flag} works in batch mode only`,
+        'add --ndjson FILE to send a batch, or drop the option',
+      );
   }
 }
 
@@ -84,10 +130,19 @@ function renderRefusal(kind: SendKind, verdict: DocumentVerdict, output: Output)
   for (const warning of verdict.warnings) output.note(describeIssue(warning));
   if (verdict.valid) return undefined;
   if (output.json) {
-    output.printJson({ ok: false, verdict: 'invalid', sent: false, errors: verdict.errors, warnings: verdict.warnings, exitCode: ExitCode.negative });
+    output.printJson({
+      ok: false,
+      verdict: 'invalid',
+      sent: false,
+      errors: verdict.errors,
+      warnings: verdict.warnings,
+      exitCode: ExitCode.negative,
+    });
     return ExitCode.negative;
   }
-  output.result(`${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`);
+  output.result(
+    `${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`,
+  );
   for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
   output.info('hint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)');
   return ExitCode.negative;
@@ -106,7 +161,12 @@ function refuseSingleOnlyFlags(options: SendOptions): void {
     ['--callback-url', options.callbackUrl !== undefined],
     ['--branch-code', options.branchCode !== undefined],
   ] as const) {
-    if (given) throw usageError('conflicting_options', `${flag} does not work with --ndjson`, 'in batch mode every line of the --ndjson file is one document, sent as is');
+    if (given)
+      throw usageError(
+        'conflicting_options',
+        `${flag} does not work with --ndjson`,
+        'in batch mode every line of the --ndjson file is one document, sent as is',
+      );
   }
 }
 
@@ -114,29 +174,55 @@ function refuseSingleOnlyFlags(options: SendOptions): void {
  * `--ndjson FILE|-`: one result per document (NDJSON on stdout with --json, and/or --output FILE), a summary
  * table at the end, a progress bar only on a terminal, and a clean Ctrl-C that says what was and was not sent.
  */
-async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPolicy, context: CommandContext): Promise<number> {
+async function runBatchSend(
+  kind: SendKind,
+  options: Addressed,
+  policy: RetryPolicy,
+  context: CommandContext,
+): Promise<number> {
   const { io, output } = context;
   refuseSingleOnlyFlags(options);
   checkPlainHttp(options.to, options, output);
   const secret = signingSecret(options, context);
   const files = await import('../../send/batch-files.js');
-  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), { eventIds: !options.validate });
-  if (documents.length === 0) throw usageError('empty_batch', `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`, 'give one JSON document per line');
+  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), {
+    eventIds: !options.validate,
+  });
+  if (documents.length === 0)
+    throw usageError(
+      'empty_batch',
+      `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`,
+      'give one JSON document per line',
+    );
   if (options.validate) await files.validateDocuments(kind, documents);
   const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;
-  if (resumed && resumed.unreadable > 0) output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
-  const results = options.output !== undefined ? files.openResultsFile(options.output, options.resume, io.cwd, (error) => output.warn(`cannot write ${options.output}: ${error.message}`)) : undefined;
+  if (resumed && resumed.unreadable > 0)
+    output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
+  const results =
+    options.output !== undefined
+      ? files.openResultsFile(options.output, options.resume, io.cwd, (error) =>
+          output.warn(`cannot write ${options.output}: ${error.message}`),
+        )
+      : undefined;
 
   const dispatcher = await openSendPool(options, context, options.to, options.concurrency);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
-    onStop: () => output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),
+    onStop: () =>
+      output.warn('interrupted: finishing the requests in flight, starting no new ones (Ctrl-C again aborts them)'),
     onAbort: () => {
       output.warn('aborting the requests in flight: their outcome is unknown, and they are reported as failed');
       dispatcher.destroy().catch(() => {});
     },
   });
-  const [{ sendBatch }, { ProgressBar }, { LineBuffer }, { describeRecord, renderBatchSummary }, { retryPeriodNote }, { describeAttempt }] = await Promise.all([
+  const [
+    { sendBatch },
+    { ProgressBar },
+    { LineBuffer },
+    { describeRecord, renderBatchSummary },
+    { retryPeriodNote },
+    { describeAttempt },
+  ] = await Promise.all([
     import('../../send/batch.js'),
     import('../../output/progress.js'),
     import('../../output/line-buffer.js'),
@@ -149,31 +235,44 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
   const ndjson = new LineBuffer((text) => output.resultRaw(text), { delayMs: 0, maxLines: 512 });
   let toldRetryPeriod = false;
   try {
-    const { records, summary } = await sendBatch({ kind, to: options.to, identity: options.identity, secret }, documents, { retry: policy, timeoutMs: options.timeout, dispatcher }, {
-      concurrency: options.concurrency,
-      ...(options.rate !== undefined ? { ratePerSecond: options.rate } : {}),
-      stopSignal: interruption.stopSignal,
-      signal: interruption.signal,
-      ...(resumed ? { alreadyAccepted: resumed.keys } : {}),
-      onStart: (document) => progress.start(document.line),
-      onAttempt: (document, attempt) => {
-        progress.attempt(document.line, attempt.decision === 'retry');
-        if (attempt.decision === 'retry' && !toldRetryPeriod) {
-          toldRetryPeriod = true;
-          progress.say(() => output.note(`line ${document.line}: ${describeAttempt(attempt)}; ${retryPeriodNote(policy)}`));
-        }
+    const { records, summary } = await sendBatch(
+      { kind, to: options.to, identity: options.identity, secret },
+      documents,
+      { retry: policy, timeoutMs: options.timeout, dispatcher },
+      {
+        concurrency: options.concurrency,
+        ...(options.rate !== undefined ? { ratePerSecond: options.rate } : {}),
+        stopSignal: interruption.stopSignal,
+        signal: interruption.signal,
+        ...(resumed ? { alreadyAccepted: resumed.keys } : {}),
+        onStart: (document) => progress.start(document.line),
+        onAttempt: (document, attempt) => {
+          progress.attempt(document.line, attempt.decision === 'retry');
+          if (attempt.decision === 'retry' && !toldRetryPeriod) {
+            toldRetryPeriod = true;
+            progress.say(() =>
+              output.note(`line ${document.line}: ${describeAttempt(attempt)}; ${retryPeriodNote(policy)}`),
+            );
+          }
+        },
+        // Nothing listens at a local target, or the target is no endpoint: every other document would fare the same.
+        stopWhen: (record) => STOPS_A_BATCH.has(record.error?.code ?? ''),
+        onRecord: (record) => {
+          progress.count(
+            record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped'
+              ? 'ok'
+              : 'problem',
+            record.line,
+          );
+          results?.write(record);
+          if (output.json) ndjson.json(record);
+          // Said once, after the summary; each document refused would only repeat it.
+          else if (STOPS_A_BATCH.has(record.error?.code ?? '')) return;
+          else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid')
+            progress.log(describeRecord(record));
+        },
       },
-      // Nothing listens at a local target, or the target is no endpoint: every other document would fare the same.
-      stopWhen: (record) => STOPS_A_BATCH.has(record.error?.code ?? ''),
-      onRecord: (record) => {
-        progress.count(record.verdict === 'accepted' || record.verdict === 'duplicate' || record.verdict === 'skipped' ? 'ok' : 'problem', record.line);
-        results?.write(record);
-        if (output.json) ndjson.json(record);
-        // Said once, after the summary; each document refused would only repeat it.
-        else if (STOPS_A_BATCH.has(record.error?.code ?? '')) return;
-        else if (record.verdict === 'rejected' || record.verdict === 'failed' || record.verdict === 'invalid') progress.log(describeRecord(record));
-      },
-    });
+    );
     ndjson.flush();
     progress.stop();
     await results?.close();
@@ -181,7 +280,11 @@ async function runBatchSend(kind: SendKind, options: Addressed, policy: RetryPol
     const writeFailure = results?.failure();
     if (writeFailure) {
       // An incomplete results file would make a later --resume send documents again: fail the run.
-      throw usageError('unwritable_file', `the results file ${options.output} is incomplete: ${writeFailure.message}`, 'free space or fix permissions, then check the summary above before resuming');
+      throw usageError(
+        'unwritable_file',
+        `the results file ${options.output} is incomplete: ${writeFailure.message}`,
+        'free space or fix permissions, then check the summary above before resuming',
+      );
     }
     return exitCodeOf(summary);
   } finally {

@@ -13,14 +13,21 @@ export function describeRecord(record: BatchRecord): string {
 
 function recordLine(record: BatchRecord): string {
   const id = record.eventId !== undefined ? ` (${record.eventId})` : '';
-  if (record.verdict === 'invalid') return `line ${record.line}${id}: not sent, invalid: ${(record.problems ?? []).join('; ')}`;
-  if (record.verdict === 'failed') return `line ${record.line}${id}: failed: ${record.error?.message ?? 'delivery failed'}`;
+  if (record.verdict === 'invalid')
+    return `line ${record.line}${id}: not sent, invalid: ${(record.problems ?? []).join('; ')}`;
+  if (record.verdict === 'failed')
+    return `line ${record.line}${id}: failed: ${record.error?.message ?? 'delivery failed'}`;
   const why = record.problems?.length ? record.problems.join('; ') : `status ${record.status ?? '?'}`;
   return `line ${record.line}${id}: rejected: ${why}`;
 }
 
 /** The summary of a batch: a table of outcomes, the pace, and what an interruption left unsent. */
-export async function renderBatchSummary(summary: BatchSummary, records: readonly BatchRecord[], resultsFile: string | undefined, output: Output): Promise<void> {
+export async function renderBatchSummary(
+  summary: BatchSummary,
+  records: readonly BatchRecord[],
+  resultsFile: string | undefined,
+  output: Output,
+): Promise<void> {
   const notSentLines = records.filter((record) => record.verdict === 'not-sent').map((record) => record.line);
   if (output.json) {
     output.printJson({ summary: { ...summary, notSentLines: compressLines(notSentLines) } });
@@ -32,16 +39,24 @@ export async function renderBatchSummary(summary: BatchSummary, records: readonl
   ];
   const rejectedStatuses = Object.keys(summary.rejectedBy).sort();
   if (rejectedStatuses.length === 0) rows.push(['rejected', 0]);
-  for (const status of rejectedStatuses) rows.push([status === 'ack' ? 'rejected: bad acknowledgment' : `rejected ${status}`, summary.rejectedBy[status] ?? 0]);
+  for (const status of rejectedStatuses)
+    rows.push([
+      status === 'ack' ? 'rejected: bad acknowledgment' : `rejected ${status}`,
+      summary.rejectedBy[status] ?? 0,
+    ]);
   rows.push(['failed (delivery)', summary.failed]);
   if (summary.invalid) rows.push(['invalid (not sent)', summary.invalid]);
   if (summary.skipped) rows.push(['skipped (accepted before, --resume)', summary.skipped]);
-  if (summary.notSent || summary.interrupted) rows.push([summary.interrupted ? 'not sent (interrupted)' : 'not sent (stopped)', summary.notSent]);
+  if (summary.notSent || summary.interrupted)
+    rows.push([summary.interrupted ? 'not sent (interrupted)' : 'not sent (stopped)', summary.notSent]);
   rows.push(['total', summary.total]);
   output.result(await output.table(['result', 'documents'], rows, [{ fit: 'wrap', min: 12 }, { fit: 'fixed' }]));
   output.resultWrapped(paceLine(summary));
   if (summary.halted) {
-    const stopped = notSentLines.length > 0 ? `; ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}` : '';
+    const stopped =
+      notSentLines.length > 0
+        ? `; ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}`
+        : '';
     output.resultWrapped(`stopped at line ${summary.halted.line}${stopped}`);
     const error = summary.halted.error;
     if (error) output.error(error.message, error.hint ?? 'check the receiver, then send the batch again');
@@ -52,7 +67,10 @@ export async function renderBatchSummary(summary: BatchSummary, records: readonl
         ? 'interrupted: every document had been dealt with'
         : `interrupted: ${notSentLines.length} document(s) not sent: line(s) ${compressLines(notSentLines)}`,
     );
-    const hint = resultsFile !== undefined ? `send the rest with --resume ${resultsFile} --output ${resultsFile}` : 'next time pass --output FILE, then --resume FILE sends only what was not accepted';
+    const hint =
+      resultsFile !== undefined
+        ? `send the rest with --resume ${resultsFile} --output ${resultsFile}`
+        : 'next time pass --output FILE, then --resume FILE sends only what was not accepted';
     output.info(`hint: ${hint}`);
   }
 }
@@ -64,7 +82,10 @@ export async function renderBatchSummary(summary: BatchSummary, records: readonl
 export function paceLine(summary: BatchSummary): string {
   const documents = summary.total - summary.skipped - summary.invalid - summary.notSent;
   const perSecond = summary.elapsedMs > 0 ? (documents * 1000) / summary.elapsedMs : 0;
-  const rate = summary.elapsedMs > 0 ? ` (${perSecond >= 10 ? Math.round(perSecond) : Number(perSecond.toFixed(1))} documents/s)` : '';
+  const rate =
+    summary.elapsedMs > 0
+      ? ` (${perSecond >= 10 ? Math.round(perSecond) : Number(perSecond.toFixed(1))} documents/s)`
+      : '';
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(documents, 'document')} in ${formatDuration(summary.elapsedMs)}${rate}, ${plural(summary.attempts, 'HTTP request')} (retries included)`;
 }

@@ -22,10 +22,18 @@ export function bodySourceOf(kind: SendKind, options: BodyFlags): BodySource {
       throw usageError('conflicting_options', '--set and --unset work with --sample only', hint);
     }
     if (options.callbackUrl !== undefined) {
-      throw usageError('conflicting_options', '--callback-url works with --sample only', 'set callback_url in the body file instead');
+      throw usageError(
+        'conflicting_options',
+        '--callback-url works with --sample only',
+        'set callback_url in the body file instead',
+      );
     }
     if (options.branchCode !== undefined) {
-      throw usageError('conflicting_options', '--branch-code works with --sample only', 'set branch_code in the body file instead');
+      throw usageError(
+        'conflicting_options',
+        '--branch-code works with --sample only',
+        'set branch_code in the body file instead',
+      );
     }
     return { from: 'input', ...(options.body !== undefined ? { file: options.body } : {}) };
   }

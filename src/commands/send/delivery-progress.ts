@@ -20,27 +20,41 @@ interface WatchedDelivery {
   dispose(): void;
 }
 
-export function watchDelivery(terminal: Terminal, url: string, verbose: boolean, policy: RetryPolicy, timeoutMs?: number): WatchedDelivery {
+export function watchDelivery(
+  terminal: Terminal,
+  url: string,
+  verbose: boolean,
+  policy: RetryPolicy,
+  timeoutMs?: number,
+): WatchedDelivery {
   const { output, io } = terminal;
   const interruption = interruptInTwoSteps(io, {
-    onStop: () => output.warn('interrupted: no further attempt will be made (press Ctrl-C again to abort the one in flight)'),
+    onStop: () =>
+      output.warn('interrupted: no further attempt will be made (press Ctrl-C again to abort the one in flight)'),
   });
   const status = new ProgressLine(terminal);
   const origin = originOf(url);
   status.update(`sending to ${origin}…`);
   // Where no line is redrawn, a long wait is told every 10 s: the answer of an attempt, or the next attempt.
   const waiting = waitNotice(output, io.now);
-  const answerOf = (attempt: number, from: number) => ({ what: `the answer of ${origin} (attempt ${attempt})`, ...(timeoutMs !== undefined ? { until: from + timeoutMs } : {}) });
+  const answerOf = (attempt: number, from: number) => ({
+    what: `the answer of ${origin} (attempt ${attempt})`,
+    ...(timeoutMs !== undefined ? { until: from + timeoutMs } : {}),
+  });
   waiting.set(answerOf(1, io.now()));
   let told = false;
   // A run of the same answer is said twice: its first retry, and when it ends, one line for the rest (with
   // --verbose, every attempt's headers are shown anyway).
   const runs = new RetryRuns<AttemptRecord>((attempt, repeats) => {
     if (repeats) {
-      output.info(`attempts ${repeats.first.attempt}–${attempt.attempt}: the same answer (${repeats.count} times); waits ${formatDuration(repeats.first.waitMs ?? 0)} to ${formatDuration(attempt.waitMs ?? 0)}`);
+      output.info(
+        `attempts ${repeats.first.attempt}–${attempt.attempt}: the same answer (${repeats.count} times); waits ${formatDuration(repeats.first.waitMs ?? 0)} to ${formatDuration(attempt.waitMs ?? 0)}`,
+      );
       return;
     }
-    output.info(`attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${whyWait(attempt.reason)})`);
+    output.info(
+      `attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)} (${whyWait(attempt.reason)})`,
+    );
     if (!told) output.note(retryPeriodNote(policy));
     told = true;
   });
@@ -55,7 +69,10 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
         if (attempt.decision === 'retry') {
           runs.retry(answerKey(attempt), attempt);
           const next = io.now() + (attempt.waitMs ?? 0);
-          waiting.set({ what: `attempt ${attempt.attempt + 1} to ${origin} (${whyWait(attempt.reason)})`, until: next }, answerOf(attempt.attempt + 1, next));
+          waiting.set(
+            { what: `attempt ${attempt.attempt + 1} to ${origin} (${whyWait(attempt.reason)})`, until: next },
+            answerOf(attempt.attempt + 1, next),
+          );
         } else runs.end();
       },
     },
@@ -70,7 +87,9 @@ export function watchDelivery(terminal: Terminal, url: string, verbose: boolean,
 
 /** What makes two answers "the same" for the runs of retries: the status and whether it said Retry-After, or the error. */
 export function answerKey(attempt: AttemptRecord): string {
-  return attempt.status !== undefined ? `${attempt.status}${attempt.retryAfter === undefined ? '' : ' retry-after'}` : (attempt.error?.code ?? '?');
+  return attempt.status !== undefined
+    ? `${attempt.status}${attempt.retryAfter === undefined ? '' : ' retry-after'}`
+    : (attempt.error?.code ?? '?');
 }
 
 function whyWait(reason: string | undefined): string {
@@ -83,7 +102,9 @@ function whyWait(reason: string | undefined): string {
  * exponential backoff for up to 24 hours; --retry-for bounds it here).
  */
 export function retryPeriodNote(policy: RetryPolicy): string {
-  const attempts = Number.isFinite(policy.maxAttempts) ? ` or ${policy.maxAttempts} attempts in all (--max-attempts)` : '';
+  const attempts = Number.isFinite(policy.maxAttempts)
+    ? ` or ${policy.maxAttempts} attempts in all (--max-attempts)`
+    : '';
   return `retrying with backoff for up to ${formatDuration(policy.retryForMs)} (--retry-for)${attempts}; the spec retries 429, 5xx and connection failures for up to 24 h (§7, §8). Ctrl-C stops.`;
 }
 

@@ -4,10 +4,20 @@ import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 
 export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', output: Output): number {
-  output.info(`dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`);
+  output.info(
+    `dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`,
+  );
   if (output.json) {
-    if (format === 'curl') output.note('--json prints the request as one JSON document; --format curl applies without --json');
-    output.printJson({ dryRun: true, method: 'POST', url: request.url, headers: request.headers, body: request.body.toString('utf8'), bodyBytes: request.body.length });
+    if (format === 'curl')
+      output.note('--json prints the request as one JSON document; --format curl applies without --json');
+    output.printJson({
+      dryRun: true,
+      method: 'POST',
+      url: request.url,
+      headers: request.headers,
+      body: request.body.toString('utf8'),
+      bodyBytes: request.body.length,
+    });
     return 0;
   }
   if (format === 'curl') {

@@ -21,7 +21,8 @@ export interface BinaryBody {
 }
 
 /** Content types shown as text; any other declared type is binary. No Content-Type: text when it is UTF-8. */
-const TEXT_TYPES = /^\s*(text\/|application\/([a-z0-9.+-]*\+)?(json|xml)\b|application\/(x-www-form-urlencoded|javascript|ecmascript)\b)/i;
+const TEXT_TYPES =
+  /^\s*(text\/|application\/([a-z0-9.+-]*\+)?(json|xml)\b|application\/(x-www-form-urlencoded|javascript|ecmascript)\b)/i;
 
 /** The body as a binary summary, or undefined when it is text to show. */
 export function binaryBody(body: Uint8Array, headers: Readonly<Record<string, string>>): BinaryBody | undefined {
@@ -36,12 +37,23 @@ export function binaryBody(body: Uint8Array, headers: Readonly<Record<string, st
           ? 'not-utf8'
           : undefined;
   if (why === undefined || body.length === 0) return undefined;
-  return { bytes: body.length, sha256: createHash('sha256').update(body).digest('hex'), contentType, contentEncoding, why };
+  return {
+    bytes: body.length,
+    sha256: createHash('sha256').update(body).digest('hex'),
+    contentType,
+    contentEncoding,
+    why,
+  };
 }
 
 /** `binary body not shown: application/octet-stream, gzip, 1 234 bytes, sha256 3f2a9c0b1d2e4f56…` */
 export function describeBinaryBody(binary: BinaryBody): string {
-  const parts = [binary.contentType ?? 'no Content-Type', ...(binary.contentEncoding ? [`Content-Encoding ${binary.contentEncoding}`] : []), `${binary.bytes} bytes`, `sha256 ${binary.sha256.slice(0, 16)}…`];
+  const parts = [
+    binary.contentType ?? 'no Content-Type',
+    ...(binary.contentEncoding ? [`Content-Encoding ${binary.contentEncoding}`] : []),
+    `${binary.bytes} bytes`,
+    `sha256 ${binary.sha256.slice(0, 16)}…`,
+  ];
   const why = binary.why === 'not-utf8' ? 'not UTF-8' : binary.why === 'encoded' ? 'encoded' : 'not a text type';
   return `(binary body not shown, ${why}: ${safeText(parts.join(', '))})`;
 }
@@ -52,7 +64,10 @@ export function bodyForTerminal(body: Buffer, headers: Readonly<Record<string, s
   const binary = binaryBody(body, headers);
   if (binary) return describeBinaryBody(binary);
   const text = body.toString('utf8');
-  if ((headers['content-type']?.includes('json') || /^\s*[[{]/.test(text)) && jsonNestingDepth(text) <= MAX_WALK_DEPTH) {
+  if (
+    (headers['content-type']?.includes('json') || /^\s*[[{]/.test(text)) &&
+    jsonNestingDepth(text) <= MAX_WALK_DEPTH
+  ) {
     try {
       return safeBlock(JSON.stringify(JSON.parse(text), null, 2));
     } catch {
@@ -65,14 +80,19 @@ export function bodyForTerminal(body: Buffer, headers: Readonly<Record<string, s
 /** A response header value as shown on a terminal: escaped, and cut after NETWORK_CAPS.shownHeaderCharacters. */
 export function headerForTerminal(value: string): string {
   const max = NETWORK_CAPS.shownHeaderCharacters;
-  return value.length <= max ? safeText(value) : `${safeText(value.slice(0, max))}… (${value.length - max} more characters)`;
+  return value.length <= max
+    ? safeText(value)
+    : `${safeText(value.slice(0, max))}… (${value.length - max} more characters)`;
 }
 
 /**
  * The body for `--json`: the text, or null with the binary summary; the parsed JSON too when it parses and nests no
  * deeper than MAX_WALK_DEPTH (deeper, printing it would overflow the stack: the text says it all).
  */
-export function bodyForJson(body: Buffer, headers: Readonly<Record<string, string>>): { body: string | null; json?: unknown; binary?: BinaryBody } {
+export function bodyForJson(
+  body: Buffer,
+  headers: Readonly<Record<string, string>>,
+): { body: string | null; json?: unknown; binary?: BinaryBody } {
   const binary = binaryBody(body, headers);
   if (binary) return { body: null, binary };
   const text = body.toString('utf8');

@@ -18,7 +18,12 @@ import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
 
 export function renderSendResult(result: SendResult, output: Output): number {
-  const exitCode = result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
+  const exitCode =
+    result.verdict === 'accepted' || result.verdict === 'duplicate'
+      ? ExitCode.ok
+      : result.verdict === 'rejected'
+        ? ExitCode.negative
+        : ExitCode.delivery;
   if (output.json) {
     output.printJson(sendResultJson(result, exitCode));
     return exitCode;
@@ -41,12 +46,21 @@ export function renderSendResult(result: SendResult, output: Output): number {
     const what = interfaceSpec(result.interface).document === 'job' ? 'job accepted' : 'accepted: a new event';
     output.resultWrapped(`${c.green('✔')} ${what} (${status})`, '  ');
   } else if (result.verdict === 'duplicate') {
-    output.resultWrapped(`${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`, '  ');
+    output.resultWrapped(
+      `${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`,
+      '  ',
+    );
   } else if (result.ack && !result.ack.ok) {
-    output.resultWrapped(`${c.red('✘')} rejected: the ${response.status} answer breaks ${interfaceSpec(result.interface).acknowledgmentSections.join('/')}`, '  ');
+    output.resultWrapped(
+      `${c.red('✘')} rejected: the ${response.status} answer breaks ${interfaceSpec(result.interface).acknowledgmentSections.join('/')}`,
+      '  ',
+    );
     for (const problem of result.ack.problems) output.resultWrapped(`    - ${safeText(problem)}`, '      ');
   } else {
-    output.resultWrapped(`${c.red('✘')} rejected: ${status}${interfaceSpec(result.interface).refusals === 'any-4xx' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`, '  ');
+    output.resultWrapped(
+      `${c.red('✘')} rejected: ${status}${interfaceSpec(result.interface).refusals === 'any-4xx' ? jobRejectionAdvice(response.status) : rejectionAdvice(response.status)}`,
+      '  ',
+    );
   }
   for (const note of result.ack?.notes ?? []) output.resultWrapped(`  ${c.dim('note:')} ${note}`, '    ');
   printExchange(result, response, output);
@@ -82,21 +96,35 @@ function printExchange(result: SendResult, response: HttpResponse, output: Outpu
   const rows: [string, string][] = [];
   if (result.eventId !== undefined) rows.push(['event_id', safeText(result.eventId)]);
   if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', safeText(result.ack.providerJobId)]);
-  if (result.ack?.assignedNumberE164 !== undefined) rows.push(['assigned_number', safeText(result.ack.assignedNumberE164)]);
+  if (result.ack?.assignedNumberE164 !== undefined)
+    rows.push(['assigned_number', safeText(result.ack.assignedNumberE164)]);
   rows.push(['url', safeText(result.url)]);
   rows.push(['status', status]);
-  if (response.headers['retry-after'] !== undefined) rows.push(['retry-after', headerForTerminal(response.headers['retry-after'])]);
+  if (response.headers['retry-after'] !== undefined)
+    rows.push(['retry-after', headerForTerminal(response.headers['retry-after'])]);
   if (response.headers.location !== undefined) rows.push(['location', headerForTerminal(response.headers.location)]);
-  rows.push(['content-type', response.headers['content-type'] !== undefined ? headerForTerminal(response.headers['content-type']) : '(none)']);
-  if (response.headers['content-encoding'] !== undefined) rows.push(['encoding', headerForTerminal(response.headers['content-encoding'])]);
+  rows.push([
+    'content-type',
+    response.headers['content-type'] !== undefined ? headerForTerminal(response.headers['content-type']) : '(none)',
+  ]);
+  if (response.headers['content-encoding'] !== undefined)
+    rows.push(['encoding', headerForTerminal(response.headers['content-encoding'])]);
   rows.push(['latency', formatLatency(response.latencyMs)]);
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
-  rows.push(['attempts', delivery.attempts.length === 1 ? '1' : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`]);
+  rows.push([
+    'attempts',
+    delivery.attempts.length === 1
+      ? '1'
+      : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`,
+  ]);
   for (const [name, value] of rows) output.resultWrapped(`  ${c.dim(name.padEnd(16))}${value}`, ' '.repeat(18));
   output.result(`  ${c.dim('body')}`);
   // The body as received, escaped, or summarised when binary; on a terminal its long lines wrap under the indent.
   output.result(output.fit(indent(bodyForTerminal(response.body, response.headers)), '    '));
-  if (response.bodyTruncated) output.result(`    ${c.dim(`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: the rest was discarded and the connection closed)`)}`);
+  if (response.bodyTruncated)
+    output.result(
+      `    ${c.dim(`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: the rest was discarded and the connection closed)`)}`,
+    );
 }
 
 function indent(text: string): string {
@@ -117,7 +145,9 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
     url: result.url,
     eventId: result.eventId ?? null,
     // null: not known (the part of the body that would say was not read).
-    ...(interfaceSpec(result.interface).repeatAnswer === 'duplicate-ack' && result.ack ? { duplicate: result.ack.duplicate === undefined && result.ack.notes ? null : result.ack.duplicate === true } : {}),
+    ...(interfaceSpec(result.interface).repeatAnswer === 'duplicate-ack' && result.ack
+      ? { duplicate: result.ack.duplicate === undefined && result.ack.notes ? null : result.ack.duplicate === true }
+      : {}),
     ...(result.ack?.providerJobId !== undefined ? { providerJobId: result.ack.providerJobId } : {}),
     ...(result.ack?.assignedNumberE164 !== undefined ? { assignedNumberE164: result.ack.assignedNumberE164 } : {}),
     problems: result.ack?.problems ?? [],
@@ -153,4 +183,3 @@ export function describeAttempt(attempt: AttemptRecord): string {
 function formatLatency(ms: number): string {
   return formatDuration(ms);
 }
-

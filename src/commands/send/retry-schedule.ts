@@ -12,14 +12,19 @@ const WRAPPED = ' '.repeat(15);
 export function renderSchedule(policy: RetryPolicy, output: Output): number {
   const plan = planSchedule(policy);
   if (output.json) {
-    output.printJson({ policy: { ...policy, maxAttempts: Number.isFinite(policy.maxAttempts) ? policy.maxAttempts : null }, attempts: plan.attempts, truncated: plan.truncated });
+    output.printJson({
+      policy: { ...policy, maxAttempts: Number.isFinite(policy.maxAttempts) ? policy.maxAttempts : null },
+      attempts: plan.attempts,
+      truncated: plan.truncated,
+    });
     return 0;
   }
   output.resultWrapped(
     `retry schedule for back-to-back 5xx or time-outs: ${policy.enabled ? `within --retry-for ${formatDuration(policy.retryForMs)}` : 'retries off'}` +
       `${Number.isFinite(policy.maxAttempts) ? `, at most ${policy.maxAttempts} attempts` : ''}`,
   );
-  const range = (min: number, max: number) => (min === max ? formatDuration(max) : `${formatDuration(min)}–${formatDuration(max)}`);
+  const range = (min: number, max: number) =>
+    min === max ? formatDuration(max) : `${formatDuration(min)}–${formatDuration(max)}`;
   const line = (attempt: PlannedAttempt) =>
     attempt.attempt === 1
       ? '  attempt 1    at 0 s'
@@ -29,11 +34,19 @@ export function renderSchedule(policy: RetryPolicy, output: Output): number {
     const attempt = attempts[index] as PlannedAttempt;
     // A long run of capped waits is shown as its first two, a summary line, and its last.
     let end = index;
-    while (end + 1 < attempts.length && (attempts[end + 1] as PlannedAttempt).waitMs === attempt.waitMs && attempt.attempt > 1) end += 1;
+    while (
+      end + 1 < attempts.length &&
+      (attempts[end + 1] as PlannedAttempt).waitMs === attempt.waitMs &&
+      attempt.attempt > 1
+    )
+      end += 1;
     if (end - index >= 4) {
       output.resultWrapped(line(attempt), WRAPPED);
       output.resultWrapped(line(attempts[index + 1] as PlannedAttempt), WRAPPED);
-      output.resultWrapped(`  …            (attempts ${attempt.attempt + 2}–${(attempts[end - 1] as PlannedAttempt).attempt}: the same wait each time)`, WRAPPED);
+      output.resultWrapped(
+        `  …            (attempts ${attempt.attempt + 2}–${(attempts[end - 1] as PlannedAttempt).attempt}: the same wait each time)`,
+        WRAPPED,
+      );
       output.resultWrapped(line(attempts[end] as PlannedAttempt), WRAPPED);
       index = end;
       continue;

@@ -66,7 +66,11 @@ function describeBody(body: Buffer, output: CommandContext['output']): void {
   }
 }
 
-async function bodyFileForCurl(path: string | undefined, body: Buffer, output: CommandContext['output']): Promise<string> {
+async function bodyFileForCurl(
+  path: string | undefined,
+  body: Buffer,
+  output: CommandContext['output'],
+): Promise<string> {
   if (path !== undefined && path !== '-') return path;
   // The body came from stdin: keep its exact bytes in a file so --data-binary sends what was signed.
   const { writeFile, mkdtemp } = await import('node:fs/promises');
@@ -81,17 +85,37 @@ async function bodyFileForCurl(path: string | undefined, body: Buffer, output: C
 
 /** Where the curl command posts, and the identity header it sends: every flag it needs, named at once. */
 function curlTarget(options: SignOptions): { url: string; header: string; identity: string } {
-  const iface = options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
+  const iface =
+    options.interface ?? (options.source !== undefined ? 'A' : options.provider !== undefined ? 'B' : undefined);
   const spec = iface === undefined ? undefined : interfaceSpec(iface);
   const identity = spec
-    ? { flag: identityFlagOf(spec), value: options[spec.identityOption], how: `${identityFlagOf(spec)} ${spec.identityValue}: interface ${spec.id} sends ${spec.identityHeaderName} (${spec.section})` }
-    : { flag: '--interface', value: undefined, how: '--interface B --provider CODE (events) or --interface A --source ID (contact jobs)' };
-  const [url, value] = requireOptions([{ flag: '--url', value: options.url, how: '--url with the full address to POST to' }, identity], 'with --format curl') as [string, string];
+    ? {
+        flag: identityFlagOf(spec),
+        value: options[spec.identityOption],
+        how: `${identityFlagOf(spec)} ${spec.identityValue}: interface ${spec.id} sends ${spec.identityHeaderName} (${spec.section})`,
+      }
+    : {
+        flag: '--interface',
+        value: undefined,
+        how: '--interface B --provider CODE (events) or --interface A --source ID (contact jobs)',
+      };
+  const [url, value] = requireOptions(
+    [{ flag: '--url', value: options.url, how: '--url with the full address to POST to' }, identity],
+    'with --format curl',
+  ) as [string, string];
   return { url, header: spec?.identityHeaderName ?? HeaderNames.provider, identity: value };
 }
 
-async function curlFor(target: { url: string; header: string; identity: string }, timestamp: number, signature: string, bodyFile: string): Promise<string> {
-  const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([import('../../http/curl.js'), import('../../send/dry-run.js')]);
+async function curlFor(
+  target: { url: string; header: string; identity: string },
+  timestamp: number,
+  signature: string,
+  bodyFile: string,
+): Promise<string> {
+  const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([
+    import('../../http/curl.js'),
+    import('../../send/dry-run.js'),
+  ]);
   const headers = [
     ['Content-Type', 'application/json'],
     [target.header, target.identity],

@@ -11,12 +11,24 @@ export function registerSign(program: Command, state: RunState): void {
     .description(describeCommand('sign'))
     .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
     .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
-    .addOption(new Option('--format <format>', 'headers, json, or a ready-to-run curl command').choices(['headers', 'json', 'curl']).default('headers'))
+    .addOption(
+      new Option('--format <format>', 'headers, json, or a ready-to-run curl command')
+        .choices(['headers', 'json', 'curl'])
+        .default('headers'),
+    )
     .option('--url <url>', 'with --format curl: the full URL to POST to', parseHttpUrl)
-    .addOption(new Option('--interface <id>', 'A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)').choices(['A', 'B']))
+    .addOption(
+      new Option('--interface <id>', 'A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)').choices([
+        'A',
+        'B',
+      ]),
+    )
     .option('--provider <code>', 'interface B: the X-CAI-Provider header for the curl command')
     .option('--source <id>', 'interface A: the X-CAI-Source header for the curl command')
-    .option('--example [file]', 'print the worked signature example of §5.10 step by step (default: the one shipped in fixtures/)');
+    .option(
+      '--example [file]',
+      'print the worked signature example of §5.10 step by step (default: the one shipped in fixtures/)',
+    );
   addSecretOptions(command, 'secret', 'signing secret (default: $CAI_SECRET); the first one signs');
   command.addHelpText(
     'after',

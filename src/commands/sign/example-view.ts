@@ -6,17 +6,27 @@ import { safeText } from '../../output/safe-text.js';
 export function renderExample(example: SignatureExample, file: string, output: Output): ExampleReproduction {
   const reproduction = reproduceExample(example);
   if (output.json) {
-    output.printJson({ file, reproduced: reproduction.reproduced, expected: reproduction.expected, computed: reproduction.computed, steps: reproduction.steps });
+    output.printJson({
+      file,
+      reproduced: reproduction.reproduced,
+      expected: reproduction.expected,
+      computed: reproduction.computed,
+      steps: reproduction.steps,
+    });
     return reproduction;
   }
   // The description and the values come from the example's file: escaped.
   output.resultWrapped(`worked signature example (§5.10): ${safeText(file)}`, '  ');
   if (example.description) output.resultWrapped(safeText(example.description));
-  reproduction.steps.forEach((step, index) => output.resultWrapped(`${index + 1}. ${step.label}: ${safeText(step.value)}`, '   '));
+  reproduction.steps.forEach((step, index) =>
+    output.resultWrapped(`${index + 1}. ${step.label}: ${safeText(step.value)}`, '   '),
+  );
   output.resultWrapped(
     reproduction.reproduced
       ? output.color.green('reproduced: the computed signature equals the published one')
-      : output.color.red(`NOT reproduced: computed ${reproduction.computed}, published ${safeText(reproduction.expected)}`),
+      : output.color.red(
+          `NOT reproduced: computed ${reproduction.computed}, published ${safeText(reproduction.expected)}`,
+        ),
   );
   return reproduction;
 }

@@ -18,7 +18,11 @@ export async function showSignatureExample(option: string | boolean, { io, outpu
   const text = (await readFileInput(file, io, 'example')).toString('utf8');
   const parsed = parseSignatureExample(text);
   if (!parsed.ok) {
-    throw usageError('bad_example', `signature example ${file} is not usable: ${parsed.message}`, 'see fixtures/signature-example.json for the expected shape');
+    throw usageError(
+      'bad_example',
+      `signature example ${file} is not usable: ${parsed.message}`,
+      'see fixtures/signature-example.json for the expected shape',
+    );
   }
   return renderExample(parsed.example, file, output).reproduced ? 0 : 1;
 }

@@ -27,25 +27,55 @@ export interface TriggerOptions extends TransportOptions {
 }
 
 /** Flags of one interface's flows only, by attribute: given for the other, a usage error rather than a silent no-op. */
-const JOB_ONLY = ['source', 'listen', 'publicUrl', 'wait', 'observe', 'callbackSecretEnv', 'callbackSecretFile', 'callbackSecret'];
+const JOB_ONLY = [
+  'source',
+  'listen',
+  'publicUrl',
+  'wait',
+  'observe',
+  'callbackSecretEnv',
+  'callbackSecretFile',
+  'callbackSecret',
+];
 const EVENTS_ONLY = ['pace'];
 
 /** The flow named, sent: its events (Interface B), or the job and its conversation (Interface A). */
-export async function runTrigger(name: string | undefined, options: TriggerOptions, cmd: Command, context: CommandContext): Promise<number> {
+export async function runTrigger(
+  name: string | undefined,
+  options: TriggerOptions,
+  cmd: Command,
+  context: CommandContext,
+): Promise<number> {
   const { FLOWS, findFlow } = await import('../../send/flows.js');
   if (options.list) {
-    if (name !== undefined) throw usageError('conflicting_options', '--list names the flows; it takes no flow', `run 'cai trigger --list', then 'cai trigger ${name} …'`);
+    if (name !== undefined)
+      throw usageError(
+        'conflicting_options',
+        '--list names the flows; it takes no flow',
+        `run 'cai trigger --list', then 'cai trigger ${name} …'`,
+      );
     return (await import('./lines.js')).renderFlowList(FLOWS, context.output);
   }
-  if (name === undefined) throw usageError('missing_flow', 'which flow to send?', "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all");
+  if (name === undefined)
+    throw usageError(
+      'missing_flow',
+      'which flow to send?',
+      "name one, e.g. 'cai trigger appointment-booked'; 'cai trigger --list' names them all",
+    );
   const flow = findFlow(name);
   if (flow === undefined) {
     const { suggestValue } = await import('../suggest.js');
     const names = FLOWS.map((known) => known.name);
-    throw usageError('unknown_flow', `no flow named ${name}${suggestion(suggestValue(name, names))}`, "run 'cai trigger --list' for the flows");
+    throw usageError(
+      'unknown_flow',
+      `no flow named ${name}${suggestion(suggestValue(name, names))}`,
+      "run 'cai trigger --list' for the flows",
+    );
   }
   refuseFlagsOfOtherInterface(flow, cmd);
-  return interfaceSpec(flow.interface).document === 'event' ? triggerEvents(flow, options, context) : triggerJobFlow(options, context);
+  return interfaceSpec(flow.interface).document === 'event'
+    ? triggerEvents(flow, options, context)
+    : triggerJobFlow(options, context);
 }
 
 function suggestion(text: string | undefined): string {
@@ -58,44 +88,76 @@ function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
   const given = (events ? JOB_ONLY : EVENTS_ONLY).find((key) => command.getOptionValueSource(key) === 'cli');
   if (given === undefined) return;
   const other = otherInterface(flow.interface);
-  const where = events ? `'cai trigger job' (Interface ${other.id})` : `the event flows (Interface ${other.id}), 'cai trigger --list'`;
-  throw usageError('conflicting_options', `${flagOf(given)} does not apply to ${flow.name}`, `it is an option of ${where}`);
+  const where = events
+    ? `'cai trigger job' (Interface ${other.id})`
+    : `the event flows (Interface ${other.id}), 'cai trigger --list'`;
+  throw usageError(
+    'conflicting_options',
+    `${flagOf(given)} does not apply to ${flow.name}`,
+    `it is an option of ${where}`,
+  );
 }
 
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
 async function triggerEvents(flow: Flow, options: TriggerOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const [{ resolvePolicy }, { formatDuration }] = await Promise.all([import('../../http/retry.js'), import('../../duration.js')]);
+  const [{ resolvePolicy }, { formatDuration }] = await Promise.all([
+    import('../../http/retry.js'),
+    import('../../duration.js'),
+  ]);
   const policy = resolvePolicy(retryFlags(options));
   if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   const [to, provider] = requireOptions([
     { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
-    { flag: '--provider', value: options.provider, how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme' },
+    {
+      flag: '--provider',
+      value: options.provider,
+      how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
+    },
   ]) as [string, string];
   const secret = signingSecret(options, context);
   const { buildFlow } = await import('../../send/flows.js');
-  const { values, events } = buildFlow(flow, { ...(options.leadId !== undefined ? { leadId: options.leadId } : {}), ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}), now: new Date(io.now()) });
+  const { values, events } = buildFlow(flow, {
+    ...(options.leadId !== undefined ? { leadId: options.leadId } : {}),
+    ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
+    now: new Date(io.now()),
+  });
   const lines = await import('./lines.js');
   if (options.dryRun) {
-    const [{ signForDryRun }, { sendTarget }] = await Promise.all([import('../../send/dry-run.js'), import('../../send/request.js')]);
+    const [{ signForDryRun }, { sendTarget }] = await Promise.all([
+      import('../../send/dry-run.js'),
+      import('../../send/request.js'),
+    ]);
     const { url, headers } = sendTarget('event', to, provider);
-    const requests = events.map((event) => signForDryRun({ url, headers, body: Buffer.from(JSON.stringify(event.document)) }, secret, io.now()));
+    const requests = events.map((event) =>
+      signForDryRun({ url, headers, body: Buffer.from(JSON.stringify(event.document)) }, secret, io.now()),
+    );
     return lines.renderFlowDryRun(flow, requests, options.format, output);
   }
   checkPlainHttp(to, options, output);
   const dispatcher = await openSendPool(options, context, to);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
-    onStop: () => output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
+    onStop: () =>
+      output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
     onAbort: () => output.warn('aborting the event in flight: its outcome is unknown'),
   });
-  output.info(`${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`);
+  output.info(
+    `${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`,
+  );
   try {
     const { sendFlow } = await import('../../send/trigger.js');
     const outcome = await sendFlow(
       { to, provider, secret, events },
       {
-        deliver: { retry: policy, timeoutMs: options.timeout, dispatcher, signal: interruption.signal, stopSignal: interruption.stopSignal, onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output) },
+        deliver: {
+          retry: policy,
+          timeoutMs: options.timeout,
+          dispatcher,
+          signal: interruption.signal,
+          stopSignal: interruption.stopSignal,
+          onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output),
+        },
         paceMs: options.pace,
         stopSignal: interruption.stopSignal,
         onResult: (result) => {
@@ -116,27 +178,55 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
   const { resolvePolicy } = await import('../../http/retry.js');
   const policy = resolvePolicy(retryFlags(options));
   if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
-  if (options.dryRun) throw usageError('conflicting_options', '--dry-run applies to the event flows', "'cai send-job --sample --dry-run' prints a contact job as it would be sent");
+  if (options.dryRun)
+    throw usageError(
+      'conflicting_options',
+      '--dry-run applies to the event flows',
+      "'cai send-job --sample --dry-run' prints a contact job as it would be sent",
+    );
   if (options.wait <= 0) throw usageError('bad_option', '--wait must be more than 0', 'pass a duration such as 10m');
   const [to, source, providerCode] = requireOptions([
     { flag: '--to', value: options.to, how: "the provider's base URL, e.g. --to https://provider.example/cai" },
-    { flag: '--source', value: options.source, how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform-eu' },
-    { flag: '--provider', value: options.provider, how: "the provider code its events must carry (X-CAI-Provider, §5.6), e.g. --provider acme" },
+    {
+      flag: '--source',
+      value: options.source,
+      how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform-eu',
+    },
+    {
+      flag: '--provider',
+      value: options.provider,
+      how: 'the provider code its events must carry (X-CAI-Provider, §5.6), e.g. --provider acme',
+    },
   ]) as [string, string, string];
   const secret = signingSecret(options, context);
-  const callbackSecrets = secretsFromOptions(options, { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' }, io.env, io.cwd, output);
+  const callbackSecrets = secretsFromOptions(
+    options,
+    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  );
   if (callbackSecrets.length === 0) {
-    throw usageError('missing_secret', "no events secret to verify the provider's events", `pass --callback-secret-env NAME${hasSecretOptions(options, 'callback-secret') ? '' : ' (or set CAI_CALLBACK_SECRET)'}: the secret of Interface B (§5.1)`);
+    throw usageError(
+      'missing_secret',
+      "no events secret to verify the provider's events",
+      `pass --callback-secret-env NAME${hasSecretOptions(options, 'callback-secret') ? '' : ' (or set CAI_CALLBACK_SECRET)'}: the secret of Interface B (§5.1)`,
+    );
   }
   const host = options.listen.host;
   if (options.publicUrl === undefined && (host === '0.0.0.0' || host === '::')) {
-    throw usageError('missing_option', `the listener on ${host} has no address the provider can reach`, 'pass --public-url with the address that forwards to it');
+    throw usageError(
+      'missing_option',
+      `the listener on ${host} has no address the provider can reach`,
+      'pass --public-url with the address that forwards to it',
+    );
   }
   checkPlainHttp(to, options, output);
   const dispatcher = await openSendPool(options, context, to);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
-    onStop: () => output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
+    onStop: () =>
+      output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
     onAbort: () => output.warn('aborting the request in flight'),
   });
   const lines = await import('./lines.js');
@@ -155,11 +245,21 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
         ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
       },
       {
-        deliver: { retry: policy, timeoutMs: options.timeout, dispatcher, signal: interruption.signal, stopSignal: interruption.stopSignal, onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output) },
+        deliver: {
+          retry: policy,
+          timeoutMs: options.timeout,
+          dispatcher,
+          signal: interruption.signal,
+          stopSignal: interruption.stopSignal,
+          onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output),
+        },
         waitMs: options.wait,
         quietMs: options.observe,
         stopSignal: interruption.stopSignal,
-        onListening: (callbackUrl, job) => output.info(`sending a contact job, lead ${String(job.lead_id)}, event_id ${String(job.event_id)}; the provider's events are received at ${callbackUrl}`),
+        onListening: (callbackUrl, job) =>
+          output.info(
+            `sending a contact job, lead ${String(job.lead_id)}, event_id ${String(job.event_id)}; the provider's events are received at ${callbackUrl}`,
+          ),
         onJob: (sent) => {
           if (!output.json) lines.jobLine(sent, output);
         },

@@ -19,19 +19,60 @@ export function registerTrigger(program: Command, state: RunState): void {
     .argument('[flow]', 'the flow to send (cai trigger --list names them)')
     .description(describeCommand('trigger'))
     .option('--list', 'list the flows and what each sends')
-    .option('--to <url>', 'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)', parseHttpUrl)
-    .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2); job: the code the provider\'s events must carry (§5.6)')
+    .option(
+      '--to <url>',
+      'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)',
+      parseHttpUrl,
+    )
+    .option(
+      '--provider <code>',
+      "B: the X-CAI-Provider header (§4.2); job: the code the provider's events must carry (§5.6)",
+    )
     .option('--source <id>', 'job: the X-CAI-Source header, the platform id (§4.1)')
     .option('--lead-id <id>', 'the lead_id of every event (B) or of the job (default: a fresh one)')
-    .option('--branch-code <code>', 'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)')
-    .addOption(new Option('--pace <duration>', 'B: the pause between an answer and the next event').argParser(parseDurationMs).default(1_000, '1s'))
-    .addOption(new Option('--listen <host:port>', "job: where the listener of the provider's events listens").argParser(parseHostPort).default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'))
-    .option('--public-url <url>', 'job: the address the provider reaches the listener at (a tunnel), when not its own; the job\'s callback_url is it with /events appended', parseHttpUrl)
-    .addOption(new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance").argParser(parseDurationMs).default(600_000, '10m'))
-    .addOption(new Option('--observe <duration>', 'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over').argParser(parseDurationMs).default(10_000, '10s'));
+    .option(
+      '--branch-code <code>',
+      'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)',
+    )
+    .addOption(
+      new Option('--pace <duration>', 'B: the pause between an answer and the next event')
+        .argParser(parseDurationMs)
+        .default(1_000, '1s'),
+    )
+    .addOption(
+      new Option('--listen <host:port>', "job: where the listener of the provider's events listens")
+        .argParser(parseHostPort)
+        .default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'),
+    )
+    .option(
+      '--public-url <url>',
+      "job: the address the provider reaches the listener at (a tunnel), when not its own; the job's callback_url is it with /events appended",
+      parseHttpUrl,
+    )
+    .addOption(
+      new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance")
+        .argParser(parseDurationMs)
+        .default(600_000, '10m'),
+    )
+    .addOption(
+      new Option(
+        '--observe <duration>',
+        'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over',
+      )
+        .argParser(parseDurationMs)
+        .default(10_000, '10s'),
+    );
   addTransportOptions(command);
-  addSecretOptions(command, 'secret', 'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)');
-  addSecretOptions(command, 'callback-secret', "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)");
+  addSecretOptions(
+    command,
+    'secret',
+    'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)',
+  );
+  addSecretOptions(
+    command,
+    'callback-secret',
+    "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)",
+  );
   command.addHelpText(
     'after',
     `

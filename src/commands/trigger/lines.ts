@@ -24,19 +24,54 @@ import { formatDuration } from '../../duration.js';
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {
   if (output.json) {
-    output.printJson({ flows: flows.map((flow) => ({ name: flow.name, interface: flow.interface, description: flow.description, events: flow.steps.map((step) => step.event) })) });
+    output.printJson({
+      flows: flows.map((flow) => ({
+        name: flow.name,
+        interface: flow.interface,
+        description: flow.description,
+        events: flow.steps.map((step) => step.event),
+      })),
+    });
     return ExitCode.ok;
   }
-  const rows = flows.map((flow) => [flow.name, flow.interface, interfaceSpec(flow.interface).document === 'event' ? String(flow.steps.length) : '-', flow.description]);
-  output.result(await output.table(['flow', 'interface', 'events', 'what it sends'], rows, [{ fit: 'fixed' }, { fit: 'fixed' }, { fit: 'fixed' }, { fit: 'wrap', min: 20 }]));
+  const rows = flows.map((flow) => [
+    flow.name,
+    flow.interface,
+    interfaceSpec(flow.interface).document === 'event' ? String(flow.steps.length) : '-',
+    flow.description,
+  ]);
+  output.result(
+    await output.table(['flow', 'interface', 'events', 'what it sends'], rows, [
+      { fit: 'fixed' },
+      { fit: 'fixed' },
+      { fit: 'fixed' },
+      { fit: 'wrap', min: 20 },
+    ]),
+  );
   return ExitCode.ok;
 }
 
 /** `--dry-run`: every request of the flow, signed now, as raw HTTP (one after another) or curl commands; nothing sent. */
-export function renderFlowDryRun(flow: Flow, requests: readonly DryRunRequest[], format: 'http' | 'curl', output: Output): number {
-  output.info(`dry run: nothing sent. Each signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`);
+export function renderFlowDryRun(
+  flow: Flow,
+  requests: readonly DryRunRequest[],
+  format: 'http' | 'curl',
+  output: Output,
+): number {
+  output.info(
+    `dry run: nothing sent. Each signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`,
+  );
   if (output.json) {
-    output.printJson({ dryRun: true, flow: flow.name, requests: requests.map((request) => ({ method: 'POST', url: request.url, headers: request.headers, body: request.body.toString('utf8') })) });
+    output.printJson({
+      dryRun: true,
+      flow: flow.name,
+      requests: requests.map((request) => ({
+        method: 'POST',
+        url: request.url,
+        headers: request.headers,
+        body: request.body.toString('utf8'),
+      })),
+    });
     return ExitCode.ok;
   }
   for (const [index, request] of requests.entries()) {
@@ -52,7 +87,11 @@ export function renderFlowDryRun(flow: Flow, requests: readonly DryRunRequest[],
 
 /** The exit code of a send's verdict: 0 accepted (new or duplicate), 1 rejected, 3 not delivered. */
 export function exitCodeOfSend(result: SendResult): number {
-  return result.verdict === 'accepted' || result.verdict === 'duplicate' ? ExitCode.ok : result.verdict === 'rejected' ? ExitCode.negative : ExitCode.delivery;
+  return result.verdict === 'accepted' || result.verdict === 'duplicate'
+    ? ExitCode.ok
+    : result.verdict === 'rejected'
+      ? ExitCode.negative
+      : ExitCode.delivery;
 }
 
 /** A retry of one event's delivery, on stderr; with --verbose every attempt's headers (the signature, never the secret). */
@@ -61,7 +100,10 @@ export function attemptLine(attempt: AttemptRecord, verbose: boolean, output: Ou
     output.info(`> attempt ${attempt.attempt} at ${attempt.startedAt}`);
     for (const [name, value] of Object.entries(attempt.requestHeaders)) output.info(`> ${name}: ${value}`);
   }
-  if (attempt.decision === 'retry') output.info(`  attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)}`);
+  if (attempt.decision === 'retry')
+    output.info(
+      `  attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)}`,
+    );
 }
 
 function statusOf(result: SendResult): string {
@@ -83,11 +125,22 @@ export function flowEventLine(result: FlowEventResult, total: number, output: Ou
   }
   if (sent.verdict === 'rejected') {
     const response = sent.delivery.response;
-    const why = sent.ack && !sent.ack.ok ? sent.ack.problems.map((problem) => safeText(problem)).join('; ') : response ? oneLine(bodyForTerminal(response.body, response.headers)) : '';
-    output.resultWrapped(`${c.red('✘')} ${head} rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}  ${id}`, '  ');
+    const why =
+      sent.ack && !sent.ack.ok
+        ? sent.ack.problems.map((problem) => safeText(problem)).join('; ')
+        : response
+          ? oneLine(bodyForTerminal(response.body, response.headers))
+          : '';
+    output.resultWrapped(
+      `${c.red('✘')} ${head} rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}  ${id}`,
+      '  ',
+    );
     return;
   }
-  output.resultWrapped(`${c.red('✘')} ${head} not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}  ${id}`, '  ');
+  output.resultWrapped(
+    `${c.red('✘')} ${head} not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}  ${id}`,
+    '  ',
+  );
 }
 
 function oneLine(text: string): string {
@@ -96,9 +149,21 @@ function oneLine(text: string): string {
 }
 
 /** The summary of a flow of Interface B, and its exit code: 0 every event accepted, 1 one rejected, 3 one not delivered. */
-export function renderFlowOutcome(flow: Flow, to: string, values: FlowValues, events: readonly FlowEvent[], outcome: FlowOutcome, output: Output): number {
+export function renderFlowOutcome(
+  flow: Flow,
+  to: string,
+  values: FlowValues,
+  events: readonly FlowEvent[],
+  outcome: FlowOutcome,
+  output: Output,
+): number {
   const { summary } = outcome;
-  const exitCode = outcome.stoppedBy === 'rejected' ? ExitCode.negative : outcome.stoppedBy === 'failed' ? ExitCode.delivery : ExitCode.ok;
+  const exitCode =
+    outcome.stoppedBy === 'rejected'
+      ? ExitCode.negative
+      : outcome.stoppedBy === 'failed'
+        ? ExitCode.delivery
+        : ExitCode.ok;
   const failed = outcome.results.find((result) => result.sent?.verdict === 'failed')?.sent;
   if (output.json) {
     output.printJson({
@@ -117,9 +182,15 @@ export function renderFlowOutcome(flow: Flow, to: string, values: FlowValues, ev
     return exitCode;
   }
   const notSent = summary.notSent > 0 ? `, ${summary.notSent} not sent` : '';
-  output.result(`${flow.name}: ${summary.sent} of ${summary.events} events sent for lead ${safeText(values.lead_id)}: ${summary.accepted} new, ${summary.duplicates} duplicate${summary.duplicates === 1 ? '' : 's'}, ${summary.rejected} rejected, ${summary.failed} not delivered${notSent}`);
-  if (failed?.delivery.error) output.error(failed.delivery.error.message, failed.delivery.error.hint ?? 'check the receiver and try again');
-  else if (outcome.stoppedBy === 'rejected') output.info('the flow stops at the first event not accepted: the events after it would tell a story with a hole in it');
+  output.result(
+    `${flow.name}: ${summary.sent} of ${summary.events} events sent for lead ${safeText(values.lead_id)}: ${summary.accepted} new, ${summary.duplicates} duplicate${summary.duplicates === 1 ? '' : 's'}, ${summary.rejected} rejected, ${summary.failed} not delivered${notSent}`,
+  );
+  if (failed?.delivery.error)
+    output.error(failed.delivery.error.message, failed.delivery.error.hint ?? 'check the receiver and try again');
+  else if (outcome.stoppedBy === 'rejected')
+    output.info(
+      'the flow stops at the first event not accepted: the events after it would tell a story with a hole in it',
+    );
   return exitCode;
 }
 
@@ -131,7 +202,15 @@ function eventJson(result: FlowEventResult, document: Record<string, unknown> | 
     event: result.event,
     eventId: result.eventId,
     verdict: sent?.verdict ?? 'not-sent',
-    ...(response ? { status: response.status, response: { contentType: response.headers['content-type'] ?? null, ...bodyForJson(response.body, response.headers) } } : {}),
+    ...(response
+      ? {
+          status: response.status,
+          response: {
+            contentType: response.headers['content-type'] ?? null,
+            ...bodyForJson(response.body, response.headers),
+          },
+        }
+      : {}),
     ...(sent ? { attempts: sent.delivery.attempts.length } : {}),
     ...(sent?.ack && !sent.ack.ok ? { problems: sent.ack.problems } : {}),
     ...(sent?.delivery.error ? { error: sent.delivery.error } : {}),
@@ -144,37 +223,62 @@ export function jobLine(sent: SendResult, output: Output): void {
   const c = output.color;
   if (sent.verdict === 'accepted' || sent.verdict === 'duplicate') {
     const ack = sent.ack;
-    const facts = [ack?.providerJobId !== undefined ? `provider_job_id ${safeText(ack.providerJobId)}` : '', ack?.assignedNumberE164 !== undefined ? `number ${safeText(ack.assignedNumberE164)}` : ''].filter(Boolean).join(', ');
-    output.resultWrapped(`${c.green('✔')} job accepted (${statusOf(sent)})${facts === '' ? '' : `: ${facts}`}; waiting for the provider's events`, '  ');
+    const facts = [
+      ack?.providerJobId !== undefined ? `provider_job_id ${safeText(ack.providerJobId)}` : '',
+      ack?.assignedNumberE164 !== undefined ? `number ${safeText(ack.assignedNumberE164)}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    output.resultWrapped(
+      `${c.green('✔')} job accepted (${statusOf(sent)})${facts === '' ? '' : `: ${facts}`}; waiting for the provider's events`,
+      '  ',
+    );
     return;
   }
   if (sent.verdict === 'rejected') {
     const response = sent.delivery.response;
-    const why = sent.ack && !sent.ack.ok ? sent.ack.problems.map((problem) => safeText(problem)).join('; ') : response ? oneLine(bodyForTerminal(response.body, response.headers)) : '';
+    const why =
+      sent.ack && !sent.ack.ok
+        ? sent.ack.problems.map((problem) => safeText(problem)).join('; ')
+        : response
+          ? oneLine(bodyForTerminal(response.body, response.headers))
+          : '';
     output.resultWrapped(`${c.red('✘')} job rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}`, '  ');
     return;
   }
-  output.resultWrapped(`${c.red('✘')} job not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}`, '  ');
+  output.resultWrapped(
+    `${c.red('✘')} job not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}`,
+    '  ',
+  );
 }
 
 /** One of the provider's events as it arrives: `+3 s   agent: Hello …`, `+41 s  appointment.booked: …`. */
 export function callbackLine(callback: Callback, output: Output): void {
   const c = output.color;
   const at = `+${formatDuration(callback.afterMs)}`.padEnd(9);
-  const lead = callback.otherLead ? c.yellow(` (lead ${safeText(String(callback.document?.lead_id ?? '?'))}: not the job's)`) : '';
+  const lead = callback.otherLead
+    ? c.yellow(` (lead ${safeText(String(callback.document?.lead_id ?? '?'))}: not the job's)`)
+    : '';
   if (callback.verdict === 'rejected') {
-    output.resultWrapped(`${at}${c.red('✘')} refused ${callback.status} ${safeText(callback.reason ?? '')}: ${safeText(callback.message ?? '')}`, ' '.repeat(11));
+    output.resultWrapped(
+      `${at}${c.red('✘')} refused ${callback.status} ${safeText(callback.reason ?? '')}: ${safeText(callback.message ?? '')}`,
+      ' '.repeat(11),
+    );
     return;
   }
   if (callback.verdict === 'duplicate') {
-    output.resultWrapped(`${at}${c.dim(`duplicate of ${safeText(callback.event ?? 'an event')} ${safeText(callback.eventId ?? '')} (a retry; answered as §2.13 says)`)}`, ' '.repeat(9));
+    output.resultWrapped(
+      `${at}${c.dim(`duplicate of ${safeText(callback.event ?? 'an event')} ${safeText(callback.eventId ?? '')} (a retry; answered as §2.13 says)`)}`,
+      ' '.repeat(9),
+    );
     return;
   }
   output.resultWrapped(`${at}${describeEvent(callback.document ?? {})}${lead}`, ' '.repeat(9));
 }
 
 function describeEvent(document: Record<string, unknown>): string {
-  const text = (key: string) => (typeof document[key] === 'string' || typeof document[key] === 'number' ? safeText(String(document[key])) : '');
+  const text = (key: string) =>
+    typeof document[key] === 'string' || typeof document[key] === 'number' ? safeText(String(document[key])) : '';
   switch (document.event) {
     case 'conversation.message': {
       const who = text('author') || (document.direction === 'inbound' ? 'contact' : 'agent');
@@ -220,25 +324,45 @@ export function renderJobOutcome(to: string, outcome: JobOutcome, output: Output
   }
   const target = formatDuration(outcome.targetMs);
   const c = output.color;
-  if (outcome.firstContactMs === undefined) output.result(`${c.red('✘')} no first contact: no outbound message came (§8: within ${target} of the job)`);
-  else if (within) output.result(`${c.green('✔')} first contact after ${formatDuration(outcome.firstContactMs)}: within the ${target} of §8`);
-  else output.result(`${c.red('✘')} first contact after ${formatDuration(outcome.firstContactMs)}: over the ${target} of §8`);
+  if (outcome.firstContactMs === undefined)
+    output.result(`${c.red('✘')} no first contact: no outbound message came (§8: within ${target} of the job)`);
+  else if (within)
+    output.result(
+      `${c.green('✔')} first contact after ${formatDuration(outcome.firstContactMs)}: within the ${target} of §8`,
+    );
+  else
+    output.result(
+      `${c.red('✘')} first contact after ${formatDuration(outcome.firstContactMs)}: over the ${target} of §8`,
+    );
   output.result(`${eventsSummary(outcome.callbacks)}; ${endWords(outcome.end)}`);
-  if (refused > 0) output.warn(`${refused} of the provider's requests were refused by the platform's receiver (a signature, the provider code or the document): see the lines marked ✘`);
+  if (refused > 0)
+    output.warn(
+      `${refused} of the provider's requests were refused by the platform's receiver (a signature, the provider code or the document): see the lines marked ✘`,
+    );
   return exitCode;
 }
 
 function endWords(end: JobOutcome['end']): string {
-  return { 'conversation-over': 'the conversation ended', waited: 'the wait is over (--wait)', interrupted: 'interrupted', 'not-accepted': 'the job was not accepted' }[end];
+  return {
+    'conversation-over': 'the conversation ended',
+    waited: 'the wait is over (--wait)',
+    interrupted: 'interrupted',
+    'not-accepted': 'the job was not accepted',
+  }[end];
 }
 
 function eventsSummary(callbacks: readonly Callback[]): string {
   const accepted = callbacks.filter((callback) => callback.verdict === 'accepted');
   const messages = accepted.filter((callback) => callback.event === 'conversation.message');
   const outbound = messages.filter((callback) => callback.document?.direction === 'outbound').length;
-  const results = accepted.filter((callback) => callback.event !== 'conversation.message').map((callback) => safeText(callback.event ?? '?'));
+  const results = accepted
+    .filter((callback) => callback.event !== 'conversation.message')
+    .map((callback) => safeText(callback.event ?? '?'));
   const duplicates = callbacks.filter((callback) => callback.verdict === 'duplicate').length;
   const last = callbacks.at(-1)?.afterMs ?? 0;
-  const parts = [`${messages.length} message${messages.length === 1 ? '' : 's'} (${outbound} outbound, ${messages.length - outbound} inbound)`, ...results];
+  const parts = [
+    `${messages.length} message${messages.length === 1 ? '' : 's'} (${outbound} outbound, ${messages.length - outbound} inbound)`,
+    ...results,
+  ];
   return `${accepted.length} event${accepted.length === 1 ? '' : 's'} from the provider in ${formatDuration(last)}: ${parts.join(', ')}${duplicates > 0 ? `; ${duplicates} repeated` : ''}`;
 }

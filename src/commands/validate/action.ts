@@ -54,15 +54,29 @@ class Validators {
 /** `line` is the line number of an NDJSON document: the source is then `label:line`, built only when it is shown. */
 type Recorder = (label: string, line: number | undefined, verdict: DocumentVerdict, showValid: boolean) => void;
 
-export async function runValidate(kindArg: string | undefined, fileArgs: string[], options: ValidateCommandOptions, context: CommandContext): Promise<number> {
+export async function runValidate(
+  kindArg: string | undefined,
+  fileArgs: string[],
+  options: ValidateCommandOptions,
+  context: CommandContext,
+): Promise<number> {
   const { io, output } = context;
   const { kind, files } = splitKind(kindArg, fileArgs);
-  if (files.filter((file) => file === STDIN).length > 1) throw usageError('usage', 'stdin (-) can be read only once', 'pass - at most once');
+  if (files.filter((file) => file === STDIN).length > 1)
+    throw usageError('usage', 'stdin (-) can be read only once', 'pass - at most once');
   if (files.length === 0 && io.stdin.isTTY) {
-    throw usageError('missing_input', 'no documents to validate', 'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)');
+    throw usageError(
+      'missing_input',
+      'no documents to validate',
+      'pass one or more files, or pipe a document on stdin (cai sample job | cai validate)',
+    );
   }
   const sources = files.length === 0 ? [STDIN] : files;
-  await Promise.all(sources.map((source) => checkReadable(source, context, source === kindArg && kind === 'auto', isStreamed(source, options))));
+  await Promise.all(
+    sources.map((source) =>
+      checkReadable(source, context, source === kindArg && kind === 'auto', isStreamed(source, options)),
+    ),
+  );
   const validators = new Validators(await import('../../spec/validate-fast.js'));
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
   if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
@@ -87,7 +101,8 @@ export async function runValidate(kindArg: string | undefined, fileArgs: string[
   try {
     renderer.start();
     for (const source of sources) {
-      if (isStreamed(source, options)) await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
+      if (isStreamed(source, options))
+        await validateNdjson(source, validators, validateOptions, context, record, renderer, run);
       else {
         const verdict = await validateWhole(source, validators, validateOptions, context, run);
         if (verdict) record(labelOf(source), undefined, verdict, true);
@@ -121,7 +136,12 @@ function labelOf(source: string): string {
   return source === STDIN ? '<stdin>' : source;
 }
 
-async function checkReadable(source: string, { io }: CommandContext, firstWord: boolean, streamed: boolean): Promise<void> {
+async function checkReadable(
+  source: string,
+  { io }: CommandContext,
+  firstWord: boolean,
+  streamed: boolean,
+): Promise<void> {
   if (source === STDIN) return;
   let info;
   try {
@@ -130,12 +150,18 @@ async function checkReadable(source: string, { io }: CommandContext, firstWord: 
   } catch (error) {
     if (firstWord && /^[a-z-]+$/i.test(source)) {
       // `cai validate evnt x.json`: more likely a mistyped kind than a file named "evnt".
-      throw usageError('usage', `${source} is neither a kind of document nor a file`, `the first word is one of ${KIND_WORDS.join(', ')}, or a file`, error);
+      throw usageError(
+        'usage',
+        `${source} is neither a kind of document nor a file`,
+        `the first word is one of ${KIND_WORDS.join(', ')}, or a file`,
+        error,
+      );
     }
     throw unreadable(source, 'document', error);
   }
   // One document a file: a regular file over the cap is refused before anything is validated (src/bounds.ts).
-  if (!streamed && info.isFile() && info.size > INPUT_CAPS.document.bytes) throw tooLarge('document', `document file ${source}`, { size: info.size });
+  if (!streamed && info.isFile() && info.size > INPUT_CAPS.document.bytes)
+    throw tooLarge('document', `document file ${source}`, { size: info.size });
 }
 
 /** `--ndjson`, or a file named .ndjson / .jsonl: one document a line, streamed. */
@@ -148,7 +174,13 @@ async function loadCatalog(path: string, context: CommandContext): Promise<Branc
   return readCatalog(path, (file) => readFileInput(file, context.io, 'catalog'));
 }
 
-async function validateWhole(source: string, validators: Validators, options: ValidateOptions, { io }: CommandContext, run: RunControl): Promise<DocumentVerdict | undefined> {
+async function validateWhole(
+  source: string,
+  validators: Validators,
+  options: ValidateOptions,
+  { io }: CommandContext,
+  run: RunControl,
+): Promise<DocumentVerdict | undefined> {
   const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source));
   run.reading = stream;
   const chunks: Buffer[] = [];
@@ -188,7 +220,8 @@ async function validateNdjson(
   const { io, output } = context;
   const { readNdjsonBatches } = await import('../../spec/ndjson.js');
   const label = labelOf(source);
-  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: READ_CHUNK_BYTES });
+  const stream =
+    source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: READ_CHUNK_BYTES });
   run.reading = stream;
   const spinner = await output.spinner(`validating ${label}`);
   let lastUpdate = io.now();
@@ -197,14 +230,19 @@ async function validateNdjson(
   let stoppedAt: number | undefined;
   try {
     // A line over its cap stops the reading of this input (src/bounds.ts): an endless line is never read to its end.
-    for await (const batch of readNdjsonBatches(stream as AsyncIterable<Buffer>, INPUT_CAPS.ndjsonLine.bytes, { stopAtOversize: true })) {
+    for await (const batch of readNdjsonBatches(stream as AsyncIterable<Buffer>, INPUT_CAPS.ndjsonLine.bytes, {
+      stopAtOversize: true,
+    })) {
       for (const line of batch) {
         lines = line.number;
         bytes += line.byteLength + 1;
         if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
         if (line.oversize) stoppedAt = line.number;
         const verdict = line.oversize
-          ? validators.fast.unreadVerdict(line.byteLength, options, { subject: line.cut ? 'the line is at least' : 'the line is', advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here` })
+          ? validators.fast.unreadVerdict(line.byteLength, options, {
+              subject: line.cut ? 'the line is at least' : 'the line is',
+              advice: `a line is at most ${formatCap(INPUT_CAPS.ndjsonLine.bytes)}; reading ${label} stopped here`,
+            })
           : validators.verdictOf(line.bytes, options);
         // A refused line waits for the schemas' messages (loaded once); the others go on at once.
         record(label, line.number, verdict instanceof Promise ? await verdict : verdict, false);
@@ -224,7 +262,10 @@ async function validateNdjson(
   }
   spinner.stop();
   if (run.interrupted) output.note(`stopped at ${label}:${lines}`);
-  if (stoppedAt !== undefined) output.warn(`${label}:${stoppedAt} is over the ${formatCap(INPUT_CAPS.ndjsonLine.bytes)} cap for one line; the rest of ${label} was not read`);
+  if (stoppedAt !== undefined)
+    output.warn(
+      `${label}:${stoppedAt} is over the ${formatCap(INPUT_CAPS.ndjsonLine.bytes)} cap for one line; the rest of ${label} was not read`,
+    );
   if (lines === 0) output.note(`${label} has no lines`);
 }
 
@@ -235,7 +276,6 @@ function isBlank(bytes: Buffer): boolean {
   }
   return true;
 }
-
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
@@ -304,7 +344,9 @@ class Renderer {
     const { color } = output;
     const what = `${KIND_LABELS[verdict.kind]}${verdict.eventType ? ` ${verdict.eventType}` : ''}${this.auto && verdict.kind !== 'unknown' ? ' (detected by shape)' : ''}`;
     // Paths and values come from the document: escaped before anything is coloured.
-    const lines = [`${safeText(source)}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${safeText(what)}`];
+    const lines = [
+      `${safeText(source)}: ${verdict.valid ? color.green('valid') : color.red('invalid')} ${safeText(what)}`,
+    ];
     for (const issue of verdict.errors) lines.push(`  ${safeText(describeIssue(issue))}`);
     for (const issue of verdict.warnings) lines.push(`  ${color.yellow('warning:')} ${safeText(describeIssue(issue))}`);
     // On a terminal, long issues wrap under their indent; piped, each stays one line.
@@ -314,11 +356,15 @@ class Renderer {
   finish(totals: Totals, interrupted: boolean): void {
     if (this.context.output.json) {
       const tail = interrupted ? ',"interrupted":true' : '';
-      this.pending.push(`],"valid":${totals.invalid === 0 && !interrupted},"summary":${JSON.stringify(totals)}${tail}}\n`);
+      this.pending.push(
+        `],"valid":${totals.invalid === 0 && !interrupted},"summary":${JSON.stringify(totals)}${tail}}\n`,
+      );
       return;
     }
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
-    this.pending.push(`${this.context.output.fit(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}`)}\n`);
+    this.pending.push(
+      `${this.context.output.fit(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}`)}\n`,
+    );
   }
 }

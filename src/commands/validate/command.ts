@@ -3,7 +3,6 @@ import { runHandler, type RunState } from '../runner.js';
 import { describeCommand } from '../list.js';
 import type { ValidateCommandOptions } from './action.js';
 
-
 export function registerValidate(program: Command, state: RunState): void {
   program
     .command('validate')
@@ -28,6 +27,8 @@ Examples:
   $ cai validate --json event.json | jq '.documents[].errors'`,
     )
     .action(async (kind: string | undefined, files: string[], options: ValidateCommandOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) => (await import('./action.js')).runValidate(kind, files, options, context));
+      await runHandler(state, cmd, async (context) =>
+        (await import('./action.js')).runValidate(kind, files, options, context),
+      );
     });
 }

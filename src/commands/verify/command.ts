@@ -15,9 +15,22 @@ export function registerVerify(program: Command, state: RunState): void {
     .option('--body <file>', 'the body exactly as received; - or omitted reads stdin')
     .option('--request <file>', 'a raw HTTP request as captured (request line, headers, blank line, body)')
     .option('--now <seconds>', 'the time to verify at, in unix seconds (default: now)', parseUnixSeconds)
-    .option('--window <seconds>', 'the validity window either side of now', parseNonNegativeInteger, SIGNATURE_WINDOW_SECONDS)
-    .addOption(new Option('--interface <id>', "A or B: which direction's secrets to take from cai.config.json (§5.1)").choices(['A', 'B']))
-    .option('--example [file]', 'reproduce the worked signature example of §5.10 (default: the one shipped in fixtures/)');
+    .option(
+      '--window <seconds>',
+      'the validity window either side of now',
+      parseNonNegativeInteger,
+      SIGNATURE_WINDOW_SECONDS,
+    )
+    .addOption(
+      new Option('--interface <id>', "A or B: which direction's secrets to take from cai.config.json (§5.1)").choices([
+        'A',
+        'B',
+      ]),
+    )
+    .option(
+      '--example [file]',
+      'reproduce the worked signature example of §5.10 (default: the one shipped in fixtures/)',
+    );
   addSecretOptions(command, 'secret', 'verification secret (default: $CAI_SECRET); several = rotation overlap');
   addSecretOptions(command, 'other-secret', "the other direction's secret, to recognise a mix-up");
   command.addHelpText(

@@ -40,7 +40,10 @@ function keyOf(check: Grouped): { kind: FailureCause['kind']; key: string } {
   const shape = answerShape(answerOf(check.actual));
   if (refusedValid(check)) return { kind: 'valid-refused', key: `valid-refused\n${check.verdict}\n${shape}` };
   const area = check.id.split('-').slice(1, -1).join('-');
-  return { kind: 'same-answer', key: `same-answer\n${check.verdict}\n${area}\n${[...check.tags].sort().join(',')}\n${expectationOf(check.expected)}\n${shape}` };
+  return {
+    kind: 'same-answer',
+    key: `same-answer\n${check.verdict}\n${area}\n${[...check.tags].sort().join(',')}\n${expectationOf(check.expected)}\n${shape}`,
+  };
 }
 
 export function groupCauses(checks: readonly Grouped[]): FailureCause[] {
@@ -71,7 +74,9 @@ export function groupCauses(checks: readonly Grouped[]): FailureCause[] {
 
 function summaryOf(kind: FailureCause['kind'], first: Grouped, count: number): string {
   if (kind === 'same-answer') return `${count} ${first.tags.join(', ')} checks got the same wrong answer`;
-  return /^\d{3}\b/.test(first.actual) ? `${count} valid, correctly signed requests refused alike` : `${count} valid, correctly signed requests left unanswered alike`;
+  return /^\d{3}\b/.test(first.actual)
+    ? `${count} valid, correctly signed requests refused alike`
+    : `${count} valid, correctly signed requests left unanswered alike`;
 }
 
 export interface CauseDiagnosisInput {
@@ -84,12 +89,21 @@ export interface CauseDiagnosisInput {
  * Diagnoses each cause that refuses valid requests the way a verification does: one of its requests (the first
  * whose body the report holds whole) is sent again, signed each of the usual wrong ways.
  */
-export async function diagnoseCauses(session: Session, causes: FailureCause[], results: readonly CheckResult[], input: CauseDiagnosisInput): Promise<void> {
+export async function diagnoseCauses(
+  session: Session,
+  causes: FailureCause[],
+  results: readonly CheckResult[],
+  input: CauseDiagnosisInput,
+): Promise<void> {
   for (const cause of causes) {
     if (cause.kind !== 'valid-refused' || session.signal.aborted) continue;
     const members = results.filter((result) => cause.checks.includes(result.id));
     // The body as the report holds it: whole, and the same bytes once encoded again (no byte-order mark dropped).
-    const sample = members.find(({ exchange }) => exchange?.request.body.text !== undefined && Buffer.byteLength(exchange.request.body.text) === exchange.request.body.bytes);
+    const sample = members.find(
+      ({ exchange }) =>
+        exchange?.request.body.text !== undefined &&
+        Buffer.byteLength(exchange.request.body.text) === exchange.request.body.bytes,
+    );
     if (!sample?.exchange || !refusesValid(input.interface, sample.exchange.response?.status)) continue;
     const finding = await diagnoseSignature(session, {
       interface: input.interface,

@@ -24,14 +24,24 @@ export interface PreflightRefusal {
 }
 
 /** The diagnosis the run stops with; undefined when the refusal did not repeat (the run goes on). */
-export async function diagnosePreflight(session: Session, refusal: PreflightRefusal): Promise<RefusalDiagnosis | undefined> {
-  const finding = await diagnoseSignature(session, { interface: refusal.interface, body: refusal.body, secrets: refusal.secrets, ...(refusal.otherSecret !== undefined ? { otherSecret: refusal.otherSecret } : {}) });
+export async function diagnosePreflight(
+  session: Session,
+  refusal: PreflightRefusal,
+): Promise<RefusalDiagnosis | undefined> {
+  const finding = await diagnoseSignature(session, {
+    interface: refusal.interface,
+    body: refusal.body,
+    secrets: refusal.secrets,
+    ...(refusal.otherSecret !== undefined ? { otherSecret: refusal.otherSecret } : {}),
+  });
   if (finding === undefined) return undefined;
   const clockKnown = session.clock.offsetSeconds !== null;
   const ruledOut = [...finding.ruledOut];
   if (!finding.cause && !finding.signatureAccepted && clockKnown) {
     const offset = session.clock.offsetSeconds ?? 0;
-    ruledOut.push(`the clock (cai signed on the receiver's own, read from its Date header: ${offset >= 0 ? '+' : ''}${offset} s from cai's)`);
+    ruledOut.push(
+      `the clock (cai signed on the receiver's own, read from its Date header: ${offset >= 0 ? '+' : ''}${offset} s from cai's)`,
+    );
   }
   return {
     refused: refusal.refused,
@@ -43,21 +53,33 @@ export async function diagnosePreflight(session: Session, refusal: PreflightRefu
 }
 
 /** What can still refuse a valid request that no signing made acceptable, most likely first. */
-function remainingCauses(session: Session, iface: InterfaceId, finding: SignatureFinding, clockKnown: boolean): string[] {
+function remainingCauses(
+  session: Session,
+  iface: InterfaceId,
+  finding: SignatureFinding,
+  clockKnown: boolean,
+): string[] {
   const spec = interfaceSpec(iface);
   const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${iface === 'B' ? '§5.6' : '§4.1'}; ${optionName(spec.identityOption)})`;
   const origin =
     iface === 'B'
       ? "the origin: this machine's address is not among the platform's registered origins (§5.7)"
       : "the origin: an allow-list in front of the provider does not include this machine's address";
-  const branch = session.config.branchCode !== undefined ? ` its branch_code "${session.config.branchCode}" (${optionName('branch-code')}) or` : '';
+  const branch =
+    session.config.branchCode !== undefined
+      ? ` its branch_code "${session.config.branchCode}" (${optionName('branch-code')}) or`
+      : '';
   const documentCause = `the ${spec.documentName} itself: the provider refuses${branch} another of its fields (§2.2)`;
   if (finding.signatureAccepted) return [identity, origin, ...(iface === 'A' ? [documentCause] : [])];
   return [
     `the secret: the receiver's ${spec.secretName} is not the one cai signs with; compare the two byte for byte, for this environment (§5.1)`,
     identity,
     origin,
-    ...(clockKnown ? [] : [`the clock: the receiver sent no Date header, so cai signed on its own clock; a receiver more than ${SIGNATURE_WINDOW_SECONDS} s off refuses every request (§5.5)`]),
+    ...(clockKnown
+      ? []
+      : [
+          `the clock: the receiver sent no Date header, so cai signed on its own clock; a receiver more than ${SIGNATURE_WINDOW_SECONDS} s off refuses every request (§5.5)`,
+        ]),
     ...(iface === 'A' ? [documentCause] : []),
   ];
 }

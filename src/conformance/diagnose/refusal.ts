@@ -13,7 +13,16 @@ import { describeAnswer, type Exchange } from '../evidence.js';
 import { ProbeScope } from '../probe/scope.js';
 import type { Session } from '../probe/session.js';
 import type { SignatureFinding, SigningTrial } from './types.js';
-import { correctHeaders, FAMILY_WORDS, reserialisedCause, VARIANTS, type SignedHeaders, type SigningInput, type SigningVariant, type VariantFamily } from './variants.js';
+import {
+  correctHeaders,
+  FAMILY_WORDS,
+  reserialisedCause,
+  VARIANTS,
+  type SignedHeaders,
+  type SigningInput,
+  type SigningVariant,
+  type VariantFamily,
+} from './variants.js';
 
 /** Names the diagnostic requests in the receiver's log (`cai-conf-<run>-diagnosis-<n>` where cai makes the document). */
 export const DIAGNOSIS_SCOPE = { id: 'DIAGNOSIS' } as const;
@@ -38,7 +47,9 @@ export function answerShape(answer: string): string {
     answer
       .slice(status.length)
       .replace(/cai-conf-[\w.~-]+/g, 'ID')
-      .replace(/[A-Za-z0-9_+/=-]*\d[A-Za-z0-9_+/=-]*/g, (token) => (token.length >= 8 ? 'ID' : token.replace(/\d+/g, 'N')))
+      .replace(/[A-Za-z0-9_+/=-]*\d[A-Za-z0-9_+/=-]*/g, (token) =>
+        token.length >= 8 ? 'ID' : token.replace(/\d+/g, 'N'),
+      )
   );
 }
 
@@ -54,7 +65,8 @@ export interface RefusalInput {
 /** Any fixed time: signings are compared as they come out at the same moment. */
 const REFERENCE_SECONDS = 1_700_000_000;
 
-const accepted = (exchange: Exchange) => exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
+const accepted = (exchange: Exchange) =>
+  exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
 
 /**
  * Sends the diagnostic requests; undefined when the correct signing is accepted this time (the refusal did not
@@ -71,14 +83,28 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
     body: input.body,
   });
   const send = async (variant: string, signed: string, headers: SignedHeaders) => {
-    const exchange = await scope.send({ body: input.body, timestamp: { kind: 'literal', value: headers.timestamp }, signature: { kind: 'literal', value: headers.signature } });
-    trials.push({ variant, signed, answer: describeAnswer(exchange), ...(exchange.status !== undefined ? { status: exchange.status } : {}), accepted: accepted(exchange) });
+    const exchange = await scope.send({
+      body: input.body,
+      timestamp: { kind: 'literal', value: headers.timestamp },
+      signature: { kind: 'literal', value: headers.signature },
+    });
+    trials.push({
+      variant,
+      signed,
+      answer: describeAnswer(exchange),
+      ...(exchange.status !== undefined ? { status: exchange.status } : {}),
+      accepted: accepted(exchange),
+    });
     return exchange;
   };
 
   const control = await send('raw', 'over the raw bytes (correctly)', correctHeaders(signing()));
   if (accepted(control) || session.signal.aborted) return undefined;
-  const wrong = await send('wrong-secret', 'with a secret that is surely wrong', correctHeaders(signing(), randomBytes(24).toString('hex')));
+  const wrong = await send(
+    'wrong-secret',
+    'with a secret that is surely wrong',
+    correctHeaders(signing(), randomBytes(24).toString('hex')),
+  );
   if (session.signal.aborted) return undefined;
   if (answerShape(describeAnswer(wrong)) !== answerShape(describeAnswer(control))) {
     return { signatureAccepted: { wrongSignatureAnswer: describeAnswer(wrong) }, ruledOut: [], trials };
@@ -102,8 +128,20 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
     seen.add(key);
     const exchange = await send(variant.id, variant.signed, headers);
     if (accepted(exchange)) {
-      const alike = VARIANTS.filter((other) => other !== variant && signedAs(other.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS })) === key);
-      return { cause: { variant: variant.id, message: causeOf(variant, alike), sections: variant.sections, answer: describeAnswer(exchange) }, ruledOut: ruledOut(tried), trials };
+      const alike = VARIANTS.filter(
+        (other) =>
+          other !== variant && signedAs(other.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS })) === key,
+      );
+      return {
+        cause: {
+          variant: variant.id,
+          message: causeOf(variant, alike),
+          sections: variant.sections,
+          answer: describeAnswer(exchange),
+        },
+        ruledOut: ruledOut(tried),
+        trials,
+      };
     }
     tried.push(variant);
   }
@@ -119,7 +157,9 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
 function causeOf(variant: SigningVariant, alike: readonly SigningVariant[]): string {
   const others = alike.filter((other) => other.what !== undefined);
   if (variant.what === undefined || others.length === 0) return variant.cause;
-  return reserialisedCause(`${variant.what} (for this body, ${others.map((other) => other.short).join(' and ')} give${others.length === 1 ? 's' : ''} the same bytes)`);
+  return reserialisedCause(
+    `${variant.what} (for this body, ${others.map((other) => other.short).join(' and ')} give${others.length === 1 ? 's' : ''} the same bytes)`,
+  );
 }
 
 /** `re-serialisations of the body (json.dumps, compact, …)`, one phrase per family tried, in the order tried. */

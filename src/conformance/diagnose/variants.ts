@@ -65,7 +65,13 @@ export function reserialisedCause(what: string): string {
 }
 
 /** A variant that signs a re-serialisation of the body instead of its bytes (§5.2 forbids it in as many words). */
-function reserialised(id: string, short: string, signed: string, what: string, form: (doc: unknown) => string): SigningVariant {
+function reserialised(
+  id: string,
+  short: string,
+  signed: string,
+  what: string,
+  form: (doc: unknown) => string,
+): SigningVariant {
   return {
     id,
     family: 'body',
@@ -78,13 +84,23 @@ function reserialised(id: string, short: string, signed: string, what: string, f
       const doc = parsed(input.body);
       if (doc === undefined) return undefined;
       const timestamp = String(input.nowSeconds);
-      return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(input.secret, signedPayload(timestamp, Buffer.from(form(doc), 'utf8'))) };
+      return {
+        timestamp,
+        signature: SIGNATURE_PREFIX + hmacHex(input.secret, signedPayload(timestamp, Buffer.from(form(doc), 'utf8'))),
+      };
     },
   };
 }
 
 /** A variant that signs with another key than the secret as given. */
-function keyedWith(id: string, short: string, what: string, cause: string, sections: readonly string[], key: (input: SigningInput) => string | Uint8Array | undefined): SigningVariant {
+function keyedWith(
+  id: string,
+  short: string,
+  what: string,
+  cause: string,
+  sections: readonly string[],
+  key: (input: SigningInput) => string | Uint8Array | undefined,
+): SigningVariant {
   return {
     id,
     family: 'secret',
@@ -107,7 +123,8 @@ function hexDecoded(secret: string): Buffer | undefined {
 /** The bytes a base64 secret (optionally `whsec_`-prefixed, as Standard Webhooks writes them) decodes to. */
 function base64Decoded(secret: string): Buffer | undefined {
   const text = secret.replace(/^whsec_/, '');
-  if (hexDecoded(text) !== undefined || !/^[A-Za-z0-9+/]{22,}={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
+  if (hexDecoded(text) !== undefined || !/^[A-Za-z0-9+/]{22,}={0,2}$/.test(text) || text.length % 4 !== 0)
+    return undefined;
   return Buffer.from(text, 'base64');
 }
 
@@ -116,31 +133,76 @@ function base64Decoded(secret: string): Buffer | undefined {
  * string, the header's format, and the key.
  */
 export const VARIANTS: readonly SigningVariant[] = [
-  reserialised('python-json-dumps', "Python's json.dumps", 'json.dumps(json.loads(body))', `Python's json.dumps re-serialisation of the body (", " and ": " separators, non-ASCII as \\uXXXX)`, (doc) => asciiEscape(stringifySpaced(doc))),
-  reserialised('js-stringify', 'JSON.stringify', 'JSON.stringify(JSON.parse(body))', "JavaScript's JSON.stringify re-serialisation of the parsed body", (doc) => JSON.stringify(doc)),
-  reserialised('python-compact', "Python's compact json.dumps", 'json.dumps(json.loads(body), separators=(",", ":"))', `the compact re-serialisation of the body (Python's json.dumps with separators=(",", ":"), non-ASCII as \\uXXXX)`, (doc) => asciiEscape(JSON.stringify(doc))),
-  reserialised('sorted-keys', 'sorted keys', 'the body re-serialised with its keys sorted', 'a re-serialisation of the body with its keys sorted', (doc) => JSON.stringify(sortKeys(doc))),
-  reserialised('pretty', 'pretty-printed', 'JSON.stringify(JSON.parse(body), null, 2)', 'a pretty-printed re-serialisation of the body (2-space indent)', (doc) => JSON.stringify(doc, null, 2)),
-  reserialised('php-json-encode', "PHP's json_encode", 'json_encode(json_decode(body))', "PHP's json_encode re-serialisation of the body (\\/ and \\uXXXX escapes)", (doc) => asciiEscape(JSON.stringify(doc)).replace(/\//g, '\\/')),
+  reserialised(
+    'python-json-dumps',
+    "Python's json.dumps",
+    'json.dumps(json.loads(body))',
+    `Python's json.dumps re-serialisation of the body (", " and ": " separators, non-ASCII as \\uXXXX)`,
+    (doc) => asciiEscape(stringifySpaced(doc)),
+  ),
+  reserialised(
+    'js-stringify',
+    'JSON.stringify',
+    'JSON.stringify(JSON.parse(body))',
+    "JavaScript's JSON.stringify re-serialisation of the parsed body",
+    (doc) => JSON.stringify(doc),
+  ),
+  reserialised(
+    'python-compact',
+    "Python's compact json.dumps",
+    'json.dumps(json.loads(body), separators=(",", ":"))',
+    `the compact re-serialisation of the body (Python's json.dumps with separators=(",", ":"), non-ASCII as \\uXXXX)`,
+    (doc) => asciiEscape(JSON.stringify(doc)),
+  ),
+  reserialised(
+    'sorted-keys',
+    'sorted keys',
+    'the body re-serialised with its keys sorted',
+    'a re-serialisation of the body with its keys sorted',
+    (doc) => JSON.stringify(sortKeys(doc)),
+  ),
+  reserialised(
+    'pretty',
+    'pretty-printed',
+    'JSON.stringify(JSON.parse(body), null, 2)',
+    'a pretty-printed re-serialisation of the body (2-space indent)',
+    (doc) => JSON.stringify(doc, null, 2),
+  ),
+  reserialised(
+    'php-json-encode',
+    "PHP's json_encode",
+    'json_encode(json_decode(body))',
+    "PHP's json_encode re-serialisation of the body (\\/ and \\uXXXX escapes)",
+    (doc) => asciiEscape(JSON.stringify(doc)).replace(/\//g, '\\/'),
+  ),
   {
     id: 'body-only',
     family: 'signed-string',
     short: 'the body alone',
     signed: 'over the body alone, without the timestamp',
-    cause: 'your receiver accepts the signature computed over the body alone: the signed string is the timestamp, one literal ".", then the raw body (§5.2)',
+    cause:
+      'your receiver accepts the signature computed over the body alone: the signed string is the timestamp, one literal ".", then the raw body (§5.2)',
     sections: ['§5.2'],
-    headers: (input) => ({ timestamp: String(input.nowSeconds), signature: SIGNATURE_PREFIX + hmacHex(input.secret, input.body) }),
+    headers: (input) => ({
+      timestamp: String(input.nowSeconds),
+      signature: SIGNATURE_PREFIX + hmacHex(input.secret, input.body),
+    }),
   },
   {
     id: 'no-dot',
     family: 'signed-string',
     short: 'no dot',
     signed: 'over timestamp + body, without the dot',
-    cause: 'your receiver accepts the signature computed over timestamp + body without the dot between them: the signed string is the timestamp, one literal ".", then the raw body (§5.2)',
+    cause:
+      'your receiver accepts the signature computed over timestamp + body without the dot between them: the signed string is the timestamp, one literal ".", then the raw body (§5.2)',
     sections: ['§5.2'],
     headers(input) {
       const timestamp = String(input.nowSeconds);
-      return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(input.secret, Buffer.concat([Buffer.from(timestamp, 'utf8'), input.body])) };
+      return {
+        timestamp,
+        signature:
+          SIGNATURE_PREFIX + hmacHex(input.secret, Buffer.concat([Buffer.from(timestamp, 'utf8'), input.body])),
+      };
     },
   },
   {
@@ -148,7 +210,8 @@ export const VARIANTS: readonly SigningVariant[] = [
     family: 'signed-string',
     short: 'milliseconds',
     signed: 'with the timestamp in milliseconds (in the header and the signed string)',
-    cause: 'your receiver accepts a timestamp in milliseconds: X-CAI-Timestamp is unix seconds (§4.1, §4.2, §5.4), which it reads as a time long past (§5.5)',
+    cause:
+      'your receiver accepts a timestamp in milliseconds: X-CAI-Timestamp is unix seconds (§4.1, §4.2, §5.4), which it reads as a time long past (§5.5)',
     sections: ['§5.4', '§5.5'],
     headers(input) {
       const timestamp = String(input.nowSeconds * 1000);
@@ -160,7 +223,8 @@ export const VARIANTS: readonly SigningVariant[] = [
     family: 'header',
     short: 'uppercase hex',
     signed: 'with the signature in uppercase hex',
-    cause: 'your receiver accepts the signature only in uppercase hex: the header is sha256= followed by lowercase hexadecimal (§5.3)',
+    cause:
+      'your receiver accepts the signature only in uppercase hex: the header is sha256= followed by lowercase hexadecimal (§5.3)',
     sections: ['§5.3'],
     headers(input) {
       const { timestamp, signature } = correctHeaders(input);
@@ -172,11 +236,15 @@ export const VARIANTS: readonly SigningVariant[] = [
     family: 'header',
     short: 'base64',
     signed: 'with the signature in base64',
-    cause: 'your receiver expects the signature in base64: the header is sha256= followed by lowercase hexadecimal (§5.3)',
+    cause:
+      'your receiver expects the signature in base64: the header is sha256= followed by lowercase hexadecimal (§5.3)',
     sections: ['§5.3'],
     headers(input) {
       const { timestamp, signature } = correctHeaders(input);
-      return { timestamp, signature: SIGNATURE_PREFIX + Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex').toString('base64') };
+      return {
+        timestamp,
+        signature: SIGNATURE_PREFIX + Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex').toString('base64'),
+      };
     },
   },
   {
@@ -184,19 +252,62 @@ export const VARIANTS: readonly SigningVariant[] = [
     family: 'header',
     short: 'no sha256= prefix',
     signed: 'with the signature without its sha256= prefix',
-    cause: 'your receiver compares the signature without its sha256= prefix: the header is sha256= followed by the hex (§5.3)',
+    cause:
+      'your receiver compares the signature without its sha256= prefix: the header is sha256= followed by the hex (§5.3)',
     sections: ['§5.3'],
     headers(input) {
       const { timestamp, signature } = correctHeaders(input);
       return { timestamp, signature: signature.slice(SIGNATURE_PREFIX.length) };
     },
   },
-  keyedWith('other-direction', "the other direction's secret", "with the other direction's secret (the events secret)", "your receiver verifies with the other direction's secret: each direction has its own, and jobs are signed with the jobs secret (§5.1)", ['§5.1'], (input) => input.otherSecret),
-  keyedWith('older-secret', 'the second secret given', 'with the second secret given, not the first', 'your receiver accepts the second secret given, not the first, which signs: it does not have the new secret of the rotation yet (§5.9)', ['§5.9'], (input) => input.moreSecrets[0]),
-  keyedWith('empty-secret', 'an empty secret', 'with an empty secret', 'your receiver verifies with an empty secret: its secret is not set where it reads it (an environment variable, a file)', ['§5.1', '§5.3'], () => ''),
-  keyedWith('secret-newline', 'the secret with a newline', 'with the secret followed by a newline', "your receiver's secret ends with a newline (read from a file or an environment variable as is): the secret is the text without it", ['§5.3'], (input) => `${input.secret}\n`),
-  keyedWith('hex-decoded-secret', 'the secret hex-decoded', "with the secret's hex digits decoded to bytes", "your receiver keys the HMAC with the secret's hex digits decoded to bytes: the key is the secret's text as given, as in the worked example (§5.3, §5.10)", ['§5.3', '§5.10'], (input) => hexDecoded(input.secret)),
-  keyedWith('base64-decoded-secret', 'the secret base64-decoded', 'with the secret decoded from base64', "your receiver keys the HMAC with the secret decoded from base64: the key is the secret's text as given, as in the worked example (§5.3, §5.10)", ['§5.3', '§5.10'], (input) => base64Decoded(input.secret)),
+  keyedWith(
+    'other-direction',
+    "the other direction's secret",
+    "with the other direction's secret (the events secret)",
+    "your receiver verifies with the other direction's secret: each direction has its own, and jobs are signed with the jobs secret (§5.1)",
+    ['§5.1'],
+    (input) => input.otherSecret,
+  ),
+  keyedWith(
+    'older-secret',
+    'the second secret given',
+    'with the second secret given, not the first',
+    'your receiver accepts the second secret given, not the first, which signs: it does not have the new secret of the rotation yet (§5.9)',
+    ['§5.9'],
+    (input) => input.moreSecrets[0],
+  ),
+  keyedWith(
+    'empty-secret',
+    'an empty secret',
+    'with an empty secret',
+    'your receiver verifies with an empty secret: its secret is not set where it reads it (an environment variable, a file)',
+    ['§5.1', '§5.3'],
+    () => '',
+  ),
+  keyedWith(
+    'secret-newline',
+    'the secret with a newline',
+    'with the secret followed by a newline',
+    "your receiver's secret ends with a newline (read from a file or an environment variable as is): the secret is the text without it",
+    ['§5.3'],
+    (input) => `${input.secret}\n`,
+  ),
+  keyedWith(
+    'hex-decoded-secret',
+    'the secret hex-decoded',
+    "with the secret's hex digits decoded to bytes",
+    "your receiver keys the HMAC with the secret's hex digits decoded to bytes: the key is the secret's text as given, as in the worked example (§5.3, §5.10)",
+    ['§5.3', '§5.10'],
+    (input) => hexDecoded(input.secret),
+  ),
+  keyedWith(
+    'base64-decoded-secret',
+    'the secret base64-decoded',
+    'with the secret decoded from base64',
+    "your receiver keys the HMAC with the secret decoded from base64: the key is the secret's text as given, as in the worked example (§5.3, §5.10)",
+    ['§5.3', '§5.10'],
+    (input) => base64Decoded(input.secret),
+  ),
 ];
 
 /** The families in words, for what the refused signings rule out. */

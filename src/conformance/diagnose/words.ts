@@ -24,19 +24,32 @@ export function diagnosisBlock(diagnosis: RefusalDiagnosis, iface: InterfaceId):
       : `valid, correctly signed ${name}s are refused, however cai signs them: ${notRun}`;
   const rows: [string, string][] = [];
   if (diagnosis.cause) rows.push(['cause', diagnosis.cause.message]);
-  rows.push(['refused', `a valid ${name} signed over its raw bytes got ${diagnosis.refused.actual} (expected ${diagnosis.refused.expected})`]);
+  rows.push([
+    'refused',
+    `a valid ${name} signed over its raw bytes got ${diagnosis.refused.actual} (expected ${diagnosis.refused.expected})`,
+  ]);
   rows.push(...findingRows(diagnosis, name));
   diagnosis.remaining.forEach((cause, index) => rows.push([index === 0 ? 'likely' : '', cause]));
   if (!diagnosis.cause && diagnosis.ruledOut.length > 0) rows.push(['excluded', diagnosis.ruledOut.join('; ')]);
-  rows.push(['requests', `${diagnosis.trials.length} diagnostic requests, the same ${name} signed each way (${optionName('json')} lists them)`]);
+  rows.push([
+    'requests',
+    `${diagnosis.trials.length} diagnostic requests, the same ${name} signed each way (${optionName('json')} lists them)`,
+  ]);
   return { title, rows };
 }
 
 /** What signing it differently showed: the signing accepted, or the answer that tells a wrong signature apart. */
 function findingRows(finding: SignatureFinding, name: string): [string, string][] {
   const accepted = finding.cause ? finding.trials.find((trial) => trial.variant === finding.cause?.variant) : undefined;
-  if (accepted && finding.cause) return [['accepted', `the same ${name} signed ${accepted.signed}: ${finding.cause.answer}`]];
-  if (finding.signatureAccepted) return [['note', `a wrong signature gets another answer (${finding.signatureAccepted.wrongSignatureAnswer}): the signature is not what is refused`]];
+  if (accepted && finding.cause)
+    return [['accepted', `the same ${name} signed ${accepted.signed}: ${finding.cause.answer}`]];
+  if (finding.signatureAccepted)
+    return [
+      [
+        'note',
+        `a wrong signature gets another answer (${finding.signatureAccepted.wrongSignatureAnswer}): the signature is not what is refused`,
+      ],
+    ];
   return [];
 }
 

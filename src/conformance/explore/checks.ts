@@ -15,7 +15,12 @@ import type { Exploration, Shrunk } from './receiver.js';
 import { explorationOf, stateCheckId } from './setup.js';
 
 /** The former ids of the generated checks each relation took over (waivers and selections that name them still match). */
-const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = { accept: 'GEN-001', repeat: 'GEN-002', schema: 'GEN-003', answer: 'GEN-004' };
+const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = {
+  accept: 'GEN-001',
+  repeat: 'GEN-002',
+  schema: 'GEN-003',
+  answer: 'GEN-004',
+};
 
 /** The phase of this run: started by the first of its checks, shared by the others. */
 async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Exploration | undefined> {
@@ -23,13 +28,22 @@ async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Ex
   if (!setup) return undefined;
   return scope.session.once(`explore-${receiver.interface}`, async () => {
     const { exploreReceiver } = await import('./receiver.js');
-    const relations = new Set(receiverRelations(receiver.interface).map((relation) => relation.id as ReceiverRelationId));
+    const relations = new Set(
+      receiverRelations(receiver.interface).map((relation) => relation.id as ReceiverRelationId),
+    );
     const { config } = scope.session;
     const callbackUrl = scope.session.callback?.backgroundUrl('state') ?? 'https://callback.invalid/cai-conformance';
     return exploreReceiver({
       session: scope.session,
       setup,
-      context: { interface: receiver.interface, draft: { ...(config.leadId !== undefined && receiver.spec.document === 'event' ? { leadId: config.leadId } : {}), ...(config.branchCode !== undefined ? { branchCode: config.branchCode } : {}), callbackUrl } },
+      context: {
+        interface: receiver.interface,
+        draft: {
+          ...(config.leadId !== undefined && receiver.spec.document === 'event' ? { leadId: config.leadId } : {}),
+          ...(config.branchCode !== undefined ? { branchCode: config.branchCode } : {}),
+          callbackUrl,
+        },
+      },
       textField: receiver.textField,
       relations,
     });
@@ -46,7 +60,10 @@ function conversationLines(shrunk: Shrunk): string[] {
 }
 
 function runNote(exploration: Exploration): string {
-  const how = exploration.replayed !== undefined ? `replayed one conversation (${exploration.seed}:${exploration.replayed})` : `${exploration.conversations} conversations, ${exploration.requests} requests in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+  const how =
+    exploration.replayed !== undefined
+      ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
+      : `${exploration.conversations} conversations, ${exploration.requests} requests in ${(exploration.durationMs / 1000).toFixed(1)} s`;
   return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
 }
 
@@ -62,22 +79,39 @@ export function judgeRelation(relation: Relation, exploration: Exploration | und
     const actual = `step ${shrunk.breach.step} of ${Math.max(shrunk.steps.length, shrunk.breach.step)}: expected ${shrunk.breach.expected}; got ${shrunk.breach.actual}${seen}`;
     const exchanges = shrunk.steps.flatMap((step) => step.exchanges).slice(-20);
     return {
-      ...failed(relation.title, actual, { exchanges }, [`the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}:`, ...steps, ...notes]),
+      ...failed(relation.title, actual, { exchanges }, [
+        `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}:`,
+        ...steps,
+        ...notes,
+      ]),
       runAgain: true,
       ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}),
     };
   }
   const evidence = exploration.evidence[id] ?? 0;
-  if (evidence === 0) return notJudged(exploration.replayed !== undefined ? 'the replayed conversation did not bear on it' : 'no generated request bore on it');
-  return passed(relation.title, `${evidence} request${evidence === 1 ? '' : 's'} bore on it, each answered as the model allows`, notes);
+  if (evidence === 0)
+    return notJudged(
+      exploration.replayed !== undefined
+        ? 'the replayed conversation did not bear on it'
+        : 'no generated request bore on it',
+    );
+  return passed(
+    relation.title,
+    `${evidence} request${evidence === 1 ? '' : 's'} bore on it, each answered as the model allows`,
+    notes,
+  );
 }
 
 function stateChecks(receiver: Receiver): ReceiverCheck[] {
   return receiverRelations(receiver.interface).map((relation, index) => {
     const former = FORMER_IDS[relation.id as ReceiverRelationId];
     return defineCheck<{ exploration?: Exploration }>({
-      id: stateCheckId(receiver.interface, index), interface: receiver.interface, level: relation.level, sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
-      clauses: relation.clauses, tags: ['state', ...relation.tags],
+      id: stateCheckId(receiver.interface, index),
+      interface: receiver.interface,
+      level: relation.level,
+      sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
+      clauses: relation.clauses,
+      tags: ['state', ...relation.tags],
       ...(former ? { aliases: [`${receiver.interface}-${former}`] } : {}),
       title: `generated conversations: ${relation.title}`,
       exclusive: true,

@@ -111,7 +111,9 @@ export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<Re
     case 'wrong-secret':
       return { signature: { kind: 'wrong-secret', secret: `not-the-secret-${scope.eventId()}` } };
     case 'other-body':
-      return { signature: { kind: 'other-body', body: compact({ ...doc, event_id: `${String(doc.event_id)}-other` }) } };
+      return {
+        signature: { kind: 'other-body', body: compact({ ...doc, event_id: `${String(doc.event_id)}-other` }) },
+      };
     case 'stale':
       return { timestamp: { kind: 'now', shiftSeconds: -360 } };
     case 'future':
@@ -125,7 +127,12 @@ export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<Re
     case 'other-identity':
       return { identity: { kind: 'value', value: `${identity}-other` } };
     case 'identity-case': {
-      const other = identity.toUpperCase() !== identity ? identity.toUpperCase() : identity.toLowerCase() !== identity ? identity.toLowerCase() : `${identity}X`;
+      const other =
+        identity.toUpperCase() !== identity
+          ? identity.toUpperCase()
+          : identity.toLowerCase() !== identity
+            ? identity.toLowerCase()
+            : `${identity}X`;
       return { identity: { kind: 'value', value: other } };
     }
     case 'no-identity':

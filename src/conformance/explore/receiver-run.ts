@@ -17,7 +17,17 @@ import type { RequestRecipe } from '../probe/recipe.js';
 import { ProbeScope } from '../probe/scope.js';
 import type { Session } from '../probe/session.js';
 import { answerOf, undecidedWhy } from '../probe/verdict.js';
-import { bodyIn, documentName, forge, FORGERY_TEXT, FORM_TEXT, malformedBody, MALFORMED_TEXT, transformed, TRANSFORM_TEXT } from './receiver-requests.js';
+import {
+  bodyIn,
+  documentName,
+  forge,
+  FORGERY_TEXT,
+  FORM_TEXT,
+  malformedBody,
+  MALFORMED_TEXT,
+  transformed,
+  TRANSFORM_TEXT,
+} from './receiver-requests.js';
 import type { IdChoice, SingleStep, Step } from './receiver-steps.js';
 
 /** Documents of a crowd sent at once (as many as the named checks' concurrent repeats). */
@@ -99,18 +109,36 @@ export class ConversationRunner {
     if (step.kind === 'crowd') {
       record.text = `${step.count} other new documents, ${CROWD_WAVE} at once`;
       for (let sent = 0; sent < step.count && !this.options.session.signal.aborted; sent += CROWD_WAVE) {
-        const wave = Array.from({ length: Math.min(CROWD_WAVE, step.count - sent) }, () => ({ body: compact(materialise(step.draft, this.scope.eventId())) }));
+        const wave = Array.from({ length: Math.min(CROWD_WAVE, step.count - sent) }, () => ({
+          body: compact(materialise(step.draft, this.scope.eventId())),
+        }));
         const exchanges = await this.scope.sendAll(wave);
-        record.exchanges.push(...exchanges.filter((exchange) => breachesOf((exchange.expected as Expectation).terms, answerOf(exchange), { level: 'must' }).length > 0).slice(0, 2));
+        record.exchanges.push(
+          ...exchanges
+            .filter(
+              (exchange) =>
+                breachesOf((exchange.expected as Expectation).terms, answerOf(exchange), { level: 'must' }).length > 0,
+            )
+            .slice(0, 2),
+        );
         this.result.requests += exchanges.length;
         this.judge(place, exchanges, { learn: false });
       }
       return;
     }
     const built = step.kind === 'together' ? step.steps.map((each) => this.build(each)) : [this.build(step)];
-    const recipes = step.kind === 'burst' ? Array.from({ length: step.copies }, () => (built[0] as Built).recipe) : built.map((each) => each.recipe);
-    record.text = step.kind === 'burst' ? `${step.copies} copies at once of: ${(built[0] as Built).text}` : step.kind === 'together' ? `at once: ${built.map((each) => each.text).join('; ')}` : (built[0] as Built).text;
-    const exchanges = recipes.length === 1 ? [await this.scope.send(recipes[0] as RequestRecipe)] : await this.scope.sendAll(recipes);
+    const recipes =
+      step.kind === 'burst'
+        ? Array.from({ length: step.copies }, () => (built[0] as Built).recipe)
+        : built.map((each) => each.recipe);
+    record.text =
+      step.kind === 'burst'
+        ? `${step.copies} copies at once of: ${(built[0] as Built).text}`
+        : step.kind === 'together'
+          ? `at once: ${built.map((each) => each.text).join('; ')}`
+          : (built[0] as Built).text;
+    const exchanges =
+      recipes.length === 1 ? [await this.scope.send(recipes[0] as RequestRecipe)] : await this.scope.sendAll(recipes);
     record.exchanges = exchanges;
     this.result.requests += exchanges.length;
     this.judge(place, exchanges);
@@ -123,19 +151,43 @@ export class ConversationRunner {
       const expected = exchange.expected as Expectation;
       const id = expected.facts.eventId;
       const wasRefused = id !== undefined && this.refused.has(id);
-      for (const relation of bearsOn(expected, wasRefused)) this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
+      for (const relation of bearsOn(expected, wasRefused))
+        this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
       if (undecidedWhy(exchange) === undefined) {
-        for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' })) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
+        for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' }))
+          breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
       }
       for (const limited of exchange.honoured429 ?? []) {
-        const breach = breachesOf([retryAfterTerm()], { status: 429, headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {}, body: Buffer.alloc(0) })[0];
-        if (breach) breaches.push({ relation: 'answer', step: place, expected: breach.expected, actual: breach.actual, clauses: breach.clauses });
+        const breach = breachesOf([retryAfterTerm()], {
+          status: 429,
+          headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {},
+          body: Buffer.alloc(0),
+        })[0];
+        if (breach)
+          breaches.push({
+            relation: 'answer',
+            step: place,
+            expected: breach.expected,
+            actual: breach.actual,
+            clauses: breach.clauses,
+          });
       }
       if (options.learn !== false) this.learn(id, expected, exchange, place);
     }
     for (const group of sameIdGroups(exchanges)) {
-      const breach = concurrentBreach(this.scope.session.config.interface, group.map((exchange) => exchange.expected as Expectation), group.map(answerOf));
-      if (breach !== undefined) breaches.push({ relation: 'repeat', step: place, expected: 'of deliveries of one event_id at once, exactly one new (one acknowledgment)', actual: breach, clauses: ['§6.1-2', '§6.1-3', '§2.2-5'] });
+      const breach = concurrentBreach(
+        this.scope.session.config.interface,
+        group.map((exchange) => exchange.expected as Expectation),
+        group.map(answerOf),
+      );
+      if (breach !== undefined)
+        breaches.push({
+          relation: 'repeat',
+          step: place,
+          expected: 'of deliveries of one event_id at once, exactly one new (one acknowledgment)',
+          actual: breach,
+          clauses: ['§6.1-2', '§6.1-3', '§2.2-5'],
+        });
     }
     this.result.breaches.push(...breaches);
     const hunted = breaches.find((breach) => this.options.stopAt?.has(breach.relation));
@@ -153,10 +205,18 @@ export class ConversationRunner {
   private idOf(choice: IdChoice): { id: string; said: string } {
     if (choice.kind === 'builtin') {
       this.mayBeKnown(choice.name);
-      return { id: choice.name, said: `the event_id ${JSON.stringify(choice.name)} (a name objects have before anything is stored)` };
+      return {
+        id: choice.name,
+        said: `the event_id ${JSON.stringify(choice.name)} (a name objects have before anything is stored)`,
+      };
     }
     // A slot below 0 counts from the last id used (the fixed conversations name "the one just refused" so).
-    const place = choice.kind === 'fresh' ? 0 : choice.slot < 0 ? this.known.length + choice.slot : choice.slot % Math.max(1, this.known.length);
+    const place =
+      choice.kind === 'fresh'
+        ? 0
+        : choice.slot < 0
+          ? this.known.length + choice.slot
+          : choice.slot % Math.max(1, this.known.length);
     const earlier = choice.kind !== 'fresh' ? this.known[place] : undefined;
     if (choice.kind === 'fresh' || earlier === undefined) {
       const fresh = this.scope.eventId();
@@ -183,27 +243,51 @@ export class ConversationRunner {
         const { wire } = step;
         const recipe: RequestRecipe = {
           body: bodyIn(doc, wire.form, this.options.textField),
-          ...(wire.chunked ? { chunked: true, ...(wire.wholeCharacters ? { chunkCut: 'between-characters' as const } : {}) } : {}),
+          ...(wire.chunked
+            ? { chunked: true, ...(wire.wholeCharacters ? { chunkCut: 'between-characters' as const } : {}) }
+            : {}),
           ...(wire.charset ? { contentType: 'application/json; charset=utf-8' } : {}),
           ...(wire.secret > 0 ? { signature: { kind: 'rotation', index: wire.secret } } : {}),
         };
-        const how = [wire.form !== 'compact' ? FORM_TEXT[wire.form] : '', wire.chunked ? 'chunked' : '', wire.charset ? 'charset=utf-8' : '', wire.secret > 0 && this.scope.session.config.secrets.length > 1 ? `signed with secret ${(wire.secret % this.scope.session.config.secrets.length) + 1}` : ''].filter(Boolean);
+        const how = [
+          wire.form !== 'compact' ? FORM_TEXT[wire.form] : '',
+          wire.chunked ? 'chunked' : '',
+          wire.charset ? 'charset=utf-8' : '',
+          wire.secret > 0 && this.scope.session.config.secrets.length > 1
+            ? `signed with secret ${(wire.secret % this.scope.session.config.secrets.length) + 1}`
+            : '',
+        ].filter(Boolean);
         return { recipe, text: `${what}, ${said}${how.length ? ` (${how.join(', ')})` : ''}` };
       }
       case 'invalid': {
         // A change of the event_id itself keeps the document's own; any other change carries the chosen one.
         const body = compact(step.draft.id ? doc : materialise(step.draft, id));
-        return { recipe: { body }, text: `${what.replace(/^an? /, 'an invalid ')} (${step.draft.mutation ?? 'changed'}), ${step.draft.id ? said : 'its own event_id'}` };
+        return {
+          recipe: { body },
+          text: `${what.replace(/^an? /, 'an invalid ')} (${step.draft.mutation ?? 'changed'}), ${step.draft.id ? said : 'its own event_id'}`,
+        };
       }
       case 'malformed':
-        return { recipe: { body: malformedBody(compact(doc), step.how, step.at) }, text: `${what}, ${said}, its body ${MALFORMED_TEXT[step.how]}` };
+        return {
+          recipe: { body: malformedBody(compact(doc), step.how, step.at) },
+          text: `${what}, ${said}, its body ${MALFORMED_TEXT[step.how]}`,
+        };
       case 'forged':
-        return { recipe: { body: compact(doc), ...forge(step.forgery, this.scope, doc) }, text: `${what}, ${said}, ${FORGERY_TEXT[step.forgery]}` };
+        return {
+          recipe: { body: compact(doc), ...forge(step.forgery, this.scope, doc) },
+          text: `${what}, ${said}, ${FORGERY_TEXT[step.forgery]}`,
+        };
       case 'oversize': {
         const size = MAX_BODY_BYTES + 1 + (id.length % 64);
         // Over the limit in bytes as sent, whatever makes it so: a long text, or white space around a small document.
-        const body = step.padding === 'whitespace' ? Buffer.concat([compact(doc), Buffer.alloc(Math.max(0, size - compact(doc).length), ' ')]) : bodyOfSize(doc, this.options.textField, size);
-        return { recipe: { body }, text: `${what} of ${body.length} bytes (over 256 KB${step.padding === 'whitespace' ? ', most of them white space after the JSON' : ''}), ${said}` };
+        const body =
+          step.padding === 'whitespace'
+            ? Buffer.concat([compact(doc), Buffer.alloc(Math.max(0, size - compact(doc).length), ' ')])
+            : bodyOfSize(doc, this.options.textField, size);
+        return {
+          recipe: { body },
+          text: `${what} of ${body.length} bytes (over 256 KB${step.padding === 'whitespace' ? ', most of them white space after the JSON' : ''}), ${said}`,
+        };
       }
       case 'burst':
         return { recipe: { body: compact(doc) }, text: `${what}, ${said}` };
@@ -233,7 +317,13 @@ function bearsOn(expected: Expectation, wasRefused: boolean): ReceiverRelationId
 }
 
 /** The relation a breached term belongs to, for a request where it stood. */
-function toRelation(breach: Breach, expected: Expectation, wasRefused: boolean, step: number, exchange: Exchange): RelationBreach {
+function toRelation(
+  breach: Breach,
+  expected: Expectation,
+  wasRefused: boolean,
+  step: number,
+  exchange: Exchange,
+): RelationBreach {
   const relation = relationOf(breach, expected, wasRefused);
   const actual = breach.term === 'outcome' ? describeAnswer(exchange) : breach.actual;
   return { relation, step, expected: breach.expected, actual, clauses: breach.clauses };
@@ -272,9 +362,13 @@ function sameIdGroups(exchanges: readonly Exchange[]): Exchange[][] {
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -16,8 +16,23 @@ import { text } from '../generate/values.js';
 
 /** How a new event_id is made from an earlier one: what an identifier comparison that is not exact conflates. */
 export const ID_TRANSFORMS = [
-  'upper-case', 'lower-case', 'first-letter-case', 'decomposed', 'composed', 'leading-space', 'trailing-space', 'inner-space', 'one-more-character',
-  'one-less-character', 'same-first-64', 'zero-padded-number', 'hyphen-for-underscore', 'percent-encoded', 'zero-width-space', 'full-width', 'tab-for-space',
+  'upper-case',
+  'lower-case',
+  'first-letter-case',
+  'decomposed',
+  'composed',
+  'leading-space',
+  'trailing-space',
+  'inner-space',
+  'one-more-character',
+  'one-less-character',
+  'same-first-64',
+  'zero-padded-number',
+  'hyphen-for-underscore',
+  'percent-encoded',
+  'zero-width-space',
+  'full-width',
+  'tab-for-space',
 ] as const;
 export type IdTransform = (typeof ID_TRANSFORMS)[number];
 
@@ -35,7 +50,17 @@ export type IdChoice =
   | { kind: 'builtin'; name: BuiltinName };
 
 /** Names that plain objects, dictionaries and maps of common languages have before anything is stored in them. */
-export const BUILTIN_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__class__', '__dict__', 'length'] as const;
+export const BUILTIN_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'prototype',
+  '__class__',
+  '__dict__',
+  'length',
+] as const;
 export type BuiltinName = (typeof BUILTIN_NAMES)[number];
 
 /** How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. */
@@ -47,12 +72,36 @@ export type BodyForm = (typeof BODY_FORMS)[number];
  * many, the quotes or keys of another syntax, a byte order mark, bytes that are not UTF-8, a value that is not an
  * object, nothing at all.
  */
-export const MALFORMED = ['cut-short', 'trailing-comma', 'single-quotes', 'unquoted-key', 'byte-order-mark', 'not-utf8', 'array', 'string', 'number', 'null', 'empty', 'comment', 'nan'] as const;
+export const MALFORMED = [
+  'cut-short',
+  'trailing-comma',
+  'single-quotes',
+  'unquoted-key',
+  'byte-order-mark',
+  'not-utf8',
+  'array',
+  'string',
+  'number',
+  'null',
+  'empty',
+  'comment',
+  'nan',
+] as const;
 export type Malformed = (typeof MALFORMED)[number];
 
 /** What is wrong with a request's credentials (§5, §4.1, §4.2). */
 export const FORGERIES = [
-  'wrong-secret', 'other-body', 'stale', 'future', 'no-signature', 'no-timestamp', 'milliseconds', 'other-identity', 'identity-case', 'no-identity', 'damaged-digest',
+  'wrong-secret',
+  'other-body',
+  'stale',
+  'future',
+  'no-signature',
+  'no-timestamp',
+  'milliseconds',
+  'other-identity',
+  'identity-case',
+  'no-identity',
+  'damaged-digest',
 ] as const;
 export type Forgery = (typeof FORGERIES)[number];
 
@@ -93,19 +142,32 @@ const slot = fc.nat({ max: 63 });
 
 const idShape: fc.Arbitrary<IdShape> = fc.record({
   tail: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: text(90) }),
-  length: fc.oneof({ weight: 3, arbitrary: fc.constant<IdShape['length']>('natural') }, { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') }),
+  length: fc.oneof(
+    { weight: 3, arbitrary: fc.constant<IdShape['length']>('natural') },
+    { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') },
+  ),
 });
 
 const freshId: fc.Arbitrary<IdChoice> = idShape.map((shape) => ({ kind: 'fresh', shape }));
 const earlierId: fc.Arbitrary<IdChoice> = slot.map((place) => ({ kind: 'earlier', slot: place }));
-const nearId: fc.Arbitrary<IdChoice> = fc.tuple(slot, fc.constantFrom(...ID_TRANSFORMS)).map(([place, transform]) => ({ kind: 'near', slot: place, transform }));
+const nearId: fc.Arbitrary<IdChoice> = fc
+  .tuple(slot, fc.constantFrom(...ID_TRANSFORMS))
+  .map(([place, transform]) => ({ kind: 'near', slot: place, transform }));
 const builtinId: fc.Arbitrary<IdChoice> = fc.constantFrom(...BUILTIN_NAMES).map((name) => ({ kind: 'builtin', name }));
 
 /** New ids most of the time, earlier ones and close ones often enough that repeats and near misses are common. */
-const anyId = fc.oneof({ weight: 8, arbitrary: freshId }, { weight: 6, arbitrary: earlierId }, { weight: 4, arbitrary: nearId }, { weight: 1, arbitrary: builtinId });
+const anyId = fc.oneof(
+  { weight: 8, arbitrary: freshId },
+  { weight: 6, arbitrary: earlierId },
+  { weight: 4, arbitrary: nearId },
+  { weight: 1, arbitrary: builtinId },
+);
 
 const wire: fc.Arbitrary<Wire> = fc.record({
-  form: fc.oneof({ weight: 4, arbitrary: fc.constant<BodyForm>('compact') }, { weight: 3, arbitrary: fc.constantFrom(...BODY_FORMS) }),
+  form: fc.oneof(
+    { weight: 4, arbitrary: fc.constant<BodyForm>('compact') },
+    { weight: 3, arbitrary: fc.constantFrom(...BODY_FORMS) },
+  ),
   chunked: fc.boolean(),
   charset: fc.boolean(),
   secret: fc.nat({ max: 7 }),
@@ -116,14 +178,33 @@ export function stepArbitraries(context: StepContext, options: { sizeLimit: bool
   const valid = validDraft(context.interface, context.draft);
   const invalid = invalidDraft(context.interface, context.draft);
   const send = fc.record({ draft: valid, id: anyId, wire }).map((step): Step => ({ kind: 'send', ...step }));
-  const refused = fc.record({ draft: invalid, id: fc.oneof(freshId, earlierId) }).map((step): Step => ({ kind: 'invalid', ...step }));
-  const forged = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), forgery: fc.constantFrom(...FORGERIES) }).map((step): Step => ({ kind: 'forged', ...step }));
-  const malformed = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), how: fc.constantFrom(...MALFORMED), at: fc.integer({ min: 1, max: 999 }) }).map((step): Step => ({ kind: 'malformed', ...step }));
-  const burst = fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), copies: fc.integer({ min: 2, max: 6 }) }).map((step): Step => ({ kind: 'burst', ...step }));
-  const together = fc.array(fc.oneof(send, forged, refused), { minLength: 2, maxLength: 3 }).map((steps): Step => ({ kind: 'together', steps: steps as SingleStep[] }));
+  const refused = fc
+    .record({ draft: invalid, id: fc.oneof(freshId, earlierId) })
+    .map((step): Step => ({ kind: 'invalid', ...step }));
+  const forged = fc
+    .record({ draft: valid, id: fc.oneof(freshId, earlierId), forgery: fc.constantFrom(...FORGERIES) })
+    .map((step): Step => ({ kind: 'forged', ...step }));
+  const malformed = fc
+    .record({
+      draft: valid,
+      id: fc.oneof(freshId, earlierId),
+      how: fc.constantFrom(...MALFORMED),
+      at: fc.integer({ min: 1, max: 999 }),
+    })
+    .map((step): Step => ({ kind: 'malformed', ...step }));
+  const burst = fc
+    .record({ draft: valid, id: fc.oneof(freshId, earlierId), copies: fc.integer({ min: 2, max: 6 }) })
+    .map((step): Step => ({ kind: 'burst', ...step }));
+  const together = fc
+    .array(fc.oneof(send, forged, refused), { minLength: 2, maxLength: 3 })
+    .map((steps): Step => ({ kind: 'together', steps: steps as SingleStep[] }));
   // A memory of repeats bounded by time (a cache's time-to-live) forgets within seconds; by count, within hundreds.
-  const pause = fc.oneof(fc.integer({ min: 100, max: 1_500 }), fc.integer({ min: 3_000, max: 6_000 })).map((ms): Step => ({ kind: 'pause', ms }));
-  const crowd = fc.record({ draft: valid, count: fc.integer({ min: 70, max: 160 }) }).map((step): Step => ({ kind: 'crowd', ...step }));
+  const pause = fc
+    .oneof(fc.integer({ min: 100, max: 1_500 }), fc.integer({ min: 3_000, max: 6_000 }))
+    .map((ms): Step => ({ kind: 'pause', ms }));
+  const crowd = fc
+    .record({ draft: valid, count: fc.integer({ min: 70, max: 160 }) })
+    .map((step): Step => ({ kind: 'crowd', ...step }));
   const weighted: { weight: number; arbitrary: fc.Arbitrary<Step> }[] = [
     { weight: 10, arbitrary: send },
     { weight: 4, arbitrary: refused },
@@ -134,6 +215,12 @@ export function stepArbitraries(context: StepContext, options: { sizeLimit: bool
     { weight: 1, arbitrary: pause },
     { weight: 1, arbitrary: crowd },
   ];
-  if (options.sizeLimit) weighted.push({ weight: 1, arbitrary: fc.record({ draft: valid, id: fc.oneof(freshId, earlierId), padding: fc.constantFrom('text', 'whitespace') }).map((step): Step => ({ kind: 'oversize', ...step })) });
+  if (options.sizeLimit)
+    weighted.push({
+      weight: 1,
+      arbitrary: fc
+        .record({ draft: valid, id: fc.oneof(freshId, earlierId), padding: fc.constantFrom('text', 'whitespace') })
+        .map((step): Step => ({ kind: 'oversize', ...step })),
+    });
   return [fc.oneof(...weighted)];
 }

@@ -18,7 +18,13 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import type { PhaseExploration } from '../evidence.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../pool.js';
-import { ConversationRunner, RelationBroken, type Conversation, type RelationBreach, type StepRecord } from './receiver-run.js';
+import {
+  ConversationRunner,
+  RelationBroken,
+  type Conversation,
+  type RelationBreach,
+  type StepRecord,
+} from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
 import { ID_TRANSFORMS, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
@@ -88,7 +94,9 @@ const CROWD_BEFORE_REPEAT = 110;
 function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): Step[] {
   const drawn = fc.sample(stepArbitraries(context, { sizeLimit })[0] as fc.Arbitrary<Step>, { seed, numRuns: 200 });
   const send = drawn.find((step): step is Extract<Step, { kind: 'send' }> => step.kind === 'send');
-  const invalid = drawn.find((step): step is Extract<Step, { kind: 'invalid' }> => step.kind === 'invalid' && step.draft.id !== undefined);
+  const invalid = drawn.find(
+    (step): step is Extract<Step, { kind: 'invalid' }> => step.kind === 'invalid' && step.draft.id !== undefined,
+  );
   if (!send) return [];
   const fresh = { kind: 'fresh', shape: { tail: '', length: 'natural' } } as const;
   const plain = { ...send, wire: { form: 'compact' as const, chunked: false, charset: false, secret: 0 } };
@@ -106,17 +114,43 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     { ...plain, id: justUsed },
     ...ID_TRANSFORMS.map((transform): Step => ({ ...plain, id: { kind: 'near', slot: 0, transform } })),
     // An invalid document's id, then a valid one with it: new (no trace).
-    ...(invalid ? [{ ...invalid, id: fresh }, { ...plain, id: justUsed }] : []),
-    ...REQUIRED_NULLS[context.interface].map((path): Step => ({ kind: 'invalid', draft: applyChange(plain.draft, { path, value: null, why: `${path} given as null` }), id: fresh })),
+    ...(invalid
+      ? [
+          { ...invalid, id: fresh },
+          { ...plain, id: justUsed },
+        ]
+      : []),
+    ...REQUIRED_NULLS[context.interface].map(
+      (path): Step => ({
+        kind: 'invalid',
+        draft: applyChange(plain.draft, { path, value: null, why: `${path} given as null` }),
+        id: fresh,
+      }),
+    ),
     // Chunked, its chunks meeting between characters: a receiver that takes it has chosen to read chunked bodies
     // (the model holds it to that). Then cut inside a character of several bytes (probe/session.ts), a moment apart.
-    { ...plain, id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } }, wire: { ...plain.wire, chunked: true, wholeCharacters: true } },
-    { ...plain, id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } }, wire: { ...plain.wire, chunked: true } },
-    ...(['constructor', '__proto__', 'toString'] as const).map((name): Step => ({ ...plain, id: { kind: 'builtin', name } })),
+    {
+      ...plain,
+      id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } },
+      wire: { ...plain.wire, chunked: true, wholeCharacters: true },
+    },
+    {
+      ...plain,
+      id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } },
+      wire: { ...plain.wire, chunked: true },
+    },
+    ...(['constructor', '__proto__', 'toString'] as const).map(
+      (name): Step => ({ ...plain, id: { kind: 'builtin', name } }),
+    ),
     { kind: 'burst', draft: plain.draft, id: fresh, copies: 3 },
     { kind: 'crowd', draft: plain.draft, count: CROWD_BEFORE_REPEAT },
     { ...plain, id: first },
-    ...(sizeLimit ? [{ kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const }, { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const }] : []),
+    ...(sizeLimit
+      ? [
+          { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const },
+          { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const },
+        ]
+      : []),
   ];
 }
 
@@ -126,47 +160,76 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
   // fast-check shrinks only the commands that ran; replaying a shrunk conversation needs its replay path as well.
   const [path, replayPath] = (setup.path ?? '').split('~');
-  const conversationsArb = fc.commands(stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))), {
-    maxCommands: setup.maxSteps,
-    ...(replayPath ? { replayPath } : {}),
-  }) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
-  const exploration: Exploration = { seed: setup.seed, conversations: 0, requests: 0, durationMs: 0, evidence: {}, failures: {}, timedOut: false };
+  const conversationsArb = fc.commands(
+    stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))),
+    {
+      maxCommands: setup.maxSteps,
+      ...(replayPath ? { replayPath } : {}),
+    },
+  ) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+  const exploration: Exploration = {
+    seed: setup.seed,
+    conversations: 0,
+    requests: 0,
+    durationMs: 0,
+    evidence: {},
+    failures: {},
+    timedOut: false,
+  };
   let names = 0;
-  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => new ConversationRunner({ session, name: `${context.interface}-STATE-c${(names += 1)}`, textField: target.textField, ...(stopAt ? { stopAt } : {}) });
+  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>) =>
+    new ConversationRunner({
+      session,
+      name: `${context.interface}-STATE-c${(names += 1)}`,
+      textField: target.textField,
+      ...(stopAt ? { stopAt } : {}),
+    });
   const tally = (conversation: Conversation) => {
     exploration.conversations += 1;
     exploration.requests += conversation.requests;
-    for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][]) exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
+    for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][])
+      exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
   };
   const firstBroken = new Map<ReceiverRelationId, { index: number; breach: RelationBreach }>();
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
-    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, { index: -1, path: path ?? '' });
+    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, {
+      index: -1,
+      path: path ?? '',
+    });
     exploration.durationMs = Date.now() - started;
     return exploration;
   }
 
   // 1. Explore: the coverage conversation, then the drawn ones, until the budget is spent.
   const drawn = fc.sample(conversationsArb, { seed: setup.seed, numRuns: setup.maxConversations });
-  const conversations: { index: number; steps: Step[] }[] = [{ index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) }, ...drawn.map((commands, index) => ({ index, steps: stepsOf(commands) }))];
+  const conversations: { index: number; steps: Step[] }[] = [
+    { index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) },
+    ...drawn.map((commands, index) => ({ index, steps: stepsOf(commands) })),
+  ];
   const deadline = started + setup.timeLimitMs;
   const spent = () => exploration.requests >= setup.requests || Date.now() >= deadline || session.signal.aborted;
-  await pool(conversations, setup.concurrency, async ({ index, steps }) => {
-    const conversation = runner();
-    for (const step of steps) {
-      if (session.signal.aborted) break;
-      await conversation.run(step);
-    }
-    tally(conversation.result);
-    // The first drawn conversation that breaks a relation is shrunk (fast-check's path replays it); the coverage
-    // conversation, which fast-check did not draw, stands only where no drawn one breaks it.
-    for (const breach of conversation.result.breaches) {
-      const known = firstBroken.get(breach.relation);
-      const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
-      if (target.relations.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
-    }
-  }, spent);
+  await pool(
+    conversations,
+    setup.concurrency,
+    async ({ index, steps }) => {
+      const conversation = runner();
+      for (const step of steps) {
+        if (session.signal.aborted) break;
+        await conversation.run(step);
+      }
+      tally(conversation.result);
+      // The first drawn conversation that breaks a relation is shrunk (fast-check's path replays it); the coverage
+      // conversation, which fast-check did not draw, stands only where no drawn one breaks it.
+      for (const breach of conversation.result.breaches) {
+        const known = firstBroken.get(breach.relation);
+        const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
+        if (target.relations.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
+      }
+    },
+    spent,
+  );
   exploration.timedOut = Date.now() >= deadline && exploration.requests < setup.requests;
 
   // 2 and 3. Shrink and confirm each relation broken.
@@ -174,10 +237,22 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     if (session.signal.aborted) break;
     if (first.index < 0) {
       // The coverage conversation is not one fast-check drew: it is confirmed as it is, without shrinking.
-      exploration.failures[relation] = await confirm(runner, tally, conversations[0]?.steps ?? [], relation, first.breach, undefined, 0);
+      exploration.failures[relation] = await confirm(
+        runner,
+        tally,
+        conversations[0]?.steps ?? [],
+        relation,
+        first.breach,
+        undefined,
+        0,
+      );
       continue;
     }
-    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, new Set([relation]), { index: first.index, path: String(first.index), breach: first.breach });
+    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, new Set([relation]), {
+      index: first.index,
+      path: String(first.index),
+      breach: first.breach,
+    });
   }
   exploration.durationMs = Date.now() - started;
   return exploration;
@@ -216,7 +291,13 @@ async function shrinkAndConfirm(
         tally(conversation.result);
       }
     }),
-    { seed: target.setup.seed, path: from.path, numRuns: 1, interruptAfterTimeLimit: target.setup.shrinkTimeMs, markInterruptAsFailure: false },
+    {
+      seed: target.setup.seed,
+      path: from.path,
+      numRuns: 1,
+      interruptAfterTimeLimit: target.setup.shrinkTimeMs,
+      markInterruptAsFailure: false,
+    },
   );
   const broken = last;
   if (broken === undefined) return;
@@ -230,11 +311,27 @@ async function shrinkAndConfirm(
   }
   const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
   const path = `${details.counterexamplePath ?? from.path}${replayed ? `~${replayed}` : ''}`;
-  exploration.failures[relation] = await confirm(runner, tally, steps, relation, broken, path, Math.max(0, shrinks - 1));
+  exploration.failures[relation] = await confirm(
+    runner,
+    tally,
+    steps,
+    relation,
+    broken,
+    path,
+    Math.max(0, shrinks - 1),
+  );
 }
 
 /** Runs the conversation once more, in full, and keeps it as the failure's evidence. */
-async function confirm(runner: Runner, tally: (conversation: Conversation) => void, steps: readonly Step[], relation: ReceiverRelationId, seen: RelationBreach, path: string | undefined, shrinks: number): Promise<Shrunk> {
+async function confirm(
+  runner: Runner,
+  tally: (conversation: Conversation) => void,
+  steps: readonly Step[],
+  relation: ReceiverRelationId,
+  seen: RelationBreach,
+  path: string | undefined,
+  shrinks: number,
+): Promise<Shrunk> {
   const conversation = runner(new Set([relation]));
   let again: RelationBreach | undefined;
   try {
@@ -244,5 +341,11 @@ async function confirm(runner: Runner, tally: (conversation: Conversation) => vo
     again = error.breach;
   }
   tally(conversation.result);
-  return { breach: again ?? seen, steps: conversation.result.steps, ...(path !== undefined ? { path } : {}), confirmed: again !== undefined, shrinks };
+  return {
+    breach: again ?? seen,
+    steps: conversation.result.steps,
+    ...(path !== undefined ? { path } : {}),
+    confirmed: again !== undefined,
+    shrinks,
+  };
 }

@@ -27,7 +27,11 @@ export interface SenderExploreSetup {
 }
 
 /** The setup of a run's stateful phase against a sender of the interface. */
-export function senderExploreSetup(iface: InterfaceId, request: ExploreRequest & { seed: number }, concurrency: number): SenderExploreSetup {
+export function senderExploreSetup(
+  iface: InterfaceId,
+  request: ExploreRequest & { seed: number },
+  concurrency: number,
+): SenderExploreSetup {
   const caps = EXPLORE_CAPS.sender;
   return {
     seed: request.seed,
@@ -41,33 +45,64 @@ export function senderExploreSetup(iface: InterfaceId, request: ExploreRequest &
 
 /** `503, then 429 (Retry-After: 1), then 202`; several documents: `document 1: …; document 2: …`. */
 export function describeConversation(scripts: readonly (readonly ScriptedAnswer[])[], iface: InterfaceId): string {
-  const one = (script: readonly ScriptedAnswer[]) => script.map((answer) => describeScripted(answer, iface)).join(', then ');
-  return scripts.length === 1 ? one(scripts[0] ?? []) : scripts.map((script, index) => `document ${index + 1}: ${one(script)}`).join('; ');
+  const one = (script: readonly ScriptedAnswer[]) =>
+    script.map((answer) => describeScripted(answer, iface)).join(', then ');
+  return scripts.length === 1
+    ? one(scripts[0] ?? [])
+    : scripts.map((script, index) => `document ${index + 1}: ${one(script)}`).join('; ');
 }
 
 function runNote(exploration: SenderExploration): string {
-  const how = exploration.replayed !== undefined ? `replayed one conversation (${exploration.seed}:${exploration.replayed})` : `${exploration.conversations} conversations, ${exploration.attempts} attempts in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+  const how =
+    exploration.replayed !== undefined
+      ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
+      : `${exploration.conversations} conversations, ${exploration.attempts} attempts in ${(exploration.durationMs / 1000).toFixed(1)} s`;
   return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
 }
 
-export function judgeSenderRelation(relation: Relation & { id: SenderRelationId }, iface: InterfaceId, exploration: SenderExploration | undefined): Outcome {
+export function judgeSenderRelation(
+  relation: Relation & { id: SenderRelationId },
+  iface: InterfaceId,
+  exploration: SenderExploration | undefined,
+): Outcome {
   if (!exploration) return notJudged('the stateful phase did not run');
   const shrunk = exploration.failures[relation.id];
   const notes = [runNote(exploration)];
   if (shrunk) {
     const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when played once more)';
     const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
-    const attempts = shrunk.record.attempts.map((attempt) => `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`);
-    const outcome = failed(relation.title, `answered ${describeConversation(shrunk.scripts, iface)}: ${shrunk.actual}${seen}`, { attempts: shrunk.record.attempts.slice(-20) }, [
-      `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}; its attempts:`,
-      ...attempts.slice(0, 20),
-      ...notes,
-    ]);
-    return { ...outcome, ...(shrunk.should ? { level: 'should' as const } : {}), ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}) };
+    const attempts = shrunk.record.attempts.map(
+      (attempt) =>
+        `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`,
+    );
+    const outcome = failed(
+      relation.title,
+      `answered ${describeConversation(shrunk.scripts, iface)}: ${shrunk.actual}${seen}`,
+      { attempts: shrunk.record.attempts.slice(-20) },
+      [
+        `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}; its attempts:`,
+        ...attempts.slice(0, 20),
+        ...notes,
+      ],
+    );
+    return {
+      ...outcome,
+      ...(shrunk.should ? { level: 'should' as const } : {}),
+      ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}),
+    };
   }
   const evidence = exploration.evidence[relation.id] ?? 0;
-  if (evidence === 0) return notJudged(exploration.replayed !== undefined ? 'the replayed conversation did not bear on it' : 'no generated conversation bore on it');
-  return passed(relation.title, `${evidence} finding${evidence === 1 ? '' : 's'} of the model bore on it, each as it allows`, notes);
+  if (evidence === 0)
+    return notJudged(
+      exploration.replayed !== undefined
+        ? 'the replayed conversation did not bear on it'
+        : 'no generated conversation bore on it',
+    );
+  return passed(
+    relation.title,
+    `${evidence} finding${evidence === 1 ? '' : 's'} of the model bore on it, each as it allows`,
+    notes,
+  );
 }
 
 /** `BS-STATE-001` …, in relation order. */
@@ -75,8 +110,13 @@ function senderStateChecks(iface: InterfaceId): SenderCheck[] {
   const p = interfaceSpec(iface).senderCheckPrefix;
   return senderRelations(iface).map((relation, index) =>
     defineSenderCheck({
-      id: `${p}-STATE-${String(index + 1).padStart(3, '0')}`, interface: iface, level: relation.level, sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
-      clauses: relation.clauses, tags: ['state', ...relation.tags], scenarios: [],
+      id: `${p}-STATE-${String(index + 1).padStart(3, '0')}`,
+      interface: iface,
+      level: relation.level,
+      sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
+      clauses: relation.clauses,
+      tags: ['state', ...relation.tags],
+      scenarios: [],
       title: `generated conversations: ${relation.title}`,
       judge: (evidence: SenderEvidence) => judgeSenderRelation(relation, iface, evidence.exploration),
     }),

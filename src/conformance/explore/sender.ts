@@ -52,7 +52,11 @@ const SLOW_MS = 1_000;
 const RETRY_AFTER_SECONDS = 1;
 
 const error = (status: 500 | 502 | 503 | 400 | 401 | 413): ScriptedAnswer => ({ kind: 'error', status });
-const rate = (form: 'seconds' | 'date'): ScriptedAnswer => ({ kind: 'error', status: 429, retryAfter: { form, seconds: RETRY_AFTER_SECONDS } });
+const rate = (form: 'seconds' | 'date'): ScriptedAnswer => ({
+  kind: 'error',
+  status: 429,
+  retryAfter: { form, seconds: RETRY_AFTER_SECONDS },
+});
 const slow = (answer: ScriptedAnswer, ms = SLOW_MS): ScriptedAnswer => ({ ...answer, delayMs: ms });
 
 /**
@@ -60,11 +64,30 @@ const slow = (answer: ScriptedAnswer, ms = SLOW_MS): ScriptedAnswer => ({ ...ans
  * fast-check shrinks an array to fewer items and a constant to the first of its list: the simplest comes first.
  */
 export function conversationArbitrary(iface: InterfaceId): fc.Arbitrary<Conversation> {
-  const maybeSlow = (arbitrary: fc.Arbitrary<ScriptedAnswer>) => fc.tuple(arbitrary, fc.constantFrom(false, false, false, true)).map(([answer, late]) => (late ? slow(answer) : answer));
-  const retry = maybeSlow(fc.constantFrom<ScriptedAnswer>(error(503), error(500), error(502), { kind: 'reset' }, rate('seconds'), rate('date')));
+  const maybeSlow = (arbitrary: fc.Arbitrary<ScriptedAnswer>) =>
+    fc
+      .tuple(arbitrary, fc.constantFrom(false, false, false, true))
+      .map(([answer, late]) => (late ? slow(answer) : answer));
+  const retry = maybeSlow(
+    fc.constantFrom<ScriptedAnswer>(
+      error(503),
+      error(500),
+      error(502),
+      { kind: 'reset' },
+      rate('seconds'),
+      rate('date'),
+    ),
+  );
   const finals: ScriptedAnswer[] = [
-    { kind: 'accepted', status: 202 }, { kind: 'accepted', status: 202, empty: true }, { kind: 'duplicate' }, { kind: 'accepted', status: 200 }, { kind: 'accepted', status: 201 }, { kind: 'accepted', status: 204 },
-    error(400), error(401), ...(interfaceSpec(iface).sizeLimitStated ? [error(413)] : []),
+    { kind: 'accepted', status: 202 },
+    { kind: 'accepted', status: 202, empty: true },
+    { kind: 'duplicate' },
+    { kind: 'accepted', status: 200 },
+    { kind: 'accepted', status: 201 },
+    { kind: 'accepted', status: 204 },
+    error(400),
+    error(401),
+    ...(interfaceSpec(iface).sizeLimitStated ? [error(413)] : []),
   ];
   const final = maybeSlow(fc.constantFrom(...finals));
   const script = fc.tuple(fc.array(retry, { maxLength: 4 }), final).map(([retries, last]) => [...retries, last]);
@@ -79,7 +102,16 @@ export function conversationArbitrary(iface: InterfaceId): fc.Arbitrary<Conversa
  */
 function coverage(): Conversation[] {
   return [
-    [[error(502), { kind: 'reset' }, { kind: 'reset' }, { kind: 'reset' }, { kind: 'reset' }, { kind: 'accepted', status: 202, empty: true }]],
+    [
+      [
+        error(502),
+        { kind: 'reset' },
+        { kind: 'reset' },
+        { kind: 'reset' },
+        { kind: 'reset' },
+        { kind: 'accepted', status: 202, empty: true },
+      ],
+    ],
     [[slow(rate('seconds')), rate('date'), slow({ kind: 'accepted', status: 202 }, 1_500)]],
     [[{ kind: 'duplicate' }]],
   ];
@@ -95,8 +127,19 @@ interface Played {
 /** The model's verdict on one conversation: every delivery term, every attempt term. */
 function judge(target: SenderExploreTarget, record: StageRecord): Omit<Played, 'record'> {
   const documentsPerRun = documentsPerRunOf(target.stages.played);
-  const evidence: SenderEvidence = { interface: target.interface, identity: target.identity, secrets: target.secrets, waitMs: target.waitMs, observeMs: target.observeMs, records: [record], ...(documentsPerRun !== undefined ? { documentsPerRun } : {}) };
-  const findings = [...findingsOf(evidence), ...attemptTerms(target.interface).flatMap((term) => attemptFindings(evidence, term))];
+  const evidence: SenderEvidence = {
+    interface: target.interface,
+    identity: target.identity,
+    secrets: target.secrets,
+    waitMs: target.waitMs,
+    observeMs: target.observeMs,
+    records: [record],
+    ...(documentsPerRun !== undefined ? { documentsPerRun } : {}),
+  };
+  const findings = [
+    ...findingsOf(evidence),
+    ...attemptTerms(target.interface).flatMap((term) => attemptFindings(evidence, term)),
+  ];
   const breaches: Played['breaches'] = {};
   const kept: Played['kept'] = {};
   for (const finding of findings) {
@@ -112,19 +155,39 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   const setup = senderExploreSetup(target.interface, target.setup, target.concurrency);
   const started = Date.now();
   const arbitrary = conversationArbitrary(target.interface);
-  const exploration: SenderExploration = { seed: setup.seed, conversations: 0, attempts: 0, durationMs: 0, evidence: {}, failures: {}, timedOut: false, records: [] };
+  const exploration: SenderExploration = {
+    seed: setup.seed,
+    conversations: 0,
+    attempts: 0,
+    durationMs: 0,
+    evidence: {},
+    failures: {},
+    timedOut: false,
+    records: [],
+  };
   let names = 0;
   const stageLimit = SENDER_RUN_CAPS.stageWaits * target.waitMs + target.observeMs;
   const play = async (conversation: Conversation, deadlineMono: number, keep: boolean): Promise<Played> => {
     names += 1;
     const id = `state-${names}` as const;
     // Documents past the conversation's scripts are accepted at once: a sender of many documents in a row stays quick.
-    const entry: Scenario = { id, interfaces: [target.interface], script: conversation[0] ?? [], scripts: conversation, scriptedDeliveries: conversation.length, purpose: `generated: ${describeConversation(conversation, target.interface)}` };
-    const record = await target.stages.play(entry, { id, deadlineMono: Math.min(deadlineMono, performance.now() + stageLimit) });
+    const entry: Scenario = {
+      id,
+      interfaces: [target.interface],
+      script: conversation[0] ?? [],
+      scripts: conversation,
+      scriptedDeliveries: conversation.length,
+      purpose: `generated: ${describeConversation(conversation, target.interface)}`,
+    };
+    const record = await target.stages.play(entry, {
+      id,
+      deadlineMono: Math.min(deadlineMono, performance.now() + stageLimit),
+    });
     const played = { record, ...judge(target, record) };
     exploration.conversations += 1;
     exploration.attempts += record.attempts.length;
-    for (const [relation, count] of Object.entries(played.kept) as [SenderRelationId, number][]) exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
+    for (const [relation, count] of Object.entries(played.kept) as [SenderRelationId, number][])
+      exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
     if (keep) exploration.records.push(record);
     return played;
   };
@@ -138,7 +201,10 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
 
   // 1. Explore: the fixed conversations, then the drawn ones, until the budget is spent.
   const drawn = fc.sample(arbitrary, { seed: setup.seed, numRuns: setup.conversations });
-  const conversations = [...coverage().map((conversation, index) => ({ index: index - coverage().length, conversation })), ...drawn.map((conversation, index) => ({ index, conversation }))];
+  const conversations = [
+    ...coverage().map((conversation, index) => ({ index: index - coverage().length, conversation })),
+    ...drawn.map((conversation, index) => ({ index, conversation })),
+  ];
   const deadline = performance.now() + setup.timeLimitMs;
   const firstBroken = new Map<SenderRelationId, { index: number; played: Played; finding: SenderFinding }>();
   const explore = async ({ index, conversation }: (typeof conversations)[number]) => {
@@ -146,7 +212,12 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
       const known = firstBroken.get(relation);
       const stronger = known && known.finding.level === 'should' && finding.level === 'must';
-      if (!known || stronger || (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))) firstBroken.set(relation, { index, played, finding });
+      if (
+        !known ||
+        stronger ||
+        (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))
+      )
+        firstBroken.set(relation, { index, played, finding });
     }
   };
   // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
@@ -159,17 +230,38 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
 
   // 2 and 3. Shrink and confirm each relation broken, a must one first, within one budget of time for them all.
   const shrinkUntil = performance.now() + setup.shrinkTimeMs;
-  const ordered = [...firstBroken].sort(([, a], [, b]) => (a.finding.level === b.finding.level ? 0 : a.finding.level === 'must' ? -1 : 1));
+  const ordered = [...firstBroken].sort(([, a], [, b]) =>
+    a.finding.level === b.finding.level ? 0 : a.finding.level === 'must' ? -1 : 1,
+  );
   for (const [relation, first] of ordered) {
     if (target.signal.aborted) break;
-    const seen = { relation, finding: first.finding, conversation: conversations.find((entry) => entry.index === first.index)?.conversation ?? [], record: first.played.record };
+    const seen = {
+      relation,
+      finding: first.finding,
+      conversation: conversations.find((entry) => entry.index === first.index)?.conversation ?? [],
+      record: first.played.record,
+    };
     if (first.index < 0 || performance.now() >= shrinkUntil) {
       // A fixed conversation is not one fast-check drew, and a budget spent leaves none to shrink: confirmed as it is.
-      const failure = await confirm(play, seen.conversation, seen, first.index < 0 ? undefined : String(first.index), 0);
+      const failure = await confirm(
+        play,
+        seen.conversation,
+        seen,
+        first.index < 0 ? undefined : String(first.index),
+        0,
+      );
       if (failure) exploration.failures[relation] = failure;
       continue;
     }
-    await shrinkAndConfirm(target, { ...setup, shrinkTimeMs: shrinkUntil - performance.now() }, arbitrary, play, exploration, seen, String(first.index));
+    await shrinkAndConfirm(
+      target,
+      { ...setup, shrinkTimeMs: shrinkUntil - performance.now() },
+      arbitrary,
+      play,
+      exploration,
+      seen,
+      String(first.index),
+    );
   }
   exploration.durationMs = Date.now() - started;
   return exploration;
@@ -215,14 +307,29 @@ async function shrinkAndConfirm(
       last = { relation, finding };
       return false;
     }),
-    { seed: setup.seed, path, numRuns: 1, interruptAfterTimeLimit: Math.max(1, setup.shrinkTimeMs), markInterruptAsFailure: false },
+    {
+      seed: setup.seed,
+      path,
+      numRuns: 1,
+      interruptAfterTimeLimit: Math.max(1, setup.shrinkTimeMs),
+      markInterruptAsFailure: false,
+    },
   );
   const seen = last;
   if (seen === undefined) return;
   const conversation = details.counterexample?.[0];
   if (!conversation) {
     // Not broken again on the replay: the first sighting stands, reported as seen once (one of timing is no failure).
-    if (hunted && !TIMED.has(seen.finding.term)) exploration.failures[seen.relation] = { scripts: hunted.conversation, actual: seen.finding.actual ?? '', should: seen.finding.level === 'should', record: hunted.record, path, confirmed: false, shrinks: 0 };
+    if (hunted && !TIMED.has(seen.finding.term))
+      exploration.failures[seen.relation] = {
+        scripts: hunted.conversation,
+        actual: seen.finding.actual ?? '',
+        should: seen.finding.level === 'should',
+        record: hunted.record,
+        path,
+        confirmed: false,
+        shrinks: 0,
+      };
     return;
   }
   const failure = await confirm(play, conversation, seen, details.counterexamplePath ?? path, Math.max(0, shrinks - 1));
@@ -236,10 +343,24 @@ const TIMED = new Set(['growth', 'retry-after', 'fresh']);
  * Plays the conversation once more, and keeps it as the failure's evidence. A breach of timing not seen again is no
  * failure: the sender's own timers may have lagged the first time (the scenarios judge timing alone, and again).
  */
-async function confirm(play: Play, conversation: Conversation, seen: Seen, path: string | undefined, shrinks: number): Promise<SenderShrunk | undefined> {
+async function confirm(
+  play: Play,
+  conversation: Conversation,
+  seen: Seen,
+  path: string | undefined,
+  shrinks: number,
+): Promise<SenderShrunk | undefined> {
   const played = await play(conversation, Number.POSITIVE_INFINITY, true);
   const again = breaks(played, seen);
   if (!again && TIMED.has(seen.finding.term)) return undefined;
   const finding = again ?? seen.finding;
-  return { scripts: conversation, actual: finding.actual ?? '', should: finding.level === 'should', record: played.record, ...(path !== undefined ? { path } : {}), confirmed: again !== undefined, shrinks };
+  return {
+    scripts: conversation,
+    actual: finding.actual ?? '',
+    should: finding.level === 'should',
+    record: played.record,
+    ...(path !== undefined ? { path } : {}),
+    confirmed: again !== undefined,
+    shrinks,
+  };
 }

@@ -6,7 +6,18 @@
  * and length, so the same seed draws the same documents whatever run sends them.
  */
 import * as fc from 'fast-check';
-import { AUTHORS, BRIEF_INTENTS, DIRECTIONS, EVENT_CHANNELS, EVENT_TYPES, MAX_EVENT_ID_LENGTH, ORIGIN_CHANNELS, OUTCOMES, type EventType, type InterfaceId } from '../../spec/constants.js';
+import {
+  AUTHORS,
+  BRIEF_INTENTS,
+  DIRECTIONS,
+  EVENT_CHANNELS,
+  EVENT_TYPES,
+  MAX_EVENT_ID_LENGTH,
+  ORIGIN_CHANNELS,
+  OUTCOMES,
+  type EventType,
+  type InterfaceId,
+} from '../../spec/constants.js';
 import { eventTypeSpec } from '../../spec/event-types.js';
 import type { Doc } from '../probe/bodies.js';
 import { dateTime, e164, email, identifier, languageTag, messageText, text, unknownField } from './values.js';
@@ -42,7 +53,12 @@ export interface DraftContext {
 export function eventIdFor(fresh: string, shape: IdShape): string {
   const tail = [...shape.tail];
   const chars = [...(tail.length > 0 ? `${fresh}-${shape.tail}` : fresh)];
-  const length = shape.length === 'over' ? MAX_EVENT_ID_LENGTH + 1 : shape.length === 'limit' ? MAX_EVENT_ID_LENGTH : Math.min(chars.length, MAX_EVENT_ID_LENGTH);
+  const length =
+    shape.length === 'over'
+      ? MAX_EVENT_ID_LENGTH + 1
+      : shape.length === 'limit'
+        ? MAX_EVENT_ID_LENGTH
+        : Math.min(chars.length, MAX_EVENT_ID_LENGTH);
   const pad = tail.length > 0 ? tail : ['x'];
   for (let index = 0; chars.length < length; index += 1) chars.push(pad[index % pad.length] as string);
   return chars.slice(0, length).join('');
@@ -55,7 +71,10 @@ export function materialise(draft: Draft, fresh: string): Doc {
 
 const idShape: fc.Arbitrary<IdShape> = fc.record({
   tail: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: text(90) }),
-  length: fc.oneof({ weight: 2, arbitrary: fc.constant<IdShape['length']>('natural') }, { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') }),
+  length: fc.oneof(
+    { weight: 2, arbitrary: fc.constant<IdShape['length']>('natural') },
+    { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') },
+  ),
 });
 
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
@@ -63,7 +82,8 @@ const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: 
 /** Only the fields present (fc.record with no required key leaves the others out). */
 const someOf = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T) => fc.record(fields, { requiredKeys: [] });
 
-const withExtra = (doc: Doc, extra: [string, unknown] | undefined): Doc => (extra ? { ...doc, [extra[0]]: extra[1] } : doc);
+const withExtra = (doc: Doc, extra: [string, unknown] | undefined): Doc =>
+  extra ? { ...doc, [extra[0]]: extra[1] } : doc;
 
 /** The fields of an event of `type` beyond `event` and `event_id`: §2.4's envelope, and §2.6's or §2.7's own. */
 function eventFields(type: EventType, context: DraftContext) {
@@ -79,11 +99,21 @@ function eventFields(type: EventType, context: DraftContext) {
   };
   // §2.6: the appointment events carry where and when.
   if (eventTypeSpec(type).section === '§2.6') {
-    return { ...envelope, branch_code: context.branchCode !== undefined ? fc.constant(context.branchCode) : identifier, scheduled_at: dateTime, service: text(), notes: messageText };
+    return {
+      ...envelope,
+      branch_code: context.branchCode !== undefined ? fc.constant(context.branchCode) : identifier,
+      scheduled_at: dateTime,
+      service: text(),
+      notes: messageText,
+    };
   }
   if (type === 'job.closed') {
     // A count of attempts: small as a rule, and any that a 32-bit integer column holds.
-    return { ...envelope, outcome: fc.constantFrom(...OUTCOMES), attempts: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })) };
+    return {
+      ...envelope,
+      outcome: fc.constantFrom(...OUTCOMES),
+      attempts: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
+    };
   }
   return envelope;
 }
@@ -102,10 +132,20 @@ export function jobDraft(context: DraftContext): fc.Arbitrary<Draft> {
       required: fc.record({
         lead_id: identifier,
         branch_code: context.branchCode !== undefined ? fc.constant(context.branchCode) : identifier,
-        contact: fc.record({ name: text(), phone_e164: e164, email, language: languageTag }, { requiredKeys: ['name', 'phone_e164'] }),
+        contact: fc.record(
+          { name: text(), phone_e164: e164, email, language: languageTag },
+          { requiredKeys: ['name', 'phone_e164'] },
+        ),
       }),
       city: optional(text()),
-      origin: optional(someOf({ channel: fc.constantFrom(...ORIGIN_CHANNELS), source: text(), campaign: text(), captured_at: dateTime })),
+      origin: optional(
+        someOf({
+          channel: fc.constantFrom(...ORIGIN_CHANNELS),
+          source: text(),
+          campaign: text(),
+          captured_at: dateTime,
+        }),
+      ),
       brief: optional(someOf({ intent: fc.constantFrom(...BRIEF_INTENTS), notes: messageText })),
       extra: optional(unknownField),
       id: idShape,

@@ -7,7 +7,17 @@
  * unknown, date-time shapes some reading of ISO 8601 allows) are not drawn: a receiver that accepts them is not wrong.
  */
 import * as fc from 'fast-check';
-import { AUTHORS, BRIEF_INTENTS, DIRECTIONS, EVENT_CHANNELS, EVENT_TYPES, ORIGIN_CHANNELS, OUTCOMES, type EventType, type InterfaceId } from '../../spec/constants.js';
+import {
+  AUTHORS,
+  BRIEF_INTENTS,
+  DIRECTIONS,
+  EVENT_CHANNELS,
+  EVENT_TYPES,
+  ORIGIN_CHANNELS,
+  OUTCOMES,
+  type EventType,
+  type InterfaceId,
+} from '../../spec/constants.js';
 import { withPath } from '../probe/bodies.js';
 import { eventDraft, jobDraft, type Draft, type DraftContext } from './documents.js';
 import { dateTimeMiss, e164Miss, languageMiss, text } from './values.js';
@@ -16,7 +26,8 @@ import { dateTimeMiss, e164Miss, languageMiss, text } from './values.js';
 export type Change = { why: string; path: string } & ({ remove: true } | { value: unknown } | { overlong: true });
 
 export function applyChange(draft: Draft, change: Change): Draft {
-  if ('overlong' in change) return { doc: draft.doc, id: { tail: draft.id?.tail ?? '', length: 'over' }, mutation: change.why };
+  if ('overlong' in change)
+    return { doc: draft.doc, id: { tail: draft.id?.tail ?? '', length: 'over' }, mutation: change.why };
   const doc = withPath(draft.doc, change.path, 'remove' in change ? undefined : change.value);
   // A change of the event_id itself: the document carries it as changed, not a fresh one.
   const id = change.path === 'event_id' ? undefined : draft.id;
@@ -31,26 +42,71 @@ const described = (value: unknown): string => {
   return `${typeof value} ${JSON.stringify(value)}`;
 };
 
-const removed = (paths: readonly string[]): fc.Arbitrary<Change> => fc.constantFrom(...paths).map((path) => ({ path, remove: true, why: `${path} removed` }));
+const removed = (paths: readonly string[]): fc.Arbitrary<Change> =>
+  fc.constantFrom(...paths).map((path) => ({ path, remove: true, why: `${path} removed` }));
 
 const setTo = (paths: readonly string[], values: fc.Arbitrary<unknown>): fc.Arbitrary<Change> =>
-  fc.tuple(fc.constantFrom(...paths), values).map(([path, value]) => ({ path, value, why: `${path} given as ${described(value)}` }));
+  fc
+    .tuple(fc.constantFrom(...paths), values)
+    .map(([path, value]) => ({ path, value, why: `${path} given as ${described(value)}` }));
 
 /** Values of another JSON type than a string; null only where the field is required (omitting it is the way). */
-const notString = (required: boolean) => fc.oneof(fc.integer(), fc.boolean(), fc.array(text(8), { maxLength: 2 }), fc.record({ value: text(8) }), ...(required ? [fc.constant(null)] : []));
-const notObject = (required: boolean) => fc.oneof(text(12), fc.integer(), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), ...(required ? [fc.constant(null)] : []));
+const notString = (required: boolean) =>
+  fc.oneof(
+    fc.integer(),
+    fc.boolean(),
+    fc.array(text(8), { maxLength: 2 }),
+    fc.record({ value: text(8) }),
+    ...(required ? [fc.constant(null)] : []),
+  );
+const notObject = (required: boolean) =>
+  fc.oneof(
+    text(12),
+    fc.integer(),
+    fc.boolean(),
+    fc.array(fc.integer(), { maxLength: 2 }),
+    ...(required ? [fc.constant(null)] : []),
+  );
 /** §2.7 attempts: a whole number of 0 or more. */
-const notCount = fc.oneof(fc.integer({ min: 0, max: 9 }).map(String), fc.constantFrom(1.5, 2.25, -1, -7), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }));
+const notCount = fc.oneof(
+  fc.integer({ min: 0, max: 9 }).map(String),
+  fc.constantFrom(1.5, 2.25, -1, -7),
+  fc.boolean(),
+  fc.array(fc.integer(), { maxLength: 2 }),
+);
 
 /** Near misses of an enumeration value: other spellings, and the values of other enumerations or versions. */
 const SYNONYMS: Readonly<Record<string, string>> = {
-  'conversation.message': 'message.created', 'appointment.booked': 'appointment.created', 'appointment.rescheduled': 'appointment.moved',
-  'appointment.cancelled': 'appointment.canceled', 'job.closed': 'job.completed',
-  whatsapp: 'whatsapp_button', webchat: 'web_chat', sms: 'text', phone: 'call', email: 'e-mail',
-  inbound: 'incoming', outbound: 'outgoing', agent: 'bot', contact: 'customer', human: 'operator',
-  no_answer: 'unanswered', not_interested: 'declined', wrong_number: 'invalid_number', callback_later: 'call_back_later', opted_out: 'unsubscribed',
-  landing_form: 'landing_page', contact_form: 'form', whatsapp_button: 'whatsapp', referral: 'referrer',
-  book_appointment: 'booking', pricing_information: 'pricing', service_information: 'information', reschedule: 'rebook', follow_up: 'followup', other: 'misc',
+  'conversation.message': 'message.created',
+  'appointment.booked': 'appointment.created',
+  'appointment.rescheduled': 'appointment.moved',
+  'appointment.cancelled': 'appointment.canceled',
+  'job.closed': 'job.completed',
+  whatsapp: 'whatsapp_button',
+  webchat: 'web_chat',
+  sms: 'text',
+  phone: 'call',
+  email: 'e-mail',
+  inbound: 'incoming',
+  outbound: 'outgoing',
+  agent: 'bot',
+  contact: 'customer',
+  human: 'operator',
+  no_answer: 'unanswered',
+  not_interested: 'declined',
+  wrong_number: 'invalid_number',
+  callback_later: 'call_back_later',
+  opted_out: 'unsubscribed',
+  landing_form: 'landing_page',
+  contact_form: 'form',
+  whatsapp_button: 'whatsapp',
+  referral: 'referrer',
+  book_appointment: 'booking',
+  pricing_information: 'pricing',
+  service_information: 'information',
+  reschedule: 'rebook',
+  follow_up: 'followup',
+  other: 'misc',
 };
 
 const NEAR_MISSES: readonly [string, (value: string) => string][] = [
@@ -58,26 +114,53 @@ const NEAR_MISSES: readonly [string, (value: string) => string][] = [
   ['capitalised', (value) => value.charAt(0).toUpperCase() + value.slice(1)],
   ['with a leading space', (value) => ` ${value}`],
   ['with a trailing space', (value) => `${value} `],
-  ['with a hyphen for its separator', (value) => (/[_.]/.test(value) ? value.replace(/[_.]/g, '-') : `${value.slice(0, 2)}-${value.slice(2)}`)],
+  [
+    'with a hyphen for its separator',
+    (value) => (/[_.]/.test(value) ? value.replace(/[_.]/g, '-') : `${value.slice(0, 2)}-${value.slice(2)}`),
+  ],
   ['cut short', (value) => value.slice(0, -1)],
   ['as a synonym', (value) => SYNONYMS[value] ?? `${value}s`],
   ['empty', () => ''],
 ];
 
 function enumMiss(path: string, values: readonly string[]): fc.Arbitrary<Change> {
-  return fc.tuple(fc.constantFrom(...values), fc.constantFrom(...NEAR_MISSES)).map(([value, [how, miss]]) => ({ path, value: miss(value), why: `${path} ${JSON.stringify(value)} ${how}` }));
+  return fc
+    .tuple(fc.constantFrom(...values), fc.constantFrom(...NEAR_MISSES))
+    .map(([value, [how, miss]]) => ({ path, value: miss(value), why: `${path} ${JSON.stringify(value)} ${how}` }));
 }
 
-function formatMiss(paths: readonly string[], misses: fc.Arbitrary<{ value: string; why: string }>): fc.Arbitrary<Change> {
-  return fc.tuple(fc.constantFrom(...paths), misses).map(([path, miss]) => ({ path, value: miss.value, why: `${path}: ${miss.why} (${JSON.stringify(miss.value)})` }));
+function formatMiss(
+  paths: readonly string[],
+  misses: fc.Arbitrary<{ value: string; why: string }>,
+): fc.Arbitrary<Change> {
+  return fc
+    .tuple(fc.constantFrom(...paths), misses)
+    .map(([path, miss]) => ({ path, value: miss.value, why: `${path}: ${miss.why} (${JSON.stringify(miss.value)})` }));
 }
 
 /** The changes of an event of `type`: only to fields that type has, so the change cannot fall on an unknown field (§9.2). */
 function eventChanges(type: EventType): fc.Arbitrary<Change> {
   const appointment = type.startsWith('appointment.');
   const closed = type === 'job.closed';
-  const strings = ['lead_id', 'provider_job_id', 'channel', 'from_number_e164', 'direction', 'author', 'text', 'occurred_at', ...(appointment ? ['branch_code', 'scheduled_at', 'service', 'notes'] : []), ...(closed ? ['outcome'] : [])];
-  const enums = [enumMiss('event', EVENT_TYPES), enumMiss('channel', EVENT_CHANNELS), enumMiss('direction', DIRECTIONS), enumMiss('author', AUTHORS), ...(closed ? [enumMiss('outcome', OUTCOMES)] : [])];
+  const strings = [
+    'lead_id',
+    'provider_job_id',
+    'channel',
+    'from_number_e164',
+    'direction',
+    'author',
+    'text',
+    'occurred_at',
+    ...(appointment ? ['branch_code', 'scheduled_at', 'service', 'notes'] : []),
+    ...(closed ? ['outcome'] : []),
+  ];
+  const enums = [
+    enumMiss('event', EVENT_TYPES),
+    enumMiss('channel', EVENT_CHANNELS),
+    enumMiss('direction', DIRECTIONS),
+    enumMiss('author', AUTHORS),
+    ...(closed ? [enumMiss('outcome', OUTCOMES)] : []),
+  ];
   return fc.oneof(
     { weight: 1, arbitrary: removed(['event', 'event_id']) },
     { weight: 1, arbitrary: setTo(['event', 'event_id'], notString(true)) },
@@ -87,7 +170,14 @@ function eventChanges(type: EventType): fc.Arbitrary<Change> {
     { weight: 3, arbitrary: formatMiss(['occurred_at', ...(appointment ? ['scheduled_at'] : [])], dateTimeMiss) },
     { weight: 1, arbitrary: formatMiss(['from_number_e164'], e164Miss) },
     // §8: one character over 120, counted as characters (an astral tail makes it 121 characters and more UTF-16 units).
-    { weight: 1, arbitrary: fc.constant<Change>({ path: 'event_id', overlong: true, why: 'event_id of 121 characters (§8: at most 120)' }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Change>({
+        path: 'event_id',
+        overlong: true,
+        why: 'event_id of 121 characters (§8: at most 120)',
+      }),
+    },
   );
 }
 
@@ -103,14 +193,27 @@ const urlMiss = fc.constantFrom(...URL_MISSES).map(([why, value]) => ({ value, w
 
 function jobChanges(): fc.Arbitrary<Change> {
   const required = ['lead_id', 'event_id', 'branch_code', 'contact.name', 'contact.phone_e164', 'callback_url'];
-  const optionalStrings = ['city', 'contact.email', 'contact.language', 'origin.channel', 'origin.source', 'origin.campaign', 'origin.captured_at', 'brief.intent', 'brief.notes'];
+  const optionalStrings = [
+    'city',
+    'contact.email',
+    'contact.language',
+    'origin.channel',
+    'origin.source',
+    'origin.campaign',
+    'origin.captured_at',
+    'brief.intent',
+    'brief.notes',
+  ];
   return fc.oneof(
     { weight: 2, arbitrary: removed([...required, 'contact']) },
     { weight: 1, arbitrary: setTo(required, notString(true)) },
     { weight: 1, arbitrary: setTo(optionalStrings, notString(false)) },
     { weight: 1, arbitrary: setTo(['contact'], notObject(true)) },
     { weight: 1, arbitrary: setTo(['origin', 'brief'], notObject(false)) },
-    { weight: 2, arbitrary: fc.oneof(enumMiss('origin.channel', ORIGIN_CHANNELS), enumMiss('brief.intent', BRIEF_INTENTS)) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(enumMiss('origin.channel', ORIGIN_CHANNELS), enumMiss('brief.intent', BRIEF_INTENTS)),
+    },
     { weight: 2, arbitrary: formatMiss(['origin.captured_at'], dateTimeMiss) },
     { weight: 2, arbitrary: formatMiss(['contact.phone_e164'], e164Miss) },
     { weight: 1, arbitrary: formatMiss(['contact.language'], languageMiss) },
@@ -120,6 +223,11 @@ function jobChanges(): fc.Arbitrary<Change> {
 
 /** The invalid documents of a receiver: one change of a valid event (B) or contact job (A). */
 export function invalidDraft(iface: InterfaceId, context: DraftContext): fc.Arbitrary<Draft> {
-  if (iface === 'A') return fc.tuple(jobDraft(context), jobChanges()).map(([draft, change]) => applyChange(draft, change));
-  return fc.oneof(...EVENT_TYPES.map((type) => fc.tuple(eventDraft(type, context), eventChanges(type)).map(([draft, change]) => applyChange(draft, change))));
+  if (iface === 'A')
+    return fc.tuple(jobDraft(context), jobChanges()).map(([draft, change]) => applyChange(draft, change));
+  return fc.oneof(
+    ...EVENT_TYPES.map((type) =>
+      fc.tuple(eventDraft(type, context), eventChanges(type)).map(([draft, change]) => applyChange(draft, change)),
+    ),
+  );
 }

@@ -17,13 +17,33 @@ const two = (value: number) => String(value).padStart(2, '0');
  * Offsets of real places, the odd ones included: India (+05:30), Nepal (+05:45), Chatham (+12:45), Newfoundland
  * (-03:30), the Marquesas (-09:30), Kiribati (+14:00), Baker Island (-12:00).
  */
-const REAL_OFFSETS = ['+00:00', '+01:00', '-05:00', '+05:30', '+05:45', '+12:45', '-03:30', '-09:30', '+14:00', '-12:00', '+09:30', '+03:00', '-08:00'] as const;
+const REAL_OFFSETS = [
+  '+00:00',
+  '+01:00',
+  '-05:00',
+  '+05:30',
+  '+05:45',
+  '+12:45',
+  '-03:30',
+  '-09:30',
+  '+14:00',
+  '-12:00',
+  '+09:30',
+  '+03:00',
+  '-08:00',
+] as const;
 
 /** `Z`, a real place's offset, or any `±hh:mm` the format allows (hours 00–23, minutes 00–59). */
 export const offset: fc.Arbitrary<string> = fc.oneof(
   fc.constant('Z'),
   fc.constantFrom(...REAL_OFFSETS),
-  fc.record({ sign: fc.constantFrom('+', '-'), hours: fc.integer({ min: 0, max: 23 }), minutes: fc.integer({ min: 0, max: 59 }) }).map(({ sign, hours, minutes }) => `${sign}${two(hours)}:${two(minutes)}`),
+  fc
+    .record({
+      sign: fc.constantFrom('+', '-'),
+      hours: fc.integer({ min: 0, max: 23 }),
+      minutes: fc.integer({ min: 0, max: 59 }),
+    })
+    .map(({ sign, hours, minutes }) => `${sign}${two(hours)}:${two(minutes)}`),
 );
 
 function daysIn(year: number, month: number): number {
@@ -84,8 +104,17 @@ const DATE_TIME_MISSES: readonly [string, (parts: DateTimeParts) => string][] = 
   ['at minute 60', (parts) => formatDateTimeParts({ ...parts, minute: 0 }).replace(/(T\d\d):00:/, '$1:60:')],
   ['with an offset of 24 hours', (parts) => formatDateTimeParts({ ...parts, offset: '+24:00' })],
   ['with an offset of 60 minutes', (parts) => formatDateTimeParts({ ...parts, offset: '+05:60' })],
-  ['with a dot and no fraction', (parts) => formatDateTimeParts({ ...parts, fraction: '' }).replace(/(T\d\d:\d\d:\d\d)/, '$1.')],
-  ['as unix seconds', (parts) => String(Math.floor(Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) / 1000))],
+  [
+    'with a dot and no fraction',
+    (parts) => formatDateTimeParts({ ...parts, fraction: '' }).replace(/(T\d\d:\d\d:\d\d)/, '$1.'),
+  ],
+  [
+    'as unix seconds',
+    (parts) =>
+      String(
+        Math.floor(Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) / 1000),
+      ),
+  ],
   ['with a two-digit year', (parts) => formatDateTimeParts(parts).slice(2)],
 ];
 
@@ -117,7 +146,23 @@ export const e164Miss: fc.Arbitrary<{ value: string; why: string }> = fc
 
 // --- §2.1 language: BCP 47 ------------------------------------------------------------------------------------
 
-const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de', 'zh', 'ja', 'ar', 'tr', 'sl', 'nl', 'yue', 'ast', 'gsw', 'haw'] as const;
+const LANGUAGES = [
+  'en',
+  'es',
+  'pt',
+  'fr',
+  'de',
+  'zh',
+  'ja',
+  'ar',
+  'tr',
+  'sl',
+  'nl',
+  'yue',
+  'ast',
+  'gsw',
+  'haw',
+] as const;
 const SCRIPTS = ['Latn', 'Cyrl', 'Hant', 'Hans', 'Arab'] as const;
 const REGIONS = ['GB', 'US', 'ES', 'BR', 'PT', 'TW', 'MX', '419', '001'] as const;
 const VARIANTS = ['1996', 'rozaj', 'valencia', 'fonipa'] as const;
@@ -138,20 +183,25 @@ const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: 
  * Subtags come from the registry, so a receiver that checks them against it is not caught out by an invented one.
  */
 export const languageTag: fc.Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc
-    .record({
-      language: fc.constantFrom(...LANGUAGES),
-      script: optional(fc.constantFrom(...SCRIPTS)),
-      region: optional(fc.constantFrom(...REGIONS)),
-      variant: optional(fc.constantFrom(...VARIANTS)),
-      extension: optional(fc.constantFrom(...EXTENSIONS)),
-      privateUse: optional(fc.constantFrom(...PRIVATE_USE)),
-      letterCase: fc.constantFrom('canonical', 'lower', 'upper'),
-    })
-    .map(({ letterCase, ...parts }) => {
-      const tag = [parts.language, parts.script, parts.region, parts.variant, parts.extension, parts.privateUse].filter((part) => part !== undefined).join('-');
-      return letterCase === 'lower' ? tag.toLowerCase() : letterCase === 'upper' ? tag.toUpperCase() : tag;
-    }) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({
+        language: fc.constantFrom(...LANGUAGES),
+        script: optional(fc.constantFrom(...SCRIPTS)),
+        region: optional(fc.constantFrom(...REGIONS)),
+        variant: optional(fc.constantFrom(...VARIANTS)),
+        extension: optional(fc.constantFrom(...EXTENSIONS)),
+        privateUse: optional(fc.constantFrom(...PRIVATE_USE)),
+        letterCase: fc.constantFrom('canonical', 'lower', 'upper'),
+      })
+      .map(({ letterCase, ...parts }) => {
+        const tag = [parts.language, parts.script, parts.region, parts.variant, parts.extension, parts.privateUse]
+          .filter((part) => part !== undefined)
+          .join('-');
+        return letterCase === 'lower' ? tag.toLowerCase() : letterCase === 'upper' ? tag.toUpperCase() : tag;
+      }),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...WHOLE_TAGS) },
 );
 
@@ -166,7 +216,9 @@ const LANGUAGE_MISSES: readonly [string, string][] = [
   ['empty', ''],
 ];
 
-export const languageMiss: fc.Arbitrary<{ value: string; why: string }> = fc.constantFrom(...LANGUAGE_MISSES).map(([why, value]) => ({ value, why: `a language tag ${why}` }));
+export const languageMiss: fc.Arbitrary<{ value: string; why: string }> = fc
+  .constantFrom(...LANGUAGE_MISSES)
+  .map(([why, value]) => ({ value, why: `a language tag ${why}` }));
 
 // --- Text and identifiers --------------------------------------------------------------------------------------
 
@@ -196,11 +248,21 @@ export function text(maxLength = 40): fc.Arbitrary<string> {
 }
 
 /** A longer text now and then (a message of a few hundred characters, still far under §8's 256 KB). */
-export const messageText: fc.Arbitrary<string> = fc.oneof({ weight: 4, arbitrary: text() }, { weight: 1, arbitrary: text(600) });
+export const messageText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: text() },
+  { weight: 1, arbitrary: text(600) },
+);
 
 /** A non-empty identifier (§2.2, §2.4: strings, never empty): mostly an ASCII token, sometimes any text. */
 export const identifier: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:'), minLength: 1, maxLength: 40 }) },
+  {
+    weight: 3,
+    arbitrary: fc.string({
+      unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:'),
+      minLength: 1,
+      maxLength: 40,
+    }),
+  },
   { weight: 1, arbitrary: fc.string({ unit: codePoint, minLength: 1, maxLength: 40 }) },
 );
 
@@ -213,5 +275,12 @@ export const email: fc.Arbitrary<string> = fc.oneof(
 /** A field §9.2 lets a receiver ignore: the documents carry one now and then. */
 export const unknownField: fc.Arbitrary<[string, unknown]> = fc.tuple(
   fc.constantFrom('x_cai_extra', 'metadata', 'priority'),
-  fc.oneof(text(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), text(), { maxKeys: 3 })),
+  fc.oneof(
+    text(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b', 'c'), text(), { maxKeys: 3 }),
+  ),
 );

@@ -7,7 +7,15 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { LISTENER_CAPS } from '../../bounds.js';
-import { BodyWatch, ByteBudget, errorReply, readBody, type BodyResult, type Reply, type ReceiverLimits } from '../../http/server.js';
+import {
+  BodyWatch,
+  ByteBudget,
+  errorReply,
+  readBody,
+  type BodyResult,
+  type Reply,
+  type ReceiverLimits,
+} from '../../http/server.js';
 
 export const LISTENER_LIMITS: ReceiverLimits = {
   maxConnections: LISTENER_CAPS.maxConnections,
@@ -54,8 +62,24 @@ export class ListenerGuard {
   refusal(reason: 'timeout' | 'busy'): Reply {
     this.refused += 1;
     return reason === 'timeout'
-      ? { ...errorReply(408, 'body_timeout', `the body did not arrive in time (cai conformance listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`), close: true }
-      : { ...errorReply(503, 'busy', 'cai conformance listener: too many bodies being read at once', {}, { 'retry-after': RETRY_AFTER_SECONDS }), close: true };
+      ? {
+          ...errorReply(
+            408,
+            'body_timeout',
+            `the body did not arrive in time (cai conformance listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`,
+          ),
+          close: true,
+        }
+      : {
+          ...errorReply(
+            503,
+            'busy',
+            'cai conformance listener: too many bodies being read at once',
+            {},
+            { 'retry-after': RETRY_AFTER_SECONDS },
+          ),
+          close: true,
+        };
   }
 
   /** Whether a request of `bodyBytes` may be recorded; false (and counted) past the run's caps. */
@@ -71,7 +95,16 @@ export class ListenerGuard {
 
   /** The answer to a request past the caps: 503 with Retry-After, unrecorded. */
   overCapacity(): Reply {
-    return { ...errorReply(503, 'over_capacity', `cai conformance listener: this run already recorded ${this.caps.keptRequests} requests or ${this.caps.keptBodyBytes} body bytes`, {}, { 'retry-after': RETRY_AFTER_SECONDS }), close: true };
+    return {
+      ...errorReply(
+        503,
+        'over_capacity',
+        `cai conformance listener: this run already recorded ${this.caps.keptRequests} requests or ${this.caps.keptBodyBytes} body bytes`,
+        {},
+        { 'retry-after': RETRY_AFTER_SECONDS },
+      ),
+      close: true,
+    };
   }
 
   /** Closes a connection that sends nothing for idleSocketTimeoutMs: Node's header time-out starts only at a first byte. */

@@ -7,7 +7,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { CaiError, codedError } from '../../errors.js';
-import { declaredLength, listen, sendReply, type ReceiverLimits, type Reply, type TlsFiles } from '../../http/server.js';
+import {
+  declaredLength,
+  listen,
+  sendReply,
+  type ReceiverLimits,
+  type Reply,
+  type TlsFiles,
+} from '../../http/server.js';
 import { flatHeaders } from '../../mock/request.js';
 import type { Arrival } from '../evidence.js';
 import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
@@ -83,9 +90,19 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       .catch(() => response.destroy())
       .finally(settled);
   };
-  const server = await listen(handler, { host: options.host, port: options.port, path: '', tls: options.tls, limits: options.limits ?? LISTENER_LIMITS }).catch((error: unknown) => {
+  const server = await listen(handler, {
+    host: options.host,
+    port: options.port,
+    path: '',
+    tls: options.tls,
+    limits: options.limits ?? LISTENER_LIMITS,
+  }).catch((error: unknown) => {
     // The shared server helper's words name the mocks' --host/--port; here the address is the run's own option.
-    if (error instanceof CaiError && error.kind === 'usage' && /^(port_in_use|port_denied|bad_host)$/.test(error.code)) {
+    if (
+      error instanceof CaiError &&
+      error.kind === 'usage' &&
+      /^(port_in_use|port_denied|bad_host)$/.test(error.code)
+    ) {
       throw codedError('usage', error.code, error.message, { ...error.data, listenOption: options.option }, error);
     }
     throw error;
@@ -100,22 +117,30 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     url: server.url,
     refused: () => guard.refused,
     close: () =>
-      server.close(
-        () =>
-          new Promise<void>((resolve) => {
-            if (inFlight === 0) return resolve();
-            idle.add(resolve);
-            // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
-            setTimeout(resolve, DRAIN_MS);
-          }),
-      ).finally(() => {
-        guard.stop();
-        clock.stop();
-      }),
+      server
+        .close(
+          () =>
+            new Promise<void>((resolve) => {
+              if (inFlight === 0) return resolve();
+              idle.add(resolve);
+              // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
+              setTimeout(resolve, DRAIN_MS);
+            }),
+        )
+        .finally(() => {
+          guard.stop();
+          clock.stop();
+        }),
   };
 }
 
-async function receive(request: IncomingMessage, response: ServerResponse, handle: (arrival: Arrival) => Handled, guard: ListenerGuard, clock: LoopClock): Promise<void> {
+async function receive(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handle: (arrival: Arrival) => Handled,
+  guard: ListenerGuard,
+  clock: LoopClock,
+): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
   const slackMs = clock.slackAt(arrivedMono);
@@ -128,7 +153,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
   // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
-  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy')) return void (await answer(request, response, guard.refusal(read.reason)));
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy'))
+    return void (await answer(request, response, guard.refusal(read.reason)));
   if (!guard.admit(read.ok ? read.body.length : 0)) return void (await answer(request, response, guard.overCapacity()));
   const arrival: Arrival = {
     arrivedAt,
@@ -147,7 +173,8 @@ async function receive(request: IncomingMessage, response: ServerResponse, handl
   };
   const handled = handle(arrival);
   // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
-  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0))) return handled.answered(performance.now(), true);
+  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0)))
+    return handled.answered(performance.now(), true);
   if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
@@ -191,7 +218,12 @@ function held(request: IncomingMessage, response: ServerResponse, ms: number): P
  * it went out whole. The connection closing ends it too: an answer queued behind another on a pipelined connection
  * that was cut (a scripted reset) never gets a socket, so neither of its own events ever comes.
  */
-async function answer(request: IncomingMessage, response: ServerResponse, reply: Reply, sent?: () => void): Promise<boolean> {
+async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  reply: Reply,
+  sent?: () => void,
+): Promise<boolean> {
   const socket = request.socket;
   const done = new Promise<boolean>((resolve) => {
     // One connection carries many requests: its listener goes with the answer it waited for.

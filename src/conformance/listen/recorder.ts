@@ -47,7 +47,15 @@ const STRAY_PATH_CHARACTERS = 200;
 /** §2.3: the acknowledgment cai gives as the provider (an example E.164 number, the job id stable per delivery). */
 const ASSIGNED_NUMBER = '+447700900123';
 
-const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'body_too_large', 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'unavailable' } as const;
+const ERROR_CODES = {
+  400: 'invalid_schema',
+  401: 'invalid_signature',
+  413: 'body_too_large',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'bad_gateway',
+  503: 'unavailable',
+} as const;
 
 /**
  * The Retry-After of a 429 as it goes out. A date is taken on the next whole second at least `seconds` ahead (an
@@ -55,9 +63,15 @@ const ERROR_CODES = { 400: 'invalid_schema', 401: 'invalid_signature', 413: 'bod
  * date names, not against a wait the sender could not know.
  */
 export function retryAfterOf(retryAfter: RetryAfter, nowMs: number, nowMono: number): SentRetryAfter {
-  if (retryAfter.form === 'seconds') return { header: String(retryAfter.seconds), form: 'seconds', seconds: retryAfter.seconds };
+  if (retryAfter.form === 'seconds')
+    return { header: String(retryAfter.seconds), form: 'seconds', seconds: retryAfter.seconds };
   const at = Math.ceil((nowMs + retryAfter.seconds * 1000) / 1000) * 1000;
-  return { header: new Date(at).toUTCString(), form: 'date', seconds: retryAfter.seconds, dateMono: nowMono + (at - nowMs) };
+  return {
+    header: new Date(at).toUTCString(),
+    form: 'date',
+    seconds: retryAfter.seconds,
+    dateMono: nowMono + (at - nowMs),
+  };
 }
 
 export class Recorder {
@@ -107,8 +121,13 @@ export class Recorder {
     const record = this.route(arrival);
     if (!record) {
       this.strayCount += 1;
-      if (this.strays.length < LISTENER_CAPS.keptStrays) this.strays.push(`${arrival.method.slice(0, 16)} ${arrival.path.slice(0, STRAY_PATH_CHARACTERS)}`);
-      const reply = errorReply(404, 'not_a_scenario', 'cai conformance: nothing listens on this path; send to the URL you were given');
+      if (this.strays.length < LISTENER_CAPS.keptStrays)
+        this.strays.push(`${arrival.method.slice(0, 16)} ${arrival.path.slice(0, STRAY_PATH_CHARACTERS)}`);
+      const reply = errorReply(
+        404,
+        'not_a_scenario',
+        'cai conformance: nothing listens on this path; send to the URL you were given',
+      );
       return { response: { kind: 'reply', reply }, answered: () => undefined };
     }
     const number = record.attempts.length + 1;
@@ -116,12 +135,26 @@ export class Recorder {
     const keys = this.keys.get(record) as string[];
     if (!keys.includes(key)) keys.push(key);
     const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
-    const retryAfter = answer.kind === 'error' && answer.retryAfter ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0)) : undefined;
-    const attempt: Attempt = { ...arrival, stage: record.id, number, key, answer, ...(retryAfter ? { retryAfter } : {}), late: record.endedMono !== undefined };
+    const retryAfter =
+      answer.kind === 'error' && answer.retryAfter
+        ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0))
+        : undefined;
+    const attempt: Attempt = {
+      ...arrival,
+      stage: record.id,
+      number,
+      key,
+      answer,
+      ...(retryAfter ? { retryAfter } : {}),
+      late: record.endedMono !== undefined,
+    };
     record.attempts.push(attempt);
     this.notify();
     return {
-      response: answer.kind === 'reset' ? { kind: 'reset' } : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
+      response:
+        answer.kind === 'reset'
+          ? { kind: 'reset' }
+          : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
       delayMs: answer.delayMs ?? 0,
       answered: (mono, unheard) => {
         attempt.answeredMono = mono;
@@ -162,7 +195,10 @@ export class Recorder {
     }
     // One shared URL: a document seen before belongs to its stage (a late retry); anything else to the open one.
     const eventId = attemptEventId(arrival);
-    const earlier = eventId === undefined ? undefined : this.records.find((record) => record.attempts.some((attempt) => attemptEventId(attempt) === eventId));
+    const earlier =
+      eventId === undefined
+        ? undefined
+        : this.records.find((record) => record.attempts.some((attempt) => attemptEventId(attempt) === eventId));
     return earlier ?? this.active;
   }
 
@@ -176,15 +212,23 @@ export class Recorder {
     // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
     if (arrival.cut) return { kind: 'error', status: 413 };
     const earlier = record.attempts.filter((attempt) => attempt.key === delivery);
-    if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted')) return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
+    if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted'))
+      return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
     const { scripts, scriptedDeliveries } = record.scenario;
     // A document alike to an earlier one but for its event_id, after that one was answered a retry or the duplicate
     // answer (its rename, it seems), takes that one's place: a renamed retry is scripted too.
     const alike = this.alikeOf(record, arrival, delivery);
     const last = record.attempts.filter((attempt) => attempt.key === alike.first).at(-1);
-    const renamed = last !== undefined && last.key !== delivery && (classOf(last.answer) !== 'accepted' && classOf(last.answer) !== 'refused' || last.answer.kind === 'duplicate');
+    const renamed =
+      last !== undefined &&
+      last.key !== delivery &&
+      ((classOf(last.answer) !== 'accepted' && classOf(last.answer) !== 'refused') || last.answer.kind === 'duplicate');
     const first = renamed ? Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first)) : place;
-    if (first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) || alike.index >= SENDER_RUN_CAPS.scriptedAlike) return ACCEPTED;
+    if (
+      first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) ||
+      alike.index >= SENDER_RUN_CAPS.scriptedAlike
+    )
+      return ACCEPTED;
     const script = scripts?.[first % scripts.length] ?? record.scenario.script;
     return script[Math.min(earlier.length + 1, script.length) - 1] as ScriptedAnswer;
   }
@@ -200,19 +244,33 @@ export class Recorder {
     return { index: keys.indexOf(delivery), first: keys[0] as string };
   }
 
-  private replyFor(answer: Exclude<ScriptedAnswer, { kind: 'reset' }>, record: StageRecord, place: number, retryAfter: SentRetryAfter | undefined): Reply {
+  private replyFor(
+    answer: Exclude<ScriptedAnswer, { kind: 'reset' }>,
+    record: StageRecord,
+    place: number,
+    retryAfter: SentRetryAfter | undefined,
+  ): Reply {
     switch (answer.kind) {
       case 'accepted':
         // §6.5: a 204 carries no body at all; any other 2xx the body of a 202, unless the script says none (§4.2: not shown).
         if (answer.status === 204 || answer.empty) return { status: answer.status };
         return this.options.interface === 'A'
-          ? jsonReply(answer.status, { provider_job_id: `cai-job-${record.id}-${place + 1}`, assigned_number_e164: ASSIGNED_NUMBER })
+          ? jsonReply(answer.status, {
+              provider_job_id: `cai-job-${record.id}-${place + 1}`,
+              assigned_number_e164: ASSIGNED_NUMBER,
+            })
           : jsonReply(answer.status, { ok: true });
       case 'duplicate':
         return jsonReply(202, { ok: true, duplicate: true });
       case 'error': {
         const headers = retryAfter === undefined ? undefined : { 'retry-after': retryAfter.header };
-        return errorReply(answer.status, ERROR_CODES[answer.status], `scripted by cai conformance (${record.scenario.id})`, {}, headers);
+        return errorReply(
+          answer.status,
+          ERROR_CODES[answer.status],
+          `scripted by cai conformance (${record.scenario.id})`,
+          {},
+          headers,
+        );
       }
     }
   }

@@ -11,13 +11,44 @@
  * (./recorder.ts) plays the scripts.
  */
 import type { InterfaceId } from '../../spec/constants.js';
-import { isFinal, type AcceptedStatus, type Answer, type ErrorStatus, type RetryAfter } from '../../spec/model/sender.js';
-import { CALLBACK_RETRY_AFTER_SECONDS, FAILURES_BEFORE_ACCEPT, RETRY_AFTER_DATE_SECONDS, RETRY_AFTER_SECONDS } from '../tolerances.js';
+import {
+  isFinal,
+  type AcceptedStatus,
+  type Answer,
+  type ErrorStatus,
+  type RetryAfter,
+} from '../../spec/model/sender.js';
+import {
+  CALLBACK_RETRY_AFTER_SECONDS,
+  FAILURES_BEFORE_ACCEPT,
+  RETRY_AFTER_DATE_SECONDS,
+  RETRY_AFTER_SECONDS,
+} from '../tolerances.js';
 
 export const SCENARIO_IDS = [
-  'accept', 'duplicate', 'ok-200', 'ok-201', 'ok-204', 'retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network', 'reject-400', 'reject-401', 'reject-413',
+  'accept',
+  'duplicate',
+  'ok-200',
+  'ok-201',
+  'ok-204',
+  'retry-5xx',
+  'retry-500',
+  'retry-429',
+  'retry-429-date',
+  'retry-network',
+  'reject-400',
+  'reject-401',
+  'reject-413',
 ] as const;
-export const CALLBACK_SCENARIO_IDS = ['callbacks', 'callback-returning', 'callback-503', 'callback-5xx', 'callback-429', 'callback-429-date', 'callback-400'] as const;
+export const CALLBACK_SCENARIO_IDS = [
+  'callbacks',
+  'callback-returning',
+  'callback-503',
+  'callback-5xx',
+  'callback-429',
+  'callback-429-date',
+  'callback-400',
+] as const;
 export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
@@ -50,14 +81,43 @@ export interface Scenario {
 export const ACCEPTED: ScriptedAnswer = { kind: 'accepted', status: 202 };
 const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
 const accepted = (status: AcceptedStatus): ScriptedAnswer => ({ kind: 'accepted', status });
-const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({ kind: 'error', status: 429, retryAfter: { form, seconds } });
+const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({
+  kind: 'error',
+  status: 429,
+  retryAfter: { form, seconds },
+});
 
 export const SCENARIOS: readonly Scenario[] = [
-  { id: 'accept', interfaces: ['B', 'A'], script: [ACCEPTED], purpose: 'an accepted delivery: signed, valid, sent once' },
-  { id: 'duplicate', interfaces: ['B'], script: [{ kind: 'duplicate' }], purpose: 'the duplicate answer of §2.13 ends the delivery' },
-  { id: 'ok-200', interfaces: ['B'], script: [accepted(200)], purpose: 'a 200 ends the delivery (§6.5: any 2xx means accepted)' },
-  { id: 'ok-201', interfaces: ['B'], script: [accepted(201)], purpose: 'a 201 ends the delivery (§6.5: any 2xx means accepted)' },
-  { id: 'ok-204', interfaces: ['B'], script: [accepted(204)], purpose: 'a 204, with no body, ends the delivery (§6.5: any 2xx means accepted)' },
+  {
+    id: 'accept',
+    interfaces: ['B', 'A'],
+    script: [ACCEPTED],
+    purpose: 'an accepted delivery: signed, valid, sent once',
+  },
+  {
+    id: 'duplicate',
+    interfaces: ['B'],
+    script: [{ kind: 'duplicate' }],
+    purpose: 'the duplicate answer of §2.13 ends the delivery',
+  },
+  {
+    id: 'ok-200',
+    interfaces: ['B'],
+    script: [accepted(200)],
+    purpose: 'a 200 ends the delivery (§6.5: any 2xx means accepted)',
+  },
+  {
+    id: 'ok-201',
+    interfaces: ['B'],
+    script: [accepted(201)],
+    purpose: 'a 201 ends the delivery (§6.5: any 2xx means accepted)',
+  },
+  {
+    id: 'ok-204',
+    interfaces: ['B'],
+    script: [accepted(204)],
+    purpose: 'a 204, with no body, ends the delivery (§6.5: any 2xx means accepted)',
+  },
   {
     id: 'retry-5xx',
     interfaces: ['B', 'A'],
@@ -66,7 +126,12 @@ export const SCENARIOS: readonly Scenario[] = [
     alone: true,
     purpose: 'a 5xx is retried, with growing waits, the same event_id and document',
   },
-  { id: 'retry-500', interfaces: ['B', 'A'], script: [error(500), ACCEPTED], purpose: 'a 500 is retried as a 503 is (§7: any 5xx)' },
+  {
+    id: 'retry-500',
+    interfaces: ['B', 'A'],
+    script: [error(500), ACCEPTED],
+    purpose: 'a 500 is retried as a 503 is (§7: any 5xx)',
+  },
   {
     id: 'retry-429',
     interfaces: ['B', 'A'],
@@ -81,7 +146,12 @@ export const SCENARIOS: readonly Scenario[] = [
     slow: true,
     purpose: 'a 429 is retried after Retry-After given as an HTTP-date, not before that date',
   },
-  { id: 'retry-network', interfaces: ['B', 'A'], script: [{ kind: 'reset' }, ACCEPTED], purpose: 'a connection cut without an answer is retried' },
+  {
+    id: 'retry-network',
+    interfaces: ['B', 'A'],
+    script: [{ kind: 'reset' }, ACCEPTED],
+    purpose: 'a connection cut without an answer is retried',
+  },
   { id: 'reject-400', interfaces: ['B', 'A'], script: [error(400)], purpose: 'a 400 is not retried' },
   { id: 'reject-401', interfaces: ['B', 'A'], script: [error(401)], purpose: 'a 401 is not retried' },
   { id: 'reject-413', interfaces: ['B'], script: [error(413)], purpose: 'a 413 is not retried' },
@@ -90,8 +160,19 @@ export const SCENARIOS: readonly Scenario[] = [
 /** The answers the callback listener of an Interface A run gives the events of one job. */
 export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   { id: 'callbacks', interfaces: ['B'], script: [ACCEPTED], purpose: "the job's events, each answered 202" },
-  { id: 'callback-returning', interfaces: ['B'], script: [ACCEPTED], purpose: "a second job for the lead of the first (a contact who returns, §2.3), its events each answered 202" },
-  { id: 'callback-503', interfaces: ['B'], script: [error(503), ACCEPTED], scriptedDeliveries: 1, purpose: 'the first event answered 503' },
+  {
+    id: 'callback-returning',
+    interfaces: ['B'],
+    script: [ACCEPTED],
+    purpose: 'a second job for the lead of the first (a contact who returns, §2.3), its events each answered 202',
+  },
+  {
+    id: 'callback-503',
+    interfaces: ['B'],
+    script: [error(503), ACCEPTED],
+    scriptedDeliveries: 1,
+    purpose: 'the first event answered 503',
+  },
   {
     id: 'callback-429',
     interfaces: ['B'],
@@ -115,7 +196,13 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
     slow: true,
     purpose: `the first event answered 429 with Retry-After as an HTTP-date ${RETRY_AFTER_DATE_SECONDS} s ahead`,
   },
-  { id: 'callback-400', interfaces: ['B'], script: [error(400)], scriptedDeliveries: 1, purpose: 'the first event answered 400' },
+  {
+    id: 'callback-400',
+    interfaces: ['B'],
+    script: [error(400)],
+    scriptedDeliveries: 1,
+    purpose: 'the first event answered 400',
+  },
 ];
 
 export function scenario(id: ScenarioId): Scenario {
@@ -131,7 +218,9 @@ export { isFinal };
 
 /** `Retry-After: 2`, `Retry-After: an HTTP-date 2 s ahead`. */
 export function describeRetryAfter(retryAfter: RetryAfter): string {
-  return retryAfter.form === 'seconds' ? `Retry-After: ${retryAfter.seconds}` : `Retry-After: an HTTP-date ${retryAfter.seconds} s ahead`;
+  return retryAfter.form === 'seconds'
+    ? `Retry-After: ${retryAfter.seconds}`
+    : `Retry-After: an HTTP-date ${retryAfter.seconds} s ahead`;
 }
 
 /** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `connection reset`, `202 after 1.5 s`. */
@@ -144,7 +233,9 @@ export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): st
     case 'duplicate':
       return `202 {"ok":true,"duplicate":true}${after}`;
     case 'error':
-      return answer.retryAfter === undefined ? `${answer.status}${after}` : `${answer.status} (${describeRetryAfter(answer.retryAfter)})${after}`;
+      return answer.retryAfter === undefined
+        ? `${answer.status}${after}`
+        : `${answer.status} (${describeRetryAfter(answer.retryAfter)})${after}`;
     case 'reset':
       return `connection reset${after}`;
   }
@@ -157,10 +248,19 @@ export function describeScript(entry: Scenario, iface: InterfaceId): string {
   while (index < entry.script.length) {
     const text = describeScripted(entry.script[index] as ScriptedAnswer, iface);
     let count = 1;
-    while (index + count < entry.script.length && describeScripted(entry.script[index + count] as ScriptedAnswer, iface) === text) count += 1;
+    while (
+      index + count < entry.script.length &&
+      describeScripted(entry.script[index + count] as ScriptedAnswer, iface) === text
+    )
+      count += 1;
     parts.push(count > 1 ? `${text} ×${count}` : text);
     index += count;
   }
-  const scope = entry.scriptedDeliveries === undefined ? '' : entry.scriptedDeliveries === 1 ? ', for the first document (202 for the others)' : `, for the first ${entry.scriptedDeliveries} documents`;
+  const scope =
+    entry.scriptedDeliveries === undefined
+      ? ''
+      : entry.scriptedDeliveries === 1
+        ? ', for the first document (202 for the others)'
+        : `, for the first ${entry.scriptedDeliveries} documents`;
   return parts.join(', then ') + scope;
 }

@@ -37,7 +37,11 @@ function lastActivity(attempts: readonly Attempt[]): number {
   return Math.max(...attempts.map((attempt) => attempt.answeredMono ?? attempt.arrivedMono));
 }
 
-export function stageState(record: Pick<StageRecord, 'attempts' | 'startedMono'>, nowMono: number, options: SettleOptions): StageState {
+export function stageState(
+  record: Pick<StageRecord, 'attempts' | 'startedMono'>,
+  nowMono: number,
+  options: SettleOptions,
+): StageState {
   const deadline = options.deadlineMono ?? Number.POSITIVE_INFINITY;
   if (nowMono >= deadline) return { done: true, nextMono: nowMono };
   const attempts = record.attempts.filter((attempt) => !attempt.late);

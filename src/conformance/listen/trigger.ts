@@ -34,7 +34,12 @@ export function startTrigger(options: TriggerOptions): RunningTrigger {
     if (output.length > TRIGGER_OUTPUT_BYTES) output = output.subarray(output.length - TRIGGER_OUTPUT_BYTES);
   };
   let stoppedByCai = false;
-  const child = spawn('sh', ['-c', options.command], { env: options.env, cwd: options.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', options.command], {
+    env: options.env,
+    cwd: options.cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const exited = new Promise<TriggerOutcome>((resolve) => {
@@ -44,7 +49,12 @@ export function startTrigger(options: TriggerOptions): RunningTrigger {
     });
     // 'exit', not 'close': a sender the trigger started in the background may hold its output open for long.
     child.once('exit', (code, signal) => {
-      resolve({ ...(code !== null ? { exitCode: code } : {}), ...(signal ? { signal } : {}), stoppedByCai, output: text() });
+      resolve({
+        ...(code !== null ? { exitCode: code } : {}),
+        ...(signal ? { signal } : {}),
+        stoppedByCai,
+        output: text(),
+      });
     });
   });
   /** Signals the trigger's process group (what it started in the background too); false when none is left. */

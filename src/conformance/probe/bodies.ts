@@ -16,7 +16,9 @@ const BASE_OFFSET_MINUTES = 60;
 
 /** A §2.1 date-time of `date`: `±hh:mm` by default; `fraction` digits after the seconds; `Z` for UTC. */
 export function dateTime(date: Date, shape: { offsetMinutes?: number; fraction?: string; utc?: boolean } = {}): string {
-  const text = shape.utc ? formatDateTime(date, 0).replace(/\+00:00$/, 'Z') : formatDateTime(date, shape.offsetMinutes ?? BASE_OFFSET_MINUTES);
+  const text = shape.utc
+    ? formatDateTime(date, 0).replace(/\+00:00$/, 'Z')
+    : formatDateTime(date, shape.offsetMinutes ?? BASE_OFFSET_MINUTES);
   return shape.fraction ? text.replace(/(T\d\d:\d\d:\d\d)/, `$1.${shape.fraction}`) : text;
 }
 
@@ -24,7 +26,9 @@ export function dateTime(date: Date, shape: { offsetMinutes?: number; fraction?:
 function atBaseOffset(doc: Doc, paths: readonly string[]): void {
   for (const path of paths) {
     const parts = path.split('.');
-    const parent = parts.slice(0, -1).reduce<Doc | undefined>((node, part) => (node?.[part] as Doc | undefined) ?? undefined, doc);
+    const parent = parts
+      .slice(0, -1)
+      .reduce<Doc | undefined>((node, part) => (node?.[part] as Doc | undefined) ?? undefined, doc);
     const key = parts[parts.length - 1] as string;
     const value = parent?.[key];
     if (parent && typeof value === 'string') parent[key] = dateTime(new Date(value));
@@ -80,7 +84,9 @@ export function looseLayout(doc: unknown, depth = 0): string {
   const pad = '\t'.repeat(depth + 1);
   if (Array.isArray(doc)) return `[ ${doc.map((item) => looseLayout(item, depth + 1)).join(' ,  ')} ]`;
   if (typeof doc === 'object' && doc !== null) {
-    const entries = Object.entries(doc).map(([key, value]) => `${pad}${JSON.stringify(key)}  :   ${looseLayout(value, depth + 1)}`);
+    const entries = Object.entries(doc).map(
+      ([key, value]) => `${pad}${JSON.stringify(key)}  :   ${looseLayout(value, depth + 1)}`,
+    );
     return `{\r\n${entries.join(' ,\r\n')}\r\n${'\t'.repeat(depth)}}`;
   }
   return JSON.stringify(doc);
@@ -90,7 +96,11 @@ export function looseLayout(doc: unknown, depth = 0): string {
 export function reversedKeys(doc: unknown): unknown {
   if (Array.isArray(doc)) return doc.map(reversedKeys);
   if (typeof doc === 'object' && doc !== null) {
-    return Object.fromEntries(Object.entries(doc).reverse().map(([key, value]) => [key, reversedKeys(value)]));
+    return Object.fromEntries(
+      Object.entries(doc)
+        .reverse()
+        .map(([key, value]) => [key, reversedKeys(value)]),
+    );
   }
   return doc;
 }

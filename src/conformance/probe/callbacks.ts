@@ -85,7 +85,6 @@ export interface CallbackHarness {
   close(): Promise<void>;
 }
 
-
 /** The event type of an attempt's document, when it is a JSON object with one. */
 export function eventTypeOf(attempt: { body: Buffer; cut: boolean }): unknown {
   const doc = documentOf(attempt);
@@ -120,11 +119,20 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const recorder = new Recorder({ interface: 'B', shared: false });
-  const listener: Listener = await startListener({ host: options.host, port: options.port, option: 'callback-listen', handle: (arrival) => recorder.handle(arrival), ...(options.caps ? { caps: options.caps } : {}) });
+  const listener: Listener = await startListener({
+    host: options.host,
+    port: options.port,
+    option: 'callback-listen',
+    handle: (arrival) => recorder.handle(arrival),
+    ...(options.caps ? { caps: options.caps } : {}),
+  });
   const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const open = (name: string, id: CallbackScenarioId) => {
     const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;
-    return recorder.open({ scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${prefix}`, expectedPath: prefix }, performance.now());
+    return recorder.open(
+      { scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${prefix}`, expectedPath: prefix },
+      performance.now(),
+    );
   };
   // Every other job's events: accepted, recorded within the listener's caps, never judged.
   const background = open('background', 'callbacks');
@@ -155,9 +163,21 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         awaiting: () => accepted && !awaited(request.scenario, record),
         // A scripted answer is judged --callback-wait after the event it answered (a retry that never comes): its
         // stage may outlive the job's own wait by that much, and ends as soon as the event's delivery settles.
-        deadlineMono: accepted ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs : performance.now(),
+        deadlineMono: accepted
+          ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs
+          : performance.now(),
       });
-      return { name: request.name, doc, leadId: String(doc.lead_id), ...(job ? { job } : {}), ...(repeat ? { repeat } : {}), ...(refused ? { refused } : {}), record, startedAt, waitedMs: Date.now() - startedAt };
+      return {
+        name: request.name,
+        doc,
+        leadId: String(doc.lead_id),
+        ...(job ? { job } : {}),
+        ...(repeat ? { repeat } : {}),
+        ...(refused ? { refused } : {}),
+        record,
+        startedAt,
+        waitedMs: Date.now() - startedAt,
+      };
     },
     evidence: (stages) => ({
       interface: 'B',

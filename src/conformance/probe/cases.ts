@@ -79,29 +79,55 @@ async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer
   return still === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${still}, twice` };
 }
 
-const wrong = (answer: Exchange | undefined, level: CheckLevel) => answer !== undefined && breachesOfExchange(answer, { level }).length > 0;
+const wrong = (answer: Exchange | undefined, level: CheckLevel) =>
+  answer !== undefined && breachesOfExchange(answer, { level }).length > 0;
 
 /** The verdict on the cases gathered, in order: the first wrong answer fails the check. */
-export function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[] | undefined, level: CheckLevel) {
+export function judgeCases(
+  cases: readonly ProbeCase[],
+  gathered: readonly CaseAnswer[] | undefined,
+  level: CheckLevel,
+) {
   if (!gathered || gathered.length === 0) return notJudged('no request was sent');
   for (const entry of gathered) {
     const answer = entry.answer;
     if (answer === undefined || !wrong(answer, level)) continue;
     const breaches = breachesOfExchange(answer, { level });
-    return failed(`${expectedOf(answer, { level })} for ${entry.name}`, `${entry.name}: ${breachText(answer, breaches)}`, { exchanges: [answer] }, casesNote(gathered, level));
+    return failed(
+      `${expectedOf(answer, { level })} for ${entry.name}`,
+      `${entry.name}: ${breachText(answer, breaches)}`,
+      { exchanges: [answer] },
+      casesNote(gathered, level),
+    );
   }
   const answered = gathered.filter((entry): entry is CaseAnswer & { answer: Exchange } => entry.answer !== undefined);
-  if (gathered.length < cases.length) return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);
+  if (gathered.length < cases.length)
+    return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);
   if (answered.length === 0) return notJudged(gathered.map((entry) => `${entry.name}: ${entry.notSent}`).join('; '));
-  const notes = gathered.filter((entry) => entry.notSent !== undefined).map((entry) => `not judged: ${entry.name} (${entry.notSent})`);
-  return passed(expectedOfAll(answered, level), `${answered.length} case${answered.length === 1 ? '' : 's'}: ${tally(answered.map((entry) => entry.answer))}`, notes);
+  const notes = gathered
+    .filter((entry) => entry.notSent !== undefined)
+    .map((entry) => `not judged: ${entry.name} (${entry.notSent})`);
+  return passed(
+    expectedOfAll(answered, level),
+    `${answered.length} case${answered.length === 1 ? '' : 's'}: ${tally(answered.map((entry) => entry.answer))}`,
+    notes,
+  );
 }
 
 /** What every case expected, once per distinct expectation: `401 for each of 6 cases`. */
 function expectedOfAll(answered: readonly (CaseAnswer & { answer: Exchange })[], level: CheckLevel): string {
   const kinds = [...new Set(answered.map((entry) => expectedOf(entry.answer, { level })))];
-  if (kinds.length === 1) return answered.length === 1 ? (kinds[0] as string) : `${kinds[0]} for each of ${answered.length} cases`;
-  return kinds.map((kind) => `${kind} for ${answered.filter((entry) => expectedOf(entry.answer, { level }) === kind).map((entry) => entry.name).join(', ')}`).join('; ');
+  if (kinds.length === 1)
+    return answered.length === 1 ? (kinds[0] as string) : `${kinds[0]} for each of ${answered.length} cases`;
+  return kinds
+    .map(
+      (kind) =>
+        `${kind} for ${answered
+          .filter((entry) => expectedOf(entry.answer, { level }) === kind)
+          .map((entry) => entry.name)
+          .join(', ')}`,
+    )
+    .join('; ');
 }
 
 /** The answers' statuses counted: `401 ×5, 400 ×1`. */
@@ -118,5 +144,7 @@ function casesNote(gathered: readonly CaseAnswer[], level: CheckLevel): string[]
   if (gathered.length < 2) return [];
   const names = gathered.filter((entry) => wrong(entry.answer, level)).map((entry) => entry.name);
   const others = names.length > 1 ? `; also answered wrongly: ${names.slice(1).join('; ')}` : '';
-  return [`${names.length} of the ${gathered.length} cases (each changing one thing) answered wrongly; the first is shown${others}`];
+  return [
+    `${names.length} of the ${gathered.length} cases (each changing one thing) answered wrongly; the first is shown${others}`,
+  ];
 }

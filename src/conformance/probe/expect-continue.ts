@@ -37,7 +37,13 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
   const started = performance.now();
   const url = new URL(request.url);
   const secure = url.protocol === 'https:';
-  const tls = secure ? { minVersion: MIN_TLS_VERSION, rejectUnauthorized: request.insecure !== true, ...(request.ca ? { ca: trustedAuthorities(request.ca) } : {}) } : {};
+  const tls = secure
+    ? {
+        minVersion: MIN_TLS_VERSION,
+        rejectUnauthorized: request.insecure !== true,
+        ...(request.ca ? { ca: trustedAuthorities(request.ca) } : {}),
+      }
+    : {};
   return new Promise((resolve, reject) => {
     let bodySent = false;
     let settled = false;
@@ -56,7 +62,10 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
     };
     const fallback = setTimeout(sendBody, request.continueWaitMs);
     // The whole answer within the time-out, however slowly it comes (`timeout` below is only an idle one).
-    const deadline = setTimeout(() => outgoing.destroy(new Error(`no complete answer within ${request.timeoutMs} ms`)), request.timeoutMs);
+    const deadline = setTimeout(
+      () => outgoing.destroy(new Error(`no complete answer within ${request.timeoutMs} ms`)),
+      request.timeoutMs,
+    );
     const fail = (error: Error) => {
       clearTimeout(fallback);
       clearTimeout(deadline);
@@ -95,7 +104,14 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
         settled = true;
         // A body never sent leaves the request unfinished: the connection goes (it was never pooled).
         if (!bodySent) outgoing.destroy();
-        resolve({ status: response.statusCode ?? 0, headers: flatten(response.headers), body: Buffer.concat(chunks), ...(truncated ? { bodyTruncated: true } : {}), latencyMs: performance.now() - started, bodySent });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: flatten(response.headers),
+          body: Buffer.concat(chunks),
+          ...(truncated ? { bodyTruncated: true } : {}),
+          latencyMs: performance.now() - started,
+          bodySent,
+        });
       }
     });
     outgoing.flushHeaders();

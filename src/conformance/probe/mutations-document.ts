@@ -4,19 +4,46 @@
  * one; E.164 in every length it allows and the ways a number is written that are not E.164; date-times in every shape
  * §2.1 allows; event_id at its length limit, counted in characters of every width.
  */
-import { AUTHORS, BRIEF_INTENTS, DIRECTIONS, EVENT_CHANNELS, MAX_EVENT_ID_LENGTH, ORIGIN_CHANNELS, OUTCOMES, type EventType } from '../../spec/constants.js';
+import {
+  AUTHORS,
+  BRIEF_INTENTS,
+  DIRECTIONS,
+  EVENT_CHANNELS,
+  MAX_EVENT_ID_LENGTH,
+  ORIGIN_CHANNELS,
+  OUTCOMES,
+  type EventType,
+} from '../../spec/constants.js';
 import { astralPadded, compact, dateTime, withPath } from './bodies.js';
 import type { Intent, Mutation } from './mutations.js';
 
 /** The valid document with `field` (dotted) set to `value`. */
-function setTo(field: string, value: unknown, name: string, clauses: readonly string[], intent: Intent, on?: EventType): Mutation {
-  return { name, clauses, intent, ...(on ? { on } : {}), request: ({ doc }) => ({ body: compact(withPath(doc, field, value)) }) };
+function setTo(
+  field: string,
+  value: unknown,
+  name: string,
+  clauses: readonly string[],
+  intent: Intent,
+  on?: EventType,
+): Mutation {
+  return {
+    name,
+    clauses,
+    intent,
+    ...(on ? { on } : {}),
+    request: ({ doc }) => ({ body: compact(withPath(doc, field, value)) }),
+  };
 }
 
 const shown = (value: unknown) => JSON.stringify(value);
 
 /** Values a field must refuse (§7: 400 on B), each with what makes it wrong. */
-function nearMisses(field: string, clauses: readonly string[], misses: readonly [unknown, string][], on?: EventType): Mutation[] {
+function nearMisses(
+  field: string,
+  clauses: readonly string[],
+  misses: readonly [unknown, string][],
+  on?: EventType,
+): Mutation[] {
   return misses.map(([value, why]) => setTo(field, value, `${field} ${shown(value)} (${why})`, clauses, 'schema', on));
 }
 
@@ -28,50 +55,71 @@ function everyValue(field: string, clauses: readonly string[], values: readonly 
 // --- Enumerations (§2.8–§2.12, §6) ----------------------------------------------------------------------------
 
 /** §6: the event types are exact strings. */
-export const EVENT_TYPE_MISSES = nearMisses('event', ['§6-1', '§2.4-1'], [
-  ['conversation.deleted', 'not a type of §6'],
-  ['Conversation.Message', 'a type in another case'],
-  ['conversation.message ', 'a type with a trailing space'],
-  ['appointment.canceled', 'another spelling of appointment.cancelled'],
-  ['job_closed', 'another separator'],
-]);
+export const EVENT_TYPE_MISSES = nearMisses(
+  'event',
+  ['§6-1', '§2.4-1'],
+  [
+    ['conversation.deleted', 'not a type of §6'],
+    ['Conversation.Message', 'a type in another case'],
+    ['conversation.message ', 'a type with a trailing space'],
+    ['appointment.canceled', 'another spelling of appointment.cancelled'],
+    ['job_closed', 'another separator'],
+  ],
+);
 
-export const CHANNEL_MISSES = nearMisses('channel', ['§2.10-1', '§2.4-3'], [
-  ['carrier_pigeon', 'not a channel of §2.10'],
-  ['WhatsApp', 'another case'],
-  ['WHATSAPP', 'upper case'],
-  [' whatsapp', 'a leading space'],
-  ['whatsapp ', 'a trailing space'],
-  ['text', 'a synonym of sms'],
-  ['e-mail', 'another spelling of email'],
-]);
+export const CHANNEL_MISSES = nearMisses(
+  'channel',
+  ['§2.10-1', '§2.4-3'],
+  [
+    ['carrier_pigeon', 'not a channel of §2.10'],
+    ['WhatsApp', 'another case'],
+    ['WHATSAPP', 'upper case'],
+    [' whatsapp', 'a leading space'],
+    ['whatsapp ', 'a trailing space'],
+    ['text', 'a synonym of sms'],
+    ['e-mail', 'another spelling of email'],
+  ],
+);
 
-export const DIRECTION_MISSES = nearMisses('direction', ['§2.10-1', '§2.4-3'], [
-  ['sideways', 'not a direction of §2.10'],
-  ['Inbound', 'another case'],
-  ['OUTBOUND', 'upper case'],
-  ['inbound ', 'a trailing space'],
-  ['incoming', 'a synonym of inbound'],
-  ['outgoing', 'a synonym of outbound'],
-]);
+export const DIRECTION_MISSES = nearMisses(
+  'direction',
+  ['§2.10-1', '§2.4-3'],
+  [
+    ['sideways', 'not a direction of §2.10'],
+    ['Inbound', 'another case'],
+    ['OUTBOUND', 'upper case'],
+    ['inbound ', 'a trailing space'],
+    ['incoming', 'a synonym of inbound'],
+    ['outgoing', 'a synonym of outbound'],
+  ],
+);
 
-export const AUTHOR_MISSES = nearMisses('author', ['§2.11-1', '§2.4-3'], [
-  ['robot', 'not an author of §2.11'],
-  ['Agent', 'another case'],
-  [' agent', 'a leading space'],
-  ['bot', 'a synonym of agent'],
-  ['operator', 'a synonym of human'],
-  ['customer', 'a synonym of contact'],
-]);
+export const AUTHOR_MISSES = nearMisses(
+  'author',
+  ['§2.11-1', '§2.4-3'],
+  [
+    ['robot', 'not an author of §2.11'],
+    ['Agent', 'another case'],
+    [' agent', 'a leading space'],
+    ['bot', 'a synonym of agent'],
+    ['operator', 'a synonym of human'],
+    ['customer', 'a synonym of contact'],
+  ],
+);
 
-export const OUTCOME_MISSES = nearMisses('outcome', ['§2.12-1', '§2.7-1'], [
-  ['abducted', 'not an outcome of §2.12'],
-  ['No_Answer', 'another case'],
-  ['no-answer', 'another separator'],
-  ['no answer', 'a space for the underscore'],
-  ['not_interested ', 'a trailing space'],
-  ['declined', 'a synonym of not_interested'],
-], 'job.closed');
+export const OUTCOME_MISSES = nearMisses(
+  'outcome',
+  ['§2.12-1', '§2.7-1'],
+  [
+    ['abducted', 'not an outcome of §2.12'],
+    ['No_Answer', 'another case'],
+    ['no-answer', 'another separator'],
+    ['no answer', 'a space for the underscore'],
+    ['not_interested ', 'a trailing space'],
+    ['declined', 'a synonym of not_interested'],
+  ],
+  'job.closed',
+);
 
 /** Every value of every enumeration of the events (§2.10–§2.12); the event types themselves are B-ACCEPT-001 to -005. */
 export const EVENT_ENUMERATIONS: readonly Mutation[] = [
@@ -81,35 +129,51 @@ export const EVENT_ENUMERATIONS: readonly Mutation[] = [
   ...everyValue('outcome', ['§2.12-1'], OUTCOMES, 'job.closed'),
 ];
 
-export const ORIGIN_CHANNEL_MISSES = nearMisses('origin.channel', ['§2.8-1', '§2.2-2'], [
-  ['fax', 'not a channel of §2.8'],
-  ['Webchat', 'another case'],
-  ['web_chat', 'another separator'],
-  [' phone', 'a leading space'],
-  ['whatsapp', "a channel of Interface B's §2.10, not of §2.8"],
-  ['form', 'a synonym of contact_form'],
-]);
+export const ORIGIN_CHANNEL_MISSES = nearMisses(
+  'origin.channel',
+  ['§2.8-1', '§2.2-2'],
+  [
+    ['fax', 'not a channel of §2.8'],
+    ['Webchat', 'another case'],
+    ['web_chat', 'another separator'],
+    [' phone', 'a leading space'],
+    ['whatsapp', "a channel of Interface B's §2.10, not of §2.8"],
+    ['form', 'a synonym of contact_form'],
+  ],
+);
 
-export const INTENT_MISSES = nearMisses('brief.intent', ['§2.9-1', '§2.2-2'], [
-  ['world_domination', 'not an intent of §2.9'],
-  ['Book_Appointment', 'another case'],
-  ['book-appointment', 'another separator'],
-  ['other ', 'a trailing space'],
-  ['booking', 'a synonym of book_appointment'],
-]);
+export const INTENT_MISSES = nearMisses(
+  'brief.intent',
+  ['§2.9-1', '§2.2-2'],
+  [
+    ['world_domination', 'not an intent of §2.9'],
+    ['Book_Appointment', 'another case'],
+    ['book-appointment', 'another separator'],
+    ['other ', 'a trailing space'],
+    ['booking', 'a synonym of book_appointment'],
+  ],
+);
 
 /** Every value of the enumerations of a job (§2.8, §2.9). */
-export const JOB_ENUMERATIONS: readonly Mutation[] = [...everyValue('origin.channel', ['§2.8-1'], ORIGIN_CHANNELS), ...everyValue('brief.intent', ['§2.9-1'], BRIEF_INTENTS)];
+export const JOB_ENUMERATIONS: readonly Mutation[] = [
+  ...everyValue('origin.channel', ['§2.8-1'], ORIGIN_CHANNELS),
+  ...everyValue('brief.intent', ['§2.9-1'], BRIEF_INTENTS),
+];
 
 // --- Integers (§2.7) -------------------------------------------------------------------------------------------
 
 /** §2.7: `attempts` is an integer; numbers and strings that only look like one are not. */
-export const ATTEMPTS_MISSES = nearMisses('attempts', ['§2.7-1'], [
-  ['3', 'a string of digits'],
-  [1.5, 'a number with a fraction'],
-  ['1.5', 'a string with a fraction'],
-  [true, 'a boolean'],
-], 'job.closed');
+export const ATTEMPTS_MISSES = nearMisses(
+  'attempts',
+  ['§2.7-1'],
+  [
+    ['3', 'a string of digits'],
+    [1.5, 'a number with a fraction'],
+    ['1.5', 'a string with a fraction'],
+    [true, 'a boolean'],
+  ],
+  'job.closed',
+);
 
 // --- E.164 (§2.1) ----------------------------------------------------------------------------------------------
 
@@ -130,8 +194,19 @@ export function e164Misses(field: string, clauses: readonly string[]): Mutation[
 export function e164Lengths(field: string, lengths: 'long' | 'short'): Mutation[] {
   const numbers: readonly [string, string][] =
     lengths === 'long'
-      ? [['+493012345678901', '15 digits, the longest E.164 number'], ['+49301234567890', '14 digits'], ['+4915123456789', '13 digits'], ['+447700900123', '12 digits']]
-      : [['+33612345678', '11 digits'], ['+3725123456', '10 digits'], ['+299321000', '9 digits'], ['+68221234', '8 digits'], ['+6834002', "7 digits, a real short number (Niue)"]];
+      ? [
+          ['+493012345678901', '15 digits, the longest E.164 number'],
+          ['+49301234567890', '14 digits'],
+          ['+4915123456789', '13 digits'],
+          ['+447700900123', '12 digits'],
+        ]
+      : [
+          ['+33612345678', '11 digits'],
+          ['+3725123456', '10 digits'],
+          ['+299321000', '9 digits'],
+          ['+68221234', '8 digits'],
+          ['+6834002', '7 digits, a real short number (Niue)'],
+        ];
   return numbers.map(([value, what]) => setTo(field, value, `${field} ${value} (${what})`, ['§2.1-1'], 'accepted'));
 }
 
@@ -141,7 +216,12 @@ export function e164Lengths(field: string, lengths: 'long' | 'short'): Mutation[
 export function dateTimeFractions(field: string): Mutation[] {
   return ['123456', '1', '123', '123456789'].map((fraction) => {
     const digits = fraction.length;
-    return { name: `${field} with ${digits} fractional digit${digits === 1 ? '' : 's'} (e.g. 10:30:00.${fraction}+01:00)`, clauses: ['§2.1-2'], intent: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { fraction }))) }) };
+    return {
+      name: `${field} with ${digits} fractional digit${digits === 1 ? '' : 's'} (e.g. 10:30:00.${fraction}+01:00)`,
+      clauses: ['§2.1-2'],
+      intent: 'accepted',
+      request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { fraction }))) }),
+    };
   });
 }
 
@@ -150,7 +230,12 @@ export function dateTimeOffsets(field: string): Mutation[] {
   return [-300, -720, -210, 330, 840, 0].map((minutes) => {
     const sign = minutes < 0 ? '-' : '+';
     const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
-    return { name: `${field} with the offset ${offset}`, clauses: ['§2.1-2'], intent: 'accepted', request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { offsetMinutes: minutes }))) }) };
+    return {
+      name: `${field} with the offset ${offset}`,
+      clauses: ['§2.1-2'],
+      intent: 'accepted',
+      request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { offsetMinutes: minutes }))) }),
+    };
   });
 }
 
@@ -163,6 +248,20 @@ function eventIdOf(prefix: string, length: number, filler: string): string {
 
 /** §8: one character past the limit, counted in any unit, is refused. */
 export const EVENT_ID_PAST_LIMIT: readonly Mutation[] = [
-  { name: `${MAX_EVENT_ID_LENGTH + 1} ASCII characters`, clauses: ['§2.4-2', '§8-2'], intent: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH + 1, 'x') }) }) },
-  { name: `${MAX_EVENT_ID_LENGTH + 1} characters, most outside the BMP`, clauses: ['§2.4-2', '§8-2'], intent: 'schema', request: ({ doc }) => ({ body: compact({ ...doc, event_id: astralPadded(`${String(doc.event_id)}-`, MAX_EVENT_ID_LENGTH + 1) }) }) },
+  {
+    name: `${MAX_EVENT_ID_LENGTH + 1} ASCII characters`,
+    clauses: ['§2.4-2', '§8-2'],
+    intent: 'schema',
+    request: ({ doc }) => ({
+      body: compact({ ...doc, event_id: eventIdOf(String(doc.event_id), MAX_EVENT_ID_LENGTH + 1, 'x') }),
+    }),
+  },
+  {
+    name: `${MAX_EVENT_ID_LENGTH + 1} characters, most outside the BMP`,
+    clauses: ['§2.4-2', '§8-2'],
+    intent: 'schema',
+    request: ({ doc }) => ({
+      body: compact({ ...doc, event_id: astralPadded(`${String(doc.event_id)}-`, MAX_EVENT_ID_LENGTH + 1) }),
+    }),
+  },
 ];

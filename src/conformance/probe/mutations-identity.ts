@@ -32,7 +32,10 @@ export function identityVariants(header: string, clauses: readonly string[], int
       clauses,
       intent,
       request: ({ scope, doc }) => ({ body: compact(doc), identity: { kind: 'value', value: value(scope) ?? '' } }),
-      unjudgeable: (scope) => (value(scope) === undefined ? `the code ${JSON.stringify(scope.session.config.identity)} has no such variant` : undefined),
+      unjudgeable: (scope) =>
+        value(scope) === undefined
+          ? `the code ${JSON.stringify(scope.session.config.identity)} has no such variant`
+          : undefined,
     };
   });
 }

@@ -32,7 +32,12 @@ function framed(size: number, intent: Mutation['intent'], field: string): Mutati
     ...(intent === 'accepted' && question ? { aside: [question] } : {}),
     request: ({ doc }) => ({ body: bodyOfSize(doc, field, size), ...recipe }),
     // The session sends Expect through node:http, on a connection of its own: never through a proxy.
-    ...(recipe.expectContinue ? { unjudgeable: (scope: ProbeScope) => (scope.session.config.client?.proxy ? 'Expect: 100-continue is not sent through a proxy' : undefined) } : {}),
+    ...(recipe.expectContinue
+      ? {
+          unjudgeable: (scope: ProbeScope) =>
+            scope.session.config.client?.proxy ? 'Expect: 100-continue is not sent through a proxy' : undefined,
+        }
+      : {}),
   }));
 }
 

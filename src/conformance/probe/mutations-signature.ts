@@ -7,8 +7,18 @@ import type { Intent, Mutation } from './mutations.js';
 import type { DigestDamage, SignatureRecipe, SignatureSpelling, SignedStringChange } from './recipe.js';
 
 /** A valid document sent with each signature of `rows` (a value and how a failure names it). */
-function signedWith<T>(rows: readonly (readonly [T, string])[], clause: string, intent: Intent, signature: (value: T) => SignatureRecipe): Mutation[] {
-  return rows.map(([value, name]) => ({ name, clauses: [clause], intent, request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }) }));
+function signedWith<T>(
+  rows: readonly (readonly [T, string])[],
+  clause: string,
+  intent: Intent,
+  signature: (value: T) => SignatureRecipe,
+): Mutation[] {
+  return rows.map(([value, name]) => ({
+    name,
+    clauses: [clause],
+    intent,
+    request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }),
+  }));
 }
 
 /**
@@ -24,7 +34,10 @@ const STRING_CHANGES: readonly [SignedStringChange, string][] = [
   ['body-first', 'the HMAC over body + "." + timestamp (the parts swapped)'],
 ];
 
-export const SIGNED_STRING: readonly Mutation[] = signedWith(STRING_CHANGES, '§5.2-1', 'authentication', (change) => ({ kind: 'other-string', change }));
+export const SIGNED_STRING: readonly Mutation[] = signedWith(STRING_CHANGES, '§5.2-1', 'authentication', (change) => ({
+  kind: 'other-string',
+  change,
+}));
 
 /**
  * §5.3, §5.5: the digest compared in full. One hex digit wrong at its end, its start or its middle: a verifier that
@@ -36,7 +49,10 @@ const DAMAGES: readonly [DigestDamage, string][] = [
   ['middle-digit', 'the valid digest with its 33rd hex digit changed'],
 ];
 
-export const DIGEST: readonly Mutation[] = signedWith(DAMAGES, '§5.3-1', 'authentication', (damage) => ({ kind: 'damaged', damage }));
+export const DIGEST: readonly Mutation[] = signedWith(DAMAGES, '§5.3-1', 'authentication', (damage) => ({
+  kind: 'damaged',
+  damage,
+}));
 
 /** §5.3: the digest cut short (a truncated MAC is not the MAC). */
 export const DIGEST_LENGTH: readonly Mutation[] = signedWith<SignatureRecipe>(
@@ -66,4 +82,7 @@ const SPELLINGS: readonly [SignatureSpelling, string][] = [
   ['comma-joined', 'a wrong digest and the valid one in one header, comma-separated'],
 ];
 
-export const SIGNATURE_SPELLING: readonly Mutation[] = signedWith(SPELLINGS, '§5.3-1', 'header', (spelling) => ({ kind: 'respelled', spelling }));
+export const SIGNATURE_SPELLING: readonly Mutation[] = signedWith(SPELLINGS, '§5.3-1', 'header', (spelling) => ({
+  kind: 'respelled',
+  spelling,
+}));

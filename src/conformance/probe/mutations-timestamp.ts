@@ -21,8 +21,20 @@ const NOTATIONS: readonly [TimestampNotation, string][] = [
 ];
 
 export const TIMESTAMP_FORM: readonly Mutation[] = [
-  { name: 'an ISO 8601 date instead of seconds', clauses: ['§5.4-1'], intent: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }) },
-  ...NOTATIONS.map(([notation, name]): Mutation => ({ name, clauses: ['§5.4-1'], intent: 'header', request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }) })),
+  {
+    name: 'an ISO 8601 date instead of seconds',
+    clauses: ['§5.4-1'],
+    intent: 'header',
+    request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }),
+  },
+  ...NOTATIONS.map(
+    ([notation, name]): Mutation => ({
+      name,
+      clauses: ['§5.4-1'],
+      intent: 'header',
+      request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }),
+    }),
+  ),
 ];
 
 const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
@@ -38,7 +50,11 @@ function shifted(name: string, shiftSeconds: number, intent: Mutation['intent'],
     name,
     clauses: intent === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
     intent,
-    request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds }, ...(fraction !== undefined ? { atSecondFraction: fraction } : {}) }),
+    request: ({ doc }) => ({
+      body: compact(doc),
+      timestamp: { kind: 'now', shiftSeconds },
+      ...(fraction !== undefined ? { atSecondFraction: fraction } : {}),
+    }),
   };
 }
 
@@ -49,22 +65,42 @@ function shifted(name: string, shiftSeconds: number, intent: Mutation['intent'],
  */
 export const WINDOW_PAST_OUTSIDE: readonly Mutation[] = [
   shifted(`a timestamp ${OUTSIDE} s in the past`, -OUTSIDE, 'authentication'),
-  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the past (one second outside)`, -(SIGNATURE_WINDOW_SECONDS + 1), 'authentication', WINDOW_EDGE_FRACTION.past),
+  shifted(
+    `a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the past (one second outside)`,
+    -(SIGNATURE_WINDOW_SECONDS + 1),
+    'authentication',
+    WINDOW_EDGE_FRACTION.past,
+  ),
 ];
 
 export const WINDOW_FUTURE_OUTSIDE: readonly Mutation[] = [
   shifted(`a timestamp ${OUTSIDE} s in the future`, OUTSIDE, 'authentication'),
-  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the future (one second outside)`, SIGNATURE_WINDOW_SECONDS + 1, 'authentication', WINDOW_EDGE_FRACTION.future),
+  shifted(
+    `a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the future (one second outside)`,
+    SIGNATURE_WINDOW_SECONDS + 1,
+    'authentication',
+    WINDOW_EDGE_FRACTION.future,
+  ),
 ];
 
 export const WINDOW_PAST_INSIDE: readonly Mutation[] = [
   shifted(`a timestamp ${INSIDE} s in the past`, -INSIDE, 'accepted'),
-  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the past (on the edge)`, -SIGNATURE_WINDOW_SECONDS, 'accepted', WINDOW_EDGE_FRACTION.inside),
+  shifted(
+    `a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the past (on the edge)`,
+    -SIGNATURE_WINDOW_SECONDS,
+    'accepted',
+    WINDOW_EDGE_FRACTION.inside,
+  ),
 ];
 
 export const WINDOW_FUTURE_INSIDE: readonly Mutation[] = [
   shifted(`a timestamp ${INSIDE} s in the future`, INSIDE, 'accepted'),
-  shifted(`a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the future (on the edge)`, SIGNATURE_WINDOW_SECONDS, 'accepted', WINDOW_EDGE_FRACTION.inside),
+  shifted(
+    `a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the future (on the edge)`,
+    SIGNATURE_WINDOW_SECONDS,
+    'accepted',
+    WINDOW_EDGE_FRACTION.inside,
+  ),
 ];
 
 const HOUR_MS = 3_600_000;
@@ -78,7 +114,9 @@ export const WINDOW_SOURCE: readonly Mutation[] = [
     name: 'a fresh X-CAI-Timestamp on a document whose date-time is an hour old',
     clauses: ['§5.4-1', '§5.5-2'],
     intent: 'accepted',
-    request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date(Date.now() - HOUR_MS)))) }),
+    request: ({ doc, dateTimeField }) => ({
+      body: compact(withPath(doc, dateTimeField, dateTime(new Date(Date.now() - HOUR_MS)))),
+    }),
   },
   {
     name: 'a fresh X-CAI-Timestamp with a Date header an hour old',
@@ -90,6 +128,9 @@ export const WINDOW_SOURCE: readonly Mutation[] = [
     name: `an X-CAI-Timestamp ${OUTSIDE} s old on a document whose date-time is now`,
     clauses: ['§5.4-1', '§5.5-1'],
     intent: 'authentication',
-    request: ({ doc, dateTimeField }) => ({ body: compact(withPath(doc, dateTimeField, dateTime(new Date()))), timestamp: { kind: 'now', shiftSeconds: -OUTSIDE } }),
+    request: ({ doc, dateTimeField }) => ({
+      body: compact(withPath(doc, dateTimeField, dateTime(new Date()))),
+      timestamp: { kind: 'now', shiftSeconds: -OUTSIDE },
+    }),
   },
 ];

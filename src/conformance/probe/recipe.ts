@@ -33,13 +33,7 @@ export type DigestDamage =
  * The HMAC made with the right secret over another string than §5.2's `timestamp "." raw_body`: one part of it
  * removed, replaced or moved.
  */
-export type SignedStringChange =
-  | 'no-timestamp'
-  | 'no-dot'
-  | 'no-body'
-  | 'body-only'
-  | 'colon-for-dot'
-  | 'body-first';
+export type SignedStringChange = 'no-timestamp' | 'no-dot' | 'no-body' | 'body-only' | 'colon-for-dot' | 'body-first';
 
 export type SignatureRecipe =
   | { kind: 'valid' }

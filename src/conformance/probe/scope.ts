@@ -45,7 +45,9 @@ export class ProbeScope {
     exchanges.forEach((exchange, index) => {
       exchange.expected = expectations[index];
     });
-    exchanges.forEach((exchange) => this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange)));
+    exchanges.forEach((exchange) =>
+      this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange)),
+    );
     return exchanges;
   }
 
@@ -56,7 +58,11 @@ export class ProbeScope {
 
   private factsOf(exchange: Exchange) {
     const { config } = this.session;
-    return requestFacts(modelRequestOf(exchange.request, config.interface), { identity: config.identity, secrets: config.secrets }, readingClockOf(this.session, exchange));
+    return requestFacts(
+      modelRequestOf(exchange.request, config.interface),
+      { identity: config.identity, secrets: config.secrets },
+      readingClockOf(this.session, exchange),
+    );
   }
 }
 

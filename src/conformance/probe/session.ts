@@ -14,7 +14,14 @@ import { endpointUrl, interfaceSpec } from '../../spec/interfaces.js';
 import { parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
 import type { Exchange } from '../evidence.js';
-import { DEDUPE_MEMORY_WAIT_MS, DEFAULT_CALLBACK_WAIT_MS, DEFAULT_MAX_RETRY_AFTER_MS, EXPECT_CONTINUE_WAIT_MS, MAX_429_RETRIES, RATE_LIMITED_BUDGET_MS } from '../tolerances.js';
+import {
+  DEDUPE_MEMORY_WAIT_MS,
+  DEFAULT_CALLBACK_WAIT_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  EXPECT_CONTINUE_WAIT_MS,
+  MAX_429_RETRIES,
+  RATE_LIMITED_BUDGET_MS,
+} from '../tolerances.js';
 import type { CallbackHarness } from './callbacks.js';
 import { postExpectingContinue } from './expect-continue.js';
 import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
@@ -117,8 +124,17 @@ export class Session {
     const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
     if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
     const chosen = recipe.signature ?? { kind: 'valid' };
-    const secret = chosen.kind === 'rotation' ? this.config.secrets[chosen.index % this.config.secrets.length] : this.config.secrets[0];
-    const signature = signatureOf(chosen, secret ?? '', timestamp ?? String(now), recipe.body, bareTimestampOf(recipe.timestamp, now));
+    const secret =
+      chosen.kind === 'rotation'
+        ? this.config.secrets[chosen.index % this.config.secrets.length]
+        : this.config.secrets[0];
+    const signature = signatureOf(
+      chosen,
+      secret ?? '',
+      timestamp ?? String(now),
+      recipe.body,
+      bareTimestampOf(recipe.timestamp, now),
+    );
     let lines: Record<string, readonly string[]> | undefined;
     if (typeof signature === 'string') headers[Headers.signature] = signature;
     else if (signature !== undefined) {
@@ -142,17 +158,28 @@ export class Session {
     const end = await retryLoop<Exchange>({
       policy: DEFAULT_RETRY_POLICY,
       attempt: async (number) => {
-        if (recipe.atSecondFraction !== undefined) await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
+        if (recipe.atSecondFraction !== undefined)
+          await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
         const exchange = await this.sendOnce(this.build(recipe), recipe);
         exchange.rateLimitedRetries = number - 1;
         return exchange;
       },
-      outcomeOf: (exchange) => (exchange.status === undefined ? { kind: 'error', code: 'connection' } : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] }),
+      outcomeOf: (exchange) =>
+        exchange.status === undefined
+          ? { kind: 'error', code: 'connection' }
+          : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] },
       decide: ({ outcome, attempts, elapsedMs }) => {
-        if (outcome.kind !== 'response' || classifyStatus(outcome.status) !== 'rate-limited' || recipe.raw429 || attempts > MAX_429_RETRIES) return { retry: false, reason: 'the answer is the evidence' };
+        if (
+          outcome.kind !== 'response' ||
+          classifyStatus(outcome.status) !== 'rate-limited' ||
+          recipe.raw429 ||
+          attempts > MAX_429_RETRIES
+        )
+          return { retry: false, reason: 'the answer is the evidence' };
         honoured.push(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {});
         const delayMs = retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs);
-        if (elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS) return { retry: false, reason: 'rate limited past the budget' };
+        if (elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS)
+          return { retry: false, reason: 'rate limited past the budget' };
         return { retry: true, delayMs, basis: 'retry-after', reason: 'rate limited (§7)' };
       },
       // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
@@ -165,7 +192,9 @@ export class Session {
 
   private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {
     const dispatcher =
-      recipe.sourceAddress && this.config.dispatcherFor ? this.config.dispatcherFor(recipe.sourceAddress) : this.config.dispatcher;
+      recipe.sourceAddress && this.config.dispatcherFor
+        ? this.config.dispatcherFor(recipe.sourceAddress)
+        : this.config.dispatcher;
     const started = performance.now();
     try {
       if (recipe.expectContinue) return await this.sendExpectingContinue(request);
@@ -181,7 +210,16 @@ export class Session {
       });
       // The body is at most NETWORK_CAPS.responseBodyBytes (postOnce cuts it, src/bounds.ts); a cut is kept in the exchange.
       const truncated = response.bodyTruncated ? { bodyTruncated: true } : {};
-      return { request, status: response.status, headers: response.headers, body: response.body, ...truncated, latencyMs: response.latencyMs, answeredAtMs: Date.now(), rateLimitedRetries: 0 };
+      return {
+        request,
+        status: response.status,
+        headers: response.headers,
+        body: response.body,
+        ...truncated,
+        latencyMs: response.latencyMs,
+        answeredAtMs: Date.now(),
+        rateLimitedRetries: 0,
+      };
     } catch (error) {
       const code = error instanceof CaiError ? error.code : 'network';
       return {
@@ -199,7 +237,10 @@ export class Session {
   /** `Expect: 100-continue` (RFC 9110 §10.1.1), through node:http: undici does not send it. Never through a proxy. */
   private async sendExpectingContinue(request: SentRequest): Promise<Exchange> {
     const client = this.config.client ?? {};
-    if (client.proxy) throw new CaiError('Expect: 100-continue is not sent through a proxy (a run without one sends it)', { code: 'not_sent' });
+    if (client.proxy)
+      throw new CaiError('Expect: 100-continue is not sent through a proxy (a run without one sends it)', {
+        code: 'not_sent',
+      });
     const answer = await postExpectingContinue({
       url: request.url,
       headers: request.headers,
@@ -211,16 +252,29 @@ export class Session {
       ...(client.insecure ? { insecure: true } : {}),
     });
     const truncated = answer.bodyTruncated ? { bodyTruncated: true } : {};
-    return { request, status: answer.status, headers: answer.headers, body: answer.body, ...truncated, latencyMs: answer.latencyMs, answeredAtMs: Date.now(), rateLimitedRetries: 0 };
+    return {
+      request,
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+      ...truncated,
+      latencyMs: answer.latencyMs,
+      answeredAtMs: Date.now(),
+      rateLimitedRetries: 0,
+    };
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      this.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }
@@ -277,7 +331,13 @@ export function untilSecondFraction(fraction: number, nowMs: number): number {
  * The X-CAI-Signature a recipe sends (none for `none`; several lines for a list); `timestamp` is the one sent, or
  * now when none is.
  */
-function signatureOf(recipe: SignatureRecipe, secret: string, timestamp: string, body: Buffer, bareTimestamp: string): string | readonly string[] | undefined {
+function signatureOf(
+  recipe: SignatureRecipe,
+  secret: string,
+  timestamp: string,
+  body: Buffer,
+  bareTimestamp: string,
+): string | readonly string[] | undefined {
   switch (recipe.kind) {
     case 'valid':
     case 'rotation':
@@ -319,7 +379,11 @@ export function retryAfterMs(value: string | undefined, attempt: number, capMs =
 }
 
 /** Reads the target's clock from a response's `Date` header (1 s resolution) against the send mid-point. */
-export function clockFromResponse(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): ClockReading {
+export function clockFromResponse(
+  dateHeader: string | undefined,
+  sentAtMs: number,
+  receivedAtMs: number,
+): ClockReading {
   if (!dateHeader) return { offsetSeconds: null, dateHeader: null };
   const parsed = Date.parse(dateHeader);
   if (Number.isNaN(parsed)) return { offsetSeconds: null, dateHeader };

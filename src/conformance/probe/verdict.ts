@@ -21,20 +21,25 @@ const OUTCOME: readonly TermId[] = ['outcome'];
 export { answerOf } from '../evidence.js';
 
 function expectationOf(exchange: Exchange): Expectation {
-  if (!exchange.expected) throw new Error('an exchange without the model\'s expectation (sent outside a probe scope)');
+  if (!exchange.expected) throw new Error("an exchange without the model's expectation (sent outside a probe scope)");
   return exchange.expected;
 }
 
 /** The terms of the exchange's expectation the answer breaks, as the focus reads them. */
 export function breachesOfExchange(exchange: Exchange, focus: Focus): Breach[] {
   const terms = focus.terms ?? OUTCOME;
-  return breachesOf(expectationOf(exchange).terms, answerOf(exchange), { terms, ...(focus.level === 'must' ? { level: 'must' as const } : {}) });
+  return breachesOf(expectationOf(exchange).terms, answerOf(exchange), {
+    terms,
+    ...(focus.level === 'must' ? { level: 'must' as const } : {}),
+  });
 }
 
 /** What the focus expects of the exchange, in words: `401`, `2xx (accepted)`, `202 {"ok":true,"duplicate":true}`. */
 export function expectedOf(exchange: Exchange, focus: Focus): string {
   const terms = focus.terms ?? OUTCOME;
-  const shown = expectationOf(exchange).terms.filter((term) => terms.includes(term.id) && (focus.level === 'should' || term.level === 'must'));
+  const shown = expectationOf(exchange).terms.filter(
+    (term) => terms.includes(term.id) && (focus.level === 'should' || term.level === 'must'),
+  );
   // A term of what an acceptance carries (a repeat's answer, an acknowledgment) says the status too.
   const carried = shown.filter((term) => term.id !== 'outcome' && term.id !== 'retry-after');
   return [...new Set((carried.length > 0 ? carried : shown).map((term) => term.expected))].join('; ') || 'any answer';

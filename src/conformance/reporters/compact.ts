@@ -32,7 +32,8 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
     for (const row of rowLines(block)) lines.push(...wrapped(`  ${safeText(row)}`));
   }
   for (const check of report.checks) {
-    if (check.verdict === 'failed' || check.verdict === 'warning' || check.verdict === 'waived') lines.push(cut(checkLine(check)));
+    if (check.verdict === 'failed' || check.verdict === 'warning' || check.verdict === 'waived')
+      lines.push(cut(checkLine(check)));
   }
   lines.push(...summaryLines(report).map(cut));
   return lines.join('\n');
@@ -45,7 +46,8 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
 function checkLine(check: CheckResult): string {
   const actual = safeText(check.actual);
   const expected = check.expected === '' ? '' : ` (expected ${safeText(check.expected)})`;
-  if (check.waiver) return `${VERDICT_SYMBOL.waived} ${safeText(check.id)} waived: ${safeText(check.waiver.reason)}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}; ${actual}`;
+  if (check.waiver)
+    return `${VERDICT_SYMBOL.waived} ${safeText(check.id)} waived: ${safeText(check.waiver.reason)}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}; ${actual}`;
   return `${VERDICT_SYMBOL[check.verdict]} ${safeText(check.id)} ${check.level} ${check.sections[0] ?? check.section}: ${actual}${expected}`;
 }
 
@@ -65,7 +67,10 @@ function headline(report: SuiteReport): string {
 /** The count line CI logs are grepped for (`72 passed, 4 failed, 2 skipped`), as every report words it, then the warnings. */
 function summaryLines(report: SuiteReport): string[] {
   const counts = countLine(report.summary);
-  return [report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts, warningLine(report.summary)];
+  return [
+    report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts,
+    warningLine(report.summary),
+  ];
 }
 
 function cut(line: string): string {

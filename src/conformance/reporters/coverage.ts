@@ -10,7 +10,11 @@ import { runCoverage, summariseCoverage } from '../coverage.js';
 import type { CheckResult, CheckRole } from '../types.js';
 import { VERDICT_SYMBOL } from './text.js';
 
-const STATUS_WORD: Record<ClauseCoverage['status'], string> = { covered: 'covered', untestable: 'not testable', uncovered: 'NOT COVERED' };
+const STATUS_WORD: Record<ClauseCoverage['status'], string> = {
+  covered: 'covered',
+  untestable: 'not testable',
+  uncovered: 'NOT COVERED',
+};
 
 function checkText(check: CoveringCheck): string {
   return check.verdict ? `${check.id} ${VERDICT_SYMBOL[check.verdict]}` : check.id;
@@ -27,7 +31,10 @@ function checksText(checks: readonly CoveringCheck[], run: boolean): string {
 /** `5 clauses: 3 covered (2 of 3 must), 1 not testable, 1 not covered: §x-1`. */
 export function coverageLine(matrix: readonly ClauseCoverage[]): string {
   const summary = summariseCoverage(matrix);
-  const holes = summary.uncovered.length > 0 ? `, ${summary.uncovered.length} not covered: ${summary.uncovered.join(', ')}` : ', none uncovered';
+  const holes =
+    summary.uncovered.length > 0
+      ? `, ${summary.uncovered.length} not covered: ${summary.uncovered.join(', ')}`
+      : ', none uncovered';
   return `${summary.clauses} clauses: ${summary.covered} covered (${summary.mustCovered} of ${summary.must} must), ${summary.untestable} not testable from outside${holes}`;
 }
 
@@ -35,7 +42,10 @@ export function coverageLine(matrix: readonly ClauseCoverage[]): string {
 export function renderCoverageText(matrix: readonly ClauseCoverage[], run = false): string {
   const lines: string[] = [];
   for (const entry of matrix) {
-    const what = entry.status === 'covered' ? checksText(entry.checks, run) : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
+    const what =
+      entry.status === 'covered'
+        ? checksText(entry.checks, run)
+        : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
     lines.push(`${entry.clause.id.padEnd(8)} ${entry.clause.level.padEnd(6)} ${what}`);
     lines.push(`         ${entry.clause.text}`);
   }
@@ -49,8 +59,13 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 export function renderCoverageMarkdown(matrix: readonly ClauseCoverage[], run = false): string {
   const lines = ['| clause | level | roles | checks, or why none | statement |', '|---|---|---|---|---|'];
   for (const entry of matrix) {
-    const what = entry.status === 'covered' ? checksText(entry.checks, run) : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
-    lines.push(`| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(what)} | ${cell(entry.clause.text)} |`);
+    const what =
+      entry.status === 'covered'
+        ? checksText(entry.checks, run)
+        : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
+    lines.push(
+      `| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(what)} | ${cell(entry.clause.text)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -71,9 +86,17 @@ export function coverageTable(matrix: readonly ClauseCoverage[], run = false): S
 
 export const COVERAGE_CSS = CSS;
 
-export function renderCoverageHtml(matrix: readonly ClauseCoverage[], options: { title: string; generator?: string }): string {
+export function renderCoverageHtml(
+  matrix: readonly ClauseCoverage[],
+  options: { title: string; generator?: string },
+): string {
   const body = html`<main><header><h1>${options.title}</h1><p class="lead">${coverageLine(matrix)}</p></header>${coverageTable(matrix)}<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer></main>`;
-  return renderPage({ title: options.title, body, css: CSS, ...(options.generator ? { generator: options.generator } : {}) });
+  return renderPage({
+    title: options.title,
+    body,
+    css: CSS,
+    ...(options.generator ? { generator: options.generator } : {}),
+  });
 }
 
 /** What the coverage of a run reads of its report (the HTML and Markdown views are loose about their types). */

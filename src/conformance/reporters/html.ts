@@ -51,7 +51,16 @@ export interface ConformanceView {
   durationMs?: number;
   probeStatus?: number;
   clock?: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
-  summary: { passed: number; failed: number; skipped: number; warnings: number; waived: number; notJudged?: number; notJudgedMust?: number; total: number };
+  summary: {
+    passed: number;
+    failed: number;
+    skipped: number;
+    warnings: number;
+    waived: number;
+    notJudged?: number;
+    notJudgedMust?: number;
+    total: number;
+  };
   checks: readonly CheckView[];
   waivers?: readonly { id: string; kind: string; message: string }[];
   reproDir?: string;
@@ -76,7 +85,13 @@ export interface ConformancePageOptions {
   generator?: string;
 }
 
-const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone: Tone; count: Exclude<keyof ConformanceView['summary'], 'total'> }[] = [
+const VERDICTS: readonly {
+  verdict: Verdict;
+  label: string;
+  symbol: string;
+  tone: Tone;
+  count: Exclude<keyof ConformanceView['summary'], 'total'>;
+}[] = [
   { verdict: 'failed', label: 'failed', symbol: '✗', tone: 'fail', count: 'failed' },
   { verdict: 'warning', label: 'warnings', symbol: '!', tone: 'warn', count: 'warnings' },
   { verdict: 'waived', label: 'waived', symbol: '~', tone: 'waived', count: 'waived' },
@@ -88,10 +103,51 @@ const VERDICTS: readonly { verdict: Verdict; label: string; symbol: string; tone
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
 
 const KNOWN_REPORT_FIELDS = new Set([
-  'ok', 'version', 'target', 'interface', 'role', 'mock', 'startedAt', 'durationMs', 'probeStatus', 'clock', 'summary', 'checks', 'waivers', 'reproDir', 'interrupted', 'failOn', 'stopped', 'preflight', 'scenarios', 'error', 'diagnosis', 'causes',
+  'ok',
+  'version',
+  'target',
+  'interface',
+  'role',
+  'mock',
+  'startedAt',
+  'durationMs',
+  'probeStatus',
+  'clock',
+  'summary',
+  'checks',
+  'waivers',
+  'reproDir',
+  'interrupted',
+  'failOn',
+  'stopped',
+  'preflight',
+  'scenarios',
+  'error',
+  'diagnosis',
+  'causes',
 ]);
 const KNOWN_CHECK_FIELDS = new Set([
-  'id', 'aliases', 'interface', 'role', 'title', 'sections', 'section', 'level', 'tags', 'optional', 'verdict', 'expected', 'actual', 'durationMs', 'notes', 'repro', 'waiver', 'requests', 'rateLimitedRetries', 'exchange', 'exchanges',
+  'id',
+  'aliases',
+  'interface',
+  'role',
+  'title',
+  'sections',
+  'section',
+  'level',
+  'tags',
+  'optional',
+  'verdict',
+  'expected',
+  'actual',
+  'durationMs',
+  'notes',
+  'repro',
+  'waiver',
+  'requests',
+  'rateLimitedRetries',
+  'exchange',
+  'exchanges',
 ]);
 
 /**
@@ -151,9 +207,11 @@ ${report.causes && report.causes.length > 0 ? renderCauses(report.causes) : ''}
 <h2>Checks</h2>
 ${renderToolbar(report)}
 <div id="checks">
-${chunks(report.checks).map((chunk) => html`<div class="chunk">
+${chunks(report.checks).map(
+  (chunk) => html`<div class="chunk">
 ${chunk.map(renderCheck)}</div>
-`)}
+`,
+)}
 </div>
 <p id="none" class="muted" hidden>No check matches the filters.</p>
 ${renderRunCoverage(report)}
@@ -175,17 +233,28 @@ function renderHeader(report: ConformanceView): SafeHtml {
   const badge = report.ok ? html`<span class="badge ok">PASSED</span>` : html`<span class="badge fail">FAILED</span>`;
   const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''}${summary.notJudged ? `, ${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}` : ''} (${summary.total} checks)`;
   const rows: [string, SafeHtml | string][] = [];
-  if (report.target !== undefined && report.role === 'sender') rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
-  else if (report.target !== undefined) rows.push(['target', html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`]);
+  if (report.target !== undefined && report.role === 'sender')
+    rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
+  else if (report.target !== undefined)
+    rows.push([
+      'target',
+      html`<code>${report.target}</code>${report.mock ? ' (the built-in reference receiver)' : ''}`,
+    ]);
   rows.push(['interface', report.interface]);
-  if (report.version) rows.push(['judged by', `cai ${report.version.tool}, spec ${report.version.spec}, catalogue ${report.version.catalogue}`]);
+  if (report.version)
+    rows.push([
+      'judged by',
+      `cai ${report.version.tool}, spec ${report.version.spec}, catalogue ${report.version.catalogue}`,
+    ]);
   if (report.role !== undefined) rows.push(['role', report.role]);
   if (report.startedAt !== undefined) rows.push(['started', report.startedAt]);
   if (report.durationMs !== undefined) rows.push(['duration', duration(report.durationMs)]);
   if (report.clock) rows.push(['clock offset', clockText(report.clock)]);
   if (report.probeStatus !== undefined) rows.push(['probe answer', String(report.probeStatus)]);
-  if (report.preflight !== undefined) rows.push(['first signed request', `${report.preflight.actual} (expected ${report.preflight.expected})`]);
-  if (report.failOn !== undefined) rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
+  if (report.preflight !== undefined)
+    rows.push(['first signed request', `${report.preflight.actual} (expected ${report.preflight.expected})`]);
+  if (report.failOn !== undefined)
+    rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
   if (report.reproDir !== undefined) rows.push(['failing bodies', html`<code>${report.reproDir}</code>`]);
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(report as object) as [string, unknown][]) {
@@ -203,7 +272,8 @@ ${Object.keys(extra).length > 0 ? html`<details><summary class="muted">more abou
 
 function renderSummary(report: ConformanceView): SafeHtml {
   const cards = VERDICTS.map(
-    ({ verdict, label, count }) => html`<button type="button" class="card v-${verdict}" data-only="${verdict}" title="show only the ${label} checks"><b>${countOf(report, count)}</b><span>${label}</span></button>`,
+    ({ verdict, label, count }) =>
+      html`<button type="button" class="card v-${verdict}" data-only="${verdict}" title="show only the ${label} checks"><b>${countOf(report, count)}</b><span>${label}</span></button>`,
   );
   const bars = VERDICTS.map(({ label, tone, count }) => ({ label, value: countOf(report, count), tone }));
   return html`<section class="cards">${cards}<button type="button" class="card" data-only="all" title="show every check"><b>${report.summary.total}</b><span>checks</span></button></section>
@@ -212,18 +282,34 @@ ${report.summary.total > 0 ? html`${proportionBar('checks by verdict', bars, 960
 
 function renderNotices(report: ConformanceView): SafeHtml {
   const notices: (SafeHtml | string)[] = [];
-  if (report.error) notices.push(html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`);
-  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight, diagnosis: report.diagnosis });
+  if (report.error)
+    notices.push(
+      html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`,
+    );
+  const refused = preflightWarning({
+    interface: report.interface as 'A' | 'B',
+    preflight: report.preflight,
+    diagnosis: report.diagnosis,
+  });
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
   if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
-  if (report.interrupted) notices.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.');
+  if (report.interrupted)
+    notices.push(
+      'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.',
+    );
   const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
-  if (unfinished.length > 0) notices.push(html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`);
+  if (unfinished.length > 0)
+    notices.push(
+      html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`,
+    );
   if (report.clock?.note) notices.push(report.clock.note);
-  if (report.probeStatus === 404 || report.probeStatus === 405) notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
+  if (report.probeStatus === 404 || report.probeStatus === 405)
+    notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
   for (const waiver of report.waivers ?? []) notices.push(waiver.message);
   // The diagnosis holds a list of its own: a block, not a paragraph.
-  const diagnosis = report.diagnosis ? html`<div class="notice">${renderBlock(diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'))}</div>` : '';
+  const diagnosis = report.diagnosis
+    ? html`<div class="notice">${renderBlock(diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'))}</div>`
+    : '';
   return html`${diagnosis}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
 }
 
@@ -265,7 +351,8 @@ function renderDetail(check: CheckView): SafeHtml {
     ['expected', check.expected],
     ['actual', check.actual],
   ];
-  if (check.waiver) rows.push(['waived', `${check.waiver.reason}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}`]);
+  if (check.waiver)
+    rows.push(['waived', `${check.waiver.reason}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}`]);
   for (const note of check.notes ?? []) rows.push(['note', note]);
   const facts = [
     `sections ${check.sections.join(' ')}`,
@@ -273,7 +360,11 @@ function renderDetail(check: CheckView): SafeHtml {
     ...(check.requests !== undefined ? [`${check.requests} request${check.requests === 1 ? '' : 's'}`] : []),
     ...(check.rateLimitedRetries ? [`${check.rateLimitedRetries} answer(s) of 429 honoured`] : []),
   ];
-  const extra = Object.fromEntries((Object.entries(check as object) as [string, unknown][]).filter(([key, value]) => !KNOWN_CHECK_FIELDS.has(key) && value !== undefined));
+  const extra = Object.fromEntries(
+    (Object.entries(check as object) as [string, unknown][]).filter(
+      ([key, value]) => !KNOWN_CHECK_FIELDS.has(key) && value !== undefined,
+    ),
+  );
   return html`<dl class="ea">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl><p class="muted">${facts.join(' · ')}</p>${check.exchange ? renderExchange(check.exchange) : ''}${check.repro ? renderRepro(check.repro) : ''}${Object.keys(extra).length > 0 ? html`<h4>More</h4><pre>${JSON.stringify(extra, null, 2)}</pre>` : ''}`;
 }
 
@@ -298,10 +389,13 @@ function renderScenario(scenario: ScenarioSummary): SafeHtml {
     `${scenario.deliveries ?? 0} document${scenario.deliveries === 1 ? '' : 's'}, ${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${duration(scenario.durationMs)}`,
     scenario.firstAttemptMs !== undefined ? `first after ${duration(scenario.firstAttemptMs)}` : 'no attempt came',
     ...(scenario.trigger ? [triggerText(scenario.trigger)] : []),
-    ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100 ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`] : []),
+    ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100
+      ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`]
+      : []),
   ];
   const rows = scenario.attempts.map(
-    (attempt, index) => html`<tr><td>#${index + 1}</td><td>${duration(attempt.at)}</td><td>${attempt.delivery ?? ''}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
+    (attempt, index) =>
+      html`<tr><td>#${index + 1}</td><td>${duration(attempt.at)}</td><td>${attempt.delivery ?? ''}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
   );
   return html`<section class="scenario" id="${domId('scenario', scenario.id)}"><h3>${scenario.id}</h3>
 <dl class="ea"><dt>URL</dt><dd>${scenario.targetUrl}</dd><dt>answers</dt><dd>${scenario.script}</dd></dl>

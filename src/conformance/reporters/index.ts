@@ -37,7 +37,8 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
   compact: (report, options) => renderCompact(report, options.compact),
   json: (report) => renderJson(report),
   junit: (report) => renderJunit(report, { warningsFail: report.failOn === 'warnings' }),
-  html: (report, options) => renderConformanceHtml(report, options.generator !== undefined ? { generator: options.generator } : {}),
+  html: (report, options) =>
+    renderConformanceHtml(report, options.generator !== undefined ? { generator: options.generator } : {}),
   markdown: (report) => renderJobSummary(report),
 };
 
@@ -46,26 +47,46 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
  * notes), `ok` false where `--fail-on warnings` makes a warning fail the run, and the failures that share a cause
  * grouped (a receiver run groups and diagnoses its own; any other report is grouped here).
  */
-export function viewOf(report: SuiteReport, failOn: 'must' | 'warnings', secrets: readonly string[], options: { failOnNotJudged?: boolean } = {}): ReportView {
+export function viewOf(
+  report: SuiteReport,
+  failOn: 'must' | 'warnings',
+  secrets: readonly string[],
+  options: { failOnNotJudged?: boolean } = {},
+): ReportView {
   const safe = redactDeep(report, secrets);
   const unverified = options.failOnNotJudged === true && (safe.summary.notJudgedMust ?? 0) > 0;
   const ok = safe.ok && !(failOn === 'warnings' && safe.summary.warnings > 0) && !unverified;
-  return { ...safe, ok, failOn, ...(options.failOnNotJudged ? { failOnNotJudged: true } : {}), causes: safe.causes ?? groupCauses(safe.checks) };
+  return {
+    ...safe,
+    ok,
+    failOn,
+    ...(options.failOnNotJudged ? { failOnNotJudged: true } : {}),
+    causes: safe.causes ?? groupCauses(safe.checks),
+  };
 }
 
 /** `1 must check not judged (BS-RETRY-005): …`, the warning of a run that left a rule of the spec unverified. */
 export function unverifiedLine(view: ReportView): string | undefined {
-  const ids = view.checks.filter((check) => check.verdict === 'not-judged' && check.level === 'must').map((check) => check.id);
+  const ids = view.checks
+    .filter((check) => check.verdict === 'not-judged' && check.level === 'must')
+    .map((check) => check.id);
   if (ids.length === 0) return undefined;
   const shown = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
   const option = optionName('fail-on-not-judged');
-  const consequence = view.failOnNotJudged ? `the run fails (${option})` : `their rules are unverified (${option} fails the run on them)`;
+  const consequence = view.failOnNotJudged
+    ? `the run fails (${option})`
+    : `their rules are unverified (${option} fails the run on them)`;
   return `${ids.length} must check${ids.length === 1 ? '' : 's'} not judged (${shown}): ${consequence}`;
 }
 
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
-  return JSON.parse(redactSecrets(JSON.stringify(value), secrets.map((secret) => JSON.stringify(secret).slice(1, -1)))) as T;
+  return JSON.parse(
+    redactSecrets(
+      JSON.stringify(value),
+      secrets.map((secret) => JSON.stringify(secret).slice(1, -1)),
+    ),
+  ) as T;
 }
 
 /** What a run says besides its report, as warnings (stderr): refused credentials, an early stop, waivers. */

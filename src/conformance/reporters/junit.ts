@@ -42,32 +42,46 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
   ];
   if (report.error) {
     lines.push('    <testcase classname="cai.conformance" name="the run" time="0.000">');
-    lines.push(`      <error message="${xml(report.error.message)}" type="${xml(report.error.code)}">${xml(`${report.error.message}\nhint: ${report.error.hint}`)}</error>`);
+    lines.push(
+      `      <error message="${xml(report.error.message)}" type="${xml(report.error.code)}">${xml(`${report.error.message}\nhint: ${report.error.hint}`)}</error>`,
+    );
     lines.push('    </testcase>');
   }
   if (report.diagnosis) {
     const block = diagnosisBlock(report.diagnosis, report.interface);
     const text = [block.title, ...rowLines(block)].join('\n');
-    lines.push('    <testcase classname="cai.conformance" name="the first valid, correctly signed request" time="0.000">');
-    lines.push(`      <failure message="${xml(report.diagnosis.cause?.message ?? block.title)}" type="refused">${xml(text)}</failure>`);
+    lines.push(
+      '    <testcase classname="cai.conformance" name="the first valid, correctly signed request" time="0.000">',
+    );
+    lines.push(
+      `      <failure message="${xml(report.diagnosis.cause?.message ?? block.title)}" type="refused">${xml(text)}</failure>`,
+    );
     lines.push('    </testcase>');
   }
   const causeOf = causesByCheck(report.causes);
   for (const result of report.checks) {
     const area = result.id.split('-').slice(0, 2).join('.');
-    lines.push(`    <testcase classname="cai.conformance.${xml(area)}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}">`);
+    lines.push(
+      `    <testcase classname="cai.conformance.${xml(area)}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}">`,
+    );
     lines.push('      <properties>');
     lines.push(`        <property name="section" value="${xml(result.sections.join(' '))}"/>`);
     lines.push(`        <property name="level" value="${xml(result.level)}"/>`);
     lines.push(`        <property name="tags" value="${xml(result.tags.join(','))}"/>`);
-    if (result.aliases?.length) lines.push(`        <property name="aliases" value="${xml(result.aliases.join(','))}"/>`);
+    if (result.aliases?.length)
+      lines.push(`        <property name="aliases" value="${xml(result.aliases.join(','))}"/>`);
     lines.push(`        <property name="verdict" value="${xml(result.verdict)}"/>`);
     const cause = causeOf.get(result.id);
-    if (cause) lines.push(`        <property name="cause" value="${xml(`${cause.id}: ${cause.diagnosis?.cause?.message ?? cause.summary}`)}"/>`);
+    if (cause)
+      lines.push(
+        `        <property name="cause" value="${xml(`${cause.id}: ${cause.diagnosis?.cause?.message ?? cause.summary}`)}"/>`,
+      );
     lines.push('      </properties>');
     const message = `expected ${result.expected}; actual ${result.actual}`;
     if (result.verdict === 'failed' || (result.verdict === 'warning' && warningsFail)) {
-      lines.push(`      <failure message="${xml(message)}" type="${xml(result.level)}">${xml(`${result.sections.join(' ')}\n${message}`)}</failure>`);
+      lines.push(
+        `      <failure message="${xml(message)}" type="${xml(result.level)}">${xml(`${result.sections.join(' ')}\n${message}`)}</failure>`,
+      );
     } else if (result.verdict === 'skipped') {
       lines.push(`      <skipped message="${xml(result.actual)}"/>`);
     } else if (result.verdict === 'not-judged') {
@@ -78,7 +92,11 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     const out: string[] = [];
     if (result.verdict === 'warning') out.push(`warning (should): ${message}`);
     out.push(...result.notes);
-    if (result.repro) out.push(`body: ${result.repro.bodyFile}`, `repro: ${result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command}`);
+    if (result.repro)
+      out.push(
+        `body: ${result.repro.bodyFile}`,
+        `repro: ${result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command}`,
+      );
     if (out.length > 0) lines.push(`      <system-out>${xml(out.join('\n'))}</system-out>`);
     lines.push('    </testcase>');
   }

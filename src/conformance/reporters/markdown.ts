@@ -38,10 +38,16 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   const maxValue = options.maxValue ?? 160;
   const { summary } = report;
   const who = `interface ${escapeMarkdown(report.interface)}${report.role ? ` (${escapeMarkdown(report.role)})` : ''}`;
-  const where = !report.target ? '' : report.role === 'sender' ? `, cai listening on ${escapeMarkdown(report.target)}` : ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
+  const where = !report.target
+    ? ''
+    : report.role === 'sender'
+      ? `, cai listening on ${escapeMarkdown(report.target)}`
+      : ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
   const lines = [`### ${report.ok ? '✅ cai conformance passed' : '❌ cai conformance failed'}: ${who}${where}`, ''];
   lines.push(...runNotices(report, maxValue));
-  const listed = report.checks.filter((check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'));
+  const listed = report.checks.filter(
+    (check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'),
+  );
   const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
   const causeOf = causesByCheck(report.causes);
   for (const check of [...listed, ...warnings].slice(0, maxListed)) {
@@ -53,19 +59,40 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
       continue;
     }
     const level = check.verdict === 'warning' ? ', should' : '';
-    lines.push(`- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `);
+    lines.push(
+      `- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `,
+    );
     const cut = check.exchange?.response?.bodyTruncated ? ' (the body was cut: cai reads only its start)' : '';
-    lines.push(`  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}${cut}`);
+    lines.push(
+      `  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}${cut}`,
+    );
   }
   const more = listed.length + warnings.length - maxListed;
   if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
   if (listed.length + warnings.length > 0) lines.push('');
   if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
-  const extra = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`, ...(summary.waived > 0 ? [`${summary.waived} waived`] : []), ...(summary.notJudged ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`] : [])];
-  lines.push(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`, '');
+  const extra = [
+    `${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`,
+    ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
+    ...(summary.notJudged
+      ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
+      : []),
+  ];
+  lines.push(
+    `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`,
+    '',
+  );
   const coverage = coverageOfRun(report);
   // Folded: the clauses are the spec's text and cai's check ids, nothing that came from the target.
-  if (coverage) lines.push(`<details><summary>Clause coverage: ${coverageLine(coverage)}</summary>`, '', renderCoverageMarkdown(coverage, true), '', '</details>', '');
+  if (coverage)
+    lines.push(
+      `<details><summary>Clause coverage: ${coverageLine(coverage)}</summary>`,
+      '',
+      renderCoverageMarkdown(coverage, true),
+      '',
+      '</details>',
+      '',
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -76,24 +103,45 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
     lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
     if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
   }
-  if (report.diagnosis) lines.push(...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4), '');
-  const refused = preflightWarning({ interface: report.interface as 'A' | 'B', preflight: report.preflight, diagnosis: report.diagnosis });
+  if (report.diagnosis)
+    lines.push(
+      ...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4),
+      '',
+    );
+  const refused = preflightWarning({
+    interface: report.interface as 'A' | 'B',
+    preflight: report.preflight,
+    diagnosis: report.diagnosis,
+  });
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
   if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
-  if (report.interrupted) lines.push('The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.', '');
+  if (report.interrupted)
+    lines.push(
+      'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.',
+      '',
+    );
   // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
-  for (const waiver of report.waivers ?? []) lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
+  for (const waiver of report.waivers ?? [])
+    lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
   const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0) {
     const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
-    lines.push(`Not finished (${unfinished.length}): ${ids.join(', ')}${unfinished.length > ids.length ? ', …' : ''}`, '');
+    lines.push(
+      `Not finished (${unfinished.length}): ${ids.join(', ')}${unfinished.length > ids.length ? ', …' : ''}`,
+      '',
+    );
   }
   return lines;
 }
 
 /** A diagnosis or a cause: its title as a list item, its rows as the item's lines. */
 function blockMarkdown(mark: string, block: Block, maxValue: number): string[] {
-  return [`- ${mark} **${escapeMarkdown(block.title)}**  `, ...rowLines(block).map((line, index, all) => `  ${escapeMarkdown(line, maxValue)}${index < all.length - 1 ? '  ' : ''}`)];
+  return [
+    `- ${mark} **${escapeMarkdown(block.title)}**  `,
+    ...rowLines(block).map(
+      (line, index, all) => `  ${escapeMarkdown(line, maxValue)}${index < all.length - 1 ? '  ' : ''}`,
+    ),
+  ];
 }
 
 /** Sender runs: one line per scenario (its attempts and what cai answered them). */
@@ -102,9 +150,15 @@ function scenarioLines(scenarios: readonly ScenarioSummary[], maxListed: number)
   for (const scenario of scenarios.slice(0, maxListed)) {
     const count = scenario.attempts.length;
     const answers = scenario.attempts.map((attempt) => attempt.answer + (attempt.late ? ' (late)' : '')).join(', ');
-    const documents = scenario.deliveries === undefined ? '' : `${scenario.deliveries} document${scenario.deliveries === 1 ? '' : 's'}, `;
-    const what = count === 0 ? 'no attempt' : `${documents}${count} attempt${count === 1 ? '' : 's'} (answered ${answers})`;
-    lines.push(`- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`);
+    const documents =
+      scenario.deliveries === undefined
+        ? ''
+        : `${scenario.deliveries} document${scenario.deliveries === 1 ? '' : 's'}, `;
+    const what =
+      count === 0 ? 'no attempt' : `${documents}${count} attempt${count === 1 ? '' : 's'} (answered ${answers})`;
+    lines.push(
+      `- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`,
+    );
   }
   if (scenarios.length > maxListed) lines.push(`- … and ${scenarios.length - maxListed} more`);
   return lines;

@@ -28,7 +28,14 @@ export interface TableOptions {
 
 /** The colour of each verdict: green passed, red failed, yellow warning, cyan waived, dim the rest. */
 export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: string) => string> {
-  return { passed: palette.green, failed: palette.red, warning: palette.yellow, waived: palette.cyan, 'not-judged': palette.dim, skipped: palette.dim };
+  return {
+    passed: palette.green,
+    failed: palette.red,
+    warning: palette.yellow,
+    waived: palette.cyan,
+    'not-judged': palette.dim,
+    skipped: palette.dim,
+  };
 }
 
 export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {
@@ -37,14 +44,20 @@ export async function renderTable(report: SuiteReport, options: TableOptions): P
   const lines = quiet ? [] : [fit(headline(report), options, '  ')];
   if (report.error) lines.push('', ...errorLines(report.error, options));
   // A diagnosis first: it is what stopped the run, and what to act on.
-  if (report.diagnosis) lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
-  if (report.checks.length > 0 && !quiet && (!terminal || options.verbose)) lines.push(await checkTable(report.checks, options));
+  if (report.diagnosis)
+    lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
+  if (report.checks.length > 0 && !quiet && (!terminal || options.verbose))
+    lines.push(await checkTable(report.checks, options));
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
   lines.push(...details(report, options));
   lines.push('');
   const counts = terminal ? paintedCounts(report, options) : countLine(report.summary);
   lines.push(report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts);
-  lines.push(terminal && report.summary.warnings > 0 ? options.palette.yellow(warningLine(report.summary)) : warningLine(report.summary));
+  lines.push(
+    terminal && report.summary.warnings > 0
+      ? options.palette.yellow(warningLine(report.summary))
+      : warningLine(report.summary),
+  );
   // Quiet, the report starts with its first failure.
   while (quiet && lines[0] === '') lines.shift();
   return lines.join('\n');
@@ -55,7 +68,10 @@ function fit(text: string, options: TableOptions, indent = ''): string {
 }
 
 function errorLines(error: NonNullable<SuiteReport['error']>, options: TableOptions): string[] {
-  return [fit(`${options.palette.red('✗')} the run stopped before any check: ${safeText(error.message)}`, options, '  '), fit(`  hint: ${safeText(error.hint)}`, options, '        ')];
+  return [
+    fit(`${options.palette.red('✗')} the run stopped before any check: ${safeText(error.message)}`, options, '  '),
+    fit(`  hint: ${safeText(error.hint)}`, options, '        '),
+  ];
 }
 
 /** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */
@@ -63,7 +79,8 @@ function headline(report: SuiteReport): string {
   const offset = report.clock.offsetSeconds;
   const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
   if (report.role === 'sender') {
-    const clock = offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
+    const clock =
+      offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
     return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${safeText(report.target)}, ${clock}`;
   }
   const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
@@ -73,15 +90,28 @@ function headline(report: SuiteReport): string {
 /** Every check: id, title, level, verdict (coloured on a terminal), time. The title wraps when the terminal is narrow. */
 function checkTable(checks: readonly CheckResult[], options: TableOptions): Promise<string> {
   const paint = verdictPaint(options.palette);
-  const rows = checks.map((check) => [check.id, check.title, check.level, paint[check.verdict](`${VERDICT_SYMBOL[check.verdict]} ${check.verdict}`), check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs)]);
-  return options.table(['id', 'title', 'level', 'verdict', 'time'], rows, [{ fit: 'fixed' }, { fit: 'wrap', min: 12 }, { fit: 'fixed' }, { fit: 'fixed' }, { fit: 'fixed' }]);
+  const rows = checks.map((check) => [
+    check.id,
+    check.title,
+    check.level,
+    paint[check.verdict](`${VERDICT_SYMBOL[check.verdict]} ${check.verdict}`),
+    check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs),
+  ]);
+  return options.table(['id', 'title', 'level', 'verdict', 'time'], rows, [
+    { fit: 'fixed' },
+    { fit: 'wrap', min: 12 },
+    { fit: 'fixed' },
+    { fit: 'fixed' },
+    { fit: 'fixed' },
+  ]);
 }
 
 /** `54 passed, 1 failed, 2 skipped in 1.4 s`, each count in its verdict's colour when not zero. */
 function paintedCounts(report: SuiteReport, options: TableOptions): string {
   const { summary } = report;
   const c = options.palette;
-  const part = (count: number, word: string, paint: (text: string) => string) => (count > 0 ? paint(`${count} ${word}`) : `${count} ${word}`);
+  const part = (count: number, word: string, paint: (text: string) => string) =>
+    count > 0 ? paint(`${count} ${word}`) : `${count} ${word}`;
   const counts = `${part(summary.passed, 'passed', c.green)}, ${part(summary.failed, 'failed', c.red)}, ${part(summary.skipped, 'skipped', c.yellow)}`;
   const took = ` in ${formatDuration(report.durationMs)}`;
   // The time only where it fits: the counts are the line CI and people look for.
@@ -100,7 +130,10 @@ function fieldLine(label: string, value: string, options: TableOptions): string 
 /** A diagnosis or a cause: its title after the verdict's mark, then its rows. */
 function blockLines(block: Block, verdict: CheckVerdict, options: TableOptions): string[] {
   const head = verdictPaint(options.palette)[verdict](VERDICT_SYMBOL[verdict]);
-  return [fit(`${head} ${safeText(block.title)}`, options, '  '), ...block.rows.map(([label, value]) => fieldLine(label, value, options))];
+  return [
+    fit(`${head} ${safeText(block.title)}`, options, '  '),
+    ...block.rows.map(([label, value]) => fieldLine(label, value, options)),
+  ];
 }
 
 /**
@@ -121,24 +154,43 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
       // Shown once, where its first check would be, with that check's reproduction.
       if (cause.checks[0] !== result.id) continue;
       lines.push('', ...blockLines(causeBlock(cause), result.verdict, options));
-      if (result.repro) field('repro', `${terminal && result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command} (${result.id})`);
+      if (result.repro)
+        field(
+          'repro',
+          `${terminal && result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command} (${result.id})`,
+        );
       continue;
     }
     lines.push('');
     const head = paint[result.verdict](`${VERDICT_SYMBOL[result.verdict]} ${result.id}`);
-    lines.push(fit(`${head} ${safeText(result.title)} ${options.palette.dim(`(${result.level}, ${result.sections.join(' ')})`)}`, options, '  '));
+    lines.push(
+      fit(
+        `${head} ${safeText(result.title)} ${options.palette.dim(`(${result.level}, ${result.sections.join(' ')})`)}`,
+        options,
+        '  ',
+      ),
+    );
     field('expected', result.expected);
     field('actual', result.actual);
-    if (result.waiver) field('waived', `${result.waiver.reason}${result.waiver.expires ? ` (until ${result.waiver.expires})` : ''}`);
+    if (result.waiver)
+      field('waived', `${result.waiver.reason}${result.waiver.expires ? ` (until ${result.waiver.expires})` : ''}`);
     for (const note of result.notes) field('note', note);
-    if (result.repro && terminal) field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);
+    if (result.repro && terminal)
+      field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);
     else if (result.repro) {
       field('body', result.repro.bodyFile);
       field('repro', result.repro.command);
     }
   }
   if (options.quiet === true) return lines;
-  for (const verdict of ['not-judged', 'skipped'] as const) lines.push(...unjudged(checks.filter((result) => result.verdict === verdict), verdict, options));
+  for (const verdict of ['not-judged', 'skipped'] as const)
+    lines.push(
+      ...unjudged(
+        checks.filter((result) => result.verdict === verdict),
+        verdict,
+        options,
+      ),
+    );
   return lines;
 }
 

@@ -17,7 +17,10 @@ export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
 
 /** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
 export function stoppedLine(stopped: StopReport): string {
-  const limit = stopped.limit === 1 ? `the first failed must check (${optionName('fail-fast')})` : `${stopped.limit} failed must checks (${optionName('max-failures')} ${stopped.limit})`;
+  const limit =
+    stopped.limit === 1
+      ? `the first failed must check (${optionName('fail-fast')})`
+      : `${stopped.limit} failed must checks (${optionName('max-failures')} ${stopped.limit})`;
   return `stopped after ${limit}, at ${stopped.after}; the checks not run are reported as skipped`;
 }
 
@@ -26,7 +29,9 @@ export function stoppedLine(stopped: StopReport): string {
  * diagnosed (a refusal that did not repeat): the checks after it may say more about the credentials than about the
  * receiver. Undefined when it was not refused, or when the run stopped with the diagnosis (which says it all).
  */
-export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'preflight' | 'diagnosis'>): string | undefined {
+export function preflightWarning(
+  report: Pick<SuiteReport, 'interface' | 'preflight' | 'diagnosis'>,
+): string | undefined {
   const status = report.preflight?.status;
   if (!report.preflight || report.diagnosis || (status !== 401 && status !== 403)) return undefined;
   return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${optionName(interfaceSpec(report.interface).identityOption)}) before reading the failures`;
@@ -34,7 +39,11 @@ export function preflightWarning(report: Pick<SuiteReport, 'interface' | 'prefli
 
 /** The checks a stopped or interrupted run never finished: not run, or cut short while they gathered. */
 export function unfinishedChecks<T extends Pick<CheckResult, 'verdict' | 'actual'>>(checks: readonly T[]): T[] {
-  return checks.filter((check) => (check.verdict === 'skipped' && /^not run: /.test(check.actual)) || (check.verdict === 'not-judged' && /^interrupted /.test(check.actual)));
+  return checks.filter(
+    (check) =>
+      (check.verdict === 'skipped' && /^not run: /.test(check.actual)) ||
+      (check.verdict === 'not-judged' && /^interrupted /.test(check.actual)),
+  );
 }
 
 /** `N passed, N failed, N skipped` — the line CI logs are grepped for. */

@@ -11,6 +11,7 @@ import { COPY_TEXT_FUNCTION } from '../../output/html/copy-script.js';
 
 const LISTS: string = readFileSync(new URL('./lists.js', import.meta.url), 'utf8');
 const PAGE: string = readFileSync(new URL('./inspector.js', import.meta.url), 'utf8');
-const COPY_TEXT_PLACE = '/* copyText(button, pre, selectedLabel): src/output/html/copy-script.ts, put here when the page is made */';
+const COPY_TEXT_PLACE =
+  '/* copyText(button, pre, selectedLabel): src/output/html/copy-script.ts, put here when the page is made */';
 
 export const INSPECTOR_SCRIPT = `${LISTS}\n${PAGE}`.replace(COPY_TEXT_PLACE, () => COPY_TEXT_FUNCTION);

@@ -12,7 +12,8 @@ const RACY_WINDOW_MS = 50;
 
 /** Dedupe (§6.1, §2.2), persist (on disk before the 202), answer. */
 export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Admitted): Promise<Reply> {
-  const store = (verdict: 'accepted' | 'duplicate', ack: Ack) => profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body);
+  const store = (verdict: 'accepted' | 'duplicate', ack: Ack) =>
+    profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body);
   const storeNew = async () => {
     const ack = profile.acknowledge(admitted);
     await store('accepted', ack);

@@ -75,7 +75,13 @@ export interface Credential {
 }
 
 /** Builds an error answer and notes its reason on the entry. */
-export type Reject = (status: number, reason: string, message: string, extra?: Record<string, unknown>, headers?: Record<string, string>) => Reply;
+export type Reject = (
+  status: number,
+  reason: string,
+  message: string,
+  extra?: Record<string, unknown>,
+  headers?: Record<string, string>,
+) => Reply;
 
 /** A request whose body is read and whose sender is known. */
 export interface Received {

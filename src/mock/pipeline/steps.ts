@@ -17,17 +17,37 @@ import type { Validator } from '../validator.js';
 import type { Admitted, Credential, ReceiverProfile, Received, Reject } from './profile.js';
 
 /** Admission: one method, one path (§4.1, §4.2). */
-export function checkRoute(profile: ReceiverProfile<unknown>, request: IncomingMessage, reject: Reject): Reply | undefined {
-  if (request.method !== 'POST') return { ...reject(405, 'method_not_allowed', `${request.method} is not allowed; ${profile.methodHint}`), headers: { allow: 'POST' } };
-  if (targetPath(request.url) !== profile.path) return reject(404, 'not_found', `no endpoint at ${request.url}; ${profile.pathHint}`);
+export function checkRoute(
+  profile: ReceiverProfile<unknown>,
+  request: IncomingMessage,
+  reject: Reject,
+): Reply | undefined {
+  if (request.method !== 'POST')
+    return {
+      ...reject(405, 'method_not_allowed', `${request.method} is not allowed; ${profile.methodHint}`),
+      headers: { allow: 'POST' },
+    };
+  if (targetPath(request.url) !== profile.path)
+    return reject(404, 'not_found', `no endpoint at ${request.url}; ${profile.pathHint}`);
   return undefined;
 }
 
 /** Size: §8, a declared Content-Length over the limit is 413 without reading the rest. */
-export function checkDeclaredSize(profile: ReceiverProfile<unknown>, request: IncomingMessage, reject: Reject): Reply | undefined {
+export function checkDeclaredSize(
+  profile: ReceiverProfile<unknown>,
+  request: IncomingMessage,
+  reject: Reject,
+): Reply | undefined {
   const declared = declaredLength(request);
   if (declared === undefined || declared <= profile.limitBytes) return undefined;
-  return { ...reject(413, 'payload_too_large', `the body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
+  return {
+    ...reject(
+      413,
+      'payload_too_large',
+      `the body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`,
+    ),
+    close: true,
+  };
 }
 
 /**
@@ -35,7 +55,12 @@ export function checkDeclaredSize(profile: ReceiverProfile<unknown>, request: In
  * timestamp inside the window: verifyHeaders, the checks verify() makes in this order before it compares the
  * HMAC, without computing one (only the comparison needs the body). Passed, the checked headers, for authenticate.
  */
-export function checkSignatureHeaders(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential, reject: Reject): Reply | SignedHeaders | undefined {
+export function checkSignatureHeaders(
+  profile: ReceiverProfile<unknown>,
+  request: IncomingMessage,
+  credential: Credential,
+  reject: Reject,
+): Reply | SignedHeaders | undefined {
   if (profile.signature.skip) return undefined;
   const result = verifyHeaders(signatureInput(profile, request, credential));
   return result instanceof SignedHeaders ? result : reject(401, unauthorisedReasonOf(result.reason), result.message);
@@ -49,12 +74,31 @@ export function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult,
     case 'aborted':
       return reject(400, 'aborted', 'the request body was not received in full');
     case 'timeout':
-      return { ...reject(408, 'request_timeout', `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`), close: true };
+      return {
+        ...reject(
+          408,
+          'request_timeout',
+          `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`,
+        ),
+        close: true,
+      };
     case 'busy':
       // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
-      return { ...reject(503, 'overloaded', `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`, { retry_after: 1 }, { 'retry-after': '1' }), close: true };
+      return {
+        ...reject(
+          503,
+          'overloaded',
+          `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`,
+          { retry_after: 1 },
+          { 'retry-after': '1' },
+        ),
+        close: true,
+      };
     default:
-      return { ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`), close: true };
+      return {
+        ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
+        close: true,
+      };
   }
 }
 
@@ -71,7 +115,8 @@ export function authenticate(profile: ReceiverProfile<unknown>, received: Receiv
   // Fails closed: a request that reached this step without checked headers is a bug (answered 500), never let through.
   if (received.signed === undefined) throw new Error('the signature headers were not checked before the body');
   const result = verifyBody(received.signed, policy.signedBytes ? policy.signedBytes(received.body) : received.body);
-  if (!result.valid && !letThrough(profile, received)) return reject(401, unauthorisedReasonOf(result.reason), result.message);
+  if (!result.valid && !letThrough(profile, received))
+    return reject(401, unauthorisedReasonOf(result.reason), result.message);
   const refused = policy.afterVerify?.(result);
   if (refused) return reject(401, refused.reason, refused.message);
   received.entry.secret = (result.matchedSecretIndex ?? 0) + 1;
@@ -83,10 +128,23 @@ export function authenticate(profile: ReceiverProfile<unknown>, received: Receiv
 /** The signature faults that let a wrong HMAC through (receiver-faults.ts). */
 function letThrough(profile: ReceiverProfile<unknown>, { request, credential, body }: Received): boolean {
   const faults = profile.faults;
-  return faults !== undefined && signatureLetThrough(faults, credential.secrets, headerValue(request, Headers.signature), headerValue(request, Headers.timestamp), body);
+  return (
+    faults !== undefined &&
+    signatureLetThrough(
+      faults,
+      credential.secrets,
+      headerValue(request, Headers.signature),
+      headerValue(request, Headers.timestamp),
+      body,
+    )
+  );
 }
 
-function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMessage, credential: Credential): Omit<VerifyInput, 'rawBody'> {
+function signatureInput(
+  profile: ReceiverProfile<unknown>,
+  request: IncomingMessage,
+  credential: Credential,
+): Omit<VerifyInput, 'rawBody'> {
   const timestamp = headerValue(request, Headers.timestamp);
   const { signedTimestamp } = profile.signature;
   const faults = profile.faults ?? new Set<string>();
@@ -100,10 +158,20 @@ function signatureInput(profile: ReceiverProfile<unknown>, request: IncomingMess
 }
 
 /** Parse (UTF-8 and JSON, §2) and validate (the schema of `cai validate`); the entry learns the ids. */
-export function parseAndValidate(profile: ReceiverProfile<unknown>, received: Received, validator: Validator, reject: Reject): Admitted | Reply {
+export function parseAndValidate(
+  profile: ReceiverProfile<unknown>,
+  received: Received,
+  validator: Validator,
+  reject: Reject,
+): Admitted | Reply {
   const parsed = parseJson(received.body);
   if (!parsed.ok) {
-    return profile.badJson?.(reject) ?? reject(400, 'invalid_json', 'the body is not valid JSON', { errors: validator.validateBody(received.body, { kind: profile.kind }).errors });
+    return (
+      profile.badJson?.(reject) ??
+      reject(400, 'invalid_json', 'the body is not valid JSON', {
+        errors: validator.validateBody(received.body, { kind: profile.kind }).errors,
+      })
+    );
   }
   const value = profile.faults ? loosened(parsed.value, profile.faults) : parsed.value;
   const fields = asObject(value);
@@ -114,7 +182,12 @@ export function parseAndValidate(profile: ReceiverProfile<unknown>, received: Re
   const issues = profile.checkDocument(validator, value);
   if (issues.length > 0) {
     received.entry.errors = issues;
-    return reject(400, 'invalid_document', `the ${profile.kind} does not match the schema: ${issues.map(describeIssue).join('; ')}`, { errors: issues });
+    return reject(
+      400,
+      'invalid_document',
+      `the ${profile.kind} does not match the schema: ${issues.map(describeIssue).join('; ')}`,
+      { errors: issues },
+    );
   }
   return Object.assign(received, { document: fields ?? {} });
 }

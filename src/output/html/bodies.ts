@@ -97,7 +97,9 @@ export function renderBody(body: BodyView): SafeHtml {
   if (body.text === undefined) {
     return html`<p class="muted">${formatBytes(body.bytes)} of binary data (not UTF-8): not shown.${body.sha256 ? ` SHA-256 ${body.sha256}.` : ''}</p>${body.hexPrefix ? html`<pre class="hex">${spacedHex(body.hexPrefix)}${body.bytes * 2 > body.hexPrefix.length ? ' …' : ''}</pre>` : ''}`;
   }
-  const cut = body.truncated ? html`<p class="muted">The first ${body.text.length} characters of ${formatBytes(body.bytes)}.</p>` : '';
+  const cut = body.truncated
+    ? html`<p class="muted">The first ${body.text.length} characters of ${formatBytes(body.bytes)}.</p>`
+    : '';
   const pretty = body.truncated ? undefined : prettyJson(body.text);
   if (pretty === undefined || pretty === body.text) return html`${cut}<pre class="body">${body.text}</pre>`;
   return html`<pre class="body json">${pretty}</pre><details class="raw"><summary class="muted">raw (${formatBytes(body.bytes)}, as sent)</summary><pre class="body">${body.text}</pre></details>`;

@@ -33,7 +33,8 @@ export function toHtml(value: HtmlValue): string {
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   let out = strings[0] as string;
-  for (let index = 0; index < values.length; index++) out += toHtml(values[index] as HtmlValue) + (strings[index + 1] as string);
+  for (let index = 0; index < values.length; index++)
+    out += toHtml(values[index] as HtmlValue) + (strings[index + 1] as string);
   return new SafeHtml(out);
 }
 

@@ -133,7 +133,8 @@ export function pagePolicy(parts: Pick<PageParts, 'css' | 'script' | 'connectSel
 export function renderPage(parts: PageParts): string {
   const css = BASE_CSS + (parts.css ?? '');
   if (/<\/style/i.test(css)) throw new Error('page CSS must not close its <style> element');
-  if (parts.script !== undefined && /<\/script|<!--/i.test(parts.script)) throw new Error('page script must not close its <script> element');
+  if (parts.script !== undefined && /<\/script|<!--/i.test(parts.script))
+    throw new Error('page script must not close its <script> element');
   const csp = pagePolicy(parts);
   return [
     '<!doctype html>',
@@ -150,7 +151,9 @@ export function renderPage(parts: PageParts): string {
     '</head>',
     '<body>',
     parts.body.value,
-    ...(parts.script !== undefined ? [`<script${parts.scriptIsModule ? ' type="module"' : ''}>${parts.script}</script>`] : []),
+    ...(parts.script !== undefined
+      ? [`<script${parts.scriptIsModule ? ' type="module"' : ''}>${parts.script}</script>`]
+      : []),
     '</body>',
     '</html>',
     '',

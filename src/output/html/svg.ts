@@ -40,7 +40,10 @@ export function niceTicks(max: number, count = 4): number[] {
   if (max <= 0) return [0, 1];
   const rough = max / count;
   const power = 10 ** Math.floor(Math.log10(rough));
-  const step = Math.max(1, [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? 10 * power);
+  const step = Math.max(
+    1,
+    [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? 10 * power,
+  );
   const ticks = [0];
   while ((ticks[ticks.length - 1] as number) < max) ticks.push((ticks[ticks.length - 1] as number) + step);
   return ticks;
@@ -64,8 +67,12 @@ export function columnChart(chart: ColumnChart): SafeHtml {
   const every = Math.max(1, Math.ceil((longest * 6.5 + 8) / slot));
   const parts: SafeHtml[] = [];
   for (const tick of ticks) {
-    parts.push(html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`);
-    parts.push(html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${num(tick)}</text>`);
+    parts.push(
+      html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
+    );
+    parts.push(
+      html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${num(tick)}</text>`,
+    );
   }
   chart.columns.forEach((column, index) => {
     const x = pad.left + slot * index + (slot - barW) / 2;
@@ -81,13 +88,23 @@ export function columnChart(chart: ColumnChart): SafeHtml {
       );
     });
     const total = totals[index] as number;
-    if (total > 0 && barW >= 14) parts.push(html`<text x="${(x + barW / 2).toFixed(1)}" y="${(y(total) - 4).toFixed(1)}" text-anchor="middle">${num(total)}</text>`);
-    if (index % every === 0) parts.push(html`<text class="axis" x="${(x + barW / 2).toFixed(1)}" y="${height - pad.bottom + 14}" text-anchor="middle">${column.label}</text>`);
+    if (total > 0 && barW >= 14)
+      parts.push(
+        html`<text x="${(x + barW / 2).toFixed(1)}" y="${(y(total) - 4).toFixed(1)}" text-anchor="middle">${num(total)}</text>`,
+      );
+    if (index % every === 0)
+      parts.push(
+        html`<text class="axis" x="${(x + barW / 2).toFixed(1)}" y="${height - pad.bottom + 14}" text-anchor="middle">${column.label}</text>`,
+      );
   });
   if (chart.marker) {
     const mx = pad.left + slot * (chart.marker.afterIndex + 1);
-    parts.push(html`<line class="target" x1="${mx.toFixed(1)}" x2="${mx.toFixed(1)}" y1="${pad.top - 6}" y2="${height - pad.bottom + 4}"/>`);
-    parts.push(html`<text class="target" x="${(mx + 4).toFixed(1)}" y="${pad.top - 6 + 10}">${chart.marker.label}</text>`);
+    parts.push(
+      html`<line class="target" x1="${mx.toFixed(1)}" x2="${mx.toFixed(1)}" y1="${pad.top - 6}" y2="${height - pad.bottom + 4}"/>`,
+    );
+    parts.push(
+      html`<text class="target" x="${(mx + 4).toFixed(1)}" y="${pad.top - 6 + 10}">${chart.marker.label}</text>`,
+    );
   }
   parts.push(html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(0)}" y2="${y(0)}"/>`);
   return svg(chart.title, width, height, parts);
@@ -136,7 +153,11 @@ export function legend(entries: readonly { name: string; tone: Tone }[]): SafeHt
 }
 
 /** The numbers of a chart as a table, folded under it. */
-export function chartTable(caption: string, head: readonly string[], rows: readonly (readonly (string | number)[])[]): SafeHtml {
+export function chartTable(
+  caption: string,
+  head: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): SafeHtml {
   return html`<details class="chart-data"><summary class="muted">${caption}: the numbers</summary><table class="data"><thead><tr>${head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${rows.map((row) => html`<tr>${row.map((cell) => (typeof cell === 'number' ? html`<td class="num">${num(cell)}</td>` : html`<td>${cell}</td>`))}</tr>`)}</tbody></table></details>`;
 }
 

@@ -38,7 +38,11 @@ export function inSet(set: StatusSet, status: number | undefined): boolean {
 
 export function unionOf(...sets: readonly StatusSet[]): StatusSet {
   const statuses = [...new Set(sets.flatMap((set) => set.statuses ?? []))].sort((a, b) => a - b);
-  return { ...(sets.some((set) => set.any2xx) ? { any2xx: true } : {}), ...(sets.some((set) => set.any4xx) ? { any4xx: true } : {}), ...(statuses.length ? { statuses } : {}) };
+  return {
+    ...(sets.some((set) => set.any2xx) ? { any2xx: true } : {}),
+    ...(sets.some((set) => set.any4xx) ? { any4xx: true } : {}),
+    ...(statuses.length ? { statuses } : {}),
+  };
 }
 
 export function allowsAcceptance(set: StatusSet): boolean {
@@ -47,7 +51,11 @@ export function allowsAcceptance(set: StatusSet): boolean {
 
 /** `2xx (accepted)`, `401`, `400 or 401`, `any 4xx`, `2xx, or 411`. */
 export function describeSet(set: StatusSet): string {
-  const parts = [...(set.any2xx ? ['2xx (accepted)'] : []), ...(set.statuses ?? []).map(String), ...(set.any4xx ? ['4xx'] : [])];
+  const parts = [
+    ...(set.any2xx ? ['2xx (accepted)'] : []),
+    ...(set.statuses ?? []).map(String),
+    ...(set.any4xx ? ['4xx'] : []),
+  ];
   if (parts.length <= 1) return parts[0] ?? 'nothing';
   return `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
 }
@@ -92,7 +100,10 @@ const is2xx = (answer: ModelAnswer) => answer.status !== undefined && answer.sta
 export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[], why?: string): Term {
   const expected = describeOutcome(set, why);
   return {
-    id: 'outcome', level, clauses, expected,
+    id: 'outcome',
+    level,
+    clauses,
+    expected,
     breach: (answer) => {
       if (answer.status === 429 || inSet(set, answer.status)) return undefined;
       return answer.status === undefined ? `no answer (${answer.error ?? 'the connection ended'})` : `${answer.status}`;
@@ -102,7 +113,13 @@ export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly 
 
 /** The exact status of an acceptance (§4.1, §4.2: 202). */
 export function statusTerm(status: number, level: TermLevel, clauses: readonly string[]): Term {
-  return { id: 'status', level, clauses, expected: String(status), breach: (answer) => (!is2xx(answer) || answer.status === status ? undefined : `${answer.status}`) };
+  return {
+    id: 'status',
+    level,
+    clauses,
+    expected: String(status),
+    breach: (answer) => (!is2xx(answer) || answer.status === status ? undefined : `${answer.status}`),
+  };
 }
 
 /** The body of a 2xx read as a JSON object, when it is one. */
@@ -130,29 +147,46 @@ export function providerJobIdOf(answer: ModelAnswer): unknown {
 
 const excerpt = (answer: ModelAnswer) => {
   const text = answer.body.toString('utf8').replace(/\s+/g, ' ').trim();
-  return text === '' ? `${answer.status} (empty body)` : `${answer.status} ${text.length > 120 ? `${text.slice(0, 120)}…` : text}`;
+  return text === ''
+    ? `${answer.status} (empty body)`
+    : `${answer.status} ${text.length > 120 ? `${text.slice(0, 120)}…` : text}`;
 };
 
 /** B, §2.13, §6.1: a repeat is answered 202 `{"ok":true,"duplicate":true}`. */
 export function duplicateTerm(clauses: readonly string[]): Term {
   const expected = '202 {"ok":true,"duplicate":true}';
-  return { id: 'repeat', level: 'must', clauses, expected, breach: (answer) => (!is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`) };
+  return {
+    id: 'repeat',
+    level: 'must',
+    clauses,
+    expected,
+    breach: (answer) =>
+      !is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`,
+  };
 }
 
 /**
  * A, §2.2: a repeated job is ignored: it gets the acknowledgment of the job's first delivery, the same
  * provider_job_id and the same assigned_number_e164 (§2.3: the number attributes the contact's later messages).
  */
-export function sameJobTerm(first: { providerJobId: unknown; assignedNumber?: unknown }, clauses: readonly string[]): Term {
+export function sameJobTerm(
+  first: { providerJobId: unknown; assignedNumber?: unknown },
+  clauses: readonly string[],
+): Term {
   const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
   return {
-    id: 'repeat', level: 'must', clauses, expected,
+    id: 'repeat',
+    level: 'must',
+    clauses,
+    expected,
     breach: (answer) => {
       if (!is2xx(answer) || answer.bodyTruncated) return undefined;
       const id = providerJobIdOf(answer);
       if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
       const number = jsonObjectOf(answer)?.assigned_number_e164;
-      return first.assignedNumber === undefined || number === first.assignedNumber ? undefined : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
+      return first.assignedNumber === undefined || number === first.assignedNumber
+        ? undefined
+        : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
     },
   };
 }
@@ -164,17 +198,28 @@ export function assignedNumberOf(answer: ModelAnswer): unknown {
 
 /** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */
 export function notDuplicateTerm(clauses: readonly string[]): Term {
-  return { id: 'new', level: 'must', clauses, expected: 'an acceptance that does not say duplicate', breach: (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined) };
+  return {
+    id: 'new',
+    level: 'must',
+    clauses,
+    expected: 'an acceptance that does not say duplicate',
+    breach: (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined),
+  };
 }
 
 /** A: a new job gets its own provider_job_id, not one another job of the run got (§2.2, §2.3). */
 export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly string[]): Term {
   return {
-    id: 'new', level: 'must', clauses, expected: 'a provider_job_id of its own',
+    id: 'new',
+    level: 'must',
+    clauses,
+    expected: 'a provider_job_id of its own',
     breach: (answer) => {
       if (!is2xx(answer) || answer.bodyTruncated) return undefined;
       const id = providerJobIdOf(answer);
-      return id !== undefined && others.has(id) ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat` : undefined;
+      return id !== undefined && others.has(id)
+        ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
+        : undefined;
     },
   };
 }
@@ -182,11 +227,19 @@ export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly strin
 /** A, §2.3: the acknowledgment's body: a JSON object with a string provider_job_id and an E.164 assigned_number_e164. */
 export function acknowledgmentTerm(clauses: readonly string[]): Term {
   return {
-    id: 'acknowledgment', level: 'must', clauses, expected: '{"provider_job_id": string, "assigned_number_e164": E.164}',
+    id: 'acknowledgment',
+    level: 'must',
+    clauses,
+    expected: '{"provider_job_id": string, "assigned_number_e164": E.164}',
     breach: (answer) => {
       if (!is2xx(answer)) return undefined;
       // The status and the label are terms of their own: here the body alone.
-      const verdict = checkJobAck({ status: 202, headers: { [Headers.contentType]: 'application/json' }, body: answer.body, ...(answer.bodyTruncated ? { bodyTruncated: true } : {}) });
+      const verdict = checkJobAck({
+        status: 202,
+        headers: { [Headers.contentType]: 'application/json' },
+        body: answer.body,
+        ...(answer.bodyTruncated ? { bodyTruncated: true } : {}),
+      });
       return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
     },
   };
@@ -196,14 +249,24 @@ export function acknowledgmentTerm(clauses: readonly string[]): Term {
  * §2, §4.1: a JSON body is labelled application/json, and a body labelled so is JSON. `required`: the answer has a
  * JSON body (the acknowledgment, the duplicate answer), labelled exactly application/json as §4.1 writes it.
  */
-export function jsonLabelTerm(level: TermLevel, clauses: readonly string[], { required = false }: { required?: boolean } = {}): Term {
+export function jsonLabelTerm(
+  level: TermLevel,
+  clauses: readonly string[],
+  { required = false }: { required?: boolean } = {},
+): Term {
   return {
-    id: 'json-label', level, clauses, expected: required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json',
+    id: 'json-label',
+    level,
+    clauses,
+    expected: required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json',
     breach: (answer) => {
       if (!is2xx(answer) || answer.bodyTruncated || (answer.body.length === 0 && !required)) return undefined;
       const type = answer.headers[Headers.contentType];
       const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
-      if (required) return /^application\/json\s*(;|$)/i.test(type ?? '') ? undefined : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
+      if (required)
+        return /^application\/json\s*(;|$)/i.test(type ?? '')
+          ? undefined
+          : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
       const parsed = parseJson(answer.body);
       if (parsed.ok && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
       if (!parsed.ok && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
@@ -215,23 +278,42 @@ export function jsonLabelTerm(level: TermLevel, clauses: readonly string[], { re
 /** §7: a 429 says when to retry, in a Retry-After of seconds or an HTTP-date. */
 export function retryAfterTerm(): Term {
   return {
-    id: 'retry-after', level: 'must', clauses: ['§7-7'], expected: '429 with Retry-After: <seconds> or an HTTP-date',
-    breach: (answer) => (answer.status !== 429 || isWellFormedRetryAfter(answer.headers[Headers.retryAfter]) ? undefined : `429 with Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`),
+    id: 'retry-after',
+    level: 'must',
+    clauses: ['§7-7'],
+    expected: '429 with Retry-After: <seconds> or an HTTP-date',
+    breach: (answer) =>
+      answer.status !== 429 || isWellFormedRetryAfter(answer.headers[Headers.retryAfter])
+        ? undefined
+        : `429 with Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`,
   };
 }
 
 /** The terms an answer breaks, of those asked for (all, by default), at a level (a `must` check reads only musts). */
-export function breachesOf(terms: readonly Term[], answer: ModelAnswer, focus: { level?: TermLevel; terms?: readonly TermId[] } = {}): Breach[] {
+export function breachesOf(
+  terms: readonly Term[],
+  answer: ModelAnswer,
+  focus: { level?: TermLevel; terms?: readonly TermId[] } = {},
+): Breach[] {
   return terms
-    .filter((term) => (focus.level === undefined || term.level === focus.level) && (focus.terms === undefined || focus.terms.includes(term.id)))
+    .filter(
+      (term) =>
+        (focus.level === undefined || term.level === focus.level) &&
+        (focus.terms === undefined || focus.terms.includes(term.id)),
+    )
     .flatMap((term) => {
       const actual = term.breach(answer);
-      return actual === undefined ? [] : [{ term: term.id, level: term.level, clauses: term.clauses, expected: term.expected, actual }];
+      return actual === undefined
+        ? []
+        : [{ term: term.id, level: term.level, clauses: term.clauses, expected: term.expected, actual }];
     });
 }
 
 /** The statuses of a refusal of each kind: §7's on Interface B, any 4xx on A (§4.1 shows none). */
-export function refusalStatuses(iface: InterfaceId, kind: 'authentication' | 'header' | 'schema' | 'too-large'): StatusSet {
+export function refusalStatuses(
+  iface: InterfaceId,
+  kind: 'authentication' | 'header' | 'schema' | 'too-large',
+): StatusSet {
   if (interfaceSpec(iface).refusals === 'any-4xx') return { any4xx: true };
   switch (kind) {
     case 'authentication':

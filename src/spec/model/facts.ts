@@ -6,7 +6,13 @@
  */
 import { verify, type VerifyResult } from '../../signing/verify.js';
 import { signatureDigest } from '../../signing/sign.js';
-import { Headers, MAX_BODY_BYTES, SIGNATURE_PREFIX, SURELY_ALLOWED_BODY_BYTES, type InterfaceId } from '../constants.js';
+import {
+  Headers,
+  MAX_BODY_BYTES,
+  SIGNATURE_PREFIX,
+  SURELY_ALLOWED_BODY_BYTES,
+  type InterfaceId,
+} from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { asObject, jsonValueOf } from '../json.js';
 import { validateBody } from '../validate.js';
@@ -71,7 +77,11 @@ function headerOf(request: ModelRequest, name: string): string | undefined {
   return typeof value === 'string' ? value : value.join(', ');
 }
 
-export function requestFacts(request: ModelRequest, credentials: ReceiverCredentials, clock: ReadingClock): RequestFacts {
+export function requestFacts(
+  request: ModelRequest,
+  credentials: ReceiverCredentials,
+  clock: ReadingClock,
+): RequestFacts {
   const faults: Fault[] = [];
   const open: OpenPoint[] = [];
   const spec = interfaceSpec(request.interface);
@@ -79,12 +89,19 @@ export function requestFacts(request: ModelRequest, credentials: ReceiverCredent
   sizeFacts(request, faults, open);
   identityFacts(request, identity, credentials, faults, open);
   signatureFacts(request, credentials, clock, faults, open);
-  if (request.unregisteredOrigin) faults.push({ kind: 'authentication', why: 'sent from an unregistered origin', clauses: ['§5.7-1'] });
+  if (request.unregisteredOrigin)
+    faults.push({ kind: 'authentication', why: 'sent from an unregistered origin', clauses: ['§5.7-1'] });
   framingFacts(request, open);
   documentFacts(request, faults, open);
   // A parser may ignore a byte order mark (RFC 8259 §8.1): the event_id is read past one, as such a receiver reads it.
   const id = asObject(jsonValueOf(hasByteOrderMark(request.body) ? request.body.subarray(3) : request.body))?.event_id;
-  return { interface: request.interface, faults, open, ...(typeof id === 'string' ? { eventId: id } : {}), ...(identity !== undefined ? { identity } : {}) };
+  return {
+    interface: request.interface,
+    faults,
+    open,
+    ...(typeof id === 'string' ? { eventId: id } : {}),
+    ...(identity !== undefined ? { identity } : {}),
+  };
 }
 
 const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -100,25 +117,52 @@ function sizeFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]): v
     if (bytes > MAX_BODY_BYTES) open.push({ id: 'job-size', why: `a job of ${bytes} bytes` });
     return;
   }
-  if (bytes > MAX_BODY_BYTES) faults.push({ kind: 'too-large', why: `a body of ${bytes} bytes, over 256 KB`, clauses: ['§8-1', '§7-5'] });
-  else if (bytes > SURELY_ALLOWED_BODY_BYTES) open.push({ id: 'kilobyte', why: `a body of ${bytes} bytes, over 256 000` });
+  if (bytes > MAX_BODY_BYTES)
+    faults.push({ kind: 'too-large', why: `a body of ${bytes} bytes, over 256 KB`, clauses: ['§8-1', '§7-5'] });
+  else if (bytes > SURELY_ALLOWED_BODY_BYTES)
+    open.push({ id: 'kilobyte', why: `a body of ${bytes} bytes, over 256 000` });
 }
 
 /** §5.6 (B: the provider code names the credential) and §4.1 (A: the platform id, which nothing says to check). */
-function identityFacts(request: ModelRequest, identity: string | undefined, credentials: ReceiverCredentials, faults: Fault[], open: OpenPoint[]): void {
+function identityFacts(
+  request: ModelRequest,
+  identity: string | undefined,
+  credentials: ReceiverCredentials,
+  faults: Fault[],
+  open: OpenPoint[],
+): void {
   const spec = interfaceSpec(request.interface);
   if (identity === credentials.identity) return;
-  const why = identity === undefined ? `no ${spec.identityHeaderName}` : `${spec.identityHeaderName} is not ${JSON.stringify(credentials.identity)}`;
-  if (spec.identityHeader === Headers.provider) faults.push({ kind: identity === undefined ? 'header' : 'authentication', why, clauses: identity === undefined ? ['§4.2-2', '§5.6-1'] : ['§5.6-1'] });
+  const why =
+    identity === undefined
+      ? `no ${spec.identityHeaderName}`
+      : `${spec.identityHeaderName} is not ${JSON.stringify(credentials.identity)}`;
+  if (spec.identityHeader === Headers.provider)
+    faults.push({
+      kind: identity === undefined ? 'header' : 'authentication',
+      why,
+      clauses: identity === undefined ? ['§4.2-2', '§5.6-1'] : ['§5.6-1'],
+    });
   else open.push({ id: 'source-header', why });
 }
 
 /** The verdict of §5 on the signature and timestamp at `now`. */
 function verdictAt(request: ModelRequest, secrets: readonly string[], now: number): VerifyResult {
-  return verify({ secrets, signature: headerOf(request, Headers.signature), timestamp: headerOf(request, Headers.timestamp), rawBody: request.body, now });
+  return verify({
+    secrets,
+    signature: headerOf(request, Headers.signature),
+    timestamp: headerOf(request, Headers.timestamp),
+    rawBody: request.body,
+    now,
+  });
 }
 
-const HEADER_REASONS = new Set(['missing_signature', 'missing_timestamp', 'malformed_timestamp', 'malformed_signature']);
+const HEADER_REASONS = new Set([
+  'missing_signature',
+  'missing_timestamp',
+  'malformed_timestamp',
+  'malformed_signature',
+]);
 const WINDOW_REASONS = new Set(['timestamp_too_old', 'timestamp_in_future']);
 
 /**
@@ -126,7 +170,13 @@ const WINDOW_REASONS = new Set(['timestamp_too_old', 'timestamp_in_future']);
  * of integer seconds within 300 s of the receiver's clock. A receiver whose clock cai knows only to a span of seconds
  * may read a timestamp near the edge either way: then it may accept or refuse.
  */
-function signatureFacts(request: ModelRequest, credentials: ReceiverCredentials, clock: ReadingClock, faults: Fault[], open: OpenPoint[]): void {
+function signatureFacts(
+  request: ModelRequest,
+  credentials: ReceiverCredentials,
+  clock: ReadingClock,
+  faults: Fault[],
+  open: OpenPoint[],
+): void {
   const first = verdictAt(request, credentials.secrets, clock.earliest);
   const last = clock.latest === clock.earliest ? first : verdictAt(request, credentials.secrets, clock.latest);
   const timestamp = headerOf(request, Headers.timestamp) ?? '';
@@ -135,23 +185,43 @@ function signatureFacts(request: ModelRequest, credentials: ReceiverCredentials,
       open.push({ id: 'signature-spelling', why: 'the right MAC, spelled otherwise than sha256=<lowercase hex>' });
       return;
     }
-    faults.push({ kind: 'header', why: first.message, clauses: first.reason.endsWith('timestamp') ? ['§5.4-1'] : ['§5.3-1'] });
+    faults.push({
+      kind: 'header',
+      why: first.message,
+      clauses: first.reason.endsWith('timestamp') ? ['§5.4-1'] : ['§5.3-1'],
+    });
     return;
   }
   // A leading zero: whether `0<digits>` is an integer as §4 writes it is open; refusing it as malformed is a refusal.
   const leadingZero = /^0[0-9]/.test(timestamp);
   if (first.reason === 'signature_mismatch' || (WINDOW_REASONS.has(first.reason) && first.signatureMatches === false)) {
-    faults.push({ kind: leadingZero ? 'header' : 'authentication', why: 'the signature does not match the timestamp and raw body with the secret', clauses: ['§5.2-1', '§5.3-1'] });
+    faults.push({
+      kind: leadingZero ? 'header' : 'authentication',
+      why: 'the signature does not match the timestamp and raw body with the secret',
+      clauses: ['§5.2-1', '§5.3-1'],
+    });
     return;
   }
   const outsideFirst = WINDOW_REASONS.has(first.reason);
   const outsideLast = WINDOW_REASONS.has(last.reason);
-  if (outsideFirst && outsideLast) faults.push({ kind: 'authentication', why: first.message, clauses: ['§5.5-1', '§8-3'] });
-  else if (outsideFirst !== outsideLast) open.push({ id: 'window-edge', why: 'a timestamp on the edge of the window, read by a clock cai knows only to the second' });
-  else if (Math.max(Math.abs(first.ageSeconds ?? 0), Math.abs(last.ageSeconds ?? 0)) > OPEN_POINTS['window-interior'].beyondSeconds) {
-    open.push({ id: 'window-interior', why: `a timestamp ${Math.abs(first.ageSeconds ?? 0)} s from the receiver's clock` });
+  if (outsideFirst && outsideLast)
+    faults.push({ kind: 'authentication', why: first.message, clauses: ['§5.5-1', '§8-3'] });
+  else if (outsideFirst !== outsideLast)
+    open.push({
+      id: 'window-edge',
+      why: 'a timestamp on the edge of the window, read by a clock cai knows only to the second',
+    });
+  else if (
+    Math.max(Math.abs(first.ageSeconds ?? 0), Math.abs(last.ageSeconds ?? 0)) >
+    OPEN_POINTS['window-interior'].beyondSeconds
+  ) {
+    open.push({
+      id: 'window-interior',
+      why: `a timestamp ${Math.abs(first.ageSeconds ?? 0)} s from the receiver's clock`,
+    });
   }
-  if (leadingZero) open.push({ id: 'timestamp-leading-zero', why: `X-CAI-Timestamp ${JSON.stringify(timestamp)} has a leading zero` });
+  if (leadingZero)
+    open.push({ id: 'timestamp-leading-zero', why: `X-CAI-Timestamp ${JSON.stringify(timestamp)} has a leading zero` });
 }
 
 /**
@@ -164,8 +234,11 @@ function respelledMac(request: ModelRequest, secrets: readonly string[], timesta
   const candidates = header.split(',').map((part) => part.trim());
   const wanted = secrets.map((secret) => signatureDigest(secret, timestamp, request.body).toString('hex'));
   return candidates.some((candidate) => {
-    const value = candidate.includes('=') && !candidate.endsWith('=') ? candidate.slice(candidate.indexOf('=') + 1) : candidate;
-    const hex = /^[0-9a-fA-F]{64,65}$/.test(value) ? value.slice(0, 64).toLowerCase() : Buffer.from(value, 'base64').toString('hex');
+    const value =
+      candidate.includes('=') && !candidate.endsWith('=') ? candidate.slice(candidate.indexOf('=') + 1) : candidate;
+    const hex = /^[0-9a-fA-F]{64,65}$/.test(value)
+      ? value.slice(0, 64).toLowerCase()
+      : Buffer.from(value, 'base64').toString('hex');
     return candidate !== `${SIGNATURE_PREFIX}${hex}` && wanted.includes(hex);
   });
 }
@@ -173,11 +246,14 @@ function respelledMac(request: ModelRequest, secrets: readonly string[], timesta
 /** RFC 9110/9112: a body sent chunked may be refused with 411, an `Expect` with 417; the spec rules out neither framing. */
 function framingFacts(request: ModelRequest, open: OpenPoint[]): void {
   if (request.framing === 'chunked') open.push({ id: 'chunked', why: 'a body sent chunked, without Content-Length' });
-  if (request.framing === 'expect-continue') open.push({ id: 'expect-continue', why: 'a body sent after Expect: 100-continue' });
+  if (request.framing === 'expect-continue')
+    open.push({ id: 'expect-continue', why: 'a body sent after Expect: 100-continue' });
   const type = headerOf(request, Headers.contentType);
   const media = type?.split(';')[0]?.trim().toLowerCase();
-  if (media !== 'application/json') open.push({ id: 'content-type', why: type === undefined ? 'no Content-Type' : `Content-Type: ${type}` });
-  else if (type !== undefined && type.includes(';')) open.push({ id: 'media-parameters', why: `Content-Type: ${type}` });
+  if (media !== 'application/json')
+    open.push({ id: 'content-type', why: type === undefined ? 'no Content-Type' : `Content-Type: ${type}` });
+  else if (type !== undefined && type.includes(';'))
+    open.push({ id: 'media-parameters', why: `Content-Type: ${type}` });
 }
 
 /**
@@ -192,14 +268,20 @@ function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]
   const spec = interfaceSpec(request.interface);
   // RFC 8259 §8.1: a sender must not add a byte order mark, and a parser may ignore one: a valid document after it
   // may be accepted or refused.
-  if (hasByteOrderMark(request.body) && validateBody(request.body.subarray(3), { kind: spec.document }).errors.every((issue) => issue.code === 'too_large')) {
+  if (
+    hasByteOrderMark(request.body) &&
+    validateBody(request.body.subarray(3), { kind: spec.document }).errors.every((issue) => issue.code === 'too_large')
+  ) {
     open.push({ id: 'byte-order-mark', why: 'a valid document after a byte order mark' });
     return;
   }
   const verdict = validateBody(request.body, { kind: spec.document });
   const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
   if (errors.length === 0) return;
-  const why = errors.slice(0, 2).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+  const why = errors
+    .slice(0, 2)
+    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+    .join('; ');
   if (errors.every((issue) => ARGUABLE_ISSUES.has(issue.code))) {
     open.push({ id: 'arguable-document', why });
     return;

@@ -32,22 +32,37 @@ export interface EventTerm {
 export function jobEventTerms(job: JobFacts): EventTerm[] {
   const terms: EventTerm[] = [
     {
-      id: 'lead', level: 'must', clauses: ['§2.2-3'], expected: `lead_id ${JSON.stringify(job.leadId)}`,
+      id: 'lead',
+      level: 'must',
+      clauses: ['§2.2-3'],
+      expected: `lead_id ${JSON.stringify(job.leadId)}`,
       breach: (event) => (event?.lead_id === job.leadId ? undefined : `lead_id ${JSON.stringify(event?.lead_id)}`),
     },
   ];
   if (typeof job.providerJobId === 'string') {
     terms.push({
-      id: 'provider-job-id', level: 'should', clauses: ['§2.3-1'], expected: `provider_job_id ${JSON.stringify(job.providerJobId)} where present`,
-      breach: (event) => (event === undefined || !('provider_job_id' in event) || event.provider_job_id === job.providerJobId ? undefined : `provider_job_id ${JSON.stringify(event.provider_job_id)}`),
+      id: 'provider-job-id',
+      level: 'should',
+      clauses: ['§2.3-1'],
+      expected: `provider_job_id ${JSON.stringify(job.providerJobId)} where present`,
+      breach: (event) =>
+        event === undefined || !('provider_job_id' in event) || event.provider_job_id === job.providerJobId
+          ? undefined
+          : `provider_job_id ${JSON.stringify(event.provider_job_id)}`,
     });
   }
   if (job.assignedNumber !== undefined) {
     terms.push({
-      id: 'from-number', level: 'should', clauses: ['§2.3-2'], expected: `from_number_e164 ${job.assignedNumber} on outbound messages`,
+      id: 'from-number',
+      level: 'should',
+      clauses: ['§2.3-2'],
+      expected: `from_number_e164 ${job.assignedNumber} on outbound messages`,
       breach: (event) => {
-        if (event?.event !== 'conversation.message' || event.direction !== 'outbound' || !('from_number_e164' in event)) return undefined;
-        return event.from_number_e164 === job.assignedNumber ? undefined : `from_number_e164 ${JSON.stringify(event.from_number_e164)}`;
+        if (event?.event !== 'conversation.message' || event.direction !== 'outbound' || !('from_number_e164' in event))
+          return undefined;
+        return event.from_number_e164 === job.assignedNumber
+          ? undefined
+          : `from_number_e164 ${JSON.stringify(event.from_number_e164)}`;
       },
     });
   }
@@ -66,7 +81,9 @@ export function isEndingEvent(type: unknown): boolean {
  * the same job sent once. The breach, or undefined.
  */
 export function secondConversation(endingsOnce: number, endingsTwice: number): string | undefined {
-  return endingsTwice > endingsOnce ? `${endingsTwice} ending events where the job sent once had ${endingsOnce}: a second conversation` : undefined;
+  return endingsTwice > endingsOnce
+    ? `${endingsTwice} ending events where the job sent once had ${endingsOnce}: a second conversation`
+    : undefined;
 }
 
 /** The event of a body, when it is a JSON object. */

@@ -11,8 +11,26 @@
 import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import {
-  acknowledgmentTerm, allowsAcceptance, assignedNumberOf, claimsDuplicate, duplicateTerm, inSet, isDuplicateAnswer, jsonLabelTerm, newJobTerm, notDuplicateTerm, outcomeTerm,
-  providerJobIdOf, refusalStatuses, retryAfterTerm, sameJobTerm, statusTerm, unionOf, type ModelAnswer, type StatusSet, type Term,
+  acknowledgmentTerm,
+  allowsAcceptance,
+  assignedNumberOf,
+  claimsDuplicate,
+  duplicateTerm,
+  inSet,
+  isDuplicateAnswer,
+  jsonLabelTerm,
+  newJobTerm,
+  notDuplicateTerm,
+  outcomeTerm,
+  providerJobIdOf,
+  refusalStatuses,
+  retryAfterTerm,
+  sameJobTerm,
+  statusTerm,
+  unionOf,
+  type ModelAnswer,
+  type StatusSet,
+  type Term,
 } from './answers.js';
 import type { RequestFacts } from './facts.js';
 import { OPEN_POINTS, type OpenPointRule } from './latitude.js';
@@ -52,8 +70,20 @@ const FAULT_WORDS: Record<RequestFacts['faults'][number]['kind'], string> = {
 
 /** The clauses of a receiver's rules, by interface: the duplicate answer (§2.13, §6.1 on B; §2.2 on A), acceptance. */
 const CLAUSES = {
-  B: { repeat: ['§6.1-2', '§6.1-3', '§2.13-1'], accept: ['§4.2-1', '§6.5-1'], status: ['§4.2-5'], label: ['§2-3'], refusal: ['§7-1', '§7-3', '§7-5'] },
-  A: { repeat: ['§2.2-5'], accept: ['§4.1-1', '§4.1-4'], status: ['§4.1-4'], label: ['§4.1-4', '§2.3-1'], refusal: ['§4.1-6'] },
+  B: {
+    repeat: ['§6.1-2', '§6.1-3', '§2.13-1'],
+    accept: ['§4.2-1', '§6.5-1'],
+    status: ['§4.2-5'],
+    label: ['§2-3'],
+    refusal: ['§7-1', '§7-3', '§7-5'],
+  },
+  A: {
+    repeat: ['§2.2-5'],
+    accept: ['§4.1-1', '§4.1-4'],
+    status: ['§4.1-4'],
+    label: ['§4.1-4', '§2.3-1'],
+    refusal: ['§4.1-6'],
+  },
 } as const satisfies Record<InterfaceId, Record<string, readonly string[]>>;
 
 export class ReceiverModel {
@@ -68,17 +98,28 @@ export class ReceiverModel {
 
   /** The answers the spec allows to a request with these facts, in the present state. */
   expect(facts: RequestFacts): Expectation {
-    const rules = facts.open.filter((point) => !this.takes.has(point.id)).map((point) => OPEN_POINTS[point.id] as OpenPointRule);
+    const rules = facts.open
+      .filter((point) => !this.takes.has(point.id))
+      .map((point) => OPEN_POINTS[point.id] as OpenPointRule);
     // §4.1 shows the provider no error statuses: on A every refusal is any 4xx.
     const any4xx = interfaceSpec(this.interface).refusals === 'any-4xx';
-    const refusal = (rule: OpenPointRule): StatusSet => (any4xx || rule.mayRefuseWith === 'any-4xx' ? { any4xx: true } : { statuses: rule.mayRefuseWith ?? [] });
+    const refusal = (rule: OpenPointRule): StatusSet =>
+      any4xx || rule.mayRefuseWith === 'any-4xx' ? { any4xx: true } : { statuses: rule.mayRefuseWith ?? [] };
     const faultRefusals = unionOf(...facts.faults.map((fault) => refusalStatuses(this.interface, fault.kind)));
     const openRefusals = unionOf(...rules.filter((rule) => rule.mayRefuseWith !== undefined).map(refusal));
     const clauses = CLAUSES[this.interface];
     if (facts.faults.length > 0) {
       const must = unionOf(faultRefusals, openRefusals);
       const why = [...new Set(facts.faults.map((fault) => FAULT_WORDS[fault.kind]))].join(', ');
-      const terms = [outcomeTerm(must, 'must', [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])], why), retryAfterTerm()];
+      const terms = [
+        outcomeTerm(
+          must,
+          'must',
+          [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])],
+          why,
+        ),
+        retryAfterTerm(),
+      ];
       return { facts, standing: 'refused', must, should: must, terms };
     }
     const must = rules.some((rule) => rule.mayRefuseWith !== undefined) ? unionOf(ACCEPT, openRefusals) : ACCEPT;
@@ -88,7 +129,13 @@ export class ReceiverModel {
     const terms: Term[] = [outcomeTerm(must, 'must', clauses.accept), retryAfterTerm()];
     if (!sameSet(must, should)) terms.push(outcomeTerm(should, 'should', clauses.accept));
     terms.push(...this.acceptanceTerms(facts, standing));
-    return { facts, standing: rules.some((rule) => rule.mayAccept) && standing === 'new' ? 'either' : standing, must, should, terms };
+    return {
+      facts,
+      standing: rules.some((rule) => rule.mayAccept) && standing === 'new' ? 'either' : standing,
+      must,
+      should,
+      terms,
+    };
   }
 
   /** What an acceptance must carry, by where the event_id stands: a new one, a repeat, or one cai cannot tell. */
@@ -98,15 +145,33 @@ export class ReceiverModel {
     const known = this.knownOf(facts);
     // A body the model cannot read an event_id from (not JSON) that a receiver takes anyway: which event it read is
     // the receiver's guess, so neither its newness nor its being a repeat is judged.
-    if (facts.eventId === undefined) return jobs ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])] : [statusTerm(202, 'should', clauses.status)];
+    if (facts.eventId === undefined)
+      return jobs
+        ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])]
+        : [statusTerm(202, 'should', clauses.status)];
     if (jobs) {
-      const terms = [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2']), jsonLabelTerm('must', clauses.label, { required: true })];
-      if (standing === 'repeat' && known?.providerJobId !== undefined) return [...terms, sameJobTerm({ providerJobId: known.providerJobId, ...(known.assignedNumber !== undefined ? { assignedNumber: known.assignedNumber } : {}) }, clauses.repeat)];
+      const terms = [
+        statusTerm(202, 'must', clauses.status),
+        acknowledgmentTerm(['§2.3-1', '§2.3-2']),
+        jsonLabelTerm('must', clauses.label, { required: true }),
+      ];
+      if (standing === 'repeat' && known?.providerJobId !== undefined)
+        return [
+          ...terms,
+          sameJobTerm(
+            {
+              providerJobId: known.providerJobId,
+              ...(known.assignedNumber !== undefined ? { assignedNumber: known.assignedNumber } : {}),
+            },
+            clauses.repeat,
+          ),
+        ];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
     const terms = [statusTerm(202, 'should', clauses.status)];
-    if (standing === 'repeat') return [...terms, duplicateTerm(clauses.repeat), jsonLabelTerm('must', clauses.label, { required: true })];
+    if (standing === 'repeat')
+      return [...terms, duplicateTerm(clauses.repeat), jsonLabelTerm('must', clauses.label, { required: true })];
     if (standing === 'new') return [...terms, notDuplicateTerm(clauses.repeat), jsonLabelTerm('should', clauses.label)];
     return [...terms, jsonLabelTerm('should', clauses.label)];
   }
@@ -117,13 +182,15 @@ export class ReceiverModel {
    */
   observe(expectation: Expectation, answer: ModelAnswer): void {
     if (answer.status !== undefined && inSet(ACCEPT, answer.status)) {
-      for (const point of expectation.facts.open) if ((OPEN_POINTS[point.id] as OpenPointRule).oneChoice) this.takes.add(point.id);
+      for (const point of expectation.facts.open)
+        if ((OPEN_POINTS[point.id] as OpenPointRule).oneChoice) this.takes.add(point.id);
     }
     const key = this.keyOf(expectation.facts);
     if (key === undefined) return;
     const before = this.known.get(key);
     if (answer.status === undefined) {
-      if (before?.certainty !== 'accepted' && allowsAcceptance(expectation.must)) this.known.set(key, { ...before, certainty: 'maybe' });
+      if (before?.certainty !== 'accepted' && allowsAcceptance(expectation.must))
+        this.known.set(key, { ...before, certainty: 'maybe' });
       return;
     }
     // An acceptance the rules did not allow is a breach of them, reported where it happened; the receiver has the
@@ -133,7 +200,12 @@ export class ReceiverModel {
     // Answered as a repeat while the model was not sure: it was accepted before; its acknowledgment is this one.
     const providerJobId = providerJobIdOf(answer);
     const assignedNumber = assignedNumberOf(answer);
-    const ack = providerJobId !== undefined ? { providerJobId, ...(assignedNumber !== undefined ? { assignedNumber } : {}) } : before?.providerJobId !== undefined ? { providerJobId: before.providerJobId, assignedNumber: before.assignedNumber } : {};
+    const ack =
+      providerJobId !== undefined
+        ? { providerJobId, ...(assignedNumber !== undefined ? { assignedNumber } : {}) }
+        : before?.providerJobId !== undefined
+          ? { providerJobId: before.providerJobId, assignedNumber: before.assignedNumber }
+          : {};
     this.known.set(key, { certainty: 'accepted', ...ack });
   }
 
@@ -147,7 +219,9 @@ export class ReceiverModel {
     const shared = (key: string | undefined) => key !== undefined && keys.filter((other) => other === key).length > 1;
     return facts.map((each, index) => {
       const expectation = this.expect(each);
-      return expectation.standing === 'new' && shared(keys[index]) ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation), together: true } : expectation;
+      return expectation.standing === 'new' && shared(keys[index])
+        ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation), together: true }
+        : expectation;
     });
   }
 
@@ -192,7 +266,11 @@ export class ReceiverModel {
 
   private otherJobIds(facts: RequestFacts): Set<unknown> {
     const own = this.keyOf(facts);
-    return new Set([...this.known.entries()].filter(([key, known]) => key !== own && known.providerJobId !== undefined).map(([, known]) => known.providerJobId));
+    return new Set(
+      [...this.known.entries()]
+        .filter(([key, known]) => key !== own && known.providerJobId !== undefined)
+        .map(([, known]) => known.providerJobId),
+    );
   }
 }
 
@@ -201,18 +279,36 @@ function sameSet(a: StatusSet, b: StatusSet): boolean {
 }
 
 /** The breach of a group of concurrent deliveries of one event_id (ReceiverModel.expectTogether), or undefined. */
-export function concurrentBreach(iface: InterfaceId, expectations: readonly Expectation[], answers: readonly ModelAnswer[]): string | undefined {
-  const accepted = answers.filter((answer, index) => expectations[index]?.standing !== 'refused' && answer.status !== undefined && answer.status >= 200 && answer.status < 300);
+export function concurrentBreach(
+  iface: InterfaceId,
+  expectations: readonly Expectation[],
+  answers: readonly ModelAnswer[],
+): string | undefined {
+  const accepted = answers.filter(
+    (answer, index) =>
+      expectations[index]?.standing !== 'refused' &&
+      answer.status !== undefined &&
+      answer.status >= 200 &&
+      answer.status < 300,
+  );
   if (accepted.length === 0) return undefined;
   if (interfaceSpec(iface).document === 'job') {
     const ids = new Set(accepted.map((answer) => JSON.stringify(providerJobIdOf(answer))));
-    return ids.size > 1 ? `${ids.size} different provider_job_ids for ${answers.length} deliveries of one job at once` : undefined;
+    return ids.size > 1
+      ? `${ids.size} different provider_job_ids for ${answers.length} deliveries of one job at once`
+      : undefined;
   }
   const fresh = accepted.filter((answer) => !claimsDuplicate(answer)).length;
   const wasKnown = expectations.some((expectation) => expectation.standing === 'repeat');
-  if (wasKnown) return fresh > 0 ? `${fresh} of ${answers.length} deliveries of an accepted event_id answered as new` : undefined;
-  if (fresh > 1) return `${fresh} of ${answers.length} deliveries of one event_id at once answered as new: recorded more than once`;
+  if (wasKnown)
+    return fresh > 0 ? `${fresh} of ${answers.length} deliveries of an accepted event_id answered as new` : undefined;
+  if (fresh > 1)
+    return `${fresh} of ${answers.length} deliveries of one event_id at once answered as new: recorded more than once`;
   // Only of an event_id surely new: one the receiver may have had before (maybe accepted) may be a repeat every time.
-  const surelyNew = expectations.every((expectation) => expectation.standing === 'refused' || expectation.together === true);
-  return surelyNew && fresh === 0 && accepted.every(isDuplicateAnswer) ? `all ${answers.length} deliveries of a new event_id answered as repeats: none recorded` : undefined;
+  const surelyNew = expectations.every(
+    (expectation) => expectation.standing === 'refused' || expectation.together === true,
+  );
+  return surelyNew && fresh === 0 && accepted.every(isDuplicateAnswer)
+    ? `all ${answers.length} deliveries of a new event_id answered as repeats: none recorded`
+    : undefined;
 }

@@ -17,27 +17,90 @@ export interface Relation {
 }
 
 /** A receiver's relations, by interface (RB on the platform's events endpoint, RA on the provider's jobs endpoint). */
-export type ReceiverRelationId = 'accept' | 'repeat' | 'distinct' | 'authentication' | 'schema' | 'size' | 'no-trace' | 'answer';
+export type ReceiverRelationId =
+  | 'accept'
+  | 'repeat'
+  | 'distinct'
+  | 'authentication'
+  | 'schema'
+  | 'size'
+  | 'no-trace'
+  | 'answer';
 
 function relationTexts(iface: InterfaceId): Record<ReceiverRelationId, Omit<Relation, 'id'>> {
   const events = interfaceSpec(iface).document === 'event';
   const document = events ? 'event' : 'job';
   return {
-    accept: { title: `every valid, authentic ${document} with a new event_id is accepted, in every shape the spec allows`, level: 'must', clauses: events ? ['§4.2-1', '§9.2-1', '§2.1-1', '§2.1-2'] : ['§4.1-1', '§4.1-4', '§9.2-1', '§2.1-1', '§2.1-2', '§2.1-3'], tags: ['acceptance'] },
-    repeat: { title: events ? 'a repeat of an accepted event_id, whatever else it changes and whenever it comes, is answered 202 {"ok":true,"duplicate":true}; of repeats at once, one is new' : 'a repeated job gets the acknowledgment of its first delivery, whatever else it changes and whenever it comes', level: 'must', clauses: events ? ['§6.1-2', '§6.1-3', '§2.13-1'] : ['§2.2-5'], tags: ['dedupe'] },
-    distinct: { title: 'an event_id that is not exactly an accepted one, however close, is new', level: 'must', clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe', 'identifiers'] },
-    authentication: { title: `${events ? 'an' : 'a'} ${document} that fails authentication is refused${events ? ' with 401' : ''}, a repeat of an accepted one too`, level: 'must', clauses: events ? ['§5.1-1', '§5.2-1', '§5.3-1', '§5.5-1', '§5.6-1', '§7-3'] : ['§5.1-1', '§5.2-1', '§5.3-1', '§5.5-1', '§4.1-6'], tags: ['auth'] },
-    schema: { title: `an invalid ${document} is refused${events ? ' with 400' : ''}, never 5xx`, level: events ? 'must' : 'should', clauses: events ? ['§7-1', '§2.4-1', '§2.4-3'] : ['§2.2-1', '§2.2-2'], tags: ['schema'] },
+    accept: {
+      title: `every valid, authentic ${document} with a new event_id is accepted, in every shape the spec allows`,
+      level: 'must',
+      clauses: events
+        ? ['§4.2-1', '§9.2-1', '§2.1-1', '§2.1-2']
+        : ['§4.1-1', '§4.1-4', '§9.2-1', '§2.1-1', '§2.1-2', '§2.1-3'],
+      tags: ['acceptance'],
+    },
+    repeat: {
+      title: events
+        ? 'a repeat of an accepted event_id, whatever else it changes and whenever it comes, is answered 202 {"ok":true,"duplicate":true}; of repeats at once, one is new'
+        : 'a repeated job gets the acknowledgment of its first delivery, whatever else it changes and whenever it comes',
+      level: 'must',
+      clauses: events ? ['§6.1-2', '§6.1-3', '§2.13-1'] : ['§2.2-5'],
+      tags: ['dedupe'],
+    },
+    distinct: {
+      title: 'an event_id that is not exactly an accepted one, however close, is new',
+      level: 'must',
+      clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'],
+      tags: ['dedupe', 'identifiers'],
+    },
+    authentication: {
+      title: `${events ? 'an' : 'a'} ${document} that fails authentication is refused${events ? ' with 401' : ''}, a repeat of an accepted one too`,
+      level: 'must',
+      clauses: events
+        ? ['§5.1-1', '§5.2-1', '§5.3-1', '§5.5-1', '§5.6-1', '§7-3']
+        : ['§5.1-1', '§5.2-1', '§5.3-1', '§5.5-1', '§4.1-6'],
+      tags: ['auth'],
+    },
+    schema: {
+      title: `an invalid ${document} is refused${events ? ' with 400' : ''}, never 5xx`,
+      level: events ? 'must' : 'should',
+      clauses: events ? ['§7-1', '§2.4-1', '§2.4-3'] : ['§2.2-1', '§2.2-2'],
+      tags: ['schema'],
+    },
     size: { title: 'a body over 256 KB is refused with 413', level: 'must', clauses: ['§8-1', '§7-5'], tags: ['size'] },
-    'no-trace': { title: `a refused ${document} leaves no trace: its event_id, sent next validly, is new`, level: 'must', clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'], tags: ['dedupe'] },
-    answer: { title: events ? 'every answer carries what the spec says: a JSON body labelled JSON, a 429 with Retry-After, never a 5xx or no answer' : 'every acknowledgment carries what §2.3 says, labelled JSON; a 429 with Retry-After; never a 5xx or no answer', level: 'must', clauses: events ? ['§2-3', '§7-7'] : ['§2.3-1', '§2.3-2', '§4.1-4'], tags: ['answer'] },
+    'no-trace': {
+      title: `a refused ${document} leaves no trace: its event_id, sent next validly, is new`,
+      level: 'must',
+      clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'],
+      tags: ['dedupe'],
+    },
+    answer: {
+      title: events
+        ? 'every answer carries what the spec says: a JSON body labelled JSON, a 429 with Retry-After, never a 5xx or no answer'
+        : 'every acknowledgment carries what §2.3 says, labelled JSON; a 429 with Retry-After; never a 5xx or no answer',
+      level: 'must',
+      clauses: events ? ['§2-3', '§7-7'] : ['§2.3-1', '§2.3-2', '§4.1-4'],
+      tags: ['answer'],
+    },
   };
 }
 
-export const RECEIVER_RELATION_IDS: readonly ReceiverRelationId[] = ['accept', 'repeat', 'distinct', 'authentication', 'schema', 'size', 'no-trace', 'answer'];
+export const RECEIVER_RELATION_IDS: readonly ReceiverRelationId[] = [
+  'accept',
+  'repeat',
+  'distinct',
+  'authentication',
+  'schema',
+  'size',
+  'no-trace',
+  'answer',
+];
 
 /** The relations that apply to a receiver of the interface (§8 states the size limit for events only). */
 export function receiverRelations(iface: InterfaceId): Relation[] {
   const texts = relationTexts(iface);
-  return RECEIVER_RELATION_IDS.filter((id) => id !== 'size' || interfaceSpec(iface).sizeLimitStated).map((id) => ({ id, ...texts[id] }));
+  return RECEIVER_RELATION_IDS.filter((id) => id !== 'size' || interfaceSpec(iface).sizeLimitStated).map((id) => ({
+    id,
+    ...texts[id],
+  }));
 }

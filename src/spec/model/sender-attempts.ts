@@ -16,7 +16,16 @@ import { validateBody } from '../validate.js';
 import type { SenderRelationId } from './sender-relations.js';
 import type { SeenAttempt } from './sender.js';
 
-export type AttemptTermId = 'address' | 'identity' | 'content-type' | 'signature' | 'timestamp' | 'window' | 'document' | 'size' | 'size-surely';
+export type AttemptTermId =
+  | 'address'
+  | 'identity'
+  | 'content-type'
+  | 'signature'
+  | 'timestamp'
+  | 'window'
+  | 'document'
+  | 'size'
+  | 'size-surely';
 
 /** What an attempt is judged against: the identity and secrets of the run, and the path its stage expects. */
 export interface AttemptContext {
@@ -62,7 +71,14 @@ function contentTypeProblem(value: string | undefined): string | undefined {
 function timestampProblem(attempt: SeenAttempt): string | undefined {
   const timestamp = timestampOf(attempt);
   if (timestamp === undefined || timestamp === '') return `no ${HeaderNames.timestamp}`;
-  const result = verify({ secrets: ['timestamp-probe'], signature: `sha256=${'0'.repeat(64)}`, timestamp, rawBody: '', now: 0, windowSeconds: Number.POSITIVE_INFINITY });
+  const result = verify({
+    secrets: ['timestamp-probe'],
+    signature: `sha256=${'0'.repeat(64)}`,
+    timestamp,
+    rawBody: '',
+    now: 0,
+    windowSeconds: Number.POSITIVE_INFINITY,
+  });
   if (result.reason !== 'missing_timestamp' && result.reason !== 'malformed_timestamp') return undefined;
   const hint = /^[0-9]{13}$/.test(timestamp) ? ': 13 digits, milliseconds rather than seconds' : '';
   return `${HeaderNames.timestamp} ${JSON.stringify(timestamp.slice(0, 40))} is not an integer of unix seconds${hint}`;
@@ -72,8 +88,16 @@ function timestampProblem(attempt: SeenAttempt): string | undefined {
 function windowProblem(attempt: SeenAttempt): string | undefined | null {
   if (timestampProblem(attempt) !== undefined) return null;
   const now = Math.floor(attempt.arrivedAt / 1000);
-  const result = verify({ secrets: ['window-probe'], signature: `sha256=${'0'.repeat(64)}`, timestamp: timestampOf(attempt), rawBody: '', now });
-  return result.reason === 'timestamp_too_old' || result.reason === 'timestamp_in_future' ? `${result.message} when it arrived` : undefined;
+  const result = verify({
+    secrets: ['window-probe'],
+    signature: `sha256=${'0'.repeat(64)}`,
+    timestamp: timestampOf(attempt),
+    rawBody: '',
+    now,
+  });
+  return result.reason === 'timestamp_too_old' || result.reason === 'timestamp_in_future'
+    ? `${result.message} when it arrived`
+    : undefined;
 }
 
 /** §5.2–§5.3: `sha256=` + lowercase hex of HMAC(secret, timestamp + "." + raw body), over the timestamp as sent. */
@@ -82,14 +106,22 @@ function signatureProblem(attempt: SeenAttempt, secrets: readonly string[]): str
   if (timestamp === undefined || timestamp === '' || attempt.cut) return null;
   const signature = attempt.headers[Headers.signature];
   if (signature === undefined || signature === '') return `no ${HeaderNames.signature}`;
-  if (!SIGNATURE_SHAPE.test(signature)) return `${HeaderNames.signature} is not "sha256=" and 64 lowercase hex digits (§5.3)`;
+  if (!SIGNATURE_SHAPE.test(signature))
+    return `${HeaderNames.signature} is not "sha256=" and 64 lowercase hex digits (§5.3)`;
   const received = Buffer.from(signature, 'utf8');
   const matches = secrets.some((secret) => {
     const expected = Buffer.from(sign(secret, timestamp, attempt.body), 'utf8');
     return expected.length === received.length && timingSafeEqual(expected, received);
   });
   if (matches) return undefined;
-  const result = verify({ secrets, signature, timestamp, rawBody: attempt.body, now: Number(timestamp), windowSeconds: Number.POSITIVE_INFINITY });
+  const result = verify({
+    secrets,
+    signature,
+    timestamp,
+    rawBody: attempt.body,
+    now: Number(timestamp),
+    windowSeconds: Number.POSITIVE_INFINITY,
+  });
   const why = diagnose({ secrets, signature, timestamp, rawBody: attempt.body, result }).map((entry) => entry.message);
   return `the signature does not match the raw body and timestamp sent${why.length ? ` (${why.join('; ')})` : ''}`;
 }
@@ -116,35 +148,95 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
   const own = spec.section;
   const [endpoint, identityClause, signingClause] = [`${own}-1`, `${own}-2`, `${own}-3`];
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
-  const documentClauses = spec.document === 'event' ? ['§2-1', '§2-2', '§2.4-1', '§2.4-2', '§2.4-3', '§6-1', '§8-2', '§2.1-1', '§2.1-2'] : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
+  const documentClauses =
+    spec.document === 'event'
+      ? ['§2-1', '§2-2', '§2.4-1', '§2.4-2', '§2.4-3', '§6-1', '§8-2', '§2.1-1', '§2.1-2']
+      : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const terms: AttemptTerm[] = [
     {
-      id: 'address', relation: 'well-formed', level: 'must', clauses: [endpoint], expected: () => `POST ${address}`,
+      id: 'address',
+      relation: 'well-formed',
+      level: 'must',
+      clauses: [endpoint],
+      expected: () => `POST ${address}`,
       judge: (attempt, context) => {
         if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
-        return attempt.path.split('?')[0] === context.expectedPath ? undefined : `POST ${quoted(attempt.path, false)}, not ${context.expectedPath}`;
+        return attempt.path.split('?')[0] === context.expectedPath
+          ? undefined
+          : `POST ${quoted(attempt.path, false)}, not ${context.expectedPath}`;
       },
     },
     {
-      id: 'identity', relation: 'well-formed', level: 'must', clauses: [identityClause], expected: (context) => `${spec.identityHeaderName}: ${context.identity}`,
+      id: 'identity',
+      relation: 'well-formed',
+      level: 'must',
+      clauses: [identityClause],
+      expected: (context) => `${spec.identityHeaderName}: ${context.identity}`,
       judge: (attempt, context) => {
         const value = attempt.headers[spec.identityHeader];
         if (value === undefined) return `no ${spec.identityHeaderName}`;
         return value === context.identity ? undefined : `${spec.identityHeaderName} is ${quoted(value)}`;
       },
     },
-    { id: 'content-type', relation: 'well-formed', level: 'must', clauses: ['§2-3'], expected: () => 'Content-Type: application/json', judge: (attempt) => contentTypeProblem(attempt.headers[Headers.contentType]) },
     {
-      id: 'signature', relation: 'fresh', level: 'must', clauses: ['§5.1-1', '§5.1-2', '§5.2-1', '§5.2-2', '§5.3-1', signingClause], expected: () => 'sha256=HMAC(secret, timestamp + "." + raw body)',
+      id: 'content-type',
+      relation: 'well-formed',
+      level: 'must',
+      clauses: ['§2-3'],
+      expected: () => 'Content-Type: application/json',
+      judge: (attempt) => contentTypeProblem(attempt.headers[Headers.contentType]),
+    },
+    {
+      id: 'signature',
+      relation: 'fresh',
+      level: 'must',
+      clauses: ['§5.1-1', '§5.1-2', '§5.2-1', '§5.2-2', '§5.3-1', signingClause],
+      expected: () => 'sha256=HMAC(secret, timestamp + "." + raw body)',
       judge: (attempt, context) => signatureProblem(attempt, context.secrets),
     },
-    { id: 'timestamp', relation: 'fresh', level: 'must', clauses: ['§5.4-1', signingClause], expected: () => `${HeaderNames.timestamp}: <unix seconds>`, judge: timestampProblem },
-    { id: 'window', relation: 'fresh', level: 'must', clauses: ['§5.5-1', '§8-3'], expected: () => "within ±300 s of arrival (cai's clock)", judge: windowProblem },
-    { id: 'document', relation: 'well-formed', level: 'must', clauses: documentClauses, expected: () => `a valid ${spec.documentName}`, judge: (attempt) => documentProblem(attempt, iface) },
+    {
+      id: 'timestamp',
+      relation: 'fresh',
+      level: 'must',
+      clauses: ['§5.4-1', signingClause],
+      expected: () => `${HeaderNames.timestamp}: <unix seconds>`,
+      judge: timestampProblem,
+    },
+    {
+      id: 'window',
+      relation: 'fresh',
+      level: 'must',
+      clauses: ['§5.5-1', '§8-3'],
+      expected: () => "within ±300 s of arrival (cai's clock)",
+      judge: windowProblem,
+    },
+    {
+      id: 'document',
+      relation: 'well-formed',
+      level: 'must',
+      clauses: documentClauses,
+      expected: () => `a valid ${spec.documentName}`,
+      judge: (attempt) => documentProblem(attempt, iface),
+    },
     // §8 states the limit for events; a job over it is a `should` (the provider may refuse it).
-    { id: 'size', relation: 'well-formed', level: spec.sizeLimitStated ? 'must' : 'should', clauses: spec.sizeLimitStated ? ['§8-1'] : [], expected: () => `at most ${MAX_BODY_BYTES} bytes`, judge: (attempt) => sizeProblem(attempt, MAX_BODY_BYTES) },
+    {
+      id: 'size',
+      relation: 'well-formed',
+      level: spec.sizeLimitStated ? 'must' : 'should',
+      clauses: spec.sizeLimitStated ? ['§8-1'] : [],
+      expected: () => `at most ${MAX_BODY_BYTES} bytes`,
+      judge: (attempt) => sizeProblem(attempt, MAX_BODY_BYTES),
+    },
   ];
-  if (spec.sizeLimitStated) terms.push({ id: 'size-surely', relation: 'well-formed', level: 'should', clauses: ['§8-1'], expected: () => `at most ${SURELY_ALLOWED_BODY_BYTES} bytes`, judge: (attempt) => sizeProblem(attempt, SURELY_ALLOWED_BODY_BYTES) });
+  if (spec.sizeLimitStated)
+    terms.push({
+      id: 'size-surely',
+      relation: 'well-formed',
+      level: 'should',
+      clauses: ['§8-1'],
+      expected: () => `at most ${SURELY_ALLOWED_BODY_BYTES} bytes`,
+      judge: (attempt) => sizeProblem(attempt, SURELY_ALLOWED_BODY_BYTES),
+    });
   return terms;
 }
 

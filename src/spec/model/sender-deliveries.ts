@@ -112,8 +112,13 @@ export type Next = { must: 'stop' } | { must: 'retry'; notBeforeMono?: number; b
 export function nextAfter(attempt: Pick<SeenAttempt, 'answer' | 'unheard' | 'answeredMono' | 'retryAfter'>): Next {
   const kind = heard(attempt);
   if (kind === 'accepted' || kind === 'refused') return { must: 'stop' };
-  if (kind !== 'rate-limited' || attempt.retryAfter === undefined || attempt.answeredMono === undefined) return { must: 'retry', backoff: kind !== 'rate-limited' };
-  return { must: 'retry', notBeforeMono: attempt.retryAfter.dateMono ?? attempt.answeredMono + attempt.retryAfter.seconds * 1000, backoff: false };
+  if (kind !== 'rate-limited' || attempt.retryAfter === undefined || attempt.answeredMono === undefined)
+    return { must: 'retry', backoff: kind !== 'rate-limited' };
+  return {
+    must: 'retry',
+    notBeforeMono: attempt.retryAfter.dateMono ?? attempt.answeredMono + attempt.retryAfter.seconds * 1000,
+    backoff: false,
+  };
 }
 
 const documents = new WeakMap<Buffer, unknown>();
@@ -162,13 +167,17 @@ export interface Delivery<A extends SeenAttempt = SeenAttempt> {
  * was its last attempt. After a retryable answer the delivery was abandoned, and any such document is one (`retry`);
  * after the duplicate answer only one whose request was begun after that answer went out can be (`duplicate`).
  */
-export function renameOf(earlier: readonly SeenAttempt[], later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>): 'retry' | 'duplicate' | undefined {
+export function renameOf(
+  earlier: readonly SeenAttempt[],
+  later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>,
+): 'retry' | 'duplicate' | undefined {
   const last = earlier.at(-1);
   if (!last || last.answeredMono === undefined || last.answeredMono > later.arrivedMono) return undefined;
   const [firstId, laterId] = [eventIdOfAttempt(last), eventIdOfAttempt(later)];
   if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
   const laterDoc = documentOf(later);
-  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return undefined;
+  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc)))
+    return undefined;
   if (asksRetry(heard(last))) return 'retry';
   const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
   return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
@@ -183,7 +192,11 @@ export function documentsIn(attempts: readonly SeenAttempt[]): number {
  * The identity of an attempt's document: its `event_id` when the body is a JSON object with a string one; else its
  * bytes (a retry of the same unreadable body is still the same delivery); a body too long to keep is its own.
  */
-export function deliveryKeyOf(arrival: Pick<SeenAttempt, 'body' | 'cut'>, number: number, digest: (body: Buffer) => string): string {
+export function deliveryKeyOf(
+  arrival: Pick<SeenAttempt, 'body' | 'cut'>,
+  number: number,
+  digest: (body: Buffer) => string,
+): string {
   if (arrival.cut) return `cut:${number}`;
   const id = eventIdOf(arrival.body);
   return id !== undefined ? `id:${id}` : `bytes:${digest(arrival.body)}`;

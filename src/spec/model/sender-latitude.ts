@@ -14,12 +14,21 @@ export interface SenderOpenPoint {
 export const SENDER_LATITUDE: readonly SenderOpenPoint[] = [
   { clause: '§7, §8', text: "the backoff's base, factor, cap and jitter: only that the waits grow is judged" },
   { clause: '§7', text: 'waiting longer than Retry-After (its own backoff, a larger of the two)' },
-  { clause: '§8', text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of its wait' },
+  {
+    clause: '§8',
+    text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of its wait',
+  },
   { clause: 'RFC 9110 §5.1', text: 'header name case' },
   { clause: '§5.2', text: 'pretty or compact JSON, key order, escapes: the bytes signed are the bytes sent' },
-  { clause: 'RFC 9112', text: 'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue' },
+  {
+    clause: 'RFC 9112',
+    text: 'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue',
+  },
   { clause: '§6.6', text: 'documents sent one at a time or at once, in any order' },
-  { clause: '§2.1, §2.4', text: "a document's optional fields, unknown fields (§9.2), any value of each format's grammar" },
+  {
+    clause: '§2.1, §2.4',
+    text: "a document's optional fields, unknown fields (§9.2), any value of each format's grammar",
+  },
 ];
 
 /**
@@ -64,4 +73,5 @@ export const FIRST_ATTEMPT_TARGET_SECONDS = 60;
  * arrival carries how much earlier it may have come (its slack). A timing verdict holds only when it holds at both
  * ends of that interval; one the interval leaves open is undecided, and the scenario is run again.
  */
-export const LAG_NOTE = "cai's own event loop may have been held up when an attempt arrived: each wait is known between two bounds";
+export const LAG_NOTE =
+  "cai's own event loop may have been held up when an attempt arrived: each wait is known between two bounds";

@@ -10,10 +10,26 @@ import type { Relation } from './relations.js';
 
 export type SenderRelationId = 'final' | 'retry' | 'rate' | 'same' | 'fresh' | 'identity' | 'well-formed';
 
-export const SENDER_RELATION_IDS: readonly SenderRelationId[] = ['final', 'retry', 'rate', 'same', 'fresh', 'identity', 'well-formed'];
+export const SENDER_RELATION_IDS: readonly SenderRelationId[] = [
+  'final',
+  'retry',
+  'rate',
+  'same',
+  'fresh',
+  'identity',
+  'well-formed',
+];
 
 /** S1–S7, as relations.md numbers them. */
-export const SENDER_RELATION_NUMBERS: Readonly<Record<SenderRelationId, string>> = { final: 'S1', retry: 'S2', rate: 'S3', same: 'S4', fresh: 'S5', identity: 'S6', 'well-formed': 'S7' };
+export const SENDER_RELATION_NUMBERS: Readonly<Record<SenderRelationId, string>> = {
+  final: 'S1',
+  retry: 'S2',
+  rate: 'S3',
+  same: 'S4',
+  fresh: 'S5',
+  identity: 'S6',
+  'well-formed': 'S7',
+};
 
 /**
  * A relation's level is that of its strongest term: a breach of one of its `should` terms is a warning (§7's table
@@ -25,19 +41,45 @@ export function senderRelations(iface: InterfaceId): (Relation & { id: SenderRel
   const texts: Record<SenderRelationId, Omit<Relation, 'id'>> = {
     final: {
       title: `a final answer (any 2xx, 400, 401${events ? ', 413' : ''}) ends the delivery; nothing is sent again while an answer is awaited`,
-      level: 'must', clauses: events ? ['§6.5-1', '§7-2', '§7-4', '§7-6'] : ['§6.5-1'], tags: ['accepted', 'reject'],
+      level: 'must',
+      clauses: events ? ['§6.5-1', '§7-2', '§7-4', '§7-6'] : ['§6.5-1'],
+      tags: ['accepted', 'reject'],
     },
-    retry: { title: 'a 5xx or a cut connection is retried, with growing waits, for as long as it takes', level: 'must', clauses: events ? ['§7-9', '§8-4'] : ['§8-4'], tags: ['retry', '5xx', 'backoff'] },
-    rate: { title: 'a 429 is retried, no earlier than its Retry-After (seconds or HTTP-date)', level: events ? 'must' : 'should', clauses: events ? ['§7-8'] : ['§8-4'], tags: ['retry', '429', 'retry-after'] },
-    same: { title: `every retry carries the first attempt's event_id and ${document} (the same bytes is best)`, level: 'must', clauses: events ? ['§6.1-1'] : ['§2.2-4'], tags: ['retry', 'event-id', 'document'] },
-    fresh: { title: 'every attempt is signed afresh, over its own timestamp and raw body', level: 'must', clauses: ['§5.2-1', '§5.3-1', '§5.5-1'], tags: ['signature', 'window'] },
+    retry: {
+      title: 'a 5xx or a cut connection is retried, with growing waits, for as long as it takes',
+      level: 'must',
+      clauses: events ? ['§7-9', '§8-4'] : ['§8-4'],
+      tags: ['retry', '5xx', 'backoff'],
+    },
+    rate: {
+      title: 'a 429 is retried, no earlier than its Retry-After (seconds or HTTP-date)',
+      level: events ? 'must' : 'should',
+      clauses: events ? ['§7-8'] : ['§8-4'],
+      tags: ['retry', '429', 'retry-after'],
+    },
+    same: {
+      title: `every retry carries the first attempt's event_id and ${document} (the same bytes is best)`,
+      level: 'must',
+      clauses: events ? ['§6.1-1'] : ['§2.2-4'],
+      tags: ['retry', 'event-id', 'document'],
+    },
+    fresh: {
+      title: 'every attempt is signed afresh, over its own timestamp and raw body',
+      level: 'must',
+      clauses: ['§5.2-1', '§5.3-1', '§5.5-1'],
+      tags: ['signature', 'window'],
+    },
     identity: {
       title: `one event_id per ${document} and one ${document} per event_id`,
-      level: 'must', clauses: events ? ['§6.1-1'] : ['§2.2-4'], tags: ['event-id', 'identity'],
+      level: 'must',
+      clauses: events ? ['§6.1-1'] : ['§2.2-4'],
+      tags: ['event-id', 'identity'],
     },
     'well-formed': {
       title: `every attempt is a well-formed POST: its address, its headers, a valid ${document}${events ? " within §8's limits" : ''}`,
-      level: 'must', clauses: events ? ['§4.2-1', '§4.2-2', '§2-3', '§2.4-1', '§8-1', '§8-2'] : ['§4.1-1', '§4.1-2', '§2-3', '§2.2-1'], tags: ['http', 'headers', 'document'],
+      level: 'must',
+      clauses: events ? ['§4.2-1', '§4.2-2', '§2-3', '§2.4-1', '§8-1', '§8-2'] : ['§4.1-1', '§4.1-2', '§2-3', '§2.2-1'],
+      tags: ['http', 'headers', 'document'],
     },
   };
   return SENDER_RELATION_IDS.map((id) => ({ id, ...texts[id] }));

@@ -19,16 +19,42 @@ import type { InterfaceId } from '../constants.js';
 import { Headers } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { isObject } from '../json.js';
-import { BACKOFF_FLOOR_MS, BACKOFF_GROWTH_FACTOR, BACKOFF_WAITS, FRESH_SIGNATURE_SPAN_MS, retryAfterToleranceMs } from './sender-latitude.js';
+import {
+  BACKOFF_FLOOR_MS,
+  BACKOFF_GROWTH_FACTOR,
+  BACKOFF_WAITS,
+  FRESH_SIGNATURE_SPAN_MS,
+  retryAfterToleranceMs,
+} from './sender-latitude.js';
 import type { AttemptTermId } from './sender-attempts.js';
 import type { SenderRelationId } from './sender-relations.js';
-import { asksRetry, documentOf, eventIdOfAttempt, heard, nextAfter, waitBefore, withoutEventId, type Answer, type Delivery, type SeenAttempt } from './sender-deliveries.js';
+import {
+  asksRetry,
+  documentOf,
+  eventIdOfAttempt,
+  heard,
+  nextAfter,
+  waitBefore,
+  withoutEventId,
+  type Answer,
+  type Delivery,
+  type SeenAttempt,
+} from './sender-deliveries.js';
 
 export * from './sender-deliveries.js';
 
 // --- What a delivery's attempts keep or break ----------------------------------------------------------------------
 
-export type DeliveryTermId = 'stops' | 'one-at-a-time' | 'retried' | 'growth' | 'retry-after' | 'same-id' | 'same-document' | 'same-bytes' | 'fresh';
+export type DeliveryTermId =
+  | 'stops'
+  | 'one-at-a-time'
+  | 'retried'
+  | 'growth'
+  | 'retry-after'
+  | 'same-id'
+  | 'same-document'
+  | 'same-bytes'
+  | 'fresh';
 export type IdentityTermId = 'one-document-per-id' | 'one-id-per-document';
 
 export interface Finding<A extends SeenAttempt = SeenAttempt> {
@@ -87,7 +113,8 @@ function rules(iface: InterfaceId) {
   const fixed = interfaceSpec(iface).refusals === 'fixed';
   return {
     refusalLevel: (fixed ? 'must' : 'should') as 'must' | 'should',
-    refusalClauses: (status: number): string[] => (fixed ? ({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as Record<number, string[]>)[status] ?? [] : []),
+    refusalClauses: (status: number): string[] =>
+      fixed ? (({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as Record<number, string[]>)[status] ?? []) : [],
     rateLevel: (fixed ? 'must' : 'should') as 'must' | 'should',
     retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
     retry429: fixed ? ['§7-8'] : ['§8-4'],
@@ -100,11 +127,17 @@ export function describeAnswerGiven(answer: Answer, unheard = false): string {
   if (unheard) return 'no answer (the sender closed the connection first)';
   switch (answer.kind) {
     case 'accepted':
-      return answer.status === 204 ? '204 (no body)' : answer.empty ? `${answer.status} (no body)` : String(answer.status);
+      return answer.status === 204
+        ? '204 (no body)'
+        : answer.empty
+          ? `${answer.status} (no body)`
+          : String(answer.status);
     case 'duplicate':
       return '202 {"ok":true,"duplicate":true}';
     case 'error':
-      return answer.status === 429 && answer.retryAfter ? `429 (Retry-After ${answer.retryAfter.form === 'seconds' ? `${answer.retryAfter.seconds}` : 'as an HTTP-date'})` : String(answer.status);
+      return answer.status === 429 && answer.retryAfter
+        ? `429 (Retry-After ${answer.retryAfter.form === 'seconds' ? `${answer.retryAfter.seconds}` : 'as an HTTP-date'})`
+        : String(answer.status);
     case 'reset':
       return 'a cut connection';
   }
@@ -112,7 +145,12 @@ export function describeAnswerGiven(answer: Answer, unheard = false): string {
 
 /** Every term of one delivery, at every answer it got and every retry it made. */
 export function judgeDelivery<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
-  return [...afterEachAnswer(delivery, context), ...growth(delivery, context), ...onEveryRetry(delivery, context), ...freshness(delivery, context.signingLagMs ?? 0)];
+  return [
+    ...afterEachAnswer(delivery, context),
+    ...growth(delivery, context),
+    ...onEveryRetry(delivery, context),
+    ...freshness(delivery, context.signingLagMs ?? 0),
+  ];
 }
 
 /** S1, S2, S3: what came after each answer, by what the answer asked. */
@@ -133,23 +171,58 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
       // all the same; another document under this event_id is S6's; one sent before the answer, one-at-a-time's).
       const doc = documentOf(attempt);
       const answeredAt = attempt.answeredMono;
-      const again = later.filter((each) => each.arrivedMono >= answeredAt && (doc === undefined ? each.key === attempt.key : isDeepStrictEqual(withoutEventId(documentOf(each)), withoutEventId(doc))));
+      const again = later.filter(
+        (each) =>
+          each.arrivedMono >= answeredAt &&
+          (doc === undefined
+            ? each.key === attempt.key
+            : isDeepStrictEqual(withoutEventId(documentOf(each)), withoutEventId(doc))),
+      );
       const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
-      const clauses = kind === 'accepted' ? ['§6.5-1'] : rule.refusalClauses(attempt.answer.kind === 'error' ? attempt.answer.status : 0);
+      const clauses =
+        kind === 'accepted'
+          ? ['§6.5-1']
+          : rule.refusalClauses(attempt.answer.kind === 'error' ? attempt.answer.status : 0);
       const first = again[0];
       if (first) {
         const late = again.some((each) => each.late) ? ', after cai stopped listening' : '';
         const renamed = again.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
         const verb = `${kind === 'refused' ? 'retried' : 'sent again'}${renamed ? ' under a new event_id' : ''}`;
         const actual = `${verb}: ${again.length} more attempt${again.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer)}${late}`;
-        findings.push({ term: 'stops', relation: 'final', level, clauses, verdict: 'broken', attempt, actual, shown: [attempt, ...again] });
-      } else findings.push({ term: 'stops', relation: 'final', level, clauses, verdict: context.complete ? 'kept' : 'undecided', attempt, ...(context.complete ? {} : { actual: 'the stage was cut short' }), shown: [attempt] });
+        findings.push({
+          term: 'stops',
+          relation: 'final',
+          level,
+          clauses,
+          verdict: 'broken',
+          attempt,
+          actual,
+          shown: [attempt, ...again],
+        });
+      } else
+        findings.push({
+          term: 'stops',
+          relation: 'final',
+          level,
+          clauses,
+          verdict: context.complete ? 'kept' : 'undecided',
+          attempt,
+          ...(context.complete ? {} : { actual: 'the stage was cut short' }),
+          shown: [attempt],
+        });
       continue;
     }
     const next = later[0];
     const rate = kind === 'rate-limited';
     const inARow = sameClassRun(attempts, index);
-    const base = { term: 'retried' as const, relation: rate ? ('rate' as const) : ('retry' as const), level: rate ? rule.rateLevel : kind === 'cut' ? ('should' as const) : ('must' as const), clauses: rate ? rule.retry429 : kind === 'cut' ? ['§8-4'] : rule.retry5xx, attempt, inARow };
+    const base = {
+      term: 'retried' as const,
+      relation: rate ? ('rate' as const) : ('retry' as const),
+      level: rate ? rule.rateLevel : kind === 'cut' ? ('should' as const) : ('must' as const),
+      clauses: rate ? rule.retry429 : kind === 'cut' ? ['§8-4'] : rule.retry5xx,
+      attempt,
+      inARow,
+    };
     if (next) {
       findings.push({ ...base, verdict: 'kept', shown: [attempt, next] });
       continue;
@@ -157,11 +230,21 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     const first = attempts[0] as A;
     const listened = context.endedMono - first.arrivedMono;
     if (!context.complete || listened < context.waitMs) {
-      findings.push({ ...base, verdict: 'undecided', actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before the end of the ${ms(context.waitMs)} cai waits from the first attempt`, shown: [attempt] });
+      findings.push({
+        ...base,
+        verdict: 'undecided',
+        actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before the end of the ${ms(context.waitMs)} cai waits from the first attempt`,
+        shown: [attempt],
+      });
       continue;
     }
     const run = retryableRun(attempts, index);
-    findings.push({ ...base, verdict: 'broken', actual: `given up after ${run} answer${run === 1 ? '' : 's'} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`, shown: [attempt] });
+    findings.push({
+      ...base,
+      verdict: 'broken',
+      actual: `given up after ${run} answer${run === 1 ? '' : 's'} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
+      shown: [attempt],
+    });
   }
   findings.push(...oneAtATime(delivery));
   findings.push(...rateWaits(delivery, rule.rateLevel, rule.retry429));
@@ -192,21 +275,48 @@ function oneAtATime<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] 
   for (const [index, attempt] of delivery.attempts.entries()) {
     if (index === 0) continue;
     // One the sender gave up waiting for (it closed the connection) is no longer open, however late cai saw the close.
-    const open = delivery.attempts.slice(0, index).find((earlier) => !earlier.unheard && (earlier.answeredMono === undefined || earlier.answeredMono > attempt.arrivedMono));
-    const base = { term: 'one-at-a-time' as const, relation: 'final' as const, level: 'should' as const, clauses: [], attempt };
-    if (open) findings.push({ ...base, verdict: 'broken', actual: `sent again while attempt #${delivery.attempts.indexOf(open) + 1} still awaited its answer`, shown: [open, attempt] });
+    const open = delivery.attempts
+      .slice(0, index)
+      .find(
+        (earlier) =>
+          !earlier.unheard && (earlier.answeredMono === undefined || earlier.answeredMono > attempt.arrivedMono),
+      );
+    const base = {
+      term: 'one-at-a-time' as const,
+      relation: 'final' as const,
+      level: 'should' as const,
+      clauses: [],
+      attempt,
+    };
+    if (open)
+      findings.push({
+        ...base,
+        verdict: 'broken',
+        actual: `sent again while attempt #${delivery.attempts.indexOf(open) + 1} still awaited its answer`,
+        shown: [open, attempt],
+      });
     else findings.push({ ...base, verdict: 'kept', shown: [attempt] });
   }
   return findings;
 }
 
 /** S3: each retry after a 429 no earlier than the moment its Retry-After names (less the tolerance). */
-function rateWaits<A extends SeenAttempt>(delivery: Delivery<A>, level: 'must' | 'should', clauses: readonly string[]): Finding<A>[] {
+function rateWaits<A extends SeenAttempt>(
+  delivery: Delivery<A>,
+  level: 'must' | 'should',
+  clauses: readonly string[],
+): Finding<A>[] {
   const findings: Finding<A>[] = [];
   for (const [index, answered] of delivery.attempts.entries()) {
     const sent = answered.retryAfter;
     const after = nextAfter(answered);
-    if (sent === undefined || answered.answeredMono === undefined || after.must !== 'retry' || after.notBeforeMono === undefined) continue;
+    if (
+      sent === undefined ||
+      answered.answeredMono === undefined ||
+      after.must !== 'retry' ||
+      after.notBeforeMono === undefined
+    )
+      continue;
     // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
     const from = answered.answeredMono;
     const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
@@ -221,10 +331,22 @@ function rateWaits<A extends SeenAttempt>(delivery: Delivery<A>, level: 'must' |
       sent.form === 'seconds'
         ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
         : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
-    const base = { term: 'retry-after' as const, relation: 'rate' as const, level, clauses, attempt: answered, shown: [answered, next] };
+    const base = {
+      term: 'retry-after' as const,
+      relation: 'rate' as const,
+      level,
+      clauses,
+      attempt: answered,
+      shown: [answered, next],
+    };
     if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text });
     else if (earliest >= line) findings.push({ ...base, verdict: 'kept' });
-    else findings.push({ ...base, verdict: 'undecided', actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it` });
+    else
+      findings.push({
+        ...base,
+        verdict: 'undecided',
+        actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
+      });
   }
   return findings;
 }
@@ -241,20 +363,58 @@ function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryC
   const start = attempts.findIndex((attempt) => heard(attempt) === 'unavailable' || heard(attempt) === 'cut');
   if (start < 0) return [];
   const run = attempts.slice(start, start + BACKOFF_WAITS + 1);
-  if (run.length < BACKOFF_WAITS + 1 || run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')) return [];
+  if (
+    run.length < BACKOFF_WAITS + 1 ||
+    run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')
+  )
+    return [];
   // Waits are from an answer to the next attempt: one sent before the answer came is one-at-a-time's, not a wait.
-  if (run.slice(1).some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))) return [];
+  if (
+    run
+      .slice(1)
+      .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
+  )
+    return [];
   const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt));
   const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
-  const early = (pick: 'earliest' | 'latest') => sumOf(waits.slice(0, 3).map((wait) => wait[pick]).sort((a, b) => a - b).slice(0, 2));
+  const early = (pick: 'earliest' | 'latest') =>
+    sumOf(
+      waits
+        .slice(0, 3)
+        .map((wait) => wait[pick])
+        .sort((a, b) => a - b)
+        .slice(0, 2),
+    );
   const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
   const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
-  const base = { term: 'growth' as const, relation: 'retry' as const, level: 'must' as const, clauses: rules(context.interface).retry5xx, attempt: run[0] as A, shown: run };
-  if (late('latest') < BACKOFF_FLOOR_MS) return [{ ...base, verdict: 'broken', actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together` }];
-  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest')) return [{ ...base, verdict: 'kept', actual: measured }];
-  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest')) return [{ ...base, verdict: 'broken', actual: measured }];
+  const base = {
+    term: 'growth' as const,
+    relation: 'retry' as const,
+    level: 'must' as const,
+    clauses: rules(context.interface).retry5xx,
+    attempt: run[0] as A,
+    shown: run,
+  };
+  if (late('latest') < BACKOFF_FLOOR_MS)
+    return [
+      {
+        ...base,
+        verdict: 'broken',
+        actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together`,
+      },
+    ];
+  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest'))
+    return [{ ...base, verdict: 'kept', actual: measured }];
+  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest'))
+    return [{ ...base, verdict: 'broken', actual: measured }];
   const slack = Math.max(...run.map((attempt) => attempt.slackMs ?? 0));
-  return [{ ...base, verdict: 'undecided', actual: `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open` }];
+  return [
+    {
+      ...base,
+      verdict: 'undecided',
+      actual: `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open`,
+    },
+  ];
 }
 
 /** S4: every retry (an attempt after an answer asking for one) against the delivery's first attempt. */
@@ -267,14 +427,56 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
     const previous = delivery.attempts[index] as A;
     if (!asksRetry(heard(previous))) continue;
     const shown = [first, retry];
-    const push = (term: 'same-id' | 'same-document' | 'same-bytes', level: 'must' | 'should', clauses: readonly string[], actual: string | undefined | null) => {
-      if (actual !== null) findings.push({ term, relation: 'same', level, clauses, verdict: actual === undefined ? 'kept' : 'broken', attempt: retry, ...(actual !== undefined ? { actual } : {}), shown });
+    const push = (
+      term: 'same-id' | 'same-document' | 'same-bytes',
+      level: 'must' | 'should',
+      clauses: readonly string[],
+      actual: string | undefined | null,
+    ) => {
+      if (actual !== null)
+        findings.push({
+          term,
+          relation: 'same',
+          level,
+          clauses,
+          verdict: actual === undefined ? 'kept' : 'broken',
+          attempt: retry,
+          ...(actual !== undefined ? { actual } : {}),
+          shown,
+        });
     };
     const [original, again] = [eventIdOfAttempt(first), eventIdOfAttempt(retry)];
-    push('same-id', 'must', identity, original === undefined ? null : again === original ? undefined : `event_id ${again === undefined ? '(none)' : JSON.stringify(again)}, the delivery's first attempt had ${JSON.stringify(original)}`);
+    push(
+      'same-id',
+      'must',
+      identity,
+      original === undefined
+        ? null
+        : again === original
+          ? undefined
+          : `event_id ${again === undefined ? '(none)' : JSON.stringify(again)}, the delivery's first attempt had ${JSON.stringify(original)}`,
+    );
     const [doc, retried] = [documentOf(first), documentOf(retry)];
-    push('same-document', 'should', identity, doc === undefined || retried === undefined ? null : isDeepStrictEqual(withoutEventId(doc), withoutEventId(retried)) ? undefined : `the document differs from the first attempt's (in ${differingFields(doc, retried)})`);
-    push('same-bytes', 'should', ['§5.2-2'], doc === undefined || !isDeepStrictEqual(doc, retried) ? null : first.body.equals(retry.body) ? undefined : `the same document in other bytes (${first.body.length} bytes, then ${retry.body.length})`);
+    push(
+      'same-document',
+      'should',
+      identity,
+      doc === undefined || retried === undefined
+        ? null
+        : isDeepStrictEqual(withoutEventId(doc), withoutEventId(retried))
+          ? undefined
+          : `the document differs from the first attempt's (in ${differingFields(doc, retried)})`,
+    );
+    push(
+      'same-bytes',
+      'should',
+      ['§5.2-2'],
+      doc === undefined || !isDeepStrictEqual(doc, retried)
+        ? null
+        : first.body.equals(retry.body)
+          ? undefined
+          : `the same document in other bytes (${first.body.length} bytes, then ${retry.body.length})`,
+    );
   }
   return findings;
 }
@@ -293,7 +495,9 @@ export function differingFields(a: unknown, b: unknown): string {
  * late. Where the span is within the sender's signing lag of the bound, the same timestamp is undecided.
  */
 function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: number): Finding<A>[] {
-  const timed = delivery.attempts.filter((attempt) => WELL_FORMED_TIMESTAMP.test(attempt.headers[Headers.timestamp] ?? ''));
+  const timed = delivery.attempts.filter((attempt) =>
+    WELL_FORMED_TIMESTAMP.test(attempt.headers[Headers.timestamp] ?? ''),
+  );
   const findings: Finding<A>[] = [];
   for (let i = 0; i < timed.length; i += 1) {
     for (let j = i + 1; j < timed.length; j += 1) {
@@ -302,11 +506,24 @@ function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: n
       // A request that waited in the sender's queue was signed when it was queued: its timestamp tells nothing.
       if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
       const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
-      const base = { term: 'fresh' as const, relation: 'fresh' as const, level: 'should' as const, clauses: ['§5.5-1'], attempt: later, shown: [earlier, later] };
+      const base = {
+        term: 'fresh' as const,
+        relation: 'fresh' as const,
+        level: 'should' as const,
+        clauses: ['§5.5-1'],
+        attempt: later,
+        shown: [earlier, later],
+      };
       const text = `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}`;
       if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
-      else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs) findings.push({ ...base, verdict: 'undecided', actual: `${text}, but the sender's first attempts arrived up to ${ms(signingLagMs)} after their timestamps' second: it may have been held up that long between signing and sending` });
-      else findings.push({ ...base, verdict: 'broken', actual: `${text}: a signature sent again goes stale after 300 s` });
+      else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs)
+        findings.push({
+          ...base,
+          verdict: 'undecided',
+          actual: `${text}, but the sender's first attempts arrived up to ${ms(signingLagMs)} after their timestamps' second: it may have been held up that long between signing and sending`,
+        });
+      else
+        findings.push({ ...base, verdict: 'broken', actual: `${text}: a signature sent again goes stale after 300 s` });
     }
   }
   return findings;
@@ -320,11 +537,17 @@ function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: n
  * answer included) is discarded by the receiver as a repeat: lost. (A changed document on a retry after a 5xx, 429
  * or cut is S4's.) `one-id-per-document`: a delivery renamed, its document sent again under a new event_id.
  */
-export function judgeIdentity<A extends SeenAttempt>(iface: InterfaceId, attempts: readonly A[], deliveries: readonly Delivery<A>[]): Finding<A>[] {
+export function judgeIdentity<A extends SeenAttempt>(
+  iface: InterfaceId,
+  attempts: readonly A[],
+  deliveries: readonly Delivery<A>[],
+): Finding<A>[] {
   const clauses = rules(iface).identity;
   const base = { relation: 'identity' as const, level: 'must' as const, clauses };
   const findings: Finding<A>[] = [];
-  const ordered = attempts.filter((attempt) => eventIdOfAttempt(attempt) !== undefined).sort((a, b) => a.arrivedMono - b.arrivedMono);
+  const ordered = attempts
+    .filter((attempt) => eventIdOfAttempt(attempt) !== undefined)
+    .sort((a, b) => a.arrivedMono - b.arrivedMono);
   const accepted = new Map<string, A>();
   const ids = new Set<string>();
   for (const attempt of ordered) {
@@ -336,14 +559,35 @@ export function judgeIdentity<A extends SeenAttempt>(iface: InterfaceId, attempt
       continue;
     }
     if (isDeepStrictEqual(documentOf(earlier), documentOf(attempt))) continue;
-    if (findings.some((finding) => eventIdOfAttempt(finding.attempt) === id && isDeepStrictEqual(documentOf(finding.attempt), documentOf(attempt)))) continue;
+    if (
+      findings.some(
+        (finding) =>
+          eventIdOfAttempt(finding.attempt) === id &&
+          isDeepStrictEqual(documentOf(finding.attempt), documentOf(attempt)),
+      )
+    )
+      continue;
     const actual = `event_id ${JSON.stringify(id.slice(0, 80))}, accepted before, carried another document (it differs in ${differingFields(documentOf(earlier), documentOf(attempt))}): a receiver discards it as a repeat (§6.1)`;
-    findings.push({ ...base, term: 'one-document-per-id', verdict: 'broken', attempt, actual, shown: [earlier, attempt] });
+    findings.push({
+      ...base,
+      term: 'one-document-per-id',
+      verdict: 'broken',
+      attempt,
+      actual,
+      shown: [earlier, attempt],
+    });
   }
   // Kept: every document under an id of its own, once there are two to tell apart.
   if (ids.size >= 2 && !findings.some((finding) => finding.term === 'one-document-per-id')) {
     const first = ordered[0] as A;
-    findings.push({ ...base, term: 'one-document-per-id', verdict: 'kept', attempt: first, actual: `${ids.size} event_ids`, shown: [first] });
+    findings.push({
+      ...base,
+      term: 'one-document-per-id',
+      verdict: 'kept',
+      attempt: first,
+      actual: `${ids.size} event_ids`,
+      shown: [first],
+    });
   }
   for (const delivery of deliveries) {
     const first = delivery.attempts[0];
@@ -356,7 +600,14 @@ export function judgeIdentity<A extends SeenAttempt>(iface: InterfaceId, attempt
     const renamedAt = delivery.attempts.find((attempt) => eventIdOfAttempt(attempt) !== names[0]) as A;
     const before = delivery.attempts[delivery.attempts.indexOf(renamedAt) - 1] as A;
     const actual = `the document of event_id ${JSON.stringify(String(names[0]).slice(0, 80))} sent again under ${names.length - 1} new event_id${names.length === 2 ? '' : 's'} (the first after ${describeAnswerGiven(before.answer, before.unheard)})`;
-    findings.push({ ...base, term: 'one-id-per-document', verdict: 'broken', attempt: renamedAt, actual, shown: [before, renamedAt] });
+    findings.push({
+      ...base,
+      term: 'one-id-per-document',
+      verdict: 'broken',
+      attempt: renamedAt,
+      actual,
+      shown: [before, renamedAt],
+    });
   }
   return findings;
 }

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
-import { copyCommands, copyCommandsFor, secretFlagOf, type CommandTargets } from '../../../src/commands/mock/copy-commands.js';
+import {
+  copyCommands,
+  copyCommandsFor,
+  secretFlagOf,
+  type CommandTargets,
+} from '../../../src/commands/mock/copy-commands.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { BIN } from '../../helpers/cli.js';
 import { LIVE_SECRET, event, post } from '../../helpers/mock-client.js';
@@ -26,12 +31,29 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-async function setUp(): Promise<{ mock: RunningMockPlatform; store: InspectorStore; inspector: RunningInspector; targets: CommandTargets }> {
+async function setUp(): Promise<{
+  mock: RunningMockPlatform;
+  store: InspectorStore;
+  inspector: RunningInspector;
+  targets: CommandTargets;
+}> {
   const store = new InspectorStore();
   const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], observe: store.observe });
   closing.push(() => mock.close());
-  const commands = { postUrl: mock.url, identity: 'provider' as const, secretFlags: { live: '--secret-env EVENTS_SECRET' } };
-  const inspector = await startInspectorServer({ kind: 'platform', store, signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] }, mockUrl: mock.url, postUrl: mock.url, copyCommands: copyCommandsFor(commands), secrets: [LIVE_SECRET] });
+  const commands = {
+    postUrl: mock.url,
+    identity: 'provider' as const,
+    secretFlags: { live: '--secret-env EVENTS_SECRET' },
+  };
+  const inspector = await startInspectorServer({
+    kind: 'platform',
+    store,
+    signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }] },
+    mockUrl: mock.url,
+    postUrl: mock.url,
+    copyCommands: copyCommandsFor(commands),
+    secrets: [LIVE_SECRET],
+  });
   closing.push(() => inspector.close());
   return { mock, store, inspector, targets: { ...commands, inspectorUrl: inspector.url } };
 }
@@ -40,7 +62,11 @@ async function setUp(): Promise<{ mock: RunningMockPlatform; store: InspectorSto
 function bash(command: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // stdin not a socket (bash would read ~/.bashrc), and a home of its own.
-    const child = spawn('bash', ['-c', command], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${binDir}:${process.env.PATH}`, HOME: dir, EVENTS_SECRET: LIVE_SECRET, NO_COLOR: '1' } });
+    const child = spawn('bash', ['-c', command], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: `${binDir}:${process.env.PATH}`, HOME: dir, EVENTS_SECRET: LIVE_SECRET, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -70,7 +96,9 @@ describe('copyCommands, run in bash', () => {
     if (!refused) throw new Error('not kept');
     const commands = copyCommands(refused, targets);
     expect(commands.curl).toContain('cai sign --secret-env EVENTS_SECRET --timestamp "$ts"');
-    expect(commands.replay).toBe(`curl -sS -o cai-request-1.http ${targets.inspectorUrl}api/requests/1/request.http && cai replay --request cai-request-1.http --to ${mock.url} --secret-env EVENTS_SECRET`);
+    expect(commands.replay).toBe(
+      `curl -sS -o cai-request-1.http ${targets.inspectorUrl}api/requests/1/request.http && cai replay --request cai-request-1.http --to ${mock.url} --secret-env EVENTS_SECRET`,
+    );
     for (const command of [commands.curl, commands.replay]) expect(command).not.toContain(LIVE_SECRET);
 
     const curl = await bash(commands.curl as string);
@@ -100,10 +128,17 @@ describe('copyCommands, run in bash', () => {
     const store = new InspectorStore({ maxBodyBytes: 16 });
     const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], observe: store.observe });
     closing.push(() => mock.close());
-    const targets = { postUrl: mock.url, identity: 'provider' as const, secretFlags: { live: '--secret-env X' }, inspectorUrl: 'http://127.0.0.1:1/' };
+    const targets = {
+      postUrl: mock.url,
+      identity: 'provider' as const,
+      secretFlags: { live: '--secret-env X' },
+      inspectorUrl: 'http://127.0.0.1:1/',
+    };
     await post(mock.url, event(), { timestamp: Math.floor(Date.now() / 1000) - 3600 });
     await post(mock.url, event());
-    expect(copyCommands(store.request(1)!, targets)).toEqual({ notes: ['the body was not read (the headers alone decided the answer): there is no request to send again'] });
+    expect(copyCommands(store.request(1)!, targets)).toEqual({
+      notes: ['the body was not read (the headers alone decided the answer): there is no request to send again'],
+    });
     expect(copyCommands(store.request(2)!, targets).notes[0]).toMatch(/^only the first 16 bytes of the body were kept/);
   });
 });

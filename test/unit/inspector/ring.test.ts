@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Ring } from '../../../src/inspector/ring.js';
 
-const item = (bytes = 1) => (id: number) => ({ id, bytes });
+const item =
+  (bytes = 1) =>
+  (id: number) => ({ id, bytes });
 
 describe('Ring: the inspector buffer', () => {
   it('keeps the newest items up to the count, ids consecutive from 1, the dropped ones unknown', () => {
@@ -34,15 +36,22 @@ describe('Ring: the inspector buffer', () => {
 
   it('pages below and above an id, whatever was dropped (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: -5, max: 210 }), (max, pushes, at) => {
-        const ring = new Ring<{ id: number; bytes: number }>(max);
-        for (let n = 0; n < pushes; n++) ring.push(item());
-        const kept = [...ring.oldestFirst()].map((kept) => kept.id);
-        expect(kept).toEqual(Array.from({ length: Math.min(max, pushes) }, (_, index) => pushes - Math.min(max, pushes) + 1 + index));
-        expect([...ring.newestFirst(at)].map((kept) => kept.id)).toEqual(kept.filter((id) => id < at).reverse());
-        expect([...ring.newerThan(at)].map((kept) => kept.id)).toEqual(kept.filter((id) => id > at));
-        for (const id of kept) expect(ring.get(id)?.id).toBe(id);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: -5, max: 210 }),
+        (max, pushes, at) => {
+          const ring = new Ring<{ id: number; bytes: number }>(max);
+          for (let n = 0; n < pushes; n++) ring.push(item());
+          const kept = [...ring.oldestFirst()].map((kept) => kept.id);
+          expect(kept).toEqual(
+            Array.from({ length: Math.min(max, pushes) }, (_, index) => pushes - Math.min(max, pushes) + 1 + index),
+          );
+          expect([...ring.newestFirst(at)].map((kept) => kept.id)).toEqual(kept.filter((id) => id < at).reverse());
+          expect([...ring.newerThan(at)].map((kept) => kept.id)).toEqual(kept.filter((id) => id > at));
+          for (const id of kept) expect(ring.get(id)?.id).toBe(id);
+        },
+      ),
     );
   });
 

@@ -19,15 +19,31 @@ afterEach(async () => {
 
 async function setUp(limits: ConstructorParameters<typeof InspectorStore>[0] = {}) {
   const store = new InspectorStore(limits);
-  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], testProviderCode: 'acme-test', testSecrets: [TEST_SECRET], observe: store.observe });
+  const mock = await startMockPlatform({
+    providerCode: 'acme',
+    secrets: [LIVE_SECRET],
+    testProviderCode: 'acme-test',
+    testSecrets: [TEST_SECRET],
+    observe: store.observe,
+  });
   closing.push(() => mock.close());
   const inspector = await startInspectorServer({
     kind: 'platform',
     store,
-    signing: { identity: 'provider', credentials: [{ code: 'acme', space: 'live', secrets: [LIVE_SECRET] }, { code: 'acme-test', space: 'test', secrets: [TEST_SECRET] }] },
+    signing: {
+      identity: 'provider',
+      credentials: [
+        { code: 'acme', space: 'live', secrets: [LIVE_SECRET] },
+        { code: 'acme-test', space: 'test', secrets: [TEST_SECRET] },
+      ],
+    },
     mockUrl: mock.url,
     postUrl: mock.url,
-    copyCommands: copyCommandsFor({ postUrl: mock.url, identity: 'provider', secretFlags: { live: '--secret-env CAI_SECRET', test: '--secret-env ACME_TEST' } }),
+    copyCommands: copyCommandsFor({
+      postUrl: mock.url,
+      identity: 'provider',
+      secretFlags: { live: '--secret-env CAI_SECRET', test: '--secret-env ACME_TEST' },
+    }),
     secrets: [LIVE_SECRET, TEST_SECRET],
   });
   closing.push(() => inspector.close());
@@ -41,21 +57,33 @@ interface Got {
 }
 
 /** One request with node:http (full control of method and Host). */
-function get(inspector: RunningInspector, path: string, options: { method?: string; host?: string } = {}): Promise<Got> {
+function get(
+  inspector: RunningInspector,
+  path: string,
+  options: { method?: string; host?: string } = {},
+): Promise<Got> {
   const url = new URL(path, inspector.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.host ? { host: options.host } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = httpRequest(
+      url,
+      { method: options.method ?? 'GET', headers: options.host ? { host: options.host } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** Opens the live stream and collects what it sends until `stop()`. */
-function stream(inspector: RunningInspector): Promise<{ status: number; text: () => string; stop: () => void; headers: Record<string, unknown> }> {
+function stream(
+  inspector: RunningInspector,
+): Promise<{ status: number; text: () => string; stop: () => void; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     let text = '';
     const req = httpRequest(new URL('/api/stream', inspector.url), (res) => {
@@ -76,18 +104,35 @@ describe('the inspector server', () => {
   it('answers GET only, with security headers and without any CORS header, on every endpoint', async () => {
     const { mock, inspector } = await setUp();
     await post(mock.url, event({ lead_id: 'lead-1' }));
-    for (const path of ['/', '/api/info', '/api/requests', '/api/requests/1', '/api/requests/1/request.http', '/view/requests/1', '/api/conversations', '/view/conversations/live/lead-1', '/api/nothing']) {
+    for (const path of [
+      '/',
+      '/api/info',
+      '/api/requests',
+      '/api/requests/1',
+      '/api/requests/1/request.http',
+      '/view/requests/1',
+      '/api/conversations',
+      '/view/conversations/live/lead-1',
+      '/api/nothing',
+    ]) {
       const answer = await get(inspector, path);
       expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
       expect(answer.headers['x-frame-options'], path).toBe('DENY');
       expect(answer.headers['referrer-policy'], path).toBe('no-referrer');
-      expect(String(answer.headers['content-security-policy']), path).toMatch(/^default-src 'none'; .*frame-ancestors 'none'/);
-      expect(Object.keys(answer.headers).filter((name) => name.startsWith('access-control-')), path).toEqual([]);
+      expect(String(answer.headers['content-security-policy']), path).toMatch(
+        /^default-src 'none'; .*frame-ancestors 'none'/,
+      );
+      expect(
+        Object.keys(answer.headers).filter((name) => name.startsWith('access-control-')),
+        path,
+      ).toEqual([]);
     }
     const page = await get(inspector, '/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(String(page.headers['content-security-policy'])).toMatch(/script-src 'sha256-[^']+'; img-src data:; connect-src 'self';/);
+    expect(String(page.headers['content-security-policy'])).toMatch(
+      /script-src 'sha256-[^']+'; img-src data:; connect-src 'self';/,
+    );
     expect(page.body.toString()).toContain('<meta http-equiv="Content-Security-Policy"');
     expect((await get(inspector, '/api/nothing')).status).toBe(404);
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']) {
@@ -109,7 +154,11 @@ describe('the inspector server', () => {
   it('bounds its pages and its live streams, and streams new requests in batches', async () => {
     const { mock, inspector } = await setUp({ maxPage: 5, maxStreams: 2 });
     for (let n = 0; n < 7; n++) await post(mock.url, event());
-    const page = JSON.parse((await get(inspector, '/api/requests?limit=100000')).body.toString()) as { items: unknown[]; more: boolean; matched: number };
+    const page = JSON.parse((await get(inspector, '/api/requests?limit=100000')).body.toString()) as {
+      items: unknown[];
+      more: boolean;
+      matched: number;
+    };
     expect(page.items).toHaveLength(5);
     expect(page).toMatchObject({ more: true, matched: 7 });
     const first = await stream(inspector);
@@ -127,7 +176,11 @@ describe('the inspector server', () => {
     await post(mock.url, sent);
     await until(() => first.text().includes('event: requests'));
     const data = /event: requests\ndata: (.*)\n\n/.exec(first.text())?.[1];
-    expect(JSON.parse(data ?? 'null')).toMatchObject({ items: [{ id: 8, event_id: sent.event_id, lead_id: 'lead-live', verdict: 'accepted' }], kept: 8, next: 9 });
+    expect(JSON.parse(data ?? 'null')).toMatchObject({
+      items: [{ id: 8, event_id: sent.event_id, lead_id: 'lead-live', verdict: 'accepted' }],
+      kept: 8,
+      next: 9,
+    });
     // A stream that goes frees its place (once the server has seen it go).
     second.stop();
     let again = await stream(inspector);
@@ -144,26 +197,45 @@ describe('the inspector server', () => {
     const live = await stream(inspector);
     closing.push(async () => live.stop());
     // A secret in a header, in the body, in a refused body (bad signature) and in the test space, by mistake.
-    await post(mock.url, event({ lead_id: 'lead-1', text: `my secret is ${LIVE_SECRET}` }), { headers: { 'x-debug': LIVE_SECRET } });
+    await post(mock.url, event({ lead_id: 'lead-1', text: `my secret is ${LIVE_SECRET}` }), {
+      headers: { 'x-debug': LIVE_SECRET },
+    });
     await post(mock.url, event({ lead_id: 'lead-1', text: `signed with ${LIVE_SECRET}` }), { secret: 'wrong' });
-    await post(mock.url, event({ lead_id: 'lead-1', notes: TEST_SECRET }), { provider: 'acme-test', secret: TEST_SECRET });
+    await post(mock.url, event({ lead_id: 'lead-1', notes: TEST_SECRET }), {
+      provider: 'acme-test',
+      secret: TEST_SECRET,
+    });
     await post(mock.url, event({ lead_id: 'lead-2', direction: 'sideways', text: TEST_SECRET }));
     await post(mock.url, event({ lead_id: 'lead-2' }), { timestamp: Math.floor(Date.now() / 1000) - 3600 });
     await until(() => (live.text().match(/"id":/g) ?? []).length >= 5);
     const paths = ['/', '/favicon.ico', '/api/info', '/api/requests?limit=500', '/api/conversations', '/api/callbacks'];
-    for (let id = 1; id <= 5; id++) paths.push(`/api/requests/${id}`, `/api/requests/${id}/request.http`, `/api/requests/${id}/body`, `/view/requests/${id}`);
-    for (const [space, lead] of [['live', 'lead-1'], ['test', 'lead-1'], ['live', 'lead-2']]) paths.push(`/api/conversations/${space}/${lead}`, `/view/conversations/${space}/${lead}`);
+    for (let id = 1; id <= 5; id++)
+      paths.push(
+        `/api/requests/${id}`,
+        `/api/requests/${id}/request.http`,
+        `/api/requests/${id}/body`,
+        `/view/requests/${id}`,
+      );
+    for (const [space, lead] of [
+      ['live', 'lead-1'],
+      ['test', 'lead-1'],
+      ['live', 'lead-2'],
+    ])
+      paths.push(`/api/conversations/${space}/${lead}`, `/view/conversations/${space}/${lead}`);
     const served: [string, Buffer][] = [];
     for (const path of paths) served.push([path, (await get(inspector, path)).body]);
     served.push(['/api/stream', Buffer.from(live.text())]);
     for (const [path, body] of served) {
-      for (const secret of [LIVE_SECRET, TEST_SECRET]) expect(body.includes(secret), `${path} holds a secret`).toBe(false);
+      for (const secret of [LIVE_SECRET, TEST_SECRET])
+        expect(body.includes(secret), `${path} holds a secret`).toBe(false);
     }
     const all = Buffer.concat(served.map(([, body]) => body)).toString('utf8');
     // The places where a secret was are marked, so the test saw them.
     expect(all).toContain(`x-debug: ${REDACTED}`);
     expect(all).toContain(`my secret is ${REDACTED}`);
     expect(served.find(([path]) => path === '/api/requests/1/body')?.[1].toString()).toContain(REDACTED);
-    expect(served.find(([path]) => path === '/api/requests/2')?.[1].toString()).toContain('signature_over_other_content');
+    expect(served.find(([path]) => path === '/api/requests/2')?.[1].toString()).toContain(
+      'signature_over_other_content',
+    );
   });
 });

@@ -13,8 +13,18 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((mock) => mock.close()));
 });
 
-async function start(store: InspectorStore, extra: Parameters<typeof startMockPlatform>[0] extends infer O ? Partial<O> : never = {}) {
-  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], testProviderCode: 'acme-test', testSecrets: [TEST_SECRET], observe: store.observe, ...extra });
+async function start(
+  store: InspectorStore,
+  extra: Parameters<typeof startMockPlatform>[0] extends infer O ? Partial<O> : never = {},
+) {
+  const mock = await startMockPlatform({
+    providerCode: 'acme',
+    secrets: [LIVE_SECRET],
+    testProviderCode: 'acme-test',
+    testSecrets: [TEST_SECRET],
+    observe: store.observe,
+    ...extra,
+  });
   running.push(mock);
   return mock;
 }
@@ -29,7 +39,9 @@ describe('InspectorStore fed by the platform mock', () => {
     const badSignature = event({ lead_id: 'lead-b' });
     expect((await post(mock.url, badSignature, { secret: 'not-the-secret' })).status).toBe(401);
     expect((await post(mock.url, event({ direction: 'sideways' }))).status).toBe(400);
-    expect((await post(mock.url, event({ lead_id: 'lead-a' }), { provider: 'acme-test', secret: TEST_SECRET })).status).toBe(202);
+    expect(
+      (await post(mock.url, event({ lead_id: 'lead-a' }), { provider: 'acme-test', secret: TEST_SECRET })).status,
+    ).toBe(202);
 
     const page = store.requestPage({}, {});
     expect(page.items.map((row) => [row.id, row.status, row.verdict, row.space])).toEqual([
@@ -41,7 +53,12 @@ describe('InspectorStore fed by the platform mock', () => {
     ]);
     expect(page).toMatchObject({ matched: 5, kept: 5, evicted: 0, next: 6, more: false });
     // Refused before the mock parsed it, a request still shows what its body says it is.
-    expect(page.items[2]).toMatchObject({ reason: 'invalid_signature', event: 'conversation.message', event_id: badSignature.event_id, lead_id: 'lead-b' });
+    expect(page.items[2]).toMatchObject({
+      reason: 'invalid_signature',
+      event: 'conversation.message',
+      event_id: badSignature.event_id,
+      lead_id: 'lead-b',
+    });
 
     const kept = store.request(1);
     expect(kept?.body?.toString('utf8')).toBe(JSON.stringify(first));
@@ -57,10 +74,15 @@ describe('InspectorStore fed by the platform mock', () => {
   it('filters by verdict, type, lead, space and text (ids any case, body bytes exactly), and pages', async () => {
     const store = new InspectorStore();
     const mock = await start(store);
-    for (let n = 0; n < 6; n++) await post(mock.url, event({ lead_id: n % 2 ? 'lead-odd' : 'lead-even', text: n === 3 ? 'Mañana a las 10' : 'hello' }));
+    for (let n = 0; n < 6; n++)
+      await post(
+        mock.url,
+        event({ lead_id: n % 2 ? 'lead-odd' : 'lead-even', text: n === 3 ? 'Mañana a las 10' : 'hello' }),
+      );
     await post(mock.url, event({ event: 'job.closed', outcome: 'no_answer', attempts: 3, lead_id: 'lead-odd' }));
     await post(mock.url, event(), { secret: 'wrong' });
-    const ids = (filter: Parameters<InspectorStore['requestPage']>[0], page = {}) => store.requestPage(filter, page).items.map((row) => row.id);
+    const ids = (filter: Parameters<InspectorStore['requestPage']>[0], page = {}) =>
+      store.requestPage(filter, page).items.map((row) => row.id);
     expect(ids({ verdict: 'rejected' })).toEqual([8]);
     expect(ids({ type: 'job.closed' })).toEqual([7]);
     expect(ids({ lead: 'lead-odd' })).toEqual([7, 6, 4, 2]);
@@ -105,7 +127,13 @@ describe('InspectorStore fed by the platform mock', () => {
     await post(mock.url, event());
     expect(seen).toEqual([1]);
 
-    const throwing = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], observe: () => { throw new Error('observer bug'); } });
+    const throwing = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: [LIVE_SECRET],
+      observe: () => {
+        throw new Error('observer bug');
+      },
+    });
     running.push(throwing);
     const answer = await post(throwing.url, event());
     expect(answer.status).toBe(202);

@@ -26,7 +26,13 @@ describe('the id table of the dedupe memory', () => {
   it('holds exactly what a Map would, in any order of inserts, repeats and evictions', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ set: ids, value: fc.oneof(fc.constant(true), fc.nat()) }), fc.record({ evict: fc.constant(true) })), { maxLength: 3000 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ set: ids, value: fc.oneof(fc.constant(true), fc.nat()) }),
+            fc.record({ evict: fc.constant(true) }),
+          ),
+          { maxLength: 3000 },
+        ),
         fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 200 })),
         (operations, capacity) => {
           // Chunks of 2 KiB: ids cross from one to the next, and forgotten ones are dropped, within a test.
@@ -45,7 +51,9 @@ describe('the id table of the dedupe memory', () => {
             expect(table.size).toBe(model.entries.size);
           }
           for (const [key, value] of model.entries) expect(table.get(key)).toBe(value);
-          for (const operation of operations) if ('set' in operation && !model.entries.has(operation.set)) expect(table.get(operation.set)).toBeUndefined();
+          for (const operation of operations)
+            if ('set' in operation && !model.entries.has(operation.set))
+              expect(table.get(operation.set)).toBeUndefined();
         },
       ),
       { numRuns: 150 },
@@ -55,11 +63,12 @@ describe('the id table of the dedupe memory', () => {
   it('keeps many ids through its rebuilds, and forgets the oldest past its byte bound', () => {
     const table = new IdTable<true>(64 * 1024, 12);
     // ASCII (copied and hashed in one pass) and not (encoded by the runtime) alike, 13 bytes each.
-    const id = (n: number) => (n % 2 ? `evt_${n.toString(36).padStart(9, '0')}` : `é${n.toString(36).padStart(11, '0')}`);
+    const id = (n: number) =>
+      n % 2 ? `evt_${n.toString(36).padStart(9, '0')}` : `é${n.toString(36).padStart(11, '0')}`;
     for (let n = 0; n < 20_000; n += 1) table.set(id(n), true);
     // 13 bytes an id: about 5 000 fit in 64 KiB, the newest.
     expect(table.size).toBeGreaterThan(4000);
-    expect(table.size).toBeLessThanOrEqual(64 * 1024 / 13);
+    expect(table.size).toBeLessThanOrEqual((64 * 1024) / 13);
     expect(table.get(id(19_999))).toBe(true);
     expect(table.get(id(20_000 - table.size))).toBe(true);
     expect(table.get(id(20_000 - table.size - 1))).toBeUndefined();

@@ -19,7 +19,8 @@ async function start(): Promise<RunningMockPlatform> {
   return mock;
 }
 
-const head = (target: string, length: number, lines: string) => `POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n${lines}\r\n`;
+const head = (target: string, length: number, lines: string) =>
+  `POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n${lines}\r\n`;
 
 describe('Expect: 100-continue', () => {
   it('a Content-Length over the limit: 413 at once, no 100 Continue', async () => {
@@ -32,7 +33,11 @@ describe('Expect: 100-continue', () => {
   it('an unknown provider: 401 at once, no 100 Continue', async () => {
     const { port } = await start();
     const body = JSON.stringify(event());
-    const answer = await rawExchange(port, [head('/events', body.length, signedHeaderLines(body, { provider: 'intruder' }))], { waitMs: 3_000 });
+    const answer = await rawExchange(
+      port,
+      [head('/events', body.length, signedHeaderLines(body, { provider: 'intruder' }))],
+      { waitMs: 3_000 },
+    );
     expect(answer.status).toBe(401);
     expect(answer.text).not.toContain('100 Continue');
   });
@@ -42,7 +47,9 @@ describe('Expect: 100-continue', () => {
     const body = JSON.stringify(event());
     const text = await new Promise<string>((resolve) => {
       let received = '';
-      const socket = connect(port, '127.0.0.1', () => socket.write(head('/events', Buffer.byteLength(body), signedHeaderLines(body))));
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(head('/events', Buffer.byteLength(body), signedHeaderLines(body))),
+      );
       socket.on('data', (chunk: Buffer) => {
         received += chunk.toString('utf8');
         if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !received.includes('202')) socket.write(body);

@@ -6,7 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startMockPlatform, type MockPlatformOptions, type MockRequestEntry, type RunningMockPlatform } from '../../../src/mock/platform.js';
+import {
+  startMockPlatform,
+  type MockPlatformOptions,
+  type MockRequestEntry,
+  type RunningMockPlatform,
+} from '../../../src/mock/platform.js';
 import { startMockProvider } from '../../../src/mock/provider.js';
 import { readMockLog } from '../../../src/mock/log.js';
 import { parseLogLine } from '../../../src/report/log.js';
@@ -19,9 +24,16 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((mock) => mock.close()));
 });
 
-async function start(options: Partial<MockPlatformOptions> = {}): Promise<RunningMockPlatform & { entries: MockRequestEntry[] }> {
+async function start(
+  options: Partial<MockPlatformOptions> = {},
+): Promise<RunningMockPlatform & { entries: MockRequestEntry[] }> {
   const entries: MockRequestEntry[] = [];
-  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], onRequest: (entry) => entries.push(entry), ...options });
+  const mock = await startMockPlatform({
+    providerCode: 'acme',
+    secrets: [LIVE_SECRET],
+    onRequest: (entry) => entries.push(entry),
+    ...options,
+  });
   running.push(mock);
   return Object.assign(mock, { entries });
 }
@@ -31,7 +43,10 @@ function deepEvent(depth: number, pretty: boolean): { id: string; body: Buffer }
   const doc = event();
   const head = pretty ? JSON.stringify(doc, null, 2).slice(0, -2) : JSON.stringify(doc).slice(0, -1);
   const nested = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-  return { id: doc.event_id as string, body: Buffer.from(`${head},${pretty ? '\n  ' : ''}"nested":${nested}${pretty ? '\n}' : '}'}`) };
+  return {
+    id: doc.event_id as string,
+    body: Buffer.from(`${head},${pretty ? '\n  ' : ''}"nested":${nested}${pretty ? '\n}' : '}'}`),
+  };
 }
 
 describe('finding 1: the log stores the body as received', () => {
@@ -50,7 +65,10 @@ describe('finding 1: the log stores the body as received', () => {
     expect(record.body_bytes).toBe(body.length);
     expect(record.document.event_id).toBe(id);
     // cai report reads the same line (src/report is unchanged).
-    expect(parseLogLine(line)).toMatchObject({ ok: true, record: { eventId: id, verdict: 'accepted', event: 'conversation.message' } });
+    expect(parseLogLine(line)).toMatchObject({
+      ok: true,
+      record: { eventId: id, verdict: 'accepted', event: 'conversation.message' },
+    });
     expect((await readMockLog(log)).records.map((r) => r.event_id)).toEqual([id]);
 
     await first.close();
@@ -63,7 +81,9 @@ describe('finding 1: the log stores the body as received', () => {
     const log = join(dir, 'deeper.ndjson');
     const mock = await start({ logFile: log });
     const { id, body } = deepEvent(40_000, false);
-    const arrays = Buffer.from(JSON.stringify(event()).slice(0, -1) + `,"x":${'['.repeat(120_000)}${']'.repeat(120_000)}}`);
+    const arrays = Buffer.from(
+      JSON.stringify(event()).slice(0, -1) + `,"x":${'['.repeat(120_000)}${']'.repeat(120_000)}}`,
+    );
     expect((await post(mock.url, undefined, { raw: body })).status).toBe(202);
     expect((await post(mock.url, undefined, { raw: arrays })).status).toBe(202);
     expect((await readMockLog(log)).records[0]?.event_id).toBe(id);
@@ -75,11 +95,30 @@ describe('finding 1: the log stores the body as received', () => {
 
   it('the provider mock logs a multi-line job as received too', async () => {
     const log = join(dir, 'jobs.ndjson');
-    const mock = await startMockProvider({ providerCode: 'acme', secrets: ['jobs-secret-0123456789'], callbackSecrets: [LIVE_SECRET], speed: 1e9, logFile: log, sendEvent: async () => ({ outcome: 'accepted', attempts: 1, interrupted: false, status: 202 }) });
+    const mock = await startMockProvider({
+      providerCode: 'acme',
+      secrets: ['jobs-secret-0123456789'],
+      callbackSecrets: [LIVE_SECRET],
+      speed: 1e9,
+      logFile: log,
+      sendEvent: async () => ({ outcome: 'accepted', attempts: 1, interrupted: false, status: 202 }),
+    });
     running.push(mock);
-    const job = { lead_id: 'l-1', event_id: `job_${Date.now()}`, branch_code: 'B-1', contact: { name: 'Ana', phone_e164: '+34600111222' }, callback_url: 'http://127.0.0.1:9/events' };
-    const body = Buffer.from(`${JSON.stringify(job, null, 1).slice(0, -2)},\n "deep": ${'['.repeat(6_000)}${']'.repeat(6_000)}\n}`);
-    const answer = await post(`${mock.url}/contact-jobs`, undefined, { raw: body, secret: 'jobs-secret-0123456789', provider: null });
+    const job = {
+      lead_id: 'l-1',
+      event_id: `job_${Date.now()}`,
+      branch_code: 'B-1',
+      contact: { name: 'Ana', phone_e164: '+34600111222' },
+      callback_url: 'http://127.0.0.1:9/events',
+    };
+    const body = Buffer.from(
+      `${JSON.stringify(job, null, 1).slice(0, -2)},\n "deep": ${'['.repeat(6_000)}${']'.repeat(6_000)}\n}`,
+    );
+    const answer = await post(`${mock.url}/contact-jobs`, undefined, {
+      raw: body,
+      secret: 'jobs-secret-0123456789',
+      provider: null,
+    });
     expect(answer.status).toBe(202);
     const [record] = (await readMockLog(log)).records;
     expect(Buffer.from(record?.body_base64 ?? '', 'base64').equals(body)).toBe(true);
@@ -88,7 +127,8 @@ describe('finding 1: the log stores the body as received', () => {
 
 describe('finding 2: what needs no body is checked before the body is read', () => {
   const tooBig = 200_000;
-  const headers = (lines: string) => `POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${tooBig}\r\n${lines}\r\n`;
+  const headers = (lines: string) =>
+    `POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${tooBig}\r\n${lines}\r\n`;
 
   it('answers 401 for an unknown provider, a missing signature or a stale timestamp without waiting for the body, and closes', async () => {
     const mock = await start();
@@ -109,14 +149,22 @@ describe('finding 2: what needs no body is checked before the body is read', () 
   });
 
   it('cuts slow headers after headersTimeoutMs and a stalled body with 408 after bodyIdleTimeoutMs', async () => {
-    const mock = await start({ limits: { headersTimeoutMs: 300, bodyIdleTimeoutMs: 300, bodyTimeoutMs: 2_000, requestTimeoutMs: 5_000 } });
+    const mock = await start({
+      limits: { headersTimeoutMs: 300, bodyIdleTimeoutMs: 300, bodyTimeoutMs: 2_000, requestTimeoutMs: 5_000 },
+    });
     const slowHeaders = await rawExchange(mock.port, ['POST /events HTTP/1.1\r\nHost: x\r\n'], { waitMs: 8_000 });
     expect(slowHeaders.closed).toBe(true);
     const silent = await rawExchange(mock.port, [], { waitMs: 8_000 });
     expect(silent.closed).toBe(true);
 
     const body = JSON.stringify(event());
-    const stalled = await rawExchange(mock.port, [`POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n${signedHeaderLines(body)}\r\n${body.slice(0, 20)}`], { waitMs: 8_000 });
+    const stalled = await rawExchange(
+      mock.port,
+      [
+        `POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n${signedHeaderLines(body)}\r\n${body.slice(0, 20)}`,
+      ],
+      { waitMs: 8_000 },
+    );
     expect(stalled.status).toBe(408);
     expect(rawJson(stalled)).toMatchObject({ error: 'request_timeout' });
     expect(stalled.closed).toBe(true);
@@ -149,11 +197,17 @@ describe('finding 2: what needs no body is checked before the body is read', () 
   it('at maxConnections, idle connections make room for a new one; it is closed on arrival only when every slot has an authenticated request in flight', async () => {
     const mock = await start({ limits: { maxConnections: 3, headersTimeoutMs: 5_000 }, latencyMs: 1_500 });
     const { connect } = await import('node:net');
-    const idle = await Promise.all(Array.from({ length: 3 }, () => new Promise<import('node:net').Socket>((resolve) => {
-      const socket = connect(mock.port, '127.0.0.1', () => resolve(socket));
-      socket.on('error', () => {});
-      socket.resume();
-    })));
+    const idle = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<import('node:net').Socket>((resolve) => {
+            const socket = connect(mock.port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => {});
+            socket.resume();
+          }),
+      ),
+    );
     // Three signed events, each on a connection of its own: each takes the slot of an idle one, and holds it while
     // the mock waits its latency after authenticating it.
     const inFlight = Array.from({ length: 3 }, () => post(mock.url, event(), { headers: { connection: 'close' } }));
@@ -183,7 +237,11 @@ describe('the dedupe index has an optional bound', () => {
     expect((await post(again.url, a)).json).toEqual({ ok: true, duplicate: true });
     expect((await post(again.url, c)).json).toEqual({ ok: true, duplicate: true });
     expect((await post(again.url, b)).json).toEqual({ ok: true });
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], dedupeCapacity: 0 })).rejects.toMatchObject({ code: 'bad_dedupe_capacity' });
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], limits: { maxConnections: -1 } })).rejects.toMatchObject({ code: 'bad_limit' });
+    await expect(
+      startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], dedupeCapacity: 0 }),
+    ).rejects.toMatchObject({ code: 'bad_dedupe_capacity' });
+    await expect(
+      startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], limits: { maxConnections: -1 } }),
+    ).rejects.toMatchObject({ code: 'bad_limit' });
   });
 });

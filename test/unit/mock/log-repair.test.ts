@@ -9,14 +9,33 @@ import { appendFileSync, closeSync, constants, mkdtempSync, openSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { DurableLog, FSYNC_MODES, readMockLog, recordBytes, type FsyncMode, type MockLogRecordHead } from '../../../src/mock/log.js';
+import {
+  DurableLog,
+  FSYNC_MODES,
+  readMockLog,
+  recordBytes,
+  type FsyncMode,
+  type MockLogRecordHead,
+} from '../../../src/mock/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-log-repair-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.useRealTimers());
 
 function head(eventId: string): MockLogRecordHead {
-  return { v: 1, received_at: '2026-11-22T13:00:00.000Z', space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: eventId, event: 'job.closed', headers: {} };
+  return {
+    v: 1,
+    received_at: '2026-11-22T13:00:00.000Z',
+    space: 'live',
+    interface: 'B',
+    kind: 'event',
+    status: 202,
+    verdict: 'accepted',
+    provider_code: 'acme',
+    event_id: eventId,
+    event: 'job.closed',
+    headers: {},
+  };
 }
 
 /** A body of about 1 000 bytes, so that a batch of them is longer than a pipe holds. */
@@ -53,7 +72,11 @@ type Inside = { fd: number; syncing: Promise<void> | undefined };
  * Appends `ids` with the log's descriptor swapped for a FIFO (see fifo), then swaps it back: what each append
  * became, and the bytes the write put in the FIFO before it failed.
  */
-async function appendThroughPipe(log: DurableLog, name: string, ids: string[]): Promise<{ settled: PromiseSettledResult<void>[]; written: Buffer }> {
+async function appendThroughPipe(
+  log: DurableLog,
+  name: string,
+  ids: string[],
+): Promise<{ settled: PromiseSettledResult<void>[]; written: Buffer }> {
   const inside = log as unknown as Inside;
   const file = inside.fd;
   const pipe = fifo(name);
@@ -66,30 +89,33 @@ async function appendThroughPipe(log: DurableLog, name: string, ids: string[]): 
 }
 
 describe.skipIf(process.platform !== 'linux')('the mock log after a failed write', () => {
-  it.each(FSYNC_MODES)('acknowledges the records a failed write wrote whole, refuses the rest, and starts the next write on a new line (--fsync %s)', async (fsync: FsyncMode) => {
-    const path = join(dir, `torn-${fsync}.ndjson`);
-    const log = await DurableLog.open(path, { fsync });
-    // 100 records of 1 000 bytes, in one or two batches: more than the pipe takes.
-    const ids = Array.from({ length: 100 }, (_, i) => `torn_${i}`);
-    const { settled, written } = await appendThroughPipe(log, `pipe-${fsync}`, ids);
+  it.each(FSYNC_MODES)(
+    'acknowledges the records a failed write wrote whole, refuses the rest, and starts the next write on a new line (--fsync %s)',
+    async (fsync: FsyncMode) => {
+      const path = join(dir, `torn-${fsync}.ndjson`);
+      const log = await DurableLog.open(path, { fsync });
+      // 100 records of 1 000 bytes, in one or two batches: more than the pipe takes.
+      const ids = Array.from({ length: 100 }, (_, i) => `torn_${i}`);
+      const { settled, written } = await appendThroughPipe(log, `pipe-${fsync}`, ids);
 
-    const lines = ids.map((id) => recordBytes(head(id), body(id)));
-    const expected = Buffer.concat(lines);
-    expect(written.equals(expected.subarray(0, written.length))).toBe(true);
-    // Whole in what was written: acknowledged; cut or never written: refused, with the write's error.
-    let end = 0;
-    const whole = lines.map((line) => (end += line.length) <= written.length);
-    expect(whole.filter(Boolean).length).toBeGreaterThan(1);
-    expect(whole.filter((w) => !w).length).toBeGreaterThan(1);
-    expect(settled.map((outcome) => outcome.status)).toEqual(whole.map((w) => (w ? 'fulfilled' : 'rejected')));
-    const cutAt = whole.indexOf(false);
-    expect(ends(lines, cutAt)).toBeLessThan(written.length);
+      const lines = ids.map((id) => recordBytes(head(id), body(id)));
+      const expected = Buffer.concat(lines);
+      expect(written.equals(expected.subarray(0, written.length))).toBe(true);
+      // Whole in what was written: acknowledged; cut or never written: refused, with the write's error.
+      let end = 0;
+      const whole = lines.map((line) => (end += line.length) <= written.length);
+      expect(whole.filter(Boolean).length).toBeGreaterThan(1);
+      expect(whole.filter((w) => !w).length).toBeGreaterThan(1);
+      expect(settled.map((outcome) => outcome.status)).toEqual(whole.map((w) => (w ? 'fulfilled' : 'rejected')));
+      const cutAt = whole.indexOf(false);
+      expect(ends(lines, cutAt)).toBeLessThan(written.length);
 
-    // The file ends inside a record: the next write ends that line first.
-    await log.appendWithRawDocument(head('after'), body('after'));
-    await log.close();
-    expect(readFileSync(path, 'utf8')).toBe(`\n${recordBytes(head('after'), body('after')).toString('utf8')}`);
-  });
+      // The file ends inside a record: the next write ends that line first.
+      await log.appendWithRawDocument(head('after'), body('after'));
+      await log.close();
+      expect(readFileSync(path, 'utf8')).toBe(`\n${recordBytes(head('after'), body('after')).toString('utf8')}`);
+    },
+  );
 
   it('reads back a torn fragment as one skipped line, named by its number, and every record around it', async () => {
     const path = join(dir, 'torn-read.ndjson');
@@ -122,7 +148,9 @@ describe.skipIf(process.platform !== 'linux')('the mock log after a failed write
     await log.appendWithRawDocument(head('next'), body('next'));
     await log.close();
     // No torn fragment, so no line to end: the records follow one another.
-    expect(readFileSync(path, 'utf8')).toBe([recordBytes(head('kept'), body('kept')), recordBytes(head('next'), body('next'))].join(''));
+    expect(readFileSync(path, 'utf8')).toBe(
+      [recordBytes(head('kept'), body('kept')), recordBytes(head('next'), body('next'))].join(''),
+    );
   });
 });
 

@@ -1,9 +1,28 @@
-import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DurableLog, readMockLog, recordBytes, recordLine, scanMockLog, type MockLogHead, type MockLogRecord, type MockLogRecordHead } from '../../../src/mock/log.js';
+import {
+  DurableLog,
+  readMockLog,
+  recordBytes,
+  recordLine,
+  scanMockLog,
+  type MockLogHead,
+  type MockLogRecord,
+  type MockLogRecordHead,
+} from '../../../src/mock/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +43,19 @@ function referenceLine(recordHead: MockLogRecordHead, body: Buffer): string {
 }
 
 function record(eventId: string): MockLogRecord {
-  return { v: 1, received_at: '2026-11-22T13:00:00.000Z', space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: eventId, headers: {}, document: { event: 'job.closed', event_id: eventId } };
+  return {
+    v: 1,
+    received_at: '2026-11-22T13:00:00.000Z',
+    space: 'live',
+    interface: 'B',
+    kind: 'event',
+    status: 202,
+    verdict: 'accepted',
+    provider_code: 'acme',
+    event_id: eventId,
+    headers: {},
+    document: { event: 'job.closed', event_id: eventId },
+  };
 }
 
 describe('the mock log', () => {
@@ -68,7 +99,9 @@ describe('the mock log', () => {
     const inside = log as unknown as { fd: number };
     const writable = inside.fd;
     inside.fd = openSync(path, 'r');
-    const appends = Array.from({ length: 50 }, (_, i) => log.appendWithRawDocument(head(`f${i}`), Buffer.from(`{"event_id":"f${i}"}`)));
+    const appends = Array.from({ length: 50 }, (_, i) =>
+      log.appendWithRawDocument(head(`f${i}`), Buffer.from(`{"event_id":"f${i}"}`)),
+    );
     const settled = await Promise.allSettled(appends);
     expect(settled.map((outcome) => outcome.status)).toEqual(appends.map(() => 'rejected'));
     expect(readFileSync(path, 'utf8')).toBe('');
@@ -82,7 +115,9 @@ describe('the mock log', () => {
     const inside = log as unknown as { fd: number };
     const writable = inside.fd;
     inside.fd = -1; // fs.write refuses it synchronously (ERR_OUT_OF_RANGE)
-    const appends = Array.from({ length: 20 }, (_, i) => log.appendWithRawDocument(head(`t${i}`), Buffer.from(`{"event_id":"t${i}"}`)));
+    const appends = Array.from({ length: 20 }, (_, i) =>
+      log.appendWithRawDocument(head(`t${i}`), Buffer.from(`{"event_id":"t${i}"}`)),
+    );
     const settled = await Promise.allSettled(appends);
     expect(settled.map((outcome) => outcome.status)).toEqual(appends.map(() => 'rejected'));
     inside.fd = writable;
@@ -102,7 +137,14 @@ describe('the mock log', () => {
   it('writes the bytes of the line format: the head as JSON.stringify writes it, the body spliced in unchanged', () => {
     fc.assert(
       fc.property(
-        fc.record({ id: fc.string(), event: fc.option(fc.string(), { nil: undefined }), lead: fc.option(fc.string(), { nil: undefined }), known: fc.option(fc.boolean(), { nil: undefined }), header: fc.string(), headersLast: fc.boolean() }),
+        fc.record({
+          id: fc.string(),
+          event: fc.option(fc.string(), { nil: undefined }),
+          lead: fc.option(fc.string(), { nil: undefined }),
+          known: fc.option(fc.boolean(), { nil: undefined }),
+          header: fc.string(),
+          headersLast: fc.boolean(),
+        }),
         fc.array(fc.oneof(fc.string(), fc.constantFrom('\n', '\r\n', 'é', '€', '😀')), { maxLength: 8 }),
         ({ id, event, lead, known, header, headersLast }, parts) => {
           // A JSON string with raw line breaks in it: the bytes of the document are spliced in, whatever they are.
@@ -110,7 +152,9 @@ describe('the mock log', () => {
           const { headers: _headers, ...base } = head(id);
           const headers = { 'x-cai-provider': header };
           // The receivers' records end with `headers`; any other order is written with it moved last.
-          const recordHead = headersLast ? { ...base, event, lead_id: lead, lead_known: known, headers } : { headers, ...base, event, lead_id: lead, lead_known: known };
+          const recordHead = headersLast
+            ? { ...base, event, lead_id: lead, lead_known: known, headers }
+            : { headers, ...base, event, lead_id: lead, lead_known: known };
           expect(recordBytes(recordHead, body).equals(Buffer.from(referenceLine(recordHead, body), 'utf8'))).toBe(true);
         },
       ),
@@ -129,7 +173,9 @@ describe('the mock log', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain(',"body_bytes":40,"headers":{},"document":{"event":"job.closed",  "event_id":"e1"}}');
     // CR and LF (whitespace between tokens) become spaces in the document, which keeps the same length.
-    expect(lines[1]).toContain(`"document":{    "event": "job.closed",   "event_id": "e2" },"body_base64":"${multiLine.toString('base64')}"}`);
+    expect(lines[1]).toContain(
+      `"document":{    "event": "job.closed",   "event_id": "e2" },"body_base64":"${multiLine.toString('base64')}"}`,
+    );
     const records = (await readMockLog(path)).records;
     expect(records.map((r) => r.document)).toEqual([
       { event: 'job.closed', event_id: 'e1' },
@@ -143,10 +189,26 @@ describe('the mock log', () => {
     const { document: _unused, ...head } = record('plain');
     const lines = [
       recordLine(head, Buffer.from('{"event":"job.closed","event_id":"plain"}')),
-      recordLine({ ...head, event_id: 'multi', space: 'test' }, Buffer.from('{\n"event":"job.closed",\r\n"event_id":"multi"}')),
-      recordLine({ ...head, event_id: 'ünï "quoted" \\ id', lead_id: 'lead-é', lead_known: false }, Buffer.from('{"event_id":"x"}')),
+      recordLine(
+        { ...head, event_id: 'multi', space: 'test' },
+        Buffer.from('{\n"event":"job.closed",\r\n"event_id":"multi"}'),
+      ),
+      recordLine(
+        { ...head, event_id: 'ünï "quoted" \\ id', lead_id: 'lead-é', lead_known: false },
+        Buffer.from('{"event_id":"x"}'),
+      ),
       recordLine({ ...head, event_id: 'dup', verdict: 'duplicate' }, Buffer.from('{}')),
-      recordLine({ ...head, interface: 'A', kind: 'job', event_id: 'job-1', provider_job_id: 'pj_1', assigned_number_e164: '+447700900001' }, Buffer.from('{"x":1}')),
+      recordLine(
+        {
+          ...head,
+          interface: 'A',
+          kind: 'job',
+          event_id: 'job-1',
+          provider_job_id: 'pj_1',
+          assigned_number_e164: '+447700900001',
+        },
+        Buffer.from('{"x":1}'),
+      ),
       // Written before issue 14 (no body_bytes) and by hand: parsed whole.
       `${JSON.stringify(record('old'))}\n`,
       `${JSON.stringify({ ...record('reordered'), headers: undefined, event_id: 'reordered', v: 1 })}\n`,
@@ -158,15 +220,31 @@ describe('the mock log', () => {
     const full = await readMockLog(path);
     expect(skipped.count).toBe(full.skippedLines);
     expect(skipped.numbers).toEqual(full.skippedLineNumbers);
-    const pick = (r: MockLogHead) => [r.event_id, r.space, r.interface, r.verdict, r.provider_job_id, r.assigned_number_e164];
+    const pick = (r: MockLogHead) => [
+      r.event_id,
+      r.space,
+      r.interface,
+      r.verdict,
+      r.provider_job_id,
+      r.assigned_number_e164,
+    ];
     expect(heads.map(pick)).toEqual(full.records.map(pick));
-    expect(heads.map((r) => r.event_id)).toEqual(['plain', 'multi', 'ünï "quoted" \\ id', 'dup', 'job-1', 'old', 'reordered']);
+    expect(heads.map((r) => r.event_id)).toEqual([
+      'plain',
+      'multi',
+      'ünï "quoted" \\ id',
+      'dup',
+      'job-1',
+      'old',
+      'reordered',
+    ]);
   });
 
   it('never takes a torn record for a complete one, even glued to a record of the same length', async () => {
     const path = join(dir, 'torn-same-length.ndjson');
     const { document: _unused, ...head } = record('x');
-    const line = (id: string) => recordLine({ ...head, event_id: id }, Buffer.from(`{"event":"job.closed","event_id":"${id}"}`));
+    const line = (id: string) =>
+      recordLine({ ...head, event_id: id }, Buffer.from(`{"event":"job.closed","event_id":"${id}"}`));
     const torn = line('tornAA').trimEnd();
     const glued = line('gluedB');
     // Every cut of A, glued to B (as two writes in flight leave it after a crash), and A cut alone at the end.
@@ -191,6 +269,10 @@ describe('the mock log', () => {
   });
 
   it('reads a missing file as an empty log', async () => {
-    expect(await readMockLog(join(dir, 'absent.ndjson'))).toEqual({ records: [], skippedLines: 0, skippedLineNumbers: [] });
+    expect(await readMockLog(join(dir, 'absent.ndjson'))).toEqual({
+      records: [],
+      skippedLines: 0,
+      skippedLineNumbers: [],
+    });
   });
 });

@@ -11,7 +11,8 @@ describe('origin allow-list (§5.7)', () => {
     expect(parseCidr('203.0.113.0/24')).toEqual({ address: '203.0.113.0', prefix: 24, family: 'ipv4' });
     expect(parseCidr('2001:db8::/32')).toEqual({ address: '2001:db8::', prefix: 32, family: 'ipv6' });
     expect(parseCidr('127.0.0.1')).toEqual({ address: '127.0.0.1', prefix: 32, family: 'ipv4' });
-    for (const bad of ['300.0.0.1', '10.0.0.0/33', '::/129', '10.0.0.0/8/1', 'example.com', '10.0.0.0/']) expect(parseCidr(bad), bad).toBeUndefined();
+    for (const bad of ['300.0.0.1', '10.0.0.0/33', '::/129', '10.0.0.0/8/1', 'example.com', '10.0.0.0/'])
+      expect(parseCidr(bad), bad).toBeUndefined();
   });
 
   it('matches IPv4, IPv6, and IPv4-mapped IPv6 peers against IPv4 blocks', () => {

@@ -30,9 +30,26 @@ describe('platform faults (--break)', () => {
   it('lists every fault of the brief', () => {
     expect(Object.keys(PLATFORM_FAULTS).sort()).toEqual(
       [
-        'no-dedupe', 'racy-dedupe', 'dedupe-before-auth', 'reserialising-verifier', 'no-window', 'past-only-window', 'no-size-limit',
-        'reject-unknown-fields', 'reject-unknown-lead', 'lax-schema', '5xx-on-bad-json', 'any-provider', 'duplicate-without-body', 'no-retry-after',
-        'accepted-200', 'event-id-utf16-length', 'size-in-characters', 'records-before-validation', 'size-declared-only', 'integer-strings',
+        'no-dedupe',
+        'racy-dedupe',
+        'dedupe-before-auth',
+        'reserialising-verifier',
+        'no-window',
+        'past-only-window',
+        'no-size-limit',
+        'reject-unknown-fields',
+        'reject-unknown-lead',
+        'lax-schema',
+        '5xx-on-bad-json',
+        'any-provider',
+        'duplicate-without-body',
+        'no-retry-after',
+        'accepted-200',
+        'event-id-utf16-length',
+        'size-in-characters',
+        'records-before-validation',
+        'size-declared-only',
+        'integer-strings',
         ...Object.keys(RECEIVER_FAULTS),
       ].sort(),
     );
@@ -154,14 +171,42 @@ describe('platform faults (--break)', () => {
     };
     const id = `evt_${Date.now()}_mixed`;
     expect(await repeatAnswer('dedupe-case-insensitive', id, id.toUpperCase())).toEqual({ ok: true, duplicate: true });
-    expect(await repeatAnswer('dedupe-normalises-unicode', `${id}-caf\u00e9`, `${id}-cafe\u0301`)).toEqual({ ok: true, duplicate: true });
+    expect(await repeatAnswer('dedupe-normalises-unicode', `${id}-caf\u00e9`, `${id}-cafe\u0301`)).toEqual({
+      ok: true,
+      duplicate: true,
+    });
     expect(await repeatAnswer('dedupe-trims-event-id', id, `${id} `)).toEqual({ ok: true, duplicate: true });
 
-    expect((await post((await broken('date-time-without-fraction')).url, event({ occurred_at: '2026-11-22T13:00:00.123456+01:00' }))).status).toBe(400);
-    expect((await post((await broken('date-time-numeric-offset-only')).url, event({ occurred_at: '2026-11-22T12:00:00Z' }))).status).toBe(400);
-    expect((await post((await broken('date-time-positive-offset-only')).url, event({ occurred_at: '2026-11-22T07:00:00-05:00' }))).status).toBe(400);
-    expect((await post((await broken('e164-max-14-digits')).url, event({ from_number_e164: '+493012345678901' }))).status).toBe(400);
-    expect((await post((await broken('e164-min-10-digits')).url, event({ from_number_e164: '+6834002' }))).status).toBe(400);
+    expect(
+      (
+        await post(
+          (
+            await broken('date-time-without-fraction')
+          ).url,
+          event({ occurred_at: '2026-11-22T13:00:00.123456+01:00' }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (await post((await broken('date-time-numeric-offset-only')).url, event({ occurred_at: '2026-11-22T12:00:00Z' })))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await post(
+          (
+            await broken('date-time-positive-offset-only')
+          ).url,
+          event({ occurred_at: '2026-11-22T07:00:00-05:00' }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (await post((await broken('e164-max-14-digits')).url, event({ from_number_e164: '+493012345678901' }))).status,
+    ).toBe(400);
+    expect((await post((await broken('e164-min-10-digits')).url, event({ from_number_e164: '+6834002' }))).status).toBe(
+      400,
+    );
 
     const now = Math.floor(Date.now() / 1000);
     const padded = (url: string) => post(url, event(), { timestamp: `0${now}`, signAs: String(now) });

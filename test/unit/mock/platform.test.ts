@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { request } from 'undici';
-import { startMockPlatform, type MockPlatformOptions, type MockRequestEntry, type RunningMockPlatform } from '../../../src/mock/platform.js';
+import {
+  startMockPlatform,
+  type MockPlatformOptions,
+  type MockRequestEntry,
+  type RunningMockPlatform,
+} from '../../../src/mock/platform.js';
 import { readMockLog } from '../../../src/mock/log.js';
 import { sign } from '../../../src/signing/sign.js';
 import { LIVE_SECRET, OLD_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
@@ -25,9 +30,16 @@ function logPath(): string {
   return join(dir, `events-${logCount}.ndjson`);
 }
 
-async function start(options: Partial<MockPlatformOptions> = {}): Promise<RunningMockPlatform & { entries: MockRequestEntry[] }> {
+async function start(
+  options: Partial<MockPlatformOptions> = {},
+): Promise<RunningMockPlatform & { entries: MockRequestEntry[] }> {
   const entries: MockRequestEntry[] = [];
-  const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], onRequest: (entry) => entries.push(entry), ...options });
+  const mock = await startMockPlatform({
+    providerCode: 'acme',
+    secrets: [LIVE_SECRET],
+    onRequest: (entry) => entries.push(entry),
+    ...options,
+  });
   running.push(mock);
   return Object.assign(mock, { entries });
 }
@@ -63,7 +75,19 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     // Durable before the answer: the record is in the file already, without closing the mock.
     const onDisk = (await readMockLog(log)).records;
     expect(onDisk).toHaveLength(1);
-    expect(onDisk[0]).toMatchObject({ v: 1, space: 'live', interface: 'B', kind: 'event', status: 202, verdict: 'accepted', provider_code: 'acme', event_id: doc.event_id, event: 'conversation.message', lead_id: 'lead-1001', document: doc });
+    expect(onDisk[0]).toMatchObject({
+      v: 1,
+      space: 'live',
+      interface: 'B',
+      kind: 'event',
+      status: 202,
+      verdict: 'accepted',
+      provider_code: 'acme',
+      event_id: doc.event_id,
+      event: 'conversation.message',
+      lead_id: 'lead-1001',
+      document: doc,
+    });
     expect(onDisk[0]?.headers['x-cai-signature']).toMatch(/^sha256=/);
 
     const repeat = await post(mock.url, doc);
@@ -127,7 +151,11 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     expect(longId.status).toBe(400);
 
     // §2: UTF-8 only. "José" in Latin-1, correctly signed: refused, not stored with a replacement character.
-    const latin1 = Buffer.concat([Buffer.from(JSON.stringify(event()).slice(0, -1) + ',"text":"Jos'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const latin1 = Buffer.concat([
+      Buffer.from(JSON.stringify(event()).slice(0, -1) + ',"text":"Jos'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]);
     const notUtf8 = await post(mock.url, undefined, { raw: latin1 });
     expect(notUtf8.status).toBe(400);
     expect(JSON.stringify(notUtf8.json)).toContain('UTF-8');
@@ -151,7 +179,9 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     // Only the headers and a few bytes are sent; the answer must come anyway.
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-CAI-Provider: acme\r\nContent-Length: 262145\r\n\r\n{"event":`);
+        socket.write(
+          `POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-CAI-Provider: acme\r\nContent-Length: 262145\r\n\r\n{"event":`,
+        );
       });
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString('utf8')));
@@ -178,7 +208,12 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     }
     const response = await request(mock.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(LIVE_SECRET, timestamp, over) },
+      headers: {
+        'content-type': 'application/json',
+        'x-cai-provider': 'acme',
+        'x-cai-timestamp': timestamp,
+        'x-cai-signature': sign(LIVE_SECRET, timestamp, over),
+      },
       body: Readable.from(chunks()),
     }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     // The mock stops reading: the client sees the 413, or (if it was still writing) a closed socket.
@@ -225,7 +260,10 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     expect((await post(mock.url, doc)).json).toEqual({ ok: true });
     // Same event_id in the test space: new there.
     expect((await post(mock.url, doc, { provider: 'acme-test', secret: TEST_SECRET })).json).toEqual({ ok: true });
-    expect((await post(mock.url, doc, { provider: 'acme-test', secret: TEST_SECRET })).json).toEqual({ ok: true, duplicate: true });
+    expect((await post(mock.url, doc, { provider: 'acme-test', secret: TEST_SECRET })).json).toEqual({
+      ok: true,
+      duplicate: true,
+    });
     // The live secret does not authenticate the test provider, nor the reverse.
     expect((await post(mock.url, event(), { provider: 'acme-test', secret: LIVE_SECRET })).status).toBe(401);
     expect((await post(mock.url, event(), { provider: 'acme', secret: TEST_SECRET })).status).toBe(401);
@@ -301,33 +339,56 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
     const mock = await start({ knownLeads: ['lead-1001'] });
     const header = fc.oneof(fc.constant(undefined), fc.string(), fc.constant('acme'));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map((text) => Buffer.from(text))), header, header, header, async (body, provider, timestamp, signature) => {
-        const headers: Record<string, string> = {};
-        const clean = (value: string) => value.replace(/[^\x21-\x7e]/g, '');
-        if (provider !== undefined) headers['x-cai-provider'] = clean(provider);
-        if (timestamp !== undefined) headers['x-cai-timestamp'] = clean(timestamp);
-        if (signature !== undefined) headers['x-cai-signature'] = clean(signature);
-        const response = await request(mock.url, { method: 'POST', headers, body: Buffer.from(body) });
-        await response.body.dump();
-        return response.statusCode < 500;
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.json().map((text) => Buffer.from(text)),
+        ),
+        header,
+        header,
+        header,
+        async (body, provider, timestamp, signature) => {
+          const headers: Record<string, string> = {};
+          const clean = (value: string) => value.replace(/[^\x21-\x7e]/g, '');
+          if (provider !== undefined) headers['x-cai-provider'] = clean(provider);
+          if (timestamp !== undefined) headers['x-cai-timestamp'] = clean(timestamp);
+          if (signature !== undefined) headers['x-cai-signature'] = clean(signature);
+          const response = await request(mock.url, { method: 'POST', headers, body: Buffer.from(body) });
+          await response.body.dump();
+          return response.statusCode < 500;
+        },
+      ),
       { numRuns: 60 },
     );
     // Signed garbage reaches the parser and the schema: still 4xx.
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map((text) => Buffer.from(text))), async (body) => {
-        const answer = await post(mock.url, undefined, { raw: Buffer.from(body) });
-        return answer.status < 500;
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.json().map((text) => Buffer.from(text)),
+        ),
+        async (body) => {
+          const answer = await post(mock.url, undefined, { raw: Buffer.from(body) });
+          return answer.status < 500;
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('refuses bad options as usage errors', async () => {
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: [] })).rejects.toMatchObject({ code: 'missing_secret' });
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: ['s'], faults: ['nope'] })).rejects.toMatchObject({ code: 'unknown_fault' });
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: ['s'], allowOrigins: ['300.1.1.1/8'] })).rejects.toMatchObject({ code: 'bad_cidr' });
+    await expect(startMockPlatform({ providerCode: 'acme', secrets: [] })).rejects.toMatchObject({
+      code: 'missing_secret',
+    });
+    await expect(startMockPlatform({ providerCode: 'acme', secrets: ['s'], faults: ['nope'] })).rejects.toMatchObject({
+      code: 'unknown_fault',
+    });
+    await expect(
+      startMockPlatform({ providerCode: 'acme', secrets: ['s'], allowOrigins: ['300.1.1.1/8'] }),
+    ).rejects.toMatchObject({ code: 'bad_cidr' });
     const mock = await start();
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: ['s'], port: mock.port })).rejects.toMatchObject({ code: 'port_in_use' });
+    await expect(startMockPlatform({ providerCode: 'acme', secrets: ['s'], port: mock.port })).rejects.toMatchObject({
+      code: 'port_in_use',
+    });
   });
 });

@@ -26,7 +26,12 @@ function job(overrides: Record<string, unknown> = {}): Record<string, unknown> {
     branch_code: 'MAD-01',
     city: 'Madrid',
     contact: { name: 'Ana García', phone_e164: '+34600111222', email: 'ana@example.com', language: 'es-ES' },
-    origin: { channel: 'landing_form', source: 'https://example.com/offer', campaign: 'autumn', captured_at: '2026-11-22T12:59:00+01:00' },
+    origin: {
+      channel: 'landing_form',
+      source: 'https://example.com/offer',
+      campaign: 'autumn',
+      captured_at: '2026-11-22T12:59:00+01:00',
+    },
     brief: { intent: 'book_appointment', notes: 'Wants a first consultation, mornings' },
     callback_url: 'http://127.0.0.1:9/events',
     ...overrides,
@@ -53,7 +58,12 @@ async function provider(options: Partial<MockProviderOptions> = {}): Promise<Run
 }
 
 const sendJob = (mock: RunningMockProvider, doc: unknown, options: Parameters<typeof post>[2] = {}) =>
-  post(`${mock.url}/contact-jobs`, doc, { secret: JOBS_SECRET, provider: null, headers: { 'x-cai-source': 'platform-1' }, ...options });
+  post(`${mock.url}/contact-jobs`, doc, {
+    secret: JOBS_SECRET,
+    provider: null,
+    headers: { 'x-cai-source': 'platform-1' },
+    ...options,
+  });
 
 describe('startMockProvider: jobs (§4.1)', () => {
   it('acknowledges a job with 202 {provider_job_id, assigned_number_e164}, stable per branch, and the same ack for a repeat', async () => {
@@ -76,12 +86,18 @@ describe('startMockProvider: jobs (§4.1)', () => {
   });
 
   it('takes the number from --catalog when the branch has one', async () => {
-    const mock = await provider({ catalog: [{ branch_code: 'MAD-01', name: 'Madrid Centro', number_e164: '+34910000001' }] });
-    expect(((await sendJob(mock, job())).json as { assigned_number_e164: string }).assigned_number_e164).toBe('+34910000001');
+    const mock = await provider({
+      catalog: [{ branch_code: 'MAD-01', name: 'Madrid Centro', number_e164: '+34910000001' }],
+    });
+    expect(((await sendJob(mock, job())).json as { assigned_number_e164: string }).assigned_number_e164).toBe(
+      '+34910000001',
+    );
   });
 
   it('answers 100 concurrent repeats of one event_id with one job', async () => {
-    const mock = await provider({ sendEvent: async () => ({ outcome: 'accepted', status: 202, attempts: 1, interrupted: false }) });
+    const mock = await provider({
+      sendEvent: async () => ({ outcome: 'accepted', status: 202, attempts: 1, interrupted: false }),
+    });
     const doc = job();
     const answers = await Promise.all(Array.from({ length: 100 }, () => sendJob(mock, doc)));
     expect(new Set(answers.map((a) => JSON.stringify(a.json))).size).toBe(1);
@@ -90,9 +106,15 @@ describe('startMockProvider: jobs (§4.1)', () => {
 
   it('answers 401, 400, 413 and 404 like the platform mock', async () => {
     const mock = await provider({ sourceId: 'platform-1' });
-    expect((await sendJob(mock, job(), { secret: 'wrong-secret-12345' })).json).toMatchObject({ error: 'invalid_signature' });
-    expect((await sendJob(mock, job(), { timestamp: Math.floor(Date.now() / 1000) - 400 })).json).toMatchObject({ error: 'timestamp_outside_window' });
-    expect((await sendJob(mock, job(), { headers: { 'x-cai-source': 'someone' } })).json).toMatchObject({ error: 'unknown_source' });
+    expect((await sendJob(mock, job(), { secret: 'wrong-secret-12345' })).json).toMatchObject({
+      error: 'invalid_signature',
+    });
+    expect((await sendJob(mock, job(), { timestamp: Math.floor(Date.now() / 1000) - 400 })).json).toMatchObject({
+      error: 'timestamp_outside_window',
+    });
+    expect((await sendJob(mock, job(), { headers: { 'x-cai-source': 'someone' } })).json).toMatchObject({
+      error: 'unknown_source',
+    });
     const missing = await sendJob(mock, job({ contact: { name: 'Ana' } }));
     expect(missing.status).toBe(400);
     expect(JSON.stringify(missing.json)).toContain('phone_e164');
@@ -121,7 +143,17 @@ describe('startMockProvider: jobs (§4.1)', () => {
 
 describe('mock provider driving whole conversations into mock platform', () => {
   const cases: [string, string[]][] = [
-    ['booked', ['conversation.message', 'conversation.message', 'conversation.message', 'conversation.message', 'appointment.booked', 'conversation.message']],
+    [
+      'booked',
+      [
+        'conversation.message',
+        'conversation.message',
+        'conversation.message',
+        'conversation.message',
+        'appointment.booked',
+        'conversation.message',
+      ],
+    ],
     ['rescheduled', ['appointment.booked', 'appointment.rescheduled']],
     ['cancelled', ['appointment.booked', 'appointment.cancelled']],
     ['closed:no_answer', ['conversation.message', 'conversation.message', 'conversation.message', 'job.closed']],
@@ -139,7 +171,10 @@ describe('mock provider driving whole conversations into mock platform', () => {
       expect(received.map((r) => r.event_id)).toEqual(mock.sent.map((e) => e.event_id));
       const types = received.map((r) => r.event);
       if (name === 'booked') expect(types).toEqual(expected);
-      else expect(types.filter((t) => t !== 'conversation.message')).toEqual(expected.filter((t) => t !== 'conversation.message'));
+      else
+        expect(types.filter((t) => t !== 'conversation.message')).toEqual(
+          expected.filter((t) => t !== 'conversation.message'),
+        );
       expect(types).toContain('conversation.message');
       for (const record of received) {
         const event = record.document as Record<string, unknown>;
@@ -147,12 +182,16 @@ describe('mock provider driving whole conversations into mock platform', () => {
         expect(record.provider_code).toBe('acme');
         if (event.event === 'conversation.message') {
           expect(event.provider_job_id).toBe(ack.provider_job_id);
-          expect(event.from_number_e164).toBe(event.direction === 'outbound' ? ack.assigned_number_e164 : '+34600111222');
+          expect(event.from_number_e164).toBe(
+            event.direction === 'outbound' ? ack.assigned_number_e164 : '+34600111222',
+          );
         }
         if (event.event === 'job.closed') expect(event.outcome).toBe(name.slice('closed:'.length));
         if (String(event.event).startsWith('appointment.')) expect(event.branch_code).toBe('MAD-01');
       }
-      const directions = received.filter((r) => r.event === 'conversation.message').map((r) => (r.document as { direction: string }).direction);
+      const directions = received
+        .filter((r) => r.event === 'conversation.message')
+        .map((r) => (r.document as { direction: string }).direction);
       if (name !== 'closed:no_answer') expect(new Set(directions)).toEqual(new Set(['inbound', 'outbound']));
     });
   }
@@ -163,11 +202,15 @@ describe('mock provider driving whole conversations into mock platform', () => {
     await sendJob(mock, job({ callback_url: events.url, brief: { intent: 'reschedule' } }));
     await sendJob(mock, job({ callback_url: events.url, brief: { intent: 'pricing_information' } }));
     await mock.idle();
-    const endings = events.records.map((r) => r.document as Record<string, unknown>).filter((e) => e.event !== 'conversation.message');
-    expect(endings.map((e) => (e.event === 'job.closed' ? `closed:${String(e.outcome)}` : e.event)).sort()).toEqual(['appointment.booked', 'appointment.rescheduled', 'closed:callback_later'].sort());
+    const endings = events.records
+      .map((r) => r.document as Record<string, unknown>)
+      .filter((e) => e.event !== 'conversation.message');
+    expect(endings.map((e) => (e.event === 'job.closed' ? `closed:${String(e.outcome)}` : e.event)).sort()).toEqual(
+      ['appointment.booked', 'appointment.rescheduled', 'closed:callback_later'].sort(),
+    );
   });
 
-  it('retries through the platform\'s injected failures with the toolkit\'s sender', async () => {
+  it("retries through the platform's injected failures with the toolkit's sender", async () => {
     const events = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], failFirst: 2 });
     running.push(events);
     const mock = await provider({ scenario: { kind: 'closed', outcome: 'not_interested' } });
@@ -194,7 +237,10 @@ describe('provider faults (--break)', () => {
   });
 
   it('no-signature-check: an unsigned job is accepted', async () => {
-    const mock = await provider({ faults: ['no-signature-check'], sendEvent: async () => ({ outcome: 'accepted', attempts: 1, interrupted: false }) });
+    const mock = await provider({
+      faults: ['no-signature-check'],
+      sendEvent: async () => ({ outcome: 'accepted', attempts: 1, interrupted: false }),
+    });
     expect((await sendJob(mock, job(), { secret: null })).status).toBe(202);
   });
 
@@ -220,7 +266,10 @@ describe('provider faults (--break)', () => {
       const run = await brokenRun(fault);
       await run.mock.idle();
       expect(run.mock.sent, fault).toHaveLength(1);
-      expect(run.mock.sent[0]).toMatchObject({ outcome: 'rejected', status: fault === 'callback-invalid-event' ? 400 : 401 });
+      expect(run.mock.sent[0]).toMatchObject({
+        outcome: 'rejected',
+        status: fault === 'callback-invalid-event' ? 400 : 401,
+      });
       expect(run.events.records, reason).toHaveLength(0);
     }
   });
@@ -233,7 +282,13 @@ describe('startMockProvider: callbacks that fail are retried out loud', () => {
       retry: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 3, retryForMs: 5_000 },
       onCallbackRetry: (retry) => retries.push({ event: retry.event, attempt: retry.attempt, reason: retry.reason }),
     });
-    expect((await post(`${mock.url}/contact-jobs`, job({ callback_url: 'http://127.0.0.1:9/events' }), { secret: JOBS_SECRET })).status).toBe(202);
+    expect(
+      (
+        await post(`${mock.url}/contact-jobs`, job({ callback_url: 'http://127.0.0.1:9/events' }), {
+          secret: JOBS_SECRET,
+        })
+      ).status,
+    ).toBe(202);
     await mock.idle();
     expect(retries.map((retry) => retry.attempt)).toEqual([1, 2]);
     expect(retries[0]?.event).toBe('conversation.message');

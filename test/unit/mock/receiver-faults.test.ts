@@ -21,13 +21,24 @@ describe('the receiver faults both mocks share', () => {
   });
 
   it('find the narrower formats by field name, anywhere in the document', () => {
-    const job = { origin: { captured_at: '2026-11-22T10:00:00.5Z' }, contact: { phone_e164: '+6834002', language: 'zh-Hant-TW' } };
+    const job = {
+      origin: { captured_at: '2026-11-22T10:00:00.5Z' },
+      contact: { phone_e164: '+6834002', language: 'zh-Hant-TW' },
+    };
     expect(narrowedFormatIssues(job, faults())).toEqual([]);
     const paths = (...names: string[]) => narrowedFormatIssues(job, faults(...names)).map((issue) => issue.path);
-    expect(paths('date-time-without-fraction', 'date-time-numeric-offset-only')).toEqual(['origin.captured_at', 'origin.captured_at']);
+    expect(paths('date-time-without-fraction', 'date-time-numeric-offset-only')).toEqual([
+      'origin.captured_at',
+      'origin.captured_at',
+    ]);
     expect(paths('date-time-positive-offset-only')).toEqual([]);
     expect(paths('e164-min-10-digits', 'e164-max-14-digits')).toEqual(['contact.phone_e164']);
     expect(paths('language-two-part-only')).toEqual(['contact.language']);
-    expect(narrowedFormatIssues({ occurred_at: '2026-11-22T10:00:00-05:00', from_number_e164: '+493012345678901' }, faults('date-time-positive-offset-only', 'e164-max-14-digits')).map((issue) => issue.path)).toEqual(['occurred_at', 'from_number_e164']);
+    expect(
+      narrowedFormatIssues(
+        { occurred_at: '2026-11-22T10:00:00-05:00', from_number_e164: '+493012345678901' },
+        faults('date-time-positive-offset-only', 'e164-max-14-digits'),
+      ).map((issue) => issue.path),
+    ).toEqual(['occurred_at', 'from_number_e164']);
   });
 });

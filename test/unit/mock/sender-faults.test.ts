@@ -20,10 +20,14 @@ async function send(faults: string[], answers: ScriptedAnswer[]) {
   const retries: EventRetry[] = [];
   const sender = createEventSender({ retry: { initialDelayMs: 10, jitter: 0 }, faults: new Set(faults) });
   const body = Buffer.from(JSON.stringify({ event: 'conversation.message', event_id: 'evt-1', text: 'hola' }));
-  const delivery = await sender({ url: server.url, body, secret: SECRET, headers: { 'Content-Type': 'application/json' } }, stop.signal, (retry) => {
-    retries.push(retry);
-    if (retry.waitMs >= 1000) stop.abort();
-  });
+  const delivery = await sender(
+    { url: server.url, body, secret: SECRET, headers: { 'Content-Type': 'application/json' } },
+    stop.signal,
+    (retry) => {
+      retries.push(retry);
+      if (retry.waitMs >= 1000) stop.abort();
+    },
+  );
   return { delivery, retries, requests: server.requests };
 }
 
@@ -41,19 +45,33 @@ describe("the provider mock's sender, and its faults", () => {
     const ignoring = await send(['callback-ignores-retry-after'], [RATE_LIMITED, OK]);
     expect(ignoring.retries.map((retry) => retry.waitMs)).toEqual([10]);
     expect(ignoring.delivery).toMatchObject({ outcome: 'accepted', attempts: 2 });
-    expect((await send(['callback-no-retry-on-429'], [RATE_LIMITED, OK])).delivery).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect((await send(['callback-no-retry-on-429'], [RATE_LIMITED, OK])).delivery).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+    });
   });
 
   it('callback-no-retry-on-5xx gives up on 503; callback-retries-400 retries a 400', async () => {
-    expect((await send(['callback-no-retry-on-5xx'], [{ status: 503 }, OK])).delivery).toMatchObject({ outcome: 'failed', attempts: 1 });
-    expect((await send(['callback-retries-400'], [{ status: 400 }, OK])).delivery).toMatchObject({ outcome: 'accepted', attempts: 2 });
+    expect((await send(['callback-no-retry-on-5xx'], [{ status: 503 }, OK])).delivery).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+    });
+    expect((await send(['callback-retries-400'], [{ status: 400 }, OK])).delivery).toMatchObject({
+      outcome: 'accepted',
+      attempts: 2,
+    });
   });
 
   it('callback-retry-stale-signature re-sends re-serialised bytes under the first signature', async () => {
     const { requests } = await send(['callback-retry-stale-signature'], [{ status: 503 }, OK]);
     const check = (index: number) => {
       const sent = requests[index];
-      return verify({ secrets: SECRET, signature: String(sent?.headers['x-cai-signature']), timestamp: String(sent?.headers['x-cai-timestamp']), rawBody: sent?.body ?? Buffer.alloc(0) }).valid;
+      return verify({
+        secrets: SECRET,
+        signature: String(sent?.headers['x-cai-signature']),
+        timestamp: String(sent?.headers['x-cai-timestamp']),
+        rawBody: sent?.body ?? Buffer.alloc(0),
+      }).valid;
     };
     expect(requests.length).toBe(2);
     expect(check(0)).toBe(true);

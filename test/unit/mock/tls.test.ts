@@ -10,7 +10,11 @@ import { LIVE_SECRET, event } from '../../helpers/mock-client.js';
 describe('mock platform over TLS (§5.8)', () => {
   it('serves HTTPS with --tls-cert/--tls-key and accepts a signed event', async () => {
     const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
-    const mock = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: fixture('server.pem'), key: fixture('server.key') } });
+    const mock = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: [LIVE_SECRET],
+      tls: { cert: fixture('server.pem'), key: fixture('server.key') },
+    });
     const dispatcher = new Agent({ connect: { ca: fixture('ca.pem') } });
     try {
       expect(mock.url).toMatch(/^https:\/\/127\.0\.0\.1:[0-9]+\/events$/);
@@ -19,7 +23,12 @@ describe('mock platform over TLS (§5.8)', () => {
       const response = await request(mock.url, {
         method: 'POST',
         dispatcher,
-        headers: { 'content-type': 'application/json', 'x-cai-provider': 'acme', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign(LIVE_SECRET, timestamp, body) },
+        headers: {
+          'content-type': 'application/json',
+          'x-cai-provider': 'acme',
+          'x-cai-timestamp': timestamp,
+          'x-cai-signature': sign(LIVE_SECRET, timestamp, body),
+        },
         body,
       });
       expect(response.statusCode).toBe(202);
@@ -32,7 +41,11 @@ describe('mock platform over TLS (§5.8)', () => {
 
   it('lets the provider mock call back over TLS with a given authority (--ca)', async () => {
     const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
-    const platform = await startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: fixture('server.pem'), key: fixture('server.key') } });
+    const platform = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: [LIVE_SECRET],
+      tls: { cert: fixture('server.pem'), key: fixture('server.key') },
+    });
     const provider = await startMockProvider({
       providerCode: 'acme',
       secrets: ['jobs-secret-0123456789'],
@@ -42,12 +55,23 @@ describe('mock platform over TLS (§5.8)', () => {
       callbackTls: { ca: fixture('ca.pem') },
     });
     try {
-      const job = { lead_id: 'lead-tls', event_id: 'job-tls-1', branch_code: 'MAD-01', contact: { name: 'Ana', phone_e164: '+34600111222' }, callback_url: platform.url };
+      const job = {
+        lead_id: 'lead-tls',
+        event_id: 'job-tls-1',
+        branch_code: 'MAD-01',
+        contact: { name: 'Ana', phone_e164: '+34600111222' },
+        callback_url: platform.url,
+      };
       const body = JSON.stringify(job);
       const timestamp = String(Math.floor(Date.now() / 1000));
       const response = await request(`${provider.url}/contact-jobs`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-cai-source': 'platform', 'x-cai-timestamp': timestamp, 'x-cai-signature': sign('jobs-secret-0123456789', timestamp, body) },
+        headers: {
+          'content-type': 'application/json',
+          'x-cai-source': 'platform',
+          'x-cai-timestamp': timestamp,
+          'x-cai-signature': sign('jobs-secret-0123456789', timestamp, body),
+        },
         body,
       });
       expect(response.statusCode).toBe(202);
@@ -62,6 +86,8 @@ describe('mock platform over TLS (§5.8)', () => {
   });
 
   it('refuses a key that is not PEM as a usage error', async () => {
-    await expect(startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: 'x', key: 'y' } })).rejects.toMatchObject({ code: 'bad_tls_files' });
+    await expect(
+      startMockPlatform({ providerCode: 'acme', secrets: [LIVE_SECRET], tls: { cert: 'x', key: 'y' } }),
+    ).rejects.toMatchObject({ code: 'bad_tls_files' });
   });
 });

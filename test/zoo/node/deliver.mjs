@@ -59,7 +59,9 @@ export function retryAfterMs(value, now = Date.now()) {
  * 4xx are final; 429 waits Retry-After; a 5xx or a network failure waits the exponential backoff.
  */
 export function decide(answer, attempt, options) {
-  const backoff = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1)) * (1 + options.jitter * (Math.random() * 2 - 1));
+  const backoff =
+    Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1)) *
+    (1 + options.jitter * (Math.random() * 2 - 1));
   if (answer.error) return { retry: true, waitMs: backoff };
   if (answer.status >= 200 && answer.status < 300) return { retry: false, outcome: 'accepted' };
   if (answer.status === 429) return { retry: true, waitMs: retryAfterMs(answer.headers['retry-after']) ?? backoff };
@@ -67,7 +69,15 @@ export function decide(answer, attempt, options) {
   return { retry: false, outcome: 'rejected' };
 }
 
-export const DEFAULT_DELIVERY = { baseDelayMs: 100, maxDelayMs: 10_000, retryForMs: 30_000, jitter: 0, chunked: false, lowerCase: false, agent: undefined };
+export const DEFAULT_DELIVERY = {
+  baseDelayMs: 100,
+  maxDelayMs: 10_000,
+  retryForMs: 30_000,
+  jitter: 0,
+  chunked: false,
+  lowerCase: false,
+  agent: undefined,
+};
 
 /**
  * Delivers one document: every attempt carries exactly the same bytes and event_id, signed afresh with the time of
@@ -77,17 +87,24 @@ export const DEFAULT_DELIVERY = { baseDelayMs: 100, maxDelayMs: 10_000, retryFor
 export async function deliver({ url, headers, body, secret, ...given }) {
   const options = { ...DEFAULT_DELIVERY, ...given };
   const started = Date.now();
-  const fixed = Object.fromEntries(Object.entries(headers).map(([name, value]) => [spell(name, options.lowerCase), value]));
+  const fixed = Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [spell(name, options.lowerCase), value]),
+  );
   for (let attempt = 1; ; attempt += 1) {
     const bytes = options.bodyFor?.(attempt) ?? body;
     const timestamp = options.timestampFor?.(attempt) ?? String(Math.floor(Date.now() / 1000));
     const signature = signatureOf(secret, timestamp, bytes);
-    const signed = { ...fixed, [spell('x-cai-timestamp', options.lowerCase)]: timestamp, [spell('x-cai-signature', options.lowerCase)]: signature };
+    const signed = {
+      ...fixed,
+      [spell('x-cai-timestamp', options.lowerCase)]: timestamp,
+      [spell('x-cai-signature', options.lowerCase)]: signature,
+    };
     const answer = await post(url, signed, bytes, options);
     const next = (options.decideFor ?? decide)(answer, attempt, options);
     if (!next.retry) return { outcome: next.outcome, status: answer.status, attempts: attempt };
     // §8: retries end when the retry period has run out (24 hours in production; short here).
-    if (Date.now() + next.waitMs - started > options.retryForMs) return { outcome: 'gave-up', status: answer.status, error: answer.error?.message, attempts: attempt };
+    if (Date.now() + next.waitMs - started > options.retryForMs)
+      return { outcome: 'gave-up', status: answer.status, error: answer.error?.message, attempts: attempt };
     await sleep(next.waitMs);
   }
 }

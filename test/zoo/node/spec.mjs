@@ -4,7 +4,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // §6: the five event types, and nothing else.
-export const EVENT_TYPES = ['conversation.message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed'];
+export const EVENT_TYPES = [
+  'conversation.message',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
+  'job.closed',
+];
 
 export const ENUMS = {
   channel: ['whatsapp', 'webchat', 'sms', 'phone', 'email'], // §2.10
@@ -48,15 +54,21 @@ export const RULES = {
     const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
     const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
     const offsetOk = match[8] === 'Z' || (Number(match[9]) <= 23 && Number(match[10]) <= 59);
-    return month >= 1 && month <= 12 && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 60 && offsetOk;
+    return (
+      month >= 1 && month <= 12 && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 60 && offsetOk
+    );
   },
   // §2.1 E.164: a plus, a country code that does not start with 0, at most 15 digits in all.
   e164: (value) => /^\+[1-9]\d{1,14}$/.test(value),
   // §2.1 BCP 47 (RFC 5646 langtag, private use and the regular grandfathered tags), case-insensitive.
   language: (value) =>
-    /^(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[\da-wy-z](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?$/i.test(value) ||
+    /^(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[\da-wy-z](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?$/i.test(
+      value,
+    ) ||
     /^x(?:-[a-z\d]{1,8})+$/i.test(value) ||
-    /^(?:i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|en-GB-oed|sgn-(?:BE-FR|BE-NL|CH-DE))$/i.test(value),
+    /^(?:i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|en-GB-oed|sgn-(?:BE-FR|BE-NL|CH-DE))$/i.test(
+      value,
+    ),
   enumValue: (name, value) => ENUMS[name].includes(value),
   eventType: (value) => EVENT_TYPES.includes(value),
   eventIdLength: (value) => [...value].length,
@@ -110,17 +122,31 @@ export function eventProblem(doc, rules = RULES) {
 export function jobProblem(doc, rules = RULES) {
   if (!isObject(doc)) return 'the body is not a JSON object';
   const required = (value) => text(value) && value.length > 0;
-  for (const name of ['lead_id', 'event_id', 'branch_code', 'callback_url']) if (!required(doc[name])) return `${name} is missing or not a string`;
-  if (!/^https?:\/\/[^\s]+$/i.test(doc.callback_url) || !URL.canParse(doc.callback_url)) return 'callback_url is not an http(s) URL';
+  for (const name of ['lead_id', 'event_id', 'branch_code', 'callback_url'])
+    if (!required(doc[name])) return `${name} is missing or not a string`;
+  if (!/^https?:\/\/[^\s]+$/i.test(doc.callback_url) || !URL.canParse(doc.callback_url))
+    return 'callback_url is not an http(s) URL';
   const top = checkFields(doc, { city: text }, '');
   if (top) return top;
   if (!isObject(doc.contact)) return 'contact is missing or not an object';
   if (!text(doc.contact.name)) return 'contact.name is missing or not a string';
   if (!text(doc.contact.phone_e164)) return 'contact.phone_e164 is missing or not a string';
-  const contact = checkFields(doc.contact, { phone_e164: rules.e164, email: text, language: (value) => text(value) && rules.language(value) }, 'contact.');
+  const contact = checkFields(
+    doc.contact,
+    { phone_e164: rules.e164, email: text, language: (value) => text(value) && rules.language(value) },
+    'contact.',
+  );
   if (contact) return contact;
   for (const [name, fields] of [
-    ['origin', { channel: (value) => text(value) && rules.enumValue('originChannel', value), source: text, campaign: text, captured_at: (value) => text(value) && rules.dateTime(value) }],
+    [
+      'origin',
+      {
+        channel: (value) => text(value) && rules.enumValue('originChannel', value),
+        source: text,
+        campaign: text,
+        captured_at: (value) => text(value) && rules.dateTime(value),
+      },
+    ],
     ['brief', { intent: (value) => text(value) && rules.enumValue('intent', value), notes: text }],
   ]) {
     if (!(name in doc)) continue;

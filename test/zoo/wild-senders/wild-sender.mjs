@@ -17,34 +17,156 @@ import { pathToFileURL } from 'node:url';
 
 /** One plausible mistake each: the relation and clause of the spec it breaks (relations.md), and what it does. */
 export const FAULTS = [
-  { name: 'retries-after-200', interface: 'B', relation: 'S1', clause: '§6.5', description: 'reads §4.2 as "202 means accepted": a 200 is taken for a failure and the event sent again with backoff' },
-  { name: 'retries-on-duplicate', interface: 'B', relation: 'S1', clause: '§2.13', description: 'takes the duplicate answer 202 {"ok":true,"duplicate":true} for "not recorded" and sends the event again until its retry period ends' },
-  { name: 'renames-on-duplicate', interface: 'B', relation: 'S6', clause: '§6.1', description: 'takes the duplicate answer for an id collision: mints a new event_id and sends the same event again under it' },
-  { name: 'retries-401-resigned', interface: 'A', relation: 'S1', clause: '§7', description: 'takes a 401 for clock skew: signs again with a new timestamp and resends at once, twice' },
-  { name: 'gives-up-after-second-5xx', interface: 'B', relation: 'S2', clause: '§7', description: 'a "max 2 attempts" setting: gives a document up after its second 5xx' },
-  { name: 'fixed-pace', interface: 'A', relation: 'S2', clause: '§7', description: 'retries a 5xx or a cut every 1 s, never waiting longer: no exponential backoff' },
-  { name: 'no-retry-on-cut', interface: 'B', relation: 'S2', clause: '§7', description: 'retries only answered 5xx: a connection cut before any answer gives the document up' },
-  { name: 'ignores-retry-after', interface: 'B', relation: 'S3', clause: '§7', description: 'handles a 429 like a 5xx: retries after its own short backoff, whatever Retry-After says' },
-  { name: 'retry-after-from-send', interface: 'B', relation: 'S3', clause: '§7', description: 'counts Retry-After from when the request was sent, not from the answer: a slow 429 is retried early' },
-  { name: 'new-id-every-retry', interface: 'A', relation: 'S6', clause: '§2.2', description: 'builds each attempt afresh with a new event_id: every retry of every job (sent at once) is renamed' },
-  { name: 'refreshes-occurred-at', interface: 'B', relation: 'S4', clause: '§6.1', description: 'stamps occurred_at with the time of each attempt: a retry carries a different document' },
-  { name: 'replays-signature', interface: 'B', relation: 'S5', clause: '§5.5', description: 'keeps the first attempt\'s X-CAI-Timestamp and X-CAI-Signature and replays them on every retry' },
-  { name: 'content-length-in-chars', interface: 'B', relation: 'S7', clause: '§2', description: 'sets Content-Length to the body\'s length in UTF-16 units, not bytes: a body with non-ASCII text arrives cut short' },
-  { name: 'id-too-long', interface: 'B', relation: 'S7', clause: '§8', description: 'event_id "evt_" + a SHA-512 hex digest: 132 characters, over the 120 of §8' },
-  { name: 'url-resolve-drops-path', interface: 'A', relation: 'S7', clause: '§4.1', description: 'resolves "contact-jobs" against the endpoint as a relative URL: an endpoint with a path loses its last segment' },
-  { name: 'hedges-slow-answer', interface: 'B', relation: 'S1', clause: '§7', description: 'hedges: when an attempt has no answer after 300 ms it sends the same event again on another connection without waiting for it' },
-  { name: 'id-from-lead-and-type', interface: 'B', relation: 'S6', clause: '§6.1', description: 'derives event_id from lead_id and the event type: two messages of one conversation share an id' },
+  {
+    name: 'retries-after-200',
+    interface: 'B',
+    relation: 'S1',
+    clause: '§6.5',
+    description:
+      'reads §4.2 as "202 means accepted": a 200 is taken for a failure and the event sent again with backoff',
+  },
+  {
+    name: 'retries-on-duplicate',
+    interface: 'B',
+    relation: 'S1',
+    clause: '§2.13',
+    description:
+      'takes the duplicate answer 202 {"ok":true,"duplicate":true} for "not recorded" and sends the event again until its retry period ends',
+  },
+  {
+    name: 'renames-on-duplicate',
+    interface: 'B',
+    relation: 'S6',
+    clause: '§6.1',
+    description:
+      'takes the duplicate answer for an id collision: mints a new event_id and sends the same event again under it',
+  },
+  {
+    name: 'retries-401-resigned',
+    interface: 'A',
+    relation: 'S1',
+    clause: '§7',
+    description: 'takes a 401 for clock skew: signs again with a new timestamp and resends at once, twice',
+  },
+  {
+    name: 'gives-up-after-second-5xx',
+    interface: 'B',
+    relation: 'S2',
+    clause: '§7',
+    description: 'a "max 2 attempts" setting: gives a document up after its second 5xx',
+  },
+  {
+    name: 'fixed-pace',
+    interface: 'A',
+    relation: 'S2',
+    clause: '§7',
+    description: 'retries a 5xx or a cut every 1 s, never waiting longer: no exponential backoff',
+  },
+  {
+    name: 'no-retry-on-cut',
+    interface: 'B',
+    relation: 'S2',
+    clause: '§7',
+    description: 'retries only answered 5xx: a connection cut before any answer gives the document up',
+  },
+  {
+    name: 'ignores-retry-after',
+    interface: 'B',
+    relation: 'S3',
+    clause: '§7',
+    description: 'handles a 429 like a 5xx: retries after its own short backoff, whatever Retry-After says',
+  },
+  {
+    name: 'retry-after-from-send',
+    interface: 'B',
+    relation: 'S3',
+    clause: '§7',
+    description: 'counts Retry-After from when the request was sent, not from the answer: a slow 429 is retried early',
+  },
+  {
+    name: 'new-id-every-retry',
+    interface: 'A',
+    relation: 'S6',
+    clause: '§2.2',
+    description: 'builds each attempt afresh with a new event_id: every retry of every job (sent at once) is renamed',
+  },
+  {
+    name: 'refreshes-occurred-at',
+    interface: 'B',
+    relation: 'S4',
+    clause: '§6.1',
+    description: 'stamps occurred_at with the time of each attempt: a retry carries a different document',
+  },
+  {
+    name: 'replays-signature',
+    interface: 'B',
+    relation: 'S5',
+    clause: '§5.5',
+    description: "keeps the first attempt's X-CAI-Timestamp and X-CAI-Signature and replays them on every retry",
+  },
+  {
+    name: 'content-length-in-chars',
+    interface: 'B',
+    relation: 'S7',
+    clause: '§2',
+    description:
+      "sets Content-Length to the body's length in UTF-16 units, not bytes: a body with non-ASCII text arrives cut short",
+  },
+  {
+    name: 'id-too-long',
+    interface: 'B',
+    relation: 'S7',
+    clause: '§8',
+    description: 'event_id "evt_" + a SHA-512 hex digest: 132 characters, over the 120 of §8',
+  },
+  {
+    name: 'url-resolve-drops-path',
+    interface: 'A',
+    relation: 'S7',
+    clause: '§4.1',
+    description:
+      'resolves "contact-jobs" against the endpoint as a relative URL: an endpoint with a path loses its last segment',
+  },
+  {
+    name: 'hedges-slow-answer',
+    interface: 'B',
+    relation: 'S1',
+    clause: '§7',
+    description:
+      'hedges: when an attempt has no answer after 300 ms it sends the same event again on another connection without waiting for it',
+  },
+  {
+    name: 'id-from-lead-and-type',
+    interface: 'B',
+    relation: 'S6',
+    clause: '§6.1',
+    description: 'derives event_id from lead_id and the event type: two messages of one conversation share an id',
+  },
 ];
 
-const USAGE = 'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
+const USAGE =
+  'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
 
 class UsageError extends Error {}
 
 const VALUE_OPTIONS = {
-  interface: 'B', identity: process.env.CAI_IDENTITY ?? '', count: '1', parallel: '1', 'retry-for': '60000', 'base-delay': '150',
-  'max-delay': '30000', jitter: '0', transport: 'per-attempt', 'chunk-size': '0', 'header-case': 'canonical',
-  types: 'conversation', 'id-style': 'uuid', 'callback-url': 'http://127.0.0.1:9/events', 'secret-env': 'CAI_SECRET',
-  timeout: '30000', fault: '',
+  interface: 'B',
+  identity: process.env.CAI_IDENTITY ?? '',
+  count: '1',
+  parallel: '1',
+  'retry-for': '60000',
+  'base-delay': '150',
+  'max-delay': '30000',
+  jitter: '0',
+  transport: 'per-attempt',
+  'chunk-size': '0',
+  'header-case': 'canonical',
+  types: 'conversation',
+  'id-style': 'uuid',
+  'callback-url': 'http://127.0.0.1:9/events',
+  'secret-env': 'CAI_SECRET',
+  timeout: '30000',
+  fault: '',
 };
 const FLAG_OPTIONS = ['wait-max', 'expect-continue', 'list-faults'];
 
@@ -55,23 +177,30 @@ export function parseArgs(argv) {
     const a = argv[i];
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(a)}`);
     const name = a.slice(2);
-    if (FLAG_OPTIONS.includes(name)) { o[name] = true; continue; }
+    if (FLAG_OPTIONS.includes(name)) {
+      o[name] = true;
+      continue;
+    }
     if (!(name in VALUE_OPTIONS)) throw new UsageError(`unknown option --${name}`);
     if (i + 1 >= argv.length) throw new UsageError(`--${name} needs a value`);
     o[name] = argv[++i];
   }
   const int = (name, min, max) => {
     const v = o[name];
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
     return Number(v);
   };
   const oneOf = (name, values) => {
-    if (!values.includes(o[name])) throw new UsageError(`--${name} must be one of ${values.join(', ')}, got ${JSON.stringify(o[name])}`);
+    if (!values.includes(o[name]))
+      throw new UsageError(`--${name} must be one of ${values.join(', ')}, got ${JSON.stringify(o[name])}`);
     return o[name];
   };
   const jitter = Number(o.jitter);
-  if (!(jitter >= 0 && jitter <= 0.9)) throw new UsageError(`--jitter must be a fraction from 0 to 0.9, got ${JSON.stringify(o.jitter)}`);
-  if (o.fault && !FAULTS.some((f) => f.name === o.fault)) throw new UsageError(`unknown fault ${JSON.stringify(o.fault)}`);
+  if (!(jitter >= 0 && jitter <= 0.9))
+    throw new UsageError(`--jitter must be a fraction from 0 to 0.9, got ${JSON.stringify(o.jitter)}`);
+  if (o.fault && !FAULTS.some((f) => f.name === o.fault))
+    throw new UsageError(`unknown fault ${JSON.stringify(o.fault)}`);
   const opts = {
     iface: oneOf('interface', ['A', 'B']),
     identity: o.identity,
@@ -95,16 +224,26 @@ export function parseArgs(argv) {
     listFaults: o['list-faults'],
   };
   if (opts.listFaults) return opts;
-  if (!opts.identity) throw new UsageError('--identity is required (B: the provider code of X-CAI-Provider; A: the platform id of X-CAI-Source)');
+  if (!opts.identity)
+    throw new UsageError(
+      '--identity is required (B: the provider code of X-CAI-Provider; A: the platform id of X-CAI-Source)',
+    );
   if (/[\r\n]/.test(opts.identity)) throw new UsageError('--identity must be one line');
   if (!/^https?:\/\//.test(opts.callbackUrl)) throw new UsageError('--callback-url must be an http(s) URL');
-  if (opts.transport === 'pipeline' && opts.expectContinue) throw new UsageError('--expect-continue needs a transport that waits for each answer');
+  if (opts.transport === 'pipeline' && opts.expectContinue)
+    throw new UsageError('--expect-continue needs a transport that waits for each answer');
   return opts;
 }
 
 // ---------------------------------------------------------------- documents (§2.2, §2.4–§2.7)
 
-const EVENT_TYPES = ['conversation.message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed'];
+const EVENT_TYPES = [
+  'conversation.message',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
+  'job.closed',
+];
 const ORIGIN_CHANNELS = ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral']; // §2.8
 const INTENTS = ['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other']; // §2.9
 const OUTCOMES = ['no_answer', 'not_interested', 'wrong_number', 'callback_later', 'opted_out']; // §2.12
@@ -136,15 +275,28 @@ function buildEvent(opts, run, i) {
   if (type === 'conversation.message') {
     const inbound = i % 2 === 1;
     doc = {
-      ...base, provider_job_id: run.providerJobId, channel: 'whatsapp', from_number_e164: '+5511940001234',
-      direction: inbound ? 'inbound' : 'outbound', author: inbound ? 'contact' : 'agent',
-      text: inbound ? `Olá, quero marcar para sexta às 10h ☕ (mensagem ${i + 1})` : `Bom dia! Aqui é a Ana — posso ajudar? 🙂 (mensagem ${i + 1})`,
+      ...base,
+      provider_job_id: run.providerJobId,
+      channel: 'whatsapp',
+      from_number_e164: '+5511940001234',
+      direction: inbound ? 'inbound' : 'outbound',
+      author: inbound ? 'contact' : 'agent',
+      text: inbound
+        ? `Olá, quero marcar para sexta às 10h ☕ (mensagem ${i + 1})`
+        : `Bom dia! Aqui é a Ana — posso ajudar? 🙂 (mensagem ${i + 1})`,
       occurred_at: now.toISOString(),
     };
   } else if (type.startsWith('appointment.')) {
     const when = new Date(now.getTime() + (3 + i) * 86400000);
     when.setUTCHours(13, 30, 0, 0);
-    doc = { ...base, branch_code: 'SP-CENTRO', scheduled_at: when.toISOString().replace('.000Z', 'Z'), service: 'Avaliação inicial', notes: `Documento ${i + 1}: trazer exames anteriores`, occurred_at: now.toISOString() };
+    doc = {
+      ...base,
+      branch_code: 'SP-CENTRO',
+      scheduled_at: when.toISOString().replace('.000Z', 'Z'),
+      service: 'Avaliação inicial',
+      notes: `Documento ${i + 1}: trazer exames anteriores`,
+      occurred_at: now.toISOString(),
+    };
   } else {
     doc = { ...base, outcome: OUTCOMES[i % OUTCOMES.length], attempts: i + 1, occurred_at: now.toISOString() };
   }
@@ -160,7 +312,12 @@ function buildJob(opts, run, i) {
     branch_code: 'SP-CENTRO',
     city: 'São Paulo',
     contact: { name: 'Zoë Ñúñez', phone_e164: '+5511987650000', email: 'zoe@example.com', language: 'pt-BR' },
-    origin: { channel: ORIGIN_CHANNELS[i % ORIGIN_CHANNELS.length], source: 'https://clinica.example/contato', campaign: 'primavera', captured_at: new Date().toISOString() },
+    origin: {
+      channel: ORIGIN_CHANNELS[i % ORIGIN_CHANNELS.length],
+      source: 'https://clinica.example/contato',
+      campaign: 'primavera',
+      captured_at: new Date().toISOString(),
+    },
     brief: { intent: INTENTS[i % INTENTS.length], notes: `Captura ${i + 1}: pediu avaliação e preço` },
     callback_url: opts.callbackUrl,
   };
@@ -176,10 +333,14 @@ export function sign(secret, timestamp, body) {
 
 function headerName(opts, canonical) {
   switch (opts.headerCase) {
-    case 'lower': return canonical.toLowerCase();
-    case 'upper': return canonical.toUpperCase();
-    case 'mixed': return [...canonical].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('');
-    default: return canonical;
+    case 'lower':
+      return canonical.toLowerCase();
+    case 'upper':
+      return canonical.toUpperCase();
+    case 'mixed':
+      return [...canonical].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('');
+    default:
+      return canonical;
   }
 }
 
@@ -248,16 +409,35 @@ function sendHttp(opts, target, bytes, headers, agent) {
     }
     if (opts.expectContinue) hdrs[headerName(opts, 'Expect')] = '100-continue';
     let settled = false;
-    const done = (r) => { if (!settled) { settled = true; clearTimeout(timer); resolve(r); } };
-    const req = http.request({ host: url.hostname, port: url.port || 80, path: url.pathname + url.search, method: 'POST', headers: hdrs, agent, setHost: true });
-    const timer = setTimeout(() => { req.destroy(new Error('timed out')); }, opts.timeout);
+    const done = (r) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(r);
+      }
+    };
+    const req = http.request({
+      host: url.hostname,
+      port: url.port || 80,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: hdrs,
+      agent,
+      setHost: true,
+    });
+    const timer = setTimeout(() => {
+      req.destroy(new Error('timed out'));
+    }, opts.timeout);
     req.on('response', (res) => {
       // A final answer before 100 Continue: the body is not sent (RFC 9110 §10.1.1), the connection is dropped after it.
       const early = opts.expectContinue && !bodySent;
       bodySent = true;
       const chunks = [];
       let size = 0;
-      res.on('data', (c) => { size += c.length; if (size <= 65536) chunks.push(c); });
+      res.on('data', (c) => {
+        size += c.length;
+        if (size <= 65536) chunks.push(c);
+      });
       res.on('end', () => {
         done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), answeredAt: Date.now() });
         if (early) req.destroy();
@@ -344,8 +524,14 @@ function responseReader(onResponse) {
     }
   };
   return {
-    push(chunk) { buf = Buffer.concat([buf, chunk]); tryParse(); },
-    close() { closed = true; tryParse(); },
+    push(chunk) {
+      buf = Buffer.concat([buf, chunk]);
+      tryParse();
+    },
+    close() {
+      closed = true;
+      tryParse();
+    },
   };
 }
 
@@ -359,8 +545,15 @@ function sendRaw(opts, target, requests, version) {
   return new Promise((resolve) => {
     const results = new Array(requests.length).fill(null);
     let next = 0;
-    const finish = () => { clearTimeout(timer); socket.destroy(); resolve(results.map((r) => r ?? { cut: true, error: 'no answer before the connection ended' })); };
-    const reader = responseReader((r) => { if (next < results.length) results[next++] = r; if (next === results.length) finish(); });
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(results.map((r) => r ?? { cut: true, error: 'no answer before the connection ended' }));
+    };
+    const reader = responseReader((r) => {
+      if (next < results.length) results[next++] = r;
+      if (next === results.length) finish();
+    });
     const socket = net.connect({ host: url.hostname, port: Number(url.port || 80) });
     const timer = setTimeout(finish, opts.timeout);
     socket.on('connect', () => {
@@ -375,8 +568,21 @@ function sendRaw(opts, target, requests, version) {
       });
       socket.write(Buffer.concat(out));
     });
-    socket.on('data', (c) => { try { reader.push(c); } catch { finish(); } });
-    socket.on('end', () => { try { reader.close(); } catch { /* a malformed answer counts as none */ } finish(); });
+    socket.on('data', (c) => {
+      try {
+        reader.push(c);
+      } catch {
+        finish();
+      }
+    });
+    socket.on('end', () => {
+      try {
+        reader.close();
+      } catch {
+        /* a malformed answer counts as none */
+      }
+      finish();
+    });
     socket.on('error', finish);
     socket.on('close', finish);
   });
@@ -387,7 +593,11 @@ function sendRaw(opts, target, requests, version) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function isDuplicateAnswer(r) {
-  try { return JSON.parse(r.body.toString('utf8'))?.duplicate === true; } catch { return false; }
+  try {
+    return JSON.parse(r.body.toString('utf8'))?.duplicate === true;
+  } catch {
+    return false;
+  }
 }
 
 function backoff(opts, failures) {
@@ -402,7 +612,8 @@ function classify(opts, r) {
   const s = r.status;
   if (s >= 200 && s < 300) {
     if (opts.fault === 'retries-after-200' && s === 200) return 'retry';
-    if ((opts.fault === 'retries-on-duplicate' || opts.fault === 'renames-on-duplicate') && isDuplicateAnswer(r)) return opts.fault === 'retries-on-duplicate' ? 'retry' : 'rename';
+    if ((opts.fault === 'retries-on-duplicate' || opts.fault === 'renames-on-duplicate') && isDuplicateAnswer(r))
+      return opts.fault === 'retries-on-duplicate' ? 'retry' : 'rename';
     return 'accepted';
   }
   if (s === 429) return 'rate';
@@ -423,13 +634,21 @@ async function deliver(opts, ctx, doc, log) {
     attemptNo++;
     const headers = requestHeaders(opts, ctx.target, bytes, attemptNo, state);
     const sentAt = Date.now();
-    if (opts.transport === 'pipeline' && attemptNo === 1) return { ...(await ctx.pipeline.add(bytes, headers)), sentAt };
-    if (opts.transport === 'http10') return { ...(await sendRaw(opts, ctx.target, [{ bytes, headers }], '1.0'))[0], sentAt };
+    if (opts.transport === 'pipeline' && attemptNo === 1)
+      return { ...(await ctx.pipeline.add(bytes, headers)), sentAt };
+    if (opts.transport === 'http10')
+      return { ...(await sendRaw(opts, ctx.target, [{ bytes, headers }], '1.0'))[0], sentAt };
     if (opts.fault === 'hedges-slow-answer') {
       const firstTry = sendHttp(opts, ctx.target, bytes, headers, ctx.agent);
       const early = await Promise.race([firstTry, sleep(300).then(() => null)]);
       if (early) return { ...early, sentAt };
-      const hedge = sendHttp(opts, ctx.target, bytes, requestHeaders(opts, ctx.target, bytes, attemptNo, state), ctx.agent);
+      const hedge = sendHttp(
+        opts,
+        ctx.target,
+        bytes,
+        requestHeaders(opts, ctx.target, bytes, attemptNo, state),
+        ctx.agent,
+      );
       return { ...(await Promise.race([firstTry, hedge])), sentAt };
     }
     return { ...(await sendHttp(opts, ctx.target, bytes, headers, ctx.agent)), sentAt };
@@ -473,7 +692,8 @@ async function deliver(opts, ctx, doc, log) {
     await sleep(wait);
     if (opts.fault === 'new-id-every-retry') doc.event_id = newEventId(opts, opts.iface === 'B' ? 'evt' : 'job');
     if (opts.fault === 'refreshes-occurred-at' && 'occurred_at' in doc) doc.occurred_at = new Date().toISOString();
-    if (opts.fault === 'new-id-every-retry' || opts.fault === 'refreshes-occurred-at') bytes = Buffer.from(JSON.stringify(doc), 'utf8');
+    if (opts.fault === 'new-id-every-retry' || opts.fault === 'refreshes-occurred-at')
+      bytes = Buffer.from(JSON.stringify(doc), 'utf8');
   }
 }
 
@@ -502,11 +722,13 @@ export async function run(argv, env, io) {
       return 0;
     }
     opts.secret = env[opts.secretEnv];
-    if (!opts.secret) throw new UsageError(`$${opts.secretEnv} is empty: the signing secret comes from the environment (§5.1)`);
+    if (!opts.secret)
+      throw new UsageError(`$${opts.secretEnv} is empty: the signing secret comes from the environment (§5.1)`);
     const base = env.CAI_TARGET_URL;
     if (!base || !/^http:\/\//.test(base)) throw new UsageError('$CAI_TARGET_URL must be an http:// URL');
     const u = new URL(base);
-    if (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost') throw new UsageError('this test sender talks to 127.0.0.1 only');
+    if (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost')
+      throw new UsageError('this test sender talks to 127.0.0.1 only');
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`error: ${e.message}`);
@@ -517,13 +739,15 @@ export async function run(argv, env, io) {
   }
   const base = env.CAI_TARGET_URL;
   let target;
-  if (opts.iface === 'B') target = base; // §4.2: the events URL itself
+  if (opts.iface === 'B')
+    target = base; // §4.2: the events URL itself
   else if (opts.fault === 'url-resolve-drops-path') target = new URL('contact-jobs', base).href;
   else target = base.replace(/\/+$/, '') + '/contact-jobs'; // §4.1: {provider_endpoint}/contact-jobs
 
   const run = { leadId: `lead-${randomUUID()}`, providerJobId: `pj-${randomUUID().slice(0, 13)}` };
   const docs = [];
-  for (let i = 0; i < opts.count; i++) docs.push(opts.iface === 'B' ? buildEvent(opts, run, i) : buildJob(opts, run, i));
+  for (let i = 0; i < opts.count; i++)
+    docs.push(opts.iface === 'B' ? buildEvent(opts, run, i) : buildJob(opts, run, i));
   const atOnce = opts.transport === 'pipeline' ? opts.count : opts.parallel;
   const ctx = {
     target,
@@ -547,6 +771,9 @@ export async function run(argv, env, io) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const code = await run(process.argv.slice(2), process.env, { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') });
+  const code = await run(process.argv.slice(2), process.env, {
+    out: (s) => process.stdout.write(s + '\n'),
+    err: (s) => process.stderr.write(s + '\n'),
+  });
   process.exitCode = code;
 }

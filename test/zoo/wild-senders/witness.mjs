@@ -54,7 +54,11 @@ export const WITNESSES = {
   'no-retry-on-429': { script: ['429:1', 202], retryFor: 5000 },
   'retries-413': { script: [413], retryFor: 3000 },
   // The first document spends 3.1 s on 503s (a 100 ms base); the second meets 503s only and must get its own 4 s.
-  'shared-retry-clock': { scripts: [[503, 503, 503, 503, 503, 202], [503]], retryFor: 4000, args: ['--base-delay', '100'] },
+  'shared-retry-clock': {
+    scripts: [[503, 503, 503, 503, 503, 202], [503]],
+    retryFor: 4000,
+    args: ['--base-delay', '100'],
+  },
   'cut-retried-without-backoff': { script: ['cut', 'cut', 'cut', 'cut', 'cut', 202] },
   'renames-after-cut': { script: ['cut', 202] },
   'id-from-clock-seconds': { script: [202] },
@@ -78,8 +82,10 @@ const p2 = (n) => String(n).padStart(2, '0');
 function httpDate(ms, form = 'imf') {
   const d = new Date(ms);
   const time = `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
-  if (form === 'rfc850') return `${DAYS[d.getUTCDay()]}, ${p2(d.getUTCDate())}-${MON[d.getUTCMonth()]}-${p2(d.getUTCFullYear() % 100)} ${time} GMT`;
-  if (form === 'asctime') return `${DAYS[d.getUTCDay()].slice(0, 3)} ${MON[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
+  if (form === 'rfc850')
+    return `${DAYS[d.getUTCDay()]}, ${p2(d.getUTCDate())}-${MON[d.getUTCMonth()]}-${p2(d.getUTCFullYear() % 100)} ${time} GMT`;
+  if (form === 'asctime')
+    return `${DAYS[d.getUTCDay()].slice(0, 3)} ${MON[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
   return d.toUTCString();
 }
 
@@ -90,7 +96,8 @@ function parseAnswer(token) {
   if (t === 'cut') return { cut: true, delay: 0 };
   if (t === 'dup') return { status: 202, dup: true, delay: 0 };
   const r = /^429(?:-(date|rfc850|asctime))?:(\d+)$/.exec(t);
-  if (r) return { status: 429, retryAfter: Number(r[2]), date: r[1] ? (r[1] === 'date' ? 'imf' : r[1]) : null, delay: 0 };
+  if (r)
+    return { status: 429, retryAfter: Number(r[2]), date: r[1] ? (r[1] === 'date' ? 'imf' : r[1]) : null, delay: 0 };
   if (/^\d{3}$/.test(t)) return { status: Number(t), delay: 0 };
   throw new Error(`bad answer ${t}`);
 }
@@ -106,13 +113,32 @@ function startReceiver(iface, witness) {
     const receivedAt = Date.now();
     const chunks = [];
     let size = 0;
-    req.on('data', (c) => { size += c.length; if (size <= 1 << 20) chunks.push(c); });
+    req.on('data', (c) => {
+      size += c.length;
+      if (size <= 1 << 20) chunks.push(c);
+    });
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const a = { seq: attempts.length, conn: req.socket.wildConn, receivedAt, method: req.method, url: req.url, version: req.httpVersion, rawHeaders: req.rawHeaders, headers: req.headers, body, answer: null, answeredAt: null };
+      const a = {
+        seq: attempts.length,
+        conn: req.socket.wildConn,
+        receivedAt,
+        method: req.method,
+        url: req.url,
+        version: req.httpVersion,
+        rawHeaders: req.rawHeaders,
+        headers: req.headers,
+        body,
+        answer: null,
+        answeredAt: null,
+      };
       attempts.push(a);
       let doc = null;
-      try { doc = JSON.parse(body.toString('utf8')); } catch { /* judged below */ }
+      try {
+        doc = JSON.parse(body.toString('utf8'));
+      } catch {
+        /* judged below */
+      }
       const id = doc && typeof doc === 'object' && typeof doc.event_id === 'string' ? doc.event_id : null;
       a.doc = doc;
       a.eventId = id;
@@ -121,15 +147,25 @@ function startReceiver(iface, witness) {
       if (id === null) answer = { status: 400, delay: 0 };
       else {
         d = deliveries.get(id);
-        if (!d) { d = { index: deliveries.size, count: 0, accepted: false }; deliveries.set(id, d); }
+        if (!d) {
+          d = { index: deliveries.size, count: 0, accepted: false };
+          deliveries.set(id, d);
+        }
         const script = scripts[Math.min(d.index, scripts.length - 1)];
-        answer = d.accepted ? (iface === 'B' ? { status: 202, dup: true, delay: 0 } : { status: 202, delay: 0 }) : script[Math.min(d.count, script.length - 1)];
+        answer = d.accepted
+          ? iface === 'B'
+            ? { status: 202, dup: true, delay: 0 }
+            : { status: 202, delay: 0 }
+          : script[Math.min(d.count, script.length - 1)];
         d.count++;
       }
       const reply = () => {
         a.answeredAt = Date.now();
         a.answer = answer;
-        if (answer.cut) { req.socket.destroy(); return; }
+        if (answer.cut) {
+          req.socket.destroy();
+          return;
+        }
         const s = answer.status;
         if (s >= 200 && s < 300 && d) d.accepted = true;
         const headers = { 'Content-Type': 'application/json' };
@@ -148,29 +184,54 @@ function startReceiver(iface, witness) {
           // The earliest moment a retry may come (§7): the date itself (whole seconds), or N s after this answer.
           a.notBefore = answer.date ? Math.floor(at / 1000) * 1000 : at;
         }
-        if (out === null) { delete headers['Content-Type']; res.writeHead(s, headers); res.end(); }
-        else { res.writeHead(s, headers); res.end(out); }
+        if (out === null) {
+          delete headers['Content-Type'];
+          res.writeHead(s, headers);
+          res.end();
+        } else {
+          res.writeHead(s, headers);
+          res.end(out);
+        }
       };
-      if (answer.delay) setTimeout(reply, answer.delay); else reply();
+      if (answer.delay) setTimeout(reply, answer.delay);
+      else reply();
     });
   });
-  server.on('connection', (s) => { s.wildConn = ++conn; });
+  server.on('connection', (s) => {
+    s.wildConn = ++conn;
+  });
   // A body cut short by a wrong Content-Length leaves bytes that are no request: drop that connection.
   server.on('clientError', (_e, socket) => socket.destroy());
   return new Promise((resolveListen) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
       const url = iface === 'B' ? `http://127.0.0.1:${port}${path}` : `http://127.0.0.1:${port}${base}`;
-      resolveListen({ url, path, attempts, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) });
+      resolveListen({
+        url,
+        path,
+        attempts,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
     });
   });
 }
 
 // ------------------------------------------------------------------ the judge (relations.md, senders S1–S7)
 
-const EVENT_TYPES = ['conversation.message', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled', 'job.closed'];
+const EVENT_TYPES = [
+  'conversation.message',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
+  'job.closed',
+];
 const E164 = /^\+[1-9]\d{1,14}$/;
-const DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
+const DATETIME =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 const BCP47 = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -178,12 +239,20 @@ function documentProblems(iface, doc) {
   const p = [];
   if (!isObj(doc)) return ['the body is not a JSON object'];
   const str = (obj, k, req, re, what) => {
-    if (!(k in obj)) { if (req) p.push(`${what ?? k} missing`); return; }
-    if (typeof obj[k] !== 'string') { p.push(`${what ?? k} is not a string`); return; }
+    if (!(k in obj)) {
+      if (req) p.push(`${what ?? k} missing`);
+      return;
+    }
+    if (typeof obj[k] !== 'string') {
+      p.push(`${what ?? k} is not a string`);
+      return;
+    }
     if (re instanceof RegExp && !re.test(obj[k])) p.push(`${what ?? k} ${JSON.stringify(obj[k])} is malformed`);
-    if (Array.isArray(re) && !re.includes(obj[k])) p.push(`${what ?? k} ${JSON.stringify(obj[k])} is not in its enumeration`);
+    if (Array.isArray(re) && !re.includes(obj[k]))
+      p.push(`${what ?? k} ${JSON.stringify(obj[k])} is not in its enumeration`);
   };
-  if (typeof doc.event_id !== 'string' || [...doc.event_id].length < 1 || [...doc.event_id].length > 120) p.push('event_id is not a string of 1 to 120 characters (§8)');
+  if (typeof doc.event_id !== 'string' || [...doc.event_id].length < 1 || [...doc.event_id].length > 120)
+    p.push('event_id is not a string of 1 to 120 characters (§8)');
   if (iface === 'B') {
     str(doc, 'event', true, EVENT_TYPES);
     for (const k of ['lead_id', 'provider_job_id', 'text', 'branch_code', 'service', 'notes']) str(doc, k, false);
@@ -208,7 +277,13 @@ function documentProblems(iface, doc) {
     if ('origin' in doc) {
       if (!isObj(doc.origin)) p.push('origin is not an object');
       else {
-        str(doc.origin, 'channel', false, ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'], 'origin.channel');
+        str(
+          doc.origin,
+          'channel',
+          false,
+          ['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'],
+          'origin.channel',
+        );
         str(doc.origin, 'source', false, null, 'origin.source');
         str(doc.origin, 'campaign', false, null, 'origin.campaign');
         str(doc.origin, 'captured_at', false, DATETIME, 'origin.captured_at');
@@ -217,7 +292,13 @@ function documentProblems(iface, doc) {
     if ('brief' in doc) {
       if (!isObj(doc.brief)) p.push('brief is not an object');
       else {
-        str(doc.brief, 'intent', false, ['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other'], 'brief.intent');
+        str(
+          doc.brief,
+          'intent',
+          false,
+          ['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other'],
+          'brief.intent',
+        );
         str(doc.brief, 'notes', false, null, 'brief.notes');
       }
     }
@@ -229,12 +310,17 @@ function deepEqual(a, b) {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a), kb = Object.keys(b);
+  const ka = Object.keys(a),
+    kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
 }
-const withoutId = (doc) => { const { event_id: _omit, ...rest } = doc; return rest; };
-const isFinal = (ans) => ans && !ans.cut && ((ans.status >= 200 && ans.status < 300) || [400, 401, 413].includes(ans.status));
+const withoutId = (doc) => {
+  const { event_id: _omit, ...rest } = doc;
+  return rest;
+};
+const isFinal = (ans) =>
+  ans && !ans.cut && ((ans.status >= 200 && ans.status < 300) || [400, 401, 413].includes(ans.status));
 const isRetryable = (ans) => ans && (ans.cut || ans.status >= 500 || ans.status === 429);
 const header = (a, name) => a.headers[name.toLowerCase()];
 
@@ -243,15 +329,29 @@ const FRESH_S = 3;
 
 export function judge(iface, attempts, { path, identity, secret, retryFor, exitAt }) {
   const v = [];
-  const add = (relation, clause, what, a) => v.push({ relation, clause, what: a ? `attempt #${a.seq + 1}${a.eventId ? ` of ${JSON.stringify(a.eventId.length > 40 ? a.eventId.slice(0, 40) + '…' : a.eventId)}` : ''}: ${what}` : what });
+  const add = (relation, clause, what, a) =>
+    v.push({
+      relation,
+      clause,
+      what: a
+        ? `attempt #${a.seq + 1}${a.eventId ? ` of ${JSON.stringify(a.eventId.length > 40 ? a.eventId.slice(0, 40) + '…' : a.eventId)}` : ''}: ${what}`
+        : what,
+    });
   for (const a of attempts) {
     // S7: every attempt
     if (a.method !== 'POST') add('S7', '§4', `method ${a.method}`, a);
     if (a.url !== path) add('S7', iface === 'B' ? '§4.2' : '§4.1', `posted to ${a.url}, not ${path}`, a);
     const ct = (header(a, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (ct !== 'application/json') add('S7', '§2', `Content-Type ${JSON.stringify(header(a, 'content-type') ?? null)}`, a);
+    if (ct !== 'application/json')
+      add('S7', '§2', `Content-Type ${JSON.stringify(header(a, 'content-type') ?? null)}`, a);
     const idh = iface === 'B' ? 'x-cai-provider' : 'x-cai-source';
-    if (header(a, idh) !== identity) add('S7', iface === 'B' ? '§4.2' : '§4.1', `${idh} ${JSON.stringify(header(a, idh) ?? null)}, not ${JSON.stringify(identity)}`, a);
+    if (header(a, idh) !== identity)
+      add(
+        'S7',
+        iface === 'B' ? '§4.2' : '§4.1',
+        `${idh} ${JSON.stringify(header(a, idh) ?? null)}, not ${JSON.stringify(identity)}`,
+        a,
+      );
     if (a.body.length > 262144) add('S7', '§8', `a body of ${a.body.length} bytes`, a);
     if (a.doc === null) add('S7', '§2', 'the body is not JSON', a);
     else for (const p of documentProblems(iface, a.doc)) add('S7', '§2', p, a);
@@ -259,37 +359,84 @@ export function judge(iface, attempts, { path, identity, secret, retryFor, exitA
     const ts = header(a, 'x-cai-timestamp');
     const sig = header(a, 'x-cai-signature');
     const arrival = Math.floor(a.receivedAt / 1000);
-    if (!/^\d+$/.test(ts ?? '')) add('S5', '§5.4', `X-CAI-Timestamp ${JSON.stringify(ts ?? null)} is not unix seconds`, a);
-    else if (Math.abs(Number(ts) - arrival) > 300) add('S5', '§5.5', `X-CAI-Timestamp ${ts} is ${Number(ts) - arrival} s from its arrival, outside the window`, a);
-    else if (Math.abs(Number(ts) - arrival) > FRESH_S) add('S5', '§5.5', `X-CAI-Timestamp ${ts} is ${arrival - Number(ts)} s old: not the time it was sent`, a);
-    if (!/^sha256=[0-9a-f]{64}$/.test(sig ?? '')) add('S5', '§5.3', `X-CAI-Signature ${JSON.stringify(sig ?? null)} is not sha256= and 64 lowercase hex digits`, a);
+    if (!/^\d+$/.test(ts ?? ''))
+      add('S5', '§5.4', `X-CAI-Timestamp ${JSON.stringify(ts ?? null)} is not unix seconds`, a);
+    else if (Math.abs(Number(ts) - arrival) > 300)
+      add('S5', '§5.5', `X-CAI-Timestamp ${ts} is ${Number(ts) - arrival} s from its arrival, outside the window`, a);
+    else if (Math.abs(Number(ts) - arrival) > FRESH_S)
+      add('S5', '§5.5', `X-CAI-Timestamp ${ts} is ${arrival - Number(ts)} s old: not the time it was sent`, a);
+    if (!/^sha256=[0-9a-f]{64}$/.test(sig ?? ''))
+      add('S5', '§5.3', `X-CAI-Signature ${JSON.stringify(sig ?? null)} is not sha256= and 64 lowercase hex digits`, a);
     else if (ts !== undefined) {
       const want = Buffer.from('sha256=' + createHmac('sha256', secret).update(`${ts}.`).update(a.body).digest('hex'));
-      if (!timingSafeEqual(want, Buffer.from(sig))) add('S5', '§5.2', 'the signature does not verify over its timestamp and the raw body as received', a);
+      if (!timingSafeEqual(want, Buffer.from(sig)))
+        add('S5', '§5.2', 'the signature does not verify over its timestamp and the raw body as received', a);
     }
   }
   // Deliveries: the attempts that carry one event_id (§6.1, §2.2).
   const byId = new Map();
-  for (const a of attempts) if (a.eventId !== null) { if (!byId.has(a.eventId)) byId.set(a.eventId, []); byId.get(a.eventId).push(a); }
+  for (const a of attempts)
+    if (a.eventId !== null) {
+      if (!byId.has(a.eventId)) byId.set(a.eventId, []);
+      byId.get(a.eventId).push(a);
+    }
   for (const [, list] of byId) {
     list.sort((x, y) => x.receivedAt - y.receivedAt || x.seq - y.seq);
     for (let i = 1; i < list.length; i++) {
       const a = list[i];
       const prev = list[i - 1];
       const sameDoc = deepEqual(a.doc, prev.doc);
-      const accepted = list.slice(0, i).find((p) => p.answer && !p.answer.cut && p.answer.status >= 200 && p.answer.status < 300 && p.answeredAt <= a.receivedAt);
+      const accepted = list
+        .slice(0, i)
+        .find(
+          (p) =>
+            p.answer &&
+            !p.answer.cut &&
+            p.answer.status >= 200 &&
+            p.answer.status < 300 &&
+            p.answeredAt <= a.receivedAt,
+        );
       if (!sameDoc) {
         // S6: a different document under an id that was already accepted; S4: a retry that changed the document.
-        if (accepted) add('S6', '§6.1', `a different document under the event_id of one accepted ${a.receivedAt - accepted.answeredAt} ms before`, a);
-        else add('S4', '§6.1', `a retry that carries another document than attempt #${prev.seq + 1} (${describeDiff(prev.doc, a.doc)})`, a);
-      } else if (!a.body.equals(prev.body)) add('S4', '§6.1', `a retry that carries the same document in other bytes than attempt #${prev.seq + 1} (same bytes is best)`, a);
+        if (accepted)
+          add(
+            'S6',
+            '§6.1',
+            `a different document under the event_id of one accepted ${a.receivedAt - accepted.answeredAt} ms before`,
+            a,
+          );
+        else
+          add(
+            'S4',
+            '§6.1',
+            `a retry that carries another document than attempt #${prev.seq + 1} (${describeDiff(prev.doc, a.doc)})`,
+            a,
+          );
+      } else if (!a.body.equals(prev.body))
+        add(
+          'S4',
+          '§6.1',
+          `a retry that carries the same document in other bytes than attempt #${prev.seq + 1} (same bytes is best)`,
+          a,
+        );
       if (!sameDoc) continue;
       const final = list.slice(0, i).find((p) => isFinal(p.answer) && p.answeredAt <= a.receivedAt);
-      if (final) add('S1', final.answer.status >= 400 ? '§7' : '§6.5', `sent again ${a.receivedAt - final.answeredAt} ms after attempt #${final.seq + 1} was answered ${final.answer.status}${final.answer.dup ? ' (the duplicate answer)' : ''}, a final answer`, a);
+      if (final)
+        add(
+          'S1',
+          final.answer.status >= 400 ? '§7' : '§6.5',
+          `sent again ${a.receivedAt - final.answeredAt} ms after attempt #${final.seq + 1} was answered ${final.answer.status}${final.answer.dup ? ' (the duplicate answer)' : ''}, a final answer`,
+          a,
+        );
       const open = list.slice(0, i).find((p) => p.answeredAt === null || p.answeredAt > a.receivedAt);
       if (open) add('S1', '§7', `sent while attempt #${open.seq + 1} was still waiting for its answer`, a);
       if (prev.answer && prev.answer.status === 429 && prev.notBefore && a.receivedAt < prev.notBefore - 100)
-        add('S3', '§7', `retried ${prev.notBefore - a.receivedAt} ms before the Retry-After of attempt #${prev.seq + 1} (${prev.answer.date ? 'an HTTP-date' : `${prev.answer.retryAfter} s`})`, a);
+        add(
+          'S3',
+          '§7',
+          `retried ${prev.notBefore - a.receivedAt} ms before the Retry-After of attempt #${prev.seq + 1} (${prev.answer.date ? 'an HTTP-date' : `${prev.answer.retryAfter} s`})`,
+          a,
+        );
     }
     // S2: waits that grow (the first five waits after a 5xx or a cut, read as cai's growth rule: the last two at
     // least twice the two shortest of the first three), and at least 50 ms between them all.
@@ -302,20 +449,34 @@ export function judge(iface, attempts, { path, identity, secret, retryFor, exitA
     if (waits.length === 5) {
       const lastTwo = waits[3] + waits[4];
       const shortest = [...waits.slice(0, 3)].sort((x, y) => x - y);
-      if (lastTwo < 2 * (shortest[0] + shortest[1]) || lastTwo < 50) add('S2', '§7', `waits of ${waits.join(', ')} ms after 5xx or cuts do not grow (exponential backoff)`);
+      if (lastTwo < 2 * (shortest[0] + shortest[1]) || lastTwo < 50)
+        add('S2', '§7', `waits of ${waits.join(', ')} ms after 5xx or cuts do not grow (exponential backoff)`);
     }
     // S2/S3: given up early: the last answer called for a retry, the sender exited and its retry period was not over.
     const last = list[list.length - 1];
     if (exitAt && isRetryable(last.answer) && exitAt - list[0].receivedAt < 0.8 * retryFor) {
       const rel = last.answer.status === 429 ? ['S3', '§7'] : ['S2', '§7'];
-      add(rel[0], rel[1], `given up after ${list.length} attempt(s), ${exitAt - list[0].receivedAt} ms after the first, though its last answer was ${last.answer.cut ? 'a cut connection' : last.answer.status} and the retry period is ${retryFor} ms`, last);
+      add(
+        rel[0],
+        rel[1],
+        `given up after ${list.length} attempt(s), ${exitAt - list[0].receivedAt} ms after the first, though its last answer was ${last.answer.cut ? 'a cut connection' : last.answer.status} and the retry period is ${retryFor} ms`,
+        last,
+      );
     }
   }
   // S6: the same document sent again under a new event_id (a retry or a repeat renamed).
   const firsts = [...byId.values()].map((l) => l[0]).sort((x, y) => x.receivedAt - y.receivedAt);
   for (let i = 1; i < firsts.length; i++) {
-    const twin = firsts.slice(0, i).find((p) => isObj(p.doc) && isObj(firsts[i].doc) && deepEqual(withoutId(p.doc), withoutId(firsts[i].doc)));
-    if (twin) add('S6', '§6.1', `the document of ${JSON.stringify(twin.eventId)} (last answered ${lastAnswer(byId.get(twin.eventId))}) sent again under a new event_id`, firsts[i]);
+    const twin = firsts
+      .slice(0, i)
+      .find((p) => isObj(p.doc) && isObj(firsts[i].doc) && deepEqual(withoutId(p.doc), withoutId(firsts[i].doc)));
+    if (twin)
+      add(
+        'S6',
+        '§6.1',
+        `the document of ${JSON.stringify(twin.eventId)} (last answered ${lastAnswer(byId.get(twin.eventId))}) sent again under a new event_id`,
+        firsts[i],
+      );
   }
   return v;
 }
@@ -330,7 +491,10 @@ function describeDiff(a, b) {
   if (!isObj(a) || !isObj(b)) return 'not comparable';
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   const diff = [...keys].filter((k) => !deepEqual(a[k], b[k]));
-  return diff.map((k) => `${k}: ${JSON.stringify(a[k])} → ${JSON.stringify(b[k])}`).join('; ').slice(0, 200);
+  return diff
+    .map((k) => `${k}: ${JSON.stringify(a[k])} → ${JSON.stringify(b[k])}`)
+    .join('; ')
+    .slice(0, 200);
 }
 
 // ------------------------------------------------------------------ running a sender
@@ -356,24 +520,42 @@ async function runSender(entry, { args, withoutFault, script, scripts, retryFor 
   });
   let stderr = '';
   let stdout = '';
-  child.stdout.on('data', (c) => { stdout += c; });
-  child.stderr.on('data', (c) => { if (stderr.length < 20000) stderr += c; });
+  child.stdout.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    if (stderr.length < 20000) stderr += c;
+  });
   const limit = retryFor + 20000;
   let killed = false;
-  const timer = setTimeout(() => { killed = true; child.kill('SIGKILL'); }, limit);
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, limit);
   const code = await new Promise((r) => child.on('close', (c) => r(c)));
   clearTimeout(timer);
   const exitAt = killed ? null : Date.now();
   // Late attempts still count: listen a little longer than the longest first wait.
   await new Promise((r) => setTimeout(r, 1200));
   await recv.close();
-  const violations = judge(entry.interface, recv.attempts, { path: recv.path, identity: IDENTITY[entry.interface], secret: SECRET, retryFor, exitAt });
+  const violations = judge(entry.interface, recv.attempts, {
+    path: recv.path,
+    identity: IDENTITY[entry.interface],
+    secret: SECRET,
+    retryFor,
+    exitAt,
+  });
   return { code, killed, stdout, stderr, attempts: recv.attempts, violations, ms: Date.now() - started };
 }
 
 function describeAttempts(attempts) {
   const t0 = attempts[0]?.receivedAt ?? 0;
-  return attempts.map((a) => `      #${a.seq + 1} +${a.receivedAt - t0} ms ${a.eventId ? JSON.stringify(a.eventId).slice(0, 50) : '(no id)'} → ${a.answer ? (a.answer.cut ? 'cut' : a.answer.dup ? '202 dup' : a.answer.status) : 'unanswered'}`).join('\n');
+  return attempts
+    .map(
+      (a) =>
+        `      #${a.seq + 1} +${a.receivedAt - t0} ms ${a.eventId ? JSON.stringify(a.eventId).slice(0, 50) : '(no id)'} → ${a.answer ? (a.answer.cut ? 'cut' : a.answer.dup ? '202 dup' : a.answer.status) : 'unanswered'}`,
+    )
+    .join('\n');
 }
 
 async function witnessFault(entry, verbose) {
@@ -385,16 +567,33 @@ async function witnessFault(entry, verbose) {
   const correct = await runSender(entry, { ...opts, withoutFault: true });
   const expected = broken.violations.filter((x) => x.relation === entry.relation);
   const ok = expected.length > 0 && correct.violations.length === 0 && !correct.killed;
-  const lines = [`${ok ? '✓' : '✗'} ${entry.id} (${entry.relation} ${entry.clause}, ${entry.interface}; script ${JSON.stringify(w.scripts ?? w.script)})`];
-  for (const x of (expected.length ? expected : broken.violations).slice(0, 3)) lines.push(`    broken:  ${x.relation} ${x.clause} ${x.what}`);
+  const lines = [
+    `${ok ? '✓' : '✗'} ${entry.id} (${entry.relation} ${entry.clause}, ${entry.interface}; script ${JSON.stringify(w.scripts ?? w.script)})`,
+  ];
+  for (const x of (expected.length ? expected : broken.violations).slice(0, 3))
+    lines.push(`    broken:  ${x.relation} ${x.clause} ${x.what}`);
   const others = [...new Set(broken.violations.filter((x) => x.relation !== entry.relation).map((x) => x.relation))];
-  if (others.length) lines.push(`    broken, as a consequence: ${others.map((r) => `${r} ×${broken.violations.filter((x) => x.relation === r).length}`).join(', ')}`);
-  if (!expected.length) lines.push(`    broken:  no ${entry.relation} violation (exit ${broken.code}${broken.killed ? ', killed' : ''}, ${broken.attempts.length} attempts)`);
-  if (correct.violations.length === 0) lines.push(`    correct: no violation (exit ${correct.code}, ${correct.attempts.length} attempt(s))`);
+  if (others.length)
+    lines.push(
+      `    broken, as a consequence: ${others.map((r) => `${r} ×${broken.violations.filter((x) => x.relation === r).length}`).join(', ')}`,
+    );
+  if (!expected.length)
+    lines.push(
+      `    broken:  no ${entry.relation} violation (exit ${broken.code}${broken.killed ? ', killed' : ''}, ${broken.attempts.length} attempts)`,
+    );
+  if (correct.violations.length === 0)
+    lines.push(`    correct: no violation (exit ${correct.code}, ${correct.attempts.length} attempt(s))`);
   for (const x of correct.violations.slice(0, 5)) lines.push(`    correct: ${x.relation} ${x.clause} ${x.what}`);
   if (verbose || !ok) {
-    lines.push('    broken attempts:\n' + describeAttempts(broken.attempts), '    correct attempts:\n' + describeAttempts(correct.attempts));
-    if (!ok) lines.push(`    broken stderr: ${broken.stderr.slice(-600)}`, `    correct stderr: ${correct.stderr.slice(-600)}`);
+    lines.push(
+      '    broken attempts:\n' + describeAttempts(broken.attempts),
+      '    correct attempts:\n' + describeAttempts(correct.attempts),
+    );
+    if (!ok)
+      lines.push(
+        `    broken stderr: ${broken.stderr.slice(-600)}`,
+        `    correct stderr: ${correct.stderr.slice(-600)}`,
+      );
   }
   return { ok, lines };
 }
@@ -403,34 +602,148 @@ async function witnessFault(entry, verbose) {
 // latitude would prove nothing. A proof may play its own script. Each returns null when shown, else what is missing.
 const names = (a) => a.rawHeaders.filter((_, i) => i % 2 === 0);
 const connections = (attempts) => new Set(attempts.map((a) => a.conn)).size;
-const firstAttempts = (attempts) => { const seen = new Set(); return attempts.filter((a) => !seen.has(a.eventId) && seen.add(a.eventId)); };
+const firstAttempts = (attempts) => {
+  const seen = new Set();
+  return attempts.filter((a) => !seen.has(a.eventId) && seen.add(a.eventId));
+};
 const waitsAfter = (attempts, pred) => {
   const out = [];
   const byId = new Map();
-  for (const a of attempts) { if (!byId.has(a.eventId)) byId.set(a.eventId, []); byId.get(a.eventId).push(a); }
-  for (const list of byId.values()) for (let i = 0; i + 1 < list.length; i++) if (list[i].answer && pred(list[i].answer)) out.push(list[i + 1].receivedAt - list[i].answeredAt);
+  for (const a of attempts) {
+    if (!byId.has(a.eventId)) byId.set(a.eventId, []);
+    byId.get(a.eventId).push(a);
+  }
+  for (const list of byId.values())
+    for (let i = 0; i + 1 < list.length; i++)
+      if (list[i].answer && pred(list[i].answer)) out.push(list[i + 1].receivedAt - list[i].answeredAt);
   return out;
 };
 const VARIANT_PROOFS = {
-  'wild-node-jitter': { check: (at) => { const w = waitsAfter(at, (x) => x.status === 503); return Math.max(...w) - Math.min(...w) > 15 ? null : `the waits after 503 (${w.join(', ')} ms) show no jitter`; } },
-  'wild-node-large-base-cap': { script: [503, 503, 503, 503, 503, 202], check: (at) => { const w = waitsAfter(at, (x) => x.status === 503); return w[0] >= 950 && w[3] < 5000 && w[4] < 5000 && w[4] >= 3900 ? null : `waits ${w.join(', ')} ms are not 1 s doubling to a 4 s cap`; } },
-  'wild-node-wait-max': { script: [503, 503, 503, '429:1', 202], check: (at) => { const w = waitsAfter(at, (x) => x.status === 429); return w.every((x) => x >= 1900) ? null : `after "Retry-After: 1" with its own backoff at 2 s it waited ${w.join(', ')} ms`; } },
-  'wild-node-mixed-case-headers': { check: (at) => at.every((a) => names(a).includes('x-cAi-sOuRcE') && names(a).includes('cOnTeNt-tYpE')) ? null : `header names ${names(at[0]).join(', ')}` },
-  'wild-node-upper-case-headers': { check: (at) => at.every((a) => names(a).includes('X-CAI-SIGNATURE') && names(a).includes('CONTENT-TYPE')) ? null : `header names ${names(at[0]).join(', ')}` },
-  'wild-node-pipelined': { check: (at) => { const f = firstAttempts(at); return connections(f) === 1 && connections(at) === 1 + at.length - f.length ? null : `the first attempts came on ${connections(f)} connection(s), the whole run on ${connections(at)} for ${at.length} attempts`; } },
-  'wild-node-http10': { check: (at) => at.every((a) => a.version === '1.0') && connections(at) === at.length ? null : `HTTP versions ${[...new Set(at.map((a) => a.version))].join(', ')}, ${connections(at)} connections for ${at.length} attempts` },
-  'wild-node-expect-continue': { check: (at) => at.every((a) => a.headers.expect === '100-continue') ? null : 'an attempt without Expect: 100-continue' },
-  'wild-node-tiny-chunks': { check: (at) => at.every((a) => /chunked/.test(a.headers['transfer-encoding'] ?? '') && a.headers['content-length'] === undefined) ? null : 'an attempt not chunked' },
-  'wild-node-parallel-own-connections': { check: (at) => { const f = firstAttempts(at); return connections(at) === at.length && f.filter((a) => a.receivedAt <= f[0].answeredAt + 50).length >= 5 ? null : `${connections(at)} connections for ${at.length} attempts, or not at once`; } },
-  'wild-node-keep-alive-at-once': { check: (at) => connections(at) <= at.length / 2 ? null : `${connections(at)} connections for ${at.length} attempts` },
-  'wild-node-unicode-ids': { check: (at) => at.every((a) => [...a.eventId].length === 120 && a.eventId.length > 120) ? null : 'an event_id not of 120 code points over 120 UTF-16 units' },
-  'wild-python-pretty-crlf': { check: (at) => at.every((a) => a.body.includes('{\r\n  "')) ? null : 'a body not pretty-printed with CRLF' },
-  'wild-python-key-orders': { check: (at) => new Set(firstAttempts(at).map((a) => Object.keys(a.doc).slice(0, 3).join())).size >= 3 ? null : 'the documents share one key order' },
-  'wild-python-one-connection': { check: (at) => connections(at) <= at.length / 2 ? null : `${connections(at)} connections for ${at.length} attempts` },
-  'wild-python-offsets-extra-fields': { check: (at) => at.every((a) => 'x_wild_priority' in a.doc && 'x_utm' in a.doc.origin) && at.some((a) => /\+05:45$/.test(a.doc.origin.captured_at)) && at.every((a) => /\.\d{6}[+-]/.test(a.doc.origin.captured_at)) ? null : 'no unknown fields, +05:45 offset or microseconds' },
-  'wild-python-required-only-ascii': { check: (at) => at.every((a) => a.body.every((b) => b < 128) && a.body.includes('\\u') && !('origin' in a.doc) && !('city' in a.doc)) ? null : 'a body with raw non-ASCII bytes or optional fields' },
-  'wild-node-http-date-forms': { script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202], check: (at) => { const w = waitsAfter(at, (x) => x.status === 429); return w.length === 3 && w[0] >= 900 && w[1] >= 900 ? null : `waits after three HTTP-dates: ${w.join(', ')} ms`; } },
-  'wild-python-lower-case-http-date': { script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202], check: (at) => at.every((a) => names(a).every((n) => n === n.toLowerCase() || n === 'Host' || n === 'Accept-Encoding' || n === 'Content-Length')) && at.some((a) => a.body.includes('", "')) ? null : `header names ${names(at[0]).join(', ')}` },
+  'wild-node-jitter': {
+    check: (at) => {
+      const w = waitsAfter(at, (x) => x.status === 503);
+      return Math.max(...w) - Math.min(...w) > 15 ? null : `the waits after 503 (${w.join(', ')} ms) show no jitter`;
+    },
+  },
+  'wild-node-large-base-cap': {
+    script: [503, 503, 503, 503, 503, 202],
+    check: (at) => {
+      const w = waitsAfter(at, (x) => x.status === 503);
+      return w[0] >= 950 && w[3] < 5000 && w[4] < 5000 && w[4] >= 3900
+        ? null
+        : `waits ${w.join(', ')} ms are not 1 s doubling to a 4 s cap`;
+    },
+  },
+  'wild-node-wait-max': {
+    script: [503, 503, 503, '429:1', 202],
+    check: (at) => {
+      const w = waitsAfter(at, (x) => x.status === 429);
+      return w.every((x) => x >= 1900)
+        ? null
+        : `after "Retry-After: 1" with its own backoff at 2 s it waited ${w.join(', ')} ms`;
+    },
+  },
+  'wild-node-mixed-case-headers': {
+    check: (at) =>
+      at.every((a) => names(a).includes('x-cAi-sOuRcE') && names(a).includes('cOnTeNt-tYpE'))
+        ? null
+        : `header names ${names(at[0]).join(', ')}`,
+  },
+  'wild-node-upper-case-headers': {
+    check: (at) =>
+      at.every((a) => names(a).includes('X-CAI-SIGNATURE') && names(a).includes('CONTENT-TYPE'))
+        ? null
+        : `header names ${names(at[0]).join(', ')}`,
+  },
+  'wild-node-pipelined': {
+    check: (at) => {
+      const f = firstAttempts(at);
+      return connections(f) === 1 && connections(at) === 1 + at.length - f.length
+        ? null
+        : `the first attempts came on ${connections(f)} connection(s), the whole run on ${connections(at)} for ${at.length} attempts`;
+    },
+  },
+  'wild-node-http10': {
+    check: (at) =>
+      at.every((a) => a.version === '1.0') && connections(at) === at.length
+        ? null
+        : `HTTP versions ${[...new Set(at.map((a) => a.version))].join(', ')}, ${connections(at)} connections for ${at.length} attempts`,
+  },
+  'wild-node-expect-continue': {
+    check: (at) =>
+      at.every((a) => a.headers.expect === '100-continue') ? null : 'an attempt without Expect: 100-continue',
+  },
+  'wild-node-tiny-chunks': {
+    check: (at) =>
+      at.every((a) => /chunked/.test(a.headers['transfer-encoding'] ?? '') && a.headers['content-length'] === undefined)
+        ? null
+        : 'an attempt not chunked',
+  },
+  'wild-node-parallel-own-connections': {
+    check: (at) => {
+      const f = firstAttempts(at);
+      return connections(at) === at.length && f.filter((a) => a.receivedAt <= f[0].answeredAt + 50).length >= 5
+        ? null
+        : `${connections(at)} connections for ${at.length} attempts, or not at once`;
+    },
+  },
+  'wild-node-keep-alive-at-once': {
+    check: (at) =>
+      connections(at) <= at.length / 2 ? null : `${connections(at)} connections for ${at.length} attempts`,
+  },
+  'wild-node-unicode-ids': {
+    check: (at) =>
+      at.every((a) => [...a.eventId].length === 120 && a.eventId.length > 120)
+        ? null
+        : 'an event_id not of 120 code points over 120 UTF-16 units',
+  },
+  'wild-python-pretty-crlf': {
+    check: (at) => (at.every((a) => a.body.includes('{\r\n  "')) ? null : 'a body not pretty-printed with CRLF'),
+  },
+  'wild-python-key-orders': {
+    check: (at) =>
+      new Set(firstAttempts(at).map((a) => Object.keys(a.doc).slice(0, 3).join())).size >= 3
+        ? null
+        : 'the documents share one key order',
+  },
+  'wild-python-one-connection': {
+    check: (at) =>
+      connections(at) <= at.length / 2 ? null : `${connections(at)} connections for ${at.length} attempts`,
+  },
+  'wild-python-offsets-extra-fields': {
+    check: (at) =>
+      at.every((a) => 'x_wild_priority' in a.doc && 'x_utm' in a.doc.origin) &&
+      at.some((a) => /\+05:45$/.test(a.doc.origin.captured_at)) &&
+      at.every((a) => /\.\d{6}[+-]/.test(a.doc.origin.captured_at))
+        ? null
+        : 'no unknown fields, +05:45 offset or microseconds',
+  },
+  'wild-python-required-only-ascii': {
+    check: (at) =>
+      at.every(
+        (a) => a.body.every((b) => b < 128) && a.body.includes('\\u') && !('origin' in a.doc) && !('city' in a.doc),
+      )
+        ? null
+        : 'a body with raw non-ASCII bytes or optional fields',
+  },
+  'wild-node-http-date-forms': {
+    script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202],
+    check: (at) => {
+      const w = waitsAfter(at, (x) => x.status === 429);
+      return w.length === 3 && w[0] >= 900 && w[1] >= 900 ? null : `waits after three HTTP-dates: ${w.join(', ')} ms`;
+    },
+  },
+  'wild-python-lower-case-http-date': {
+    script: ['429-rfc850:2', '429-asctime:2', '429-date:1', 202],
+    check: (at) =>
+      at.every((a) =>
+        names(a).every(
+          (n) => n === n.toLowerCase() || n === 'Host' || n === 'Accept-Encoding' || n === 'Content-Length',
+        ),
+      ) && at.some((a) => a.body.includes('", "'))
+        ? null
+        : `header names ${names(at[0]).join(', ')}`,
+  },
 };
 
 async function witnessVariant(entry, verbose) {
@@ -446,7 +759,8 @@ async function witnessVariant(entry, verbose) {
     const ids = new Set(r.attempts.map((a) => a.eventId));
     const settled = r.code === 0 && ids.size === entry.count;
     const problems = r.violations.map((x) => `${x.relation} ${x.clause} ${x.what}`);
-    if (!settled) problems.push(`expected ${entry.count} documents accepted (exit 0), saw ${ids.size} and exit ${r.code}`);
+    if (!settled)
+      problems.push(`expected ${entry.count} documents accepted (exit 0), saw ${ids.size} and exit ${r.code}`);
     // The proof is read on the default script unless it has its own.
     if (proof && (proof.script ? script === proof.script : script === VARIANT_SCRIPT)) {
       const missing = r.attempts.length ? proof.check(r.attempts) : 'nothing arrived';
@@ -454,32 +768,50 @@ async function witnessVariant(entry, verbose) {
     }
     if (!proof && script === VARIANT_SCRIPT) problems.push('no proof of its latitude in VARIANT_PROOFS');
     ok &&= problems.length === 0;
-    lines.push(`  ${problems.length ? '✗' : '✓'} script ${JSON.stringify(script)}: ${r.attempts.length} attempts, exit ${r.code}, ${r.ms} ms`);
+    lines.push(
+      `  ${problems.length ? '✗' : '✓'} script ${JSON.stringify(script)}: ${r.attempts.length} attempts, exit ${r.code}, ${r.ms} ms`,
+    );
     for (const p of problems.slice(0, 5)) lines.push(`      ${p}`);
     if (verbose || problems.length) lines.push(describeAttempts(r.attempts), `      stderr: ${r.stderr.slice(-600)}`);
   }
-  return { ok, lines: [`${ok ? '✓' : '✗'} ${entry.id} (${entry.interface}, ${entry.count} document(s)): ${entry.description}`, ...lines] };
+  return {
+    ok,
+    lines: [
+      `${ok ? '✓' : '✗'} ${entry.id} (${entry.interface}, ${entry.count} document(s)): ${entry.description}`,
+      ...lines,
+    ],
+  };
 }
 
 function checkCatalogue() {
   const problems = [];
   const py = JSON.parse(execFileSync('python3', [join(HERE, 'wild_sender.py'), '--list-faults'], { encoding: 'utf8' }));
-  const same = (a, b) => a.length === b.length && a.every((f, i) => ['name', 'interface', 'relation', 'clause', 'description'].every((k) => f[k] === b[i][k]));
+  const same = (a, b) =>
+    a.length === b.length &&
+    a.every((f, i) => ['name', 'interface', 'relation', 'clause', 'description'].every((k) => f[k] === b[i][k]));
   if (!same(py, PYTHON_FAULTS)) problems.push('catalogue.mjs PYTHON_FAULTS differs from wild_sender.py --list-faults');
-  for (const f of [...NODE_FAULTS, ...PYTHON_FAULTS]) if (!WITNESSES[f.name]) problems.push(`no witness script for ${f.name}`);
+  for (const f of [...NODE_FAULTS, ...PYTHON_FAULTS])
+    if (!WITNESSES[f.name]) problems.push(`no witness script for ${f.name}`);
   const names = [...NODE_FAULTS, ...PYTHON_FAULTS].map((f) => f.name);
   if (new Set(names).size !== names.length) problems.push('a fault name is used twice');
   const readme = readFileSync(join(HERE, 'README.md'), 'utf8');
-  for (const e of [...BROKEN, ...CORRECT]) if (!readme.includes(`\`${e.id}\``)) problems.push(`README.md does not list ${e.id}`);
+  for (const e of [...BROKEN, ...CORRECT])
+    if (!readme.includes(`\`${e.id}\``)) problems.push(`README.md does not list ${e.id}`);
   return problems;
 }
 
 async function pool(items, jobs, fn) {
   const out = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, async () => {
-    while (next < items.length) { const i = next++; out[i] = await fn(items[i]); console.log(out[i].lines.join('\n')); }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+        console.log(out[i].lines.join('\n'));
+      }
+    }),
+  );
   return out;
 }
 
@@ -489,15 +821,23 @@ function tables() {
   const out = ['| id | if | relation | clause | the mistake | witness script |', '|---|---|---|---|---|---|'];
   for (const e of BROKEN) {
     const w = WITNESSES[e.command.at(-1)];
-    out.push(`| \`${e.id}\` | ${e.interface} | ${e.relation} | ${e.clause} | ${esc(e.description)} | \`${JSON.stringify(w.scripts ?? w.script).replace(/"/g, '')}\`${w.retryFor ? `, retry period ${w.retryFor / 1000} s` : ''} |`);
+    out.push(
+      `| \`${e.id}\` | ${e.interface} | ${e.relation} | ${e.clause} | ${esc(e.description)} | \`${JSON.stringify(w.scripts ?? w.script).replace(/"/g, '')}\`${w.retryFor ? `, retry period ${w.retryFor / 1000} s` : ''} |`,
+    );
   }
   out.push('', '| id | if | relation | latitude used | options |', '|---|---|---|---|---|');
-  for (const e of CORRECT) out.push(`| \`${e.id}\` | ${e.interface} | ${e.relation} ${e.clause} | ${esc(e.description)} | \`${e.command.slice(4).join(' ')}\` |`);
+  for (const e of CORRECT)
+    out.push(
+      `| \`${e.id}\` | ${e.interface} | ${e.relation} ${e.clause} | ${esc(e.description)} | \`${e.command.slice(4).join(' ')}\` |`,
+    );
   return out.join('\n');
 }
 
 async function main(argv) {
-  if (argv.includes('--tables')) { console.log(tables()); return 0; }
+  if (argv.includes('--tables')) {
+    console.log(tables());
+    return 0;
+  }
   const verbose = argv.includes('--verbose');
   const ji = argv.indexOf('--jobs');
   const jobs = ji >= 0 ? Number(argv[ji + 1]) : 2;
@@ -505,11 +845,17 @@ async function main(argv) {
   if (argv.includes('--check-catalogue')) {
     const p = checkCatalogue();
     for (const x of p) console.log(`✗ ${x}`);
-    console.log(p.length ? `${p.length} problem(s)` : `✓ the catalogue matches both FAULTS tables (${BROKEN.length} faults, ${CORRECT.length} correct senders)`);
+    console.log(
+      p.length
+        ? `${p.length} problem(s)`
+        : `✓ the catalogue matches both FAULTS tables (${BROKEN.length} faults, ${CORRECT.length} correct senders)`,
+    );
     return p.length ? 1 : 0;
   }
   if (argv.includes('--variants')) {
-    const list = names.length ? CORRECT.filter((e) => names.includes(e.id) || names.includes(e.id.replace(/^wild-(node|python)-/, ''))) : CORRECT;
+    const list = names.length
+      ? CORRECT.filter((e) => names.includes(e.id) || names.includes(e.id.replace(/^wild-(node|python)-/, '')))
+      : CORRECT;
     const res = await pool(list, jobs, (e) => witnessVariant(e, verbose));
     const bad = res.filter((r) => !r.ok).length;
     console.log(`${list.length - bad}/${list.length} correct senders passed`);
@@ -524,7 +870,10 @@ async function main(argv) {
     return 2;
   }
   const p = checkCatalogue();
-  if (p.length) { for (const x of p) console.log(`✗ ${x}`); return 1; }
+  if (p.length) {
+    for (const x of p) console.log(`✗ ${x}`);
+    return 1;
+  }
   const res = await pool(list, jobs, (e) => witnessFault(e, verbose));
   const bad = res.filter((r) => !r.ok).length;
   console.log(`${list.length - bad}/${list.length} faults shown`);

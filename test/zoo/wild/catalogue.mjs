@@ -26,221 +26,200 @@ const A_ENV = { CAI_SECRET: A_JOBS_SECRET, CAI_CALLBACK_SECRET: A_EVENTS_SECRET 
 // receiver_b.py --list-faults prints the same table (witness.mjs --all checks that they agree).
 export const B_FAULTS = [
   {
-    name: "content-type-exact",
-    relation: "RB1",
-    clause: "§2, §4.2",
+    name: 'content-type-exact',
+    relation: 'RB1',
+    clause: '§2, §4.2',
     description:
       "refuses (415) any Content-Type but the exact string application/json: 'application/json; charset=utf-8' is refused",
   },
   {
-    name: "chunked-411",
-    relation: "RB1",
-    clause: "§4.2",
-    description:
-      "reads the body by Content-Length only: a chunked request body is answered 411",
+    name: 'chunked-411',
+    relation: 'RB1',
+    clause: '§4.2',
+    description: 'reads the body by Content-Length only: a chunked request body is answered 411',
   },
   {
-    name: "envelope-fields-per-type",
-    relation: "RB1",
-    clause: "§2.4, §9.2",
+    name: 'envelope-fields-per-type',
+    relation: 'RB1',
+    clause: '§2.4, §9.2',
     description:
-      "takes the lists of §2.6/§2.7 as closed: an envelope field (provider_job_id, channel...) on an appointment or job.closed event is refused 400",
+      'takes the lists of §2.6/§2.7 as closed: an envelope field (provider_job_id, channel...) on an appointment or job.closed event is refused 400',
   },
   {
-    name: "no-drain-on-401",
-    relation: "RB1",
-    clause: "§4.2, §7",
+    name: 'no-drain-on-401',
+    relation: 'RB1',
+    clause: '§4.2, §7',
     description:
-      "answers a 401 decided from the headers before reading the body and keeps the connection: the next request on it is read from the unread body and refused",
+      'answers a 401 decided from the headers before reading the body and keeps the connection: the next request on it is read from the unread body and refused',
   },
   {
-    name: "date-time-whole-hour-offsets",
-    relation: "RB1",
-    clause: "§2.1",
-    description:
-      "accepts only offsets of whole hours (±HH:00, Z): +05:45 or -09:30 is refused 400",
+    name: 'date-time-whole-hour-offsets',
+    relation: 'RB1',
+    clause: '§2.1',
+    description: 'accepts only offsets of whole hours (±HH:00, Z): +05:45 or -09:30 is refused 400',
   },
   {
-    name: "size-at-limit-refused",
-    relation: "RB1",
-    clause: "§8",
-    description:
-      "refuses (413) a body of exactly 256 KB: the limit is compared with >=",
+    name: 'size-at-limit-refused',
+    relation: 'RB1',
+    clause: '§8',
+    description: 'refuses (413) a body of exactly 256 KB: the limit is compared with >=',
   },
   {
-    name: "dedupe-by-type",
-    relation: "RB2",
-    clause: "§6.1",
-    description:
-      "keys its dedupe memory on (event type, event_id): the repeat with another type is new",
+    name: 'dedupe-by-type',
+    relation: 'RB2',
+    clause: '§6.1',
+    description: 'keys its dedupe memory on (event type, event_id): the repeat with another type is new',
   },
   {
-    name: "dedupe-per-connection",
-    relation: "RB2",
-    clause: "§6.1",
-    description:
-      "keeps its dedupe memory per connection: a repeat on a new connection is new",
+    name: 'dedupe-per-connection',
+    relation: 'RB2',
+    clause: '§6.1',
+    description: 'keeps its dedupe memory per connection: a repeat on a new connection is new',
   },
   {
-    name: "dedupe-forgets-after-100",
-    relation: "RB2",
-    clause: "§6.1",
-    description:
-      "remembers the last 100 event_ids only: a repeat after 100 others is new",
+    name: 'dedupe-forgets-after-100',
+    relation: 'RB2',
+    clause: '§6.1',
+    description: 'remembers the last 100 event_ids only: a repeat after 100 others is new',
   },
   {
-    name: "dedupe-race",
-    relation: "RB2",
-    clause: "§6.1",
+    name: 'dedupe-race',
+    relation: 'RB2',
+    clause: '§6.1',
     description:
-      "checks the memory, stores the record, then marks the id: of concurrent repeats of a new event_id several are recorded as new",
+      'checks the memory, stores the record, then marks the id: of concurrent repeats of a new event_id several are recorded as new',
   },
   {
-    name: "dedupe-raw-id",
-    relation: "RB2",
-    clause: "§6.1",
-    description:
-      "keys its memory on the event_id as spelt in the raw body: the same id sent with a \\u escape is new",
+    name: 'dedupe-raw-id',
+    relation: 'RB2',
+    clause: '§6.1',
+    description: 'keys its memory on the event_id as spelt in the raw body: the same id sent with a \\u escape is new',
   },
   {
-    name: "dedupe-first-64",
-    relation: "RB3",
-    clause: "§6.1",
+    name: 'dedupe-first-64',
+    relation: 'RB3',
+    clause: '§6.1',
     description:
-      "keys its memory on the first 64 characters of the event_id (a column of 64): two ids that differ after them are one",
+      'keys its memory on the first 64 characters of the event_id (a column of 64): two ids that differ after them are one',
   },
   {
-    name: "dedupe-url-decoded",
-    relation: "RB3",
-    clause: "§6.1",
-    description:
-      "keys its memory on the percent-decoded event_id: 'a%2Fb' after 'a/b' is a repeat",
+    name: 'dedupe-url-decoded',
+    relation: 'RB3',
+    clause: '§6.1',
+    description: "keys its memory on the percent-decoded event_id: 'a%2Fb' after 'a/b' is a repeat",
   },
   {
-    name: "duplicate-before-auth",
-    relation: "RB4",
-    clause: "§5, §7",
-    description:
-      "looks the event_id up before verifying: a repeat with a wrong signature is answered 202 duplicate",
+    name: 'duplicate-before-auth',
+    relation: 'RB4',
+    clause: '§5, §7',
+    description: 'looks the event_id up before verifying: a repeat with a wrong signature is answered 202 duplicate',
   },
   {
-    name: "provider-optional",
-    relation: "RB4",
-    clause: "§5.6",
-    description:
-      "takes a missing X-CAI-Provider for its one provider: the request is accepted",
+    name: 'provider-optional',
+    relation: 'RB4',
+    clause: '§5.6',
+    description: 'takes a missing X-CAI-Provider for its one provider: the request is accepted',
   },
   {
-    name: "timestamp-int-parse",
-    relation: "RB4",
-    clause: "§4.2, §5.4",
+    name: 'timestamp-int-parse',
+    relation: 'RB4',
+    clause: '§4.2, §5.4',
     description:
       "parses X-CAI-Timestamp with int(): '1_700_000_000', ' 1700000000' or '+1700000000' are accepted when signed",
   },
   {
-    name: "origin-x-forwarded-for",
-    relation: "RB4",
-    clause: "§5.7",
+    name: 'origin-x-forwarded-for',
+    relation: 'RB4',
+    clause: '§5.7',
     description:
-      "takes the origin from X-Forwarded-For when present: an unregistered address that claims a registered one is accepted",
+      'takes the origin from X-Forwarded-For when present: an unregistered address that claims a registered one is accepted',
   },
   {
-    name: "non-object-500",
-    relation: "RB5",
-    clause: "§2.4, §7",
-    description:
-      "reads fields of the parsed body without checking it is an object: [] or 1 is answered 500",
+    name: 'non-object-500',
+    relation: 'RB5',
+    clause: '§2.4, §7',
+    description: 'reads fields of the parsed body without checking it is an object: [] or 1 is answered 500',
   },
   {
-    name: "bad-utf8-500",
-    relation: "RB5",
-    clause: "§2, §7",
-    description:
-      "catches JSONDecodeError only: a body that is not UTF-8 is answered 500",
+    name: 'bad-utf8-500',
+    relation: 'RB5',
+    clause: '§2, §7',
+    description: 'catches JSONDecodeError only: a body that is not UTF-8 is answered 500',
   },
   {
-    name: "date-time-offset-optional",
-    relation: "RB5",
-    clause: "§2.1",
-    description:
-      "takes the offset of a date-time as optional: 2024-05-01T10:00:00 is accepted",
+    name: 'date-time-offset-optional',
+    relation: 'RB5',
+    clause: '§2.1',
+    description: 'takes the offset of a date-time as optional: 2024-05-01T10:00:00 is accepted',
   },
   {
-    name: "duplicate-before-schema",
-    relation: "RB5",
-    clause: "§6.1, §7",
+    name: 'duplicate-before-schema',
+    relation: 'RB5',
+    clause: '§6.1, §7',
     description:
-      "looks the event_id up before validating: an invalid document with an accepted id is answered 202 duplicate",
+      'looks the event_id up before validating: an invalid document with an accepted id is answered 202 duplicate',
   },
   {
-    name: "e164-strips-formatting",
-    relation: "RB5",
-    clause: "§2.1",
-    description:
-      "strips spaces, dashes, dots and parentheses before checking E.164: '+1 415-555-2671' is accepted",
+    name: 'e164-strips-formatting',
+    relation: 'RB5',
+    clause: '§2.1',
+    description: "strips spaces, dashes, dots and parentheses before checking E.164: '+1 415-555-2671' is accepted",
   },
   {
-    name: "size-truncates",
-    relation: "RB6",
-    clause: "§8",
-    description:
-      "reads at most 256 KB and judges what it read: an oversize body fails the signature (401), never 413",
+    name: 'size-truncates',
+    relation: 'RB6',
+    clause: '§8',
+    description: 'reads at most 256 KB and judges what it read: an oversize body fails the signature (401), never 413',
   },
   {
-    name: "size-of-compact-json",
-    relation: "RB6",
-    clause: "§8",
+    name: 'size-of-compact-json',
+    relation: 'RB6',
+    clause: '§8',
     description:
-      "measures the re-serialised compact document, not the body: a pretty-printed body over 256 KB is accepted",
+      'measures the re-serialised compact document, not the body: a pretty-printed body over 256 KB is accepted',
   },
   {
-    name: "negative-cache",
-    relation: "RB7",
-    clause: "§7",
-    description:
-      "remembers the event_ids it refused as invalid: the same id sent next, valid, is refused 400",
+    name: 'negative-cache',
+    relation: 'RB7',
+    clause: '§7',
+    description: 'remembers the event_ids it refused as invalid: the same id sent next, valid, is refused 400',
   },
   {
-    name: "records-before-window",
-    relation: "RB7",
-    clause: "§5.5",
+    name: 'records-before-window',
+    relation: 'RB7',
+    clause: '§5.5',
     description:
-      "records the event once the signature verifies, then judges the window: a stale request is refused 401 but its id is answered duplicate next",
+      'records the event once the signature verifies, then judges the window: a stale request is refused 401 but its id is answered duplicate next',
   },
   {
-    name: "duplicate-200",
-    relation: "RB8",
-    clause: "§2.13",
-    description:
-      "answers the duplicate with status 200 (the body is right)",
+    name: 'duplicate-200',
+    relation: 'RB8',
+    clause: '§2.13',
+    description: 'answers the duplicate with status 200 (the body is right)',
   },
   {
-    name: "duplicate-text-plain",
-    relation: "RB8",
-    clause: "§2, §2.13",
-    description:
-      "labels the duplicate body text/plain",
+    name: 'duplicate-text-plain',
+    relation: 'RB8',
+    clause: '§2, §2.13',
+    description: 'labels the duplicate body text/plain',
   },
   {
-    name: "same-body-for-both",
-    relation: "RB8",
-    clause: "§2.13, §4.2",
-    description:
-      "answers every acceptance with {\"ok\":true,\"duplicate\":true}, the first one included",
+    name: 'same-body-for-both',
+    relation: 'RB8',
+    clause: '§2.13, §4.2',
+    description: 'answers every acceptance with {"ok":true,"duplicate":true}, the first one included',
   },
   {
-    name: "duplicate-ok-false",
-    relation: "RB8",
-    clause: "§2.13",
-    description:
-      "answers the duplicate {\"ok\":false,\"duplicate\":true}",
+    name: 'duplicate-ok-false',
+    relation: 'RB8',
+    clause: '§2.13',
+    description: 'answers the duplicate {"ok":false,"duplicate":true}',
   },
   {
-    name: "429-no-retry-after",
-    relation: "RB8",
-    clause: "§7",
-    description:
-      "a request cap (every 5th request) answered 429 without Retry-After",
+    name: '429-no-retry-after',
+    relation: 'RB8',
+    clause: '§7',
+    description: 'a request cap (every 5th request) answered 429 without Retry-After',
   },
 ];
 
@@ -266,7 +245,8 @@ const B_CORRECT = [
     id: 'wild-b-file-memory',
     relation: 'RB2',
     clause: '§6.1',
-    description: 'the dedupe memory is a file (JSON lines, fsynced before the answer; with --store PATH read back at start)',
+    description:
+      'the dedupe memory is a file (JSON lines, fsynced before the answer; with --store PATH read back at start)',
     args: ['--store', 'auto'],
   },
   {
@@ -329,7 +309,8 @@ const A_CORRECT = [
     id: 'wild-a-ack-extra',
     relation: 'RA1',
     clause: '§2.3, §9.2',
-    description: 'the acknowledgment carries extra fields (status, received_at, branch_code), labelled with charset=utf-8',
+    description:
+      'the acknowledgment carries extra fields (status, received_at, branch_code), labelled with charset=utf-8',
     args: ['--ack-extra', '--charset'],
   },
   {

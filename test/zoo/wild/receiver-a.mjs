@@ -57,7 +57,8 @@ export const FAULTS = {
   'dedupe-by-lead-and-id': {
     relation: 'RA2',
     clause: '§2.2',
-    description: 'keys its jobs on (lead_id, event_id): a repeat with another lead_id is a new job and a second conversation',
+    description:
+      'keys its jobs on (lead_id, event_id): a repeat with another lead_id is a new job and a second conversation',
   },
   'dedupe-race': {
     relation: 'RA2',
@@ -88,7 +89,8 @@ export const FAULTS = {
   'repeat-before-auth': {
     relation: 'RA4',
     clause: '§5, §2.2',
-    description: 'answers a repeated event_id from its memory before verifying: a repeat with a wrong signature gets the 202 acknowledgment',
+    description:
+      'answers a repeated event_id from its memory before verifying: a repeat with a wrong signature gets the 202 acknowledgment',
   },
   // RA5: schema
   'contact-null-500': {
@@ -157,7 +159,8 @@ export const FAULTS = {
   'callback-event-id-from-job-id': {
     relation: 'RA8',
     clause: '§2.4, §8',
-    description: 'derives event_ids from the job\'s event_id plus a suffix: a long job id gives event_ids over 120 characters',
+    description:
+      "derives event_ids from the job's event_id plus a suffix: a long job id gives event_ids over 120 characters",
   },
   'callback-no-content-type': {
     relation: 'RA8',
@@ -204,9 +207,32 @@ const LANGTAG =
 const BCP47 = new RegExp(`^(?:${LANGTAG}|x(?:-${ALNUM}{1,8})+)$`, 'i');
 const GRANDFATHERED = new Set(
   [
-    'en-GB-oed', 'i-ami', 'i-bnn', 'i-default', 'i-enochian', 'i-hak', 'i-klingon', 'i-lux', 'i-mingo', 'i-navajo',
-    'i-pwn', 'i-tao', 'i-tay', 'i-tsu', 'sgn-BE-FR', 'sgn-BE-NL', 'sgn-CH-DE', 'art-lojban', 'cel-gaulish',
-    'no-bok', 'no-nyn', 'zh-guoyu', 'zh-hakka', 'zh-min', 'zh-min-nan', 'zh-xiang',
+    'en-GB-oed',
+    'i-ami',
+    'i-bnn',
+    'i-default',
+    'i-enochian',
+    'i-hak',
+    'i-klingon',
+    'i-lux',
+    'i-mingo',
+    'i-navajo',
+    'i-pwn',
+    'i-tao',
+    'i-tay',
+    'i-tsu',
+    'sgn-BE-FR',
+    'sgn-BE-NL',
+    'sgn-CH-DE',
+    'art-lojban',
+    'cel-gaulish',
+    'no-bok',
+    'no-nyn',
+    'zh-guoyu',
+    'zh-hakka',
+    'zh-min',
+    'zh-min-nan',
+    'zh-xiang',
   ].map((t) => t.toLowerCase()),
 );
 
@@ -289,7 +315,8 @@ export function validateJob(job, fault) {
   if ('brief' in job) {
     const b = job.brief;
     if (!isObject(b)) bad('brief must be an object');
-    if ('intent' in b && fault !== 'intent-unchecked' && !INTENTS.includes(b.intent)) bad('brief.intent is not a value of §2.9');
+    if ('intent' in b && fault !== 'intent-unchecked' && !INTENTS.includes(b.intent))
+      bad('brief.intent is not a value of §2.9');
     if ('notes' in b && typeof b.notes !== 'string') bad('brief.notes must be a string');
   }
   if (fault === 'callback-url-optional' && !('callback_url' in job)) return;
@@ -298,8 +325,13 @@ export function validateJob(job, fault) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const sign = (secret, ts, body) =>
-  'sha256=' + crypto.createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}.`), body])).digest('hex');
-const quote = (s) => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  'sha256=' +
+  crypto
+    .createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${ts}.`), body]))
+    .digest('hex');
+const quote = (s) =>
+  JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 
 function isLoopback(url) {
   const h = new URL(url).hostname;
@@ -344,7 +376,8 @@ export function createProvider(opts) {
   function ackBody(rec, repeat) {
     answers += 1;
     // the fault: a repeat is answered with the next number of the unit's pool, not the one the job was given
-    const number = fault === 'repeat-reassigns-number' && repeat ? numberFor(rec.job.branch_code, answers % 3 || 3) : rec.number;
+    const number =
+      fault === 'repeat-reassigns-number' && repeat ? numberFor(rec.job.branch_code, answers % 3 || 3) : rec.number;
     const body = { provider_job_id: rec.providerJobId, assigned_number_e164: number };
     if (opts.ackExtra) {
       body.status = 'accepted';
@@ -382,7 +415,12 @@ export function createProvider(opts) {
     if (err.kind === 'schema') status = opts.schemaStatus;
     const style = opts.errors;
     if (style === 'problem') {
-      answer(res, status, { type: 'about:blank', title: http.STATUS_CODES[status] ?? 'Error', status, detail: err.message }, 'application/problem+json');
+      answer(
+        res,
+        status,
+        { type: 'about:blank', title: http.STATUS_CODES[status] ?? 'Error', status, detail: err.message },
+        'application/problem+json',
+      );
     } else if (style === 'text') answer(res, status, `${status} ${err.message}\n`, 'text/plain; charset=utf-8');
     else if (style === 'empty') answer(res, status, null);
     else answer(res, status, { error: { status, message: err.message } }, jsonType());
@@ -407,7 +445,9 @@ export function createProvider(opts) {
           kept += chunk.length;
         }
       });
-      req.on('end', () => resolve({ raw: fault === 'body-string-concat' ? Buffer.from(text) : Buffer.concat(parts), size }));
+      req.on('end', () =>
+        resolve({ raw: fault === 'body-string-concat' ? Buffer.from(text) : Buffer.concat(parts), size }),
+      );
       req.on('error', reject);
     });
   }
@@ -424,12 +464,14 @@ export function createProvider(opts) {
   }
 
   function checkWindow(stamp) {
-    if (Math.abs(Math.floor(Date.now() / 1000) - Number(stamp)) > WINDOW) throw new Refused('auth', 401, 'timestamp outside the window');
+    if (Math.abs(Math.floor(Date.now() / 1000) - Number(stamp)) > WINDOW)
+      throw new Refused('auth', 401, 'timestamp outside the window');
   }
 
   function checkSignature(req, stamp, raw) {
     const given = req.headers['x-cai-signature'];
-    if (typeof given !== 'string' || !SIGNATURE.test(given)) throw new Refused('auth', 401, 'missing or malformed signature');
+    if (typeof given !== 'string' || !SIGNATURE.test(given))
+      throw new Refused('auth', 401, 'missing or malformed signature');
     const expected = Buffer.from(sign(opts.jobsSecret, stamp, raw));
     if (!crypto.timingSafeEqual(expected, Buffer.from(given))) throw new Refused('auth', 401, 'wrong signature');
   }
@@ -497,7 +539,10 @@ export function createProvider(opts) {
     process.stdout.write(`job ${quote(rec.job.event_id)} ${rec.providerJobId}\n`);
     answerAck(res, rec);
     if (!opts.noCallbacks && typeof rec.job.callback_url === 'string') {
-      setTimeout(() => converse(rec).catch((e) => process.stderr.write(`conversation failed: ${e.message}\n`)), opts.firstDelay);
+      setTimeout(
+        () => converse(rec).catch((e) => process.stderr.write(`conversation failed: ${e.message}\n`)),
+        opts.firstDelay,
+      );
     }
   }
 
@@ -525,7 +570,11 @@ export function createProvider(opts) {
         from_number_e164: rec.number,
         direction: outbound ? 'outbound' : 'inbound',
         author: outbound ? 'agent' : 'contact',
-        text: outbound ? (i === 0 ? `Olá ${name}! 👋 Vi o seu pedido. Quando lhe dá jeito?` : 'Tenho vaga amanhã às 10h.') : 'Amanhã de manhã, obrigado.',
+        text: outbound
+          ? i === 0
+            ? `Olá ${name}! 👋 Vi o seu pedido. Quando lhe dá jeito?`
+            : 'Tenho vaga amanhã às 10h.'
+          : 'Amanhã de manhã, obrigado.',
       }));
     }
     const when = (days) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
@@ -536,7 +585,7 @@ export function createProvider(opts) {
       branch_code: job.branch_code,
       scheduled_at: when(days),
       service: 'consultation',
-      notes: event === 'appointment.booked' ? 'Booked in the conversation.' : 'Moved at the contact\'s request.',
+      notes: event === 'appointment.booked' ? 'Booked in the conversation.' : "Moved at the contact's request.",
     });
     if (opts.ending === 'closed') {
       steps.push(() => ({
@@ -556,7 +605,9 @@ export function createProvider(opts) {
   async function converse(rec) {
     const url = rec.job.callback_url;
     if (!isLoopback(url)) {
-      process.stderr.write('callback_url is not a loopback address: no conversation (zoo programs talk to this machine only)\n');
+      process.stderr.write(
+        'callback_url is not a loopback address: no conversation (zoo programs talk to this machine only)\n',
+      );
       return;
     }
     const steps = plan(rec);
@@ -634,7 +685,12 @@ export function createProvider(opts) {
       const lib = u.protocol === 'https:' ? https : http;
       const h = { ...headers };
       if (!opts.chunkedCallbacks) h['Content-Length'] = String(body.length);
-      const req = lib.request(u, { method: 'POST', headers: h, agent: u.protocol === 'https:' ? secureAgent : agent, timeout: 30_000 });
+      const req = lib.request(u, {
+        method: 'POST',
+        headers: h,
+        agent: u.protocol === 'https:' ? secureAgent : agent,
+        timeout: 30_000,
+      });
       req.on('response', (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'] }));
@@ -699,21 +755,32 @@ function main() {
     process.exit(2);
   };
   if (values['list-faults']) {
-    process.stdout.write(JSON.stringify(Object.entries(FAULTS).map(([name, f]) => ({ name, ...f })), null, 1) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        Object.entries(FAULTS).map(([name, f]) => ({ name, ...f })),
+        null,
+        1,
+      ) + '\n',
+    );
     return;
   }
-  if (values.fault !== undefined && !(values.fault in FAULTS)) fail(`unknown fault ${values.fault}`, '--list-faults prints them');
-  if (!['booked', 'closed', 'booked-rescheduled'].includes(values.ending)) fail('unknown --ending', 'booked, closed or booked-rescheduled');
-  if (!['json', 'problem', 'text', 'empty'].includes(values.errors)) fail('unknown --errors', 'json, problem, text or empty');
+  if (values.fault !== undefined && !(values.fault in FAULTS))
+    fail(`unknown fault ${values.fault}`, '--list-faults prints them');
+  if (!['booked', 'closed', 'booked-rescheduled'].includes(values.ending))
+    fail('unknown --ending', 'booked, closed or booked-rescheduled');
+  if (!['json', 'problem', 'text', 'empty'].includes(values.errors))
+    fail('unknown --errors', 'json, problem, text or empty');
   const int = (name, min, max) => {
     const v = Number(values[name]);
-    if (!Number.isInteger(v) || v < min || v > max) fail(`--${name} must be an integer from ${min} to ${max}`, 'see the header of receiver-a.mjs');
+    if (!Number.isInteger(v) || v < min || v > max)
+      fail(`--${name} must be an integer from ${min} to ${max}`, 'see the header of receiver-a.mjs');
     return v;
   };
   const jobsSecret = process.env.CAI_SECRET;
   const eventsSecret = process.env.CAI_CALLBACK_SECRET;
   if (!jobsSecret) fail('CAI_SECRET is not set', 'export the jobs secret (Interface A) as CAI_SECRET');
-  if (!eventsSecret) fail('CAI_CALLBACK_SECRET is not set', 'export the events secret (Interface B) as CAI_CALLBACK_SECRET');
+  if (!eventsSecret)
+    fail('CAI_CALLBACK_SECRET is not set', 'export the events secret (Interface B) as CAI_CALLBACK_SECRET');
   const pace = int('pace', 0, 600_000);
   const opts = {
     source: values.source,

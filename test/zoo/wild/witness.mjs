@@ -102,10 +102,22 @@ function start(command, env) {
 
 // ---- HTTP -----------------------------------------------------------------------------------------------------
 
-function request(url, { method = 'POST', headers = {}, body = Buffer.alloc(0), chunked = false, localAddress, splitAt, splitDelay = 100 } = {}) {
+function request(
+  url,
+  {
+    method = 'POST',
+    headers = {},
+    body = Buffer.alloc(0),
+    chunked = false,
+    localAddress,
+    splitAt,
+    splitDelay = 100,
+  } = {},
+) {
   return new Promise((resolve, reject) => {
     const h = { ...headers };
-    if (!chunked && !Object.keys(h).some((k) => k.toLowerCase() === 'content-length')) h['Content-Length'] = String(body.length);
+    if (!chunked && !Object.keys(h).some((k) => k.toLowerCase() === 'content-length'))
+      h['Content-Length'] = String(body.length);
     const req = http.request(url, { method, headers: h, agent: false, localAddress });
     req.on('response', (res) => {
       const parts = [];
@@ -118,10 +130,19 @@ function request(url, { method = 'POST', headers = {}, body = Buffer.alloc(0), c
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode, headers: res.headers, raw, text: raw.toString('utf8'), json, at: Date.now() });
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          raw,
+          text: raw.toString('utf8'),
+          json,
+          at: Date.now(),
+        });
       });
     });
-    req.on('error', (e) => resolve({ status: 0, error: e.code ?? e.message, headers: {}, raw: Buffer.alloc(0), text: '', at: Date.now() }));
+    req.on('error', (e) =>
+      resolve({ status: 0, error: e.code ?? e.message, headers: {}, raw: Buffer.alloc(0), text: '', at: Date.now() }),
+    );
     if (splitAt !== undefined) {
       req.write(body.subarray(0, splitAt));
       setTimeout(() => req.end(body.subarray(splitAt)), splitDelay);
@@ -203,11 +224,20 @@ function onOneConnection(url, rawRequests) {
 // A program prints its lines before it answers, but its stdout pipe may be read after the answer arrives.
 const settle = () => new Promise((r) => setTimeout(r, 300));
 const sign = (secret, ts, body) =>
-  'sha256=' + crypto.createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}.`), body])).digest('hex');
+  'sha256=' +
+  crypto
+    .createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${ts}.`), body]))
+    .digest('hex');
 const now = () => Math.floor(Date.now() / 1000);
 const rand = () => crypto.randomBytes(5).toString('hex');
-const mediaType = (r) => String(r.headers?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-const isDuplicate = (r) => r.status === 202 && mediaType(r) === 'application/json' && r.json?.ok === true && r.json?.duplicate === true;
+const mediaType = (r) =>
+  String(r.headers?.['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+const isDuplicate = (r) =>
+  r.status === 202 && mediaType(r) === 'application/json' && r.json?.ok === true && r.json?.duplicate === true;
 const isNew = (r) => r.status >= 200 && r.status < 300 && !(r.json && r.json.duplicate === true);
 const show = (r) => {
   if (r.status === 0) return `no answer (${r.error})`;
@@ -243,11 +273,20 @@ function retryAfterMs(r) {
 
 // A signed B request. A 429 is honoured (retried after its Retry-After, signed afresh) unless raw429.
 // skew: seconds added to the time of each attempt for its timestamp; ts: a literal timestamp.
-async function postB(url, doc, { ts, skew = 0, secret = B_SECRET, provider = B_PROVIDER, signature, headers = {}, raw429 = false, ...rest } = {}) {
+async function postB(
+  url,
+  doc,
+  { ts, skew = 0, secret = B_SECRET, provider = B_PROVIDER, signature, headers = {}, raw429 = false, ...rest } = {},
+) {
   const body = Buffer.isBuffer(doc) ? doc : Buffer.from(typeof doc === 'string' ? doc : JSON.stringify(doc));
   for (let attempt = 0; ; attempt += 1) {
     const stamp = ts ?? String(now() + skew);
-    const h = { 'Content-Type': 'application/json', 'X-CAI-Timestamp': stamp, 'X-CAI-Signature': signature ?? sign(secret, stamp, body), ...headers };
+    const h = {
+      'Content-Type': 'application/json',
+      'X-CAI-Timestamp': stamp,
+      'X-CAI-Signature': signature ?? sign(secret, stamp, body),
+      ...headers,
+    };
     if (provider !== null) h['X-CAI-Provider'] = provider;
     const r = await request(url, { headers: h, body, ...rest });
     if (r.status !== 429 || raw429 || attempt >= 8) return r;
@@ -275,7 +314,9 @@ function messageOfSize(id, size) {
 // Each B witness: extra args for both programs, and a probe returning { ok: spec-conforming?, saw }.
 const B_WITNESSES = {
   'content-type-exact': async (t) => {
-    const r = await postB(t.url, message(`w-${rand()}`), { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    const r = await postB(t.url, message(`w-${rand()}`), {
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    });
     return { ok: isNew(r), saw: `a new event with Content-Type application/json; charset=utf-8: ${show(r)}` };
   },
   'chunked-411': async (t) => {
@@ -283,15 +324,28 @@ const B_WITNESSES = {
     return { ok: isNew(r), saw: `a new event with a chunked body: ${show(r)}` };
   },
   'envelope-fields-per-type': async (t) => {
-    const doc = { event: 'job.closed', event_id: `w-${rand()}`, lead_id: 'lead-4711', provider_job_id: 'pj-81', channel: 'sms', outcome: 'no_answer', attempts: 3, occurred_at: new Date().toISOString() };
+    const doc = {
+      event: 'job.closed',
+      event_id: `w-${rand()}`,
+      lead_id: 'lead-4711',
+      provider_job_id: 'pj-81',
+      channel: 'sms',
+      outcome: 'no_answer',
+      attempts: 3,
+      occurred_at: new Date().toISOString(),
+    };
     const r = await postB(t.url, doc);
     return { ok: isNew(r), saw: `job.closed carrying provider_job_id and channel (§2.4 envelope): ${show(r)}` };
   },
   'no-drain-on-401': async (t) => {
     const stale = String(now() - 1000);
-    const [first, second] = await onOneConnection(t.url, [rawB(t.url, message(`w-${rand()}`), { ts: stale }), rawB(t.url, message(`w-${rand()}`))]);
+    const [first, second] = await onOneConnection(t.url, [
+      rawB(t.url, message(`w-${rand()}`), { ts: stale }),
+      rawB(t.url, message(`w-${rand()}`)),
+    ]);
     // a receiver that closes the connection after the 401 (and says so) is safe too
-    const ok = first?.status === 401 && ((second && second.status >= 200 && second.status < 300) || (first.closes && !second));
+    const ok =
+      first?.status === 401 && ((second && second.status >= 200 && second.status < 300) || (first.closes && !second));
     return {
       ok,
       saw: `on one connection, a stale request then a valid one: ${first?.status ?? 'none'}, then ${second ? second.status : first?.closes ? 'closed by the receiver' : 'no answer'}`,
@@ -309,14 +363,26 @@ const B_WITNESSES = {
   'dedupe-by-type': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));
-    const b = await postB(t.url, { event: 'job.closed', event_id: id, lead_id: 'lead-4711', outcome: 'no_answer', attempts: 1 });
-    return { ok: isNew(a) && isDuplicate(b), saw: `a message, then job.closed with its event_id: ${show(a)}, then ${show(b)}` };
+    const b = await postB(t.url, {
+      event: 'job.closed',
+      event_id: id,
+      lead_id: 'lead-4711',
+      outcome: 'no_answer',
+      attempts: 1,
+    });
+    return {
+      ok: isNew(a) && isDuplicate(b),
+      saw: `a message, then job.closed with its event_id: ${show(a)}, then ${show(b)}`,
+    };
   },
   'dedupe-per-connection': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));
     const b = await postB(t.url, message(id)); // agent: false, so a new connection
-    return { ok: isNew(a) && isDuplicate(b), saw: `the same event twice, each on its own connection: ${show(a)}, then ${show(b)}` };
+    return {
+      ok: isNew(a) && isDuplicate(b),
+      saw: `the same event twice, each on its own connection: ${show(a)}, then ${show(b)}`,
+    };
   },
   'dedupe-forgets-after-100': async (t) => {
     const id = `w-${rand()}`;
@@ -333,7 +399,10 @@ const B_WITNESSES = {
     const dup = answers.filter(isDuplicate).length;
     await settle();
     const recorded = t.lines.filter((l) => l === `recorded ${JSON.stringify(id)}`).length;
-    return { ok: fresh === 1 && dup === 7 && recorded === 1, saw: `8 concurrent copies of one new event: ${fresh} answered new, ${dup} duplicate, recorded ${recorded} time(s)` };
+    return {
+      ok: fresh === 1 && dup === 7 && recorded === 1,
+      saw: `8 concurrent copies of one new event: ${fresh} answered new, ${dup} duplicate, recorded ${recorded} time(s)`,
+    };
   },
   'dedupe-raw-id': async (t) => {
     const id = `w${rand()}`;
@@ -341,7 +410,10 @@ const B_WITNESSES = {
     const escaped = `{"event":"conversation.message","event_id":"\\u0077${id.slice(1)}","text":"hi"}`;
     const a = await postB(t.url, plain);
     const b = await postB(t.url, escaped);
-    return { ok: isNew(a) && isDuplicate(b), saw: `"event_id":"${id}", then the same id spelt "\\u0077${id.slice(1)}": ${show(a)}, then ${show(b)}` };
+    return {
+      ok: isNew(a) && isDuplicate(b),
+      saw: `"event_id":"${id}", then the same id spelt "\\u0077${id.slice(1)}": ${show(a)}, then ${show(b)}`,
+    };
   },
   'dedupe-first-64': async (t) => {
     const prefix = (rand() + 'x'.repeat(64)).slice(0, 64);
@@ -359,7 +431,10 @@ const B_WITNESSES = {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));
     const b = await postB(t.url, message(id), { secret: 'not-the-secret' });
-    return { ok: isNew(a) && b.status === 401, saw: `an accepted event, then its repeat signed with a wrong secret: ${show(b)}` };
+    return {
+      ok: isNew(a) && b.status === 401,
+      saw: `an accepted event, then its repeat signed with a wrong secret: ${show(b)}`,
+    };
   },
   'provider-optional': async (t) => {
     const r = await postB(t.url, message(`w-${rand()}`), { provider: null });
@@ -371,7 +446,10 @@ const B_WITNESSES = {
     return { ok: r.status === 401, saw: `X-CAI-Timestamp "${ts}", signed over it: ${show(r)}` };
   },
   'origin-x-forwarded-for': async (t) => {
-    const r = await postB(t.url, message(`w-${rand()}`), { localAddress: '127.0.0.2', headers: { 'X-Forwarded-For': '127.0.0.1' } });
+    const r = await postB(t.url, message(`w-${rand()}`), {
+      localAddress: '127.0.0.2',
+      headers: { 'X-Forwarded-For': '127.0.0.1' },
+    });
     return { ok: r.status === 401, saw: `from 127.0.0.2 (unregistered) with X-Forwarded-For: 127.0.0.1: ${show(r)}` };
   },
   'non-object-500': async (t) => {
@@ -379,7 +457,11 @@ const B_WITNESSES = {
     return { ok: r.status === 400, saw: `a signed body [] : ${show(r)}` };
   },
   'bad-utf8-500': async (t) => {
-    const body = Buffer.concat([Buffer.from('{"event":"conversation.message","event_id":"w-'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"event":"conversation.message","event_id":"w-'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     const r = await postB(t.url, body);
     return { ok: r.status === 400, saw: `a signed body with the bytes FF FE (not UTF-8): ${show(r)}` };
   },
@@ -391,7 +473,10 @@ const B_WITNESSES = {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));
     const b = await postB(t.url, message(id, { event: 'conversation.typing' }));
-    return { ok: isNew(a) && b.status === 400, saw: `an accepted event, then its id with event "conversation.typing": ${show(b)}` };
+    return {
+      ok: isNew(a) && b.status === 400,
+      saw: `an accepted event, then its id with event "conversation.typing": ${show(b)}`,
+    };
   },
   'e164-strips-formatting': async (t) => {
     const r = await postB(t.url, message(`w-${rand()}`, { from_number_e164: '+1 415-555-2671' }));
@@ -406,19 +491,28 @@ const B_WITNESSES = {
     const compact = messageOfSize(`w-${rand()}`, 200_000);
     const body = Buffer.concat([Buffer.from('{' + ' '.repeat(80_000)), compact.subarray(1)]);
     const r = await postB(t.url, body);
-    return { ok: r.status === 413, saw: `a ${body.length}-byte body (80 000 spaces; ${compact.length} bytes compact): ${show(r)}` };
+    return {
+      ok: r.status === 413,
+      saw: `a ${body.length}-byte body (80 000 spaces; ${compact.length} bytes compact): ${show(r)}`,
+    };
   },
   'negative-cache': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id, { channel: 'telegram' }));
     const b = await postB(t.url, message(id));
-    return { ok: a.status === 400 && isNew(b), saw: `an invalid event (channel "telegram"), then its id valid: ${show(a)}, then ${show(b)}` };
+    return {
+      ok: a.status === 400 && isNew(b),
+      saw: `an invalid event (channel "telegram"), then its id valid: ${show(a)}, then ${show(b)}`,
+    };
   },
   'records-before-window': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id), { skew: -400 });
     const b = await postB(t.url, message(id));
-    return { ok: a.status === 401 && isNew(b), saw: `a signed event 400 s old, then the same fresh: ${show(a)}, then ${show(b)}` };
+    return {
+      ok: a.status === 401 && isNew(b),
+      saw: `a signed event 400 s old, then the same fresh: ${show(a)}, then ${show(b)}`,
+    };
   },
   'duplicate-200': async (t) => {
     const id = `w-${rand()}`;
@@ -449,8 +543,13 @@ const B_WITNESSES = {
       const answers = [];
       for (let i = 0; i < 5; i += 1) answers.push(await postB(t.url, message(`w-${rand()}`), { raw429: true }));
       const capped = answers.filter((r) => r.status === 429);
-      const ok = capped.length > 0 && capped.every((r) => typeof r.headers['retry-after'] === 'string' && r.headers['retry-after'] !== '');
-      return { ok, saw: `5 requests: ${answers.map((r) => r.status).join(', ')}; Retry-After on the 429: ${capped.map((r) => r.headers['retry-after'] ?? 'absent').join(', ') || 'no 429'}` };
+      const ok =
+        capped.length > 0 &&
+        capped.every((r) => typeof r.headers['retry-after'] === 'string' && r.headers['retry-after'] !== '');
+      return {
+        ok,
+        saw: `5 requests: ${answers.map((r) => r.status).join(', ')}; Retry-After on the 429: ${capped.map((r) => r.headers['retry-after'] ?? 'absent').join(', ') || 'no 429'}`,
+      };
     },
   },
 };
@@ -512,7 +611,11 @@ function listen(script = () => ({ status: 202, body: '{"ok":true}' })) {
             check();
           });
         },
-        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       });
     });
   });
@@ -528,7 +631,12 @@ function job(id, callbackUrl, extra = {}) {
     branch_code: 'LIS-01',
     city: 'Lisboa',
     contact: { name: 'Ana Sousa', phone_e164: '+351912345678', email: 'ana@example.com', language: 'pt-PT' },
-    origin: { channel: 'landing_form', source: 'https://example.com/marcacao', campaign: 'spring', captured_at: new Date().toISOString() },
+    origin: {
+      channel: 'landing_form',
+      source: 'https://example.com/marcacao',
+      campaign: 'spring',
+      captured_at: new Date().toISOString(),
+    },
     brief: { intent: 'book_appointment', notes: 'Quer marcar uma consulta.' },
     callback_url: callbackUrl,
     ...extra,
@@ -538,7 +646,12 @@ function job(id, callbackUrl, extra = {}) {
 function postA(endpoint, doc, { ts, skew = 0, secret = A_JOBS_SECRET, source = A_SOURCE, headers = {}, ...rest } = {}) {
   ts ??= String(now() + skew);
   const body = Buffer.isBuffer(doc) ? doc : Buffer.from(JSON.stringify(doc));
-  const h = { 'Content-Type': 'application/json', 'X-CAI-Timestamp': ts, 'X-CAI-Signature': sign(secret, ts, body), ...headers };
+  const h = {
+    'Content-Type': 'application/json',
+    'X-CAI-Timestamp': ts,
+    'X-CAI-Signature': sign(secret, ts, body),
+    ...headers,
+  };
   if (source !== null) h['X-CAI-Source'] = source;
   return request(`${endpoint}/contact-jobs`, { headers: h, body, ...rest });
 }
@@ -602,13 +715,20 @@ const A_WITNESSES = {
     const j = job(`w-${rand()}`, 'http://127.0.0.1:9/events');
     const a = await postA(t.url, j);
     const b = await postA(t.url, j);
-    return { ok: isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id, saw: `a job twice: ${show(a)}, then ${show(b)}` };
+    return {
+      ok: isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id,
+      saw: `a job twice: ${show(a)}, then ${show(b)}`,
+    };
   },
   'repeat-reassigns-number': async (t) => {
     const j = job(`w-${rand()}`, 'http://127.0.0.1:9/events');
     const a = await postA(t.url, j);
     const b = await postA(t.url, j);
-    const same = isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id && a.json.assigned_number_e164 === b.json.assigned_number_e164;
+    const same =
+      isAck(a) &&
+      isAck(b) &&
+      a.json.provider_job_id === b.json.provider_job_id &&
+      a.json.assigned_number_e164 === b.json.assigned_number_e164;
     return { ok: same, saw: `a job twice: ${a.text}, then ${b.text}` };
   },
   'dedupe-by-lead-and-id': async (t) => {
@@ -626,7 +746,10 @@ const A_WITNESSES = {
     const answers = await Promise.all(Array.from({ length: 6 }, () => postA(t.url, j)));
     const ids = new Set(answers.filter(isAck).map((r) => r.json.provider_job_id));
     const n = await jobLines(t, j.event_id);
-    return { ok: answers.every(isAck) && ids.size === 1 && n === 1, saw: `6 concurrent copies of one new job: ${ids.size} provider_job_id(s), ${n} job(s) started` };
+    return {
+      ok: answers.every(isAck) && ids.size === 1 && n === 1,
+      saw: `6 concurrent copies of one new job: ${ids.size} provider_job_id(s), ${n} job(s) started`,
+    };
   },
   'dedupe-on-lead': async (t) => {
     const a = await postA(t.url, job(`w-${rand()}`, 'http://127.0.0.1:9/events', { lead_id: 'lead-same' }));
@@ -638,7 +761,10 @@ const A_WITNESSES = {
   },
   'dedupe-plain-object': async (t) => {
     const r = await postA(t.url, job('constructor', 'http://127.0.0.1:9/events'));
-    return { ok: isAck(r) && (await jobLines(t, 'constructor')) === 1, saw: `a new job with event_id "constructor": ${show(r)}` };
+    return {
+      ok: isAck(r) && (await jobLines(t, 'constructor')) === 1,
+      saw: `a new job with event_id "constructor": ${show(r)}`,
+    };
   },
   'source-optional': async (t) => {
     const r = await postA(t.url, job(`w-${rand()}`, 'http://127.0.0.1:9/events'), { source: null });
@@ -716,7 +842,10 @@ const A_WITNESSES = {
       const lead = `lead-${'0123456789'.repeat(8)}-ü`;
       const c = await conversation(t, { lead_id: lead });
       const bad = c.events.filter((e) => e.doc?.lead_id !== lead);
-      return { ok: c.events.length > 0 && bad.length === 0, saw: `a job with an ${[...lead].length}-character lead_id: ${c.events.length} event(s), ${bad.length} with another lead_id (${bad[0]?.doc?.lead_id?.length ?? '-'} chars)` };
+      return {
+        ok: c.events.length > 0 && bad.length === 0,
+        saw: `a job with an ${[...lead].length}-character lead_id: ${c.events.length} event(s), ${bad.length} with another lead_id (${bad[0]?.doc?.lead_id?.length ?? '-'} chars)`,
+      };
     },
   },
   'callback-job-id-mismatch': {
@@ -725,7 +854,10 @@ const A_WITNESSES = {
       const c = await conversation(t);
       const want = c.ack.json?.provider_job_id;
       const seen = [...new Set(c.events.map((e) => e.doc?.provider_job_id))];
-      return { ok: c.events.length > 0 && seen.length === 1 && seen[0] === want, saw: `acknowledged ${want}; the events carry ${seen.join(', ')}` };
+      return {
+        ok: c.events.length > 0 && seen.length === 1 && seen[0] === want,
+        saw: `acknowledged ${want}; the events carry ${seen.join(', ')}`,
+      };
     },
   },
   'callback-timestamp-ms': {
@@ -734,7 +866,10 @@ const A_WITNESSES = {
       const c = await conversation(t);
       const stamps = c.events.map((e) => e.headers['x-cai-timestamp']);
       const ok = c.events.length > 0 && stamps.every((s) => /^[0-9]+$/.test(s) && Math.abs(Number(s) - now()) <= 300);
-      return { ok, saw: `the events' X-CAI-Timestamp: ${[...new Set(stamps)].slice(0, 2).join(', ')}${stamps.length > 2 ? ', ...' : ''} (now ${now()})` };
+      return {
+        ok,
+        saw: `the events' X-CAI-Timestamp: ${[...new Set(stamps)].slice(0, 2).join(', ')}${stamps.length > 2 ? ', ...' : ''} (now ${now()})`,
+      };
     },
   },
   'callback-signs-without-newline': {
@@ -742,7 +877,10 @@ const A_WITNESSES = {
     probe: async (t) => {
       const c = await conversation(t);
       const good = c.events.filter((e) => e.signatureOk).length;
-      return { ok: c.events.length > 0 && good === c.events.length, saw: `${good} of ${c.events.length} event(s) verify over their raw body with the events secret` };
+      return {
+        ok: c.events.length > 0 && good === c.events.length,
+        saw: `${good} of ${c.events.length} event(s) verify over their raw body with the events secret`,
+      };
     },
   },
   'callback-event-id-per-lead': {
@@ -757,7 +895,10 @@ const A_WITNESSES = {
         await l.until((ev) => ev.filter((e) => ENDINGS.includes(e.doc?.event)).length >= 2, 20000);
         const ids = l.received.map((e) => e.doc?.event_id);
         const distinct = new Set(ids).size;
-        return { ok: ids.length >= 4 && distinct === ids.length, saw: `two jobs for one lead: ${ids.length} events, ${distinct} distinct event_ids (${ids.slice(0, 4).join(', ')}...)` };
+        return {
+          ok: ids.length >= 4 && distinct === ids.length,
+          saw: `two jobs for one lead: ${ids.length} events, ${distinct} distinct event_ids (${ids.slice(0, 4).join(', ')}...)`,
+        };
       } finally {
         await l.close();
       }
@@ -772,7 +913,10 @@ const A_WITNESSES = {
         await postA(t.url, job(id, l.url));
         await l.until(ended, 20000);
         const lengths = l.received.map((e) => [...String(e.doc?.event_id)].length);
-        return { ok: lengths.length > 0 && lengths.every((n) => n >= 1 && n <= 120), saw: `a job whose event_id has ${id.length} characters: event_id lengths ${lengths.join(', ')}` };
+        return {
+          ok: lengths.length > 0 && lengths.every((n) => n >= 1 && n <= 120),
+          saw: `a job whose event_id has ${id.length} characters: event_id lengths ${lengths.join(', ')}`,
+        };
       } finally {
         await l.close();
       }
@@ -783,7 +927,10 @@ const A_WITNESSES = {
     probe: async (t) => {
       const c = await conversation(t);
       const types = [...new Set(c.events.map((e) => e.headers['content-type'] ?? 'absent'))];
-      return { ok: c.events.length > 0 && types.every((v) => v.split(';')[0].trim() === 'application/json'), saw: `the events' Content-Type: ${types.join(', ')}` };
+      return {
+        ok: c.events.length > 0 && types.every((v) => v.split(';')[0].trim() === 'application/json'),
+        saw: `the events' Content-Type: ${types.join(', ')}`,
+      };
     },
   },
   'callback-retry-fixed-delay': {
@@ -803,11 +950,18 @@ const A_WITNESSES = {
       const c = await conversation(t, {}, (n) => {
         if (n !== 1) return undefined;
         until = (Math.floor(Date.now() / 1000) + 3) * 1000;
-        return { status: 429, headers: { 'Retry-After': new Date(until).toUTCString() }, body: '{"error":"slow down"}' };
+        return {
+          status: 429,
+          headers: { 'Retry-After': new Date(until).toUTCString() },
+          body: '{"error":"slow down"}',
+        };
       });
       const retry = c.events[1];
       const ok = retry !== undefined && retry.doc?.event_id === c.events[0].doc?.event_id && retry.at >= until - 5;
-      return { ok, saw: `429 with Retry-After ${new Date(until).toUTCString()}: retried ${retry ? `${retry.at - c.events[0].at} ms later, ${retry.at >= until - 5 ? 'after' : 'before'} that date` : 'never'}` };
+      return {
+        ok,
+        saw: `429 with Retry-After ${new Date(until).toUTCString()}: retried ${retry ? `${retry.at - c.events[0].at} ms later, ${retry.at >= until - 5 ? 'after' : 'before'} that date` : 'never'}`,
+      };
     },
   },
   'callback-retry-new-occurred-at': {
@@ -816,7 +970,10 @@ const A_WITNESSES = {
       const c = await conversation(t, {}, (n) => (n === 1 ? { status: 503, body: '' } : undefined));
       const [a, b] = c.events;
       const ok = a && b && a.doc?.event_id === b.doc?.event_id && a.raw.equals(b.raw);
-      return { ok, saw: `the first event answered 503, then retried: same event_id ${a?.doc?.event_id === b?.doc?.event_id}, same bytes ${a && b ? a.raw.equals(b.raw) : false} (occurred_at ${a?.doc?.occurred_at} / ${b?.doc?.occurred_at})` };
+      return {
+        ok,
+        saw: `the first event answered 503, then retried: same event_id ${a?.doc?.event_id === b?.doc?.event_id}, same bytes ${a && b ? a.raw.equals(b.raw) : false} (occurred_at ${a?.doc?.occurred_at} / ${b?.doc?.occurred_at})`,
+      };
     },
   },
 };
@@ -838,7 +995,16 @@ async function expectEach(t, cases, send, judge) {
 const B_SELF = {
   'valid-documents': async (t) => {
     const at = '2024-05-01T10:00:00Z';
-    const appointment = (event) => ({ event, event_id: idf(), lead_id: 'lead-1', branch_code: 'LIS-01', scheduled_at: '2024-06-01T09:30:00.123456+01:00', service: 'consulta', notes: 'n', occurred_at: at });
+    const appointment = (event) => ({
+      event,
+      event_id: idf(),
+      lead_id: 'lead-1',
+      branch_code: 'LIS-01',
+      scheduled_at: '2024-06-01T09:30:00.123456+01:00',
+      service: 'consulta',
+      notes: 'n',
+      occurred_at: at,
+    });
     const cases = [
       ['only event and event_id', { event: 'conversation.message', event_id: idf() }],
       ['every envelope field', message(idf())],
@@ -846,7 +1012,14 @@ const B_SELF = {
       ['appointment.cancelled, required only', { event: 'appointment.cancelled', event_id: idf() }],
       ...['no_answer', 'not_interested', 'wrong_number', 'callback_later', 'opted_out'].map((o) => [
         `job.closed ${o}`,
-        { event: 'job.closed', event_id: idf(), lead_id: 'lead-1', outcome: o, attempts: 0, occurred_at: '2024-05-01T23:59:59,5-09:30' },
+        {
+          event: 'job.closed',
+          event_id: idf(),
+          lead_id: 'lead-1',
+          outcome: o,
+          attempts: 0,
+          occurred_at: '2024-05-01T23:59:59,5-09:30',
+        },
       ]),
       ...['whatsapp', 'webchat', 'sms', 'phone', 'email'].map((c) => [`channel ${c}`, message(idf(), { channel: c })]),
       ['inbound contact', message(idf(), { direction: 'inbound', author: 'contact' })],
@@ -861,7 +1034,15 @@ const B_SELF = {
       ['E.164 of 2 digits', message(idf(), { from_number_e164: '+12' })],
       ['offsets and fractions', message(idf(), { occurred_at: '2024-02-29T00:00:00.000000001+14:00' })],
       ['pretty body with CRLF', Buffer.from(JSON.stringify(message(idf()), null, 2).replace(/\n/g, '\r\n'))],
-      ['\\u escapes everywhere', Buffer.from(JSON.stringify(message(idf(), { text: 'ação ✓' })).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')))],
+      [
+        '\\u escapes everywhere',
+        Buffer.from(
+          JSON.stringify(message(idf(), { text: 'ação ✓' })).replace(
+            /[\u007f-\uffff]/g,
+            (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+          ),
+        ),
+      ],
     ];
     return expectEach(t, cases, (tt, doc, o) => postB(tt.url, doc, o), isNew);
   },
@@ -894,7 +1075,12 @@ const B_SELF = {
       ['text a number', m({ text: 5 })],
       ['lead_id an object', m({ lead_id: { id: 1 } })],
     ];
-    return expectEach(t, cases, (tt, doc, o) => postB(tt.url, doc, o), (r) => r.status === 400);
+    return expectEach(
+      t,
+      cases,
+      (tt, doc, o) => postB(tt.url, doc, o),
+      (r) => r.status === 400,
+    );
   },
   authentication: async (t) => {
     const send = (tt, doc, o) => postB(tt.url, doc, o);
@@ -924,33 +1110,74 @@ const B_SELF = {
       ['wrong signature', await postB(t.url, message(id), { secret: 'nope' }), (r) => r.status === 401],
       ['invalid', await postB(t.url, message(id, { author: 'robot' })), (r) => r.status === 400],
       ['oversize, sized', await postB(t.url, messageOfSize(id, LIMIT + 1)), (r) => r.status === 413],
-      ['oversize, chunked', await postB(t.url, messageOfSize(id, LIMIT + 100_000), { chunked: true }), (r) => r.status === 413],
+      [
+        'oversize, chunked',
+        await postB(t.url, messageOfSize(id, LIMIT + 100_000), { chunked: true }),
+        (r) => r.status === 413,
+      ],
       ['valid', await postB(t.url, message(id)), isNew],
-      ['repeat, another body', await postB(t.url, { event: 'job.closed', event_id: id, outcome: 'opted_out' }), isDuplicate],
+      [
+        'repeat, another body',
+        await postB(t.url, { event: 'job.closed', event_id: id, outcome: 'opted_out' }),
+        isDuplicate,
+      ],
     ];
     const wrong = steps.filter(([, r, judge]) => !judge(r)).map(([label, r]) => `${label}: ${show(r)}`);
     await settle();
     const recorded = t.lines.filter((l) => l === `recorded ${JSON.stringify(id)}`).length;
-    return { ok: wrong.length === 0 && recorded === 1, saw: wrong.length ? wrong.join('; ') : `401, 400, 413, 413, then new, then duplicate; recorded ${recorded} time(s)` };
+    return {
+      ok: wrong.length === 0 && recorded === 1,
+      saw: wrong.length
+        ? wrong.join('; ')
+        : `401, 400, 413, 413, then new, then duplicate; recorded ${recorded} time(s)`,
+    };
   },
 };
 
 const A_SELF = {
   'valid-jobs': async (t) => {
     const cb = 'http://127.0.0.1:9/events';
-    const required = { lead_id: 'L-1', event_id: idf(), branch_code: 'LIS-01', contact: { name: 'Ana', phone_e164: '+351912345678' }, callback_url: cb };
+    const required = {
+      lead_id: 'L-1',
+      event_id: idf(),
+      branch_code: 'LIS-01',
+      contact: { name: 'Ana', phone_e164: '+351912345678' },
+      callback_url: cb,
+    };
     const cases = [
       ['required fields only', required],
       ['every optional field', job(idf(), cb)],
-      ['unknown fields anywhere', { ...job(idf(), cb), x_new: [1, { a: null }], contact: { ...job('x', cb).contact, x_pref: 'sms' } }],
-      ...['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'].map((c) => [`channel ${c}`, job(idf(), cb, { origin: { channel: c } })]),
-      ...['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other'].map((i) => [`intent ${i}`, job(idf(), cb, { brief: { intent: i } })]),
-      ...['en', 'pt-BR', 'zh-Hant-TW', 'es-419', 'sr-Latn-RS', 'de-CH-1996', 'en-US-u-ca-gregory', 'x-private', 'i-klingon', 'EN-gb'].map((l) => {
+      [
+        'unknown fields anywhere',
+        { ...job(idf(), cb), x_new: [1, { a: null }], contact: { ...job('x', cb).contact, x_pref: 'sms' } },
+      ],
+      ...['landing_form', 'contact_form', 'webchat', 'whatsapp_button', 'phone', 'referral'].map((c) => [
+        `channel ${c}`,
+        job(idf(), cb, { origin: { channel: c } }),
+      ]),
+      ...['book_appointment', 'pricing_information', 'service_information', 'reschedule', 'follow_up', 'other'].map(
+        (i) => [`intent ${i}`, job(idf(), cb, { brief: { intent: i } })],
+      ),
+      ...[
+        'en',
+        'pt-BR',
+        'zh-Hant-TW',
+        'es-419',
+        'sr-Latn-RS',
+        'de-CH-1996',
+        'en-US-u-ca-gregory',
+        'x-private',
+        'i-klingon',
+        'EN-gb',
+      ].map((l) => {
         const j = job(idf(), cb);
         j.contact.language = l;
         return [`language ${l}`, j];
       }),
-      ['captured_at with offset and fraction', job(idf(), cb, { origin: { captured_at: '2024-05-01T10:00:00.5-03:00' } })],
+      [
+        'captured_at with offset and fraction',
+        job(idf(), cb, { origin: { captured_at: '2024-05-01T10:00:00.5-03:00' } }),
+      ],
       ['text in many scripts', job(idf(), cb, { contact: { name: 'محمد 李 Ёж 😀', phone_e164: '+861012345678' } })],
       ['a long event_id', job('j'.repeat(300) + rand(), cb)],
     ];
@@ -998,17 +1225,23 @@ const A_SELF = {
   'events-a-platform-accepts': async (t) => {
     // the events of one conversation, replayed to this zoo's correct B receiver set up as that platform
     const c = await conversation(t);
-    const platform = await start(['python3', 'test/zoo/wild/receiver_b.py', '--provider', A_PROVIDER], { CAI_SECRET: A_EVENTS_SECRET });
+    const platform = await start(['python3', 'test/zoo/wild/receiver_b.py', '--provider', A_PROVIDER], {
+      CAI_SECRET: A_EVENTS_SECRET,
+    });
     try {
       const wrong = [];
       for (const e of c.events) {
         const headers = {};
-        for (const k of ['content-type', 'x-cai-provider', 'x-cai-timestamp', 'x-cai-signature']) if (e.headers[k] !== undefined) headers[k] = e.headers[k];
+        for (const k of ['content-type', 'x-cai-provider', 'x-cai-timestamp', 'x-cai-signature'])
+          if (e.headers[k] !== undefined) headers[k] = e.headers[k];
         const r = await request(platform.url, { headers, body: e.raw });
         if (!isNew(r)) wrong.push(`${e.doc?.event}: ${show(r)}`);
       }
       const kinds = c.events.map((e) => e.doc?.event).join(', ');
-      return { ok: isAck(c.ack) && c.events.length > 0 && ended(c.events) && wrong.length === 0, saw: wrong.length ? wrong.join('; ') : `${kinds}: each accepted` };
+      return {
+        ok: isAck(c.ack) && c.events.length > 0 && ended(c.events) && wrong.length === 0,
+        saw: wrong.length ? wrong.join('; ') : `${kinds}: each accepted`,
+      };
     } finally {
       await platform.stop();
     }
@@ -1024,7 +1257,8 @@ const A_SELF = {
       const endings = l.received.filter((e) => ENDINGS.includes(e.doc?.event)).length;
       const jobs = new Set(l.received.map((e) => e.doc?.provider_job_id));
       return {
-        ok: isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id && endings === 1 && jobs.size === 1,
+        ok:
+          isAck(a) && isAck(b) && a.json.provider_job_id === b.json.provider_job_id && endings === 1 && jobs.size === 1,
         saw: `a job twice: ${endings} ending(s), provider_job_ids ${[...jobs].join(', ')}`,
       };
     } finally {
@@ -1065,8 +1299,10 @@ async function checkCorrect(only) {
 
 function witnesses() {
   const all = [];
-  for (const [name, w] of Object.entries(B_WITNESSES)) all.push({ iface: 'B', name, ...(typeof w === 'function' ? { probe: w, args: [] } : w) });
-  for (const [name, w] of Object.entries(A_WITNESSES)) all.push({ iface: 'A', name, ...(typeof w === 'function' ? { probe: w, args: [] } : w) });
+  for (const [name, w] of Object.entries(B_WITNESSES))
+    all.push({ iface: 'B', name, ...(typeof w === 'function' ? { probe: w, args: [] } : w) });
+  for (const [name, w] of Object.entries(A_WITNESSES))
+    all.push({ iface: 'A', name, ...(typeof w === 'function' ? { probe: w, args: [] } : w) });
   return all;
 }
 
@@ -1077,7 +1313,10 @@ async function runOne(w) {
   const correctCommand = [...entry.command.slice(0, i), ...entry.command.slice(i + 2), ...w.args];
   const brokenCommand = [...entry.command, ...w.args];
   const results = {};
-  for (const [which, command] of [['correct', correctCommand], ['broken', brokenCommand]]) {
+  for (const [which, command] of [
+    ['correct', correctCommand],
+    ['broken', brokenCommand],
+  ]) {
     const program = await start(command, entry.env);
     try {
       results[which] = await w.probe(program);
@@ -1100,7 +1339,8 @@ async function consistency() {
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', () => resolve(JSON.parse(out)));
   });
-  if (JSON.stringify(listed) !== JSON.stringify(B_FAULTS)) problems.push('receiver_b.py --list-faults differs from catalogue.mjs B_FAULTS');
+  if (JSON.stringify(listed) !== JSON.stringify(B_FAULTS))
+    problems.push('receiver_b.py --list-faults differs from catalogue.mjs B_FAULTS');
   const names = new Set([...B_FAULTS.map((f) => `B:${f.name}`), ...A_FAULTS.map((f) => `A:${f.name}`)]);
   const witnessed = new Set(witnesses().map((w) => `${w.iface}:${w.name}`));
   for (const n of names) if (!witnessed.has(n)) problems.push(`no witness for ${n}`);
@@ -1146,7 +1386,9 @@ async function main() {
     console.log(`${head}\n    broken:  ${r.broken.saw}\n    correct: ${r.correct.saw}`);
     if (!r.shown) {
       failed += 1;
-      console.log(`    NOT SHOWN: correct ${r.correct.ok ? 'conforms' : 'does not conform'}, broken ${r.broken.ok === false ? 'does not conform' : 'conforms'}`);
+      console.log(
+        `    NOT SHOWN: correct ${r.correct.ok ? 'conforms' : 'does not conform'}, broken ${r.broken.ok === false ? 'does not conform' : 'conforms'}`,
+      );
     }
   }
   console.log(`\n${chosen.length - failed} of ${chosen.length} faults shown${failed ? `; ${failed} problem(s)` : ''}`);

@@ -21,25 +21,53 @@ const payloadSection = (type: EventType): string => eventTypeSpec(type).section;
 const eventsAcceptance: ReceiverCheck[] = [
   ...EVENT_TYPES.map((type) =>
     defineProbe({
-      id: eventTypeSpec(type).acceptCheckId, interface: 'B', level: 'must', sections: ['§4.2', '§6', payloadSection(type)], clauses: ['§4.2-1', '§6-1', `${payloadSection(type)}-1`], tags: ['acceptance', 'events'],
+      id: eventTypeSpec(type).acceptCheckId,
+      interface: 'B',
+      level: 'must',
+      sections: ['§4.2', '§6', payloadSection(type)],
+      clauses: ['§4.2-1', '§6-1', `${payloadSection(type)}-1`],
+      tags: ['acceptance', 'events'],
       title: `a valid ${type} event is accepted`,
       send: (scope) => ({ body: compact(event(scope, type)) }),
     }),
   ),
   defineProbe({
-    id: 'B-ACCEPT-006', interface: 'B', level: 'must', sections: ['§9.2'], clauses: ['§9.2-1'], tags: ['acceptance', 'schema', 'versioning'],
+    id: 'B-ACCEPT-006',
+    interface: 'B',
+    level: 'must',
+    sections: ['§9.2'],
+    clauses: ['§9.2-1'],
+    tags: ['acceptance', 'schema', 'versioning'],
     title: 'unknown fields are ignored (top level, new event fields)',
     send: (scope) => ({
-      body: compact({ ...event(scope), x_future_field: 'a field from a later minor version', sentiment: { score: 0.8, label: 'positive' } }),
+      body: compact({
+        ...event(scope),
+        x_future_field: 'a field from a later minor version',
+        sentiment: { score: 0.8, label: 'positive' },
+      }),
     }),
   }),
   defineProbe({
-    id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], clauses: ['§6.3-1'], tags: ['acceptance', 'lead'],
+    id: 'B-ACCEPT-007',
+    interface: 'B',
+    level: 'must',
+    sections: ['§6.3'],
+    clauses: ['§6.3-1'],
+    tags: ['acceptance', 'lead'],
     title: 'an event for an unknown lead_id is accepted',
-    send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), `unknown-lead-${randomBytes(8).toString('hex')}`)) }),
+    send: (scope) => ({
+      body: compact(
+        eventDoc('conversation.message', scope.eventId(), `unknown-lead-${randomBytes(8).toString('hex')}`),
+      ),
+    }),
   }),
   defineProbe({
-    id: 'B-ACCEPT-008', interface: 'B', level: 'must', sections: ['§8', '§6.1', '§2.4'], clauses: ['§2.4-2', '§8-2'], tags: ['acceptance', 'limits'],
+    id: 'B-ACCEPT-008',
+    interface: 'B',
+    level: 'must',
+    sections: ['§8', '§6.1', '§2.4'],
+    clauses: ['§2.4-2', '§8-2'],
+    tags: ['acceptance', 'limits'],
     title: `an event_id of exactly ${MAX_EVENT_ID_LENGTH} characters is accepted`,
     send: (scope) => {
       const id = scope.eventId();
@@ -51,54 +79,100 @@ const eventsAcceptance: ReceiverCheck[] = [
   // §4.2 names 202 for an accepted event, but §6.5 tells the sender that any 2xx means accepted: another 2xx
   // loses nothing, so answering it is a warning.
   defineProbe({
-    id: 'B-ACCEPT-009', interface: 'B', level: 'should', sections: ['§4.2', '§7', '§6.5'], clauses: ['§4.2-5'], tags: ['acceptance', 'status'],
+    id: 'B-ACCEPT-009',
+    interface: 'B',
+    level: 'should',
+    sections: ['§4.2', '§7', '§6.5'],
+    clauses: ['§4.2-5'],
+    tags: ['acceptance', 'status'],
     title: 'an accepted event is answered 202 itself (§6.5 counts any 2xx as accepted)',
     send: (scope) => ({ body: compact(event(scope)) }),
     terms: ['outcome', 'status'],
   }),
   defineProbe({
-    id: 'B-ACCEPT-010', interface: 'B', level: 'must', sections: ['§8', '§6.1', '§2.4'], clauses: ['§2.4-2', '§8-2'], tags: ['acceptance', 'limits'],
+    id: 'B-ACCEPT-010',
+    interface: 'B',
+    level: 'must',
+    sections: ['§8', '§6.1', '§2.4'],
+    clauses: ['§2.4-2', '§8-2'],
+    tags: ['acceptance', 'limits'],
     title: `an event_id of ${MAX_EVENT_ID_LENGTH} characters, most outside the BMP (over ${MAX_EVENT_ID_LENGTH} UTF-16 units), is accepted`,
-    send: (scope) => ({ body: compact({ ...event(scope), event_id: astralPadded(`${scope.eventId()}-`, MAX_EVENT_ID_LENGTH) }) }),
+    send: (scope) => ({
+      body: compact({ ...event(scope), event_id: astralPadded(`${scope.eventId()}-`, MAX_EVENT_ID_LENGTH) }),
+    }),
   }),
 ];
 
 /** Every value of every enumeration, each in an otherwise valid document (probe/mutations-document.ts). */
 const enumerations = {
-  B: mutationCheck(EVENTS_RECEIVER, {
-    id: 'B-ACCEPT-011', level: 'must', sections: ['§2.10', '§2.11', '§2.12'], tags: ['acceptance', 'schema'],
-    title: 'every value of channel, direction, author and outcome is accepted',
-  }, EVENT_ENUMERATIONS),
-  A: mutationCheck(JOBS_RECEIVER, {
-    id: 'A-ACCEPT-006', level: 'must', sections: ['§2.8', '§2.9', '§2.2'], tags: ['acceptance', 'schema'],
-    title: 'every value of origin.channel and brief.intent is accepted',
-    // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
-    exclusive: true,
-  }, JOB_ENUMERATIONS),
+  B: mutationCheck(
+    EVENTS_RECEIVER,
+    {
+      id: 'B-ACCEPT-011',
+      level: 'must',
+      sections: ['§2.10', '§2.11', '§2.12'],
+      tags: ['acceptance', 'schema'],
+      title: 'every value of channel, direction, author and outcome is accepted',
+    },
+    EVENT_ENUMERATIONS,
+  ),
+  A: mutationCheck(
+    JOBS_RECEIVER,
+    {
+      id: 'A-ACCEPT-006',
+      level: 'must',
+      sections: ['§2.8', '§2.9', '§2.2'],
+      tags: ['acceptance', 'schema'],
+      title: 'every value of origin.channel and brief.intent is accepted',
+      // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
+      exclusive: true,
+    },
+    JOB_ENUMERATIONS,
+  ),
 };
 
 const jobsAcceptance: ReceiverCheck[] = [
   defineProbe({
-    id: 'A-ACCEPT-001', interface: 'A', level: 'must', sections: ['§4.1', '§2.2'], clauses: ['§4.1-1', '§4.1-4'], tags: ['acceptance', 'jobs'],
+    id: 'A-ACCEPT-001',
+    interface: 'A',
+    level: 'must',
+    sections: ['§4.1', '§2.2'],
+    clauses: ['§4.1-1', '§4.1-4'],
+    tags: ['acceptance', 'jobs'],
     title: 'a valid contact job is accepted with 202',
     send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'status'],
   }),
   defineProbe({
-    id: 'A-ACCEPT-002', interface: 'A', level: 'must', sections: ['§2.3', '§4.1', '§2.1'], clauses: ['§2.3-1', '§2.3-2'], tags: ['acceptance', 'ack'],
+    id: 'A-ACCEPT-002',
+    interface: 'A',
+    level: 'must',
+    sections: ['§2.3', '§4.1', '§2.1'],
+    clauses: ['§2.3-1', '§2.3-2'],
+    tags: ['acceptance', 'ack'],
     title: 'the acknowledgment is JSON with a string provider_job_id and an E.164 assigned_number_e164',
     // §2.3's body: the status and the Content-Type are A-ACCEPT-001's and -003's.
     send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'acknowledgment'],
   }),
   defineProbe({
-    id: 'A-ACCEPT-003', interface: 'A', level: 'must', sections: ['§4.1', '§2'], clauses: ['§4.1-4'], tags: ['acceptance', 'ack', 'headers'],
+    id: 'A-ACCEPT-003',
+    interface: 'A',
+    level: 'must',
+    sections: ['§4.1', '§2'],
+    clauses: ['§4.1-4'],
+    tags: ['acceptance', 'ack', 'headers'],
     title: 'the acknowledgment is sent with Content-Type: application/json',
     send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'json-label'],
   }),
   defineProbe({
-    id: 'A-ACCEPT-004', interface: 'A', level: 'must', sections: ['§9.2'], clauses: ['§9.2-1'], tags: ['acceptance', 'schema', 'versioning'],
+    id: 'A-ACCEPT-004',
+    interface: 'A',
+    level: 'must',
+    sections: ['§9.2'],
+    clauses: ['§9.2-1'],
+    tags: ['acceptance', 'schema', 'versioning'],
     title: 'unknown fields are ignored (top level and inside contact, origin, brief)',
     send: (scope) => {
       let doc = job(scope);
@@ -110,7 +184,12 @@ const jobsAcceptance: ReceiverCheck[] = [
     },
   }),
   defineProbe({
-    id: 'A-ACCEPT-005', interface: 'A', level: 'must', sections: ['§2.2', '§4.1'], clauses: ['§2.2-1'], tags: ['acceptance', 'schema'],
+    id: 'A-ACCEPT-005',
+    interface: 'A',
+    level: 'must',
+    sections: ['§2.2', '§4.1'],
+    clauses: ['§2.2-1'],
+    tags: ['acceptance', 'schema'],
     title: 'a job with only the required fields is accepted',
     send: (scope) => {
       const full = job(scope);

@@ -16,82 +16,200 @@ import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './rec
 import { tamperingChecks, type Tampering } from './tampering.js';
 
 const SIGNATURE_ROWS: readonly Tampering[] = [
-  { id: 'AUTH-001', answer: 'authentication', tags: ['signature'], sections: { A: ['§4.1', '§5.1', '§5.3'], B: ['§5.3', '§7'] }, clauses: ['§5.1-1', '§5.3-1'],
+  {
+    id: 'AUTH-001',
+    answer: 'authentication',
+    tags: ['signature'],
+    sections: { A: ['§4.1', '§5.1', '§5.3'], B: ['§5.3', '§7'] },
+    clauses: ['§5.1-1', '§5.3-1'],
     what: 'a signature made with another secret',
-    tamper: (body) => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } }) },
-  { id: 'AUTH-002', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.3'], B: ['§5.2', '§5.3', '§7'] }, clauses: ['§5.2-1'],
+    tamper: (body) => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } }),
+  },
+  {
+    id: 'AUTH-002',
+    answer: 'authentication',
+    tags: ['signature'],
+    sections: { A: ['§5.2', '§5.3'], B: ['§5.2', '§5.3', '§7'] },
+    clauses: ['§5.2-1'],
     what: 'the valid signature of another body',
-    tamper: (body, scope, receiver) => ({ body, signature: { kind: 'other-body', body: compact(receiver.document(scope)) } }) },
-  { id: 'AUTH-003', answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§5.4'], B: ['§5.2', '§5.4', '§7'] }, clauses: ['§5.2-1', '§5.4-1'],
+    tamper: (body, scope, receiver) => ({
+      body,
+      signature: { kind: 'other-body', body: compact(receiver.document(scope)) },
+    }),
+  },
+  {
+    id: 'AUTH-003',
+    answer: 'authentication',
+    tags: ['signature'],
+    sections: { A: ['§5.2', '§5.4'], B: ['§5.2', '§5.4', '§7'] },
+    clauses: ['§5.2-1', '§5.4-1'],
     what: 'a signature over another timestamp than the one sent',
-    tamper: (body, scope) => ({ body, signature: { kind: 'other-timestamp', timestamp: scope.session.targetNowSeconds() - OTHER_TIMESTAMP_SKEW_SECONDS } }) },
-  { id: 'AUTH-004', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] }, clauses: ['§5.3-1'],
+    tamper: (body, scope) => ({
+      body,
+      signature: {
+        kind: 'other-timestamp',
+        timestamp: scope.session.targetNowSeconds() - OTHER_TIMESTAMP_SKEW_SECONDS,
+      },
+    }),
+  },
+  {
+    id: 'AUTH-004',
+    answer: 'header',
+    tags: ['headers'],
+    sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
+    clauses: ['§5.3-1'],
     what: (receiver) => `${receiver.aRequest} without X-CAI-Signature`,
-    tamper: (body) => ({ body, signature: { kind: 'none' } }) },
-  { id: 'AUTH-005', answer: 'header', tags: ['headers'], sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] }, clauses: ['§5.4-1'],
+    tamper: (body) => ({ body, signature: { kind: 'none' } }),
+  },
+  {
+    id: 'AUTH-005',
+    answer: 'header',
+    tags: ['headers'],
+    sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] },
+    clauses: ['§5.4-1'],
     what: (receiver) => `${receiver.aRequest} without X-CAI-Timestamp`,
-    tamper: (body) => ({ body, timestamp: { kind: 'none' } }) },
-  { id: 'AUTH-006', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§5.5'], B: ['§5.3', '§5.5', '§7'] }, clauses: ['§5.3-1'],
+    tamper: (body) => ({ body, timestamp: { kind: 'none' } }),
+  },
+  {
+    id: 'AUTH-006',
+    answer: 'header',
+    tags: ['headers', 'signature'],
+    sections: { A: ['§5.3', '§5.5'], B: ['§5.3', '§5.5', '§7'] },
+    clauses: ['§5.3-1'],
     what: 'a truncated signature (63 or 32 hex digits)',
-    mutations: DIGEST_LENGTH },
-  { id: 'AUTH-007', answer: 'header', tags: ['headers', 'signature'], sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] }, clauses: ['§5.3-1'],
+    mutations: DIGEST_LENGTH,
+  },
+  {
+    id: 'AUTH-007',
+    answer: 'header',
+    tags: ['headers', 'signature'],
+    sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
+    clauses: ['§5.3-1'],
     what: 'a signature header that is not sha256=<hex>',
-    tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }) },
+    tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }),
+  },
   // §5.3 writes the header one way: the right MAC spelled another way is not that header. Accepting it lets no forged
   // request in (a `should`), but a verifier that decodes, folds or splits the header before comparing it does.
-  { id: { B: 'B-AUTH-018', A: 'A-AUTH-017' }, answer: 'header', level: 'should', tags: ['headers', 'signature'], sections: { A: ['§5.3', '§4.1'], B: ['§5.3', '§7'] }, clauses: ['§5.3-1'],
+  {
+    id: { B: 'B-AUTH-018', A: 'A-AUTH-017' },
+    answer: 'header',
+    level: 'should',
+    tags: ['headers', 'signature'],
+    sections: { A: ['§5.3', '§4.1'], B: ['§5.3', '§7'] },
+    clauses: ['§5.3-1'],
     what: 'the valid digest spelled otherwise than sha256=<lowercase hex> (upper case, another or no prefix, base64, a digit more, two values)',
-    mutations: SIGNATURE_SPELLING },
-  { id: { B: 'B-AUTH-019', A: 'A-AUTH-018' }, answer: 'authentication', tags: ['signature'], sections: { A: ['§5.2', '§4.1'], B: ['§5.2', '§7'] }, clauses: ['§5.2-1'],
+    mutations: SIGNATURE_SPELLING,
+  },
+  {
+    id: { B: 'B-AUTH-019', A: 'A-AUTH-018' },
+    answer: 'authentication',
+    tags: ['signature'],
+    sections: { A: ['§5.2', '§4.1'], B: ['§5.2', '§7'] },
+    clauses: ['§5.2-1'],
     what: 'an HMAC over the signed string with one part left out, replaced or moved',
-    mutations: SIGNED_STRING },
-  { id: { B: 'B-AUTH-020', A: 'A-AUTH-019' }, answer: 'authentication', tags: ['signature'], sections: { A: ['§5.3', '§5.5', '§4.1'], B: ['§5.3', '§5.5', '§7'] }, clauses: ['§5.3-1'],
+    mutations: SIGNED_STRING,
+  },
+  {
+    id: { B: 'B-AUTH-020', A: 'A-AUTH-019' },
+    answer: 'authentication',
+    tags: ['signature'],
+    sections: { A: ['§5.3', '§5.5', '§4.1'], B: ['§5.3', '§5.5', '§7'] },
+    clauses: ['§5.3-1'],
     what: 'the valid digest with one hex digit changed (its last, its first or a middle one)',
-    mutations: DIGEST },
+    mutations: DIGEST,
+  },
 ];
 
 export const signatures = tamperingChecks(SIGNATURE_ROWS);
 
 const eventsIdentity = [
   // §5.6: the code is compared exactly; another code, or the right one in another case or length, is unrecognised.
-  mutationCheck(EVENTS_RECEIVER, {
-    id: 'B-AUTH-014', level: 'must', sections: ['§5.6', '§7'], tags: ['auth', 'provider'],
-    title: 'an unrecognised X-CAI-Provider (another code; the right one in another case, a character longer or shorter), correctly signed, is rejected with 401',
-  }, identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication')),
+  mutationCheck(
+    EVENTS_RECEIVER,
+    {
+      id: 'B-AUTH-014',
+      level: 'must',
+      sections: ['§5.6', '§7'],
+      tags: ['auth', 'provider'],
+      title:
+        'an unrecognised X-CAI-Provider (another code; the right one in another case, a character longer or shorter), correctly signed, is rejected with 401',
+    },
+    identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'),
+  ),
   defineProbe({
-    id: 'B-AUTH-015', interface: 'B', level: 'must', sections: ['§4.2', '§5.6', '§7'], clauses: ['§4.2-2', '§5.6-1'], tags: ['auth', 'provider', 'headers'],
+    id: 'B-AUTH-015',
+    interface: 'B',
+    level: 'must',
+    sections: ['§4.2', '§5.6', '§7'],
+    clauses: ['§4.2-2', '§5.6-1'],
+    tags: ['auth', 'provider', 'headers'],
     title: 'a request without X-CAI-Provider is rejected',
     send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'none' } }),
   }),
   defineProbe({
-    id: 'B-AUTH-016', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth'], optional: true, needs: 'source-address',
+    id: 'B-AUTH-016',
+    interface: 'B',
+    level: 'must',
+    sections: ['§5.7', '§7'],
+    clauses: ['§5.7-1', '§7-3'],
+    tags: ['origin', 'auth'],
+    optional: true,
+    needs: 'source-address',
     title: 'a request from an origin the platform has not registered is rejected with 401',
     // The plan skips it without --source-address (`needs`).
-    send: (scope) => ({ body: compact(event(scope)), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) }),
+    send: (scope) => ({
+      body: compact(event(scope)),
+      ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}),
+    }),
   }),
   // The origin is the connection's: a receiver that reads it from a header the client writes lets any address in that
   // names a registered one. The address claimed is the one the run's other requests, accepted, come from.
   defineProbe({
-    id: 'B-AUTH-022', interface: 'B', level: 'must', sections: ['§5.7', '§7'], clauses: ['§5.7-1', '§7-3'], tags: ['origin', 'auth', 'headers'], optional: true, needs: 'source-address',
-    title: 'a request from an unregistered origin that claims the registered one in X-Forwarded-For, Forwarded and X-Real-IP is rejected with 401',
+    id: 'B-AUTH-022',
+    interface: 'B',
+    level: 'must',
+    sections: ['§5.7', '§7'],
+    clauses: ['§5.7-1', '§7-3'],
+    tags: ['origin', 'auth', 'headers'],
+    optional: true,
+    needs: 'source-address',
+    title:
+      'a request from an unregistered origin that claims the registered one in X-Forwarded-For, Forwarded and X-Real-IP is rejected with 401',
     send: async (scope) => {
       const claimed = (await usualSourceAddress(scope)) ?? '127.0.0.1';
-      return { body: compact(event(scope)), headers: claimedOriginHeaders(claimed), ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}) };
+      return {
+        body: compact(event(scope)),
+        headers: claimedOriginHeaders(claimed),
+        ...(scope.session.config.sourceAddress ? { sourceAddress: scope.session.config.sourceAddress } : {}),
+      };
     },
   }),
 ];
 
 const jobsIdentity = [
   defineProbe({
-    id: 'A-AUTH-014', interface: 'A', level: 'should', sections: ['§4.1'], clauses: ['§4.1-2'], tags: ['auth', 'headers', 'source'],
+    id: 'A-AUTH-014',
+    interface: 'A',
+    level: 'should',
+    sections: ['§4.1'],
+    clauses: ['§4.1-2'],
+    tags: ['auth', 'headers', 'source'],
     title: 'a job without X-CAI-Source is rejected',
     send: (scope) => ({ body: compact(job(scope)), identity: { kind: 'none' } }),
   }),
   // §4.1: a fixed value identifying the platform; nothing says the provider must check it (a `should`, as A-AUTH-014).
-  mutationCheck(JOBS_RECEIVER, {
-    id: 'A-AUTH-021', level: 'should', sections: ['§4.1'], tags: ['auth', 'headers', 'source'],
-    title: 'a job whose X-CAI-Source is not the platform id (another id; the right one in another case, a character longer or shorter) is rejected',
-  }, identityVariants('X-CAI-Source', ['§4.1-2'], 'header')),
+  mutationCheck(
+    JOBS_RECEIVER,
+    {
+      id: 'A-AUTH-021',
+      level: 'should',
+      sections: ['§4.1'],
+      tags: ['auth', 'headers', 'source'],
+      title:
+        'a job whose X-CAI-Source is not the platform id (another id; the right one in another case, a character longer or shorter) is rejected',
+    },
+    identityVariants('X-CAI-Source', ['§4.1-2'], 'header'),
+  ),
 ];
 
 export const identity = { B: eventsIdentity, A: jobsIdentity };
@@ -102,19 +220,34 @@ export const identity = { B: eventsIdentity, A: jobsIdentity };
  * refuse a leading zero as a malformed timestamp, or verify it as sent; either way the request is refused.
  */
 const BINDING_ROWS: readonly Tampering[] = [
-  { id: { B: 'B-AUTH-017', A: 'A-AUTH-015' }, answer: 'header', tags: ['signature', 'window'], sections: { A: ['§5.2', '§5.4', '§4.1'], B: ['§5.2', '§5.4', '§7'] }, clauses: ['§5.2-1', '§5.4-1'],
+  {
+    id: { B: 'B-AUTH-017', A: 'A-AUTH-015' },
+    answer: 'header',
+    tags: ['signature', 'window'],
+    sections: { A: ['§5.2', '§5.4', '§4.1'], B: ['§5.2', '§5.4', '§7'] },
+    clauses: ['§5.2-1', '§5.4-1'],
     what: 'a timestamp written with a leading zero but signed over the digits without it',
-    tamper: (body) => ({ body, timestamp: { kind: 'now', prefix: '0' }, signature: { kind: 'bare-timestamp' } }) },
+    tamper: (body) => ({ body, timestamp: { kind: 'now', prefix: '0' }, signature: { kind: 'bare-timestamp' } }),
+  },
 ];
 
 const binding = tamperingChecks(BINDING_ROWS);
 
 /** §5.1: a separate secret for each direction; the jobs endpoint does not take the events secret. */
 const otherDirection = defineProbe({
-  id: 'A-AUTH-016', interface: 'A', level: 'must', sections: ['§5.1', '§4.1', '§5.3'], clauses: ['§5.1-2', '§4.1-6'], tags: ['auth', 'signature'], needs: 'callback',
+  id: 'A-AUTH-016',
+  interface: 'A',
+  level: 'must',
+  sections: ['§5.1', '§4.1', '§5.3'],
+  clauses: ['§5.1-2', '§4.1-6'],
+  tags: ['auth', 'signature'],
+  needs: 'callback',
   title: 'a job signed with the events secret (the other direction of the pair) is rejected',
   // The plan skips it without the events secret (`needs: 'callback'`).
-  send: (scope) => ({ body: compact(job(scope)), signature: { kind: 'wrong-secret', secret: scope.session.callback?.secrets[0] ?? anotherSecret() } }),
+  send: (scope) => ({
+    body: compact(job(scope)),
+    signature: { kind: 'wrong-secret', secret: scope.session.callback?.secrets[0] ?? anotherSecret() },
+  }),
 });
 
 export const signatureBinding = { B: binding.B ?? [], A: [...(binding.A ?? []), otherDirection] };

@@ -8,13 +8,28 @@
  */
 import { isE164 } from '../../../spec/formats.js';
 import { isObject } from '../../../spec/json.js';
-import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
+import {
+  defineCheck,
+  failed,
+  notJudged,
+  passed,
+  type Outcome,
+  type ReceiverCheck,
+  type ReceiverCheckSpec,
+} from '../../check.js';
 import { describeAnswer, documentOf, label, ms, type Attempt, type Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
-import { eventObject, isEndingEvent, jobEventTerms, secondConversation, type EventTermId, type JobFacts } from '../../../spec/model/job-events.js';
+import {
+  eventObject,
+  isEndingEvent,
+  jobEventTerms,
+  secondConversation,
+  type EventTermId,
+  type JobFacts,
+} from '../../../spec/model/job-events.js';
 import { providerJobIdOf } from '../../../spec/model/answers.js';
 import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
@@ -76,7 +91,8 @@ function unusualLeadId(plain: string): string {
   return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1-${'0123456789'.repeat(6)}`;
 }
 
-const edgeLeadJob = (scope: ProbeScope) => jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
+const edgeLeadJob = (scope: ProbeScope) =>
+  jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
 
 /**
  * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:
@@ -88,7 +104,10 @@ const refusedFirstJob = (scope: ProbeScope) =>
   jobStage(scope, 'refused-first', {
     before: async (doc) => [
       await scope.send({ body: compact(withPath(doc, 'contact.phone_e164', 34600000000)) }),
-      await scope.send({ body: compact(doc), timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) } }),
+      await scope.send({
+        body: compact(doc),
+        timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) },
+      }),
     ],
   });
 
@@ -110,9 +129,12 @@ function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome |
   if (!stage) return notJudged(NO_JOB);
   if (!stage.job) return notJudged(NO_JOB);
   const accepted = judgeAnswer(stage.job, { level: 'must' });
-  if (accepted.verdict !== 'passed') return { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
+  if (accepted.verdict !== 'passed')
+    return { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
   if (stage.record.attempts.length > 0 || judgesSilence) return undefined;
-  return notJudged(stage.record.interrupted ? 'interrupted before an event arrived' : 'no event arrived (see A-CB-001)');
+  return notJudged(
+    stage.record.interrupted ? 'interrupted before an event arrived' : 'no event arrived (see A-CB-001)',
+  );
 }
 
 /** What the job and its acknowledgment fixed, as the model of the provider reads them (src/spec/model/job-events.ts). */
@@ -138,13 +160,24 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
     if (problem === undefined) continue;
     const received = attempt.body.toString('utf8');
     const excerpt = received.length > 300 ? `${received.slice(0, 300)}…` : received;
-    return failed(term.expected, `${label(attempt)} of ${count} (${String(event?.event ?? '?')}): ${problem}`, { attempts: [attempt] }, [`the event as received: ${excerpt}`]);
+    return failed(
+      term.expected,
+      `${label(attempt)} of ${count} (${String(event?.event ?? '?')}): ${problem}`,
+      { attempts: [attempt] },
+      [`the event as received: ${excerpt}`],
+    );
   }
   return passed(term.expected, `${count}, all as expected`);
 }
 
 /** A check of one job's events: the preamble, then `judge` on the stage. */
-function callbackCheck(spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & { stage?: (scope: ProbeScope) => Promise<JobStage | undefined>; judgesSilence?: boolean; judge(stage: JobStage): Outcome }): ReceiverCheck<Staged> {
+function callbackCheck(
+  spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & {
+    stage?: (scope: ProbeScope) => Promise<JobStage | undefined>;
+    judgesSilence?: boolean;
+    judge(stage: JobStage): Outcome;
+  },
+): ReceiverCheck<Staged> {
   const { stage: gatherStage = mainJob, judgesSilence, judge, ...meta } = spec;
   return defineCheck<Staged>({
     ...meta,
@@ -163,40 +196,75 @@ const leadUnchanged = (stage: JobStage) => judgeEach(stage, 'lead', 'no lead_id 
 
 const arrival = [
   callbackCheck({
-    id: 'A-CB-001', level: 'must', sections: ['§3', '§4.2', '§6'], clauses: ['§3-1', '§8-6'], tags: [],
+    id: 'A-CB-001',
+    level: 'must',
+    sections: ['§3', '§4.2', '§6'],
+    clauses: ['§3-1', '§8-6'],
+    tags: [],
     title: "the provider sends events back to the job's callback_url within the callback wait",
     judgesSilence: true,
     judge: (stage) => {
       const expected = 'at least one event after the job was accepted';
       const first = stage.record.attempts[0];
-      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
+      if (first)
+        return passed(
+          expected,
+          `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
+        );
       if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
-      return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`);
+      return failed(
+        expected,
+        `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`,
+      );
     },
   }),
   callbackCheck({
-    id: 'A-CB-015', level: 'must', sections: ['§2.2', '§5.5', '§3'], clauses: ['§2.2-5', '§3-1'], tags: ['dedupe'],
-    title: 'a job refused first (for its schema, then for its timestamp) and sent validly next is handled: its events come',
+    id: 'A-CB-015',
+    level: 'must',
+    sections: ['§2.2', '§5.5', '§3'],
+    clauses: ['§2.2-5', '§3-1'],
+    tags: ['dedupe'],
+    title:
+      'a job refused first (for its schema, then for its timestamp) and sent validly next is handled: its events come',
     stage: refusedFirstJob,
     judgesSilence: true,
     judge: (stage) => {
       const expected = 'at least one event for the valid job, as for any new job (a refused one leaves no trace)';
       const accepted = (stage.refused ?? []).filter(isAccepted);
-      if (accepted.length > 0) return notJudged(`a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`);
+      if (accepted.length > 0)
+        return notJudged(
+          `a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`,
+        );
       const first = stage.record.attempts[0];
-      if (first) return passed(expected, `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`);
+      if (first)
+        return passed(
+          expected,
+          `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
+        );
       if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
       const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
-      return failed(expected, `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}, refused first (${refusals}): taken for a repeat of a job that was never taken`, { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] });
+      return failed(
+        expected,
+        `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
+        { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
+      );
     },
   }),
   callbackCheck({
-    id: 'A-CB-005', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: [],
+    id: 'A-CB-005',
+    level: 'must',
+    sections: ['§2.2', '§2.4'],
+    clauses: ['§2.2-3'],
+    tags: [],
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
   callbackCheck({
-    id: 'A-CB-006', level: 'should', sections: ['§3', '§6'], clauses: ['§3-1'], tags: [],
+    id: 'A-CB-006',
+    level: 'should',
+    sections: ['§3', '§6'],
+    clauses: ['§3-1'],
+    tags: [],
     title: 'the conversation ends with an appointment or job.closed event within the callback wait',
     judge: (stage) => {
       const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
@@ -216,17 +284,31 @@ const arrival = [
  */
 const lifecycle = [
   callbackCheck({
-    id: 'A-CB-012', level: 'should', sections: ['§2.3', '§2.4', '§2.5'], clauses: ['§2.3-1'], tags: ['lifecycle'],
+    id: 'A-CB-012',
+    level: 'should',
+    sections: ['§2.3', '§2.4', '§2.5'],
+    clauses: ['§2.3-1'],
+    tags: ['lifecycle'],
     title: 'events that carry provider_job_id carry the one the acknowledgment gave',
-    judge: (stage) => judgeEach(stage, 'provider-job-id', 'the acknowledgment has no string provider_job_id (see A-ACCEPT-002)'),
+    judge: (stage) =>
+      judgeEach(stage, 'provider-job-id', 'the acknowledgment has no string provider_job_id (see A-ACCEPT-002)'),
   }),
   callbackCheck({
-    id: 'A-CB-013', level: 'should', sections: ['§2.3', '§3', '§2.4', '§2.5'], clauses: ['§2.3-2'], tags: ['lifecycle'],
+    id: 'A-CB-013',
+    level: 'should',
+    sections: ['§2.3', '§3', '§2.4', '§2.5'],
+    clauses: ['§2.3-2'],
+    tags: ['lifecycle'],
     title: 'outbound messages come from the assigned_number_e164 the acknowledgment gave',
-    judge: (stage) => judgeEach(stage, 'from-number', 'the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)'),
+    judge: (stage) =>
+      judgeEach(stage, 'from-number', 'the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)'),
   }),
   callbackCheck({
-    id: 'A-CB-014', level: 'must', sections: ['§2.2', '§2.4'], clauses: ['§2.2-3'], tags: ['lifecycle', 'lead'],
+    id: 'A-CB-014',
+    level: 'must',
+    sections: ['§2.2', '§2.4'],
+    clauses: ['§2.2-3'],
+    tags: ['lifecycle', 'lead'],
     title: 'a lead_id with capitals, accents (NFD) and punctuation comes back unchanged',
     stage: edgeLeadJob,
     judge: leadUnchanged,
@@ -252,10 +334,19 @@ interface OnceAndTwice {
  * books or closes a second time). Both conversations are gathered until they are over and quiet for --observe.
  */
 const repeatStartsNothing = defineCheck<OnceAndTwice>({
-  id: 'A-DEDUP-007', interface: 'A', level: 'must', sections: ['§2.2', '§3'], clauses: ['§2.2-5', '§3-1'], tags: ['dedupe', 'callback'], needs: 'callback',
+  id: 'A-DEDUP-007',
+  interface: 'A',
+  level: 'must',
+  sections: ['§2.2', '§3'],
+  clauses: ['§2.2-5', '§3-1'],
+  tags: ['dedupe', 'callback'],
+  needs: 'callback',
   title: 'a repeated job starts no second conversation (no second ending among its events)',
   gather: async (scope) => {
-    const [once, twice] = await Promise.all([jobStage(scope, 'sent-once'), jobStage(scope, 'sent-twice', { twice: true })]);
+    const [once, twice] = await Promise.all([
+      jobStage(scope, 'sent-once'),
+      jobStage(scope, 'sent-twice', { twice: true }),
+    ]);
     return { ...(once ? { once } : {}), ...(twice ? { twice } : {}) } as OnceAndTwice;
   },
   judge: ({ once, twice }) => {
@@ -263,15 +354,23 @@ const repeatStartsNothing = defineCheck<OnceAndTwice>({
     if (missing) return missing;
     const [sentOnce, sentTwice] = [once as JobStage, twice as JobStage];
     if (!sentTwice.repeat) return notJudged('the repeat was not sent');
-    if (!isAccepted(sentTwice.repeat)) return passed('the repeat ignored', `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`);
-    if (endingsOf(sentOnce) === 0) return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
-    if (endingsOf(sentTwice) === 0) return notJudged('the job sent twice got no ending event within the callback wait (see A-CB-006)');
+    if (!isAccepted(sentTwice.repeat))
+      return passed(
+        'the repeat ignored',
+        `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`,
+      );
+    if (endingsOf(sentOnce) === 0)
+      return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
+    if (endingsOf(sentTwice) === 0)
+      return notJudged('the job sent twice got no ending event within the callback wait (see A-CB-006)');
     const baseline = endingsOf(sentOnce);
     const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
     const endings = endingsOf(sentTwice);
     const actual = `${endings} ending event(s) among ${sentTwice.record.attempts.length} events in ${ms(sentTwice.waitedMs)}`;
     const breach = secondConversation(baseline, endings);
-    return breach === undefined ? passed(expected, actual) : failed(expected, `${actual}: ${breach}`, { attempts: sentTwice.record.attempts });
+    return breach === undefined
+      ? passed(expected, actual)
+      : failed(expected, `${actual}: ${breach}`, { attempts: sentTwice.record.attempts });
   },
 });
 

@@ -29,34 +29,91 @@ interface Shape {
 }
 
 const SHAPES: readonly Shape[] = [
-  { ids: 'FORMAT-001', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'with fractional seconds (six digits, e.g. 10:30:00.123456+01:00; also 1, 3 and 9 digits)',
-    value: () => dateTime(new Date(), { fraction: '123456' }), more: (field) => dateTimeFractions(field).filter((mutation) => !mutation.name.includes(' 6 ')) },
-  { ids: 'FORMAT-002', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'in UTC written with Z (e.g. 09:30:00Z)',
-    value: () => dateTime(new Date(), { utc: true }) },
-  { ids: 'FORMAT-003', sections: ['§2.1'], clauses: ['§2.1-2'], field: (r) => r.dateTimeField, describe: 'with a negative offset (e.g. 04:30:00-05:00; also -12:00, -03:30, +05:30, +14:00, +00:00)',
-    value: () => dateTime(new Date(), { offsetMinutes: -300 }), more: (field) => dateTimeOffsets(field).filter((mutation) => !mutation.name.endsWith('-05:00')) },
-  { ids: 'FORMAT-004', sections: ['§2.1'], clauses: ['§2.1-1'], field: (r) => r.phoneField, describe: 'of 15 digits, the longest E.164 number (+493012345678901; also 14, 13 and 12 digits)',
-    value: () => '+493012345678901', more: (field) => e164Lengths(field, 'long').slice(1) },
-  { ids: 'FORMAT-005', sections: ['§2.1'], clauses: ['§2.1-1'], field: (r) => r.phoneField, describe: 'of 7 digits, a short real E.164 number (Niue, +6834002; also 8 to 11 digits)',
-    value: () => '+6834002', more: (field) => e164Lengths(field, 'short').slice(0, -1) },
-  { ids: { A: 'A-FORMAT-006' }, sections: ['§2.1'], clauses: ['§2.1-3'], field: () => 'contact.language', describe: 'with a script subtag (zh-Hant-TW, BCP 47)',
-    value: () => 'zh-Hant-TW' },
+  {
+    ids: 'FORMAT-001',
+    sections: ['§2.1'],
+    clauses: ['§2.1-2'],
+    field: (r) => r.dateTimeField,
+    describe: 'with fractional seconds (six digits, e.g. 10:30:00.123456+01:00; also 1, 3 and 9 digits)',
+    value: () => dateTime(new Date(), { fraction: '123456' }),
+    more: (field) => dateTimeFractions(field).filter((mutation) => !mutation.name.includes(' 6 ')),
+  },
+  {
+    ids: 'FORMAT-002',
+    sections: ['§2.1'],
+    clauses: ['§2.1-2'],
+    field: (r) => r.dateTimeField,
+    describe: 'in UTC written with Z (e.g. 09:30:00Z)',
+    value: () => dateTime(new Date(), { utc: true }),
+  },
+  {
+    ids: 'FORMAT-003',
+    sections: ['§2.1'],
+    clauses: ['§2.1-2'],
+    field: (r) => r.dateTimeField,
+    describe: 'with a negative offset (e.g. 04:30:00-05:00; also -12:00, -03:30, +05:30, +14:00, +00:00)',
+    value: () => dateTime(new Date(), { offsetMinutes: -300 }),
+    more: (field) => dateTimeOffsets(field).filter((mutation) => !mutation.name.endsWith('-05:00')),
+  },
+  {
+    ids: 'FORMAT-004',
+    sections: ['§2.1'],
+    clauses: ['§2.1-1'],
+    field: (r) => r.phoneField,
+    describe: 'of 15 digits, the longest E.164 number (+493012345678901; also 14, 13 and 12 digits)',
+    value: () => '+493012345678901',
+    more: (field) => e164Lengths(field, 'long').slice(1),
+  },
+  {
+    ids: 'FORMAT-005',
+    sections: ['§2.1'],
+    clauses: ['§2.1-1'],
+    field: (r) => r.phoneField,
+    describe: 'of 7 digits, a short real E.164 number (Niue, +6834002; also 8 to 11 digits)',
+    value: () => '+6834002',
+    more: (field) => e164Lengths(field, 'short').slice(0, -1),
+  },
+  {
+    ids: { A: 'A-FORMAT-006' },
+    sections: ['§2.1'],
+    clauses: ['§2.1-3'],
+    field: () => 'contact.language',
+    describe: 'with a script subtag (zh-Hant-TW, BCP 47)',
+    value: () => 'zh-Hant-TW',
+  },
 ];
 
 export const formats = forBoth((receiver) =>
   SHAPES.filter((shape) => appliesTo(receiver, shape.ids)).map((shape) => {
     const field = shape.field(receiver);
     if (shape.more) {
-      const first: Mutation = { name: `${field} ${shape.describe.replace(/;.*\)$/, ')')}`, clauses: shape.clauses, intent: 'accepted', request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }) };
-      return mutationCheck(receiver, {
-        id: checkId(receiver, shape.ids), level: 'must', sections: [...shape.sections, receiver.spec.documentSection], tags: ['format', 'acceptance'],
-        title: `${field} ${shape.describe} is accepted`,
-        // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
-        ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
-      }, [first, ...shape.more(field)]);
+      const first: Mutation = {
+        name: `${field} ${shape.describe.replace(/;.*\)$/, ')')}`,
+        clauses: shape.clauses,
+        intent: 'accepted',
+        request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }),
+      };
+      return mutationCheck(
+        receiver,
+        {
+          id: checkId(receiver, shape.ids),
+          level: 'must',
+          sections: [...shape.sections, receiver.spec.documentSection],
+          tags: ['format', 'acceptance'],
+          title: `${field} ${shape.describe} is accepted`,
+          // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
+          ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
+        },
+        [first, ...shape.more(field)],
+      );
     }
     return defineProbe({
-      id: checkId(receiver, shape.ids), interface: receiver.interface, level: 'must', sections: [...shape.sections, receiver.spec.documentSection], clauses: shape.clauses, tags: ['format', 'acceptance'],
+      id: checkId(receiver, shape.ids),
+      interface: receiver.interface,
+      level: 'must',
+      sections: [...shape.sections, receiver.spec.documentSection],
+      clauses: shape.clauses,
+      tags: ['format', 'acceptance'],
       title: `${field} ${shape.describe} is accepted`,
       send: (scope) => ({ body: compact(withPath(receiver.document(scope), field, shape.value(scope))) }),
     });

@@ -19,17 +19,31 @@ interface Framing {
 }
 
 const FRAMINGS: readonly Framing[] = [
-  { id: 'FRAME-001', title: 'a body sent with chunked transfer encoding (no Content-Length) is accepted', sections: ['§2', '§4.1', '§4.2'], clauses: ['§2-1'],
-    frame: (body) => ({ body, chunked: true }) },
-  { id: 'FRAME-002', title: 'Content-Type: application/json; charset=utf-8 is accepted', sections: ['§2', '§4.1', '§4.2'], clauses: ['§2-3'],
-    frame: (body) => ({ body, contentType: 'application/json; charset=utf-8' }) },
+  {
+    id: 'FRAME-001',
+    title: 'a body sent with chunked transfer encoding (no Content-Length) is accepted',
+    sections: ['§2', '§4.1', '§4.2'],
+    clauses: ['§2-1'],
+    frame: (body) => ({ body, chunked: true }),
+  },
+  {
+    id: 'FRAME-002',
+    title: 'Content-Type: application/json; charset=utf-8 is accepted',
+    sections: ['§2', '§4.1', '§4.2'],
+    clauses: ['§2-3'],
+    frame: (body) => ({ body, contentType: 'application/json; charset=utf-8' }),
+  },
 ];
 
 export const framing = forBoth((receiver) =>
   FRAMINGS.map((row) =>
     defineProbe({
-      id: checkId(receiver, row.id), interface: receiver.interface, level: 'should',
-      sections: row.sections.filter((section) => section === '§2' || section === receiver.spec.section), clauses: row.clauses, tags: ['framing', 'acceptance'],
+      id: checkId(receiver, row.id),
+      interface: receiver.interface,
+      level: 'should',
+      sections: row.sections.filter((section) => section === '§2' || section === receiver.spec.section),
+      clauses: row.clauses,
+      tags: ['framing', 'acceptance'],
       title: row.title,
       send: (scope) => row.frame(compact(receiver.document(scope))),
     }),

@@ -28,7 +28,12 @@ function validDocument(receiver: Receiver, scope: ProbeScope, on: EventType | un
 export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
   return mutations.map((mutation) => ({
     name: mutation.name,
-    send: (scope) => mutation.request({ scope, doc: validDocument(receiver, scope, mutation.on), dateTimeField: receiver.dateTimeField }),
+    send: (scope) =>
+      mutation.request({
+        scope,
+        doc: validDocument(receiver, scope, mutation.on),
+        dateTimeField: receiver.dateTimeField,
+      }),
     ...(mutation.unjudgeable ? { unjudgeable: mutation.unjudgeable } : {}),
     ...(mutation.aside ? { aside: mutation.aside } : {}),
   }));
@@ -40,7 +45,18 @@ export type MutationCheckMeta = Omit<CheckMeta, 'role' | 'scenarios' | 'clauses'
 };
 
 /** One check whose cases are `mutations`, on `receiver`. */
-export function mutationCheck(receiver: Receiver, meta: MutationCheckMeta, mutations: readonly Mutation[]): ReceiverCheck {
-  const clauses = [...new Set([...(meta.clauses ?? []), ...clausesOf(mutations), ...refusalClauses(receiver, mutations)])];
-  return defineCases({ ...meta, interface: receiver.interface, clauses, cases: casesOf(receiver, mutations) }) as ReceiverCheck;
+export function mutationCheck(
+  receiver: Receiver,
+  meta: MutationCheckMeta,
+  mutations: readonly Mutation[],
+): ReceiverCheck {
+  const clauses = [
+    ...new Set([...(meta.clauses ?? []), ...clausesOf(mutations), ...refusalClauses(receiver, mutations)]),
+  ];
+  return defineCases({
+    ...meta,
+    interface: receiver.interface,
+    clauses,
+    cases: casesOf(receiver, mutations),
+  }) as ReceiverCheck;
 }

@@ -23,15 +23,25 @@ interface Burst {
 
 const eventsRate = [
   defineCheck<Burst>({
-    id: 'B-RATE-001', interface: 'B', level: 'must', sections: ['§7', '§8'], clauses: ['§7-7'], tags: ['rate-limit'], optional: true, exclusive: true,
+    id: 'B-RATE-001',
+    interface: 'B',
+    level: 'must',
+    sections: ['§7', '§8'],
+    clauses: ['§7-7'],
+    tags: ['rate-limit'],
+    optional: true,
+    exclusive: true,
     title: 'over the request cap: 429 with a well-formed Retry-After',
     gather: async (scope) => {
       // A paced, bounded burst: waves of concurrent valid events until the first 429 or refusal.
       const answers: Exchange[] = [];
       for (let sent = 0; sent < RATE_BURST_LIMIT; sent += RATE_WAVE_SIZE) {
-        const wave = await scope.sendAll(Array.from({ length: RATE_WAVE_SIZE }, () => ({ body: compact(event(scope)), raw429: true })));
+        const wave = await scope.sendAll(
+          Array.from({ length: RATE_WAVE_SIZE }, () => ({ body: compact(event(scope)), raw429: true })),
+        );
         answers.push(...wave);
-        if (wave.some((answer) => isLimited(answer) || !isAccepted(answer)) || scope.session.signal.aborted) return { answers, exhausted: false };
+        if (wave.some((answer) => isLimited(answer) || !isAccepted(answer)) || scope.session.signal.aborted)
+          return { answers, exhausted: false };
       }
       return { answers, exhausted: true };
     },
@@ -42,11 +52,18 @@ const eventsRate = [
       if (limited >= 0) {
         const answer = answers[limited] as Exchange;
         const outcome = judgeAnswer(answer, { level: 'must', terms: ['retry-after'] });
-        return { ...outcome, actual: `429 after ${limited + 1} requests, Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}` };
+        return {
+          ...outcome,
+          actual: `429 after ${limited + 1} requests, Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`,
+        };
       }
       const wrong = answers.find((answer) => judgeAnswer(answer, { level: 'must' }).verdict === 'failed');
       if (wrong) return judgeAnswer(wrong, { level: 'must' });
-      return notJudged(exhausted ? `no 429 within ${RATE_BURST_LIMIT} requests: the cap is higher (or absent); nothing to judge` : 'the burst was cut short before a 429');
+      return notJudged(
+        exhausted
+          ? `no 429 within ${RATE_BURST_LIMIT} requests: the cap is higher (or absent); nothing to judge`
+          : 'the burst was cut short before a 429',
+      );
     },
   }),
 ];

@@ -58,7 +58,12 @@ const FRAMINGS: readonly Framing[] = [
 export const rawBody = forBoth((receiver) =>
   FRAMINGS.map((framing) =>
     defineProbe({
-      id: checkId(receiver, framing.id), interface: receiver.interface, level: 'must', sections: framing.sections, clauses: framing.clauses, tags: ['signature', 'raw-body'],
+      id: checkId(receiver, framing.id),
+      interface: receiver.interface,
+      level: 'must',
+      sections: framing.sections,
+      clauses: framing.clauses,
+      tags: ['signature', 'raw-body'],
       title: `the signature covers the raw bytes: ${framing.title}`,
       send: (scope) => ({ body: framing.frame(receiver.document(scope), receiver.textField) }),
     }),

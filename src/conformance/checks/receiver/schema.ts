@@ -11,7 +11,16 @@ import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import {
-  ATTEMPTS_MISSES, AUTHOR_MISSES, CHANNEL_MISSES, DIRECTION_MISSES, e164Misses, EVENT_ID_PAST_LIMIT, EVENT_TYPE_MISSES, INTENT_MISSES, ORIGIN_CHANNEL_MISSES, OUTCOME_MISSES,
+  ATTEMPTS_MISSES,
+  AUTHOR_MISSES,
+  CHANNEL_MISSES,
+  DIRECTION_MISSES,
+  e164Misses,
+  EVENT_ID_PAST_LIMIT,
+  EVENT_TYPE_MISSES,
+  INTENT_MISSES,
+  ORIGIN_CHANNEL_MISSES,
+  OUTCOME_MISSES,
 } from '../../probe/mutations-document.js';
 import type { CheckLevel } from '../../types.js';
 import { mutationCheck } from './mutated.js';
@@ -46,9 +55,19 @@ const LEVEL: Record<Receiver['interface'], CheckLevel> = { B: 'must', A: 'should
 
 function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)[]) {
   return rows.map((row) => {
-    if ('mutations' in row) return mutationCheck(receiver, { id: row.id, level: LEVEL[receiver.interface], sections: row.sections, tags: ['schema'], title: row.title }, row.mutations);
+    if ('mutations' in row)
+      return mutationCheck(
+        receiver,
+        { id: row.id, level: LEVEL[receiver.interface], sections: row.sections, tags: ['schema'], title: row.title },
+        row.mutations,
+      );
     return defineProbe({
-      id: row.id, interface: receiver.interface, level: LEVEL[receiver.interface], sections: row.sections, clauses: [...row.clauses, ...receiver.refuses.schemaClauses], tags: ['schema'],
+      id: row.id,
+      interface: receiver.interface,
+      level: LEVEL[receiver.interface],
+      sections: row.sections,
+      clauses: [...row.clauses, ...receiver.refuses.schemaClauses],
+      tags: ['schema'],
       title: row.title,
       send: (scope) => {
         const changed = row.change((row.document ?? receiver.document)(scope));
@@ -66,45 +85,228 @@ const asArray = (doc: Doc) => compact([doc]);
 const booking = (scope: ProbeScope) => event(scope, 'appointment.booked');
 
 const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
-  { id: 'B-SCHEMA-001', title: 'an event without `event` is rejected with 400', sections: ['§2.4', '§7'], clauses: ['§2.4-1'], change: without('event') },
-  { id: 'B-SCHEMA-002', title: 'an event without `event_id` is rejected with 400', sections: ['§2.4', '§7'], clauses: ['§2.4-1'], change: without('event_id') },
-  { id: 'B-SCHEMA-003', title: 'an event type outside §6 (unknown, or a type in another case, with a space, spelled or separated otherwise) is rejected with 400', sections: ['§6', '§2.4', '§7'], mutations: EVENT_TYPE_MISSES },
-  { id: 'B-SCHEMA-004', title: 'a `channel` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400', sections: ['§2.10', '§7'], mutations: CHANNEL_MISSES },
-  { id: 'B-SCHEMA-005', title: 'a `direction` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400', sections: ['§2.10', '§7'], mutations: DIRECTION_MISSES },
-  { id: 'B-SCHEMA-006', title: 'an `author` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400', sections: ['§2.11', '§7'], mutations: AUTHOR_MISSES },
-  { id: 'B-SCHEMA-007', title: 'an `outcome` outside its enumeration (unknown, another case or separator, surrounding space, a synonym) is rejected with 400', sections: ['§2.12', '§2.7', '§7'], mutations: OUTCOME_MISSES },
-  { id: 'B-SCHEMA-008', title: '`attempts` that is not an integer (a string of digits, a fraction, a boolean) is rejected with 400', sections: ['§2.7', '§7'], mutations: ATTEMPTS_MISSES },
+  {
+    id: 'B-SCHEMA-001',
+    title: 'an event without `event` is rejected with 400',
+    sections: ['§2.4', '§7'],
+    clauses: ['§2.4-1'],
+    change: without('event'),
+  },
+  {
+    id: 'B-SCHEMA-002',
+    title: 'an event without `event_id` is rejected with 400',
+    sections: ['§2.4', '§7'],
+    clauses: ['§2.4-1'],
+    change: without('event_id'),
+  },
+  {
+    id: 'B-SCHEMA-003',
+    title:
+      'an event type outside §6 (unknown, or a type in another case, with a space, spelled or separated otherwise) is rejected with 400',
+    sections: ['§6', '§2.4', '§7'],
+    mutations: EVENT_TYPE_MISSES,
+  },
+  {
+    id: 'B-SCHEMA-004',
+    title:
+      'a `channel` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
+    sections: ['§2.10', '§7'],
+    mutations: CHANNEL_MISSES,
+  },
+  {
+    id: 'B-SCHEMA-005',
+    title:
+      'a `direction` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
+    sections: ['§2.10', '§7'],
+    mutations: DIRECTION_MISSES,
+  },
+  {
+    id: 'B-SCHEMA-006',
+    title:
+      'an `author` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
+    sections: ['§2.11', '§7'],
+    mutations: AUTHOR_MISSES,
+  },
+  {
+    id: 'B-SCHEMA-007',
+    title:
+      'an `outcome` outside its enumeration (unknown, another case or separator, surrounding space, a synonym) is rejected with 400',
+    sections: ['§2.12', '§2.7', '§7'],
+    mutations: OUTCOME_MISSES,
+  },
+  {
+    id: 'B-SCHEMA-008',
+    title: '`attempts` that is not an integer (a string of digits, a fraction, a boolean) is rejected with 400',
+    sections: ['§2.7', '§7'],
+    mutations: ATTEMPTS_MISSES,
+  },
   {
     id: 'B-SCHEMA-009',
     title: '`event_id` given as a number is rejected with 400',
-    sections: ['§2.4', '§7'], clauses: ['§2.4-3'],
+    sections: ['§2.4', '§7'],
+    clauses: ['§2.4-3'],
     change: (doc) => withPath(doc, 'event_id', Number.parseInt(randomBytes(4).toString('hex'), 16)),
   },
-  { id: 'B-SCHEMA-010', title: '`text` given as an object is rejected with 400', sections: ['§2.4', '§7'], clauses: ['§2.4-3'], change: setTo('text', { value: 'hello' }) },
-  { id: 'B-SCHEMA-011', title: 'a `from_number_e164` that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected with 400', sections: ['§2.1', '§2.4', '§7'], mutations: e164Misses('from_number_e164', ['§2.1-1', '§2.4-3']) },
-  { id: 'B-SCHEMA-012', title: 'an `occurred_at` without a time-zone offset is rejected with 400', sections: ['§2.1', '§2.4', '§7'], clauses: ['§2.1-2'], change: setTo('occurred_at', '2026-11-22T13:00:00') },
-  { id: 'B-SCHEMA-013', title: 'a `scheduled_at` that is not a date-time is rejected with 400', sections: ['§2.1', '§2.6', '§7'], clauses: ['§2.1-2', '§2.6-1'], change: setTo('scheduled_at', 'tomorrow at ten'), document: booking },
-  { id: 'B-SCHEMA-014', title: `an \`event_id\` of ${MAX_EVENT_ID_LENGTH + 1} characters (ASCII, or outside the BMP) is rejected with 400`, sections: ['§8', '§6.1', '§2.4', '§7'], mutations: EVENT_ID_PAST_LIMIT },
-  { id: 'B-SCHEMA-015', title: 'malformed JSON is rejected with 400, never 5xx', sections: ['§2', '§7'], clauses: ['§2-1'], change: malformedJson },
-  { id: 'B-SCHEMA-016', title: 'a JSON array instead of an object is rejected with 400', sections: ['§4.2', '§7'], clauses: ['§4.2-4'], change: asArray },
-  { id: 'B-SCHEMA-017', title: 'a JSON string instead of an object is rejected with 400', sections: ['§4.2', '§7'], clauses: ['§4.2-4'], change: (doc) => compact(JSON.stringify(doc)) },
-  { id: 'B-SCHEMA-018', title: 'an empty body is rejected with 400', sections: ['§4.2', '§7'], clauses: ['§2-1'], change: () => Buffer.alloc(0) },
+  {
+    id: 'B-SCHEMA-010',
+    title: '`text` given as an object is rejected with 400',
+    sections: ['§2.4', '§7'],
+    clauses: ['§2.4-3'],
+    change: setTo('text', { value: 'hello' }),
+  },
+  {
+    id: 'B-SCHEMA-011',
+    title:
+      'a `from_number_e164` that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected with 400',
+    sections: ['§2.1', '§2.4', '§7'],
+    mutations: e164Misses('from_number_e164', ['§2.1-1', '§2.4-3']),
+  },
+  {
+    id: 'B-SCHEMA-012',
+    title: 'an `occurred_at` without a time-zone offset is rejected with 400',
+    sections: ['§2.1', '§2.4', '§7'],
+    clauses: ['§2.1-2'],
+    change: setTo('occurred_at', '2026-11-22T13:00:00'),
+  },
+  {
+    id: 'B-SCHEMA-013',
+    title: 'a `scheduled_at` that is not a date-time is rejected with 400',
+    sections: ['§2.1', '§2.6', '§7'],
+    clauses: ['§2.1-2', '§2.6-1'],
+    change: setTo('scheduled_at', 'tomorrow at ten'),
+    document: booking,
+  },
+  {
+    id: 'B-SCHEMA-014',
+    title: `an \`event_id\` of ${MAX_EVENT_ID_LENGTH + 1} characters (ASCII, or outside the BMP) is rejected with 400`,
+    sections: ['§8', '§6.1', '§2.4', '§7'],
+    mutations: EVENT_ID_PAST_LIMIT,
+  },
+  {
+    id: 'B-SCHEMA-015',
+    title: 'malformed JSON is rejected with 400, never 5xx',
+    sections: ['§2', '§7'],
+    clauses: ['§2-1'],
+    change: malformedJson,
+  },
+  {
+    id: 'B-SCHEMA-016',
+    title: 'a JSON array instead of an object is rejected with 400',
+    sections: ['§4.2', '§7'],
+    clauses: ['§4.2-4'],
+    change: asArray,
+  },
+  {
+    id: 'B-SCHEMA-017',
+    title: 'a JSON string instead of an object is rejected with 400',
+    sections: ['§4.2', '§7'],
+    clauses: ['§4.2-4'],
+    change: (doc) => compact(JSON.stringify(doc)),
+  },
+  {
+    id: 'B-SCHEMA-018',
+    title: 'an empty body is rejected with 400',
+    sections: ['§4.2', '§7'],
+    clauses: ['§2-1'],
+    change: () => Buffer.alloc(0),
+  },
 ];
 
 const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
-  { id: 'A-SCHEMA-001', title: 'a job without lead_id is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('lead_id') },
-  { id: 'A-SCHEMA-002', title: 'a job without event_id is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('event_id') },
-  { id: 'A-SCHEMA-003', title: 'a job without branch_code is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('branch_code') },
-  { id: 'A-SCHEMA-004', title: 'a job without contact.phone_e164 is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('contact.phone_e164') },
-  { id: 'A-SCHEMA-005', title: 'a job without contact.name is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('contact.name') },
-  { id: 'A-SCHEMA-006', title: 'a job without callback_url is rejected', sections: ['§2.2'], clauses: ['§2.2-1'], change: without('callback_url') },
-  { id: 'A-SCHEMA-007', title: 'a contact.phone_e164 that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected', sections: ['§2.1', '§2.2'], mutations: e164Misses('contact.phone_e164', ['§2.1-1', '§2.2-2']) },
-  { id: 'A-SCHEMA-008', title: 'an origin.channel outside its enumeration (unknown, another case or separator, a space, a channel of Interface B, a synonym) is rejected', sections: ['§2.8', '§2.2'], mutations: ORIGIN_CHANNEL_MISSES },
-  { id: 'A-SCHEMA-009', title: 'a brief.intent outside its enumeration (unknown, another case or separator, a space, a synonym) is rejected', sections: ['§2.9', '§2.2'], mutations: INTENT_MISSES },
-  { id: 'A-SCHEMA-010', title: 'contact given as a string is rejected', sections: ['§2.2'], clauses: ['§2.2-2'], change: setTo('contact', 'Ana, +34600000000') },
-  { id: 'A-SCHEMA-011', title: 'an origin.captured_at without a time-zone offset is rejected', sections: ['§2.1', '§2.2'], clauses: ['§2.1-2'], change: setTo('origin.captured_at', '2026-11-22T13:00:00') },
-  { id: 'A-SCHEMA-012', title: 'malformed JSON is rejected with a 4xx, never 5xx', sections: ['§2', '§4.1'], clauses: ['§2-1'], change: malformedJson },
-  { id: 'A-SCHEMA-013', title: 'a JSON array instead of an object is rejected', sections: ['§4.1', '§2.2'], clauses: ['§2.2-2'], change: asArray },
+  {
+    id: 'A-SCHEMA-001',
+    title: 'a job without lead_id is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('lead_id'),
+  },
+  {
+    id: 'A-SCHEMA-002',
+    title: 'a job without event_id is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('event_id'),
+  },
+  {
+    id: 'A-SCHEMA-003',
+    title: 'a job without branch_code is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('branch_code'),
+  },
+  {
+    id: 'A-SCHEMA-004',
+    title: 'a job without contact.phone_e164 is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('contact.phone_e164'),
+  },
+  {
+    id: 'A-SCHEMA-005',
+    title: 'a job without contact.name is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('contact.name'),
+  },
+  {
+    id: 'A-SCHEMA-006',
+    title: 'a job without callback_url is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-1'],
+    change: without('callback_url'),
+  },
+  {
+    id: 'A-SCHEMA-007',
+    title:
+      'a contact.phone_e164 that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected',
+    sections: ['§2.1', '§2.2'],
+    mutations: e164Misses('contact.phone_e164', ['§2.1-1', '§2.2-2']),
+  },
+  {
+    id: 'A-SCHEMA-008',
+    title:
+      'an origin.channel outside its enumeration (unknown, another case or separator, a space, a channel of Interface B, a synonym) is rejected',
+    sections: ['§2.8', '§2.2'],
+    mutations: ORIGIN_CHANNEL_MISSES,
+  },
+  {
+    id: 'A-SCHEMA-009',
+    title:
+      'a brief.intent outside its enumeration (unknown, another case or separator, a space, a synonym) is rejected',
+    sections: ['§2.9', '§2.2'],
+    mutations: INTENT_MISSES,
+  },
+  {
+    id: 'A-SCHEMA-010',
+    title: 'contact given as a string is rejected',
+    sections: ['§2.2'],
+    clauses: ['§2.2-2'],
+    change: setTo('contact', 'Ana, +34600000000'),
+  },
+  {
+    id: 'A-SCHEMA-011',
+    title: 'an origin.captured_at without a time-zone offset is rejected',
+    sections: ['§2.1', '§2.2'],
+    clauses: ['§2.1-2'],
+    change: setTo('origin.captured_at', '2026-11-22T13:00:00'),
+  },
+  {
+    id: 'A-SCHEMA-012',
+    title: 'malformed JSON is rejected with a 4xx, never 5xx',
+    sections: ['§2', '§4.1'],
+    clauses: ['§2-1'],
+    change: malformedJson,
+  },
+  {
+    id: 'A-SCHEMA-013',
+    title: 'a JSON array instead of an object is rejected',
+    sections: ['§4.1', '§2.2'],
+    clauses: ['§2.2-2'],
+    change: asArray,
+  },
 ];
 
-export const schema = { B: schemaRejections(EVENTS_RECEIVER, EVENT_BREAKAGES), A: schemaRejections(JOBS_RECEIVER, JOB_BREAKAGES) };
+export const schema = {
+  B: schemaRejections(EVENTS_RECEIVER, EVENT_BREAKAGES),
+  A: schemaRejections(JOBS_RECEIVER, JOB_BREAKAGES),
+};

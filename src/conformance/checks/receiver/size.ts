@@ -15,23 +15,47 @@ import { event, EVENTS_RECEIVER } from './receivers.js';
 const eventsSize = [
   // §8 counts the body in bytes whatever its framing: one declared by Content-Length (and announced before the body
   // with Expect: 100-continue) and one sent chunked, whose length only the bytes that arrive tell.
-  mutationCheck(EVENTS_RECEIVER, {
-    id: 'B-SIZE-001', level: 'must', sections: ['§8', '§7'], tags: ['size', 'limits'],
-    title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes (256 KiB + 1) is rejected with 413, with Content-Length, chunked or with Expect: 100-continue`,
-  }, OVER_THE_LIMIT),
+  mutationCheck(
+    EVENTS_RECEIVER,
+    {
+      id: 'B-SIZE-001',
+      level: 'must',
+      sections: ['§8', '§7'],
+      tags: ['size', 'limits'],
+      title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes (256 KiB + 1) is rejected with 413, with Content-Length, chunked or with Expect: 100-continue`,
+    },
+    OVER_THE_LIMIT,
+  ),
   defineProbe({
-    id: 'B-SIZE-002', interface: 'B', level: 'must', sections: ['§8', '§4.2'], clauses: ['§8-1'], tags: ['size', 'limits', 'acceptance'],
+    id: 'B-SIZE-002',
+    interface: 'B',
+    level: 'must',
+    sections: ['§8', '§4.2'],
+    clauses: ['§8-1'],
+    tags: ['size', 'limits', 'acceptance'],
     title: `a valid body of ${SURELY_ALLOWED_BODY_BYTES} bytes (256 kB) is accepted`,
     send: (scope) => ({ body: bodyOfSize(event(scope), 'text', SURELY_ALLOWED_BODY_BYTES) }),
   }),
   // A receiver that reads KiB accepts this too; refusing it is a defensible reading of the limit.
-  mutationCheck(EVENTS_RECEIVER, {
-    id: 'B-SIZE-003', level: 'should', sections: ['§8', '§4.2'], tags: ['size', 'limits', 'acceptance'],
-    title: `a valid body of exactly ${MAX_BODY_BYTES} bytes (256 KiB) is accepted, with Content-Length, chunked or with Expect: 100-continue`,
-  }, AT_THE_LIMIT),
+  mutationCheck(
+    EVENTS_RECEIVER,
+    {
+      id: 'B-SIZE-003',
+      level: 'should',
+      sections: ['§8', '§4.2'],
+      tags: ['size', 'limits', 'acceptance'],
+      title: `a valid body of exactly ${MAX_BODY_BYTES} bytes (256 KiB) is accepted, with Content-Length, chunked or with Expect: 100-continue`,
+    },
+    AT_THE_LIMIT,
+  ),
   // §8's limit is on the body, in bytes: text of two-byte characters is over it at half as many characters.
   defineProbe({
-    id: 'B-SIZE-004', interface: 'B', level: 'must', sections: ['§8', '§7'], clauses: ['§8-1', '§7-5'], tags: ['size', 'limits'],
+    id: 'B-SIZE-004',
+    interface: 'B',
+    level: 'must',
+    sections: ['§8', '§7'],
+    clauses: ['§8-1', '§7-5'],
+    tags: ['size', 'limits'],
     title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes of two-byte UTF-8 text (about ${Math.ceil(MAX_BODY_BYTES / 2)} characters) is rejected with 413`,
     send: (scope) => ({ body: bodyOfSize(event(scope), 'text', MAX_BODY_BYTES + 1, 'é') }),
   }),

@@ -35,17 +35,26 @@ export interface Tampering {
 
 export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
   return forBoth((receiver) =>
-    rows.filter((row) => appliesTo(receiver, row.id)).map((row) => {
-      const what = typeof row.what === 'string' ? row.what : row.what(receiver);
-      const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
-      const meta = { id: checkId(receiver, row.id), level: row.level ?? 'must', sections: row.sections[receiver.interface], tags: ['auth', ...row.tags], title: `${what} ${refusal?.says ?? 'is accepted'}` } as const;
-      if (row.mutations) return mutationCheck(receiver, { ...meta, clauses: row.clauses }, row.mutations);
-      const tamper = row.tamper as NonNullable<Tampering['tamper']>;
-      return defineProbe({
-        ...meta, interface: receiver.interface,
-        clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
-        send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
-      });
-    }),
+    rows
+      .filter((row) => appliesTo(receiver, row.id))
+      .map((row) => {
+        const what = typeof row.what === 'string' ? row.what : row.what(receiver);
+        const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
+        const meta = {
+          id: checkId(receiver, row.id),
+          level: row.level ?? 'must',
+          sections: row.sections[receiver.interface],
+          tags: ['auth', ...row.tags],
+          title: `${what} ${refusal?.says ?? 'is accepted'}`,
+        } as const;
+        if (row.mutations) return mutationCheck(receiver, { ...meta, clauses: row.clauses }, row.mutations);
+        const tamper = row.tamper as NonNullable<Tampering['tamper']>;
+        return defineProbe({
+          ...meta,
+          interface: receiver.interface,
+          clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
+          send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
+        });
+      }),
   );
 }

@@ -18,21 +18,26 @@ const NOTHING_TO_JUDGE = 'no attempt to judge';
 /** A check of one term of the model on every attempt. */
 function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string) {
   return (evidence: SenderEvidence): Outcome => {
-    if (allAttempts(evidence).length === 0) return { verdict: 'not-judged', expected: '-', actual: `no attempt arrived${stagesText(evidence)}` };
+    if (allAttempts(evidence).length === 0)
+      return { verdict: 'not-judged', expected: '-', actual: `no attempt arrived${stagesText(evidence)}` };
     const model = attemptTerm(iface, term);
-    const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id)).size;
+    const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id))
+      .size;
     return verdictOf(attemptFindings(evidence, model), {
       expected: model.expected({ identity: evidence.identity, secrets: [], expectedPath: '' }),
       unit: ['attempt', 'attempts'],
       unjudged,
-      passedText: (kept) => `${kept.length} attempt${kept.length === 1 ? '' : 's'} in ${stages} scenario${stages === 1 ? '' : 's'}, all right`,
+      passedText: (kept) =>
+        `${kept.length} attempt${kept.length === 1 ? '' : 's'} in ${stages} scenario${stages === 1 ? '' : 's'}, all right`,
     });
   };
 }
 
 /** The kinds of document that came, as a note of the document check: the evidence of which rules were exercised. */
 function withKindsSeen(outcome: Outcome, evidence: SenderEvidence): Outcome {
-  return outcome.verdict === 'not-judged' ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), `documents received: ${kindsSeen(evidence)}`] };
+  return outcome.verdict === 'not-judged'
+    ? outcome
+    : { ...outcome, notes: [...(outcome.notes ?? []), `documents received: ${kindsSeen(evidence)}`] };
 }
 
 function attemptChecks(iface: InterfaceId): SenderCheck[] {
@@ -41,34 +46,96 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const own = spec.section;
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
   const scenarios = ['accept'] as const;
-  const check = (id: string, term: AttemptTermId, row: Omit<SenderCheckSpec, 'id' | 'interface' | 'level' | 'clauses' | 'scenarios' | 'judge'>, unjudged = NOTHING_TO_JUDGE) => {
+  const check = (
+    id: string,
+    term: AttemptTermId,
+    row: Omit<SenderCheckSpec, 'id' | 'interface' | 'level' | 'clauses' | 'scenarios' | 'judge'>,
+    unjudged = NOTHING_TO_JUDGE,
+  ) => {
     const model = attemptTerm(iface, term);
-    return defineSenderCheck({ id: `${p}-${id}`, interface: iface, level: model.level, clauses: model.clauses, scenarios, ...row, judge: everyAttempt(iface, term, unjudged) });
+    return defineSenderCheck({
+      id: `${p}-${id}`,
+      interface: iface,
+      level: model.level,
+      clauses: model.clauses,
+      scenarios,
+      ...row,
+      judge: everyAttempt(iface, term, unjudged),
+    });
   };
   const checks = [
     check('HTTP-001', 'address', { sections: [own], tags: ['http'], title: `every attempt is a POST to ${address}` }),
-    check('HDR-001', 'identity', { sections: iface === 'B' ? ['§4.2', '§5.6'] : ['§4.1'], tags: ['headers', 'identity'], title: `every attempt carries ${spec.identityHeaderName} with the expected ${spec.identityName}` }),
-    check('HDR-002', 'content-type', { sections: ['§2', own], tags: ['headers', 'content-type'], title: 'every attempt is sent with Content-Type: application/json' }),
+    check('HDR-001', 'identity', {
+      sections: iface === 'B' ? ['§4.2', '§5.6'] : ['§4.1'],
+      tags: ['headers', 'identity'],
+      title: `every attempt carries ${spec.identityHeaderName} with the expected ${spec.identityName}`,
+    }),
+    check('HDR-002', 'content-type', {
+      sections: ['§2', own],
+      tags: ['headers', 'content-type'],
+      title: 'every attempt is sent with Content-Type: application/json',
+    }),
     check(
-      'SIG-001', 'signature', { sections: iface === 'B' ? ['§5.2', '§5.3', '§4.2'] : ['§5.2', '§5.3', '§5.1', '§4.1'], tags: ['signature', 'raw-body'], title: 'every attempt is signed over its timestamp and its raw body, exactly as sent' },
+      'SIG-001',
+      'signature',
+      {
+        sections: iface === 'B' ? ['§5.2', '§5.3', '§4.2'] : ['§5.2', '§5.3', '§5.1', '§4.1'],
+        tags: ['signature', 'raw-body'],
+        title: 'every attempt is signed over its timestamp and its raw body, exactly as sent',
+      },
       'no attempt with a timestamp to judge the signature over (see the timestamp check)',
     ),
-    check('SIG-002', 'timestamp', { sections: [own, '§5.4'], tags: ['signature', 'timestamp'], title: `every attempt carries ${HeaderNames.timestamp} as an integer of unix seconds` }),
-    check('SIG-003', 'window', { sections: ['§5.5'], tags: ['signature', 'window'], title: 'the timestamp of every attempt is within 300 s of the moment it arrives' }, 'no attempt with a well-formed timestamp (see the timestamp check)'),
+    check('SIG-002', 'timestamp', {
+      sections: [own, '§5.4'],
+      tags: ['signature', 'timestamp'],
+      title: `every attempt carries ${HeaderNames.timestamp} as an integer of unix seconds`,
+    }),
+    check(
+      'SIG-003',
+      'window',
+      {
+        sections: ['§5.5'],
+        tags: ['signature', 'window'],
+        title: 'the timestamp of every attempt is within 300 s of the moment it arrives',
+      },
+      'no attempt with a well-formed timestamp (see the timestamp check)',
+    ),
   ];
   const documentCheck = check(
-    'DOC-001', 'document',
-    { sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'], tags: ['document', 'schema'], title: iface === 'B' ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)' : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)' },
+    'DOC-001',
+    'document',
+    {
+      sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'],
+      tags: ['document', 'schema'],
+      title:
+        iface === 'B'
+          ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)'
+          : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)',
+    },
     'no body small enough to read (see the size check)',
   );
   checks.push({ ...documentCheck, judge: (evidence) => withKindsSeen(documentCheck.judge(evidence), evidence) });
   if (spec.sizeLimitStated) {
     checks.push(
-      check('DOC-002', 'size', { sections: ['§8', '§7'], tags: ['document', 'size'], title: `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)` }),
-      check('DOC-003', 'size-surely', { sections: ['§8'], tags: ['document', 'size'], title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)` }),
+      check('DOC-002', 'size', {
+        sections: ['§8', '§7'],
+        tags: ['document', 'size'],
+        title: `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)`,
+      }),
+      check('DOC-003', 'size-surely', {
+        sections: ['§8'],
+        tags: ['document', 'size'],
+        title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)`,
+      }),
     );
   } else {
-    checks.push(check('DOC-002', 'size', { sections: ['§8'], tags: ['document', 'size'], title: `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)` }));
+    checks.push(
+      check('DOC-002', 'size', {
+        sections: ['§8'],
+        tags: ['document', 'size'],
+        title: `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)`,
+      }),
+    );
   }
   return checks;
 }

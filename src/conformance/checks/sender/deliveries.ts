@@ -9,9 +9,25 @@
  */
 import type { InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec } from '../../../spec/interfaces.js';
-import { heard, ms, type AcceptedStatus, type AnswerClass, type DeliveryTermId, type IdentityTermId, type SeenAttempt } from '../../../spec/model/sender.js';
+import {
+  heard,
+  ms,
+  type AcceptedStatus,
+  type AnswerClass,
+  type DeliveryTermId,
+  type IdentityTermId,
+  type SeenAttempt,
+} from '../../../spec/model/sender.js';
 import { FIRST_ATTEMPT_TARGET_SECONDS } from '../../../spec/model/sender-latitude.js';
-import { defineSenderCheck, failed, notJudged, passed, type Outcome, type SenderCheck, type SenderCheckSpec } from '../../check.js';
+import {
+  defineSenderCheck,
+  failed,
+  notJudged,
+  passed,
+  type Outcome,
+  type SenderCheck,
+  type SenderCheckSpec,
+} from '../../check.js';
 import type { SenderEvidence } from '../../evidence.js';
 import { FAILURES_BEFORE_ACCEPT } from '../../tolerances.js';
 import { findingsOf, verdictOf, type SenderFinding, type VerdictWords } from './judging.js';
@@ -19,27 +35,55 @@ import { optionName } from '../../../errors.js';
 
 type Reads = (attempt: SeenAttempt) => boolean;
 
-const hears = (kind: AnswerClass): Reads => (attempt) => heard(attempt) === kind;
-const isStatus = (status: number): Reads => (attempt) => !attempt.unheard && attempt.answer.kind === 'error' && attempt.answer.status === status;
-const isAccepted = (status: AcceptedStatus): Reads => (attempt) => !attempt.unheard && attempt.answer.kind === 'accepted' && attempt.answer.status === status;
+const hears =
+  (kind: AnswerClass): Reads =>
+  (attempt) =>
+    heard(attempt) === kind;
+const isStatus =
+  (status: number): Reads =>
+  (attempt) =>
+    !attempt.unheard && attempt.answer.kind === 'error' && attempt.answer.status === status;
+const isAccepted =
+  (status: AcceptedStatus): Reads =>
+  (attempt) =>
+    !attempt.unheard && attempt.answer.kind === 'accepted' && attempt.answer.status === status;
 const isDuplicate: Reads = (attempt) => !attempt.unheard && attempt.answer.kind === 'duplicate';
-const retryAfterAs = (form: 'seconds' | 'date'): Reads => (attempt) => attempt.retryAfter?.form === form;
+const retryAfterAs =
+  (form: 'seconds' | 'date'): Reads =>
+  (attempt) =>
+    attempt.retryAfter?.form === form;
 
 /** The model's findings of one term, on the attempts a check reads. */
-function findings(evidence: SenderEvidence, term: DeliveryTermId | IdentityTermId, reads: Reads = () => true): SenderFinding[] {
+function findings(
+  evidence: SenderEvidence,
+  term: DeliveryTermId | IdentityTermId,
+  reads: Reads = () => true,
+): SenderFinding[] {
   return findingsOf(evidence).filter((finding) => finding.term === term && reads(finding.attempt));
 }
 
 /** A check that asks one term of the model about the attempts it reads. */
-function asks(term: DeliveryTermId | IdentityTermId, reads: Reads | undefined, words: (evidence: SenderEvidence) => VerdictWords): (evidence: SenderEvidence) => Outcome {
+function asks(
+  term: DeliveryTermId | IdentityTermId,
+  reads: Reads | undefined,
+  words: (evidence: SenderEvidence) => VerdictWords,
+): (evidence: SenderEvidence) => Outcome {
   return (evidence) => verdictOf(findings(evidence, term, reads), words(evidence));
 }
 
-const afterAnswer = (answer: string, expected: string) => () => ({ expected, unit: ['answer', 'answers'] as [string, string], unjudged: `no delivery was answered ${answer}` });
+const afterAnswer = (answer: string, expected: string) => () => ({
+  expected,
+  unit: ['answer', 'answers'] as [string, string],
+  unjudged: `no delivery was answered ${answer}`,
+});
 
 /** After a final answer, nothing more of that document (cai listened --observe more). */
 function stopsAfter(answer: string, reads: Reads) {
-  return asks('stops', reads, (evidence) => ({ expected: `no attempt after the ${answer} (cai listened ${ms(evidence.observeMs)} more, ${optionName('observe')})`, unit: ['delivery', 'deliveries'], unjudged: `no delivery was answered ${answer}` }));
+  return asks('stops', reads, (evidence) => ({
+    expected: `no attempt after the ${answer} (cai listened ${ms(evidence.observeMs)} more, ${optionName('observe')})`,
+    unit: ['delivery', 'deliveries'],
+    unjudged: `no delivery was answered ${answer}`,
+  }));
 }
 
 /**
@@ -51,9 +95,15 @@ function keepsRetrying(evidence: SenderEvidence): Outcome {
   const found = findings(evidence, 'retried', hears('unavailable'));
   const broken = found.filter((finding) => finding.verdict === 'broken');
   if (broken.length > 0) return verdictOf(broken, { expected, unit: ['delivery', 'deliveries'], unjudged: '' });
-  const through = found.filter((finding) => finding.verdict === 'kept' && (finding.inARow ?? 0) >= FAILURES_BEFORE_ACCEPT);
-  if (through.length === 0) return notJudged(`no delivery was answered 5xx ${FAILURES_BEFORE_ACCEPT} times in a row and retried after each`);
-  return passed(expected, `${through.length} deliver${through.length === 1 ? 'y' : 'ies'} retried after each of ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`);
+  const through = found.filter(
+    (finding) => finding.verdict === 'kept' && (finding.inARow ?? 0) >= FAILURES_BEFORE_ACCEPT,
+  );
+  if (through.length === 0)
+    return notJudged(`no delivery was answered 5xx ${FAILURES_BEFORE_ACCEPT} times in a row and retried after each`);
+  return passed(
+    expected,
+    `${through.length} deliver${through.length === 1 ? 'y' : 'ies'} retried after each of ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
+  );
 }
 
 /** §8: the time from the trigger to the first attempt, in every scenario. */
@@ -66,7 +116,9 @@ function promptFirstAttempt(evidence: SenderEvidence): Outcome {
   if (times.length === 0) return notJudged('no scenario got an attempt to time');
   const slowest = times.reduce((worst, entry) => (entry.ms > worst.ms ? entry : worst));
   const actual = `slowest: ${ms(slowest.ms)} (${slowest.id}); ${times.length} scenario${times.length === 1 ? '' : 's'}`;
-  return slowest.ms <= FIRST_ATTEMPT_TARGET_SECONDS * 1000 ? passed(expected, actual) : failed(expected, actual, { attempts: [slowest.first] });
+  return slowest.ms <= FIRST_ATTEMPT_TARGET_SECONDS * 1000
+    ? passed(expected, actual)
+    : failed(expected, actual, { attempts: [slowest.first] });
 }
 
 function deliveryChecks(iface: InterfaceId): SenderCheck[] {
@@ -83,58 +135,241 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
   const identity = fixed ? ['§6.1-1'] : ['§2.2-4'];
   const pace = fixed ? ['§7'] : ['§7', '§8'];
   const retries = ['retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network'] as const;
-  const check = (id: string, spec: Omit<SenderCheckSpec, 'id' | 'interface'>) => defineSenderCheck({ id: `${p}-${id}`, interface: iface, ...spec });
-  const onRetries = (term: DeliveryTermId, expected: string, unjudged: string) => asks(term, undefined, () => ({ expected, unit: ['retry', 'retries'], unjudged }));
+  const check = (id: string, spec: Omit<SenderCheckSpec, 'id' | 'interface'>) =>
+    defineSenderCheck({ id: `${p}-${id}`, interface: iface, ...spec });
+  const onRetries = (term: DeliveryTermId, expected: string, unjudged: string) =>
+    asks(term, undefined, () => ({ expected, unit: ['retry', 'retries'], unjudged }));
   const checks: SenderCheck[] = [
     check('ID-001', {
-      level: 'must', sections: identitySections, clauses: identity, tags: ['event-id', 'identity'], scenarios: ['accept', 'retry-network'],
+      level: 'must',
+      sections: identitySections,
+      clauses: identity,
+      tags: ['event-id', 'identity'],
+      scenarios: ['accept', 'retry-network'],
       title: `every new ${spec.documentName} carries a new event_id: none reuses the id of one already accepted`,
-      judge: asks('one-document-per-id', undefined, () => ({ expected: 'every new document under an event_id of its own (none under the id of a document already accepted)', unit: ['document', 'documents'], unjudged: 'fewer than two event_ids arrived: no second document to compare', passedText: (kept) => kept[0]?.actual ?? '' })),
+      judge: asks('one-document-per-id', undefined, () => ({
+        expected: 'every new document under an event_id of its own (none under the id of a document already accepted)',
+        unit: ['document', 'documents'],
+        unjudged: 'fewer than two event_ids arrived: no second document to compare',
+        passedText: (kept) => kept[0]?.actual ?? '',
+      })),
     }),
     check('SIG-004', {
-      level: 'should', sections: ['§5.5', '§5.2'], clauses: ['§5.5-1'], tags: ['signature', 'window', 'retry'], scenarios: ['retry-5xx', 'retry-429', 'retry-429-date'],
+      level: 'should',
+      sections: ['§5.5', '§5.2'],
+      clauses: ['§5.5-1'],
+      tags: ['signature', 'window', 'retry'],
+      scenarios: ['retry-5xx', 'retry-429', 'retry-429-date'],
       title: 'every retry is signed afresh: its timestamp moves on with the time since the first attempt',
-      judge: asks('fresh', undefined, () => ({ expected: 'a later timestamp on every attempt sent 1.5 s or more after another of its delivery', unit: ['pair of attempts', 'pairs of attempts'], unjudged: 'no two attempts of one delivery certainly sent 1.5 s or more apart, with well-formed timestamps' })),
+      judge: asks('fresh', undefined, () => ({
+        expected: 'a later timestamp on every attempt sent 1.5 s or more after another of its delivery',
+        unit: ['pair of attempts', 'pairs of attempts'],
+        unjudged: 'no two attempts of one delivery certainly sent 1.5 s or more apart, with well-formed timestamps',
+      })),
     }),
-    check('RETRY-001', { level: 'must', sections: retrySections, clauses: retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx', 'retry-500'], title: 'a document answered 5xx (503, 500) is sent again', judge: asks('retried', hears('unavailable'), afterAnswer('5xx', 'another attempt after every 5xx')) }),
-    check('RETRY-002', { level: 'must', sections: identitySections, clauses: identity, tags: ['retry', 'event-id'], scenarios: retries, title: 'every retry carries the event_id of the first attempt', judge: onRetries('same-id', 'the same event_id on every retry', 'no retry of a document with an event_id to compare') }),
-    check('RETRY-003', { level: 'should', sections: [identitySections[0] as string], clauses: identity, tags: ['retry', 'document'], scenarios: retries, title: 'every retry carries the same document as the first attempt (event_id aside)', judge: onRetries('same-document', 'the same document on every retry', 'no retry with a JSON document to compare') }),
-    check('RETRY-004', { level: 'should', sections: ['§5.2', identitySections[0] as string], clauses: ['§5.2-2'], tags: ['retry', 'raw-body'], scenarios: retries, title: 'every retry of the same document sends the same bytes (not re-serialised)', judge: onRetries('same-bytes', 'the same bytes on every retry', 'no retry of an unchanged document to compare') }),
+    check('RETRY-001', {
+      level: 'must',
+      sections: retrySections,
+      clauses: retry5xx,
+      tags: ['retry', '5xx'],
+      scenarios: ['retry-5xx', 'retry-500'],
+      title: 'a document answered 5xx (503, 500) is sent again',
+      judge: asks('retried', hears('unavailable'), afterAnswer('5xx', 'another attempt after every 5xx')),
+    }),
+    check('RETRY-002', {
+      level: 'must',
+      sections: identitySections,
+      clauses: identity,
+      tags: ['retry', 'event-id'],
+      scenarios: retries,
+      title: 'every retry carries the event_id of the first attempt',
+      judge: onRetries(
+        'same-id',
+        'the same event_id on every retry',
+        'no retry of a document with an event_id to compare',
+      ),
+    }),
+    check('RETRY-003', {
+      level: 'should',
+      sections: [identitySections[0] as string],
+      clauses: identity,
+      tags: ['retry', 'document'],
+      scenarios: retries,
+      title: 'every retry carries the same document as the first attempt (event_id aside)',
+      judge: onRetries('same-document', 'the same document on every retry', 'no retry with a JSON document to compare'),
+    }),
+    check('RETRY-004', {
+      level: 'should',
+      sections: ['§5.2', identitySections[0] as string],
+      clauses: ['§5.2-2'],
+      tags: ['retry', 'raw-body'],
+      scenarios: retries,
+      title: 'every retry of the same document sends the same bytes (not re-serialised)',
+      judge: onRetries('same-bytes', 'the same bytes on every retry', 'no retry of an unchanged document to compare'),
+    }),
     check('RETRY-005', {
-      level: 'must', sections: retrySections, clauses: retry5xx, tags: ['retry', '5xx', 'backoff'], scenarios: ['retry-5xx'],
+      level: 'must',
+      sections: retrySections,
+      clauses: retry5xx,
+      tags: ['retry', '5xx', 'backoff'],
+      scenarios: ['retry-5xx'],
       title: 'the waits between retries of consecutive 5xx grow (backoff, not a fixed pace)',
-      judge: asks('growth', undefined, () => ({ expected: 'waits that grow: the last two at least 2× the two shortest of the first three', unit: ['delivery', 'deliveries'], unjudged: `no delivery was retried through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx to time its waits (see the checks of retries after 5xx)`, passedText: (kept) => (kept.length === 1 ? (kept[0]?.actual ?? '') : `${kept.length} deliveries, each growing (the first: ${kept[0]?.actual ?? ''})`) })),
+      judge: asks('growth', undefined, () => ({
+        expected: 'waits that grow: the last two at least 2× the two shortest of the first three',
+        unit: ['delivery', 'deliveries'],
+        unjudged: `no delivery was retried through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx to time its waits (see the checks of retries after 5xx)`,
+        passedText: (kept) =>
+          kept.length === 1
+            ? (kept[0]?.actual ?? '')
+            : `${kept.length} deliveries, each growing (the first: ${kept[0]?.actual ?? ''})`,
+      })),
     }),
-    check('RETRY-006', { level: 'should', sections: ['§8'], clauses: ['§8-4'], tags: ['retry', 'network'], scenarios: ['retry-network'], title: 'a connection cut without an answer is retried', judge: asks('retried', hears('cut'), afterAnswer('connection reset', 'another attempt after every cut connection')) }),
-    check('RETRY-007', { level: statusLevel, sections: pace, clauses: retry429, tags: ['retry', '429'], scenarios: ['retry-429', 'retry-429-date'], title: 'a document answered 429 is sent again', judge: asks('retried', hears('rate-limited'), afterAnswer('429', 'another attempt after every 429')) }),
+    check('RETRY-006', {
+      level: 'should',
+      sections: ['§8'],
+      clauses: ['§8-4'],
+      tags: ['retry', 'network'],
+      scenarios: ['retry-network'],
+      title: 'a connection cut without an answer is retried',
+      judge: asks(
+        'retried',
+        hears('cut'),
+        afterAnswer('connection reset', 'another attempt after every cut connection'),
+      ),
+    }),
+    check('RETRY-007', {
+      level: statusLevel,
+      sections: pace,
+      clauses: retry429,
+      tags: ['retry', '429'],
+      scenarios: ['retry-429', 'retry-429-date'],
+      title: 'a document answered 429 is sent again',
+      judge: asks('retried', hears('rate-limited'), afterAnswer('429', 'another attempt after every 429')),
+    }),
     check('RETRY-008', {
-      level: statusLevel, sections: pace, clauses: retry429, tags: ['retry', '429', 'retry-after'], scenarios: ['retry-429'], title: 'a 429 is not retried before its Retry-After (a number of seconds)',
-      judge: asks('retry-after', retryAfterAs('seconds'), afterAnswer('429 with Retry-After in seconds', 'each retry no earlier than the Retry-After of the 429 before it')),
+      level: statusLevel,
+      sections: pace,
+      clauses: retry429,
+      tags: ['retry', '429', 'retry-after'],
+      scenarios: ['retry-429'],
+      title: 'a 429 is not retried before its Retry-After (a number of seconds)',
+      judge: asks(
+        'retry-after',
+        retryAfterAs('seconds'),
+        afterAnswer(
+          '429 with Retry-After in seconds',
+          'each retry no earlier than the Retry-After of the 429 before it',
+        ),
+      ),
     }),
-    check('RETRY-009', { level: 'should', sections: retrySections, clauses: retry5xx, tags: ['retry', '5xx'], scenarios: ['retry-5xx'], title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`, judge: keepsRetrying }),
+    check('RETRY-009', {
+      level: 'should',
+      sections: retrySections,
+      clauses: retry5xx,
+      tags: ['retry', '5xx'],
+      scenarios: ['retry-5xx'],
+      title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
+      judge: keepsRetrying,
+    }),
     check('RETRY-010', {
-      level: statusLevel, sections: pace, clauses: retry429, tags: ['retry', '429', 'retry-after', 'http-date'], scenarios: ['retry-429-date'], title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
-      judge: asks('retry-after', retryAfterAs('date'), afterAnswer('429 with Retry-After as an HTTP-date', 'each retry no earlier than the HTTP-date of the Retry-After before it')),
+      level: statusLevel,
+      sections: pace,
+      clauses: retry429,
+      tags: ['retry', '429', 'retry-after', 'http-date'],
+      scenarios: ['retry-429-date'],
+      title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
+      judge: asks(
+        'retry-after',
+        retryAfterAs('date'),
+        afterAnswer(
+          '429 with Retry-After as an HTTP-date',
+          'each retry no earlier than the HTTP-date of the Retry-After before it',
+        ),
+      ),
     }),
   ];
-  const refusals: [string, 400 | 401 | 413][] = [['REJECT-001', 400], ['REJECT-002', 401], ...(spec.sizeLimitStated ? [['REJECT-003', 413] as [string, 413]] : [])];
+  const refusals: [string, 400 | 401 | 413][] = [
+    ['REJECT-001', 400],
+    ['REJECT-002', 401],
+    ...(spec.sizeLimitStated ? [['REJECT-003', 413] as [string, 413]] : []),
+  ];
   for (const [id, status] of refusals) {
     // §7's table is Interface B's: on A a refusal's client action is the spec's silence (§4.1).
     const clauses = fixed ? ({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as const)[status] : [];
-    checks.push(check(id, { level: status === 413 ? 'must' : statusLevel, sections: statusSections(status), clauses, tags: ['reject', String(status)], scenarios: [`reject-${status}`], title: `a ${status} is not retried`, judge: stopsAfter(String(status), isStatus(status)) }));
+    checks.push(
+      check(id, {
+        level: status === 413 ? 'must' : statusLevel,
+        sections: statusSections(status),
+        clauses,
+        tags: ['reject', String(status)],
+        scenarios: [`reject-${status}`],
+        title: `a ${status} is not retried`,
+        judge: stopsAfter(String(status), isStatus(status)),
+      }),
+    );
   }
   if (spec.document === 'job') {
-    checks.push(check('ACK-001', { level: 'should', sections: ['§4.1', '§2.3'], clauses: ['§6.5-1'], tags: ['accepted', '202'], scenarios: ['accept'], title: 'the 202 acknowledgment ends the delivery: the job is not sent again', judge: stopsAfter('202', isAccepted(202)) }));
+    checks.push(
+      check('ACK-001', {
+        level: 'should',
+        sections: ['§4.1', '§2.3'],
+        clauses: ['§6.5-1'],
+        tags: ['accepted', '202'],
+        scenarios: ['accept'],
+        title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
+        judge: stopsAfter('202', isAccepted(202)),
+      }),
+    );
   } else {
     checks.push(
-      check('ACK-001', { level: 'should', sections: ['§7', '§4.2'], clauses: ['§6.5-1'], tags: ['accepted', '202'], scenarios: ['accept'], title: 'a 202 ends the delivery: the event is not sent again', judge: stopsAfter('202', isAccepted(202)) }),
-      check('ACK-002', { level: 'should', sections: ['§2.13', '§7'], clauses: ['§6.5-1'], tags: ['accepted', 'duplicate'], scenarios: ['duplicate'], title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery', judge: stopsAfter('202 {"ok":true,"duplicate":true}', isDuplicate) }),
-      ...([['ACK-003', 200, 'ok-200', ''], ['ACK-004', 201, 'ok-201', ''], ['ACK-005', 204, 'ok-204', ' (no body)']] as const).map(([id, status, scenario, body]) =>
-        check(id, { level: 'should', sections: ['§6.5'], clauses: ['§6.5-1'], tags: ['accepted', '2xx', String(status)], scenarios: [scenario], title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`, judge: stopsAfter(String(status), isAccepted(status)) }),
+      check('ACK-001', {
+        level: 'should',
+        sections: ['§7', '§4.2'],
+        clauses: ['§6.5-1'],
+        tags: ['accepted', '202'],
+        scenarios: ['accept'],
+        title: 'a 202 ends the delivery: the event is not sent again',
+        judge: stopsAfter('202', isAccepted(202)),
+      }),
+      check('ACK-002', {
+        level: 'should',
+        sections: ['§2.13', '§7'],
+        clauses: ['§6.5-1'],
+        tags: ['accepted', 'duplicate'],
+        scenarios: ['duplicate'],
+        title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery',
+        judge: stopsAfter('202 {"ok":true,"duplicate":true}', isDuplicate),
+      }),
+      ...(
+        [
+          ['ACK-003', 200, 'ok-200', ''],
+          ['ACK-004', 201, 'ok-201', ''],
+          ['ACK-005', 204, 'ok-204', ' (no body)'],
+        ] as const
+      ).map(([id, status, scenario, body]) =>
+        check(id, {
+          level: 'should',
+          sections: ['§6.5'],
+          clauses: ['§6.5-1'],
+          tags: ['accepted', '2xx', String(status)],
+          scenarios: [scenario],
+          title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`,
+          judge: stopsAfter(String(status), isAccepted(status)),
+        }),
       ),
     );
   }
-  checks.push(check('TIME-001', { level: 'should', sections: fixed ? ['§8'] : ['§4.1', '§8'], clauses: ['§8-7'], tags: ['timing'], scenarios: ['accept'], title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`, judge: promptFirstAttempt }));
+  checks.push(
+    check('TIME-001', {
+      level: 'should',
+      sections: fixed ? ['§8'] : ['§4.1', '§8'],
+      clauses: ['§8-7'],
+      tags: ['timing'],
+      scenarios: ['accept'],
+      title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
+      judge: promptFirstAttempt,
+    }),
+  );
   return checks;
 }
 

@@ -29,7 +29,10 @@ interface DocumentKind {
 
 /** What each event type's section (EVENT_TYPE_SPECS) asks of it, in words, and its clauses. */
 const EVENT_RULES: Record<EventType, { clauses: readonly string[]; rules: string }> = {
-  'conversation.message': { clauses: ['§2.5-1', '§2.4-3', '§2.10-1', '§2.11-1', '§2.1-1', '§2.1-2'], rules: 'the envelope fields, with their enumerations and formats' },
+  'conversation.message': {
+    clauses: ['§2.5-1', '§2.4-3', '§2.10-1', '§2.11-1', '§2.1-1', '§2.1-2'],
+    rules: 'the envelope fields, with their enumerations and formats',
+  },
   'appointment.booked': { clauses: ['§2.6-1', '§2.1-2'], rules: 'strings, scheduled_at in ISO 8601 with offset' },
   'appointment.rescheduled': { clauses: ['§2.6-1', '§2.1-2'], rules: 'strings, scheduled_at in ISO 8601 with offset' },
   'appointment.cancelled': { clauses: ['§2.6-1', '§2.1-2'], rules: 'strings, scheduled_at in ISO 8601 with offset' },
@@ -68,9 +71,24 @@ function jobPart(path: string, sections: readonly string[], clauses: readonly st
 }
 
 const JOB_PARTS: readonly DocumentKind[] = [
-  jobPart('origin', ['§2.2', '§2.8', '§2.1'], ['§2.2-2', '§2.8-1', '§2.1-2'], 'every origin of a job follows §2.2 (channel one of §2.8, source and campaign strings, captured_at in ISO 8601 with offset)'),
-  jobPart('brief', ['§2.2', '§2.9'], ['§2.2-2', '§2.9-1'], 'every brief of a job follows §2.2 (intent one of §2.9, notes a string)'),
-  jobPart('contact.language', ['§2.2', '§2.1'], ['§2.2-2', '§2.1-3'], 'every contact.language of a job is a BCP 47 tag (§2.1)'),
+  jobPart(
+    'origin',
+    ['§2.2', '§2.8', '§2.1'],
+    ['§2.2-2', '§2.8-1', '§2.1-2'],
+    'every origin of a job follows §2.2 (channel one of §2.8, source and campaign strings, captured_at in ISO 8601 with offset)',
+  ),
+  jobPart(
+    'brief',
+    ['§2.2', '§2.9'],
+    ['§2.2-2', '§2.9-1'],
+    'every brief of a job follows §2.2 (intent one of §2.9, notes a string)',
+  ),
+  jobPart(
+    'contact.language',
+    ['§2.2', '§2.1'],
+    ['§2.2-2', '§2.1-3'],
+    'every contact.language of a job is a BCP 47 tag (§2.1)',
+  ),
 ];
 
 function kindsOf(iface: InterfaceId): readonly DocumentKind[] {
@@ -112,16 +130,36 @@ function judgeKind(kind: DocumentKind, evidence: SenderEvidence): Outcome {
   const findings = allAttempts(evidence).flatMap((attempt): SenderFinding[] => {
     const doc = documentOf(attempt);
     if (!isObject(doc) || !kind.has(doc)) return [];
-    const issues = validateDocument(doc, { kind: interfaceSpec(evidence.interface).document }).errors.filter((issue) => kind.owns(issue));
-    const actual = issues.length === 0 ? undefined : issues.slice(0, 2).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
-    return [{ term: 'document', relation: 'well-formed', level: 'must', clauses: kind.clauses, verdict: actual === undefined ? 'kept' : 'broken', attempt, ...(actual !== undefined ? { actual } : {}), shown: [attempt] }];
+    const issues = validateDocument(doc, { kind: interfaceSpec(evidence.interface).document }).errors.filter((issue) =>
+      kind.owns(issue),
+    );
+    const actual =
+      issues.length === 0
+        ? undefined
+        : issues
+            .slice(0, 2)
+            .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+            .join('; ');
+    return [
+      {
+        term: 'document',
+        relation: 'well-formed',
+        level: 'must',
+        clauses: kind.clauses,
+        verdict: actual === undefined ? 'kept' : 'broken',
+        attempt,
+        ...(actual !== undefined ? { actual } : {}),
+        shown: [attempt],
+      },
+    ];
   });
   const documents = () => documentsOf(evidence).filter((doc) => kind.has(doc)).length;
   return verdictOf(findings, {
     expected: `${kind.phrase} that follows ${kind.sections[0]}`,
     unit: ['attempt', 'attempts'],
     unjudged: `no ${kind.phrase.replace(/^an? /, '')} arrived (what came: ${kindsSeen(evidence)})`,
-    passedText: (kept) => `${kept.length} attempt${kept.length === 1 ? '' : 's'} of ${kind.name} (${documents()} document${documents() === 1 ? '' : 's'}), all right`,
+    passedText: (kept) =>
+      `${kept.length} attempt${kept.length === 1 ? '' : 's'} of ${kind.name} (${documents()} document${documents() === 1 ? '' : 's'}), all right`,
   });
 }
 
@@ -130,7 +168,13 @@ function documentKindChecks(iface: InterfaceId): SenderCheck[] {
   const area = interfaceSpec(iface).document === 'event' ? 'TYPE' : 'PART';
   return kindsOf(iface).map((kind, index) =>
     defineSenderCheck({
-      id: `${p}-${area}-${String(index + 1).padStart(3, '0')}`, interface: iface, level: 'must', sections: kind.sections, clauses: kind.clauses, tags: ['document', 'schema', area === 'TYPE' ? 'event-type' : 'job-part'], scenarios: ['accept'],
+      id: `${p}-${area}-${String(index + 1).padStart(3, '0')}`,
+      interface: iface,
+      level: 'must',
+      sections: kind.sections,
+      clauses: kind.clauses,
+      tags: ['document', 'schema', area === 'TYPE' ? 'event-type' : 'job-part'],
+      scenarios: ['accept'],
       title: kind.title,
       judge: (evidence) => judgeKind(kind, evidence),
     }),

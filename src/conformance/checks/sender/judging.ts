@@ -5,7 +5,14 @@
  * term and its answers. It passes only on findings kept, fails on any broken, and is not judged without them, or when
  * cai's own lag left every one undecided (the run plays such a scenario again first: run-sender.ts).
  */
-import { deliveriesOf, documentsIn, judgeDelivery, judgeIdentity, signingLagOf, type Finding } from '../../../spec/model/sender.js';
+import {
+  deliveriesOf,
+  documentsIn,
+  judgeDelivery,
+  judgeIdentity,
+  signingLagOf,
+  type Finding,
+} from '../../../spec/model/sender.js';
 import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
 import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
@@ -23,13 +30,28 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   const known = cache.get(evidence.records);
   if (known) return known;
   const documentsPerRun = evidence.documentsPerRun ?? documentsPerRunOf(evidence.records);
-  const deliveries = evidence.records.map((record) => ({ record, deliveries: deliveriesOf(record.attempts, documentsPerRun) }));
+  const deliveries = evidence.records.map((record) => ({
+    record,
+    deliveries: deliveriesOf(record.attempts, documentsPerRun),
+  }));
   const signingLagMs = signingLagOf(deliveries.flatMap((entry) => entry.deliveries));
   const findings = [
     ...deliveries.flatMap(({ record, deliveries: list }) =>
-      list.flatMap((delivery) => judgeDelivery(delivery, { interface: evidence.interface, waitMs: evidence.waitMs, complete: !record.interrupted, endedMono: record.endedMono ?? Number.POSITIVE_INFINITY, signingLagMs })),
+      list.flatMap((delivery) =>
+        judgeDelivery(delivery, {
+          interface: evidence.interface,
+          waitMs: evidence.waitMs,
+          complete: !record.interrupted,
+          endedMono: record.endedMono ?? Number.POSITIVE_INFINITY,
+          signingLagMs,
+        }),
+      ),
     ),
-    ...judgeIdentity(evidence.interface, allAttempts(evidence), deliveries.flatMap((entry) => entry.deliveries)),
+    ...judgeIdentity(
+      evidence.interface,
+      allAttempts(evidence),
+      deliveries.flatMap((entry) => entry.deliveries),
+    ),
   ];
   cache.set(evidence.records, findings);
   return findings;
@@ -37,7 +59,9 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
 
 /** The documents a sender sends in one run: the fewest any of its stages brought (a stage renaming some has more). */
 export function documentsPerRunOf(records: readonly StageRecord[]): number | undefined {
-  const counts = records.filter((record) => record.attempts.length > 0 && !record.interrupted).map((record) => documentsIn(record.attempts));
+  const counts = records
+    .filter((record) => record.attempts.length > 0 && !record.interrupted)
+    .map((record) => documentsIn(record.attempts));
   return counts.length > 0 ? Math.min(...counts) : undefined;
 }
 
@@ -45,9 +69,24 @@ export function documentsPerRunOf(records: readonly StageRecord[]): number | und
 export function attemptFindings(evidence: SenderEvidence, term: AttemptTerm): SenderFinding[] {
   return evidence.records.flatMap((record) =>
     record.attempts.flatMap((attempt): SenderFinding[] => {
-      const actual = term.judge(attempt, { identity: evidence.identity, secrets: evidence.secrets, expectedPath: record.expectedPath });
+      const actual = term.judge(attempt, {
+        identity: evidence.identity,
+        secrets: evidence.secrets,
+        expectedPath: record.expectedPath,
+      });
       if (actual === null) return [];
-      return [{ term: term.id, relation: term.relation, level: term.level, clauses: term.clauses, verdict: actual === undefined ? 'kept' : 'broken', attempt, ...(actual !== undefined ? { actual } : {}), shown: [attempt] }];
+      return [
+        {
+          term: term.id,
+          relation: term.relation,
+          level: term.level,
+          clauses: term.clauses,
+          verdict: actual === undefined ? 'kept' : 'broken',
+          attempt,
+          ...(actual !== undefined ? { actual } : {}),
+          shown: [attempt],
+        },
+      ];
     }),
   );
 }
@@ -73,13 +112,22 @@ export function verdictOf(findings: readonly SenderFinding[], words: VerdictWord
   const [one, many] = words.unit;
   if (broken.length > 0) {
     const judged = broken.length + kept.length;
-    const text = broken.slice(0, SHOWN_PROBLEMS).map((finding) => `${label(finding.attempt)}: ${finding.actual ?? ''}`).join('; ');
+    const text = broken
+      .slice(0, SHOWN_PROBLEMS)
+      .map((finding) => `${label(finding.attempt)}: ${finding.actual ?? ''}`)
+      .join('; ');
     const more = broken.length > SHOWN_PROBLEMS ? `; and ${broken.length - SHOWN_PROBLEMS} more` : '';
-    const actual = judged === 1 ? ((broken[0] as SenderFinding).actual ?? '') : `${broken.length} of ${plural(judged, one, many)} wrong: ${text}${more}`;
+    const actual =
+      judged === 1
+        ? ((broken[0] as SenderFinding).actual ?? '')
+        : `${broken.length} of ${plural(judged, one, many)} wrong: ${text}${more}`;
     return failed(words.expected, actual, { attempts: [...new Set(broken.flatMap((finding) => finding.shown))] });
   }
   if (kept.length > 0) {
-    const notes = undecided.length > 0 ? [`${plural(undecided.length, one, many)} not judged: ${(undecided[0] as SenderFinding).actual ?? ''}`] : [];
+    const notes =
+      undecided.length > 0
+        ? [`${plural(undecided.length, one, many)} not judged: ${(undecided[0] as SenderFinding).actual ?? ''}`]
+        : [];
     return passed(words.expected, words.passedText?.(kept) ?? `${plural(kept.length, one, many)}, all right`, notes);
   }
   if (undecided.length > 0) return notJudged(`${(undecided[0] as SenderFinding).actual ?? 'undecided'}`);
