@@ -18,11 +18,10 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { curlCommand, shellQuote as quote, type CurlRequest } from '../../http/curl.js';
-import { HeaderNames, Headers, type InterfaceId } from '../../spec/constants.js';
+import { shellQuote as quote } from '../../http/curl.js';
+import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Outcome } from '../../conformance/check.js';
-import type { StatusSet } from '../../spec/model/answers.js';
 import {
   attemptEventId,
   ms,
@@ -32,9 +31,9 @@ import {
   type StageRecord,
 } from '../../conformance/evidence.js';
 import { describeScripted } from '../../conformance/listen/scenarios.js';
-import { rebuiltBySign } from '../../conformance/probe/recipe.js';
 import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
 import type { CheckResult, Reproduction } from '../../conformance/types.js';
+import { judgedRequest, sentAgainShows, statusRuleOf, type ShellProbes } from './repro-request.js';
 
 /** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */
 export type Rerun = (checkId: string, replay?: string) => string;
@@ -46,10 +45,7 @@ interface ReproContext {
   /** How cai was run, already quoted: `'/usr/bin/node' '/…/bin/cai.js'`, `npx cai-toolkit`, or `cai`. */
   invocation: string;
   rerun: Rerun;
-  probes?: Omit<NonNullable<ReproSetup['probes']>, 'secretLabel'> & {
-    /** How the signing secret is passed, e.g. `--secret-env CAI_SECRET` (never the value). */
-    secretFlag: string;
-  };
+  probes?: ShellProbes;
   received?: { interface: InterfaceId; secretFlag: string; records(): readonly StageRecord[] };
 }
 
@@ -208,153 +204,6 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
     bodyFile,
     notes: ['Runs the check again against the receiver: its exit status is the verdict.'],
   };
-}
-
-/**
- * Whether the one request, sent again as it was, shows what the check saw. Not when the shell cannot build it
- * afresh (recipe.ts), nor when it was signed with a secret that is not the run's (a stale signature would be
- * refused for its timestamp by any receiver), nor when no answer came (the check runs again, as it judges that), nor
- * when the receiver accepted it while the rule wants it accepted: the same document again is a repeat (§6.1, §2.2),
- * answered as one, not as the first delivery was.
- */
-function sentAgainShows(exchange: Exchange, rule: StatusSet): boolean {
-  const { recipe } = exchange.request;
-  if (!rebuiltBySign(recipe) || recipe.signature?.kind === 'wrong-secret' || exchange.status === undefined)
-    return false;
-  const accepted = exchange.status >= 200 && exchange.status < 300;
-  const acceptable = rule.any2xx === true || (rule.statuses ?? []).some((status) => status >= 200 && status < 300);
-  return !(accepted && acceptable);
-}
-
-/**
- * The statuses a check judged its one answer by, when it judged the status alone: the model's set at the check's
- * level (src/spec/model), which the check's expected text then names as it is.
- */
-function statusRuleOf(exchange: Exchange, result: CheckResult): StatusSet | undefined {
-  const expected = exchange.expected;
-  if (expected === undefined) return undefined;
-  const set = result.level === 'must' ? expected.must : expected.should;
-  const outcome =
-    expected.terms.find((term) => term.id === 'outcome' && term.level === result.level) ??
-    expected.terms.find((term) => term.id === 'outcome');
-  return outcome !== undefined && result.expected === outcome.expected ? set : undefined;
-}
-
-/** The shell patterns of the statuses that pass: `401|400`, `2[0-9][0-9]`, and 429 apart (the receiver asks to wait). */
-function statusCase(rule: StatusSet): string {
-  const passing = [
-    ...(rule.statuses ?? []).map(String),
-    ...(rule.any2xx ? ['2[0-9][0-9]'] : []),
-    ...(rule.any4xx ? ['4[0-9][0-9]'] : []),
-  ];
-  const wait = (rule.statuses ?? []).includes(429)
-    ? ''
-    : ` 429) echo 'the receiver answered 429: run this again after its Retry-After' >&2; exit 2 ;;`;
-  return `case "$status" in${wait} ${passing.join('|')}) exit 0 ;; *) exit 1 ;; esac`;
-}
-
-/**
- * The HMAC of §5.2 in the shell, for a timestamp `cai sign` refuses (milliseconds, a leading zero it would drop):
- * node's crypto over the timestamp as sent, a dot and the body file, with the secret read as cai reads it (the
- * variable, or the file less one trailing newline). Node is the one that runs cai.
- */
-const RAW_HMAC = [
-  'const { createHmac } = require("node:crypto"), { readFileSync } = require("node:fs");',
-  'const [ts, body, kind, ref] = process.argv.slice(1);',
-  'const secret = kind === "env" ? process.env[ref] : readFileSync(ref, "utf8").replace(/\\r?\\n$/, "");',
-  'if (!secret) { console.error("no secret in " + ref); process.exit(2); }',
-  'process.stdout.write("sha256=" + createHmac("sha256", secret).update(ts + ".").update(readFileSync(body)).digest("hex"));',
-].join(' ');
-
-/** `sig=…` for a fresh signature over `file` with the timestamp `ts` (a shell word); `cut` keeps only its start. */
-function signLines(cai: string, secretFlag: string, file: string, ts: string, cut?: number): string[] {
-  const keep = cut !== undefined ? [`sig=$(printf '%s' "$sig" | cut -c1-${cut})`] : [];
-  if (/^\$(ts|\(\(ts - \d+\)\))$/.test(ts)) {
-    // Plain unix seconds: `cai sign` signs them, as the user would.
-    return [
-      `sig=$(${cai} sign ${secretFlag} --body ${quote(file)} --timestamp ${ts}) || exit 2`,
-      `sig=$(printf '%s\\n' "$sig" | sed -n 's/^${HeaderNames.signature}: //p')`,
-      ...keep,
-    ];
-  }
-  const source = /^--[a-z-]*secret-(env|file) (.+)$/.exec(secretFlag);
-  const [kind, ref] = source ? [source[1] as string, source[2] as string] : ['env', 'CAI_SECRET'];
-  return [
-    `sig=$(${quote(process.execPath)} -e ${quote(RAW_HMAC)} "${ts}" ${quote(file)} ${kind} ${ref}) || exit 2`,
-    ...keep,
-  ];
-}
-
-/** The request of one exchange in the shell, signed afresh as its recipe says, then its answer judged by `rule`. */
-function judgedRequest(
-  cai: string,
-  context: NonNullable<ReproContext['probes']>,
-  exchange: Exchange,
-  files: { bodyFile: string; otherFile: string | undefined },
-  rule: StatusSet,
-): string[] {
-  const { recipe } = exchange.request;
-  const spec = interfaceSpec(context.interface);
-  const lines: string[] = [];
-  const timestamp = recipe.timestamp ?? { kind: 'now' as const };
-  const shift = (timestamp.kind === 'now' ? (timestamp.shiftSeconds ?? 0) : 0) + context.clockOffsetSeconds;
-  lines.push(shift === 0 ? 'ts=$(date +%s)' : `ts=$(( $(date +%s) ${shift < 0 ? '-' : '+'} ${Math.abs(shift)} ))`);
-  if (timestamp.kind === 'milliseconds') lines.push('ts_sent=$(( ts * 1000 + 123 ))');
-  // Inside double quotes: `$ts` expands; a literal (an ISO date in the malformed-timestamp checks) has no `$` or `"`.
-  const prefix = timestamp.kind === 'now' ? (timestamp.prefix ?? '').replace(/["$`\\]/g, '') : '';
-  const sentTimestamp =
-    timestamp.kind === 'literal'
-      ? timestamp.value.replace(/["$`\\]/g, '')
-      : timestamp.kind === 'milliseconds'
-        ? '$ts_sent'
-        : `${prefix}$ts`;
-  const signTimestamp = timestamp.kind === 'milliseconds' ? '$ts_sent' : '$ts';
-  const sign = (file: string, ts: string, cut?: number) => signLines(cai, context.secretFlag, file, ts, cut);
-  const sent = () => [`sig=${quote(exchange.request.headers[Headers.signature] ?? '')}`];
-  const signature = recipe.signature ?? { kind: 'valid' as const };
-  const signing: Record<typeof signature.kind, () => string[]> = {
-    valid: () =>
-      timestamp.kind === 'literal'
-        ? sent()
-        : sign(files.bodyFile, prefix === '' ? signTimestamp : `${prefix}${signTimestamp}`),
-    'bare-timestamp': () => sign(files.bodyFile, signTimestamp),
-    'other-body': () => sign(files.otherFile ?? files.bodyFile, signTimestamp),
-    'other-timestamp': () => sign(files.bodyFile, '$((ts - 7))'),
-    truncated: () => sign(files.bodyFile, signTimestamp, 70),
-    // Deliberately wrong whatever the time (a signature no secret of the run makes): the value sent, as it was.
-    'wrong-secret': sent,
-    literal: sent,
-    none: () => [],
-    // Not rebuilt in the shell (recipe.ts: the check runs again): listed so that every kind has its lines.
-    respelled: sent,
-    rotation: sent,
-    damaged: sent,
-    'other-string': sent,
-  };
-  lines.push(...signing[signature.kind]());
-  const identity = recipe.identity ?? { kind: 'default' as const };
-  const identityValue =
-    identity.kind === 'default' ? context.identity : identity.kind === 'value' ? identity.value : undefined;
-  const headers: CurlRequest['headers'] = [
-    ['Content-Type', recipe.contentType ?? 'application/json'],
-    ...(recipe.chunked ? [['Transfer-Encoding', 'chunked'] as const] : []),
-    ...(identityValue !== undefined ? [[spec.identityHeaderName, identityValue] as const] : []),
-    ...(timestamp.kind !== 'none' ? [{ shell: `"${HeaderNames.timestamp}: ${sentTimestamp}"` }] : []),
-    ...(signature.kind !== 'none' ? [{ shell: `"${HeaderNames.signature}: $sig"` }] : []),
-  ];
-  // The answer and, on its last line, its status (curl's -w): the answer is shown, the status judged.
-  const options: [string, string][] = [
-    ['-w', '\\n%{http_code}'],
-    ...(recipe.sourceAddress ? [['--interface', recipe.sourceAddress] as [string, string]] : []),
-  ];
-  const curl = curlCommand({ url: context.postUrl, headers, options, data: { file: files.bodyFile } }, 'one-line');
-  lines.push(
-    `answer=$(${curl}) || { echo 'no answer from ${context.postUrl.replace(/'/g, '')}' >&2; exit 3; }`,
-    `status=$(printf '%s\\n' "$answer" | tail -n 1)`,
-    `printf '%s\\n' "$answer" | sed '$d'`,
-    statusCase(rule),
-  );
-  return lines;
 }
 
 // --- A sender's failure --------------------------------------------------------------------------------------
