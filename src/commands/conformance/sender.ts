@@ -10,25 +10,13 @@ import { readPem } from '../../input.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { identityHint, interfaceSpec } from '../../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
-import type { Waiver } from '../../conformance/waivers.js';
 import type { ScenarioStart } from '../../conformance/run-sender.js';
-import type { ExploreRequest } from '../../conformance/explore/setup.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../runner.js';
 import { secretsFromOptions } from '../secret-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
-
-/** The flags of the sender role (`cai conformance run --role sender`). */
-export interface SenderFlags {
-  trigger?: string;
-  listen?: { host: string; port: number };
-  publicUrl?: string;
-  wait?: number;
-  observe?: number;
-  tlsCert?: string;
-  tlsKey?: string;
-}
+import type { RoleDeps, SenderFlags } from './run-options.js';
 
 export interface SenderRoleOptions extends SenderFlags {
   interface?: InterfaceId;
@@ -46,16 +34,6 @@ export interface SenderRoleOptions extends SenderFlags {
   summary?: string;
   verbose?: boolean;
   [key: string]: unknown;
-}
-
-export interface SenderRoleDeps {
-  loadWaivers(path: string): Promise<Waiver[]>;
-  /** How cai was run, for the reproduction commands. */
-  invocation: string;
-  /** The command line of this run with the selection replaced by one check (and a conversation's seed and path). */
-  rerun(checkId: string, replay?: string): string;
-  /** The stateful phase asked for (`--generate N`, `--seed`, `--budget`), or off (`--no-generate`). */
-  explore: (ExploreRequest & { seed: number }) | false;
 }
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
@@ -108,7 +86,7 @@ export async function runSenderRole(
   options: SenderRoleOptions,
   command: Command,
   context: CommandContext,
-  deps: SenderRoleDeps,
+  deps: RoleDeps,
 ): Promise<number> {
   const { io, output } = context;
   refuseFlagsOfOtherRole('sender', command);
