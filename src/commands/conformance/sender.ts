@@ -11,6 +11,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { identityHint, interfaceSpec } from '../../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
 import type { ScenarioStart } from '../../conformance/run-sender.js';
+import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../runner.js';
 import { secretsFromOptions } from '../secret-options.js';
@@ -90,6 +91,77 @@ export async function runSenderRole(
 ): Promise<number> {
   const { io, output } = context;
   refuseFlagsOfOtherRole('sender', command);
+  const { iface, identity } = checkSenderOptions(options);
+  const selection = await planSenderRun(iface, options, deps.explore, context);
+  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
+  const tls =
+    options.tlsCert !== undefined && options.tlsKey !== undefined
+      ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') }
+      : undefined;
+
+  const abort = new AbortController();
+  const stopListening = io.onInterrupt(() => {
+    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
+    if (abort.signal.aborted) return;
+    output.warn(`interrupted: ending the scenario under way, skipping the rest; ${INTERRUPTED_REPORT}`);
+    abort.abort();
+  });
+  const byHand = byHandRun(options);
+  const { runSenderConformance } = await import('../../conformance/run-sender.js');
+  const { renderReport, reportStop } = await import('./report.js');
+  const secretValues = secrets.map((secret) => secret.value);
+  const startedAt = new Date();
+  let report: SuiteReport;
+  try {
+    report = await runSenderConformance({
+      interface: iface,
+      identity,
+      secrets: secrets.map((secret) => secret.value),
+      secretLabel: secrets[0]?.label,
+      trigger: options.trigger,
+      listen: options.listen,
+      publicUrl: options.publicUrl,
+      tls,
+      waitMs: options.wait,
+      observeMs: options.observe,
+      selection,
+      concurrency: options.concurrency,
+      waivers,
+      reproDir: options.reproDir,
+      reproducer: reproducerOf(deps.invocation, () => deps.rerun),
+      explore: deps.explore,
+      env: io.env,
+      cwd: io.cwd,
+      signal: abort.signal,
+      onListening: (url) => {
+        if (byHand)
+          output.info(
+            `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
+          );
+      },
+      onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
+      onScenarioEnd:
+        byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
+    });
+  } catch (error) {
+    // The sender sent nothing (exit 3): the report files still say so.
+    await reportStop(
+      error,
+      { interface: iface, role: 'sender', startedAt, mock: false },
+      options,
+      context,
+      secretValues,
+    );
+    throw error;
+  } finally {
+    stopListening();
+  }
+  return renderReport(report, options, context, secretValues);
+}
+
+/** The usage errors of a sender run, before anything is planned; returns the interface and the identity to expect. */
+function checkSenderOptions(options: SenderRoleOptions): { iface: InterfaceId; identity: string } {
   const iface = options.interface;
   if (!iface)
     throw usageError(
@@ -128,7 +200,16 @@ export async function runSenderRole(
       '--tls-cert and --tls-key go together',
       'pass both the PEM certificate and its PEM private key',
     );
+  return { iface, identity };
+}
 
+/** The checks a sender run selects: an unknown id or tag, or a stateful phase past its cap, is a usage error. */
+async function planSenderRun(
+  iface: InterfaceId,
+  options: SenderRoleOptions,
+  explore: RoleDeps['explore'],
+  { output }: CommandContext,
+): Promise<Selection> {
   const { planRun, splitSelectors } = await import('../../conformance/catalogue.js');
   const selection = {
     only: splitSelectors(options.only),
@@ -145,7 +226,6 @@ export async function runSenderRole(
   }
   if (plan.planned.every((item) => item.skipReason !== undefined))
     throw usageError('nothing_to_run', 'the selection leaves no check to run', 'loosen --only / --skip');
-  const explore = deps.explore;
   if (explore && (explore.requests ?? 0) > EXPLORE_CAPS.sender.conversations) {
     throw usageError(
       'bad_option',
@@ -162,72 +242,7 @@ export async function runSenderRole(
       'sending by hand: the stateful phase needs --trigger (it plays generated conversations through it); its checks are not judged',
     );
   }
-
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
-  const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const tls =
-    options.tlsCert !== undefined && options.tlsKey !== undefined
-      ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') }
-      : undefined;
-
-  const abort = new AbortController();
-  const stopListening = io.onInterrupt(() => {
-    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
-    if (abort.signal.aborted) return;
-    output.warn(`interrupted: ending the scenario under way, skipping the rest; ${INTERRUPTED_REPORT}`);
-    abort.abort();
-  });
-  const byHand = options.trigger === undefined;
-  const { runSenderConformance } = await import('../../conformance/run-sender.js');
-  const { renderReport, reportStop } = await import('./report.js');
-  const secretValues = secrets.map((secret) => secret.value);
-  const startedAt = new Date();
-  let report: SuiteReport;
-  try {
-    report = await runSenderConformance({
-      interface: iface,
-      identity,
-      secrets: secrets.map((secret) => secret.value),
-      secretLabel: secrets[0]?.label,
-      trigger: options.trigger,
-      listen: options.listen,
-      publicUrl: options.publicUrl,
-      tls,
-      waitMs: options.wait,
-      observeMs: options.observe,
-      selection,
-      concurrency: options.concurrency,
-      waivers,
-      reproDir: options.reproDir,
-      reproducer: reproducerOf(deps.invocation, () => deps.rerun),
-      explore,
-      env: io.env,
-      cwd: io.cwd,
-      signal: abort.signal,
-      onListening: (url) => {
-        if (byHand)
-          output.info(
-            `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
-          );
-      },
-      onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
-      onScenarioEnd:
-        byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
-    });
-  } catch (error) {
-    // The sender sent nothing (exit 3): the report files still say so.
-    await reportStop(
-      error,
-      { interface: iface, role: 'sender', startedAt, mock: false },
-      options,
-      context,
-      secretValues,
-    );
-    throw error;
-  } finally {
-    stopListening();
-  }
-  return renderReport(report, options, context, secretValues);
+  return selection;
 }
 
 const byHandRun = (options: SenderFlags) => options.trigger === undefined;
