@@ -52,9 +52,14 @@ describe('the first valid, correctly signed request (before the checks)', () => 
         `error: ${server.url} is not an events endpoint: a valid, correctly signed event got ${what}; expected 202 (§4.2, §7)\n` +
           'hint: check --to: it is the events URL itself, where the provider POSTs its events (§4.2)\n',
       );
-      // The unsigned clock probe, then the one signed request: nothing else.
-      expect(server.requests.map((request) => request.headers['x-cai-signature'] !== undefined)).toEqual([false, true]);
-      expect(JSON.parse(server.requests[1]?.body.toString('utf8') ?? '{}')).toMatchObject({
+      // The unsigned clock probe (read again, up to three times, when a busy machine drew its round trip out), then
+      // the one signed request: nothing else.
+      const signed = server.requests.map((request) => request.headers['x-cai-signature'] !== undefined);
+      expect(signed.slice(0, -1).every((isSigned) => !isSigned)).toBe(true);
+      expect(signed.length).toBeGreaterThanOrEqual(2);
+      expect(signed.length).toBeLessThanOrEqual(4);
+      expect(signed.at(-1)).toBe(true);
+      expect(JSON.parse(server.requests.at(-1)?.body.toString('utf8') ?? '{}')).toMatchObject({
         event: 'conversation.message',
       });
     } finally {

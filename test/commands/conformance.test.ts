@@ -442,8 +442,14 @@ describe('interface A against a provider started separately, with the callback l
         summary: { passed: number; failed: number; skipped: number };
         checks: { id: string; verdict: string; actual: string }[];
       };
+      // A timing verdict that cai's own lag leaves open on a busy machine (played again, still open) is not judged,
+      // and says so: never a failure or a warning of the mock's.
+      const leftOpenByLoad = (check: { verdict: string; actual: string }) =>
+        check.verdict === 'not-judged' && /leaves it open/.test(check.actual);
       expect(
-        report.checks.filter((check) => check.verdict !== 'passed').map((check) => `${check.id} ${check.actual}`),
+        report.checks
+          .filter((check) => check.verdict !== 'passed' && !leftOpenByLoad(check))
+          .map((check) => `${check.id} ${check.actual}`),
       ).toEqual([]);
       expect(result.code).toBe(0);
       expect(report.checks.find((check) => check.id === 'A-CB-001')?.actual).toMatch(
