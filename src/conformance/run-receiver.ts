@@ -1,19 +1,12 @@
 /**
  * One receiver run, usable from the CLI and as a library: optionally start the reference receiver in-process
  * (`mock`), open the callback listener (Interface A), measure the target's clock, gather and judge the plan, write
- * reproductions, and return the report. Everything it starts, it stops.
+ * reproductions, and return the report. Everything it starts (receiver-setup.ts), it stops.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Dispatcher } from 'undici';
-import { createDispatcher, type ClientOptions } from '../http/client.js';
-import { codedError } from '../errors.js';
-import { startMockPlatform } from '../mock/platform.js';
-import { startMockProvider } from '../mock/provider.js';
+import type { ClientOptions } from '../http/client.js';
 import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
 import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
@@ -21,17 +14,12 @@ import { exploreSetup, isStateCheck, setExploration, type ExploreRequest, type E
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
-import { startCallbackListener, type JobStage } from './probe/callbacks.js';
+import type { JobStage } from './probe/callbacks.js';
 import type { ProbeScope } from './probe/scope.js';
-import { Session } from './probe/session.js';
+import type { Session } from './probe/session.js';
 import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
+import { Cleanups, credentialsFor, openSession, targetOf } from './receiver-setup.js';
 import { runProbes, summarise, type ReproducerFactory, type RunHooks, type RunOutcome } from './runner.js';
-import {
-  DEFAULT_CALLBACK_WAIT_MS,
-  DEFAULT_OBSERVE_MS,
-  MOCK_DEDUPE_MEMORY_WAIT_MS,
-  MOCK_OBSERVE_MS,
-} from './tolerances.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 import type { Waiver } from './waivers.js';
 
@@ -88,21 +76,6 @@ export interface ConformanceOptions extends RunHooks {
   reproducer?: ReproducerFactory;
 }
 
-const MOCK_PROVIDER_CODE = 'cai-conformance';
-const MOCK_SOURCE = 'cai-conformance-platform';
-/**
- * With the mock, a rate cap is configured only when the rate check runs (it would slow every other check). Low
- * enough that the check's first waves pass it even on a loaded machine, where 100/s was refilled as fast as sent.
- */
-const MOCK_RATE_LIMIT_PER_SECOND = 10;
-/** With the mock, its callback sender's first backoff is short, so the callback retry checks wait little. */
-const MOCK_CALLBACK_RETRY = { initialDelayMs: 50 };
-
-interface Started {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** The skip reason of the stateful phase's checks when it is turned off. */
 export const EXPLORE_OFF = 'the stateful phase is turned off for this run';
 
@@ -115,54 +88,6 @@ export function planFor(options: Pick<ConformanceOptions, 'interface' | 'selecti
       isStateCheck(item.check.id) && item.skipReason === undefined ? { ...item, skipReason: EXPLORE_OFF } : item,
     ),
   };
-}
-
-/** Who the run signs as and with what: given, or generated for the in-process mock. */
-interface Credentials {
-  secrets: string[];
-  callbackSecrets: string[];
-  identity: string;
-  providerCode?: string;
-  leadId?: string;
-}
-
-function credentialsFor(options: ConformanceOptions): Credentials {
-  const secrets = options.secrets?.length
-    ? [...options.secrets]
-    : options.mock
-      ? [randomBytes(32).toString('hex')]
-      : [];
-  if (secrets.length === 0)
-    throw codedError('usage', 'missing_secret', 'no signing secret for the conformance run', { secret: 'secret' });
-  const spec = interfaceSpec(options.interface);
-  // The provider's events come back only on Interface A (§3 step 5), signed with the other direction's secret.
-  const callbackSecrets = options.callbackSecrets?.length
-    ? [...options.callbackSecrets]
-    : options.mock && spec.receiver === 'provider'
-      ? [randomBytes(32).toString('hex')]
-      : [];
-  return {
-    secrets,
-    callbackSecrets,
-    identity: options.identity ?? (spec.sender === 'provider' ? MOCK_PROVIDER_CODE : MOCK_SOURCE),
-    providerCode: options.providerCode ?? (options.mock ? MOCK_PROVIDER_CODE : undefined),
-    leadId:
-      options.leadId ??
-      (options.mock && spec.receiver === 'platform' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
-  };
-}
-
-/** What the run started, stopped in reverse order whatever happens. */
-class Cleanups {
-  private readonly steps: (() => Promise<unknown>)[] = [];
-
-  add(step: () => Promise<unknown>): void {
-    this.steps.push(step);
-  }
-
-  async run(): Promise<void> {
-    for (const step of this.steps.reverse()) await step().catch(() => undefined);
-  }
 }
 
 export async function runConformance(options: ConformanceOptions): Promise<SuiteReport> {
@@ -322,86 +247,6 @@ async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: 
   return harness.evidence(stages);
 }
 
-/** The URL under test: the one given, or the in-process reference receiver's (`mock`). */
-async function targetOf(
-  options: ConformanceOptions,
-  plan: Plan,
-  credentials: Credentials,
-  cleanups: Cleanups,
-): Promise<string> {
-  if (!options.mock) {
-    if (!options.target) throw codedError('usage', 'missing_target', 'no target');
-    return options.target;
-  }
-  const logDir = await mkdtemp(join(tmpdir(), 'cai-conformance-mock-'));
-  cleanups.add(() => rm(logDir, { recursive: true, force: true }));
-  const rateLimit = plan.planned.some((item) => item.skipReason === undefined && item.check.tags.includes('rate-limit'))
-    ? MOCK_RATE_LIMIT_PER_SECOND
-    : undefined;
-  const mock = await startMock(options, {
-    ...credentials,
-    providerCode: credentials.providerCode ?? MOCK_PROVIDER_CODE,
-    rateLimit,
-    logFile: join(logDir, 'mock.ndjson'),
-  });
-  cleanups.add(() => mock.close());
-  return mock.url;
-}
-
-/** The session the checks send through, stopped by `options.signal`, with the callback listener on Interface A. */
-async function openSession(
-  options: ConformanceOptions,
-  credentials: Credentials,
-  target: string,
-  concurrency: number,
-  cleanups: Cleanups,
-): Promise<Session> {
-  const dispatchers: Dispatcher[] = [];
-  cleanups.add(() => Promise.all(dispatchers.map((dispatcher) => dispatcher.close().catch(() => undefined))));
-  const newDispatcher = (extra: ClientOptions = {}) => {
-    // Enough connections for the concurrent checks and the 8-wide duplicate bursts to be truly simultaneous.
-    const dispatcher = createDispatcher({ ...options.client, connections: Math.max(16, concurrency * 2), ...extra });
-    dispatchers.push(dispatcher);
-    return dispatcher;
-  };
-  const session = new Session({
-    interface: options.interface,
-    url: target,
-    identity: credentials.identity,
-    secrets: credentials.secrets,
-    branchCode: options.branchCode,
-    providerCode: credentials.providerCode,
-    leadId: credentials.leadId,
-    timeoutMs: options.timeoutMs ?? 10_000,
-    dispatcher: newDispatcher(),
-    dispatcherFor: (address) => newDispatcher({ localAddress: address }),
-    sourceAddress: options.sourceAddress,
-    maxRetryAfterMs: options.maxRetryAfterMs,
-    ...(options.client ? { client: options.client } : {}),
-  });
-  // The reference receiver forgets nothing: its repeat-memory check waits less, so a run against it stays short.
-  if (options.mock) session.dedupeMemoryWaitMs = MOCK_DEDUPE_MEMORY_WAIT_MS;
-  session.callbackWaitMs = options.callbackWaitMs ?? DEFAULT_CALLBACK_WAIT_MS;
-  const stop = () => session.stop();
-  options.signal?.addEventListener('abort', stop, { once: true });
-  cleanups.add(async () => options.signal?.removeEventListener('abort', stop));
-  if (interfaceSpec(options.interface).receiver === 'provider' && credentials.callbackSecrets.length > 0) {
-    const listen = options.callbackListen ?? { host: '127.0.0.1', port: 0 };
-    const harness = await startCallbackListener({
-      host: listen.host,
-      port: listen.port,
-      publicUrl: options.mock ? undefined : options.callbackUrl,
-      secrets: credentials.callbackSecrets,
-      providerCode: credentials.providerCode ?? '',
-      waitMs: session.callbackWaitMs,
-      observeMs: options.observeMs ?? (options.mock ? MOCK_OBSERVE_MS : DEFAULT_OBSERVE_MS),
-    });
-    cleanups.add(() => harness.close());
-    session.callback = harness;
-  }
-  return session;
-}
-
 interface Finished {
   target: string;
   startedAt: Date;
@@ -452,35 +297,4 @@ function clockOf(session: Session): SuiteReport['clock'] {
       ? { note: 'the target sent no Date header; window checks assume its clock matches ours' }
       : {}),
   };
-}
-
-interface MockSetup extends Credentials {
-  providerCode: string;
-  rateLimit?: number;
-  logFile: string;
-}
-
-async function startMock(options: ConformanceOptions, setup: MockSetup): Promise<Started> {
-  if (interfaceSpec(options.interface).receiver === 'platform') {
-    return startMockPlatform({
-      providerCode: setup.identity,
-      secrets: setup.secrets,
-      faults: options.faults,
-      logFile: setup.logFile,
-      keepRecords: false,
-      ...(setup.leadId ? { knownLeads: [setup.leadId] } : {}),
-      ...(setup.rateLimit ? { rateLimit: setup.rateLimit } : {}),
-    });
-  }
-  return startMockProvider({
-    providerCode: setup.providerCode,
-    sourceId: setup.identity,
-    secrets: setup.secrets,
-    callbackSecrets: setup.callbackSecrets,
-    faults: options.faults,
-    logFile: setup.logFile,
-    keepRecords: false,
-    speed: 1000,
-    retry: MOCK_CALLBACK_RETRY,
-  });
 }

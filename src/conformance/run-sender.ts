@@ -12,32 +12,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
 import type { TlsFiles } from '../http/server.js';
-import { redactSecrets } from '../secrets/resolve.js';
 import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
-import { planRun, runVersion, scenariosToRun, type Selection } from './catalogue.js';
+import { planRun, runVersion, scenariosToRun, type Plan, type Selection } from './catalogue.js';
 import type { SenderCheck } from './check.js';
-import { deliveriesOf } from '../spec/model/sender.js';
-import { attemptEventId, timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
-import { startListener } from './listen/listener.js';
-import { Recorder, type StageOpening } from './listen/recorder.js';
-import {
-  describeScript,
-  describeScripted,
-  scenario,
-  type Scenario,
-  type SenderScenarioId,
-} from './listen/scenarios.js';
-import { playStage } from './listen/stage.js';
-import { startTrigger } from './listen/trigger.js';
+import { timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
+import { scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
 import { pool } from './pool.js';
 import { judgeSenderChecks, summarise, type ReproducerFactory } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
-import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS, TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
+import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { isStateCheck, type ExploreRequest } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
-import type { StageOptions, Stages } from './listen/stages.js';
+import type { Stages } from './listen/stages.js';
+import { openStages, senderEvidence, summariseScenario, TIMED_TERMS, type PlayOptions } from './sender-stages.js';
 import type { ScenarioSummary, SuiteReport } from './types.js';
 import { waiverReport, type Waiver } from './waivers.js';
 
@@ -113,77 +101,17 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   setMaxListeners(0, signal);
   const context = { ...options, waitMs, observeMs, signal };
   const stages = await openStages(context);
-  const records: StageRecord[] = [];
-  let exploration: SenderExploration | undefined;
+  let played: PlayedRun;
   try {
     options.onListening?.(stages.publicBase);
-    // Whatever the sender does, the scenarios end SENDER_RUN_CAPS.runWaits × --wait after the start (src/bounds.ts).
-    const deadlineMono = performance.now() + SENDER_RUN_CAPS.runWaits * waitMs;
-    const toRun = scenariosToRun(plan).map(scenario);
-    // The timed scenario alone first; then the others and the stateful phase's conversations at once.
-    records.push(
-      ...(await playNamed(
-        stages,
-        toRun,
-        toRun.filter((entry) => entry.alone || byHand),
-        context,
-        deadlineMono,
-      )),
-    );
-    // The stateful phase's timed conversation plays alone too, before the rest start.
-    let alonePlayed = () => {};
-    const alone = new Promise<void>((resolve) => (alonePlayed = resolve));
-    const explore = async () => {
-      if (!options.explore || !stateChecksPlanned(plan) || signal.aborted || byHand) return undefined;
-      const { exploreSender } = await import('./explore/sender.js');
-      return exploreSender({
-        stages,
-        setup: options.explore,
-        interface: options.interface,
-        identity: options.identity,
-        secrets: options.secrets,
-        waitMs,
-        observeMs,
-        concurrency: options.concurrency ?? 8,
-        signal,
-        alonePlayed,
-      });
-    };
-    const exploring = explore().finally(alonePlayed);
-    await alone;
-    const [others, explored] = await Promise.all([
-      byHand
-        ? []
-        : playNamed(
-            stages,
-            toRun,
-            toRun.filter((entry) => !entry.alone),
-            context,
-            deadlineMono,
-          ),
-      exploring,
-    ]);
-    records.push(...others);
-    records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
-    exploration = explored;
-    if (!byHand) await replayUndecided(stages, records, context, deadlineMono);
+    played = await playRun(stages, plan, context);
   } finally {
     await stages.close();
   }
-  const generated = exploration?.records ?? [];
+  const { records } = played;
+  const generated = played.exploration?.records ?? [];
   if (!signal.aborted && records.length > 0 && records.every((record) => record.attempts.length === 0))
     throw silentSender(stages, records, byHand);
-  const documentsPerRun = documentsPerRunOf(stages.played);
-  const evidence: SenderEvidence = {
-    interface: options.interface,
-    identity: options.identity,
-    secrets: options.secrets,
-    waitMs,
-    observeMs,
-    records,
-    ...(exploration ? { exploration } : {}),
-    ...(documentsPerRun !== undefined ? { documentsPerRun } : {}),
-  };
   const reproDir = resolve(
     options.cwd ?? process.cwd(),
     options.reproDir ??
@@ -192,12 +120,111 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
         `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`,
       ),
   );
-  const reproduce = options.reproducer?.({
+  const results = await judgeRun(plan, stages, played, context, reproDir);
+  const summary = summarise(results);
+  return {
+    ok: summary.failed === 0 && !signal.aborted,
+    version: runVersion(),
+    target: stages.publicBase,
+    interface: options.interface,
+    mock: false,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    clock: senderClock(records),
+    summary,
+    checks: results,
+    waivers: waiverReport(
+      options.waivers ?? [],
+      results,
+      plan.planned.map((item) => item.check.id),
+      Date.now(),
+    ),
+    ...(results.some((result) => result.repro) ? { reproDir } : {}),
+    ...(signal.aborted ? { interrupted: true } : {}),
+    role: 'sender',
+    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface)),
+    ...(options.explore && stateChecksPlanned(plan) ? { seed: options.explore.seed } : {}),
+  };
+}
+
+function stateChecksPlanned(plan: Plan): boolean {
+  return plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
+}
+
+/** What a run played: the scenarios' stages, in the catalogue's order, and the stateful phase's, when it ran. */
+interface PlayedRun {
+  records: StageRecord[];
+  exploration: SenderExploration | undefined;
+}
+
+/**
+ * The timed scenario alone first (with a person sending, every scenario one at a time); then the stateful phase's
+ * timed conversation, alone too; then the other scenarios and the phase's conversations at once; last, each scenario
+ * whose timing cai's own lag left undecided, again.
+ */
+async function playRun(stages: Stages, plan: Plan, context: PlayOptions): Promise<PlayedRun> {
+  const byHand = context.trigger === undefined;
+  // Whatever the sender does, the scenarios end SENDER_RUN_CAPS.runWaits × --wait after the start (src/bounds.ts).
+  const deadlineMono = performance.now() + SENDER_RUN_CAPS.runWaits * context.waitMs;
+  const toRun = scenariosToRun(plan).map(scenario);
+  const play = (entries: readonly Scenario[]) => playNamed(stages, toRun, entries, context, deadlineMono);
+  const records = await play(toRun.filter((entry) => entry.alone || byHand));
+  let alonePlayed = () => {};
+  const alone = new Promise<void>((resolve) => (alonePlayed = resolve));
+  const exploring = exploreRun(stages, plan, context, alonePlayed).finally(alonePlayed);
+  await alone;
+  const [others, exploration] = await Promise.all([
+    byHand ? [] : play(toRun.filter((entry) => !entry.alone)),
+    exploring,
+  ]);
+  records.push(...others);
+  records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
+  if (!byHand) await replayUndecided(stages, records, context, deadlineMono);
+  return { records, exploration };
+}
+
+/** The stateful phase (explore/sender.ts), when its checks are planned and a trigger makes the sender send. */
+async function exploreRun(
+  stages: Stages,
+  plan: Plan,
+  context: PlayOptions,
+  alonePlayed: () => void,
+): Promise<SenderExploration | undefined> {
+  const { explore, signal } = context;
+  if (!explore || !stateChecksPlanned(plan) || signal.aborted || context.trigger === undefined) return undefined;
+  const { exploreSender } = await import('./explore/sender.js');
+  return exploreSender({
+    stages,
+    setup: explore,
+    interface: context.interface,
+    identity: context.identity,
+    secrets: context.secrets,
+    waitMs: context.waitMs,
+    observeMs: context.observeMs,
+    concurrency: context.concurrency ?? 8,
+    signal,
+    alonePlayed,
+  });
+}
+
+/**
+ * Judges the planned checks: a scenario check on the stages of its scenarios, a state check on the stateful phase's
+ * conversations; one interrupted before its evidence was whole is not judged.
+ */
+function judgeRun(plan: Plan, stages: Stages, played: PlayedRun, context: PlayOptions, reproDir: string) {
+  const { records, exploration } = played;
+  const { signal } = context;
+  const generated = exploration?.records ?? [];
+  const evidence: SenderEvidence = {
+    ...senderEvidence(context, records, documentsPerRunOf(stages.played)),
+    ...(exploration ? { exploration } : {}),
+  };
+  const reproduce = context.reproducer?.({
     dir: reproDir,
     ...(exploration ? { seed: exploration.seed } : {}),
     received: {
-      interface: options.interface,
-      ...(options.secretLabel !== undefined ? { secretLabel: options.secretLabel } : {}),
+      interface: context.interface,
+      ...(context.secretLabel !== undefined ? { secretLabel: context.secretLabel } : {}),
       callbacks: false,
       records: () => [...records, ...generated],
     },
@@ -206,8 +233,8 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     isStateCheck(check.id)
       ? generated
       : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id));
-  const results = await judgeSenderChecks(plan.planned, evidence, {
-    waivers: options.waivers ?? [],
+  return judgeSenderChecks(plan.planned, evidence, {
+    waivers: context.waivers ?? [],
     now: Date.now(),
     ...(reproduce ? { reproduce } : {}),
     complete: (check) =>
@@ -238,82 +265,6 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
           ]
         : [],
   });
-  const summary = summarise(results);
-  return {
-    ok: summary.failed === 0 && !signal.aborted,
-    version: runVersion(),
-    target: stages.publicBase,
-    interface: options.interface,
-    mock: false,
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    clock: senderClock(records),
-    summary,
-    checks: results,
-    waivers: waiverReport(
-      options.waivers ?? [],
-      results,
-      plan.planned.map((item) => item.check.id),
-      Date.now(),
-    ),
-    ...(results.some((result) => result.repro) ? { reproDir } : {}),
-    ...(signal.aborted ? { interrupted: true } : {}),
-    role: 'sender',
-    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface)),
-    ...(options.explore && stateChecksPlanned(plan) ? { seed: options.explore.seed } : {}),
-  };
-}
-
-function stateChecksPlanned(plan: ReturnType<typeof planRun>): boolean {
-  return plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
-}
-
-type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
-
-/** Where a stage's sender is sent, and where its attempts must arrive: each stage has a path of its own. */
-function openingOf(entry: Scenario, id: string, iface: InterfaceId, base: string, shared: boolean): StageOpening {
-  const prefix = shared ? '' : `/${id}`;
-  const spec = interfaceSpec(iface);
-  // B's events URL is any URL: the scenario's path ends in /events, as a platform's might. A's is §4.1's appended to
-  // the provider endpoint, which has a path of its own (/cai), as a provider's often does: a sender that resolves
-  // `contact-jobs` against it as a relative URL loses that segment, and its jobs still come to the stage's prefix.
-  const targetPath = spec.path === '' ? `${prefix}/events` : shared ? prefix : `${prefix}/cai`;
-  return {
-    scenario: entry,
-    id,
-    prefix,
-    targetUrl: `${base}${targetPath}`,
-    expectedPath: spec.path === '' ? targetPath : `${targetPath}${spec.path}`,
-  };
-}
-
-async function openStages(options: PlayOptions): Promise<Stages> {
-  const byHand = options.trigger === undefined;
-  const recorder = new Recorder({ interface: options.interface, shared: byHand });
-  const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
-  const listener = await startListener({
-    host: listen.host,
-    port: listen.port,
-    tls: options.tls,
-    option: 'listen',
-    handle: (arrival) => recorder.handle(arrival),
-  });
-  const publicBase = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
-  const redact = (text: string) => redactSecrets(text, options.secrets);
-  const played: StageRecord[] = [];
-  return {
-    publicBase,
-    played,
-    play: async (entry, stage) => {
-      const record = await playStageOf(entry, stage, { ...options, recorder, redact, publicBase });
-      played.push(record);
-      return record;
-    },
-    strays: recorder.strays,
-    strayCount: () => recorder.strayCount,
-    refused: () => listener.refused(),
-    close: () => listener.close(),
-  };
 }
 
 /**
@@ -343,9 +294,6 @@ async function playNamed(
   return toRun.flatMap((entry) => played.get(entry) ?? []);
 }
 
-/** The terms of the model whose verdict is a measure of time: cai's own lag may leave them open. */
-const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh']);
-
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
  * again, alone, at most SENDER_RUN_CAPS.timingReplays times; the last play is the evidence.
@@ -357,14 +305,9 @@ async function replayUndecided(
   deadlineMono: number,
 ): Promise<void> {
   const undecided = (record: StageRecord) =>
-    findingsOf({
-      interface: options.interface,
-      identity: options.identity,
-      secrets: options.secrets,
-      waitMs: options.waitMs,
-      observeMs: options.observeMs,
-      records: [record],
-    }).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term));
+    findingsOf(senderEvidence(options, [record])).some(
+      (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
+    );
   for (const [index, record] of records.entries()) {
     let current = record;
     for (
@@ -405,110 +348,6 @@ function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
 
 function refusedNote(count: number): string {
   return `${count} request${count === 1 ? ' was' : 's were'} answered 408 or 503 and not recorded: a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
-}
-
-interface StageContext extends PlayOptions {
-  recorder: Recorder;
-  redact: (text: string) => string;
-  publicBase: string;
-}
-
-/**
- * One stage: open it, start the trigger (or tell the person), and wait until it is over (listen/settle.ts): every
- * delivery settled, nothing more for --observe, the trigger exited; at the latest SENDER_RUN_CAPS.stageWaits ×
- * --wait after it started. A trigger that fails before any attempt ends the stage at once.
- */
-async function playStageOf(entry: Scenario, stage: StageOptions, context: StageContext): Promise<StageRecord> {
-  const { recorder, signal } = context;
-  const startedMono = performance.now();
-  const record = recorder.open(
-    openingOf(entry, stage.id ?? entry.id, context.interface, context.publicBase, context.trigger === undefined),
-    startedMono,
-  );
-  if (stage.place) {
-    context.onScenarioStart?.({
-      id: entry.id as SenderScenarioId,
-      ...stage.place,
-      targetUrl: record.targetUrl,
-      script: describeScript(entry, context.interface),
-      purpose: entry.purpose,
-      byHand: context.trigger === undefined,
-      waitMs: context.waitMs,
-    });
-  }
-  const trigger =
-    context.trigger === undefined
-      ? undefined
-      : startTrigger({
-          command: context.trigger,
-          env: { ...(context.env ?? process.env), CAI_TARGET_URL: record.targetUrl, CAI_SCENARIO: entry.id },
-          cwd: context.cwd ?? process.cwd(),
-          redact: context.redact,
-        });
-  let exited = trigger === undefined;
-  let failedEarly = false;
-  void trigger?.exited.then((outcome) => {
-    exited = true;
-    failedEarly = outcome.exitCode !== 0 && record.attempts.length === 0;
-    recorder.notify();
-  });
-  const deadlineMono = Math.min(
-    stage.deadlineMono,
-    startedMono + SENDER_RUN_CAPS.stageWaits * context.waitMs + context.observeMs,
-  );
-  await playStage(recorder, record, {
-    waitMs: context.waitMs,
-    observeMs: context.observeMs,
-    signal,
-    senderDone: () => exited,
-    failedEarly: () => failedEarly,
-    deadlineMono,
-  });
-  // Interrupted: no grace, the trigger is stopped at once.
-  if (trigger) record.trigger = await trigger.finish(signal.aborted ? 0 : TRIGGER_EXIT_GRACE_MS, TRIGGER_EXIT_GRACE_MS);
-  if (stage.place) context.onScenarioEnd?.(summariseScenario(record, context.interface));
-  return record;
-}
-
-export function summariseScenario(record: StageRecord, iface: InterfaceId): ScenarioSummary {
-  const first = record.attempts[0];
-  const end = record.endedMono ?? performance.now();
-  const deliveries = deliveriesOf(record.attempts);
-  const place = new Map(
-    deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)),
-  );
-  return {
-    id: record.id,
-    targetUrl: record.targetUrl,
-    script: describeScript(record.scenario, iface),
-    deliveries: deliveries.length,
-    attempts: record.attempts.map((attempt) => {
-      const eventId = attemptEventId(attempt);
-      return {
-        at: Math.round(attempt.arrivedMono - record.startedMono),
-        delivery: place.get(attempt) ?? 0,
-        ...(eventId !== undefined ? { eventId } : {}),
-        // The Retry-After as sent: an HTTP-date is a moment, not the script's "2 s ahead".
-        answer:
-          attempt.retryAfter && attempt.answer.kind === 'error'
-            ? `${attempt.answer.status} (Retry-After: ${attempt.retryAfter.header})`
-            : describeScripted(attempt.answer, iface),
-        ...(attempt.late ? { late: true } : {}),
-      };
-    }),
-    ...(first ? { firstAttemptMs: Math.round(first.arrivedMono - record.startedMono) } : {}),
-    durationMs: Math.round(end - record.startedMono),
-    ...(record.maxLagMs !== undefined ? { loopLagMs: record.maxLagMs } : {}),
-    ...(record.trigger
-      ? {
-          trigger: {
-            ...(record.trigger.exitCode !== undefined ? { exitCode: record.trigger.exitCode } : {}),
-            ...(record.trigger.signal ? { signal: record.trigger.signal } : {}),
-            ...(record.trigger.stoppedByCai ? { stoppedByCai: true } : {}),
-          },
-        }
-      : {}),
-  };
 }
 
 /** The sender's clock as its timestamps show it: the median of (timestamp − arrival) over well-formed ones. */

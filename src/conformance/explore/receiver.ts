@@ -154,19 +154,26 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
   ];
 }
 
+/** Conversations as fast-check draws them: up to `maxSteps` steps of any kind; `replayPath` replays a shrunk one. */
+function conversationsArbitrary(
+  context: StepContext,
+  sizeLimit: boolean,
+  maxSteps: number,
+  replayPath: string | undefined,
+): fc.Arbitrary<Iterable<StepCommand>> {
+  return fc.commands(
+    stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))),
+    { maxCommands: maxSteps, ...(replayPath ? { replayPath } : {}) },
+  ) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+}
+
 export async function exploreReceiver(target: ExploreTarget): Promise<Exploration> {
   const { session, setup, context } = target;
   const started = Date.now();
   const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
   // fast-check shrinks only the commands that ran; replaying a shrunk conversation needs its replay path as well.
   const [path, replayPath] = (setup.path ?? '').split('~');
-  const conversationsArb = fc.commands(
-    stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))),
-    {
-      maxCommands: setup.maxSteps,
-      ...(replayPath ? { replayPath } : {}),
-    },
-  ) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+  const conversationsArb = conversationsArbitrary(context, sizeLimit, setup.maxSteps, replayPath);
   const exploration: Exploration = {
     seed: setup.seed,
     conversations: 0,

@@ -23,11 +23,12 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
 import type { SenderRelationId } from '../../spec/model/sender-relations.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
-import type { SenderEvidence, StageRecord } from '../evidence.js';
+import type { StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../pool.js';
 import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk } from '../evidence.js';
+import { senderEvidence, TIMED_TERMS } from '../sender-stages.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest } from './setup.js';
 
@@ -126,16 +127,7 @@ interface Played {
 
 /** The model's verdict on one conversation: every delivery term, every attempt term. */
 function judge(target: SenderExploreTarget, record: StageRecord): Omit<Played, 'record'> {
-  const documentsPerRun = documentsPerRunOf(target.stages.played);
-  const evidence: SenderEvidence = {
-    interface: target.interface,
-    identity: target.identity,
-    secrets: target.secrets,
-    waitMs: target.waitMs,
-    observeMs: target.observeMs,
-    records: [record],
-    ...(documentsPerRun !== undefined ? { documentsPerRun } : {}),
-  };
+  const evidence = senderEvidence(target, [record], documentsPerRunOf(target.stages.played));
   const findings = [
     ...findingsOf(evidence),
     ...attemptTerms(target.interface).flatMap((term) => attemptFindings(evidence, term)),
@@ -151,23 +143,14 @@ function judge(target: SenderExploreTarget, record: StageRecord): Omit<Played, '
   return { breaches, kept };
 }
 
-export async function exploreSender(target: SenderExploreTarget): Promise<SenderExploration> {
-  const setup = senderExploreSetup(target.interface, target.setup, target.concurrency);
-  const started = Date.now();
-  const arbitrary = conversationArbitrary(target.interface);
-  const exploration: SenderExploration = {
-    seed: setup.seed,
-    conversations: 0,
-    attempts: 0,
-    durationMs: 0,
-    evidence: {},
-    failures: {},
-    timedOut: false,
-    records: [],
-  };
+/**
+ * Plays each conversation as a stage of its own (`state-1`, `state-2`, …), judges it, and counts its attempts and the
+ * relations it bore into the exploration; `keep` keeps its record as evidence of the stateful checks.
+ */
+function playerOf(target: SenderExploreTarget, exploration: SenderExploration): Play {
   let names = 0;
   const stageLimit = SENDER_RUN_CAPS.stageWaits * target.waitMs + target.observeMs;
-  const play = async (conversation: Conversation, deadlineMono: number, keep: boolean): Promise<Played> => {
+  return async (conversation, deadlineMono, keep) => {
     names += 1;
     const id = `state-${names}` as const;
     // Documents past the conversation's scripts are accepted at once: a sender of many documents in a row stays quick.
@@ -191,6 +174,23 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     if (keep) exploration.records.push(record);
     return played;
   };
+}
+
+export async function exploreSender(target: SenderExploreTarget): Promise<SenderExploration> {
+  const setup = senderExploreSetup(target.interface, target.setup, target.concurrency);
+  const started = Date.now();
+  const arbitrary = conversationArbitrary(target.interface);
+  const exploration: SenderExploration = {
+    seed: setup.seed,
+    conversations: 0,
+    attempts: 0,
+    durationMs: 0,
+    evidence: {},
+    failures: {},
+    timedOut: false,
+    records: [],
+  };
+  const play = playerOf(target, exploration);
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
@@ -320,7 +320,7 @@ async function shrinkAndConfirm(
   const conversation = details.counterexample?.[0];
   if (!conversation) {
     // Not broken again on the replay: the first sighting stands, reported as seen once (one of timing is no failure).
-    if (hunted && !TIMED.has(seen.finding.term))
+    if (hunted && !TIMED_TERMS.has(seen.finding.term))
       exploration.failures[seen.relation] = {
         scripts: hunted.conversation,
         actual: seen.finding.actual ?? '',
@@ -336,9 +336,6 @@ async function shrinkAndConfirm(
   if (failure) exploration.failures[seen.relation] = failure;
 }
 
-/** The terms whose breach is a measure of time: played beside other conversations, the sender's own timers may lag. */
-const TIMED = new Set(['growth', 'retry-after', 'fresh']);
-
 /**
  * Plays the conversation once more, and keeps it as the failure's evidence. A breach of timing not seen again is no
  * failure: the sender's own timers may have lagged the first time (the scenarios judge timing alone, and again).
@@ -352,7 +349,7 @@ async function confirm(
 ): Promise<SenderShrunk | undefined> {
   const played = await play(conversation, Number.POSITIVE_INFINITY, true);
   const again = breaks(played, seen);
-  if (!again && TIMED.has(seen.finding.term)) return undefined;
+  if (!again && TIMED_TERMS.has(seen.finding.term)) return undefined;
   const finding = again ?? seen.finding;
   return {
     scripts: conversation,
