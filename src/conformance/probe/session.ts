@@ -1,5 +1,5 @@
 /**
- * The connection to the target during one run: builds and signs each request from its recipe, honours 429
+ * The connection to the target during one run: sends each request built from its recipe (./build.ts), honours 429
  * (§7: wait `Retry-After`, send again, re-signed), measures the target's clock, hands out fresh event_ids.
  */
 import { randomBytes } from 'node:crypto';
@@ -8,9 +8,8 @@ import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
 import { DEFAULT_RETRY_POLICY, retryLoop } from '../../http/retry.js';
 import { CaiError, errorMessage } from '../../errors.js';
-import { hmacHex, sign } from '../../signing/sign.js';
-import { Headers, SIGNATURE_PREFIX, type InterfaceId } from '../../spec/constants.js';
-import { endpointUrl, interfaceSpec } from '../../spec/interfaces.js';
+import { Headers, type InterfaceId } from '../../spec/constants.js';
+import { endpointUrl } from '../../spec/interfaces.js';
 import { parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
 import type { Exchange } from '../evidence.js';
@@ -24,8 +23,8 @@ import {
 } from '../tolerances.js';
 import type { CallbackHarness } from './callbacks.js';
 import { postExpectingContinue } from './expect-continue.js';
-import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
-import { damagedSignature, otherSignedString, respelledSignature, writtenTimestamp } from './signature-forms.js';
+import { buildRequest } from './build.js';
+import type { RequestRecipe, SentRequest } from './recipe.js';
 
 export interface TargetConfig {
   interface: InterfaceId;
@@ -113,37 +112,9 @@ export class Session {
     return value;
   }
 
-  /** Builds the exact request of a recipe, signed now. */
+  /** Builds the exact request of a recipe, signed now (./build.ts). */
   build(recipe: RequestRecipe): SentRequest {
-    const headers: Record<string, string> = { [Headers.contentType]: recipe.contentType ?? 'application/json' };
-    const identity = recipe.identity ?? { kind: 'default' };
-    const { identityHeader } = interfaceSpec(this.config.interface);
-    if (identity.kind === 'default') headers[identityHeader] = this.config.identity;
-    if (identity.kind === 'value') headers[identityHeader] = identity.value;
-    const now = this.targetNowSeconds();
-    const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
-    if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
-    const chosen = recipe.signature ?? { kind: 'valid' };
-    const secret =
-      chosen.kind === 'rotation'
-        ? this.config.secrets[chosen.index % this.config.secrets.length]
-        : this.config.secrets[0];
-    const signature = signatureOf(
-      chosen,
-      secret ?? '',
-      timestamp ?? String(now),
-      recipe.body,
-      bareTimestampOf(recipe.timestamp, now),
-    );
-    let lines: Record<string, readonly string[]> | undefined;
-    if (typeof signature === 'string') headers[Headers.signature] = signature;
-    else if (signature !== undefined) {
-      // Several header lines: shown joined, as a receiver that joins them reads them; sent one line each.
-      headers[Headers.signature] = signature.join(', ');
-      lines = { [Headers.signature]: signature };
-    }
-    for (const [name, value] of Object.entries(recipe.headers ?? {})) headers[name.toLowerCase()] = value;
-    return { url: this.postUrl, headers, ...(lines ? { lines } : {}), body: recipe.body, recipe, sentAtMs: Date.now() };
+    return buildRequest(this.config, this.postUrl, recipe, this.targetNowSeconds());
   }
 
   /**
@@ -279,19 +250,6 @@ export class Session {
   }
 }
 
-/** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
-function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
-  if (recipe.kind === 'now') return `${recipe.prefix ?? ''}${nowSeconds + (recipe.shiftSeconds ?? 0)}`;
-  if (recipe.kind === 'written') return writtenTimestamp(recipe.notation, nowSeconds);
-  if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
-  return recipe.kind === 'literal' ? recipe.value : undefined;
-}
-
-/** The digits of a `now` timestamp without its prefix (what `bare-timestamp` signs). */
-function bareTimestampOf(recipe: TimestampRecipe | undefined, nowSeconds: number): string {
-  return String(nowSeconds + (recipe?.kind === 'now' ? (recipe.shiftSeconds ?? 0) : 0));
-}
-
 /**
  * The body in two pieces, so it goes out chunked: cut inside a character of several bytes where the body has one
  * (a receiver that decodes each piece it reads on its own breaks that character, and the signature, §5.2), a moment
@@ -325,44 +283,6 @@ export function cutInsideCharacter(body: Buffer): number {
 /** Milliseconds from `nowMs` to the next moment at `fraction` of a second of cai's clock. */
 export function untilSecondFraction(fraction: number, nowMs: number): number {
   return (Math.round(fraction * 1000) - (nowMs % 1000) + 1000) % 1000;
-}
-
-/**
- * The X-CAI-Signature a recipe sends (none for `none`; several lines for a list); `timestamp` is the one sent, or
- * now when none is.
- */
-function signatureOf(
-  recipe: SignatureRecipe,
-  secret: string,
-  timestamp: string,
-  body: Buffer,
-  bareTimestamp: string,
-): string | readonly string[] | undefined {
-  switch (recipe.kind) {
-    case 'valid':
-    case 'rotation':
-      return sign(secret, timestamp, body);
-    case 'bare-timestamp':
-      return sign(secret, bareTimestamp, body);
-    case 'wrong-secret':
-      return sign(recipe.secret, timestamp, body);
-    case 'other-body':
-      return sign(secret, timestamp, recipe.body);
-    case 'other-timestamp':
-      return sign(secret, recipe.timestamp, body);
-    case 'truncated':
-      return sign(secret, timestamp, body).slice(0, -1);
-    case 'literal':
-      return recipe.value;
-    case 'none':
-      return undefined;
-    case 'respelled':
-      return respelledSignature(sign(secret, timestamp, body), recipe.spelling);
-    case 'damaged':
-      return damagedSignature(sign(secret, timestamp, body), recipe.damage);
-    case 'other-string':
-      return `${SIGNATURE_PREFIX}${hmacHex(secret, otherSignedString(recipe.change, timestamp, body))}`;
-  }
 }
 
 /**

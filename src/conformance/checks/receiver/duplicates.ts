@@ -3,31 +3,16 @@
  * arrive at once, and authentication comes before the duplicate lookup. The concurrency and the
  * failed-authentication repeat are shared by both interfaces; what counts as "the same answer" is each one's.
  * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
- * accepted), and judges what it gathered.
+ * accepted; ./repeats.ts), and judges what it gathered. How long an id is remembered is ./dedupe-memory.ts.
  */
 import type { InterfaceId } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
-import {
-  defineCheck,
-  failed,
-  notJudged,
-  passed,
-  type CheckMeta,
-  type Outcome,
-  type ReceiverCheck,
-} from '../../check.js';
-import { describeAnswer, type Exchange } from '../../evidence.js';
-import { MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
-import { bodyOfSize, compact, withPath, type Doc } from '../../probe/bodies.js';
-import type { RequestRecipe } from '../../probe/recipe.js';
-import { answerOf, expectedOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
-import type { ProbeScope } from '../../probe/scope.js';
-import {
-  CONCURRENT_DELIVERIES,
-  CONCURRENT_ROUNDS,
-  DEDUPE_MEMORY_OTHERS,
-  WINDOW_MARGIN_SECONDS,
-} from '../../tolerances.js';
+import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
+import type { Exchange } from '../../evidence.js';
+import { compact } from '../../probe/bodies.js';
+import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
+import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../../tolerances.js';
+import { noTrace, repeatMemory } from './dedupe-memory.js';
 import {
   anotherSecret,
   appliesTo,
@@ -39,45 +24,9 @@ import {
   JOBS_RECEIVER,
   type Receiver,
 } from './receivers.js';
+import { AS_NEW, AS_REPEAT, judgePair, OUTCOME, sendThenRepeat, type Repeat } from './repeats.js';
 
 type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'>;
-
-/** A first delivery and what followed it: the evidence of most repeat checks. */
-interface Repeat {
-  first: Exchange;
-  second: Exchange;
-}
-
-/** What a repeat check reads of the second answer: its status and whether it was answered as a repeat (or as new). */
-const AS_REPEAT: Focus = { level: 'must', terms: ['outcome', 'repeat'] };
-const AS_NEW: Focus = { level: 'must', terms: ['outcome', 'new'] };
-const OUTCOME: Focus = { level: 'must' };
-/** A new document, after a refusal of the same event_id: accepted, and not answered as a repeat. */
-const AS_NEW_DOCUMENT: Focus = { level: 'must', terms: ['outcome', 'new'] };
-
-/** Sends `first`, then, once it is accepted, `second`. */
-async function sendThenRepeat(
-  scope: ProbeScope,
-  first: () => Parameters<ProbeScope['send']>[0],
-  second: () => Parameters<ProbeScope['send']>[0],
-): Promise<Partial<Repeat>> {
-  const answer = await scope.send(first());
-  if (!isAccepted(answer) || scope.session.signal.aborted) return { first: answer };
-  return { first: answer, second: await scope.send(second()) };
-}
-
-/**
- * A repeat check's judgement: the first delivery as the model expects it (accepted, and with `firstAs`, judged on
- * that focus too), then the second on `secondAs`. Both answers are shown when the second is wrong.
- */
-function judgePair(evidence: Partial<Repeat>, secondAs: Focus, firstAs: Focus = OUTCOME): Outcome {
-  if (!evidence.first) return notJudged('no request was sent');
-  const first = judgeAnswer(evidence.first, firstAs);
-  if (first.verdict !== 'passed') return first;
-  if (!evidence.second) return notJudged('the second delivery was not sent');
-  const second = judgeAnswer(evidence.second, secondAs);
-  return second.verdict === 'failed' ? { ...second, exchanges: [evidence.first, evidence.second] } : second;
-}
 
 interface Rounds {
   /** The answers of each round of simultaneous deliveries. */
@@ -326,186 +275,6 @@ const distinctIds = forBoth((receiver) =>
     }),
   ),
 );
-
-/**
- * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §2.2 on A): an accepted
- * event_id is still recognised after `DEDUPE_MEMORY_OTHERS` other documents, then after the session's wait (a few
- * seconds). A receiver that keeps only the last few ids, or forgets them after a short cache time, answers the late
- * repeat as new.
- */
-interface MemoryEvidence {
-  first?: Exchange;
-  /** The first of the other documents not accepted, when one was not: the later cases are then not sent. */
-  otherRefused?: Exchange;
-  afterOthers?: Exchange;
-  afterWait?: Exchange;
-  waitedMs?: number;
-}
-
-const repeatMemory = forBoth((receiver) => [
-  defineCheck<MemoryEvidence>({
-    id: checkId(receiver, { B: 'B-DEDUP-009', A: 'A-DEDUP-008' }),
-    interface: receiver.interface,
-    level: 'must',
-    sections: receiver.spec.repeatSections,
-    clauses: receiver.spec.repeatClauses,
-    tags: ['dedupe'],
-    title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.spec.noun}s, and again seconds later`,
-    // On A every job starts a conversation whose events come back to cai's listener: so many at once would delay the
-    // callbacks the callback checks wait for, so the check runs alone, after them.
-    ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
-    gather: async (scope) => {
-      const body = compact(receiver.document(scope));
-      const first = await scope.send({ body });
-      if (!isAccepted(first)) return { first };
-      // The others in waves, as many at once as the concurrent-repeat checks send.
-      for (let sent = 0; sent < DEDUPE_MEMORY_OTHERS && !scope.session.signal.aborted; sent += CONCURRENT_DELIVERIES) {
-        const wave = Array.from({ length: Math.min(CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS - sent) }, () => ({
-          body: compact(receiver.document(scope)),
-        }));
-        const refused = (await scope.sendAll(wave)).find((answer) => !isAccepted(answer));
-        if (refused) return { first, otherRefused: refused };
-      }
-      if (scope.session.signal.aborted) return { first };
-      const afterOthers = await scope.send({ body });
-      const started = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, scope.session.dedupeMemoryWaitMs));
-      if (scope.session.signal.aborted) return { first, afterOthers };
-      const afterWait = await scope.send({ body });
-      return { first, afterOthers, afterWait, waitedMs: Date.now() - started };
-    },
-    judge: ({ first, otherRefused, afterOthers, afterWait, waitedMs }) => {
-      if (!first) return notJudged('no request was sent');
-      const accepted = judgeAnswer(first, OUTCOME);
-      if (accepted.verdict !== 'passed') return accepted;
-      if (otherRefused)
-        return notJudged(
-          `one of the ${DEDUPE_MEMORY_OTHERS} other documents was not accepted: ${describeAnswer(otherRefused)}`,
-        );
-      if (afterWait !== undefined && waitedMs === undefined)
-        return notJudged('how long the repeat waited is not known');
-      const cases: [string, Exchange | undefined][] = [
-        [`after ${DEDUPE_MEMORY_OTHERS} other documents`, afterOthers],
-        [`${((waitedMs ?? 0) / 1000).toFixed(1)} s later`, afterWait],
-      ];
-      for (const [when, repeat] of cases) {
-        if (!repeat) return notJudged(`the repeat ${when} was not sent`);
-        const outcome = judgeAnswer(repeat, AS_REPEAT);
-        if (outcome.verdict === 'failed')
-          return failed(`${outcome.expected} ${when}`, `${when}: ${outcome.actual}`, { exchanges: [first, repeat] });
-      }
-      return passed(
-        `${expectedOf(afterOthers as Exchange, AS_REPEAT)}, after ${DEDUPE_MEMORY_OTHERS} other documents and seconds later`,
-        `answered as a repeat both times (the second ${cases[1]?.[0]})`,
-      );
-    },
-  }),
-]);
-
-/**
- * Side effects (§6.1: only an accepted event is recorded; §7): a document refused for its schema, its size or its
- * timestamp leaves no trace. The valid document with the same event_id, sent next, is new: accepted and not
- * answered as a repeat. A receiver that records the id before it validates the document (or reads its size, or its
- * timestamp) discards the corrected retry as a duplicate: the event is lost.
- */
-interface Refused {
-  name: string;
-  refused(doc: Doc): RequestRecipe;
-  /** §8 states the size limit for Interface B only: the row is for a receiver it binds. */
-  sizeLimit?: true;
-}
-
-const REFUSED: readonly Refused[] = [
-  {
-    name: 'refused for its schema (an unknown channel/origin.channel)',
-    refused: (doc) => ({
-      body: compact(
-        'channel' in doc ? withPath(doc, 'channel', 'carrier_pigeon') : withPath(doc, 'origin.channel', 'fax'),
-      ),
-    }),
-  },
-  {
-    name: 'refused for a field of the wrong type (event_id kept, the phone number a number)',
-    refused: (doc) => ({
-      body: compact(
-        'from_number_e164' in doc
-          ? withPath(doc, 'from_number_e164', 34600000000)
-          : withPath(doc, 'contact.phone_e164', 34600000000),
-      ),
-    }),
-  },
-  {
-    name: `refused for its size (${MAX_BODY_BYTES + 1} bytes)`,
-    refused: (doc) => ({ body: bodyOfSize(doc, 'text', MAX_BODY_BYTES + 1) }),
-    sizeLimit: true,
-  },
-  {
-    name: `refused for its timestamp (${SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS} s old)`,
-    refused: (doc) => ({
-      body: compact(doc),
-      timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) },
-    }),
-  },
-];
-
-interface TracePair {
-  name: string;
-  refused: Exchange;
-  valid?: Exchange;
-}
-
-const noTrace = forBoth((receiver) => {
-  const rows = REFUSED.filter((row) => !row.sizeLimit || receiver.spec.sizeLimitStated);
-  return [
-    defineCheck<{ pairs: TracePair[] }>({
-      id: checkId(receiver, { B: 'B-DEDUP-010', A: 'A-DEDUP-009' }),
-      interface: receiver.interface,
-      level: 'must',
-      sections: [receiver.spec.repeatSections[0] as string, receiver.spec.refusalSection],
-      clauses: receiver.spec.repeatClauses,
-      tags: ['dedupe', 'schema'],
-      title: `a refused ${receiver.spec.noun} leaves no trace: the valid one with the same event_id, sent next, is new (refused for its schema${receiver.spec.sizeLimitStated ? ', its size' : ''} or its timestamp)`,
-      gather: async (scope) => {
-        const pairs: TracePair[] = [];
-        for (const row of rows) {
-          if (scope.session.signal.aborted) break;
-          const doc = receiver.document(scope);
-          const refused = await scope.send(row.refused(doc));
-          // A document accepted here is another check's failure; its valid twin would rightly be a repeat.
-          pairs.push(
-            isAccepted(refused)
-              ? { name: row.name, refused }
-              : { name: row.name, refused, valid: await scope.send({ body: compact(doc) }) },
-          );
-        }
-        return { pairs };
-      },
-      judge: ({ pairs }) => {
-        if (!pairs || pairs.length === 0) return notJudged('no request was sent');
-        const judged = pairs.filter((pair) => pair.valid !== undefined);
-        for (const pair of judged) {
-          const outcome = judgeAnswer(pair.valid, AS_NEW_DOCUMENT);
-          if (outcome.verdict === 'failed')
-            return failed(
-              `${outcome.expected} for the valid document after one ${pair.name}`,
-              `after one ${pair.name} (${describeAnswer(pair.refused)}): ${outcome.actual}`,
-              { exchanges: [pair.refused, pair.valid as Exchange] },
-            );
-        }
-        const notes = pairs
-          .filter((pair) => pair.valid === undefined)
-          .map((pair) => `not judged: ${pair.name} (it was accepted: ${describeAnswer(pair.refused)})`);
-        if (judged.length === 0) return notJudged(notes.join('; '));
-        if (pairs.length < rows.length) return notJudged(`${pairs.length} of ${rows.length} cases sent (interrupted)`);
-        return passed(
-          `${expectedOf(judged[0]?.valid as Exchange, AS_NEW_DOCUMENT)} after each refusal`,
-          `${judged.length} case${judged.length === 1 ? '' : 's'}: each valid document new`,
-          notes,
-        );
-      },
-    }),
-  ];
-});
 
 export const duplicates = {
   B: [...eventsDuplicates, ...(distinctIds.B ?? []), ...(repeatMemory.B ?? []), ...(noTrace.B ?? [])],

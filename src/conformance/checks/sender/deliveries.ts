@@ -121,25 +121,33 @@ function promptFirstAttempt(evidence: SenderEvidence): Outcome {
     : failed(expected, actual, { attempts: [slowest.first] });
 }
 
-function deliveryChecks(iface: InterfaceId): SenderCheck[] {
+/** What every group of checks reads of the interface, and the check of that interface built from a row. */
+function groundsOf(iface: InterfaceId) {
   const spec = interfaceSpec(iface);
-  const p = spec.senderCheckPrefix;
   const fixed = spec.refusals === 'fixed';
-  // §7's table is Interface B's; §4.1 shows no error statuses for A, where §8's retry period is what the spec states.
-  const statusLevel = fixed ? 'must' : 'should';
-  const statusSections = (status: number) => (fixed ? ['§7'] : ['§7', '§4.1']).concat(status === 413 ? ['§8'] : []);
-  const retrySections = fixed ? ['§7', '§8'] : ['§8'];
+  return {
+    spec,
+    fixed,
+    // §7's table is B's; §4.1 shows no error statuses for A, where §8's retry period is what the spec states.
+    statusLevel: fixed ? 'must' : 'should',
+    check: (id: string, row: Omit<SenderCheckSpec, 'id' | 'interface'>) =>
+      defineSenderCheck({ id: `${spec.senderCheckPrefix}-${id}`, interface: iface, ...row }),
+  } as const;
+}
+
+type Grounds = ReturnType<typeof groundsOf>;
+
+/**
+ * §2.2, §6.1, §5.2, §5.5: what a delivery keeps and what it changes. A new document gets a new event_id; a retry
+ * keeps the event_id, the document and its bytes, and is signed afresh.
+ */
+function identityChecks({ spec, fixed, check }: Grounds): SenderCheck[] {
   const identitySections = fixed ? ['§6.1', '§2.4'] : ['§2.2'];
-  const retry5xx = fixed ? ['§7-9', '§8-4'] : ['§8-4'];
-  const retry429 = fixed ? ['§7-8'] : ['§8-4'];
   const identity = fixed ? ['§6.1-1'] : ['§2.2-4'];
-  const pace = fixed ? ['§7'] : ['§7', '§8'];
   const retries = ['retry-5xx', 'retry-500', 'retry-429', 'retry-429-date', 'retry-network'] as const;
-  const check = (id: string, spec: Omit<SenderCheckSpec, 'id' | 'interface'>) =>
-    defineSenderCheck({ id: `${p}-${id}`, interface: iface, ...spec });
   const onRetries = (term: DeliveryTermId, expected: string, unjudged: string) =>
     asks(term, undefined, () => ({ expected, unit: ['retry', 'retries'], unjudged }));
-  const checks: SenderCheck[] = [
+  return [
     check('ID-001', {
       level: 'must',
       sections: identitySections,
@@ -166,15 +174,6 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
         unit: ['pair of attempts', 'pairs of attempts'],
         unjudged: 'no two attempts of one delivery certainly sent 1.5 s or more apart, with well-formed timestamps',
       })),
-    }),
-    check('RETRY-001', {
-      level: 'must',
-      sections: retrySections,
-      clauses: retry5xx,
-      tags: ['retry', '5xx'],
-      scenarios: ['retry-5xx', 'retry-500'],
-      title: 'a document answered 5xx (503, 500) is sent again',
-      judge: asks('retried', hears('unavailable'), afterAnswer('5xx', 'another attempt after every 5xx')),
     }),
     check('RETRY-002', {
       level: 'must',
@@ -206,6 +205,25 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
       scenarios: retries,
       title: 'every retry of the same document sends the same bytes (not re-serialised)',
       judge: onRetries('same-bytes', 'the same bytes on every retry', 'no retry of an unchanged document to compare'),
+    }),
+  ];
+}
+
+/** §7, §8: a document is sent again after a 5xx (waits growing), a cut connection, a 429 (after its Retry-After). */
+function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
+  const retrySections = fixed ? ['§7', '§8'] : ['§8'];
+  const retry5xx = fixed ? ['§7-9', '§8-4'] : ['§8-4'];
+  const retry429 = fixed ? ['§7-8'] : ['§8-4'];
+  const pace = fixed ? ['§7'] : ['§7', '§8'];
+  return [
+    check('RETRY-001', {
+      level: 'must',
+      sections: retrySections,
+      clauses: retry5xx,
+      tags: ['retry', '5xx'],
+      scenarios: ['retry-5xx', 'retry-500'],
+      title: 'a document answered 5xx (503, 500) is sent again',
+      judge: asks('retried', hears('unavailable'), afterAnswer('5xx', 'another attempt after every 5xx')),
     }),
     check('RETRY-005', {
       level: 'must',
@@ -288,89 +306,93 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
       ),
     }),
   ];
+}
+
+/** §7 (§4.1 and §8 on A): a refusal (400, 401, 413) is final, so the document is not sent again. */
+function refusalChecks({ spec, fixed, statusLevel, check }: Grounds): SenderCheck[] {
   const refusals: [string, 400 | 401 | 413][] = [
     ['REJECT-001', 400],
     ['REJECT-002', 401],
     ...(spec.sizeLimitStated ? [['REJECT-003', 413] as [string, 413]] : []),
   ];
-  for (const [id, status] of refusals) {
-    // §7's table is Interface B's: on A a refusal's client action is the spec's silence (§4.1).
-    const clauses = fixed ? ({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as const)[status] : [];
-    checks.push(
-      check(id, {
-        level: status === 413 ? 'must' : statusLevel,
-        sections: statusSections(status),
-        clauses,
-        tags: ['reject', String(status)],
-        scenarios: [`reject-${status}`],
-        title: `a ${status} is not retried`,
-        judge: stopsAfter(String(status), isStatus(status)),
-      }),
-    );
-  }
-  if (spec.document === 'job') {
-    checks.push(
-      check('ACK-001', {
-        level: 'should',
-        sections: ['§4.1', '§2.3'],
-        clauses: ['§6.5-1'],
-        tags: ['accepted', '202'],
-        scenarios: ['accept'],
-        title: 'the 202 acknowledgment ends the delivery: the job is not sent again',
-        judge: stopsAfter('202', isAccepted(202)),
-      }),
-    );
-  } else {
-    checks.push(
-      check('ACK-001', {
-        level: 'should',
-        sections: ['§7', '§4.2'],
-        clauses: ['§6.5-1'],
-        tags: ['accepted', '202'],
-        scenarios: ['accept'],
-        title: 'a 202 ends the delivery: the event is not sent again',
-        judge: stopsAfter('202', isAccepted(202)),
-      }),
-      check('ACK-002', {
-        level: 'should',
-        sections: ['§2.13', '§7'],
-        clauses: ['§6.5-1'],
-        tags: ['accepted', 'duplicate'],
-        scenarios: ['duplicate'],
-        title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery',
-        judge: stopsAfter('202 {"ok":true,"duplicate":true}', isDuplicate),
-      }),
-      ...(
-        [
-          ['ACK-003', 200, 'ok-200', ''],
-          ['ACK-004', 201, 'ok-201', ''],
-          ['ACK-005', 204, 'ok-204', ' (no body)'],
-        ] as const
-      ).map(([id, status, scenario, body]) =>
-        check(id, {
-          level: 'should',
-          sections: ['§6.5'],
-          clauses: ['§6.5-1'],
-          tags: ['accepted', '2xx', String(status)],
-          scenarios: [scenario],
-          title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`,
-          judge: stopsAfter(String(status), isAccepted(status)),
-        }),
-      ),
-    );
-  }
-  checks.push(
-    check('TIME-001', {
-      level: 'should',
-      sections: fixed ? ['§8'] : ['§4.1', '§8'],
-      clauses: ['§8-7'],
-      tags: ['timing'],
-      scenarios: ['accept'],
-      title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
-      judge: promptFirstAttempt,
+  return refusals.map(([id, status]) =>
+    check(id, {
+      level: status === 413 ? 'must' : statusLevel,
+      sections: (fixed ? ['§7'] : ['§7', '§4.1']).concat(status === 413 ? ['§8'] : []),
+      // §7's table is Interface B's: on A a refusal's client action is the spec's silence (§4.1).
+      clauses: fixed ? ({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as const)[status] : [],
+      tags: ['reject', String(status)],
+      scenarios: [`reject-${status}`],
+      title: `a ${status} is not retried`,
+      judge: stopsAfter(String(status), isStatus(status)),
     }),
   );
-  return checks;
+}
+
+/** §6.5, §2.13: any 2xx, the duplicate answer included, ends the delivery (on A the one acknowledgment, §4.1). */
+function acknowledgmentChecks({ spec, check }: Grounds): SenderCheck[] {
+  const job = spec.document === 'job';
+  const ends = (id: string, row: Pick<SenderCheckSpec, 'sections' | 'tags' | 'scenarios' | 'title' | 'judge'>) =>
+    check(id, { level: 'should', clauses: ['§6.5-1'], ...row });
+  const acknowledged = ends('ACK-001', {
+    sections: job ? ['§4.1', '§2.3'] : ['§7', '§4.2'],
+    tags: ['accepted', '202'],
+    scenarios: ['accept'],
+    title: job
+      ? 'the 202 acknowledgment ends the delivery: the job is not sent again'
+      : 'a 202 ends the delivery: the event is not sent again',
+    judge: stopsAfter('202', isAccepted(202)),
+  });
+  if (job) return [acknowledged];
+  return [
+    acknowledged,
+    ends('ACK-002', {
+      sections: ['§2.13', '§7'],
+      tags: ['accepted', 'duplicate'],
+      scenarios: ['duplicate'],
+      title: 'the duplicate answer 202 {"ok":true,"duplicate":true} ends the delivery',
+      judge: stopsAfter('202 {"ok":true,"duplicate":true}', isDuplicate),
+    }),
+    ...(
+      [
+        ['ACK-003', 200, 'ok-200', ''],
+        ['ACK-004', 201, 'ok-201', ''],
+        ['ACK-005', 204, 'ok-204', ' (no body)'],
+      ] as const
+    ).map(([id, status, scenario, body]) =>
+      ends(id, {
+        sections: ['§6.5'],
+        tags: ['accepted', '2xx', String(status)],
+        scenarios: [scenario],
+        title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`,
+        judge: stopsAfter(String(status), isAccepted(status)),
+      }),
+    ),
+  ];
+}
+
+/** §8: the first attempt comes promptly after the trigger. */
+function promptnessCheck({ fixed, check }: Grounds): SenderCheck {
+  return check('TIME-001', {
+    level: 'should',
+    sections: fixed ? ['§8'] : ['§4.1', '§8'],
+    clauses: ['§8-7'],
+    tags: ['timing'],
+    scenarios: ['accept'],
+    title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
+    judge: promptFirstAttempt,
+  });
+}
+
+function deliveryChecks(iface: InterfaceId): SenderCheck[] {
+  const grounds = groundsOf(iface);
+  return [
+    ...identityChecks(grounds),
+    ...retryChecks(grounds),
+    ...refusalChecks(grounds),
+    ...acknowledgmentChecks(grounds),
+    promptnessCheck(grounds),
+  ];
 }
 
 export const deliveryChecksB = deliveryChecks('B');
