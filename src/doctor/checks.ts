@@ -1,14 +1,10 @@
+/**
+ * The network checks of one target of `cai doctor`, in order: the URL's scheme (§5.8), DNS, TCP, TLS 1.2 or above
+ * and no older (§5.8), the certificate, and the server's clock against the §5.5 window. The probes are network.ts's;
+ * this module turns their facts into verdicts.
+ */
 import { hintOf } from '../errors.js';
-import { SIGNATURE_WINDOW_SECONDS, type InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
-import type { ChosenEnvironment } from '../config/load.js';
-import {
-  asRefList,
-  inspectSecretRef,
-  readSecretRef,
-  type SecretDirection,
-  type SecretRef,
-} from '../config/secret-refs.js';
+import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import {
   connectTcp,
   describeSocketError,
@@ -24,153 +20,6 @@ import type { CheckResult, DoctorTarget } from './types.js';
 const CERTIFICATE_WARNING_DAYS = 30;
 /** A clock offset above this (but within the §5.5 window) gets a warning: it eats into the window. */
 const CLOCK_WARNING_SECONDS = 60;
-/** Secrets shorter than this get a warning (32 characters ≈ 128 bits as hex, 192 as base64). */
-const SHORT_SECRET_CHARACTERS = 32;
-
-const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
-
-/** §5.1: one secret per direction, both needed by either party (one signs, the other verifies). */
-export function checkSecrets(environment: ChosenEnvironment | undefined, env: NodeJS.ProcessEnv): CheckResult[] {
-  if (!environment)
-    return [
-      {
-        id: 'secrets',
-        verdict: 'skip',
-        message: 'no deployment profile, so no secrets to check',
-        hint: hintOf('doctor_no_profile'),
-      },
-    ];
-  const results: CheckResult[] = (['jobs', 'events'] as const).map((direction) =>
-    checkDirection(direction, environment, env),
-  );
-  const [jobs, events] = (['jobs', 'events'] as const).map(
-    (direction) => asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined)[0],
-  );
-  if (jobs && events) {
-    const jobsValue = readSecretRef(jobs, environment.baseDir, env);
-    if (jobsValue !== undefined && jobsValue === readSecretRef(events, environment.baseDir, env)) {
-      results.push({
-        id: 'secrets',
-        verdict: 'fail',
-        message: 'the jobs and events secrets are the same',
-        hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one',
-      });
-    }
-  }
-  return results;
-}
-
-function checkDirection(
-  direction: SecretDirection,
-  environment: ChosenEnvironment,
-  env: NodeJS.ProcessEnv,
-): CheckResult {
-  const field = `secrets.${direction}`;
-  const base = { id: 'secrets', interface: DIRECTION_INTERFACE[direction] };
-  const refs = asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined);
-  if (refs.length === 0) {
-    return {
-      ...base,
-      verdict: 'fail',
-      message: `${field} is not set in environment ${environment.name}`,
-      hint: `add "${direction}": {"env": "NAME"} or {"file": "PATH"} under "secrets"`,
-    };
-  }
-  const statuses = refs.map((ref) => inspectSecretRef(ref, environment.baseDir, env));
-  const described = statuses
-    .map((s) => (s.present ? `${s.label} (${s.length} characters)` : `${s.label}: ${s.problem}`))
-    .join(', ');
-  const missing = statuses.find((s) => !s.present);
-  if (missing) {
-    const hint =
-      missing.kind === 'env'
-        ? `export ${missing.ref} with the ${direction} secret, or point ${field} at a file`
-        : `create ${missing.path ?? missing.ref} holding the ${direction} secret (chmod 600)`;
-    return { ...base, verdict: 'fail', message: `${field}: ${described}`, hint };
-  }
-  const loose = statuses.find((s) => s.looseMode !== undefined);
-  if (loose)
-    return {
-      ...base,
-      verdict: 'warn',
-      message: `${field}: ${loose.ref} is readable by other users (mode ${loose.looseMode})`,
-      hint: `chmod 600 ${loose.path ?? loose.ref}`,
-    };
-  const short = statuses.find((s) => (s.length ?? 0) < SHORT_SECRET_CHARACTERS);
-  if (short)
-    return {
-      ...base,
-      verdict: 'warn',
-      message: `${field}: ${short.label} is only ${short.length} characters`,
-      hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`,
-    };
-  const rotation = refs.length > 1 ? `; ${refs.length} secrets, a rotation overlap (§5.9): the first signs` : '';
-  return { ...base, verdict: 'pass', message: `${field}: ${described}${rotation}` };
-}
-
-/** What each interface needs from the profile to run its commands (send, mock, conformance). */
-const REQUIRED: Record<InterfaceId, readonly string[]> = {
-  A: ['provider_endpoint', 'platform_id', 'branches', 'secrets.jobs', 'secrets.events'],
-  B: ['events_url', 'provider_code', 'secrets.events'],
-};
-
-export function checkConfiguration(
-  environment: ChosenEnvironment | undefined,
-  interfaces: readonly InterfaceId[],
-): CheckResult[] {
-  if (!environment)
-    return [
-      {
-        id: 'config',
-        verdict: 'skip',
-        message: 'no deployment profile (cai.config.json) in use',
-        hint: hintOf('doctor_no_profile'),
-      },
-    ];
-  const s = environment.settings;
-  const present: Record<string, boolean> = {
-    provider_endpoint: s.provider_endpoint !== undefined,
-    platform_id: s.platform_id !== undefined,
-    branches: (s.branches?.length ?? 0) > 0,
-    events_url: s.events_url !== undefined,
-    provider_code: s.provider_code !== undefined,
-    'secrets.jobs': asRefList(s.secrets?.jobs as SecretRef | SecretRef[] | undefined).length > 0,
-    'secrets.events': asRefList(s.secrets?.events as SecretRef | SecretRef[] | undefined).length > 0,
-  };
-  return interfaces.flatMap((id): CheckResult[] => {
-    const missing = REQUIRED[id].filter((field) => !present[field]);
-    const what = `interface ${id} (${interfaceSpec(id).documentName}s, ${interfaceSpec(id).section})`;
-    if (missing.length > 0) {
-      return [
-        {
-          id: 'config',
-          interface: id,
-          verdict: 'fail',
-          message: `environment ${environment.name} is incomplete for ${what}: missing ${missing.join(', ')}`,
-          hint: `add them to environments.${environment.name} in ${environment.location.path}`,
-        },
-      ];
-    }
-    const results: CheckResult[] = [
-      {
-        id: 'config',
-        interface: id,
-        verdict: 'pass',
-        message: `environment ${environment.name} has everything ${what} needs`,
-      },
-    ];
-    if (interfaceSpec(id).authorisedOrigins && (s.authorised_origins?.length ?? 0) === 0) {
-      results.push({
-        id: 'config',
-        interface: id,
-        verdict: 'warn',
-        message: 'no authorised_origins: the events endpoint cannot restrict who may call it (§5.7)',
-        hint: "add the provider's egress IP addresses as authorised_origins",
-      });
-    }
-    return results;
-  });
-}
 
 /** Every network check of one target, in order; a failed step skips the ones that depend on it. */
 export async function checkTarget(

@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
 import { CONTACT_JOBS_PATH, type InterfaceId } from '../spec/constants.js';
 import type { ChosenEnvironment } from '../config/load.js';
-import { checkConfiguration, checkSecrets, checkTarget } from './checks.js';
+import { checkTarget } from './checks.js';
+import { checkConfiguration, checkSecrets } from './profile.js';
 import { checkEnvironmentSecrets, checkNode, checkNoProfile, checkTempDir } from './local.js';
 import type { ConfigSearch } from '../config/locate.js';
 import type { CheckResult, DoctorTarget, Verdict } from './types.js';

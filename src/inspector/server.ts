@@ -1,9 +1,9 @@
 /**
- * The inspector's own HTTP server (`--ui`): GET only, on its own port, answering the page, JSON, HTML fragments,
- * the raw capture of a request, and the live stream, each with security headers (a Content-Security-Policy, no
- * sniffing, no framing, no referrer, no caching) and no CORS header at all, so no other origin can read it. A
- * Host header that names neither this address nor localhost is refused (a DNS-rebinding page cannot reach it).
- * Every answer is bounded: lists are paged (limits.maxPage), bodies kept are bounded, streams are counted.
+ * The inspector's own HTTP server (`--ui`): GET only, on its own port, answering the page, JSON, HTML fragments, the
+ * raw capture of a request (routes.ts), and the live stream, each with security headers (a Content-Security-Policy, no
+ * sniffing, no framing, no referrer, no caching) and no CORS header at all, so no other origin can read it. A Host
+ * header that names neither this address nor localhost is refused (a DNS-rebinding page cannot reach it). Every answer
+ * is bounded: lists are paged (limits.maxPage), bodies kept are bounded, streams are counted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,15 +12,12 @@ import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { CaiError, codedError, errorMessage } from '../errors.js';
 import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
-import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 import { formatBytes } from '../output/html/bodies.js';
-import { conversationList, conversationOf, type Conversation } from './conversation.js';
-import { headerPairs, type InspectedRequest } from './capture.js';
-import { html } from '../output/html/escape.js';
-import { callbackDetail, requestDetail, type CopyCommandsOf } from './detail.js';
+import type { CopyCommandsOf } from './detail.js';
 import type { InspectorSigning } from './explain.js';
 import { Redactor } from './redact.js';
-import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
+import { jsonAnswer, routesOf, type Answer, type Route } from './routes.js';
+import type { InspectorStore } from './store.js';
 import { StreamHub } from './stream.js';
 
 export interface InspectorServerOptions {
@@ -64,13 +61,9 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
 };
 // Everything but the page: nothing in it may run or load anything if opened on its own.
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
-
-type Answer = { status: number; type: string; body: string | Buffer; headers?: Record<string, string> };
-type Route = [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined];
 
 /** What the server's steps share: the options, the page, the headers, the live streams, and its own address. */
-interface InspectorState {
+export interface InspectorState {
   options: InspectorServerOptions;
   store: InspectorStore;
   redactor: Redactor;
@@ -134,156 +127,6 @@ function prepare(options: InspectorServerOptions): InspectorState {
   };
 }
 
-function jsonAnswer(state: InspectorState, status: number, value: unknown): Answer {
-  return { status, type: 'application/json; charset=utf-8', body: JSON.stringify(state.redactor.json(value)) };
-}
-
-function fragment(markup: string): Answer {
-  return { status: 200, type: 'text/html; charset=utf-8', body: markup };
-}
-
-/** Something no longer kept: the page's views answer 200 with the notice (a 404 would be logged by the browser as an error); the API 404s. */
-function notFound(state: InspectorState, what: string, view = false): Answer {
-  return view
-    ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${state.bounds}.</p>`.value)
-    : jsonAnswer(state, 404, {
-        ok: false,
-        error: 'not_found',
-        message: `${what} is not kept (any more): the inspector keeps ${state.bounds}`,
-      });
-}
-
-/** Every path the inspector answers, GET only: the page, its JSON API, its HTML fragments and its downloads. */
-function routesOf(state: InspectorState): Route[] {
-  const { options, store, redactor } = state;
-  const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
-  const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
-  const { withRequest, withCallback, withConversation } = lookupsOf(state);
-  return [
-    [
-      /^\/$/,
-      () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders }),
-    ],
-    [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
-    [
-      /^\/api\/info$/,
-      () =>
-        json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits }),
-    ],
-    [
-      /^\/api\/requests$/,
-      (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor)),
-    ],
-    [
-      /^\/api\/requests\/([0-9]{1,15})$/,
-      (match) =>
-        withRequest(match, (request) =>
-          json(200, requestDetail(request, options.signing, commands(request), redactor)),
-        ),
-    ],
-    [
-      /^\/api\/requests\/([0-9]{1,15})\/request\.http$/,
-      (match) =>
-        withRequest(match, (request) =>
-          download(`cai-request-${request.id}.http`, redactor.buffer(captureOf(request))),
-        ),
-    ],
-    [
-      /^\/api\/requests\/([0-9]{1,15})\/body$/,
-      (match) =>
-        withRequest(match, (request) =>
-          request.body === undefined
-            ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' })
-            : download(`cai-body-${request.id}`, redactor.buffer(request.body)),
-        ),
-    ],
-    [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
-    [
-      /^\/api\/conversations\/(live|test)\/([^/]+)$/,
-      (match) => withConversation(match, (conversation) => json(200, conversation)),
-    ],
-    [
-      /^\/api\/callbacks$/,
-      (_match, query) =>
-        json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query))),
-    ],
-    [
-      /^\/api\/callbacks\/([0-9]{1,15})$/,
-      (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor))),
-    ],
-    [
-      /^\/view\/requests\/([0-9]{1,15})$/,
-      (match) =>
-        withRequest(
-          match,
-          (request) =>
-            fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value),
-          true,
-        ),
-    ],
-    [
-      /^\/view\/conversations\/(live|test)\/([^/]+)$/,
-      (match) =>
-        withConversation(
-          match,
-          (conversation) => fragment(renderConversation(redactor.json(conversation)).value),
-          true,
-        ),
-    ],
-    [
-      /^\/view\/callbacks\/([0-9]{1,15})$/,
-      (match) =>
-        withCallback(
-          match,
-          (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value),
-          true,
-        ),
-    ],
-  ];
-}
-
-/** A kept request, callback or conversation by the id in the path, or the "not kept" answer. */
-function lookupsOf(state: InspectorState) {
-  const { store } = state;
-  return {
-    withRequest(match: RegExpExecArray, answer: (request: InspectedRequest) => Answer, view = false): Answer {
-      const request = store.request(Number(match[1]));
-      return request ? answer(request) : notFound(state, `Request #${match[1]}`, view);
-    },
-    withCallback(match: RegExpExecArray, answer: (callback: InspectedCallback) => Answer, view = false): Answer {
-      const callback = store.callback(Number(match[1]));
-      return callback ? answer(callback) : notFound(state, `Callback #${match[1]}`, view);
-    },
-    withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
-      let lead: string;
-      try {
-        lead = decodeURIComponent(match[2] as string);
-      } catch {
-        return jsonAnswer(state, 400, {
-          ok: false,
-          error: 'bad_lead',
-          message: 'the lead_id in the path is not URL-encoded UTF-8',
-        });
-      }
-      const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
-      return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
-    },
-  };
-}
-
-function limitOf(store: InspectorStore, query: URLSearchParams): number {
-  const limit = Number(query.get('limit') ?? store.limits.defaultPage);
-  return Number.isInteger(limit) && limit > 0 ? Math.min(limit, store.limits.maxPage) : store.limits.defaultPage;
-}
-
-function pageOf(store: InspectorStore, query: URLSearchParams) {
-  const number = (name: string) => {
-    const value = query.get(name);
-    return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
-  };
-  return { before: number('before'), after: number('after'), limit: limitOf(store, query) };
-}
-
 /** One request: the Host check, GET only, the live stream, then the first route that matches. */
 function handle(
   state: InspectorState,
@@ -345,44 +188,6 @@ function handle(
   } catch (error) {
     send(json(500, { ok: false, error: 'internal_error', message: `a bug in the inspector: ${errorMessage(error)}` }));
   }
-}
-
-function filterOf(query: URLSearchParams): RequestFilter {
-  return {
-    verdict: textOf(query, 'verdict'),
-    type: textOf(query, 'type'),
-    lead: textOf(query, 'lead'),
-    space: textOf(query, 'space'),
-    q: textOf(query, 'q'),
-  };
-}
-
-function textOf(query: URLSearchParams, name: string): string | undefined {
-  const value = query.get(name)?.trim();
-  return value ? value.slice(0, MAX_QUERY_TEXT) : undefined;
-}
-
-function download(name: string, body: Buffer): Answer {
-  return {
-    status: 200,
-    type: 'application/octet-stream',
-    body,
-    headers: {
-      ...COMMON_HEADERS,
-      'content-security-policy': DATA_POLICY,
-      'content-disposition': `attachment; filename="${name}"`,
-    },
-  };
-}
-
-/** The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body. */
-function captureOf(request: InspectedRequest): Buffer {
-  const head = [
-    `${request.method} ${request.target} HTTP/${request.httpVersion}`,
-    ...headerPairs(request).map(([name, value]) => `${name}: ${value}`),
-  ].join('\r\n');
-  // Header values are kept as Node read them (latin1): written back byte for byte.
-  return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), request.body ?? Buffer.alloc(0)]);
 }
 
 /** Host headers this inspector answers: its own address and localhost, with its port (any IP when bound to all). */

@@ -1,13 +1,19 @@
+/**
+ * The Interface B reference receiver (`cai mock platform`): what it adds to the receive pipeline (pipeline.ts), its
+ * credentials (§1, §5.6), origins (§5.7), rate (§7), known leads (§6.3) and injected failures; its defects are
+ * platform-faults.ts's.
+ */
 import type { IncomingMessage } from 'node:http';
 import { codedError, usageError } from '../errors.js';
 import { headerValue, type Reply } from '../http/server.js';
 import { DUPLICATE_ACK } from '../spec/acknowledgment.js';
-import { Headers, MAX_BODY_BYTES, MAX_EVENT_ID_LENGTH, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
-import type { Branch, ValidationIssue } from '../spec/validate.js';
+import { Headers } from '../spec/constants.js';
+import type { Branch } from '../spec/validate.js';
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
+import { bodyLimitBytes, characterLimit, checkEvent, signaturePolicy } from './platform-faults.js';
 import {
   createReceiver,
   type Admitted,
@@ -20,11 +26,11 @@ import {
 } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
-import { asObject, eventIdOf } from '../spec/json.js';
+import { eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
 import { serve } from './serve.js';
 import { RecordStore } from './store.js';
-import { preloadValidator, type Validator } from './validator.js';
+import { preloadValidator } from './validator.js';
 import type { MockReceiverOptions } from './receiver-options.js';
 import type { RequestObserver } from './pipeline.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
@@ -83,32 +89,8 @@ export interface MockPlatformOptions extends MockReceiverOptions {
 const ACCEPTED_BODY = Buffer.from('{"ok":true}');
 // §2.13: the duplicate acknowledgment.
 const DUPLICATE_BODY = Buffer.from(JSON.stringify(DUPLICATE_ACK));
-// Far beyond §8, so `no-size-limit` accepts what a real careless server would, without unbounded memory.
-const NO_LIMIT_BYTES = 64 * 1024 * 1024;
-// `size-in-characters` reads up to this many bytes (262 144 characters of 4 bytes), then counts characters.
-const CHARACTER_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
 /** The interface the platform receives (§1): events. */
 const RECEIVED = interfaceReceivedBy('platform');
-
-// §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
-const KNOWN_EVENT_FIELDS = new Set([
-  'event',
-  'event_id',
-  'lead_id',
-  'provider_job_id',
-  'channel',
-  'from_number_e164',
-  'direction',
-  'author',
-  'text',
-  'occurred_at',
-  'branch_code',
-  'scheduled_at',
-  'service',
-  'notes',
-  'outcome',
-  'attempts',
-]);
 
 /** Checks options that a caller can get wrong, as usage errors (the CLI's flags are checked by commander first). */
 function checkOptions(options: MockPlatformOptions): { faults: Set<PlatformFault>; origins?: OriginAllowList } {
@@ -244,11 +226,7 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     methodHint: 'events are POSTed (§4.2)',
     pathHint: `events go to ${path} (§4.2)`,
     sizeRule: ' (§8)',
-    limitBytes: has('no-size-limit')
-      ? NO_LIMIT_BYTES
-      : has('size-in-characters')
-        ? CHARACTER_LIMIT_BYTES
-        : MAX_BODY_BYTES,
+    limitBytes: bodyLimitBytes(has),
     latencyMs: options.latencyMs,
     now: options.now ?? Date.now,
     onRequest: options.onRequest,
@@ -285,16 +263,6 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
     answer: (_admitted, verdict) => (verdict === 'accepted' ? acceptedReply : duplicateReply),
-  };
-}
-
-/** The `size-in-characters` defect: the limit applied to the decoded text's length (UTF-16 units), not its bytes. */
-function characterLimit(body: Buffer, reject: Reject): Reply | undefined {
-  const characters = body.toString('utf8').length;
-  if (characters <= MAX_BODY_BYTES) return undefined;
-  return {
-    ...reject(413, 'payload_too_large', `the body is ${characters} characters, over the limit of ${MAX_BODY_BYTES}`),
-    close: true,
   };
 }
 
@@ -356,54 +324,6 @@ function credentialLookup(options: MockPlatformOptions, anyProvider: boolean) {
   };
 }
 
-/** §5.5 as the faults bend it: `no-window`, `past-only-window`, `reserialising-verifier`. */
-function signaturePolicy(has: (fault: PlatformFault) => boolean): ReceiverProfile<true>['signature'] {
-  const pastOnly = has('past-only-window');
-  return {
-    windowSeconds: has('no-window') || pastOnly ? Number.MAX_SAFE_INTEGER : SIGNATURE_WINDOW_SECONDS,
-    signedBytes: has('reserialising-verifier') ? reserialise : undefined,
-    afterVerify: pastOnly
-      ? (result) =>
-          (result.ageSeconds ?? 0) > SIGNATURE_WINDOW_SECONDS
-            ? {
-                reason: 'timestamp_outside_window',
-                message: `the timestamp is ${result.ageSeconds} s old, outside the ${SIGNATURE_WINDOW_SECONDS} s window`,
-              }
-            : undefined
-      : undefined,
-  };
-}
-
-/** §2.4–§2.7 (with `lax-schema` and `reject-unknown-fields` as the faults bend them). */
-function checkEvent(
-  validator: Validator,
-  document: unknown,
-  has: (fault: PlatformFault) => boolean,
-  catalog: readonly Branch[] | undefined,
-): ValidationIssue[] {
-  const fields = asObject(document);
-  if (has('lax-schema')) {
-    if (fields && typeof fields.event === 'string' && typeof fields.event_id === 'string') return [];
-    return [{ path: '', code: 'invalid_type', message: 'expected an object with event and event_id' }];
-  }
-  const errors = [...validator.validateDocument(document, { kind: 'event', catalog }).errors];
-  const eventId = fields?.event_id;
-  if (has('event-id-utf16-length') && typeof eventId === 'string' && eventId.length > MAX_EVENT_ID_LENGTH) {
-    errors.push({
-      path: 'event_id',
-      code: 'too_long',
-      message: `event_id is ${eventId.length} characters, over ${MAX_EVENT_ID_LENGTH}`,
-    });
-  }
-  if (has('reject-unknown-fields') && fields) {
-    for (const name of Object.keys(fields)) {
-      if (!KNOWN_EVENT_FIELDS.has(name))
-        errors.push({ path: name, code: 'unknown_field', message: `unknown field ${name}` });
-    }
-  }
-  return errors;
-}
-
 /** §6.3: an unknown lead is accepted and marked for reconciliation (refused under `reject-unknown-lead`). */
 function checkLead(
   { document, entry }: Admitted,
@@ -460,13 +380,4 @@ function eventRecordHead({ entry, credential, document, request }: Admitted, ver
     lead_known: entry.lead_known,
     headers: receivedHeaders(request),
   };
-}
-
-/** The `reserialising-verifier` defect: what a framework's parsed-and-restringified body looks like. */
-function reserialise(body: Buffer): Buffer {
-  try {
-    return Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8'))));
-  } catch {
-    return body;
-  }
 }

@@ -11,137 +11,34 @@
  * - across deliveries: one event_id per document and one document per event_id (§6.1, §2.2), judged by content.
  *
  * Plain data and small pure functions, no I/O: the attempts come in as cai recorded them (./sender-attempts.ts
- * judges each on its own, S5 and S7). Timing is read as intervals: an arrival is known only between the moment
- * cai's event loop got to it and `slackMs` before, so a timing term is kept, broken, or undecided.
+ * judges each on its own, S5 and S7). The terms of time (S2, S3, S5) are ./sender-timing.ts's, read as intervals;
+ * what every judge returns, a finding, is ./sender-findings.ts's.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { InterfaceId } from '../constants.js';
-import { Headers } from '../constants.js';
-import { interfaceSpec } from '../interfaces.js';
-import { isObject } from '../json.js';
-import {
-  BACKOFF_FLOOR_MS,
-  BACKOFF_GROWTH_FACTOR,
-  BACKOFF_WAITS,
-  FRESH_SIGNATURE_SPAN_MS,
-  retryAfterToleranceMs,
-} from './sender-latitude.js';
-import type { AttemptTermId } from './sender-attempts.js';
-import type { SenderRelationId } from './sender-relations.js';
 import {
   asksRetry,
   documentOf,
   eventIdOfAttempt,
   heard,
   nextAfter,
-  waitBefore,
   withoutEventId,
-  type Answer,
   type Delivery,
   type SeenAttempt,
 } from './sender-deliveries.js';
+import {
+  deliveryRules,
+  describeAnswerGiven,
+  differingFields,
+  ms,
+  type DeliveryContext,
+  type Finding,
+} from './sender-findings.js';
+import { freshness, growth, rateWaits } from './sender-timing.js';
 
 export * from './sender-deliveries.js';
-
-// --- What a delivery's attempts keep or break ----------------------------------------------------------------------
-
-export type DeliveryTermId =
-  | 'stops'
-  | 'one-at-a-time'
-  | 'retried'
-  | 'growth'
-  | 'retry-after'
-  | 'same-id'
-  | 'same-document'
-  | 'same-bytes'
-  | 'fresh';
-export type IdentityTermId = 'one-document-per-id' | 'one-id-per-document';
-
-export interface Finding<A extends SeenAttempt = SeenAttempt> {
-  term: DeliveryTermId | IdentityTermId | AttemptTermId;
-  relation: SenderRelationId;
-  level: 'must' | 'should';
-  clauses: readonly string[];
-  verdict: 'kept' | 'broken' | 'undecided';
-  /** The attempt whose answer the finding is about (`retried`, `stops`, …) or that bore on it (a retry, a pair). */
-  attempt: A;
-  /** In words, for a breach or an undecided one: `retried 1.20 s after a 429 with Retry-After: 2`. */
-  actual?: string;
-  /** The attempts that show it. */
-  shown: readonly A[];
-  /** `retried`: answers of the same class in a row, up to and including this one (five 503s: 5 at the last). */
-  inARow?: number;
-}
-
-export interface DeliveryContext {
-  interface: InterfaceId;
-  /** How long cai listened for each retry, from the delivery's first attempt (the run's wait for a sender or a callback). */
-  waitMs: number;
-  /** The stage ran to its end: what did not come is judged. */
-  complete: boolean;
-  /** When cai stopped listening to the stage. */
-  endedMono: number;
-  /** How far the sender's first attempts arrived past the second their timestamps name, at most (signingLagOf). */
-  signingLagMs?: number;
-}
-
-const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;
-
-/**
- * How long a sender was held up between signing an attempt and its arrival, as the run shows it: the most any first
- * attempt arrived after the end of the second its timestamp names (0 when none did). A first attempt carries no
- * signature sent again, so its lag is the sender's (a busy machine, a queue), not a stale signature.
- */
-export function signingLagOf<A extends SeenAttempt>(deliveries: readonly Delivery<A>[]): number {
-  let lag = 0;
-  for (const { attempts } of deliveries) {
-    const first = attempts[0];
-    const stamp = first?.headers[Headers.timestamp] ?? '';
-    if (first === undefined || !WELL_FORMED_TIMESTAMP.test(stamp)) continue;
-    lag = Math.max(lag, first.arrivedAt - (Number(stamp) + 1) * 1000);
-  }
-  return lag;
-}
-
-/** `850 ms`, `1.25 s`. */
-export function ms(value: number): string {
-  return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`;
-}
-
-/** The clauses and levels of the delivery terms, by interface: §7's table is Interface B's, §8's retry period binds both. */
-function rules(iface: InterfaceId) {
-  const fixed = interfaceSpec(iface).refusals === 'fixed';
-  return {
-    refusalLevel: (fixed ? 'must' : 'should') as 'must' | 'should',
-    refusalClauses: (status: number): string[] =>
-      fixed ? (({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as Record<number, string[]>)[status] ?? []) : [],
-    rateLevel: (fixed ? 'must' : 'should') as 'must' | 'should',
-    retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
-    retry429: fixed ? ['§7-8'] : ['§8-4'],
-    identity: fixed ? ['§6.1-1'] : ['§2.2-4'],
-  };
-}
-
-/** `202`, `204 (no body)`, `202 {"ok":true,"duplicate":true}`, `429 (Retry-After: 2)`, `a cut connection`. */
-export function describeAnswerGiven(answer: Answer, unheard = false): string {
-  if (unheard) return 'no answer (the sender closed the connection first)';
-  switch (answer.kind) {
-    case 'accepted':
-      return answer.status === 204
-        ? '204 (no body)'
-        : answer.empty
-          ? `${answer.status} (no body)`
-          : String(answer.status);
-    case 'duplicate':
-      return '202 {"ok":true,"duplicate":true}';
-    case 'error':
-      return answer.status === 429 && answer.retryAfter
-        ? `429 (Retry-After ${answer.retryAfter.form === 'seconds' ? `${answer.retryAfter.seconds}` : 'as an HTTP-date'})`
-        : String(answer.status);
-    case 'reset':
-      return 'a cut connection';
-  }
-}
+export * from './sender-findings.js';
+export { signingLagOf } from './sender-timing.js';
 
 /** Every term of one delivery, at every answer it got and every retry it made. */
 export function judgeDelivery<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
@@ -156,7 +53,7 @@ export function judgeDelivery<A extends SeenAttempt>(delivery: Delivery<A>, cont
 /** S1, S2, S3: what came after each answer, by what the answer asked. */
 function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
   const { attempts } = delivery;
-  const rule = rules(context.interface);
+  const rule = deliveryRules(context.interface);
   const findings: Finding<A>[] = [];
   // The first final answer ends the delivery; what came after it is that answer's breach, not answers of their own.
   let ended = false;
@@ -300,128 +197,11 @@ function oneAtATime<A extends SeenAttempt>(delivery: Delivery<A>): Finding<A>[] 
   return findings;
 }
 
-/** S3: each retry after a 429 no earlier than the moment its Retry-After names (less the tolerance). */
-function rateWaits<A extends SeenAttempt>(
-  delivery: Delivery<A>,
-  level: 'must' | 'should',
-  clauses: readonly string[],
-): Finding<A>[] {
-  const findings: Finding<A>[] = [];
-  for (const [index, answered] of delivery.attempts.entries()) {
-    const sent = answered.retryAfter;
-    const after = nextAfter(answered);
-    if (
-      sent === undefined ||
-      answered.answeredMono === undefined ||
-      after.must !== 'retry' ||
-      after.notBeforeMono === undefined
-    )
-      continue;
-    // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
-    const from = answered.answeredMono;
-    const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
-    if (!next) continue;
-    const notBefore = after.notBeforeMono;
-    const asked = notBefore - answered.answeredMono;
-    const line = notBefore - retryAfterToleranceMs(asked);
-    const latest = next.arrivedMono;
-    const earliest = latest - (next.slackMs ?? 0);
-    const wait = ms(latest - answered.answeredMono);
-    const text =
-      sent.form === 'seconds'
-        ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
-        : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
-    const base = {
-      term: 'retry-after' as const,
-      relation: 'rate' as const,
-      level,
-      clauses,
-      attempt: answered,
-      shown: [answered, next],
-    };
-    if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text });
-    else if (earliest >= line) findings.push({ ...base, verdict: 'kept' });
-    else
-      findings.push({
-        ...base,
-        verdict: 'undecided',
-        actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
-      });
-  }
-  return findings;
-}
-
-/**
- * S2: "exponential backoff" (§7, §8): the first BACKOFF_WAITS waits after consecutive 5xx or cut connections grow:
- * the last two add up to BACKOFF_GROWTH_FACTOR times the two shortest of the first three, and to BACKOFF_FLOOR_MS at
- * least (a retry at once is no backoff, and waits of a millisecond are too short to time to a ratio). Each wait is an interval
- * (cai's own lag); the growth holds when it holds for the shortest reading of the late waits and the longest of the
- * early ones, fails when it fails for the opposite, and is undecided between.
- */
-function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
-  const { attempts } = delivery;
-  const start = attempts.findIndex((attempt) => heard(attempt) === 'unavailable' || heard(attempt) === 'cut');
-  if (start < 0) return [];
-  const run = attempts.slice(start, start + BACKOFF_WAITS + 1);
-  if (
-    run.length < BACKOFF_WAITS + 1 ||
-    run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')
-  )
-    return [];
-  // Waits are from an answer to the next attempt: one sent before the answer came is one-at-a-time's, not a wait.
-  if (
-    run
-      .slice(1)
-      .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
-  )
-    return [];
-  const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt));
-  const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
-  const early = (pick: 'earliest' | 'latest') =>
-    sumOf(
-      waits
-        .slice(0, 3)
-        .map((wait) => wait[pick])
-        .sort((a, b) => a - b)
-        .slice(0, 2),
-    );
-  const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
-  const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
-  const base = {
-    term: 'growth' as const,
-    relation: 'retry' as const,
-    level: 'must' as const,
-    clauses: rules(context.interface).retry5xx,
-    attempt: run[0] as A,
-    shown: run,
-  };
-  if (late('latest') < BACKOFF_FLOOR_MS)
-    return [
-      {
-        ...base,
-        verdict: 'broken',
-        actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together`,
-      },
-    ];
-  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest'))
-    return [{ ...base, verdict: 'kept', actual: measured }];
-  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest'))
-    return [{ ...base, verdict: 'broken', actual: measured }];
-  const slack = Math.max(...run.map((attempt) => attempt.slackMs ?? 0));
-  return [
-    {
-      ...base,
-      verdict: 'undecided',
-      actual: `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open`,
-    },
-  ];
-}
-
 /** S4: every retry (an attempt after an answer asking for one) against the delivery's first attempt. */
 function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
   const [first, ...later] = delivery.attempts;
   if (!first) return [];
-  const identity = rules(context.interface).identity;
+  const identity = deliveryRules(context.interface).identity;
   const findings: Finding<A>[] = [];
   for (const [index, retry] of later.entries()) {
     const previous = delivery.attempts[index] as A;
@@ -481,54 +261,6 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
   return findings;
 }
 
-/** The top-level fields in which two documents differ, for a message: `text, occurred_at`. */
-export function differingFields(a: unknown, b: unknown): string {
-  if (!isObject(a) || !isObject(b)) return 'the whole body';
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key]));
-  return keys.length > 3 ? `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more` : keys.join(', ');
-}
-
-/**
- * S5 (§5.5): each attempt signed afresh. Judged on pairs of attempts of one delivery certainly sent
- * FRESH_SIGNATURE_SPAN_MS or more apart (the span less the later one's slack): the later carries a later timestamp.
- * Arrivals are not sendings: a sender held up between signing and sending (a busy machine) brings a fresh signature
- * late. Where the span is within the sender's signing lag of the bound, the same timestamp is undecided.
- */
-function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: number): Finding<A>[] {
-  const timed = delivery.attempts.filter((attempt) =>
-    WELL_FORMED_TIMESTAMP.test(attempt.headers[Headers.timestamp] ?? ''),
-  );
-  const findings: Finding<A>[] = [];
-  for (let i = 0; i < timed.length; i += 1) {
-    for (let j = i + 1; j < timed.length; j += 1) {
-      const [earlier, later] = [timed[i] as A, timed[j] as A];
-      const span = later.arrivedMono - (later.slackMs ?? 0) - earlier.arrivedMono;
-      // A request that waited in the sender's queue was signed when it was queued: its timestamp tells nothing.
-      if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
-      const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
-      const base = {
-        term: 'fresh' as const,
-        relation: 'fresh' as const,
-        level: 'should' as const,
-        clauses: ['§5.5-1'],
-        attempt: later,
-        shown: [earlier, later],
-      };
-      const text = `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}`;
-      if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
-      else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs)
-        findings.push({
-          ...base,
-          verdict: 'undecided',
-          actual: `${text}, but the sender's first attempts arrived up to ${ms(signingLagMs)} after their timestamps' second: it may have been held up that long between signing and sending`,
-        });
-      else
-        findings.push({ ...base, verdict: 'broken', actual: `${text}: a signature sent again goes stale after 300 s` });
-    }
-  }
-  return findings;
-}
-
 // --- Across deliveries (S6) ----------------------------------------------------------------------------------------
 
 /**
@@ -542,7 +274,7 @@ export function judgeIdentity<A extends SeenAttempt>(
   attempts: readonly A[],
   deliveries: readonly Delivery<A>[],
 ): Finding<A>[] {
-  const clauses = rules(iface).identity;
+  const clauses = deliveryRules(iface).identity;
   const base = { relation: 'identity' as const, level: 'must' as const, clauses };
   const findings: Finding<A>[] = [];
   const ordered = attempts

@@ -1,0 +1,198 @@
+/**
+ * What the inspector's server answers, path by path (GET only): the page, its JSON API, its HTML fragments and its
+ * downloads, each a kept request, callback or conversation looked up by the id in the path, or the "not kept"
+ * answer. Lists are paged (limits.maxPage) and query texts bounded; every value goes out through the Redactor.
+ */
+import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
+import { html } from '../output/html/escape.js';
+import { headerPairs, type InspectedRequest } from './capture.js';
+import { conversationList, conversationOf, type Conversation } from './conversation.js';
+import { callbackDetail, requestDetail } from './detail.js';
+import type { InspectorState } from './server.js';
+import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
+import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
+
+const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
+
+export type Answer = { status: number; type: string; body: string | Buffer; headers?: Record<string, string> };
+export type Route = [RegExp, (match: RegExpExecArray, query: URLSearchParams) => Answer | undefined];
+
+export function jsonAnswer(state: InspectorState, status: number, value: unknown): Answer {
+  return { status, type: 'application/json; charset=utf-8', body: JSON.stringify(state.redactor.json(value)) };
+}
+
+function fragment(markup: string): Answer {
+  return { status: 200, type: 'text/html; charset=utf-8', body: markup };
+}
+
+/** Something no longer kept: the page's views answer 200 with the notice (a 404 would be logged by the browser as an error); the API 404s. */
+function notFound(state: InspectorState, what: string, view = false): Answer {
+  return view
+    ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${state.bounds}.</p>`.value)
+    : jsonAnswer(state, 404, {
+        ok: false,
+        error: 'not_found',
+        message: `${what} is not kept (any more): the inspector keeps ${state.bounds}`,
+      });
+}
+
+/** Every path the inspector answers, GET only: the page, its JSON API, its HTML fragments and its downloads. */
+export function routesOf(state: InspectorState): Route[] {
+  const { options, store, redactor } = state;
+  const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
+  const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
+  const { withRequest, withCallback, withConversation } = lookupsOf(state);
+  return [
+    [
+      /^\/$/,
+      () => ({ status: 200, type: 'text/html; charset=utf-8', body: state.page.html, headers: state.pageHeaders }),
+    ],
+    [/^\/favicon\.ico$/, () => ({ status: 204, type: 'image/x-icon', body: '' })],
+    [
+      /^\/api\/info$/,
+      () =>
+        json(200, { kind: options.kind, mock_url: options.mockUrl, post_url: options.postUrl, limits: store.limits }),
+    ],
+    [
+      /^\/api\/requests$/,
+      (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor)),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})$/,
+      (match) =>
+        withRequest(match, (request) =>
+          json(200, requestDetail(request, options.signing, commands(request), redactor)),
+        ),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})\/request\.http$/,
+      (match) =>
+        withRequest(match, (request) =>
+          download(state, `cai-request-${request.id}.http`, redactor.buffer(captureOf(request))),
+        ),
+    ],
+    [
+      /^\/api\/requests\/([0-9]{1,15})\/body$/,
+      (match) =>
+        withRequest(match, (request) =>
+          request.body === undefined
+            ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' })
+            : download(state, `cai-body-${request.id}`, redactor.buffer(request.body)),
+        ),
+    ],
+    [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
+    [
+      /^\/api\/conversations\/(live|test)\/([^/]+)$/,
+      (match) => withConversation(match, (conversation) => json(200, conversation)),
+    ],
+    [
+      /^\/api\/callbacks$/,
+      (_match, query) =>
+        json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query))),
+    ],
+    [
+      /^\/api\/callbacks\/([0-9]{1,15})$/,
+      (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor))),
+    ],
+    [
+      /^\/view\/requests\/([0-9]{1,15})$/,
+      (match) =>
+        withRequest(
+          match,
+          (request) =>
+            fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value),
+          true,
+        ),
+    ],
+    [
+      /^\/view\/conversations\/(live|test)\/([^/]+)$/,
+      (match) =>
+        withConversation(
+          match,
+          (conversation) => fragment(renderConversation(redactor.json(conversation)).value),
+          true,
+        ),
+    ],
+    [
+      /^\/view\/callbacks\/([0-9]{1,15})$/,
+      (match) =>
+        withCallback(
+          match,
+          (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value),
+          true,
+        ),
+    ],
+  ];
+}
+
+/** A kept request, callback or conversation by the id in the path, or the "not kept" answer. */
+function lookupsOf(state: InspectorState) {
+  const { store } = state;
+  return {
+    withRequest(match: RegExpExecArray, answer: (request: InspectedRequest) => Answer, view = false): Answer {
+      const request = store.request(Number(match[1]));
+      return request ? answer(request) : notFound(state, `Request #${match[1]}`, view);
+    },
+    withCallback(match: RegExpExecArray, answer: (callback: InspectedCallback) => Answer, view = false): Answer {
+      const callback = store.callback(Number(match[1]));
+      return callback ? answer(callback) : notFound(state, `Callback #${match[1]}`, view);
+    },
+    withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
+      let lead: string;
+      try {
+        lead = decodeURIComponent(match[2] as string);
+      } catch {
+        return jsonAnswer(state, 400, {
+          ok: false,
+          error: 'bad_lead',
+          message: 'the lead_id in the path is not URL-encoded UTF-8',
+        });
+      }
+      const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
+      return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
+    },
+  };
+}
+
+function limitOf(store: InspectorStore, query: URLSearchParams): number {
+  const limit = Number(query.get('limit') ?? store.limits.defaultPage);
+  return Number.isInteger(limit) && limit > 0 ? Math.min(limit, store.limits.maxPage) : store.limits.defaultPage;
+}
+
+function pageOf(store: InspectorStore, query: URLSearchParams) {
+  const number = (name: string) => {
+    const value = query.get(name);
+    return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
+  };
+  return { before: number('before'), after: number('after'), limit: limitOf(store, query) };
+}
+
+function filterOf(query: URLSearchParams): RequestFilter {
+  return {
+    verdict: textOf(query, 'verdict'),
+    type: textOf(query, 'type'),
+    lead: textOf(query, 'lead'),
+    space: textOf(query, 'space'),
+    q: textOf(query, 'q'),
+  };
+}
+
+function textOf(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name)?.trim();
+  return value ? value.slice(0, MAX_QUERY_TEXT) : undefined;
+}
+
+function download(state: InspectorState, name: string, body: Buffer): Answer {
+  const headers = { ...state.dataHeaders, 'content-disposition': `attachment; filename="${name}"` };
+  return { status: 200, type: 'application/octet-stream', body, headers };
+}
+
+/** The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body. */
+function captureOf(request: InspectedRequest): Buffer {
+  const head = [
+    `${request.method} ${request.target} HTTP/${request.httpVersion}`,
+    ...headerPairs(request).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
+  // Header values are kept as Node read them (latin1): written back byte for byte.
+  return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), request.body ?? Buffer.alloc(0)]);
+}

@@ -1,0 +1,192 @@
+/**
+ * The timing terms of a delivery, read as intervals (an arrival is known only between the moment cai's event loop
+ * got to it and `slackMs` before, so each is kept, broken, or undecided): S2, the waits after 5xx or cut connections
+ * grow; S3, a retry after a 429 waits as long as its Retry-After asks; S5, each attempt is signed afresh, judged
+ * with the sender's own signing lag.
+ */
+import { Headers } from '../constants.js';
+import {
+  BACKOFF_FLOOR_MS,
+  BACKOFF_GROWTH_FACTOR,
+  BACKOFF_WAITS,
+  FRESH_SIGNATURE_SPAN_MS,
+  retryAfterToleranceMs,
+} from './sender-latitude.js';
+import { heard, nextAfter, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
+import { deliveryRules, ms, type DeliveryContext, type Finding } from './sender-findings.js';
+
+const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;
+
+/**
+ * How long a sender was held up between signing an attempt and its arrival, as the run shows it: the most any first
+ * attempt arrived after the end of the second its timestamp names (0 when none did). A first attempt carries no
+ * signature sent again, so its lag is the sender's (a busy machine, a queue), not a stale signature.
+ */
+export function signingLagOf<A extends SeenAttempt>(deliveries: readonly Delivery<A>[]): number {
+  let lag = 0;
+  for (const { attempts } of deliveries) {
+    const first = attempts[0];
+    const stamp = first?.headers[Headers.timestamp] ?? '';
+    if (first === undefined || !WELL_FORMED_TIMESTAMP.test(stamp)) continue;
+    lag = Math.max(lag, first.arrivedAt - (Number(stamp) + 1) * 1000);
+  }
+  return lag;
+}
+
+/** S3: each retry after a 429 no earlier than the moment its Retry-After names (less the tolerance). */
+export function rateWaits<A extends SeenAttempt>(
+  delivery: Delivery<A>,
+  level: 'must' | 'should',
+  clauses: readonly string[],
+): Finding<A>[] {
+  const findings: Finding<A>[] = [];
+  for (const [index, answered] of delivery.attempts.entries()) {
+    const sent = answered.retryAfter;
+    const after = nextAfter(answered);
+    if (
+      sent === undefined ||
+      answered.answeredMono === undefined ||
+      after.must !== 'retry' ||
+      after.notBeforeMono === undefined
+    )
+      continue;
+    // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
+    const from = answered.answeredMono;
+    const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
+    if (!next) continue;
+    const notBefore = after.notBeforeMono;
+    const asked = notBefore - answered.answeredMono;
+    const line = notBefore - retryAfterToleranceMs(asked);
+    const latest = next.arrivedMono;
+    const earliest = latest - (next.slackMs ?? 0);
+    const wait = ms(latest - answered.answeredMono);
+    const text =
+      sent.form === 'seconds'
+        ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
+        : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
+    const base = {
+      term: 'retry-after' as const,
+      relation: 'rate' as const,
+      level,
+      clauses,
+      attempt: answered,
+      shown: [answered, next],
+    };
+    if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text });
+    else if (earliest >= line) findings.push({ ...base, verdict: 'kept' });
+    else
+      findings.push({
+        ...base,
+        verdict: 'undecided',
+        actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
+      });
+  }
+  return findings;
+}
+
+/**
+ * S2: "exponential backoff" (§7, §8): the first BACKOFF_WAITS waits after consecutive 5xx or cut connections grow:
+ * the last two add up to BACKOFF_GROWTH_FACTOR times the two shortest of the first three, and to BACKOFF_FLOOR_MS at
+ * least (a retry at once is no backoff, and waits of a millisecond are too short to time to a ratio). Each wait is an interval
+ * (cai's own lag); the growth holds when it holds for the shortest reading of the late waits and the longest of the
+ * early ones, fails when it fails for the opposite, and is undecided between.
+ */
+export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
+  const { attempts } = delivery;
+  const start = attempts.findIndex((attempt) => heard(attempt) === 'unavailable' || heard(attempt) === 'cut');
+  if (start < 0) return [];
+  const run = attempts.slice(start, start + BACKOFF_WAITS + 1);
+  if (
+    run.length < BACKOFF_WAITS + 1 ||
+    run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')
+  )
+    return [];
+  // Waits are from an answer to the next attempt: one sent before the answer came is one-at-a-time's, not a wait.
+  if (
+    run
+      .slice(1)
+      .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
+  )
+    return [];
+  const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt));
+  const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+  const early = (pick: 'earliest' | 'latest') =>
+    sumOf(
+      waits
+        .slice(0, 3)
+        .map((wait) => wait[pick])
+        .sort((a, b) => a - b)
+        .slice(0, 2),
+    );
+  const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
+  const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
+  const base = {
+    term: 'growth' as const,
+    relation: 'retry' as const,
+    level: 'must' as const,
+    clauses: deliveryRules(context.interface).retry5xx,
+    attempt: run[0] as A,
+    shown: run,
+  };
+  if (late('latest') < BACKOFF_FLOOR_MS)
+    return [
+      {
+        ...base,
+        verdict: 'broken',
+        actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together`,
+      },
+    ];
+  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest'))
+    return [{ ...base, verdict: 'kept', actual: measured }];
+  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest'))
+    return [{ ...base, verdict: 'broken', actual: measured }];
+  const slack = Math.max(...run.map((attempt) => attempt.slackMs ?? 0));
+  return [
+    {
+      ...base,
+      verdict: 'undecided',
+      actual: `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open`,
+    },
+  ];
+}
+
+/**
+ * S5 (§5.5): each attempt signed afresh. Judged on pairs of attempts of one delivery certainly sent
+ * FRESH_SIGNATURE_SPAN_MS or more apart (the span less the later one's slack): the later carries a later timestamp.
+ * Arrivals are not sendings: a sender held up between signing and sending (a busy machine) brings a fresh signature
+ * late. Where the span is within the sender's signing lag of the bound, the same timestamp is undecided.
+ */
+export function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: number): Finding<A>[] {
+  const timed = delivery.attempts.filter((attempt) =>
+    WELL_FORMED_TIMESTAMP.test(attempt.headers[Headers.timestamp] ?? ''),
+  );
+  const findings: Finding<A>[] = [];
+  for (let i = 0; i < timed.length; i += 1) {
+    for (let j = i + 1; j < timed.length; j += 1) {
+      const [earlier, later] = [timed[i] as A, timed[j] as A];
+      const span = later.arrivedMono - (later.slackMs ?? 0) - earlier.arrivedMono;
+      // A request that waited in the sender's queue was signed when it was queued: its timestamp tells nothing.
+      if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
+      const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
+      const base = {
+        term: 'fresh' as const,
+        relation: 'fresh' as const,
+        level: 'should' as const,
+        clauses: ['§5.5-1'],
+        attempt: later,
+        shown: [earlier, later],
+      };
+      const text = `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}`;
+      if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
+      else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs)
+        findings.push({
+          ...base,
+          verdict: 'undecided',
+          actual: `${text}, but the sender's first attempts arrived up to ${ms(signingLagMs)} after their timestamps' second: it may have been held up that long between signing and sending`,
+        });
+      else
+        findings.push({ ...base, verdict: 'broken', actual: `${text}: a signature sent again goes stale after 300 s` });
+    }
+  }
+  return findings;
+}
