@@ -4,7 +4,8 @@
 //   node test/zoo/measure.mjs [--seeds 10] [--first-seed 1000] [--only TEXT] [--kind broken|correct] [--parallel 3]
 //
 // Prints a line per program (how many seeds caught a broken one, or left a correct one clean) and the totals; a line
-// per run on stderr as it ends.
+// per run on stderr as it ends. A run that ends without a report (a usage error, a crash) is counted apart, never
+// as a catch.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
@@ -46,11 +47,13 @@ function cai(argv, env) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'cai.js'), '--json', 'conformance', 'run', ...argv], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', () => resolve(out));
+    child.stderr.on('data', (chunk) => (err = (err + chunk).slice(-2000)));
+    child.once('exit', (code) => resolve({ out, err, code }));
   });
 }
 
@@ -87,7 +90,16 @@ async function judge(entry, seed) {
             '--callback-wait',
             '15s',
           ];
-    const report = JSON.parse(await cai([...argv, '--seed', String(seed)], entry.env));
+    const run = await cai([...argv, '--seed', String(seed)], entry.env);
+    let report;
+    try {
+      report = JSON.parse(run.out);
+    } catch {}
+    // A run that ended without a report (exit 2 or 3, a crash) is neither a catch nor a clean run: it is counted apart.
+    if (!Array.isArray(report?.checks)) {
+      const lines = run.err.trim().split('\n');
+      throw new Error(`exit ${run.code}: ${report?.error?.message ?? lines[lines.length - 1] ?? ''}`);
+    }
     const flagged = report.checks
       .filter((check) => check.verdict === 'failed' || check.verdict === 'warning')
       .map((check) => check.id);
@@ -100,14 +112,19 @@ async function judge(entry, seed) {
 const jobs = entries.flatMap((entry) =>
   Array.from({ length: seeds }, (_, index) => ({ entry, seed: Number(values['first-seed']) + index })),
 );
-const tally = new Map(entries.map((entry) => [entry.id, { entry, good: 0, runs: 0, seen: new Set() }]));
+const tally = new Map(entries.map((entry) => [entry.id, { entry, good: 0, runs: 0, errors: 0, seen: new Set() }]));
 let next = 0;
 await Promise.all(
   Array.from({ length: Number(values.parallel) }, async () => {
     while (next < jobs.length) {
       const { entry, seed } = jobs[next++];
-      const flagged = await judge(entry, seed).catch((error) => [`error: ${error.message}`]);
       const row = tally.get(entry.id);
+      const flagged = await judge(entry, seed).catch((error) => error);
+      if (flagged instanceof Error) {
+        row.errors += 1;
+        process.stderr.write(`ERROR  ${entry.id} seed ${seed}  ${flagged.message}\n`);
+        continue;
+      }
       row.runs += 1;
       const relevant = entry.kind === 'broken' ? flagged : flagged.filter((id) => !TOLERATED.has(id));
       const good = entry.kind === 'broken' ? relevant.length > 0 : relevant.length === 0;
@@ -120,15 +137,15 @@ await Promise.all(
     }
   }),
 );
-for (const { entry, good, runs, seen } of tally.values()) {
+for (const { entry, good, runs, errors, seen } of tally.values()) {
   console.log(
-    `${entry.kind === 'broken' ? 'caught' : 'clean '} ${good}/${runs}  ${entry.id} [${entry.relation}]  ${[...seen].join(' ')}`,
+    `${entry.kind === 'broken' ? 'caught' : 'clean '} ${good}/${runs}  ${entry.id} [${entry.relation}]  ${[...seen].join(' ')}${errors ? `  (${errors} run(s) ended without a report)` : ''}`,
   );
 }
 for (const kind of ['broken', 'correct']) {
   const rows = [...tally.values()].filter((row) => row.entry.kind === kind);
   const all = rows.filter((row) => row.good === row.runs).length;
   console.log(
-    `${kind}: ${all}/${rows.length} ${kind === 'broken' ? 'caught on every seed' : 'clean on every seed'}; ${rows.reduce((sum, row) => sum + row.good, 0)}/${rows.reduce((sum, row) => sum + row.runs, 0)} runs`,
+    `${kind}: ${all}/${rows.length} ${kind === 'broken' ? 'caught on every seed' : 'clean on every seed'}; ${rows.reduce((sum, row) => sum + row.good, 0)}/${rows.reduce((sum, row) => sum + row.runs, 0)} runs; ${rows.reduce((sum, row) => sum + row.errors, 0)} run(s) without a report`,
   );
 }
