@@ -5,12 +5,10 @@
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ClientOptions } from '../http/client.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { planRun, runVersion, type Plan, type Selection } from './catalogue.js';
+import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
-import { exploreSetup, isStateCheck, setExploration, type ExploreRequest, type ExploreSetup } from './explore/setup.js';
+import { exploreSetup, isStateCheck, setExploration, type ExploreSetup } from './explore/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
@@ -19,62 +17,11 @@ import type { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
 import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
 import { Cleanups, credentialsFor, openSession, targetOf } from './receiver-setup.js';
-import { runProbes, summarise, type ReproducerFactory, type RunHooks, type RunOutcome } from './runner.js';
+import { runProbes, summarise, type RunOutcome } from './runner.js';
 import type { PreflightReport, SuiteReport } from './types.js';
-import type { Waiver } from './waivers.js';
 
-export interface ConformanceOptions extends RunHooks {
-  interface: InterfaceId;
-  /** The events URL (B) or provider endpoint (A); ignored with `mock`. */
-  target?: string;
-  /** Start the reference receiver in-process and run against it. */
-  mock?: boolean;
-  /** With `mock`: deliberate defects of the reference receiver (the suite's self-test; `--break`). */
-  faults?: readonly string[];
-  /** B: the provider code; A: the platform id (X-CAI-Source). Defaults with `mock`. */
-  identity?: string;
-  /** Signing secrets (first signs). Generated with `mock` when absent. */
-  secrets?: readonly string[];
-  /** Label of the first secret's source, for reproduction commands (never the value). */
-  secretLabel?: string;
-  /** A: the events-direction secrets; enables the callback checks. Generated with `mock`. */
-  callbackSecrets?: readonly string[];
-  /** Label of the first callback secret's source, for reproduction commands. */
-  callbackSecretLabel?: string;
-  /** A: the provider code expected on callbacks. */
-  providerCode?: string;
-  branchCode?: string;
-  leadId?: string;
-  callbackListen?: { host: string; port: number };
-  callbackUrl?: string;
-  callbackWaitMs?: number;
-  /** A: after the last event of a job, how long cai listens for one more (default 2 s; 0.5 s with `mock`). */
-  observeMs?: number;
-  selection: Selection;
-  concurrency?: number;
-  timeoutMs?: number;
-  waivers?: readonly Waiver[];
-  /** Where failing bodies are saved; default a fresh directory under the system temp dir. */
-  reproDir?: string;
-  client?: Pick<ClientOptions, 'ca' | 'insecure' | 'proxy'>;
-  sourceAddress?: string;
-  /** Stops the run (Ctrl-C): checks not started are reported as skipped. */
-  signal?: AbortSignal;
-  /** Largest Retry-After honoured (ms). */
-  maxRetryAfterMs?: number;
-  /** Start no new check once this many must checks have failed (`--fail-fast`: 1); the rest are skipped. */
-  maxFailures?: number;
-  /**
-   * The stateful phase (src/conformance/explore), on by default: its seed, budget, or one conversation to replay;
-   * `false` turns it off (its checks are then skipped).
-   */
-  explore?: ExploreRequest | false;
-  /**
-   * Writes a reproduction of each failing check (its evidence saved, a script that shows the failure again). The
-   * CLI's, or `receiverReproducer(options)` for these options; without one, none is written.
-   */
-  reproducer?: ReproducerFactory;
-}
+export type { ConformanceOptions } from './receiver-options.js';
+import type { ConformanceOptions } from './receiver-options.js';
 
 /** The skip reason of the stateful phase's checks when it is turned off. */
 export const EXPLORE_OFF = 'the stateful phase is turned off for this run';

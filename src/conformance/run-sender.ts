@@ -11,83 +11,25 @@ import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
-import type { TlsFiles } from '../http/server.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { planRun, runVersion, scenariosToRun, type Plan, type Selection } from './catalogue.js';
+import { planRun, runVersion, scenariosToRun, type Plan } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
-import { scenario, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
+import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from './pool.js';
-import { judgeSenderChecks, summarise, type ReproducerFactory } from './runner.js';
+import { judgeSenderChecks, summarise } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
-import { isStateCheck, type ExploreRequest } from './explore/setup.js';
+import { isStateCheck } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
 import type { Stages } from './listen/stages.js';
 import { openStages, senderEvidence, summariseScenario, TIMED_TERMS, type PlayOptions } from './sender-stages.js';
-import type { ScenarioSummary, SuiteReport } from './types.js';
-import { waiverReport, type Waiver } from './waivers.js';
+import type { SuiteReport } from './types.js';
+import { waiverReport } from './waivers.js';
 
-export interface ScenarioStart {
-  id: SenderScenarioId;
-  /** 1-based position, and how many scenarios run. */
-  index: number;
-  total: number;
-  /** CAI_TARGET_URL of the scenario. */
-  targetUrl: string;
-  /** What cai answers each document's attempts, e.g. `503 ×5, then 202`. */
-  script: string;
-  purpose: string;
-  /** No trigger: a person sends (the instructions are for them). */
-  byHand: boolean;
-  waitMs: number;
-}
+import type { SenderConformanceOptions } from './sender-options.js';
 
-export interface SenderRunHooks {
-  /** The listener is up (before the first scenario). */
-  onListening?(url: string): void;
-  onScenarioStart?(start: ScenarioStart): void;
-  onScenarioEnd?(summary: ScenarioSummary): void;
-}
-
-export interface SenderConformanceOptions extends SenderRunHooks {
-  interface: InterfaceId;
-  /** B: the provider code expected in X-CAI-Provider. A: the platform id expected in X-CAI-Source. */
-  identity: string;
-  /** The secrets the sender signs with (any one of them verifies, §5.9). */
-  secrets: readonly string[];
-  /** Label of the first secret's source, for the reproduction commands (never the value). */
-  secretLabel?: string;
-  /** `sh -c` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO; without it, a person sends by hand. */
-  trigger?: string;
-  listen?: { host: string; port: number };
-  /** The origin the sender reaches the listener at (a tunnel), when not the listener's own. */
-  publicUrl?: string;
-  tls?: TlsFiles;
-  /** How long one delivery may take to settle, from its first attempt (default 60 s with a trigger, 5 min by hand). */
-  waitMs?: number;
-  /** After the last attempt of a scenario, how long cai listens for one more (default 2 s). */
-  observeMs?: number;
-  selection: Selection;
-  /** Scenarios at once with a trigger (default 8; by hand: one at a time). */
-  concurrency?: number;
-  waivers?: readonly Waiver[];
-  /** Where what the sender sent is saved for the failures; default a new directory under the temp dir. */
-  reproDir?: string;
-  /**
-   * Writes a reproduction of each failing check (what the sender sent, saved; a command that judges it again). The
-   * CLI's, or `senderReproducer(options)` for these options; without one, none is written.
-   */
-  reproducer?: ReproducerFactory;
-  /** The trigger's environment (CAI_TARGET_URL and CAI_SCENARIO are added) and working directory. */
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  /** Stops the run (Ctrl-C): the scenario under way ends, the rest do not run; their checks are not judged. */
-  signal?: AbortSignal;
-  /** The stateful phase (src/conformance/explore/sender.ts), on by default: its seed, budget, or one conversation to replay. */
-  explore?: (ExploreRequest & { seed: number }) | false;
-}
+export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './sender-options.js';
 
 export async function runSenderConformance(options: SenderConformanceOptions): Promise<SuiteReport> {
   const startedAt = new Date();

@@ -16,7 +16,7 @@ import { describeScript, describeScripted, type Scenario, type SenderScenarioId 
 import { playStage } from './listen/stage.js';
 import type { StageOptions, Stages } from './listen/stages.js';
 import { startTrigger } from './listen/trigger.js';
-import type { SenderConformanceOptions } from './run-sender.js';
+import type { SenderConformanceOptions } from './sender-options.js';
 import { TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import type { ScenarioSummary } from './types.js';
 

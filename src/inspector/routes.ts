@@ -8,7 +8,7 @@ import { html } from '../output/html/escape.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';
 import { callbackDetail, requestDetail } from './detail.js';
-import type { InspectorState } from './server.js';
+import type { InspectorState } from './state.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 

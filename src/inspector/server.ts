@@ -13,35 +13,12 @@ import { CaiError, codedError, errorMessage } from '../errors.js';
 import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
 import { formatBytes } from '../output/html/bodies.js';
-import type { CopyCommandsOf } from './detail.js';
-import type { InspectorSigning } from './explain.js';
 import { Redactor } from './redact.js';
 import { jsonAnswer, routesOf, type Answer, type Route } from './routes.js';
-import type { InspectorStore } from './store.js';
 import { StreamHub } from './stream.js';
+import type { InspectorServerCaps, InspectorServerOptions, InspectorState } from './state.js';
 
-export interface InspectorServerOptions {
-  kind: 'platform' | 'provider';
-  /** Where to listen (default 127.0.0.1, any free port). */
-  host?: string;
-  port?: number;
-  store: InspectorStore;
-  signing: InspectorSigning;
-  /** The mock's URL as it prints it (the events URL, or the provider endpoint). */
-  mockUrl: string;
-  /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
-  postUrl: string;
-  /** The commands that send a kept request again, for the page's copy buttons (none when left out). */
-  copyCommands?: CopyCommandsOf;
-  /** Every secret the mock holds, both directions: never served (see Redactor). */
-  secrets: readonly string[];
-  /** e.g. `cai 0.2.0`. */
-  generator?: string;
-  /** The server's bounds (INSPECTOR_SERVER_CAPS by default; tests shorten the time-outs). */
-  caps?: Partial<InspectorServerCaps>;
-}
-
-type InspectorServerCaps = { -readonly [K in keyof typeof INSPECTOR_SERVER_CAPS]: number };
+export type { InspectorServerOptions } from './state.js';
 
 export interface RunningInspector {
   /** The page's URL, e.g. http://127.0.0.1:4040/. */
@@ -61,22 +38,6 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
 };
 // Everything but the page: nothing in it may run or load anything if opened on its own.
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
-/** What the server's steps share: the options, the page, the headers, the live streams, and its own address. */
-export interface InspectorState {
-  options: InspectorServerOptions;
-  store: InspectorStore;
-  redactor: Redactor;
-  /** What the inspector keeps, in words (for the page and the "not kept" answers). */
-  bounds: string;
-  page: ReturnType<typeof renderInspectorPage>;
-  pageHeaders: Record<string, string>;
-  dataHeaders: Record<string, string>;
-  hub: StreamHub;
-  /** Set once the server listens. */
-  url: string;
-  allowedHosts: (value: string | undefined) => boolean;
-}
 
 export async function startInspectorServer(options: InspectorServerOptions): Promise<RunningInspector> {
   const host = options.host ?? '127.0.0.1';
