@@ -12,7 +12,14 @@ import { postOnce, type HttpResponse } from './client.js';
 import { originOf } from './network-errors.js';
 import { isLoopbackUrl } from './loopback.js';
 import { notAnEndpoint, notTheEndpoint } from './not-an-endpoint.js';
-import { decideRetry, resolvePolicy, retryLoop, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import {
+  decideRetry,
+  resolvePolicy,
+  retryLoop,
+  type AttemptOutcome,
+  type RetryDecision,
+  type RetryPolicy,
+} from './retry.js';
 
 export interface DeliveryRequest {
   url: string;
@@ -118,15 +125,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     attempt: async (number, timeoutMs) => {
       const attemptStart = clock();
       const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
-      const record: AttemptRecord = {
-        attempt: number,
-        startedAt: isoTime(attemptStart),
-        timestamp: headers[HeaderNames.timestamp] ?? '',
-        signature: headers[HeaderNames.signature] ?? '',
-        requestHeaders: headers,
-        latencyMs: 0,
-        decision: 'give-up',
-      };
+      const record = newAttemptRecord(number, attemptStart, headers);
       try {
         response = await postOnce({
           url: request.url,
@@ -173,14 +172,8 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
         : { retry: false, giveUp: 'not-retryable', reason: `not an endpoint: ${wrongEndpoint}` },
     onDecision: ({ record, outcome }, decision) => {
       record.reason = decision.reason;
-      if (decision.retry) {
-        record.decision = 'retry';
-        record.waitMs = decision.delayMs;
-      } else if (outcome?.kind === 'response' && decision.reason === 'accepted') {
-        record.decision = 'accepted';
-      } else if (outcome?.kind === 'response' && decision.giveUp === 'not-retryable' && outcome.status >= 400) {
-        record.decision = 'rejected';
-      }
+      record.decision = attemptDecisionOf(outcome, decision);
+      if (decision.retry) record.waitMs = decision.delayMs;
       attempts.push(record);
       options.onAttempt?.(record);
     },
@@ -199,6 +192,28 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
   if (last.record.decision === 'rejected') return finish('rejected');
   if (!decision.retry && decision.giveUp === 'nothing-listens') return finish('failed', nothingListens(request.url));
   return finish('failed', failureOf(last.record, decision.retry ? undefined : decision.giveUp, decision.reason));
+}
+
+/** An attempt's record before its answer: what it sent, and 'give-up' until the policy decides otherwise. */
+function newAttemptRecord(attempt: number, startMs: number, headers: Record<string, string>): AttemptRecord {
+  return {
+    attempt,
+    startedAt: isoTime(startMs),
+    timestamp: headers[HeaderNames.timestamp] ?? '',
+    signature: headers[HeaderNames.signature] ?? '',
+    requestHeaders: headers,
+    latencyMs: 0,
+    decision: 'give-up',
+  };
+}
+
+/** The attempt's label: retry; accepted (2xx); rejected (a status of 400 or more, not retried: §7); else give-up. */
+function attemptDecisionOf(outcome: AttemptOutcome | undefined, decision: RetryDecision): AttemptDecision {
+  if (decision.retry) return 'retry';
+  if (outcome?.kind !== 'response') return 'give-up';
+  if (decision.reason === 'accepted') return 'accepted';
+  if (decision.giveUp === 'not-retryable' && outcome.status >= 400) return 'rejected';
+  return 'give-up';
 }
 
 /**

@@ -81,48 +81,8 @@ export function buildConversation(
   now: () => number,
 ): Step[] {
   const first = job.contactName.split(/\s+/)[0] || job.contactName;
-  const channel = channelFor(job.originChannel);
   const steps: Step[] = [];
-  const say = (delayMs: number, direction: 'inbound' | 'outbound', text: string) =>
-    steps.push({
-      delayMs,
-      document: {
-        event: 'conversation.message',
-        event_id: newEventId(),
-        lead_id: job.leadId,
-        provider_job_id: job.providerJobId,
-        channel,
-        from_number_e164: direction === 'outbound' ? job.assignedNumber : job.contactPhone,
-        direction,
-        author: direction === 'outbound' ? 'agent' : 'contact',
-        text,
-      },
-    });
-  const appointment = (delayMs: number, event: string, scheduledAt: Date, notes: string) =>
-    steps.push({
-      delayMs,
-      document: {
-        event,
-        event_id: newEventId(),
-        lead_id: job.leadId,
-        branch_code: job.branchCode,
-        scheduled_at: offsetIso(scheduledAt.getTime()),
-        service: SERVICE,
-        notes,
-      },
-    });
-  const closed = (delayMs: number, outcome: Outcome, attempts: number) =>
-    steps.push({
-      delayMs,
-      document: {
-        event: 'job.closed',
-        event_id: newEventId(),
-        lead_id: job.leadId,
-        outcome,
-        attempts,
-      },
-    });
-
+  const { say, appointment, closed } = stepWriters(job, steps);
   const opening = `Hi ${first}, this is the assistant of ${job.branchName}. ${job.notes ? `You asked: "${truncate(job.notes, 80)}". ` : ''}Can I help you book a visit?`;
   if (scenario.kind === 'closed' && scenario.outcome === 'no_answer') {
     say(3_000, 'outbound', opening);
@@ -179,6 +139,40 @@ export function buildConversation(
     appointment(2_000, 'appointment.cancelled', slot, 'Cancelled by the contact by chat.');
   }
   return steps;
+}
+
+/**
+ * The writers of a conversation's steps, each appending one Interface B event about `job` to `steps`: a message
+ * (§2.5), an appointment event (§2.6), job.closed (§2.7).
+ */
+function stepWriters(job: JobFacts, steps: Step[]) {
+  const channel = channelFor(job.originChannel);
+  const add = (delayMs: number, document: Record<string, unknown>) => steps.push({ delayMs, document });
+  const say = (delayMs: number, direction: 'inbound' | 'outbound', text: string) =>
+    add(delayMs, {
+      event: 'conversation.message',
+      event_id: newEventId(),
+      lead_id: job.leadId,
+      provider_job_id: job.providerJobId,
+      channel,
+      from_number_e164: direction === 'outbound' ? job.assignedNumber : job.contactPhone,
+      direction,
+      author: direction === 'outbound' ? 'agent' : 'contact',
+      text,
+    });
+  const appointment = (delayMs: number, event: string, scheduledAt: Date, notes: string) =>
+    add(delayMs, {
+      event,
+      event_id: newEventId(),
+      lead_id: job.leadId,
+      branch_code: job.branchCode,
+      scheduled_at: offsetIso(scheduledAt.getTime()),
+      service: SERVICE,
+      notes,
+    });
+  const closed = (delayMs: number, outcome: Outcome, attempts: number) =>
+    add(delayMs, { event: 'job.closed', event_id: newEventId(), lead_id: job.leadId, outcome, attempts });
+  return { say, appointment, closed };
 }
 
 export function newEventId(): string {

@@ -7,26 +7,13 @@ import type { CommandContext } from '../runner.js';
 import { hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
 import { openTransport } from '../transport-options.js';
 import { ExitCode, deliveryError, usageError } from '../../errors.js';
-import { interfaceSpec } from '../../spec/interfaces.js';
+import { interfaceSpec, type InterfaceSpec } from '../../spec/interfaces.js';
 
 export async function runLoadCommand(options: LoadFlags, context: CommandContext): Promise<number> {
   const { io, output } = context;
   refuseOtherInterface(options);
   const spec = interfaceSpec(options.interface);
-  if (options.mock && options.to !== undefined)
-    throw usageError(
-      'conflicting_options',
-      '--mock and --to both name the target',
-      'drop --to to load the built-in reference receiver, or --mock to load yours',
-    );
-  if (!options.mock && options.to === undefined) {
-    const what = spec.path === '' ? spec.targetName : `the ${spec.receiver}'s base URL`;
-    throw usageError(
-      'missing_option',
-      '--to is required',
-      `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`,
-    );
-  }
+  refuseNoneOrTwoTargets(options, spec);
   const identity = identityOf(options, !options.mock);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
@@ -35,20 +22,7 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
       "the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL",
     );
   }
-  const secret =
-    options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET
-      ? undefined
-      : signingSecret(options, context);
-  const callbackSecrets =
-    options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
-      ? secretsFromOptions(
-          options,
-          { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-          io.env,
-          io.cwd,
-          output,
-        ).map((s) => s.value)
-      : [];
+  const { secret, callbackSecrets } = loadSecrets(options, context);
   const { FIRST_CONTACT_TARGET_SECONDS } = await import('../../spec/constants.js');
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context, options.to);
 
@@ -121,4 +95,45 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   }
   await renderLoadReport(report, output);
   return report.exitCode;
+}
+
+/** The target is either --to or --mock: both, or neither, is a usage error. */
+function refuseNoneOrTwoTargets(options: LoadFlags, spec: InterfaceSpec): void {
+  if (options.mock && options.to !== undefined)
+    throw usageError(
+      'conflicting_options',
+      '--mock and --to both name the target',
+      'drop --to to load the built-in reference receiver, or --mock to load yours',
+    );
+  if (!options.mock && options.to === undefined) {
+    const what = spec.path === '' ? spec.targetName : `the ${spec.receiver}'s base URL`;
+    throw usageError(
+      'missing_option',
+      '--to is required',
+      `pass ${what}, e.g. --to ${spec.exampleAddress}, or --mock to load the reference receiver`,
+    );
+  }
+}
+
+/**
+ * The signing secret, and the events secrets that verify Interface A's callbacks; the reference receiver needs
+ * neither unless one is given.
+ */
+function loadSecrets(options: LoadFlags, context: CommandContext) {
+  const { io, output } = context;
+  const secret =
+    options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET
+      ? undefined
+      : signingSecret(options, context);
+  const callbackSecrets =
+    options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
+      ? secretsFromOptions(
+          options,
+          { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+          io.env,
+          io.cwd,
+          output,
+        ).map((s) => s.value)
+      : [];
+  return { secret, callbackSecrets };
 }

@@ -28,10 +28,63 @@ import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
 import { describeCommand } from '../list.js';
 
+/** The help after the flags of `cai load`: the threshold syntax, exit codes and examples. */
+const LOAD_HELP = `
+Thresholds: metric[{status:code}]: aggregation operator value, as in k6 (metrics: http_reqs, http_req_duration,
+http_req_failed, dropped_iterations, availability, rejected, retry_after_missing, repeats, duplicates_confirmed,
+repeats_unrecognised, callback_first_contact, callbacks_missing); or rate(status=5xx) < 0.005, status=401 == 0.
+
+Exit codes: 0 every threshold passed (429s alone do not fail a run), 1 a threshold failed, 2 usage, 3 the target
+answered nothing.
+
+Examples:
+  $ cai load --mock --rate 200/s --duration 5s --repeat 10% --slo spec
+  $ cai load --to https://platform.example/cai/events --provider acme --secret-env CAI_EVENTS_SECRET \\
+      --ramp 0..500/s:30s --rate 500/s --duration 2m --mix conversation.message=80,job.closed=20 \\
+      --threshold 'http_req_duration: p(99)<250' --threshold 'rate(status=5xx) < 0.005' --html load.html
+  $ cai load --interface A --mock --callbacks --rate 20/s --duration 10s --slo spec --slo-scale 0.01
+  $ cai load export --engine artillery --out load-test --to https://platform.example/cai/events --provider acme \\
+      --rate 2000/s --duration 10m --threshold 'http_req_duration: p(99)<250'`;
+
+/** The help after the flags of `cai load export`: the scenario flags it takes and where the secret goes. */
+const EXPORT_HELP = `
+It takes the scenario options of cai load (--interface, --to, --provider or --source, --rate, --duration, --ramp,
+--mix, --repeat, --timeout, --threshold, --slo, --secret-env): give them after 'export'. The secret stays out of
+the files: the processor reads the environment variable --secret-env names (default CAI_SECRET).
+
+Examples:
+  $ cai load export --engine artillery --out load-test --to https://platform.example/cai/events --provider acme \\
+      --rate 500/s --duration 5m --repeat 5% --threshold 'http_req_duration: p(99)<250' --workers 4
+  $ cai load export --engine artillery --out jobs-load --interface A --to https://provider.example/cai \\
+      --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`;
+
 export function registerLoad(program: Command, state: RunState): void {
-  const load = program
-    .command('load')
-    .description(describeCommand('load'))
+  const load = program.command('load').description(describeCommand('load'));
+  addTargetOptions(load);
+  addArrivalOptions(load);
+  addThresholdOptions(load);
+  addCallbackOptions(load);
+  load.option(
+    '--html <file>',
+    'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page',
+  );
+  addCaOptions(load);
+  addSecretOptions(load, 'secret', 'signing secret of the direction loaded (default: $CAI_SECRET)');
+  addSecretOptions(
+    load,
+    'callback-secret',
+    "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  );
+  load.addHelpText('after', LOAD_HELP);
+  load.action(async (options: LoadFlags, cmd: Command) => {
+    await runHandler(state, cmd, async (context) => (await import('./action.js')).runLoadCommand(options, context));
+  });
+  registerLoadExport(load, state);
+}
+
+/** What is loaded: the interface, the target (or the mock) and the header that names the sender. */
+function addTargetOptions(load: Command): void {
+  load
     .addOption(
       new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint')
         .choices(['A', 'B'])
@@ -40,7 +93,12 @@ export function registerLoad(program: Command, state: RunState): void {
     .option('--to <url>', "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)", parseHttpUrl)
     .option('--mock', 'load the reference receiver, started in this process')
     .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2)')
-    .option('--source <id>', 'A: the X-CAI-Source header (§4.1)')
+    .option('--source <id>', 'A: the X-CAI-Source header (§4.1)');
+}
+
+/** How requests arrive: the open model's rate and phases, what is sent, and the limits on each request. */
+function addArrivalOptions(load: Command): void {
+  load
     .option(
       '--rate <n/s>',
       `the steady arrival rate (e.g. 200/s, 600/m; default ${DEFAULT_RATE_PER_SECOND}/s, or the last ramp's end)`,
@@ -81,7 +139,12 @@ export function registerLoad(program: Command, state: RunState): void {
       )
         .argParser(parsePositiveDurationMs)
         .default(10_000, '10s'),
-    )
+    );
+}
+
+/** What fails the run: k6-style thresholds, and the §8 targets as a preset. */
+function addThresholdOptions(load: Command): void {
+  load
     .option(
       '--threshold <expr>',
       "pass/fail in k6's syntax, e.g. 'http_req_duration: p(99)<250', 'rate(status=5xx) < 0.005', 'status=401 == 0' (repeatable)",
@@ -100,7 +163,12 @@ export function registerLoad(program: Command, state: RunState): void {
       )
         .argParser(parseScale)
         .default(1),
-    )
+    );
+}
+
+/** Interface A's jobs: their callback_url and branch_code, and the listener that times each to its first event (§8). */
+function addCallbackOptions(load: Command): void {
+  load
     .option('--callbacks', "A: listen for the provider's events and time each job to its first one (§8 first contact)")
     .option(
       '--callback-listen <host:port>',
@@ -112,41 +180,11 @@ export function registerLoad(program: Command, state: RunState): void {
       "A: the callback listener's public address (with --callbacks), else every job's callback_url",
       parseHttpUrl,
     )
-    .option('--branch-code <code>', "A: the jobs' branch_code (a code from the deployment catalog)")
-    .option(
-      '--html <file>',
-      'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page',
-    );
-  addCaOptions(load);
-  addSecretOptions(load, 'secret', 'signing secret of the direction loaded (default: $CAI_SECRET)');
-  addSecretOptions(
-    load,
-    'callback-secret',
-    "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
-  );
-  load.addHelpText(
-    'after',
-    `
-Thresholds: metric[{status:code}]: aggregation operator value, as in k6 (metrics: http_reqs, http_req_duration,
-http_req_failed, dropped_iterations, availability, rejected, retry_after_missing, repeats, duplicates_confirmed,
-repeats_unrecognised, callback_first_contact, callbacks_missing); or rate(status=5xx) < 0.005, status=401 == 0.
+    .option('--branch-code <code>', "A: the jobs' branch_code (a code from the deployment catalog)");
+}
 
-Exit codes: 0 every threshold passed (429s alone do not fail a run), 1 a threshold failed, 2 usage, 3 the target
-answered nothing.
-
-Examples:
-  $ cai load --mock --rate 200/s --duration 5s --repeat 10% --slo spec
-  $ cai load --to https://platform.example/cai/events --provider acme --secret-env CAI_EVENTS_SECRET \\
-      --ramp 0..500/s:30s --rate 500/s --duration 2m --mix conversation.message=80,job.closed=20 \\
-      --threshold 'http_req_duration: p(99)<250' --threshold 'rate(status=5xx) < 0.005' --html load.html
-  $ cai load --interface A --mock --callbacks --rate 20/s --duration 10s --slo spec --slo-scale 0.01
-  $ cai load export --engine artillery --out load-test --to https://platform.example/cai/events --provider acme \\
-      --rate 2000/s --duration 10m --threshold 'http_req_duration: p(99)<250'`,
-  );
-  load.action(async (options: LoadFlags, cmd: Command) => {
-    await runHandler(state, cmd, async (context) => (await import('./action.js')).runLoadCommand(options, context));
-  });
-
+/** `cai load export`: the same scenario written as an Artillery project (the scenario flags are the parent's). */
+function registerLoadExport(load: Command, state: RunState): void {
   load
     .command('export')
     .description(
@@ -165,19 +203,7 @@ Examples:
         .default(1),
     )
     .option('--force', 'overwrite the project files when DIR already has them')
-    .addHelpText(
-      'after',
-      `
-It takes the scenario options of cai load (--interface, --to, --provider or --source, --rate, --duration, --ramp,
---mix, --repeat, --timeout, --threshold, --slo, --secret-env): give them after 'export'. The secret stays out of
-the files: the processor reads the environment variable --secret-env names (default CAI_SECRET).
-
-Examples:
-  $ cai load export --engine artillery --out load-test --to https://platform.example/cai/events --provider acme \\
-      --rate 500/s --duration 5m --repeat 5% --threshold 'http_req_duration: p(99)<250' --workers 4
-  $ cai load export --engine artillery --out jobs-load --interface A --to https://provider.example/cai \\
-      --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`,
-    )
+    .addHelpText('after', EXPORT_HELP)
     .action(async (flags: ExportFlags, cmd: Command) => {
       await runHandler(state, cmd, async (context) =>
         (await import('./export.js')).runExport(flags, cmd.parent as Command, context),

@@ -29,22 +29,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
       '--out is required',
       'pass the folder to write the project to, e.g. --out load-test',
     );
-  const given = (name: string) =>
-    load.getOptionValueSource(name) === 'cli' || load.getOptionValueSource(name) === 'env';
-  for (const [flag, key] of [
-    ['--mock', 'mock'],
-    ['--callbacks', 'callbacks'],
-    ['--callback-listen', 'callbackListen'],
-    ['--html', 'html'],
-    ['--connections', 'connections'],
-    ['--ca', 'ca'],
-    ['--insecure', 'insecure'],
-    ['--secret', 'secret'],
-    ['--secret-file', 'secretFile'],
-  ] as const) {
-    if (given(key))
-      throw usageError('conflicting_options', `${flag} does not apply to cai load export`, exportHint(flag));
-  }
+  refuseFlagsOfTheLiveRun(load);
   refuseOtherInterface(options);
   if (options.to === undefined)
     throw usageError(
@@ -53,20 +38,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
       "pass the URL Artillery loads (config.target): the events URL (B) or the provider's base URL (A)",
     );
   const identity = identityOf(options, true) as string;
-  const secretEnvs = (options.secretEnv as { ref: string }[] | undefined) ?? [];
-  if (secretEnvs.length > 1)
-    throw usageError(
-      'conflicting_options',
-      '--secret-env is given more than once',
-      'the processor signs with one secret: give one --secret-env NAME',
-    );
-  const secretEnv = secretEnvs[0]?.ref ?? 'CAI_SECRET';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv))
-    throw usageError(
-      'bad_option',
-      `--secret-env ${secretEnv} is not an environment variable name`,
-      'use letters, digits and _, such as CAI_SECRET',
-    );
+  const secretEnv = secretEnvOf(options);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
 
@@ -125,6 +97,45 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   for (const item of plan.untranslated)
     output.warn(`threshold '${item.expression}' is not in the Artillery project: ${item.why}`);
   return ExitCode.ok;
+}
+
+/** The flags of `cai load` that only a run in this process has (the mock, the listener, TLS, a secret's value). */
+function refuseFlagsOfTheLiveRun(load: Command): void {
+  const given = (name: string) =>
+    load.getOptionValueSource(name) === 'cli' || load.getOptionValueSource(name) === 'env';
+  for (const [flag, key] of [
+    ['--mock', 'mock'],
+    ['--callbacks', 'callbacks'],
+    ['--callback-listen', 'callbackListen'],
+    ['--html', 'html'],
+    ['--connections', 'connections'],
+    ['--ca', 'ca'],
+    ['--insecure', 'insecure'],
+    ['--secret', 'secret'],
+    ['--secret-file', 'secretFile'],
+  ] as const) {
+    if (given(key))
+      throw usageError('conflicting_options', `${flag} does not apply to cai load export`, exportHint(flag));
+  }
+}
+
+/** The one environment variable the processor reads the secret from: the secret itself stays out of the files. */
+function secretEnvOf(options: LoadFlags): string {
+  const secretEnvs = (options.secretEnv as { ref: string }[] | undefined) ?? [];
+  if (secretEnvs.length > 1)
+    throw usageError(
+      'conflicting_options',
+      '--secret-env is given more than once',
+      'the processor signs with one secret: give one --secret-env NAME',
+    );
+  const secretEnv = secretEnvs[0]?.ref ?? 'CAI_SECRET';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv))
+    throw usageError(
+      'bad_option',
+      `--secret-env ${secretEnv} is not an environment variable name`,
+      'use letters, digits and _, such as CAI_SECRET',
+    );
+  return secretEnv;
 }
 
 /** A value Artillery would template (src/load/artillery-values.ts), as the flag that gave it. */

@@ -184,27 +184,7 @@ async function runBatchSend(
   refuseSingleOnlyFlags(options);
   checkPlainHttp(options.to, options, output);
   const secret = signingSecret(options, context);
-  const files = await import('../../send/batch-files.js');
-  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), {
-    eventIds: !options.validate,
-  });
-  if (documents.length === 0)
-    throw usageError(
-      'empty_batch',
-      `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`,
-      'give one JSON document per line',
-    );
-  if (options.validate) await files.validateDocuments(kind, documents);
-  const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;
-  if (resumed && resumed.unreadable > 0)
-    output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
-  const results =
-    options.output !== undefined
-      ? files.openResultsFile(options.output, options.resume, io.cwd, (error) =>
-          output.warn(`cannot write ${options.output}: ${error.message}`),
-        )
-      : undefined;
-
+  const { documents, resumed, results } = await openBatchFiles(kind, options, context);
   const dispatcher = await openSendPool(options, context, options.to, options.concurrency);
   const { interruptInTwoSteps } = await import('../../send/interrupt.js');
   const interruption = interruptInTwoSteps(io, {
@@ -292,6 +272,34 @@ async function runBatchSend(
     interruption.dispose();
     if (!interruption.signal.aborted) await dispatcher.close();
   }
+}
+
+/**
+ * The files of a batch: its documents (each validated first with --validate), the documents an earlier run's
+ * results say were accepted (--resume), and the results file this run writes (--output).
+ */
+async function openBatchFiles(kind: SendKind, options: Addressed, { io, output }: CommandContext) {
+  const files = await import('../../send/batch-files.js');
+  const documents = files.splitNdjson(await readBodyInput(options.ndjson, io, 'NDJSON', '--ndjson', 'batch'), {
+    eventIds: !options.validate,
+  });
+  if (documents.length === 0)
+    throw usageError(
+      'empty_batch',
+      `${options.ndjson === '-' ? 'stdin' : options.ndjson} holds no documents`,
+      'give one JSON document per line',
+    );
+  if (options.validate) await files.validateDocuments(kind, documents);
+  const resumed = options.resume !== undefined ? await files.readResume(options.resume, io) : undefined;
+  if (resumed && resumed.unreadable > 0)
+    output.warn(`${options.resume}: ${resumed.unreadable} line(s) are not result records and were ignored`);
+  const results =
+    options.output !== undefined
+      ? files.openResultsFile(options.output, options.resume, io.cwd, (error) =>
+          output.warn(`cannot write ${options.output}: ${error.message}`),
+        )
+      : undefined;
+  return { documents, resumed, results };
 }
 
 /** Delivery errors that any other document of the batch would get too: the batch stops at the first. */

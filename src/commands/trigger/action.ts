@@ -199,20 +199,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
     },
   ]) as [string, string, string];
   const secret = signingSecret(options, context);
-  const callbackSecrets = secretsFromOptions(
-    options,
-    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  );
-  if (callbackSecrets.length === 0) {
-    throw usageError(
-      'missing_secret',
-      "no events secret to verify the provider's events",
-      `pass --callback-secret-env NAME${hasSecretOptions(options, 'callback-secret') ? '' : ' (or set CAI_CALLBACK_SECRET)'}: the secret of Interface B (§5.1)`,
-    );
-  }
+  const callbackSecrets = eventsSecretsOf(options, context);
   const host = options.listen.host;
   if (options.publicUrl === undefined && (host === '0.0.0.0' || host === '::')) {
     throw usageError(
@@ -238,7 +225,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
         source,
         secret,
         providerCode,
-        callbackSecrets: callbackSecrets.map((entry) => entry.value),
+        callbackSecrets,
         listen: options.listen,
         ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
         ...(options.leadId !== undefined ? { leadId: options.leadId } : {}),
@@ -274,4 +261,23 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
     interruption.dispose();
     if (!interruption.signal.aborted) await dispatcher.close();
   }
+}
+
+/** The secrets of Interface B that verify the provider's events (§5.1): at least one, else a usage error. */
+function eventsSecretsOf(options: TriggerOptions, { io, output }: CommandContext): string[] {
+  const secrets = secretsFromOptions(
+    options,
+    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  );
+  if (secrets.length === 0) {
+    throw usageError(
+      'missing_secret',
+      "no events secret to verify the provider's events",
+      `pass --callback-secret-env NAME${hasSecretOptions(options, 'callback-secret') ? '' : ' (or set CAI_CALLBACK_SECRET)'}: the secret of Interface B (§5.1)`,
+    );
+  }
+  return secrets.map((entry) => entry.value);
 }
