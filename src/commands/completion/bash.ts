@@ -1,12 +1,11 @@
 import { flattenTree, type CompletionCommand } from './tree.js';
-import { caseLabel, completionMarker, header, words, type ScriptInfo } from './shared.js';
+import { dataFunctions, header, words, type ScriptInfo } from './shared.js';
 
 /**
  * The bash script: a few data functions (one `case` per command path) and one completion function that walks
  * the words typed so far. Plain bash 3.2 (macOS's), no associative arrays and no bash-completion package needed.
  */
 export function bashScript(root: CompletionCommand, info: ScriptInfo): string {
-  const commands = flattenTree(root);
   const table = (name: string, rows: [label: string, value: string][]) =>
     [
       `${name}() {`,
@@ -15,45 +14,8 @@ export function bashScript(root: CompletionCommand, info: ScriptInfo): string {
       '  esac',
       '}',
     ].join('\n');
-  const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
-  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
-    words(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
-  const valueRows = commands.flatMap((command) =>
-    command.options.flatMap((o) =>
-      o.flags.map((flag): [string, string] => [
-        caseLabel(`${command.path.join(' ')}|${flag}`),
-        completionMarker(o.completion),
-      ]),
-    ),
-  );
   return `${header('bash', info)}
-${table(
-  '_cai_subcommands',
-  commands.map((c) => [key(c), words(c.subcommands.map((s) => s.name))]),
-)}
-
-${table(
-  '_cai_flags',
-  commands.map((c) => [key(c), words(c.options.flatMap((o) => o.flags))]),
-)}
-
-${table(
-  '_cai_required_value_flags',
-  commands.map((c) => [key(c), flagsTaking(c, 'required')]),
-)}
-
-${table(
-  '_cai_optional_value_flags',
-  commands.map((c) => [key(c), flagsTaking(c, 'optional')]),
-)}
-
-# "path|flag" -> what the flag's value completes to: words, @files or @directories.
-${table('_cai_values', valueRows)}
-
-${table(
-  '_cai_positional',
-  commands.map((c) => [key(c), completionMarker(c.positional)]),
-)}
+${dataFunctions(flattenTree(root), { table, named: (items) => words(items.map((item) => item.name)), plain: words })}
 
 ${BASH_FUNCTIONS}`;
 }

@@ -1,4 +1,4 @@
-import type { Completion } from './tree.js';
+import type { Completion, CompletionCommand } from './tree.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -73,4 +73,43 @@ export function completionMarker(completion: Completion): string {
 /** A description inside single quotes, for zsh (`'\''` closes, escapes and reopens). */
 export function singleQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** How one shell spells the data functions: a `case` function, and a cell of it (bash: one string; zsh: an array). */
+export interface DataSpelling<Cell> {
+  table(name: string, rows: [label: string, cell: Cell][]): string;
+  /** Subcommands or flags, each with its description (zsh shows it). */
+  named(items: { name: string; description: string }[]): Cell;
+  plain(list: string[]): Cell;
+}
+
+/**
+ * The data functions of the bash and zsh scripts, one `case` per command path (or path and flag): subcommands,
+ * flags, the flags taking a value always or only when the next word is not an option, values, positional words.
+ */
+export function dataFunctions<Cell>(commands: CompletionCommand[], spelling: DataSpelling<Cell>): string {
+  const { table, named, plain } = spelling;
+  const completed = (completion: Completion) => plain(completionMarker(completion).split(' ').filter(Boolean));
+  const perCommand = (name: string, cell: (command: CompletionCommand) => Cell) =>
+    table(
+      name,
+      commands.map((command) => [caseLabel(command.path.join(' ')), cell(command)]),
+    );
+  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
+    plain(command.options.filter((o) => o.value === value).flatMap((o) => o.flags));
+  const valueRows = commands.flatMap((command) =>
+    command.options.flatMap((o) =>
+      o.flags.map((flag): [string, Cell] => [caseLabel(`${command.path.join(' ')}|${flag}`), completed(o.completion)]),
+    ),
+  );
+  return [
+    perCommand('_cai_subcommands', (command) => named(command.subcommands)),
+    perCommand('_cai_flags', (command) =>
+      named(command.options.flatMap((o) => o.flags.map((flag) => ({ name: flag, description: o.description })))),
+    ),
+    perCommand('_cai_required_value_flags', (command) => flagsTaking(command, 'required')),
+    perCommand('_cai_optional_value_flags', (command) => flagsTaking(command, 'optional')),
+    `# "path|flag" -> what the flag's value completes to: words, @files or @directories.\n${table('_cai_values', valueRows)}`,
+    perCommand('_cai_positional', (command) => completed(command.positional)),
+  ].join('\n\n');
 }

@@ -1,5 +1,5 @@
-import { flattenTree, type Completion, type CompletionCommand } from './tree.js';
-import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInfo } from './shared.js';
+import { flattenTree, type CompletionCommand } from './tree.js';
+import { dataFunctions, header, singleQuoted, word, type ScriptInfo } from './shared.js';
 
 /**
  * The zsh script: the same walk as bash's, with descriptions for commands and flags (`_describe`). It works both
@@ -7,7 +7,6 @@ import { caseLabel, completionMarker, header, singleQuoted, word, type ScriptInf
  * `cai`, `cai-toolkit` and `npx cai-toolkit`.
  */
 export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
-  const commands = flattenTree(root);
   const table = (name: string, rows: [label: string, items: string[]][]) =>
     [
       `${name}() {`,
@@ -19,49 +18,12 @@ export function zshScript(root: CompletionCommand, info: ScriptInfo): string {
       '  esac',
       '}',
     ].join('\n');
-  const key = (command: CompletionCommand) => caseLabel(command.path.join(' '));
-  const described = (name: string, description: string) => singleQuoted(`${word(name)}:${description}`);
-  const flagsTaking = (command: CompletionCommand, value: 'required' | 'optional') =>
-    command.options.filter((o) => o.value === value).flatMap((o) => o.flags.map(word));
-  const marker = (completion: Completion) =>
-    completionMarker(completion)
-      .split(' ')
-      .filter((item) => item !== '');
-  const valueRows = commands.flatMap((command) =>
-    command.options.flatMap((o) =>
-      o.flags.map((flag): [string, string[]] => [caseLabel(`${command.path.join(' ')}|${flag}`), marker(o.completion)]),
-    ),
-  );
+  const named = (items: { name: string; description: string }[]) =>
+    items.map((item) => singleQuoted(`${word(item.name)}:${item.description}`));
   return `#compdef cai cai-toolkit npx
 ${header('zsh', info)}
 
-${table(
-  '_cai_subcommands',
-  commands.map((c) => [key(c), c.subcommands.map((s) => described(s.name, s.description))]),
-)}
-
-${table(
-  '_cai_flags',
-  commands.map((c) => [key(c), c.options.flatMap((o) => o.flags.map((flag) => described(flag, o.description)))]),
-)}
-
-${table(
-  '_cai_required_value_flags',
-  commands.map((c) => [key(c), flagsTaking(c, 'required')]),
-)}
-
-${table(
-  '_cai_optional_value_flags',
-  commands.map((c) => [key(c), flagsTaking(c, 'optional')]),
-)}
-
-# "path|flag" -> what the flag's value completes to: words, @files or @directories.
-${table('_cai_values', valueRows)}
-
-${table(
-  '_cai_positional',
-  commands.map((c): [string, string[]] => [key(c), marker(c.positional)]),
-)}
+${dataFunctions(flattenTree(root), { table, named, plain: (list) => list.map(word) })}
 
 ${ZSH_FUNCTIONS}`;
 }
