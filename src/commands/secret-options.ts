@@ -81,9 +81,27 @@ export function hasSecretOptions(options: Record<string, unknown>, prefix: Secre
   return secretSources(options, prefix).length > 0;
 }
 
+type Terminal = { io: Io; output: Output };
+
+/** The signing secrets (`--secret*`, default $CAI_SECRET) in the order given: the first signs, any verifies (§5.9). */
+export function signingSecrets(options: Record<string, unknown>, { io, output }: Terminal): Secret[] {
+  return secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+}
+
+/** The events secrets of Interface B (`--callback-secret*`, default $CAI_CALLBACK_SECRET, §5.1). */
+export function callbackSecretsOf(options: Record<string, unknown>, { io, output }: Terminal): Secret[] {
+  return secretsFromOptions(
+    options,
+    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
+    io.env,
+    io.cwd,
+    output,
+  );
+}
+
 /** The secret that signs (`--secret*`, default $CAI_SECRET): the first one given; a usage error when there is none. */
-export function signingSecret(options: Record<string, unknown>, { io, output }: { io: Io; output: Output }): string {
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+export function signingSecret(options: Record<string, unknown>, terminal: Terminal): string {
+  const secrets = signingSecrets(options, terminal);
   const first = secrets[0];
   if (!first)
     throw usageError(
@@ -91,6 +109,6 @@ export function signingSecret(options: Record<string, unknown>, { io, output }: 
       'no signing secret',
       'pass --secret-env NAME or --secret-file PATH (or set CAI_SECRET)',
     );
-  if (secrets.length > 1) output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
+  if (secrets.length > 1) terminal.output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
   return first.value;
 }

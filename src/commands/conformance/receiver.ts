@@ -11,12 +11,12 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { identityFlagOf, requireOptions } from '../options.js';
 import type { CommandContext } from '../runner.js';
-import { hasSecretOptions, secretsFromOptions } from '../secret-options.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecrets } from '../secret-options.js';
 import { checkPlainHttp, openTransport } from '../transport-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import type { RoleDeps, RunOptions } from './run-options.js';
 
-type Secrets = ReturnType<typeof secretsFromOptions>;
+type Secrets = ReturnType<typeof signingSecrets>;
 
 export async function runReceiverRole(options: RunOptions, context: CommandContext, deps: RoleDeps): Promise<number> {
   const { io, output } = context;
@@ -121,25 +121,15 @@ async function planReceiverRun(
 function readSecrets(
   iface: InterfaceId,
   options: RunOptions,
-  { io, output }: CommandContext,
+  context: CommandContext,
 ): { secrets: Secrets; callbackSecrets: Secrets } {
-  const secrets =
-    options.mock && !hasSecretOptions(options, 'secret')
-      ? []
-      : secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const { io, output } = context;
+  const secrets = options.mock && !hasSecretOptions(options, 'secret') ? [] : signingSecrets(options, context);
   const wantsCallbacks =
     callsBack(iface) &&
     !options.mock &&
     (hasSecretOptions(options, 'callback-secret') || Boolean(io.env.CAI_CALLBACK_SECRET));
-  const callbackSecrets = wantsCallbacks
-    ? secretsFromOptions(
-        options,
-        { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-        io.env,
-        io.cwd,
-        output,
-      )
-    : [];
+  const callbackSecrets = wantsCallbacks ? callbackSecretsOf(options, context) : [];
   if (wantsCallbacks) requireCallbackOptions(options);
   if (callsBack(iface) && !options.mock && !wantsCallbacks) {
     output.note(

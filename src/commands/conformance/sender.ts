@@ -14,7 +14,7 @@ import type { ScenarioStart } from '../../conformance/run-sender.js';
 import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../runner.js';
-import { secretsFromOptions } from '../secret-options.js';
+import { signingSecrets } from '../secret-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, SenderFlags } from './run-options.js';
@@ -93,7 +93,7 @@ export async function runSenderRole(
   refuseFlagsOfOtherRole('sender', command);
   const { iface, identity } = checkSenderOptions(options);
   const selection = await planSenderRun(iface, options, deps.explore, context);
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secrets = signingSecrets(options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
   const tls =
     options.tlsCert !== undefined && options.tlsKey !== undefined

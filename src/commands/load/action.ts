@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MIX, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type LoadFlags } from './options.js';
 import type { CommandContext } from '../runner.js';
-import { hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../secret-options.js';
 import { openTransport } from '../transport-options.js';
 import { ExitCode, deliveryError, usageError } from '../../errors.js';
 import { interfaceSpec, type InterfaceSpec } from '../../spec/interfaces.js';
@@ -120,20 +120,14 @@ function refuseNoneOrTwoTargets(options: LoadFlags, spec: InterfaceSpec): void {
  * neither unless one is given.
  */
 function loadSecrets(options: LoadFlags, context: CommandContext) {
-  const { io, output } = context;
+  const { io } = context;
   const secret =
     options.mock && !hasSecretOptions(options, 'secret') && !io.env.CAI_SECRET
       ? undefined
       : signingSecret(options, context);
   const callbackSecrets =
     options.callbacks && (!options.mock || hasSecretOptions(options, 'callback-secret') || io.env.CAI_CALLBACK_SECRET)
-      ? secretsFromOptions(
-          options,
-          { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-          io.env,
-          io.cwd,
-          output,
-        ).map((s) => s.value)
+      ? callbackSecretsOf(options, context).map((s) => s.value)
       : [];
   return { secret, callbackSecrets };
 }

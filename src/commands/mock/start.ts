@@ -19,7 +19,7 @@ import type { MockLines } from './lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../runner.js';
-import { secretsFromOptions } from '../secret-options.js';
+import { callbackSecretsOf, signingSecrets } from '../secret-options.js';
 import { openTransport } from '../transport-options.js';
 
 export interface CommonOptions {
@@ -76,13 +76,7 @@ export async function startPlatform(
   { io, output }: CommandContext,
   lines: MockLines,
 ): Promise<Started> {
-  const liveSecrets = secretsFromOptions(
-    options,
-    { prefix: 'secret', defaultEnv: 'CAI_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  );
+  const liveSecrets = signingSecrets(options, { io, output });
   const secrets = liveSecrets.map((s) => s.value);
   const resolvedTestSecrets = testSecretsFromOptions(options, io);
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
@@ -155,22 +149,10 @@ export async function startProvider(
   context: CommandContext,
   lines: MockLines,
 ): Promise<Started> {
-  const { io, output } = context;
-  const jobSecrets = secretsFromOptions(
-    options,
-    { prefix: 'secret', defaultEnv: 'CAI_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  );
+  const { io } = context;
+  const jobSecrets = signingSecrets(options, context);
   const secrets = jobSecrets.map((s) => s.value);
-  const callbackSecrets = secretsFromOptions(
-    options,
-    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  ).map((s) => s.value);
+  const callbackSecrets = callbackSecretsOf(options, context).map((s) => s.value);
   const tls = await readTls(options, io);
   const store = await inspectorStore(options);
   const signing: InspectorSigning = {

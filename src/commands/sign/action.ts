@@ -3,7 +3,7 @@
  * command runs, not at every start-up.
  */
 import type { CommandContext } from '../runner.js';
-import { secretsFromOptions } from '../secret-options.js';
+import { signingSecrets } from '../secret-options.js';
 import { identityFlagOf, requireOptions } from '../options.js';
 import { readBodyInput } from '../../input.js';
 import { usageError } from '../../errors.js';
@@ -27,7 +27,7 @@ export async function runSign(options: SignOptions, { io, output }: CommandConte
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
     return (await import('./example.js')).showSignatureExample(options.example, { io, output });
   }
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secrets = signingSecrets(options, { io, output });
   const secret = secrets[0];
   if (!secret) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH');
   const body = await readBodyInput(options.body, io);

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { requireOptions } from '../options.js';
 import type { CommandContext } from '../runner.js';
-import { hasSecretOptions, secretsFromOptions, signingSecret } from '../secret-options.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../secret-options.js';
 import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
 import { checkPlainHttp } from '../transport-options.js';
 import { usageError } from '../../errors.js';
@@ -264,14 +264,8 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
 }
 
 /** The secrets of Interface B that verify the provider's events (§5.1): at least one, else a usage error. */
-function eventsSecretsOf(options: TriggerOptions, { io, output }: CommandContext): string[] {
-  const secrets = secretsFromOptions(
-    options,
-    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  );
+function eventsSecretsOf(options: TriggerOptions, context: CommandContext): string[] {
+  const secrets = callbackSecretsOf(options, context);
   if (secrets.length === 0) {
     throw usageError(
       'missing_secret',

@@ -3,7 +3,7 @@
  * command runs, not at every start-up.
  */
 import type { CommandContext } from '../runner.js';
-import { hasSecretOptions, secretsFromOptions } from '../secret-options.js';
+import { hasSecretOptions, secretsFromOptions, signingSecrets } from '../secret-options.js';
 import { requireOptions } from '../options.js';
 import { readBodyInput, readFileInput } from '../../input.js';
 import { usageError } from '../../errors.js';
@@ -38,7 +38,7 @@ export async function runVerify(options: VerifyOptions, context: CommandContext)
     // The worked example's modules load only when asked for (start-up of plain signing and verifying).
     return (await import('../sign/example.js')).showSignatureExample(options.example, context);
   }
-  const secrets = secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+  const secrets = signingSecrets(options, context);
   const otherSecrets = hasSecretOptions(options, 'other-secret')
     ? secretsFromOptions(options, { prefix: 'other-secret' }, io.env, io.cwd, output)
     : [];
