@@ -9,6 +9,8 @@ import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../secret-op
 import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
 import { checkPlainHttp } from '../transport-options.js';
 import { usageError } from '../../errors.js';
+import type { DeliverOptions } from '../../http/deliver.js';
+import type { RetryPolicy } from '../../http/retry.js';
 import type { Flow } from '../../send/flows.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 
@@ -73,9 +75,12 @@ export async function runTrigger(
     );
   }
   refuseFlagsOfOtherInterface(flow, cmd);
+  const { resolvePolicy } = await import('../../http/retry.js');
+  const policy = resolvePolicy(retryFlags(options));
+  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, context.output);
   return interfaceSpec(flow.interface).document === 'event'
-    ? triggerEvents(flow, options, context)
-    : triggerJobFlow(options, context);
+    ? triggerEvents(flow, options, policy, context)
+    : triggerJobFlow(options, policy, context);
 }
 
 function suggestion(text: string | undefined): string {
@@ -99,14 +104,8 @@ function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
 }
 
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
-async function triggerEvents(flow: Flow, options: TriggerOptions, context: CommandContext): Promise<number> {
+async function triggerEvents(flow: Flow, options: TriggerOptions, policy: RetryPolicy, context: CommandContext) {
   const { io, output } = context;
-  const [{ resolvePolicy }, { formatDuration }] = await Promise.all([
-    import('../../http/retry.js'),
-    import('../../duration.js'),
-  ]);
-  const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   const [to, provider] = requireOptions([
     { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
     {
@@ -134,38 +133,55 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
     );
     return lines.renderFlowDryRun(flow, requests, options.format, output);
   }
-  checkPlainHttp(to, options, output);
-  const dispatcher = await openSendPool(options, context, to);
-  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
-  const interruption = interruptInTwoSteps(io, {
+  const hooks = {
     onStop: () =>
       output.warn('interrupted: sending no further event of the flow (Ctrl-C again aborts the one in flight)'),
     onAbort: () => output.warn('aborting the event in flight: its outcome is unknown'),
-  });
-  output.info(
-    `${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`,
-  );
-  try {
+  };
+  return sendInterruptibly(to, options, policy, context, hooks, async (deliver) => {
+    const { formatDuration } = await import('../../duration.js');
+    output.info(
+      `${flow.name}: ${events.length} events for lead ${values.lead_id} to ${to}, ${options.pace > 0 ? `${formatDuration(options.pace)} between an answer and the next event` : 'one after another'}`,
+    );
     const { sendFlow } = await import('../../send/trigger.js');
     const outcome = await sendFlow(
       { to, provider, secret, events },
       {
-        deliver: {
-          retry: policy,
-          timeoutMs: options.timeout,
-          dispatcher,
-          signal: interruption.signal,
-          stopSignal: interruption.stopSignal,
-          onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output),
-        },
+        deliver,
         paceMs: options.pace,
-        stopSignal: interruption.stopSignal,
+        stopSignal: deliver.stopSignal,
         onResult: (result) => {
           if (!output.json) lines.flowEventLine(result, events.length, output);
         },
       },
     );
     return lines.renderFlowOutcome(flow, to, values, events, outcome, output);
+  });
+}
+
+/** Sends over the flags' pool, with Ctrl-C in two steps and a line per retry; closes the pool unless aborted. */
+async function sendInterruptibly(
+  to: string,
+  options: TriggerOptions,
+  policy: RetryPolicy,
+  context: CommandContext,
+  hooks: { onStop: () => void; onAbort: () => void },
+  send: (deliver: DeliverOptions) => Promise<number>,
+): Promise<number> {
+  const { io, output } = context;
+  checkPlainHttp(to, options, output);
+  const dispatcher = await openSendPool(options, context, to);
+  const [{ interruptInTwoSteps }, lines] = await Promise.all([import('../../send/interrupt.js'), import('./lines.js')]);
+  const interruption = interruptInTwoSteps(io, hooks);
+  try {
+    return await send({
+      retry: policy,
+      timeoutMs: options.timeout,
+      dispatcher,
+      signal: interruption.signal,
+      stopSignal: interruption.stopSignal,
+      onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output),
+    });
   } finally {
     interruption.dispose();
     if (!interruption.signal.aborted) await dispatcher.close();
@@ -173,11 +189,8 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, context: Comma
 }
 
 /** Interface A: one job, the provider's events as they come back, the time to first contact against §8. */
-async function triggerJobFlow(options: TriggerOptions, context: CommandContext): Promise<number> {
+async function triggerJobFlow(options: TriggerOptions, policy: RetryPolicy, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../../http/retry.js');
-  const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
   if (options.dryRun)
     throw usageError(
       'conflicting_options',
@@ -208,17 +221,13 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
       'pass --public-url with the address that forwards to it',
     );
   }
-  checkPlainHttp(to, options, output);
-  const dispatcher = await openSendPool(options, context, to);
-  const { interruptInTwoSteps } = await import('../../send/interrupt.js');
-  const interruption = interruptInTwoSteps(io, {
+  const hooks = {
     onStop: () =>
       output.warn("interrupted: no longer waiting for the provider's events (Ctrl-C again aborts a request in flight)"),
     onAbort: () => output.warn('aborting the request in flight'),
-  });
-  const lines = await import('./lines.js');
-  try {
-    const { triggerJob } = await import('../../send/trigger-job.js');
+  };
+  return sendInterruptibly(to, options, policy, context, hooks, async (deliver) => {
+    const [{ triggerJob }, lines] = await Promise.all([import('../../send/trigger-job.js'), import('./lines.js')]);
     const outcome = await triggerJob(
       {
         to,
@@ -232,17 +241,10 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
         ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
       },
       {
-        deliver: {
-          retry: policy,
-          timeoutMs: options.timeout,
-          dispatcher,
-          signal: interruption.signal,
-          stopSignal: interruption.stopSignal,
-          onAttempt: (attempt) => lines.attemptLine(attempt, options.verbose === true, output),
-        },
+        deliver,
         waitMs: options.wait,
         quietMs: options.observe,
-        stopSignal: interruption.stopSignal,
+        stopSignal: deliver.stopSignal,
         onListening: (callbackUrl, job) =>
           output.info(
             `sending a contact job, lead ${String(job.lead_id)}, event_id ${String(job.event_id)}; the provider's events are received at ${callbackUrl}`,
@@ -257,10 +259,7 @@ async function triggerJobFlow(options: TriggerOptions, context: CommandContext):
       },
     );
     return lines.renderJobOutcome(to, outcome, output);
-  } finally {
-    interruption.dispose();
-    if (!interruption.signal.aborted) await dispatcher.close();
-  }
+  });
 }
 
 /** The secrets of Interface B that verify the provider's events (§5.1): at least one, else a usage error. */
