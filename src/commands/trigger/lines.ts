@@ -123,6 +123,12 @@ export function flowEventLine(result: FlowEventResult, total: number, output: Ou
     output.resultWrapped(`${c.green('✔')} ${head} ${statusOf(sent)}, ${what}  ${id}`, '  ');
     return;
   }
+  notAcceptedLine(sent, head, `  ${id}`, output);
+}
+
+/** `✘ <what> rejected: <status> <why><tail>` or `✘ <what> not delivered (last answer <status>)<tail>`. */
+function notAcceptedLine(sent: SendResult, what: string, tail: string, output: Output): void {
+  const cross = output.color.red('✘');
   if (sent.verdict === 'rejected') {
     const response = sent.delivery.response;
     const why =
@@ -131,16 +137,11 @@ export function flowEventLine(result: FlowEventResult, total: number, output: Ou
         : response
           ? oneLine(bodyForTerminal(response.body, response.headers))
           : '';
-    output.resultWrapped(
-      `${c.red('✘')} ${head} rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}  ${id}`,
-      '  ',
-    );
+    output.resultWrapped(`${cross} ${what} rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}${tail}`, '  ');
     return;
   }
-  output.resultWrapped(
-    `${c.red('✘')} ${head} not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}  ${id}`,
-    '  ',
-  );
+  const last = statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`;
+  output.resultWrapped(`${cross} ${what} not delivered${last}${tail}`, '  ');
 }
 
 function oneLine(text: string): string {
@@ -235,21 +236,7 @@ export function jobLine(sent: SendResult, output: Output): void {
     );
     return;
   }
-  if (sent.verdict === 'rejected') {
-    const response = sent.delivery.response;
-    const why =
-      sent.ack && !sent.ack.ok
-        ? sent.ack.problems.map((problem) => safeText(problem)).join('; ')
-        : response
-          ? oneLine(bodyForTerminal(response.body, response.headers))
-          : '';
-    output.resultWrapped(`${c.red('✘')} job rejected: ${statusOf(sent)}${why === '' ? '' : ` ${why}`}`, '  ');
-    return;
-  }
-  output.resultWrapped(
-    `${c.red('✘')} job not delivered${statusOf(sent) === '' ? '' : ` (last answer ${statusOf(sent)})`}`,
-    '  ',
-  );
+  notAcceptedLine(sent, 'job', '', output);
 }
 
 /** One of the provider's events as it arrives: `+3 s   agent: Hello …`, `+41 s  appointment.booked: …`. */
