@@ -80,6 +80,18 @@ export async function diagnoseRefusal(
   });
 }
 
+/** One unsigned POST of `{}` to the target, whose answer (any) carries its `Date`. */
+function postEmptyObject(session: Session) {
+  return postOnce({
+    url: session.postUrl,
+    headers: { [Headers.contentType]: 'application/json' },
+    body: Buffer.from('{}'),
+    timeoutMs: session.config.timeoutMs,
+    dispatcher: session.config.dispatcher,
+    signal: session.signal,
+  });
+}
+
 /**
  * A round trip over which the `Date` header (whole seconds) may have been written up to a second from cai's mid-point:
  * the clock is read again, and the reading of the shortest round trip kept. A reading a busy machine drew out put the
@@ -101,14 +113,7 @@ async function readClockAgain(
   ) {
     const sentAt = Date.now();
     try {
-      const response = await postOnce({
-        url: session.postUrl,
-        headers: { [Headers.contentType]: 'application/json' },
-        body: Buffer.from('{}'),
-        timeoutMs: session.config.timeoutMs,
-        dispatcher: session.config.dispatcher,
-        signal: session.signal,
-      });
+      const response = await postEmptyObject(session);
       const tripMs = Date.now() - sentAt;
       if (tripMs < best.tripMs && response.headers.date !== undefined)
         best = { clock: clockFromResponse(response.headers.date, sentAt, sentAt + tripMs), tripMs };
@@ -126,14 +131,7 @@ async function readClockAgain(
 export async function measureClock(session: Session): Promise<void> {
   const sentAt = Date.now();
   try {
-    const response = await postOnce({
-      url: session.postUrl,
-      headers: { [Headers.contentType]: 'application/json' },
-      body: Buffer.from('{}'),
-      timeoutMs: session.config.timeoutMs,
-      dispatcher: session.config.dispatcher,
-      signal: session.signal,
-    });
+    const response = await postEmptyObject(session);
     const receivedAt = Date.now();
     session.clock = clockFromResponse(response.headers.date, sentAt, receivedAt);
     session.probeStatus = response.status;
