@@ -5,8 +5,7 @@
 import { requireOptions } from '../options.js';
 import type { CommandContext } from '../runner.js';
 import { signingSecret } from '../secret-options.js';
-import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
-import { checkPlainHttp } from '../transport-options.js';
+import { retryFlags, type TransportOptions } from '../send-options.js';
 import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
@@ -47,24 +46,8 @@ export async function runReplay(options: ReplayOptions, context: CommandContext)
       output,
     );
   }
-  checkPlainHttp(plan.url, options, output);
-  const dispatcher = await openSendPool(options, context, plan.url);
-  try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([
-      import('../send/delivery-progress.js'),
-      import('../send/result.js'),
-    ]);
-    const watch = watchDelivery(context, plan.url, options.verbose === true, policy, options.timeout);
-    const result = await replay(plan, secret, {
-      retry: policy,
-      timeoutMs: options.timeout,
-      dispatcher,
-      ...watch.hooks,
-    }).finally(watch.dispose);
-    return renderSendResult(result, output);
-  } finally {
-    await dispatcher.close();
-  }
+  const { deliverWatched } = await import('../send/delivery-progress.js');
+  return deliverWatched(plan.url, options, policy, context, (deliver) => replay(plan, secret, deliver));
 }
 
 function describeKeptTimestamp(kept: KeptTimestamp | undefined, output: Output): void {

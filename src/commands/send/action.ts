@@ -60,25 +60,9 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
     };
     return renderDryRun(signForDryRun(request, secret, io.now()), options.format, output);
   }
-  checkPlainHttp(url, options, output);
-  const dispatcher = await openSendPool(options, context, url);
-  try {
-    const [{ watchDelivery }, { renderSendResult }] = await Promise.all([
-      import('./delivery-progress.js'),
-      import('./result.js'),
-    ]);
-    const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
-    const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
-    const result = await sendDocument(request, {
-      retry: policy,
-      timeoutMs: options.timeout,
-      dispatcher,
-      ...watch.hooks,
-    }).finally(watch.dispose);
-    return renderSendResult(result, output);
-  } finally {
-    await dispatcher.close();
-  }
+  const { deliverWatched } = await import('./delivery-progress.js');
+  const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
+  return deliverWatched(url, options, policy, context, (deliver) => sendDocument(request, deliver));
 }
 
 /** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */

@@ -1,6 +1,6 @@
 /**
- * What the terminal shows while one request is delivered (send-job, send-event, replay): a status line until the
- * first answer, a line for each retry, each attempt's headers with --verbose; and Ctrl-C in two steps, the first
+ * One request delivered (send-job, send-event, replay), and what the terminal shows meanwhile: a status line until
+ * the first answer, a line for each retry, each attempt's headers with --verbose; and Ctrl-C in two steps, the first
  * stopping before the next attempt, the second aborting the one in flight.
  */
 import { originOf } from '../../http/network-errors.js';
@@ -10,7 +10,11 @@ import { interruptInTwoSteps } from '../../send/interrupt.js';
 import type { Output } from '../../output/output.js';
 import { ProgressLine, type Terminal } from '../../output/progress.js';
 import { waitNotice } from '../../output/wait-notice.js';
-import { describeAttempt } from './result.js';
+import type { SendResult } from '../../http/send.js';
+import type { CommandContext } from '../runner.js';
+import { openSendPool, type TransportOptions } from '../send-options.js';
+import { checkPlainHttp } from '../transport-options.js';
+import { describeAttempt, renderSendResult } from './result.js';
 import { formatDuration } from '../../duration.js';
 
 interface WatchedDelivery {
@@ -106,6 +110,26 @@ export function retryPeriodNote(policy: RetryPolicy): string {
     ? ` or ${policy.maxAttempts} attempts in all (--max-attempts)`
     : '';
   return `retrying with backoff for up to ${formatDuration(policy.retryForMs)} (--retry-for)${attempts}; the spec retries 429, 5xx and connection failures for up to 24 h (§7, §8). Ctrl-C stops.`;
+}
+
+/** One request as send-job, send-event and replay deliver it: over the flags' pool, watched, its result rendered. */
+export async function deliverWatched(
+  url: string,
+  options: TransportOptions,
+  policy: RetryPolicy,
+  context: CommandContext,
+  send: (deliver: DeliverOptions) => Promise<SendResult>,
+): Promise<number> {
+  checkPlainHttp(url, options, context.output);
+  const dispatcher = await openSendPool(options, context, url);
+  try {
+    const watch = watchDelivery(context, url, options.verbose === true, policy, options.timeout);
+    const deliver = { retry: policy, timeoutMs: options.timeout, dispatcher, ...watch.hooks };
+    const result = await send(deliver).finally(watch.dispose);
+    return renderSendResult(result, context.output);
+  } finally {
+    await dispatcher.close();
+  }
 }
 
 function printAttemptHeaders(attempt: AttemptRecord, output: Output): void {
