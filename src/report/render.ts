@@ -28,18 +28,7 @@ export function tableViews(report: OperationReport): TableView[] {
     {
       title: 'Conversations and appointments',
       head: ['branch', 'started', 'held', 'msgs out', 'msgs in', 'booked', 'rescheduled', 'cancelled'],
-      rows: all.map((b) => [
-        b.branch_code,
-        ...[
-          b.conversations.started,
-          b.conversations.held,
-          b.conversations.messages_outbound,
-          b.conversations.messages_inbound,
-          b.appointments.booked,
-          b.appointments.rescheduled,
-          b.appointments.cancelled,
-        ].map(String),
-      ]),
+      rows: all.map((b) => [b.branch_code, ...conversationCounts(b).map(String)]),
     },
     {
       title: 'Outcomes (job.closed, by reason)',
@@ -101,13 +90,7 @@ export function toCsv(report: OperationReport): string {
     b.first_contact.p90_seconds,
     b.first_contact.within_target,
     b.first_contact.within_target_share,
-    b.conversations.started,
-    b.conversations.held,
-    b.conversations.messages_outbound,
-    b.conversations.messages_inbound,
-    b.appointments.booked,
-    b.appointments.rescheduled,
-    b.appointments.cancelled,
+    ...conversationCounts(b),
     b.closed,
     ...outcomeNames.map((name) => b.outcomes[name] ?? 0),
     b.message_delivery.count,
@@ -121,6 +104,20 @@ export function toCsv(report: OperationReport): string {
     [head, ...[...report.branches, report.total].map(row)].map((cells) => cells.map(csvCell).join(',')).join('\r\n') +
     '\r\n'
   );
+}
+
+/** Conversations started and held, messages out and in, appointments booked, rescheduled and cancelled. */
+function conversationCounts(b: BranchReport): number[] {
+  const { conversations, appointments } = b;
+  return [
+    conversations.started,
+    conversations.held,
+    conversations.messages_outbound,
+    conversations.messages_inbound,
+    appointments.booked,
+    appointments.rescheduled,
+    appointments.cancelled,
+  ];
 }
 
 /** The five outcomes of §2.12 always, then any other reason found in the log. */
