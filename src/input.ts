@@ -103,21 +103,24 @@ export function tooLarge(kind: InputKind, subject: string, known?: { size: numbe
 }
 
 export function unreadable(path: string, what: string, error: unknown) {
-  const code = errnoCode(error);
-  const why =
-    code === 'ENOENT'
-      ? 'does not exist'
-      : code === 'EACCES'
-        ? 'is not readable (permission denied)'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : 'cannot be read';
   return usageError(
     'unreadable_file',
-    `${what} file ${path} ${why}`,
+    `${what} file ${path} ${whyUnreadable(error)}`,
     'check the path, or pass - to read from stdin',
     error,
   );
+}
+
+/** Why a file could not be read, after `file x`: `does not exist`, `is a directory`, … */
+export function whyUnreadable(error: unknown): string {
+  const code = errnoCode(error);
+  return code === 'ENOENT'
+    ? 'does not exist'
+    : code === 'EACCES'
+      ? 'is not readable (permission denied)'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : 'cannot be read';
 }
 
 function readStdin(io: Io, what: string, kind: InputKind): Promise<Buffer> {

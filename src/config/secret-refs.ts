@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { CaiError, errnoCode } from '../errors.js';
+import { CaiError } from '../errors.js';
 import { formatCap, INPUT_CAPS } from '../bounds.js';
-import { readFileCapped } from '../input.js';
+import { readFileCapped, whyUnreadable } from '../input.js';
 
 /**
  * Secrets in a deployment profile are references only: `{"env": "NAME"}` or `{"file": "PATH"}`, or a list of them
@@ -65,17 +65,10 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
     mode = statSync(path).mode;
     content = readSecretFile(path);
   } catch (error) {
-    const code = errnoCode(error instanceof CaiError ? (error.cause ?? error) : error);
     const why =
       error instanceof CaiError && error.code === 'input_too_large'
         ? `is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret file`
-        : code === 'ENOENT'
-          ? 'does not exist'
-          : code === 'EACCES'
-            ? 'is not readable (permission denied)'
-            : code === 'EISDIR'
-              ? 'is a directory'
-              : 'cannot be read';
+        : whyUnreadable(error instanceof CaiError ? (error.cause ?? error) : error);
     return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} ${why}` };
   }
   const value = content.replace(/\r?\n$/, '');
