@@ -194,6 +194,20 @@ function callbackCheck(
 
 const leadUnchanged = (stage: JobStage) => judgeEach(stage, 'lead', 'no lead_id was sent');
 
+/** Events came for the job (passed), or the run was interrupted before the first (not judged); none came: undefined. */
+function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
+  const first = stage.record.attempts[0];
+  if (first)
+    return passed(
+      expected,
+      `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
+    );
+  return stage.record.interrupted ? notJudged('interrupted before an event arrived') : undefined;
+}
+
+const noEvent = (stage: JobStage) =>
+  `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`;
+
 const arrival = [
   callbackCheck({
     id: 'A-CB-001',
@@ -205,17 +219,7 @@ const arrival = [
     judgesSilence: true,
     judge: (stage) => {
       const expected = 'at least one event after the job was accepted';
-      const first = stage.record.attempts[0];
-      if (first)
-        return passed(
-          expected,
-          `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
-        );
-      if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
-      return failed(
-        expected,
-        `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`,
-      );
+      return eventsCame(stage, expected) ?? failed(expected, noEvent(stage));
     },
   }),
   callbackCheck({
@@ -235,17 +239,12 @@ const arrival = [
         return notJudged(
           `a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`,
         );
-      const first = stage.record.attempts[0];
-      if (first)
-        return passed(
-          expected,
-          `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
-        );
-      if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
       const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
+      const came = eventsCame(stage, expected);
+      if (came) return came;
       return failed(
         expected,
-        `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
+        `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
         { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
       );
     },
