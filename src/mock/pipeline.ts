@@ -46,6 +46,8 @@ import { SignedHeaders } from '../signing/verify.js';
 import { eventIdOf } from '../spec/json.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { foldIdentity } from './receiver-faults.js';
+import type { MockReceiverOptions } from './receiver-options.js';
+import { serve } from './serve.js';
 
 export type {
   Admitted,
@@ -60,11 +62,11 @@ export type {
   SignaturePolicy,
 } from './pipeline/profile.js';
 
-/** The request handler of a reference receiver: every request goes through the pipeline and is answered. */
-export function createReceiver<Ack>(
-  profile: ReceiverProfile<Ack>,
-): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
-  return (request, response) => respond(profile, request, response);
+/** Serves a reference receiver, every request through the pipeline; its store is closed if the port cannot be had. */
+export function serveReceiver<Ack>(profile: ReceiverProfile<Ack>, options: MockReceiverOptions, urlPath: string) {
+  const listenOn = { host: options.host, port: options.port, path: urlPath, tls: options.tls, limits: profile.limits };
+  const closeStore = () => profile.store.close();
+  return serve((request, response) => respond(profile, request, response), listenOn, closeStore);
 }
 
 /**

@@ -15,7 +15,7 @@ import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js'
 import { OriginAllowList, parseCidr } from './origin.js';
 import { bodyLimitBytes, characterLimit, checkEvent, signaturePolicy } from './platform-faults.js';
 import {
-  createReceiver,
+  serveReceiver,
   type Admitted,
   type Credential,
   type MockRequestEntry,
@@ -28,11 +28,8 @@ import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
-import { serve } from './serve.js';
 import { RecordStore } from './store.js';
-import { preloadValidator } from './validator.js';
-import type { MockReceiverOptions } from './receiver-options.js';
-import type { RequestObserver } from './pipeline.js';
+import { sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
@@ -81,8 +78,6 @@ export interface MockPlatformOptions extends MockReceiverOptions {
   faults?: readonly string[];
   /** Events remembered for dedupe per space (§1), the oldest forgotten past it (see DedupeIndex); default all. */
   dedupeCapacity?: number;
-  /** Every request after its answer, with headers and body (the inspector). */
-  observe?: RequestObserver;
 }
 
 /** The toolkit's first-time 202 body (§4.2: "not shown"; §6.5: any 2xx means accepted). */
@@ -163,11 +158,7 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     reloaded += 1;
   });
   const profile = platformProfile(options, { faults, origins, knownLeads, indexes, store, bounds });
-  const serving = await serve(
-    createReceiver(profile),
-    { host: options.host, port: options.port, path: profile.path, tls: options.tls, limits: bounds.limits },
-    () => store.close(),
-  );
+  const serving = await serveReceiver(profile, options, profile.path);
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -227,16 +218,8 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
     pathHint: `events go to ${path} (§4.2)`,
     sizeRule: ' (§8)',
     limitBytes: bodyLimitBytes(has),
-    latencyMs: options.latencyMs,
-    now: options.now ?? Date.now,
-    onRequest: options.onRequest,
-    observe: options.observe,
+    ...sharedProfile(options, state.bounds, state.store),
     entryFields: ['event', 'event_id', 'lead_id'],
-    validator: preloadValidator(),
-    limits: state.bounds.limits,
-    budget: state.bounds.budget,
-    watch: state.bounds.watch,
-    store: state.store,
     indexFor: ({ credential }) => state.indexes[credential.space],
     dedupe: has('no-dedupe') ? 'none' : has('racy-dedupe') ? 'racy' : 'atomic',
     signature: { ...signaturePolicy(has), signedTimestamp: signedTimestamp(state.faults) },

@@ -9,7 +9,7 @@ import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
 import {
-  createReceiver,
+  serveReceiver,
   type Admitted,
   type Credential,
   type ReceiverProfile,
@@ -19,7 +19,6 @@ import {
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
-import { serve } from './serve.js';
 import {
   ConversationSimulator,
   nationalFormat,
@@ -30,9 +29,7 @@ import {
   type SentEventEntry,
 } from './simulator.js';
 import { RecordStore } from './store.js';
-import { preloadValidator } from './validator.js';
-import type { MockReceiverOptions } from './receiver-options.js';
-import type { RequestObserver } from './pipeline.js';
+import { sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import type { Scenario } from './conversation.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
 
@@ -67,8 +64,6 @@ export interface MockProviderOptions extends MockReceiverOptions {
   /** Replaces the sender (default: `deliver` with the retry policy). */
   sendEvent?: EventSender;
   onEvent?: (entry: SentEventEntry) => void;
-  /** Every job request after its answer, with headers and body (the inspector). */
-  observe?: RequestObserver;
   /** Every event sent, with its body (the inspector). */
   observeSent?: (sent: ObservedEvent) => void;
   /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors), so the wait is not silent. */
@@ -151,11 +146,7 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     random: options.random ?? Math.random,
   });
   const profile = providerProfile(options, { has, faults, now, index, store, simulator, bounds });
-  const serving = await serve(
-    createReceiver(profile),
-    { host: options.host, port: options.port, path: '', tls: options.tls, limits: bounds.limits },
-    () => store.close(),
-  );
+  const serving = await serveReceiver(profile, options, '');
   let closing: Promise<void> | undefined;
   return {
     url: serving.url,
@@ -217,16 +208,8 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     // §8 states the 256 KB limit for Interface B; the provider applies it too, without citing it.
     sizeRule: '',
     limitBytes: MAX_BODY_BYTES,
-    latencyMs: options.latencyMs,
-    now: state.now,
-    onRequest: options.onRequest,
-    observe: options.observe,
+    ...sharedProfile(options, state.bounds, state.store),
     entryFields: ['event_id', 'lead_id', 'branch_code'],
-    validator: preloadValidator(),
-    limits: state.bounds.limits,
-    budget: state.bounds.budget,
-    watch: state.bounds.watch,
-    store: state.store,
     indexFor: () => state.index,
     dedupe: has('no-dedupe') ? 'none' : 'atomic',
     signature: { skip: has('no-signature-check'), signedTimestamp: signedTimestamp(faults) },

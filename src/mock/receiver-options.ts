@@ -1,6 +1,9 @@
 import type { ReceiverLimits, TlsFiles } from '../http/server.js';
+import type { Bounds } from './bounds.js';
 import type { FsyncMode } from './log.js';
-import type { MockRequestEntry } from './pipeline.js';
+import type { MockRequestEntry, RequestObserver } from './pipeline.js';
+import type { RecordStore } from './store.js';
+import { preloadValidator } from './validator.js';
 
 /**
  * What both reference receivers (./platform.ts, ./provider.ts) take alike: where and how they listen, how fast they
@@ -20,7 +23,24 @@ export interface MockReceiverOptions {
   /** Connections, body bytes in memory and time-outs; each defaults to DEFAULT_RECEIVER_LIMITS. */
   limits?: Partial<ReceiverLimits>;
   onRequest?: (entry: MockRequestEntry) => void;
+  /** Every request after its answer, with headers and body (the inspector). */
+  observe?: RequestObserver;
   /** Clock in ms (tests). */
   now?: () => number;
   random?: () => number;
+}
+
+/** The parts of a receiver's profile (pipeline/profile.ts) that both take alike from their options, bounds and store. */
+export function sharedProfile(options: MockReceiverOptions, bounds: Bounds, store: RecordStore) {
+  return {
+    latencyMs: options.latencyMs,
+    now: options.now ?? Date.now,
+    onRequest: options.onRequest,
+    observe: options.observe,
+    validator: preloadValidator(),
+    limits: bounds.limits,
+    budget: bounds.budget,
+    watch: bounds.watch,
+    store,
+  };
 }
