@@ -19,26 +19,6 @@ const NO_LIMIT_BYTES = 64 * 1024 * 1024;
 // `size-in-characters` reads up to this many bytes (262 144 characters of 4 bytes), then counts characters.
 const CHARACTER_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
 
-// §2.4–§2.7: every field the spec names for an event (reject-unknown-fields treats others as errors).
-const KNOWN_EVENT_FIELDS = new Set([
-  'event',
-  'event_id',
-  'lead_id',
-  'provider_job_id',
-  'channel',
-  'from_number_e164',
-  'direction',
-  'author',
-  'text',
-  'occurred_at',
-  'branch_code',
-  'scheduled_at',
-  'service',
-  'notes',
-  'outcome',
-  'attempts',
-]);
-
 /** §8's limit on the body read, as `no-size-limit` and `size-in-characters` bend it. */
 export function bodyLimitBytes(has: HasFault): number {
   return has('no-size-limit') ? NO_LIMIT_BYTES : has('size-in-characters') ? CHARACTER_LIMIT_BYTES : MAX_BODY_BYTES;
@@ -95,7 +75,7 @@ export function checkEvent(
   }
   if (has('reject-unknown-fields') && fields) {
     for (const name of Object.keys(fields)) {
-      if (!KNOWN_EVENT_FIELDS.has(name))
+      if (!validator.eventFields.has(name))
         errors.push({ path: name, code: 'unknown_field', message: `unknown field ${name}` });
     }
   }

@@ -4,11 +4,17 @@ import type { validateBody, validateDocument } from '../spec/validate.js';
 export interface Validator {
   validateBody: typeof validateBody;
   validateDocument: typeof validateDocument;
+  /** §2.4–§2.7: every field the schema of some event names (`reject-unknown-fields` refuses any other). */
+  eventFields: ReadonlySet<string>;
 }
 
 export async function loadValidator(): Promise<Validator> {
-  const { validateBody, validateDocument } = await import('../spec/validate.js');
-  return { validateBody, validateDocument };
+  const [{ validateBody, validateDocument }, { EventSchemas }] = await Promise.all([
+    import('../spec/validate.js'),
+    import('../spec/schemas.js'),
+  ]);
+  const eventFields = new Set(Object.values(EventSchemas).flatMap((schema) => Object.keys(schema.shape)));
+  return { validateBody, validateDocument, eventFields };
 }
 
 /**

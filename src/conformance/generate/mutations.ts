@@ -18,6 +18,7 @@ import {
   type EventType,
   type InterfaceId,
 } from '../../spec/constants.js';
+import { EventSchemas } from '../../spec/schemas.js';
 import { withPath } from '../probe/bodies.js';
 import { eventDraft, jobDraft, type Draft, type DraftContext } from './documents.js';
 import { dateTimeMiss, e164Miss, languageMiss, text } from './values.js';
@@ -142,18 +143,10 @@ function formatMiss(
 function eventChanges(type: EventType): fc.Arbitrary<Change> {
   const appointment = type.startsWith('appointment.');
   const closed = type === 'job.closed';
-  const strings = [
-    'lead_id',
-    'provider_job_id',
-    'channel',
-    'from_number_e164',
-    'direction',
-    'author',
-    'text',
-    'occurred_at',
-    ...(appointment ? ['branch_code', 'scheduled_at', 'service', 'notes'] : []),
-    ...(closed ? ['outcome'] : []),
-  ];
+  // The type's fields (its schema, §2.4–§2.7) but event and event_id (drawn apart below) and attempts, a count.
+  const strings = Object.keys(EventSchemas[type].shape).filter(
+    (field) => !['event', 'event_id', 'attempts'].includes(field),
+  );
   const enums = [
     enumMiss('event', EVENT_TYPES),
     enumMiss('channel', EVENT_CHANNELS),
