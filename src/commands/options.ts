@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../duration.js';
 import { usageError } from '../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
@@ -213,6 +213,12 @@ export function parseHostPort(value: string): { host: string; port: number } {
     throw new InvalidArgumentError('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
   }
   return { host: parts.host, port: Number(parts.port) };
+}
+
+/** `--callback-listen`: where the listener of the provider's events listens, in a conformance run and in a load. */
+export function callbackListenOption(): Option {
+  const description = 'A: where the callback listener listens (default 127.0.0.1:0)';
+  return new Option('--callback-listen <host:port>', description).argParser(parseHostPort);
 }
 
 /** The flag that gives the sender's identity of an interface: its option, `--source` (§4.1) or `--provider` (§5.6). */

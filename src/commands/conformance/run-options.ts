@@ -10,6 +10,7 @@ import type { Waiver } from '../../conformance/waivers.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import {
+  callbackListenOption,
   collectOneOf,
   collectValues,
   parseDurationMs,
@@ -192,11 +193,7 @@ function addTargetOptions(run: Command): void {
 /** Interface A: where cai listens for the provider's events (§4.2) and how long it waits for them. */
 function addCallbackOptions(run: Command): void {
   run
-    .option(
-      '--callback-listen <host:port>',
-      'A: where the callback listener listens (default 127.0.0.1:0)',
-      parseHostPort,
-    )
+    .addOption(callbackListenOption())
     .option(
       '--callback-url <url>',
       "A: the address of the listener as the provider reaches it (the jobs' callback_url)",

@@ -19,7 +19,7 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import { parseDurationMs, parseHostPort, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
+import { callbackListenOption, parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
 import { runHandler, type RunState } from '../runner.js';
 import { addSecretOptions } from '../secret-options.js';
 import { addCaOptions } from '../transport-options.js';
@@ -170,11 +170,7 @@ function addThresholdOptions(load: Command): void {
 function addCallbackOptions(load: Command): void {
   load
     .option('--callbacks', "A: listen for the provider's events and time each job to its first one (§8 first contact)")
-    .option(
-      '--callback-listen <host:port>',
-      'A: where the callback listener listens (default 127.0.0.1:0)',
-      parseHostPort,
-    )
+    .addOption(callbackListenOption())
     .option(
       '--callback-url <url>',
       "A: the callback listener's public address (with --callbacks), else every job's callback_url",
