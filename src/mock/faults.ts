@@ -1,3 +1,5 @@
+import { usageError } from '../errors.js';
+
 /**
  * Deliberate defects (`faults` option, `--break FAULT`): each turns the reference receiver into a realistic
  * broken one, so the conformance suite can prove it catches that defect, and users can see what a
@@ -101,7 +103,18 @@ export const PROVIDER_FAULTS = {
 } as const;
 export type ProviderFault = keyof typeof PROVIDER_FAULTS;
 
-/** Checks fault names; returns the unknown ones. */
-export function unknownFaults(names: readonly string[], known: Record<string, string>): string[] {
-  return names.filter((name) => !Object.hasOwn(known, name));
+/** The faults given to one receiver (`platform`, `provider`), each one it knows: an unknown one is a usage error. */
+export function checkFaults<Fault extends string>(
+  names: readonly string[] | undefined,
+  known: Record<Fault, string>,
+  receiver: string,
+): Set<Fault> {
+  const bad = (names ?? []).filter((name) => !Object.hasOwn(known, name));
+  if (bad.length > 0)
+    throw usageError(
+      'unknown_fault',
+      `unknown ${receiver} fault: ${bad.join(', ')}`,
+      `choose from: ${Object.keys(known).join(', ')}`,
+    );
+  return new Set(names as Fault[] | undefined);
 }

@@ -11,7 +11,7 @@ import { Headers } from '../spec/constants.js';
 import type { Branch } from '../spec/validate.js';
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
-import { PLATFORM_FAULTS, unknownFaults, type PlatformFault } from './faults.js';
+import { checkFaults, PLATFORM_FAULTS, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { bodyLimitBytes, characterLimit, checkEvent, signaturePolicy } from './platform-faults.js';
 import {
@@ -106,14 +106,7 @@ function checkOptions(options: MockPlatformOptions): { faults: Set<PlatformFault
         'give the test credential its own code (§1: test data lands in an isolated space)',
       );
   }
-  const bad = unknownFaults(options.faults ?? [], PLATFORM_FAULTS);
-  if (bad.length > 0)
-    throw usageError(
-      'unknown_fault',
-      `unknown platform fault: ${bad.join(', ')}`,
-      `choose from: ${Object.keys(PLATFORM_FAULTS).join(', ')}`,
-    );
-  return { faults: new Set(options.faults as PlatformFault[] | undefined), origins: allowList(options.allowOrigins) };
+  return { faults: checkFaults(options.faults, PLATFORM_FAULTS, 'platform'), origins: allowList(options.allowOrigins) };
 }
 
 function allowList(texts: readonly string[] | undefined): OriginAllowList | undefined {

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { codedError, usageError } from '../errors.js';
+import { codedError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { headerValue, jsonReply, type Reply } from '../http/server.js';
 import type { CatalogBranch } from '../spec/catalog.js';
 import { CONTACT_JOBS_PATH, Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
-import { PROVIDER_FAULTS, unknownFaults, type ProviderFault } from './faults.js';
+import { checkFaults, PROVIDER_FAULTS, type ProviderFault } from './faults.js';
 import {
   serveReceiver,
   type Admitted,
@@ -94,14 +94,7 @@ function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
   }
   if (options.speed !== undefined && !(options.speed > 0))
     throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
-  const bad = unknownFaults(options.faults ?? [], PROVIDER_FAULTS);
-  if (bad.length > 0)
-    throw usageError(
-      'unknown_fault',
-      `unknown provider fault: ${bad.join(', ')}`,
-      `choose from: ${Object.keys(PROVIDER_FAULTS).join(', ')}`,
-    );
-  return new Set(options.faults as ProviderFault[] | undefined);
+  return checkFaults(options.faults, PROVIDER_FAULTS, 'provider');
 }
 
 /**
