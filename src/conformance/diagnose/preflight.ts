@@ -60,11 +60,11 @@ function remainingCauses(
   clockKnown: boolean,
 ): string[] {
   const spec = interfaceSpec(iface);
-  const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${iface === 'B' ? '§5.6' : '§4.1'}; ${optionName(spec.identityOption)})`;
-  const origin =
-    iface === 'B'
-      ? "the origin: this machine's address is not among the platform's registered origins (§5.7)"
-      : "the origin: an allow-list in front of the provider does not include this machine's address";
+  const identity = `the ${spec.identityName}: ${spec.identityHeaderName} "${session.config.identity}" is not the one the ${spec.receiver} expects (${spec.identitySection}; ${optionName(spec.identityOption)})`;
+  // §5.7: only the platform keeps a list of registered origins; a provider may have one in front of it.
+  const origin = spec.authorisedOrigins
+    ? "the origin: this machine's address is not among the platform's registered origins (§5.7)"
+    : "the origin: an allow-list in front of the provider does not include this machine's address";
   const branch =
     session.config.branchCode !== undefined
       ? ` its branch_code "${session.config.branchCode}" (${optionName('branch-code')}) or`
