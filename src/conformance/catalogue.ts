@@ -9,7 +9,6 @@
 import { createHash } from 'node:crypto';
 import type { InterfaceId } from '../spec/constants.js';
 import { versionInfo } from '../version.js';
-import { interfaceSpec } from '../spec/interfaces.js';
 import type { Check, CheckMeta, SenderCheck } from './check.js';
 import { acceptance } from './checks/receiver/acceptance.js';
 import { identity, signatureBinding, signatures } from './checks/receiver/authentication.js';
@@ -282,10 +281,4 @@ export function scenariosToRun(plan: Plan): SenderScenarioId[] {
       .flatMap((item) => (item.check as SenderCheck).scenarios),
   );
   return SCENARIO_IDS.filter((id) => wanted.has(id));
-}
-
-/** `BS` or `B`: the id prefix of a role's checks, for messages that name them. */
-export function checkPrefix(role: CheckRole, iface: InterfaceId): string {
-  const spec = interfaceSpec(iface);
-  return role === 'sender' ? spec.senderCheckPrefix : spec.receiverCheckPrefix;
 }

@@ -20,17 +20,6 @@ export const SENDER_RELATION_IDS: readonly SenderRelationId[] = [
   'well-formed',
 ];
 
-/** S1–S7, as relations.md numbers them. */
-export const SENDER_RELATION_NUMBERS: Readonly<Record<SenderRelationId, string>> = {
-  final: 'S1',
-  retry: 'S2',
-  rate: 'S3',
-  same: 'S4',
-  fresh: 'S5',
-  identity: 'S6',
-  'well-formed': 'S7',
-};
-
 /**
  * A relation's level is that of its strongest term: a breach of one of its `should` terms is a warning (§7's table
  * of client actions is Interface B's; on A, §4.1 shows no statuses and §8's retry period is what binds).
