@@ -15,7 +15,7 @@ import { eventIdFor, materialise } from '../generate/documents.js';
 import { bodyOfSize, compact } from '../probe/bodies.js';
 import type { RequestRecipe } from '../probe/recipe.js';
 import { ProbeScope } from '../probe/scope.js';
-import type { Session } from '../probe/session.js';
+import { pause, type Session } from '../probe/session.js';
 import { answerOf, undecidedWhy } from '../probe/verdict.js';
 import {
   bodyIn,
@@ -357,18 +357,4 @@ function sameIdGroups(exchanges: readonly Exchange[]): Exchange[][] {
     if (id !== undefined) groups.set(id, [...(groups.get(id) ?? []), exchange]);
   }
   return [...groups.values()].filter((group) => group.length > 1);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

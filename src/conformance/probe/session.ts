@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
 import { DEFAULT_RETRY_POLICY, retryLoop } from '../../http/retry.js';
@@ -54,6 +55,11 @@ export interface TargetConfig {
 export interface ClockReading {
   offsetSeconds: number | null;
   dateHeader: string | null;
+}
+
+/** Waits `ms`, or less when `signal` stops the run (at once if it already has): a stopped run waits for nothing. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 export class Session {
@@ -130,7 +136,7 @@ export class Session {
       policy: DEFAULT_RETRY_POLICY,
       attempt: async (number) => {
         if (recipe.atSecondFraction !== undefined)
-          await this.sleep(untilSecondFraction(recipe.atSecondFraction, Date.now()));
+          await pause(untilSecondFraction(recipe.atSecondFraction, Date.now()), this.signal);
         const exchange = await this.sendOnce(this.build(recipe), recipe);
         exchange.rateLimitedRetries = number - 1;
         return exchange;
@@ -154,7 +160,7 @@ export class Session {
         return { retry: true, delayMs, basis: 'retry-after', reason: 'rate limited (§7)' };
       },
       // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
-      sleep: (ms) => this.sleep(ms),
+      sleep: (ms) => pause(ms, this.signal),
     });
     const last = end.last as Exchange;
     if (honoured.length > 0) last.honoured429 = honoured.slice(0, last.rateLimitedRetries);
@@ -233,20 +239,6 @@ export class Session {
       answeredAtMs: Date.now(),
       rateLimitedRetries: 0,
     };
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
   }
 }
 
