@@ -1,7 +1,7 @@
 import type { ReceiverLimits, TlsFiles } from '../http/server.js';
 import type { Bounds } from './bounds.js';
 import type { FsyncMode } from './log.js';
-import type { MockRequestEntry, RequestObserver } from './pipeline.js';
+import type { MockRequestEntry, RequestObserver } from './pipeline/profile.js';
 import type { RecordStore } from './store.js';
 import { preloadValidator } from './validator.js';
 
