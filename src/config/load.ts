@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { CaiError, errnoCode, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
-import { describeJsonFailure } from '../spec/json-syntax.js';
+import { jsonOrUsageError } from '../spec/json-text.js';
 import { isObject } from '../spec/json.js';
 import { CaiConfigSchema, type CaiConfig, type Environment } from './schema.js';
 import {
@@ -52,17 +52,12 @@ export function loadConfig(location: ConfigLocation): LoadedConfig {
 
 /** Parses and validates the text of a config file; every problem is a usage error naming the file and the field. */
 export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Where and what, never the bytes (describeJsonFailure): the file may be a secret given by mistake.
-    throw usageError(
-      'invalid_config',
-      `${file} is not valid JSON: ${describeJsonFailure(text)}`,
-      'fix the JSON syntax (no comments, no trailing commas)',
-    );
-  }
+  const value = jsonOrUsageError(
+    text,
+    'invalid_config',
+    (failure) => `${file} is not valid JSON: ${failure}`,
+    'fix the JSON syntax (no comments, no trailing commas)',
+  );
   const inline = findInlineSecret(value);
   if (inline) {
     throw usageError(

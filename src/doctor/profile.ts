@@ -20,17 +20,14 @@ const SHORT_SECRET_CHARACTERS = 32;
 
 const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
 
+/** A check skipped for want of a deployment profile. */
+function noProfile(id: string, message: string): CheckResult[] {
+  return [{ id, verdict: 'skip', message, hint: hintOf('doctor_no_profile') }];
+}
+
 /** §5.1: one secret per direction, both needed by either party (one signs, the other verifies). */
 export function checkSecrets(environment: ChosenEnvironment | undefined, env: NodeJS.ProcessEnv): CheckResult[] {
-  if (!environment)
-    return [
-      {
-        id: 'secrets',
-        verdict: 'skip',
-        message: 'no deployment profile, so no secrets to check',
-        hint: hintOf('doctor_no_profile'),
-      },
-    ];
+  if (!environment) return noProfile('secrets', 'no deployment profile, so no secrets to check');
   const results: CheckResult[] = (['jobs', 'events'] as const).map((direction) =>
     checkDirection(direction, environment, env),
   );
@@ -109,15 +106,7 @@ export function checkConfiguration(
   environment: ChosenEnvironment | undefined,
   interfaces: readonly InterfaceId[],
 ): CheckResult[] {
-  if (!environment)
-    return [
-      {
-        id: 'config',
-        verdict: 'skip',
-        message: 'no deployment profile (cai.config.json) in use',
-        hint: hintOf('doctor_no_profile'),
-      },
-    ];
+  if (!environment) return noProfile('config', 'no deployment profile (cai.config.json) in use');
   const s = environment.settings;
   const present: Record<string, boolean> = {
     provider_endpoint: s.provider_endpoint !== undefined,

@@ -4,6 +4,7 @@
  */
 import { Headers } from '../spec/constants.js';
 import { isObject } from '../spec/json.js';
+import { parseJsonText } from '../spec/json-text.js';
 import { interfaceSpec, isInterfaceId } from '../spec/interfaces.js';
 
 export interface LogRecord {
@@ -31,12 +32,9 @@ export interface LogRecord {
 export type ParsedLine = { ok: true; record: LogRecord } | { ok: false; reason: string };
 
 export function parseLogLine(line: string): ParsedLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return { ok: false, reason: 'not valid JSON' };
-  }
+  const parsed = parseJsonText(line);
+  if (!parsed.ok) return { ok: false, reason: 'not valid JSON' };
+  const value = parsed.value;
   if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
   if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
   if (value.v !== 1)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SIGNATURE_PREFIX } from '../spec/constants.js';
-import { describeJsonFailure } from '../spec/json-syntax.js';
+import { parseJsonText } from '../spec/json-text.js';
 import { hmacHex, signedPayload } from './sign.js';
 
 /**
@@ -25,12 +25,9 @@ export interface SignatureExample {
 export type ParseExampleResult = { ok: true; example: SignatureExample } | { ok: false; message: string };
 
 export function parseSignatureExample(text: string): ParseExampleResult {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { ok: false, message: `not JSON: ${describeJsonFailure(text)}` };
-  }
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) return { ok: false, message: `not JSON: ${parsed.failure}` };
+  const data = parsed.value;
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     return { ok: false, message: 'not a JSON object' };
   const record = data as Record<string, unknown>;

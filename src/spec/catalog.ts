@@ -1,7 +1,7 @@
 import { E164_PATTERN } from './formats.js';
 import { CaiError, codedError, errorMessage, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
-import { describeJsonFailure } from './json-syntax.js';
+import { jsonOrUsageError } from './json-text.js';
 
 /** A catalog entry (§2.2): the platform's branch_code and name, plus, for the provider mock, its origin number. */
 export interface CatalogBranch {
@@ -36,17 +36,12 @@ export async function loadCatalog(path: string, read?: (path: string) => Promise
       );
     }
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Where and what, never the bytes: the file may be a secret given by mistake.
-    throw usageError(
-      'bad_catalog',
-      `the catalog ${path} is not JSON: ${describeJsonFailure(text)}`,
-      'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]',
-    );
-  }
+  const value = jsonOrUsageError(
+    text,
+    'bad_catalog',
+    (failure) => `the catalog ${path} is not JSON: ${failure}`,
+    'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]',
+  );
   const list = Array.isArray(value)
     ? value
     : typeof value === 'object' && value !== null

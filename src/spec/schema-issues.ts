@@ -83,59 +83,40 @@ const FORMAT_BY_ISSUE_PATTERN: ReadonlyMap<string, FormatInfo> = new Map(
   }),
 );
 
+/** A field missing, or null (refused: an optional field is omitted instead, ./schemas.ts), whatever was expected. */
+function absent(path: string, input: undefined | null, expected: string | undefined): ValidationIssue {
+  return input === undefined
+    ? { path, code: 'required', message: 'required field is missing', expected }
+    : {
+        path,
+        code: 'null',
+        message: 'null is not allowed: omit an optional field instead',
+        expected,
+        received: 'null',
+      };
+}
+
 export function toIssue(issue: z.core.$ZodIssue, input: unknown): ValidationIssue {
   const path = formatPath(issue.path);
   switch (issue.code) {
     case 'invalid_type': {
       const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
-      if (input === undefined) return { path, code: 'required', message: 'required field is missing', expected };
-      if (input === null)
-        return {
-          path,
-          code: 'null',
-          message: 'null is not allowed: omit an optional field instead',
-          expected,
-          received: 'null',
-        };
+      if (input === undefined || input === null) return absent(path, input, expected);
       if (issue.expected === 'int' && typeof input === 'number')
         return { path, code: 'not_integer', message: 'must be a whole number', expected, received: describe(input) };
       return { path, code: 'type', message: `must be ${expected}`, expected, received: typeOfValue(input) };
     }
     case 'invalid_value': {
       const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-      if (input === undefined)
-        return {
-          path,
-          code: 'required',
-          message: 'required field is missing',
-          expected: values.length === 1 ? values[0] : `one of: ${values.join(', ')}`,
-        };
-      if (input === null)
-        return {
-          path,
-          code: 'null',
-          message: 'null is not allowed: omit an optional field instead',
-          expected: `one of: ${values.join(', ')}`,
-          received: 'null',
-        };
-      if (path === 'event') {
-        return {
-          path,
-          code: 'unknown_event_type',
-          message: 'not an event type of §6',
-          expected: `one of: ${values.join(', ')}`,
-          received: describe(input),
-        };
-      }
+      const oneOf = `one of: ${values.join(', ')}`;
+      if (input === undefined) return absent(path, input, values.length === 1 ? values[0] : oneOf);
+      if (input === null) return absent(path, input, oneOf);
+      const received = describe(input);
+      if (path === 'event')
+        return { path, code: 'unknown_event_type', message: 'not an event type of §6', expected: oneOf, received };
       if (values.length === 1)
-        return { path, code: 'value', message: `must be ${values[0]}`, expected: values[0], received: describe(input) };
-      return {
-        path,
-        code: 'enum',
-        message: 'not one of the allowed values',
-        expected: `one of: ${values.join(', ')}`,
-        received: describe(input),
-      };
+        return { path, code: 'value', message: `must be ${values[0]}`, expected: values[0], received };
+      return { path, code: 'enum', message: 'not one of the allowed values', expected: oneOf, received };
     }
     case 'invalid_format': {
       const pattern = 'pattern' in issue && typeof issue.pattern === 'string' ? issue.pattern : '';

@@ -128,6 +128,29 @@ export interface StoppedRun {
   mock: boolean;
 }
 
+/** The report of a run that judged no check (stopped before any, or nothing to run again): its files say so. */
+export async function reportOfNoCheck(
+  run: StoppedRun,
+  end: Pick<SuiteReport, 'ok' | 'durationMs' | 'error'>,
+): Promise<SuiteReport> {
+  const { runVersion } = await import('../../conformance/catalogue.js');
+  return {
+    ok: end.ok,
+    version: runVersion(),
+    target: run.target ?? '',
+    interface: run.interface,
+    mock: run.mock,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: end.durationMs,
+    clock: { offsetSeconds: null, dateHeader: null },
+    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: 0 },
+    checks: [],
+    waivers: [],
+    ...(end.error ? { error: end.error } : {}),
+    ...(run.role === 'sender' ? { role: 'sender' as const } : {}),
+  };
+}
+
 /**
  * A run stopped before any check (the target unreachable or plainly not the endpoint, a silent sender): every file
  * asked for still says what happened, so a CI page shows the reason. The error itself is then reported as usual.
@@ -141,22 +164,11 @@ export async function reportStop(
 ): Promise<void> {
   if (!(error instanceof CaiError) || error.kind !== 'delivery') return;
   const { viewOf } = await import('../../conformance/reporters/index.js');
-  const { runVersion } = await import('../../conformance/catalogue.js');
-  const report: SuiteReport = {
+  const report = await reportOfNoCheck(run, {
     ok: false,
-    version: runVersion(),
-    target: run.target ?? '',
-    interface: run.interface,
-    mock: run.mock,
-    startedAt: run.startedAt.toISOString(),
     durationMs: Date.now() - run.startedAt.getTime(),
-    clock: { offsetSeconds: null, dateHeader: null },
-    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: 0 },
-    checks: [],
-    waivers: [],
     error: { code: error.code, message: error.message, hint: error.hint },
-    ...(run.role === 'sender' ? { role: 'sender' as const } : {}),
-  };
+  });
   // The run's own error stays the one reported: a report file that cannot be written only warns here.
   await writeReportFiles(
     viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }),

@@ -3,11 +3,10 @@
  * not judged in a report `--json` wrote, of the same interface and role, so a fix is checked on what it fixes.
  */
 import { z } from 'zod';
-import type { SuiteReport } from '../../conformance/types.js';
 import { usageError } from '../../errors.js';
 import { readFileInput } from '../../input.js';
 import type { Io } from '../../io.js';
-import { describeJsonFailure } from '../../spec/json-syntax.js';
+import { jsonOrUsageError } from '../../spec/json-text.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { ReportFlags } from './report.js';
 import type { CommandContext } from '../runner.js';
@@ -33,24 +32,17 @@ export interface Rerun {
   seed?: string;
 }
 
+const REPORT_HINT = 'pass the file `cai conformance run --json > FILE` wrote';
+
 export async function readRerun(path: string, io: Io): Promise<Rerun> {
   const text = (await readFileInput(path, io, 'report')).toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw usageError(
-      'bad_report',
-      `${path} is not JSON (${describeJsonFailure(text)})`,
-      'pass the file `cai conformance run --json > FILE` wrote',
-    );
-  }
+  const value = jsonOrUsageError(text, 'bad_report', (failure) => `${path} is not JSON (${failure})`, REPORT_HINT);
   const parsed = ReportShape.safeParse(value);
   if (!parsed.success)
     throw usageError(
       'bad_report',
       `${path} is not a conformance report: no interface and checks with their verdicts`,
-      'pass the file `cai conformance run --json > FILE` wrote',
+      REPORT_HINT,
     );
   const report = parsed.data;
   const again = report.checks.filter((check) => AGAIN.has(check.verdict));
@@ -76,25 +68,18 @@ export async function reportNothingToRerun(
   flags: ReportFlags,
   context: CommandContext,
 ): Promise<number> {
-  const [{ viewOf }, { runVersion }, { writeReportFiles }] = await Promise.all([
+  const [{ viewOf }, { reportOfNoCheck, writeReportFiles }] = await Promise.all([
     import('../../conformance/reporters/index.js'),
-    import('../../conformance/catalogue.js'),
     import('./report.js'),
   ]);
-  const report: SuiteReport = {
-    ok: true,
-    version: runVersion(),
-    target: run.target ?? '',
-    interface: rerun.interface,
-    mock: run.mock,
-    startedAt: new Date(context.io.now()).toISOString(),
-    durationMs: 0,
-    clock: { offsetSeconds: null, dateHeader: null },
-    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0, waived: 0, notJudged: 0, total: 0 },
-    checks: [],
-    waivers: [],
-    ...(rerun.role === 'sender' ? { role: 'sender' as const } : {}),
-  };
+  const startedAt = new Date(context.io.now());
+  const report = await reportOfNoCheck(
+    { ...run, interface: rerun.interface, role: rerun.role, startedAt },
+    {
+      ok: true,
+      durationMs: 0,
+    },
+  );
   const view = viewOf(report, flags.failOn, []);
   await writeReportFiles(view, flags, context);
   if (context.output.json) context.output.printJson(view);

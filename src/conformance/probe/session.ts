@@ -174,17 +174,18 @@ export class Session {
         : this.config.dispatcher;
     const started = performance.now();
     try {
-      if (recipe.expectContinue) return await this.sendExpectingContinue(request);
-      const response = await postOnce({
-        url: request.url,
-        // undici sends a header given as a list on one line per value.
-        headers: { ...request.headers, ...request.lines } as Record<string, string>,
-        // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
-        body: recipe.chunked ? (inChunks(request.body, recipe.chunkCut) as unknown as Uint8Array) : request.body,
-        timeoutMs: this.config.timeoutMs,
-        dispatcher,
-        signal: this.signal,
-      });
+      const response = recipe.expectContinue
+        ? await this.sendExpectingContinue(request)
+        : await postOnce({
+            url: request.url,
+            // undici sends a header given as a list on one line per value.
+            headers: { ...request.headers, ...request.lines } as Record<string, string>,
+            // undici frames a body it cannot measure in advance with chunked transfer encoding, without Content-Length.
+            body: recipe.chunked ? (inChunks(request.body, recipe.chunkCut) as unknown as Uint8Array) : request.body,
+            timeoutMs: this.config.timeoutMs,
+            dispatcher,
+            signal: this.signal,
+          });
       // The body is at most NETWORK_CAPS.responseBodyBytes (postOnce cuts it, src/bounds.ts); a cut is kept in the exchange.
       const truncated = response.bodyTruncated ? { bodyTruncated: true } : {};
       return {
@@ -212,13 +213,13 @@ export class Session {
   }
 
   /** `Expect: 100-continue` (RFC 9110 §10.1.1), through node:http: undici does not send it. Never through a proxy. */
-  private async sendExpectingContinue(request: SentRequest): Promise<Exchange> {
+  private async sendExpectingContinue(request: SentRequest): ReturnType<typeof postExpectingContinue> {
     const client = this.config.client ?? {};
     if (client.proxy)
       throw new CaiError('Expect: 100-continue is not sent through a proxy (a run without one sends it)', {
         code: 'not_sent',
       });
-    const answer = await postExpectingContinue({
+    return postExpectingContinue({
       url: request.url,
       headers: request.headers,
       body: request.body,
@@ -228,17 +229,6 @@ export class Session {
       ...(client.ca ? { ca: client.ca } : {}),
       ...(client.insecure ? { insecure: true } : {}),
     });
-    const truncated = answer.bodyTruncated ? { bodyTruncated: true } : {};
-    return {
-      request,
-      status: answer.status,
-      headers: answer.headers,
-      body: answer.body,
-      ...truncated,
-      latencyMs: answer.latencyMs,
-      answeredAtMs: Date.now(),
-      rateLimitedRetries: 0,
-    };
   }
 }
 

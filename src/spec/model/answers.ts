@@ -93,33 +93,33 @@ export interface Breach {
 
 const is2xx = (answer: ModelAnswer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300;
 
+function term(
+  id: TermId,
+  level: TermLevel,
+  clauses: readonly string[],
+  expected: string,
+  breach: Term['breach'],
+): Term {
+  return { id, level, clauses, expected, breach };
+}
+
 /**
  * The answer's status in a set. No answer at all is never in one (a cut connection is no refusal). A 429 is always
  * allowed (§7, §8: the request cap is not shown): what it must carry is the Retry-After term's.
  */
 export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[], why?: string): Term {
   const expected = describeOutcome(set, why);
-  return {
-    id: 'outcome',
-    level,
-    clauses,
-    expected,
-    breach: (answer) => {
-      if (answer.status === 429 || inSet(set, answer.status)) return undefined;
-      return answer.status === undefined ? `no answer (${answer.error ?? 'the connection ended'})` : `${answer.status}`;
-    },
-  };
+  return term('outcome', level, clauses, expected, (answer) => {
+    if (answer.status === 429 || inSet(set, answer.status)) return undefined;
+    return answer.status === undefined ? `no answer (${answer.error ?? 'the connection ended'})` : `${answer.status}`;
+  });
 }
 
 /** The exact status of an acceptance (§4.1, §4.2: 202). */
 export function statusTerm(status: number, level: TermLevel, clauses: readonly string[]): Term {
-  return {
-    id: 'status',
-    level,
-    clauses,
-    expected: String(status),
-    breach: (answer) => (!is2xx(answer) || answer.status === status ? undefined : `${answer.status}`),
-  };
+  return term('status', level, clauses, String(status), (answer) =>
+    !is2xx(answer) || answer.status === status ? undefined : `${answer.status}`,
+  );
 }
 
 /** The body of a 2xx read as a JSON object, when it is one. */
@@ -155,14 +155,9 @@ const excerpt = (answer: ModelAnswer) => {
 /** B, §2.13, §6.1: a repeat is answered 202 `{"ok":true,"duplicate":true}`. */
 export function duplicateTerm(clauses: readonly string[]): Term {
   const expected = '202 {"ok":true,"duplicate":true}';
-  return {
-    id: 'repeat',
-    level: 'must',
-    clauses,
-    expected,
-    breach: (answer) =>
-      !is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`,
-  };
+  return term('repeat', 'must', clauses, expected, (answer) =>
+    !is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`,
+  );
 }
 
 /**
@@ -174,21 +169,15 @@ export function sameJobTerm(
   clauses: readonly string[],
 ): Term {
   const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
-  return {
-    id: 'repeat',
-    level: 'must',
-    clauses,
-    expected,
-    breach: (answer) => {
-      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
-      const id = providerJobIdOf(answer);
-      if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
-      const number = jsonObjectOf(answer)?.assigned_number_e164;
-      return first.assignedNumber === undefined || number === first.assignedNumber
-        ? undefined
-        : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
-    },
-  };
+  return term('repeat', 'must', clauses, expected, (answer) => {
+    if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+    const id = providerJobIdOf(answer);
+    if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
+    const number = jsonObjectOf(answer)?.assigned_number_e164;
+    return first.assignedNumber === undefined || number === first.assignedNumber
+      ? undefined
+      : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
+  });
 }
 
 /** The assigned_number_e164 of an acknowledgment, as sent (any JSON value). */
@@ -198,51 +187,36 @@ export function assignedNumberOf(answer: ModelAnswer): unknown {
 
 /** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */
 export function notDuplicateTerm(clauses: readonly string[]): Term {
-  return {
-    id: 'new',
-    level: 'must',
-    clauses,
-    expected: 'an acceptance that does not say duplicate',
-    breach: (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined),
-  };
+  return term('new', 'must', clauses, 'an acceptance that does not say duplicate', (answer) =>
+    claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined,
+  );
 }
 
 /** A: a new job gets its own provider_job_id, not one another job of the run got (§2.2, §2.3). */
 export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly string[]): Term {
-  return {
-    id: 'new',
-    level: 'must',
-    clauses,
-    expected: 'a provider_job_id of its own',
-    breach: (answer) => {
-      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
-      const id = providerJobIdOf(answer);
-      return id !== undefined && others.has(id)
-        ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
-        : undefined;
-    },
-  };
+  return term('new', 'must', clauses, 'a provider_job_id of its own', (answer) => {
+    if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+    const id = providerJobIdOf(answer);
+    return id !== undefined && others.has(id)
+      ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
+      : undefined;
+  });
 }
 
 /** A, §2.3: the acknowledgment's body: a JSON object with a string provider_job_id and an E.164 assigned_number_e164. */
 export function acknowledgmentTerm(clauses: readonly string[]): Term {
-  return {
-    id: 'acknowledgment',
-    level: 'must',
-    clauses,
-    expected: '{"provider_job_id": string, "assigned_number_e164": E.164}',
-    breach: (answer) => {
-      if (!is2xx(answer)) return undefined;
-      // The status and the label are terms of their own: here the body alone.
-      const verdict = checkJobAck({
-        status: 202,
-        headers: { [Headers.contentType]: 'application/json' },
-        body: answer.body,
-        ...(answer.bodyTruncated ? { bodyTruncated: true } : {}),
-      });
-      return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
-    },
-  };
+  const expected = '{"provider_job_id": string, "assigned_number_e164": E.164}';
+  return term('acknowledgment', 'must', clauses, expected, (answer) => {
+    if (!is2xx(answer)) return undefined;
+    // The status and the label are terms of their own: here the body alone.
+    const verdict = checkJobAck({
+      status: 202,
+      headers: { [Headers.contentType]: 'application/json' },
+      body: answer.body,
+      ...(answer.bodyTruncated ? { bodyTruncated: true } : {}),
+    });
+    return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
+  });
 }
 
 /**
@@ -254,39 +228,29 @@ export function jsonLabelTerm(
   clauses: readonly string[],
   { required = false }: { required?: boolean } = {},
 ): Term {
-  return {
-    id: 'json-label',
-    level,
-    clauses,
-    expected: required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json',
-    breach: (answer) => {
-      if (!is2xx(answer) || answer.bodyTruncated || (answer.body.length === 0 && !required)) return undefined;
-      const type = answer.headers[Headers.contentType];
-      const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
-      if (required)
-        return /^application\/json\s*(;|$)/i.test(type ?? '')
-          ? undefined
-          : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
-      const parsed = parseJson(answer.body);
-      if (parsed.ok && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
-      if (!parsed.ok && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
-      return undefined;
-    },
-  };
+  const expected = required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json';
+  return term('json-label', level, clauses, expected, (answer) => {
+    if (!is2xx(answer) || answer.bodyTruncated || (answer.body.length === 0 && !required)) return undefined;
+    const type = answer.headers[Headers.contentType];
+    const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
+    if (required)
+      return /^application\/json\s*(;|$)/i.test(type ?? '')
+        ? undefined
+        : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
+    const parsed = parseJson(answer.body);
+    if (parsed.ok && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
+    if (!parsed.ok && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
+    return undefined;
+  });
 }
 
 /** §7: a 429 says when to retry, in a Retry-After of seconds or an HTTP-date. */
 export function retryAfterTerm(): Term {
-  return {
-    id: 'retry-after',
-    level: 'must',
-    clauses: ['§7-7'],
-    expected: '429 with Retry-After: <seconds> or an HTTP-date',
-    breach: (answer) =>
-      answer.status !== 429 || isWellFormedRetryAfter(answer.headers[Headers.retryAfter])
-        ? undefined
-        : `429 with Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`,
-  };
+  return term('retry-after', 'must', ['§7-7'], '429 with Retry-After: <seconds> or an HTTP-date', (answer) =>
+    answer.status !== 429 || isWellFormedRetryAfter(answer.headers[Headers.retryAfter])
+      ? undefined
+      : `429 with Retry-After: ${answer.headers[Headers.retryAfter] ?? '(missing)'}`,
+  );
 }
 
 /** The terms an answer breaks, of those asked for (all, by default), at a level (a `must` check reads only musts). */
