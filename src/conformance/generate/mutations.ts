@@ -7,18 +7,8 @@
  * unknown, date-time shapes some reading of ISO 8601 allows) are not drawn: a receiver that accepts them is not wrong.
  */
 import * as fc from 'fast-check';
-import {
-  AUTHORS,
-  BRIEF_INTENTS,
-  DIRECTIONS,
-  EVENT_CHANNELS,
-  EVENT_TYPES,
-  ORIGIN_CHANNELS,
-  OUTCOMES,
-  type EventType,
-  type InterfaceId,
-} from '../../spec/constants.js';
-import { EventSchemas } from '../../spec/schemas.js';
+import type { EventType, InterfaceId } from '../../spec/constants.js';
+import * as schemas from '../../spec/schemas.js';
 import { withPath } from '../probe/bodies.js';
 import { eventDraft, jobDraft, type Draft, type DraftContext } from './documents.js';
 import { dateTimeMiss, e164Miss, languageMiss, text } from './values.js';
@@ -144,15 +134,15 @@ function eventChanges(type: EventType): fc.Arbitrary<Change> {
   const appointment = type.startsWith('appointment.');
   const closed = type === 'job.closed';
   // The type's fields (its schema, §2.4–§2.7) but event and event_id (drawn apart below) and attempts, a count.
-  const strings = Object.keys(EventSchemas[type].shape).filter(
+  const strings = Object.keys(schemas.EventSchemas[type].shape).filter(
     (field) => !['event', 'event_id', 'attempts'].includes(field),
   );
   const enums = [
-    enumMiss('event', EVENT_TYPES),
-    enumMiss('channel', EVENT_CHANNELS),
-    enumMiss('direction', DIRECTIONS),
-    enumMiss('author', AUTHORS),
-    ...(closed ? [enumMiss('outcome', OUTCOMES)] : []),
+    enumMiss('event', schemas.EventTypeSchema.options),
+    enumMiss('channel', schemas.EventChannel.options),
+    enumMiss('direction', schemas.Direction.options),
+    enumMiss('author', schemas.Author.options),
+    ...(closed ? [enumMiss('outcome', schemas.Outcome.options)] : []),
   ];
   return fc.oneof(
     { weight: 1, arbitrary: removed(['event', 'event_id']) },
@@ -205,7 +195,10 @@ function jobChanges(): fc.Arbitrary<Change> {
     { weight: 1, arbitrary: setTo(['origin', 'brief'], notObject(false)) },
     {
       weight: 2,
-      arbitrary: fc.oneof(enumMiss('origin.channel', ORIGIN_CHANNELS), enumMiss('brief.intent', BRIEF_INTENTS)),
+      arbitrary: fc.oneof(
+        enumMiss('origin.channel', schemas.OriginChannel.options),
+        enumMiss('brief.intent', schemas.BriefIntent.options),
+      ),
     },
     { weight: 2, arbitrary: formatMiss(['origin.captured_at'], dateTimeMiss) },
     { weight: 2, arbitrary: formatMiss(['contact.phone_e164'], e164Miss) },
@@ -219,7 +212,7 @@ export function invalidDraft(iface: InterfaceId, context: DraftContext): fc.Arbi
   if (iface === 'A')
     return fc.tuple(jobDraft(context), jobChanges()).map(([draft, change]) => applyChange(draft, change));
   return fc.oneof(
-    ...EVENT_TYPES.map((type) =>
+    ...schemas.EventTypeSchema.options.map((type) =>
       fc.tuple(eventDraft(type, context), eventChanges(type)).map(([draft, change]) => applyChange(draft, change)),
     ),
   );
