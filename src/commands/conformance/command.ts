@@ -50,52 +50,48 @@ export function registerConformance(program: Command, state: RunState): void {
     );
   });
 
-  conformance
-    .command('coverage')
-    .description('Show every clause of the spec with the checks that enforce it, or why none can')
-    .addOption(new Option('--interface <id>', 'only the clauses that bind A or B').choices(['A', 'B']))
-    .addOption(
-      new Option('--role <role>', 'the receiver checks, the sender checks, or all (default)')
-        .choices(['receiver', 'sender', 'all'])
-        .default('all'),
-    )
-    .option('--html <file>', 'also write the matrix as a self-contained HTML page to FILE')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cai conformance coverage --role receiver --interface B\n  $ cai conformance coverage --json',
-    )
-    .action(async (options: CoverageOptions, cmd: Command) => {
-      await runHandler(
-        state,
-        cmd,
-        async (context) => (await import('./catalogue-views.js')).runCoverage(options, context),
-        CONFORMANCE_HINTS,
-      );
-    });
-
-  conformance
-    .command('list')
-    .description('List the checks: id, level, spec section, tags, title')
-    .addOption(new Option('--interface <id>', 'only the checks of interface A or B').choices(['A', 'B']))
-    .addOption(
-      new Option('--role <role>', 'the receiver checks (default) or the sender checks')
-        .choices(['receiver', 'sender'])
-        .default('receiver'),
-    )
-    .option('--wide', 'on a terminal, the full table (sections and tags) instead of the compact list by theme')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cai conformance list --interface B\n  $ cai conformance list --role sender --interface A\n  $ cai conformance list --json',
-    )
-    .action(async (options: ListOptions, cmd: Command) => {
-      await runHandler(
-        state,
-        cmd,
-        async (context) => (await import('./catalogue-views.js')).runList(options, context),
-        CONFORMANCE_HINTS,
-      );
-    });
+  for (const view of CATALOGUE_VIEWS)
+    conformance
+      .command(view.name)
+      .description(view.description)
+      .addOption(new Option('--interface <id>', view.interface).choices(['A', 'B']))
+      .addOption(new Option('--role <role>', view.role).choices(view.roles).default(view.defaultRole))
+      .option(view.option, view.optionHelp)
+      .addHelpText('after', `\nExamples:${view.examples.map((example) => `\n  $ cai conformance ${example}`).join('')}`)
+      .action(async (options: CoverageOptions & ListOptions, cmd: Command) => {
+        const run = async (context: CommandContext) =>
+          (await import('./catalogue-views.js'))[view.run](options, context);
+        await runHandler(state, cmd, run, CONFORMANCE_HINTS);
+      });
 }
+
+/** `coverage` and `list`: the catalogue by clause or by check, of one interface and role. */
+const CATALOGUE_VIEWS = [
+  {
+    name: 'coverage',
+    description: 'Show every clause of the spec with the checks that enforce it, or why none can',
+    interface: 'only the clauses that bind A or B',
+    role: 'the receiver checks, the sender checks, or all (default)',
+    roles: ['receiver', 'sender', 'all'],
+    defaultRole: 'all',
+    option: '--html <file>',
+    optionHelp: 'also write the matrix as a self-contained HTML page to FILE',
+    examples: ['coverage --role receiver --interface B', 'coverage --json'],
+    run: 'runCoverage',
+  },
+  {
+    name: 'list',
+    description: 'List the checks: id, level, spec section, tags, title',
+    interface: 'only the checks of interface A or B',
+    role: 'the receiver checks (default) or the sender checks',
+    roles: ['receiver', 'sender'],
+    defaultRole: 'receiver',
+    option: '--wide',
+    optionHelp: 'on a terminal, the full table (sections and tags) instead of the compact list by theme',
+    examples: ['list --interface B', 'list --role sender --interface A', 'list --json'],
+    run: 'runList',
+  },
+] as const;
 
 /**
  * `--rerun-failed REPORT`: the checks to run are those that did not pass in the report, of its interface and role.
