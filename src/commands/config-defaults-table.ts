@@ -48,18 +48,26 @@ export interface DefaultRule {
  * provider), the events secret signs Interface B (provider → platform); a command that receives one direction
  * and sends the other takes the second as its callback secret.
  */
+const A = { interface: 'A' } as const;
+const B = { interface: 'B' } as const;
+/**
+ * `--mock` runs a self-contained receiver with generated secrets: the profile's target and secrets (perhaps not even
+ * set here) stay out.
+ */
+const MOCK = ['--mock'];
+
 export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   // sign / verify: the direction is --interface A|B
-  { command: 'sign', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret' },
-  { command: 'sign', when: { interface: 'A' }, field: 'platform_id', option: '--source' },
-  { command: 'sign', when: { interface: 'A' }, field: 'provider_endpoint', option: '--url', shape: 'contact-jobs-url' },
-  { command: 'sign', when: { interface: 'B' }, field: 'secrets.events', option: '--secret' },
-  { command: 'sign', when: { interface: 'B' }, field: 'provider_code', option: '--provider' },
-  { command: 'sign', when: { interface: 'B' }, field: 'events_url', option: '--url' },
-  { command: 'verify', when: { interface: 'A' }, field: 'secrets.jobs', option: '--secret' },
-  { command: 'verify', when: { interface: 'B' }, field: 'secrets.events', option: '--secret' },
-  { command: 'verify', when: { interface: 'A' }, field: 'secrets.events', option: '--other-secret', optional: true },
-  { command: 'verify', when: { interface: 'B' }, field: 'secrets.jobs', option: '--other-secret', optional: true },
+  { command: 'sign', when: A, field: 'secrets.jobs', option: '--secret' },
+  { command: 'sign', when: A, field: 'platform_id', option: '--source' },
+  { command: 'sign', when: A, field: 'provider_endpoint', option: '--url', shape: 'contact-jobs-url' },
+  { command: 'sign', when: B, field: 'secrets.events', option: '--secret' },
+  { command: 'sign', when: B, field: 'provider_code', option: '--provider' },
+  { command: 'sign', when: B, field: 'events_url', option: '--url' },
+  { command: 'verify', when: A, field: 'secrets.jobs', option: '--secret' },
+  { command: 'verify', when: B, field: 'secrets.events', option: '--secret' },
+  { command: 'verify', when: A, field: 'secrets.events', option: '--other-secret', optional: true },
+  { command: 'verify', when: B, field: 'secrets.jobs', option: '--other-secret', optional: true },
   // sending (§4.1, §4.2)
   { command: 'send-job', field: 'provider_endpoint', option: '--to' },
   { command: 'send-job', field: 'platform_id', option: '--source' },
@@ -86,51 +94,14 @@ export const CONFIG_DEFAULT_RULES: readonly DefaultRule[] = [
   { command: 'mock provider', field: 'secrets.events', option: '--callback-secret' },
   { command: 'mock provider', field: 'branches', option: '--catalog', shape: 'catalog' },
   // conformance: A tests the provider's contact-jobs endpoint, B the platform's events endpoint
-  {
-    command: 'conformance run',
-    when: { interface: 'A' },
-    field: 'provider_endpoint',
-    option: '--target',
-    unless: ['--mock'],
-  },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'platform_id', option: '--source' },
-  {
-    command: 'conformance run',
-    when: { interface: 'A' },
-    field: 'branches',
-    option: '--branch-code',
-    shape: 'first-branch-code',
-  },
-  { command: 'conformance run', when: { interface: 'A' }, field: 'provider_code', option: '--provider' },
-  // --mock runs a self-contained receiver with generated secrets: the profile's secrets (perhaps not even set here) stay out.
-  {
-    command: 'conformance run',
-    when: { interface: 'A' },
-    field: 'secrets.jobs',
-    option: '--secret',
-    unless: ['--mock'],
-  },
-  {
-    command: 'conformance run',
-    when: { interface: 'A' },
-    field: 'secrets.events',
-    option: '--callback-secret',
-    unless: ['--mock'],
-  },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'events_url', option: '--target', unless: ['--mock'] },
-  { command: 'conformance run', when: { interface: 'B' }, field: 'provider_code', option: '--provider' },
-  {
-    command: 'conformance run',
-    when: { interface: 'B' },
-    field: 'branches',
-    option: '--branch-code',
-    shape: 'first-branch-code',
-  },
-  {
-    command: 'conformance run',
-    when: { interface: 'B' },
-    field: 'secrets.events',
-    option: '--secret',
-    unless: ['--mock'],
-  },
+  { command: 'conformance run', when: A, field: 'provider_endpoint', option: '--target', unless: MOCK },
+  { command: 'conformance run', when: A, field: 'platform_id', option: '--source' },
+  { command: 'conformance run', when: A, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
+  { command: 'conformance run', when: A, field: 'provider_code', option: '--provider' },
+  { command: 'conformance run', when: A, field: 'secrets.jobs', option: '--secret', unless: MOCK },
+  { command: 'conformance run', when: A, field: 'secrets.events', option: '--callback-secret', unless: MOCK },
+  { command: 'conformance run', when: B, field: 'events_url', option: '--target', unless: MOCK },
+  { command: 'conformance run', when: B, field: 'provider_code', option: '--provider' },
+  { command: 'conformance run', when: B, field: 'branches', option: '--branch-code', shape: 'first-branch-code' },
+  { command: 'conformance run', when: B, field: 'secrets.events', option: '--secret', unless: MOCK },
 ];
