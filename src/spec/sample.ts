@@ -26,13 +26,14 @@ export interface SampleEventOptions {
 export const DEFAULT_CALLBACK_URL = 'https://platform.example/cai/events';
 export const DEFAULT_BRANCH_CODE = 'BR-001';
 
+/** Name, language and city of a sample contact. */
 const PEOPLE = [
-  { name: 'Olivia Bennett', language: 'en-GB', city: 'Manchester' },
-  { name: 'Lucía Fernández', language: 'es-ES', city: 'Sevilla' },
-  { name: 'James Carter', language: 'en-US', city: 'Denver' },
-  { name: 'Ana Sousa', language: 'pt-PT', city: 'Porto' },
-  { name: 'Mehmet Yılmaz', language: 'tr', city: 'Bristol' },
-  { name: 'Chloé Martin', language: 'fr-FR', city: 'Lyon' },
+  ['Olivia Bennett', 'en-GB', 'Manchester'],
+  ['Lucía Fernández', 'es-ES', 'Sevilla'],
+  ['James Carter', 'en-US', 'Denver'],
+  ['Ana Sousa', 'pt-PT', 'Porto'],
+  ['Mehmet Yılmaz', 'tr', 'Bristol'],
+  ['Chloé Martin', 'fr-FR', 'Lyon'],
 ] as const;
 
 const SERVICES = ['Initial consultation', 'Follow-up visit', 'Dental check-up', 'Physiotherapy assessment'];
@@ -80,8 +81,8 @@ export function isPlaceholderCallbackUrl(url: unknown): boolean {
 /** A contact job (§2.2) with every field, as the platform would send it. */
 export function sampleJob(options: SampleJobOptions = {}): Record<string, unknown> {
   const now = options.now ?? new Date();
-  const person = pick(PEOPLE);
-  const email = `${person.name
+  const [name, language, city] = pick(PEOPLE);
+  const email = `${name
     .toLowerCase()
     .normalize('NFD')
     .replace(/[^a-z ]/g, '')
@@ -90,8 +91,8 @@ export function sampleJob(options: SampleJobOptions = {}): Record<string, unknow
     lead_id: newLeadId(),
     event_id: randomUUID(),
     branch_code: options.branchCode ?? DEFAULT_BRANCH_CODE,
-    city: person.city,
-    contact: { name: person.name, phone_e164: sampleE164(), email, language: person.language },
+    city,
+    contact: { name, phone_e164: sampleE164(), email, language },
     origin: {
       channel: 'landing_form',
       source: 'https://www.clinic.example/book',
