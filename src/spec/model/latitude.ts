@@ -6,10 +6,13 @@
  * never judges.
  */
 
-export interface OpenPointRule {
-  /** What the spec says, or does not say, that leaves the question open. */
+/** What the spec says, or does not say, that leaves a question open, and where. */
+export interface OpenClause {
   clause: string;
   text: string;
+}
+
+export interface OpenPointRule extends OpenClause {
   /** Refusals a receiver may give as well: statuses, or any 4xx rejection. */
   mayRefuseWith?: readonly number[] | 'any-4xx';
   /** A receiver may accept the request although a rule would refuse it. */
@@ -120,7 +123,7 @@ export const OPEN_POINTS = {
 export type OpenPointId = keyof typeof OPEN_POINTS;
 
 /** What every answer may do, whatever the request: never judged. */
-export const ANSWER_LATITUDE: readonly { clause: string; text: string }[] = [
+export const ANSWER_LATITUDE: readonly OpenClause[] = [
   {
     clause: '§4.2',
     text: 'the body of a first-time 202 (not shown): anything, or nothing, so long as it does not claim the event a duplicate',

@@ -4,14 +4,10 @@
  * these say how a wait, a Retry-After or a timestamp is read when the spec gives no tolerance. Plain data and two
  * small functions; the sender model (./sender.ts) reads them, and docs/conformance.md ("Tolerances") lists them.
  */
-
-export interface SenderOpenPoint {
-  clause: string;
-  text: string;
-}
+import type { OpenClause } from './latitude.js';
 
 /** What a conforming sender may choose, never judged. */
-export const SENDER_LATITUDE: readonly SenderOpenPoint[] = [
+export const SENDER_LATITUDE: readonly OpenClause[] = [
   { clause: '§7, §8', text: "the backoff's base, factor, cap and jitter: only that the waits grow is judged" },
   { clause: '§7', text: 'waiting longer than Retry-After (its own backoff, a larger of the two)' },
   {
