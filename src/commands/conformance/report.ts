@@ -128,7 +128,7 @@ export interface StoppedRun {
   mock: boolean;
 }
 
-/** The report of a run that judged no check (stopped before any, or nothing to run again): its files say so. */
+/** The report of a run that judged no check: stopped before any (with its error), or with nothing to run again. */
 export async function reportOfNoCheck(
   run: StoppedRun,
   end: Pick<SuiteReport, 'ok' | 'durationMs' | 'error'>,

@@ -72,14 +72,8 @@ export async function reportNothingToRerun(
     import('../../conformance/reporters/index.js'),
     import('./report.js'),
   ]);
-  const startedAt = new Date(context.io.now());
-  const report = await reportOfNoCheck(
-    { ...run, interface: rerun.interface, role: rerun.role, startedAt },
-    {
-      ok: true,
-      durationMs: 0,
-    },
-  );
+  const stopped = { ...run, interface: rerun.interface, role: rerun.role, startedAt: new Date(context.io.now()) };
+  const report = await reportOfNoCheck(stopped, { ok: true, durationMs: 0 });
   const view = viewOf(report, flags.failOn, []);
   await writeReportFiles(view, flags, context);
   if (context.output.json) context.output.printJson(view);
