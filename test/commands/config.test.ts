@@ -347,8 +347,6 @@ describe('cai send-job / send-event with a deployment profile (real HTTP on 127.
 });
 
 describe('cai mock with a deployment profile', () => {
-  const soon = () => new Promise<void>((resolve) => setTimeout(resolve, 150));
-
   it('mock platform takes its required --provider, its secret and --allow-origin from the profile', async () => {
     const dir = workspace({
       version: 1,
@@ -364,7 +362,7 @@ describe('cai mock with a deployment profile', () => {
     const result = await runCli(['mock', 'platform', '--debug'], {
       cwd: dir,
       env: { EVENTS: 'events-secret-0123456789' },
-      interrupt: soon(),
+      interrupt: 'when-serving',
     });
     expect(result.code).toBe(130);
     expect(result.stdout.split('\n')[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cai\/events$/);

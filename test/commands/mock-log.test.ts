@@ -6,7 +6,6 @@ import { recordLine, type MockLogRecordHead } from '../../src/mock/log.js';
 import { runCli } from '../helpers/cli.js';
 
 const env = { CAI_SECRET: 'live-secret-0123456789', CAI_CALLBACK_SECRET: 'events-secret-0123456789' };
-const soon = () => new Promise<void>((resolve) => setTimeout(resolve, 150));
 const dir = mkdtempSync(join(tmpdir(), 'cai-mock-log-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,7 +31,10 @@ describe('cai mock --log (in-process)', () => {
     const log = join(dir, 'torn.ndjson');
     const cut = line('cut').slice(0, 60);
     writeFileSync(log, [line('a'), `${cut}\n`, line('b'), `${cut}\n`, line('c')].join(''));
-    const result = await runCli(['mock', 'platform', '--provider', 'acme', '--log', log], { env, interrupt: soon() });
+    const result = await runCli(['mock', 'platform', '--provider', 'acme', '--log', log], {
+      env,
+      interrupt: 'when-serving',
+    });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain(`log ${log}, fsync everysec (3 accepted events reloaded for dedupe)\n`);
     expect(result.stderr).toContain(
@@ -43,7 +45,7 @@ describe('cai mock --log (in-process)', () => {
     writeFileSync(one, [line('a'), `${cut}\n`].join(''));
     const provider = await runCli(['mock', 'provider', '--provider', 'acme', '--log', one, '--fsync', 'always'], {
       env,
-      interrupt: soon(),
+      interrupt: 'when-serving',
     });
     expect(provider.code).toBe(130);
     expect(provider.stderr).toContain(`log ${one}, fsync always\n`);

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 const env = { CAI_SECRET: 'live-secret-0123456789', CAI_CALLBACK_SECRET: 'events-secret-0123456789' };
-const soon = () => new Promise<void>((resolve) => setTimeout(resolve, 150));
 
 describe('cai mock (in-process)', () => {
   it('platform: prints the URL, then stops on Ctrl-C with exit 130', async () => {
-    const result = await runCli(['mock', 'platform', '--provider', 'acme'], { env, interrupt: soon() });
+    const result = await runCli(['mock', 'platform', '--provider', 'acme'], { env, interrupt: 'when-serving' });
     expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/events\n$/);
     expect(result.stderr).toBe(
@@ -17,7 +16,7 @@ describe('cai mock (in-process)', () => {
   it('platform --json: the first line is {"url": …}', async () => {
     const result = await runCli(['--json', 'mock', 'platform', '--provider', 'acme', '--path', '/cai/events'], {
       env,
-      interrupt: soon(),
+      interrupt: 'when-serving',
     });
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout.trim())).toEqual({
@@ -28,7 +27,7 @@ describe('cai mock (in-process)', () => {
   it('provider: prints the base URL and stops on the interrupt', async () => {
     const result = await runCli(
       ['mock', 'provider', '--provider', 'acme', '--scenario', 'random', '--break', 'bad-ack'],
-      { env, interrupt: soon() },
+      { env, interrupt: 'when-serving' },
     );
     expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\n$/);
@@ -38,11 +37,11 @@ describe('cai mock (in-process)', () => {
   it('provider without --source: a note that the source checks of a conformance run will warn, and how to avoid it', async () => {
     const note =
       'note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform';
-    const without = await runCli(['mock', 'provider', '--provider', 'acme'], { env, interrupt: soon() });
+    const without = await runCli(['mock', 'provider', '--provider', 'acme'], { env, interrupt: 'when-serving' });
     expect(without.stderr).toContain(`${note}\n`);
     const given = await runCli(['mock', 'provider', '--provider', 'acme', '--source', 'platform-eu'], {
       env,
-      interrupt: soon(),
+      interrupt: 'when-serving',
     });
     expect(given.stderr).not.toContain('no --source');
   });

@@ -18,8 +18,11 @@ export interface InProcessOptions {
   stdin?: string | Buffer;
   cwd?: string;
   now?: number;
-  /** Resolved to trigger the interrupt listeners (as SIGINT would). */
-  interrupt?: Promise<void>;
+  /**
+   * Resolved to trigger the interrupt listeners (as SIGINT would); `'when-serving'`: once stdout has its first whole
+   * line (a server's URL, printed when it listens), however long a loaded machine takes to get there.
+   */
+  interrupt?: Promise<void> | 'when-serving';
 }
 
 /** An Io with fake streams that keeps what was written, and an interrupt to trigger by hand. */
@@ -73,7 +76,10 @@ export function fakeIo(
 /** Runs the CLI in-process with fake streams (fast; for command-level tests). */
 export async function runCli(argv: string[], options: InProcessOptions = {}): Promise<CliResult> {
   const io = fakeIo(options);
-  options.interrupt?.then(() => io.interrupt());
+  if (options.interrupt === 'when-serving') {
+    const serving = () => io.out().includes('\n') && (io.stdout.off('data', serving), io.interrupt());
+    io.stdout.on('data', serving);
+  } else options.interrupt?.then(() => io.interrupt());
   const code = await run(argv, io);
   await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: io.out(), stderr: io.err() };
