@@ -171,7 +171,7 @@ export function allAttempts(evidence: Pick<SenderEvidence, 'records'>): Attempt[
   return evidence.records.flatMap((record) => record.attempts);
 }
 
-/** `retry-5xx #3`, `retry-5xx #3 (late)`. */
+/** The stage, a number sign and the attempt's number, and `(late)` for an attempt after the stage's end. */
 export function label(attempt: Attempt): string {
   return `${attempt.stage} #${attempt.number}${attempt.late ? ' (late)' : ''}`;
 }

@@ -20,7 +20,7 @@ export interface SecretSource {
 
 export interface Secret {
   value: string;
-  /** Human description of where it came from, safe to print: `--secret-env CAI_NEW`, `--secret-file s.txt`, `--secret #2`. */
+  /** Human description of where it came from, safe to print: `--secret-env CAI_NEW`, `--secret-file s.txt`, or `--secret` with its place among the values given. */
   label: string;
 }
 
