@@ -86,7 +86,7 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 /**
  * The start-up chunk, cai.js: main and the program, with what they import statically (commander, output, errors,
- * config lookup, the list of commands of src/commands/index.ts). `cai --help` needs no more; each command's
+ * config lookup, the list of commands of src/commands/common/registry.ts). `cai --help` needs no more; each command's
  * registration (src/commands/<command>/command.ts: flags, help) is a chunk of its own, loaded when its word is typed,
  * and its action another, loaded when it runs. So node built-ins that only some commands use (crypto for signing,
  * readline, child_process) stay out of every start-up: loading one costs more than a small file.

@@ -41,8 +41,8 @@ interface CaiErrorOptions {
 
 /**
  * The words of the interface in use, by key: the hints of coded errors (by code), and the names of its options
- * (`option:config`). The CLI's are its flags (src/commands/hints.ts and each command's hints.ts); a domain names no
- * flag, it asks here. A word returns undefined to leave the key to the next table.
+ * (`option:config`). The CLI's are its flags (src/commands/common/hints.ts and each command's hints.ts); a domain names
+ * no flag, it asks here. A word returns undefined to leave the key to the next table.
  */
 export type Words = Readonly<Record<string, (data: ErrorData) => string | undefined>>;
 

@@ -216,7 +216,7 @@ export {
   type Environment as ConfigEnvironment,
 } from './config/schema.js';
 export { inspectSecretRef, type SecretRef, type SecretRefStatus } from './config/secret-refs.js';
-export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './commands/config-defaults-table.js';
+export { CONFIG_DEFAULT_RULES, type DefaultRule, type ConfigField } from './commands/common/config-defaults-table.js';
 export { runDoctor, targetsOf, type DoctorOptions, type DoctorReport } from './doctor/run.js';
 export type { CheckResult as DoctorCheckResult, Verdict as DoctorVerdict, DoctorTarget } from './doctor/types.js';
 export {

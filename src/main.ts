@@ -11,8 +11,8 @@ import {
   routeHelp,
   VERSION_REQUESTED,
 } from './program.js';
-import type { RunState } from './commands/runner.js';
-import { closestValue } from './commands/suggest.js';
+import type { RunState } from './commands/common/runner.js';
+import { closestValue } from './commands/common/suggest.js';
 import { redactSecrets } from './secrets/known.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);

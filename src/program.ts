@@ -1,14 +1,14 @@
 import { Command, CommanderError } from 'commander';
-import type { RunState } from './commands/runner.js';
-import { installConfigDefaults } from './commands/config-defaults.js';
-import { installTargetAlias } from './commands/target-alias.js';
+import type { RunState } from './commands/common/runner.js';
+import { installConfigDefaults } from './commands/common/config-defaults.js';
+import { installTargetAlias } from './commands/common/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
-import { closestValue } from './commands/suggest.js';
+import { closestValue } from './commands/common/suggest.js';
 import { usageError, useWords } from './errors.js';
-import { SHARED_HINTS } from './commands/hints.js';
-import { COMMANDS } from './commands/index.js';
-import { registerListing } from './commands/list.js';
+import { SHARED_HINTS } from './commands/common/hints.js';
+import { COMMANDS } from './commands/common/registry.js';
+import { registerListing } from './commands/common/list.js';
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
@@ -97,7 +97,7 @@ export const VERSION_REQUESTED = 'commander.version';
  * Builds the commander program. Each command module declares its own flags and lazy-imports its
  * domain code inside the action, so `cai sign` loads no zod, undici, ora or mock code.
  * Only the invoked command's module is registered; `cai --help` and unknown words get the list of
- * src/commands/index.ts, no module; `cai completion` (and a program built without argv) gets them all.
+ * src/commands/common/registry.ts, no module; `cai completion` (and a program built without argv) gets them all.
  */
 export async function buildProgram(state: RunState, argv?: readonly string[]): Promise<Command> {
   // The domains' coded errors in the CLI's words, from the first hook on (a profile's errors come before any action).

@@ -1,7 +1,7 @@
 /**
- * What went wrong with a request, from what undici or Node threw: a CaiError with a stable code (timeout,
- * unreachable, tls, proxy, connection, …) and the data its hint is worded from (src/commands/hints.ts), never a
- * flag name. Used by the HTTP client (client.ts).
+ * What went wrong with a request, from what undici or Node threw: a CaiError with a stable code (timeout, unreachable,
+ * tls, proxy, connection, …) and the data its hint is worded from (src/commands/common/hints.ts), never a flag name.
+ * Used by the HTTP client (client.ts).
  */
 import { NETWORK_CAPS } from '../bounds.js';
 import { formatDuration } from '../duration.js';

@@ -52,8 +52,8 @@ export function curlForDryRun(request: DryRunRequest): string {
 
 /**
  * Refuses headers HTTP cannot carry as given (RFC 9110 §5.1, §5.5): a CR or LF in a value would add a header to a
- * capture or a curl line. The flags are checked before any of this runs (src/commands/header-options.ts); this is for
- * what comes from elsewhere (a capture's header lines) and a guard for the builders. `where` names the source.
+ * capture or a curl line. The flags are checked before any of this runs (src/commands/common/header-options.ts); this
+ * is for what comes from elsewhere (a capture's header lines) and a guard for the builders. `where` names the source.
  */
 export function assertSendableHeaders(headers: Iterable<readonly [string, string]>, where: string): void {
   const bad = headerProblem(headers);

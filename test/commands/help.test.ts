@@ -73,7 +73,7 @@ describe('cai help <group> <command>', () => {
   });
 });
 
-describe('cai --help lists the commands without loading them (src/commands/index.ts)', () => {
+describe('cai --help lists the commands without loading them (src/commands/common/registry.ts)', () => {
   it('as the commands themselves would: the same names, usages and descriptions', async () => {
     const help = async (argv?: string[]) =>
       (await buildProgram({ io: fakeIo({ env: { COLUMNS: '200' } }), exitCode: 0 }, argv)).helpInformation();

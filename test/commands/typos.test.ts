@@ -1,10 +1,10 @@
 /**
- * A mistyped value is answered with exit 2 and `did you mean …?` naming the value meant (src/commands/suggest.ts,
- * one helper for every list a value is checked against); the required options a command lacks are named in one
- * error, not one per run.
+ * A mistyped value is answered with exit 2 and `did you mean …?` naming the value meant
+ * (src/commands/common/suggest.ts, one helper for every list a value is checked against); the required options a
+ * command lacks are named in one error, not one per run.
  */
 import { describe, expect, it } from 'vitest';
-import { closestValue, editDistance, listUnknown } from '../../src/commands/suggest.js';
+import { closestValue, editDistance, listUnknown } from '../../src/commands/common/suggest.js';
 import { runCli } from '../helpers/cli.js';
 
 const env = { CAI_SECRET: 'whsec_typos_0123456789', CAI_CALLBACK_SECRET: 'whsec_typos_callback_0123' };

@@ -34,13 +34,13 @@ async function loadedBy(argv: string[]): Promise<{ src: string[]; packages: stri
 
 /** What every command loads: the program, the list of commands, output, errors, the profile's lookup. */
 const EVERY_COMMAND = [
-  'src/commands/config-defaults.ts',
-  'src/commands/hints.ts',
-  'src/commands/index.ts',
-  'src/commands/list.ts',
-  'src/commands/runner.ts',
-  'src/commands/suggest.ts',
-  'src/commands/target-alias.ts',
+  'src/commands/common/config-defaults.ts',
+  'src/commands/common/hints.ts',
+  'src/commands/common/list.ts',
+  'src/commands/common/registry.ts',
+  'src/commands/common/runner.ts',
+  'src/commands/common/suggest.ts',
+  'src/commands/common/target-alias.ts',
   'src/config/locate.ts',
   'src/errors.ts',
   'src/io.ts',
@@ -79,8 +79,8 @@ describe('the modules a command loads (the built CLI)', () => {
     ]);
     const own = [
       'src/bounds.ts',
-      'src/commands/options.ts',
-      'src/commands/secret-options.ts',
+      'src/commands/common/options.ts',
+      'src/commands/common/secret-options.ts',
       'src/commands/verify/action.ts',
       'src/commands/verify/command.ts',
       'src/duration.ts',

@@ -13,7 +13,7 @@ import { LoadMetrics } from '../../src/load/metrics.js';
 import { parseMix, parseRamp, parseRepeatShare, SyntaxProblem } from '../../src/load/scenario.js';
 import { Schedule } from '../../src/load/schedule.js';
 import { judgeThreshold, parseThreshold, sloThresholds } from '../../src/load/thresholds.js';
-import { parseDurationMs } from '../../src/commands/options.js';
+import { parseDurationMs } from '../../src/commands/common/options.js';
 
 describe('the histogram', () => {
   it('gives every percentile within 1/128 of the exact one, never below it', () => {

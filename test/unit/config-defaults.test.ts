@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/commands/config-defaults-table.js';
-import { installConfigDefaults } from '../../src/commands/config-defaults.js';
-import { addSecretOptions, type SecretPrefix } from '../../src/commands/secret-options.js';
+import { CONFIG_DEFAULT_RULES, type DefaultRule } from '../../src/commands/common/config-defaults-table.js';
+import { installConfigDefaults } from '../../src/commands/common/config-defaults.js';
+import { addSecretOptions, type SecretPrefix } from '../../src/commands/common/secret-options.js';
 import { buildProgram } from '../../src/program.js';
-import type { RunState } from '../../src/commands/runner.js';
+import type { RunState } from '../../src/commands/common/runner.js';
 import { fakeIo } from '../helpers/cli.js';
 
 const settings = {

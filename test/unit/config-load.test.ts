@@ -7,7 +7,7 @@ import { chooseEnvironment, loadProfile, parseConfig, type LoadedConfig } from '
 import { locateConfig } from '../../src/config/locate.js';
 import { starterConfig } from '../../src/config/init.js';
 import { useWords } from '../../src/errors.js';
-import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 
 // The messages in the CLI's words (its flags), as the commands print them.
 beforeAll(() => useWords(SHARED_HINTS));

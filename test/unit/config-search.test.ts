@@ -8,7 +8,7 @@ import { CaiError } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { sign } from '../../src/signing/sign.js';
 import { useWords } from '../../src/errors.js';
-import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 
 // The messages in the CLI's words (its flags), as the commands print them.
 beforeAll(() => useWords(SHARED_HINTS));

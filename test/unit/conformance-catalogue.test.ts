@@ -9,7 +9,7 @@ import {
   SENDER_CATALOGUE,
 } from '../../src/conformance/catalogue.js';
 import type { CheckMeta } from '../../src/conformance/check.js';
-import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 import { useWords } from '../../src/errors.js';
 import { ROOT } from '../helpers/cli.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';

@@ -17,7 +17,7 @@ import { describeJsonFailure, jsonNestingDepth } from '../../src/spec/json-synta
 import { parseSetOverride, sampleEvent, sampleJob } from '../../src/spec/sample.js';
 import { validateBody, validateDocument, type DocumentVerdict } from '../../src/spec/validate.js';
 import { useWords } from '../../src/errors.js';
-import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 
 // The messages in the CLI's words (its flags), as the commands print them.
 beforeAll(() => useWords(SHARED_HINTS));

@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { CaiError, useWords } from '../../src/errors.js';
-import { SHARED_HINTS } from '../../src/commands/hints.js';
+import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 import { createDispatcher, postOnce, proxyFromEnv } from '../../src/http/client.js';
 import { deliver, type DeliveryRequest } from '../../src/http/deliver.js';
 import { verify } from '../../src/signing/verify.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CaiError } from '../../src/errors.js';
 import { openDispatcher, resolveTransport } from '../../src/http/transport.js';
-import { openTransport } from '../../src/commands/transport-options.js';
+import { openTransport } from '../../src/commands/common/transport-options.js';
 import { Output } from '../../src/output/output.js';
 import { fakeIo } from '../helpers/cli.js';
 import { TLS_FIXTURE } from '../helpers/scripted-server.js';

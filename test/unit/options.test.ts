@@ -8,8 +8,8 @@ import {
   parseRetryPeriodMs,
   parseUnixSeconds,
   parseUrlPath,
-} from '../../src/commands/options.js';
-import { parseIpAddress } from '../../src/commands/network-options.js';
+} from '../../src/commands/common/options.js';
+import { parseIpAddress } from '../../src/commands/common/network-options.js';
 
 describe('option value parsers (argv → options)', () => {
   it.each([

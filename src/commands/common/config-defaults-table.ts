@@ -1,9 +1,9 @@
-import type { InterfaceId } from '../spec/constants.js';
+import type { InterfaceId } from '../../spec/constants.js';
 
 /**
- * The ONE table of deployment-profile defaults: which field of the chosen environment of cai.config.json
- * becomes which option of which command. Applied by src/commands/config-defaults.ts; listed by `cai config show`.
- * Pure data (no zod, no commander), so it costs nothing at start-up.
+ * The ONE table of deployment-profile defaults: which field of the chosen environment of cai.config.json becomes which
+ * option of which command. Applied by src/commands/common/config-defaults.ts; listed by `cai config show`. Pure data
+ * (no zod, no commander), so it costs nothing at start-up.
  */
 
 export type ConfigField =

@@ -1,22 +1,22 @@
 /**
  * The deployment profile's defaults for one command, as data: which option gets which value from the chosen
- * environment, following the table in defaults-table.ts. No commander here: the command is described by a
- * CommandView, and src/commands/config-defaults.ts sets the values it returns (commander's value source 'config').
- * No zod either, so a command none of whose options the profile sets pays for nothing more.
+ * environment, following the table in defaults-table.ts. No commander here: the command is described by a CommandView,
+ * and src/commands/common/config-defaults.ts sets the values it returns (commander's value source 'config'). No zod
+ * either, so a command none of whose options the profile sets pays for nothing more.
  */
-import { usageError } from '../errors.js';
-import type { SecretSource } from '../secrets/resolve.js';
-import { CONTACT_JOBS_PATH } from '../spec/constants.js';
+import { usageError } from '../../errors.js';
+import type { SecretSource } from '../../secrets/resolve.js';
+import { CONTACT_JOBS_PATH } from '../../spec/constants.js';
 import { CONFIG_DEFAULT_RULES, type ConfigField, type DefaultRule } from './config-defaults-table.js';
-import type { ChosenEnvironment } from '../config/load.js';
-import type { Environment } from '../config/schema.js';
+import type { ChosenEnvironment } from '../../config/load.js';
+import type { Environment } from '../../config/schema.js';
 import {
   asRefList,
   inspectSecretRef,
   looseModeWarning,
   resolveRefPath,
   type SecretRef,
-} from '../config/secret-refs.js';
+} from '../../config/secret-refs.js';
 
 /** What the defaults need to know of the command being run. */
 export interface CommandView {

@@ -1,7 +1,7 @@
 import type { Command, Option } from 'commander';
-import type { Io } from '../io.js';
-import { Output } from '../output/output.js';
-import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../config/locate.js';
+import type { Io } from '../../io.js';
+import { Output } from '../../output/output.js';
+import { locateConfig, noConfigForEnvironment, requestedEnvironment } from '../../config/locate.js';
 import { globalOutputOptions, type RunState } from './runner.js';
 import type { CommandView } from './config-defaults-values.js';
 
@@ -10,12 +10,12 @@ import type { CommandView } from './config-defaults-values.js';
  * chosen environment of cai.config.json and sets each mapped option that the user did not give, with
  * commander's value source 'config', so flags (and their own env fallbacks) always win.
  *
- * The mapping itself is the table in src/commands/config-defaults-table.ts; the values it gives are src/commands/config-defaults-values.ts.
- * Both, and zod, are loaded only when a config file exists: `cai sign` without one pays for an existsSync
- * (START-UP RULE).
+ * The mapping itself is the table in src/commands/common/config-defaults-table.ts; the values it gives are
+ * src/commands/common/config-defaults-values.ts. Both, and zod, are loaded only when a config file exists: `cai sign`
+ * without one pays for an existsSync (START-UP RULE).
  */
 
-/** The flags whose values may be request headers (src/commands/header-options.ts checks them), and their attribute names. */
+/** The flags whose values may be request headers (src/commands/common/header-options.ts checks them), and their attribute names. */
 const HEADER_FLAGS = ['--provider', '--source', '--test-provider'] as const;
 const attributeOf = (flag: string) =>
   flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
@@ -79,7 +79,7 @@ async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   const { profileDefaults, rulesFor } = await import('./config-defaults-values.js');
   if (rulesFor(view).length === 0) return;
   // zod and the schema only now: a command none of whose options the profile sets never loads them.
-  const { chooseEnvironment, loadConfig } = await import('../config/load.js');
+  const { chooseEnvironment, loadConfig } = await import('../../config/load.js');
   const result = profileDefaults(view, chooseEnvironment(loadConfig(location), request), location.path, io.env);
   for (const { flag, value } of result.defaults) {
     const option = command.options.find((candidate) => candidate.long === flag);

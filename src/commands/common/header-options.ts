@@ -1,13 +1,13 @@
 /**
  * The flags whose values go into a request header (§4.1 X-CAI-Source, §4.2 X-CAI-Provider), checked once, before
- * any request, capture or curl line is built: by the one preAction hook (src/commands/config-defaults.ts),
+ * any request, capture or curl line is built: by the one preAction hook (src/commands/common/config-defaults.ts),
  * after a deployment profile has filled its defaults, so a value from the command line, the environment or the
  * profile is checked alike, for every command that sends, signs, mocks or tests with it.
  */
 import type { Command } from 'commander';
-import { usageError } from '../errors.js';
-import { HeaderNames } from '../spec/constants.js';
-import { headerValueProblem } from '../spec/header-value.js';
+import { usageError } from '../../errors.js';
+import { HeaderNames } from '../../spec/constants.js';
+import { headerValueProblem } from '../../spec/header-value.js';
 
 /** Flag → the header its value is. */
 const HEADER_OPTIONS: Readonly<Record<string, string>> = {

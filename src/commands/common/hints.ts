@@ -3,9 +3,9 @@
  * option to raise. A domain names no flag (it is a library too); it throws a code and data, and these words say
  * what to do about it on the command line. A command's own codes are in its folder's hints.ts.
  */
-import type { Words } from '../errors.js';
-import type { InterfaceId } from '../spec/constants.js';
-import { interfaceSpec } from '../spec/interfaces.js';
+import type { Words } from '../../errors.js';
+import type { InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 
 const CONFORMANCE_OPTIONS = [
   'include',

@@ -2,7 +2,7 @@
  * Every command, by the word that invokes it, in the order of `cai --help`: its usage (what follows its name in the
  * list) and what it does. `cai --help` lists them from here without loading any command (START-UP RULE); a
  * command's module takes its description from here. The conformance command keeps its own copy (a test
- * holds the two equal). Their modules are src/commands/index.ts's to load.
+ * holds the two equal). Their modules are src/commands/common/registry.ts's to load.
  */
 import { Help, type Command } from 'commander';
 
@@ -107,7 +107,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
 /** What a command does, as `cai --help` and its own help say it. */
 export function describeCommand(name: string): string {
   const entry = COMMAND_LIST.find((command) => command.name === name);
-  if (entry === undefined) throw new Error(`no command ${name} in src/commands/list.ts`);
+  if (entry === undefined) throw new Error(`no command ${name} in src/commands/common/list.ts`);
   return entry.description;
 }
 

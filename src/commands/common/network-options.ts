@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { InvalidArgumentError } from 'commander';
 
 /*
- * Option parsers that need node:net, apart from src/commands/options.ts so that commands without network
+ * Option parsers that need node:net, apart from src/commands/common/options.ts so that commands without network
  * options (cai sign, cai verify) do not load it at start-up.
  */
 

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { parseDuration } from '../duration.js';
-import { usageError } from '../errors.js';
-import { RETRY_PERIOD_SECONDS } from '../spec/constants.js';
-import type { InterfaceSpec } from '../spec/interfaces.js';
+import { parseDuration } from '../../duration.js';
+import { usageError } from '../../errors.js';
+import { RETRY_PERIOD_SECONDS } from '../../spec/constants.js';
+import type { InterfaceSpec } from '../../spec/interfaces.js';
 import { closestValue, suggestValue } from './suggest.js';
 
 /**

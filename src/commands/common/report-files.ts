@@ -5,13 +5,13 @@
  */
 import { appendFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { errnoCode, errorMessage, usageError } from '../errors.js';
-import { maskSecrets } from '../secrets/mask.js';
+import { errnoCode, errorMessage, usageError } from '../../errors.js';
+import { maskSecrets } from '../../secrets/mask.js';
 import type { CommandContext } from './runner.js';
 
 /** `cai 0.2.0` for the pages' generator line; read only when a page is written. */
 export async function generator(): Promise<string> {
-  const { versionInfo } = await import('../version.js');
+  const { versionInfo } = await import('../../version.js');
   return `cai ${versionInfo().version}`;
 }
 
@@ -47,11 +47,11 @@ function why(error: unknown): string {
 
 /** `cai report --html FILE`: the operation report with its charts. */
 export async function writeOperationHtml(
-  report: import('./report/html-report.js').OperationView,
+  report: import('../report/html-report.js').OperationView,
   path: string,
   context: CommandContext,
 ): Promise<void> {
-  const { renderOperationHtml } = await import('./report/html-report.js');
+  const { renderOperationHtml } = await import('../report/html-report.js');
   await writeOrFail(path, renderOperationHtml(report, { generator: await generator() }), 'HTML report', context);
   context.output.info(`HTML report written to ${path}`);
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { useWords, type Words } from '../errors.js';
-import type { Io } from '../io.js';
-import { Output, type OutputOptions } from '../output/output.js';
+import { useWords, type Words } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { Output, type OutputOptions } from '../../output/output.js';
 import { SHARED_HINTS } from './hints.js';
 
 /** What every command action receives. */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { usageError } from '../errors.js';
-import type { Io } from '../io.js';
-import type { Output } from '../output/output.js';
-import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../secrets/resolve.js';
+import { usageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import type { Output } from '../../output/output.js';
+import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 
 let sequence = 0;
 

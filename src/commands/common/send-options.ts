@@ -3,10 +3,10 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
-import { usageError } from '../errors.js';
-import type { Dispatcher } from '../http/client.js';
-import type { TransportFlags } from '../http/transport.js';
-import type { RetryPolicy } from '../http/retry.js';
+import { usageError } from '../../errors.js';
+import type { Dispatcher } from '../../http/client.js';
+import type { TransportFlags } from '../../http/transport.js';
+import type { RetryPolicy } from '../../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import {
   collectValues,
@@ -212,6 +212,6 @@ export async function openSendPool(
   to: string,
   connections = 1,
 ): Promise<Dispatcher> {
-  const { openDispatcher } = await import('../http/transport.js');
+  const { openDispatcher } = await import('../../http/transport.js');
   return openDispatcher(await openTransport(transportFlags(options, connections), context, to));
 }

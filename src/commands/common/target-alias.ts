@@ -7,7 +7,7 @@
  * command line wins over a profile's address as `--to` would.
  */
 import { Option, type Command } from 'commander';
-import { usageError } from '../errors.js';
+import { usageError } from '../../errors.js';
 
 const NAME = '--to';
 const ALIAS = '--target';

@@ -4,10 +4,10 @@
  * code (undici) is loaded inside the action.
  */
 import { Option, type Command } from 'commander';
-import { usageError } from '../errors.js';
-import { isLoopbackUrl } from '../http/loopback.js';
-import type { Output } from '../output/output.js';
-import type { Transport, TransportFlags } from '../http/transport.js';
+import { usageError } from '../../errors.js';
+import { isLoopbackUrl } from '../../http/loopback.js';
+import type { Output } from '../../output/output.js';
+import type { Transport, TransportFlags } from '../../http/transport.js';
 import { parseHttpUrl } from './options.js';
 import type { CommandContext } from './runner.js';
 
@@ -103,7 +103,7 @@ export async function openTransport(
   { io, output }: CommandContext,
   target?: string,
 ): Promise<Transport> {
-  const { resolveTransport } = await import('../http/transport.js');
+  const { resolveTransport } = await import('../../http/transport.js');
   const transport = await resolveTransport(flags, io, target);
   if (transport.client.insecure)
     output.warn(

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from './shared.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
   program

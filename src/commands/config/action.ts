@@ -2,7 +2,7 @@
  * `cai config show` and `cai config init`, their actions. Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
 
@@ -73,7 +73,7 @@ export async function runConfigShow(flags: GlobalConfigFlags, { io, output }: Co
     output.result(await output.table(['setting', 'value', 'from'], rows));
   }
   if (profile.chosen) {
-    const { CONFIG_DEFAULT_RULES } = await import('../config-defaults-table.js');
+    const { CONFIG_DEFAULT_RULES } = await import('../common/config-defaults-table.js');
     output.result('');
     output.result('defaults it gives each command (flags override them):');
     const groupOf = (rule: (typeof CONFIG_DEFAULT_RULES)[number]) =>

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { describeCommand } from '../list.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { describeCommand } from '../common/list.js';
 import type { GlobalConfigFlags } from './action.js';
 
 export function registerConfig(program: Command, state: RunState): void {

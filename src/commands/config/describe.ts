@@ -1,4 +1,4 @@
-import { CONFIG_DEFAULT_RULES, type ConfigField } from '../config-defaults-table.js';
+import { CONFIG_DEFAULT_RULES, type ConfigField } from '../common/config-defaults-table.js';
 import type { ChosenEnvironment } from '../../config/load.js';
 import { describeConfigOrigin, describeEnvironmentOrigin } from '../../config/locate.js';
 import type { Environment } from '../../config/schema.js';

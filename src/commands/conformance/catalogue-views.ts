@@ -1,6 +1,6 @@
 /** `cai conformance coverage` and `cai conformance list`: the catalogue and the spec's clauses, read without a run. */
 import type { InterfaceId } from '../../spec/constants.js';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 
 export interface ListOptions {
   interface?: InterfaceId;
@@ -26,7 +26,7 @@ export async function runCoverage(options: CoverageOptions, context: CommandCont
   const matrix = coverage({ roles: [...new Set(roles)] });
   if (options.html !== undefined) {
     const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
-    const { generator, writeOrFail } = await import('../report-files.js');
+    const { generator, writeOrFail } = await import('../common/report-files.js');
     await writeOrFail(
       options.html,
       renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }),

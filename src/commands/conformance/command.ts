@@ -8,7 +8,7 @@ import { isStateCheck, parseSeed, randomSeed, type ExploreRequest } from '../../
 import { usageError } from '../../errors.js';
 import { shellQuote } from '../../http/curl.js';
 import { readFileInput } from '../../input.js';
-import { runHandler, type CommandContext, type RunState } from '../runner.js';
+import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import type { CoverageOptions, ListOptions } from './catalogue-views.js';
 import { CONFORMANCE_HINTS } from './hints.js';
 import { runReceiverRole } from './receiver.js';

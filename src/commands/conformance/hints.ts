@@ -1,6 +1,6 @@
 /**
  * The hints of a conformance run's coded errors (src/conformance), in the words of its flags. The options its reports
- * name are in the shared words (src/commands/hints.ts): `cai report` renders the same reports.
+ * name are in the shared words (src/commands/common/hints.ts): `cai report` renders the same reports.
  */
 import type { Words } from '../../errors.js';
 

@@ -9,10 +9,10 @@ import type { Selection } from '../../conformance/catalogue.js';
 import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import { identityFlagOf, requireOptions } from '../options.js';
-import type { CommandContext } from '../runner.js';
-import { callbackSecretsOf, hasSecretOptions, signingSecrets } from '../secret-options.js';
-import { checkPlainHttp, openTransport } from '../transport-options.js';
+import { identityFlagOf, requireOptions } from '../common/options.js';
+import type { CommandContext } from '../common/runner.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecrets } from '../common/secret-options.js';
+import { checkPlainHttp, openTransport } from '../common/transport-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import type { RoleDeps, RunOptions } from './run-options.js';
 
@@ -101,7 +101,7 @@ async function planReceiverRun(
   };
   const plan = planFor({ interface: iface, selection, explore });
   if (plan.unknownSelectors.length > 0) {
-    const { listUnknown, selectorWords } = await import('../suggest.js');
+    const { listUnknown, selectorWords } = await import('../common/suggest.js');
     const known = selectorWords(describeCatalogue('receiver', iface));
     throw usageError(
       'unknown_check',

@@ -7,8 +7,8 @@
 import type { SuiteReport } from '../../conformance/types.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { CaiError, errorMessage } from '../../errors.js';
-import type { CommandContext } from '../runner.js';
-import { generator, writeOrFail } from '../report-files.js';
+import type { CommandContext } from '../common/runner.js';
+import { generator, writeOrFail } from '../common/report-files.js';
 import { wrap } from '../../output/layout.js';
 
 export interface ReportFlags {

@@ -9,7 +9,7 @@ import type { Io } from '../../io.js';
 import { jsonOrUsageError } from '../../spec/json-text.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { ReportFlags } from './report.js';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 
 const ReportShape = z.object({
   interface: z.enum(['A', 'B']),

@@ -17,9 +17,9 @@ import {
   parseHostPort,
   parseHttpUrl,
   parsePositiveInteger,
-} from '../options.js';
-import { addSecretOptions } from '../secret-options.js';
-import { addTlsOptions } from '../transport-options.js';
+} from '../common/options.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { addTlsOptions } from '../common/transport-options.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
 export interface SenderFlags {
@@ -35,7 +35,7 @@ export interface SenderFlags {
 export interface RunOptions extends SenderFlags {
   interface?: InterfaceId;
   format?: 'compact' | 'table';
-  /** The receiver's address (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
+  /** The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
   to?: string;
   mock?: boolean;
   break?: string[];

@@ -2,7 +2,7 @@
  * `cai doctor`, its action: the checks run, each shown with its verdict and next step. Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { readPem } from '../../input.js';
 import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
@@ -10,7 +10,7 @@ import type { CheckResult } from '../../doctor/types.js';
 import { safeText } from '../../output/safe-text.js';
 
 export interface DoctorOptions {
-  /** The URL to probe (`--to`; `--target` is its other name, src/commands/target-alias.ts). */
+  /** The URL to probe (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
   to?: string;
   interface?: InterfaceId;
   timeout: number;

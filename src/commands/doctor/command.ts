@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
+import { runHandler, type RunState } from '../common/runner.js';
 import { DOCTOR_HINTS } from './hints.js';
-import { parseHttpUrl, parsePositiveDurationMs } from '../options.js';
-import { describeCommand } from '../list.js';
+import { parseHttpUrl, parsePositiveDurationMs } from '../common/options.js';
+import { describeCommand } from '../common/list.js';
 import type { DoctorOptions } from './action.js';
 
 export function registerDoctor(program: Command, state: RunState): void {

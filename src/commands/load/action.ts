@@ -3,9 +3,9 @@
  * report and thresholds (exit 1 when one fails). Loaded when the command runs, not at every start-up.
  */
 import { DEFAULT_MIX, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type LoadFlags } from './options.js';
-import type { CommandContext } from '../runner.js';
-import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../secret-options.js';
-import { openTransport } from '../transport-options.js';
+import type { CommandContext } from '../common/runner.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
+import { openTransport } from '../common/transport-options.js';
 import { ExitCode, deliveryError, usageError } from '../../errors.js';
 import { interfaceSpec, type InterfaceSpec } from '../../spec/interfaces.js';
 

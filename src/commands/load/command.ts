@@ -19,14 +19,14 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import { callbackListenOption, parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../options.js';
-import { runHandler, type RunState } from '../runner.js';
-import { addSecretOptions } from '../secret-options.js';
-import { addCaOptions } from '../transport-options.js';
+import { callbackListenOption, parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../common/options.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { addCaOptions } from '../common/transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 
 /** The help after the flags of `cai load`: the threshold syntax, exit codes and examples. */
 const LOAD_HELP = `

@@ -16,9 +16,9 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import { identityFlagOf } from '../options.js';
+import { identityFlagOf } from '../common/options.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;

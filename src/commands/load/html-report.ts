@@ -6,7 +6,7 @@
  * rejections. A pure function of the report `cai load --json` prints. Every mark carries `data-window`,
  * `data-series` and `data-value`, so a browser test reads the charts back.
  */
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 
@@ -226,6 +226,6 @@ ${report.rejections.length > 0 ? html`<h3>Rejections (4xx other than 429, §7)</
 
 /** `cai load --html FILE`: the page written, secrets masked as in every report file. */
 export async function writeLoadHtml(report: LoadReport, path: string, context: CommandContext): Promise<void> {
-  const { writeReportPage } = await import('../report-files.js');
+  const { writeReportPage } = await import('../common/report-files.js');
   await writeReportPage(path, (generator) => renderLoadHtml(report, { generator }), context);
 }

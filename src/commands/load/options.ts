@@ -12,9 +12,9 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { identityFlagOf, parseDurationMs, parseRatePerSecond } from '../options.js';
-import { hasSecretOptions } from '../secret-options.js';
-import type { CommandContext } from '../runner.js';
+import { identityFlagOf, parseDurationMs, parseRatePerSecond } from '../common/options.js';
+import { hasSecretOptions } from '../common/secret-options.js';
+import type { CommandContext } from '../common/runner.js';
 
 export interface LoadFlags {
   interface: 'A' | 'B';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { errnoCode, errorMessage, usageError } from '../../errors.js';
 import type { LoadReport } from '../../load/report.js';
 import type { LoadProgress } from '../../load/run.js';

@@ -2,7 +2,7 @@
  * `cai mock platform` and `cai mock provider`, their action: the mock started (start.ts) with its lines and, with
  * --ui, its inspector, served until Ctrl-C. Loaded when the command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import type { MockLines } from './lines.js';
 import { startPlatform, startProvider, type Started } from './start.js';
 import type { PlatformCommandOptions, ProviderCommandOptions } from './start.js';

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { UiAddress } from './start.js';
-import { runHandler, type RunState } from '../runner.js';
+import { runHandler, type RunState } from '../common/runner.js';
 import { MOCK_HINTS } from './hints.js';
-import { addSecretOptions } from '../secret-options.js';
+import { addSecretOptions } from '../common/secret-options.js';
 import {
   collectOneOf,
   collectValues,
@@ -14,12 +14,12 @@ import {
   parseUrlPath,
   parseProbability,
   parseRatePerSecond,
-} from '../options.js';
-import { parseCidrOption } from '../network-options.js';
-import { addCaOptions } from '../transport-options.js';
+} from '../common/options.js';
+import { parseCidrOption } from '../common/network-options.js';
+import { addCaOptions } from '../common/transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/fsync.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 import type { MockOptions } from './action.js';
 
 const EXAMPLES =

@@ -18,9 +18,9 @@ import type { RunningMock } from '../../mock/platform.js';
 import type { MockLines } from './lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import type { CatalogBranch } from '../../spec/catalog.js';
-import type { CommandContext } from '../runner.js';
-import { callbackSecretsOf, signingSecrets } from '../secret-options.js';
-import { openTransport } from '../transport-options.js';
+import type { CommandContext } from '../common/runner.js';
+import { callbackSecretsOf, signingSecrets } from '../common/secret-options.js';
+import { openTransport } from '../common/transport-options.js';
 
 export interface CommonOptions {
   host: string;
@@ -50,7 +50,7 @@ export interface ProviderCommandOptions extends CommonOptions {
   source?: string;
   scenario?: string;
   speed: number;
-  /** A catalog file, or the branches themselves from the deployment profile (src/commands/config-defaults-values.ts). */
+  /** A catalog file, or the branches themselves from the deployment profile (src/commands/common/config-defaults-values.ts). */
   catalog?: string | CatalogBranch[];
 }
 
@@ -64,7 +64,7 @@ export interface PlatformCommandOptions extends CommonOptions {
   failRate?: number;
   failFirst?: number;
   knownLead?: string[];
-  /** A catalog file, or the branches themselves from the deployment profile (src/commands/config-defaults-values.ts). */
+  /** A catalog file, or the branches themselves from the deployment profile (src/commands/common/config-defaults-values.ts). */
   catalog?: string | CatalogBranch[];
 }
 

@@ -2,10 +2,10 @@
  * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
  * command runs, not at every start-up.
  */
-import { requireOptions } from '../options.js';
-import type { CommandContext } from '../runner.js';
-import { signingSecret } from '../secret-options.js';
-import { retryFlags, type TransportOptions } from '../send-options.js';
+import { requireOptions } from '../common/options.js';
+import type { CommandContext } from '../common/runner.js';
+import { signingSecret } from '../common/secret-options.js';
+import { retryFlags, type TransportOptions } from '../common/send-options.js';
 import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';

@@ -3,11 +3,11 @@
  * flags of the sending commands, and their rendering.
  */
 import type { Command } from 'commander';
-import { parseHttpUrl } from '../options.js';
-import { runHandler, type RunState } from '../runner.js';
-import { addSecretOptions } from '../secret-options.js';
-import { addTransportOptions, retryForGiven } from '../send-options.js';
-import { describeCommand } from '../list.js';
+import { parseHttpUrl } from '../common/options.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { addTransportOptions, retryForGiven } from '../common/send-options.js';
+import { describeCommand } from '../common/list.js';
 import type { ReplayOptions } from './action.js';
 
 export function registerReplay(program: Command, state: RunState): void {

@@ -2,8 +2,8 @@
  * `cai report`, its action: the mocks' logs read, the operation report built and shown (table, JSON, CSV, HTML). Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
-import type { TimeBound } from '../options.js';
+import type { CommandContext } from '../common/runner.js';
+import type { TimeBound } from '../common/options.js';
 import { INPUT_CAPS } from '../../bounds.js';
 import { usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
@@ -78,7 +78,7 @@ export async function runReport(options: ReportOptions, context: CommandContext)
       `${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`,
     );
   if (options.html !== undefined) {
-    const { writeOperationHtml } = await import('../report-files.js');
+    const { writeOperationHtml } = await import('../common/report-files.js');
     await writeOperationHtml(report, options.html, context);
   }
 

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { collectValues, parseTimeBound } from '../options.js';
-import { describeCommand } from '../list.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { collectValues, parseTimeBound } from '../common/options.js';
+import { describeCommand } from '../common/list.js';
 import type { ReportOptions } from './action.js';
 
 export function registerReport(program: Command, state: RunState): void {

@@ -2,7 +2,7 @@
  * `cai sample`, its action: a document made, shaped by the overrides, checked, printed. Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { pipeWriter } from '../../output/pipe-writer.js';
 import { jsonText } from '../../output/safe-text.js';
 import type { DocumentKind, DocumentVerdict } from '../../spec/validate.js';

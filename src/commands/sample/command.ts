@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../options.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../common/options.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 import type { SampleOptions } from './action.js';
 
 const EXAMPLES = `

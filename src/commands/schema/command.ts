@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../runner.js';
-import { oneOf } from '../options.js';
+import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
+import { oneOf } from '../common/options.js';
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 
 const TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all', 'config'] as const;
 type Target = (typeof TARGETS)[number];

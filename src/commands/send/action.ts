@@ -2,11 +2,11 @@
  * `cai send-job` and `cai send-event`, their action: one document (a file, stdin or a sample) signed and sent with
  * the retry policy of §7, or a batch of them (`--ndjson`), and what came of it. Loaded when the command runs.
  */
-import { requireOptions } from '../options.js';
-import type { CommandContext } from '../runner.js';
-import { signingSecret } from '../secret-options.js';
-import { retryFlags, openSendPool, type SendOptions } from '../send-options.js';
-import { checkPlainHttp } from '../transport-options.js';
+import { requireOptions } from '../common/options.js';
+import type { CommandContext } from '../common/runner.js';
+import { signingSecret } from '../common/secret-options.js';
+import { retryFlags, openSendPool, type SendOptions } from '../common/send-options.js';
+import { checkPlainHttp } from '../common/transport-options.js';
 import { ExitCode, usageError } from '../../errors.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { readBodyInput } from '../../input.js';

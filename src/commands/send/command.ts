@@ -1,14 +1,14 @@
 /**
- * `cai send-job` (Interface A, §4.1) and `cai send-event` (Interface B, §4.2): one command for the two directions.
- * Here the flags (most in src/commands/send-options.ts, shared with replay and trigger) and the help; the action is
- * action.ts, loaded when the command runs (START-UP RULE: `cai --help` and the other commands do not pay for it or
- * for undici), with its views beside it and src/send underneath.
+ * `cai send-job` (Interface A, §4.1) and `cai send-event` (Interface B, §4.2): one command for the two directions. Here
+ * the flags (most in src/commands/common/send-options.ts, shared with replay and trigger) and the help; the action is
+ * action.ts, loaded when the command runs (START-UP RULE: `cai --help` and the other commands do not pay for it or for
+ * undici), with its views beside it and src/send underneath.
  */
 import type { Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
+import { runHandler, type RunState } from '../common/runner.js';
 import { SEND_HINTS } from './hints.js';
-import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../send-options.js';
-import { describeCommand } from '../list.js';
+import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../common/send-options.js';
+import { describeCommand } from '../common/list.js';
 import type { SendKind } from '../../send/request.js';
 
 /** The help after the flags of each: its exit codes and examples (and the event types of --sample). */

@@ -11,9 +11,9 @@ import type { Output } from '../../output/output.js';
 import { ProgressLine, type Terminal } from '../../output/progress.js';
 import { waitNotice } from '../../output/wait-notice.js';
 import type { SendResult } from '../../http/send.js';
-import type { CommandContext } from '../runner.js';
-import { openSendPool, type TransportOptions } from '../send-options.js';
-import { checkPlainHttp } from '../transport-options.js';
+import type { CommandContext } from '../common/runner.js';
+import { openSendPool, type TransportOptions } from '../common/send-options.js';
+import { checkPlainHttp } from '../common/transport-options.js';
 import { describeAttempt, renderSendResult } from './result.js';
 import { formatDuration } from '../../duration.js';
 

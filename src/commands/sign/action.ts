@@ -2,9 +2,9 @@
  * `cai sign`, its action: the body signed (§5), printed as headers, JSON or a curl command. Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
-import { signingSecrets } from '../secret-options.js';
-import { identityFlagOf, requireOptions } from '../options.js';
+import type { CommandContext } from '../common/runner.js';
+import { signingSecrets } from '../common/secret-options.js';
+import { identityFlagOf, requireOptions } from '../common/options.js';
 import { readBodyInput } from '../../input.js';
 import { usageError } from '../../errors.js';
 import { HeaderNames, type InterfaceId } from '../../spec/constants.js';

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { addSecretOptions } from '../secret-options.js';
-import { parseHttpUrl, parseUnixSeconds } from '../options.js';
-import { describeCommand } from '../list.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { parseHttpUrl, parseUnixSeconds } from '../common/options.js';
+import { describeCommand } from '../common/list.js';
 import type { SignOptions } from './action.js';
 
 export function registerSign(program: Command, state: RunState): void {

@@ -7,7 +7,7 @@ import { usageError } from '../../errors.js';
 import { readFileInput } from '../../input.js';
 import { renderExample } from './example-view.js';
 import { parseSignatureExample, SHIPPED_EXAMPLE } from '../../signing/example.js';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 
 /**
  * Reproduces the shipped example, or a deployment's own file in the same format (`--example FILE`), and returns

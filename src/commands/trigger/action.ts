@@ -3,11 +3,11 @@
  * interface, then sent. Loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { requireOptions } from '../options.js';
-import type { CommandContext } from '../runner.js';
-import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../secret-options.js';
-import { retryFlags, openSendPool, type TransportOptions } from '../send-options.js';
-import { checkPlainHttp } from '../transport-options.js';
+import { requireOptions } from '../common/options.js';
+import type { CommandContext } from '../common/runner.js';
+import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
+import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';
+import { checkPlainHttp } from '../common/transport-options.js';
 import { usageError } from '../../errors.js';
 import type { DeliverOptions } from '../../http/deliver.js';
 import type { RetryPolicy } from '../../http/retry.js';
@@ -66,7 +66,7 @@ export async function runTrigger(
     );
   const flow = findFlow(name);
   if (flow === undefined) {
-    const { suggestValue } = await import('../suggest.js');
+    const { suggestValue } = await import('../common/suggest.js');
     const names = FLOWS.map((known) => known.name);
     throw usageError(
       'unknown_flow',

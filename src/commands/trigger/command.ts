@@ -6,11 +6,11 @@
  * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
  */
 import { Option, type Command } from 'commander';
-import { parseDurationMs, parseHostPort, parseHttpUrl } from '../options.js';
-import { runHandler, type RunState } from '../runner.js';
-import { addSecretOptions } from '../secret-options.js';
-import { addTransportOptions, retryForGiven } from '../send-options.js';
-import { describeCommand } from '../list.js';
+import { parseDurationMs, parseHostPort, parseHttpUrl } from '../common/options.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { addTransportOptions, retryForGiven } from '../common/send-options.js';
+import { describeCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
 
 export function registerTrigger(program: Command, state: RunState): void {

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandContext } from '../runner.js';
+import type { CommandContext } from '../common/runner.js';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../../bounds.js';
 import { readFileInput, tooLarge, unreadable } from '../../input.js';
 import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { describeCommand } from '../list.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { describeCommand } from '../common/list.js';
 import type { ValidateCommandOptions } from './action.js';
 
 export function registerValidate(program: Command, state: RunState): void {

@@ -2,9 +2,9 @@
  * `cai verify`, its action: the signature checked (§5), every problem named, a mismatch diagnosed. Loaded when the
  * command runs, not at every start-up.
  */
-import type { CommandContext } from '../runner.js';
-import { hasSecretOptions, secretsFromOptions, signingSecrets } from '../secret-options.js';
-import { requireOptions } from '../options.js';
+import type { CommandContext } from '../common/runner.js';
+import { hasSecretOptions, secretsFromOptions, signingSecrets } from '../common/secret-options.js';
+import { requireOptions } from '../common/options.js';
 import { readBodyInput, readFileInput } from '../../input.js';
 import { usageError } from '../../errors.js';
 import { Headers } from '../../spec/constants.js';

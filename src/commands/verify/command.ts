@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
-import { runHandler, type RunState } from '../runner.js';
-import { addSecretOptions } from '../secret-options.js';
-import { parseNonNegativeInteger, parseUnixSeconds } from '../options.js';
+import { runHandler, type RunState } from '../common/runner.js';
+import { addSecretOptions } from '../common/secret-options.js';
+import { parseNonNegativeInteger, parseUnixSeconds } from '../common/options.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
-import { describeCommand } from '../list.js';
+import { describeCommand } from '../common/list.js';
 import type { VerifyOptions } from './action.js';
 
 export function registerVerify(program: Command, state: RunState): void {
