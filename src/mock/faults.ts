@@ -44,7 +44,6 @@ export const RECEIVER_FAULTS = {
   'identity-case-folded':
     'X-CAI-Provider (B) and X-CAI-Source (A) are lowercased before they are looked up (§5.6, §4.1)',
 } as const;
-export type ReceiverFault = keyof typeof RECEIVER_FAULTS;
 
 export const PLATFORM_FAULTS = {
   'no-dedupe': 'a repeated event_id is accepted again as new (§6.1)',
@@ -74,7 +73,6 @@ export const PLATFORM_FAULTS = {
   'integer-strings': 'a string of digits passes as an integer: attempts "3" is accepted (§2.7)',
   ...RECEIVER_FAULTS,
 } as const;
-export type PlatformFault = keyof typeof PLATFORM_FAULTS;
 
 export const PROVIDER_FAULTS = {
   'no-dedupe': 'a repeated event_id starts a second job with a new provider_job_id (§2.2)',
@@ -101,6 +99,9 @@ export const PROVIDER_FAULTS = {
   'language-two-part-only': 'contact.language must be ll or ll-CC: a script subtag (zh-Hant-TW) is refused (§2.1)',
   ...RECEIVER_FAULTS,
 } as const;
+
+export type ReceiverFault = keyof typeof RECEIVER_FAULTS;
+export type PlatformFault = keyof typeof PLATFORM_FAULTS;
 export type ProviderFault = keyof typeof PROVIDER_FAULTS;
 
 /** The faults given to one receiver (`platform`, `provider`), each one it knows: an unknown one is a usage error. */
