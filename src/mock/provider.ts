@@ -16,6 +16,7 @@ import {
   type Reject,
   type RunningMock,
 } from './pipeline.js';
+import { identityRefusal } from './pipeline/steps.js';
 import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
@@ -242,13 +243,8 @@ function checkSource(request: IncomingMessage, sourceId: string | undefined, rej
   if (sourceId === undefined) return undefined;
   const source = headerValue(request, Headers.source);
   if (source === sourceId) return undefined;
-  return reject(
-    401,
-    'unknown_source',
-    source
-      ? `X-CAI-Source "${source}" is not the expected platform (§4.1)`
-      : 'the X-CAI-Source header is missing (§4.1)',
-  );
+  const unknown = 'is not the expected platform (§4.1)';
+  return reject(401, 'unknown_source', identityRefusal('X-CAI-Source', source, unknown, '§4.1'));
 }
 
 function jobRecordHead(providerCode: string) {

@@ -32,6 +32,10 @@ export function checkRoute(
   return undefined;
 }
 
+/** Identify: why an identity header (§5.6, §4.1) is refused, as it names no one known or is missing. */
+export const identityRefusal = (header: string, value: string | undefined, unknown: string, missingRule: string) =>
+  value ? `${header} "${value}" ${unknown}` : `the ${header} header is missing (${missingRule})`;
+
 /** Size: §8, a declared Content-Length over the limit is 413 without reading the rest. */
 export function checkDeclaredSize(
   profile: ReceiverProfile<unknown>,
