@@ -10,20 +10,16 @@ import { EVENT_TYPES, MAX_EVENT_ID_LENGTH, type EventType } from '../../../spec/
 import { eventTypeSpec } from '../../../spec/event-types.js';
 import type { ReceiverCheck } from '../../check.js';
 import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import { EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './receivers.js';
+import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
 
 /** §6, §2.5–§2.7: the payload section of each event type. */
 const payloadSection = (type: EventType): string => eventTypeSpec(type).section;
 
 const eventsAcceptance: ReceiverCheck[] = [
   ...EVENT_TYPES.map((type) =>
-    defineProbe({
-      id: eventTypeSpec(type).acceptCheckId,
-      interface: 'B',
-      level: 'must',
+    probeOn(EVENTS_RECEIVER, eventTypeSpec(type).acceptCheckId, {
       sections: ['§4.2', '§6', payloadSection(type)],
       clauses: ['§4.2-1', '§6-1', `${payloadSection(type)}-1`],
       tags: ['acceptance', 'events'],
@@ -31,10 +27,7 @@ const eventsAcceptance: ReceiverCheck[] = [
       send: (scope) => ({ body: compact(event(scope, type)) }),
     }),
   ),
-  defineProbe({
-    id: 'B-ACCEPT-006',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-006', {
     sections: ['§9.2'],
     clauses: ['§9.2-1'],
     tags: ['acceptance', 'schema', 'versioning'],
@@ -47,10 +40,7 @@ const eventsAcceptance: ReceiverCheck[] = [
       }),
     }),
   }),
-  defineProbe({
-    id: 'B-ACCEPT-007',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-007', {
     sections: ['§6.3'],
     clauses: ['§6.3-1'],
     tags: ['acceptance', 'lead'],
@@ -61,10 +51,7 @@ const eventsAcceptance: ReceiverCheck[] = [
       ),
     }),
   }),
-  defineProbe({
-    id: 'B-ACCEPT-008',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-008', {
     sections: ['§8', '§6.1', '§2.4'],
     clauses: ['§2.4-2', '§8-2'],
     tags: ['acceptance', 'limits'],
@@ -78,21 +65,15 @@ const eventsAcceptance: ReceiverCheck[] = [
   }),
   // §4.2 names 202 for an accepted event, but §6.5 tells the sender that any 2xx means accepted: another 2xx
   // loses nothing, so answering it is a warning.
-  defineProbe({
-    id: 'B-ACCEPT-009',
-    interface: 'B',
+  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-009', {
     level: 'should',
     sections: ['§4.2', '§7', '§6.5'],
     clauses: ['§4.2-5'],
     tags: ['acceptance', 'status'],
     title: 'an accepted event is answered 202 itself (§6.5 counts any 2xx as accepted)',
-    send: (scope) => ({ body: compact(event(scope)) }),
     terms: ['outcome', 'status'],
   }),
-  defineProbe({
-    id: 'B-ACCEPT-010',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-010', {
     sections: ['§8', '§6.1', '§2.4'],
     clauses: ['§2.4-2', '§8-2'],
     tags: ['acceptance', 'limits'],
@@ -109,7 +90,6 @@ const enumerations = {
     EVENTS_RECEIVER,
     {
       id: 'B-ACCEPT-011',
-      level: 'must',
       sections: ['§2.10', '§2.11', '§2.12'],
       tags: ['acceptance', 'schema'],
       title: 'every value of channel, direction, author and outcome is accepted',
@@ -120,7 +100,6 @@ const enumerations = {
     JOBS_RECEIVER,
     {
       id: 'A-ACCEPT-006',
-      level: 'must',
       sections: ['§2.8', '§2.9', '§2.2'],
       tags: ['acceptance', 'schema'],
       title: 'every value of origin.channel and brief.intent is accepted',
@@ -132,44 +111,29 @@ const enumerations = {
 };
 
 const jobsAcceptance: ReceiverCheck[] = [
-  defineProbe({
-    id: 'A-ACCEPT-001',
-    interface: 'A',
-    level: 'must',
+  probeOn(JOBS_RECEIVER, 'A-ACCEPT-001', {
     sections: ['§4.1', '§2.2'],
     clauses: ['§4.1-1', '§4.1-4'],
     tags: ['acceptance', 'jobs'],
     title: 'a valid contact job is accepted with 202',
-    send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'status'],
   }),
-  defineProbe({
-    id: 'A-ACCEPT-002',
-    interface: 'A',
-    level: 'must',
+  probeOn(JOBS_RECEIVER, 'A-ACCEPT-002', {
     sections: ['§2.3', '§4.1', '§2.1'],
     clauses: ['§2.3-1', '§2.3-2'],
     tags: ['acceptance', 'ack'],
     title: 'the acknowledgment is JSON with a string provider_job_id and an E.164 assigned_number_e164',
     // §2.3's body: the status and the Content-Type are A-ACCEPT-001's and -003's.
-    send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'acknowledgment'],
   }),
-  defineProbe({
-    id: 'A-ACCEPT-003',
-    interface: 'A',
-    level: 'must',
+  probeOn(JOBS_RECEIVER, 'A-ACCEPT-003', {
     sections: ['§4.1', '§2'],
     clauses: ['§4.1-4'],
     tags: ['acceptance', 'ack', 'headers'],
     title: 'the acknowledgment is sent with Content-Type: application/json',
-    send: (scope) => ({ body: compact(job(scope)) }),
     terms: ['outcome', 'json-label'],
   }),
-  defineProbe({
-    id: 'A-ACCEPT-004',
-    interface: 'A',
-    level: 'must',
+  probeOn(JOBS_RECEIVER, 'A-ACCEPT-004', {
     sections: ['§9.2'],
     clauses: ['§9.2-1'],
     tags: ['acceptance', 'schema', 'versioning'],
@@ -183,10 +147,7 @@ const jobsAcceptance: ReceiverCheck[] = [
       return { body: compact(doc) };
     },
   }),
-  defineProbe({
-    id: 'A-ACCEPT-005',
-    interface: 'A',
-    level: 'must',
+  probeOn(JOBS_RECEIVER, 'A-ACCEPT-005', {
     sections: ['§2.2', '§4.1'],
     clauses: ['§2.2-1'],
     tags: ['acceptance', 'schema'],

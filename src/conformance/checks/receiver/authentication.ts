@@ -6,13 +6,12 @@
  * its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction (§5.1).
  */
 import { compact } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import { identityVariants } from '../../probe/mutations-identity.js';
 import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations-signature.js';
 import { claimedOriginHeaders, usualSourceAddress } from '../../probe/origin.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
 import { mutationCheck } from './mutated.js';
-import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER } from './receivers.js';
+import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
 const SIGNATURE_ROWS: readonly Tampering[] = [
@@ -128,7 +127,6 @@ const eventsIdentity = [
     EVENTS_RECEIVER,
     {
       id: 'B-AUTH-014',
-      level: 'must',
       sections: ['§5.6', '§7'],
       tags: ['auth', 'provider'],
       title:
@@ -136,20 +134,14 @@ const eventsIdentity = [
     },
     identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'),
   ),
-  defineProbe({
-    id: 'B-AUTH-015',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-AUTH-015', {
     sections: ['§4.2', '§5.6', '§7'],
     clauses: ['§4.2-2', '§5.6-1'],
     tags: ['auth', 'provider', 'headers'],
     title: 'a request without X-CAI-Provider is rejected',
     send: (scope) => ({ body: compact(event(scope)), identity: { kind: 'none' } }),
   }),
-  defineProbe({
-    id: 'B-AUTH-016',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-AUTH-016', {
     sections: ['§5.7', '§7'],
     clauses: ['§5.7-1', '§7-3'],
     tags: ['origin', 'auth'],
@@ -164,10 +156,7 @@ const eventsIdentity = [
   }),
   // The origin is the connection's: a receiver that reads it from a header the client writes lets any address in that
   // names a registered one. The address claimed is the one the run's other requests, accepted, come from.
-  defineProbe({
-    id: 'B-AUTH-022',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-AUTH-022', {
     sections: ['§5.7', '§7'],
     clauses: ['§5.7-1', '§7-3'],
     tags: ['origin', 'auth', 'headers'],
@@ -187,9 +176,7 @@ const eventsIdentity = [
 ];
 
 const jobsIdentity = [
-  defineProbe({
-    id: 'A-AUTH-014',
-    interface: 'A',
+  probeOn(JOBS_RECEIVER, 'A-AUTH-014', {
     level: 'should',
     sections: ['§4.1'],
     clauses: ['§4.1-2'],
@@ -234,10 +221,7 @@ const BINDING_ROWS: readonly Tampering[] = [
 const binding = tamperingChecks(BINDING_ROWS);
 
 /** §5.1: a separate secret for each direction; the jobs endpoint does not take the events secret. */
-const otherDirection = defineProbe({
-  id: 'A-AUTH-016',
-  interface: 'A',
-  level: 'must',
+const otherDirection = probeOn(JOBS_RECEIVER, 'A-AUTH-016', {
   sections: ['§5.1', '§4.1', '§5.3'],
   clauses: ['§5.1-2', '§4.1-6'],
   tags: ['auth', 'signature'],

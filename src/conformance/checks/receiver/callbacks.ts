@@ -34,7 +34,7 @@ import { providerJobIdOf } from '../../../spec/model/answers.js';
 import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
-import { job } from './receivers.js';
+import { checkOn, job, JOBS_RECEIVER } from './receivers.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -332,10 +332,7 @@ interface OnceAndTwice {
  * acknowledgment: the job sent twice must not end more often than the same job sent once (a second conversation
  * books or closes a second time). Both conversations are gathered until they are over and quiet for --observe.
  */
-const repeatStartsNothing = defineCheck<OnceAndTwice>({
-  id: 'A-DEDUP-007',
-  interface: 'A',
-  level: 'must',
+const repeatStartsNothing = checkOn<OnceAndTwice>(JOBS_RECEIVER, 'A-DEDUP-007', {
   sections: ['§2.2', '§3'],
   clauses: ['§2.2-5', '§3-1'],
   tags: ['dedupe', 'callback'],

@@ -9,18 +9,20 @@ import type { InterfaceId } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
 import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
 import type { Exchange } from '../../evidence.js';
-import { compact } from '../../probe/bodies.js';
-import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
+import { compact, type Doc } from '../../probe/bodies.js';
+import type { RequestRecipe } from '../../probe/recipe.js';
+import type { ProbeScope } from '../../probe/scope.js';
+import { answerOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../../tolerances.js';
 import { noTrace, repeatMemory } from './dedupe-memory.js';
 import {
   anotherSecret,
   appliesTo,
   checkId,
+  checkOn,
   event,
   EVENTS_RECEIVER,
   forBoth,
-  job,
   JOBS_RECEIVER,
   type Receiver,
 } from './receivers.js';
@@ -86,36 +88,38 @@ function repeatFailingAuthentication(receiver: Receiver, entry: Entry): Receiver
     interface: receiver.interface,
     level: 'must',
     tags: ['dedupe', 'auth'],
-    gather: (scope) => {
-      const body = compact(receiver.document(scope));
-      return sendThenRepeat(
-        scope,
-        () => ({ body }),
-        () => ({ body, signature: { kind: 'wrong-secret', secret: anotherSecret() } }),
-      ) as Promise<Repeat>;
-    },
-    judge: (evidence) => judgePair(evidence, OUTCOME),
+    ...sentAgain(
+      receiver,
+      (doc) => ({ body: compact(doc), signature: { kind: 'wrong-secret', secret: anotherSecret() } }),
+      OUTCOME,
+    ),
   });
 }
 
+/** A valid document sent, then (once accepted) `again` of it: the second answer judged on `secondAs`, the first on `firstAs`. */
+function sentAgain(receiver: Receiver, again: (doc: Doc) => RequestRecipe, secondAs: Focus, firstAs?: Focus) {
+  return {
+    gather: (scope: ProbeScope) => {
+      const doc = receiver.document(scope);
+      return sendThenRepeat(
+        scope,
+        () => ({ body: compact(doc) }),
+        () => again(doc),
+      ) as Promise<Repeat>;
+    },
+    judge: (evidence: Partial<Repeat>) => judgePair(evidence, secondAs, firstAs),
+  };
+}
+
+const unchanged = (doc: Doc): RequestRecipe => ({ body: compact(doc) });
+
 const eventsDuplicates: ReceiverCheck[] = [
-  defineCheck<Repeat>({
-    id: 'B-DEDUP-001',
-    interface: 'B',
-    level: 'must',
+  checkOn<Repeat>(EVENTS_RECEIVER, 'B-DEDUP-001', {
     sections: ['§6.1', '§2.13', '§7'],
     clauses: ['§6.1-2', '§2.13-1'],
     tags: ['dedupe'],
     title: 'a sequential repeat of an event_id is answered 202 {"ok":true,"duplicate":true}',
-    gather: (scope) => {
-      const body = compact(event(scope));
-      return sendThenRepeat(
-        scope,
-        () => ({ body }),
-        () => ({ body }),
-      ) as Promise<Repeat>;
-    },
-    judge: (evidence) => judgePair(evidence, AS_REPEAT, AS_NEW),
+    ...sentAgain(EVENTS_RECEIVER, unchanged, AS_REPEAT, AS_NEW),
   }),
   concurrentRepeats(EVENTS_RECEIVER, {
     id: 'B-DEDUP-002',
@@ -129,10 +133,7 @@ const eventsDuplicates: ReceiverCheck[] = [
     sections: ['§5.5', '§7', '§6.1'],
     clauses: ['§5.1-1', '§7-3'],
   }),
-  defineCheck<Repeat>({
-    id: 'B-DEDUP-004',
-    interface: 'B',
-    level: 'must',
+  checkOn<Repeat>(EVENTS_RECEIVER, 'B-DEDUP-004', {
     sections: ['§6.1', '§7'],
     clauses: ['§6.1-3', '§7-3'],
     tags: ['dedupe', 'auth'],
@@ -145,44 +146,26 @@ const eventsDuplicates: ReceiverCheck[] = [
     },
     judge: (evidence) => judgePair(evidence, AS_NEW),
   }),
-  defineCheck<Repeat>({
-    id: 'B-DEDUP-005',
-    interface: 'B',
-    level: 'must',
+  checkOn<Repeat>(EVENTS_RECEIVER, 'B-DEDUP-005', {
     sections: ['§6.1', '§2.13'],
     clauses: ['§6.1-2', '§6.1-3'],
     tags: ['dedupe'],
     title: 'a repeat with the same event_id but a changed body is still a duplicate',
-    gather: (scope) => {
-      const doc = event(scope);
-      return sendThenRepeat(
-        scope,
-        () => ({ body: compact(doc) }),
-        () => ({ body: compact({ ...doc, text: `${String(doc.text ?? '')} (edited)` }) }),
-      ) as Promise<Repeat>;
-    },
-    judge: (evidence) => judgePair(evidence, AS_REPEAT),
+    ...sentAgain(
+      EVENTS_RECEIVER,
+      (doc) => unchanged({ ...doc, text: `${String(doc.text ?? '')} (edited)` }),
+      AS_REPEAT,
+    ),
   }),
 ];
 
 const jobsDuplicates: ReceiverCheck[] = [
-  defineCheck<Repeat>({
-    id: 'A-DEDUP-001',
-    interface: 'A',
-    level: 'must',
+  checkOn<Repeat>(JOBS_RECEIVER, 'A-DEDUP-001', {
     sections: ['§2.2', '§8'],
     clauses: ['§2.2-5'],
     tags: ['dedupe'],
     title: 'a repeated event_id gets the same acknowledgment and starts no second job',
-    gather: (scope) => {
-      const body = compact(job(scope));
-      return sendThenRepeat(
-        scope,
-        () => ({ body }),
-        () => ({ body }),
-      ) as Promise<Repeat>;
-    },
-    judge: (evidence) => judgePair(evidence, AS_REPEAT),
+    ...sentAgain(JOBS_RECEIVER, unchanged, AS_REPEAT),
   }),
   concurrentRepeats(JOBS_RECEIVER, {
     id: 'A-DEDUP-002',
@@ -246,10 +229,7 @@ interface DistinctEvidence extends Repeat {
 
 const distinctIds = forBoth((receiver) =>
   DISTINCT_IDS.filter((row) => appliesTo(receiver, row.ids)).map((row) =>
-    defineCheck<DistinctEvidence>({
-      id: checkId(receiver, row.ids),
-      interface: receiver.interface,
-      level: 'must',
+    checkOn<DistinctEvidence>(receiver, checkId(receiver, row.ids), {
       sections: DISTINCT_SECTIONS[receiver.interface],
       clauses: receiver.spec.repeatClauses,
       tags: ['dedupe', 'identifiers'],

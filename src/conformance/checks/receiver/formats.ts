@@ -7,20 +7,26 @@
  * is narrower than the spec fails exactly the row of the shape it refuses.
  */
 import { dateTime, withPath, compact } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { dateTimeFractions, dateTimeOffsets, e164Lengths } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
-import { appliesTo, checkId, forBoth, type Receiver } from './receivers.js';
+import { appliesTo, checkId, forBoth, probeOn, type Receiver } from './receivers.js';
 import type { InterfaceId } from '../../../spec/constants.js';
 
-interface Shape {
-  ids: string | Partial<Record<InterfaceId, string>>;
-  sections: readonly string[];
-  clauses: readonly string[];
-  /** The field it goes in, and its value (as the title shows it). */
+/** One of §2.1's formats: the field of a receiver's document a shape of it goes in, and the clause that allows it. */
+interface Format {
   field(receiver: Receiver): string;
+  clauses: readonly string[];
+}
+
+const DATE_TIME: Format = { field: (r) => r.dateTimeField, clauses: ['§2.1-2'] };
+const E164: Format = { field: (r) => r.phoneField, clauses: ['§2.1-1'] };
+const LANGUAGE: Format = { field: () => 'contact.language', clauses: ['§2.1-3'] };
+
+interface Shape extends Format {
+  ids: string | Partial<Record<InterfaceId, string>>;
+  /** Its value (as the title shows it). */
   value(scope: ProbeScope): string;
   /** How the title describes the value, after the field name. */
   describe: string;
@@ -31,53 +37,41 @@ interface Shape {
 const SHAPES: readonly Shape[] = [
   {
     ids: 'FORMAT-001',
-    sections: ['§2.1'],
-    clauses: ['§2.1-2'],
-    field: (r) => r.dateTimeField,
+    ...DATE_TIME,
     describe: 'with fractional seconds (six digits, e.g. 10:30:00.123456+01:00; also 1, 3 and 9 digits)',
     value: () => dateTime(new Date(), { fraction: '123456' }),
     more: (field) => dateTimeFractions(field).filter((mutation) => !mutation.name.includes(' 6 ')),
   },
   {
     ids: 'FORMAT-002',
-    sections: ['§2.1'],
-    clauses: ['§2.1-2'],
-    field: (r) => r.dateTimeField,
+    ...DATE_TIME,
     describe: 'in UTC written with Z (e.g. 09:30:00Z)',
     value: () => dateTime(new Date(), { utc: true }),
   },
   {
     ids: 'FORMAT-003',
-    sections: ['§2.1'],
-    clauses: ['§2.1-2'],
-    field: (r) => r.dateTimeField,
+    ...DATE_TIME,
     describe: 'with a negative offset (e.g. 04:30:00-05:00; also -12:00, -03:30, +05:30, +14:00, +00:00)',
     value: () => dateTime(new Date(), { offsetMinutes: -300 }),
     more: (field) => dateTimeOffsets(field).filter((mutation) => !mutation.name.endsWith('-05:00')),
   },
   {
     ids: 'FORMAT-004',
-    sections: ['§2.1'],
-    clauses: ['§2.1-1'],
-    field: (r) => r.phoneField,
+    ...E164,
     describe: 'of 15 digits, the longest E.164 number (+493012345678901; also 14, 13 and 12 digits)',
     value: () => '+493012345678901',
     more: (field) => e164Lengths(field, 'long').slice(1),
   },
   {
     ids: 'FORMAT-005',
-    sections: ['§2.1'],
-    clauses: ['§2.1-1'],
-    field: (r) => r.phoneField,
+    ...E164,
     describe: 'of 7 digits, a short real E.164 number (Niue, +6834002; also 8 to 11 digits)',
     value: () => '+6834002',
     more: (field) => e164Lengths(field, 'short').slice(0, -1),
   },
   {
     ids: { A: 'A-FORMAT-006' },
-    sections: ['§2.1'],
-    clauses: ['§2.1-3'],
-    field: () => 'contact.language',
+    ...LANGUAGE,
     describe: 'with a script subtag (zh-Hant-TW, BCP 47)',
     value: () => 'zh-Hant-TW',
   },
@@ -97,8 +91,7 @@ export const formats = forBoth((receiver) =>
         receiver,
         {
           id: checkId(receiver, shape.ids),
-          level: 'must',
-          sections: [...shape.sections, receiver.spec.documentSection],
+          sections: ['§2.1', receiver.spec.documentSection],
           tags: ['format', 'acceptance'],
           title: `${field} ${shape.describe} is accepted`,
           // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
@@ -107,11 +100,8 @@ export const formats = forBoth((receiver) =>
         [first, ...shape.more(field)],
       );
     }
-    return defineProbe({
-      id: checkId(receiver, shape.ids),
-      interface: receiver.interface,
-      level: 'must',
-      sections: [...shape.sections, receiver.spec.documentSection],
+    return probeOn(receiver, checkId(receiver, shape.ids), {
+      sections: ['§2.1', receiver.spec.documentSection],
       clauses: shape.clauses,
       tags: ['format', 'acceptance'],
       title: `${field} ${shape.describe} is accepted`,

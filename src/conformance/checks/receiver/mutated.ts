@@ -39,9 +39,11 @@ export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): Pro
   }));
 }
 
-export type MutationCheckMeta = Omit<CheckMeta, 'role' | 'scenarios' | 'clauses' | 'interface'> & {
+export type MutationCheckMeta = Omit<CheckMeta, 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
   /** Clauses beyond those of the mutations and of the receiver's refusals. */
   clauses?: readonly string[];
+  /** `must` unless it says otherwise. */
+  level?: CheckMeta['level'];
 };
 
 /** One check whose cases are `mutations`, on `receiver`. */
@@ -54,6 +56,7 @@ export function mutationCheck(
     ...new Set([...(meta.clauses ?? []), ...clausesOf(mutations), ...refusalClauses(receiver, mutations)]),
   ];
   return defineCases({
+    level: 'must',
     ...meta,
     interface: receiver.interface,
     clauses,

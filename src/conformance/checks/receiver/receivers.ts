@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { EventType, InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec, type InterfaceSpec } from '../../../spec/interfaces.js';
-import type { ReceiverCheck } from '../../check.js';
-import { eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
+import { defineCheck, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
+import { compact, eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
+import { defineProbe, type ProbeSpec } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
+import type { CheckLevel } from '../../types.js';
 
 /** How a title says a receiver refuses one kind of bad request: `is rejected`, or `is rejected with 401` where §7 fixes it. */
 export interface Refusal {
@@ -115,4 +117,31 @@ export function checkId(receiver: Receiver, local: string | Partial<Record<Inter
 /** The receivers a shared row applies to: both, unless its ids name only one. */
 export function appliesTo(receiver: Receiver, local: string | Partial<Record<InterfaceId, string>>): boolean {
   return typeof local === 'string' || local[receiver.interface] !== undefined;
+}
+
+/** A check's spec without what the receiver and its id give it; a `must` unless it says otherwise. */
+type OnReceiver<Spec> = Omit<Spec, 'id' | 'interface' | 'level'> & { level?: CheckLevel };
+
+/** A check of one receiver, by its id. */
+export function checkOn<Evidence extends object>(
+  receiver: Receiver,
+  id: string,
+  spec: OnReceiver<ReceiverCheckSpec<Evidence>>,
+): ReceiverCheck<Evidence> {
+  return defineCheck<Evidence>({ id, interface: receiver.interface, level: 'must', ...spec });
+}
+
+/** A probe of one receiver, by its id: one request, the receiver's valid document unless `send` says otherwise. */
+export function probeOn(
+  receiver: Receiver,
+  id: string,
+  spec: OnReceiver<Omit<ProbeSpec, 'send'>> & Partial<Pick<ProbeSpec, 'send'>>,
+): ReceiverCheck {
+  return defineProbe({
+    id,
+    interface: receiver.interface,
+    level: 'must',
+    send: (scope) => ({ body: compact(receiver.document(scope)) }),
+    ...spec,
+  });
 }

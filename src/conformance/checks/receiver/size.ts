@@ -7,10 +7,9 @@
  */
 import { MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES } from '../../../spec/constants.js';
 import { bodyOfSize } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../probe/mutations-limits.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER } from './receivers.js';
+import { event, EVENTS_RECEIVER, probeOn } from './receivers.js';
 
 const eventsSize = [
   // §8 counts the body in bytes whatever its framing: one declared by Content-Length (and announced before the body
@@ -19,17 +18,13 @@ const eventsSize = [
     EVENTS_RECEIVER,
     {
       id: 'B-SIZE-001',
-      level: 'must',
       sections: ['§8', '§7'],
       tags: ['size', 'limits'],
       title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes (256 KiB + 1) is rejected with 413, with Content-Length, chunked or with Expect: 100-continue`,
     },
     OVER_THE_LIMIT,
   ),
-  defineProbe({
-    id: 'B-SIZE-002',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-SIZE-002', {
     sections: ['§8', '§4.2'],
     clauses: ['§8-1'],
     tags: ['size', 'limits', 'acceptance'],
@@ -49,10 +44,7 @@ const eventsSize = [
     AT_THE_LIMIT,
   ),
   // §8's limit is on the body, in bytes: text of two-byte characters is over it at half as many characters.
-  defineProbe({
-    id: 'B-SIZE-004',
-    interface: 'B',
-    level: 'must',
+  probeOn(EVENTS_RECEIVER, 'B-SIZE-004', {
     sections: ['§8', '§7'],
     clauses: ['§8-1', '§7-5'],
     tags: ['size', 'limits'],

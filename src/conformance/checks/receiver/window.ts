@@ -90,7 +90,6 @@ const source = forBoth((receiver) => [
     receiver,
     {
       id: checkId(receiver, { B: 'B-AUTH-021', A: 'A-AUTH-020' }),
-      level: 'must',
       sections: ['§5.4', '§5.5', receiver.spec.refusalSection],
       tags: ['auth', 'window', 'clock'],
       title:
