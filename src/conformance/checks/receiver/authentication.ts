@@ -14,6 +14,19 @@ import { mutationCheck } from './mutated.js';
 import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
+/** §4.1, §4.2: a request without one of the headers the signature rides in (its rule's section and first clause). */
+function withoutHeader(id: string, header: string, section: string, tamper: Tampering['tamper']): Tampering {
+  return {
+    id,
+    answer: 'header',
+    tags: ['headers'],
+    sections: { A: ['§4.1', section], B: ['§4.2', section, '§7'] },
+    clauses: [`${section}-1`],
+    what: (receiver) => `${receiver.aRequest} without ${header}`,
+    tamper,
+  };
+}
+
 const SIGNATURE_ROWS: readonly Tampering[] = [
   {
     id: 'AUTH-001',
@@ -51,24 +64,8 @@ const SIGNATURE_ROWS: readonly Tampering[] = [
       },
     }),
   },
-  {
-    id: 'AUTH-004',
-    answer: 'header',
-    tags: ['headers'],
-    sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
-    clauses: ['§5.3-1'],
-    what: (receiver) => `${receiver.aRequest} without X-CAI-Signature`,
-    tamper: (body) => ({ body, signature: { kind: 'none' } }),
-  },
-  {
-    id: 'AUTH-005',
-    answer: 'header',
-    tags: ['headers'],
-    sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] },
-    clauses: ['§5.4-1'],
-    what: (receiver) => `${receiver.aRequest} without X-CAI-Timestamp`,
-    tamper: (body) => ({ body, timestamp: { kind: 'none' } }),
-  },
+  withoutHeader('AUTH-004', 'X-CAI-Signature', '§5.3', (body) => ({ body, signature: { kind: 'none' } })),
+  withoutHeader('AUTH-005', 'X-CAI-Timestamp', '§5.4', (body) => ({ body, timestamp: { kind: 'none' } })),
   {
     id: 'AUTH-006',
     answer: 'header',

@@ -84,21 +84,33 @@ const malformedJson = (doc: Doc) => Buffer.from(compact(doc).toString('utf8').sl
 const asArray = (doc: Doc) => compact([doc]);
 const booking = (scope: ProbeScope) => event(scope, 'appointment.booked');
 
+/** §2.4, §2.2: a document without one of its required fields. */
+const eventWithout = (id: string, field: string): Breakage => ({
+  id,
+  title: `an event without \`${field}\` is rejected with 400`,
+  sections: ['§2.4', '§7'],
+  clauses: ['§2.4-1'],
+  change: without(field),
+});
+const jobWithout = (id: string, path: string): Breakage => ({
+  id,
+  title: `a job without ${path} is rejected`,
+  sections: ['§2.2'],
+  clauses: ['§2.2-1'],
+  change: without(path),
+});
+
+/** §2.10, §2.11: a value outside its enumeration, by the near misses of the mutation catalogue. */
+const outsideEnumeration = (id: string, field: string, section: string, mutations: readonly Mutation[]): Misses => ({
+  id,
+  title: `${field} outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400`,
+  sections: [section, '§7'],
+  mutations,
+});
+
 const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
-  {
-    id: 'B-SCHEMA-001',
-    title: 'an event without `event` is rejected with 400',
-    sections: ['§2.4', '§7'],
-    clauses: ['§2.4-1'],
-    change: without('event'),
-  },
-  {
-    id: 'B-SCHEMA-002',
-    title: 'an event without `event_id` is rejected with 400',
-    sections: ['§2.4', '§7'],
-    clauses: ['§2.4-1'],
-    change: without('event_id'),
-  },
+  eventWithout('B-SCHEMA-001', 'event'),
+  eventWithout('B-SCHEMA-002', 'event_id'),
   {
     id: 'B-SCHEMA-003',
     title:
@@ -106,27 +118,9 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
     sections: ['§6', '§2.4', '§7'],
     mutations: EVENT_TYPE_MISSES,
   },
-  {
-    id: 'B-SCHEMA-004',
-    title:
-      'a `channel` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
-    sections: ['§2.10', '§7'],
-    mutations: CHANNEL_MISSES,
-  },
-  {
-    id: 'B-SCHEMA-005',
-    title:
-      'a `direction` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
-    sections: ['§2.10', '§7'],
-    mutations: DIRECTION_MISSES,
-  },
-  {
-    id: 'B-SCHEMA-006',
-    title:
-      'an `author` outside its enumeration (unknown, another case, surrounding space, a synonym) is rejected with 400',
-    sections: ['§2.11', '§7'],
-    mutations: AUTHOR_MISSES,
-  },
+  outsideEnumeration('B-SCHEMA-004', 'a `channel`', '§2.10', CHANNEL_MISSES),
+  outsideEnumeration('B-SCHEMA-005', 'a `direction`', '§2.10', DIRECTION_MISSES),
+  outsideEnumeration('B-SCHEMA-006', 'an `author`', '§2.11', AUTHOR_MISSES),
   {
     id: 'B-SCHEMA-007',
     title:
@@ -213,48 +207,12 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
 ];
 
 const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
-  {
-    id: 'A-SCHEMA-001',
-    title: 'a job without lead_id is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('lead_id'),
-  },
-  {
-    id: 'A-SCHEMA-002',
-    title: 'a job without event_id is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('event_id'),
-  },
-  {
-    id: 'A-SCHEMA-003',
-    title: 'a job without branch_code is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('branch_code'),
-  },
-  {
-    id: 'A-SCHEMA-004',
-    title: 'a job without contact.phone_e164 is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('contact.phone_e164'),
-  },
-  {
-    id: 'A-SCHEMA-005',
-    title: 'a job without contact.name is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('contact.name'),
-  },
-  {
-    id: 'A-SCHEMA-006',
-    title: 'a job without callback_url is rejected',
-    sections: ['§2.2'],
-    clauses: ['§2.2-1'],
-    change: without('callback_url'),
-  },
+  jobWithout('A-SCHEMA-001', 'lead_id'),
+  jobWithout('A-SCHEMA-002', 'event_id'),
+  jobWithout('A-SCHEMA-003', 'branch_code'),
+  jobWithout('A-SCHEMA-004', 'contact.phone_e164'),
+  jobWithout('A-SCHEMA-005', 'contact.name'),
+  jobWithout('A-SCHEMA-006', 'callback_url'),
   {
     id: 'A-SCHEMA-007',
     title:

@@ -14,6 +14,7 @@ import {
   WINDOW_PAST_OUTSIDE,
   WINDOW_SOURCE,
 } from '../../probe/mutations-timestamp.js';
+import type { Mutation } from '../../probe/mutations.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { mutationCheck } from './mutated.js';
 import { checkId, forBoth } from './receivers.js';
@@ -22,6 +23,21 @@ import { tamperingChecks, type Tampering } from './tampering.js';
 const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
 const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 const EDGE = SIGNATURE_WINDOW_SECONDS;
+
+/** §5.5: the window on both sides of the receiver's clock, the past then the future, each with its own cases. */
+function bothSides(
+  ids: readonly [string, string],
+  mutations: readonly [readonly Mutation[], readonly Mutation[]],
+  row: Omit<Tampering, 'id' | 'tags' | 'what' | 'mutations'> & { what: (side: string) => string },
+): Tampering[] {
+  return (['past', 'future'] as const).map((side, index) => ({
+    ...row,
+    id: ids[index] as string,
+    tags: ['window', 'clock'],
+    what: row.what(side),
+    mutations: mutations[index],
+  }));
+}
 
 const WINDOW_ROWS: readonly Tampering[] = [
   {
@@ -42,44 +58,19 @@ const WINDOW_ROWS: readonly Tampering[] = [
     what: 'a timestamp in milliseconds (correctly signed)',
     tamper: (body) => ({ body, timestamp: { kind: 'milliseconds' } }),
   },
-  {
-    id: 'AUTH-010',
+  ...bothSides(['AUTH-010', 'AUTH-011'], [WINDOW_PAST_OUTSIDE, WINDOW_FUTURE_OUTSIDE], {
     answer: 'authentication',
-    tags: ['window', 'clock'],
     sections: { A: ['§5.5', '§8'], B: ['§5.5', '§7'] },
     clauses: ['§5.5-1', '§8-3'],
-    what: `a timestamp ${OUTSIDE} s or ${EDGE + 1} s in the past (correctly signed)`,
-    mutations: WINDOW_PAST_OUTSIDE,
-  },
-  {
-    id: 'AUTH-011',
-    answer: 'authentication',
-    tags: ['window', 'clock'],
-    sections: { A: ['§5.5', '§8'], B: ['§5.5', '§7'] },
-    clauses: ['§5.5-1', '§8-3'],
-    what: `a timestamp ${OUTSIDE} s or ${EDGE + 1} s in the future (correctly signed)`,
-    mutations: WINDOW_FUTURE_OUTSIDE,
-  },
-  {
-    id: 'AUTH-012',
+    what: (side) => `a timestamp ${OUTSIDE} s or ${EDGE + 1} s in the ${side} (correctly signed)`,
+  }),
+  ...bothSides(['AUTH-012', 'AUTH-013'], [WINDOW_PAST_INSIDE, WINDOW_FUTURE_INSIDE], {
     answer: 'accepted',
     level: 'should',
-    tags: ['window', 'clock'],
     sections: { A: ['§5.5'], B: ['§5.5'] },
     clauses: ['§5.5-2'],
-    what: `a timestamp ${INSIDE} s or ${EDGE} s in the past`,
-    mutations: WINDOW_PAST_INSIDE,
-  },
-  {
-    id: 'AUTH-013',
-    answer: 'accepted',
-    level: 'should',
-    tags: ['window', 'clock'],
-    sections: { A: ['§5.5'], B: ['§5.5'] },
-    clauses: ['§5.5-2'],
-    what: `a timestamp ${INSIDE} s or ${EDGE} s in the future`,
-    mutations: WINDOW_FUTURE_INSIDE,
-  },
+    what: (side) => `a timestamp ${INSIDE} s or ${EDGE} s in the ${side}`,
+  }),
 ];
 
 const rows = tamperingChecks(WINDOW_ROWS);

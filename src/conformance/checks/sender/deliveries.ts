@@ -77,6 +77,18 @@ const afterAnswer = (answer: string, expected: string) => () => ({
   unjudged: `no delivery was answered ${answer}`,
 });
 
+/** Another attempt after every answer of a kind (§7, §8). */
+const retriedAfter = (kind: AnswerClass, answer: string, every = answer) =>
+  asks('retried', hears(kind), afterAnswer(answer, `another attempt after every ${every}`));
+
+/** §7: no retry of a 429 before its Retry-After, written as `form`. */
+const waitsOut = (form: 'seconds' | 'date', written: string, limit: string) =>
+  asks(
+    'retry-after',
+    retryAfterAs(form),
+    afterAnswer(`429 with Retry-After ${written}`, `each retry no earlier than the ${limit} before it`),
+  );
+
 /** After a final answer, nothing more of that document (cai listened --observe more). */
 function stopsAfter(answer: string, reads: Reads) {
   return asks('stops', reads, (evidence) => ({
@@ -223,7 +235,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       tags: ['retry', '5xx'],
       scenarios: ['retry-5xx', 'retry-500'],
       title: 'a document answered 5xx (503, 500) is sent again',
-      judge: asks('retried', hears('unavailable'), afterAnswer('5xx', 'another attempt after every 5xx')),
+      judge: retriedAfter('unavailable', '5xx'),
     }),
     check('RETRY-005', {
       level: 'must',
@@ -249,11 +261,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       tags: ['retry', 'network'],
       scenarios: ['retry-network'],
       title: 'a connection cut without an answer is retried',
-      judge: asks(
-        'retried',
-        hears('cut'),
-        afterAnswer('connection reset', 'another attempt after every cut connection'),
-      ),
+      judge: retriedAfter('cut', 'connection reset', 'cut connection'),
     }),
     check('RETRY-007', {
       level: statusLevel,
@@ -262,7 +270,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       tags: ['retry', '429'],
       scenarios: ['retry-429', 'retry-429-date'],
       title: 'a document answered 429 is sent again',
-      judge: asks('retried', hears('rate-limited'), afterAnswer('429', 'another attempt after every 429')),
+      judge: retriedAfter('rate-limited', '429'),
     }),
     check('RETRY-008', {
       level: statusLevel,
@@ -271,14 +279,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       tags: ['retry', '429', 'retry-after'],
       scenarios: ['retry-429'],
       title: 'a 429 is not retried before its Retry-After (a number of seconds)',
-      judge: asks(
-        'retry-after',
-        retryAfterAs('seconds'),
-        afterAnswer(
-          '429 with Retry-After in seconds',
-          'each retry no earlier than the Retry-After of the 429 before it',
-        ),
-      ),
+      judge: waitsOut('seconds', 'in seconds', 'Retry-After of the 429'),
     }),
     check('RETRY-009', {
       level: 'should',
@@ -296,14 +297,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       tags: ['retry', '429', 'retry-after', 'http-date'],
       scenarios: ['retry-429-date'],
       title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
-      judge: asks(
-        'retry-after',
-        retryAfterAs('date'),
-        afterAnswer(
-          '429 with Retry-After as an HTTP-date',
-          'each retry no earlier than the HTTP-date of the Retry-After before it',
-        ),
-      ),
+      judge: waitsOut('date', 'as an HTTP-date', 'HTTP-date of the Retry-After'),
     }),
   ];
 }
