@@ -7,10 +7,11 @@
  * This module loads no fast-check: the phase, which does, is imported when one of these checks runs.
  */
 import { receiverRelations, type ReceiverRelationId, type Relation } from '../../spec/model/relations.js';
-import { defineCheck, failed, notJudged, passed, type Outcome, type ReceiverCheck } from '../check.js';
+import { defineCheck, failed, notJudged, type Outcome, type ReceiverCheck } from '../check.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER, type ByInterface, type Receiver } from '../checks/receiver/receivers.js';
 import { describeAnswer } from '../evidence.js';
 import type { ProbeScope } from '../probe/scope.js';
+import { plural, replayOf, runNote, shortestFound, unbroken } from './phase-verdict.js';
 import type { Exploration, Shrunk } from './receiver.js';
 import { explorationOf, stateCheckId } from './setup.js';
 
@@ -59,47 +60,27 @@ function conversationLines(shrunk: Shrunk): string[] {
   });
 }
 
-function runNote(exploration: Exploration): string {
-  const how =
-    exploration.replayed !== undefined
-      ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
-      : `${exploration.conversations} conversations, ${exploration.requests} requests in ${(exploration.durationMs / 1000).toFixed(1)} s`;
-  return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
-}
-
 export function judgeRelation(relation: Relation, exploration: Exploration | undefined): Outcome {
   if (!exploration) return notJudged('the stateful phase did not run');
   const id = relation.id as ReceiverRelationId;
   const shrunk = exploration.failures[id];
-  const notes = [runNote(exploration)];
+  const notes = [runNote(exploration, `${exploration.requests} requests`)];
   if (shrunk) {
-    const steps = conversationLines(shrunk);
     const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when run once more)';
-    const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
     const actual = `step ${shrunk.breach.step} of ${Math.max(shrunk.steps.length, shrunk.breach.step)}: expected ${shrunk.breach.expected}; got ${shrunk.breach.actual}${seen}`;
     const exchanges = shrunk.steps.flatMap((step) => step.exchanges).slice(-20);
     return {
       ...failed(relation.title, actual, { exchanges }, [
-        `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}:`,
-        ...steps,
+        `${shortestFound(exploration, shrunk)}:`,
+        ...conversationLines(shrunk),
         ...notes,
       ]),
       runAgain: true,
-      ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}),
+      ...replayOf(exploration, shrunk),
     };
   }
-  const evidence = exploration.evidence[id] ?? 0;
-  if (evidence === 0)
-    return notJudged(
-      exploration.replayed !== undefined
-        ? 'the replayed conversation did not bear on it'
-        : 'no generated request bore on it',
-    );
-  return passed(
-    relation.title,
-    `${evidence} request${evidence === 1 ? '' : 's'} bore on it, each answered as the model allows`,
-    notes,
-  );
+  const bore = (count: number) => `${plural(count, 'request')} bore on it, each answered as the model allows`;
+  return unbroken(exploration, relation, 'request', bore, notes);
 }
 
 function stateChecks(receiver: Receiver): ReceiverCheck[] {

@@ -10,9 +10,10 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import type { Relation } from '../../spec/model/relations.js';
-import { defineSenderCheck, failed, notJudged, passed, type Outcome, type SenderCheck } from '../check.js';
+import { defineSenderCheck, failed, notJudged, type Outcome, type SenderCheck } from '../check.js';
 import type { SenderEvidence, SenderExploration } from '../evidence.js';
 import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
+import { plural, replayOf, runNote, shortestFound, unbroken } from './phase-verdict.js';
 import type { ExploreRequest } from './setup.js';
 
 export interface SenderExploreSetup {
@@ -52,14 +53,6 @@ export function describeConversation(scripts: readonly (readonly ScriptedAnswer[
     : scripts.map((script, index) => `document ${index + 1}: ${one(script)}`).join('; ');
 }
 
-function runNote(exploration: SenderExploration): string {
-  const how =
-    exploration.replayed !== undefined
-      ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
-      : `${exploration.conversations} conversations, ${exploration.attempts} attempts in ${(exploration.durationMs / 1000).toFixed(1)} s`;
-  return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
-}
-
 export function judgeSenderRelation(
   relation: Relation & { id: SenderRelationId },
   iface: InterfaceId,
@@ -67,10 +60,9 @@ export function judgeSenderRelation(
 ): Outcome {
   if (!exploration) return notJudged('the stateful phase did not run');
   const shrunk = exploration.failures[relation.id];
-  const notes = [runNote(exploration)];
+  const notes = [runNote(exploration, `${exploration.attempts} attempts`)];
   if (shrunk) {
     const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when played once more)';
-    const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
     const attempts = shrunk.record.attempts.map(
       (attempt) =>
         `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`,
@@ -79,30 +71,16 @@ export function judgeSenderRelation(
       relation.title,
       `answered ${describeConversation(shrunk.scripts, iface)}: ${shrunk.actual}${seen}`,
       { attempts: shrunk.record.attempts.slice(-20) },
-      [
-        `the shortest conversation found (${shrunk.shrinks} shorter one${shrunk.shrinks === 1 ? '' : 's'} on the way)${replay}; its attempts:`,
-        ...attempts.slice(0, 20),
-        ...notes,
-      ],
+      [`${shortestFound(exploration, shrunk)}; its attempts:`, ...attempts.slice(0, 20), ...notes],
     );
     return {
       ...outcome,
       ...(shrunk.should ? { level: 'should' as const } : {}),
-      ...(shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {}),
+      ...replayOf(exploration, shrunk),
     };
   }
-  const evidence = exploration.evidence[relation.id] ?? 0;
-  if (evidence === 0)
-    return notJudged(
-      exploration.replayed !== undefined
-        ? 'the replayed conversation did not bear on it'
-        : 'no generated conversation bore on it',
-    );
-  return passed(
-    relation.title,
-    `${evidence} finding${evidence === 1 ? '' : 's'} of the model bore on it, each as it allows`,
-    notes,
-  );
+  const bore = (count: number) => `${plural(count, 'finding')} of the model bore on it, each as it allows`;
+  return unbroken(exploration, relation, 'conversation', bore, notes);
 }
 
 /** `BS-STATE-001` …, in relation order. */

@@ -1,0 +1,49 @@
+/**
+ * What the verdicts of the stateful phase share, a receiver's relations (./checks.ts) and a sender's
+ * (./sender-checks.ts): the note on the run, the heading of the shortest conversation that broke a relation and the
+ * replay it carries, and the verdict on a relation nothing broke: passed on what bore on it, not judged without it.
+ */
+import { notJudged, passed, type Outcome } from '../check.js';
+import type { PhaseExploration } from '../evidence.js';
+
+type Phase = PhaseExploration<string, unknown>;
+type Found = { shrinks: number; path?: string };
+
+export const plural = (count: number, one: string): string => `${count} ${one}${count === 1 ? '' : 's'}`;
+
+/** `stateful phase, seed 7: 40 conversations, 312 requests in 9.1 s`; `played`: what the conversations brought. */
+export function runNote(exploration: Phase, played: string): string {
+  const how =
+    exploration.replayed !== undefined
+      ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
+      : `${exploration.conversations} conversations, ${played} in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+  return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
+}
+
+/** The first note of a failure: how far it shrank, and how to play it again. */
+export function shortestFound(exploration: Phase, shrunk: Found): string {
+  const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
+  return `the shortest conversation found (${plural(shrunk.shrinks, 'shorter one')} on the way)${replay}`;
+}
+
+/** The replay a failure's outcome carries (`--seed S:PATH`), when it has a path. */
+export const replayOf = (exploration: Phase, shrunk: Found): { replay?: string } =>
+  shrunk.path !== undefined ? { replay: `${exploration.seed}:${shrunk.path}` } : {};
+
+/** A relation nothing broke: passed on the `count` of `drawn` things that bore on it (`actual`), not judged on none. */
+export function unbroken(
+  exploration: Phase,
+  relation: { id: string; title: string },
+  drawn: string,
+  actual: (count: number) => string,
+  notes: string[],
+): Outcome {
+  const count = exploration.evidence[relation.id] ?? 0;
+  if (count === 0)
+    return notJudged(
+      exploration.replayed !== undefined
+        ? 'the replayed conversation did not bear on it'
+        : `no generated ${drawn} bore on it`,
+    );
+  return passed(relation.title, actual(count), notes);
+}
