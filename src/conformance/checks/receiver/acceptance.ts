@@ -86,28 +86,18 @@ const eventsAcceptance: ReceiverCheck[] = [
 
 /** Every value of every enumeration, each in an otherwise valid document (probe/mutations-document.ts). */
 const enumerations = {
-  B: mutationCheck(
-    EVENTS_RECEIVER,
-    {
-      id: 'B-ACCEPT-011',
-      sections: ['§2.10', '§2.11', '§2.12'],
-      tags: ['acceptance', 'schema'],
-      title: 'every value of channel, direction, author and outcome is accepted',
-    },
-    EVENT_ENUMERATIONS,
-  ),
-  A: mutationCheck(
-    JOBS_RECEIVER,
-    {
-      id: 'A-ACCEPT-006',
-      sections: ['§2.8', '§2.9', '§2.2'],
-      tags: ['acceptance', 'schema'],
-      title: 'every value of origin.channel and brief.intent is accepted',
-      // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
-      exclusive: true,
-    },
-    JOB_ENUMERATIONS,
-  ),
+  B: mutationCheck(EVENTS_RECEIVER, 'B-ACCEPT-011', EVENT_ENUMERATIONS, {
+    sections: ['§2.10', '§2.11', '§2.12'],
+    tags: ['acceptance', 'schema'],
+    title: 'every value of channel, direction, author and outcome is accepted',
+  }),
+  A: mutationCheck(JOBS_RECEIVER, 'A-ACCEPT-006', JOB_ENUMERATIONS, {
+    sections: ['§2.8', '§2.9', '§2.2'],
+    tags: ['acceptance', 'schema'],
+    title: 'every value of origin.channel and brief.intent is accepted',
+    // Each accepted job starts a conversation: the cases run after the callback checks, not among them.
+    exclusive: true,
+  }),
 };
 
 const jobsAcceptance: ReceiverCheck[] = [

@@ -120,17 +120,12 @@ export const signatures = tamperingChecks(SIGNATURE_ROWS);
 
 const eventsIdentity = [
   // §5.6: the code is compared exactly; another code, or the right one in another case or length, is unrecognised.
-  mutationCheck(
-    EVENTS_RECEIVER,
-    {
-      id: 'B-AUTH-014',
-      sections: ['§5.6', '§7'],
-      tags: ['auth', 'provider'],
-      title:
-        'an unrecognised X-CAI-Provider (another code; the right one in another case, a character longer or shorter), correctly signed, is rejected with 401',
-    },
-    identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'),
-  ),
+  mutationCheck(EVENTS_RECEIVER, 'B-AUTH-014', identityVariants('X-CAI-Provider', ['§5.6-1'], 'authentication'), {
+    sections: ['§5.6', '§7'],
+    tags: ['auth', 'provider'],
+    title:
+      'an unrecognised X-CAI-Provider (another code; the right one in another case, a character longer or shorter), correctly signed, is rejected with 401',
+  }),
   probeOn(EVENTS_RECEIVER, 'B-AUTH-015', {
     sections: ['§4.2', '§5.6', '§7'],
     clauses: ['§4.2-2', '§5.6-1'],
@@ -182,18 +177,13 @@ const jobsIdentity = [
     send: (scope) => ({ body: compact(job(scope)), identity: { kind: 'none' } }),
   }),
   // §4.1: a fixed value identifying the platform; nothing says the provider must check it (a `should`, as A-AUTH-014).
-  mutationCheck(
-    JOBS_RECEIVER,
-    {
-      id: 'A-AUTH-021',
-      level: 'should',
-      sections: ['§4.1'],
-      tags: ['auth', 'headers', 'source'],
-      title:
-        'a job whose X-CAI-Source is not the platform id (another id; the right one in another case, a character longer or shorter) is rejected',
-    },
-    identityVariants('X-CAI-Source', ['§4.1-2'], 'header'),
-  ),
+  mutationCheck(JOBS_RECEIVER, 'A-AUTH-021', identityVariants('X-CAI-Source', ['§4.1-2'], 'header'), {
+    level: 'should',
+    sections: ['§4.1'],
+    tags: ['auth', 'headers', 'source'],
+    title:
+      'a job whose X-CAI-Source is not the platform id (another id; the right one in another case, a character longer or shorter) is rejected',
+  }),
 ];
 
 export const identity = { B: eventsIdentity, A: jobsIdentity };

@@ -7,7 +7,7 @@
  */
 import type { InterfaceId } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
-import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
+import { failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
 import type { Exchange } from '../../evidence.js';
 import { compact, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
@@ -28,7 +28,7 @@ import {
 } from './receivers.js';
 import { AS_NEW, AS_REPEAT, judgePair, OUTCOME, sendThenRepeat, type Repeat } from './repeats.js';
 
-type Entry = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'>;
+type Entry = Pick<CheckMeta, 'title' | 'sections' | 'clauses'>;
 
 interface Rounds {
   /** The answers of each round of simultaneous deliveries. */
@@ -40,11 +40,9 @@ interface Rounds {
  * race shows up in at least one round. Each round is judged by the model as a group (exactly one is new on B, one
  * provider_job_id on A).
  */
-function concurrentRepeats(receiver: Receiver, entry: Entry): ReceiverCheck<Rounds> {
-  return defineCheck<Rounds>({
+function concurrentRepeats(receiver: Receiver, id: string, entry: Entry): ReceiverCheck<Rounds> {
+  return checkOn<Rounds>(receiver, id, {
     ...entry,
-    interface: receiver.interface,
-    level: 'must',
     tags: ['dedupe', 'concurrency'],
     gather: async (scope) => {
       const rounds: Exchange[][] = [];
@@ -82,11 +80,9 @@ function concurrentRepeats(receiver: Receiver, entry: Entry): ReceiverCheck<Roun
 }
 
 /** Accepted once, then repeated with a wrong signature: refused, never answered as a duplicate (§5.5). */
-function repeatFailingAuthentication(receiver: Receiver, entry: Entry): ReceiverCheck<Repeat> {
-  return defineCheck<Repeat>({
+function repeatFailingAuthentication(receiver: Receiver, id: string, entry: Entry): ReceiverCheck<Repeat> {
+  return checkOn<Repeat>(receiver, id, {
     ...entry,
-    interface: receiver.interface,
-    level: 'must',
     tags: ['dedupe', 'auth'],
     ...sentAgain(
       receiver,
@@ -121,14 +117,12 @@ const eventsDuplicates: ReceiverCheck[] = [
     title: 'a sequential repeat of an event_id is answered 202 {"ok":true,"duplicate":true}',
     ...sentAgain(EVENTS_RECEIVER, unchanged, AS_REPEAT, AS_NEW),
   }),
-  concurrentRepeats(EVENTS_RECEIVER, {
-    id: 'B-DEDUP-002',
+  concurrentRepeats(EVENTS_RECEIVER, 'B-DEDUP-002', {
     title: 'concurrent repeats of one event_id: exactly one is counted as new',
     sections: ['§6.1', '§2.13'],
     clauses: ['§6.1-2', '§6.1-3'],
   }),
-  repeatFailingAuthentication(EVENTS_RECEIVER, {
-    id: 'B-DEDUP-003',
+  repeatFailingAuthentication(EVENTS_RECEIVER, 'B-DEDUP-003', {
     title: 'a repeat that fails authentication gets 401, never a duplicate answer',
     sections: ['§5.5', '§7', '§6.1'],
     clauses: ['§5.1-1', '§7-3'],
@@ -167,14 +161,12 @@ const jobsDuplicates: ReceiverCheck[] = [
     title: 'a repeated event_id gets the same acknowledgment and starts no second job',
     ...sentAgain(JOBS_RECEIVER, unchanged, AS_REPEAT),
   }),
-  concurrentRepeats(JOBS_RECEIVER, {
-    id: 'A-DEDUP-002',
+  concurrentRepeats(JOBS_RECEIVER, 'A-DEDUP-002', {
     title: 'concurrent repeats of one event_id all get the same provider_job_id',
     sections: ['§2.2'],
     clauses: ['§2.2-5'],
   }),
-  repeatFailingAuthentication(JOBS_RECEIVER, {
-    id: 'A-DEDUP-003',
+  repeatFailingAuthentication(JOBS_RECEIVER, 'A-DEDUP-003', {
     title: 'a repeat that fails authentication is rejected, not acknowledged',
     sections: ['§4.1', '§5.5', '§2.2'],
     clauses: ['§4.1-6', '§5.1-1'],

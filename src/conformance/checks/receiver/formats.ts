@@ -87,18 +87,13 @@ export const formats = forBoth((receiver) =>
         intent: 'accepted',
         request: ({ scope, doc }) => ({ body: compact(withPath(doc, field, shape.value(scope))) }),
       };
-      return mutationCheck(
-        receiver,
-        {
-          id: checkId(receiver, shape.ids),
-          sections: ['§2.1', receiver.spec.documentSection],
-          tags: ['format', 'acceptance'],
-          title: `${field} ${shape.describe} is accepted`,
-          // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
-          ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
-        },
-        [first, ...shape.more(field)],
-      );
+      return mutationCheck(receiver, checkId(receiver, shape.ids), [first, ...shape.more(field)], {
+        sections: ['§2.1', receiver.spec.documentSection],
+        tags: ['format', 'acceptance'],
+        title: `${field} ${shape.describe} is accepted`,
+        // On A each accepted job starts a conversation: the cases run after the callback checks, not among them.
+        ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
+      });
     }
     return probeOn(receiver, checkId(receiver, shape.ids), {
       sections: ['§2.1', receiver.spec.documentSection],

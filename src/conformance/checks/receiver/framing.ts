@@ -6,9 +6,8 @@
  * How the body's JSON is laid out is raw-body.ts.
  */
 import { compact } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
-import { checkId, forBoth } from './receivers.js';
+import { checkId, forBoth, probeOn } from './receivers.js';
 
 interface Framing {
   id: string;
@@ -37,9 +36,7 @@ const FRAMINGS: readonly Framing[] = [
 
 export const framing = forBoth((receiver) =>
   FRAMINGS.map((row) =>
-    defineProbe({
-      id: checkId(receiver, row.id),
-      interface: receiver.interface,
+    probeOn(receiver, checkId(receiver, row.id), {
       level: 'should',
       sections: row.sections.filter((section) => section === '§2' || section === receiver.spec.section),
       clauses: row.clauses,

@@ -39,23 +39,25 @@ export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): Pro
   }));
 }
 
-export type MutationCheckMeta = Omit<CheckMeta, 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
+export type MutationCheckMeta = Omit<CheckMeta, 'id' | 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
   /** Clauses beyond those of the mutations and of the receiver's refusals. */
   clauses?: readonly string[];
   /** `must` unless it says otherwise. */
   level?: CheckMeta['level'];
 };
 
-/** One check whose cases are `mutations`, on `receiver`. */
+/** One check, `id`, whose cases are `mutations`, on `receiver`. */
 export function mutationCheck(
   receiver: Receiver,
-  meta: MutationCheckMeta,
+  id: string,
   mutations: readonly Mutation[],
+  meta: MutationCheckMeta,
 ): ReceiverCheck {
   const clauses = [
     ...new Set([...(meta.clauses ?? []), ...clausesOf(mutations), ...refusalClauses(receiver, mutations)]),
   ];
   return defineCases({
+    id,
     level: 'must',
     ...meta,
     interface: receiver.interface,

@@ -4,8 +4,7 @@
  * Both interfaces, one row per framing (`<interface>-SIG-nnn`).
  */
 import { compact, escapedField, looseLayout, NON_ASCII_TEXT, reversedKeys, type Doc } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
-import { checkId, forBoth } from './receivers.js';
+import { checkId, forBoth, probeOn } from './receivers.js';
 
 interface Framing {
   id: string;
@@ -57,10 +56,7 @@ const FRAMINGS: readonly Framing[] = [
 
 export const rawBody = forBoth((receiver) =>
   FRAMINGS.map((framing) =>
-    defineProbe({
-      id: checkId(receiver, framing.id),
-      interface: receiver.interface,
-      level: 'must',
+    probeOn(receiver, checkId(receiver, framing.id), {
       sections: framing.sections,
       clauses: framing.clauses,
       tags: ['signature', 'raw-body'],

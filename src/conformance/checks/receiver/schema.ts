@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_EVENT_ID_LENGTH } from '../../../spec/constants.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import {
@@ -24,7 +23,7 @@ import {
 } from '../../probe/mutations-document.js';
 import type { CheckLevel } from '../../types.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER, JOBS_RECEIVER, type Receiver } from './receivers.js';
+import { event, EVENTS_RECEIVER, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
 
 interface Breakage {
   id: string;
@@ -56,14 +55,13 @@ const LEVEL: Record<Receiver['interface'], CheckLevel> = { B: 'must', A: 'should
 function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)[]) {
   return rows.map((row) => {
     if ('mutations' in row)
-      return mutationCheck(
-        receiver,
-        { id: row.id, level: LEVEL[receiver.interface], sections: row.sections, tags: ['schema'], title: row.title },
-        row.mutations,
-      );
-    return defineProbe({
-      id: row.id,
-      interface: receiver.interface,
+      return mutationCheck(receiver, row.id, row.mutations, {
+        level: LEVEL[receiver.interface],
+        sections: row.sections,
+        tags: ['schema'],
+        title: row.title,
+      });
+    return probeOn(receiver, row.id, {
       level: LEVEL[receiver.interface],
       sections: row.sections,
       clauses: [...row.clauses, ...receiver.refuses.schemaClauses],

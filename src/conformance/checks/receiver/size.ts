@@ -14,16 +14,11 @@ import { event, EVENTS_RECEIVER, probeOn } from './receivers.js';
 const eventsSize = [
   // §8 counts the body in bytes whatever its framing: one declared by Content-Length (and announced before the body
   // with Expect: 100-continue) and one sent chunked, whose length only the bytes that arrive tell.
-  mutationCheck(
-    EVENTS_RECEIVER,
-    {
-      id: 'B-SIZE-001',
-      sections: ['§8', '§7'],
-      tags: ['size', 'limits'],
-      title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes (256 KiB + 1) is rejected with 413, with Content-Length, chunked or with Expect: 100-continue`,
-    },
-    OVER_THE_LIMIT,
-  ),
+  mutationCheck(EVENTS_RECEIVER, 'B-SIZE-001', OVER_THE_LIMIT, {
+    sections: ['§8', '§7'],
+    tags: ['size', 'limits'],
+    title: `a correctly signed body of ${MAX_BODY_BYTES + 1} bytes (256 KiB + 1) is rejected with 413, with Content-Length, chunked or with Expect: 100-continue`,
+  }),
   probeOn(EVENTS_RECEIVER, 'B-SIZE-002', {
     sections: ['§8', '§4.2'],
     clauses: ['§8-1'],
@@ -32,17 +27,12 @@ const eventsSize = [
     send: (scope) => ({ body: bodyOfSize(event(scope), 'text', SURELY_ALLOWED_BODY_BYTES) }),
   }),
   // A receiver that reads KiB accepts this too; refusing it is a defensible reading of the limit.
-  mutationCheck(
-    EVENTS_RECEIVER,
-    {
-      id: 'B-SIZE-003',
-      level: 'should',
-      sections: ['§8', '§4.2'],
-      tags: ['size', 'limits', 'acceptance'],
-      title: `a valid body of exactly ${MAX_BODY_BYTES} bytes (256 KiB) is accepted, with Content-Length, chunked or with Expect: 100-continue`,
-    },
-    AT_THE_LIMIT,
-  ),
+  mutationCheck(EVENTS_RECEIVER, 'B-SIZE-003', AT_THE_LIMIT, {
+    level: 'should',
+    sections: ['§8', '§4.2'],
+    tags: ['size', 'limits', 'acceptance'],
+    title: `a valid body of exactly ${MAX_BODY_BYTES} bytes (256 KiB) is accepted, with Content-Length, chunked or with Expect: 100-continue`,
+  }),
   // §8's limit is on the body, in bytes: text of two-byte characters is over it at half as many characters.
   probeOn(EVENTS_RECEIVER, 'B-SIZE-004', {
     sections: ['§8', '§7'],

@@ -8,11 +8,10 @@ import type { CheckLevel } from '../../types.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
 import type { InterfaceId } from '../../../spec/constants.js';
 import { compact } from '../../probe/bodies.js';
-import { defineProbe } from '../../probe/define.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { mutationCheck } from './mutated.js';
-import { appliesTo, checkId, forBoth, type ByInterface, type Receiver } from './receivers.js';
+import { appliesTo, checkId, forBoth, probeOn, type ByInterface, type Receiver } from './receivers.js';
 
 export interface Tampering {
   /** `AUTH-004`: the id without its interface; or each interface's own id (a row for one interface names only it). */
@@ -40,18 +39,17 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
       .map((row) => {
         const what = typeof row.what === 'string' ? row.what : row.what(receiver);
         const refusal = row.answer === 'accepted' ? undefined : receiver.refuses[row.answer];
+        const id = checkId(receiver, row.id);
         const meta = {
-          id: checkId(receiver, row.id),
           level: row.level ?? 'must',
           sections: row.sections[receiver.interface],
           tags: ['auth', ...row.tags],
           title: `${what} ${refusal?.says ?? 'is accepted'}`,
         } as const;
-        if (row.mutations) return mutationCheck(receiver, { ...meta, clauses: row.clauses }, row.mutations);
+        if (row.mutations) return mutationCheck(receiver, id, row.mutations, { ...meta, clauses: row.clauses });
         const tamper = row.tamper as NonNullable<Tampering['tamper']>;
-        return defineProbe({
+        return probeOn(receiver, id, {
           ...meta,
-          interface: receiver.interface,
           clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
           send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
         });

@@ -77,17 +77,12 @@ const rows = tamperingChecks(WINDOW_ROWS);
 
 /** §5.4: the window is measured against X-CAI-Timestamp, whatever the document's date-time or a `Date` header say. */
 const source = forBoth((receiver) => [
-  mutationCheck(
-    receiver,
-    {
-      id: checkId(receiver, { B: 'B-AUTH-021', A: 'A-AUTH-020' }),
-      sections: ['§5.4', '§5.5', receiver.spec.refusalSection],
-      tags: ['auth', 'window', 'clock'],
-      title:
-        'the window is measured from X-CAI-Timestamp alone: a stale date-time in the document or a stale Date header does not refuse a fresh request, a fresh one does not let a stale request in',
-    },
-    WINDOW_SOURCE,
-  ),
+  mutationCheck(receiver, checkId(receiver, { B: 'B-AUTH-021', A: 'A-AUTH-020' }), WINDOW_SOURCE, {
+    sections: ['§5.4', '§5.5', receiver.spec.refusalSection],
+    tags: ['auth', 'window', 'clock'],
+    title:
+      'the window is measured from X-CAI-Timestamp alone: a stale date-time in the document or a stale Date header does not refuse a fresh request, a fresh one does not let a stale request in',
+  }),
 ]);
 
 export const timestampWindow = {
