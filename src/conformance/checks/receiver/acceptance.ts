@@ -8,11 +8,16 @@
 import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, MAX_EVENT_ID_LENGTH, type EventType } from '../../../spec/constants.js';
 import { eventTypeSpec } from '../../../spec/event-types.js';
+import type { TermId } from '../../../spec/model/answers.js';
 import type { ReceiverCheck } from '../../check.js';
 import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
 import { EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
+import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
+
+/** The receiver's valid document, its answer judged on `terms` rather than its status alone. */
+const answerTo = (receiver: Receiver, id: string, terms: readonly TermId[], meta: Parameters<typeof probeOn>[2]) =>
+  probeOn(receiver, id, { ...meta, terms });
 
 /** §6, §2.5–§2.7: the payload section of each event type. */
 const payloadSection = (type: EventType): string => eventTypeSpec(type).section;
@@ -65,13 +70,12 @@ const eventsAcceptance: ReceiverCheck[] = [
   }),
   // §4.2 names 202 for an accepted event, but §6.5 tells the sender that any 2xx means accepted: another 2xx
   // loses nothing, so answering it is a warning.
-  probeOn(EVENTS_RECEIVER, 'B-ACCEPT-009', {
+  answerTo(EVENTS_RECEIVER, 'B-ACCEPT-009', ['outcome', 'status'], {
     level: 'should',
     sections: ['§4.2', '§7', '§6.5'],
     clauses: ['§4.2-5'],
     tags: ['acceptance', 'status'],
     title: 'an accepted event is answered 202 itself (§6.5 counts any 2xx as accepted)',
-    terms: ['outcome', 'status'],
   }),
   probeOn(EVENTS_RECEIVER, 'B-ACCEPT-010', {
     sections: ['§8', '§6.1', '§2.4'],
@@ -101,27 +105,24 @@ const enumerations = {
 };
 
 const jobsAcceptance: ReceiverCheck[] = [
-  probeOn(JOBS_RECEIVER, 'A-ACCEPT-001', {
+  answerTo(JOBS_RECEIVER, 'A-ACCEPT-001', ['outcome', 'status'], {
     sections: ['§4.1', '§2.2'],
     clauses: ['§4.1-1', '§4.1-4'],
     tags: ['acceptance', 'jobs'],
     title: 'a valid contact job is accepted with 202',
-    terms: ['outcome', 'status'],
   }),
-  probeOn(JOBS_RECEIVER, 'A-ACCEPT-002', {
+  // §2.3's body: the status and the Content-Type are A-ACCEPT-001's and -003's.
+  answerTo(JOBS_RECEIVER, 'A-ACCEPT-002', ['outcome', 'acknowledgment'], {
     sections: ['§2.3', '§4.1', '§2.1'],
     clauses: ['§2.3-1', '§2.3-2'],
     tags: ['acceptance', 'ack'],
     title: 'the acknowledgment is JSON with a string provider_job_id and an E.164 assigned_number_e164',
-    // §2.3's body: the status and the Content-Type are A-ACCEPT-001's and -003's.
-    terms: ['outcome', 'acknowledgment'],
   }),
-  probeOn(JOBS_RECEIVER, 'A-ACCEPT-003', {
+  answerTo(JOBS_RECEIVER, 'A-ACCEPT-003', ['outcome', 'json-label'], {
     sections: ['§4.1', '§2'],
     clauses: ['§4.1-4'],
     tags: ['acceptance', 'ack', 'headers'],
     title: 'the acknowledgment is sent with Content-Type: application/json',
-    terms: ['outcome', 'json-label'],
   }),
   probeOn(JOBS_RECEIVER, 'A-ACCEPT-004', {
     sections: ['§9.2'],

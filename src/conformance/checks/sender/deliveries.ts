@@ -223,15 +223,17 @@ function identityChecks({ spec, fixed, check }: Grounds): SenderCheck[] {
 
 /** §7, §8: a document is sent again after a 5xx (waits growing), a cut connection, a 429 (after its Retry-After). */
 function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
-  const retrySections = fixed ? ['§7', '§8'] : ['§8'];
-  const retry5xx = fixed ? ['§7-9', '§8-4'] : ['§8-4'];
-  const retry429 = fixed ? ['§7-8'] : ['§8-4'];
-  const pace = fixed ? ['§7'] : ['§7', '§8'];
+  // Where each rule is written: §7's table on B; §8's retry period on A (§7 still names the 429).
+  const after5xx = { sections: fixed ? ['§7', '§8'] : ['§8'], clauses: fixed ? ['§7-9', '§8-4'] : ['§8-4'] };
+  const after429 = {
+    level: statusLevel,
+    sections: fixed ? ['§7'] : ['§7', '§8'],
+    clauses: fixed ? ['§7-8'] : ['§8-4'],
+  };
   return [
     check('RETRY-001', {
       level: 'must',
-      sections: retrySections,
-      clauses: retry5xx,
+      ...after5xx,
       tags: ['retry', '5xx'],
       scenarios: ['retry-5xx', 'retry-500'],
       title: 'a document answered 5xx (503, 500) is sent again',
@@ -239,8 +241,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     }),
     check('RETRY-005', {
       level: 'must',
-      sections: retrySections,
-      clauses: retry5xx,
+      ...after5xx,
       tags: ['retry', '5xx', 'backoff'],
       scenarios: ['retry-5xx'],
       title: 'the waits between retries of consecutive 5xx grow (backoff, not a fixed pace)',
@@ -264,18 +265,14 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
       judge: retriedAfter('cut', 'connection reset', 'cut connection'),
     }),
     check('RETRY-007', {
-      level: statusLevel,
-      sections: pace,
-      clauses: retry429,
+      ...after429,
       tags: ['retry', '429'],
       scenarios: ['retry-429', 'retry-429-date'],
       title: 'a document answered 429 is sent again',
       judge: retriedAfter('rate-limited', '429'),
     }),
     check('RETRY-008', {
-      level: statusLevel,
-      sections: pace,
-      clauses: retry429,
+      ...after429,
       tags: ['retry', '429', 'retry-after'],
       scenarios: ['retry-429'],
       title: 'a 429 is not retried before its Retry-After (a number of seconds)',
@@ -283,17 +280,14 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     }),
     check('RETRY-009', {
       level: 'should',
-      sections: retrySections,
-      clauses: retry5xx,
+      ...after5xx,
       tags: ['retry', '5xx'],
       scenarios: ['retry-5xx'],
       title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
       judge: keepsRetrying,
     }),
     check('RETRY-010', {
-      level: statusLevel,
-      sections: pace,
-      clauses: retry429,
+      ...after429,
       tags: ['retry', '429', 'retry-after', 'http-date'],
       scenarios: ['retry-429-date'],
       title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
