@@ -79,27 +79,16 @@ function concurrentRepeats(receiver: Receiver, id: string, entry: Entry): Receiv
   });
 }
 
-/** Accepted once, then repeated with a wrong signature: refused, never answered as a duplicate (§5.5). */
-function repeatFailingAuthentication(receiver: Receiver, id: string, entry: Entry): ReceiverCheck<Repeat> {
-  return checkOn<Repeat>(receiver, id, {
-    ...entry,
-    tags: ['dedupe', 'auth'],
-    ...sentAgain(
-      receiver,
-      (doc) => ({ body: compact(doc), signature: { kind: 'wrong-secret', secret: anotherSecret() } }),
-      OUTCOME,
-    ),
-  });
-}
+const bodyOf = (doc: Doc): RequestRecipe => ({ body: compact(doc) });
 
-/** A valid document sent, then (once accepted) `again` of it: the second answer judged on `secondAs`, the first on `firstAs`. */
+/** A valid document, then (once accepted) `again` of it, each answer judged on its focus (the first's: OUTCOME). */
 function sentAgain(receiver: Receiver, again: (doc: Doc) => RequestRecipe, secondAs: Focus, firstAs?: Focus) {
   return {
     gather: (scope: ProbeScope) => {
       const doc = receiver.document(scope);
       return sendThenRepeat(
         scope,
-        () => ({ body: compact(doc) }),
+        () => bodyOf(doc),
         () => again(doc),
       ) as Promise<Repeat>;
     },
@@ -107,7 +96,18 @@ function sentAgain(receiver: Receiver, again: (doc: Doc) => RequestRecipe, secon
   };
 }
 
-const unchanged = (doc: Doc): RequestRecipe => ({ body: compact(doc) });
+/** Accepted once, then repeated with a wrong signature: refused, never answered as a duplicate (§5.5). */
+function repeatFailingAuthentication(receiver: Receiver, id: string, entry: Entry): ReceiverCheck<Repeat> {
+  return checkOn<Repeat>(receiver, id, {
+    ...entry,
+    tags: ['dedupe', 'auth'],
+    ...sentAgain(
+      receiver,
+      (doc) => ({ ...bodyOf(doc), signature: { kind: 'wrong-secret', secret: anotherSecret() } }),
+      OUTCOME,
+    ),
+  });
+}
 
 const eventsDuplicates: ReceiverCheck[] = [
   checkOn<Repeat>(EVENTS_RECEIVER, 'B-DEDUP-001', {
@@ -115,7 +115,7 @@ const eventsDuplicates: ReceiverCheck[] = [
     clauses: ['§6.1-2', '§2.13-1'],
     tags: ['dedupe'],
     title: 'a sequential repeat of an event_id is answered 202 {"ok":true,"duplicate":true}',
-    ...sentAgain(EVENTS_RECEIVER, unchanged, AS_REPEAT, AS_NEW),
+    ...sentAgain(EVENTS_RECEIVER, bodyOf, AS_REPEAT, AS_NEW),
   }),
   concurrentRepeats(EVENTS_RECEIVER, 'B-DEDUP-002', {
     title: 'concurrent repeats of one event_id: exactly one is counted as new',
@@ -145,11 +145,7 @@ const eventsDuplicates: ReceiverCheck[] = [
     clauses: ['§6.1-2', '§6.1-3'],
     tags: ['dedupe'],
     title: 'a repeat with the same event_id but a changed body is still a duplicate',
-    ...sentAgain(
-      EVENTS_RECEIVER,
-      (doc) => unchanged({ ...doc, text: `${String(doc.text ?? '')} (edited)` }),
-      AS_REPEAT,
-    ),
+    ...sentAgain(EVENTS_RECEIVER, (doc) => bodyOf({ ...doc, text: `${String(doc.text ?? '')} (edited)` }), AS_REPEAT),
   }),
 ];
 
@@ -159,7 +155,7 @@ const jobsDuplicates: ReceiverCheck[] = [
     clauses: ['§2.2-5'],
     tags: ['dedupe'],
     title: 'a repeated event_id gets the same acknowledgment and starts no second job',
-    ...sentAgain(JOBS_RECEIVER, unchanged, AS_REPEAT),
+    ...sentAgain(JOBS_RECEIVER, bodyOf, AS_REPEAT),
   }),
   concurrentRepeats(JOBS_RECEIVER, 'A-DEDUP-002', {
     title: 'concurrent repeats of one event_id all get the same provider_job_id',
