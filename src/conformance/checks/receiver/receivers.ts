@@ -2,7 +2,7 @@
  * The two receivers the suite judges, as the checks both interfaces share see them: the platform's events
  * endpoint (Interface B, §4.2) and the provider's contact-jobs endpoint (Interface A, §4.1). Each supplies a
  * valid document with the check's own event_id, and how a title says it refuses; what an answer must be is the
- * model's (src/spec/model).
+ * model's (src/spec/model). checkOn and probeOn build a check on one of them from its id.
  */
 import { randomBytes } from 'node:crypto';
 import type { EventType, InterfaceId } from '../../../spec/constants.js';
