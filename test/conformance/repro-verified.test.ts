@@ -11,16 +11,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFault } from '../../src/mock/faults.js';
 import { startMockPlatform } from '../../src/mock/platform.js';
 import { startMockProvider } from '../../src/mock/provider.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
 import { BIN } from '../helpers/cli.js';
-
-// Eight faults at once (vitest's default is five): a fault's run and scripts mostly wait (on callbacks, the observation
-// window, Retry-After), so the step's two cores stay busy with the work of more of them.
-vi.setConfig({ maxConcurrency: 8 });
 
 const SECRET = 'whsec_repro_verified_0123456789';
 const CALLBACK_SECRET = 'whsec_repro_verified_callbacks_01';
@@ -95,6 +91,13 @@ function run(command: string, args: string[]): Promise<{ code: number | null; st
   });
 }
 
+/** The verdict of check `id` in a run's JSON report (a run that wrote none is an error, with what it said). */
+function verdictOf(result: { code: number | null; stdout: string; stderr: string }, id: string): string | undefined {
+  if (result.code !== 0 && result.code !== 1) throw new Error(`cai exited ${result.code}:\n${result.stderr}`);
+  const report = JSON.parse(result.stdout) as { checks: { id: string; verdict: string }[] };
+  return report.checks.find((check) => check.id === id)?.verdict;
+}
+
 interface Failing {
   id: string;
   verdict: string;
@@ -157,16 +160,16 @@ describe('every reproduction, run against the broken receiver and a correct one'
           ...phase,
           ...more,
         ]);
-      const shown: Failing[] = [];
-      let expected = 0;
-      try {
-        const result = await conformance('--repro-dir', reproDir);
+      /** The run's failures whose scripts show them again, of how many had a script. */
+      const showAgain = async (dir: string): Promise<{ shown: Failing[]; expected: number }> => {
+        const shown: Failing[] = [];
+        const result = await conformance('--repro-dir', dir);
         const report = JSON.parse(result.stdout) as { checks: Failing[] };
         const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
         expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
         // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
         const reproduced = failing.filter((entry) => entry.repro !== undefined || entry.exchange !== undefined);
-        expected = reproduced.length;
+        const expected = reproduced.length;
         for (const check of reproduced) {
           expect(check.repro?.script, check.id).toBeDefined();
           const again = await run('sh', [check.repro?.script as string]);
@@ -174,13 +177,18 @@ describe('every reproduction, run against the broken receiver and a correct one'
             // A fault that shows only with time (an id forgotten a second after it was stored) may not show in a
             // conversation replayed faster than the run played it: the named checks that wait show it every time.
             if (ELAPSED_TIME_FAULTS.has(fault) && check.id.includes('-STATE-')) continue;
-            // The failure did not show again: either the script lies, or the run's failure was not the fault's (a
-            // timing edge on a busy machine). The check itself, run again, tells them apart: it must pass too.
-            const check2 = await conformance('--only', check.id, '--fail-on', 'warnings');
+            // The failure did not show again: the script lies, or one of the two met a timing edge of a busy
+            // machine (the run's failure was not the fault's, or the script's pass was luck). The check run again
+            // tells them apart: passed, the run's failure was the edge; failed, the fault is there and the script,
+            // run once more, must show it; not judged (cai's own lag left it open), it tells nothing either way.
+            const verdict = verdictOf(await conformance('--only', check.id), check.id);
+            if (verdict !== 'failed' && verdict !== 'warning') continue;
+            const third = await run('sh', [check.repro?.script as string]);
             expect(
-              check2.code,
-              `${check.id}: its script exits 0 against the broken receiver, but the check still fails there: ${check.repro?.command}\n${again.stdout}`,
-            ).toBe(0);
+              third.code,
+              `${check.id}: its script exits 0 twice against the broken receiver, where the check fails: ${check.repro?.command}\n${again.stdout}\n${third.stdout}`,
+            ).toBe(1);
+            shown.push(check);
             continue;
           }
           expect(
@@ -189,11 +197,20 @@ describe('every reproduction, run against the broken receiver and a correct one'
           ).toBe(1);
           shown.push(check);
         }
+        return { shown, expected };
+      };
+      let shown: Failing[];
+      try {
+        let attempt = await showAgain(reproDir);
+        // A busy machine may leave every check of the fault not judged in a run, and fail others at a timing edge that
+        // their scripts and the checks run again then pass: no failure of the fault shown, so the run is played once more.
+        if (attempt.expected > 0 && attempt.shown.length === 0) attempt = await showAgain(`${reproDir}-again`);
+        ({ shown } = attempt);
+        // Of the failures with a reproduction, at least one is the fault's, and shows again.
+        if (attempt.expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
       } finally {
         await broken.close();
       }
-      // Of the failures with a reproduction, at least one is the fault's, and shows again.
-      if (expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
       const correct = await receiverOn(iface, port);
       try {
         for (const check of shown) {
