@@ -191,7 +191,12 @@ describe('the sender suite against broken senders (one fault each)', () => {
   it.concurrent.each(SENDER_FAULTS.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))(
     '%s fails exactly the checks that name it',
     async (_name, entry) => {
-      const report = await run(entry.interface, entry.fault);
+      let report = await run(entry.interface, entry.fault);
+      // The stateful phase plays its conversations within a time budget: a loaded machine may end it before the one
+      // that shows the fault (seen: AS-STATE-005, no retry of a reused signature 1.5 s after its first attempt, at a
+      // load of 5 with the conformance step's other file beside it). Such a run is played once more.
+      if ((entry.states ?? []).some((id) => !failing(report).includes(id)))
+        report = await run(entry.interface, entry.fault);
       expect(
         failing(report)
           .filter((id) => !id.includes('-STATE-'))
