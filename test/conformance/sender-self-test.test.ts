@@ -191,11 +191,20 @@ describe('the sender suite against broken senders (one fault each)', () => {
   it.concurrent.each(SENDER_FAULTS.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))(
     '%s fails exactly the checks that name it',
     async (_name, entry) => {
+      const named = (report: SuiteReport) =>
+        failing(report)
+          .filter((id) => !id.includes('-STATE-'))
+          .sort()
+          .join(' ');
       let report = await run(entry.interface, entry.fault);
-      // The stateful phase plays its conversations within a time budget: a loaded machine may end it before the one
-      // that shows the fault (seen: AS-STATE-005, no retry of a reused signature 1.5 s after its first attempt, at a
-      // load of 5 with the conformance step's other file beside it). Such a run is played once more.
-      if ((entry.states ?? []).some((id) => !failing(report).includes(id)))
+      // A loaded machine holds the fixture's own timers up too: the stateful phase may end within its time budget
+      // before the conversation that shows the fault (seen: AS-STATE-005, no retry of a reused signature 1.5 s after
+      // its first attempt), and a sender that ignores Retry-After may, late, happen to wait it out (seen: RETRY-008
+      // passed at a load of 8). Such a run is played once more.
+      if (
+        named(report) !== [...entry.fails].sort().join(' ') ||
+        (entry.states ?? []).some((id) => !failing(report).includes(id))
+      )
         report = await run(entry.interface, entry.fault);
       expect(
         failing(report)
