@@ -12,6 +12,11 @@ export interface OpenClause {
   text: string;
 }
 
+/** Open clauses written one to a line, as `[clause, text]`. */
+export function openClauses(rows: readonly (readonly [clause: string, text: string])[]): OpenClause[] {
+  return rows.map(([clause, text]) => ({ clause, text }));
+}
+
 export interface OpenPointRule extends OpenClause {
   /** Refusals a receiver may give as well: statuses, or any 4xx rejection. */
   mayRefuseWith?: readonly number[] | 'any-4xx';
@@ -123,20 +128,17 @@ export const OPEN_POINTS = {
 export type OpenPointId = keyof typeof OPEN_POINTS;
 
 /** What every answer may do, whatever the request: never judged. */
-export const ANSWER_LATITUDE: readonly OpenClause[] = [
-  {
-    clause: '§4.2',
-    text: 'the body of a first-time 202 (not shown): anything, or nothing, so long as it does not claim the event a duplicate',
-  },
-  { clause: '§7', text: 'the shape of error bodies (not shown): JSON of any shape, text, HTML or nothing' },
-  { clause: '§7', text: 'which status comes first when a request breaks several rules: any of their refusals' },
-  { clause: '§6.5', text: 'any 2xx accepts an event; 202 is the status §4.2 names (a `should`)' },
-  { clause: '§7, RFC 9110 §10.2.3', text: 'Retry-After in seconds or as an HTTP-date' },
-  {
-    clause: '§7, §8',
-    text: 'a 429 at any time: the request cap is not shown (it is waited out and the request sent again)',
-  },
-  { clause: '§4.1', text: "the provider's error statuses (not shown): any 4xx refuses a job" },
-  { clause: '§2.3', text: 'fields of the acknowledgment beyond provider_job_id and assigned_number_e164' },
-  { clause: 'RFC 9112', text: 'HTTP/1.0 or 1.1, keep-alive or Connection: close, chunked or sized answers' },
-];
+export const ANSWER_LATITUDE: readonly OpenClause[] = openClauses([
+  [
+    '§4.2',
+    'the body of a first-time 202 (not shown): anything, or nothing, so long as it does not claim the event a duplicate',
+  ],
+  ['§7', 'the shape of error bodies (not shown): JSON of any shape, text, HTML or nothing'],
+  ['§7', 'which status comes first when a request breaks several rules: any of their refusals'],
+  ['§6.5', 'any 2xx accepts an event; 202 is the status §4.2 names (a `should`)'],
+  ['§7, RFC 9110 §10.2.3', 'Retry-After in seconds or as an HTTP-date'],
+  ['§7, §8', 'a 429 at any time: the request cap is not shown (it is waited out and the request sent again)'],
+  ['§4.1', "the provider's error statuses (not shown): any 4xx refuses a job"],
+  ['§2.3', 'fields of the acknowledgment beyond provider_job_id and assigned_number_e164'],
+  ['RFC 9112', 'HTTP/1.0 or 1.1, keep-alive or Connection: close, chunked or sized answers'],
+]);

@@ -4,28 +4,22 @@
  * these say how a wait, a Retry-After or a timestamp is read when the spec gives no tolerance. Plain data and two
  * small functions; the sender model (./sender.ts) reads them, and docs/conformance.md ("Tolerances") lists them.
  */
-import type { OpenClause } from './latitude.js';
+import { openClauses, type OpenClause } from './latitude.js';
 
 /** What a conforming sender may choose, never judged. */
-export const SENDER_LATITUDE: readonly OpenClause[] = [
-  { clause: '§7, §8', text: "the backoff's base, factor, cap and jitter: only that the waits grow is judged" },
-  { clause: '§7', text: 'waiting longer than Retry-After (its own backoff, a larger of the two)' },
-  {
-    clause: '§8',
-    text: 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of its wait',
-  },
-  { clause: 'RFC 9110 §5.1', text: 'header name case' },
-  { clause: '§5.2', text: 'pretty or compact JSON, key order, escapes: the bytes signed are the bytes sent' },
-  {
-    clause: 'RFC 9112',
-    text: 'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue',
-  },
-  { clause: '§6.6', text: 'documents sent one at a time or at once, in any order' },
-  {
-    clause: '§2.1, §2.4',
-    text: "a document's optional fields, unknown fields (§9.2), any value of each format's grammar",
-  },
-];
+export const SENDER_LATITUDE: readonly OpenClause[] = openClauses([
+  ['§7, §8', "the backoff's base, factor, cap and jitter: only that the waits grow is judged"],
+  ['§7', 'waiting longer than Retry-After (its own backoff, a larger of the two)'],
+  ['§8', 'how long it keeps retrying, up to 24 hours: cai judges only that it has not given up by the end of its wait'],
+  ['RFC 9110 §5.1', 'header name case'],
+  ['§5.2', 'pretty or compact JSON, key order, escapes: the bytes signed are the bytes sent'],
+  [
+    'RFC 9112',
+    'one connection or many, keep-alive or not, pipelined, HTTP/1.0 or 1.1, chunked or sized bodies, Expect: 100-continue',
+  ],
+  ['§6.6', 'documents sent one at a time or at once, in any order'],
+  ['§2.1, §2.4', "a document's optional fields, unknown fields (§9.2), any value of each format's grammar"],
+]);
 
 /**
  * How much earlier than its Retry-After a retry may come and still count as waiting for it (§7 names the header but
