@@ -6,8 +6,8 @@
  * - every check is a type, an enum, a literal, `minLength`/`minimum`, or a `pattern` (src/spec/formats.ts);
  *   no `.refine()`, which JSON Schema cannot express;
  * - objects are loose: §9.2 "receivers ignore fields they do not recognise", so unknown fields are valid;
- * - optional fields are plain `.optional()`: `null` is not a string, so `"text": null` is invalid
- *   (omit the field instead). The spec is silent on null; refusing it keeps every receiver safe.
+ * - optional fields are plain `.optional()` (`.partial()` where all are): `null` is not a string, so `"text": null`
+ *   is invalid (omit the field instead). The spec is silent on null; refusing it keeps every receiver safe.
  * - identifiers (`lead_id`, `event_id`, `branch_code`, `provider_job_id`) are non-empty strings.
  * What a type usually carries but the spec does not require ("not shown") is a warning, computed in
  * validate.ts, never a schema rule.
@@ -66,18 +66,13 @@ export const Contact = z.looseObject({
 });
 export type Contact = z.infer<typeof Contact>;
 
-export const Origin = z.looseObject({
-  channel: OriginChannel.optional(),
-  source: z.string().optional(),
-  campaign: z.string().optional(),
-  captured_at: DateTimeWithOffset.optional(),
-});
+/** §2.2: every field of origin and brief is optional. */
+export const Origin = z
+  .looseObject({ channel: OriginChannel, source: z.string(), campaign: z.string(), captured_at: DateTimeWithOffset })
+  .partial();
 export type Origin = z.infer<typeof Origin>;
 
-export const Brief = z.looseObject({
-  intent: BriefIntent.optional(),
-  notes: z.string().optional(),
-});
+export const Brief = z.looseObject({ intent: BriefIntent, notes: z.string() }).partial();
 export type Brief = z.infer<typeof Brief>;
 
 export const ContactJob = z
