@@ -14,18 +14,29 @@ import { mutationCheck } from './mutated.js';
 import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
-/** §4.1, §4.2: a request without one of the headers the signature rides in (its rule's section and first clause). */
+/** §4.1, §4.2: a header the signature rides in, refused as a bad header; its rule's section and first clause. */
+export const onHeader = (id: string, section: string): Pick<Tampering, 'id' | 'answer' | 'sections' | 'clauses'> => ({
+  id,
+  answer: 'header',
+  sections: { A: ['§4.1', section], B: ['§4.2', section, '§7'] },
+  clauses: [`${section}-1`],
+});
+
+/** A request without one of those headers. */
 function withoutHeader(id: string, header: string, section: string, tamper: Tampering['tamper']): Tampering {
   return {
-    id,
-    answer: 'header',
+    ...onHeader(id, section),
     tags: ['headers'],
-    sections: { A: ['§4.1', section], B: ['§4.2', section, '§7'] },
-    clauses: [`${section}-1`],
     what: (receiver) => `${receiver.aRequest} without ${header}`,
     tamper,
   };
 }
+
+/** Each interface's own id; the rule's sections, then where each states the refusal: §4.1's check on A, §7 on B. */
+const ownIds = (B: string, A: string, ...rule: string[]) => ({
+  id: { B, A },
+  sections: { A: [...rule, '§4.1'], B: [...rule, '§7'] },
+});
 
 const SIGNATURE_ROWS: readonly Tampering[] = [
   {
@@ -76,40 +87,34 @@ const SIGNATURE_ROWS: readonly Tampering[] = [
     mutations: DIGEST_LENGTH,
   },
   {
-    id: 'AUTH-007',
-    answer: 'header',
+    ...onHeader('AUTH-007', '§5.3'),
     tags: ['headers', 'signature'],
-    sections: { A: ['§4.1', '§5.3'], B: ['§4.2', '§5.3', '§7'] },
-    clauses: ['§5.3-1'],
     what: 'a signature header that is not sha256=<hex>',
     tamper: (body) => ({ body, signature: { kind: 'literal', value: 'sha256=not-a-hex-digest' } }),
   },
   // §5.3 writes the header one way: the right MAC spelled another way is not that header. Accepting it lets no forged
   // request in (a `should`), but a verifier that decodes, folds or splits the header before comparing it does.
   {
-    id: { B: 'B-AUTH-018', A: 'A-AUTH-017' },
+    ...ownIds('B-AUTH-018', 'A-AUTH-017', '§5.3'),
     answer: 'header',
     level: 'should',
     tags: ['headers', 'signature'],
-    sections: { A: ['§5.3', '§4.1'], B: ['§5.3', '§7'] },
     clauses: ['§5.3-1'],
     what: 'the valid digest spelled otherwise than sha256=<lowercase hex> (upper case, another or no prefix, base64, a digit more, two values)',
     mutations: SIGNATURE_SPELLING,
   },
   {
-    id: { B: 'B-AUTH-019', A: 'A-AUTH-018' },
+    ...ownIds('B-AUTH-019', 'A-AUTH-018', '§5.2'),
     answer: 'authentication',
     tags: ['signature'],
-    sections: { A: ['§5.2', '§4.1'], B: ['§5.2', '§7'] },
     clauses: ['§5.2-1'],
     what: 'an HMAC over the signed string with one part left out, replaced or moved',
     mutations: SIGNED_STRING,
   },
   {
-    id: { B: 'B-AUTH-020', A: 'A-AUTH-019' },
+    ...ownIds('B-AUTH-020', 'A-AUTH-019', '§5.3', '§5.5'),
     answer: 'authentication',
     tags: ['signature'],
-    sections: { A: ['§5.3', '§5.5', '§4.1'], B: ['§5.3', '§5.5', '§7'] },
     clauses: ['§5.3-1'],
     what: 'the valid digest with one hex digit changed (its last, its first or a middle one)',
     mutations: DIGEST,
@@ -195,10 +200,9 @@ export const identity = { B: eventsIdentity, A: jobsIdentity };
  */
 const BINDING_ROWS: readonly Tampering[] = [
   {
-    id: { B: 'B-AUTH-017', A: 'A-AUTH-015' },
+    ...ownIds('B-AUTH-017', 'A-AUTH-015', '§5.2', '§5.4'),
     answer: 'header',
     tags: ['signature', 'window'],
-    sections: { A: ['§5.2', '§5.4', '§4.1'], B: ['§5.2', '§5.4', '§7'] },
     clauses: ['§5.2-1', '§5.4-1'],
     what: 'a timestamp written with a leading zero but signed over the digits without it',
     tamper: (body) => ({ body, timestamp: { kind: 'now', prefix: '0' }, signature: { kind: 'bare-timestamp' } }),

@@ -16,6 +16,7 @@ import {
 } from '../../probe/mutations-timestamp.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
+import { onHeader } from './authentication.js';
 import { mutationCheck } from './mutated.js';
 import { checkId, forBoth } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
@@ -41,19 +42,14 @@ function bothSides(
 
 const WINDOW_ROWS: readonly Tampering[] = [
   {
-    id: 'AUTH-008',
-    answer: 'header',
+    ...onHeader('AUTH-008', '§5.4'),
     tags: ['headers', 'window'],
-    sections: { A: ['§4.1', '§5.4'], B: ['§4.2', '§5.4', '§7'] },
-    clauses: ['§5.4-1'],
     what: 'a timestamp that is not an integer of seconds (an ISO date, a plus sign, a fraction, an exponent, hexadecimal)',
     mutations: TIMESTAMP_FORM,
   },
   {
-    id: 'AUTH-009',
-    answer: 'header',
+    ...onHeader('AUTH-009', '§5.5'),
     tags: ['window'],
-    sections: { A: ['§4.1', '§5.5'], B: ['§4.2', '§5.5', '§7'] },
     clauses: ['§5.4-1', '§5.5-1'],
     what: 'a timestamp in milliseconds (correctly signed)',
     tamper: (body) => ({ body, timestamp: { kind: 'milliseconds' } }),
