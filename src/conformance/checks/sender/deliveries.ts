@@ -223,18 +223,20 @@ function identityChecks({ spec, fixed, check }: Grounds): SenderCheck[] {
 
 /** §7, §8: a document is sent again after a 5xx (waits growing), a cut connection, a 429 (after its Retry-After). */
 function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
-  // Where each rule is written: §7's table on B; §8's retry period on A (§7 still names the 429).
-  const after5xx = { sections: fixed ? ['§7', '§8'] : ['§8'], clauses: fixed ? ['§7-9', '§8-4'] : ['§8-4'] };
+  // Each retry's tags, and where its rule is written: §7's table on B; §8's retry period on A (§7 still names the 429).
+  const after5xx = {
+    tags: ['retry', '5xx'],
+    ...(fixed ? { sections: ['§7', '§8'], clauses: ['§7-9', '§8-4'] } : { sections: ['§8'], clauses: ['§8-4'] }),
+  };
   const after429 = {
     level: statusLevel,
-    sections: fixed ? ['§7'] : ['§7', '§8'],
-    clauses: fixed ? ['§7-8'] : ['§8-4'],
+    tags: ['retry', '429'],
+    ...(fixed ? { sections: ['§7'], clauses: ['§7-8'] } : { sections: ['§7', '§8'], clauses: ['§8-4'] }),
   };
   return [
     check('RETRY-001', {
       level: 'must',
       ...after5xx,
-      tags: ['retry', '5xx'],
       scenarios: ['retry-5xx', 'retry-500'],
       title: 'a document answered 5xx (503, 500) is sent again',
       judge: retriedAfter('unavailable', '5xx'),
@@ -242,7 +244,7 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     check('RETRY-005', {
       level: 'must',
       ...after5xx,
-      tags: ['retry', '5xx', 'backoff'],
+      tags: [...after5xx.tags, 'backoff'],
       scenarios: ['retry-5xx'],
       title: 'the waits between retries of consecutive 5xx grow (backoff, not a fixed pace)',
       judge: asks('growth', undefined, () => ({
@@ -266,14 +268,13 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     }),
     check('RETRY-007', {
       ...after429,
-      tags: ['retry', '429'],
       scenarios: ['retry-429', 'retry-429-date'],
       title: 'a document answered 429 is sent again',
       judge: retriedAfter('rate-limited', '429'),
     }),
     check('RETRY-008', {
       ...after429,
-      tags: ['retry', '429', 'retry-after'],
+      tags: [...after429.tags, 'retry-after'],
       scenarios: ['retry-429'],
       title: 'a 429 is not retried before its Retry-After (a number of seconds)',
       judge: waitsOut('seconds', 'in seconds', 'Retry-After of the 429'),
@@ -281,14 +282,13 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     check('RETRY-009', {
       level: 'should',
       ...after5xx,
-      tags: ['retry', '5xx'],
       scenarios: ['retry-5xx'],
       title: `the sender keeps retrying through ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
       judge: keepsRetrying,
     }),
     check('RETRY-010', {
       ...after429,
-      tags: ['retry', '429', 'retry-after', 'http-date'],
+      tags: [...after429.tags, 'retry-after', 'http-date'],
       scenarios: ['retry-429-date'],
       title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
       judge: waitsOut('date', 'as an HTTP-date', 'HTTP-date of the Retry-After'),
