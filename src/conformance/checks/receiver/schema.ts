@@ -98,6 +98,15 @@ const jobWithout = (id: string, path: string): Breakage => ({
   change: without(path),
 });
 
+/** §4.2: one event object a request; a body that is not one. */
+const notAnEvent = (id: string, what: string, clauses: readonly string[], change: Breakage['change']): Breakage => ({
+  id,
+  title: `${what} is rejected with 400`,
+  sections: ['§4.2', '§7'],
+  clauses,
+  change,
+});
+
 /** §2.10, §2.11: a value outside its enumeration, by the near misses of the mutation catalogue. */
 const outsideEnumeration = (id: string, field: string, section: string, mutations: readonly Mutation[]): Misses => ({
   id,
@@ -181,27 +190,9 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
     clauses: ['§2-1'],
     change: malformedJson,
   },
-  {
-    id: 'B-SCHEMA-016',
-    title: 'a JSON array instead of an object is rejected with 400',
-    sections: ['§4.2', '§7'],
-    clauses: ['§4.2-4'],
-    change: asArray,
-  },
-  {
-    id: 'B-SCHEMA-017',
-    title: 'a JSON string instead of an object is rejected with 400',
-    sections: ['§4.2', '§7'],
-    clauses: ['§4.2-4'],
-    change: (doc) => compact(JSON.stringify(doc)),
-  },
-  {
-    id: 'B-SCHEMA-018',
-    title: 'an empty body is rejected with 400',
-    sections: ['§4.2', '§7'],
-    clauses: ['§2-1'],
-    change: () => Buffer.alloc(0),
-  },
+  notAnEvent('B-SCHEMA-016', 'a JSON array instead of an object', ['§4.2-4'], asArray),
+  notAnEvent('B-SCHEMA-017', 'a JSON string instead of an object', ['§4.2-4'], (doc) => compact(JSON.stringify(doc))),
+  notAnEvent('B-SCHEMA-018', 'an empty body', ['§2-1'], () => Buffer.alloc(0)),
 ];
 
 const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
