@@ -65,6 +65,13 @@ function dropTheRestOfTheRead(socket: Socket): void {
   if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 0;
 }
 
+/** The connection a response was admitted on: one 'close' listener serves every response, no closure each. */
+const CONNECTION_OF = Symbol('connection');
+type AdmittedResponse = ServerResponse & { [CONNECTION_OF]: Connection };
+function answered(this: AdmittedResponse): void {
+  this[CONNECTION_OF].guard.answered(this[CONNECTION_OF]);
+}
+
 /** Tracks every connection of one server; `admit` is called first for every request. */
 export class ConnectionGuard {
   private count = 0;
@@ -113,7 +120,8 @@ export class ConnectionGuard {
       this.idleAuthenticated.delete(connection.socket);
       if (!connection.authenticated) this.busyUnauthenticated.set(connection.socket, connection);
     }
-    response.once('close', () => this.answered(connection));
+    (response as AdmittedResponse)[CONNECTION_OF] = connection;
+    response.on('close', answered);
     return true;
   }
 
@@ -143,7 +151,8 @@ export class ConnectionGuard {
     socket.once('close', () => this.closed(connection));
   }
 
-  private answered(connection: Connection): void {
+  /** @internal A response of the connection was closed (Node emits it once): one request in flight fewer. */
+  answered(connection: Connection): void {
     connection.inFlight -= 1;
     if (connection.inFlight > 0 || connection.socket.destroyed) return;
     this.busyUnauthenticated.delete(connection.socket);

@@ -35,7 +35,7 @@ export function errorReply(
 /** Answers; the response is handed to the socket at once (nothing to wait for on the hot path). */
 export function sendReply(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
+  const headers: Record<string, string | number> = reply.headers === undefined ? {} : { ...reply.headers };
   if (reply.body !== undefined) {
     headers['content-type'] = JSON_TYPE;
     headers['content-length'] = reply.body.length;
@@ -89,10 +89,11 @@ export interface ReadBodyOptions {
   budget?: ByteBudget;
 }
 
-interface WatchedRead {
-  started: number;
+/** One body being read under a BodyWatch: its start, its last byte, and what to do when it stalls or drags. */
+export interface WatchedRead {
+  readonly started: number;
   last: number;
-  onStall: () => void;
+  readonly onStall: () => void;
 }
 
 /**
@@ -112,12 +113,17 @@ export class BodyWatch {
     this.periodMs = Math.min(1_000, Math.max(10, Math.min(idleMs, totalMs) / 4));
   }
 
-  watch(onStall: () => void): { touch(): void; end(): void } {
+  /** Watches one body from now: its `last` set at each chunk, `unwatch` once it is read (or refused). */
+  watch(onStall: () => void): WatchedRead {
     const now = performance.now();
     const read: WatchedRead = { started: now, last: now, onStall };
     this.reads.add(read);
     this.timer ??= setInterval(() => this.sweep(), this.periodMs).unref();
-    return { touch: () => (read.last = performance.now()), end: () => this.reads.delete(read) };
+    return read;
+  }
+
+  unwatch(read: WatchedRead): void {
+    this.reads.delete(read);
   }
 
   /** Stops the timer (the receiver is closing); bodies still being read are no longer watched. */
@@ -154,27 +160,29 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const watched = options.watch?.watch(() => finish({ ok: false, reason: 'timeout' }));
+    const { watch, budget } = options;
+    const watched = watch?.watch(() => finish({ ok: false, reason: 'timeout' }));
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      watched?.end();
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('aborted', onError);
+      if (watched) watch?.unwatch(watched);
+      // Read in full, the request emits nothing more to listen for: its listeners go with it.
       if (!result.ok) {
+        request.off('data', onData);
+        request.off('end', onEnd);
+        request.off('error', onError);
+        request.off('aborted', onError);
         request.pause();
-        options.budget?.give(size);
+        budget?.give(size);
       }
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
       if (size + chunk.length > limit) return finish({ ok: false, reason: 'too_large' });
-      if (options.budget && !options.budget.take(chunk.length)) return finish({ ok: false, reason: 'busy' });
+      if (budget && !budget.take(chunk.length)) return finish({ ok: false, reason: 'busy' });
       size += chunk.length;
       chunks.push(chunk);
-      watched?.touch();
+      if (watched) watched.last = performance.now();
     };
     const onEnd = () =>
       finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });

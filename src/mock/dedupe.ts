@@ -57,30 +57,36 @@ export class DedupeIndex<T> {
    * duplicate of it. The pending entry is set before any await, so concurrent repeats can never both be new;
    * a repeat of a copy that could not be stored takes its place. A failed `store` rejects with its error.
    */
-  async claim(key: string, store: () => Promise<T>): Promise<Claim<T>> {
+  claim(key: string, store: () => Promise<T>): Promise<Claim<T>> {
+    // A first copy is answered by its store's promise, with no async function in between (every new event).
+    return this.lookup(key) === undefined ? this.claimFirst(key, store) : this.claimRepeat(key, store);
+  }
+
+  private async claimRepeat(key: string, store: () => Promise<T>): Promise<Claim<T>> {
     for (;;) {
       const prior = this.lookup(key);
-      if (prior === undefined) break;
+      if (prior === undefined) return this.claimFirst(key, store);
       // A repeat of an event still being written waits for it, so "duplicate" always means "stored".
       const value = await prior;
       if (value !== undefined) return { verdict: 'duplicate', value };
       // The first copy could not be stored (it is gone from `writing`): this one takes its place.
     }
+  }
+
+  private claimFirst(key: string, store: () => Promise<T>): Promise<Claim<T>> {
     let failure: unknown;
-    const pending = store().then(
-      (value) => value,
-      (error: unknown) => {
-        failure = error;
-        return undefined;
-      },
-    );
+    const pending = store().catch((error: unknown) => {
+      failure = error;
+      return undefined;
+    });
     this.writing.set(key, pending);
-    const value = await pending;
-    this.writing.delete(key);
-    if (value === undefined) throw failure;
-    // Settled: the plain value is all a repeat needs (no promise kept per event).
-    this.store(key, value);
-    return { verdict: 'accepted', value };
+    return pending.then((value) => {
+      this.writing.delete(key);
+      if (value === undefined) throw failure;
+      // Settled: the plain value is all a repeat needs (no promise kept per event).
+      this.store(key, value);
+      return { verdict: 'accepted', value };
+    });
   }
 
   /**

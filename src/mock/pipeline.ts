@@ -80,7 +80,7 @@ async function respond<Ack>(
   response: ServerResponse,
 ): Promise<void> {
   const entry: MockRequestEntry = {
-    received_at: new Date(profile.now()).toISOString(),
+    received_at: isoTime(profile.now()),
     interface: profile.interface,
     status: 0,
     verdict: 'rejected',
@@ -103,6 +103,13 @@ async function respond<Ack>(
   sendReply(request, response, drained ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
   if (profile.observe) observe(profile.observe, request, entry, held.body, reply);
+}
+
+/** The ISO text of a clock reading, the last one kept: under load, many requests arrive within one millisecond. */
+let lastTime = { ms: Number.NaN, text: '' };
+function isoTime(ms: number): string {
+  if (ms !== lastTime.ms) lastTime = { ms, text: new Date(ms).toISOString() };
+  return lastTime.text;
 }
 
 /** The body bytes a request holds against the budget, and the body itself once read (for an observer). */

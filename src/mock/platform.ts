@@ -229,10 +229,8 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
             (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
         : undefined,
     badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => [
-      ...checkEvent(validator, document, has, options.catalog),
-      ...narrowedFormatIssues(document, state.faults),
-    ],
+    checkDocument: (validator, document) =>
+      checkEvent(validator, document, has, options.catalog).concat(narrowedFormatIssues(document, state.faults)),
     inspect: (admitted, reject) =>
       checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
     dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, state.faults),

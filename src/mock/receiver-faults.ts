@@ -109,7 +109,7 @@ const NARROWINGS: readonly {
 
 /** The schema problems a receiver with the format faults finds in a document the spec calls valid. */
 export function narrowedFormatIssues(document: unknown, faults: FaultSet): ValidationIssue[] {
-  const active = NARROWINGS.filter((narrowing) => faults.has(narrowing.fault));
+  const active = faults.size === 0 ? [] : NARROWINGS.filter((narrowing) => faults.has(narrowing.fault));
   if (active.length === 0) return [];
   const issues: ValidationIssue[] = [];
   const walk = (value: unknown, path: string) => {

@@ -40,12 +40,14 @@ export function flatHeaders(request: IncomingMessage): Record<string, string> {
  */
 export function targetPath(target: string | undefined): string | undefined {
   if (target === undefined) return undefined;
-  if (/^https?:\/\//i.test(target)) {
+  // The origin form, what every sender uses, is not matched against the pattern.
+  if (!target.startsWith('/') && /^https?:\/\//i.test(target)) {
     try {
       return new URL(target).pathname;
     } catch {
       return target;
     }
   }
-  return target.split('?', 1)[0];
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
 }

@@ -52,15 +52,13 @@ export class RecordStore {
    * Appends the record to the log with the body as received, and keeps it; resolves once it is in the log (as
    * durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
    */
-  async persist(head: RecordHead, document: unknown, body: Buffer): Promise<void> {
-    if (this.log) {
-      try {
-        await this.log.appendWithRawDocument(head, body);
-      } catch (error) {
-        throw new LogWriteError(`the log ${this.log.path} could not be written: ${errorMessage(error)}`);
-      }
-    }
-    if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
+  persist(head: RecordHead, document: unknown, body: Buffer): Promise<void> {
+    const keep = () => void (this.keepRecords && this.records.push({ ...head, body_bytes: body.length, document }));
+    const log = this.log;
+    if (log === undefined) return Promise.resolve(keep());
+    return log.appendWithRawDocument(head, body).then(keep, (error: unknown) => {
+      throw new LogWriteError(`the log ${log.path} could not be written: ${errorMessage(error)}`);
+    });
   }
 
   /** Flushes and closes the log, and releases its lock. */

@@ -14,10 +14,9 @@ const RACY_WINDOW_MS = 50;
 export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Admitted): Promise<Reply> {
   const store = (verdict: 'accepted' | 'duplicate', ack: Ack) =>
     profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body);
-  const storeNew = async () => {
+  const storeNew = () => {
     const ack = profile.acknowledge(admitted);
-    await store('accepted', ack);
-    return ack;
+    return store('accepted', ack).then(() => ack);
   };
   const key = expiring(profile, profile.dedupeKey(admitted));
   const index = profile.indexFor(admitted);
