@@ -215,6 +215,17 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: parts.host, port: Number(parts.port) };
 }
 
+/** An option that takes one of `choices`, `defaultValue` (the first) when absent; help lists both. */
+export function choiceOption(flags: string, text: string, choices: string[], defaultValue = choices[0]): Option {
+  return new Option(flags, text).choices(choices).default(defaultValue);
+}
+
+/** A `<duration>` option (500ms, 10s, 10m) whose default is `shown` as help shows it; `positive` refuses 0. */
+export function durationOption(flags: string, text: string, shown: string, positive = false): Option {
+  const parse = positive ? parsePositiveDurationMs : parseDurationMs;
+  return new Option(flags, text).argParser(parse).default(parse(shown), shown);
+}
+
 /** `--callback-listen`: where the listener of the provider's events listens, in a conformance run and in a load. */
 export function callbackListenOption(): Option {
   const description = 'A: where the callback listener listens (default 127.0.0.1:0)';

@@ -12,7 +12,8 @@ import {
   collectValues,
   parseDurationMs,
   parseHttpUrl,
-  parsePositiveDurationMs,
+  choiceOption,
+  durationOption,
   parseRetryPeriodMs,
   parsePositiveInteger,
   parseRatePerSecond,
@@ -89,9 +90,7 @@ export function refuseIdleFlags(options: SendOptions, command: Command): void {
 export function addTransportOptions(command: Command): Command {
   command
     .addOption(
-      new Option('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)')
-        .argParser(parsePositiveDurationMs)
-        .default(10_000, '10s'),
+      durationOption('--timeout <duration>', 'per attempt: connect, headers and body (e.g. 500ms, 10s)', '10s', true),
     )
     .addOption(
       new Option(
@@ -120,9 +119,7 @@ export function addTransportOptions(command: Command): Command {
     )
     .option('--dry-run', 'print the exact request that would be sent, and send nothing')
     .addOption(
-      new Option('--format <format>', 'with --dry-run: a raw HTTP request or a curl command')
-        .choices(['http', 'curl'])
-        .default('http'),
+      choiceOption('--format <format>', 'with --dry-run: a raw HTTP request or a curl command', ['http', 'curl']),
     )
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
 }

@@ -13,6 +13,8 @@ import {
   callbackListenOption,
   collectOneOf,
   collectValues,
+  choiceOption,
+  durationOption,
   parseDurationMs,
   parseHostPort,
   parseHttpUrl,
@@ -200,9 +202,7 @@ function addCallbackOptions(run: Command): void {
       parseHttpUrl,
     )
     .addOption(
-      new Option('--callback-wait <duration>', "A: how long to wait for the provider's events of each job")
-        .argParser(parseDurationMs)
-        .default(30_000, '30s'),
+      durationOption('--callback-wait <duration>', "A: how long to wait for the provider's events of each job", '30s'),
     );
 }
 
@@ -251,19 +251,17 @@ function addStatefulOptions(run: Command): void {
 function addVerdictOptions(run: Command): void {
   run
     .addOption(
-      new Option('--fail-on <what>', 'must: only failed must checks fail the run; warnings: failed should checks too')
-        .choices(['must', 'warnings'])
-        .default('must'),
+      choiceOption(
+        '--fail-on <what>',
+        'must: only failed must checks fail the run; warnings: failed should checks too',
+        ['must', 'warnings'],
+      ),
     )
     .option(
       '--fail-on-not-judged',
       'a must check that ends not judged (its evidence missing or undecided) fails the run too',
     )
-    .addOption(
-      new Option('--timeout <duration>', 'per request (e.g. 500ms, 10s)')
-        .argParser(parseDurationMs)
-        .default(10_000, '10s'),
-    )
+    .addOption(durationOption('--timeout <duration>', 'per request (e.g. 500ms, 10s)', '10s'))
     .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run');
 }
@@ -297,12 +295,11 @@ function addReportOptions(run: Command): void {
 function addSenderRoleOptions(run: Command): void {
   run
     .addOption(
-      new Option(
+      choiceOption(
         '--role <role>',
         'receiver: check a receiver (cai sends); sender: judge a sender (cai receives, see --trigger)',
-      )
-        .choices(['receiver', 'sender'])
-        .default('receiver'),
+        ['receiver', 'sender'],
+      ),
     )
     .option(
       '--trigger <cmd>',

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { DOCTOR_HINTS } from './hints.js';
-import { parseHttpUrl, parsePositiveDurationMs } from '../common/options.js';
+import { durationOption, parseHttpUrl } from '../common/options.js';
 import { describeCommand } from '../common/list.js';
 import type { DoctorOptions } from './action.js';
 
@@ -17,11 +17,7 @@ export function registerDoctor(program: Command, state: RunState): void {
     .addOption(
       new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']),
     )
-    .addOption(
-      new Option('--timeout <duration>', 'time allowed for each network step')
-        .argParser(parsePositiveDurationMs)
-        .default(5000, '5s'),
-    )
+    .addOption(durationOption('--timeout <duration>', 'time allowed for each network step', '5s', true))
     .option('--ca <file>', "also trust this CA certificate (PEM), e.g. a test environment's own")
     .addHelpText(
       'after',

@@ -19,7 +19,7 @@ import {
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import { callbackListenOption, parseDurationMs, parseHttpUrl, parsePositiveDurationMs } from '../common/options.js';
+import { callbackListenOption, choiceOption, durationOption, parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addCaOptions } from '../common/transport-options.js';
@@ -86,9 +86,12 @@ export function registerLoad(program: Command, state: RunState): void {
 function addTargetOptions(load: Command): void {
   load
     .addOption(
-      new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint')
-        .choices(['A', 'B'])
-        .default('B'),
+      choiceOption(
+        '--interface <id>',
+        'B: a platform events endpoint; A: a provider contact-jobs endpoint',
+        ['A', 'B'],
+        'B',
+      ),
     )
     .option('--to <url>', "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)", parseHttpUrl)
     .option('--mock', 'load the reference receiver, started in this process')
@@ -105,9 +108,7 @@ function addArrivalOptions(load: Command): void {
       syntax(parseRate),
     )
     .addOption(
-      new Option('--duration <duration>', 'how long the steady phase lasts (0 with --ramp: ramps only)')
-        .argParser(parseDurationMs)
-        .default(10_000, '10s'),
+      durationOption('--duration <duration>', 'how long the steady phase lasts (0 with --ramp: ramps only)', '10s'),
     )
     .option(
       '--ramp <from..to/s:duration>',
@@ -133,12 +134,12 @@ function addArrivalOptions(load: Command): void {
         .default(LOAD_BOUNDS.defaultConnections),
     )
     .addOption(
-      new Option(
+      durationOption(
         '--timeout <duration>',
         'per request: its whole answer, headers and body (the run ends one time-out after its last phase)',
-      )
-        .argParser(parsePositiveDurationMs)
-        .default(10_000, '10s'),
+        '10s',
+        true,
+      ),
     );
 }
 

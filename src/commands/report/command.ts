@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
-import { collectValues, parseTimeBound } from '../common/options.js';
+import { choiceOption, collectValues, parseTimeBound } from '../common/options.js';
 import { describeCommand } from '../common/list.js';
 import type { ReportOptions } from './action.js';
 
@@ -20,15 +20,13 @@ export function registerReport(program: Command, state: RunState): void {
     )
     .option('--until <time>', 'only records received before TIME (same forms as --since)', parseTimeBound)
     .option('--provider <code>', 'only records of this provider_code')
+    .addOption(choiceOption('--space <space>', 'live data, the test space (§1), or both', ['live', 'test', 'all']))
     .addOption(
-      new Option('--space <space>', 'live data, the test space (§1), or both')
-        .choices(['live', 'test', 'all'])
-        .default('live'),
-    )
-    .addOption(
-      new Option('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets')
-        .choices(['table', 'json', 'csv'])
-        .default('table'),
+      choiceOption('--format <format>', 'a table on the terminal, one JSON document, or CSV for spreadsheets', [
+        'table',
+        'json',
+        'csv',
+      ]),
     )
     .option('--html <file>', 'also write the report with charts to FILE, one self-contained HTML page')
     .addHelpText(

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { parseHttpUrl, parseUnixSeconds } from '../common/options.js';
+import { choiceOption, parseHttpUrl, parseUnixSeconds } from '../common/options.js';
 import { describeCommand } from '../common/list.js';
 import type { SignOptions } from './action.js';
 
@@ -12,9 +12,7 @@ export function registerSign(program: Command, state: RunState): void {
     .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
     .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
     .addOption(
-      new Option('--format <format>', 'headers, json, or a ready-to-run curl command')
-        .choices(['headers', 'json', 'curl'])
-        .default('headers'),
+      choiceOption('--format <format>', 'headers, json, or a ready-to-run curl command', ['headers', 'json', 'curl']),
     )
     .option('--url <url>', 'with --format curl: the full URL to POST to', parseHttpUrl)
     .addOption(

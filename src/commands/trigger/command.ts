@@ -6,7 +6,7 @@
  * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
  */
 import { Option, type Command } from 'commander';
-import { parseDurationMs, parseHostPort, parseHttpUrl } from '../common/options.js';
+import { durationOption, parseHostPort, parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions, retryForGiven } from '../common/send-options.js';
@@ -34,11 +34,7 @@ export function registerTrigger(program: Command, state: RunState): void {
       '--branch-code <code>',
       'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)',
     )
-    .addOption(
-      new Option('--pace <duration>', 'B: the pause between an answer and the next event')
-        .argParser(parseDurationMs)
-        .default(1_000, '1s'),
-    )
+    .addOption(durationOption('--pace <duration>', 'B: the pause between an answer and the next event', '1s'))
     .addOption(
       new Option('--listen <host:port>', "job: where the listener of the provider's events listens")
         .argParser(parseHostPort)
@@ -50,17 +46,18 @@ export function registerTrigger(program: Command, state: RunState): void {
       parseHttpUrl,
     )
     .addOption(
-      new Option('--wait <duration>', "job: how long the provider's events are waited for, from the job's acceptance")
-        .argParser(parseDurationMs)
-        .default(600_000, '10m'),
+      durationOption(
+        '--wait <duration>',
+        "job: how long the provider's events are waited for, from the job's acceptance",
+        '10m',
+      ),
     )
     .addOption(
-      new Option(
+      durationOption(
         '--observe <duration>',
         'job: after an appointment or job.closed, how long nothing more must come for the conversation to be over',
-      )
-        .argParser(parseDurationMs)
-        .default(10_000, '10s'),
+        '10s',
+      ),
     );
   addTransportOptions(command);
   addSecretOptions(
