@@ -103,14 +103,16 @@ describeBrowser('the HTML conformance report in Chromium', () => {
 
   it('opens a failure on its expected and actual answer, the request, the response and the repro command', async () => {
     const failed = failing.report.checks.filter((check) => check.verdict === 'failed');
-    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.filter((check) => check.id.startsWith('B-DEDUP-')).length).toBeGreaterThan(0);
     const watched = await openPage(browser!, failing.file);
     const { page } = watched;
     expect(await page.textContent('h1')).toContain('FAILED');
     expect((await rows(watched)).map(({ id, verdict }) => ({ id, verdict }))).toEqual(
       failing.report.checks.map(({ id, verdict }) => ({ id, verdict })),
     );
-    for (const check of failed) {
+    // The fault's own checks, each answered 202 where a repeat was due (a loaded machine may fail another at a timing
+    // edge, with another answer: the rows above already show every check as the report holds it).
+    for (const check of failed.filter((entry) => entry.id.startsWith('B-DEDUP-'))) {
       const row = page.locator(`#checks details.check[data-v="failed"]`, {
         has: page.locator('.id', { hasText: check.id }),
       });
