@@ -1,8 +1,7 @@
 /**
  * `--dry-run`: the exact request that would be sent, signed now (§5.3, §5.5) unless a captured signature is kept,
- * as a raw HTTP request or as a curl command. Nothing is sent.
+ * as a raw HTTP request (its curl command is src/output/curl.ts's). Nothing is sent.
  */
-import { curlCommand } from '../http/curl.js';
 import { sign } from '../signing/sign.js';
 import { HeaderNames } from '../spec/constants.js';
 import { usageError } from '../errors.js';
@@ -42,12 +41,6 @@ export function rawHttpRequest(request: DryRunRequest): Buffer {
     `Content-Length: ${request.body.length}`,
   ];
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), request.body]);
-}
-
-/** A curl command that sends the same bytes: the body's file when it came from one, else the body inline. */
-export function curlForDryRun(request: DryRunRequest): string {
-  const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
-  return curlCommand({ url: request.url, headers: Object.entries(request.headers), data });
 }
 
 /**

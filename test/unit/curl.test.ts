@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { curlCommand, shellQuote } from '../../src/http/curl.js';
+import { curlCommand, shellQuote } from '../../src/output/curl.js';
 
 describe('shellQuote', () => {
   it('leaves a word of safe characters alone and single-quotes anything else', () => {

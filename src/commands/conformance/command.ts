@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { isStateCheck, parseSeed, randomSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
 import { usageError } from '../../errors.js';
-import { shellQuote } from '../../http/curl.js';
+import { shellQuote } from '../../output/curl.js';
 import { readFileInput } from '../../input.js';
 import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import type { CoverageOptions, ListOptions } from './catalogue-views.js';

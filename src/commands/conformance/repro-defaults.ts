@@ -8,7 +8,7 @@ import { isStateCheck } from '../../conformance/explore/setup.js';
 import type { ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
 import type { ConformanceOptions } from '../../conformance/run-receiver.js';
 import type { SenderConformanceOptions } from '../../conformance/run-sender.js';
-import { shellQuote } from '../../http/curl.js';
+import { shellQuote } from '../../output/curl.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { reproducerOf, secretFlagFor, type Rerun } from './repro.js';
 

@@ -4,7 +4,7 @@
  * the script's lines that build it afresh (a fresh timestamp, signed by `cai sign` or, for what `cai sign` refuses, a
  * raw HMAC of §5.2), send it with curl and judge the answer's status as the check did.
  */
-import { curlCommand, shellQuote as quote, type CurlRequest } from '../../http/curl.js';
+import { curlCommand, shellQuote as quote, type CurlRequest } from '../../output/curl.js';
 import { HeaderNames, Headers } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { StatusSet } from '../../spec/model/answers.js';

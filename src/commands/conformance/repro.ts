@@ -18,7 +18,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { shellQuote as quote } from '../../http/curl.js';
+import { shellQuote as quote } from '../../output/curl.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Outcome } from '../../conformance/check.js';

@@ -7,7 +7,7 @@
  * user is told to set. A run against the built-in receiver needs no secret at all: it generates its own.
  */
 import type { Command } from 'commander';
-import { shellQuote } from '../../http/curl.js';
+import { shellQuote } from '../../output/curl.js';
 import type { SecretSource } from '../../secrets/resolve.js';
 
 const DROPPED = new Set([

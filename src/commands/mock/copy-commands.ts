@@ -4,7 +4,7 @@
  * named by the flag that gives it (`--secret-env NAME`, `--secret-file PATH`), never written out.
  */
 import { isUtf8 } from 'node:buffer';
-import { curlCommand, shellQuote } from '../../http/curl.js';
+import { curlCommand, shellQuote } from '../../output/curl.js';
 import { HeaderNames, Headers } from '../../spec/constants.js';
 import { bodyCut, headerOf, type InspectedRequest } from '../../inspector/capture.js';
 import type { CopyCommands, CopyCommandsOf } from '../../inspector/detail.js';

@@ -1,5 +1,6 @@
 /** `--dry-run` on the terminal: the request as raw HTTP (the default) or as a curl command, or one JSON document. */
-import { curlForDryRun, rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
+import { rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
+import { curlForDryRun } from '../../output/curl.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 

@@ -113,7 +113,7 @@ async function curlFor(
   bodyFile: string,
 ): Promise<string> {
   const [{ curlCommand }, { assertSendableHeaders }] = await Promise.all([
-    import('../../http/curl.js'),
+    import('../../output/curl.js'),
     import('../../send/dry-run.js'),
   ]);
   const headers = [
