@@ -19,11 +19,6 @@ export function maskUrlPasswords(text: string): string {
   return text.includes('://') ? text.replace(URL_PASSWORD, `$1:${MASK}@`) : text;
 }
 
-/** One URL, its password masked: for a URL shown on its own (a target, a report's title). */
-export function maskUrl(url: string): string {
-  return maskUrlPasswords(url);
-}
-
 /** Known secrets (as they are, and as they appear inside JSON strings) as `[redacted]`, and URL passwords as `***`. */
 export function maskSecrets(text: string): string {
   const secrets = knownSecrets();

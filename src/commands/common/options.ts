@@ -188,11 +188,6 @@ export function requireOptions(required: readonly RequiredOption[], when = ''): 
   return required.map((option) => option.value as string);
 }
 
-/** One flag the command cannot do without. */
-export function requireOption(value: string | undefined, flag: string, how: string): string {
-  return requireOptions([{ flag, value, how }])[0] as string;
-}
-
 /**
  * The one reader of a listen address: `HOST:PORT`, `[IPv6]:PORT`, `HOST`, `:PORT` or `PORT`, as the parts given
  * (a port as its digits, its range for the caller to judge); undefined for anything else.

@@ -57,11 +57,3 @@ export const FRESH_SIGNATURE_SPAN_MS = 1_500;
 
 /** §8's service-level target for message delivery, read as the time from the trigger to the first attempt. */
 export const FIRST_ATTEMPT_TARGET_SECONDS = 60;
-
-/**
- * cai's own lag is no latitude of the sender's: an arrival is timed when cai's event loop gets to it, so each
- * arrival carries how much earlier it may have come (its slack). A timing verdict holds only when it holds at both
- * ends of that interval; one the interval leaves open is undecided, and the scenario is run again.
- */
-export const LAG_NOTE =
-  "cai's own event loop may have been held up when an attempt arrived: each wait is known between two bounds";
