@@ -45,3 +45,45 @@ export function eventIdOf(body: Uint8Array): string | undefined {
   const id = objectOf(body)?.event_id;
   return typeof id === 'string' ? id : undefined;
 }
+
+/** A piece of canonicalJson's text, told apart from the values still to write. */
+class Piece {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A JSON value as one text whatever its keys' order, written without recursion: a document from the network may
+ * nest 100 000 levels deep (MAX_WALK_DEPTH, src/bounds.ts), past any recursive walk's stack. Two values are the same
+ * (as isDeepStrictEqual tells them: -0 is not 0) exactly when their texts are equal.
+ */
+export function canonicalJson(value: unknown): string {
+  let text = '';
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item instanceof Piece) text += item.text;
+    else if (Array.isArray(item)) {
+      stack.push(new Piece(']'));
+      for (let index = item.length - 1; index >= 0; index -= 1) {
+        stack.push(item[index]);
+        if (index > 0) stack.push(new Piece(','));
+      }
+      stack.push(new Piece('['));
+    } else if (isObject(item)) {
+      const keys = Object.keys(item).sort();
+      stack.push(new Piece('}'));
+      for (let index = keys.length - 1; index >= 0; index -= 1) {
+        const key = keys[index] as string;
+        stack.push(item[key], new Piece(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`));
+      }
+      stack.push(new Piece('{'));
+    } else if (typeof item === 'string') text += JSON.stringify(item);
+    else text += Object.is(item, -0) ? '-0' : String(item);
+  }
+  return text;
+}
+
+/** Whether two JSON values are the same value (canonicalJson): deep documents are compared like any other. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || canonicalJson(a) === canonicalJson(b);
+}

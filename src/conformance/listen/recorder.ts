@@ -8,7 +8,7 @@
 import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { isObject } from '../../spec/json.js';
+import { canonicalJson, isObject } from '../../spec/json.js';
 import { classOf, deliveryKeyOf, documentOf, withoutEventId, type SentRetryAfter } from '../../spec/model/sender.js';
 import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
@@ -237,7 +237,7 @@ export class Recorder {
   private alikeOf(record: StageRecord, arrival: Arrival, delivery: string): { index: number; first: string } {
     const doc = documentOf(arrival);
     if (!isObject(doc)) return { index: 0, first: delivery };
-    const content = JSON.stringify(withoutEventId(doc));
+    const content = canonicalJson(withoutEventId(doc));
     const alike = this.alike.get(record) as Map<string, Set<string>>;
     const keys = [...(alike.get(content) ?? new Set<string>()).add(delivery)];
     alike.set(content, new Set(keys));

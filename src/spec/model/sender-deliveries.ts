@@ -2,8 +2,7 @@
  * What the sender model (./sender.ts) reads: the answers cai gives, the attempts as cai recorded them, and the
  * deliveries they form (the attempts of one document). Plain data and small pure functions, no I/O.
  */
-import { isDeepStrictEqual } from 'node:util';
-import { eventIdOf, isObject, jsonValueOf } from '../json.js';
+import { eventIdOf, isObject, jsonValueOf, sameJson } from '../json.js';
 
 // --- Answers -------------------------------------------------------------------------------------------------------
 
@@ -176,8 +175,7 @@ export function renameOf(
   const [firstId, laterId] = [eventIdOfAttempt(last), eventIdOfAttempt(later)];
   if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
   const laterDoc = documentOf(later);
-  if (!isObject(laterDoc) || !isDeepStrictEqual(withoutEventId(documentOf(last)), withoutEventId(laterDoc)))
-    return undefined;
+  if (!isObject(laterDoc) || !sameJson(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return undefined;
   if (asksRetry(heard(last))) return 'retry';
   const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
   return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;

@@ -3,10 +3,9 @@
  * term kept, broken or undecided at one attempt), the context a delivery is judged in, the clauses and levels each
  * term rests on by interface, and the descriptions of answers and documents their messages give.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
-import { isObject } from '../json.js';
+import { isObject, sameJson } from '../json.js';
 import type { AttemptTermId } from './sender-attempts.js';
 import type { Answer, SeenAttempt } from './sender-deliveries.js';
 import type { SenderRelationId } from './sender-relations.js';
@@ -94,6 +93,6 @@ export function describeAnswerGiven(answer: Answer, unheard = false): string {
 /** The top-level fields in which two documents differ, for a message: `text, occurred_at`. */
 export function differingFields(a: unknown, b: unknown): string {
   if (!isObject(a) || !isObject(b)) return 'the whole body';
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key]));
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !sameJson(a[key], b[key]));
   return keys.length > 3 ? `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more` : keys.join(', ');
 }

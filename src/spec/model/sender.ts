@@ -14,8 +14,8 @@
  * judges each on its own, S5 and S7). The terms of time (S2, S3, S5) are ./sender-timing.ts's, read as intervals;
  * what every judge returns, a finding, is ./sender-findings.ts's.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { InterfaceId } from '../constants.js';
+import { sameJson } from '../json.js';
 import {
   asksRetry,
   documentOf,
@@ -73,7 +73,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
           each.arrivedMono >= answeredAt &&
           (doc === undefined
             ? each.key === attempt.key
-            : isDeepStrictEqual(withoutEventId(documentOf(each)), withoutEventId(doc))),
+            : sameJson(withoutEventId(documentOf(each)), withoutEventId(doc))),
       );
       const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
       const clauses =
@@ -243,7 +243,7 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
       identity,
       doc === undefined || retried === undefined
         ? null
-        : isDeepStrictEqual(withoutEventId(doc), withoutEventId(retried))
+        : sameJson(withoutEventId(doc), withoutEventId(retried))
           ? undefined
           : `the document differs from the first attempt's (in ${differingFields(doc, retried)})`,
     );
@@ -251,7 +251,7 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
       'same-bytes',
       'should',
       ['§5.2-2'],
-      doc === undefined || !isDeepStrictEqual(doc, retried)
+      doc === undefined || !sameJson(doc, retried)
         ? null
         : first.body.equals(retry.body)
           ? undefined
@@ -290,12 +290,11 @@ export function judgeIdentity<A extends SeenAttempt>(
       if (heard(attempt) === 'accepted') accepted.set(id, attempt);
       continue;
     }
-    if (isDeepStrictEqual(documentOf(earlier), documentOf(attempt))) continue;
+    if (sameJson(documentOf(earlier), documentOf(attempt))) continue;
     if (
       findings.some(
         (finding) =>
-          eventIdOfAttempt(finding.attempt) === id &&
-          isDeepStrictEqual(documentOf(finding.attempt), documentOf(attempt)),
+          eventIdOfAttempt(finding.attempt) === id && sameJson(documentOf(finding.attempt), documentOf(attempt)),
       )
     )
       continue;
