@@ -127,7 +127,7 @@ function listenersSection({ LISTENER_CAPS, formatCap }) {
     '|---|---|---|',
     `| connections open at once | ${LISTENER_CAPS.maxConnections} | the idle, then the unanswered, make room (the longest first); closed on arrival, unanswered, when every connection has a request in flight |`,
     `| a connection that sends nothing | ${seconds(LISTENER_CAPS.idleSocketTimeoutMs)} | closed |`,
-    `| the request line and headers | ${seconds(LISTENER_CAPS.headersTimeoutMs)} | the connection is cut |`,
+    `| the request line and headers | ${seconds(LISTENER_CAPS.headersTimeoutMs)} | 408 (a JSON error body), the connection closed |`,
     `| a body | ${seconds(LISTENER_CAPS.bodyIdleTimeoutMs)} without a byte, ${seconds(LISTENER_CAPS.bodyTimeoutMs)} in all | 408, the connection closed, not recorded |`,
     `| body bytes being read at once, by all requests | ${formatCap(LISTENER_CAPS.bufferedBytes)} | 503 with \`Retry-After: 5\`, not recorded |`,
     `| requests recorded in one run | ${LISTENER_CAPS.keptRequests} | 503 with \`Retry-After: 5\`, not recorded |`,

@@ -14,7 +14,7 @@
  *   drained (its `needDrain`); this bounds what one read of the socket can queue before that.
  * Node's own `server.maxConnections` drops a new connection before anyone sees it, so it is left unset here.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface AdmissionLimits {
@@ -33,6 +33,8 @@ interface Connection {
   overrun: boolean;
   /** Closed to make room: its slot was freed then, not again when its socket closes. */
   reclaimed: boolean;
+  /** It sent what could not be read as HTTP: closed once the requests read before are answered. */
+  unreadable?: boolean;
   guard: ConnectionGuard;
 }
 
@@ -87,6 +89,37 @@ export class ConnectionGuard {
   /** Starts tracking the server's connections (before it listens). */
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.connected(socket));
+    server.on('clientError', (error: Error & { code?: string }, socket: Socket) => this.unreadable(error, socket));
+  }
+
+  /**
+   * What Node's parser could not read on a connection: a malformed request line or header, framing that contradicts
+   * itself, bytes after a request, headers too large or too slow. Node's own answer is a bare 400 written even while a
+   * request read before on the connection awaits its answer, which then never goes out: a sender heard a 400 for an
+   * event recorded as accepted. Here the connection is read no further, the requests already read are answered, and
+   * then it is closed; with none in flight it is answered at once, with a JSON error body like every other (§4.2).
+   */
+  private unreadable(error: Error & { code?: string }, socket: Socket): void {
+    const connection = connectionOf(socket);
+    if (connection !== undefined && connection.inFlight > 0) {
+      connection.unreadable = true;
+      socket.pause();
+      return;
+    }
+    // Only what the HTTP parser or its time-out refused is answered in HTTP: a failed TLS handshake, a reset, is cut.
+    const http = error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (!http || !socket.writable) return void socket.destroy();
+    const [status, code, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request line and headers are over the limit']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'timeout', 'the request line and headers did not arrive in time']
+          : [400, 'bad_request', 'the request could not be read as HTTP/1.1'];
+    const body = JSON.stringify({ ok: false, error: code, message });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    socket.destroySoon();
   }
 
   /** `handler`, called only for the requests `admit` lets through. */
@@ -155,6 +188,8 @@ export class ConnectionGuard {
   answered(connection: Connection): void {
     connection.inFlight -= 1;
     if (connection.inFlight > 0 || connection.socket.destroyed) return;
+    // The last answer owed on a connection that sent what could not be read: it goes out, then the connection.
+    if (connection.unreadable) return void connection.socket.destroySoon();
     this.busyUnauthenticated.delete(connection.socket);
     (connection.authenticated ? this.idleAuthenticated : this.idleUnauthenticated).set(connection.socket, connection);
   }

@@ -2,6 +2,9 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { codedError, errnoCode, errorMessage } from '../errors.js';
+import { ByteBudget } from './byte-budget.js';
+
+export { ByteBudget };
 import { ConnectionGuard } from './admission.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
@@ -56,31 +59,6 @@ export function sendReply(request: IncomingMessage, response: ServerResponse, re
 export type BodyResult =
   | { ok: true; body: Buffer }
   | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };
-
-/**
- * Request-body bytes held in memory by all requests together. A body takes its bytes as they arrive and gives
- * them back when its request is done, so a flood of large or slow bodies cannot hold more than `limit`.
- */
-export class ByteBudget {
-  private used = 0;
-
-  constructor(readonly limit: number) {}
-
-  get inUse(): number {
-    return this.used;
-  }
-
-  /** Takes `bytes` when they fit under the limit; false (nothing taken) when they do not. */
-  take(bytes: number): boolean {
-    if (this.used + bytes > this.limit) return false;
-    this.used += bytes;
-    return true;
-  }
-
-  give(bytes: number): void {
-    this.used = Math.max(0, this.used - bytes);
-  }
-}
 
 export interface ReadBodyOptions {
   /** Cuts a body that stalls or drags (`timeout`). */
@@ -308,7 +286,14 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   try {
     server = options.tls
       ? createHttpsServer(
-          { ...serverOptions, cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' },
+          // A handshake never finished is held no longer than headers that never come.
+          {
+            ...serverOptions,
+            handshakeTimeout: limits.headersTimeoutMs,
+            cert: options.tls.cert,
+            key: options.tls.key,
+            minVersion: 'TLSv1.2',
+          },
           admitted,
         )
       : createHttpServer(serverOptions, admitted);

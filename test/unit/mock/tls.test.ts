@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { startMockPlatform } from '../../../src/mock/platform.js';
@@ -8,6 +9,34 @@ import { ROOT } from '../../helpers/cli.js';
 import { LIVE_SECRET, event } from '../../helpers/mock-client.js';
 
 describe('mock platform over TLS (§5.8)', () => {
+  it('cuts a connection that never finishes its handshake within the headers time-out', async () => {
+    const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
+    const mock = await startMockPlatform({
+      providerCode: 'acme',
+      secrets: [LIVE_SECRET],
+      tls: { cert: fixture('server.pem'), key: fixture('server.key') },
+      limits: { headersTimeoutMs: 300 },
+    });
+    try {
+      // A TCP connection that sends nothing: no ClientHello. Node's own default would hold it 120 s.
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(mock.port, '127.0.0.1');
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve(false);
+        }, 20_000);
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      expect(closed).toBe(true);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('serves HTTPS with --tls-cert/--tls-key and accepts a signed event', async () => {
     const fixture = (name: string) => readFileSync(`${ROOT}fixtures/tls/${name}`);
     const mock = await startMockPlatform({
