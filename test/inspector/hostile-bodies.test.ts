@@ -1,12 +1,15 @@
 /**
  * The inspector against hostile input, through the built binary (`cai mock … --ui`) over real HTTP: a small body
- * nested thousands of levels deep (shown as received, the view bounded relative to the body, never a 5xx).
+ * nested thousands of levels deep (shown as received, the view bounded relative to the body, never a 5xx), and a
+ * lead_id with a lone surrogate (valid JSON: its link names the same lead back on the server).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { MAX_WALK_DEPTH, PRETTY_JSON_ROOM } from '../../src/bounds.js';
 import { escapeHtml } from '../../src/output/html/escape.js';
 import { LIVE_SECRET, event, post } from '../helpers/mock-client.js';
+import { sign } from '../../src/signing/sign.js';
+import { sampleJob } from '../../src/spec/sample.js';
 import { startMockProcess, stopAllMockProcesses, type MockProcess } from '../helpers/mock-process.js';
 
 afterAll(() => stopAllMockProcesses());
@@ -70,5 +73,50 @@ describe('the inspector and deeply nested bodies', () => {
     const wide = nested(MAX_WALK_DEPTH - 1, Array(10_000).fill('1').join(','));
     expect((await post(mock.url, undefined, { raw: wide })).status).toBe(202);
     await expectShownAsReceived(ui, wide, 'wide');
+  });
+});
+
+describe('the inspector and a lead_id with a lone surrogate', () => {
+  const lead = 'L\ud800x';
+  const path = '/view/conversations/live/L%uD800x';
+
+  it('links a request to its lead by a path that names the same lead back (mock platform)', async () => {
+    const { mock, ui } = await startWithUi('platform');
+    expect((await post(mock.url, event({ lead_id: lead, text: 'to the first' }))).status).toBe(202);
+    expect((await post(mock.url, event({ lead_id: 'L\ud801x', text: 'to the second' }))).status).toBe(202);
+    const view = await get(`${ui}/view/requests/${(await newestId(ui)) - 1}`);
+    expect(view.status).toBe(200);
+    expect(view.text).toContain(`href="#${path.slice('/view'.length)}"`);
+    const first = await get(`${ui}${path}`);
+    expect([first.status, first.text.includes('to the first'), first.text.includes('to the second')]).toEqual([
+      200,
+      true,
+      false,
+    ]);
+    expect((await get(`${ui}/view/conversations/live/L%ud801x`)).text).toContain('to the second');
+    expect((await get(`${ui}/view/conversations/live/L%uD802x`)).text).toContain('is not kept');
+    expect((await get(`${ui}/view/conversations/live/L%ED%A0%80x`)).status).toBe(400);
+  });
+
+  it('links a job to its lead the same way (mock provider)', async () => {
+    const { mock, ui } = await startWithUi('provider');
+    const body = JSON.stringify({ ...sampleJob(), lead_id: lead, callback_url: 'http://127.0.0.1:9/events' });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const answer = await request(`${mock.url}/contact-jobs`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-cai-source': 'platform',
+        'x-cai-timestamp': timestamp,
+        'x-cai-signature': sign(LIVE_SECRET, timestamp, body),
+      },
+    });
+    expect(answer.statusCode).toBe(202);
+    await answer.body.dump();
+    const view = await get(`${ui}/view/requests/${await newestId(ui)}`);
+    expect(view.status).toBe(200);
+    expect(view.text).toContain(`href="#${path.slice('/view'.length)}"`);
+    expect((await get(`${ui}${path}`)).status).toBe(200);
   });
 });
