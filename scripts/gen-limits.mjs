@@ -18,7 +18,7 @@ const BEYOND = {
 
 /**
  * The page, from plain data: the exports of src/bounds.ts.
- * @param {{ DEADLINES: Record<string, {command: string, waitsOn: string, flag: string, ms: number, past: string}>, INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, formatCap: (bytes: number) => string }} bounds
+ * @param {{ DEADLINES: Record<string, {command: string, waitsOn: string, flag: string, ms: number, past: string}>, INPUT_CAPS: Record<string, {bytes: number, what: string, readers: string, beyond: string, why: string}>, NETWORK_CAPS: {responseBodyBytes: number, responseHeaderBytes: number, shownHeaderCharacters: number}, MAX_WALK_DEPTH: number, PRETTY_JSON_ROOM: {times: number, plus: number}, formatCap: (bytes: number) => string }} bounds
  */
 export function renderLimits(bounds) {
   return [
@@ -207,7 +207,7 @@ function generatedSection({ EXPLORE_CAPS }) {
   ];
 }
 
-function textSections({ MAX_WALK_DEPTH }) {
+function textSections({ MAX_WALK_DEPTH, PRETTY_JSON_ROOM, formatCap }) {
   return [
     '## JSON nesting',
     '',
@@ -216,6 +216,8 @@ function textSections({ MAX_WALK_DEPTH }) {
     `at ${MAX_WALK_DEPTH} levels, measured without recursing:`,
     '',
     '- a response body nested deeper is shown as received, not pretty-printed, and `--json` leaves out its parsed form;',
+    `- a body on a page (the inspector, a conformance report) nested deeper is shown as received, and so is one whose`,
+    `  pretty form would be longer than ${PRETTY_JSON_ROOM.times} times the body plus ${formatCap(PRETTY_JSON_ROOM.plus)} (its indentation grows with depth);`,
     '- `cai verify` does not try the re-serialised forms of a deeper body, and says so in its diagnosis;',
     `- a \`--set\` value nested deeper is a usage error (a field of the spec nests at most 2 levels).`,
     '',

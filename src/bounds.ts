@@ -293,6 +293,13 @@ export const EXPLORE_CAPS = {
  */
 export const MAX_WALK_DEPTH = 256;
 
+/**
+ * A JSON body on a page (the inspector, a conformance report) is pretty-printed only while the pretty form stays
+ * within this many times the body's length, plus `plus` characters: its indentation grows with depth, so a deep
+ * body would take room quadratic in its size. Past it the body is shown as received.
+ */
+export const PRETTY_JSON_ROOM = { times: 8, plus: 64 * KiB } as const;
+
 /** The deadlines of every wait on a peer (docs/limits.md, "Deadlines"), in a module of their own. */
 export { DEADLINES, type Deadline } from './bounds-deadlines.js';
 

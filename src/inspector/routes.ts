@@ -10,7 +10,7 @@ import { conversationList, conversationOf, type Conversation } from './conversat
 import { callbackDetail, requestDetail } from './detail.js';
 import type { InspectorState } from './state.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
-import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
+import { decodeLead, renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 
 const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
 
@@ -140,7 +140,7 @@ function lookupsOf(state: InspectorState) {
     withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
       let lead: string;
       try {
-        lead = decodeURIComponent(match[2] as string);
+        lead = decodeLead(match[2] as string);
       } catch {
         return jsonAnswer(state, 400, {
           ok: false,

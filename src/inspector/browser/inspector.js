@@ -2,9 +2,13 @@
 // script.ts): the conversations, the detail pane and the routes, the events, and the live stream that feeds them.
 
 // ---- conversations -------------------------------------------------------------------------------------------
+/** A lead_id as a path segment and back: percent-encoded UTF-8, a lone surrogate as %uD800 (as src/inspector/views.ts). */
+const encodeLead = (lead) => Array.from(lead, (char) => (/^[\ud800-\udfff]$/.test(char) ? '%u' + char.charCodeAt(0).toString(16).toUpperCase() : encodeURIComponent(char))).join('');
+const decodeLead = (segment) => segment.split(/%u(d[89a-f][0-9a-f]{2})/i).map((part, index) => (index % 2 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part))).join('');
+
 function leadItem(item) {
   const li = document.createElement('li');
-  li.setAttribute('data-route', '#/conversations/' + encodeURIComponent(item.space) + '/' + encodeURIComponent(item.lead_id));
+  li.setAttribute('data-route', '#/conversations/' + item.space + '/' + encodeLead(item.lead_id));
   li.setAttribute('data-lead', item.lead_id);
   li.tabIndex = 0;
   if (view.key === 'l' + item.space + '/' + item.lead_id) li.setAttribute('aria-selected', 'true');
@@ -45,7 +49,7 @@ function noteActivity(leads) {
 function elementOf(key) {
   if (key.charAt(0) === 'r') return rowsBody.querySelector('tr[data-id="' + key.slice(1) + '"]');
   if (key.charAt(0) === 'c') return $('callback-rows').querySelector('tr[data-id="' + key.slice(1) + '"]');
-  return Array.prototype.find.call($('leads').children, (li) => 'l' + li.getAttribute('data-route').split('/').slice(2).map(decodeURIComponent).join('/') === key) || null;
+  return Array.prototype.find.call($('leads').children, (li) => 'l' + li.getAttribute('data-route').split('/').slice(2).map(decodeLead).join('/') === key) || null;
 }
 
 function select(key) {
@@ -103,11 +107,11 @@ function routeTarget(tab, parts) {
   if (tab !== 'conversations' || (parts[1] !== 'live' && parts[1] !== 'test') || parts.length !== 3 || parts[2] === '') return null;
   let lead;
   try {
-    lead = decodeURIComponent(parts[2]);
+    lead = decodeLead(parts[2]);
   } catch {
     return null;
   }
-  return { url: '/view/conversations/' + parts[1] + '/' + encodeURIComponent(lead), key: 'l' + parts[1] + '/' + lead, lead };
+  return { url: '/view/conversations/' + parts[1] + '/' + encodeLead(lead), key: 'l' + parts[1] + '/' + lead, lead };
 }
 
 function route() {

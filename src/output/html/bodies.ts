@@ -3,6 +3,8 @@
  * tokens re-indented, so duplicate keys, number spellings and escapes stay as sent), the raw text beside it, and
  * binary bodies summarised. Every byte from the wire goes through `html` (escaped).
  */
+import { MAX_WALK_DEPTH, PRETTY_JSON_ROOM } from '../../bounds.js';
+import { jsonNestingDepth } from '../../spec/json-syntax.js';
 import { html, type SafeHtml } from './escape.js';
 
 /** A body as a report carries it: the text when it is UTF-8 (cut after a limit), else only its size, digest and start. */
@@ -20,22 +22,25 @@ export interface BodyRecord {
 export type BodyView = BodyRecord;
 
 /**
- * Valid JSON object or array → the same tokens, one member a line, indented; anything else → undefined.
+ * Valid JSON object or array → the same tokens, one member a line, indented; anything else, or JSON nested deeper
+ * than MAX_WALK_DEPTH or whose pretty form outgrows PRETTY_JSON_ROOM → undefined (shown as received).
  * Re-indenting (rather than parse and stringify) shows what was sent: `1.0` stays `1.0`, a repeated key stays.
  */
 export function prettyJson(text: string, indent = '  '): string | undefined {
   const first = text.trimStart()[0];
-  if (first !== '{' && first !== '[') return undefined;
+  if ((first !== '{' && first !== '[') || jsonNestingDepth(text) > MAX_WALK_DEPTH) return undefined;
   try {
     JSON.parse(text);
   } catch {
     return undefined;
   }
+  const room = PRETTY_JSON_ROOM.times * text.length + PRETTY_JSON_ROOM.plus;
   let out = '';
   let depth = 0;
   let inString = false;
   let escaped = false;
   for (let index = 0; index < text.length; index++) {
+    if (out.length > room) return undefined;
     const char = text[index] as string;
     if (inString) {
       out += char;
