@@ -4,17 +4,22 @@
  * Each job gets its own path (`/cai-load/<token>`), so a callback is matched to its job whatever its body says. A
  * callback counts when its signature verifies with the events secret (§5); it is answered 202 (401 when it does
  * not verify), as a platform would. The time runs from when the job was sent; only jobs the provider accepted as
- * new are judged.
+ * new are judged. A body declared over §8's limit is answered 413 unread; the rest are read within the bounds of cai's
+ * own listeners (LISTENER_CAPS: 408 for a body that stalls or drags, 503 past the bytes being read at once).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ListenerGuard } from '../conformance/listen/guard.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
+  declaredLength,
   errorReply,
+  headerValue,
   jsonReply,
   listen,
-  readBody,
   sendReply,
+  type BodyResult,
   type ListeningServer,
+  type Reply,
 } from '../http/server.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
@@ -64,6 +69,7 @@ export class CallbackListener {
   private server: ListeningServer | undefined;
   private base = '';
   private readonly clock: () => number;
+  private readonly guard = new ListenerGuard();
   /** Accepted jobs not contacted yet. */
   private awaiting = 0;
 
@@ -144,46 +150,49 @@ export class CallbackListener {
 
   async close(): Promise<void> {
     await this.server?.close(async () => {});
+    this.guard.stop();
   }
 
-  private handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const arrived = this.clock();
-    return readBody(request, MAX_BODY_BYTES).then((read) => {
-      if (!read.ok)
-        return sendReply(
-          request,
-          response,
-          errorReply(read.reason === 'too_large' ? 413 : 400, read.reason, 'the body could not be read'),
-        );
-      this.summary.received += 1;
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      // §5: the events direction's signature over the raw body.
-      const verdict = verify({
-        secrets: this.options.secrets,
-        signature: header(Headers.signature),
-        timestamp: header(Headers.timestamp),
-        rawBody: read.body,
-      });
-      if (!verdict.valid) {
-        this.summary.invalidSignature += 1;
-        return sendReply(request, response, errorReply(401, 'invalid_signature', verdict.message));
-      }
-      const path = (request.url ?? '').split('?')[0] ?? '';
-      const token = path.startsWith(PATH_PREFIX) ? path.slice(PATH_PREFIX.length) : '';
-      // A job's later events (and paths of no job) change nothing: only the first callback of a job is timed.
-      const job = this.jobs.get(token);
-      if (job !== undefined && job.contactedAt === undefined) {
-        job.contactedAt = arrived;
-        if (job.accepted) {
-          this.awaiting -= 1;
-          this.contacted(token, job);
-        }
-      }
-      return sendReply(request, response, jsonReply(202, { ok: true }));
+    // §8: a body declared over the limit is refused before a byte of it is read.
+    if ((declaredLength(request) ?? 0) > MAX_BODY_BYTES) return sendReply(request, response, this.refusal('too_large'));
+    const read = await this.guard.read(request, MAX_BODY_BYTES);
+    if (!read.ok) return sendReply(request, response, this.refusal(read.reason));
+    this.summary.received += 1;
+    // §5: the events direction's signature over the raw body.
+    const verdict = verify({
+      secrets: this.options.secrets,
+      signature: headerValue(request, Headers.signature),
+      timestamp: headerValue(request, Headers.timestamp),
+      rawBody: read.body,
     });
+    if (!verdict.valid) {
+      this.summary.invalidSignature += 1;
+      return sendReply(request, response, errorReply(401, 'invalid_signature', verdict.message));
+    }
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const token = path.startsWith(PATH_PREFIX) ? path.slice(PATH_PREFIX.length) : '';
+    // A job's later events (and paths of no job) change nothing: only the first callback of a job is timed.
+    const job = this.jobs.get(token);
+    if (job !== undefined && job.contactedAt === undefined) {
+      job.contactedAt = arrived;
+      if (job.accepted) {
+        this.awaiting -= 1;
+        this.contacted(token, job);
+      }
+    }
+    return sendReply(request, response, jsonReply(202, { ok: true }));
+  }
+
+  /** A body not read: over §8's limit (413), cut or with no room (the guard's 408, 503), or given up half-way. */
+  private refusal(reason: (BodyResult & { ok: false })['reason']): Reply {
+    if (reason === 'timeout' || reason === 'busy') return this.guard.refusal(reason);
+    if (reason === 'aborted') return errorReply(400, 'aborted', 'the body could not be read');
+    return {
+      ...errorReply(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit (§8)`),
+      close: true,
+    };
   }
 
   /** The first callback of an accepted job: its delay counted, the job forgotten. */
