@@ -74,6 +74,11 @@ export class LoadMetrics implements MeasuredRun {
   newAnsweredDuplicate = 0;
   /** Repeats answered with anything but a 2xx (429, 5xx…): neither recognised nor missed. */
   repeatsNotAccepted = 0;
+  /** Documents accepted as new: what a repeat can repeat. */
+  acceptedNew = 0;
+  /** 3xx answers, and the first one's status and Location: a redirect is never followed. */
+  redirects = 0;
+  firstRedirect?: { status: number; location: string | null };
   seconds = 0;
   callbacks?: MeasuredRun['callbacks'];
   readonly statuses = new Map<number, number>();
@@ -84,7 +89,10 @@ export class LoadMetrics implements MeasuredRun {
   readonly windowMs: number;
   private readonly maxWindows: number;
 
-  constructor(plannedDurationMs: number) {
+  constructor(
+    plannedDurationMs: number,
+    readonly repeatShare = 0,
+  ) {
     // Windows of whole seconds, at most LOAD_BOUNDS.timelineWindows over the planned run (a tail after it is kept too).
     this.windowMs = Math.max(1000, Math.ceil(plannedDurationMs / LOAD_BOUNDS.timelineWindows / 1000) * 1000);
     this.maxWindows = Math.ceil(plannedDurationMs / this.windowMs) + Math.ceil(LOAD_BOUNDS.timelineWindows / 10);
@@ -151,7 +159,12 @@ export class LoadMetrics implements MeasuredRun {
       else this.counters.repeats_unrecognised += 1;
     } else if (recognition === 'duplicate') {
       this.newAnsweredDuplicate += 1;
-    }
+    } else this.acceptedNew += 1;
+  }
+
+  recordRedirect(status: number, location: string | undefined): void {
+    this.redirects += 1;
+    this.firstRedirect ??= { status, location: location ?? null };
   }
 
   countStatus(filter: StatusFilter): number {

@@ -13,18 +13,21 @@ export interface Accepted {
 /**
  * The documents accepted as new, the most recent `size` of them, and the share of requests that repeat one. The share
  * is kept exactly, not drawn by chance: every request adds it to a credit, and a whole credit is a repeat (of a
- * document drawn at random among those kept), so a short run has its repeats too.
+ * document drawn at random among those kept). The credit starts one share short of a whole, so the first repeat is
+ * due at once and comes with the first request after a document was accepted: a short run has its repeats too.
  */
 export class RepeatPool {
   private readonly entries: Accepted[] = [];
   private next = 0;
-  private credit = 0;
+  private credit: number;
 
   constructor(
     private readonly size: number,
     private readonly share: number,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.credit = share > 0 ? 1 - share : 0;
+  }
 
   /** For the next request: a document to repeat, when a repeat is due and one was accepted; else undefined. */
   due(): Accepted | undefined {

@@ -61,6 +61,10 @@ export interface LoadReport {
   timeline: { windowMs: number; windows: TimelineWindow[] };
   elapsedMs: number;
   interrupted?: boolean;
+  /** 3xx answers, never followed: the first one's status and Location. */
+  redirects?: { count: number; status: number; location: string | null };
+  /** What made the exit code other than the thresholds' (a redirect, an unwritable report). */
+  error?: { code: string; message: string; hint: string; exitCode: number };
   exitCode: number;
 }
 
@@ -88,7 +92,7 @@ export function buildReport(inputs: ReportInputs): LoadReport {
   const statuses: Record<string, number> = {};
   for (const [status, count] of [...metrics.statuses].sort(([a], [b]) => a - b)) statuses[String(status)] = count;
   const report: LoadReport = {
-    ok: thresholds.every((verdict) => verdict.ok),
+    ok: thresholds.every((verdict) => verdict.ok || verdict.notJudged),
     interface: inputs.scenario.interface,
     target: inputs.target,
     mock: inputs.mock,
@@ -146,6 +150,7 @@ export function buildReport(inputs: ReportInputs): LoadReport {
     report.callbacks = { ...rest, firstContactMs: summariseLatency(firstContact) };
   }
   if (outcome.stopped === 'interrupted') report.interrupted = true;
+  if (metrics.firstRedirect) report.redirects = { count: metrics.redirects, ...metrics.firstRedirect };
   return report;
 }
 

@@ -13,7 +13,7 @@ import { sign } from '../signing/sign.js';
 import { Headers } from '../spec/constants.js';
 import { endpointUrl, interfaceSpec } from '../spec/interfaces.js';
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
-import { isRejection } from '../spec/statuses.js';
+import { classifyStatus, isRejection } from '../spec/statuses.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import { CallbackListener } from './callbacks.js';
 import { DocumentFactory } from './documents.js';
@@ -96,7 +96,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const { scenario } = options;
   const startedAt = new Date();
   const schedule = new Schedule(scenario.phases);
-  const metrics = new LoadMetrics(schedule.durationMs);
+  const metrics = new LoadMetrics(schedule.durationMs, scenario.repeatShare);
   const secret = options.secret ?? (options.mock ? randomBytes(32).toString('hex') : undefined);
   if (secret === undefined) throw new Error('runLoad: no signing secret');
   const identity = options.identity ?? (options.mock ? MOCK_IDENTITY[scenario.interface] : undefined);
@@ -275,6 +275,9 @@ function requestMaker(
       if (!isWellFormedRetryAfter(answer.headers[Headers.retryAfter])) metrics.counters.retry_after_missing += 1;
     } else if (isRejection(status)) {
       metrics.recordRejection(status, reasonOf(answer.body));
+    } else if (classifyStatus(status) === 'redirect') {
+      // Never followed, as by every sender of cai (src/http/retry.ts): the request was not delivered.
+      metrics.recordRedirect(status, answer.headers.location);
     }
   };
   return { prepare, judge };

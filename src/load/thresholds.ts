@@ -107,6 +107,9 @@ export interface MeasuredRun {
   };
   /** Repeats that got a 2xx answer: the base on which repeats are judged as recognised or not. */
   repeatsJudged: number;
+  /** The share of requests meant to repeat one, and the documents accepted as new (what a repeat repeats). */
+  repeatShare: number;
+  acceptedNew: number;
   callbacks?: { tracked: number; missing: number; firstContact: Histogram };
 }
 
@@ -120,6 +123,8 @@ export interface ThresholdVerdict {
   description?: string;
   /** No value because the run lacked what the metric reads: repeats sent, or jobs whose callbacks were awaited. */
   needs?: MetricNeed;
+  /** No value, through no fault of the target (a run too short for a repeat): neither passed nor failing the run. */
+  notJudged?: true;
 }
 
 /** What a metric needs of a run beyond its requests: repeats (a share of them), or the callbacks of Interface A. */
@@ -135,8 +140,9 @@ export function judgeThreshold(threshold: Threshold, run: MeasuredRun): Threshol
     return {
       ...base,
       ok: false,
-      detail: `no evidence: ${measured.missing}`,
+      detail: `${measured.notJudged ? 'not judged' : 'no evidence'}: ${measured.missing}`,
       ...(measured.needs ? { needs: measured.needs } : {}),
+      ...(measured.notJudged ? { notJudged: true } : {}),
     };
   return {
     ...base,
@@ -146,7 +152,7 @@ export function judgeThreshold(threshold: Threshold, run: MeasuredRun): Threshol
   };
 }
 
-type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed };
+type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed; notJudged?: true };
 
 function measure(threshold: Threshold, run: MeasuredRun): Measured {
   const { aggregation } = threshold;
@@ -188,10 +194,7 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       return counter(run.dropped, aggregation, run);
     case 'repeats_unrecognised':
     case 'duplicates_confirmed':
-      if (run.repeatsJudged === 0)
-        return run.counters.repeats === 0
-          ? { missing: 'no repeat was sent', needs: 'repeats' }
-          : { missing: 'no repeat was accepted, so none could be recognised' };
+      if (run.repeatsJudged === 0) return noRepeatJudged(run);
       return counter(run.counters[threshold.metric], aggregation, run);
     case 'callback_first_contact':
       if (!run.callbacks || run.callbacks.tracked === 0)
@@ -205,6 +208,18 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       if (run.completed === 0) return { missing: noAnswers };
       return counter(run.counters[threshold.metric], aggregation, run);
   }
+}
+
+/** Why no repeat was judged: none asked for, none accepted, nothing accepted to repeat, or a run too short for one. */
+function noRepeatJudged(run: MeasuredRun): Measured {
+  if (run.counters.repeats > 0) return { missing: 'no repeat was accepted, so none could be recognised' };
+  if (run.repeatShare === 0) return { missing: 'no repeat was sent', needs: 'repeats' };
+  if (run.acceptedNew === 0) return { missing: 'no document was accepted, so none could be repeated' };
+  // A repeat is due from the second request on (src/load/repeats.ts): every answer accepting one came after the last.
+  return {
+    missing: `the run was too short for a repeat: no request went out after the first document was accepted (${run.sent} sent)`,
+    notJudged: true,
+  };
 }
 
 function share(count: number, of: number): Measured {

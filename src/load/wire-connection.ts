@@ -23,8 +23,15 @@ export interface ConnectionPool {
 }
 
 const CRLF = Buffer.from('\r\n');
-/** The headers a load run reads of an answer: its framing, and what the judging needs (§7 Retry-After). */
-const ANSWER_HEADERS = ['content-length', 'transfer-encoding', 'connection', 'content-type', 'retry-after'] as const;
+/** The headers a load run reads of an answer: its framing, and what the judging needs (§7 Retry-After, a redirect's Location). */
+const ANSWER_HEADERS = [
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'content-type',
+  'retry-after',
+  'location',
+] as const;
 
 /** A header's value (repeated ones joined with ", "), found by its lower-case name in `lower`, read from `head`. */
 function headerIn(head: string, lower: string, name: string): string | undefined {

@@ -6,7 +6,7 @@ import { DEFAULT_MIX, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, 
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { openTransport } from '../common/transport-options.js';
-import { ExitCode, deliveryError, usageError } from '../../errors.js';
+import { deliveryError, usageError } from '../../errors.js';
 import { interfaceSpec, type InterfaceSpec } from '../../spec/interfaces.js';
 
 export async function runLoadCommand(options: LoadFlags, context: CommandContext): Promise<number> {
@@ -17,6 +17,8 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   const identity = identityOf(options, !options.mock);
   const phases = phasesOf(options);
   const thresholds = await thresholdsOf(options, context);
+  const { checkHtmlPath, finishLoad } = await import('./finish.js');
+  if (options.html !== undefined) await checkHtmlPath(options.html, context);
   if (spec.callbacks && !options.mock && !options.callbacks && options.callbackUrl === undefined) {
     output.note(
       "the jobs' callback_url is the sample's placeholder, https://platform.example/cai/events: the provider's events for them go nowhere; pass --callbacks to receive and time them, or --callback-url URL",
@@ -26,7 +28,7 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   const { FIRST_CONTACT_TARGET_SECONDS } = await import('../../spec/constants.js');
   const { client } = await openTransport({ ca: options.ca, insecure: options.insecure }, context, options.to);
 
-  const [{ runLoad, UnreachableTarget }, { interruptInTwoSteps }, { renderLoadReport, LiveLine }] = await Promise.all([
+  const [{ runLoad, UnreachableTarget }, { interruptInTwoSteps }, { LiveLine }] = await Promise.all([
     import('../../load/run.js'),
     import('../../send/interrupt.js'),
     import('./summary.js'),
@@ -88,13 +90,7 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
     live.stop();
     interruption.dispose();
   }
-  report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
-  if (options.html !== undefined) {
-    const { writeLoadHtml } = await import('./html-report.js');
-    await writeLoadHtml(report, options.html, context);
-  }
-  await renderLoadReport(report, output);
-  return report.exitCode;
+  return finishLoad(report, options.html, context);
 }
 
 /** The target is either --to or --mock: both, or neither, is a usage error. */

@@ -10,7 +10,7 @@ import type { CommandContext } from '../common/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 
-import { verdictDetail } from './needs.js';
+import { verdictCounts, verdictDetail, verdictMark } from './needs.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
 import {
@@ -97,11 +97,12 @@ function header(report: LoadReport): SafeHtml {
 
 function thresholds(report: LoadReport): SafeHtml {
   if (report.thresholds.length === 0) return html`<p class="muted">No thresholds were set.</p>`;
-  const failed = report.thresholds.filter((verdict) => !verdict.ok).length;
-  return html`<h2>Thresholds <span class="badge ${failed === 0 ? 'ok' : 'fail'}">${failed === 0 ? 'all passed' : `${failed} failed`}</span></h2>
+  const passed = report.thresholds.every((verdict) => verdict.ok);
+  const failed = report.thresholds.some((verdict) => verdictMark(verdict) === '✗');
+  return html`<h2>Thresholds <span class="badge ${failed ? 'fail' : 'ok'}">${passed ? 'all passed' : verdictCounts(report.thresholds)}</span></h2>
 <ul class="thresholds">${report.thresholds.map(
     (verdict) =>
-      html`<li class="${verdict.ok ? 'pass' : 'fail'}" data-ok="${String(verdict.ok)}"><span class="mark">${verdict.ok ? '✓' : '✗'}</span><code>${verdict.expression}</code> <span class="muted">${verdictDetail(verdict)}${verdict.description ? ` — ${verdict.description}` : ''}</span></li>`,
+      html`<li class="${verdict.ok ? 'pass' : verdict.notJudged ? 'not-judged' : 'fail'}" data-ok="${String(verdict.ok)}"><span class="mark">${verdictMark(verdict)}</span><code>${verdict.expression}</code> <span class="muted">${verdictDetail(verdict)}${verdict.description ? ` — ${verdict.description}` : ''}</span></li>`,
   )}</ul>`;
 }
 

@@ -19,3 +19,14 @@ const NEED_HINTS: Readonly<Record<MetricNeed, string>> = {
 export function verdictDetail(verdict: Pick<ThresholdVerdict, 'detail' | 'needs'>): string {
   return verdict.needs ? `${verdict.detail} (${NEED_HINTS[verdict.needs]})` : verdict.detail;
 }
+
+/** ✓ passed, ✗ failed, – not judged (a run too short for its evidence: it fails nothing). */
+export function verdictMark(verdict: Pick<ThresholdVerdict, 'ok' | 'notJudged'>): '✓' | '✗' | '–' {
+  return verdict.ok ? '✓' : verdict.notJudged ? '–' : '✗';
+}
+
+/** `2 passed, 1 failed, 1 not judged`, the last only when there is one. */
+export function verdictCounts(verdicts: readonly Pick<ThresholdVerdict, 'ok' | 'notJudged'>[]): string {
+  const count = (mark: string) => verdicts.filter((verdict) => verdictMark(verdict) === mark).length;
+  return `${count('✓')} passed, ${count('✗')} failed${count('–') > 0 ? `, ${count('–')} not judged` : ''}`;
+}

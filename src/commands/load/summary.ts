@@ -13,7 +13,7 @@ import type { LoadReport } from '../../load/report.js';
 import type { LoadProgress } from '../../load/run.js';
 import { describeRate, type PhaseSpec } from '../../load/schedule.js';
 
-import { verdictDetail } from './needs.js';
+import { verdictCounts, verdictDetail, verdictMark } from './needs.js';
 import type { Output } from '../../output/output.js';
 import { ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
@@ -72,7 +72,8 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     return;
   }
   const { color } = output;
-  const mark = (ok: boolean) => (ok ? color.green('✓') : color.red('✗'));
+  const paint = { '✓': color.green, '✗': color.red, '–': color.dim };
+  const mark = (verdict: LoadReport['thresholds'][number]) => paint[verdictMark(verdict)](verdictMark(verdict));
   output.resultWrapped(
     `cai load: interface ${report.interface}, ${report.target}${report.mock ? ' (the reference receiver, in this process)' : ''}${report.interrupted ? ', interrupted' : ''}`,
   );
@@ -81,7 +82,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     output.result(color.bold('thresholds'));
     for (const verdict of report.thresholds) {
       output.resultWrapped(
-        `  ${mark(verdict.ok)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`,
+        `  ${mark(verdict)} ${verdict.expression}  ${color.dim(safeText(verdictDetail(verdict)))}${verdict.description ? color.dim(` — ${verdict.description}`) : ''}`,
         '      ',
       );
     }
@@ -150,10 +151,9 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
       ),
     );
   }
-  const failed = report.thresholds.filter((verdict) => !verdict.ok).length;
   if (report.thresholds.length > 0) {
     output.result(
-      `${report.thresholds.length} threshold${report.thresholds.length === 1 ? '' : 's'}: ${report.thresholds.length - failed} passed, ${failed} failed`,
+      `${report.thresholds.length} threshold${report.thresholds.length === 1 ? '' : 's'}: ${verdictCounts(report.thresholds)}`,
     );
   }
 }
