@@ -66,7 +66,7 @@ export class ListenerGuard {
           ...errorReply(
             408,
             'body_timeout',
-            `the body did not arrive in time (cai conformance listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`,
+            `the body did not arrive in time (cai's listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`,
           ),
           close: true,
         }
@@ -74,7 +74,7 @@ export class ListenerGuard {
           ...errorReply(
             503,
             'busy',
-            'cai conformance listener: too many bodies being read at once',
+            "cai's listener: too many bodies being read at once",
             {},
             { 'retry-after': RETRY_AFTER_SECONDS },
           ),
