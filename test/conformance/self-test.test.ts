@@ -132,6 +132,14 @@ export const FAULT_TABLE: FaultCase[] = [
   ...SHARED.map(([fault, , id]): FaultCase => ({ interface: 'A', fault, fails: [id] })),
 ];
 
+/**
+ * Faults whose breach depends on time, not on order alone, with the checks that may show them too when a busy machine
+ * draws a check's requests out: `dedupe-expires` forgets an event_id a second after it stored it, and the eight
+ * deliveries at once of X-DEDUP-002 can then span more than that. With this fault such a check may fail as well;
+ * with any other it may not (the rest of the table holds it to that).
+ */
+const WHEN_SLOW: Readonly<Record<string, readonly string[]>> = { 'dedupe-expires': ['B-DEDUP-002', 'A-DEDUP-002'] };
+
 const reproRoot = mkdtempSync(join(tmpdir(), 'cai-conformance-self-test-'));
 afterAll(() => rmSync(reproRoot, { recursive: true, force: true }));
 let runs = 0;
@@ -291,7 +299,13 @@ describe('conformance suite against broken receivers (one fault each)', () => {
     '%s fails exactly the checks that name it',
     async (_name, entry) => {
       const report = await run(entry.interface, [entry.fault], entry.include ?? [], entry.callbackWaitMs);
-      expect(failing(report).sort(), explain(report)).toEqual([...entry.fails].sort());
+      const slow = new Set((WHEN_SLOW[entry.fault] ?? []).filter((id) => !entry.fails.includes(id)));
+      expect(
+        failing(report)
+          .filter((id) => !slow.has(id))
+          .sort(),
+        explain(report),
+      ).toEqual([...entry.fails].sort());
       // A must check fails the run; a fault that only `should` checks catch is a warning and the run passes.
       const mustFail = entry.fails.some((id) => levelOf(id) === 'must');
       expect(report.checks.filter((check) => check.verdict === 'failed').length > 0).toBe(mustFail);
