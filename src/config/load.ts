@@ -30,7 +30,7 @@ export interface ChosenEnvironment {
   settings: Environment;
 }
 
-const shapeHint = `see the README section 'cai config' for the shape, or run 'cai config init' in an empty directory for a starting file`;
+const shapeHint = `see docs/operations.md, section 'cai config', for the shape, or run 'cai config init' in an empty directory for a starting file`;
 
 export function loadConfig(location: ConfigLocation): LoadedConfig {
   let text: string;

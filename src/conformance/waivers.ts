@@ -37,7 +37,7 @@ export function parseWaivers(text: string): WaiverParse {
     if (record.expires !== undefined) {
       if (
         typeof record.expires !== 'string' ||
-        !/^\d{4}-\d{2}-\d{2}/.test(record.expires) ||
+        !isCalendarDate(/^\d{4}-\d{2}-\d{2}(?=T|$)/.exec(record.expires)?.[0]) ||
         Number.isNaN(Date.parse(record.expires))
       ) {
         return {
@@ -58,6 +58,12 @@ export function parseWaivers(text: string): WaiverParse {
     });
   }
   return { ok: true, waivers };
+}
+
+/** Whether `date` (YYYY-MM-DD) is a day of the calendar: Date.parse rolls 2027-02-30 over to 2 March instead. */
+function isCalendarDate(date: string | undefined): boolean {
+  const day = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(day) && new Date(day).toISOString().startsWith(`${date}T`);
 }
 
 export function isExpired(waiver: Waiver, now: number): boolean {

@@ -30,7 +30,7 @@ interface PreparedBody {
   /** The file the body came from, when it did (a curl command can send that file). */
   file?: string;
   /** For a generated body: what it is (`contact job`, `job.closed event`) and its event_id. */
-  generated?: { what: string; eventId: string; placeholderCallbackUrl?: string };
+  generated?: { what: string; eventId?: string; placeholderCallbackUrl?: string };
 }
 
 export async function prepareBody(kind: SendKind, source: BodySource, io: Io): Promise<PreparedBody> {
@@ -59,7 +59,10 @@ async function generateBody(kind: SendKind, source: Extract<BodySource, { from: 
   const set = (source.set ?? []).map((text) => parseSetOverride(text));
   if (set.length || source.unset?.length) document = applyOverrides(document, { set, unset: source.unset ?? [] });
   const what = kind === 'job' ? 'contact job' : `${String(document.event ?? 'event')} event`;
-  const generated: PreparedBody['generated'] = { what, eventId: String(document.event_id) };
+  const generated: PreparedBody['generated'] = {
+    what,
+    ...(document.event_id !== undefined ? { eventId: String(document.event_id) } : {}),
+  };
   // A sampled job's callback_url is a placeholder unless --callback-url (or --set) gave a real one.
   if (kind === 'job' && isPlaceholderCallbackUrl(document.callback_url))
     generated.placeholderCallbackUrl = String(document.callback_url);

@@ -215,11 +215,41 @@ export function parseSetOverride(text: string): [string, unknown] {
       `a field of the spec nests at most 2 levels; give a shallower value (caps: docs/limits.md)`,
     );
   }
+  let value: unknown;
   try {
-    return [path, JSON.parse(raw) as unknown];
+    value = JSON.parse(raw) as unknown;
   } catch {
     return [path, raw];
   }
+  const changed = numberChangedByParsing(raw);
+  if (changed !== undefined) {
+    throw usageError(
+      'bad_override',
+      `${optionName('set')} ${path}: ${changed.why}`,
+      `write it in double quotes to send it as a string ("${changed.written}")`,
+    );
+  }
+  return [path, value];
+}
+
+/**
+ * The first number of JSON text `raw` that parsing would change, and how: out of a double's range (1e999 would
+ * be printed null), a non-zero one that underflows to 0, or a whole number past 2^53 that loses digits.
+ */
+function numberChangedByParsing(raw: string): { written: string; why: string } | undefined {
+  const outsideStrings = raw.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  for (const [written] of outsideStrings.matchAll(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    const n = Number(written);
+    const why = !Number.isFinite(n)
+      ? 'is beyond the range of a JSON number here (it would become null)'
+      : n === 0 && /[1-9]/.test(written.split(/[eE]/)[0] as string)
+        ? 'is too close to 0 for a JSON number here (it would become 0)'
+        : /^-?\d+$/.test(written) && !Number.isSafeInteger(n) && String(n) !== written
+          ? `is a whole number past 2^53, which loses digits (it would become ${String(n)})`
+          : undefined;
+    if (why !== undefined) return { written, why: `${written} ${why}` };
+  }
+  return undefined;
 }
 
 /** A job acknowledgment (§2.3), as a provider answers a contact job with 202. */

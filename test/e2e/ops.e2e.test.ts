@@ -64,7 +64,7 @@ describe('cai config (built binary)', () => {
     const result = await spawnCli(['sign', '--interface', 'B'], { cwd: dir, env: { CAI_SECRET: 'x' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `error: ${join(dir, 'cai.config.json')} is invalid: environments.test.events_url: expected an absolute http(s) URL\nhint: see the README section 'cai config' for the shape, or run 'cai config init' in an empty directory for a starting file\n`,
+      `error: ${join(dir, 'cai.config.json')} is invalid: environments.test.events_url: expected an absolute http(s) URL\nhint: see docs/operations.md, section 'cai config', for the shape, or run 'cai config init' in an empty directory for a starting file\n`,
     );
   });
 });

@@ -39,8 +39,10 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
       `callback_url ${placeholder} is a placeholder: the provider's events for this job would go nowhere; set your events endpoint with --callback-url URL`,
     );
   }
-  if (prepared.generated)
-    output.info(`sending a generated ${prepared.generated.what}, event_id ${prepared.generated.eventId}`);
+  if (prepared.generated) {
+    const { what, eventId } = prepared.generated;
+    output.info(`sending a generated ${what}, ${eventId === undefined ? 'no event_id' : `event_id ${eventId}`}`);
+  }
   if (options.validate) {
     const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
     if (refused !== undefined) return refused;

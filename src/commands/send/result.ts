@@ -11,7 +11,7 @@ import type { AttemptRecord } from '../../http/deliver.js';
 import type { SendResult } from '../../http/send.js';
 import { formatCap, NETWORK_CAPS } from '../../bounds.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import { statusRule } from '../../spec/statuses.js';
+import { isRejection, statusRule } from '../../spec/statuses.js';
 import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body.js';
 import { safeText } from '../../output/safe-text.js';
@@ -82,10 +82,16 @@ function jobRejectionAdvice(status: number): string {
   return ` (${meaning === undefined ? '' : `${meaning}; `}not retried: §4.1 leaves the provider's error statuses open)`;
 }
 
-/** The §7 client action for a rejection, in brackets; a 4xx the table does not name is not retried either. */
+/**
+ * The §7 client action for a rejection, in brackets. A status the table does not name is not retried either
+ * (classifyStatus): a 4xx, or one outside HTTP's 100–599 (999).
+ */
 function rejectionAdvice(status: number): string {
   const rule = statusRule(status);
-  return rule?.action === 'do-not-retry' ? ` (${rule.advice})` : ' (a 4xx is not retried, §7)';
+  if (rule?.action === 'do-not-retry') return ` (${rule.advice})`;
+  return isRejection(status)
+    ? ' (a 4xx is not retried, §7)'
+    : ` (${status} is in neither §7's table nor HTTP's classes: taken as a rejection, not retried)`;
 }
 
 function printExchange(result: SendResult, response: HttpResponse, output: Output): void {

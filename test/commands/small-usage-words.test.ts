@@ -1,0 +1,74 @@
+/**
+ * What a few commands say at the edges: an empty --lead-id is a usage error (it was sent, and the platform
+ * answered 400); a bad config points to where its shape is described (docs/operations.md, not the README); a
+ * sample without event_id says "no event_id"; a status in neither §7's table nor HTTP's classes is not called a 4xx.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
+
+const env = { CAI_SECRET: 'whsec_small_usage_words_0123456789ab' };
+const dir = mkdtempSync(join(tmpdir(), 'cai-small-usage-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('trigger --lead-id', () => {
+  it.each([['appointment-booked'], ['job']])('%s: an empty one is a usage error, nothing sent', async (flow) => {
+    const server = await startScriptedServer([{ status: 202, body: { ok: true } }]);
+    try {
+      const result = await runCli(
+        ['trigger', flow, '--to', `${server.url}/events`, '--provider', 'acme', '--source', 'p', '--lead-id', ''],
+        { env: { ...env, CAI_CALLBACK_SECRET: env.CAI_SECRET } },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: option '--lead-id <id>' argument '' is invalid. expected a lead_id such as lead_4f1c2a, not an empty string.\nhint: run 'cai trigger --help' for its options and examples\n`,
+      );
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('an invalid config file', () => {
+  it("points to docs/operations.md's 'cai config' section for the shape", async () => {
+    writeFileSync(join(dir, 'cai.config.json'), '{"version": 1, "environments": {"test": {"events_url": "no"}}}');
+    const result = await runCli(['sign', '--interface', 'B'], { cwd: dir, env, stdin: '{}' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[1]).toBe(
+      "hint: see docs/operations.md, section 'cai config', for the shape, or run 'cai config init' in an empty directory for a starting file",
+    );
+  });
+});
+
+describe('send-event', () => {
+  const send = async (status: number, extra: string[]) => {
+    const server = await startScriptedServer([{ status, body: { ok: false } }]);
+    try {
+      return await runCli(['send-event', '--to', `${server.url}/events`, '--provider', 'acme', '--sample', ...extra], {
+        env,
+      });
+    } finally {
+      await server.close();
+    }
+  };
+
+  it('--unset event_id: "no event_id", never "event_id undefined"', async () => {
+    const result = await send(202, ['--unset', 'event_id', '--no-validate']);
+    expect(result.stderr).toContain('sending a generated conversation.message event, no event_id\n');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('undefined');
+  });
+
+  it('a 999 is not called a 4xx; a 418 still is', async () => {
+    const odd = await send(999, []);
+    expect(odd.code).toBe(1);
+    expect(odd.stdout).toContain(
+      "✘ rejected: 999 (999 is in neither §7's table nor HTTP's classes: taken as a rejection, not retried)\n",
+    );
+    const teapot = await send(418, []);
+    expect(teapot.stdout).toContain("✘ rejected: 418 I'm a Teapot (a 4xx is not retried, §7)");
+  });
+});
