@@ -133,7 +133,7 @@ describe('platform faults (--break)', () => {
   });
 
   it('no-retry-after: 429 without the header', async () => {
-    const mock = await broken('no-retry-after', { rateLimit: 1 / 60 });
+    const mock = await broken('no-retry-after', { rateLimit: 0.1 });
     await post(mock.url, event());
     const limited = await post(mock.url, event());
     expect(limited.status).toBe(429);
