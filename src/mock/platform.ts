@@ -256,7 +256,13 @@ function rateCheck(perSecond: number, withoutRetryAfter: boolean, fixedRetryAfte
     if (due === undefined) return undefined;
     const retryAfter = fixedRetryAfter ?? due;
     const headers = withoutRetryAfter ? undefined : { 'retry-after': String(retryAfter) };
-    return reject(429, 'rate_limited', `over the cap of ${limiter.cap} (§7)`, { retry_after: retryAfter }, headers);
+    return reject(
+      429,
+      'rate_limited',
+      `over the cap of ${perSecond} requests per second (§7)`,
+      { retry_after: retryAfter },
+      headers,
+    );
   };
 }
 

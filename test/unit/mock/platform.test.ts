@@ -226,7 +226,7 @@ describe('startMockPlatform: the status paths, in the documented order', () => {
   });
 
   it('answers 429 with Retry-After over the rate limit', async () => {
-    const mock = await start({ rateLimit: 1 / 60 });
+    const mock = await start({ rateLimit: 0.1 });
     expect((await post(mock.url, event())).status).toBe(202);
     const limited = await post(mock.url, event());
     expect(limited.status).toBe(429);
