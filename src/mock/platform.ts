@@ -259,7 +259,7 @@ function rateCheck(perSecond: number, withoutRetryAfter: boolean, fixedRetryAfte
     return reject(
       429,
       'rate_limited',
-      `over the cap of ${perSecond} requests per second (§7)`,
+      `over the cap of ${capText(perSecond)} (§7)`,
       { retry_after: retryAfter },
       headers,
     );
@@ -354,4 +354,15 @@ function eventRecordHead({ entry, credential, document, request }: Admitted, ver
     lead_known: entry.lead_known,
     headers: receivedHeaders(request),
   };
+}
+
+/** A cap per second as people write it: `10 requests per second`, `7 requests per minute` (never a long fraction). */
+function capText(perSecond: number): string {
+  const [count, unit] =
+    perSecond >= 1
+      ? [perSecond, 'second']
+      : perSecond * 60 >= 1
+        ? [perSecond * 60, 'minute']
+        : [perSecond * 3600, 'hour'];
+  return `${Number(count.toPrecision(6))} requests per ${unit}`;
 }
