@@ -43,6 +43,13 @@ export async function writeReportFiles(
   if (failure !== undefined) throw failure;
 }
 
+/** The files the flags ask for: what each is called and its reporter; the summary is appended to. */
+const REPORT_FILES = [
+  { flag: 'junit', what: 'JUnit report', reporter: 'junit' },
+  { flag: 'html', what: 'HTML report', reporter: 'html' },
+  { flag: 'summary', what: 'job summary', reporter: 'markdown' },
+] as const;
+
 /** Every file that can be written is written; those that cannot are returned (their usage errors). */
 async function writeEachFile(
   view: import('../../conformance/reporters/index.js').ReportView,
@@ -51,38 +58,22 @@ async function writeEachFile(
 ): Promise<unknown[]> {
   const { output, io } = context;
   const { REPORTERS } = await import('../../conformance/reporters/index.js');
+  const options = flags.html !== undefined ? { generator: await generator() } : {};
   const failures: unknown[] = [];
-  const write = async (
-    path: string,
-    what: string,
-    render: () => string | Promise<string>,
-    done: string,
-    append = false,
-  ) => {
-    try {
-      await writeOrFail(path, await render(), what, context, append);
-      output.info(done);
-    } catch (error) {
-      failures.push(error);
-    }
-  };
-  if (flags.junit !== undefined)
-    await write(flags.junit, 'JUnit report', () => REPORTERS.junit(view, {}), `JUnit report written to ${flags.junit}`);
-  if (flags.html !== undefined)
-    await write(
-      flags.html,
-      'HTML report',
-      async () => REPORTERS.html(view, { generator: await generator() }),
-      `HTML report written to ${flags.html}`,
-    );
-  const markdown = () => REPORTERS.markdown(view, {});
-  if (flags.summary !== undefined)
-    await write(flags.summary, 'job summary', markdown, `job summary appended to ${flags.summary}`, true);
+  for (const { flag, what, reporter } of REPORT_FILES) {
+    const path = flags[flag];
+    const append = flag === 'summary';
+    if (path !== undefined)
+      await writeOrFail(path, await REPORTERS[reporter](view, options), what, context, append).then(
+        () => output.info(`${what} ${append ? 'appended' : 'written'} to ${path}`),
+        (error: unknown) => failures.push(error),
+      );
+  }
   const fromEnv = flags.summary === undefined ? io.env.GITHUB_STEP_SUMMARY : undefined;
   if (fromEnv === undefined || fromEnv === '') return failures;
   // The environment's file must not fail a run: a summary that cannot be appended there is a warning.
   try {
-    await writeOrFail(fromEnv, await markdown(), 'job summary', context, true);
+    await writeOrFail(fromEnv, await REPORTERS.markdown(view, {}), 'job summary', context, true);
     output.info(`job summary appended to $GITHUB_STEP_SUMMARY (${fromEnv})`);
   } catch (error) {
     output.warn(`${errorMessage(error)} ($GITHUB_STEP_SUMMARY); the run's result stands`);
@@ -99,9 +90,10 @@ export async function checkRunFiles(
   context: CommandContext,
 ): Promise<void> {
   const { checkWritable } = await import('../common/report-files.js');
-  if (flags.junit !== undefined) await checkWritable(flags.junit, 'JUnit report', context);
-  if (flags.html !== undefined) await checkWritable(flags.html, 'HTML report', context);
-  if (flags.summary !== undefined) await checkWritable(flags.summary, 'job summary', context);
+  for (const { flag, what } of REPORT_FILES) {
+    const path = flags[flag];
+    if (path !== undefined) await checkWritable(path, what, context);
+  }
   if (flags.reproDir !== undefined) await (await import('./repro-dir.js')).prepareReproDir(flags.reproDir, context);
 }
 
