@@ -1,7 +1,8 @@
 /**
  * The files written beside a command's output: `cai conformance run --html/--summary` (and $GITHUB_STEP_SUMMARY),
  * `cai report --html`. What is written, that a summary is appended, and the exit codes when a file cannot be
- * written (an explicit flag: exit 2 after the run; the environment's summary file: a warning only).
+ * written (an explicit flag: exit 2 before the run, test/e2e/report-paths.e2e.test.ts; the environment's summary file:
+ * a warning only).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +84,7 @@ describe('cai conformance run --html / --summary', () => {
   it.each([
     ['--summary', 'job summary'],
     ['--html', 'HTML report'],
-  ])('an unwritable %s FILE is a usage error after the run (exit 2)', async (flag, what) => {
+  ])('an unwritable %s FILE is a usage error (exit 2), found before the run', async (flag, what) => {
     const target = join(missingDir, 'out');
     const result = await run([flag, target]);
     expect(result.code).toBe(2);

@@ -3,8 +3,9 @@
  * commands/conformance/report.ts). The renderers are pure; this only writes, and turns a file that cannot be written into
  * the usage error of exit 2.
  */
-import { appendFile, writeFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { appendFile, open, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { errnoCode, errorMessage, usageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets/mask.js';
 import type { CommandContext } from './runner.js';
@@ -22,26 +23,54 @@ export async function writeOrFail(
   { io }: CommandContext,
   append = false,
 ): Promise<void> {
-  const full = isAbsolute(path) ? path : resolve(io.cwd, path);
+  const full = fullPath(path, io.cwd);
   // Every report file, as every line printed: secrets and URL passwords masked (src/secrets/mask.ts).
   const masked = maskSecrets(content);
   try {
     await (append ? appendFile(full, masked) : writeFile(full, masked));
   } catch (error) {
-    throw usageError(
-      'unwritable_file',
-      `cannot write the ${what} to ${path}: ${why(error)}`,
-      'check that the directory exists and is writable',
-      error,
-    );
+    throw unwritable(path, what, full, error);
   }
 }
 
-function why(error: unknown): string {
+/**
+ * Before a long run, so that its results are never lost to a bad path: the file can be created or appended to (a
+ * file that did not exist is removed again), it is not a directory. The same usage error as writeOrFail's.
+ */
+export async function checkWritable(path: string, what: string, { io }: CommandContext): Promise<void> {
+  const full = fullPath(path, io.cwd);
+  const found = await stat(full).catch(() => undefined);
+  // A device such as /dev/null takes anything; a FIFO is not opened (that would wait for a reader).
+  if (found && !found.isFile() && !found.isDirectory()) return;
+  try {
+    await (await open(full, 'a')).close();
+    if (!found) await unlink(full);
+  } catch (error) {
+    throw unwritable(path, what, full, error);
+  }
+}
+
+const fullPath = (path: string, cwd: string) => (isAbsolute(path) ? path : resolve(cwd, path));
+
+function unwritable(path: string, what: string, full: string, error: unknown) {
+  return usageError(
+    'unwritable_file',
+    `cannot write the ${what} to ${path}: ${whyNotWritten(error, full)}`,
+    'check that the directory exists and is writable',
+    error,
+  );
+}
+
+/** Why a file or directory could not be written, in words (`full` its absolute path). */
+export function whyNotWritten(error: unknown, full: string): string {
   const code = errnoCode(error);
-  if (code === 'ENOENT') return 'its directory does not exist';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  // A directory that exists and still refuses a new file (/proc): not writable, whatever errno says.
+  if (code === 'ENOENT')
+    return existsSync(dirname(full)) ? 'its directory is not writable' : 'its directory does not exist';
+  if (code === 'ENOTDIR') return 'a part of its path is not a directory';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'ENOSPC') return 'no space left on the device';
   return errorMessage(error);
 }
 

@@ -25,6 +25,8 @@ export async function runReceiverRole(options: RunOptions, context: CommandConte
   const { selection, planned } = await planReceiverRun(iface, options, deps.explore);
   const { secrets, callbackSecrets } = readSecrets(iface, options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
+  const { checkRunFiles, renderReport, reportStop } = await import('./report.js');
+  await checkRunFiles(options, context);
   if (options.to !== undefined) checkPlainHttp(options.to, options, output);
   const { client } = await openTransport(
     { ca: options.ca, insecure: options.insecure, proxy: options.proxy },
@@ -47,7 +49,6 @@ export async function runReceiverRole(options: RunOptions, context: CommandConte
     abort.abort();
   });
   const startedAt = new Date();
-  const { renderReport, reportStop } = await import('./report.js');
   const { reproducerOf } = await import('./repro.js');
   let report;
   try {

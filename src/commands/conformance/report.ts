@@ -1,7 +1,7 @@
 /**
  * What `cai conformance run` does with its report, whichever role ran: the files asked for (`--junit`, `--html`,
- * `--summary` or `$GITHUB_STEP_SUMMARY`), then the report on stdout (the table, or `--json`), then the warnings on
- * stderr. A run that stops before any check still writes every file, from a report that carries its error, with
+ * `--summary` or `$GITHUB_STEP_SUMMARY`; their paths checked before the run), then the report on stdout (the table,
+ * or `--json`), then the warnings on stderr, then any file that could not be written. A run that stops before any check still writes every file, from a report that carries its error, with
  * the same reporters (src/conformance/reporters).
  */
 import type { SuiteReport } from '../../conformance/types.js';
@@ -33,41 +33,86 @@ export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, ter
   return flags.format ?? (terminal || flags.verbose === true ? 'table' : 'compact');
 }
 
-/** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on). */
+/** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on); throws the first failure. */
 export async function writeReportFiles(
   view: import('../../conformance/reporters/index.js').ReportView,
   flags: ReportFlags,
   context: CommandContext,
 ): Promise<void> {
+  const [failure] = await writeEachFile(view, flags, context);
+  if (failure !== undefined) throw failure;
+}
+
+/** The files the flags ask for: what each is called and its reporter; the summary is appended to. */
+const REPORT_FILES = [
+  { flag: 'junit', what: 'JUnit report', reporter: 'junit' },
+  { flag: 'html', what: 'HTML report', reporter: 'html' },
+  { flag: 'summary', what: 'job summary', reporter: 'markdown' },
+] as const;
+
+/** Every file that can be written is written; those that cannot are returned (their usage errors). */
+async function writeEachFile(
+  view: import('../../conformance/reporters/index.js').ReportView,
+  flags: ReportFlags,
+  context: CommandContext,
+): Promise<unknown[]> {
   const { output, io } = context;
   const { REPORTERS } = await import('../../conformance/reporters/index.js');
-  if (flags.junit !== undefined) {
-    await writeOrFail(flags.junit, await REPORTERS.junit(view, {}), 'JUnit report', context);
-    output.info(`JUnit report written to ${flags.junit}`);
-  }
-  if (flags.html !== undefined) {
-    await writeOrFail(flags.html, await REPORTERS.html(view, { generator: await generator() }), 'HTML report', context);
-    output.info(`HTML report written to ${flags.html}`);
+  const options = flags.html !== undefined ? { generator: await generator() } : {};
+  const failures: unknown[] = [];
+  for (const { flag, what, reporter } of REPORT_FILES) {
+    const path = flags[flag];
+    const append = flag === 'summary';
+    if (path !== undefined)
+      await writeOrFail(path, await REPORTERS[reporter](view, options), what, context, append).then(
+        () => output.info(`${what} ${append ? 'appended' : 'written'} to ${path}`),
+        (error: unknown) => failures.push(error),
+      );
   }
   const fromEnv = flags.summary === undefined ? io.env.GITHUB_STEP_SUMMARY : undefined;
-  const summaryFile = flags.summary ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
-  if (summaryFile === undefined) return;
-  const markdown = await REPORTERS.markdown(view, {});
-  if (flags.summary !== undefined) {
-    await writeOrFail(summaryFile, markdown, 'job summary', context, true);
-    output.info(`job summary appended to ${summaryFile}`);
-    return;
-  }
+  if (fromEnv === undefined || fromEnv === '') return failures;
   // The environment's file must not fail a run: a summary that cannot be appended there is a warning.
   try {
-    await writeOrFail(summaryFile, markdown, 'job summary', context, true);
-    output.info(`job summary appended to $GITHUB_STEP_SUMMARY (${summaryFile})`);
+    await writeOrFail(fromEnv, await REPORTERS.markdown(view, {}), 'job summary', context, true);
+    output.info(`job summary appended to $GITHUB_STEP_SUMMARY (${fromEnv})`);
   } catch (error) {
     output.warn(`${errorMessage(error)} ($GITHUB_STEP_SUMMARY); the run's result stands`);
   }
+  return failures;
 }
 
-/** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise. */
+/**
+ * Before the run: each file asked for can be written and the repro directory is one cai can write into, so that a
+ * bad path is a usage error at once rather than a run's results lost at its end.
+ */
+export async function checkRunFiles(
+  flags: Pick<ReportFlags, 'junit' | 'html' | 'summary'> & { reproDir?: string },
+  context: CommandContext,
+): Promise<void> {
+  const { checkWritable } = await import('../common/report-files.js');
+  for (const { flag, what } of REPORT_FILES) {
+    const path = flags[flag];
+    if (path !== undefined) await checkWritable(path, what, context);
+  }
+  if (flags.reproDir !== undefined) await (await import('./repro-dir.js')).prepareReproDir(flags.reproDir, context);
+}
+
+/**
+ * A file that could not be written after the run (the disk full, its directory removed meanwhile): the result has
+ * been printed whole, each failure is an `error:` line, and the exit code is the verdict's when the run failed,
+ * else 2 (a file asked for is missing).
+ */
+function exitCodeOf(ok: boolean, failures: readonly unknown[], context: CommandContext): number {
+  failures.forEach((failure, index) =>
+    context.output.error(
+      errorMessage(failure),
+      index === failures.length - 1 ? 'the result above stands; check the directory and its free space' : undefined,
+    ),
+  );
+  return !ok ? 1 : failures.length > 0 ? 2 : 0;
+}
+
+/** Writes the files, prints the report, and returns the exit code: 0 when it passes, 1 otherwise (2: a file unwritten). */
 export async function renderReport(
   report: SuiteReport,
   flags: ReportFlags,
@@ -80,11 +125,11 @@ export async function renderReport(
   );
   const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   const unverified = unverifiedLine(view);
-  await writeReportFiles(view, flags, context);
+  const failures = await writeEachFile(view, flags, context);
   if (output.json) {
     output.printJson(view);
     if (unverified !== undefined) output.warn(unverified);
-    return view.ok ? 0 : 1;
+    return exitCodeOf(view.ok, failures, context);
   }
   const quiet = output.quiet;
   const format = reportFormat(flags, output.stdoutIsTTY);
@@ -117,7 +162,7 @@ export async function renderReport(
         ? `what the sender sent, for the failing checks: ${view.reproDir}`
         : `bodies and repro scripts of the failing requests: ${view.reproDir}`,
     );
-  return view.ok ? 0 : 1;
+  return exitCodeOf(view.ok, failures, context);
 }
 
 export interface StoppedRun {

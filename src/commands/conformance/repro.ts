@@ -16,9 +16,10 @@
  * Every command starts with the invocation that ran cai (an absolute path, or `npx cai-toolkit`) and every path is
  * absolute, so the script runs from any folder.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shellQuote as quote } from '../../output/curl.js';
+import { MASK, maskUrlPasswords } from '../../secrets/mask.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Outcome } from '../../conformance/check.js';
@@ -33,6 +34,7 @@ import {
 import { describeScripted } from '../../conformance/listen/scenarios.js';
 import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
 import type { CheckResult, Reproduction } from '../../conformance/types.js';
+import { makeDirs } from './repro-dir.js';
 import { judgedRequest, sentAgainShows, statusRuleOf, type ShellProbes } from './repro-request.js';
 
 /** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */
@@ -101,7 +103,7 @@ function createReproducer(context: ReproContext): Reproducer {
   let prepared: Promise<unknown> | undefined;
   const sender = senderFiles(context);
   return async (result, outcome) => {
-    prepared ??= mkdir(context.dir, { recursive: true });
+    prepared ??= makeDirs(context.dir);
     await prepared;
     const repro = outcome.attempts?.length
       ? await sender(result, outcome.attempts, outcome.replay)
@@ -128,21 +130,70 @@ function runAgain(context: ReproContext, result: CheckResult, replay?: string): 
     : command;
 }
 
-/** The script beside the evidence: `sh DIR/ID.sh` is short enough to copy from any terminal. */
+/** The script beside the evidence: `sh DIR/ID.sh` is short enough to copy from any terminal; the user's alone. */
 async function withScript(result: CheckResult, written: Written, dir: string): Promise<Reproduction> {
   const script = join(dir, `${result.id}.sh`);
-  const comment = (text: string) => text.replace(/\s+/g, ' ');
+  const comment = (text: string) => maskUrlPasswords(text.replace(/\s+/g, ' '));
+  const { guards, lines } = withoutUrlPasswords(written.lines ?? [written.command]);
   const text = [
     '#!/bin/sh',
     `# ${result.id}: ${comment(result.title)} (${result.level}, ${result.sections.join(' ')})`,
     `# expected: ${comment(result.expected)}`,
     ...(written.notes ?? []).map((note) => `# ${comment(note)}`),
     '# Exit status: 0 the rule holds now, 1 the failure shows again, 2 this cannot tell, 3 no answer came.',
-    ...(written.lines ?? [written.command]),
+    ...guards,
+    ...lines,
     '',
   ].join('\n');
-  await writeFile(script, text, { mode: 0o755 });
+  await writeFile(script, text, { mode: 0o700 });
   return { command: written.command, bodyFile: written.bodyFile, script };
+}
+
+/** `scheme://user:password@`, found as src/secrets/mask.ts finds it. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'`<>/?#@:]*):([^\s"'`<>/?#@]+)@/gi;
+
+/**
+ * A script holds no URL password (docs/limits.md): each is read when it runs from a variable the script names
+ * (CAI_URL_PASSWORD, then CAI_URL_PASSWORD_2 …), as the secret is, and a message shows it masked. Without the
+ * variable the script says which to set and exits 2 (it cannot tell).
+ */
+export function withoutUrlPasswords(lines: readonly string[]): { guards: string[]; lines: string[] } {
+  const names = new Map<string, string>();
+  const guards: string[] = [];
+  const variable = (shown: string, password: string) => {
+    let name = names.get(password);
+    if (name === undefined) {
+      name = names.size === 0 ? 'CAI_URL_PASSWORD' : `CAI_URL_PASSWORD_${names.size + 1}`;
+      names.set(password, name);
+      const why = quote(`set ${name} to the password of ${shown}`);
+      guards.push(`[ -n "\${${name}+set}" ] || { echo ${why} >&2; exit 2; }`);
+    }
+    return name;
+  };
+  const bare = lines.map((line) =>
+    line
+      .replace(/echo '[^']*'/g, maskUrlPasswords)
+      .replace(URL_PASSWORD, (match: string, url: string, password: string, at: number, whole: string) => {
+        if (password === MASK) return match;
+        const name = variable(maskUrlPasswords(/^[^\s'"]*/.exec(whole.slice(at))?.[0] ?? url), password);
+        const quoting = quotingAt(whole, at);
+        return `${url}:${quoting === "'" ? `'"\${${name}}"'` : quoting === '"' ? `\${${name}}` : `"\${${name}}"`}@`;
+      }),
+  );
+  return { guards, lines: bare };
+}
+
+/** The quotes open at `end` in a line of shell: `'`, `"`, or none. */
+function quotingAt(line: string, end: number): string {
+  let open = '';
+  for (let index = 0; index < end; index += 1) {
+    const char = line[index];
+    if (open === "'") open = char === "'" ? '' : open;
+    else if (char === '\\') index += 1;
+    else if (char === open) open = '';
+    else if (open === '' && (char === "'" || char === '"')) open = char as string;
+  }
+  return open;
 }
 
 // --- A receiver's failure ------------------------------------------------------------------------------------
@@ -225,7 +276,7 @@ function senderFiles(
   const saveTimeline = (record: StageRecord) => {
     let done = timelines.get(record.id);
     if (!done) {
-      done = mkdir(join(context.dir, record.id), { recursive: true }).then(() =>
+      done = makeDirs(join(context.dir, record.id)).then(() =>
         writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
       );
       timelines.set(record.id, done);
@@ -260,7 +311,7 @@ function senderFiles(
 
 async function saveAttempt(dir: string, attempt: Attempt): Promise<{ request: string; body: string }> {
   const folder = join(dir, attempt.stage);
-  await mkdir(folder, { recursive: true });
+  await makeDirs(folder);
   const base = join(folder, `attempt-${attempt.number}`);
   // The request as it came; a chunked body is saved whole with its length, so `cai verify --request` reads it.
   const headers = attempt.rawHeaders.filter(([name]) => name.toLowerCase() !== 'transfer-encoding');

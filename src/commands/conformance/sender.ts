@@ -99,6 +99,8 @@ export async function runSenderRole(
     options.tlsCert !== undefined && options.tlsKey !== undefined
       ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') }
       : undefined;
+  const { checkRunFiles, renderReport, reportStop } = await import('./report.js');
+  await checkRunFiles(options, context);
 
   const abort = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -109,7 +111,6 @@ export async function runSenderRole(
   });
   const byHand = byHandRun(options);
   const { runSenderConformance } = await import('../../conformance/run-sender.js');
-  const { renderReport, reportStop } = await import('./report.js');
   const secretValues = secrets.map((secret) => secret.value);
   const startedAt = new Date();
   let report: SuiteReport;
