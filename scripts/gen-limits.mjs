@@ -26,6 +26,7 @@ export function renderLimits(bounds) {
     ...filesSection(bounds),
     ...networkSection(bounds),
     ...deadlinesSection(bounds),
+    ...flagsSection(bounds),
     ...listenersSection(bounds),
     ...senderRunSection(bounds),
     ...inspectorSection(bounds),
@@ -110,6 +111,32 @@ function deadlinesSection({ DEADLINES, EXPLORE_CAPS }) {
     `The stateful phase of a conformance run has a budget of its own (${duration(EXPLORE_CAPS.receiver.B.defaultTimeLimitMs)} by default on B, below); cai's`,
     "listeners and the reference receivers bound what they wait for of a client (its headers, a body's pauses, a body",
     'in all): below, and in [mocks](mocks.md#bounds).',
+    '',
+  ];
+}
+
+function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS }) {
+  const hours = FLAG_BOUNDS.durationMs / 3_600_000;
+  return [
+    '## Flag values',
+    '',
+    'Every duration flag, and each number flag below, has a largest value (`load` states its own: [load](load.md#bounds)); past',
+    'it, or below its least, the flag is a usage error that names it and the bound (exit 2): a value is never changed',
+    'quietly. A flag that takes one value and is given twice (`--to A --to B`) is a usage error as well; the repeatable',
+    "ones (`--only`, `--skip`, `--set`, the secret flags…) say so in their help. A profile's or an environment's value",
+    'does not count as one given.',
+    '',
+    '| flag | bound | why this number |',
+    '|---|---|---|',
+    `| every duration: \`--timeout\`, \`--retry-for\`, \`--initial-delay\`, \`--pace\`, \`--wait\`, \`--observe\`, \`--callback-wait\`, \`--duration\`, \`--ramp\`'s, \`mock --latency\` | ${hours} h | more than any wait needs (§7, §8: a delivery is retried for up to 24 h); a longer one would not fit Node's timers, which turn 25 days into 1 ms |`,
+    `| \`conformance run --budget\` | ${seconds(EXPLORE_CAPS.timeLimitMs)} | below |`,
+    `| \`verify --window\` | ${FLAG_BOUNDS.windowSeconds} s | a day either side of now (§5.5: 300 s); verify an older capture at its own time with \`--now\` |`,
+    `| \`send-event\`, \`send-job\`, \`replay\` \`--max-attempts\` | ${FLAG_BOUNDS.attempts} | far more than a day of §7 backoff makes |`,
+    `| \`sample --count\` | ${FLAG_BOUNDS.count} | a batch at its cap (a million events of about 250 bytes) |`,
+    `| \`--concurrency\` (a batch's documents, a conformance run's checks) | ${FLAG_BOUNDS.concurrency} | as many connections as cai's own listeners take at once |`,
+    '| `conformance run --only` | not empty | an empty list (a CI variable left unset) would run every check |',
+    '',
+    '`report --since` and `--until` are points in time, not waits: a duration ago (`7d`) is not bounded.',
     '',
   ];
 }

@@ -302,6 +302,7 @@ export const PRETTY_JSON_ROOM = { times: 8, plus: 64 * KiB } as const;
 
 /** The deadlines of every wait on a peer (docs/limits.md, "Deadlines"), in a module of their own. */
 export { DEADLINES, type Deadline } from './bounds-deadlines.js';
+export { FLAG_BOUNDS } from './bounds-flags.js';
 
 /** `16 MiB`, `64 KiB`, `16.1 MiB`: a cap as people read it (binary units, as the caps are set). */
 export function formatCap(bytes: number): string {

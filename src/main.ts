@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
+import { jsonText } from './output/safe-text.js';
 import {
   buildProgram,
   checkHelpPath,
@@ -111,6 +112,7 @@ function watchInterrupts(io: Io): InterruptWatch {
   return {
     io: {
       ...io,
+      stdout: statingInterrupt(io.stdout, () => signal === 'SIGINT'),
       onInterrupt(listener) {
         listeners.add(listener);
         // Subscribed after the signal came (it is delivered to it all the same): the grace starts now.
@@ -131,6 +133,35 @@ function watchInterrupts(io: Io): InterruptWatch {
       stopWatching();
     },
   };
+}
+
+/**
+ * After Ctrl-C cai exits 130 whatever the command decided, so a JSON document written then states 130 too (its
+ * `exitCode`, or its error's): the one place a result's code and the process's are made to agree (docs/cli.md).
+ */
+function statingInterrupt(stdout: Io['stdout'], interrupted: () => boolean): Io['stdout'] {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    const document = interrupted() && typeof chunk === 'string' && chunk.startsWith('{') ? parsed(chunk) : undefined;
+    const coded = typeof document?.exitCode === 'number' ? document : document?.error;
+    if (typeof coded?.exitCode !== 'number') return (stdout.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    coded.exitCode = ExitCode.interrupted;
+    return (stdout.write as (...args: unknown[]) => boolean)(`${jsonText(document)}\n`, ...rest);
+  };
+  return new Proxy(stdout, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (key === 'write') return write;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function parsed(text: string): { exitCode?: unknown; error?: { exitCode?: unknown } } | undefined {
+  try {
+    return JSON.parse(text) as { exitCode?: unknown; error?: { exitCode?: unknown } };
+  } catch {
+    return undefined;
+  }
 }
 
 /** `cai --version`: `0.2.0 (spec 1.0)`, or `{"version": "0.2.0", "spec": "1.0"}` with --json. */
@@ -219,6 +250,7 @@ function commandNameOf(argv: readonly string[]): string | undefined {
 }
 
 const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));
+const GLOBAL_FLAGS = /^--(json|no-color|quiet|debug|config|env)(=.*)?$/;
 
 /**
  * `cai` alone, or a group such as `cai mock` without its subcommand: one error line and one hint line,
@@ -231,6 +263,8 @@ function missingCommandOf(argv: readonly string[]): CaiError | undefined {
     (word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''),
   );
   const [first, second] = words;
+  // `cai --bogus`: commander's unknown-option error, not a missing command.
+  if (first === undefined && argv.some((word) => word.startsWith('-') && !GLOBAL_FLAGS.test(word))) return undefined;
   if (first === undefined)
     return usageError('missing_command', 'cai needs a command', "run 'cai --help' for the commands");
   const subcommands = GROUP_SUBCOMMANDS[first];

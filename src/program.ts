@@ -9,6 +9,7 @@ import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/common/hints.js';
 import { COMMANDS } from './commands/common/registry.js';
 import { registerListing } from './commands/common/list.js';
+import { refuseRepeatedFlags } from './commands/common/options.js';
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
@@ -47,7 +48,7 @@ function helpTargetOf(argv: readonly string[]): string | undefined {
 /**
  * `cai help conformance run` as `cai conformance run --help`: commander's help command reads one word, and would
  * show the group's help for a subcommand. `help` alone or with one word is commander's own (`cai help sign`).
- * Returns the argv to parse, and the command words named after `help` when it was routed.
+ * Returns the argv to parse, and the command words named after `help` (checked before commander shows any help).
  */
 export function routeHelp(argv: readonly string[]): { argv: readonly string[]; path?: string[] } {
   let index = 0;
@@ -57,7 +58,8 @@ export function routeHelp(argv: readonly string[]): { argv: readonly string[]; p
   const rest = argv.slice(index + 1);
   const flag = rest.findIndex((word) => word.startsWith('-'));
   const path = flag === -1 ? rest : rest.slice(0, flag);
-  if (path.length < 2) return { argv };
+  if (path[0] === 'help') return { argv: [...argv.slice(0, index), '--help'] };
+  if (path.length < 2) return path[0] === undefined ? { argv } : { argv, path };
   return { argv: [...argv.slice(0, index), ...path, '--help', ...rest.slice(path.length)], path };
 }
 
@@ -147,5 +149,6 @@ export async function buildProgram(state: RunState, argv?: readonly string[]): P
   installConfigDefaults(program, state);
   // `--to` on every command that has an address, `--target` accepted as its other name.
   installTargetAlias(program);
+  refuseRepeatedFlags(program);
   return program;
 }

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { parseDuration } from '../../duration.js';
 import { usageError } from '../../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../../spec/constants.js';
@@ -21,6 +22,16 @@ export function parsePositiveInteger(value: string): number {
   return Number(value);
 }
 
+/** A whole number from `min` to `max` (docs/limits.md, "Flag values"). */
+export function wholeNumber(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^[0-9]+$/.test(value) || Number(value) < min)
+      throw new InvalidArgumentError(`expected a whole number of ${min} or more.`);
+    if (Number(value) > max) throw new InvalidArgumentError(`expected at most ${max} (docs/limits.md).`);
+    return Number(value);
+  };
+}
+
 /** Unix seconds, as `X-CAI-Timestamp` carries them (§4.1, §4.2). */
 export function parseUnixSeconds(value: string): number {
   if (!/^[0-9]{1,12}$/.test(value))
@@ -32,6 +43,12 @@ export function parseUnixSeconds(value: string): number {
 export function parseDurationMs(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 2m or 24h.');
+  return withinDurationBound(ms);
+}
+
+/** Every duration flag waits at most a day (docs/limits.md): Node's timers would turn 25 days into 1 ms. */
+function withinDurationBound(ms: number): number {
+  if (ms > FLAG_BOUNDS.durationMs) throw new InvalidArgumentError('expected at most 24h (docs/limits.md).');
   return ms;
 }
 
@@ -44,7 +61,7 @@ export function parsePositiveDurationMs(value: string): number {
 
 /** `--retry-for`: §7 and §8 retry with backoff "for up to 24 hours", so a longer period is refused. */
 export function parseRetryPeriodMs(value: string): number {
-  const ms = parseDurationMs(value);
+  const ms = parseDuration(value) ?? parseDurationMs(value);
   if (ms > RETRY_PERIOD_SECONDS * 1000)
     throw new InvalidArgumentError('expected at most 24h: §8 retries for up to 24 hours.');
   return ms;
@@ -131,12 +148,11 @@ export function collectOneOf(
 
 /** Milliseconds: a bare number is milliseconds here (`--latency 250`); `1.5s`, `2m` also work. */
 export function parseMilliseconds(value: string): number {
-  if (/^[0-9]+$/.test(value.trim())) return Number(value.trim());
-  try {
-    return parseDurationMs(value);
-  } catch {
+  const text = value.trim();
+  const ms = /^[0-9]+$/.test(text) ? Number(text) : parseDuration(text);
+  if (ms === undefined)
     throw new InvalidArgumentError('expected milliseconds such as 250, or a duration such as 1.5s.');
-  }
+  return withinDurationBound(ms);
 }
 
 /** A point in time: an ISO 8601 date or date-time with an offset (§2.1), or a duration ago such as `24h` or `7d`. */
@@ -144,7 +160,8 @@ export type TimeBound = { at: number } | { agoMs: number };
 
 export function parseTimeBound(value: string): TimeBound {
   const text = value.trim();
-  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text)) return { agoMs: parseDurationMs(text) };
+  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text))
+    return { agoMs: parseDuration(text) ?? parseDurationMs(text) };
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   if (!dateOnly && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
     throw new InvalidArgumentError(
@@ -230,4 +247,42 @@ export function callbackListenOption(): Option {
 /** The flag that gives the sender's identity of an interface: its option, `--source` (§4.1) or `--provider` (§5.6). */
 export function identityFlagOf(spec: Pick<InterfaceSpec, 'identityOption'>): string {
   return `--${spec.identityOption}`;
+}
+
+/**
+ * A flag that takes one value, given twice, is a usage error: the last value would silently win. A repeatable flag
+ * is known by its parser, which keeps the values before (`collectValues`, `collectOneOf`, a secret list). Only the
+ * command line counts: a profile's or an environment's value is set apart from it, and is no first value.
+ * Installed once over the whole program (src/program.ts), after every command is registered.
+ */
+export function refuseRepeatedFlags(program: Command): void {
+  const visit = (command: Command) => {
+    for (const option of command.options.filter((candidate) => candidate.required)) {
+      let first: { raw: string; value: unknown } | undefined;
+      command.on(`option:${option.name()}`, (raw: string) => {
+        const value = command.getOptionValue(option.attributeName()) as unknown;
+        if (first !== undefined && !keepsBefore(first.value, value)) {
+          const flag = option.long ?? (option.short as string);
+          throw usageError(
+            'repeated_option',
+            `${flag} is given twice (${first.raw} and ${raw})`,
+            `pass ${flag} once: only the flags whose --help says repeatable take several values`,
+          );
+        }
+        first = { raw, value };
+      });
+    }
+    command.commands.forEach(visit);
+  };
+  visit(program);
+}
+
+/** The parser collected: the values before are still there, and one more. */
+function keepsBefore(before: unknown, after: unknown): boolean {
+  return (
+    Array.isArray(before) &&
+    Array.isArray(after) &&
+    after.length > before.length &&
+    before.every((item, index) => after[index] === item)
+  );
 }

@@ -3,6 +3,7 @@
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
 import { Option, type Command } from 'commander';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { usageError } from '../../errors.js';
 import type { Dispatcher } from '../../http/client.js';
 import type { TransportFlags } from '../../http/transport.js';
@@ -15,7 +16,7 @@ import {
   choiceOption,
   durationOption,
   parseRetryPeriodMs,
-  parsePositiveInteger,
+  wholeNumber,
   parseRatePerSecond,
 } from './options.js';
 import { addSecretOptions } from './secret-options.js';
@@ -100,7 +101,7 @@ export function addTransportOptions(command: Command): Command {
         .argParser(parseRetryPeriodMs)
         .default(120_000, '2m'),
     )
-    .option('--max-attempts <n>', 'at most N attempts in all, the first included', parsePositiveInteger)
+    .option('--max-attempts <n>', 'at most N attempts in all, the first included', wholeNumber(1, FLAG_BOUNDS.attempts))
     .option('--no-retry', 'one attempt only, whatever the answer')
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
     .addOption(
@@ -189,7 +190,7 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
   }
   command
     .option('--ndjson <file>', 'batch: send every line of FILE (- for stdin) as its own document')
-    .option('--concurrency <n>', 'batch: documents in flight at once', parsePositiveInteger, 8)
+    .option('--concurrency <n>', 'batch: documents in flight at once', wholeNumber(1, FLAG_BOUNDS.concurrency), 8)
     .option('--rate <n/s>', 'batch: start at most N documents per second (e.g. 20/s, 600/m)', parseRatePerSecond)
     .option('--output <file>', 'batch: write one NDJSON result per document to FILE')
     .option('--resume <file>', 'batch: skip the documents a previous --output file records as accepted');

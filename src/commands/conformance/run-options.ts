@@ -4,7 +4,7 @@
  * besides its options (RoleDeps): the receiver role in ./receiver.ts, the sender role in ./sender.ts.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { EXPLORE_CAPS } from '../../bounds.js';
+import { EXPLORE_CAPS, FLAG_BOUNDS } from '../../bounds.js';
 import { MAX_SEED, parseSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
 import type { Waiver } from '../../conformance/waivers.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
@@ -19,6 +19,7 @@ import {
   parseHostPort,
   parseHttpUrl,
   parsePositiveInteger,
+  wholeNumber,
 } from '../common/options.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTlsOptions } from '../common/transport-options.js';
@@ -212,7 +213,7 @@ function addSelectionOptions(run: Command): void {
     .option(
       '--only <ids|tags>',
       'run only these checks: ids, tags, levels or patterns such as B-AUTH-* (repeatable, comma-separated)',
-      collectValues,
+      collectSelection,
     )
     .option(
       '--rerun-failed <report>',
@@ -224,6 +225,13 @@ function addSelectionOptions(run: Command): void {
       'also run these optional checks, e.g. rate-limit, origin, all (repeatable)',
       collectValues,
     );
+}
+
+/** `--only`: an empty value (a CI variable left unset) would select every check, widening the gate; refused. */
+function collectSelection(value: string, previous: string[] | undefined): string[] {
+  if (value.split(',').every((item) => item.trim() === ''))
+    throw new InvalidArgumentError('expected check ids, tags or patterns such as B-AUTH-*, not an empty list.');
+  return collectValues(value, previous);
 }
 
 /** The stateful phase: generated conversations, their seed and time budget. */
@@ -262,7 +270,12 @@ function addVerdictOptions(run: Command): void {
       'a must check that ends not judged (its evidence missing or undecided) fails the run too',
     )
     .addOption(durationOption('--timeout <duration>', 'per request (e.g. 500ms, 10s)', '10s'))
-    .option('--concurrency <n>', 'checks run at once (those that cannot interfere)', parsePositiveInteger, 8)
+    .option(
+      '--concurrency <n>',
+      'checks run at once (those that cannot interfere)',
+      wholeNumber(1, FLAG_BOUNDS.concurrency),
+      8,
+    )
     .option('--waivers <file>', 'JSON list of {"id", "reason", "expires"}: known failures that do not fail the run');
 }
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
-import { collectValues, oneOf, parseHttpUrl, parsePositiveInteger } from '../common/options.js';
+import { collectValues, oneOf, parseHttpUrl, wholeNumber } from '../common/options.js';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
 import { describeCommand } from '../common/list.js';
 import type { SampleOptions } from './action.js';
@@ -22,7 +23,12 @@ export function registerSample(program: Command, state: RunState): void {
     command
       .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
       .option('--unset <path>', 'remove a field (dotted path); repeatable', collectValues)
-      .option('--count <n>', 'print N documents, one a line (NDJSON), each with fresh ids', parsePositiveInteger, 1)
+      .option(
+        '--count <n>',
+        'print N documents, one a line (NDJSON), each with fresh ids',
+        wholeNumber(1, FLAG_BOUNDS.count),
+        1,
+      )
       .option('--compact', 'print a single document on one line')
       .option('--strict', 'refuse (exit 1) instead of warning when the overrides make the document invalid');
     if (forEvents) {

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { parseNonNegativeInteger, parseUnixSeconds } from '../common/options.js';
+import { parseUnixSeconds, wholeNumber } from '../common/options.js';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { describeCommand } from '../common/list.js';
 import type { VerifyOptions } from './action.js';
@@ -18,7 +19,7 @@ export function registerVerify(program: Command, state: RunState): void {
     .option(
       '--window <seconds>',
       'the validity window either side of now',
-      parseNonNegativeInteger,
+      wholeNumber(0, FLAG_BOUNDS.windowSeconds),
       SIGNATURE_WINDOW_SECONDS,
     )
     .addOption(
