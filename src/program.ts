@@ -9,7 +9,7 @@ import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/common/hints.js';
 import { COMMANDS } from './commands/common/registry.js';
 import { registerListing } from './commands/common/list.js';
-import { refuseRepeatedFlags } from './commands/common/options.js';
+import { refuseRepeatedFlags } from './commands/common/repeated-flags.js';
 
 /** Commands that only group subcommands, with the subcommands named in the error when none is given. */
 export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {

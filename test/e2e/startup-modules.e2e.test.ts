@@ -38,6 +38,7 @@ const EVERY_COMMAND = [
   'src/commands/common/hints.ts',
   'src/commands/common/list.ts',
   'src/commands/common/registry.ts',
+  'src/commands/common/repeated-flags.ts',
   'src/commands/common/runner.ts',
   'src/commands/common/suggest.ts',
   'src/commands/common/target-alias.ts',
@@ -78,6 +79,7 @@ describe('the modules a command loads (the built CLI)', () => {
       '1700000000',
     ]);
     const own = [
+      'src/bounds-flags.ts',
       'src/bounds.ts',
       'src/commands/common/options.ts',
       'src/commands/common/secret-options.ts',
