@@ -69,11 +69,20 @@ export async function openMockLog(
     throw codedError(
       'usage',
       'bad_log',
-      `cannot use the log ${path}: ${errorMessage(error)}`,
+      `cannot use the log ${path}: ${whyNotUsable(error, path)}`,
       { log: 'unusable' },
       error,
     );
   }
+}
+
+/** Why the log cannot be opened, in words (Node's own text names a system call and may quote another path). */
+function whyNotUsable(error: unknown, path: string): string {
+  const code = errnoCode(error);
+  if (code === 'ENOENT') return `its directory ${dirname(path)} does not exist`;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOTDIR') return `${dirname(path)} is not a directory`;
+  return errorMessage(error);
 }
 
 /** The log's real path (links resolved), so that one file has one lock however it is named; it may not exist yet. */

@@ -72,6 +72,13 @@ describe('cai mock (in-process)', () => {
     expect(logDir.stderr).toMatch(
       /^error: the log .*test is not a regular file \(a directory\)\nhint: pass --log a regular file \(it is created when missing\)\n$/,
     );
+    const noDir = await runCli(['mock', 'platform', '--provider', 'acme', '--log', '/nonexistent-cai-dir/x.ndjson'], {
+      env,
+    });
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toMatch(
+      /^error: cannot use the log \/nonexistent-cai-dir\/x\.ndjson: its directory \/nonexistent-cai-dir does not exist\nhint: /,
+    );
     const catalog = await runCli(['mock', 'provider', '--provider', 'acme', '--catalog', 'package.json'], { env });
     expect(catalog.code).toBe(2);
     expect(catalog.stderr).toMatch(/^error: the catalog .*package\.json is not a list of branches\nhint: /);
