@@ -164,6 +164,8 @@ export interface SenderEvidence {
   exploration?: SenderExploration;
   /** How many documents the sender sends in one run, as its stages showed (default: the fewest of these records'). */
   documentsPerRun?: number;
+  /** The sender runs in cai's own process (the built-in reference provider): its timers share cai's loop. */
+  senderInProcess?: boolean;
 }
 
 /** Every attempt of every stage, late ones included. */

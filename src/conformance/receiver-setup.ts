@@ -156,6 +156,7 @@ export async function openSession(
       host: listen.host,
       port: listen.port,
       publicUrl: options.mock ? undefined : options.callbackUrl,
+      senderInProcess: options.mock === true,
       secrets: credentials.callbackSecrets,
       providerCode: credentials.providerCode ?? '',
       waitMs: session.callbackWaitMs,

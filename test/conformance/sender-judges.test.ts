@@ -253,6 +253,14 @@ describe('retry rules', () => {
     expect(outcome.actual).toMatch(
       /^waits 150 ms, 150 ms, 150 ms, 400 ms, 400 ms: .*cai's own loop may have been up to 300 ms late to an arrival, which leaves it open$/,
     );
+    // Waits that look as if they shrank because cai's loop was held up while the first ran out: a sender in cai's own
+    // process (the built-in provider's callbacks) was held up as long, so the first is open by as much; any other
+    // sender's waits are its own, and shrank.
+    const starved = retriesWithWaits([1_660, 609, 180, 369, 471]);
+    for (const [index, attempt] of starved.entries()) attempt.heldMs = index === 0 ? 0 : 1_500;
+    const inProcess = { ...evidence([{ id: 'retry-5xx', attempts: starved }]), senderInProcess: true };
+    expect(check('BS-RETRY-005').judge(inProcess).verdict).toBe('not-judged');
+    expect(verdict('BS-RETRY-005', [{ id: 'retry-5xx', attempts: starved }])).toBe('failed');
     // A retry at once, in a tight loop: waits of a millisecond, below what a ratio can tell under any slack.
     const tight = retriesWithWaits([200, 1, 1, 1, 1]);
     for (const attempt of tight) attempt.slackMs = 12;

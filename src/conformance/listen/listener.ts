@@ -19,6 +19,7 @@ import { flatHeaders } from '../../mock/request.js';
 import type { Arrival } from '../evidence.js';
 import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
 import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './guard.js';
+import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
 import type { Handled } from './recorder.js';
 
 export interface Listener {
@@ -41,30 +42,6 @@ export interface ListenerOptions {
   limits?: ReceiverLimits;
 }
 
-/**
- * How late cai's event loop may have come to an arrival. A request is timed when the loop gets to it; a heartbeat
- * every BEAT_MS marks the last moment the loop was free. A loop on time for its beat came to the arrival at once (an
- * idle loop wakes for it); one late for it was held up (by cai, or by a machine too busy to run it), and the arrival
- * may have come at any moment since the last beat: that is its slack.
- */
-const BEAT_MS = 5;
-
-class LoopClock {
-  private last = performance.now();
-  private readonly timer = setInterval(() => {
-    this.last = performance.now();
-  }, BEAT_MS).unref();
-
-  slackAt(mono: number): number {
-    const since = mono - this.last;
-    return since > 2 * BEAT_MS ? Math.round(since) : 0;
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
-
 /** Per connection, the moment it could carry a new request: opened, or its last answer gone out (`reused`). */
 const FREE_SINCE = new WeakMap<Socket, { mono: number; reused: boolean }>();
 
@@ -75,7 +52,7 @@ const QUEUED_MS = 10;
 const DRAIN_MS = 2_000;
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
-  const clock = new LoopClock();
+  const stopClock = useLoopClock();
   let inFlight = 0;
   const idle = new Set<() => void>();
   const settled = () => {
@@ -85,7 +62,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     inFlight += 1;
-    receive(request, response, options.handle, guard, clock)
+    receive(request, response, options.handle, guard)
       // A bug in cai while recording must not take the run down: that request goes unanswered.
       .catch(() => response.destroy())
       .finally(settled);
@@ -111,7 +88,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   // The earliest the connection may have been opened: a loop held up came to it late.
   server.server.on('connection', (socket: Socket) => {
     const now = performance.now();
-    FREE_SINCE.set(socket, { mono: now - clock.slackAt(now), reused: false });
+    FREE_SINCE.set(socket, { mono: now - slackAt(now), reused: false });
   });
   return {
     url: server.url,
@@ -129,7 +106,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         )
         .finally(() => {
           guard.stop();
-          clock.stop();
+          stopClock();
         }),
   };
 }
@@ -139,11 +116,10 @@ async function receive(
   response: ServerResponse,
   handle: (arrival: Arrival) => Handled,
   guard: ListenerGuard,
-  clock: LoopClock,
 ): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
-  const slackMs = clock.slackAt(arrivedMono);
+  const slackMs = slackAt(arrivedMono);
   const free = FREE_SINCE.get(request.socket);
   const openedMono = free?.mono;
   const queued = free?.reused === true && arrivedMono - free.mono <= QUEUED_MS + slackMs;
@@ -160,6 +136,7 @@ async function receive(
     arrivedAt,
     arrivedMono,
     slackMs,
+    heldMs: heldAt(arrivedMono),
     ...(openedMono !== undefined ? { openedMono } : {}),
     ...(queued ? { queued } : {}),
     method: request.method ?? '',

@@ -34,6 +34,8 @@ export interface CallbackListenerOptions {
   observeMs: number;
   /** The listener's bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
   caps?: GuardCaps;
+  /** The provider is the built-in one, in cai's own process: its timers share cai's loop. */
+  senderInProcess?: boolean;
 }
 
 /** One job's events: the job as sent and answered, and what came to its callback_url. */
@@ -186,6 +188,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       waitMs: options.waitMs,
       observeMs: options.observeMs,
       records: stages.map((stage) => stage.record),
+      ...(options.senderInProcess ? { senderInProcess: true } : {}),
     }),
     refused: () => listener.refused(),
     strays: () => ({ count: recorder.strayCount, shown: recorder.strays }),

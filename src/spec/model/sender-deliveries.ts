@@ -67,6 +67,12 @@ export interface SeenAttempt {
   arrivedMono: number;
   /** … and no more than this earlier (cai's loop was busy, or not scheduled); 0 when unknown. */
   slackMs?: number;
+  /**
+   * How long cai's loop had been held up in all by then, from some moment (only the difference between two attempts
+   * means anything): a sender in cai's own process (the reference provider of a run against the built-in one) was
+   * held up as long, its timers late by as much.
+   */
+  heldMs?: number;
   /** The earliest the sender can have begun it: its connection was opened, or became free of the answer before. */
   openedMono?: number;
   /**
@@ -141,11 +147,21 @@ export function withoutEventId(doc: unknown): unknown {
   return rest;
 }
 
-/** The wait before an attempt, from the answer before it, as an interval: [earliest, latest] ms. */
-export function waitBefore(previous: SeenAttempt, next: SeenAttempt): { earliest: number; latest: number } {
+/**
+ * The wait before an attempt, from the answer before it, as an interval: [earliest, latest] ms. The sender's own wait
+ * may be shorter by cai's lag at the arrival; a sender in cai's own process (`inProcess`) waited less, too, by all the
+ * time cai's loop was held up meanwhile: its timers ran on that loop.
+ */
+export function waitBefore(
+  previous: SeenAttempt,
+  next: SeenAttempt,
+  inProcess = false,
+): { earliest: number; latest: number } {
   const from = previous.answeredMono ?? previous.arrivedMono;
   const latest = next.arrivedMono - from;
-  return { earliest: Math.max(0, latest - (next.slackMs ?? 0)), latest };
+  const held =
+    inProcess && next.heldMs !== undefined && previous.heldMs !== undefined ? next.heldMs - previous.heldMs : 0;
+  return { earliest: Math.max(0, latest - Math.max(next.slackMs ?? 0, held)), latest };
 }
 
 // --- Deliveries ----------------------------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ export interface DeliveryContext {
   endedMono: number;
   /** How far the sender's first attempts arrived past the second their timestamps name, at most (signingLagOf). */
   signingLagMs?: number;
+  /** The sender runs in cai's own process (the built-in reference provider's callbacks): its timers share cai's loop. */
+  senderInProcess?: boolean;
 }
 
 /** `850 ms`, `1.25 s`. */

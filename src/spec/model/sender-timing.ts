@@ -108,7 +108,7 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
       .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
   )
     return [];
-  const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt));
+  const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt, context.senderInProcess));
   const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
   const early = (pick: 'earliest' | 'latest') =>
     sumOf(
@@ -140,7 +140,7 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
     return [{ ...base, verdict: 'kept', actual: measured }];
   if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest'))
     return [{ ...base, verdict: 'broken', actual: measured }];
-  const slack = Math.max(...run.map((attempt) => attempt.slackMs ?? 0));
+  const slack = Math.max(...waits.map((wait) => wait.latest - wait.earliest));
   return [
     {
       ...base,

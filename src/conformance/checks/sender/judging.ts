@@ -44,6 +44,7 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
           complete: !record.interrupted,
           endedMono: record.endedMono ?? Number.POSITIVE_INFINITY,
           signingLagMs,
+          ...(evidence.senderInProcess ? { senderInProcess: true } : {}),
         }),
       ),
     ),
