@@ -6,7 +6,7 @@
  * names, on evidence built by hand: a sender that gives up at its second 5xx, that takes a 200 for a failure, that
  * renames every retry, that sends while an answer is awaited.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SenderCheck } from '../../src/conformance/check.js';
 import { findingsOf } from '../../src/conformance/checks/sender/judging.js';
@@ -224,4 +224,45 @@ describe('the misses the issue names, on evidence built by hand', () => {
       findingsOf(evidence).filter((finding) => finding.term === 'one-at-a-time' && finding.verdict === 'broken'),
     ).toHaveLength(1);
   });
+});
+
+describe("a stage's documents are read once, however many pairs of them the model compares", () => {
+  it.each(['A', 'B'] as InterfaceId[])(
+    'interface %s: 20 documents in each scenario, every check judged, each body parsed once',
+    (iface) => {
+      const run: SenderEvidence = {
+        ...correctRun(iface),
+        records: scenariosOf(iface).map((entry) =>
+          correctStage(
+            entry,
+            Array.from({ length: 20 }, (_, n) =>
+              documentsFor(iface, entry).map((doc) => ({
+                ...doc,
+                event_id: `${(doc as { event_id: string }).event_id}-${n}`,
+              })),
+            ).flat(),
+            iface,
+          ),
+        ),
+      };
+      const bodies = new Set(
+        run.records.flatMap((record) => record.attempts.map((attempt) => attempt.body.toString())),
+      );
+      const parse = JSON.parse;
+      let parsed = 0;
+      const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof parse>[1]) => {
+        if (bodies.has(text)) parsed += 1;
+        return parse(text, reviver);
+      });
+      try {
+        for (const each of named.filter((entry) => entry.interface === iface))
+          expect(each.judge(run).verdict, each.id).toBe('passed');
+      } finally {
+        spy.mockRestore();
+      }
+      const attempts = run.records.reduce((sum, record) => sum + record.attempts.length, 0);
+      // Each body once (26 600 times for B's 520 bodies when every pair read its two again).
+      expect(parsed).toBeLessThanOrEqual(attempts);
+    },
+  );
 });

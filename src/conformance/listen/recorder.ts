@@ -8,8 +8,8 @@
 import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { canonicalJson, isObject } from '../../spec/json.js';
-import { classOf, deliveryKeyOf, documentOf, withoutEventId, type SentRetryAfter } from '../../spec/model/sender.js';
+import { isObject } from '../../spec/json.js';
+import { classOf, contentOf, deliveryKeyOf, documentOf, type SentRetryAfter } from '../../spec/model/sender.js';
 import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
 
@@ -235,9 +235,8 @@ export class Recorder {
 
   /** Of the stage's documents alike to this one but for their event_id: its place among them, and the first. */
   private alikeOf(record: StageRecord, arrival: Arrival, delivery: string): { index: number; first: string } {
-    const doc = documentOf(arrival);
-    if (!isObject(doc)) return { index: 0, first: delivery };
-    const content = canonicalJson(withoutEventId(doc));
+    const content = contentOf(arrival);
+    if (content === undefined || !isObject(documentOf(arrival))) return { index: 0, first: delivery };
     const alike = this.alike.get(record) as Map<string, Set<string>>;
     const keys = [...(alike.get(content) ?? new Set<string>()).add(delivery)];
     alike.set(content, new Set(keys));

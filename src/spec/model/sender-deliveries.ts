@@ -2,7 +2,7 @@
  * What the sender model (./sender.ts) reads: the answers cai gives, the attempts as cai recorded them, and the
  * deliveries they form (the attempts of one document). Plain data and small pure functions, no I/O.
  */
-import { eventIdOf, isObject, jsonValueOf, sameJson } from '../json.js';
+import { canonicalJson, isObject, jsonValueOf } from '../json.js';
 
 // --- Answers -------------------------------------------------------------------------------------------------------
 
@@ -128,7 +128,7 @@ export function nextAfter(attempt: Pick<SeenAttempt, 'answer' | 'unheard' | 'ans
 
 const documents = new WeakMap<Buffer, unknown>();
 
-/** The body as a JSON value, or undefined when it is not JSON (or was cut). */
+/** The body as a JSON value, or undefined when it is not JSON (or was cut). Parsed once per body. */
 export function documentOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): unknown {
   if (attempt.cut) return undefined;
   if (!documents.has(attempt.body)) documents.set(attempt.body, jsonValueOf(attempt.body));
@@ -137,7 +137,9 @@ export function documentOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): unknown 
 
 /** The document's event_id (a job's or an event's), when it has a string one. */
 export function eventIdOfAttempt(attempt: Pick<SeenAttempt, 'body' | 'cut'>): string | undefined {
-  return attempt.cut ? undefined : eventIdOf(attempt.body);
+  const doc = documentOf(attempt);
+  const id = isObject(doc) ? doc.event_id : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** The document without its event_id: what a retry under another event_id still has in common with the first. */
@@ -145,6 +147,47 @@ export function withoutEventId(doc: unknown): unknown {
   if (!isObject(doc)) return doc;
   const { event_id: _ignored, ...rest } = doc;
   return rest;
+}
+
+/** A document's canonical texts: whole, and without its event_id. */
+interface Texts {
+  whole: string;
+  content: string;
+}
+const texts = new WeakMap<Buffer, Texts>();
+
+/**
+ * The canonical texts of an attempt's document (canonicalJson), written once per body: a stage's attempts are
+ * compared pair by pair (renames, repeats, retries), and a document read again for each pair cost a sender run of 20
+ * documents at once seconds of cai's loop, long enough for a sender's own time-out to pass before its answer went out.
+ */
+function textsOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): Texts | undefined {
+  const doc = documentOf(attempt);
+  if (doc === undefined) return undefined;
+  let known = texts.get(attempt.body);
+  if (known === undefined) {
+    const whole = canonicalJson(doc);
+    known = { whole, content: isObject(doc) ? canonicalJson(withoutEventId(doc)) : whole };
+    texts.set(attempt.body, known);
+  }
+  return known;
+}
+
+/** The document but for its event_id, as one text whatever its keys' order; undefined when the body is not JSON. */
+export function contentOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): string | undefined {
+  return textsOf(attempt)?.content;
+}
+
+/** Whether two attempts carry the same document (both JSON; key order aside). */
+export function sameDocument(a: Pick<SeenAttempt, 'body' | 'cut'>, b: Pick<SeenAttempt, 'body' | 'cut'>): boolean {
+  const [first, second] = [textsOf(a), textsOf(b)];
+  return first !== undefined && second !== undefined && first.whole === second.whole;
+}
+
+/** Whether two attempts carry the same document but for its event_id (both JSON). */
+export function sameContent(a: Pick<SeenAttempt, 'body' | 'cut'>, b: Pick<SeenAttempt, 'body' | 'cut'>): boolean {
+  const first = contentOf(a);
+  return first !== undefined && first === contentOf(b);
 }
 
 /**
@@ -190,8 +233,7 @@ export function renameOf(
   if (!last || last.answeredMono === undefined || last.answeredMono > later.arrivedMono) return undefined;
   const [firstId, laterId] = [eventIdOfAttempt(last), eventIdOfAttempt(later)];
   if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
-  const laterDoc = documentOf(later);
-  if (!isObject(laterDoc) || !sameJson(withoutEventId(documentOf(last)), withoutEventId(laterDoc))) return undefined;
+  if (!isObject(documentOf(later)) || !sameContent(last, later)) return undefined;
   if (asksRetry(heard(last))) return 'retry';
   const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
   return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
@@ -212,7 +254,7 @@ export function deliveryKeyOf(
   digest: (body: Buffer) => string,
 ): string {
   if (arrival.cut) return `cut:${number}`;
-  const id = eventIdOf(arrival.body);
+  const id = eventIdOfAttempt(arrival);
   return id !== undefined ? `id:${id}` : `bytes:${digest(arrival.body)}`;
 }
 

@@ -15,14 +15,14 @@
  * what every judge returns, a finding, is ./sender-findings.ts's.
  */
 import type { InterfaceId } from '../constants.js';
-import { sameJson } from '../json.js';
 import {
   asksRetry,
   documentOf,
   eventIdOfAttempt,
   heard,
   nextAfter,
-  withoutEventId,
+  sameContent,
+  sameDocument,
   type Delivery,
   type SeenAttempt,
 } from './sender-deliveries.js';
@@ -73,7 +73,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
           each.arrivedMono >= answeredAt &&
           (doc === undefined
             ? each.key === attempt.key
-            : sameJson(withoutEventId(documentOf(each)), withoutEventId(doc))),
+            : sameContent(each, attempt)),
       );
       const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
       const clauses =
@@ -243,7 +243,7 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
       identity,
       doc === undefined || retried === undefined
         ? null
-        : sameJson(withoutEventId(doc), withoutEventId(retried))
+        : sameContent(first, retry)
           ? undefined
           : `the document differs from the first attempt's (in ${differingFields(doc, retried)})`,
     );
@@ -251,7 +251,7 @@ function onEveryRetry<A extends SeenAttempt>(delivery: Delivery<A>, context: Del
       'same-bytes',
       'should',
       ['§5.2-2'],
-      doc === undefined || !sameJson(doc, retried)
+      doc === undefined || !sameDocument(first, retry)
         ? null
         : first.body.equals(retry.body)
           ? undefined
@@ -290,11 +290,11 @@ export function judgeIdentity<A extends SeenAttempt>(
       if (heard(attempt) === 'accepted') accepted.set(id, attempt);
       continue;
     }
-    if (sameJson(documentOf(earlier), documentOf(attempt))) continue;
+    if (sameDocument(earlier, attempt)) continue;
     if (
       findings.some(
         (finding) =>
-          eventIdOfAttempt(finding.attempt) === id && sameJson(documentOf(finding.attempt), documentOf(attempt)),
+          eventIdOfAttempt(finding.attempt) === id && sameDocument(finding.attempt, attempt),
       )
     )
       continue;
