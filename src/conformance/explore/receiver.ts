@@ -26,6 +26,7 @@ import {
   type StepRecord,
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
+import { drawLazily } from './draw.js';
 import { ID_TRANSFORMS, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
 
@@ -92,11 +93,14 @@ const CROWD_BEFORE_REPEAT = 110;
  * number (what the transforms of ID_TRANSFORMS change).
  */
 function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): Step[] {
-  const drawn = fc.sample(stepArbitraries(context, { sizeLimit })[0] as fc.Arbitrary<Step>, { seed, numRuns: 200 });
-  const send = drawn.find((step): step is Extract<Step, { kind: 'send' }> => step.kind === 'send');
-  const invalid = drawn.find(
-    (step): step is Extract<Step, { kind: 'invalid' }> => step.kind === 'invalid' && step.draft.id !== undefined,
-  );
+  // The first valid step and the first invalid one with an event_id of the seed's first 200: drawn until both are in.
+  let send: Extract<Step, { kind: 'send' }> | undefined;
+  let invalid: Extract<Step, { kind: 'invalid' }> | undefined;
+  for (const step of drawLazily(stepArbitraries(context, { sizeLimit })[0] as fc.Arbitrary<Step>, seed, 200)) {
+    if (send === undefined && step.kind === 'send') send = step;
+    if (invalid === undefined && step.kind === 'invalid' && step.draft.id !== undefined) invalid = step;
+    if (send !== undefined && invalid !== undefined) break;
+  }
   if (!send) return [];
   const fresh = { kind: 'fresh', shape: { tail: '', length: 'natural' } } as const;
   const plain = { ...send, wire: { form: 'compact' as const, chunked: false, charset: false, secret: 0 } };
@@ -210,15 +214,17 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   }
 
   // 1. Explore: the coverage conversation, then the drawn ones, until the budget is spent.
-  const drawn = fc.sample(conversationsArb, { seed: setup.seed, numRuns: setup.maxConversations });
-  const conversations: { index: number; steps: Step[] }[] = [
-    { index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) },
-    ...drawn.map((commands, index) => ({ index, steps: stepsOf(commands) })),
-  ];
+  const coverage = { index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) };
+  function* conversations(): Generator<{ index: number; steps: Step[] }> {
+    yield coverage;
+    let index = 0;
+    for (const commands of drawLazily(conversationsArb, setup.seed, setup.maxConversations))
+      yield { index: index++, steps: stepsOf(commands) };
+  }
   const deadline = started + setup.timeLimitMs;
   const spent = () => exploration.requests >= setup.requests || Date.now() >= deadline || session.signal.aborted;
   await pool(
-    conversations,
+    conversations(),
     setup.concurrency,
     async ({ index, steps }) => {
       const conversation = runner();
@@ -247,7 +253,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
       exploration.failures[relation] = await confirm(
         runner,
         tally,
-        conversations[0]?.steps ?? [],
+        coverage.steps,
         relation,
         first.breach,
         undefined,

@@ -26,6 +26,7 @@ import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } fr
 import type { StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../pool.js';
+import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk } from '../evidence.js';
 import { senderEvidence, TIMED_TERMS } from '../sender-stages.js';
@@ -200,14 +201,19 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   }
 
   // 1. Explore: the fixed conversations, then the drawn ones, until the budget is spent.
-  const drawn = fc.sample(arbitrary, { seed: setup.seed, numRuns: setup.conversations });
-  const conversations = [
-    ...coverage().map((conversation, index) => ({ index: index - coverage().length, conversation })),
-    ...drawn.map((conversation, index) => ({ index, conversation })),
-  ];
+  const fixed = coverage().map((conversation, index, all) => ({ index: index - all.length, conversation }));
+  function* conversations() {
+    yield* fixed;
+    let index = 0;
+    for (const conversation of drawLazily(arbitrary, setup.seed, setup.conversations))
+      yield { index: index++, conversation };
+  }
   const deadline = performance.now() + setup.timeLimitMs;
-  const firstBroken = new Map<SenderRelationId, { index: number; played: Played; finding: SenderFinding }>();
-  const explore = async ({ index, conversation }: (typeof conversations)[number]) => {
+  const firstBroken = new Map<
+    SenderRelationId,
+    { index: number; conversation: Conversation; played: Played; finding: SenderFinding }
+  >();
+  const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
     const played = await play(conversation, deadline + target.waitMs / 2, true);
     for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
       const known = firstBroken.get(relation);
@@ -217,16 +223,23 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
         stronger ||
         (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))
       )
-        firstBroken.set(relation, { index, played, finding });
+        firstBroken.set(relation, { index, conversation, played, finding });
     }
   };
   // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
   // timers are not held up by the runs of the others.
-  const [timed, ...rest] = conversations;
-  if (timed) await explore(timed);
+  const queue = conversations();
+  const timed = queue.next();
+  if (!timed.done) await explore(timed.value);
   target.alonePlayed?.();
-  await pool(rest, setup.concurrency, explore, () => performance.now() >= deadline || target.signal.aborted);
-  exploration.timedOut = performance.now() >= deadline && exploration.conversations < conversations.length;
+  await pool(
+    { [Symbol.iterator]: () => queue },
+    setup.concurrency,
+    explore,
+    () => performance.now() >= deadline || target.signal.aborted,
+  );
+  exploration.timedOut =
+    performance.now() >= deadline && exploration.conversations < fixed.length + setup.conversations;
 
   // 2 and 3. Shrink and confirm each relation broken, a must one first, within one budget of time for them all.
   const shrinkUntil = performance.now() + setup.shrinkTimeMs;
@@ -238,7 +251,7 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     const seen = {
       relation,
       finding: first.finding,
-      conversation: conversations.find((entry) => entry.index === first.index)?.conversation ?? [],
+      conversation: first.conversation,
       record: first.played.record,
     };
     if (first.index < 0 || performance.now() >= shrinkUntil) {

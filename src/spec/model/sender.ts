@@ -70,10 +70,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
       const answeredAt = attempt.answeredMono;
       const again = later.filter(
         (each) =>
-          each.arrivedMono >= answeredAt &&
-          (doc === undefined
-            ? each.key === attempt.key
-            : sameContent(each, attempt)),
+          each.arrivedMono >= answeredAt && (doc === undefined ? each.key === attempt.key : sameContent(each, attempt)),
       );
       const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
       const clauses =
@@ -291,12 +288,7 @@ export function judgeIdentity<A extends SeenAttempt>(
       continue;
     }
     if (sameDocument(earlier, attempt)) continue;
-    if (
-      findings.some(
-        (finding) =>
-          eventIdOfAttempt(finding.attempt) === id && sameDocument(finding.attempt, attempt),
-      )
-    )
+    if (findings.some((finding) => eventIdOfAttempt(finding.attempt) === id && sameDocument(finding.attempt, attempt)))
       continue;
     const actual = `event_id ${JSON.stringify(id.slice(0, 80))}, accepted before, carried another document (it differs in ${differingFields(documentOf(earlier), documentOf(attempt))}): a receiver discards it as a repeat (§6.1)`;
     findings.push({
