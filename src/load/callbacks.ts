@@ -8,7 +8,7 @@
  * own listeners (LISTENER_CAPS: 408 for a body that stalls or drags, 503 past the bytes being read at once).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ListenerGuard } from '../conformance/listen/guard.js';
+import { ListenerGuard } from '../http/listener-guard.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
   declaredLength,

@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LISTENER_CAPS } from '../../src/bounds.js';
 import type { Arrival } from '../../src/conformance/evidence.js';
-import type { GuardCaps } from '../../src/conformance/listen/guard.js';
+import type { GuardCaps } from '../../src/http/listener-guard.js';
 import { startListener, type Listener } from '../../src/conformance/listen/listener.js';
 import type { Handled } from '../../src/conformance/listen/recorder.js';
 import { startCallbackListener, type CallbackHarness } from '../../src/conformance/probe/callbacks.js';

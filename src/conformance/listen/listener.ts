@@ -18,7 +18,7 @@ import {
 import { flatHeaders } from '../../mock/request.js';
 import type { Arrival } from '../evidence.js';
 import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
-import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './guard.js';
+import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from '../../http/listener-guard.js';
 import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
 import type { Handled } from './recorder.js';
 

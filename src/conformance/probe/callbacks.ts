@@ -12,7 +12,7 @@ import { isEndingEvent } from '../../spec/model/job-events.js';
 import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
 import { documentOf } from '../evidence.js';
-import type { GuardCaps } from '../listen/guard.js';
+import type { GuardCaps } from '../../http/listener-guard.js';
 import { startListener, type Listener } from '../listen/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';

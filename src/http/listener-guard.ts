@@ -1,12 +1,12 @@
 /**
- * The bounds of cai's own listeners in a conformance run (the sender listener of `--role sender`, the callback
+ * The bounds of cai's own listeners (the sender listener of `--role sender`, the callback
  * listener of `--interface A`): LISTENER_CAPS of src/bounds.ts. Node's server enforces the connection cap and the
  * header time-out (`LISTENER_LIMITS`, given to `listen`); the guard reads each body under the two body time-outs
  * and the shared budget of bytes being read, and admits what a listener records up to its caps. What it refuses
  * is answered (408 for a body cut, 503 with Retry-After otherwise), never recorded, and counted for the report.
  */
 import type { IncomingMessage, Server } from 'node:http';
-import { LISTENER_CAPS } from '../../bounds.js';
+import { LISTENER_CAPS } from '../bounds.js';
 import {
   BodyWatch,
   ByteBudget,
@@ -15,7 +15,7 @@ import {
   type BodyResult,
   type Reply,
   type ReceiverLimits,
-} from '../../http/server.js';
+} from './server.js';
 
 export const LISTENER_LIMITS: ReceiverLimits = {
   maxConnections: LISTENER_CAPS.maxConnections,
