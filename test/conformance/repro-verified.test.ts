@@ -133,8 +133,11 @@ describe('every reproduction, run against the broken receiver and a correct one'
               '--callback-secret-env',
               'CAI_CALLBACK_SECRET',
             ];
-      // A fault that stops conversations early is waited out: a shorter wait keeps the run short.
-      const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '2s' : '10s'] : [];
+      // A fault that stops conversations early is waited out: a shorter wait keeps the run short. Not shorter than 4 s:
+      // the callback scenario of five 503s is judged in two waits from its job, and this provider's five backoffs
+      // (from 150 ms, doubling, jitter 0.5) take 2.3 to 4.7 s, more on a busy machine: with 2 s, a correct provider's
+      // sixth attempt came after cai stopped listening about one run in six, and was judged as giving up.
+      const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '4s' : '10s'] : [];
       const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
       // The stateful phase far smaller than by default (about 400 requests, 4 s at most; by default 2,500 on B, 800 on
       // A, 24 s): its fixed first conversation bears on every relation, and each script of a stateful check plays the
