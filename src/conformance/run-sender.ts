@@ -15,7 +15,7 @@ import { planRun, runVersion, scenariosToRun, type Plan } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
 import { scenario, type Scenario } from './listen/scenarios.js';
-import { pool } from './pool.js';
+import { pool } from '../pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';

@@ -9,7 +9,7 @@ import { errorMessage, optionName } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecord } from './evidence.js';
-import { pool } from './pool.js';
+import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
 import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';

@@ -2,7 +2,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { drawLazily } from '../../src/conformance/explore/draw.js';
-import { pool } from '../../src/conformance/pool.js';
+import { pool } from '../../src/pool.js';
 
 describe('drawLazily', () => {
   it('yields exactly fc.sample(arbitrary, { seed, numRuns }), whatever the count', () => {

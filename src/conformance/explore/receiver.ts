@@ -17,7 +17,7 @@ import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { PhaseExploration } from '../evidence.js';
 import type { Session } from '../probe/session.js';
-import { pool } from '../pool.js';
+import { pool } from '../../pool.js';
 import {
   ConversationRunner,
   RelationBroken,

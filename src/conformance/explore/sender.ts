@@ -25,7 +25,7 @@ import type { SenderRelationId } from '../../spec/model/sender-relations.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
 import type { StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
-import { pool } from '../pool.js';
+import { pool } from '../../pool.js';
 import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk } from '../evidence.js';
