@@ -174,9 +174,19 @@ interface MockSetup extends Credentials {
   logFile: string;
 }
 
+/**
+ * The reference receiver of a run against the built-in one shares cai's process and loop with the client that
+ * judges it. undici keeps an idle connection 2 s less than the server's keep-alive; a loop held up longer than that
+ * (a busy machine, a collection) lets the server's keep-alive timer close a connection as the client's next request
+ * goes out on it, and the check sees a reset no receiver caused. Only cai's own client talks to this one: it keeps
+ * idle connections a minute (the mocks of `cai mock` keep Node's 5 s).
+ */
+const IN_PROCESS_LIMITS = { keepAliveTimeoutMs: 60_000 };
+
 async function startMock(options: ConformanceOptions, setup: MockSetup): Promise<Started> {
   if (interfaceSpec(options.interface).receiver === 'platform') {
     return startMockPlatform({
+      limits: IN_PROCESS_LIMITS,
       providerCode: setup.identity,
       secrets: setup.secrets,
       faults: options.faults,
@@ -187,6 +197,7 @@ async function startMock(options: ConformanceOptions, setup: MockSetup): Promise
     });
   }
   return startMockProvider({
+    limits: IN_PROCESS_LIMITS,
     providerCode: setup.providerCode,
     sourceId: setup.identity,
     secrets: setup.secrets,

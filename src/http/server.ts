@@ -230,6 +230,8 @@ export interface ReceiverLimits {
   bodyTimeoutMs: number;
   /** The whole request within this (server.requestTimeout): Node's own 408, behind the two body time-outs. */
   requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (server.keepAliveTimeout). Default 5 s, Node's own. */
+  keepAliveTimeoutMs?: number;
 }
 
 // A sender waits for each answer (no client of the toolkit pipelines); 16 leaves room for one that does.
@@ -244,17 +246,15 @@ export const DEFAULT_RECEIVER_LIMITS: Readonly<Required<ReceiverLimits>> = {
   bodyIdleTimeoutMs: 10_000,
   bodyTimeoutMs: 30_000,
   requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
 };
-
-// Idle keep-alive connections are closed after this (Node's default, stated).
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 // How often Node looks for connections over headersTimeout / requestTimeout (its default is 30 s).
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
 /** What a server's start-up applies of a receiver's limits: admission and Node's own time-outs. */
 export type ServerLimits = Pick<
   ReceiverLimits,
-  'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs'
+  'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'
 >;
 
 export interface ListenOptions {
@@ -311,7 +311,7 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     AWAITING_CONTINUE.set(request, response);
     admitted(request, response);
   });
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));
     server.once('error', onError);
