@@ -12,7 +12,7 @@ import { bodyDigest, type Attempt, type SenderEvidence, type StageRecord } from 
 import { deliveriesOf, deliveryKeyOf } from '../../src/spec/model/sender.js';
 import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
-import { stageState } from '../../src/conformance/listen/settle.js';
+import { stageState, type SettleOptions } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
 import { sign } from '../../src/signing/sign.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
@@ -498,8 +498,8 @@ describe('each kind of document, judged on its own rules and only when it came',
 });
 
 describe('when a stage is over', () => {
-  const options = { waitMs: 10_000, observeMs: 1_000, senderDone: true, failedEarly: false };
-  const at = (attempts: Attempt[], now: number, change: Partial<typeof options> = {}) =>
+  const options: SettleOptions = { waitMs: 10_000, observeMs: 1_000, senderDone: true, failedEarly: false };
+  const at = (attempts: Attempt[], now: number, change: Partial<SettleOptions> = {}) =>
     stageState({ attempts, startedMono: 1_000 }, 1_000 + now, { ...options, ...change });
 
   it('waits --wait for a first attempt, or ends at once when the trigger failed before any', () => {
@@ -522,6 +522,26 @@ describe('when a stage is over', () => {
     expect(at(failing, 5_000).done).toBe(false);
     expect(at(failing, 10_006).done).toBe(true);
     expect(at([...failing, attempt('retry-5xx', 2, 300, { nth: 6 })], 1_310).done).toBe(true);
+  });
+
+  it("adds the time cai's own loop was held to every wait and the deadline, up to one --wait more", () => {
+    // Held 4 s: the first attempt is awaited 14 s, and the next look is put off by as much.
+    expect(at([], 10_000, { heldMs: 4_000 }).done).toBe(false);
+    expect(at([], 10_000, { heldMs: 4_000 }).nextMono).toBe(1_000 + 14_000);
+    expect(at([], 14_000, { heldMs: 4_000 }).done).toBe(true);
+    // Held longer than a wait: one wait more, no longer.
+    expect(at([], 19_999, { heldMs: 60_000 }).done).toBe(false);
+    expect(at([], 20_000, { heldMs: 60_000 }).done).toBe(true);
+    // The quiet after a final answer, and a delivery's wait from its first attempt, run on too.
+    const accepted = [attempt('accept', 1, 0)];
+    expect(at(accepted, 1_010, { heldMs: 500 }).done).toBe(false);
+    expect(at(accepted, 1_510, { heldMs: 500 }).done).toBe(true);
+    const failing = [attempt('retry-5xx', 1, 0)];
+    expect(at(failing, 10_006, { heldMs: 2_000 }).done).toBe(false);
+    expect(at(failing, 12_006, { heldMs: 2_000 }).done).toBe(true);
+    // The deadline as well.
+    expect(at([], 3_000, { deadlineMono: 1_000 + 2_000, heldMs: 1_500 }).done).toBe(false);
+    expect(at([], 3_500, { deadlineMono: 1_000 + 2_000, heldMs: 1_500 }).done).toBe(true);
   });
 });
 

@@ -9,6 +9,9 @@
  *   of a final answer) or for the sender's next document;
  * - the trigger must have exited too (it may still be sending), unless nothing has come for `--wait`.
  *
+ * Every wait counts the time cai could listen: while its own loop was held (by cai, or a machine too busy to run
+ * it), an attempt may have come and not been read, so the time held is added to each wait, up to one `--wait` more.
+ *
  * Pure: the stage's attempts and the clock in, whether it is over and when to look again out.
  */
 import { deliveriesOf, nextAfter } from '../../spec/model/sender.js';
@@ -23,8 +26,10 @@ export interface SettleOptions {
   failedEarly: boolean;
   /** Stage-specific: more must be seen before the stage may end (e.g. a conversation's ending event). */
   awaiting?: boolean;
-  /** No stage outlives this (monotonic ms), whatever is still under way. */
+  /** No stage outlives this (monotonic ms), whatever is still under way, but for the time held (`heldMs`). */
   deadlineMono?: number;
+  /** How long cai's own loop has been held up since the stage began (ms; loop-clock.ts). */
+  heldMs?: number;
 }
 
 export interface StageState {
@@ -38,6 +43,17 @@ function lastActivity(attempts: readonly Attempt[]): number {
 }
 
 export function stageState(
+  record: Pick<StageRecord, 'attempts' | 'startedMono'>,
+  nowMono: number,
+  options: SettleOptions,
+): StageState {
+  // The stage is looked at as it stood `held` ms ago: every wait and the deadline move on by the time held.
+  const held = Math.max(0, Math.min(options.heldMs ?? 0, options.waitMs));
+  const state = stateAt(record, nowMono - held, options);
+  return { done: state.done, nextMono: state.nextMono + held };
+}
+
+function stateAt(
   record: Pick<StageRecord, 'attempts' | 'startedMono'>,
   nowMono: number,
   options: SettleOptions,

@@ -2,11 +2,12 @@
  * Plays one stage to its end: looks at the stage afresh at every arrival and answer, and whenever something may
  * have changed on its own (a delivery's --wait running out, the --observe quiet reached), until settle.ts says it
  * is over or the run is interrupted. Measures how long cai's own event loop was held up meanwhile: a timing check
- * does not judge waits that cai itself may have drawn out.
+ * does not judge waits that cai itself may have drawn out, and the stage's waits run on by the time held (settle.ts).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { StageRecord } from '../evidence.js';
 import type { Recorder } from './recorder.js';
+import { heldAt } from './loop-clock.js';
 import { stageState } from './settle.js';
 
 /** The resolution of the event-loop delay sampling (ms); the delay it reports includes it. */
@@ -30,15 +31,19 @@ export interface StageOptions {
 export async function playStage(recorder: Recorder, record: StageRecord, options: StageOptions): Promise<void> {
   const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   lag.enable();
+  // The listener that feeds the recorder keeps the loop clock beating (listener.ts).
+  const heldBefore = heldAt(performance.now());
   try {
     while (!options.signal.aborted) {
-      const state = stageState(record, performance.now(), {
+      const now = performance.now();
+      const state = stageState(record, now, {
         waitMs: options.waitMs,
         observeMs: typeof options.observeMs === 'number' ? options.observeMs : options.observeMs(),
         senderDone: options.senderDone(),
         failedEarly: options.failedEarly?.() ?? false,
         ...(options.awaiting ? { awaiting: options.awaiting() } : {}),
         ...(options.deadlineMono !== undefined ? { deadlineMono: options.deadlineMono } : {}),
+        heldMs: heldAt(now) - heldBefore,
       });
       if (state.done) break;
       await recorder.nextChange(state.nextMono, options.signal);

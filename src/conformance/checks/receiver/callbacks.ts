@@ -206,7 +206,7 @@ function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
 }
 
 const noEvent = (stage: JobStage) =>
-  `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the job ${JSON.stringify(stage.doc.event_id)}`;
+  `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the answer to the job ${JSON.stringify(stage.doc.event_id)}`;
 
 const arrival = [
   callbackCheck({
