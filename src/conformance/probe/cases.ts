@@ -68,15 +68,32 @@ function setAside(probe: ProbeCase, answer: Exchange): string | undefined {
   return allowed ? `${answer.status}: ${rule.text}` : undefined;
 }
 
-/** One case sent, and once more when the model cannot decide on its answer; undecided twice, it is not judged. */
+/**
+ * One case sent, and once more when the model cannot decide on its answer, or when a case meant for one second of
+ * the target's clock was answered in a later second of cai's (a busy machine, a slow network: the target may have
+ * read it a second off, and the edge it probes went untested). Either twice, it is not judged.
+ */
 async function sendCase(scope: ProbeScope, probe: ProbeCase): Promise<CaseAnswer> {
   let answer = await scope.send(probe.send(scope));
   const aside = setAside(probe, answer);
   if (aside !== undefined) return { name: probe.name, notSent: aside };
-  if (undecidedWhy(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
+  if (whyNotDecided(answer) === undefined || scope.session.signal.aborted) return { name: probe.name, answer };
   answer = await scope.send(probe.send(scope));
-  const still = undecidedWhy(answer);
+  const still = whyNotDecided(answer);
   return still === undefined ? { name: probe.name, answer } : { name: probe.name, notSent: `${still}, twice` };
+}
+
+/** Why this answer decides nothing: the model allows either, or a case sent for one second was answered in a later one. */
+function whyNotDecided(answer: Exchange): string | undefined {
+  const undecided = undecidedWhy(answer);
+  if (undecided !== undefined) return undecided;
+  const { request, answeredAtMs } = answer;
+  const offItsSecond =
+    request.recipe.atSecondFraction !== undefined &&
+    Math.floor(answeredAtMs / 1000) > Math.floor(request.sentAtMs / 1000);
+  return offItsSecond
+    ? 'answered in a later second than it was sent in: the target may have read the timestamp a second off the edge'
+    : undefined;
 }
 
 const wrong = (answer: Exchange | undefined, level: CheckLevel) =>
