@@ -140,6 +140,20 @@ export const FAULT_TABLE: FaultCase[] = [
  */
 const WHEN_SLOW: Readonly<Record<string, readonly string[]>> = { 'dedupe-expires': ['B-DEDUP-002', 'A-DEDUP-002'] };
 
+/**
+ * Faults seen only on the window's edge (a timestamp 301 s off): the probe must be read in the second it was stamped.
+ * Where a busy machine answered it a second late twice, cai says so and leaves that case not judged (the check passes
+ * on its case 60 s clear): then, and only then, the check may miss the fault.
+ */
+const EDGE_ONLY = new Set(['window-301-seconds']);
+const edgeUntested = (report: SuiteReport, id: string) =>
+  report.checks.some(
+    (check) =>
+      check.id === id &&
+      check.verdict === 'passed' &&
+      check.notes.some((note) => note.includes('one second outside') && note.includes('a later second')),
+  );
+
 const reproRoot = mkdtempSync(join(tmpdir(), 'cai-conformance-self-test-'));
 afterAll(() => rmSync(reproRoot, { recursive: true, force: true }));
 let runs = 0;
@@ -300,14 +314,15 @@ describe('conformance suite against broken receivers (one fault each)', () => {
     async (_name, entry) => {
       const report = await run(entry.interface, [entry.fault], entry.include ?? [], entry.callbackWaitMs);
       const slow = new Set((WHEN_SLOW[entry.fault] ?? []).filter((id) => !entry.fails.includes(id)));
+      const fails = entry.fails.filter((id) => !(EDGE_ONLY.has(entry.fault) && edgeUntested(report, id)));
       expect(
         failing(report)
           .filter((id) => !slow.has(id))
           .sort(),
         explain(report),
-      ).toEqual([...entry.fails].sort());
+      ).toEqual([...fails].sort());
       // A must check fails the run; a fault that only `should` checks catch is a warning and the run passes.
-      const mustFail = entry.fails.some((id) => levelOf(id) === 'must');
+      const mustFail = fails.some((id) => levelOf(id) === 'must');
       expect(report.checks.filter((check) => check.verdict === 'failed').length > 0).toBe(mustFail);
       expect(report.ok).toBe(!mustFail);
       // Every failure carries a reproduction: the built-in receiver is gone with the run, so the check runs again

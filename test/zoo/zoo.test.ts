@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ROOT, spawnCli, spawnProcess } from '../helpers/cli.js';
 import {
@@ -57,6 +58,7 @@ interface Check {
   tags: string[];
   expected?: string;
   actual?: string;
+  notes?: string[];
 }
 interface Report {
   ok: boolean;
@@ -284,6 +286,10 @@ async function cai(argv: string[], env: NodeJS.ProcessEnv): Promise<Report> {
 
 const flagged = (report: Report) =>
   report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
+const edgeUntested = (report: Report) =>
+  report.checks.some((check) =>
+    (check.notes ?? []).some((note) => note.includes('one second outside') && note.includes('a later second')),
+  );
 const explain = (checks: Check[]) =>
   checks.map((check) => `${check.id} ${check.verdict}: expected ${check.expected}; actual ${check.actual}`).join('\n');
 
@@ -495,6 +501,9 @@ it.concurrent.each(BROKEN_RECEIVERS)(
       results.brokenReceivers![`${receiver.interface} ${receiver.name}`] = caughtBy;
       const [ours, theirs] = await witness(receiver, program.url);
       expect(theirs, `the witness: a correct receiver answers ${ours.join(' | ')}`).not.toEqual(ours);
+      // A fault seen only on the window's edge may go uncaught where cai said the edge went untested (answered a
+      // second late twice, on a busy machine), and only there.
+      if (caughtBy.length === 0 && receiver.name === 'window-off-by-one' && edgeUntested(report)) return;
       expect(caughtBy.length, `not caught: ${receiver.description}`).toBeGreaterThan(0);
     });
   },
@@ -572,7 +581,19 @@ it.concurrent.each(BROKEN_SENDERS.filter((sender) => sender.witness !== undefine
 );
 
 /** The witness of a fault, seen on a correct receiver and on the broken one at `url`. */
+/**
+ * The witness, tried again with fresh ids while the two answer alike, three times at most: one on the window's edge
+ * shows the difference only when both read the timestamp in the second it was stamped, which a busy machine can
+ * delay for both.
+ */
 async function witness(receiver: BrokenReceiver, url: string): Promise<[string[], string[]]> {
+  let seen = await witnessOnce(receiver, url);
+  for (let again = 1; again < 3 && isDeepStrictEqual(seen[0], seen[1]); again += 1)
+    seen = await witnessOnce(receiver, url);
+  return seen;
+}
+
+async function witnessOnce(receiver: BrokenReceiver, url: string): Promise<[string[], string[]]> {
   if (receiver.interface === 'B') {
     const probes = B_WITNESSES[receiver.name];
     if (!probes) throw new Error(`no witness for ${receiver.name}`);
