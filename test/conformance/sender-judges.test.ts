@@ -524,7 +524,7 @@ describe('when a stage is over', () => {
     expect(at([...failing, attempt('retry-5xx', 2, 300, { nth: 6 })], 1_310).done).toBe(true);
   });
 
-  it("adds the time cai's own loop was held to every wait and the deadline, up to one --wait more", () => {
+  it("adds the time cai's own loop was held to every wait, up to one --wait more, and to no bound of the run", () => {
     // Held 4 s: the first attempt is awaited 14 s, and the next look is put off by as much.
     expect(at([], 10_000, { heldMs: 4_000 }).done).toBe(false);
     expect(at([], 10_000, { heldMs: 4_000 }).nextMono).toBe(1_000 + 14_000);
@@ -539,9 +539,12 @@ describe('when a stage is over', () => {
     const failing = [attempt('retry-5xx', 1, 0)];
     expect(at(failing, 10_006, { heldMs: 2_000 }).done).toBe(false);
     expect(at(failing, 12_006, { heldMs: 2_000 }).done).toBe(true);
-    // The deadline as well.
-    expect(at([], 3_000, { deadlineMono: 1_000 + 2_000, heldMs: 1_500 }).done).toBe(false);
-    expect(at([], 3_500, { deadlineMono: 1_000 + 2_000, heldMs: 1_500 }).done).toBe(true);
+    // A deadline that is a wait of its own (a job's events) as well; a deadline that bounds the run does not move.
+    const deadline = { deadlineMono: 1_000 + 2_000, heldMs: 1_500 };
+    expect(at([], 3_000, { ...deadline, deadlineIsWait: true }).done).toBe(false);
+    expect(at([], 3_500, { ...deadline, deadlineIsWait: true }).done).toBe(true);
+    expect(at([], 1_500, deadline).nextMono).toBe(1_000 + 2_000);
+    expect(at([], 2_000, deadline).done).toBe(true);
   });
 });
 

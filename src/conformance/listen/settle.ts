@@ -10,7 +10,8 @@
  * - the trigger must have exited too (it may still be sending), unless nothing has come for `--wait`.
  *
  * Every wait counts the time cai could listen: while its own loop was held (by cai, or a machine too busy to run
- * it), an attempt may have come and not been read, so the time held is added to each wait, up to one `--wait` more.
+ * it), an attempt may have come and not been read, so the time held is added to each wait, up to one `--wait` more;
+ * never to a bound of the run (the stage's deadline, unless it is a wait of its own).
  *
  * Pure: the stage's attempts and the clock in, whether it is over and when to look again out.
  */
@@ -26,8 +27,10 @@ export interface SettleOptions {
   failedEarly: boolean;
   /** Stage-specific: more must be seen before the stage may end (e.g. a conversation's ending event). */
   awaiting?: boolean;
-  /** No stage outlives this (monotonic ms), whatever is still under way, but for the time held (`heldMs`). */
+  /** No stage outlives this (monotonic ms), whatever is still under way: a bound, which no time held moves. */
   deadlineMono?: number;
+  /** The deadline is a wait of its own (a job's events, from its answer): it moves on by the time held, as they do. */
+  deadlineIsWait?: boolean;
   /** How long cai's own loop has been held up since the stage began (ms; loop-clock.ts). */
   heldMs?: number;
 }
@@ -47,10 +50,12 @@ export function stageState(
   nowMono: number,
   options: SettleOptions,
 ): StageState {
-  // The stage is looked at as it stood `held` ms ago: every wait and the deadline move on by the time held.
+  // The stage is looked at as it stood `held` ms ago: every wait moves on by the time held; a bound does not.
   const held = Math.max(0, Math.min(options.heldMs ?? 0, options.waitMs));
+  const bound = options.deadlineIsWait ? Number.POSITIVE_INFINITY : (options.deadlineMono ?? Number.POSITIVE_INFINITY);
+  if (nowMono >= bound) return { done: true, nextMono: nowMono };
   const state = stateAt(record, nowMono - held, options);
-  return { done: state.done, nextMono: state.nextMono + held };
+  return { done: state.done, nextMono: Math.min(state.nextMono + held, bound) };
 }
 
 function stateAt(

@@ -26,6 +26,8 @@ export interface StageOptions {
   awaiting?(): boolean;
   /** No stage outlives this (monotonic ms). */
   deadlineMono?: number;
+  /** The deadline is a wait of its own, and moves on by the time cai's loop was held (settle.ts). */
+  deadlineIsWait?: boolean;
 }
 
 export async function playStage(recorder: Recorder, record: StageRecord, options: StageOptions): Promise<void> {
@@ -43,6 +45,7 @@ export async function playStage(recorder: Recorder, record: StageRecord, options
         failedEarly: options.failedEarly?.() ?? false,
         ...(options.awaiting ? { awaiting: options.awaiting() } : {}),
         ...(options.deadlineMono !== undefined ? { deadlineMono: options.deadlineMono } : {}),
+        ...(options.deadlineIsWait ? { deadlineIsWait: true } : {}),
         heldMs: heldAt(now) - heldBefore,
       });
       if (state.done) break;

@@ -171,6 +171,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         deadlineMono: accepted
           ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs
           : performance.now(),
+        deadlineIsWait: accepted,
       });
       return {
         name: request.name,
