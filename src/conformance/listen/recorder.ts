@@ -41,6 +41,16 @@ export interface StageOpening {
   expectedPath: string;
 }
 
+/** A stage's answers are read from these, kept as its attempts come. */
+interface StageIndex {
+  /** Each delivery key's place in order of first arrival (a delivery's place decides whether it is scripted). */
+  places: Map<string, number>;
+  /** Each delivery's attempts, in order. */
+  byKey: Map<string, Attempt[]>;
+  /** The delivery keys of documents alike but for their event_id (by their content), in order of first arrival. */
+  alike: Map<string, string[]>;
+}
+
 /** Characters of a stray request's path kept for the report. */
 const STRAY_PATH_CHARACTERS = 200;
 
@@ -82,10 +92,13 @@ export class Recorder {
   strayCount = 0;
   private active?: StageRecord;
   private readonly prefixes = new Map<StageRecord, string>();
-  /** Each stage's delivery keys in order of first arrival (a delivery's place decides whether it is scripted). */
-  private readonly keys = new Map<StageRecord, string[]>();
-  /** Each stage's documents alike but for their event_id (their content), with the delivery keys of each. */
-  private readonly alike = new Map<StageRecord, Map<string, Set<string>>>();
+  /**
+   * What each stage's answers are read from, kept as the attempts come: a callback listener's background stage takes
+   * thousands (every other job's events), and a look through all of them for each arrival cost an A run a second.
+   */
+  private readonly indexes = new Map<StageRecord, StageIndex>();
+  /** The stage that first recorded each event_id (shared URL: a late retry goes to its own stage). */
+  private readonly stageOfEvent = new Map<string, StageRecord>();
   private readonly waiters = new Set<() => void>();
 
   constructor(options: RecorderOptions) {
@@ -105,8 +118,7 @@ export class Recorder {
     };
     this.records.push(record);
     this.prefixes.set(record, this.options.shared ? '' : opening.prefix.replace(/\/+$/, ''));
-    this.keys.set(record, []);
-    this.alike.set(record, new Map());
+    this.indexes.set(record, { places: new Map(), byKey: new Map(), alike: new Map() });
     this.active = record;
     return record;
   }
@@ -132,9 +144,10 @@ export class Recorder {
     }
     const number = record.attempts.length + 1;
     const key = deliveryKeyOf(arrival, number, bodyDigest);
-    const keys = this.keys.get(record) as string[];
-    if (!keys.includes(key)) keys.push(key);
-    const answer = this.answerFor(record, arrival, key, keys.indexOf(key));
+    const index = this.indexes.get(record) as StageIndex;
+    if (!index.places.has(key)) index.places.set(key, index.places.size);
+    const place = index.places.get(key) as number;
+    const answer = this.answerFor(record, index, arrival, key, place);
     const retryAfter =
       answer.kind === 'error' && answer.retryAfter
         ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0))
@@ -149,12 +162,17 @@ export class Recorder {
       late: record.endedMono !== undefined,
     };
     record.attempts.push(attempt);
+    const attempts = index.byKey.get(key);
+    if (attempts) attempts.push(attempt);
+    else index.byKey.set(key, [attempt]);
+    const eventId = this.options.shared ? attemptEventId(attempt) : undefined;
+    if (eventId !== undefined && !this.stageOfEvent.has(eventId)) this.stageOfEvent.set(eventId, record);
     this.notify();
     return {
       response:
         answer.kind === 'reset'
           ? { kind: 'reset' }
-          : { kind: 'reply', reply: this.replyFor(answer, record, keys.indexOf(key), retryAfter) },
+          : { kind: 'reply', reply: this.replyFor(answer, record, place, retryAfter) },
       delayMs: answer.delayMs ?? 0,
       answered: (mono, unheard) => {
         attempt.answeredMono = mono;
@@ -195,11 +213,7 @@ export class Recorder {
     }
     // One shared URL: a document seen before belongs to its stage (a late retry); anything else to the open one.
     const eventId = attemptEventId(arrival);
-    const earlier =
-      eventId === undefined
-        ? undefined
-        : this.records.find((record) => record.attempts.some((attempt) => attemptEventId(attempt) === eventId));
-    return earlier ?? this.active;
+    return (eventId === undefined ? undefined : this.stageOfEvent.get(eventId)) ?? this.active;
   }
 
   /**
@@ -208,22 +222,28 @@ export class Recorder {
    * SENDER_RUN_CAPS.scriptedDeliveries documents, and past SENDER_RUN_CAPS.scriptedAlike documents alike but for
    * their event_id (one renamed on every retry, say), every new one is accepted at once: the sender comes to an end.
    */
-  private answerFor(record: StageRecord, arrival: Arrival, delivery: string, place: number): ScriptedAnswer {
+  private answerFor(
+    record: StageRecord,
+    index: StageIndex,
+    arrival: Arrival,
+    delivery: string,
+    place: number,
+  ): ScriptedAnswer {
     // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
     if (arrival.cut) return { kind: 'error', status: 413 };
-    const earlier = record.attempts.filter((attempt) => attempt.key === delivery);
+    const earlier = index.byKey.get(delivery) ?? [];
     if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted'))
       return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;
     const { scripts, scriptedDeliveries } = record.scenario;
     // A document alike to an earlier one but for its event_id, after that one was answered a retry or the duplicate
     // answer (its rename, it seems), takes that one's place: a renamed retry is scripted too.
-    const alike = this.alikeOf(record, arrival, delivery);
-    const last = record.attempts.filter((attempt) => attempt.key === alike.first).at(-1);
+    const alike = this.alikeOf(index, arrival, delivery);
+    const last = index.byKey.get(alike.first)?.at(-1);
     const renamed =
       last !== undefined &&
       last.key !== delivery &&
       ((classOf(last.answer) !== 'accepted' && classOf(last.answer) !== 'refused') || last.answer.kind === 'duplicate');
-    const first = renamed ? Math.min(place, (this.keys.get(record) as string[]).indexOf(alike.first)) : place;
+    const first = renamed ? Math.min(place, index.places.get(alike.first) as number) : place;
     if (
       first >= Math.min(scriptedDeliveries ?? Infinity, SENDER_RUN_CAPS.scriptedDeliveries) ||
       alike.index >= SENDER_RUN_CAPS.scriptedAlike
@@ -234,12 +254,12 @@ export class Recorder {
   }
 
   /** Of the stage's documents alike to this one but for their event_id: its place among them, and the first. */
-  private alikeOf(record: StageRecord, arrival: Arrival, delivery: string): { index: number; first: string } {
+  private alikeOf(index: StageIndex, arrival: Arrival, delivery: string): { index: number; first: string } {
     const content = contentOf(arrival);
     if (content === undefined || !isObject(documentOf(arrival))) return { index: 0, first: delivery };
-    const alike = this.alike.get(record) as Map<string, Set<string>>;
-    const keys = [...(alike.get(content) ?? new Set<string>()).add(delivery)];
-    alike.set(content, new Set(keys));
+    const keys = index.alike.get(content) ?? [];
+    if (!keys.includes(delivery)) keys.push(delivery);
+    index.alike.set(content, keys);
     return { index: keys.indexOf(delivery), first: keys[0] as string };
   }
 
