@@ -61,7 +61,8 @@ const SENDER_AREAS = ['HTTP', 'HDR', 'SIG', 'DOC', 'TYPE', 'PART', 'ID', 'RETRY'
 
 function inAreaOrder(checks: readonly SenderCheck[]): SenderCheck[] {
   const area = (check: SenderCheck) => SENDER_AREAS.indexOf(check.id.split('-')[1] ?? '');
-  return [...checks].sort((a, b) => area(a) - area(b) || a.id.localeCompare(b.id));
+  // Ids are ASCII: their code units order them, with no collator to build at start-up (ICU's first use costs ms).
+  return [...checks].sort((a, b) => area(a) - area(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Interface B's event sender first, then Interface A's job sender, each in area order. */

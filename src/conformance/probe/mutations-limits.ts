@@ -10,7 +10,8 @@ import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 
-const bytes = (size: number) => size.toLocaleString('en-GB').replace(/,/g, ' ');
+/** 262 144 → "262 144": grouped by hand, as `toLocaleString` would, without loading ICU's locale data at start-up. */
+const bytes = (size: number) => String(size).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
 /**
  * The framings HTTP/1.1 allows, each with the question it raises that the size does not (the model allows a 411 for
