@@ -8,11 +8,11 @@ import { SLOW_CONFORMANCE_FILES } from './vitest.config.js';
  * and vitest would start the largest files first, leaving the two longest to run last, one worker idle meanwhile.
  */
 const LONGEST_FIRST = [
-  'repro-verified',
   'wild-receivers',
+  'repro-verified',
   'wild-senders',
-  'sender-self-test',
   'self-test',
+  'sender-self-test',
   'zoo',
   'explore',
   'sender-e2e',
