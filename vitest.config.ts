@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { longestFirst } from './test/helpers/longest-first.js';
 
 /**
  * Judged against whole implementations, with verdicts on timing: the self-tests against every broken mock and
@@ -12,6 +13,26 @@ export const SLOW_CONFORMANCE_FILES = [
   'test/conformance/sender-self-test.test.ts',
   'test/conformance/sender-e2e.test.ts',
   'test/conformance/repro-verified.test.ts',
+];
+
+/**
+ * npm test's longest files (in CI, 2 cores, four at once), started first: begun last, the docs' examples and the
+ * end-to-end runs of the built binary each ran alone at the end for up to a minute.
+ */
+const LONGEST_FIRST = [
+  'install.e2e',
+  'action.e2e',
+  'readme-walkthrough',
+  'terminal',
+  'bundle.e2e',
+  'terminal.e2e',
+  'doc-examples',
+  'conformance.e2e',
+  'conformance',
+  'conformance-report',
+  'library.e2e',
+  'fast-validate',
+  'workflows',
 ];
 
 export default defineConfig({
@@ -28,5 +49,6 @@ export default defineConfig({
     // 2-core machine (vitest's default is one fewer than the cores, here 1) keep npm test within its budget (on a
     // quiet 2-core machine: 310 s with three, 247 s with four, 1.3 cores busy).
     maxWorkers: 4,
+    sequence: { sequencer: longestFirst(LONGEST_FIRST) },
   },
 });

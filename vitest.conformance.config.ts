@@ -1,6 +1,5 @@
-import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { longestFirst } from './test/helpers/longest-first.js';
 import { SLOW_CONFORMANCE_FILES } from './vitest.config.js';
 
 /**
@@ -18,13 +17,6 @@ const LONGEST_FIRST = [
   'sender-e2e',
 ];
 
-class LongestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => LONGEST_FIRST.indexOf(basename(file.moduleId, '.test.ts'));
-    return [...files].sort((a, b) => rank(a) - rank(b));
-  }
-}
-
 // `npm run test:conformance`: the suite judged against whole implementations (the self-tests against every broken
 // mock and sender, the reproductions each fault's run writes, run against it and a correct mock, and the zoo). Two
 // files at a time: each runs dozens of timed runs at once itself, mostly waiting on backoffs, Retry-After and
@@ -37,6 +29,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
-    sequence: { sequencer: LongestFirst },
+    sequence: { sequencer: longestFirst(LONGEST_FIRST) },
   },
 });
