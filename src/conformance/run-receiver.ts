@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
 import { jobStage } from './checks/receiver/callbacks.js';
-import { exploreSetup, isStateCheck, setExploration, type ExploreSetup } from './explore/setup.js';
+import { exploreSetup, isStateCheck, judgedRelations, setExploration, type ExploreSetup } from './explore/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
@@ -42,10 +42,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   const plan = planFor(options);
   const credentials = credentialsFor(options);
   const concurrency = options.concurrency ?? 8;
-  const exploring =
-    options.explore !== false &&
-    plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
-  const exploration = exploring ? exploreSetup(options.interface, options.explore || {}, concurrency) : undefined;
+  // None judged with --no-generate: planFor skips them.
+  const judged = judgedRelations(plan);
+  const exploration =
+    judged.size > 0 ? exploreSetup(options.interface, options.explore || {}, concurrency, judged) : undefined;
   const cleanups = new Cleanups();
   try {
     const target = await targetOf(options, plan, credentials, cleanups);

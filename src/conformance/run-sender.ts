@@ -20,7 +20,7 @@ import { judgeSenderChecks, summarise } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
-import { isStateCheck } from './explore/setup.js';
+import { isStateCheck, judgedRelations } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
 import type { Stages } from './listen/stages.js';
 import { openStages, senderEvidence, summariseScenario, TIMED_TERMS, type PlayOptions } from './sender-stages.js';
@@ -90,7 +90,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
 }
 
 function stateChecksPlanned(plan: Plan): boolean {
-  return plan.planned.some((item) => item.skipReason === undefined && isStateCheck(item.check.id));
+  return judgedRelations(plan).size > 0;
 }
 
 /** What a run played: the scenarios' stages, in the catalogue's order, and the stateful phase's, when it ran. */
@@ -144,6 +144,7 @@ async function exploreRun(
     waitMs: context.waitMs,
     observeMs: context.observeMs,
     concurrency: context.concurrency ?? 8,
+    judged: judgedRelations(plan),
     signal,
     alonePlayed,
   });

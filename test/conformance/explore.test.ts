@@ -135,6 +135,35 @@ describe('faults the stateful phase catches', () => {
     expect(replay.code, replay.stdout + replay.stderr).toBe(1);
   }, 120_000);
 
+  it('a step that breaks two relations: each failure, replayed with its check alone, fails that check again', async () => {
+    // Written here: a 500 to every chunked body (a shape the spec allows). A new event_id so sent breaks B-STATE-001,
+    // a repeat B-STATE-002: the shortest repeat, replayed by a run that hunted both, shrank on to a lone new event_id.
+    const receiver = await startPlatform((doc) => String(doc.event_id), 500);
+    try {
+      const options = {
+        interface: 'B' as const,
+        mock: false,
+        target: receiver.url,
+        identity: 'acme',
+        secrets: [receiver.secret],
+      };
+      const first = await run({ ...options, explore: { seed: 8, requests: 200 } });
+      for (const id of ['B-STATE-001', 'B-STATE-002']) {
+        const replay = check(first, id).replay;
+        expect(String(replay), explain(first)).toMatch(/^8:\d/);
+        const again = await run({
+          ...options,
+          explore: { seed: 8, path: (replay as string).slice(2) },
+          selection: { only: [id], skip: [], include: [] },
+        });
+        expect(check(again, id).verdict, `${id}: ${explain(again)}`).toBe('failed');
+        expect(check(again, id).replay).toBe(replay);
+      }
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+
   it('a receiver written here that dedupes on the event type and the event_id: no named check sees it, the phase does', async () => {
     const receiver = await startPlatform((doc) => `${String(doc.event)}\u0000${String(doc.event_id)}`);
     try {
@@ -300,7 +329,7 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
  * An events endpoint written here, not the reference one: the HMAC over the raw body, cai's validator for the
  * schema, and repeats remembered under `keyOf(document)`: the event_id alone is right (§6.1).
  */
-async function startPlatform(keyOf: (doc: Record<string, unknown>) => string) {
+async function startPlatform(keyOf: (doc: Record<string, unknown>) => string, chunkedStatus?: number) {
   const secret = 'whsec_explore_test_platform';
   const seen = new Set<string>();
   const server: Server = createServer((request, response) => {
@@ -312,6 +341,8 @@ async function startPlatform(keyOf: (doc: Record<string, unknown>) => string) {
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(json));
       };
+      if (chunkedStatus !== undefined && request.headers['transfer-encoding'] !== undefined)
+        return answer(chunkedStatus, { ok: false });
       const timestamp = request.headers['x-cai-timestamp'];
       if (
         typeof timestamp !== 'string' ||

@@ -30,7 +30,9 @@ async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Ex
   return scope.session.once(`explore-${receiver.interface}`, async () => {
     const { exploreReceiver } = await import('./receiver.js');
     const relations = new Set(
-      receiverRelations(receiver.interface).map((relation) => relation.id as ReceiverRelationId),
+      receiverRelations(receiver.interface)
+        .filter((_, place) => setup.judged.has(place))
+        .map((relation) => relation.id as ReceiverRelationId),
     );
     const { config } = scope.session;
     const callbackUrl = scope.session.callback?.backgroundUrl('state') ?? 'https://callback.invalid/cai-conformance';

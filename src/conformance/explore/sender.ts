@@ -21,7 +21,7 @@ import { SENDER_RUN_CAPS } from '../../bounds.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
-import type { SenderRelationId } from '../../spec/model/sender-relations.js';
+import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
 import type { StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
@@ -44,6 +44,11 @@ export interface SenderExploreTarget {
   waitMs: number;
   observeMs: number;
   concurrency: number;
+  /**
+   * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
+   * hunts them alone (another relation the same conversation breaks would take the shrinking elsewhere).
+   */
+  judged: ReadonlySet<number>;
   signal: AbortSignal;
   /** Called once the conversation whose waits are timed has been played alone: the rest of the run may start. */
   alonePlayed?: () => void;
@@ -216,6 +221,7 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
     const played = await play(conversation, deadline + target.waitMs / 2, true);
     for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
+      if (!judgedOf(target).has(relation)) continue;
       const known = firstBroken.get(relation);
       const stronger = known && known.finding.level === 'should' && finding.level === 'must';
       if (
@@ -282,6 +288,15 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
 
 type Play = (conversation: Conversation, deadlineMono: number, keep: boolean) => Promise<Played>;
 
+/** The relations whose checks the run judges. */
+function judgedOf(target: SenderExploreTarget): ReadonlySet<SenderRelationId> {
+  return new Set(
+    senderRelations(target.interface)
+      .filter((_, place) => target.judged.has(place))
+      .map((relation) => relation.id as SenderRelationId),
+  );
+}
+
 interface Seen {
   relation: SenderRelationId;
   finding: SenderFinding;
@@ -294,8 +309,8 @@ function breaks(played: Played, seen: Seen): SenderFinding | undefined {
 }
 
 /**
- * fast-check replays the conversation at `path` and shrinks it while it still breaks the relation (any relation, on
- * a replay); the shortest is then confirmed. Each candidate is a run of the trigger of its own.
+ * fast-check replays the conversation at `path` and shrinks it while it still breaks the relation (on a replay, the
+ * first judged one it breaks); the shortest is then confirmed. Each candidate is a run of the trigger of its own.
  */
 async function shrinkAndConfirm(
   target: SenderExploreTarget,
@@ -308,12 +323,14 @@ async function shrinkAndConfirm(
 ): Promise<void> {
   let shrinks = 0;
   let last: Seen | undefined = hunted;
+  const judged = judgedOf(target);
   const deadline = performance.now() + Math.max(0, setup.shrinkTimeMs);
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (conversation) => {
       if (target.signal.aborted) return true;
       const played = await play(conversation, deadline, false);
-      const relation = hunted?.relation ?? (Object.keys(played.breaches)[0] as SenderRelationId | undefined);
+      const relation =
+        hunted?.relation ?? (Object.keys(played.breaches) as SenderRelationId[]).find((id) => judged.has(id));
       const finding = relation === undefined ? undefined : hunted ? breaks(played, hunted) : played.breaches[relation];
       if (relation === undefined || finding === undefined) return true;
       shrinks += 1;

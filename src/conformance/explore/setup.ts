@@ -31,6 +31,11 @@ export interface ExploreSetup {
   concurrency: number;
   /** Shrinking one relation's failure: at most this long. */
   shrinkTimeMs: number;
+  /**
+   * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
+   * hunts them alone (another relation the same conversation breaks would take the shrinking elsewhere).
+   */
+  judged: ReadonlySet<number>;
 }
 
 /** Seeds are drawn from the 31 bits fast-check takes whole. */
@@ -53,7 +58,12 @@ export function parseSeed(text: string): { seed: number; path?: string } | undef
 }
 
 /** The setup of a run's stateful phase against a receiver of the interface. */
-export function exploreSetup(iface: InterfaceId, request: ExploreRequest, concurrency: number): ExploreSetup {
+export function exploreSetup(
+  iface: InterfaceId,
+  request: ExploreRequest,
+  concurrency: number,
+  judged: ReadonlySet<number>,
+): ExploreSetup {
   const caps = EXPLORE_CAPS.receiver[iface];
   const requests = request.requests ?? caps.defaultRequests;
   return {
@@ -66,6 +76,7 @@ export function exploreSetup(iface: InterfaceId, request: ExploreRequest, concur
     maxConversations: Math.max(1, Math.ceil(requests / 4)),
     concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
     shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
+    judged,
   };
 }
 
@@ -86,4 +97,14 @@ export function stateCheckId(iface: InterfaceId, index: number): string {
 
 export function isStateCheck(id: string): boolean {
   return /^[AB]S?-STATE-\d{3}$/.test(id);
+}
+
+/** The places, in relation order, of the state checks a plan runs (`A-STATE-002` and `AS-STATE-002`: 1). */
+export function judgedRelations(plan: {
+  planned: readonly { check: { id: string }; skipReason?: string }[];
+}): ReadonlySet<number> {
+  const places = new Set<number>();
+  for (const item of plan.planned)
+    if (item.skipReason === undefined && isStateCheck(item.check.id)) places.add(Number(item.check.id.slice(-3)) - 1);
+  return places;
 }
