@@ -80,9 +80,14 @@ export async function diagnoseRefusal(
   });
 }
 
-/** One unsigned POST of `{}` to the target, whose answer (any) carries its `Date`. */
+/**
+ * One unsigned POST of `{}` to the target, whose answer (any) carries its `Date`. On a connection of its own, closed
+ * after it: a receiver that refuses it from its headers and leaves its body unread would read the next request on
+ * that connection (the preflight) from those two bytes, and answer it as no endpoint would.
+ */
 function postEmptyObject(session: Session) {
   return postOnce({
+    closeConnection: true,
     url: session.postUrl,
     headers: { [Headers.contentType]: 'application/json' },
     body: Buffer.from('{}'),

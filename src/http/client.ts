@@ -51,6 +51,8 @@ export interface PostRequest {
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
+  /** Sent with `Connection: close`, the connection closed after its answer: no later request shares it. */
+  closeConnection?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
@@ -116,6 +118,7 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
       body: req.body,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      ...(req.closeConnection ? { reset: true } : {}),
     };
     // undici's time-outs bound the headers and every pause in the body; the body as a whole is due by the deadline
     // too, so that an answer trickling a byte at a time cannot keep the request going (one timer, from the headers on).

@@ -3,6 +3,8 @@
  * `--fail-fast` and `--max-failures N` stop a run early, the checks not run reported as skipped in every format.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -193,6 +195,105 @@ describe('the first valid, correctly signed request (before the checks)', () => 
       );
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+/**
+ * A receiver written here on a raw socket, with a fault of the wild (test/zoo/wild, `no-drain-on-401`): a request
+ * without a signature is answered 401 from its headers, a quarter of a second late, its body left unread on a
+ * connection kept open, so that the next request on it is read from those bytes (a request line that is none: 501
+ * and an HTML page, as Python's http.server answers). Signed requests are read whole and accepted. It honours
+ * `Connection: close`. Records the connection of every request.
+ */
+async function startNoDrainReceiver(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    const connection = `c${(connections += 1)}`;
+    let buffered = Buffer.alloc(0);
+    let busy = false;
+    const answer = (status: string, type: string, body: string, close: boolean) =>
+      socket.write(
+        `HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\ndate: ${new Date().toUTCString()}\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n\r\n${body}`,
+        () => close && socket.end(),
+      );
+    const next = () => {
+      if (busy) return;
+      const end = buffered.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const [line = '', ...fields] = buffered.subarray(0, end).toString('latin1').split('\r\n');
+      const headers = new Map(
+        fields.map((field) => [
+          field.slice(0, field.indexOf(':')).trim().toLowerCase(),
+          field.slice(field.indexOf(':') + 1).trim(),
+        ]),
+      );
+      const close = headers.get('connection')?.toLowerCase() === 'close';
+      requests.push(`${connection} ${line.slice(0, 20)}`);
+      if (!/^POST \S+ HTTP\/1\.1$/.test(line)) {
+        buffered = buffered.subarray(end + 4);
+        answer('501 Unsupported method', 'text/html', '<html><title>Error response</title></html>', close);
+        return next();
+      }
+      if (!headers.has('x-cai-signature')) {
+        buffered = buffered.subarray(end + 4); // the body stays in the buffer: the fault
+        busy = true;
+        setTimeout(() => {
+          busy = false;
+          answer('401 Unauthorized', 'application/json', '{"ok":false}', close);
+          next();
+        }, 250);
+        return;
+      }
+      const length = Number(headers.get('content-length') ?? 0);
+      if (buffered.length < end + 4 + length) return;
+      buffered = buffered.subarray(end + 4 + length);
+      answer('202 Accepted', 'application/json', '{"ok":true}', close);
+      next();
+    };
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      next();
+    });
+    socket.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`,
+    requests,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('the clock probe (an unsigned {}, before the first valid request)', () => {
+  it('goes on a connection of its own: a receiver that leaves its body unread is judged by the checks, not taken for no endpoint', async () => {
+    const receiver = await startNoDrainReceiver();
+    try {
+      const result = await runCli(
+        ['--json', 'conformance', 'run', '--interface', 'B', '--target', receiver.url, '--provider', 'acme'].concat([
+          '--only',
+          'B-ACCEPT-001,B-AUTH-001',
+          '--no-generate',
+          ...repro(),
+        ]),
+        { env },
+      );
+      expect(result.code, `${result.stderr}\n${receiver.requests.join('\n')}`).toBe(1);
+      const report = JSON.parse(result.stdout) as { checks: { id: string; verdict: string }[] };
+      expect(report.checks.map((check) => `${check.id} ${check.verdict}`)).toContain('B-ACCEPT-001 passed');
+      // Each probe of the clock (a round trip over 200 ms is read again: three) came on a connection no other used.
+      const probes = receiver.requests.slice(0, 3).map((request) => request.split(' ')[0]);
+      expect(new Set(probes).size, receiver.requests.join('\n')).toBe(3);
+      expect(receiver.requests.slice(3).map((request) => request.split(' ')[0])).not.toContain(probes[2]);
+    } finally {
+      await receiver.close();
     }
   });
 });
