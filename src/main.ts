@@ -7,8 +7,9 @@ import {
   buildProgram,
   checkHelpPath,
   commandWordOf,
-  GLOBAL_OPTIONS_WITH_VALUE,
+  commandWords,
   GROUP_SUBCOMMANDS,
+  isGlobalFlag,
   routeHelp,
   VERSION_REQUESTED,
 } from './program.js';
@@ -244,13 +245,12 @@ function outputFromArgv(io: Io, argv: readonly string[]): Promise<Output> {
 function commandNameOf(argv: readonly string[]): string | undefined {
   const first = commandWordOf(argv);
   if (!first) return undefined;
-  const words = argv.filter((word) => !word.startsWith('-'));
+  const words = commandWords(argv);
   const second = words[words.indexOf(first) + 1];
   return GROUPS.has(first) && second && /^[a-z]+$/.test(second) ? `${first} ${second}` : first;
 }
 
 const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));
-const GLOBAL_FLAGS = /^--(json|no-color|quiet|debug|config|env)(=.*)?$/;
 
 /**
  * `cai` alone, or a group such as `cai mock` without its subcommand: one error line and one hint line,
@@ -259,12 +259,9 @@ const GLOBAL_FLAGS = /^--(json|no-color|quiet|debug|config|env)(=.*)?$/;
 function missingCommandOf(argv: readonly string[]): CaiError | undefined {
   if (argv.some((word) => word === '-h' || word === '--help' || word === '-V' || word === '--version'))
     return undefined;
-  const words = argv.filter(
-    (word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''),
-  );
-  const [first, second] = words;
+  const [first, second] = commandWords(argv);
   // `cai --bogus`: commander's unknown-option error, not a missing command.
-  if (first === undefined && argv.some((word) => word.startsWith('-') && !GLOBAL_FLAGS.test(word))) return undefined;
+  if (first === undefined && argv.some((word) => word.startsWith('-') && !isGlobalFlag(word))) return undefined;
   if (first === undefined)
     return usageError('missing_command', 'cai needs a command', "run 'cai --help' for the commands");
   const subcommands = GROUP_SUBCOMMANDS[first];

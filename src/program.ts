@@ -19,8 +19,37 @@ export const GROUP_SUBCOMMANDS: Readonly<Record<string, string>> = {
   config: 'show, init',
 };
 
+/** The options every command takes, declared once: the program's, and what argv is read by before commander. */
+const GLOBAL_OPTIONS: readonly (readonly [flags: string, description: string])[] = [
+  ['-V, --version', 'print the version of cai and of the spec it implements'],
+  ['--json', 'print exactly one JSON document on stdout (errors included)'],
+  ['--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)'],
+  ['--quiet', 'print only the result, warnings and errors (no progress, no notes)'],
+  ['--debug', 'add stack traces to errors'],
+  [
+    '--config <file>',
+    'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)',
+  ],
+  ['--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)'],
+];
+
+const longFlagOf = (flags: string) => (flags.match(/--[a-z-]+/) as RegExpMatchArray)[0];
+
 /** Global options that take a value, skipped when looking for the command word. */
-export const GLOBAL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(['--config', '--env']);
+export const GLOBAL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(
+  GLOBAL_OPTIONS.filter(([flags]) => flags.includes('<')).map(([flags]) => longFlagOf(flags)),
+);
+const GLOBAL_LONG_FLAGS: ReadonlySet<string> = new Set(GLOBAL_OPTIONS.map(([flags]) => longFlagOf(flags)));
+
+/** Whether `word` is one of the global options (`--config=FILE` too). */
+export function isGlobalFlag(word: string): boolean {
+  return GLOBAL_LONG_FLAGS.has(word.split('=')[0] as string);
+}
+
+/** The words of argv that are neither options nor the value of a global option: the command and its operands. */
+export function commandWords(argv: readonly string[]): string[] {
+  return argv.filter((word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''));
+}
 
 /** The command word of argv, if it names a known command. */
 export function commandWordOf(argv: readonly string[]): string | undefined {
@@ -39,9 +68,7 @@ export function commandWordOf(argv: readonly string[]): string | undefined {
 
 /** `cai help sign`: the command whose help commander's help command shows, when it names one. */
 function helpTargetOf(argv: readonly string[]): string | undefined {
-  const words = argv.filter(
-    (word, index) => !word.startsWith('-') && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[index - 1] ?? ''),
-  );
+  const words = commandWords(argv);
   return words[0] === 'help' && COMMANDS.some(({ name }) => name === words[1]) ? words[1] : undefined;
 }
 
@@ -104,18 +131,11 @@ export const VERSION_REQUESTED = 'commander.version';
 export async function buildProgram(state: RunState, argv?: readonly string[]): Promise<Command> {
   // The domains' coded errors in the CLI's words, from the first hook on (a profile's errors come before any action).
   useWords(SHARED_HINTS);
-  const program = new Command('cai')
-    .description('Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).')
-    .option('-V, --version', 'print the version of cai and of the spec it implements')
-    .option('--json', 'print exactly one JSON document on stdout (errors included)')
-    .option('--no-color', 'no colour (also NO_COLOR, or when the output is not a terminal)')
-    .option('--quiet', 'print only the result, warnings and errors (no progress, no notes)')
-    .option('--debug', 'add stack traces to errors')
-    .option(
-      '--config <file>',
-      'the deployment profile to use (default: $CAI_CONFIG, else the nearest cai.config.json from here up to the repository root)',
-    )
-    .option('--env <name>', 'the environment of the profile whose values are the defaults (default: $CAI_ENV)')
+  const program = new Command('cai').description(
+    'Sign, verify, validate, send, mock and conformance-test the CAI push interface (spec v1.0).',
+  );
+  for (const [flags, description] of GLOBAL_OPTIONS) program.option(flags, description);
+  program
     .helpOption('-h, --help', 'show help')
     .showHelpAfterError(false)
     .exitOverride()

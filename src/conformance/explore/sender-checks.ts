@@ -103,3 +103,15 @@ function senderStateChecks(iface: InterfaceId): SenderCheck[] {
 
 export const senderStateChecksB = senderStateChecks('B');
 export const senderStateChecksA = senderStateChecks('A');
+
+/** The relations, of an interface's sender relations, whose checks the run judges (`judged`: their places). */
+export function judgedOf(target: {
+  interface: InterfaceId;
+  judged: ReadonlySet<number>;
+}): ReadonlySet<SenderRelationId> {
+  return new Set(
+    senderRelations(target.interface)
+      .filter((_, place) => target.judged.has(place))
+      .map((relation) => relation.id as SenderRelationId),
+  );
+}

@@ -21,16 +21,15 @@ import { SENDER_RUN_CAPS } from '../../bounds.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
-import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
+import type { SenderRelationId } from '../../spec/model/sender-relations.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
-import type { StageRecord } from '../evidence.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
 import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
-import type { SenderExploration, SenderShrunk } from '../evidence.js';
+import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence, TIMED_TERMS } from '../sender-stages.js';
-import { describeConversation, senderExploreSetup } from './sender-checks.js';
+import { describeConversation, judgedOf, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
@@ -214,23 +213,11 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
       yield { index: index++, conversation };
   }
   const deadline = performance.now() + setup.timeLimitMs;
-  const firstBroken = new Map<
-    SenderRelationId,
-    { index: number; conversation: Conversation; played: Played; finding: SenderFinding }
-  >();
+  const firstBroken = new Map<SenderRelationId, FirstBroken>();
+  const judged = judgedOf(target);
   const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
     const played = await play(conversation, deadline + target.waitMs / 2, true);
-    for (const [relation, finding] of Object.entries(played.breaches) as [SenderRelationId, SenderFinding][]) {
-      if (!judgedOf(target).has(relation)) continue;
-      const known = firstBroken.get(relation);
-      const stronger = known && known.finding.level === 'should' && finding.level === 'must';
-      if (
-        !known ||
-        stronger ||
-        (index < known.index && !(known.finding.level === 'must' && finding.level === 'should'))
-      )
-        firstBroken.set(relation, { index, conversation, played, finding });
-    }
+    noteFirstBroken(firstBroken, judged, { index, conversation, played });
   };
   // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
   // timers are not held up by the runs of the others.
@@ -288,13 +275,26 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
 
 type Play = (conversation: Conversation, deadlineMono: number, keep: boolean) => Promise<Played>;
 
-/** The relations whose checks the run judges. */
-function judgedOf(target: SenderExploreTarget): ReadonlySet<SenderRelationId> {
-  return new Set(
-    senderRelations(target.interface)
-      .filter((_, place) => target.judged.has(place))
-      .map((relation) => relation.id as SenderRelationId),
-  );
+/** The conversation each judged relation is shrunk from: a must breach over a should one, then the first drawn. */
+interface FirstBroken {
+  index: number;
+  conversation: Conversation;
+  played: Played;
+  finding: SenderFinding;
+}
+
+function noteFirstBroken(
+  firstBroken: Map<SenderRelationId, FirstBroken>,
+  judged: ReadonlySet<SenderRelationId>,
+  seen: Omit<FirstBroken, 'finding'>,
+): void {
+  for (const [relation, finding] of Object.entries(seen.played.breaches) as [SenderRelationId, SenderFinding][]) {
+    if (!judged.has(relation)) continue;
+    const known = firstBroken.get(relation);
+    const stronger = known && known.finding.level === 'should' && finding.level === 'must';
+    const weaker = known && known.finding.level === 'must' && finding.level === 'should';
+    if (!known || stronger || (seen.index < known.index && !weaker)) firstBroken.set(relation, { ...seen, finding });
+  }
 }
 
 interface Seen {
