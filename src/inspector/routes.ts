@@ -10,7 +10,8 @@ import { conversationList, conversationOf, type Conversation } from './conversat
 import { callbackDetail, requestDetail } from './detail.js';
 import type { InspectorState } from './state.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
-import { decodeLead, renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
+import { decodeLead } from './lead-path.js';
+import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 
 const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
 

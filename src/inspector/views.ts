@@ -12,29 +12,13 @@ import type { RequestSummary } from './capture.js';
 import { formatBytes, renderBody } from '../output/html/bodies.js';
 import { html, type SafeHtml } from '../output/html/escape.js';
 import { documentLabel } from '../spec/interfaces.js';
+import { encodeLead } from './lead-path.js';
 
 const route = {
   request: (id: number) => `#/requests/${id}`,
   callback: (id: number) => `#/callbacks/${id}`,
   conversation: (space: string, lead: string) => `#/conversations/${space}/${encodeLead(lead)}`,
 };
-
-/**
- * A lead_id as a path segment: percent-encoded UTF-8, and a lone surrogate (valid in JSON, without a UTF-8 form) as
- * `%uD800`, which encoded text never holds (`%` is `%25`). The page's script (browser/inspector.js) does the same.
- */
-export function encodeLead(lead: string): string {
-  const lone = (char: string) => `%u${char.charCodeAt(0).toString(16).toUpperCase()}`;
-  return Array.from(lead, (char) => (/^[\ud800-\udfff]$/.test(char) ? lone(char) : encodeURIComponent(char))).join('');
-}
-
-/** A path segment → the lead_id it names (`encodeLead` backwards); a URIError when it is not one. */
-export function decodeLead(segment: string): string {
-  const parts = segment.split(/%u(d[89a-f][0-9a-f]{2})/i);
-  return parts
-    .map((part, index) => (index % 2 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part)))
-    .join('');
-}
 
 function tone(status: number | undefined): string {
   if (status === undefined) return 'fail';

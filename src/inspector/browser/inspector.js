@@ -2,9 +2,7 @@
 // script.ts): the conversations, the detail pane and the routes, the events, and the live stream that feeds them.
 
 // ---- conversations -------------------------------------------------------------------------------------------
-/** A lead_id as a path segment and back: percent-encoded UTF-8, a lone surrogate as %uD800 (as src/inspector/views.ts). */
-const encodeLead = (lead) => Array.from(lead, (char) => (/^[\ud800-\udfff]$/.test(char) ? '%u' + char.charCodeAt(0).toString(16).toUpperCase() : encodeURIComponent(char))).join('');
-const decodeLead = (segment) => segment.split(/%u(d[89a-f][0-9a-f]{2})/i).map((part, index) => (index % 2 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part))).join('');
+/* encodeLead(lead), decodeLead(segment): src/inspector/lead-path.ts, put here when the page is made */
 
 function leadItem(item) {
   const li = document.createElement('li');
