@@ -221,6 +221,69 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
     expect(JSON.parse(json.stdout).seed).toEqual(expect.any(Number));
   }, 120_000);
 
+  it('its budget bounds the conversations under way: once an answer comes past it, no step is sent', async () => {
+    // A receiver written here that holds every signed request HOLD_MS, far past the phase's 1 s budget: the first
+    // answer of the phase comes after the budget is spent whatever the machine's load, so each conversation under way
+    // must stop there (before: each went on to its last step, a rate-limited receiver's 20 s budget lasting 44 s).
+    const HOLD_MS = 4_000;
+    const arrived: number[] = [];
+    const answered: number[] = [];
+    const server: Server = createServer((request, response) => {
+      const signed = request.headers['x-cai-signature'] !== undefined;
+      if (signed) arrived.push(Date.now());
+      request.resume();
+      request.on('end', () => {
+        const answer = () => {
+          if (signed) answered.push(Date.now());
+          response.writeHead(signed ? 202 : 401, { 'content-type': 'application/json' });
+          response.end(signed ? '{"ok":true}' : '{"ok":false}');
+        };
+        if (signed) setTimeout(answer, HOLD_MS);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+      const result = await spawnCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'B',
+          '--to',
+          url,
+          '--provider',
+          'acme',
+          '--secret-env',
+          'CAI_SECRET',
+          '--only',
+          'B-STATE-001',
+          '--generate',
+          '30000',
+          '--budget',
+          '1s',
+          '--seed',
+          '7',
+          '--repro-dir',
+          join(dir, 'bin-budget'),
+        ],
+        { env: { CAI_SECRET: 'whsec_explore_budget_0123456789' } },
+      );
+      expect([0, 1], result.stderr).toContain(result.code);
+      const note = check(JSON.parse(result.stdout) as SuiteReport, 'B-STATE-001').notes.join('\n');
+      expect(note).toMatch(/its time budget ended the exploring/);
+      // The first answer is the preflight's; the phase's requests came after it, and its first answer ended them.
+      const [preflightAnswered, firstOfPhase] = answered as [number, number];
+      expect(arrived.filter((at) => at > preflightAnswered).length).toBeGreaterThan(0);
+      expect(arrived.filter((at) => at > firstOfPhase)).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 120_000);
+
   it('--rerun-failed replays the conversation a failed check of the phase names, from its --json report', async () => {
     const base = [
       'conformance',

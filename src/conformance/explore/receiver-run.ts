@@ -80,6 +80,8 @@ export interface ConversationOptions {
   textField: string;
   /** Stop at the first breach of one of these relations (shrinking hunts one). */
   stopAt?: ReadonlySet<ReceiverRelationId>;
+  /** The exploring's deadline (epoch ms): a crowd sends no wave past it. */
+  until?: number;
 }
 
 export class ConversationRunner {
@@ -108,7 +110,8 @@ export class ConversationRunner {
     }
     if (step.kind === 'crowd') {
       record.text = `${step.count} other new documents, ${CROWD_WAVE} at once`;
-      for (let sent = 0; sent < step.count && !this.options.session.signal.aborted; sent += CROWD_WAVE) {
+      const past = () => this.options.session.signal.aborted || Date.now() >= (this.options.until ?? Infinity);
+      for (let sent = 0; sent < step.count && !past(); sent += CROWD_WAVE) {
         const wave = Array.from({ length: Math.min(CROWD_WAVE, step.count - sent) }, () => ({
           body: compact(materialise(step.draft, this.scope.eventId())),
         }));

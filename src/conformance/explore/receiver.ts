@@ -188,12 +188,13 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     timedOut: false,
   };
   let names = 0;
-  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>) =>
+  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>, until?: number) =>
     new ConversationRunner({
       session,
       name: `${context.interface}-STATE-c${(names += 1)}`,
       textField: target.textField,
       ...(stopAt ? { stopAt } : {}),
+      ...(until !== undefined ? { until } : {}),
     });
   const tally = (conversation: Conversation) => {
     exploration.conversations += 1;
@@ -227,9 +228,11 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     conversations(),
     setup.concurrency,
     async ({ index, steps }) => {
-      const conversation = runner();
+      // The budget bounds the conversations under way too: past it each stops after its current step, a crowd after
+      // its current wave (a rate-limited receiver's waits made a 20 s budget 44 s). What it sent is judged as it ran.
+      const conversation = runner(undefined, deadline);
       for (const step of steps) {
-        if (session.signal.aborted) break;
+        if (session.signal.aborted || Date.now() >= deadline) break;
         await conversation.run(step);
       }
       tally(conversation.result);
