@@ -226,7 +226,7 @@ function generatedSection({ EXPLORE_CAPS }) {
     '| what | bound | past it |',
     '|---|---|---|',
     `| requests (\`--generate N\`) | ${B.defaultRequests} on B, ${A.defaultRequests} on A, by default; at most ${EXPLORE_CAPS.requests} | no more conversations start; a usage error over the most |`,
-    `| exploring (\`--budget\`) | ${seconds(B.defaultTimeLimitMs)} on B, ${seconds(A.defaultTimeLimitMs)} on A, by default; at most ${seconds(EXPLORE_CAPS.timeLimitMs)} | no more conversations start, and each under way stops after its current step; the checks judge what ran, and say so |`,
+    `| exploring (\`--budget\`) | ${seconds(B.defaultTimeLimitMs)} on B, ${seconds(A.defaultTimeLimitMs)} on A, by default; at most ${seconds(EXPLORE_CAPS.timeLimitMs)} | no more conversations start, and each drawn one under way stops after its current step (the fixed first one is played whole); the checks judge what ran, and say so |`,
     `| steps of one conversation | ${EXPLORE_CAPS.maxSteps} | - |`,
     `| conversations at once | ${EXPLORE_CAPS.concurrency} (or \`--concurrency\`, if fewer) | - |`,
     `| shrinking one relation's failure | ${seconds(EXPLORE_CAPS.shrinkTimeMs)} | the shortest failing conversation found so far is reported |`,

@@ -228,11 +228,13 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     conversations(),
     setup.concurrency,
     async ({ index, steps }) => {
-      // The budget bounds the conversations under way too: past it each stops after its current step, a crowd after
-      // its current wave (a rate-limited receiver's waits made a 20 s budget 44 s). What it sent is judged as it ran.
-      const conversation = runner(undefined, deadline);
+      // The budget bounds the drawn conversations under way too: past it each stops after its current step, a crowd
+      // after its current wave (a rate-limited receiver's waits made a 20 s budget 44 s); what it sent is judged as it
+      // ran. The coverage conversation, the evidence of every relation, is always played whole.
+      const until = index < 0 ? undefined : deadline;
+      const conversation = runner(undefined, until);
       for (const step of steps) {
-        if (session.signal.aborted || Date.now() >= deadline) break;
+        if (session.signal.aborted || Date.now() >= (until ?? Infinity)) break;
         await conversation.run(step);
       }
       tally(conversation.result);
