@@ -81,8 +81,9 @@ async function judge(entry: WildEntry, url: string, index: number): Promise<Repo
           '15s',
         ];
   // 400 requests: every broken receiver the phase alone catches is caught at 400 as at 800 (a fifth of the default on
-  // B, half on A), for two thirds of the CPU; the 8 s budget only bounds a busy machine, the count sizes the work.
-  const budget = ['--seed', String(1000 + index), '--generate', '400', '--budget', '8s'];
+  // B, half on A), for two thirds of the CPU. The count sizes the work: 400 take about 5 s on a quiet machine, and
+  // the 15 s budget (which stops the conversations under way too) only bounds a busy one or a slow receiver.
+  const budget = ['--seed', String(1000 + index), '--generate', '400', '--budget', '15s'];
   const result = await spawnCli(
     ['--json', 'conformance', 'run', ...argv, ...budget, '--repro-dir', join(reproRoot, entry.id)],
     { env: entry.env },

@@ -311,9 +311,9 @@ function judgeSender(iface: Interface, command: Command): Promise<Report> {
   return cai(argv, { CAI_SECRET: senderSecret(iface) });
 }
 
-// The stateful phase at 400 requests (as wild-receivers.test.ts), 8 s at most on a busy machine: its fixed first
+// The stateful phase at 400 requests (as wild-receivers.test.ts), 15 s at most on a busy machine: its fixed first
 // conversation bears on every relation whatever the size; the rest, drawn, is the part a longer run explores further.
-const PHASE_BUDGET = ['--generate', '400', '--budget', '8s'];
+const PHASE_BUDGET = ['--generate', '400', '--budget', '15s'];
 
 function judgeReceiver(iface: Interface, url: string, callbackWait = '15s'): Promise<Report> {
   const argv =
