@@ -36,7 +36,7 @@ const GLOBAL_OPTIONS: readonly (readonly [flags: string, description: string])[]
 const longFlagOf = (flags: string) => (flags.match(/--[a-z-]+/) as RegExpMatchArray)[0];
 
 /** Global options that take a value, skipped when looking for the command word. */
-export const GLOBAL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(
+const GLOBAL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(
   GLOBAL_OPTIONS.filter(([flags]) => flags.includes('<')).map(([flags]) => longFlagOf(flags)),
 );
 const GLOBAL_LONG_FLAGS: ReadonlySet<string> = new Set(GLOBAL_OPTIONS.map(([flags]) => longFlagOf(flags)));

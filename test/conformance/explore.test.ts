@@ -230,6 +230,7 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
     const HOLD_MS = 4_000;
     let answers = 0;
     let endOfBudget: number | undefined;
+    let drawnBefore = 0;
     const drawnAfter: string[] = [];
     const server: Server = createServer((request, response) => {
       const signed = request.headers['x-cai-signature'] !== undefined;
@@ -238,7 +239,10 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const drawn = /-b-state-c(\d+)-/.exec(Buffer.concat(chunks).toString('latin1'));
-        if (endOfBudget !== undefined && arrived > endOfBudget && drawn && drawn[1] !== '1') drawnAfter.push(drawn[0]);
+        if (drawn && drawn[1] !== '1') {
+          if (endOfBudget !== undefined && arrived > endOfBudget) drawnAfter.push(drawn[0]);
+          else drawnBefore += 1;
+        }
         const answer = () => {
           if (signed && (answers += 1) === 2) endOfBudget = Date.now();
           response.writeHead(signed ? 202 : 401, { 'content-type': 'application/json' });
@@ -281,6 +285,8 @@ describe('cai conformance run, the stateful phase (built binary)', () => {
       const note = check(JSON.parse(result.stdout) as SuiteReport, 'B-STATE-001').notes.join('\n');
       expect(note).toMatch(/its time budget ended the exploring/);
       expect(endOfBudget).toBeDefined();
+      // The drawn conversations are told by their event_ids (else the next line would hold of nothing).
+      expect(drawnBefore).toBeGreaterThan(0);
       expect(drawnAfter).toEqual([]);
     } finally {
       server.closeAllConnections();

@@ -105,6 +105,20 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     expect((await spawnCli([])).stderr).toBe("error: cai needs a command\nhint: run 'cai --help' for the commands\n");
   });
 
+  it('global options are told apart from a missing command and from an unknown option', async () => {
+    // --config=FILE and --env NAME take values, which are no command words; --bogus is commander's unknown option.
+    expect((await spawnCli(['--quiet', '--config=none.json'])).stderr).toBe(
+      "error: cai needs a command\nhint: run 'cai --help' for the commands\n",
+    );
+    const group = await spawnCli(['--env', 'prod', 'mock']);
+    expect([group.code, group.stderr.split('\n')[0]]).toEqual([
+      2,
+      'error: cai mock needs a subcommand: platform, provider',
+    ]);
+    const unknown = await spawnCli(['--bogus']);
+    expect([unknown.code, unknown.stderr.split('\n')[0]]).toEqual([2, "error: unknown option '--bogus'"]);
+  });
+
   it('a mistyped subcommand → 2, pointing at the group help', async () => {
     const result = await spawnCli(['mock', 'platfrom']);
     expect(result.code).toBe(2);
