@@ -6,8 +6,8 @@
 //    bin/cai.js loads dist/bundle/cai.js. Node pays for every file it resolves, reads and compiles, so `cai sign`
 //    loading a handful of files instead of 25 (tsc's output plus commander's own) is most of the gain; CommonJS
 //    rather than ESM spares the ESM loader's own start (about 6 ms of `node -e 0`'s 80).
-// 3. dist/bundle/code-cache/: V8's code cache of the chunks that sign, verify, --help and validate load
-//    (scripts/code-cache.cjs), which bin/cai.js hands to V8 so that they are not compiled again at each start-up.
+// 3. dist/bundle/code-cache/: V8's code cache of the chunks that sign, verify, --help, validate and a conformance run
+//    load (scripts/code-cache.cjs), which bin/cai.js hands to V8 so that they are not compiled again at each start-up.
 // The bundle inlines its dependencies (commander, zod, undici, chalk, ora, cli-table3): it reads nothing from
 // node_modules at run time; the library still imports them, so they stay runtime dependencies.
 import { spawnSync } from 'node:child_process';

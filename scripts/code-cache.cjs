@@ -91,6 +91,14 @@ async function warm() {
       ['validate', 'event', body],
       ['validate', '--ndjson', lines],
       ['validate', '--ndjson', '--strict', lines],
+      // A conformance run of each interface against its mock, a few checks each: the test suites and the scripts a
+      // run writes start cai this way hundreds of times, and its chunks (undici's dispatcher, the catalogue) are large.
+      ...['A', 'B'].map((iface) => [
+        ...'--json conformance run --mock --no-generate --interface'.split(' '),
+        iface,
+        '--only',
+        `${iface}-SIG-001,${iface}-ACCEPT-001`,
+      ]),
     ]) {
       await run(argv, silentIo(dir, env));
     }

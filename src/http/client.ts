@@ -3,7 +3,11 @@
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
 import { setMaxListeners } from 'node:events';
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+// The two dispatchers from their own modules: undici's index also loads fetch, WebSocket, the caches and the mocks,
+// about a third of every conformance run's start-up, none of which cai uses (it only dispatches; undici-parts.d.ts).
+import Agent from 'undici/lib/dispatcher/agent.js';
+import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
 import { NETWORK_CAPS } from '../bounds.js';
 import { deliveryError } from '../errors.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
