@@ -12,6 +12,7 @@ export const SLOW_CONFORMANCE_FILES = [
   'test/conformance/explore.test.ts',
   'test/conformance/sender-self-test.test.ts',
   'test/conformance/sender-e2e.test.ts',
+  'test/conformance/sender-replay.test.ts',
   'test/conformance/repro-verified.test.ts',
 ];
 

@@ -15,6 +15,7 @@ const LONGEST_FIRST = [
   'zoo',
   'explore',
   'sender-e2e',
+  'sender-replay',
 ];
 
 // `npm run test:conformance`: the suite judged against whole implementations (the self-tests against every broken
