@@ -28,24 +28,8 @@ const fixture = (fault: string) =>
 async function run(fault: string, seed: string, ...more: string[]): Promise<SuiteReport> {
   const result = await spawnCli(
     [
-      '--json',
-      'conformance',
-      'run',
-      '--interface',
-      'B',
-      '--role',
-      'sender',
-      '--provider',
-      'acme',
-      '--trigger',
-      fixture(fault),
-      '--wait',
-      '8s',
-      '--observe',
-      '1s',
-      '--seed',
-      seed,
-      ...more,
+      ...'--json conformance run --interface B --role sender --provider acme --wait 8s --observe 1s'.split(' '),
+      ...['--trigger', fixture(fault), '--seed', seed, ...more],
     ],
     { env: { CAI_SECRET: SECRET } },
   );
