@@ -202,7 +202,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][])
       exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
   };
-  const firstBroken = new Map<ReceiverRelationId, { index: number; breach: RelationBreach }>();
+  const firstBroken = new Map<ReceiverRelationId, FirstBroken>();
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
@@ -238,13 +238,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
         await conversation.run(step);
       }
       tally(conversation.result);
-      // The first drawn conversation that breaks a relation is shrunk (fast-check's path replays it); the coverage
-      // conversation, which fast-check did not draw, stands only where no drawn one breaks it.
-      for (const breach of conversation.result.breaches) {
-        const known = firstBroken.get(breach.relation);
-        const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
-        if (target.relations.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
-      }
+      noteFirstBroken(firstBroken, target.relations, index, conversation.result.breaches);
     },
     spent,
   );
@@ -274,6 +268,29 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   }
   exploration.durationMs = Date.now() - started;
   return exploration;
+}
+
+interface FirstBroken {
+  /** The conversation's place among those drawn; -1: the coverage conversation. */
+  index: number;
+  breach: RelationBreach;
+}
+
+/**
+ * The first drawn conversation that breaks a relation is shrunk (fast-check's path replays it); the coverage
+ * conversation, which fast-check did not draw, stands only where no drawn one breaks it.
+ */
+function noteFirstBroken(
+  firstBroken: Map<ReceiverRelationId, FirstBroken>,
+  judged: ReadonlySet<ReceiverRelationId>,
+  index: number,
+  breaches: readonly RelationBreach[],
+): void {
+  for (const breach of breaches) {
+    const known = firstBroken.get(breach.relation);
+    const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
+    if (judged.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
+  }
 }
 
 type Runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => ConversationRunner;
