@@ -7,3 +7,12 @@ declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import { ProxyAgent } from 'undici';
   export default ProxyAgent;
 }
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
+declare module 'undici/lib/api/index.js' {
+  import type { Dispatcher } from 'undici';
+  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>;
+  export default api;
+}
