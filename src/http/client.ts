@@ -3,13 +3,7 @@
  * `postOnce` sends one POST with exactly the headers and bytes given: no retry, no signing (see deliver.ts).
  */
 import { setMaxListeners } from 'node:events';
-import type { Dispatcher } from 'undici';
-// The two dispatchers from their own modules: undici's index also loads fetch, WebSocket, the caches and the mocks,
-// about a third of every conformance run's start-up, none of which cai uses (it only dispatches; undici-parts.d.ts).
-import Agent from 'undici/lib/dispatcher/agent.js';
-import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
-import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
-import dispatcherApi from 'undici/lib/api/index.js';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { deliveryError } from '../errors.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
@@ -17,10 +11,6 @@ import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 import { describeNetworkError, timeoutError } from './network-errors.js';
 
 export type { Dispatcher } from 'undici';
-
-// What undici's index does to every dispatcher, done here since the index is not loaded: ProxyAgent opens its
-// tunnel with Dispatcher#connect, one of the methods it adds.
-Object.assign(DispatcherBase.prototype, dispatcherApi);
 
 export interface ClientOptions {
   /** Extra certificate authorities (PEM), added to Node's bundled ones. */
