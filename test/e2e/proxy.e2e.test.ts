@@ -4,14 +4,15 @@
  * receiver written here with node:http and node:net alone.
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
+import { startConnectProxy } from '../helpers/connect-proxy.js';
 
 const servers: Server[] = [];
-const sockets = new Set<Socket>();
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const socket of sockets) socket.destroy();
+  await Promise.all(closers.splice(0).map((close) => close()));
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
@@ -28,21 +29,8 @@ it('cai send-event --proxy sends through the proxy with CONNECT', async () => {
     req.resume().on('end', () => res.writeHead(202, { 'content-type': 'application/json' }).end('{"ok":true}'));
   });
   const receiverPort = await listening(receiver);
-  const tunnels: string[] = [];
-  const proxy = createServer((_req, res) => res.writeHead(405).end());
-  proxy.on('connect', (req, client: Socket) => {
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    sockets.add(upstream).add(client);
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  const proxyPort = await listening(proxy);
+  const proxy = await startConnectProxy();
+  closers.push(proxy.close);
 
   const result = await spawnCli(
     [
@@ -53,12 +41,12 @@ it('cai send-event --proxy sends through the proxy with CONNECT', async () => {
       'acme',
       '--sample',
       '--proxy',
-      `http://127.0.0.1:${proxyPort}`,
+      proxy.url,
       '--no-retry',
     ],
     { env: { CAI_SECRET: 'whsec_proxy_e2e_0123456789' } },
   );
   expect(result.code, result.stderr).toBe(0);
-  expect(tunnels).toEqual([`127.0.0.1:${receiverPort}`]);
+  expect(proxy.tunnels).toEqual([`127.0.0.1:${receiverPort}`]);
   expect(received).toEqual(['POST /events acme']);
 });

@@ -1,12 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getEventListeners } from 'node:events';
-import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { createServer as createHttpServer, type Server } from 'node:http';
 import { CaiError, useWords } from '../../src/errors.js';
 import { SHARED_HINTS } from '../../src/commands/common/hints.js';
 import { createDispatcher, postOnce, proxyFromEnv } from '../../src/http/client.js';
 import { deliver, type DeliveryRequest } from '../../src/http/deliver.js';
 import { verify } from '../../src/signing/verify.js';
+import { startConnectProxy } from '../helpers/connect-proxy.js';
 import { recordingSleep, startScriptedServer, TLS_FIXTURE, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const SECRET = 'whsec_deliver_test';
@@ -361,32 +360,13 @@ describe('postOnce', () => {
 
   it('goes through a proxy with CONNECT', async () => {
     const target = await serve([{ status: 202 }]);
-    const tunnels: string[] = [];
-    const sockets = new Set<Socket>();
-    const proxy: Server = createHttpServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req, client: Socket) => {
-      tunnels.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = netConnect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      sockets.add(upstream).add(client);
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      sockets.forEach((socket) => socket.destroy());
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    });
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const dispatcher = createDispatcher({ proxy: proxyUrl });
+    const proxy = await startConnectProxy();
+    cleanups.push(proxy.close);
+    const dispatcher = createDispatcher({ proxy: proxy.url });
     cleanups.unshift(() => dispatcher.close());
     const response = await postOnce({ url: target.url, headers: {}, body: BODY, dispatcher });
     expect(response.status).toBe(202);
-    expect(tunnels).toEqual([`127.0.0.1:${target.port}`]);
+    expect(proxy.tunnels).toEqual([`127.0.0.1:${target.port}`]);
     expect(target.requests).toHaveLength(1);
   });
 });
