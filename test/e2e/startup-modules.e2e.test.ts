@@ -15,7 +15,8 @@ const { Writable, Readable } = require('node:stream');
 const sink = () => new Writable({ write: (chunk, encoding, done) => done() });
 const io = { stdin: Readable.from([]), stdout: sink(), stderr: sink(), env: { NO_COLOR: '1', CAI_SECRET: 'whsec_startup' }, cwd: process.cwd(), onInterrupt: () => () => {}, now: () => Date.now() };
 loadChunk('cai.js').run(process.argv.slice(1), io).then(() => {
-  const loaded = [...chunks.keys()].flatMap((chunk) => modules[chunk] ?? []);
+  // From node_modules on: a clone whose node_modules is a link records its ids through the link's target.
+  const loaded = [...chunks.keys()].flatMap((chunk) => modules[chunk] ?? []).map((id) => id.includes('node_modules/') ? id.slice(id.indexOf('node_modules/')) : id);
   process.stdout.write(JSON.stringify({
     src: loaded.filter((id) => id.startsWith('src/')).sort(),
     packages: [...new Set(loaded.filter((id) => id.startsWith('node_modules/')).map((id) => id.split('/')[1]))].sort(),
@@ -96,5 +97,25 @@ describe('the modules a command loads (the built CLI)', () => {
     ];
     expect(loaded.src).toEqual([...EVERY_COMMAND, ...own].sort());
     expect(loaded.packages).toEqual(['commander']);
+  });
+
+  it("the senders' client: undici's two dispatchers from their own modules, not its index (fetch, WebSocket, caches, mocks)", async () => {
+    const { readFile } = await import('node:fs/promises');
+    const modules = JSON.parse(await readFile(`${ROOT}/dist/bundle/modules.json`, 'utf8')) as Record<string, string[]>;
+    const marker = 'node_modules/undici/';
+    const undici = [
+      ...new Set(
+        Object.values(modules)
+          .flat()
+          .filter((id) => id.includes(marker))
+          .map((id) => id.slice(id.indexOf(marker) + marker.length)),
+      ),
+    ];
+    expect(undici).toContain('lib/dispatcher/agent.js');
+    expect(undici).toContain('lib/dispatcher/proxy-agent.js');
+    // What the index alone brings (a response body's mixins need some of lib/web/fetch, not fetch itself).
+    const indexOnly =
+      /^(index\.js|lib\/(mock|cache|interceptor)\/|lib\/web\/(fetch\/index|websocket|cache|eventsource|cookies))/;
+    expect(undici.filter((id) => indexOnly.test(id))).toEqual([]);
   });
 });
