@@ -10,12 +10,12 @@ const LONGEST_FIRST = [
   'wild-receivers',
   'repro-verified',
   'wild-senders',
-  'self-test',
   'sender-self-test',
   'zoo',
   'explore',
-  'sender-e2e',
+  'self-test',
   'sender-replay',
+  'sender-e2e',
 ];
 
 // `npm run test:conformance`: the suite judged against whole implementations (the self-tests against every broken

@@ -6,6 +6,10 @@
  * exits 2, never 0. The faults are taken from the mocks themselves, so a new fault is verified without a table. On a
  * busy machine a check at a timing edge may fail in a run for no fault of the receiver: a script that then exits 0
  * is told apart from one that lies by running the check itself again (it must pass too).
+ *
+ * The same run is the self-test of the suite against that fault: it fails (or warns) exactly the checks the table
+ * names for the fault (fault-table.ts, or for a fault the generated documents catch, generate-faults.ts), and a
+ * fault only `should` checks catch leaves the run green.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,11 +20,15 @@ import { PLATFORM_FAULTS, PROVIDER_FAULTS, type PlatformFault, type ProviderFaul
 import { startMockPlatform } from '../../src/mock/platform.js';
 import { startMockProvider } from '../../src/mock/provider.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
+import { CATALOGUE } from '../../src/conformance/catalogue.js';
 import { BIN } from '../helpers/cli.js';
+import { FAULT_TABLE, type FaultCase, namedFailures } from './fault-table.js';
 import { GENERATED_FAULTS } from './generate-faults.js';
 
 const SECRET = 'whsec_repro_verified_0123456789';
 const CALLBACK_SECRET = 'whsec_repro_verified_callbacks_01';
+/** B: the lead the platform knows, as a user's platform knows its own (--lead-id); unknown ones are one check's. */
+const LEAD = 'lead-repro-verified-known';
 const root = mkdtempSync(join(tmpdir(), 'cai-repro-verified-'));
 // The scripts that run a check again write its reproduction under TMPDIR: here, removed with the rest.
 const scratch = join(root, 'tmp');
@@ -49,6 +57,7 @@ async function receiver(iface: InterfaceId, fault: string | undefined, port = 0)
       secrets: [SECRET],
       faults: faults as PlatformFault[],
       keepRecords: false,
+      knownLeads: [LEAD],
       port,
       ...(rateLimit ? { rateLimit } : {}),
     });
@@ -102,9 +111,23 @@ function verdictOf(result: { code: number | null; stdout: string; stderr: string
 interface Failing {
   id: string;
   verdict: string;
+  notes: string[];
+  expected: string;
+  actual: string;
   exchange?: unknown;
   repro?: { command: string; script?: string };
 }
+
+interface RunReport {
+  ok: boolean;
+  checks: Failing[];
+}
+
+const explain = (report: RunReport) =>
+  report.checks
+    .filter((check) => check.verdict === 'failed' || check.verdict === 'warning')
+    .map((check) => `${check.id}: expected ${check.expected}; actual ${check.actual}`)
+    .join('\n');
 
 /** Faults whose breach depends on the time between two requests, not on their order alone. */
 const ELAPSED_TIME_FAULTS = new Set(['dedupe-expires']);
@@ -133,6 +156,16 @@ const STATEFUL_WITNESSES = new Set([
   'A bad-ack', // A-STATE-007, -002
 ]);
 
+/** What the table says a run against the fault must fail: the named checks (a generated one's, without the phase's). */
+function tableEntry(iface: InterfaceId, fault: string): FaultCase | undefined {
+  const named = FAULT_TABLE.find((entry) => entry.interface === iface && entry.fault === fault);
+  if (named) return named;
+  const generated = GENERATED_FAULTS.find((entry) => entry.interface === iface && entry.fault === fault);
+  return generated && { interface: iface, fault, fails: generated.plainFails };
+}
+
+const levelOf = (id: string) => CATALOGUE.find((check) => check.id === id)?.level;
+
 const FAULTS: [InterfaceId, string][] = [
   ...Object.keys(PLATFORM_FAULTS).map((fault): [InterfaceId, string] => ['B', fault]),
   ...Object.keys(PROVIDER_FAULTS).map((fault): [InterfaceId, string] => ['A', fault]),
@@ -152,7 +185,7 @@ describe('every reproduction, run against the broken receiver and a correct one'
       const reproDir = join(root, `${iface}-${fault}`);
       const identity =
         iface === 'B'
-          ? ['--provider', 'acme']
+          ? ['--provider', 'acme', '--lead-id', LEAD]
           : [
               '--source',
               'platform',
@@ -168,7 +201,7 @@ describe('every reproduction, run against the broken receiver and a correct one'
       // (from 150 ms, doubling, jitter 0.5) take 2.3 to 4.7 s, more on a busy machine: with 2 s, a correct provider's
       // sixth attempt came after cai stopped listening about one run in six, and was judged as giving up.
       const wait = iface === 'A' ? ['--callback-wait', fault === 'callback-no-ending' ? '4s' : '10s'] : [];
-      const include = fault === 'no-retry-after' ? ['--include', 'rate-limit'] : [];
+      const include = (tableEntry(iface, fault)?.include ?? []).flatMap((name) => ['--include', name]);
       // The stateful phase far smaller than by default (about 400 requests, a second or two here; by default 2,500 on
       // B, 800 on A), and only for its witnesses: its fixed first conversation bears on every relation, and each
       // script of a stateful check plays the phase again (its flags are the run's). The budget, which stops the
@@ -196,10 +229,12 @@ describe('every reproduction, run against the broken receiver and a correct one'
           ...more,
         ]);
       /** The run's failures whose scripts show them again, of how many had a script. */
-      const showAgain = async (dir: string): Promise<{ shown: Failing[]; expected: number; stateful: string[] }> => {
+      const showAgain = async (
+        dir: string,
+      ): Promise<{ shown: Failing[]; expected: number; stateful: string[]; report: RunReport }> => {
         const shown: Failing[] = [];
         const result = await conformance('--repro-dir', dir);
-        const report = JSON.parse(result.stdout) as { checks: Failing[] };
+        const report = JSON.parse(result.stdout) as RunReport;
         const failing = report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
         expect(failing.length, `${fault}: no check failed\n${result.stderr}`).toBeGreaterThan(0);
         // A check that failed without showing a request or an attempt (A-CB-006: too few events) has nothing saved.
@@ -233,7 +268,7 @@ describe('every reproduction, run against the broken receiver and a correct one'
           shown.push(check);
         }
         const stateful = reproduced.map((check) => check.id).filter((id) => id.includes('-STATE-'));
-        return { shown, expected, stateful };
+        return { shown, expected, stateful, report };
       };
       let shown: Failing[];
       try {
@@ -242,6 +277,12 @@ describe('every reproduction, run against the broken receiver and a correct one'
         // their scripts and the checks run again then pass: no failure of the fault shown, so the run is played once more.
         if (attempt.expected > 0 && attempt.shown.length === 0) attempt = await showAgain(`${reproDir}-again`);
         ({ shown } = attempt);
+        // Exactly the checks the table names for the fault fail or warn; a must among them fails the run.
+        const entry = tableEntry(iface, fault);
+        expect(entry, `${iface} ${fault}: no row in fault-table.ts or generate-faults.ts`).toBeDefined();
+        const { seen, named } = namedFailures(entry as FaultCase, attempt.report);
+        expect(seen, explain(attempt.report)).toEqual(named);
+        if (!stateful) expect(attempt.report.ok).toBe(!named.some((id) => levelOf(id) === 'must'));
         // Of the failures with a reproduction, at least one is the fault's, and shows again.
         if (attempt.expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
         // A witness of the stateful checks fails one, whose script was run as every other (else the table above has
