@@ -17,9 +17,7 @@ import { spawnCli } from '../helpers/cli.js';
 import { startProgram, stopAllPrograms } from './support.js';
 import { A_PROVIDER, A_SOURCE, B_PROVIDER, catalogue, type WildEntry } from './wild/catalogue.mjs';
 
-// A run mostly waits (the stateful phase's conversations, the dedupe window's probes): alone, 77 runs four at a time
-// kept 0.86 of a core busy for 432 s; eight at a time, with two busy loops beside them, took 288 s, all verdicts alike.
-vi.setConfig({ maxConcurrency: 8, testTimeout: 180_000, hookTimeout: 60_000 });
+vi.setConfig({ maxConcurrency: 4, testTimeout: 180_000, hookTimeout: 60_000 });
 
 /** Where a correct receiver may get a warning the spec supports: a first acceptance answered 200, 201 or 204 (§6.5; §4.2 names 202). */
 const TOLERATED: Readonly<Record<string, readonly string[]>> = {
