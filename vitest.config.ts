@@ -21,6 +21,7 @@ export const SLOW_CONFORMANCE_FILES = [
  * end-to-end runs of the built binary each ran alone at the end for up to a minute.
  */
 const LONGEST_FIRST = [
+  'typecheck',
   'install.e2e',
   'action.e2e',
   'readme-walkthrough',
