@@ -108,7 +108,12 @@ const cases = CATALOGUE.flatMap((sender, index) =>
 );
 
 it.concurrent.each(cases)('$kind $id ($relation), seed $seed', async ({ sender, seed }) => {
-  const { report, code } = await judge(sender, seed);
+  let { report, code } = await judge(sender, seed);
+  // A loaded machine may leave the timing check that shows a fault undecided (cai's own lag: not judged, neither
+  // passed nor failed), as sender-self-test.test.ts allows for: seen once, in a CI run with twice the usual load, a
+  // sender that retries a cut connection at once went uncaught. A broken sender not caught is played once more, with
+  // the same seed; caught in neither run, it fails.
+  if (sender.kind === 'broken' && flaggedOf(report).length === 0) ({ report, code } = await judge(sender, seed));
   expect(report.seed).toBe(seed);
   const flagged = flaggedOf(report);
   if (sender.kind === 'broken') {
