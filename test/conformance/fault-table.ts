@@ -155,10 +155,16 @@ const failedOrWarned = (report: RunChecks) =>
 /**
  * What a run against `entry`'s fault failed (or warned) of the checks named for faults, and what the table says it
  * must: the stateful phase's checks (*-STATE-*) aside, which a run with the phase may fail as well (its witnesses are
- * judged on their own), and the time-dependent tolerances above.
+ * judged on their own), and the time-dependent tolerances above; `lateTimers` names the checks a run's own setup may
+ * fail on a loaded machine where the fault does not name them.
  */
-export function namedFailures(entry: FaultCase, report: RunChecks): { seen: string[]; named: string[] } {
-  const slow = (id: string) => !entry.fails.includes(id) && WHEN_SLOW[entry.fault]?.test(id) === true;
+export function namedFailures(
+  entry: FaultCase,
+  report: RunChecks,
+  lateTimers: (id: string) => boolean = () => false,
+): { seen: string[]; named: string[] } {
+  const slow = (id: string) =>
+    !entry.fails.includes(id) && (WHEN_SLOW[entry.fault]?.test(id) === true || lateTimers(id));
   const seen = failedOrWarned(report).filter((id) => !id.includes('-STATE-') && !slow(id));
   const named = entry.fails.filter((id) => !(EDGE_ONLY.has(entry.fault) && edgeUntested(report, id)));
   return { seen: seen.sort(), named: [...named].sort() };
