@@ -17,7 +17,10 @@ SECONDS_RUN=5
 work="$(mktemp -d "${TMPDIR:-/tmp}/cai-artillery-e2e.XXXXXX")"
 mock_pid=''
 cleanup() {
-  if [ -n "$mock_pid" ] && kill -0 "$mock_pid" 2>/dev/null; then kill "$mock_pid" 2>/dev/null || true; wait "$mock_pid" 2>/dev/null || true; fi
+  if [ -n "$mock_pid" ] && kill -0 "$mock_pid" 2>/dev/null; then
+    kill "$mock_pid" 2>/dev/null || true
+    wait "$mock_pid" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -28,7 +31,8 @@ prefix="${CAI_ARTILLERY_PREFIX:-$work/artillery}"
 if [ -z "${CAI_ARTILLERY_PREFIX:-}" ]; then
   say "installing artillery@$ARTILLERY_VERSION into $prefix (no browser: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1)"
   mkdir -p "$prefix"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 900 npm install --prefix "$prefix" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "artillery@$ARTILLERY_VERSION" >"$work/npm.log" 2>&1 ||
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 900 npm install --prefix "$prefix" --no-save --no-package-lock \
+    --no-audit --no-fund --loglevel=error "artillery@$ARTILLERY_VERSION" >"$work/npm.log" 2>&1 ||
     { cat "$work/npm.log" >&2; fail "npm install artillery@$ARTILLERY_VERSION"; }
 fi
 artillery="$prefix/node_modules/.bin/artillery"
@@ -54,9 +58,14 @@ node bin/cai.js load export --engine artillery --out "$work/project" --to "$url"
 
 say "running artillery $ARTILLERY_VERSION: $RATE/s for ${SECONDS_RUN} s"
 status=0
-(cd "$work/project" && ARTILLERY_DISABLE_TELEMETRY=true timeout 180 "$artillery" run cai-load.yml --output "$work/artillery.json") >"$work/artillery.log" 2>&1 || status=$?
+(cd "$work/project" &&
+  ARTILLERY_DISABLE_TELEMETRY=true timeout 180 "$artillery" run cai-load.yml --output "$work/artillery.json") \
+  >"$work/artillery.log" 2>&1 || status=$?
 tail -n 12 "$work/artillery.log"
-[ "$status" = 0 ] || { cat "$work/artillery.log" >&2; fail "artillery run exited $status (a failed ensure condition exits 1)"; }
+[ "$status" = 0 ] || {
+  cat "$work/artillery.log" >&2
+  fail "artillery run exited $status (a failed ensure condition exits 1)"
+}
 
 kill "$mock_pid"
 wait "$mock_pid" 2>/dev/null || true
@@ -89,10 +98,12 @@ const problems = [];
 if (sent < 50) problems.push(`only ${sent} requests sent`);
 if (repeats === 0) problems.push('no repeat was sent');
 if (facts['answered 202 (Artillery)'] !== sent) problems.push('not every request was answered 202');
-if (facts['requests the mock answered'] !== sent) problems.push('the mock answered another number of requests than Artillery sent');
+if (facts['requests the mock answered'] !== sent)
+  problems.push('the mock answered another number of requests than Artillery sent');
 if (facts['rejected by the mock'] !== 0) problems.push(`${facts['rejected by the mock']} requests rejected`);
 if (report.records.used + report.records.duplicates !== sent) problems.push('the log does not hold every request');
-if (report.records.duplicates !== repeats || facts['duplicates confirmed (processor)'] !== repeats) problems.push('not every repeat was recognised as a duplicate');
+if (report.records.duplicates !== repeats || facts['duplicates confirmed (processor)'] !== repeats)
+  problems.push('not every repeat was recognised as a duplicate');
 if (report.records.used !== sent - repeats) problems.push('the log does not hold one accepted record per new document');
 if (facts['failed virtual users'] !== 0) problems.push('virtual users failed');
 if (problems.length > 0) {

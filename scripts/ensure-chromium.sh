@@ -26,12 +26,14 @@ fi
 
 for shell in zsh fish; do
   if ! command -v "$shell" >/dev/null 2>&1; then
-    echo "note: $shell is missing: the completion test that runs '$shell -n' on cai's script skips (sudo apt-get install -y $shell)" >&2
+    echo "note: $shell is missing: the completion test that runs '$shell -n' on cai's script skips" \
+      "(sudo apt-get install -y $shell)" >&2
   fi
 done
 if [ ! -x "$chromium" ] && [ "${CAI_SKIP_BROWSER:-}" != "1" ]; then
   echo "error: the browser tests need Chromium at $chromium" >&2
-  echo "hint: install it (sudo apt-get install -y chromium), point CAI_CHROMIUM at a Chromium build, or run with CAI_SKIP_BROWSER=1" >&2
+  echo "hint: install it (sudo apt-get install -y chromium), point CAI_CHROMIUM at a Chromium build," \
+    "or run with CAI_SKIP_BROWSER=1" >&2
   exit 1
 fi
 exit 0
