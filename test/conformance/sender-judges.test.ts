@@ -194,10 +194,25 @@ describe('retry rules', () => {
     // A busy machine drew the first wait out: the growth is still seen.
     expect(growth([900, 100, 200, 400, 800])).toBe('passed');
     expect(growth([150, 150, 150, 150, 150])).toBe('failed');
-    expect(growth([100, 200, 300, 250, 340])).toBe('failed');
-    // Constant waits with the last one drawn out are still constant.
+    expect(growth([200, 300, 300, 250, 340])).toBe('failed');
+    // Constant waits with the last one drawn out are still constant; so are constant waits with ±50 % jitter.
     expect(growth([400, 400, 400, 400, 900])).toBe('failed');
+    expect(growth([1_400, 600, 900, 1_450, 520])).toBe('failed');
     expect(growth([100, 200, 400])).toBe('not-judged');
+  });
+
+  it('waits that neither grow nor hold steady are a draw of jitter, not judged: full jitter is exponential backoff', () => {
+    const growth = (waits: number[]) =>
+      check('BS-RETRY-005').judge(evidence([{ id: 'retry-5xx', attempts: retriesWithWaits(waits) }]));
+    // Each wait drawn from 0 to a ceiling that doubles from 200 ms (AWS's "full jitter"): a draw seen in a run.
+    const drawn = growth([160, 330, 390, 420, 2]);
+    expect(drawn.verdict).toBe('not-judged');
+    expect(drawn.actual).toMatch(
+      /neither growing nor steady, as a jittered backoff may draw them, which leaves it open$/,
+    );
+    // At most three times apart, they are steady: no backoff, whatever the order.
+    expect(growth([300, 900, 400, 350, 500]).verdict).toBe('failed');
+    expect(growth([300, 950, 400, 350, 500]).verdict).toBe('not-judged');
   });
 
   it("a retry after a 429 may come a quarter of Retry-After early, at most 500 ms (a busy sender's timers fire early)", () => {
@@ -256,7 +271,7 @@ describe('retry rules', () => {
     // Waits that look as if they shrank because cai's loop was held up while the first ran out: a sender in cai's own
     // process (the built-in provider's callbacks) was held up as long, so the first is open by as much; any other
     // sender's waits are its own, and shrank.
-    const starved = retriesWithWaits([1_660, 609, 180, 369, 471]);
+    const starved = retriesWithWaits([900, 600, 400, 400, 450]);
     for (const [index, attempt] of starved.entries()) attempt.heldMs = index === 0 ? 0 : 1_500;
     const inProcess = { ...evidence([{ id: 'retry-5xx', attempts: starved }]), senderInProcess: true };
     expect(check('BS-RETRY-005').judge(inProcess).verdict).toBe('not-judged');

@@ -39,6 +39,14 @@ export function retryAfterToleranceMs(askedMs: number): number {
  */
 export const BACKOFF_GROWTH_FACTOR = 2;
 
+/**
+ * Waits that do not grow are no backoff only when they also hold steady: the longest of the five at most this many
+ * times the shortest. Constant waits, even with ±50 % jitter, stay within it; "full jitter" (each wait drawn from 0 to
+ * a ceiling that doubles) may draw five that neither grow nor hold steady (about one delivery in thirty), which tells
+ * nothing either way: undecided, and the scenario is played again, not a failure.
+ */
+export const BACKOFF_STEADY_SPREAD = 3;
+
 /** The waits the growth is judged on: the first this many after consecutive 5xx or cut connections. */
 export const BACKOFF_WAITS = 5;
 

@@ -8,6 +8,7 @@ import { Headers } from '../constants.js';
 import {
   BACKOFF_FLOOR_MS,
   BACKOFF_GROWTH_FACTOR,
+  BACKOFF_STEADY_SPREAD,
   BACKOFF_WAITS,
   FRESH_SIGNATURE_SPAN_MS,
   retryAfterToleranceMs,
@@ -87,7 +88,8 @@ export function rateWaits<A extends SeenAttempt>(
 /**
  * S2: "exponential backoff" (§7, §8): the first BACKOFF_WAITS waits after consecutive 5xx or cut connections grow:
  * the last two add up to BACKOFF_GROWTH_FACTOR times the two shortest of the first three, and to BACKOFF_FLOOR_MS at
- * least (a retry at once is no backoff, and waits of a millisecond are too short to time to a ratio). Each wait is an interval
+ * least (a retry at once is no backoff, and waits of a millisecond are too short to time to a ratio). Waits that do
+ * not grow fail only when they held steady (BACKOFF_STEADY_SPREAD); scattered ones are a draw of jitter, undecided. Each wait is an interval
  * (cai's own lag); the growth holds when it holds for the shortest reading of the late waits and the longest of the
  * early ones, fails when it fails for the opposite, and is undecided between.
  */
@@ -138,8 +140,28 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
     ];
   if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest'))
     return [{ ...base, verdict: 'kept', actual: measured }];
-  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest'))
-    return [{ ...base, verdict: 'broken', actual: measured }];
+  if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest')) {
+    // Not grown, whatever cai's lag: no backoff if the waits as seen also held steady, else a draw of jitter. Steadiness
+    // is read on the waits as seen (cai's lag draws one out by a few milliseconds on a quiet machine): read on the
+    // intervals, a lag longer than a short wait would leave every constant backoff open.
+    const longest = Math.max(...waits.map((wait) => wait.latest));
+    const shortest = Math.min(...waits.map((wait) => wait.latest));
+    if (longest <= BACKOFF_STEADY_SPREAD * Math.max(shortest, 1))
+      return [
+        {
+          ...base,
+          verdict: 'broken',
+          actual: `${measured}, the longest ${(longest / Math.max(shortest, 1)).toFixed(1)}× the shortest`,
+        },
+      ];
+    return [
+      {
+        ...base,
+        verdict: 'undecided',
+        actual: `${measured}, yet the longest ${(longest / Math.max(shortest, 1)).toFixed(1)}× the shortest: neither growing nor steady, as a jittered backoff may draw them, which leaves it open`,
+      },
+    ];
+  }
   const slack = Math.max(...waits.map((wait) => wait.latest - wait.earliest));
   return [
     {

@@ -182,6 +182,17 @@ export const CORRECT = [
     5,
     ['--types', 'all', '--base-delay', '100', '--jitter', '0.4'],
   ),
+  // Seed 43 draws waits of about 200, 111, 424, 95 and 203 ms: neither growing nor steady, as full jitter may draw.
+  correct(
+    'node',
+    'full-jitter',
+    'B',
+    'S2',
+    '§7',
+    'each wait drawn from 0 to a ceiling doubling from 200 ms ("full jitter"), seeded: the first five do not grow',
+    1,
+    ['--base-delay', '200', '--jitter', 'full', '--jitter-seed', '43'],
+  ),
   correct('node', 'large-base-cap', 'B', 'S2', '§7', 'a 1 s backoff base capped at 4 s: 1, 2, 4, 4, 4 s', 1, [
     '--base-delay',
     '1000',

@@ -145,7 +145,7 @@ export const FAULTS = [
 ];
 
 const USAGE =
-  'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
+  'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F|full] [--jitter-seed N] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
 
 class UsageError extends Error {}
 
@@ -158,6 +158,7 @@ const VALUE_OPTIONS = {
   'base-delay': '150',
   'max-delay': '30000',
   jitter: '0',
+  'jitter-seed': '0',
   transport: 'per-attempt',
   'chunk-size': '0',
   'header-case': 'canonical',
@@ -196,9 +197,11 @@ export function parseArgs(argv) {
       throw new UsageError(`--${name} must be one of ${values.join(', ')}, got ${JSON.stringify(o[name])}`);
     return o[name];
   };
-  const jitter = Number(o.jitter);
-  if (!(jitter >= 0 && jitter <= 0.9))
-    throw new UsageError(`--jitter must be a fraction from 0 to 0.9, got ${JSON.stringify(o.jitter)}`);
+  // A fraction F draws each wait within ±F of the doubling one; `full` draws it from 0 to the doubling one (AWS's
+  // "full jitter"), from a generator seeded by --jitter-seed when given (a run that draws the same waits every time).
+  const jitter = o.jitter === 'full' ? 'full' : Number(o.jitter);
+  if (jitter !== 'full' && !(jitter >= 0 && jitter <= 0.9))
+    throw new UsageError(`--jitter must be a fraction from 0 to 0.9 or full, got ${JSON.stringify(o.jitter)}`);
   if (o.fault && !FAULTS.some((f) => f.name === o.fault))
     throw new UsageError(`unknown fault ${JSON.stringify(o.fault)}`);
   const opts = {
@@ -210,6 +213,7 @@ export function parseArgs(argv) {
     baseDelay: int('base-delay', 1, 600000),
     maxDelay: int('max-delay', 1, 3600000),
     jitter,
+    random: seeded(int('jitter-seed', 0, 2 ** 32 - 1)),
     waitMax: o['wait-max'],
     transport: oneOf('transport', ['per-attempt', 'keep-alive', 'pipeline', 'http10']),
     expectContinue: o['expect-continue'],
@@ -602,8 +606,22 @@ function isDuplicateAnswer(r) {
 
 function backoff(opts, failures) {
   let d = Math.min(opts.maxDelay, opts.baseDelay * 2 ** Math.min(failures - 1, 30));
-  if (opts.jitter > 0) d *= 1 - opts.jitter + 2 * opts.jitter * Math.random();
+  if (opts.jitter === 'full') d *= opts.random();
+  else if (opts.jitter > 0) d *= 1 - opts.jitter + 2 * opts.jitter * opts.random();
   return Math.round(d);
+}
+
+/** Math.random, or for a seed other than 0 the mulberry32 generator from it: the same draws on every run. */
+function seeded(seed) {
+  if (seed === 0) return Math.random;
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** Classify an answer: 'accepted' (any 2xx, §6.5), 'refused' (400/401/413 and other 4xx), 'rate' (429), 'retry' (5xx, cut). */
