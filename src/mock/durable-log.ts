@@ -18,6 +18,7 @@ import { notRegular, NotRegularFile, openRegular } from './log-file.js';
 import type { LogLock } from './log-lock.js';
 import { recordBytes, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
 import { DEFAULT_FSYNC, type FsyncMode } from './fsync.js';
+import { safeJson } from '../output/safe-text.js';
 
 /** An append waiting for its batch's write. */
 interface Waiter {
@@ -154,7 +155,7 @@ export class DurableLog {
 
   /** Resolves when the record (serialised whole, document included) is written (and synced, per the mode). */
   append(record: MockLogRecord): Promise<void> {
-    return this.appendLine(Buffer.from(JSON.stringify(record) + '\n', 'utf8'));
+    return this.appendLine(Buffer.from(`${safeJson(JSON.stringify(record))}\n`, 'utf8'));
   }
 
   /** Appends a record whose document is the request body exactly as received (see recordLine). */

@@ -1,5 +1,6 @@
 /** The record of a mock's log and the one line it is written as (docs/mock-log.md). */
 import type { InterfaceId } from '../spec/constants.js';
+import { safeJson } from '../output/safe-text.js';
 
 /**
  * One line of the mock log (docs/mock-log.md): NDJSON, appended before the 202 is answered (written, and synced
@@ -77,13 +78,15 @@ export function recordBytes(record: MockLogRecordHead, body: Buffer): Buffer {
  * that key, as a quote inside a string is escaped.
  */
 function headText(record: MockLogRecordHead, bodyBytes: number): string {
-  const json = JSON.stringify(record);
+  // Header values and ids come from the network: the C1 and bidi controls JSON.stringify leaves raw are escaped, so
+  // that `tail -f` on the log shows them as the terminal output does (the same JSON values).
+  const json = safeJson(JSON.stringify(record));
   if (json.charCodeAt(json.length - 2) === CLOSING_BRACE) {
     const at = json.indexOf(HEADERS_TEXT);
     return `${json.slice(0, at)},"body_bytes":${bodyBytes}${json.slice(at, -1)}`;
   }
   const { headers, ...fields } = record;
-  return JSON.stringify({ ...fields, body_bytes: bodyBytes, headers }).slice(0, -1);
+  return safeJson(JSON.stringify({ ...fields, body_bytes: bodyBytes, headers })).slice(0, -1);
 }
 
 const CLOSING_BRACE = 0x7d;

@@ -69,6 +69,10 @@ export function safeForTerminal(text: string, keepColour: boolean): string {
  * escaped by JSON.stringify itself. Strings only ever hold these characters, so replacing them keeps the JSON valid.
  */
 export function jsonText(value: unknown, space?: number): string {
-  const text = JSON.stringify(value, null, space) ?? 'null';
+  return safeJson(JSON.stringify(value, null, space) ?? 'null');
+}
+
+/** JSON text as JSON.stringify wrote it, with what jsonText escapes escaped: the same value, safe to `tail -f`. */
+export function safeJson(text: string): string {
   return text.replace(UNSAFE_IN_JSON, escapeChar);
 }

@@ -38,7 +38,13 @@ function referenceLine(recordHead: MockLogRecordHead, body: Buffer): string {
   const document = breaks ? Buffer.from(body.map((byte) => (byte === 0x0a || byte === 0x0d ? 0x20 : byte))) : body;
   const exact = breaks ? `,"body_base64":"${body.toString('base64')}"` : '';
   const { headers, ...fields } = recordHead;
-  const headText = JSON.stringify({ ...fields, body_bytes: body.length, headers }).slice(0, -1);
+  // The C1 and bidi controls and the line separators JSON.stringify leaves raw, written as \uXXXX escapes.
+  const headText = JSON.stringify({ ...fields, body_bytes: body.length, headers })
+    .slice(0, -1)
+    .replace(
+      /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   return `${headText},"document":${document.toString('utf8')}${exact}}\n`;
 }
 
@@ -138,11 +144,11 @@ describe('the mock log', () => {
     fc.assert(
       fc.property(
         fc.record({
-          id: fc.string(),
+          id: fc.string({ unit: 'binary' }),
           event: fc.option(fc.string(), { nil: undefined }),
-          lead: fc.option(fc.string(), { nil: undefined }),
+          lead: fc.option(fc.string({ unit: 'binary' }), { nil: undefined }),
           known: fc.option(fc.boolean(), { nil: undefined }),
-          header: fc.string(),
+          header: fc.string({ unit: 'binary' }),
           headersLast: fc.boolean(),
         }),
         fc.array(fc.oneof(fc.string(), fc.constantFrom('\n', '\r\n', 'é', '€', '😀')), { maxLength: 8 }),
@@ -182,6 +188,31 @@ describe('the mock log', () => {
       { event: 'job.closed', event_id: 'e2' },
     ]);
     expect(Buffer.from(records[1]?.body_base64 ?? '', 'base64').equals(multiLine)).toBe(true);
+  });
+
+  it('writes the C1 and bidi controls of ids and header values escaped, and reads them back as they came', async () => {
+    const path = join(dir, 'controls.ndjson');
+    const log = await DurableLog.open(path);
+    const { document: _unused, ...head } = record('e1');
+    const hostile = 'A\u009b31mB\u202eC\u2028D\u0085E\u007f';
+    await log.appendWithRawDocument(
+      { ...head, event_id: hostile, lead_id: hostile, headers: { 'content-type': `application/json${hostile}` } },
+      Buffer.from('{"event":"job.closed"}'),
+    );
+    await log.append({ ...record('e2'), lead_id: hostile });
+    await log.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toMatch(/[\u007f-\u009f\u2028\u202e]/);
+    expect(text).toContain('"event_id":"A\\u009b31mB\\u202eC\\u2028D\\u0085E\\u007f"');
+    const records = (await readMockLog(path)).records;
+    expect(records.map((r) => [r.event_id, r.lead_id])).toEqual([
+      [hostile, hostile],
+      ['e2', hostile],
+    ]);
+    expect(records[0]?.headers['content-type']).toBe(`application/json${hostile}`);
+    const heads: MockLogHead[] = [];
+    await scanMockLog(path, (found) => heads.push(found));
+    expect(heads.map((r) => r.event_id)).toEqual([hostile, 'e2']);
   });
 
   it('reads heads for a restart exactly as a full parse reads the records, for every kind of line', async () => {
