@@ -55,7 +55,7 @@ function intro() {
   ];
 }
 
-function filesSection({ INPUT_CAPS, formatCap }) {
+function filesSection({ INPUT_CAPS, PIPE_SILENCE_MS, formatCap }) {
   const lines = ['## Files and stdin', '', '| input | read by | cap | why this number |', '|---|---|---|---|'];
   for (const cap of Object.values(INPUT_CAPS)) {
     lines.push(
@@ -75,6 +75,13 @@ function filesSection({ INPUT_CAPS, formatCap }) {
     `error: body file /dev/zero is over the ${formatCap(INPUT_CAPS.body.bytes)} cap; reading stopped there`,
     `hint: ${INPUT_CAPS.body.hint} (caps: docs/limits.md)`,
     '```',
+    '',
+    'A pipe given as a file (a named FIFO, `<(cmd)`) is read as it comes, even when its writer starts later: cai opens',
+    'every path without blocking and polls a pipe, so no thread ever waits on one. A document, a body, a capture or a log',
+    'waits on a silent pipe as on a silent stdin, until Ctrl-C (exit 130). A secret file, the config and a catalog are',
+    `read before cai can listen for Ctrl-C: a pipe silent for ${PIPE_SILENCE_MS / 1000} s there is refused (\`is a pipe that sent nothing for`,
+    `${PIPE_SILENCE_MS / 1000} s\`, exit 2). An empty path is refused as such (\`the body file's path is empty\`), never read as the current`,
+    'folder.',
     '',
   );
   return lines;

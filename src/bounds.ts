@@ -155,6 +155,13 @@ export const INPUT_CAPS = {
 
 export type InputKind = keyof typeof INPUT_CAPS;
 
+/**
+ * How long a pipe given as a file (a FIFO, `<(cmd)`) may stay silent when it is read before any await (a secret
+ * file, the config, a catalog), where cai cannot give way to Ctrl-C: then it is refused. Bodies and documents are read
+ * with the event loop free, and wait on a silent pipe as on a silent stdin, until Ctrl-C.
+ */
+export const PIPE_SILENCE_MS = 10_000;
+
 /** What cai takes from an answer of the network (the senders, `conformance run`, `doctor`). */
 export const NETWORK_CAPS = {
   /** Bytes of a response body kept; the rest is discarded, the connection closed, and the result says so. */

@@ -1,7 +1,8 @@
 // node:fs rather than node:fs/promises: it is already loaded at start-up, fs/promises is not (cai sign's start-up).
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatCap, INPUT_CAPS, type InputKind } from './bounds.js';
+import { Readable } from 'node:stream';
+import { formatCap, INPUT_CAPS, PIPE_SILENCE_MS, type InputKind } from './bounds.js';
 import { CaiError, errnoCode, errorMessage, usageError } from './errors.js';
 import type { Io } from './io.js';
 
@@ -10,6 +11,11 @@ import type { Io } from './io.js';
  * it is refused before a byte is read, and a pipe, stdin or a device is read up to one byte past it and then
  * refused, so `/dev/zero` or an endless stdin never runs the process out of memory. The error names the input and
  * the cap, never the bytes (they may be a secret given by mistake).
+ *
+ * A path is always opened with O_NONBLOCK: a FIFO's blocking open waits for a writer that may never come, and a
+ * blocked open or read holds a thread (the main one, or one of the pool, which Node joins before it exits) so that
+ * not even Ctrl-C could end cai. A FIFO, a socket or a device is read by polling the descriptor instead: `<(cmd)` and
+ * named pipes work, and a silent one can be interrupted like a silent stdin.
  */
 
 /**
@@ -44,7 +50,116 @@ export async function readFileInput(
   what: string = INPUT_CAPS[kind].what,
 ): Promise<Buffer> {
   if (path === '-') return readStdin(io, what, kind);
-  return readFileCapped(resolve(io.cwd, path), kind, path, what);
+  if (path === '') throw emptyPath(what);
+  const opened = openInput(resolve(io.cwd, path), path, what);
+  if (opened.info.isFile()) return readOpened(opened, kind, path, what);
+  try {
+    return await readStreamCapped(pollingStream(opened), kind, `${what} file ${path}`);
+  } catch (error) {
+    if (error instanceof CaiError) throw error;
+    throw unreadable(path, what, error);
+  }
+}
+
+/**
+ * A stream of the file at `fullPath` that never blocks a thread (see above); an error to open it is the stream's
+ * first event, as createReadStream's is.
+ */
+export function openInputStream(fullPath: string, highWaterMark = 64 * 1024): Readable {
+  let opened: Opened;
+  try {
+    opened = openInput(fullPath, fullPath, 'input');
+  } catch (error) {
+    const cause = error instanceof CaiError && error.cause !== undefined ? error.cause : error;
+    return new Readable({
+      read() {
+        this.destroy(cause as Error);
+      },
+    });
+  }
+  if (opened.info.isFile()) return createReadStream('', { fd: opened.fd, highWaterMark });
+  return pollingStream(opened, highWaterMark);
+}
+
+interface Opened {
+  fd: number;
+  info: Stats;
+}
+
+function openInput(fullPath: string, shown: string, what: string): Opened {
+  let fd: number;
+  try {
+    fd = openSync(fullPath, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw unreadable(shown, what, error);
+  }
+  const info = fstatSync(fd);
+  if (info.isDirectory()) {
+    closeSync(fd);
+    throw unreadable(shown, what, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+  }
+  return { fd, info };
+}
+
+/** One read of a descriptor opened with O_NONBLOCK: the bytes read, 0 at the end, or -1 when none are there yet. */
+function readSome(fd: number, buffer: Buffer, length: number): number {
+  try {
+    return readSync(fd, buffer, 0, length, null);
+  } catch (error) {
+    if (errnoCode(error) === 'EAGAIN') return -1;
+    throw error;
+  }
+}
+
+/**
+ * Whether a read of 0 bytes is the end: always, but on a FIFO that has given nothing yet, where it means that no
+ * writer has opened it yet (a named pipe read before its writer starts).
+ */
+const isEnd = (info: Stats, seen: boolean) => seen || !info.isFIFO();
+
+/** A FIFO, a socket or a device read by polling its non-blocking descriptor: no thread ever waits on it. */
+function pollingStream({ fd, info }: Opened, chunkSize = 64 * 1024): Readable {
+  let seen = false;
+  let pause = 2;
+  let timer: NodeJS.Timeout | undefined;
+  let open = true;
+  return new Readable({
+    highWaterMark: chunkSize,
+    read() {
+      const attempt = () => {
+        timer = undefined;
+        const buffer = Buffer.allocUnsafe(chunkSize);
+        let read: number;
+        try {
+          read = readSome(fd, buffer, chunkSize);
+        } catch (error) {
+          this.destroy(error as Error);
+          return;
+        }
+        if (read > 0) {
+          seen = true;
+          pause = 2;
+          this.push(buffer.subarray(0, read));
+        } else if (read === 0 && isEnd(info, seen)) this.push(null);
+        else {
+          // Nothing yet: look again soon, the event loop free meanwhile (Ctrl-C, the command's own timers).
+          timer = setTimeout(attempt, pause);
+          pause = Math.min(pause * 2, 50);
+        }
+      };
+      attempt();
+    },
+    destroy(error, callback) {
+      if (timer !== undefined) clearTimeout(timer);
+      if (open) closeSync(fd);
+      open = false;
+      callback(error);
+    },
+  });
+}
+
+export function emptyPath(what: string): CaiError {
+  return usageError('empty_path', `the ${what} file's path is empty`, 'give a file path, or - to read from stdin');
 }
 
 /**
@@ -57,29 +172,35 @@ export function readFileCapped(
   shown = fullPath,
   what: string = INPUT_CAPS[kind].what,
 ): Buffer {
+  if (shown === '') throw emptyPath(what);
+  return readOpened(openInput(fullPath, shown, what), kind, shown, what);
+}
+
+/**
+ * Reads an opened file to its end, at most the cap of `kind`. A FIFO, a socket or a device is polled, the thread
+ * pausing between reads: a reader that runs before any await cannot give way to Ctrl-C, so a pipe silent for
+ * PIPE_SILENCE_MS is refused instead of waited on.
+ */
+function readOpened({ fd, info }: Opened, kind: InputKind, shown: string, what: string): Buffer {
   const cap = INPUT_CAPS[kind].bytes;
-  let fd: number;
   try {
-    fd = openSync(fullPath, 'r');
-  } catch (error) {
-    throw unreadable(shown, what, error);
-  }
-  try {
-    const info = fstatSync(fd);
-    if (info.isDirectory())
-      throw unreadable(shown, what, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
     // A regular file says its size: one over the cap is refused unread. Anything else is read to one byte past it.
     if (info.isFile() && info.size > cap) throw tooLarge(kind, `${what} file ${shown}`, { size: info.size });
     const chunks: Buffer[] = [];
     let total = 0;
+    let quietSince = Date.now();
     const chunkSize = info.isFile() ? Math.min(cap + 1, info.size + 1) : 64 * 1024;
     for (;;) {
       const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, cap + 1 - total)));
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      chunks.push(read === chunk.length ? chunk : chunk.subarray(0, read));
-      total += read;
-      if (total > cap) throw tooLarge(kind, `${what} file ${shown}`);
+      const read = readSome(fd, chunk, chunk.length);
+      if (read > 0) {
+        chunks.push(read === chunk.length ? chunk : chunk.subarray(0, read));
+        total += read;
+        quietSince = Date.now();
+        if (total > cap) throw tooLarge(kind, `${what} file ${shown}`);
+      } else if (read === 0 && isEnd(info, total > 0)) break;
+      else if (Date.now() - quietSince > PIPE_SILENCE_MS) throw silentPipe(shown, what);
+      else Atomics.wait(PAUSE, 0, 0, 5);
     }
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
   } catch (error) {
@@ -88,6 +209,17 @@ export function readFileCapped(
   } finally {
     closeSync(fd);
   }
+}
+
+/** What Atomics.wait sleeps on between two reads of a pipe that has nothing yet. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function silentPipe(shown: string, what: string): CaiError {
+  return usageError(
+    'silent_pipe',
+    `${what} file ${shown} is a pipe that sent nothing for ${PIPE_SILENCE_MS / 1000} s; reading stopped there`,
+    'start the program that writes to it first, or give a regular file',
+  );
 }
 
 /**

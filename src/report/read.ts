@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { openInputStream } from '../input.js';
 import type { Readable } from 'node:stream';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { LineTooLong } from '../mock/log-lines.js';
@@ -107,7 +107,7 @@ export class LogLineTooLongError extends Error {
 
 export function openLog(path: string): Readable {
   // 256 KB reads rather than 64 KB: a quarter of the reads and of the batches for a long log.
-  return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  return openInputStream(path, READ_CHUNK_BYTES);
 }
 
 /** The whole report from log files (or streams), as `cai report --format json` prints it. */

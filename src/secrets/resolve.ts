@@ -80,6 +80,12 @@ export function resolveSecrets(
 }
 
 function readSecretFile(path: string, label: string, cwd: string): string {
+  if (path === '')
+    throw usageError(
+      'empty_path',
+      `the secret file's path is empty (from ${label})`,
+      'give the path of the file that holds the secret',
+    );
   let content: string;
   try {
     // At most INPUT_CAPS.secret bytes: a large file given by mistake is refused, and never echoed.
@@ -90,7 +96,7 @@ function readSecretFile(path: string, label: string, cwd: string): string {
       'secret',
     ).toString('utf8');
   } catch (error) {
-    if (error instanceof CaiError && error.code === 'input_too_large') throw error;
+    if (error instanceof CaiError && (error.code === 'input_too_large' || error.code === 'silent_pipe')) throw error;
     const cause = error instanceof CaiError ? error.cause : error;
     const why =
       errnoCode(cause) === 'ENOENT'

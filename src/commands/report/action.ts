@@ -47,11 +47,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     );
   }
   const { reportFromLogs, LogReadError, LogLineTooLongError, NotALogError } = await import('../../report/read.js');
-  const { unreadable } = await import('../../input.js');
+  const { emptyPath, unreadable } = await import('../../input.js');
   const { access } = await import('node:fs/promises');
   // Every file is checked before the first is read: a typo in the second must not cost a long read of the first.
   for (const file of logs) {
     if (file === '-') continue;
+    if (file === '') throw emptyPath('log');
     await access(resolvePath(io.cwd, file)).catch((error: unknown) => {
       throw unreadable(file, 'log', error);
     });

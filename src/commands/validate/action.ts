@@ -2,12 +2,11 @@
  * `cai validate`, its action: documents read whole or as NDJSON lines, each validated (§2, §8), and the verdicts. Loaded when the
  * command runs, not at every start-up.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandContext } from '../common/runner.js';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../../bounds.js';
-import { readFileInput, tooLarge, unreadable } from '../../input.js';
+import { emptyPath, openInputStream, readFileInput, tooLarge, unreadable } from '../../input.js';
 import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';
 import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
@@ -143,6 +142,7 @@ async function checkReadable(
   streamed: boolean,
 ): Promise<void> {
   if (source === STDIN) return;
+  if (source === '') throw emptyPath('document');
   let info;
   try {
     info = await stat(resolve(io.cwd, source));
@@ -181,7 +181,7 @@ async function validateWhole(
   { io }: CommandContext,
   run: RunControl,
 ): Promise<DocumentVerdict | undefined> {
-  const stream = source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source));
+  const stream = source === STDIN ? io.stdin : openInputStream(resolve(io.cwd, source));
   run.reading = stream;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -220,8 +220,7 @@ async function validateNdjson(
   const { io, output } = context;
   const { readNdjsonBatches } = await import('../../spec/ndjson.js');
   const label = labelOf(source);
-  const stream =
-    source === STDIN ? io.stdin : createReadStream(resolve(io.cwd, source), { highWaterMark: READ_CHUNK_BYTES });
+  const stream = source === STDIN ? io.stdin : openInputStream(resolve(io.cwd, source), READ_CHUNK_BYTES);
   run.reading = stream;
   const spinner = await output.spinner(`validating ${label}`);
   let lastUpdate = io.now();

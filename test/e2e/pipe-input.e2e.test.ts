@@ -1,0 +1,110 @@
+/**
+ * A pipe given as a file (a named FIFO, `<(cmd)`), through the built binary (docs/limits.md, "Files and stdin"): read
+ * when a writer comes, even late; when none comes, Ctrl-C ends cai as it ends a wait on a silent stdin (a blocking
+ * open or read used to hold a thread, so that cai ignored SIGINT and SIGTERM and never exited); a pipe read before
+ * any await (a secret file) is refused after PIPE_SILENCE_MS of silence. An empty path is named as such, not taken for
+ * the current directory. A command still running at its bound is killed and fails the test: no timing is asserted.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PIPE_SILENCE_MS } from '../../src/bounds.js';
+import { spawnBounded } from '../helpers/bounded-spawn.js';
+import { spawnCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cai-pipe-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = { CAI_SECRET: 'whsec_pipe_input_0123456789' };
+const DOCUMENT =
+  '{"event":"job.closed","event_id":"evt-pipe-1","lead_id":"lead-1","outcome":"no_answer","attempts":1,"occurred_at":"2026-11-30T10:00:00Z"}';
+
+let fifos = 0;
+function fifo(): string {
+  const path = join(dir, `pipe-${(fifos += 1)}`);
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+/**
+ * Resolves once a reader has the FIFO open: a writer's non-blocking open fails (ENXIO) until then. The writer closes
+ * at once without writing, which a reader that has read nothing yet takes for no writer yet.
+ */
+async function whenOpened(path: string): Promise<void> {
+  for (;;) {
+    try {
+      closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** Writes `text` into the FIFO from another process once cai has opened it (or before: the writer waits for it). */
+function writeLater(path: string, text: string) {
+  writeFileSync(join(dir, 'writer.cjs'), "require('fs').writeFileSync(process.argv[2], process.argv[3]);");
+  const writer = spawn(process.execPath, [join(dir, 'writer.cjs'), path, text], { stdio: 'ignore' });
+  return new Promise<void>((resolve) => writer.on('close', () => resolve()));
+}
+
+describe('a pipe given as a file', () => {
+  it('is read once its writer comes, for a document, a body and a log', async () => {
+    const document = fifo();
+    const [validated] = await Promise.all([spawnCli(['validate', document]), writeLater(document, DOCUMENT)]);
+    expect(validated.stdout).toContain(`${document}: valid event job.closed`);
+    expect(validated.code).toBe(0);
+    const body = fifo();
+    const [signed] = await Promise.all([spawnCli(['sign', '--body', body], { env }), writeLater(body, DOCUMENT)]);
+    expect(signed.code).toBe(0);
+    expect(signed.stdout).toMatch(/^X-CAI-Timestamp: \d+\nX-CAI-Signature: sha256=[0-9a-f]{64}\n$/);
+  });
+
+  it('that stays silent: Ctrl-C ends the command with 130, whatever read it', async () => {
+    for (const [argv, path] of [['validate'], ['validate', '--ndjson'], ['sign', '--body'], ['report', '--log']].map(
+      (words) => {
+        const path = fifo();
+        return [[...words, path], path] as [string[], string];
+      },
+    )) {
+      const result = await spawnBounded(argv, {
+        boundMs: 60_000,
+        env,
+        // SIGINT once the command is reading the pipe.
+        onStart: (child) => void whenOpened(path).then(() => child.kill('SIGINT')),
+      });
+      expect(result.killed, `cai ${argv.join(' ')} did not end after SIGINT`).toBe(false);
+      expect(result.code, `${argv.join(' ')}\n${result.stderr}`).toBe(130);
+    }
+  });
+
+  it('read before any await (a secret file): refused once silent for PIPE_SILENCE_MS, with an error and a hint', async () => {
+    const secret = fifo();
+    const result = await spawnBounded(['sign', '--secret-file', secret, '--body', '-'], {
+      boundMs: PIPE_SILENCE_MS + 30_000,
+    });
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: secret file ${secret} (from --secret-file ${secret}) is a pipe that sent nothing for ${PIPE_SILENCE_MS / 1000} s; reading stopped there\nhint: start the program that writes to it first, or give a regular file\n`,
+    );
+  });
+
+  it('an empty path is named as such, never read as the current directory', async () => {
+    expect(await spawnCli(['validate', ''])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: the document file's path is empty\nhint: give a file path, or - to read from stdin\n",
+    });
+    expect((await spawnCli(['sign', '--body', ''], { env })).stderr).toBe(
+      "error: the body file's path is empty\nhint: give a file path, or - to read from stdin\n",
+    );
+    expect((await spawnCli(['report', '--log', ''])).stderr).toBe(
+      "error: the log file's path is empty\nhint: give a file path, or - to read from stdin\n",
+    );
+    expect((await spawnCli(['sign', '--secret-file', '', '--body', '-'], { stdin: '{}' })).stderr).toBe(
+      "error: the secret file's path is empty (from --secret-file )\nhint: give the path of the file that holds the secret\n",
+    );
+  });
+});
