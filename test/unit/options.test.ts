@@ -5,6 +5,7 @@ import {
   parseDurationMs,
   parsePositiveDurationMs,
   parseRatePerSecond,
+  parseTimeBound,
   parseRetryPeriodMs,
   parseUnixSeconds,
   parseUrlPath,
@@ -58,5 +59,27 @@ describe('parseHostPort: the one reader of a listen address, as --callback-liste
     for (const value of ['8787', ':8787', 'localhost', 'localhost:', 'a:b:c', '127.0.0.1:65536']) {
       expect(() => parseHostPort(value)).toThrow('expected HOST:PORT such as 127.0.0.1:8787 (port 0: any free port).');
     }
+  });
+});
+
+describe('parseTimeBound: --since and --until of cai report', () => {
+  it('takes real dates and date-times, with their edges', () => {
+    expect(parseTimeBound('2024-02-29')).toEqual({ at: Date.parse('2024-02-29T00:00:00Z') });
+    expect(parseTimeBound('2026-11-30T23:59:59Z')).toEqual({ at: Date.parse('2026-11-30T23:59:59Z') });
+    expect(parseTimeBound('2026-11-30T10:00+05:45')).toEqual({ at: Date.parse('2026-11-30T10:00+05:45') });
+    expect(parseTimeBound('24h')).toEqual({ agoMs: 86_400_000 });
+  });
+
+  it('refuses a date that does not exist instead of rolling it over (2026-02-31 is not 3 March)', () => {
+    for (const value of [
+      '2026-02-31',
+      '2025-02-29',
+      '2026-04-31',
+      '2026-13-01',
+      '2026-11-30T24:00Z',
+      '2026-11-30T10:60Z',
+    ])
+      expect(() => parseTimeBound(value), value).toThrow('not a real date.');
+    expect(() => parseTimeBound('2026-11-30T10:00:00+25:00')).toThrow('not a real date.');
   });
 });

@@ -169,8 +169,31 @@ export function parseTimeBound(value: string): TimeBound {
     );
   }
   const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
-  if (!Number.isFinite(at)) throw new InvalidArgumentError('not a real date.');
+  if (!Number.isFinite(at) || !isRealDateTime(text)) throw new InvalidArgumentError('not a real date.');
   return { at };
+}
+
+/**
+ * Whether every part of a date or date-time is in its range: Date.parse rolls 2026-02-31 over to 3 March and reads
+ * T24:00 as the next day, and a value is never changed quietly (docs/limits.md).
+ */
+function isRealDateTime(text: string): boolean {
+  const [, year, month, day, hour = '0', minute = '0', second = '0', offsetHour = '0', offsetMinute = '0'] =
+    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i.exec(text) ??
+    [];
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  return (
+    date.getUTCFullYear() === Number(year) &&
+    date.getUTCMonth() === Number(month) - 1 &&
+    date.getUTCDate() === Number(day) &&
+    Number(hour) < 24 &&
+    Number(minute) < 60 &&
+    Number(second) < 60 &&
+    Number(offsetHour) < 24 &&
+    Number(offsetMinute) < 60
+  );
 }
 
 /** A flag the command cannot do without, and how to pass it (`the events URL, e.g. --to https://…`). */
