@@ -76,6 +76,28 @@ describe('the callback stages', () => {
     expect(evidence.records[0]?.expectedPath).toBe(new URL(stage.record.targetUrl).pathname);
   });
 
+  it('answers an event over the §8 limit 413 as the platform would, whatever the script, and records it by its size', async () => {
+    const harness = await listener();
+    const statuses: number[] = [];
+    const stage = await harness.gather({
+      name: 'callbacks',
+      scenario: 'callbacks',
+      build: (callbackUrl) => ({ event_id: 'job-1', lead_id: 'lead-1', callback_url: callbackUrl }),
+      send: async (doc) => {
+        setTimeout(async () => {
+          const url = String(doc.callback_url);
+          const large = { event: 'conversation.message', event_id: 'e-big', text: 'x'.repeat(300_000) };
+          statuses.push(await post(url, large));
+          statuses.push(await post(url, { event: 'job.closed', event_id: 'e-2', text: 'x'.repeat(262_000) }));
+        }, 10);
+        return accepted();
+      },
+      signal: new AbortController().signal,
+    });
+    expect(statuses).toEqual([413, 202]);
+    expect(stage.record.attempts.map((attempt) => attempt.bodyBytes > 262_144)).toEqual([true, false]);
+  });
+
   it('waits no longer than --callback-wait for a provider that never calls back, and says it was not interrupted', async () => {
     const harness = await startCallbackListener({
       host: '127.0.0.1',

@@ -29,6 +29,12 @@ export interface RecorderOptions {
   interface: InterfaceId;
   /** Stages share one URL (a person sending by hand): arrivals are routed by event_id, then to the open stage. */
   shared: boolean;
+  /**
+   * A body over this many bytes is answered 413 whatever the script says (recorded all the same, and judged by its
+   * size): the callback listener answers as the platform it stands for (§8), a sender run by its script up to what
+   * it keeps of a body.
+   */
+  refuseOverBytes?: number;
 }
 
 export interface StageOpening {
@@ -229,8 +235,9 @@ export class Recorder {
     delivery: string,
     place: number,
   ): ScriptedAnswer {
-    // A body over what cai reads is answered as a platform would (§8: 413), whatever the script says.
-    if (arrival.cut) return { kind: 'error', status: 413 };
+    // A body over what cai reads, or over the limit the listener enforces, is answered as a platform would (§8: 413).
+    if (arrival.cut || arrival.bodyBytes > (this.options.refuseOverBytes ?? Number.POSITIVE_INFINITY))
+      return { kind: 'error', status: 413 };
     const earlier = index.byKey.get(delivery) ?? [];
     if (earlier.some((attempt) => classOf(attempt.answer) === 'accepted'))
       return this.options.interface === 'B' ? { kind: 'duplicate' } : ACCEPTED;

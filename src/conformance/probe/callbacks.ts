@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isEndingEvent } from '../../spec/model/job-events.js';
+import { MAX_BODY_BYTES } from '../../spec/constants.js';
 import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
 import { documentOf } from '../evidence.js';
@@ -120,7 +121,7 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 }
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
-  const recorder = new Recorder({ interface: 'B', shared: false });
+  const recorder = new Recorder({ interface: 'B', shared: false, refuseOverBytes: MAX_BODY_BYTES });
   const listener: Listener = await startListener({
     host: options.host,
     port: options.port,
