@@ -16,8 +16,11 @@ export interface CheckMeta extends CheckRow {
   clauses: readonly string[];
   /** Run only when asked with `--include <id or tag>`. */
   optional?: boolean;
-  /** Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap). */
-  exclusive?: boolean;
+  /**
+   * Runs alone, after the concurrent ones (it would disturb other checks, e.g. a burst to the rate cap); `last`: after
+   * every other check too, the stateful phase included (what it judges needs the run's whole length).
+   */
+  exclusive?: boolean | 'last';
   /** What the check needs beyond the target; without it, the check is skipped with a reason. */
   needs?: 'callback' | 'source-address';
   /** Sender checks: the scenarios of a sender run whose deliveries the check judges. */

@@ -17,6 +17,7 @@ import { refusesValid } from './diagnose/refusal.js';
 import type { RefusalDiagnosis } from './diagnose/types.js';
 import { compact, NON_ASCII_TEXT } from './probe/bodies.js';
 import { ProbeScope } from './probe/scope.js';
+import { isAccepted } from './probe/verdict.js';
 import { clockFromResponse, type Session } from './probe/session.js';
 import type { PreflightReport } from './types.js';
 
@@ -44,6 +45,7 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
   const body = compact({ ...receiver.document(scope), [receiver.textField]: NON_ASCII_TEXT });
   const exchange = await scope.send({ body });
   if (session.signal.aborted) return undefined;
+  if (isAccepted(exchange)) session.firstAccepted = { body, exchange, atMs: Date.now() };
   const expected = spec.document === 'event' ? '202 (§4.2, §7)' : '202 with the acknowledgment of §2.3 (§4.1)';
   const wrong = notTheEndpoint(exchange);
   if (wrong !== undefined) {

@@ -190,7 +190,9 @@ export async function runProbes(
     options.onFinish?.(result);
   };
   const concurrent = planned.filter((item) => item.skipReason !== undefined || !item.check.exclusive);
-  const exclusive = planned.filter((item) => item.skipReason === undefined && item.check.exclusive);
+  const exclusive = planned
+    .filter((item) => item.skipReason === undefined && item.check.exclusive)
+    .sort((a, b) => Number(a.check.exclusive === 'last') - Number(b.check.exclusive === 'last'));
   await pool(concurrent, Math.max(1, options.concurrency), runOne, halted);
   for (const item of exclusive) {
     if (halted()) break;

@@ -31,12 +31,13 @@ export const CONCURRENT_ROUNDS = 3;
 
 /**
  * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes): an event_id is sent again
- * after this many other documents, and after this long. A receiver that keeps only the last few ids, or forgets them
- * after a few seconds (a short cache time-to-live), answers the late repeat as new. The wait against `--mock` is
- * shorter: the reference receiver forgets nothing, and a run against it stays under three seconds.
+ * after this many other documents, and as the run ends, at least this long after it was accepted (a default run lasts
+ * longer; a short one waits). A receiver that keeps only the last few ids, or forgets them after a cache time-to-live
+ * shorter than that, answers the late repeat as new. The wait against `--mock` is shorter: the reference receiver
+ * forgets nothing, and a run against it stays under three seconds.
  */
 export const DEDUPE_MEMORY_OTHERS = 64;
-export const DEDUPE_MEMORY_WAIT_MS = 5_000;
+export const DEDUPE_MEMORY_WAIT_MS = 10_000;
 export const MOCK_DEDUPE_MEMORY_WAIT_MS = 1_200;
 
 /** How long a request sent with `Expect: 100-continue` waits for the interim answer before it sends its body anyway. */

@@ -51,6 +51,16 @@ export class ProbeScope {
     return exchanges;
   }
 
+  /**
+   * An exchange another scope sent (the preflight's document, whose repeat a check sends): this scope's model takes
+   * it as its own first request, expected afresh, so that it knows the event_id as the receiver does.
+   */
+  adopt(exchange: Exchange): Exchange {
+    const adopted = { ...exchange, expected: this.model.expect(this.factsOf(exchange)) };
+    this.model.observe(adopted.expected, answerOf(adopted));
+    return adopted;
+  }
+
   private count(exchange: Exchange): void {
     this.requests += 1 + exchange.rateLimitedRetries;
     this.rateLimitedRetries += exchange.rateLimitedRetries;

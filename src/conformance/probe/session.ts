@@ -74,6 +74,11 @@ export class Session {
   callbackWaitMs = DEFAULT_CALLBACK_WAIT_MS;
   /** How long after an event_id is accepted its repeat is sent, to see that it is still remembered (§6.1). */
   dedupeMemoryWaitMs = DEDUPE_MEMORY_WAIT_MS;
+  /**
+   * The run's first document, sent before any check (the preflight), when it was accepted: the memory check, run
+   * last, repeats it, as late as the run allows.
+   */
+  firstAccepted?: { body: Buffer; exchange: Exchange; atMs: number };
   private counter = 0;
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();

@@ -83,6 +83,12 @@ export const B_FAULTS = [
     description: 'remembers the last 100 event_ids only: a repeat after 100 others is new',
   },
   {
+    name: 'dedupe-forgets-after-7s',
+    relation: 'RB2',
+    clause: '§6.1, §7',
+    description: 'keeps an event_id for 7 s after it was first recorded (a cache time-to-live): a later repeat is new',
+  },
+  {
     name: 'dedupe-race',
     relation: 'RB2',
     clause: '§6.1',

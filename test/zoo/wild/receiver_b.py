@@ -76,6 +76,8 @@ FAULTS = {
         "keeps its dedupe memory per connection: a repeat on a new connection is new"),
     "dedupe-forgets-after-100": ("RB2", "§6.1",
         "remembers the last 100 event_ids only: a repeat after 100 others is new"),
+    "dedupe-forgets-after-7s": ("RB2", "§6.1, §7",
+        "keeps an event_id for 7 s after it was first recorded (a cache time-to-live): a later repeat is new"),
     "dedupe-race": ("RB2", "§6.1",
         "checks the memory, stores the record, then marks the id: of concurrent repeats of a new "
         "event_id several are recorded as new"),
@@ -290,8 +292,14 @@ class Memory:
                 return (provider, m.group(1).decode("utf-8", "surrogateescape"))
         return (provider, event_id)
 
+    def _forget_expired(self, key):
+        """Under the lock: drops the key once its time-to-live has passed (the 7 s cache fault only)."""
+        if self.fault == "dedupe-forgets-after-7s" and key in self.seen and time.monotonic() - self.seen[key] > 7:
+            del self.seen[key]
+
     def known(self, key):
         with self.lock:
+            self._forget_expired(key)
             return key in self.seen
 
     def _write(self, key, event_id):
@@ -313,11 +321,12 @@ class Memory:
                 self.seen[key] = True
             return True
         with self.lock:
+            self._forget_expired(key)
             if key in self.seen:
                 self.seen.move_to_end(key)
                 return False
             self._write(key, event_id)
-            self.seen[key] = True
+            self.seen[key] = time.monotonic() if self.fault == "dedupe-forgets-after-7s" else True
             if self.fault == "dedupe-forgets-after-100" and len(self.seen) > 100:
                 self.seen.popitem(last=False)
             return True

@@ -391,6 +391,13 @@ const B_WITNESSES = {
     const b = await postB(t.url, message(id));
     return { ok: isNew(a) && isDuplicate(b), saw: `an event, 100 others, then the first again: ${show(b)}` };
   },
+  'dedupe-forgets-after-7s': async (t) => {
+    const id = `w-${rand()}`;
+    const a = await postB(t.url, message(id));
+    await new Promise((resolve) => setTimeout(resolve, 7_500));
+    const b = await postB(t.url, message(id));
+    return { ok: isNew(a) && isDuplicate(b), saw: `an event, then the same 7.5 s later: ${show(b)}` };
+  },
   'dedupe-race': async (t) => {
     const id = `w-${rand()}`;
     const doc = message(id);

@@ -7,23 +7,29 @@ import { describeAnswer, type Exchange } from '../../evidence.js';
 import { MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { bodyOfSize, compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
+import { pause } from '../../probe/session.js';
 import { expectedOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { checkId, forBoth } from './receivers.js';
 import { AS_NEW_DOCUMENT, AS_REPEAT, OUTCOME } from './repeats.js';
 
 /**
- * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §2.2 on A): an accepted
- * event_id is still recognised after `DEDUPE_MEMORY_OTHERS` other documents, then after the session's wait (a few
- * seconds). A receiver that keeps only the last few ids, or forgets them after a short cache time, answers the late
- * repeat as new.
+ * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §7, §8: retries go on for up
+ * to 24 hours; §2.2 on A): an accepted event_id is still recognised after `DEDUPE_MEMORY_OTHERS` other documents, then
+ * as the run ends. The check runs last, and its document is the run's first (the preflight's, accepted before any
+ * check), so the late repeat comes the run's whole length after it (at least the session's wait): a receiver that keeps
+ * only the last few ids, or forgets them after a cache time shorter than the run, answers it as new. A memory longer
+ * than the run is beyond what a run can see.
  */
 interface MemoryEvidence {
   first?: Exchange;
   /** The first of the other documents not accepted, when one was not: the later cases are then not sent. */
   otherRefused?: Exchange;
   afterOthers?: Exchange;
+  /** From the first document's acceptance to the repeat after the others. */
+  othersMs?: number;
   afterWait?: Exchange;
+  /** From the first document's acceptance to the late repeat. */
   waitedMs?: number;
 }
 
@@ -35,13 +41,15 @@ export const repeatMemory = forBoth((receiver) => [
     sections: receiver.spec.repeatSections,
     clauses: receiver.spec.repeatClauses,
     tags: ['dedupe'],
-    title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.spec.noun}s, and again seconds later`,
-    // On A every job starts a conversation whose events come back to cai's listener: so many at once would delay the
-    // callbacks the callback checks wait for, so the check runs alone, after them.
-    ...(receiver.spec.acceptanceStartsConversation ? { exclusive: true } : {}),
+    title: `a repeat is recognised after ${DEDUPE_MEMORY_OTHERS} other ${receiver.spec.noun}s, and again as the run ends`,
+    // Last, alone: its late repeat comes the run's whole length after the first. (On A, besides, every job starts a
+    // conversation whose events come back to cai's listener: so many at once would delay the callback checks.)
+    exclusive: 'last',
     gather: async (scope) => {
-      const body = compact(receiver.document(scope));
-      const first = await scope.send({ body });
+      const early = scope.session.firstAccepted;
+      const body = early?.body ?? compact(receiver.document(scope));
+      const first = early ? scope.adopt(early.exchange) : await scope.send({ body });
+      const firstAtMs = early?.atMs ?? Date.now();
       if (!isAccepted(first)) return { first };
       // The others in waves, as many at once as the concurrent-repeat checks send.
       for (let sent = 0; sent < DEDUPE_MEMORY_OTHERS && !scope.session.signal.aborted; sent += CONCURRENT_DELIVERIES) {
@@ -53,13 +61,14 @@ export const repeatMemory = forBoth((receiver) => [
       }
       if (scope.session.signal.aborted) return { first };
       const afterOthers = await scope.send({ body });
-      const started = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, scope.session.dedupeMemoryWaitMs));
-      if (scope.session.signal.aborted) return { first, afterOthers };
+      const othersMs = Date.now() - firstAtMs;
+      // A short run (--only) still waits for the session's wait since the first was accepted.
+      await pause(scope.session.dedupeMemoryWaitMs - (Date.now() - firstAtMs), scope.session.signal);
+      if (scope.session.signal.aborted) return { first, afterOthers, othersMs };
       const afterWait = await scope.send({ body });
-      return { first, afterOthers, afterWait, waitedMs: Date.now() - started };
+      return { first, afterOthers, othersMs, afterWait, waitedMs: Date.now() - firstAtMs };
     },
-    judge: ({ first, otherRefused, afterOthers, afterWait, waitedMs }) => {
+    judge: ({ first, otherRefused, afterOthers, othersMs, afterWait, waitedMs }) => {
       if (!first) return notJudged('no request was sent');
       const accepted = judgeAnswer(first, OUTCOME);
       if (accepted.verdict !== 'passed') return accepted;
@@ -67,11 +76,14 @@ export const repeatMemory = forBoth((receiver) => [
         return notJudged(
           `one of the ${DEDUPE_MEMORY_OTHERS} other documents was not accepted: ${describeAnswer(otherRefused)}`,
         );
-      if (afterWait !== undefined && waitedMs === undefined)
+      if ((afterWait !== undefined && waitedMs === undefined) || (afterOthers !== undefined && othersMs === undefined))
         return notJudged('how long the repeat waited is not known');
       const cases: [string, Exchange | undefined][] = [
-        [`after ${DEDUPE_MEMORY_OTHERS} other documents`, afterOthers],
-        [`${((waitedMs ?? 0) / 1000).toFixed(1)} s later`, afterWait],
+        [
+          `after ${DEDUPE_MEMORY_OTHERS} other documents, ${((othersMs ?? 0) / 1000).toFixed(1)} s after it was first accepted`,
+          afterOthers,
+        ],
+        [`${((waitedMs ?? 0) / 1000).toFixed(1)} s after it was first accepted`, afterWait],
       ];
       for (const [when, repeat] of cases) {
         if (!repeat) return notJudged(`the repeat ${when} was not sent`);
@@ -80,7 +92,7 @@ export const repeatMemory = forBoth((receiver) => [
           return failed(`${outcome.expected} ${when}`, `${when}: ${outcome.actual}`, { exchanges: [first, repeat] });
       }
       return passed(
-        `${expectedOf(afterOthers as Exchange, AS_REPEAT)}, after ${DEDUPE_MEMORY_OTHERS} other documents and seconds later`,
+        `${expectedOf(afterOthers as Exchange, AS_REPEAT)}, after ${DEDUPE_MEMORY_OTHERS} other documents and as the run ends`,
         `answered as a repeat both times (the second ${cases[1]?.[0]})`,
       );
     },
