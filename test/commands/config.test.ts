@@ -209,6 +209,27 @@ describe('cai sign / verify with a deployment profile', () => {
     expect(inline.stdout).not.toContain('whsec_inline_value');
   });
 
+  it('an environment asked for, or a file named, is checked by every command, even one the profile sets nothing of', async () => {
+    const dir = workspace();
+    for (const [argv, env] of [
+      [['--env', 'staging', 'validate', 'body.json'], {}],
+      [['sign', '--secret-env', 'EV_NEW', '--body', 'body.json'], { CAI_ENV: 'staging' }],
+    ] as const) {
+      const result = await runCli([...argv], { cwd: dir, env: { ...secrets, ...env } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: environment staging (from ${argv[0] === '--env' ? '--env' : 'CAI_ENV'}) is not in ${join(dir, 'cai.config.json')}\nhint: pass one of the file's environments (it defines: test, production)\n`,
+      );
+    }
+    writeFileSync(join(dir, 'broken.json'), 'garbage');
+    const named = await runCli(['--config', 'broken.json', 'validate', 'body.json'], { cwd: dir });
+    expect(named.code).toBe(2);
+    expect(named.stderr).toMatch(/^error: .*broken\.json is not valid JSON/);
+    // Found by walking up, with no environment asked for: a command that uses none of it does not read it.
+    writeFileSync(join(dir, 'cai.config.json'), 'garbage');
+    expect((await runCli(['validate', 'body.json'], { cwd: dir })).code).not.toBe(2);
+  });
+
   it('--env without any config file is an error, not silently ignored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-empty-'));
     const result = await runCli(['sign', '--env', 'test', '--secret-env', 'EV_NEW'], {
