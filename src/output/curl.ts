@@ -1,10 +1,9 @@
 /**
  * The one curl command line of cai (its quoting is src/shell.ts's): `cai sign --format curl`, the `--dry-run --format
- * curl` of the sending commands, and the conformance reproductions. Output for the user to run, so it lives with
- * the views: curl's flags are no domain's words.
+ * curl` of the sending commands (src/commands/send/dry-run-view.ts), and the conformance reproductions. Output for
+ * the user to run, so it lives with the views: curl's flags are no domain's words.
  */
 
-import type { DryRunRequest } from '../send/dry-run.js';
 import { shellQuote } from '../shell.js';
 
 export { shellQuote } from '../shell.js';
@@ -35,10 +34,4 @@ export function curlCommand(request: CurlRequest, layout: 'lines' | 'one-line' =
     `--data-binary ${shellQuote('file' in request.data ? `@${request.data.file}` : request.data.text)}`,
   ];
   return words.join(layout === 'lines' ? ' \\\n  ' : ' ');
-}
-
-/** The `--dry-run --format curl` of a sending command: the body's file when it came from one, else the body inline. */
-export function curlForDryRun(request: DryRunRequest): string {
-  const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
-  return curlCommand({ url: request.url, headers: Object.entries(request.headers), data });
 }

@@ -1,6 +1,6 @@
 /** `--dry-run` on the terminal: the request as raw HTTP (the default) or as a curl command, or one JSON document. */
 import { rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
-import { curlForDryRun } from '../../output/curl.js';
+import { curlCommand } from '../../output/curl.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 
@@ -31,4 +31,10 @@ export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', ou
   const { body } = request;
   if (output.stdoutIsTTY && (body.length === 0 || body[body.length - 1] !== 0x0a)) output.resultRaw('\n');
   return 0;
+}
+
+/** The `--dry-run --format curl` of a sending command: the body's file when it came from one, else the body inline. */
+export function curlForDryRun(request: DryRunRequest): string {
+  const data = request.bodyFile !== undefined ? { file: request.bodyFile } : { text: request.body.toString('utf8') };
+  return curlCommand({ url: request.url, headers: Object.entries(request.headers), data });
 }

@@ -13,7 +13,7 @@ import type { Flow, FlowEvent, FlowValues } from '../../send/flows.js';
 import type { FlowEventResult, FlowOutcome } from '../../send/trigger.js';
 import type { Callback, JobOutcome } from '../../send/trigger-job.js';
 import { rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
-import { curlForDryRun } from '../../output/curl.js';
+import { curlForDryRun } from '../send/dry-run-view.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
