@@ -134,6 +134,7 @@ export interface Overrides {
  * CaiError when a path runs through something that is not an object, or `unset` names nothing.
  */
 export function applyOverrides(doc: Record<string, unknown>, overrides: Overrides): Record<string, unknown> {
+  refuseRepeatedPaths(overrides);
   const copy = structuredClone(doc);
   for (const [path, value] of overrides.set ?? []) {
     const { parent, key } = walk(copy, path, true);
@@ -151,6 +152,31 @@ export function applyOverrides(doc: Record<string, unknown>, overrides: Override
     delete parent[key];
   }
   return copy;
+}
+
+/**
+ * A field set twice, or set and removed, is refused: only one of the two values could be sent, and keeping the last
+ * would drop what the user gave without a word.
+ */
+function refuseRepeatedPaths(overrides: Overrides): void {
+  const seen = new Map<string, string>();
+  const given = [
+    ...(overrides.set ?? []).map(([path]) => [path, optionName('set')] as const),
+    ...(overrides.unset ?? []).map((path) => [path, optionName('unset')] as const),
+  ];
+  for (const [path, option] of given) {
+    const earlier = seen.get(path);
+    if (earlier !== undefined) {
+      throw usageError(
+        'bad_override',
+        earlier === option
+          ? `${option} ${path} is given twice; only one value can be sent`
+          : `${path} is given to both ${earlier} and ${option}`,
+        'give each field once',
+      );
+    }
+    seen.set(path, option);
+  }
 }
 
 function walk(

@@ -78,6 +78,11 @@ describe('cai sample', () => {
     [['sample', 'job', '--set', 'city.name=x'], 'error: city is not an object, so city.name cannot be set'],
     [['sample', 'job', '--set', 'nonsense'], 'error: --set nonsense: expected path=value'],
     [
+      ['sample', 'job', '--set', 'notes=a', '--set', 'attempts=1', '--set', 'notes=b'],
+      'error: --set notes is given twice; only one value can be sent',
+    ],
+    [['sample', 'job', '--set', 'notes=a', '--unset', 'notes'], 'error: notes is given to both --set and --unset'],
+    [
       ['sample', 'job', '--count', '0'],
       "error: option '--count <n>' argument '0' is invalid. expected a whole number of 1 or more.",
     ],
