@@ -179,3 +179,84 @@ export function jsonNestingDepth(text: string): number {
   }
   return deepest;
 }
+
+/** A name given more than once in one object of JSON text: its path (the object's, then the name) and how often. */
+export interface DuplicateKey {
+  path: string;
+  count: number;
+}
+
+const TOKEN = /"(?:[^"\\]|\\.)*"|[{}[\],]/g;
+
+const NAME_END = /"[ \t\n\r]*:/g;
+
+/**
+ * False when no object of `text` can give a name twice, judged without tokenizing: every name ends with `"` and
+ * `:`, and inside a string a `"` is escaped, so the count of `"…:` in the text is at least the count of names
+ * written; when it equals the names of the parsed value, none was lost. Native scans, a fraction of the pass below.
+ */
+function mayRepeatNames(text: string, parsed: unknown): boolean {
+  const written = text.match(NAME_END)?.length ?? 0;
+  let kept = 0;
+  const pending: unknown[] = [parsed];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'object' && item !== null) pending.push(item);
+      continue;
+    }
+    for (const key in value) {
+      kept++;
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
+    }
+  }
+  return written !== kept;
+}
+
+/**
+ * The names given more than once in one object of JSON text that parses (RFC 8259 §4: names should be unique).
+ * JSON.parse keeps the last value, other parsers the first: a receiver may read another document than the one
+ * judged. Names compare as decoded (`"a"` and `"\u0061"` are one). One pass over the tokens, no recursion; given the
+ * parsed value, none when the count of names shows none was lost.
+ */
+export function duplicateKeys(text: string, parsed?: unknown): DuplicateKey[] {
+  if (parsed !== undefined && !mayRepeatNames(text, parsed)) return [];
+  type Frame = { path: string; names?: Map<string, number>; expectName: boolean; name: string; index: number };
+  const stack: Frame[] = [];
+  const found = new Map<string, DuplicateKey>();
+  let top: Frame | undefined;
+  const childPath = (frame: Frame | undefined): string => {
+    if (frame === undefined) return '';
+    if (frame.names === undefined) return `${frame.path}[${frame.index}]`;
+    return frame.path === '' ? frame.name : `${frame.path}.${frame.name}`;
+  };
+  TOKEN.lastIndex = 0;
+  for (let match = TOKEN.exec(text); match !== null; match = TOKEN.exec(text)) {
+    const token = match[0];
+    if (token === '{' || token === '[') {
+      const frame: Frame = { path: childPath(top), expectName: token === '{', name: '', index: 0 };
+      if (token === '{') frame.names = new Map();
+      stack.push(frame);
+      top = frame;
+    } else if (token === '}' || token === ']') {
+      stack.pop();
+      top = stack[stack.length - 1];
+    } else if (token === ',') {
+      if (top?.names) top.expectName = true;
+      else if (top) top.index++;
+    } else if (top?.names && top.expectName) {
+      const name = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+      const count = (top.names.get(name) ?? 0) + 1;
+      top.names.set(name, count);
+      top.name = name;
+      top.expectName = false;
+      if (count > 1) {
+        const path = childPath(top);
+        found.set(`${path}\0${stack.length}`, { path, count });
+      }
+    }
+  }
+  return [...found.values()];
+}

@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { MAX_BODY_BYTES, type EventType } from './constants.js';
 import type { ValidationIssue } from './issues.js';
-import { describeJsonFailure } from './json-syntax.js';
+import { describeJsonFailure, duplicateKeys, type DuplicateKey } from './json-syntax.js';
 import { validateValue, verdict } from './validate-document.js';
 
 export { detectKind } from './validate-document.js';
@@ -107,6 +107,7 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
     return verdict(explicitKindOf(options), undefined, [notJsonIssue(text), ...(sizeIssue ? [sizeIssue] : [])], []);
   }
   const result = verdictOfValue(value, options, refusal);
+  for (const duplicate of duplicateKeys(text, value)) result.warnings.push(duplicateKeyIssue(duplicate));
   if (sizeIssue) {
     // §8 states the limit for Interface B; a contact job over it is only a warning.
     if (result.kind === 'job')
@@ -120,6 +121,15 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
     }
   }
   return result;
+}
+
+/** A name given twice in one object: valid JSON (RFC 8259 §4 says names should be unique), read two ways. */
+function duplicateKeyIssue({ path, count }: DuplicateKey): ValidationIssue {
+  return {
+    path,
+    code: 'duplicate_key',
+    message: `given ${count} times in one object: JSON.parse keeps the last value, other parsers the first (RFC 8259 §4: names should be unique)`,
+  };
 }
 
 /** §8: the 256 KB limit, as an issue (an error for events, a warning for jobs: §8 states it for Interface B). */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/spec/constants.js';
 import { validateBody, validateDocument } from '../../src/spec/validate.js';
+import { duplicateKeys } from '../../src/spec/json-syntax.js';
 import { sampleEvent, sampleJob } from '../../src/spec/sample.js';
 
 const job = () => sampleJob();
@@ -118,6 +119,33 @@ describe('validateBody', () => {
 
   it('validates a body', () => {
     expect(validateBody(bytes(JSON.stringify(sampleEvent('conversation.message')))).valid).toBe(true);
+  });
+
+  it('warns of a name given twice in one object, wherever the object is, and of nothing else', () => {
+    const event = JSON.stringify(sampleEvent('conversation.message'));
+    const twice = `${event.slice(0, -1)},"event_id" : "other","data":[{"a":1},{"a":1,"\\u0061":2,"a":3}]}`;
+    const verdict = validateBody(bytes(twice));
+    expect(verdict.valid).toBe(true);
+    expect(verdict.warnings.filter((issue) => issue.code === 'duplicate_key')).toEqual([
+      expect.objectContaining({ path: 'event_id', message: expect.stringMatching(/^given 2 times in one object/) }),
+      expect.objectContaining({ path: 'data[1].a', message: expect.stringMatching(/^given 3 times in one object/) }),
+    ]);
+    // An escaped quote before a colon inside a string looks like a name's end: the full pass finds no repeat.
+    const quoted = `${event.slice(0, -1)},"note":"he said \\": yes","other":{"a":"\\":"}}`;
+    expect(JSON.parse(quoted)).toMatchObject({ note: 'he said ": yes' });
+    expect(validateBody(bytes(quoted)).warnings.filter((issue) => issue.code === 'duplicate_key')).toEqual([]);
+    expect(validateBody(bytes(event)).warnings).toEqual([]);
+  });
+
+  it('finds no repeated name in JSON that JSON.stringify wrote, with or without the parsed value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (value, pretty) => {
+        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+        expect(duplicateKeys(text, JSON.parse(text))).toEqual([]);
+        expect(duplicateKeys(text)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('reports JSON syntax errors with line and column', () => {
