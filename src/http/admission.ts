@@ -35,8 +35,17 @@ interface Connection {
   reclaimed: boolean;
   /** It sent what could not be read as HTTP: closed once the requests read before are answered. */
   unreadable?: boolean;
+  /** The last request admitted: the one whose body a parse error can cut short. */
+  reading?: IncomingMessage;
   guard: ConnectionGuard;
 }
+
+/**
+ * Emitted on a request whose body can never end: what followed its headers on the connection could not be parsed
+ * (a chunk size that is no hex number, framing that contradicts itself). Its reader answers at once (readBody:
+ * `malformed`) instead of waiting out the body's time-out for bytes the parser will never hand over.
+ */
+export const BODY_UNREADABLE = 'cai:body-unreadable';
 
 /** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
 const CONNECTIONS = new WeakMap<Socket, Connection>();
@@ -104,6 +113,8 @@ export class ConnectionGuard {
     if (connection !== undefined && connection.inFlight > 0) {
       connection.unreadable = true;
       socket.pause();
+      const reading = connection.reading;
+      if (reading !== undefined && !reading.complete) reading.emit(BODY_UNREADABLE);
       return;
     }
     // Only what the HTTP parser or its time-out refused is answered in HTTP: a failed TLS handshake, a reset, is cut.
@@ -148,6 +159,7 @@ export class ConnectionGuard {
       return false;
     }
     connection.inFlight += 1;
+    connection.reading = request;
     if (connection.inFlight === 1) {
       this.idleUnauthenticated.delete(connection.socket);
       this.idleAuthenticated.delete(connection.socket);

@@ -58,9 +58,17 @@ export class ListenerGuard {
     return result;
   }
 
-  /** The answer to a body the guard cut (`timeout`) or had no room for (`busy`); the connection closes after it. */
-  refusal(reason: 'timeout' | 'busy'): Reply {
+  /**
+   * The answer to a body the guard cut (`timeout`), had no room for (`busy`) or that could not be read as HTTP
+   * (`malformed`); the connection closes after it.
+   */
+  refusal(reason: 'timeout' | 'busy' | 'malformed'): Reply {
     this.refused += 1;
+    if (reason === 'malformed')
+      return {
+        ...errorReply(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
+        close: true,
+      };
     return reason === 'timeout'
       ? {
           ...errorReply(

@@ -5,7 +5,7 @@ import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
 export { ByteBudget };
-import { ConnectionGuard } from './admission.js';
+import { BODY_UNREADABLE, ConnectionGuard } from './admission.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
@@ -58,7 +58,7 @@ export function sendReply(request: IncomingMessage, response: ServerResponse, re
 
 export type BodyResult =
   | { ok: true; body: Buffer }
-  | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'busy' };
+  | { ok: false; reason: 'too_large' | 'aborted' | 'malformed' | 'timeout' | 'busy' };
 
 export interface ReadBodyOptions {
   /** Cuts a body that stalls or drags (`timeout`). */
@@ -150,6 +150,7 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
         request.off('end', onEnd);
         request.off('error', onError);
         request.off('aborted', onError);
+        request.off(BODY_UNREADABLE, onMalformed);
         request.pause();
         budget?.give(size);
       }
@@ -165,10 +166,12 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
     const onEnd = () =>
       finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = () => finish({ ok: false, reason: 'aborted' });
+    const onMalformed = () => finish({ ok: false, reason: 'malformed' });
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
     request.on('aborted', onError);
+    request.on(BODY_UNREADABLE, onMalformed);
   });
 }
 

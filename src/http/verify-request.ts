@@ -41,7 +41,7 @@ export async function verifyRequest(
     if (!read.ok) {
       return read.reason === 'too_large'
         ? { valid: false, reason: 'body_too_large', message: `the body is larger than ${limit} bytes (§8)` }
-        : { valid: false, reason: 'body_unreadable', message: 'the request was aborted before its body was read' };
+        : { valid: false, reason: 'body_unreadable', message: 'the body could not be read in full' };
     }
     rawBody = read.body;
   }

@@ -187,7 +187,7 @@ export class CallbackListener {
 
   /** A body not read: over §8's limit (413), cut or with no room (the guard's 408, 503), or given up half-way. */
   private refusal(reason: (BodyResult & { ok: false })['reason']): Reply {
-    if (reason === 'timeout' || reason === 'busy') return this.guard.refusal(reason);
+    if (reason === 'timeout' || reason === 'busy' || reason === 'malformed') return this.guard.refusal(reason);
     if (reason === 'aborted') return errorReply(400, 'aborted', 'the body could not be read');
     return {
       ...errorReply(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit (§8)`),

@@ -128,8 +128,9 @@ async function receive(
   const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
-  // A body too slow, or with no room to be read, or past what the run records: answered, not an attempt.
-  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy'))
+  // A body too slow, unreadable as HTTP, or with no room to be read, or past what the run records: answered, not an
+  // attempt.
+  if (!read.ok && (read.reason === 'timeout' || read.reason === 'busy' || read.reason === 'malformed'))
     return void (await answer(request, response, guard.refusal(read.reason)));
   if (!guard.admit(read.ok ? read.body.length : 0)) return void (await answer(request, response, guard.overCapacity()));
   const arrival: Arrival = {

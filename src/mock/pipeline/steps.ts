@@ -77,6 +77,11 @@ export function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult,
   switch (read.reason) {
     case 'aborted':
       return reject(400, 'aborted', 'the request body was not received in full');
+    case 'malformed':
+      return {
+        ...reject(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
+        close: true,
+      };
     case 'timeout':
       return {
         ...reject(
@@ -98,7 +103,7 @@ export function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult,
         ),
         close: true,
       };
-    default:
+    case 'too_large':
       return {
         ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
         close: true,
