@@ -268,6 +268,18 @@ export interface ListenOptions {
   limits?: ServerLimits;
 }
 
+/** `handler`, after an HTTP/1.1 request without a Host header is answered 400 (RFC 9112 §3.2) and its connection closed. */
+function withHost(handler: Handler): Handler {
+  return (request, response) => {
+    if (request.headers.host !== undefined || request.httpVersionMinor !== 1 || request.httpVersionMajor !== 1)
+      return handler(request, response);
+    sendReply(request, response, {
+      ...errorReply(400, 'bad_request', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
+      close: true,
+    });
+  };
+}
+
 /**
  * The one server start-up (the mocks, a conformance run's listener, the inspector): an HTTP (or HTTPS, §5.8) server
  * on host:port (0 = any free port), within `limits`.
@@ -275,6 +287,8 @@ export interface ListenOptions {
 export async function listen(handler: Handler, options: ListenOptions): Promise<ListeningServer> {
   const limits = options.limits ?? DEFAULT_RECEIVER_LIMITS;
   const serverOptions = {
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused, here with a JSON body like every other answer.
+    requireHostHeader: false,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
     connectionsCheckingInterval: Math.max(10, Math.min(MAX_CHECK_INTERVAL_MS, limits.headersTimeoutMs / 2)),
@@ -285,7 +299,7 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     maxConnections: limits.maxConnections,
     maxRequestsInFlight: limits.maxRequestsInFlight ?? DEFAULT_MAX_IN_FLIGHT,
   });
-  const admitted = guard.wrap(handler);
+  const admitted = guard.wrap(withHost(handler));
   try {
     server = options.tls
       ? createHttpsServer(
@@ -314,6 +328,13 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     AWAITING_CONTINUE.set(request, response);
     admitted(request, response);
   });
+  // RFC 9110 §10.1.1: an expectation other than 100-continue may be refused with 417; Node's own has no body.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    sendReply(request, response, {
+      ...errorReply(417, 'expectation_failed', 'only Expect: 100-continue is understood (RFC 9110 §10.1.1)'),
+      close: true,
+    }),
+  );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));

@@ -59,15 +59,37 @@ it('a request that cannot be read, with nothing in flight, is answered 400 with 
 it.each([
   ['a chunk size that is no hex number', 'zz\r\n{}\r\n0\r\n\r\n'],
   ['a chunk without its line end, after a good one', '1\r\n{\r\n1\r\n}XX0\r\n\r\n'],
-])('a signed request whose body has %s is answered 400 at once, not left to its body time-out', async (_name, chunks) => {
-  const port = await start();
-  const body = JSON.stringify(event({ event_id: 'evt_bad_chunks' }));
-  const answer = await rawExchange(port, [
-    `POST /events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${signedHeaderLines(body)}` +
-      `Transfer-Encoding: chunked\r\n\r\n${chunks}`,
-  ]);
-  expect(answer.status, answer.text).toBe(400);
-  expect(rawJson(answer)).toMatchObject({ ok: false, error: 'bad_request' });
-  expect(answer.closed).toBe(true);
-  expect(mock?.records.filter((record) => record.event_id === 'evt_bad_chunks')).toEqual([]);
-});
+])(
+  'a signed request whose body has %s is answered 400 at once, not left to its body time-out',
+  async (_name, chunks) => {
+    const port = await start();
+    const body = JSON.stringify(event({ event_id: 'evt_bad_chunks' }));
+    const answer = await rawExchange(port, [
+      `POST /events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${signedHeaderLines(body)}` +
+        `Transfer-Encoding: chunked\r\n\r\n${chunks}`,
+    ]);
+    expect(answer.status, answer.text).toBe(400);
+    expect(rawJson(answer)).toMatchObject({ ok: false, error: 'bad_request' });
+    expect(answer.closed).toBe(true);
+    expect(mock?.records.filter((record) => record.event_id === 'evt_bad_chunks')).toEqual([]);
+  },
+);
+
+it.each([
+  ['an HTTP/1.1 request without Host', 'POST /events HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}', 400, 'bad_request'],
+  [
+    'an expectation other than 100-continue',
+    'POST /events HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n',
+    417,
+    'expectation_failed',
+  ],
+])(
+  '%s is answered with a JSON error body like every other, not with a bare status line',
+  async (_name, request, status, error) => {
+    const port = await start();
+    const answer = await rawExchange(port, [request]);
+    expect(answer.status, answer.text).toBe(status);
+    expect(rawJson(answer)).toMatchObject({ ok: false, error });
+    expect(answer.closed).toBe(true);
+  },
+);
