@@ -181,11 +181,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
 
   const { last, decision } = end;
   if (end.stopped || !last || !decision)
-    return finish(
-      'failed',
-      interruptedError(last?.outcome === undefined && last ? end.attempts - 1 : end.attempts),
-      true,
-    );
+    return finish('failed', interruptedError(end.attempts, last !== undefined && last.outcome === undefined), true);
   if (wrongEndpoint !== undefined)
     return finish('failed', { code: 'not_an_endpoint', ...notAnEndpointFor(request, wrongEndpoint) });
   if (last.record.decision === 'accepted') return finish('accepted');
@@ -340,13 +336,24 @@ function isRefused(error: unknown): boolean {
   return false;
 }
 
-function interruptedError(attemptsMade: number): DeliveryError {
+/**
+ * Ctrl-C's verdict: before an attempt (nothing more was sent), or during one (`inFlight`): its request went out, or
+ * part of it, and its answer was not awaited, so the receiver may have the document. A repeat of the same document is
+ * harmless (§6.1: a repeated event_id is ignored); a freshly generated one is another document.
+ */
+function interruptedError(attempts: number, inFlight: boolean): DeliveryError {
+  if (inFlight)
+    return {
+      code: 'interrupted',
+      message: `interrupted during attempt ${attempts}, before its answer: the receiver may have the request`,
+      hint: 'send the same document again to be sure: a repeated event_id is ignored (§6.1)',
+    };
   return {
     code: 'interrupted',
     message:
-      attemptsMade === 0
+      attempts === 0
         ? 'interrupted before the first attempt'
-        : `interrupted after ${attemptsMade} attempt(s), before the next one`,
+        : `interrupted after ${attempts} attempt(s), before the next one`,
     hint: 'run the command again to send it',
   };
 }

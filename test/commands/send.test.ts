@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { fakeIo, runCli } from '../helpers/cli.js';
+import { run } from '../../src/main.js';
 import { startScriptedServer, TLS_FIXTURE, type ScriptedServer } from '../helpers/scripted-server.js';
 import { verify } from '../../src/signing/verify.js';
 import { parseRawRequest } from '../../src/http/raw-request.js';
@@ -299,6 +300,25 @@ describe('cai send-event', () => {
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('warning: interrupted: no further attempt will be made');
     expect(result.stderr).toContain('error: interrupted after 1 attempt(s), before the next one\n');
+  });
+
+  it('Ctrl-C twice during the first attempt: says the request may have arrived, not that nothing was sent', async () => {
+    const io = fakeIo({ env });
+    const server = await serve(() => {
+      // The request has arrived: the first Ctrl-C lets it finish, the second aborts it.
+      setTimeout(() => {
+        io.interrupt();
+        io.interrupt();
+      }, 10);
+      return { status: 202, delayMs: 20_000 };
+    });
+    const code = await run(['send-event', '--to', server.url, '--provider', 'acme', '--sample'], io);
+    expect(code).toBe(130);
+    expect(server.requests).toHaveLength(1);
+    expect(io.err()).toContain(
+      'error: interrupted during attempt 1, before its answer: the receiver may have the request\n' +
+        'hint: send the same document again to be sure: a repeated event_id is ignored (§6.1)\n',
+    );
   });
 
   it('--print-schedule prints the plan without --to', async () => {
