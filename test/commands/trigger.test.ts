@@ -258,6 +258,27 @@ describe('cai trigger: usage', () => {
     expect(result.stderr.split('\n')[0]).toContain(line);
     expect(result.stderr).toMatch(/^hint: /m);
   });
+
+  it('job, its --listen port taken: exit 2, and the hint names --listen (it takes no --port)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const result = await runCli(
+        ['trigger', 'job', '--to', 'http://127.0.0.1:9', '--source', 'p', '--provider', 'acme'].concat([
+          '--listen',
+          `127.0.0.1:${port}`,
+        ]),
+        { env: { ...env, CAI_CALLBACK_SECRET: 'events-secret' } },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use\nhint: choose another --listen HOST:PORT, or port 0 for any free port\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 });
 
 describe('cai trigger job (Interface A) against the provider mock', () => {
