@@ -284,7 +284,7 @@ describe('the answers the model allows, state by state', () => {
       concurrentBreach('B', together, [answer(202, { ok: true }), answer(202, { ok: true, duplicate: true })]),
     ).toBeUndefined();
     expect(concurrentBreach('B', together, [answer(202, { ok: true }), answer(202, { ok: true })])).toMatch(
-      /recorded more than once/,
+      /not answered as a repeat: more than one taken as new/,
     );
     expect(
       concurrentBreach('B', together, [

@@ -301,9 +301,11 @@ export function concurrentBreach(
   const fresh = accepted.filter((answer) => !claimsDuplicate(answer)).length;
   const wasKnown = expectations.some((expectation) => expectation.standing === 'repeat');
   if (wasKnown)
-    return fresh > 0 ? `${fresh} of ${answers.length} deliveries of an accepted event_id answered as new` : undefined;
+    return fresh > 0
+      ? `${fresh} of ${answers.length} deliveries of an accepted event_id not answered as a repeat`
+      : undefined;
   if (fresh > 1)
-    return `${fresh} of ${answers.length} deliveries of one event_id at once answered as new: recorded more than once`;
+    return `${fresh} of ${answers.length} deliveries of one event_id at once not answered as a repeat: more than one taken as new`;
   // Only of an event_id surely new: one the receiver may have had before (maybe accepted) may be a repeat every time.
   const surelyNew = expectations.every(
     (expectation) => expectation.standing === 'refused' || expectation.together === true,
