@@ -48,7 +48,7 @@ export function resolveSecrets(
       return [remember({ value: fallback, label: names.defaultEnv })];
     }
     const missing = names.defaultEnv
-      ? `no ${names.prefix} given and ${names.defaultEnv} is not set`
+      ? `no ${names.prefix} given and ${names.defaultEnv} is ${fallback === '' ? 'empty' : 'not set'}`
       : `no ${names.prefix} given`;
     throw missingSecret(missing, names);
   }

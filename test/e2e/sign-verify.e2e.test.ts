@@ -20,6 +20,12 @@ describe('the built binary: bad input gets one error line, one hint line, the ri
     });
   });
 
+  it('a secret variable set but empty → 2, and says it is empty', async () => {
+    const result = await spawnCli(['sign', '--body', bodyFile], { env: { CAI_SECRET: '' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe('error: no secret given and CAI_SECRET is empty');
+  });
+
   it('unreadable body file → 2', async () => {
     const result = await spawnCli(['sign', '--body', join(dir, 'nope.json')], {
       env: { CAI_SECRET: 'whsec_e2e_secret' },
