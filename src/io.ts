@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { shellQuote } from './shell.js';
 
@@ -23,6 +23,9 @@ export interface Io {
   invocation?: string;
 }
 
+/** A project's own commands: on the PATH of one shell (or npm's), not of every shell the script may run in. */
+const PROJECT_BIN = /(^|[\\/])node_modules[\\/]\.bin[\\/]?$/;
+
 /** The names the package installs its command under (package.json `bin`). */
 const COMMAND_NAMES = ['cai', 'cai-toolkit'];
 
@@ -36,7 +39,7 @@ function realpathOrUndefined(path: string): string | undefined {
 
 /**
  * How to run this cai again from any folder: its name, when that name on the PATH is this very script (a global
- * install, a link the user made); otherwise the node binary and the script, absolute (`'/usr/bin/node'
+ * install, a link the user made; not a project's node_modules/.bin put on the PATH); otherwise the node binary and the script, absolute (`'/usr/bin/node'
  * '/…/node_modules/cai-toolkit/bin/cai.js'`). Not the name inside npm (npx, `npm run`, `npm test`), whose PATH holds
  * the project's node_modules/.bin for that one command only.
  */
@@ -44,7 +47,8 @@ export function invocationOf(execPath: string, script: string | undefined, env: 
   const real = script === undefined ? undefined : realpathOrUndefined(script);
   if (real === undefined) return undefined;
   if (env.npm_command === undefined) {
-    const dirs = (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '');
+    // A project's node_modules/.bin (or any relative entry) on this shell's PATH is no name another shell knows.
+    const dirs = (env.PATH ?? '').split(delimiter).filter((dir) => isAbsolute(dir) && !PROJECT_BIN.test(dir));
     const name = COMMAND_NAMES.find((command) => dirs.some((dir) => realpathOrUndefined(join(dir, command)) === real));
     if (name !== undefined) return name;
   }
