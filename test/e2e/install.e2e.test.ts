@@ -163,6 +163,10 @@ describe('npm pack: the tarball', () => {
       'fixtures/vectors/body-256k.json',
       'examples/library.mjs',
       'schemas/cai.config.schema.json',
+      // The manual: the README's links and the hints' pages (docs/limits.md) resolve in an installed package too.
+      'docs/README.md',
+      'docs/limits.md',
+      'docs/cli.md',
     ];
     for (const file of needed) expect(packed).toContain(file);
     expect(packed.filter((file) => /^(src|test|bench|scripts)\//.test(file))).toEqual([]);
