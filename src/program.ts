@@ -81,7 +81,15 @@ export function routeHelp(argv: readonly string[]): { argv: readonly string[]; p
   let index = 0;
   while (index < argv.length && (argv[index] as string).startsWith('-'))
     index += GLOBAL_OPTIONS_WITH_VALUE.has(argv[index] as string) ? 2 : 1;
-  if (argv[index] !== 'help') return { argv };
+  if (argv[index] !== 'help') {
+    // `cai sgin --help`: commander would show the program's help for a word that is no command; it is refused as
+    // `cai sgin` is, with the command meant.
+    const end = argv.indexOf('--');
+    const asksHelp = argv.slice(0, end === -1 ? undefined : end).some((word) => word === '--help' || word === '-h');
+    const first = commandWords(argv)[0];
+    const unknown = first !== undefined && !COMMANDS.some(({ name }) => name === first);
+    return asksHelp && unknown ? { argv, path: [first] } : { argv };
+  }
   const rest = argv.slice(index + 1);
   const flag = rest.findIndex((word) => word.startsWith('-'));
   const path = flag === -1 ? rest : rest.slice(0, flag);

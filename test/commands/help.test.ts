@@ -66,6 +66,16 @@ describe('cai help <group> <command>', () => {
     ],
     [['help', 'nosuch', 'x'], 'error: cai has no command nosuch', "hint: run 'cai --help' for its commands"],
     [['help', 'sign', 'x'], 'error: cai sign has no subcommands', "hint: run 'cai sign --help' for its commands"],
+    [
+      ['sgin', '--help'],
+      'error: cai has no command sgin (did you mean sign?)',
+      "hint: run 'cai --help' for its commands",
+    ],
+    [
+      ['--no-color', 'inspector', '-h'],
+      'error: cai has no command inspector',
+      "hint: run 'cai --help' for its commands",
+    ],
   ])('%j names the word that is no command: exit 2', async (argv, error, hint) => {
     const result = await runCli(argv);
     expect(result.code).toBe(2);
