@@ -22,6 +22,9 @@ describe('the nearest value', () => {
     expect(closestValue('no-dedup', ['no-dedupe', 'racy-dedupe', 'no-window'])).toBe('no-dedupe');
     expect(closestValue('B-DEDUP-01', ['B-DEDUP-001', 'B-DEDUP-002', 'B-AUTH-001'])).toBe('B-DEDUP-001');
     expect(closestValue('zzz', ['no-dedupe', 'no-window'])).toBeUndefined();
+    // Every character changed is no typo: --interface C is not A.
+    expect(closestValue('C', ['A', 'B'])).toBeUndefined();
+    expect(closestValue('AB', ['A', 'B'])).toBe('A');
     expect(closestValue('B-NOPE-001', ['B-SIZE-001', 'B-AUTH-001'])).toBeUndefined();
     expect(closestValue('conv', ['conversation.message', 'job.closed'])).toBe('conversation.message');
     expect(closestValue('appointment', ['appointment.booked', 'appointment.cancelled'])).toBeUndefined();

@@ -30,8 +30,8 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The known value nearest to `value`, if it is near enough to be what was meant: one edit apart for a word of
- * up to 7 characters, two for a longer one (`B-NOPE-001` is not a typo of `B-SIZE-001`), or the only known value
- * that starts with it.
+ * up to 7 characters, two for a longer one (`B-NOPE-001` is not a typo of `B-SIZE-001`), but never one that changes
+ * every character (`C` is no typo of `A`), or the only known value that starts with it.
  */
 export function closestValue(value: string, known: readonly string[]): string | undefined {
   if (value === '' || known.length === 0) return undefined;
@@ -41,7 +41,9 @@ export function closestValue(value: string, known: readonly string[]): string | 
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }
   const allowed = value.length >= 8 ? 2 : 1;
-  if (best !== undefined && best.distance > 0 && best.distance <= allowed) return best.candidate;
+  // Every character changed is no typo (`C` for `A`): nothing of the value is in the suggestion.
+  const sharesSomething = best !== undefined && best.distance < Math.max(value.length, best.candidate.length);
+  if (best !== undefined && sharesSomething && best.distance > 0 && best.distance <= allowed) return best.candidate;
   const prefixed = known.filter((candidate) => candidate.toLowerCase().startsWith(value.toLowerCase()));
   return prefixed.length === 1 ? prefixed[0] : undefined;
 }

@@ -325,7 +325,7 @@ export function renderJobOutcome(to: string, outcome: JobOutcome, output: Output
   output.result(`${eventsSummary(outcome.callbacks)}; ${endWords(outcome.end)}`);
   if (refused > 0)
     output.warn(
-      `${refused} of the provider's requests were refused by the platform's receiver (a signature, the provider code or the document): see the lines marked ✘`,
+      `${refused} of the provider's requests ${refused === 1 ? 'was' : 'were'} refused by the platform's receiver (a signature, the provider code or the document): see the lines marked ✘`,
     );
   return exitCode;
 }

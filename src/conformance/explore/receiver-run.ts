@@ -187,7 +187,7 @@ export class ConversationRunner {
         breaches.push({
           relation: 'repeat',
           step: place,
-          expected: 'of deliveries of one event_id at once, exactly one new (one acknowledgment)',
+          expected: 'exactly one new of the deliveries of one event_id at once (one acknowledgment)',
           actual: breach,
           clauses: ['§6.1-2', '§6.1-3', '§2.2-5'],
         });
