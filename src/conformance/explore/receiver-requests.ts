@@ -16,6 +16,15 @@ export function documentName(doc: Doc): string {
   return `${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type}`;
 }
 
+/** Beyond the default limit of common parsers (Python's json near 1,000; Jackson's 1,000), within JavaScript's. */
+const DEEP_FIELD_DEPTH = 2_000;
+
+/** The compact document with one more field, written as JSON text: `value` may be what JSON.stringify cannot write. */
+function withFieldText(doc: Doc, name: string, value: string): Buffer {
+  const text = compact(doc).toString('utf8');
+  return Buffer.from(`${text.slice(0, -1)}${text === '{}' ? '' : ','}"${name}":${value}}`, 'utf8');
+}
+
 export const FORM_TEXT: Record<BodyForm, string> = {
   compact: 'compact JSON',
   loose: 'odd white space, tabs and CRLF',
@@ -23,6 +32,8 @@ export const FORM_TEXT: Record<BodyForm, string> = {
   escaped: 'a string field written in \\u escapes',
   'escaped-id': 'its event_id written in \\u escapes',
   'trailing-newline': 'a newline after the JSON',
+  'deep-field': `an unknown field nested ${DEEP_FIELD_DEPTH} deep`,
+  'unpaired-surrogate': 'an unknown field holding an unpaired surrogate (\\ud800)',
 };
 
 export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
@@ -39,6 +50,10 @@ export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
       return Buffer.from(escapedField(doc, 'event_id'), 'utf8');
     case 'trailing-newline':
       return Buffer.concat([compact(doc), Buffer.from('\n')]);
+    case 'deep-field':
+      return withFieldText(doc, 'x_cai_deep', `${'['.repeat(DEEP_FIELD_DEPTH)}${']'.repeat(DEEP_FIELD_DEPTH)}`);
+    case 'unpaired-surrogate':
+      return withFieldText(doc, 'x_cai_note', '"a\\ud800b"');
   }
 }
 
@@ -48,7 +63,7 @@ export const MALFORMED_TEXT: Record<Malformed, string> = {
   'single-quotes': 'in single quotes',
   'unquoted-key': 'with a key unquoted',
   'byte-order-mark': 'after a byte order mark',
-  'not-utf8': 'with a byte that is not UTF-8',
+  'not-utf8': 'with a byte that is not UTF-8 inside its event_id',
   array: 'inside an array',
   string: 'as a JSON string',
   number: 'a number instead',
@@ -72,8 +87,13 @@ export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer 
       return Buffer.from(text.replace(/"([a-z_]+)":/, '$1:'), 'utf8');
     case 'byte-order-mark':
       return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]);
-    case 'not-utf8':
-      return Buffer.concat([body.subarray(0, -1), Buffer.from([0xff]), body.subarray(-1)]);
+    case 'not-utf8': {
+      // Inside a string, where a reader that replaces what it cannot decode (or reads Latin-1) still finds JSON, and
+      // takes another event_id than the one sent; before the closing brace, any JSON parser would refuse it.
+      const at = /"event_id"\s*:\s*"/.exec(text);
+      const cut = at ? Buffer.byteLength(text.slice(0, at.index + at[0].length)) : body.length - 1;
+      return Buffer.concat([body.subarray(0, cut), Buffer.from([0xe9]), body.subarray(cut)]);
+    }
     case 'array':
       return Buffer.from(`[${text}]`, 'utf8');
     case 'string':

@@ -63,8 +63,20 @@ export const BUILTIN_NAMES = [
 ] as const;
 export type BuiltinName = (typeof BUILTIN_NAMES)[number];
 
-/** How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. */
-export const BODY_FORMS = ['compact', 'loose', 'reversed-keys', 'escaped', 'escaped-id', 'trailing-newline'] as const;
+/**
+ * How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. The last two add a field
+ * §9.2 says to ignore, where parsers differ (RFC 8259 §9, §8.2): a receiver may refuse it, never answer it 5xx.
+ */
+export const BODY_FORMS = [
+  'compact',
+  'loose',
+  'reversed-keys',
+  'escaped',
+  'escaped-id',
+  'trailing-newline',
+  'deep-field',
+  'unpaired-surrogate',
+] as const;
 export type BodyForm = (typeof BODY_FORMS)[number];
 
 /**

@@ -27,7 +27,7 @@ import {
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
 import { drawLazily } from './draw.js';
-import { ID_TRANSFORMS, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
+import { ID_TRANSFORMS, MALFORMED, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
 
 /** A relation's failure: the shortest conversation found that breaks it, run once more. */
@@ -124,6 +124,12 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
           { ...plain, id: justUsed },
         ]
       : []),
+    // Every near miss of JSON's grammar, and the unknown fields where parsers differ, on every run: each is one
+    // request, and a fault only one of them shows (a reader that replaces bytes it cannot decode) is then always seen.
+    ...MALFORMED.map((how): Step => ({ kind: 'malformed', draft: plain.draft, id: fresh, how, at: 500 })),
+    ...(['deep-field', 'unpaired-surrogate'] as const).map(
+      (form): Step => ({ ...plain, id: fresh, wire: { ...plain.wire, form } }),
+    ),
     ...REQUIRED_NULLS[context.interface].map(
       (path): Step => ({
         kind: 'invalid',

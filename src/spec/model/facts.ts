@@ -15,6 +15,7 @@ import {
 } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { asObject, jsonValueOf } from '../json.js';
+import { jsonNestingDepth } from '../json-syntax.js';
 import { validateBody } from '../validate.js';
 import { OPEN_POINTS, type OpenPointId } from './latitude.js';
 
@@ -263,6 +264,41 @@ function framingFacts(request: ModelRequest, open: OpenPoint[]): void {
  */
 const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'empty']);
 
+/** Nesting deeper than this is beyond what common parsers take by default (Python's json stops near 1,000). */
+const NESTING_SURELY_READ = 64;
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A valid document that reaches where parsers differ (RFC 8259 §9: a limit on nesting; §8.2: an unpaired surrogate
+ * escape): a refusal is latitude, a 5xx is not. Read from the bytes, so the common document costs two scans.
+ */
+function parserLimitFacts(body: Buffer, open: OpenPoint[]): void {
+  const text = body.toString('utf8');
+  const depth = jsonNestingDepth(text);
+  if (depth > NESTING_SURELY_READ) open.push({ id: 'deep-nesting', why: `JSON nested ${depth} deep` });
+  if (SURROGATE_ESCAPE.test(text) && hasUnpairedSurrogate(jsonValueOf(body)))
+    open.push({ id: 'unpaired-surrogate', why: 'a string with an unpaired surrogate' });
+}
+
+/** Whether a string anywhere in `value` holds an unpaired surrogate (no recursion: any depth is safe). */
+function hasUnpairedSurrogate(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (UNPAIRED.test(item)) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, inner] of Object.entries(item)) {
+        if (UNPAIRED.test(key)) return true;
+        pending.push(inner);
+      }
+    }
+  }
+  return false;
+}
+
 /** §2: UTF-8 JSON, the document of the interface (§2.2 a job, §2.4–§2.7 an event), the event_id within §8's 120 characters. */
 function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]): void {
   const spec = interfaceSpec(request.interface);
@@ -277,7 +313,7 @@ function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]
   }
   const verdict = validateBody(request.body, { kind: spec.document });
   const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
-  if (errors.length === 0) return;
+  if (errors.length === 0) return parserLimitFacts(request.body, open);
   const why = errors
     .slice(0, 2)
     .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))

@@ -96,6 +96,16 @@ export const OPEN_POINTS = {
     mayRefuseWith: [400],
     mayAccept: true,
   },
+  'deep-nesting': {
+    clause: 'RFC 8259 §9, §9.2',
+    text: 'an unknown field nested deeper than a parser goes: it may set a limit on nesting, and refuse such a document (400, 413) rather than ignore the field; never with a 5xx',
+    mayRefuseWith: [400, 413],
+  },
+  'unpaired-surrogate': {
+    clause: 'RFC 8259 §8.2',
+    text: 'a string with an unpaired surrogate escape (\\ud800) is JSON, but what a receiver does with it is unpredictable: it may refuse it (400); never with a 5xx',
+    mayRefuseWith: [400],
+  },
   'content-type': {
     clause: '§2',
     text: 'a request not labelled application/json: a receiver may refuse it or read it as JSON',

@@ -169,7 +169,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(401)
         try:
             job = json.loads(body.decode("utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):  # RFC 8259 §9: a parser may limit nesting
             return self.reply(400)
         if job_problem(job) is not None:
             return self.reply(400)

@@ -122,9 +122,9 @@ class Handler(BaseHTTPRequestHandler):
         if server.fault in ("reserialised", "compact"):
             try:
                 obj = parse(body)
-            except ValueError:
+                signed = (json.dumps(obj) if server.fault == "reserialised" else json.dumps(obj, separators=(",", ":"))).encode("utf-8")
+            except (ValueError, RecursionError):  # nested deeper than the parser goes (RFC 8259 §9: a limit is allowed)
                 return self.answer(400, "not JSON\n")
-            signed = (json.dumps(obj) if server.fault == "reserialised" else json.dumps(obj, separators=(",", ":"))).encode("utf-8")
         expected = sign(server.secret, timestamp, signed)
         given = self.headers.get("X-CAI-Signature", "")
         if not hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("ascii")):  # §5.2, §5.3, §5.5
@@ -137,6 +137,8 @@ class Handler(BaseHTTPRequestHandler):
             check_event(doc)
         except (ValueError, Invalid) as problem:
             return self.answer(400, f"invalid event: {problem}\n")
+        except RecursionError:  # nested deeper than the parser goes (RFC 8259 §9: a limit is allowed)
+            return self.answer(400, "invalid event: nested too deeply\n")
         with server.lock:  # §6.1: one record per event_id, even for concurrent repeats
             duplicate = doc["event_id"] in server.seen
             server.seen.add(doc["event_id"])

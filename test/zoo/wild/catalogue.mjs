@@ -153,6 +153,27 @@ export const B_FAULTS = [
     description: 'catches JSONDecodeError only: a body that is not UTF-8 is answered 500',
   },
   {
+    name: 'utf8-replaced',
+    relation: 'RB5',
+    clause: '§2',
+    description:
+      "decodes the body with errors='replace': bytes that are not UTF-8 inside a string are read as U+FFFD and the event taken (its event_id changed)",
+  },
+  {
+    name: 'deep-nesting-500',
+    relation: 'RB5',
+    clause: '§7, §9.2',
+    description:
+      "catches ValueError only: an unknown field nested deeper than Python's recursion limit is answered 500",
+  },
+  {
+    name: 'unpaired-surrogate-500',
+    relation: 'RB5',
+    clause: '§7, §9.2',
+    description:
+      'stores the document as UTF-8 text without a handler: a string with an unpaired surrogate escape (\\ud800) is answered 500',
+  },
+  {
     name: 'date-time-offset-optional',
     relation: 'RB5',
     clause: '§2.1',

@@ -107,6 +107,15 @@ FAULTS = {
         "reads fields of the parsed body without checking it is an object: [] or 1 is answered 500"),
     "bad-utf8-500": ("RB5", "§2, §7",
         "catches JSONDecodeError only: a body that is not UTF-8 is answered 500"),
+    "utf8-replaced": ("RB5", "§2",
+        "decodes the body with errors='replace': bytes that are not UTF-8 inside a string are read as "
+        "U+FFFD and the event taken (its event_id changed)"),
+    "deep-nesting-500": ("RB5", "§7, §9.2",
+        "catches ValueError only: an unknown field nested deeper than Python's recursion limit is "
+        "answered 500"),
+    "unpaired-surrogate-500": ("RB5", "§7, §9.2",
+        "stores the document as UTF-8 text without a handler: a string with an unpaired surrogate "
+        "escape (\\ud800) is answered 500"),
     "date-time-offset-optional": ("RB5", "§2.1",
         "takes the offset of a date-time as optional: 2024-05-01T10:00:00 is accepted"),
     "duplicate-before-schema": ("RB5", "§6.1, §7",
@@ -245,12 +254,21 @@ def parse_json(raw, fault):
             return json.loads(text, parse_constant=reject_constant)
         except json.JSONDecodeError:
             raise Refused(400, "the body is not JSON")
+    if fault == "deep-nesting-500":
+        try:
+            return json.loads(raw.decode("utf-8"), parse_constant=reject_constant)
+        except ValueError:                    # the mistake: RecursionError is no ValueError
+            raise Refused(400, "the body is not JSON in UTF-8")
+    errors = "replace" if fault == "utf8-replaced" else "strict"
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=reject_constant)
+        doc = json.loads(raw.decode("utf-8", errors), parse_constant=reject_constant)
     except ValueError:                        # UnicodeDecodeError and JSONDecodeError are both ValueError
         raise Refused(400, "the body is not JSON in UTF-8")
     except RecursionError:                    # own bound: nesting deeper than the parser's recursion
         raise Refused(400, "the body nests deeper than this receiver reads")
+    if fault == "unpaired-surrogate-500":
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")   # the mistake: UnicodeEncodeError, unhandled
+    return doc
 
 
 class Memory:

@@ -463,6 +463,23 @@ const B_WITNESSES = {
     const r = await postB(t.url, '[]');
     return { ok: r.status === 400, saw: `a signed body [] : ${show(r)}` };
   },
+  'utf8-replaced': async (t) => {
+    const text = JSON.stringify(message(`w-${rand()}`));
+    const cut = text.indexOf('"event_id":"') + '"event_id":"'.length;
+    const body = Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.from([0xe9]), Buffer.from(text.slice(cut))]);
+    const r = await postB(t.url, body);
+    return { ok: r.status === 400, saw: `a signed message with the byte E9 (not UTF-8) in its event_id: ${show(r)}` };
+  },
+  'deep-nesting-500': async (t) => {
+    const text = JSON.stringify(message(`w-${rand()}`));
+    const r = await postB(t.url, `${text.slice(0, -1)},"x_deep":${'['.repeat(2000)}${']'.repeat(2000)}}`);
+    return { ok: r.status < 500, saw: `a signed message with a field nested 2,000 deep: ${show(r)}` };
+  },
+  'unpaired-surrogate-500': async (t) => {
+    const text = JSON.stringify(message(`w-${rand()}`));
+    const r = await postB(t.url, `${text.slice(0, -1)},"x_note":"a\\ud800b"}`);
+    return { ok: r.status < 500, saw: `a signed message with a field "a\\ud800b": ${show(r)}` };
+  },
   'bad-utf8-500': async (t) => {
     const body = Buffer.concat([
       Buffer.from('{"event":"conversation.message","event_id":"w-'),
