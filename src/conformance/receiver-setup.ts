@@ -159,6 +159,7 @@ export async function openSession(
       senderInProcess: options.mock === true,
       secrets: credentials.callbackSecrets,
       providerCode: credentials.providerCode ?? '',
+      senderClockAheadMs: () => (session.clock.offsetSeconds ?? 0) * 1000,
       waitMs: session.callbackWaitMs,
       observeMs: options.observeMs ?? (options.mock ? MOCK_OBSERVE_MS : DEFAULT_OBSERVE_MS),
     });

@@ -255,6 +255,15 @@ describe('retry rules', () => {
     ).toBe('not-judged');
   });
 
+  it("a Retry-After date is written in the sender's clock: a provider 100 s ahead reads the wait cai waits for", () => {
+    const ahead = 100_000;
+    const sent = retryAfterOf({ form: 'date', seconds: 2 }, NOW + 5, 1_005, ahead);
+    // The sender's whole second, 2 s ahead at least, names the moment cai judges against (2995 ms from now).
+    expect(sent.header).toBe(new Date(NOW + ahead + 3_000).toUTCString());
+    expect(Date.parse(sent.header) - (NOW + 5 + ahead)).toBe(2_995);
+    expect(sent.form === 'date' ? sent.dateMono : undefined).toBe(1_005 + 2_995);
+  });
+
   it("the growth of the waits is judged on intervals: cai's own lag leaves it open only where it could change the verdict", () => {
     // Constant waits, one arrival that cai's loop came to 250 ms late: flat even at the most favourable reading.
     const flat = retriesWithWaits([150, 150, 150, 150, 150]);

@@ -35,6 +35,11 @@ export interface RecorderOptions {
    * it keeps of a body.
    */
   refuseOverBytes?: number;
+  /**
+   * How far the sender's clock is ahead of cai's, in ms, when cai knows it (the provider's Date header on Interface
+   * A): a Retry-After date is written in the sender's time, so that it names the moment cai waits for.
+   */
+  senderClockAheadMs?: () => number;
 }
 
 export interface StageOpening {
@@ -78,12 +83,18 @@ const ERROR_CODES = {
  * HTTP-date has no fractions), and noted on the monotonic clock too: the retry is judged against the moment the
  * date names, not against a wait the sender could not know.
  */
-export function retryAfterOf(retryAfter: RetryAfter, nowMs: number, nowMono: number): SentRetryAfter {
+export function retryAfterOf(
+  retryAfter: RetryAfter,
+  nowMs: number,
+  nowMono: number,
+  senderAheadMs = 0,
+): SentRetryAfter {
   if (retryAfter.form === 'seconds')
     return { header: String(retryAfter.seconds), form: 'seconds', seconds: retryAfter.seconds };
-  const at = Math.ceil((nowMs + retryAfter.seconds * 1000) / 1000) * 1000;
+  // The whole second is the sender's: an HTTP-date it reads against its own clock.
+  const at = Math.ceil((nowMs + senderAheadMs + retryAfter.seconds * 1000) / 1000) * 1000 - senderAheadMs;
   return {
-    header: new Date(at).toUTCString(),
+    header: new Date(at + senderAheadMs).toUTCString(),
     form: 'date',
     seconds: retryAfter.seconds,
     dateMono: nowMono + (at - nowMs),
@@ -156,7 +167,12 @@ export class Recorder {
     const answer = this.answerFor(record, index, arrival, key, place);
     const retryAfter =
       answer.kind === 'error' && answer.retryAfter
-        ? retryAfterOf(answer.retryAfter, Date.now() + (answer.delayMs ?? 0), performance.now() + (answer.delayMs ?? 0))
+        ? retryAfterOf(
+            answer.retryAfter,
+            Date.now() + (answer.delayMs ?? 0),
+            performance.now() + (answer.delayMs ?? 0),
+            this.options.senderClockAheadMs?.() ?? 0,
+          )
         : undefined;
     const attempt: Attempt = {
       ...arrival,

@@ -28,6 +28,8 @@ export interface CallbackListenerOptions {
   publicUrl?: string;
   /** The events secrets (the other direction's, §5.1): the events must verify with one of them. */
   secrets: readonly string[];
+  /** How far the provider's clock is ahead of cai's, in ms (its Date header; read when a Retry-After date is written). */
+  senderClockAheadMs?: () => number;
   /** The provider code the events must carry (X-CAI-Provider, §4.2, §5.6). */
   providerCode: string;
   /** How long the events of one job are waited for (--callback-wait), and how long cai listens after the last one (--observe). */
@@ -121,7 +123,12 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 }
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
-  const recorder = new Recorder({ interface: 'B', shared: false, refuseOverBytes: MAX_BODY_BYTES });
+  const recorder = new Recorder({
+    interface: 'B',
+    shared: false,
+    refuseOverBytes: MAX_BODY_BYTES,
+    ...(options.senderClockAheadMs ? { senderClockAheadMs: options.senderClockAheadMs } : {}),
+  });
   const listener: Listener = await startListener({
     host: options.host,
     port: options.port,

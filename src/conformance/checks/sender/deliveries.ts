@@ -288,6 +288,9 @@ function retryChecks({ fixed, statusLevel, check }: Grounds): SenderCheck[] {
     }),
     check('RETRY-010', {
       ...after429,
+      // §7 says "the number in the Retry-After header": a sender that reads only seconds (and backs off otherwise)
+      // keeps the letter of the spec; honouring RFC 9110's other form, an HTTP-date, is what the suite prefers.
+      level: 'should',
       tags: [...after429.tags, 'retry-after', 'http-date'],
       scenarios: ['retry-429-date'],
       title: 'a 429 whose Retry-After is an HTTP-date is not retried before that date',
