@@ -214,6 +214,11 @@ export const CLAUSES: readonly Clause[] = [
     EVENTS,
     'the event types are conversation.message, appointment.booked, appointment.rescheduled, appointment.cancelled, job.closed',
   ),
+  should(
+    '§6-2',
+    PROVIDER,
+    'job.closed is sent when handling ends without an appointment (the table: "Sent when"; the order of events is open, §6.6)',
+  ),
   must('§6.1-1', EVENT_SENDER, 'each event has a unique event_id: a new event carries a new one, a retry the same'),
   must('§6.1-2', PLATFORM, 'the platform discards repeats and answers 202 with the duplicate body'),
   must('§6.1-3', PLATFORM, 'a retry never creates a second record'),

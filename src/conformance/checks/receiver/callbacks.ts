@@ -303,6 +303,25 @@ const lifecycle = [
       judgeEach(stage, 'from-number', 'the acknowledgment has no E.164 assigned_number_e164 (see A-ACCEPT-002)'),
   }),
   callbackCheck({
+    id: 'A-CB-016',
+    level: 'should',
+    sections: ['§6', '§2.7'],
+    clauses: ['§6-2'],
+    tags: ['lifecycle'],
+    title: 'job.closed comes only when handling ends without an appointment (none booked, or the booking cancelled)',
+    judge: (stage) => {
+      // §6.6 leaves the order open: the conversation's events are read as a whole, not in their order of arrival.
+      const types = stage.record.attempts.map(eventTypeOf);
+      const expected = 'no job.closed beside an appointment that stands';
+      const booked = types.some((type) => type === 'appointment.booked' || type === 'appointment.rescheduled');
+      if (!types.includes('job.closed') || !booked)
+        return passed(expected, `events: ${[...new Set(types)].join(', ')}`);
+      if (types.includes('appointment.cancelled'))
+        return passed(expected, 'the appointment was cancelled, then closed');
+      return failed(expected, 'job.closed sent for a conversation that booked an appointment and never cancelled it');
+    },
+  }),
+  callbackCheck({
     id: 'A-CB-014',
     level: 'must',
     sections: ['§2.2', '§2.4'],
