@@ -14,6 +14,12 @@ const BUNDLE = join(__dirname, '..', 'dist', 'bundle');
 const requireBuiltin = createRequire(join(BUNDLE, 'cai.js'));
 /** Every chunk loaded, by file name: its exports and its compiled script (the build writes the caches from them). */
 const chunks = new Map();
+/**
+ * The name a chunk's script carries in stack traces. Functions compiled from the code cache keep the name of the
+ * script the cache was made from, so the build names its scripts by their place in the package, not by a path of
+ * the build's machine (scripts/code-cache.cjs).
+ */
+let scriptNameOf = (name) => join(BUNDLE, name);
 
 /** The chunks require one another as `./name.js` (all in dist/bundle) and node's built-ins by name. */
 function requireFromChunk(id) {
@@ -31,7 +37,7 @@ function loadChunk(name) {
   } catch {
     // no cache for this chunk: compiled from source
   }
-  const script = new Script(wrap(source), { filename, cachedData });
+  const script = new Script(wrap(source), { filename: scriptNameOf(name), cachedData });
   const chunk = { module: { exports: {} }, script };
   // Registered before it runs, as require does, so that chunks requiring each other get the partial exports.
   chunks.set(name, chunk);
@@ -42,4 +48,11 @@ function loadChunk(name) {
 }
 
 if (require.main === module) loadChunk('cai.js').main();
-else module.exports = { loadChunk, chunks };
+else
+  module.exports = {
+    loadChunk,
+    chunks,
+    nameScripts: (nameOf) => {
+      scriptNameOf = nameOf;
+    },
+  };

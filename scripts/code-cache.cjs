@@ -8,7 +8,10 @@ const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Readable, Writable } = require('node:stream');
-const { loadChunk, chunks } = require('../bin/cai.js');
+const { loadChunk, chunks, nameScripts } = require('../bin/cai.js');
+
+// A stack trace through a cached function names the package's file, never this machine's path.
+nameScripts((name) => `cai-toolkit/dist/bundle/${name}`);
 
 const BUNDLE = join(__dirname, '..', 'dist', 'bundle');
 
