@@ -373,4 +373,35 @@ describe('what the diagnosis says when no signing is the cause', () => {
       await server.close();
     }
   });
+
+  it('interface A, a job refused for its plain-http callback_url: the callback_url is named first, with the option', async () => {
+    const server = await startScriptedServer([{ status: 400, body: { error: 'callback_url must be https (§5.8)' } }]);
+    try {
+      const result = await runCli(
+        [
+          '--json',
+          'conformance',
+          'run',
+          '--interface',
+          'A',
+          '--target',
+          server.url,
+          '--source',
+          'platform-eu',
+          '--branch-code',
+          'BR-1',
+          '--provider',
+          'acme',
+        ],
+        { env: { CAI_SECRET: SECRET, CAI_CALLBACK_SECRET: 'events-secret-0123' } },
+      );
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { diagnosis: { remaining: string[] } };
+      expect(report.diagnosis.remaining[0]).toMatch(
+        /^the callback_url: "http:\/\/127\.0\.0\.1:\d+\/[^"]+" is plain http \(cai's listener\); a provider that asks TLS for its events \(§5\.8\) refuses it: give an https address that reaches the listener \(--callback-url\)$/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
 });

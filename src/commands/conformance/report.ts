@@ -144,7 +144,8 @@ export async function renderReport(
     compact: { quiet },
   });
   for (const line of text.split('\n')) output.result(line);
-  if (view.seed !== undefined) {
+  // The seed replays the stateful phase; a run stopped by its diagnosis before any check has none to replay.
+  if (view.seed !== undefined && view.diagnosis === undefined) {
     const line = `stateful phase: seed ${view.seed} (the same seed draws the same conversations)`;
     for (const piece of output.width !== undefined ? wrap(line, output.width) : [line]) output.result(piece);
   }

@@ -10,6 +10,7 @@ import type { Session } from '../probe/session.js';
 import { diagnoseSignature } from './refusal.js';
 import type { RefusalDiagnosis, SignatureFinding } from './types.js';
 import { optionName } from '../../errors.js';
+import { asObject, jsonValueOf } from '../../spec/json.js';
 
 export interface PreflightRefusal {
   interface: InterfaceId;
@@ -47,9 +48,22 @@ export async function diagnosePreflight(
     refused: refusal.refused,
     ...finding,
     ruledOut,
-    remaining: finding.cause ? [] : remainingCauses(session, refusal.interface, finding, clockKnown),
+    remaining: finding.cause
+      ? []
+      : withCallbackCause(remainingCauses(session, refusal.interface, finding, clockKnown), refusal),
     notRun: refusal.notRun,
   };
+}
+
+/**
+ * A job whose callback_url is plain http (cai's own listener, on this machine): a provider that asks TLS for its
+ * events (§5.8) refuses it. Named first when the refusal's answer names the field, else after the document's fields.
+ */
+function withCallbackCause(causes: string[], refusal: PreflightRefusal): string[] {
+  const url = asObject(jsonValueOf(refusal.body))?.callback_url;
+  if (typeof url !== 'string' || !url.toLowerCase().startsWith('http:') || !causes.length) return causes;
+  const cause = `the callback_url: ${JSON.stringify(url.slice(0, 200))} is plain http (cai's listener); a provider that asks TLS for its events (§5.8) refuses it: give an https address that reaches the listener (${optionName('callback-url')})`;
+  return /callback/i.test(refusal.refused.actual) ? [cause, ...causes] : [...causes, cause];
 }
 
 /** What can still refuse a valid request that no signing made acceptable, most likely first. */
