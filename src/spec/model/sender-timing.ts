@@ -68,7 +68,8 @@ export function rateWaits<A extends SeenAttempt>(
     const base = {
       term: 'retry-after' as const,
       relation: 'rate' as const,
-      level,
+      // §7 names "the number in the Retry-After header": an HTTP-date honoured is what the suite prefers, a should.
+      level: sent.form === 'date' ? ('should' as const) : level,
       clauses,
       attempt: answered,
       shown: [answered, next],
