@@ -101,6 +101,8 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-RETRY-009': { stages: ['callback-5xx'] },
   'BS-RETRY-010': { stages: ['callback-429-date'] },
   'BS-REJECT-001': { stages: ['callback-400'], aliases: ['A-CB-011'] },
+  'BS-REJECT-002': { stages: ['callback-401'] },
+  'BS-REJECT-003': { stages: ['callback-413'] },
   'BS-ACK-001': { stages: ['callbacks'] },
   // Two jobs of one lead (a contact who comes back): their events are other documents, each under an id of its own.
   'BS-ID-001': { stages: ['callbacks', 'callback-returning'] },

@@ -174,6 +174,8 @@ const JOB_NAMES: Record<CallbackScenarioId, string> = {
   'callback-429': 'answered-429',
   'callback-429-date': 'answered-429-date',
   'callback-400': 'answered-400',
+  'callback-401': 'answered-401',
+  'callback-413': 'answered-413',
 };
 
 /** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */

@@ -48,6 +48,8 @@ export const CALLBACK_SCENARIO_IDS = [
   'callback-429',
   'callback-429-date',
   'callback-400',
+  'callback-401',
+  'callback-413',
 ] as const;
 export type SenderScenarioId = (typeof SCENARIO_IDS)[number];
 export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
@@ -202,6 +204,20 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
     script: [error(400)],
     scriptedDeliveries: 1,
     purpose: 'the first event answered 400',
+  },
+  {
+    id: 'callback-401',
+    interfaces: ['B'],
+    script: [error(401)],
+    scriptedDeliveries: 1,
+    purpose: 'the first event answered 401',
+  },
+  {
+    id: 'callback-413',
+    interfaces: ['B'],
+    script: [error(413)],
+    scriptedDeliveries: 1,
+    purpose: 'the first event answered 413',
   },
 ];
 

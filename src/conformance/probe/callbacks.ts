@@ -117,7 +117,8 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   if (!scripted(id)) return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
   const first = attempts[0];
   if (!first) return false;
-  if (id === 'callback-400') return true;
+  // A refusal is final (§7): the stage has its answer at once, and watches for a retry that must not come.
+  if (id === 'callback-400' || id === 'callback-401' || id === 'callback-413') return true;
   const ofFirst = attempts.filter((attempt) => attempt.key === first.key);
   return isFinalAnswer((ofFirst.at(-1) ?? first).answer);
 }
