@@ -68,6 +68,8 @@ export interface JobRequest {
   send(doc: Record<string, unknown>): Promise<Exchange>;
   /** Send the job a second time right after the first is accepted (a retry whose answer was lost). */
   twice?: boolean;
+  /** Send the job this many times at once (a retry racing its first attempt); the first accepted answer is the job's. */
+  together?: number;
   /** Requests sent before the job, with its event_id, that the provider must refuse (their answers kept). */
   before?(doc: Record<string, unknown>): Promise<Exchange[]>;
   signal: AbortSignal;
@@ -123,6 +125,15 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   return isFinalAnswer((ofFirst.at(-1) ?? first).answer);
 }
 
+/** The same job sent `copies` times at once: the first accepted answer (else the first answer) is the job's. */
+async function sendAtOnce(request: JobRequest, doc: Record<string, unknown>, copies: number): Promise<Exchange> {
+  const answers = await Promise.all(Array.from({ length: copies }, () => request.send(doc)));
+  return (
+    answers.find((answer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300) ??
+    (answers[0] as Exchange)
+  );
+}
+
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const recorder = new Recorder({
     interface: 'B',
@@ -159,7 +170,10 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       const doc = request.build(record.targetUrl);
       const refused = request.before ? await request.before(doc) : undefined;
       const startedAt = Date.now();
-      const job = await request.send(doc);
+      const job =
+        (request.together ?? 1) > 1
+          ? await sendAtOnce(request, doc, request.together as number)
+          : await request.send(doc);
       // The events are waited for from the job's answer: the requests before it, and the job's own round trip, take
       // none of the wait (on a busy machine they can take all of it).
       const answeredAt = Date.now();

@@ -1,7 +1,7 @@
 /**
  * Interface A, §3 step 5: the events the provider sends back to the job's callback_url, judged on what only a
  * provider's callbacks show: that they come at all, carry the job's lead_id unchanged, end the conversation, repeat
- * the lifecycle facts the acknowledgment fixed (§2.3), and that a repeated job starts no second conversation (§2.2).
+ * the lifecycle facts the acknowledgment fixed (§2.3); a repeated job is ./repeated-job.ts's.
  * How each event is signed, shaped and retried is judged by the sender checks (checks/sender), which run on the
  * same events (catalogue.ts). Each job is sent and its events gathered once per run (Session.once), on a stage of
  * its own of the callback listener (probe/callbacks.ts).
@@ -26,7 +26,6 @@ import {
   eventObject,
   isEndingEvent,
   jobEventTerms,
-  secondConversation,
   type EventTermId,
   type JobFacts,
 } from '../../../spec/model/job-events.js';
@@ -34,7 +33,7 @@ import { providerJobIdOf } from '../../../spec/model/answers.js';
 import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
-import { checkOn, job, JOBS_RECEIVER } from './receivers.js';
+import { job } from './receivers.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -44,6 +43,8 @@ interface JobOptions {
   change?: (doc: Doc) => Doc;
   /** Send the job twice, the second right after the first is acknowledged (a retry whose answer was lost). */
   twice?: boolean;
+  /** Send the job this many times at once (a retry racing its first attempt). */
+  together?: number;
   /** `returning`: the lead of the run's main job (a contact who comes back: a second job for one lead). */
   lead?: 'returning';
   /** Requests with the job's event_id the provider must refuse, sent before it (JobRequest.before). */
@@ -73,6 +74,7 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
       },
       send: (doc) => scope.send({ body: compact(doc) }),
       ...(options.twice ? { twice: true } : {}),
+      ...(options.together ? { together: options.together } : {}),
       ...(options.before ? { before: options.before } : {}),
       signal: scope.session.signal,
     });
@@ -125,7 +127,7 @@ interface Staged {
  * What every callback check says first: no stage (not gathered), the job not accepted (the events judged never
  * started), or no event at all (the arrival check's finding, not this one's). Undefined when there are events.
  */
-function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome | undefined {
+export function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome | undefined {
   if (!stage) return notJudged(NO_JOB);
   if (!stage.job) return notJudged(NO_JOB);
   const accepted = judgeAnswer(stage.job, { level: 'must' });
@@ -333,61 +335,4 @@ const lifecycle = [
   }),
 ];
 
-/** appointment.booked and job.closed: the results a conversation ends in (§3 step 5), each once per handling. */
-function endingsOf(stage: JobStage): number {
-  return stage.record.attempts.filter((attempt) => {
-    const type = eventTypeOf(attempt);
-    return type === 'appointment.booked' || type === 'job.closed';
-  }).length;
-}
-
-interface OnceAndTwice {
-  once: JobStage;
-  twice: JobStage;
-}
-
-/**
- * §2.2: a repeated event_id is ignored, so a job sent twice starts one conversation. Judged by what follows the
- * acknowledgment: the job sent twice must not end more often than the same job sent once (a second conversation
- * books or closes a second time). Both conversations are gathered until they are over and quiet for --observe.
- */
-const repeatStartsNothing = checkOn<OnceAndTwice>(JOBS_RECEIVER, 'A-DEDUP-007', {
-  sections: ['§2.2', '§3'],
-  clauses: ['§2.2-5', '§3-1'],
-  tags: ['dedupe', 'callback'],
-  needs: 'callback',
-  title: 'a repeated job starts no second conversation (no second ending among its events)',
-  gather: async (scope) => {
-    const [once, twice] = await Promise.all([
-      jobStage(scope, 'sent-once'),
-      jobStage(scope, 'sent-twice', { twice: true }),
-    ]);
-    return { ...(once ? { once } : {}), ...(twice ? { twice } : {}) } as OnceAndTwice;
-  },
-  judge: ({ once, twice }) => {
-    const missing = preamble(once) ?? preamble(twice);
-    if (missing) return missing;
-    const [sentOnce, sentTwice] = [once as JobStage, twice as JobStage];
-    if (!sentTwice.repeat) return notJudged('the repeat was not sent');
-    if (!isAccepted(sentTwice.repeat))
-      return passed(
-        'the repeat ignored',
-        `the repeat was answered ${describeAnswer(sentTwice.repeat)}: nothing started (A-DEDUP-001 judges the answer)`,
-      );
-    if (endingsOf(sentOnce) === 0)
-      return notJudged('the job sent once got no ending event to compare with (see A-CB-006)');
-    if (endingsOf(sentTwice) === 0)
-      return notJudged('the job sent twice got no ending event within the callback wait (see A-CB-006)');
-    const baseline = endingsOf(sentOnce);
-    const expected = `at most ${baseline} ending event(s) (appointment.booked, job.closed), as for the same job sent once`;
-    const endings = endingsOf(sentTwice);
-    const actual = `${endings} ending event(s) among ${sentTwice.record.attempts.length} events in ${ms(sentTwice.waitedMs)}`;
-    const breach = secondConversation(baseline, endings);
-    return breach === undefined
-      ? passed(expected, actual)
-      : failed(expected, `${actual}: ${breach}`, { attempts: sentTwice.record.attempts });
-  },
-});
-
 export const callbacks = { A: [...arrival, ...lifecycle] };
-export const repeatedJob = { A: [repeatStartsNothing] };
