@@ -96,6 +96,21 @@ function unusualLeadId(plain: string): string {
 const edgeLeadJob = (scope: ProbeScope) =>
   jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
 
+/** The job with §2.2's required fields alone (A-ACCEPT-005's): a provider that reads an optional one without looking. */
+const minimalJob = (scope: ProbeScope) =>
+  jobStage(scope, 'minimal', {
+    change: (doc) => {
+      const contact = doc.contact as Doc;
+      return {
+        lead_id: doc.lead_id,
+        event_id: doc.event_id,
+        branch_code: doc.branch_code,
+        contact: { name: contact.name, phone_e164: contact.phone_e164 },
+        callback_url: doc.callback_url,
+      };
+    },
+  });
+
 /**
  * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:
  * both refusals must leave no trace (§2.2, §5.5), so the job is new and its conversation starts. A provider that
@@ -249,6 +264,20 @@ const arrival = [
         `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
         { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
       );
+    },
+  }),
+  callbackCheck({
+    id: 'A-CB-017',
+    level: 'must',
+    sections: ['§2.2', '§3', '§4.1'],
+    clauses: ['§2.2-1', '§3-1'],
+    tags: [],
+    title: 'a job with only the required fields is handled too: its events come',
+    stage: minimalJob,
+    judgesSilence: true,
+    judge: (stage) => {
+      const expected = 'at least one event for the job of required fields alone, as for any new job (§2.2)';
+      return eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}: the optional fields are optional`);
     },
   }),
   callbackCheck({
