@@ -225,6 +225,12 @@ function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
 const noEvent = (stage: JobStage) =>
   `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the answer to the job ${JSON.stringify(stage.doc.event_id)}`;
 
+/** A job's events must come: the first arrival passes, silence through the wait fails (with `why`, when given). */
+const eventsMustCome =
+  (expected: string, why = '') =>
+  (stage: JobStage): Outcome =>
+    eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}${why}`);
+
 const arrival = [
   callbackCheck({
     id: 'A-CB-001',
@@ -234,10 +240,7 @@ const arrival = [
     tags: [],
     title: "the provider sends events back to the job's callback_url within the callback wait",
     judgesSilence: true,
-    judge: (stage) => {
-      const expected = 'at least one event after the job was accepted';
-      return eventsCame(stage, expected) ?? failed(expected, noEvent(stage));
-    },
+    judge: eventsMustCome('at least one event after the job was accepted'),
   }),
   callbackCheck({
     id: 'A-CB-015',
@@ -271,14 +274,14 @@ const arrival = [
     level: 'must',
     sections: ['§2.2', '§3', '§4.1'],
     clauses: ['§2.2-1', '§3-1'],
-    tags: [],
+    tags: ['acceptance'],
     title: 'a job with only the required fields is handled too: its events come',
     stage: minimalJob,
     judgesSilence: true,
-    judge: (stage) => {
-      const expected = 'at least one event for the job of required fields alone, as for any new job (§2.2)';
-      return eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}: the optional fields are optional`);
-    },
+    judge: eventsMustCome(
+      'at least one event for the job of required fields alone, as for any new job (§2.2)',
+      ': the optional fields are optional',
+    ),
   }),
   callbackCheck({
     id: 'A-CB-005',
