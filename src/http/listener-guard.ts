@@ -3,19 +3,13 @@
  * listener of `--interface A`): LISTENER_CAPS of src/bounds.ts. Node's server enforces the connection cap and the
  * header time-out (`LISTENER_LIMITS`, given to `listen`); the guard reads each body under the two body time-outs
  * and the shared budget of bytes being read, and admits what a listener records up to its caps. What it refuses
- * is answered (408 for a body cut, 503 with Retry-After otherwise), never recorded, and counted for the report.
+ * is answered (408 for a body cut, 400 for one that cannot be read as HTTP, 503 with Retry-After otherwise), never
+ * recorded, and counted for the report.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { LISTENER_CAPS } from '../bounds.js';
-import {
-  BodyWatch,
-  ByteBudget,
-  errorReply,
-  readBody,
-  type BodyResult,
-  type Reply,
-  type ReceiverLimits,
-} from './server.js';
+import { BodyWatch } from './body-watch.js';
+import { ByteBudget, errorReply, readBody, type BodyResult, type Reply, type ReceiverLimits } from './server.js';
 
 export const LISTENER_LIMITS: ReceiverLimits = {
   maxConnections: LISTENER_CAPS.maxConnections,

@@ -1,5 +1,6 @@
 import { usageError } from '../errors.js';
-import { BodyWatch, ByteBudget, DEFAULT_RECEIVER_LIMITS, type ReceiverLimits } from '../http/server.js';
+import { BodyWatch } from '../http/body-watch.js';
+import { ByteBudget, DEFAULT_RECEIVER_LIMITS, type ReceiverLimits } from '../http/server.js';
 
 export type { ReceiverLimits } from '../http/server.js';
 

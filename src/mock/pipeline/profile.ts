@@ -4,7 +4,8 @@
  * faults bend, and the observer the inspector hooks in.
  */
 import type { IncomingMessage } from 'node:http';
-import type { BodyWatch, ByteBudget, ReceiverLimits, Reply } from '../../http/server.js';
+import type { BodyWatch } from '../../http/body-watch.js';
+import type { ByteBudget, ReceiverLimits, Reply } from '../../http/server.js';
 import type { SignedHeaders, VerifyResult } from '../../signing/verify.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { ValidationIssue } from '../../spec/validate.js';
