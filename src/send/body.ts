@@ -72,5 +72,5 @@ async function generateBody(kind: SendKind, source: Extract<BodySource, { from: 
 /** The schema check before sending (skipped with --no-validate). */
 export async function checkBody(kind: SendKind, body: Buffer): Promise<DocumentVerdict> {
   const { validateBody } = await import('../spec/validate.js');
-  return validateBody(body, { kind });
+  return validateBody(body, { kind, repeatedNames: true });
 }

@@ -36,6 +36,11 @@ export interface ValidateOptions {
   catalog?: readonly Branch[];
   /** Report unknown fields as warnings (never errors: §9.2). */
   strict?: boolean;
+  /**
+   * Report a name given twice in one object (a warning): a pass over the text that costs about half a JSON.parse,
+   * so asked where a person reads the verdict of a document, not on a receiver's or a stream's hot path.
+   */
+  repeatedNames?: boolean;
 }
 
 /** The schemas a document is checked against: a kind's, an event type's, or the envelope of an unknown type. */
@@ -107,7 +112,8 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
     return verdict(explicitKindOf(options), undefined, [notJsonIssue(text), ...(sizeIssue ? [sizeIssue] : [])], []);
   }
   const result = verdictOfValue(value, options, refusal);
-  for (const duplicate of duplicateKeys(text, value)) result.warnings.push(duplicateKeyIssue(duplicate));
+  if (options.repeatedNames)
+    for (const duplicate of duplicateKeys(text, value)) result.warnings.push(duplicateKeyIssue(duplicate));
   if (sizeIssue) {
     // §8 states the limit for Interface B; a contact job over it is only a warning.
     if (result.kind === 'job')

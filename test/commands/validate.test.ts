@@ -29,6 +29,17 @@ describe('cai validate', () => {
     });
   });
 
+  it('warns of a name given twice: in a file read whole, and in NDJSON lines with --strict only', async () => {
+    const twice = `${goodEvent.slice(0, -1)},"event_id":"other"}`;
+    const warning = 'warning: event_id: given 2 times in one object: JSON.parse keeps the last value';
+    const whole = await runCli(['validate', file('twice.json', twice)]);
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toContain(warning);
+    const lines = file('twice.ndjson', `${twice}\n`);
+    expect((await runCli(['validate', '--ndjson', lines])).stdout).not.toContain(warning);
+    expect((await runCli(['validate', '--ndjson', '--strict', lines])).stdout).toContain(warning);
+  });
+
   it('prints each problem as path: message (expected …, got …) and exits 1', async () => {
     const path = file('bad.json', badEvent);
     const result = await runCli(['validate', 'event', path]);
