@@ -342,66 +342,52 @@ describe('what the diagnosis says when no signing is the cause', () => {
     }
   });
 
-  it('interface A, a job refused with 400 whatever its signature: the job itself is among the causes left', async () => {
-    const server = await startScriptedServer([{ status: 400, body: { error: 'unknown branch' } }]);
+  /** An A run against a receiver that refuses every job with `error`: its diagnosis. */
+  async function refusedJobs(error: string, flags: string[], env: NodeJS.ProcessEnv) {
+    const server = await startScriptedServer([{ status: 400, body: { error } }]);
     try {
-      const result = await runCli(
-        [
-          '--json',
-          'conformance',
-          'run',
-          '--interface',
-          'A',
-          '--target',
-          server.url,
-          '--source',
-          'platform-eu',
-          '--branch-code',
-          'BR-404',
-          '--repro-dir',
-          join(dir, 'repro-a400'),
-        ],
-        { env: { CAI_SECRET: SECRET } },
-      );
+      const argv = [
+        '--json',
+        'conformance',
+        'run',
+        '--interface',
+        'A',
+        '--target',
+        server.url,
+        '--source',
+        'platform-eu',
+      ];
+      const result = await runCli([...argv, ...flags], { env: { CAI_SECRET: SECRET, ...env } });
       expect(result.code).toBe(1);
-      const report = JSON.parse(result.stdout) as { diagnosis: { refused: { status: number }; remaining: string[] } };
-      expect(report.diagnosis.refused.status).toBe(400);
-      expect(report.diagnosis.remaining.at(-1)).toBe(
-        'the contact job itself: the provider refuses its branch_code "BR-404" (--branch-code) or another of its fields (§2.2)',
-      );
+      return (JSON.parse(result.stdout) as { diagnosis: { refused: { status: number }; remaining: string[] } })
+        .diagnosis;
     } finally {
       await server.close();
     }
+  }
+
+  it('interface A, a job refused with 400 whatever its signature: the job itself is among the causes left', async () => {
+    const diagnosis = await refusedJobs(
+      'unknown branch',
+      ['--branch-code', 'BR-404', '--repro-dir', join(dir, 'repro-a400')],
+      {},
+    );
+    expect(diagnosis.refused.status).toBe(400);
+    expect(diagnosis.remaining.at(-1)).toBe(
+      'the contact job itself: the provider refuses its branch_code "BR-404" (--branch-code) or another of its fields (§2.2)',
+    );
   });
 
   it('interface A, a job refused for its plain-http callback_url: the callback_url is named first, with the option', async () => {
-    const server = await startScriptedServer([{ status: 400, body: { error: 'callback_url must be https (§5.8)' } }]);
-    try {
-      const result = await runCli(
-        [
-          '--json',
-          'conformance',
-          'run',
-          '--interface',
-          'A',
-          '--target',
-          server.url,
-          '--source',
-          'platform-eu',
-          '--branch-code',
-          'BR-1',
-          '--provider',
-          'acme',
-        ],
-        { env: { CAI_SECRET: SECRET, CAI_CALLBACK_SECRET: 'events-secret-0123' } },
-      );
-      expect(result.code).toBe(1);
-      const report = JSON.parse(result.stdout) as { diagnosis: { remaining: string[] } };
-      expect(report.diagnosis.remaining[0]).toMatch(
-        /^the callback_url: "http:\/\/127\.0\.0\.1:\d+\/[^"]+" is plain http \(cai's listener\); a provider that asks TLS for its events \(§5\.8\) refuses it: give an https address that reaches the listener \(--callback-url\)$/,
-      );
-    } finally {
-      await server.close();
-    }
+    const diagnosis = await refusedJobs(
+      'callback_url must be https (§5.8)',
+      ['--branch-code', 'BR-1', '--provider', 'acme'],
+      {
+        CAI_CALLBACK_SECRET: 'events-secret-0123',
+      },
+    );
+    expect(diagnosis.remaining[0]).toMatch(
+      /^the callback_url: "http:\/\/127\.0\.0\.1:\d+\/[^"]+" is plain http \(cai's listener\); a provider that asks TLS for its events \(§5\.8\) refuses it: give an https address that reaches the listener \(--callback-url\)$/,
+    );
   });
 });
