@@ -12,15 +12,7 @@ import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions, retryForGiven } from '../common/send-options.js';
 import { describeCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
-import type { Words } from '../../errors.js';
-
-/** The listener of `trigger job` is placed by --listen, not by the mocks' --host and --port. */
-const TRIGGER_HINTS: Words = {
-  port_in_use: () => 'choose another --listen HOST:PORT, or port 0 for any free port',
-  port_denied: () => 'use a port above 1023 in --listen, or port 0 for any free port',
-  bad_host: () => 'use --listen 127.0.0.1:PORT (or 0.0.0.0:PORT for every interface)',
-  listen_failed: () => 'check --listen',
-};
+import { TRIGGER_HINTS } from './hints.js';
 
 export function registerTrigger(program: Command, state: RunState): void {
   const command = program
