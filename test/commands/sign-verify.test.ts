@@ -89,6 +89,25 @@ describe('cai sign', () => {
     );
   });
 
+  it('refuses an empty stdin (a failed command before the pipe), and signs an empty file with a note', async () => {
+    const piped = await runCli(['sign', '--timestamp', String(t)], { env: { CAI_SECRET: secret }, stdin: '' });
+    expect(piped.code).toBe(2);
+    expect(piped.stdout).toBe('');
+    expect(piped.stderr).toBe(
+      'error: stdin is empty: there is no body to sign\nhint: pipe the body in, or pass --body FILE (an empty file signs the empty body)\n',
+    );
+    const emptyFile = join(dir, 'empty.json');
+    writeFileSync(emptyFile, '');
+    const file = await runCli(['sign', '--timestamp', String(t), '--body', emptyFile], {
+      env: { CAI_SECRET: secret },
+    });
+    expect(file.code).toBe(0);
+    expect(file.stdout).toContain(sign(secret, t, ''));
+    expect(file.stderr).toBe(
+      'note: the body is empty (0 bytes): a document of the interface is a JSON object (§2); signed as given\n',
+    );
+  });
+
   it('warns that --secret leaks, and never prints the secret', async () => {
     const result = await runCli(['sign', '--secret', secret, '--body', bodyFile]);
     expect(result.code).toBe(0);

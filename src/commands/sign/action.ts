@@ -31,6 +31,14 @@ export async function runSign(options: SignOptions, { io, output }: CommandConte
   const secret = secrets[0];
   if (!secret) throw usageError('missing_secret', 'no signing secret', 'pass --secret-env NAME or --secret-file PATH');
   const body = await readBodyInput(options.body, io);
+  // An empty pipe is most often a command before cai that failed (`cat missing.json | cai sign`): signing it would
+  // hand a pipeline a valid signature of nothing. An empty file is signed, since it can only have been meant.
+  if (body.length === 0 && (options.body === undefined || options.body === '-'))
+    throw usageError(
+      'empty_input',
+      'stdin is empty: there is no body to sign',
+      'pipe the body in, or pass --body FILE (an empty file signs the empty body)',
+    );
   const timestamp = options.timestamp ?? Math.floor(io.now() / 1000);
   // The signing core (and node:crypto) loads with the command that signs, not with every start-up.
   const { sign } = await import('../../signing/sign.js');
@@ -56,6 +64,10 @@ export async function runSign(options: SignOptions, { io, output }: CommandConte
 
 /** Notes on stderr about bodies that are signed exactly as given but are probably not what was meant. */
 function describeBody(body: Buffer, output: CommandContext['output']): void {
+  if (body.length === 0) {
+    output.note('the body is empty (0 bytes): a document of the interface is a JSON object (§2); signed as given');
+    return;
+  }
   if (body.length > 0 && body[body.length - 1] === 0x0a) {
     output.note('the body ends with a newline; it is signed with it, so the request must send it too');
   }
