@@ -8,6 +8,7 @@ import type { HttpResponse } from '../http/client.js';
 import { parseRawRequest, type RawRequest } from '../http/raw-request.js';
 import { judge, type SendResult } from '../http/send.js';
 import { readFileInput } from '../input.js';
+import { isTimestampText } from '../signing/verify.js';
 import type { Io } from '../io.js';
 import { ACKNOWLEDGMENT_CHECKS, type AckCheck } from '../spec/acknowledgment.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
@@ -93,14 +94,21 @@ function replayHeaders(captured: RawRequest, keep: boolean): Record<string, stri
 /** A kept timestamp against the §5.5 window: missing, or its age (negative: in the future) and whether it is inside. */
 export type KeptTimestamp =
   | { present: false }
-  | { present: true; timestamp: string; ageSeconds: number; inside: boolean };
+  | { present: true; timestamp: string; malformed: true }
+  | { present: true; timestamp: string; malformed: false; ageSeconds: number; inside: boolean };
 
-export function keptTimestamp(captured: RawRequest, nowMs: number): KeptTimestamp | undefined {
+export function keptTimestamp(captured: RawRequest, nowMs: number): KeptTimestamp {
   const timestamp = captured.headers[Headers.timestamp];
   if (timestamp === undefined || captured.headers[Headers.signature] === undefined) return { present: false };
+  if (!isTimestampText(timestamp)) return { present: true, timestamp, malformed: true };
   const ageSeconds = Math.floor(nowMs / 1000) - Number(timestamp);
-  if (!Number.isFinite(ageSeconds)) return undefined;
-  return { present: true, timestamp, ageSeconds, inside: Math.abs(ageSeconds) <= SIGNATURE_WINDOW_SECONDS };
+  return {
+    present: true,
+    timestamp,
+    malformed: false,
+    ageSeconds,
+    inside: Math.abs(ageSeconds) <= SIGNATURE_WINDOW_SECONDS,
+  };
 }
 
 /** Sends the plan, signing afresh with `secret` unless the captured signature is kept, and judges the answer. */

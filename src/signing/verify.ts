@@ -47,6 +47,11 @@ const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
 // §4.1/§4.2: `<unix_seconds>`, integer. Capped at 12 digits so absurd values stay exact in a double.
 const TIMESTAMP_PATTERN = /^[0-9]{1,12}$/;
 
+/** Whether an X-CAI-Timestamp value has the form §4.1/§4.2 give it (and verify() accepts). */
+export function isTimestampText(text: string): boolean {
+  return TIMESTAMP_PATTERN.test(text);
+}
+
 /** The headers as verify() reads them, once presence and format are checked. */
 export interface CheckedHeaders {
   secrets: (string | Uint8Array)[];
@@ -120,7 +125,7 @@ function checkHeaders(input: Omit<VerifyInput, 'rawBody'>): CheckedHeaders | Ver
     return failure('missing_signature', 'the signature header is missing or empty', windowSeconds);
   if (timestampText === undefined || timestampText === '')
     return failure('missing_timestamp', 'the timestamp header is missing or empty', windowSeconds);
-  if (!TIMESTAMP_PATTERN.test(timestampText)) {
+  if (!isTimestampText(timestampText)) {
     return failure('malformed_timestamp', 'the timestamp is not an integer number of unix seconds', windowSeconds);
   }
   if (!SIGNATURE_PATTERN.test(signature)) {

@@ -597,6 +597,24 @@ describe('cai replay', () => {
     expect(server.requests[1]?.headers['x-cai-timestamp']).toBe(String(Date.parse('2026-01-01T00:00:00Z') / 1000));
   });
 
+  it('--keep-timestamp --dry-run says the captured headers go out as they are, and names a malformed timestamp', async () => {
+    const capture = await tempFile(
+      'malformed.http',
+      `POST /cai/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-CAI-Provider: acme\r\nX-CAI-Timestamp: 17xx\r\nX-CAI-Signature: sha256=${'0'.repeat(64)}\r\n\r\n${event()}`,
+    );
+    const result = await runCli(
+      ['replay', '--request', capture, '--to', 'http://127.0.0.1:9', '--keep-timestamp', '--dry-run'],
+      { env: {} },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('X-CAI-Timestamp: 17xx\r\n');
+    expect(result.stderr).toContain(
+      'warning: the captured X-CAI-Timestamp "17xx" is not an integer number of unix seconds (§4): it is sent as it is, and a conforming receiver answers 401',
+    );
+    expect(result.stderr).toContain('A real send keeps the captured X-CAI-Timestamp and X-CAI-Signature');
+    expect(result.stderr).not.toContain('signs afresh');
+  });
+
   it('refuses a file that is not a request (exit 2)', async () => {
     const capture = await tempFile('captured.http', 'hello');
     const result = await runCli(['replay', '--request', capture, '--to', 'http://127.0.0.1:9'], { env });

@@ -44,17 +44,23 @@ export async function runReplay(options: ReplayOptions, context: CommandContext)
       signForDryRun({ url: plan.url, headers: plan.headers, body: plan.body }, secret, io.now()),
       options.format,
       output,
+      keep ? 'kept' : 'fresh',
     );
   }
   const { deliverWatched } = await import('../send/delivery-progress.js');
   return deliverWatched(plan.url, options, policy, context, (deliver) => replay(plan, secret, deliver));
 }
 
-function describeKeptTimestamp(kept: KeptTimestamp | undefined, output: Output): void {
-  if (kept === undefined) return;
+function describeKeptTimestamp(kept: KeptTimestamp, output: Output): void {
   if (!kept.present) {
     output.warn(
       'the capture has no X-CAI-Timestamp or X-CAI-Signature: it is sent without them, and a conforming receiver answers 401 (§5)',
+    );
+    return;
+  }
+  if (kept.malformed) {
+    output.warn(
+      `the captured X-CAI-Timestamp ${JSON.stringify(kept.timestamp)} is not an integer number of unix seconds (§4): it is sent as it is, and a conforming receiver answers 401`,
     );
     return;
   }

@@ -4,9 +4,16 @@ import { curlCommand } from '../../output/curl.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 
-export function renderDryRun(request: DryRunRequest, format: 'http' | 'curl', output: Output): number {
+export function renderDryRun(
+  request: DryRunRequest,
+  format: 'http' | 'curl',
+  output: Output,
+  signature: 'fresh' | 'kept' = 'fresh',
+): number {
   output.info(
-    `dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`,
+    signature === 'kept'
+      ? 'dry run: nothing sent. A real send keeps the captured X-CAI-Timestamp and X-CAI-Signature, as shown.'
+      : `dry run: nothing sent. The signature is valid for ${SIGNATURE_WINDOW_SECONDS} s from its timestamp (§5.5); a real send signs afresh.`,
   );
   if (output.json) {
     if (format === 'curl')
