@@ -93,6 +93,8 @@ export const PROVIDER_FAULTS = {
   'callback-ignores-retry-after': 'an event answered 429 is sent again after the backoff, not after Retry-After (§7)',
   'callback-retries-400': 'an event answered 400 is sent again, like a 5xx (§7)',
   'callback-retry-stale-signature': "a retry re-serialises the event and keeps the first attempt's signature (§5.2)",
+  'callback-job-timestamp':
+    "events are signed with the job's X-CAI-Timestamp, not the time they are sent: outside the window once the conversation outlasts it (§5.5)",
   'repeat-restarts-conversation':
     'a repeated event_id gets the same acknowledgment but starts the conversation again (§2.2)',
   'verifies-with-both-secrets': 'jobs signed with the events secret are accepted too (§5.1)',

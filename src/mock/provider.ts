@@ -231,9 +231,11 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
       return jsonReply(202, shown);
     },
     // §2.2: a repeated event_id is ignored: the same acknowledgment, nothing started.
-    afterAccept: ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack),
+    afterAccept: ({ document, signed }, ack) =>
+      state.simulator.start(document as unknown as JobDocument, ack, signed?.checked.timestampText),
     afterDuplicate: has('repeat-restarts-conversation')
-      ? ({ document }, ack) => state.simulator.start(document as unknown as JobDocument, ack)
+      ? ({ document, signed }, ack) =>
+          state.simulator.start(document as unknown as JobDocument, ack, signed?.checked.timestampText)
       : undefined,
   };
 }

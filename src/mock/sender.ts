@@ -27,6 +27,8 @@ export interface EventRequest {
   body: Uint8Array;
   secret: string;
   headers: Record<string, string>;
+  /** `callback-job-timestamp`: the job's X-CAI-Timestamp, signed on every attempt instead of the time of sending. */
+  jobTimestamp?: string;
 }
 
 /** A failed attempt that will be retried: what went wrong and how long until the next one. */
@@ -59,6 +61,7 @@ const SENDER_FAULTS = [
   'callback-ignores-retry-after',
   'callback-retries-400',
   'callback-retry-stale-signature',
+  'callback-job-timestamp',
 ];
 
 /**
@@ -115,7 +118,10 @@ function brokenSender(faults: ReadonlySet<string>, options: EventSenderOptions):
       stopSignals: [stop],
       attempt: async (attempt, timeoutMs) => {
         const stale = attempt > 1 && faults.has('callback-retry-stale-signature') && firstHeaders !== undefined;
-        const headers = stale && firstHeaders ? firstHeaders : signedHeaders(request);
+        const headers =
+          stale && firstHeaders
+            ? firstHeaders
+            : signedHeaders(request, faults.has('callback-job-timestamp') ? request.jobTimestamp : undefined);
         firstHeaders ??= headers;
         const body = stale
           ? Buffer.from(JSON.stringify(JSON.parse(Buffer.from(request.body).toString('utf8')), null, 2))
@@ -180,9 +186,9 @@ function bentDecision(input: DecisionInput, faults: ReadonlySet<string>): RetryD
   return decideRetry(input);
 }
 
-/** §5.2–§5.4: a fresh timestamp, signed with the body bytes exactly as sent. */
-function signedHeaders(request: EventRequest): Record<string, string> {
-  const timestamp = String(Math.floor(Date.now() / 1000));
+/** §5.2–§5.4: a fresh timestamp (or, broken, the one given), signed with the body bytes exactly as sent. */
+function signedHeaders(request: EventRequest, fixedTimestamp?: string): Record<string, string> {
+  const timestamp = fixedTimestamp ?? String(Math.floor(Date.now() / 1000));
   return {
     ...request.headers,
     [HeaderNames.timestamp]: timestamp,

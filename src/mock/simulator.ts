@@ -96,9 +96,9 @@ export class ConversationSimulator {
     setMaxListeners(0, this.stopping.signal);
   }
 
-  /** Starts the §3 lifecycle of a new job in the background. */
-  start(job: JobDocument, ack: JobAck): void {
-    const run = this.play(job, ack);
+  /** Starts the §3 lifecycle of a new job in the background (`jobTimestamp`: its X-CAI-Timestamp, for a fault). */
+  start(job: JobDocument, ack: JobAck, jobTimestamp?: string): void {
+    const run = this.play(job, ack, jobTimestamp);
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }
@@ -113,7 +113,7 @@ export class ConversationSimulator {
     this.stopping.abort();
   }
 
-  private async play(job: JobDocument, ack: JobAck): Promise<void> {
+  private async play(job: JobDocument, ack: JobAck, jobTimestamp: string | undefined): Promise<void> {
     const { options } = this;
     const signal = this.stopping.signal;
     for (const step of this.stepsOf(job, ack)) {
@@ -123,7 +123,7 @@ export class ConversationSimulator {
       if (options.has('callback-invalid-event')) breakEnum(document);
       const body = Buffer.from(JSON.stringify(document));
       const headers = this.headers();
-      const delivered = await this.deliver(job.callback_url, document, body, headers);
+      const delivered = await this.deliver(job.callback_url, document, body, headers, jobTimestamp);
       const entry: SentEventEntry = {
         sent_at: new Date(options.now()).toISOString(),
         direction: 'sent',
@@ -183,7 +183,13 @@ export class ConversationSimulator {
     return { 'Content-Type': 'application/json', [HeaderNames.provider]: provider };
   }
 
-  private deliver(url: string, document: Record<string, unknown>, body: Buffer, headers: Record<string, string>) {
+  private deliver(
+    url: string,
+    document: Record<string, unknown>,
+    body: Buffer,
+    headers: Record<string, string>,
+    jobTimestamp: string | undefined,
+  ) {
     const { options } = this;
     const secret = options.has('callback-wrong-secret')
       ? (options.secrets[0] as string)
@@ -202,7 +208,11 @@ export class ConversationSimulator {
       ),
     );
     return options
-      .sendEvent({ url, body, secret, headers }, this.stopping.signal, (retry) => runs.retry(retry.reason, retry))
+      .sendEvent(
+        { url, body, secret, headers, ...(jobTimestamp ? { jobTimestamp } : {}) },
+        this.stopping.signal,
+        (retry) => runs.retry(retry.reason, retry),
+      )
       .catch((error: unknown) => ({
         outcome: 'failed' as const,
         attempts: 1,

@@ -106,6 +106,7 @@ export const FAULT_TABLE: FaultCase[] = [
   { interface: 'A', fault: '5xx-on-bad-json', fails: ['A-SCHEMA-012'] },
   { interface: 'A', fault: 'callback-lead-changed', fails: ['A-CB-005', 'A-CB-014'] },
   { interface: 'A', fault: 'callback-wrong-secret', fails: ['BS-SIG-001'] },
+  { interface: 'A', fault: 'callback-job-timestamp', fails: ['A-CB-018'] },
   { interface: 'A', fault: 'callback-wrong-provider', fails: ['BS-HDR-001'] },
   { interface: 'A', fault: 'callback-invalid-event', fails: ['BS-DOC-001'] },
   { interface: 'A', fault: 'callback-lead-id-normalised', fails: ['A-CB-014'] },

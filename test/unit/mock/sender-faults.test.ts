@@ -13,7 +13,7 @@ afterEach(async () => {
  * Sends one event through the mock's sender, with `faults`, against answers scripted in turn. Waits of a second
  * or more are not waited out: the sender is stopped at its first such retry, whose planned wait is returned.
  */
-async function send(faults: string[], answers: ScriptedAnswer[]) {
+async function send(faults: string[], answers: ScriptedAnswer[], jobTimestamp?: string) {
   const server = await startScriptedServer(answers);
   servers.push(server);
   const stop = new AbortController();
@@ -21,7 +21,7 @@ async function send(faults: string[], answers: ScriptedAnswer[]) {
   const sender = createEventSender({ retry: { initialDelayMs: 10, jitter: 0 }, faults: new Set(faults) });
   const body = Buffer.from(JSON.stringify({ event: 'conversation.message', event_id: 'evt-1', text: 'hola' }));
   const delivery = await sender(
-    { url: server.url, body, secret: SECRET, headers: { 'Content-Type': 'application/json' } },
+    { url: server.url, body, secret: SECRET, headers: { 'Content-Type': 'application/json' }, jobTimestamp },
     stop.signal,
     (retry) => {
       retries.push(retry);
@@ -78,5 +78,22 @@ describe("the provider mock's sender, and its faults", () => {
     expect(requests[1]?.headers['x-cai-signature']).toBe(requests[0]?.headers['x-cai-signature']);
     expect(requests[1]?.body.equals(requests[0]?.body ?? Buffer.alloc(0))).toBe(false);
     expect(check(1)).toBe(false);
+  });
+
+  it("callback-job-timestamp signs every attempt with the job's timestamp; the reference with the time of sending", async () => {
+    const jobTimestamp = String(Math.floor(Date.now() / 1000) - 240);
+    const broken = await send(['callback-job-timestamp'], [{ status: 503 }, OK], jobTimestamp);
+    expect(broken.requests.map((sent) => sent.headers['x-cai-timestamp'])).toEqual([jobTimestamp, jobTimestamp]);
+    const valid = broken.requests.map((sent) =>
+      verify({
+        secrets: SECRET,
+        signature: String(sent.headers['x-cai-signature']),
+        timestamp: jobTimestamp,
+        rawBody: sent.body,
+      }),
+    );
+    expect(valid.map((result) => result.valid)).toEqual([true, true]);
+    const reference = await send([], [OK], jobTimestamp);
+    expect(reference.requests[0]?.headers['x-cai-timestamp']).not.toBe(jobTimestamp);
   });
 });

@@ -144,6 +144,12 @@ export const FAULTS = {
     clause: '§4.2, §5.4',
     description: 'signs its events with X-CAI-Timestamp in milliseconds (Date.now())',
   },
+  'callback-timestamp-from-job': {
+    relation: 'RA8',
+    clause: '§5.4, §5.5',
+    description:
+      "signs its events with the job's X-CAI-Timestamp (kept on the job's record), not the time it sends them",
+  },
   'callback-signs-without-newline': {
     relation: 'RA8',
     clause: '§5.2',
@@ -525,6 +531,7 @@ export function createProvider(opts) {
       return accept(res, rec);
     }
     const rec = newRecord(job);
+    rec.stamp = stamp;
     store(key, rec);
     if (fault === 'stale-job-recorded') checkWindow(stamp);
     accept(res, rec);
@@ -616,7 +623,7 @@ export function createProvider(opts) {
       if (i > 0) await sleep(opts.pace);
       const id = eventId(rec, i + 1);
       const build = () => ({ event: undefined, event_id: id, ...steps[i](), occurred_at: new Date().toISOString() });
-      const outcome = await deliver(url, build);
+      const outcome = await deliver(url, build, rec);
       if (outcome === 'given-up') return; // the platform is unreachable: the conversation stops here
       // a refused event (4xx) is dropped; the conversation goes on
     }
@@ -645,12 +652,17 @@ export function createProvider(opts) {
     return Number.isNaN(at) ? null : Math.max(0, at - Date.now()) + 10;
   }
 
-  async function deliver(url, build) {
+  async function deliver(url, build, rec) {
     let body = encode(build());
     const started = Date.now();
     for (let attempt = 0; !stopping; attempt += 1) {
       if (fault === 'callback-retry-new-occurred-at' && attempt > 0) body = encode(build());
-      const ts = fault === 'callback-timestamp-ms' ? String(Date.now()) : String(Math.floor(Date.now() / 1000));
+      const ts =
+        fault === 'callback-timestamp-ms'
+          ? String(Date.now())
+          : fault === 'callback-timestamp-from-job' && rec?.stamp
+            ? rec.stamp
+            : String(Math.floor(Date.now() / 1000));
       let sent = body;
       let signed = body;
       if (fault === 'callback-signs-without-newline') sent = Buffer.concat([body, Buffer.from('\n')]);

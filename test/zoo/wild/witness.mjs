@@ -694,11 +694,11 @@ const jobLines = async (t, id) => {
 };
 
 // A conversation for one job: the job, its acknowledgment, and every event received until the ending.
-async function conversation(t, extra = {}, script) {
+async function conversation(t, extra = {}, script, post = {}) {
   const l = await listen(script);
   try {
     const j = job(`w-${rand()}`, l.url, extra);
-    const ack = await postA(t.url, j);
+    const ack = await postA(t.url, j, post);
     await l.until(ended, 20000);
     return { job: j, ack, events: l.received };
   } finally {
@@ -893,6 +893,19 @@ const A_WITNESSES = {
       return {
         ok,
         saw: `the events' X-CAI-Timestamp: ${[...new Set(stamps)].slice(0, 2).join(', ')}${stamps.length > 2 ? ', ...' : ''} (now ${now()})`,
+      };
+    },
+  },
+  'callback-timestamp-from-job': {
+    args: FAST,
+    probe: async (t) => {
+      // A job signed 240 s before it is sent (inside §5.5's window): its events must carry the time they are sent.
+      const ts = String(now() - 240);
+      const c = await conversation(t, {}, undefined, { ts });
+      const stamps = c.events.map((e) => e.headers['x-cai-timestamp']);
+      return {
+        ok: c.events.length > 0 && stamps.every((s) => s !== ts),
+        saw: `a job signed at ${ts}: its events' X-CAI-Timestamp ${[...new Set(stamps)].slice(0, 2).join(', ')} (now ${now()})`,
       };
     },
   },

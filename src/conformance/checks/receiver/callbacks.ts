@@ -19,7 +19,7 @@ import {
 } from '../../check.js';
 import { describeAnswer, documentOf, label, ms, type Attempt, type Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
-import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
+import { Headers, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
 import {
@@ -49,6 +49,8 @@ interface JobOptions {
   lead?: 'returning';
   /** Requests with the job's event_id the provider must refuse, sent before it (JobRequest.before). */
   before?(doc: Doc): Promise<Exchange[]>;
+  /** Seconds added to the job's X-CAI-Timestamp (on the provider's clock): a job signed earlier than it is sent. */
+  shiftSeconds?: number;
 }
 
 /** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
@@ -72,7 +74,11 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
         const id = options.lead === 'returning' ? { event_id: `${String(doc.event_id)}-`.padEnd(120, 'x') } : {};
         return (options.change ?? ((each) => each))({ ...doc, ...lead, ...id });
       },
-      send: (doc) => scope.send({ body: compact(doc) }),
+      send: (doc) =>
+        scope.send({
+          body: compact(doc),
+          ...(options.shiftSeconds ? { timestamp: { kind: 'now', shiftSeconds: options.shiftSeconds } } : {}),
+        }),
       ...(options.twice ? { twice: true } : {}),
       ...(options.together ? { together: options.together } : {}),
       ...(options.before ? { before: options.before } : {}),
@@ -128,6 +134,16 @@ const refusedFirstJob = (scope: ProbeScope) =>
     ],
   });
 
+/** How old the aged job's timestamp is when it is sent: inside the §5.5 window, well clear of its edge. */
+const AGED_JOB_SECONDS = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
+
+/**
+ * A job signed 240 s before it is sent (a platform's queue may hold it so; §5.5 accepts it): a provider that signs
+ * its events with the job's X-CAI-Timestamp instead of the time it sends them shows it at once, where with a fresh
+ * job its events would be refused only once the conversation outlasts the window.
+ */
+const agedJob = (scope: ProbeScope) => jobStage(scope, 'aged', { shiftSeconds: -AGED_JOB_SECONDS });
+
 /** The event of an attempt, when its body is a JSON object. */
 function eventOf(attempt: Attempt): Record<string, unknown> | undefined {
   const doc = documentOf(attempt);
@@ -142,10 +158,16 @@ interface Staged {
  * What every callback check says first: no stage (not gathered), the job not accepted (the events judged never
  * started), or no event at all (the arrival check's finding, not this one's). Undefined when there are events.
  */
-export function preamble(stage: JobStage | undefined, judgesSilence = false): Outcome | undefined {
+export function preamble(
+  stage: JobStage | undefined,
+  judgesSilence = false,
+  whenRefused?: string,
+): Outcome | undefined {
   if (!stage) return notJudged(NO_JOB);
   if (!stage.job) return notJudged(NO_JOB);
   const accepted = judgeAnswer(stage.job, { level: 'must' });
+  if (accepted.verdict !== 'passed' && whenRefused !== undefined)
+    return notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`);
   if (accepted.verdict !== 'passed')
     return { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
   if (stage.record.attempts.length > 0 || judgesSilence) return undefined;
@@ -192,10 +214,12 @@ function callbackCheck(
   spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & {
     stage?: (scope: ProbeScope) => Promise<JobStage | undefined>;
     judgesSilence?: boolean;
+    /** Why a refused job leaves the check not judged (another check's finding), rather than failed. */
+    whenRefused?: string;
     judge(stage: JobStage): Outcome;
   },
 ): ReceiverCheck<Staged> {
-  const { stage: gatherStage = mainJob, judgesSilence, judge, ...meta } = spec;
+  const { stage: gatherStage = mainJob, judgesSilence, whenRefused, judge, ...meta } = spec;
   return defineCheck<Staged>({
     ...meta,
     interface: 'A',
@@ -205,7 +229,7 @@ function callbackCheck(
       const stage = await gatherStage(scope);
       return (stage ? { stage } : {}) as Staged;
     },
-    judge: ({ stage }) => preamble(stage, judgesSilence) ?? judge(stage as JobStage),
+    judge: ({ stage }) => preamble(stage, judgesSilence, whenRefused) ?? judge(stage as JobStage),
   });
 }
 
@@ -282,6 +306,29 @@ const arrival = [
       'at least one event for the job of required fields alone, as for any new job (§2.2)',
       ': the optional fields are optional',
     ),
+  }),
+  callbackCheck({
+    id: 'A-CB-018',
+    level: 'must',
+    sections: ['§5.4', '§5.5'],
+    clauses: ['§5.5-1'],
+    tags: ['signature'],
+    title: "events are signed with the time they are sent, not with the job's X-CAI-Timestamp",
+    stage: agedJob,
+    whenRefused: `a job ${AGED_JOB_SECONDS} s old is inside the window (see A-AUTH-012)`,
+    judge: (stage) => {
+      const jobTimestamp = stage.job?.request.headers[Headers.timestamp];
+      const { attempts } = stage.record;
+      const expected = `each event signed when it is sent, not at the job's timestamp (${AGED_JOB_SECONDS} s old when the job was sent)`;
+      const reused = attempts.find((attempt) => attempt.headers[Headers.timestamp] === jobTimestamp);
+      if (reused === undefined)
+        return passed(expected, `${attempts.length} event(s), none with the job's X-CAI-Timestamp ${jobTimestamp}`);
+      return failed(
+        expected,
+        `${label(reused)} of ${attempts.length} carries X-CAI-Timestamp ${jobTimestamp}, the job's own: the events of a conversation longer than ${SIGNATURE_WINDOW_SECONDS - AGED_JOB_SECONDS} s would be outside the ${SIGNATURE_WINDOW_SECONDS} s window and refused 401 (§5.5)`,
+        { attempts: [reused] },
+      );
+    },
   }),
   callbackCheck({
     id: 'A-CB-005',
