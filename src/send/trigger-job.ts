@@ -6,12 +6,14 @@
  * the wait is over, or the caller stops. The time to first contact, from the provider's acceptance of the job to the
  * arrival of its first outbound message, is judged against §8 (5 minutes). Returns a result; renders nothing.
  */
+import { MAX_WALK_DEPTH } from '../bounds.js';
 import type { DeliverOptions } from '../http/deliver.js';
 import type { SendResult } from '../http/send.js';
 import { startMockPlatform, type ObservedRequest } from '../mock/platform.js';
 import { FIRST_CONTACT_TARGET_SECONDS } from '../spec/constants.js';
 import { endsConversation } from '../spec/event-types.js';
 import { isObject } from '../spec/json.js';
+import { jsonNestingDepth } from '../spec/json-syntax.js';
 import { sampleJob } from '../spec/sample.js';
 import { sendDocument } from './request.js';
 
@@ -61,6 +63,8 @@ export interface Callback {
   eventId?: string;
   /** The document, when it was accepted (or a duplicate). */
   document?: Record<string, unknown>;
+  /** Instead of `document`, the text of one nested deeper than MAX_WALK_DEPTH (src/bounds.ts). */
+  body?: string;
   /** The event's lead_id is not the job's. */
   otherLead?: boolean;
 }
@@ -157,12 +161,17 @@ function callbackOf(observed: ObservedRequest, afterMs: number, job: Record<stri
   if (entry.event !== undefined) callback.event = entry.event;
   if (entry.event_id !== undefined) callback.eventId = entry.event_id;
   if (verdict !== 'rejected' && observed.body !== undefined) {
-    try {
-      const document = JSON.parse(observed.body.toString('utf8')) as unknown;
-      if (isObject(document)) callback.document = document;
-    } catch {
-      // Accepted documents are JSON (the receiver parsed them); nothing to show otherwise.
-    }
+    const text = observed.body.toString('utf8');
+    // A document nested deeper than cai's recursive walks go (an unknown field may nest at will, §9.2) is kept as
+    // its text: `--json` would overflow the stack printing its parsed form (docs/limits.md).
+    if (jsonNestingDepth(text) > MAX_WALK_DEPTH) callback.body = text;
+    else
+      try {
+        const document = JSON.parse(text) as unknown;
+        if (isObject(document)) callback.document = document;
+      } catch {
+        // Accepted documents are JSON (the receiver parsed them); nothing to show otherwise.
+      }
   }
   if (entry.lead_id !== undefined && entry.lead_id !== job.lead_id) callback.otherLead = true;
   return callback;

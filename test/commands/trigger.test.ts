@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildFlow, findFlow, FLOWS } from '../../src/send/flows.js';
 import { startMockPlatform, type MockRequestEntry, type RunningMockPlatform } from '../../src/mock/platform.js';
 import { startMockProvider } from '../../src/mock/provider.js';
+import { sign } from '../../src/signing/sign.js';
 import { verify } from '../../src/signing/verify.js';
 import { validateDocument } from '../../src/spec/validate.js';
 import { endsConversation } from '../../src/spec/event-types.js';
@@ -431,6 +432,68 @@ describe('cai trigger job (Interface A) against the provider mock', () => {
       expect(result.stdout).toContain('✘ no first contact: no outbound message came (§8: within 5 min of the job)');
     } finally {
       await provider.close();
+    }
+  });
+
+  it('--json keeps an event nested deeper than cai walks as its text: a hostile provider cannot overflow the stack', async () => {
+    // A provider of its own (not cai's mock): it acknowledges the job, then sends a message with an unknown field
+    // nested 20 000 deep (valid JSON, under 256 KB, accepted by §9.2) and job.closed.
+    const provider = createServer((request, response) => {
+      const parts: Buffer[] = [];
+      request.on('data', (part: Buffer) => parts.push(part));
+      request.on('end', async () => {
+        const job = JSON.parse(Buffer.concat(parts).toString('utf8')) as { lead_id: string; callback_url: string };
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ provider_job_id: 'pj_deep', assigned_number_e164: '+34910000001' }));
+        const base = { lead_id: job.lead_id, provider_job_id: 'pj_deep', occurred_at: new Date().toISOString() };
+        const bodies = [
+          `${JSON.stringify({ ...base, event: 'conversation.message', event_id: 'evt_deep_1', channel: 'sms', direction: 'outbound', author: 'agent', text: 'hola', from_number_e164: '+34910000001', to_number_e164: '+34600000000' }).slice(0, -1)},"x_deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+          JSON.stringify({ ...base, event: 'job.closed', event_id: 'evt_deep_2', outcome: 'no_answer', attempts: 1 }),
+        ];
+        for (const body of bodies) {
+          const timestamp = String(Math.floor(Date.now() / 1000));
+          await fetch(job.callback_url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-cai-provider': 'acme',
+              'x-cai-timestamp': timestamp,
+              'x-cai-signature': sign(SECRET, timestamp, body),
+            },
+            body,
+          });
+        }
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = provider.address() as AddressInfo;
+      const result = await runCli(
+        [
+          '--json',
+          'trigger',
+          'job',
+          '--to',
+          `http://127.0.0.1:${port}`,
+          '--source',
+          'platform-eu',
+          '--provider',
+          'acme',
+          '--observe',
+          '300ms',
+        ],
+        { env: jobEnv },
+      );
+      expect(result.stderr).not.toContain('internal');
+      const report = JSON.parse(result.stdout) as {
+        callbacks: { eventId: string; body?: string; document?: unknown }[];
+      };
+      const deep = report.callbacks.find((callback) => callback.eventId === 'evt_deep_1');
+      expect(deep?.document).toBeUndefined();
+      expect(deep?.body).toContain('"x_deep":[[[');
+      expect(report.callbacks.find((callback) => callback.eventId === 'evt_deep_2')?.document).toBeDefined();
+    } finally {
+      await new Promise((resolve) => provider.close(resolve));
     }
   });
 
