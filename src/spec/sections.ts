@@ -43,13 +43,21 @@ const DOCUMENT_CODES: Record<string, readonly string[]> = {
   unknown_kind: ['§2.2', '§2.4'],
 };
 
+/** A table's entry for `key`, when the table has it: a field name from the network may be `constructor`. */
+function entryOf(table: Record<string, readonly string[]>, key: string): readonly string[] | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** The sections behind one issue of a job (Interface A) or an event (Interface B). */
 export function sectionsOf(issue: Pick<ValidationIssue, 'path' | 'code'>, kind: 'job' | 'event'): string[] {
   const sections = new Set<string>();
   if (issue.path === '')
-    (DOCUMENT_CODES[issue.code] ?? [kind === 'job' ? '§2.2' : '§2.4']).forEach((section) => sections.add(section));
-  else if (kind === 'job') (JOB_FIELDS[issue.path] ?? ['§2.2']).forEach((section) => sections.add(section));
-  else (EVENT_FIELDS[issue.path.split('.')[0] as string] ?? ['§2.4']).forEach((section) => sections.add(section));
+    (entryOf(DOCUMENT_CODES, issue.code) ?? [kind === 'job' ? '§2.2' : '§2.4']).forEach((section) =>
+      sections.add(section),
+    );
+  else if (kind === 'job') (entryOf(JOB_FIELDS, issue.path) ?? ['§2.2']).forEach((section) => sections.add(section));
+  else
+    (entryOf(EVENT_FIELDS, issue.path.split('.')[0] as string) ?? ['§2.4']).forEach((section) => sections.add(section));
   if (issue.code === 'too_long') sections.add('§8');
   if (issue.code === 'unknown_field') sections.add('§9.2');
   if (issue.code === 'unknown_branch') sections.add('§1');
