@@ -185,6 +185,10 @@ describe('the job summary (Markdown)', () => {
     );
     expect(escapeMarkdown('x'.repeat(10), 4)).toBe('xxxx…');
     expect(escapeMarkdown('\u0000<script>\ud800')).toBe('&lt;script&gt;\ufffd');
+    // The bidi controls, which reorder a page's text ("Trojan Source"), shown as their escapes; the marks kept.
+    expect(escapeMarkdown('ok\u202egnp.exe \u2066x\u2069 \u200f')).toBe(
+      'ok\\\\u202egnp.exe \\\\u2066x\\\\u2069 \u200f',
+    );
   });
 
   const view = (

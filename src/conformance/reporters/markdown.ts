@@ -4,6 +4,7 @@
  * and actual, then the counts. Values that come from the target are flattened to one line, cut, and escaped so
  * they render as text (no HTML, links, emphasis or table cells of theirs).
  */
+import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
 import type { ConformanceView } from './html.js';
 import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
@@ -19,13 +20,16 @@ export interface JobSummaryOptions {
 
 /**
  * Text → inline Markdown that renders as that text: whitespace runs (newlines included) become one space, control
- * characters go, `& < >` become entities (so no HTML gets through), and the punctuation that means something
- * inside a line (emphasis, code, links, table cells, strike-through) is backslash-escaped. The values are never at
+ * characters go, bidi controls are written as escapes, `& < >` become entities (so no HTML gets through), and the
+ * punctuation that means something inside a line (emphasis, code, links, table cells, strike-through) is
+ * backslash-escaped. The values are never at
  * the start of a line, so `#`, `-`, `+` and `1.` cannot start a heading or a list and are left as they are.
  */
 export function escapeMarkdown(text: string, maxLength = Infinity): string {
   // eslint-disable-next-line no-control-regex
   let flat = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
+  // The bidi controls, which would reorder the page's text around them ("Trojan Source"), written as `\u202e`.
+  flat = safeText(flat);
   flat = flat.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   if (flat.length > maxLength) flat = `${flat.slice(0, maxLength).replace(/[\uD800-\uDBFF]$/, '')}…`;
   return flat
