@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
@@ -213,6 +214,8 @@ export interface ListenOptions {
   path: string;
   tls?: TlsFiles;
   limits?: ServerLimits;
+  /** The methods the server takes, for the Allow header of a 405 it answers itself (CONNECT); default POST. */
+  allow?: string;
 }
 
 /** `handler`, after an HTTP/1.1 request without a Host header is answered 400 (RFC 9112 §3.2) and its connection closed. */
@@ -282,6 +285,12 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
       close: true,
     }),
   );
+  // RFC 9110 §9.3.6: CONNECT asks for a tunnel, and no server of cai is a proxy. Node hands it to this event alone
+  // and, without a listener, closes the connection without a word: a 405 like any other method's.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => {});
+    socket.end(connectRefusal(options.allow ?? 'POST'));
+  });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: unknown) => reject(listenError(error, options.host, options.port));
@@ -295,6 +304,18 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `${options.tls ? 'https' : 'http'}://${host}:${address.port}${options.path}`;
   return { server, url, port: address.port, close: closer(server) };
+}
+
+/** The raw 405 answer to a CONNECT request (written to the socket: Node gives no response object for it). */
+function connectRefusal(allow: string): string {
+  const body = JSON.stringify({
+    ok: false,
+    error: 'method_not_allowed',
+    message: 'CONNECT is not allowed: this server is not a proxy',
+  });
+  const head = ['HTTP/1.1 405 Method Not Allowed', `Allow: ${allow}`, 'Content-Type: application/json'];
+  head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close');
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Stops accepting, waits for requests in flight (`drain`), gives answers a moment to go out, then cuts the rest. */

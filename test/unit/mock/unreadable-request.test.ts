@@ -83,6 +83,13 @@ it.each([
     417,
     'expectation_failed',
   ],
+  // Node gives CONNECT to an event of its own, and closed the connection without a word where none listened.
+  [
+    'a CONNECT (a tunnel asked of a server that is no proxy)',
+    'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
+    405,
+    'method_not_allowed',
+  ],
 ])(
   '%s is answered with a JSON error body like every other, not with a bare status line',
   async (_name, request, status, error) => {
