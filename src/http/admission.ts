@@ -41,11 +41,15 @@ interface Connection {
 }
 
 /**
- * Emitted on a request whose body can never end: what followed its headers on the connection could not be parsed
- * (a chunk size that is no hex number, framing that contradicts itself). Its reader answers at once (readBody:
- * `malformed`) instead of waiting out the body's time-out for bytes the parser will never hand over.
+ * Emitted on a request whose body can never end, with why: what followed its headers on the connection could not be
+ * parsed (`malformed`: a chunk size that is no hex number, framing that contradicts itself), or the sender ended or
+ * reset the connection before the body was whole (`aborted`). Its reader answers at once (readBody) instead of
+ * waiting out the body's time-out for bytes the parser will never hand over.
  */
 export const BODY_UNREADABLE = 'cai:body-unreadable';
+
+/** Parser errors that mean the connection ended before the request did, not that its bytes were wrong. */
+const ENDED_EARLY = new Set(['HPE_INVALID_EOF_STATE', 'ECONNRESET', 'EPIPE']);
 
 /** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
 const CONNECTIONS = new WeakMap<Socket, Connection>();
@@ -114,7 +118,8 @@ export class ConnectionGuard {
       connection.unreadable = true;
       socket.pause();
       const reading = connection.reading;
-      if (reading !== undefined && !reading.complete) reading.emit(BODY_UNREADABLE);
+      if (reading !== undefined && !reading.complete)
+        reading.emit(BODY_UNREADABLE, ENDED_EARLY.has(error.code ?? '') ? 'aborted' : 'malformed');
       return;
     }
     // Only what the HTTP parser or its time-out refused is answered in HTTP: a failed TLS handshake, a reset, is cut.

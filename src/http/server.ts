@@ -114,7 +114,7 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
     const onEnd = () =>
       finish({ ok: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = () => finish({ ok: false, reason: 'aborted' });
-    const onMalformed = () => finish({ ok: false, reason: 'malformed' });
+    const onMalformed = (why: 'aborted' | 'malformed' = 'malformed') => finish({ ok: false, reason: why });
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);

@@ -92,7 +92,7 @@ export interface RawAnswer {
 export function rawExchange(
   port: number,
   parts: readonly (string | Buffer)[],
-  options: { gapMs?: number; waitMs?: number } = {},
+  options: { gapMs?: number; waitMs?: number; halfClose?: boolean } = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -116,6 +116,8 @@ export function rawExchange(
         if (index > 0 && options.gapMs) await new Promise((wake) => setTimeout(wake, options.gapMs));
         socket.write(part);
       }
+      // The sender's side ends (FIN) and it waits for the answer, as a client that gives up writing does.
+      if (options.halfClose && !done && !socket.destroyed) socket.end();
     });
   });
 }

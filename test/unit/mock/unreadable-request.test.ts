@@ -75,6 +75,22 @@ it.each([
   },
 );
 
+it('a body cut short by the sender (its side of the connection ended) is answered 400 aborted, not as bad framing', async () => {
+  const port = await start();
+  const body = JSON.stringify(event({ event_id: 'evt_cut_short' }));
+  const answer = await rawExchange(
+    port,
+    [
+      `POST /events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${signedHeaderLines(body)}` +
+        `Content-Length: ${body.length + 100}\r\n\r\n${body}`,
+    ],
+    { halfClose: true },
+  );
+  expect(answer.status, answer.text).toBe(400);
+  expect(rawJson(answer)).toMatchObject({ ok: false, error: 'aborted' });
+  expect(mock?.records.filter((record) => record.event_id === 'evt_cut_short')).toEqual([]);
+});
+
 it.each([
   ['an HTTP/1.1 request without Host', 'POST /events HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}', 400, 'bad_request'],
   [
