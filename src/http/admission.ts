@@ -157,10 +157,13 @@ export class ConnectionGuard {
     if (!connection) return true;
     if (connection.overrun) return false;
     if (connection.inFlight >= this.limits.maxRequestsInFlight) {
+      // Read no further, answer the requests in flight (they may be recorded: an answer owed), then close: this
+      // one and what was pipelined past it are not handled, and the sender sees the connection end before them.
       connection.overrun = true;
       this.counters.overrun += 1;
       dropTheRestOfTheRead(request.socket);
-      connection.socket.destroy();
+      connection.unreadable = true;
+      connection.socket.pause();
       return false;
     }
     connection.inFlight += 1;

@@ -47,11 +47,15 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   // The one server start-up of src/http/server.ts: fair admission (a flood of silent or half-sent connections gives
   // way to a page's) and the time-outs, within the inspector's own caps.
   const handler = (request: IncomingMessage, response: ServerResponse) => handle(state, routes, request, response);
-  const server = await listen(handler, { host, port: options.port ?? 0, path: '/', limits: caps, allow: 'GET' }).catch(
-    (error: unknown) => {
-      throw inspectorListenError(error);
-    },
-  );
+  const server = await listen(handler, {
+    host,
+    port: options.port ?? 0,
+    path: '/',
+    limits: caps,
+    allow: 'GET',
+  }).catch((error: unknown) => {
+    throw inspectorListenError(error);
+  });
   state.url = server.url;
   state.allowedHosts = hostCheck(server.server.address() as AddressInfo);
   return {

@@ -1,9 +1,9 @@
 /**
  * Fair admission (src/http/admission.ts) on loopback, bounded in count and time: connections that hold every slot
  * without a request give way to a client that sends one (before: it was closed on arrival); a connection that
- * pipelines past its requests in flight is read no further and closed, while another client is served; the
- * inspector's header time-out holds to the second, its slots give way to a page under a flood of half-sent
- * headers, and its search does not answer whether a secret is in a body.
+ * pipelines past its requests in flight is read no further, has those answered and is closed, while another client is
+ * served; the inspector's header time-out holds to the second, its slots give way to a page under a flood of
+ * half-sent headers, and its search does not answer whether a secret is in a body.
  */
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -94,6 +94,42 @@ describe('a connection that pipelines without reading the answers', () => {
     await closed;
     expect(handled.count).toBeLessThanOrEqual(16);
     expect(await getOnce(port)).toBe(200);
+  });
+});
+
+/** Writes `text` on a fresh connection and resolves with all it read until it was closed. */
+function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    let read = '';
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(text);
+    });
+    socket.on('data', (chunk: Buffer) => (read += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(read));
+    cleanups.push(() => void socket.destroy());
+  });
+}
+
+/** A server whose handler answers each request after `delayMs` (so that pipelined ones are in flight together). */
+async function slowServer(delayMs: number): Promise<ListeningServer> {
+  const listening = await listen(
+    (_request, response) => {
+      setTimeout(() => response.end('ok'), delayMs);
+    },
+    { host: '127.0.0.1', port: 0, path: '/', limits: DEFAULT_RECEIVER_LIMITS },
+  );
+  cleanups.push(() => listening.close(async () => {}));
+  return listening;
+}
+
+const answersIn = (text: string) => text.match(/HTTP\/1\.1 200 OK/g)?.length ?? 0;
+
+describe('the answers owed on a connection', () => {
+  it('past 16 requests in flight, the 16 handled are answered before the connection is closed', async () => {
+    const { port } = await slowServer(50);
+    const read = await exchange(port, 'GET /x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(17));
+    expect(answersIn(read)).toBe(16);
   });
 });
 
