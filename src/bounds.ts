@@ -222,7 +222,10 @@ export const SENDER_RUN_CAPS = {
 export const INSPECTOR_SERVER_CAPS = {
   /** Connections open at once (the page, its fetches and its live streams); at the limit, the idle make room. */
   maxConnections: 128,
-  /** Requests parsed and not yet answered on one connection (a page sends one at a time); one more closes it. */
+  /**
+   * Requests parsed and not yet answered on one connection (a page sends one at a time); one more: those are
+   * answered, then it is closed.
+   */
   maxRequestsInFlight: 16,
   /** The request line and headers within this (checked every second), the whole request within requestTimeoutMs. */
   headersTimeoutMs: 10_000,

@@ -20,7 +20,7 @@ import type { Socket } from 'node:net';
 export interface AdmissionLimits {
   /** Connections open at once (see above for who makes room). */
   maxConnections: number;
-  /** Requests parsed and not yet answered on one connection; one more closes it. */
+  /** Requests parsed and not yet answered on one connection; one more: those are answered, then it is closed. */
   maxRequestsInFlight: number;
 }
 

@@ -169,7 +169,10 @@ export interface ReceiverLimits {
    * closed on arrival only when every connection has an authenticated request in flight (admission.ts).
    */
   maxConnections: number;
-  /** Requests parsed and not yet answered on one connection (pipelined, or answers not read); one more closes it. Default 16. */
+  /**
+   * Requests parsed and not yet answered on one connection (pipelined, or answers not read); one more: those are
+   * answered, then it is closed. Default 16.
+   */
   maxRequestsInFlight?: number;
   /** Request-body bytes held in memory by all requests together; a body that would go over it gets 503. */
   maxBufferedBytes: number;

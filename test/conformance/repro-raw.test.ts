@@ -53,7 +53,8 @@ async function windowlessReceiver(): Promise<{ server: Server; url: string }> {
       const expected = `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.`).update(Buffer.concat(chunks)).digest('hex')}`;
       const ok = request.headers['x-cai-signature'] === expected && request.headers['x-cai-provider'] === 'acme';
       response.writeHead(ok ? 202 : 401, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(ok ? { ok: true } : { ok: false, error: 'invalid_signature' }));
+      // A hostile answer too: a raw ESC sequence (clear the screen) and a lone CR, which the script must not print.
+      response.end(ok ? '{"ok":true,"x":"\u001b[2J\r"}' : JSON.stringify({ ok: false, error: 'invalid_signature' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -112,6 +113,8 @@ describe('reproductions that send what a helper command would refuse', () => {
       const shown = await run('sh', [check?.repro?.script as string]);
       expect(shown.code, `${shown.stdout}\n${shown.stderr}`).toBe(1);
       expect(shown.stdout).toMatch(/^HTTP\/1\.1 202 /);
+      expect(shown.stdout).toContain('{"ok":true,"x":"[2J"}');
+      expect(shown.stdout).not.toMatch(/[\u001b\r]/);
     } finally {
       await closeServer(server);
     }

@@ -159,7 +159,8 @@ export function judgedRequest(
   lines.push(
     `answer=$(${curl}) || { echo 'no answer from ${context.postUrl.replace(/'/g, '')}' >&2; exit 3; }`,
     `status=$(printf '%s\\n' "$answer" | tail -n 1)`,
-    `printf '%s\\n' "$answer" | sed '$d'`,
+    // The answer without the control characters a terminal acts on (ESC, CR, BEL…): it comes from the target.
+    `printf '%s\\n' "$answer" | sed '$d' | LC_ALL=C tr -d '\\000-\\010\\013-\\037\\177'`,
     statusCase(rule),
   );
   return lines;
