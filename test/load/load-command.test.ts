@@ -5,6 +5,8 @@
  * counted, event_ids are unique across runs and processes, repeats come back as duplicates, and bad usage is one
  * `error:` and one `hint:` with exit 2. Runs of 1–2 s at low rates.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { deadLoopbackPort } from '../helpers/dead-port.js';
@@ -175,6 +177,57 @@ describe('cai load against broken receivers', () => {
     expect(report.retryAfterMissing).toBe(0);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(/✗ rate\(status=429\) == 0 {2}rate=0\.\d+ \(\d+ of \d+\)/);
+  });
+});
+
+describe('cai load against a target that accepts nothing', () => {
+  // A latency threshold (or none) would pass every one of these: fast refusals are fast.
+  it('signed with the wrong secret: every request refused, exit 1 with the refusals named', async () => {
+    const target = await receiver('correct', 'whsec_not_the_load_secret');
+    const result = await load(
+      target.url,
+      '--rate',
+      '20/s',
+      '--duration',
+      '1s',
+      '--threshold',
+      'http_req_duration: p(99)<10000',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /error: not one of the \d+ requests was accepted: 401 invalid_signature ×\d+\nhint: check the secret and --provider: the receiver's answer to one request in full: cai send-event --sample\n$/,
+    );
+  });
+
+  it('at an address that is no endpoint (404 to every request): exit 3', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end('{"error":"not_found"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/evnts`;
+      const result = await load(url, '--rate', '20/s', '--duration', '1s', '--json');
+      expect(result.code).toBe(3);
+      expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, exitCode: 3, error: { code: 'not_an_endpoint' } });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('over https to a plain-HTTP port (no answer to any request): exit 3', async () => {
+    const target = await receiver('correct', SECRET);
+    const result = await load(
+      target.url.replace('http:', 'https:'),
+      '--rate',
+      '10/s',
+      '--duration',
+      '1s',
+      '--timeout',
+      '2s',
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/error: not one of the \d+ requests was answered \(/);
   });
 });
 

@@ -9,6 +9,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { CommandContext } from '../common/runner.js';
 import { CaiError, ExitCode, errnoCode, errorMessage, usageError } from '../../errors.js';
 import type { LoadReport } from '../../load/report.js';
+import { hintOf } from '../../errors.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
+import { identityFlagOf } from '../common/options.js';
 
 const HTML_HINT = 'pass an --html FILE in a directory that exists and is writable';
 
@@ -30,6 +33,48 @@ export async function checkHtmlPath(path: string, { io }: CommandContext): Promi
   });
 }
 
+/**
+ * A run in which not one request was accepted measured nothing but refusals: the URL, the secret or the identity is
+ * wrong, and a threshold on latency alone (or none) would pass it. Answers that say the address is no endpoint
+ * (404, 405, 501 only) are exit 3, as in every command that sends; no answer at all (a TLS or protocol failure on
+ * every request) is exit 3; refusals (401, 400…) are exit 1. Undefined when any request was accepted.
+ */
+function noneAccepted(report: LoadReport): LoadReport['error'] | undefined {
+  const { sent, answered } = report.requests;
+  const counts = Object.entries(report.statuses).map(([status, count]) => [Number(status), count] as const);
+  if (sent === 0 || report.interrupted || counts.some(([status]) => status >= 200 && status < 300)) return undefined;
+  const spec = interfaceSpec(report.interface);
+  const seen = counts.map(([status, count]) => `${status} ×${count}`).join(', ');
+  if (answered > 0 && counts.every(([status]) => status === 404 || status === 405 || status === 501))
+    return {
+      code: 'not_an_endpoint',
+      message: `${report.target} is not ${spec.endpointKind}: not one of the ${sent} requests was accepted (${seen})`,
+      hint: hintOf('not_an_endpoint', { interface: report.interface }),
+      exitCode: ExitCode.delivery,
+    };
+  if (answered === 0) {
+    const causes = Object.entries(report.failures)
+      .map(([cause, count]) => `${cause} ×${count}`)
+      .join(', ');
+    return {
+      code: 'nothing_answered',
+      message: `not one of the ${sent} requests was answered (${causes || 'no answer'})`,
+      hint: 'check the --to URL (http or https, the port) and that the receiver is running',
+      exitCode: ExitCode.delivery,
+    };
+  }
+  const reasons = report.rejections
+    .slice(0, 3)
+    .map((rejection) => `${rejection.status} ${rejection.reason} ×${rejection.count}`)
+    .join(', ');
+  return {
+    code: 'none_accepted',
+    message: `not one of the ${sent} requests was accepted: ${reasons || seen}`,
+    hint: `check the secret and ${identityFlagOf(spec)}: the receiver's answer to one request in full: cai ${spec.document === 'event' ? 'send-event' : 'send-job'} --sample`,
+    exitCode: ExitCode.negative,
+  };
+}
+
 /** Writes the page, prints the result, then the error that sets the exit code, if any; returns the exit code. */
 export async function finishLoad(
   report: LoadReport,
@@ -48,6 +93,12 @@ export async function finishLoad(
       exitCode: ExitCode.delivery,
     };
     report.exitCode = ExitCode.delivery;
+    report.ok = false;
+  }
+  const refused = report.error ? undefined : noneAccepted(report);
+  if (refused) {
+    report.error = refused;
+    report.exitCode = refused.exitCode;
     report.ok = false;
   }
   if (html !== undefined) {
