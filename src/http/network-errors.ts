@@ -68,8 +68,19 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
       error,
     );
   }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number/i.test(message)) {
+    // What a plain-HTTP server's first bytes read as: no TLS record at all (OpenSSL's words name its source file).
+    return deliveryError(
+      'tls',
+      `TLS with ${origin} failed: the server answered in plain HTTP, not TLS (${code || 'wrong version number'})`,
+      'use an http:// URL for a server without TLS (a local mock, a test port), or the port where TLS is served',
+      error,
+    );
+  }
   if (isTlsError(code, message)) {
-    return tlsError(`TLS with ${origin} failed: ${message}${code ? ` (${code})` : ''}`, code, message, error);
+    // OpenSSL's messages run over lines (its source file and line): one line, as every error of cai.
+    const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+    return tlsError(`TLS with ${origin} failed: ${oneLine}${code ? ` (${code})` : ''}`, code, message, error);
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return deliveryError(

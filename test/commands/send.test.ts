@@ -156,6 +156,18 @@ describe('cai send-event', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('https to a plain-HTTP port: one error line that says so, and a hint to use http:// (exit 3)', async () => {
+    const server = await serve([{ status: 202 }]);
+    const url = server.url.replace('http:', 'https:');
+    const result = await runCli(['send-event', '--to', url, '--provider', 'acme', '--sample', '--no-retry'], { env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /^error: TLS with https:\/\/127\.0\.0\.1:\d+ failed: the server answered in plain HTTP, not TLS \(ERR_SSL_WRONG_VERSION_NUMBER\)\nhint: use an http:\/\/ URL/m,
+    );
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('error:'))).toHaveLength(1);
+    expect(result.stderr).not.toContain('ssl3_record');
+  });
+
   it('refuses an invalid body unless --no-validate', async () => {
     const server = await serve([{ status: 400 }]);
     const file = await tempFile('bad.json', event({ outcome: 'maybe' }));
