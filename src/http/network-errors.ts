@@ -50,6 +50,17 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
   if (code === 'EADDRNOTAVAIL' && /\bbind\b/.test(message)) {
     return codedError('delivery', 'local_address', `cannot send from the local address: ${message}`, {}, error);
   }
+  const placeholder = code === 'ENOTFOUND' ? placeholderHost(url) : undefined;
+  if (placeholder !== undefined) {
+    // Never resolves, whenever asked (RFC 2606, RFC 6761 §6.4): not retried like a name that may come back.
+    return codedError(
+      'delivery',
+      'placeholder_host',
+      `cannot reach ${origin}: ${placeholder} is a placeholder (names under .example and .invalid never resolve, RFC 2606)`,
+      {},
+      error,
+    );
+  }
   if (UNREACHABLE.has(code)) {
     // Name the peer when it is not the target (a proxy in between).
     const peer = peerOf(root);
@@ -102,6 +113,16 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
     );
   }
   return codedError('delivery', 'connection', `the request to ${origin} failed: ${message} (${code})`, {}, error);
+}
+
+/** The host of `url` when it is under a top-level name reserved never to resolve (RFC 2606 §2: .example, .invalid). */
+function placeholderHost(url: string): string | undefined {
+  try {
+    const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+    return /(^|\.)(example|invalid)$/.test(host) ? host : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function peerOf(error: unknown): string | undefined {

@@ -156,6 +156,26 @@ describe('cai send-event', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("a placeholder host (cai config init's platform.example) is named as such at once, not retried (exit 3)", async () => {
+    const result = await runCli(
+      [
+        'send-event',
+        '--to',
+        'https://platform.example/test/cai/events',
+        '--provider',
+        'acme',
+        '--sample',
+        '--retry-for',
+        '5s',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      "error: cannot reach https://platform.example: platform.example is a placeholder (names under .example and .invalid never resolve, RFC 2606)\nhint: pass the receiver's real address with --to",
+    );
+  });
+
   it('https to a plain-HTTP port: one error line that says so, and a hint to use http:// (exit 3)', async () => {
     const server = await serve([{ status: 202 }]);
     const url = server.url.replace('http:', 'https:');

@@ -66,6 +66,8 @@ export const SHARED_HINTS: Words = {
       : 'pass --ca FILE with the certificate authority that signed it (or --insecure for a throw-away test)',
   proxy: () => 'check --proxy / HTTPS_PROXY, or bypass it with NO_PROXY',
   connection: () => 'check the --to URL and the network',
+  placeholder_host: () =>
+    "pass the receiver's real address with --to, or write it in cai.config.json (cai config init leaves placeholders)",
   // src/http/not-an-endpoint.ts: where --to should point, for the interface the request was of (§4.1, §4.2).
   not_an_endpoint: ({ interface: iface }) => {
     if (iface === undefined) return 'check --to: the events URL (§4.2), or the provider endpoint (§4.1)';
