@@ -310,6 +310,36 @@ describe('bad usage and unreachable targets', () => {
     expect(mixOnA).toMatch(/^error: --mix is for interface B, not A\nhint: /);
   });
 
+  it('names --callback-listen, its own flag, when the callback port is taken (exit 2)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      const result = await spawnCli(
+        [
+          'load',
+          '--interface',
+          'A',
+          '--mock',
+          '--callbacks',
+          '--callback-listen',
+          `127.0.0.1:${port}`,
+          '--rate',
+          '2/s',
+          '--duration',
+          '1s',
+        ],
+        { env: { ...env, CAI_CALLBACK_SECRET: 'whsec_load_callback_secret' } },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use\nhint: choose another --callback-listen HOST:PORT, or port 0 for any free port\n`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
   it('stops at once with exit 3 when nothing listens at the target', async () => {
     const port = await deadLoopbackPort();
     const result = await load(`http://127.0.0.1:${port}/events`, '--rate', '20/s', '--duration', '2s');

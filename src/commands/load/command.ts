@@ -27,6 +27,7 @@ import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
 import { describeCommand } from '../common/list.js';
+import { LOAD_HINTS } from './hints.js';
 
 /** The help after the flags of `cai load`: the threshold syntax, exit codes and examples. */
 const LOAD_HELP = `
@@ -77,7 +78,12 @@ export function registerLoad(program: Command, state: RunState): void {
   );
   load.addHelpText('after', LOAD_HELP);
   load.action(async (options: LoadFlags, cmd: Command) => {
-    await runHandler(state, cmd, async (context) => (await import('./action.js')).runLoadCommand(options, context));
+    await runHandler(
+      state,
+      cmd,
+      async (context) => (await import('./action.js')).runLoadCommand(options, context),
+      LOAD_HINTS,
+    );
   });
   registerLoadExport(load, state);
 }
