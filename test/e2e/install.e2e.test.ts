@@ -161,6 +161,9 @@ describe('npm pack: the tarball', () => {
       'fixtures/signature-example.json',
       'fixtures/vectors.json',
       'fixtures/vectors/body-256k.json',
+      // What the examples of operations.md and records.md read.
+      'fixtures/logs/provider.ndjson',
+      'fixtures/logs/platform.ndjson',
       'examples/library.mjs',
       'schemas/cai.config.schema.json',
       // The manual: the README's links and the hints' pages (docs/limits.md) resolve in an installed package too.
