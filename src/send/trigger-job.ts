@@ -78,7 +78,7 @@ export interface JobOutcome {
   firstContactMs?: number;
   targetMs: number;
   /** What ended the listening. */
-  end: 'conversation-over' | 'waited' | 'interrupted' | 'not-accepted';
+  end: 'conversation-over' | 'refused' | 'waited' | 'interrupted' | 'not-accepted';
 }
 
 export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions): Promise<JobOutcome> {
@@ -178,6 +178,20 @@ function callbackOf(observed: ObservedRequest, afterMs: number, job: Record<stri
 }
 
 /**
+ * An ending event (§3 step 5) the provider will not send again: accepted, a repeat, or refused with a status §7 says
+ * not to retry (400, 401, 413): a conversation whose every event was refused ends there too, not at `waitMs`.
+ */
+function isFinalEnding(callback: Callback): boolean {
+  if (callback.event === undefined || !endsConversation(callback.event)) return false;
+  return callback.verdict !== 'rejected' || isFinalRefusal(callback);
+}
+
+/** A request of the provider refused with a status §7 says not to retry: it will not come again. */
+function isFinalRefusal(callback: Callback): boolean {
+  return callback.verdict === 'rejected' && [400, 401, 413].includes(callback.status);
+}
+
+/**
  * Until the conversation is over (an ending event, §3 step 5, then `quietMs` without another), `waitMs` from the
  * job's acceptance, or a stop. `onArrival` is given the function that wakes the wait when an event arrives.
  */
@@ -193,13 +207,14 @@ async function waitForConversation(
     if (options.stopSignal?.aborted) return 'interrupted';
     const now = clock();
     if (now >= deadline) return 'waited';
-    const lastEnding = callbacks.findLast(
-      (callback) => callback.verdict === 'accepted' && callback.event !== undefined && endsConversation(callback.event),
-    );
+    // Over after the quiet that follows an ending event; or, once an event was refused for good (the run has
+    // failed: exit 1 whatever comes next, and a provider may stop at a refusal), after the quiet that follows it.
+    const ended = callbacks.some(isFinalEnding);
+    const refused = !ended && callbacks.some(isFinalRefusal);
     const last = callbacks.at(-1);
     const quietUntil =
-      lastEnding !== undefined && last !== undefined ? acceptedAt + last.afterMs + options.quietMs : undefined;
-    if (quietUntil !== undefined && now >= quietUntil) return 'conversation-over';
+      (ended || refused) && last !== undefined ? acceptedAt + last.afterMs + options.quietMs : undefined;
+    if (quietUntil !== undefined && now >= quietUntil) return ended ? 'conversation-over' : 'refused';
     await sleepUntil(Math.min(deadline, quietUntil ?? deadline) - now, options.stopSignal, onArrival);
   }
 }

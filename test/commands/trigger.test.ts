@@ -422,12 +422,18 @@ describe('cai trigger job (Interface A) against the provider mock', () => {
           '--provider',
           'acme',
           '--wait',
-          '2s',
+          '10m',
+          '--observe',
+          '300ms',
           '--no-retry',
         ],
         { env: jobEnv },
       );
       expect(result.code).toBe(1);
+      // Not the ten minutes of --wait: the provider stopped at the refusal, and the run had failed with it.
+      expect(result.stdout).toMatch(
+        /; stopped after a refused event and the quiet after it \(--observe\): the run has failed$/m,
+      );
       expect(result.stdout).toMatch(/^\+\S+ +(ms|s) +✘ refused 401 invalid_signature: /m);
       expect(result.stdout).toContain('✘ no first contact: no outbound message came (§8: within 5 min of the job)');
     } finally {

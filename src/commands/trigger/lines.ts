@@ -333,6 +333,7 @@ export function renderJobOutcome(to: string, outcome: JobOutcome, output: Output
 function endWords(end: JobOutcome['end']): string {
   return {
     'conversation-over': 'the conversation ended',
+    refused: 'stopped after a refused event and the quiet after it (--observe): the run has failed',
     waited: 'the wait is over (--wait)',
     interrupted: 'interrupted',
     'not-accepted': 'the job was not accepted',
