@@ -157,6 +157,14 @@ export class Output {
     this.labelled(this.errColor.yellow('warning:'), line);
   }
 
+  /**
+   * A CI's workflow command (GitHub Actions' `::error …::…`), on stderr where the runner reads it as it reads stdout:
+   * one line as given (the caller escapes it), secrets masked; shown even with `--quiet`, never wrapped.
+   */
+  annotation(line: string): void {
+    this.io.stderr.write(`${safeText(maskSecrets(line))}\n`);
+  }
+
   /** `error:` then `hint:`, on stderr (or inside the JSON document in `--json` mode; see main.ts). */
   error(message: string, hint?: string): void {
     this.labelled(this.errColor.red('error:'), message);

@@ -126,6 +126,11 @@ export async function renderReport(
   const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   const unverified = unverifiedLine(view);
   const failures = await writeEachFile(view, flags, context);
+  // In GitHub Actions, each failure annotates the run's page and the pull request (with --json too: on stderr).
+  if (context.io.env.GITHUB_ACTIONS === 'true') {
+    const { renderAnnotations } = await import('../../conformance/reporters/github.js');
+    for (const line of renderAnnotations(view)) output.annotation(line);
+  }
   if (output.json) {
     output.printJson(view);
     if (unverified !== undefined) output.warn(unverified);
