@@ -1,8 +1,8 @@
 /**
  * The report of `cai conformance run` for a log (CI, a pipe, a file): what was judged in one line, a line for each
  * failed, warned or waived check, the count lines. No line is wider than COMPACT_WIDTH columns, whatever the target answered:
- * a check's line is cut with an ellipsis (its details are in `--format table`, `--junit`, `--html`), a stop's error
- * or diagnosis is wrapped, since it is all there is to read. `quiet` leaves only the failures and the count lines.
+ * a check's line is wrapped to three at most, the last cut with an ellipsis (its details are in `--format table`,
+ * `--junit`, `--html`), a stop's error or diagnosis is wrapped whole, since it is all there is to read. `quiet` leaves only the failures and the count lines.
  * What the target answered (`actual`, the diagnosis) is escaped before it is laid out.
  */
 import { truncate, wrap } from '../../output/layout.js';
@@ -33,7 +33,7 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
   }
   for (const check of report.checks) {
     if (check.verdict === 'failed' || check.verdict === 'warning' || check.verdict === 'waived')
-      lines.push(cut(checkLine(check)));
+      lines.push(...checkLines(checkLine(check)));
   }
   lines.push(...summaryLines(report).map(cut));
   return lines.join('\n');
@@ -75,6 +75,16 @@ function summaryLines(report: SuiteReport): string[] {
 
 function cut(line: string): string {
   return truncate(line, COMPACT_WIDTH);
+}
+
+/** A check's line, wrapped to at most CHECK_LINES lines (the cause of a failure is often at the end), the last cut. */
+const CHECK_LINES = 3;
+function checkLines(text: string): string[] {
+  const all = wrapped(text);
+  if (all.length <= CHECK_LINES) return all;
+  const kept = all.slice(0, CHECK_LINES);
+  kept[CHECK_LINES - 1] = truncate(`${kept[CHECK_LINES - 1]} ${all[CHECK_LINES]}`, COMPACT_WIDTH).replace(/ +…$/, '…');
+  return kept;
 }
 
 function wrapped(text: string): string[] {
