@@ -51,7 +51,7 @@ export class ProgressLine {
 type ProgressOutcome = 'ok' | 'problem';
 
 /** Without a terminal, a plain progress line this often at most (a CI log stays readable; stdout stays results). */
-const PLAIN_EVERY_MS = WAIT_LINE_MS;
+export const PLAIN_EVERY_MS = WAIT_LINE_MS;
 /** On a terminal, the line is redrawn at most this often, and at least this often while documents wait. */
 const REDRAW_MS = 100;
 const TICK_MS = 1000;

@@ -15,14 +15,20 @@ import { describeRate, type PhaseSpec } from '../../load/schedule.js';
 
 import { verdictCounts, verdictDetail, verdictMark } from './needs.js';
 import type { Output } from '../../output/output.js';
-import { ProgressLine } from '../../output/progress.js';
+import { PLAIN_EVERY_MS, ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
 
-/** The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal only. */
+/**
+ * The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal, redrawn
+ * in place; elsewhere (a CI log), the same as a plain `progress:` line every PLAIN_EVERY_MS, none for a shorter run,
+ * so that a long run shows it is alive and how it goes (stdout, --json's included, keeps the result alone). Neither
+ * with --quiet.
+ */
 export class LiveLine {
   private readonly line: ProgressLine;
   private stopped = false;
+  private lastPlainMs = 0;
 
   constructor(private readonly context: CommandContext) {
     this.line = new ProgressLine(context);
@@ -36,7 +42,10 @@ export class LiveLine {
   }
 
   update(progress: LoadProgress): void {
-    if (this.stopped || !this.line.live) return;
+    if (this.stopped) return;
+    const { output } = this.context;
+    const plain = !this.line.live && !output.quiet;
+    if (!this.line.live && !(plain && progress.elapsedMs - this.lastPlainMs >= PLAIN_EVERY_MS)) return;
     const rate = progress.elapsedMs > 0 ? (progress.sent * 1000) / progress.elapsedMs : 0;
     const statuses = [...progress.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
     const parts = [
@@ -48,7 +57,9 @@ export class LiveLine {
       ...(progress.failed > 0 ? [`${progress.failed} failed`] : []),
       ...(progress.dropped > 0 ? [`${progress.dropped} dropped`] : []),
     ];
-    this.line.update(parts.join(' · '));
+    if (this.line.live) return this.line.update(parts.join(' · '));
+    this.lastPlainMs = progress.elapsedMs;
+    output.info(`progress: ${parts.join(' · ')}`);
   }
 
   /** A line on stderr now, above the live line. */
