@@ -111,8 +111,10 @@ describe('cai load against a receiver that trickles its answer', () => {
       },
     );
     expect(result.killed, result.stderr).toBe(false);
-    expect(result.code, result.stderr).toBe(0);
+    // Not one request answered: the run fails as unreachable (exit 3), its report whole.
+    expect(result.code, result.stderr).toBe(3);
     const report = JSON.parse(result.stdout) as LoadReport;
+    expect(report.error?.code).toBe('nothing_answered');
     expect(report.requests.sent).toBeGreaterThan(0);
     expect(report.failures).toEqual({ timeout: report.requests.sent });
     expect(report.requests.failed).toBe(report.requests.sent);
