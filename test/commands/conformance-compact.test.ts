@@ -160,6 +160,26 @@ describe('piped, the compact form is the default', () => {
     expect(result.stdout).toContain('~ B-DEDUP-001 waived: fix in PLAT-123 (until 2999-01-01); 202 {"ok":true}');
   });
 
+  it('FORCE_COLOR colours the verdict symbols of a log (and only them); without it, none', async () => {
+    const argv = [
+      'conformance',
+      'run',
+      '--interface',
+      'B',
+      '--mock',
+      '--break',
+      'no-dedupe',
+      '--only',
+      'B-DEDUP-001',
+      '--no-generate',
+      ...repro(),
+    ];
+    const coloured = await runCli(argv, { env: { NO_COLOR: '', FORCE_COLOR: '1' } });
+    expect(coloured.stdout).toMatch(/^\u001b\[31m✗\u001b\[39m B-DEDUP-001 must §6\.1: /m);
+    const plainRun = await runCli(argv);
+    expect(plainRun.stdout).not.toContain('\u001b');
+  });
+
   it('--format takes compact or table only', async () => {
     const result = await runCli(['conformance', 'run', '--interface', 'B', '--mock', '--format', 'junit']);
     expect(result.code).toBe(2);

@@ -14,6 +14,7 @@ const progress = (elapsedMs: number): LoadProgress => ({
   dropped: 0,
   statuses: new Map([[202, elapsedMs / 50 - 1]]),
   failed: 0,
+  p99Ms: undefined,
 });
 
 async function run(quiet: boolean): Promise<string> {

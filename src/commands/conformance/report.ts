@@ -146,7 +146,7 @@ export async function renderReport(
       quiet,
       table: (head, rows, columns) => output.table(head, rows, columns),
     },
-    compact: { quiet },
+    compact: { quiet, palette: output.color },
   });
   for (const line of text.split('\n')) output.result(line);
   // The seed replays the stateful phase; a run stopped by its diagnosis before any check has none to replay.

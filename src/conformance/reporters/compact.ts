@@ -10,6 +10,7 @@ import { safeText } from '../../output/safe-text.js';
 import { diagnosisBlock, rowLines } from '../diagnose/words.js';
 import type { CheckResult, SuiteReport } from '../types.js';
 import { countLine, VERDICT_SYMBOL, warningLine } from './text.js';
+import type { Palette } from '../../output/palette.js';
 
 /** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
 export const COMPACT_WIDTH = 100;
@@ -17,6 +18,8 @@ export const COMPACT_WIDTH = 100;
 export interface CompactOptions {
   /** `--quiet`: the failures and the count line only. */
   quiet?: boolean;
+  /** The colours of stdout (plain unless `FORCE_COLOR` asks for them where no terminal is): the verdict symbols. */
+  palette?: Palette;
 }
 
 export function renderCompact(report: SuiteReport, options: CompactOptions = {}): string {
@@ -33,7 +36,7 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
   }
   for (const check of report.checks) {
     if (check.verdict === 'failed' || check.verdict === 'warning' || check.verdict === 'waived')
-      lines.push(...checkLines(checkLine(check)));
+      lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
   }
   lines.push(...summaryLines(report).map(cut));
   return lines.join('\n');
@@ -75,6 +78,15 @@ function summaryLines(report: SuiteReport): string[] {
 
 function cut(line: string): string {
   return truncate(line, COMPACT_WIDTH);
+}
+
+/** The verdict symbol that starts a check's first line, in its colour (the rest as it is). */
+function painted(lines: string[], check: CheckResult, palette: Palette | undefined): string[] {
+  if (palette === undefined || lines.length === 0) return lines;
+  const paint = check.verdict === 'failed' ? palette.red : check.verdict === 'warning' ? palette.yellow : palette.dim;
+  const [first = '', ...rest] = lines;
+  const symbol = VERDICT_SYMBOL[check.verdict];
+  return [`${paint(symbol)}${first.slice(symbol.length)}`, ...rest];
 }
 
 /** A check's line, wrapped to at most CHECK_LINES lines (the cause of a failure is often at the end), the last cut. */
