@@ -88,6 +88,7 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-DOC-001': { stages: EVERY_CALLBACK, aliases: ['A-CB-004'] },
   'BS-DOC-002': { stages: EVERY_CALLBACK },
   'BS-DOC-003': { stages: EVERY_CALLBACK },
+  'BS-DOC-004': { stages: EVERY_CALLBACK },
   'BS-RETRY-001': { stages: ['callback-503', 'callback-5xx'], aliases: ['A-CB-007'] },
   'BS-RETRY-002': {
     stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'],

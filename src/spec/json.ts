@@ -87,3 +87,29 @@ export function canonicalJson(value: unknown): string {
 export function sameJson(a: unknown, b: unknown): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
 }
+
+/**
+ * The first string (a value or a name) of a parsed JSON value that is not well-formed Unicode: an unpaired surrogate,
+ * which JSON's grammar lets through as a `\ud83e` escape and no UTF-8 can carry (RFC 8259 §8.2: its receivers behave
+ * unpredictably). Its path (`text`, `notes[2]`, `` for the value itself), or undefined. Walked without recursion.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function illFormedTextPath(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [item, path] = stack.pop() as [unknown, string];
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return path;
+    } else if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index -= 1) stack.push([item[index], `${path}[${index}]`]);
+    } else if (isObject(item)) {
+      for (const [key, child] of Object.entries(item)) {
+        const at = path === '' ? key : `${path}.${key}`;
+        if (LONE_SURROGATE.test(key)) return at;
+        stack.push([child, at]);
+      }
+    }
+  }
+  return undefined;
+}

@@ -226,6 +226,29 @@ describe('the misses the issue names, on evidence built by hand', () => {
   });
 });
 
+describe('text that is not Unicode', () => {
+  it.each(['B', 'A'] as InterfaceId[])(
+    '%s: a string cut inside an emoji (an unpaired surrogate escape) warns, where the document check passes it',
+    (iface) => {
+      const entry = scenarioOf(iface, 'accept');
+      const base = iface === 'B' ? sampleEvent('conversation.message') : sampleJob();
+      const doc =
+        iface === 'B'
+          ? { ...base, text: 'hola 🙂'.slice(0, 6) }
+          : { ...base, contact: { ...(base as { contact: object }).contact, name: 'Ana 🙂'.slice(0, 5) } };
+      const attempt = attemptOf('accept', 1, 0, doc, { kind: 'accepted', status: 202 }, iface);
+      expect(attempt.body.toString('utf8')).toMatch(/\\ud83d"/);
+      const evidence = { ...correctRun(iface), records: [{ ...correctStage(entry, [], iface), attempts: [attempt] }] };
+      const prefix = interfaceSpec(iface).senderCheckPrefix;
+      expect(check(`${prefix}-DOC-001`).judge(evidence).verdict).toBe('passed');
+      expect(check(`${prefix}-DOC-004`).judge(evidence)).toMatchObject({
+        verdict: 'failed',
+        actual: expect.stringContaining(`${iface === 'B' ? 'text' : 'contact.name'} holds an unpaired surrogate`),
+      });
+    },
+  );
+});
+
 describe("a stage's documents are read once, however many pairs of them the model compares", () => {
   it.each(['A', 'B'] as InterfaceId[])(
     'interface %s: 20 documents in each scenario, every check judged, each body parsed once',

@@ -12,8 +12,10 @@ import { sign } from '../../signing/sign.js';
 import { verify } from '../../signing/verify.js';
 import { Headers, HeaderNames, MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES, type InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
+import { illFormedTextPath } from '../json.js';
 import { validateBody } from '../validate.js';
 import type { SenderRelationId } from './sender-relations.js';
+import { documentOf } from './sender-deliveries.js';
 import type { SeenAttempt } from './sender.js';
 
 export type AttemptTermId =
@@ -24,6 +26,7 @@ export type AttemptTermId =
   | 'timestamp'
   | 'window'
   | 'document'
+  | 'text'
   | 'size'
   | 'size-surely';
 
@@ -138,6 +141,17 @@ function documentProblem(attempt: SeenAttempt, iface: InterfaceId): string | und
     .join('; ');
 }
 
+/** RFC 8259 §8.2: every string of the document well-formed Unicode (no unpaired surrogate escape). */
+function textProblem(attempt: SeenAttempt): string | undefined | null {
+  if (attempt.cut) return null;
+  const value = documentOf(attempt);
+  if (value === undefined) return null; // not JSON: the document term's finding
+  const path = illFormedTextPath(value);
+  return path === undefined
+    ? undefined
+    : `${path === '' ? 'the value' : quoted(path, false)} holds an unpaired surrogate (a \\uD800–\\uDFFF escape alone): not Unicode text its receiver can store or show`;
+}
+
 function sizeProblem(attempt: SeenAttempt, limit: number): string | undefined {
   return attempt.bodyBytes > limit ? `${attempt.cut ? 'over ' : ''}${attempt.bodyBytes} bytes` : undefined;
 }
@@ -217,6 +231,15 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       clauses: documentClauses,
       expected: () => `a valid ${spec.documentName}`,
       judge: (attempt) => documentProblem(attempt, iface),
+    },
+    // JSON's grammar lets an unpaired surrogate escape through; RFC 8259 §8.2 leaves its receivers unpredictable.
+    {
+      id: 'text',
+      relation: 'well-formed',
+      level: 'should',
+      clauses: ['§2-1'],
+      expected: () => 'every string well-formed Unicode (RFC 8259 §8.2)',
+      judge: textProblem,
     },
     // §8 states the limit for events; a job over it is a `should` (the provider may refuse it).
     {

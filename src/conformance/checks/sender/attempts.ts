@@ -115,6 +115,13 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
     'no body small enough to read (see the size check)',
   );
   checks.push({ ...documentCheck, judge: (evidence) => withKindsSeen(documentCheck.judge(evidence), evidence) });
+  checks.push(
+    check('DOC-004', 'text', {
+      sections: ['§2'],
+      tags: ['document', 'unicode'],
+      title: 'every string of every document is Unicode text: no unpaired surrogate escape (RFC 8259 §8.2)',
+    }),
+  );
   if (spec.sizeLimitStated) {
     checks.push(
       check('DOC-002', 'size', {
