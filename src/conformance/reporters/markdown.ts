@@ -82,8 +82,10 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
       ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
       : []),
   ];
+  // A run stopped by its diagnosis ran none of its checks: say how many, as the log's count line does.
+  const notRun = report.diagnosis ? `, ${report.diagnosis.notRun} checks not run` : '';
   lines.push(
-    `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks)`,
+    `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks${notRun})`,
     '',
   );
   const coverage = coverageOfRun(report);
