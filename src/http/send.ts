@@ -22,6 +22,18 @@ export interface SendResult {
   ack?: AckCheck;
 }
 
+/**
+ * A duplicate answer to a send of cai's own whose earlier attempt got no answer (a time-out, a cut connection): that
+ * attempt reached the receiver, which recorded it, and the retry is the repeat (§2.13), not a document sent before.
+ */
+export function repeatOfOwnAttempt(result: SendResult): boolean {
+  const { attempts } = result.delivery;
+  return (
+    result.verdict === 'duplicate' &&
+    attempts.slice(0, -1).some((attempt) => attempt.status === undefined && attempt.error !== undefined)
+  );
+}
+
 export interface SendJobRequest {
   /** `{provider_endpoint}`; `/contact-jobs` is appended (§4.1). */
   to: string;

@@ -127,6 +127,32 @@ describe('cai send-event', () => {
     expect(result.stderr).toContain('hint: drop --no-retry');
   });
 
+  it('a duplicate after its own attempt timed out is named the repeat of that attempt, not of an earlier send', async () => {
+    const server = await serve([
+      { status: 202, delayMs: 3000, body: { ok: true } },
+      { status: 202, body: { ok: true, duplicate: true } },
+    ]);
+    const result = await runCli(
+      [
+        'send-event',
+        '--to',
+        server.url,
+        '--provider',
+        'acme',
+        '--sample',
+        '--timeout',
+        '200ms',
+        '--initial-delay',
+        '10ms',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^✔ accepted as a duplicate \(202 Accepted\) of this send's own earlier attempt, which reached/m,
+    );
+  });
+
   it('a redirect: not followed, exit 3, the Location named', async () => {
     const server = await serve([{ status: 301, headers: { location: 'https://new.example/events' } }]);
     const result = await runCli(['send-event', '--to', server.url, '--provider', 'acme', '--sample'], { env });

@@ -8,7 +8,7 @@ import { ExitCode } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
 import type { AttemptRecord } from '../../http/deliver.js';
 
-import type { SendResult } from '../../http/send.js';
+import { repeatOfOwnAttempt, type SendResult } from '../../http/send.js';
 import { formatCap, NETWORK_CAPS } from '../../bounds.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { isRejection, statusRule } from '../../spec/statuses.js';
@@ -47,7 +47,9 @@ export function renderSendResult(result: SendResult, output: Output): number {
     output.resultWrapped(`${c.green('✔')} ${what} (${status})`, '  ');
   } else if (result.verdict === 'duplicate') {
     output.resultWrapped(
-      `${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`,
+      repeatOfOwnAttempt(result)
+        ? `${c.green('✔')} accepted as a duplicate (${status}) of this send's own earlier attempt, which reached the platform though its answer never came: recorded once (§2.13)`
+        : `${c.green('✔')} accepted as a duplicate (${status}): the platform already had this event_id and did not record it again (§2.13)`,
       '  ',
     );
   } else if (result.ack && !result.ack.ok) {

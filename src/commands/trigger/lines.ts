@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { ExitCode } from '../../errors.js';
 import type { AttemptRecord } from '../../http/deliver.js';
 
-import type { SendResult } from '../../http/send.js';
+import { repeatOfOwnAttempt, type SendResult } from '../../http/send.js';
 import type { Flow, FlowEvent, FlowValues } from '../../send/flows.js';
 import type { FlowEventResult, FlowOutcome } from '../../send/trigger.js';
 import type { Callback, JobOutcome } from '../../send/trigger-job.js';
@@ -120,7 +120,12 @@ export function flowEventLine(result: FlowEventResult, total: number, output: Ou
   const head = `${result.index}/${total} ${result.event.padEnd(23)}`;
   const id = c.dim(`event_id ${safeText(result.eventId)}`);
   if (sent.verdict === 'accepted' || sent.verdict === 'duplicate') {
-    const what = sent.verdict === 'accepted' ? 'new' : 'duplicate: the platform had it already (§2.13)';
+    const what =
+      sent.verdict === 'accepted'
+        ? 'new'
+        : repeatOfOwnAttempt(sent)
+          ? 'duplicate of its own earlier attempt, which reached the platform though its answer never came (§2.13)'
+          : 'duplicate: the platform had it already (§2.13)';
     output.resultWrapped(`${c.green('✔')} ${head} ${statusOf(sent)}, ${what}  ${id}`, '  ');
     return;
   }
