@@ -14,7 +14,7 @@ import {
   VERSION_REQUESTED,
 } from './program.js';
 import type { RunState } from './commands/common/runner.js';
-import { closestValue } from './commands/common/suggest.js';
+import { closestValue } from './suggest.js';
 import { redactSecrets } from './secrets/known.js';
 
 const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);

@@ -4,7 +4,7 @@ import { installConfigDefaults } from './commands/common/config-defaults.js';
 import { installTargetAlias } from './commands/common/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
-import { closestValue } from './commands/common/suggest.js';
+import { closestValue } from './suggest.js';
 import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/common/hints.js';
 import { COMMANDS } from './commands/common/registry.js';

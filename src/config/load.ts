@@ -1,4 +1,6 @@
 import { dirname } from 'node:path';
+import type * as z from 'zod';
+import { closestValue } from '../suggest.js';
 import { CaiError, errnoCode, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
 import { jsonOrUsageError } from '../spec/json-text.js';
@@ -69,12 +71,40 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
   const parsed = CaiConfigSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`,
+      (issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issueWords(issue)}`,
     );
     const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
     throw usageError('invalid_config', `${file} is invalid: ${problems.slice(0, 3).join('; ')}${more}`, shapeHint);
   }
   return parsed.data;
+}
+
+/** zod's words for an issue, but for a key the schema does not have: named, with the key meant when it is a typo. */
+function issueWords(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return issue.message;
+  return issue.keys
+    .map((key) => {
+      const near = closestValue(key, [...schemaKeys(CaiConfigSchema)]);
+      return `unknown key ${JSON.stringify(key)}${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`;
+    })
+    .join(', ');
+}
+
+/** Every key the configuration's schema names, at any depth: what a typo of a key is compared with. */
+function schemaKeys(schema: z.ZodType, found = new Set<string>()): Set<string> {
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  const inner = (child: unknown) => schemaKeys(child as z.ZodType, found);
+  if (def.type === 'object')
+    for (const [key, child] of Object.entries(def.shape as Record<string, unknown>)) {
+      found.add(key);
+      inner(child);
+    }
+  else if (def.type === 'record') inner(def.valueType);
+  else if (def.type === 'array') inner(def.element);
+  else if (def.type === 'union') (def.options as unknown[]).forEach(inner);
+  else if (def.type === 'pipe') inner(def.in);
+  else if ('innerType' in def) inner(def.innerType);
+  return found;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { LOAD_BOUNDS } from './bounds.js';
 import { SyntaxProblem } from './scenario.js';
+import { closestValue } from '../suggest.js';
 
 export type MetricKind = 'counter' | 'rate' | 'trend';
 
@@ -155,7 +156,9 @@ export function parseThreshold(text: string): Threshold {
     string | undefined,
   ];
   if (!(name in METRICS))
-    throw new SyntaxProblem(`no metric "${name}"; the metrics: ${Object.keys(METRICS).join(', ')}.`);
+    throw new SyntaxProblem(
+      `no metric "${name}"${didYouMean(name, Object.keys(METRICS))}; the metrics: ${Object.keys(METRICS).join(', ')}.`,
+    );
   const metric = name as MetricName;
   const definition: MetricDefinition = METRICS[metric];
   const aggregation = parseAggregation(aggregationText);
@@ -224,4 +227,10 @@ export function statusMatches(filter: StatusFilter, status: number | undefined):
   if (filter.kind === 'error') return status === undefined;
   if (status === undefined) return false;
   return filter.kind === 'code' ? status === filter.code : Math.floor(status / 100) === filter.digit;
+}
+
+/** ` (did you mean X?)` when `name` is a typo of one of `known`, else nothing. */
+function didYouMean(name: string, known: readonly string[]): string {
+  const near = closestValue(name, known);
+  return near === undefined ? '' : ` (did you mean ${near}?)`;
 }

@@ -1,10 +1,13 @@
 /**
  * A mistyped value is answered with exit 2 and `did you mean …?` naming the value meant
- * (src/commands/common/suggest.ts, one helper for every list a value is checked against); the required options a
+ * (src/suggest.ts, one helper for every list a value is checked against); the required options a
  * command lacks are named in one error, not one per run.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { closestValue, editDistance, listUnknown } from '../../src/commands/common/suggest.js';
+import { closestValue, editDistance, listUnknown } from '../../src/suggest.js';
 import { runCli } from '../helpers/cli.js';
 
 const env = { CAI_SECRET: 'whsec_typos_0123456789', CAI_CALLBACK_SECRET: 'whsec_typos_callback_0123' };
@@ -70,10 +73,30 @@ describe('every command answers a typo with the value meant (exit 2)', () => {
       ['conformance', 'run', '--mock', '--interface', 'B', '--include', 'rate-limt'],
       'error: no interface B check or tag matches: rate-limt (did you mean rate-limit?)',
     ],
+    [
+      ['load', '--mock', '--rate', '5/s', '--duration', '1s', '--threshold', 'http_req_duraton: p(99)<100'],
+      "error: option '--threshold <expr>' argument 'http_req_duraton: p(99)<100' is invalid. no metric \"http_req_duraton\" (did you mean http_req_duration?); the metrics: http_reqs, http_req_duration, http_req_failed, dropped_iterations, availability, rejected, retry_after_missing, repeats, duplicates_confirmed, repeats_unrecognised, callback_first_contact, callbacks_missing.",
+    ],
   ])('%j', async (argv, firstLine) => {
     const result = await runCli(argv, { env });
     expect(result.stderr.split('\n')[0]).toBe(firstLine);
     expect(result.code).toBe(2);
+  });
+
+  it('a key of cai.config.json mistyped: named, with the key meant', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cai-typos-'));
+    writeFileSync(
+      join(dir, 'cai.config.json'),
+      JSON.stringify({
+        version: 1,
+        environments: { test: { event_url: 'https://p.example/events', provider_code: 'acme' } },
+      }),
+    );
+    const result = await runCli(['config', 'show'], { env, cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: ${join(dir, 'cai.config.json')} is invalid: environments.test: unknown key "event_url" (did you mean "events_url"?)`,
+    );
   });
 
   it('a value far from every known one is told where the list is, not given all of them', async () => {

@@ -4,7 +4,7 @@ import { parseDuration } from '../../duration.js';
 import { usageError } from '../../errors.js';
 import { RETRY_PERIOD_SECONDS } from '../../spec/constants.js';
 import type { InterfaceSpec } from '../../spec/interfaces.js';
-import { closestValue, suggestValue } from './suggest.js';
+import { closestValue, suggestValue } from '../../suggest.js';
 
 /**
  * Option value parsers for commander. They turn a bad value into commander's own

@@ -102,7 +102,7 @@ async function planReceiverRun(
   };
   const plan = planFor({ interface: iface, selection, explore });
   if (plan.unknownSelectors.length > 0) {
-    const { listUnknown, selectorWords } = await import('../common/suggest.js');
+    const { listUnknown, selectorWords } = await import('../../suggest.js');
     const known = selectorWords(describeCatalogue('receiver', iface));
     throw usageError(
       'unknown_check',

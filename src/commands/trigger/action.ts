@@ -66,7 +66,7 @@ export async function runTrigger(
     );
   const flow = findFlow(name);
   if (flow === undefined) {
-    const { suggestValue } = await import('../common/suggest.js');
+    const { suggestValue } = await import('../../suggest.js');
     const names = FLOWS.map((known) => known.name);
     throw usageError(
       'unknown_flow',
