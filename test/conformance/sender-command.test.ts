@@ -140,7 +140,7 @@ describe('cai conformance list --role sender', () => {
       /│ BS-RETRY-005 +│ must +│ §7 §8 +│ retry, 5xx, backoff +│ the waits between retries of consecutive 5xx grow \(backoff, not a fixed pace\) +│/,
     );
     expect(result.stdout).not.toContain('B-DEDUP-001');
-    expect(result.stdout).toMatch(/^76 checks \(interface B: 29 must, 13 should; interface A: 20 must, 14 should\)$/m);
+    expect(result.stdout).toMatch(/^78 checks \(interface B: 29 must, 14 should; interface A: 20 must, 15 should\)$/m);
   });
 
   it('--json gives each check its role and the scenarios it judges', async () => {
