@@ -3,6 +3,7 @@
  * present, private and long enough (§5.1, §5.9), and whether it holds what each interface's commands need.
  */
 import { hintOf } from '../errors.js';
+import { placeholderHost } from '../http/network-errors.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
@@ -139,6 +140,17 @@ export function checkConfiguration(
         message: `environment ${environment.name} has everything ${what} needs`,
       },
     ];
+    // What `cai config init` writes: every send there fails at once (src/http/network-errors.ts).
+    const [field, url] = id === 'A' ? ['provider_endpoint', s.provider_endpoint] : ['events_url', s.events_url];
+    const placeholder = url === undefined ? undefined : placeholderHost(url);
+    if (placeholder !== undefined)
+      results.push({
+        id: 'config',
+        interface: id,
+        verdict: 'warn',
+        message: `${field} ${url} is a placeholder: names under .example and .invalid never resolve (RFC 2606)`,
+        hint: `write the receiver's real address as ${field} in environments.${environment.name} of ${environment.location.path}`,
+      });
     if (interfaceSpec(id).authorisedOrigins && (s.authorised_origins?.length ?? 0) === 0) {
       results.push({
         id: 'config',

@@ -116,7 +116,7 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
 }
 
 /** The host of `url` when it is under a top-level name reserved never to resolve (RFC 2606 §2: .example, .invalid). */
-function placeholderHost(url: string): string | undefined {
+export function placeholderHost(url: string): string | undefined {
   try {
     const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
     return /(^|\.)(example|invalid)$/.test(host) ? host : undefined;

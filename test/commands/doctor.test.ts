@@ -257,6 +257,20 @@ describe('cai doctor against local servers', () => {
     });
   });
 
+  it("warns that cai config init's placeholder addresses are placeholders, and names the field to change", async () => {
+    const work = mkdtempSync(join(tmpdir(), 'cai-doctor-init-'));
+    const init = await runCli(['config', 'init'], { cwd: work });
+    expect(init.code).toBe(0);
+    const { report } = await doctor(['--env', 'test', '--timeout', '1s'], { cwd: work });
+    const warnings = report.checks.filter((check) => check.id === 'config' && check.verdict === 'warn');
+    expect(warnings.map((check) => check.message)).toEqual(
+      expect.arrayContaining([
+        'provider_endpoint https://provider.example/test/cai is a placeholder: names under .example and .invalid never resolve (RFC 2606)',
+        'events_url https://platform.example/test/cai/events is a placeholder: names under .example and .invalid never resolve (RFC 2606)',
+      ]),
+    );
+  });
+
   it('prints a readable list on the terminal, hints under failures, and a summary line', async () => {
     const result = await runCli(['doctor', '--target', `https://${hosts.legacy}/`, '--ca', good.certPath], {
       cwd: dir,
