@@ -41,7 +41,6 @@ const EVERY_COMMAND = [
   'src/commands/common/registry.ts',
   'src/commands/common/repeated-flags.ts',
   'src/commands/common/runner.ts',
-  'src/commands/common/suggest.ts',
   'src/commands/common/target-alias.ts',
   'src/config/locate.ts',
   'src/errors.ts',
@@ -58,6 +57,7 @@ const EVERY_COMMAND = [
   'src/spec/constants.ts',
   'src/spec/event-types.ts',
   'src/spec/interfaces.ts',
+  'src/suggest.ts',
 ];
 
 describe('the modules a command loads (the built CLI)', () => {
