@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
-import { jobStage } from './checks/receiver/callbacks.js';
+import { jobStage } from './checks/receiver/callback-jobs.js';
 import { exploreSetup, isStateCheck, judgedRelations, setExploration, type ExploreSetup } from './explore/setup.js';
 import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';

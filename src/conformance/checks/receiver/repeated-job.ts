@@ -8,7 +8,8 @@ import { describeAnswer, ms } from '../../evidence.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
 import { secondConversation } from '../../../spec/model/job-events.js';
 import { isAccepted } from '../../probe/verdict.js';
-import { jobStage, preamble } from './callbacks.js';
+import { jobStage } from './callback-jobs.js';
+import { preamble } from './callbacks.js';
 import { checkOn, JOBS_RECEIVER } from './receivers.js';
 
 /** How many copies of the job are sent at once: enough for a check-then-record race to start two. */

@@ -1,0 +1,121 @@
+/**
+ * The jobs whose events the callback checks judge (./callbacks.ts) and a repeated job's (./repeated-job.ts): each
+ * sent once per run on a stage of its own of the callback listener (probe/callbacks.ts), with a callback_url of its
+ * own, and changed as its check needs (a lead_id with capitals and accents, the required fields alone, refused
+ * first, signed 240 s before it is sent).
+ */
+import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
+import type { Exchange } from '../../evidence.js';
+import { compact, withPath, type Doc } from '../../probe/bodies.js';
+import type { JobStage } from '../../probe/callbacks.js';
+import type { ProbeScope } from '../../probe/scope.js';
+import type { CallbackScenarioId } from '../../listen/scenarios.js';
+import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
+import { job } from './receivers.js';
+
+interface JobOptions {
+  scenario?: CallbackScenarioId;
+  /** Changes the job before it is sent (e.g. its lead_id). */
+  change?: (doc: Doc) => Doc;
+  /** Send the job twice, the second right after the first is acknowledged (a retry whose answer was lost). */
+  twice?: boolean;
+  /** Send the job this many times at once (a retry racing its first attempt). */
+  together?: number;
+  /** `returning`: the lead of the run's main job (a contact who comes back: a second job for one lead). */
+  lead?: 'returning';
+  /** Requests with the job's event_id the provider must refuse, sent before it (JobRequest.before). */
+  before?(doc: Doc): Promise<Exchange[]>;
+  /** Seconds added to the job's X-CAI-Timestamp (on the provider's clock): a job signed earlier than it is sent. */
+  shiftSeconds?: number;
+}
+
+/** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
+function sharedLead(scope: ProbeScope): string {
+  return `lead-conf-${scope.session.runId}-returning`;
+}
+
+/** Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks. */
+export function jobStage(scope: ProbeScope, name: string, options: JobOptions = {}): Promise<JobStage | undefined> {
+  return scope.session.once(`callback-${name}`, async () => {
+    const harness = scope.session.callback;
+    if (!harness) return undefined;
+    return harness.gather({
+      name,
+      scenario: options.scenario ?? 'callbacks',
+      build: (callbackUrl) => {
+        const doc = job(scope, callbackUrl);
+        const lead = options.lead === 'returning' || name === 'callbacks' ? { lead_id: sharedLead(scope) } : {};
+        // The returning contact's job carries an event_id of 120 characters (§2.2 sets no limit on a job's; §8's
+        // 120 is the events'): a provider that makes its events' ids from the job's goes past §8's limit.
+        const id = options.lead === 'returning' ? { event_id: `${String(doc.event_id)}-`.padEnd(120, 'x') } : {};
+        return (options.change ?? ((each) => each))({ ...doc, ...lead, ...id });
+      },
+      send: (doc) =>
+        scope.send({
+          body: compact(doc),
+          ...(options.shiftSeconds ? { timestamp: { kind: 'now', shiftSeconds: options.shiftSeconds } } : {}),
+        }),
+      ...(options.twice ? { twice: true } : {}),
+      ...(options.together ? { together: options.together } : {}),
+      ...(options.before ? { before: options.before } : {}),
+      signal: scope.session.signal,
+    });
+  });
+}
+
+/** The one job whose events A-CB-001, -005, -006, -012 and -013 judge. */
+export const mainJob = (scope: ProbeScope) => jobStage(scope, 'callbacks');
+
+/**
+ * A lead_id the platform may well issue (§2.2: a string), that a provider which lowercases, trims, normalises or
+ * cuts identifiers would change: capitals, accented letters (`é` decomposed, as NFD text has it), a slash, a plus,
+ * and past 64 characters.
+ */
+function unusualLeadId(plain: string): string {
+  return `Lead/${plain.replace(/^lead-conf-/, '')}-MÜLLER-Jose\u0301+1-${'0123456789'.repeat(6)}`;
+}
+
+export const edgeLeadJob = (scope: ProbeScope) =>
+  jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
+
+/** The job with §2.2's required fields alone (A-ACCEPT-005's): a provider that reads an optional one without looking. */
+export const minimalJob = (scope: ProbeScope) =>
+  jobStage(scope, 'minimal', {
+    change: (doc) => {
+      const contact = doc.contact as Doc;
+      return {
+        lead_id: doc.lead_id,
+        event_id: doc.event_id,
+        branch_code: doc.branch_code,
+        contact: { name: contact.name, phone_e164: contact.phone_e164 },
+        callback_url: doc.callback_url,
+      };
+    },
+  });
+
+/**
+ * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:
+ * both refusals must leave no trace (§2.2, §5.5), so the job is new and its conversation starts. A provider that
+ * records the event_id before it validates the job, or before it judges the window, takes the valid one for a
+ * repeat: its answer may look like any acknowledgment, but no event ever comes.
+ */
+export const refusedFirstJob = (scope: ProbeScope) =>
+  jobStage(scope, 'refused-first', {
+    before: async (doc) => [
+      await scope.send({ body: compact(withPath(doc, 'contact.phone_e164', 34600000000)) }),
+      await scope.send({
+        body: compact(doc),
+        timestamp: { kind: 'now', shiftSeconds: -(SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS) },
+      }),
+    ],
+  });
+
+/** How old the aged job's timestamp is when it is sent: inside the §5.5 window, well clear of its edge. */
+export const AGED_JOB_SECONDS = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
+
+/**
+ * A job signed 240 s before it is sent (a platform's queue may hold it so; §5.5 accepts it): a provider that signs
+ * its events with the job's X-CAI-Timestamp instead of the time it sends them shows it at once, where with a fresh
+ * job its events would be refused only once the conversation outlasts the window.
+ */
+export const agedJob = (scope: ProbeScope) => jobStage(scope, 'aged', { shiftSeconds: -AGED_JOB_SECONDS });
