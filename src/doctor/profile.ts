@@ -103,6 +103,12 @@ const REQUIRED: Record<InterfaceId, readonly string[]> = {
   B: ['events_url', 'provider_code', 'secrets.events'],
 };
 
+/** Where each interface's receiver is reached: the field of the profile that holds its address. */
+const ADDRESS_FIELD: Record<InterfaceId, 'provider_endpoint' | 'events_url'> = {
+  A: 'provider_endpoint',
+  B: 'events_url',
+};
+
 export function checkConfiguration(
   environment: ChosenEnvironment | undefined,
   interfaces: readonly InterfaceId[],
@@ -141,7 +147,8 @@ export function checkConfiguration(
       },
     ];
     // What `cai config init` writes: every send there fails at once (src/http/network-errors.ts).
-    const [field, url] = id === 'A' ? ['provider_endpoint', s.provider_endpoint] : ['events_url', s.events_url];
+    const field = ADDRESS_FIELD[id];
+    const url = s[field];
     const placeholder = url === undefined ? undefined : placeholderHost(url);
     if (placeholder !== undefined)
       results.push({
