@@ -44,8 +44,8 @@ describe('cai conformance run --role sender (built binary)', () => {
     expect(result.stdout).toMatch(
       /^cai conformance: a sender of interface B, judged on http:\/\/127\.0\.0\.1:\d+, its clock offset [+-]\d+ s$/m,
     );
-    // The 35 checks of the scenarios and the 7 of the stateful phase (one per relation of the sender model).
-    expect(result.stdout).toMatch(/^42 passed, 0 failed, 0 skipped$/m);
+    // The 36 checks of the scenarios and the 7 of the stateful phase (one per relation of the sender model).
+    expect(result.stdout).toMatch(/^43 passed, 0 failed, 0 skipped$/m);
     expect(result.stdout).toMatch(/^stateful phase: seed \d+ \(the same seed draws the same conversations\)$/m);
     expect(result.stdout).toMatch(/^0 warnings$/m);
     expect(result.stderr).toBe('');
@@ -74,7 +74,7 @@ describe('cai conformance run --role sender (built binary)', () => {
       summary: { passed: number; failed: number; warnings: number };
       scenarios: { id: string; attempts: { answer: string }[] }[];
     };
-    expect(report).toMatchObject({ ok: true, role: 'sender', summary: { passed: 34, failed: 0, warnings: 0 } });
+    expect(report).toMatchObject({ ok: true, role: 'sender', summary: { passed: 35, failed: 0, warnings: 0 } });
     expect(report.seed).toEqual(expect.any(Number));
     expect(report.scenarios.filter((entry) => !entry.id.startsWith('state-')).map((entry) => entry.id)).toEqual([
       'accept',

@@ -79,6 +79,8 @@ export const SENDER_FAULTS: FaultCase[] = [
     ['DOC-001', 'PART-001', 'PART-002', 'PART-003'],
     [S.wellFormed],
   ),
+  // Unicode text (RFC 8259 §8.2): a string cut inside an emoji.
+  ...both('lone-surrogate', ['DOC-004'], ['DOC-004'], [S.wellFormed]),
   // Interface B only: its own size limit (§8) and its 413 (§7).
   { interface: 'B', fault: 'body-over-256000', fails: ['BS-DOC-003'], states: ['BS-STATE-007'] },
   { interface: 'B', fault: 'retries-413', fails: ['BS-REJECT-003'] },
