@@ -61,14 +61,16 @@ export function suggestValue(value: string, known: readonly string[]): string | 
   return known.length <= LISTED ? `expected one of: ${known.join(', ')}` : undefined;
 }
 
+/** ` (did you mean X?)` when `value` is a typo of one of `known` (`quote` writes X as a JSON string), else nothing. */
+export function didYouMean(value: string, known: readonly string[], quote = false): string {
+  const near = closestValue(value, known);
+  if (near === undefined) return '';
+  return ` (did you mean ${quote ? JSON.stringify(near) : near}?)`;
+}
+
 /** Values not in `known`, listed for an error, each with the value meant when it is a typo: `dedup (did you mean dedupe?)`. */
 export function listUnknown(values: readonly string[], known: readonly string[]): string {
-  return values
-    .map((value) => {
-      const near = closestValue(value, known);
-      return near === undefined ? value : `${value} (did you mean ${near}?)`;
-    })
-    .join(', ');
+  return values.map((value) => `${value}${didYouMean(value, known)}`).join(', ');
 }
 
 /** What `--only`, `--skip` and `--include` accept, from the catalogue's data: check ids, tags and levels. */

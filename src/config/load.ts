@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type * as z from 'zod';
-import { closestValue } from '../suggest.js';
+import { didYouMean } from '../suggest.js';
 import { CaiError, errnoCode, usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
 import { jsonOrUsageError } from '../spec/json-text.js';
@@ -82,12 +82,8 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
 /** zod's words for an issue, but for a key the schema does not have: named, with the key meant when it is a typo. */
 function issueWords(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'unrecognized_keys') return issue.message;
-  return issue.keys
-    .map((key) => {
-      const near = closestValue(key, [...schemaKeys(CaiConfigSchema)]);
-      return `unknown key ${JSON.stringify(key)}${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`;
-    })
-    .join(', ');
+  const known = [...schemaKeys(CaiConfigSchema)];
+  return issue.keys.map((key) => `unknown key ${JSON.stringify(key)}${didYouMean(key, known, true)}`).join(', ');
 }
 
 /** Every key the configuration's schema names, at any depth: what a typo of a key is compared with. */

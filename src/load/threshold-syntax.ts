@@ -5,7 +5,7 @@
  */
 import { LOAD_BOUNDS } from './bounds.js';
 import { SyntaxProblem } from './scenario.js';
-import { closestValue } from '../suggest.js';
+import { didYouMean } from '../suggest.js';
 
 export type MetricKind = 'counter' | 'rate' | 'trend';
 
@@ -227,10 +227,4 @@ export function statusMatches(filter: StatusFilter, status: number | undefined):
   if (filter.kind === 'error') return status === undefined;
   if (status === undefined) return false;
   return filter.kind === 'code' ? status === filter.code : Math.floor(status / 100) === filter.digit;
-}
-
-/** ` (did you mean X?)` when `name` is a typo of one of `known`, else nothing. */
-function didYouMean(name: string, known: readonly string[]): string {
-  const near = closestValue(name, known);
-  return near === undefined ? '' : ` (did you mean ${near}?)`;
 }

@@ -7,9 +7,8 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { CommandContext } from '../common/runner.js';
-import { CaiError, ExitCode, errnoCode, errorMessage, usageError } from '../../errors.js';
+import { CaiError, ExitCode, errnoCode, errorMessage, hintOf, usageError } from '../../errors.js';
 import type { LoadReport } from '../../load/report.js';
-import { hintOf } from '../../errors.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { identityFlagOf } from '../common/options.js';
 

@@ -1,8 +1,9 @@
 /**
  * The report of `cai conformance run` for a log (CI, a pipe, a file): what was judged in one line, a line for each
- * failed, warned or waived check, the count lines. No line is wider than COMPACT_WIDTH columns, whatever the target answered:
- * a check's line is wrapped to three at most, the last cut with an ellipsis (its details are in `--format table`,
- * `--junit`, `--html`), a stop's error or diagnosis is wrapped whole, since it is all there is to read. `quiet` leaves only the failures and the count lines.
+ * failed, warned or waived check, the count lines. No line is wider than COMPACT_WIDTH columns, whatever the target
+ * answered: a check's line is wrapped to three at most, the last cut with an ellipsis (its details are in `--format
+ * table`, `--junit`, `--html`), a stop's error or diagnosis is wrapped whole, since it is all there is to read.
+ * `quiet` leaves only the failures and the count lines.
  * What the target answered (`actual`, the diagnosis) is escaped before it is laid out.
  */
 import { truncate, wrap } from '../../output/layout.js';
