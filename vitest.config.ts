@@ -4,7 +4,7 @@ import { longestFirst } from './test/helpers/longest-first.js';
 /**
  * Judged against whole implementations, with verdicts on timing: the self-tests against every broken mock and
  * sender, every reproduction run against the broken mock and a correct one, and the zoo (test/zoo: independent implementations judged by the built binary). They run as a step of
- * their own (`npm run test:conformance`, vitest.conformance.config.ts), two files at a time, after `npm test`.
+ * their own (`npm run test:conformance`, vitest.conformance.config.ts), two files at a time, beside `npm test` in CI.
  */
 export const SLOW_CONFORMANCE_FILES = [
   'test/zoo/**/*.test.ts',

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The exported Artillery project, run for real (CI's step after `npm test`; docs/load.md): installs Artillery 2.0.21
+# The exported Artillery project, run for real (a CI step beside `npm test`; docs/load.md): installs Artillery 2.0.21
 # (the last release that runs on Node 20) into a temporary folder, never into the project's package.json or lockfile;
 # starts `cai mock platform --log F`; writes the project with `cai load export --engine artillery`; runs it for a few
 # seconds; then checks from the mock's log (`cai report --log F --format json`) and its request lines that every
