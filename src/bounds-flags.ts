@@ -13,4 +13,10 @@ export const FLAG_BOUNDS = {
   count: 1_000_000,
   /** `--concurrency`: documents or checks in flight at once. */
   concurrency: 256,
+  /**
+   * `mock provider --speed`: the factor a conversation's delays are divided by. At the least, its longest step (2 min)
+   * still waits within the day a duration flag may take, and fits Node's timers (which turn a longer wait into 1 ms);
+   * at the most, every step is far below a millisecond already.
+   */
+  speed: { least: 0.01, most: 1_000_000 },
 } as const;

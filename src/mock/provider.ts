@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { FLAG_BOUNDS } from '../bounds-flags.js';
 import { codedError } from '../errors.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { headerValue, jsonReply, type Reply } from '../http/server.js';
@@ -93,8 +94,13 @@ function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
   if (options.callbackSecrets.length === 0 || options.callbackSecrets.some((s) => s.length === 0)) {
     throw codedError('usage', 'missing_secret', 'no secret to sign the events with', { credential: 'events' });
   }
-  if (options.speed !== undefined && !(options.speed > 0))
-    throw codedError('usage', 'bad_speed', `the speed must be above 0, not ${options.speed}`);
+  // A smaller factor stretches a conversation's steps past what Node's timers hold (they fire at once instead).
+  if (options.speed !== undefined && !(options.speed >= FLAG_BOUNDS.speed.least))
+    throw codedError(
+      'usage',
+      'bad_speed',
+      `the speed must be at least ${FLAG_BOUNDS.speed.least}, not ${options.speed}`,
+    );
   return checkFaults(options.faults, PROVIDER_FAULTS, 'provider');
 }
 

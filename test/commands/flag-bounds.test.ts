@@ -152,6 +152,21 @@ describe('numbers with a stated bound', () => {
   });
 });
 
+describe('mock provider --speed', () => {
+  it.each([
+    ['1e-9', 'from 0.01 to 1000000 (docs/limits.md).'],
+    ['5e-324', 'from 0.01 to 1000000 (docs/limits.md).'],
+    ['99999999999999999999', 'from 0.01 to 1000000 (docs/limits.md).'],
+  ])('%s is refused, not played in 1 ms by an overflowing timer', async (value, bound) => {
+    const result = await runCli(['mock', 'provider', '--provider', 'acme', '--speed', value], { env });
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: option '--speed <factor>' argument '${value}' is invalid. expected ${bound}`,
+    );
+    expect(result.stderr).not.toContain('TimeoutOverflowWarning');
+    expect(result.code).toBe(2);
+  });
+});
+
 describe('conformance run --only', () => {
   it.each(['', ',', ' , '])('%j is a usage error, not every check', async (value) => {
     await usage(

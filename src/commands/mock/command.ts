@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { UiAddress } from './start.js';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../common/secret-options.js';
@@ -200,11 +201,14 @@ function registerProvider(mock: Command, state: RunState): void {
   );
 }
 
+/** A factor within its bound (docs/limits.md, "Flag values"). */
 function parseSpeed(value: string): number {
   const n = Number(value);
+  const { least, most } = FLAG_BOUNDS.speed;
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
     throw new InvalidArgumentError('expected a positive number such as 10 or 0.5.');
   }
+  if (n < least || n > most) throw new InvalidArgumentError(`expected from ${least} to ${most} (docs/limits.md).`);
   return n;
 }
 
