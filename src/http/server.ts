@@ -238,6 +238,10 @@ function withHost(handler: Handler): Handler {
  * on host:port (0 = any free port), within `limits`.
  */
 export async function listen(handler: Handler, options: ListenOptions): Promise<ListeningServer> {
+  // Node reads an empty host as every interface: an address left empty (an unset variable) would open the server to
+  // the network instead of refusing.
+  if (options.host === '')
+    throw codedError('usage', 'bad_host', 'the address to listen on is empty', { host: '', port: options.port });
   const limits = options.limits ?? DEFAULT_RECEIVER_LIMITS;
   const serverOptions = {
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused, here with a JSON body like every other answer.

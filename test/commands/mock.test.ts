@@ -46,6 +46,16 @@ describe('cai mock (in-process)', () => {
     expect(given.stderr).not.toContain('no --source');
   });
 
+  it.each(['platform', 'provider'])('%s --host "" is refused, not read as every interface', async (name) => {
+    // Interrupted once it serves: a mock that listens anyway ends with 130, not a hung test.
+    const result = await runCli(['mock', name, '--provider', 'acme', '--host', ''], { env, interrupt: 'when-serving' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'error: the address to listen on is empty\nhint: use --host 127.0.0.1 (or 0.0.0.0 for every interface)\n',
+    );
+  });
+
   it('refuses a test secret without --test-provider, and TLS files that do not go together', async () => {
     const orphan = await runCli(['mock', 'platform', '--provider', 'acme', '--test-secret-env', 'X'], { env });
     expect(orphan.code).toBe(2);
