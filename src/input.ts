@@ -158,8 +158,9 @@ function pollingStream({ fd, info }: Opened, chunkSize = 64 * 1024): Readable {
   });
 }
 
-export function emptyPath(what: string): CaiError {
-  return usageError('empty_path', `the ${what} file's path is empty`, 'give a file path, or - to read from stdin');
+/** An empty path, refused as such (never read as the current folder); `hint` where `-` (stdin) is no choice. */
+export function emptyPath(what: string, hint = 'give a file path, or - to read from stdin'): CaiError {
+  return usageError('empty_path', `the ${what} file's path is empty`, hint);
 }
 
 /**

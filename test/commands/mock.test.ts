@@ -56,6 +56,18 @@ describe('cai mock (in-process)', () => {
     );
   });
 
+  it.each(['platform', 'provider'])('%s --catalog "" is refused, not a mock that checks no branch', async (name) => {
+    const result = await runCli(['mock', name, '--provider', 'acme', '--catalog', ''], {
+      env,
+      interrupt: 'when-serving',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "error: the catalog file's path is empty\nhint: give --catalog the path of the branch catalog (JSON), or leave it out\n",
+    );
+  });
+
   it('refuses a test secret without --test-provider, and TLS files that do not go together', async () => {
     const orphan = await runCli(['mock', 'platform', '--provider', 'acme', '--test-secret-env', 'X'], { env });
     expect(orphan.code).toBe(2);

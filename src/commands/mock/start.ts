@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
-import { readPem } from '../../input.js';
+import { emptyPath, readPem } from '../../input.js';
 import type { Io } from '../../io.js';
 import type {
   InspectorServerOptions,
@@ -350,7 +350,10 @@ async function callbackTls(
 
 /** `--catalog FILE`, read and checked; or the profile's branches, given as data. */
 async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io): Promise<CatalogBranch[] | undefined> {
-  if (catalog === undefined || catalog === '') return undefined;
+  if (catalog === undefined) return undefined;
+  // An empty path (an unset variable) would start a mock that checks no branch_code at all.
+  if (catalog === '')
+    throw emptyPath('catalog', 'give --catalog the path of the branch catalog (JSON), or leave it out');
   if (typeof catalog !== 'string') return catalog;
   const { loadCatalog } = await import('../../spec/catalog.js');
   return loadCatalog(resolvePath(io, catalog));
