@@ -81,7 +81,8 @@ export interface BatchOptions {
   /** A record after which nothing more is started (e.g. nothing listens at the target): the rest is not sent. */
   stopWhen?: (record: BatchRecord) => boolean;
   clock?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** The wait for a --rate slot; it ends early, without an error, when `signal` is aborted. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 type SendOne = (
@@ -127,11 +128,14 @@ export async function runBatch(
   options: BatchOptions,
 ): Promise<{ records: BatchRecord[]; summary: BatchSummary }> {
   const clock = options.clock ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const sleep = options.sleep ?? pace;
   const stop = options.stopSignal ?? new AbortController().signal;
   const abort = options.signal ?? new AbortController().signal;
-  // Every request in flight listens to both: as many listeners as `concurrency`, by design.
-  setMaxListeners(0, stop, abort);
+  // The waits for a --rate slot end on either: a stop starts nothing new, so a slot waited for is not waited for.
+  const wake = AbortSignal.any([stop, abort]);
+  // Every request in flight listens to both, and each lane waiting for its slot to `wake`: as many listeners as
+  // `concurrency`, by design.
+  setMaxListeners(0, stop, abort, wake);
   const started = clock();
   const records: BatchRecord[] = new Array<BatchRecord>(documents.length);
   let halted: BatchSummary['halted'];
@@ -155,7 +159,7 @@ export async function runBatch(
         const now = clock();
         const slot = Math.max(now, nextSlot);
         nextSlot = slot + interval;
-        if (slot > now) await sleep(slot - now);
+        if (slot > now) await sleep(slot - now, wake);
         // Taken but not started: handed back, so that it is reported as not sent.
         if (stopped()) return emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
       }
@@ -186,6 +190,11 @@ export async function runBatch(
   const summary = summarize(records, clock() - started, stop.aborted || abort.aborted);
   if (halted) summary.halted = halted;
   return { records, summary };
+}
+
+/** A real wait for a --rate slot, cut short by `signal`. */
+async function pace(ms: number, signal: AbortSignal): Promise<void> {
+  await delay(ms, undefined, { signal }).catch(() => {});
 }
 
 function baseOf(document: BatchDocument): Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'> {

@@ -628,6 +628,27 @@ describe('batch mode', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('warning: interrupted: finishing the requests in flight');
   });
+
+  it('Ctrl-C while --rate paces the batch: the wait ends, the summary and the --resume hint are printed', async () => {
+    let release: () => void = () => {};
+    const interrupt = new Promise<void>((resolve) => (release = resolve));
+    const server = await serve(() => {
+      setTimeout(release, 20);
+      return { status: 202 };
+    });
+    const input = await tempFile('events.ndjson', lines(3).join('\n'));
+    const results = await tempFile('results.ndjson', '');
+    const result = await runCli(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--rate', '1/h', '--output', results],
+      { env, interrupt },
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(result.stdout).toContain('interrupted: 2 document(s) not sent: line(s) 2-3');
+    expect(result.stderr).toContain(`hint: send the rest with --resume ${results} --output ${results}\n`);
+    expect(result.code).toBe(130);
+    const recorded = (await readFile(results, 'utf8')).trim().split('\n');
+    expect(recorded.map((line) => JSON.parse(line).verdict)).toEqual(['accepted', 'not-sent', 'not-sent']);
+  });
 });
 
 describe('cai replay', () => {

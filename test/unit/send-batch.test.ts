@@ -185,6 +185,24 @@ describe('runBatch', () => {
     expect(summary).toMatchObject({ accepted: 2, notSent: 2, interrupted: true });
   });
 
+  it('a stop during a wait for a --rate slot ends the wait: the rest is not sent', async () => {
+    const stop = new AbortController();
+    const sent: number[] = [];
+    // One document an hour: without the stop, the second would wait an hour for its slot.
+    const { records, summary } = await runBatch(
+      [doc(1), doc(2), doc(3)],
+      async (document) => {
+        sent.push(document.line);
+        setTimeout(() => stop.abort(), 20);
+        return accepted(document);
+      },
+      { concurrency: 1, ratePerSecond: 1 / 3600, stopSignal: stop.signal },
+    );
+    expect(sent).toEqual([1]);
+    expect(records.map((r) => r.verdict)).toEqual(['accepted', 'not-sent', 'not-sent']);
+    expect(summary).toMatchObject({ accepted: 1, notSent: 2, interrupted: true });
+  });
+
   it('summarises rejections by status', () => {
     const summary = summarize(
       [
