@@ -133,7 +133,8 @@ export class Output {
    * file or a pipe; on a terminal, shown as text with anything unsafe escaped.
    */
   resultExact(bytes: Uint8Array): void {
-    this.io.stdout.write(this.stdoutIsTTY ? this.printable(Buffer.from(bytes).toString('utf8')) : bytes);
+    // Bytes from outside that cai never colours: no SGR is cai's own here, so none is kept, the palette's included.
+    this.io.stdout.write(this.stdoutIsTTY ? safeBlock(maskSecrets(Buffer.from(bytes).toString('utf8'))) : bytes);
   }
 
   /** The one JSON document (or one NDJSON line) of `--json` mode. */

@@ -197,6 +197,23 @@ describe('a --dry-run capture', () => {
     expect(readFileSync(capture)).toEqual(Buffer.from(dry.stdout));
   });
 
+  it('on a colour terminal, escapes every escape sequence of the body, colours included', async () => {
+    const body = join(dir, 'sgr.json');
+    writeFileSync(body, '{"event":"job.closed","x":"A\u001b[31mRED\u001b[0mB\u001b]0;title\u0007C"}');
+    const to = ['--to', 'https://platform.example/events'];
+    const send = ['send-event', ...to, '--provider', 'acme', '--body', body, '--dry-run', '--no-validate'];
+    // The capture as a file holds it exactly; replay reads it back.
+    const capture = join(dir, 'sgr.http');
+    writeFileSync(capture, (await runCli(send, { env })).stdout);
+    const colour = { ...env, NO_COLOR: '', FORCE_COLOR: '1' };
+    for (const argv of [send, ['replay', '--request', capture, ...to, '--dry-run']]) {
+      const result = await runTty(argv, { columns: 80, env: colour });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('\u001b');
+      expect(result.stdout).toContain('"x":"A\\x1b[31mRED\\x1b[0mB\\x1b]0;title\\x07C"}');
+    }
+  });
+
   it('on a terminal, ends with a newline so the prompt starts on its own line', async () => {
     const result = await runTty(
       ['send-event', '--to', 'https://platform.example/events', '--provider', 'acme', '--sample', '--dry-run'],
