@@ -221,6 +221,9 @@ describe('cai send-event', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('not sent: the body is not a valid event');
     expect(refused.stdout).toContain('outcome');
+    expect(refused.stderr).toBe(
+      'error: the body is invalid (1 error): not sent\nhint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)\n',
+    );
     expect(server.requests).toHaveLength(0);
     const sent = await runCli(
       ['send-event', '--to', server.url, '--provider', 'acme', '--body', file, '--no-validate'],

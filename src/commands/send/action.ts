@@ -130,7 +130,11 @@ function renderRefusal(kind: SendKind, verdict: DocumentVerdict, output: Output)
     `${output.color.red('not sent')}: the body is not a valid ${kind === 'job' ? 'contact job (§2.2)' : 'event (§2.4–2.7)'}`,
   );
   for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
-  output.info('hint: correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)');
+  const count = verdict.errors.length;
+  output.error(
+    `the body is invalid (${count} error${count === 1 ? '' : 's'}): not sent`,
+    'correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)',
+  );
   return ExitCode.negative;
 }
 
