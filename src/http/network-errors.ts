@@ -33,6 +33,7 @@ const UNREACHABLE = new Set([
   'EADDRNOTAVAIL',
   'EHOSTDOWN',
 ]);
+const LOCAL_ADDRESS = new Set(['EADDRNOTAVAIL', 'EINVAL', 'EAFNOSUPPORT']);
 const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
 const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -47,7 +48,9 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
     const phase = code === 'UND_ERR_BODY_TIMEOUT' ? 'body' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'headers' : 'connect';
     return timeoutError(url, timeoutMs, error, phase);
   }
-  if (code === 'EADDRNOTAVAIL' && /\bbind\b/.test(message)) {
+  // The local address cannot take this connection (none such, or the other family than the peer's resolved address):
+  // every attempt would fail alike, so the code is not one that is retried.
+  if (LOCAL_ADDRESS.has(code) && /\bbind\b/.test(message)) {
     return codedError('delivery', 'local_address', `cannot send from the local address: ${message}`, {}, error);
   }
   const placeholder = code === 'ENOTFOUND' ? placeholderHost(url) : undefined;

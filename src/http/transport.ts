@@ -4,7 +4,9 @@
  * bundled roots, `--insecure`, the proxy (`--proxy`, else the environment's), the local address (§5.7), the connect
  * time-out and the pool size. It returns data, with what the user must be told, for the command to print.
  */
-import { codedError, errorMessage } from '../errors.js';
+import { createSocket } from 'node:dgram';
+import { isIP } from 'node:net';
+import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { readPem } from '../input.js';
 import type { Io } from '../io.js';
 import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
@@ -31,6 +33,8 @@ export interface Transport {
 export async function resolveTransport(flags: TransportFlags, io: Io, target?: string): Promise<Transport> {
   const ca = flags.ca !== undefined ? await readPem(flags.ca, io, 'ca') : undefined;
   const proxy = flags.proxy ?? (target !== undefined ? proxyFromEnv(io.env, target) : undefined);
+  // The connections go to the proxy when there is one: it is the peer the local address must suit.
+  if (flags.localAddress) await checkLocalAddress(flags.localAddress, proxy ?? target);
   const client: ClientOptions = {
     ...(ca ? { ca } : {}),
     ...(flags.insecure ? { insecure: true } : {}),
@@ -51,6 +55,56 @@ export function openDispatcher(transport: Transport): Dispatcher {
     return createDispatcher(transport.client);
   } catch (error) {
     throw codedError('usage', 'bad_transport', `cannot set up the connection: ${errorMessage(error)}`, {}, error);
+  }
+}
+
+/**
+ * §5.7: the egress address a receiver registers. One this machine does not have, or of the other family than an
+ * address given as the peer, fails every connection alike: refused before anything is sent, not retried as a
+ * delivery failure. A peer given by name may resolve to either family; that is found when connecting.
+ */
+async function checkLocalAddress(address: string, peer: string | undefined): Promise<void> {
+  const family = isIP(address);
+  const host = hostOf(peer);
+  if (host !== undefined && isIP(host) !== 0 && isIP(host) !== family) {
+    throw codedError(
+      'usage',
+      'local_address',
+      `cannot send from ${address} (IPv${family}) to ${host} (IPv${isIP(host)}): a connection keeps one address family`,
+      { reason: 'family', family: isIP(host) },
+    );
+  }
+  const failure = await bindFailure(address, family === 6 ? 'udp6' : 'udp4');
+  if (failure !== undefined) {
+    throw codedError(
+      'usage',
+      'local_address',
+      `cannot send from ${address}: this machine has no such address (${errnoCode(failure) ?? errorMessage(failure)})`,
+      { reason: 'not-local' },
+      failure,
+    );
+  }
+}
+
+/** Whether the system lets a socket take `address` (a datagram socket: nothing listens, nothing is sent). */
+function bindFailure(address: string, type: 'udp4' | 'udp6'): Promise<unknown> {
+  return new Promise((resolve) => {
+    const socket = createSocket(type);
+    socket.once('error', (error) => {
+      socket.close();
+      resolve(error);
+    });
+    socket.bind({ port: 0, address, exclusive: true }, () => socket.close(() => resolve(undefined)));
+  });
+}
+
+/** The host of a URL, an IPv6 address without its brackets. */
+function hostOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return undefined;
   }
 }
 

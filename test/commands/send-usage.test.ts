@@ -20,13 +20,27 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
       "error: option '--local-address <ip>' argument '999.1.1.1' is invalid. expected an IPv4 or IPv6 address such as 127.0.0.2.",
     ],
     [
+      ['--local-address', '::1'],
+      'error: cannot send from ::1 (IPv6) to 127.0.0.1 (IPv4): a connection keeps one address family',
+      "hint: pass --local-address an IPv4 address of this machine, as the target's is",
+    ],
+    [
+      // TEST-NET-1 (RFC 5737): no machine has it.
+      ['--local-address', '192.0.2.1'],
+      'error: cannot send from 192.0.2.1: this machine has no such address (EADDRNOTAVAIL)',
+      'hint: --local-address must be an address of this machine',
+    ],
+    [
       ['--retry-for', '48h'],
       "error: option '--retry-for <duration>' argument '48h' is invalid. expected at most 24h: §8 retries for up to 24 hours.",
     ],
-  ])('%j', async (extra, firstLine) => {
+  ])('%j', async (extra, firstLine, hint?: string) => {
     const result = await runCli([...base, ...extra], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe(firstLine);
+    // After the line that names the generated document, where there is one.
+    const lines = result.stderr.split('\n').filter((line) => !line.startsWith('sending a generated'));
+    expect(lines[0]).toBe(firstLine);
+    if (hint !== undefined) expect(lines.slice(1)).toEqual([hint, '']);
     expect(result.stderr).not.toContain('attempt');
   });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CaiError } from '../../src/errors.js';
 import { openDispatcher, resolveTransport } from '../../src/http/transport.js';
+import { describeNetworkError } from '../../src/http/network-errors.js';
+import { classifyOutcome } from '../../src/http/retry.js';
 import { openTransport } from '../../src/commands/common/transport-options.js';
 import { Output } from '../../src/output/output.js';
 import { fakeIo } from '../helpers/cli.js';
@@ -66,6 +68,35 @@ describe('resolveTransport: the one builder of transport options', () => {
       (await resolveTransport({ proxy: 'http://other.test:8080' }, io(env), 'https://platform.test/events')).client
         .proxy,
     ).toBe('http://other.test:8080');
+  });
+
+  it('refuses a local address this machine does not have, or of the other family than the target', async () => {
+    const notLocal = await usageErrorOf(resolveTransport({ localAddress: '192.0.2.1' }, io(), 'http://127.0.0.1:9/'));
+    expect([notLocal.code, notLocal.kind, notLocal.message]).toEqual([
+      'local_address',
+      'usage',
+      'cannot send from 192.0.2.1: this machine has no such address (EADDRNOTAVAIL)',
+    ]);
+    const family = await usageErrorOf(resolveTransport({ localAddress: '::1' }, io(), 'http://127.0.0.1:9/'));
+    expect([family.code, family.kind, family.data]).toEqual([
+      'local_address',
+      'usage',
+      { reason: 'family', family: 4 },
+    ]);
+    // Through a proxy, the proxy is the peer.
+    const viaProxy = await resolveTransport(
+      { localAddress: '127.0.0.1', proxy: 'http://127.0.0.1:3128' },
+      io(),
+      'http://[::1]:9/',
+    );
+    expect(viaProxy.client.localAddress).toBe('127.0.0.1');
+  });
+
+  it('a local address found unfit only when connecting (a name of the other family) is not retried', () => {
+    const cause = Object.assign(new Error('bind EINVAL ::1'), { code: 'EINVAL' });
+    const error = describeNetworkError('http://receiver.test/', 1000, cause);
+    expect(error.code).toBe('local_address');
+    expect(classifyOutcome({ kind: 'error', code: error.code })).toBe('fatal');
   });
 
   it('opens a pool, and turns a proxy undici refuses into a usage error', async () => {

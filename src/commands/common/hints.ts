@@ -55,7 +55,10 @@ export const SHARED_HINTS: Words = {
       : "run from the directory that holds it, pass --config FILE, or create one with 'cai config init'",
   // src/http/client.ts: a request that got no answer (§7: retried where the spec allows).
   timeout: () => 'raise --timeout, or check that the receiver answers promptly',
-  local_address: () => '--local-address must be an address of this machine',
+  local_address: ({ reason, family }) =>
+    reason === 'family'
+      ? `pass --local-address an IPv${family} address of this machine, as the target's is`
+      : '--local-address must be an address of this machine',
   unreachable: ({ viaProxy }) =>
     viaProxy
       ? 'check the proxy (--proxy, HTTPS_PROXY, NO_PROXY)'
