@@ -5,10 +5,9 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
-import { deliveryError } from '../errors.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
-import { describeNetworkError, timeoutError } from './network-errors.js';
+import { describeNetworkError, interruptedRequest, timeoutError } from './network-errors.js';
 
 export type { Dispatcher } from 'undici';
 
@@ -138,8 +137,7 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
     if (answer.truncated) response.bodyTruncated = true;
     return response;
   } catch (error) {
-    if (req.signal?.aborted)
-      throw deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', error);
+    if (req.signal?.aborted) throw interruptedRequest(error);
     if (precise?.timedOut() || error instanceof PastDeadline) throw timeoutError(req.url, timeoutMs, error, 'whole');
     throw describeNetworkError(req.url, timeoutMs, error);
   } finally {

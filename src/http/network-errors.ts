@@ -37,11 +37,19 @@ const LOCAL_ADDRESS = new Set(['EADDRNOTAVAIL', 'EINVAL', 'EAFNOSUPPORT']);
 const CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
 const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/** A request cai itself cut short: its outcome is unknown, and another attempt is not for this run to make. */
+export function interruptedRequest(cause: unknown): CaiError {
+  return deliveryError('aborted', 'the request was interrupted', 'run the command again to send it', cause);
+}
+
 /** Maps an undici / Node network error to a CaiError with a stable code and a useful hint. */
 export function describeNetworkError(url: string, timeoutMs: number, error: unknown): CaiError {
   if (error instanceof CaiError) return error;
   const root = rootCause(error);
   const code = errnoCode(root) ?? errnoCode(error) ?? '';
+  // cai destroys a pool only to abort the requests in flight on it (a batch's second Ctrl-C): an interruption, not
+  // a connection failure to retry.
+  if (code === 'UND_ERR_DESTROYED') return interruptedRequest(error);
   const message = errorMessage(root);
   const origin = originOf(url);
   if (TIMEOUT.has(code)) {

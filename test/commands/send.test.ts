@@ -632,6 +632,31 @@ describe('batch mode', () => {
     expect(result.stderr).toContain('warning: interrupted: finishing the requests in flight');
   });
 
+  it('Ctrl-C twice with requests in flight: they are reported interrupted, never as retried', async () => {
+    const io = fakeIo({ env });
+    let arrived = 0;
+    const server = await serve(() => {
+      // Both requests have arrived: the first Ctrl-C lets them finish, the second aborts them.
+      arrived += 1;
+      if (arrived === 2)
+        setTimeout(() => {
+          io.interrupt();
+          io.interrupt();
+        }, 10);
+      return { status: 202, delayMs: 20_000 };
+    });
+    const input = await tempFile('events.ndjson', lines(4).join('\n'));
+    const code = await run(
+      ['send-event', '--to', server.url, '--provider', 'acme', '--ndjson', input, '--concurrency', '2'],
+      io,
+    );
+    expect(code).toBe(130);
+    expect(io.err()).toContain('warning: aborting the requests in flight');
+    expect(io.err()).not.toContain('retrying');
+    expect(io.err()).not.toContain('UND_ERR');
+    expect(io.out()).toMatch(/│ failed \(delivery\) +│ 2 +│/);
+  });
+
   it('Ctrl-C while --rate paces the batch: the wait ends, the summary and the --resume hint are printed', async () => {
     let release: () => void = () => {};
     const interrupt = new Promise<void>((resolve) => (release = resolve));
