@@ -51,6 +51,17 @@ export const BODY_UNREADABLE = 'cai:body-unreadable';
 /** Parser errors that mean the connection ended before the request did, not that its bytes were wrong. */
 const ENDED_EARLY = new Set(['HPE_INVALID_EOF_STATE', 'ECONNRESET', 'EPIPE']);
 
+/**
+ * The requests whose body can never end, with why (as BODY_UNREADABLE says it): kept, for a handler that looks only
+ * after the event (an answer decided on the headers alone, a body read later), to know without waiting.
+ */
+const UNREADABLE_BODIES = new WeakMap<IncomingMessage, 'aborted' | 'malformed'>();
+
+/** Why this request's body can never end, when BODY_UNREADABLE was emitted on it. */
+export function bodyUnreadable(request: IncomingMessage): 'aborted' | 'malformed' | undefined {
+  return UNREADABLE_BODIES.get(request);
+}
+
 /** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
 const CONNECTIONS = new WeakMap<Socket, Connection>();
 
@@ -118,8 +129,11 @@ export class ConnectionGuard {
       connection.unreadable = true;
       socket.pause();
       const reading = connection.reading;
-      if (reading !== undefined && !reading.complete)
-        reading.emit(BODY_UNREADABLE, ENDED_EARLY.has(error.code ?? '') ? 'aborted' : 'malformed');
+      if (reading !== undefined && !reading.complete) {
+        const why = ENDED_EARLY.has(error.code ?? '') ? 'aborted' : 'malformed';
+        UNREADABLE_BODIES.set(reading, why);
+        reading.emit(BODY_UNREADABLE, why);
+      }
       return;
     }
     // Only what the HTTP parser or its time-out refused is answered in HTTP: a failed TLS handshake, a reset, is cut.

@@ -6,7 +6,7 @@ import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
 export { ByteBudget };
-import { BODY_UNREADABLE, ConnectionGuard } from './admission.js';
+import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard } from './admission.js';
 import type { BodyWatch } from './body-watch.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
@@ -82,6 +82,8 @@ export function readBody(request: IncomingMessage, limit: number, options: ReadB
     AWAITING_CONTINUE.delete(request);
     if (!waiting.headersSent && !waiting.destroyed) waiting.writeContinue();
   }
+  const unreadable = bodyUnreadable(request);
+  if (unreadable !== undefined) return Promise.resolve({ ok: false, reason: unreadable });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

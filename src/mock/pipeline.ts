@@ -15,7 +15,9 @@
  *  6. the signature or timestamp header missing: 401 missing_signature; either malformed: 401 invalid_signature;
  *     the timestamp outside the window: 401 timestamp_outside_window (§5.5)
  *  7. reading the body: over the limit 413; no byte for bodyIdleTimeoutMs or not in full within bodyTimeoutMs
- *     408; the bodies in memory over maxBufferedBytes 503 with Retry-After; the sender gone 400 aborted
+ *     408; the bodies in memory over maxBufferedBytes 503 with Retry-After; the sender gone 400 aborted; its
+ *     chunked framing unreadable 400 bad_request (this one even after steps 1–6 refused, when the parser gave up
+ *     on the body while they were judged: the request cannot be read as HTTP/1.1)
  *  8. the HMAC over the raw body matches no secret: 401 invalid_signature (§5.2)
  *  9. not UTF-8 or not JSON: 400 invalid_json; 10. the schema: 400 invalid_document
  * 11. injected failures: 503; 12. a repeat: 202 duplicate (§2.13); 13. 202, once the record is on disk.
@@ -30,6 +32,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
+import { BODY_UNREADABLE, bodyUnreadable } from '../http/admission.js';
 import { declaredLength, errorReply, readBody, sendReply, sleep, type Reply } from '../http/server.js';
 import { LogWriteError } from './log.js';
 import { dedupeAndPersist } from './pipeline/dedupe.js';
@@ -94,12 +97,22 @@ async function respond<Ack>(
   } finally {
     profile.budget.give(held.bytes);
   }
+  // Node's parser gave up on the body (a chunk size that is no hex number) while the headers were judged: the body
+  // can never be read, so it is not drained, and a malformed one is answered as step 7 answers it (400, closed).
+  const unreadable = request.complete ? undefined : bodyUnreadable(request);
+  if (unreadable === 'malformed' && !reply.close) {
+    const refusal = bodyOrReply(profile, { ok: false, reason: unreadable }, rejecter(entry));
+    if (!Buffer.isBuffer(refusal)) reply = refusal;
+  }
   if (profile.latencyMs) await sleep(profile.latencyMs);
   entry.status = reply.status;
   // An answer given before the body was read (a 401 or 429 on the headers): the rest of a body within §8's limit is
   // read and dropped first, briefly, so that the answer reaches a client still sending (closing with bytes unread
   // resets the connection, and the answer with it). A body that does not come in that time goes with the connection.
-  const drained = request.complete || reply.close ? request.complete : await dropRest(request, EARLY_ANSWER_DRAIN_MS);
+  const drained =
+    request.complete || reply.close || unreadable !== undefined
+      ? request.complete
+      : await dropRest(request, EARLY_ANSWER_DRAIN_MS);
   sendReply(request, response, drained ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
   if (profile.observe) observe(profile.observe, request, entry, held.body, reply);
@@ -233,6 +246,7 @@ function dropRest(request: IncomingMessage, ms: number): Promise<boolean> {
       request.off('data', counted);
       request.off('end', ended);
       request.off('error', failed);
+      request.off(BODY_UNREADABLE, failed);
       if (!whole) request.pause();
       resolve(whole);
     };
@@ -246,6 +260,8 @@ function dropRest(request: IncomingMessage, ms: number): Promise<boolean> {
     request.on('data', counted);
     request.once('end', ended);
     request.once('error', failed);
+    // A body the parser gives up on never ends: the answer goes at once, with the connection.
+    request.once(BODY_UNREADABLE, failed);
     request.resume();
   });
 }

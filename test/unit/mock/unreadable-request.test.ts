@@ -75,6 +75,25 @@ it.each([
   },
 );
 
+it.each([
+  ['in the packet of its headers, the sender ending its side', { halfClose: true }],
+  ['in the packet of its headers', {}],
+])(
+  'a malformed chunk size %s is answered 400 with a JSON error body, even when the headers alone are refused',
+  async (_name, options) => {
+    const port = await start();
+    // No identity and no signature: the headers alone would be answered 401 (steps 5–6), were the body readable.
+    const answer = await rawExchange(
+      port,
+      ['POST /events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+      options,
+    );
+    expect(answer.status, answer.text).toBe(400);
+    expect(rawJson(answer)).toMatchObject({ ok: false, error: 'bad_request' });
+    expect(answer.closed).toBe(true);
+  },
+);
+
 it('a body cut short by the sender (its side of the connection ended) is answered 400 aborted, not as bad framing', async () => {
   const port = await start();
   const body = JSON.stringify(event({ event_id: 'evt_cut_short' }));
