@@ -174,6 +174,16 @@ describe('--help shows durations as durations', () => {
   });
 });
 
+describe('--retry-for in --help says what a refused local port does', () => {
+  it.each(['send-event', 'send-job', 'replay', 'trigger'])('cai %s --help', async (command) => {
+    const result = await runCli([command, '--help']);
+    const help = result.stdout.replace(/\s+/g, ' ');
+    // With the default, a send to a loopback port where nothing listens ends at once (exit 3, above).
+    expect(help).toContain('a refused local port (nothing listens) ends the send at once, unless this is given');
+    expect(help).not.toContain('also keeps trying a local port');
+  });
+});
+
 describe('a --dry-run capture', () => {
   it('is the request exactly: verify --request and replay --dry-run read it back without a note', async () => {
     const dry = await runCli(

@@ -96,7 +96,7 @@ export function addTransportOptions(command: Command): Command {
     .addOption(
       new Option(
         '--retry-for <duration>',
-        'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h); also keeps trying a local port where nothing listens yet',
+        'retry 429, 5xx, time-outs and connection failures for up to this long (§8: at most 24h); a refused local port (nothing listens) ends the send at once, unless this is given',
       )
         .argParser(parseRetryPeriodMs)
         .default(120_000, '2m'),
