@@ -117,17 +117,24 @@ function readSome(fd: number, buffer: Buffer, length: number): number {
  */
 const isEnd = (info: Stats, seen: boolean) => seen || !info.isFIFO();
 
-/** A FIFO, a socket or a device read by polling its non-blocking descriptor: no thread ever waits on it. */
+/**
+ * A FIFO, a socket or a device read by polling its non-blocking descriptor: no thread ever waits on it. Every read
+ * waits its turn in the event loop (setImmediate), even when bytes are there: a device that never runs dry
+ * (/dev/urandom) would otherwise be read and consumed in promise callbacks alone, and SIGINT or SIGTERM, which the
+ * event loop delivers, would never be handled.
+ */
 function pollingStream({ fd, info }: Opened, chunkSize = 64 * 1024): Readable {
   let seen = false;
   let pause = 2;
   let timer: NodeJS.Timeout | undefined;
+  let turn: NodeJS.Immediate | undefined;
   let open = true;
   return new Readable({
     highWaterMark: chunkSize,
     read() {
       const attempt = () => {
         timer = undefined;
+        turn = undefined;
         const buffer = Buffer.allocUnsafe(chunkSize);
         let read: number;
         try {
@@ -147,10 +154,11 @@ function pollingStream({ fd, info }: Opened, chunkSize = 64 * 1024): Readable {
           pause = Math.min(pause * 2, 50);
         }
       };
-      attempt();
+      turn = setImmediate(attempt);
     },
     destroy(error, callback) {
       if (timer !== undefined) clearTimeout(timer);
+      if (turn !== undefined) clearImmediate(turn);
       if (open) closeSync(fd);
       open = false;
       callback(error);

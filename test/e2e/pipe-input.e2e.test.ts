@@ -3,16 +3,17 @@
  * when a writer comes, even late; when none comes, Ctrl-C ends cai as it ends a wait on a silent stdin (a blocking
  * open or read used to hold a thread, so that cai ignored SIGINT and SIGTERM and never exited); a pipe read before
  * any await (a secret file) is refused after PIPE_SILENCE_MS of silence. An empty path is named as such, not taken for
- * the current directory. A command still running at its bound is killed and fails the test: no timing is asserted.
+ * the current directory. A device that never runs dry (/dev/urandom) is read in turns of the event loop, so a signal
+ * still ends cai. A command still running at its bound is killed and fails the test: no timing is asserted.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PIPE_SILENCE_MS } from '../../src/bounds.js';
 import { spawnBounded } from '../helpers/bounded-spawn.js';
-import { spawnCli } from '../helpers/cli.js';
+import { BIN, spawnCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-pipe-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +50,45 @@ function writeLater(path: string, text: string) {
   return new Promise<void>((resolve) => writer.on('close', () => resolve()));
 }
 
+/** The bytes a process has read so far (Linux: /proc/PID/io), 0 before it can be seen. */
+function bytesRead(pid: number): number {
+  try {
+    return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs cai with stdout on /dev/null, whose writes never wait (a pipe's would give the event loop a turn), sends
+ * `signal` once it has read 64 MiB (it is then deep in its loop over the input), and kills it 30 s later if it is
+ * still running.
+ */
+function signalWhileReading(argv: string[], signal: NodeJS.Signals) {
+  return new Promise<{ code: number | null; killed: boolean; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    let killed = false;
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const watch = setInterval(() => {
+      if (bytesRead(child.pid as number) < 64 * 1024 * 1024) return;
+      clearInterval(watch);
+      child.kill(signal);
+      guard = setTimeout(() => ((killed = true), child.kill('SIGKILL')), 30_000);
+    }, 50);
+    let guard: NodeJS.Timeout | undefined = setTimeout(() => ((killed = true), child.kill('SIGKILL')), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(watch);
+      clearTimeout(guard);
+      resolve({ code, killed, stderr });
+    });
+  });
+}
+
 describe('a pipe given as a file', () => {
   it('is read once its writer comes, for a document, a body and a log', async () => {
     const document = fifo();
@@ -76,6 +116,16 @@ describe('a pipe given as a file', () => {
       });
       expect(result.killed, `cai ${argv.join(' ')} did not end after SIGINT`).toBe(false);
       expect(result.code, `${argv.join(' ')}\n${result.stderr}`).toBe(130);
+    }
+  });
+
+  it('a device that never runs dry (/dev/urandom): SIGINT and SIGTERM end validate --ndjson', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const result = await signalWhileReading(['validate', '--ndjson', '/dev/urandom'], signal);
+      expect(result.killed, `validate --ndjson /dev/urandom did not end after ${signal}`).toBe(false);
+      expect(result.stderr).toContain('warning: interrupted: reporting what was validated so far\n');
+      // SIGTERM: a command that stops by itself keeps its own code (src/main.ts), here an unfinished validation's 1.
+      expect(result.code, result.stderr).toBe(signal === 'SIGINT' ? 130 : 1);
     }
   });
 
