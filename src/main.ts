@@ -1,4 +1,4 @@
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { CaiError, ExitCode, errorMessage, usageError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { Output } from './output/output.js';
@@ -27,18 +27,19 @@ export async function run(given: readonly string[], io: Io): Promise<number> {
   const { argv, path: helpPath } = routeHelp(given);
   const interrupts = watchInterrupts(io);
   const state: RunState = { io: interrupts.io, exitCode: ExitCode.ok };
+  let program: Command | undefined;
   const command = (async () => {
     try {
       const missing = missingCommandOf(argv);
       if (missing) throw missing;
-      const program = await buildProgram(state, argv);
+      program = await buildProgram(state, argv);
       if (helpPath) checkHelpPath(program, helpPath);
       await program.parseAsync([...argv], { from: 'user' });
       return state.exitCode;
     } catch (error) {
       const output = state.output ?? (await outputFromArgv(io, argv));
       if (error instanceof CommanderError && error.code === VERSION_REQUESTED) return printVersion(output);
-      return reportError(error, output, argv);
+      return reportError(error, output, argv, program);
     }
   })();
   try {
@@ -174,7 +175,7 @@ async function printVersion(output: Output): Promise<number> {
   return ExitCode.ok;
 }
 
-function reportError(error: unknown, output: Output, argv: readonly string[]): number {
+function reportError(error: unknown, output: Output, argv: readonly string[], program?: Command): number {
   if (error instanceof CommanderError) {
     // `cai help <command>` ends with code commander.help and exit code 0; a group without its subcommand, exit code 1.
     if (COMMANDER_SUCCESS.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0))
@@ -191,7 +192,7 @@ function reportError(error: unknown, output: Output, argv: readonly string[]): n
       error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'),
     );
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
-    const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv);
+    const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv, program);
     const hint = command
       ? `run 'cai ${command} --help' for its options and examples`
       : "run 'cai --help' for the commands";
@@ -241,13 +242,20 @@ function outputFromArgv(io: Io, argv: readonly string[]): Promise<Output> {
   });
 }
 
-/** `sign`, or `mock platform` for command groups: used to point the hint at the right `--help`. */
-function commandNameOf(argv: readonly string[]): string | undefined {
+/**
+ * `sign`, `mock platform` for a command group, `load export` for a command with subcommands of its own: used to
+ * point the hint at the right `--help`.
+ */
+function commandNameOf(argv: readonly string[], program?: Command): string | undefined {
   const first = commandWordOf(argv);
   if (!first) return undefined;
   const words = commandWords(argv);
   const second = words[words.indexOf(first) + 1];
-  return GROUPS.has(first) && second && /^[a-z]+$/.test(second) ? `${first} ${second}` : first;
+  if (second === undefined) return first;
+  const ownSubcommand = program?.commands
+    .find((command) => command.name() === first)
+    ?.commands.some((command) => command.name() === second);
+  return (GROUPS.has(first) && /^[a-z]+$/.test(second)) || ownSubcommand === true ? `${first} ${second}` : first;
 }
 
 const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));

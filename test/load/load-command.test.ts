@@ -310,6 +310,17 @@ describe('bad usage and unreachable targets', () => {
     expect(mixOnA).toMatch(/^error: --mix is for interface B, not A\nhint: /);
   });
 
+  it("load export's usage errors point at load export's help, not load's", async () => {
+    const results = await Promise.all([
+      runCli(['load', 'export', '--engine', 'k6', '--out', 'x']),
+      runCli(['load', 'export', '--out', 'x']),
+      runCli(['load', 'export', '--engine', 'artillery', '--workers', '0', '--out', 'x']),
+    ]);
+    expect(results.map((result) => result.code)).toEqual([2, 2, 2]);
+    for (const { stderr } of results)
+      expect(stderr).toMatch(/^error: .+\nhint: run 'cai load export --help' for its options and examples\n$/);
+  });
+
   it('names --callback-listen, its own flag, when the callback port is taken (exit 2)', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
