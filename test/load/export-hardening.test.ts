@@ -2,7 +2,8 @@
  * `cai load export` carries no secret and writes nothing it was not asked to: credentials in a URL are stripped
  * with a warning and written to no file; what comes from the user is escaped for YAML and for Artillery's `{{ }}`
  * templating (which would otherwise send `{{$processEnvironment.CAI_SECRET}}` to the target); and `--force`
- * replaces a symlink planted at an output file rather than writing through it.
+ * replaces a symlink planted at an output file rather than writing through it. A folder that cannot be made, or
+ * a file in its place, is a usage error (exit 2), at once.
  */
 import {
   existsSync,
@@ -19,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnBounded } from '../helpers/bounded-spawn.js';
 import { spawnCli } from '../helpers/cli.js';
 
 const SECRET = 'whsec_export_hardening_secret';
@@ -163,5 +165,34 @@ describe('cai load export --force and symlinks', () => {
     for (const name of ['cai-load.yml', 'README.md']) expect(lstatSync(join(out, name)).isFile(), name).toBe(true);
     expect(readFileSync(join(out, 'cai-load.yml'), 'utf8')).toContain('config:');
     expect(readdirSync(out).sort()).toEqual(['README.md', 'cai-load.yml', 'cai-processor.cjs', 'package.json']);
+  });
+});
+
+describe('cai load export: the folder it writes to', () => {
+  const args = ['--to', 'http://127.0.0.1:9/events', '--provider', 'acme'];
+
+  it('a folder that cannot be made (/proc/x, where Node’s recursive mkdir never settles) is refused at once', async () => {
+    const result = await spawnBounded(
+      ['load', 'export', '--engine', 'artillery', '--out', '/proc/cai-export', ...args],
+      {
+        boundMs: 30_000,
+        env: { CAI_SECRET: SECRET },
+      },
+    );
+    expect(result.killed, 'load export --out /proc/cai-export did not end').toBe(false);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: cannot create /proc/cai-export: its directory is not writable\nhint: pass a folder cai can write into (it is made if missing)\n',
+    );
+  });
+
+  it('a file where the folder should be is named as such', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder\n');
+    const result = await exportTo(file, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: cannot create ${file}: it exists and is not a directory\nhint: pass a folder cai can write into (it is made if missing)\n`,
+    );
   });
 });

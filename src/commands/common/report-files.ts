@@ -4,7 +4,7 @@
  * the usage error of exit 2.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, open, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { errnoCode, errorMessage, usageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets/mask.js';
@@ -59,6 +59,24 @@ function unwritable(path: string, what: string, full: string, error: unknown) {
     'check that the directory exists and is writable',
     error,
   );
+}
+
+/**
+ * `mkdir -p` one level at a time: Node's recursive mkdir never settles on some paths (`/proc/x`), this one ends
+ * with the first level that cannot be made. An existing path is left as it is (the caller checks it). Private
+ * (0700, as mkdtemp makes one) unless `mode` says otherwise.
+ */
+export async function makeDirs(dir: string, mode = 0o700): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return;
+    if (errnoCode(error) !== 'ENOENT' || dirname(dir) === dir) throw error;
+    await makeDirs(dirname(dir), mode);
+    await mkdir(dir, { mode }).catch((again: unknown) => {
+      if (errnoCode(again) !== 'EEXIST') throw again;
+    });
+  }
 }
 
 /** Why a file or directory could not be written, in words (`full` its absolute path). */

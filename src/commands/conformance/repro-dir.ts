@@ -3,28 +3,11 @@
  * a run is the user's alone), and for `--repro-dir` made and checked before the run, so that a path cai cannot
  * write into is a usage error at once, not failures left without their reproduction.
  */
-import { mkdir, mkdtemp, rmdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdtemp, rmdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { errnoCode, usageError } from '../../errors.js';
-import { whyNotWritten } from '../common/report-files.js';
+import { makeDirs, whyNotWritten } from '../common/report-files.js';
 import type { CommandContext } from '../common/runner.js';
-
-/**
- * `mkdir -p` one level at a time: Node's recursive mkdir never settles on some paths (`/proc/x`), this one ends
- * with the first level that cannot be made. An existing path is left as it is (the caller checks it).
- */
-export async function makeDirs(dir: string): Promise<void> {
-  try {
-    await mkdir(dir, { mode: 0o700 });
-  } catch (error) {
-    if (errnoCode(error) === 'EEXIST') return;
-    if (errnoCode(error) !== 'ENOENT' || dirname(dir) === dir) throw error;
-    await makeDirs(dirname(dir));
-    await mkdir(dir, { mode: 0o700 }).catch((again: unknown) => {
-      if (errnoCode(again) !== 'EEXIST') throw again;
-    });
-  }
-}
 
 const HINT = 'pass a directory cai can write into (it is created if missing), or leave the option out for a new one';
 

@@ -34,7 +34,7 @@ import {
 import { describeScripted } from '../../conformance/listen/scenarios.js';
 import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
 import type { CheckResult, Reproduction } from '../../conformance/types.js';
-import { makeDirs } from './repro-dir.js';
+import { makeDirs } from '../common/report-files.js';
 import { judgedRequest, sentAgainShows, statusRuleOf, type ShellProbes } from './repro-request.js';
 
 /** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */

@@ -5,10 +5,11 @@
  * `cai load export`: the project's files written, and what to run.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { lstat, open, rename, stat, unlink } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { makeDirs, whyNotWritten } from '../common/report-files.js';
 import type { CommandContext } from '../common/runner.js';
-import { errnoCode, errorMessage, usageError } from '../../errors.js';
+import { errnoCode, usageError } from '../../errors.js';
 import type { LoadReport } from '../../load/report.js';
 import type { LoadProgress } from '../../load/run.js';
 import { describeRate, type PhaseSpec } from '../../load/schedule.js';
@@ -189,15 +190,20 @@ export async function writeProject(
   { io, output }: CommandContext,
 ): Promise<void> {
   const root = isAbsolute(dir) ? dir : resolve(io.cwd, dir);
-  try {
-    await mkdir(root, { recursive: true });
-  } catch (error) {
-    throw usageError(
+  const cannotCreate = (why: string, error?: unknown) =>
+    usageError(
       'unwritable_file',
-      `cannot create ${dir}: ${errorMessage(error)}`,
-      'check that the parent folder exists and is writable',
+      `cannot create ${dir}: ${why}`,
+      'pass a folder cai can write into (it is made if missing)',
+      error,
     );
+  try {
+    // The project is shared and committed: its folder is made as `mkdir -p` makes one (0777 less the umask).
+    await makeDirs(root, 0o777);
+  } catch (error) {
+    throw cannotCreate(whyNotWritten(error, root), error);
   }
+  if (!(await stat(root)).isDirectory()) throw cannotCreate('it exists and is not a directory');
   if (!force) {
     for (const file of project.files) {
       // lstat: a link counts as there, even one that points nowhere.
@@ -219,8 +225,9 @@ export async function writeProject(
     } catch (error) {
       throw usageError(
         'unwritable_file',
-        `cannot write ${join(dir, file.name)}: ${errorMessage(error)}`,
+        `cannot write ${join(dir, file.name)}: ${whyNotWritten(error, join(root, file.name))}`,
         'check that the folder is writable',
+        error,
       );
     }
   }
