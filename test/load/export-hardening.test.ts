@@ -2,8 +2,8 @@
  * `cai load export` carries no secret and writes nothing it was not asked to: credentials in a URL are stripped
  * with a warning and written to no file; what comes from the user is escaped for YAML and for Artillery's `{{ }}`
  * templating (which would otherwise send `{{$processEnvironment.CAI_SECRET}}` to the target); and `--force`
- * replaces a symlink planted at an output file rather than writing through it. A folder that cannot be made, or
- * a file in its place, is a usage error (exit 2), at once.
+ * replaces a symlink planted at an output file rather than writing through it. An empty `--out`, a folder that
+ * cannot be made or a file in its place is a usage error (exit 2), at once.
  */
 import {
   existsSync,
@@ -170,6 +170,21 @@ describe('cai load export --force and symlinks', () => {
 
 describe('cai load export: the folder it writes to', () => {
   const args = ['--to', 'http://127.0.0.1:9/events', '--provider', 'acme'];
+
+  it('an empty --out is refused as such, and nothing is written to the working directory', async () => {
+    const cwd = join(dir, 'empty-out');
+    mkdirSync(cwd);
+    const result = await spawnCli(['load', 'export', '--engine', 'artillery', '--out', '', ...args], {
+      cwd,
+      env: { CAI_SECRET: SECRET },
+    });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --out is empty\nhint: pass the folder to write the project to, e.g. --out load-test\n',
+    });
+    expect(readdirSync(cwd)).toEqual([]);
+  });
 
   it('a folder that cannot be made (/proc/x, where Node’s recursive mkdir never settles) is refused at once', async () => {
     const result = await spawnBounded(

@@ -29,6 +29,9 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
       '--out is required',
       'pass the folder to write the project to, e.g. --out load-test',
     );
+  // An empty path would be the working directory: refused as such, never written into (docs/limits.md).
+  if (flags.out === '')
+    throw usageError('bad_option', '--out is empty', 'pass the folder to write the project to, e.g. --out load-test');
   refuseFlagsOfTheLiveRun(load);
   refuseOtherInterface(options);
   if (options.to === undefined)
