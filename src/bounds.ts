@@ -147,7 +147,8 @@ export const INPUT_CAPS = {
     bytes: 64 * KiB,
     what: 'secret',
     hint: 'check the path given to the secret file option: a secret is one line',
-    readers: '`--secret-file` and the other `--*-secret-file` flags, `{"file": …}` secrets of a profile',
+    readers:
+      '`--secret-file` and the other `--*-secret-file` flags, `{"file": …}` secrets of a profile; a secret from a variable (`CAI_SECRET`, `--secret-env`) or `--secret` too',
     beyond: 'refused',
     why: 'a secret is one line; a larger file is the wrong file, and it is never echoed',
   },

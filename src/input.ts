@@ -1,4 +1,5 @@
 // node:fs rather than node:fs/promises: it is already loaded at start-up, fs/promises is not (cai sign's start-up).
+import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -183,6 +184,23 @@ export function readFileCapped(
 ): Buffer {
   if (shown === '') throw emptyPath(what);
   return readOpened(openInput(fullPath, shown, what), kind, shown, what);
+}
+
+/**
+ * The one reader of secret files (flags and profiles alike), before any await: the text, at most INPUT_CAPS.secret
+ * bytes. cai keys the HMAC (§5.3) with a secret's UTF-8 bytes, as every other form of one (a variable, a value, the
+ * worked example of §5.10) is text: bytes that are not UTF-8 are refused, never decoded into U+FFFD, which would sign
+ * with another key than the file holds and make two different files the same secret.
+ */
+export function readSecretText(fullPath: string, shown = fullPath): string {
+  const bytes = readFileCapped(fullPath, 'secret', shown, 'secret');
+  if (!isUtf8(bytes))
+    throw usageError(
+      'not_utf8',
+      `secret file ${shown} holds bytes that are not UTF-8; a secret is text, as in a variable, so it is not used`,
+      'write the secret as the other party has it; a binary key goes in as text (hex or base64) on both sides',
+    );
+  return bytes.toString('utf8');
 }
 
 /**

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { CaiError } from '../errors.js';
 import { formatCap, INPUT_CAPS } from '../bounds.js';
-import { readFileCapped, whyUnreadable } from '../input.js';
+import { readSecretText, whyUnreadable } from '../input.js';
 
 /**
  * Secrets in a deployment profile are references only: `{"env": "NAME"}` or `{"file": "PATH"}`, or a list of them
@@ -55,6 +55,14 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
       };
     if (value === '')
       return { kind: 'env', ref: ref.env, label, present: false, problem: `environment variable ${ref.env} is empty` };
+    if (Buffer.byteLength(value, 'utf8') > INPUT_CAPS.secret.bytes)
+      return {
+        kind: 'env',
+        ref: ref.env,
+        label,
+        present: false,
+        problem: `environment variable ${ref.env} is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret`,
+      };
     return { kind: 'env', ref: ref.env, label, present: true, length: value.length };
   }
   const path = resolveRefPath(ref.file, baseDir);
@@ -63,12 +71,14 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
   let mode: number;
   try {
     mode = statSync(path).mode;
-    content = readSecretFile(path);
+    content = readSecretText(path);
   } catch (error) {
     const why =
       error instanceof CaiError && error.code === 'input_too_large'
         ? `is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret file`
-        : whyUnreadable(error instanceof CaiError ? (error.cause ?? error) : error);
+        : error instanceof CaiError && error.code === 'not_utf8'
+          ? 'is not UTF-8 text'
+          : whyUnreadable(error instanceof CaiError ? (error.cause ?? error) : error);
     return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} ${why}` };
   }
   const value = content.replace(/\r?\n$/, '');
@@ -96,13 +106,8 @@ export function looseModeWarning(status: SecretRefStatus): string | undefined {
 export function readSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.ProcessEnv): string | undefined {
   if ('env' in ref) return env[ref.env] || undefined;
   try {
-    return readSecretFile(resolveRefPath(ref.file, baseDir)).replace(/\r?\n$/, '') || undefined;
+    return readSecretText(resolveRefPath(ref.file, baseDir)).replace(/\r?\n$/, '') || undefined;
   } catch {
     return undefined;
   }
-}
-
-/** A secret file's text, at most INPUT_CAPS.secret bytes (a larger one is the wrong file: refused, never echoed). */
-function readSecretFile(path: string): string {
-  return readFileCapped(path, 'secret', path, 'secret').toString('utf8');
 }

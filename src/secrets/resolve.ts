@@ -1,5 +1,6 @@
+import { formatCap, INPUT_CAPS } from '../bounds.js';
 import { CaiError, codedError, errnoCode, usageError } from '../errors.js';
-import { readFileCapped } from '../input.js';
+import { readSecretText } from '../input.js';
 import { rememberSecret } from './known.js';
 
 export { knownSecrets, redactSecrets } from './known.js';
@@ -45,7 +46,9 @@ export function resolveSecrets(
   if (ordered.length === 0) {
     const fallback = names.defaultEnv ? env[names.defaultEnv] : undefined;
     if (names.defaultEnv && fallback !== undefined && fallback !== '') {
-      return [remember({ value: fallback, label: names.defaultEnv })];
+      return [
+        remember({ value: bounded(fallback, `environment variable ${names.defaultEnv}`), label: names.defaultEnv }),
+      ];
     }
     const missing = names.defaultEnv
       ? `no ${names.prefix} given and ${names.defaultEnv} is ${fallback === '' ? 'empty' : 'not set'}`
@@ -61,7 +64,7 @@ export function resolveSecrets(
         if (value === undefined)
           throw missingSecret(`environment variable ${source.ref} (from ${label}) is not set`, names);
         if (value === '') throw missingSecret(`environment variable ${source.ref} (from ${label}) is empty`, names);
-        return remember({ value, label });
+        return remember({ value: bounded(value, `environment variable ${source.ref} (from ${label})`), label });
       }
       case 'file': {
         const label = `${source.named ?? 'file'} ${source.ref}`;
@@ -73,11 +76,14 @@ export function resolveSecrets(
         valueCount += 1;
         const named = source.named ?? 'value';
         if (source.ref === '') throw missingSecret(`${named} was given an empty value`, names);
-        return remember({ value: source.ref, label: `${named} #${valueCount}` });
+        return remember({ value: bounded(source.ref, `${named} #${valueCount}`), label: `${named} #${valueCount}` });
       }
     }
   });
 }
+
+/** The errors of the secret file reader that say what is wrong in their own words. */
+const OWN_WORDS = new Set(['input_too_large', 'silent_pipe', 'not_utf8']);
 
 function readSecretFile(path: string, label: string, cwd: string): string {
   if (path === '')
@@ -89,14 +95,9 @@ function readSecretFile(path: string, label: string, cwd: string): string {
   let content: string;
   try {
     // At most INPUT_CAPS.secret bytes: a large file given by mistake is refused, and never echoed.
-    content = readFileCapped(
-      path.startsWith('/') ? path : `${cwd}/${path}`,
-      'secret',
-      `${path} (from ${label})`,
-      'secret',
-    ).toString('utf8');
+    content = readSecretText(path.startsWith('/') ? path : `${cwd}/${path}`, `${path} (from ${label})`);
   } catch (error) {
-    if (error instanceof CaiError && (error.code === 'input_too_large' || error.code === 'silent_pipe')) throw error;
+    if (error instanceof CaiError && OWN_WORDS.has(error.code)) throw error;
     const cause = error instanceof CaiError ? error.cause : error;
     const why =
       errnoCode(cause) === 'ENOENT'
@@ -117,6 +118,19 @@ function readSecretFile(path: string, label: string, cwd: string): string {
   if (content.endsWith('\r\n')) return content.slice(0, -2);
   if (content.endsWith('\n')) return content.slice(0, -1);
   return content;
+}
+
+/**
+ * A secret from a variable or a value has the cap of a secret file (INPUT_CAPS.secret), bytes counted as UTF-8: a
+ * larger one is the wrong variable, refused and never echoed.
+ */
+function bounded(value: string, where: string): string {
+  if (Buffer.byteLength(value, 'utf8') <= INPUT_CAPS.secret.bytes) return value;
+  throw usageError(
+    'input_too_large',
+    `${where} is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret; not used`,
+    'a secret is one line: check that this is the secret you meant (caps: docs/limits.md)',
+  );
 }
 
 function remember(secret: Secret): Secret {

@@ -125,6 +125,37 @@ describe('a file one byte over its cap is refused unread: error, hint, exit 2', 
   });
 });
 
+describe('a secret from a variable or a value has the cap of a secret file', () => {
+  const over = 'x'.repeat(INPUT_CAPS.secret.bytes + 1);
+  const hint = 'hint: a secret is one line: check that this is the secret you meant (caps: docs/limits.md)\n';
+
+  it.each([
+    ['CAI_SECRET', ['sign', '--body', '-'], { CAI_SECRET: over }, 'environment variable CAI_SECRET'],
+    [
+      '--secret-env',
+      ['sign', '--secret-env', 'BIG', '--body', '-'],
+      { BIG: over },
+      'environment variable BIG (from --secret-env BIG)',
+    ],
+    ['--secret', ['sign', '--secret', over, '--body', '-'], {}, '--secret #1'],
+  ] as const)('%s over it: error, hint, exit 2', async (_name, argv, env, subject) => {
+    const result = await runCli([...argv], { env, stdin: '{}' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${subject} is over the 64 KiB cap for a secret; not used\n${hint}`,
+    });
+  });
+
+  it('one at the cap, counted in UTF-8 bytes, is used', async () => {
+    const result = await runCli(['sign', '--body', '-'], {
+      env: { CAI_SECRET: 'é'.repeat(INPUT_CAPS.secret.bytes / 2) },
+      stdin: '{}',
+    });
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
+
 describe('a line over its cap stops the reading of a stream', () => {
   it('report --log: error, exit 2', async () => {
     const path = join(dir, 'long-line.ndjson');

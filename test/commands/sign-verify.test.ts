@@ -77,6 +77,37 @@ describe('cai sign', () => {
     expect(JSON.parse(reversed.stdout).signature).toBe(sign(oldSecret, t, body));
   });
 
+  it('refuses a secret file that is not UTF-8 rather than sign with another key; a UTF-8 one signs with its bytes', async () => {
+    // ff fe and fe ff would both decode to U+FFFD U+FFFD: two different files, one key, and neither the file's.
+    for (const bytes of [
+      [0xff, 0xfe],
+      [0xfe, 0xff],
+      [0x77, 0x68, 0xc3],
+    ]) {
+      const path = join(dir, `binary-${bytes.join('-')}.secret`);
+      writeFileSync(path, Buffer.from(bytes));
+      const result = await runCli(['sign', '--secret-file', path, '--body', bodyFile, '--timestamp', String(t)]);
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: secret file ${path} (from --secret-file ${path}) holds bytes that are not UTF-8; a secret is text, as in a variable, so it is not used\nhint: write the secret as the other party has it; a binary key goes in as text (hex or base64) on both sides\n`,
+      });
+    }
+    const utf8 = join(dir, 'utf8.secret');
+    writeFileSync(utf8, 'whsec_é✓\n');
+    const signed = await runCli([
+      'sign',
+      '--secret-file',
+      utf8,
+      '--body',
+      bodyFile,
+      '--timestamp',
+      String(t),
+      '--json',
+    ]);
+    expect(JSON.parse(signed.stdout).signature).toBe(sign(Buffer.from('whsec_é✓', 'utf8'), t, body));
+  });
+
   it('notes a trailing newline and a non-JSON body on stderr, and still signs them as given', async () => {
     const result = await runCli(['sign', '--timestamp', String(t)], {
       env: { CAI_SECRET: secret },
