@@ -43,6 +43,12 @@ export async function readBodyInput(
   return readFileInput(path, io, kind, what);
 }
 
+/**
+ * The kinds read before the command listens for Ctrl-C, as a secret file and the config are (readFileCapped): a
+ * pipe given for one is refused once silent for PIPE_SILENCE_MS rather than waited on (docs/limits.md).
+ */
+const READ_BEFORE_LISTENING: ReadonlySet<InputKind> = new Set(['catalog']);
+
 /** Reads a file as raw bytes, at most the cap of its kind; `-` reads stdin. */
 export async function readFileInput(
   path: string,
@@ -53,7 +59,7 @@ export async function readFileInput(
   if (path === '-') return readStdin(io, what, kind);
   if (path === '') throw emptyPath(what);
   const opened = openInput(resolve(io.cwd, path), path, what);
-  if (opened.info.isFile()) return readOpened(opened, kind, path, what);
+  if (opened.info.isFile() || READ_BEFORE_LISTENING.has(kind)) return readOpened(opened, kind, path, what);
   try {
     return await readStreamCapped(pollingStream(opened), kind, `${what} file ${path}`);
   } catch (error) {

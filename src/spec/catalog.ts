@@ -1,5 +1,5 @@
 import { E164_PATTERN } from './formats.js';
-import { CaiError, codedError, errorMessage, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
 import { jsonOrUsageError } from './json-text.js';
 
@@ -14,28 +14,15 @@ export interface CatalogBranch {
 /**
  * The one reader of branch catalogs (§1: issued per deployment), for `cai validate --catalog` and the mocks alike.
  * Reads a catalog file: a JSON array of `{branch_code, name, number_e164?}`, or an object with such an array
- * under `branches`. Anything else is a usage error naming the first problem.
+ * under `branches`. Anything else is a usage error naming the first problem. `read` reads the file (the commands
+ * pass theirs, which takes `-` for stdin); by default, at most INPUT_CAPS.catalog bytes of the path (src/bounds.ts),
+ * a file that cannot be read a usage error in words.
  */
-export async function loadCatalog(path: string, read?: (path: string) => Promise<Buffer>): Promise<CatalogBranch[]> {
-  let text: string;
-  if (read) {
-    text = (await read(path)).toString('utf8');
-  } else {
-    try {
-      // At most INPUT_CAPS.catalog bytes (src/bounds.ts).
-      text = readFileCapped(path, 'catalog', path).toString('utf8');
-    } catch (error) {
-      if (error instanceof CaiError && error.code === 'input_too_large') throw error;
-      const cause = error instanceof CaiError ? error.cause : error;
-      throw codedError(
-        'usage',
-        'unreadable_file',
-        `cannot read the catalog ${path}: ${errorMessage(cause)}`,
-        { catalog: path },
-        cause,
-      );
-    }
-  }
+export async function loadCatalog(
+  path: string,
+  read: (path: string) => Promise<Buffer> | Buffer = (file) => readFileCapped(file, 'catalog'),
+): Promise<CatalogBranch[]> {
+  const text = (await read(path)).toString('utf8');
   const value = jsonOrUsageError(
     text,
     'bad_catalog',

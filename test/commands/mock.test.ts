@@ -105,4 +105,16 @@ describe('cai mock (in-process)', () => {
     expect(catalog.code).toBe(2);
     expect(catalog.stderr).toMatch(/^error: the catalog .*package\.json is not a list of branches\nhint: /);
   });
+
+  it('reads --catalog as cai validate does: a missing file in words, and - from stdin', async () => {
+    expect(await runCli(['mock', 'platform', '--provider', 'acme', '--catalog', 'missing.json'], { env })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: catalog file missing.json does not exist\nhint: check the path, or pass - to read from stdin\n',
+    });
+    // Not a list: the catalog was read from stdin, not looked for in a file named -.
+    const piped = await runCli(['mock', 'provider', '--provider', 'acme', '--catalog', '-'], { env, stdin: '{}' });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toMatch(/^error: the catalog - is not a list of branches\nhint: /);
+  });
 });

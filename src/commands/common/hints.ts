@@ -46,8 +46,6 @@ export const SHARED_HINTS: Words = {
     const flags = `--${secret}-env NAME, --${secret}-file PATH or --${secret} VALUE`;
     return defaultEnv === undefined ? `pass ${flags}` : `pass ${flags}, or set ${defaultEnv}`;
   },
-  // src/spec/catalog.ts
-  unreadable_file: ({ catalog }) => (catalog === undefined ? undefined : 'check the --catalog path'),
   // src/config/locate.ts: an environment asked for, and no profile to take it from.
   missing_config: ({ environment }) =>
     environment === undefined

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
-import { emptyPath, readPem } from '../../input.js';
+import { emptyPath, readFileInput, readPem } from '../../input.js';
 import type { Io } from '../../io.js';
 import type {
   InspectorServerOptions,
@@ -348,7 +348,7 @@ async function callbackTls(
   return { ca: client.ca, insecure: client.insecure === true };
 }
 
-/** `--catalog FILE`, read and checked; or the profile's branches, given as data. */
+/** `--catalog FILE` (- for stdin), read and checked as `cai validate` reads it; or the profile's branches, as data. */
 async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io): Promise<CatalogBranch[] | undefined> {
   if (catalog === undefined) return undefined;
   // An empty path (an unset variable) would start a mock that checks no branch_code at all.
@@ -356,7 +356,7 @@ async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io):
     throw emptyPath('catalog', 'give --catalog the path of the branch catalog (JSON), or leave it out');
   if (typeof catalog !== 'string') return catalog;
   const { loadCatalog } = await import('../../spec/catalog.js');
-  return loadCatalog(resolvePath(io, catalog));
+  return loadCatalog(catalog, (file) => readFileInput(file, io, 'catalog'));
 }
 
 function resolvePath(io: Io, file: string): string {
