@@ -1,7 +1,7 @@
 // node:fs rather than node:fs/promises: it is already loaded at start-up, fs/promises is not (cai sign's start-up).
 import { isUtf8 } from 'node:buffer';
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, constants, createReadStream, existsSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { formatCap, INPUT_CAPS, PIPE_SILENCE_MS, type InputKind } from './bounds.js';
 import { CaiError, errnoCode, errorMessage, usageError } from './errors.js';
@@ -286,6 +286,19 @@ export function whyUnreadable(error: unknown): string {
       : code === 'EISDIR'
         ? 'is a directory'
         : 'cannot be read';
+}
+
+/** Why a file or directory could not be written, in words (`full` its absolute path). */
+export function whyNotWritten(error: unknown, full: string): string {
+  const code = errnoCode(error);
+  // A directory that exists and still refuses a new file (/proc): not writable, whatever errno says.
+  if (code === 'ENOENT')
+    return existsSync(dirname(full)) ? 'its directory is not writable' : 'its directory does not exist';
+  if (code === 'ENOTDIR') return 'a part of its path is not a directory';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'ENOSPC') return 'no space left on the device';
+  return errorMessage(error);
 }
 
 function readStdin(io: Io, what: string, kind: InputKind): Promise<Buffer> {

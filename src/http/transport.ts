@@ -6,7 +6,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
-import { codedError, errnoCode, errorMessage } from '../errors.js';
+import { codedError, errnoCode, errorMessage, usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import type { Io } from '../io.js';
 import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
@@ -32,7 +32,7 @@ export interface Transport {
 /** Reads `--ca` and finds the proxy; `target` is the URL the connections go to, when one is known. */
 export async function resolveTransport(flags: TransportFlags, io: Io, target?: string): Promise<Transport> {
   const ca = flags.ca !== undefined ? await readPem(flags.ca, io, 'ca') : undefined;
-  const proxy = flags.proxy ?? (target !== undefined ? proxyFromEnv(io.env, target) : undefined);
+  const proxy = flags.proxy ?? (target !== undefined ? environmentProxy(io.env, target) : undefined);
   // The connections go to the proxy when there is one: it is the peer the local address must suit.
   if (flags.localAddress) await checkLocalAddress(flags.localAddress, proxy ?? target);
   const client: ClientOptions = {
@@ -47,6 +47,33 @@ export async function resolveTransport(flags: TransportFlags, io: Io, target?: s
     client,
     info: proxy ? [`via proxy ${redactUrl(proxy)}`] : [],
   };
+}
+
+/** The variables a proxy is read from (client.ts, proxyFromEnv), to name the one that gave a value. */
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
+
+/**
+ * The environment's proxy for `target`, checked before any request as the proxy flag's value is: a value that is
+ * no URL with a host (`ht!tp`, `proxy:3128`) is a usage error naming its variable, never its value (it may hold a
+ * password), rather than undici's bare "Invalid URL".
+ */
+function environmentProxy(env: NodeJS.ProcessEnv, target: string): string | undefined {
+  const proxy = proxyFromEnv(env, target);
+  if (proxy === undefined || hasHost(proxy)) return proxy;
+  const name = PROXY_VARIABLES.find((variable) => env[variable] === proxy) ?? 'the proxy variable';
+  throw usageError(
+    'bad_proxy_env',
+    `${name} is not a proxy URL, such as http://proxy.example:3128`,
+    `set ${name} to the proxy's URL, or unset it`,
+  );
+}
+
+function hasHost(url: string): boolean {
+  try {
+    return new URL(url).host !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** The connection pool of a transport. A proxy or local address that undici refuses is the user's to fix. */

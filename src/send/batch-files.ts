@@ -5,9 +5,9 @@
 import { hash } from 'node:crypto';
 import { createWriteStream, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { codedError, errorMessage, usageError } from '../errors.js';
+import { codedError, usageError } from '../errors.js';
 import { eventIdOf } from '../spec/json.js';
-import { readFileInput } from '../input.js';
+import { readFileInput, whyNotWritten } from '../input.js';
 import type { Io } from '../io.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { describeIssue } from '../spec/issues.js';
@@ -134,6 +134,13 @@ export function openResultsFile(
   cwd: string,
   onError: (error: Error) => void,
 ): ResultsFile {
+  // An empty path would resolve to the working directory: refused as such (docs/limits.md).
+  if (path === '')
+    throw usageError(
+      'empty_path',
+      "the results file's path is empty",
+      'give the path of the file to write the results to',
+    );
   const full = resolve(cwd, path);
   const append = resumePath !== undefined && resolve(cwd, resumePath) === full;
   let fd: number;
@@ -142,7 +149,7 @@ export function openResultsFile(
   } catch (error) {
     throw usageError(
       'unwritable_file',
-      `cannot write the results file ${path}: ${errorMessage(error)}`,
+      `cannot write the results file ${path}: ${whyNotWritten(error, full)}`,
       'check the path and its permissions',
       error,
     );

@@ -54,7 +54,39 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
   });
 });
 
+describe('send: a proxy from the environment', () => {
+  it('that is no URL is a usage error naming its variable, not its value, before anything is sent', async () => {
+    for (const value of ['ht!tp', 'proxy.internal:3128']) {
+      const result = await runCli(base, { env: { ...env, HTTP_PROXY: value } });
+      expect(result.code).toBe(2);
+      // After the line that says what is about to be sent: one error, one hint, and no attempt.
+      expect(result.stderr.split('\n').slice(-3)).toEqual([
+        'error: HTTP_PROXY is not a proxy URL, such as http://proxy.example:3128',
+        "hint: set HTTP_PROXY to the proxy's URL, or unset it",
+        '',
+      ]);
+      expect(result.stderr).not.toContain(value);
+      expect(result.stderr).not.toContain('attempt');
+    }
+  });
+});
+
 describe('send batch: a results file that cannot be written fails the run', () => {
+  it.each([
+    ['', "error: the results file's path is empty\nhint: give the path of the file to write the results to\n"],
+    [
+      'test',
+      'error: cannot write the results file test: it is a directory\nhint: check the path and its permissions\n',
+    ],
+  ])('--output %j: refused in words before anything is sent', async (path, stderr) => {
+    const batch = ['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-'];
+    const result = await runCli([...batch, '--output', path], {
+      env,
+      stdin: `${JSON.stringify(sampleEvent('job.closed'))}\n`,
+    });
+    expect(result).toEqual({ code: 2, stdout: '', stderr });
+  });
+
   it.skipIf(!existsSync('/dev/full'))(
     '--output on a full device → exit 2 after the summary, never a silent 0',
     async () => {

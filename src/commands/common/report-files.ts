@@ -3,12 +3,15 @@
  * commands/conformance/report.ts). The renderers are pure; this only writes, and turns a file that cannot be written into
  * the usage error of exit 2.
  */
-import { existsSync } from 'node:fs';
 import { appendFile, mkdir, open, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { errnoCode, errorMessage, usageError } from '../../errors.js';
+import { whyNotWritten } from '../../input.js';
+import { errnoCode, usageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets/mask.js';
 import type { CommandContext } from './runner.js';
+
+// The commands' writers take it from here, with the rest of what they write with; it lives beside whyUnreadable.
+export { whyNotWritten };
 
 /** `cai 0.2.0` for the pages' generator line; read only when a page is written. */
 export async function generator(): Promise<string> {
@@ -77,19 +80,6 @@ export async function makeDirs(dir: string, mode = 0o700): Promise<void> {
       if (errnoCode(again) !== 'EEXIST') throw again;
     });
   }
-}
-
-/** Why a file or directory could not be written, in words (`full` its absolute path). */
-export function whyNotWritten(error: unknown, full: string): string {
-  const code = errnoCode(error);
-  // A directory that exists and still refuses a new file (/proc): not writable, whatever errno says.
-  if (code === 'ENOENT')
-    return existsSync(dirname(full)) ? 'its directory is not writable' : 'its directory does not exist';
-  if (code === 'ENOTDIR') return 'a part of its path is not a directory';
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  if (code === 'ENOSPC') return 'no space left on the device';
-  return errorMessage(error);
 }
 
 /** `cai report --html FILE`: the operation report with its charts. */
