@@ -39,7 +39,8 @@ export function loadConfig(location: ConfigLocation): LoadedConfig {
   try {
     text = readFileCapped(location.path, 'config', location.path, 'config').toString('utf8');
   } catch (error) {
-    if (error instanceof CaiError && error.code === 'input_too_large') throw error;
+    // Over the cap, or a pipe that stayed silent: the reader's own words say what to do.
+    if (error instanceof CaiError && (error.code === 'input_too_large' || error.code === 'silent_pipe')) throw error;
     const cause = error instanceof CaiError ? error.cause : error;
     const why = errnoCode(cause) === 'EACCES' ? 'is not readable (permission denied)' : 'cannot be read';
     throw usageError(

@@ -2,7 +2,7 @@
  * A pipe given as a file (a named FIFO, `<(cmd)`), through the built binary (docs/limits.md, "Files and stdin"): read
  * when a writer comes, even late; when none comes, Ctrl-C ends cai as it ends a wait on a silent stdin (a blocking
  * open or read used to hold a thread, so that cai ignored SIGINT and SIGTERM and never exited); a pipe read before
- * any await (a secret file, a catalog) is refused after PIPE_SILENCE_MS of silence. An empty path is named as such, not taken for
+ * any await (a secret file, a catalog, the config) is refused after PIPE_SILENCE_MS of silence. An empty path is named as such, not taken for
  * the current directory. A device that never runs dry (/dev/urandom) is read in turns of the event loop, so a signal
  * still ends cai. A command still running at its bound is killed and fails the test: no timing is asserted.
  */
@@ -141,24 +141,30 @@ describe('a pipe given as a file', () => {
     );
   });
 
-  it('a catalog, read before the command listens for Ctrl-C: refused once silent for PIPE_SILENCE_MS', async () => {
-    const [validated, mocked] = await Promise.all(
-      [
-        ['validate', '--catalog'],
-        ['mock', 'platform', '--provider', 'acme', '--port', '0', '--catalog'],
-      ].map((words) => {
+  it('a catalog or the config, read before the command listens for Ctrl-C: refused once silent for PIPE_SILENCE_MS', async () => {
+    const cases = [
+      { what: 'catalog', words: (path: string) => ['validate', '--catalog', path, '-'] },
+      {
+        what: 'catalog',
+        words: (path: string) => ['mock', 'platform', '--provider', 'acme', '--port', '0', '--catalog', path],
+      },
+      { what: 'config', words: (path: string) => ['--config', path, 'config', 'show'] },
+    ];
+    const results = await Promise.all(
+      cases.map(({ what, words }) => {
         const path = fifo();
-        return spawnBounded([...words, path, ...(words[0] === 'validate' ? ['-'] : [])], {
-          boundMs: PIPE_SILENCE_MS + 30_000,
-          env,
-        }).then((result) => ({ ...result, path }));
+        return spawnBounded(words(path), { boundMs: PIPE_SILENCE_MS + 30_000, env }).then((result) => ({
+          ...result,
+          what,
+          path,
+        }));
       }),
     );
-    for (const result of [validated, mocked]) {
-      expect(result?.killed).toBe(false);
-      expect(result?.code).toBe(2);
-      expect(result?.stderr).toBe(
-        `error: catalog file ${result?.path} is a pipe that sent nothing for ${PIPE_SILENCE_MS / 1000} s; reading stopped there\nhint: start the program that writes to it first, or give a regular file\n`,
+    for (const result of results) {
+      expect(result.killed).toBe(false);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: ${result.what} file ${result.path} is a pipe that sent nothing for ${PIPE_SILENCE_MS / 1000} s; reading stopped there\nhint: start the program that writes to it first, or give a regular file\n`,
       );
     }
   });
