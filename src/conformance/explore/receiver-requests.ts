@@ -71,6 +71,7 @@ export const MALFORMED_TEXT: Record<Malformed, string> = {
   empty: 'empty',
   comment: 'with a comment',
   nan: 'with NaN for a value',
+  'text-after': 'followed by text after its closing brace',
 };
 
 /** The valid body's bytes, broken as `how` says (still signed correctly: only the document is wrong). */
@@ -108,6 +109,9 @@ export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer 
       return Buffer.from(`/* cai */${text}`, 'utf8');
     case 'nan':
       return Buffer.from(`${text.slice(0, -1)},"x_value":NaN}`, 'utf8');
+    // A reader that decodes the first value and stops (Python's raw_decode) takes the document before the text.
+    case 'text-after':
+      return Buffer.from(`${text} cai`, 'utf8');
   }
 }
 
@@ -123,6 +127,8 @@ export const FORGERY_TEXT: Record<Forgery, string> = {
   'identity-case': 'the identity header in another case',
   'no-identity': 'without the identity header',
   'damaged-digest': 'the digest with its last hex digit changed',
+  'empty-secret': 'signed with the empty secret',
+  'stale-and-fresh': 'signed with a timestamp 360 s old, then a second X-CAI-Timestamp of now',
 };
 
 export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<RequestRecipe> {
@@ -159,6 +165,14 @@ export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<Re
       return { identity: { kind: 'none' } };
     case 'damaged-digest':
       return { signature: { kind: 'damaged', damage: 'last-digit' } };
+    // A secret left unset in a rotation's second slot (§5.9) is the empty string: a verifier that tries it too lets
+    // anyone sign.
+    case 'empty-secret':
+      return { signature: { kind: 'wrong-secret', secret: '' } };
+    // The stale request replayed with a fresh header line added: a receiver that measures the window on one line and
+    // signs the other takes it (§5.4, §5.5).
+    case 'stale-and-fresh':
+      return { timestamp: { kind: 'stale-and-fresh', shiftSeconds: -360 } };
   }
 }
 

@@ -82,7 +82,7 @@ export type BodyForm = (typeof BODY_FORMS)[number];
 /**
  * Bodies that are not the JSON object §2 asks for, each a near miss of the valid one's bytes: cut short, a comma too
  * many, the quotes or keys of another syntax, a byte order mark, bytes that are not UTF-8, a value that is not an
- * object, nothing at all.
+ * object, nothing at all, text after the document.
  */
 export const MALFORMED = [
   'cut-short',
@@ -98,6 +98,7 @@ export const MALFORMED = [
   'empty',
   'comment',
   'nan',
+  'text-after',
 ] as const;
 export type Malformed = (typeof MALFORMED)[number];
 
@@ -114,6 +115,8 @@ export const FORGERIES = [
   'identity-case',
   'no-identity',
   'damaged-digest',
+  'empty-secret',
+  'stale-and-fresh',
 ] as const;
 export type Forgery = (typeof FORGERIES)[number];
 

@@ -114,6 +114,9 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     { ...plain, id: first, wire: { ...plain.wire, form: 'escaped-id' } },
     { kind: 'forged', draft: plain.draft, id: first, forgery: 'wrong-secret' },
     { kind: 'forged', draft: plain.draft, id: fresh, forgery: 'stale' },
+    ...(['empty-secret', 'stale-and-fresh'] as const).map(
+      (forgery): Step => ({ kind: 'forged', draft: plain.draft, id: fresh, forgery }),
+    ),
     // The stale one's id, refused, then sent validly: new (no trace).
     { ...plain, id: justUsed },
     ...ID_TRANSFORMS.map((transform): Step => ({ ...plain, id: { kind: 'near', slot: 0, transform } })),

@@ -25,6 +25,12 @@ export function buildRequest(config: SigningParty, url: string, recipe: RequestR
   if (identity.kind === 'value') headers[identityHeader] = identity.value;
   const timestamp = timestampOf(recipe.timestamp ?? { kind: 'now' }, now);
   if (timestamp !== undefined) headers[Headers.timestamp] = timestamp;
+  let lines: Record<string, readonly string[]> | undefined;
+  if (recipe.timestamp?.kind === 'stale-and-fresh') {
+    // Shown joined, as a receiver that joins them reads them; sent one line each.
+    lines = { [Headers.timestamp]: [timestamp as string, String(now)] };
+    headers[Headers.timestamp] = `${timestamp}, ${now}`;
+  }
   const chosen = recipe.signature ?? { kind: 'valid' };
   const secret = chosen.kind === 'rotation' ? config.secrets[chosen.index % config.secrets.length] : config.secrets[0];
   const signature = signatureOf(
@@ -34,12 +40,11 @@ export function buildRequest(config: SigningParty, url: string, recipe: RequestR
     recipe.body,
     bareTimestampOf(recipe.timestamp, now),
   );
-  let lines: Record<string, readonly string[]> | undefined;
   if (typeof signature === 'string') headers[Headers.signature] = signature;
   else if (signature !== undefined) {
     // Several header lines: shown joined, as a receiver that joins them reads them; sent one line each.
     headers[Headers.signature] = signature.join(', ');
-    lines = { [Headers.signature]: signature };
+    lines = { ...lines, [Headers.signature]: signature };
   }
   for (const [name, value] of Object.entries(recipe.headers ?? {})) headers[name.toLowerCase()] = value;
   return { url, headers, ...(lines ? { lines } : {}), body: recipe.body, recipe, sentAtMs: Date.now() };
@@ -48,6 +53,7 @@ export function buildRequest(config: SigningParty, url: string, recipe: RequestR
 /** The X-CAI-Timestamp a recipe sends (none for `none`), from now on the target's clock in unix seconds. */
 function timestampOf(recipe: TimestampRecipe, nowSeconds: number): string | undefined {
   if (recipe.kind === 'now') return `${recipe.prefix ?? ''}${nowSeconds + (recipe.shiftSeconds ?? 0)}`;
+  if (recipe.kind === 'stale-and-fresh') return String(nowSeconds + recipe.shiftSeconds);
   if (recipe.kind === 'written') return writtenTimestamp(recipe.notation, nowSeconds);
   if (recipe.kind === 'milliseconds') return String(nowSeconds * 1000 + 123);
   return recipe.kind === 'literal' ? recipe.value : undefined;

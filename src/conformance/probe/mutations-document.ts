@@ -175,6 +175,26 @@ export const ATTEMPTS_MISSES = nearMisses(
   'job.closed',
 );
 
+// --- Date-times (§2.1) as values a field must refuse --------------------------------------------------------------
+
+/**
+ * §2.1: a date-time is ISO 8601 with its offset, and nothing else: words, a date alone, the offset left out, or text
+ * after it (a pattern without its end anchor, a parser that stops where the date-time ends, accept the last).
+ */
+export function dateTimeMisses(field: string, clauses: readonly string[], on?: EventType): Mutation[] {
+  return nearMisses(
+    field,
+    clauses,
+    [
+      ['tomorrow at ten', 'words'],
+      ['2026-11-22', 'a date alone'],
+      ['2026-11-22T13:00:00', 'no time-zone offset'],
+      ['2026-11-22T13:00:00+01:00 CET', 'text after the offset'],
+    ],
+    on,
+  );
+}
+
 // --- E.164 (§2.1) ----------------------------------------------------------------------------------------------
 
 /** §2.1: E.164 is `+`, a country code that does not start with 0, and at most 15 digits in all, nothing else. */

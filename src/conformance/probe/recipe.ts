@@ -61,6 +61,8 @@ export type TimestampRecipe =
   /** Now, written in another notation than plain digits. */
   | { kind: 'written'; notation: TimestampNotation }
   | { kind: 'milliseconds' }
+  /** Two header lines: now shifted by `shiftSeconds`, which the signature covers, then now. */
+  | { kind: 'stale-and-fresh'; shiftSeconds: number }
   | { kind: 'none' }
   | { kind: 'literal'; value: string };
 

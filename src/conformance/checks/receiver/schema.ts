@@ -14,6 +14,7 @@ import {
   AUTHOR_MISSES,
   CHANNEL_MISSES,
   DIRECTION_MISSES,
+  dateTimeMisses,
   e164Misses,
   EVENT_ID_PAST_LIMIT,
   EVENT_TYPE_MISSES,
@@ -23,7 +24,7 @@ import {
 } from '../../probe/mutations-document.js';
 import type { CheckLevel } from '../../types.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
+import { EVENTS_RECEIVER, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
 
 interface Breakage {
   id: string;
@@ -77,10 +78,25 @@ function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)
 
 const without = (path: string) => (doc: Doc) => withPath(doc, path, undefined);
 const setTo = (path: string, value: unknown) => (doc: Doc) => withPath(doc, path, value);
-/** The compact document with its closing brace replaced by `,}`: not JSON. */
-const malformedJson = (doc: Doc) => Buffer.from(compact(doc).toString('utf8').slice(0, -1) + ',}', 'utf8');
+/**
+ * §2: the body is one JSON document. Not JSON: a comma before the closing brace, or text after the document (a reader
+ * that decodes the first value and stops there, Python's raw_decode, takes the second).
+ */
+const MALFORMED_JSON: readonly Mutation[] = [
+  {
+    name: 'a comma before the closing brace',
+    clauses: ['§2-1'],
+    intent: 'schema',
+    request: ({ doc }) => ({ body: Buffer.from(`${compact(doc).toString('utf8').slice(0, -1)},}`, 'utf8') }),
+  },
+  {
+    name: 'text after the JSON document',
+    clauses: ['§2-1'],
+    intent: 'schema',
+    request: ({ doc }) => ({ body: Buffer.concat([compact(doc), Buffer.from(' cai', 'utf8')]) }),
+  },
+];
 const asArray = (doc: Doc) => compact([doc]);
-const booking = (scope: ProbeScope) => event(scope, 'appointment.booked');
 
 /** §2.4, §2.2: a document without one of its required fields. */
 const eventWithout = (id: string, field: string): Breakage => ({
@@ -143,10 +159,18 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-009',
-    title: '`event_id` given as a number is rejected with 400',
+    title: 'an `event_id` or a `lead_id` given as a number is rejected with 400',
     sections: ['§2.4', '§7'],
-    clauses: ['§2.4-3'],
-    change: (doc) => withPath(doc, 'event_id', Number.parseInt(randomBytes(4).toString('hex'), 16)),
+    mutations: (['event_id', 'lead_id'] as const).map(
+      (field): Mutation => ({
+        name: `${field} given as a number`,
+        clauses: ['§2.4-3'],
+        intent: 'schema',
+        request: ({ doc }) => ({
+          body: compact(withPath(doc, field, Number.parseInt(randomBytes(4).toString('hex'), 16))),
+        }),
+      }),
+    ),
   },
   {
     id: 'B-SCHEMA-010',
@@ -171,11 +195,10 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-013',
-    title: 'a `scheduled_at` that is not a date-time is rejected with 400',
+    title:
+      'a `scheduled_at` that is not a date-time (words, a date alone, no offset, text after the offset) is rejected with 400',
     sections: ['§2.1', '§2.6', '§7'],
-    clauses: ['§2.1-2', '§2.6-1'],
-    change: setTo('scheduled_at', 'tomorrow at ten'),
-    document: booking,
+    mutations: dateTimeMisses('scheduled_at', ['§2.1-2', '§2.6-1'], 'appointment.booked'),
   },
   {
     id: 'B-SCHEMA-014',
@@ -185,10 +208,9 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-015',
-    title: 'malformed JSON is rejected with 400, never 5xx',
+    title: 'malformed JSON (a comma before the closing brace, text after the document) is rejected with 400, never 5xx',
     sections: ['§2', '§7'],
-    clauses: ['§2-1'],
-    change: malformedJson,
+    mutations: MALFORMED_JSON,
   },
   notAnEvent('B-SCHEMA-016', 'a JSON array instead of an object', ['§4.2-4'], asArray),
   notAnEvent('B-SCHEMA-017', 'a JSON string instead of an object', ['§4.2-4'], (doc) => compact(JSON.stringify(doc))),
@@ -232,17 +254,16 @@ const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'A-SCHEMA-011',
-    title: 'an origin.captured_at without a time-zone offset is rejected',
+    title:
+      'an origin.captured_at that is not a date-time (words, a date alone, no offset, text after the offset) is rejected',
     sections: ['§2.1', '§2.2'],
-    clauses: ['§2.1-2'],
-    change: setTo('origin.captured_at', '2026-11-22T13:00:00'),
+    mutations: dateTimeMisses('origin.captured_at', ['§2.1-2']),
   },
   {
     id: 'A-SCHEMA-012',
-    title: 'malformed JSON is rejected with a 4xx, never 5xx',
+    title: 'malformed JSON (a comma before the closing brace, text after the document) is rejected with a 4xx, never 5xx',
     sections: ['§2', '§4.1'],
-    clauses: ['§2-1'],
-    change: malformedJson,
+    mutations: MALFORMED_JSON,
   },
   {
     id: 'A-SCHEMA-013',
