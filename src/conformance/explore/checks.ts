@@ -62,11 +62,26 @@ function conversationLines(shrunk: Shrunk): string[] {
   });
 }
 
+/** The breaching step's requests went unanswered within the time-out, every one of them. */
+function silentOnce(shrunk: Shrunk): boolean {
+  const exchanges = shrunk.steps[shrunk.breach.step - 1]?.exchanges ?? [];
+  return (
+    exchanges.length > 0 &&
+    exchanges.every((exchange) => exchange.status === undefined && exchange.error?.code === 'timeout')
+  );
+}
+
 export function judgeRelation(relation: Relation, exploration: Exploration | undefined): Outcome {
   if (!exploration) return notJudged('the stateful phase did not run');
   const id = relation.id as ReceiverRelationId;
   const shrunk = exploration.failures[id];
   const notes = [runNote(exploration, `${exploration.requests} requests`)];
+  // A receiver's silence past the time-out, not seen again when the conversation ran once more, may be this machine's
+  // load as much as the receiver (no verdict may rest on an idle machine): it is left open, not failed.
+  if (shrunk && !shrunk.confirmed && silentOnce(shrunk))
+    return notJudged(
+      `step ${shrunk.breach.step}: no answer within the time-out once (${shrunk.breach.actual}); the conversation run once more was answered as the model allows`,
+    );
   if (shrunk) {
     const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when run once more)';
     const actual = `step ${shrunk.breach.step} of ${Math.max(shrunk.steps.length, shrunk.breach.step)}: expected ${shrunk.breach.expected}; got ${shrunk.breach.actual}${seen}`;
