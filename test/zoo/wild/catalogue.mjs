@@ -141,6 +141,20 @@ export const B_FAULTS = [
       'takes the origin from X-Forwarded-For when present: an unregistered address that claims a registered one is accepted',
   },
   {
+    name: 'empty-previous-secret',
+    relation: 'RB4',
+    clause: '§5.1, §5.3, §5.9',
+    description:
+      "verifies with the previous secret of a rotation too, a setting that defaults to '': a request signed with the empty secret is accepted",
+  },
+  {
+    name: 'window-reads-last-timestamp',
+    relation: 'RB4',
+    clause: '§5.4, §5.5',
+    description:
+      'signs over the first X-CAI-Timestamp line and judges the window on the last: a stale signed request replayed with a second, fresh timestamp line is accepted',
+  },
+  {
     name: 'non-object-500',
     relation: 'RB5',
     clause: '§2.4, §7',
@@ -191,6 +205,26 @@ export const B_FAULTS = [
     relation: 'RB5',
     clause: '§2.1',
     description: "strips spaces, dashes, dots and parentheses before checking E.164: '+1 415-555-2671' is accepted",
+  },
+  {
+    name: 'raw-decode',
+    relation: 'RB5',
+    clause: '§2',
+    description:
+      'parses the body with json.JSONDecoder().raw_decode: text after the JSON document is ignored and the event taken',
+  },
+  {
+    name: 'date-time-unanchored',
+    relation: 'RB5',
+    clause: '§2.1',
+    description: "matches a date-time with re.match, no end anchor: '2026-11-22T13:00:00+01:00 CET' is accepted",
+  },
+  {
+    name: 'lead-id-strip-crash',
+    relation: 'RB5',
+    clause: '§2.4, §7',
+    description:
+      'calls .strip() on lead_id without checking it is a string, outside its error handling: a numeric lead_id raises in the handler and the connection is closed with no answer',
   },
   {
     name: 'size-truncates',

@@ -3,7 +3,8 @@
 
 Standard library only. It binds 127.0.0.1, prints its events URL as the first stdout line, then
 `recorded "<event_id>"` (a JSON string) for each new event, and serves until SIGTERM. The secret comes
-from CAI_SECRET, the provider code it accepts from --provider.
+from CAI_SECRET, the provider code it accepts from --provider; during a rotation (§5.9) the previous secret,
+from CAI_PREVIOUS_SECRET when set, verifies too.
 
 Its choices where the spec leaves one open (every one can be changed by an option, for the zoo):
   - the size limit is read first, then the origin, provider, timestamp and signature, then the document
@@ -102,6 +103,12 @@ FAULTS = {
     "origin-x-forwarded-for": ("RB4", "§5.7",
         "takes the origin from X-Forwarded-For when present: an unregistered address that claims "
         "a registered one is accepted"),
+    "empty-previous-secret": ("RB4", "§5.1, §5.3, §5.9",
+        "verifies with the previous secret of a rotation too, a setting that defaults to '': a request "
+        "signed with the empty secret is accepted"),
+    "window-reads-last-timestamp": ("RB4", "§5.4, §5.5",
+        "signs over the first X-CAI-Timestamp line and judges the window on the last: a stale signed "
+        "request replayed with a second, fresh timestamp line is accepted"),
     # RB5: schema
     "non-object-500": ("RB5", "§2.4, §7",
         "reads fields of the parsed body without checking it is an object: [] or 1 is answered 500"),
@@ -124,6 +131,14 @@ FAULTS = {
     "e164-strips-formatting": ("RB5", "§2.1",
         "strips spaces, dashes, dots and parentheses before checking E.164: '+1 415-555-2671' is "
         "accepted"),
+    "raw-decode": ("RB5", "§2",
+        "parses the body with json.JSONDecoder().raw_decode: text after the JSON document is ignored "
+        "and the event taken"),
+    "date-time-unanchored": ("RB5", "§2.1",
+        "matches a date-time with re.match, no end anchor: '2026-11-22T13:00:00+01:00 CET' is accepted"),
+    "lead-id-strip-crash": ("RB5", "§2.4, §7",
+        "calls .strip() on lead_id without checking it is a string, outside its error handling: a "
+        "numeric lead_id raises in the handler and the connection is closed with no answer"),
     # RB6: size
     "size-truncates": ("RB6", "§8",
         "reads at most 256 KB and judges what it read: an oversize body fails the signature (401), "
@@ -174,6 +189,10 @@ class Config:
     pass
 
 
+class LeadIdCrash(Exception):
+    """What the lead-id-strip-crash fault raises: it escapes the handler as an uncaught error would."""
+
+
 def days_in_month(year, month):
     if month == 2:
         return 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
@@ -185,7 +204,7 @@ def valid_date_time(value, fault):
     if not isinstance(value, str):
         return False
     pattern = DATE_TIME_NO_OFFSET if fault == "date-time-offset-optional" else DATE_TIME
-    m = pattern.fullmatch(value)
+    m = pattern.match(value) if fault == "date-time-unanchored" else pattern.fullmatch(value)
     if not m:
         return False
     year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
@@ -261,6 +280,9 @@ def parse_json(raw, fault):
             raise Refused(400, "the body is not JSON in UTF-8")
     errors = "replace" if fault == "utf8-replaced" else "strict"
     try:
+        if fault == "raw-decode":             # the mistake: what follows the document is never looked at
+            text = raw.decode("utf-8").lstrip(" \t\r\n")
+            return json.JSONDecoder(parse_constant=reject_constant).raw_decode(text)[0]
         doc = json.loads(raw.decode("utf-8", errors), parse_constant=reject_constant)
     except ValueError:                        # UnicodeDecodeError and JSONDecodeError are both ValueError
         raise Refused(400, "the body is not JSON in UTF-8")
@@ -543,6 +565,13 @@ class Handler(BaseHTTPRequestHandler):
         if len(providers) != 1 or providers[0] != cfg.provider:
             raise Refused(401, "unknown provider")
         stamps = self.headers.get_all("X-CAI-Timestamp") or []
+        if cfg.fault == "window-reads-last-timestamp":
+            if not stamps:
+                raise Refused(401, "missing timestamp")
+            if not all(TIMESTAMP.fullmatch(s) for s in stamps):
+                raise Refused(401, "malformed timestamp")
+            # the mistake: the signature is computed over the first line, the window judged on the last
+            return stamps[0], int(stamps[-1])
         if len(stamps) != 1:
             raise Refused(401, "missing timestamp")
         stamp = stamps[0]
@@ -566,9 +595,16 @@ class Handler(BaseHTTPRequestHandler):
         signatures = self.headers.get_all("X-CAI-Signature") or []
         if len(signatures) != 1 or not SIGNATURE.fullmatch(signatures[0]):
             raise Refused(401, "missing or malformed signature")
-        expected = "sha256=" + hmac.new(self.cfg.secret, stamp.encode("latin-1") + b"." + raw,
-                                        hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(expected.encode(), signatures[0].encode()):
+        secrets = [self.cfg.secret]
+        if self.cfg.previous_secret is not None:     # a rotation's overlap (§5.9)
+            secrets.append(self.cfg.previous_secret)
+        verified = False
+        for secret in secrets:
+            expected = "sha256=" + hmac.new(secret, stamp.encode("latin-1") + b"." + raw,
+                                            hashlib.sha256).hexdigest()
+            if hmac.compare_digest(expected.encode(), signatures[0].encode()):
+                verified = True
+        if not verified:
             raise Refused(401, "wrong signature")
 
     def check_size(self, raw, size):
@@ -591,6 +627,8 @@ class Handler(BaseHTTPRequestHandler):
             self.answer_error(r.status, r.message, r.headers)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except LeadIdCrash:
+            raise                                 # outside its error handling: http.server closes, no answer
         except Exception as e:                    # a bug of its own: an honest 500
             self.close_connection = True
             try:
@@ -675,6 +713,8 @@ class Handler(BaseHTTPRequestHandler):
         if cfg.order == "auth-first":
             self.check_size(raw, size)
         doc = parse_json(raw, f)
+        if f == "lead-id-strip-crash" and isinstance(doc, dict) and "lead_id" in doc:
+            self.reconcile_key(doc)
         if f == "size-of-compact-json":
             compact = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
             if len(compact) > LIMIT:
@@ -697,6 +737,14 @@ class Handler(BaseHTTPRequestHandler):
             self.answer_new(event_id)
         else:
             self.answer_duplicate()
+
+    def reconcile_key(self, doc):
+        """The lead_id as the reconciliation log keys it (§6.3), trimmed (the lead-id-strip-crash fault only).
+        Its error is one the handler does not catch: it escapes do_POST as in a handler with no catch-all."""
+        try:
+            return doc["lead_id"].strip()         # the mistake: a number or null has no strip()
+        except AttributeError as e:
+            raise LeadIdCrash(str(e)) from e
 
     def not_allowed(self):
         try:
@@ -744,6 +792,11 @@ def main():
         return 2
     cfg = Config()
     cfg.secret = secret.encode("utf-8")
+    previous = os.environ.get("CAI_PREVIOUS_SECRET", "")
+    if a.fault == "empty-previous-secret":
+        cfg.previous_secret = previous.encode("utf-8")   # the mistake: '' (not set) is tried as a key
+    else:
+        cfg.previous_secret = previous.encode("utf-8") if previous else None
     cfg.provider = a.provider
     cfg.path = a.path
     cfg.origins = {o.strip() for o in a.origins.split(",") if o.strip()}

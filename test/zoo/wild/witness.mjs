@@ -459,6 +459,19 @@ const B_WITNESSES = {
     });
     return { ok: r.status === 401, saw: `from 127.0.0.2 (unregistered) with X-Forwarded-For: 127.0.0.1: ${show(r)}` };
   },
+  'empty-previous-secret': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`), { secret: '' });
+    return { ok: r.status === 401, saw: `an event signed with the empty secret: ${show(r)}` };
+  },
+  'window-reads-last-timestamp': async (t) => {
+    const stale = String(now() - 1000);
+    const fresh = String(now());
+    const r = await postB(t.url, message(`w-${rand()}`), { ts: stale, headers: { 'X-CAI-Timestamp': [stale, fresh] } });
+    return {
+      ok: r.status === 401,
+      saw: `an event signed 1000 s ago, sent with a second X-CAI-Timestamp line of now: ${show(r)}`,
+    };
+  },
   'non-object-500': async (t) => {
     const r = await postB(t.url, '[]');
     return { ok: r.status === 400, saw: `a signed body [] : ${show(r)}` };
@@ -505,6 +518,18 @@ const B_WITNESSES = {
   'e164-strips-formatting': async (t) => {
     const r = await postB(t.url, message(`w-${rand()}`, { from_number_e164: '+1 415-555-2671' }));
     return { ok: r.status === 400, saw: `from_number_e164 "+1 415-555-2671": ${show(r)}` };
+  },
+  'raw-decode': async (t) => {
+    const r = await postB(t.url, `${JSON.stringify(message(`w-${rand()}`))} and more`);
+    return { ok: r.status === 400, saw: `a signed message followed by " and more": ${show(r)}` };
+  },
+  'date-time-unanchored': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { occurred_at: '2026-11-22T13:00:00+01:00 CET' }));
+    return { ok: r.status === 400, saw: `occurred_at "2026-11-22T13:00:00+01:00 CET": ${show(r)}` };
+  },
+  'lead-id-strip-crash': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { lead_id: 4711 }));
+    return { ok: r.status === 400, saw: `a signed message with "lead_id": 4711: ${show(r)}` };
   },
   'size-truncates': async (t) => {
     const body = messageOfSize(`w-${rand()}`, LIMIT + 40_000);

@@ -261,7 +261,8 @@ const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'A-SCHEMA-012',
-    title: 'malformed JSON (a comma before the closing brace, text after the document) is rejected with a 4xx, never 5xx',
+    title:
+      'malformed JSON (a comma before the closing brace, text after the document) is rejected with a 4xx, never 5xx',
     sections: ['§2', '§4.1'],
     mutations: MALFORMED_JSON,
   },
