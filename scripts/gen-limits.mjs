@@ -143,8 +143,7 @@ function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS }) {
     `| \`--concurrency\` (a batch's documents, a conformance run's checks) | ${FLAG_BOUNDS.concurrency} | as many connections as cai's own listeners take at once |`,
     `| \`mock provider --speed\` | from ${FLAG_BOUNDS.speed.least} to ${FLAG_BOUNDS.speed.most} | at the least, a conversation's longest step (2 min) still waits within a day and fits Node's timers; at the most, every step is far below a millisecond already |`,
     '| `conformance run --only` | not empty | an empty list (a CI variable left unset) would run every check |',
-    '',
-    '`report --since` and `--until` are points in time, not waits: a duration ago (`7d`) is not bounded.',
+    `| \`report --since\`, \`--until\` as a duration ago (\`7d\`) | ${FLAG_BOUNDS.agoDays}d | a century, older than any log; an earlier point is a date (\`2026-11-01\`) |`,
     '',
   ];
 }

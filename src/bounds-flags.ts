@@ -19,4 +19,9 @@ export const FLAG_BOUNDS = {
    * at the most, every step is far below a millisecond already.
    */
   speed: { least: 0.01, most: 1_000_000 },
+  /**
+   * `report --since`/`--until` as a duration ago (`7d`): 100 years, older than any log the mocks wrote; an earlier
+   * point is a date. Past it the point would fall outside what a Date holds (±273 790 years).
+   */
+  agoDays: 36_500,
 } as const;

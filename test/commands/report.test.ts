@@ -104,6 +104,11 @@ describe('cai report', () => {
       "error: option '--since <time>' argument '2026-11-01T10:00' is invalid. expected a date (2026-11-01, read as UTC), a date-time with an offset (2026-11-01T09:00:00+01:00), or a duration ago (24h, 7d).",
       "hint: run 'cai report --help' for its options and examples",
     ],
+    ...['99999999999999999999d', '10000000000000s', '36501d'].map((ago): [string[], string, string] => [
+      ['report', '--log', 'x', '--until', ago],
+      `error: option '--until <time>' argument '${ago}' is invalid. expected a duration ago of at most 36500d (docs/limits.md); an earlier point as a date (2026-11-01).`,
+      "hint: run 'cai report --help' for its options and examples",
+    ]),
     [
       ['report', '--log', 'x', '--format', 'xml'],
       "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv.",

@@ -160,8 +160,14 @@ export type TimeBound = { at: number } | { agoMs: number };
 
 export function parseTimeBound(value: string): TimeBound {
   const text = value.trim();
-  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text))
-    return { agoMs: parseDuration(text) ?? parseDurationMs(text) };
+  if (/^[0-9]+(\.[0-9]+)?(ms|s|m|h|d)([0-9]|$)/.test(text)) {
+    const agoMs = parseDuration(text) ?? parseDurationMs(text);
+    if (agoMs > FLAG_BOUNDS.agoDays * 86_400_000)
+      throw new InvalidArgumentError(
+        `expected a duration ago of at most ${FLAG_BOUNDS.agoDays}d (docs/limits.md); an earlier point as a date (2026-11-01).`,
+      );
+    return { agoMs };
+  }
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   if (!dateOnly && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
     throw new InvalidArgumentError(
