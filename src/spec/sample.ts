@@ -260,7 +260,8 @@ export function parseSetOverride(text: string): [string, unknown] {
 
 /**
  * The first number of JSON text `raw` that parsing would change, and how: out of a double's range (1e999 would
- * be printed null), a non-zero one that underflows to 0, or a whole number past 2^53 that loses digits.
+ * be printed null), a non-zero one that underflows to 0, or one with more digits than a double holds (a whole
+ * number past 2^53, 9007199254740993.5, 0.30000000000000000001), which it would print as another number.
  */
 function numberChangedByParsing(raw: string): { written: string; why: string } | undefined {
   const outsideStrings = raw.replace(/"(?:[^"\\]|\\.)*"/g, '""');
@@ -270,12 +271,28 @@ function numberChangedByParsing(raw: string): { written: string; why: string } |
       ? 'is beyond the range of a JSON number here (it would become null)'
       : n === 0 && /[1-9]/.test(written.split(/[eE]/)[0] as string)
         ? 'is too close to 0 for a JSON number here (it would become 0)'
-        : /^-?\d+$/.test(written) && !Number.isSafeInteger(n) && String(n) !== written
-          ? `is a whole number past 2^53, which loses digits (it would become ${String(n)})`
-          : undefined;
+        : decimalValue(String(n)) === decimalValue(written)
+          ? undefined
+          : /^-?\d+$/.test(written)
+            ? `is a whole number past 2^53, which loses digits (it would become ${String(n)})`
+            : `has more digits than a JSON number here holds (it would become ${String(n)})`;
     if (why !== undefined) return { written, why: `${written} ${why}` };
   }
   return undefined;
+}
+
+/**
+ * A JSON number's decimal value as one text, whatever its notation: `1.5e3`, `1500` and `1500.0` give `15e2`, and
+ * every zero `0`. Two numbers are the same value exactly when these are equal.
+ */
+function decimalValue(text: string): string {
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] =
+    /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text) ?? [];
+  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  const significant = digits.replace(/0+$/, '');
+  if (significant === '') return '0';
+  const scale = Number(exponent) - fraction.length + (digits.length - significant.length);
+  return `${sign}${significant}e${scale}`;
 }
 
 /** A job acknowledgment (§2.3), as a provider answers a contact job with 202. */

@@ -1,7 +1,8 @@
 /**
  * A `--set` number that a JSON number here (a double) cannot carry as written is refused, never silently changed:
- * out of range (1e999 would become null), underflowing to 0, or a whole number past 2^53 that loses digits. The
- * same number in double quotes is a string, and numbers a double holds pass as before.
+ * out of range (1e999 would become null), underflowing to 0, or digits past what a double holds (a whole number
+ * past 2^53, 9007199254740993.5, 0.30000000000000000001). The same number in double quotes is a string, and
+ * numbers a double holds pass as before, whatever their notation.
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -23,6 +24,22 @@ describe('--set numbers a double cannot carry as written (exit 2, one error and 
       '9007199254740993 is a whole number past 2^53, which loses digits (it would become 9007199254740992)',
     ],
     ['{"nested":[1,1e400]}', '1e400 is beyond the range of a JSON number here (it would become null)'],
+    [
+      '9007199254740993.0',
+      '9007199254740993.0 has more digits than a JSON number here holds (it would become 9007199254740992)',
+    ],
+    [
+      '100000000000000000000.5',
+      '100000000000000000000.5 has more digits than a JSON number here holds (it would become 100000000000000000000)',
+    ],
+    [
+      '0.30000000000000000001',
+      '0.30000000000000000001 has more digits than a JSON number here holds (it would become 0.3)',
+    ],
+    [
+      '[2.5,1.00000000000000001]',
+      '1.00000000000000001 has more digits than a JSON number here holds (it would become 1)',
+    ],
   ])('sample: %s', async (value, why) => {
     const result = await sample(value);
     expect(result.code).toBe(2);
@@ -58,6 +75,11 @@ describe('--set numbers a double cannot carry as written (exit 2, one error and 
     ['9007199254740992', '9007199254740992'],
     ['1.5e3', '1500'],
     ['0.0', '0'],
+    ['-0.0e7', '0'],
+    ['0.30000000000000004', '0.30000000000000004'],
+    ['1.2500e-2', '0.0125'],
+    ['1e21', '1e+21'],
+    ['5e-324', '5e-324'],
     ['{"text":"12345678901234567890"}', '{\n    "text": "12345678901234567890"\n  }'],
   ])('%s is taken as given', async (value, printed) => {
     const result = await sample(value);
