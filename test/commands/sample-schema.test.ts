@@ -75,6 +75,32 @@ describe('cai sample', () => {
   });
 
   it.each([
+    [['event', 'job.closed', '--lead-id', ''], 'lead_id', '--lead-id value'],
+    [['event', 'appointment.booked', '--branch-code', ''], 'branch_code', '--branch-code value'],
+    [['event', 'conversation.message', '--provider-job-id', ''], 'provider_job_id', '--provider-job-id value'],
+    [['job', '--branch-code', '', '--set', 'attempts=1'], 'branch_code', '--set/--unset, --branch-code values'],
+  ])('checks the field flags as it checks --set: %j', async (argv, field, flags) => {
+    const strict = await runCli(['sample', ...argv, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe('');
+    expect(strict.stderr).toMatch(
+      new RegExp(
+        `^error: your overrides make the document invalid: ${field}: .*\nhint: change the ${flags.replace('/', '\\/')}, or drop --strict to print it anyway\n$`,
+      ),
+    );
+    const loose = await runCli(['sample', ...argv, '--compact']);
+    expect(loose.code).toBe(0);
+    expect(loose.stdout).toContain(`"${field}":""`);
+    expect(loose.stderr).toMatch(/^warning: your overrides make the document invalid \(1 error\); printed anyway:\n/);
+  });
+
+  it('a field flag with a valid value prints no warning', async () => {
+    const result = await runCli(['sample', 'event', 'appointment.booked', '--lead-id', 'lead_123', '--strict']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it.each([
     [['sample', 'job', '--set', 'city.name=x'], 'error: city is not an object, so city.name cannot be set'],
     [['sample', 'job', '--set', 'nonsense'], 'error: --set nonsense: expected path=value'],
     [

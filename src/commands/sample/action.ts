@@ -49,7 +49,7 @@ export async function runSample(target: Target, options: SampleOptions, context:
     }
   };
   const kind: DocumentKind = target.kind;
-  const changed = overrides.set.length > 0 || overrides.unset.length > 0;
+  const changed = overrideFlags(options).length > 0;
   const out = pipeWriter(io.stdout);
   for (let index = 0; index < options.count; index++) {
     const document = samples.applyOverrides(make(), overrides);
@@ -57,7 +57,7 @@ export async function runSample(target: Target, options: SampleOptions, context:
     if (index === 0 && changed) {
       const verdict = validateDocument(document, { kind, strict: true }); // strict: a mistyped --set path shows up as an unknown field
       if (!verdict.valid && options.strict) {
-        reportInvalid(verdict, context);
+        reportInvalid(verdict, overrideFlags(options), context);
         return 1;
       }
       reportProblems(verdict, context);
@@ -77,10 +77,25 @@ function reportProblems(verdict: DocumentVerdict, { output }: CommandContext): v
   for (const issue of verdict.warnings) output.note(describeIssue(issue));
 }
 
-function reportInvalid(verdict: DocumentVerdict, { output }: CommandContext): void {
+/** The flags that change a field of the sample: each can make it invalid (an empty lead_id), so each is checked as --set is. */
+function overrideFlags(options: SampleOptions): string[] {
+  const fields: [string, unknown][] = [
+    ['--lead-id', options.leadId],
+    ['--provider-job-id', options.providerJobId],
+    ['--branch-code', options.branchCode],
+    ['--callback-url', options.callbackUrl],
+  ];
+  return [
+    ...((options.set ?? []).length > 0 || (options.unset ?? []).length > 0 ? ['--set/--unset'] : []),
+    ...fields.filter(([, value]) => value !== undefined).map(([flag]) => flag),
+  ];
+}
+
+function reportInvalid(verdict: DocumentVerdict, flags: string[], { output }: CommandContext): void {
   const first = verdict.errors[0];
   const message = `your overrides make the document invalid: ${first ? describeIssue(first) : 'invalid'}${verdict.errors.length > 1 ? ` (and ${verdict.errors.length - 1} more)` : ''}`;
-  const hint = 'change the --set/--unset values, or drop --strict to print it anyway';
+  const values = flags.length === 1 && flags[0] !== '--set/--unset' ? 'value' : 'values';
+  const hint = `change the ${flags.join(', ')} ${values}, or drop --strict to print it anyway`;
   if (output.json) {
     output.printJson({
       ok: false,

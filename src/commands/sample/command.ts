@@ -8,8 +8,8 @@ import type { SampleOptions } from './action.js';
 
 const EXAMPLES = `
 Values given to --set are used as JSON when they parse as JSON (4, true, null, {"a":1}, "\\"quoted\\""),
-otherwise as text. An override that makes the document invalid is reported on stderr (exit 0);
-with --strict it is an error (exit 1) and nothing is printed.
+otherwise as text. An override (--set, --unset, --lead-id, --branch-code …) that makes the document
+invalid is reported on stderr (exit 0); with --strict it is an error (exit 1) and nothing is printed.
 
 Examples:
   $ cai sample job --callback-url https://platform.example/cai/events
