@@ -1,7 +1,8 @@
 /**
- * What a few commands say at the edges: an empty --lead-id is a usage error (it was sent, and the platform
- * answered 400); a bad config points to where its shape is described (docs/operations.md, not the README); a
- * sample without event_id says "no event_id"; a status in neither §7's table nor HTTP's classes is not called a 4xx.
+ * What a few commands say at the edges: an empty --lead-id or --branch-code is a usage error (it was sent, and
+ * the platform answered 400, halfway through a flow); a bad config points to where its shape is described
+ * (docs/operations.md, not the README); a sample without event_id says "no event_id"; a status in neither §7's
+ * table nor HTTP's classes is not called a 4xx.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,17 +15,23 @@ const env = { CAI_SECRET: 'whsec_small_usage_words_0123456789ab' };
 const dir = mkdtempSync(join(tmpdir(), 'cai-small-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('trigger --lead-id', () => {
-  it.each([['appointment-booked'], ['job']])('%s: an empty one is a usage error, nothing sent', async (flow) => {
+describe('trigger --lead-id and --branch-code', () => {
+  it.each([
+    ['appointment-booked', '--lead-id <id>', 'a lead_id such as lead_4f1c2a'],
+    ['job', '--lead-id <id>', 'a lead_id such as lead_4f1c2a'],
+    ['appointment-booked', '--branch-code <code>', 'a branch_code from the deployment catalog, such as BR-001'],
+    ['job', '--branch-code <code>', 'a branch_code from the deployment catalog, such as BR-001'],
+  ])('%s %s: an empty one is a usage error, nothing sent', async (flow, option, what) => {
     const server = await startScriptedServer([{ status: 202, body: { ok: true } }]);
+    const flag = option.split(' ')[0] as string;
     try {
       const result = await runCli(
-        ['trigger', flow, '--to', `${server.url}/events`, '--provider', 'acme', '--source', 'p', '--lead-id', ''],
+        ['trigger', flow, '--to', `${server.url}/events`, '--provider', 'acme', '--source', 'p', flag, ''],
         { env: { ...env, CAI_CALLBACK_SECRET: env.CAI_SECRET } },
       );
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(
-        `error: option '--lead-id <id>' argument '' is invalid. expected a lead_id such as lead_4f1c2a, not an empty string.\nhint: run 'cai trigger --help' for its options and examples\n`,
+        `error: option '${option}' argument '' is invalid. expected ${what}, not an empty string.\nhint: run 'cai trigger --help' for its options and examples\n`,
       );
       expect(server.requests).toHaveLength(0);
     } finally {

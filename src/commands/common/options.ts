@@ -32,6 +32,17 @@ export function wholeNumber(min: number, max: number): (value: string) => number
   };
 }
 
+/**
+ * A field value that may not be empty (a lead_id, a branch_code): '' is refused before anything is sent, not
+ * rejected by the receiver halfway through a flow. `what` names it with an example: `a lead_id such as lead_4f1c2a`.
+ */
+export function nonEmpty(what: string): (value: string) => string {
+  return (value) => {
+    if (value === '') throw new InvalidArgumentError(`expected ${what}, not an empty string.`);
+    return value;
+  };
+}
+
 /** Unix seconds, as `X-CAI-Timestamp` carries them (§4.1, §4.2). */
 export function parseUnixSeconds(value: string): number {
   if (!/^[0-9]{1,12}$/.test(value))

@@ -5,8 +5,8 @@
  * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
  * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { durationOption, parseHostPort, parseHttpUrl } from '../common/options.js';
+import { Option, type Command } from 'commander';
+import { durationOption, nonEmpty, parseHostPort, parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions, retryForGiven } from '../common/send-options.js';
@@ -30,13 +30,15 @@ export function registerTrigger(program: Command, state: RunState): void {
       "B: the X-CAI-Provider header (§4.2); job: the code the provider's events must carry (§5.6)",
     )
     .option('--source <id>', 'job: the X-CAI-Source header, the platform id (§4.1)')
-    .option('--lead-id <id>', 'the lead_id of every event (B) or of the job (default: a fresh one)', (id: string) => {
-      if (id === '') throw new InvalidArgumentError('expected a lead_id such as lead_4f1c2a, not an empty string.');
-      return id;
-    })
+    .option(
+      '--lead-id <id>',
+      'the lead_id of every event (B) or of the job (default: a fresh one)',
+      nonEmpty('a lead_id such as lead_4f1c2a'),
+    )
     .option(
       '--branch-code <code>',
       'the branch_code of the appointment events (B) or of the job (a code from the deployment catalog)',
+      nonEmpty('a branch_code from the deployment catalog, such as BR-001'),
     )
     .addOption(durationOption('--pace <duration>', 'B: the pause between an answer and the next event', '1s'))
     .addOption(
