@@ -122,7 +122,7 @@ function deadlinesSection({ DEADLINES, EXPLORE_CAPS }) {
   ];
 }
 
-function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS }) {
+function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS, MOCK_LOG_CAPS, MiB }) {
   const hours = FLAG_BOUNDS.durationMs / 3_600_000;
   return [
     '## Flag values',
@@ -138,7 +138,10 @@ function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS }) {
     `| every duration: \`--timeout\`, \`--retry-for\`, \`--initial-delay\`, \`--pace\`, \`--wait\`, \`--observe\`, \`--callback-wait\`, \`--duration\`, \`--ramp\`'s, \`mock --latency\` | ${hours} h | more than any wait needs (§7, §8: a delivery is retried for up to 24 h); a longer one would not fit Node's timers, which turn 25 days into 1 ms |`,
     `| \`conformance run --budget\` | ${seconds(EXPLORE_CAPS.timeLimitMs)} | below |`,
     `| \`verify --window\` | ${FLAG_BOUNDS.windowSeconds} s | a day either side of now (§5.5: 300 s); verify an older capture at its own time with \`--now\` |`,
-    `| \`send-event\`, \`send-job\`, \`replay\` \`--max-attempts\` | ${FLAG_BOUNDS.attempts} | far more than a day of §7 backoff makes |`,
+    `| \`send-event\`, \`send-job\`, \`replay\` \`--max-attempts\`, \`mock platform --fail-first\` | ${FLAG_BOUNDS.attempts} | far more than a day of §7 backoff makes |`,
+    `| \`send-event\`, \`send-job\` \`--rate\`, \`mock platform --rate-limit\`, \`load --rate\` | ${FLAG_BOUNDS.ratePerHourLeast}/h to ${FLAG_BOUNDS.ratePerSecond}/s | the most is \`load\`'s (one machine sends some thousands a second); the least keeps the pause between two requests within an hour |`,
+    `| \`mock --dedupe-capacity\` | ${FLAG_BOUNDS.dedupeCapacity} | more \`event_id\`s than the ${MOCK_LOG_CAPS.dedupeIdBytes / MiB} MiB of ids an index holds (below): past that the oldest are forgotten anyway |`,
+    `| \`conformance run --max-failures\` | ${FLAG_BOUNDS.maxFailures} | more than the checks of a run |`,
     `| \`sample --count\` | ${FLAG_BOUNDS.count} | a batch at its cap (a million events of about 250 bytes) |`,
     `| \`--concurrency\` (a batch's documents, a conformance run's checks) | ${FLAG_BOUNDS.concurrency} | as many connections as cai's own listeners take at once |`,
     `| \`mock provider --speed\` | from ${FLAG_BOUNDS.speed.least} to ${FLAG_BOUNDS.speed.most} | at the least, a conversation's longest step (2 min) still waits within a day and fits Node's timers; at the most, every step is far below a millisecond already |`,

@@ -7,10 +7,12 @@ export const FLAG_BOUNDS = {
   durationMs: 24 * 3_600_000,
   /** `verify --window`: a day either side of now; verify an older capture at its own time with `--now`. */
   windowSeconds: 86_400,
-  /** `--max-attempts`: far more than a day of §7 backoff makes. */
+  /** `--max-attempts`, and `mock platform --fail-first`: far more than a day of §7 backoff makes. */
   attempts: 1_000,
   /** `sample --count`: a batch at its cap (a million events of about 250 bytes). */
   count: 1_000_000,
+  /** `conformance run --max-failures`: more than the checks of a run (a few hundred). */
+  maxFailures: 10_000,
   /** `--concurrency`: documents or checks in flight at once. */
   concurrency: 256,
   /**
@@ -24,4 +26,15 @@ export const FLAG_BOUNDS = {
    * point is a date. Past it the point would fall outside what a Date holds (±273 790 years).
    */
   agoDays: 36_500,
+  /**
+   * `mock --dedupe-capacity`: more event_ids than the 1024 MiB of ids a dedupe index holds (about 37 bytes each at
+   * the shortest measured, MOCK_LOG_CAPS in src/bounds.ts); past that the byte cap forgets first anyway.
+   */
+  dedupeCapacity: 100_000_000,
+  /**
+   * A rate (`send-event`/`send-job --rate`, `mock platform --rate-limit`), in requests a second: at most `load`'s
+   * (src/load/bounds.ts), at least one an hour, so the pause between two stays within a duration flag's bound.
+   */
+  ratePerSecond: 100_000,
+  ratePerHourLeast: 1,
 } as const;

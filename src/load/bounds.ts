@@ -2,11 +2,11 @@
  * The bounds of `cai load`: every input has one, and so has every structure a run keeps, so that a run of any
  * length and any target costs bounded memory. Stated in docs/load.md ("Bounds"); its deadlines in src/bounds.ts.
  */
-import { DEADLINES } from '../bounds.js';
+import { DEADLINES, FLAG_BOUNDS } from '../bounds.js';
 
 export const LOAD_BOUNDS = {
-  /** Arrivals a second at most (`--rate`, a ramp's ends). One machine sends some thousands a second. */
-  maxRatePerSecond: 100_000,
+  /** Arrivals a second at most (`--rate`, a ramp's ends), as every rate flag. One machine sends some thousands a second. */
+  maxRatePerSecond: FLAG_BOUNDS.ratePerSecond,
   /** The whole run at most, ramps included (`--duration`, `--ramp`). */
   maxDurationMs: 24 * 60 * 60 * 1000,
   /** Ramps before the steady phase. */

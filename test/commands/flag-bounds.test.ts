@@ -143,11 +143,28 @@ describe('numbers with a stated bound', () => {
     [['sample', 'event', 'conversation.message', '--count'], '99999999999999999999', '1000000'],
     [['send-event', '--to', TO, '--provider', 'acme', '--ndjson', '-', '--concurrency'], '100000', '256'],
     [['conformance', 'run', '--mock', '--interface', 'B', '--concurrency'], '257', '256'],
+    [['conformance', 'run', '--mock', '--interface', 'B', '--max-failures'], '99999999999999999999', '10000'],
+    [['mock', 'platform', '--provider', 'acme', '--dedupe-capacity'], '99999999999999999999', '100000000'],
+    [['mock', 'platform', '--provider', 'acme', '--fail-first'], '99999999999999999999', '1000'],
   ])('%j %s is refused: at most %s', async (argv, value, bound) => {
     const flag = argv.at(-1) as string;
     await usage(
       [...argv, value],
       `option '${flag} <${flag === '--window' ? 'seconds' : 'n'}>' argument '${value}' is invalid. expected at most ${bound} (docs/limits.md).`,
+    );
+  });
+
+  it.each([
+    [['send-event', '--to', TO, '--provider', 'acme', '--ndjson', '-', '--rate'], '99999999999999999999/s', 'n/s'],
+    [['send-job', '--to', TO, '--source', 'p', '--ndjson', '-', '--rate'], '0.5/h', 'n/s'],
+    [['mock', 'platform', '--provider', 'acme', '--rate-limit'], '0.0001/s', 'rate'],
+    [['load', '--mock', '--rate'], '100001/s', 'n/s'],
+  ])('%j %s is refused: a rate from 1/h to 100000/s', async (argv, value, placeholder) => {
+    const flag = argv.at(-1) as string;
+    const bound = value.endsWith('/h') || value.startsWith('0.') ? 'at least 1/h' : 'at most 100000/s';
+    await usage(
+      [...argv, value],
+      `option '${flag} <${placeholder}>' argument '${value}' is invalid. expected ${bound} (docs/limits.md).`,
     );
   });
 });

@@ -11,17 +11,6 @@ import { closestValue, suggestValue } from '../../suggest.js';
  * "option '--x <n>' argument 'y' is invalid." usage error (exit 2), with the reason.
  */
 
-export function parseNonNegativeInteger(value: string): number {
-  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number of 0 or more.');
-  return Number(value);
-}
-
-export function parsePositiveInteger(value: string): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) === 0)
-    throw new InvalidArgumentError('expected a whole number of 1 or more.');
-  return Number(value);
-}
-
 /** A whole number from `min` to `max` (docs/limits.md, "Flag values"). */
 export function wholeNumber(min: number, max: number): (value: string) => number {
   return (value) => {
@@ -85,12 +74,20 @@ export function parseUrlPath(value: string): string {
   return value;
 }
 
-/** Parses a rate such as `20/s`, `600/m` or a bare `20` (per second). Returns requests per second. */
+/**
+ * Parses a rate such as `20/s`, `600/m` or a bare `20` (per second), from 1/h to 100000/s (docs/limits.md): a
+ * slower one would pause past a duration flag's bound. Returns requests per second.
+ */
 export function parseRatePerSecond(value: string): number {
   const match = /^([0-9]+(?:\.[0-9]+)?)(?:\/(s|m|h))?$/.exec(value.trim());
   if (!match || Number(match[1]) <= 0) throw new InvalidArgumentError('expected a rate such as 20/s or 600/m.');
   const per = { s: 1, m: 60, h: 3600 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
-  return Number(match[1]) / per;
+  const rate = Number(match[1]) / per;
+  if (rate * 3600 < FLAG_BOUNDS.ratePerHourLeast)
+    throw new InvalidArgumentError(`expected at least ${FLAG_BOUNDS.ratePerHourLeast}/h (docs/limits.md).`);
+  if (rate > FLAG_BOUNDS.ratePerSecond)
+    throw new InvalidArgumentError(`expected at most ${FLAG_BOUNDS.ratePerSecond}/s (docs/limits.md).`);
+  return rate;
 }
 
 /** A probability between 0 and 1. */

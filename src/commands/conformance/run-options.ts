@@ -18,7 +18,6 @@ import {
   parseDurationMs,
   parseHostPort,
   parseHttpUrl,
-  parsePositiveInteger,
   wholeNumber,
 } from '../common/options.js';
 import { addSecretOptions } from '../common/secret-options.js';
@@ -293,7 +292,7 @@ function addReportOptions(run: Command): void {
     .option(
       '--max-failures <n>',
       'stop once N must checks have failed; the checks not run are reported as skipped',
-      parsePositiveInteger,
+      wholeNumber(1, FLAG_BOUNDS.maxFailures),
     )
     .addOption(
       new Option(

@@ -12,14 +12,19 @@ import {
   collectThreshold,
   DEFAULT_RATE_PER_SECOND,
   parseMixFlag,
-  parseRate,
   parseRepeat,
   parseScale,
   syntax,
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
-import { callbackListenOption, choiceOption, durationOption, parseHttpUrl } from '../common/options.js';
+import {
+  callbackListenOption,
+  choiceOption,
+  durationOption,
+  parseHttpUrl,
+  parseRatePerSecond,
+} from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addCaOptions } from '../common/transport-options.js';
@@ -111,7 +116,7 @@ function addArrivalOptions(load: Command): void {
     .option(
       '--rate <n/s>',
       `the steady arrival rate (e.g. 200/s, 600/m; default ${DEFAULT_RATE_PER_SECOND}/s, or the last ramp's end)`,
-      syntax(parseRate),
+      parseRatePerSecond,
     )
     .addOption(
       durationOption('--duration <duration>', 'how long the steady phase lasts (0 with --ramp: ramps only)', '10s'),

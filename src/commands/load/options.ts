@@ -12,7 +12,7 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { identityFlagOf, parseDurationMs, parseRatePerSecond } from '../common/options.js';
+import { identityFlagOf, parseDurationMs } from '../common/options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';
 
@@ -78,13 +78,6 @@ export function parseScale(value: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1000)
     throw new InvalidArgumentError('expected a factor above 0, such as 0.01 (a hundredth of the targets).');
   return n;
-}
-
-export function parseRate(text: string): number {
-  const rate = parseRatePerSecond(text);
-  if (rate > LOAD_BOUNDS.maxRatePerSecond)
-    throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
-  return rate;
 }
 
 export function collectRamp(text: string, previous: PhaseSpec[] | undefined): PhaseSpec[] {

@@ -9,13 +9,13 @@ import {
   collectValues,
   listenAddressParts,
   parseMilliseconds,
-  parseNonNegativeInteger,
   parsePort,
-  parsePositiveInteger,
   parseUrlPath,
   parseProbability,
   parseRatePerSecond,
+  wholeNumber,
 } from '../common/options.js';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { parseCidrOption } from '../common/network-options.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
@@ -106,7 +106,7 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
     .option(
       '--dedupe-capacity <n>',
       'remember at most N event_ids per space for dedupe; past it the oldest is forgotten (default: all)',
-      parsePositiveInteger,
+      wholeNumber(1, FLAG_BOUNDS.dedupeCapacity),
     )
     .option(
       '--break <fault>',
@@ -161,7 +161,7 @@ function registerPlatform(mock: Command, state: RunState): void {
     .option(
       '--fail-first <n>',
       'answer the first N attempts of each event_id 503 (fault injection)',
-      parseNonNegativeInteger,
+      wholeNumber(0, FLAG_BOUNDS.attempts),
     )
     .option(
       '--known-lead <id>',
