@@ -142,6 +142,7 @@ function flagsSection({ FLAG_BOUNDS, EXPLORE_CAPS, MOCK_LOG_CAPS, MiB }) {
     `| \`send-event\`, \`send-job\` \`--rate\`, \`mock platform --rate-limit\`, \`load --rate\` | ${FLAG_BOUNDS.ratePerHourLeast}/h to ${FLAG_BOUNDS.ratePerSecond}/s | the most is \`load\`'s (one machine sends some thousands a second); the least keeps the pause between two requests within an hour |`,
     `| \`mock --dedupe-capacity\` | ${FLAG_BOUNDS.dedupeCapacity} | more \`event_id\`s than the ${MOCK_LOG_CAPS.dedupeIdBytes / MiB} MiB of ids an index holds (below): past that the oldest are forgotten anyway |`,
     `| \`conformance run --max-failures\` | ${FLAG_BOUNDS.maxFailures} | more than the checks of a run |`,
+    `| \`--provider\`, \`--test-provider\`, \`--source\` (and the profile's \`provider_code\`, \`platform_id\`) | ${FLAG_BOUNDS.identityCharacters} characters | a code issued at onboarding (§1), sent as a header on every request ([below](#header-values)) |`,
     `| \`sample --count\` | ${FLAG_BOUNDS.count} | a batch at its cap (a million events of about 250 bytes) |`,
     `| \`--concurrency\` (a batch's documents, a conformance run's checks) | ${FLAG_BOUNDS.concurrency} | as many connections as cai's own listeners take at once |`,
     `| \`mock provider --speed\` | from ${FLAG_BOUNDS.speed.least} to ${FLAG_BOUNDS.speed.most} | at the least, a conversation's longest step (2 min) still waits within a day and fits Node's timers; at the most, every step is far below a millisecond already |`,
@@ -244,7 +245,7 @@ function generatedSection({ EXPLORE_CAPS }) {
   ];
 }
 
-function textSections({ MAX_WALK_DEPTH, PRETTY_JSON_ROOM, formatCap }) {
+function textSections({ MAX_WALK_DEPTH, PRETTY_JSON_ROOM, FLAG_BOUNDS, formatCap }) {
   return [
     '## JSON nesting',
     '',
@@ -265,7 +266,8 @@ function textSections({ MAX_WALK_DEPTH, PRETTY_JSON_ROOM, formatCap }) {
     '`provider_code` and `platform_id`, the header lines of a capture that `cai replay` sends) is checked once, before',
     'any request, capture or curl line is built (RFC 9110 §5.5): a control character (CR, LF, NUL, any other C0',
     'control but HTAB, DEL), a non-ASCII character or whitespace at either end is a usage error, exit 2. A CR/LF would',
-    'otherwise add a header to a `--dry-run` capture or a curl command.',
+    'otherwise add a header to a `--dry-run` capture or a curl command. An identity (the flags and profile values above)',
+    `longer than ${FLAG_BOUNDS.identityCharacters} characters is a usage error as well, named by its length, not echoed.`,
     '',
     '## What cai prints',
     '',

@@ -37,4 +37,9 @@ export const FLAG_BOUNDS = {
    */
   ratePerSecond: 100_000,
   ratePerHourLeast: 1,
+  /**
+   * `--provider`, `--test-provider`, `--source` and the profile's values for them: an identifier issued at onboarding
+   * (§1), sent as a header on every request; far longer than any code, far shorter than a receiver's headers.
+   */
+  identityCharacters: 256,
 } as const;

@@ -1,7 +1,8 @@
 /**
  * Issue 14, finding 5: a CR/LF (or any control character) in a value that becomes a header is a usage error
  * everywhere, before any request, capture or curl line is built: a real send, --dry-run captures (which
- * `cai replay` sends), `cai sign --format curl`, the conformance identity flags, the mocks' codes, profile values.
+ * `cai replay` sends), `cai sign --format curl`, trigger, the conformance identity flags, the mocks' codes, profile
+ * values; so is an identity longer than its bound (docs/limits.md).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +56,18 @@ describe('a header value with a control character is refused before anything is 
       'X-CAI-Provider',
     ],
     [
+      'trigger (a flow of events)',
+      ['trigger', 'appointment-booked', '--to', 'http://127.0.0.1:9/events', '--provider', EVIL],
+      '--provider',
+      'X-CAI-Provider',
+    ],
+    [
+      'trigger job',
+      ['trigger', 'job', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--source', EVIL],
+      '--source',
+      'X-CAI-Source',
+    ],
+    [
       'mock platform --test-provider',
       ['mock', 'platform', '--provider', 'acme', '--secret-env', 'CAI_SECRET', '--test-provider', EVIL],
       '--test-provider',
@@ -71,6 +84,28 @@ describe('a header value with a control character is refused before anything is 
       stdout: '',
       stderr: `error: ${flag} is the ${header} header, and ${CR_MESSAGE}\nhint: ${hint}\n`,
     });
+  });
+
+  it.each([
+    ['send-event', ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--dry-run', '--provider']],
+    ['trigger', ['trigger', 'job', '--to', 'http://127.0.0.1:9/', '--provider', 'acme', '--source']],
+    ['load', ['load', '--to', 'http://127.0.0.1:9/events', '--provider']],
+  ])('%s: an identity past 256 characters is refused, without echoing it', async (_name, argv) => {
+    const result = await runCli([...argv, 'a'.repeat(257)], { env });
+    const flag = argv.at(-1) as string;
+    const header = flag === '--source' ? 'X-CAI-Source' : 'X-CAI-Provider';
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: ${flag} is the ${header} header, and its 257 characters are over the 256 cai takes (docs/limits.md)`,
+    );
+    expect(result.stderr).toMatch(/^error: .*\nhint: .*\n$/);
+  });
+
+  it('an identity of 256 characters is sent', async () => {
+    const argv = ['send-event', '--to', 'http://127.0.0.1:9/events', '--sample', '--dry-run', '--provider'];
+    const result = await runCli([...argv, 'a'.repeat(256)], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`X-CAI-Provider: ${'a'.repeat(256)}\r\n`);
   });
 
   it('report --provider is a filter, not a header: not refused for its characters', async () => {

@@ -5,6 +5,7 @@
  * profile is checked alike, for every command that sends, signs, mocks or tests with it.
  */
 import type { Command } from 'commander';
+import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { usageError } from '../../errors.js';
 import { HeaderNames } from '../../spec/constants.js';
 import { headerValueProblem } from '../../spec/header-value.js';
@@ -21,6 +22,7 @@ const HEADER_COMMANDS: ReadonlySet<string> = new Set([
   'sign',
   'send-job',
   'send-event',
+  'trigger',
   'conformance run',
   'mock platform',
   'mock provider',
@@ -34,15 +36,27 @@ export function checkHeaderOptions(command: Command, path: string): void {
     if (header === undefined) continue;
     const value: unknown = command.getOptionValue(option.attributeName());
     if (typeof value !== 'string') continue;
-    const problem = headerValueProblem(value);
+    const problem = identityValueProblem(value);
     if (!problem) continue;
     const fromProfile = command.getOptionValueSource(option.attributeName()) === 'config';
     throw usageError(
       'bad_header_value',
-      `${option.long}${fromProfile ? ' (from the deployment profile)' : ''} is the ${header} header, and ${JSON.stringify(value)} ${problem.message}`,
+      `${option.long}${fromProfile ? ' (from the deployment profile)' : ''} is the ${header} header, and ${problem}`,
       fromProfile
         ? 'correct the value in cai.config.json (cai config show lists where it comes from)'
         : `pass the ${option.long === '--source' ? 'platform id' : 'provider code'} alone, printable ASCII on one line`,
     );
   }
+}
+
+/**
+ * Why an identity (a provider code, a platform id) cannot be sent as its header, as the end of a sentence that
+ * names the header: the value and what HTTP refuses in it (RFC 9110 §5.5), or its length past the bound
+ * (docs/limits.md), without echoing a value that long. Undefined when it can be sent.
+ */
+export function identityValueProblem(value: string): string | undefined {
+  if (value.length > FLAG_BOUNDS.identityCharacters)
+    return `its ${value.length} characters are over the ${FLAG_BOUNDS.identityCharacters} cai takes (docs/limits.md)`;
+  const problem = headerValueProblem(value);
+  return problem ? `${JSON.stringify(value)} ${problem.message}` : undefined;
 }

@@ -6,13 +6,13 @@
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../../errors.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
-import { headerValueProblem } from '../../spec/header-value.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
 import { identityFlagOf, parseDurationMs } from '../common/options.js';
+import { identityValueProblem } from '../common/header-options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';
 
@@ -220,11 +220,11 @@ export function identityOf(options: LoadFlags, required: boolean): string | unde
     if (!required) return undefined;
     throw usageError('missing_option', `${flag} is required`, IDENTITY_HINTS[spec.identityOption]);
   }
-  const problem = headerValueProblem(identity);
+  const problem = identityValueProblem(identity);
   if (problem) {
     throw usageError(
       'bad_header_value',
-      `${flag} is the ${spec.identityHeaderName} header, and ${JSON.stringify(identity)} ${problem.message}`,
+      `${flag} is the ${spec.identityHeaderName} header, and ${problem}`,
       `pass the ${spec.identityName} alone, printable ASCII on one line`,
     );
   }
