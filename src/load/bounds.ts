@@ -9,6 +9,8 @@ export const LOAD_BOUNDS = {
   maxRatePerSecond: FLAG_BOUNDS.ratePerSecond,
   /** The whole run at most, ramps included (`--duration`, `--ramp`). */
   maxDurationMs: 24 * 60 * 60 * 1000,
+  /** `--slo-scale` at most: §8's targets times 1000 (a first contact within 3.5 days instead of 5 min). */
+  maxSloScale: 1000,
   /** Ramps before the steady phase. */
   maxRamps: 16,
   /** Requests in flight at once at most (`--connections`: one per connection). */

@@ -184,6 +184,22 @@ describe('mock provider --speed', () => {
   });
 });
 
+describe('a flag with a bound of its own names that bound', () => {
+  it.each(['25h', '31m'])('conformance run --budget %s: from 1s to 30m, not 24h', async (value) => {
+    await usage(
+      ['conformance', 'run', '--mock', '--interface', 'B', '--budget', value],
+      `option '--budget <duration>' argument '${value}' is invalid. expected a duration from 1s to 30m (docs/limits.md).`,
+    );
+  });
+
+  it.each(['1e9', 'Infinity'])('load --slo-scale %s: at most 1000, not "above 0"', async (value) => {
+    await usage(
+      ['load', '--mock', '--slo', 'spec', '--slo-scale', value],
+      `option '--slo-scale <factor>' argument '${value}' is invalid. expected at most 1000 (docs/load.md, Bounds).`,
+    );
+  });
+});
+
 describe('conformance run --only', () => {
   it.each(['', ',', ' , '])('%j is a usage error, not every check', async (value) => {
     await usage(

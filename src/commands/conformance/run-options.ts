@@ -6,6 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPLORE_CAPS, FLAG_BOUNDS } from '../../bounds.js';
 import { MAX_SEED, parseSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
+import { parseDuration } from '../../duration.js';
 import type { Waiver } from '../../conformance/waivers.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import type { InterfaceId } from '../../spec/constants.js';
@@ -113,7 +114,8 @@ function parseSeedOption(value: string): { seed: number; path?: string } {
 
 /** `--budget DURATION`: how long the stateful phase may explore, at most EXPLORE_CAPS.timeLimitMs. */
 function parseBudget(value: string): number {
-  const ms = parseDurationMs(value);
+  // Read without every duration's 24 h bound, so that 25h is refused with the budget's own bound, not 24h.
+  const ms = parseDuration(value) ?? parseDurationMs(value);
   if (ms < 1000 || ms > EXPLORE_CAPS.timeLimitMs)
     throw new InvalidArgumentError(
       `expected a duration from 1s to ${EXPLORE_CAPS.timeLimitMs / 60_000}m (docs/limits.md).`,

@@ -75,8 +75,10 @@ export function bounded(max: number, what: string): (value: string) => number {
 
 export function parseScale(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1000)
+  if (value.trim() === '' || Number.isNaN(n) || n <= 0)
     throw new InvalidArgumentError('expected a factor above 0, such as 0.01 (a hundredth of the targets).');
+  if (n > LOAD_BOUNDS.maxSloScale)
+    throw new InvalidArgumentError(`expected at most ${LOAD_BOUNDS.maxSloScale} (docs/load.md, Bounds).`);
   return n;
 }
 
