@@ -65,7 +65,12 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   let body = bytes.subarray(headEnd + separatorLength);
   const notes: string[] = [];
   const declared = headers['content-length'];
-  if (declared !== undefined && /^[0-9]+$/.test(declared)) {
+  if (declared !== undefined && !/^[0-9]+$/.test(declared)) {
+    // RFC 9110 §8.6: Content-Length = 1*DIGIT. Not echoed: where and what, never the bytes.
+    notes.push(
+      'Content-Length is not a number of bytes (RFC 9110 §8.6: digits only); the body is every byte after the headers',
+    );
+  } else if (declared !== undefined) {
     const length = Number(declared);
     // One line break after the body is how a file ends (an editor's, or an older `cai … --dry-run > file`): not worth a note.
     const extra = body.subarray(length).toString('latin1');
@@ -78,7 +83,7 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
       body = body.subarray(0, length);
     } else if (body.length < length) {
       notes.push(
-        `Content-Length says ${length} bytes but the capture holds ${body.length}; the capture may be cut short`,
+        `Content-Length says ${asWritten(declared)} bytes but the capture holds ${body.length}; the capture may be cut short`,
       );
     }
   }
@@ -94,4 +99,13 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
       notes,
     },
   };
+}
+
+/**
+ * A Content-Length as its digits, without leading zeros: past 2^53 a Number would show another value (1e+23), and
+ * past 64 digits only the first 64 and their count are shown.
+ */
+function asWritten(digits: string): string {
+  const number = digits.replace(/^0+(?=[0-9])/, '');
+  return number.length > 64 ? `${number.slice(0, 64)}… (${number.length} digits)` : number;
 }

@@ -287,6 +287,25 @@ describe('cai verify', () => {
     );
   });
 
+  it.each([
+    [
+      '99999999999999999999999',
+      'note: Content-Length says 99999999999999999999999 bytes but the capture holds 65; the capture may be cut short',
+    ],
+    ['0001000', 'note: Content-Length says 1000 bytes but the capture holds 65; the capture may be cut short'],
+    [
+      '-1',
+      'note: Content-Length is not a number of bytes (RFC 9110 §8.6: digits only); the body is every byte after the headers',
+    ],
+  ])('a captured Content-Length of %s is noted as written, never as another number', async (length, note) => {
+    const raw = `POST /cai/events HTTP/1.1\r\nX-CAI-Provider: acme\r\nX-CAI-Timestamp: ${t}\r\nX-CAI-Signature: ${signature}\r\nContent-Length: ${length}\r\n\r\n${body}`;
+    const file = join(dir, 'content-length.http');
+    writeFileSync(file, raw);
+    const result = await runCli(['verify', '--request', file, '--now', String(t)], { env: { CAI_SECRET: secret } });
+    expect(result.stderr).toBe(`${note}\n`);
+    expect(result.code).toBe(0);
+  });
+
   it('reports a stale timestamp with how far outside the window', async () => {
     const result = await runCli(
       ['verify', '--body', bodyFile, '--timestamp', String(t), '--signature', signature, '--now', String(t + 500)],
