@@ -69,6 +69,14 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
       'put the secret in an environment variable or a file readable only by you (chmod 600), and write {"env": "NAME"} or {"file": "PATH"} there',
     );
   }
+  // zod's record skips a key named __proto__ (it would replace the prototype of the object it builds): the
+  // environment would be dropped without a word, so it is refused here, as a name the schema refuses.
+  if (isObject(value) && isObject(value.environments) && Object.hasOwn(value.environments, '__proto__'))
+    throw usageError(
+      'invalid_config',
+      `${file} is invalid: environments.__proto__: __proto__ cannot name an environment; rename it`,
+      shapeHint,
+    );
   const parsed = CaiConfigSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
@@ -82,6 +90,8 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
 
 /** zod's words for an issue, but for a key the schema does not have: named, with the key meant when it is a typo. */
 function issueWords(issue: z.core.$ZodIssue): string {
+  // A bad environment name: zod's words are 'Invalid key in record', the schema's say which rule it breaks.
+  if (issue.code === 'invalid_key') return issue.issues.map(issueWords).join('; ');
   if (issue.code !== 'unrecognized_keys') return issue.message;
   const known = [...schemaKeys(CaiConfigSchema)];
   return issue.keys.map((key) => `unknown key ${JSON.stringify(key)}${didYouMean(key, known, true)}`).join(', ');

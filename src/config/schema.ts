@@ -83,11 +83,13 @@ export const CaiConfigSchema = z
     /** The environment used when neither --env nor CAI_ENV names one and the file has several. */
     default_env: z.string().optional(),
     environments: z.record(
+      // __proto__, which zod skips without a word, is refused before (parseConfig in load.ts).
       z.string().regex(/^[A-Za-z0-9_.-]+$/, { error: 'environment names are letters, digits, _ . -' }),
       EnvironmentSchema,
     ),
   })
-  .refine((config) => config.default_env === undefined || config.default_env in config.environments, {
+  // Own keys only: `constructor` or `toString` is in every object, and names no environment of the file.
+  .refine((config) => config.default_env === undefined || Object.hasOwn(config.environments, config.default_env), {
     error: 'default_env names an environment that the file does not define',
     path: ['default_env'],
   });

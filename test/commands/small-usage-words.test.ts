@@ -1,8 +1,8 @@
 /**
  * What a few commands say at the edges: an empty --lead-id or --branch-code is a usage error (it was sent, and
  * the platform answered 400, halfway through a flow); a bad config points to where its shape is described
- * (docs/operations.md, not the README); a sample without event_id says "no event_id"; a status in neither §7's
- * table nor HTTP's classes is not called a 4xx.
+ * (docs/operations.md, not the README), and names the rule an environment's name breaks (__proto__ too); a
+ * sample without event_id says "no event_id"; a status in neither §7's table nor HTTP's classes is not called a 4xx.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +48,25 @@ describe('an invalid config file', () => {
     expect(result.stderr.split('\n')[1]).toBe(
       "hint: see docs/operations.md, section 'cai config', for the shape, or run 'cai config init' in an empty directory for a starting file",
     );
+  });
+
+  it.each([
+    [
+      '{"version":1,"environments":{"test":{},"__proto__":{"provider_code":"acme"}}}',
+      'environments.__proto__: __proto__ cannot name an environment; rename it',
+    ],
+    ['{"version":1,"environments":{"a b":{}}}', 'environments.a b: environment names are letters, digits, _ . -'],
+    [
+      '{"version":1,"default_env":"constructor","environments":{"a":{},"b":{}}}',
+      'default_env: default_env names an environment that the file does not define',
+    ],
+  ])('%s is refused, not read without the environment', async (text, problem) => {
+    const cwd = mkdtempSync(join(dir, 'env-'));
+    const file = join(cwd, 'cai.config.json');
+    writeFileSync(file, text);
+    const result = await runCli(['config', 'show'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(`error: ${file} is invalid: ${problem}`);
   });
 });
 
