@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { FLAG_BOUNDS } from '../bounds-flags.js';
 import { E164_PATTERN } from '../spec/formats.js';
 import { headerValueProblem } from '../spec/header-value.js';
 
@@ -49,6 +50,9 @@ const HttpUrlSchema = z.string().refine(isHttpUrl, { error: 'expected an absolut
 const HeaderValueSchema = z
   .string()
   .min(1)
+  .max(FLAG_BOUNDS.identityCharacters, {
+    error: `sent as a header, and it is over the ${FLAG_BOUNDS.identityCharacters} characters cai takes (docs/limits.md)`,
+  })
   .refine((value) => headerValueProblem(value) === undefined, {
     error: (issue) => `sent as a header, and it ${headerValueProblem(String(issue.input))?.message ?? 'cannot be'}`,
   });

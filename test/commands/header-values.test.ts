@@ -130,6 +130,16 @@ describe('a header value with a control character is refused before anything is 
     );
   });
 
+  it('a profile identity longer than 256 characters is refused when the profile is read', async () => {
+    const config = join(dir, 'long.config.json');
+    writeFileSync(config, JSON.stringify({ version: 1, environments: { test: { platform_id: 'p'.repeat(257) } } }));
+    const result = await runCli(['--config', config, 'config', 'show'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: ${config} is invalid: environments.test.platform_id: sent as a header, and it is over the 256 characters cai takes (docs/limits.md)`,
+    );
+  });
+
   it('a capture whose header holds a control character is not replayed, not even as a dry run', async () => {
     const capture = join(dir, 'capture.http');
     writeFileSync(capture, 'POST /events HTTP/1.1\r\nX-CAI-Provider: ac\u001bme\r\nContent-Length: 2\r\n\r\n{}');
