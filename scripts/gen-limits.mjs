@@ -80,7 +80,7 @@ function filesSection({ INPUT_CAPS, PIPE_SILENCE_MS, formatCap }) {
     'every path without blocking and polls a pipe, so no thread ever waits on one. A document, a body, a capture or a log',
     'waits on a silent pipe as on a silent stdin, until Ctrl-C (exit 130). A secret file, the config and a catalog are',
     `read before cai can listen for Ctrl-C: a pipe silent for ${PIPE_SILENCE_MS / 1000} s there is refused (\`is a pipe that sent nothing for`,
-    `${PIPE_SILENCE_MS / 1000} s\`, exit 2). An empty path is refused as such (\`the body file's path is empty\`), never read as the current`,
+    `${PIPE_SILENCE_MS / 1000} s\`, exit 2). An empty path is refused as such (\`the body file's path is empty\`), never read or written as the current`,
     'folder.',
     '',
   );

@@ -173,7 +173,10 @@ function pollingStream({ fd, info }: Opened, chunkSize = 64 * 1024): Readable {
   });
 }
 
-/** An empty path, refused as such (never read as the current folder); `hint` where `-` (stdin) is no choice. */
+/**
+ * An empty path, refused as such: never read (or written) as the current folder (docs/limits.md); `hint` where `-`
+ * (stdin) is no choice.
+ */
 export function emptyPath(what: string, hint = 'give a file path, or - to read from stdin'): CaiError {
   return usageError('empty_path', `the ${what} file's path is empty`, hint);
 }

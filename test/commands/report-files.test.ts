@@ -2,7 +2,7 @@
  * The files written beside a command's output: `cai conformance run --html/--summary` (and $GITHUB_STEP_SUMMARY),
  * `cai report --html`. What is written, that a summary is appended, and the exit codes when a file cannot be
  * written (an explicit flag: exit 2 before the run, test/e2e/report-paths.e2e.test.ts; the environment's summary file:
- * a warning only).
+ * a warning only); an empty path, refused as such before anything is written.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,5 +125,43 @@ describe('cai report --html', () => {
     expect(result.stderr).toBe(
       `error: cannot write the HTML report to ${target}: its directory does not exist\nhint: check that the directory exists and is writable\n`,
     );
+  });
+});
+
+describe('an empty output path is refused as such, never written as the working directory', () => {
+  const logs = ['--log', 'fixtures/logs/platform.ndjson'];
+  it.each([
+    [['--html', ''], 'HTML report'],
+    [['--junit', ''], 'JUnit report'],
+    [['--summary', ''], 'job summary'],
+  ])('conformance run %j', async (flags, what) => {
+    const result = await run(flags);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: the ${what} file's path is empty\nhint: give the path of a file to write\n`,
+    });
+  });
+
+  it.each([
+    [['report', ...logs, '--html', ''], 'HTML report'],
+    [['conformance', 'coverage', '--html', ''], 'HTML coverage'],
+    [['load', '--mock', '--html', ''], 'HTML report'],
+  ])('%j', async (argv, what) => {
+    const result = await runCli(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`error: the ${what} file's path is empty\nhint: give the path of a file to write\n`);
+  });
+
+  it('mock platform --log ""', async () => {
+    const result = await runCli(['mock', 'platform', '--provider', 'acme', '--log', ''], {
+      env: { CAI_SECRET: 'whsec_report_files' },
+    });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: the log file's path is empty\nhint: give the path of a file to write, or leave --log out to keep events in memory\n",
+    });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { appendFile, mkdir, open, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { whyNotWritten } from '../../input.js';
+import { emptyPath, whyNotWritten } from '../../input.js';
 import { errnoCode, usageError } from '../../errors.js';
 import { maskSecrets } from '../../secrets/mask.js';
 import type { CommandContext } from './runner.js';
@@ -26,6 +26,7 @@ export async function writeOrFail(
   { io }: CommandContext,
   append = false,
 ): Promise<void> {
+  if (path === '') throw emptyOutputPath(what);
   const full = fullPath(path, io.cwd);
   // Every report file, as every line printed: secrets and URL passwords masked (src/secrets/mask.ts).
   const masked = maskSecrets(content);
@@ -41,6 +42,7 @@ export async function writeOrFail(
  * file that did not exist is removed again), it is not a directory. The same usage error as writeOrFail's.
  */
 export async function checkWritable(path: string, what: string, { io }: CommandContext): Promise<void> {
+  if (path === '') throw emptyOutputPath(what);
   const full = fullPath(path, io.cwd);
   const found = await stat(full).catch(() => undefined);
   // A device such as /dev/null takes anything; a FIFO is not opened (that would wait for a reader).
@@ -52,6 +54,9 @@ export async function checkWritable(path: string, what: string, { io }: CommandC
     throw unwritable(path, what, full, error);
   }
 }
+
+/** An empty path names no file: resolved, it would be the working directory ('it is a directory'). */
+export const emptyOutputPath = (what: string) => emptyPath(what, 'give the path of a file to write');
 
 const fullPath = (path: string, cwd: string) => (isAbsolute(path) ? path : resolve(cwd, path));
 

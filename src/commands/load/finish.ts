@@ -11,11 +11,13 @@ import { CaiError, ExitCode, errnoCode, errorMessage, hintOf, usageError } from 
 import type { LoadReport } from '../../load/report.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { identityFlagOf } from '../common/options.js';
+import { emptyOutputPath } from '../common/report-files.js';
 
 const HTML_HINT = 'pass an --html FILE in a directory that exists and is writable';
 
 /** Usage error (exit 2) before any request unless `path` names a file cai can create or overwrite. */
 export async function checkHtmlPath(path: string, { io }: CommandContext): Promise<void> {
+  if (path === '') throw emptyOutputPath('HTML report');
   const full = isAbsolute(path) ? path : resolve(io.cwd, path);
   const refuse = (why: string) =>
     usageError('unwritable_file', `cannot write the HTML report to ${path}: ${why}`, HTML_HINT);

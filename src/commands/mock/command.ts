@@ -15,7 +15,6 @@ import {
   parseRatePerSecond,
   wholeNumber,
 } from '../common/options.js';
-import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { parseCidrOption } from '../common/network-options.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';

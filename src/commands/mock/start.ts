@@ -101,7 +101,7 @@ export async function startPlatform(
     secrets,
     testProviderCode: options.testProvider,
     testSecrets,
-    logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    logFile: logFileOf(io, options.log),
     fsync: options.fsync,
     rateLimit: options.rateLimit,
     allowOrigins: options.allowOrigin,
@@ -173,7 +173,7 @@ export async function startProvider(
     scenario,
     speed: options.speed,
     catalog: await catalogOf(options.catalog, io),
-    logFile: options.log === undefined ? undefined : resolvePath(io, options.log),
+    logFile: logFileOf(io, options.log),
     fsync: options.fsync,
     tls,
     callbackTls: await callbackTls(options, context),
@@ -361,4 +361,11 @@ async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io):
 
 function resolvePath(io: Io, file: string): string {
   return resolve(io.cwd, file);
+}
+
+/** The log's full path; an empty one is refused, not resolved to the working directory (docs/limits.md). */
+function logFileOf(io: Io, log: string | undefined): string | undefined {
+  if (log === '')
+    throw emptyPath('log', 'give the path of a file to write, or leave --log out to keep events in memory');
+  return log === undefined ? undefined : resolvePath(io, log);
 }
