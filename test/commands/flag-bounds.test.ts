@@ -200,6 +200,29 @@ describe('a flag with a bound of its own names that bound', () => {
   });
 });
 
+describe('conformance run: flags that say opposite things, or belong to the other interface', () => {
+  it.each([[['--generate', '5', '--no-generate']], [['--no-generate', '--generate', '5']]])('%j', async (flags) => {
+    await usage(
+      ['conformance', 'run', '--mock', '--interface', 'B', ...flags],
+      '--generate and --no-generate are both given',
+      'pass one of them',
+    );
+  });
+
+  it.each([
+    ['B', ['--callback-wait', '10s'], '--callback-wait', 'A', 'a contact-jobs endpoint'],
+    ['B', ['--source', 'p'], '--source', 'A', 'a contact-jobs endpoint'],
+    ['B', ['--callback-secret-env', 'X'], '--callback-secret-env', 'A', 'a contact-jobs endpoint'],
+    ['A', ['--lead-id', 'lead_1'], '--lead-id', 'B', 'an events endpoint'],
+  ])('--interface %s with %j is refused', async (iface, flags, flag, other, endpoint) => {
+    await usage(
+      ['conformance', 'run', '--mock', '--interface', iface, ...flags],
+      `${flag} is for interface ${other}, not ${iface}`,
+      `pass --interface ${other} to check ${endpoint}, or drop the option`,
+    );
+  });
+});
+
 describe('conformance run --only', () => {
   it.each(['', ',', ' , '])('%j is a usage error, not every check', async (value) => {
     await usage(

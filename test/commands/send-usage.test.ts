@@ -44,6 +44,30 @@ describe('send: flags that would do nothing, or harm, are usage errors (exit 2),
     expect(result.stderr).not.toContain('attempt');
   });
 
+  it.each([
+    [['--no-retry', '--max-attempts', '3'], "option '--no-retry' cannot be used with option '--max-attempts <n>'"],
+    [['--retry-for', '5s', '--no-retry'], "option '--no-retry' cannot be used with option '--retry-for <duration>'"],
+    [['--ca', 'ca.pem', '--insecure'], "option '--insecure' cannot be used with option '--ca <file>'"],
+  ])('conflicting flags %j: one error naming both, one hint', async (extra, error) => {
+    const result = await runCli([...base, ...extra], { env });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${error}\nhint: run 'cai send-event --help' for its options and examples\n`,
+    });
+  });
+
+  it.each([
+    ['replay', '--request', 'x.http', '--to', 'http://127.0.0.1:9/'],
+    ['trigger', 'appointment-booked', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme'],
+    ['load', '--mock'],
+    ['mock', 'provider', '--provider', 'acme'],
+  ])('%s: --insecure with --ca is refused too', async (...argv) => {
+    const result = await runCli([...argv, '--insecure', '--ca', 'ca.pem'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe("error: option '--insecure' cannot be used with option '--ca <file>'");
+  });
+
   it('--verbose with --ndjson', async () => {
     const result = await runCli(
       ['send-event', '--to', 'http://127.0.0.1:9/events', '--provider', 'acme', '--ndjson', '-', '--verbose'],

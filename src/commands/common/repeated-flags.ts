@@ -1,4 +1,7 @@
-/** Flags given twice: one place, over the whole program, loaded by every command (nothing heavy: commander and errors). */
+/**
+ * Flags given twice, or given with their negation: one place, over the whole program, loaded by every command (nothing
+ * heavy: commander and errors).
+ */
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 
@@ -25,9 +28,34 @@ export function refuseRepeatedFlags(program: Command): void {
         first = { raw, value };
       });
     }
+    refuseFlagAndNegation(command);
     command.commands.forEach(visit);
   };
   visit(program);
+}
+
+/**
+ * A flag and its negation both given (`--generate 5 --no-generate`): they set one value, and the last would win
+ * whichever it is. Only the command line counts, as above.
+ */
+function refuseFlagAndNegation(command: Command): void {
+  for (const negation of command.options.filter((option) => option.negate)) {
+    const flag = command.options.find(
+      (option) => !option.negate && option.attributeName() === negation.attributeName(),
+    );
+    if (flag === undefined) continue;
+    const seen = new Set<string>();
+    for (const option of [flag, negation])
+      command.on(`option:${option.name()}`, () => {
+        seen.add(option.long as string);
+        if (seen.size === 2)
+          throw usageError(
+            'conflicting_options',
+            `${flag.long as string} and ${negation.long as string} are both given`,
+            'pass one of them',
+          );
+      });
+  }
 }
 
 /** The parser collected: the values before are still there, and one more. */

@@ -102,7 +102,14 @@ export function addTransportOptions(command: Command): Command {
         .default(120_000, '2m'),
     )
     .option('--max-attempts <n>', 'at most N attempts in all, the first included', wholeNumber(1, FLAG_BOUNDS.attempts))
-    .option('--no-retry', 'one attempt only, whatever the answer')
+    // One attempt, whatever the answer: a retry flag beside it would do nothing, so the two are a usage error.
+    .addOption(
+      new Option('--no-retry', 'one attempt only, whatever the answer').conflicts([
+        'maxAttempts',
+        'retryFor',
+        'initialDelay',
+      ]),
+    )
     // Hidden: the first backoff wait. For tests and for receivers that document their own pace.
     .addOption(
       new Option(

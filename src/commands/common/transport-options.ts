@@ -49,9 +49,17 @@ export function addCaOptions(
   command: Command,
   text: CaOptionsText = { https: 'https', certificate: 'the TLS certificate' },
 ): Command {
-  return command
-    .option('--ca <file>', `trust this certificate authority (PEM) for ${text.https}`)
-    .option('--insecure', `do not verify ${text.certificate} (TLS 1.2+ still required; never in production)`);
+  return (
+    command
+      .option('--ca <file>', `trust this certificate authority (PEM) for ${text.https}`)
+      // No certificate is verified: the authority --ca names would be used for nothing.
+      .addOption(
+        new Option(
+          '--insecure',
+          `do not verify ${text.certificate} (TLS 1.2+ still required; never in production)`,
+        ).conflicts('ca'),
+      )
+  );
 }
 
 /** What the flags say of plain http (`--tls`, `--allow-http`). */

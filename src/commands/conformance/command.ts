@@ -40,10 +40,11 @@ export function registerConformance(program: Command, state: RunState): void {
               context,
             );
         }
-        const { refuseFlagsOfOtherRole, runSenderRole } = await import('./sender.js');
+        const { refuseFlagsOfOtherInterface, refuseFlagsOfOtherRole, runSenderRole } = await import('./sender.js');
         const deps = roleDeps(options, cmd, context);
         if (options.role === 'sender') return runSenderRole(options, cmd, context, deps);
         refuseFlagsOfOtherRole('receiver', cmd);
+        refuseFlagsOfOtherInterface(options.interface, cmd);
         return runReceiverRole(options, context, deps);
       },
       CONFORMANCE_HINTS,

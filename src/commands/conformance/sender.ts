@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';
 import type { InterfaceId } from '../../spec/constants.js';
-import { identityHint, interfaceSpec } from '../../spec/interfaces.js';
+import { identityHint, interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
 import type { ScenarioStart } from '../../conformance/run-sender.js';
 import type { Selection } from '../../conformance/catalogue.js';
@@ -80,6 +80,35 @@ export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Com
     'conflicting_options',
     `${flagOf(given)} applies to --role sender only`,
     'add --role sender to judge a sender, or drop the option',
+  );
+}
+
+/**
+ * In the receiver role, the flags of one interface only (A's callback listener and X-CAI-Source, §4.1; B's lead_id),
+ * given on the command line for the other: a usage error rather than a silent no-op, as a flag of the other role is.
+ */
+const INTERFACE_ONLY: Readonly<Record<InterfaceId, readonly string[]>> = {
+  A: [
+    'source',
+    'callbackListen',
+    'callbackUrl',
+    'callbackWait',
+    'callbackSecretEnv',
+    'callbackSecretFile',
+    'callbackSecret',
+  ],
+  B: ['leadId'],
+};
+
+export function refuseFlagsOfOtherInterface(iface: InterfaceId | undefined, command: Command): void {
+  if (iface === undefined) return;
+  const other = otherInterface(iface);
+  const given = INTERFACE_ONLY[other.id].find((key) => command.getOptionValueSource(key) === 'cli');
+  if (given === undefined) return;
+  throw usageError(
+    'conflicting_options',
+    `${flagOf(given)} is for interface ${other.id}, not ${iface}`,
+    `pass --interface ${other.id} to check ${other.endpointKind}, or drop the option`,
   );
 }
 
