@@ -66,6 +66,7 @@ export const FAULT_TABLE: FaultCase[] = [
       'B-SCHEMA-006',
       'B-SCHEMA-007',
       'B-SCHEMA-008',
+      'B-SCHEMA-009',
       'B-SCHEMA-010',
       'B-SCHEMA-011',
       'B-SCHEMA-012',
