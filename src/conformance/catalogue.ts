@@ -106,6 +106,7 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-REJECT-002': { stages: ['callback-401'] },
   'BS-REJECT-003': { stages: ['callback-413'] },
   'BS-ACK-001': { stages: ['callbacks'] },
+  'BS-ACK-003': { stages: ['callback-returning'] },
   // Two jobs of one lead (a contact who comes back): their events are other documents, each under an id of its own.
   'BS-ID-001': { stages: ['callbacks', 'callback-returning'] },
 };

@@ -89,6 +89,9 @@ const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer 
   retryAfter: { form, seconds },
 });
 
+/** The statuses of the callback stage of several 5xx in a row, one each of those a server or a gateway gives. */
+const CALLBACK_5XX = [500, 502, 503, 500, 503] as const satisfies readonly Exclude<ErrorStatus, 429>[];
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'accept',
@@ -165,8 +168,9 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   {
     id: 'callback-returning',
     interfaces: ['B'],
-    script: [ACCEPTED],
-    purpose: 'a second job for the lead of the first (a contact who returns, §2.3), its events each answered 202',
+    // §6.5: any 2xx is accepted. A provider that takes 202 alone for success sends these events again.
+    script: [accepted(200)],
+    purpose: 'a second job for the lead of the first (a contact who returns, §2.3), its events each answered 200',
   },
   {
     id: 'callback-503',
@@ -185,10 +189,11 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   {
     id: 'callback-5xx',
     interfaces: ['B'],
-    script: [...Array.from({ length: FAILURES_BEFORE_ACCEPT }, () => error(503)), ACCEPTED],
+    // §7: every 5xx is temporary, a server's 500 as much as a gateway's 502 or an unavailable 503.
+    script: [...CALLBACK_5XX.map((status) => error(status)), ACCEPTED],
     scriptedDeliveries: 1,
     slow: true,
-    purpose: `the first event answered 503 ${FAILURES_BEFORE_ACCEPT} times in a row: retried through them, with waits that grow`,
+    purpose: `the first event answered a 5xx ${FAILURES_BEFORE_ACCEPT} times in a row (${CALLBACK_5XX.join(', ')}): retried through them, with waits that grow`,
   },
   {
     id: 'callback-429-date',
