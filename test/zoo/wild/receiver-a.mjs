@@ -188,6 +188,19 @@ export const FAULTS = {
     clause: '§6.1, §7',
     description: 'rebuilds the event for every attempt: a retry keeps its event_id but carries a new occurred_at',
   },
+  'callback-retry-gateway-only': {
+    relation: 'RA8',
+    clause: '§7',
+    description:
+      "retries only a gateway's 502, 503 or 504: any other 5xx (a 500) is taken as final and the event dropped",
+  },
+  'callback-only-202-success': {
+    relation: 'RA8',
+    clause: '§6.5',
+    description:
+      'takes only a 202 for an accepted event: a 200, 201 or 204 is taken as a failure and the event sent again ' +
+      'with backoff',
+  },
 };
 
 const LIMIT = 512 * 1024; // own bound for a job (§4.1 gives none): over it, 413
@@ -681,8 +694,11 @@ export function createProvider(opts) {
       } catch {
         status = 0; // no answer: retried like a 5xx
       }
-      if (status >= 200 && status < 300) return 'accepted';
+      const success = fault === 'callback-only-202-success' ? status === 202 : status >= 200 && status < 300;
+      if (success) return 'accepted'; // (with the fault, any other 2xx is retried below like a 5xx)
       if (status >= 400 && status < 500 && status !== 429) return 'refused';
+      const gatewayOnly = fault === 'callback-retry-gateway-only' && ![502, 503, 504].includes(status);
+      if (gatewayOnly && status >= 500 && status < 600) return 'refused'; // a 500 taken as final: the event dropped
       let wait = backoff(attempt);
       if (status === 429) wait = retryAfter(after) ?? wait;
       if (Date.now() - started + wait > opts.retryFor) return 'given-up';

@@ -1038,6 +1038,40 @@ const A_WITNESSES = {
       };
     },
   },
+  'callback-retry-gateway-only': {
+    args: FAST,
+    probe: async (t) => {
+      // the first request answered 502, the second 500 (both a 5xx, §7: retried with backoff), the rest 202
+      const answers = [502, 500];
+      const c = await conversation(t, {}, (n) =>
+        n <= answers.length ? { status: answers[n - 1], body: '' } : undefined,
+      );
+      const first = c.events.filter((e) => e.doc?.event_id === c.events[0]?.doc?.event_id).length;
+      return {
+        ok: first === 3 && ended(c.events),
+        saw: `the first event answered 502, then 500: sent ${first} time(s) in all (${c.events.length} requests, ${ended(c.events) ? 'an ending' : 'no ending'})`,
+      };
+    },
+  },
+  'callback-only-202-success': {
+    args: FAST,
+    probe: async (t) => {
+      // the first three requests answered 200, 201 and 204 (§6.5: any 2xx means accepted), the rest 202
+      const answers = [
+        { status: 200, body: '{"ok":true}' },
+        { status: 201, body: '{"ok":true}' },
+        { status: 204, body: '' },
+      ];
+      const c = await conversation(t, {}, (n) => answers[n - 1]);
+      const ids = c.events.map((e) => e.doc?.event_id);
+      const resent = ids.length - new Set(ids).size;
+      const statuses = c.events.map((_, i) => answers[i]?.status ?? 202);
+      return {
+        ok: ids.length > 0 && resent === 0 && ended(c.events),
+        saw: `requests answered ${statuses.join(', ')}: ${resent} sent again (event_ids ${ids.map((id) => String(id).slice(-6)).join(', ')})`,
+      };
+    },
+  },
 };
 
 // ---- self-checks of the correct variants -----------------------------------------------------------------------
