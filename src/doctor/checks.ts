@@ -4,6 +4,7 @@
  * this module turns their facts into verdicts.
  */
 import { hintOf } from '../errors.js';
+import { bareHostname } from '../http/loopback.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import {
   connectTcp,
@@ -33,7 +34,7 @@ export async function checkTarget(
   const skip = (ids: string[], why: string) =>
     ids.forEach((id) => push({ id, verdict: 'skip', message: `not run: ${why}` }));
   const https = url.protocol === 'https:';
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const hostname = bareHostname(url);
   const port = Number(url.port || (https ? 443 : 80));
 
   if (!https) {

@@ -7,6 +7,7 @@ import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
+import { bareHostname } from './loopback.js';
 import { describeNetworkError, interruptedRequest, timeoutError } from './network-errors.js';
 
 export type { Dispatcher } from 'undici';
@@ -336,7 +337,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, target: string): string | u
     .split(',')
     .map((entry) => entry.trim().toLowerCase())
     .filter(Boolean);
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const host = bareHostname(url).toLowerCase();
   const bypass = noProxy.some((entry) => {
     if (entry === '*') return true;
     const [name] = entry.split(':');

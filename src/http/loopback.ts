@@ -1,8 +1,13 @@
+/** A URL's host name as an address or a name: an IPv6 address without the brackets the URL writes it in. */
+export function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
 /** This machine, by URL: 127.0.0.0/8, ::1, `localhost` and names under `.localhost` (RFC 6761). No I/O, no imports. */
 export function isLoopbackUrl(url: string): boolean {
   let host: string;
   try {
-    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    host = bareHostname(new URL(url)).toLowerCase();
   } catch {
     return false;
   }

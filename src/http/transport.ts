@@ -10,6 +10,7 @@ import { codedError, errnoCode, errorMessage, usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import type { Io } from '../io.js';
 import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
+import { bareHostname } from './loopback.js';
 
 /** The transport flags as given; all optional. */
 export interface TransportFlags {
@@ -129,7 +130,7 @@ function bindFailure(address: string, type: 'udp4' | 'udp6'): Promise<unknown> {
 function hostOf(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   try {
-    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+    return bareHostname(new URL(url));
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import { NETWORK_CAPS } from '../bounds.js';
+import { bareHostname } from '../http/loopback.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
@@ -71,7 +72,7 @@ export class Connection {
     options: WireOptions,
   ) {
     const { url } = options;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = bareHostname(url);
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     this.socket =
       url.protocol === 'https:'

@@ -4,6 +4,7 @@
  * the client could not forge; behind the platform's own proxy, only the hop that proxy added is the origin.
  */
 import { connect } from 'node:net';
+import { bareHostname } from '../../http/loopback.js';
 import type { ProbeScope } from './scope.js';
 
 /** The headers a client could write to claim another origin than its own, each naming `address`. */
@@ -20,7 +21,7 @@ export function usualSourceAddress(scope: ProbeScope): Promise<string | undefine
   return scope.session.once('usual-source-address', () => {
     const url = new URL(scope.session.postUrl);
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = bareHostname(url);
     return new Promise<string | undefined>((resolve) => {
       const socket = connect({ host, port, timeout: 5_000 });
       const done = (address: string | undefined) => {
