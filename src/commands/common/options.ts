@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { parseDuration } from '../../duration.js';
 import { usageError } from '../../errors.js';
@@ -284,4 +284,10 @@ export function callbackListenOption(): Option {
 /** The flag that gives the sender's identity of an interface: its option, `--source` (§4.1) or `--provider` (§5.6). */
 export function identityFlagOf(spec: Pick<InterfaceSpec, 'identityOption'>): string {
   return `--${spec.identityOption}`;
+}
+
+/** The first of these options (attribute names) given on the command line, as its flag (`--lead-id`). */
+export function flagGiven(command: Command, keys: readonly string[]): string | undefined {
+  const key = keys.find((name) => command.getOptionValueSource(name) === 'cli');
+  return key === undefined ? undefined : `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }

@@ -5,6 +5,8 @@
  */
 import { Option, type Command } from 'commander';
 import { usageError } from '../../errors.js';
+import { readPem } from '../../input.js';
+import type { Io } from '../../io.js';
 import { isLoopbackUrl } from '../../http/loopback.js';
 import type { Output } from '../../output/output.js';
 import type { Transport, TransportFlags } from '../../http/transport.js';
@@ -119,4 +121,26 @@ export async function openTransport(
     );
   transport.info.forEach((line) => output.info(line));
   return transport;
+}
+
+interface ServerTlsFlags {
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** `--tls-cert` and `--tls-key`, a listener's HTTPS (§5.8): both or neither. */
+export function checkServerTlsPair(flags: ServerTlsFlags): void {
+  if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined))
+    throw usageError(
+      'missing_option',
+      '--tls-cert and --tls-key go together',
+      'pass both the PEM certificate and its PEM private key',
+    );
+}
+
+/** The PEM certificate and key of `--tls-cert` and `--tls-key`, or none. */
+export async function readServerTls(flags: ServerTlsFlags, io: Io): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+  checkServerTlsPair(flags);
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) return undefined;
+  return { cert: await readPem(flags.tlsCert, io, 'tls-cert'), key: await readPem(flags.tlsKey, io, 'tls-key') };
 }

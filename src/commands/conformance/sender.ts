@@ -6,7 +6,6 @@
  */
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
-import { readPem } from '../../input.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { identityHint, interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
@@ -14,7 +13,9 @@ import type { ScenarioStart } from '../../conformance/run-sender.js';
 import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../common/runner.js';
+import { flagGiven } from '../common/options.js';
 import { signingSecrets } from '../common/secret-options.js';
+import { checkServerTlsPair, readServerTls } from '../common/transport-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, SenderFlags } from './run-options.js';
@@ -61,24 +62,20 @@ const RECEIVER_ONLY = [
 /** Flags of the sender role. */
 const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKey'];
 
-const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
-
 /** A flag given on the command line for the other role: a usage error rather than a silent no-op. */
 export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Command): void {
-  const given = (role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY).find(
-    (key) => command.getOptionValueSource(key) === 'cli',
-  );
+  const given = flagGiven(command, role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY);
   if (given === undefined) return;
   if (role === 'sender') {
     throw usageError(
       'conflicting_options',
-      `${flagOf(given)} does not apply to --role sender`,
+      `${given} does not apply to --role sender`,
       'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
     );
   }
   throw usageError(
     'conflicting_options',
-    `${flagOf(given)} applies to --role sender only`,
+    `${given} applies to --role sender only`,
     'add --role sender to judge a sender, or drop the option',
   );
 }
@@ -103,11 +100,11 @@ const INTERFACE_ONLY: Readonly<Record<InterfaceId, readonly string[]>> = {
 export function refuseFlagsOfOtherInterface(iface: InterfaceId | undefined, command: Command): void {
   if (iface === undefined) return;
   const other = otherInterface(iface);
-  const given = INTERFACE_ONLY[other.id].find((key) => command.getOptionValueSource(key) === 'cli');
+  const given = flagGiven(command, INTERFACE_ONLY[other.id]);
   if (given === undefined) return;
   throw usageError(
     'conflicting_options',
-    `${flagOf(given)} is for interface ${other.id}, not ${iface}`,
+    `${given} is for interface ${other.id}, not ${iface}`,
     `pass --interface ${other.id} to check ${other.endpointKind}, or drop the option`,
   );
 }
@@ -124,10 +121,7 @@ export async function runSenderRole(
   const selection = await planSenderRun(iface, options, deps.explore, context);
   const secrets = signingSecrets(options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const tls =
-    options.tlsCert !== undefined && options.tlsKey !== undefined
-      ? { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') }
-      : undefined;
+  const tls = await readServerTls(options, io);
   const { checkRunFiles, renderReport, reportStop } = await import('./report.js');
   await checkRunFiles(options, context);
 
@@ -224,12 +218,7 @@ function checkSenderOptions(options: SenderRoleOptions): { iface: InterfaceId; i
       'pass only the origin (https://host[:port]) that forwards to the listener with paths unchanged',
     );
   }
-  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
-    throw usageError(
-      'missing_option',
-      '--tls-cert and --tls-key go together',
-      'pass both the PEM certificate and its PEM private key',
-    );
+  checkServerTlsPair(options);
   return { iface, identity };
 }
 

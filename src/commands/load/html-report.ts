@@ -12,7 +12,7 @@ import type { TimelineWindow } from '../../load/metrics.js';
 
 import { verdictCounts, verdictDetail, verdictMark } from './needs.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
-import { renderPage } from '../../output/html/page.js';
+import { CHART_FIGURE_CSS, cardList, metaList, pageFooter, renderPage } from '../../output/html/page.js';
 import {
   chartTable,
   columnChart,
@@ -28,9 +28,7 @@ import { formatDuration } from '../../duration.js';
 
 const CSS = `
 .charts{display:grid;grid-template-columns:1fr;gap:8px 28px}
-figure.chart-fig{margin:0}
-figure.chart-fig figcaption{font-weight:600;margin:8px 0 2px}
-figure.chart-fig figcaption span{font-weight:400;color:var(--muted)}
+${CHART_FIGURE_CSS}
 ul.thresholds{list-style:none;padding:0;margin:8px 0}
 ul.thresholds li{margin:2px 0}
 ul.thresholds .mark{display:inline-block;width:1.4em;font-weight:700}
@@ -67,7 +65,7 @@ ${rateChart(report)}
 ${latencyChart(report)}
 </div>
 ${tables(report)}
-<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer>
+${pageFooter(options.generator)}
 </main>`;
   return renderPage({ title: 'cai load report', body, css: CSS, generator: options.generator });
 }
@@ -92,7 +90,7 @@ function header(report: LoadReport): SafeHtml {
     ],
   ];
   return html`<header><h1>cai load report${report.interrupted ? ' (interrupted)' : ''}</h1>
-<dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></header>`;
+${metaList(rows)}</header>`;
 }
 
 function thresholds(report: LoadReport): SafeHtml {
@@ -116,7 +114,7 @@ function cards(report: LoadReport): SafeHtml {
     [requests.dropped, 'not sent on time'],
     [report.duplicates.confirmed, `of ${report.duplicates.repeatsSent} repeats confirmed`],
   ];
-  return html`<div class="cards">${items.map(([value, label]) => html`<div class="card"><b>${value}</b><span>${label}</span></div>`)}</div>`;
+  return cardList(items);
 }
 
 /** A window's label: its start in seconds (`12s`), or minutes past 10 minutes (`12m`). */

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
-import { emptyPath, readFileInput, readPem } from '../../input.js';
+import { emptyPath, readFileInput } from '../../input.js';
 import type { Io } from '../../io.js';
 import type {
   InspectorServerOptions,
@@ -20,7 +20,7 @@ import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/re
 import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, signingSecrets } from '../common/secret-options.js';
-import { openTransport } from '../common/transport-options.js';
+import { openTransport, readServerTls } from '../common/transport-options.js';
 
 export interface CommonOptions {
   host: string;
@@ -80,7 +80,7 @@ export async function startPlatform(
   const secrets = liveSecrets.map((s) => s.value);
   const resolvedTestSecrets = testSecretsFromOptions(options, io);
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
-  const tls = await readTls(options, io);
+  const tls = await readServerTls(options, io);
   const store = await inspectorStore(options);
   const signing: InspectorSigning = {
     identity: 'provider',
@@ -153,7 +153,7 @@ export async function startProvider(
   const jobSecrets = signingSecrets(options, context);
   const secrets = jobSecrets.map((s) => s.value);
   const callbackSecrets = callbackSecretsOf(options, context).map((s) => s.value);
-  const tls = await readTls(options, io);
+  const tls = await readServerTls(options, io);
   const store = await inspectorStore(options);
   const signing: InspectorSigning = {
     identity: 'source',
@@ -324,18 +324,6 @@ function testSecretsFromOptions(options: PlatformCommandOptions, io: Io): Secret
       'pass --test-secret-env NAME or --test-secret-file PATH',
     );
   return resolveSecrets(sources, io.env, { prefix: 'test-secret' }, io.cwd);
-}
-
-async function readTls(options: CommonOptions, io: Io): Promise<{ cert: Buffer; key: Buffer } | undefined> {
-  if (options.tlsCert === undefined && options.tlsKey === undefined) return undefined;
-  if (options.tlsCert === undefined || options.tlsKey === undefined) {
-    throw usageError(
-      'missing_option',
-      '--tls-cert and --tls-key go together',
-      'pass both the PEM certificate and its PEM private key',
-    );
-  }
-  return { cert: await readPem(options.tlsCert, io, 'tls-cert'), key: await readPem(options.tlsKey, io, 'tls-key') };
 }
 
 /** The provider's callbacks are https when the jobs' callback_url says so: --ca and --insecure apply to them. */

@@ -8,7 +8,7 @@ import { OUTCOMES } from '../../spec/constants.js';
 import type { BranchReport, DayCounts, HistogramBin, OperationReport } from '../../report/aggregate.js';
 import { seconds, tableViews } from '../../report/render.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
-import { renderPage } from '../../output/html/page.js';
+import { CHART_FIGURE_CSS, cardList, metaList, pageFooter, renderPage } from '../../output/html/page.js';
 import {
   barList,
   chartTable,
@@ -33,9 +33,7 @@ export interface OperationPageOptions {
 const CSS = `
 .branch{break-inside:avoid-page}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:8px 28px}
-figure.chart-fig{margin:0}
-figure.chart-fig figcaption{font-weight:600;margin:8px 0 2px}
-figure.chart-fig figcaption span{font-weight:400;color:var(--muted)}
+${CHART_FIGURE_CSS}
 nav.branches{display:flex;flex-wrap:wrap;gap:4px 12px;margin:8px 0}
 @media print{.charts{grid-template-columns:1fr 1fr}}
 `;
@@ -59,7 +57,7 @@ ${branches.length > 0 ? html`<h2>Per branch</h2><nav class="branches no-print">$
 ${branches.map((branch, index) => html`<div id="branch-${index}">${renderBranch(report, branch, `Branch ${branch.branch_code}`)}</div>`)}
 <h2>Tables</h2>
 ${tableViews(report).map((view) => html`<h3>${view.title}</h3><table class="data"><thead><tr>${view.head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${view.rows.map((row) => html`<tr>${row.map((cell, index) => (index === 0 ? html`<td>${cell}</td>` : html`<td class="num">${cell}</td>`))}</tr>`)}</tbody></table>`)}
-<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer>
+${pageFooter(options.generator)}
 </main>`;
   return renderPage({ title: 'cai operation report', body, css: CSS, generator: options.generator });
 }
@@ -89,7 +87,7 @@ function renderHeader(report: OperationView): SafeHtml {
     ],
   ];
   return html`<header><h1>cai operation report</h1><p class="muted">Jobs received, time to first contact, conversations, appointments and outcomes (§1, Reporting).</p>
-<dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></header>`;
+${metaList(rows)}</header>`;
 }
 
 function renderBranch(report: OperationView, branch: BranchReport, heading: string): SafeHtml {
@@ -105,7 +103,7 @@ function renderBranch(report: OperationView, branch: BranchReport, heading: stri
   ];
   return html`<section class="branch" data-branch="${branch.branch_code}">
 <h2>${heading}</h2>
-<div class="cards">${cards.map(([value, label]) => html`<div class="card"><b>${value}</b><span>${label}</span></div>`)}</div>
+${cardList(cards)}
 <div class="charts">
 ${firstContactChart(branch, target)}
 ${outcomesChart(branch, report)}

@@ -17,13 +17,22 @@ import { bodyForJson, bodyForTerminal, headerForTerminal } from './response-body
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
 
+/** The exit code of a send's verdict: 0 accepted (new or duplicate), 1 rejected, 3 not delivered. */
+export function exitCodeOf(result: SendResult): number {
+  return result.verdict === 'accepted' || result.verdict === 'duplicate'
+    ? ExitCode.ok
+    : result.verdict === 'rejected'
+      ? ExitCode.negative
+      : ExitCode.delivery;
+}
+
+/** `202 Accepted`: a status and its reason phrase (the number alone when HTTP names none). */
+export function statusText(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? ''}`.trim();
+}
+
 export function renderSendResult(result: SendResult, output: Output): number {
-  const exitCode =
-    result.verdict === 'accepted' || result.verdict === 'duplicate'
-      ? ExitCode.ok
-      : result.verdict === 'rejected'
-        ? ExitCode.negative
-        : ExitCode.delivery;
+  const exitCode = exitCodeOf(result);
   if (output.json) {
     output.printJson(sendResultJson(result, exitCode));
     return exitCode;
@@ -40,7 +49,7 @@ export function renderSendResult(result: SendResult, output: Output): number {
     output.error(error.message, error.hint ?? 'check the receiver and try again');
     return exitCode;
   }
-  const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const status = statusText(response.status);
   const c = output.color;
   if (result.verdict === 'accepted') {
     const what = interfaceSpec(result.interface).document === 'job' ? 'job accepted' : 'accepted: a new event';
@@ -99,7 +108,7 @@ function rejectionAdvice(status: number): string {
 function printExchange(result: SendResult, response: HttpResponse, output: Output): void {
   const { delivery } = result;
   const c = output.color;
-  const status = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const status = statusText(response.status);
   // Every value below but the status and the timings comes from the body sent or the answer: escaped.
   const rows: [string, string][] = [];
   if (result.eventId !== undefined) rows.push(['event_id', safeText(result.eventId)]);
@@ -117,7 +126,7 @@ function printExchange(result: SendResult, response: HttpResponse, output: Outpu
   ]);
   if (response.headers['content-encoding'] !== undefined)
     rows.push(['encoding', headerForTerminal(response.headers['content-encoding'])]);
-  rows.push(['latency', formatLatency(response.latencyMs)]);
+  rows.push(['latency', formatDuration(response.latencyMs)]);
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
   rows.push([
     'attempts',
@@ -183,11 +192,6 @@ function sendResultJson(result: SendResult, exitCode: number): Record<string, un
 /** One attempt in a line: the status (and Retry-After) with its latency, or what went wrong. */
 export function describeAttempt(attempt: AttemptRecord): string {
   if (attempt.error) return attempt.error.message;
-  const status = attempt.status ?? 0;
   const retryAfter = attempt.retryAfter !== undefined ? `, Retry-After ${headerForTerminal(attempt.retryAfter)}` : '';
-  return `${status} ${STATUS_CODES[status] ?? ''}`.trim() + `${retryAfter} in ${formatLatency(attempt.latencyMs)}`;
-}
-
-function formatLatency(ms: number): string {
-  return formatDuration(ms);
+  return `${statusText(attempt.status ?? 0)}${retryAfter} in ${formatDuration(attempt.latencyMs)}`;
 }

@@ -3,7 +3,7 @@
  * interface, then sent. Loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { requireOptions } from '../common/options.js';
+import { flagGiven, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';
@@ -88,19 +88,14 @@ function suggestion(text: string | undefined): string {
 }
 
 function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
-  const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
   const events = interfaceSpec(flow.interface).document === 'event';
-  const given = (events ? JOB_ONLY : EVENTS_ONLY).find((key) => command.getOptionValueSource(key) === 'cli');
+  const given = flagGiven(command, events ? JOB_ONLY : EVENTS_ONLY);
   if (given === undefined) return;
   const other = otherInterface(flow.interface);
   const where = events
     ? `'cai trigger job' (Interface ${other.id})`
     : `the event flows (Interface ${other.id}), 'cai trigger --list'`;
-  throw usageError(
-    'conflicting_options',
-    `${flagOf(given)} does not apply to ${flow.name}`,
-    `it is an option of ${where}`,
-  );
+  throw usageError('conflicting_options', `${given} does not apply to ${flow.name}`, `it is an option of ${where}`);
 }
 
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */

@@ -4,7 +4,6 @@
  * §8 (Interface A, `job`); or one JSON document of each with `--json`. Whatever came from the network (bodies,
  * texts, reasons) is escaped before it is laid out.
  */
-import { STATUS_CODES } from 'node:http';
 import { ExitCode } from '../../errors.js';
 import type { AttemptRecord } from '../../http/deliver.js';
 
@@ -18,7 +17,7 @@ import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
 import { safeText } from '../../output/safe-text.js';
-import { describeAttempt } from '../send/result.js';
+import { describeAttempt, exitCodeOf, statusText } from '../send/result.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { formatDuration } from '../../duration.js';
 
@@ -86,15 +85,6 @@ export function renderFlowDryRun(
   return ExitCode.ok;
 }
 
-/** The exit code of a send's verdict: 0 accepted (new or duplicate), 1 rejected, 3 not delivered. */
-export function exitCodeOfSend(result: SendResult): number {
-  return result.verdict === 'accepted' || result.verdict === 'duplicate'
-    ? ExitCode.ok
-    : result.verdict === 'rejected'
-      ? ExitCode.negative
-      : ExitCode.delivery;
-}
-
 /** A retry of one event's delivery, on stderr; with --verbose every attempt's headers (the signature, never the secret). */
 export function attemptLine(attempt: AttemptRecord, verbose: boolean, output: Output): void {
   if (verbose) {
@@ -109,7 +99,7 @@ export function attemptLine(attempt: AttemptRecord, verbose: boolean, output: Ou
 
 function statusOf(result: SendResult): string {
   const status = result.delivery.response?.status;
-  return status === undefined ? '' : `${status} ${STATUS_CODES[status] ?? ''}`.trim();
+  return status === undefined ? '' : statusText(status);
 }
 
 /** One line per answer: `✔ 2/4 conversation.message  202 new  event_id …`. */
@@ -289,7 +279,7 @@ export function renderJobOutcome(to: string, outcome: JobOutcome, output: Output
   const accepted = outcome.sent.verdict === 'accepted' || outcome.sent.verdict === 'duplicate';
   const refused = outcome.callbacks.filter((callback) => callback.verdict === 'rejected').length;
   const within = outcome.firstContactMs !== undefined && outcome.firstContactMs <= outcome.targetMs;
-  const exitCode = !accepted ? exitCodeOfSend(outcome.sent) : within && refused === 0 ? ExitCode.ok : ExitCode.negative;
+  const exitCode = !accepted ? exitCodeOf(outcome.sent) : within && refused === 0 ? ExitCode.ok : ExitCode.negative;
   if (output.json) {
     output.printJson({
       ok: exitCode === ExitCode.ok,

@@ -11,7 +11,7 @@ import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';
 import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
-import type { Branch, DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
+import type { DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
 
 export interface ValidateCommandOptions {
   ndjson?: boolean;
@@ -78,7 +78,10 @@ export async function runValidate(
   );
   const validators = new Validators(await import('../../spec/validate-fast.js'));
   const validateOptions: ValidateOptions = { kind, strict: options.strict === true };
-  if (options.catalog !== undefined) validateOptions.catalog = await loadCatalog(options.catalog, context);
+  if (options.catalog !== undefined) {
+    const { loadCatalog } = await import('../../spec/catalog.js');
+    validateOptions.catalog = await loadCatalog(options.catalog, (file) => readFileInput(file, io, 'catalog'));
+  }
   // Names given twice are looked for in a document read whole, and in a stream's lines with --strict only: the
   // scan costs about half a JSON.parse, which a stream of a million documents pays in full.
   const wholeOptions: ValidateOptions = { ...validateOptions, repeatedNames: true };
@@ -171,11 +174,6 @@ async function checkReadable(
 /** `--ndjson`, or a file named .ndjson / .jsonl: one document a line, streamed. */
 function isStreamed(source: string, options: ValidateCommandOptions): boolean {
   return options.ndjson === true || /\.(ndjson|jsonl)$/i.test(source);
-}
-
-async function loadCatalog(path: string, context: CommandContext): Promise<Branch[]> {
-  const { loadCatalog: readCatalog } = await import('../../spec/catalog.js');
-  return readCatalog(path, (file) => readFileInput(file, context.io, 'catalog'));
 }
 
 async function validateWhole(

@@ -4,7 +4,7 @@
  * every network load, light and dark colours from the reader's preference, and print styles.
  */
 import { createHash } from 'node:crypto';
-import { escapeHtml, type SafeHtml } from './escape.js';
+import { escapeHtml, html, type SafeHtml } from './escape.js';
 
 export interface PageParts {
   title: string;
@@ -159,3 +159,23 @@ export function renderPage(parts: PageParts): string {
     '',
   ].join('\n');
 }
+
+/** Facts as a definition list: name, value. */
+export function metaList(rows: readonly [string, string][]): SafeHtml {
+  return html`<dl class="meta">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
+}
+
+/** Summary cards: a large value over its label. */
+export function cardList(items: readonly [string | number, string][]): SafeHtml {
+  return html`<div class="cards">${items.map(([value, label]) => html`<div class="card"><b>${value}</b><span>${label}</span></div>`)}</div>`;
+}
+
+/** The last line of a report page. */
+export function pageFooter(generator: string | undefined): SafeHtml {
+  return html`<footer>Written by ${generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer>`;
+}
+
+/** CSS of a chart in a `figure.chart-fig`, its caption bold and the caption's aside muted. */
+export const CHART_FIGURE_CSS = `figure.chart-fig{margin:0}
+figure.chart-fig figcaption{font-weight:600;margin:8px 0 2px}
+figure.chart-fig figcaption span{font-weight:400;color:var(--muted)}`;
