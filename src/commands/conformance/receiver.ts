@@ -19,13 +19,13 @@ import type { RoleDeps, RunOptions } from './run-options.js';
 type Secrets = ReturnType<typeof signingSecrets>;
 
 export async function runReceiverRole(options: RunOptions, context: CommandContext, deps: RoleDeps): Promise<number> {
-  const { io, output } = context;
+  const { output } = context;
   const iface = await checkRunOptions(options);
   const { runConformance } = await import('../../conformance/run-receiver.js');
   const { selection, planned } = await planReceiverRun(iface, options, deps.explore);
   const { secrets, callbackSecrets } = readSecrets(iface, options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const { checkRunFiles, renderReport, reportStop } = await import('./report.js');
+  const { checkRunFiles, runAndReport } = await import('./report.js');
   await checkRunFiles(options, context);
   if (options.to !== undefined) checkPlainHttp(options.to, options, output);
   const { client } = await openTransport(
@@ -39,49 +39,37 @@ export async function runReceiverRole(options: RunOptions, context: CommandConte
   const progress = conformanceProgress(context, planned, {
     ...(callsBack(iface) ? { callbackWaitMs: options.callbackWait } : {}),
   });
-  const abort = new AbortController();
-  const stopListening = io.onInterrupt(() => {
-    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
-    if (abort.signal.aborted) return;
-    progress.say(() =>
-      output.warn(`interrupted: finishing the checks in flight, skipping the rest; ${INTERRUPTED_REPORT}`),
-    );
-    abort.abort();
-  });
-  const startedAt = new Date();
   const { reproducerOf } = await import('./repro.js');
-  let report;
-  try {
-    report = await runConformance({
-      ...runOptionsOf(iface, options, { secrets, callbackSecrets, selection }),
-      waivers,
-      client,
-      signal: abort.signal,
-      reproducer: reproducerOf(deps.invocation, () => deps.rerun),
-      explore: deps.explore,
-      ...(progress.onStart ? { onStart: progress.onStart } : {}),
-      ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
-    });
-  } catch (error) {
-    await reportStop(
-      error,
-      {
-        interface: iface,
-        role: 'receiver',
-        startedAt,
-        mock: options.mock === true,
-        ...(options.to !== undefined ? { target: options.to } : {}),
-      },
-      options,
-      context,
-      secretValues,
-    );
-    throw error;
-  } finally {
-    progress.stop();
-    stopListening();
-  }
-  return renderReport(report, options, context, secretValues);
+  return runAndReport(
+    {
+      interface: iface,
+      role: 'receiver',
+      startedAt: new Date(),
+      mock: options.mock === true,
+      ...(options.to !== undefined ? { target: options.to } : {}),
+    },
+    options,
+    context,
+    secretValues,
+    {
+      interrupted: () =>
+        progress.say(() =>
+          output.warn(`interrupted: finishing the checks in flight, skipping the rest; ${INTERRUPTED_REPORT}`),
+        ),
+      execute: (signal) =>
+        runConformance({
+          ...runOptionsOf(iface, options, { secrets, callbackSecrets, selection }),
+          waivers,
+          client,
+          signal,
+          reproducer: reproducerOf(deps.invocation, () => deps.rerun),
+          explore: deps.explore,
+          ...(progress.onStart ? { onStart: progress.onStart } : {}),
+          ...(progress.onFinish ? { onFinish: progress.onFinish } : {}),
+        }),
+      done: () => progress.stop(),
+    },
+  );
 }
 
 /** An interface whose receiver is the provider calls back with its events (§4.2): Interface A. */

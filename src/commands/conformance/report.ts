@@ -227,3 +227,34 @@ export async function reportStop(
     context,
   ).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
 }
+
+/**
+ * A role's run, stopped by Ctrl-C through `signal` (`interrupted` says so, once: src/main.ts calls the listener again
+ * when the run has not stopped a few seconds later), then its report; a run stopped before any check still writes
+ * its files (reportStop).
+ */
+export async function runAndReport(
+  run: StoppedRun,
+  flags: ReportFlags,
+  context: CommandContext,
+  secrets: readonly string[],
+  role: { interrupted(): void; execute(signal: AbortSignal): Promise<SuiteReport>; done?(): void },
+): Promise<number> {
+  const abort = new AbortController();
+  const stopListening = context.io.onInterrupt(() => {
+    if (abort.signal.aborted) return;
+    role.interrupted();
+    abort.abort();
+  });
+  let report: SuiteReport;
+  try {
+    report = await role.execute(abort.signal);
+  } catch (error) {
+    await reportStop(error, run, flags, context, secrets);
+    throw error;
+  } finally {
+    role.done?.();
+    stopListening();
+  }
+  return renderReport(report, flags, context, secrets);
+}

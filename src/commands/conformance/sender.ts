@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { identityHint, interfaceSpec, otherInterface } from '../../spec/interfaces.js';
-import type { ScenarioSummary, SuiteReport } from '../../conformance/types.js';
+import type { ScenarioSummary } from '../../conformance/types.js';
 import type { ScenarioStart } from '../../conformance/run-sender.js';
 import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
@@ -18,25 +18,7 @@ import { signingSecrets } from '../common/secret-options.js';
 import { checkServerTlsPair, readServerTls } from '../common/transport-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
-import type { RoleDeps, SenderFlags } from './run-options.js';
-
-export interface SenderRoleOptions extends SenderFlags {
-  interface?: InterfaceId;
-  provider?: string;
-  source?: string;
-  only?: string[];
-  skip?: string[];
-  include?: string[];
-  concurrency: number;
-  waivers?: string;
-  reproDir?: string;
-  failOn: 'must' | 'warnings';
-  junit?: string;
-  html?: string;
-  summary?: string;
-  verbose?: boolean;
-  [key: string]: unknown;
-}
+import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [
@@ -110,7 +92,7 @@ export function refuseFlagsOfOtherInterface(iface: InterfaceId | undefined, comm
 }
 
 export async function runSenderRole(
-  options: SenderRoleOptions,
+  options: RunOptions,
   command: Command,
   context: CommandContext,
   deps: RoleDeps,
@@ -122,70 +104,58 @@ export async function runSenderRole(
   const secrets = signingSecrets(options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
   const tls = await readServerTls(options, io);
-  const { checkRunFiles, renderReport, reportStop } = await import('./report.js');
+  const { checkRunFiles, runAndReport } = await import('./report.js');
   await checkRunFiles(options, context);
 
-  const abort = new AbortController();
-  const stopListening = io.onInterrupt(() => {
-    // Said once: the same listener is called again when the run has not stopped a few seconds later (src/main.ts).
-    if (abort.signal.aborted) return;
-    output.warn(`interrupted: ending the scenario under way, skipping the rest; ${INTERRUPTED_REPORT}`);
-    abort.abort();
-  });
   const byHand = byHandRun(options);
   const { runSenderConformance } = await import('../../conformance/run-sender.js');
   const secretValues = secrets.map((secret) => secret.value);
-  const startedAt = new Date();
-  let report: SuiteReport;
-  try {
-    report = await runSenderConformance({
-      interface: iface,
-      identity,
-      secrets: secrets.map((secret) => secret.value),
-      secretLabel: secrets[0]?.label,
-      trigger: options.trigger,
-      listen: options.listen,
-      publicUrl: options.publicUrl,
-      tls,
-      waitMs: options.wait,
-      observeMs: options.observe,
-      selection,
-      concurrency: options.concurrency,
-      waivers,
-      reproDir: options.reproDir,
-      reproducer: reproducerOf(deps.invocation, () => deps.rerun),
-      explore: deps.explore,
-      env: io.env,
-      cwd: io.cwd,
-      signal: abort.signal,
-      onListening: (url) => {
-        if (byHand)
-          output.info(
-            `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
-          );
-      },
-      onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
-      onScenarioEnd:
-        byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
-    });
-  } catch (error) {
-    // The sender sent nothing (exit 3): the report files still say so.
-    await reportStop(
-      error,
-      { interface: iface, role: 'sender', startedAt, mock: false },
-      options,
-      context,
-      secretValues,
-    );
-    throw error;
-  } finally {
-    stopListening();
-  }
-  return renderReport(report, options, context, secretValues);
+  return runAndReport(
+    { interface: iface, role: 'sender', startedAt: new Date(), mock: false },
+    options,
+    context,
+    secretValues,
+    {
+      interrupted: () =>
+        output.warn(`interrupted: ending the scenario under way, skipping the rest; ${INTERRUPTED_REPORT}`),
+      // A sender that sent nothing (exit 3): the report files still say so.
+      execute: (signal) =>
+        runSenderConformance({
+          interface: iface,
+          identity,
+          secrets: secretValues,
+          secretLabel: secrets[0]?.label,
+          trigger: options.trigger,
+          listen: options.listen,
+          publicUrl: options.publicUrl,
+          tls,
+          waitMs: options.wait,
+          observeMs: options.observe,
+          selection,
+          concurrency: options.concurrency,
+          waivers,
+          reproDir: options.reproDir,
+          reproducer: reproducerOf(deps.invocation, () => deps.rerun),
+          explore: deps.explore,
+          env: io.env,
+          cwd: io.cwd,
+          signal,
+          onListening: (url) => {
+            if (byHand)
+              output.info(
+                `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
+              );
+          },
+          onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
+          onScenarioEnd:
+            byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
+        }),
+    },
+  );
 }
 
 /** The usage errors of a sender run, before anything is planned; returns the interface and the identity to expect. */
-function checkSenderOptions(options: SenderRoleOptions): { iface: InterfaceId; identity: string } {
+function checkSenderOptions(options: RunOptions): { iface: InterfaceId; identity: string } {
   const iface = options.interface;
   if (!iface)
     throw usageError(
@@ -225,7 +195,7 @@ function checkSenderOptions(options: SenderRoleOptions): { iface: InterfaceId; i
 /** The checks a sender run selects: an unknown id or tag, or a stateful phase past its cap, is a usage error. */
 async function planSenderRun(
   iface: InterfaceId,
-  options: SenderRoleOptions,
+  options: RunOptions,
   explore: RoleDeps['explore'],
   { output }: CommandContext,
 ): Promise<Selection> {

@@ -80,7 +80,6 @@ export async function startPlatform(
   const secrets = liveSecrets.map((s) => s.value);
   const resolvedTestSecrets = testSecretsFromOptions(options, io);
   const testSecrets = resolvedTestSecrets?.map((s) => s.value);
-  const tls = await readServerTls(options, io);
   const store = await inspectorStore(options);
   const signing: InspectorSigning = {
     identity: 'provider',
@@ -94,28 +93,17 @@ export async function startPlatform(
   await lines.explainRefusals(signing, options.ui !== undefined);
   const { startMockPlatform } = await import('../../mock/platform.js');
   const mock = await startMockPlatform({
-    host: options.host,
-    port: options.port,
+    ...(await receiverOptions(options, io, lines, store)),
     path: options.path,
-    providerCode: options.provider ?? '',
     secrets,
     testProviderCode: options.testProvider,
     testSecrets,
-    logFile: logFileOf(io, options.log),
-    fsync: options.fsync,
     rateLimit: options.rateLimit,
     allowOrigins: options.allowOrigin,
-    tls,
     failRate: options.failRate,
     failFirst: options.failFirst,
-    latencyMs: options.latency,
     knownLeads: options.knownLead,
-    catalog: await catalogOf(options.catalog, io),
     faults: options.break,
-    dedupeCapacity: options.dedupeCapacity,
-    keepRecords: false,
-    onRequest: (entry) => lines.request(entry),
-    observe: lines.observer(store?.observe),
   });
   const ui = await startInspector(options, store, mock, ({ copyCommandsFor, secretFlagOf }) => ({
     kind: 'platform',
@@ -153,7 +141,6 @@ export async function startProvider(
   const jobSecrets = signingSecrets(options, context);
   const secrets = jobSecrets.map((s) => s.value);
   const callbackSecrets = callbackSecretsOf(options, context).map((s) => s.value);
-  const tls = await readServerTls(options, io);
   const store = await inspectorStore(options);
   const signing: InspectorSigning = {
     identity: 'source',
@@ -164,26 +151,15 @@ export async function startProvider(
   const { startMockProvider, parseScenario } = await import('../../mock/provider.js');
   const scenario = options.scenario === undefined ? undefined : parseScenario(options.scenario);
   const mock = await startMockProvider({
-    host: options.host,
-    port: options.port,
-    providerCode: options.provider ?? '',
+    ...(await receiverOptions(options, io, lines, store)),
     sourceId: options.source,
     secrets,
     callbackSecrets,
     scenario,
     speed: options.speed,
-    catalog: await catalogOf(options.catalog, io),
-    logFile: logFileOf(io, options.log),
-    fsync: options.fsync,
-    tls,
     callbackTls: await callbackTls(options, context),
-    latencyMs: options.latency,
     faults: options.break,
-    dedupeCapacity: options.dedupeCapacity,
-    keepRecords: false,
-    onRequest: (entry) => lines.request(entry),
     onEvent: (entry) => lines.sent(entry),
-    observe: lines.observer(store?.observe),
     observeSent: store?.observeSent,
     onCallbackRetry: (retry) => {
       lines.callbackRetry(retry);
@@ -223,6 +199,29 @@ function sourceNote(source: string | undefined): string[] {
   return [
     'note: no --source: jobs are accepted whatever their X-CAI-Source (§4.1), so a conformance run warns on its source checks (--only source); pass --source PLATFORM_ID to accept only that platform',
   ];
+}
+
+/** What both mocks take alike from their flags: the address, the provider, the log, TLS, catalog and latency. */
+async function receiverOptions(
+  options: CommonOptions & { catalog?: string | CatalogBranch[] },
+  io: Io,
+  lines: MockLines,
+  store: InspectorStore | undefined,
+) {
+  return {
+    tls: await readServerTls(options, io),
+    host: options.host,
+    port: options.port,
+    providerCode: options.provider ?? '',
+    logFile: logFileOf(io, options.log),
+    fsync: options.fsync,
+    latencyMs: options.latency,
+    catalog: await catalogOf(options.catalog, io),
+    dedupeCapacity: options.dedupeCapacity,
+    keepRecords: false,
+    onRequest: lines.request.bind(lines),
+    observe: lines.observer(store?.observe),
+  };
 }
 
 /** The inspector's store when --ui is given (its modules load only then: no cost to a mock without it). */
@@ -347,13 +346,9 @@ async function catalogOf(catalog: string | CatalogBranch[] | undefined, io: Io):
   return loadCatalog(catalog, (file) => readFileInput(file, io, 'catalog'));
 }
 
-function resolvePath(io: Io, file: string): string {
-  return resolve(io.cwd, file);
-}
-
 /** The log's full path; an empty one is refused, not resolved to the working directory (docs/limits.md). */
 function logFileOf(io: Io, log: string | undefined): string | undefined {
   if (log === '')
     throw emptyPath('log', 'give the path of a file to write, or leave --log out to keep events in memory');
-  return log === undefined ? undefined : resolvePath(io, log);
+  return log === undefined ? undefined : resolve(io.cwd, log);
 }
