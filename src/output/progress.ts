@@ -5,7 +5,7 @@
  * terminal reporting its size; ora loops on a zero-column terminal), and the batch sender's progress bar on it.
  */
 import type { Io } from '../io.js';
-import { truncate } from './layout.js';
+import { plural, truncate } from './layout.js';
 import { WAIT_LINE_MS } from './wait-notice.js';
 import type { Output } from './output.js';
 
@@ -76,7 +76,7 @@ export function describeBatchProgress(state: BatchProgressState): string {
   if (state.retrying > 0) parts.push(`${state.retrying} waiting to retry`);
   if (state.done > 0 && state.done < state.total && rate > 0)
     parts.push(`ETA ${formatEta(((state.total - state.done) / rate) * 1000)}`);
-  if (state.problems > 0) parts.push(`${state.problems} problem${state.problems === 1 ? '' : 's'}`);
+  if (state.problems > 0) parts.push(plural(state.problems, 'problem'));
   return parts.join(' · ');
 }
 

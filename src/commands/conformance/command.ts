@@ -14,6 +14,7 @@ import { CONFORMANCE_HINTS } from './hints.js';
 import { runReceiverRole } from './receiver.js';
 import { rerunCommand } from './rerun.js';
 import { declareRun, type RoleDeps, type RunOptions } from './run-options.js';
+import { plural } from '../../output/layout.js';
 
 export function registerConformance(program: Command, state: RunState): void {
   const conformance = program
@@ -126,7 +127,7 @@ async function selectRerun(
   // The stateful phase draws the report's conversations again, or replays the one that failed (its seed and path).
   if (rerun.seed !== undefined && options.seed === undefined) options.seed = parseSeed(rerun.seed);
   output.info(
-    `running again the ${rerun.ids.length} check${rerun.ids.length === 1 ? '' : 's'} of ${path} that did not pass${rerun.seed !== undefined ? ` (seed ${rerun.seed})` : ''}`,
+    `running again the ${plural(rerun.ids.length, 'check')} of ${path} that did not pass${rerun.seed !== undefined ? ` (seed ${rerun.seed})` : ''}`,
   );
   return undefined;
 }

@@ -19,6 +19,7 @@ import { checkServerTlsPair, readServerTls } from '../common/transport-options.j
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
+import { plural } from '../../output/layout.js';
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [
@@ -253,8 +254,8 @@ function showEnd(summary: ScenarioSummary, { output }: CommandContext): void {
   const count = summary.attempts.length;
   const answers = summary.attempts.map((attempt) => attempt.answer).join(', ');
   const seconds = (summary.durationMs / 1000).toFixed(1);
-  const documents = `${summary.deliveries} document${summary.deliveries === 1 ? '' : 's'}, `;
+  const documents = `${plural(summary.deliveries, 'document')}, `;
   output.info(
-    `${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${count} attempt${count === 1 ? '' : 's'} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`,
+    `${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${plural(count, 'attempt')} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`,
   );
 }

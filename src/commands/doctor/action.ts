@@ -8,6 +8,7 @@ import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { CheckResult } from '../../doctor/types.js';
 import { safeText } from '../../output/safe-text.js';
+import { plural } from '../../output/layout.js';
 
 export interface DoctorOptions {
   /** The URL to probe (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
@@ -85,7 +86,7 @@ export async function runDoctorCommand(
   }
   const { pass, warn, fail, skip } = report.summary;
   output.result('');
-  output.result(`${pass} passed, ${warn} warning${warn === 1 ? '' : 's'}, ${fail} failed, ${skip} skipped`);
+  output.result(`${pass} passed, ${plural(warn, 'warning')}, ${fail} failed, ${skip} skipped`);
   return report.ok ? 0 : 1;
 }
 

@@ -19,6 +19,7 @@ import type { Output } from '../../output/output.js';
 import { PLAIN_EVERY_MS, ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
+import { plural } from '../../output/layout.js';
 
 /**
  * The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal, redrawn
@@ -164,9 +165,7 @@ export async function renderLoadReport(report: LoadReport, output: Output): Prom
     );
   }
   if (report.thresholds.length > 0) {
-    output.result(
-      `${report.thresholds.length} threshold${report.thresholds.length === 1 ? '' : 's'}: ${verdictCounts(report.thresholds)}`,
-    );
+    output.result(`${plural(report.thresholds.length, 'threshold')}: ${verdictCounts(report.thresholds)}`);
   }
 }
 

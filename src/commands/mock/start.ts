@@ -21,6 +21,7 @@ import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, signingSecrets } from '../common/secret-options.js';
 import { openTransport, readServerTls } from '../common/transport-options.js';
+import { plural } from '../../output/layout.js';
 
 export interface CommonOptions {
   host: string;
@@ -120,9 +121,8 @@ export async function startPlatform(
     }),
     secrets: [...secrets, ...(testSecrets ?? [])],
   }));
-  const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
   const notes = [
-    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${secrets.length} ${plural(secrets.length, 'secret', 'secrets')}`,
+    `mock platform: provider ${options.provider}${options.testProvider ? `, test provider ${options.testProvider}` : ''}, ${plural(secrets.length, 'secret')}`,
     options.log
       ? `log ${options.log}, fsync ${options.fsync}${mock.reloaded > 0 ? ` (${mock.reloaded} accepted events reloaded for dedupe)` : ''}`
       : 'no --log: accepted events are kept in memory only',

@@ -15,6 +15,7 @@ import type { BatchSummary } from '../../send/batch.js';
 import type { SendKind } from '../../send/request.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentVerdict } from '../../spec/validate.js';
+import { plural } from '../../output/layout.js';
 
 /** The flags and the target of a send, once the required ones are known to be there. */
 type Addressed = SendOptions & { to: string; identity: string };
@@ -132,7 +133,7 @@ function renderRefusal(kind: SendKind, verdict: DocumentVerdict, output: Output)
   for (const error of verdict.errors) output.result(`  ${describeIssue(error)}`);
   const count = verdict.errors.length;
   output.error(
-    `the body is invalid (${count} error${count === 1 ? '' : 's'}): not sent`,
+    `the body is invalid (${plural(count, 'error')}): not sent`,
     'correct the body, or pass --no-validate to send it anyway (to test a receiver on purpose)',
   );
   return ExitCode.negative;

@@ -4,6 +4,7 @@ import type { BatchRecord, BatchSummary } from '../../send/batch.js';
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
+import { plural } from '../../output/layout.js';
 
 /** One line for a document that was not accepted. */
 export function describeRecord(record: BatchRecord): string {
@@ -86,7 +87,6 @@ export function paceLine(summary: BatchSummary): string {
     summary.elapsedMs > 0
       ? ` (${perSecond >= 10 ? Math.round(perSecond) : Number(perSecond.toFixed(1))} documents/s)`
       : '';
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(documents, 'document')} in ${formatDuration(summary.elapsedMs)}${rate}, ${plural(summary.attempts, 'HTTP request')} (retries included)`;
 }
 

@@ -20,6 +20,7 @@ import { safeText } from '../../output/safe-text.js';
 import { describeAttempt, exitCodeOf, statusText } from '../send/result.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { formatDuration } from '../../duration.js';
+import { plural } from '../../output/layout.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {
@@ -180,7 +181,7 @@ export function renderFlowOutcome(
   }
   const notSent = summary.notSent > 0 ? `, ${summary.notSent} not sent` : '';
   output.result(
-    `${flow.name}: ${summary.sent} of ${summary.events} events sent for lead ${safeText(values.lead_id)}: ${summary.accepted} new, ${summary.duplicates} duplicate${summary.duplicates === 1 ? '' : 's'}, ${summary.rejected} rejected, ${summary.failed} not delivered${notSent}`,
+    `${flow.name}: ${summary.sent} of ${summary.events} events sent for lead ${safeText(values.lead_id)}: ${summary.accepted} new, ${plural(summary.duplicates, 'duplicate')}, ${summary.rejected} rejected, ${summary.failed} not delivered${notSent}`,
   );
   if (failed?.delivery.error)
     output.error(failed.delivery.error.message, failed.delivery.error.hint ?? 'check the receiver and try again');
@@ -345,8 +346,8 @@ function eventsSummary(callbacks: readonly Callback[]): string {
   const duplicates = callbacks.filter((callback) => callback.verdict === 'duplicate').length;
   const last = callbacks.at(-1)?.afterMs ?? 0;
   const parts = [
-    `${messages.length} message${messages.length === 1 ? '' : 's'} (${outbound} outbound, ${messages.length - outbound} inbound)`,
+    `${plural(messages.length, 'message')} (${outbound} outbound, ${messages.length - outbound} inbound)`,
     ...results,
   ];
-  return `${accepted.length} event${accepted.length === 1 ? '' : 's'} from the provider in ${formatDuration(last)}: ${parts.join(', ')}${duplicates > 0 ? `; ${duplicates} repeated` : ''}`;
+  return `${plural(accepted.length, 'event')} from the provider in ${formatDuration(last)}: ${parts.join(', ')}${duplicates > 0 ? `; ${duplicates} repeated` : ''}`;
 }

@@ -12,6 +12,7 @@ import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
+import { plural } from '../../output/layout.js';
 
 export interface ValidateCommandOptions {
   ndjson?: boolean;
@@ -362,7 +363,6 @@ class Renderer {
       );
       return;
     }
-    const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     const stopped = interrupted ? '; interrupted, the rest was not validated' : '';
     this.pending.push(
       `${this.context.output.fit(`${plural(totals.documents, 'document')}: ${totals.valid} valid, ${totals.invalid} invalid (${plural(totals.errors, 'error')}, ${plural(totals.warnings, 'warning')})${stopped}`)}\n`,
