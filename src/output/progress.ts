@@ -80,7 +80,8 @@ export function describeBatchProgress(state: BatchProgressState): string {
   return parts.join(' · ');
 }
 
-function formatRate(rate: number): string {
+/** A rate a second: whole from 10 up, one decimal below. */
+export function formatRate(rate: number): string {
   return rate >= 10 ? String(Math.round(rate)) : rate.toFixed(1);
 }
 

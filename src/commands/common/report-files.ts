@@ -87,18 +87,7 @@ export async function makeDirs(dir: string, mode = 0o700): Promise<void> {
   }
 }
 
-/** `cai report --html FILE`: the operation report with its charts. */
-export async function writeOperationHtml(
-  report: import('../report/html-report.js').OperationView,
-  path: string,
-  context: CommandContext,
-): Promise<void> {
-  const { renderOperationHtml } = await import('../report/html-report.js');
-  await writeOrFail(path, renderOperationHtml(report, { generator: await generator() }), 'HTML report', context);
-  context.output.info(`HTML report written to ${path}`);
-}
-
-/** Any other page (`cai load --html FILE`), rendered with the generator line and written as the reports above. */
+/** A page (`cai report --html FILE`, `cai load --html FILE`), rendered with the generator line and written as the reports above. */
 export async function writeReportPage(
   path: string,
   render: (generator: string) => string,

@@ -62,19 +62,7 @@ export function reproducerOf(invocation: string, rerunOf: (setup: ReproSetup) =>
       dir: setup.dir,
       invocation,
       rerun: rerunOf(setup),
-      ...(probes
-        ? {
-            probes: {
-              interface: probes.interface,
-              target: probes.target,
-              postUrl: probes.postUrl,
-              identity: probes.identity,
-              clockOffsetSeconds: probes.clockOffsetSeconds,
-              mock: probes.mock,
-              secretFlag: secretFlagFor(probes.secretLabel),
-            },
-          }
-        : {}),
+      ...(probes ? { probes: { ...probes, secretFlag: secretFlagFor(probes.secretLabel) } } : {}),
       ...(received
         ? {
             received: {

@@ -103,15 +103,21 @@ export async function finishLoad(
     report.ok = false;
   }
   if (html !== undefined) {
-    const { writeLoadHtml } = await import('./html-report.js');
-    await writeLoadHtml(report, html, context).catch((error: unknown) => {
-      if (!(error instanceof CaiError)) throw error;
-      // After a redirect (exit 3) the page is a warning; else its error sets the exit code.
-      if (report.error) return output.warn(error.message);
-      report.error = { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode };
-      report.exitCode = error.exitCode;
-      report.ok = false;
-    });
+    const [{ writeReportPage }, { renderLoadHtml }] = await Promise.all([
+      import('../common/report-files.js'),
+      import('./html-report.js'),
+    ]);
+    // The page written, secrets masked as in every report file.
+    await writeReportPage(html, (generator) => renderLoadHtml(report, { generator }), context).catch(
+      (error: unknown) => {
+        if (!(error instanceof CaiError)) throw error;
+        // After a redirect (exit 3) the page is a warning; else its error sets the exit code.
+        if (report.error) return output.warn(error.message);
+        report.error = { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode };
+        report.exitCode = error.exitCode;
+        report.ok = false;
+      },
+    );
   }
   const { renderLoadReport } = await import('./summary.js');
   await renderLoadReport(report, output);

@@ -6,7 +6,6 @@
  * rejections. A pure function of the report `cai load --json` prints. Every mark carries `data-window`,
  * `data-series` and `data-value`, so a browser test reads the charts back.
  */
-import type { CommandContext } from '../common/runner.js';
 import type { LoadReport } from '../../load/report.js';
 import type { TimelineWindow } from '../../load/metrics.js';
 
@@ -221,10 +220,4 @@ function tables(report: LoadReport): SafeHtml {
 ${report.rejections.length > 0 ? html`<h3>Rejections (4xx other than 429, §7)</h3><table class="data" data-table="rejections"><thead><tr><th>status</th><th>reason</th><th>requests</th></tr></thead><tbody>${report.rejections.map((rejection) => html`<tr><td>${rejection.status}</td><td>${rejection.reason}</td><td class="num">${rejection.count}</td></tr>`)}</tbody></table>` : ''}
 <h3>Repeats (§6.1, §2.13)</h3>
 <table class="data" data-table="repeats"><tbody><tr><td>repeats sent</td><td class="num">${report.duplicates.repeatsSent}</td></tr><tr><td>confirmed as duplicates</td><td class="num">${report.duplicates.confirmed}</td></tr><tr><td>not recognised (accepted as new)</td><td class="num">${report.duplicates.notRecognised}</td></tr><tr><td>not accepted (429, 5xx…)</td><td class="num">${report.duplicates.repeatsNotAccepted}</td></tr></tbody></table>`;
-}
-
-/** `cai load --html FILE`: the page written, secrets masked as in every report file. */
-export async function writeLoadHtml(report: LoadReport, path: string, context: CommandContext): Promise<void> {
-  const { writeReportPage } = await import('../common/report-files.js');
-  await writeReportPage(path, (generator) => renderLoadHtml(report, { generator }), context);
 }

@@ -16,7 +16,7 @@ import { describeRate, type PhaseSpec } from '../../load/schedule.js';
 
 import { verdictCounts, verdictDetail, verdictMark } from './needs.js';
 import type { Output } from '../../output/output.js';
-import { PLAIN_EVERY_MS, ProgressLine } from '../../output/progress.js';
+import { formatRate, PLAIN_EVERY_MS, ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
 import { plural } from '../../output/layout.js';
@@ -52,7 +52,7 @@ export class LiveLine {
     const statuses = [...progress.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
     const parts = [
       `${seconds(Math.min(progress.elapsedMs, progress.plannedMs))}/${seconds(progress.plannedMs)}`,
-      `${progress.sent} sent (${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s)`,
+      `${progress.sent} sent (${formatRate(rate)}/s)`,
       `${progress.inFlight} in flight`,
       ...(progress.p99Ms !== undefined ? [`p99 ${formatDuration(progress.p99Ms)}`] : []),
       ...statuses,

@@ -79,8 +79,11 @@ export async function runReport(options: ReportOptions, context: CommandContext)
       `${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`,
     );
   if (options.html !== undefined) {
-    const { writeOperationHtml } = await import('../common/report-files.js');
-    await writeOperationHtml(report, options.html, context);
+    const [{ writeReportPage }, { renderOperationHtml }] = await Promise.all([
+      import('../common/report-files.js'),
+      import('./html-report.js'),
+    ]);
+    await writeReportPage(options.html, (generator) => renderOperationHtml(report, { generator }), context);
   }
 
   const format = output.json ? 'json' : options.format;

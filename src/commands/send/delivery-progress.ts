@@ -132,7 +132,8 @@ export async function deliverWatched(
   }
 }
 
-function printAttemptHeaders(attempt: AttemptRecord, output: Output): void {
+/** `--verbose`: an attempt's request headers on stderr (the signature, never the secret). */
+export function printAttemptHeaders(attempt: AttemptRecord, output: Output): void {
   output.info(`> attempt ${attempt.attempt} at ${attempt.startedAt}`);
   for (const [name, value] of Object.entries(attempt.requestHeaders)) output.info(`> ${name}: ${value}`);
 }

@@ -13,6 +13,7 @@ import type { FlowEventResult, FlowOutcome } from '../../send/trigger.js';
 import type { Callback, JobOutcome } from '../../send/trigger-job.js';
 import { rawHttpRequest, type DryRunRequest } from '../../send/dry-run.js';
 import { curlForDryRun } from '../send/dry-run-view.js';
+import { printAttemptHeaders } from '../send/delivery-progress.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Output } from '../../output/output.js';
 import { bodyForJson, bodyForTerminal } from '../send/response-body.js';
@@ -88,10 +89,7 @@ export function renderFlowDryRun(
 
 /** A retry of one event's delivery, on stderr; with --verbose every attempt's headers (the signature, never the secret). */
 export function attemptLine(attempt: AttemptRecord, verbose: boolean, output: Output): void {
-  if (verbose) {
-    output.info(`> attempt ${attempt.attempt} at ${attempt.startedAt}`);
-    for (const [name, value] of Object.entries(attempt.requestHeaders)) output.info(`> ${name}: ${value}`);
-  }
+  if (verbose) printAttemptHeaders(attempt, output);
   if (attempt.decision === 'retry')
     output.info(
       `  attempt ${attempt.attempt}: ${describeAttempt(attempt)}; retrying in ${formatDuration(attempt.waitMs ?? 0)}`,
