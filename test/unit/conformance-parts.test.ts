@@ -6,7 +6,7 @@ import { parseWaivers } from '../../src/conformance/waivers.js';
 import { countLine } from '../../src/conformance/reporters/text.js';
 import { redactDeep } from '../../src/conformance/reporters/index.js';
 import { renderJunit } from '../../src/conformance/reporters/junit.js';
-import { secretFlagFor } from '../../src/commands/conformance/repro.js';
+import { secretFlagFor } from '../../src/commands/common/secret-options.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
 
 const doc = { event: 'conversation.message', event_id: 'e-1', text: 'Olá 日本 👍 a/b', nested: { b: 1, a: [1, 'x'] } };

@@ -146,9 +146,7 @@ function secretDefaults(
   env: NodeJS.ProcessEnv,
   result: ProfileDefaults,
 ): AppliedDefault | undefined {
-  const refs = asRefList(
-    chosen.settings.secrets?.[rule.field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined,
-  );
+  const refs = secretRefsOf(chosen.settings, rule.field);
   if (refs.length === 0) return undefined;
   const where = `${rule.field} of environment ${chosen.name} in ${chosen.location.path}`;
   const envSources: SecretSource[] = [];
@@ -187,8 +185,15 @@ function secretDefaults(
   };
 }
 
-function isSecretField(field: ConfigField): boolean {
+export function isSecretField(field: ConfigField): boolean {
   return field === 'secrets.jobs' || field === 'secrets.events';
+}
+
+/** The references of `secrets.jobs` or `secrets.events`, as a list. */
+export function secretRefsOf(settings: Environment, field: ConfigField): SecretRef[] {
+  return asRefList(
+    settings.secrets?.[field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined,
+  );
 }
 
 /** `--<prefix>-env`, `--<prefix>-file` and `--<prefix>` (the inline form, never set from config). */

@@ -1,8 +1,7 @@
 /**
  * Every command, by the word that invokes it, in the order of `cai --help`: its usage (what follows its name in the
  * list) and what it does. `cai --help` lists them from here without loading any command (START-UP RULE); a
- * command's module takes its description from here. The conformance command keeps its own copy (a test
- * holds the two equal). Their modules are src/commands/common/registry.ts's to load.
+ * command's module takes its description from here. Their modules are src/commands/common/registry.ts's to load.
  */
 import { Help, type Command } from 'commander';
 

@@ -3,6 +3,7 @@ import { usageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import type { Output } from '../../output/output.js';
 import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
+import { shellQuote } from '../../shell.js';
 
 let sequence = 0;
 
@@ -111,4 +112,16 @@ export function signingSecret(options: Record<string, unknown>, terminal: Termin
     );
   if (secrets.length > 1) terminal.output.info(`signing with the first of ${secrets.length} secrets (${first.label})`);
   return first.value;
+}
+
+/**
+ * The flag that gives a `cai` command a secret by its source, never its value: `--<prefix>-env NAME` or
+ * `--<prefix>-file PATH` from a label such as `--secret-env NAME` or `--test-secret-file PATH`, or a variable's name;
+ * a secret given inline or generated, which must not be repeated, becomes `--<prefix>-env <defaultEnv>`.
+ */
+export function secretFlagFor(label: string | undefined, prefix = 'secret', defaultEnv = 'CAI_SECRET'): string {
+  const flag = label === undefined ? undefined : /^--[a-z-]*secret-(env|file) (.+)$/.exec(label);
+  if (flag) return `--${prefix}-${flag[1]} ${shellQuote(flag[2] as string)}`;
+  if (label !== undefined && /^[A-Z_][A-Z0-9_]*$/.test(label)) return `--${prefix}-env ${label}`;
+  return `--${prefix}-env ${defaultEnv}`;
 }

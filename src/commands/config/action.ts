@@ -12,9 +12,8 @@ export interface GlobalConfigFlags {
 }
 
 export async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
-  const { loadProfile } = await import('../../config/load.js');
+  const { chooseEnvironment, loadProfile } = await import('../../config/load.js');
   const { describeEnvironment, describeLocation } = await import('./describe.js');
-  const { chooseEnvironment } = await import('../../config/load.js');
   const { looseModeWarning } = await import('../../config/secret-refs.js');
   const profile = loadProfile(flags, io.env, io.cwd);
   if (!profile.loaded) {

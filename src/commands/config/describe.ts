@@ -2,7 +2,8 @@ import { CONFIG_DEFAULT_RULES, type ConfigField } from '../common/config-default
 import type { ChosenEnvironment } from '../../config/load.js';
 import { describeConfigOrigin, describeEnvironmentOrigin } from '../../config/locate.js';
 import type { Environment } from '../../config/schema.js';
-import { asRefList, inspectSecretRef, type SecretRef, type SecretRefStatus } from '../../config/secret-refs.js';
+import { inspectSecretRef, type SecretRefStatus } from '../../config/secret-refs.js';
+import { isSecretField, secretRefsOf } from '../common/config-defaults-values.js';
 
 /** One resolved setting of an environment, safe to print (secrets masked, by reference only). */
 interface DescribedSetting {
@@ -41,10 +42,8 @@ export function describeEnvironment(chosen: ChosenEnvironment, env: NodeJS.Proce
     chosenBy: describeEnvironmentOrigin(chosen.origin),
     settings: FIELDS.map((field) => {
       const base = { field, source: `environments.${name}.${field}`, usedBy: usedBy(field) };
-      if (field === 'secrets.jobs' || field === 'secrets.events') {
-        const refs = asRefList(
-          settings.secrets?.[field === 'secrets.jobs' ? 'jobs' : 'events'] as SecretRef | SecretRef[] | undefined,
-        );
+      if (isSecretField(field)) {
+        const refs = secretRefsOf(settings, field);
         if (refs.length === 0) return base;
         const secrets = refs.map((ref) => inspectSecretRef(ref, chosen.baseDir, env));
         return { ...base, value: secrets.map(maskedSecret).join('; '), secrets };

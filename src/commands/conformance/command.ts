@@ -8,6 +8,7 @@ import { isStateCheck, parseSeed, randomSeed, type ExploreRequest } from '../../
 import { usageError } from '../../errors.js';
 import { shellQuote } from '../../output/curl.js';
 import { readFileInput } from '../../input.js';
+import { describeCommand } from '../common/list.js';
 import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import type { CoverageOptions, ListOptions } from './catalogue-views.js';
 import { CONFORMANCE_HINTS } from './hints.js';
@@ -19,7 +20,7 @@ import { plural } from '../../output/layout.js';
 export function registerConformance(program: Command, state: RunState): void {
   const conformance = program
     .command('conformance')
-    .description('Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)')
+    .description(describeCommand('conformance'))
     .addHelpText(
       'after',
       '\nExamples:\n  $ cai conformance run --mock --interface B\n  $ cai conformance list --interface A',

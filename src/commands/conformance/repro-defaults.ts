@@ -10,7 +10,8 @@ import type { ConformanceOptions } from '../../conformance/run-receiver.js';
 import type { SenderConformanceOptions } from '../../conformance/run-sender.js';
 import { shellQuote } from '../../output/curl.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import { reproducerOf, secretFlagFor, type Rerun } from './repro.js';
+import { secretFlagFor } from '../common/secret-options.js';
+import { reproducerOf, type Rerun } from './repro.js';
 
 /** `--seed S` for a check of the stateful phase, or the seed and path of the conversation to replay. */
 function seedOf(setup: ReproSetup, checkId: string, replay?: string): string {

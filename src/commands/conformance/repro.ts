@@ -35,6 +35,7 @@ import { describeScripted } from '../../conformance/listen/scenarios.js';
 import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformance/runner.js';
 import type { CheckResult, Reproduction } from '../../conformance/types.js';
 import { makeDirs } from '../common/report-files.js';
+import { secretFlagFor } from '../common/secret-options.js';
 import { judgedRequest, sentAgainShows, statusRuleOf, type ShellProbes } from './repro-request.js';
 
 /** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */
@@ -76,15 +77,6 @@ export function reproducerOf(invocation: string, rerunOf: (setup: ReproSetup) =>
         : {}),
     });
   };
-}
-
-/** `--secret-env NAME` / `--secret-file PATH` as given; an inline or generated secret becomes `--secret-env CAI_SECRET`. */
-export function secretFlagFor(label: string | undefined, prefix = 'secret', defaultEnv = 'CAI_SECRET'): string {
-  if (label === undefined) return `--${prefix}-env ${defaultEnv}`;
-  const flag = new RegExp(`^--${prefix}-(env|file) (.+)$`).exec(label);
-  if (flag) return `--${prefix}-${flag[1]} ${quote(flag[2] as string)}`;
-  if (/^[A-Z_][A-Z0-9_]*$/.test(label)) return `--${prefix}-env ${label}`;
-  return `--${prefix}-env ${defaultEnv}`;
 }
 
 function createReproducer(context: ReproContext): Reproducer {

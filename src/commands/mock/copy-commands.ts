@@ -8,6 +8,7 @@ import { curlCommand, shellQuote } from '../../output/curl.js';
 import { HeaderNames, Headers } from '../../spec/constants.js';
 import { bodyCut, headerOf, type InspectedRequest } from '../../inspector/capture.js';
 import type { CopyCommands, CopyCommandsOf } from '../../inspector/detail.js';
+import { secretFlagFor } from '../common/secret-options.js';
 
 export interface CommandTargets {
   /** Where the requests are POSTed: the events URL, or the provider endpoint with /contact-jobs. */
@@ -25,16 +26,9 @@ export interface CommandTargets {
 /** Bodies up to this size go into the curl line itself; longer ones are fetched into a file first. */
 const INLINE_BODY_BYTES = 8 * 1024;
 
-/**
- * The flag that gives a `cai` command the secret a mock was started with: `--secret-env NAME` or
- * `--secret-file PATH` from its label (a `--test-secret-env NAME` becomes `--secret-env NAME`); a secret given
- * inline, which must not be repeated, becomes `--secret-env CAI_SECRET`.
- */
+/** The flag that gives a `cai` command the secret a mock was started with (secretFlagFor). */
 export function secretFlagOf(label: string | undefined): string {
-  const flag = label === undefined ? undefined : /^--[a-z-]*secret-(env|file) (.+)$/.exec(label);
-  if (flag) return `--secret-${flag[1]} ${shellQuote(flag[2] as string)}`;
-  if (label !== undefined && /^[A-Z_][A-Z0-9_]*$/.test(label)) return `--secret-env ${label}`;
-  return '--secret-env CAI_SECRET';
+  return secretFlagFor(label);
 }
 
 /** The inspector's copy commands for a mock: `targets` but the inspector's URL, which it gives when it asks. */

@@ -19,7 +19,7 @@ import type { MockLines } from './lines.js';
 import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../common/runner.js';
-import { callbackSecretsOf, signingSecrets } from '../common/secret-options.js';
+import { callbackSecretsOf, secretFlagFor, signingSecrets } from '../common/secret-options.js';
 import { openTransport, readServerTls } from '../common/transport-options.js';
 import { plural } from '../../output/layout.js';
 
@@ -106,7 +106,7 @@ export async function startPlatform(
     knownLeads: options.knownLead,
     faults: options.break,
   });
-  const ui = await startInspector(options, store, mock, ({ copyCommandsFor, secretFlagOf }) => ({
+  const ui = await startInspector(options, store, mock, ({ copyCommandsFor }) => ({
     kind: 'platform',
     signing,
     postUrl: mock.url,
@@ -114,8 +114,8 @@ export async function startPlatform(
       postUrl: mock.url,
       identity: 'provider',
       secretFlags: {
-        live: secretFlagOf(liveSecrets[0]?.label),
-        ...(resolvedTestSecrets ? { test: secretFlagOf(resolvedTestSecrets[0]?.label) } : {}),
+        live: secretFlagFor(liveSecrets[0]?.label),
+        ...(resolvedTestSecrets ? { test: secretFlagFor(resolvedTestSecrets[0]?.label) } : {}),
       },
       notes: inlineSecretNotes([...liveSecrets, ...(resolvedTestSecrets ?? [])]),
     }),
@@ -167,14 +167,14 @@ export async function startProvider(
     },
   });
   const postUrl = `${mock.url}/contact-jobs`;
-  const ui = await startInspector(options, store, mock, ({ copyCommandsFor, secretFlagOf }) => ({
+  const ui = await startInspector(options, store, mock, ({ copyCommandsFor }) => ({
     kind: 'provider',
     signing,
     postUrl,
     copyCommands: copyCommandsFor({
       postUrl,
       identity: 'source',
-      secretFlags: { live: secretFlagOf(jobSecrets[0]?.label) },
+      secretFlags: { live: secretFlagFor(jobSecrets[0]?.label) },
       notes: inlineSecretNotes(jobSecrets),
     }),
     secrets: [...secrets, ...callbackSecrets],
