@@ -5,6 +5,7 @@
 import type { CommandContext } from '../common/runner.js';
 import { pipeWriter } from '../../output/pipe-writer.js';
 import { jsonText } from '../../output/safe-text.js';
+import { plural } from '../../output/layout.js';
 import type { DocumentKind, DocumentVerdict } from '../../spec/validate.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { EventType } from '../../spec/constants.js';
@@ -71,7 +72,7 @@ export async function runSample(target: Target, options: SampleOptions, context:
 function reportProblems(verdict: DocumentVerdict, { output }: CommandContext): void {
   if (!verdict.valid)
     output.warn(
-      `your overrides make the document invalid (${verdict.errors.length} ${verdict.errors.length === 1 ? 'error' : 'errors'}); printed anyway:`,
+      `your overrides make the document invalid (${plural(verdict.errors.length, 'error')}); printed anyway:`,
     );
   for (const issue of verdict.errors) output.warn(`  ${describeIssue(issue)}`);
   for (const issue of verdict.warnings) output.note(describeIssue(issue));

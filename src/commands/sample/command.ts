@@ -4,7 +4,7 @@ import { collectValues, oneOf, parseHttpUrl, wholeNumber } from '../common/optio
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
 import { describeCommand } from '../common/list.js';
-import type { SampleOptions } from './action.js';
+import type { SampleOptions, Target } from './action.js';
 
 const EXAMPLES = `
 Values given to --set are used as JSON when they parse as JSON (4, true, null, {"a":1}, "\\"quoted\\""),
@@ -39,6 +39,8 @@ export function registerSample(program: Command, state: RunState): void {
     }
     return command;
   };
+  const run = (target: Target, options: SampleOptions, cmd: Command) =>
+    runHandler(state, cmd, async (context) => (await import('./action.js')).runSample(target, options, context));
   addCommon(
     sample
       .command('job')
@@ -48,11 +50,7 @@ export function registerSample(program: Command, state: RunState): void {
     false,
   )
     .addHelpText('after', EXAMPLES)
-    .action(async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) =>
-        (await import('./action.js')).runSample({ kind: 'job' }, options, context),
-      );
-    });
+    .action((options: SampleOptions, cmd: Command) => run({ kind: 'job' }, options, cmd));
   addCommon(
     sample
       .command('event')
@@ -61,26 +59,14 @@ export function registerSample(program: Command, state: RunState): void {
     true,
   )
     .addHelpText('after', EXAMPLES)
-    .action(async (type: EventType, options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) =>
-        (await import('./action.js')).runSample({ kind: 'event', type }, options, context),
-      );
-    });
+    .action((type: EventType, options: SampleOptions, cmd: Command) => run({ kind: 'event', type }, options, cmd));
   addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false)
     .addHelpText(
       'after',
       '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact',
     )
-    .action(async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) =>
-        (await import('./action.js')).runSample({ kind: 'ack' }, options, context),
-      );
-    });
+    .action((options: SampleOptions, cmd: Command) => run({ kind: 'ack' }, options, cmd));
   addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false)
     .addHelpText('after', '\nExamples:\n  $ cai sample duplicate-ack --compact')
-    .action(async (options: SampleOptions, cmd: Command) => {
-      await runHandler(state, cmd, async (context) =>
-        (await import('./action.js')).runSample({ kind: 'duplicate-ack' }, options, context),
-      );
-    });
+    .action((options: SampleOptions, cmd: Command) => run({ kind: 'duplicate-ack' }, options, cmd));
 }
