@@ -21,9 +21,12 @@ import {
 } from './options.js';
 import { addSecretOptions } from './secret-options.js';
 import type { CommandContext } from './runner.js';
-import { addTlsOptions, openTransport } from './transport-options.js';
+import { addTlsOptions, openTransport, type PlainHttpFlags } from './transport-options.js';
 
-export interface TransportOptions {
+/** The transport flags of a send, `--tls` and `--allow-http` (checkPlainHttp) among them. */
+export interface TransportOptions
+  extends Pick<TransportFlags, 'ca' | 'insecure' | 'proxy' | 'localAddress'>,
+    PlainHttpFlags {
   timeout: number;
   retryFor: number;
   maxAttempts?: number;
@@ -31,16 +34,9 @@ export interface TransportOptions {
   retry: boolean;
   initialDelay?: number;
   printSchedule?: boolean;
-  ca?: string;
-  insecure?: boolean;
-  proxy?: string;
-  localAddress?: string;
   dryRun?: boolean;
   format: 'http' | 'curl';
   verbose?: boolean;
-  /** `--tls required` (or a profile's "tls": "required") and `--allow-http`: see checkPlainHttp. */
-  tls?: string;
-  allowHttp?: boolean;
   /** Set by the action: `--retry-for` came from the command line, the environment or a profile, not the default. */
   retryForGiven?: boolean;
   [key: string]: unknown;
@@ -152,18 +148,6 @@ export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
   };
 }
 
-/** The transport the flags ask for, with `connections` in the pool (src/http/transport.ts). */
-export function transportFlags(options: TransportOptions, connections: number): TransportFlags {
-  return {
-    ca: options.ca,
-    insecure: options.insecure,
-    proxy: options.proxy,
-    localAddress: options.localAddress,
-    connectTimeoutMs: options.timeout,
-    connections,
-  };
-}
-
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
   command
     .option(
@@ -218,5 +202,7 @@ export async function openSendPool(
   connections = 1,
 ): Promise<Dispatcher> {
   const { openDispatcher } = await import('../../http/transport.js');
-  return openDispatcher(await openTransport(transportFlags(options, connections), context, to));
+  const { ca, insecure, proxy, localAddress, timeout } = options;
+  const flags = { ca, insecure, proxy, localAddress, connectTimeoutMs: timeout, connections };
+  return openDispatcher(await openTransport(flags, context, to));
 }

@@ -22,7 +22,9 @@ import {
   wholeNumber,
 } from '../common/options.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { addTlsOptions } from '../common/transport-options.js';
+import { addTlsOptions, type PlainHttpFlags } from '../common/transport-options.js';
+import type { TransportFlags } from '../../http/transport.js';
+import type { ReportFlags } from './report.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
 export interface SenderFlags {
@@ -35,9 +37,13 @@ export interface SenderFlags {
   tlsKey?: string;
 }
 
-export interface RunOptions extends SenderFlags {
+/** Every flag of `cai conformance run`: the report's, the transport's and each role's. */
+export interface RunOptions
+  extends SenderFlags,
+    ReportFlags,
+    PlainHttpFlags,
+    Pick<TransportFlags, 'ca' | 'insecure' | 'proxy'> {
   interface?: InterfaceId;
-  format?: 'compact' | 'table';
   /** The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
   to?: string;
   mock?: boolean;
@@ -52,23 +58,12 @@ export interface RunOptions extends SenderFlags {
   only?: string[];
   skip?: string[];
   include?: string[];
-  failOn: 'must' | 'warnings';
-  failOnNotJudged?: boolean;
   timeout: number;
   concurrency: number;
   waivers?: string;
-  junit?: string;
-  html?: string;
-  summary?: string;
   reproDir?: string;
   failFast?: boolean;
   maxFailures?: number;
-  verbose?: boolean;
-  ca?: string;
-  insecure?: boolean;
-  proxy?: string;
-  tls?: string;
-  allowHttp?: boolean;
   sourceAddress?: string;
   rerunFailed?: string;
   /** The stateful phase: about N requests (`--generate N`), or off (`--no-generate`); its seed (and a path to replay); its time budget. */
