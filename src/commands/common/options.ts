@@ -291,3 +291,9 @@ export function flagGiven(command: Command, keys: readonly string[]): string | u
   const key = keys.find((name) => command.getOptionValueSource(name) === 'cli');
   return key === undefined ? undefined : `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }
+
+/** How to pass the identity header's value, by the option that gives it (§4.1 X-CAI-Source, §4.2 X-CAI-Provider). */
+export const IDENTITY_HOW = {
+  provider: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
+  source: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
+} as const;

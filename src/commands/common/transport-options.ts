@@ -123,7 +123,8 @@ export async function openTransport(
   return transport;
 }
 
-interface ServerTlsFlags {
+/** `--tls-cert` and `--tls-key`: a listener's HTTPS. */
+export interface ServerTlsFlags {
   tlsCert?: string;
   tlsKey?: string;
 }

@@ -22,19 +22,17 @@ import {
   wholeNumber,
 } from '../common/options.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { addTlsOptions, type PlainHttpFlags } from '../common/transport-options.js';
+import { addTlsOptions, type PlainHttpFlags, type ServerTlsFlags } from '../common/transport-options.js';
 import type { TransportFlags } from '../../http/transport.js';
 import type { ReportFlags } from './report.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
-export interface SenderFlags {
+export interface SenderFlags extends ServerTlsFlags {
   trigger?: string;
   listen?: { host: string; port: number };
   publicUrl?: string;
   wait?: number;
   observe?: number;
-  tlsCert?: string;
-  tlsKey?: string;
 }
 
 /** Every flag of `cai conformance run`: the report's, the transport's and each role's. */

@@ -11,7 +11,7 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { identityFlagOf, parseDurationMs } from '../common/options.js';
+import { IDENTITY_HOW, identityFlagOf, parseDurationMs } from '../common/options.js';
 import { identityValueProblem } from '../common/header-options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';
@@ -220,7 +220,7 @@ export function identityOf(options: LoadFlags, required: boolean): string | unde
   const identity = options[spec.identityOption];
   if (identity === undefined || identity === '') {
     if (!required) return undefined;
-    throw usageError('missing_option', `${flag} is required`, IDENTITY_HINTS[spec.identityOption]);
+    throw usageError('missing_option', `${flag} is required`, `pass ${IDENTITY_HOW[spec.identityOption]}`);
   }
   const problem = identityValueProblem(identity);
   if (problem) {
@@ -232,12 +232,6 @@ export function identityOf(options: LoadFlags, required: boolean): string | unde
   }
   return identity;
 }
-
-/** How to pass the identity a load run sends, by the option that gives it. */
-const IDENTITY_HINTS = {
-  provider: 'pass your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
-  source: 'pass the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
-} as const;
 
 /** With --slo spec and no --repeat: enough repeats for "no lost event" to be judged on evidence. */
 const SLO_REPEAT_SHARE = 0.05;

@@ -20,17 +20,15 @@ import { resolveSecrets, type Secret, type SecretSource } from '../../secrets/re
 import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, secretFlagFor, signingSecrets } from '../common/secret-options.js';
-import { openTransport, readServerTls } from '../common/transport-options.js';
+import { openTransport, readServerTls, type ServerTlsFlags } from '../common/transport-options.js';
 import { plural } from '../../output/layout.js';
 
-export interface CommonOptions {
+export interface CommonOptions extends ServerTlsFlags {
   host: string;
   port: number;
   provider?: string;
   log?: string;
   fsync: FsyncMode;
-  tlsCert?: string;
-  tlsKey?: string;
   latency?: number;
   break?: string[];
   dedupeCapacity?: number;

@@ -2,7 +2,7 @@
  * `cai send-job` and `cai send-event`, their action: one document (a file, stdin or a sample) signed and sent with
  * the retry policy of §7, or a batch of them (`--ndjson`), and what came of it. Loaded when the command runs.
  */
-import { requireOptions } from '../common/options.js';
+import { IDENTITY_HOW, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';
 import { retryFlags, openSendPool, type SendOptions } from '../common/send-options.js';
@@ -70,7 +70,8 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
 
 /** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
 function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
-  const [to, identity] = requireOptions([
+  const identity = kind === 'job' ? 'source' : 'provider';
+  const [to, value] = requireOptions([
     {
       flag: '--to',
       value: options.to,
@@ -79,19 +80,9 @@ function requireTarget(kind: SendKind, options: SendOptions): { to: string; iden
           ? "the provider's base URL, e.g. --to https://provider.example/cai"
           : 'the events URL, e.g. --to https://platform.example/cai/events',
     },
-    kind === 'job'
-      ? {
-          flag: '--source',
-          value: options.source,
-          how: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
-        }
-      : {
-          flag: '--provider',
-          value: options.provider,
-          how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
-        },
+    { flag: `--${identity}`, value: options[identity], how: IDENTITY_HOW[identity] },
   ]) as [string, string];
-  return { to, identity };
+  return { to, identity: value };
 }
 
 function refuseBatchOnlyFlags(options: SendOptions): void {

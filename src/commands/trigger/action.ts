@@ -3,7 +3,7 @@
  * interface, then sent. Loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { flagGiven, requireOptions } from '../common/options.js';
+import { flagGiven, IDENTITY_HOW, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';
@@ -103,11 +103,7 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, policy: RetryP
   const { io, output } = context;
   const [to, provider] = requireOptions([
     { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
-    {
-      flag: '--provider',
-      value: options.provider,
-      how: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
-    },
+    { flag: '--provider', value: options.provider, how: IDENTITY_HOW.provider },
   ]) as [string, string];
   const secret = signingSecret(options, context);
   const { buildFlow } = await import('../../send/flows.js');
