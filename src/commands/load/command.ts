@@ -11,13 +11,12 @@ import {
   collectRamp,
   collectThreshold,
   DEFAULT_RATE_PER_SECOND,
-  parseMixFlag,
-  parseRepeat,
   parseScale,
   syntax,
   type ExportFlags,
   type LoadFlags,
 } from './options.js';
+import { parseMix, parseRepeatShare } from '../../load/scenario.js';
 import {
   callbackListenOption,
   choiceOption,
@@ -129,12 +128,12 @@ function addArrivalOptions(load: Command): void {
     .option(
       '--mix <type=weight,…>',
       'B: the event types sent and their weights (default conversation.message)',
-      syntax(parseMixFlag),
+      syntax(parseMix),
     )
     .option(
       '--repeat <share>',
       'the share of requests that repeat an earlier accepted document, e.g. 10% (each must come back a duplicate)',
-      syntax(parseRepeat),
+      syntax(parseRepeatShare),
     )
     .addOption(
       new Option(

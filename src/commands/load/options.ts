@@ -9,7 +9,7 @@ import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
-import { parseMix, parseRamp, parseRepeatShare, type MixEntry } from '../../load/scenario.js';
+import { parseRamp, type MixEntry } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
 import { IDENTITY_HOW, identityFlagOf, parseDurationMs } from '../common/options.js';
 import { identityValueProblem } from '../common/header-options.js';
@@ -86,14 +86,6 @@ export function collectRamp(text: string, previous: PhaseSpec[] | undefined): Ph
   const ramps = [...(previous ?? []), parseRamp(text, parseDurationMs)];
   if (ramps.length > LOAD_BOUNDS.maxRamps) throw new InvalidArgumentError(`at most ${LOAD_BOUNDS.maxRamps} ramps.`);
   return ramps;
-}
-
-export function parseMixFlag(text: string): MixEntry[] {
-  return parseMix(text);
-}
-
-export function parseRepeat(text: string): number {
-  return parseRepeatShare(text);
 }
 
 export function collectThreshold(text: string, previous: Threshold[] | undefined): Threshold[] {
