@@ -15,8 +15,10 @@ import { CHART_FIGURE_CSS, cardList, metaList, pageFooter, renderPage } from '..
 import {
   chartTable,
   columnChart,
+  gridLines,
   legend,
   niceTicks,
+  svg,
   type Column,
   type Series,
   type Tone,
@@ -173,15 +175,7 @@ function lineChart(windows: readonly TimelineWindow[], width = 720, height = 220
   const slot = plotW / Math.max(1, windows.length);
   const x = (index: number) => pad.left + slot * index + slot / 2;
   const y = (value: number) => pad.top + plotH - (value / top) * plotH;
-  const parts: SafeHtml[] = [];
-  for (const tick of ticks) {
-    parts.push(
-      html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
-    );
-    parts.push(
-      html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${tick}</text>`,
-    );
-  }
+  const parts = gridLines(ticks, y, pad.left, width - pad.right, String);
   const every = Math.max(1, Math.ceil(40 / slot));
   windows.forEach((window, index) => {
     if (index % every === 0)
@@ -207,7 +201,7 @@ function lineChart(windows: readonly TimelineWindow[], width = 720, height = 220
     flush();
   }
   parts.push(html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(0)}" y2="${y(0)}"/>`);
-  return html`<svg class="chart" xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><title>latency over time: p50, p90, p99 (ms)</title>${parts}</svg>`;
+  return svg('latency over time: p50, p90, p99 (ms)', width, height, parts);
 }
 
 function tables(report: LoadReport): SafeHtml {

@@ -65,15 +65,7 @@ export function columnChart(chart: ColumnChart): SafeHtml {
   // Thin out the x labels so they never overlap (about 6 px a character at 11 px).
   const longest = Math.max(1, ...chart.columns.map((column) => column.label.length));
   const every = Math.max(1, Math.ceil((longest * 6.5 + 8) / slot));
-  const parts: SafeHtml[] = [];
-  for (const tick of ticks) {
-    parts.push(
-      html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
-    );
-    parts.push(
-      html`<text class="axis" x="${pad.left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${num(tick)}</text>`,
-    );
-  }
+  const parts = gridLines(ticks, y, pad.left, width - pad.right, num);
   chart.columns.forEach((column, index) => {
     const x = pad.left + slot * index + (slot - barW) / 2;
     let base = 0;
@@ -108,6 +100,20 @@ export function columnChart(chart: ColumnChart): SafeHtml {
   }
   parts.push(html`<line class="grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y(0)}" y2="${y(0)}"/>`);
   return svg(chart.title, width, height, parts);
+}
+
+/** A horizontal grid line at each tick from `left` to `right`, its value (as `label` writes it) left of the axis. */
+export function gridLines(
+  ticks: readonly number[],
+  y: (value: number) => number,
+  left: number,
+  right: number,
+  label: (tick: number) => string,
+): SafeHtml[] {
+  return ticks.flatMap((tick) => [
+    html`<line class="grid" x1="${left}" x2="${right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
+    html`<text class="axis" x="${left - 6}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${label(tick)}</text>`,
+  ]);
 }
 
 export interface Bar {
@@ -161,6 +167,7 @@ export function chartTable(
   return html`<details class="chart-data"><summary class="muted">${caption}: the numbers</summary><table class="data"><thead><tr>${head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${rows.map((row) => html`<tr>${row.map((cell) => (typeof cell === 'number' ? html`<td class="num">${num(cell)}</td>` : html`<td>${cell}</td>`))}</tr>`)}</tbody></table></details>`;
 }
 
-function svg(title: string, width: number, height: number, parts: readonly SafeHtml[]): SafeHtml {
+/** A chart's `<svg>`: its size, its title for screen readers, its marks. */
+export function svg(title: string, width: number, height: number, parts: readonly SafeHtml[]): SafeHtml {
   return html`<svg class="chart" xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><title>${title}</title>${parts}</svg>`;
 }
