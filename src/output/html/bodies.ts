@@ -7,7 +7,10 @@ import { MAX_WALK_DEPTH, PRETTY_JSON_ROOM } from '../../bounds.js';
 import { jsonNestingDepth } from '../../spec/json-syntax.js';
 import { html, type SafeHtml } from './escape.js';
 
-/** A body as a report carries it: the text when it is UTF-8 (cut after a limit), else only its size, digest and start. */
+/**
+ * A body as a report carries it (the conformance report; the inspector builds the same): the text when it is UTF-8
+ * (cut after a limit), else only its size, digest and start.
+ */
 export interface BodyRecord {
   bytes: number;
   /** The body as text, when it is valid UTF-8; cut to a limit (`truncated`). */
@@ -17,9 +20,6 @@ export interface BodyRecord {
   sha256?: string;
   hexPrefix?: string;
 }
-
-/** The parts of a body a page shows: the conformance report's `BodyRecord` (the inspector builds the same). */
-export type BodyView = BodyRecord;
 
 /**
  * Valid JSON object or array → the same tokens, one member a line, indented; anything else, or JSON nested deeper
@@ -97,7 +97,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The body: pretty JSON with the raw text folded under it, plain text, or a summary of binary data. */
-export function renderBody(body: BodyView): SafeHtml {
+export function renderBody(body: BodyRecord): SafeHtml {
   if (body.bytes === 0) return html`<p class="muted">(empty body)</p>`;
   if (body.text === undefined) {
     return html`<p class="muted">${formatBytes(body.bytes)} of binary data (not UTF-8): not shown.${body.sha256 ? ` SHA-256 ${body.sha256}.` : ''}</p>${body.hexPrefix ? html`<pre class="hex">${spacedHex(body.hexPrefix)}${body.bytes * 2 > body.hexPrefix.length ? ' …' : ''}</pre>` : ''}`;
