@@ -54,19 +54,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
     await measureClock(session);
     const preflight = await sendPreflight(session);
     const diagnosis = await diagnoseRefusal(session, preflight, credentials, plan);
+    const finished = { target, startedAt, session, preflight: preflight?.report, exploration };
     // Stopped by its diagnosis: no check run (none listed), the diagnosis in their place.
-    if (diagnosis)
-      return reportOf(options, {
-        target,
-        startedAt,
-        session,
-        outcome: NOTHING_RUN,
-        reproDir: '',
-        preflight: preflight?.report,
-        causes: [],
-        diagnosis,
-        exploration,
-      });
+    if (diagnosis) return reportOf(options, { ...finished, outcome: NOTHING_RUN, reproDir: '', causes: [], diagnosis });
     // Short, so that `sh DIR/B-SCHEMA-014.sh` fits on an 80-column line: cai-conformance-20261123T180800-1a2b3c4d.
     const reproDir = resolve(
       options.reproDir ??
@@ -117,16 +107,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
       secrets: credentials.secrets,
       ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
     });
-    return reportOf(options, {
-      target,
-      startedAt,
-      session,
-      outcome,
-      reproDir,
-      preflight: preflight?.report,
-      causes,
-      exploration,
-    });
+    return reportOf(options, { ...finished, outcome, reproDir, causes });
   } finally {
     await cleanups.run();
   }

@@ -83,10 +83,10 @@ export function skippedResult(check: Check, reason: string): CheckResult {
   };
 }
 
-/** A judgement that throws is a bug in cai, not a verdict on the implementation: the result says so. */
-export function safely(judge: () => Outcome): Outcome {
+/** A check that throws (gathering or judging) is a bug in cai, not a verdict on the implementation: the result says so. */
+export async function safely(judge: () => Outcome | Promise<Outcome>): Promise<Outcome> {
   try {
-    return judge();
+    return await judge();
   } catch (error) {
     return {
       verdict: 'failed',
@@ -235,16 +235,7 @@ async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRu
   options.onStart?.(check);
   const scope = new ProbeScope(session, check);
   const started = performance.now();
-  let outcome: Outcome;
-  try {
-    outcome = await gatherAndJudge(check, scope, options);
-  } catch (error) {
-    outcome = {
-      verdict: 'failed',
-      expected: 'the check to run',
-      actual: `the check itself failed (a bug in cai): ${errorMessage(error)}`,
-    };
-  }
+  let outcome = await safely(() => gatherAndJudge(check, scope, options));
   // Its evidence was cut off by Ctrl-C: whatever it shows, no verdict on the target.
   if (session.signal.aborted)
     outcome = { verdict: 'not-judged', expected: '-', actual: 'interrupted while it gathered its evidence' };
@@ -270,12 +261,11 @@ async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRu
 async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
   if (check.role === 'receiver') {
     const receiver = check as ReceiverCheck;
-    const evidence = await receiver.gather(scope);
-    return safely(() => receiver.judge(evidence));
+    return receiver.judge(await receiver.gather(scope));
   }
   const evidence = await options.gatherCallbacks?.(check, scope);
   if (!evidence) return { verdict: 'not-judged', expected: '-', actual: 'no callback listener' };
-  return safely(() => check.judge(evidence));
+  return check.judge(evidence);
 }
 
 // --- A sender run: the attempts are gathered; judge them -------------------------------------------------------
@@ -315,7 +305,7 @@ export async function judgeSenderChecks(
             expected: `a delivery in scenario ${silent.scenario}`,
             actual: `scenario ${silent.scenario}: no attempt arrived in the ${ms(evidence.waitMs)} cai waited (${silent.reason})`,
           }
-        : safely(() => check.judge(evidence));
+        : await safely(() => check.judge(evidence));
     const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
     results.push(
       await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []),

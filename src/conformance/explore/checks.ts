@@ -11,9 +11,9 @@ import { defineCheck, failed, notJudged, type Outcome, type ReceiverCheck } from
 import { EVENTS_RECEIVER, JOBS_RECEIVER, type ByInterface, type Receiver } from '../checks/receiver/receivers.js';
 import { describeAnswer } from '../evidence.js';
 import type { ProbeScope } from '../probe/scope.js';
-import { plural, replayOf, runNote, shortestFound, unbroken } from './phase-verdict.js';
+import { judgedIds, plural, replayOf, runNote, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
 import type { Exploration, Shrunk } from './receiver.js';
-import { explorationOf, stateCheckId } from './setup.js';
+import { explorationOf } from './setup.js';
 
 /** The former ids of the generated checks each relation took over (waivers and selections that name them still match). */
 const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = {
@@ -29,11 +29,6 @@ async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Ex
   if (!setup) return undefined;
   return scope.session.once(`explore-${receiver.interface}`, async () => {
     const { exploreReceiver } = await import('./receiver.js');
-    const relations = new Set(
-      receiverRelations(receiver.interface)
-        .filter((_, place) => setup.judged.has(place))
-        .map((relation) => relation.id as ReceiverRelationId),
-    );
     const { config } = scope.session;
     const callbackUrl = scope.session.callback?.backgroundUrl('state') ?? 'https://callback.invalid/cai-conformance';
     return exploreReceiver({
@@ -48,7 +43,7 @@ async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Ex
         },
       },
       textField: receiver.textField,
-      relations,
+      relations: judgedIds<ReceiverRelationId>(receiverRelations(receiver.interface), setup.judged),
     });
   });
 }
@@ -104,14 +99,8 @@ function stateChecks(receiver: Receiver): ReceiverCheck[] {
   return receiverRelations(receiver.interface).map((relation, index) => {
     const former = FORMER_IDS[relation.id as ReceiverRelationId];
     return defineCheck<{ exploration?: Exploration }>({
-      id: stateCheckId(receiver.interface, index),
-      interface: receiver.interface,
-      level: relation.level,
-      sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
-      clauses: relation.clauses,
-      tags: ['state', ...relation.tags],
+      ...stateCheckRow(receiver.interface, receiver.interface, relation, index),
       ...(former ? { aliases: [`${receiver.interface}-${former}`] } : {}),
-      title: `generated conversations: ${relation.title}`,
       exclusive: true,
       gather: async (scope) => {
         const exploration = await explorationFor(scope, receiver);

@@ -3,6 +3,8 @@
  * (./sender-checks.ts): the note on the run, the heading of the shortest conversation that broke a relation and the
  * replay it carries, and the verdict on a relation nothing broke: passed on what bore on it, not judged without it.
  */
+import type { InterfaceId } from '../../spec/constants.js';
+import type { Relation } from '../../spec/model/relations.js';
 import { notJudged, passed, type Outcome } from '../check.js';
 import type { PhaseExploration } from '../evidence.js';
 
@@ -46,4 +48,25 @@ export function unbroken(
         : `no generated ${drawn} bore on it`,
     );
   return passed(relation.title, actual(count), notes);
+}
+
+/** What the check of a relation says of itself, in relation order: `B-STATE-001` (`prefix` B), a sender's `BS-STATE-001`. */
+export function stateCheckRow(prefix: string, iface: InterfaceId, relation: Relation, index: number) {
+  return {
+    id: `${prefix}-STATE-${String(index + 1).padStart(3, '0')}`,
+    interface: iface,
+    level: relation.level,
+    sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
+    clauses: relation.clauses,
+    tags: ['state', ...relation.tags],
+    title: `generated conversations: ${relation.title}`,
+  };
+}
+
+/** The ids of the relations whose checks the run judges (`judged`: their places, in relation order). */
+export function judgedIds<Id extends string>(
+  relations: readonly { id: string }[],
+  judged: ReadonlySet<number>,
+): ReadonlySet<Id> {
+  return new Set(relations.filter((_, place) => judged.has(place)).map((relation) => relation.id as Id));
 }

@@ -13,7 +13,7 @@ import type { Relation } from '../../spec/model/relations.js';
 import { defineSenderCheck, failed, notJudged, type Outcome, type SenderCheck } from '../check.js';
 import type { SenderEvidence, SenderExploration } from '../evidence.js';
 import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
-import { plural, replayOf, runNote, shortestFound, unbroken } from './phase-verdict.js';
+import { plural, replayOf, runNote, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
 import type { ExploreRequest } from './setup.js';
 
 export interface SenderExploreSetup {
@@ -85,17 +85,10 @@ export function judgeSenderRelation(
 
 /** `BS-STATE-001` …, in relation order. */
 function senderStateChecks(iface: InterfaceId): SenderCheck[] {
-  const p = interfaceSpec(iface).senderCheckPrefix;
   return senderRelations(iface).map((relation, index) =>
     defineSenderCheck({
-      id: `${p}-STATE-${String(index + 1).padStart(3, '0')}`,
-      interface: iface,
-      level: relation.level,
-      sections: [...new Set(relation.clauses.map((clause) => clause.replace(/-\d+$/, '')))],
-      clauses: relation.clauses,
-      tags: ['state', ...relation.tags],
+      ...stateCheckRow(interfaceSpec(iface).senderCheckPrefix, iface, relation, index),
       scenarios: [],
-      title: `generated conversations: ${relation.title}`,
       judge: (evidence: SenderEvidence) => judgeSenderRelation(relation, iface, evidence.exploration),
     }),
   );
@@ -103,15 +96,3 @@ function senderStateChecks(iface: InterfaceId): SenderCheck[] {
 
 export const senderStateChecksB = senderStateChecks('B');
 export const senderStateChecksA = senderStateChecks('A');
-
-/** The relations, of an interface's sender relations, whose checks the run judges (`judged`: their places). */
-export function judgedOf(target: {
-  interface: InterfaceId;
-  judged: ReadonlySet<number>;
-}): ReadonlySet<SenderRelationId> {
-  return new Set(
-    senderRelations(target.interface)
-      .filter((_, place) => target.judged.has(place))
-      .map((relation) => relation.id as SenderRelationId),
-  );
-}

@@ -21,7 +21,6 @@ import { SENDER_RUN_CAPS } from '../../bounds.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
-import type { SenderRelationId } from '../../spec/model/sender-relations.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
 import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
@@ -29,7 +28,9 @@ import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence, TIMED_TERMS } from '../sender-stages.js';
-import { describeConversation, judgedOf, senderExploreSetup } from './sender-checks.js';
+import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
+import { judgedIds } from './phase-verdict.js';
+import { describeConversation, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
@@ -214,7 +215,7 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   }
   const deadline = performance.now() + setup.timeLimitMs;
   const firstBroken = new Map<SenderRelationId, FirstBroken>();
-  const judged = judgedOf(target);
+  const judged = judgedIds<SenderRelationId>(senderRelations(target.interface), target.judged);
   const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
     const played = await play(conversation, deadline + target.waitMs / 2, true);
     noteFirstBroken(firstBroken, judged, { index, conversation, played });
@@ -323,7 +324,7 @@ async function shrinkAndConfirm(
 ): Promise<void> {
   let shrinks = 0;
   let last: Seen | undefined = hunted;
-  const judged = judgedOf(target);
+  const judged = judgedIds<SenderRelationId>(senderRelations(target.interface), target.judged);
   const deadline = performance.now() + Math.max(0, setup.shrinkTimeMs);
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (conversation) => {

@@ -90,11 +90,6 @@ export function explorationOf(session: Session): ExploreSetup | undefined {
   return SETUPS.get(session);
 }
 
-/** The checks' ids, in relation order: `B-STATE-001` … */
-export function stateCheckId(iface: InterfaceId, index: number): string {
-  return `${iface}-STATE-${String(index + 1).padStart(3, '0')}`;
-}
-
 export function isStateCheck(id: string): boolean {
   return /^[AB]S?-STATE-\d{3}$/.test(id);
 }

@@ -28,6 +28,12 @@ function checksText(checks: readonly CoveringCheck[], run: boolean): string {
   return [...ran, ...(other.length > 0 ? [`not run: ${other.join(', ')}`] : [])].join(', ');
 }
 
+/** A clause's checks, or why it has none (`mark` around the status word: `*` for Markdown's emphasis). */
+function coveredBy(entry: ClauseCoverage, run: boolean, mark = ''): string {
+  if (entry.status === 'covered') return checksText(entry.checks, run);
+  return `${mark}${STATUS_WORD[entry.status]}${mark}: ${entry.clause.untestable ?? 'no check'}`;
+}
+
 /** `5 clauses: 3 covered (2 of 3 must), 1 not testable, 1 not covered: §x-1`. */
 export function coverageLine(matrix: readonly ClauseCoverage[]): string {
   const summary = summariseCoverage(matrix);
@@ -42,11 +48,7 @@ export function coverageLine(matrix: readonly ClauseCoverage[]): string {
 export function renderCoverageText(matrix: readonly ClauseCoverage[], run = false): string {
   const lines: string[] = [];
   for (const entry of matrix) {
-    const what =
-      entry.status === 'covered'
-        ? checksText(entry.checks, run)
-        : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`;
-    lines.push(`${entry.clause.id.padEnd(8)} ${entry.clause.level.padEnd(6)} ${what}`);
+    lines.push(`${entry.clause.id.padEnd(8)} ${entry.clause.level.padEnd(6)} ${coveredBy(entry, run)}`);
     lines.push(`         ${entry.clause.text}`);
   }
   lines.push('', coverageLine(matrix));
@@ -59,18 +61,14 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 export function renderCoverageMarkdown(matrix: readonly ClauseCoverage[], run = false): string {
   const lines = ['| clause | level | roles | checks, or why none | statement |', '|---|---|---|---|---|'];
   for (const entry of matrix) {
-    const what =
-      entry.status === 'covered'
-        ? checksText(entry.checks, run)
-        : `*${STATUS_WORD[entry.status]}*: ${entry.clause.untestable ?? 'no check'}`;
     lines.push(
-      `| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(what)} | ${cell(entry.clause.text)} |`,
+      `| ${entry.clause.id} | ${entry.clause.level} | ${entry.clause.roles.join(', ')} | ${cell(coveredBy(entry, run, '*'))} | ${cell(entry.clause.text)} |`,
     );
   }
   return lines.join('\n');
 }
 
-const CSS = `
+export const COVERAGE_CSS = `
 .cov{border-collapse:collapse;width:100%}.cov th,.cov td{text-align:left;vertical-align:top;padding:3px 10px 3px 0;border-bottom:1px solid var(--border);font-size:13px}
 .cov .id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap}
 .cov .s-uncovered{color:var(--fail);font-weight:600}.cov .s-untestable{color:var(--muted)}
@@ -80,11 +78,9 @@ const CSS = `
 export function coverageTable(matrix: readonly ClauseCoverage[], run = false): SafeHtml {
   return html`<table class="cov"><thead><tr><th>clause</th><th>level</th><th>checks, or why none</th><th>statement</th></tr></thead><tbody>${matrix.map(
     (entry) =>
-      html`<tr><td class="id">${entry.clause.id}</td><td>${entry.clause.level}</td><td class="s-${entry.status}">${entry.status === 'covered' ? checksText(entry.checks, run) : `${STATUS_WORD[entry.status]}: ${entry.clause.untestable ?? 'no check'}`}</td><td>${entry.clause.text}</td></tr>`,
+      html`<tr><td class="id">${entry.clause.id}</td><td>${entry.clause.level}</td><td class="s-${entry.status}">${coveredBy(entry, run)}</td><td>${entry.clause.text}</td></tr>`,
   )}</tbody></table>`;
 }
-
-export const COVERAGE_CSS = CSS;
 
 export function renderCoverageHtml(
   matrix: readonly ClauseCoverage[],
@@ -94,7 +90,7 @@ export function renderCoverageHtml(
   return renderPage({
     title: options.title,
     body,
-    css: CSS,
+    css: COVERAGE_CSS,
     ...(options.generator ? { generator: options.generator } : {}),
   });
 }

@@ -12,7 +12,15 @@ import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
 import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
-import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+import {
+  formatDuration,
+  INTERRUPTED_NOTICE,
+  preflightWarning,
+  stoppedLine,
+  summaryText,
+  unfinishedChecks,
+  VERDICT_SYMBOL,
+} from './text.js';
 import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
 import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
@@ -89,16 +97,15 @@ export interface ConformancePageOptions {
 const VERDICTS: readonly {
   verdict: Verdict;
   label: string;
-  symbol: string;
   tone: Tone;
   count: Exclude<keyof ConformanceView['summary'], 'total'>;
 }[] = [
-  { verdict: 'failed', label: 'failed', symbol: '✗', tone: 'fail', count: 'failed' },
-  { verdict: 'warning', label: 'warnings', symbol: '!', tone: 'warn', count: 'warnings' },
-  { verdict: 'waived', label: 'waived', symbol: '~', tone: 'waived', count: 'waived' },
-  { verdict: 'not-judged', label: 'not judged', symbol: '?', tone: 'skip', count: 'notJudged' },
-  { verdict: 'passed', label: 'passed', symbol: '✓', tone: 'ok', count: 'passed' },
-  { verdict: 'skipped', label: 'skipped', symbol: '-', tone: 'skip', count: 'skipped' },
+  { verdict: 'failed', label: 'failed', tone: 'fail', count: 'failed' },
+  { verdict: 'warning', label: 'warnings', tone: 'warn', count: 'warnings' },
+  { verdict: 'waived', label: 'waived', tone: 'waived', count: 'waived' },
+  { verdict: 'not-judged', label: 'not judged', tone: 'skip', count: 'notJudged' },
+  { verdict: 'passed', label: 'passed', tone: 'ok', count: 'passed' },
+  { verdict: 'skipped', label: 'skipped', tone: 'skip', count: 'skipped' },
 ];
 
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
@@ -190,9 +197,8 @@ function renderRunCoverage(report: ConformanceView): SafeHtml | string {
 }
 
 function renderHeader(report: ConformanceView): SafeHtml {
-  const { summary } = report;
   const badge = report.ok ? html`<span class="badge ok">PASSED</span>` : html`<span class="badge fail">FAILED</span>`;
-  const lead = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}${summary.waived > 0 ? `, ${summary.waived} waived` : ''}${summary.notJudged ? `, ${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}` : ''} (${summary.total} checks)`;
+  const lead = summaryText(report.summary);
   const rows: [string, SafeHtml | string][] = [];
   if (report.target !== undefined && report.role === 'sender')
     rows.push(['listened on', html`<code>${report.target}</code> (cai as the receiver; each scenario's URL is below)`]);
@@ -209,7 +215,7 @@ function renderHeader(report: ConformanceView): SafeHtml {
     ]);
   if (report.role !== undefined) rows.push(['role', report.role]);
   if (report.startedAt !== undefined) rows.push(['started', report.startedAt]);
-  if (report.durationMs !== undefined) rows.push(['duration', duration(report.durationMs)]);
+  if (report.durationMs !== undefined) rows.push(['duration', formatDuration(report.durationMs)]);
   if (report.clock) rows.push(['clock offset', clockText(report.clock)]);
   if (report.probeStatus !== undefined) rows.push(['probe answer', String(report.probeStatus)]);
   if (report.preflight !== undefined)
@@ -254,10 +260,7 @@ function renderNotices(report: ConformanceView): SafeHtml {
   });
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
   if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
-  if (report.interrupted)
-    notices.push(
-      'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.',
-    );
+  if (report.interrupted) notices.push(INTERRUPTED_NOTICE);
   const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0)
     notices.push(
@@ -300,10 +303,9 @@ ${VERDICTS.map(({ verdict, label }) => html`<label><input type="checkbox" name="
 }
 
 function renderCheck(check: CheckView): SafeHtml {
-  const meta = VERDICTS.find((entry) => entry.verdict === check.verdict);
-  const label = `${meta?.symbol ?? '?'} ${check.verdict}`;
+  const label = `${VERDICT_SYMBOL[check.verdict] ?? '?'} ${check.verdict}`;
   // One line per check, no whitespace between elements: with 10 000 checks every text node counts.
-  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : duration(check.durationMs)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
+  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
 `;
 }
 
@@ -347,8 +349,10 @@ ${scenarios.map(renderScenario)}`;
 
 function renderScenario(scenario: ScenarioSummary): SafeHtml {
   const facts = [
-    `${scenario.deliveries ?? 0} document${scenario.deliveries === 1 ? '' : 's'}, ${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${duration(scenario.durationMs)}`,
-    scenario.firstAttemptMs !== undefined ? `first after ${duration(scenario.firstAttemptMs)}` : 'no attempt came',
+    `${scenario.deliveries ?? 0} document${scenario.deliveries === 1 ? '' : 's'}, ${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${formatDuration(scenario.durationMs)}`,
+    scenario.firstAttemptMs !== undefined
+      ? `first after ${formatDuration(scenario.firstAttemptMs)}`
+      : 'no attempt came',
     ...(scenario.trigger ? [triggerText(scenario.trigger)] : []),
     ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100
       ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`]
@@ -356,7 +360,7 @@ function renderScenario(scenario: ScenarioSummary): SafeHtml {
   ];
   const rows = scenario.attempts.map(
     (attempt, index) =>
-      html`<tr><td>#${index + 1}</td><td>${duration(attempt.at)}</td><td>${attempt.delivery ?? ''}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
+      html`<tr><td>#${index + 1}</td><td>${formatDuration(attempt.at)}</td><td>${attempt.delivery ?? ''}</td><td><code>${attempt.eventId ?? '(none)'}</code></td><td>${attempt.answer}${attempt.late ? ' (late)' : ''}</td></tr>`,
   );
   return html`<section class="scenario" id="${domId('scenario', scenario.id)}"><h3>${scenario.id}</h3>
 <dl class="ea"><dt>URL</dt><dd>${scenario.targetUrl}</dd><dt>answers</dt><dd>${scenario.script}</dd></dl>
@@ -378,8 +382,4 @@ function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {
 function clockText(clock: NonNullable<ConformanceView['clock']>): string {
   if (clock.offsetSeconds === null) return 'unknown (the target sent no Date header)';
   return `${clock.offsetSeconds >= 0 ? '+' : ''}${clock.offsetSeconds} s${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
-}
-
-function duration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -7,7 +7,7 @@
 import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
 import type { ConformanceView } from './html.js';
-import { preflightWarning, stoppedLine, unfinishedChecks } from './text.js';
+import { INTERRUPTED_NOTICE, preflightWarning, stoppedLine, summaryText, unfinishedChecks } from './text.js';
 import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
 import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
 
@@ -40,7 +40,6 @@ export function escapeMarkdown(text: string, maxLength = Infinity): string {
 export function renderJobSummary(report: ConformanceView, options: JobSummaryOptions = {}): string {
   const maxListed = options.maxListed ?? 50;
   const maxValue = options.maxValue ?? 160;
-  const { summary } = report;
   const who = `interface ${escapeMarkdown(report.interface)}${report.role ? ` (${escapeMarkdown(report.role)})` : ''}`;
   const where = !report.target
     ? ''
@@ -75,19 +74,9 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
   if (listed.length + warnings.length > 0) lines.push('');
   if (report.scenarios && report.scenarios.length > 0) lines.push(...scenarioLines(report.scenarios, maxListed), '');
-  const extra = [
-    `${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`,
-    ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
-    ...(summary.notJudged
-      ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
-      : []),
-  ];
   // A run stopped by its diagnosis ran none of its checks: say how many, as the log's count line does.
   const notRun = report.diagnosis ? `, ${report.diagnosis.notRun} checks not run` : '';
-  lines.push(
-    `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; ${extra.join(', ')} (${summary.total} checks${notRun})`,
-    '',
-  );
+  lines.push(summaryText(report.summary, notRun), '');
   const coverage = coverageOfRun(report);
   // Folded: the clauses are the spec's text and cai's check ids, nothing that came from the target.
   if (coverage)
@@ -121,11 +110,7 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
   });
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
   if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
-  if (report.interrupted)
-    lines.push(
-      'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.',
-      '',
-    );
+  if (report.interrupted) lines.push(INTERRUPTED_NOTICE, '');
   // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
   for (const waiver of report.waivers ?? [])
     lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');

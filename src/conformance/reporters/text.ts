@@ -47,9 +47,24 @@ export function unfinishedChecks<T extends Pick<CheckResult, 'verdict' | 'actual
 }
 
 /** `N passed, N failed, N skipped` — the line CI logs are grepped for. */
-export function countLine(summary: SuiteSummary): string {
+export function countLine(summary: Pick<SuiteSummary, 'passed' | 'failed' | 'skipped'>): string {
   return `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`;
 }
+
+/** The counts as the pages say them: `3 passed, 1 failed, 0 skipped; 2 warnings, 1 not judged (1 must) (6 checks)`. */
+export function summaryText(summary: Omit<SuiteSummary, 'notJudged'> & { notJudged?: number }, more = ''): string {
+  const extra = [
+    `${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`,
+    ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
+    ...(summary.notJudged
+      ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
+      : []),
+  ];
+  return `${countLine(summary)}; ${extra.join(', ')} (${summary.total} checks${more})`;
+}
+
+export const INTERRUPTED_NOTICE =
+  'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.';
 
 /** `0 warnings`, `1 warning, 2 waived, 3 not judged`. */
 export function warningLine(summary: SuiteSummary): string {

@@ -17,17 +17,7 @@ export interface Relation {
 }
 
 /** A receiver's relations, by interface (RB on the platform's events endpoint, RA on the provider's jobs endpoint). */
-export type ReceiverRelationId =
-  | 'accept'
-  | 'repeat'
-  | 'distinct'
-  | 'authentication'
-  | 'schema'
-  | 'size'
-  | 'no-trace'
-  | 'answer';
-
-function relationTexts(iface: InterfaceId): Record<ReceiverRelationId, Omit<Relation, 'id'>> {
+function relationTexts(iface: InterfaceId) {
   const events = interfaceSpec(iface).document === 'event';
   const document = events ? 'event' : 'job';
   return {
@@ -82,25 +72,14 @@ function relationTexts(iface: InterfaceId): Record<ReceiverRelationId, Omit<Rela
       clauses: events ? ['§2-3', '§7-7'] : ['§2.3-1', '§2.3-2', '§4.1-4'],
       tags: ['answer'],
     },
-  };
+  } satisfies Record<string, Omit<Relation, 'id'>>;
 }
 
-export const RECEIVER_RELATION_IDS: readonly ReceiverRelationId[] = [
-  'accept',
-  'repeat',
-  'distinct',
-  'authentication',
-  'schema',
-  'size',
-  'no-trace',
-  'answer',
-];
+export type ReceiverRelationId = keyof ReturnType<typeof relationTexts>;
 
 /** The relations that apply to a receiver of the interface (§8 states the size limit for events only). */
 export function receiverRelations(iface: InterfaceId): Relation[] {
-  const texts = relationTexts(iface);
-  return RECEIVER_RELATION_IDS.filter((id) => id !== 'size' || interfaceSpec(iface).sizeLimitStated).map((id) => ({
-    id,
-    ...texts[id],
-  }));
+  return Object.entries(relationTexts(iface))
+    .filter(([id]) => id !== 'size' || interfaceSpec(iface).sizeLimitStated)
+    .map(([id, text]) => ({ id, ...text }));
 }

@@ -8,26 +8,18 @@ import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import type { Relation } from './relations.js';
 
-export type SenderRelationId = 'final' | 'retry' | 'rate' | 'same' | 'fresh' | 'identity' | 'well-formed';
-
-export const SENDER_RELATION_IDS: readonly SenderRelationId[] = [
-  'final',
-  'retry',
-  'rate',
-  'same',
-  'fresh',
-  'identity',
-  'well-formed',
-];
-
 /**
  * A relation's level is that of its strongest term: a breach of one of its `should` terms is a warning (§7's table
  * of client actions is Interface B's; on A, §4.1 shows no statuses and §8's retry period is what binds).
  */
 export function senderRelations(iface: InterfaceId): (Relation & { id: SenderRelationId })[] {
+  return Object.entries(senderTexts(iface)).map(([id, text]) => ({ id: id as SenderRelationId, ...text }));
+}
+
+function senderTexts(iface: InterfaceId) {
   const events = interfaceSpec(iface).document === 'event';
   const document = events ? 'event' : 'job';
-  const texts: Record<SenderRelationId, Omit<Relation, 'id'>> = {
+  return {
     final: {
       title: `a final answer (any 2xx, 400, 401${events ? ', 413' : ''}) ends the delivery; nothing is sent again while an answer is awaited`,
       level: 'must',
@@ -70,6 +62,7 @@ export function senderRelations(iface: InterfaceId): (Relation & { id: SenderRel
       clauses: events ? ['§4.2-1', '§4.2-2', '§2-3', '§2.4-1', '§8-1', '§8-2'] : ['§4.1-1', '§4.1-2', '§2-3', '§2.2-1'],
       tags: ['http', 'headers', 'document'],
     },
-  };
-  return SENDER_RELATION_IDS.map((id) => ({ id, ...texts[id] }));
+  } satisfies Record<string, Omit<Relation, 'id'>>;
 }
+
+export type SenderRelationId = keyof ReturnType<typeof senderTexts>;
