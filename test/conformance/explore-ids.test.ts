@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { transformed } from '../../src/conformance/explore/receiver-requests.js';
-import { ID_TRANSFORMS } from '../../src/conformance/explore/receiver-steps.js';
+import { ID_TRANSFORMS } from '../../src/conformance/explore/receiver-requests.js';
 import { conformanceEventId } from '../../src/conformance/probe/session.js';
 
 describe('ids made near fresh ones', () => {

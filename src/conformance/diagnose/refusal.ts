@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { isRejection } from '../../spec/statuses.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import { describeAnswer, type Exchange } from '../evidence.js';
+import { describeAnswer } from '../evidence.js';
 import { ProbeScope } from '../probe/scope.js';
+import { isAccepted } from '../probe/verdict.js';
 import type { Session } from '../probe/session.js';
 import type { SignatureFinding, SigningTrial } from './types.js';
 import {
@@ -65,9 +66,6 @@ export interface RefusalInput {
 /** Any fixed time: signings are compared as they come out at the same moment. */
 const REFERENCE_SECONDS = 1_700_000_000;
 
-const accepted = (exchange: Exchange) =>
-  exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
-
 /**
  * Sends the diagnostic requests; undefined when the correct signing is accepted this time (the refusal did not
  * repeat: nothing to diagnose) or the run was interrupted. Stops at the first signing accepted, so at most one of them leaves a record.
@@ -93,13 +91,13 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
       signed,
       answer: describeAnswer(exchange),
       ...(exchange.status !== undefined ? { status: exchange.status } : {}),
-      accepted: accepted(exchange),
+      accepted: isAccepted(exchange),
     });
     return exchange;
   };
 
   const control = await send('raw', 'over the raw bytes (correctly)', correctHeaders(signing()));
-  if (accepted(control) || session.signal.aborted) return undefined;
+  if (isAccepted(control) || session.signal.aborted) return undefined;
   const wrong = await send(
     'wrong-secret',
     'with a secret that is surely wrong',
@@ -127,7 +125,7 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
     }
     seen.add(key);
     const exchange = await send(variant.id, variant.signed, headers);
-    if (accepted(exchange)) {
+    if (isAccepted(exchange)) {
       const alike = VARIANTS.filter(
         (other) =>
           other !== variant && signedAs(other.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS })) === key,

@@ -7,7 +7,6 @@
 import { compact, escapedField, looseLayout, reversedKeys, type Doc } from '../probe/bodies.js';
 import type { RequestRecipe } from '../probe/recipe.js';
 import type { ProbeScope } from '../probe/scope.js';
-import type { BodyForm, Forgery, IdTransform, Malformed } from './receiver-steps.js';
 
 /** `a conversation.message`, `a job`: what a document is, in a step's words. */
 export function documentName(doc: Doc): string {
@@ -25,7 +24,11 @@ function withFieldText(doc: Doc, name: string, value: string): Buffer {
   return Buffer.from(`${text.slice(0, -1)}${text === '{}' ? '' : ','}"${name}":${value}}`, 'utf8');
 }
 
-export const FORM_TEXT: Record<BodyForm, string> = {
+/**
+ * How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. The last two add a field
+ * §9.2 says to ignore, where parsers differ (RFC 8259 §9, §8.2): a receiver may refuse it, never answer it 5xx.
+ */
+export const FORM_TEXT = {
   compact: 'compact JSON',
   loose: 'odd white space, tabs and CRLF',
   'reversed-keys': 'keys in reverse order',
@@ -34,7 +37,9 @@ export const FORM_TEXT: Record<BodyForm, string> = {
   'trailing-newline': 'a newline after the JSON',
   'deep-field': `an unknown field nested ${DEEP_FIELD_DEPTH} deep`,
   'unpaired-surrogate': 'an unknown field holding an unpaired surrogate (\\ud800)',
-};
+} satisfies Record<string, string>;
+export type BodyForm = keyof typeof FORM_TEXT;
+export const BODY_FORMS = Object.keys(FORM_TEXT) as readonly BodyForm[];
 
 export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
   switch (form) {
@@ -57,7 +62,12 @@ export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
   }
 }
 
-export const MALFORMED_TEXT: Record<Malformed, string> = {
+/**
+ * Bodies that are not the JSON object §2 asks for, each a near miss of the valid one's bytes: cut short, a comma too
+ * many, the quotes or keys of another syntax, a byte order mark, bytes that are not UTF-8, a value that is not an
+ * object, nothing at all, text after the document.
+ */
+export const MALFORMED_TEXT = {
   'cut-short': 'cut short',
   'trailing-comma': 'with a comma before its closing brace',
   'single-quotes': 'in single quotes',
@@ -72,7 +82,9 @@ export const MALFORMED_TEXT: Record<Malformed, string> = {
   comment: 'with a comment',
   nan: 'with NaN for a value',
   'text-after': 'followed by text after its closing brace',
-};
+} satisfies Record<string, string>;
+export type Malformed = keyof typeof MALFORMED_TEXT;
+export const MALFORMED = Object.keys(MALFORMED_TEXT) as readonly Malformed[];
 
 /** The valid body's bytes, broken as `how` says (still signed correctly: only the document is wrong). */
 export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer {
@@ -115,7 +127,8 @@ export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer 
   }
 }
 
-export const FORGERY_TEXT: Record<Forgery, string> = {
+/** What is wrong with a request's credentials (§5, §4.1, §4.2). */
+export const FORGERY_TEXT = {
   'wrong-secret': 'signed with another secret',
   'other-body': 'with the signature of another body',
   stale: 'a timestamp 360 s old',
@@ -129,7 +142,9 @@ export const FORGERY_TEXT: Record<Forgery, string> = {
   'damaged-digest': 'the digest with its last hex digit changed',
   'empty-secret': 'signed with the empty secret',
   'stale-and-fresh': 'signed with a timestamp 360 s old, then a second X-CAI-Timestamp of now',
-};
+} satisfies Record<string, string>;
+export type Forgery = keyof typeof FORGERY_TEXT;
+export const FORGERIES = Object.keys(FORGERY_TEXT) as readonly Forgery[];
 
 export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<RequestRecipe> {
   const identity = scope.session.config.identity;
@@ -176,7 +191,8 @@ export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<Re
   }
 }
 
-export const TRANSFORM_TEXT: Record<IdTransform, string> = {
+/** How a new event_id is made from an earlier one: what an identifier comparison that is not exact conflates. */
+export const TRANSFORM_TEXT = {
   'upper-case': 'in upper case',
   'lower-case': 'in lower case',
   'first-letter-case': 'its first letter in the other case',
@@ -194,7 +210,9 @@ export const TRANSFORM_TEXT: Record<IdTransform, string> = {
   'zero-width-space': 'a zero-width space inside it',
   'full-width': 'its letters in full width (NFKC-equal)',
   'tab-for-space': 'a tab for each space, or a tab added',
-};
+} satisfies Record<string, string>;
+export type IdTransform = keyof typeof TRANSFORM_TEXT;
+export const ID_TRANSFORMS = Object.keys(TRANSFORM_TEXT) as readonly IdTransform[];
 
 /** A new id made from `id` by `transform`: always different from `id` (and unique, with `fresh`, where needed). */
 export function transformed(id: string, transform: IdTransform, fresh: string): string {

@@ -16,7 +16,7 @@ import { bodyOfSize, compact } from '../probe/bodies.js';
 import type { RequestRecipe } from '../probe/recipe.js';
 import { ProbeScope } from '../probe/scope.js';
 import { pause, type Session } from '../probe/session.js';
-import { answerOf, undecidedWhy } from '../probe/verdict.js';
+import { answerOf, isAccepted, undecidedWhy } from '../probe/verdict.js';
 import {
   bodyIn,
   documentName,
@@ -200,8 +200,7 @@ export class ConversationRunner {
   private learn(id: string | undefined, expected: Expectation, exchange: Exchange, place: number): void {
     if (id === undefined) return;
     if (!this.known.some((entry) => entry.id === id)) this.known.push({ id, step: place });
-    const accepted = exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
-    if (accepted) this.refused.delete(id);
+    if (isAccepted(exchange)) this.refused.delete(id);
     else if (expected.standing === 'refused' && exchange.status !== undefined) this.refused.add(id);
   }
 

@@ -13,28 +13,16 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { validDraft, type Draft, type DraftContext, type IdShape } from '../generate/documents.js';
 import { invalidDraft } from '../generate/mutations.js';
 import { text } from '../generate/values.js';
-
-/** How a new event_id is made from an earlier one: what an identifier comparison that is not exact conflates. */
-export const ID_TRANSFORMS = [
-  'upper-case',
-  'lower-case',
-  'first-letter-case',
-  'decomposed',
-  'composed',
-  'leading-space',
-  'trailing-space',
-  'inner-space',
-  'one-more-character',
-  'one-less-character',
-  'same-first-64',
-  'zero-padded-number',
-  'hyphen-for-underscore',
-  'percent-encoded',
-  'zero-width-space',
-  'full-width',
-  'tab-for-space',
-] as const;
-export type IdTransform = (typeof ID_TRANSFORMS)[number];
+import {
+  BODY_FORMS,
+  FORGERIES,
+  ID_TRANSFORMS,
+  MALFORMED,
+  type BodyForm,
+  type Forgery,
+  type IdTransform,
+  type Malformed,
+} from './receiver-requests.js';
 
 /** Which event_id a step's document carries. */
 export type IdChoice =
@@ -62,63 +50,6 @@ export const BUILTIN_NAMES = [
   'length',
 ] as const;
 export type BuiltinName = (typeof BUILTIN_NAMES)[number];
-
-/**
- * How the JSON of a valid document is written: §5.2 signs the bytes whatever their layout. The last two add a field
- * §9.2 says to ignore, where parsers differ (RFC 8259 §9, §8.2): a receiver may refuse it, never answer it 5xx.
- */
-export const BODY_FORMS = [
-  'compact',
-  'loose',
-  'reversed-keys',
-  'escaped',
-  'escaped-id',
-  'trailing-newline',
-  'deep-field',
-  'unpaired-surrogate',
-] as const;
-export type BodyForm = (typeof BODY_FORMS)[number];
-
-/**
- * Bodies that are not the JSON object §2 asks for, each a near miss of the valid one's bytes: cut short, a comma too
- * many, the quotes or keys of another syntax, a byte order mark, bytes that are not UTF-8, a value that is not an
- * object, nothing at all, text after the document.
- */
-export const MALFORMED = [
-  'cut-short',
-  'trailing-comma',
-  'single-quotes',
-  'unquoted-key',
-  'byte-order-mark',
-  'not-utf8',
-  'array',
-  'string',
-  'number',
-  'null',
-  'empty',
-  'comment',
-  'nan',
-  'text-after',
-] as const;
-export type Malformed = (typeof MALFORMED)[number];
-
-/** What is wrong with a request's credentials (§5, §4.1, §4.2). */
-export const FORGERIES = [
-  'wrong-secret',
-  'other-body',
-  'stale',
-  'future',
-  'no-signature',
-  'no-timestamp',
-  'milliseconds',
-  'other-identity',
-  'identity-case',
-  'no-identity',
-  'damaged-digest',
-  'empty-secret',
-  'stale-and-fresh',
-] as const;
-export type Forgery = (typeof FORGERIES)[number];
 
 /** How the request is framed and labelled: §2's content type, chunked or sized, and which of the run's secrets signs. */
 export interface Wire {

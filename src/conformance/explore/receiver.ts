@@ -27,7 +27,8 @@ import {
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
 import { drawLazily } from './draw.js';
-import { ID_TRANSFORMS, MALFORMED, stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
+import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
+import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
 
 /** A relation's failure: the shortest conversation found that breaks it, run once more. */

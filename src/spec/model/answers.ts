@@ -10,6 +10,7 @@ import { interfaceSpec } from '../interfaces.js';
 import { isObject, parseJson } from '../json.js';
 import { isWellFormedRetryAfter } from '../retry-after.js';
 import { isRejection } from '../statuses.js';
+import type { FaultKind } from './facts.js';
 
 /** An answer as the model reads it; no status when none came (a cut connection, a time-out). */
 export interface ModelAnswer {
@@ -91,7 +92,8 @@ export interface Breach {
   actual: string;
 }
 
-const is2xx = (answer: ModelAnswer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300;
+export const is2xx = (answer: Pick<ModelAnswer, 'status'>) =>
+  answer.status !== undefined && answer.status >= 200 && answer.status < 300;
 
 function term(
   id: TermId,
@@ -273,20 +275,15 @@ export function breachesOf(
     });
 }
 
+/** §7's statuses of a refusal of each kind (Interface B). */
+const REFUSALS: Record<FaultKind, readonly number[]> = {
+  authentication: [401],
+  header: [400, 401],
+  schema: [400],
+  'too-large': [413],
+};
+
 /** The statuses of a refusal of each kind: §7's on Interface B, any 4xx on A (§4.1 shows none). */
-export function refusalStatuses(
-  iface: InterfaceId,
-  kind: 'authentication' | 'header' | 'schema' | 'too-large',
-): StatusSet {
-  if (interfaceSpec(iface).refusals === 'any-4xx') return { any4xx: true };
-  switch (kind) {
-    case 'authentication':
-      return { statuses: [401] };
-    case 'header':
-      return { statuses: [400, 401] };
-    case 'schema':
-      return { statuses: [400] };
-    case 'too-large':
-      return { statuses: [413] };
-  }
+export function refusalStatuses(iface: InterfaceId, kind: FaultKind): StatusSet {
+  return interfaceSpec(iface).refusals === 'any-4xx' ? { any4xx: true } : { statuses: REFUSALS[kind] };
 }

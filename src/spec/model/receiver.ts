@@ -18,6 +18,7 @@ import {
   duplicateTerm,
   inSet,
   isDuplicateAnswer,
+  is2xx,
   jsonLabelTerm,
   newJobTerm,
   notDuplicateTerm,
@@ -32,7 +33,7 @@ import {
   type StatusSet,
   type Term,
 } from './answers.js';
-import type { RequestFacts } from './facts.js';
+import type { FaultKind, RequestFacts } from './facts.js';
 import { OPEN_POINTS, type OpenPointRule } from './latitude.js';
 
 /** What the model knows of one event_id (of one provider on B). */
@@ -61,7 +62,7 @@ export interface Expectation {
 const ACCEPT: StatusSet = { any2xx: true };
 
 /** A refusal's reason, as an expected line says it. */
-const FAULT_WORDS: Record<RequestFacts['faults'][number]['kind'], string> = {
+const FAULT_WORDS: Record<FaultKind, string> = {
   authentication: 'rejected: authentication',
   header: 'rejected: a header',
   schema: 'rejected: invalid schema',
@@ -284,13 +285,7 @@ export function concurrentBreach(
   expectations: readonly Expectation[],
   answers: readonly ModelAnswer[],
 ): string | undefined {
-  const accepted = answers.filter(
-    (answer, index) =>
-      expectations[index]?.standing !== 'refused' &&
-      answer.status !== undefined &&
-      answer.status >= 200 &&
-      answer.status < 300,
-  );
+  const accepted = answers.filter((answer, index) => expectations[index]?.standing !== 'refused' && is2xx(answer));
   if (accepted.length === 0) return undefined;
   if (interfaceSpec(iface).document === 'job') {
     const ids = new Set(accepted.map((answer) => JSON.stringify(providerJobIdOf(answer))));
