@@ -8,10 +8,9 @@
  *   one, from three checks on (two are read at a glance).
  * Every check keeps its own result; a cause only lists them.
  */
-import type { InterfaceId } from '../../spec/constants.js';
 import type { Session } from '../probe/session.js';
 import type { CheckResult } from '../types.js';
-import { answerShape, diagnoseSignature, refusesValid } from './refusal.js';
+import { answerShape, diagnoseSignature, refusesValid, type RefusalInput } from './refusal.js';
 import type { FailureCause } from './types.js';
 
 const MIN_VALID_REFUSED = 2;
@@ -79,11 +78,8 @@ function summaryOf(kind: FailureCause['kind'], first: Grouped, count: number): s
     : `${count} valid, correctly signed requests left unanswered alike`;
 }
 
-export interface CauseDiagnosisInput {
-  interface: InterfaceId;
-  secrets: readonly string[];
-  otherSecret?: string;
-}
+/** What a diagnosis needs besides the refused body: the interface and the run's secrets. */
+export type CauseDiagnosisInput = Omit<RefusalInput, 'body'>;
 
 /**
  * Diagnoses each cause that refuses valid requests the way a verification does: one of its requests (the first
@@ -106,10 +102,8 @@ export async function diagnoseCauses(
     );
     if (!sample?.exchange || !refusesValid(input.interface, sample.exchange.response?.status)) continue;
     const finding = await diagnoseSignature(session, {
-      interface: input.interface,
+      ...input,
       body: Buffer.from(sample.exchange.request.body.text as string, 'utf8'),
-      secrets: input.secrets,
-      ...(input.otherSecret !== undefined ? { otherSecret: input.otherSecret } : {}),
     });
     if (finding) cause.diagnosis = finding;
   }

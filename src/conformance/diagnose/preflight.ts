@@ -7,19 +7,14 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Session } from '../probe/session.js';
-import { diagnoseSignature } from './refusal.js';
+import { diagnoseSignature, type RefusalInput } from './refusal.js';
 import type { RefusalDiagnosis, SignatureFinding } from './types.js';
 import { optionName } from '../../errors.js';
 import { asObject, jsonValueOf } from '../../spec/json.js';
 
-export interface PreflightRefusal {
-  interface: InterfaceId;
-  /** The refused body, sent again as it is. */
-  body: Buffer;
+export interface PreflightRefusal extends RefusalInput {
   /** What the first request got, and what the spec expects. */
   refused: RefusalDiagnosis['refused'];
-  secrets: readonly string[];
-  otherSecret?: string;
   /** The checks the run would have judged. */
   notRun: number;
 }
@@ -29,12 +24,7 @@ export async function diagnosePreflight(
   session: Session,
   refusal: PreflightRefusal,
 ): Promise<RefusalDiagnosis | undefined> {
-  const finding = await diagnoseSignature(session, {
-    interface: refusal.interface,
-    body: refusal.body,
-    secrets: refusal.secrets,
-    ...(refusal.otherSecret !== undefined ? { otherSecret: refusal.otherSecret } : {}),
-  });
+  const finding = await diagnoseSignature(session, refusal);
   if (finding === undefined) return undefined;
   const clockKnown = session.clock.offsetSeconds !== null;
   const ruledOut = [...finding.ruledOut];

@@ -74,23 +74,17 @@ export function describeOutcome(set: StatusSet, why?: string): string {
 export type TermId = 'outcome' | 'status' | 'repeat' | 'new' | 'acknowledgment' | 'json-label' | 'retry-after';
 export type TermLevel = 'must' | 'should';
 
-/** One thing an answer must (or should) be, with the clauses it rests on. */
-export interface Term {
-  id: TermId;
+/** One thing an answer (or an event) must or should be, with the clauses it rests on. */
+export interface Term<Id extends string = TermId, Input = ModelAnswer> {
+  id: Id;
   level: TermLevel;
   clauses: readonly string[];
   expected: string;
   /** The breach in words, or undefined when the answer keeps the term. Terms of a 2xx apply only to a 2xx. */
-  breach(answer: ModelAnswer): string | undefined;
+  breach(answer: Input): string | undefined;
 }
 
-export interface Breach {
-  term: TermId;
-  level: TermLevel;
-  clauses: readonly string[];
-  expected: string;
-  actual: string;
-}
+export type Breach = Pick<Term, 'level' | 'clauses' | 'expected'> & { term: TermId; actual: string };
 
 export const is2xx = (answer: Pick<ModelAnswer, 'status'>) =>
   answer.status !== undefined && answer.status >= 200 && answer.status < 300;

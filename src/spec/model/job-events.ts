@@ -5,7 +5,8 @@
  * assigned (§2.3); the conversation ends in an appointment or job.closed (§3, §6); a repeated job starts none (§2.2).
  * How each event is signed, shaped and retried is the sender model's (./sender.ts).
  */
-import { isObject } from '../json.js';
+import { asObject } from '../json.js';
+import type { Term } from './answers.js';
 
 /** What the job and its acknowledgment fixed. */
 export interface JobFacts {
@@ -16,14 +17,8 @@ export interface JobFacts {
 
 export type EventTermId = 'lead' | 'provider-job-id' | 'from-number';
 
-export interface EventTerm {
-  id: EventTermId;
-  level: 'must' | 'should';
-  clauses: readonly string[];
-  expected: string;
-  /** The breach in words, or undefined; an event that is not a JSON object has no lead_id. */
-  breach(event: Record<string, unknown> | undefined): string | undefined;
-}
+/** A term of an event (an event that is not a JSON object is undefined: it has no lead_id). */
+export type EventTerm = Term<EventTermId, Record<string, unknown> | undefined>;
 
 /**
  * The terms every event of one job is judged by. §2.4 leaves each field's presence to the event type, and the spec
@@ -87,6 +82,4 @@ export function secondConversation(endingsOnce: number, endingsTwice: number): s
 }
 
 /** The event of a body, when it is a JSON object. */
-export function eventObject(value: unknown): Record<string, unknown> | undefined {
-  return isObject(value) ? value : undefined;
-}
+export const eventObject = asObject;
