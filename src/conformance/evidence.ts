@@ -5,7 +5,7 @@
  * may send one document or many, one after the other or at once, and each is judged on its own.
  */
 import { createHash } from 'node:crypto';
-import { Headers, type InterfaceId } from '../spec/constants.js';
+import type { InterfaceId } from '../spec/constants.js';
 import type { ModelAnswer } from '../spec/model/answers.js';
 import type { Expectation } from '../spec/model/receiver.js';
 import { documentOf, eventIdOfAttempt, ms, type SeenAttempt } from '../spec/model/sender.js';
@@ -181,9 +181,7 @@ export function label(attempt: Attempt): string {
 /** The document's event_id (a job's or an event's), when it has a string one. */
 export const attemptEventId = eventIdOfAttempt;
 
-export function timestampOf(attempt: Pick<Attempt, 'headers'>): string | undefined {
-  return attempt.headers[Headers.timestamp];
-}
+export { timestampOf } from '../spec/model/sender-attempts.js';
 
 /** The digest a body without an event_id is told apart by (deliveryKeyOf). */
 export function bodyDigest(body: Buffer): string {
@@ -192,8 +190,18 @@ export function bodyDigest(body: Buffer): string {
 
 export { documentOf, ms };
 
+/** How a relation's failure was found, for either role. */
+export interface Shrinking {
+  /** fast-check's path of the conversation: `--seed SEED:PATH` replays it. */
+  path?: string;
+  /** The conversation broke the relation again when played once more. */
+  confirmed: boolean;
+  /** Shorter conversations that still broke it, on the way. */
+  shrinks: number;
+}
+
 /** A relation's failure: the shortest conversation found that breaks it, played once more. */
-export interface SenderShrunk {
+export interface SenderShrunk extends Shrinking {
   /** One answer script per document of the conversation. */
   scripts: ScriptedAnswer[][];
   /** The model's breach, as it was seen in the last play. */
@@ -202,12 +210,6 @@ export interface SenderShrunk {
   should: boolean;
   /** The last play: its attempts are the evidence. */
   record: StageRecord;
-  /** fast-check's path of the conversation: `--seed SEED:PATH` replays it. */
-  path?: string;
-  /** The conversation broke the relation again when played once more. */
-  confirmed: boolean;
-  /** Shorter conversations that still broke it, on the way. */
-  shrinks: number;
 }
 
 /** What a stateful phase did, for either role: its seed and size, the evidence per relation, the failures shrunk. */

@@ -7,6 +7,7 @@
 import { asciiEscape, sortKeys, stringifySpaced } from '../../signing/diagnose.js';
 import { hmacHex, signedPayload } from '../../signing/sign.js';
 import { SIGNATURE_PREFIX } from '../../spec/constants.js';
+import { jsonValueOf } from '../../spec/json.js';
 
 /** What a variant changes: the signed body's layout, the signed string, the header's format, or the key. */
 export type VariantFamily = 'body' | 'signed-string' | 'header' | 'secret';
@@ -51,14 +52,6 @@ export function correctHeaders(input: SigningInput, secret: string | Uint8Array 
   return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(secret, signedPayload(timestamp, input.body)) };
 }
 
-function parsed(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The cause of a receiver that verifies over `what`, a re-serialisation of the body. */
 export function reserialisedCause(what: string): string {
   return `your receiver accepts the signature computed over ${what}: it must verify over the raw bytes exactly as received, before any parsing (§5.2)`;
@@ -81,7 +74,7 @@ function reserialised(
     cause: reserialisedCause(what),
     sections: ['§5.2'],
     headers(input) {
-      const doc = parsed(input.body);
+      const doc = jsonValueOf(input.body);
       if (doc === undefined) return undefined;
       const timestamp = String(input.nowSeconds);
       return {

@@ -6,10 +6,10 @@
 import type { InterfaceId } from '../../spec/constants.js';
 import type { Relation } from '../../spec/model/relations.js';
 import { notJudged, passed, type Outcome } from '../check.js';
-import type { PhaseExploration } from '../evidence.js';
+import type { PhaseExploration, Shrinking } from '../evidence.js';
 
 type Phase = PhaseExploration<string, unknown>;
-type Found = { shrinks: number; path?: string };
+type Found = Omit<Shrinking, 'confirmed'>;
 
 export const plural = (count: number, one: string): string => `${count} ${one}${count === 1 ? '' : 's'}`;
 

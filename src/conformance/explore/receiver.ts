@@ -15,7 +15,7 @@
 import * as fc from 'fast-check';
 import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
-import type { PhaseExploration } from '../evidence.js';
+import type { PhaseExploration, Shrinking } from '../evidence.js';
 import type { Session } from '../probe/session.js';
 import { pool } from '../../pool.js';
 import {
@@ -32,15 +32,9 @@ import { stepArbitraries, type Step, type StepContext } from './receiver-steps.j
 import type { ExploreSetup } from './setup.js';
 
 /** A relation's failure: the shortest conversation found that breaks it, run once more. */
-export interface Shrunk {
+export interface Shrunk extends Shrinking {
   breach: RelationBreach;
   steps: StepRecord[];
-  /** fast-check's path of the shrunk conversation: `--seed SEED:PATH` replays it. */
-  path?: string;
-  /** The conversation broke the relation again when run once more. */
-  confirmed: boolean;
-  /** Shorter conversations that still broke it, on the way. */
-  shrinks: number;
 }
 
 export interface Exploration extends PhaseExploration<ReceiverRelationId, Shrunk> {

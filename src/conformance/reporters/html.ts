@@ -253,11 +253,7 @@ function renderNotices(report: ConformanceView): SafeHtml {
     notices.push(
       html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`,
     );
-  const refused = preflightWarning({
-    interface: report.interface as 'A' | 'B',
-    preflight: report.preflight,
-    diagnosis: report.diagnosis,
-  });
+  const refused = preflightWarning(report);
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
   if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
   if (report.interrupted) notices.push(INTERRUPTED_NOTICE);

@@ -103,11 +103,7 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
       ...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4),
       '',
     );
-  const refused = preflightWarning({
-    interface: report.interface as 'A' | 'B',
-    preflight: report.preflight,
-    diagnosis: report.diagnosis,
-  });
+  const refused = preflightWarning(report);
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
   if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
   if (report.interrupted) lines.push(INTERRUPTED_NOTICE, '');

@@ -2,6 +2,7 @@
  * The words every reporter shares: a verdict's symbol, the count lines CI logs are grepped for, why a run stopped
  * early, the warning of refused credentials, and which checks an interrupted run never finished.
  */
+import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
 import { optionName } from '../../errors.js';
@@ -30,11 +31,12 @@ export function stoppedLine(stopped: StopReport): string {
  * receiver. Undefined when it was not refused, or when the run stopped with the diagnosis (which says it all).
  */
 export function preflightWarning(
-  report: Pick<SuiteReport, 'interface' | 'preflight' | 'diagnosis'>,
+  report: Pick<SuiteReport, 'preflight' | 'diagnosis'> & { interface: string },
 ): string | undefined {
   const status = report.preflight?.status;
   if (!report.preflight || report.diagnosis || (status !== 401 && status !== 403)) return undefined;
-  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${interfaceSpec(report.interface).identityName} (${optionName(interfaceSpec(report.interface).identityOption)}) before reading the failures`;
+  const spec = interfaceSpec(report.interface as InterfaceId);
+  return `the first valid, correctly signed request got ${report.preflight.actual}: check the secret and the ${spec.identityName} (${optionName(spec.identityOption)}) before reading the failures`;
 }
 
 /** The checks a stopped or interrupted run never finished: not run, or cut short while they gathered. */

@@ -58,7 +58,8 @@ export function quoted(value: string, json = true): string {
   return json ? JSON.stringify(cut) : cut;
 }
 
-const timestampOf = (attempt: SeenAttempt) => attempt.headers[Headers.timestamp];
+/** The timestamp header an attempt carried, as sent. */
+export const timestampOf = (attempt: Pick<SeenAttempt, 'headers'>) => attempt.headers[Headers.timestamp];
 
 /** §2: `Content-Type: application/json` (parameters such as charset allowed; another media type is not). */
 function contentTypeProblem(value: string | undefined): string | undefined {
