@@ -98,20 +98,14 @@ export interface SenderCheck extends CheckMeta {
 
 export type Check = ReceiverCheck | SenderCheck;
 
-export type ReceiverCheckSpec<Evidence extends object> = Omit<CheckMeta, 'role' | 'scenarios'> & {
-  gather(scope: ProbeScope): Promise<Evidence>;
-  judge(evidence: Partial<Evidence>): Outcome;
-};
+export type ReceiverCheckSpec<Evidence extends object> = Omit<ReceiverCheck<Evidence>, 'role' | 'scenarios'>;
 
 /** Defines a receiver check from its gathering and its judgement. */
 export function defineCheck<Evidence extends object>(spec: ReceiverCheckSpec<Evidence>): ReceiverCheck<Evidence> {
   return { ...spec, role: 'receiver' } as ReceiverCheck<Evidence>;
 }
 
-export type SenderCheckSpec = Omit<CheckMeta, 'role' | 'optional' | 'exclusive' | 'needs'> & {
-  scenarios: readonly ScenarioId[];
-  judge(evidence: SenderEvidence): Outcome;
-};
+export type SenderCheckSpec = Omit<SenderCheck, 'role' | 'optional' | 'exclusive' | 'needs'>;
 
 export function defineSenderCheck(spec: SenderCheckSpec): SenderCheck {
   return { ...spec, role: 'sender' };

@@ -2,6 +2,7 @@
  * Waivers: `[{"id": "B-SIZE-001", "reason": "…", "expires": "2026-12-31"}]`. A waived failure is shown but does
  * not fail the run; an expired waiver is not applied and is reported, as is one whose check now passes.
  */
+import { asObject } from '../spec/json.js';
 import { describeJsonFailure } from '../spec/json-syntax.js';
 import type { CheckResult, WaiverNotice } from './types.js';
 
@@ -26,9 +27,8 @@ export function parseWaivers(text: string): WaiverParse {
   if (!Array.isArray(value)) return { ok: false, message: 'expected a JSON array of {"id", "reason", "expires"}' };
   const waivers: Waiver[] = [];
   for (const [index, entry] of value.entries()) {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-      return { ok: false, message: `entry ${index + 1} is not an object` };
-    const record = entry as Record<string, unknown>;
+    const record = asObject(entry);
+    if (!record) return { ok: false, message: `entry ${index + 1} is not an object` };
     if (typeof record.id !== 'string' || record.id === '')
       return { ok: false, message: `entry ${index + 1}: "id" must be a check id such as "B-SIZE-001"` };
     if (typeof record.reason !== 'string' || record.reason.trim() === '')
@@ -84,36 +84,19 @@ export function waiverReport(
   const named = (result: CheckResult, id: string) =>
     [result.id, ...(result.aliases ?? [])].some((name) => name.toLowerCase() === id.toLowerCase());
   for (const waiver of waivers) {
+    const notice = (kind: WaiverNotice['kind'], message: string) => notices.push({ id: waiver.id, kind, message });
     const result = results.find((entry) => named(entry, waiver.id));
     const known = planned.some((name) => name.toLowerCase() === waiver.id.toLowerCase());
     if (!result) {
-      if (!known)
-        notices.push({
-          id: waiver.id,
-          kind: 'unknown-check',
-          message: `waiver for ${waiver.id}: no such check in this run`,
-        });
+      if (!known) notice('unknown-check', `waiver for ${waiver.id}: no such check in this run`);
       continue;
     }
-    if (isExpired(waiver, now) && (result.verdict === 'failed' || result.verdict === 'warning')) {
-      notices.push({
-        id: waiver.id,
-        kind: 'expired',
-        message: `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again`,
-      });
-    } else if (isExpired(waiver, now)) {
-      notices.push({
-        id: waiver.id,
-        kind: 'expired',
-        message: `waiver for ${waiver.id} expired on ${waiver.expires}; remove it`,
-      });
-    } else if (result.verdict === 'passed') {
-      notices.push({
-        id: waiver.id,
-        kind: 'now-passing',
-        message: `waiver for ${waiver.id} is no longer needed: the check passes; remove it`,
-      });
-    }
+    if (isExpired(waiver, now) && (result.verdict === 'failed' || result.verdict === 'warning'))
+      notice('expired', `waiver for ${waiver.id} expired on ${waiver.expires}; the failure counts again`);
+    else if (isExpired(waiver, now))
+      notice('expired', `waiver for ${waiver.id} expired on ${waiver.expires}; remove it`);
+    else if (result.verdict === 'passed')
+      notice('now-passing', `waiver for ${waiver.id} is no longer needed: the check passes; remove it`);
   }
   return notices;
 }

@@ -10,7 +10,7 @@ import { truncate, wrap } from '../../output/layout.js';
 import { safeText } from '../../output/safe-text.js';
 import { diagnosisBlock, rowLines } from '../diagnose/words.js';
 import type { CheckResult, SuiteReport } from '../types.js';
-import { countLine, VERDICT_SYMBOL, warningLine } from './text.js';
+import { countLine, hasDetails, VERDICT_SYMBOL, warningLine } from './text.js';
 import type { Palette } from '../../output/palette.js';
 
 /** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
@@ -35,10 +35,8 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
     lines.push(...wrapped(`✗ ${safeText(block.title)}`));
     for (const row of rowLines(block)) lines.push(...wrapped(`  ${safeText(row)}`));
   }
-  for (const check of report.checks) {
-    if (check.verdict === 'failed' || check.verdict === 'warning' || check.verdict === 'waived')
-      lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
-  }
+  for (const check of report.checks.filter(hasDetails))
+    lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
   lines.push(...summaryLines(report).map(cut));
   return lines.join('\n');
 }

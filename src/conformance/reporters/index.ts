@@ -90,7 +90,4 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
 }
 
 /** What a run says besides its report, as warnings (stderr): refused credentials, an early stop, waivers. */
-export { preflightWarning, stoppedLine, countLine, warningLine, VERDICT_SYMBOL } from './text.js';
-export { verdictPaint } from './table.js';
-export { escapeMarkdown, type JobSummaryOptions } from './markdown.js';
-export type { ConformanceView, ConformancePageOptions } from './html.js';
+export { preflightWarning, stoppedLine } from './text.js';
