@@ -20,6 +20,7 @@ import { judgeSenderChecks, summarise } from './runner.js';
 import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
+import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
 import { isStateCheck, judgedRelations } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
 import type { Stages } from './listen/stages.js';
@@ -85,12 +86,8 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     ...(signal.aborted ? { interrupted: true } : {}),
     role: 'sender',
     scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface)),
-    ...(options.explore && stateChecksPlanned(plan) ? { seed: options.explore.seed } : {}),
+    ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
   };
-}
-
-function stateChecksPlanned(plan: Plan): boolean {
-  return judgedRelations(plan).size > 0;
 }
 
 /** What a run played: the scenarios' stages, in the catalogue's order, and the stateful phase's, when it ran. */
@@ -133,7 +130,8 @@ async function exploreRun(
   alonePlayed: () => void,
 ): Promise<SenderExploration | undefined> {
   const { explore, signal } = context;
-  if (!explore || !stateChecksPlanned(plan) || signal.aborted || context.trigger === undefined) return undefined;
+  const judged = judgedRelations(plan);
+  if (!explore || judged.size === 0 || signal.aborted || context.trigger === undefined) return undefined;
   const { exploreSender } = await import('./explore/sender.js');
   return exploreSender({
     stages,
@@ -144,7 +142,7 @@ async function exploreRun(
     waitMs: context.waitMs,
     observeMs: context.observeMs,
     concurrency: context.concurrency ?? 8,
-    judged: judgedRelations(plan),
+    judged,
     signal,
     alonePlayed,
   });
@@ -297,7 +295,7 @@ function refusedNote(count: number): string {
 function senderClock(records: readonly StageRecord[]): SuiteReport['clock'] {
   const offsets = records
     .flatMap((record) => record.attempts)
-    .filter((attempt) => /^[0-9]{1,12}$/.test(timestampOf(attempt) ?? ''))
+    .filter((attempt) => WELL_FORMED_TIMESTAMP.test(timestampOf(attempt) ?? ''))
     .map((attempt) => Number(timestampOf(attempt)) - Math.floor(attempt.arrivedAt / 1000))
     .sort((a, b) => a - b);
   const note = "the sender's clock as its X-CAI-Timestamp values show it, against cai's";

@@ -10,7 +10,7 @@ import { truncate, wrap } from '../../output/layout.js';
 import { safeText } from '../../output/safe-text.js';
 import { diagnosisBlock, rowLines } from '../diagnose/words.js';
 import type { CheckResult, SuiteReport } from '../types.js';
-import { countLine, hasDetails, VERDICT_SYMBOL, warningLine } from './text.js';
+import { countLine, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 import type { Palette } from '../../output/palette.js';
 
 /** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
@@ -49,7 +49,7 @@ function checkLine(check: CheckResult): string {
   const actual = safeText(check.actual);
   const expected = check.expected === '' ? '' : ` (expected ${safeText(check.expected)})`;
   if (check.waiver)
-    return `${VERDICT_SYMBOL.waived} ${safeText(check.id)} waived: ${safeText(check.waiver.reason)}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}; ${actual}`;
+    return `${VERDICT_SYMBOL.waived} ${safeText(check.id)} waived: ${safeText(waiverText(check.waiver))}; ${actual}`;
   return `${VERDICT_SYMBOL[check.verdict]} ${safeText(check.id)} ${check.level} ${check.sections[0] ?? check.section}: ${actual}${expected}`;
 }
 

@@ -20,6 +20,7 @@ import {
   summaryText,
   unfinishedChecks,
   VERDICT_SYMBOL,
+  waiverText,
 } from './text.js';
 import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
 import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
@@ -310,8 +311,7 @@ function renderDetail(check: CheckView): SafeHtml {
     ['expected', check.expected],
     ['actual', check.actual],
   ];
-  if (check.waiver)
-    rows.push(['waived', `${check.waiver.reason}${check.waiver.expires ? ` (until ${check.waiver.expires})` : ''}`]);
+  if (check.waiver) rows.push(['waived', waiverText(check.waiver)]);
   for (const note of check.notes ?? []) rows.push(['note', note]);
   const facts = [
     `sections ${check.sections.join(' ')}`,

@@ -12,7 +12,7 @@ import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
 import { causeBlock, causesByCheck, diagnosisBlock, type Block } from '../diagnose/words.js';
-import { countLine, formatDuration, hasDetails, VERDICT_SYMBOL, warningLine } from './text.js';
+import { countLine, formatDuration, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
@@ -172,8 +172,7 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
     );
     field('expected', result.expected);
     field('actual', result.actual);
-    if (result.waiver)
-      field('waived', `${result.waiver.reason}${result.waiver.expires ? ` (until ${result.waiver.expires})` : ''}`);
+    if (result.waiver) field('waived', waiverText(result.waiver));
     for (const note of result.notes) field('note', note);
     if (result.repro && terminal)
       field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);

@@ -80,6 +80,11 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** `fix in PLAT-123 (until 2026-12-31)`: why a failure is waived, and until when. */
+export function waiverText(waiver: { reason: string; expires?: string }): string {
+  return `${waiver.reason}${waiver.expires ? ` (until ${waiver.expires})` : ''}`;
+}
+
 /** Verdicts that carry details in every report: what was expected, what happened, how to reproduce it. */
 export function hasDetails(result: Pick<CheckResult, 'verdict'>): boolean {
   return result.verdict === 'failed' || result.verdict === 'warning' || result.verdict === 'waived';

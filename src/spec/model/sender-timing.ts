@@ -16,7 +16,8 @@ import {
 import { heard, nextAfter, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
 import { deliveryRules, ms, type DeliveryContext, type Finding } from './sender-findings.js';
 
-const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;
+/** A timestamp of unix seconds as a sender writes it (§4): the ones a clock or a lag is read from. */
+export const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;
 
 /**
  * How long a sender was held up between signing an attempt and its arrival, as the run shows it: the most any first
