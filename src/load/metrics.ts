@@ -6,7 +6,8 @@
  */
 import { LOAD_BOUNDS } from './bounds.js';
 import { Histogram } from './histogram.js';
-import { statusMatches, type MeasuredRun, type StatusFilter } from './thresholds.js';
+import { statusMatches, type StatusFilter } from './threshold-syntax.js';
+import type { MeasuredRun } from './thresholds.js';
 
 /** Status classes of the timeline, as the charts stack them. */
 export const ANSWER_CLASSES = ['2xx', '429', '4xx', '5xx', 'other'] as const;

@@ -19,16 +19,7 @@ import {
   type Threshold,
 } from './threshold-syntax.js';
 
-export {
-  METRICS,
-  parseStatusFilter,
-  parseThreshold,
-  statusFilterText,
-  statusMatches,
-  type MetricName,
-  type StatusFilter,
-  type Threshold,
-} from './threshold-syntax.js';
+export { parseThreshold, type Threshold } from './threshold-syntax.js';
 
 // ----------------------------------------------------------------------------------------------- presets (§8)
 
@@ -146,7 +137,7 @@ export function judgeThreshold(threshold: Threshold, run: MeasuredRun): Threshol
     };
   return {
     ...base,
-    ok: compare(measured.value, threshold.operator, threshold.value),
+    ok: COMPARE[threshold.operator](measured.value, threshold.value),
     actual: measured.value,
     detail: measured.detail,
   };
@@ -235,56 +226,34 @@ function counter(count: number, aggregation: Aggregation, run: MeasuredRun): Mea
 
 function trend(histogram: Histogram, aggregation: Aggregation, missing: string): Measured {
   if (histogram.total === 0) return { missing };
-  const ms = (micros: number) => micros / 1000;
-  let value: number;
-  let label: string;
-  switch (aggregation.kind) {
-    case 'avg':
-      value = ms(histogram.mean() as number);
-      label = 'avg';
-      break;
-    case 'min':
-      value = ms(histogram.min);
-      label = 'min';
-      break;
-    case 'max':
-      value = ms(histogram.max);
-      label = 'max';
-      break;
-    case 'med':
-      value = ms(histogram.percentile(50) as number);
-      label = 'med';
-      break;
-    case 'p':
-      value = ms(histogram.percentile(aggregation.percentile) as number);
-      label = `p(${aggregation.percentile})`;
-      break;
-    default:
-      return { missing: 'not a trend aggregation' };
-  }
+  const p = aggregation.kind === 'p' ? aggregation.percentile : undefined;
+  const read = p === undefined ? TREND_READS[aggregation.kind] : (h: Histogram) => h.percentile(p);
+  if (read === undefined) return { missing: 'not a trend aggregation' };
+  const value = (read(histogram) as number) / 1000;
+  const label = p === undefined ? aggregation.kind : `p(${p})`;
   return { value, detail: `${label}=${formatDuration(value)} (${histogram.total} samples)` };
 }
+
+/** A trend's aggregations other than p(N), read from its histogram of µs. */
+const TREND_READS: Partial<Record<Aggregation['kind'], (histogram: Histogram) => number | undefined>> = {
+  avg: (histogram) => histogram.mean(),
+  min: (histogram) => histogram.min,
+  max: (histogram) => histogram.max,
+  med: (histogram) => histogram.percentile(50),
+};
 
 function fixed(value: number, digits: number): string {
   return String(Number(value.toFixed(digits)));
 }
 
-function compare(actual: number, operator: Operator, expected: number): boolean {
-  switch (operator) {
-    case '<':
-      return actual < expected;
-    case '<=':
-      return actual <= expected;
-    case '>':
-      return actual > expected;
-    case '>=':
-      return actual >= expected;
-    case '==':
-      return actual === expected;
-    case '!=':
-      return actual !== expected;
-  }
-}
+const COMPARE: Record<Operator, (actual: number, expected: number) => boolean> = {
+  '<': (actual, expected) => actual < expected,
+  '<=': (actual, expected) => actual <= expected,
+  '>': (actual, expected) => actual > expected,
+  '>=': (actual, expected) => actual >= expected,
+  '==': (actual, expected) => actual === expected,
+  '!=': (actual, expected) => actual !== expected,
+};
 
 /** A threshold on a metric the run does not produce (callbacks, without them): what it needs, said before the run. */
 export function unmetNeed(threshold: Threshold, run: { callbacks: boolean }): MetricNeed | undefined {

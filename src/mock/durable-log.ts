@@ -26,16 +26,6 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/**
- * When the log reaches the disk (like Redis's `appendfsync`):
- * - `always`: a record is acknowledged once it is on disk (each write with O_DSYNC, records batched by group
- *   commit); nothing acknowledged is lost, even when the machine fails;
- * - `everysec`: once it is written to the file (write(2) returned), and the file is synced about once a second:
- *   an acknowledged record survives the mock being killed at any moment (it is in the kernel's page cache), and
- *   at most the last second of them is at risk if the machine itself fails;
- * - `never`: once it is written to the file; cai never syncs it (the kernel writes it back in its own time).
- */
-export { DEFAULT_FSYNC, FSYNC_MODES, type FsyncMode } from './fsync.js';
 /** `everysec`: how often the file is synced when something was written since the last sync. */
 const SYNC_INTERVAL_MS = MOCK_LOG_CAPS.syncIntervalMs;
 

@@ -6,21 +6,16 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CaiError, codedError, errnoCode, errorMessage } from '../errors.js';
-import { DurableLog, type FsyncMode } from './durable-log.js';
+import { DurableLog } from './durable-log.js';
+import type { FsyncMode } from './fsync.js';
 import { nonRegularAt, NotRegularFile } from './log-file.js';
 import { LogLock } from './log-lock.js';
 import { scanMockLog, type MockLogHead, type SkippedLines } from './log-read.js';
 
-export { MOCK_LOG_VERSION, recordBytes, recordLine, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
-export { DEFAULT_FSYNC, DurableLog, FSYNC_MODES, type DurableLogOptions, type FsyncMode } from './durable-log.js';
-export {
-  MAX_NAMED_LINES,
-  readMockLog,
-  scanMockLog,
-  type LoadedLog,
-  type MockLogHead,
-  type SkippedLines,
-} from './log-read.js';
+export { recordBytes, recordLine, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
+export { DurableLog } from './durable-log.js';
+export { FSYNC_MODES, type FsyncMode } from './fsync.js';
+export { readMockLog, scanMockLog, type LoadedLog, type MockLogHead } from './log-read.js';
 
 /** A mock's log, open for appending, and what its reload skipped. */
 export interface OpenedMockLog {

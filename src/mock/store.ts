@@ -9,9 +9,6 @@ import {
   type MockLogRecordHead,
 } from './log.js';
 
-/** A record as the pipeline hands it over: everything but the document, which is the body as received. */
-export type RecordHead = MockLogRecordHead;
-
 /** Where a reference receiver keeps its records (the mocks' options of the same names). */
 export interface StoreOptions {
   /** The durable log (`--log`); none: records in memory only. */
@@ -52,7 +49,7 @@ export class RecordStore {
    * Appends the record to the log with the body as received, and keeps it; resolves once it is in the log (as
    * durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
    */
-  persist(head: RecordHead, document: unknown, body: Buffer): Promise<void> {
+  persist(head: MockLogRecordHead, document: unknown, body: Buffer): Promise<void> {
     const keep = () => void (this.keepRecords && this.records.push({ ...head, body_bytes: body.length, document }));
     const log = this.log;
     if (log === undefined) return Promise.resolve(keep());

@@ -11,7 +11,8 @@ import type { InterfaceId } from '../../spec/constants.js';
 import type { ValidationIssue } from '../../spec/validate.js';
 import type { DedupeIndex } from '../dedupe.js';
 import type { MockLogRecord } from '../log.js';
-import type { RecordHead, RecordStore } from '../store.js';
+import type { MockLogRecordHead } from '../log-record.js';
+import type { RecordStore } from '../store.js';
 import type { Validator } from '../validator.js';
 
 /** One request as the mocks print it (a line per request, like `stripe listen`; NDJSON with --json). */
@@ -169,7 +170,7 @@ export interface ReceiverProfile<Ack> {
   dedupeKey(admitted: Admitted): string;
   /** A new acknowledgment value for a first copy (the platform: true; the provider: a job ack, §2.3). */
   acknowledge(admitted: Admitted): Ack;
-  recordHead(admitted: Admitted, verdict: 'accepted' | 'duplicate', ack: Ack): RecordHead;
+  recordHead(admitted: Admitted, verdict: 'accepted' | 'duplicate', ack: Ack): MockLogRecordHead;
   /** The 202 for a new document or a repeat (and what the entry says of it). */
   answer(admitted: Admitted, verdict: 'accepted' | 'duplicate', ack: Ack): Reply;
   /** What follows a new document (the provider's conversation). */
