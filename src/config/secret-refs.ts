@@ -44,29 +44,21 @@ export function resolveRefPath(file: string, baseDir: string): string {
 export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.ProcessEnv): SecretRefStatus {
   if ('env' in ref) {
     const value = env[ref.env];
-    const label = `env ${ref.env}`;
-    if (value === undefined)
-      return {
-        kind: 'env',
-        ref: ref.env,
-        label,
-        present: false,
-        problem: `environment variable ${ref.env} is not set`,
-      };
-    if (value === '')
-      return { kind: 'env', ref: ref.env, label, present: false, problem: `environment variable ${ref.env} is empty` };
-    if (Buffer.byteLength(value, 'utf8') > INPUT_CAPS.secret.bytes)
-      return {
-        kind: 'env',
-        ref: ref.env,
-        label,
-        present: false,
-        problem: `environment variable ${ref.env} is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret`,
-      };
-    return { kind: 'env', ref: ref.env, label, present: true, length: value.length };
+    const status = { kind: 'env', ref: ref.env, label: `env ${ref.env}` } as const;
+    const problem =
+      value === undefined
+        ? 'is not set'
+        : value === ''
+          ? 'is empty'
+          : Buffer.byteLength(value, 'utf8') > INPUT_CAPS.secret.bytes
+            ? `is over the ${formatCap(INPUT_CAPS.secret.bytes)} cap for a secret`
+            : undefined;
+    if (problem !== undefined)
+      return { ...status, present: false, problem: `environment variable ${ref.env} ${problem}` };
+    return { ...status, present: true, length: (value as string).length };
   }
   const path = resolveRefPath(ref.file, baseDir);
-  const label = `file ${ref.file}`;
+  const status = { kind: 'file', ref: ref.file, path, label: `file ${ref.file}` } as const;
   let content: string;
   let mode: number;
   try {
@@ -79,22 +71,13 @@ export function inspectSecretRef(ref: SecretRef, baseDir: string, env: NodeJS.Pr
         : error instanceof CaiError && error.code === 'not_utf8'
           ? 'is not UTF-8 text'
           : whyUnreadable(error instanceof CaiError ? (error.cause ?? error) : error);
-    return { kind: 'file', ref: ref.file, path, label, present: false, problem: `secret file ${ref.file} ${why}` };
+    return { ...status, present: false, problem: `secret file ${ref.file} ${why}` };
   }
   const value = content.replace(/\r?\n$/, '');
   // Readable by group or others: anyone else on the machine can sign as this party.
   const looseMode = (mode & 0o044) !== 0 ? (mode & 0o777).toString(8) : undefined;
-  if (value === '')
-    return {
-      kind: 'file',
-      ref: ref.file,
-      path,
-      label,
-      present: false,
-      problem: `secret file ${ref.file} is empty`,
-      looseMode,
-    };
-  return { kind: 'file', ref: ref.file, path, label, present: true, length: value.length, looseMode };
+  if (value === '') return { ...status, present: false, problem: `secret file ${ref.file} is empty`, looseMode };
+  return { ...status, present: true, length: value.length, looseMode };
 }
 
 export function looseModeWarning(status: SecretRefStatus): string | undefined {

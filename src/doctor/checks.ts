@@ -173,45 +173,36 @@ function certificateVerdict(facts: TlsFacts, now: number): Omit<CheckResult, 'ta
     subjectaltname: certificate.subjectaltname,
   };
   const daysLeft = Math.floor((validTo - now) / 86_400_000);
-  if (validTo <= now)
-    return {
-      id: 'certificate',
-      verdict: 'fail',
-      message: `${subject} expired on ${details.valid_to}`,
-      hint: 'renew the certificate',
-      details,
-    };
-  if (validFrom > now)
-    return {
-      id: 'certificate',
-      verdict: 'fail',
-      message: `${subject} is not valid before ${details.valid_from}`,
-      hint: "check this machine's clock and the certificate's dates",
-      details,
-    };
-  if (!facts.authorized) {
-    return {
-      id: 'certificate',
-      verdict: 'fail',
-      message: `${subject} is not trusted: ${facts.authorizationError ?? 'unknown reason'}`,
-      hint: trustHint(facts.authorizationError),
-      details,
-    };
-  }
-  if (daysLeft < CERTIFICATE_WARNING_DAYS)
-    return {
-      id: 'certificate',
-      verdict: 'warn',
-      message: `${subject} expires in ${daysLeft} days (${details.valid_to})`,
-      hint: 'renew it before it expires',
-      details,
-    };
-  return {
+  const verdict = (kind: CheckResult['verdict'], message: string, hint?: string) => ({
     id: 'certificate',
-    verdict: 'pass',
-    message: `${subject}, issued by ${details.issuer ?? 'unknown'}, valid until ${details.valid_to} (${daysLeft} days)`,
+    verdict: kind,
+    message,
+    ...(hint === undefined ? {} : { hint }),
     details,
-  };
+  });
+  if (validTo <= now) return verdict('fail', `${subject} expired on ${details.valid_to}`, 'renew the certificate');
+  if (validFrom > now)
+    return verdict(
+      'fail',
+      `${subject} is not valid before ${details.valid_from}`,
+      "check this machine's clock and the certificate's dates",
+    );
+  if (!facts.authorized)
+    return verdict(
+      'fail',
+      `${subject} is not trusted: ${facts.authorizationError ?? 'unknown reason'}`,
+      trustHint(facts.authorizationError),
+    );
+  if (daysLeft < CERTIFICATE_WARNING_DAYS)
+    return verdict(
+      'warn',
+      `${subject} expires in ${daysLeft} days (${details.valid_to})`,
+      'renew it before it expires',
+    );
+  return verdict(
+    'pass',
+    `${subject}, issued by ${details.issuer ?? 'unknown'}, valid until ${details.valid_to} (${daysLeft} days)`,
+  );
 }
 
 function trustHint(code: string | undefined): string {
@@ -272,29 +263,16 @@ async function checkClock(
     Math.abs(offsetSeconds) <= 1
       ? "the server's clock and this machine's agree within 1 s"
       : `the server's clock is ${Math.abs(offsetSeconds)} s ${direction} this machine's`;
+  const ntp = 'synchronise both clocks with NTP';
   if (Math.abs(offsetSeconds) > SIGNATURE_WINDOW_SECONDS) {
-    push({
-      id: 'clock',
-      verdict: 'fail',
-      message: `${described}: beyond the ${SIGNATURE_WINDOW_SECONDS} s window, so every signed request is rejected (§5.5)`,
-      hint: 'synchronise both clocks with NTP',
-      details,
-    });
+    const message = `${described}: beyond the ${SIGNATURE_WINDOW_SECONDS} s window, so every signed request is rejected (§5.5)`;
+    push({ id: 'clock', verdict: 'fail', message, hint: ntp, details });
   } else if (Math.abs(offsetSeconds) > CLOCK_WARNING_SECONDS) {
-    push({
-      id: 'clock',
-      verdict: 'warn',
-      message: `${described}: within the ${SIGNATURE_WINDOW_SECONDS} s window, but it eats into it (§5.5)`,
-      hint: 'synchronise both clocks with NTP',
-      details,
-    });
+    const message = `${described}: within the ${SIGNATURE_WINDOW_SECONDS} s window, but it eats into it (§5.5)`;
+    push({ id: 'clock', verdict: 'warn', message, hint: ntp, details });
   } else {
-    push({
-      id: 'clock',
-      verdict: 'pass',
-      message: `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`,
-      details,
-    });
+    const message = `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`;
+    push({ id: 'clock', verdict: 'pass', message, details });
   }
 }
 
