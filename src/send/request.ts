@@ -3,7 +3,7 @@
  * (§4.1), an event to `{events_url}` with X-CAI-Provider (§4.2).
  */
 import { deliver, type DeliverOptions } from '../http/deliver.js';
-import { contactJobsUrl, judge, sendEvent, sendJob, type SendResult } from '../http/send.js';
+import { contactJobsUrl, judge, type SendResult } from '../http/send.js';
 import { checkEventAck, checkJobAck, type AckCheck } from '../spec/acknowledgment.js';
 import type { HttpResponse } from '../http/client.js';
 import { HeaderNames } from '../spec/constants.js';
@@ -40,16 +40,7 @@ export function sendTarget(
 
 /** Delivers one document with the retry policy, and judges the answer (§2.3 for a job, §2.13 for an event). */
 export function sendDocument(request: SendRequest, options: DeliverOptions): Promise<SendResult> {
-  const known = request.eventId !== undefined ? { eventId: request.eventId } : {};
-  return request.kind === 'job'
-    ? sendJob(
-        { to: request.to, body: request.body, secret: request.secret, source: request.identity, ...known },
-        options,
-      )
-    : sendEvent(
-        { to: request.to, body: request.body, secret: request.secret, provider: request.identity, ...known },
-        options,
-      );
+  return documentSender(request)(request.body, request.eventId, options);
 }
 
 /**

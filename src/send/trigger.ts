@@ -72,7 +72,9 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
       results.push({ index, event: event.event, eventId });
       continue;
     }
-    if (position > 0 && options.paceMs > 0) await pause(options.paceMs, options.stopSignal);
+    // Stopped during the pause: the check below sees the signal.
+    if (position > 0 && options.paceMs > 0)
+      await delay(options.paceMs, undefined, { signal: options.stopSignal }).catch(() => undefined);
     if (options.stopSignal?.aborted) {
       stoppedBy = 'interrupted';
       results.push({ index, event: event.event, eventId });
@@ -105,12 +107,4 @@ function summarise(results: readonly FlowEventResult[]): FlowSummary {
     failed: count('failed'),
     notSent: results.length - sent,
   };
-}
-
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await delay(ms, undefined, signal ? { signal } : {});
-  } catch {
-    // Stopped during the pause: the caller sees the signal.
-  }
 }
