@@ -29,13 +29,9 @@ interface Window {
   latency: Histogram;
 }
 
-export interface TimelineWindow {
+export interface TimelineWindow extends Omit<Window, 'latency'> {
   /** Start of the window, in ms after the run's start. */
   startMs: number;
-  sent: number;
-  dropped: number;
-  failed: number;
-  answers: Record<AnswerClass, number>;
   /** Of the answers that ended in the window; null when none did. */
   latencyMs: { p50: number; p90: number; p99: number; max: number } | null;
 }

@@ -24,11 +24,10 @@ import type { EventSender } from './sender.js';
 import {
   ConversationSimulator,
   nationalFormat,
-  type CallbackRetry,
   type JobAck,
   type JobDocument,
-  type ObservedEvent,
   type SentEventEntry,
+  type SimulatorOptions,
 } from './simulator.js';
 import { RecordStore } from './store.js';
 import { sharedProfile, type MockReceiverOptions } from './receiver-options.js';
@@ -38,7 +37,9 @@ import { interfaceReceivedBy } from '../spec/interfaces.js';
 export { parseScenario, scenarioName, type Scenario } from './conversation.js';
 export type { JobAck, ObservedEvent, SentEventEntry } from './simulator.js';
 
-export interface MockProviderOptions extends MockReceiverOptions {
+export interface MockProviderOptions
+  extends MockReceiverOptions,
+    Pick<SimulatorOptions, 'onEvent' | 'observeSent' | 'onCallbackRetry'> {
   /** Code sent as X-CAI-Provider on every event (§4.2). */
   providerCode: string;
   /** §4.1: when given, X-CAI-Source must be this platform id. */
@@ -65,11 +66,6 @@ export interface MockProviderOptions extends MockReceiverOptions {
   callbackTls?: { ca?: Buffer; insecure?: boolean };
   /** Replaces the sender (default: `deliver` with the retry policy). */
   sendEvent?: EventSender;
-  onEvent?: (entry: SentEventEntry) => void;
-  /** Every event sent, with its body (the inspector). */
-  observeSent?: (sent: ObservedEvent) => void;
-  /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors), so the wait is not silent. */
-  onCallbackRetry?: (retry: CallbackRetry) => void;
 }
 
 export interface RunningMockProvider extends RunningMock {

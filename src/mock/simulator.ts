@@ -10,10 +10,10 @@ import { HeaderNames } from '../spec/constants.js';
 import { E164_PATTERN } from '../spec/formats.js';
 import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
 import type { ProviderFault } from './faults.js';
-import type { EventRetry, EventSender } from './sender.js';
+import type { EventDelivery, EventRetry, EventSender } from './sender.js';
 
 /** One Interface B event the provider mock sent (printed like the requests it receives). */
-export interface SentEventEntry {
+export interface SentEventEntry extends Omit<EventDelivery, 'interrupted'> {
   sent_at: string;
   direction: 'sent';
   provider_job_id: string;
@@ -21,10 +21,6 @@ export interface SentEventEntry {
   event_id: string;
   lead_id: string;
   url: string;
-  outcome: 'accepted' | 'rejected' | 'failed';
-  status?: number;
-  attempts: number;
-  error?: string;
 }
 
 /** An event the simulator sent, with its body exactly as sent (for an observer such as the inspector). */
@@ -54,13 +50,10 @@ export interface JobDocument {
 }
 
 /** A callback attempt failed and will be retried (§7: 5xx, 429, network errors). */
-export interface CallbackRetry {
+export interface CallbackRetry extends EventRetry {
   event: string;
   event_id: string;
   url: string;
-  attempt: number;
-  reason: string;
-  waitMs: number;
 }
 
 export interface SimulatorOptions {
