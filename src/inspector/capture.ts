@@ -13,28 +13,20 @@ import { documentLabel } from '../spec/interfaces.js';
 
 export type HeaderPair = readonly [name: string, value: string];
 
-export interface InspectedRequest extends Sized {
-  entry: MockRequestEntry;
+/**
+ * An observed request as kept: its target cut at MAX_TARGET characters, its headers and body within the bounds (the
+ * body absent when the answer came before it was read), the answer as the pipeline built it (never changed once sent).
+ */
+export interface InspectedRequest extends Sized, ObservedRequest {
   /**
    * For a request refused before the mock parsed it (a bad signature): the event type and ids its body claims, so
    * that the list can show and filter them too. Absent otherwise: the entry has them (see idsOf).
    */
   claimed?: Ids;
-  method: string;
-  /** The request target (path and query), cut at MAX_TARGET characters. */
-  target: string;
-  httpVersion: string;
-  /** Header names and values as received, in turn (IncomingMessage.rawHeaders), within the bounds. */
-  rawHeaders: readonly string[];
   /** Header lines past the bound, or with their value cut. */
   headersCut: number;
-  remoteAddress?: string;
-  /** The body as received, up to the bound; absent when the answer came before the body was read. */
-  body?: Buffer;
   /** The body's full length in bytes (more than `body.length` when cut). */
   bodyBytes?: number;
-  /** The answer as the pipeline built it (its buffers are never changed once sent). */
-  reply: Reply;
 }
 
 type Ids = Pick<MockRequestEntry, 'event' | 'event_id' | 'lead_id'>;

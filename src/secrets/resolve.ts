@@ -61,10 +61,10 @@ export function resolveSecrets(
       case 'env': {
         const value = env[source.ref];
         const label = `${source.named ?? 'environment variable'} ${source.ref}`;
-        if (value === undefined)
-          throw missingSecret(`environment variable ${source.ref} (from ${label}) is not set`, names);
-        if (value === '') throw missingSecret(`environment variable ${source.ref} (from ${label}) is empty`, names);
-        return remember({ value: bounded(value, `environment variable ${source.ref} (from ${label})`), label });
+        const where = `environment variable ${source.ref} (from ${label})`;
+        if (value === undefined || value === '')
+          throw missingSecret(`${where} ${value === undefined ? 'is not set' : 'is empty'}`, names);
+        return remember({ value: bounded(value, where), label });
       }
       case 'file': {
         const label = `${source.named ?? 'file'} ${source.ref}`;
