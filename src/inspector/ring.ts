@@ -49,6 +49,11 @@ export class Ring<T extends Sized> {
     return this.nextId;
   }
 
+  /** The counts a page of the list and the live stream report: kept, evicted, the next id. */
+  counts(): { kept: number; evicted: number; next: number } {
+    return { kept: this.size, evicted: this.dropped, next: this.nextId };
+  }
+
   get(id: number): T | undefined {
     const first = this.firstId();
     if (first === undefined || !Number.isInteger(id) || id < first || id >= this.nextId) return undefined;

@@ -186,7 +186,7 @@ function pageOf<T extends Sized, S>(
     if (items.length < limit) items.push(summary(item));
     else more = true;
   }
-  return { items, matched, kept: ring.size, evicted: ring.evicted, next: ring.next, more };
+  return { items, matched, ...ring.counts(), more };
 }
 
 const TYPE_OF_JOB = 'job';

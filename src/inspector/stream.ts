@@ -87,22 +87,14 @@ export class StreamHub {
     this.requests = [];
     this.callbacks = [];
     this.overflow = false;
-    const meta = {
-      kept: this.store.requests.size,
-      evicted: this.store.requests.evicted,
-      next: this.store.requests.next,
-    };
+    const meta = this.store.requests.counts();
     let text = '';
     if (overflow) text += `event: reset\ndata: ${JSON.stringify(meta)}\n\n`;
     else {
       if (requests.length > 0)
         text += `event: requests\ndata: ${JSON.stringify(this.redactor.json({ items: requests, ...meta }))}\n\n`;
       if (callbacks.length > 0) {
-        const callbackMeta = {
-          kept: this.store.callbacks.size,
-          evicted: this.store.callbacks.evicted,
-          next: this.store.callbacks.next,
-        };
+        const callbackMeta = this.store.callbacks.counts();
         text += `event: callbacks\ndata: ${JSON.stringify(this.redactor.json({ items: callbacks, ...callbackMeta }))}\n\n`;
       }
     }

@@ -32,7 +32,7 @@ export class LogLock {
   /** Takes the lock of the log at `logPath` (its real path), or throws a usage error naming the holder. */
   static async acquire(logPath: string): Promise<LogLock> {
     const path = `${logPath}.lock`;
-    const text = `${JSON.stringify({ pid: process.pid, started: startTimeOf(process.pid), host: hostname() })}\n`;
+    const text = `${JSON.stringify({ pid: process.pid, started: procStat(process.pid)?.started, host: hostname() })}\n`;
     // Each turn either takes the lock, finds it held (an error), or clears a stale one and tries again; a
     // lock that keeps reappearing stale (several mocks starting at once) is reported as in use.
     for (let turn = 0; turn < 5; turn += 1) {
@@ -128,14 +128,11 @@ const WRITING_MS = MOCK_LOG_CAPS.lockWritingMs;
 
 /** Whether the holder of a lock still runs, and how to name it. */
 function judge(found: FoundLock): { alive: boolean; description: string } {
-  let holder: { pid?: unknown; started?: unknown; host?: unknown };
+  let holder: { pid?: unknown; started?: unknown; host?: unknown } = {};
   try {
     holder = JSON.parse(found.text) as typeof holder;
   } catch {
-    return {
-      alive: found.ageMs < WRITING_MS,
-      description: 'a process starting on it (its lock file is being written)',
-    };
+    // Not JSON (yet): read as a lock with no holder, below.
   }
   const pid = typeof holder.pid === 'number' && Number.isInteger(holder.pid) && holder.pid > 0 ? holder.pid : undefined;
   if (pid === undefined)
@@ -161,11 +158,6 @@ function isRunning(pid: number, started: unknown): boolean {
   // another start time.
   if (now?.state === 'Z') return false;
   return typeof started !== 'number' || now === undefined || now.started === started;
-}
-
-/** A process's start time in clock ticks since boot (/proc/PID/stat, field 22); undefined where there is no /proc. */
-function startTimeOf(pid: number): number | undefined {
-  return procStat(pid)?.started;
 }
 
 /** Fields 3 (state) and 22 (start time) of /proc/PID/stat (Linux); undefined elsewhere or for no such process. */
