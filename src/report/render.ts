@@ -54,56 +54,45 @@ export function tableViews(report: OperationReport): TableView[] {
   ];
 }
 
+/** A column of the CSV: its name, and its value for a branch. */
+type CsvColumn = readonly [name: string, value: (b: BranchReport) => string | number | null];
+
+/** The CSV's columns before the outcomes (one column each, outcomeColumns) and after them. */
+const CSV_LEADING: readonly CsvColumn[] = [
+  ['branch_code', (b) => b.branch_code],
+  ['jobs', (b) => b.jobs],
+  ['contacted', (b) => b.first_contact.contacted],
+  ['not_contacted', (b) => b.first_contact.not_contacted],
+  ['first_contact_median_s', (b) => b.first_contact.median_seconds],
+  ['first_contact_p90_s', (b) => b.first_contact.p90_seconds],
+  ['first_contact_within_target', (b) => b.first_contact.within_target],
+  ['first_contact_within_target_share', (b) => b.first_contact.within_target_share],
+  ['conversations_started', (b) => b.conversations.started],
+  ['conversations_held', (b) => b.conversations.held],
+  ['messages_outbound', (b) => b.conversations.messages_outbound],
+  ['messages_inbound', (b) => b.conversations.messages_inbound],
+  ['appointments_booked', (b) => b.appointments.booked],
+  ['appointments_rescheduled', (b) => b.appointments.rescheduled],
+  ['appointments_cancelled', (b) => b.appointments.cancelled],
+  ['closed', (b) => b.closed],
+];
+const CSV_TRAILING: readonly CsvColumn[] = [
+  ['messages_delivered', (b) => b.message_delivery.count],
+  ['delivery_median_s', (b) => b.message_delivery.median_seconds],
+  ['delivery_p90_s', (b) => b.message_delivery.p90_seconds],
+  ['delivery_max_s', (b) => b.message_delivery.max_seconds],
+  ['delivery_within_target', (b) => b.message_delivery.within_target],
+  ['delivery_within_target_share', (b) => b.message_delivery.within_target_share],
+];
+
 export function toCsv(report: OperationReport): string {
-  const outcomeNames = outcomeColumns(report);
-  const head = [
-    'branch_code',
-    'jobs',
-    'contacted',
-    'not_contacted',
-    'first_contact_median_s',
-    'first_contact_p90_s',
-    'first_contact_within_target',
-    'first_contact_within_target_share',
-    'conversations_started',
-    'conversations_held',
-    'messages_outbound',
-    'messages_inbound',
-    'appointments_booked',
-    'appointments_rescheduled',
-    'appointments_cancelled',
-    'closed',
-    ...outcomeNames.map((name) => `outcome_${name}`),
-    'messages_delivered',
-    'delivery_median_s',
-    'delivery_p90_s',
-    'delivery_max_s',
-    'delivery_within_target',
-    'delivery_within_target_share',
+  const columns: CsvColumn[] = [
+    ...CSV_LEADING,
+    ...outcomeColumns(report).map((name): CsvColumn => [`outcome_${name}`, (b) => b.outcomes[name] ?? 0]),
+    ...CSV_TRAILING,
   ];
-  const row = (b: BranchReport): (string | number | null)[] => [
-    b.branch_code,
-    b.jobs,
-    b.first_contact.contacted,
-    b.first_contact.not_contacted,
-    b.first_contact.median_seconds,
-    b.first_contact.p90_seconds,
-    b.first_contact.within_target,
-    b.first_contact.within_target_share,
-    ...conversationCounts(b),
-    b.closed,
-    ...outcomeNames.map((name) => b.outcomes[name] ?? 0),
-    b.message_delivery.count,
-    b.message_delivery.median_seconds,
-    b.message_delivery.p90_seconds,
-    b.message_delivery.max_seconds,
-    b.message_delivery.within_target,
-    b.message_delivery.within_target_share,
-  ];
-  return (
-    [head, ...[...report.branches, report.total].map(row)].map((cells) => cells.map(csvCell).join(',')).join('\r\n') +
-    '\r\n'
-  );
+  const rows = [...report.branches, report.total].map((b) => columns.map(([, value]) => value(b)));
+  return `${[columns.map(([name]) => name), ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
 
 /** Conversations started and held, messages out and in, appointments booked, rescheduled and cancelled. */
