@@ -16,7 +16,9 @@ export interface Bounds {
 
 /** Checks a caller's overrides (usage errors: the CLI does not set these) and builds the bounds. */
 export function resolveBounds(options: { limits?: Partial<ReceiverLimits>; dedupeCapacity?: number }): Bounds {
-  const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...definedOnly(options.limits ?? {}) };
+  // An override left undefined keeps the default.
+  const overrides = Object.entries(options.limits ?? {}).filter(([, value]) => value !== undefined);
+  const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...Object.fromEntries(overrides) };
   for (const [name, value] of Object.entries(limits)) {
     if (!(Number.isFinite(value) && value > 0))
       throw usageError(
@@ -39,8 +41,4 @@ export function resolveBounds(options: { limits?: Partial<ReceiverLimits>; dedup
     watch: new BodyWatch(limits.bodyIdleTimeoutMs, limits.bodyTimeoutMs),
     dedupeCapacity: capacity,
   };
-}
-
-function definedOnly(overrides: Partial<ReceiverLimits>): Partial<ReceiverLimits> {
-  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
 }
