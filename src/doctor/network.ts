@@ -26,18 +26,15 @@ export async function resolveHost(hostname: string, timeoutMs: number): Promise<
 export function connectTcp(address: string, port: number, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = netConnect({ host: address, port });
-    // A deadline, not an idle time-out: connected within it, or given up. The probe holds nothing open after it.
-    const deadline = setTimeout(
-      () => socket.destroy(timeoutError(`connecting to ${address}:${port}`, timeoutMs)),
-      timeoutMs,
-    );
+    // Connected within the deadline, or given up. The probe holds nothing open after it.
+    const clear = deadline(socket, `connecting to ${address}:${port}`, timeoutMs);
     socket.once('connect', () => {
-      clearTimeout(deadline);
+      clear();
       socket.destroy();
       resolve();
     });
     socket.once('error', (error) => {
-      clearTimeout(deadline);
+      clear();
       reject(error);
     });
   });
@@ -75,14 +72,11 @@ export function handshake(
       // The certificate's name is checked against the URL's host, not the resolved address we connect to.
       checkServerIdentity: (_host, certificate) => checkServerIdentity(hostname, certificate),
     });
-    // The whole handshake within the time-out, however slowly its bytes come (a total deadline, not an idle one).
-    const deadline = setTimeout(
-      () => socket.destroy(timeoutError(`the TLS handshake with ${address}:${port}`, options.timeoutMs)),
-      options.timeoutMs,
-    );
-    socket.once('close', () => clearTimeout(deadline));
+    // The whole handshake within the time-out, however slowly its bytes come.
+    const clear = deadline(socket, `the TLS handshake with ${address}:${port}`, options.timeoutMs);
+    socket.once('close', clear);
     socket.once('secureConnect', () => {
-      clearTimeout(deadline);
+      clear();
       const facts: TlsFacts = {
         protocol: socket.getProtocol(),
         cipher: socket.getCipher().name,
@@ -125,20 +119,17 @@ export function fetchDate(url: URL, address: string, options: ProbeOptions, now:
       },
       (response: IncomingMessage) => {
         const receivedAt = now();
-        clearTimeout(deadline);
+        clear();
         const date = response.headers.date;
         // Only the headers are read: the connection goes at once, so that no body (however slow) keeps cai running.
         request.destroy();
         resolve({ status: response.statusCode ?? 0, date, sentAt, receivedAt });
       },
     );
-    // The headers within the time-out, however slowly they come (a total deadline, not an idle one).
-    const deadline = setTimeout(
-      () => request.destroy(timeoutError(`the GET of ${url.href}`, options.timeoutMs)),
-      options.timeoutMs,
-    );
+    // The headers within the time-out, however slowly they come.
+    const clear = deadline(request, `the GET of ${url.href}`, options.timeoutMs);
     request.once('error', (error) => {
-      clearTimeout(deadline);
+      clear();
       reject(error);
     });
     request.end();
@@ -148,6 +139,12 @@ export function fetchDate(url: URL, address: string, options: ProbeOptions, now:
 export function describeSocketError(error: unknown): { code: string; message: string } {
   const code = errnoCode(error) ?? 'error';
   return { code, message: errorMessage(error).split('\n')[0] ?? code };
+}
+
+/** A total deadline, not an idle time-out: `target` is destroyed with ETIMEDOUT when it passes. Returns its clearing. */
+function deadline(target: { destroy(error: Error): unknown }, what: string, timeoutMs: number): () => void {
+  const timer = setTimeout(() => target.destroy(timeoutError(what, timeoutMs)), timeoutMs);
+  return () => clearTimeout(timer);
 }
 
 function timeoutError(what: string, timeoutMs: number): Error {
