@@ -44,13 +44,7 @@ export async function serve(
       inFlight += 1;
       void handle(request, response).then(done, done);
     },
-    {
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 0,
-      path: options.path,
-      tls: options.tls,
-      limits: options.limits,
-    },
+    { ...options, host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
   ).catch(async (error: unknown) => {
     await onFailedStart();
     throw error;
