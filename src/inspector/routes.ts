@@ -4,7 +4,7 @@
  * answer. Lists are paged (limits.maxPage) and query texts bounded; every value goes out through the Redactor.
  */
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
-import { html } from '../output/html/escape.js';
+import { html, type SafeHtml } from '../output/html/escape.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
 import { conversationList, conversationOf, type Conversation } from './conversation.js';
 import { callbackDetail, requestDetail } from './detail.js';
@@ -58,13 +58,13 @@ export function routesOf(state: InspectorState): Route[] {
       /^\/api\/requests$/,
       (_match, query) => json(200, store.requestPage(filterOf(query), pageOf(store, query), redactor)),
     ],
-    [
-      /^\/api\/requests\/([0-9]{1,15})$/,
-      (match) =>
-        withRequest(match, (request) =>
-          json(200, requestDetail(request, options.signing, commands(request), redactor)),
-        ),
-    ],
+    ...apiAndView(
+      state,
+      'requests/([0-9]{1,15})',
+      withRequest,
+      (request) => requestDetail(request, options.signing, commands(request), redactor),
+      renderRequestDetail,
+    ),
     [
       /^\/api\/requests\/([0-9]{1,15})\/request\.http$/,
       (match) =>
@@ -82,47 +82,39 @@ export function routesOf(state: InspectorState): Route[] {
         ),
     ],
     [/^\/api\/conversations$/, (_match, query) => json(200, conversationList(store, limitOf(store, query)))],
-    [
-      /^\/api\/conversations\/(live|test)\/([^/]+)$/,
-      (match) => withConversation(match, (conversation) => json(200, conversation)),
-    ],
+    ...apiAndView(
+      state,
+      'conversations/(live|test)/([^/]+)',
+      withConversation,
+      (conversation) => conversation,
+      (conversation) => renderConversation(redactor.json(conversation)),
+    ),
     [
       /^\/api\/callbacks$/,
       (_match, query) =>
         json(200, store.callbackPage({ lead: textOf(query, 'lead'), job: textOf(query, 'job') }, pageOf(store, query))),
     ],
-    [
-      /^\/api\/callbacks\/([0-9]{1,15})$/,
-      (match) => withCallback(match, (callback) => json(200, callbackDetail(callback, redactor))),
-    ],
-    [
-      /^\/view\/requests\/([0-9]{1,15})$/,
-      (match) =>
-        withRequest(
-          match,
-          (request) =>
-            fragment(renderRequestDetail(requestDetail(request, options.signing, commands(request), redactor)).value),
-          true,
-        ),
-    ],
-    [
-      /^\/view\/conversations\/(live|test)\/([^/]+)$/,
-      (match) =>
-        withConversation(
-          match,
-          (conversation) => fragment(renderConversation(redactor.json(conversation)).value),
-          true,
-        ),
-    ],
-    [
-      /^\/view\/callbacks\/([0-9]{1,15})$/,
-      (match) =>
-        withCallback(
-          match,
-          (callback) => fragment(renderCallbackDetail(callbackDetail(callback, redactor)).value),
-          true,
-        ),
-    ],
+    ...apiAndView(
+      state,
+      'callbacks/([0-9]{1,15})',
+      withCallback,
+      (callback) => callbackDetail(callback, redactor),
+      renderCallbackDetail,
+    ),
+  ];
+}
+
+/** A kept item at `/api/<path>` (its JSON) and `/view/<path>` (the page's HTML fragment), from the same value. */
+function apiAndView<T, V>(
+  state: InspectorState,
+  path: string,
+  lookup: (match: RegExpExecArray, answer: (item: T) => Answer, view?: boolean) => Answer,
+  valueOf: (item: T) => V,
+  render: (value: V) => SafeHtml,
+): Route[] {
+  return [
+    [new RegExp(`^/api/${path}$`), (match) => lookup(match, (item) => jsonAnswer(state, 200, valueOf(item)))],
+    [new RegExp(`^/view/${path}$`), (match) => lookup(match, (item) => fragment(render(valueOf(item)).value), true)],
   ];
 }
 
