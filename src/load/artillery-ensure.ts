@@ -8,7 +8,6 @@ import type { Threshold } from './thresholds.js';
 /** Artillery's summaries of http.response_time (p999 is left out: the plugin's name matching would take p99 in it). */
 const SUMMARY = { avg: 'mean', min: 'min', max: 'max', med: 'median' } as const;
 const PERCENTILES = new Set([50, 75, 90, 95, 99]);
-const OPERATORS = { '<': '<', '<=': '<=', '>': '>', '>=': '>=', '==': '==', '!=': '!=' } as const;
 
 export type Translation = { expression: string; statuses: number[] } | { why: string };
 
@@ -18,7 +17,8 @@ export type Translation = { expression: string; statuses: number[] } | { why: st
  * requests without an answer are `http.requests` less `cai.responses`.
  */
 export function ensureCondition(threshold: Threshold): Translation {
-  const op = OPERATORS[threshold.operator];
+  // filtrex writes the six operators as cai does.
+  const op = threshold.operator;
   const value = threshold.value;
   const { aggregation } = threshold;
   const counted = (name: string, statuses: number[] = []): Translation =>
