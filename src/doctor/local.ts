@@ -13,8 +13,10 @@ import type { CheckResult } from './types.js';
 /** package.json's `engines.node` (`>=20.19`): the oldest Node.js cai is built and tested for. */
 export const MIN_NODE_VERSION = '20.19.0';
 
-/** Secrets shorter than this get a warning, as a profile's do (./checks.ts). */
-const SHORT_SECRET_CHARACTERS = 32;
+/** Secrets shorter than this get a warning, a profile's too (32 characters ≈ 128 bits as hex, 192 as base64). */
+export const SHORT_SECRET_CHARACTERS = 32;
+export const SHORT_SECRET_HINT = `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`;
+export const SAME_SECRET_HINT = '§5.1: each direction has its own secret; ask for (or issue) a separate one';
 
 /** The environment variables the commands take a secret from when no flag names one (docs/operations.md). */
 const DEFAULT_SECRET_VARIABLES = [
@@ -114,7 +116,7 @@ export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
         id: 'secrets',
         verdict: 'warn',
         message: `${name} is only ${value.length} characters`,
-        hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`,
+        hint: SHORT_SECRET_HINT,
       };
     }
     return { id: 'secrets', verdict: 'pass', message: `${name} is set (${value.length} characters): ${what}` };
@@ -124,7 +126,7 @@ export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
       id: 'secrets',
       verdict: 'fail',
       message: 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret',
-      hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one',
+      hint: SAME_SECRET_HINT,
     });
   }
   return results;

@@ -14,10 +14,8 @@ import {
   type SecretDirection,
   type SecretRef,
 } from '../config/secret-refs.js';
+import { SAME_SECRET_HINT, SHORT_SECRET_CHARACTERS, SHORT_SECRET_HINT } from './local.js';
 import type { CheckResult } from './types.js';
-
-/** Secrets shorter than this get a warning (32 characters ≈ 128 bits as hex, 192 as base64). */
-const SHORT_SECRET_CHARACTERS = 32;
 
 const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
 
@@ -42,7 +40,7 @@ export function checkSecrets(environment: ChosenEnvironment | undefined, env: No
         id: 'secrets',
         verdict: 'fail',
         message: 'the jobs and events secrets are the same',
-        hint: '§5.1: each direction has its own secret; ask for (or issue) a separate one',
+        hint: SAME_SECRET_HINT,
       });
     }
   }
@@ -91,7 +89,7 @@ function checkDirection(
       ...base,
       verdict: 'warn',
       message: `${field}: ${short.label} is only ${short.length} characters`,
-      hint: `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`,
+      hint: SHORT_SECRET_HINT,
     };
   const rotation = refs.length > 1 ? `; ${refs.length} secrets, a rotation overlap (§5.9): the first signs` : '';
   return { ...base, verdict: 'pass', message: `${field}: ${described}${rotation}` };
