@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { errorMessage } from '../errors.js';
 import { RetryRuns } from '../http/retry.js';
 import { sleep } from '../http/server.js';
-import { HeaderNames } from '../spec/constants.js';
+import { HeaderNames, OUTCOMES } from '../spec/constants.js';
 import { E164_PATTERN } from '../spec/formats.js';
 import { buildConversation, offsetIso, scenarioForIntent, type JobFacts, type Scenario } from './conversation.js';
 import type { ProviderFault } from './faults.js';
@@ -217,18 +217,16 @@ export class ConversationSimulator {
   }
 }
 
+/** Every ending a conversation can have (§2.12's outcomes in their order), picked with one random number. */
+const ENDINGS: readonly Exclude<Scenario, { kind: 'random' }>[] = [
+  { kind: 'booked' },
+  { kind: 'rescheduled' },
+  { kind: 'cancelled' },
+  ...OUTCOMES.map((outcome) => ({ kind: 'closed' as const, outcome })),
+];
+
 function pickRandom(random: () => number): Exclude<Scenario, { kind: 'random' }> {
-  const choices: Exclude<Scenario, { kind: 'random' }>[] = [
-    { kind: 'booked' },
-    { kind: 'rescheduled' },
-    { kind: 'cancelled' },
-    { kind: 'closed', outcome: 'no_answer' },
-    { kind: 'closed', outcome: 'not_interested' },
-    { kind: 'closed', outcome: 'wrong_number' },
-    { kind: 'closed', outcome: 'callback_later' },
-    { kind: 'closed', outcome: 'opted_out' },
-  ];
-  return choices[Math.floor(random() * choices.length) % choices.length] as Exclude<Scenario, { kind: 'random' }>;
+  return ENDINGS[Math.floor(random() * ENDINGS.length) % ENDINGS.length] as Exclude<Scenario, { kind: 'random' }>;
 }
 
 /** The `callback-invalid-event` defect: a value outside its §2.10 / §2.12 enumeration. */

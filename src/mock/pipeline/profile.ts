@@ -4,14 +4,15 @@
  * faults bend, and the observer the inspector hooks in.
  */
 import type { IncomingMessage } from 'node:http';
-import type { BodyWatch } from '../../http/body-watch.js';
-import type { ByteBudget, ReceiverLimits, Reply } from '../../http/server.js';
+import type { Reply } from '../../http/server.js';
 import type { SignedHeaders, VerifyResult } from '../../signing/verify.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { ValidationIssue } from '../../spec/validate.js';
+import type { Bounds } from '../bounds.js';
 import type { DedupeIndex } from '../dedupe.js';
 import type { MockLogRecord } from '../log.js';
 import type { MockLogRecordHead } from '../log-record.js';
+import type { MockReceiverOptions } from '../receiver-options.js';
 import type { RecordStore } from '../store.js';
 import type { Validator } from '../validator.js';
 
@@ -115,7 +116,9 @@ export interface SignaturePolicy {
 }
 
 /** What a reference receiver supplies to the pipeline. */
-export interface ReceiverProfile<Ack> {
+export interface ReceiverProfile<Ack>
+  extends Pick<Bounds, 'limits' | 'budget' | 'watch'>,
+    Pick<MockReceiverOptions, 'latencyMs' | 'onRequest' | 'observe'> {
   interface: InterfaceId;
   kind: 'event' | 'job';
   /** `cai mock platform`, in the 500 message. */
@@ -129,21 +132,11 @@ export interface ReceiverProfile<Ack> {
   sizeRule: string;
   /** Bytes over which the answer is 413. */
   limitBytes: number;
-  latencyMs?: number;
   now(): number;
-  onRequest?: (entry: MockRequestEntry) => void;
-  /** After onRequest: the whole exchange (the inspector); absent, nothing is collected. */
-  observe?: RequestObserver;
   /** Document fields copied onto the entry when they are strings. */
   entryFields: readonly ('event' | 'event_id' | 'lead_id' | 'branch_code')[];
   /** The validators, once loaded (they load while the server starts). */
   validator(): Validator | Promise<Validator>;
-  /** Connections, body bytes in memory, time-outs. */
-  limits: ReceiverLimits;
-  /** The body bytes all requests hold at once (limits.maxBufferedBytes). */
-  budget: ByteBudget;
-  /** The body time-outs (limits.bodyIdleTimeoutMs, limits.bodyTimeoutMs). */
-  watch: BodyWatch;
   store: RecordStore;
   /** The dedupe index of the document's space (the platform keeps live and test apart, §1). */
   indexFor(admitted: Admitted): DedupeIndex<Ack>;
