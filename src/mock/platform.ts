@@ -55,8 +55,6 @@ export interface MockPlatformOptions extends MockReceiverOptions {
   /** §1: test credentials, whose events land in a separate space with their own dedupe. */
   testProviderCode?: string;
   testSecrets?: readonly string[];
-  /** NDJSON log; an accepted event is written here before its 202. Reloaded on start for dedupe; locked while in use. */
-  logFile?: string;
   /** Requests per second over which 429 is answered (§7). */
   rateLimit?: number;
   /**
@@ -74,10 +72,6 @@ export interface MockPlatformOptions extends MockReceiverOptions {
   knownLeads?: Iterable<string>;
   /** Passed to the validator (unknown branch_code values). */
   catalog?: readonly Branch[];
-  /** Deliberate defects (see PLATFORM_FAULTS). */
-  faults?: readonly string[];
-  /** Events remembered for dedupe per space (§1), the oldest forgotten past it (see DedupeIndex); default all. */
-  dedupeCapacity?: number;
 }
 
 /** The toolkit's first-time 202 body (§4.2: "not shown"; §6.5: any 2xx means accepted). */

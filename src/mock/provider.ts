@@ -54,12 +54,6 @@ export interface MockProviderOptions
   speed?: number;
   /** Branch catalog: branch_code must be in it, and each unit's number_e164 is its origin number. */
   catalog?: readonly CatalogBranch[];
-  /** NDJSON log of the jobs received (interface "A"), written before the 202; reloaded on start; locked while in use. */
-  logFile?: string;
-  /** Deliberate defects (see PROVIDER_FAULTS). */
-  faults?: readonly string[];
-  /** Jobs remembered for dedupe, the oldest forgotten past it (see DedupeIndex); default all. */
-  dedupeCapacity?: number;
   /** Retry policy of the event sender (default: the toolkit's). */
   retry?: Partial<RetryPolicy>;
   /** TLS for the callbacks (§5.8): trust this authority (PEM), or skip verification (tests only). */

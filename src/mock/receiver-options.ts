@@ -7,15 +7,21 @@ import { preloadValidator } from './validator.js';
 
 /**
  * What both reference receivers (./platform.ts, ./provider.ts) take alike: where and how they listen, how fast they
- * answer, what they keep, and the hooks of tests and the CLI. Each adds its own credentials, log and dedupe.
+ * answer, what they keep and log, their faults, and the hooks of tests and the CLI. Each adds its own credentials.
  */
 export interface MockReceiverOptions {
   host?: string;
   port?: number;
   /** §5.8: serve HTTPS (TLS 1.2 or above) with this certificate and key. */
   tls?: TlsFiles;
+  /** The NDJSON log: what is accepted is written there before its 202, read back on start (dedupe); locked in use. */
+  logFile?: string;
   /** When the log reaches the disk (see FsyncMode; default `everysec`). */
   fsync?: FsyncMode;
+  /** Deliberate defects, by name (PLATFORM_FAULTS or PROVIDER_FAULTS, faults.ts). */
+  faults?: readonly string[];
+  /** Documents remembered for dedupe (per space, §1), the oldest forgotten past it (see DedupeIndex); default all. */
+  dedupeCapacity?: number;
   /** Added before every answer (fault injection). */
   latencyMs?: number;
   /** Keep records in memory for `records` (default true; the CLI turns it off). */
