@@ -259,10 +259,11 @@ function framingFacts(request: ModelRequest, open: OpenPoint[]): void {
 
 /**
  * What the validator refuses on a reading the spec does not force: `null` for an optional field (the spec is silent
- * on null), a negative `attempts` (§2.7 types it "integer"), an empty identifier (§2.2, §2.4: "string"). cai refuses
- * them to keep every receiver safe; a receiver that accepts them is not wrong.
+ * on null), a negative `attempts` or one past 2^53 − 1 (§2.7 types it "integer" and bounds it nowhere; RFC 8259 §6
+ * lets a parser limit the range), an empty identifier (§2.2, §2.4: "string"). cai refuses them to keep every
+ * receiver safe; a receiver that accepts them is not wrong.
  */
-const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'empty']);
+const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'maximum', 'empty']);
 
 /** Nesting deeper than this is beyond what common parsers take by default (Python's json stops near 1,000). */
 const NESTING_SURELY_READ = 64;
