@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
-import { jobStage } from './checks/receiver/callback-jobs.js';
+import { scenarioJob } from './checks/receiver/callback-jobs.js';
 import { exploreSetup, isStateCheck, judgedRelations, setExploration, type ExploreSetup } from './explore/setup.js';
-import type { CallbackScenarioId } from './listen/scenarios.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
 import type { JobStage } from './probe/callbacks.js';
@@ -146,33 +145,13 @@ function untilStopped<T, S>(work: Promise<T>, signal: AbortSignal, stopped: S): 
   });
 }
 
-/** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
-const JOB_NAMES: Record<CallbackScenarioId, string> = {
-  callbacks: 'callbacks',
-  'callback-returning': 'returning',
-  'callback-503': 'answered-503',
-  'callback-5xx': 'answered-5xx',
-  'callback-429': 'answered-429',
-  'callback-429-date': 'answered-429-date',
-  'callback-400': 'answered-400',
-  'callback-401': 'answered-401',
-  'callback-413': 'answered-413',
-};
-
 /** The evidence of a sender check run on the callbacks: the jobs it reads, each sent once per run. */
 async function gatherCallbacks(check: SenderCheck, scope: ProbeScope, gathered: JobStage[]) {
   const harness = scope.session.callback;
   if (!harness) return undefined;
-  const stages = (
-    await Promise.all(
-      (check.callbackStages ?? []).map((id) =>
-        jobStage(scope, JOB_NAMES[id], {
-          scenario: id,
-          ...(id === 'callback-returning' ? { lead: 'returning' as const } : {}),
-        }),
-      ),
-    )
-  ).filter((stage): stage is JobStage => stage !== undefined);
+  const stages = (await Promise.all((check.callbackStages ?? []).map((id) => scenarioJob(scope, id)))).filter(
+    (stage): stage is JobStage => stage !== undefined,
+  );
   for (const stage of stages) if (!gathered.includes(stage)) gathered.push(stage);
   return harness.evidence(stages);
 }

@@ -63,6 +63,23 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
   });
 }
 
+/** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
+const JOB_NAMES: Record<CallbackScenarioId, string> = {
+  callbacks: 'callbacks',
+  'callback-returning': 'returning',
+  'callback-503': 'answered-503',
+  'callback-5xx': 'answered-5xx',
+  'callback-429': 'answered-429',
+  'callback-429-date': 'answered-429-date',
+  'callback-400': 'answered-400',
+  'callback-401': 'answered-401',
+  'callback-413': 'answered-413',
+};
+
+/** The job that plays a callback scenario (the sender checks' evidence on the callbacks), sent once per run. */
+export const scenarioJob = (scope: ProbeScope, id: CallbackScenarioId) =>
+  jobStage(scope, JOB_NAMES[id], { scenario: id, ...(id === 'callback-returning' ? { lead: 'returning' } : {}) });
+
 /** The one job whose events A-CB-001, -005, -006, -012 and -013 judge. */
 export const mainJob = (scope: ProbeScope) => jobStage(scope, 'callbacks');
 
