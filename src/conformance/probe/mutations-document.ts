@@ -175,6 +175,22 @@ export const ATTEMPTS_MISSES = nearMisses(
   'job.closed',
 );
 
+/**
+ * §2.7 bounds `attempts` nowhere and RFC 8259 §6 lets a parser limit the range of numbers, so an integer past a
+ * 64-bit column (2^63, as JavaScript writes it) may be accepted or refused with 400 (src/spec/model/latitude.ts:
+ * arguable); never 5xx, which tells the sender to retry for 24 hours (§7) a document that can never be stored.
+ */
+export const ATTEMPTS_PAST_64_BITS: readonly Mutation[] = [
+  setTo(
+    'attempts',
+    2 ** 63,
+    `attempts ${shown(2 ** 63)} (past 2^63 − 1, the largest 64-bit integer)`,
+    ['§2.7-1'],
+    'schema',
+    'job.closed',
+  ),
+];
+
 // --- Date-times (§2.1) as values a field must refuse --------------------------------------------------------------
 
 /**

@@ -56,10 +56,14 @@ export function judgeAnswer(exchange: Exchange | undefined, focus: Focus): Outco
   return failed(expected, breachText(exchange, breaches), { exchanges: [exchange] });
 }
 
-/** `202 {"ok":true}` or, where a term of the body was broken, what it broke. */
+/**
+ * `202 {"ok":true}` or, where a term of the body was broken, what it broke; a body that is not what its label says
+ * is shown too (a Content-Length counted in characters cuts it short).
+ */
 export function breachText(exchange: Exchange, breaches: readonly Breach[]): string {
   const first = breaches[0] as Breach;
-  return first.term === 'outcome' ? describeAnswer(exchange) : first.actual;
+  if (first.term === 'outcome') return describeAnswer(exchange);
+  return first.term === 'json-label' ? `${first.actual}: ${describeAnswer(exchange)}` : first.actual;
 }
 
 /**

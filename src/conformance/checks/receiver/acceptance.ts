@@ -69,13 +69,17 @@ const eventsAcceptance: ReceiverCheck[] = [
     },
   }),
   // §4.2 names 202 for an accepted event, but §6.5 tells the sender that any 2xx means accepted: another 2xx
-  // loses nothing, so answering it is a warning.
-  answerTo(EVENTS_RECEIVER, 'B-ACCEPT-009', ['outcome', 'status'], {
+  // loses nothing, so answering it is a warning. Its body is not shown (§4.2), but one labelled JSON is JSON (§2):
+  // the event_id ends in non-ASCII characters, so an answer that echoes it with a Content-Length counted in
+  // characters rather than bytes arrives cut short (and leaves bytes on a keep-alive connection for the next).
+  answerTo(EVENTS_RECEIVER, 'B-ACCEPT-009', ['outcome', 'status', 'json-label'], {
     level: 'should',
-    sections: ['§4.2', '§7', '§6.5'],
-    clauses: ['§4.2-5'],
+    sections: ['§4.2', '§7', '§6.5', '§2'],
+    clauses: ['§4.2-5', '§2-1'],
     tags: ['acceptance', 'status'],
-    title: 'an accepted event is answered 202 itself (§6.5 counts any 2xx as accepted)',
+    title:
+      'an accepted event (its event_id ending in non-ASCII characters) is answered 202 itself, any body labelled JSON being JSON (§6.5 counts any 2xx as accepted)',
+    send: (scope) => ({ body: compact({ ...event(scope), event_id: `${scope.eventId()}-é€😀` }) }),
   }),
   probeOn(EVENTS_RECEIVER, 'B-ACCEPT-010', {
     sections: ['§8', '§6.1', '§2.4'],

@@ -11,6 +11,7 @@ import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import {
   ATTEMPTS_MISSES,
+  ATTEMPTS_PAST_64_BITS,
   AUTHOR_MISSES,
   CHANNEL_MISSES,
   DIRECTION_MISSES,
@@ -153,9 +154,10 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-008',
-    title: '`attempts` that is not an integer (a string of digits, a fraction, a boolean) is rejected with 400',
+    title:
+      '`attempts` that is not an integer (a string of digits, a fraction, a boolean) is rejected with 400; one past 2^63 − 1 is never answered 5xx',
     sections: ['§2.7', '§7'],
-    mutations: ATTEMPTS_MISSES,
+    mutations: [...ATTEMPTS_MISSES, ...ATTEMPTS_PAST_64_BITS],
   },
   {
     id: 'B-SCHEMA-009',
