@@ -73,6 +73,14 @@ export const SENDER_CATALOGUE: readonly SenderCheck[] = [
 ];
 
 const EVERY_CALLBACK: readonly CallbackScenarioId[] = CALLBACK_SCENARIO_IDS;
+/** The callback stages whose first event must be sent again (a 5xx, a 429, a cut connection). */
+const RETRIED_CALLBACKS: readonly CallbackScenarioId[] = [
+  'callback-503',
+  'callback-5xx',
+  'callback-429',
+  'callback-429-date',
+  'callback-reset',
+];
 
 /**
  * The sender checks of Interface B that judge the events an Interface A provider sends back, with the callback
@@ -89,15 +97,16 @@ const ON_CALLBACKS: Readonly<Record<string, { stages: readonly CallbackScenarioI
   'BS-DOC-002': { stages: EVERY_CALLBACK },
   'BS-DOC-003': { stages: EVERY_CALLBACK },
   'BS-DOC-004': { stages: EVERY_CALLBACK },
+  // §5.5: a retry signed with the first attempt's timestamp leaves the window after 300 s of the 24 hours of retries
+  // (§7); the stages whose retries come 1.5 s or more after the first attempt show it.
+  'BS-SIG-004': { stages: ['callback-5xx', 'callback-429', 'callback-429-date'] },
   'BS-RETRY-001': { stages: ['callback-503', 'callback-5xx'], aliases: ['A-CB-007'] },
-  'BS-RETRY-002': {
-    stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'],
-    aliases: ['A-CB-007'],
-  },
-  'BS-RETRY-003': { stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'] },
-  'BS-RETRY-004': { stages: ['callback-503', 'callback-5xx', 'callback-429', 'callback-429-date'] },
+  'BS-RETRY-002': { stages: RETRIED_CALLBACKS, aliases: ['A-CB-007'] },
+  'BS-RETRY-003': { stages: RETRIED_CALLBACKS },
+  'BS-RETRY-004': { stages: RETRIED_CALLBACKS },
   // Waits that grow and a sender that keeps retrying are seen only through several 5xx in a row (§7, §8).
   'BS-RETRY-005': { stages: ['callback-5xx'] },
+  'BS-RETRY-006': { stages: ['callback-reset'] },
   'BS-RETRY-007': { stages: ['callback-429', 'callback-429-date'], aliases: ['A-CB-009'] },
   'BS-RETRY-008': { stages: ['callback-429'], aliases: ['A-CB-010'] },
   'BS-RETRY-009': { stages: ['callback-5xx'] },

@@ -118,7 +118,7 @@ export const FAULT_TABLE: FaultCase[] = [
   { interface: 'A', fault: 'callback-no-retry-on-429', fails: ['BS-RETRY-007'] },
   { interface: 'A', fault: 'callback-ignores-retry-after', fails: ['BS-RETRY-008', 'BS-RETRY-010'] },
   { interface: 'A', fault: 'callback-retries-400', fails: ['BS-REJECT-001'] },
-  { interface: 'A', fault: 'callback-retry-stale-signature', fails: ['BS-SIG-001', 'BS-RETRY-004'] },
+  { interface: 'A', fault: 'callback-retry-stale-signature', fails: ['BS-SIG-001', 'BS-RETRY-004', 'BS-SIG-004'] },
   { interface: 'A', fault: 'repeat-restarts-conversation', fails: ['A-DEDUP-007'] },
   { interface: 'A', fault: 'verifies-with-both-secrets', fails: ['A-AUTH-016'] },
   { interface: 'A', fault: 'language-two-part-only', fails: ['A-FORMAT-006'] },

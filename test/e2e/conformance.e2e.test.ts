@@ -34,7 +34,7 @@ describe('cai conformance (built binary)', () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 must §2\.3: /m);
-    expect(result.stdout).toMatch(/^98 passed, 5 failed, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^100 passed, 5 failed, 0 skipped$/m);
     // The lifecycle check of the acknowledgment's provider_job_id has no acknowledgment to read: not judged, saying so.
     expect(result.stdout).toMatch(/^0 warnings, 1 not judged$/m);
     // Many conversations wait on the provider mock's one stop signal at once: no listener-leak warning.

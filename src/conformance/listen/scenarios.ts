@@ -47,6 +47,7 @@ export const CALLBACK_SCENARIO_IDS = [
   'callback-5xx',
   'callback-429',
   'callback-429-date',
+  'callback-reset',
   'callback-400',
   'callback-401',
   'callback-413',
@@ -202,6 +203,15 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
     scriptedDeliveries: 1,
     slow: true,
     purpose: `the first event answered 429 with Retry-After as an HTTP-date ${RETRY_AFTER_DATE_SECONDS} s ahead`,
+  },
+  {
+    id: 'callback-reset',
+    interfaces: ['B'],
+    // §8: retries "by either side" for up to 24 hours; a connection cut with no answer is the platform as unavailable
+    // as a 503 says it is (§7), and the event is not delivered.
+    script: [{ kind: 'reset' }, ACCEPTED],
+    scriptedDeliveries: 1,
+    purpose: 'the first event answered with a connection reset (no answer at all)',
   },
   {
     id: 'callback-400',

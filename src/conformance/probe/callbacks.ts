@@ -84,6 +84,11 @@ export interface CallbackHarness {
   backgroundUrl(name: string): string;
   /** Sends a job with a callback_url of its own, and gathers its events until its stage is over. */
   gather(request: JobRequest): Promise<JobStage>;
+  /**
+   * Resolves once the job `name`'s stage has answered an event, or after --callback-wait (the stage not yet opened,
+   * or no event), or when `signal` aborts: true when an event was answered.
+   */
+  answeredOne(name: string, signal: AbortSignal): Promise<boolean>;
   /** The sender checks' evidence, from the stages gathered so far. */
   evidence(stages: readonly JobStage[]): SenderEvidence;
   /** Requests answered but not recorded (the listener's bounds), and requests to no job's path. */
@@ -113,16 +118,26 @@ function scripted(id: CallbackScenarioId): boolean {
   return id !== 'callbacks' && id !== 'callback-returning';
 }
 
-/** When a job's stage has seen what it waits for: the conversation's end, or the scripted first event settled. */
+/** A stage whose first event is refused (400, 401, 413): final (§7), and its conversation may stop there. */
+export function refusedFirst(id: CallbackScenarioId): boolean {
+  return id === 'callback-400' || id === 'callback-401' || id === 'callback-413';
+}
+
+/**
+ * When a job's stage has seen what it waits for: the conversation's end; on a refused first event, its answer; on a
+ * first event that must be sent again (a 5xx, a 429, a cut), its delivery and then the conversation's end, since a
+ * retried event is delivered and the conversation goes on (§3 step 5, A-CB-006).
+ */
 function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   const attempts = record.attempts.filter((attempt) => attempt.answeredMono !== undefined);
-  if (!scripted(id)) return attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  const ended = attempts.some((attempt) => isEndingEvent(eventTypeOf(attempt)));
+  if (!scripted(id)) return ended;
   const first = attempts[0];
   if (!first) return false;
   // A refusal is final (§7): the stage has its answer at once, and watches for a retry that must not come.
-  if (id === 'callback-400' || id === 'callback-401' || id === 'callback-413') return true;
+  if (refusedFirst(id)) return true;
   const ofFirst = attempts.filter((attempt) => attempt.key === first.key);
-  return isFinalAnswer((ofFirst.at(-1) ?? first).answer);
+  return isFinalAnswer((ofFirst.at(-1) ?? first).answer) && ended;
 }
 
 /** The same job sent `copies` times at once: the first accepted answer (else the first answer) is the job's. */
@@ -149,12 +164,15 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
     ...(options.caps ? { caps: options.caps } : {}),
   });
   const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
+  const opened = new Map<string, StageRecord>();
   const open = (name: string, id: CallbackScenarioId) => {
     const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;
-    return recorder.open(
+    const record = recorder.open(
       { scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${prefix}`, expectedPath: prefix },
       performance.now(),
     );
+    opened.set(name, record);
+    return record;
   };
   // Every other job's events: accepted, recorded within the listener's caps, never judged.
   const background = open('background', 'callbacks');
@@ -207,6 +225,13 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
         startedAt,
         waitedMs: Date.now() - answeredAt,
       };
+    },
+    async answeredOne(name, signal) {
+      const deadline = performance.now() + options.waitMs;
+      const answered = () => opened.get(name)?.attempts.some((attempt) => attempt.answeredMono !== undefined) === true;
+      while (!answered() && !signal.aborted && performance.now() < deadline)
+        await recorder.nextChange(deadline, signal);
+      return answered();
     },
     evidence: (stages) => ({
       interface: 'B',

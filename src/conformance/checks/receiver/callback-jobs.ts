@@ -5,6 +5,7 @@
  * first, signed 240 s before it is sent).
  */
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
+import type { BriefIntent } from '../../../spec/schemas.js';
 import type { Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { JobStage } from '../../probe/callbacks.js';
@@ -27,6 +28,10 @@ interface JobOptions {
   before?(doc: Doc): Promise<Exchange[]>;
   /** Seconds added to the job's X-CAI-Timestamp (on the provider's clock): a job signed earlier than it is sent. */
   shiftSeconds?: number;
+  /** The job's brief.intent (§2.9), when not the sample's. */
+  intent?: BriefIntent;
+  /** What must have happened before the job is sent (another job's event answered). */
+  after?(): Promise<unknown>;
 }
 
 /** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
@@ -39,11 +44,15 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
   return scope.session.once(`callback-${name}`, async () => {
     const harness = scope.session.callback;
     if (!harness) return undefined;
+    if (options.after) await options.after();
     return harness.gather({
       name,
       scenario: options.scenario ?? 'callbacks',
       build: (callbackUrl) => {
-        const doc = job(scope, callbackUrl);
+        const sample = job(scope, callbackUrl);
+        const doc = options.intent
+          ? { ...sample, brief: { ...(sample.brief as Doc), intent: options.intent } }
+          : sample;
         const lead = options.lead === 'returning' || name === 'callbacks' ? { lead_id: sharedLead(scope) } : {};
         // The returning contact's job carries an event_id of 120 characters (§2.2 sets no limit on a job's; §8's
         // 120 is the events'): a provider that makes its events' ids from the job's goes past §8's limit.
@@ -71,14 +80,71 @@ const JOB_NAMES: Record<CallbackScenarioId, string> = {
   'callback-5xx': 'answered-5xx',
   'callback-429': 'answered-429',
   'callback-429-date': 'answered-429-date',
+  'callback-reset': 'answered-reset',
   'callback-400': 'answered-400',
   'callback-401': 'answered-401',
   'callback-413': 'answered-413',
 };
 
+/**
+ * §2.9: the intents of the jobs whose conversations go on past their first event, one of each value, so that every
+ * intent's conversation is judged (a provider may end each intent otherwise: a booking for one, job.closed for
+ * another). The main job keeps the sample's book_appointment; a refused first event may end its conversation there.
+ */
+const INTENTS: Partial<Record<CallbackScenarioId, BriefIntent>> = {
+  'callback-returning': 'pricing_information',
+  'callback-503': 'other',
+  'callback-5xx': 'service_information',
+  'callback-429': 'reschedule',
+  'callback-429-date': 'follow_up',
+  'callback-reset': 'pricing_information',
+};
+
 /** The job that plays a callback scenario (the sender checks' evidence on the callbacks), sent once per run. */
-export const scenarioJob = (scope: ProbeScope, id: CallbackScenarioId) =>
-  jobStage(scope, JOB_NAMES[id], { scenario: id, ...(id === 'callback-returning' ? { lead: 'returning' } : {}) });
+export const scenarioJob = (scope: ProbeScope, id: CallbackScenarioId) => {
+  const intent = INTENTS[id];
+  return jobStage(scope, JOB_NAMES[id], {
+    scenario: id,
+    ...(id === 'callback-returning' ? { lead: 'returning' } : {}),
+    ...(intent ? { intent } : {}),
+  });
+};
+
+/** The scenarios whose first event must be sent again (a 5xx, a 429, a cut connection), then delivered. */
+export const RETRIED_SCENARIOS = [
+  'callback-503',
+  'callback-5xx',
+  'callback-429',
+  'callback-429-date',
+  'callback-reset',
+] as const satisfies readonly CallbackScenarioId[];
+
+/** How each retried scenario's first event was answered, as a failure names it. */
+export const FIRST_ANSWER: Record<(typeof RETRIED_SCENARIOS)[number], string> = {
+  'callback-503': '503',
+  'callback-5xx': 'a 5xx five times',
+  'callback-429': '429',
+  'callback-429-date': '429 (Retry-After an HTTP-date)',
+  'callback-reset': 'a connection reset',
+};
+
+/**
+ * A job sent once the platform has refused an event of another job (its first, answered 400): §7's "do not retry"
+ * is that event's, so this job's conversation comes as any other's. A provider that stops calling the platform
+ * after a refusal (a circuit breaker on the host) sends it nothing. It waits for the main job's conversation, so
+ * that a refusal it brings forward cannot silence that one (whose silence A-CB-001 reports first).
+ */
+export const afterRefusalJob = (scope: ProbeScope) =>
+  jobStage(scope, 'after-refusal', {
+    after: async () => {
+      const harness = scope.session.callback;
+      if (!harness) return;
+      await mainJob(scope);
+      // Started here if no check has started it yet (once per run); its own checks read it as usual.
+      scenarioJob(scope, 'callback-400').catch(() => undefined);
+      await harness.answeredOne(JOB_NAMES['callback-400'], scope.session.signal);
+    },
+  });
 
 /** The one job whose events A-CB-001, -005, -006, -012 and -013 judge. */
 export const mainJob = (scope: ProbeScope) => jobStage(scope, 'callbacks');

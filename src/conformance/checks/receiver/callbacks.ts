@@ -28,9 +28,21 @@ import {
   type JobFacts,
 } from '../../../spec/model/job-events.js';
 import { providerJobIdOf } from '../../../spec/model/answers.js';
+import { heard } from '../../../spec/model/sender.js';
 import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
-import { AGED_JOB_SECONDS, agedJob, edgeLeadJob, mainJob, minimalJob, refusedFirstJob } from './callback-jobs.js';
+import {
+  AGED_JOB_SECONDS,
+  afterRefusalJob,
+  agedJob,
+  edgeLeadJob,
+  FIRST_ANSWER,
+  mainJob,
+  minimalJob,
+  RETRIED_SCENARIOS,
+  refusedFirstJob,
+  scenarioJob,
+} from './callback-jobs.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -125,6 +137,22 @@ function callbackCheck(
 
 const leadUnchanged = (stage: JobStage) => judgeEach(stage, 'lead', 'no lead_id was sent');
 
+/** §3 step 5: the conversation's events end with its result, an appointment or a closing outcome. */
+function endsConversation(stage: JobStage): Outcome {
+  const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
+  const expected = 'an appointment.* or job.closed event';
+  if (ending) return passed(expected, String(ending));
+  if (stage.record.interrupted) return notJudged('interrupted before the conversation ended');
+  return failed(expected, `only ${stage.record.attempts.length} non-final event(s) within ${ms(stage.waitedMs)}`);
+}
+
+/** The job's first event was sent again until it was accepted (any 2xx): its delivery is over. */
+function firstDelivered(stage: JobStage): boolean {
+  const first = stage.record.attempts[0];
+  if (first === undefined) return false;
+  return stage.record.attempts.some((attempt) => attempt.key === first.key && heard(attempt) === 'accepted');
+}
+
 /** Events came for the job (passed), or the run was interrupted before the first (not judged); none came: undefined. */
 function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
   const first = stage.record.attempts[0];
@@ -146,15 +174,35 @@ const eventsMustCome =
     eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}${why}`);
 
 const arrival = [
-  callbackCheck({
+  defineCheck<Staged & { later?: JobStage }>({
     id: 'A-CB-001',
+    interface: 'A',
+    needs: 'callback',
     level: 'must',
-    sections: ['§3', '§4.2', '§6'],
+    sections: ['§3', '§4.2', '§6', '§7'],
     clauses: ['§3-1', '§8-6'],
-    tags: [],
-    title: "the provider sends events back to the job's callback_url within the callback wait",
-    judgesSilence: true,
-    judge: eventsMustCome('at least one event after the job was accepted'),
+    tags: ['callback'],
+    title:
+      "the provider sends events back to the job's callback_url within the callback wait, also for a job sent after the platform refused an event of another (400)",
+    gather: async (scope) => {
+      const [stage, later] = await Promise.all([mainJob(scope), afterRefusalJob(scope)]);
+      return { ...(stage ? { stage } : {}), ...(later ? { later } : {}) } as Staged & { later?: JobStage };
+    },
+    judge: ({ stage, later }) => {
+      const main =
+        preamble(stage, true) ?? eventsMustCome('at least one event after the job was accepted')(stage as JobStage);
+      if (main.verdict !== 'passed' || later === undefined || preamble(later, true) !== undefined) return main;
+      // §7: "do not retry" is the refused event's client action; every other job is still the provider's to handle.
+      const expected =
+        'at least one event after each job was accepted, also for a job sent after the platform refused an event of another job with 400 (§7: that event is not sent again, nothing more)';
+      return (
+        eventsCame(later, expected) ??
+        failed(
+          expected,
+          `${noEvent(later)}, sent after the first event of another job was answered 400: the provider stopped calling back once one event was refused`,
+        )
+      );
+    },
   }),
   callbackCheck({
     id: 'A-CB-015',
@@ -229,19 +277,46 @@ const arrival = [
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
-  callbackCheck({
+  defineCheck<Staged & { retried?: JobStage[] }>({
     id: 'A-CB-006',
+    interface: 'A',
+    needs: 'callback',
     level: 'should',
-    sections: ['§3', '§6'],
+    sections: ['§3', '§6', '§7'],
     clauses: ['§3-1'],
-    tags: [],
-    title: 'the conversation ends with an appointment or job.closed event within the callback wait',
-    judge: (stage) => {
-      const ending = stage.record.attempts.map(eventTypeOf).find(isEndingEvent);
-      const expected = 'an appointment.* or job.closed event';
-      if (ending) return passed(expected, String(ending));
-      if (stage.record.interrupted) return notJudged('interrupted before the conversation ended');
-      return failed(expected, `only ${stage.record.attempts.length} non-final event(s) within ${ms(stage.waitedMs)}`);
+    tags: ['callback'],
+    title:
+      'the conversation ends with an appointment or job.closed event within the callback wait, also where an event needed a retry',
+    gather: async (scope) => {
+      const [stage, ...retried] = await Promise.all([
+        mainJob(scope),
+        ...RETRIED_SCENARIOS.map((id) => scenarioJob(scope, id)),
+      ]);
+      return {
+        ...(stage ? { stage } : {}),
+        retried: retried.filter((each): each is JobStage => each !== undefined),
+      } as Staged & { retried: JobStage[] };
+    },
+    judge: ({ stage, retried = [] }) => {
+      const main = preamble(stage) ?? endsConversation(stage as JobStage);
+      if (main.verdict !== 'passed') return main;
+      const ended = [main.actual];
+      for (const each of retried) {
+        // A job not taken, no event, or a first event never delivered: the arrival and retry checks' findings.
+        if (preamble(each) !== undefined || !firstDelivered(each)) continue;
+        const outcome = endsConversation(each);
+        if (outcome.verdict === 'passed') {
+          ended.push(outcome.actual);
+          continue;
+        }
+        if (outcome.verdict !== 'failed') return outcome;
+        const answered = FIRST_ANSWER[each.record.scenario.id as (typeof RETRIED_SCENARIOS)[number]];
+        return failed(
+          `${outcome.expected}, also in a conversation whose first event needed a retry (§7: the retry delivers it; the conversation goes on)`,
+          `job ${JSON.stringify(each.doc.event_id)}, its first event answered ${answered ?? 'for a retry'} and then delivered: ${outcome.actual}`,
+        );
+      }
+      return passed(main.expected, ended.join('; '));
     },
   }),
 ];
