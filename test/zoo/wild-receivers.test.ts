@@ -5,7 +5,7 @@
  * diagnosis), every correct one passes with no failure (and warns only where the spec supports the warning).
  *
  * The runs are a default run (on B with the optional origin checks, from an unregistered address) with the stateful
- * phase's seed fixed (a verdict of CI is then the same every time) and its size smaller than the default (89 runs in
+ * phase's seed fixed (a verdict of CI is then the same every time) and its size smaller than the default (96 runs in
  * the conformance step's time); `node test/zoo/wild/measure.mjs` runs them with ten seeds each at the default budget,
  * for the figures of docs/conformance.md.
  */

@@ -282,6 +282,20 @@ export const B_FAULTS = [
     clause: '§7',
     description: 'a request cap (every 5th request) answered 429 without Retry-After',
   },
+  {
+    name: 'attempts-overflow-500',
+    relation: 'RB5',
+    clause: '§2.7, §7',
+    description: 'stores attempts in a signed 64-bit column: a value past 2**63 - 1 overflows and is answered 500',
+  },
+  {
+    name: 'content-length-chars',
+    relation: 'RB8',
+    clause: '§2, §4.2',
+    description:
+      'echoes the event_id in its acceptance with ensure_ascii=False and counts Content-Length in characters: ' +
+      'the answer to a non-ASCII event_id is cut short and leaves bytes on the connection',
+  },
 ];
 
 export const A_FAULTS = Object.entries(A_FAULT_TABLE).map(([name, f]) => ({ name, ...f }));

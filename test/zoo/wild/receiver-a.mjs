@@ -201,6 +201,36 @@ export const FAULTS = {
       'takes only a 202 for an accepted event: a 200, 201 or 204 is taken as a failure and the event sent again ' +
       'with backoff',
   },
+  'callback-abandon-after-retry': {
+    relation: 'RA8',
+    clause: '§3, §7',
+    description:
+      'takes an event that needed a retry for a stale conversation: once it is delivered, the conversation stops ' +
+      'with no ending',
+  },
+  'callback-closed-attempts-string': {
+    relation: 'RA8',
+    clause: '§2.7',
+    description:
+      'ends a job whose brief.intent is pricing_information or other with job.closed, its attempts a string ("1")',
+  },
+  'callback-signs-once': {
+    relation: 'RA8',
+    clause: '§5.5, §7',
+    description:
+      "signs each event once: every retry carries the first attempt's timestamp and signature (stale after 300 s)",
+  },
+  'callback-breaker-after-refusal': {
+    relation: 'RA8',
+    clause: '§7, §3',
+    description:
+      'after one refused event (a 4xx), sends nothing more to that callback host: every later conversation is silent',
+  },
+  'callback-no-retry-network': {
+    relation: 'RA8',
+    clause: '§8',
+    description: 'takes a connection error (reset, refused, timed out) as final: only HTTP statuses are retried',
+  },
 };
 
 const LIMIT = 512 * 1024; // own bound for a job (§4.1 gives none): over it, 413
@@ -372,6 +402,7 @@ export function createProvider(opts) {
   let counter = 0;
   let answers = 0;
   let stopping = false;
+  const trippedHosts = new Set(); // callback-breaker-after-refusal: hosts that refused an event
   const agent = opts.keepAliveCallbacks ? new http.Agent({ keepAlive: true, maxSockets: 4 }) : false;
   const secureAgent = opts.keepAliveCallbacks ? new https.Agent({ keepAlive: true, maxSockets: 4 }) : false;
 
@@ -607,7 +638,17 @@ export function createProvider(opts) {
       service: 'consultation',
       notes: event === 'appointment.booked' ? 'Booked in the conversation.' : "Moved at the contact's request.",
     });
-    if (opts.ending === 'closed') {
+    const closing =
+      fault === 'callback-closed-attempts-string' && ['pricing_information', 'other'].includes(job.brief?.intent);
+    if (closing) {
+      steps.push(() => ({
+        event: 'job.closed',
+        lead_id: lead,
+        provider_job_id: pjid,
+        outcome: 'callback_later',
+        attempts: '1',
+      }));
+    } else if (opts.ending === 'closed') {
       steps.push(() => ({
         event: 'job.closed',
         lead_id: lead,
@@ -638,6 +679,7 @@ export function createProvider(opts) {
       const build = () => ({ event: undefined, event_id: id, ...steps[i](), occurred_at: new Date().toISOString() });
       const outcome = await deliver(url, build, rec);
       if (outcome === 'given-up') return; // the platform is unreachable: the conversation stops here
+      if (outcome === 'accepted-late' && fault === 'callback-abandon-after-retry') return;
       // a refused event (4xx) is dropped; the conversation goes on
     }
   }
@@ -668,14 +710,20 @@ export function createProvider(opts) {
   async function deliver(url, build, rec) {
     let body = encode(build());
     const started = Date.now();
+    const host = new URL(url).host;
+    let firstTs;
     for (let attempt = 0; !stopping; attempt += 1) {
+      if (fault === 'callback-breaker-after-refusal' && trippedHosts.has(host)) return 'given-up';
       if (fault === 'callback-retry-new-occurred-at' && attempt > 0) body = encode(build());
       const ts =
         fault === 'callback-timestamp-ms'
           ? String(Date.now())
           : fault === 'callback-timestamp-from-job' && rec?.stamp
             ? rec.stamp
-            : String(Math.floor(Date.now() / 1000));
+            : fault === 'callback-signs-once' && firstTs !== undefined
+              ? firstTs
+              : String(Math.floor(Date.now() / 1000));
+      firstTs ??= ts;
       let sent = body;
       let signed = body;
       if (fault === 'callback-signs-without-newline') sent = Buffer.concat([body, Buffer.from('\n')]);
@@ -693,10 +741,14 @@ export function createProvider(opts) {
         after = r.retryAfter;
       } catch {
         status = 0; // no answer: retried like a 5xx
+        if (fault === 'callback-no-retry-network') return 'given-up';
       }
       const success = fault === 'callback-only-202-success' ? status === 202 : status >= 200 && status < 300;
-      if (success) return 'accepted'; // (with the fault, any other 2xx is retried below like a 5xx)
-      if (status >= 400 && status < 500 && status !== 429) return 'refused';
+      if (success) return attempt > 0 ? 'accepted-late' : 'accepted'; // (with the fault, any other 2xx is retried below like a 5xx)
+      if (status >= 400 && status < 500 && status !== 429) {
+        if (fault === 'callback-breaker-after-refusal') trippedHosts.add(host);
+        return 'refused';
+      }
       const gatewayOnly = fault === 'callback-retry-gateway-only' && ![502, 503, 504].includes(status);
       if (gatewayOnly && status >= 500 && status < 600) return 'refused'; // a 500 taken as final: the event dropped
       let wait = backoff(attempt);

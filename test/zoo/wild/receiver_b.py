@@ -163,6 +163,11 @@ FAULTS = {
         "answers the duplicate {\"ok\":false,\"duplicate\":true}"),
     "429-no-retry-after": ("RB8", "§7",
         "a request cap (every 5th request) answered 429 without Retry-After"),
+    "attempts-overflow-500": ("RB5", "§2.7, §7",
+        "stores attempts in a signed 64-bit column: a value past 2**63 - 1 overflows and is answered 500"),
+    "content-length-chars": ("RB8", "§2, §4.2",
+        "echoes the event_id in its acceptance with ensure_ascii=False and counts Content-Length in characters: "
+        "the answer to a non-ASCII event_id is cut short and leaves bytes on the connection"),
 }
 
 E164 = re.compile(r"\+[1-9][0-9]{1,14}")
@@ -254,6 +259,8 @@ def validate(doc, fault):
             raise Refused(400, f"{name} is not an ISO 8601 date-time with an offset")
     if "attempts" in doc and (not isinstance(doc["attempts"], int) or isinstance(doc["attempts"], bool)):
         raise Refused(400, "attempts must be an integer")
+    if fault == "attempts-overflow-500" and "attempts" in doc and not -2**63 <= doc["attempts"] < 2**63:
+        raise Refused(500, "Python int too large to convert to SQLite INTEGER")
     if fault == "envelope-fields-per-type" and event != "conversation.message":
         listed = CLOSED if event == "job.closed" else APPOINTMENT
         for name in ENVELOPE:
@@ -458,6 +465,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer_new(self, event_id):
         cfg = self.cfg
+        if cfg.fault == "content-length-chars":
+            text = json.dumps({"ok": True, "event_id": event_id}, ensure_ascii=False)
+            self.send_response(202)
+            self.send_header("Content-Type", self.json_type())
+            self.send_header("Content-Length", str(len(text)))  # the mistake: characters, not bytes
+            self.end_headers()
+            self.wfile.write(text.encode("utf-8"))
+            return
         if cfg.fault == "same-body-for-both":
             self.answer(202, b'{"ok":true,"duplicate":true}', self.json_type())
             return

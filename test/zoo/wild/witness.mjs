@@ -585,6 +585,32 @@ const B_WITNESSES = {
     const b = await postB(t.url, message(id));
     return { ok: isDuplicate(b), saw: `the repeat: ${show(b)}` };
   },
+  'attempts-overflow-500': async (t) => {
+    // §2.7 bounds attempts nowhere: past 2^63 - 1 it may be accepted or refused 400, never answered 5xx (§7)
+    const doc = { event: 'job.closed', event_id: `w-${rand()}`, lead_id: 'lead-4711', outcome: 'no_answer' };
+    const body = `${JSON.stringify(doc).slice(0, -1)},"attempts":9223372036854775808}`;
+    const r = await postB(t.url, body);
+    return { ok: isNew(r) || r.status === 400, saw: `job.closed with attempts 9223372036854775808: ${show(r)}` };
+  },
+  'content-length-chars': async (t) => {
+    // on one connection, a new event whose event_id is not ASCII, then another: each answer framed by its
+    // Content-Length in bytes, a body labelled JSON being JSON
+    const [first, second] = await onOneConnection(t.url, [
+      rawB(t.url, message(`w-${rand()}-é€😀`)),
+      rawB(t.url, message(`w-${rand()}`)),
+    ]);
+    let json = true;
+    if (first && first.text !== '' && /json/i.test(first.headers['content-type'] ?? ''))
+      try {
+        JSON.parse(first.text);
+      } catch {
+        json = false;
+      }
+    return {
+      ok: first !== undefined && first.status >= 200 && first.status < 300 && json,
+      saw: `on one connection, an event_id ending in é€😀, then another event: ${first ? `${first.status} ${JSON.stringify(first.text)}` : 'no answer'}${json ? '' : ' (labelled JSON, not JSON: cut short)'}, then ${second ? second.status : 'no answer'}`,
+    };
+  },
   '429-no-retry-after': {
     args: ['--rate-every', '5'],
     faultOnly: true, // it needs a receiver with a cap
@@ -631,6 +657,12 @@ function listen(script = () => ({ status: 202, body: '{"ok":true}' })) {
         };
         received.push(item);
         const a = script(received.length, item) ?? { status: 202, body: '{"ok":true}' };
+        if (a.reset) {
+          // a network failure: the request read, the connection cut without a byte of answer
+          req.socket.resetAndDestroy();
+          for (const w of [...waiters]) w();
+          return;
+        }
         res.writeHead(a.status, { 'Content-Type': 'application/json', ...(a.headers ?? {}) });
         res.end(a.body ?? '');
         for (const w of [...waiters]) w();
@@ -1069,6 +1101,81 @@ const A_WITNESSES = {
       return {
         ok: ids.length > 0 && resent === 0 && ended(c.events),
         saw: `requests answered ${statuses.join(', ')}: ${resent} sent again (event_ids ${ids.map((id) => String(id).slice(-6)).join(', ')})`,
+      };
+    },
+  },
+  'callback-abandon-after-retry': {
+    args: FAST,
+    probe: async (t) => {
+      // the first request answered 503 (§7: retried), the rest 202: the conversation goes on to its ending
+      const c = await conversation(t, {}, (n) => (n === 1 ? { status: 503, body: '{"error":"busy"}' } : undefined));
+      const types = c.events.map((e) => e.doc?.event);
+      return {
+        ok: ended(c.events),
+        saw: `the first event answered 503, then 202: ${c.events.length} requests (${types.join(', ')}), ${ended(c.events) ? 'an ending' : 'no ending'}`,
+      };
+    },
+  },
+  'callback-closed-attempts-string': {
+    args: FAST,
+    probe: async (t) => {
+      const c = await conversation(t, { brief: { intent: 'pricing_information', notes: 'Quanto custa?' } });
+      const closed = c.events.filter((e) => e.doc?.event === 'job.closed');
+      const wrong = closed.filter((e) => !Number.isInteger(e.doc.attempts));
+      return {
+        ok: ended(c.events) && wrong.length === 0,
+        saw: `a job with brief.intent pricing_information: ${c.events.map((e) => e.doc?.event).join(', ')}${closed.length ? `; job.closed attempts ${closed.map((e) => JSON.stringify(e.doc.attempts)).join(', ')}` : ''}`,
+      };
+    },
+  },
+  'callback-signs-once': {
+    args: FAST,
+    probe: async (t) => {
+      // the first event answered 503 five times (waits from 100 ms, doubling: the last retry over a second later)
+      const c = await conversation(t, {}, (n) => (n <= 5 ? { status: 503, body: '{"error":"busy"}' } : undefined));
+      const first = c.events.filter((e) => e.doc?.event_id === c.events[0]?.doc?.event_id);
+      const [a, z] = [first[0], first.at(-1)];
+      const late = a !== undefined && z !== undefined && z.at - a.at >= 1000;
+      const fresh = late && z.headers['x-cai-timestamp'] !== a.headers['x-cai-timestamp'] && z.signatureOk;
+      return {
+        ok: late && fresh,
+        saw: `the first event answered 503 five times: its last attempt ${z && a ? z.at - a.at : '?'} ms after the first, X-CAI-Timestamp ${a?.headers['x-cai-timestamp']} then ${z?.headers['x-cai-timestamp']}`,
+      };
+    },
+  },
+  'callback-breaker-after-refusal': {
+    args: FAST,
+    probe: async (t) => {
+      // two jobs to one callback host: the first job's first event answered 400 (final for that event, §7), then
+      // the second job is sent; its conversation must come as any other's
+      const l = await listen((n) => (n === 1 ? { status: 400, body: '{"error":"invalid"}' } : undefined));
+      try {
+        const one = job(`w-${rand()}`, l.url);
+        await postA(t.url, one);
+        await l.until((r) => r.length >= 1, 5000);
+        const two = job(`w-${rand()}`, l.url);
+        await postA(t.url, two);
+        const ofTwo = (r) => r.filter((e) => e.doc?.lead_id === two.lead_id);
+        await l.until((r) => ended(ofTwo(r)), 5000);
+        const events = ofTwo(l.received);
+        return {
+          ok: ended(events),
+          saw: `a job whose first event was answered 400, then a second job: ${events.length} event(s) for the second${ended(events) ? ', an ending' : ''}`,
+        };
+      } finally {
+        await l.close();
+      }
+    },
+  },
+  'callback-no-retry-network': {
+    args: FAST,
+    probe: async (t) => {
+      // the first request cut with no answer (a reset connection: §8, retried), the rest 202
+      const c = await conversation(t, {}, (n) => (n === 1 ? { reset: true } : undefined));
+      const first = c.events.filter((e) => e.doc?.event_id === c.events[0]?.doc?.event_id).length;
+      return {
+        ok: first >= 2 && ended(c.events),
+        saw: `the first event's connection reset: sent ${first} time(s) in all (${c.events.length} requests, ${ended(c.events) ? 'an ending' : 'no ending'})`,
       };
     },
   },
