@@ -66,7 +66,7 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 // --- Scripts of a sender's answers (cai receives) ---------------------------------------------------------------
 
-/** retry-5xx: answers of 503 in a row before the 202; five give five waits, enough to see them grow (§7). */
+/** retry-5xx: answers of 5xx in a row before the 202; five give five waits, enough to see them grow (§7). */
 export const FAILURES_BEFORE_ACCEPT = 5;
 
 /** retry-429: the `Retry-After` cai sends with its 429 in a sender run, in seconds (§7). */

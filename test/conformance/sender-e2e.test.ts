@@ -89,7 +89,7 @@ describe('cai conformance run --role sender (built binary)', () => {
     expect(report.scenarios.filter((entry) => entry.id.startsWith('state-')).length).toBeGreaterThanOrEqual(2);
     expect(
       report.scenarios.find((entry) => entry.id === 'retry-5xx')?.attempts.map((attempt) => attempt.answer),
-    ).toEqual(['503', '503', '503', '503', '503', '202 with the acknowledgment']);
+    ).toEqual(['503', '504', '502', '503', '503', '202 with the acknowledgment']);
   });
 
   it.concurrent('a sender that retries a 400 fails with exit 1, names the check, saves what it sent and writes JUnit', async () => {

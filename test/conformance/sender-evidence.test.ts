@@ -169,7 +169,7 @@ describe('the misses the issue names, on evidence built by hand', () => {
     expect(check('BS-RETRY-001').judge(givenUp)).toMatchObject({
       verdict: 'failed',
       actual: expect.stringContaining(
-        'retry-5xx #2: given up after 2 answers asking for a retry in a row, the last 503',
+        'retry-5xx #2: given up after 2 answers asking for a retry in a row, the last 504',
       ),
     });
   });

@@ -76,6 +76,7 @@ const ERROR_CODES = {
   500: 'internal_error',
   502: 'bad_gateway',
   503: 'unavailable',
+  504: 'gateway_timeout',
 } as const;
 
 /**

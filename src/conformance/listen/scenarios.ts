@@ -3,7 +3,8 @@
  * (`--role sender`), the trigger makes the sender under test send one or more documents to the scenario's URL,
  * and the first attempt of every new document gets the script's first answer, its second attempt the second, and
  * so on. Between them, the scenarios give every answer the spec lets a receiver give: each 2xx (202, the duplicate
- * answer, 200, 201, 204: §6.5 makes any 2xx "accepted"); 503 five times, then 202, and 500, then 202 (§7: 5xx);
+ * answer, 200, 201, 204: §6.5 makes any 2xx "accepted"); five 5xx (503, 504, 502, 503, 503), then 202, and 500, then
+ * 202 (§7: 5xx);
  * 429 with Retry-After in seconds and as an HTTP-date, then 202 (§7); a connection cut, then 202 (§8); each
  * refusal, 400, 401 and 413 (§7). In an Interface A run, the callback listener plays the callback scenarios on
  * the events each job brings back, scripting only a job's first event so that its conversation goes on. The
@@ -90,8 +91,12 @@ const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer 
   retryAfter: { form, seconds },
 });
 
-/** The statuses of the callback stage of several 5xx in a row, one each of those a server or a gateway gives. */
-const CALLBACK_5XX = [500, 502, 503, 500, 503] as const satisfies readonly Exclude<ErrorStatus, 429>[];
+/**
+ * The statuses of the stages of several 5xx in a row, one each of those a server or a gateway gives (§7: every 5xx is
+ * temporary): a sender that retries some 5xx only (a 503, or a gateway's 502 and 503) gives a delivery up on one.
+ */
+const SENDER_5XX = [503, 504, 502, 503, 503] as const satisfies readonly Exclude<ErrorStatus, 429>[];
+const CALLBACK_5XX = [500, 502, 503, 504, 503] as const satisfies readonly Exclude<ErrorStatus, 429>[];
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -127,10 +132,10 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'retry-5xx',
     interfaces: ['B', 'A'],
-    script: [...Array.from({ length: FAILURES_BEFORE_ACCEPT }, () => error(503)), ACCEPTED],
+    script: [...SENDER_5XX.map((status) => error(status)), ACCEPTED],
     slow: true,
     alone: true,
-    purpose: 'a 5xx is retried, with growing waits, the same event_id and document',
+    purpose: `a 5xx is retried (${SENDER_5XX.join(', ')}), with growing waits, the same event_id and document`,
   },
   {
     id: 'retry-500',

@@ -6,9 +6,9 @@ import { canonicalJson, isObject, jsonValueOf } from '../json.js';
 
 // --- Answers -------------------------------------------------------------------------------------------------------
 
-/** The 2xx a receiver may accept with (§6.5), and the other statuses of §7 (502 and 500 as 5xx too). */
+/** The 2xx a receiver may accept with (§6.5), and the other statuses of §7 (500, 502 and 504 as 5xx too). */
 export type AcceptedStatus = 200 | 201 | 202 | 204;
-export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 502 | 503 | 504;
 
 /** The Retry-After of a 429 (RFC 9110 §10.2.3): a number of seconds, or an HTTP-date at least that far ahead. */
 export interface RetryAfter {
