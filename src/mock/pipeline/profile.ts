@@ -12,7 +12,6 @@ import type { Bounds } from '../bounds.js';
 import type { DedupeIndex } from '../dedupe.js';
 import type { MockLogRecord } from '../log.js';
 import type { MockLogRecordHead } from '../log-record.js';
-import type { MockReceiverOptions } from '../receiver-options.js';
 import type { RecordStore } from '../store.js';
 import type { Validator } from '../validator.js';
 
@@ -116,10 +115,13 @@ export interface SignaturePolicy {
 }
 
 /** What a reference receiver supplies to the pipeline. */
-export interface ReceiverProfile<Ack>
-  extends Pick<Bounds, 'limits' | 'budget' | 'watch'>,
-    Pick<MockReceiverOptions, 'latencyMs' | 'onRequest' | 'observe'> {
+export interface ReceiverProfile<Ack> extends Pick<Bounds, 'limits' | 'budget' | 'watch'> {
   interface: InterfaceId;
+  /** Added before every answer (fault injection). */
+  latencyMs?: number;
+  onRequest?: (entry: MockRequestEntry) => void;
+  /** Every request after its answer, with headers and body (the inspector). */
+  observe?: RequestObserver;
   kind: 'event' | 'job';
   /** `cai mock platform`, in the 500 message. */
   name: string;
