@@ -18,7 +18,7 @@ import { explain, type Explanation, type InspectorSigning } from './explain.js';
 import type { Redactor } from './redact.js';
 import { summariseCallback, type CallbackSummary, type InspectedCallback, type RetryNote } from './store.js';
 
-/** A body as a page shows it (src/output/html/bodies.ts BodyView, plus how much of it is kept). */
+/** A body as a page shows it (src/output/html/bodies.ts BodyRecord, plus how much of it is kept). */
 export interface BodyDetail {
   /** Its full length as received. */
   bytes: number;
