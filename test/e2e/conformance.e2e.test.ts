@@ -34,9 +34,13 @@ describe('cai conformance (built binary)', () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^✗ A-ACCEPT-002 must §2\.3: /m);
-    expect(result.stdout).toMatch(/^100 passed, 5 failed, 0 skipped$/m);
-    // The lifecycle check of the acknowledgment's provider_job_id has no acknowledgment to read: not judged, saying so.
-    expect(result.stdout).toMatch(/^0 warnings, 1 not judged$/m);
+    // 106 checks: the five the fault breaks fail, none warns. The lifecycle check of the acknowledgment's
+    // provider_job_id has no acknowledgment to read: not judged, saying so; a busy machine may leave a timing check
+    // at its edge not judged too (the checks name what they could not tell), never failed.
+    const passed = Number(/^(\d+) passed, 5 failed, 0 skipped$/m.exec(result.stdout)?.[1]);
+    const notJudged = Number(/^0 warnings, (\d+) not judged(?: \(\d+ must\))?$/m.exec(result.stdout)?.[1]);
+    expect(notJudged, result.stdout).toBeGreaterThanOrEqual(1);
+    expect(passed + notJudged, result.stdout).toBe(101);
     // Many conversations wait on the provider mock's one stop signal at once: no listener-leak warning.
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
   });
