@@ -25,10 +25,10 @@ import { BIN } from '../helpers/cli.js';
 import { FAULT_TABLE, type FaultCase, namedFailures } from './fault-table.js';
 import { GENERATED_FAULTS } from './generate-faults.js';
 
-// Faults at once (REPRO_JOBS): a fault's runs and scripts mostly wait (observation windows, callbacks, backoffs), and
-// eight at once took the file 229 s for 174 s of CPU on a 2-core machine with other work beside it, where vitest's five
-// took 410 s in CI. The timing edges a busy machine leaves are told apart below (the check run again), not avoided.
-vi.setConfig({ maxConcurrency: Number(process.env.REPRO_JOBS ?? 8) });
+// Faults at once (REPRO_JOBS, vitest's five by default): a fault's runs and scripts mostly wait, and eight at once took
+// the file 229 s instead of 410 s, but the provider mock's callbacks are sent from this process, whose timers then ran
+// late enough in one CI run of three to fail the growth of their waits (BS-RETRY-005, tolerated below) at a must.
+vi.setConfig({ maxConcurrency: Number(process.env.REPRO_JOBS ?? 5) });
 
 const SECRET = 'whsec_repro_verified_0123456789';
 const CALLBACK_SECRET = 'whsec_repro_verified_callbacks_01';
@@ -308,7 +308,12 @@ describe('every reproduction, run against the broken receiver and a correct one'
         // Exactly the checks the table names for the fault fail or warn; a must among them fails the run.
         const { seen, named } = exactly(attempt.report);
         expect(seen, explain(attempt.report)).toEqual(named);
-        if (!stateful) expect(attempt.report.ok).toBe(!named.some((id) => levelOf(id) === 'must'));
+        // A late-timer failure tolerated above (the mock's own callback backoff) fails a must too: the run's verdict
+        // is then not the table's to predict.
+        const lateFailure = attempt.report.checks.some(
+          (check) => CALLBACK_BACKOFF_GROWTH.has(check.id) && !named.includes(check.id) && check.verdict === 'failed',
+        );
+        if (!stateful && !lateFailure) expect(attempt.report.ok).toBe(!named.some((id) => levelOf(id) === 'must'));
         // Of the failures with a reproduction, at least one is the fault's, and shows again.
         if (attempt.expected > 0) expect(shown.length, `${fault}: no failure shown again`).toBeGreaterThan(0);
         // A witness of the stateful checks fails one, whose script was run as every other (else the table above has
