@@ -18,9 +18,9 @@ import { startProgram, stopAllPrograms } from './support.js';
 import { A_PROVIDER, A_SOURCE, B_PROVIDER, catalogue, type WildEntry } from './wild/catalogue.mjs';
 
 // A run spends most of its time waiting (the stateful phase's pauses, the second boundaries the dedupe checks wait for,
-// the callbacks): about 10 s, of which under 1 s is cai's CPU and less the receiver's. Eight at once took the file from
-// 383 s (four at once, alone) to 226 s on a 2-core machine busy with other work; WILD_JOBS sets it.
-vi.setConfig({ maxConcurrency: Number(process.env.WILD_JOBS ?? 8), testTimeout: 180_000, hookTimeout: 60_000 });
+// the callbacks): about 10 s, of which under 1 s is cai's CPU. Eight at once took the file 226 s instead of 383 s, but
+// in CI the step runs beside npm test, whose timing checks then met late timers more often: four (WILD_JOBS sets it).
+vi.setConfig({ maxConcurrency: Number(process.env.WILD_JOBS ?? 4), testTimeout: 180_000, hookTimeout: 60_000 });
 
 /** Where a correct receiver may get a warning the spec supports: a first acceptance answered 200, 201 or 204 (§6.5; §4.2 names 202). */
 const TOLERATED: Readonly<Record<string, readonly string[]>> = {
