@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { BIN, loadAverage, median, printRatio } from './lib.js';
 import { EVENT_TYPES } from '../dist/spec/constants.js';
 import { sampleEvent } from '../dist/spec/sample.js';
-import { validateBody } from '../dist/spec/validate.js';
+import { FAST_VALIDATORS } from '../dist/spec/fast-validate.generated.js';
+import { validateBody, validateDocument } from '../dist/spec/validate.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -80,6 +81,62 @@ printRatio('validate in process, per event (UTF-8, JSON, schema, warnings)', {
   target: '≥ 0.7',
   digits: 0,
 });
+
+// Where the time over JSON.parse goes, after the ratio (so as not to change its pairing): per event, JSON.parse
+// alone, then with each further layer of validateBody, the steps taking turns on each slice (order reversed every
+// other slice), and apart the broken 1 in 100 (zod gives their issues) against the valid line before each. CPU
+// time of this process rather than wall time: on a shared machine it moves less with the neighbours' load.
+function cpuTimed(fn, from, to) {
+  const start = process.cpuUsage();
+  fn(from, to);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+}
+let sink = 0; // what the steps compute, kept so that none is dropped
+const steps = {
+  'JSON.parse': parseOnly,
+  '+ compiled validator': (from, to) => {
+    for (let i = from; i < to; i += 1) {
+      const value = JSON.parse(lines[i].toString('utf8'));
+      const fast = FAST_VALIDATORS[value.event];
+      if (fast?.(value)) sink += 1;
+    }
+  },
+  '+ the rest of validateDocument': (from, to) => {
+    for (let i = from; i < to; i += 1) if (validateDocument(JSON.parse(lines[i].toString('utf8'))).valid) sink += 1;
+  },
+  '+ validateBody around it': validateAll,
+};
+const stepTimes = Object.fromEntries(Object.keys(steps).map((name) => [name, []]));
+const BREAKDOWN_ROUNDS = 8 * RUNS;
+for (let round = 0; round < BREAKDOWN_ROUNDS; round += 1) {
+  const from = (round * SLICE) % lines.length;
+  const to = Math.min(lines.length, from + SLICE);
+  const order = Object.entries(steps);
+  if (round % 2 === 1) order.reverse();
+  for (const [name, fn] of order) stepTimes[name].push(cpuTimed(fn, from, to) / (to - from));
+}
+// The broken lines (1 in 100), and for each the valid line before it.
+const brokenAt = [];
+for (let i = 1; i < lines.length; i += 1) if (!validateBody(lines[i]).valid) brokenAt.push(i);
+const brokenTimes = [];
+const besideTimes = [];
+for (let round = 0; round < BREAKDOWN_ROUNDS && brokenAt.length > 0; round += 1) {
+  brokenTimes.push(cpuTimed(() => brokenAt.forEach((i) => validateBody(lines[i])), 0, 0) / brokenAt.length);
+  besideTimes.push(cpuTimed(() => brokenAt.forEach((i) => validateBody(lines[i - 1])), 0, 0) / brokenAt.length);
+}
+const ns = (seconds) => `${Math.round(seconds * 1e9)} ns`;
+const layers = Object.entries(stepTimes).map(([name, times], index, all) => {
+  const added = index === 0 ? median(times) : median(times) - median(all[index - 1][1]);
+  return `${name} ${ns(added)}`;
+});
+const broken =
+  brokenAt.length > 0
+    ? `; validateBody of a broken line ${ns(median(brokenTimes))}, of the valid line before it ${ns(median(besideTimes))} (${brokenAt.length} broken)`
+    : '';
+console.log(
+  `breakdown, CPU time per event, medians of ${BREAKDOWN_ROUNDS} rounds of ${SLICE} lines: ${layers.join(', ')}${broken}`,
+);
 
 // Through processes: the binary streams the file; the floor is a bare node script reading + parsing it.
 const floorScript = join(dir, 'parse-only.mjs');

@@ -145,6 +145,8 @@ export interface StageRecord {
   interrupted?: boolean;
   /** The longest cai's own event loop was held up while the stage ran (ms), for the report. */
   maxLagMs?: number;
+  /** All the time cai's own event loop was held up while the stage ran (ms; loop-clock.ts). */
+  heldMs?: number;
   /** How many times the stage was played again because cai's own lag left a timing verdict open. */
   replays?: number;
 }

@@ -65,6 +65,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
   );
   const results = await judgeRun(plan, stages, played, context, reproDir);
   const summary = summarise(results);
+  const perRun = documentsPerRunOf(records);
   return {
     ok: summary.failed === 0 && !signal.aborted,
     version: runVersion(),
@@ -85,7 +86,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     ...(results.some((result) => result.repro) ? { reproDir } : {}),
     ...(signal.aborted ? { interrupted: true } : {}),
     role: 'sender',
-    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface)),
+    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface, perRun)),
     ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
   };
 }
@@ -185,7 +186,13 @@ function judgeRun(plan: Plan, stages: Stages, played: PlayedRun, context: PlayOp
         : check.scenarios.every((id) => records.some((record) => record.scenario.id === id && !record.interrupted))),
     silent: (check) => {
       const record = recordsOf(check).find((entry) => !entry.interrupted && entry.attempts.length === 0);
-      return record ? { scenario: record.id, reason: triggerText(record) } : undefined;
+      return record
+        ? {
+            scenario: record.id,
+            reason: triggerText(record),
+            ...(record.heldMs !== undefined ? { heldMs: record.heldMs } : {}),
+          }
+        : undefined;
     },
     measure: (check) => {
       const judged = recordsOf(check);

@@ -7,7 +7,7 @@
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage, optionName } from '../errors.js';
 import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
-import type { Check, Outcome, ReceiverCheck, SenderCheck } from './check.js';
+import { notJudged, type Check, type Outcome, type ReceiverCheck, type SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecord } from './evidence.js';
 import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
@@ -277,7 +277,8 @@ export interface SenderJudgeOptions extends JudgeContext {
    * A scenario the check needs that ran to its end and got no attempt at all: the sender did not deliver there,
    * which is a failure of the check, whatever its rule (the reason says what the trigger did).
    */
-  silent(check: SenderCheck): { scenario: string; reason: string } | undefined;
+  /** A scenario of the check where nothing arrived: what the trigger did, and how long cai's loop was held then. */
+  silent(check: SenderCheck): { scenario: string; reason: string; heldMs?: number } | undefined;
   /** The attempts a check judged (the size of its evidence) and the time its stages took. */
   measure(check: SenderCheck): Pick<CheckResult, 'durationMs' | 'requests'>;
   /** Notes a check carries whatever its verdict (e.g. requests that came to no stage). */
@@ -300,11 +301,7 @@ export async function judgeSenderChecks(
     const outcome: Outcome = !options.complete(check)
       ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
       : silent
-        ? {
-            verdict: 'failed',
-            expected: `a delivery in scenario ${silent.scenario}`,
-            actual: `scenario ${silent.scenario}: no attempt arrived in the ${ms(evidence.waitMs)} cai waited (${silent.reason})`,
-          }
+        ? silenceOutcome(silent, evidence.waitMs)
         : await safely(() => check.judge(evidence));
     const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
     results.push(
@@ -312,6 +309,20 @@ export async function judgeSenderChecks(
     );
   }
   return results;
+}
+
+/**
+ * Nothing arrived in a scenario: the sender sent nothing, unless cai's own loop was held up longer than it waited (a
+ * machine too busy to run it; every wait moves on by the time held, up to one wait more: settle.ts). Then cai listened
+ * less than its wait, and what came may never have been read: no verdict.
+ */
+function silenceOutcome(silent: { scenario: string; reason: string; heldMs?: number }, waitMs: number): Outcome {
+  const text = `scenario ${silent.scenario}: no attempt arrived in the ${ms(waitMs)} cai waited (${silent.reason})`;
+  if ((silent.heldMs ?? 0) > waitMs)
+    return notJudged(
+      `${text}, but cai's own loop was held up ${ms(silent.heldMs ?? 0)} meanwhile: it may not have read what came`,
+    );
+  return { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: text };
 }
 
 export function summarise(results: readonly CheckResult[]): SuiteSummary {

@@ -22,8 +22,11 @@ import type { ScenarioSummary } from './types.js';
 
 export type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
 
-/** The terms of the model whose verdict is a measure of time: cai's own lag, or the sender's, may leave them open. */
-export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh']);
+/**
+ * The terms of the model whose verdict is a measure of time, or rests on which came first (an attempt, or the answer
+ * that ended its delivery): cai's own lag, or the sender's, may leave them open.
+ */
+export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
 
 /** What the sender checks judge: the run's terms, the stages played, how many documents one run of the sender sends. */
 export function senderEvidence(
@@ -151,10 +154,11 @@ async function playStageOf(entry: Scenario, stage: StageOptions, context: StageC
   return record;
 }
 
-export function summariseScenario(record: StageRecord, iface: InterfaceId): ScenarioSummary {
+/** A scenario for the report; `documentsPerRun`, once the run is over, tells documents alike from renames. */
+export function summariseScenario(record: StageRecord, iface: InterfaceId, documentsPerRun?: number): ScenarioSummary {
   const first = record.attempts[0];
   const end = record.endedMono ?? performance.now();
-  const deliveries = deliveriesOf(record.attempts);
+  const deliveries = deliveriesOf(record.attempts, documentsPerRun);
   const place = new Map(
     deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)),
   );

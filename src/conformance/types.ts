@@ -14,7 +14,8 @@ export type CheckLevel = 'must' | 'should';
  * gathered, an earlier step failed): no verdict, with the reason. `skipped`: the check did not run at all
  * (`--skip`, an optional check, what it needs not given, or the run stopped before it).
  */
-export type CheckVerdict = 'passed' | 'failed' | 'warning' | 'waived' | 'not-judged' | 'skipped';
+export const CHECK_VERDICTS = ['passed', 'failed', 'warning', 'waived', 'not-judged', 'skipped'] as const;
+export type CheckVerdict = (typeof CHECK_VERDICTS)[number];
 
 /**
  * Which side of an interface a check judges: its receiver (cai sends crafted requests) or its sender (cai is the

@@ -4,7 +4,7 @@
  * this module turns their facts into verdicts.
  */
 import { hintOf } from '../errors.js';
-import { bareHostname } from '../http/loopback.js';
+import { bareHostname, isLoopbackUrl } from '../http/loopback.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import {
   connectTcp,
@@ -38,7 +38,7 @@ export async function checkTarget(
   const port = Number(url.port || (https ? 443 : 80));
 
   if (!https) {
-    const local = isLoopback(hostname);
+    const local = isLoopbackUrl(target.url);
     push({
       id: 'url',
       verdict: local ? 'warn' : 'fail',
@@ -274,8 +274,4 @@ async function checkClock(
     const message = `${described}, well within the ${SIGNATURE_WINDOW_SECONDS} s window`;
     push({ id: 'clock', verdict: 'pass', message, details });
   }
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '::1' || /^127\./.test(hostname);
 }

@@ -8,6 +8,7 @@ import { NETWORK_CAPS } from '../bounds.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 import { bareHostname } from './loopback.js';
+import { flattenHeaders } from './headers.js';
 import { describeNetworkError, interruptedRequest, timeoutError } from './network-errors.js';
 
 export type { Dispatcher } from 'undici';
@@ -308,16 +309,6 @@ function preciseTimeout(
       outer?.removeEventListener('abort', forward);
     },
   };
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
 }
 
 /**

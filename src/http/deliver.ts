@@ -9,7 +9,7 @@ import { HeaderNames, Headers } from '../spec/constants.js';
 import { interfaceOfHeaders } from '../spec/interfaces.js';
 import { sign } from '../signing/sign.js';
 import { postOnce, type HttpResponse } from './client.js';
-import { originOf } from './network-errors.js';
+import { originOf } from './address.js';
 import { isLoopbackUrl } from './loopback.js';
 import { notAnEndpoint, notTheEndpoint } from './not-an-endpoint.js';
 import {

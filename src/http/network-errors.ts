@@ -6,6 +6,7 @@
 import { NETWORK_CAPS } from '../bounds.js';
 import { formatDuration } from '../duration.js';
 import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
+import { hostPort, originOf } from './address.js';
 
 export function timeoutError(
   url: string,
@@ -139,9 +140,7 @@ export function placeholderHost(url: string): string | undefined {
 function peerOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { address, port } = error as { address?: unknown; port?: unknown };
-  return typeof address === 'string' && typeof port === 'number'
-    ? `${address.includes(':') ? `[${address}]` : address}:${port}`
-    : undefined;
+  return typeof address === 'string' && typeof port === 'number' ? hostPort(address, port) : undefined;
 }
 
 function rootCause(error: unknown): unknown {
@@ -178,12 +177,4 @@ function tlsError(what: string, code: string, message: string, cause: unknown): 
     { certificate: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'other-name' : 'untrusted' },
     cause,
   );
-}
-
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }

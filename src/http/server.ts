@@ -8,6 +8,7 @@ import { ByteBudget } from './byte-budget.js';
 export { ByteBudget };
 import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard } from './admission.js';
 import type { BodyWatch } from './body-watch.js';
+import { hostPort } from './address.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
@@ -310,8 +311,7 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-  const url = `${options.tls ? 'https' : 'http'}://${host}:${address.port}${options.path}`;
+  const url = `${options.tls ? 'https' : 'http'}://${hostPort(address.address, address.port)}${options.path}`;
   return { server, url, port: address.port, close: closer(server) };
 }
 

@@ -14,6 +14,7 @@ import { validateBody, validateDocument, type ValidationIssue } from '../spec/va
 import { parseJson } from '../spec/json.js';
 import { bodyCut, headerOf, type InspectedRequest } from './capture.js';
 import { sectionsOf } from '../spec/sections.js';
+import { SIGNATURE_REASONS } from '../spec/statuses.js';
 
 /** A credential the mock checks requests against (§5.6): its code, space and secrets. */
 export interface InspectorCredential {
@@ -63,8 +64,6 @@ export interface Explanation {
   signature?: SignatureExplanation;
   validation?: { kind: 'job' | 'event'; errors: SectionedIssue[]; warnings: SectionedIssue[] };
 }
-
-const SIGNATURE_REASONS = new Set(['invalid_signature', 'timestamp_outside_window', 'missing_signature']);
 
 export function explain(request: InspectedRequest, signing: InspectorSigning): Explanation {
   const { entry } = request;

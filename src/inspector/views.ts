@@ -13,6 +13,7 @@ import { formatBytes, renderBody } from '../output/html/bodies.js';
 import { html, type SafeHtml } from '../output/html/escape.js';
 import { documentLabel } from '../spec/interfaces.js';
 import { encodeLead } from './lead-path.js';
+import { plural } from '../text.js';
 
 const route = {
   request: (id: number) => `#/requests/${id}`,
@@ -176,12 +177,9 @@ function link(event: ConversationEvent): SafeHtml {
 function delivery(event: ConversationEvent): SafeHtml | string {
   const sent = event.delivery;
   if (!sent)
-    return event.duplicates
-      ? html` <span class="muted">· ${event.duplicates} duplicate${event.duplicates === 1 ? '' : 's'}</span>`
-      : '';
-  const retries =
-    sent.retries.length > 0 ? `, ${sent.retries.length} ${sent.retries.length === 1 ? 'retry' : 'retries'}` : '';
-  return html` <span class="delivery tone-${sent.outcome === 'accepted' ? 'ok' : 'fail'}">→ ${sent.status ?? 'no answer'} ${sent.outcome}, ${sent.attempts} attempt${sent.attempts === 1 ? '' : 's'}${retries}${sent.error ? `: ${sent.error}` : ''}</span>`;
+    return event.duplicates ? html` <span class="muted">· ${plural(event.duplicates, 'duplicate')}</span>` : '';
+  const retries = sent.retries.length > 0 ? `, ${plural(sent.retries.length, 'retry', 'retries')}` : '';
+  return html` <span class="delivery tone-${sent.outcome === 'accepted' ? 'ok' : 'fail'}">→ ${sent.status ?? 'no answer'} ${sent.outcome}, ${plural(sent.attempts, 'attempt')}${retries}${sent.error ? `: ${sent.error}` : ''}</span>`;
 }
 
 function renderMessage(event: ConversationEvent): SafeHtml {
@@ -200,7 +198,7 @@ function renderMessage(event: ConversationEvent): SafeHtml {
 function renderEnding(event: ConversationEvent): SafeHtml {
   const facts = [
     event.outcome ? `outcome ${event.outcome}` : undefined,
-    event.attempts !== undefined ? `${event.attempts} attempt${event.attempts === 1 ? '' : 's'}` : undefined,
+    event.attempts !== undefined ? plural(event.attempts, 'attempt') : undefined,
     event.scheduled_at ? `scheduled ${event.scheduled_at}` : undefined,
     event.branch_code ? `branch ${event.branch_code}` : undefined,
     event.service ? `service ${event.service}` : undefined,

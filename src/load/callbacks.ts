@@ -25,6 +25,7 @@ import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import { Histogram } from './histogram.js';
+import { hostPort } from '../http/address.js';
 
 const PATH_PREFIX = '/cai-load/';
 
@@ -95,8 +96,8 @@ export class CallbackListener {
       path: '',
       limits: DEFAULT_RECEIVER_LIMITS,
     });
-    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    this.base = (this.options.publicUrl ?? `http://${host}:${this.server.port}`).replace(/\/+$/, '');
+    const url = this.options.publicUrl ?? `http://${hostPort(this.options.host, this.server.port)}`;
+    this.base = url.replace(/\/+$/, '');
   }
 
   /** The callback_url of the job named `token`. */

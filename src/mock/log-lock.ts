@@ -48,6 +48,17 @@ export class LogLock {
     throw inUse(logPath, path, 'another process starting on it at the same time');
   }
 
+  /**
+   * Who holds the lock of the log at `logPath` (its real path) and still runs, if anyone: a file no other command
+   * may write into (a mock appends to it).
+   */
+  static async holder(logPath: string): Promise<string | undefined> {
+    const found = await readLock(`${logPath}.lock`).catch(() => undefined);
+    if (found === undefined) return undefined;
+    const holder = judge(found);
+    return holder.alive ? holder.description : undefined;
+  }
+
   /** Removes the lock file if it is still this process's. Idempotent. */
   async release(): Promise<void> {
     if (this.released) return;

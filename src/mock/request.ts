@@ -25,15 +25,6 @@ export function receivedHeaders(request: IncomingMessage): Record<string, string
   return headers;
 }
 
-/** Every header as received, names lowercased, a repeated header's values joined with ", " (as Node joins them). */
-export function flatHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
 /**
  * The path of a request target, without its query: the origin form (`/events?x`) as is, and the absolute form
  * (`http://host:port/events`), which a server must accept too (RFC 9112 §3.2.2), by its path.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InFlight } from '../http/in-flight.js';
 import { listen, type ReceiverLimits, type TlsFiles } from '../http/server.js';
 
 export interface ServeOptions {
@@ -27,34 +28,19 @@ export async function serve(
   options: ServeOptions,
   onFailedStart: () => Promise<void>,
 ): Promise<Serving> {
-  // Requests in flight, counted (a promise chain and a Set entry per request cost more than the count).
-  let inFlight = 0;
-  let drained: (() => void)[] = [];
-  // A failing onRequest callback (e.g. a closed stdout) must not take the server down: a rejection is done too.
-  const done = () => {
-    inFlight -= 1;
-    if (inFlight === 0 && drained.length > 0) {
-      const waiting = drained;
-      drained = [];
-      for (const resolve of waiting) resolve();
-    }
-  };
-  const listening = await listen(
-    (request, response) => {
-      inFlight += 1;
-      void handle(request, response).then(done, done);
-    },
-    { ...options, host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
-  ).catch(async (error: unknown) => {
+  // A failing onRequest callback (e.g. a closed stdout) must not take the server down: a rejection settles too.
+  const inFlight = new InFlight();
+  const listening = await listen((request, response) => inFlight.track(handle(request, response)), {
+    ...options,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+  }).catch(async (error: unknown) => {
     await onFailedStart();
     throw error;
   });
   return {
     url: listening.url,
     port: listening.port,
-    close: () =>
-      listening.close(async () => {
-        while (inFlight > 0) await new Promise<void>((resolve) => drained.push(resolve));
-      }),
+    close: () => listening.close(() => inFlight.drained()),
   };
 }

@@ -11,11 +11,6 @@ const ANSI_AT_START = /^(?:\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 const EMOJI = /^\p{Emoji_Presentation}$/u;
 
-/** `1 check`, `3 checks`: a count and its noun. */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
 }

@@ -5,7 +5,8 @@
  * terminal reporting its size; ora loops on a zero-column terminal), and the batch sender's progress bar on it.
  */
 import type { Io } from '../io.js';
-import { plural, truncate } from './layout.js';
+import { truncate } from './layout.js';
+import { plural } from '../text.js';
 import { WAIT_LINE_MS } from './wait-notice.js';
 import type { Output } from './output.js';
 

@@ -29,11 +29,14 @@ export interface LogRecord {
   outcome?: string;
 }
 
+/** Why a line that is no JSON at all is not a record. */
+export const NOT_JSON = 'not valid JSON';
+
 export type ParsedLine = { ok: true; record: LogRecord } | { ok: false; reason: string };
 
 export function parseLogLine(line: string): ParsedLine {
   const parsed = parseJsonText(line);
-  if (!parsed.ok) return { ok: false, reason: 'not valid JSON' };
+  if (!parsed.ok) return { ok: false, reason: NOT_JSON };
   const value = parsed.value;
   if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
   if (value.v === undefined) return { ok: false, reason: 'no "v" (expected "v": 1)' };
@@ -42,7 +45,14 @@ export function parseLogLine(line: string): ParsedLine {
   if (!isInterfaceId(value.interface)) return { ok: false, reason: 'missing "interface" ("A" or "B")' };
   const spec = interfaceSpec(value.interface);
   const receivedAt = parseTime(value.received_at);
-  if (receivedAt === undefined) return { ok: false, reason: 'missing or invalid "received_at" (ISO 8601 time)' };
+  if (receivedAt === undefined)
+    return {
+      ok: false,
+      reason:
+        typeof value.received_at === 'string' && Number.isFinite(Date.parse(value.received_at))
+          ? '"received_at" is outside the years 0000 to 9999'
+          : 'missing or invalid "received_at" (ISO 8601 time)',
+    };
   if (typeof value.verdict !== 'string') return { ok: false, reason: 'missing "verdict"' };
   const document = isObject(value.document) ? value.document : NO_FIELDS;
   // provider_code first; the X-CAI-Provider header of the request otherwise.
@@ -86,8 +96,16 @@ function textOf(value: Record<string, unknown>, document: Record<string, unknown
 export function parseTime(value: unknown): number | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   const ms = parseUsualTime(value) ?? Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
+  return Number.isFinite(ms) && ms >= FIRST_TIME_MS && ms <= LAST_TIME_MS ? ms : undefined;
 }
+
+/**
+ * A time of a log is within years 0000 to 9999, the years ISO 8601 writes with four digits (as the mocks write
+ * them and §2.1's date-times are): Date.parse also reads expanded years (`+275760-09-13T00:00:00Z`), which no
+ * receiver logs and whose day no four-digit date can name.
+ */
+const FIRST_TIME_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_TIME_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
  * The times the mocks write (`2026-11-01T08:00:00.000Z`, `…+01:00`), read three to four times faster than

@@ -4,7 +4,7 @@ import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { LineTooLong } from '../mock/log-lines.js';
 import { forEachRecordLine } from '../mock/log-read.js';
 import { RECORD_START } from '../mock/log-record.js';
-import { parseLogLine, type LogRecord } from './log.js';
+import { NOT_JSON, parseLogLine, type LogRecord } from './log.js';
 
 export interface MalformedLine {
   file: string;
@@ -88,8 +88,9 @@ const TORN = 'a record cut short (a write that failed: a full disk, a crash)';
 function malformedReason(line: string, glued: boolean): string {
   if (glued) return `${TORN}, followed by a complete record (counted)`;
   const parsed = parseLogLine(line);
-  const reason = parsed.ok ? 'not a record' : parsed.reason;
-  return line.startsWith(RECORD_START) ? `${TORN}: ${reason}` : reason;
+  if (parsed.ok) return 'not a record';
+  // Only a line that starts as a record and is no JSON was cut short; a whole JSON line says what is wrong with it.
+  return line.startsWith(RECORD_START) && parsed.reason === NOT_JSON ? `${TORN}: ${parsed.reason}` : parsed.reason;
 }
 
 /** A line of a log over INPUT_CAPS.logLine: reading stopped there. */

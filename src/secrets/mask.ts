@@ -9,8 +9,9 @@ import { knownSecrets, redactSecrets } from './known.js';
 /**
  * `scheme://user:password@`: the user is kept (it names the account), the password replaced. Neither part spans
  * whitespace, a quote (a JSON string's or a shell word's end), `/`, `?`, `#` or `@`, so the match never leaves the URL.
+ * Groups: 1 the part up to the user, 2 the password; a reproduction script replaces the password with a variable.
  */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'`<>/?#@:]*):([^\s"'`<>/?#@]+)@/gi;
+export const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'`<>/?#@:]*):([^\s"'`<>/?#@]+)@/gi;
 
 export const MASK = '***';
 

@@ -443,7 +443,7 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v3 = validate23;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/conversation.message.json","type":"object","properties":{"event":{"type":"string","const":"conversation.message"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}},"required":["event","event_id"],"additionalProperties":{}};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/conversation.message.json","type":"object","properties":{"event":{"type":"string","const":"conversation.message"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string"},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"}},"required":["event","event_id"],"additionalProperties":{}};
 const pattern9 = new RegExp("^[\\s\\S]{1,120}$", "u");
 
 function validate23(data){
@@ -492,17 +492,9 @@ var valid0 = true;
 }
 if(valid0){
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
+if(typeof data.lead_id !== "string"){
 return false;
-}
-}
-else {
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -643,7 +635,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v4 = validate24;
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.booked.json","type":"object","properties":{"event":{"type":"string","const":"appointment.booked"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
+const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.booked.json","type":"object","properties":{"event":{"type":"string","const":"appointment.booked"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string"},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
 function validate24(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.booked.json" */;
@@ -691,17 +683,9 @@ var valid0 = true;
 }
 if(valid0){
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
+if(typeof data.lead_id !== "string"){
 return false;
-}
-}
-else {
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -906,7 +890,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v5 = validate25;
-const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.rescheduled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.rescheduled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
+const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.rescheduled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.rescheduled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string"},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
 function validate25(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.rescheduled.json" */;
@@ -954,17 +938,9 @@ var valid0 = true;
 }
 if(valid0){
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
+if(typeof data.lead_id !== "string"){
 return false;
-}
-}
-else {
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -1169,7 +1145,7 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v6 = validate26;
-const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.cancelled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.cancelled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
+const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/appointment.cancelled.json","type":"object","properties":{"event":{"type":"string","const":"appointment.cancelled"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string"},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"branch_code":{"type":"string","minLength":1},"scheduled_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"service":{"type":"string"},"notes":{"type":"string"}},"required":["event","event_id"],"additionalProperties":{}};
 
 function validate26(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/appointment.cancelled.json" */;
@@ -1217,17 +1193,9 @@ var valid0 = true;
 }
 if(valid0){
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
+if(typeof data.lead_id !== "string"){
 return false;
-}
-}
-else {
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -1432,7 +1400,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v7 = validate27;
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/job.closed.json","type":"object","properties":{"event":{"type":"string","const":"job.closed"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string","minLength":1},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"outcome":{"type":"string","enum":["no_answer","not_interested","wrong_number","callback_later","opted_out"]},"attempts":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["event","event_id"],"additionalProperties":{}};
+const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://cai.invalid/schemas/v1.0/job.closed.json","type":"object","properties":{"event":{"type":"string","const":"job.closed"},"event_id":{"type":"string","pattern":"^[\\s\\S]{1,120}$"},"lead_id":{"type":"string"},"provider_job_id":{"type":"string","minLength":1},"channel":{"type":"string","enum":["whatsapp","webchat","sms","phone","email"]},"from_number_e164":{"type":"string","pattern":"^\\+[1-9][0-9]{1,14}$"},"direction":{"type":"string","enum":["inbound","outbound"]},"author":{"type":"string","enum":["agent","contact","human"]},"text":{"type":"string"},"occurred_at":{"type":"string","pattern":"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"},"outcome":{"type":"string","enum":["no_answer","not_interested","wrong_number","callback_later","opted_out"]},"attempts":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["event","event_id"],"additionalProperties":{}};
 
 function validate27(data){
 /*# sourceURL="https://cai.invalid/schemas/v1.0/job.closed.json" */;
@@ -1480,17 +1448,9 @@ var valid0 = true;
 }
 if(valid0){
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(data2.length < 1){
+if(typeof data.lead_id !== "string"){
 return false;
-}
-}
-else {
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }

@@ -8,7 +8,8 @@
  * - objects are loose: §9.2 "receivers ignore fields they do not recognise", so unknown fields are valid;
  * - optional fields are plain `.optional()` (`.partial()` where all are): `null` is not a string, so `"text": null`
  *   is invalid (omit the field instead). The spec is silent on null; refusing it keeps every receiver safe.
- * - identifiers (`lead_id`, `event_id`, `branch_code`, `provider_job_id`) are non-empty strings.
+ * - identifiers (`lead_id`, `event_id`, `branch_code`, `provider_job_id`) are non-empty strings, but for an event's
+ *   `lead_id`: §6.3 accepts one the platform does not recognise, and "" is a string (§2.4) it does not.
  * What a type usually carries but the spec does not require ("not shown") is a warning, computed in
  * validate.ts, never a schema rule.
  */
@@ -112,7 +113,8 @@ export type DuplicateAck = z.infer<typeof DuplicateAck>;
 const envelopeShape = {
   event: EventTypeSchema,
   event_id: z.string().regex(EVENT_ID_PATTERN).describe('Unique event identifier, at most 120 characters (§8)'),
-  lead_id: Identifier.optional(),
+  // §2.4 types it "string" and §6.3 accepts a lead_id the platform does not recognise: "" is one, not a schema error.
+  lead_id: z.string().optional(),
   provider_job_id: Identifier.optional(),
   channel: EventChannel.optional(),
   from_number_e164: PhoneE164.optional(),

@@ -120,6 +120,16 @@ export const UNAUTHORISED_REASONS = [
 ] as const;
 export type UnauthorisedReason = (typeof UNAUTHORISED_REASONS)[number];
 
+/**
+ * The 401 reasons about the signature itself (§5.2-§5.5: missing, not matching, outside the window), a subset of
+ * UNAUTHORISED_REASONS: the ones a signature diagnosis can explain, unlike an unknown provider, source or origin.
+ */
+export const SIGNATURE_REASONS: ReadonlySet<string> = new Set<UnauthorisedReason>([
+  'missing_signature',
+  'invalid_signature',
+  'timestamp_outside_window',
+]);
+
 /** The 401 reason for a failed signature verification (the `reason` of `verify()`, §5). */
 export function unauthorisedReasonOf(verifyReason: string): UnauthorisedReason {
   switch (verifyReason) {

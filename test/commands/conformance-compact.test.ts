@@ -53,7 +53,7 @@ describe('piped, the compact form is the default', () => {
     ]);
     expect(result.code).toBe(1);
     const failures = lines(result.stdout).filter((line) => line.startsWith('✗ '));
-    expect(failures.length).toBe(4);
+    expect(failures.length).toBe(5);
     const out = lines(result.stdout);
     const at = out.indexOf('✗ B-DEDUP-001 must §6.1: 202 {"ok":true}: not answered as a repeat (expected 202');
     expect(out.slice(at, at + 2)).toEqual([
@@ -61,7 +61,7 @@ describe('piped, the compact form is the default', () => {
       '    {"ok":true,"duplicate":true})',
     ]);
     // The stateful phase's checks of the same tag are there, skipped (--no-generate).
-    expect(result.stdout).toMatch(/^\d+ passed, 4 failed, 3 skipped$/m);
+    expect(result.stdout).toMatch(/^\d+ passed, 5 failed, 3 skipped$/m);
     expect(overflowing(result.stdout + result.stderr)).toEqual([]);
     // Where the details are: on stderr, as a note (the report itself stays the result).
     expect(result.stderr).toContain(
@@ -87,9 +87,9 @@ describe('piped, the compact form is the default', () => {
     expect(result.code).toBe(1);
     const out = lines(result.stdout);
     // The failures (each wrapped to three lines at most), then the count lines, nothing else.
-    expect(out.filter((line) => line.startsWith('✗ B-DEDUP-'))).toHaveLength(4);
+    expect(out.filter((line) => line.startsWith('✗ B-DEDUP-'))).toHaveLength(5);
     expect(out.every((line) => /^(✗ B-DEDUP-| {4}\S)/.test(line) || out.indexOf(line) >= out.length - 2)).toBe(true);
-    expect(out.slice(-2)).toEqual([expect.stringMatching(/^\d+ passed, 4 failed, 3 skipped$/), '0 warnings']);
+    expect(out.slice(-2)).toEqual([expect.stringMatching(/^\d+ passed, 5 failed, 3 skipped$/), '0 warnings']);
     expect(result.stderr).not.toContain('note:');
   });
 
@@ -114,7 +114,7 @@ describe('piped, the compact form is the default', () => {
     expect(result.stdout).not.toContain('│');
     expect(result.stdout).not.toContain('cai conformance:');
     expect(result.stdout).toContain('  expected: 202 {"ok":true,"duplicate":true}');
-    expect(result.stdout).toMatch(/^\d+ passed, 4 failed, 3 skipped$/m);
+    expect(result.stdout).toMatch(/^\d+ passed, 5 failed, 3 skipped$/m);
   });
 
   it('--format table and --verbose: the table of every check, as before', async () => {

@@ -275,10 +275,10 @@ describe('after Ctrl-C, --json states the exit code cai exits with', () => {
   });
 
   it('load --mock: exitCode 130 beside interrupted: true', async () => {
-    const interrupt = new Promise<void>((resolve) => setTimeout(resolve, 1500));
+    // Once the run has started (its first line), however long a loaded machine takes to get there.
     const result = await runCli(['--json', 'load', '--mock', '--rate', '50/s', '--duration', '20s'], {
       env,
-      interrupt,
+      interrupt: { stderr: /^cai load: / },
     });
     expect(result.code).toBe(130);
     const document = JSON.parse(result.stdout) as { exitCode: number; interrupted: boolean };

@@ -61,3 +61,31 @@ describe('--rerun-failed on a report in which nothing failed', () => {
     expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/i);
   });
 });
+
+describe('--rerun-failed on a report with a verdict cai never writes', () => {
+  // Taken for a pass, "FAILED" (hand-edited) or "bogus" (another tool's) would drop the checks it marks and go green.
+  it.each(['FAILED', 'bogus'])(
+    '%s: a usage error naming the check and the verdict, exit 2, nothing run',
+    async (verdict) => {
+      const edited = join(dir, `edited-${verdict}.json`);
+      writeFileSync(
+        edited,
+        JSON.stringify({
+          interface: 'B',
+          checks: [
+            { id: 'B-AUTH-001', verdict: 'passed' },
+            { id: 'B-AUTH-002', verdict },
+          ],
+        }),
+      );
+      const result = await runCli(['conformance', 'run', '--mock', '--rerun-failed', edited]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(
+        `error: ${edited} is not a conformance report: check "B-AUTH-002" has the verdict "${verdict}"`,
+      );
+      expect(result.stderr).toMatch(/^hint: /m);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
+});

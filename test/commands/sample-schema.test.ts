@@ -75,7 +75,6 @@ describe('cai sample', () => {
   });
 
   it.each([
-    [['event', 'job.closed', '--lead-id', ''], 'lead_id', '--lead-id value'],
     [['event', 'appointment.booked', '--branch-code', ''], 'branch_code', '--branch-code value'],
     [['event', 'conversation.message', '--provider-job-id', ''], 'provider_job_id', '--provider-job-id value'],
     [['job', '--branch-code', '', '--set', 'attempts=1'], 'branch_code', '--set/--unset, --branch-code values'],
@@ -92,6 +91,12 @@ describe('cai sample', () => {
     expect(loose.code).toBe(0);
     expect(loose.stdout).toContain(`"${field}":""`);
     expect(loose.stderr).toMatch(/^warning: your overrides make the document invalid \(1 error\); printed anyway:\n/);
+  });
+
+  it("an event's --lead-id '' is valid: a lead the platform does not recognise (§6.3)", async () => {
+    const result = await runCli(['sample', 'event', 'job.closed', '--lead-id', '', '--strict', '--compact']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('"lead_id":""');
   });
 
   it('a field flag with a valid value prints no warning', async () => {

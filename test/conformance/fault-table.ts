@@ -47,7 +47,11 @@ const SHARED: [fault: string, B: string, A: string][] = [
 
 export const FAULT_TABLE: FaultCase[] = [
   // Interface B: the platform's events endpoint.
-  { interface: 'B', fault: 'no-dedupe', fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'] },
+  {
+    interface: 'B',
+    fault: 'no-dedupe',
+    fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009', 'B-DEDUP-011'],
+  },
   { interface: 'B', fault: 'racy-dedupe', fails: ['B-DEDUP-002'] },
   { interface: 'B', fault: 'dedupe-before-auth', fails: ['B-DEDUP-003'] },
   { interface: 'B', fault: 'reserialising-verifier', fails: ['B-SIG-001', 'B-SIG-003', 'B-SIG-005'] },
@@ -55,7 +59,7 @@ export const FAULT_TABLE: FaultCase[] = [
   { interface: 'B', fault: 'past-only-window', fails: ['B-AUTH-011'] },
   { interface: 'B', fault: 'no-size-limit', fails: ['B-SIZE-001', 'B-SIZE-004'] },
   { interface: 'B', fault: 'reject-unknown-fields', fails: ['B-ACCEPT-006'] },
-  { interface: 'B', fault: 'reject-unknown-lead', fails: ['B-ACCEPT-007'] },
+  { interface: 'B', fault: 'reject-unknown-lead', fails: ['B-ACCEPT-007', 'B-ACCEPT-012'] },
   {
     interface: 'B',
     fault: 'lax-schema',
@@ -79,7 +83,7 @@ export const FAULT_TABLE: FaultCase[] = [
   {
     interface: 'B',
     fault: 'duplicate-without-body',
-    fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009'],
+    fails: ['B-DEDUP-001', 'B-DEDUP-002', 'B-DEDUP-005', 'B-DEDUP-009', 'B-DEDUP-011'],
   },
   { interface: 'B', fault: 'no-retry-after', fails: ['B-RATE-001'], include: ['rate-limit'] },
   { interface: 'B', fault: 'accepted-200', fails: ['B-ACCEPT-009'] },

@@ -226,6 +226,92 @@ describe('the misses the issue names, on evidence built by hand', () => {
   });
 });
 
+describe("cai's own lag, read against the answer before", () => {
+  // A sender that gave up waiting (its time-out) and sent again did right; cai, held up, may get to that attempt only
+  // after its own late answer went out. An attempt that may have come before a late answer breaks nothing.
+  const entry = scenarioOf('B', 'ok-200');
+  const doc = sampleEvent('conversation.message');
+  const run = (answeredAfter: number, slackMs: number, openedMono?: number) => {
+    const first = {
+      ...attemptOf('ok-200', 1, 0, doc, entry.script[0] as ScriptedAnswer, 'B'),
+      answeredMono: 1_000 + answeredAfter,
+    };
+    const again = {
+      ...attemptOf('ok-200', 2, answeredAfter + 155, doc, { kind: 'duplicate' }, 'B'),
+      slackMs,
+      ...(openedMono !== undefined ? { openedMono } : {}),
+    };
+    const record = { ...correctStage(entry, [], 'B'), attempts: [first, again], endedMono: 9_000 };
+    return check('BS-ACK-003').judge({ ...correctRun('B'), records: [record] });
+  };
+
+  it('sent again surely after the answer: a breach, however late cai read it', () => {
+    expect(run(1_500, 2).verdict).toBe('failed');
+    // Its connection opened after the answer went out (2 500): begun after it, whatever the slack.
+    expect(run(1_500, 400, 2_550).verdict).toBe('failed');
+    // An answer 5 ms after the attempt came before any sender gives up waiting: what came after is a breach.
+    expect(run(5, 400).verdict).toBe('failed');
+  });
+
+  it('read after a late answer, but cai may have been late enough to it that it came before: not judged', () => {
+    expect(run(1_500, 400)).toMatchObject({
+      verdict: 'not-judged',
+      actual: expect.stringMatching(
+        /may have been 400 ms late to it: it may have been sent before the answer, which went out 1\.50 s after/,
+      ),
+    });
+    expect(run(1_500, 400, 2_400).verdict).toBe('not-judged');
+  });
+});
+
+describe("waits of backoff, read against cai's lag", () => {
+  // A starved cai answered the first attempt 1.5 s late and read the sender's next ones in a burst: those may have
+  // been sent before the answers (the sender's time-outs), so they time no backoff; read at once, they would.
+  const entry = scenarioOf('B', 'retry-5xx');
+  const doc = sampleEvent('conversation.message');
+  const run = (slackMs: number) => {
+    const attempts = [0, 1_600, 1_620, 1_640, 1_660, 1_680].map((at, index) => ({
+      ...attemptOf('retry-5xx', index + 1, at, doc, entry.script[index] as ScriptedAnswer, 'B'),
+      ...(index === 0 ? { answeredMono: 2_500 } : {}),
+      ...(index === 1 ? { slackMs } : {}),
+    }));
+    const record = { ...correctStage(entry, [], 'B'), attempts, endedMono: 9_000 };
+    return check('BS-RETRY-005').judge({ ...correctRun('B'), records: [record] });
+  };
+
+  it('retried at once, with cai on time: no backoff', () => {
+    expect(run(2).verdict).toBe('failed');
+  });
+
+  it('read in a burst after a late answer, cai held up: open', () => {
+    expect(run(2_000)).toMatchObject({
+      verdict: 'not-judged',
+      actual: expect.stringMatching(/^attempt #2 may have been sent before the answer to #1, which went out 1\.50 s/),
+    });
+  });
+});
+
+describe('documents alike, sent at once, one of them late', () => {
+  it("after another's last answer asking for a retry: a rename only when the stage brought more documents than a run sends", () => {
+    const entry = scenarioOf('B', 'retry-5xx');
+    const doc = sampleEvent('conversation.message');
+    const abandoned = attemptOf(
+      'retry-5xx',
+      1,
+      0,
+      { ...doc, event_id: 'evt-a' },
+      entry.script[0] as ScriptedAnswer,
+      'B',
+    );
+    const late = attemptOf('retry-5xx', 2, 400, { ...doc, event_id: 'evt-b' }, entry.script[0] as ScriptedAnswer, 'B');
+    // Alone, the second may be the first sent again under a new event_id: one delivery, renamed.
+    expect(deliveriesOf([abandoned, late]).map((delivery) => delivery.renamed)).toEqual([true]);
+    // The sender's other stages brought two documents each: these are its two, the second late.
+    expect(deliveriesOf([abandoned, late], 2).map((delivery) => delivery.attempts.length)).toEqual([1, 1]);
+    expect(deliveriesOf([abandoned, late], 1).map((delivery) => delivery.renamed)).toEqual([true]);
+  });
+});
+
 describe('text that is not Unicode', () => {
   it.each(['B', 'A'] as InterfaceId[])(
     '%s: a string cut inside an emoji (an unpaired surrogate escape) warns, where the document check passes it',

@@ -169,6 +169,70 @@ describe('per-attempt rules', () => {
     expect(type('text/plain')).toBe('failed');
   });
 
+  it('a charset other than UTF-8 contradicts §2; utf-8 in any case, quoted or not, does not', () => {
+    const type = (value: string) =>
+      verdict('BS-HDR-002', [
+        {
+          id: 'accept',
+          attempts: [
+            attempt('accept', 1, 0, { headers: { ...attempt('accept', 1, 0).headers, 'content-type': value } }),
+          ],
+        },
+      ]);
+    for (const right of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json; charset="utf-8"',
+      'APPLICATION/JSON ; Charset=Utf8',
+    ])
+      expect(type(right), right).toBe('passed');
+    for (const wrong of [
+      'application/json; charset=utf-16',
+      'application/json; charset=iso-8859-1',
+      'application/json; charset="latin1"',
+      'application/json; charset=utf-8; charset=us-ascii',
+    ])
+      expect(type(wrong), wrong).toBe('failed');
+  });
+
+  it('two Content-Type fields fail, even with the same value: judged on the raw header lines (RFC 9110 §5.3)', () => {
+    const lines = (...values: string[]) => {
+      const base = attempt('accept', 1, 0);
+      // Node keeps the first Content-Type of several in `headers`: only the raw lines show the second.
+      const rawHeaders: [string, string][] = [
+        ['Host', '127.0.0.1'],
+        ...values.map((value, index): [string, string] => [index % 2 ? 'content-type' : 'Content-Type', value]),
+        ['X-CAI-Provider', 'acme'],
+      ];
+      return { ...base, headers: { ...base.headers, 'content-type': values[0] ?? '' }, rawHeaders };
+    };
+    const judged = (...values: string[]) =>
+      check('BS-HDR-002').judge(evidence([{ id: 'accept', attempts: [lines(...values)] }]));
+    expect(judged('application/json').verdict).toBe('passed');
+    expect(judged('application/json', 'application/json').verdict).toBe('failed');
+    expect(judged('application/json', 'application/json').actual).toContain('2 Content-Type fields');
+    expect(judged('application/json', 'text/plain').verdict).toBe('failed');
+    expect(
+      check('AS-HDR-002').judge({
+        ...evidence([{ id: 'accept', attempts: [lines('application/json', 'application/json')] }]),
+        interface: 'A',
+      }).verdict,
+    ).toBe('failed');
+  });
+
+  it('the target is the URL itself: a query added to the events URL fails, the path alone passes', () => {
+    const at = (path: string) =>
+      verdict('BS-HTTP-001', [{ id: 'accept', attempts: [attempt('accept', 1, 0, { path })] }]);
+    expect(at('/accept/events')).toBe('passed');
+    expect(at('/accept/events?x=1')).toBe('failed');
+    expect(at('/accept/events?')).toBe('failed');
+    expect(at('/accept/other')).toBe('failed');
+    const actual = check('BS-HTTP-001').judge(
+      evidence([{ id: 'accept', attempts: [attempt('accept', 1, 0, { path: '/accept/events?x=1' })] }]),
+    ).actual;
+    expect(actual).toContain('a query ?x=1 added to /accept/events, which has none');
+  });
+
   it('a body over 256 KiB fails the must, one between 256 000 and 262 144 bytes only the should', () => {
     const sized = (bytes: number) => [
       { id: 'accept' as const, attempts: [attempt('accept', 1, 0, { bodyBytes: bytes })] },
@@ -602,6 +666,33 @@ describe('no sender check passes without evidence', () => {
       'scenario retry-5xx: no attempt arrived in the 10.00 s cai waited (the trigger exited 127: sh: 1: my-sender: not found)',
     );
   });
+
+  it("nothing read while cai's own loop was held up longer than it waited is no verdict: it may not have read what came", async () => {
+    const judged = (heldMs: number) =>
+      judgeSenderChecks(
+        [{ check: check('BS-RETRY-001') }],
+        { ...evidence([]), records: [stage('retry-5xx', [])] },
+        {
+          waivers: [],
+          now: NOW,
+          complete: () => true,
+          silent: () => ({
+            scenario: 'retry-5xx',
+            reason: 'the trigger was still running when cai stopped it',
+            heldMs,
+          }),
+          measure: () => ({ durationMs: 0, requests: 0 }),
+        },
+      );
+    const [held] = await judged(10_500);
+    expect(held?.verdict).toBe('not-judged');
+    expect(held?.actual).toMatch(
+      /, but cai's own loop was held up 10\.50 s meanwhile: it may not have read what came$/,
+    );
+    // Held up less than it waited: the wait moved on by that time, so cai listened its whole wait.
+    const [listened] = await judged(9_500);
+    expect(listened?.verdict).toBe('failed');
+  });
 });
 
 describe('the time to the first attempt (no fixture fault reaches it in seconds)', () => {
@@ -719,13 +810,13 @@ describe('the recorder', () => {
     expect(recorder.strays).toEqual(['POST /elsewhere']);
   });
 
-  it('scripts every new document from the start: each gets five 5xx (503, 504, 502, 503, 503), then 202', () => {
+  it('scripts every new document from the start: each gets five 5xx (503, 504, 502, 503, 501), then 202', () => {
     const recorder = new Recorder({ interface: 'B', shared: false });
     recorder.open(opening('retry-5xx', '/retry-5xx'), 0);
     const answers = (eventId: string) =>
       Array.from({ length: 6 }, () => status(recorder.handle(arrival('/retry-5xx/events', eventId))));
-    expect(answers('evt-a')).toEqual([503, 504, 502, 503, 503, 202]);
-    expect(answers('evt-b')).toEqual([503, 504, 502, 503, 503, 202]);
+    expect(answers('evt-a')).toEqual([503, 504, 502, 503, 501, 202]);
+    expect(answers('evt-b')).toEqual([503, 504, 502, 503, 501, 202]);
   });
 
   it('scripts at most three documents alike but for their event_id: a sender renaming every retry comes to an end', () => {

@@ -17,6 +17,7 @@ import type { InterfaceId } from '../../src/spec/constants.js';
 import { ROOT, spawnCli } from '../helpers/cli.js';
 // @ts-expect-error: a plain .mjs fixture without type declarations (it is run by node as a trigger).
 import { FAULTS } from '../fixtures/broken-sender.mjs';
+import { leftOpenByLag } from '../helpers/lag.js';
 
 const SECRET = 'sender-self-test-secret-0123456789';
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'broken-sender.mjs');
@@ -159,9 +160,13 @@ describe('the sender suite against a correct sender (the fixture, no fault)', ()
     async (iface, copies, types, kinds) => {
       const notSent = types === 'all' ? [] : unsent[iface];
       const report = await run(iface, 'none', copies, types);
-      expect(report.scenarios?.every((entry) => entry.deliveries === copies * kinds)).toBe(true);
       expect(
-        report.checks.filter((check) => check.verdict !== 'passed').map((check) => check.id),
+        (report.scenarios ?? []).filter((entry) => entry.deliveries !== copies * kinds),
+        'every scenario: one delivery per document sent',
+      ).toEqual([]);
+      // Not judged, besides the kinds not sent: only a timing judgement cai's own lag left open on a busy machine.
+      expect(
+        report.checks.filter((check) => check.verdict !== 'passed' && !leftOpenByLag(check)).map((check) => check.id),
         explain(report),
       ).toEqual(notSent);
       for (const id of notSent) expect(report.checks.find((check) => check.id === id)?.verdict).toBe('not-judged');
@@ -273,7 +278,7 @@ describe('whatever the sender does, a run ends within its bound', () => {
     // The stage's own deadline (SENDER_RUN_CAPS.stageWaits × --wait + --observe), as cai measured it; not the machine's speed.
     for (const entry of report.scenarios ?? [])
       expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50);
-    expect(report.scenarios?.find((entry) => entry.id === 'retry-5xx')?.deliveries).toBeGreaterThan(1);
+    expect(report.scenarios?.find((entry) => entry.id.startsWith('retry-5xx'))?.deliveries).toBeGreaterThan(1);
   }, 120_000);
 });
 

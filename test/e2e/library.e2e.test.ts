@@ -63,7 +63,7 @@ describe('the library, imported by the package name (issue #7)', () => {
       const lines = run.stdout.trim().split('\n');
       expect(lines[0]).toBe('inspector: 401 rejected, 202 accepted');
       expect(lines[1]).toBe(
-        'sender: true 503, then 504, then 502, then 503 ×2, then 202 → 503, 504, 502, 503, 503, 202',
+        'sender: true 503, then 504, then 502, then 503, then 501, then 202 → 503, 504, 502, 503, 501, 202',
       );
       expect(lines[2]).toMatch(
         /^### ✅ cai conformance passed: interface B \(sender\), cai listening on http:\/\/127\.0\.0\.1:\d+$/,

@@ -36,6 +36,7 @@ async function loadedBy(argv: string[]): Promise<{ src: string[]; packages: stri
 /** What every command loads: the program, the list of commands, output, errors, the profile's lookup. */
 const EVERY_COMMAND = [
   'src/commands/common/config-defaults.ts',
+  'src/commands/common/file-flags.ts',
   'src/commands/common/hints.ts',
   'src/commands/common/list.ts',
   'src/commands/common/registry.ts',

@@ -20,9 +20,10 @@ export interface InProcessOptions {
   now?: number;
   /**
    * Resolved to trigger the interrupt listeners (as SIGINT would); `'when-serving'`: once stdout has its first whole
-   * line (a server's URL, printed when it listens), however long a loaded machine takes to get there.
+   * line (a server's URL, printed when it listens), however long a loaded machine takes to get there; `{ stderr }`:
+   * once stderr has a whole line that matches it (a command's start line), likewise.
    */
-  interrupt?: Promise<void> | 'when-serving';
+  interrupt?: Promise<void> | 'when-serving' | { stderr: RegExp };
 }
 
 /** An Io with fake streams that keeps what was written, and an interrupt to trigger by hand. */
@@ -79,6 +80,15 @@ export async function runCli(argv: string[], options: InProcessOptions = {}): Pr
   if (options.interrupt === 'when-serving') {
     const serving = () => io.out().includes('\n') && (io.stdout.off('data', serving), io.interrupt());
     io.stdout.on('data', serving);
+  } else if (options.interrupt !== undefined && 'stderr' in options.interrupt) {
+    const wanted = options.interrupt.stderr;
+    const started = () =>
+      io
+        .err()
+        .split('\n')
+        .slice(0, -1)
+        .some((line) => wanted.test(line)) && (io.stderr.off('data', started), io.interrupt());
+    io.stderr.on('data', started);
   } else options.interrupt?.then(() => io.interrupt());
   const code = await run(argv, io);
   await new Promise((resolve) => setImmediate(resolve));

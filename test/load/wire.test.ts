@@ -19,8 +19,11 @@ afterEach(async () => {
 });
 
 /** A TCP server that, for each request it reads (up to the end of its body), writes `answer(n)` in pieces. */
+/** A piece of a raw answer that ends the connection (after what was written before it) instead of writing. */
+const END = Symbol('end');
+
 async function rawServer(
-  answer: (index: number) => (string | Buffer)[],
+  answer: (index: number) => (string | Buffer | typeof END)[],
   onSocket?: (socket: Socket) => void,
 ): Promise<{ url: URL; connections: () => number; requests: string[] }> {
   let connections = 0;
@@ -41,7 +44,9 @@ async function rawServer(
         requests.push(buffered.slice(0, end + 4 + length));
         buffered = buffered.slice(end + 4 + length);
         const pieces = answer(requests.length - 1);
-        pieces.forEach((piece, index) => setTimeout(() => socket.writable && socket.write(piece), index * 5));
+        pieces.forEach((piece, index) =>
+          setTimeout(() => (piece === END ? socket.end() : socket.writable && socket.write(piece)), index * 5),
+        );
       }
     });
     socket.on('error', () => {});
@@ -110,14 +115,12 @@ describe('the load client', () => {
     const server = await rawServer((index) =>
       index === 0
         ? ['HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 2\r\n\r\nno']
-        : ['HTTP/1.0 200 OK\r\n\r\nuntil the end'],
+        : ['HTTP/1.0 200 OK\r\n\r\nuntil the end', END],
     );
     const pool = poolFor(server.url);
     expect(((await send(pool)) as WireAnswer).status).toBe(503);
-    const second = send(pool);
-    // The HTTP/1.0 answer without a length ends when the server closes the connection.
-    setTimeout(() => servers[0]?.close(), 100);
-    expect(((await second) as WireAnswer).body.toString()).toBe('until the end');
+    // The HTTP/1.0 answer without a length ends when the server closes the connection (after writing it: END).
+    expect(((await send(pool)) as WireAnswer).body.toString()).toBe('until the end');
     expect(server.connections()).toBe(2);
   });
 

@@ -436,9 +436,27 @@ describe('the operation report data for charts', () => {
       { day: '2026-01-04', jobs: 2, messages: 1, appointments: 0, closed: 0 },
       { day: '2026-06-01', jobs: 1, messages: 0, appointments: 0, closed: 0 },
     ];
-    const { weekly, rows } = dayBuckets(days);
-    expect(weekly).toBe(true);
+    const { days: width, rows } = dayBuckets(days);
+    expect(width).toBe(7);
     expect(rows[0]).toEqual({ day: '2025-12-29', jobs: 3, messages: 1, appointments: 0, closed: 0 });
     expect(rows[rows.length - 1]).toEqual({ day: '2026-06-01', jobs: 1, messages: 0, appointments: 0, closed: 0 });
+  });
+
+  it('charts dates that span centuries in runs of whole weeks, at most 92 columns', () => {
+    const days = [
+      { day: '0001-01-01', jobs: 1, messages: 0, appointments: 0, closed: 0 },
+      { day: '2026-12-02', jobs: 0, messages: 2, appointments: 0, closed: 0 },
+    ];
+    const { days: width, rows } = dayBuckets(days);
+    expect(width % 7).toBe(0);
+    expect(rows.length).toBeLessThanOrEqual(92);
+    expect(rows[0]).toMatchObject({ day: '0001-01-01', jobs: 1 });
+    expect(rows.reduce((sum, row) => sum + row.messages, 0)).toBe(2);
+    expect(
+      rows.every(
+        (row, index) =>
+          index === 0 || Date.parse(row.day) - Date.parse(rows[index - 1]?.day ?? '') === width * 86_400_000,
+      ),
+    ).toBe(true);
   });
 });

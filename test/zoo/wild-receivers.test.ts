@@ -16,6 +16,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { startProgram, stopAllPrograms } from './support.js';
 import { A_PROVIDER, A_SOURCE, B_PROVIDER, catalogue, type WildEntry } from './wild/catalogue.mjs';
+import { LEFT_OPEN_BY_LAG } from '../helpers/lag.js';
 
 // A run spends most of its time waiting (the stateful phase's pauses, the second boundaries the dedupe checks wait for,
 // the callbacks): about 10 s, of which under 1 s is cai's CPU. Eight at once took the file 226 s instead of 383 s, but
@@ -31,6 +32,12 @@ const TOLERATED: Readonly<Record<string, readonly string[]>> = {
 
 /** Faults a run cannot see, with why (none now: move an entry out once a run catches it). */
 const OUT_OF_REACH: Readonly<Record<string, string>> = {};
+
+/**
+ * Broken only in the timing of their callbacks, and the check that catches each. On a machine so busy that cai's own
+ * lag leaves the waits open (the check says so), that check is not judged: never passed, and on a quiet machine failed.
+ */
+const CAUGHT_BY_TIMING: Readonly<Record<string, string>> = { 'wild-a-callback-retry-fixed-delay': 'BS-RETRY-005' };
 
 /**
  * The Interface B receivers register 127.0.0.1 (§5.7): the runs add the optional origin checks, sent from another
@@ -99,7 +106,10 @@ async function judge(entry: WildEntry, url: string, index: number): Promise<Repo
 const flagged = (report: Report) =>
   report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning');
 
-it.concurrent.each(catalogue.map((entry, index) => [entry.kind, entry.id, entry.relation, entry, index] as const))(
+/** The entries CI runs; WILD_ON_DEMAND=1 adds those judged on demand (catalogue.mjs, ON_DEMAND). */
+const entries = catalogue.filter((entry) => entry.ci !== false || process.env.WILD_ON_DEMAND === '1');
+
+it.concurrent.each(entries.map((entry, index) => [entry.kind, entry.id, entry.relation, entry, index] as const))(
   '%s %s (%s)',
   async (kind, id, _relation, entry, index) => {
     const [interpreter, ...args] = entry.command as [string, ...string[]];
@@ -117,6 +127,9 @@ it.concurrent.each(catalogue.map((entry, index) => [entry.kind, entry.id, entry.
       if (kind === 'broken') {
         if (OUT_OF_REACH[id])
           return expect(seen, `${OUT_OF_REACH[id]}; now caught, move it out of OUT_OF_REACH`).toEqual([]);
+        const timed = CAUGHT_BY_TIMING[id] && report.checks.find((check) => check.id === CAUGHT_BY_TIMING[id]);
+        if (timed && seen.length === 0 && timed.verdict === 'not-judged')
+          return expect(timed.actual, `${entry.description}: ${timed.id} not judged`).toMatch(LEFT_OPEN_BY_LAG);
         expect(seen.length > 0 || report.diagnosis !== undefined, `${entry.description}: no check failed`).toBe(true);
       } else {
         expect(

@@ -1,6 +1,6 @@
 /**
  * The wild senders (test/zoo/wild-senders: a Node and a Python sender written from the spec alone, README there):
- * each of its 33 broken runs is caught (a check fails or warns) and each of its 20 correct runs passes with no
+ * each of its 37 broken runs is caught (a check fails or warns) and each of its 20 correct runs passes with no
  * failure and no warning, by a default sender run (`--role sender --trigger …`: every check, the stateful phase on).
  * `--wait 20s --observe 1s`, as the zoo's other sender runs: a sender that gives up is seen 20 s after its first
  * attempt, not 60. Each broken one's fault is shown apart from cai by `witness.mjs`.

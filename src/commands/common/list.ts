@@ -103,11 +103,11 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   },
 ];
 
-/** What a command does, as `cai --help` and its own help say it. */
-export function describeCommand(name: string): string {
+/** A command's declaration on the program: its word and what it does, as `cai --help` says it (COMMAND_LIST). */
+export function declareCommand(program: Command, name: string): Command {
   const entry = COMMAND_LIST.find((command) => command.name === name);
   if (entry === undefined) throw new Error(`no command ${name} in src/commands/common/list.ts`);
-  return entry.description;
+  return program.command(name).description(entry.description);
 }
 
 /**

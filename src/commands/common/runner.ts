@@ -3,6 +3,7 @@ import { useWords, type Words } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { Output, type OutputOptions } from '../../output/output.js';
 import { SHARED_HINTS } from './hints.js';
+import { WRITTEN_FILE_FLAGS } from './file-flags.js';
 
 /** What every command action receives. */
 export interface CommandContext {
@@ -42,7 +43,21 @@ export async function runHandler(
   hints?: Words,
 ): Promise<void> {
   useWords(...(hints ? [hints] : []), SHARED_HINTS);
+  if (namesFileToWrite(command))
+    await (await import('./same-file.js')).refuseSameFiles(command, state.io.cwd, async (full) =>
+      (await import('../../mock/log-lock.js')).LogLock.holder(full),
+    );
   const output = await Output.create(state.io, globalOutputOptions(command));
   state.output = output;
   state.exitCode = await handler({ io: state.io, output });
+}
+
+/** Whether the command line names a file the command writes (a value for --html, --output, …). */
+function namesFileToWrite(command: Command): boolean {
+  return command.options.some(
+    (option) =>
+      option.long !== undefined &&
+      WRITTEN_FILE_FLAGS.has(option.long) &&
+      typeof command.getOptionValue(option.attributeName()) === 'string',
+  );
 }

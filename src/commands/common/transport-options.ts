@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';
 import type { Io } from '../../io.js';
+import { originOf } from '../../http/address.js';
 import { isLoopbackUrl } from '../../http/loopback.js';
 import type { Output } from '../../output/output.js';
 import type { Transport, TransportFlags } from '../../http/transport.js';
@@ -77,7 +78,7 @@ export interface PlainHttpFlags {
  */
 export function checkPlainHttp(url: string, flags: PlainHttpFlags, output: Output): void {
   if (flags.allowHttp === true || !isPlainHttpElsewhere(url)) return;
-  const origin = safeOrigin(url);
+  const origin = originOf(url);
   if (flags.tls === 'required') {
     throw usageError(
       'tls_required',
@@ -96,14 +97,6 @@ function isPlainHttpElsewhere(url: string): boolean {
     return new URL(url).protocol === 'http:' && !isLoopbackUrl(url);
   } catch {
     return false;
-  }
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
   }
 }
 

@@ -1,12 +1,10 @@
 import { Argument, type Command } from 'commander';
 import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import { COMPLETED_NAMES, INSTALL, SHELLS, type Shell } from './shared.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 
 export function registerCompletion(program: Command, state: RunState): void {
-  program
-    .command('completion')
-    .description(describeCommand('completion'))
+  declareCommand(program, 'completion')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .addHelpText(
       'after',

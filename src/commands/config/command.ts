@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { GlobalConfigFlags } from './action.js';
 
 export function registerConfig(program: Command, state: RunState): void {
-  const config = program
-    .command('config')
-    .description(describeCommand('config'))
-    .addHelpText('after', '\nExamples:\n  $ cai config init\n  $ cai config show --env test');
+  const config = declareCommand(program, 'config').addHelpText(
+    'after',
+    '\nExamples:\n  $ cai config init\n  $ cai config show --env test',
+  );
   config
     .command('show')
     .description(

@@ -8,23 +8,20 @@ import { isStateCheck, parseSeed, randomSeed, type ExploreRequest } from '../../
 import { usageError } from '../../errors.js';
 import { shellQuote } from '../../output/curl.js';
 import { readFileInput } from '../../input.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import type { CoverageOptions, ListOptions } from './catalogue-views.js';
 import { CONFORMANCE_HINTS } from './hints.js';
 import { runReceiverRole } from './receiver.js';
 import { rerunCommand } from './rerun.js';
 import { declareRun, type RoleDeps, type RunOptions } from './run-options.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 export function registerConformance(program: Command, state: RunState): void {
-  const conformance = program
-    .command('conformance')
-    .description(describeCommand('conformance'))
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cai conformance run --mock --interface B\n  $ cai conformance list --interface A',
-    );
+  const conformance = declareCommand(program, 'conformance').addHelpText(
+    'after',
+    '\nExamples:\n  $ cai conformance run --mock --interface B\n  $ cai conformance list --interface A',
+  );
 
   declareRun(conformance).action(async (options: RunOptions, cmd: Command) => {
     await runHandler(

@@ -7,7 +7,7 @@
  */
 import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../../conformance/reporters/text.js';
 import { verdictPaint } from '../../conformance/reporters/table.js';
-import type { CheckResult } from '../../conformance/types.js';
+import { CHECK_VERDICTS, type CheckResult } from '../../conformance/types.js';
 import type { Check } from '../../conformance/check.js';
 import { WAIT_LINE_MS } from '../../output/wait-notice.js';
 import { ProgressLine, type Terminal } from '../../output/progress.js';
@@ -64,8 +64,7 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
     onFinish: (result) => {
       done += 1;
       counts[result.verdict] += 1;
-      const tally = (['passed', 'failed', 'warning', 'waived', 'not-judged', 'skipped'] as const)
-        .filter((verdict) => counts[verdict] > 0)
+      const tally = CHECK_VERDICTS.filter((verdict) => counts[verdict] > 0)
         .map((verdict) => paint[verdict](`${VERDICT_SYMBOLS[verdict]} ${counts[verdict]}`))
         .join(' ');
       line.update(

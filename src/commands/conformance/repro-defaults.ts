@@ -12,6 +12,7 @@ import { shellQuote } from '../../output/curl.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { secretFlagFor } from '../common/secret-options.js';
 import { reproducerOf, type Rerun } from './repro.js';
+import { hostPort } from '../../http/address.js';
 
 /** `--seed S` for a check of the stateful phase, or the seed and path of the conversation to replay. */
 function seedOf(setup: ReproSetup, checkId: string, replay?: string): string {
@@ -31,7 +32,7 @@ function receiverRerun(options: ConformanceOptions, invocation: string, setup: R
       : '';
   // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
   const listen = options.callbackListen
-    ? ` --callback-listen ${shellQuote(`${options.callbackListen.host.includes(':') ? `[${options.callbackListen.host}]` : options.callbackListen.host}:${options.callbackListen.port}`)}`
+    ? ` --callback-listen ${shellQuote(hostPort(options.callbackListen.host, options.callbackListen.port))}`
     : '';
   const callbacks = options.callbackSecrets?.length
     ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`

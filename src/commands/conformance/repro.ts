@@ -19,7 +19,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shellQuote as quote } from '../../output/curl.js';
-import { MASK, maskUrlPasswords } from '../../secrets/mask.js';
+import { MASK, maskUrlPasswords, URL_PASSWORD } from '../../secrets/mask.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { Outcome } from '../../conformance/check.js';
@@ -128,9 +128,6 @@ async function withScript(result: CheckResult, written: Written, dir: string): P
   await writeFile(script, text, { mode: 0o700 });
   return { command: written.command, bodyFile: written.bodyFile, script };
 }
-
-/** `scheme://user:password@`, found as src/secrets/mask.ts finds it. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'`<>/?#@:]*):([^\s"'`<>/?#@]+)@/gi;
 
 /**
  * A script holds no URL password (docs/limits.md): each is read when it runs from a variable the script names

@@ -8,6 +8,7 @@ import { readFileInput } from '../../input.js';
 import type { Io } from '../../io.js';
 import { jsonOrUsageError } from '../../spec/json-text.js';
 import type { InterfaceId } from '../../spec/constants.js';
+import { CHECK_VERDICTS } from '../../conformance/types.js';
 import type { ReportFlags } from './report.js';
 import type { CommandContext } from '../common/runner.js';
 
@@ -17,6 +18,8 @@ const ReportShape = z.object({
   seed: z.number().int().nonnegative().optional(),
   checks: z.array(z.object({ id: z.string(), verdict: z.string(), replay: z.string().optional() })),
 });
+
+const KNOWN_VERDICTS: ReadonlySet<string> = new Set(CHECK_VERDICTS);
 
 const AGAIN = new Set(['failed', 'warning', 'not-judged']);
 
@@ -45,6 +48,15 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
       REPORT_HINT,
     );
   const report = parsed.data;
+  // A verdict no report of cai writes (hand-edited, another tool's) is neither passed nor failed: taken for a pass,
+  // the checks it marks would never run again and the rerun would go green.
+  const unknown = report.checks.find((check) => !KNOWN_VERDICTS.has(check.verdict));
+  if (unknown !== undefined)
+    throw usageError(
+      'bad_report',
+      `${path} is not a conformance report: check ${JSON.stringify(unknown.id)} has the verdict ${JSON.stringify(unknown.verdict)}, which is none of ${CHECK_VERDICTS.join(', ')}`,
+      REPORT_HINT,
+    );
   const again = report.checks.filter((check) => AGAIN.has(check.verdict));
   const replays = [...new Set(again.flatMap((check) => (check.replay !== undefined ? [check.replay] : [])))];
   const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;

@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import { shellQuote } from '../../output/curl.js';
 import type { SecretSource } from '../../secrets/resolve.js';
+import { hostPort } from '../../http/address.js';
 
 const DROPPED = new Set([
   'only',
@@ -46,7 +47,7 @@ function secretFlag(source: SecretSource, option: { prefix: string; env: string 
 function rawValueOf(flag: string, value: unknown): string {
   if (typeof value === 'object' && value !== null && 'host' in value && 'port' in value) {
     const { host, port } = value as { host: string; port: number };
-    return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return hostPort(host, port);
   }
   if (typeof value === 'object' && value !== null && 'seed' in value) {
     const { seed, path } = value as { seed: number; path?: string };

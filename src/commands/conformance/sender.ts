@@ -19,7 +19,7 @@ import { checkServerTlsPair, readServerTls } from '../common/transport-options.j
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [

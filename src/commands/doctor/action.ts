@@ -8,7 +8,7 @@ import { usageError } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import type { CheckResult } from '../../doctor/types.js';
 import { safeText } from '../../output/safe-text.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 export interface DoctorOptions {
   /** The URL to probe (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */

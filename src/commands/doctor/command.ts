@@ -2,13 +2,11 @@ import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { DOCTOR_HINTS } from './hints.js';
 import { durationOption, parseHttpUrl } from '../common/options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { DoctorOptions } from './action.js';
 
 export function registerDoctor(program: Command, state: RunState): void {
-  program
-    .command('doctor')
-    .description(describeCommand('doctor'))
+  declareCommand(program, 'doctor')
     .option(
       '--to <url>',
       "the URL to probe (default: the environment's provider_endpoint/contact-jobs and events_url)",

@@ -30,7 +30,7 @@ import { addCaOptions } from '../common/transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 import type { Threshold } from '../../load/thresholds.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import { LOAD_HINTS } from './hints.js';
 
 /** The help after the flags of `cai load`: the threshold syntax, exit codes and examples. */
@@ -64,7 +64,7 @@ Examples:
       --source platform --secret-env CAI_JOBS_SECRET --rate 50/s --duration 2m`;
 
 export function registerLoad(program: Command, state: RunState): void {
-  const load = program.command('load').description(describeCommand('load'));
+  const load = declareCommand(program, 'load');
   addTargetOptions(load);
   addArrivalOptions(load);
   addThresholdOptions(load);

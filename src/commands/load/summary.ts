@@ -19,7 +19,7 @@ import type { Output } from '../../output/output.js';
 import { formatRate, PLAIN_EVERY_MS, ProgressLine } from '../../output/progress.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 /**
  * The live line: elapsed of planned, the rate sent, in flight, p99 so far, statuses, dropped. On a terminal, redrawn

@@ -19,14 +19,14 @@ import { parseCidrOption } from '../common/network-options.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import { DEFAULT_FSYNC, FSYNC_MODES } from '../../mock/fsync.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { MockOptions } from './action.js';
 
 const EXAMPLES =
   '\nExamples:\n  $ CAI_SECRET=whsec_events cai mock platform --provider acme --log platform.ndjson\n  $ CAI_SECRET=whsec_jobs CAI_CALLBACK_SECRET=whsec_events cai mock provider \\\n      --provider acme --source platform-eu --speed 60';
 
 export function registerMock(program: Command, state: RunState): void {
-  const mock = program.command('mock').description(describeCommand('mock')).addHelpText('after', EXAMPLES);
+  const mock = declareCommand(program, 'mock').addHelpText('after', EXAMPLES);
   registerPlatform(mock, state);
   registerProvider(mock, state);
 }

@@ -11,6 +11,7 @@ import type { ExplainObserved } from './likely-cause.js';
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
 import { documentLabel } from '../../spec/interfaces.js';
+import { SIGNATURE_REASONS } from '../../spec/statuses.js';
 
 /**
  * The per-request lines are written in batches at most every LINE_FLUSH_MS: under load, one stdout write per
@@ -22,9 +23,6 @@ const LINE_FLUSH_MS = 20;
 const CONTINUATION = ' '.repeat(14);
 
 type CallbackRetry = Parameters<NonNullable<MockProviderOptions['onCallbackRetry']>>[0];
-
-/** The 401s of the signature (§5): their line says the likely cause, as the inspector would. */
-const SIGNATURE_REASONS = new Set(['invalid_signature', 'timestamp_outside_window', 'missing_signature']);
 
 /**
  * Diagnosing a refused signature recomputes the HMAC of a dozen mistaken variants of the body: a burst of up to

@@ -21,7 +21,7 @@ import type { CatalogBranch } from '../../spec/catalog.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, secretFlagFor, signingSecrets } from '../common/secret-options.js';
 import { openTransport, readServerTls, type ServerTlsFlags } from '../common/transport-options.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 export interface CommonOptions extends ServerTlsFlags {
   host: string;

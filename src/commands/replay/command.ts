@@ -7,13 +7,11 @@ import { parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions, retryForGiven } from '../common/send-options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { ReplayOptions } from './action.js';
 
 export function registerReplay(program: Command, state: RunState): void {
-  const command = program
-    .command('replay')
-    .description(describeCommand('replay'))
+  const command = declareCommand(program, 'replay')
     .option(
       '--request <file>',
       'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it',

@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { choiceOption, collectValues, parseTimeBound } from '../common/options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { ReportOptions } from './action.js';
 
 export function registerReport(program: Command, state: RunState): void {
-  program
-    .command('report')
-    .description(describeCommand('report'))
+  declareCommand(program, 'report')
     .option(
       '--log <file>',
       'an NDJSON log as the mocks write it (repeatable: the provider log of jobs and the platform log of events); - reads stdin',

@@ -161,21 +161,22 @@ function outcomesChart(branch: BranchReport, report: OperationView): SafeHtml {
 
 function perDayChart(branch: BranchReport): SafeHtml {
   const buckets = dayBuckets(branch.per_day);
-  const weekly = buckets.weekly;
+  const daily = buckets.days === 1;
+  const per = bucketName(buckets.days);
   const columns: Column[] = buckets.rows.map((row) => ({
-    label: row.day.slice(weekly ? 0 : 5),
+    label: row.day.slice(daily ? 5 : 0),
     values: DAY_SERIES.map((series) => row[series.key]),
   }));
   const total = branch.per_day.reduce((sum, day) => sum + day.jobs + day.messages + day.appointments + day.closed, 0);
   return figure(
     'per-day',
     branch,
-    html`Activity per ${weekly ? 'week' : 'day'} <span>(${total} jobs and events, UTC${weekly ? ', weeks from Monday' : ''})</span>`,
+    html`Activity per ${per} <span>(${total} jobs and events, UTC${daily ? '' : ', weeks from Monday'})</span>`,
     columns.length === 0
       ? html`<p class="muted">No activity in the window.</p>`
-      : html`${columnChart({ title: `activity per ${weekly ? 'week' : 'day'}, ${branch.branch_code}`, series: DAY_SERIES, columns })}${legend(DAY_SERIES)}${chartTable(
-          `activity per ${weekly ? 'week' : 'day'}`,
-          [weekly ? 'week of' : 'day', ...DAY_SERIES.map((series) => series.name)],
+      : html`${columnChart({ title: `activity per ${per}, ${branch.branch_code}`, series: DAY_SERIES, columns })}${legend(DAY_SERIES)}${chartTable(
+          `activity per ${per}`,
+          [daily ? 'day' : buckets.days === 7 ? 'week of' : 'weeks from', ...DAY_SERIES.map((series) => series.name)],
           buckets.rows.map((row) => [row.day, ...DAY_SERIES.map((series) => row[series.key])]),
         )}`,
   );
@@ -187,21 +188,22 @@ function figure(kind: string, branch: BranchReport, caption: SafeHtml, content: 
 
 /**
  * The days from the first to the last with activity, empty ones included (a gap is information); more than
- * {@link MAX_DAY_COLUMNS} of them are summed per week (Monday to Sunday, labelled by the Monday).
+ * {@link MAX_DAY_COLUMNS} of them are summed per week (Monday to Sunday, labelled by the Monday), and more weeks than
+ * that per run of whole weeks, as many as keep the chart within {@link MAX_DAY_COLUMNS} columns: a log whose dates
+ * span centuries charts as few columns as one of a quarter.
  */
-export function dayBuckets(days: readonly DayCounts[]): { weekly: boolean; rows: DayCounts[] } {
-  if (days.length === 0) return { weekly: false, rows: [] };
+export function dayBuckets(days: readonly DayCounts[]): { days: number; rows: DayCounts[] } {
+  if (days.length === 0) return { days: 1, rows: [] };
   const DAY = 86_400_000;
   const start = Date.parse(`${(days[0] as DayCounts).day}T00:00:00Z`);
   const end = Date.parse(`${(days[days.length - 1] as DayCounts).day}T00:00:00Z`);
-  const weekly = (end - start) / DAY + 1 > MAX_DAY_COLUMNS;
-  const keyOf = (ms: number) => {
-    if (!weekly) return ms;
-    const weekday = (new Date(ms).getUTCDay() + 6) % 7; // Monday 0
-    return ms - weekday * DAY;
-  };
+  const span = (end - start) / DAY + 1;
+  const width = span <= MAX_DAY_COLUMNS ? 1 : 7 * Math.ceil((span + 6) / 7 / MAX_DAY_COLUMNS);
+  // The first bucket starts on the Monday of the first day's week; the others follow it, `width` days apart.
+  const first = width === 1 ? start : start - ((new Date(start).getUTCDay() + 6) % 7) * DAY;
+  const keyOf = (ms: number) => first + Math.floor((ms - first) / (width * DAY)) * width * DAY;
   const rows = new Map<number, DayCounts>();
-  for (let ms = keyOf(start); ms <= end; ms += weekly ? 7 * DAY : DAY) {
+  for (let ms = first; ms <= end; ms += width * DAY) {
     rows.set(ms, { day: new Date(ms).toISOString().slice(0, 10), jobs: 0, messages: 0, appointments: 0, closed: 0 });
   }
   for (const day of days) {
@@ -211,7 +213,12 @@ export function dayBuckets(days: readonly DayCounts[]): { weekly: boolean; rows:
     row.appointments += day.appointments;
     row.closed += day.closed;
   }
-  return { weekly, rows: [...rows.values()] };
+  return { days: width, rows: [...rows.values()] };
+}
+
+/** What one column of the activity chart is: a day, a week, or a run of N weeks. */
+function bucketName(days: number): string {
+  return days === 1 ? 'day' : days === 7 ? 'week' : `${days / 7} weeks`;
 }
 
 /** Short bin labels: `0–1m`, `4–5m`, `5–10m`, `30m–1h`, `1–4h`, `>24h` (the table under the chart says it in full). */

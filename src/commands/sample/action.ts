@@ -5,7 +5,7 @@
 import type { CommandContext } from '../common/runner.js';
 import { pipeWriter } from '../../output/pipe-writer.js';
 import { jsonText } from '../../output/safe-text.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 import type { DocumentKind, DocumentVerdict } from '../../spec/validate.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { EventType } from '../../spec/constants.js';

@@ -3,7 +3,7 @@ import { runHandler, type RunState } from '../common/runner.js';
 import { collectValues, oneOf, parseHttpUrl, wholeNumber } from '../common/options.js';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { SampleOptions, Target } from './action.js';
 
 const EXAMPLES = `
@@ -18,7 +18,7 @@ Examples:
   $ cai sample event job.closed --count 1000 > events.ndjson`;
 
 export function registerSample(program: Command, state: RunState): void {
-  const sample = program.command('sample').description(describeCommand('sample')).addHelpText('after', EXAMPLES);
+  const sample = declareCommand(program, 'sample').addHelpText('after', EXAMPLES);
   const addCommon = (command: Command, forEvents: boolean): Command => {
     command
       .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)

@@ -3,7 +3,7 @@ import { runHandler, type CommandContext, type RunState } from '../common/runner
 import { oneOf } from '../common/options.js';
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 
 const TARGETS = ['job', 'ack', 'duplicate-ack', 'event', ...EVENT_TYPES, 'all', 'config'] as const;
 type Target = (typeof TARGETS)[number];
@@ -14,9 +14,7 @@ interface SchemaOptions {
 }
 
 export function registerSchema(program: Command, state: RunState): void {
-  program
-    .command('schema')
-    .description(describeCommand('schema'))
+  declareCommand(program, 'schema')
     .argument(
       '[what]',
       `${TARGETS.join(', ')} (default: all: every document; config: the deployment profile)`,

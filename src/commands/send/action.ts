@@ -15,7 +15,7 @@ import type { BatchSummary } from '../../send/batch.js';
 import type { SendKind } from '../../send/request.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentVerdict } from '../../spec/validate.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 /** The flags and the target of a send, once the required ones are known to be there. */
 type Addressed = SendOptions & { to: string; identity: string };

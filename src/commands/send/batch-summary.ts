@@ -4,7 +4,7 @@ import type { BatchRecord, BatchSummary } from '../../send/batch.js';
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
 import { formatDuration } from '../../duration.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 /** One line for a document that was not accepted. */
 export function describeRecord(record: BatchRecord): string {

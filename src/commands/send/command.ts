@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { SEND_HINTS } from './hints.js';
 import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../common/send-options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { SendKind } from '../../send/request.js';
 
 /** The help after the flags of each: its exit codes and examples (and the event types of --sample). */
@@ -48,7 +48,7 @@ export function registerSendEvent(program: Command, state: RunState): void {
 
 function registerSend(program: Command, state: RunState, kind: SendKind): void {
   const name = kind === 'job' ? 'send-job' : 'send-event';
-  const command = program.command(name).description(describeCommand(name));
+  const command = declareCommand(program, name);
   addSendOptions(command, kind);
   command.addHelpText('after', HELP[kind]);
   command.action(async (options: SendOptions, cmd: Command) => {

@@ -3,7 +3,7 @@
  * the first answer, a line for each retry, each attempt's headers with --verbose; and Ctrl-C in two steps, the first
  * stopping before the next attempt, the second aborting the one in flight.
  */
-import { originOf } from '../../http/network-errors.js';
+import { originOf } from '../../http/address.js';
 import type { AttemptRecord, DeliverOptions } from '../../http/deliver.js';
 import { RetryRuns, type RetryPolicy } from '../../http/retry.js';
 import { interruptInTwoSteps } from '../../send/interrupt.js';

@@ -2,13 +2,11 @@ import { Option, type Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { choiceOption, parseHttpUrl, parseUnixSeconds } from '../common/options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { SignOptions } from './action.js';
 
 export function registerSign(program: Command, state: RunState): void {
-  const command = program
-    .command('sign')
-    .description(describeCommand('sign'))
+  const command = declareCommand(program, 'sign')
     .option('--body <file>', 'the body to sign, exactly as it will be sent; - or omitted reads stdin')
     .option('--timestamp <seconds>', 'unix seconds to sign with (default: now)', parseUnixSeconds)
     .addOption(

@@ -10,15 +10,13 @@ import { durationOption, nonEmpty, parseHostPort, parseHttpUrl } from '../common
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions, retryForGiven } from '../common/send-options.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
 import { TRIGGER_HINTS } from './hints.js';
 
 export function registerTrigger(program: Command, state: RunState): void {
-  const command = program
-    .command('trigger')
+  const command = declareCommand(program, 'trigger')
     .argument('[flow]', 'the flow to send (cai trigger --list names them)')
-    .description(describeCommand('trigger'))
     .option('--list', 'list the flows and what each sends')
     .option(
       '--to <url>',

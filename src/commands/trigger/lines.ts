@@ -21,7 +21,7 @@ import { safeText } from '../../output/safe-text.js';
 import { describeAttempt, exitCodeOf, statusText } from '../send/result.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { formatDuration } from '../../duration.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 /** `cai trigger --list`. */
 export async function renderFlowList(flows: readonly Flow[], output: Output): Promise<number> {

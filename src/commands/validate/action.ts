@@ -12,7 +12,7 @@ import { jsonText, safeText } from '../../output/safe-text.js';
 import { usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
-import { plural } from '../../output/layout.js';
+import { plural } from '../../text.js';
 
 export interface ValidateCommandOptions {
   ndjson?: boolean;

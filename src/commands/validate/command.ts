@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { ValidateCommandOptions } from './action.js';
 
 export function registerValidate(program: Command, state: RunState): void {
-  program
-    .command('validate')
-    .description(describeCommand('validate'))
+  declareCommand(program, 'validate')
     .argument('[kind]', 'job, event, ack, duplicate-ack, or auto (default: decide by shape)')
     .argument('[files...]', 'JSON files; - or none reads stdin; .ndjson/.jsonl files are one document a line')
     .option('--ndjson', 'one document a line, streamed in constant memory (every message names its line)')

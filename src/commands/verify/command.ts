@@ -4,13 +4,11 @@ import { addSecretOptions } from '../common/secret-options.js';
 import { parseUnixSeconds, wholeNumber } from '../common/options.js';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
-import { describeCommand } from '../common/list.js';
+import { declareCommand } from '../common/list.js';
 import type { VerifyOptions } from './action.js';
 
 export function registerVerify(program: Command, state: RunState): void {
-  const command = program
-    .command('verify')
-    .description(describeCommand('verify'))
+  const command = declareCommand(program, 'verify')
     .option('--signature <value>', 'the X-CAI-Signature header value, sha256=<hex>')
     .option('--timestamp <seconds>', 'the X-CAI-Timestamp header value')
     .option('--body <file>', 'the body exactly as received; - or omitted reads stdin')

@@ -7,11 +7,12 @@ import type { InterfaceId } from '../../spec/constants.js';
 import type { Relation } from '../../spec/model/relations.js';
 import { notJudged, passed, type Outcome } from '../check.js';
 import type { PhaseExploration, Shrinking } from '../evidence.js';
+import { plural } from '../../text.js';
 
 type Phase = PhaseExploration<string, unknown>;
 type Found = Omit<Shrinking, 'confirmed'>;
 
-export const plural = (count: number, one: string): string => `${count} ${one}${count === 1 ? '' : 's'}`;
+export { plural };
 
 /** `stateful phase, seed 7: 40 conversations, 312 requests in 9.1 s`; `played`: what the conversations brought. */
 export function runNote(exploration: Phase, played: string): string {

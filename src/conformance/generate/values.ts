@@ -138,6 +138,11 @@ const E164_MISSES: readonly [string, (number: string) => string][] = [
   ['starting with +0', (number) => `+0${number.slice(2)}`],
   ['with a letter', (number) => `${number.slice(0, -1)}x`],
   ['in parentheses', (number) => `+${number.slice(1, 3)} (${number.slice(3, 6)}) ${number.slice(6)}`],
+  // Digits to Unicode, not to E.164 (ASCII 0-9): what a pattern of Unicode digits (Python's \d) lets through.
+  [
+    'in Arabic-Indic digits',
+    (number) => `+${[...number.slice(1)].map((digit) => String.fromCharCode(0x660 + Number(digit))).join('')}`,
+  ],
 ];
 
 export const e164Miss: fc.Arbitrary<{ value: string; why: string }> = fc

@@ -15,9 +15,10 @@ import {
   type Reply,
   type TlsFiles,
 } from '../../http/server.js';
-import { flatHeaders } from '../../mock/request.js';
 import type { Arrival } from '../evidence.js';
 import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
+import { flattenHeaders } from '../../http/headers.js';
+import { InFlight } from '../../http/in-flight.js';
 import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from '../../http/listener-guard.js';
 import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
 import type { Handled } from './recorder.js';
@@ -53,19 +54,14 @@ const DRAIN_MS = 2_000;
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const stopClock = useLoopClock();
-  let inFlight = 0;
-  const idle = new Set<() => void>();
-  const settled = () => {
-    inFlight -= 1;
-    if (inFlight === 0) idle.forEach((wake) => wake());
-  };
+  const inFlight = new InFlight();
   const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
-    inFlight += 1;
-    receive(request, response, options.handle, guard)
-      // A bug in cai while recording must not take the run down: that request goes unanswered.
-      .catch(() => response.destroy())
-      .finally(settled);
+    inFlight.track(
+      receive(request, response, options.handle, guard)
+        // A bug in cai while recording must not take the run down: that request goes unanswered.
+        .catch(() => response.destroy()),
+    );
   };
   const server = await listen(handler, {
     host: options.host,
@@ -95,14 +91,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     refused: () => guard.refused,
     close: () =>
       server
-        .close(
-          () =>
-            new Promise<void>((resolve) => {
-              if (inFlight === 0) return resolve();
-              idle.add(resolve);
-              // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
-              setTimeout(resolve, DRAIN_MS);
-            }),
+        .close(() =>
+          // Never wait for ever on a request whose answer cannot go out: the connections are closed after this.
+          Promise.race([inFlight.drained(), new Promise<void>((resolve) => setTimeout(resolve, DRAIN_MS).unref())]),
         )
         .finally(() => {
           guard.stop();
@@ -143,7 +134,7 @@ async function receive(
     method: request.method ?? '',
     path: request.url ?? '',
     httpVersion: request.httpVersion,
-    headers: flatHeaders(request),
+    headers: flattenHeaders(request.headers),
     rawHeaders: pairs(request.rawHeaders),
     body: read.ok ? read.body : Buffer.alloc(0),
     bodyBytes: read.ok ? read.body.length : Math.max(declaredLength(request) ?? 0, MAX_KEPT_BODY_BYTES + 1),

@@ -74,6 +74,7 @@ const ERROR_CODES = {
   413: 'body_too_large',
   429: 'rate_limited',
   500: 'internal_error',
+  501: 'not_implemented',
   502: 'bad_gateway',
   503: 'unavailable',
   504: 'gateway_timeout',

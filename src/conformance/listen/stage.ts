@@ -54,6 +54,7 @@ export async function playStage(recorder: Recorder, record: StageRecord, options
   } finally {
     lag.disable();
     record.maxLagMs = Math.max(0, Math.round(lag.max / 1e6 - LAG_RESOLUTION_MS));
+    record.heldMs = Math.round(heldAt(performance.now()) - heldBefore);
     recorder.close(record, performance.now());
     if (options.signal.aborted) record.interrupted = true;
   }

@@ -8,6 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { NETWORK_CAPS } from '../../bounds.js';
+import { flattenHeaders } from '../../http/headers.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../../http/tls.js';
 
 export interface ContinueRequest {
@@ -106,7 +107,7 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
         if (!bodySent) outgoing.destroy();
         resolve({
           status: response.statusCode ?? 0,
-          headers: flatten(response.headers),
+          headers: flattenHeaders(response.headers),
           body: Buffer.concat(chunks),
           ...(truncated ? { bodyTruncated: true } : {}),
           latencyMs: performance.now() - started,
@@ -116,12 +117,4 @@ export function postExpectingContinue(request: ContinueRequest): Promise<Continu
     });
     outgoing.flushHeaders();
   });
-}
-
-function flatten(headers: IncomingMessage['headers']): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
 }

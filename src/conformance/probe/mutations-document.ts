@@ -191,11 +191,41 @@ export const ATTEMPTS_PAST_64_BITS: readonly Mutation[] = [
   ),
 ];
 
+// --- Values at the edge of their type (§2.4–§2.7, §6.3) ----------------------------------------------------------
+
+/**
+ * Valid values a receiver may find odd, each in an otherwise valid event: each must be accepted. An empty lead_id is a
+ * string (§2.4) the platform does not recognise, which §6.3 accepts; an empty text is a string (§2.4, §2.5: a message
+ * of an attachment, a blank line); an appointment's scheduled_at may lie in the past (§2.6 bounds it nowhere: an
+ * appointment cancelled after its time); job.closed may count 0 attempts (§2.7: the number made, an integer: a contact
+ * who opted out before the first).
+ */
+export const EDGE_VALUES: readonly Mutation[] = [
+  setTo('lead_id', '', 'lead_id "" (a lead the platform does not recognise, §6.3)', ['§6.3-1', '§2.4-3'], 'accepted'),
+  setTo('text', '', 'text "" (a string, §2.4)', ['§2.4-3', '§2.5-1'], 'accepted'),
+  setTo(
+    'scheduled_at',
+    '2024-05-01T10:00:00+02:00',
+    'scheduled_at in the past on appointment.cancelled (2024-05-01T10:00:00+02:00, §2.6)',
+    ['§2.6-1'],
+    'accepted',
+    'appointment.cancelled',
+  ),
+  setTo('attempts', 0, 'attempts 0 on job.closed (an integer, §2.7)', ['§2.7-1'], 'accepted', 'job.closed'),
+];
+
+/** §2.4, §2.6: a field typed string given as a number (on an appointment event, one of §2.6's). */
+export function numberFor(field: string, on?: EventType): Mutation {
+  const clauses = on?.startsWith('appointment.') ? ['§2.6-1'] : ['§2.4-3'];
+  return setTo(field, 4711, `${field} given as a number (4711)`, clauses, 'schema', on);
+}
+
 // --- Date-times (§2.1) as values a field must refuse --------------------------------------------------------------
 
 /**
- * §2.1: a date-time is ISO 8601 with its offset, and nothing else: words, a date alone, the offset left out, or text
- * after it (a pattern without its end anchor, a parser that stops where the date-time ends, accept the last).
+ * §2.1: a date-time is ISO 8601 with its offset, and nothing else: words, a date alone, the offset left out, text
+ * after it (a pattern without its end anchor, a parser that stops where the date-time ends, accept it), or an offset
+ * of 25 hours (ISO 8601's hours run to 23: a pattern that checks two digits only accepts it).
  */
 export function dateTimeMisses(field: string, clauses: readonly string[], on?: EventType): Mutation[] {
   return nearMisses(
@@ -206,12 +236,19 @@ export function dateTimeMisses(field: string, clauses: readonly string[], on?: E
       ['2026-11-22', 'a date alone'],
       ['2026-11-22T13:00:00', 'no time-zone offset'],
       ['2026-11-22T13:00:00+01:00 CET', 'text after the offset'],
+      ['2026-11-22T13:00:00+25:00', 'an offset past 23:59'],
     ],
     on,
   );
 }
 
 // --- E.164 (§2.1) ----------------------------------------------------------------------------------------------
+
+/**
+ * A number written in Arabic-Indic digits (U+0660–U+0669): digits to Unicode (category Nd), so Python's `\d`, .NET's
+ * and Go's Unicode classes match them, but not the ASCII digits E.164 numbers are (§2.1; ITU-T E.164 digits 0–9).
+ */
+export const ARABIC_INDIC_E164 = '+\u0664\u0664\u0667\u0667\u0660\u0660\u0669\u0660\u0660\u0661\u0662\u0663';
 
 /** §2.1: E.164 is `+`, a country code that does not start with 0, and at most 15 digits in all, nothing else. */
 export function e164Misses(field: string, clauses: readonly string[]): Mutation[] {
@@ -223,6 +260,7 @@ export function e164Misses(field: string, clauses: readonly string[]): Mutation[
     ['+44-7700-900123', 'dashes'],
     ['+0447700900123', 'a country code starting with 0'],
     ['+4930123456789012', '16 digits'],
+    [ARABIC_INDIC_E164, 'Arabic-Indic digits, not ASCII'],
   ]);
 }
 

@@ -121,7 +121,7 @@ export const OPEN_POINTS = {
   },
   'arguable-document': {
     clause: '§2.2, §2.4, §2.7',
-    text: 'null for an optional field, a negative attempts or one past 2^53 − 1, an empty identifier: cai refuses them, but the spec does not force a receiver to',
+    text: 'null for an optional field, a negative attempts or one past 2^53 − 1, an empty identifier (not an event’s lead_id, which §6.3 accepts: B-ACCEPT-012): cai refuses them, but the spec does not force a receiver to',
     mayRefuseWith: [400],
     mayAccept: true,
     should: 'refuse',

@@ -61,11 +61,60 @@ export function quoted(value: string, json = true): string {
 /** The timestamp header an attempt carried, as sent. */
 export const timestampOf = (attempt: Pick<SeenAttempt, 'headers'>) => attempt.headers[Headers.timestamp];
 
-/** §2: `Content-Type: application/json` (parameters such as charset allowed; another media type is not). */
-function contentTypeProblem(value: string | undefined): string | undefined {
-  if (value === undefined) return 'no Content-Type';
+/**
+ * The labels a receiver decodes as UTF-8 (the WHATWG Encoding Standard's list for UTF-8), compared without case:
+ * `charset=utf-8` and `charset=UTF8` say what §2 says; any other charset says the body is not UTF-8.
+ */
+const UTF8_LABELS = new Set([
+  'utf-8',
+  'utf8',
+  'unicode-1-1-utf-8',
+  'unicode11utf8',
+  'unicode20utf8',
+  'x-unicode20utf8',
+]);
+
+/** The parameters of a media type (RFC 9110 §5.6.6: `; name=value`, the value a token or a quoted string). */
+function mediaParameters(value: string): { name: string; value: string }[] {
+  const found: { name: string; value: string }[] = [];
+  const pattern = /;\s*([^\s=;]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
+  for (const match of value.matchAll(pattern)) {
+    const raw = (match[2] ?? '').trim();
+    const unquoted = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw;
+    found.push({ name: (match[1] ?? '').toLowerCase(), value: unquoted });
+  }
+  return found;
+}
+
+/** The Content-Type field lines of an attempt: from its raw header lines where recorded, else the one value kept. */
+function contentTypeLines(attempt: Pick<SeenAttempt, 'headers' | 'rawHeaders'>): string[] {
+  const raw = attempt.rawHeaders;
+  if (raw !== undefined && raw.length > 0)
+    return raw.filter(([name]) => name.toLowerCase() === Headers.contentType).map(([, value]) => value);
+  const value = attempt.headers[Headers.contentType];
+  return value === undefined ? [] : [value];
+}
+
+/**
+ * §2 and §4.1/§4.2: one `Content-Type: application/json` field. Parameters are allowed, but a charset other than
+ * UTF-8 contradicts §2 ("JSON, UTF-8"): a receiver that honours it decodes the body wrong. Content-Type is a
+ * singleton field: RFC 9110 §5.3 forbids a sender to send it twice (a receiver keeps one line or the other, or
+ * joins them into no media type at all), even with the same value twice.
+ */
+function contentTypeProblem(attempt: Pick<SeenAttempt, 'headers' | 'rawHeaders'>): string | undefined {
+  const lines = contentTypeLines(attempt);
+  if (lines.length === 0) return 'no Content-Type';
+  if (lines.length > 1)
+    return `${lines.length} Content-Type fields (${lines.map((line) => quoted(line)).join(', ')}): one is allowed (RFC 9110 §5.3)`;
+  const value = lines[0] as string;
   const type = value.split(';')[0]?.trim().toLowerCase();
-  return type === 'application/json' ? undefined : `Content-Type is ${quoted(value)}`;
+  if (type !== 'application/json') return `Content-Type is ${quoted(value)}`;
+  const charset = mediaParameters(value).find(
+    (parameter) => parameter.name === 'charset' && !UTF8_LABELS.has(parameter.value.toLowerCase()),
+  );
+  return charset === undefined
+    ? undefined
+    : `Content-Type is ${quoted(value)}: charset ${quoted(charset.value)}, not UTF-8 (§2: every body is UTF-8)`;
 }
 
 /**
@@ -176,8 +225,12 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       expected: () => `POST ${address}`,
       judge: (attempt, context) => {
         if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
-        return attempt.path.split('?')[0] === context.expectedPath
-          ? undefined
+        if (attempt.path === context.expectedPath) return undefined;
+        // §4.1/§4.2: the URL itself, `{provider_endpoint}/contact-jobs` or the events URL of callback_url; a query
+        // added to it makes another URL (RFC 3986 §3.4: the query is part of what identifies the resource).
+        const [path, ...query] = attempt.path.split('?');
+        return path === context.expectedPath
+          ? `POST ${quoted(attempt.path, false)}: a query ${quoted(`?${query.join('?')}`, false)} added to ${context.expectedPath}, which has none`
           : `POST ${quoted(attempt.path, false)}, not ${context.expectedPath}`;
       },
     },
@@ -197,9 +250,9 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       id: 'content-type',
       relation: 'well-formed',
       level: 'must',
-      clauses: ['§2-3'],
-      expected: () => 'Content-Type: application/json',
-      judge: (attempt) => contentTypeProblem(attempt.headers[Headers.contentType]),
+      clauses: ['§2-3', '§2-2'],
+      expected: () => 'one Content-Type: application/json (a charset, if any, UTF-8)',
+      judge: (attempt) => contentTypeProblem(attempt),
     },
     {
       id: 'signature',

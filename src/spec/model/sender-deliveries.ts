@@ -3,12 +3,13 @@
  * deliveries they form (the attempts of one document). Plain data and small pure functions, no I/O.
  */
 import { canonicalJson, isObject, jsonValueOf } from '../json.js';
+import { SENDER_PATIENCE_MS } from './sender-latitude.js';
 
 // --- Answers -------------------------------------------------------------------------------------------------------
 
-/** The 2xx a receiver may accept with (§6.5), and the other statuses of §7 (500, 502 and 504 as 5xx too). */
+/** The 2xx a receiver may accept with (§6.5), and the other statuses of §7 (500, 501, 502 and 504 as 5xx too). */
 export type AcceptedStatus = 200 | 201 | 202 | 204;
-export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 413 | 429 | 500 | 501 | 502 | 503 | 504;
 
 /** The Retry-After of a 429 (RFC 9110 §10.2.3): a number of seconds, or an HTTP-date at least that far ahead. */
 export interface RetryAfter {
@@ -83,6 +84,11 @@ export interface SeenAttempt {
   method: string;
   path: string;
   headers: Readonly<Record<string, string>>;
+  /**
+   * Every header field as received, in order, names as sent: `headers` keeps one value of a field Node reads as a
+   * singleton (Content-Type among them), so a field sent twice is seen here only. Absent where not recorded.
+   */
+  rawHeaders?: readonly (readonly [string, string])[];
   body: Buffer;
   bodyBytes: number;
   /** Longer than cai keeps: only its size is judged. */
@@ -220,6 +226,22 @@ export interface Delivery<A extends SeenAttempt = SeenAttempt> {
 }
 
 /**
+ * Whether `next`, which cai got to after `answered`'s answer went out, was surely sent after it. It was when it arrived
+ * after that moment even read as early as cai's lag allows, or came on a connection opened (or freed by that answer,
+ * not queued behind it) after. It was too when the answer went out before the sender can have given up waiting for
+ * it (SENDER_PATIENCE_MS): a sender sends a document again after the answer, or while it waits (one-at-a-time's).
+ */
+export function sentAfterAnswer(
+  answered: Pick<SeenAttempt, 'arrivedMono' | 'slackMs' | 'answeredMono'>,
+  next: Pick<SeenAttempt, 'arrivedMono' | 'slackMs' | 'openedMono' | 'queued'>,
+): boolean {
+  const answeredMono = answered.answeredMono ?? Number.POSITIVE_INFINITY;
+  if (next.arrivedMono - (next.slackMs ?? 0) >= answeredMono) return true;
+  if (next.queued !== true && next.openedMono !== undefined && next.openedMono >= answeredMono) return true;
+  return answeredMono - (answered.arrivedMono - (answered.slackMs ?? 0)) < SENDER_PATIENCE_MS;
+}
+
+/**
  * Whether `later` (the first attempt of a document identity not seen before) may be `earlier`'s document sent again
  * under a new event_id: the same document but for its event_id, arriving after the last answer of `earlier`, which
  * was its last attempt. After a retryable answer the delivery was abandoned, and any such document is one (`retry`);
@@ -235,8 +257,8 @@ export function renameOf(
   if (firstId === undefined || laterId === undefined || firstId === laterId) return undefined;
   if (!isObject(documentOf(later)) || !sameContent(last, later)) return undefined;
   if (asksRetry(heard(last))) return 'retry';
-  const begunAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
-  return last.answer.kind === 'duplicate' && !last.unheard && begunAfter ? 'duplicate' : undefined;
+  const openedAfter = later.openedMono !== undefined && later.openedMono >= last.answeredMono;
+  return last.answer.kind === 'duplicate' && !last.unheard && openedAfter ? 'duplicate' : undefined;
 }
 
 /** How many documents (event_ids) a stage brought: what a sender sends in one run. */
@@ -264,6 +286,8 @@ export function deliveryKeyOf(
  * as a retry, and its new event_id as the fault it is. Documents alike after the duplicate answer may as well be a
  * sender's documents alike sent at once (a sender may send two events alike): they are taken for renames only when
  * the stage brought that many more documents than the sender sends in a run (`documentsPerRun`, its other stages').
+ * So are documents alike after an answer asking for a retry, when that number is known: on a busy machine one of
+ * several alike, sent at once, may come after another's last answer.
  */
 export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], documentsPerRun?: number): Delivery<A>[] {
   const byKey = new Map<string, A[]>();
@@ -280,9 +304,14 @@ export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], docu
       }
     }
   }
-  const afterDuplicate = [...links].filter(([, link]) => link.kind === 'duplicate');
+  const linked = (kind: 'retry' | 'duplicate') => [...links].filter(([, link]) => link.kind === kind);
   const extra = documentsPerRun === undefined ? 0 : documentsIn(attempts) - documentsPerRun;
+  const afterDuplicate = linked('duplicate');
   if (afterDuplicate.length > extra) for (const [key] of afterDuplicate) links.delete(key);
+  // Alike after an answer asking for a retry, too, when the run shows how many documents the sender sends: more
+  // renames than the stage brought documents beyond those are the sender's documents alike, one of them late.
+  const afterRetry = linked('retry');
+  if (documentsPerRun !== undefined && afterRetry.length > extra) for (const [key] of afterRetry) links.delete(key);
   const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
   const chained = new Set(chainedInto.values());
   return groups

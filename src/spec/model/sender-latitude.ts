@@ -47,6 +47,14 @@ export const BACKOFF_GROWTH_FACTOR = 2;
  */
 export const BACKOFF_STEADY_SPREAD = 3;
 
+/**
+ * How long a sender may wait for an answer before it gives up on it (its own time-out) and sends the document again:
+ * the spec names no time-out, and a sender that gave up waiting did right. Only an answer this late, and an attempt
+ * cai's own lag leaves as maybe sent before it, make "sent again after a final answer" undecided; an answer sooner
+ * came before any sender gives up.
+ */
+export const SENDER_PATIENCE_MS = 1_000;
+
 /** The waits the growth is judged on: the first this many after consecutive 5xx or cut connections. */
 export const BACKOFF_WAITS = 5;
 

@@ -13,7 +13,7 @@ import {
   FRESH_SIGNATURE_SPAN_MS,
   retryAfterToleranceMs,
 } from './sender-latitude.js';
-import { heard, nextAfter, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
+import { heard, nextAfter, sentAfterAnswer, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
 import { deliveryRules, ms, type DeliveryContext, type Finding } from './sender-findings.js';
 
 /** A timestamp of unix seconds as a sender writes it (§4): the ones a clock or a lag is read from. */
@@ -112,6 +112,27 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
       .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
   )
     return [];
+  const base = {
+    term: 'growth' as const,
+    relation: 'retry' as const,
+    level: 'must' as const,
+    clauses: deliveryRules(context.interface).retry5xx,
+    attempt: run[0] as A,
+    shown: run,
+  };
+  // A late answer, and an attempt cai's lag leaves as maybe sent before it: the sender may have given up waiting
+  // (its time-out) and sent again, so that gap is no wait of its backoff.
+  const unsure = run.slice(1).findIndex((attempt, index) => !sentAfterAnswer(run[index] as A, attempt));
+  if (unsure >= 0) {
+    const [answered, next] = [run[unsure] as A, run[unsure + 1] as A];
+    return [
+      {
+        ...base,
+        verdict: 'undecided',
+        actual: `attempt #${unsure + 2} may have been sent before the answer to #${unsure + 1}, which went out ${ms((answered.answeredMono ?? 0) - answered.arrivedMono)} after it: cai's own loop may have been ${ms(next.slackMs ?? 0)} late to it, which leaves it open`,
+      },
+    ];
+  }
   const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt, context.senderInProcess));
   const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
   const early = (pick: 'earliest' | 'latest') =>
@@ -124,14 +145,6 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
     );
   const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
   const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
-  const base = {
-    term: 'growth' as const,
-    relation: 'retry' as const,
-    level: 'must' as const,
-    clauses: deliveryRules(context.interface).retry5xx,
-    attempt: run[0] as A,
-    shown: run,
-  };
   if (late('latest') < BACKOFF_FLOOR_MS)
     return [
       {

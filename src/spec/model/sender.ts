@@ -17,6 +17,7 @@
 import type { InterfaceId } from '../constants.js';
 import {
   asksRetry,
+  sentAfterAnswer,
   documentOf,
   eventIdOfAttempt,
   heard,
@@ -77,12 +78,29 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
         kind === 'accepted'
           ? ['§6.5-1']
           : rule.refusalClauses(attempt.answer.kind === 'error' ? attempt.answer.status : 0);
-      const first = again[0];
+      // An attempt cai got to after a late answer went out may have come before it, by cai's lag (a busy machine): a
+      // sender that gave up waiting (its time-out) and sent again did right. Only one surely after the answer breaks.
+      const surely = again.filter((each) => sentAfterAnswer(attempt, each));
+      const first = surely[0];
+      if (!first && again.length > 0) {
+        const maybe = again[0] as A;
+        findings.push({
+          term: 'stops',
+          relation: 'final',
+          level,
+          clauses,
+          verdict: 'undecided',
+          attempt,
+          actual: `sent again ${ms(maybe.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)} as cai's loop got to it, but that loop may have been ${ms(maybe.slackMs ?? 0)} late to it: it may have been sent before the answer, which went out ${ms(answeredAt - attempt.arrivedMono)} after the attempt (a sender may give up waiting)`,
+          shown: [attempt, ...again],
+        });
+        continue;
+      }
       if (first) {
-        const late = again.some((each) => each.late) ? ', after cai stopped listening' : '';
-        const renamed = again.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
+        const late = surely.some((each) => each.late) ? ', after cai stopped listening' : '';
+        const renamed = surely.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
         const verb = `${kind === 'refused' ? 'retried' : 'sent again'}${renamed ? ' under a new event_id' : ''}`;
-        const actual = `${verb}: ${again.length} more attempt${again.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer)}${late}`;
+        const actual = `${verb}: ${surely.length} more attempt${surely.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer)}${late}`;
         findings.push({
           term: 'stops',
           relation: 'final',
@@ -91,7 +109,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
           verdict: 'broken',
           attempt,
           actual,
-          shown: [attempt, ...again],
+          shown: [attempt, ...surely],
         });
       } else
         findings.push({

@@ -130,6 +130,22 @@ export const PYTHON_FAULTS = [
     description:
       'the retry path leaves the media type to a helper default: retries go out as application/x-www-form-urlencoded',
   },
+  {
+    name: 'charset-latin1',
+    interface: 'B',
+    relation: 'S7',
+    clause: '§2',
+    description:
+      "labels every body with its framework's default charset, application/json; charset=iso-8859-1, while it sends UTF-8",
+  },
+  {
+    name: 'query-on-url',
+    interface: 'A',
+    relation: 'S7',
+    clause: '§4.1',
+    description:
+      'adds its API version as a query: every job is POSTed to {provider_endpoint}/contact-jobs?api-version=1.0',
+  },
 ];
 
 /** Arguments that let a sender conformance run see each fault (beyond --interface and --count). */

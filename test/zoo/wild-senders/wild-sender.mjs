@@ -142,7 +142,26 @@ export const FAULTS = [
     clause: '§6.1',
     description: 'derives event_id from lead_id and the event type: two messages of one conversation share an id',
   },
+  {
+    name: 'content-type-twice',
+    interface: 'A',
+    relation: 'S7',
+    clause: '§4.1',
+    description:
+      "appends its default headers to each request's own instead of merging them: every attempt carries two Content-Type fields, application/json both",
+  },
+  {
+    name: 'retries-listed-5xx',
+    interface: 'B',
+    relation: 'S2',
+    clause: '§7',
+    description:
+      'retries the statuses of a list, 500, 502, 503 and 504 (and cuts): any other 5xx, a 501, is taken as final and the document dropped',
+  },
 ];
+
+/** The 5xx the `retries-listed-5xx` fault retries: the ones its author had seen. */
+const LISTED_5XX = [500, 502, 503, 504];
 
 const USAGE =
   'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F|full] [--jitter-seed N] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
@@ -396,8 +415,10 @@ function requestHeaders(opts, target, bytes, attemptNo, state) {
     [opts.iface === 'B' ? 'X-CAI-Provider' : 'X-CAI-Source', opts.identity],
     ['X-CAI-Timestamp', String(ts)],
     ['X-CAI-Signature', sig],
-  ].map(([k, v]) => [headerName(opts, k), v]);
-  return h;
+  ];
+  // Its default headers appended to the request's own: Content-Type a second time (RFC 9110 §5.3: a singleton).
+  if (opts.fault === 'content-type-twice') h.push(['Content-Type', 'application/json']);
+  return h.map(([k, v]) => [headerName(opts, k), v]);
 }
 
 /** node:http, a new connection per attempt (default) or one kept-alive connection for the whole run. */
@@ -405,7 +426,8 @@ function sendHttp(opts, target, bytes, headers, agent) {
   return new Promise((resolve) => {
     const url = new URL(target);
     const hdrs = {};
-    for (const [k, v] of headers) hdrs[k] = v;
+    // A name given twice goes out as two field lines (node:http writes each value of an array on its own line).
+    for (const [k, v] of headers) hdrs[k] = k in hdrs ? [hdrs[k], v].flat() : v;
     const chunked = opts.chunkSize > 0;
     if (!chunked) {
       const len = opts.fault === 'content-length-in-chars' ? bytes.toString('utf8').length : bytes.length;
@@ -635,7 +657,7 @@ function classify(opts, r) {
     return 'accepted';
   }
   if (s === 429) return 'rate';
-  if (s >= 500) return 'retry';
+  if (s >= 500) return opts.fault === 'retries-listed-5xx' && !LISTED_5XX.includes(s) ? 'given-up' : 'retry';
   if (s === 401 && opts.fault === 'retries-401-resigned') return 'resign';
   return 'refused'; // 400, 401, 413 (§7: do not retry) and any other status: not retried
 }

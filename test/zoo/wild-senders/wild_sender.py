@@ -61,6 +61,10 @@ FAULTS = [
      "description": "signs the pretty-printed form of the event but sends the compact one"},
     {"name": "form-content-type-on-retry", "interface": "A", "relation": "S7", "clause": "§2",
      "description": "the retry path leaves the media type to a helper default: retries go out as application/x-www-form-urlencoded"},
+    {"name": "charset-latin1", "interface": "B", "relation": "S7", "clause": "§2",
+     "description": "labels every body with its framework's default charset, application/json; charset=iso-8859-1, while it sends UTF-8"},
+    {"name": "query-on-url", "interface": "A", "relation": "S7", "clause": "§4.1",
+     "description": "adds its API version as a query: every job is POSTed to {provider_endpoint}/contact-jobs?api-version=1.0"},
 ]
 FAULT_NAMES = [f["name"] for f in FAULTS]
 
@@ -300,6 +304,8 @@ def deliver(opts, ctx, doc, index, log):
         if opts.header_case == "lower":
             names = [n.lower() for n in names]
         media = "application/x-www-form-urlencoded" if retry and opts.fault == "form-content-type-on-retry" else "application/json"
+        if opts.fault == "charset-latin1":
+            media = "application/json; charset=iso-8859-1"
         headers = {names[0]: media, names[1]: opts.identity, names[2]: str(ts), names[3]: sig}
         answer = ctx["transport"].post(body, headers)
         status = answer[0]
@@ -365,6 +371,8 @@ def main(argv):
         return 2
     # $CAI_SCENARIO is not read: a real sender knows nothing of the judge's scripts.
     target = base if opts.interface == "B" else base.rstrip("/") + "/contact-jobs"
+    if opts.fault == "query-on-url":
+        target += "?api-version=1.0"
     run = {"lead": f"L{uuid.uuid4().hex[:12]}", "job": f"J-{uuid.uuid4().hex[:10]}"}
     ctx = {"transport": Transport(opts, target), "run_start": time.monotonic()}
     outcomes = []

@@ -69,6 +69,10 @@ export const WITNESSES = {
   'ms-timestamp-on-retry': { script: [503, 202] },
   'signs-pretty-sends-compact': { script: [202], retryFor: 2000 },
   'form-content-type-on-retry': { script: [503, 202] },
+  'content-type-twice': { script: [202] },
+  'retries-listed-5xx': { script: [503, 501, 202] },
+  'charset-latin1': { script: [202] },
+  'query-on-url': { script: [202] },
 };
 const DEFAULT_RETRY_FOR = 15000;
 const VARIANT_SCRIPT = [503, '429-date:2', 'cut', 202];
@@ -341,9 +345,16 @@ export function judge(iface, attempts, { path, identity, secret, retryFor, exitA
     // S7: every attempt
     if (a.method !== 'POST') add('S7', '§4', `method ${a.method}`, a);
     if (a.url !== path) add('S7', iface === 'B' ? '§4.2' : '§4.1', `posted to ${a.url}, not ${path}`, a);
+    // Node keeps the first of several Content-Type fields in req.headers: the raw lines are counted (RFC 9110 §5.3).
+    const types = a.rawHeaders.filter((_, i) => i % 2 === 1 && a.rawHeaders[i - 1].toLowerCase() === 'content-type');
+    if (types.length > 1) add('S7', '§4', `${types.length} Content-Type fields: ${JSON.stringify(types)}`, a);
     const ct = (header(a, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (ct !== 'application/json')
       add('S7', '§2', `Content-Type ${JSON.stringify(header(a, 'content-type') ?? null)}`, a);
+    // §2: the body is UTF-8, so a charset, if the sender names one, is UTF-8.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(header(a, 'content-type') ?? '')?.[1];
+    if (charset !== undefined && !['utf-8', 'utf8'].includes(charset.toLowerCase()))
+      add('S7', '§2', `Content-Type names charset ${charset}, not UTF-8`, a);
     const idh = iface === 'B' ? 'x-cai-provider' : 'x-cai-source';
     if (header(a, idh) !== identity)
       add(

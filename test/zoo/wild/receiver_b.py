@@ -168,6 +168,26 @@ FAULTS = {
     "content-length-chars": ("RB8", "§2, §4.2",
         "echoes the event_id in its acceptance with ensure_ascii=False and counts Content-Length in characters: "
         "the answer to a non-ASCII event_id is cut short and leaves bytes on the connection"),
+    "dedupe-ts-window": ("RB2", "§6.1, §5.4",
+        "keys its dedupe memory on (event_id, the 10-minute bucket of X-CAI-Timestamp): a retry re-signed "
+        "with a timestamp in the next bucket, still inside the window, is recorded twice"),
+    "empty-lead-400": ("RB1", "§2.4, §6.3",
+        "refuses an empty lead_id (\"\") with 400: a string it does not recognise as a lead"),
+    "e164-unicode-digits": ("RB5", "§2.1",
+        "checks E.164 with Python's \\d, which matches any Unicode digit: "
+        "'+\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669\u0660' (Arabic-Indic digits) is accepted"),
+    "empty-text-400": ("RB1", "§2.4, §2.5",
+        "refuses an empty text (\"\") with 400"),
+    "scheduled-past-400": ("RB1", "§2.6",
+        "refuses a scheduled_at in the past with 400 (a cancelled or rescheduled appointment may lie there)"),
+    "attempts-zero-400": ("RB1", "§2.7",
+        "refuses attempts 0 with 400 (counts from 1)"),
+    "offset-range-unchecked": ("RB5", "§2.1",
+        "checks a date-time's offset for two digits only: +25:00 or -24:30 is accepted"),
+    "job-id-number": ("RB5", "§2.4",
+        "does not type provider_job_id: a number is accepted"),
+    "appointment-fields-number": ("RB5", "§2.6",
+        "does not type branch_code, service and notes: numbers are accepted"),
 }
 
 E164 = re.compile(r"\+[1-9][0-9]{1,14}")
@@ -219,7 +239,7 @@ def valid_date_time(value, fault):
         return False
     if m.group(8) not in (None, "Z"):
         oh, om = int(m.group(9)), int(m.group(10))
-        if oh > 23 or om > 59:
+        if (oh > 23 or om > 59) and fault != "offset-range-unchecked":
             return False
         if fault == "date-time-whole-hour-offsets" and om != 0:
             return False
@@ -231,7 +251,18 @@ def valid_e164(value, fault):
         return False
     if fault == "e164-strips-formatting":
         value = re.sub(r"[ \-().]", "", value)
+    if fault == "e164-unicode-digits":    # the mistake: \d is any Unicode digit in a str pattern
+        return re.fullmatch(r"\+\d{2,15}", value) is not None and int(value[1]) != 0
     return E164.fullmatch(value) is not None
+
+
+def scheduled_in_past(value):
+    """The scheduled-past-400 fault's reading: the date-time (already valid) before now."""
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(value.replace(",", ".").replace("Z", "+00:00")).timestamp() < time.time()
+    except ValueError:
+        return False
 
 
 def validate(doc, fault):
@@ -245,9 +276,18 @@ def validate(doc, fault):
     event_id = doc.get("event_id")
     if not isinstance(event_id, str) or not 1 <= len(event_id) <= MAX_ID:
         raise Refused(400, "event_id must be a string of 1 to 120 characters")
-    for name in ("lead_id", "provider_job_id", "text", "branch_code", "service", "notes"):
+    typed = ("lead_id", "provider_job_id", "text", "branch_code", "service", "notes")
+    if fault == "job-id-number":
+        typed = tuple(name for name in typed if name != "provider_job_id")
+    elif fault == "appointment-fields-number":
+        typed = tuple(name for name in typed if name not in ("branch_code", "service", "notes"))
+    for name in typed:
         if name in doc and not isinstance(doc[name], str):
             raise Refused(400, f"{name} must be a string")
+    if fault == "empty-lead-400" and doc.get("lead_id") == "":
+        raise Refused(400, "lead_id must not be empty")
+    if fault == "empty-text-400" and doc.get("text") == "":
+        raise Refused(400, "text must not be empty")
     for name, allowed in (("channel", CHANNELS), ("direction", DIRECTIONS), ("author", AUTHORS),
                           ("outcome", OUTCOMES)):
         if name in doc and doc[name] not in allowed:
@@ -257,8 +297,12 @@ def validate(doc, fault):
     for name in ("occurred_at", "scheduled_at"):
         if name in doc and not valid_date_time(doc[name], fault):
             raise Refused(400, f"{name} is not an ISO 8601 date-time with an offset")
+    if fault == "scheduled-past-400" and "scheduled_at" in doc and scheduled_in_past(doc["scheduled_at"]):
+        raise Refused(400, "scheduled_at is in the past")
     if "attempts" in doc and (not isinstance(doc["attempts"], int) or isinstance(doc["attempts"], bool)):
         raise Refused(400, "attempts must be an integer")
+    if fault == "attempts-zero-400" and doc.get("attempts") == 0:
+        raise Refused(400, "attempts must be at least 1")
     if fault == "attempts-overflow-500" and "attempts" in doc and not -2**63 <= doc["attempts"] < 2**63:
         raise Refused(500, "Python int too large to convert to SQLite INTEGER")
     if fault == "envelope-fields-per-type" and event != "conversation.message":
@@ -325,8 +369,10 @@ class Memory:
                             self.seen[tuple(json.loads(line))] = True
             self.store = open(path, "a", encoding="utf-8")
 
-    def key(self, provider, event_id, doc, raw):
+    def key(self, provider, event_id, doc, raw, ts=None):
         f = self.fault
+        if f == "dedupe-ts-window" and ts is not None:
+            return (provider, event_id, ts // 600)   # the mistake: a retry signed later is another key
         if f == "dedupe-by-type":
             return (provider, doc.get("event"), event_id)
         if f == "dedupe-first-64":
@@ -747,7 +793,7 @@ class Handler(BaseHTTPRequestHandler):
             if f == "negative-cache" and isinstance(doc, dict) and isinstance(doc.get("event_id"), str):
                 memory.refused.add(doc["event_id"])
             raise
-        key = memory.key(cfg.provider, event_id, doc, raw)
+        key = memory.key(cfg.provider, event_id, doc, raw, ts)
         if memory.record(key, event_id):
             self.answer_new(event_id)
         else:

@@ -611,6 +611,75 @@ const B_WITNESSES = {
       saw: `on one connection, an event_id ending in é€😀, then another event: ${first ? `${first.status} ${JSON.stringify(first.text)}` : 'no answer'}${json ? '' : ' (labelled JSON, not JSON: cut short)'}, then ${second ? second.status : 'no answer'}`,
     };
   },
+  'dedupe-ts-window': async (t) => {
+    // §5.4, §5.5: any timestamp within 300 s of now is valid. The first is signed one second before a multiple of
+    // 600 s, its retry on it: another bucket for every width that divides 600 s (60, 300, 600), at any time of day.
+    // Within 40 s of the middle between two multiples there is none close enough to now: it waits that out.
+    const nearest = () => Math.round(now() / 600) * 600;
+    while (Math.abs(nearest() - now()) > 280) await new Promise((r) => setTimeout(r, 1000));
+    const boundary = nearest();
+    const id = `w-${rand()}`;
+    const a = await postB(t.url, message(id), { ts: String(boundary - 1) });
+    const b = await postB(t.url, message(id), { ts: String(boundary) });
+    return {
+      ok: isNew(a) && isDuplicate(b),
+      saw: `an event signed at ${boundary - 1}, then its retry signed at ${boundary} (now ${now()}): ${show(a)}, then ${show(b)}`,
+    };
+  },
+  'empty-lead-400': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { lead_id: '' }));
+    return { ok: isNew(r), saw: `lead_id "" (a lead it does not know, §6.3): ${show(r)}` };
+  },
+  'e164-unicode-digits': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { from_number_e164: '+١٢٣٤٥٦٧٨٩٠' }));
+    return { ok: r.status === 400, saw: `from_number_e164 "+١٢٣٤٥٦٧٨٩٠" (Arabic-Indic digits): ${show(r)}` };
+  },
+  'empty-text-400': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { text: '' }));
+    return { ok: isNew(r), saw: `text "": ${show(r)}` };
+  },
+  'scheduled-past-400': async (t) => {
+    const doc = {
+      event: 'appointment.cancelled',
+      event_id: `w-${rand()}`,
+      lead_id: 'lead-4711',
+      branch_code: 'madrid-centro',
+      scheduled_at: '2024-05-01T10:00:00+02:00',
+      occurred_at: new Date().toISOString(),
+    };
+    const r = await postB(t.url, doc);
+    return { ok: isNew(r), saw: `appointment.cancelled scheduled_at 2024-05-01T10:00:00+02:00: ${show(r)}` };
+  },
+  'attempts-zero-400': async (t) => {
+    const doc = {
+      event: 'job.closed',
+      event_id: `w-${rand()}`,
+      lead_id: 'lead-4711',
+      outcome: 'opted_out',
+      attempts: 0,
+    };
+    const r = await postB(t.url, doc);
+    return { ok: isNew(r), saw: `job.closed with attempts 0: ${show(r)}` };
+  },
+  'offset-range-unchecked': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { occurred_at: '2024-05-01T10:00:00+25:00' }));
+    return { ok: r.status === 400, saw: `occurred_at 2024-05-01T10:00:00+25:00: ${show(r)}` };
+  },
+  'job-id-number': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { provider_job_id: 81 }));
+    return { ok: r.status === 400, saw: `provider_job_id 81 (a number): ${show(r)}` };
+  },
+  'appointment-fields-number': async (t) => {
+    const doc = {
+      event: 'appointment.booked',
+      event_id: `w-${rand()}`,
+      lead_id: 'lead-4711',
+      branch_code: 28001,
+      scheduled_at: '2030-05-01T10:00:00+02:00',
+    };
+    const r = await postB(t.url, doc);
+    return { ok: r.status === 400, saw: `appointment.booked with branch_code 28001 (a number): ${show(r)}` };
+  },
   '429-no-retry-after': {
     args: ['--rate-every', '5'],
     faultOnly: true, // it needs a receiver with a cap

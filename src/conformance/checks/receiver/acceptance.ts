@@ -11,7 +11,7 @@ import { eventTypeSpec } from '../../../spec/event-types.js';
 import type { TermId } from '../../../spec/model/answers.js';
 import type { ReceiverCheck } from '../../check.js';
 import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
-import { EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
+import { EDGE_VALUES, EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
 import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
 
@@ -162,4 +162,15 @@ const jobsAcceptance: ReceiverCheck[] = [
   }),
 ];
 
-export const acceptance = { B: [...eventsAcceptance, enumerations.B], A: [...jobsAcceptance, enumerations.A] };
+/** Valid values at the edge of their type (probe/mutations-document.ts): a receiver stricter than the spec refuses one. */
+const edgeValues = mutationCheck(EVENTS_RECEIVER, 'B-ACCEPT-012', EDGE_VALUES, {
+  sections: ['§6.3', '§2.4', '§2.6', '§2.7'],
+  tags: ['acceptance', 'schema'],
+  title:
+    'values at the edge of their type are accepted: lead_id "" (an unknown lead, §6.3), text "", a scheduled_at in the past, attempts 0',
+});
+
+export const acceptance = {
+  B: [...eventsAcceptance, enumerations.B, edgeValues],
+  A: [...jobsAcceptance, enumerations.A],
+};

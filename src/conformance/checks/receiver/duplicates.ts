@@ -5,13 +5,14 @@
  * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
  * accepted; ./repeats.ts), and judges what it gathered. How long an id is remembered is ./dedupe-memory.ts.
  */
-import type { InterfaceId } from '../../../spec/constants.js';
+import { Headers, type InterfaceId, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
 import { failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
-import type { Exchange } from '../../evidence.js';
+import { describeAnswer, type Exchange } from '../../evidence.js';
 import { compact, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
 import type { ProbeScope } from '../../probe/scope.js';
+import { pause } from '../../probe/session.js';
 import { answerOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../../tolerances.js';
 import { noTrace, repeatMemory } from './dedupe-memory.js';
@@ -149,6 +150,74 @@ const eventsDuplicates: ReceiverCheck[] = [
   }),
 ];
 
+/**
+ * How far from now the retry across the window is signed: 10 s inside §5.5's 300 (the target's clock is known to the
+ * second), where a receiver with a narrower tolerance may refuse (latitude `window-interior`: then not judged).
+ */
+const ACROSS_SHIFT_SECONDS = SIGNATURE_WINDOW_SECONDS - 10;
+/**
+ * The bucket width the two timestamps straddle a multiple of: every width that divides it (60, 120, 300, 600 s) puts
+ * them in two buckets.
+ */
+const ACROSS_BUCKET_SECONDS = 600;
+
+interface AcrossEvidence extends Repeat {
+  /** The X-CAI-Timestamp of each delivery, as sent. */
+  stamps: [string, string];
+  /** The multiple of ACROSS_BUCKET_SECONDS between them. */
+  boundary: number;
+}
+
+/**
+ * A multiple of `ACROSS_BUCKET_SECONDS` in (now − shift + 5, now + shift], when there is one: the first delivery,
+ * signed `shift` before the time it is sent (up to 5 s later), stays below it; the retry, signed `shift` after a
+ * later now, above it.
+ */
+function boundaryNear(nowSeconds: number): number | undefined {
+  const low = nowSeconds - ACROSS_SHIFT_SECONDS + 5;
+  const boundary = Math.floor(low / ACROSS_BUCKET_SECONDS + 1) * ACROSS_BUCKET_SECONDS;
+  return boundary <= nowSeconds + ACROSS_SHIFT_SECONDS ? boundary : undefined;
+}
+
+/**
+ * §6.1: a retry never creates a second record, and a sender re-signs each retry with the time it is sent (§5.4), any
+ * time within §5.5's 300 s. The first delivery is signed 290 s before now, its retry 290 s after now, so that the two
+ * timestamps straddle a multiple of 600 s: a receiver that keys its memory on the event_id and a bucket of the
+ * timestamp (a 1-, 5- or 10-minute window of "recent" ids) records the retry as new. For 25 s of every 600 (about
+ * one run in 24) no multiple lies between the two: the check waits (at most 25 s) until one does.
+ */
+const retryAcrossWindow = checkOn<AcrossEvidence>(EVENTS_RECEIVER, 'B-DEDUP-011', {
+  sections: ['§6.1', '§5.4', '§5.5', '§2.13'],
+  clauses: ['§6.1-2', '§6.1-3'],
+  tags: ['dedupe', 'window'],
+  title: `a retry signed ${ACROSS_SHIFT_SECONDS} s after now, its first delivery ${ACROSS_SHIFT_SECONDS} s before (across a multiple of ${ACROSS_BUCKET_SECONDS} s), is answered as a repeat`,
+  gather: async (scope) => {
+    let boundary = boundaryNear(scope.session.targetNowSeconds());
+    while (boundary === undefined && !scope.session.signal.aborted) {
+      await pause(1000, scope.session.signal);
+      boundary = boundaryNear(scope.session.targetNowSeconds());
+    }
+    const body = compact(EVENTS_RECEIVER.document(scope));
+    const sent = await sendThenRepeat(
+      scope,
+      () => ({ body, timestamp: { kind: 'now', shiftSeconds: -ACROSS_SHIFT_SECONDS } }),
+      () => ({ body, timestamp: { kind: 'now', shiftSeconds: ACROSS_SHIFT_SECONDS } }),
+    );
+    const stamps = [sent.first, sent.second].map((exchange) => exchange?.request.headers[Headers.timestamp] ?? '?');
+    return { ...sent, stamps: stamps as [string, string], boundary: boundary ?? 0 } as AcrossEvidence;
+  },
+  judge: (evidence) => {
+    if (!evidence.stamps || evidence.boundary === undefined) return notJudged('the timestamps sent are not known');
+    const outcome = judgePair(evidence, AS_REPEAT, AS_NEW);
+    if (outcome.verdict === 'failed' || !evidence.second) return outcome;
+    // A refusal of a timestamp 290 s off is latitude (a narrower window), not the evidence of a repeat.
+    if (!isAccepted(evidence.second))
+      return notJudged(`the retry signed at ${evidence.stamps[1]} was refused: ${describeAnswer(evidence.second)}`);
+    const when = `signed at ${evidence.stamps[0]}, then at ${evidence.stamps[1]} (across ${evidence.boundary})`;
+    return outcome.verdict === 'passed' ? { ...outcome, actual: `${outcome.actual}, ${when}` } : outcome;
+  },
+});
+
 const jobsDuplicates: ReceiverCheck[] = [
   checkOn<Repeat>(JOBS_RECEIVER, 'A-DEDUP-001', {
     sections: ['§2.2', '§8'],
@@ -245,6 +314,12 @@ const distinctIds = forBoth((receiver) =>
 );
 
 export const duplicates = {
-  B: [...eventsDuplicates, ...(distinctIds.B ?? []), ...(repeatMemory.B ?? []), ...(noTrace.B ?? [])],
+  B: [
+    ...eventsDuplicates,
+    ...(distinctIds.B ?? []),
+    ...(repeatMemory.B ?? []),
+    ...(noTrace.B ?? []),
+    retryAcrossWindow,
+  ],
   A: [...jobsDuplicates, ...(distinctIds.A ?? []), ...(repeatMemory.A ?? []), ...(noTrace.A ?? [])],
 };

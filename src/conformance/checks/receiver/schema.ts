@@ -20,6 +20,7 @@ import {
   EVENT_ID_PAST_LIMIT,
   EVENT_TYPE_MISSES,
   INTENT_MISSES,
+  numberFor,
   ORIGIN_CHANNEL_MISSES,
   OUTCOME_MISSES,
 } from '../../probe/mutations-document.js';
@@ -161,9 +162,9 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-009',
-    title: 'an `event_id` or a `lead_id` given as a number is rejected with 400',
+    title: 'an `event_id`, a `lead_id` or a `provider_job_id` given as a number is rejected with 400',
     sections: ['§2.4', '§7'],
-    mutations: (['event_id', 'lead_id'] as const).map(
+    mutations: (['event_id', 'lead_id', 'provider_job_id'] as const).map(
       (field): Mutation => ({
         name: `${field} given as a number`,
         clauses: ['§2.4-3'],
@@ -176,15 +177,23 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   },
   {
     id: 'B-SCHEMA-010',
-    title: '`text` given as an object is rejected with 400',
-    sections: ['§2.4', '§7'],
-    clauses: ['§2.4-3'],
-    change: setTo('text', { value: 'hello' }),
+    title:
+      "`text` given as an object, or an appointment's `branch_code`, `service` or `notes` as a number, is rejected with 400",
+    sections: ['§2.4', '§2.6', '§7'],
+    mutations: [
+      {
+        name: 'text given as an object',
+        clauses: ['§2.4-3'],
+        intent: 'schema',
+        request: ({ doc }) => ({ body: compact(withPath(doc, 'text', { value: 'hello' })) }),
+      },
+      ...['branch_code', 'service', 'notes'].map((field) => numberFor(field, 'appointment.booked')),
+    ],
   },
   {
     id: 'B-SCHEMA-011',
     title:
-      'a `from_number_e164` that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected with 400',
+      'a `from_number_e164` that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits, Arabic-Indic digits) is rejected with 400',
     sections: ['§2.1', '§2.4', '§7'],
     mutations: e164Misses('from_number_e164', ['§2.1-1', '§2.4-3']),
   },
@@ -198,7 +207,7 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   {
     id: 'B-SCHEMA-013',
     title:
-      'a `scheduled_at` that is not a date-time (words, a date alone, no offset, text after the offset) is rejected with 400',
+      'a `scheduled_at` that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00) is rejected with 400',
     sections: ['§2.1', '§2.6', '§7'],
     mutations: dateTimeMisses('scheduled_at', ['§2.1-2', '§2.6-1'], 'appointment.booked'),
   },
@@ -229,7 +238,7 @@ const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
   {
     id: 'A-SCHEMA-007',
     title:
-      'a contact.phone_e164 that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits) is rejected',
+      'a contact.phone_e164 that is not E.164 (national, no plus, 00 for the plus, spaces, dashes, a country code of 0, 16 digits, Arabic-Indic digits) is rejected',
     sections: ['§2.1', '§2.2'],
     mutations: e164Misses('contact.phone_e164', ['§2.1-1', '§2.2-2']),
   },
@@ -257,7 +266,7 @@ const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
   {
     id: 'A-SCHEMA-011',
     title:
-      'an origin.captured_at that is not a date-time (words, a date alone, no offset, text after the offset) is rejected',
+      'an origin.captured_at that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00) is rejected',
     sections: ['§2.1', '§2.2'],
     mutations: dateTimeMisses('origin.captured_at', ['§2.1-2']),
   },

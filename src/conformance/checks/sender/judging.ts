@@ -16,12 +16,11 @@ import {
 import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
 import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
+import { plural } from '../../../text.js';
 
 export type SenderFinding = Finding<Attempt>;
 
 const SHOWN_PROBLEMS = 3;
-
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 const cache = new WeakMap<readonly StageRecord[], SenderFinding[]>();
 
@@ -58,12 +57,15 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   return findings;
 }
 
-/** The documents a sender sends in one run: the fewest any of its stages brought (a stage renaming some has more). */
+/**
+ * The documents a sender sends in one run: the fewest any of its stages brought (a stage renaming some has more).
+ * Unknown from one stage alone: it is compared with itself.
+ */
 export function documentsPerRunOf(records: readonly StageRecord[]): number | undefined {
   const counts = records
     .filter((record) => record.attempts.length > 0 && !record.interrupted)
     .map((record) => documentsIn(record.attempts));
-  return counts.length > 0 ? Math.min(...counts) : undefined;
+  return counts.length > 1 ? Math.min(...counts) : undefined;
 }
 
 /** The model's judgement of every attempt (late ones too: a stale signature on a late retry is still one) on one term. */
