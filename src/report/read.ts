@@ -1,8 +1,7 @@
 import { openInputStream } from '../input.js';
 import type { Readable } from 'node:stream';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
-import { LineTooLong } from '../mock/log-lines.js';
-import { forEachRecordLine } from '../mock/log-read.js';
+import { forEachRecordLine, LineTooLong } from '../mock/log-read.js';
 import { RECORD_START } from '../mock/log-record.js';
 import { NOT_JSON, parseLogLine, type LogRecord } from './log.js';
 

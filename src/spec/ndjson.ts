@@ -1,7 +1,8 @@
 /**
  * Splits a byte stream into NDJSON lines without decoding it first, so that every line reaches
  * `validateBody` as the exact bytes sent (invalid UTF-8 stays detectable), and memory stays constant:
- * a line longer than `maxLineBytes` is not buffered beyond that, only measured.
+ * a line longer than `maxLineBytes` is not buffered beyond that, only measured (and, when asked, its last bytes
+ * kept). The one line reader of the house: `cai validate --ndjson`, `cai send --ndjson` and the mocks' log readers.
  */
 import { INPUT_CAPS } from '../bounds.js';
 
@@ -16,6 +17,8 @@ export interface NdjsonLine {
   oversize: boolean;
   /** With `stopAtOversize`: the line was over the cap and reading stopped there, its end unread. */
   cut?: boolean;
+  /** With `keepTailBytes`, of an oversize line: its last bytes (where a log's complete record may follow a torn one). */
+  tail?: Buffer;
 }
 
 /** The cap on one line of `cai validate --ndjson` (src/bounds.ts). */
@@ -28,6 +31,8 @@ export interface NdjsonReadOptions {
    * and skipped, and the lines after it are read.
    */
   stopAtOversize?: boolean;
+  /** Of a line over the cap, keep (in `tail`) at most this many of its last bytes; none by default. */
+  keepTailBytes?: number;
 }
 
 /**
@@ -43,6 +48,8 @@ export async function* readNdjsonBatches(
   let pendingBytes = 0;
   let oversize = false;
   let number = 0;
+  const tailBytes = options.keepTailBytes ?? 0;
+  const tail = new LineTail(tailBytes);
   const finish = (): NdjsonLine => {
     number++;
     let bytes = oversize
@@ -56,6 +63,7 @@ export async function* readNdjsonBatches(
       byteLength--;
     }
     const line: NdjsonLine = { number, bytes, byteLength, oversize };
+    if (oversize && tailBytes > 0) line.tail = tail.take();
     pending = [];
     pendingBytes = 0;
     oversize = false;
@@ -63,9 +71,11 @@ export async function* readNdjsonBatches(
   };
   const keep = (part: Buffer): void => {
     pendingBytes += part.length;
-    if (oversize) return;
+    if (oversize) return tail.add(part);
     if (pendingBytes > maxLineBytes) {
       oversize = true;
+      for (const kept of pending) tail.add(kept);
+      tail.add(part);
       pending = [];
       return;
     }
@@ -82,6 +92,7 @@ export async function* readNdjsonBatches(
         if (bytes.length > maxLineBytes) {
           pendingBytes = bytes.length;
           oversize = true;
+          tail.add(bytes);
         } else {
           pending.push(bytes);
           pendingBytes = bytes.length;
@@ -117,4 +128,27 @@ export async function* readNdjsonLines(
   options: NdjsonReadOptions = {},
 ): AsyncGenerator<NdjsonLine> {
   for await (const batch of readNdjsonBatches(stream, maxLineBytes, options)) yield* batch;
+}
+
+/** The last bytes of a line over the cap, kept as its parts arrive: at most `bytes` of them (nothing when 0). */
+class LineTail {
+  private parts: Buffer[] = [];
+  private length = 0;
+
+  constructor(private readonly bytes: number) {}
+
+  add(part: Buffer): void {
+    if (this.bytes === 0) return;
+    this.parts.push(part);
+    this.length += part.length;
+    while (this.parts.length > 1 && this.length - (this.parts[0] as Buffer).length >= this.bytes)
+      this.length -= (this.parts.shift() as Buffer).length;
+  }
+
+  take(): Buffer {
+    const whole = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.length);
+    this.parts = [];
+    this.length = 0;
+    return whole.subarray(Math.max(0, whole.length - this.bytes));
+  }
 }

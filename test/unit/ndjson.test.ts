@@ -60,4 +60,26 @@ describe('readNdjsonLines', () => {
       { number: 3, text: 'cd', byteLength: 2, oversize: false },
     ]);
   });
+
+  it('keeps the last bytes of a line over the limit when asked, however the bytes are chunked (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c', '\n'), maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (text, cuts, keep) => {
+          const max = 5;
+          const source = (async function* () {
+            yield* split(text, cuts);
+          })();
+          const expected = text.split('\n');
+          if (expected[expected.length - 1] === '') expected.pop();
+          const tails: (string | undefined)[] = [];
+          for await (const line of readNdjsonLines(source, max, { keepTailBytes: keep }))
+            tails.push(line.tail?.toString('latin1'));
+          expect(tails).toEqual(expected.map((line) => (line.length > max ? line.slice(-keep) : undefined)));
+        },
+      ),
+    );
+  });
 });
