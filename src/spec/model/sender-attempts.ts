@@ -206,6 +206,19 @@ function sizeProblem(attempt: SeenAttempt, limit: number): string | undefined {
   return attempt.bodyBytes > limit ? `${attempt.cut ? 'over ' : ''}${attempt.bodyBytes} bytes` : undefined;
 }
 
+/**
+ * §4.1/§4.2: a POST to the URL itself, `{provider_endpoint}/contact-jobs` or the events URL of callback_url; a query
+ * added to it makes another URL (RFC 3986 §3.4: the query is part of what identifies the resource).
+ */
+function addressProblem(attempt: SeenAttempt, expectedPath: string): string | undefined {
+  if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
+  if (attempt.path === expectedPath) return undefined;
+  const [path, ...query] = attempt.path.split('?');
+  return path === expectedPath
+    ? `POST ${quoted(attempt.path, false)}: a query ${quoted(`?${query.join('?')}`, false)} added to ${expectedPath}, which has none`
+    : `POST ${quoted(attempt.path, false)}, not ${expectedPath}`;
+}
+
 /** The terms every attempt of a sender of the interface is judged on. */
 export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
   const spec = interfaceSpec(iface);
@@ -223,16 +236,7 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       level: 'must',
       clauses: [endpoint],
       expected: () => `POST ${address}`,
-      judge: (attempt, context) => {
-        if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
-        if (attempt.path === context.expectedPath) return undefined;
-        // §4.1/§4.2: the URL itself, `{provider_endpoint}/contact-jobs` or the events URL of callback_url; a query
-        // added to it makes another URL (RFC 3986 §3.4: the query is part of what identifies the resource).
-        const [path, ...query] = attempt.path.split('?');
-        return path === context.expectedPath
-          ? `POST ${quoted(attempt.path, false)}: a query ${quoted(`?${query.join('?')}`, false)} added to ${context.expectedPath}, which has none`
-          : `POST ${quoted(attempt.path, false)}, not ${context.expectedPath}`;
-      },
+      judge: (attempt, context) => addressProblem(attempt, context.expectedPath),
     },
     {
       id: 'identity',

@@ -65,63 +65,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     if (nextAfter(attempt).must === 'stop') {
       if (ended) continue;
       ended = true;
-      // The same document again once the answer was out, under its event_id or a new one (a rename is sent again
-      // all the same; another document under this event_id is S6's; one sent before the answer, one-at-a-time's).
-      const doc = documentOf(attempt);
-      const answeredAt = attempt.answeredMono;
-      const again = later.filter(
-        (each) =>
-          each.arrivedMono >= answeredAt && (doc === undefined ? each.key === attempt.key : sameContent(each, attempt)),
-      );
-      const level = kind === 'accepted' ? 'should' : rule.refusalLevel;
-      const clauses =
-        kind === 'accepted'
-          ? ['§6.5-1']
-          : rule.refusalClauses(attempt.answer.kind === 'error' ? attempt.answer.status : 0);
-      // An attempt cai got to after a late answer went out may have come before it, by cai's lag (a busy machine): a
-      // sender that gave up waiting (its time-out) and sent again did right. Only one surely after the answer breaks.
-      const surely = again.filter((each) => sentAfterAnswer(attempt, each));
-      const first = surely[0];
-      if (!first && again.length > 0) {
-        const maybe = again[0] as A;
-        findings.push({
-          term: 'stops',
-          relation: 'final',
-          level,
-          clauses,
-          verdict: 'undecided',
-          attempt,
-          actual: `sent again ${ms(maybe.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)} as cai's loop got to it, but that loop may have been ${ms(maybe.slackMs ?? 0)} late to it: it may have been sent before the answer, which went out ${ms(answeredAt - attempt.arrivedMono)} after the attempt (a sender may give up waiting)`,
-          shown: [attempt, ...again],
-        });
-        continue;
-      }
-      if (first) {
-        const late = surely.some((each) => each.late) ? ', after cai stopped listening' : '';
-        const renamed = surely.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
-        const verb = `${kind === 'refused' ? 'retried' : 'sent again'}${renamed ? ' under a new event_id' : ''}`;
-        const actual = `${verb}: ${surely.length} more attempt${surely.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer)}${late}`;
-        findings.push({
-          term: 'stops',
-          relation: 'final',
-          level,
-          clauses,
-          verdict: 'broken',
-          attempt,
-          actual,
-          shown: [attempt, ...surely],
-        });
-      } else
-        findings.push({
-          term: 'stops',
-          relation: 'final',
-          level,
-          clauses,
-          verdict: context.complete ? 'kept' : 'undecided',
-          attempt,
-          ...(context.complete ? {} : { actual: 'the stage was cut short' }),
-          shown: [attempt],
-        });
+      findings.push(stopped(attempt, later, context));
       continue;
     }
     const next = later[0];
@@ -161,6 +105,59 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
   findings.push(...oneAtATime(delivery));
   findings.push(...rateWaits(delivery, rule.rateLevel, rule.retry429));
   return findings;
+}
+
+/**
+ * S1, after a final answer: the same document again once the answer was out, under its event_id or a new one (a
+ * rename is sent again all the same; another document under this event_id is S6's; one sent before the answer,
+ * one-at-a-time's).
+ */
+function stopped<A extends SeenAttempt>(attempt: A, later: readonly A[], context: DeliveryContext): Finding<A> {
+  const rule = deliveryRules(context.interface);
+  const kind = heard(attempt);
+  const doc = documentOf(attempt);
+  const answeredAt = attempt.answeredMono as number;
+  const again = later.filter(
+    (each) =>
+      each.arrivedMono >= answeredAt && (doc === undefined ? each.key === attempt.key : sameContent(each, attempt)),
+  );
+  const status = attempt.answer.kind === 'error' ? attempt.answer.status : 0;
+  const base = {
+    term: 'stops' as const,
+    relation: 'final' as const,
+    level: kind === 'accepted' ? ('should' as const) : rule.refusalLevel,
+    clauses: kind === 'accepted' ? ['§6.5-1'] : rule.refusalClauses(status),
+    attempt,
+  };
+  // An attempt cai got to after a late answer went out may have come before it, by cai's lag (a busy machine): a
+  // sender that gave up waiting (its time-out) and sent again did right. Only one surely after the answer breaks.
+  const surely = again.filter((each) => sentAfterAnswer(attempt, each));
+  const first = surely[0];
+  if (!first && again.length > 0) {
+    const maybe = again[0] as A;
+    return {
+      ...base,
+      verdict: 'undecided',
+      actual: `sent again ${ms(maybe.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)} as cai's loop got to it, but that loop may have been ${ms(maybe.slackMs ?? 0)} late to it: it may have been sent before the answer, which went out ${ms(answeredAt - attempt.arrivedMono)} after the attempt (a sender may give up waiting)`,
+      shown: [attempt, ...again],
+    };
+  }
+  if (!first)
+    return {
+      ...base,
+      verdict: context.complete ? 'kept' : 'undecided',
+      ...(context.complete ? {} : { actual: 'the stage was cut short' }),
+      shown: [attempt],
+    };
+  const late = surely.some((each) => each.late) ? ', after cai stopped listening' : '';
+  const renamed = surely.some((each) => eventIdOfAttempt(each) !== eventIdOfAttempt(attempt));
+  const verb = `${kind === 'refused' ? 'retried' : 'sent again'}${renamed ? ' under a new event_id' : ''}`;
+  return {
+    ...base,
+    verdict: 'broken',
+    actual: `${verb}: ${surely.length} more attempt${surely.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)}${late}`,
+    shown: [attempt, ...surely],
+  };
 }
 
 /** How many answers of the class of `index`'s came in a row, up to and including it. */

@@ -40,29 +40,35 @@ function withKindsSeen(outcome: Outcome, evidence: SenderEvidence): Outcome {
     : { ...outcome, notes: [...(outcome.notes ?? []), `documents received: ${kindsSeen(evidence)}`] };
 }
 
+/** What an attempt check says of itself; the rest is its term's. */
+type AttemptCheckRow = Omit<SenderCheckSpec, 'id' | 'interface' | 'level' | 'clauses' | 'scenarios' | 'judge'>;
+
+/** A check of one attempt term of the model, on every attempt of the `accept` scenario: its level and clauses the term's. */
+function attemptCheck(
+  iface: InterfaceId,
+  id: string,
+  term: AttemptTermId,
+  row: AttemptCheckRow,
+  unjudged = NOTHING_TO_JUDGE,
+): SenderCheck {
+  const model = attemptTerm(iface, term);
+  return defineSenderCheck({
+    id: `${interfaceSpec(iface).senderCheckPrefix}-${id}`,
+    interface: iface,
+    level: model.level,
+    clauses: model.clauses,
+    scenarios: ['accept'],
+    ...row,
+    judge: everyAttempt(iface, term, unjudged),
+  });
+}
+
 function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const spec = interfaceSpec(iface);
-  const p = spec.senderCheckPrefix;
   const own = spec.section;
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
-  const scenarios = ['accept'] as const;
-  const check = (
-    id: string,
-    term: AttemptTermId,
-    row: Omit<SenderCheckSpec, 'id' | 'interface' | 'level' | 'clauses' | 'scenarios' | 'judge'>,
-    unjudged = NOTHING_TO_JUDGE,
-  ) => {
-    const model = attemptTerm(iface, term);
-    return defineSenderCheck({
-      id: `${p}-${id}`,
-      interface: iface,
-      level: model.level,
-      clauses: model.clauses,
-      scenarios,
-      ...row,
-      judge: everyAttempt(iface, term, unjudged),
-    });
-  };
+  const check = (id: string, term: AttemptTermId, row: AttemptCheckRow, unjudged?: string) =>
+    attemptCheck(iface, id, term, row, unjudged);
   const checks = [
     check('HTTP-001', 'address', { sections: [own], tags: ['http'], title: `every attempt is a POST to ${address}` }),
     check('HDR-001', 'identity', {
