@@ -258,15 +258,19 @@ async function replayUndecided(
     );
   for (const [index, record] of records.entries()) {
     let current = record;
+    // A replay cut by the run's end is no better evidence than the play it replaces: one starts only with a whole
+    // wait left, and one to which nothing came (a sender still held up by the busy machine) leaves the play before it.
     for (
       let again = 1;
       again <= SENDER_RUN_CAPS.timingReplays &&
       undecided(current) &&
       !options.signal.aborted &&
-      performance.now() < deadlineMono;
+      performance.now() + options.waitMs <= deadlineMono;
       again += 1
     ) {
-      current = await stages.play(record.scenario, { id: `${record.scenario.id}-again-${again}`, deadlineMono });
+      const replay = await stages.play(record.scenario, { id: `${record.scenario.id}-again-${again}`, deadlineMono });
+      if (replay.attempts.length === 0) break;
+      current = replay;
       current.replays = again;
     }
     records[index] = current;

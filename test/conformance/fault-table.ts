@@ -155,6 +155,13 @@ const edgeUntested = (report: RunChecks, id: string) =>
       check.notes.some((note) => note.includes('one second outside') && note.includes('a later second')),
   );
 
+/**
+ * Whether `id`, a check `entry`'s row does not name, fails against its fault only when the machine is slow (above): a
+ * replay of its requests, played faster than the run played them, may then pass against the broken receiver.
+ */
+export const showsOnlyWhenSlow = (entry: FaultCase, id: string): boolean =>
+  !entry.fails.includes(id) && WHEN_SLOW[entry.fault]?.test(id) === true;
+
 const failedOrWarned = (report: RunChecks) =>
   report.checks.filter((check) => check.verdict === 'failed' || check.verdict === 'warning').map((check) => check.id);
 
@@ -169,8 +176,7 @@ export function namedFailures(
   report: RunChecks,
   lateTimers: (id: string) => boolean = () => false,
 ): { seen: string[]; named: string[] } {
-  const slow = (id: string) =>
-    !entry.fails.includes(id) && (WHEN_SLOW[entry.fault]?.test(id) === true || lateTimers(id));
+  const slow = (id: string) => !entry.fails.includes(id) && (showsOnlyWhenSlow(entry, id) || lateTimers(id));
   const seen = failedOrWarned(report).filter((id) => !id.includes('-STATE-') && !slow(id));
   const named = entry.fails.filter((id) => !(EDGE_ONLY.has(entry.fault) && edgeUntested(report, id)));
   return { seen: seen.sort(), named: [...named].sort() };
