@@ -119,7 +119,7 @@ async function playRun(stages: Stages, plan: Plan, context: PlayOptions): Promis
   ]);
   records.push(...others);
   records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
-  if (!byHand) await replayUndecided(stages, records, context, deadlineMono);
+  if (!byHand) await replayUndecided(stages, records, context, deadlineMono, timingUndecided(context));
   return { records, exploration };
 }
 
@@ -242,20 +242,23 @@ async function playNamed(
   return toRun.flatMap((entry) => played.get(entry) ?? []);
 }
 
+/** Whether cai's own lag left a timing verdict on a stage open (model: each arrival is known between two bounds). */
+const timingUndecided = (options: PlayOptions) => (record: StageRecord) =>
+  findingsOf(senderEvidence(options, [record])).some(
+    (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
+  );
+
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
  * again, alone, at most SENDER_RUN_CAPS.timingReplays times; the last play is the evidence.
  */
-async function replayUndecided(
-  stages: Stages,
+export async function replayUndecided(
+  stages: Pick<Stages, 'play'>,
   records: StageRecord[],
-  options: PlayOptions,
+  options: Pick<PlayOptions, 'signal' | 'waitMs'>,
   deadlineMono: number,
+  undecided: (record: StageRecord) => boolean,
 ): Promise<void> {
-  const undecided = (record: StageRecord) =>
-    findingsOf(senderEvidence(options, [record])).some(
-      (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
-    );
   for (const [index, record] of records.entries()) {
     let current = record;
     // A replay cut by the run's end is no better evidence than the play it replaces: one starts only with a whole

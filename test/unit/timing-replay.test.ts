@@ -1,0 +1,93 @@
+/**
+ * A sender scenario whose timing cai's own lag left open is played again (conformance/run-sender.ts): only with a whole
+ * wait left in the run, and a replay to which nothing came never replaces the play that had evidence.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Attempt, StageRecord } from '../../src/conformance/evidence.js';
+import type { Scenario } from '../../src/conformance/listen/scenarios.js';
+import { replayUndecided } from '../../src/conformance/run-sender.js';
+
+const scenario = { id: 'retry-5xx' } as Scenario;
+
+function record(id: string, attempts: number): StageRecord {
+  return {
+    scenario,
+    id,
+    targetUrl: 'http://127.0.0.1:1/',
+    expectedPath: '/',
+    startedAt: 0,
+    startedMono: 0,
+    attempts: Array.from({ length: attempts }, () => ({}) as Attempt),
+  };
+}
+
+/** A stage player that answers with the records given, in turn, and counts its plays. */
+function player(...answers: StageRecord[]) {
+  const played: string[] = [];
+  return {
+    played,
+    stages: {
+      play: async (_entry: Scenario, options?: { id?: string }) => {
+        played.push(options?.id ?? '');
+        const next = answers.shift();
+        if (next === undefined) throw new Error('played more often than the test expected');
+        return next;
+      },
+    } as never,
+  };
+}
+
+const options = (waitMs: number) => ({ signal: new AbortController().signal, waitMs });
+const always = () => true;
+
+describe('replaying a scenario whose timing verdict was left open', () => {
+  it('plays it again at most twice while it stays open, and keeps the last play with its count', async () => {
+    const { stages, played } = player(record('again-1', 3), record('again-2', 3));
+    const records = [record('first', 3)];
+    await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, always);
+    expect(played).toEqual(['retry-5xx-again-1', 'retry-5xx-again-2']);
+    expect(records[0]?.id).toBe('again-2');
+    expect(records[0]?.replays).toBe(2);
+  });
+
+  it('stops once a replay decides it', async () => {
+    const { stages, played } = player(record('again-1', 3));
+    const records = [record('first', 3)];
+    await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, (r) => r.id === 'first');
+    expect(played).toHaveLength(1);
+    expect(records[0]?.id).toBe('again-1');
+  });
+
+  it('does not start a replay without a whole wait left before the run ends', async () => {
+    const { stages, played } = player();
+    const records = [record('first', 3)];
+    await replayUndecided(stages, records, options(5_000), performance.now() + 4_000, always);
+    expect(played).toEqual([]);
+    expect(records[0]?.id).toBe('first');
+    expect(records[0]?.replays).toBeUndefined();
+  });
+
+  it('keeps the play before a replay to which nothing came as the evidence, and plays no more', async () => {
+    const { stages, played } = player(record('again-1', 0));
+    const records = [record('first', 3)];
+    await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, always);
+    expect(played).toHaveLength(1);
+    expect(records[0]?.id).toBe('first');
+    expect(records[0]?.attempts).toHaveLength(3);
+  });
+
+  it('plays nothing once the run is interrupted', async () => {
+    const { stages, played } = player();
+    const controller = new AbortController();
+    controller.abort();
+    const records = [record('first', 3)];
+    await replayUndecided(
+      stages,
+      records,
+      { signal: controller.signal, waitMs: 1 },
+      performance.now() + 60_000,
+      always,
+    );
+    expect(played).toEqual([]);
+  });
+});
