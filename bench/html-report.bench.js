@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { renderConformanceHtml } from '../dist/output/html/conformance-report.js';
+import { renderConformanceHtml } from '../dist/index.js';
 import { chromiumMissing, launchChromium, watchPage } from '../test/helpers/chromium.mjs';
 import { median } from './lib.js';
 
