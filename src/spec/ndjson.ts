@@ -44,14 +44,81 @@ export async function* readNdjsonBatches(
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
   options: NdjsonReadOptions = {},
 ): AsyncGenerator<NdjsonLine[]> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let oversize = false;
-  let number = 0;
-  const tailBytes = options.keepTailBytes ?? 0;
-  const tail = new LineTail(tailBytes);
-  const finish = (): NdjsonLine => {
-    number++;
+  const splitter = new NdjsonSplitter(maxLineBytes, options);
+  for await (const chunk of stream) {
+    const batch = splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    if (batch.length > 0) yield batch;
+    // Leaving the loop ends the iteration of the stream, which stops reading it.
+    if (splitter.stopped) return;
+  }
+  const last = splitter.end();
+  if (last.length > 0) yield last;
+}
+
+/**
+ * The splitting under the readers, synchronous: chunks in, the lines they complete out. A caller that holds the whole
+ * input already (`cai send --ndjson` reads its file whole, within its cap) pushes it once and ends.
+ */
+export class NdjsonSplitter {
+  /** With `stopAtOversize`: a line went over the cap, and nothing more is read. */
+  stopped = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private oversize = false;
+  private number = 0;
+  private readonly tail: LineTail;
+
+  constructor(
+    private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+    private readonly options: NdjsonReadOptions = {},
+  ) {
+    this.tail = new LineTail(options.keepTailBytes ?? 0);
+  }
+
+  /** The lines `buffer` completes (and, with `stopAtOversize`, the first line over the cap, cut or whole). */
+  push(buffer: Buffer): NdjsonLine[] {
+    const batch: NdjsonLine[] = [];
+    if (this.stopped) return batch;
+    const stop = this.options.stopAtOversize === true;
+    let start = 0;
+    for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
+      if (this.pending.length === 0 && !this.oversize && this.pendingBytes === 0) {
+        const bytes = buffer.subarray(start, newline);
+        this.pendingBytes = bytes.length;
+        if (bytes.length > this.maxLineBytes) {
+          this.oversize = true;
+          this.tail.add(bytes);
+        } else {
+          this.pending.push(bytes);
+        }
+      } else {
+        this.keep(buffer.subarray(start, newline));
+      }
+      const line = this.finish();
+      batch.push(line);
+      start = newline + 1;
+      if (stop && line.oversize) {
+        this.stopped = true;
+        return batch;
+      }
+    }
+    if (start < buffer.length) this.keep(buffer.subarray(start));
+    if (stop && this.oversize) {
+      // Over the cap without its end: not a line of a document, and maybe no end at all (`/dev/zero`).
+      batch.push({ ...this.finish(), cut: true });
+      this.stopped = true;
+    }
+    return batch;
+  }
+
+  /** The last line, when the input did not end with a line ending. */
+  end(): NdjsonLine[] {
+    return !this.stopped && (this.pendingBytes > 0 || this.oversize) ? [this.finish()] : [];
+  }
+
+  private finish(): NdjsonLine {
+    this.number++;
+    const { pending, pendingBytes, oversize } = this;
     let bytes = oversize
       ? Buffer.alloc(0)
       : pending.length === 1
@@ -62,63 +129,26 @@ export async function* readNdjsonBatches(
       bytes = bytes.subarray(0, bytes.length - 1);
       byteLength--;
     }
-    const line: NdjsonLine = { number, bytes, byteLength, oversize };
-    if (oversize && tailBytes > 0) line.tail = tail.take();
-    pending = [];
-    pendingBytes = 0;
-    oversize = false;
+    const line: NdjsonLine = { number: this.number, bytes, byteLength, oversize };
+    if (oversize && (this.options.keepTailBytes ?? 0) > 0) line.tail = this.tail.take();
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.oversize = false;
     return line;
-  };
-  const keep = (part: Buffer): void => {
-    pendingBytes += part.length;
-    if (oversize) return tail.add(part);
-    if (pendingBytes > maxLineBytes) {
-      oversize = true;
-      for (const kept of pending) tail.add(kept);
-      tail.add(part);
-      pending = [];
-      return;
-    }
-    pending.push(part);
-  };
-  const stop = options.stopAtOversize === true;
-  for await (const chunk of stream) {
-    const batch: NdjsonLine[] = [];
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    let start = 0;
-    for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
-      if (pending.length === 0 && !oversize && pendingBytes === 0) {
-        const bytes = buffer.subarray(start, newline);
-        if (bytes.length > maxLineBytes) {
-          pendingBytes = bytes.length;
-          oversize = true;
-          tail.add(bytes);
-        } else {
-          pending.push(bytes);
-          pendingBytes = bytes.length;
-        }
-      } else {
-        keep(buffer.subarray(start, newline));
-      }
-      const line = finish();
-      batch.push(line);
-      start = newline + 1;
-      if (stop && line.oversize) {
-        // Leaving the loop ends the iteration of the stream, which stops reading it.
-        yield batch;
-        return;
-      }
-    }
-    if (start < buffer.length) keep(buffer.subarray(start));
-    if (stop && oversize) {
-      // Over the cap without its end: not a line of a document, and maybe no end at all (`/dev/zero`).
-      batch.push({ ...finish(), cut: true });
-      yield batch;
-      return;
-    }
-    if (batch.length > 0) yield batch;
   }
-  if (pendingBytes > 0 || oversize) yield [finish()];
+
+  private keep(part: Buffer): void {
+    this.pendingBytes += part.length;
+    if (this.oversize) return this.tail.add(part);
+    if (this.pendingBytes > this.maxLineBytes) {
+      this.oversize = true;
+      for (const kept of this.pending) this.tail.add(kept);
+      this.tail.add(part);
+      this.pending = [];
+      return;
+    }
+    this.pending.push(part);
+  }
 }
 
 /** One line at a time (convenience over `readNdjsonBatches`). */

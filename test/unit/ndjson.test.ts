@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readNdjsonLines } from '../../src/spec/ndjson.js';
+import { NdjsonSplitter, readNdjsonLines } from '../../src/spec/ndjson.js';
+import { splitNdjson } from '../../src/send/batch-files.js';
 
 async function collect(chunks: Buffer[], max?: number) {
   const lines = [];
@@ -81,5 +82,44 @@ describe('readNdjsonLines', () => {
         },
       ),
     );
+  });
+});
+
+describe('NdjsonSplitter, the splitting under the readers', () => {
+  it('gives, for a whole input pushed at once, the lines the stream reader gives for it in any chunks (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', '{', 'é') }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        async (text, cuts) => {
+          const latin1 = Buffer.from(text, 'utf8').toString('latin1');
+          const splitter = new NdjsonSplitter(4);
+          const whole = [...splitter.push(Buffer.from(latin1, 'latin1')), ...splitter.end()].map((line) => ({
+            number: line.number,
+            text: line.bytes.toString('latin1'),
+            byteLength: line.byteLength,
+            oversize: line.oversize,
+          }));
+          expect(whole).toEqual(await collect(split(latin1, cuts), 4));
+          // cai send --ndjson: its documents are the lines that are not blank, numbered as the reader numbers them.
+          const documents = splitNdjson(Buffer.from(latin1, 'latin1'), { eventIds: false });
+          const lines = await collect([Buffer.from(latin1, 'latin1')], Number.POSITIVE_INFINITY);
+          expect(documents.map((document) => [document.line, document.body.toString('latin1')])).toEqual(
+            lines.filter((line) => line.text.trim() !== '').map((line) => [line.number, line.text]),
+          );
+        },
+      ),
+    );
+  });
+
+  it('with stopAtOversize, stops at the first line over the cap and takes nothing after it', () => {
+    const splitter = new NdjsonSplitter(3, { stopAtOversize: true });
+    expect(splitter.push(Buffer.from('ab\nabcdef')).map((line) => [line.number, line.oversize, line.cut])).toEqual([
+      [1, false, undefined],
+      [2, true, true],
+    ]);
+    expect(splitter.stopped).toBe(true);
+    expect(splitter.push(Buffer.from('\nok\n'))).toEqual([]);
+    expect(splitter.end()).toEqual([]);
   });
 });
