@@ -29,6 +29,7 @@ import type { SuiteReport } from './types.js';
 import { waiverReport } from './waivers.js';
 
 import type { SenderConformanceOptions } from './sender-options.js';
+import { plural } from '../text.js';
 
 export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './sender-options.js';
 
@@ -287,7 +288,7 @@ function silentSender(stages: Stages, records: readonly StageRecord[], byHand: b
   const elsewhere = stages.strayCount() > 0 ? `; ${straysNote(stages)}` : '';
   return deliveryError(
     'no_attempts',
-    `the sender sent nothing: no attempt arrived in ${count} scenario${count === 1 ? '' : 's'} (${triggerText(first)})${elsewhere}`,
+    `the sender sent nothing: no attempt arrived in ${plural(count, 'scenario')} (${triggerText(first)})${elsewhere}`,
     byHand
       ? `send to ${first.targetUrl} while cai waits, or pass ${optionName('trigger')} CMD`
       : 'run the trigger by hand with CAI_TARGET_URL set, and check that it makes the sender post there',

@@ -15,6 +15,7 @@ import type { Session } from './probe/session.js';
 import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 import type { InterfaceId } from '../spec/constants.js';
+import { plural } from '../text.js';
 
 export interface RunHooks {
   onStart?(check: Check): void;
@@ -200,7 +201,7 @@ export async function runProbes(
   }
   // Checks never started (Ctrl-C, or the failure limit) are reported as skipped, with the reason, in every format.
   const notRun = stopped
-    ? `not run: the run stopped after ${stopped.limit} failed must check${stopped.limit === 1 ? '' : 's'} (${optionName('fail-fast')} / ${optionName('max-failures')})`
+    ? `not run: the run stopped after ${plural(stopped.limit, 'failed must check')} (${optionName('fail-fast')} / ${optionName('max-failures')})`
     : 'not run: interrupted before it started';
   const ordered = planned.map(
     (item) => results.get(item.check.id) ?? skippedResult(item.check, item.skipReason ?? notRun),

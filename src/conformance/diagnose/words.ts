@@ -6,6 +6,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { FailureCause, RefusalDiagnosis, SignatureFinding } from './types.js';
 import { optionName } from '../../errors.js';
+import { plural } from '../../text.js';
 
 export interface Block {
   title: string;
@@ -16,7 +17,7 @@ export interface Block {
 /** The block of a run stopped by a refusal diagnosis. */
 export function diagnosisBlock(diagnosis: RefusalDiagnosis, iface: InterfaceId): Block {
   const name = interfaceSpec(iface).documentName;
-  const notRun = `the suite not run (${diagnosis.notRun} check${diagnosis.notRun === 1 ? '' : 's'})`;
+  const notRun = `the suite not run (${plural(diagnosis.notRun, 'check')})`;
   const title = diagnosis.cause
     ? `valid, correctly signed ${name}s are refused: diagnosed, ${notRun}`
     : diagnosis.signatureAccepted

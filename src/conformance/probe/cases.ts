@@ -14,6 +14,7 @@ import type { CheckLevel } from '../types.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 import { breachesOfExchange, breachText, expectedOf, undecidedWhy } from './verdict.js';
+import { plural } from '../../text.js';
 
 export interface ProbeCase {
   /** What the case changes, as a failure names it: `the hex digest in upper case`. */
@@ -126,7 +127,7 @@ export function judgeCases(
     .map((entry) => `not judged: ${entry.name} (${entry.notSent})`);
   return passed(
     expectedOfAll(answered, level),
-    `${answered.length} case${answered.length === 1 ? '' : 's'}: ${tally(answered.map((entry) => entry.answer))}`,
+    `${plural(answered.length, 'case')}: ${tally(answered.map((entry) => entry.answer))}`,
     notes,
   );
 }

@@ -16,6 +16,7 @@ import {
 } from '../../spec/constants.js';
 import { astralPadded, compact, dateTime, withPath } from './bodies.js';
 import type { Intent, Mutation } from './mutations.js';
+import { plural } from '../../text.js';
 
 /** The valid document with `field` (dotted) set to `value`. */
 function setTo(
@@ -291,7 +292,7 @@ export function dateTimeFractions(field: string): Mutation[] {
   return ['123456', '1', '123', '123456789'].map((fraction) => {
     const digits = fraction.length;
     return {
-      name: `${field} with ${digits} fractional digit${digits === 1 ? '' : 's'} (e.g. 10:30:00.${fraction}+01:00)`,
+      name: `${field} with ${plural(digits, 'fractional digit')} (e.g. 10:30:00.${fraction}+01:00)`,
       clauses: ['§2.1-2'],
       intent: 'accepted',
       request: ({ doc }) => ({ body: compact(withPath(doc, field, dateTime(new Date(), { fraction }))) }),

@@ -25,6 +25,7 @@ import {
 import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
 import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
+import { plural } from '../../text.js';
 
 type Verdict = CheckVerdict;
 
@@ -316,7 +317,7 @@ function renderDetail(check: CheckView): SafeHtml {
   const facts = [
     `sections ${check.sections.join(' ')}`,
     ...(check.tags && check.tags.length > 0 ? [`tags ${check.tags.join(', ')}`] : []),
-    ...(check.requests !== undefined ? [`${check.requests} request${check.requests === 1 ? '' : 's'}`] : []),
+    ...(check.requests !== undefined ? [plural(check.requests, 'request')] : []),
     ...(check.rateLimitedRetries ? [`${check.rateLimitedRetries} answer(s) of 429 honoured`] : []),
   ];
   const extra = Object.fromEntries(
@@ -345,7 +346,7 @@ ${scenarios.map(renderScenario)}`;
 
 function renderScenario(scenario: ScenarioSummary): SafeHtml {
   const facts = [
-    `${scenario.deliveries ?? 0} document${scenario.deliveries === 1 ? '' : 's'}, ${scenario.attempts.length} attempt${scenario.attempts.length === 1 ? '' : 's'} in ${formatDuration(scenario.durationMs)}`,
+    `${plural(scenario.deliveries ?? 0, 'document')}, ${plural(scenario.attempts.length, 'attempt')} in ${formatDuration(scenario.durationMs)}`,
     scenario.firstAttemptMs !== undefined
       ? `first after ${formatDuration(scenario.firstAttemptMs)}`
       : 'no attempt came',

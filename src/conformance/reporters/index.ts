@@ -13,6 +13,7 @@ import { renderJobSummary } from './markdown.js';
 import { renderTable, type TableOptions } from './table.js';
 import { renderCompact, type CompactOptions } from './compact.js';
 import { optionName } from '../../errors.js';
+import { plural } from '../../text.js';
 
 export type { ReportView } from '../types.js';
 
@@ -76,7 +77,7 @@ export function unverifiedLine(view: ReportView): string | undefined {
   const consequence = view.failOnNotJudged
     ? `the run fails (${option})`
     : `their rules are unverified (${option} fails the run on them)`;
-  return `${ids.length} must check${ids.length === 1 ? '' : 's'} not judged (${shown}): ${consequence}`;
+  return `${plural(ids.length, 'must check')} not judged (${shown}): ${consequence}`;
 }
 
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {

@@ -10,6 +10,7 @@ import type { ConformanceView } from './html.js';
 import { INTERRUPTED_NOTICE, preflightWarning, stoppedLine, summaryText, unfinishedChecks } from './text.js';
 import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
 import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
+import { plural } from '../../text.js';
 
 export interface JobSummaryOptions {
   /** Checks listed before "… and N more". */
@@ -137,12 +138,8 @@ function scenarioLines(scenarios: readonly ScenarioSummary[], maxListed: number)
   for (const scenario of scenarios.slice(0, maxListed)) {
     const count = scenario.attempts.length;
     const answers = scenario.attempts.map((attempt) => attempt.answer + (attempt.late ? ' (late)' : '')).join(', ');
-    const documents =
-      scenario.deliveries === undefined
-        ? ''
-        : `${scenario.deliveries} document${scenario.deliveries === 1 ? '' : 's'}, `;
-    const what =
-      count === 0 ? 'no attempt' : `${documents}${count} attempt${count === 1 ? '' : 's'} (answered ${answers})`;
+    const documents = scenario.deliveries === undefined ? '' : `${plural(scenario.deliveries, 'document')}, `;
+    const what = count === 0 ? 'no attempt' : `${documents}${plural(count, 'attempt')} (answered ${answers})`;
     lines.push(
       `- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`,
     );

@@ -6,6 +6,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
 import { optionName } from '../../errors.js';
+import { plural } from '../../text.js';
 
 export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
   passed: '✓',
@@ -56,7 +57,7 @@ export function countLine(summary: Pick<SuiteSummary, 'passed' | 'failed' | 'ski
 /** The counts as the pages say them: `3 passed, 1 failed, 0 skipped; 2 warnings, 1 not judged (1 must) (6 checks)`. */
 export function summaryText(summary: Omit<SuiteSummary, 'notJudged'> & { notJudged?: number }, more = ''): string {
   const extra = [
-    `${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`,
+    plural(summary.warnings, 'warning'),
     ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
     ...(summary.notJudged
       ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
@@ -70,7 +71,7 @@ export const INTERRUPTED_NOTICE =
 
 /** `0 warnings`, `1 warning, 2 waived, 3 not judged`. */
 export function warningLine(summary: SuiteSummary): string {
-  const parts = [`${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}`];
+  const parts = [plural(summary.warnings, 'warning')];
   if (summary.waived > 0) parts.push(`${summary.waived} waived`);
   if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged`);
   return parts.join(', ');

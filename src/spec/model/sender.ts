@@ -36,6 +36,7 @@ import {
   type Finding,
 } from './sender-findings.js';
 import { freshness, growth, rateWaits } from './sender-timing.js';
+import { plural } from '../../text.js';
 
 export * from './sender-deliveries.js';
 export * from './sender-findings.js';
@@ -98,7 +99,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     findings.push({
       ...base,
       verdict: 'broken',
-      actual: `given up after ${run} answer${run === 1 ? '' : 's'} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
+      actual: `given up after ${plural(run, 'answer')} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
       shown: [attempt],
     });
   }
@@ -155,7 +156,7 @@ function stopped<A extends SeenAttempt>(attempt: A, later: readonly A[], context
   return {
     ...base,
     verdict: 'broken',
-    actual: `${verb}: ${surely.length} more attempt${surely.length === 1 ? '' : 's'}, the first ${ms(first.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)}${late}`,
+    actual: `${verb}: ${plural(surely.length, 'more attempt')}, the first ${ms(first.arrivedMono - answeredAt)} after the ${describeAnswerGiven(attempt.answer)}${late}`,
     shown: [attempt, ...surely],
   };
 }

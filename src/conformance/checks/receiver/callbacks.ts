@@ -43,6 +43,7 @@ import {
   refusedFirstJob,
   scenarioJob,
 } from './callback-jobs.js';
+import { plural } from '../../../text.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -94,7 +95,7 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
   const term = jobEventTerms(jobFactsOf(stage)).find((each) => each.id === id);
   if (term === undefined) return notJudged(missing);
   const { attempts } = stage.record;
-  const count = `${attempts.length} event${attempts.length === 1 ? '' : 's'}`;
+  const count = plural(attempts.length, 'event');
   for (const attempt of attempts) {
     const event = eventOf(attempt);
     const problem = term.breach(event);

@@ -12,6 +12,7 @@ import { expectedOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { checkId, forBoth } from './receivers.js';
 import { AS_NEW_DOCUMENT, AS_REPEAT, OUTCOME } from './repeats.js';
+import { plural } from '../../../text.js';
 
 /**
  * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §7, §8: retries go on for up
@@ -196,7 +197,7 @@ export const noTrace = forBoth((receiver) => {
         if (pairs.length < rows.length) return notJudged(`${pairs.length} of ${rows.length} cases sent (interrupted)`);
         return passed(
           `${expectedOf(judged[0]?.valid as Exchange, AS_NEW_DOCUMENT)} after each refusal`,
-          `${judged.length} case${judged.length === 1 ? '' : 's'}: each valid document new`,
+          `${plural(judged.length, 'case')}: each valid document new`,
           notes,
         );
       },

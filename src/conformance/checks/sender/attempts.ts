@@ -12,6 +12,7 @@ import { defineSenderCheck, type Outcome, type SenderCheck, type SenderCheckSpec
 import { allAttempts, type SenderEvidence } from '../../evidence.js';
 import { kindsSeen } from './documents.js';
 import { attemptFindings, stagesText, verdictOf } from './judging.js';
+import { plural } from '../../../text.js';
 
 const NOTHING_TO_JUDGE = 'no attempt to judge';
 
@@ -27,8 +28,7 @@ function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string)
       expected: model.expected({ identity: evidence.identity, secrets: [], expectedPath: '' }),
       unit: ['attempt', 'attempts'],
       unjudged,
-      passedText: (kept) =>
-        `${kept.length} attempt${kept.length === 1 ? '' : 's'} in ${stages} scenario${stages === 1 ? '' : 's'}, all right`,
+      passedText: (kept) => `${plural(kept.length, 'attempt')} in ${plural(stages, 'scenario')}, all right`,
     });
   };
 }

@@ -32,6 +32,7 @@ import type { SenderEvidence } from '../../evidence.js';
 import { FAILURES_BEFORE_ACCEPT } from '../../tolerances.js';
 import { findingsOf, verdictOf, type SenderFinding, type VerdictWords } from './judging.js';
 import { optionName } from '../../../errors.js';
+import { plural } from '../../../text.js';
 
 type Reads = (attempt: SeenAttempt) => boolean;
 
@@ -127,7 +128,7 @@ function promptFirstAttempt(evidence: SenderEvidence): Outcome {
   });
   if (times.length === 0) return notJudged('no scenario got an attempt to time');
   const slowest = times.reduce((worst, entry) => (entry.ms > worst.ms ? entry : worst));
-  const actual = `slowest: ${ms(slowest.ms)} (${slowest.id}); ${times.length} scenario${times.length === 1 ? '' : 's'}`;
+  const actual = `slowest: ${ms(slowest.ms)} (${slowest.id}); ${plural(times.length, 'scenario')}`;
   return slowest.ms <= FIRST_ATTEMPT_TARGET_SECONDS * 1000
     ? passed(expected, actual)
     : failed(expected, actual, { attempts: [slowest.first] });

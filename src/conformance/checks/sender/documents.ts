@@ -13,6 +13,7 @@ import { validateDocument, type ValidationIssue } from '../../../spec/validate.j
 import { defineSenderCheck, type Outcome, type SenderCheck } from '../../check.js';
 import { allAttempts, attemptEventId, documentOf, type SenderEvidence } from '../../evidence.js';
 import { verdictOf, type SenderFinding } from './judging.js';
+import { plural } from '../../../text.js';
 
 /** A kind of document: which documents are of it, and which issues of theirs are its own. */
 interface DocumentKind {
@@ -121,7 +122,7 @@ export function kindsSeen(evidence: Pick<SenderEvidence, 'records' | 'interface'
     const other = docs.filter((doc) => !EVENT_KINDS.some((kind) => kind.has(doc))).length;
     return [...counted, ...(other > 0 ? [`of no type of §6 ×${other}`] : [])].join(', ') || 'no event';
   }
-  const jobs = `${docs.length} job${docs.length === 1 ? '' : 's'}`;
+  const jobs = plural(docs.length, 'job');
   return counted.length > 0 ? `${jobs}, with ${counted.join(', ')}` : `${jobs}, none with an optional part`;
 }
 
@@ -159,7 +160,7 @@ function judgeKind(kind: DocumentKind, evidence: SenderEvidence): Outcome {
     unit: ['attempt', 'attempts'],
     unjudged: `no ${kind.phrase.replace(/^an? /, '')} arrived (what came: ${kindsSeen(evidence)})`,
     passedText: (kept) =>
-      `${kept.length} attempt${kept.length === 1 ? '' : 's'} of ${kind.name} (${documents()} document${documents() === 1 ? '' : 's'}), all right`,
+      `${plural(kept.length, 'attempt')} of ${kind.name} (${plural(documents(), 'document')}), all right`,
   });
 }
 
