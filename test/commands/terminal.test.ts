@@ -105,7 +105,9 @@ describe('cai conformance run on a terminal', () => {
       );
       expect(
         out.some((line) =>
-          new RegExp(`^${RUN_B - 3} passed, 3 failed, ${SKIPPED_B} skipped( in [\\d.]+ m?s)?$`).test(line),
+          new RegExp(
+            `^${RUN_B - 3} passed, 3 failed, ${SKIPPED_B} skipped( in [\\d.]+ (?:ms|s|min|h)(?: \\d+ (?:min|s))*)?$`,
+          ).test(line),
         ),
       ).toBe(true);
       // The live status line went by on stderr and was cleared.

@@ -12,8 +12,8 @@ import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
 import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
+import { formatDuration } from '../../duration.js';
 import {
-  formatDuration,
   INTERRUPTED_NOTICE,
   preflightWarning,
   stoppedLine,

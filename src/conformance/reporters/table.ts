@@ -12,7 +12,8 @@ import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
 import { causeBlock, causesByCheck, diagnosisBlock, type Block } from '../diagnose/words.js';
-import { countLine, formatDuration, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import { formatDuration } from '../../duration.js';
+import { countLine, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */

@@ -77,10 +77,6 @@ export function warningLine(summary: SuiteSummary): string {
   return parts.join(', ');
 }
 
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** `fix in PLAT-123 (until 2026-12-31)`: why a failure is waived, and until when. */
 export function waiverText(waiver: { reason: string; expires?: string }): string {
   return `${waiver.reason}${waiver.expires ? ` (until ${waiver.expires})` : ''}`;
