@@ -36,6 +36,8 @@ export function describe(value: unknown): string {
     const shown = value.length > 60 ? `${value.slice(0, 57)}…` : value;
     return JSON.stringify(shown);
   }
+  // JSON has no infinities: a parsed Infinity was written as a number past a double's range (1e400).
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number beyond the range of a double';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';

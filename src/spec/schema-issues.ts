@@ -71,6 +71,7 @@ function typeOfValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'string') return `a string ${describe(value)}`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return describe(value);
   return `${typeof value} ${describe(value)}`;
 }
 

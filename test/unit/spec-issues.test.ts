@@ -21,4 +21,14 @@ describe('describeIssue', () => {
     const verdict = validateDocument({ ...sampleEvent('job.closed'), attempts: -2 }, { kind: 'event' });
     expect(verdict.errors.map(describeIssue)).toEqual(['attempts: must be 0 or more (expected >= 0, got -2)']);
   });
+
+  it('names a number past the range of a double as written so, not as the Infinity JSON.parse made of it', () => {
+    for (const attempts of [JSON.parse('3e400'), JSON.parse('-1e999'), JSON.parse('1e400')]) {
+      const verdict = validateDocument({ ...sampleEvent('job.closed'), attempts }, { kind: 'event' });
+      const texts = verdict.errors.map(describeIssue);
+      expect(texts).toHaveLength(1);
+      expect(texts[0]).toMatch(/^attempts: .*got a number beyond the range of a double\)$/);
+      expect(texts[0]).not.toMatch(/Infinity/);
+    }
+  });
 });
