@@ -1,3 +1,5 @@
+import { HeaderNames } from '../spec/constants.js';
+
 /**
  * Parses a raw HTTP/1.1 request as captured (request line, headers, blank line, body), keeping the
  * body as the exact bytes received: signatures cover those bytes (§5.2). Used by `cai verify --request`
@@ -64,6 +66,13 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
 
   let body = bytes.subarray(headEnd + separatorLength);
   const notes: string[] = [];
+  // §4.1, §4.2: one of each signed header. A server reads repeats as one value joined with ", ", which is then no
+  // signature or timestamp at all: say so, rather than leave "malformed" unexplained.
+  for (const name of [HeaderNames.signature, HeaderNames.timestamp]) {
+    const count = headerLines.filter(([captured]) => captured.toLowerCase() === name.toLowerCase()).length;
+    if (count > 1)
+      notes.push(`the capture has ${count} ${name} headers (§4 sends one); read as one value, joined with ", "`);
+  }
   const declared = headers['content-length'];
   if (declared !== undefined && !/^[0-9]+$/.test(declared)) {
     // RFC 9110 §8.6: Content-Length = 1*DIGIT. Not echoed: where and what, never the bytes.

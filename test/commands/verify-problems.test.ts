@@ -90,6 +90,19 @@ describe('cai verify: every problem', () => {
     expect((JSON.parse(valid.stdout) as { problems: unknown[] }).problems).toEqual([]);
   });
 
+  it('two signature headers (one a valid signature): the note says the capture has two, read as one value', async () => {
+    const result = await verifyCapture({
+      'X-CAI-Timestamp': String(NOW),
+      'X-CAI-Signature': sign(String(NOW)),
+      'x-cai-signature': sign(String(NOW), 'whsec_another_secret'),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toMatch(/^invalid \(malformed_signature\)/);
+    expect(result.stderr).toContain(
+      'note: the capture has 2 X-CAI-Signature headers (§4 sends one); read as one value',
+    );
+  });
+
   it("everyProblem starts with verify()'s own verdict", () => {
     const problems = everyProblem({
       secrets: SECRET,
