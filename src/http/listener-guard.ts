@@ -7,6 +7,7 @@
  * recorded, and counted for the report.
  */
 import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { LISTENER_CAPS } from '../bounds.js';
 import { BodyWatch } from './body-watch.js';
 import { ByteBudget, errorReply, readBody, type BodyResult, type Reply, type ReceiverLimits } from './server.js';
@@ -37,6 +38,8 @@ export class ListenerGuard {
   private readonly budget: ByteBudget;
   private requests = 0;
   private bytes = 0;
+  /** The connections whose body is being read. */
+  private readonly reading = new WeakSet<Socket>();
   /** Requests answered but not recorded: a body cut or over the budget, or past what a run records. */
   refused = 0;
 
@@ -47,9 +50,14 @@ export class ListenerGuard {
 
   /** Reads a body within `limit`, the body time-outs and the budget; the budget is given back once it is read. */
   async read(request: IncomingMessage, limit: number): Promise<BodyResult> {
-    const result = await readBody(request, limit, { watch: this.watch, budget: this.budget });
-    if (result.ok) this.budget.give(result.body.length);
-    return result;
+    this.reading.add(request.socket);
+    try {
+      const result = await readBody(request, limit, { watch: this.watch, budget: this.budget });
+      if (result.ok) this.budget.give(result.body.length);
+      return result;
+    } finally {
+      this.reading.delete(request.socket);
+    }
   }
 
   /**
@@ -109,9 +117,14 @@ export class ListenerGuard {
     };
   }
 
-  /** Closes a connection that sends nothing for idleSocketTimeoutMs: Node's header time-out starts only at a first byte. */
+  /**
+   * Closes a connection that sends nothing for idleSocketTimeoutMs: Node's header time-out starts only at a first byte.
+   * A body being read is the body time-outs' to cut, with its 408: the idle cut, as long, would take the answer away.
+   */
   guardServer(server: Server): void {
-    server.setTimeout(this.caps.idleSocketTimeoutMs, (socket) => socket.destroy());
+    server.setTimeout(this.caps.idleSocketTimeoutMs, (socket) => {
+      if (!this.reading.has(socket)) socket.destroy();
+    });
   }
 
   stop(): void {

@@ -4,28 +4,20 @@
  * Each job gets its own path (`/cai-load/<token>`), so a callback is matched to its job whatever its body says. A
  * callback counts when its signature verifies with the events secret (§5); it is answered 202 (401 when it does
  * not verify), as a platform would. The time runs from when the job was sent; only jobs the provider accepted as
- * new are judged. A body declared over §8's limit is answered 413 unread; the rest are read within the bounds of cai's
- * own listeners (LISTENER_CAPS: 408 for a body that stalls or drags, 503 past the bytes being read at once).
+ * new are judged. It is cai's one listener (conformance/listen/listener.ts) with the bounds of every run
+ * (LISTENER_CAPS: 408 for a body that stalls or drags, 503 past the bytes being read at once), reading at most §8's
+ * limit: a body over it, declared or sent, is answered 413. Nothing is kept, so it records no request cap.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ListenerGuard } from '../http/listener-guard.js';
-import {
-  DEFAULT_RECEIVER_LIMITS,
-  declaredLength,
-  errorReply,
-  headerValue,
-  jsonReply,
-  listen,
-  sendReply,
-  type BodyResult,
-  type ListeningServer,
-  type Reply,
-} from '../http/server.js';
+import { LISTENER_CAPS } from '../bounds.js';
+import type { Arrival } from '../conformance/evidence.js';
+import { startListener, type Listener } from '../conformance/listen/listener.js';
+import type { Handled } from '../conformance/listen/recorder.js';
+import { hostPort } from '../http/address.js';
+import { errorReply, jsonReply, type Reply } from '../http/server.js';
 import { verify } from '../signing/verify.js';
 import { Headers, MAX_BODY_BYTES } from '../spec/constants.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import { Histogram } from './histogram.js';
-import { hostPort } from '../http/address.js';
 
 const PATH_PREFIX = '/cai-load/';
 
@@ -67,10 +59,9 @@ export interface CallbackListenerOptions {
 export class CallbackListener {
   private readonly jobs = new Map<string, JobState>();
   private readonly summary: CallbackSummary;
-  private server: ListeningServer | undefined;
+  private listener: Listener | undefined;
   private base = '';
   private readonly clock: () => number;
-  private readonly guard = new ListenerGuard();
   /** Accepted jobs not contacted yet. */
   private awaiting = 0;
 
@@ -90,13 +81,16 @@ export class CallbackListener {
   }
 
   async start(): Promise<void> {
-    this.server = await listen((request, response) => this.handle(request, response), {
+    this.listener = await startListener({
       host: this.options.host,
       port: this.options.port,
-      path: '',
-      limits: DEFAULT_RECEIVER_LIMITS,
+      handle: (arrival) => this.handle(arrival),
+      option: 'callback-listen',
+      caps: { ...LISTENER_CAPS, keptRequests: Number.POSITIVE_INFINITY, keptBodyBytes: Number.POSITIVE_INFINITY },
+      bodyLimit: MAX_BODY_BYTES,
     });
-    const url = this.options.publicUrl ?? `http://${hostPort(this.options.host, this.server.port)}`;
+    const port = Number(new URL(this.listener.url).port);
+    const url = this.options.publicUrl ?? `http://${hostPort(this.options.host, port)}`;
     this.base = url.replace(/\/+$/, '');
   }
 
@@ -150,29 +144,28 @@ export class CallbackListener {
   }
 
   async close(): Promise<void> {
-    await this.server?.close(async () => {});
-    this.guard.stop();
+    await this.listener?.close();
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private handle(arrival: Arrival): Handled {
     const arrived = this.clock();
-    // §8: a body declared over the limit is refused before a byte of it is read.
-    if ((declaredLength(request) ?? 0) > MAX_BODY_BYTES) return sendReply(request, response, this.refusal('too_large'));
-    const read = await this.guard.read(request, MAX_BODY_BYTES);
-    if (!read.ok) return sendReply(request, response, this.refusal(read.reason));
+    const reply = (answer: Reply): Handled => ({ response: { kind: 'reply', reply: answer }, answered: () => {} });
+    // §8: a body over the limit, declared or sent, is not read past it.
+    if (arrival.cut)
+      return reply(errorReply(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit (§8)`));
     this.summary.received += 1;
     // §5: the events direction's signature over the raw body.
     const verdict = verify({
       secrets: this.options.secrets,
-      signature: headerValue(request, Headers.signature),
-      timestamp: headerValue(request, Headers.timestamp),
-      rawBody: read.body,
+      signature: arrival.headers[Headers.signature],
+      timestamp: arrival.headers[Headers.timestamp],
+      rawBody: arrival.body,
     });
     if (!verdict.valid) {
       this.summary.invalidSignature += 1;
-      return sendReply(request, response, errorReply(401, 'invalid_signature', verdict.message));
+      return reply(errorReply(401, 'invalid_signature', verdict.message));
     }
-    const path = (request.url ?? '').split('?')[0] ?? '';
+    const path = arrival.path.split('?')[0] ?? '';
     const token = path.startsWith(PATH_PREFIX) ? path.slice(PATH_PREFIX.length) : '';
     // A job's later events (and paths of no job) change nothing: only the first callback of a job is timed.
     const job = this.jobs.get(token);
@@ -183,17 +176,7 @@ export class CallbackListener {
         this.contacted(token, job);
       }
     }
-    return sendReply(request, response, jsonReply(202, { ok: true }));
-  }
-
-  /** A body not read: over §8's limit (413), cut or with no room (the guard's 408, 503), or given up half-way. */
-  private refusal(reason: (BodyResult & { ok: false })['reason']): Reply {
-    if (reason === 'timeout' || reason === 'busy' || reason === 'malformed') return this.guard.refusal(reason);
-    if (reason === 'aborted') return errorReply(400, 'aborted', 'the body could not be read');
-    return {
-      ...errorReply(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit (§8)`),
-      close: true,
-    };
+    return reply(jsonReply(202, { ok: true }));
   }
 
   /** The first callback of an accepted job: its delay counted, the job forgotten. */

@@ -78,6 +78,14 @@ describe('the sender listener (--role sender)', () => {
     expect(listener.refused()).toBe(1);
   });
 
+  it('answers a stalled body 408 when the idle-connection cut is as long as the body idle time-out (as in LISTENER_CAPS)', async () => {
+    expect(LISTENER_CAPS.idleSocketTimeoutMs).toBe(LISTENER_CAPS.bodyIdleTimeoutMs);
+    const { port } = await senderListener(DEFAULT_RECEIVER_LIMITS, { ...caps, idleSocketTimeoutMs: 200 });
+    const answer = await rawExchange(port, [head('/accept/events', 100) + '{"event_id":']);
+    expect(answer.status).toBe(408);
+    expect(answer.closed).toBe(true);
+  });
+
   it('cuts a body that trickles in past the total time-out, however steady', async () => {
     const { port, arrivals } = await senderListener();
     const parts = [head('/accept/events', 40), ...Array.from({ length: 40 }, () => ' ')];

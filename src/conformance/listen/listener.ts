@@ -1,6 +1,6 @@
 /**
  * cai's one listener, wherever it receives: as the platform's events endpoint (B) or the provider's contact-jobs
- * endpoint (A) in a sender run, and as the callback_url of the jobs of an Interface A run. It reads each request
+ * endpoint (A) in a sender run, and as the callback_url of the jobs of an Interface A run and of `cai load`. It reads each request
  * whole, exactly as it came (§5.2: the raw bytes), notes when it arrived, and lets the recorder answer it, or cuts
  * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
  */
@@ -11,6 +11,7 @@ import {
   declaredLength,
   listen,
   sendReply,
+  type BodyResult,
   type ReceiverLimits,
   type Reply,
   type TlsFiles,
@@ -40,6 +41,8 @@ export interface ListenerOptions {
   option: string;
   /** The bounds (default LISTENER_CAPS, src/bounds.ts); smaller ones in tests. */
   caps?: GuardCaps;
+  /** Bytes of a body read; past them the arrival is `cut` (default MAX_KEPT_BODY_BYTES: judged by its size). */
+  bodyLimit?: number;
   limits?: ReceiverLimits;
 }
 
@@ -58,7 +61,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const guard = new ListenerGuard(options.caps);
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     inFlight.track(
-      receive(request, response, options.handle, guard)
+      receive(request, response, options.handle, guard, options.bodyLimit ?? MAX_KEPT_BODY_BYTES)
         // A bug in cai while recording must not take the run down: that request goes unanswered.
         .catch(() => response.destroy()),
     );
@@ -107,6 +110,7 @@ async function receive(
   response: ServerResponse,
   handle: (arrival: Arrival) => Handled,
   guard: ListenerGuard,
+  bodyLimit: number,
 ): Promise<void> {
   const arrivedMono = performance.now();
   const arrivedAt = Date.now();
@@ -116,7 +120,11 @@ async function receive(
   const queued = free?.reused === true && arrivedMono - free.mono <= QUEUED_MS + slackMs;
   // The connection is free for the sender's next request once this answer is handed to it.
   const freed = () => FREE_SINCE.set(request.socket, { mono: performance.now(), reused: true });
-  const read = await guard.read(request, MAX_KEPT_BODY_BYTES);
+  // A body declared over the limit is cut unread: its size is all that is judged of it (the mocks' step 3 too).
+  const read: BodyResult =
+    (declaredLength(request) ?? 0) > bodyLimit
+      ? { ok: false, reason: 'too_large' }
+      : await guard.read(request, bodyLimit);
   // A request the sender gave up on half-way is no attempt: nothing was delivered.
   if (!read.ok && read.reason === 'aborted') return;
   // A body too slow, unreadable as HTTP, or with no room to be read, or past what the run records: answered, not an
@@ -137,7 +145,7 @@ async function receive(
     headers: flattenHeaders(request.headers),
     rawHeaders: pairs(request.rawHeaders),
     body: read.ok ? read.body : Buffer.alloc(0),
-    bodyBytes: read.ok ? read.body.length : Math.max(declaredLength(request) ?? 0, MAX_KEPT_BODY_BYTES + 1),
+    bodyBytes: read.ok ? read.body.length : Math.max(declaredLength(request) ?? 0, bodyLimit + 1),
     cut: !read.ok,
   };
   const handled = handle(arrival);
@@ -151,7 +159,7 @@ async function receive(
     handled.answered(performance.now());
     return;
   }
-  // A body cai stopped reading (over MAX_KEPT_BODY_BYTES) is answered and the connection closed.
+  // A body cai stopped reading (over the body limit) is answered and the connection closed.
   const reply = handled.response.reply;
   // The answer is handed to the socket when `sent` runs: its time is taken there, not in a callback a busy loop
   // could delay, so a sender's wait (the next arrival minus this) is never measured shorter than it was.
