@@ -20,6 +20,7 @@ import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
 import { plural } from '../../text.js';
+import { formatDuration } from '../../duration.js';
 
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [
@@ -253,9 +254,8 @@ function instruct(start: ScenarioStart, iface: InterfaceId, { output }: CommandC
 function showEnd(summary: ScenarioSummary, { output }: CommandContext): void {
   const count = summary.attempts.length;
   const answers = summary.attempts.map((attempt) => attempt.answer).join(', ');
-  const seconds = (summary.durationMs / 1000).toFixed(1);
   const documents = `${plural(summary.deliveries, 'document')}, `;
   output.info(
-    `${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${plural(count, 'attempt')} in ${seconds} s${count > 0 ? ` (answered ${answers})` : ''}`,
+    `${count === 0 ? output.errColor.red('✗') : output.errColor.green('•')} ${summary.id}: ${count > 0 ? documents : ''}${plural(count, 'attempt')} in ${formatDuration(summary.durationMs)}${count > 0 ? ` (answered ${answers})` : ''}`,
   );
 }
