@@ -14,6 +14,7 @@ import { html, type SafeHtml } from '../output/html/escape.js';
 import { documentLabel } from '../spec/interfaces.js';
 import { encodeLead } from './lead-path.js';
 import { plural } from '../text.js';
+import { formatDuration } from '../duration.js';
 
 const route = {
   request: (id: number) => `#/requests/${id}`,
@@ -222,7 +223,7 @@ export function renderCallbackDetail(detail: CallbackDetail): SafeHtml {
 <p class="muted">callback #${summary.id} · sent ${summary.sent_at} to <code>${summary.url}</code></p>
 <dl class="meta"><dt>event_id</dt><dd><code>${summary.event_id}</code></dd><dt>lead_id</dt><dd><code>${summary.lead_id}</code> <a href="${route.conversation('live', summary.lead_id)}">its conversation</a></dd><dt>provider_job_id</dt><dd><code>${summary.provider_job_id}</code></dd><dt>attempts</dt><dd>${summary.attempts}</dd>${summary.error ? html`<dt>error</dt><dd>${summary.error}</dd>` : ''}</dl>
 <h3>Retries</h3>
-${detail.retries.length === 0 ? html`<p class="muted">None: the first attempt got the final answer.</p>` : html`<table class="data"><thead><tr><th>attempt</th><th>failed with</th><th>next in</th><th>at</th></tr></thead><tbody>${detail.retries.map((retry) => html`<tr><td>${retry.attempt}</td><td>${retry.reason}</td><td>${(retry.wait_ms / 1000).toFixed(1)} s</td><td>${time(retry.at)}</td></tr>`)}</tbody></table>`}
+${detail.retries.length === 0 ? html`<p class="muted">None: the first attempt got the final answer.</p>` : html`<table class="data"><thead><tr><th>attempt</th><th>failed with</th><th>next in</th><th>at</th></tr></thead><tbody>${detail.retries.map((retry) => html`<tr><td>${retry.attempt}</td><td>${retry.reason}</td><td>${formatDuration(retry.wait_ms)}</td><td>${time(retry.at)}</td></tr>`)}</tbody></table>`}
 <h3>Request sent</h3>
 ${head(`POST ${summary.url}`, detail.headers)}
 <p class="muted">X-CAI-Timestamp and X-CAI-Signature are computed afresh for each attempt (§5).</p>

@@ -7,6 +7,7 @@
 import type { Io } from '../io.js';
 import { truncate } from './layout.js';
 import { plural } from '../text.js';
+import { formatDuration } from '../duration.js';
 import { WAIT_LINE_MS } from './wait-notice.js';
 import type { Output } from './output.js';
 
@@ -86,12 +87,10 @@ export function formatRate(rate: number): string {
   return rate >= 10 ? String(Math.round(rate)) : rate.toFixed(1);
 }
 
+/** Whole seconds, or whole minutes from an hour up: an estimate is no finer. */
 function formatEta(ms: number): string {
   const seconds = Math.max(1, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return formatDuration((seconds >= 3600 ? Math.round(seconds / 60) * 60 : seconds) * 1000);
 }
 
 /**

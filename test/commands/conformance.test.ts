@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { leftOpenByLag } from '../helpers/lag.js';
+import { DURATION_TEXT } from '../helpers/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-conformance-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -458,7 +459,7 @@ describe('interface A against a provider started separately, with the callback l
       ).toEqual([]);
       expect(result.code).toBe(report.checks.some(lateMockTimers) ? 1 : 0);
       expect(report.checks.find((check) => check.id === 'A-CB-001')?.actual).toMatch(
-        /^\d+ event\(s\), the first [\d.]+ s after the job$/,
+        new RegExp(`^\\d+ event\\(s\\), the first ${DURATION_TEXT} after the job$`),
       );
     } finally {
       await provider.close();

@@ -18,6 +18,7 @@ import { sign } from '../../src/signing/sign.js';
 import type { InterfaceId } from '../../src/spec/constants.js';
 import { validateBody } from '../../src/spec/validate.js';
 import { BIN, ROOT, spawnCli, spawnProcess } from '../helpers/cli.js';
+import { DURATION_TEXT } from '../helpers/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-explore-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,7 +101,9 @@ describe('faults the stateful phase catches', () => {
       const result = check(report, entry.relation);
       expect(result.actual).toMatch(/^step \d+ of \d+: expected .+; got .+/);
       expect(result.notes.some((note) => /^1\. /.test(note))).toBe(true);
-      expect(result.notes.at(-1)).toMatch(/^stateful phase, seed 5: \d+ conversations, \d+ requests in [\d.]+ s/);
+      expect(result.notes.at(-1)).toMatch(
+        new RegExp(`^stateful phase, seed 5: \\d+ conversations, \\d+ requests in ${DURATION_TEXT}`),
+      );
       expect(result.repro?.command).toMatch(
         new RegExp(
           `^cai conformance run --interface ${entry.interface} --mock --break ${entry.fault} --seed '?5(:\\d+)*(~[^ ']*)?'? --only ${entry.relation}$`,

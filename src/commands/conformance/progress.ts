@@ -6,6 +6,7 @@
  * still waiting for, at most one line every WAIT_LINE_MS: a CI log that stops moving looks like a hung job.
  */
 import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../../conformance/reporters/text.js';
+import { formatDuration } from '../../duration.js';
 import { verdictPaint } from '../../conformance/reporters/table.js';
 import { CHECK_VERDICTS, type CheckResult } from '../../conformance/types.js';
 import type { Check } from '../../conformance/check.js';
@@ -102,7 +103,7 @@ function waitLines(
       const callbacks = [...running.values()].some((check) => check.tags.includes('callback'));
       const awaited =
         callbacks && waits.callbackWaitMs !== undefined
-          ? `; the provider's events of each job are awaited for up to ${formatSeconds(waits.callbackWaitMs)} (--callback-wait)`
+          ? `; the provider's events of each job are awaited for up to ${formatDuration(waits.callbackWaitMs)} (--callback-wait)`
           : '';
       output.info(`still running ${running.size} of ${total} checks (${done} done): ${shown}${awaited}`);
       lastActivity = Date.now();
@@ -122,8 +123,4 @@ function waitLines(
     say: (print) => print(),
     stop: () => clearInterval(timer),
   };
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

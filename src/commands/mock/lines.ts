@@ -10,6 +10,7 @@ import { LineBuffer } from '../../output/line-buffer.js';
 import type { ExplainObserved } from './likely-cause.js';
 import type { Output } from '../../output/output.js';
 import { safeText } from '../../output/safe-text.js';
+import { formatDuration } from '../../duration.js';
 import { documentLabel } from '../../spec/interfaces.js';
 import { SIGNATURE_REASONS } from '../../spec/statuses.js';
 
@@ -148,7 +149,7 @@ export class MockLines {
 
   callbackRetry(retry: CallbackRetry): void {
     this.output.info(
-      `callback ${safeText(retry.event)} ${safeText(retry.event_id)}: attempt ${retry.attempt} failed (${safeText(retry.reason)}); retrying in ${(retry.waitMs / 1000).toFixed(1)} s`,
+      `callback ${safeText(retry.event)} ${safeText(retry.event_id)}: attempt ${retry.attempt} failed (${safeText(retry.reason)}); retrying in ${formatDuration(retry.waitMs)}`,
     );
   }
 

@@ -8,6 +8,7 @@ import type { Relation } from '../../spec/model/relations.js';
 import { notJudged, passed, type Outcome } from '../check.js';
 import type { PhaseExploration, Shrinking } from '../evidence.js';
 import { plural } from '../../text.js';
+import { formatDuration } from '../../duration.js';
 
 type Phase = PhaseExploration<string, unknown>;
 type Found = Omit<Shrinking, 'confirmed'>;
@@ -19,7 +20,7 @@ export function runNote(exploration: Phase, played: string): string {
   const how =
     exploration.replayed !== undefined
       ? `replayed one conversation (${exploration.seed}:${exploration.replayed})`
-      : `${exploration.conversations} conversations, ${played} in ${(exploration.durationMs / 1000).toFixed(1)} s`;
+      : `${exploration.conversations} conversations, ${played} in ${formatDuration(exploration.durationMs)}`;
   return `stateful phase, seed ${exploration.seed}: ${how}${exploration.timedOut ? '; its time budget ended the exploring' : ''}`;
 }
 

@@ -9,6 +9,7 @@ import { breachesOf, retryAfterTerm, type Breach } from '../../spec/model/answer
 import { concurrentBreach, type Expectation } from '../../spec/model/receiver.js';
 import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
+import { formatDuration } from '../../duration.js';
 import type { Exchange } from '../evidence.js';
 import { describeAnswer } from '../evidence.js';
 import { eventIdFor, materialise } from '../generate/documents.js';
@@ -104,7 +105,7 @@ export class ConversationRunner {
     const record: StepRecord = { text: '', exchanges: [] };
     this.result.steps.push(record);
     if (step.kind === 'pause') {
-      record.text = `a pause of ${(step.ms / 1000).toFixed(1)} s`;
+      record.text = `a pause of ${formatDuration(step.ms)}`;
       await pause(step.ms, this.options.session.signal);
       return;
     }

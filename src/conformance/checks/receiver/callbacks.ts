@@ -44,6 +44,7 @@ import {
   scenarioJob,
 } from './callback-jobs.js';
 import { plural } from '../../../text.js';
+import { formatDuration } from '../../../duration.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
@@ -160,7 +161,7 @@ function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
   if (first)
     return passed(
       expected,
-      `${stage.record.attempts.length} event(s), the first ${((first.arrivedAt - stage.startedAt) / 1000).toFixed(1)} s after the job`,
+      `${stage.record.attempts.length} event(s), the first ${formatDuration(first.arrivedAt - stage.startedAt)} after the job`,
     );
   return stage.record.interrupted ? notJudged('interrupted before an event arrived') : undefined;
 }

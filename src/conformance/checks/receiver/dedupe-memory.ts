@@ -13,6 +13,7 @@ import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } fr
 import { checkId, forBoth } from './receivers.js';
 import { AS_NEW_DOCUMENT, AS_REPEAT, OUTCOME } from './repeats.js';
 import { plural } from '../../../text.js';
+import { formatDuration } from '../../../duration.js';
 
 /**
  * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §7, §8: retries go on for up
@@ -81,10 +82,10 @@ export const repeatMemory = forBoth((receiver) => [
         return notJudged('how long the repeat waited is not known');
       const cases: [string, Exchange | undefined][] = [
         [
-          `after ${DEDUPE_MEMORY_OTHERS} other documents, ${((othersMs ?? 0) / 1000).toFixed(1)} s after it was first accepted`,
+          `after ${DEDUPE_MEMORY_OTHERS} other documents, ${formatDuration(othersMs ?? 0)} after it was first accepted`,
           afterOthers,
         ],
-        [`${((waitedMs ?? 0) / 1000).toFixed(1)} s after it was first accepted`, afterWait],
+        [`${formatDuration(waitedMs ?? 0)} after it was first accepted`, afterWait],
       ];
       for (const [when, repeat] of cases) {
         if (!repeat) return notJudged(`the repeat ${when} was not sent`);
