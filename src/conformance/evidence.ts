@@ -94,17 +94,7 @@ export function describeAnswer(exchange: Pick<Exchange, 'status' | 'body' | 'err
 
 // --- Attempts (cai received) -----------------------------------------------------------------------------------
 
-/** A request as the listener read it (what the sender model reads of an attempt, before it is answered). */
-export type Arrival = Omit<
-  SeenAttempt,
-  'key' | 'answer' | 'answeredMono' | 'unheard' | 'retryAfter' | 'late' | 'headers'
-> & {
-  /** Names lowercased; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  httpVersion: string;
-  /** As received, in order (for the saved request). */
-  rawHeaders: [string, string][];
-};
+export type { Arrival } from '../http/listener.js';
 
 export interface Attempt extends SeenAttempt {
   headers: Record<string, string>;

@@ -10,7 +10,7 @@ import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { deliveriesOf } from '../spec/model/sender.js';
 import { attemptEventId, type SenderEvidence, type StageRecord } from './evidence.js';
-import { startListener } from './listen/listener.js';
+import { startListener } from '../http/listener.js';
 import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
 import { playStage } from './listen/stage.js';

@@ -5,7 +5,6 @@
  * 256 KB, 120 characters, the §7 statuses) are in src/spec; these only say how the suite probes and judges them.
  * Each is named in docs/conformance.md ("Tolerances").
  */
-import { MAX_BODY_BYTES } from '../spec/constants.js';
 
 // --- Probes of a receiver (cai sends) ---------------------------------------------------------------------------
 
@@ -105,9 +104,6 @@ export const DEFAULT_CALLBACK_WAIT_MS = 30_000;
 
 /** At a scenario's end, how long the trigger may take to exit by itself before cai stops it. */
 export const TRIGGER_EXIT_GRACE_MS = 1_000;
-
-/** Bytes of an attempt's body kept; a body over it is judged by its size alone (four times the §8 limit). */
-export const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
 
 /** Bytes of the trigger's output kept (the end of it), for the report when no attempt came. */
 export const TRIGGER_OUTPUT_BYTES = 16 * 1024;

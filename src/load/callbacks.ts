@@ -4,14 +4,12 @@
  * Each job gets its own path (`/cai-load/<token>`), so a callback is matched to its job whatever its body says. A
  * callback counts when its signature verifies with the events secret (§5); it is answered 202 (401 when it does
  * not verify), as a platform would. The time runs from when the job was sent; only jobs the provider accepted as
- * new are judged. It is cai's one listener (conformance/listen/listener.ts) with the bounds of every run
+ * new are judged. It is cai's one listener (http/listener.ts) with the bounds of every run
  * (LISTENER_CAPS: 408 for a body that stalls or drags, 503 past the bytes being read at once), reading at most §8's
  * limit: a body over it, declared or sent, is answered 413. Nothing is kept, so it records no request cap.
  */
 import { LISTENER_CAPS } from '../bounds.js';
-import type { Arrival } from '../conformance/evidence.js';
-import { startListener, type Listener } from '../conformance/listen/listener.js';
-import type { Handled } from '../conformance/listen/recorder.js';
+import { startListener, type Arrival, type Handled, type Listener } from '../http/listener.js';
 import { hostPort } from '../http/address.js';
 import { errorReply, jsonReply, type Reply } from '../http/server.js';
 import { verify } from '../signing/verify.js';

@@ -6,9 +6,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonReply } from '../../src/http/server.js';
-import type { Arrival } from '../../src/conformance/evidence.js';
-import { startListener, type Listener } from '../../src/conformance/listen/listener.js';
-import type { Handled } from '../../src/conformance/listen/recorder.js';
+import { startListener, type Arrival, type Handled, type Listener } from '../../src/http/listener.js';
 
 let listener: Listener | undefined;
 afterEach(async () => {

@@ -8,10 +8,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LISTENER_CAPS } from '../../src/bounds.js';
-import type { Arrival } from '../../src/conformance/evidence.js';
 import type { GuardCaps } from '../../src/http/listener-guard.js';
-import { startListener, type Listener } from '../../src/conformance/listen/listener.js';
-import type { Handled } from '../../src/conformance/listen/recorder.js';
+import { startListener, type Arrival, type Handled, type Listener } from '../../src/http/listener.js';
 import { startCallbackListener, type CallbackHarness } from '../../src/conformance/probe/callbacks.js';
 import { DEFAULT_RECEIVER_LIMITS, jsonReply } from '../../src/http/server.js';
 import { rawExchange, rawJson } from '../helpers/mock-client.js';

@@ -21,7 +21,7 @@ afterEach(() => {
 
 /** The clock, fresh, and a beat at each moment given (the interval's callback run as a late loop would run it). */
 async function clock() {
-  const module = await import('../../src/conformance/listen/loop-clock.js');
+  const module = await import('../../src/http/loop-clock.js');
   const stop = module.useLoopClock();
   const beatAt = (...moments: number[]) => {
     for (const moment of moments) {

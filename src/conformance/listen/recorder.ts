@@ -11,18 +11,9 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { isObject } from '../../spec/json.js';
 import { classOf, contentOf, deliveryKeyOf, documentOf, type SentRetryAfter } from '../../spec/model/sender.js';
 import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
+import type { Handled } from '../../http/listener.js';
+export type { Handled, Response } from '../../http/listener.js';
 import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
-
-/** What the listener does with an arrival: answer it, or cut the connection. */
-export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
-
-export interface Handled {
-  response: Response;
-  /** Wait this long before answering (a slow receiver). */
-  delayMs?: number;
-  /** Call when the answer has gone out, or the connection was cut; `unheard` when the sender closed it first. */
-  answered(mono: number, unheard?: boolean): void;
-}
 
 export interface RecorderOptions {
   /** The interface of the documents received: it decides what an acceptance looks like (§2.3 on A, §2.13 on B). */

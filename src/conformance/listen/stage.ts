@@ -7,7 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { StageRecord } from '../evidence.js';
 import type { Recorder } from './recorder.js';
-import { heldAt } from './loop-clock.js';
+import { heldAt } from '../../http/loop-clock.js';
 import { stageState } from './settle.js';
 
 /** The resolution of the event-loop delay sampling (ms); the delay it reports includes it. */

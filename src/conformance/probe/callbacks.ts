@@ -1,5 +1,5 @@
 /**
- * The callback listener of an Interface A run: cai's one listener (../listen/listener.ts) opened as each job's
+ * The callback listener of an Interface A run: cai's one listener (http/listener.ts) opened as each job's
  * `callback_url`, so that the events the provider sends back (§3 step 5) can be judged. Every job gets its own path
  * (`…/cai-conformance/<name>-<token>`), and so its own stage: its events are attributed to it even when a provider
  * changes the `lead_id`. A stage scripts the answer to the job's first event (503, 429 with Retry-After, 400, or
@@ -14,7 +14,7 @@ import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
 import { documentOf } from '../evidence.js';
 import type { GuardCaps } from '../../http/listener-guard.js';
-import { startListener, type Listener } from '../listen/listener.js';
+import { startListener, type Listener } from '../../http/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
 import { playStage } from '../listen/stage.js';

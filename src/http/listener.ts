@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CaiError, codedError } from '../../errors.js';
+import { CaiError, codedError } from '../errors.js';
 import {
   declaredLength,
   listen,
@@ -15,14 +15,40 @@ import {
   type ReceiverLimits,
   type Reply,
   type TlsFiles,
-} from '../../http/server.js';
-import type { Arrival } from '../evidence.js';
-import { MAX_KEPT_BODY_BYTES } from '../tolerances.js';
-import { flattenHeaders } from '../../http/headers.js';
-import { InFlight } from '../../http/in-flight.js';
-import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from '../../http/listener-guard.js';
+} from './server.js';
+import { MAX_BODY_BYTES } from '../spec/constants.js';
+import type { SeenAttempt } from '../spec/model/sender.js';
+import { flattenHeaders } from './headers.js';
+import { InFlight } from './in-flight.js';
+import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './listener-guard.js';
 import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
-import type { Handled } from './recorder.js';
+
+/** Bytes of an attempt's body kept; a body over it is judged by its size alone (four times the §8 limit). */
+export const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
+
+/** A request as the listener read it (what the sender model reads of an attempt, before it is answered). */
+export type Arrival = Omit<
+  SeenAttempt,
+  'key' | 'answer' | 'answeredMono' | 'unheard' | 'retryAfter' | 'late' | 'headers'
+> & {
+  /** Names lowercased; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  httpVersion: string;
+  /** As received, in order (for the saved request). */
+  rawHeaders: [string, string][];
+};
+
+/** What the listener does with an arrival: answer it, or cut the connection. */
+export type Response = { kind: 'reply'; reply: Reply } | { kind: 'reset' };
+
+/** The answer to an arrival, from whoever handles it. */
+export interface Handled {
+  response: Response;
+  /** Wait this long before answering (a slow receiver). */
+  delayMs?: number;
+  /** Call when the answer has gone out, or the connection was cut; `unheard` when the sender closed it first. */
+  answered(mono: number, unheard?: boolean): void;
+}
 
 export interface Listener {
   /** `http(s)://host:port`, the listener's own address. */
