@@ -50,8 +50,16 @@ export function parseWaivers(text: string): WaiverParse {
         ? Date.parse(`${record.expires}T23:59:59.999Z`)
         : Date.parse(record.expires);
     }
+    // Two entries for one check would leave which reason and expiry apply to the order of the file.
+    const id = record.id.toUpperCase();
+    const earlier = waivers.findIndex((waiver) => waiver.id === id);
+    if (earlier !== -1)
+      return {
+        ok: false,
+        message: `entry ${index + 1} (${record.id}): entry ${earlier + 1} waives that check already`,
+      };
     waivers.push({
-      id: record.id.toUpperCase(),
+      id,
       reason: record.reason,
       ...(record.expires !== undefined ? { expires: record.expires as string } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),

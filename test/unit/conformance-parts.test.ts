@@ -65,6 +65,12 @@ describe('waivers', () => {
       message: 'entry 1 (B-SIZE-001): "reason" is required',
     });
     expect(parseWaivers('[{"id":"B-SIZE-001","reason":"x","expires":"soon"}]').ok).toBe(false);
+    expect(
+      parseWaivers('[{"id":"B-SIZE-001","reason":"x"},{"id":"b-size-001","reason":"y","expires":"2026-12-31"}]'),
+    ).toEqual({
+      ok: false,
+      message: 'entry 2 (b-size-001): entry 1 waives that check already',
+    });
   });
 });
 
