@@ -71,6 +71,10 @@ export function parseRetryPeriodMs(value: string): number {
 export function parseUrlPath(value: string): string {
   if (!/^\/[^\s?#]*$/.test(value))
     throw new InvalidArgumentError('expected a path that starts with /, such as /events.');
+  // A request-target is printable ASCII (RFC 9112 §3.2): a client sends any other character percent-encoded, so a path
+  // holding one as it is would never be matched.
+  if (!/^[\x21-\x7e]*$/.test(value))
+    throw new InvalidArgumentError('expected printable ASCII; percent-encode other characters, such as /%C3%A9vents.');
   return value;
 }
 
