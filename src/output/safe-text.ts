@@ -9,18 +9,27 @@
  * - the bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what is shown
  *   around them ("Trojan Source"), as `\u202e`; the marks (U+200E, U+200F, U+061C) are kept: they reorder nothing
  *   and belong to right-to-left names;
- * - the line and paragraph separators (U+2028, U+2029), which some terminals and viewers break lines at.
+ * - the line and paragraph separators (U+2028, U+2029), which some terminals and viewers break lines at;
+ * - a lone surrogate (half of a pair, `"\ud800"` in a JSON string), as `\ud800`: written as UTF-8 it would become
+ *   U+FFFD, showing another character than the one that came (JSON.stringify escapes it so already).
  * So an ESC never reaches the terminal: no CSI, no OSC (titles, OSC 8 hyperlinks), no cursor moves. A backslash
  * itself is not escaped (bodies are full of `\"`): a literal `\x1b` in the text reads the same as an escaped ESC,
  * which is harmless. Every escape is also a valid JSON escape but `\xNN`, which is only used for C0 controls, and
  * JSON.stringify never leaves one of those raw: escaping JSON text never breaks it.
  */
 
-/** Everything unsafe on one line: every control, the bidi controls, the separators. */
-const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** A surrogate that is not half of a pair. */
+const LONE_SURROGATE = '[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]';
+/** Everything unsafe on one line: every control, the bidi controls, the separators, a lone surrogate. */
+const UNSAFE_IN_LINE = new RegExp(
+  `[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|${LONE_SURROGATE}`,
+  'g',
+);
 /** Unsafe in a block of lines: the same, but LF, HTAB and the CR of a CRLF. */
-const UNSAFE_IN_BLOCK =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const UNSAFE_IN_BLOCK = new RegExp(
+  `[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)|${LONE_SURROGATE}`,
+  'g',
+);
 /**
  * The same, with the colour sequences cai itself writes kept, on a stream cai colours: SGR (`ESC [ … m`) with only
  * the parameters of the palette (src/output/palette.ts: reset, bold, dim, underline, red, green, yellow, blue,
@@ -29,7 +38,7 @@ const UNSAFE_IN_BLOCK =
  */
 const SGR_PARAM = '(?:0|1|2|4|22|24|31|32|33|34|35|36|39|90)';
 const UNSAFE_BUT_SGR = new RegExp(
-  `(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)`,
+  `(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)|${LONE_SURROGATE}`,
   'g',
 );
 /** The characters JSON.stringify leaves raw that a terminal may act on. */

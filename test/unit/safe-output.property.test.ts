@@ -18,8 +18,12 @@ import type { CheckResult, SuiteReport } from '../../src/conformance/types.js';
 import type { MockRequestEntry } from '../../src/mock/platform.js';
 import { fakeIo } from '../helpers/cli.js';
 
-/** What a terminal acts on: C0 but LF/HTAB, DEL, C1, the bidi embeddings/overrides/isolates, U+2028/2029. */
-const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/**
+ * What a terminal acts on, or shows as another character: C0 but LF/HTAB, DEL, C1, the bidi embeddings/overrides/
+ * isolates, U+2028/2029, a lone surrogate (written as UTF-8, U+FFFD).
+ */
+const ACTIVE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** The SGR parameters chalk writes for the colours cai uses (red, green, yellow, blue, magenta, cyan, gray, dim, bold, underline). */
 const CAI_SGR = new Set(['0', '1', '2', '4', '22', '24', '31', '32', '33', '34', '35', '36', '39', '90']);
 
@@ -37,6 +41,8 @@ const HOSTILE = fc.constantFrom(
   '\u0007',
   '\u007f',
   '\u2028',
+  '\ud800',
+  '\udfff',
   '\u001bP',
   '\u001b[31m',
 );
@@ -110,6 +116,9 @@ describe('the escaping functions', () => {
   it('escapes visibly: \\x1b, \\u009b, \\u202e', () => {
     expect(safeText('a\u001b[31mb\u009bc\u202ed\ne')).toBe('a\\x1b[31mb\\u009bc\\u202ed\\ne');
     expect(safeBlock('a\r\nb\rc\td')).toBe('a\r\nb\\rc\td');
+    // A lone surrogate (an event_id of "\ud800" in JSON) as its escape; a pair (an emoji) as it is.
+    expect(safeText('a\ud800b\udfffc\ud83d\ude00')).toBe('a\\ud800b\\udfffc\ud83d\ude00');
+    expect(safeBlock('\udc00\ud800')).toBe('\\udc00\\ud800');
   });
 });
 
@@ -122,7 +131,8 @@ function sendResult(eventId: string, body: Buffer, header: string, problem: stri
   };
   return {
     interface: 'B',
-    url: `http://127.0.0.1:9/${encodeURIComponent(header)}`,
+    // encodeURIComponent throws on a lone surrogate: a URL never holds one.
+    url: `http://127.0.0.1:9/${encodeURIComponent(header.replace(/[\ud800-\udfff]/g, ''))}`,
     eventId,
     verdict: 'rejected',
     ack: { ok: false, problems: [problem] },
