@@ -29,9 +29,9 @@ export interface JobSummaryOptions {
 export function escapeMarkdown(text: string, maxLength = Infinity): string {
   // eslint-disable-next-line no-control-regex
   let flat = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
-  // The bidi controls, which would reorder the page's text around them ("Trojan Source"), written as `\u202e`.
+  // The bidi controls, which would reorder the page's text around them ("Trojan Source"), written as `\u202e`; a lone
+  // surrogate, which UTF-8 would turn into U+FFFD, as `\ud800`.
   flat = safeText(flat);
-  flat = flat.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   if (flat.length > maxLength) flat = `${flat.slice(0, maxLength).replace(/[\uD800-\uDBFF]$/, '')}…`;
   return flat
     .replace(/[&<>]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[char] as string)
