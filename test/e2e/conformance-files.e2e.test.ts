@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, spawnCli } from '../helpers/cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import type { SuiteReport } from '../../src/conformance/types.js';
+import { formatDuration } from '../../src/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cai-conformance-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -161,7 +162,7 @@ describe('the HTML report and the job summary', () => {
     );
     for (const [index, attempt] of (scenario?.attempts ?? []).entries()) {
       expect(run.html).toContain(
-        `<tr><td>#${index + 1}</td><td>${attempt.at < 1000 ? `${attempt.at} ms` : `${(attempt.at / 1000).toFixed(1)} s`}</td><td>${attempt.delivery}</td><td><code>${attempt.eventId}</code></td><td>${attempt.answer}</td></tr>`,
+        `<tr><td>#${index + 1}</td><td>${formatDuration(attempt.at)}</td><td>${attempt.delivery}</td><td><code>${attempt.eventId}</code></td><td>${attempt.answer}</td></tr>`,
       );
     }
     expect(run.html).toContain('trigger exited 0');
