@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTime, parseUsualTime } from '../../src/report/log.js';
 
+const FIRST = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST = Date.parse('9999-12-31T23:59:59.999Z');
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
 
 /** Times shaped like the mocks' (and near misses): every field drawn over and past its range. */
@@ -28,10 +30,13 @@ describe('parseTime of the report log', () => {
         const fast = parseUsualTime(text);
         if (fast !== undefined) expect(fast).toBe(Date.parse(text));
         const ms = Date.parse(text);
-        expect(parseTime(text)).toBe(Number.isFinite(ms) && text !== '' ? ms : undefined);
+        // A log's times are of years 0000 to 9999: Date.parse also reads "10000" as the year 10000.
+        expect(parseTime(text)).toBe(Number.isFinite(ms) && text !== '' && ms >= FIRST && ms <= LAST ? ms : undefined);
       }),
       { numRuns: 20_000 },
     );
+    expect(parseTime('10000')).toBeUndefined();
+    expect(parseTime('9999')).toBe(Date.parse('9999'));
   });
 
   it('takes the fast way for the times the mocks write', () => {
