@@ -83,9 +83,9 @@ export interface Scenario {
 }
 
 export const ACCEPTED: ScriptedAnswer = { kind: 'accepted', status: 202 };
-const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
+export const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
 const accepted = (status: AcceptedStatus): ScriptedAnswer => ({ kind: 'accepted', status });
-const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({
+export const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({
   kind: 'error',
   status: 429,
   retryAfter: { form, seconds },
