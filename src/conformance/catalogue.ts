@@ -12,6 +12,7 @@ import { versionInfo } from '../version.js';
 import type { Check, CheckMeta, SenderCheck } from './check.js';
 import { acceptance } from './checks/receiver/acceptance.js';
 import { identity, signatureBinding, signatures } from './checks/receiver/authentication.js';
+import { RETRIED_SCENARIOS } from './checks/receiver/callback-jobs.js';
 import { callbacks } from './checks/receiver/callbacks.js';
 import { repeatedJob } from './checks/receiver/repeated-job.js';
 import { clock } from './checks/receiver/clock.js';
@@ -74,13 +75,7 @@ export const SENDER_CATALOGUE: readonly SenderCheck[] = [
 
 const EVERY_CALLBACK: readonly CallbackScenarioId[] = CALLBACK_SCENARIO_IDS;
 /** The callback stages whose first event must be sent again (a 5xx, a 429, a cut connection). */
-const RETRIED_CALLBACKS: readonly CallbackScenarioId[] = [
-  'callback-503',
-  'callback-5xx',
-  'callback-429',
-  'callback-429-date',
-  'callback-reset',
-];
+const RETRIED_CALLBACKS: readonly CallbackScenarioId[] = RETRIED_SCENARIOS;
 
 /**
  * The sender checks of Interface B that judge the events an Interface A provider sends back, with the callback

@@ -52,6 +52,11 @@ export function correctHeaders(input: SigningInput, secret: string | Uint8Array 
   return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(secret, signedPayload(timestamp, input.body)) };
 }
 
+/** The headers of `payload`, signed with the first secret given, at `timestamp`. */
+function signedOver(input: SigningInput, timestamp: string, payload: Buffer): SignedHeaders {
+  return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(input.secret, payload) };
+}
+
 /** The cause of a receiver that verifies over `what`, a re-serialisation of the body. */
 export function reserialisedCause(what: string): string {
   return `your receiver accepts the signature computed over ${what}: it must verify over the raw bytes exactly as received, before any parsing (§5.2)`;
@@ -77,10 +82,7 @@ function reserialised(
       const doc = jsonValueOf(input.body);
       if (doc === undefined) return undefined;
       const timestamp = String(input.nowSeconds);
-      return {
-        timestamp,
-        signature: SIGNATURE_PREFIX + hmacHex(input.secret, signedPayload(timestamp, Buffer.from(form(doc), 'utf8'))),
-      };
+      return signedOver(input, timestamp, signedPayload(timestamp, Buffer.from(form(doc), 'utf8')));
     },
   };
 }
@@ -104,6 +106,28 @@ function keyedWith(
     headers(input) {
       const secret = key(input);
       return secret === undefined ? undefined : correctHeaders(input, secret);
+    },
+  };
+}
+
+/** A variant of the header's format (§5.3): the correct MAC, its hex digits written by `spell`. */
+function respelled(
+  id: string,
+  short: string,
+  signed: string,
+  cause: string,
+  spell: (hex: string) => string,
+): SigningVariant {
+  return {
+    id,
+    family: 'header',
+    short,
+    signed,
+    cause,
+    sections: ['§5.3'],
+    headers(input) {
+      const { timestamp, signature } = correctHeaders(input);
+      return { timestamp, signature: spell(signature.slice(SIGNATURE_PREFIX.length)) };
     },
   };
 }
@@ -176,10 +200,7 @@ export const VARIANTS: readonly SigningVariant[] = [
     cause:
       'your receiver accepts the signature computed over the body alone: the signed string is the timestamp, one literal ".", then the raw body (§5.2)',
     sections: ['§5.2'],
-    headers: (input) => ({
-      timestamp: String(input.nowSeconds),
-      signature: SIGNATURE_PREFIX + hmacHex(input.secret, input.body),
-    }),
+    headers: (input) => signedOver(input, String(input.nowSeconds), input.body),
   },
   {
     id: 'no-dot',
@@ -191,11 +212,7 @@ export const VARIANTS: readonly SigningVariant[] = [
     sections: ['§5.2'],
     headers(input) {
       const timestamp = String(input.nowSeconds);
-      return {
-        timestamp,
-        signature:
-          SIGNATURE_PREFIX + hmacHex(input.secret, Buffer.concat([Buffer.from(timestamp, 'utf8'), input.body])),
-      };
+      return signedOver(input, timestamp, Buffer.concat([Buffer.from(timestamp, 'utf8'), input.body]));
     },
   },
   {
@@ -208,51 +225,30 @@ export const VARIANTS: readonly SigningVariant[] = [
     sections: ['§5.4', '§5.5'],
     headers(input) {
       const timestamp = String(input.nowSeconds * 1000);
-      return { timestamp, signature: SIGNATURE_PREFIX + hmacHex(input.secret, signedPayload(timestamp, input.body)) };
+      return signedOver(input, timestamp, signedPayload(timestamp, input.body));
     },
   },
-  {
-    id: 'uppercase-hex',
-    family: 'header',
-    short: 'uppercase hex',
-    signed: 'with the signature in uppercase hex',
-    cause:
-      'your receiver accepts the signature only in uppercase hex: the header is sha256= followed by lowercase hexadecimal (§5.3)',
-    sections: ['§5.3'],
-    headers(input) {
-      const { timestamp, signature } = correctHeaders(input);
-      return { timestamp, signature: SIGNATURE_PREFIX + signature.slice(SIGNATURE_PREFIX.length).toUpperCase() };
-    },
-  },
-  {
-    id: 'base64',
-    family: 'header',
-    short: 'base64',
-    signed: 'with the signature in base64',
-    cause:
-      'your receiver expects the signature in base64: the header is sha256= followed by lowercase hexadecimal (§5.3)',
-    sections: ['§5.3'],
-    headers(input) {
-      const { timestamp, signature } = correctHeaders(input);
-      return {
-        timestamp,
-        signature: SIGNATURE_PREFIX + Buffer.from(signature.slice(SIGNATURE_PREFIX.length), 'hex').toString('base64'),
-      };
-    },
-  },
-  {
-    id: 'no-prefix',
-    family: 'header',
-    short: 'no sha256= prefix',
-    signed: 'with the signature without its sha256= prefix',
-    cause:
-      'your receiver compares the signature without its sha256= prefix: the header is sha256= followed by the hex (§5.3)',
-    sections: ['§5.3'],
-    headers(input) {
-      const { timestamp, signature } = correctHeaders(input);
-      return { timestamp, signature: signature.slice(SIGNATURE_PREFIX.length) };
-    },
-  },
+  respelled(
+    'uppercase-hex',
+    'uppercase hex',
+    'with the signature in uppercase hex',
+    'your receiver accepts the signature only in uppercase hex: the header is sha256= followed by lowercase hexadecimal (§5.3)',
+    (hex) => SIGNATURE_PREFIX + hex.toUpperCase(),
+  ),
+  respelled(
+    'base64',
+    'base64',
+    'with the signature in base64',
+    'your receiver expects the signature in base64: the header is sha256= followed by lowercase hexadecimal (§5.3)',
+    (hex) => SIGNATURE_PREFIX + Buffer.from(hex, 'hex').toString('base64'),
+  ),
+  respelled(
+    'no-prefix',
+    'no sha256= prefix',
+    'with the signature without its sha256= prefix',
+    'your receiver compares the signature without its sha256= prefix: the header is sha256= followed by the hex (§5.3)',
+    (hex) => hex,
+  ),
   keyedWith(
     'other-direction',
     "the other direction's secret",

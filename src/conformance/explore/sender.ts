@@ -22,7 +22,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
 import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
-import type { Scenario, ScriptedAnswer } from '../listen/scenarios.js';
+import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
 import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
@@ -58,12 +58,7 @@ export interface SenderExploreTarget {
 const SLOW_MS = 1_000;
 const RETRY_AFTER_SECONDS = 1;
 
-const error = (status: 500 | 502 | 503 | 400 | 401 | 413): ScriptedAnswer => ({ kind: 'error', status });
-const rate = (form: 'seconds' | 'date'): ScriptedAnswer => ({
-  kind: 'error',
-  status: 429,
-  retryAfter: { form, seconds: RETRY_AFTER_SECONDS },
-});
+const rate = (form: 'seconds' | 'date'): ScriptedAnswer => rateLimited(form, RETRY_AFTER_SECONDS);
 const slow = (answer: ScriptedAnswer, ms = SLOW_MS): ScriptedAnswer => ({ ...answer, delayMs: ms });
 
 /**

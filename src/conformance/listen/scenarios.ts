@@ -83,9 +83,9 @@ export interface Scenario {
 }
 
 export const ACCEPTED: ScriptedAnswer = { kind: 'accepted', status: 202 };
-const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
+export const error = (status: Exclude<ErrorStatus, 429>): ScriptedAnswer => ({ kind: 'error', status });
 const accepted = (status: AcceptedStatus): ScriptedAnswer => ({ kind: 'accepted', status });
-const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({
+export const rateLimited = (form: RetryAfter['form'], seconds: number): ScriptedAnswer => ({
   kind: 'error',
   status: 429,
   retryAfter: { form, seconds },
@@ -113,18 +113,14 @@ export const SCENARIOS: readonly Scenario[] = [
     script: [{ kind: 'duplicate' }],
     purpose: 'the duplicate answer of §2.13 ends the delivery',
   },
-  {
-    id: 'ok-200',
-    interfaces: ['B'],
-    script: [accepted(200)],
-    purpose: 'a 200 ends the delivery (§6.5: any 2xx means accepted)',
-  },
-  {
-    id: 'ok-201',
-    interfaces: ['B'],
-    script: [accepted(201)],
-    purpose: 'a 201 ends the delivery (§6.5: any 2xx means accepted)',
-  },
+  ...([200, 201] as const).map(
+    (status): Scenario => ({
+      id: `ok-${status}`,
+      interfaces: ['B'],
+      script: [accepted(status)],
+      purpose: `a ${status} ends the delivery (§6.5: any 2xx means accepted)`,
+    }),
+  ),
   {
     id: 'ok-204',
     interfaces: ['B'],
@@ -170,6 +166,16 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'reject-413', interfaces: ['B'], script: [error(413)], purpose: 'a 413 is not retried' },
 ];
 
+/** A callback stage whose first event gets `script` (the job's others are accepted at once). */
+const firstEvent = (id: CallbackScenarioId, script: ScriptedAnswer[], purpose: string, slow = false): Scenario => ({
+  id,
+  interfaces: ['B'],
+  script,
+  scriptedDeliveries: 1,
+  ...(slow ? { slow } : {}),
+  purpose,
+});
+
 /** The answers the callback listener of an Interface A run gives the events of one job. */
 export const CALLBACK_SCENARIOS: readonly Scenario[] = [
   { id: 'callbacks', interfaces: ['B'], script: [ACCEPTED], purpose: "the job's events, each answered 202" },
@@ -180,67 +186,35 @@ export const CALLBACK_SCENARIOS: readonly Scenario[] = [
     script: [accepted(200)],
     purpose: 'a second job for the lead of the first (a contact who returns, §2.3), its events each answered 200',
   },
-  {
-    id: 'callback-503',
-    interfaces: ['B'],
-    script: [error(503), ACCEPTED],
-    scriptedDeliveries: 1,
-    purpose: 'the first event answered 503',
-  },
-  {
-    id: 'callback-429',
-    interfaces: ['B'],
-    script: [rateLimited('seconds', CALLBACK_RETRY_AFTER_SECONDS), ACCEPTED],
-    scriptedDeliveries: 1,
-    purpose: `the first event answered 429 with Retry-After: ${CALLBACK_RETRY_AFTER_SECONDS}`,
-  },
-  {
-    id: 'callback-5xx',
-    interfaces: ['B'],
-    // §7: every 5xx is temporary, a server's 500 as much as a gateway's 502 or an unavailable 503.
-    script: [...CALLBACK_5XX.map((status) => error(status)), ACCEPTED],
-    scriptedDeliveries: 1,
-    slow: true,
-    purpose: `the first event answered a 5xx ${FAILURES_BEFORE_ACCEPT} times in a row (${CALLBACK_5XX.join(', ')}): retried through them, with waits that grow`,
-  },
-  {
-    id: 'callback-429-date',
-    interfaces: ['B'],
-    script: [rateLimited('date', RETRY_AFTER_DATE_SECONDS), ACCEPTED],
-    scriptedDeliveries: 1,
-    slow: true,
-    purpose: `the first event answered 429 with Retry-After as an HTTP-date ${RETRY_AFTER_DATE_SECONDS} s ahead`,
-  },
-  {
-    id: 'callback-reset',
-    interfaces: ['B'],
-    // §8: retries "by either side" for up to 24 hours; a connection cut with no answer is the platform as unavailable
-    // as a 503 says it is (§7), and the event is not delivered.
-    script: [{ kind: 'reset' }, ACCEPTED],
-    scriptedDeliveries: 1,
-    purpose: 'the first event answered with a connection reset (no answer at all)',
-  },
-  {
-    id: 'callback-400',
-    interfaces: ['B'],
-    script: [error(400)],
-    scriptedDeliveries: 1,
-    purpose: 'the first event answered 400',
-  },
-  {
-    id: 'callback-401',
-    interfaces: ['B'],
-    script: [error(401)],
-    scriptedDeliveries: 1,
-    purpose: 'the first event answered 401',
-  },
-  {
-    id: 'callback-413',
-    interfaces: ['B'],
-    script: [error(413)],
-    scriptedDeliveries: 1,
-    purpose: 'the first event answered 413',
-  },
+  firstEvent('callback-503', [error(503), ACCEPTED], 'the first event answered 503'),
+  firstEvent(
+    'callback-429',
+    [rateLimited('seconds', CALLBACK_RETRY_AFTER_SECONDS), ACCEPTED],
+    `the first event answered 429 with Retry-After: ${CALLBACK_RETRY_AFTER_SECONDS}`,
+  ),
+  // §7: every 5xx is temporary, a server's 500 as much as a gateway's 502 or an unavailable 503.
+  firstEvent(
+    'callback-5xx',
+    [...CALLBACK_5XX.map((status) => error(status)), ACCEPTED],
+    `the first event answered a 5xx ${FAILURES_BEFORE_ACCEPT} times in a row (${CALLBACK_5XX.join(', ')}): retried through them, with waits that grow`,
+    true,
+  ),
+  firstEvent(
+    'callback-429-date',
+    [rateLimited('date', RETRY_AFTER_DATE_SECONDS), ACCEPTED],
+    `the first event answered 429 with Retry-After as an HTTP-date ${RETRY_AFTER_DATE_SECONDS} s ahead`,
+    true,
+  ),
+  // §8: retries "by either side" for up to 24 hours; a connection cut with no answer is the platform as unavailable
+  // as a 503 says it is (§7), and the event is not delivered.
+  firstEvent(
+    'callback-reset',
+    [{ kind: 'reset' }, ACCEPTED],
+    'the first event answered with a connection reset (no answer at all)',
+  ),
+  ...([400, 401, 413] as const).map((status) =>
+    firstEvent(`callback-${status}`, [error(status)], `the first event answered ${status}`),
+  ),
 ];
 
 export function scenario(id: ScenarioId): Scenario {

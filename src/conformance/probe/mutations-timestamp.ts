@@ -63,45 +63,27 @@ function shifted(name: string, shiftSeconds: number, intent: Mutation['intent'],
  * 60 s clear, and on the edge itself (300 s: the spec says a request *outside* the window is rejected, and 300 s is
  * not outside a window of 300 seconds). Whole seconds, as the timestamp is.
  */
-export const WINDOW_PAST_OUTSIDE: readonly Mutation[] = [
-  shifted(`a timestamp ${OUTSIDE} s in the past`, -OUTSIDE, 'authentication'),
-  shifted(
-    `a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the past (one second outside)`,
-    -(SIGNATURE_WINDOW_SECONDS + 1),
-    'authentication',
-    WINDOW_EDGE_FRACTION.past,
-  ),
-];
+function windowSide(side: 'past' | 'future', outside: boolean): readonly Mutation[] {
+  const sign = side === 'past' ? -1 : 1;
+  const [clear, edge, edgeWords, intent, fraction] = outside
+    ? ([
+        OUTSIDE,
+        SIGNATURE_WINDOW_SECONDS + 1,
+        'one second outside',
+        'authentication',
+        WINDOW_EDGE_FRACTION[side],
+      ] as const)
+    : ([INSIDE, SIGNATURE_WINDOW_SECONDS, 'on the edge', 'accepted', WINDOW_EDGE_FRACTION.inside] as const);
+  return [
+    shifted(`a timestamp ${clear} s in the ${side}`, sign * clear, intent),
+    shifted(`a timestamp ${edge} s in the ${side} (${edgeWords})`, sign * edge, intent, fraction),
+  ];
+}
 
-export const WINDOW_FUTURE_OUTSIDE: readonly Mutation[] = [
-  shifted(`a timestamp ${OUTSIDE} s in the future`, OUTSIDE, 'authentication'),
-  shifted(
-    `a timestamp ${SIGNATURE_WINDOW_SECONDS + 1} s in the future (one second outside)`,
-    SIGNATURE_WINDOW_SECONDS + 1,
-    'authentication',
-    WINDOW_EDGE_FRACTION.future,
-  ),
-];
-
-export const WINDOW_PAST_INSIDE: readonly Mutation[] = [
-  shifted(`a timestamp ${INSIDE} s in the past`, -INSIDE, 'accepted'),
-  shifted(
-    `a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the past (on the edge)`,
-    -SIGNATURE_WINDOW_SECONDS,
-    'accepted',
-    WINDOW_EDGE_FRACTION.inside,
-  ),
-];
-
-export const WINDOW_FUTURE_INSIDE: readonly Mutation[] = [
-  shifted(`a timestamp ${INSIDE} s in the future`, INSIDE, 'accepted'),
-  shifted(
-    `a timestamp ${SIGNATURE_WINDOW_SECONDS} s in the future (on the edge)`,
-    SIGNATURE_WINDOW_SECONDS,
-    'accepted',
-    WINDOW_EDGE_FRACTION.inside,
-  ),
-];
+export const WINDOW_PAST_OUTSIDE = windowSide('past', true);
+export const WINDOW_FUTURE_OUTSIDE = windowSide('future', true);
+export const WINDOW_PAST_INSIDE = windowSide('past', false);
+export const WINDOW_FUTURE_INSIDE = windowSide('future', false);
 
 const HOUR_MS = 3_600_000;
 

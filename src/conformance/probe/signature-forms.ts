@@ -17,73 +17,55 @@ function withDigit(hex: string, index: number): string {
 /** The valid header with one hex digit changed, or cut to its first half. */
 export function damagedSignature(valid: string, damage: DigestDamage): string {
   const hex = valid.slice(SIGNATURE_PREFIX.length);
-  switch (damage) {
-    case 'last-digit':
-      return SIGNATURE_PREFIX + withDigit(hex, hex.length - 1);
-    case 'first-digit':
-      return SIGNATURE_PREFIX + withDigit(hex, 0);
-    case 'middle-digit':
-      return SIGNATURE_PREFIX + withDigit(hex, hex.length / 2);
-    case 'first-half':
-      return SIGNATURE_PREFIX + hex.slice(0, hex.length / 2);
-  }
+  const damaged: Record<DigestDamage, () => string> = {
+    'last-digit': () => withDigit(hex, hex.length - 1),
+    'first-digit': () => withDigit(hex, 0),
+    'middle-digit': () => withDigit(hex, hex.length / 2),
+    'first-half': () => hex.slice(0, hex.length / 2),
+  };
+  return SIGNATURE_PREFIX + damaged[damage]();
 }
 
 /** The valid MAC spelled another way: one header value, or the lines of several headers. */
 export function respelledSignature(valid: string, spelling: SignatureSpelling): string | readonly string[] {
   const hex = valid.slice(SIGNATURE_PREFIX.length);
   const wrong = damagedSignature(valid, 'last-digit');
-  switch (spelling) {
-    case 'upper-case-hex':
-      return SIGNATURE_PREFIX + hex.toUpperCase();
-    case 'no-prefix':
-      return hex;
-    case 'upper-case-prefix':
-      return `SHA256=${hex}`;
-    case 'sha1-prefix':
-      return `sha1=${hex}`;
-    case 'base64':
-      return SIGNATURE_PREFIX + Buffer.from(hex, 'hex').toString('base64');
-    case 'one-digit-more':
-      return `${valid}0`;
-    case 'two-headers':
-      return [wrong, valid];
-    case 'comma-joined':
-      return `${wrong},${valid}`;
-  }
+  const spelled: Record<SignatureSpelling, () => string | readonly string[]> = {
+    'upper-case-hex': () => SIGNATURE_PREFIX + hex.toUpperCase(),
+    'no-prefix': () => hex,
+    'upper-case-prefix': () => `SHA256=${hex}`,
+    'sha1-prefix': () => `sha1=${hex}`,
+    base64: () => SIGNATURE_PREFIX + Buffer.from(hex, 'hex').toString('base64'),
+    'one-digit-more': () => `${valid}0`,
+    'two-headers': () => [wrong, valid],
+    'comma-joined': () => `${wrong},${valid}`,
+  };
+  return spelled[spelling]();
 }
 
 /** The string an HMAC is made over instead of `timestamp "." body` (§5.2). */
 export function otherSignedString(change: SignedStringChange, timestamp: string, body: Buffer): Buffer {
   const ts = Buffer.from(timestamp, 'utf8');
   const dot = Buffer.from('.', 'utf8');
-  switch (change) {
-    case 'no-timestamp':
-      return Buffer.concat([dot, body]);
-    case 'no-dot':
-      return Buffer.concat([ts, body]);
-    case 'no-body':
-      return Buffer.concat([ts, dot]);
-    case 'body-only':
-      return body;
-    case 'colon-for-dot':
-      return Buffer.concat([ts, Buffer.from(':', 'utf8'), body]);
-    case 'body-first':
-      return Buffer.concat([body, dot, ts]);
-  }
+  const parts: Record<SignedStringChange, Buffer[]> = {
+    'no-timestamp': [dot, body],
+    'no-dot': [ts, body],
+    'no-body': [ts, dot],
+    'body-only': [body],
+    'colon-for-dot': [ts, Buffer.from(':', 'utf8'), body],
+    'body-first': [body, dot, ts],
+  };
+  return Buffer.concat(parts[change]);
 }
 
 /** `seconds` written another way than plain digits: `+1767225600`, `1767225600.0`, `1.7672256e9`, `0x6955b900`. */
 export function writtenTimestamp(notation: TimestampNotation, seconds: number): string {
   const digits = String(seconds);
-  switch (notation) {
-    case 'plus-sign':
-      return `+${digits}`;
-    case 'decimal':
-      return `${digits}.0`;
-    case 'exponent':
-      return `${digits[0]}.${digits.slice(1).replace(/0+$/, '') || '0'}e${digits.length - 1}`;
-    case 'hex':
-      return `0x${seconds.toString(16)}`;
-  }
+  const written: Record<TimestampNotation, () => string> = {
+    'plus-sign': () => `+${digits}`,
+    decimal: () => `${digits}.0`,
+    exponent: () => `${digits[0]}.${digits.slice(1).replace(/0+$/, '') || '0'}e${digits.length - 1}`,
+    hex: () => `0x${seconds.toString(16)}`,
+  };
+  return written[notation]();
 }

@@ -72,19 +72,11 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
   });
 }
 
-/** The callback scenarios as the jobs that play them are named (their listener paths, their stages). */
-const JOB_NAMES: Record<CallbackScenarioId, string> = {
-  callbacks: 'callbacks',
-  'callback-returning': 'returning',
-  'callback-503': 'answered-503',
-  'callback-5xx': 'answered-5xx',
-  'callback-429': 'answered-429',
-  'callback-429-date': 'answered-429-date',
-  'callback-reset': 'answered-reset',
-  'callback-400': 'answered-400',
-  'callback-401': 'answered-401',
-  'callback-413': 'answered-413',
-};
+/** The callback scenarios as the jobs that play them are named (their listener paths, their stages): `answered-503`. */
+function jobName(id: CallbackScenarioId): string {
+  if (id === 'callbacks') return id;
+  return id === 'callback-returning' ? 'returning' : id.replace(/^callback-/, 'answered-');
+}
 
 /**
  * §2.9: the intents of the jobs whose conversations go on past their first event, one of each value, so that every
@@ -103,7 +95,7 @@ const INTENTS: Partial<Record<CallbackScenarioId, BriefIntent>> = {
 /** The job that plays a callback scenario (the sender checks' evidence on the callbacks), sent once per run. */
 export const scenarioJob = (scope: ProbeScope, id: CallbackScenarioId) => {
   const intent = INTENTS[id];
-  return jobStage(scope, JOB_NAMES[id], {
+  return jobStage(scope, jobName(id), {
     scenario: id,
     ...(id === 'callback-returning' ? { lead: 'returning' } : {}),
     ...(intent ? { intent } : {}),
@@ -142,7 +134,7 @@ export const afterRefusalJob = (scope: ProbeScope) =>
       await mainJob(scope);
       // Started here if no check has started it yet (once per run); its own checks read it as usual.
       scenarioJob(scope, 'callback-400').catch(() => undefined);
-      await harness.answeredOne(JOB_NAMES['callback-400'], scope.session.signal);
+      await harness.answeredOne(jobName('callback-400'), scope.session.signal);
     },
   });
 
