@@ -273,6 +273,11 @@ export function choiceOption(flags: string, text: string, choices: string[], def
   return new Option(flags, text).choices(choices).default(defaultValue);
 }
 
+/** `--interface A|B`: which interface a command works on, as `text` says. */
+export function interfaceOption(text: string): Option {
+  return new Option('--interface <id>', text).choices(['A', 'B']);
+}
+
 /** A `<duration>` option (500ms, 10s, 10m) whose default is `shown` as help shows it; `positive` refuses 0. */
 export function durationOption(flags: string, text: string, shown: string, positive = false): Option {
   const parse = positive ? parsePositiveDurationMs : parseDurationMs;

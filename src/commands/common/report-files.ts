@@ -87,12 +87,16 @@ export async function makeDirs(dir: string, mode = 0o700): Promise<void> {
   }
 }
 
-/** A page (`cai report --html FILE`, `cai load --html FILE`), rendered with the generator line and written as the reports above. */
+/**
+ * A page (`cai report --html FILE`, `cai load --html FILE`, `cai conformance coverage --html FILE`), rendered with
+ * the generator line and written as the reports above; `what` names it in the messages.
+ */
 export async function writeReportPage(
   path: string,
   render: (generator: string) => string,
   context: CommandContext,
+  what = 'HTML report',
 ): Promise<void> {
-  await writeOrFail(path, render(await generator()), 'HTML report', context);
-  context.output.info(`HTML report written to ${path}`);
+  await writeOrFail(path, render(await generator()), what, context);
+  context.output.info(`${what} written to ${path}`);
 }

@@ -11,7 +11,7 @@ import { originOf } from '../../http/address.js';
 import { isLoopbackUrl } from '../../http/loopback.js';
 import type { Output } from '../../output/output.js';
 import type { Transport, TransportFlags } from '../../http/transport.js';
-import { parseHttpUrl } from './options.js';
+import { choiceOption, parseHttpUrl } from './options.js';
 import type { CommandContext } from './runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
@@ -23,12 +23,12 @@ export function addTlsOptions(command: Command): Command {
       parseHttpUrl,
     )
     .addOption(
-      new Option(
+      choiceOption(
         '--tls <policy>',
         'required: refuse plain http to an address that is not this machine (§5.8); a profile\'s "tls" sets it',
-      )
-        .choices(['required', 'warn'])
-        .default('warn'),
+        ['required', 'warn'],
+        'warn',
+      ),
     )
     .option(
       '--allow-http',

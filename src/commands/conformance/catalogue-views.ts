@@ -26,14 +26,9 @@ export async function runCoverage(options: CoverageOptions, context: CommandCont
   const matrix = coverage({ roles: [...new Set(roles)] });
   if (options.html !== undefined) {
     const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
-    const { generator, writeOrFail } = await import('../common/report-files.js');
-    await writeOrFail(
-      options.html,
-      renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator: await generator() }),
-      'HTML coverage',
-      context,
-    );
-    output.info(`HTML coverage written to ${options.html}`);
+    const { writeReportPage } = await import('../common/report-files.js');
+    const render = (generator: string) => renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator });
+    await writeReportPage(options.html, render, context, 'HTML coverage');
   }
   if (output.json) {
     output.printJson({

@@ -9,6 +9,7 @@ import { usageError } from '../../errors.js';
 import { shellQuote } from '../../output/curl.js';
 import { readFileInput } from '../../input.js';
 import { declareCommand } from '../common/list.js';
+import { interfaceOption } from '../common/options.js';
 import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
 import type { CoverageOptions, ListOptions } from './catalogue-views.js';
 import { CONFORMANCE_HINTS } from './hints.js';
@@ -54,7 +55,7 @@ export function registerConformance(program: Command, state: RunState): void {
     conformance
       .command(view.name)
       .description(view.description)
-      .addOption(new Option('--interface <id>', view.interface).choices(['A', 'B']))
+      .addOption(interfaceOption(view.interface))
       .addOption(new Option('--role <role>', view.role).choices(view.roles).default(view.defaultRole))
       .option(view.option, view.optionHelp)
       .addHelpText('after', `\nExamples:${view.examples.map((example) => `\n  $ cai conformance ${example}`).join('')}`)

@@ -8,7 +8,7 @@
 import { VERDICT_SYMBOL as VERDICT_SYMBOLS } from '../../conformance/reporters/text.js';
 import { formatDuration } from '../../duration.js';
 import { verdictPaint } from '../../conformance/reporters/table.js';
-import { CHECK_VERDICTS, type CheckResult } from '../../conformance/types.js';
+import { CHECK_VERDICTS, type CheckResult, type CheckVerdict } from '../../conformance/types.js';
 import type { Check } from '../../conformance/check.js';
 import { WAIT_LINE_MS } from '../../output/wait-notice.js';
 import { ProgressLine, type Terminal } from '../../output/progress.js';
@@ -33,14 +33,7 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
   if (output.quiet) return { say: (print) => print(), stop() {} };
   if (!output.stderrIsTTY || output.json) return waitLines(terminal, total, waits);
   const paint = verdictPaint(output.errColor);
-  const counts: Record<CheckResult['verdict'], number> = {
-    passed: 0,
-    failed: 0,
-    warning: 0,
-    waived: 0,
-    'not-judged': 0,
-    skipped: 0,
-  };
+  const counts = Object.fromEntries(CHECK_VERDICTS.map((verdict) => [verdict, 0])) as Record<CheckVerdict, number>;
   let done = 0;
   const line = new ProgressLine(terminal);
   const width = String(total).length;

@@ -9,7 +9,6 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { CaiError, errorMessage } from '../../errors.js';
 import type { CommandContext } from '../common/runner.js';
 import { generator, writeOrFail } from '../common/report-files.js';
-import { wrap } from '../../output/layout.js';
 
 export interface ReportFlags {
   junit?: string;
@@ -151,8 +150,7 @@ export async function renderReport(
   for (const line of text.split('\n')) output.result(line);
   // The seed replays the stateful phase; a run stopped by its diagnosis before any check has none to replay.
   if (view.seed !== undefined && view.diagnosis === undefined) {
-    const line = `stateful phase: seed ${view.seed} (the same seed draws the same conversations)`;
-    for (const piece of output.width !== undefined ? wrap(line, output.width) : [line]) output.result(piece);
+    output.resultWrapped(`stateful phase: seed ${view.seed} (the same seed draws the same conversations)`);
   }
   if (format === 'compact' && view.checks.some((check) => check.verdict === 'failed' || check.verdict === 'warning')) {
     output.note('each failure in detail (request, answer, reproduction): --format table, or --html FILE');

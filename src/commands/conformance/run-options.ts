@@ -16,6 +16,7 @@ import {
   collectValues,
   choiceOption,
   durationOption,
+  interfaceOption,
   parseDurationMs,
   parseHostPort,
   parseHttpUrl,
@@ -162,12 +163,7 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
 /** The receiver to check: its interface and address (or the built-in one), and the identity it expects. */
 function addTargetOptions(run: Command): void {
   run
-    .addOption(
-      new Option('--interface <id>', 'B: a platform events endpoint; A: a provider contact-jobs endpoint').choices([
-        'A',
-        'B',
-      ]),
-    )
+    .addOption(interfaceOption('B: a platform events endpoint; A: a provider contact-jobs endpoint'))
     .option('--to <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
     .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
     .option(

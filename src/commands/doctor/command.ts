@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { DOCTOR_HINTS } from './hints.js';
-import { durationOption, parseHttpUrl } from '../common/options.js';
+import { durationOption, interfaceOption, parseHttpUrl } from '../common/options.js';
 import { declareCommand } from '../common/list.js';
 import type { DoctorOptions } from './action.js';
 
@@ -12,9 +12,7 @@ export function registerDoctor(program: Command, state: RunState): void {
       "the URL to probe (default: the environment's provider_endpoint/contact-jobs and events_url)",
       parseHttpUrl,
     )
-    .addOption(
-      new Option('--interface <id>', 'check only interface A (contact jobs) or B (events)').choices(['A', 'B']),
-    )
+    .addOption(interfaceOption('check only interface A (contact jobs) or B (events)'))
     .addOption(durationOption('--timeout <duration>', 'time allowed for each network step', '5s', true))
     .option('--ca <file>', "also trust this CA certificate (PEM), e.g. a test environment's own")
     .addHelpText(

@@ -2,7 +2,7 @@
  * `cai load`, its action: the run (src/load) against the target or the reference receiver, shown live, then its
  * report and thresholds (exit 1 when one fails). Loaded when the command runs, not at every start-up.
  */
-import { DEFAULT_MIX, identityOf, phasesOf, refuseOtherInterface, thresholdsOf, type LoadFlags } from './options.js';
+import { identityOf, phasesOf, refuseOtherInterface, scenarioOf, thresholdsOf, type LoadFlags } from './options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { openTransport } from '../common/transport-options.js';
@@ -44,12 +44,7 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   let report;
   try {
     report = await runLoad({
-      scenario: {
-        interface: options.interface,
-        phases,
-        mix: options.mix ?? DEFAULT_MIX,
-        repeatShare: options.repeat ?? 0,
-      },
+      scenario: scenarioOf(options, phases),
       ...(options.to !== undefined ? { target: options.to } : {}),
       mock: options.mock === true,
       ...(identity !== undefined ? { identity } : {}),

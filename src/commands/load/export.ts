@@ -7,11 +7,11 @@ import { ExitCode, usageError } from '../../errors.js';
 import { describeMix } from '../../load/scenario.js';
 import type { Threshold } from '../../load/thresholds.js';
 import {
-  DEFAULT_MIX,
   DEFAULT_RATE_PER_SECOND,
   identityOf,
   phasesOf,
   refuseOtherInterface,
+  scenarioOf,
   thresholdsOf,
   type ExportFlags,
   type LoadFlags,
@@ -19,6 +19,7 @@ import {
 import type { CommandContext } from '../common/runner.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { identityFlagOf } from '../common/options.js';
+import { shellQuote } from '../../shell.js';
 
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;
@@ -72,12 +73,7 @@ export async function runExport(flags: ExportFlags, load: Command, context: Comm
   let plan;
   try {
     plan = planArtillery({
-      scenario: {
-        interface: options.interface,
-        phases,
-        mix: options.mix ?? DEFAULT_MIX,
-        repeatShare: options.repeat ?? 0,
-      },
+      scenario: scenarioOf(options, phases),
       target: target.url.href,
       identity,
       secretEnv,
@@ -178,7 +174,6 @@ function describeCommand(
   secretEnv: string,
   thresholds: readonly Threshold[],
 ): string {
-  const quote = (word: string) => (/^[\w./:=@%,+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
   const words = ['cai', 'load', '--interface', options.interface, '--to', target];
   const spec = interfaceSpec(options.interface);
   words.push(identityFlagOf(spec), options[spec.identityOption] ?? '');
@@ -198,5 +193,5 @@ function describeCommand(
     words.push('--threshold', threshold.expression);
   if (options.slo) words.push('--slo', options.slo);
   if (options.sloScale !== 1) words.push('--slo-scale', String(options.sloScale));
-  return words.map(quote).join(' ');
+  return words.map(shellQuote).join(' ');
 }

@@ -9,7 +9,7 @@ import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
-import { parseRamp, type MixEntry } from '../../load/scenario.js';
+import { parseRamp, type MixEntry, type Scenario } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
 import { IDENTITY_HOW, identityFlagOf, parseDurationMs } from '../common/options.js';
 import { identityValueProblem } from '../common/header-options.js';
@@ -51,7 +51,7 @@ export interface ExportFlags {
 
 export const DEFAULT_RATE_PER_SECOND = 10;
 /** Interface B without --mix: every event a conversation.message (§2.5), the commonest event of a conversation. */
-export const DEFAULT_MIX: MixEntry[] = [{ type: 'conversation.message', weight: 1 }];
+const DEFAULT_MIX: MixEntry[] = [{ type: 'conversation.message', weight: 1 }];
 
 /** The domain's SyntaxProblem as commander's own usage error: `option '--mix <…>' argument '…' is invalid. <why>`. */
 export function syntax<T, P = T>(parse: (text: string, previous: P) => T): (text: string, previous: P) => T {
@@ -161,6 +161,11 @@ export function phasesOf(options: LoadFlags): PhaseSpec[] {
       'shorten --duration or the ramps (docs/load.md, Bounds)',
     );
   return phases;
+}
+
+/** The scenario the flags describe, run here (`cai load`) or written as a project (`cai load export`). */
+export function scenarioOf(options: LoadFlags, phases: PhaseSpec[]): Scenario {
+  return { interface: options.interface, phases, mix: options.mix ?? DEFAULT_MIX, repeatShare: options.repeat ?? 0 };
 }
 
 export async function thresholdsOf(options: LoadFlags, context: CommandContext): Promise<Threshold[]> {

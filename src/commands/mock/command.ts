@@ -1,10 +1,11 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { UiAddress } from './start.js';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import {
+  choiceOption,
   collectOneOf,
   collectValues,
   listenAddressParts,
@@ -92,12 +93,12 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
       'append every accepted request to this NDJSON file before the 202; reloaded on start; one mock per log (locked)',
     )
     .addOption(
-      new Option(
+      choiceOption(
         '--fsync <mode>',
         'when --log reaches the disk: always (before each 202), everysec (written before each 202, synced every second) or never',
-      )
-        .choices(FSYNC_MODES)
-        .default(DEFAULT_FSYNC),
+        [...FSYNC_MODES],
+        DEFAULT_FSYNC,
+      ),
     )
     .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')

@@ -27,9 +27,7 @@ export interface CommandTargets {
 const INLINE_BODY_BYTES = 8 * 1024;
 
 /** The flag that gives a `cai` command the secret a mock was started with (secretFlagFor). */
-export function secretFlagOf(label: string | undefined): string {
-  return secretFlagFor(label);
-}
+export const secretFlagOf = (label: string | undefined): string => secretFlagFor(label);
 
 /** The inspector's copy commands for a mock: `targets` but the inspector's URL, which it gives when it asks. */
 export function copyCommandsFor(targets: Omit<CommandTargets, 'inspectorUrl'>): CopyCommandsOf {

@@ -101,14 +101,7 @@ export async function runReport(options: ReportOptions, context: CommandContext)
   output.resultWrapped(
     `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`,
   );
-  const skipped = [
-    [report.records.duplicates, 'duplicates'],
-    [report.records.not_accepted, 'not accepted'],
-    [report.records.outside_window, 'outside the window'],
-    [report.records.other_provider, 'of other providers'],
-    [report.records.other_space, `outside the ${report.filter.space} space`],
-    [summary.malformed.length, 'malformed'],
-  ].filter(([n]) => (n as number) > 0);
+  const skipped = (await import('./html-report.js')).skippedRecords(report);
   if (skipped.length > 0) output.resultWrapped(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
   for (const view of tableViews(report)) {
     output.result('');

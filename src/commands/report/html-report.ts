@@ -62,16 +62,23 @@ ${pageFooter(options.generator)}
   return renderPage({ title: 'cai operation report', body, css: CSS, generator: options.generator });
 }
 
-function renderHeader(report: OperationView): SafeHtml {
+/** The records the report left out, by why, those of none left out (on the page, and in `cai report`'s text). */
+export function skippedRecords(report: OperationView): [count: number, what: string][] {
   const { filter, records } = report;
-  const skipped = [
+  const skipped: [number, string][] = [
     [records.duplicates, 'duplicates'],
     [records.not_accepted, 'not accepted'],
     [records.outside_window, 'outside the window'],
     [records.other_provider, 'of other providers'],
     [records.other_space, `outside the ${filter.space} space`],
     [report.malformed?.length ?? 0, 'malformed'],
-  ].filter(([count]) => (count as number) > 0);
+  ];
+  return skipped.filter(([count]) => count > 0);
+}
+
+function renderHeader(report: OperationView): SafeHtml {
+  const { filter, records } = report;
+  const skipped = skippedRecords(report);
   const rows: [string, string][] = [
     ...(report.logs ? [['logs', report.logs.join(', ')] as [string, string]] : []),
     ['window', `${filter.since ?? 'start of log'} – ${filter.until ?? 'end of log'} (received_at)`],

@@ -21,20 +21,16 @@ export function bodySourceOf(kind: SendKind, options: BodyFlags): BodySource {
       const hint = 'a --body file is sent byte for byte (§5.2): edit the file instead';
       throw usageError('conflicting_options', '--set and --unset work with --sample only', hint);
     }
-    if (options.callbackUrl !== undefined) {
-      throw usageError(
-        'conflicting_options',
-        '--callback-url works with --sample only',
-        'set callback_url in the body file instead',
-      );
-    }
-    if (options.branchCode !== undefined) {
-      throw usageError(
-        'conflicting_options',
-        '--branch-code works with --sample only',
-        'set branch_code in the body file instead',
-      );
-    }
+    for (const [flag, field, value] of [
+      ['--callback-url', 'callback_url', options.callbackUrl],
+      ['--branch-code', 'branch_code', options.branchCode],
+    ] as const)
+      if (value !== undefined)
+        throw usageError(
+          'conflicting_options',
+          `${flag} works with --sample only`,
+          `set ${field} in the body file instead`,
+        );
     return { from: 'input', ...(options.body !== undefined ? { file: options.body } : {}) };
   }
   return {

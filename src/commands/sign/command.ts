@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { choiceOption, parseHttpUrl, parseUnixSeconds } from '../common/options.js';
+import { choiceOption, interfaceOption, parseHttpUrl, parseUnixSeconds } from '../common/options.js';
 import { declareCommand } from '../common/list.js';
 import type { SignOptions } from './action.js';
 
@@ -13,12 +13,7 @@ export function registerSign(program: Command, state: RunState): void {
       choiceOption('--format <format>', 'headers, json, or a ready-to-run curl command', ['headers', 'json', 'curl']),
     )
     .option('--url <url>', 'with --format curl: the full URL to POST to', parseHttpUrl)
-    .addOption(
-      new Option('--interface <id>', 'A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)').choices([
-        'A',
-        'B',
-      ]),
-    )
+    .addOption(interfaceOption('A (contact jobs, X-CAI-Source) or B (events, X-CAI-Provider)'))
     .option('--provider <code>', 'interface B: the X-CAI-Provider header for the curl command')
     .option('--source <id>', 'interface A: the X-CAI-Source header for the curl command')
     .option(

@@ -6,13 +6,7 @@ import { safeText } from '../../output/safe-text.js';
 export function renderExample(example: SignatureExample, file: string, output: Output): ExampleReproduction {
   const reproduction = reproduceExample(example);
   if (output.json) {
-    output.printJson({
-      file,
-      reproduced: reproduction.reproduced,
-      expected: reproduction.expected,
-      computed: reproduction.computed,
-      steps: reproduction.steps,
-    });
+    output.printJson({ file, ...reproduction });
     return reproduction;
   }
   // The description and the values come from the example's file: escaped.

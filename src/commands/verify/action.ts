@@ -65,11 +65,8 @@ export async function runVerify(options: VerifyOptions, context: CommandContext)
   const diagnoses = result.valid
     ? []
     : (await import('../../signing/diagnose.js')).diagnose({
-        secrets: secrets.map((secret) => secret.value),
+        ...input,
         otherSecrets: otherSecrets.map((secret) => secret.value),
-        signature: inputs.signature,
-        timestamp: inputs.timestamp,
-        rawBody: inputs.body,
         result,
       });
   render(result, problems, diagnoses, secrets, context);

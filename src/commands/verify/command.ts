@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { parseUnixSeconds, wholeNumber } from '../common/options.js';
+import { interfaceOption, parseUnixSeconds, wholeNumber } from '../common/options.js';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { declareCommand } from '../common/list.js';
@@ -20,12 +20,7 @@ export function registerVerify(program: Command, state: RunState): void {
       wholeNumber(0, FLAG_BOUNDS.windowSeconds),
       SIGNATURE_WINDOW_SECONDS,
     )
-    .addOption(
-      new Option('--interface <id>', "A or B: which direction's secrets to take from cai.config.json (§5.1)").choices([
-        'A',
-        'B',
-      ]),
-    )
+    .addOption(interfaceOption("A or B: which direction's secrets to take from cai.config.json (§5.1)"))
     .option(
       '--example [file]',
       'reproduce the worked signature example of §5.10 (default: the one shipped in fixtures/)',
