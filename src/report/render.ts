@@ -85,6 +85,22 @@ const CSV_TRAILING: readonly CsvColumn[] = [
   ['delivery_within_target_share', (b) => b.message_delivery.within_target_share],
 ];
 
+/** The records the report left out, by why, those of none left out (on the page, and in `cai report`'s text). */
+export function skippedRecords(
+  report: OperationReport & { malformed?: readonly unknown[] },
+): [count: number, what: string][] {
+  const { filter, records } = report;
+  const skipped: [number, string][] = [
+    [records.duplicates, 'duplicates'],
+    [records.not_accepted, 'not accepted'],
+    [records.outside_window, 'outside the window'],
+    [records.other_provider, 'of other providers'],
+    [records.other_space, `outside the ${filter.space} space`],
+    [report.malformed?.length ?? 0, 'malformed'],
+  ];
+  return skipped.filter(([count]) => count > 0);
+}
+
 export function toCsv(report: OperationReport): string {
   const columns: CsvColumn[] = [
     ...CSV_LEADING,

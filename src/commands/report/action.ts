@@ -96,12 +96,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     output.resultRaw(toCsv(report));
     return 0;
   }
-  const { tableViews } = await import('../../report/render.js');
+  const { skippedRecords, tableViews } = await import('../../report/render.js');
   const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
   output.resultWrapped(
     `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`,
   );
-  const skipped = (await import('./html-report.js')).skippedRecords(report);
+  const skipped = skippedRecords(report);
   if (skipped.length > 0) output.resultWrapped(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
   for (const view of tableViews(report)) {
     output.result('');

@@ -6,7 +6,7 @@
  */
 import { OUTCOMES } from '../../spec/constants.js';
 import type { BranchReport, DayCounts, HistogramBin, OperationReport } from '../../report/aggregate.js';
-import { seconds, tableViews } from '../../report/render.js';
+import { seconds, skippedRecords, tableViews } from '../../report/render.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { CHART_FIGURE_CSS, cardList, metaList, pageFooter, renderPage } from '../../output/html/page.js';
 import {
@@ -60,20 +60,6 @@ ${tableViews(report).map((view) => html`<h3>${view.title}</h3><table class="data
 ${pageFooter(options.generator)}
 </main>`;
   return renderPage({ title: 'cai operation report', body, css: CSS, generator: options.generator });
-}
-
-/** The records the report left out, by why, those of none left out (on the page, and in `cai report`'s text). */
-export function skippedRecords(report: OperationView): [count: number, what: string][] {
-  const { filter, records } = report;
-  const skipped: [number, string][] = [
-    [records.duplicates, 'duplicates'],
-    [records.not_accepted, 'not accepted'],
-    [records.outside_window, 'outside the window'],
-    [records.other_provider, 'of other providers'],
-    [records.other_space, `outside the ${filter.space} space`],
-    [report.malformed?.length ?? 0, 'malformed'],
-  ];
-  return skipped.filter(([count]) => count > 0);
 }
 
 function renderHeader(report: OperationView): SafeHtml {
