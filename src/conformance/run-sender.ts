@@ -17,14 +17,14 @@ import { timestampOf, type SenderEvidence, type StageRecord } from './evidence.j
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
-import { documentsPerRunOf, findingsOf, triggerText } from './checks/sender/judging.js';
+import { documentsPerRunOf, timingOpen, triggerText } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
 import { isStateCheck, judgedRelations } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
 import type { Stages } from './listen/stages.js';
-import { openStages, senderEvidence, summariseScenario, TIMED_TERMS, type PlayOptions } from './sender-stages.js';
+import { openStages, senderEvidence, summariseScenario, type PlayOptions } from './sender-stages.js';
 import type { SuiteReport } from './types.js';
 import { waiverReport } from './waivers.js';
 
@@ -243,11 +243,9 @@ async function playNamed(
   return toRun.flatMap((entry) => played.get(entry) ?? []);
 }
 
-/** Whether cai's own lag left a timing verdict on a stage open (model: each arrival is known between two bounds). */
+/** Whether cai's own lag left a timing verdict on a stage open. */
 const timingUndecided = (options: PlayOptions) => (record: StageRecord) =>
-  findingsOf(senderEvidence(options, [record])).some(
-    (finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term),
-  );
+  timingOpen(senderEvidence(options, [record]));
 
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played

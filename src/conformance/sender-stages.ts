@@ -22,12 +22,6 @@ import type { ScenarioSummary } from './types.js';
 
 export type PlayOptions = SenderConformanceOptions & { waitMs: number; observeMs: number; signal: AbortSignal };
 
-/**
- * The terms of the model whose verdict is a measure of time, or rests on which came first (an attempt, or the answer
- * that ended its delivery): cai's own lag, or the sender's, may leave them open.
- */
-export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
-
 /** What the sender checks judge: the run's terms, the stages played, how many documents one run of the sender sends. */
 export function senderEvidence(
   run: Pick<SenderEvidence, 'interface' | 'identity' | 'secrets' | 'waitMs' | 'observeMs'>,

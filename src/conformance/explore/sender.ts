@@ -21,13 +21,19 @@ import { SENDER_RUN_CAPS } from '../../bounds.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { attemptTerms } from '../../spec/model/sender-attempts.js';
-import { attemptFindings, documentsPerRunOf, findingsOf, type SenderFinding } from '../checks/sender/judging.js';
+import {
+  attemptFindings,
+  documentsPerRunOf,
+  findingsOf,
+  TIMED_TERMS,
+  type SenderFinding,
+} from '../checks/sender/judging.js';
 import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
 import { drawLazily } from './draw.js';
 import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
-import { senderEvidence, TIMED_TERMS } from '../sender-stages.js';
+import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { judgedIds } from './phase-verdict.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';

@@ -24,6 +24,20 @@ const SHOWN_PROBLEMS = 3;
 
 const cache = new WeakMap<readonly StageRecord[], SenderFinding[]>();
 
+/**
+ * The terms of the model whose verdict is a measure of time, or rests on which came first (an attempt, or the answer
+ * that ended its delivery): cai's own lag, or the sender's, may leave them open.
+ */
+export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
+
+/**
+ * Whether cai's own lag left a timing verdict of the evidence open (model: each arrival is known between two
+ * bounds): the scenario is worth playing again, alone.
+ */
+export function timingOpen(evidence: SenderEvidence): boolean {
+  return findingsOf(evidence).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term));
+}
+
 /** Every finding of the model on the deliveries of the evidence, and on its documents' identities across them. */
 export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   const known = cache.get(evidence.records);
