@@ -4,10 +4,10 @@
  * that fits. Pure functions on strings; `Output` decides the width (a terminal's columns, or none when piped).
  */
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
-// eslint-disable-next-line no-control-regex
-const ANSI_AT_START = /^(?:\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\))/;
+/** A CSI sequence (colours, cursor moves) or an OSC one (titles, hyperlinks). */
+const ANSI_SOURCE = String.raw`\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`;
+const ANSI = new RegExp(ANSI_SOURCE, 'g');
+const ANSI_AT_START = new RegExp(`^(?:${ANSI_SOURCE})`);
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 const EMOJI = /^\p{Emoji_Presentation}$/u;
 
@@ -209,13 +209,8 @@ export function fitColumns(
   });
   while (total() > available) {
     let widest = -1;
-    for (let index = 0; index < widths.length; index += 1) {
-      if (
-        (widths[index] as number) > (floor[index] as number) &&
-        (widest === -1 || (widths[index] as number) > (widths[widest] as number))
-      )
-        widest = index;
-    }
+    for (const [index, width] of widths.entries())
+      if (width > (floor[index] as number) && (widest === -1 || width > (widths[widest] as number))) widest = index;
     if (widest === -1) return undefined;
     widths[widest] = (widths[widest] as number) - 1;
   }

@@ -1,5 +1,5 @@
 import { loadPalette, plainPalette, type Palette } from './palette.js';
-import { fitCell, fitColumns, visibleWidth, wrap, type ColumnSpec } from './layout.js';
+import { fitCell, fitColumns, visibleWidth, wrap, type ColumnFit, type ColumnSpec } from './layout.js';
 import { jsonText, safeBlock, safeForTerminal, safeText } from './safe-text.js';
 import type { Io } from '../io.js';
 import { maskSecrets } from '../secrets/mask.js';
@@ -120,7 +120,7 @@ export class Output {
 
   /** `text` wrapped to the width of stdout, or as is when stdout is not a terminal. */
   fit(text: string, indent = ''): string {
-    return this.width === undefined ? text : wrap(text, this.width, { indent }).join('\n');
+    return wrapTo(this.width, text, indent);
   }
 
   /** Result text on stdout, as given but made printable (no newline added): NDJSON lines, CSV, scripts. */
@@ -145,7 +145,9 @@ export class Output {
   /** Progress and context on stderr; silenced by `--quiet`. */
   info(line: string): void {
     if (!this.quiet)
-      this.io.stderr.write(this.fitErr(this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n');
+      this.io.stderr.write(
+        wrapTo(this.errWidth, this.printableErr(line, true), `${/^ */.exec(line)?.[0] ?? ''}  `) + '\n',
+      );
   }
 
   /** Something the user may want to know about their input; silenced by `--quiet`, as progress is. */
@@ -175,11 +177,7 @@ export class Output {
   /** `label: text` on stderr, continuation lines aligned under the text on a terminal. */
   private labelled(label: string, text: string): void {
     const line = `${label} ${this.printableErr(text)}`;
-    this.io.stderr.write(this.fitErr(line, ' '.repeat(visibleWidth(label) + 1)) + '\n');
-  }
-
-  private fitErr(text: string, indent: string): string {
-    return this.errWidth === undefined ? text : wrap(text, this.errWidth, { indent }).join('\n');
+    this.io.stderr.write(wrapTo(this.errWidth, line, ' '.repeat(visibleWidth(label) + 1)) + '\n');
   }
 
   debugLine(line: string): void {
@@ -222,22 +220,17 @@ export class Output {
     }));
     const widths = this.width === undefined ? natural : fitColumns(natural, specs, this.width, 3 * head.length + 1);
     if (widths === undefined) return this.listRows(head, cells, this.width as number);
-    const fitted = cells.map((row) =>
-      row.map((cell, index) =>
-        widths === natural ? cell : fitCell(cell, widths[index] as number, columns[index]?.fit),
-      ),
-    );
+    const fitted = (text: string, index: number, fit?: ColumnFit) =>
+      widths === natural ? text : fitCell(text, widths[index] as number, fit);
     const { default: Table } = await import('cli-table3');
     const table = new Table({
-      head: head.map((name, index) =>
-        this.color.bold(widths === natural ? name : fitCell(name, widths[index] as number)),
-      ),
+      head: head.map((name, index) => this.color.bold(fitted(name, index))),
       style: { head: [], border: [] },
       // No rule between body rows: long check lists stay readable at a glance.
       chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
       ...(widths === natural ? {} : { colWidths: widths.map((width) => width + 2) }),
     });
-    for (const row of fitted) table.push(row);
+    for (const row of cells) table.push(row.map((cell, index) => fitted(cell, index, columns[index]?.fit)));
     return table.toString();
   }
 
@@ -254,6 +247,11 @@ export class Output {
     );
     return blocks.join('\n\n');
   }
+}
+
+/** `text` wrapped to `width` columns, or as is when the stream is not a terminal (no width). */
+function wrapTo(width: number | undefined, text: string, indent: string): string {
+  return width === undefined ? text : wrap(text, width, { indent }).join('\n');
 }
 
 function longestWord(texts: readonly string[]): number {

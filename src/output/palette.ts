@@ -4,48 +4,19 @@
  */
 type Paint = (text: string) => string;
 
-export interface Palette {
-  red: Paint;
-  green: Paint;
-  yellow: Paint;
-  blue: Paint;
-  cyan: Paint;
-  magenta: Paint;
-  gray: Paint;
-  dim: Paint;
-  bold: Paint;
-  underline: Paint;
+const PAINTS = ['red', 'green', 'yellow', 'blue', 'cyan', 'magenta', 'gray', 'dim', 'bold', 'underline'] as const;
+
+export type Palette = Record<(typeof PAINTS)[number], Paint>;
+
+function paletteOf(paint: (name: (typeof PAINTS)[number]) => Paint): Palette {
+  return Object.fromEntries(PAINTS.map((name) => [name, paint(name)])) as Palette;
 }
 
-const identity: Paint = (text) => text;
-
-export const plainPalette: Palette = {
-  red: identity,
-  green: identity,
-  yellow: identity,
-  blue: identity,
-  cyan: identity,
-  magenta: identity,
-  gray: identity,
-  dim: identity,
-  bold: identity,
-  underline: identity,
-};
+export const plainPalette: Palette = paletteOf(() => (text) => text);
 
 export async function loadPalette(level: 0 | 1 | 2 | 3): Promise<Palette> {
   if (level === 0) return plainPalette;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level });
-  return {
-    red: (t) => chalk.red(t),
-    green: (t) => chalk.green(t),
-    yellow: (t) => chalk.yellow(t),
-    blue: (t) => chalk.blue(t),
-    cyan: (t) => chalk.cyan(t),
-    magenta: (t) => chalk.magenta(t),
-    gray: (t) => chalk.gray(t),
-    dim: (t) => chalk.dim(t),
-    bold: (t) => chalk.bold(t),
-    underline: (t) => chalk.underline(t),
-  };
+  return paletteOf((name) => (text) => chalk[name](text));
 }

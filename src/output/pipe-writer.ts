@@ -6,6 +6,9 @@ export interface PipeWriter {
   readonly closed: boolean;
 }
 
+/** What ends a wait for the reader: it caught up, or it has gone. */
+const ENDS_OF_WAIT = ['drain', 'error', 'close'] as const;
+
 /**
  * Streaming output for commands that print a lot (`cai sample --count`, `cai validate --ndjson`): when the
  * reader goes away (`| head` → EPIPE), stop producing quietly instead of failing with an unhandled error.
@@ -25,14 +28,10 @@ export function pipeWriter(stream: Writable): PipeWriter {
       if (stream.write(text) || closed) return !closed;
       await new Promise<void>((resolve) => {
         const done = () => {
-          stream.off('drain', done);
-          stream.off('error', done);
-          stream.off('close', done);
+          for (const event of ENDS_OF_WAIT) stream.off(event, done);
           resolve();
         };
-        stream.on('drain', done);
-        stream.on('error', done);
-        stream.on('close', done);
+        for (const event of ENDS_OF_WAIT) stream.on(event, done);
       });
       return !closed;
     },

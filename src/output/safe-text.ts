@@ -20,16 +20,13 @@
 
 /** A surrogate that is not half of a pair. */
 const LONE_SURROGATE = '[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]';
+/** DEL, the C1 controls, the separators and the bidi controls: unsafe everywhere. */
+const UNSAFE_ABOVE_ASCII = '\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069';
 /** Everything unsafe on one line: every control, the bidi controls, the separators, a lone surrogate. */
-const UNSAFE_IN_LINE = new RegExp(
-  `[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|${LONE_SURROGATE}`,
-  'g',
-);
+const UNSAFE_IN_LINE = new RegExp(`[\u0000-\u001f${UNSAFE_ABOVE_ASCII}]|${LONE_SURROGATE}`, 'g');
 /** Unsafe in a block of lines: the same, but LF, HTAB and the CR of a CRLF. */
-const UNSAFE_IN_BLOCK = new RegExp(
-  `[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)|${LONE_SURROGATE}`,
-  'g',
-);
+const UNSAFE_BLOCK_SOURCE = `[\u0000-\u0008\u000b\u000c\u000e-\u001f${UNSAFE_ABOVE_ASCII}]|\r(?!\n)|${LONE_SURROGATE}`;
+const UNSAFE_IN_BLOCK = new RegExp(UNSAFE_BLOCK_SOURCE, 'g');
 /**
  * The same, with the colour sequences cai itself writes kept, on a stream cai colours: SGR (`ESC [ … m`) with only
  * the parameters of the palette (src/output/palette.ts: reset, bold, dim, underline, red, green, yellow, blue,
@@ -37,12 +34,9 @@ const UNSAFE_IN_BLOCK = new RegExp(
  * at most colour text, never hide it (SGR 8) or do anything else.
  */
 const SGR_PARAM = '(?:0|1|2|4|22|24|31|32|33|34|35|36|39|90)';
-const UNSAFE_BUT_SGR = new RegExp(
-  `(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)|${LONE_SURROGATE}`,
-  'g',
-);
+const UNSAFE_BUT_SGR = new RegExp(`(\u001b\\[(?:${SGR_PARAM}(?:;${SGR_PARAM})*)?m)|${UNSAFE_BLOCK_SOURCE}`, 'g');
 /** The characters JSON.stringify leaves raw that a terminal may act on. */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_JSON = new RegExp(`[${UNSAFE_ABOVE_ASCII}]`, 'g');
 
 const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
