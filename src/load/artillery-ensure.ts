@@ -18,13 +18,13 @@ export type Translation = { expression: string; statuses: number[] } | { why: st
  */
 export function ensureCondition(threshold: Threshold): Translation {
   // filtrex writes the six operators as cai does.
-  const op = threshold.operator;
-  const value = threshold.value;
-  const { aggregation } = threshold;
-  const counted = (name: string, statuses: number[] = []): Translation =>
-    aggregation.kind === 'count'
-      ? { expression: `${name} ${op} ${value}`, statuses }
-      : { expression: `${name} / http.requests ${op} ${value}`, statuses };
+  const { aggregation, operator, value } = threshold;
+  const compared = (name: string, statuses: number[] = []): Translation => ({
+    expression: `${name} ${operator} ${value}`,
+    statuses,
+  });
+  const counted = (name: string, statuses: number[] = []) =>
+    compared(aggregation.kind === 'count' ? name : `${name} / http.requests`, statuses);
   switch (threshold.metric) {
     case 'status': {
       const filter = threshold.filter;
@@ -48,22 +48,19 @@ export function ensureCondition(threshold: Threshold): Translation {
         return {
           why: `Artillery summarises p50, p75, p90, p95 and p99 (and p999), not p(${aggregation.kind === 'p' ? aggregation.percentile : aggregation.kind})`,
         };
-      return { expression: `http.response_time.${name} ${op} ${value}`, statuses: [] };
+      return compared(`http.response_time.${name}`);
     }
     case 'http_reqs':
       if (threshold.filter) {
         if (aggregation.kind !== 'count' || threshold.filter.kind !== 'code')
           return { why: 'a per-status rate a second has no counterpart in Artillery' };
-        return { expression: `cai.status_${threshold.filter.code} ${op} ${value}`, statuses: [threshold.filter.code] };
+        return compared(`cai.status_${threshold.filter.code}`, [threshold.filter.code]);
       }
-      return {
-        expression: aggregation.kind === 'count' ? `http.requests ${op} ${value}` : `http.request_rate ${op} ${value}`,
-        statuses: [],
-      };
+      return compared(aggregation.kind === 'count' ? 'http.requests' : 'http.request_rate');
     case 'http_req_failed':
-      return { expression: `(http.requests - cai.status_2xx) / http.requests ${op} ${value}`, statuses: [] };
+      return compared('(http.requests - cai.status_2xx) / http.requests');
     case 'availability':
-      return { expression: `cai.answered_not_5xx / http.requests ${op} ${value}`, statuses: [] };
+      return compared('cai.answered_not_5xx / http.requests');
     case 'dropped_iterations':
       return { why: 'Artillery starts every arrival (it has no in-flight cap), so none is dropped' };
     case 'callback_first_contact':
@@ -72,8 +69,7 @@ export function ensureCondition(threshold: Threshold): Translation {
     default: {
       if (aggregation.kind !== 'count')
         return { why: `${threshold.metric} as a rate a second has no counterpart in Artillery` };
-      const name = threshold.metric === 'repeats' ? 'cai.repeats_sent' : `cai.${threshold.metric}`;
-      return { expression: `${name} ${op} ${value}`, statuses: [] };
+      return compared(threshold.metric === 'repeats' ? 'cai.repeats_sent' : `cai.${threshold.metric}`);
     }
   }
 }

@@ -109,52 +109,21 @@ export function parseThreshold(text: string): Threshold {
     throw new SyntaxProblem(`a threshold is at most ${LOAD_BOUNDS.maxThresholdCharacters} characters.`);
   const short = FUNCTION_FORM.exec(expression);
   if (short) {
-    const [, aggregation, status, operator, value, percent] = short as unknown as [
-      string,
-      'count' | 'rate',
-      string,
-      string,
-      string,
-      string | undefined,
-    ];
+    const [, aggregation, status = '', operator = '', value, percent] = short;
     if (percent && aggregation === 'count')
       throw new SyntaxProblem('a count takes no %: write count(status=…) == 0, or rate(status=…) < 0.5%.');
-    return {
-      expression,
-      metric: 'status',
-      filter: parseStatusFilter(status),
-      aggregation: { kind: aggregation },
-      operator: normalOperator(operator),
-      value: Number(value) / (percent ? 100 : 1),
-    };
+    const kind = aggregation as 'count' | 'rate';
+    return statusThreshold(expression, status, kind, operator, Number(value) / (percent ? 100 : 1));
   }
   const bare = STATUS_FORM.exec(expression);
-  if (bare) {
-    const [, status, operator, value] = bare as unknown as [string, string, string, string];
-    return {
-      expression,
-      metric: 'status',
-      filter: parseStatusFilter(status),
-      aggregation: { kind: 'count' },
-      operator: normalOperator(operator),
-      value: Number(value),
-    };
-  }
+  if (bare) return statusThreshold(expression, bare[1] ?? '', 'count', bare[2] ?? '', Number(bare[3]));
   const long = LONG_FORM.exec(expression);
   if (!long) {
     throw new SyntaxProblem(
       "expected k6's form 'metric: aggregation operator value' (e.g. 'http_req_duration: p(99)<250'), or 'rate(status=5xx) < 0.005', or 'status=401 == 0'.",
     );
   }
-  const [, name, tags, aggregationText, operator, valueText, unit] = long as unknown as [
-    string,
-    string,
-    string | undefined,
-    string,
-    string,
-    string,
-    string | undefined,
-  ];
+  const [, name = '', tags, aggregationText = '', operator = '', valueText, unit] = long;
   if (!(name in METRICS))
     throw new SyntaxProblem(
       `no metric "${name}"${didYouMean(name, Object.keys(METRICS))}; the metrics: ${Object.keys(METRICS).join(', ')}.`,
@@ -176,6 +145,12 @@ export function parseThreshold(text: string): Threshold {
     value /= 100;
   }
   return { expression, metric, ...(filter ? { filter } : {}), aggregation, operator: normalOperator(operator), value };
+}
+
+/** A short form's threshold: the metric `status`, a count or a share of the requests with that status. */
+function statusThreshold(text: string, status: string, kind: 'count' | 'rate', op: string, value: number): Threshold {
+  const filter = parseStatusFilter(status);
+  return { expression: text, metric: 'status', filter, aggregation: { kind }, operator: normalOperator(op), value };
 }
 
 function parseAggregation(text: string): Aggregation {

@@ -188,13 +188,12 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
       if (run.repeatsJudged === 0) return noRepeatJudged(run);
       return counter(run.counters[threshold.metric], aggregation, run);
     case 'callback_first_contact':
-      if (!run.callbacks || run.callbacks.tracked === 0)
-        return { missing: 'no job awaited a callback', needs: 'callbacks' };
-      return trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
     case 'callbacks_missing':
       if (!run.callbacks || run.callbacks.tracked === 0)
         return { missing: 'no job awaited a callback', needs: 'callbacks' };
-      return counter(run.callbacks.missing, aggregation, run);
+      return threshold.metric === 'callbacks_missing'
+        ? counter(run.callbacks.missing, aggregation, run)
+        : trend(run.callbacks.firstContact, aggregation, 'no job was contacted');
     default:
       if (run.completed === 0) return { missing: noAnswers };
       return counter(run.counters[threshold.metric], aggregation, run);

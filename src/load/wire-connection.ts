@@ -183,10 +183,7 @@ export class Connection {
       case 'head': {
         const end = data.indexOf(HEAD_END);
         if (end === -1) return this.wait(data, NETWORK_CAPS.responseHeaderBytes, 'headers_too_large');
-        if (end > NETWORK_CAPS.responseHeaderBytes) {
-          this.destroy('headers_too_large');
-          return undefined;
-        }
+        if (end > NETWORK_CAPS.responseHeaderBytes) return this.fail('headers_too_large');
         const rest = data.subarray(end + 4);
         const read = this.parseHead(data.toString('latin1', 0, end));
         if (read === 'closed') return undefined;
@@ -204,10 +201,7 @@ export class Connection {
         const end = data.indexOf(CRLF);
         if (end === -1) return this.wait(data, 1024, 'bad_response');
         const size = Number.parseInt(data.toString('latin1', 0, end).split(';')[0] as string, 16);
-        if (!Number.isFinite(size) || size < 0) {
-          this.destroy('bad_response');
-          return undefined;
-        }
+        if (!Number.isFinite(size) || size < 0) return this.fail('bad_response');
         this.phase = size === 0 ? 'trailer' : 'chunk-data';
         this.remaining = size;
         return data.subarray(end + 2);
@@ -225,12 +219,8 @@ export class Connection {
       case 'chunk-end': {
         // The CRLF after a chunk's data (it may come split over two reads).
         const take = Math.min(this.remaining, data.length);
-        for (let index = 0; index < take; index += 1) {
-          if (data[index] !== (this.remaining - index === 2 ? 0x0d : 0x0a)) {
-            this.destroy('bad_response');
-            return undefined;
-          }
-        }
+        for (let index = 0; index < take; index += 1)
+          if (data[index] !== (this.remaining - index === 2 ? 0x0d : 0x0a)) return this.fail('bad_response');
         this.remaining -= take;
         if (this.remaining === 0) this.phase = 'chunk-size';
         return data.subarray(take);
@@ -249,9 +239,13 @@ export class Connection {
   }
 
   private wait(data: Buffer, cap: number, code: string): undefined {
-    if (data.length > cap) this.destroy(code);
-    else this.pending = this.shared ? Buffer.from(data) : data;
-    return undefined;
+    if (data.length > cap) return this.fail(code);
+    this.pending = this.shared ? Buffer.from(data) : data;
+  }
+
+  /** What came is not an answer this client reads: the connection closes, its request fails with `code`. */
+  private fail(code: string): undefined {
+    this.destroy(code);
   }
 
   /**
