@@ -123,7 +123,7 @@ function requestKinds(scenario: Scenario): { name: string; weight: number }[] {
  * The processor file: the bundle of ./artillery-processor.ts (built by scripts/build-processor.mjs), then its
  * settings as JSON (a JavaScript expression whatever the strings hold), passed to `createProcessor`.
  */
-export function processorFile(settings: ProcessorSettings, generator: string): string {
+function processorFile(settings: ProcessorSettings, generator: string): string {
   const line = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ');
   return [
     `// cai-processor.cjs: written by ${line(generator)} for Artillery. Signs each request as the CAI spec asks (§5):`,

@@ -10,10 +10,9 @@ import { statusMatches, type StatusFilter } from './threshold-syntax.js';
 import type { MeasuredRun } from './thresholds.js';
 
 /** Status classes of the timeline, as the charts stack them. */
-export const ANSWER_CLASSES = ['2xx', '429', '4xx', '5xx', 'other'] as const;
-export type AnswerClass = (typeof ANSWER_CLASSES)[number];
+type AnswerClass = '2xx' | '429' | '4xx' | '5xx' | 'other';
 
-export function answerClassOf(status: number): AnswerClass {
+function answerClassOf(status: number): AnswerClass {
   if (status >= 200 && status < 300) return '2xx';
   if (status === 429) return '429';
   if (status >= 400 && status < 500) return '4xx';
@@ -222,7 +221,7 @@ export class LoadMetrics implements MeasuredRun {
 }
 
 /** A request sent this much after its due time is counted as late (timers fire within a millisecond or so). */
-export const LATE_MS = 10;
+const LATE_MS = 10;
 
 function emptyWindow(): Window {
   return {

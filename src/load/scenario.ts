@@ -55,7 +55,7 @@ export function parseRamp(text: string, parseDurationMs: (value: string) => numb
   return { fromPerSecond, toPerSecond, durationMs };
 }
 
-export function checkRate(perSecond: number): void {
+function checkRate(perSecond: number): void {
   if (perSecond > LOAD_BOUNDS.maxRatePerSecond)
     throw new SyntaxProblem(`at most ${LOAD_BOUNDS.maxRatePerSecond}/s (docs/load.md, Bounds).`);
 }

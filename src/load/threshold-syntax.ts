@@ -181,7 +181,7 @@ function parseTags(metric: string, definition: MetricDefinition, tags: string): 
   return parseStatusFilter(match[1] as string);
 }
 
-export function parseStatusFilter(text: string): StatusFilter {
+function parseStatusFilter(text: string): StatusFilter {
   const value = text.trim().toLowerCase();
   if (/^[1-5][0-9][0-9]$/.test(value)) return { kind: 'code', code: Number(value) };
   if (/^[1-5]xx$/.test(value)) return { kind: 'class', digit: Number(value[0]) };

@@ -16,7 +16,7 @@
 import { Connection, type ConnectionPool } from './wire-connection.js';
 import type { WireCallbacks, WireOptions } from './wire-types.js';
 
-export type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
+export type { WireAnswer, WireCallbacks } from './wire-types.js';
 
 export class WirePool implements ConnectionPool {
   private readonly idle: Connection[] = [];

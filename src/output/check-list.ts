@@ -53,7 +53,7 @@ function countLine(checks: readonly ListedCheck[]): string {
 }
 
 /** The checks by family (`B-AUTH`), in catalogue order, each family named by the tag most of its checks carry. */
-export function themesOf(checks: readonly ListedCheck[]): { family: string; theme: string; checks: ListedCheck[] }[] {
+function themesOf(checks: readonly ListedCheck[]): { family: string; theme: string; checks: ListedCheck[] }[] {
   const families = new Map<string, ListedCheck[]>();
   for (const check of checks) {
     const family = check.id.replace(/-[^-]*$/, '');

@@ -20,7 +20,7 @@ export const escapeHtml = escapeMarkup;
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
 
 /** One value in HTML text: `SafeHtml` as is, arrays joined, null/undefined/false as nothing, the rest escaped. */
-export function toHtml(value: HtmlValue): string {
+function toHtml(value: HtmlValue): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(toHtml).join('');
   if (value === null || value === undefined || value === false) return '';

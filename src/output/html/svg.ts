@@ -93,8 +93,6 @@ export function columnChart(chart: ColumnChart): SafeHtml {
     const mx = pad.left + slot * (chart.marker.afterIndex + 1);
     parts.push(
       html`<line class="target" x1="${mx.toFixed(1)}" x2="${mx.toFixed(1)}" y1="${pad.top - 6}" y2="${height - pad.bottom + 4}"/>`,
-    );
-    parts.push(
       html`<text class="target" x="${(mx + 4).toFixed(1)}" y="${pad.top - 6 + 10}">${chart.marker.label}</text>`,
     );
   }
