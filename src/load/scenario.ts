@@ -31,14 +31,7 @@ export function parseRamp(text: string, parseDurationMs: (value: string) => numb
   const match =
     /^\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*\.\.\s*([0-9]+(?:\.[0-9]+)?)(?:\/([smh]))?\s*:\s*(\S+)\s*$/.exec(text);
   if (!match) throw new SyntaxProblem('expected a ramp such as 0..500/s:30s (from..to rate : duration).');
-  const [, from, fromUnit, to, toUnit, duration] = match as unknown as [
-    string,
-    string,
-    string | undefined,
-    string,
-    string | undefined,
-    string,
-  ];
+  const [, from, fromUnit, to, toUnit, duration = ''] = match;
   const unit = toUnit ?? fromUnit ?? 's';
   const fromPerSecond = Number(from) / PER[(fromUnit ?? unit) as keyof typeof PER];
   const toPerSecond = Number(to) / PER[unit as keyof typeof PER];

@@ -26,9 +26,8 @@ export interface Phase extends PhaseSpec {
 
 /** `500/s`, `0..500/s`: how a phase's rate reads. */
 export function describeRate(phase: PhaseSpec): string {
-  return phase.fromPerSecond === phase.toPerSecond
-    ? `${formatRate(phase.fromPerSecond)}/s`
-    : `${formatRate(phase.fromPerSecond)}..${formatRate(phase.toPerSecond)}/s`;
+  const to = phase.fromPerSecond === phase.toPerSecond ? '' : `..${formatRate(phase.toPerSecond)}`;
+  return `${formatRate(phase.fromPerSecond)}${to}/s`;
 }
 
 function formatRate(rate: number): string {

@@ -19,19 +19,15 @@ export interface Terminal {
 
 export class ProgressLine {
   private drawn = false;
-  private readonly enabled: boolean;
+  readonly live: boolean;
 
   constructor(private readonly terminal: Terminal) {
     const { output } = terminal;
-    this.enabled = output.cursorControl && !output.json && !output.quiet;
-  }
-
-  get live(): boolean {
-    return this.enabled;
+    this.live = output.cursorControl && !output.json && !output.quiet;
   }
 
   update(text: string): void {
-    if (!this.enabled) return;
+    if (!this.live) return;
     // One column short of the width: a line that fills the last column wraps on some terminals.
     // One line, escaped as Output escapes stderr (cai's own colours kept): a check title or a target from outside cannot move the cursor.
     const line = truncate(
