@@ -14,9 +14,6 @@
  * Tab, LF and CR are kept (they lay text out), and so is every other character.
  */
 
-const UNSAFE =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[&<>"']/g;
-
 const ENTITIES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -27,6 +24,11 @@ const ENTITIES: Readonly<Record<string, string>> = {
 
 /** The source of the pattern of what is shown visibly (not the markup characters), for the inspector's own script. */
 export const VISIBLE_PATTERN = '[\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]';
+
+const UNSAFE = new RegExp(
+  String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f]|${VISIBLE_PATTERN}|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[&<>"']`,
+  'g',
+);
 
 function replacement(char: string): string {
   const entity = ENTITIES[char];
