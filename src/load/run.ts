@@ -248,13 +248,7 @@ function requestMaker(
     // §5.2: HMAC over the timestamp, a dot and the body's bytes: the text's UTF-8, as the request carries it.
     // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
     const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
-    return {
-      lines,
-      body,
-      repeat: entry !== undefined,
-      ...(entry ? { entry } : {}),
-      ...(token !== undefined ? { token } : {}),
-    };
+    return { lines, body, repeat: entry !== undefined, entry, token };
   };
 
   const judge = (request: LoadRequest, answer: Answer): void => {
@@ -263,8 +257,7 @@ function requestMaker(
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.
       const { duplicate, providerJobId } = recogniseRepeat(scenario.interface, answer, request.entry);
       metrics.recordRecognition(request.repeat, duplicate ? 'duplicate' : 'new');
-      if (!request.repeat && !duplicate)
-        repeats.remember({ body: request.body, ...(providerJobId !== undefined ? { providerJobId } : {}) });
+      if (!request.repeat && !duplicate) repeats.remember({ body: request.body, providerJobId });
       if (request.token !== undefined) listener?.answered(request.token, !duplicate);
       return;
     }

@@ -103,12 +103,9 @@ export function truncate(text: string, width: number): string {
   let out = '';
   const style = new StyleState();
   for (const piece of pieces(text)) {
-    if (piece.code) {
-      style.see(piece.text);
-      out += piece.text;
-      continue;
-    }
-    if (used + piece.width > limit) break;
+    // A colour code takes no column: kept, whatever the room.
+    if (piece.code) style.see(piece.text);
+    else if (used + piece.width > limit) break;
     out += piece.text;
     used += piece.width;
   }
@@ -162,12 +159,8 @@ export function wrap(text: string, width: number, options: WrapOptions = {}): st
     }
     // Longer than a whole line: broken where it must be.
     for (const piece of pieces(word)) {
-      if (piece.code) {
-        style.see(piece.text);
-        line += piece.text;
-        continue;
-      }
-      if (used + piece.width > room) newLine();
+      if (piece.code) style.see(piece.text);
+      else if (used + piece.width > room) newLine();
       line += piece.text;
       used += piece.width;
     }
