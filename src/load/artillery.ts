@@ -20,7 +20,7 @@ import { ensureCondition } from './artillery-ensure.js';
 import { PROCESSOR_BUNDLE } from './artillery-processor.generated.js';
 import type { ProcessorSettings } from './artillery-processor.js';
 import { checkHeaderValue, exportUrl, withoutCredentials } from './artillery-values.js';
-import type { Scenario } from './scenario.js';
+import { mixOf, type Scenario } from './scenario.js';
 import type { PhaseSpec } from './schedule.js';
 import type { Threshold } from './thresholds.js';
 
@@ -115,8 +115,7 @@ export function planArtillery(options: ArtilleryExportOptions): ArtilleryPlan {
 /** The scenarios: one per event type of the mix (the sample's, as `cai sample` makes it), or the contact job. */
 function requestKinds(scenario: Scenario): { name: string; weight: number }[] {
   if (interfaceSpec(scenario.interface).document === 'job') return [{ name: 'contact-job', weight: 1 }];
-  const mix = scenario.mix.length > 0 ? scenario.mix : [{ type: 'conversation.message' as const, weight: 1 }];
-  return mix.map((entry) => ({ name: entry.type, weight: entry.weight }));
+  return mixOf(scenario).map((entry) => ({ name: entry.type, weight: entry.weight }));
 }
 
 /**

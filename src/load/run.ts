@@ -23,7 +23,7 @@ import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
 import { RepeatPool, type Accepted } from './repeats.js';
 import { recogniseRepeat } from '../spec/acknowledgment.js';
-import { mixPicker, type Scenario } from './scenario.js';
+import { mixOf, mixPicker, type Scenario } from './scenario.js';
 import { Schedule } from './schedule.js';
 import type { Threshold } from './thresholds.js';
 
@@ -219,7 +219,7 @@ function requestMaker(
     ...(options.branchCode !== undefined ? { branchCode: options.branchCode } : {}),
     ...(callbackUrl ? { callbackUrl } : {}),
   });
-  const pick = mixPicker(scenario.mix.length > 0 ? scenario.mix : [{ type: 'conversation.message', weight: 1 }]);
+  const pick = mixPicker(mixOf(scenario));
   const fixedLines = `${Headers.contentType}: application/json\r\n${interfaceSpec(scenario.interface).identityHeader}: ${setup.identity}\r\n`;
   // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them, and the share that repeats one.
   const repeats = new RepeatPool(LOAD_BOUNDS.repeatPool, scenario.repeatShare);

@@ -86,6 +86,11 @@ export function parseRepeatShare(text: string): number {
   return share;
 }
 
+/** The mix a run sends: the one given, or conversation messages alone. */
+export function mixOf(scenario: Scenario): readonly MixEntry[] {
+  return scenario.mix.length > 0 ? scenario.mix : [{ type: 'conversation.message', weight: 1 }];
+}
+
 /** A cumulative table of the mix's weights, to pick a type with one random number. */
 export function mixPicker(mix: readonly MixEntry[]): (random: number) => EventType {
   const total = mix.reduce((sum, entry) => sum + entry.weight, 0);
