@@ -182,14 +182,11 @@ export class LoadMetrics implements MeasuredRun {
     while (last > 0 && this.windows[last] === undefined) last -= 1;
     const windows: TimelineWindow[] = [];
     for (let index = 0; index <= last; index += 1) {
-      const window = this.windows[index] ?? emptyWindow();
-      const latency = window.latency;
+      const { latency, answers, ...counts } = this.windows[index] ?? emptyWindow();
       windows.push({
         startMs: index * this.windowMs,
-        sent: window.sent,
-        dropped: window.dropped,
-        failed: window.failed,
-        answers: { ...window.answers },
+        ...counts,
+        answers: { ...answers },
         latencyMs:
           latency.total === 0
             ? null
@@ -202,10 +199,6 @@ export class LoadMetrics implements MeasuredRun {
       });
     }
     return windows;
-  }
-
-  latencySummary(): LatencySummary {
-    return summariseLatency(this.latencyAll);
   }
 
   private windowAt(atMs: number): Window | undefined {

@@ -129,7 +129,7 @@ export function buildReport(inputs: ReportInputs): LoadReport {
     }),
     statuses,
     failures: Object.fromEntries(metrics.failures),
-    latencyMs: metrics.latencySummary(),
+    latencyMs: summariseLatency(metrics.latencyAll),
     rejections: [...metrics.rejections.values()].sort((a, b) => b.count - a.count),
     retryAfterMissing: metrics.counters.retry_after_missing,
     duplicates: {
