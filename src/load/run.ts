@@ -117,12 +117,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       ? await startMock(options, { secret, identity, callbackSecrets, callbacks: listener !== undefined }, cleanups)
       : (options.target as string);
     const url = endpointUrl(scenario.interface, base);
-    const pool = new WirePool({
-      url: new URL(url),
-      timeoutMs: options.timeoutMs,
-      ...(options.client?.ca ? { ca: options.client.ca } : {}),
-      ...(options.client?.insecure ? { insecure: true } : {}),
-    });
+    const { ca, insecure } = options.client ?? {};
+    const pool = new WirePool({ url: new URL(url), timeoutMs: options.timeoutMs, ca, insecure });
     cleanups.push(async () => pool.close());
     // The second Ctrl-C: the requests in flight fail at once (closed), and the run ends.
     const onAbort = () => pool.close();
