@@ -244,14 +244,12 @@ export function fitHelp(text: string, width: number): string {
       out.push(...(fits(line) ? [line] : wrapCommand(line, width, `${example?.[1] ?? leadOf(line).slice(0, -4)}    `)));
       continue;
     }
+    // An option or command line wraps under its description (when that is not past the middle); any other line that
+    // is not prose (blank, or laid out deeper), under its own indent.
     const item = HELP_ITEM.exec(line);
-    if (item || line.trim() === '') {
-      const column = item ? visibleWidth(item[1] as string) : 0;
+    if (item || !isProse(line)) {
+      const column = item ? visibleWidth(item[1] as string) : leadOf(line).length;
       out.push(...(fits(line) ? [line] : wrapUnder(line, width, column <= width / 2 ? column : leadOf(line).length)));
-      continue;
-    }
-    if (!isProse(line)) {
-      out.push(...(fits(line) ? [line] : wrapUnder(line, width, leadOf(line).length)));
       continue;
     }
     const paragraph = [line];
