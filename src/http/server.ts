@@ -6,7 +6,7 @@ import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
 export { ByteBudget };
-import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard } from './admission.js';
+import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard, rawErrorAnswer, type Handler } from './admission.js';
 import type { BodyWatch } from './body-watch.js';
 import { hostPort } from './address.js';
 
@@ -63,7 +63,7 @@ export type BodyResult =
   | { ok: true; body: Buffer }
   | { ok: false; reason: 'too_large' | 'aborted' | 'malformed' | 'timeout' | 'busy' };
 
-export interface ReadBodyOptions {
+interface ReadBodyOptions {
   /** Cuts a body that stalls or drags (`timeout`). */
   watch?: BodyWatch;
   /** Shared by every request: over it, reading stops (`busy`). A body read in full keeps its bytes taken. */
@@ -160,8 +160,6 @@ export interface ListeningServer {
   close(drain: () => Promise<void>): Promise<void>;
 }
 
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
 /**
  * The bounds of a reference receiver, so that no flood of connections, slow senders or large bodies can take
  * more than a stated share of it. Each is a default of `DEFAULT_RECEIVER_LIMITS`.
@@ -209,12 +207,12 @@ export const DEFAULT_RECEIVER_LIMITS: Readonly<Required<ReceiverLimits>> = {
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
 /** What a server's start-up applies of a receiver's limits: admission and Node's own time-outs. */
-export type ServerLimits = Pick<
+type ServerLimits = Pick<
   ReceiverLimits,
   'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'
 >;
 
-export interface ListenOptions {
+interface ListenOptions {
   host: string;
   port: number;
   path: string;
@@ -299,7 +297,14 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   // and, without a listener, closes the connection without a word: a 405 like any other method's.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(connectRefusal(options.allow ?? 'POST'));
+    socket.end(
+      rawErrorAnswer(
+        405,
+        'method_not_allowed',
+        'CONNECT is not allowed: this server is not a proxy',
+        `Allow: ${options.allow ?? 'POST'}\r\n`,
+      ),
+    );
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
@@ -313,18 +318,6 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   const address = server.address() as AddressInfo;
   const url = `${options.tls ? 'https' : 'http'}://${hostPort(address.address, address.port)}${options.path}`;
   return { server, url, port: address.port, close: closer(server) };
-}
-
-/** The raw 405 answer to a CONNECT request (written to the socket: Node gives no response object for it). */
-function connectRefusal(allow: string): string {
-  const body = JSON.stringify({
-    ok: false,
-    error: 'method_not_allowed',
-    message: 'CONNECT is not allowed: this server is not a proxy',
-  });
-  const head = ['HTTP/1.1 405 Method Not Allowed', `Allow: ${allow}`, 'Content-Type: application/json'];
-  head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close');
-  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Stops accepting, waits for requests in flight (`drain`), gives answers a moment to go out, then cuts the rest. */
@@ -371,10 +364,7 @@ function listenError(error: unknown, host: string, port: number) {
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
+    if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
