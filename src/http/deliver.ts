@@ -18,6 +18,7 @@ import {
   retryLoop,
   type AttemptOutcome,
   type RetryDecision,
+  type RetryLoopOptions,
   type RetryPolicy,
 } from './retry.js';
 
@@ -73,7 +74,7 @@ export interface DeliveryResult {
   interrupted: boolean;
 }
 
-export interface DeliverOptions {
+export interface DeliverOptions extends Pick<RetryLoopOptions<unknown>, 'clock' | 'sleep' | 'random'> {
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
   dispatcher?: Dispatcher;
@@ -90,10 +91,6 @@ export interface DeliverOptions {
    * retried for --retry-for, or taken for a refusal of the document.
    */
   endpointCheck?: boolean;
-  /** Injectable for tests. Defaults: Date.now, a real timer, Math.random. */
-  clock?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  random?: () => number;
 }
 
 const SIGNING_HEADERS = new Set([Headers.timestamp, Headers.signature]);
@@ -121,7 +118,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     stopSignals: [options.signal, options.stopSignal],
     clock,
     random: options.random,
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    sleep: options.sleep,
     attempt: async (number, timeoutMs) => {
       const attemptStart = clock();
       const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
@@ -348,19 +345,11 @@ function interruptedError(attempts: number, inFlight: boolean): DeliveryError {
       message: `interrupted during attempt ${attempts}, before its answer: the receiver may have the request`,
       hint: 'send the same document again to be sure: a repeated event_id is ignored (§6.1)',
     };
-  return {
-    code: 'interrupted',
-    message:
-      attempts === 0
-        ? 'interrupted before the first attempt'
-        : `interrupted after ${attempts} attempt(s), before the next one`,
-    hint: 'run the command again to send it',
-  };
+  const when = attempts === 0 ? 'before the first attempt' : `after ${attempts} attempt(s), before the next one`;
+  return { code: 'interrupted', message: `interrupted ${when}`, hint: 'run the command again to send it' };
 }
 
 function asDeliveryError(error: unknown): DeliveryError {
   if (error instanceof CaiError) return { code: error.code, message: error.message, hint: error.hint };
   return { code: 'connection', message: errorMessage(error) };
 }
-
-export { isLoopbackUrl };

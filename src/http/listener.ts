@@ -24,7 +24,7 @@ import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './listener-guard
 import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
 
 /** Bytes of an attempt's body kept; a body over it is judged by its size alone (four times the §8 limit). */
-export const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
+const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
 
 /** A request as the listener read it (what the sender model reads of an attempt, before it is answered). */
 export type Arrival = Omit<
@@ -58,7 +58,7 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-export interface ListenerOptions {
+interface ListenerOptions {
   host: string;
   port: number;
   tls?: TlsFiles;
