@@ -176,9 +176,9 @@ async function receive(
   };
   const handled = handle(arrival);
   // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
-  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0)))
+  const delayMs = handled.delayMs ?? 0;
+  if ((delayMs > 0 && !(await held(request, response, delayMs))) || response.destroyed)
     return handled.answered(performance.now(), true);
-  if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
     request.socket.resetAndDestroy();
