@@ -93,7 +93,11 @@ export interface DeliverOptions extends Pick<RetryLoopOptions<unknown>, 'clock' 
   endpointCheck?: boolean;
 }
 
-const SIGNING_HEADERS = new Set([Headers.timestamp, Headers.signature]);
+/** The signing headers, lowercased, and their canonical spelling. */
+const SIGNING_HEADERS = new Map<string, string>([
+  [Headers.timestamp, HeaderNames.timestamp],
+  [Headers.signature, HeaderNames.signature],
+]);
 
 export async function deliver(request: DeliveryRequest, options: DeliverOptions = {}): Promise<DeliveryResult> {
   const policy = resolvePolicy(options.retry);
@@ -221,15 +225,10 @@ function baseHeaders(given: Record<string, string>, keepSignature: boolean): Rec
   for (const name in given) {
     const value = given[name] as string;
     const lower = name.toLowerCase();
-    if (!keepSignature && SIGNING_HEADERS.has(lower as typeof Headers.timestamp)) continue;
+    const signing = SIGNING_HEADERS.get(lower);
+    if (signing !== undefined && !keepSignature) continue;
     if (lower === Headers.contentType) hasContentType = true;
-    headers[
-      keepSignature && lower === Headers.timestamp
-        ? HeaderNames.timestamp
-        : keepSignature && lower === Headers.signature
-          ? HeaderNames.signature
-          : name
-    ] = value;
+    headers[signing ?? name] = value;
   }
   if (!hasContentType) headers['Content-Type'] = 'application/json';
   return headers;

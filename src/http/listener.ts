@@ -2,7 +2,7 @@
  * cai's one listener, wherever it receives: as the platform's events endpoint (B) or the provider's contact-jobs
  * endpoint (A) in a sender run, and as the callback_url of the jobs of an Interface A run and of `cai load`. It reads each request
  * whole, exactly as it came (§5.2: the raw bytes), notes when it arrived, and lets the recorder answer it, or cuts
- * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
+ * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./listener-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
