@@ -273,13 +273,8 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
         )
       : createHttpServer(serverOptions, admitted);
   } catch (error) {
-    throw codedError(
-      'usage',
-      'bad_tls_files',
-      `the TLS certificate or key cannot be used: ${errorMessage(error)}`,
-      {},
-      error,
-    );
+    const reason = errorMessage(error);
+    throw codedError('usage', 'bad_tls_files', `the TLS certificate or key cannot be used: ${reason}`, {}, error);
   }
   guard.attach(server);
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
@@ -353,13 +348,8 @@ function listenError(error: unknown, host: string, port: number) {
     return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
   }
   const reason = errorMessage(error);
-  return codedError(
-    'delivery',
-    'listen_failed',
-    `cannot listen on ${host}:${port}: ${reason}`,
-    { ...data, reason },
-    error,
-  );
+  const message = `cannot listen on ${host}:${port}: ${reason}`;
+  return codedError('delivery', 'listen_failed', message, { ...data, reason }, error);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
