@@ -9,6 +9,7 @@ export { ByteBudget };
 import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard, rawErrorAnswer, type Handler } from './admission.js';
 import type { BodyWatch } from './body-watch.js';
 import { hostPort } from './address.js';
+import { MIN_TLS_VERSION } from './tls.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
@@ -42,12 +43,8 @@ export function errorReply(
 export function sendReply(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
   const headers: Record<string, string | number> = reply.headers === undefined ? {} : { ...reply.headers };
-  if (reply.body !== undefined) {
-    headers['content-type'] = JSON_TYPE;
-    headers['content-length'] = reply.body.length;
-  } else {
-    headers['content-length'] = 0;
-  }
+  if (reply.body !== undefined) headers['content-type'] = JSON_TYPE;
+  headers['content-length'] = reply.body?.length ?? 0;
   if (reply.close) {
     headers.connection = 'close';
     // 413: stop reading the rest of an oversized body; the connection goes once the answer is out.
@@ -267,7 +264,7 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
             handshakeTimeout: limits.headersTimeoutMs,
             cert: options.tls.cert,
             key: options.tls.key,
-            minVersion: 'TLSv1.2',
+            minVersion: MIN_TLS_VERSION,
           },
           admitted,
         )
