@@ -14,11 +14,16 @@ export function hostPort(host: string, port: number): string {
   return `${urlHost(host)}:${port}`;
 }
 
+/** The URL `text` is, or undefined when it is none (the one place a URL that may be bad is parsed). */
+export function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `https://platform.example:8443` of a URL, for a message; the text as given when it is not a URL. */
 export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
+  return parseUrl(url)?.origin ?? url;
 }

@@ -17,7 +17,9 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-export interface AdmissionLimits {
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+interface AdmissionLimits {
   /** Connections open at once (see above for who makes room). */
   maxConnections: number;
   /** Requests parsed and not yet answered on one connection; one more: those are answered, then it is closed. */
@@ -60,6 +62,15 @@ const UNREADABLE_BODIES = new WeakMap<IncomingMessage, 'aborted' | 'malformed'>(
 /** Why this request's body can never end, when BODY_UNREADABLE was emitted on it. */
 export function bodyUnreadable(request: IncomingMessage): 'aborted' | 'malformed' | undefined {
   return UNREADABLE_BODIES.get(request);
+}
+
+/**
+ * A JSON error answer as the bytes written straight to a socket, where Node gives no response object (a request it
+ * could not parse, a CONNECT); `head` is extra header lines, each ending in CRLF. The connection closes after it.
+ */
+export function rawErrorAnswer(status: number, code: string, message: string, head = ''): string {
+  const body = JSON.stringify({ ok: false, error: code, message });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
@@ -105,8 +116,6 @@ export class ConnectionGuard {
   private readonly idleUnauthenticated = new Map<Socket, Connection>();
   private readonly busyUnauthenticated = new Map<Socket, Connection>();
   private readonly idleAuthenticated = new Map<Socket, Connection>();
-  /** Connections closed to make room, and requests dropped past the in-flight bound (for tests and benchmarks). */
-  readonly counters = { reclaimed: 0, refused: 0, overrun: 0 };
 
   constructor(private readonly limits: AdmissionLimits) {}
 
@@ -145,24 +154,15 @@ export class ConnectionGuard {
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'timeout', 'the request line and headers did not arrive in time']
           : [400, 'bad_request', 'the request could not be read as HTTP/1.1'];
-    const body = JSON.stringify({ ok: false, error: code, message });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer(status, code, message));
     socket.destroySoon();
   }
 
   /** `handler`, called only for the requests `admit` lets through. */
-  wrap(
-    handler: (request: IncomingMessage, response: ServerResponse) => void,
-  ): (request: IncomingMessage, response: ServerResponse) => void {
+  wrap(handler: Handler): Handler {
     return (request, response) => {
       if (this.admit(request, response)) handler(request, response);
     };
-  }
-
-  get open(): number {
-    return this.count;
   }
 
   /** Whether to handle this request: false when its connection went over its requests in flight (closed). */
@@ -174,7 +174,6 @@ export class ConnectionGuard {
       // Read no further, answer the requests in flight (they may be recorded: an answer owed), then close: this
       // one and what was pipelined past it are not handled, and the sender sees the connection end before them.
       connection.overrun = true;
-      this.counters.overrun += 1;
       dropTheRestOfTheRead(request.socket);
       connection.unreadable = true;
       connection.socket.pause();
@@ -200,9 +199,7 @@ export class ConnectionGuard {
 
   private connected(socket: Socket): void {
     if (this.count >= this.limits.maxConnections && !this.reclaim()) {
-      this.counters.refused += 1;
-      socket.destroy();
-      return;
+      return void socket.destroy();
     }
     const connection: Connection = {
       socket,
@@ -231,10 +228,6 @@ export class ConnectionGuard {
   private closed(connection: Connection): void {
     if (connection.reclaimed) return;
     this.count -= 1;
-    this.forget(connection);
-  }
-
-  private forget(connection: Connection): void {
     this.idleUnauthenticated.delete(connection.socket);
     this.busyUnauthenticated.delete(connection.socket);
     this.idleAuthenticated.delete(connection.socket);
@@ -246,10 +239,8 @@ export class ConnectionGuard {
       const oldest = kind.values().next().value;
       if (oldest === undefined) continue;
       // Its slot is free now: the socket's 'close' comes later.
+      this.closed(oldest);
       oldest.reclaimed = true;
-      this.count -= 1;
-      this.forget(oldest);
-      this.counters.reclaimed += 1;
       oldest.socket.destroy();
       return true;
     }

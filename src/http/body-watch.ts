@@ -1,9 +1,5 @@
-/**
- * The body time-outs of a receiver, kept for every body being read by one timer (readBody in ./server.ts watches
- * each body with it).
- */
 /** One body being read under a BodyWatch: its start, its last byte, and what to do when it stalls or drags. */
-export interface WatchedRead {
+interface WatchedRead {
   readonly started: number;
   last: number;
   readonly onStall: () => void;
@@ -12,7 +8,7 @@ export interface WatchedRead {
 /**
  * The two body time-outs of a receiver (a gap of `idleMs` without a byte, or `totalMs` in all), for every body
  * being read, with one timer: a timer per request would cost more than the whole check. A body is cut within a
- * quarter of the shorter time-out after its deadline.
+ * quarter of the shorter time-out after its deadline. readBody (./server.ts) watches each body with it.
  */
 export class BodyWatch {
   private readonly reads = new Set<WatchedRead>();

@@ -7,10 +7,6 @@ export class ByteBudget {
 
   constructor(readonly limit: number) {}
 
-  get inUse(): number {
-    return this.used;
-  }
-
   /** Takes `bytes` when they fit under the limit; false (nothing taken) when they do not. */
   take(bytes: number): boolean {
     if (this.used + bytes > this.limit) return false;

@@ -7,6 +7,7 @@ import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
+import { parseUrl } from './address.js';
 import { bareHostname } from './loopback.js';
 import { flattenHeaders } from './headers.js';
 import { describeNetworkError, interruptedRequest, timeoutError } from './network-errors.js';
@@ -56,14 +57,13 @@ export interface PostRequest {
   closeConnection?: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 const DEFAULT_CONNECTIONS = 8;
 
 export function createDispatcher(options: ClientOptions = {}): Dispatcher {
   const tls = {
     minVersion: MIN_TLS_VERSION,
     rejectUnauthorized: options.insecure !== true,
-    timeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeout: options.connectTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
     ...(options.ca ? { ca: trustedAuthorities(options.ca) } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   } as const;
@@ -82,13 +82,8 @@ export function createDispatcher(options: ClientOptions = {}): Dispatcher {
   return new Agent({ ...pool, connect: tls });
 }
 
-let defaultDispatcher: Dispatcher | undefined;
-
 /** A shared dispatcher for callers that do not bring their own. */
-function sharedDispatcher(): Dispatcher {
-  defaultDispatcher ??= createDispatcher();
-  return defaultDispatcher;
-}
+let sharedDispatcher: Dispatcher | undefined;
 
 /**
  * One POST. Returns any HTTP response (including 3xx, 4xx, 5xx: redirects are never followed).
@@ -97,7 +92,7 @@ function sharedDispatcher(): Dispatcher {
  * the rest is discarded, the connection closed, and `bodyTruncated` says so.
  */
 export async function postOnce(req: PostRequest): Promise<HttpResponse> {
-  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = req.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   // Callers share one signal across many requests in flight (one abort listener each): not a leak.
   if (req.signal && !unlimited.has(req.signal)) {
     setMaxListeners(0, req.signal);
@@ -123,20 +118,12 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
     };
     // undici's time-outs bound the headers and every pause in the body; the body as a whole is due by the deadline
     // too, so that an answer trickling a byte at a time cannot keep the request going (one timer, from the headers on).
-    const answer = await exchange(
-      req.dispatcher ?? sharedDispatcher(),
-      options,
-      signal,
-      NETWORK_CAPS.responseBodyBytes,
-      precise ? undefined : started + timeoutMs,
+    const deadline = precise ? undefined : started + timeoutMs;
+    const dispatcher = req.dispatcher ?? (sharedDispatcher ??= createDispatcher());
+    const response = await new Promise<HttpResponse>((resolve, reject) =>
+      dispatcher.dispatch(options, new CappedAnswer(NETWORK_CAPS.responseBodyBytes, signal, resolve, reject, deadline)),
     );
-    const response: HttpResponse = {
-      status: answer.status,
-      headers: answer.headers,
-      body: answer.body,
-      latencyMs: performance.now() - started,
-    };
-    if (answer.truncated) response.bodyTruncated = true;
+    response.latencyMs = performance.now() - started;
     return response;
   } catch (error) {
     if (req.signal?.aborted) throw interruptedRequest(error);
@@ -152,35 +139,16 @@ const PRECISE_TIMEOUT_BELOW_MS = 3000;
 /** Signals already freed of the listener limit: setMaxListeners on every request of a batch costs more than the check. */
 const unlimited = new WeakSet<AbortSignal>();
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-  truncated: boolean;
-}
+/** The answer was not whole by its deadline (performance.now() ms): the request is aborted with this. */
+class PastDeadline extends Error {}
 
 /**
- * One request through the dispatcher, the answer collected by a handler of our own rather than `dispatcher.request`:
+ * The answer to one request through the dispatcher, collected by a handler of our own rather than `dispatcher.request`:
  * no response stream, async resource or listeners per request (they cost more than the rest of the exchange at
  * thousands of requests a second), the same undici errors and time-outs. The body is kept up to `cap` bytes, so a
  * receiver that answers without end (or with megabytes) costs no more than the cap: past it, the request is aborted,
  * which closes the connection (never reused with unread bytes in it). `signal` aborts the request, queued or in flight.
  */
-function exchange(
-  dispatcher: Dispatcher,
-  options: Dispatcher.DispatchOptions,
-  signal: AbortSignal | undefined,
-  cap: number,
-  deadline: number | undefined,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    dispatcher.dispatch(options, new CappedAnswer(cap, signal, resolve, reject, deadline));
-  });
-}
-
-/** The answer was not whole by its deadline (performance.now() ms): the request is aborted with this. */
-class PastDeadline extends Error {}
-
 class CappedAnswer implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Record<string, string> = {};
@@ -194,7 +162,8 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
   constructor(
     private readonly cap: number,
     private readonly signal: AbortSignal | undefined,
-    private readonly resolve: (answer: Answer) => void,
+    /** The answer, its latencyMs left for the caller to time. */
+    private readonly resolve: (answer: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
     /** When the answer must be whole (performance.now() ms), headers and body; undefined: undici's time-outs alone. */
     private readonly deadline?: number,
@@ -247,24 +216,25 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.release();
-    this.reject(error);
+    if (this.settle()) this.reject(error);
   }
 
   private finish(truncated: boolean): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.release();
+    if (!this.settle()) return;
     // Copied: the chunks are views of the socket's reads.
     const body = Buffer.concat(this.chunks, truncated ? this.cap : this.total);
-    this.resolve({ status: this.status, headers: this.headers, body, truncated });
+    const answer: HttpResponse = { status: this.status, headers: this.headers, body, latencyMs: 0 };
+    if (truncated) answer.bodyTruncated = true;
+    this.resolve(answer);
   }
 
-  private release(): void {
+  /** True the first time: the caller settles the promise; the abort listener and the deadline go. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
     if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
     if (this.timer !== undefined) clearTimeout(this.timer);
+    return true;
   }
 }
 
@@ -316,12 +286,8 @@ function preciseTimeout(
  * HTTP_PROXY (http targets), either case, and NO_PROXY (comma-separated hosts or domain suffixes, `*`).
  */
 export function proxyFromEnv(env: NodeJS.ProcessEnv, target: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return undefined;
-  }
+  const url = parseUrl(target);
+  if (url === undefined) return undefined;
   const proxy = url.protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
   if (!proxy) return undefined;
   const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '')

@@ -18,6 +18,7 @@ import {
   retryLoop,
   type AttemptOutcome,
   type RetryDecision,
+  type RetryLoopOptions,
   type RetryPolicy,
 } from './retry.js';
 
@@ -73,7 +74,7 @@ export interface DeliveryResult {
   interrupted: boolean;
 }
 
-export interface DeliverOptions {
+export interface DeliverOptions extends Pick<RetryLoopOptions<unknown>, 'clock' | 'sleep' | 'random'> {
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
   dispatcher?: Dispatcher;
@@ -90,13 +91,13 @@ export interface DeliverOptions {
    * retried for --retry-for, or taken for a refusal of the document.
    */
   endpointCheck?: boolean;
-  /** Injectable for tests. Defaults: Date.now, a real timer, Math.random. */
-  clock?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  random?: () => number;
 }
 
-const SIGNING_HEADERS = new Set([Headers.timestamp, Headers.signature]);
+/** The signing headers, lowercased, and their canonical spelling. */
+const SIGNING_HEADERS = new Map<string, string>([
+  [Headers.timestamp, HeaderNames.timestamp],
+  [Headers.signature, HeaderNames.signature],
+]);
 
 export async function deliver(request: DeliveryRequest, options: DeliverOptions = {}): Promise<DeliveryResult> {
   const policy = resolvePolicy(options.retry);
@@ -121,7 +122,7 @@ export async function deliver(request: DeliveryRequest, options: DeliverOptions 
     stopSignals: [options.signal, options.stopSignal],
     clock,
     random: options.random,
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    sleep: options.sleep,
     attempt: async (number, timeoutMs) => {
       const attemptStart = clock();
       const headers = attemptHeaders(base, request, options.keepSignature === true, attemptStart);
@@ -224,15 +225,10 @@ function baseHeaders(given: Record<string, string>, keepSignature: boolean): Rec
   for (const name in given) {
     const value = given[name] as string;
     const lower = name.toLowerCase();
-    if (!keepSignature && SIGNING_HEADERS.has(lower as typeof Headers.timestamp)) continue;
+    const signing = SIGNING_HEADERS.get(lower);
+    if (signing !== undefined && !keepSignature) continue;
     if (lower === Headers.contentType) hasContentType = true;
-    headers[
-      keepSignature && lower === Headers.timestamp
-        ? HeaderNames.timestamp
-        : keepSignature && lower === Headers.signature
-          ? HeaderNames.signature
-          : name
-    ] = value;
+    headers[signing ?? name] = value;
   }
   if (!hasContentType) headers['Content-Type'] = 'application/json';
   return headers;
@@ -348,19 +344,11 @@ function interruptedError(attempts: number, inFlight: boolean): DeliveryError {
       message: `interrupted during attempt ${attempts}, before its answer: the receiver may have the request`,
       hint: 'send the same document again to be sure: a repeated event_id is ignored (§6.1)',
     };
-  return {
-    code: 'interrupted',
-    message:
-      attempts === 0
-        ? 'interrupted before the first attempt'
-        : `interrupted after ${attempts} attempt(s), before the next one`,
-    hint: 'run the command again to send it',
-  };
+  const when = attempts === 0 ? 'before the first attempt' : `after ${attempts} attempt(s), before the next one`;
+  return { code: 'interrupted', message: `interrupted ${when}`, hint: 'run the command again to send it' };
 }
 
 function asDeliveryError(error: unknown): DeliveryError {
   if (error instanceof CaiError) return { code: error.code, message: error.message, hint: error.hint };
   return { code: 'connection', message: errorMessage(error) };
 }
-
-export { isLoopbackUrl };

@@ -31,7 +31,7 @@ export interface GuardCaps {
   keptBodyBytes: number;
 }
 
-const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER = { 'retry-after': '5' };
 
 export class ListenerGuard {
   private readonly watch: BodyWatch;
@@ -66,30 +66,17 @@ export class ListenerGuard {
    */
   refusal(reason: 'timeout' | 'busy' | 'malformed'): Reply {
     this.refused += 1;
-    if (reason === 'malformed')
-      return {
-        ...errorReply(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
-        close: true,
-      };
-    return reason === 'timeout'
-      ? {
-          ...errorReply(
-            408,
-            'body_timeout',
-            `the body did not arrive in time (cai's listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`,
-          ),
-          close: true,
-        }
-      : {
-          ...errorReply(
-            503,
-            'busy',
-            "cai's listener: too many bodies being read at once",
-            {},
-            { 'retry-after': RETRY_AFTER_SECONDS },
-          ),
-          close: true,
-        };
+    const reply =
+      reason === 'malformed'
+        ? errorReply(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)')
+        : reason === 'timeout'
+          ? errorReply(
+              408,
+              'body_timeout',
+              `the body did not arrive in time (cai's listener: ${this.caps.bodyIdleTimeoutMs / 1000} s without a byte, ${this.caps.bodyTimeoutMs / 1000} s in all)`,
+            )
+          : errorReply(503, 'busy', "cai's listener: too many bodies being read at once", {}, RETRY_AFTER);
+    return { ...reply, close: true };
   }
 
   /** Whether a request of `bodyBytes` may be recorded; false (and counted) past the run's caps. */
@@ -111,7 +98,7 @@ export class ListenerGuard {
         'over_capacity',
         `cai conformance listener: this run already recorded ${this.caps.keptRequests} requests or ${this.caps.keptBodyBytes} body bytes`,
         {},
-        { 'retry-after': RETRY_AFTER_SECONDS },
+        RETRY_AFTER,
       ),
       close: true,
     };

@@ -2,7 +2,7 @@
  * cai's one listener, wherever it receives: as the platform's events endpoint (B) or the provider's contact-jobs
  * endpoint (A) in a sender run, and as the callback_url of the jobs of an Interface A run and of `cai load`. It reads each request
  * whole, exactly as it came (§5.2: the raw bytes), notes when it arrived, and lets the recorder answer it, or cuts
- * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./guard.ts).
+ * the connection without an answer (a network failure). Its bounds are LISTENER_CAPS (./listener-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -24,7 +24,7 @@ import { LISTENER_LIMITS, ListenerGuard, type GuardCaps } from './listener-guard
 import { heldAt, slackAt, useLoopClock } from './loop-clock.js';
 
 /** Bytes of an attempt's body kept; a body over it is judged by its size alone (four times the §8 limit). */
-export const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
+const MAX_KEPT_BODY_BYTES = 4 * MAX_BODY_BYTES;
 
 /** A request as the listener read it (what the sender model reads of an attempt, before it is answered). */
 export type Arrival = Omit<
@@ -58,7 +58,7 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-export interface ListenerOptions {
+interface ListenerOptions {
   host: string;
   port: number;
   tls?: TlsFiles;
@@ -176,9 +176,9 @@ async function receive(
   };
   const handled = handle(arrival);
   // A slow receiver: the answer waits; a sender that gives up first (closes the connection) never hears it.
-  if ((handled.delayMs ?? 0) > 0 && !(await held(request, response, handled.delayMs ?? 0)))
+  const delayMs = handled.delayMs ?? 0;
+  if ((delayMs > 0 && !(await held(request, response, delayMs))) || response.destroyed)
     return handled.answered(performance.now(), true);
-  if (response.destroyed) return handled.answered(performance.now(), true);
   if (handled.response.kind === 'reset') {
     // A network failure: the request was read, and the connection goes without a byte of answer.
     request.socket.resetAndDestroy();

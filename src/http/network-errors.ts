@@ -6,7 +6,7 @@
 import { NETWORK_CAPS } from '../bounds.js';
 import { formatDuration } from '../duration.js';
 import { CaiError, codedError, deliveryError, errnoCode, errorMessage } from '../errors.js';
-import { hostPort, originOf } from './address.js';
+import { hostPort, originOf, parseUrl } from './address.js';
 
 export function timeoutError(
   url: string,
@@ -129,12 +129,8 @@ export function describeNetworkError(url: string, timeoutMs: number, error: unkn
 
 /** The host of `url` when it is under a top-level name reserved never to resolve (RFC 2606 §2: .example, .invalid). */
 export function placeholderHost(url: string): string | undefined {
-  try {
-    const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
-    return /(^|\.)(example|invalid)$/.test(host) ? host : undefined;
-  } catch {
-    return undefined;
-  }
+  const host = parseUrl(url)?.hostname.toLowerCase().replace(/\.$/, '');
+  return host !== undefined && /(^|\.)(example|invalid)$/.test(host) ? host : undefined;
 }
 
 function peerOf(error: unknown): string | undefined {

@@ -12,7 +12,7 @@ import type { InterfaceId } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 
 /** An answer as the judgement reads it: a status with its headers and body, or the error that came instead. */
-export interface FirstAnswer {
+interface FirstAnswer {
   status?: number;
   /** Header names lower-cased. */
   headers: Readonly<Record<string, string>>;
@@ -37,7 +37,7 @@ export function notTheEndpoint(answer: FirstAnswer): string | undefined {
   return undefined;
 }
 
-export interface NotAnEndpoint {
+interface NotAnEndpoint {
   message: string;
   hint: string;
 }

@@ -26,17 +26,10 @@ const REQUEST_LINE = /^([A-Z]+) (\S+) (HTTP\/\d(?:\.\d)?)$/;
 export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const crlf = bytes.indexOf('\r\n\r\n');
   const lf = bytes.indexOf('\n\n');
-  let headEnd: number;
-  let separatorLength: number;
-  if (crlf !== -1 && (lf === -1 || crlf < lf)) {
-    headEnd = crlf;
-    separatorLength = 4;
-  } else if (lf !== -1) {
-    headEnd = lf;
-    separatorLength = 2;
-  } else {
-    return { ok: false, message: 'no blank line between the headers and the body' };
-  }
+  const crlfFirst = crlf !== -1 && (lf === -1 || crlf < lf);
+  const headEnd = crlfFirst ? crlf : lf;
+  if (headEnd === -1) return { ok: false, message: 'no blank line between the headers and the body' };
+  const separatorLength = crlfFirst ? 4 : 2;
   const head = bytes.subarray(0, headEnd).toString('latin1');
   const lines = head.split(/\r?\n/);
   const requestLine = lines.shift() ?? '';

@@ -210,7 +210,7 @@ export interface RetryLoopOptions<A> {
   random?: () => number;
 }
 
-export interface RetryLoopEnd<A> {
+interface RetryLoopEnd<A> {
   /** The last attempt made (none when stopped before the first). */
   last?: A;
   /** Its decision: absent when the loop was stopped or the attempt interrupted. */

@@ -68,29 +68,25 @@ export function contactJobsUrl(base: string): string {
 
 export async function sendJob(request: SendJobRequest, options: DeliverOptions = {}): Promise<SendResult> {
   const url = contactJobsUrl(request.to);
-  const delivery = await deliver(
-    {
-      url,
-      body: request.body,
-      secret: request.secret,
-      headers: { 'Content-Type': 'application/json', [HeaderNames.source]: request.source },
-    },
-    options,
-  );
-  return judge('A', url, request.body, delivery, checkJobAck, request.eventId);
+  return send('A', url, request, { [HeaderNames.source]: request.source }, checkJobAck, options);
 }
 
 export async function sendEvent(request: SendEventRequest, options: DeliverOptions = {}): Promise<SendResult> {
-  const delivery = await deliver(
-    {
-      url: request.to,
-      body: request.body,
-      secret: request.secret,
-      headers: { 'Content-Type': 'application/json', [HeaderNames.provider]: request.provider },
-    },
-    options,
-  );
-  return judge('B', request.to, request.body, delivery, checkEventAck, request.eventId);
+  return send('B', request.to, request, { [HeaderNames.provider]: request.provider }, checkEventAck, options);
+}
+
+/** Delivers a document with its identity header (§4.1, §4.2), then judges the answer. */
+async function send(
+  iface: 'A' | 'B',
+  url: string,
+  request: SendJobRequest | SendEventRequest,
+  identity: Record<string, string>,
+  check: (response: HttpResponse) => AckCheck,
+  options: DeliverOptions,
+): Promise<SendResult> {
+  const headers = { 'Content-Type': 'application/json', ...identity };
+  const delivery = await deliver({ url, body: request.body, secret: request.secret, headers }, options);
+  return judge(iface, url, request.body, delivery, check, request.eventId);
 }
 
 /** Turns a delivery into a verdict: a 2xx is accepted only when its body keeps the rules. */

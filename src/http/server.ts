@@ -6,9 +6,10 @@ import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
 export { ByteBudget };
-import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard } from './admission.js';
+import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard, rawErrorAnswer, type Handler } from './admission.js';
 import type { BodyWatch } from './body-watch.js';
 import { hostPort } from './address.js';
+import { MIN_TLS_VERSION } from './tls.js';
 
 /** What every mock answers with: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
@@ -42,12 +43,8 @@ export function errorReply(
 export function sendReply(request: IncomingMessage, response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
   const headers: Record<string, string | number> = reply.headers === undefined ? {} : { ...reply.headers };
-  if (reply.body !== undefined) {
-    headers['content-type'] = JSON_TYPE;
-    headers['content-length'] = reply.body.length;
-  } else {
-    headers['content-length'] = 0;
-  }
+  if (reply.body !== undefined) headers['content-type'] = JSON_TYPE;
+  headers['content-length'] = reply.body?.length ?? 0;
   if (reply.close) {
     headers.connection = 'close';
     // 413: stop reading the rest of an oversized body; the connection goes once the answer is out.
@@ -63,7 +60,7 @@ export type BodyResult =
   | { ok: true; body: Buffer }
   | { ok: false; reason: 'too_large' | 'aborted' | 'malformed' | 'timeout' | 'busy' };
 
-export interface ReadBodyOptions {
+interface ReadBodyOptions {
   /** Cuts a body that stalls or drags (`timeout`). */
   watch?: BodyWatch;
   /** Shared by every request: over it, reading stops (`busy`). A body read in full keeps its bytes taken. */
@@ -160,8 +157,6 @@ export interface ListeningServer {
   close(drain: () => Promise<void>): Promise<void>;
 }
 
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
 /**
  * The bounds of a reference receiver, so that no flood of connections, slow senders or large bodies can take
  * more than a stated share of it. Each is a default of `DEFAULT_RECEIVER_LIMITS`.
@@ -209,12 +204,12 @@ export const DEFAULT_RECEIVER_LIMITS: Readonly<Required<ReceiverLimits>> = {
 const MAX_CHECK_INTERVAL_MS = 1_000;
 
 /** What a server's start-up applies of a receiver's limits: admission and Node's own time-outs. */
-export type ServerLimits = Pick<
+type ServerLimits = Pick<
   ReceiverLimits,
   'maxConnections' | 'maxRequestsInFlight' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'
 >;
 
-export interface ListenOptions {
+interface ListenOptions {
   host: string;
   port: number;
   path: string;
@@ -269,19 +264,14 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
             handshakeTimeout: limits.headersTimeoutMs,
             cert: options.tls.cert,
             key: options.tls.key,
-            minVersion: 'TLSv1.2',
+            minVersion: MIN_TLS_VERSION,
           },
           admitted,
         )
       : createHttpServer(serverOptions, admitted);
   } catch (error) {
-    throw codedError(
-      'usage',
-      'bad_tls_files',
-      `the TLS certificate or key cannot be used: ${errorMessage(error)}`,
-      {},
-      error,
-    );
+    const reason = errorMessage(error);
+    throw codedError('usage', 'bad_tls_files', `the TLS certificate or key cannot be used: ${reason}`, {}, error);
   }
   guard.attach(server);
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
@@ -299,7 +289,14 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   // and, without a listener, closes the connection without a word: a 405 like any other method's.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(connectRefusal(options.allow ?? 'POST'));
+    socket.end(
+      rawErrorAnswer(
+        405,
+        'method_not_allowed',
+        'CONNECT is not allowed: this server is not a proxy',
+        `Allow: ${options.allow ?? 'POST'}\r\n`,
+      ),
+    );
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
@@ -313,18 +310,6 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
   const address = server.address() as AddressInfo;
   const url = `${options.tls ? 'https' : 'http'}://${hostPort(address.address, address.port)}${options.path}`;
   return { server, url, port: address.port, close: closer(server) };
-}
-
-/** The raw 405 answer to a CONNECT request (written to the socket: Node gives no response object for it). */
-function connectRefusal(allow: string): string {
-  const body = JSON.stringify({
-    ok: false,
-    error: 'method_not_allowed',
-    message: 'CONNECT is not allowed: this server is not a proxy',
-  });
-  const head = ['HTTP/1.1 405 Method Not Allowed', `Allow: ${allow}`, 'Content-Type: application/json'];
-  head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close');
-  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Stops accepting, waits for requests in flight (`drain`), gives answers a moment to go out, then cuts the rest. */
@@ -360,21 +345,13 @@ function listenError(error: unknown, host: string, port: number) {
     return codedError('usage', 'bad_host', `cannot listen on ${host}: no such local address`, data, error);
   }
   const reason = errorMessage(error);
-  return codedError(
-    'delivery',
-    'listen_failed',
-    `cannot listen on ${host}:${port}: ${reason}`,
-    { ...data, reason },
-    error,
-  );
+  const message = `cannot listen on ${host}:${port}: ${reason}`;
+  return codedError('delivery', 'listen_failed', message, { ...data, reason }, error);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
+    if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);

@@ -10,6 +10,7 @@ import { codedError, errnoCode, errorMessage, usageError } from '../errors.js';
 import { readPem } from '../input.js';
 import type { Io } from '../io.js';
 import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } from './client.js';
+import { parseUrl } from './address.js';
 import { bareHostname } from './loopback.js';
 
 /** The transport flags as given; all optional. */
@@ -60,21 +61,13 @@ const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy
  */
 function environmentProxy(env: NodeJS.ProcessEnv, target: string): string | undefined {
   const proxy = proxyFromEnv(env, target);
-  if (proxy === undefined || hasHost(proxy)) return proxy;
+  if (proxy === undefined || hostOf(proxy)) return proxy;
   const name = PROXY_VARIABLES.find((variable) => env[variable] === proxy) ?? 'the proxy variable';
   throw usageError(
     'bad_proxy_env',
     `${name} is not a proxy URL, such as http://proxy.example:3128`,
     `set ${name} to the proxy's URL, or unset it`,
   );
-}
-
-function hasHost(url: string): boolean {
-  try {
-    return new URL(url).host !== '';
-  } catch {
-    return false;
-  }
 }
 
 /** The connection pool of a transport. A proxy or local address that undici refuses is the user's to fix. */
@@ -128,20 +121,13 @@ function bindFailure(address: string, type: 'udp4' | 'udp6'): Promise<unknown> {
 
 /** The host of a URL, an IPv6 address without its brackets. */
 function hostOf(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    return bareHostname(new URL(url));
-  } catch {
-    return undefined;
-  }
+  const parsed = url === undefined ? undefined : parseUrl(url);
+  return parsed && bareHostname(parsed);
 }
 
 function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
+  const parsed = parseUrl(url);
+  if (parsed === undefined) return url;
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Output } from '../../src/output/output.js';
 import { describeBatchProgress, ProgressBar } from '../../src/output/progress.js';
-import { isLoopbackUrl } from '../../src/http/deliver.js';
+import { isLoopbackUrl } from '../../src/http/loopback.js';
 import { runCli } from '../helpers/cli.js';
 import { deadLoopbackPort } from '../helpers/dead-port.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
