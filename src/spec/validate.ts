@@ -143,3 +143,13 @@ export function validateDocument(value: unknown, options: ValidateOptions = NO_O
 export function validateBody(raw: Uint8Array, options: ValidateOptions = NO_OPTIONS): DocumentVerdict {
   return verdictOfBody(raw, options, zodRefusal);
 }
+
+/** A body's errors as a document of `kind`, its size aside (§8 is judged on its own), and the first two in words. */
+export function documentErrors(body: Uint8Array, kind: 'job' | 'event'): { errors: ValidationIssue[]; why: string } {
+  const errors = validateBody(body, { kind }).errors.filter((issue) => issue.code !== 'too_large');
+  const why = errors
+    .slice(0, 2)
+    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+    .join('; ');
+  return { errors, why };
+}

@@ -157,16 +157,7 @@ export class ReceiverModel {
         jsonLabelTerm('must', clauses.label, { required: true }),
       ];
       if (standing === 'repeat' && known?.providerJobId !== undefined)
-        return [
-          ...terms,
-          sameJobTerm(
-            {
-              providerJobId: known.providerJobId,
-              ...(known.assignedNumber !== undefined ? { assignedNumber: known.assignedNumber } : {}),
-            },
-            clauses.repeat,
-          ),
-        ];
+        return [...terms, sameJobTerm(known, clauses.repeat)];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
@@ -200,13 +191,10 @@ export class ReceiverModel {
     if (before?.certainty === 'accepted') return;
     // Answered as a repeat while the model was not sure: it was accepted before; its acknowledgment is this one.
     const providerJobId = providerJobIdOf(answer);
-    const assignedNumber = assignedNumberOf(answer);
     const ack =
       providerJobId !== undefined
-        ? { providerJobId, ...(assignedNumber !== undefined ? { assignedNumber } : {}) }
-        : before?.providerJobId !== undefined
-          ? { providerJobId: before.providerJobId, assignedNumber: before.assignedNumber }
-          : {};
+        ? { providerJobId, assignedNumber: assignedNumberOf(answer) }
+        : { providerJobId: before?.providerJobId, assignedNumber: before?.assignedNumber };
     this.known.set(key, { certainty: 'accepted', ...ack });
   }
 
@@ -221,13 +209,14 @@ export class ReceiverModel {
     return facts.map((each, index) => {
       const expectation = this.expect(each);
       return expectation.standing === 'new' && shared(keys[index])
-        ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation), together: true }
+        ? {
+            ...expectation,
+            standing: 'new-or-repeat',
+            terms: expectation.terms.filter((term) => term.id !== 'new'),
+            together: true,
+          }
         : expectation;
     });
-  }
-
-  private withoutNewness(expectation: Expectation): Term[] {
-    return expectation.terms.filter((term) => term.id !== 'new');
   }
 
   /**

@@ -24,6 +24,7 @@ import {
   nextAfter,
   sameContent,
   sameDocument,
+  type AnswerClass,
   type Delivery,
   type SeenAttempt,
 } from './sender-deliveries.js';
@@ -71,7 +72,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     }
     const next = later[0];
     const rate = kind === 'rate-limited';
-    const inARow = sameClassRun(attempts, index);
+    const inARow = runUpTo(attempts, index, (each) => each === kind);
     const base = {
       term: 'retried' as const,
       relation: rate ? ('rate' as const) : ('retry' as const),
@@ -95,7 +96,7 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
       });
       continue;
     }
-    const run = retryableRun(attempts, index);
+    const run = runUpTo(attempts, index, asksRetry);
     findings.push({
       ...base,
       verdict: 'broken',
@@ -161,18 +162,10 @@ function stopped<A extends SeenAttempt>(attempt: A, later: readonly A[], context
   };
 }
 
-/** How many answers of the class of `index`'s came in a row, up to and including it. */
-function sameClassRun(attempts: readonly SeenAttempt[], index: number): number {
-  const kind = heard(attempts[index] as SeenAttempt);
+/** How many answers came in a row up to and including `index`'s, each of a class `alike` takes. */
+function runUpTo(attempts: readonly SeenAttempt[], index: number, alike: (kind: AnswerClass) => boolean): number {
   let count = 0;
-  for (let at = index; at >= 0 && heard(attempts[at] as SeenAttempt) === kind; at -= 1) count += 1;
-  return count;
-}
-
-/** How many answers asking for a retry came in a row, up to and including `index`. */
-function retryableRun(attempts: readonly SeenAttempt[], index: number): number {
-  let count = 0;
-  for (let at = index; at >= 0 && asksRetry(heard(attempts[at] as SeenAttempt)); at -= 1) count += 1;
+  for (let at = index; at >= 0 && alike(heard(attempts[at] as SeenAttempt)); at -= 1) count += 1;
   return count;
 }
 
