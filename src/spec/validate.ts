@@ -16,7 +16,7 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from './constants.js';
 import { EventEnvelope, EventSchemas, ContactJob, DuplicateAck, JobAck } from './schemas.js';
-import { FAST_VALIDATORS } from './fast-validate.generated.js';
+import { fastValidator } from './validate-document.js';
 import {
   inputAt,
   safeParseIssues,
@@ -104,12 +104,6 @@ function fieldIssues(checks: FieldChecks, doc: Doc): ValidationIssue[] {
     }
   }
   return issues.length > 0 ? issues : schemaIssues(checks.schema, undefined, doc);
-}
-
-function fastValidator(target: string): FastValidator {
-  const fast = FAST_VALIDATORS[target];
-  if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
-  return fast;
 }
 
 const EVENT_FIELDS: ReadonlyMap<string, FieldChecks> = new Map(

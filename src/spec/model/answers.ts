@@ -4,7 +4,7 @@
  * Retry-After). A term is pure data plus one small function: the model (./receiver.ts) picks the terms that apply
  * to a request in a state, and a check or the stateful phase asks which of them an answer breaks.
  */
-import { checkJobAck, isJsonMediaType } from '../acknowledgment.js';
+import { checkJobAck, isDuplicateAck, isJsonMediaType, type Answer } from '../acknowledgment.js';
 import { Headers, type InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { isObject, parseJson } from '../json.js';
@@ -13,12 +13,8 @@ import { isRejection } from '../statuses.js';
 import type { FaultKind } from './facts.js';
 
 /** An answer as the model reads it; no status when none came (a cut connection, a time-out). */
-export interface ModelAnswer {
+export interface ModelAnswer extends Omit<Answer, 'status'> {
   status?: number;
-  headers: Readonly<Record<string, string>>;
-  body: Buffer;
-  /** Only the start of the body was read: what it carries past that is not judged. */
-  bodyTruncated?: boolean;
   /** Why no answer came, when none did. */
   error?: string;
 }
@@ -116,10 +112,9 @@ function jsonObjectOf(answer: ModelAnswer): Record<string, unknown> | undefined 
   return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
 }
 
-/** §2.13: 202 with `ok: true` and `duplicate: true`. */
+/** §2.13: 202 with `ok: true` and `duplicate: true`, in a body read whole. */
 export function isDuplicateAnswer(answer: ModelAnswer): boolean {
-  const body = jsonObjectOf(answer);
-  return answer.status === 202 && body?.ok === true && body.duplicate === true;
+  return !answer.bodyTruncated && isDuplicateAck(answer);
 }
 
 /** A 2xx whose body claims the event a duplicate (`duplicate: true`, whatever the rest). */
