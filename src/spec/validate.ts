@@ -17,14 +17,8 @@ import * as z from 'zod';
 import { EVENT_TYPES } from './constants.js';
 import { EventEnvelope, EventSchemas, ContactJob, DuplicateAck, JobAck } from './schemas.js';
 import { fastValidator } from './validate-document.js';
-import {
-  inputAt,
-  safeParseIssues,
-  schemaIssues,
-  toIssue,
-  type FastValidator,
-  type ValidationIssue,
-} from './schema-issues.js';
+import type { FastValidator, ValidationIssue } from './issues.js';
+import { inputAt, safeParseIssues, schemaIssues, toIssue } from './schema-issues.js';
 import {
   verdictOfBody,
   verdictOfValue,
@@ -43,7 +37,8 @@ export {
   type DocumentVerdict,
   type ValidateOptions,
 } from './validate-fast.js';
-export { describe, formatPath, inputAt, type ValidationIssue } from './schema-issues.js';
+export { inputAt } from './schema-issues.js';
+export type { ValidationIssue } from './issues.js';
 
 type Doc = Record<string, unknown>;
 

@@ -44,20 +44,12 @@ export function rateWaits<A extends SeenAttempt>(
 ): Finding<A>[] {
   const findings: Finding<A>[] = [];
   for (const [index, answered] of delivery.attempts.entries()) {
-    const sent = answered.retryAfter;
-    const after = nextAfter(answered);
-    if (
-      sent === undefined ||
-      answered.answeredMono === undefined ||
-      after.must !== 'retry' ||
-      after.notBeforeMono === undefined
-    )
-      continue;
+    const [sent, from, after] = [answered.retryAfter, answered.answeredMono, nextAfter(answered)];
+    const notBefore = after.must === 'retry' ? after.notBeforeMono : undefined;
+    if (sent === undefined || from === undefined || notBefore === undefined) continue;
     // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
-    const from = answered.answeredMono;
     const later = delivery.attempts.slice(index + 1);
     const next = later.find((attempt) => attempt.arrivedMono >= from);
-    const notBefore = after.notBeforeMono;
     const asked = notBefore - from;
     const base = {
       term: 'retry-after' as const,
