@@ -212,6 +212,9 @@ function addressProblem(attempt: SeenAttempt, expectedPath: string): string | un
     : `POST ${quoted(attempt.path, false)}, not ${expectedPath}`;
 }
 
+const WELL_FORMED = { relation: 'well-formed', level: 'must' } as const;
+const FRESH = { relation: 'fresh', level: 'must' } as const;
+
 /** The terms every attempt of a sender of the interface is judged on. */
 export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
   const spec = interfaceSpec(iface);
@@ -224,17 +227,15 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const terms: AttemptTerm[] = [
     {
+      ...WELL_FORMED,
       id: 'address',
-      relation: 'well-formed',
-      level: 'must',
       clauses: [endpoint],
       expected: () => `POST ${address}`,
       judge: (attempt, context) => addressProblem(attempt, context.expectedPath),
     },
     {
+      ...WELL_FORMED,
       id: 'identity',
-      relation: 'well-formed',
-      level: 'must',
       clauses: [identityClause],
       expected: (context) => `${spec.identityHeaderName}: ${context.identity}`,
       judge: (attempt, context) => {
@@ -244,41 +245,36 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       },
     },
     {
+      ...WELL_FORMED,
       id: 'content-type',
-      relation: 'well-formed',
-      level: 'must',
       clauses: ['§2-3', '§2-2'],
       expected: () => 'one Content-Type: application/json (a charset, if any, UTF-8)',
       judge: (attempt) => contentTypeProblem(attempt),
     },
     {
+      ...FRESH,
       id: 'signature',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.1-1', '§5.1-2', '§5.2-1', '§5.2-2', '§5.3-1', signingClause],
       expected: () => 'sha256=HMAC(secret, timestamp + "." + raw body)',
       judge: (attempt, context) => signatureProblem(attempt, context.secrets),
     },
     {
+      ...FRESH,
       id: 'timestamp',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.4-1', signingClause],
       expected: () => `${HeaderNames.timestamp}: <unix seconds>`,
       judge: timestampProblem,
     },
     {
+      ...FRESH,
       id: 'window',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.5-1', '§8-3'],
       expected: () => "within ±300 s of arrival (cai's clock)",
       judge: windowProblem,
     },
     {
+      ...WELL_FORMED,
       id: 'document',
-      relation: 'well-formed',
-      level: 'must',
       clauses: documentClauses,
       expected: () => `a valid ${spec.documentName}`,
       judge: (attempt) => documentProblem(attempt, iface),

@@ -299,14 +299,13 @@ export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], docu
       }
     }
   }
-  const linked = (kind: 'retry' | 'duplicate') => [...links].filter(([, link]) => link.kind === kind);
   const extra = documentsPerRun === undefined ? 0 : documentsIn(attempts) - documentsPerRun;
-  const afterDuplicate = linked('duplicate');
-  if (afterDuplicate.length > extra) for (const [key] of afterDuplicate) links.delete(key);
   // Alike after an answer asking for a retry, too, when the run shows how many documents the sender sends: more
   // renames than the stage brought documents beyond those are the sender's documents alike, one of them late.
-  const afterRetry = linked('retry');
-  if (documentsPerRun !== undefined && afterRetry.length > extra) for (const [key] of afterRetry) links.delete(key);
+  for (const kind of documentsPerRun === undefined ? ['duplicate'] : ['duplicate', 'retry']) {
+    const linked = [...links].filter(([, link]) => link.kind === kind);
+    if (linked.length > extra) for (const [key] of linked) links.delete(key);
+  }
   const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
   const chained = new Set(chainedInto.values());
   return groups

@@ -72,37 +72,30 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     }
     const next = later[0];
     const rate = kind === 'rate-limited';
-    const inARow = runUpTo(attempts, index, (each) => each === kind);
     const base = {
       term: 'retried' as const,
       relation: rate ? ('rate' as const) : ('retry' as const),
       level: rate ? rule.rateLevel : kind === 'cut' ? ('should' as const) : ('must' as const),
       clauses: rate ? rule.retry429 : kind === 'cut' ? ['§8-4'] : rule.retry5xx,
       attempt,
-      inARow,
+      inARow: runUpTo(attempts, index, (each) => each === kind),
     };
-    if (next) {
-      findings.push({ ...base, verdict: 'kept', shown: [attempt, next] });
-      continue;
-    }
-    const first = attempts[0] as A;
-    const listened = context.endedMono - first.arrivedMono;
-    if (!context.complete || listened < context.waitMs) {
+    const listened = context.endedMono - (attempts[0] as A).arrivedMono;
+    if (next) findings.push({ ...base, verdict: 'kept', shown: [attempt, next] });
+    else if (!context.complete || listened < context.waitMs)
       findings.push({
         ...base,
         verdict: 'undecided',
         actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before the end of the ${ms(context.waitMs)} cai waits from the first attempt`,
         shown: [attempt],
       });
-      continue;
-    }
-    const run = runUpTo(attempts, index, asksRetry);
-    findings.push({
-      ...base,
-      verdict: 'broken',
-      actual: `given up after ${plural(run, 'answer')} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
-      shown: [attempt],
-    });
+    else
+      findings.push({
+        ...base,
+        verdict: 'broken',
+        actual: `given up after ${plural(runUpTo(attempts, index, asksRetry), 'answer')} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
+        shown: [attempt],
+      });
   }
   findings.push(...oneAtATime(delivery));
   findings.push(...rateWaits(delivery, rule.rateLevel, rule.retry429));
