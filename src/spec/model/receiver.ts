@@ -112,15 +112,8 @@ export class ReceiverModel {
     if (facts.faults.length > 0) {
       const must = unionOf(faultRefusals, openRefusals);
       const why = [...new Set(facts.faults.map((fault) => FAULT_WORDS[fault.kind]))].join(', ');
-      const terms = [
-        outcomeTerm(
-          must,
-          'must',
-          [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])],
-          why,
-        ),
-        retryAfterTerm(),
-      ];
+      const cited = [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])];
+      const terms = [outcomeTerm(must, 'must', cited, why), retryAfterTerm()];
       return { facts, standing: 'refused', must, should: must, terms };
     }
     const must = rules.some((rule) => rule.mayRefuseWith !== undefined) ? unionOf(ACCEPT, openRefusals) : ACCEPT;
@@ -144,24 +137,19 @@ export class ReceiverModel {
     const clauses = CLAUSES[this.interface];
     const jobs = interfaceSpec(this.interface).document === 'job';
     const known = this.knownOf(facts);
+    const terms = jobs
+      ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])]
+      : [statusTerm(202, 'should', clauses.status)];
     // A body the model cannot read an event_id from (not JSON) that a receiver takes anyway: which event it read is
     // the receiver's guess, so neither its newness nor its being a repeat is judged.
-    if (facts.eventId === undefined)
-      return jobs
-        ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])]
-        : [statusTerm(202, 'should', clauses.status)];
+    if (facts.eventId === undefined) return terms;
     if (jobs) {
-      const terms = [
-        statusTerm(202, 'must', clauses.status),
-        acknowledgmentTerm(['§2.3-1', '§2.3-2']),
-        jsonLabelTerm('must', clauses.label, { required: true }),
-      ];
+      terms.push(jsonLabelTerm('must', clauses.label, { required: true }));
       if (standing === 'repeat' && known?.providerJobId !== undefined)
         return [...terms, sameJobTerm(known, clauses.repeat)];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
-    const terms = [statusTerm(202, 'should', clauses.status)];
     if (standing === 'repeat')
       return [...terms, duplicateTerm(clauses.repeat), jsonLabelTerm('must', clauses.label, { required: true })];
     if (standing === 'new') return [...terms, notDuplicateTerm(clauses.repeat), jsonLabelTerm('should', clauses.label)];
