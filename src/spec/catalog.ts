@@ -1,6 +1,7 @@
 import { E164_PATTERN } from './formats.js';
 import { usageError } from '../errors.js';
 import { readFileCapped } from '../input.js';
+import { asObject } from './json.js';
 import { jsonOrUsageError } from './json-text.js';
 
 /** A catalog entry (§2.2): the platform's branch_code and name, plus, for the provider mock, its origin number. */
@@ -29,11 +30,7 @@ export async function loadCatalog(
     (failure) => `the catalog ${path} is not JSON: ${failure}`,
     'write it as [{"branch_code": "MAD-01", "name": "Madrid Centro", "number_e164": "+34910000001"}]',
   );
-  const list = Array.isArray(value)
-    ? value
-    : typeof value === 'object' && value !== null
-      ? (value as { branches?: unknown }).branches
-      : undefined;
+  const list = Array.isArray(value) ? value : asObject(value)?.branches;
   if (!Array.isArray(list)) {
     throw usageError(
       'bad_catalog',

@@ -47,26 +47,12 @@ export function describe(value: unknown): string {
 export function kindOfValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string'
-    ? 'a string'
-    : typeof value === 'number'
-      ? 'a number'
-      : typeof value === 'boolean'
-        ? 'a boolean'
-        : typeof value;
-}
-
-/** The parts of a ValidationIssue that its text shows. */
-interface IssueText {
-  /** Dotted JSON path; `""` is the document itself. */
-  path: string;
-  message: string;
-  expected?: string;
-  received?: string;
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' ? `a ${type}` : type;
 }
 
 /** `path: message (expected …, got …)`; `(document)` stands for the empty path. */
-export function describeIssue(issue: IssueText): string {
+export function describeIssue(issue: Omit<ValidationIssue, 'code'>): string {
   const details = [
     issue.expected !== undefined ? `expected ${issue.expected}` : undefined,
     issue.received !== undefined ? `got ${issue.received}` : undefined,

@@ -49,13 +49,14 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined
       }
       continue;
     }
+    // An empty object or array closes where its first key or value would be.
+    if ((state === 'key-or-end' && ch === '}') || (state === 'value-or-end' && ch === ']')) {
+      stack.pop();
+      i++;
+      state = 'after';
+      continue;
+    }
     if (state === 'key-or-end' || state === 'key') {
-      if (state === 'key-or-end' && ch === '}') {
-        stack.pop();
-        i++;
-        state = 'after';
-        continue;
-      }
       if (ch !== '"') return fail(i, `expected a property name in double quotes but found ${show(ch)}`);
       const end = scanString(text, i);
       if (typeof end !== 'number') return fail(end.offset, end.reason);
@@ -68,12 +69,6 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined
       continue;
     }
     // state is 'value' or 'value-or-end'
-    if (state === 'value-or-end' && ch === ']') {
-      stack.pop();
-      i++;
-      state = 'after';
-      continue;
-    }
     if (ch === '{' || ch === '[') {
       stack.push(ch);
       i++;

@@ -88,13 +88,14 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
 }
 
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * The first string (a value or a name) of a parsed JSON value that is not well-formed Unicode: an unpaired surrogate,
  * which JSON's grammar lets through as a `\ud83e` escape and no UTF-8 can carry (RFC 8259 §8.2: its receivers behave
  * unpredictably). Its path (`text`, `notes[2]`, `` for the value itself), or undefined. Walked without recursion.
  */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 export function illFormedTextPath(value: unknown): string | undefined {
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {

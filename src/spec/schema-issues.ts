@@ -6,8 +6,6 @@
 import * as z from 'zod';
 import { MAX_EVENT_ID_LENGTH } from './constants.js';
 import { describe, formatPath, type FastValidator, type ValidationIssue } from './issues.js';
-
-export { describe, formatPath, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
 import {
   DATE_TIME_PATTERN,
   E164_PATTERN,

@@ -50,17 +50,16 @@ function entryOf(table: Record<string, readonly string[]>, key: string): readonl
 
 /** The sections behind one issue of a job (Interface A) or an event (Interface B). */
 export function sectionsOf(issue: Pick<ValidationIssue, 'path' | 'code'>, kind: 'job' | 'event'): string[] {
-  const sections = new Set<string>();
-  if (issue.path === '')
-    (entryOf(DOCUMENT_CODES, issue.code) ?? [kind === 'job' ? '§2.2' : '§2.4']).forEach((section) =>
-      sections.add(section),
-    );
-  else if (kind === 'job') (entryOf(JOB_FIELDS, issue.path) ?? ['§2.2']).forEach((section) => sections.add(section));
-  else
-    (entryOf(EVENT_FIELDS, issue.path.split('.')[0] as string) ?? ['§2.4']).forEach((section) => sections.add(section));
+  const sections = new Set<string>(
+    issue.path === ''
+      ? (entryOf(DOCUMENT_CODES, issue.code) ?? [kind === 'job' ? '§2.2' : '§2.4'])
+      : kind === 'job'
+        ? (entryOf(JOB_FIELDS, issue.path) ?? ['§2.2'])
+        : (entryOf(EVENT_FIELDS, issue.path.split('.')[0] as string) ?? ['§2.4']),
+  );
   if (issue.code === 'too_long') sections.add('§8');
   if (issue.code === 'unknown_field') sections.add('§9.2');
   if (issue.code === 'unknown_branch') sections.add('§1');
-  if (issue.code === 'format' && ![...sections].includes('§2.1')) sections.add('§2.1');
+  if (issue.code === 'format') sections.add('§2.1');
   return [...sections];
 }

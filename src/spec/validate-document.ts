@@ -13,7 +13,7 @@ import type { Branch, DocumentKind, DocumentVerdict, Refusal, SchemaTarget, Vali
 
 type Doc = Record<string, unknown>;
 
-function fastValidator(target: string): FastValidator {
+export function fastValidator(target: string): FastValidator {
   const fast = FAST_VALIDATORS[target];
   if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
   return fast;
@@ -80,20 +80,15 @@ export function validateValue(value: unknown, options: ValidateOptions, refusal:
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = requested === 'auto' ? 'unknown' : requested;
     // The kind of value only: a JSON string or number that is not inside an object may be a secret file given by mistake.
-    return verdict(
-      kind,
-      undefined,
-      [
-        {
-          path: '',
-          code: 'not_object',
-          message: 'a document must be a JSON object',
-          expected: 'an object',
-          received: kindOfValue(value),
-        },
-      ],
-      [],
-    );
+    return verdict(kind, undefined, [
+      {
+        path: '',
+        code: 'not_object',
+        message: 'a document must be a JSON object',
+        expected: 'an object',
+        received: kindOfValue(value),
+      },
+    ]);
   }
   const doc = value as Doc;
   const kind = requested === 'auto' ? detectKind(doc) : requested;
@@ -107,20 +102,14 @@ export function validateValue(value: unknown, options: ValidateOptions, refusal:
     case 'duplicate-ack':
       return validateSimple('duplicate-ack', FAST_DUPLICATE_ACK, KNOWN_DUPLICATE_FIELDS, doc, options, refusal);
     default:
-      return verdict(
-        'unknown',
-        undefined,
-        [
-          {
-            path: '',
-            code: 'unknown_kind',
-            message:
-              'cannot tell what this document is: it has neither "event" (an event) nor "contact" (a contact job)',
-            expected: 'a contact job, an event, or an acknowledgment',
-          },
-        ],
-        [],
-      );
+      return verdict('unknown', undefined, [
+        {
+          path: '',
+          code: 'unknown_kind',
+          message: 'cannot tell what this document is: it has neither "event" (an event) nor "contact" (a contact job)',
+          expected: 'a contact job, an event, or an acknowledgment',
+        },
+      ]);
   }
 }
 
@@ -174,7 +163,7 @@ function validateEvent(doc: Doc, options: ValidateOptions, refusal: Refusal): Do
   const rules = typeof type === 'string' ? EVENT_RULES.get(type) : undefined;
   if (rules === undefined) {
     // The type is missing or unknown: report that, and whatever else is wrong with the envelope.
-    return verdict('event', typeof type === 'string' ? type : undefined, refusal('envelope', doc), []);
+    return verdict('event', typeof type === 'string' ? type : undefined, refusal('envelope', doc));
   }
   const { eventType } = rules;
   const errors = schemaErrors(rules.fast, eventType, doc, refusal);
@@ -242,7 +231,7 @@ export function verdict(
   kind: DocumentKind | 'unknown',
   eventType: string | undefined,
   errors: ValidationIssue[],
-  warnings: ValidationIssue[],
+  warnings: ValidationIssue[] = [],
 ): DocumentVerdict {
   // One object literal per shape (eventType last, when there is one), rather than a property added afterwards.
   if (eventType === undefined) return { kind, valid: errors.length === 0, errors, warnings };

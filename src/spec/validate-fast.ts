@@ -76,12 +76,9 @@ export function verdictOfValue(value: unknown, options: ValidateOptions, refusal
   } catch (error) {
     if (error === NEEDS_SCHEMAS) throw error;
     // A bug here must not take down a receiver: report it as a verdict.
-    return verdict(
-      'unknown',
-      undefined,
-      [{ path: '', code: 'internal', message: `internal validator error: ${String(error)}` }],
-      [],
-    );
+    return verdict('unknown', undefined, [
+      { path: '', code: 'internal', message: `internal validator error: ${String(error)}` },
+    ]);
   }
 }
 
@@ -95,21 +92,16 @@ export function verdictOfBody(raw: Uint8Array, options: ValidateOptions, refusal
   // Decoding replaces every invalid UTF-8 sequence with U+FFFD, so a text without one came from valid UTF-8 and
   // only a text with one (sent as such, or a replaced sequence) needs the exact check. toString keeps a BOM visible.
   if (text.includes('\uFFFD') && !isUtf8(raw)) {
-    return verdict(
-      explicitKindOf(options),
-      undefined,
-      [
-        { path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' },
-        ...(sizeIssue ? [sizeIssue] : []),
-      ],
-      [],
-    );
+    return verdict(explicitKindOf(options), undefined, [
+      { path: '', code: 'not_utf8', message: 'not valid UTF-8 (§2: bodies are JSON, UTF-8)' },
+      ...(sizeIssue ? [sizeIssue] : []),
+    ]);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return verdict(explicitKindOf(options), undefined, [notJsonIssue(text), ...(sizeIssue ? [sizeIssue] : [])], []);
+    return verdict(explicitKindOf(options), undefined, [notJsonIssue(text), ...(sizeIssue ? [sizeIssue] : [])]);
   }
   const result = verdictOfValue(value, options, refusal);
   if (options.repeatedNames)
@@ -162,20 +154,15 @@ export function unreadVerdict(
   const kind = explicitKindOf(options);
   const reason = kind === 'job' ? 'over the size cai reads' : 'far over the 256 KB limit (§8)';
   const message = `${text.subject} ${byteLength} bytes, ${reason}; not parsed${text.advice ? ` (${text.advice})` : ''}`;
-  return verdict(
-    kind,
-    undefined,
-    [
-      {
-        path: '',
-        code: 'too_large',
-        message,
-        expected: `${MAX_BODY_BYTES} bytes at most`,
-        received: `${byteLength} bytes`,
-      },
-    ],
-    [],
-  );
+  return verdict(kind, undefined, [
+    {
+      path: '',
+      code: 'too_large',
+      message,
+      expected: `${MAX_BODY_BYTES} bytes at most`,
+      received: `${byteLength} bytes`,
+    },
+  ]);
 }
 
 function explicitKindOf(options: ValidateOptions): DocumentKind | 'unknown' {

@@ -16,15 +16,9 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from './constants.js';
 import { EventEnvelope, EventSchemas, ContactJob, DuplicateAck, JobAck } from './schemas.js';
-import { FAST_VALIDATORS } from './fast-validate.generated.js';
-import {
-  inputAt,
-  safeParseIssues,
-  schemaIssues,
-  toIssue,
-  type FastValidator,
-  type ValidationIssue,
-} from './schema-issues.js';
+import { fastValidator } from './validate-document.js';
+import type { FastValidator, ValidationIssue } from './issues.js';
+import { inputAt, safeParseIssues, schemaIssues, toIssue } from './schema-issues.js';
 import {
   verdictOfBody,
   verdictOfValue,
@@ -43,7 +37,8 @@ export {
   type DocumentVerdict,
   type ValidateOptions,
 } from './validate-fast.js';
-export { describe, formatPath, inputAt, type ValidationIssue } from './schema-issues.js';
+export { inputAt } from './schema-issues.js';
+export type { ValidationIssue } from './issues.js';
 
 type Doc = Record<string, unknown>;
 
@@ -106,12 +101,6 @@ function fieldIssues(checks: FieldChecks, doc: Doc): ValidationIssue[] {
   return issues.length > 0 ? issues : schemaIssues(checks.schema, undefined, doc);
 }
 
-function fastValidator(target: string): FastValidator {
-  const fast = FAST_VALIDATORS[target];
-  if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
-  return fast;
-}
-
 const EVENT_FIELDS: ReadonlyMap<string, FieldChecks> = new Map(
   EVENT_TYPES.map((eventType) => [
     eventType,
@@ -142,4 +131,14 @@ export function validateDocument(value: unknown, options: ValidateOptions = NO_O
  */
 export function validateBody(raw: Uint8Array, options: ValidateOptions = NO_OPTIONS): DocumentVerdict {
   return verdictOfBody(raw, options, zodRefusal);
+}
+
+/** A body's errors as a document of `kind`, its size aside (§8 is judged on its own), and the first two in words. */
+export function documentErrors(body: Uint8Array, kind: 'job' | 'event'): { errors: ValidationIssue[]; why: string } {
+  const errors = validateBody(body, { kind }).errors.filter((issue) => issue.code !== 'too_large');
+  const why = errors
+    .slice(0, 2)
+    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+    .join('; ');
+  return { errors, why };
 }

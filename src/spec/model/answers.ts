@@ -4,7 +4,7 @@
  * Retry-After). A term is pure data plus one small function: the model (./receiver.ts) picks the terms that apply
  * to a request in a state, and a check or the stateful phase asks which of them an answer breaks.
  */
-import { checkJobAck, isJsonMediaType } from '../acknowledgment.js';
+import { checkJobAck, isDuplicateAck, isJsonMediaType, type Answer } from '../acknowledgment.js';
 import { Headers, type InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { isObject, parseJson } from '../json.js';
@@ -13,12 +13,8 @@ import { isRejection } from '../statuses.js';
 import type { FaultKind } from './facts.js';
 
 /** An answer as the model reads it; no status when none came (a cut connection, a time-out). */
-export interface ModelAnswer {
+export interface ModelAnswer extends Omit<Answer, 'status'> {
   status?: number;
-  headers: Readonly<Record<string, string>>;
-  body: Buffer;
-  /** Only the start of the body was read: what it carries past that is not judged. */
-  bodyTruncated?: boolean;
   /** Why no answer came, when none did. */
   error?: string;
 }
@@ -61,16 +57,6 @@ export function describeSet(set: StatusSet): string {
   return `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
 }
 
-/**
- * What a set of statuses means, as a check's expected line says it: `2xx (accepted)`, `401 (rejected:
- * authentication)`, `413 (body too large)`, `400 or 401 (rejected: a header)`, `any 4xx (rejected)`.
- */
-export function describeOutcome(set: StatusSet, why?: string): string {
-  // describeSet names any 2xx `2xx (accepted)` already; a refusal says why.
-  if (allowsAcceptance(set)) return describeSet(set);
-  return `${describeSet(set)} (${why ?? 'rejected'})`;
-}
-
 export type TermId = 'outcome' | 'status' | 'repeat' | 'new' | 'acknowledgment' | 'json-label' | 'retry-after';
 export type TermLevel = 'must' | 'should';
 
@@ -101,10 +87,11 @@ function term(
 
 /**
  * The answer's status in a set. No answer at all is never in one (a cut connection is no refusal). A 429 is always
- * allowed (§7, §8: the request cap is not shown): what it must carry is the Retry-After term's.
+ * allowed (§7, §8: the request cap is not shown): what it must carry is the Retry-After term's. Expected: `2xx
+ * (accepted)` (describeSet says so already), or a refusal and why: `401 (rejected: authentication)`, `any 4xx (rejected)`.
  */
 export function outcomeTerm(set: StatusSet, level: TermLevel, clauses: readonly string[], why?: string): Term {
-  const expected = describeOutcome(set, why);
+  const expected = allowsAcceptance(set) ? describeSet(set) : `${describeSet(set)} (${why ?? 'rejected'})`;
   return term('outcome', level, clauses, expected, (answer) => {
     if (answer.status === 429 || inSet(set, answer.status)) return undefined;
     return answer.status === undefined ? `no answer (${answer.error ?? 'the connection ended'})` : `${answer.status}`;
@@ -125,10 +112,9 @@ function jsonObjectOf(answer: ModelAnswer): Record<string, unknown> | undefined 
   return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
 }
 
-/** §2.13: 202 with `ok: true` and `duplicate: true`. */
+/** §2.13: 202 with `ok: true` and `duplicate: true`, in a body read whole. */
 export function isDuplicateAnswer(answer: ModelAnswer): boolean {
-  const body = jsonObjectOf(answer);
-  return answer.status === 202 && body?.ok === true && body.duplicate === true;
+  return !answer.bodyTruncated && isDuplicateAck(answer);
 }
 
 /** A 2xx whose body claims the event a duplicate (`duplicate: true`, whatever the rest). */
@@ -161,7 +147,7 @@ export function duplicateTerm(clauses: readonly string[]): Term {
  * provider_job_id and the same assigned_number_e164 (§2.3: the number attributes the contact's later messages).
  */
 export function sameJobTerm(
-  first: { providerJobId: unknown; assignedNumber?: unknown },
+  first: { providerJobId?: unknown; assignedNumber?: unknown },
   clauses: readonly string[],
 ): Term {
   const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
@@ -169,7 +155,7 @@ export function sameJobTerm(
     if (!is2xx(answer) || answer.bodyTruncated) return undefined;
     const id = providerJobIdOf(answer);
     if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
-    const number = jsonObjectOf(answer)?.assigned_number_e164;
+    const number = assignedNumberOf(answer);
     return first.assignedNumber === undefined || number === first.assignedNumber
       ? undefined
       : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;

@@ -14,9 +14,9 @@ import {
   type InterfaceId,
 } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
-import { asObject, jsonValueOf } from '../json.js';
+import { asObject, illFormedTextPath, jsonValueOf } from '../json.js';
 import { jsonNestingDepth } from '../json-syntax.js';
-import { validateBody } from '../validate.js';
+import { documentErrors } from '../validate.js';
 import { OPEN_POINTS, type OpenPointId } from './latitude.js';
 
 /** A request as it went out. */
@@ -268,8 +268,6 @@ const ARGUABLE_ISSUES = new Set(['null', 'minimum', 'maximum', 'empty']);
 /** Nesting deeper than this is beyond what common parsers take by default (Python's json stops near 1,000). */
 const NESTING_SURELY_READ = 64;
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
-/** A high surrogate not followed by a low one, or a low one not after a high one. */
-const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A valid document that reaches where parsers differ (RFC 8259 §9: a limit on nesting; §8.2: an unpaired surrogate
@@ -279,25 +277,8 @@ function parserLimitFacts(body: Buffer, open: OpenPoint[]): void {
   const text = body.toString('utf8');
   const depth = jsonNestingDepth(text);
   if (depth > NESTING_SURELY_READ) open.push({ id: 'deep-nesting', why: `JSON nested ${depth} deep` });
-  if (SURROGATE_ESCAPE.test(text) && hasUnpairedSurrogate(jsonValueOf(body)))
+  if (SURROGATE_ESCAPE.test(text) && illFormedTextPath(jsonValueOf(body)) !== undefined)
     open.push({ id: 'unpaired-surrogate', why: 'a string with an unpaired surrogate' });
-}
-
-/** Whether a string anywhere in `value` holds an unpaired surrogate (no recursion: any depth is safe). */
-function hasUnpairedSurrogate(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (typeof item === 'string') {
-      if (UNPAIRED.test(item)) return true;
-    } else if (typeof item === 'object' && item !== null) {
-      for (const [key, inner] of Object.entries(item)) {
-        if (UNPAIRED.test(key)) return true;
-        pending.push(inner);
-      }
-    }
-  }
-  return false;
 }
 
 /** §2: UTF-8 JSON, the document of the interface (§2.2 a job, §2.4–§2.7 an event), the event_id within §8's 120 characters. */
@@ -305,20 +286,12 @@ function documentFacts(request: ModelRequest, faults: Fault[], open: OpenPoint[]
   const spec = interfaceSpec(request.interface);
   // RFC 8259 §8.1: a sender must not add a byte order mark, and a parser may ignore one: a valid document after it
   // may be accepted or refused.
-  if (
-    hasByteOrderMark(request.body) &&
-    validateBody(request.body.subarray(3), { kind: spec.document }).errors.every((issue) => issue.code === 'too_large')
-  ) {
+  if (hasByteOrderMark(request.body) && documentErrors(request.body.subarray(3), spec.document).errors.length === 0) {
     open.push({ id: 'byte-order-mark', why: 'a valid document after a byte order mark' });
     return;
   }
-  const verdict = validateBody(request.body, { kind: spec.document });
-  const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
+  const { errors, why } = documentErrors(request.body, spec.document);
   if (errors.length === 0) return parserLimitFacts(request.body, open);
-  const why = errors
-    .slice(0, 2)
-    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-    .join('; ');
   if (errors.every((issue) => ARGUABLE_ISSUES.has(issue.code))) {
     open.push({ id: 'arguable-document', why });
     return;

@@ -5,6 +5,7 @@
  * assigned (§2.3); the conversation ends in an appointment or job.closed (§3, §6); a repeated job starts none (§2.2).
  * How each event is signed, shaped and retried is the sender model's (./sender.ts).
  */
+import { endsConversation } from '../event-types.js';
 import { asObject } from '../json.js';
 import type { Term } from './answers.js';
 
@@ -64,11 +65,9 @@ export function jobEventTerms(job: JobFacts): EventTerm[] {
   return terms;
 }
 
-/** The events a conversation ends in (§3 step 5: an appointment booked, or a closing outcome). */
-const ENDINGS = new Set(['appointment.booked', 'job.closed']);
-
+/** An event a conversation ends in (§3 step 5: an appointment, or a closing outcome), of a type §6 names or not. */
 export function isEndingEvent(type: unknown): boolean {
-  return typeof type === 'string' && (ENDINGS.has(type) || type.startsWith('appointment.'));
+  return typeof type === 'string' && (endsConversation(type) || type.startsWith('appointment.'));
 }
 
 /**

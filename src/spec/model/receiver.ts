@@ -112,15 +112,8 @@ export class ReceiverModel {
     if (facts.faults.length > 0) {
       const must = unionOf(faultRefusals, openRefusals);
       const why = [...new Set(facts.faults.map((fault) => FAULT_WORDS[fault.kind]))].join(', ');
-      const terms = [
-        outcomeTerm(
-          must,
-          'must',
-          [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])],
-          why,
-        ),
-        retryAfterTerm(),
-      ];
+      const cited = [...new Set([...facts.faults.flatMap((fault) => fault.clauses), ...clauses.refusal])];
+      const terms = [outcomeTerm(must, 'must', cited, why), retryAfterTerm()];
       return { facts, standing: 'refused', must, should: must, terms };
     }
     const must = rules.some((rule) => rule.mayRefuseWith !== undefined) ? unionOf(ACCEPT, openRefusals) : ACCEPT;
@@ -144,33 +137,19 @@ export class ReceiverModel {
     const clauses = CLAUSES[this.interface];
     const jobs = interfaceSpec(this.interface).document === 'job';
     const known = this.knownOf(facts);
+    const terms = jobs
+      ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])]
+      : [statusTerm(202, 'should', clauses.status)];
     // A body the model cannot read an event_id from (not JSON) that a receiver takes anyway: which event it read is
     // the receiver's guess, so neither its newness nor its being a repeat is judged.
-    if (facts.eventId === undefined)
-      return jobs
-        ? [statusTerm(202, 'must', clauses.status), acknowledgmentTerm(['§2.3-1', '§2.3-2'])]
-        : [statusTerm(202, 'should', clauses.status)];
+    if (facts.eventId === undefined) return terms;
     if (jobs) {
-      const terms = [
-        statusTerm(202, 'must', clauses.status),
-        acknowledgmentTerm(['§2.3-1', '§2.3-2']),
-        jsonLabelTerm('must', clauses.label, { required: true }),
-      ];
+      terms.push(jsonLabelTerm('must', clauses.label, { required: true }));
       if (standing === 'repeat' && known?.providerJobId !== undefined)
-        return [
-          ...terms,
-          sameJobTerm(
-            {
-              providerJobId: known.providerJobId,
-              ...(known.assignedNumber !== undefined ? { assignedNumber: known.assignedNumber } : {}),
-            },
-            clauses.repeat,
-          ),
-        ];
+        return [...terms, sameJobTerm(known, clauses.repeat)];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
-    const terms = [statusTerm(202, 'should', clauses.status)];
     if (standing === 'repeat')
       return [...terms, duplicateTerm(clauses.repeat), jsonLabelTerm('must', clauses.label, { required: true })];
     if (standing === 'new') return [...terms, notDuplicateTerm(clauses.repeat), jsonLabelTerm('should', clauses.label)];
@@ -200,13 +179,10 @@ export class ReceiverModel {
     if (before?.certainty === 'accepted') return;
     // Answered as a repeat while the model was not sure: it was accepted before; its acknowledgment is this one.
     const providerJobId = providerJobIdOf(answer);
-    const assignedNumber = assignedNumberOf(answer);
     const ack =
       providerJobId !== undefined
-        ? { providerJobId, ...(assignedNumber !== undefined ? { assignedNumber } : {}) }
-        : before?.providerJobId !== undefined
-          ? { providerJobId: before.providerJobId, assignedNumber: before.assignedNumber }
-          : {};
+        ? { providerJobId, assignedNumber: assignedNumberOf(answer) }
+        : { providerJobId: before?.providerJobId, assignedNumber: before?.assignedNumber };
     this.known.set(key, { certainty: 'accepted', ...ack });
   }
 
@@ -221,13 +197,14 @@ export class ReceiverModel {
     return facts.map((each, index) => {
       const expectation = this.expect(each);
       return expectation.standing === 'new' && shared(keys[index])
-        ? { ...expectation, standing: 'new-or-repeat', terms: this.withoutNewness(expectation), together: true }
+        ? {
+            ...expectation,
+            standing: 'new-or-repeat',
+            terms: expectation.terms.filter((term) => term.id !== 'new'),
+            together: true,
+          }
         : expectation;
     });
-  }
-
-  private withoutNewness(expectation: Expectation): Term[] {
-    return expectation.terms.filter((term) => term.id !== 'new');
   }
 
   /**

@@ -18,7 +18,8 @@ export interface Relation {
 
 /** A receiver's relations, by interface (RB on the platform's events endpoint, RA on the provider's jobs endpoint). */
 function relationTexts(iface: InterfaceId) {
-  const events = interfaceSpec(iface).document === 'event';
+  const spec = interfaceSpec(iface);
+  const events = spec.document === 'event';
   const document = events ? 'event' : 'job';
   return {
     accept: {
@@ -40,7 +41,7 @@ function relationTexts(iface: InterfaceId) {
     distinct: {
       title: 'an event_id that is not exactly an accepted one, however close, is new',
       level: 'must',
-      clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'],
+      clauses: spec.repeatClauses,
       tags: ['dedupe', 'identifiers'],
     },
     authentication: {
@@ -61,7 +62,7 @@ function relationTexts(iface: InterfaceId) {
     'no-trace': {
       title: `a refused ${document} leaves no trace: its event_id, sent next validly, is new`,
       level: 'must',
-      clauses: events ? ['§6.1-2', '§6.1-3'] : ['§2.2-5'],
+      clauses: spec.repeatClauses,
       tags: ['dedupe'],
     },
     answer: {

@@ -13,7 +13,7 @@ import { verify } from '../../signing/verify.js';
 import { Headers, HeaderNames, MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES, type InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import { illFormedTextPath } from '../json.js';
-import { validateBody } from '../validate.js';
+import { documentErrors } from '../validate.js';
 import type { SenderRelationId } from './sender-relations.js';
 import { documentOf } from './sender-deliveries.js';
 import type { SeenAttempt } from './sender.js';
@@ -117,6 +117,18 @@ function contentTypeProblem(attempt: Pick<SeenAttempt, 'headers' | 'rawHeaders'>
     : `Content-Type is ${quoted(value)}: charset ${quoted(charset.value)}, not UTF-8 (§2: every body is UTF-8)`;
 }
 
+/** The verifier's verdict on a timestamp alone, at `now`: a probe signature over no body fails only after it. */
+function probeTimestamp(timestamp: string | undefined, now: number, windowSeconds?: number) {
+  return verify({
+    secrets: ['probe'],
+    signature: `sha256=${'0'.repeat(64)}`,
+    timestamp,
+    rawBody: '',
+    now,
+    windowSeconds,
+  });
+}
+
 /**
  * The timestamp header alone, by the verifier's own rules (src/signing/verify.ts): verified against a probe
  * signature with an unbounded window, only a missing or malformed timestamp can fail it before the comparison.
@@ -124,14 +136,7 @@ function contentTypeProblem(attempt: Pick<SeenAttempt, 'headers' | 'rawHeaders'>
 function timestampProblem(attempt: SeenAttempt): string | undefined {
   const timestamp = timestampOf(attempt);
   if (timestamp === undefined || timestamp === '') return `no ${HeaderNames.timestamp}`;
-  const result = verify({
-    secrets: ['timestamp-probe'],
-    signature: `sha256=${'0'.repeat(64)}`,
-    timestamp,
-    rawBody: '',
-    now: 0,
-    windowSeconds: Number.POSITIVE_INFINITY,
-  });
+  const result = probeTimestamp(timestamp, 0, Number.POSITIVE_INFINITY);
   if (result.reason !== 'missing_timestamp' && result.reason !== 'malformed_timestamp') return undefined;
   const hint = /^[0-9]{13}$/.test(timestamp) ? ': 13 digits, milliseconds rather than seconds' : '';
   return `${HeaderNames.timestamp} ${JSON.stringify(timestamp.slice(0, 40))} is not an integer of unix seconds${hint}`;
@@ -140,14 +145,7 @@ function timestampProblem(attempt: SeenAttempt): string | undefined {
 /** §5.5 at the moment the attempt arrived, on cai's clock; a missing or malformed timestamp is the timestamp term's. */
 function windowProblem(attempt: SeenAttempt): string | undefined | null {
   if (timestampProblem(attempt) !== undefined) return null;
-  const now = Math.floor(attempt.arrivedAt / 1000);
-  const result = verify({
-    secrets: ['window-probe'],
-    signature: `sha256=${'0'.repeat(64)}`,
-    timestamp: timestampOf(attempt),
-    rawBody: '',
-    now,
-  });
+  const result = probeTimestamp(timestampOf(attempt), Math.floor(attempt.arrivedAt / 1000));
   return result.reason === 'timestamp_too_old' || result.reason === 'timestamp_in_future'
     ? `${result.message} when it arrived`
     : undefined;
@@ -182,13 +180,8 @@ function signatureProblem(attempt: SeenAttempt, secrets: readonly string[]): str
 /** §2 and the document's own section: valid UTF-8 JSON of the right kind. Its size is the size terms'. */
 function documentProblem(attempt: SeenAttempt, iface: InterfaceId): string | undefined | null {
   if (attempt.cut) return null;
-  const verdict = validateBody(attempt.body, { kind: interfaceSpec(iface).document });
-  const errors = verdict.errors.filter((issue) => issue.code !== 'too_large');
-  if (errors.length === 0) return undefined;
-  return errors
-    .slice(0, 2)
-    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-    .join('; ');
+  const { errors, why } = documentErrors(attempt.body, interfaceSpec(iface).document);
+  return errors.length === 0 ? undefined : why;
 }
 
 /** RFC 8259 §8.2: every string of the document well-formed Unicode (no unpaired surrogate escape). */
@@ -219,6 +212,9 @@ function addressProblem(attempt: SeenAttempt, expectedPath: string): string | un
     : `POST ${quoted(attempt.path, false)}, not ${expectedPath}`;
 }
 
+const WELL_FORMED = { relation: 'well-formed', level: 'must' } as const;
+const FRESH = { relation: 'fresh', level: 'must' } as const;
+
 /** The terms every attempt of a sender of the interface is judged on. */
 export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
   const spec = interfaceSpec(iface);
@@ -231,17 +227,15 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       : ['§2-1', '§2-2', '§2.2-1', '§2.2-2', '§2.1-1', '§2.1-2', '§2.1-3'];
   const terms: AttemptTerm[] = [
     {
+      ...WELL_FORMED,
       id: 'address',
-      relation: 'well-formed',
-      level: 'must',
       clauses: [endpoint],
       expected: () => `POST ${address}`,
       judge: (attempt, context) => addressProblem(attempt, context.expectedPath),
     },
     {
+      ...WELL_FORMED,
       id: 'identity',
-      relation: 'well-formed',
-      level: 'must',
       clauses: [identityClause],
       expected: (context) => `${spec.identityHeaderName}: ${context.identity}`,
       judge: (attempt, context) => {
@@ -251,41 +245,36 @@ export function attemptTerms(iface: InterfaceId): AttemptTerm[] {
       },
     },
     {
+      ...WELL_FORMED,
       id: 'content-type',
-      relation: 'well-formed',
-      level: 'must',
       clauses: ['§2-3', '§2-2'],
       expected: () => 'one Content-Type: application/json (a charset, if any, UTF-8)',
       judge: (attempt) => contentTypeProblem(attempt),
     },
     {
+      ...FRESH,
       id: 'signature',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.1-1', '§5.1-2', '§5.2-1', '§5.2-2', '§5.3-1', signingClause],
       expected: () => 'sha256=HMAC(secret, timestamp + "." + raw body)',
       judge: (attempt, context) => signatureProblem(attempt, context.secrets),
     },
     {
+      ...FRESH,
       id: 'timestamp',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.4-1', signingClause],
       expected: () => `${HeaderNames.timestamp}: <unix seconds>`,
       judge: timestampProblem,
     },
     {
+      ...FRESH,
       id: 'window',
-      relation: 'fresh',
-      level: 'must',
       clauses: ['§5.5-1', '§8-3'],
       expected: () => "within ±300 s of arrival (cai's clock)",
       judge: windowProblem,
     },
     {
+      ...WELL_FORMED,
       id: 'document',
-      relation: 'well-formed',
-      level: 'must',
       clauses: documentClauses,
       expected: () => `a valid ${spec.documentName}`,
       judge: (attempt) => documentProblem(attempt, iface),

@@ -148,13 +148,6 @@ export function eventIdOfAttempt(attempt: Pick<SeenAttempt, 'body' | 'cut'>): st
   return typeof id === 'string' ? id : undefined;
 }
 
-/** The document without its event_id: what a retry under another event_id still has in common with the first. */
-export function withoutEventId(doc: unknown): unknown {
-  if (!isObject(doc)) return doc;
-  const { event_id: _ignored, ...rest } = doc;
-  return rest;
-}
-
 /** A document's canonical texts: whole, and without its event_id. */
 interface Texts {
   whole: string;
@@ -173,7 +166,9 @@ function textsOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): Texts | undefined 
   let known = texts.get(attempt.body);
   if (known === undefined) {
     const whole = canonicalJson(doc);
-    known = { whole, content: isObject(doc) ? canonicalJson(withoutEventId(doc)) : whole };
+    // Without its event_id: what a retry under another event_id still has in common with the first.
+    const { event_id: _ignored, ...content } = isObject(doc) ? doc : {};
+    known = { whole, content: isObject(doc) ? canonicalJson(content) : whole };
     texts.set(attempt.body, known);
   }
   return known;
@@ -247,7 +242,7 @@ export function sentAfterAnswer(
  * was its last attempt. After a retryable answer the delivery was abandoned, and any such document is one (`retry`);
  * after the duplicate answer only one whose request was begun after that answer went out can be (`duplicate`).
  */
-export function renameOf(
+function renameOf(
   earlier: readonly SeenAttempt[],
   later: Pick<SeenAttempt, 'arrivedMono' | 'openedMono' | 'body' | 'cut'>,
 ): 'retry' | 'duplicate' | undefined {
@@ -304,14 +299,13 @@ export function deliveriesOf<A extends SeenAttempt>(attempts: readonly A[], docu
       }
     }
   }
-  const linked = (kind: 'retry' | 'duplicate') => [...links].filter(([, link]) => link.kind === kind);
   const extra = documentsPerRun === undefined ? 0 : documentsIn(attempts) - documentsPerRun;
-  const afterDuplicate = linked('duplicate');
-  if (afterDuplicate.length > extra) for (const [key] of afterDuplicate) links.delete(key);
   // Alike after an answer asking for a retry, too, when the run shows how many documents the sender sends: more
   // renames than the stage brought documents beyond those are the sender's documents alike, one of them late.
-  const afterRetry = linked('retry');
-  if (documentsPerRun !== undefined && afterRetry.length > extra) for (const [key] of afterRetry) links.delete(key);
+  for (const kind of documentsPerRun === undefined ? ['duplicate'] : ['duplicate', 'retry']) {
+    const linked = [...links].filter(([, link]) => link.kind === kind);
+    if (linked.length > extra) for (const [key] of linked) links.delete(key);
+  }
   const chainedInto = new Map([...links].map(([key, link]) => [key, link.key]));
   const chained = new Set(chainedInto.values());
   return groups

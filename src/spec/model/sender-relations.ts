@@ -7,6 +7,7 @@
 import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import type { Relation } from './relations.js';
+import { deliveryRules } from './sender-findings.js';
 
 /**
  * A relation's level is that of its strongest term: a breach of one of its `should` terms is a warning (§7's table
@@ -19,6 +20,7 @@ export function senderRelations(iface: InterfaceId): (Relation & { id: SenderRel
 function senderTexts(iface: InterfaceId) {
   const events = interfaceSpec(iface).document === 'event';
   const document = events ? 'event' : 'job';
+  const rule = deliveryRules(iface);
   return {
     final: {
       title: `a final answer (any 2xx, 400, 401${events ? ', 413' : ''}) ends the delivery; nothing is sent again while an answer is awaited`,
@@ -29,19 +31,19 @@ function senderTexts(iface: InterfaceId) {
     retry: {
       title: 'a 5xx or a cut connection is retried, with growing waits, for as long as it takes',
       level: 'must',
-      clauses: events ? ['§7-9', '§8-4'] : ['§8-4'],
+      clauses: rule.retry5xx,
       tags: ['retry', '5xx', 'backoff'],
     },
     rate: {
       title: 'a 429 is retried, no earlier than its Retry-After (seconds or HTTP-date)',
-      level: events ? 'must' : 'should',
-      clauses: events ? ['§7-8'] : ['§8-4'],
+      level: rule.rateLevel,
+      clauses: rule.retry429,
       tags: ['retry', '429', 'retry-after'],
     },
     same: {
       title: `every retry carries the first attempt's event_id and ${document} (the same bytes is best)`,
       level: 'must',
-      clauses: events ? ['§6.1-1'] : ['§2.2-4'],
+      clauses: rule.identity,
       tags: ['retry', 'event-id', 'document'],
     },
     fresh: {
@@ -53,7 +55,7 @@ function senderTexts(iface: InterfaceId) {
     identity: {
       title: `one event_id per ${document} and one ${document} per event_id`,
       level: 'must',
-      clauses: events ? ['§6.1-1'] : ['§2.2-4'],
+      clauses: rule.identity,
       tags: ['event-id', 'identity'],
     },
     'well-formed': {

@@ -44,20 +44,12 @@ export function rateWaits<A extends SeenAttempt>(
 ): Finding<A>[] {
   const findings: Finding<A>[] = [];
   for (const [index, answered] of delivery.attempts.entries()) {
-    const sent = answered.retryAfter;
-    const after = nextAfter(answered);
-    if (
-      sent === undefined ||
-      answered.answeredMono === undefined ||
-      after.must !== 'retry' ||
-      after.notBeforeMono === undefined
-    )
-      continue;
+    const [sent, from, after] = [answered.retryAfter, answered.answeredMono, nextAfter(answered)];
+    const notBefore = after.must === 'retry' ? after.notBeforeMono : undefined;
+    if (sent === undefined || from === undefined || notBefore === undefined) continue;
     // The retry is the first attempt after the answer went out (one sent while it was awaited is one-at-a-time's).
-    const from = answered.answeredMono;
     const later = delivery.attempts.slice(index + 1);
     const next = later.find((attempt) => attempt.arrivedMono >= from);
-    const notBefore = after.notBeforeMono;
     const asked = notBefore - from;
     const base = {
       term: 'retry-after' as const,
@@ -112,14 +104,11 @@ export function rateWaits<A extends SeenAttempt>(
  */
 export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: DeliveryContext): Finding<A>[] {
   const { attempts } = delivery;
-  const start = attempts.findIndex((attempt) => heard(attempt) === 'unavailable' || heard(attempt) === 'cut');
+  const backsOff = (attempt: A) => heard(attempt) === 'unavailable' || heard(attempt) === 'cut';
+  const start = attempts.findIndex(backsOff);
   if (start < 0) return [];
   const run = attempts.slice(start, start + BACKOFF_WAITS + 1);
-  if (
-    run.length < BACKOFF_WAITS + 1 ||
-    run.slice(0, BACKOFF_WAITS).some((attempt) => heard(attempt) !== 'unavailable' && heard(attempt) !== 'cut')
-  )
-    return [];
+  if (run.length < BACKOFF_WAITS + 1 || !run.slice(0, BACKOFF_WAITS).every(backsOff)) return [];
   // Waits are from an answer to the next attempt: one sent before the answer came is one-at-a-time's, not a wait.
   if (
     run
@@ -127,26 +116,27 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
       .some((attempt, index) => attempt.arrivedMono < ((run[index] as A).answeredMono ?? Number.POSITIVE_INFINITY))
   )
     return [];
-  const base = {
-    term: 'growth' as const,
-    relation: 'retry' as const,
-    level: 'must' as const,
-    clauses: deliveryRules(context.interface).retry5xx,
-    attempt: run[0] as A,
-    shown: run,
-  };
+  const found = (verdict: Finding['verdict'], actual: string): Finding<A>[] => [
+    {
+      term: 'growth',
+      relation: 'retry',
+      level: 'must',
+      clauses: deliveryRules(context.interface).retry5xx,
+      attempt: run[0] as A,
+      shown: run,
+      verdict,
+      actual,
+    },
+  ];
   // A late answer, and an attempt cai's lag leaves as maybe sent before it: the sender may have given up waiting
   // (its time-out) and sent again, so that gap is no wait of its backoff.
   const unsure = run.slice(1).findIndex((attempt, index) => !sentAfterAnswer(run[index] as A, attempt));
   if (unsure >= 0) {
     const [answered, next] = [run[unsure] as A, run[unsure + 1] as A];
-    return [
-      {
-        ...base,
-        verdict: 'undecided',
-        actual: `attempt #${unsure + 2} may have been sent before the answer to #${unsure + 1}, which went out ${ms((answered.answeredMono ?? 0) - answered.arrivedMono)} after it: cai's own loop may have been ${ms(next.slackMs ?? 0)} late to it, which leaves it open`,
-      },
-    ];
+    return found(
+      'undecided',
+      `attempt #${unsure + 2} may have been sent before the answer to #${unsure + 1}, which went out ${ms((answered.answeredMono ?? 0) - answered.arrivedMono)} after it: cai's own loop may have been ${ms(next.slackMs ?? 0)} late to it, which leaves it open`,
+    );
   }
   const waits = run.slice(1).map((attempt, index) => waitBefore(run[index] as A, attempt, context.senderInProcess));
   const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
@@ -161,45 +151,27 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
   const late = (pick: 'earliest' | 'latest') => sumOf(waits.slice(-2).map((wait) => wait[pick]));
   const measured = `waits ${waits.map((wait) => ms(wait.latest)).join(', ')}: the last two ${(late('latest') / Math.max(early('latest'), 1)).toFixed(1)}× the two shortest of the first three`;
   if (late('latest') < BACKOFF_FLOOR_MS)
-    return [
-      {
-        ...base,
-        verdict: 'broken',
-        actual: `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together`,
-      },
-    ];
-  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest'))
-    return [{ ...base, verdict: 'kept', actual: measured }];
+    return found('broken', `${measured}: retried at once, the last two under ${BACKOFF_FLOOR_MS} ms together`);
+  if (late('earliest') >= BACKOFF_GROWTH_FACTOR * early('latest')) return found('kept', measured);
   if (late('latest') < BACKOFF_GROWTH_FACTOR * early('earliest')) {
     // Not grown, whatever cai's lag: no backoff if the waits as seen also held steady, else a draw of jitter. Steadiness
     // is read on the waits as seen (cai's lag draws one out by a few milliseconds on a quiet machine): read on the
     // intervals, a lag longer than a short wait would leave every constant backoff open.
     const longest = Math.max(...waits.map((wait) => wait.latest));
-    const shortest = Math.min(...waits.map((wait) => wait.latest));
-    if (longest <= BACKOFF_STEADY_SPREAD * Math.max(shortest, 1))
-      return [
-        {
-          ...base,
-          verdict: 'broken',
-          actual: `${measured}, the longest ${(longest / Math.max(shortest, 1)).toFixed(1)}× the shortest`,
-        },
-      ];
-    return [
-      {
-        ...base,
-        verdict: 'undecided',
-        actual: `${measured}, yet the longest ${(longest / Math.max(shortest, 1)).toFixed(1)}× the shortest: neither growing nor steady, as a jittered backoff may draw them, which leaves it open`,
-      },
-    ];
+    const shortest = Math.max(Math.min(...waits.map((wait) => wait.latest)), 1);
+    const spread = `the longest ${(longest / shortest).toFixed(1)}× the shortest`;
+    return longest <= BACKOFF_STEADY_SPREAD * shortest
+      ? found('broken', `${measured}, ${spread}`)
+      : found(
+          'undecided',
+          `${measured}, yet ${spread}: neither growing nor steady, as a jittered backoff may draw them, which leaves it open`,
+        );
   }
   const slack = Math.max(...waits.map((wait) => wait.latest - wait.earliest));
-  return [
-    {
-      ...base,
-      verdict: 'undecided',
-      actual: `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open`,
-    },
-  ];
+  return found(
+    'undecided',
+    `${measured}; cai's own loop may have been up to ${ms(slack)} late to an arrival, which leaves it open`,
+  );
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   nextAfter,
   sameContent,
   sameDocument,
+  type AnswerClass,
   type Delivery,
   type SeenAttempt,
 } from './sender-deliveries.js';
@@ -71,37 +72,30 @@ function afterEachAnswer<A extends SeenAttempt>(delivery: Delivery<A>, context: 
     }
     const next = later[0];
     const rate = kind === 'rate-limited';
-    const inARow = sameClassRun(attempts, index);
     const base = {
       term: 'retried' as const,
       relation: rate ? ('rate' as const) : ('retry' as const),
       level: rate ? rule.rateLevel : kind === 'cut' ? ('should' as const) : ('must' as const),
       clauses: rate ? rule.retry429 : kind === 'cut' ? ['§8-4'] : rule.retry5xx,
       attempt,
-      inARow,
+      inARow: runUpTo(attempts, index, (each) => each === kind),
     };
-    if (next) {
-      findings.push({ ...base, verdict: 'kept', shown: [attempt, next] });
-      continue;
-    }
-    const first = attempts[0] as A;
-    const listened = context.endedMono - first.arrivedMono;
-    if (!context.complete || listened < context.waitMs) {
+    const listened = context.endedMono - (attempts[0] as A).arrivedMono;
+    if (next) findings.push({ ...base, verdict: 'kept', shown: [attempt, next] });
+    else if (!context.complete || listened < context.waitMs)
       findings.push({
         ...base,
         verdict: 'undecided',
         actual: `cai stopped listening ${ms(context.endedMono - attempt.answeredMono)} after the ${describeAnswerGiven(attempt.answer, attempt.unheard)}, before the end of the ${ms(context.waitMs)} cai waits from the first attempt`,
         shown: [attempt],
       });
-      continue;
-    }
-    const run = retryableRun(attempts, index);
-    findings.push({
-      ...base,
-      verdict: 'broken',
-      actual: `given up after ${plural(run, 'answer')} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
-      shown: [attempt],
-    });
+    else
+      findings.push({
+        ...base,
+        verdict: 'broken',
+        actual: `given up after ${plural(runUpTo(attempts, index, asksRetry), 'answer')} asking for a retry in a row, the last ${describeAnswerGiven(attempt.answer, attempt.unheard)} (no attempt in the ${ms(context.waitMs)} cai waited from the first)`,
+        shown: [attempt],
+      });
   }
   findings.push(...oneAtATime(delivery));
   findings.push(...rateWaits(delivery, rule.rateLevel, rule.retry429));
@@ -161,18 +155,10 @@ function stopped<A extends SeenAttempt>(attempt: A, later: readonly A[], context
   };
 }
 
-/** How many answers of the class of `index`'s came in a row, up to and including it. */
-function sameClassRun(attempts: readonly SeenAttempt[], index: number): number {
-  const kind = heard(attempts[index] as SeenAttempt);
+/** How many answers came in a row up to and including `index`'s, each of a class `alike` takes. */
+function runUpTo(attempts: readonly SeenAttempt[], index: number, alike: (kind: AnswerClass) => boolean): number {
   let count = 0;
-  for (let at = index; at >= 0 && heard(attempts[at] as SeenAttempt) === kind; at -= 1) count += 1;
-  return count;
-}
-
-/** How many answers asking for a retry came in a row, up to and including `index`. */
-function retryableRun(attempts: readonly SeenAttempt[], index: number): number {
-  let count = 0;
-  for (let at = index; at >= 0 && asksRetry(heard(attempts[at] as SeenAttempt)); at -= 1) count += 1;
+  for (let at = index; at >= 0 && alike(heard(attempts[at] as SeenAttempt)); at -= 1) count += 1;
   return count;
 }
 
