@@ -7,16 +7,16 @@
  * renames every retry, that sends while an answer is awaited.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { recordedAttempt } from '../helpers/attempts.js';
 import { SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SenderCheck } from '../../src/conformance/check.js';
 import { findingsOf } from '../../src/conformance/checks/sender/judging.js';
-import { bodyDigest, type Attempt, type SenderEvidence, type StageRecord } from '../../src/conformance/evidence.js';
+import type { Attempt, SenderEvidence, StageRecord } from '../../src/conformance/evidence.js';
 import { retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenariosOf, type Scenario, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
-import { sign } from '../../src/signing/sign.js';
 import { EVENT_TYPES, type InterfaceId } from '../../src/spec/constants.js';
 import { interfaceSpec } from '../../src/spec/interfaces.js';
-import { deliveriesOf, deliveryKeyOf, isFinal } from '../../src/spec/model/sender.js';
+import { deliveriesOf, isFinal } from '../../src/spec/model/sender.js';
 import { sampleEvent, sampleJob } from '../../src/spec/sample.js';
 
 const SECRET = 'evidence-secret-0123456789';
@@ -32,38 +32,12 @@ function attemptOf(
   answer: ScriptedAnswer,
   iface: InterfaceId,
 ): Attempt {
-  const body = Buffer.from(JSON.stringify(doc));
-  const arrivedAt = NOW + at;
-  const timestamp = String(Math.floor(arrivedAt / 1000));
-  const retryAfter =
-    answer.kind === 'error' && answer.retryAfter
-      ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + at + 5)
-      : undefined;
   const spec = interfaceSpec(iface);
+  const path = `/${stage}${spec.path === '' ? '/events' : spec.path}`;
+  const identity: [string, string] = [spec.identityHeader, IDENTITY];
   return {
-    stage,
-    number,
-    key: deliveryKeyOf({ body, cut: false }, number, bodyDigest),
-    arrivedAt,
-    arrivedMono: 1_000 + at,
+    ...recordedAttempt({ stage, number, startedAt: NOW, atMs: at, doc, answer, secret: SECRET, path, identity }),
     slackMs: 2,
-    answeredMono: 1_000 + at + 5,
-    method: 'POST',
-    path: `/${stage}${spec.path === '' ? '/events' : spec.path}`,
-    httpVersion: '1.1',
-    headers: {
-      'content-type': 'application/json',
-      [spec.identityHeader]: IDENTITY,
-      'x-cai-timestamp': timestamp,
-      'x-cai-signature': sign(SECRET, timestamp, body),
-    },
-    rawHeaders: [],
-    body,
-    bodyBytes: body.length,
-    cut: false,
-    answer,
-    ...(retryAfter ? { retryAfter } : {}),
-    late: false,
   };
 }
 

@@ -6,15 +6,15 @@
  * recorder's attribution and answers.
  */
 import { describe, expect, it } from 'vitest';
+import { recordedAttempt } from '../helpers/attempts.js';
 import { CATALOGUE, describeCatalogue, SENDER_CATALOGUE } from '../../src/conformance/catalogue.js';
 import type { SenderCheck } from '../../src/conformance/check.js';
-import { bodyDigest, type Attempt, type SenderEvidence, type StageRecord } from '../../src/conformance/evidence.js';
-import { deliveriesOf, deliveryKeyOf } from '../../src/spec/model/sender.js';
+import type { Attempt, SenderEvidence, StageRecord } from '../../src/conformance/evidence.js';
+import { deliveriesOf } from '../../src/spec/model/sender.js';
 import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
 import { stageState, type SettleOptions } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
-import { sign } from '../../src/signing/sign.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
 
 const SECRET = 'judges-secret-0123456789';
@@ -45,40 +45,21 @@ interface Change extends Partial<Attempt> {
 
 /** A correct attempt of the B sender, arriving `atMs` after the stage started; `change` alters it. */
 function attempt(id: ScenarioId, number: number, atMs: number, change: Change = {}): Attempt {
-  const { doc, nth, timestamp: given, ...rest } = change;
-  const body = Buffer.from(JSON.stringify(doc ?? job('evt-1')));
-  const arrivedAt = NOW + atMs;
-  const timestamp = given ?? String(Math.floor(arrivedAt / 1000));
+  const { doc, nth, timestamp, ...rest } = change;
   const script = scenario(id).script;
   const answer = script[Math.min(nth ?? number, script.length) - 1] as ScriptedAnswer;
-  // The Retry-After as the recorder sends it, when cai answered 429 (`rest` may replace it).
-  const retryAfter =
-    answer.kind === 'error' && answer.retryAfter
-      ? retryAfterOf(answer.retryAfter, arrivedAt + 5, 1_000 + atMs + 5)
-      : undefined;
   return {
-    stage: id,
-    number,
-    key: deliveryKeyOf({ body, cut: false }, number, bodyDigest),
-    arrivedAt,
-    arrivedMono: 1_000 + atMs,
-    answeredMono: 1_000 + atMs + 5,
-    method: 'POST',
-    path: `/${id}/events`,
-    httpVersion: '1.1',
-    headers: {
-      'content-type': 'application/json',
-      'x-cai-provider': 'acme',
-      'x-cai-timestamp': timestamp,
-      'x-cai-signature': sign(SECRET, timestamp, body),
-    },
-    rawHeaders: [],
-    body,
-    bodyBytes: body.length,
-    cut: false,
-    answer,
-    ...(retryAfter ? { retryAfter } : {}),
-    late: false,
+    ...recordedAttempt({
+      stage: id,
+      number,
+      startedAt: NOW,
+      atMs,
+      doc: doc ?? job('evt-1'),
+      answer,
+      secret: SECRET,
+      path: `/${id}/events`,
+      ...(timestamp !== undefined ? { timestamp } : {}),
+    }),
     ...rest,
   };
 }

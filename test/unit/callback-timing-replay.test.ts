@@ -4,53 +4,32 @@
  * last job with events is the evidence, and a job whose timing was judged is never sent again.
  */
 import { describe, expect, it } from 'vitest';
-import { bodyDigest, type Attempt, type StageRecord } from '../../src/conformance/evidence.js';
+import type { Attempt, StageRecord } from '../../src/conformance/evidence.js';
 import { scenario, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
-import { retryAfterOf } from '../../src/conformance/listen/recorder.js';
 import { scenarioJob } from '../../src/conformance/checks/receiver/callback-jobs.js';
 import type { CallbackHarness, JobStage } from '../../src/conformance/probe/callbacks.js';
 import type { ProbeScope } from '../../src/conformance/probe/scope.js';
-import { deliveryKeyOf } from '../../src/spec/model/sender.js';
-import { sign } from '../../src/signing/sign.js';
+import { recordedAttempt } from '../helpers/attempts.js';
 
 const SECRET = 'callback-replay-secret-0123456789';
 const NOW = 1_767_225_600_000;
 const STAGE = scenario('callback-429');
 
-/** The first event of the job, answered 429 (Retry-After: 1) at 0 ms, then its retry at `retryAtMs`. */
+/** The first event of the job (answered 429, Retry-After: 1) or its retry, arriving `atMs` after the job's answer. */
 function attempt(number: number, atMs: number, slackMs = 0): Attempt {
-  const body = Buffer.from(JSON.stringify({ event: 'job.closed', event_id: 'evt-1', lead_id: 'lead-1' }));
-  const timestamp = String(Math.floor((NOW + atMs) / 1000));
   const answer = STAGE.script[Math.min(number, STAGE.script.length) - 1] as ScriptedAnswer;
-  const retryAfter =
-    answer.kind === 'error' && answer.retryAfter
-      ? retryAfterOf(answer.retryAfter, NOW + atMs + 5, 1_000 + atMs + 5)
-      : undefined;
-  return {
+  const doc = { event: 'job.closed', event_id: 'evt-1', lead_id: 'lead-1' };
+  const recorded = recordedAttempt({
     stage: STAGE.id,
     number,
-    key: deliveryKeyOf({ body, cut: false }, number, bodyDigest),
-    arrivedAt: NOW + atMs,
-    arrivedMono: 1_000 + atMs,
-    answeredMono: 1_000 + atMs + 5,
-    method: 'POST',
-    path: '/cb',
-    httpVersion: '1.1',
-    headers: {
-      'content-type': 'application/json',
-      'x-cai-provider': 'acme',
-      'x-cai-timestamp': timestamp,
-      'x-cai-signature': sign(SECRET, timestamp, body),
-    },
-    rawHeaders: [],
-    body,
-    bodyBytes: body.length,
-    cut: false,
+    startedAt: NOW,
+    atMs,
+    doc,
     answer,
-    ...(retryAfter ? { retryAfter } : {}),
-    late: false,
-    ...(slackMs ? { slackMs } : {}),
-  };
+    secret: SECRET,
+    path: '/cb',
+  });
+  return slackMs ? { ...recorded, slackMs } : recorded;
 }
 
 /** A job's stage: its first event answered 429, retried 1.1 s later; `open`: cai's loop may have been 0.8 s late to it. */
