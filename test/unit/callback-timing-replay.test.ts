@@ -51,9 +51,11 @@ function job(name: string, shape: 'open' | 'judged' | 'silent'): JobStage {
 /** A probe scope whose callback harness answers each job sent with the next shape given, and names the jobs sent. */
 function scopeAnswering(...shapes: ('open' | 'judged' | 'silent')[]) {
   const sent: string[] = [];
+  const leads: unknown[] = [];
   const harness = {
-    gather: async (request: { name: string }) => {
+    gather: async (request: { name: string; build(callbackUrl: string): Record<string, unknown> }) => {
       sent.push(request.name);
+      leads.push(request.build(`http://127.0.0.1:1/cb/${request.name}`).lead_id);
       const shape = shapes.shift();
       if (shape === undefined) throw new Error('more jobs sent than the test expected');
       return job(request.name, shape);
@@ -69,7 +71,10 @@ function scopeAnswering(...shapes: ('open' | 'judged' | 'silent')[]) {
   } as unknown as CallbackHarness;
   const memo = new Map<string, Promise<unknown>>();
   const scope = {
+    eventId: () => 'evt-job',
     session: {
+      runId: 'run-1',
+      config: {},
       callback: harness,
       signal: new AbortController().signal,
       once: <T>(key: string, factory: () => Promise<T>) => {
@@ -78,7 +83,7 @@ function scopeAnswering(...shapes: ('open' | 'judged' | 'silent')[]) {
       },
     },
   } as unknown as ProbeScope;
-  return { scope, sent };
+  return { scope, sent, leads };
 }
 
 describe("a callback job whose timing cai's lag left open", () => {
@@ -104,6 +109,13 @@ describe("a callback job whose timing cai's lag left open", () => {
     expect(sent).toHaveLength(2);
     expect(stage?.name).toBe('answered-429');
     expect(stage?.record.attempts).toHaveLength(2);
+  });
+
+  it("sent again keeps its lead: the run's main job and the returning contact's stay two jobs of one lead", async () => {
+    const { scope, sent, leads } = scopeAnswering('open', 'judged');
+    await scenarioJob(scope, 'callbacks');
+    expect(sent).toEqual(['callbacks', 'callbacks-again-1']);
+    expect(leads).toEqual(['lead-conf-run-1-returning', 'lead-conf-run-1-returning']);
   });
 
   it('whose timing was judged is sent once', async () => {

@@ -58,7 +58,7 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
       again <= SENDER_RUN_CAPS.timingReplays && !scope.session.signal.aborted && timingOpen(harness.evidence([stage]));
       again += 1
     ) {
-      const replay = await gatherJob(scope, harness, `${name}-again-${again}`, options);
+      const replay = await gatherJob(scope, harness, name, options, `${name}-again-${again}`);
       // A job to which no event came (a provider held up by the busy machine) is no better evidence than the one before.
       if (replay.record.attempts.length === 0) break;
       stage = replay;
@@ -68,9 +68,16 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
   });
 }
 
-function gatherJob(scope: ProbeScope, harness: CallbackHarness, name: string, options: JobOptions): Promise<JobStage> {
+/** The job `name` (its stage named `stageName`: a job sent again keeps its lead, and so what the checks compare). */
+function gatherJob(
+  scope: ProbeScope,
+  harness: CallbackHarness,
+  name: string,
+  options: JobOptions,
+  stageName = name,
+): Promise<JobStage> {
   return harness.gather({
-    name,
+    name: stageName,
     scenario: options.scenario ?? 'callbacks',
     build: (callbackUrl) => {
       const sample = job(scope, callbackUrl);
