@@ -69,8 +69,8 @@ export function failed(
 }
 
 /** No verdict: the evidence the rule needs is not there, and `reason` says why (never a pass). */
-export function notJudged(reason: string): Outcome {
-  return { verdict: 'not-judged', expected: '-', actual: reason };
+export function notJudged(reason: string, notes?: readonly string[]): Outcome {
+  return { verdict: 'not-judged', expected: '-', actual: reason, ...(notes?.length ? { notes } : {}) };
 }
 
 /**

@@ -137,8 +137,16 @@ export interface StageRecord {
   maxLagMs?: number;
   /** All the time cai's own event loop was held up while the stage ran (ms; loop-clock.ts). */
   heldMs?: number;
-  /** How many times the stage was played again because cai's own lag left a timing verdict open. */
+  /** How many times the stage was played again: cai's own lag left a timing verdict open, or a breach to confirm. */
   replays?: number;
+  /** The breaches of the first play that the play kept (a later one) did not repeat (checks/sender/judging.ts). */
+  unrepeated?: readonly UnrepeatedBreach[];
+}
+
+/** A breach of a first play that a second play did not repeat: reported as a note, not as the verdict. */
+export interface UnrepeatedBreach {
+  term: string;
+  actual: string;
 }
 
 /** Everything the sender checks judge. */

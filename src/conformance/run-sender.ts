@@ -13,11 +13,11 @@ import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
 import { planRun, runVersion, scenariosToRun, type Plan } from './catalogue.js';
 import type { SenderCheck } from './check.js';
-import { timestampOf, type SenderEvidence, type StageRecord } from './evidence.js';
+import { timestampOf, type SenderEvidence, type StageRecord, type UnrepeatedBreach } from './evidence.js';
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
-import { documentsPerRunOf, timingOpen, triggerText } from './checks/sender/judging.js';
+import { documentsPerRunOf, triggerText, unrepeatedBreaches, worthPlayingAgain } from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
@@ -120,7 +120,7 @@ async function playRun(stages: Stages, plan: Plan, context: PlayOptions): Promis
   ]);
   records.push(...others);
   records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
-  if (!byHand) await replayUndecided(stages, records, context, deadlineMono, timingUndecided(context));
+  if (!byHand) await replayUndecided(stages, records, context, deadlineMono, reviewOf(context));
   return { records, exploration };
 }
 
@@ -243,20 +243,31 @@ async function playNamed(
   return toRun.flatMap((entry) => played.get(entry) ?? []);
 }
 
-/** Whether cai's own lag left a timing verdict on a stage open. */
-const timingUndecided = (options: PlayOptions) => (record: StageRecord) =>
-  timingOpen(senderEvidence(options, [record]));
+/** How a play is reviewed: whether to play the scenario again, and what of the first play a replay did not repeat. */
+export interface PlayReview {
+  worthAgain(record: StageRecord, firstPlay: boolean): boolean;
+  unrepeated(first: StageRecord, replay: StageRecord): readonly UnrepeatedBreach[];
+}
+
+/** The model's review of one stage's play (checks/sender/judging.ts). */
+const reviewOf = (options: PlayOptions): PlayReview => ({
+  worthAgain: (record, firstPlay) => worthPlayingAgain(senderEvidence(options, [record]), firstPlay),
+  unrepeated: (first, replay) =>
+    unrepeatedBreaches(senderEvidence(options, [first]), senderEvidence(options, [replay])),
+});
 
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
- * again, alone, at most SENDER_RUN_CAPS.timingReplays times; the last play is the evidence.
+ * again, alone, at most SENDER_RUN_CAPS.timingReplays times; so is, once, one whose first play broke a term a sender
+ * held up by the busy machine fakes (judging.ts). The last play is the evidence, with the first play's breaches it did
+ * not repeat as notes.
  */
 export async function replayUndecided(
   stages: Pick<Stages, 'play'>,
   records: StageRecord[],
   options: Pick<PlayOptions, 'signal' | 'waitMs'>,
   deadlineMono: number,
-  undecided: (record: StageRecord) => boolean,
+  review: PlayReview,
 ): Promise<void> {
   for (const [index, record] of records.entries()) {
     let current = record;
@@ -265,7 +276,7 @@ export async function replayUndecided(
     for (
       let again = 1;
       again <= SENDER_RUN_CAPS.timingReplays &&
-      undecided(current) &&
+      review.worthAgain(current, again === 1) &&
       !options.signal.aborted &&
       performance.now() + options.waitMs <= deadlineMono;
       again += 1
@@ -274,6 +285,10 @@ export async function replayUndecided(
       if (replay.attempts.length === 0) break;
       current = replay;
       current.replays = again;
+    }
+    if (current !== record) {
+      const unrepeated = review.unrepeated(record, current);
+      if (unrepeated.length > 0) current.unrepeated = unrepeated;
     }
     records[index] = current;
   }

@@ -360,9 +360,26 @@ describe('retry rules', () => {
       'not-judged',
     );
     // Arrivals 2.1 s apart, the later one perhaps a second earlier than cai's loop came to it: not certainly 1.5 s apart.
-    expect(verdict('BS-SIG-004', [{ id: 'retry-429', attempts: [first, { ...reused, slackMs: 1_000 }] }])).toBe(
-      'not-judged',
+    const lagged = check('BS-SIG-004').judge(
+      evidence([{ id: 'retry-429', attempts: [first, { ...reused, slackMs: 1_000 }] }]),
     );
+    expect(lagged.verdict).toBe('not-judged');
+    // It says why, and so the run plays the scenario again (run-sender.ts): cai's lag, not a lack of retries.
+    expect(lagged.actual).toMatch(/late to it, which leaves it open$/);
+  });
+
+  it('a breach of a first play that the play kept did not repeat is a note on the verdict, never the verdict', () => {
+    const first = attempt('retry-429', 1, 0);
+    const records = [{ id: 'retry-429' as const, attempts: [first, attempt('retry-429', 2, 2_100)] }];
+    const judged = evidence(records);
+    const seen = 'retry-429 #1: attempt #2 arrived 5.05 s after #1 with the same timestamp';
+    (judged.records[0] as { unrepeated?: unknown }).unrepeated = [{ term: 'fresh', actual: seen }];
+    const outcome = check('BS-SIG-004').judge(judged);
+    expect(outcome.verdict).toBe('passed');
+    expect(outcome.notes).toEqual([expect.stringContaining(`not on the second, which is the evidence`)]);
+    expect(outcome.notes?.[0]).toContain(seen);
+    // Another term's breach is no note of this check.
+    expect(check('BS-RETRY-005').judge(judged).notes ?? []).toEqual([]);
   });
 
   it('a sender held up between signing and sending: the same timestamp within its lag of the bound is not judged, past it fails', () => {

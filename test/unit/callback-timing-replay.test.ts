@@ -16,7 +16,7 @@ const NOW = 1_767_225_600_000;
 const STAGE = scenario('callback-429');
 
 /** The first event of the job (answered 429, Retry-After: 1) or its retry, arriving `atMs` after the job's answer. */
-function attempt(number: number, atMs: number, slackMs = 0): Attempt {
+function attempt(number: number, atMs: number, slackMs = 0, timestamp?: string): Attempt {
   const answer = STAGE.script[Math.min(number, STAGE.script.length) - 1] as ScriptedAnswer;
   const doc = { event: 'job.closed', event_id: 'evt-1', lead_id: 'lead-1' };
   const recorded = recordedAttempt({
@@ -28,13 +28,25 @@ function attempt(number: number, atMs: number, slackMs = 0): Attempt {
     answer,
     secret: SECRET,
     path: '/cb',
+    ...(timestamp !== undefined ? { timestamp } : {}),
   });
   return slackMs ? { ...recorded, slackMs } : recorded;
 }
 
-/** A job's stage: its first event answered 429, retried 1.1 s later; `open`: cai's loop may have been 0.8 s late to it. */
-function job(name: string, shape: 'open' | 'judged' | 'silent'): JobStage {
-  const attempts = shape === 'silent' ? [] : [attempt(1, 0), attempt(2, 1_100, shape === 'open' ? 800 : 0)];
+type Shape = 'open' | 'judged' | 'silent' | 'stale';
+
+/**
+ * A job's stage: its first event answered 429, retried 1.1 s later; `open`: cai's loop may have been 0.8 s late to it;
+ * `stale`: retried 2.5 s later under the first attempt's timestamp (as a provider held up between signing and sending
+ * brings it, or one that never signs again).
+ */
+function job(name: string, shape: Shape): JobStage {
+  const attempts =
+    shape === 'silent'
+      ? []
+      : shape === 'stale'
+        ? [attempt(1, 0), attempt(2, 2_500, 0, String(NOW / 1000))]
+        : [attempt(1, 0), attempt(2, 1_100, shape === 'open' ? 800 : 0)];
   const record: StageRecord = {
     scenario: STAGE,
     id: name,
@@ -49,7 +61,7 @@ function job(name: string, shape: 'open' | 'judged' | 'silent'): JobStage {
 }
 
 /** A probe scope whose callback harness answers each job sent with the next shape given, and names the jobs sent. */
-function scopeAnswering(...shapes: ('open' | 'judged' | 'silent')[]) {
+function scopeAnswering(...shapes: Shape[]) {
   const sent: string[] = [];
   const leads: unknown[] = [];
   const harness = {
@@ -116,6 +128,23 @@ describe("a callback job whose timing cai's lag left open", () => {
     await scenarioJob(scope, 'callbacks');
     expect(sent).toEqual(['callbacks', 'callbacks-again-1']);
     expect(leads).toEqual(['lead-conf-run-1-returning', 'lead-conf-run-1-returning']);
+  });
+
+  it('broke a term a held-up provider fakes (a stale signature): sent again once, and a breach not repeated is a note', async () => {
+    const { scope, sent } = scopeAnswering('stale', 'judged');
+    const stage = await scenarioJob(scope, 'callback-429');
+    expect(sent).toEqual(['answered-429', 'answered-429-again-1']);
+    expect(stage?.record.replays).toBe(1);
+    expect(stage?.record.unrepeated).toEqual([
+      { term: 'fresh', actual: expect.stringMatching(/attempt #2 arrived 2\.50 s after #1 with the same timestamp/) },
+    ]);
+  });
+
+  it('broke it again on the second job: the breach stands, and no third job is sent', async () => {
+    const { scope, sent } = scopeAnswering('stale', 'stale');
+    const stage = await scenarioJob(scope, 'callback-429');
+    expect(sent).toEqual(['answered-429', 'answered-429-again-1']);
+    expect(stage?.record.unrepeated).toBeUndefined();
   });
 
   it('whose timing was judged is sent once', async () => {

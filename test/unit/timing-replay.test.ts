@@ -38,7 +38,12 @@ function player(...answers: StageRecord[]) {
 }
 
 const options = (waitMs: number) => ({ signal: new AbortController().signal, waitMs });
-const always = () => true;
+/** A review that finds every play worth another (or only those `worth` names), and no unrepeated breach. */
+const review = (worth: (record: StageRecord, firstPlay: boolean) => boolean = () => true) => ({
+  worthAgain: worth,
+  unrepeated: () => [],
+});
+const always = review();
 
 describe('replaying a scenario whose timing verdict was left open', () => {
   it('plays it again at most twice while it stays open, and keeps the last play with its count', async () => {
@@ -53,9 +58,38 @@ describe('replaying a scenario whose timing verdict was left open', () => {
   it('stops once a replay decides it', async () => {
     const { stages, played } = player(record('again-1', 3));
     const records = [record('first', 3)];
-    await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, (r) => r.id === 'first');
+    await replayUndecided(
+      stages,
+      records,
+      options(1_000),
+      performance.now() + 60_000,
+      review((r) => r.id === 'first'),
+    );
     expect(played).toHaveLength(1);
     expect(records[0]?.id).toBe('again-1');
+  });
+
+  it('asks of the first play alone whether its breaches need confirming, and keeps what a replay did not repeat', async () => {
+    const { stages, played } = player(record('again-1', 3));
+    const records = [record('first', 3)];
+    const asked: [string, boolean][] = [];
+    const breach = {
+      term: 'fresh',
+      actual: 'retry-5xx #1: attempt #2 arrived 2.00 s after #1 with the same timestamp',
+    };
+    await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, {
+      worthAgain: (r, firstPlay) => {
+        asked.push([r.id, firstPlay]);
+        return firstPlay;
+      },
+      unrepeated: (first, replay) => (first.id === 'first' && replay.id === 'again-1' ? [breach] : []),
+    });
+    expect(asked).toEqual([
+      ['first', true],
+      ['again-1', false],
+    ]);
+    expect(played).toEqual(['retry-5xx-again-1']);
+    expect(records[0]?.unrepeated).toEqual([breach]);
   });
 
   it('does not start a replay without a whole wait left before the run ends', async () => {

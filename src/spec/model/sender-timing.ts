@@ -175,10 +175,12 @@ export function growth<A extends SeenAttempt>(delivery: Delivery<A>, context: De
 }
 
 /**
- * S5 (§5.5): each attempt signed afresh. Judged on pairs of attempts of one delivery certainly sent
- * FRESH_SIGNATURE_SPAN_MS or more apart (the span less the later one's slack): the later carries a later timestamp.
- * Arrivals are not sendings: a sender held up between signing and sending (a busy machine) brings a fresh signature
- * late. Where the span is within the sender's signing lag of the bound, the same timestamp is undecided.
+ * S5 (§5.5): each attempt signed afresh. Judged on pairs of attempts of one delivery that arrived
+ * FRESH_SIGNATURE_SPAN_MS or more apart: the later carries a later timestamp. The same timestamp is a breach only on a
+ * pair certainly sent that far apart (the span less the later one's slack: else undecided, cai's lag). Arrivals are not
+ * sendings: a sender held up between signing and sending (a busy machine) brings a fresh signature late. Where the span
+ * is within the sender's signing lag of the bound, the same timestamp is undecided; past it, a breach a second play
+ * confirms (checks/sender/judging.ts).
  */
 export function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingLagMs: number): Finding<A>[] {
   const timed = delivery.attempts.filter((attempt) =>
@@ -188,9 +190,10 @@ export function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingL
   for (let i = 0; i < timed.length; i += 1) {
     for (let j = i + 1; j < timed.length; j += 1) {
       const [earlier, later] = [timed[i] as A, timed[j] as A];
-      const span = later.arrivedMono - (later.slackMs ?? 0) - earlier.arrivedMono;
+      const arrivedApart = later.arrivedMono - earlier.arrivedMono;
+      const span = arrivedApart - (later.slackMs ?? 0);
       // A request that waited in the sender's queue was signed when it was queued: its timestamp tells nothing.
-      if (span < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
+      if (arrivedApart < FRESH_SIGNATURE_SPAN_MS || later.queued) continue;
       const moved = Number(later.headers[Headers.timestamp]) - Number(earlier.headers[Headers.timestamp]);
       const base = {
         term: 'fresh' as const,
@@ -202,6 +205,13 @@ export function freshness<A extends SeenAttempt>(delivery: Delivery<A>, signingL
       };
       const text = `attempt #${j + 1} arrived ${ms(later.arrivedMono - earlier.arrivedMono)} after #${i + 1} with ${moved === 0 ? 'the same timestamp' : `a timestamp ${-moved} s earlier`}`;
       if (moved >= 1) findings.push({ ...base, verdict: 'kept' });
+      else if (span < FRESH_SIGNATURE_SPAN_MS)
+        // Arrived the span apart, but cai's loop may have come to the later one that late: maybe sent closer.
+        findings.push({
+          ...base,
+          verdict: 'undecided',
+          actual: `${text}, but cai's own loop may have been up to ${ms(later.slackMs ?? 0)} late to it, which leaves it open`,
+        });
       else if (span < FRESH_SIGNATURE_SPAN_MS + signingLagMs)
         findings.push({
           ...base,

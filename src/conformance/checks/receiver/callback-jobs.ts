@@ -10,7 +10,7 @@ import type { Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { CallbackHarness, JobStage } from '../../probe/callbacks.js';
 import { SENDER_RUN_CAPS } from '../../../bounds.js';
-import { timingOpen } from '../sender/judging.js';
+import { unrepeatedBreaches, worthPlayingAgain } from '../sender/judging.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
@@ -44,18 +44,22 @@ function sharedLead(scope: ProbeScope): string {
 /**
  * Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks.
  * A job whose events' timing (§7: the waits' growth, Retry-After honoured) cai's own lag left open is sent again as a
- * new job, at most SENDER_RUN_CAPS.timingReplays times, as a sender run plays such a scenario again: the last is the
- * evidence. On a busy machine the bounds of an arrival widen by cai's lag, and a verdict then rests on one play.
+ * new job, at most SENDER_RUN_CAPS.timingReplays times, as a sender run plays such a scenario again; so is, once, a
+ * job whose events broke a term a provider held up by the busy machine fakes (judging.ts). The last is the evidence,
+ * with the first job's breaches it did not repeat as notes. On a busy machine a verdict then rests on more than one play.
  */
 export function jobStage(scope: ProbeScope, name: string, options: JobOptions = {}): Promise<JobStage | undefined> {
   return scope.session.once(`callback-${name}`, async () => {
     const harness = scope.session.callback;
     if (!harness) return undefined;
     if (options.after) await options.after();
-    let stage = await gatherJob(scope, harness, name, options);
+    const first = await gatherJob(scope, harness, name, options);
+    let stage = first;
     for (
       let again = 1;
-      again <= SENDER_RUN_CAPS.timingReplays && !scope.session.signal.aborted && timingOpen(harness.evidence([stage]));
+      again <= SENDER_RUN_CAPS.timingReplays &&
+      !scope.session.signal.aborted &&
+      worthPlayingAgain(harness.evidence([stage]), again === 1);
       again += 1
     ) {
       const replay = await gatherJob(scope, harness, name, options, `${name}-again-${again}`);
@@ -63,6 +67,10 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
       if (replay.record.attempts.length === 0) break;
       stage = replay;
       stage.record.replays = again;
+    }
+    if (stage !== first) {
+      const unrepeated = unrepeatedBreaches(harness.evidence([first]), harness.evidence([stage]));
+      if (unrepeated.length > 0) stage.record.unrepeated = unrepeated;
     }
     return stage;
   });

@@ -30,7 +30,7 @@ import {
 } from '../../check.js';
 import type { SenderEvidence } from '../../evidence.js';
 import { FAILURES_BEFORE_ACCEPT } from '../../tolerances.js';
-import { findingsOf, verdictOf, type SenderFinding, type VerdictWords } from './judging.js';
+import { findingsOf, unrepeatedOf, verdictOf, type SenderFinding, type VerdictWords } from './judging.js';
 import { optionName } from '../../../errors.js';
 import { plural } from '../../../text.js';
 
@@ -69,7 +69,7 @@ function asks(
   reads: Reads | undefined,
   words: (evidence: SenderEvidence) => VerdictWords,
 ): (evidence: SenderEvidence) => Outcome {
-  return (evidence) => verdictOf(findings(evidence, term, reads), words(evidence));
+  return (evidence) => verdictOf(findings(evidence, term, reads), words(evidence), unrepeatedOf(evidence, term));
 }
 
 const afterAnswer = (answer: string, expected: string) => () => ({

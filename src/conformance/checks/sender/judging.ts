@@ -15,7 +15,14 @@ import {
 } from '../../../spec/model/sender.js';
 import type { AttemptTerm } from '../../../spec/model/sender-attempts.js';
 import { failed, notJudged, passed, type Outcome } from '../../check.js';
-import { allAttempts, label, type Attempt, type SenderEvidence, type StageRecord } from '../../evidence.js';
+import {
+  allAttempts,
+  label,
+  type Attempt,
+  type SenderEvidence,
+  type StageRecord,
+  type UnrepeatedBreach,
+} from '../../evidence.js';
 import { plural } from '../../../text.js';
 
 export type SenderFinding = Finding<Attempt>;
@@ -31,11 +38,36 @@ const cache = new WeakMap<readonly StageRecord[], SenderFinding[]>();
 export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
 
 /**
- * Whether cai's own lag left a timing verdict of the evidence open (model: each arrival is known between two
- * bounds): the scenario is worth playing again, alone.
+ * The terms whose breach a sender held up by a busy machine fakes, unseen by cai: held between drawing a wait and
+ * sending, its jittered waits look steady (growth); held between signing and sending, a fresh signature arrives
+ * seconds old and looks sent again (fresh). Such a breach is confirmed on a second play before it counts.
  */
-export function timingOpen(evidence: SenderEvidence): boolean {
-  return findingsOf(evidence).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term));
+const LAG_FAKED_TERMS = new Set(['growth', 'fresh']);
+
+/**
+ * Whether a play is worth playing again: cai's own lag left a timing verdict open, or (on the first play only) it
+ * broke a term a held-up sender fakes.
+ */
+export function worthPlayingAgain(evidence: SenderEvidence, firstPlay: boolean): boolean {
+  return findingsOf(evidence).some(
+    (finding) =>
+      (finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term)) ||
+      (firstPlay && finding.verdict === 'broken' && LAG_FAKED_TERMS.has(finding.term)),
+  );
+}
+
+/** The breaches of `first` on the terms a held-up sender fakes that `replay` did not break again. */
+export function unrepeatedBreaches(first: SenderEvidence, replay: SenderEvidence): UnrepeatedBreach[] {
+  const brokenAgain = new Set(
+    findingsOf(replay)
+      .filter((finding) => finding.verdict === 'broken')
+      .map((finding) => finding.term),
+  );
+  return findingsOf(first)
+    .filter(
+      (finding) => finding.verdict === 'broken' && LAG_FAKED_TERMS.has(finding.term) && !brokenAgain.has(finding.term),
+    )
+    .map((finding) => ({ term: finding.term, actual: `${label(finding.attempt)}: ${finding.actual ?? ''}` }));
 }
 
 /** Every finding of the model on the deliveries of the evidence, and on its documents' identities across them. */
@@ -122,7 +154,11 @@ export interface VerdictWords {
  * The verdict on a check's findings: failed with the broken ones, passed on the kept ones, else not judged. Undecided
  * findings (cai's own lag) neither pass nor fail a check; when they are all it has, it is not judged, `undecided`.
  */
-export function verdictOf(findings: readonly SenderFinding[], words: VerdictWords): Outcome {
+export function verdictOf(
+  findings: readonly SenderFinding[],
+  words: VerdictWords,
+  unrepeated: readonly UnrepeatedBreach[] = [],
+): Outcome {
   const broken = findings.filter((finding) => finding.verdict === 'broken');
   const kept = findings.filter((finding) => finding.verdict === 'kept');
   const undecided = findings.filter((finding) => finding.verdict === 'undecided');
@@ -141,14 +177,31 @@ export function verdictOf(findings: readonly SenderFinding[], words: VerdictWord
     return failed(words.expected, actual, { attempts: [...new Set(broken.flatMap((finding) => finding.shown))] });
   }
   if (kept.length > 0) {
-    const notes =
-      undecided.length > 0
+    const notes = [
+      ...(undecided.length > 0
         ? [`${plural(undecided.length, one, many)} not judged: ${(undecided[0] as SenderFinding).actual ?? ''}`]
-        : [];
+        : []),
+      ...unrepeatedNote(unrepeated),
+    ];
     return passed(words.expected, words.passedText?.(kept) ?? `${plural(kept.length, one, many)}, all right`, notes);
   }
-  if (undecided.length > 0) return notJudged(`${(undecided[0] as SenderFinding).actual ?? 'undecided'}`);
-  return notJudged(words.unjudged);
+  const notes = unrepeatedNote(unrepeated);
+  if (undecided.length > 0) return notJudged(`${(undecided[0] as SenderFinding).actual ?? 'undecided'}`, notes);
+  return notJudged(words.unjudged, notes);
+}
+
+/** The breaches of a term on a first play that the scenario's second play did not repeat, on the records judged. */
+export function unrepeatedOf(evidence: SenderEvidence, term: string): UnrepeatedBreach[] {
+  return evidence.records.flatMap((record) => (record.unrepeated ?? []).filter((breach) => breach.term === term));
+}
+
+function unrepeatedNote(unrepeated: readonly UnrepeatedBreach[]): string[] {
+  const [first] = unrepeated;
+  if (first === undefined) return [];
+  const more = unrepeated.length > 1 ? ` (and ${unrepeated.length - 1} more)` : '';
+  return [
+    `broken on a first play and not on the second, which is the evidence: a sender held up by a busy machine looks the same: ${first.actual}${more}`,
+  ];
 }
 
 /** What the trigger did, for a stage that got no attempt. */
