@@ -120,7 +120,7 @@ async function playRun(stages: Stages, plan: Plan, context: PlayOptions): Promis
   ]);
   records.push(...others);
   records.sort((a, b) => toRun.indexOf(a.scenario) - toRun.indexOf(b.scenario));
-  if (!byHand) await replayUndecided(stages, records, context, deadlineMono, reviewOf(context));
+  if (!byHand) await replayUndecided(stages, records, context, deadlineMono, reviewOf(context, [...records]));
   return { records, exploration };
 }
 
@@ -249,18 +249,21 @@ export interface PlayReview {
   unrepeated(first: StageRecord, replay: StageRecord): readonly UnrepeatedBreach[];
 }
 
-/** The model's review of one stage's play (checks/sender/judging.ts). */
-const reviewOf = (options: PlayOptions): PlayReview => ({
-  worthAgain: (record, firstPlay) => worthPlayingAgain(senderEvidence(options, [record]), firstPlay),
-  unrepeated: (first, replay) =>
-    unrepeatedBreaches(senderEvidence(options, [first]), senderEvidence(options, [replay])),
-});
+/** The model's review of one stage's play (checks/sender/judging.ts), among the first plays of the run. */
+function reviewOf(options: PlayOptions, firstPlays: StageRecord[]): PlayReview {
+  const run = senderEvidence(options, firstPlays);
+  return {
+    worthAgain: (record, firstPlay) => worthPlayingAgain(senderEvidence(options, [record]), firstPlay, run),
+    unrepeated: (first, replay) =>
+      unrepeatedBreaches(senderEvidence(options, [first]), senderEvidence(options, [replay])),
+  };
+}
 
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
  * again, alone, at most SENDER_RUN_CAPS.timingReplays times; so is, once, one whose first play broke a term a sender
- * held up by the busy machine fakes (judging.ts). The last play is the evidence, with the first play's breaches it did
- * not repeat as notes.
+ * held up by the busy machine fakes, where the run's other plays do not show the breach consistent (judging.ts). The
+ * last play is the evidence, with the first play's breaches it did not repeat as notes.
  */
 export async function replayUndecided(
   stages: Pick<Stages, 'play'>,

@@ -15,6 +15,7 @@ import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
 import { stageState, type SettleOptions } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
+import { worthPlayingAgain } from '../../src/conformance/checks/sender/judging.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
 
 const SECRET = 'judges-secret-0123456789';
@@ -366,6 +367,35 @@ describe('retry rules', () => {
     expect(lagged.verdict).toBe('not-judged');
     // It says why, and so the run plays the scenario again (run-sender.ts): cai's lag, not a lack of retries.
     expect(lagged.actual).toMatch(/late to it, which leaves it open$/);
+  });
+
+  it('a stale signature is played again when the run also signed afresh, or saw it once; not when it always did it', () => {
+    const first = attempt('retry-429', 1, 0);
+    const stale = (id: ScenarioId) => [
+      attempt(id, 1, 0),
+      attempt(id, 2, 2_100, { timestamp: first.headers['x-cai-timestamp'] }),
+    ];
+    const signedAfresh = [first, attempt('retry-429', 2, 2_100)];
+    const worth = (records: Parameters<typeof evidence>[0], firstPlay = true) =>
+      worthPlayingAgain(evidence(records.slice(0, 1)), firstPlay, evidence(records));
+    // Once in the run: a sender held up for a moment looks the same.
+    expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }])).toBe(true);
+    // Kept elsewhere in the run: the sender can sign afresh, and this one breach may be a hold.
+    expect(
+      worth([
+        { id: 'retry-429-date', attempts: stale('retry-429-date') },
+        { id: 'retry-429', attempts: signedAfresh },
+      ]),
+    ).toBe(true);
+    // Every time it is judged: consistent, the verdict stands without a second play.
+    expect(
+      worth([
+        { id: 'retry-429-date', attempts: stale('retry-429-date') },
+        { id: 'retry-5xx', attempts: stale('retry-5xx') },
+      ]),
+    ).toBe(false);
+    // A replay is asked only whether cai's lag left it open.
+    expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }], false)).toBe(false);
   });
 
   it('a breach of a first play that the play kept did not repeat is a note on the verdict, never the verdict', () => {

@@ -40,19 +40,37 @@ export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
 /**
  * The terms whose breach a sender held up by a busy machine fakes, unseen by cai: held between drawing a wait and
  * sending, its jittered waits look steady (growth); held between signing and sending, a fresh signature arrives
- * seconds old and looks sent again (fresh). Such a breach is confirmed on a second play before it counts.
+ * seconds old and looks sent again (fresh). A hold is a moment: a sender that breaks the term every time it is judged
+ * on it (twice or more) is consistent, and that is the verdict; one that also keeps it, or is judged on it once, may
+ * have been held, and its breach is confirmed on a second play before it counts.
  */
 const LAG_FAKED_TERMS = new Set(['growth', 'fresh']);
 
+/** The terms a held-up sender fakes whose breaches in `run` are not consistent (see LAG_FAKED_TERMS). */
+function breachesToConfirm(run: SenderEvidence): Set<string> {
+  const tally = new Map<string, { kept: number; broken: number }>();
+  for (const finding of findingsOf(run)) {
+    if (!LAG_FAKED_TERMS.has(finding.term) || finding.verdict === 'undecided') continue;
+    const counts = tally.get(finding.term) ?? { kept: 0, broken: 0 };
+    counts[finding.verdict === 'kept' ? 'kept' : 'broken'] += 1;
+    tally.set(finding.term, counts);
+  }
+  return new Set(
+    [...tally].filter(([, { kept, broken }]) => broken > 0 && (kept > 0 || broken < 2)).map(([term]) => term),
+  );
+}
+
 /**
  * Whether a play is worth playing again: cai's own lag left a timing verdict open, or (on the first play only) it
- * broke a term a held-up sender fakes.
+ * broke a term a held-up sender fakes, not consistently across `run` (the first plays of the whole run; by default
+ * this play alone).
  */
-export function worthPlayingAgain(evidence: SenderEvidence, firstPlay: boolean): boolean {
+export function worthPlayingAgain(evidence: SenderEvidence, firstPlay: boolean, run = evidence): boolean {
+  const toConfirm = firstPlay ? breachesToConfirm(run) : new Set<string>();
   return findingsOf(evidence).some(
     (finding) =>
       (finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term)) ||
-      (firstPlay && finding.verdict === 'broken' && LAG_FAKED_TERMS.has(finding.term)),
+      (finding.verdict === 'broken' && toConfirm.has(finding.term)),
   );
 }
 
