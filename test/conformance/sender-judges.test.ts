@@ -369,7 +369,7 @@ describe('retry rules', () => {
     expect(lagged.actual).toMatch(/late to it, which leaves it open$/);
   });
 
-  it('a stale signature is played again when the run also signed afresh, or saw it once; not when it always did it', () => {
+  it('a stale signature is played again when the run also signed afresh; not when it always did it', () => {
     const first = attempt('retry-429', 1, 0);
     const stale = (id: ScenarioId) => [
       attempt(id, 1, 0),
@@ -378,8 +378,8 @@ describe('retry rules', () => {
     const signedAfresh = [first, attempt('retry-429', 2, 2_100)];
     const worth = (records: Parameters<typeof evidence>[0], firstPlay = true) =>
       worthPlayingAgain(evidence(records.slice(0, 1)), firstPlay, evidence(records));
-    // Once in the run: a sender held up for a moment looks the same.
-    expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }])).toBe(true);
+    // Once in the run, and never kept: that is the verdict.
+    expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }])).toBe(false);
     // Kept elsewhere in the run: the sender can sign afresh, and this one breach may be a hold.
     expect(
       worth([
@@ -395,7 +395,11 @@ describe('retry rules', () => {
       ]),
     ).toBe(false);
     // A replay is asked only whether cai's lag left it open.
-    expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }], false)).toBe(false);
+    const mixed = [
+      { id: 'retry-429-date' as const, attempts: stale('retry-429-date') },
+      { id: 'retry-429' as const, attempts: signedAfresh },
+    ];
+    expect(worth(mixed, false)).toBe(false);
   });
 
   it('a breach of a first play that the play kept did not repeat is a note on the verdict, never the verdict', () => {

@@ -15,10 +15,13 @@ const SECRET = 'callback-replay-secret-0123456789';
 const NOW = 1_767_225_600_000;
 const STAGE = scenario('callback-429');
 
-/** The first event of the job (answered 429, Retry-After: 1) or its retry, arriving `atMs` after the job's answer. */
-function attempt(number: number, atMs: number, slackMs = 0, timestamp?: string): Attempt {
-  const answer = STAGE.script[Math.min(number, STAGE.script.length) - 1] as ScriptedAnswer;
-  const doc = { event: 'job.closed', event_id: 'evt-1', lead_id: 'lead-1' };
+/**
+ * The first event of the job (answered 429, Retry-After: 1) or its retry, arriving `atMs` after the job's answer; the
+ * answer is the script's `answered`-th (by default the attempt's place), and the event `eventId`.
+ */
+function attempt(number: number, atMs: number, slackMs = 0, timestamp?: string, eventId = 'evt-1', answered = number) {
+  const answer = STAGE.script[Math.min(answered, STAGE.script.length) - 1] as ScriptedAnswer;
+  const doc = { event: 'job.closed', event_id: eventId, lead_id: 'lead-1' };
   const recorded = recordedAttempt({
     stage: STAGE.id,
     number,
@@ -30,7 +33,7 @@ function attempt(number: number, atMs: number, slackMs = 0, timestamp?: string):
     path: '/cb',
     ...(timestamp !== undefined ? { timestamp } : {}),
   });
-  return slackMs ? { ...recorded, slackMs } : recorded;
+  return (slackMs ? { ...recorded, slackMs } : recorded) as Attempt;
 }
 
 type Shape = 'open' | 'judged' | 'silent' | 'stale';
@@ -38,14 +41,19 @@ type Shape = 'open' | 'judged' | 'silent' | 'stale';
 /**
  * A job's stage: its first event answered 429, retried 1.1 s later; `open`: cai's loop may have been 0.8 s late to it;
  * `stale`: retried 2.5 s later under the first attempt's timestamp (as a provider held up between signing and sending
- * brings it, or one that never signs again).
+ * brings it), while another event of the job, answered 429 too, was retried 2.1 s later signed afresh.
  */
 function job(name: string, shape: Shape): JobStage {
   const attempts =
     shape === 'silent'
       ? []
       : shape === 'stale'
-        ? [attempt(1, 0), attempt(2, 2_500, 0, String(NOW / 1000))]
+        ? [
+            attempt(1, 0),
+            attempt(2, 2_500, 0, String(NOW / 1000)),
+            attempt(3, 3_000, 0, undefined, 'evt-2', 1),
+            attempt(4, 5_100, 0, undefined, 'evt-2', 2),
+          ]
         : [attempt(1, 0), attempt(2, 1_100, shape === 'open' ? 800 : 0)];
   const record: StageRecord = {
     scenario: STAGE,
