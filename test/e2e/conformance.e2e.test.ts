@@ -18,16 +18,13 @@ describe('cai conformance (built binary)', () => {
     const result = await spawnCli(['conformance', 'run', '--mock', '--interface', 'B', '--repro-dir', join(dir, 'b')]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${RUN_B} passed, 0 failed, ${SKIPPED_B} skipped$`, 'm'));
-    // Piped, stderr gets nothing but a line every 10 s while the stateful phase explores.
-    expect(
-      result.stderr
-        .split('\n')
-        .filter(
-          (line) =>
-            line !== '' &&
-            !new RegExp(`^still running 1 of ${DEFAULT_B.length} checks \\(\\d+ done\\): B-STATE-\\d{3}$`).test(line),
-        ),
-    ).toEqual([]);
+    // Piped, stderr gets nothing but a line when no check has finished for 10 s: while the stateful phase explores,
+    // and on a busy machine while a check that waits does (B-DEDUP-011, seen in CI).
+    const id = 'B-[A-Z]+-\\d{3}';
+    const waitLine = new RegExp(
+      `^still running \\d+ of ${DEFAULT_B.length} checks \\(\\d+ done\\): ${id}(, ${id})*( and \\d+ more)?$`,
+    );
+    expect(result.stderr.split('\n').filter((line) => line !== '' && !waitLine.test(line))).toEqual([]);
   });
 
   it('a broken receiver fails the run with exit 1 and names the check', async () => {

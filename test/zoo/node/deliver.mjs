@@ -2,6 +2,7 @@
 // zoo's Node senders (sender.mjs) and the callbacks of its Node provider (receiver-a.mjs).
 import { request as httpRequest, Agent } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { existsSync, writeFileSync } from 'node:fs';
 import { signatureOf } from './spec.mjs';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -83,6 +84,7 @@ export const DEFAULT_DELIVERY = {
  * Delivers one document: every attempt carries exactly the same bytes and event_id, signed afresh with the time of
  * that attempt (§5.2, §6.1). `headers` are the fixed ones (identity, content type), named in lower case.
  * Hooks for the zoo's broken senders: `bodyFor(attempt)`, `timestampFor(attempt)`, `decideFor(answer, attempt)`.
+ * `holdOnce: { file, ms }`: a correct sender held up once by its machine, between signing and sending (see holdOnce).
  */
 export async function deliver({ url, headers, body, secret, ...given }) {
   const options = { ...DEFAULT_DELIVERY, ...given };
@@ -90,6 +92,10 @@ export async function deliver({ url, headers, body, secret, ...given }) {
   const fixed = Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [spell(name, options.lowerCase), value]),
   );
+  // A held retry shows only when it is signed in the second of the first attempt: each first attempt starts early in
+  // its second (any sender may choose when to send).
+  if (options.holdOnce) await sleep(1020 - (Date.now() % 1000));
+  let backedOff = false;
   for (let attempt = 1; ; attempt += 1) {
     const bytes = options.bodyFor?.(attempt) ?? body;
     const timestamp = options.timestampFor?.(attempt) ?? String(Math.floor(Date.now() / 1000));
@@ -99,14 +105,26 @@ export async function deliver({ url, headers, body, secret, ...given }) {
       [spell('x-cai-timestamp', options.lowerCase)]: timestamp,
       [spell('x-cai-signature', options.lowerCase)]: signature,
     };
+    if (backedOff && options.holdOnce) await holdOnce(options.holdOnce);
     const answer = await post(url, signed, bytes, options);
     const next = (options.decideFor ?? decide)(answer, attempt, options);
     if (!next.retry) return { outcome: next.outcome, status: answer.status, attempts: attempt };
     // §8: retries end when the retry period has run out (24 hours in production; short here).
     if (Date.now() + next.waitMs - started > options.retryForMs)
       return { outcome: 'gave-up', status: answer.status, error: answer.error?.message, attempts: attempt };
+    backedOff = answer.status !== 429;
     await sleep(next.waitMs);
   }
+}
+
+/**
+ * The first retry after a backoff that this sender (across its runs: `file` is the mark) ever sends waits `ms` after
+ * it was signed, as a process the machine stopped running for a moment would: its fresh signature arrives old.
+ */
+async function holdOnce({ file, ms }) {
+  if (existsSync(file)) return;
+  writeFileSync(file, '');
+  await sleep(ms);
 }
 
 /** A keep-alive agent (several attempts and documents on one connection), or none: a new connection each time. */

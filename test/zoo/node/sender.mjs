@@ -8,6 +8,8 @@
 //   node sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--types message|mixed]
 //     [--optional none|all|alternate] [--lower-case-headers] [--charset] [--chunked] [--keep-alive] [--pretty-crlf]
 //     [--base-delay MS] [--retry-for MS] [--jitter F] [--callback-url URL] [--secret-env NAME] [--fault NAME]
+//     [--hold-once FILE]: correct, but held up once by its machine for 2.5 s between signing a retry and sending it
+//     (deliver.mjs), the first time it retries after a backoff with no FILE yet; it writes FILE then
 import { randomUUID } from 'node:crypto';
 import { deliver, decide, keepAliveAgent, sleep } from './deliver.mjs';
 import { runAsProgram } from './server.mjs';
@@ -95,6 +97,7 @@ const FLAGS = {
   '--callback-url': 'callbackUrl',
   '--secret-env': 'secretEnv',
   '--fault': 'fault',
+  '--hold-once': 'holdOnceFile',
 };
 const SWITCHES = {
   '--lower-case-headers': 'lowerCase',
@@ -218,7 +221,11 @@ async function main() {
     'content-type': args.charset ? 'application/json; charset=utf-8' : 'application/json',
     [args.interface === 'B' ? 'x-cai-provider' : 'x-cai-source']: args.identity,
   };
-  const options = { ...args, agent: args.keepAlive ? keepAliveAgent(args.parallel) : undefined };
+  const options = {
+    ...args,
+    agent: args.keepAlive ? keepAliveAgent(args.parallel) : undefined,
+    ...(args.holdOnceFile ? { holdOnce: { file: args.holdOnceFile, ms: 2_500 } } : {}),
+  };
   let latest = 0;
   const sendOne = (i) =>
     deliver({ url, headers, body: bodies[i], secret, ...options, ...faultHooks(args, i, docs, bodies, () => latest) });
