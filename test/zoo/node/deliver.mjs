@@ -96,6 +96,7 @@ export async function deliver({ url, headers, body, secret, ...given }) {
   // its second (any sender may choose when to send).
   if (options.holdOnce) await sleep(1020 - (Date.now() % 1000));
   let backedOff = false;
+  let signedBefore;
   for (let attempt = 1; ; attempt += 1) {
     const bytes = options.bodyFor?.(attempt) ?? body;
     const timestamp = options.timestampFor?.(attempt) ?? String(Math.floor(Date.now() / 1000));
@@ -105,7 +106,9 @@ export async function deliver({ url, headers, body, secret, ...given }) {
       [spell('x-cai-timestamp', options.lowerCase)]: timestamp,
       [spell('x-cai-signature', options.lowerCase)]: signature,
     };
-    if (backedOff && options.holdOnce) await holdOnce(options.holdOnce);
+    // Held only where it shows: a retry signed in the second of the attempt before it (a busy machine may be slower).
+    if (backedOff && timestamp === signedBefore && options.holdOnce) await holdOnce(options.holdOnce);
+    signedBefore = timestamp;
     const answer = await post(url, signed, bytes, options);
     const next = (options.decideFor ?? decide)(answer, attempt, options);
     if (!next.retry) return { outcome: next.outcome, status: answer.status, attempts: attempt };
@@ -118,8 +121,9 @@ export async function deliver({ url, headers, body, secret, ...given }) {
 }
 
 /**
- * The first retry after a backoff that this sender (across its runs: `file` is the mark) ever sends waits `ms` after
- * it was signed, as a process the machine stopped running for a moment would: its fresh signature arrives old.
+ * The first retry after a backoff, signed in the second of the attempt before it, that this sender (across its runs:
+ * `file` is the mark) ever sends waits `ms` after it was signed, as a process the machine stopped running for a moment
+ * would: its fresh signature arrives old.
  */
 async function holdOnce({ file, ms }) {
   if (existsSync(file)) return;

@@ -9,7 +9,8 @@
 //     [--optional none|all|alternate] [--lower-case-headers] [--charset] [--chunked] [--keep-alive] [--pretty-crlf]
 //     [--base-delay MS] [--retry-for MS] [--jitter F] [--callback-url URL] [--secret-env NAME] [--fault NAME]
 //     [--hold-once FILE]: correct, but held up once by its machine for 2.5 s between signing a retry and sending it
-//     (deliver.mjs), the first time it retries after a backoff with no FILE yet; it writes FILE then
+//     (deliver.mjs): the first retry after a backoff signed in the second of the attempt before it, with no FILE yet;
+//     it writes FILE then
 import { randomUUID } from 'node:crypto';
 import { deliver, decide, keepAliveAgent, sleep } from './deliver.mjs';
 import { runAsProgram } from './server.mjs';
