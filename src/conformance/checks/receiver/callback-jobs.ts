@@ -45,7 +45,7 @@ function sharedLead(scope: ProbeScope): string {
  * Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks.
  * A job whose events' timing (§7: the waits' growth, Retry-After honoured) cai's own lag left open is sent again as a
  * new job, at most SENDER_RUN_CAPS.timingReplays times, as a sender run plays such a scenario again; so is, once, a
- * job whose events broke a term a provider held up by the busy machine fakes while its other events kept it
+ * job whose events broke a term a provider held up by the busy machine fakes once, or while its other events kept it
  * (judging.ts). The last is the evidence, with the first job's breaches it did not repeat as notes.
  */
 export function jobStage(scope: ProbeScope, name: string, options: JobOptions = {}): Promise<JobStage | undefined> {

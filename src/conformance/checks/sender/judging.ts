@@ -41,12 +41,12 @@ export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
  * The terms whose breach a sender held up by a busy machine fakes, unseen by cai: held between drawing a wait and
  * sending, its jittered waits look steady (growth); held between signing and sending, a fresh signature arrives
  * seconds old and looks sent again (fresh). A hold is a moment: a sender that breaks the term every time it is judged
- * on it is consistent, and that is the verdict; one that also keeps it may have been held where it broke it, and its
- * breach is confirmed on a second play before it counts.
+ * on it, more than once, is consistent, and that is the verdict; one judged on it once, or that also keeps it, may
+ * have been held where it broke it, and its breach is confirmed on a second play before it counts.
  */
 const LAG_FAKED_TERMS = new Set(['growth', 'fresh']);
 
-/** The terms a held-up sender fakes whose breaches in `run` are not consistent (see LAG_FAKED_TERMS). */
+/** The terms a held-up sender fakes whose breaches in `run` are not yet consistent: kept too, or judged once. */
 function breachesToConfirm(run: SenderEvidence): Set<string> {
   const tally = new Map<string, { kept: number; broken: number }>();
   for (const finding of findingsOf(run)) {
@@ -55,7 +55,9 @@ function breachesToConfirm(run: SenderEvidence): Set<string> {
     counts[finding.verdict === 'kept' ? 'kept' : 'broken'] += 1;
     tally.set(finding.term, counts);
   }
-  return new Set([...tally].filter(([, { kept, broken }]) => broken > 0 && kept > 0).map(([term]) => term));
+  return new Set(
+    [...tally].filter(([, { kept, broken }]) => broken > 0 && (kept > 0 || broken === 1)).map(([term]) => term),
+  );
 }
 
 /**
