@@ -141,6 +141,11 @@ export interface StageRecord {
   replays?: number;
   /** The breaches of the first play that the play kept (a later one) did not repeat (checks/sender/judging.ts). */
   unrepeated?: readonly UnrepeatedBreach[];
+  /**
+   * The terms a held-up sender or a jittered backoff's draw fakes that this play broke and an earlier play of the
+   * scenario did not: not consistent, so left open (checks/sender/judging.ts), not the verdict.
+   */
+  unconfirmed?: readonly string[];
 }
 
 /** A breach of a first play that a second play did not repeat: reported as a note, not as the verdict. */

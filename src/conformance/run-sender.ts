@@ -17,7 +17,13 @@ import { timestampOf, type SenderEvidence, type StageRecord, type UnrepeatedBrea
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
 import { judgeSenderChecks, summarise } from './runner.js';
-import { documentsPerRunOf, triggerText, unrepeatedBreaches, worthPlayingAgain } from './checks/sender/judging.js';
+import {
+  documentsPerRunOf,
+  triggerText,
+  unconfirmedBreaches,
+  unrepeatedBreaches,
+  worthPlayingAgain,
+} from './checks/sender/judging.js';
 import { DEFAULT_MANUAL_WAIT_MS, DEFAULT_OBSERVE_MS, DEFAULT_WAIT_MS } from './tolerances.js';
 import { SENDER_RUN_CAPS } from '../bounds.js';
 import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
@@ -245,25 +251,34 @@ async function playNamed(
 
 /** How a play is reviewed: whether to play the scenario again, and what of the first play a replay did not repeat. */
 export interface PlayReview {
-  worthAgain(record: StageRecord, firstPlay: boolean): boolean;
+  /** `plays`: the scenario's plays so far, the first first; the last is the one in question. */
+  worthAgain(plays: readonly StageRecord[]): boolean;
   unrepeated(first: StageRecord, replay: StageRecord): readonly UnrepeatedBreach[];
+  /** The terms the last of `plays` broke that an earlier one did not: left open. */
+  unconfirmed(plays: readonly StageRecord[]): readonly string[];
 }
 
 /** The model's review of one stage's play (checks/sender/judging.ts), among the first plays of the run. */
 function reviewOf(options: PlayOptions, firstPlays: StageRecord[]): PlayReview {
   const run = senderEvidence(options, firstPlays);
   return {
-    worthAgain: (record, firstPlay) => worthPlayingAgain(senderEvidence(options, [record]), firstPlay, run),
+    worthAgain: (plays) =>
+      worthPlayingAgain(
+        plays.map((play) => senderEvidence(options, [play])),
+        run,
+      ),
     unrepeated: (first, replay) =>
       unrepeatedBreaches(senderEvidence(options, [first]), senderEvidence(options, [replay])),
+    unconfirmed: (plays) => unconfirmedBreaches(plays.map((play) => senderEvidence(options, [play]))),
   };
 }
 
 /**
  * A scenario whose timing cai's own lag left undecided (model: each arrival is known between two bounds) is played
- * again, alone, at most SENDER_RUN_CAPS.timingReplays times; so is, once, one whose first play broke a term a sender
- * held up by the busy machine fakes, where the run's other plays do not show the breach consistent (judging.ts). The
- * last play is the evidence, with the first play's breaches it did not repeat as notes.
+ * again, alone, at most SENDER_RUN_CAPS.timingReplays times; so is one whose plays all broke a term a sender held up
+ * by the busy machine (or a jittered backoff's draw) fakes, where the run's other plays do not show the breach
+ * consistent, until as many plays as judging.ts asks broke it. The last play is the evidence, with the first play's
+ * breaches it did not repeat as notes.
  */
 export async function replayUndecided(
   stages: Pick<Stages, 'play'>,
@@ -273,25 +288,28 @@ export async function replayUndecided(
   review: PlayReview,
 ): Promise<void> {
   for (const [index, record] of records.entries()) {
-    let current = record;
+    const plays = [record];
     // A replay cut by the run's end is no better evidence than the play it replaces: one starts only with a whole
     // wait left, and one to which nothing came (a sender still held up by the busy machine) leaves the play before it.
     for (
       let again = 1;
       again <= SENDER_RUN_CAPS.timingReplays &&
-      review.worthAgain(current, again === 1) &&
+      review.worthAgain(plays) &&
       !options.signal.aborted &&
       performance.now() + options.waitMs <= deadlineMono;
       again += 1
     ) {
       const replay = await stages.play(record.scenario, { id: `${record.scenario.id}-again-${again}`, deadlineMono });
       if (replay.attempts.length === 0) break;
-      current = replay;
-      current.replays = again;
+      replay.replays = again;
+      plays.push(replay);
     }
+    const current = plays.at(-1) as StageRecord;
     if (current !== record) {
       const unrepeated = review.unrepeated(record, current);
       if (unrepeated.length > 0) current.unrepeated = unrepeated;
+      const unconfirmed = review.unconfirmed(plays);
+      if (unconfirmed.length > 0) current.unconfirmed = unconfirmed;
     }
     records[index] = current;
   }

@@ -15,7 +15,7 @@ import { Recorder, retryAfterOf } from '../../src/conformance/listen/recorder.js
 import { scenario, type ScenarioId, type ScriptedAnswer } from '../../src/conformance/listen/scenarios.js';
 import { stageState, type SettleOptions } from '../../src/conformance/listen/settle.js';
 import { judgeSenderChecks } from '../../src/conformance/runner.js';
-import { worthPlayingAgain } from '../../src/conformance/checks/sender/judging.js';
+import { unconfirmedBreaches, worthPlayingAgain } from '../../src/conformance/checks/sender/judging.js';
 import { loadSpecSections } from '../helpers/spec-sections.js';
 
 const SECRET = 'judges-secret-0123456789';
@@ -376,8 +376,11 @@ describe('retry rules', () => {
       attempt(id, 2, 2_100, { timestamp: first.headers['x-cai-timestamp'] }),
     ];
     const signedAfresh = [first, attempt('retry-429', 2, 2_100)];
-    const worth = (records: Parameters<typeof evidence>[0], firstPlay = true) =>
-      worthPlayingAgain(evidence(records.slice(0, 1)), firstPlay, evidence(records));
+    const worth = (records: Parameters<typeof evidence>[0], plays = 1) =>
+      worthPlayingAgain(
+        Array.from({ length: plays }, () => evidence(records.slice(0, 1))),
+        evidence(records),
+      );
     // Once in the run: one hold looks the same, so one breach is not yet consistent.
     expect(worth([{ id: 'retry-429-date', attempts: stale('retry-429-date') }])).toBe(true);
     // Kept elsewhere in the run: the sender can sign afresh, and this one breach may be a hold.
@@ -394,12 +397,45 @@ describe('retry rules', () => {
         { id: 'retry-5xx', attempts: stale('retry-5xx') },
       ]),
     ).toBe(false);
-    // A replay is asked only whether cai's lag left it open.
+    // Broken again on a second play: confirmed, no third.
     const mixed = [
       { id: 'retry-429-date' as const, attempts: stale('retry-429-date') },
       { id: 'retry-429' as const, attempts: signedAfresh },
     ];
-    expect(worth(mixed, false)).toBe(false);
+    expect(worth(mixed, 2)).toBe(false);
+  });
+
+  it('waits a jittered backoff drew steady are played until three plays in a row held them steady', () => {
+    // Decorrelated jitter (each wait between the 150 ms base and three times the one before) drew these: not grown,
+    // the longest 2.0× the shortest, as steady as constant waits; about one delivery in seven draws so.
+    const steady = { id: 'retry-5xx' as const, attempts: retriesWithWaits([431, 529, 471, 259, 294]) };
+    const grown = { id: 'retry-5xx' as const, attempts: retriesWithWaits([180, 420, 390, 1_100, 2_600]) };
+    expect(verdict('BS-RETRY-005', [steady])).toBe('failed');
+    expect(verdict('BS-RETRY-005', [grown])).toBe('passed');
+    const plays = (...records: (typeof steady)[]) => records.map((record) => evidence([record]));
+    expect(worthPlayingAgain(plays(steady))).toBe(true);
+    expect(worthPlayingAgain(plays(steady, steady))).toBe(true);
+    // Three plays in a row held steady: the verdict stands (a replay that grew ends the plays, and is the evidence).
+    expect(worthPlayingAgain(plays(steady, steady, steady))).toBe(false);
+    expect(worthPlayingAgain(plays(steady, grown))).toBe(false);
+    expect(unconfirmedBreaches(plays(steady, steady, steady))).toEqual([]);
+    // Steady on the last play only, scattered (neither growing nor steady) on one before: the breach is left open.
+    const scattered = { id: 'retry-5xx' as const, attempts: retriesWithWaits([160, 900, 230, 400, 350]) };
+    expect(verdict('BS-RETRY-005', [scattered])).toBe('not-judged');
+    expect(unconfirmedBreaches(plays(scattered, steady))).toEqual(['growth']);
+    const last = evidence([steady]);
+    (last.records[0] as { unconfirmed?: string[]; replays?: number }).unconfirmed = ['growth'];
+    const open = check('BS-RETRY-005').judge(last);
+    expect(open.verdict).toBe('not-judged');
+    expect(open.actual).toMatch(/an earlier play of the scenario did not show it .*which leaves it open$/);
+    // Constant waits held steady in three deliveries of the first plays: consistent, no replay.
+    const constant = (start: number) => ({
+      id: 'retry-5xx' as const,
+      attempts: retriesWithWaits([1_000, 1_000, 1_000, 1_000, 1_000], job(`evt-${start}`), start),
+    });
+    const run = evidence([constant(0), constant(60_000), constant(120_000)]);
+    expect(worthPlayingAgain([evidence([constant(0)])], run)).toBe(false);
+    expect(worthPlayingAgain([evidence([constant(0)])], evidence([constant(0), constant(60_000)]))).toBe(true);
   });
 
   it('a breach of a first play that the play kept did not repeat is a note on the verdict, never the verdict', () => {

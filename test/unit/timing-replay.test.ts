@@ -39,9 +39,10 @@ function player(...answers: StageRecord[]) {
 
 const options = (waitMs: number) => ({ signal: new AbortController().signal, waitMs });
 /** A review that finds every play worth another (or only those `worth` names), and no unrepeated breach. */
-const review = (worth: (record: StageRecord, firstPlay: boolean) => boolean = () => true) => ({
+const review = (worth: (plays: readonly StageRecord[]) => boolean = () => true) => ({
   worthAgain: worth,
   unrepeated: () => [],
+  unconfirmed: () => [],
 });
 const always = review();
 
@@ -63,33 +64,34 @@ describe('replaying a scenario whose timing verdict was left open', () => {
       records,
       options(1_000),
       performance.now() + 60_000,
-      review((r) => r.id === 'first'),
+      review((plays) => plays.at(-1)?.id === 'first'),
     );
     expect(played).toHaveLength(1);
     expect(records[0]?.id).toBe('again-1');
   });
 
-  it('asks of the first play alone whether its breaches need confirming, and keeps what a replay did not repeat', async () => {
-    const { stages, played } = player(record('again-1', 3));
+  it('asks with every play of the scenario so far; keeps what the last did not repeat, and what it broke alone', async () => {
+    const { stages, played } = player(record('again-1', 3), record('again-2', 3));
     const records = [record('first', 3)];
-    const asked: [string, boolean][] = [];
+    const asked: string[][] = [];
     const breach = {
-      term: 'fresh',
-      actual: 'retry-5xx #1: attempt #2 arrived 2.00 s after #1 with the same timestamp',
+      term: 'growth',
+      actual:
+        'retry-5xx #1: waits 431 ms, 529 ms, 471 ms, 259 ms, 294 ms: the last two 0.8× the two shortest of the first three',
     };
     await replayUndecided(stages, records, options(1_000), performance.now() + 60_000, {
-      worthAgain: (r, firstPlay) => {
-        asked.push([r.id, firstPlay]);
-        return firstPlay;
+      worthAgain: (plays) => {
+        asked.push(plays.map((play) => play.id));
+        return plays.length < 3;
       },
-      unrepeated: (first, replay) => (first.id === 'first' && replay.id === 'again-1' ? [breach] : []),
+      unrepeated: (first, replay) => (first.id === 'first' && replay.id === 'again-2' ? [breach] : []),
+      unconfirmed: (plays) => (plays.length === 3 ? ['fresh'] : []),
     });
-    expect(asked).toEqual([
-      ['first', true],
-      ['again-1', false],
-    ]);
-    expect(played).toEqual(['retry-5xx-again-1']);
+    expect(asked).toEqual([['first'], ['first', 'again-1']]);
+    expect(played).toEqual(['retry-5xx-again-1', 'retry-5xx-again-2']);
+    expect(records[0]?.id).toBe('again-2');
     expect(records[0]?.unrepeated).toEqual([breach]);
+    expect(records[0]?.unconfirmed).toEqual(['fresh']);
   });
 
   it('does not start a replay without a whole wait left before the run ends', async () => {

@@ -25,6 +25,7 @@ import {
   attemptFindings,
   documentsPerRunOf,
   findingsOf,
+  playsToConfirm,
   TIMED_TERMS,
   type SenderFinding,
 } from '../checks/sender/judging.js';
@@ -369,8 +370,8 @@ async function shrinkAndConfirm(
 }
 
 /**
- * Plays the conversation once more, and keeps it as the failure's evidence. A breach of timing not seen again is no
- * failure: the sender's own timers may have lagged the first time (the scenarios judge timing alone, and again).
+ * Plays the conversation again, as often as judging.ts asks to confirm the term, and keeps the last play as the
+ * evidence. A breach of timing not seen again is no failure: the sender's timers may have lagged, or its jitter drawn.
  */
 async function confirm(
   play: Play,
@@ -379,8 +380,12 @@ async function confirm(
   path: string | undefined,
   shrinks: number,
 ): Promise<SenderShrunk | undefined> {
-  const played = await play(conversation, Number.POSITIVE_INFINITY, true);
-  const again = breaks(played, seen);
+  let played = await play(conversation, Number.POSITIVE_INFINITY, true);
+  let again = breaks(played, seen);
+  for (let plays = 2; again && plays < playsToConfirm(seen.finding.term); plays += 1) {
+    played = await play(conversation, Number.POSITIVE_INFINITY, true);
+    again = breaks(played, seen);
+  }
   if (!again && TIMED_TERMS.has(seen.finding.term)) return undefined;
   const finding = again ?? seen.finding;
   return {

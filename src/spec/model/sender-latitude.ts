@@ -48,6 +48,15 @@ export const BACKOFF_GROWTH_FACTOR = 2;
 export const BACKOFF_STEADY_SPREAD = 3;
 
 /**
+ * A jittered backoff may draw five waits that neither grow nor spread past BACKOFF_STEADY_SPREAD: "decorrelated
+ * jitter" (each wait drawn between the base and three times the one before, AWS's) does so in about one delivery in
+ * seven, a steady draw no judge of five waits tells from constant ones. A breach of the growth counts only when this
+ * many plays in a row show it (about one such sender in 400 then fails; constant waits, even with ±50 % jitter, are
+ * steady in over nine plays in ten, and fail nine runs in ten or more). At most SENDER_RUN_CAPS.timingReplays + 1.
+ */
+export const GROWTH_BREACH_PLAYS = 3;
+
+/**
  * How long a sender may wait for an answer before it gives up on it (its own time-out) and sends the document again:
  * the spec names no time-out, and a sender that gave up waiting did right. Only an answer this late, and an attempt
  * cai's own lag leaves as maybe sent before it, make "sent again after a final answer" undecided; an answer sooner

@@ -164,7 +164,7 @@ export const FAULTS = [
 const LISTED_5XX = [500, 502, 503, 504];
 
 const USAGE =
-  'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F|full] [--jitter-seed N] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
+  'node wild-sender.mjs --interface B|A --identity CODE [--count N] [--parallel K] [--retry-for MS] [--base-delay MS] [--max-delay MS] [--jitter F|full|decorrelated] [--jitter-seed N] [--wait-max] [--transport per-attempt|keep-alive|pipeline|http10] [--expect-continue] [--chunk-size BYTES] [--header-case canonical|lower|upper|mixed] [--types conversation|all] [--id-style uuid|unicode120] [--callback-url URL] [--secret-env NAME] [--timeout MS] [--fault NAME]';
 
 class UsageError extends Error {}
 
@@ -217,10 +217,13 @@ export function parseArgs(argv) {
     return o[name];
   };
   // A fraction F draws each wait within ±F of the doubling one; `full` draws it from 0 to the doubling one (AWS's
-  // "full jitter"), from a generator seeded by --jitter-seed when given (a run that draws the same waits every time).
-  const jitter = o.jitter === 'full' ? 'full' : Number(o.jitter);
-  if (jitter !== 'full' && !(jitter >= 0 && jitter <= 0.9))
-    throw new UsageError(`--jitter must be a fraction from 0 to 0.9 or full, got ${JSON.stringify(o.jitter)}`);
+  // "full jitter"), `decorrelated` between the base and three times the wait before (AWS's "decorrelated jitter"),
+  // from a generator seeded by --jitter-seed when given (a run that draws the same waits every time).
+  const jitter = ['full', 'decorrelated'].includes(o.jitter) ? o.jitter : Number(o.jitter);
+  if (typeof jitter === 'number' && !(jitter >= 0 && jitter <= 0.9))
+    throw new UsageError(
+      `--jitter must be a fraction from 0 to 0.9, full or decorrelated, got ${JSON.stringify(o.jitter)}`,
+    );
   if (o.fault && !FAULTS.some((f) => f.name === o.fault))
     throw new UsageError(`unknown fault ${JSON.stringify(o.fault)}`);
   const opts = {
@@ -626,7 +629,13 @@ function isDuplicateAnswer(r) {
   }
 }
 
-function backoff(opts, failures) {
+function backoff(opts, failures, drawn) {
+  if (opts.jitter === 'decorrelated') {
+    // AWS's "decorrelated jitter": each wait drawn between the base and three times the one before, capped.
+    const before = failures === 1 ? opts.baseDelay : drawn.before;
+    drawn.before = Math.min(opts.maxDelay, opts.baseDelay + opts.random() * (3 * before - opts.baseDelay));
+    return Math.round(drawn.before);
+  }
   let d = Math.min(opts.maxDelay, opts.baseDelay * 2 ** Math.min(failures - 1, 30));
   if (opts.jitter === 'full') d *= opts.random();
   else if (opts.jitter > 0) d *= 1 - opts.jitter + 2 * opts.jitter * opts.random();
@@ -670,6 +679,7 @@ async function deliver(opts, ctx, doc, log) {
   let renames = 0;
   let resigns = 0;
   let attemptNo = 0;
+  const drawn = {};
   const send = async () => {
     attemptNo++;
     const headers = requestHeaders(opts, ctx.target, bytes, attemptNo, state);
@@ -714,7 +724,7 @@ async function deliver(opts, ctx, doc, log) {
     if (remaining <= 0) return 'given-up';
     let wait;
     failures++;
-    const own = backoff(opts, failures);
+    const own = backoff(opts, failures, drawn);
     if (verdict === 'rate') {
       const ra = retryAfterMs(r.headers['retry-after'], Date.now());
       if (ra === null || opts.fault === 'ignores-retry-after') wait = Math.min(own, remaining);

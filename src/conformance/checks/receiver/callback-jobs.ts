@@ -10,7 +10,7 @@ import type { Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { CallbackHarness, JobStage } from '../../probe/callbacks.js';
 import { SENDER_RUN_CAPS } from '../../../bounds.js';
-import { unrepeatedBreaches, worthPlayingAgain } from '../sender/judging.js';
+import { unconfirmedBreaches, unrepeatedBreaches, worthPlayingAgain } from '../sender/judging.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
@@ -44,9 +44,10 @@ function sharedLead(scope: ProbeScope): string {
 /**
  * Sends one job with a callback_url of its own and gathers its events; once per run and name, shared by the checks.
  * A job whose events' timing (§7: the waits' growth, Retry-After honoured) cai's own lag left open is sent again as a
- * new job, at most SENDER_RUN_CAPS.timingReplays times, as a sender run plays such a scenario again; so is, once, a
- * job whose events broke a term a provider held up by the busy machine fakes once, or while its other events kept it
- * (judging.ts). The last is the evidence, with the first job's breaches it did not repeat as notes.
+ * new job, at most SENDER_RUN_CAPS.timingReplays times, as a sender run plays such a scenario again; so is a job
+ * whose events broke a term a provider held up by the busy machine (or a jittered backoff's draw) fakes, judged too
+ * few times or while its other events kept it, until as many jobs as judging.ts asks broke it. The last is the
+ * evidence, with the first job's breaches it did not repeat as notes.
  */
 export function jobStage(scope: ProbeScope, name: string, options: JobOptions = {}): Promise<JobStage | undefined> {
   return scope.session.once(`callback-${name}`, async () => {
@@ -54,23 +55,26 @@ export function jobStage(scope: ProbeScope, name: string, options: JobOptions = 
     if (!harness) return undefined;
     if (options.after) await options.after();
     const first = await gatherJob(scope, harness, name, options);
-    let stage = first;
+    const plays = [first];
     for (
       let again = 1;
       again <= SENDER_RUN_CAPS.timingReplays &&
       !scope.session.signal.aborted &&
-      worthPlayingAgain(harness.evidence([stage]), again === 1);
+      worthPlayingAgain(plays.map((play) => harness.evidence([play])));
       again += 1
     ) {
       const replay = await gatherJob(scope, harness, name, options, `${name}-again-${again}`);
       // A job to which no event came (a provider held up by the busy machine) is no better evidence than the one before.
       if (replay.record.attempts.length === 0) break;
-      stage = replay;
-      stage.record.replays = again;
+      replay.record.replays = again;
+      plays.push(replay);
     }
+    const stage = plays.at(-1) as JobStage;
     if (stage !== first) {
       const unrepeated = unrepeatedBreaches(harness.evidence([first]), harness.evidence([stage]));
       if (unrepeated.length > 0) stage.record.unrepeated = unrepeated;
+      const unconfirmed = unconfirmedBreaches(plays.map((play) => harness.evidence([play])));
+      if (unconfirmed.length > 0) stage.record.unconfirmed = unconfirmed;
     }
     return stage;
   });

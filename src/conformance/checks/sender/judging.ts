@@ -23,6 +23,7 @@ import {
   type StageRecord,
   type UnrepeatedBreach,
 } from '../../evidence.js';
+import { GROWTH_BREACH_PLAYS } from '../../../spec/model/sender-latitude.js';
 import { plural } from '../../../text.js';
 
 export type SenderFinding = Finding<Attempt>;
@@ -41,12 +42,21 @@ export const TIMED_TERMS = new Set(['growth', 'retry-after', 'fresh', 'stops']);
  * The terms whose breach a sender held up by a busy machine fakes, unseen by cai: held between drawing a wait and
  * sending, its jittered waits look steady (growth); held between signing and sending, a fresh signature arrives
  * seconds old and looks sent again (fresh). A hold is a moment: a sender that breaks the term every time it is judged
- * on it, more than once, is consistent, and that is the verdict; one judged on it once, or that also keeps it, may
- * have been held where it broke it, and its breach is confirmed on a second play before it counts.
+ * on it, as often as playsToConfirm asks, is consistent, and that is the verdict; one judged on it fewer times, or
+ * that also keeps it, may have been held where it broke it, and its breach is confirmed by plays again before it
+ * counts.
  */
 const LAG_FAKED_TERMS = new Set(['growth', 'fresh']);
 
-/** The terms a held-up sender fakes whose breaches in `run` are not yet consistent: kept too, or judged once. */
+/**
+ * How many plays in a row must break a term before the breach counts: a jittered backoff draws waits that hold
+ * steady now and then (GROWTH_BREACH_PLAYS), a hold of the sender fakes either term once.
+ */
+export function playsToConfirm(term: string): number {
+  return term === 'growth' ? GROWTH_BREACH_PLAYS : 2;
+}
+
+/** The terms a held-up sender fakes whose breaches in `run` are not yet consistent: kept too, or judged too few times. */
 function breachesToConfirm(run: SenderEvidence): Set<string> {
   const tally = new Map<string, { kept: number; broken: number }>();
   for (const finding of findingsOf(run)) {
@@ -56,21 +66,39 @@ function breachesToConfirm(run: SenderEvidence): Set<string> {
     tally.set(finding.term, counts);
   }
   return new Set(
-    [...tally].filter(([, { kept, broken }]) => broken > 0 && (kept > 0 || broken === 1)).map(([term]) => term),
+    [...tally]
+      .filter(([term, { kept, broken }]) => broken > 0 && (kept > 0 || broken < playsToConfirm(term)))
+      .map(([term]) => term),
+  );
+}
+
+const brokeTerm = (evidence: SenderEvidence, term: string) =>
+  findingsOf(evidence).some((finding) => finding.verdict === 'broken' && finding.term === term);
+
+/**
+ * Whether a scenario is worth playing again, given its plays so far (the last is the one judged): cai's own lag left
+ * a timing verdict of the last open, or every play broke a term a held-up sender fakes, not consistently across `run`
+ * (the first plays of the whole run; by default the first play alone), fewer times than playsToConfirm asks.
+ */
+export function worthPlayingAgain(plays: readonly SenderEvidence[], run = plays[0]): boolean {
+  const current = plays.at(-1);
+  if (current === undefined || run === undefined) return false;
+  if (findingsOf(current).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term)))
+    return true;
+  return [...breachesToConfirm(run)].some(
+    (term) => plays.length < playsToConfirm(term) && plays.every((play) => brokeTerm(play, term)),
   );
 }
 
 /**
- * Whether a play is worth playing again: cai's own lag left a timing verdict open, or (on the first play only) it
- * broke a term a held-up sender fakes, not consistently across `run` (the first plays of the whole run; by default
- * this play alone).
+ * The terms a held-up sender or a jittered backoff's draw fakes that the last of a scenario's plays broke and an
+ * earlier play did not (it kept the term, or left it open): a breach not every play shows is no consistent one.
  */
-export function worthPlayingAgain(evidence: SenderEvidence, firstPlay: boolean, run = evidence): boolean {
-  const toConfirm = firstPlay ? breachesToConfirm(run) : new Set<string>();
-  return findingsOf(evidence).some(
-    (finding) =>
-      (finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term)) ||
-      (finding.verdict === 'broken' && toConfirm.has(finding.term)),
+export function unconfirmedBreaches(plays: readonly SenderEvidence[]): string[] {
+  const last = plays.at(-1);
+  if (last === undefined) return [];
+  return [...LAG_FAKED_TERMS].filter(
+    (term) => brokeTerm(last, term) && plays.slice(0, -1).some((play) => !brokeTerm(play, term)),
   );
 }
 
@@ -108,7 +136,7 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
           endedMono: record.endedMono ?? Number.POSITIVE_INFINITY,
           signingLagMs,
           ...(evidence.senderInProcess ? { senderInProcess: true } : {}),
-        }),
+        }).map((finding) => leftOpen(finding, record)),
       ),
     ),
     ...judgeIdentity(
@@ -119,6 +147,16 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
   ];
   cache.set(evidence.records, findings);
   return findings;
+}
+
+/** A breach the play broke and an earlier play of its scenario did not (unconfirmedBreaches): undecided. */
+function leftOpen(finding: SenderFinding, record: StageRecord): SenderFinding {
+  if (finding.verdict !== 'broken' || !record.unconfirmed?.includes(finding.term)) return finding;
+  return {
+    ...finding,
+    verdict: 'undecided',
+    actual: `${finding.actual ?? ''}, but an earlier play of the scenario did not show it (a jittered backoff's draw, or a sender held up by a busy machine), which leaves it open`,
+  };
 }
 
 /**
