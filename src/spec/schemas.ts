@@ -45,15 +45,11 @@ const Identifier = z.string().min(1);
 
 /** §2.8–2.12 enumerations. */
 export const OriginChannel = z.enum(ORIGIN_CHANNELS);
-export type OriginChannel = z.infer<typeof OriginChannel>;
 export const BriefIntent = z.enum(BRIEF_INTENTS);
 export type BriefIntent = z.infer<typeof BriefIntent>;
 export const EventChannel = z.enum(EVENT_CHANNELS);
-export type EventChannel = z.infer<typeof EventChannel>;
 export const Direction = z.enum(DIRECTIONS);
-export type Direction = z.infer<typeof Direction>;
 export const Author = z.enum(AUTHORS);
-export type Author = z.infer<typeof Author>;
 export const Outcome = z.enum(OUTCOMES);
 export type Outcome = z.infer<typeof Outcome>;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
