@@ -215,6 +215,22 @@ describe('per-attempt rules', () => {
     expect(actual).toContain('a query ?x=1 added to /accept/events, which has none');
   });
 
+  it('the query of a callback_url is part of its address: dropped or changed, it fails; kept, it passes', () => {
+    const judged = (path: string) => {
+      const record = { ...stage('accept', [attempt('accept', 1, 0, { path })]), expectedPath: '/accept/events?job=7' };
+      return check('BS-HTTP-001').judge({ ...evidence([]), records: [record] });
+    };
+    expect(judged('/accept/events?job=7').verdict).toBe('passed');
+    expect(judged('/accept/events').verdict).toBe('failed');
+    expect(judged('/accept/events').actual).toContain(
+      'the query ?job=7 of the URL given (/accept/events?job=7) dropped',
+    );
+    expect(judged('/accept/events?job=8').actual).toContain(
+      'the query of the URL given (/accept/events?job=7) changed',
+    );
+    expect(judged('/accept/other?job=7').actual).toContain('not /accept/events?job=7');
+  });
+
   it('a body over 256 KiB fails the must, one between 256 000 and 262 144 bytes only the should', () => {
     const sized = (bytes: number) => [
       { id: 'accept' as const, attempts: [attempt('accept', 1, 0, { bodyBytes: bytes })] },

@@ -199,6 +199,7 @@ const TRANSFORMS = {
     'its number with a leading zero',
     (id) => (/\d/.test(id) ? id.replace(/(\d+)(?!.*\d)/, '0$1') : `${id}-01`),
   ],
+  'no-hyphens': ['its hyphens removed', (id) => (id.includes('-') ? id.replace(/-/g, '') : `${id}-`)],
   'hyphen-for-underscore': [
     'an underscore for each hyphen',
     (id) => (id.includes('-') ? id.replace(/-/g, '_') : id.replace(/_/g, '-')),

@@ -86,13 +86,24 @@ export interface StepContext {
 
 const slot = fc.nat({ max: 63 });
 
-const idShape: fc.Arbitrary<IdShape> = fc.record({
-  tail: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: text(90) }),
-  length: fc.oneof(
-    { weight: 3, arbitrary: fc.constant<IdShape['length']>('natural') },
-    { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') },
-  ),
-});
+const idShape: fc.Arbitrary<IdShape> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      tail: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: text(90) }),
+      length: fc.oneof(
+        { weight: 3, arbitrary: fc.constant<IdShape['length']>('natural') },
+        { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') },
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<NonNullable<IdShape['uuid']>>('lower', 'upper')
+      .map((uuid): IdShape => ({ tail: '', length: 'natural', uuid })),
+  },
+);
 
 const freshId: fc.Arbitrary<IdChoice> = idShape.map((shape) => ({ kind: 'fresh', shape }));
 const earlierId: fc.Arbitrary<IdChoice> = slot.map((place) => ({ kind: 'earlier', slot: place }));

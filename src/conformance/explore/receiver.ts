@@ -115,6 +115,11 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     // The stale one's id, refused, then sent validly: new (no trace).
     { ...plain, id: justUsed },
     ...ID_TRANSFORMS.map((transform): Step => ({ ...plain, id: { kind: 'near', slot: 0, transform } })),
+    // A UUID, then in capitals, then without hyphens: one value to a UUID column, three event_ids to §2.4.
+    { ...plain, id: { kind: 'fresh', shape: { tail: '', length: 'natural', uuid: 'lower' } } },
+    ...(['upper-case', 'no-hyphens'] as const).map(
+      (transform): Step => ({ ...plain, id: { kind: 'near', slot: -1, transform } }),
+    ),
     // An invalid document's id, then a valid one with it: new (no trace).
     ...(invalid
       ? [

@@ -5,6 +5,7 @@
  * run gives each one sent a fresh one (so no run collides with itself or another), with the draft's generated tail
  * and length, so the same seed draws the same documents whatever run sends them.
  */
+import { createHash } from 'node:crypto';
 import * as fc from 'fast-check';
 import {
   AUTHORS,
@@ -30,6 +31,19 @@ import { dateTime, e164, email, identifier, languageTag, messageText, text, unkn
 export interface IdShape {
   tail: string;
   length: 'natural' | 'limit' | 'over';
+  /**
+   * A UUID instead (tail and length aside), in this case: senders often name events so, and a receiver may keep them
+   * in a UUID column, which takes either case (and no hyphens) for the same value; to §2.4 they are other strings.
+   */
+  uuid?: 'lower' | 'upper';
+}
+
+/** A UUID (version 4's layout) made from `fresh`: unique as it is, and the same for the same fresh id. */
+function uuidOf(fresh: string, letters: 'lower' | 'upper'): string {
+  const hex = createHash('sha256').update(fresh).digest('hex');
+  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return letters === 'upper' ? uuid.toUpperCase() : uuid;
 }
 
 /** A generated document before it is sent. */
@@ -51,6 +65,7 @@ export interface DraftContext {
 
 /** The event_id a draft is sent with, from a fresh one (see IdShape). */
 export function eventIdFor(fresh: string, shape: IdShape): string {
+  if (shape.uuid) return uuidOf(fresh, shape.uuid);
   const tail = [...shape.tail];
   const chars = [...(tail.length > 0 ? `${fresh}-${shape.tail}` : fresh)];
   const length =

@@ -165,17 +165,22 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
   });
   const publicUrl = (options.publicUrl ?? listener.url).replace(/\/+$/, '');
   const opened = new Map<string, StageRecord>();
-  const open = (name: string, id: CallbackScenarioId) => {
-    const prefix = `${PATH_PREFIX}/${name}-${randomBytes(8).toString('hex')}`;
+  const open = (name: string, id: CallbackScenarioId, withQuery = true) => {
+    const token = randomBytes(8).toString('hex');
+    const prefix = `${PATH_PREFIX}/${name}-${token}`;
+    // §2.2 gives callback_url whole and §4.2 posts to it: a platform's URL may carry a query (a tenant, a route), and
+    // the query is part of the address (RFC 3986 §3.4). A job's URL carries one, so a provider that drops or rebuilds
+    // it posts elsewhere (BS-HTTP-001); the events are routed by the path alone, so they are judged all the same.
+    const address = withQuery ? `${prefix}?job=${token}` : prefix;
     const record = recorder.open(
-      { scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${prefix}`, expectedPath: prefix },
+      { scenario: scenario(id), id: name, prefix, targetUrl: `${publicUrl}${address}`, expectedPath: address },
       performance.now(),
     );
     opened.set(name, record);
     return record;
   };
   // Every other job's events: accepted, recorded within the listener's caps, never judged.
-  const background = open('background', 'callbacks');
+  const background = open('background', 'callbacks', false);
 
   return {
     listenUrl: listener.url,

@@ -201,15 +201,20 @@ function sizeProblem(attempt: SeenAttempt, limit: number): string | undefined {
 
 /**
  * §4.1/§4.2: a POST to the URL itself, `{provider_endpoint}/contact-jobs` or the events URL of callback_url; a query
- * added to it makes another URL (RFC 3986 §3.4: the query is part of what identifies the resource).
+ * added to it, or one of callback_url dropped or changed, makes another URL (RFC 3986 §3.4: the query is part of what
+ * identifies the resource).
  */
 function addressProblem(attempt: SeenAttempt, expectedPath: string): string | undefined {
   if (attempt.method !== 'POST') return `${quoted(attempt.method, false)} ${quoted(attempt.path, false)}`;
   if (attempt.path === expectedPath) return undefined;
   const [path, ...query] = attempt.path.split('?');
-  return path === expectedPath
-    ? `POST ${quoted(attempt.path, false)}: a query ${quoted(`?${query.join('?')}`, false)} added to ${expectedPath}, which has none`
-    : `POST ${quoted(attempt.path, false)}, not ${expectedPath}`;
+  const [expectedBase, ...expectedQuery] = expectedPath.split('?');
+  if (path !== expectedBase) return `POST ${quoted(attempt.path, false)}, not ${expectedPath}`;
+  if (expectedQuery.length === 0)
+    return `POST ${quoted(attempt.path, false)}: a query ${quoted(`?${query.join('?')}`, false)} added to ${expectedPath}, which has none`;
+  return query.length === 0
+    ? `POST ${quoted(attempt.path, false)}: the query ?${expectedQuery.join('?')} of the URL given (${expectedPath}) dropped`
+    : `POST ${quoted(attempt.path, false)}: the query of the URL given (${expectedPath}) changed`;
 }
 
 const WELL_FORMED = { relation: 'well-formed', level: 'must' } as const;

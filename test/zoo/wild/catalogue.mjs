@@ -115,6 +115,13 @@ export const B_FAULTS = [
     description: "keys its memory on the percent-decoded event_id: 'a%2Fb' after 'a/b' is a repeat",
   },
   {
+    name: 'dedupe-uuid-column',
+    relation: 'RB3',
+    clause: '§6.1',
+    description:
+      "keys its memory on a UUID column: an event_id that is a UUID is one value in either case and without hyphens, so 'A0EE...' after 'a0ee...' is a repeat",
+  },
+  {
     name: 'duplicate-before-auth',
     relation: 'RB4',
     clause: '§5, §7',

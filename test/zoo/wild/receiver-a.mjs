@@ -226,6 +226,17 @@ export const FAULTS = {
     description:
       'after one refused event (a 4xx), sends nothing more to that callback host: every later conversation is silent',
   },
+  'callback-lead-numeric': {
+    relation: 'RA8',
+    clause: '§2.2, §2.4',
+    description:
+      'keeps an all-digit lead_id as a number: it comes back without its leading zeros, and past 2^53 with other digits',
+  },
+  'callback-drops-query': {
+    relation: 'RA8',
+    clause: '§2.2, §4.2',
+    description: "posts its events to callback_url's scheme, host and path: a query in it (?tenant=...) is dropped",
+  },
   'callback-no-retry-network': {
     relation: 'RA8',
     clause: '§8',
@@ -607,7 +618,12 @@ export function createProvider(opts) {
 
   function plan(rec) {
     const job = rec.job;
-    const lead = fault === 'callback-lead-truncated-64' ? job.lead_id.slice(0, 64) : job.lead_id;
+    const lead =
+      fault === 'callback-lead-truncated-64'
+        ? job.lead_id.slice(0, 64)
+        : fault === 'callback-lead-numeric' && /^[0-9]+$/.test(job.lead_id)
+          ? String(Number(job.lead_id))
+          : job.lead_id;
     const pjid = fault === 'callback-job-id-mismatch' ? rec.internalId : rec.providerJobId;
     const name = typeof job.contact?.name === 'string' ? job.contact.name : '';
     const steps = [];
@@ -762,6 +778,7 @@ export function createProvider(opts) {
   function post(url, body, headers) {
     return new Promise((resolve, reject) => {
       const u = new URL(url);
+      if (fault === 'callback-drops-query') u.search = '';
       const lib = u.protocol === 'https:' ? https : http;
       const h = { ...headers };
       if (!opts.chunkedCallbacks) h['Content-Length'] = String(body.length);

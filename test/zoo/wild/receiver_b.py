@@ -91,6 +91,9 @@ FAULTS = {
         "that differ after them are one"),
     "dedupe-url-decoded": ("RB3", "§6.1",
         "keys its memory on the percent-decoded event_id: 'a%2Fb' after 'a/b' is a repeat"),
+    "dedupe-uuid-column": ("RB3", "§6.1",
+        "keys its memory on a UUID column: an event_id that is a UUID is one value in either case and "
+        "without hyphens, so 'A0EE...' after 'a0ee...' is a repeat"),
     # RB4: authentication
     "duplicate-before-auth": ("RB4", "§5, §7",
         "looks the event_id up before verifying: a repeat with a wrong signature is answered 202 "
@@ -199,6 +202,7 @@ DATE_TIME_NO_OFFSET = re.compile(
     r"(Z|[+-]([0-9]{2}):([0-9]{2}))?")
 TIMESTAMP = re.compile(r"[0-9]{1,15}")
 SIGNATURE = re.compile(r"sha256=[0-9a-f]{64}")
+UUID_TEXT = re.compile(r"[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}")
 RAW_ID = re.compile(rb'"event_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -379,6 +383,10 @@ class Memory:
             return (provider, event_id[:64])
         if f == "dedupe-url-decoded":
             return (provider, unquote(event_id))
+        if f == "dedupe-uuid-column":
+            hexdigits = event_id.replace("-", "").lower()
+            if UUID_TEXT.fullmatch(event_id) and len(hexdigits) == 32:
+                return (provider, hexdigits)
         if f == "dedupe-raw-id":
             m = RAW_ID.search(raw)
             if m:

@@ -434,6 +434,12 @@ const B_WITNESSES = {
     const b = await postB(t.url, message(`${base}%2F1`));
     return { ok: isNew(a) && isNew(b), saw: `"${base}/1", then "${base}%2F1": ${show(a)}, then ${show(b)}` };
   },
+  'dedupe-uuid-column': async (t) => {
+    const id = crypto.randomUUID();
+    const a = await postB(t.url, message(id));
+    const b = await postB(t.url, message(id.toUpperCase()));
+    return { ok: isNew(a) && isNew(b), saw: `"${id}", then the same in capitals: ${show(a)}, then ${show(b)}` };
+  },
   'duplicate-before-auth': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));
@@ -719,6 +725,7 @@ function listen(script = () => ({ status: 202, body: '{"ok":true}' })) {
         const ts = req.headers['x-cai-timestamp'];
         const item = {
           at: Date.now(),
+          target: req.url,
           headers: req.headers,
           raw,
           doc,
@@ -998,6 +1005,18 @@ const A_WITNESSES = {
       };
     },
   },
+  'callback-lead-numeric': {
+    args: FAST,
+    probe: async (t) => {
+      const lead = '000417009007199254740993';
+      const c = await conversation(t, { lead_id: lead });
+      const bad = c.events.filter((e) => e.doc?.lead_id !== lead);
+      return {
+        ok: c.events.length > 0 && bad.length === 0,
+        saw: `a job with lead_id "${lead}": ${c.events.length} event(s), ${bad.length} with another lead_id (${JSON.stringify(bad[0]?.doc?.lead_id ?? '-')})`,
+      };
+    },
+  },
   'callback-job-id-mismatch': {
     args: FAST,
     probe: async (t) => {
@@ -1230,6 +1249,24 @@ const A_WITNESSES = {
         return {
           ok: ended(events),
           saw: `a job whose first event was answered 400, then a second job: ${events.length} event(s) for the second${ended(events) ? ', an ending' : ''}`,
+        };
+      } finally {
+        await l.close();
+      }
+    },
+  },
+  'callback-drops-query': {
+    args: FAST,
+    probe: async (t) => {
+      const l = await listen();
+      try {
+        const target = '/events?tenant=wild&route=a%2Fb';
+        const ack = await postA(t.url, job(`w-${rand()}`, `${l.url}?tenant=wild&route=a%2Fb`));
+        await l.until(ended, 20000);
+        const elsewhere = l.received.filter((e) => e.target !== target);
+        return {
+          ok: isAck(ack) && l.received.length > 0 && elsewhere.length === 0,
+          saw: `a job whose callback_url ends ${target}: ${l.received.length} event(s), ${elsewhere.length} posted to ${elsewhere[0]?.target ?? '-'}`,
         };
       } finally {
         await l.close();

@@ -36,9 +36,13 @@ interface JobOptions {
   after?(): Promise<unknown>;
 }
 
-/** The lead of the run's main job, and of the job of a contact who comes back (one per run). */
+/**
+ * The lead of the run's main job, and of the job of a contact who comes back (one per run): all digits, with leading
+ * zeros and past 2^53, as a platform's database key may well be. §2.2 has it returned unmodified; a provider that
+ * reads it as a number (a JSON number, an integer column) sends back other digits.
+ */
 function sharedLead(scope: ProbeScope): string {
-  return `lead-conf-${scope.session.runId}-returning`;
+  return `00${String(Number.parseInt(scope.session.runId, 16)).padStart(10, '0')}00000001`;
 }
 
 /**
