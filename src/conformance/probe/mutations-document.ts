@@ -225,8 +225,9 @@ export function numberFor(field: string, on?: EventType): Mutation {
 
 /**
  * §2.1: a date-time is ISO 8601 with its offset, and nothing else: words, a date alone, the offset left out, text
- * after it (a pattern without its end anchor, a parser that stops where the date-time ends, accept it), or an offset
- * of 25 hours (ISO 8601's hours run to 23: a pattern that checks two digits only accepts it).
+ * after it (a pattern without its end anchor, a parser that stops where the date-time ends, accept it), an offset
+ * of 25 hours (ISO 8601's hours run to 23: a pattern that checks two digits only accepts it), or 30 February (a
+ * pattern that checks the digits, not the calendar, accepts it).
  */
 export function dateTimeMisses(field: string, clauses: readonly string[], on?: EventType): Mutation[] {
   return nearMisses(
@@ -238,6 +239,7 @@ export function dateTimeMisses(field: string, clauses: readonly string[], on?: E
       ['2026-11-22T13:00:00', 'no time-zone offset'],
       ['2026-11-22T13:00:00+01:00 CET', 'text after the offset'],
       ['2026-11-22T13:00:00+25:00', 'an offset past 23:59'],
+      ['2026-02-30T13:00:00+01:00', 'a day February does not have'],
     ],
     on,
   );

@@ -201,6 +201,12 @@ export const B_FAULTS = [
     description: 'takes the offset of a date-time as optional: 2024-05-01T10:00:00 is accepted',
   },
   {
+    name: 'date-calendar-unchecked',
+    relation: 'RB5',
+    clause: '§2.1',
+    description: "checks a date-time's digits, not the calendar: 2026-02-30T10:00:00+01:00 is accepted",
+  },
+  {
     name: 'duplicate-before-schema',
     relation: 'RB5',
     clause: '§6.1, §7',

@@ -128,6 +128,8 @@ FAULTS = {
         "escape (\\ud800) is answered 500"),
     "date-time-offset-optional": ("RB5", "§2.1",
         "takes the offset of a date-time as optional: 2024-05-01T10:00:00 is accepted"),
+    "date-calendar-unchecked": ("RB5", "§2.1",
+        "checks a date-time's digits, not the calendar: 2026-02-30T10:00:00+01:00 is accepted"),
     "duplicate-before-schema": ("RB5", "§6.1, §7",
         "looks the event_id up before validating: an invalid document with an accepted id is "
         "answered 202 duplicate"),
@@ -237,7 +239,8 @@ def valid_date_time(value, fault):
     if not m:
         return False
     year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-    if not (1 <= month <= 12 and 1 <= day <= days_in_month(year, month)):
+    last_day = 31 if fault == "date-calendar-unchecked" else days_in_month(year, month)
+    if not (1 <= month <= 12 and 1 <= day <= last_day):
         return False
     if hour > 23 or minute > 59 or second > 60:   # 60: a leap second
         return False

@@ -512,6 +512,10 @@ const B_WITNESSES = {
     const r = await postB(t.url, message(`w-${rand()}`, { occurred_at: '2024-05-01T10:00:00' }));
     return { ok: r.status === 400, saw: `occurred_at 2024-05-01T10:00:00 (no offset): ${show(r)}` };
   },
+  'date-calendar-unchecked': async (t) => {
+    const r = await postB(t.url, message(`w-${rand()}`, { occurred_at: '2026-02-30T10:00:00+01:00' }));
+    return { ok: r.status === 400, saw: `occurred_at 2026-02-30T10:00:00+01:00 (no such day): ${show(r)}` };
+  },
   'duplicate-before-schema': async (t) => {
     const id = `w-${rand()}`;
     const a = await postB(t.url, message(id));

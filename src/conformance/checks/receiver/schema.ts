@@ -207,7 +207,7 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
   {
     id: 'B-SCHEMA-013',
     title:
-      'a `scheduled_at` that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00) is rejected with 400',
+      'a `scheduled_at` that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00, 30 February) is rejected with 400',
     sections: ['§2.1', '§2.6', '§7'],
     mutations: dateTimeMisses('scheduled_at', ['§2.1-2', '§2.6-1'], 'appointment.booked'),
   },
@@ -266,7 +266,7 @@ const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
   {
     id: 'A-SCHEMA-011',
     title:
-      'an origin.captured_at that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00) is rejected',
+      'an origin.captured_at that is not a date-time (words, a date alone, no offset, text after the offset, an offset of +25:00, 30 February) is rejected',
     sections: ['§2.1', '§2.2'],
     mutations: dateTimeMisses('origin.captured_at', ['§2.1-2']),
   },
