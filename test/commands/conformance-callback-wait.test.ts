@@ -46,7 +46,7 @@ describe('conformance run: a provider that never calls back', () => {
         /^still running 2 of 2 checks \(0 done\): A-CB-001, A-CB-005; the provider's events of each job are awaited for up to 12 s \(--callback-wait\)$/m,
       );
       expect(result.stdout).toMatch(
-        /actual: +no event at http:\/\/127\.0\.0\.1:\d+\/cai-conformance\/callbacks-[0-9a-f]+ within [\d.]+ s of the answer to the job "[^"]+"/,
+        /actual: +no event at http:\/\/127\.0\.0\.1:\d+\/cai-conformance\/callbacks-[0-9a-f]+\?job=[0-9a-f]+ within [\d.]+ s of the answer to the job "[^"]+"/,
       );
     } finally {
       await provider.close();

@@ -73,7 +73,10 @@ describe('the callback stages', () => {
     expect(stage.record.interrupted).toBeUndefined();
     const evidence = harness.evidence([stage]);
     expect(evidence).toMatchObject({ interface: 'B', identity: 'acme', secrets: ['events-secret'], observeMs: 150 });
-    expect(evidence.records[0]?.expectedPath).toBe(new URL(stage.record.targetUrl).pathname);
+    // The job's callback_url carries a query, part of its address (RFC 3986 §3.4): the events must come to both.
+    const target = new URL(stage.record.targetUrl);
+    expect(target.search).toMatch(/^\?job=[0-9a-f]+$/);
+    expect(evidence.records[0]?.expectedPath).toBe(`${target.pathname}${target.search}`);
   });
 
   it('answers an event over the §8 limit 413 as the platform would, whatever the script, and records it by its size', async () => {

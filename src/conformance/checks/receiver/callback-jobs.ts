@@ -4,6 +4,7 @@
  * own, and changed as its check needs (a lead_id with capitals and accents, the required fields alone, refused
  * first, signed 240 s before it is sent).
  */
+import { createHash } from 'node:crypto';
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import type { BriefIntent } from '../../../spec/schemas.js';
 import type { Exchange } from '../../evidence.js';
@@ -42,7 +43,9 @@ interface JobOptions {
  * reads it as a number (a JSON number, an integer column) sends back other digits.
  */
 function sharedLead(scope: ProbeScope): string {
-  return `00${String(Number.parseInt(scope.session.runId, 16)).padStart(10, '0')}00000001`;
+  // The run's id (any text) as 15 decimal digits of its hash: one lead per run, all digits.
+  const digits = BigInt(`0x${createHash('sha256').update(scope.session.runId).digest('hex').slice(0, 12)}`);
+  return `00${String(digits).padStart(15, '0')}00001`;
 }
 
 /**
