@@ -157,7 +157,9 @@ export function summariseScenario(record: StageRecord, iface: InterfaceId, docum
     deliveries.flatMap((delivery, index) => delivery.attempts.map((attempt) => [attempt, index + 1] as const)),
   );
   return {
-    id: record.id,
+    // A scenario played again keeps its id (its stage's URL names the play); `plays` says how many times.
+    id: record.replays ? record.scenario.id : record.id,
+    ...(record.replays ? { plays: record.replays + 1 } : {}),
     targetUrl: record.targetUrl,
     script: describeScript(record.scenario, iface),
     deliveries: deliveries.length,

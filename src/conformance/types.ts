@@ -178,6 +178,8 @@ export interface SuiteReport {
 /** One scenario of a sender run, as the report shows it. */
 export interface ScenarioSummary {
   id: string;
+  /** Present when the scenario was played more than once (its timing left open, a breach to confirm): the attempts are the last play's. */
+  plays?: number;
   /** The URL the sender was given (CAI_TARGET_URL). */
   targetUrl: string;
   /** What cai answered each document's attempts, in order, e.g. `503 ×5, then 202`. */

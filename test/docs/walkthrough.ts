@@ -21,7 +21,7 @@
  * prints in its first line replaces `127.0.0.1:N` in every later command.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks } from './markdown.js';
 
@@ -226,12 +226,20 @@ export async function runWalkthrough(steps: readonly Step[], options: RunOptions
       // already gone
     }
   };
-  const timer = setTimeout(() => killGroup('SIGKILL'), options.timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup('SIGKILL');
+  }, options.timeoutMs);
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', resolve);
     });
+    if (timedOut)
+      throw new Error(
+        `the walk-through was stopped after ${options.timeoutMs / 1000} s, ${running(steps, options.outDir)}`,
+      );
     if (code !== 0) throw new Error(`the walk-through script ended with ${code}${scriptErr ? `:\n${scriptErr}` : ''}`);
   } finally {
     clearTimeout(timer);
@@ -253,6 +261,18 @@ export async function runWalkthrough(steps: readonly Step[], options: RunOptions
       stderr: read(`err.${index}`) ?? '',
     };
   });
+}
+
+/** Which step a stopped walk-through was in: the last one started (its output file exists) that wrote no status. */
+function running(steps: readonly Step[], outDir: string): string {
+  const started = steps.flatMap((step, index) =>
+    step.command !== undefined && !step.background && existsSync(join(outDir, `out.${index}`)) ? [index] : [],
+  );
+  const last = started.at(-1);
+  if (last === undefined) return 'before its first command';
+  const step = steps[last] as Step;
+  const ended = existsSync(join(outDir, `rc.${last}`));
+  return `${ended ? 'after' : 'in'} line ${step.line}: \`${step.command}\``;
 }
 
 /** Every way the run departs from the page, as messages naming the page line. */

@@ -126,9 +126,11 @@ describe('deliver against scripted receivers', () => {
   it('a slow receiver past the time-out: time-outs are retried, then the delivery fails', async () => {
     const server = await serve([{ status: 202, delayMs: 10_000 }]);
     const { waits, sleep } = recordingSleep();
+    // The time-out is long enough for each attempt's request to reach the server on a busy machine (with 150 ms, a
+    // held-up loop once timed the second attempt out before it was written): the server counts both.
     const result = await deliver(request(server.url), {
       sleep,
-      timeoutMs: 150,
+      timeoutMs: 2_000,
       retry: { maxAttempts: 2 },
       random: () => 0,
     });

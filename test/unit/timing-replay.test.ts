@@ -4,10 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Attempt, StageRecord } from '../../src/conformance/evidence.js';
-import type { Scenario } from '../../src/conformance/listen/scenarios.js';
+import { type Scenario, scenario as scenarioNamed } from '../../src/conformance/listen/scenarios.js';
 import { replayUndecided } from '../../src/conformance/run-sender.js';
+import { summariseScenario } from '../../src/conformance/sender-stages.js';
 
-const scenario = { id: 'retry-5xx' } as Scenario;
+const scenario = scenarioNamed('retry-5xx');
 
 function record(id: string, attempts: number): StageRecord {
   return {
@@ -54,6 +55,11 @@ describe('replaying a scenario whose timing verdict was left open', () => {
     expect(played).toEqual(['retry-5xx-again-1', 'retry-5xx-again-2']);
     expect(records[0]?.id).toBe('again-2');
     expect(records[0]?.replays).toBe(2);
+    // The report names the scenario, not the play: a reader finds `retry-5xx`, played 3 times, the last shown.
+    const summary = summariseScenario({ ...record('retry-5xx-again-2', 0), replays: 2 }, 'B');
+    expect(summary.id).toBe('retry-5xx');
+    expect(summary.plays).toBe(3);
+    expect(summariseScenario(record('retry-5xx', 0), 'B')).not.toHaveProperty('plays');
   });
 
   it('stops once a replay decides it', async () => {

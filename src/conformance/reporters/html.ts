@@ -351,6 +351,7 @@ function renderScenario(scenario: ScenarioSummary): SafeHtml {
       ? `first after ${formatDuration(scenario.firstAttemptMs)}`
       : 'no attempt came',
     ...(scenario.trigger ? [triggerText(scenario.trigger)] : []),
+    ...(scenario.plays !== undefined ? [`played ${scenario.plays} times: the last play shown`] : []),
     ...(scenario.loopLagMs !== undefined && scenario.loopLagMs > 100
       ? [`cai's event loop was held up ${scenario.loopLagMs} ms: waits not judged`]
       : []),

@@ -140,9 +140,9 @@ function scenarioLines(scenarios: readonly ScenarioSummary[], maxListed: number)
     const answers = scenario.attempts.map((attempt) => attempt.answer + (attempt.late ? ' (late)' : '')).join(', ');
     const documents = scenario.deliveries === undefined ? '' : `${plural(scenario.deliveries, 'document')}, `;
     const what = count === 0 ? 'no attempt' : `${documents}${plural(count, 'attempt')} (answered ${answers})`;
-    lines.push(
-      `- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : ''}`,
-    );
+    const first = scenario.firstAttemptMs !== undefined ? `, first after ${scenario.firstAttemptMs} ms` : '';
+    const plays = scenario.plays !== undefined ? ` (played ${scenario.plays} times, the last shown)` : '';
+    lines.push(`- ${escapeMarkdown(scenario.id)}: ${escapeMarkdown(what, 200)}${first}${plays}`);
   }
   if (scenarios.length > maxListed) lines.push(`- … and ${scenarios.length - maxListed} more`);
   return lines;
