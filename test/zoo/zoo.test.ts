@@ -455,8 +455,9 @@ it.concurrent.each(SENDERS)('correct sender passes --role sender: $name', async 
 // A correct sender that its machine stopped for 2.5 s once, between signing a retry and sending it: its fresh signature
 // arrives under the first attempt's timestamp, which cai cannot tell from a signature sent again (seen in CI, with 20
 // retries held 5 s at once). Its other retries are signed afresh, so the held stage is played again, and the second
-// play is the evidence; the first play's breach is a note, and the run passes.
-it.concurrent('a correct sender held up once between signing and sending is played again, not failed', async () => {
+// play is the evidence; the first play's breach is a note, and the run passes. (On a machine that holds every first
+// attempt up as long, the pair is not judged on the first play: a note too, and the run passes.)
+it.concurrent('a correct sender held up once between signing and sending is not failed: played again, or the pair left open', async () => {
   const mark = join(mkdtempSync(join(tmpdir(), 'cai-zoo-hold-')), 'held');
   const command = node(
     'sender.mjs',
@@ -474,9 +475,11 @@ it.concurrent('a correct sender held up once between signing and sending is play
   expect(flagged(report), explain(flagged(report))).toEqual([]);
   const fresh = report.checks.find((check) => check.id === 'BS-SIG-004');
   expect(fresh?.verdict).toBe('passed');
+  // The held pair is a note: broken on the first play and not on the second; or, on a machine busy enough to hold
+  // all the sender's first attempts up a second or more (seen in CI), not judged on the first play already.
   expect(fresh?.notes ?? []).toContainEqual(
     expect.stringMatching(
-      /^broken on a first play and not on the second.*arrived \d+\.\d\d s after #\d+ with the same timestamp/,
+      /^(broken on a first play and not on the second.*|1 pair of attempts not judged: attempt #\d+ )arrived \d+\.\d\d s after #\d+ with the same timestamp/,
     ),
   );
 });
