@@ -247,7 +247,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
         await conversation.run(step);
       }
       tally(conversation.result);
-      noteFirstBroken(firstBroken, target.relations, index, conversation.result.breaches);
+      noteFirstBroken(firstBroken, target.relations, index, conversation.result);
     },
     spent,
   );
@@ -273,6 +273,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
       index: first.index,
       path: String(first.index),
       breach: first.breach,
+      steps: first.steps,
     });
   }
   exploration.durationMs = Date.now() - started;
@@ -283,6 +284,8 @@ interface FirstBroken {
   /** The conversation's place among those drawn; -1: the coverage conversation. */
   index: number;
   breach: RelationBreach;
+  /** The conversation as it ran: the evidence when no replay breaks it again (or the shrinking's time ran out). */
+  steps: StepRecord[];
 }
 
 /**
@@ -293,12 +296,12 @@ function noteFirstBroken(
   firstBroken: Map<ReceiverRelationId, FirstBroken>,
   judged: ReadonlySet<ReceiverRelationId>,
   index: number,
-  breaches: readonly RelationBreach[],
+  { breaches, steps }: Pick<Conversation, 'breaches' | 'steps'>,
 ): void {
   for (const breach of breaches) {
     const known = firstBroken.get(breach.relation);
     const better = !known || (known.index < 0 ? index >= 0 : index >= 0 && index < known.index);
-    if (judged.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach });
+    if (judged.has(breach.relation) && better) firstBroken.set(breach.relation, { index, breach, steps });
   }
 }
 
@@ -315,7 +318,7 @@ async function shrinkAndConfirm(
   tally: (conversation: Conversation) => void,
   exploration: Exploration,
   hunted: ReadonlySet<ReceiverRelationId>,
-  from: { index: number; path: string; breach?: RelationBreach },
+  from: { index: number; path: string; breach?: RelationBreach; steps?: StepRecord[] },
 ): Promise<void> {
   let shrinks = 0;
   let last: RelationBreach | undefined = from.breach;
@@ -349,8 +352,9 @@ async function shrinkAndConfirm(
   const steps = commands ? stepsOf(commands) : undefined;
   const relation = broken.relation;
   if (!steps) {
-    // Not broken again on the replay: the first sighting stands, reported as seen once.
-    exploration.failures[relation] = { breach: broken, steps: [], confirmed: false, shrinks: 0 };
+    // Not broken again on the replay (or its time ran out first, on a busy machine): the first sighting stands,
+    // reported as seen once, with the conversation as it ran then.
+    exploration.failures[relation] = { breach: broken, steps: from.steps ?? [], confirmed: false, shrinks: 0 };
     return;
   }
   const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
