@@ -33,6 +33,14 @@ export function retryAfterToleranceMs(askedMs: number): number {
 }
 
 /**
+ * An HTTP-date in Retry-After is read against the sender's clock (RFC 9110 §10.2.3), which cai knows to a second at
+ * best: its `Date` headers and X-CAI-Timestamp values are whole seconds, a busy server's cached `Date` lags behind
+ * its clock, and §5.5 lets the two clocks differ. A retry less than this before the date (less the tolerance) is
+ * neither waiting nor not: undecided, and the scenario played again; one sooner still ignored the date.
+ */
+export const SENDER_CLOCK_RESOLUTION_MS = 1_000;
+
+/**
  * "Exponential backoff" (§7, §8) gives no base, factor or jitter: the waits after consecutive 5xx or cut connections
  * grow when the last two of the first five add up to at least this many times the two shortest of the first three.
  * Exponential backoff, even with 50 % jitter, gives 4× or more over five waits; constant waits give 1×.

@@ -12,6 +12,7 @@ import {
   BACKOFF_WAITS,
   FRESH_SIGNATURE_SPAN_MS,
   retryAfterToleranceMs,
+  SENDER_CLOCK_RESOLUTION_MS,
   SENDER_PATIENCE_MS,
 } from './sender-latitude.js';
 import { heard, nextAfter, sentAfterAnswer, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
@@ -73,6 +74,8 @@ export function rateWaits<A extends SeenAttempt>(
       continue;
     }
     const line = notBefore - retryAfterToleranceMs(asked);
+    // A date is the sender's clock's moment, known to cai to the second: within it, early is not yet broken.
+    const breach = sent.form === 'date' ? line - SENDER_CLOCK_RESOLUTION_MS : line;
     const latest = next.arrivedMono;
     const earliest = latest - (next.slackMs ?? 0);
     const wait = ms(latest - from);
@@ -81,13 +84,16 @@ export function rateWaits<A extends SeenAttempt>(
         ? `retried ${wait} after a 429 with Retry-After: ${sent.header}`
         : `retried ${wait} after a 429 with Retry-After: ${sent.header}, ${ms(notBefore - latest)} before that date (it asked for ${ms(asked)})`;
     const shown = [answered, next];
-    if (latest < line) findings.push({ ...base, verdict: 'broken', actual: text, shown });
+    if (latest < breach) findings.push({ ...base, verdict: 'broken', actual: text, shown });
     else if (earliest >= line) findings.push({ ...base, verdict: 'kept', shown });
     else
       findings.push({
         ...base,
         verdict: 'undecided',
-        actual: `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
+        actual:
+          latest < line
+            ? `${text}, but within a second of it: the sender's clock is known to cai only to the second`
+            : `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
         shown,
       });
   }
