@@ -203,6 +203,8 @@ export interface Shrinking {
   confirmed: boolean;
   /** Shorter conversations that still broke it, on the way. */
   shrinks: number;
+  /** Not played again: the time to shrink it ran out first (a busy machine), so it is the conversation as first seen. */
+  outOfTime?: true;
 }
 
 /** A relation's failure: the shortest conversation found that breaks it, played once more. */

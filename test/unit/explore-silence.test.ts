@@ -31,7 +31,7 @@ function exchange(answer: { status: number } | { error: string }): Exchange {
   };
 }
 
-function exploration(confirmed: boolean, answer: Exchange): Exploration {
+function exploration(confirmed: boolean, answer: Exchange, outOfTime = false): Exploration {
   const shrunk: Shrunk = {
     breach: {
       relation: relation.id as Shrunk['breach']['relation'],
@@ -43,6 +43,7 @@ function exploration(confirmed: boolean, answer: Exchange): Exploration {
     steps: [{ text: 'a valid job', exchanges: [answer] }],
     confirmed,
     shrinks: 0,
+    ...(outOfTime ? { outOfTime: true as const } : {}),
   };
   return {
     seed: 1,
@@ -64,6 +65,20 @@ describe('a receiver silent past the time-out in the stateful phase', () => {
 
   it('again when the conversation ran once more: failed', () => {
     expect(judgeRelation(relation, exploration(true, exchange({ error: 'timeout' }))).verdict).toBe('failed');
+  });
+
+  it('once, and no time left to run it again: not judged, saying so', () => {
+    const outcome = judgeRelation(relation, exploration(false, exchange({ error: 'timeout' }), true));
+    expect(outcome.verdict).toBe('not-judged');
+    expect(outcome.actual).toContain('the time to run the conversation again ran out first');
+  });
+
+  it('any other breach seen once and not run again for want of time: failed, saying it was not shrunk', () => {
+    const outcome = judgeRelation(relation, exploration(false, exchange({ status: 500 }), true));
+    expect(outcome.verdict).toBe('failed');
+    expect(outcome.actual).toContain('(seen once: the time to play it again ran out first)');
+    expect(outcome.notes?.[0]).toBe('the conversation as it first broke it (the time to shrink it ran out first):');
+    expect(outcome.notes?.[1]).toContain('a valid job');
   });
 
   it('any other breach seen once (a wrong status, a cut connection): failed, as before', () => {

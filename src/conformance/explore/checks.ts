@@ -11,7 +11,16 @@ import { defineCheck, failed, notJudged, type Outcome, type ReceiverCheck } from
 import { EVENTS_RECEIVER, JOBS_RECEIVER, type ByInterface, type Receiver } from '../checks/receiver/receivers.js';
 import { describeAnswer } from '../evidence.js';
 import type { ProbeScope } from '../probe/scope.js';
-import { judgedIds, plural, replayOf, runNote, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
+import {
+  judgedIds,
+  plural,
+  replayOf,
+  runNote,
+  seenOnce,
+  shortestFound,
+  stateCheckRow,
+  unbroken,
+} from './phase-verdict.js';
 import type { Exploration, Shrunk } from './receiver.js';
 import { explorationOf } from './setup.js';
 
@@ -75,10 +84,10 @@ export function judgeRelation(relation: Relation, exploration: Exploration | und
   // load as much as the receiver (no verdict may rest on an idle machine): it is left open, not failed.
   if (shrunk && !shrunk.confirmed && silentOnce(shrunk))
     return notJudged(
-      `step ${shrunk.breach.step}: no answer within the time-out once (${shrunk.breach.actual}); the conversation run once more was answered as the model allows`,
+      `step ${shrunk.breach.step}: no answer within the time-out once (${shrunk.breach.actual}); ${shrunk.outOfTime ? 'the time to run the conversation again ran out first' : 'the conversation run once more was answered as the model allows'}`,
     );
   if (shrunk) {
-    const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when run once more)';
+    const seen = seenOnce(shrunk, 'run');
     const actual = `step ${shrunk.breach.step} of ${Math.max(shrunk.steps.length, shrunk.breach.step)}: expected ${shrunk.breach.expected}; got ${shrunk.breach.actual}${seen}`;
     const exchanges = shrunk.steps.flatMap((step) => step.exchanges).slice(-20);
     return {

@@ -27,7 +27,15 @@ export function runNote(exploration: Phase, played: string): string {
 /** The first note of a failure: how far it shrank, and how to play it again. */
 export function shortestFound(exploration: Phase, shrunk: Found): string {
   const replay = shrunk.path !== undefined ? `; replay it with the seed ${exploration.seed}:${shrunk.path}` : '';
+  if (shrunk.outOfTime) return `the conversation as it first broke it (the time to shrink it ran out first)${replay}`;
   return `the shortest conversation found (${plural(shrunk.shrinks, 'shorter one')} on the way)${replay}`;
+}
+
+/** Said of a failure not seen again: it did not break the relation when played once more, or was not played again. */
+export function seenOnce(shrunk: Shrinking, played: 'run' | 'played'): string {
+  if (shrunk.confirmed) return '';
+  if (shrunk.outOfTime) return ' (seen once: the time to play it again ran out first)';
+  return ` (seen once: the conversation did not break it again when ${played} once more)`;
 }
 
 /** The replay a failure's outcome carries (`--seed S:PATH`), when it has a path. */

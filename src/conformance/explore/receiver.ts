@@ -354,7 +354,13 @@ async function shrinkAndConfirm(
   if (!steps) {
     // Not broken again on the replay (or its time ran out first, on a busy machine): the first sighting stands,
     // reported as seen once, with the conversation as it ran then.
-    exploration.failures[relation] = { breach: broken, steps: from.steps ?? [], confirmed: false, shrinks: 0 };
+    exploration.failures[relation] = {
+      breach: broken,
+      steps: from.steps ?? [],
+      confirmed: false,
+      shrinks: 0,
+      ...(details.interrupted ? { outOfTime: true as const } : {}),
+    };
     return;
   }
   const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];

@@ -13,7 +13,7 @@ import type { Relation } from '../../spec/model/relations.js';
 import { defineSenderCheck, failed, notJudged, type Outcome, type SenderCheck } from '../check.js';
 import type { SenderEvidence, SenderExploration } from '../evidence.js';
 import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
-import { plural, replayOf, runNote, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
+import { plural, replayOf, runNote, seenOnce, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
 import type { ExploreRequest } from './setup.js';
 
 export interface SenderExploreSetup {
@@ -62,7 +62,7 @@ export function judgeSenderRelation(
   const shrunk = exploration.failures[relation.id];
   const notes = [runNote(exploration, `${exploration.attempts} attempts`)];
   if (shrunk) {
-    const seen = shrunk.confirmed ? '' : ' (seen once: the conversation did not break it again when played once more)';
+    const seen = seenOnce(shrunk, 'played');
     const attempts = shrunk.record.attempts.map(
       (attempt) =>
         `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`,

@@ -362,6 +362,7 @@ async function shrinkAndConfirm(
         path,
         confirmed: false,
         shrinks: 0,
+        ...(details.interrupted ? { outOfTime: true as const } : {}),
       };
     return;
   }
