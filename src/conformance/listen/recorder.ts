@@ -91,6 +91,7 @@ export function retryAfterOf(
     form: 'date',
     seconds: retryAfter.seconds,
     dateMono: nowMono + (at - nowMs),
+    ...(senderAheadMs !== 0 ? { clockShiftMs: senderAheadMs } : {}),
   };
 }
 

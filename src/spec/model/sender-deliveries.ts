@@ -58,6 +58,11 @@ export interface SentRetryAfter {
   /** The seconds asked for (a date: at least this many ahead, on a whole second). */
   seconds: number;
   dateMono?: number;
+  /**
+   * A date written in the sender's clock as cai read it (its `Date` header, whole seconds): the reading's shift. The
+   * moment the date names is then known to a second only (sender-latitude.ts, SENDER_CLOCK_RESOLUTION_MS).
+   */
+  clockShiftMs?: number;
 }
 
 /** One attempt as it arrived, with the answer it got. Monotonic times in ms. */

@@ -33,10 +33,11 @@ export function retryAfterToleranceMs(askedMs: number): number {
 }
 
 /**
- * An HTTP-date in Retry-After is read against the sender's clock (RFC 9110 §10.2.3), which cai knows to a second at
- * best: its `Date` headers and X-CAI-Timestamp values are whole seconds, a busy server's cached `Date` lags behind
- * its clock, and §5.5 lets the two clocks differ. A retry less than this before the date (less the tolerance) is
- * neither waiting nor not: undecided, and the scenario played again; one sooner still ignored the date.
+ * An HTTP-date in Retry-After is read against the sender's clock (RFC 9110 §10.2.3). Where cai wrote the date in
+ * the sender's clock as it read it (a provider's callbacks: its `Date` header), the moment is known to a second at
+ * best: the header has whole seconds, and a busy server's cached `Date` lags behind its clock (Node's does, by as
+ * long as its event loop is late). A retry less than this before such a date (less the tolerance) is neither
+ * waiting nor not: undecided; one sooner ignored the date. A date in cai's own clock (a sender run) has no such slack.
  */
 export const SENDER_CLOCK_RESOLUTION_MS = 1_000;
 

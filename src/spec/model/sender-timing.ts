@@ -74,8 +74,8 @@ export function rateWaits<A extends SeenAttempt>(
       continue;
     }
     const line = notBefore - retryAfterToleranceMs(asked);
-    // A date is the sender's clock's moment, known to cai to the second: within it, early is not yet broken.
-    const breach = sent.form === 'date' ? line - SENDER_CLOCK_RESOLUTION_MS : line;
+    // A date in the sender's clock as cai read it names a moment known to the second: within it, early is not broken.
+    const breach = sent.clockShiftMs !== undefined ? line - SENDER_CLOCK_RESOLUTION_MS : line;
     const latest = next.arrivedMono;
     const earliest = latest - (next.slackMs ?? 0);
     const wait = ms(latest - from);
@@ -92,7 +92,7 @@ export function rateWaits<A extends SeenAttempt>(
         verdict: 'undecided',
         actual:
           latest < line
-            ? `${text}, but within a second of it: the sender's clock is known to cai only to the second`
+            ? `${text}, but within a second of it, and the date was written in the sender's clock as cai read it, to the second`
             : `${text}, but cai's loop may have been ${ms(next.slackMs ?? 0)} late to it`,
         shown,
       });
