@@ -31,6 +31,13 @@ export function shortestFound(exploration: Phase, shrunk: Found): string {
   return `the shortest conversation found (${plural(shrunk.shrinks, 'shorter one')} on the way)${replay}`;
 }
 
+/** A failure as first seen, not confirmed: `interrupted` when the time to shrink it ran out before its replay. */
+export const unconfirmed = (interrupted: boolean) => ({
+  confirmed: false,
+  shrinks: 0,
+  ...(interrupted ? { outOfTime: true as const } : {}),
+});
+
 /** Said of a failure not seen again: it did not break the relation when played once more, or was not played again. */
 export function seenOnce(shrunk: Shrinking, played: 'run' | 'played'): string {
   if (shrunk.confirmed) return '';

@@ -27,6 +27,7 @@ import {
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
 import { drawLazily } from './draw.js';
+import { unconfirmed } from './phase-verdict.js';
 import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
 import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
@@ -354,13 +355,7 @@ async function shrinkAndConfirm(
   if (!steps) {
     // Not broken again on the replay (or its time ran out first, on a busy machine): the first sighting stands,
     // reported as seen once, with the conversation as it ran then.
-    exploration.failures[relation] = {
-      breach: broken,
-      steps: from.steps ?? [],
-      confirmed: false,
-      shrinks: 0,
-      ...(details.interrupted ? { outOfTime: true as const } : {}),
-    };
+    exploration.failures[relation] = { breach: broken, steps: from.steps ?? [], ...unconfirmed(details.interrupted) };
     return;
   }
   const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];

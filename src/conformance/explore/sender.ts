@@ -36,7 +36,7 @@ import type { Stages } from '../listen/stages.js';
 import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
-import { judgedIds } from './phase-verdict.js';
+import { judgedIds, unconfirmed } from './phase-verdict.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest } from './setup.js';
 
@@ -360,9 +360,7 @@ async function shrinkAndConfirm(
         should: seen.finding.level === 'should',
         record: hunted.record,
         path,
-        confirmed: false,
-        shrinks: 0,
-        ...(details.interrupted ? { outOfTime: true as const } : {}),
+        ...unconfirmed(details.interrupted),
       };
     return;
   }
