@@ -149,7 +149,14 @@ export function openResultsFile(
   });
   return {
     write: (record) => stream.write(`${JSON.stringify(record)}\n`),
-    close: () => new Promise((done) => stream.end(() => done())),
+    // end's callback gets the write error itself; the 'error' event may come a tick after it.
+    close: () =>
+      new Promise((done) =>
+        stream.end((error?: Error | null) => {
+          if (error) failure ??= error;
+          done();
+        }),
+      ),
     failure: () => failure,
   };
 }
