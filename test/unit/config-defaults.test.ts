@@ -255,7 +255,12 @@ describe('config defaults: the real program', () => {
 
 describe('config defaults: required options', () => {
   function programWithRequired(state: RunState, seen: Map<string, unknown>): Command {
-    const program = new Command('cai').option('--config <file>').option('--env <name>').exitOverride();
+    // commander's own usage error goes to the run's stderr, as src/program.ts has it, not the test runner's.
+    const program = new Command('cai')
+      .option('--config <file>')
+      .option('--env <name>')
+      .exitOverride()
+      .configureOutput({ writeErr: (text) => state.io.stderr.write(text) });
     const mock = program.command('mock');
     mock
       .command('platform')
@@ -280,14 +285,16 @@ describe('config defaults: required options', () => {
   it("without a profile, a missing required option is still commander's usage error", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cai-noconfig-'));
     const seen = new Map<string, unknown>();
+    const io = fakeIo({ cwd: dir });
     await expect(
-      programWithRequired({ io: fakeIo({ cwd: dir }), exitCode: 0 }, seen).parseAsync(['mock', 'platform'], {
+      programWithRequired({ io, exitCode: 0 }, seen).parseAsync(['mock', 'platform'], {
         from: 'user',
       }),
     ).rejects.toMatchObject({
       code: 'commander.missingMandatoryOptionValue',
       message: "error: required option '--provider <code>' not specified",
     });
+    expect(io.err()).toBe("error: required option '--provider <code>' not specified\n");
     expect(seen.size).toBe(0);
   });
 });
