@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { runBatch, summarize, type BatchDocument } from '../../src/send/batch.js';
-import { acceptedKeysFromResults, splitNdjson } from '../../src/send/batch-files.js';
+import { existsSync } from 'node:fs';
+import { acceptedKeysFromResults, openResultsFile, splitNdjson } from '../../src/send/batch-files.js';
 import { contactJobsUrl, type SendResult } from '../../src/http/send.js';
 import { eventIdOf } from '../../src/spec/json.js';
 import { checkEventAck, checkJobAck } from '../../src/spec/acknowledgment.js';
@@ -257,5 +258,17 @@ describe('sendBatch judges every answer, repeated or not (§2.13)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('openResultsFile (--output)', () => {
+  // Node calls end()'s callback with a write error a tick before the stream's 'error' event: the failure must be
+  // known the moment close() resolves, or a full disk ends the run 0 with the results file incomplete.
+  it.skipIf(!existsSync('/dev/full'))('knows a write error as soon as close() resolves', async () => {
+    const errors: Error[] = [];
+    const file = openResultsFile('/dev/full', undefined, '/', (error) => errors.push(error));
+    file.write({ line: 1 } as unknown as Parameters<typeof file.write>[0]);
+    await file.close();
+    expect(file.failure()?.message).toMatch(/ENOSPC/);
   });
 });
