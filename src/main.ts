@@ -17,8 +17,6 @@ import type { RunState } from './commands/common/runner.js';
 import { closestValue } from './suggest.js';
 import { redactSecrets } from './secrets/known.js';
 
-const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed']);
-
 /**
  * Runs the CLI for `argv` (without `node` and the script) and returns the exit code.
  * The one place that turns errors into exit codes (STYLE.md "Errors and exit codes").
@@ -50,14 +48,7 @@ export async function run(given: readonly string[], io: Io): Promise<number> {
     const message = ended.listened
       ? `interrupted by ${ended.signal}: the command did not stop within ${GIVE_UP_AFTER_MS / 1000} s`
       : `interrupted by ${ended.signal}`;
-    return print(
-      output,
-      'interrupted',
-      message,
-      'run the command again to finish it',
-      exitCodeOfSignal(ended.signal),
-      undefined,
-    );
+    return print(output, 'interrupted', message, 'run the command again to finish it', exitCodeOfSignal(ended.signal));
   } finally {
     interrupts.dispose();
   }
@@ -178,7 +169,7 @@ async function printVersion(output: Output): Promise<number> {
 function reportError(error: unknown, output: Output, argv: readonly string[], program?: Command): number {
   if (error instanceof CommanderError) {
     // `cai help <command>` ends with code commander.help and exit code 0; a group without its subcommand, exit code 1.
-    if (COMMANDER_SUCCESS.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0))
+    if (error.code === 'commander.helpDisplayed' || (error.code === 'commander.help' && error.exitCode === 0))
       return ExitCode.ok;
     const group = commandWordOf(argv);
     if (error.code === 'commander.help') {
@@ -218,7 +209,7 @@ function withChoiceSuggestion(message: string): string {
   return near === undefined ? message : `${message.slice(0, -1)}; did you mean ${near}?`;
 }
 
-function print(output: Output, code: string, message: string, hint: string, exitCode: number, error: unknown): number {
+function print(output: Output, code: string, message: string, hint: string, exitCode: number, error?: unknown): number {
   if (output.json) {
     output.printJson({ ok: false, error: { code, message, hint, exitCode } });
   } else {

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import type { Output } from '../../output/output.js';
 import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import { shellQuote } from '../../shell.js';
+import type { CommandContext as Terminal } from './runner.js';
 
 let sequence = 0;
 
@@ -49,24 +48,18 @@ function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): 
   return [...pick(`${key}Env`), ...pick(`${key}File`), ...pick(key)];
 }
 
-interface SecretRequest {
-  prefix: SecretPrefix;
-  defaultEnv?: string;
-}
-
 /** Resolves secrets for a command and prints the warnings the issue asks for (inline value, stray whitespace). */
 export function secretsFromOptions(
   options: Record<string, unknown>,
-  request: SecretRequest,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  output: Output,
+  prefix: SecretPrefix,
+  { io, output }: Terminal,
+  defaultEnv?: string,
 ): Secret[] {
-  const sources = secretSources(options, request.prefix);
-  const secrets = resolveSecrets(sources, env, { prefix: request.prefix, defaultEnv: request.defaultEnv }, cwd);
+  const sources = secretSources(options, prefix);
+  const secrets = resolveSecrets(sources, io.env, { prefix, defaultEnv }, io.cwd);
   if (sources.some((source) => source.kind === 'value')) {
     output.warn(
-      `--${request.prefix} puts the secret in your shell history and the process list; prefer --${request.prefix}-env or --${request.prefix}-file`,
+      `--${prefix} puts the secret in your shell history and the process list; prefer --${prefix}-env or --${prefix}-file`,
     );
   }
   secrets.forEach((secret) => {
@@ -82,22 +75,14 @@ export function hasSecretOptions(options: Record<string, unknown>, prefix: Secre
   return secretSources(options, prefix).length > 0;
 }
 
-type Terminal = { io: Io; output: Output };
-
 /** The signing secrets (`--secret*`, default $CAI_SECRET) in the order given: the first signs, any verifies (§5.9). */
-export function signingSecrets(options: Record<string, unknown>, { io, output }: Terminal): Secret[] {
-  return secretsFromOptions(options, { prefix: 'secret', defaultEnv: 'CAI_SECRET' }, io.env, io.cwd, output);
+export function signingSecrets(options: Record<string, unknown>, terminal: Terminal): Secret[] {
+  return secretsFromOptions(options, 'secret', terminal, 'CAI_SECRET');
 }
 
 /** The events secrets of Interface B (`--callback-secret*`, default $CAI_CALLBACK_SECRET, §5.1). */
-export function callbackSecretsOf(options: Record<string, unknown>, { io, output }: Terminal): Secret[] {
-  return secretsFromOptions(
-    options,
-    { prefix: 'callback-secret', defaultEnv: 'CAI_CALLBACK_SECRET' },
-    io.env,
-    io.cwd,
-    output,
-  );
+export function callbackSecretsOf(options: Record<string, unknown>, terminal: Terminal): Secret[] {
+  return secretsFromOptions(options, 'callback-secret', terminal, 'CAI_CALLBACK_SECRET');
 }
 
 /** The secret that signs (`--secret*`, default $CAI_SECRET): the first one given; a usage error when there is none. */

@@ -32,20 +32,16 @@ async function runCompletion(shell: Shell, program: Command, { output }: Command
   const { completionTree } = await import('./tree.js');
   const { versionInfo } = await import('../../version.js');
   const tree = completionTree(program);
-  const render = await scriptRenderer(shell);
+  const render = await RENDERERS[shell]();
   const script = render(tree, { version: versionInfo().version });
   if (output.json) output.printJson({ shell, script });
   else output.resultRaw(script);
   return 0;
 }
 
-async function scriptRenderer(shell: Shell) {
-  switch (shell) {
-    case 'bash':
-      return (await import('./bash.js')).bashScript;
-    case 'zsh':
-      return (await import('./zsh.js')).zshScript;
-    case 'fish':
-      return (await import('./fish.js')).fishScript;
-  }
-}
+/** Each shell's script, its module loaded only for the shell asked for. */
+const RENDERERS = {
+  bash: async () => (await import('./bash.js')).bashScript,
+  zsh: async () => (await import('./zsh.js')).zshScript,
+  fish: async () => (await import('./fish.js')).fishScript,
+} satisfies Record<Shell, unknown>;

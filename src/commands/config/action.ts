@@ -3,7 +3,7 @@
  * command runs, not at every start-up.
  */
 import type { CommandContext } from '../common/runner.js';
-import { usageError } from '../../errors.js';
+import { errnoCode, usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
 
 export interface GlobalConfigFlags {
@@ -95,7 +95,6 @@ export async function runConfigInit(flags: GlobalConfigFlags, { io, output }: Co
   const { configSchemaUrl } = await import('../../config/json-schema.js');
   const { versionInfo } = await import('../../version.js');
   const { CONFIG_FILE_NAME } = await import('../../config/locate.js');
-  const { errnoCode } = await import('../../errors.js');
   const path = resolve(io.cwd, flags.config ?? CONFIG_FILE_NAME);
   try {
     await mkdir(dirname(path), { recursive: true });

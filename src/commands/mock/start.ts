@@ -34,6 +34,8 @@ export interface CommonOptions extends ServerTlsFlags {
   dedupeCapacity?: number;
   /** `--ui` alone (true) or `--ui HOST:PORT`. */
   ui?: true | UiAddress;
+  /** A catalog file, or the branches themselves from the deployment profile (src/commands/common/config-defaults-values.ts). */
+  catalog?: string | CatalogBranch[];
   [key: string]: unknown;
 }
 
@@ -49,8 +51,6 @@ export interface ProviderCommandOptions extends CommonOptions {
   source?: string;
   scenario?: string;
   speed: number;
-  /** A catalog file, or the branches themselves from the deployment profile (src/commands/common/config-defaults-values.ts). */
-  catalog?: string | CatalogBranch[];
 }
 
 export interface PlatformCommandOptions extends CommonOptions {
@@ -63,8 +63,6 @@ export interface PlatformCommandOptions extends CommonOptions {
   failRate?: number;
   failFirst?: number;
   knownLead?: string[];
-  /** A catalog file, or the branches themselves from the deployment profile (src/commands/common/config-defaults-values.ts). */
-  catalog?: string | CatalogBranch[];
 }
 
 /** A mock serving, what it says of itself, and its inspector. */
@@ -200,12 +198,7 @@ function sourceNote(source: string | undefined): string[] {
 }
 
 /** What both mocks take alike from their flags: the address, the provider, the log, TLS, catalog and latency. */
-async function receiverOptions(
-  options: CommonOptions & { catalog?: string | CatalogBranch[] },
-  io: Io,
-  lines: MockLines,
-  store: InspectorStore | undefined,
-) {
+async function receiverOptions(options: CommonOptions, io: Io, lines: MockLines, store: InspectorStore | undefined) {
   return {
     tls: await readServerTls(options, io),
     host: options.host,

@@ -40,7 +40,7 @@ export async function runVerify(options: VerifyOptions, context: CommandContext)
   }
   const secrets = signingSecrets(options, context);
   const otherSecrets = hasSecretOptions(options, 'other-secret')
-    ? secretsFromOptions(options, { prefix: 'other-secret' }, io.env, io.cwd, output)
+    ? secretsFromOptions(options, 'other-secret', context)
     : [];
   const inputs = await gatherInputs(options, context);
   inputs.notes.forEach((note) => output.note(note));
