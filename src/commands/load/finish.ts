@@ -84,24 +84,23 @@ export async function finishLoad(
 ): Promise<number> {
   const { output } = context;
   report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
+  /** The error that sets the exit code, whatever the thresholds say. */
+  const fail = (error: NonNullable<LoadReport['error']>) => {
+    report.error = error;
+    report.exitCode = error.exitCode;
+    report.ok = false;
+  };
   const redirects = report.redirects;
-  if (redirects) {
-    // Exit 3, as a redirecting target is in every command that sends (docs/cli.md), whatever the thresholds say.
-    report.error = {
+  // Exit 3, as a redirecting target is in every command that sends (docs/cli.md).
+  if (redirects)
+    fail({
       code: 'target_redirects',
       message: `the target redirects: ${redirects.count} of ${report.requests.answered} answers were a 3xx, the first ${redirects.status} to ${redirects.location ?? '(no Location header)'}; redirects are not followed`,
       hint: 'pass the final URL as --to: a signed POST is never redirected',
       exitCode: ExitCode.delivery,
-    };
-    report.exitCode = ExitCode.delivery;
-    report.ok = false;
-  }
+    });
   const refused = report.error ? undefined : noneAccepted(report);
-  if (refused) {
-    report.error = refused;
-    report.exitCode = refused.exitCode;
-    report.ok = false;
-  }
+  if (refused) fail(refused);
   if (html !== undefined) {
     const [{ writeReportPage }, { renderLoadHtml }] = await Promise.all([
       import('../common/report-files.js'),
@@ -113,9 +112,7 @@ export async function finishLoad(
         if (!(error instanceof CaiError)) throw error;
         // After a redirect (exit 3) the page is a warning; else its error sets the exit code.
         if (report.error) return output.warn(error.message);
-        report.error = { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode };
-        report.exitCode = error.exitCode;
-        report.ok = false;
+        fail({ code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode });
       },
     );
   }

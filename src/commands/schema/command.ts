@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runHandler, type CommandContext, type RunState } from '../common/runner.js';
+import { runHandler, type RunState } from '../common/runner.js';
 import { oneOf } from '../common/options.js';
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES } from '../../spec/constants.js';
@@ -36,17 +36,11 @@ Examples:
   $ cai schema config > cai.config.schema.json`,
     )
     .action(async (what: Target | undefined, options: SchemaOptions, cmd: Command) => {
-      await runHandler(state, cmd, (context) => runSchema(what, options, context));
+      await runHandler(state, cmd, async ({ output }) => {
+        output.resultRaw(`${JSON.stringify(await schemaOf(what, options.format), null, 2)}\n`);
+        return 0;
+      });
     });
-}
-
-async function runSchema(
-  what: Target | undefined,
-  options: SchemaOptions,
-  { output }: CommandContext,
-): Promise<number> {
-  output.resultRaw(`${JSON.stringify(await schemaOf(what, options.format), null, 2)}\n`);
-  return 0;
 }
 
 /** The JSON Schema of `what`, or the OpenAPI document of both interfaces. */

@@ -108,47 +108,41 @@ function rejectionAdvice(status: number): string {
 function printExchange(result: SendResult, response: HttpResponse, output: Output): void {
   const { delivery } = result;
   const c = output.color;
-  const status = statusText(response.status);
-  // Every value below but the status and the timings comes from the body sent or the answer: escaped.
-  const rows: [string, string][] = [];
-  if (result.eventId !== undefined) rows.push(['event_id', safeText(result.eventId)]);
-  if (result.ack?.providerJobId !== undefined) rows.push(['provider_job_id', safeText(result.ack.providerJobId)]);
-  if (result.ack?.assignedNumberE164 !== undefined)
-    rows.push(['assigned_number', safeText(result.ack.assignedNumberE164)]);
-  rows.push(['url', safeText(result.url)]);
-  rows.push(['status', status]);
-  if (response.headers['retry-after'] !== undefined)
-    rows.push(['retry-after', headerForTerminal(response.headers['retry-after'])]);
-  if (response.headers.location !== undefined) rows.push(['location', headerForTerminal(response.headers.location)]);
-  rows.push([
-    'content-type',
-    response.headers['content-type'] !== undefined ? headerForTerminal(response.headers['content-type']) : '(none)',
-  ]);
-  if (response.headers['content-encoding'] !== undefined)
-    rows.push(['encoding', headerForTerminal(response.headers['content-encoding'])]);
-  rows.push(['latency', formatDuration(response.latencyMs)]);
+  const text = (value: string | undefined) => (value === undefined ? undefined : safeText(value));
+  const header = (name: string) => {
+    const value = response.headers[name];
+    return value === undefined ? undefined : headerForTerminal(value);
+  };
   const statuses = delivery.attempts.map((a) => (a.status !== undefined ? String(a.status) : (a.error?.code ?? '?')));
-  rows.push([
-    'attempts',
-    delivery.attempts.length === 1
-      ? '1'
-      : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`,
-  ]);
-  for (const [name, value] of rows) output.resultWrapped(`  ${c.dim(name.padEnd(16))}${value}`, ' '.repeat(18));
+  // Every value below but the status and the timings comes from the body sent or the answer: escaped.
+  const rows: [string, string | undefined][] = [
+    ['event_id', text(result.eventId)],
+    ['provider_job_id', text(result.ack?.providerJobId)],
+    ['assigned_number', text(result.ack?.assignedNumberE164)],
+    ['url', safeText(result.url)],
+    ['status', statusText(response.status)],
+    ['retry-after', header('retry-after')],
+    ['location', header('location')],
+    ['content-type', header('content-type') ?? '(none)'],
+    ['encoding', header('content-encoding')],
+    ['latency', formatDuration(response.latencyMs)],
+    [
+      'attempts',
+      delivery.attempts.length === 1
+        ? '1'
+        : `${delivery.attempts.length} (${statuses.join(' → ')}) in ${formatDuration(delivery.elapsedMs)}`,
+    ],
+  ];
+  for (const [name, value] of rows)
+    if (value !== undefined) output.resultWrapped(`  ${c.dim(name.padEnd(16))}${value}`, ' '.repeat(18));
   output.result(`  ${c.dim('body')}`);
   // The body as received, escaped, or summarised when binary; on a terminal its long lines wrap under the indent.
-  output.result(output.fit(indent(bodyForTerminal(response.body, response.headers)), '    '));
+  const body = bodyForTerminal(response.body, response.headers);
+  output.result(output.fit(`    ${body.split('\n').join('\n    ')}`, '    '));
   if (response.bodyTruncated)
     output.result(
       `    ${c.dim(`(cut at ${formatCap(NETWORK_CAPS.responseBodyBytes)}: the rest was discarded and the connection closed)`)}`,
     );
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `    ${line}`)
-    .join('\n');
 }
 
 function sendResultJson(result: SendResult, exitCode: number): Record<string, unknown> {

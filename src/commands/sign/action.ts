@@ -68,7 +68,7 @@ function describeBody(body: Buffer, output: CommandContext['output']): void {
     output.note('the body is empty (0 bytes): a document of the interface is a JSON object (§2); signed as given');
     return;
   }
-  if (body.length > 0 && body[body.length - 1] === 0x0a) {
+  if (body[body.length - 1] === 0x0a) {
     output.note('the body ends with a newline; it is signed with it, so the request must send it too');
   }
   try {

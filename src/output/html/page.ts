@@ -21,56 +21,36 @@ export interface PageParts {
   connectSelf?: boolean;
 }
 
-/** Colours as CSS custom properties: light by default, dark when the reader prefers it, light again on paper. */
-const LIGHT: Record<string, string> = {
-  bg: '#ffffff',
-  fg: '#1f2328',
-  muted: '#59636e',
-  border: '#d1d9e0',
-  panel: '#f6f8fa',
-  accent: '#0969da',
-  ok: '#1a7f37',
-  fail: '#cf222e',
-  warn: '#9a6700',
-  waived: '#0969da',
-  skip: '#6e7781',
-  target: '#8250df',
-  s1: '#0969da',
-  s2: '#1a7f37',
-  s3: '#bf8700',
-  s4: '#8250df',
-  s5: '#cf222e',
+/** Each colour, light and dark: light by default, dark when the reader prefers it, light again on paper. */
+const COLOURS: Record<string, [light: string, dark: string]> = {
+  bg: ['#ffffff', '#0d1117'],
+  fg: ['#1f2328', '#e6edf3'],
+  muted: ['#59636e', '#9198a1'],
+  border: ['#d1d9e0', '#3d444d'],
+  panel: ['#f6f8fa', '#151b23'],
+  accent: ['#0969da', '#4493f8'],
+  ok: ['#1a7f37', '#3fb950'],
+  fail: ['#cf222e', '#f85149'],
+  warn: ['#9a6700', '#d29922'],
+  waived: ['#0969da', '#4493f8'],
+  skip: ['#6e7781', '#9198a1'],
+  target: ['#8250df', '#ab7df8'],
+  s1: ['#0969da', '#4493f8'],
+  s2: ['#1a7f37', '#3fb950'],
+  s3: ['#bf8700', '#d29922'],
+  s4: ['#8250df', '#ab7df8'],
+  s5: ['#cf222e', '#f85149'],
 };
 
-const DARK: Record<string, string> = {
-  bg: '#0d1117',
-  fg: '#e6edf3',
-  muted: '#9198a1',
-  border: '#3d444d',
-  panel: '#151b23',
-  accent: '#4493f8',
-  ok: '#3fb950',
-  fail: '#f85149',
-  warn: '#d29922',
-  waived: '#4493f8',
-  skip: '#9198a1',
-  target: '#ab7df8',
-  s1: '#4493f8',
-  s2: '#3fb950',
-  s3: '#d29922',
-  s4: '#ab7df8',
-  s5: '#f85149',
-};
-
-const vars = (palette: Record<string, string>) =>
-  Object.entries(palette)
-    .map(([name, value]) => `--${name}:${value};`)
+const vars = (scheme: 0 | 1) =>
+  Object.entries(COLOURS)
+    .map(([name, values]) => `--${name}:${values[scheme]};`)
     .join('');
 
 const BASE_CSS = `
-:root{color-scheme:light dark;${vars(LIGHT)}}
-@media (prefers-color-scheme:dark){:root{${vars(DARK)}}}
-@media print{:root{color-scheme:light;${vars(LIGHT)}}}
+:root{color-scheme:light dark;${vars(0)}}
+@media (prefers-color-scheme:dark){:root{${vars(1)}}}
+@media print{:root{color-scheme:light;${vars(0)}}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 main{max-width:1280px;margin:0 auto;padding:16px 20px 48px}
