@@ -78,19 +78,14 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
  * checks still running and what the callback ones wait for: `still running 3 of 24 checks (21 done): A-CB-001,
  * A-CB-005, A-DEDUP-007; the provider's events of each job are awaited for up to 30 s (--callback-wait)`.
  */
-function waitLines(
-  { output }: Terminal,
-  total: number,
-  waits: ProgressWaits,
-  everyMs = WAIT_LINE_MS,
-): ConformanceProgress {
+function waitLines({ output }: Terminal, total: number, waits: ProgressWaits): ConformanceProgress {
   const running = new Map<string, Check>();
   let done = 0;
   // The last finished check or line said; looked at every second, so a line comes WAIT_LINE_MS after it.
   let lastActivity = Date.now();
   const timer = setInterval(
     () => {
-      if (running.size === 0 || Date.now() - lastActivity < everyMs) return;
+      if (running.size === 0 || Date.now() - lastActivity < WAIT_LINE_MS) return;
       const ids = [...running.keys()];
       const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
       const callbacks = [...running.values()].some((check) => check.tags.includes('callback'));
@@ -101,7 +96,7 @@ function waitLines(
       output.info(`still running ${running.size} of ${total} checks (${done} done): ${shown}${awaited}`);
       lastActivity = Date.now();
     },
-    Math.min(everyMs, 1000),
+    Math.min(WAIT_LINE_MS, 1000),
   );
   timer.unref();
   return {

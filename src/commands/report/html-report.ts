@@ -201,10 +201,7 @@ export function dayBuckets(days: readonly DayCounts[]): { days: number; rows: Da
   }
   for (const day of days) {
     const row = rows.get(keyOf(Date.parse(`${day.day}T00:00:00Z`))) as DayCounts;
-    row.jobs += day.jobs;
-    row.messages += day.messages;
-    row.appointments += day.appointments;
-    row.closed += day.closed;
+    for (const { key } of DAY_SERIES) row[key] += day[key];
   }
   return { days: width, rows: [...rows.values()] };
 }
@@ -214,28 +211,35 @@ function bucketName(days: number): string {
   return days === 1 ? 'day' : days === 7 ? 'week' : `${days / 7} weeks`;
 }
 
-/** Short bin labels: `0–1m`, `4–5m`, `5–10m`, `30m–1h`, `1–4h`, `>24h` (the table under the chart says it in full). */
-export function binLabel(bins: readonly HistogramBin[], index: number): string {
-  const bound = (bins[index] as HistogramBin).up_to_seconds;
+/** A bin's bounds in seconds: the one before it (0 for the first), and its own (null: no upper bound). */
+function boundsOf(bins: readonly HistogramBin[], index: number): [previous: number, bound: number | null] {
   const previous = index === 0 ? 0 : ((bins[index - 1] as HistogramBin).up_to_seconds as number);
-  if (bound === null) return `>${short(previous)}`;
-  const unit = (value: number) => (value >= 3600 && value % 3600 === 0 ? 'h' : 'm');
-  const amount = (value: number) => (unit(value) === 'h' ? value / 3600 : Number((value / 60).toFixed(1)));
-  return previous === 0 || unit(previous) === unit(bound)
-    ? `${amount(previous)}–${short(bound)}`
-    : `${short(previous)}–${short(bound)}`;
+  return [previous, (bins[index] as HistogramBin).up_to_seconds];
 }
 
-function short(value: number): string {
-  return value >= 3600 && value % 3600 === 0 ? `${value / 3600}h` : `${Number((value / 60).toFixed(1))}m`;
+/** A bound in whole hours, else in minutes (one decimal at most). */
+function inUnits(value: number): [amount: number, unit: 'h' | 'm'] {
+  return value >= 3600 && value % 3600 === 0 ? [value / 3600, 'h'] : [Number((value / 60).toFixed(1)), 'm'];
+}
+
+const short = (value: number) => inUnits(value).join('');
+
+/** Short bin labels: `0–1m`, `4–5m`, `5–10m`, `30m–1h`, `1–4h`, `>24h` (the table under the chart says it in full). */
+export function binLabel(bins: readonly HistogramBin[], index: number): string {
+  const [previous, bound] = boundsOf(bins, index);
+  if (bound === null) return `>${short(previous)}`;
+  return previous === 0 || inUnits(previous)[1] === inUnits(bound)[1]
+    ? `${inUnits(previous)[0]}–${short(bound)}`
+    : `${short(previous)}–${short(bound)}`;
 }
 
 /** `up to 1 min`, `5–10 min`, `more than 24 h`: the delay column of the chart's table. */
 function binText(bins: readonly HistogramBin[], index: number): string {
-  const bound = (bins[index] as HistogramBin).up_to_seconds;
-  const previous = index === 0 ? 0 : ((bins[index - 1] as HistogramBin).up_to_seconds as number);
-  const words = (value: number) =>
-    value >= 3600 && value % 3600 === 0 ? `${value / 3600} h` : `${Number((value / 60).toFixed(1))} min`;
+  const [previous, bound] = boundsOf(bins, index);
+  const words = (value: number) => {
+    const [amount, unit] = inUnits(value);
+    return `${amount} ${unit === 'h' ? 'h' : 'min'}`;
+  };
   if (bound === null) return `more than ${words(previous)}`;
   return previous === 0 ? `up to ${words(bound)}` : `more than ${words(previous)}, up to ${words(bound)}`;
 }
