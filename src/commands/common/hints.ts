@@ -7,7 +7,14 @@ import type { Words } from '../../errors.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 
-const CONFORMANCE_OPTIONS = [
+/** The options the domains' messages name as `option:NAME` (`from --env`; `optional: run it with --include origin`). */
+const NAMED_OPTIONS = [
+  'config',
+  'env',
+  'source',
+  'provider',
+  'set',
+  'unset',
   'include',
   'skip',
   'observe',
@@ -24,15 +31,7 @@ const CONFORMANCE_OPTIONS = [
 ] as const;
 
 export const SHARED_HINTS: Words = {
-  // The options a domain's messages name (src/config: `environment test (from --env)`).
-  'option:config': () => '--config',
-  'option:env': () => '--env',
-  'option:source': () => '--source',
-  'option:provider': () => '--provider',
-  'option:set': () => '--set',
-  'option:unset': () => '--unset',
-  // src/conformance: the options a run's reports, skip reasons and verdicts name (`optional: run it with --include origin`).
-  ...Object.fromEntries(CONFORMANCE_OPTIONS.map((option) => [`option:${option}`, () => `--${option}`])),
+  ...Object.fromEntries(NAMED_OPTIONS.map((option) => [`option:${option}`, () => `--${option}`])),
   // src/spec/sample.ts: a --set that is no path=value, or that would set a field inside one that is no object.
   bad_override: ({ syntax, object }) =>
     syntax

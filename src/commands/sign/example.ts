@@ -1,12 +1,12 @@
 /**
- * `cai sign --example` and `cai verify --example`: the worked signature example of §5.10, reproduced step by step.
- * Loaded only when asked for (start-up of plain signing and verifying).
+ * `cai sign --example` and `cai verify --example`: the worked signature example of §5.10, reproduced step by step
+ * on stdout, or as one document with --json. Loaded only when asked for (start-up of plain signing and verifying).
  */
 import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
 import { readFileInput } from '../../input.js';
-import { renderExample } from './example-view.js';
-import { parseSignatureExample, SHIPPED_EXAMPLE } from '../../signing/example.js';
+import { safeText } from '../../output/safe-text.js';
+import { parseSignatureExample, reproduceExample, SHIPPED_EXAMPLE } from '../../signing/example.js';
 import type { CommandContext } from '../common/runner.js';
 
 /**
@@ -24,5 +24,24 @@ export async function showSignatureExample(option: string | boolean, { io, outpu
       'see fixtures/signature-example.json for the expected shape',
     );
   }
-  return renderExample(parsed.example, file, output).reproduced ? 0 : 1;
+  const { example } = parsed;
+  const reproduction = reproduceExample(example);
+  if (output.json) {
+    output.printJson({ file, ...reproduction });
+    return reproduction.reproduced ? 0 : 1;
+  }
+  // The description and the values come from the example's file: escaped.
+  output.resultWrapped(`worked signature example (§5.10): ${safeText(file)}`, '  ');
+  if (example.description) output.resultWrapped(safeText(example.description));
+  reproduction.steps.forEach((step, index) =>
+    output.resultWrapped(`${index + 1}. ${step.label}: ${safeText(step.value)}`, '   '),
+  );
+  output.resultWrapped(
+    reproduction.reproduced
+      ? output.color.green('reproduced: the computed signature equals the published one')
+      : output.color.red(
+          `NOT reproduced: computed ${reproduction.computed}, published ${safeText(reproduction.expected)}`,
+        ),
+  );
+  return reproduction.reproduced ? 0 : 1;
 }
