@@ -4,7 +4,7 @@ import { installConfigDefaults } from './commands/common/config-defaults.js';
 import { installTargetAlias } from './commands/common/target-alias.js';
 import type { Io } from './io.js';
 import { fitHelp } from './output/layout.js';
-import { closestValue } from './suggest.js';
+import { didYouMean } from './suggest.js';
 import { usageError, useWords } from './errors.js';
 import { SHARED_HINTS } from './commands/common/hints.js';
 import { COMMANDS } from './commands/common/registry.js';
@@ -106,11 +106,10 @@ export function checkHelpPath(program: Command, path: readonly string[]): void {
     if (next === undefined) {
       const where = ['cai', ...path.slice(0, index)].join(' ');
       const known = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
-      const near = closestValue(word, known);
       const message =
         known.length === 0
           ? `${where} has no subcommands`
-          : `${where} has no command ${word}${near === undefined ? '' : ` (did you mean ${near}?)`}`;
+          : `${where} has no command ${word}${didYouMean(word, known)}`;
       throw usageError('unknown_command', message, `run '${where} --help' for its commands`);
     }
     command = next;
