@@ -151,7 +151,7 @@ function registerPlatform(mock: Command, state: RunState): void {
     .option(
       '--allow-origin <cidr>',
       'accept requests only from these addresses or CIDR blocks, IPv4 or IPv6 (§5.7; repeatable)',
-      collectCidr,
+      (value: string, previous?: string[]) => collectValues(parseCidrOption(value), previous),
     )
     .option(
       '--fail-rate <p>',
@@ -210,8 +210,4 @@ function parseSpeed(value: string): number {
   }
   if (n < least || n > most) throw new InvalidArgumentError(`expected from ${least} to ${most} (docs/limits.md).`);
   return n;
-}
-
-function collectCidr(value: string, previous: string[] | undefined): string[] {
-  return collectValues(parseCidrOption(value), previous);
 }

@@ -68,9 +68,10 @@ export async function runTrigger(
   if (flow === undefined) {
     const { suggestValue } = await import('../../suggest.js');
     const names = FLOWS.map((known) => known.name);
+    const hint = suggestValue(name, names);
     throw usageError(
       'unknown_flow',
-      `no flow named ${name}${suggestion(suggestValue(name, names))}`,
+      `no flow named ${name}${hint === undefined ? '' : ` (${hint})`}`,
       "run 'cai trigger --list' for the flows",
     );
   }
@@ -81,10 +82,6 @@ export async function runTrigger(
   return interfaceSpec(flow.interface).document === 'event'
     ? triggerEvents(flow, options, policy, context)
     : triggerJobFlow(options, policy, context);
-}
-
-function suggestion(text: string | undefined): string {
-  return text === undefined ? '' : ` (${text})`;
 }
 
 function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
