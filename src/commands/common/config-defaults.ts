@@ -15,10 +15,8 @@ import type { CommandView } from './config-defaults-values.js';
  * without one pays for an existsSync (START-UP RULE).
  */
 
-/** The flags whose values may be request headers (src/commands/common/header-options.ts checks them), and their attribute names. */
-const HEADER_FLAGS = ['--provider', '--source', '--test-provider'] as const;
-const attributeOf = (flag: string) =>
-  flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+/** The flags whose values may be request headers (src/commands/common/header-options.ts checks them). */
+const HEADER_FLAGS: readonly (string | undefined)[] = ['--provider', '--source', '--test-provider'];
 
 /** Commands that read the config themselves (and `config init`, which must work next to a broken file). */
 const SELF_CONFIGURED = new Set(['config show', 'config init', 'doctor']);
@@ -48,7 +46,8 @@ export function installConfigDefaults(program: Command, state: RunState): void {
     await applyConfigDefaults(actionCommand, state.io);
     // Header values are checked once, here, whoever gave them: the user or the profile. The checker
     // loads only when such a flag has a value (START-UP RULE: `cai sign --body x` does not pay for it).
-    if (HEADER_FLAGS.some((flag) => typeof actionCommand.getOptionValue(attributeOf(flag)) === 'string')) {
+    const headerValued = actionCommand.options.filter((option) => HEADER_FLAGS.includes(option.long));
+    if (headerValued.some((option) => typeof actionCommand.getOptionValue(option.attributeName()) === 'string')) {
       (await import('./header-options.js')).checkHeaderOptions(actionCommand, commandPath(actionCommand));
     }
     for (let command: Command | null = actionCommand; command; command = command.parent) {

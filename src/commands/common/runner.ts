@@ -2,14 +2,12 @@ import type { Command } from 'commander';
 import { useWords, type Words } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { Output, type OutputOptions } from '../../output/output.js';
+import type { Terminal } from '../../output/progress.js';
 import { SHARED_HINTS } from './hints.js';
 import { WRITTEN_FILE_FLAGS } from './file-flags.js';
 
-/** What every command action receives. */
-export interface CommandContext {
-  io: Io;
-  output: Output;
-}
+/** What every command action receives: its streams and its output. */
+export type CommandContext = Terminal;
 
 /** A command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
 type CommandHandler = (context: CommandContext) => Promise<number>;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { hasSurroundingWhitespace, resolveSecrets, type Secret, type SecretSource } from '../../secrets/resolve.js';
 import { shellQuote } from '../../shell.js';
-import type { CommandContext as Terminal } from './runner.js';
+import type { Terminal } from '../../output/progress.js';
 
 let sequence = 0;
 

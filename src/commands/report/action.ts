@@ -2,6 +2,7 @@
  * `cai report`, its action: the mocks' logs read, the operation report built and shown (table, JSON, CSV, HTML). Loaded when the
  * command runs, not at every start-up.
  */
+import { resolve } from 'node:path';
 import type { CommandContext } from '../common/runner.js';
 import type { TimeBound } from '../common/options.js';
 import { INPUT_CAPS } from '../../bounds.js';
@@ -53,12 +54,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
   for (const file of logs) {
     if (file === '-') continue;
     if (file === '') throw emptyPath('log');
-    await access(resolvePath(io.cwd, file)).catch((error: unknown) => {
+    await access(resolve(io.cwd, file)).catch((error: unknown) => {
       throw unreadable(file, 'log', error);
     });
   }
   const inputs = logs.map((file) =>
-    file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolvePath(io.cwd, file) },
+    file === '-' ? { name: '(stdin)', stream: io.stdin } : { name: file, path: resolve(io.cwd, file) },
   );
   let report;
   try {
@@ -120,10 +121,6 @@ export async function runReport(options: ReportOptions, context: CommandContext)
 function resolveBound(bound: TimeBound | undefined, now: number): number | undefined {
   if (bound === undefined) return undefined;
   return 'at' in bound ? bound.at : now - bound.agoMs;
-}
-
-function resolvePath(cwd: string, file: string): string {
-  return file.startsWith('/') ? file : `${cwd}/${file}`;
 }
 
 function reportMalformed(

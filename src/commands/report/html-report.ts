@@ -155,7 +155,8 @@ function outcomesChart(branch: BranchReport, report: OperationView): SafeHtml {
 function perDayChart(branch: BranchReport): SafeHtml {
   const buckets = dayBuckets(branch.per_day);
   const daily = buckets.days === 1;
-  const per = bucketName(buckets.days);
+  // What one column is: a day, a week, or a run of N weeks.
+  const per = daily ? 'day' : buckets.days === 7 ? 'week' : `${buckets.days / 7} weeks`;
   const columns: Column[] = buckets.rows.map((row) => ({
     label: row.day.slice(daily ? 5 : 0),
     values: DAY_SERIES.map((series) => row[series.key]),
@@ -204,11 +205,6 @@ export function dayBuckets(days: readonly DayCounts[]): { days: number; rows: Da
     for (const { key } of DAY_SERIES) row[key] += day[key];
   }
   return { days: width, rows: [...rows.values()] };
-}
-
-/** What one column of the activity chart is: a day, a week, or a run of N weeks. */
-function bucketName(days: number): string {
-  return days === 1 ? 'day' : days === 7 ? 'week' : `${days / 7} weeks`;
 }
 
 /** A bin's bounds in seconds: the one before it (0 for the first), and its own (null: no upper bound). */
