@@ -55,15 +55,10 @@ const REDRAW_MS = 100;
 const TICK_MS = 1000;
 
 /** The batch sender's progress: done/total, the rate, documents in flight, retries waiting, an ETA. */
-export interface BatchProgressState {
-  total: number;
-  done: number;
-  ok: number;
-  problems: number;
-  inFlight: number;
-  retrying: number;
-  elapsedMs: number;
-}
+export type BatchProgressState = Record<
+  'total' | 'done' | 'ok' | 'problems' | 'inFlight' | 'retrying' | 'elapsedMs',
+  number
+>;
 
 /** `120/1000 · 35/s · 8 in flight · 2 retrying · ETA 25 s · 3 problems` (documents per second). */
 export function describeBatchProgress(state: BatchProgressState): string {

@@ -3,13 +3,12 @@
  * command runs, not at every start-up.
  */
 import type { CommandContext } from '../common/runner.js';
+import type { loadProfile } from '../../config/load.js';
 import { errnoCode, usageError } from '../../errors.js';
 import { safeText } from '../../output/safe-text.js';
 
-export interface GlobalConfigFlags {
-  config?: string;
-  env?: string;
-}
+/** `--config` and `--env`, the program's options that choose the profile. */
+export type GlobalConfigFlags = Parameters<typeof loadProfile>[0];
 
 export async function runConfigShow(flags: GlobalConfigFlags, { io, output }: CommandContext): Promise<number> {
   const { chooseEnvironment, loadProfile } = await import('../../config/load.js');

@@ -17,20 +17,14 @@ import { checkPlainHttp } from '../common/transport-options.js';
 import { describeAttempt, renderSendResult } from './result.js';
 import { formatDuration } from '../../duration.js';
 
-interface WatchedDelivery {
-  /** The deliver options that report progress and listen for Ctrl-C. */
-  hooks: Pick<DeliverOptions, 'signal' | 'stopSignal' | 'onAttempt'>;
-  /** Clears the status line and stops listening. */
-  dispose(): void;
-}
-
+/** The deliver options that report progress and listen for Ctrl-C (`hooks`), and what clears the line and stops listening. */
 export function watchDelivery(
   terminal: Terminal,
   url: string,
   verbose: boolean,
   policy: RetryPolicy,
   timeoutMs?: number,
-): WatchedDelivery {
+): { hooks: Pick<DeliverOptions, 'signal' | 'stopSignal' | 'onAttempt'>; dispose(): void } {
   const { output, io } = terminal;
   const interruption = interruptInTwoSteps(io, {
     onStop: () =>

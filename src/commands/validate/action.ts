@@ -24,13 +24,7 @@ const KIND_WORDS = ['auto', 'job', 'event', 'ack', 'duplicate-ack'] as const;
 type KindWord = (typeof KIND_WORDS)[number];
 const STDIN = '-';
 
-interface Totals {
-  documents: number;
-  valid: number;
-  invalid: number;
-  errors: number;
-  warnings: number;
-}
+type Totals = Record<'documents' | 'valid' | 'invalid' | 'errors' | 'warnings', number>;
 
 /**
  * The verdicts: validate-fast.ts's, and validate.ts's (zod, for the messages of a schema's refusal) loaded at the
