@@ -66,16 +66,6 @@ function exitCodeOfSignal(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? ExitCode.interrupted : 143;
 }
 
-interface InterruptWatch {
-  /** The Io the command gets: its interrupt listeners are counted, so cai knows whether anything will stop. */
-  io: Io;
-  /** The first signal received. */
-  readonly signal: NodeJS.Signals | undefined;
-  /** Resolves when cai must stop without waiting for the command any longer. */
-  givenUp: Promise<{ signal: NodeJS.Signals; listened: boolean }>;
-  dispose(): void;
-}
-
 /**
  * Ctrl-C (SIGINT) ends every command with exit 130, after it wrote what its results and reports hold so far: the
  * command's own listeners stop it; if it is still running ABORT_AFTER_MS later, they are called again (the second
@@ -83,7 +73,7 @@ interface InterruptWatch {
  * listens to no interrupt (it has nothing to save) is stopped at once. SIGTERM is handled the same way, but a
  * command that stops by itself keeps its own exit code (a mock stopped by its service manager exits 0).
  */
-function watchInterrupts(io: Io): InterruptWatch {
+function watchInterrupts(io: Io) {
   const listeners = new Set<(signal: NodeJS.Signals) => void>();
   const timers: NodeJS.Timeout[] = [];
   let signal: NodeJS.Signals | undefined;
@@ -103,10 +93,11 @@ function watchInterrupts(io: Io): InterruptWatch {
     else later(UNHEARD_AFTER_MS, () => giveUp({ signal: received, listened: false }));
   });
   return {
+    // The Io the command gets: its interrupt listeners are counted, so cai knows whether anything will stop.
     io: {
       ...io,
       stdout: statingInterrupt(io.stdout, () => signal === 'SIGINT'),
-      onInterrupt(listener) {
+      onInterrupt(listener: Parameters<Io['onInterrupt']>[0]) {
         listeners.add(listener);
         // Subscribed after the signal came (it is delivered to it all the same): the grace starts now.
         if (signal !== undefined && listeners.size === 1) startGrace(signal);
@@ -117,9 +108,11 @@ function watchInterrupts(io: Io): InterruptWatch {
         };
       },
     },
+    /** The first signal received. */
     get signal() {
       return signal;
     },
+    /** Resolves when cai must stop without waiting for the command any longer. */
     givenUp,
     dispose() {
       timers.splice(0).forEach(clearTimeout);

@@ -24,15 +24,10 @@ import { shellQuote } from '../../shell.js';
 export async function runExport(flags: ExportFlags, load: Command, context: CommandContext): Promise<number> {
   const { output } = context;
   const options = load.opts() as LoadFlags;
-  if (flags.out === undefined)
-    throw usageError(
-      'missing_option',
-      '--out is required',
-      'pass the folder to write the project to, e.g. --out load-test',
-    );
+  const outHint = 'pass the folder to write the project to, e.g. --out load-test';
+  if (flags.out === undefined) throw usageError('missing_option', '--out is required', outHint);
   // An empty path would be the working directory: refused as such, never written into (docs/limits.md).
-  if (flags.out === '')
-    throw usageError('bad_option', '--out is empty', 'pass the folder to write the project to, e.g. --out load-test');
+  if (flags.out === '') throw usageError('bad_option', '--out is empty', outHint);
   refuseFlagsOfTheLiveRun(load);
   refuseOtherInterface(options);
   if (options.to === undefined)

@@ -25,13 +25,6 @@ export interface VerifyOptions {
   [key: string]: unknown;
 }
 
-interface VerifyInputs {
-  signature: string | undefined;
-  timestamp: string | undefined;
-  body: Buffer;
-  notes: string[];
-}
-
 export async function runVerify(options: VerifyOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
   if (options.example !== undefined) {
@@ -73,7 +66,8 @@ export async function runVerify(options: VerifyOptions, context: CommandContext)
   return result.valid ? 0 : 1;
 }
 
-async function gatherInputs(options: VerifyOptions, { io }: CommandContext): Promise<VerifyInputs> {
+/** The signature, timestamp and body to verify: from the flags, or from a captured request (notes say what was replaced). */
+async function gatherInputs(options: VerifyOptions, { io }: CommandContext) {
   if (options.request !== undefined) {
     if (options.body !== undefined)
       throw usageError('conflicting_options', '--request and --body both give the body', 'pass one of them');
