@@ -37,7 +37,7 @@ export interface TransportOptions
   dryRun?: boolean;
   format: 'http' | 'curl';
   verbose?: boolean;
-  /** Set by the action: `--retry-for` came from the command line, the environment or a profile, not the default. */
+  /** Set before the action: `--retry-for` came from the command line, the environment or a profile, not the default. */
   retryForGiven?: boolean;
   [key: string]: unknown;
 }
@@ -114,6 +114,10 @@ export function addTransportOptions(command: Command): Command {
       ).argParser(parseDurationMs),
     )
     .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
+  // Read once the profile's defaults are in: the program's hook, which sets them, runs before the command's.
+  command.hook('preAction', () => {
+    command.setOptionValue('retryForGiven', retryForGiven(command));
+  });
   addTlsOptions(command);
   return command
     .option(
@@ -129,7 +133,7 @@ export function addTransportOptions(command: Command): Command {
 }
 
 /** Whether `--retry-for` was asked for (command line, environment, profile) rather than left at its default. */
-export function retryForGiven(command: Command): boolean {
+function retryForGiven(command: Command): boolean {
   const source = command.getOptionValueSource('retryFor');
   return source !== undefined && source !== 'default';
 }

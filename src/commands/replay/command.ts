@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { addTransportOptions, retryForGiven } from '../common/send-options.js';
+import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { ReplayOptions } from './action.js';
 
@@ -38,7 +38,6 @@ Examples:
   $ cai replay --request captured.http --to http://127.0.0.1:8787 --dry-run`,
   );
   command.action(async (options: ReplayOptions, cmd: Command) => {
-    options.retryForGiven = retryForGiven(cmd);
     await runHandler(state, cmd, async (context) => (await import('./action.js')).runReplay(options, context));
   });
 }

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { runHandler, type RunState } from '../common/runner.js';
 import { SEND_HINTS } from './hints.js';
-import { addSendOptions, refuseIdleFlags, retryForGiven, type SendOptions } from '../common/send-options.js';
+import { addSendOptions, refuseIdleFlags, type SendOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { SendKind } from '../../send/request.js';
 
@@ -63,7 +63,6 @@ function registerSend(program: Command, state: RunState, kind: SendKind): void {
       cmd,
       async (context) => {
         refuseIdleFlags(options, cmd);
-        options.retryForGiven = retryForGiven(cmd);
         return (await import('./action.js')).runSend(kind, options, context);
       },
       SEND_HINTS,

@@ -9,7 +9,7 @@ import { Option, type Command } from 'commander';
 import { durationOption, nonEmpty, parseHostPort, parseHttpUrl } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addSecretOptions } from '../common/secret-options.js';
-import { addTransportOptions, retryForGiven } from '../common/send-options.js';
+import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
 import { TRIGGER_HINTS } from './hints.js';
@@ -94,10 +94,7 @@ Examples:
     await runHandler(
       state,
       cmd,
-      async (context) => {
-        options.retryForGiven = retryForGiven(cmd);
-        return (await import('./action.js')).runTrigger(name, options, cmd, context);
-      },
+      async (context) => (await import('./action.js')).runTrigger(name, options, cmd, context),
       TRIGGER_HINTS,
     );
   });
