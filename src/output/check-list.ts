@@ -3,13 +3,22 @@
  * check: id, level, title wrapped under itself, never cut in a word), which fits any width; with `--wide`, or when
  * stdout is not a terminal (a file, CI), the full table with the sections and tags, whole. `--json` is the command's.
  */
-import type { describeCheck } from '../conformance/catalogue.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { wrap } from './layout.js';
 import type { Output } from './output.js';
 
-/** A check as the catalogue describes it (describeCatalogue). */
-type ListedCheck = ReturnType<typeof describeCheck>;
+/** A check as the catalogues describe it (describeCatalogue, describeSenderCatalogue). */
+export interface ListedCheck {
+  id: string;
+  interface: InterfaceId;
+  title: string;
+  sections: readonly string[];
+  level: string;
+  tags: readonly string[];
+  optional?: boolean;
+  /** Sender checks that judge an Interface A provider's callbacks: counted with interface A's (listed there). */
+  callbackStages?: readonly string[];
+}
 
 export async function renderCheckList(
   checks: readonly ListedCheck[],
