@@ -125,9 +125,7 @@ export function parseUiAddress(value: string): UiAddress {
   const parts = listenAddressParts(value);
   if (parts === undefined)
     throw new InvalidArgumentError('expected HOST:PORT, HOST, :PORT or PORT, e.g. 127.0.0.1:4040.');
-  if (parts.port !== undefined && Number(parts.port) > 65535)
-    throw new InvalidArgumentError('expected a port from 0 to 65535.');
-  return { host: parts.host ?? '127.0.0.1', port: parts.port === undefined ? 0 : Number(parts.port) };
+  return { host: parts.host ?? '127.0.0.1', port: parts.port === undefined ? 0 : parsePort(parts.port) };
 }
 
 function registerPlatform(mock: Command, state: RunState): void {
