@@ -38,34 +38,29 @@ Examples:
       --resume results.ndjson --output results.ndjson`,
 };
 
-export function registerSendJob(program: Command, state: RunState): void {
-  registerSend(program, state, 'job');
-}
-
-export function registerSendEvent(program: Command, state: RunState): void {
-  registerSend(program, state, 'event');
-}
-
-function registerSend(program: Command, state: RunState, kind: SendKind): void {
-  const name = kind === 'job' ? 'send-job' : 'send-event';
-  const command = declareCommand(program, name);
-  addSendOptions(command, kind);
-  command.addHelpText('after', HELP[kind]);
-  command.action(async (options: SendOptions, cmd: Command) => {
-    // A deployment profile supplies a job's --callback-url and --branch-code as defaults for samples; they must
-    // not refuse a --body send.
-    if (!options.sample) {
-      if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
-      if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
-    }
-    await runHandler(
-      state,
-      cmd,
-      async (context) => {
-        refuseIdleFlags(options, cmd);
-        return (await import('./action.js')).runSend(kind, options, context);
-      },
-      SEND_HINTS,
-    );
-  });
+/** `send-job` or `send-event`, as the registry loads it. */
+export function registerSend(kind: SendKind): (program: Command, state: RunState) => void {
+  return (program, state) => {
+    const name = kind === 'job' ? 'send-job' : 'send-event';
+    const command = declareCommand(program, name);
+    addSendOptions(command, kind);
+    command.addHelpText('after', HELP[kind]);
+    command.action(async (options: SendOptions, cmd: Command) => {
+      // A deployment profile supplies a job's --callback-url and --branch-code as defaults for samples; they must
+      // not refuse a --body send.
+      if (!options.sample) {
+        if (cmd.getOptionValueSource('callbackUrl') === 'config') delete options.callbackUrl;
+        if (cmd.getOptionValueSource('branchCode') === 'config') delete options.branchCode;
+      }
+      await runHandler(
+        state,
+        cmd,
+        async (context) => {
+          refuseIdleFlags(options, cmd);
+          return (await import('./action.js')).runSend(kind, options, context);
+        },
+        SEND_HINTS,
+      );
+    });
+  };
 }
