@@ -111,11 +111,12 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
   const tried: SigningVariant[] = [];
   // Signings compared at one reference time: one that comes out as the correct one (a compact body re-serialised
   // compact) was refused already, and two that come out alike are one trial.
+  const reference = { ...signing(), nowSeconds: REFERENCE_SECONDS };
   const signedAs = (headers: SignedHeaders | undefined) => JSON.stringify(headers);
-  const seen = new Set([signedAs(correctHeaders({ ...signing(), nowSeconds: REFERENCE_SECONDS }))]);
+  const seen = new Set([signedAs(correctHeaders(reference))]);
   for (const variant of VARIANTS) {
     if (session.signal.aborted) break;
-    const key = signedAs(variant.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS }));
+    const key = signedAs(variant.headers(reference));
     const headers = variant.headers(signing());
     if (headers === undefined) continue;
     // Signed as the correct request was, or as a signing already tried: refused already.
@@ -126,10 +127,7 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
     seen.add(key);
     const exchange = await send(variant.id, variant.signed, headers);
     if (isAccepted(exchange)) {
-      const alike = VARIANTS.filter(
-        (other) =>
-          other !== variant && signedAs(other.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS })) === key,
-      );
+      const alike = VARIANTS.filter((other) => other !== variant && signedAs(other.headers(reference)) === key);
       return {
         cause: {
           variant: variant.id,

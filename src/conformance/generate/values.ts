@@ -180,7 +180,7 @@ const PRIVATE_USE = ['x-cai', 'x-twain', 'x-private1'] as const;
  */
 const WHOLE_TAGS = ['x-whatever', 'x-cai-private'] as const;
 
-const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+export const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
 /**
  * Well-formed BCP 47 tags (RFC 5646 §2.1) of several shapes: a language alone, with a script, a region (letters

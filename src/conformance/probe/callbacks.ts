@@ -18,6 +18,7 @@ import { startListener, type Listener } from '../../http/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
 import { playStage } from '../listen/stage.js';
+import { isAccepted } from './verdict.js';
 
 const PATH_PREFIX = '/cai-conformance';
 
@@ -143,10 +144,7 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 /** The same job sent `copies` times at once: the first accepted answer (else the first answer) is the job's. */
 async function sendAtOnce(request: JobRequest, doc: Record<string, unknown>, copies: number): Promise<Exchange> {
   const answers = await Promise.all(Array.from({ length: copies }, () => request.send(doc)));
-  return (
-    answers.find((answer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300) ??
-    (answers[0] as Exchange)
-  );
+  return answers.find(isAccepted) ?? (answers[0] as Exchange);
 }
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
@@ -203,7 +201,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       const startedMono = performance.now();
       record.startedMono = startedMono;
       let repeat: Exchange | undefined;
-      const accepted = job.status !== undefined && job.status >= 200 && job.status < 300;
+      const accepted = isAccepted(job);
       if (accepted && request.twice && !request.signal.aborted) repeat = await request.send(doc);
       // Nothing is awaited for a job the provider did not take: the check judging it says so.
       await playStage(recorder, record, {

@@ -15,7 +15,7 @@ import { unconfirmedBreaches, unrepeatedBreaches, worthPlayingAgain } from '../s
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
-import { job } from './receivers.js';
+import { job, requiredFieldsOf } from './receivers.js';
 
 interface JobOptions {
   scenario?: CallbackScenarioId;
@@ -201,19 +201,7 @@ export const edgeLeadJob = (scope: ProbeScope) =>
   jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
 
 /** The job with §2.2's required fields alone (A-ACCEPT-005's): a provider that reads an optional one without looking. */
-export const minimalJob = (scope: ProbeScope) =>
-  jobStage(scope, 'minimal', {
-    change: (doc) => {
-      const contact = doc.contact as Doc;
-      return {
-        lead_id: doc.lead_id,
-        event_id: doc.event_id,
-        branch_code: doc.branch_code,
-        contact: { name: contact.name, phone_e164: contact.phone_e164 },
-        callback_url: doc.callback_url,
-      };
-    },
-  });
+export const minimalJob = (scope: ProbeScope) => jobStage(scope, 'minimal', { change: requiredFieldsOf });
 
 /**
  * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:

@@ -32,7 +32,7 @@ export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): Pro
       mutation.request({
         scope,
         doc: validDocument(receiver, scope, mutation.on),
-        dateTimeField: receiver.dateTimeField,
+        dateTimeField: receiver.spec.fields.dateTime,
       }),
     ...(mutation.unjudgeable ? { unjudgeable: mutation.unjudgeable } : {}),
     ...(mutation.aside ? { aside: mutation.aside } : {}),

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_EVENT_ID_LENGTH } from '../../../spec/constants.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
-import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import {
   ATTEMPTS_MISSES,
@@ -36,8 +35,6 @@ interface Breakage {
   clauses: readonly string[];
   /** The valid document changed, or the bytes sent instead. */
   change(doc: Doc): Doc | Buffer;
-  /** The document to change; the receiver's usual one by default. */
-  document?: (scope: ProbeScope) => Doc;
 }
 
 /** A rule whose near misses (probe/mutations-document.ts) are the cases of one check. */
@@ -71,7 +68,7 @@ function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)
       tags: ['schema'],
       title: row.title,
       send: (scope) => {
-        const changed = row.change((row.document ?? receiver.document)(scope));
+        const changed = row.change(receiver.document(scope));
         return { body: Buffer.isBuffer(changed) ? changed : compact(changed) };
       },
     });
