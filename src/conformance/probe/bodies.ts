@@ -42,8 +42,6 @@ function atBaseOffset(doc: Doc, paths: readonly string[]): void {
 export function eventDoc(type: EventType, eventId: string, leadId: string, branchCode?: string): Doc {
   const doc = sampleEvent(type, { leadId, ...(branchCode ? { branchCode } : {}) });
   doc.event_id = eventId;
-  doc.lead_id = leadId;
-  if (branchCode && 'branch_code' in doc) doc.branch_code = branchCode;
   atBaseOffset(doc, ['occurred_at', 'scheduled_at']);
   return doc;
 }
@@ -53,8 +51,6 @@ export function jobDoc(eventId: string, leadId: string, callbackUrl: string, bra
   const doc = sampleJob({ callbackUrl, ...(branchCode ? { branchCode } : {}) });
   doc.event_id = eventId;
   doc.lead_id = leadId;
-  doc.callback_url = callbackUrl;
-  if (branchCode) doc.branch_code = branchCode;
   atBaseOffset(doc, ['origin.captured_at']);
   return doc;
 }

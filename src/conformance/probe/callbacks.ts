@@ -78,9 +78,7 @@ export interface JobRequest {
 
 export interface CallbackHarness {
   listenUrl: string;
-  publicUrl: string;
   secrets: readonly string[];
-  providerCode: string;
   /** A callback_url for a job whose events no check reads (they are accepted and forgotten). */
   backgroundUrl(name: string): string;
   /** Sends a job with a callback_url of its own, and gathers its events until its stage is over. */
@@ -182,9 +180,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
 
   return {
     listenUrl: listener.url,
-    publicUrl,
     secrets: options.secrets,
-    providerCode: options.providerCode,
     backgroundUrl: (name) => `${background.targetUrl}/${encodeURIComponent(name)}`,
     async gather(request) {
       const record = open(request.name, request.scenario);

@@ -17,7 +17,7 @@ import {
   type ReceiverCheck,
   type ReceiverCheckSpec,
 } from '../../check.js';
-import { describeAnswer, documentOf, label, ms, type Attempt, type Exchange } from '../../evidence.js';
+import { describeAnswer, documentOf, label, ms, type Exchange } from '../../evidence.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
 import {
@@ -48,12 +48,6 @@ import { formatDuration } from '../../../duration.js';
 
 const NO_JOB = 'the job was not sent (the run was interrupted)';
 
-/** The event of an attempt, when its body is a JSON object. */
-function eventOf(attempt: Attempt): Record<string, unknown> | undefined {
-  const doc = documentOf(attempt);
-  return isObject(doc) ? doc : undefined;
-}
-
 interface Staged {
   stage: JobStage;
 }
@@ -67,8 +61,7 @@ export function preamble(
   judgesSilence = false,
   whenRefused?: string,
 ): Outcome | undefined {
-  if (!stage) return notJudged(NO_JOB);
-  if (!stage.job) return notJudged(NO_JOB);
+  if (!stage?.job) return notJudged(NO_JOB);
   const accepted = judgeAnswer(stage.job, { level: 'must' });
   if (accepted.verdict !== 'passed' && whenRefused !== undefined)
     return notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`);
@@ -98,7 +91,8 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
   const { attempts } = stage.record;
   const count = plural(attempts.length, 'event');
   for (const attempt of attempts) {
-    const event = eventOf(attempt);
+    const doc = documentOf(attempt);
+    const event = isObject(doc) ? doc : undefined;
     const problem = term.breach(event);
     if (problem === undefined) continue;
     const received = attempt.body.toString('utf8');
