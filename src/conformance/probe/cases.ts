@@ -7,27 +7,18 @@
  * undecided; a case that cannot be sent on this run is named in a note. A check none of whose cases could be judged
  * is not judged.
  */
-import { OPEN_POINTS, type OpenPointId, type OpenPointRule } from '../../spec/model/latitude.js';
+import { OPEN_POINTS, type OpenPointRule } from '../../spec/model/latitude.js';
 import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../check.js';
 import type { Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
+import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 import { breachesOfExchange, breachText, expectedOf, undecidedWhy } from './verdict.js';
 import { plural } from '../../text.js';
 
-export interface ProbeCase {
-  /** What the case changes, as a failure names it: `the hex digest in upper case`. */
-  name: string;
-  send(scope: ProbeScope): RequestRecipe;
-  /** Why the case cannot be sent on this run, when it cannot. */
-  unjudgeable?(scope: ProbeScope): string | undefined;
-  /**
-   * Questions the case is not about (src/spec/model/latitude.ts): a refusal one of them allows (a 411 for a body
-   * sent chunked, where the case is about its size) leaves the case not judged rather than passed or failed.
-   */
-  aside?: readonly OpenPointId[];
-}
+/** One case: a mutation (./mutations.ts), its request built for the run. */
+export type ProbeCase = Pick<Mutation, 'name' | 'unjudgeable' | 'aside'> & { send(scope: ProbeScope): RequestRecipe };
 
 /** One case as gathered: its answer, or why it was not sent or not judged. */
 export interface CaseAnswer {

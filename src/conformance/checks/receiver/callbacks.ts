@@ -218,12 +218,13 @@ const arrival = [
           `a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`,
         );
       const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
-      const came = eventsCame(stage, expected);
-      if (came) return came;
-      return failed(
-        expected,
-        `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
-        { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
+      return (
+        eventsCame(stage, expected) ??
+        failed(
+          expected,
+          `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
+          { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
+        )
       );
     },
   }),

@@ -363,19 +363,6 @@ function acknowledgmentChecks({ spec, check }: Grounds): SenderCheck[] {
   ];
 }
 
-/** §8: the first attempt comes promptly after the trigger. */
-function promptnessCheck({ fixed, check }: Grounds): SenderCheck {
-  return check('TIME-001', {
-    level: 'should',
-    sections: fixed ? ['§8'] : ['§4.1', '§8'],
-    clauses: ['§8-7'],
-    tags: ['timing'],
-    scenarios: ['accept'],
-    title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
-    judge: promptFirstAttempt,
-  });
-}
-
 function deliveryChecks(iface: InterfaceId): SenderCheck[] {
   const grounds = groundsOf(iface);
   return [
@@ -383,7 +370,16 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
     ...retryChecks(grounds),
     ...refusalChecks(grounds),
     ...acknowledgmentChecks(grounds),
-    promptnessCheck(grounds),
+    // §8: the first attempt comes promptly after the trigger.
+    grounds.check('TIME-001', {
+      level: 'should',
+      sections: grounds.fixed ? ['§8'] : ['§4.1', '§8'],
+      clauses: ['§8-7'],
+      tags: ['timing'],
+      scenarios: ['accept'],
+      title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
+      judge: promptFirstAttempt,
+    }),
   ];
 }
 
