@@ -8,7 +8,7 @@
  * is not judged.
  */
 import { OPEN_POINTS, type OpenPointRule } from '../../spec/model/latitude.js';
-import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../check.js';
+import { defineCheck, failed, notJudged, passed, type CheckMeta } from '../check.js';
 import type { Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
 import type { Mutation } from './mutations.js';
@@ -27,15 +27,9 @@ export interface CaseAnswer {
   notSent?: string;
 }
 
-export interface CasesEvidence {
-  cases: CaseAnswer[];
-}
-
-export type CasesSpec = Omit<CheckMeta, 'role' | 'scenarios'> & { cases: readonly ProbeCase[] };
-
-export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
+export function defineCases(spec: Omit<CheckMeta, 'role' | 'scenarios'> & { cases: readonly ProbeCase[] }) {
   const { cases, ...meta } = spec;
-  return defineCheck<CasesEvidence>({
+  return defineCheck<{ cases: CaseAnswer[] }>({
     ...meta,
     gather: async (scope) => {
       const gathered: CaseAnswer[] = [];

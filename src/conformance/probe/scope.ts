@@ -44,10 +44,8 @@ export class ProbeScope {
     const expectations = this.model.expectTogether(exchanges.map((exchange) => this.factsOf(exchange)));
     exchanges.forEach((exchange, index) => {
       exchange.expected = expectations[index];
+      this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange));
     });
-    exchanges.forEach((exchange) =>
-      this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange)),
-    );
     return exchanges;
   }
 
