@@ -92,17 +92,14 @@ export function judgeCases(
   level: CheckLevel,
 ) {
   if (!gathered || gathered.length === 0) return notJudged('no request was sent');
-  for (const entry of gathered) {
-    const answer = entry.answer;
-    if (answer === undefined || !wrong(answer, level)) continue;
-    const breaches = breachesOfExchange(answer, { level });
+  const first = gathered.find((entry) => wrong(entry.answer, level));
+  if (first?.answer !== undefined)
     return failed(
-      `${expectedOf(answer, { level })} for ${entry.name}`,
-      `${entry.name}: ${breachText(answer, breaches)}`,
-      { exchanges: [answer] },
+      `${expectedOf(first.answer, { level })} for ${first.name}`,
+      `${first.name}: ${breachText(first.answer, breachesOfExchange(first.answer, { level }))}`,
+      { exchanges: [first.answer] },
       casesNote(gathered, level),
     );
-  }
   const answered = gathered.filter((entry): entry is CaseAnswer & { answer: Exchange } => entry.answer !== undefined);
   if (gathered.length < cases.length)
     return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);

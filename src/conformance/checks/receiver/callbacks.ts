@@ -107,27 +107,30 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
   return passed(term.expected, `${count}, all as expected`);
 }
 
-/** A check of one job's events: the preamble, then `judge` on the stage. */
-function callbackCheck(
+/** A check of one job's events: the preamble, then `judge` on the stage (and on what `more` gathered beside it). */
+function callbackCheck<More extends object = object>(
   spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & {
     stage?: (scope: ProbeScope) => Promise<JobStage | undefined>;
+    /** Other jobs' stages the check reads, gathered beside its own. */
+    more?: (scope: ProbeScope) => Promise<More>;
     judgesSilence?: boolean;
     /** Why a refused job leaves the check not judged (another check's finding), rather than failed. */
     whenRefused?: string;
-    judge(stage: JobStage): Outcome;
+    judge(stage: JobStage, more: Partial<More>): Outcome;
   },
-): ReceiverCheck<Staged> {
-  const { stage: gatherStage = mainJob, judgesSilence, whenRefused, judge, ...meta } = spec;
-  return defineCheck<Staged>({
+): ReceiverCheck<Staged & Partial<More>> {
+  const { stage: gatherStage = mainJob, more, judgesSilence, whenRefused, judge, ...meta } = spec;
+  return defineCheck<Staged & Partial<More>>({
     ...meta,
     interface: 'A',
     needs: 'callback',
     tags: ['callback', ...meta.tags],
     gather: async (scope) => {
-      const stage = await gatherStage(scope);
-      return (stage ? { stage } : {}) as Staged;
+      const [stage, others] = await Promise.all([gatherStage(scope), more?.(scope)]);
+      return { ...(stage ? { stage } : {}), ...others } as Staged & Partial<More>;
     },
-    judge: ({ stage }) => preamble(stage, judgesSilence, whenRefused) ?? judge(stage as JobStage),
+    judge: ({ stage, ...others }) =>
+      preamble(stage, judgesSilence, whenRefused) ?? judge(stage as JobStage, others as Partial<More>),
   });
 }
 
@@ -170,23 +173,18 @@ const eventsMustCome =
     eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}${why}`);
 
 const arrival = [
-  defineCheck<Staged & { later?: JobStage }>({
+  callbackCheck<{ later: JobStage | undefined }>({
     id: 'A-CB-001',
-    interface: 'A',
-    needs: 'callback',
     level: 'must',
     sections: ['§3', '§4.2', '§6', '§7'],
     clauses: ['§3-1', '§8-6'],
-    tags: ['callback'],
+    tags: [],
     title:
       "the provider sends events back to the job's callback_url within the callback wait, also for a job sent after the platform refused an event of another (400)",
-    gather: async (scope) => {
-      const [stage, later] = await Promise.all([mainJob(scope), afterRefusalJob(scope)]);
-      return { ...(stage ? { stage } : {}), ...(later ? { later } : {}) } as Staged & { later?: JobStage };
-    },
-    judge: ({ stage, later }) => {
-      const main =
-        preamble(stage, true) ?? eventsMustCome('at least one event after the job was accepted')(stage as JobStage);
+    more: async (scope) => ({ later: await afterRefusalJob(scope) }),
+    judgesSilence: true,
+    judge: (stage, { later }) => {
+      const main = eventsMustCome('at least one event after the job was accepted')(stage);
       if (main.verdict !== 'passed' || later === undefined || preamble(later, true) !== undefined) return main;
       // §7: "do not retry" is the refused event's client action; every other job is still the provider's to handle.
       const expected =
@@ -274,28 +272,21 @@ const arrival = [
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
-  defineCheck<Staged & { retried?: JobStage[] }>({
+  callbackCheck<{ retried: JobStage[] }>({
     id: 'A-CB-006',
-    interface: 'A',
-    needs: 'callback',
     level: 'should',
     sections: ['§3', '§6', '§7'],
     clauses: ['§3-1'],
-    tags: ['callback'],
+    tags: [],
     title:
       'the conversation ends with an appointment or job.closed event within the callback wait, also where an event needed a retry',
-    gather: async (scope) => {
-      const [stage, ...retried] = await Promise.all([
-        mainJob(scope),
-        ...RETRIED_SCENARIOS.map((id) => scenarioJob(scope, id)),
-      ]);
-      return {
-        ...(stage ? { stage } : {}),
-        retried: retried.filter((each): each is JobStage => each !== undefined),
-      } as Staged & { retried: JobStage[] };
-    },
-    judge: ({ stage, retried = [] }) => {
-      const main = preamble(stage) ?? endsConversation(stage as JobStage);
+    more: async (scope) => ({
+      retried: (await Promise.all(RETRIED_SCENARIOS.map((id) => scenarioJob(scope, id)))).filter(
+        (each): each is JobStage => each !== undefined,
+      ),
+    }),
+    judge: (stage, { retried = [] }) => {
+      const main = endsConversation(stage);
       if (main.verdict !== 'passed') return main;
       const ended = [main.actual];
       for (const each of retried) {
