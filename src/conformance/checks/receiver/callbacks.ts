@@ -46,8 +46,6 @@ import {
 import { plural } from '../../../text.js';
 import { formatDuration } from '../../../duration.js';
 
-const NO_JOB = 'the job was not sent (the run was interrupted)';
-
 interface Staged {
   stage: JobStage;
 }
@@ -61,7 +59,7 @@ export function preamble(
   judgesSilence = false,
   whenRefused?: string,
 ): Outcome | undefined {
-  if (!stage?.job) return notJudged(NO_JOB);
+  if (!stage?.job) return notJudged('the job was not sent (the run was interrupted)');
   const accepted = judgeAnswer(stage.job, { level: 'must' });
   if (accepted.verdict !== 'passed' && whenRefused !== undefined)
     return notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`);

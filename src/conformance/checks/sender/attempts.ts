@@ -14,8 +14,6 @@ import { kindsSeen } from './documents.js';
 import { attemptFindings, stagesText, verdictOf } from './judging.js';
 import { plural } from '../../../text.js';
 
-const NOTHING_TO_JUDGE = 'no attempt to judge';
-
 /** A check of one term of the model on every attempt. */
 function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string) {
   return (evidence: SenderEvidence): Outcome => {
@@ -48,7 +46,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const own = spec.section;
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
   /** A check of one attempt term of the model, on every attempt of the `accept` scenario: its level and clauses the term's. */
-  const check = (id: string, term: AttemptTermId, row: AttemptCheckRow, unjudged = NOTHING_TO_JUDGE) => {
+  const check = (id: string, term: AttemptTermId, row: AttemptCheckRow, unjudged = 'no attempt to judge') => {
     const model = attemptTerm(iface, term);
     return defineSenderCheck({
       id: `${spec.senderCheckPrefix}-${id}`,

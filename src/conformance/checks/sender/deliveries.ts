@@ -49,10 +49,6 @@ const isAccepted =
   (attempt) =>
     !attempt.unheard && attempt.answer.kind === 'accepted' && attempt.answer.status === status;
 const isDuplicate: Reads = (attempt) => !attempt.unheard && attempt.answer.kind === 'duplicate';
-const retryAfterAs =
-  (form: 'seconds' | 'date'): Reads =>
-  (attempt) =>
-    attempt.retryAfter?.form === form;
 
 /** The model's findings of one term, on the attempts a check reads. */
 function findings(
@@ -86,7 +82,7 @@ const retriedAfter = (kind: AnswerClass, answer: string, every = answer) =>
 const waitsOut = (form: 'seconds' | 'date', written: string, limit: string) =>
   asks(
     'retry-after',
-    retryAfterAs(form),
+    (attempt) => attempt.retryAfter?.form === form,
     afterAnswer(`429 with Retry-After ${written}`, `each retry no earlier than the ${limit} before it`),
   );
 
