@@ -25,9 +25,6 @@ import {
   type VariantFamily,
 } from './variants.js';
 
-/** Names the diagnostic requests in the receiver's log (`cai-conf-<run>-diagnosis-<n>` where cai makes the document). */
-export const DIAGNOSIS_SCOPE = { id: 'DIAGNOSIS' } as const;
-
 /**
  * Whether an answer to a valid, correctly signed request refuses it the way a verification does: 401 or 403 where
  * §7 fixes the statuses (B), any 4xx where the spec leaves them open (A, §4.1).
@@ -71,7 +68,8 @@ const REFERENCE_SECONDS = 1_700_000_000;
  * repeat: nothing to diagnose) or the run was interrupted. Stops at the first signing accepted, so at most one of them leaves a record.
  */
 export async function diagnoseSignature(session: Session, input: RefusalInput): Promise<SignatureFinding | undefined> {
-  const scope = new ProbeScope(session, DIAGNOSIS_SCOPE);
+  // Names the diagnostic requests in the receiver's log (`cai-conf-<run>-diagnosis-<n>` where cai makes the document).
+  const scope = new ProbeScope(session, { id: 'DIAGNOSIS' });
   const trials: SigningTrial[] = [];
   const signing = (): SigningInput => ({
     secret: input.secrets[0] ?? '',

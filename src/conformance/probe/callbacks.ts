@@ -117,11 +117,6 @@ function scripted(id: CallbackScenarioId): boolean {
   return id !== 'callbacks' && id !== 'callback-returning';
 }
 
-/** A stage whose first event is refused (400, 401, 413): final (§7), and its conversation may stop there. */
-export function refusedFirst(id: CallbackScenarioId): boolean {
-  return id === 'callback-400' || id === 'callback-401' || id === 'callback-413';
-}
-
 /**
  * When a job's stage has seen what it waits for: the conversation's end; on a refused first event, its answer; on a
  * first event that must be sent again (a 5xx, a 429, a cut), its delivery and then the conversation's end, since a
@@ -133,8 +128,9 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   if (!scripted(id)) return ended;
   const first = attempts[0];
   if (!first) return false;
-  // A refusal is final (§7): the stage has its answer at once, and watches for a retry that must not come.
-  if (refusedFirst(id)) return true;
+  // A refusal (400, 401, 413) is final (§7): the stage has its answer at once, and watches for a retry that must not
+  // come; its conversation may stop there.
+  if (id === 'callback-400' || id === 'callback-401' || id === 'callback-413') return true;
   const ofFirst = attempts.filter((attempt) => attempt.key === first.key);
   return isFinalAnswer((ofFirst.at(-1) ?? first).answer) && ended;
 }

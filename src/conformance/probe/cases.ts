@@ -21,7 +21,7 @@ import { plural } from '../../text.js';
 export type ProbeCase = Pick<Mutation, 'name' | 'unjudgeable' | 'aside'> & { send(scope: ProbeScope): RequestRecipe };
 
 /** One case as gathered: its answer, or why it was not sent or not judged. */
-export interface CaseAnswer {
+interface CaseAnswer {
   name: string;
   answer?: Exchange;
   notSent?: string;
@@ -86,11 +86,7 @@ const wrong = (answer: Exchange | undefined, level: CheckLevel) =>
   answer !== undefined && breachesOfExchange(answer, { level }).length > 0;
 
 /** The verdict on the cases gathered, in order: the first wrong answer fails the check. */
-export function judgeCases(
-  cases: readonly ProbeCase[],
-  gathered: readonly CaseAnswer[] | undefined,
-  level: CheckLevel,
-) {
+function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[] | undefined, level: CheckLevel) {
   if (!gathered || gathered.length === 0) return notJudged('no request was sent');
   const first = gathered.find((entry) => wrong(entry.answer, level));
   if (first?.answer !== undefined)

@@ -12,7 +12,7 @@ import type { HttpResponse } from '../../http/client.js';
 import { flattenHeaders } from '../../http/headers.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../../http/tls.js';
 
-export interface ContinueRequest {
+interface ContinueRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
   body: Buffer;
@@ -24,7 +24,7 @@ export interface ContinueRequest {
   insecure?: boolean;
 }
 
-export interface ContinueAnswer extends HttpResponse {
+interface ContinueAnswer extends HttpResponse {
   /** Whether the body went out (false when the answer came from the headers alone). */
   bodySent: boolean;
 }

@@ -18,7 +18,7 @@ function refusalClauses(receiver: Receiver, mutations: readonly Mutation[]): str
 }
 
 /** The cases of a list of mutations on a receiver. */
-export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
+function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
   return mutations.map((mutation) => ({
     name: mutation.name,
     send: (scope) =>
@@ -33,7 +33,7 @@ export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): Pro
   }));
 }
 
-export type MutationCheckMeta = Omit<CheckMeta, 'id' | 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
+type MutationCheckMeta = Omit<CheckMeta, 'id' | 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
   /** Clauses beyond those of the mutations and of the receiver's refusals. */
   clauses?: readonly string[];
   /** `must` unless it says otherwise. */
