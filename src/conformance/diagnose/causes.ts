@@ -78,9 +78,6 @@ function summaryOf(kind: FailureCause['kind'], first: Grouped, count: number): s
     : `${count} valid, correctly signed requests left unanswered alike`;
 }
 
-/** What a diagnosis needs besides the refused body: the interface and the run's secrets. */
-export type CauseDiagnosisInput = Omit<RefusalInput, 'body'>;
-
 /**
  * Diagnoses each cause that refuses valid requests the way a verification does: one of its requests (the first
  * whose body the report holds whole) is sent again, signed each of the usual wrong ways.
@@ -89,7 +86,7 @@ export async function diagnoseCauses(
   session: Session,
   causes: FailureCause[],
   results: readonly CheckResult[],
-  input: CauseDiagnosisInput,
+  input: Omit<RefusalInput, 'body'>,
 ): Promise<void> {
   for (const cause of causes) {
     if (cause.kind !== 'valid-refused' || session.signal.aborted) continue;

@@ -12,7 +12,7 @@ import type { RefusalDiagnosis, SignatureFinding } from './types.js';
 import { optionName } from '../../errors.js';
 import { asObject, jsonValueOf } from '../../spec/json.js';
 
-export interface PreflightRefusal extends RefusalInput {
+interface PreflightRefusal extends RefusalInput {
   /** What the first request got, and what the spec expects. */
   refused: RefusalDiagnosis['refused'];
   /** The checks the run would have judged. */

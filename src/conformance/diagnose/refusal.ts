@@ -25,9 +25,6 @@ import {
   type VariantFamily,
 } from './variants.js';
 
-/** Names the diagnostic requests in the receiver's log (`cai-conf-<run>-diagnosis-<n>` where cai makes the document). */
-export const DIAGNOSIS_SCOPE = { id: 'DIAGNOSIS' } as const;
-
 /**
  * Whether an answer to a valid, correctly signed request refuses it the way a verification does: 401 or 403 where
  * §7 fixes the statuses (B), any 4xx where the spec leaves them open (A, §4.1).
@@ -71,7 +68,8 @@ const REFERENCE_SECONDS = 1_700_000_000;
  * repeat: nothing to diagnose) or the run was interrupted. Stops at the first signing accepted, so at most one of them leaves a record.
  */
 export async function diagnoseSignature(session: Session, input: RefusalInput): Promise<SignatureFinding | undefined> {
-  const scope = new ProbeScope(session, DIAGNOSIS_SCOPE);
+  // Names the diagnostic requests in the receiver's log (`cai-conf-<run>-diagnosis-<n>` where cai makes the document).
+  const scope = new ProbeScope(session, { id: 'DIAGNOSIS' });
   const trials: SigningTrial[] = [];
   const signing = (): SigningInput => ({
     secret: input.secrets[0] ?? '',
@@ -111,11 +109,12 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
   const tried: SigningVariant[] = [];
   // Signings compared at one reference time: one that comes out as the correct one (a compact body re-serialised
   // compact) was refused already, and two that come out alike are one trial.
+  const reference = { ...signing(), nowSeconds: REFERENCE_SECONDS };
   const signedAs = (headers: SignedHeaders | undefined) => JSON.stringify(headers);
-  const seen = new Set([signedAs(correctHeaders({ ...signing(), nowSeconds: REFERENCE_SECONDS }))]);
+  const seen = new Set([signedAs(correctHeaders(reference))]);
   for (const variant of VARIANTS) {
     if (session.signal.aborted) break;
-    const key = signedAs(variant.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS }));
+    const key = signedAs(variant.headers(reference));
     const headers = variant.headers(signing());
     if (headers === undefined) continue;
     // Signed as the correct request was, or as a signing already tried: refused already.
@@ -126,10 +125,7 @@ export async function diagnoseSignature(session: Session, input: RefusalInput): 
     seen.add(key);
     const exchange = await send(variant.id, variant.signed, headers);
     if (isAccepted(exchange)) {
-      const alike = VARIANTS.filter(
-        (other) =>
-          other !== variant && signedAs(other.headers({ ...signing(), nowSeconds: REFERENCE_SECONDS })) === key,
-      );
+      const alike = VARIANTS.filter((other) => other !== variant && signedAs(other.headers(reference)) === key);
       return {
         cause: {
           variant: variant.id,

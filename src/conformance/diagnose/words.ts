@@ -59,7 +59,7 @@ export function causeBlock(cause: FailureCause): Block {
   const rows: [string, string][] = [];
   if (cause.diagnosis?.cause) rows.push(['cause', cause.diagnosis.cause.message]);
   rows.push(['expected', cause.expected], ['actual', cause.actual]);
-  if (cause.diagnosis) rows.push(...findingRows(cause.diagnosis, 'request').filter(([label]) => label !== 'cause'));
+  if (cause.diagnosis) rows.push(...findingRows(cause.diagnosis, 'request'));
   rows.push(['checks', cause.checks.join(', ')]);
   return { title: cause.summary, rows };
 }

@@ -21,7 +21,7 @@ import {
 } from '../../spec/constants.js';
 import { eventTypeSpec } from '../../spec/event-types.js';
 import type { Doc } from '../probe/bodies.js';
-import { dateTime, e164, email, identifier, languageTag, messageText, text, unknownField } from './values.js';
+import { dateTime, e164, email, identifier, languageTag, messageText, optional, text, unknownField } from './values.js';
 
 /**
  * How a draft's event_id is made from a fresh one: the fresh id, a hyphen and the generated tail, cut at the §8
@@ -91,8 +91,6 @@ const idShape: fc.Arbitrary<IdShape> = fc.record({
     { weight: 1, arbitrary: fc.constant<IdShape['length']>('limit') },
   ),
 });
-
-const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
 /** Only the fields present (fc.record with no required key leaves the others out). */
 const someOf = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T) => fc.record(fields, { requiredKeys: [] });

@@ -51,7 +51,7 @@ function daysIn(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-export interface DateTimeParts {
+interface DateTimeParts {
   year: number;
   month: number;
   day: number;
@@ -68,7 +68,7 @@ export interface DateTimeParts {
  * need not reach year 0), any real calendar day (29 February of leap years included), any time, a fraction of
  * 1 to 9 digits or none, any offset.
  */
-export const dateTimeParts: fc.Arbitrary<DateTimeParts> = fc
+const dateTimeParts: fc.Arbitrary<DateTimeParts> = fc
   .record({
     year: fc.integer({ min: 2000, max: 2099 }),
     month: fc.integer({ min: 1, max: 12 }),
@@ -81,7 +81,7 @@ export const dateTimeParts: fc.Arbitrary<DateTimeParts> = fc
   })
   .map((parts) => ({ ...parts, day: Math.min(parts.day, daysIn(parts.year, parts.month)) }));
 
-export function formatDateTimeParts(parts: DateTimeParts): string {
+function formatDateTimeParts(parts: DateTimeParts): string {
   const fraction = parts.fraction === '' ? '' : `.${parts.fraction}`;
   return `${parts.year}-${two(parts.month)}-${two(parts.day)}T${two(parts.hour)}:${two(parts.minute)}:${two(parts.second)}${fraction}${parts.offset}`;
 }
@@ -180,7 +180,7 @@ const PRIVATE_USE = ['x-cai', 'x-twain', 'x-private1'] as const;
  */
 const WHOLE_TAGS = ['x-whatever', 'x-cai-private'] as const;
 
-const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+export const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
 /**
  * Well-formed BCP 47 tags (RFC 5646 §2.1) of several shapes: a language alone, with a script, a region (letters

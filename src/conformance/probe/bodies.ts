@@ -42,8 +42,6 @@ function atBaseOffset(doc: Doc, paths: readonly string[]): void {
 export function eventDoc(type: EventType, eventId: string, leadId: string, branchCode?: string): Doc {
   const doc = sampleEvent(type, { leadId, ...(branchCode ? { branchCode } : {}) });
   doc.event_id = eventId;
-  doc.lead_id = leadId;
-  if (branchCode && 'branch_code' in doc) doc.branch_code = branchCode;
   atBaseOffset(doc, ['occurred_at', 'scheduled_at']);
   return doc;
 }
@@ -53,8 +51,6 @@ export function jobDoc(eventId: string, leadId: string, callbackUrl: string, bra
   const doc = sampleJob({ callbackUrl, ...(branchCode ? { branchCode } : {}) });
   doc.event_id = eventId;
   doc.lead_id = leadId;
-  doc.callback_url = callbackUrl;
-  if (branchCode) doc.branch_code = branchCode;
   atBaseOffset(doc, ['origin.captured_at']);
   return doc;
 }
@@ -110,17 +106,10 @@ export function escapedField(doc: Doc, field: string): string {
   const marker = '\u0000CAI-ESCAPE\u0000';
   const value = doc[field];
   if (typeof value !== 'string') return JSON.stringify(doc);
-  const escaped = [...value]
-    .map((char) => {
-      if (char === '/') return '\\/';
-      const code = char.codePointAt(0) ?? 0;
-      if (code > 0xffff) {
-        const high = Math.floor((code - 0x10000) / 0x400) + 0xd800;
-        const low = ((code - 0x10000) % 0x400) + 0xdc00;
-        return `\\u${high.toString(16).padStart(4, '0')}\\u${low.toString(16).padStart(4, '0')}`;
-      }
-      return `\\u${code.toString(16).padStart(4, '0')}`;
-    })
+  // Each UTF-16 unit escaped: a character outside the BMP as its surrogate pair, as JSON writes it (RFC 8259 §7).
+  const escaped = value
+    .split('')
+    .map((unit) => (unit === '/' ? '\\/' : `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`))
     .join('');
   return JSON.stringify({ ...doc, [field]: marker }).replace(JSON.stringify(marker), `"${escaped}"`);
 }

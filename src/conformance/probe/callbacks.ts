@@ -18,6 +18,7 @@ import { startListener, type Listener } from '../../http/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
 import { playStage } from '../listen/stage.js';
+import { isAccepted } from './verdict.js';
 
 const PATH_PREFIX = '/cai-conformance';
 
@@ -77,9 +78,7 @@ export interface JobRequest {
 
 export interface CallbackHarness {
   listenUrl: string;
-  publicUrl: string;
   secrets: readonly string[];
-  providerCode: string;
   /** A callback_url for a job whose events no check reads (they are accepted and forgotten). */
   backgroundUrl(name: string): string;
   /** Sends a job with a callback_url of its own, and gathers its events until its stage is over. */
@@ -118,11 +117,6 @@ function scripted(id: CallbackScenarioId): boolean {
   return id !== 'callbacks' && id !== 'callback-returning';
 }
 
-/** A stage whose first event is refused (400, 401, 413): final (§7), and its conversation may stop there. */
-export function refusedFirst(id: CallbackScenarioId): boolean {
-  return id === 'callback-400' || id === 'callback-401' || id === 'callback-413';
-}
-
 /**
  * When a job's stage has seen what it waits for: the conversation's end; on a refused first event, its answer; on a
  * first event that must be sent again (a 5xx, a 429, a cut), its delivery and then the conversation's end, since a
@@ -134,8 +128,9 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
   if (!scripted(id)) return ended;
   const first = attempts[0];
   if (!first) return false;
-  // A refusal is final (§7): the stage has its answer at once, and watches for a retry that must not come.
-  if (refusedFirst(id)) return true;
+  // A refusal (400, 401, 413) is final (§7): the stage has its answer at once, and watches for a retry that must not
+  // come; its conversation may stop there.
+  if (id === 'callback-400' || id === 'callback-401' || id === 'callback-413') return true;
   const ofFirst = attempts.filter((attempt) => attempt.key === first.key);
   return isFinalAnswer((ofFirst.at(-1) ?? first).answer) && ended;
 }
@@ -143,10 +138,7 @@ function awaited(id: CallbackScenarioId, record: StageRecord): boolean {
 /** The same job sent `copies` times at once: the first accepted answer (else the first answer) is the job's. */
 async function sendAtOnce(request: JobRequest, doc: Record<string, unknown>, copies: number): Promise<Exchange> {
   const answers = await Promise.all(Array.from({ length: copies }, () => request.send(doc)));
-  return (
-    answers.find((answer) => answer.status !== undefined && answer.status >= 200 && answer.status < 300) ??
-    (answers[0] as Exchange)
-  );
+  return answers.find(isAccepted) ?? (answers[0] as Exchange);
 }
 
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
@@ -184,9 +176,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
 
   return {
     listenUrl: listener.url,
-    publicUrl,
     secrets: options.secrets,
-    providerCode: options.providerCode,
     backgroundUrl: (name) => `${background.targetUrl}/${encodeURIComponent(name)}`,
     async gather(request) {
       const record = open(request.name, request.scenario);
@@ -203,7 +193,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
       const startedMono = performance.now();
       record.startedMono = startedMono;
       let repeat: Exchange | undefined;
-      const accepted = job.status !== undefined && job.status >= 200 && job.status < 300;
+      const accepted = isAccepted(job);
       if (accepted && request.twice && !request.signal.aborted) repeat = await request.send(doc);
       // Nothing is awaited for a job the provider did not take: the check judging it says so.
       await playStage(recorder, record, {

@@ -7,44 +7,29 @@
  * undecided; a case that cannot be sent on this run is named in a note. A check none of whose cases could be judged
  * is not judged.
  */
-import { OPEN_POINTS, type OpenPointId, type OpenPointRule } from '../../spec/model/latitude.js';
-import { defineCheck, failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../check.js';
+import { OPEN_POINTS, type OpenPointRule } from '../../spec/model/latitude.js';
+import { defineCheck, failed, notJudged, passed, type CheckMeta } from '../check.js';
 import type { Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
+import type { Mutation } from './mutations.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 import { breachesOfExchange, breachText, expectedOf, undecidedWhy } from './verdict.js';
 import { plural } from '../../text.js';
 
-export interface ProbeCase {
-  /** What the case changes, as a failure names it: `the hex digest in upper case`. */
-  name: string;
-  send(scope: ProbeScope): RequestRecipe;
-  /** Why the case cannot be sent on this run, when it cannot. */
-  unjudgeable?(scope: ProbeScope): string | undefined;
-  /**
-   * Questions the case is not about (src/spec/model/latitude.ts): a refusal one of them allows (a 411 for a body
-   * sent chunked, where the case is about its size) leaves the case not judged rather than passed or failed.
-   */
-  aside?: readonly OpenPointId[];
-}
+/** One case: a mutation (./mutations.ts), its request built for the run. */
+export type ProbeCase = Pick<Mutation, 'name' | 'unjudgeable' | 'aside'> & { send(scope: ProbeScope): RequestRecipe };
 
 /** One case as gathered: its answer, or why it was not sent or not judged. */
-export interface CaseAnswer {
+interface CaseAnswer {
   name: string;
   answer?: Exchange;
   notSent?: string;
 }
 
-export interface CasesEvidence {
-  cases: CaseAnswer[];
-}
-
-export type CasesSpec = Omit<CheckMeta, 'role' | 'scenarios'> & { cases: readonly ProbeCase[] };
-
-export function defineCases(spec: CasesSpec): ReceiverCheck<CasesEvidence> {
+export function defineCases(spec: Omit<CheckMeta, 'role' | 'scenarios'> & { cases: readonly ProbeCase[] }) {
   const { cases, ...meta } = spec;
-  return defineCheck<CasesEvidence>({
+  return defineCheck<{ cases: CaseAnswer[] }>({
     ...meta,
     gather: async (scope) => {
       const gathered: CaseAnswer[] = [];
@@ -101,23 +86,16 @@ const wrong = (answer: Exchange | undefined, level: CheckLevel) =>
   answer !== undefined && breachesOfExchange(answer, { level }).length > 0;
 
 /** The verdict on the cases gathered, in order: the first wrong answer fails the check. */
-export function judgeCases(
-  cases: readonly ProbeCase[],
-  gathered: readonly CaseAnswer[] | undefined,
-  level: CheckLevel,
-) {
+function judgeCases(cases: readonly ProbeCase[], gathered: readonly CaseAnswer[] | undefined, level: CheckLevel) {
   if (!gathered || gathered.length === 0) return notJudged('no request was sent');
-  for (const entry of gathered) {
-    const answer = entry.answer;
-    if (answer === undefined || !wrong(answer, level)) continue;
-    const breaches = breachesOfExchange(answer, { level });
+  const first = gathered.find((entry) => wrong(entry.answer, level));
+  if (first?.answer !== undefined)
     return failed(
-      `${expectedOf(answer, { level })} for ${entry.name}`,
-      `${entry.name}: ${breachText(answer, breaches)}`,
-      { exchanges: [answer] },
+      `${expectedOf(first.answer, { level })} for ${first.name}`,
+      `${first.name}: ${breachText(first.answer, breachesOfExchange(first.answer, { level }))}`,
+      { exchanges: [first.answer] },
       casesNote(gathered, level),
     );
-  }
   const answered = gathered.filter((entry): entry is CaseAnswer & { answer: Exchange } => entry.answer !== undefined);
   if (gathered.length < cases.length)
     return notJudged(`${gathered.length} of ${cases.length} cases sent (interrupted)`);

@@ -11,15 +11,11 @@
  *   })
  */
 import type { TermId } from '../../spec/model/answers.js';
-import { defineCheck, type CheckMeta, type ReceiverCheck } from '../check.js';
+import { defineCheck, type CheckMeta } from '../check.js';
 import type { Exchange } from '../evidence.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 import { judgeAnswer } from './verdict.js';
-
-export interface Answered {
-  answer: Exchange;
-}
 
 export type ProbeSpec = Omit<CheckMeta, 'role' | 'scenarios'> & {
   /** The request, built afresh for each run (fresh event_id, signed at send time unless the recipe says otherwise). */
@@ -28,9 +24,9 @@ export type ProbeSpec = Omit<CheckMeta, 'role' | 'scenarios'> & {
   terms?: readonly TermId[];
 };
 
-export function defineProbe(spec: ProbeSpec): ReceiverCheck<Answered> {
+export function defineProbe(spec: ProbeSpec) {
   const { send, terms, ...meta } = spec;
-  return defineCheck<Answered>({
+  return defineCheck<{ answer: Exchange }>({
     ...meta,
     gather: async (scope) => ({ answer: await scope.send(await send(scope)) }),
     judge: ({ answer }) => judgeAnswer(answer, { level: meta.level, ...(terms ? { terms } : {}) }),

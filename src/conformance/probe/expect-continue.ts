@@ -8,10 +8,11 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { NETWORK_CAPS } from '../../bounds.js';
+import type { HttpResponse } from '../../http/client.js';
 import { flattenHeaders } from '../../http/headers.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../../http/tls.js';
 
-export interface ContinueRequest {
+interface ContinueRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
   body: Buffer;
@@ -23,13 +24,7 @@ export interface ContinueRequest {
   insecure?: boolean;
 }
 
-export interface ContinueAnswer {
-  status: number;
-  /** Names lowercased; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  body: Buffer;
-  bodyTruncated?: boolean;
-  latencyMs: number;
+interface ContinueAnswer extends HttpResponse {
   /** Whether the body went out (false when the answer came from the headers alone). */
   bodySent: boolean;
 }

@@ -251,7 +251,7 @@ export function dateTimeMisses(field: string, clauses: readonly string[], on?: E
  * A number written in Arabic-Indic digits (U+0660–U+0669): digits to Unicode (category Nd), so Python's `\d`, .NET's
  * and Go's Unicode classes match them, but not the ASCII digits E.164 numbers are (§2.1; ITU-T E.164 digits 0–9).
  */
-export const ARABIC_INDIC_E164 = '+\u0664\u0664\u0667\u0667\u0660\u0660\u0669\u0660\u0660\u0661\u0662\u0663';
+const ARABIC_INDIC_E164 = '+\u0664\u0664\u0667\u0667\u0660\u0660\u0669\u0660\u0660\u0661\u0662\u0663';
 
 /** §2.1: E.164 is `+`, a country code that does not start with 0, and at most 15 digits in all, nothing else. */
 export function e164Misses(field: string, clauses: readonly string[]): Mutation[] {

@@ -37,8 +37,9 @@ export const TIMESTAMP_FORM: readonly Mutation[] = [
   ),
 ];
 
-const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
-const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
+/** How far from now a timestamp is that stands clear of the §5.5 window's edge: outside the window, or inside it. */
+export const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
+export const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 
 /**
  * A case one second from the edge is sent at `fraction` of cai's second (tolerances.ts): where the target's clock

@@ -40,7 +40,10 @@ export interface Mutation {
   request(valid: Valid): RequestRecipe;
   /** Why the mutation cannot be sent on this run, when it cannot (it is then not judged). */
   unjudgeable?(scope: ProbeScope): string | undefined;
-  /** Questions the mutation is not about (probe/cases.ts): a refusal they allow leaves the case not judged. */
+  /**
+   * Questions the mutation is not about (src/spec/model/latitude.ts): a refusal one of them allows (a 411 for a body
+   * sent chunked, where the case is about its size) leaves the case not judged rather than passed or failed.
+   */
   aside?: readonly OpenPointId[];
   /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
   on?: EventType;

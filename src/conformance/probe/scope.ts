@@ -44,10 +44,8 @@ export class ProbeScope {
     const expectations = this.model.expectTogether(exchanges.map((exchange) => this.factsOf(exchange)));
     exchanges.forEach((exchange, index) => {
       exchange.expected = expectations[index];
+      this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange));
     });
-    exchanges.forEach((exchange) =>
-      this.model.observe(exchange.expected as NonNullable<Exchange['expected']>, answerOf(exchange)),
-    );
     return exchanges;
   }
 
@@ -93,7 +91,7 @@ export function modelRequestOf(request: SentRequest, iface: ModelRequest['interf
  * on the target's clock as the `Date` header placed it. That placing is to the second at best, so unless it read 0
  * (the probes near the window's edge are sent at a fraction of cai's second for that case), a second either way.
  */
-export function readingClockOf(session: Session, exchange: Pick<Exchange, 'request' | 'answeredAtMs'>): ReadingClock {
+function readingClockOf(session: Session, exchange: Pick<Exchange, 'request' | 'answeredAtMs'>): ReadingClock {
   const offset = session.clock.offsetSeconds;
   const slack = offset === 0 ? 0 : 1;
   return {

@@ -115,12 +115,8 @@ export class Session {
 
   /** Memoised work shared by several checks (e.g. one callback job whose events several checks judge). */
   once<T>(key: string, factory: () => Promise<T>): Promise<T> {
-    let value = this.shared.get(key) as Promise<T> | undefined;
-    if (!value) {
-      value = factory();
-      this.shared.set(key, value);
-    }
-    return value;
+    if (!this.shared.has(key)) this.shared.set(key, factory());
+    return this.shared.get(key) as Promise<T>;
   }
 
   /** Builds the exact request of a recipe, signed now (./build.ts). */

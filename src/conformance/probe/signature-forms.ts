@@ -5,13 +5,9 @@
 import { SIGNATURE_PREFIX } from '../../spec/constants.js';
 import type { DigestDamage, SignatureSpelling, SignedStringChange, TimestampNotation } from './recipe.js';
 
-/** A hex digit other than `digit`. */
-function otherDigit(digit: string): string {
-  return digit === '0' ? '1' : '0';
-}
-
+/** `hex` with the digit at `index` made another one. */
 function withDigit(hex: string, index: number): string {
-  return hex.slice(0, index) + otherDigit(hex[index] ?? '0') + hex.slice(index + 1);
+  return hex.slice(0, index) + ((hex[index] ?? '0') === '0' ? '1' : '0') + hex.slice(index + 1);
 }
 
 /** The valid header with one hex digit changed, or cut to its first half. */

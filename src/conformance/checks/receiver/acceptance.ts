@@ -10,10 +10,10 @@ import { EVENT_TYPES, MAX_EVENT_ID_LENGTH, type EventType } from '../../../spec/
 import { eventTypeSpec } from '../../../spec/event-types.js';
 import type { TermId } from '../../../spec/model/answers.js';
 import type { ReceiverCheck } from '../../check.js';
-import { astralPadded, compact, eventDoc, withPath, type Doc } from '../../probe/bodies.js';
+import { astralPadded, compact, eventDoc, withPath } from '../../probe/bodies.js';
 import { EDGE_VALUES, EVENT_ENUMERATIONS, JOB_ENUMERATIONS } from '../../probe/mutations-document.js';
 import { mutationCheck } from './mutated.js';
-import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
+import { event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn, requiredFieldsOf, type Receiver } from './receivers.js';
 
 /** The receiver's valid document, its answer judged on `terms` rather than its status alone. */
 const answerTo = (receiver: Receiver, id: string, terms: readonly TermId[], meta: Parameters<typeof probeOn>[2]) =>
@@ -147,18 +147,7 @@ const jobsAcceptance: ReceiverCheck[] = [
     clauses: ['§2.2-1'],
     tags: ['acceptance', 'schema'],
     title: 'a job with only the required fields is accepted',
-    send: (scope) => {
-      const full = job(scope);
-      const contact = full.contact as Doc;
-      const minimal = {
-        lead_id: full.lead_id,
-        event_id: full.event_id,
-        branch_code: full.branch_code,
-        contact: { name: contact.name, phone_e164: contact.phone_e164 },
-        callback_url: full.callback_url,
-      };
-      return { body: compact(minimal) };
-    },
+    send: (scope) => ({ body: compact(requiredFieldsOf(job(scope))) }),
   }),
 ];
 

@@ -27,7 +27,7 @@ function withoutHeader(id: string, header: string, section: string, tamper: Tamp
   return {
     ...onHeader(id, section),
     tags: ['headers'],
-    what: (receiver) => `${receiver.aRequest} without ${header}`,
+    what: (receiver) => `${receiver.spec.aRequest} without ${header}`,
     tamper,
   };
 }

@@ -7,35 +7,28 @@
 import { createHash } from 'node:crypto';
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import type { BriefIntent } from '../../../spec/schemas.js';
-import type { Exchange } from '../../evidence.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
-import type { CallbackHarness, JobStage } from '../../probe/callbacks.js';
+import type { CallbackHarness, JobRequest, JobStage } from '../../probe/callbacks.js';
 import { SENDER_RUN_CAPS } from '../../../bounds.js';
 import { unconfirmedBreaches, unrepeatedBreaches, worthPlayingAgain } from '../sender/judging.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CallbackScenarioId } from '../../listen/scenarios.js';
 import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
-import { job } from './receivers.js';
+import { job, requiredFieldsOf } from './receivers.js';
 
-interface JobOptions {
-  scenario?: CallbackScenarioId;
+/** How a job is sent (as JobRequest's), and how it is made. */
+type JobOptions = Partial<Pick<JobRequest, 'scenario' | 'twice' | 'together' | 'before'>> & {
   /** Changes the job before it is sent (e.g. its lead_id). */
   change?: (doc: Doc) => Doc;
-  /** Send the job twice, the second right after the first is acknowledged (a retry whose answer was lost). */
-  twice?: boolean;
-  /** Send the job this many times at once (a retry racing its first attempt). */
-  together?: number;
   /** `returning`: the lead of the run's main job (a contact who comes back: a second job for one lead). */
   lead?: 'returning';
-  /** Requests with the job's event_id the provider must refuse, sent before it (JobRequest.before). */
-  before?(doc: Doc): Promise<Exchange[]>;
   /** Seconds added to the job's X-CAI-Timestamp (on the provider's clock): a job signed earlier than it is sent. */
   shiftSeconds?: number;
   /** The job's brief.intent (§2.9), when not the sample's. */
   intent?: BriefIntent;
   /** What must have happened before the job is sent (another job's event answered). */
   after?(): Promise<unknown>;
-}
+};
 
 /**
  * The lead of the run's main job, and of the job of a contact who comes back (one per run): all digits, with leading
@@ -201,19 +194,7 @@ export const edgeLeadJob = (scope: ProbeScope) =>
   jobStage(scope, 'lead-edge', { change: (doc) => ({ ...doc, lead_id: unusualLeadId(String(doc.lead_id)) }) });
 
 /** The job with §2.2's required fields alone (A-ACCEPT-005's): a provider that reads an optional one without looking. */
-export const minimalJob = (scope: ProbeScope) =>
-  jobStage(scope, 'minimal', {
-    change: (doc) => {
-      const contact = doc.contact as Doc;
-      return {
-        lead_id: doc.lead_id,
-        event_id: doc.event_id,
-        branch_code: doc.branch_code,
-        contact: { name: contact.name, phone_e164: contact.phone_e164 },
-        callback_url: doc.callback_url,
-      };
-    },
-  });
+export const minimalJob = (scope: ProbeScope) => jobStage(scope, 'minimal', { change: requiredFieldsOf });
 
 /**
  * The job sent first with a field the schema refuses, then signed with a timestamp past the window, then as it is:

@@ -17,7 +17,7 @@ import {
   type ReceiverCheck,
   type ReceiverCheckSpec,
 } from '../../check.js';
-import { describeAnswer, documentOf, label, ms, type Attempt, type Exchange } from '../../evidence.js';
+import { describeAnswer, documentOf, label, ms, type Exchange } from '../../evidence.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { eventTypeOf, type JobStage } from '../../probe/callbacks.js';
 import {
@@ -46,14 +46,6 @@ import {
 import { plural } from '../../../text.js';
 import { formatDuration } from '../../../duration.js';
 
-const NO_JOB = 'the job was not sent (the run was interrupted)';
-
-/** The event of an attempt, when its body is a JSON object. */
-function eventOf(attempt: Attempt): Record<string, unknown> | undefined {
-  const doc = documentOf(attempt);
-  return isObject(doc) ? doc : undefined;
-}
-
 interface Staged {
   stage: JobStage;
 }
@@ -67,8 +59,7 @@ export function preamble(
   judgesSilence = false,
   whenRefused?: string,
 ): Outcome | undefined {
-  if (!stage) return notJudged(NO_JOB);
-  if (!stage.job) return notJudged(NO_JOB);
+  if (!stage?.job) return notJudged('the job was not sent (the run was interrupted)');
   const accepted = judgeAnswer(stage.job, { level: 'must' });
   if (accepted.verdict !== 'passed' && whenRefused !== undefined)
     return notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`);
@@ -98,7 +89,8 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
   const { attempts } = stage.record;
   const count = plural(attempts.length, 'event');
   for (const attempt of attempts) {
-    const event = eventOf(attempt);
+    const doc = documentOf(attempt);
+    const event = isObject(doc) ? doc : undefined;
     const problem = term.breach(event);
     if (problem === undefined) continue;
     const received = attempt.body.toString('utf8');
@@ -113,27 +105,30 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
   return passed(term.expected, `${count}, all as expected`);
 }
 
-/** A check of one job's events: the preamble, then `judge` on the stage. */
-function callbackCheck(
+/** A check of one job's events: the preamble, then `judge` on the stage (and on what `more` gathered beside it). */
+function callbackCheck<More extends object = object>(
   spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & {
     stage?: (scope: ProbeScope) => Promise<JobStage | undefined>;
+    /** Other jobs' stages the check reads, gathered beside its own. */
+    more?: (scope: ProbeScope) => Promise<More>;
     judgesSilence?: boolean;
     /** Why a refused job leaves the check not judged (another check's finding), rather than failed. */
     whenRefused?: string;
-    judge(stage: JobStage): Outcome;
+    judge(stage: JobStage, more: Partial<More>): Outcome;
   },
-): ReceiverCheck<Staged> {
-  const { stage: gatherStage = mainJob, judgesSilence, whenRefused, judge, ...meta } = spec;
-  return defineCheck<Staged>({
+): ReceiverCheck<Staged & Partial<More>> {
+  const { stage: gatherStage = mainJob, more, judgesSilence, whenRefused, judge, ...meta } = spec;
+  return defineCheck<Staged & Partial<More>>({
     ...meta,
     interface: 'A',
     needs: 'callback',
     tags: ['callback', ...meta.tags],
     gather: async (scope) => {
-      const stage = await gatherStage(scope);
-      return (stage ? { stage } : {}) as Staged;
+      const [stage, others] = await Promise.all([gatherStage(scope), more?.(scope)]);
+      return { ...(stage ? { stage } : {}), ...others } as Staged & Partial<More>;
     },
-    judge: ({ stage }) => preamble(stage, judgesSilence, whenRefused) ?? judge(stage as JobStage),
+    judge: ({ stage, ...others }) =>
+      preamble(stage, judgesSilence, whenRefused) ?? judge(stage as JobStage, others as Partial<More>),
   });
 }
 
@@ -176,23 +171,18 @@ const eventsMustCome =
     eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}${why}`);
 
 const arrival = [
-  defineCheck<Staged & { later?: JobStage }>({
+  callbackCheck<{ later: JobStage | undefined }>({
     id: 'A-CB-001',
-    interface: 'A',
-    needs: 'callback',
     level: 'must',
     sections: ['§3', '§4.2', '§6', '§7'],
     clauses: ['§3-1', '§8-6'],
-    tags: ['callback'],
+    tags: [],
     title:
       "the provider sends events back to the job's callback_url within the callback wait, also for a job sent after the platform refused an event of another (400)",
-    gather: async (scope) => {
-      const [stage, later] = await Promise.all([mainJob(scope), afterRefusalJob(scope)]);
-      return { ...(stage ? { stage } : {}), ...(later ? { later } : {}) } as Staged & { later?: JobStage };
-    },
-    judge: ({ stage, later }) => {
-      const main =
-        preamble(stage, true) ?? eventsMustCome('at least one event after the job was accepted')(stage as JobStage);
+    more: async (scope) => ({ later: await afterRefusalJob(scope) }),
+    judgesSilence: true,
+    judge: (stage, { later }) => {
+      const main = eventsMustCome('at least one event after the job was accepted')(stage);
       if (main.verdict !== 'passed' || later === undefined || preamble(later, true) !== undefined) return main;
       // §7: "do not retry" is the refused event's client action; every other job is still the provider's to handle.
       const expected =
@@ -224,12 +214,13 @@ const arrival = [
           `a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`,
         );
       const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
-      const came = eventsCame(stage, expected);
-      if (came) return came;
-      return failed(
-        expected,
-        `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
-        { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
+      return (
+        eventsCame(stage, expected) ??
+        failed(
+          expected,
+          `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
+          { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
+        )
       );
     },
   }),
@@ -279,28 +270,21 @@ const arrival = [
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
-  defineCheck<Staged & { retried?: JobStage[] }>({
+  callbackCheck<{ retried: JobStage[] }>({
     id: 'A-CB-006',
-    interface: 'A',
-    needs: 'callback',
     level: 'should',
     sections: ['§3', '§6', '§7'],
     clauses: ['§3-1'],
-    tags: ['callback'],
+    tags: [],
     title:
       'the conversation ends with an appointment or job.closed event within the callback wait, also where an event needed a retry',
-    gather: async (scope) => {
-      const [stage, ...retried] = await Promise.all([
-        mainJob(scope),
-        ...RETRIED_SCENARIOS.map((id) => scenarioJob(scope, id)),
-      ]);
-      return {
-        ...(stage ? { stage } : {}),
-        retried: retried.filter((each): each is JobStage => each !== undefined),
-      } as Staged & { retried: JobStage[] };
-    },
-    judge: ({ stage, retried = [] }) => {
-      const main = preamble(stage) ?? endsConversation(stage as JobStage);
+    more: async (scope) => ({
+      retried: (await Promise.all(RETRIED_SCENARIOS.map((id) => scenarioJob(scope, id)))).filter(
+        (each): each is JobStage => each !== undefined,
+      ),
+    }),
+    judge: (stage, { retried = [] }) => {
+      const main = endsConversation(stage);
       if (main.verdict !== 'passed') return main;
       const ended = [main.actual];
       for (const each of retried) {

@@ -11,7 +11,7 @@ import { pause } from '../../probe/session.js';
 import { expectedOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { checkId, forBoth } from './receivers.js';
-import { AS_NEW_DOCUMENT, AS_REPEAT, OUTCOME } from './repeats.js';
+import { AS_NEW, AS_REPEAT, OUTCOME } from './repeats.js';
 import { plural } from '../../../text.js';
 import { formatDuration } from '../../../duration.js';
 
@@ -183,7 +183,7 @@ export const noTrace = forBoth((receiver) => {
         if (!pairs || pairs.length === 0) return notJudged('no request was sent');
         const judged = pairs.filter((pair) => pair.valid !== undefined);
         for (const pair of judged) {
-          const outcome = judgeAnswer(pair.valid, AS_NEW_DOCUMENT);
+          const outcome = judgeAnswer(pair.valid, AS_NEW);
           if (outcome.verdict === 'failed')
             return failed(
               `${outcome.expected} for the valid document after one ${pair.name}`,
@@ -197,7 +197,7 @@ export const noTrace = forBoth((receiver) => {
         if (judged.length === 0) return notJudged(notes.join('; '));
         if (pairs.length < rows.length) return notJudged(`${pairs.length} of ${rows.length} cases sent (interrupted)`);
         return passed(
-          `${expectedOf(judged[0]?.valid as Exchange, AS_NEW_DOCUMENT)} after each refusal`,
+          `${expectedOf(judged[0]?.valid as Exchange, AS_NEW)} after each refusal`,
           `${plural(judged.length, 'case')}: each valid document new`,
           notes,
         );

@@ -5,6 +5,7 @@
  * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
  * accepted; ./repeats.ts), and judges what it gathered. How long an id is remembered is ./dedupe-memory.ts.
  */
+import { asciiEscape } from '../../../signing/diagnose.js';
 import { Headers, type InterfaceId, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
 import { failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
@@ -272,13 +273,8 @@ const DISTINCT_SECTIONS: Readonly<Record<InterfaceId, readonly string[]>> = {
   A: ['§2.2', '§4.1'],
 };
 
-/** An id as JSON, with everything outside printable ASCII escaped, so the two spellings can be told apart. */
-function visible(id: string): string {
-  return JSON.stringify(id).replace(
-    /[^\x20-\x7e]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
+/** An id as JSON, non-ASCII escaped (the ids are ASCII but for it), so the two spellings can be told apart. */
+const visible = (id: string) => asciiEscape(JSON.stringify(id));
 
 interface DistinctEvidence extends Repeat {
   ids: [string, string];

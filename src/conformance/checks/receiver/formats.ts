@@ -20,8 +20,8 @@ interface Format {
   clauses: readonly string[];
 }
 
-const DATE_TIME: Format = { field: (r) => r.dateTimeField, clauses: ['§2.1-2'] };
-const E164: Format = { field: (r) => r.phoneField, clauses: ['§2.1-1'] };
+const DATE_TIME: Format = { field: (r) => r.spec.fields.dateTime, clauses: ['§2.1-2'] };
+const E164: Format = { field: (r) => r.spec.fields.phone, clauses: ['§2.1-1'] };
 const LANGUAGE: Format = { field: () => 'contact.language', clauses: ['§2.1-3'] };
 
 interface Shape extends Format {

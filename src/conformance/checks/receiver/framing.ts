@@ -5,17 +5,12 @@
  * parameter "has no effect on compliant recipients"). Both are `should`: the spec's own words do not require them.
  * How the body's JSON is laid out is raw-body.ts.
  */
+import type { CheckMeta } from '../../check.js';
 import { compact } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
 import { checkId, forBoth, probeOn } from './receivers.js';
 
-interface Framing {
-  id: string;
-  title: string;
-  sections: readonly string[];
-  clauses: readonly string[];
-  frame(body: Buffer): RequestRecipe;
-}
+type Framing = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'> & { frame(body: Buffer): RequestRecipe };
 
 const FRAMINGS: readonly Framing[] = [
   {

@@ -3,11 +3,9 @@
  * (probe/cases.ts), each sent from the receiver's valid document and judged by the answer the model of the receiver
  * allows for it (src/spec/model: §7's statuses on B, any 4xx on A).
  */
-import type { EventType } from '../../../spec/constants.js';
 import type { CheckMeta, ReceiverCheck } from '../../check.js';
 import { defineCases, type ProbeCase } from '../../probe/cases.js';
 import { clausesOf, type Mutation } from '../../probe/mutations.js';
-import type { ProbeScope } from '../../probe/scope.js';
 import { event, type Receiver } from './receivers.js';
 
 /** The clauses a receiver's refusals add (§7's statuses on B; §4.1's verification on A), for mutations meant to be refused. */
@@ -19,27 +17,23 @@ function refusalClauses(receiver: Receiver, mutations: readonly Mutation[]): str
   ];
 }
 
-/** The valid document a mutation changes: the receiver's usual one, or an event of the type it names (B). */
-function validDocument(receiver: Receiver, scope: ProbeScope, on: EventType | undefined) {
-  return on && receiver.spec.document === 'event' ? event(scope, on) : receiver.document(scope);
-}
-
 /** The cases of a list of mutations on a receiver. */
-export function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
+function casesOf(receiver: Receiver, mutations: readonly Mutation[]): ProbeCase[] {
   return mutations.map((mutation) => ({
     name: mutation.name,
     send: (scope) =>
       mutation.request({
         scope,
-        doc: validDocument(receiver, scope, mutation.on),
-        dateTimeField: receiver.dateTimeField,
+        // The receiver's usual document, or an event of the type the mutation names (B).
+        doc: mutation.on && receiver.spec.document === 'event' ? event(scope, mutation.on) : receiver.document(scope),
+        dateTimeField: receiver.spec.fields.dateTime,
       }),
     ...(mutation.unjudgeable ? { unjudgeable: mutation.unjudgeable } : {}),
     ...(mutation.aside ? { aside: mutation.aside } : {}),
   }));
 }
 
-export type MutationCheckMeta = Omit<CheckMeta, 'id' | 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
+type MutationCheckMeta = Omit<CheckMeta, 'id' | 'role' | 'scenarios' | 'clauses' | 'interface' | 'level'> & {
   /** Clauses beyond those of the mutations and of the receiver's refusals. */
   clauses?: readonly string[];
   /** `must` unless it says otherwise. */

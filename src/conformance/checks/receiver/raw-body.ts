@@ -3,18 +3,15 @@
  * which re-serialises the parsed body would sign differently; a receiver must accept every one of them.
  * Both interfaces, one row per framing (`<interface>-SIG-nnn`).
  */
+import type { CheckMeta } from '../../check.js';
 import { compact, escapedField, looseLayout, NON_ASCII_TEXT, reversedKeys, type Doc } from '../../probe/bodies.js';
 import { checkId, forBoth, probeOn } from './receivers.js';
 
-interface Framing {
-  id: string;
-  /** What the body does, after "the signature covers the raw bytes: ". */
-  title: string;
-  sections: readonly string[];
-  clauses: readonly string[];
+/** A framing; its title says what the body does, after "the signature covers the raw bytes: ". */
+type Framing = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'> & {
   /** The body as sent, from a valid document and the name of its free-text field. */
   frame(doc: Doc, textField: string): Buffer;
-}
+};
 
 const FRAMINGS: readonly Framing[] = [
   {

@@ -18,8 +18,6 @@ export interface Repeat {
 export const AS_REPEAT: Focus = { level: 'must', terms: ['outcome', 'repeat'] };
 export const AS_NEW: Focus = { level: 'must', terms: ['outcome', 'new'] };
 export const OUTCOME: Focus = { level: 'must' };
-/** A new document, after a refusal of the same event_id: accepted, and not answered as a repeat. */
-export const AS_NEW_DOCUMENT: Focus = { level: 'must', terms: ['outcome', 'new'] };
 
 /** Sends `first`, then, once it is accepted, `second`. */
 export async function sendThenRepeat(

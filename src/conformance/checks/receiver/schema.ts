@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_EVENT_ID_LENGTH } from '../../../spec/constants.js';
+import type { CheckMeta } from '../../check.js';
 import { compact, withPath, type Doc } from '../../probe/bodies.js';
-import type { ProbeScope } from '../../probe/scope.js';
 import type { Mutation } from '../../probe/mutations.js';
 import {
   ATTEMPTS_MISSES,
@@ -28,25 +28,14 @@ import type { CheckLevel } from '../../types.js';
 import { mutationCheck } from './mutated.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER, probeOn, type Receiver } from './receivers.js';
 
-interface Breakage {
-  id: string;
-  title: string;
-  sections: readonly string[];
-  /** The clauses of the document it breaks; the refusal's own (§7's 400 on B) is added. */
-  clauses: readonly string[];
+/** One request; its clauses are those of the document it breaks, and the refusal's own (§7's 400 on B) is added. */
+type Breakage = Pick<CheckMeta, 'id' | 'title' | 'sections' | 'clauses'> & {
   /** The valid document changed, or the bytes sent instead. */
   change(doc: Doc): Doc | Buffer;
-  /** The document to change; the receiver's usual one by default. */
-  document?: (scope: ProbeScope) => Doc;
-}
+};
 
 /** A rule whose near misses (probe/mutations-document.ts) are the cases of one check. */
-interface Misses {
-  id: string;
-  title: string;
-  sections: readonly string[];
-  mutations: readonly Mutation[];
-}
+type Misses = Pick<CheckMeta, 'id' | 'title' | 'sections'> & { mutations: readonly Mutation[] };
 
 /**
  * §7 makes a platform refuse an invalid event with 400: `must`. §4.1 shows no error status for the provider, and
@@ -71,7 +60,7 @@ function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)
       tags: ['schema'],
       title: row.title,
       send: (scope) => {
-        const changed = row.change((row.document ?? receiver.document)(scope));
+        const changed = row.change(receiver.document(scope));
         return { body: Buffer.isBuffer(changed) ? changed : compact(changed) };
       },
     });

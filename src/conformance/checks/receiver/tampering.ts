@@ -44,7 +44,7 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
           level: row.level ?? 'must',
           sections: row.sections[receiver.interface],
           tags: ['auth', ...row.tags],
-          title: `${what} ${refusal?.says ?? 'is accepted'}`,
+          title: `${what} ${refusal ?? 'is accepted'}`,
         } as const;
         if (row.mutations) return mutationCheck(receiver, id, row.mutations, { ...meta, clauses: row.clauses });
         const tamper = row.tamper as NonNullable<Tampering['tamper']>;

@@ -7,6 +7,8 @@
  */
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import {
+  INSIDE,
+  OUTSIDE,
   TIMESTAMP_FORM,
   WINDOW_FUTURE_INSIDE,
   WINDOW_FUTURE_OUTSIDE,
@@ -15,14 +17,11 @@ import {
   WINDOW_SOURCE,
 } from '../../probe/mutations-timestamp.js';
 import type { Mutation } from '../../probe/mutations.js';
-import { WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { onHeader } from './authentication.js';
 import { mutationCheck } from './mutated.js';
 import { checkId, forBoth } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
-const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
-const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 const EDGE = SIGNATURE_WINDOW_SECONDS;
 
 /** §5.5: the window on both sides of the receiver's clock, the past then the future, each with its own cases. */

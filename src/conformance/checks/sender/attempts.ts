@@ -14,8 +14,6 @@ import { kindsSeen } from './documents.js';
 import { attemptFindings, stagesText, verdictOf } from './judging.js';
 import { plural } from '../../../text.js';
 
-const NOTHING_TO_JUDGE = 'no attempt to judge';
-
 /** A check of one term of the model on every attempt. */
 function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string) {
   return (evidence: SenderEvidence): Outcome => {
@@ -43,32 +41,23 @@ function withKindsSeen(outcome: Outcome, evidence: SenderEvidence): Outcome {
 /** What an attempt check says of itself; the rest is its term's. */
 type AttemptCheckRow = Omit<SenderCheckSpec, 'id' | 'interface' | 'level' | 'clauses' | 'scenarios' | 'judge'>;
 
-/** A check of one attempt term of the model, on every attempt of the `accept` scenario: its level and clauses the term's. */
-function attemptCheck(
-  iface: InterfaceId,
-  id: string,
-  term: AttemptTermId,
-  row: AttemptCheckRow,
-  unjudged = NOTHING_TO_JUDGE,
-): SenderCheck {
-  const model = attemptTerm(iface, term);
-  return defineSenderCheck({
-    id: `${interfaceSpec(iface).senderCheckPrefix}-${id}`,
-    interface: iface,
-    level: model.level,
-    clauses: model.clauses,
-    scenarios: ['accept'],
-    ...row,
-    judge: everyAttempt(iface, term, unjudged),
-  });
-}
-
 function attemptChecks(iface: InterfaceId): SenderCheck[] {
   const spec = interfaceSpec(iface);
   const own = spec.section;
   const address = spec.path === '' ? spec.targetName : `{provider_endpoint}${spec.path}`;
-  const check = (id: string, term: AttemptTermId, row: AttemptCheckRow, unjudged?: string) =>
-    attemptCheck(iface, id, term, row, unjudged);
+  /** A check of one attempt term of the model, on every attempt of the `accept` scenario: its level and clauses the term's. */
+  const check = (id: string, term: AttemptTermId, row: AttemptCheckRow, unjudged = 'no attempt to judge') => {
+    const model = attemptTerm(iface, term);
+    return defineSenderCheck({
+      id: `${spec.senderCheckPrefix}-${id}`,
+      interface: iface,
+      level: model.level,
+      clauses: model.clauses,
+      scenarios: ['accept'],
+      ...row,
+      judge: everyAttempt(iface, term, unjudged),
+    });
+  };
   const checks = [
     check('HTTP-001', 'address', { sections: [own], tags: ['http'], title: `every attempt is a POST to ${address}` }),
     check('HDR-001', 'identity', {
@@ -128,28 +117,24 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
       title: 'every string of every document is Unicode text: no unpaired surrogate escape (RFC 8259 §8.2)',
     }),
   );
-  if (spec.sizeLimitStated) {
+  const stated = spec.sizeLimitStated;
+  checks.push(
+    check('DOC-002', 'size', {
+      sections: stated ? ['§8', '§7'] : ['§8'],
+      tags: ['document', 'size'],
+      title: stated
+        ? `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)`
+        : `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)`,
+    }),
+  );
+  if (stated)
     checks.push(
-      check('DOC-002', 'size', {
-        sections: ['§8', '§7'],
-        tags: ['document', 'size'],
-        title: `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)`,
-      }),
       check('DOC-003', 'size-surely', {
         sections: ['§8'],
         tags: ['document', 'size'],
         title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)`,
       }),
     );
-  } else {
-    checks.push(
-      check('DOC-002', 'size', {
-        sections: ['§8'],
-        tags: ['document', 'size'],
-        title: `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)`,
-      }),
-    );
-  }
   return checks;
 }
 

@@ -12,7 +12,6 @@ import { interfaceSpec } from '../../../spec/interfaces.js';
 import {
   heard,
   ms,
-  type AcceptedStatus,
   type AnswerClass,
   type DeliveryTermId,
   type IdentityTermId,
@@ -40,19 +39,12 @@ const hears =
   (kind: AnswerClass): Reads =>
   (attempt) =>
     heard(attempt) === kind;
-const isStatus =
-  (status: number): Reads =>
+/** An answer the sender heard: a refusal (`error`) or an acceptance, of `status`. */
+const answered =
+  (kind: 'error' | 'accepted', status: number): Reads =>
   (attempt) =>
-    !attempt.unheard && attempt.answer.kind === 'error' && attempt.answer.status === status;
-const isAccepted =
-  (status: AcceptedStatus): Reads =>
-  (attempt) =>
-    !attempt.unheard && attempt.answer.kind === 'accepted' && attempt.answer.status === status;
+    !attempt.unheard && attempt.answer.kind === kind && 'status' in attempt.answer && attempt.answer.status === status;
 const isDuplicate: Reads = (attempt) => !attempt.unheard && attempt.answer.kind === 'duplicate';
-const retryAfterAs =
-  (form: 'seconds' | 'date'): Reads =>
-  (attempt) =>
-    attempt.retryAfter?.form === form;
 
 /** The model's findings of one term, on the attempts a check reads. */
 function findings(
@@ -86,7 +78,7 @@ const retriedAfter = (kind: AnswerClass, answer: string, every = answer) =>
 const waitsOut = (form: 'seconds' | 'date', written: string, limit: string) =>
   asks(
     'retry-after',
-    retryAfterAs(form),
+    (attempt) => attempt.retryAfter?.form === form,
     afterAnswer(`429 with Retry-After ${written}`, `each retry no earlier than the ${limit} before it`),
   );
 
@@ -316,7 +308,7 @@ function refusalChecks({ spec, fixed, statusLevel, check }: Grounds): SenderChec
       tags: ['reject', String(status)],
       scenarios: [`reject-${status}`],
       title: `a ${status} is not retried`,
-      judge: stopsAfter(String(status), isStatus(status)),
+      judge: stopsAfter(String(status), answered('error', status)),
     }),
   );
 }
@@ -333,7 +325,7 @@ function acknowledgmentChecks({ spec, check }: Grounds): SenderCheck[] {
     title: job
       ? 'the 202 acknowledgment ends the delivery: the job is not sent again'
       : 'a 202 ends the delivery: the event is not sent again',
-    judge: stopsAfter('202', isAccepted(202)),
+    judge: stopsAfter('202', answered('accepted', 202)),
   });
   if (job) return [acknowledged];
   return [
@@ -357,23 +349,10 @@ function acknowledgmentChecks({ spec, check }: Grounds): SenderCheck[] {
         tags: ['accepted', '2xx', String(status)],
         scenarios: [scenario],
         title: `a ${status}${body} ends the delivery too (any 2xx means accepted)`,
-        judge: stopsAfter(String(status), isAccepted(status)),
+        judge: stopsAfter(String(status), answered('accepted', status)),
       }),
     ),
   ];
-}
-
-/** §8: the first attempt comes promptly after the trigger. */
-function promptnessCheck({ fixed, check }: Grounds): SenderCheck {
-  return check('TIME-001', {
-    level: 'should',
-    sections: fixed ? ['§8'] : ['§4.1', '§8'],
-    clauses: ['§8-7'],
-    tags: ['timing'],
-    scenarios: ['accept'],
-    title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
-    judge: promptFirstAttempt,
-  });
 }
 
 function deliveryChecks(iface: InterfaceId): SenderCheck[] {
@@ -383,7 +362,16 @@ function deliveryChecks(iface: InterfaceId): SenderCheck[] {
     ...retryChecks(grounds),
     ...refusalChecks(grounds),
     ...acknowledgmentChecks(grounds),
-    promptnessCheck(grounds),
+    // §8: the first attempt comes promptly after the trigger.
+    grounds.check('TIME-001', {
+      level: 'should',
+      sections: grounds.fixed ? ['§8'] : ['§4.1', '§8'],
+      clauses: ['§8-7'],
+      tags: ['timing'],
+      scenarios: ['accept'],
+      title: `the first attempt comes within ${FIRST_ATTEMPT_TARGET_SECONDS} s of the trigger`,
+      judge: promptFirstAttempt,
+    }),
   ];
 }
 

@@ -12,7 +12,7 @@ import { isObject } from '../../../spec/json.js';
 import { validateDocument, type ValidationIssue } from '../../../spec/validate.js';
 import { defineSenderCheck, type Outcome, type SenderCheck } from '../../check.js';
 import { allAttempts, attemptEventId, documentOf, type SenderEvidence } from '../../evidence.js';
-import { verdictOf, type SenderFinding } from './judging.js';
+import { findingOn, verdictOf } from './judging.js';
 import { plural } from '../../../text.js';
 
 /** A kind of document: which documents are of it, and which issues of theirs are its own. */
@@ -128,7 +128,8 @@ export function kindsSeen(evidence: Pick<SenderEvidence, 'records' | 'interface'
 
 /** Judges every attempt of one kind on that kind's own rules (the spec's validators); not judged when none came. */
 function judgeKind(kind: DocumentKind, evidence: SenderEvidence): Outcome {
-  const findings = allAttempts(evidence).flatMap((attempt): SenderFinding[] => {
+  const term = { id: 'document', relation: 'well-formed', level: 'must', clauses: kind.clauses } as const;
+  const findings = allAttempts(evidence).flatMap((attempt) => {
     const doc = documentOf(attempt);
     if (!isObject(doc) || !kind.has(doc)) return [];
     const issues = validateDocument(doc, { kind: interfaceSpec(evidence.interface).document }).errors.filter((issue) =>
@@ -141,18 +142,7 @@ function judgeKind(kind: DocumentKind, evidence: SenderEvidence): Outcome {
             .slice(0, 2)
             .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
             .join('; ');
-    return [
-      {
-        term: 'document',
-        relation: 'well-formed',
-        level: 'must',
-        clauses: kind.clauses,
-        verdict: actual === undefined ? 'kept' : 'broken',
-        attempt,
-        ...(actual !== undefined ? { actual } : {}),
-        shown: [attempt],
-      },
-    ];
+    return [findingOn(attempt, term, actual)];
   });
   const documents = () => documentsOf(evidence).filter((doc) => kind.has(doc)).length;
   return verdictOf(findings, {

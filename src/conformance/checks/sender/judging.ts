@@ -173,27 +173,33 @@ export function documentsPerRunOf(records: readonly StageRecord[]): number | und
 /** The model's judgement of every attempt (late ones too: a stale signature on a late retry is still one) on one term. */
 export function attemptFindings(evidence: SenderEvidence, term: AttemptTerm): SenderFinding[] {
   return evidence.records.flatMap((record) =>
-    record.attempts.flatMap((attempt): SenderFinding[] => {
+    record.attempts.flatMap((attempt) => {
       const actual = term.judge(attempt, {
         identity: evidence.identity,
         secrets: evidence.secrets,
         expectedPath: record.expectedPath,
       });
-      if (actual === null) return [];
-      return [
-        {
-          term: term.id,
-          relation: term.relation,
-          level: term.level,
-          clauses: term.clauses,
-          verdict: actual === undefined ? 'kept' : 'broken',
-          attempt,
-          ...(actual !== undefined ? { actual } : {}),
-          shown: [attempt],
-        },
-      ];
+      return actual === null ? [] : [findingOn(attempt, term, actual)];
     }),
   );
+}
+
+/** The finding of one attempt judged on its own on `term`: kept, or broken as `actual` says. */
+export function findingOn(
+  attempt: Attempt,
+  term: Pick<AttemptTerm, 'id' | 'relation' | 'level' | 'clauses'>,
+  actual: string | undefined,
+): SenderFinding {
+  return {
+    term: term.id,
+    relation: term.relation,
+    level: term.level,
+    clauses: term.clauses,
+    verdict: actual === undefined ? 'kept' : 'broken',
+    attempt,
+    ...(actual !== undefined ? { actual } : {}),
+    shown: [attempt],
+  };
 }
 
 export interface VerdictWords {
