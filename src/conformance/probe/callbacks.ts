@@ -141,6 +141,51 @@ async function sendAtOnce(request: JobRequest, doc: Record<string, unknown>, cop
   return answers.find(isAccepted) ?? (answers[0] as Exchange);
 }
 
+/** Sends one job with its stage's callback_url and gathers its events until the stage is over. */
+async function gatherStage(
+  recorder: Recorder,
+  record: StageRecord,
+  request: JobRequest,
+  options: CallbackListenerOptions,
+): Promise<JobStage> {
+  const doc = request.build(record.targetUrl);
+  const refused = request.before ? await request.before(doc) : undefined;
+  const startedAt = Date.now();
+  const job =
+    (request.together ?? 1) > 1 ? await sendAtOnce(request, doc, request.together as number) : await request.send(doc);
+  // The events are waited for from the job's answer: the requests before it, and the job's own round trip, take
+  // none of the wait (on a busy machine they can take all of it).
+  const answeredAt = Date.now();
+  const startedMono = performance.now();
+  record.startedMono = startedMono;
+  let repeat: Exchange | undefined;
+  const accepted = isAccepted(job);
+  if (accepted && request.twice && !request.signal.aborted) repeat = await request.send(doc);
+  // Nothing is awaited for a job the provider did not take: the check judging it says so.
+  await playStage(recorder, record, {
+    waitMs: options.waitMs,
+    observeMs: () => quietAfter(record, options.observeMs),
+    signal: request.signal,
+    senderDone: () => true,
+    awaiting: () => accepted && !awaited(request.scenario, record),
+    // A scripted answer is judged --callback-wait after the event it answered (a retry that never comes): its
+    // stage may outlive the job's own wait by that much, and ends as soon as the event's delivery settles.
+    deadlineMono: accepted ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs : performance.now(),
+    deadlineIsWait: accepted,
+  });
+  return {
+    name: request.name,
+    doc,
+    leadId: String(doc.lead_id),
+    ...(job ? { job } : {}),
+    ...(repeat ? { repeat } : {}),
+    ...(refused ? { refused } : {}),
+    record,
+    startedAt,
+    waitedMs: Date.now() - answeredAt,
+  };
+}
+
 export async function startCallbackListener(options: CallbackListenerOptions): Promise<CallbackHarness> {
   const recorder = new Recorder({
     interface: 'B',
@@ -178,49 +223,7 @@ export async function startCallbackListener(options: CallbackListenerOptions): P
     listenUrl: listener.url,
     secrets: options.secrets,
     backgroundUrl: (name) => `${background.targetUrl}/${encodeURIComponent(name)}`,
-    async gather(request) {
-      const record = open(request.name, request.scenario);
-      const doc = request.build(record.targetUrl);
-      const refused = request.before ? await request.before(doc) : undefined;
-      const startedAt = Date.now();
-      const job =
-        (request.together ?? 1) > 1
-          ? await sendAtOnce(request, doc, request.together as number)
-          : await request.send(doc);
-      // The events are waited for from the job's answer: the requests before it, and the job's own round trip, take
-      // none of the wait (on a busy machine they can take all of it).
-      const answeredAt = Date.now();
-      const startedMono = performance.now();
-      record.startedMono = startedMono;
-      let repeat: Exchange | undefined;
-      const accepted = isAccepted(job);
-      if (accepted && request.twice && !request.signal.aborted) repeat = await request.send(doc);
-      // Nothing is awaited for a job the provider did not take: the check judging it says so.
-      await playStage(recorder, record, {
-        waitMs: options.waitMs,
-        observeMs: () => quietAfter(record, options.observeMs),
-        signal: request.signal,
-        senderDone: () => true,
-        awaiting: () => accepted && !awaited(request.scenario, record),
-        // A scripted answer is judged --callback-wait after the event it answered (a retry that never comes): its
-        // stage may outlive the job's own wait by that much, and ends as soon as the event's delivery settles.
-        deadlineMono: accepted
-          ? startedMono + (scripted(request.scenario) ? 2 : 1) * options.waitMs
-          : performance.now(),
-        deadlineIsWait: accepted,
-      });
-      return {
-        name: request.name,
-        doc,
-        leadId: String(doc.lead_id),
-        ...(job ? { job } : {}),
-        ...(repeat ? { repeat } : {}),
-        ...(refused ? { refused } : {}),
-        record,
-        startedAt,
-        waitedMs: Date.now() - answeredAt,
-      };
-    },
+    gather: (request) => gatherStage(recorder, open(request.name, request.scenario), request, options),
     async answeredOne(name, signal) {
       const deadline = performance.now() + options.waitMs;
       const answered = () => opened.get(name)?.attempts.some((attempt) => attempt.answeredMono !== undefined) === true;
