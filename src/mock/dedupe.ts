@@ -1,6 +1,9 @@
 import { sleep } from '../http/server.js';
 import { IdTable } from './id-table.js';
 
+/** The value of a first copy that could not be stored. */
+const notStored = () => undefined;
+
 /** What the dedupe step concluded: the first copy (now stored) or a repeat of a stored one, with its value. */
 export interface Claim<T> {
   verdict: 'accepted' | 'duplicate';
@@ -45,12 +48,7 @@ export class DedupeIndex<T> {
 
   /** The value stored for a key, or the promise of it while its first copy is written (undefined if it is not stored). */
   private lookup(key: string): T | Promise<T | undefined> | undefined {
-    return (
-      this.writing.get(key)?.then(
-        (claim) => claim.value,
-        () => undefined,
-      ) ?? this.stored.get(key)
-    );
+    return this.writing.get(key)?.then(({ value }) => value, notStored) ?? this.stored.get(key);
   }
 
   has(key: string): boolean {
