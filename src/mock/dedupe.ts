@@ -1,6 +1,9 @@
 import { sleep } from '../http/server.js';
 import { IdTable } from './id-table.js';
 
+/** The value of a first copy that could not be stored. */
+const notStored = () => undefined;
+
 /** What the dedupe step concluded: the first copy (now stored) or a repeat of a stored one, with its value. */
 export interface Claim<T> {
   verdict: 'accepted' | 'duplicate';
@@ -21,8 +24,8 @@ export interface Claim<T> {
  */
 export class DedupeIndex<T> {
   private readonly stored: IdTable<T>;
-  /** The keys whose first copy is being written, with the promise of its value. */
-  private readonly writing = new Map<string, Promise<T | undefined>>();
+  /** The keys whose first copy is being written, with the promise of its claim (rejected when it is not stored). */
+  private readonly writing = new Map<string, Promise<Claim<T>>>();
 
   constructor(private readonly capacity = Number.POSITIVE_INFINITY) {
     this.stored = new IdTable<T>();
@@ -43,13 +46,13 @@ export class DedupeIndex<T> {
     while (this.stored.size > this.capacity) this.stored.evictOldest();
   }
 
-  /** The value stored for a key, or the promise of it while its first copy is written. */
+  /** The value stored for a key, or the promise of it while its first copy is written (undefined if it is not stored). */
   private lookup(key: string): T | Promise<T | undefined> | undefined {
-    return this.writing.get(key) ?? this.stored.get(key);
+    return this.writing.get(key)?.then(({ value }) => value, notStored) ?? this.stored.get(key);
   }
 
   has(key: string): boolean {
-    return this.lookup(key) !== undefined;
+    return this.writing.has(key) || this.stored.get(key) !== undefined;
   }
 
   /**
@@ -59,7 +62,7 @@ export class DedupeIndex<T> {
    */
   claim(key: string, store: () => Promise<T>): Promise<Claim<T>> {
     // A first copy is answered by its store's promise, with no async function in between (every new event).
-    return this.lookup(key) === undefined ? this.claimFirst(key, store) : this.claimRepeat(key, store);
+    return this.has(key) ? this.claimRepeat(key, store) : this.claimFirst(key, store);
   }
 
   private async claimRepeat(key: string, store: () => Promise<T>): Promise<Claim<T>> {
@@ -74,19 +77,20 @@ export class DedupeIndex<T> {
   }
 
   private claimFirst(key: string, store: () => Promise<T>): Promise<Claim<T>> {
-    let failure: unknown;
-    const pending = store().catch((error: unknown) => {
-      failure = error;
-      return undefined;
-    });
-    this.writing.set(key, pending);
-    return pending.then((value) => {
-      this.writing.delete(key);
-      if (value === undefined) throw failure;
-      // Settled: the plain value is all a repeat needs (no promise kept per event).
-      this.store(key, value);
-      return { verdict: 'accepted', value };
-    });
+    const claim = store().then(
+      (value): Claim<T> => {
+        this.writing.delete(key);
+        // Settled: the plain value is all a repeat needs (no promise kept per event).
+        this.store(key, value);
+        return { verdict: 'accepted', value };
+      },
+      (error: unknown) => {
+        this.writing.delete(key);
+        throw error;
+      },
+    );
+    this.writing.set(key, claim);
+    return claim;
   }
 
   /**

@@ -7,7 +7,7 @@ import { constants, createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode } from '../errors.js';
-import { readNdjsonLines } from '../spec/ndjson.js';
+import { readNdjsonBatches } from '../spec/ndjson.js';
 import { openRegular } from './log-file.js';
 import { isLogRecord, RECORD_START, type MockLogRecord } from './log-record.js';
 
@@ -148,15 +148,18 @@ export async function forEachRecordLine<T>(
         ? source.createReadStream({ highWaterMark: CHUNK_BYTES, autoClose: false })
         : source;
   const reading = { stopAtOversize: options.stopAtOversize, keepTailBytes: CUT_TAIL_BYTES };
-  for await (const { bytes, number, oversize, tail } of readNdjsonLines(stream, MAX_LINE_BYTES, reading)) {
-    if (oversize && options.stopAtOversize) throw new LineTooLong(number);
-    if (!oversize && isBlank(bytes)) continue;
-    const record = oversize ? undefined : parse(bytes);
-    const recovered =
-      record !== undefined ? undefined : oversize ? recover(tail ?? bytes, parse, 0) : recover(bytes, parse, 1);
-    const goOn =
-      record !== undefined ? handlers.onRecord(record, number) : handlers.onSkipped(number, bytes, recovered);
-    if (goOn === false) return;
+  // A batch of lines per chunk read: one await per chunk, not per line (a tenth of `cai report` went to them).
+  for await (const batch of readNdjsonBatches(stream, MAX_LINE_BYTES, reading)) {
+    for (const { bytes, number, oversize, tail } of batch) {
+      if (oversize && options.stopAtOversize) throw new LineTooLong(number);
+      if (!oversize && isBlank(bytes)) continue;
+      const record = oversize ? undefined : parse(bytes);
+      const recovered =
+        record !== undefined ? undefined : oversize ? recover(tail ?? bytes, parse, 0) : recover(bytes, parse, 1);
+      const goOn =
+        record !== undefined ? handlers.onRecord(record, number) : handlers.onSkipped(number, bytes, recovered);
+      if (goOn === false) return;
+    }
   }
 }
 

@@ -46,11 +46,14 @@ export class RecordStore {
   }
 
   /**
-   * Appends the record to the log with the body as received, and keeps it; resolves once it is in the log (as
-   * durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
+   * Appends the record to the log with the body as received, and keeps it; resolves with `value` once it is in the
+   * log (as durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
    */
-  persist(head: MockLogRecordHead, document: unknown, body: Buffer): Promise<void> {
-    const keep = () => void (this.keepRecords && this.records.push({ ...head, body_bytes: body.length, document }));
+  persist<T>(head: MockLogRecordHead, document: unknown, body: Buffer, value: T): Promise<T> {
+    const keep = () => {
+      if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
+      return value;
+    };
     const log = this.log;
     if (log === undefined) return Promise.resolve(keep());
     return log.appendWithRawDocument(head, body).then(keep, (error: unknown) => {

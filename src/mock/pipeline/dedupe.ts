@@ -13,11 +13,8 @@ const RACY_WINDOW_MS = 50;
 /** Dedupe (§6.1, §2.2), persist (on disk before the 202), answer. */
 export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admitted: Admitted): Promise<Reply> {
   const store = (verdict: 'accepted' | 'duplicate', ack: Ack) =>
-    profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body);
-  const storeNew = () => {
-    const ack = profile.acknowledge(admitted);
-    return store('accepted', ack).then(() => ack);
-  };
+    profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body, ack);
+  const storeNew = () => store('accepted', profile.acknowledge(admitted));
   const key = expiring(profile, profile.dedupeKey(admitted));
   const index = profile.indexFor(admitted);
   const claim =
@@ -57,7 +54,7 @@ function expiring<Ack>(profile: ReceiverProfile<Ack>, key: string): string {
  * log that cannot take the note does not make the answer a 503 (re-sending stored events while the disk
  * is full must still get the §2.13 answer); the entry says the note is missing.
  */
-async function noteDuplicate(entry: MockRequestEntry, write: () => Promise<void>): Promise<void> {
+async function noteDuplicate(entry: MockRequestEntry, write: () => Promise<unknown>): Promise<void> {
   try {
     await write();
   } catch (error) {
