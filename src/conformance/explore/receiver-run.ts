@@ -167,14 +167,7 @@ export class ConversationRunner {
           headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {},
           body: Buffer.alloc(0),
         })[0];
-        if (breach)
-          breaches.push({
-            relation: 'answer',
-            step: place,
-            expected: breach.expected,
-            actual: breach.actual,
-            clauses: breach.clauses,
-          });
+        if (breach) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
       }
       if (options.learn !== false) this.learn(id, expected, exchange, place);
     }
