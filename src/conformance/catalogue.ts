@@ -36,7 +36,7 @@ import {
   type CallbackScenarioId,
   type SenderScenarioId,
 } from './listen/scenarios.js';
-import type { CheckResult, CheckRole } from './types.js';
+import type { CheckRole } from './types.js';
 import { optionName } from '../errors.js';
 
 /** The receiver themes in catalogue order; each contributes its checks of the interface, if it has any. */
@@ -156,12 +156,7 @@ export function runVersion(): import('./types.js').RunVersion {
 }
 
 /** The fields of a check's result that come from its catalogue row. */
-export function resultBase(
-  check: CheckMeta,
-): Pick<
-  CheckResult,
-  'id' | 'aliases' | 'interface' | 'role' | 'title' | 'sections' | 'section' | 'level' | 'tags' | 'optional'
-> {
+export function resultBase(check: CheckMeta) {
   return {
     id: check.id,
     ...(check.aliases?.length ? { aliases: check.aliases } : {}),
@@ -190,10 +185,7 @@ export function describeCheck(check: Check): CheckMeta & { callbackStages?: read
 }
 
 /** The catalogue as plain data (what `cai conformance list --json` prints). */
-export function describeCatalogue(
-  role: CheckRole = 'receiver',
-  iface?: InterfaceId,
-): ReturnType<typeof describeCheck>[] {
+export function describeCatalogue(role: CheckRole = 'receiver', iface?: InterfaceId) {
   return checksFor(role, iface).map(describeCheck);
 }
 

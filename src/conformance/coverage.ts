@@ -41,11 +41,6 @@ export interface ClauseCoverage {
   checks: CoveringCheck[];
 }
 
-export interface CoverageOptions {
-  /** Only the clauses that bind these roles (default: every role). */
-  roles?: readonly ClauseRole[];
-}
-
 /** Every check of the catalogue once (a sender check that also judges callbacks is one check). */
 function allChecks(): Check[] {
   const seen = new Set<string>();
@@ -57,8 +52,8 @@ function allChecks(): Check[] {
   });
 }
 
-/** The matrix: clause → checks, for the clauses binding the roles asked for. */
-export function coverage(options: CoverageOptions = {}): ClauseCoverage[] {
+/** The matrix: clause → checks, for the clauses binding the roles asked for (`roles`; default: every role). */
+export function coverage(options: { roles?: readonly ClauseRole[] } = {}): ClauseCoverage[] {
   const checks = allChecks();
   const wanted = options.roles;
   return CLAUSES.filter((clause) => !wanted || clause.roles.some((role) => wanted.includes(role))).map((clause) => {
@@ -89,16 +84,7 @@ export function runCoverage(
   }));
 }
 
-export interface CoverageSummary {
-  clauses: number;
-  must: number;
-  covered: number;
-  mustCovered: number;
-  untestable: number;
-  uncovered: string[];
-}
-
-export function summariseCoverage(matrix: readonly ClauseCoverage[]): CoverageSummary {
+export function summariseCoverage(matrix: readonly ClauseCoverage[]) {
   const must = matrix.filter((entry) => entry.clause.level === 'must');
   return {
     clauses: matrix.length,

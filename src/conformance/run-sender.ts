@@ -332,8 +332,7 @@ function silentSender(stages: Stages, records: readonly StageRecord[], byHand: b
 function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
   const shown = [...new Set(stages.strays)].slice(0, 3).join(', ');
   const count = stages.strayCount();
-  const one = count === 1;
-  return `${count} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+  return `${plural(count, 'request')} came to no scenario's URL and ${count === 1 ? 'was' : 'were'} answered 404 (${shown})`;
 }
 
 function refusedNote(count: number): string {

@@ -274,10 +274,6 @@ async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRun
 export interface SenderJudgeOptions extends JudgeContext {
   /** The stages each check needs, complete (not interrupted): else the check is not judged. */
   complete(check: SenderCheck): boolean;
-  /**
-   * A scenario the check needs that ran to its end and got no attempt at all: the sender did not deliver there,
-   * which is a failure of the check, whatever its rule (the reason says what the trigger did).
-   */
   /** A scenario of the check where nothing arrived: what the trigger did, and how long cai's loop was held then. */
   silent(check: SenderCheck): { scenario: string; reason: string; heldMs?: number } | undefined;
   /** The attempts a check judged (the size of its evidence) and the time its stages took. */

@@ -80,15 +80,8 @@ export function exploreSetup(
   };
 }
 
-const SETUPS = new WeakMap<Session, ExploreSetup>();
-
-export function setExploration(session: Session, setup: ExploreSetup): void {
-  SETUPS.set(session, setup);
-}
-
-export function explorationOf(session: Session): ExploreSetup | undefined {
-  return SETUPS.get(session);
-}
+/** Each session's stateful phase, when the run plans one: set by the run, read by the first of its checks. */
+export const EXPLORATIONS = new WeakMap<Session, ExploreSetup>();
 
 export function isStateCheck(id: string): boolean {
   return /^[AB]S?-STATE-\d{3}$/.test(id);

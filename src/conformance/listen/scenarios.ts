@@ -58,7 +58,6 @@ export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
 
 /** The answers a script gives: every answer a receiver may give a sender (the sender model's, src/spec/model/sender.ts). */
-export type { AcceptedStatus, ErrorStatus, RetryAfter } from '../../spec/model/sender.js';
 export type ScriptedAnswer = Answer;
 
 export interface Scenario {
