@@ -26,7 +26,7 @@ import {
   type StepRecord,
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
-import { drawLazily } from './draw.js';
+import { drawLazily, replayOnce } from './draw.js';
 import { unconfirmed } from './phase-verdict.js';
 import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
 import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
@@ -316,13 +316,7 @@ async function shrinkAndConfirm(
         tally(exploration, conversation.result);
       }
     }),
-    {
-      seed: target.setup.seed,
-      path: from.path,
-      numRuns: 1,
-      interruptAfterTimeLimit: target.setup.shrinkTimeMs,
-      markInterruptAsFailure: false,
-    },
+    replayOnce(target.setup.seed, from.path, target.setup.shrinkTimeMs),
   );
   const broken = last;
   if (broken === undefined) return;

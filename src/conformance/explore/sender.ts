@@ -31,9 +31,9 @@ import {
 } from '../checks/sender/judging.js';
 import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
-import { drawLazily } from './draw.js';
+import { drawLazily, replayOnce } from './draw.js';
 import type { Stages } from '../listen/stages.js';
-import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
+import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { judgedIds, unconfirmed } from './phase-verdict.js';
@@ -42,14 +42,10 @@ import type { ExploreRequest } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
 
-export interface SenderExploreTarget {
+export interface SenderExploreTarget
+  extends Pick<SenderEvidence, 'interface' | 'identity' | 'secrets' | 'waitMs' | 'observeMs'> {
   stages: Stages;
   setup: ExploreRequest & { seed: number };
-  interface: InterfaceId;
-  identity: string;
-  secrets: readonly string[];
-  waitMs: number;
-  observeMs: number;
   concurrency: number;
   /**
    * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
@@ -331,13 +327,7 @@ async function shrinkAndConfirm(
       last = { relation, finding };
       return false;
     }),
-    {
-      seed: exploration.seed,
-      path,
-      numRuns: 1,
-      interruptAfterTimeLimit: Math.max(1, shrinkTimeMs),
-      markInterruptAsFailure: false,
-    },
+    replayOnce(exploration.seed, path, Math.max(1, shrinkTimeMs)),
   );
   const seen = last;
   if (seen === undefined) return;

@@ -9,7 +9,7 @@ import { domId, html, type SafeHtml } from '../../output/html/escape.js';
 import { renderBody, renderHead } from '../../output/html/bodies.js';
 import { renderPage } from '../../output/html/page.js';
 import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
-import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
+import type { CheckVerdict, ExchangeRecord, ScenarioSummary, SuiteReport } from '../types.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
@@ -61,26 +61,17 @@ export interface ConformanceView {
   startedAt?: string;
   durationMs?: number;
   probeStatus?: number;
-  clock?: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
-  summary: {
-    passed: number;
-    failed: number;
-    skipped: number;
-    warnings: number;
-    waived: number;
-    notJudged?: number;
-    notJudgedMust?: number;
-    total: number;
-  };
+  clock?: SuiteReport['clock'];
+  summary: Omit<SuiteReport['summary'], 'notJudged'> & { notJudged?: number };
   checks: readonly CheckView[];
   waivers?: readonly { id: string; kind: string; message: string }[];
   reproDir?: string;
   interrupted?: boolean;
   failOn?: string;
   /** `--fail-fast` / `--max-failures` stopped the run. */
-  stopped?: StopReport;
+  stopped?: SuiteReport['stopped'];
   /** What the first valid, correctly signed request got (receiver runs). */
-  preflight?: PreflightReport;
+  preflight?: SuiteReport['preflight'];
   /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
   scenarios?: readonly ScenarioSummary[];
   /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
