@@ -38,20 +38,16 @@ import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { judgedIds, unconfirmed } from './phase-verdict.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';
-import type { ExploreRequest } from './setup.js';
+import type { ExploreRequest, ExploreSetup } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
 
 export interface SenderExploreTarget
-  extends Pick<SenderEvidence, 'interface' | 'identity' | 'secrets' | 'waitMs' | 'observeMs'> {
+  extends Pick<SenderEvidence, 'interface' | 'identity' | 'secrets' | 'waitMs' | 'observeMs'>,
+    Pick<ExploreSetup, 'judged'> {
   stages: Stages;
   setup: ExploreRequest & { seed: number };
   concurrency: number;
-  /**
-   * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
-   * hunts them alone (another relation the same conversation breaks would take the shrinking elsewhere).
-   */
-  judged: ReadonlySet<number>;
   signal: AbortSignal;
   /** Called once the conversation whose waits are timed has been played alone: the rest of the run may start. */
   alonePlayed?: () => void;
