@@ -347,6 +347,5 @@ function senderClock(records: readonly StageRecord[]): SuiteReport['clock'] {
     .map((attempt) => Number(timestampOf(attempt)) - Math.floor(attempt.arrivedAt / 1000))
     .sort((a, b) => a - b);
   const note = "the sender's clock as its X-CAI-Timestamp values show it, against cai's";
-  if (offsets.length === 0) return { offsetSeconds: null, dateHeader: null, note };
-  return { offsetSeconds: offsets[Math.floor(offsets.length / 2)] as number, dateHeader: null, note };
+  return { offsetSeconds: offsets[Math.floor(offsets.length / 2)] ?? null, dateHeader: null, note };
 }

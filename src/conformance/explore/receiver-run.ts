@@ -34,14 +34,10 @@ import type { IdChoice, SingleStep, Step } from './receiver-steps.js';
 /** Documents of a crowd sent at once (as many as the named checks' concurrent repeats). */
 const CROWD_WAVE = 8;
 
-/** A breach of a relation, at one step of a conversation. */
-export interface RelationBreach {
+/** A breach of a relation, at one step of a conversation (`step`: the step's 1-based place in it). */
+export interface RelationBreach extends Pick<Breach, 'expected' | 'actual' | 'clauses'> {
   relation: ReceiverRelationId;
-  /** 1-based place of the step in its conversation. */
   step: number;
-  expected: string;
-  actual: string;
-  clauses: readonly string[];
 }
 
 /** One step as it ran: what it sent, in words, and its exchanges. */

@@ -174,6 +174,7 @@ interface Phase {
   runner(stopAt?: ReadonlySet<ReceiverRelationId>, until?: number): ConversationRunner;
 }
 
+/** Counts a conversation that ran into the exploration: its requests, and the evidence of each relation. */
 function tally(exploration: Exploration, conversation: Conversation): void {
   exploration.conversations += 1;
   exploration.requests += conversation.requests;
