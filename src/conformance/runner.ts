@@ -12,7 +12,7 @@ import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecor
 import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
-import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
+import type { CheckResult, Reproduction, StopReport, SuiteSummary } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { plural } from '../text.js';
@@ -164,19 +164,7 @@ export interface ProbeRunOptions extends RunHooks, JudgeContext {
   gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
 }
 
-export interface RunOutcome {
-  results: CheckResult[];
-  waiverNotices: WaiverNotice[];
-  summary: SuiteSummary;
-  /** Set when `maxFailures` stopped the run early. */
-  stopped?: StopReport;
-}
-
-export async function runProbes(
-  session: Session,
-  planned: readonly PlannedCheck[],
-  options: ProbeRunOptions,
-): Promise<RunOutcome> {
+export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
@@ -218,6 +206,9 @@ export async function runProbes(
     ...(stopped ? { stopped } : {}),
   };
 }
+
+/** The results of a receiver run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
+export type RunOutcome = Awaited<ReturnType<typeof runProbes>>;
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
