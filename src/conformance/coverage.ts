@@ -25,11 +25,7 @@ export function clauseRolesOf(role: CheckRole, iface: InterfaceId): ClauseRole[]
   return spec.receiver === 'provider' ? [spec.receiverRole, interfaceSpec('B').senderRole] : [spec.receiverRole];
 }
 
-export interface CoveringCheck {
-  id: string;
-  role: CheckRole;
-  interface: InterfaceId;
-  level: 'must' | 'should';
+export interface CoveringCheck extends Pick<CheckResult, 'id' | 'role' | 'interface' | 'level'> {
   /** The verdict the check got in a run, when the coverage is of a run. */
   verdict?: CheckResult['verdict'];
 }
