@@ -25,11 +25,7 @@ export function clauseRolesOf(role: CheckRole, iface: InterfaceId): ClauseRole[]
   return spec.receiver === 'provider' ? [spec.receiverRole, interfaceSpec('B').senderRole] : [spec.receiverRole];
 }
 
-export interface CoveringCheck {
-  id: string;
-  role: CheckRole;
-  interface: InterfaceId;
-  level: 'must' | 'should';
+export interface CoveringCheck extends Pick<CheckResult, 'id' | 'role' | 'interface' | 'level'> {
   /** The verdict the check got in a run, when the coverage is of a run. */
   verdict?: CheckResult['verdict'];
 }
@@ -39,11 +35,6 @@ export interface ClauseCoverage {
   /** `covered`: at least one check enforces it; `untestable`: none can, and the clause says why; `uncovered`: a hole. */
   status: 'covered' | 'untestable' | 'uncovered';
   checks: CoveringCheck[];
-}
-
-export interface CoverageOptions {
-  /** Only the clauses that bind these roles (default: every role). */
-  roles?: readonly ClauseRole[];
 }
 
 /** Every check of the catalogue once (a sender check that also judges callbacks is one check). */
@@ -57,8 +48,8 @@ function allChecks(): Check[] {
   });
 }
 
-/** The matrix: clause → checks, for the clauses binding the roles asked for. */
-export function coverage(options: CoverageOptions = {}): ClauseCoverage[] {
+/** The matrix: clause → checks, for the clauses binding the roles asked for (`roles`; default: every role). */
+export function coverage(options: { roles?: readonly ClauseRole[] } = {}): ClauseCoverage[] {
   const checks = allChecks();
   const wanted = options.roles;
   return CLAUSES.filter((clause) => !wanted || clause.roles.some((role) => wanted.includes(role))).map((clause) => {
@@ -89,16 +80,7 @@ export function runCoverage(
   }));
 }
 
-export interface CoverageSummary {
-  clauses: number;
-  must: number;
-  covered: number;
-  mustCovered: number;
-  untestable: number;
-  uncovered: string[];
-}
-
-export function summariseCoverage(matrix: readonly ClauseCoverage[]): CoverageSummary {
+export function summariseCoverage(matrix: readonly ClauseCoverage[]) {
   const must = matrix.filter((entry) => entry.clause.level === 'must');
   return {
     clauses: matrix.length,

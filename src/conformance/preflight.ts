@@ -19,17 +19,9 @@ import { compact, NON_ASCII_TEXT } from './probe/bodies.js';
 import { ProbeScope } from './probe/scope.js';
 import { isAccepted } from './probe/verdict.js';
 import { clockFromResponse, type Session } from './probe/session.js';
-import type { PreflightReport } from './types.js';
 
 /** The request every check builds on: a valid, correctly signed event (B) or contact job (A), with a fresh id. */
 const PREFLIGHT = { id: 'PREFLIGHT' } as const;
-
-export interface Preflight {
-  report: PreflightReport;
-  /** The body sent: a diagnosis sends it again, signed otherwise. */
-  body: Buffer;
-  status?: number;
-}
 
 /**
  * One valid, correctly signed request before the checks (§4.1, §4.2). A target that is plainly not the endpoint
@@ -38,7 +30,7 @@ export interface Preflight {
  * (./diagnose). Its free text is not ASCII: a receiver that verifies over an ASCII-escaping re-serialisation (as
  * Python's json.dumps writes) refuses it, and is diagnosed here rather than failing every check.
  */
-export async function sendPreflight(session: Session): Promise<Preflight | undefined> {
+export async function sendPreflight(session: Session) {
   const spec = interfaceSpec(session.config.interface);
   const receiver = spec.document === 'event' ? EVENTS_RECEIVER : JOBS_RECEIVER;
   const scope = new ProbeScope(session, PREFLIGHT);
@@ -60,6 +52,9 @@ export async function sendPreflight(session: Session): Promise<Preflight | undef
   const status = exchange.status !== undefined ? { status: exchange.status } : {};
   return { report: { expected, actual: describeAnswer(exchange), ...status }, body, ...status };
 }
+
+/** What came back, and the body sent: a diagnosis sends it again, signed otherwise. */
+type Preflight = NonNullable<Awaited<ReturnType<typeof sendPreflight>>>;
 
 /**
  * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the

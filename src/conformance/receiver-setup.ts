@@ -34,21 +34,8 @@ const MOCK_RATE_LIMIT_PER_SECOND = 10;
 /** With the mock, its callback sender's first backoff is short, so the callback retry checks wait little. */
 const MOCK_CALLBACK_RETRY = { initialDelayMs: 50 };
 
-interface Started {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** Who the run signs as and with what: given, or generated for the in-process mock. */
-export interface Credentials {
-  secrets: string[];
-  callbackSecrets: string[];
-  identity: string;
-  providerCode?: string;
-  leadId?: string;
-}
-
-export function credentialsFor(options: ConformanceOptions): Credentials {
+export function credentialsFor(options: ConformanceOptions) {
   const secrets = options.secrets?.length
     ? [...options.secrets]
     : options.mock
@@ -73,6 +60,8 @@ export function credentialsFor(options: ConformanceOptions): Credentials {
       (options.mock && spec.receiver === 'platform' ? `lead-conf-known-${randomBytes(4).toString('hex')}` : undefined),
   };
 }
+
+type Credentials = ReturnType<typeof credentialsFor>;
 
 /** What the run started, stopped in reverse order whatever happens. */
 export class Cleanups {
@@ -184,7 +173,7 @@ interface MockSetup extends Credentials {
  */
 const IN_PROCESS_LIMITS = { keepAliveTimeoutMs: 60_000 };
 
-async function startMock(options: ConformanceOptions, setup: MockSetup): Promise<Started> {
+async function startMock(options: ConformanceOptions, setup: MockSetup) {
   if (interfaceSpec(options.interface).receiver === 'platform') {
     return startMockPlatform({
       limits: IN_PROCESS_LIMITS,

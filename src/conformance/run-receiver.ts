@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
 import { scenarioJob } from './checks/receiver/callback-jobs.js';
-import { exploreSetup, isStateCheck, judgedRelations, setExploration, type ExploreSetup } from './explore/setup.js';
+import { exploreSetup, isStateCheck, judgedRelations, EXPLORATIONS, type ExploreSetup } from './explore/setup.js';
 import { diagnoseCauses, groupCauses } from './diagnose/causes.js';
 import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
 import type { JobStage } from './probe/callbacks.js';
@@ -49,7 +49,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Suite
   try {
     const target = await targetOf(options, plan, credentials, cleanups);
     const session = await openSession(options, credentials, target, concurrency, cleanups);
-    if (exploration) setExploration(session, exploration);
+    if (exploration) EXPLORATIONS.set(session, exploration);
     await measureClock(session);
     const preflight = await sendPreflight(session);
     const diagnosis = await diagnoseRefusal(session, preflight, credentials, plan);

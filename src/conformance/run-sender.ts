@@ -332,8 +332,7 @@ function silentSender(stages: Stages, records: readonly StageRecord[], byHand: b
 function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
   const shown = [...new Set(stages.strays)].slice(0, 3).join(', ');
   const count = stages.strayCount();
-  const one = count === 1;
-  return `${count} request${one ? '' : 's'} came to no scenario's URL and ${one ? 'was' : 'were'} answered 404 (${shown})`;
+  return `${plural(count, 'request')} came to no scenario's URL and ${count === 1 ? 'was' : 'were'} answered 404 (${shown})`;
 }
 
 function refusedNote(count: number): string {
@@ -348,6 +347,5 @@ function senderClock(records: readonly StageRecord[]): SuiteReport['clock'] {
     .map((attempt) => Number(timestampOf(attempt)) - Math.floor(attempt.arrivedAt / 1000))
     .sort((a, b) => a - b);
   const note = "the sender's clock as its X-CAI-Timestamp values show it, against cai's";
-  if (offsets.length === 0) return { offsetSeconds: null, dateHeader: null, note };
-  return { offsetSeconds: offsets[Math.floor(offsets.length / 2)] as number, dateHeader: null, note };
+  return { offsetSeconds: offsets[Math.floor(offsets.length / 2)] ?? null, dateHeader: null, note };
 }

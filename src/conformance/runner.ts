@@ -12,7 +12,7 @@ import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecor
 import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
-import type { CheckResult, Reproduction, StopReport, SuiteSummary, WaiverNotice } from './types.js';
+import type { CheckResult, Reproduction, StopReport, SuiteSummary } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { plural } from '../text.js';
@@ -164,19 +164,7 @@ export interface ProbeRunOptions extends RunHooks, JudgeContext {
   gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
 }
 
-export interface RunOutcome {
-  results: CheckResult[];
-  waiverNotices: WaiverNotice[];
-  summary: SuiteSummary;
-  /** Set when `maxFailures` stopped the run early. */
-  stopped?: StopReport;
-}
-
-export async function runProbes(
-  session: Session,
-  planned: readonly PlannedCheck[],
-  options: ProbeRunOptions,
-): Promise<RunOutcome> {
+export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
@@ -218,6 +206,9 @@ export async function runProbes(
     ...(stopped ? { stopped } : {}),
   };
 }
+
+/** The results of a receiver run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
+export type RunOutcome = Awaited<ReturnType<typeof runProbes>>;
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
@@ -274,10 +265,6 @@ async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRun
 export interface SenderJudgeOptions extends JudgeContext {
   /** The stages each check needs, complete (not interrupted): else the check is not judged. */
   complete(check: SenderCheck): boolean;
-  /**
-   * A scenario the check needs that ran to its end and got no attempt at all: the sender did not deliver there,
-   * which is a failure of the check, whatever its rule (the reason says what the trigger did).
-   */
   /** A scenario of the check where nothing arrived: what the trigger did, and how long cai's loop was held then. */
   silent(check: SenderCheck): { scenario: string; reason: string; heldMs?: number } | undefined;
   /** The attempts a check judged (the size of its evidence) and the time its stages took. */

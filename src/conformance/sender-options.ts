@@ -3,24 +3,19 @@
  * tell the caller how it goes. Its own module, so that the pieces of the run (sender-stages.ts) take it from below.
  */
 import type { TlsFiles } from '../http/server.js';
-import type { InterfaceId } from '../spec/constants.js';
 import type { Selection } from './catalogue.js';
 import type { ExploreRequest } from './explore/setup.js';
-import type { SenderScenarioId } from './listen/scenarios.js';
+import type { Scenario, SenderScenarioId } from './listen/scenarios.js';
+import type { SenderEvidence } from './evidence.js';
 import type { ReproducerFactory } from './runner.js';
 import type { ScenarioSummary } from './types.js';
 import type { Waiver } from './waivers.js';
 
-export interface ScenarioStart {
+export interface ScenarioStart extends Pick<ScenarioSummary, 'targetUrl' | 'script'>, Pick<Scenario, 'purpose'> {
   id: SenderScenarioId;
   /** 1-based position, and how many scenarios run. */
   index: number;
   total: number;
-  /** CAI_TARGET_URL of the scenario. */
-  targetUrl: string;
-  /** What cai answers each document's attempts, e.g. `503 ×5, then 202`. */
-  script: string;
-  purpose: string;
   /** No trigger: a person sends (the instructions are for them). */
   byHand: boolean;
   waitMs: number;
@@ -33,12 +28,9 @@ export interface SenderRunHooks {
   onScenarioEnd?(summary: ScenarioSummary): void;
 }
 
-export interface SenderConformanceOptions extends SenderRunHooks {
-  interface: InterfaceId;
-  /** B: the provider code expected in X-CAI-Provider. A: the platform id expected in X-CAI-Source. */
-  identity: string;
-  /** The secrets the sender signs with (any one of them verifies, §5.9). */
-  secrets: readonly string[];
+export interface SenderConformanceOptions
+  extends SenderRunHooks,
+    Pick<SenderEvidence, 'interface' | 'identity' | 'secrets'> {
   /** Label of the first secret's source, for the reproduction commands (never the value). */
   secretLabel?: string;
   /** `sh -c` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO; without it, a person sends by hand. */

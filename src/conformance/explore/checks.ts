@@ -22,7 +22,7 @@ import {
   unbroken,
 } from './phase-verdict.js';
 import type { Exploration, Shrunk } from './receiver.js';
-import { explorationOf } from './setup.js';
+import { EXPLORATIONS } from './setup.js';
 
 /** The former ids of the generated checks each relation took over (waivers and selections that name them still match). */
 const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = {
@@ -34,7 +34,7 @@ const FORMER_IDS: Partial<Record<ReceiverRelationId, string>> = {
 
 /** The phase of this run: started by the first of its checks, shared by the others. */
 async function explorationFor(scope: ProbeScope, receiver: Receiver): Promise<Exploration | undefined> {
-  const setup = explorationOf(scope.session);
+  const setup = EXPLORATIONS.get(scope.session);
   if (!setup) return undefined;
   return scope.session.once(`explore-${receiver.interface}`, async () => {
     const { exploreReceiver } = await import('./receiver.js');

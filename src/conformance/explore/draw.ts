@@ -13,3 +13,8 @@ export function* drawLazily<T>(arbitrary: fc.Arbitrary<T>, seed: number, count: 
   for (let start = 0; start < count; start += BATCH)
     yield* fc.sample(arbitrary, { seed, path: String(start), numRuns: Math.min(BATCH, count - start) });
 }
+
+/** fast-check's parameters that replay the conversation at `path` of the seed's stream, and shrink it for `timeLimitMs`. */
+export function replayOnce(seed: number, path: string, timeLimitMs: number) {
+  return { seed, path, numRuns: 1, interruptAfterTimeLimit: timeLimitMs, markInterruptAsFailure: false };
+}

@@ -34,14 +34,10 @@ import type { IdChoice, SingleStep, Step } from './receiver-steps.js';
 /** Documents of a crowd sent at once (as many as the named checks' concurrent repeats). */
 const CROWD_WAVE = 8;
 
-/** A breach of a relation, at one step of a conversation. */
-export interface RelationBreach {
+/** A breach of a relation, at one step of a conversation (`step`: the step's 1-based place in it). */
+export interface RelationBreach extends Pick<Breach, 'expected' | 'actual' | 'clauses'> {
   relation: ReceiverRelationId;
-  /** 1-based place of the step in its conversation. */
   step: number;
-  expected: string;
-  actual: string;
-  clauses: readonly string[];
 }
 
 /** One step as it ran: what it sent, in words, and its exchanges. */
@@ -167,14 +163,7 @@ export class ConversationRunner {
           headers: limited.retryAfter !== undefined ? { 'retry-after': limited.retryAfter } : {},
           body: Buffer.alloc(0),
         })[0];
-        if (breach)
-          breaches.push({
-            relation: 'answer',
-            step: place,
-            expected: breach.expected,
-            actual: breach.actual,
-            clauses: breach.clauses,
-          });
+        if (breach) breaches.push(toRelation(breach, expected, wasRefused, place, exchange));
       }
       if (options.learn !== false) this.learn(id, expected, exchange, place);
     }

@@ -26,7 +26,7 @@ import {
   type StepRecord,
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
-import { drawLazily } from './draw.js';
+import { drawLazily, replayOnce } from './draw.js';
 import { unconfirmed } from './phase-verdict.js';
 import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
 import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
@@ -143,16 +143,13 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     ),
     // Chunked, its chunks meeting between characters: a receiver that takes it has chosen to read chunked bodies
     // (the model holds it to that). Then cut inside a character of several bytes (probe/session.ts), a moment apart.
-    {
-      ...plain,
-      id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } },
-      wire: { ...plain.wire, chunked: true, wholeCharacters: true },
-    },
-    {
-      ...plain,
-      id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } },
-      wire: { ...plain.wire, chunked: true },
-    },
+    ...[{ wholeCharacters: true } as const, {}].map(
+      (cut): Step => ({
+        ...plain,
+        id: { kind: 'fresh', shape: { tail: 'ñandú-€-🙂', length: 'natural' } },
+        wire: { ...plain.wire, chunked: true, ...cut },
+      }),
+    ),
     ...(['constructor', '__proto__', 'toString'] as const).map(
       (name): Step => ({ ...plain, id: { kind: 'builtin', name } }),
     ),
@@ -160,25 +157,29 @@ function coverageSteps(context: StepContext, sizeLimit: boolean, seed: number): 
     { kind: 'crowd', draft: plain.draft, count: CROWD_BEFORE_REPEAT },
     { ...plain, id: first },
     ...(sizeLimit
-      ? [
-          { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'text' as const },
-          { kind: 'oversize' as const, draft: plain.draft, id: fresh, padding: 'whitespace' as const },
-        ]
+      ? (['text', 'whitespace'] as const).map(
+          (padding): Step => ({ kind: 'oversize', draft: plain.draft, id: fresh, padding }),
+        )
       : []),
   ];
 }
 
-/** Conversations as fast-check draws them: up to `maxSteps` steps of any kind; `replayPath` replays a shrunk one. */
-function conversationsArbitrary(
-  context: StepContext,
-  sizeLimit: boolean,
-  maxSteps: number,
-  replayPath: string | undefined,
-): fc.Arbitrary<Iterable<StepCommand>> {
-  return fc.commands(
-    stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))),
-    { maxCommands: maxSteps, ...(replayPath ? { replayPath } : {}) },
-  ) as unknown as fc.Arbitrary<Iterable<StepCommand>>;
+/** What the passes of one phase share: the target, the conversations it draws, and the exploration they add to. */
+interface Phase {
+  target: ExploreTarget;
+  /** Conversations as fast-check draws them: up to `maxSteps` steps of any kind (a replay path replays a shrunk one). */
+  arbitrary: fc.Arbitrary<Iterable<StepCommand>>;
+  exploration: Exploration;
+  /** A conversation of its own (its own ids), stopped at a breach of one of `stopAt`, its crowds' waves at `until`. */
+  runner(stopAt?: ReadonlySet<ReceiverRelationId>, until?: number): ConversationRunner;
+}
+
+/** Counts a conversation that ran into the exploration: its requests, and the evidence of each relation. */
+function tally(exploration: Exploration, conversation: Conversation): void {
+  exploration.conversations += 1;
+  exploration.requests += conversation.requests;
+  for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][])
+    exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
 }
 
 export async function exploreReceiver(target: ExploreTarget): Promise<Exploration> {
@@ -187,7 +188,6 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
   // fast-check shrinks only the commands that ran; replaying a shrunk conversation needs its replay path as well.
   const [path, replayPath] = (setup.path ?? '').split('~');
-  const conversationsArb = conversationsArbitrary(context, sizeLimit, setup.maxSteps, replayPath);
   const exploration: Exploration = {
     seed: setup.seed,
     conversations: 0,
@@ -198,28 +198,27 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
     timedOut: false,
   };
   let names = 0;
-  const runner = (stopAt?: ReadonlySet<ReceiverRelationId>, until?: number) =>
-    new ConversationRunner({
-      session,
-      name: `${context.interface}-STATE-c${(names += 1)}`,
-      textField: target.textField,
-      ...(stopAt ? { stopAt } : {}),
-      ...(until !== undefined ? { until } : {}),
-    });
-  const tally = (conversation: Conversation) => {
-    exploration.conversations += 1;
-    exploration.requests += conversation.requests;
-    for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][])
-      exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
+  const phase: Phase = {
+    target,
+    arbitrary: fc.commands(
+      stepArbitraries(context, { sizeLimit }).map((arbitrary) => arbitrary.map((step) => new StepCommand(step))),
+      { maxCommands: setup.maxSteps, ...(replayPath ? { replayPath } : {}) },
+    ) as unknown as fc.Arbitrary<Iterable<StepCommand>>,
+    exploration,
+    runner: (stopAt, until) =>
+      new ConversationRunner({
+        session,
+        name: `${context.interface}-STATE-c${(names += 1)}`,
+        textField: target.textField,
+        ...(stopAt ? { stopAt } : {}),
+        ...(until !== undefined ? { until } : {}),
+      }),
   };
   const firstBroken = new Map<ReceiverRelationId, FirstBroken>();
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
-    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, target.relations, {
-      index: -1,
-      path: path ?? '',
-    });
+    await shrinkAndConfirm(phase, target.relations, { index: -1, path: path ?? '' });
     exploration.durationMs = Date.now() - started;
     return exploration;
   }
@@ -229,7 +228,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   function* conversations(): Generator<{ index: number; steps: Step[] }> {
     yield coverage;
     let index = 0;
-    for (const commands of drawLazily(conversationsArb, setup.seed, setup.maxConversations))
+    for (const commands of drawLazily(phase.arbitrary, setup.seed, setup.maxConversations))
       yield { index: index++, steps: stepsOf(commands) };
   }
   const deadline = started + setup.timeLimitMs;
@@ -242,40 +241,24 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
       // after its current wave (a rate-limited receiver's waits made a 20 s budget 44 s); what it sent is judged as it
       // ran. The coverage conversation, the evidence of every relation, is always played whole.
       const until = index < 0 ? undefined : deadline;
-      const conversation = runner(undefined, until);
+      const conversation = phase.runner(undefined, until);
       for (const step of steps) {
         if (session.signal.aborted || Date.now() >= (until ?? Infinity)) break;
         await conversation.run(step);
       }
-      tally(conversation.result);
+      tally(exploration, conversation.result);
       noteFirstBroken(firstBroken, target.relations, index, conversation.result);
     },
     spent,
   );
   exploration.timedOut = Date.now() >= deadline && exploration.requests < setup.requests;
 
-  // 2 and 3. Shrink and confirm each relation broken.
+  // 2 and 3. Shrink and confirm each relation broken; the coverage conversation, which fast-check did not draw, is
+  // confirmed as it is, without shrinking.
   for (const [relation, first] of firstBroken) {
     if (session.signal.aborted) break;
-    if (first.index < 0) {
-      // The coverage conversation is not one fast-check drew: it is confirmed as it is, without shrinking.
-      exploration.failures[relation] = await confirm(
-        runner,
-        tally,
-        coverage.steps,
-        relation,
-        first.breach,
-        undefined,
-        0,
-      );
-      continue;
-    }
-    await shrinkAndConfirm(target, conversationsArb, runner, tally, exploration, new Set([relation]), {
-      index: first.index,
-      path: String(first.index),
-      breach: first.breach,
-      steps: first.steps,
-    });
+    if (first.index < 0) exploration.failures[relation] = await confirm(phase, coverage.steps, first.breach);
+    else await shrinkAndConfirm(phase, new Set([relation]), { ...first, path: String(first.index) });
   }
   exploration.durationMs = Date.now() - started;
   return exploration;
@@ -306,27 +289,22 @@ function noteFirstBroken(
   }
 }
 
-type Runner = (stopAt?: ReadonlySet<ReceiverRelationId>) => ConversationRunner;
-
 /**
  * fast-check replays the conversation at `path` and shrinks it while it still breaks one of `hunted`; the shortest
  * is then confirmed. Each candidate is a conversation of its own (its own ids), sent for real.
  */
 async function shrinkAndConfirm(
-  target: ExploreTarget,
-  arbitrary: fc.Arbitrary<Iterable<StepCommand>>,
-  runner: Runner,
-  tally: (conversation: Conversation) => void,
-  exploration: Exploration,
+  phase: Phase,
   hunted: ReadonlySet<ReceiverRelationId>,
   from: { index: number; path: string; breach?: RelationBreach; steps?: StepRecord[] },
 ): Promise<void> {
+  const { target, exploration } = phase;
   let shrinks = 0;
   let last: RelationBreach | undefined = from.breach;
   const details = await fc.check(
-    fc.asyncProperty(arbitrary, async (commands) => {
+    fc.asyncProperty(phase.arbitrary, async (commands) => {
       if (target.session.signal.aborted) return;
-      const conversation = runner(hunted);
+      const conversation = phase.runner(hunted);
       try {
         await fc.asyncModelRun(() => ({ model: {}, real: conversation }), commands);
       } catch (error) {
@@ -336,52 +314,40 @@ async function shrinkAndConfirm(
         }
         throw error;
       } finally {
-        tally(conversation.result);
+        tally(exploration, conversation.result);
       }
     }),
-    {
-      seed: target.setup.seed,
-      path: from.path,
-      numRuns: 1,
-      interruptAfterTimeLimit: target.setup.shrinkTimeMs,
-      markInterruptAsFailure: false,
-    },
+    replayOnce(target.setup.seed, from.path, target.setup.shrinkTimeMs),
   );
   const broken = last;
   if (broken === undefined) return;
   const commands = details.counterexample?.[0];
-  const steps = commands ? stepsOf(commands) : undefined;
-  const relation = broken.relation;
-  if (!steps) {
+  if (!commands) {
     // Not broken again on the replay (or its time ran out first, on a busy machine): the first sighting stands,
     // reported as seen once, with the conversation as it ran then.
-    exploration.failures[relation] = { breach: broken, steps: from.steps ?? [], ...unconfirmed(details.interrupted) };
+    exploration.failures[broken.relation] = {
+      breach: broken,
+      steps: from.steps ?? [],
+      ...unconfirmed(details.interrupted),
+    };
     return;
   }
   const replayed = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
   const path = `${details.counterexamplePath ?? from.path}${replayed ? `~${replayed}` : ''}`;
-  exploration.failures[relation] = await confirm(
-    runner,
-    tally,
-    steps,
-    relation,
-    broken,
+  exploration.failures[broken.relation] = await confirm(phase, stepsOf(commands), broken, {
     path,
-    Math.max(0, shrinks - 1),
-  );
+    shrinks: Math.max(0, shrinks - 1),
+  });
 }
 
-/** Runs the conversation once more, in full, and keeps it as the failure's evidence. */
+/** Runs the conversation once more, in full, and keeps it as the failure's evidence (`found`: how it was shrunk). */
 async function confirm(
-  runner: Runner,
-  tally: (conversation: Conversation) => void,
+  phase: Phase,
   steps: readonly Step[],
-  relation: ReceiverRelationId,
   seen: RelationBreach,
-  path: string | undefined,
-  shrinks: number,
+  found: { path?: string; shrinks: number } = { shrinks: 0 },
 ): Promise<Shrunk> {
-  const conversation = runner(new Set([relation]));
+  const conversation = phase.runner(new Set([seen.relation]));
   let again: RelationBreach | undefined;
   try {
     for (const step of steps) await conversation.run(step);
@@ -389,12 +355,6 @@ async function confirm(
     if (!(error instanceof RelationBroken)) throw error;
     again = error.breach;
   }
-  tally(conversation.result);
-  return {
-    breach: again ?? seen,
-    steps: conversation.result.steps,
-    ...(path !== undefined ? { path } : {}),
-    confirmed: again !== undefined,
-    shrinks,
-  };
+  tally(phase.exploration, conversation.result);
+  return { breach: again ?? seen, steps: conversation.result.steps, ...found, confirmed: again !== undefined };
 }

@@ -16,30 +16,21 @@ import { describeScripted, type ScriptedAnswer } from '../listen/scenarios.js';
 import { plural, replayOf, runNote, seenOnce, shortestFound, stateCheckRow, unbroken } from './phase-verdict.js';
 import type { ExploreRequest } from './setup.js';
 
-export interface SenderExploreSetup {
-  seed: number;
-  path?: string;
-  /** Conversations drawn at most (`--generate N`), and how long the drawing may go on (`--budget`). */
-  conversations: number;
-  timeLimitMs: number;
-  concurrency: number;
-  /** Shrinking one relation's failure: at most this long. */
-  shrinkTimeMs: number;
-}
-
 /** The setup of a run's stateful phase against a sender of the interface. */
 export function senderExploreSetup(
   iface: InterfaceId,
   request: ExploreRequest & { seed: number },
   concurrency: number,
-): SenderExploreSetup {
+) {
   const caps = EXPLORE_CAPS.sender;
   return {
     seed: request.seed,
     ...(request.path !== undefined ? { path: request.path } : {}),
+    // Conversations drawn at most (`--generate N`), and how long the drawing may go on (`--budget`).
     conversations: request.requests ?? caps.defaultConversations[iface],
     timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
     concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    // Shrinking one relation's failure: at most this long.
     shrinkTimeMs: caps.shrinkTimeMs,
   };
 }

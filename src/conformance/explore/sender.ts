@@ -31,31 +31,23 @@ import {
 } from '../checks/sender/judging.js';
 import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
-import { drawLazily } from './draw.js';
+import { drawLazily, replayOnce } from './draw.js';
 import type { Stages } from '../listen/stages.js';
-import type { SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
+import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { judgedIds, unconfirmed } from './phase-verdict.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';
-import type { ExploreRequest } from './setup.js';
+import type { ExploreRequest, ExploreSetup } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
 
-export interface SenderExploreTarget {
+export interface SenderExploreTarget
+  extends Pick<SenderEvidence, 'interface' | 'identity' | 'secrets' | 'waitMs' | 'observeMs'>,
+    Pick<ExploreSetup, 'judged'> {
   stages: Stages;
   setup: ExploreRequest & { seed: number };
-  interface: InterfaceId;
-  identity: string;
-  secrets: readonly string[];
-  waitMs: number;
-  observeMs: number;
   concurrency: number;
-  /**
-   * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
-   * hunts them alone (another relation the same conversation breaks would take the shrinking elsewhere).
-   */
-  judged: ReadonlySet<number>;
   signal: AbortSignal;
   /** Called once the conversation whose waits are timed has been played alone: the rest of the run may start. */
   alonePlayed?: () => void;
@@ -109,22 +101,20 @@ export function conversationArbitrary(iface: InterfaceId): fc.Arbitrary<Conversa
  * cuts too), a 502; a slow 429, two 429s in a row (the second one's Retry-After as well), a slow acceptance (a sender
  * must not send again while it waits), a 202 without a body; the duplicate answer as the first one.
  */
-function coverage(): Conversation[] {
-  return [
+const COVERAGE: Conversation[] = [
+  [
     [
-      [
-        error(502),
-        { kind: 'reset' },
-        { kind: 'reset' },
-        { kind: 'reset' },
-        { kind: 'reset' },
-        { kind: 'accepted', status: 202, empty: true },
-      ],
+      error(502),
+      { kind: 'reset' },
+      { kind: 'reset' },
+      { kind: 'reset' },
+      { kind: 'reset' },
+      { kind: 'accepted', status: 202, empty: true },
     ],
-    [[slow(rate('seconds')), rate('date'), slow({ kind: 'accepted', status: 202 }, 1_500)]],
-    [[{ kind: 'duplicate' }]],
-  ];
-}
+  ],
+  [[slow(rate('seconds')), rate('date'), slow({ kind: 'accepted', status: 202 }, 1_500)]],
+  [[{ kind: 'duplicate' }]],
+];
 
 interface Played {
   record: StageRecord;
@@ -184,10 +174,18 @@ function playerOf(target: SenderExploreTarget, exploration: SenderExploration): 
   };
 }
 
+/** What the passes of one phase share: the target, the conversations it draws and plays, the exploration. */
+interface Phase {
+  target: SenderExploreTarget;
+  arbitrary: fc.Arbitrary<Conversation>;
+  play: Play;
+  exploration: SenderExploration;
+  judged: ReadonlySet<SenderRelationId>;
+}
+
 export async function exploreSender(target: SenderExploreTarget): Promise<SenderExploration> {
   const setup = senderExploreSetup(target.interface, target.setup, target.concurrency);
   const started = Date.now();
-  const arbitrary = conversationArbitrary(target.interface);
   const exploration: SenderExploration = {
     seed: setup.seed,
     conversations: 0,
@@ -198,29 +196,34 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     timedOut: false,
     records: [],
   };
-  const play = playerOf(target, exploration);
+  const phase: Phase = {
+    target,
+    arbitrary: conversationArbitrary(target.interface),
+    play: playerOf(target, exploration),
+    exploration,
+    judged: judgedIds<SenderRelationId>(senderRelations(target.interface), target.judged),
+  };
 
   if (setup.path !== undefined) {
     exploration.replayed = setup.path;
-    await shrinkAndConfirm(target, setup, arbitrary, play, exploration, undefined, setup.path);
+    await shrinkAndConfirm(phase, undefined, setup.path, setup.shrinkTimeMs);
     exploration.durationMs = Date.now() - started;
     return exploration;
   }
 
   // 1. Explore: the fixed conversations, then the drawn ones, until the budget is spent.
-  const fixed = coverage().map((conversation, index, all) => ({ index: index - all.length, conversation }));
+  const fixed = COVERAGE.map((conversation, index, all) => ({ index: index - all.length, conversation }));
   function* conversations() {
     yield* fixed;
     let index = 0;
-    for (const conversation of drawLazily(arbitrary, setup.seed, setup.conversations))
+    for (const conversation of drawLazily(phase.arbitrary, setup.seed, setup.conversations))
       yield { index: index++, conversation };
   }
   const deadline = performance.now() + setup.timeLimitMs;
   const firstBroken = new Map<SenderRelationId, FirstBroken>();
-  const judged = judgedIds<SenderRelationId>(senderRelations(target.interface), target.judged);
   const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
-    const played = await play(conversation, deadline + target.waitMs / 2, true);
-    noteFirstBroken(firstBroken, judged, { index, conversation, played });
+    const played = await phase.play(conversation, deadline + target.waitMs / 2, true);
+    noteFirstBroken(firstBroken, phase.judged, { index, conversation, played });
   };
   // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
   // timers are not held up by the runs of the others.
@@ -244,33 +247,15 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
   );
   for (const [relation, first] of ordered) {
     if (target.signal.aborted) break;
-    const seen = {
-      relation,
-      finding: first.finding,
-      conversation: first.conversation,
-      record: first.played.record,
-    };
-    if (first.index < 0 || performance.now() >= shrinkUntil) {
-      // A fixed conversation is not one fast-check drew, and a budget spent leaves none to shrink: confirmed as it is.
-      const failure = await confirm(
-        play,
-        seen.conversation,
-        seen,
-        first.index < 0 ? undefined : String(first.index),
-        0,
-      );
-      if (failure) exploration.failures[relation] = failure;
+    const seen = { relation, finding: first.finding, conversation: first.conversation, record: first.played.record };
+    if (first.index >= 0 && performance.now() < shrinkUntil) {
+      await shrinkAndConfirm(phase, seen, String(first.index), shrinkUntil - performance.now());
       continue;
     }
-    await shrinkAndConfirm(
-      target,
-      { ...setup, shrinkTimeMs: shrinkUntil - performance.now() },
-      arbitrary,
-      play,
-      exploration,
-      seen,
-      String(first.index),
-    );
+    // A fixed conversation is not one fast-check drew, and a budget spent leaves none to shrink: confirmed as it is.
+    const path = first.index < 0 ? undefined : String(first.index);
+    const failure = await confirm(phase.play, seen.conversation, seen, path, 0);
+    if (failure) exploration.failures[relation] = failure;
   }
   exploration.durationMs = Date.now() - started;
   return exploration;
@@ -313,23 +298,21 @@ function breaks(played: Played, seen: Seen): SenderFinding | undefined {
 
 /**
  * fast-check replays the conversation at `path` and shrinks it while it still breaks the relation (on a replay, the
- * first judged one it breaks); the shortest is then confirmed. Each candidate is a run of the trigger of its own.
+ * first judged one it breaks), for at most `shrinkTimeMs`; the shortest is then confirmed. Each candidate is a run of
+ * the trigger of its own.
  */
 async function shrinkAndConfirm(
-  target: SenderExploreTarget,
-  setup: ReturnType<typeof senderExploreSetup>,
-  arbitrary: fc.Arbitrary<Conversation>,
-  play: Play,
-  exploration: SenderExploration,
+  phase: Phase,
   hunted: (Seen & { conversation: Conversation; record: StageRecord }) | undefined,
   path: string,
+  shrinkTimeMs: number,
 ): Promise<void> {
+  const { target, exploration, judged, play } = phase;
   let shrinks = 0;
   let last: Seen | undefined = hunted;
-  const judged = judgedIds<SenderRelationId>(senderRelations(target.interface), target.judged);
-  const deadline = performance.now() + Math.max(0, setup.shrinkTimeMs);
+  const deadline = performance.now() + Math.max(0, shrinkTimeMs);
   const details = await fc.check(
-    fc.asyncProperty(arbitrary, async (conversation) => {
+    fc.asyncProperty(phase.arbitrary, async (conversation) => {
       if (target.signal.aborted) return true;
       const played = await play(conversation, deadline, false);
       const relation =
@@ -340,13 +323,7 @@ async function shrinkAndConfirm(
       last = { relation, finding };
       return false;
     }),
-    {
-      seed: setup.seed,
-      path,
-      numRuns: 1,
-      interruptAfterTimeLimit: Math.max(1, setup.shrinkTimeMs),
-      markInterruptAsFailure: false,
-    },
+    replayOnce(exploration.seed, path, Math.max(1, shrinkTimeMs)),
   );
   const seen = last;
   if (seen === undefined) return;

@@ -20,24 +20,6 @@ export interface ExploreRequest {
   timeLimitMs?: number;
 }
 
-export interface ExploreSetup {
-  seed: number;
-  path?: string;
-  requests: number;
-  timeLimitMs: number;
-  /** Steps of one conversation at most, conversations at most, and how many run at once. */
-  maxSteps: number;
-  maxConversations: number;
-  concurrency: number;
-  /** Shrinking one relation's failure: at most this long. */
-  shrinkTimeMs: number;
-  /**
-   * The places, in relation order, of the relations whose checks the run judges: only they are shrunk, and a replay
-   * hunts them alone (another relation the same conversation breaks would take the shrinking elsewhere).
-   */
-  judged: ReadonlySet<number>;
-}
-
 /** Seeds are drawn from the 31 bits fast-check takes whole. */
 export const MAX_SEED = 2 ** 31 - 1;
 
@@ -57,13 +39,17 @@ export function parseSeed(text: string): { seed: number; path?: string } | undef
   return { seed, ...(match[2] !== undefined ? { path: match[2] } : {}) };
 }
 
-/** The setup of a run's stateful phase against a receiver of the interface. */
+/**
+ * The setup of a run's stateful phase against a receiver of the interface. `judged`: the places, in relation order,
+ * of the relations whose checks the run judges: only they are shrunk, and a replay hunts them alone (another relation
+ * the same conversation breaks would take the shrinking elsewhere).
+ */
 export function exploreSetup(
   iface: InterfaceId,
   request: ExploreRequest,
   concurrency: number,
   judged: ReadonlySet<number>,
-): ExploreSetup {
+) {
   const caps = EXPLORE_CAPS.receiver[iface];
   const requests = request.requests ?? caps.defaultRequests;
   return {
@@ -71,24 +57,21 @@ export function exploreSetup(
     ...(request.path !== undefined ? { path: request.path } : {}),
     requests,
     timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    // Steps of one conversation at most; conversations at most, enough that the budget of requests, not their
+    // number, ends the exploring; and how many run at once.
     maxSteps: EXPLORE_CAPS.maxSteps,
-    // Enough conversations that the budget of requests, not their number, ends the exploring.
     maxConversations: Math.max(1, Math.ceil(requests / 4)),
     concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    // Shrinking one relation's failure: at most this long.
     shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
     judged,
   };
 }
 
-const SETUPS = new WeakMap<Session, ExploreSetup>();
+export type ExploreSetup = ReturnType<typeof exploreSetup>;
 
-export function setExploration(session: Session, setup: ExploreSetup): void {
-  SETUPS.set(session, setup);
-}
-
-export function explorationOf(session: Session): ExploreSetup | undefined {
-  return SETUPS.get(session);
-}
+/** Each session's stateful phase, when the run plans one: set by the run, read by the first of its checks. */
+export const EXPLORATIONS = new WeakMap<Session, ExploreSetup>();
 
 export function isStateCheck(id: string): boolean {
   return /^[AB]S?-STATE-\d{3}$/.test(id);

@@ -9,11 +9,10 @@ import { LISTENER_CAPS, SENDER_RUN_CAPS } from '../../bounds.js';
 import { errorReply, jsonReply, type Reply } from '../../http/server.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { isObject } from '../../spec/json.js';
-import { classOf, contentOf, deliveryKeyOf, documentOf, type SentRetryAfter } from '../../spec/model/sender.js';
-import { attemptEventId, bodyDigest, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
+import { classOf, contentOf, deliveryKeyOf, type RetryAfter, type SentRetryAfter } from '../../spec/model/sender.js';
+import { attemptEventId, bodyDigest, documentOf, type Arrival, type Attempt, type StageRecord } from '../evidence.js';
 import type { Handled } from '../../http/listener.js';
-export type { Handled, Response } from '../../http/listener.js';
-import { ACCEPTED, type RetryAfter, type Scenario, type ScriptedAnswer } from './scenarios.js';
+import { ACCEPTED, type ScriptedAnswer } from './scenarios.js';
 
 export interface RecorderOptions {
   /** The interface of the documents received: it decides what an acceptance looks like (§2.3 on A, §2.13 on B). */
@@ -33,14 +32,10 @@ export interface RecorderOptions {
   senderClockAheadMs?: () => number;
 }
 
-export interface StageOpening {
-  scenario: Scenario;
-  /** Unique within the run: names the stage in reports and saved files. */
-  id: string;
+/** A stage as it opens: its record's own fields (its `id` unique within the run), and where its arrivals come. */
+export interface StageOpening extends Pick<StageRecord, 'scenario' | 'id' | 'targetUrl' | 'expectedPath'> {
   /** The path prefix its arrivals come to (ignored when shared). */
   prefix: string;
-  targetUrl: string;
-  expectedPath: string;
 }
 
 /** A stage's answers are read from these, kept as its attempts come. */

@@ -58,7 +58,6 @@ export type CallbackScenarioId = (typeof CALLBACK_SCENARIO_IDS)[number];
 export type ScenarioId = SenderScenarioId | CallbackScenarioId;
 
 /** The answers a script gives: every answer a receiver may give a sender (the sender model's, src/spec/model/sender.ts). */
-export type { AcceptedStatus, ErrorStatus, RetryAfter } from '../../spec/model/sender.js';
 export type ScriptedAnswer = Answer;
 
 export interface Scenario {
@@ -228,14 +227,7 @@ export function scenariosOf(iface: InterfaceId): Scenario[] {
 /** The answer a final one is: the delivery is over, and a sender must not send it again (§7, §6.5). */
 export { isFinal };
 
-/** `Retry-After: 2`, `Retry-After: an HTTP-date 2 s ahead`. */
-export function describeRetryAfter(retryAfter: RetryAfter): string {
-  return retryAfter.form === 'seconds'
-    ? `Retry-After: ${retryAfter.seconds}`
-    : `Retry-After: an HTTP-date ${retryAfter.seconds} s ahead`;
-}
-
-/** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `connection reset`, `202 after 1.5 s`. */
+/** `202`, `204 (no body)`, `429 (Retry-After: 2)`, `429 (Retry-After: an HTTP-date 2 s ahead)`, `202 after 1.5 s`. */
 export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): string {
   const after = answer.delayMs ? ` after ${answer.delayMs / 1000} s` : '';
   switch (answer.kind) {
@@ -244,10 +236,12 @@ export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): st
       return `${answer.status}${answer.status === 204 || answer.empty ? ' (no body)' : ''}${after}`;
     case 'duplicate':
       return `202 {"ok":true,"duplicate":true}${after}`;
-    case 'error':
-      return answer.retryAfter === undefined
-        ? `${answer.status}${after}`
-        : `${answer.status} (${describeRetryAfter(answer.retryAfter)})${after}`;
+    case 'error': {
+      const retry = answer.retryAfter;
+      if (retry === undefined) return `${answer.status}${after}`;
+      const when = retry.form === 'seconds' ? retry.seconds : `an HTTP-date ${retry.seconds} s ahead`;
+      return `${answer.status} (Retry-After: ${when})${after}`;
+    }
     case 'reset':
       return `connection reset${after}`;
   }
@@ -255,19 +249,15 @@ export function describeScripted(answer: ScriptedAnswer, iface: InterfaceId): st
 
 /** `503 ×5, then 202` (each document's attempts); `…, for the first document (202 for the others)` where it says so. */
 export function describeScript(entry: Scenario, iface: InterfaceId): string {
-  const parts: string[] = [];
-  let index = 0;
-  while (index < entry.script.length) {
-    const text = describeScripted(entry.script[index] as ScriptedAnswer, iface);
-    let count = 1;
-    while (
-      index + count < entry.script.length &&
-      describeScripted(entry.script[index + count] as ScriptedAnswer, iface) === text
-    )
-      count += 1;
-    parts.push(count > 1 ? `${text} ×${count}` : text);
-    index += count;
+  // Answers alike in a row are said once, with their count.
+  const runs: { text: string; count: number }[] = [];
+  for (const answer of entry.script) {
+    const text = describeScripted(answer, iface);
+    const last = runs.at(-1);
+    if (last?.text === text) last.count += 1;
+    else runs.push({ text, count: 1 });
   }
+  const parts = runs.map(({ text, count }) => (count > 1 ? `${text} ×${count}` : text));
   const scope =
     entry.scriptedDeliveries === undefined
       ? ''

@@ -35,21 +35,16 @@ export interface SettleOptions {
   heldMs?: number;
 }
 
-export interface StageState {
-  done: boolean;
-  /** When something may have changed even if nothing arrives (monotonic ms). */
-  nextMono: number;
-}
-
 function lastActivity(attempts: readonly Attempt[]): number {
   return Math.max(...attempts.map((attempt) => attempt.answeredMono ?? attempt.arrivedMono));
 }
 
+/** Whether the stage is over, and when something may have changed even if nothing arrives (`nextMono`, monotonic ms). */
 export function stageState(
   record: Pick<StageRecord, 'attempts' | 'startedMono'>,
   nowMono: number,
   options: SettleOptions,
-): StageState {
+) {
   // The stage is looked at as it stood `held` ms ago: every wait moves on by the time held; a bound does not.
   const held = Math.max(0, Math.min(options.heldMs ?? 0, options.waitMs));
   const bound = options.deadlineIsWait ? Number.POSITIVE_INFINITY : (options.deadlineMono ?? Number.POSITIVE_INFINITY);
@@ -58,11 +53,7 @@ export function stageState(
   return { done: state.done, nextMono: Math.min(state.nextMono + held, bound) };
 }
 
-function stateAt(
-  record: Pick<StageRecord, 'attempts' | 'startedMono'>,
-  nowMono: number,
-  options: SettleOptions,
-): StageState {
+function stateAt(record: Pick<StageRecord, 'attempts' | 'startedMono'>, nowMono: number, options: SettleOptions) {
   const deadline = options.deadlineMono ?? Number.POSITIVE_INFINITY;
   if (nowMono >= deadline) return { done: true, nextMono: nowMono };
   const attempts = record.attempts.filter((attempt) => !attempt.late);

@@ -8,26 +8,19 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { StageRecord } from '../evidence.js';
 import type { Recorder } from './recorder.js';
 import { heldAt } from '../../http/loop-clock.js';
-import { stageState } from './settle.js';
+import { stageState, type SettleOptions } from './settle.js';
 
 /** The resolution of the event-loop delay sampling (ms); the delay it reports includes it. */
 const LAG_RESOLUTION_MS = 10;
 
-export interface StageOptions {
-  waitMs: number;
+/** settle.ts's options, those that change as the stage goes read afresh at each look. */
+export interface StageOptions extends Pick<SettleOptions, 'waitMs' | 'deadlineMono' | 'deadlineIsWait'> {
   /** The quiet that ends a stage; a function where it grows with what the stage saw. */
   observeMs: number | (() => number);
   signal: AbortSignal;
-  /** The trigger has exited (always, where cai itself sent what the stage receives). */
   senderDone(): boolean;
-  /** The trigger failed before any attempt. */
   failedEarly?(): boolean;
-  /** More must be seen before the stage may end (a conversation's ending event). */
   awaiting?(): boolean;
-  /** No stage outlives this (monotonic ms). */
-  deadlineMono?: number;
-  /** The deadline is a wait of its own, and moves on by the time cai's loop was held (settle.ts). */
-  deadlineIsWait?: boolean;
 }
 
 export async function playStage(recorder: Recorder, record: StageRecord, options: StageOptions): Promise<void> {

@@ -9,7 +9,7 @@ import { domId, html, type SafeHtml } from '../../output/html/escape.js';
 import { renderBody, renderHead } from '../../output/html/bodies.js';
 import { renderPage } from '../../output/html/page.js';
 import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
-import type { CheckVerdict, ExchangeRecord, PreflightReport, ScenarioSummary, StopReport } from '../types.js';
+import type { CheckResult, CheckVerdict, ScenarioSummary, SuiteReport } from '../types.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
@@ -22,7 +22,7 @@ import {
   VERDICT_SYMBOL,
   waiverText,
 } from './text.js';
-import type { FailureCause, RefusalDiagnosis } from '../diagnose/types.js';
+import type { FailureCause } from '../diagnose/types.js';
 import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
 import { plural } from '../../text.js';
@@ -30,63 +30,32 @@ import { plural } from '../../text.js';
 type Verdict = CheckVerdict;
 
 /** What this page reads of a check result (src/conformance/types.ts CheckResult, and any extra fields). */
-export interface CheckView {
-  id: string;
+export interface CheckView
+  extends Pick<CheckResult, 'id' | 'title' | 'verdict' | 'sections' | 'expected' | 'actual' | 'durationMs'>,
+    Partial<Pick<CheckResult, 'waiver' | 'requests' | 'rateLimitedRetries' | 'exchange'>> {
   /** A receiver run also judges the provider's callbacks with sender checks. */
   role?: string;
-  title: string;
-  verdict: Verdict;
   level: string;
-  sections: readonly string[];
   tags?: readonly string[];
-  expected: string;
-  actual: string;
-  durationMs: number;
   notes?: readonly string[];
   repro?: { command: string; bodyFile: string };
-  waiver?: { reason: string; expires?: string };
-  requests?: number;
-  rateLimitedRetries?: number;
-  exchange?: ExchangeRecord;
 }
 
 /** What this page reads of a run (src/conformance/types.ts SuiteReport, plus `role` and any extra fields). */
-export interface ConformanceView {
-  ok: boolean;
-  version?: { tool: string; spec: string; catalogue: string };
+export interface ConformanceView
+  extends Pick<SuiteReport, 'ok'>,
+    Partial<Pick<SuiteReport, 'version' | 'target' | 'mock' | 'startedAt' | 'durationMs' | 'probeStatus' | 'clock'>>,
+    Partial<Pick<SuiteReport, 'reproDir' | 'interrupted' | 'stopped' | 'preflight' | 'diagnosis'>> {
   interface: string;
-  target?: string;
   role?: string;
-  mock?: boolean;
-  startedAt?: string;
-  durationMs?: number;
-  probeStatus?: number;
-  clock?: { offsetSeconds: number | null; dateHeader: string | null; note?: string };
-  summary: {
-    passed: number;
-    failed: number;
-    skipped: number;
-    warnings: number;
-    waived: number;
-    notJudged?: number;
-    notJudgedMust?: number;
-    total: number;
-  };
+  summary: Omit<SuiteReport['summary'], 'notJudged'> & { notJudged?: number };
   checks: readonly CheckView[];
   waivers?: readonly { id: string; kind: string; message: string }[];
-  reproDir?: string;
-  interrupted?: boolean;
   failOn?: string;
-  /** `--fail-fast` / `--max-failures` stopped the run. */
-  stopped?: StopReport;
-  /** What the first valid, correctly signed request got (receiver runs). */
-  preflight?: PreflightReport;
   /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
   scenarios?: readonly ScenarioSummary[];
   /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
   error?: { code: string; message: string; hint?: string };
-  /** The first valid, correctly signed request was refused: the run stopped with this diagnosis (exit 1). */
-  diagnosis?: RefusalDiagnosis;
   /** Failures that share one cause, each with the checks it explains. */
   causes?: readonly FailureCause[];
 }

@@ -7,7 +7,7 @@ import { redactSecrets } from '../../secrets/resolve.js';
 import type { ReportView, SuiteReport } from '../types.js';
 import { groupCauses } from '../diagnose/causes.js';
 import { renderConformanceHtml } from './html.js';
-import { renderJson } from './json.js';
+import { jsonText } from '../../output/safe-text.js';
 import { renderJunit } from './junit.js';
 import { renderJobSummary } from './markdown.js';
 import { renderTable, type TableOptions } from './table.js';
@@ -36,7 +36,8 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
     return renderTable(report, options.table);
   },
   compact: (report, options) => renderCompact(report, options.compact),
-  json: (report) => renderJson(report),
+  // One JSON document, `ok` and `failOn` included; what would end a line or a script in a page is escaped (jsonText).
+  json: (report) => jsonText(report, 2),
   junit: (report) => renderJunit(report, { warningsFail: report.failOn === 'warnings' }),
   html: (report, options) =>
     renderConformanceHtml(report, options.generator !== undefined ? { generator: options.generator } : {}),
