@@ -51,7 +51,6 @@ export interface CallbackListenerOptions {
   secrets: readonly string[];
   /** §8 first contact, scaled. */
   targetMs: number;
-  clock?: () => number;
 }
 
 export class CallbackListener {
@@ -59,12 +58,10 @@ export class CallbackListener {
   private readonly summary: CallbackSummary;
   private listener: Listener | undefined;
   private base = '';
-  private readonly clock: () => number;
   /** Accepted jobs not contacted yet. */
   private awaiting = 0;
 
   constructor(private readonly options: CallbackListenerOptions) {
-    this.clock = options.clock ?? (() => performance.now());
     this.summary = {
       tracked: 0,
       contacted: 0,
@@ -100,7 +97,7 @@ export class CallbackListener {
   /** A job goes on the wire now. */
   sent(token: string): void {
     if (this.jobs.size >= LOAD_BOUNDS.callbackJobs) return;
-    this.jobs.set(token, { sentAt: this.clock() });
+    this.jobs.set(token, { sentAt: performance.now() });
   }
 
   /** The provider's answer to a job: accepted as new (judged from now on), or not. */
@@ -126,7 +123,7 @@ export class CallbackListener {
    */
   async settle(signal?: AbortSignal): Promise<void> {
     while (this.awaiting > 0 && signal?.aborted !== true) {
-      const now = this.clock();
+      const now = performance.now();
       let latest = now;
       for (const job of this.jobs.values())
         if (job.accepted && job.contactedAt === undefined)
@@ -146,7 +143,7 @@ export class CallbackListener {
   }
 
   private handle(arrival: Arrival): Handled {
-    const arrived = this.clock();
+    const arrived = performance.now();
     const reply = (answer: Reply): Handled => ({ response: { kind: 'reply', reply: answer }, answered: () => {} });
     // §8: a body over the limit, declared or sent, is not read past it.
     if (arrival.cut)

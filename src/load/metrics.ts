@@ -2,12 +2,12 @@
  * What a load run measures, in bounded memory: counts per status, latencies (one histogram, and one per status
  * for `http_req_duration{status:…}`), rejections by reason, transport failures by code, repeats and duplicates,
  * arrivals dropped or sent late, and a timeline of windows (rate and latency over time, for the charts). The
- * thresholds read it through MeasuredRun; the report is `report()`.
+ * thresholds read it (./thresholds.ts); the report is `report()`.
  */
 import { LOAD_BOUNDS } from './bounds.js';
 import { Histogram } from './histogram.js';
 import { statusMatches, type StatusFilter } from './threshold-syntax.js';
-import type { MeasuredRun } from './thresholds.js';
+import type { CallbackSummary } from './callbacks.js';
 
 /** Status classes of the timeline, as the charts stack them. */
 type AnswerClass = '2xx' | '429' | '4xx' | '5xx' | 'other';
@@ -49,7 +49,7 @@ export interface LatencySummary {
 /** How a 2xx answer to a document was judged (§2.13 on Interface B, the provider_job_id on Interface A). */
 export type Recognition = 'new' | 'duplicate';
 
-export class LoadMetrics implements MeasuredRun {
+export class LoadMetrics {
   sent = 0;
   completed = 0;
   answered = 0;
@@ -76,7 +76,7 @@ export class LoadMetrics implements MeasuredRun {
   redirects = 0;
   firstRedirect?: { status: number; location: string | null };
   seconds = 0;
-  callbacks?: MeasuredRun['callbacks'];
+  callbacks?: CallbackSummary;
   readonly statuses = new Map<number, number>();
   private readonly byStatus = new Map<number, Histogram>();
   readonly failures = new Map<string, number>();

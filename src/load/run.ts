@@ -17,8 +17,8 @@ import { classifyStatus, isRejection } from '../spec/statuses.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import { CallbackListener } from './callbacks.js';
 import { DocumentFactory } from './documents.js';
-import { runEngine, type Answer, type OutgoingRequest } from './engine.js';
-import { WirePool } from './wire.js';
+import { runEngine, type OutgoingRequest } from './engine.js';
+import { WirePool, type WireAnswer } from './wire.js';
 import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
 import { RepeatPool, type Accepted } from './repeats.js';
@@ -247,7 +247,7 @@ function requestMaker(
     return { lines, body, repeat: entry !== undefined, entry, token };
   };
 
-  const judge = (request: LoadRequest, answer: Answer): void => {
+  const judge = (request: LoadRequest, answer: WireAnswer): void => {
     const { status } = answer;
     if (status >= 200 && status < 300) {
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.

@@ -9,19 +9,7 @@ import { NETWORK_CAPS } from '../bounds.js';
 import { bareHostname } from '../http/loopback.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
-import type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
-
-/** What a connection needs of its pool (WirePool). */
-export interface ConnectionPool {
-  /** The pool timer's ticks so far. */
-  readonly tick: number;
-  /** The buffer every plain connection reads into. */
-  readonly readBuffer: Buffer;
-  /** An answer is complete and the connection may carry the next request. */
-  release(connection: Connection): void;
-  /** The connection is gone. */
-  forget(connection: Connection): void;
-}
+import type { WireAnswer, WireCallbacks, WireOptions, WirePool } from './wire.js';
 
 const CRLF = Buffer.from('\r\n');
 /** The headers a load run reads of an answer: its framing, and what the judging needs (§7 Retry-After, a redirect's Location). */
@@ -68,7 +56,7 @@ export class Connection {
   private shared = false;
 
   constructor(
-    private readonly pool: ConnectionPool,
+    private readonly pool: WirePool,
     options: WireOptions,
   ) {
     const { url } = options;

@@ -67,16 +67,11 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
   for (const [position, event] of flow.events.entries()) {
     const index = position + 1;
     const eventId = String(event.document.event_id);
+    // Stopped before or during the pause (an aborted signal ends it at once): the check below sees the signal.
+    if (stoppedBy === undefined && position > 0 && options.paceMs > 0)
+      await delay(options.paceMs, undefined, { signal: options.stopSignal }).catch(() => undefined);
     if (stoppedBy === undefined && options.stopSignal?.aborted) stoppedBy = 'interrupted';
     if (stoppedBy !== undefined) {
-      results.push({ index, event: event.event, eventId });
-      continue;
-    }
-    // Stopped during the pause: the check below sees the signal.
-    if (position > 0 && options.paceMs > 0)
-      await delay(options.paceMs, undefined, { signal: options.stopSignal }).catch(() => undefined);
-    if (options.stopSignal?.aborted) {
-      stoppedBy = 'interrupted';
       results.push({ index, event: event.event, eventId });
       continue;
     }
