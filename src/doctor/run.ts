@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
-import { CONTACT_JOBS_PATH, type InterfaceId } from '../spec/constants.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { endpointUrl } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
 import { checkTarget } from './checks.js';
 import { checkConfiguration, checkSecrets } from './profile.js';
@@ -40,8 +41,7 @@ export interface DoctorReport {
 export function targetsOf(environment: ChosenEnvironment, interfaces: readonly InterfaceId[]): DoctorTarget[] {
   const { provider_endpoint: endpoint, events_url: events } = environment.settings;
   const targets: DoctorTarget[] = [];
-  if (interfaces.includes('A') && endpoint)
-    targets.push({ url: endpoint.replace(/\/+$/, '') + CONTACT_JOBS_PATH, interface: 'A' });
+  if (interfaces.includes('A') && endpoint) targets.push({ url: endpointUrl('A', endpoint), interface: 'A' });
   if (interfaces.includes('B') && events) targets.push({ url: events, interface: 'B' });
   return targets;
 }
