@@ -43,7 +43,5 @@ export function signatureDigest(secret: string | Uint8Array, timestamp: number |
  * The body is taken as bytes and never decoded or re-serialised (§5.2).
  */
 export function sign(secret: string | Uint8Array, timestamp: number | string, rawBody: RawBody): string {
-  return (
-    SIGNATURE_PREFIX + createHmac('sha256', keyOf(secret)).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex')
-  );
+  return SIGNATURE_PREFIX + signatureDigest(secret, timestamp, rawBody).toString('hex');
 }
