@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { EventSender } from '../mock/sender.js';
-import { sign } from '../signing/sign.js';
+import { sign, unixSeconds } from '../signing/sign.js';
 import { Headers } from '../spec/constants.js';
 import { endpointUrl, interfaceSpec } from '../spec/interfaces.js';
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
@@ -219,8 +219,6 @@ function requestMaker(
   const fixedLines = `${Headers.contentType}: application/json\r\n${interfaceSpec(scenario.interface).identityHeader}: ${setup.identity}\r\n`;
   // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them, and the share that repeats one.
   const repeats = new RepeatPool(LOAD_BOUNDS.repeatPool, scenario.repeatShare);
-  let second = Number.NaN;
-  let timestamp = '';
 
   const prepare = (): LoadRequest => {
     let body: string;
@@ -236,11 +234,7 @@ function requestMaker(
       }
     }
     // §5.2–§5.5: signed as sent, with the second it is sent in (a repeat too: only its bytes are old).
-    const now = Math.floor(Date.now() / 1000);
-    if (now !== second) {
-      second = now;
-      timestamp = String(now);
-    }
+    const timestamp = unixSeconds(Date.now());
     // §5.2: HMAC over the timestamp, a dot and the body's bytes: the text's UTF-8, as the request carries it.
     // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
     const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
