@@ -26,21 +26,26 @@ interface JobState {
   accepted?: boolean;
 }
 
-export interface CallbackSummary {
-  /** Jobs accepted as new whose first callback was awaited. */
-  tracked: number;
-  contacted: number;
-  withinTarget: number;
-  /** Tracked jobs with no callback within the target. */
-  missing: number;
-  /** Jobs accepted while LOAD_BOUNDS.callbackJobs were awaited already: sent, but not timed. */
-  untracked: number;
-  /** Callbacks received in all (every event of every conversation), and those whose signature did not verify. */
-  received: number;
-  invalidSignature: number;
-  targetMs: number;
-  firstContact: Histogram;
+/** What a run's callbacks come to (LoadReport.callbacks): counts, and the first contacts' delays. */
+function newSummary(targetMs: number) {
+  return {
+    /** Jobs accepted as new whose first callback was awaited. */
+    tracked: 0,
+    contacted: 0,
+    withinTarget: 0,
+    /** Tracked jobs with no callback within the target. */
+    missing: 0,
+    /** Jobs accepted while LOAD_BOUNDS.callbackJobs were awaited already: sent, but not timed. */
+    untracked: 0,
+    /** Callbacks received in all (every event of every conversation), and those whose signature did not verify. */
+    received: 0,
+    invalidSignature: 0,
+    targetMs,
+    firstContact: new Histogram(),
+  };
 }
+
+export type CallbackSummary = ReturnType<typeof newSummary>;
 
 export interface CallbackListenerOptions {
   host: string;
@@ -62,17 +67,7 @@ export class CallbackListener {
   private awaiting = 0;
 
   constructor(private readonly options: CallbackListenerOptions) {
-    this.summary = {
-      tracked: 0,
-      contacted: 0,
-      withinTarget: 0,
-      missing: 0,
-      untracked: 0,
-      received: 0,
-      invalidSignature: 0,
-      targetMs: options.targetMs,
-      firstContact: new Histogram(),
-    };
+    this.summary = newSummary(options.targetMs);
   }
 
   async start(): Promise<void> {

@@ -20,13 +20,7 @@ function answerClassOf(status: number): AnswerClass {
   return 'other';
 }
 
-interface Window {
-  sent: number;
-  dropped: number;
-  failed: number;
-  answers: Record<AnswerClass, number>;
-  latency: Histogram;
-}
+type Window = ReturnType<typeof emptyWindow>;
 
 export interface TimelineWindow extends Omit<Window, 'latency'> {
   /** Start of the window, in ms after the run's start. */
@@ -216,12 +210,12 @@ export class LoadMetrics {
 /** A request sent this much after its due time is counted as late (timers fire within a millisecond or so). */
 const LATE_MS = 10;
 
-function emptyWindow(): Window {
+function emptyWindow() {
   return {
     sent: 0,
     dropped: 0,
     failed: 0,
-    answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 },
+    answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 } satisfies Record<AnswerClass, number>,
     latency: new Histogram(4),
   };
 }
