@@ -29,16 +29,7 @@ export interface TimelineWindow extends Omit<Window, 'latency'> {
   latencyMs: { p50: number; p90: number; p99: number; max: number } | null;
 }
 
-export interface LatencySummary {
-  count: number;
-  min: number | null;
-  mean: number | null;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-}
+export type LatencySummary = ReturnType<typeof summariseLatency>;
 
 /** How a 2xx answer to a document was judged (§2.13 on Interface B, the provider_job_id on Interface A). */
 export type Recognition = 'new' | 'duplicate';
@@ -221,7 +212,7 @@ function emptyWindow() {
 }
 
 /** A histogram of µs as ms: count, min, mean, percentiles, max (null when empty). */
-export function summariseLatency(h: Histogram): LatencySummary {
+export function summariseLatency(h: Histogram) {
   const value = (micros: number | undefined) => (h.total === 0 ? null : ms(micros));
   return {
     count: h.total,

@@ -43,20 +43,9 @@ export interface FlowEventResult {
   sent?: SendResult;
 }
 
-export interface FlowSummary {
-  events: number;
-  sent: number;
-  /** Accepted as new events, and accepted as duplicates of events the platform had (§2.13). */
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  failed: number;
-  notSent: number;
-}
-
 export interface FlowOutcome {
   results: FlowEventResult[];
-  summary: FlowSummary;
+  summary: ReturnType<typeof summarise>;
   /** Why the flow ended before its last event: an event not accepted, or a stop (Ctrl-C). */
   stoppedBy?: 'rejected' | 'failed' | 'interrupted';
 }
@@ -90,12 +79,13 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
   return { results, summary: summarise(results), ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
 }
 
-function summarise(results: readonly FlowEventResult[]): FlowSummary {
+function summarise(results: readonly FlowEventResult[]) {
   const count = (verdict: SendResult['verdict']) => results.filter((result) => result.sent?.verdict === verdict).length;
   const sent = results.filter((result) => result.sent !== undefined).length;
   return {
     events: results.length,
     sent,
+    /** Accepted as new events, and accepted as duplicates of events the platform had (§2.13). */
     accepted: count('accepted'),
     duplicates: count('duplicate'),
     rejected: count('rejected'),

@@ -52,16 +52,11 @@ export function parseSignatureExample(text: string): ParseExampleResult {
   };
 }
 
-export interface ExampleStep {
-  label: string;
-  value: string;
-}
-
 export interface ExampleReproduction {
   reproduced: boolean;
   expected: string;
   computed: string;
-  steps: ExampleStep[];
+  steps: { label: string; value: string }[];
 }
 
 /** Recomputes the example's signature step by step (§5.2, §5.3). The secret is described, never shown. */
@@ -70,7 +65,7 @@ export function reproduceExample(example: SignatureExample): ExampleReproduction
   const hex = hmacHex(example.secret, payload);
   const computed = SIGNATURE_PREFIX + hex;
   const preview = payload.toString('utf8');
-  const steps: ExampleStep[] = [
+  const steps: ExampleReproduction['steps'] = [
     { label: 'timestamp (X-CAI-Timestamp)', value: example.timestamp },
     {
       label: 'body',
