@@ -29,13 +29,7 @@ export interface DoctorOptions {
   onCheck?: (check: CheckResult) => void;
 }
 
-export interface DoctorReport {
-  ok: boolean;
-  environment: string | null;
-  targets: DoctorTarget[];
-  checks: CheckResult[];
-  summary: Record<Verdict, number>;
-}
+export type DoctorReport = Awaited<ReturnType<typeof runDoctor>>;
 
 /** The URLs of an environment to probe: §4.1 `{provider_endpoint}/contact-jobs` and §4.2 `{events_url}`. */
 export function targetsOf(environment: ChosenEnvironment, interfaces: readonly InterfaceId[]): DoctorTarget[] {
@@ -47,7 +41,7 @@ export function targetsOf(environment: ChosenEnvironment, interfaces: readonly I
 }
 
 /** Runs every check; never throws for what it finds (a finding is a verdict), only for bugs. */
-export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+export async function runDoctor(options: DoctorOptions) {
   const checks: CheckResult[] = [];
   const add = (results: CheckResult[]) => {
     for (const result of results) {
