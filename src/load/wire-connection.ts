@@ -137,13 +137,9 @@ export class Connection {
     this.pool.forget(this);
     const callbacks = this.callbacks;
     if (callbacks === undefined) return;
-    if (this.phase === 'until-close' && code === 'ECONNRESET') {
-      this.callbacks = undefined;
-      callbacks.answered(this.answer());
-      return;
-    }
     this.callbacks = undefined;
-    callbacks.failed(code);
+    if (this.phase === 'until-close' && code === 'ECONNRESET') callbacks.answered(this.answer());
+    else callbacks.failed(code);
   }
 
   /** `shared`: `chunk` is a view of the pool's read buffer, written again by the next read. */
@@ -174,7 +170,7 @@ export class Connection {
         if (end > NETWORK_CAPS.responseHeaderBytes) return this.fail('headers_too_large');
         const rest = data.subarray(end + 4);
         const read = this.parseHead(data.toString('latin1', 0, end));
-        if (read === 'closed') return undefined;
+        if (read === undefined) return undefined;
         if (read === 'complete') this.complete(rest.length > 0);
         return rest;
       }
@@ -237,21 +233,16 @@ export class Connection {
   }
 
   /**
-   * The status line and the headers a load run reads: the body to read next, an answer already whole, or a
-   * connection closed. Names are found in a lower-cased copy of the head (latin1: the same length), values taken
+   * The status line and the headers a load run reads: the body to read next, an answer already whole, or undefined
+   * (the connection closed). Names are found in a lower-cased copy of the head (latin1: the same length), values taken
    * from the head as sent.
    */
-  private parseHead(head: string): 'body' | 'complete' | 'closed' {
+  private parseHead(head: string): 'body' | 'complete' | undefined {
     // `HTTP/1.x NNN`: the version's minor digit at 7, the status at 9–11.
-    if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 0x20) {
-      this.destroy('bad_response');
-      return 'closed';
-    }
+    if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 0x20)
+      return this.fail('bad_response');
     const status = Number(head.slice(9, 12));
-    if (!(status >= 100 && status <= 999)) {
-      this.destroy('bad_response');
-      return 'closed';
-    }
+    if (!(status >= 100 && status <= 999)) return this.fail('bad_response');
     if (status < 200) return 'body'; // an interim answer (100 Continue): the final one follows
     const lower = head.toLowerCase();
     const headers: Record<string, string> = {};
@@ -269,10 +260,7 @@ export class Connection {
       return 'body';
     }
     if (length !== undefined) {
-      if (!/^[0-9]{1,15}$/.test(length)) {
-        this.destroy('bad_response');
-        return 'closed';
-      }
+      if (!/^[0-9]{1,15}$/.test(length)) return this.fail('bad_response');
       this.remaining = Number(length);
       this.phase = 'length';
       return this.remaining === 0 ? 'complete' : 'body';
