@@ -174,11 +174,17 @@ export class Connection {
         if (read === 'complete') this.complete(rest.length > 0);
         return rest;
       }
-      case 'length': {
+      case 'length':
+      case 'chunk-data': {
+        const chunked = this.phase === 'chunk-data';
         const take = Math.min(this.remaining, data.length);
         this.keep(data.subarray(0, take));
         this.remaining -= take;
-        if (this.remaining === 0) this.complete(data.length > take);
+        if (this.remaining === 0 && !chunked) this.complete(data.length > take);
+        else if (this.remaining === 0) {
+          this.phase = 'chunk-end';
+          this.remaining = 2;
+        }
         return data.subarray(take);
       }
       case 'chunk-size': {
@@ -189,16 +195,6 @@ export class Connection {
         this.phase = size === 0 ? 'trailer' : 'chunk-data';
         this.remaining = size;
         return data.subarray(end + 2);
-      }
-      case 'chunk-data': {
-        const take = Math.min(this.remaining, data.length);
-        this.keep(data.subarray(0, take));
-        this.remaining -= take;
-        if (this.remaining === 0) {
-          this.phase = 'chunk-end';
-          this.remaining = 2;
-        }
-        return data.subarray(take);
       }
       case 'chunk-end': {
         // The CRLF after a chunk's data (it may come split over two reads).
