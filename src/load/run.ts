@@ -58,16 +58,7 @@ export interface LoadOptions {
   onStart?: (start: { url: string; callbackUrl?: string }) => void;
 }
 
-export interface LoadProgress {
-  elapsedMs: number;
-  plannedMs: number;
-  sent: number;
-  inFlight: number;
-  dropped: number;
-  statuses: ReadonlyMap<number, number>;
-  failed: number;
-  p99Ms: number | undefined;
-}
+export type LoadProgress = ReturnType<typeof progressOf>;
 
 /** The run stopped early: nothing listens at the target (a refused connection before any answer). */
 export class UnreachableTarget extends Error {
@@ -278,22 +269,24 @@ function reasonOf(body: Buffer): string {
   }
 }
 
+function progressOf(metrics: LoadMetrics, schedule: Schedule, elapsedMs: number) {
+  return {
+    elapsedMs,
+    plannedMs: schedule.durationMs,
+    sent: metrics.sent,
+    inFlight: metrics.sent - metrics.completed,
+    dropped: metrics.dropped,
+    statuses: metrics.statuses as ReadonlyMap<number, number>,
+    failed: metrics.failed,
+    p99Ms: metrics.latencyAll.total > 0 ? (metrics.latencyAll.percentile(99) as number) / 1000 : undefined,
+  };
+}
+
 function watchProgress(options: LoadOptions, metrics: LoadMetrics, schedule: Schedule): { stop: () => void } {
   if (!options.onProgress) return { stop: () => {} };
   const started = performance.now();
   const report = options.onProgress;
-  const timer = setInterval(() => {
-    report({
-      elapsedMs: performance.now() - started,
-      plannedMs: schedule.durationMs,
-      sent: metrics.sent,
-      inFlight: metrics.sent - metrics.completed,
-      dropped: metrics.dropped,
-      statuses: metrics.statuses,
-      failed: metrics.failed,
-      p99Ms: metrics.latencyAll.total > 0 ? (metrics.latencyAll.percentile(99) as number) / 1000 : undefined,
-    });
-  }, 250);
+  const timer = setInterval(() => report(progressOf(metrics, schedule, performance.now() - started)), 250);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
