@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
-import { CONTACT_JOBS_PATH, type InterfaceId } from '../spec/constants.js';
+import type { InterfaceId } from '../spec/constants.js';
+import { endpointUrl } from '../spec/interfaces.js';
 import type { ChosenEnvironment } from '../config/load.js';
 import { checkTarget } from './checks.js';
 import { checkConfiguration, checkSecrets } from './profile.js';
@@ -28,26 +29,19 @@ export interface DoctorOptions {
   onCheck?: (check: CheckResult) => void;
 }
 
-export interface DoctorReport {
-  ok: boolean;
-  environment: string | null;
-  targets: DoctorTarget[];
-  checks: CheckResult[];
-  summary: Record<Verdict, number>;
-}
+export type DoctorReport = Awaited<ReturnType<typeof runDoctor>>;
 
 /** The URLs of an environment to probe: §4.1 `{provider_endpoint}/contact-jobs` and §4.2 `{events_url}`. */
 export function targetsOf(environment: ChosenEnvironment, interfaces: readonly InterfaceId[]): DoctorTarget[] {
   const { provider_endpoint: endpoint, events_url: events } = environment.settings;
   const targets: DoctorTarget[] = [];
-  if (interfaces.includes('A') && endpoint)
-    targets.push({ url: endpoint.replace(/\/+$/, '') + CONTACT_JOBS_PATH, interface: 'A' });
+  if (interfaces.includes('A') && endpoint) targets.push({ url: endpointUrl('A', endpoint), interface: 'A' });
   if (interfaces.includes('B') && events) targets.push({ url: events, interface: 'B' });
   return targets;
 }
 
 /** Runs every check; never throws for what it finds (a finding is a verdict), only for bugs. */
-export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+export async function runDoctor(options: DoctorOptions) {
   const checks: CheckResult[] = [];
   const add = (results: CheckResult[]) => {
     for (const result of results) {

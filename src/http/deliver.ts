@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import { CaiError, errorMessage, hintOf } from '../errors.js';
 import { HeaderNames, Headers } from '../spec/constants.js';
 import { interfaceOfHeaders } from '../spec/interfaces.js';
-import { sign } from '../signing/sign.js';
+import { sign, unixSeconds } from '../signing/sign.js';
 import { postOnce, type HttpResponse } from './client.js';
 import { originOf } from './address.js';
 import { isLoopbackUrl } from './loopback.js';
@@ -251,18 +251,6 @@ function attemptHeaders(
     headers[HeaderNames.signature] = sign(request.secret, timestamp, request.body);
   }
   return headers;
-}
-
-/** The Unix time in seconds of a clock reading, as text; the same second's text is reused (thousands a second). */
-let lastSecond = Number.NaN;
-let lastSecondText = '';
-function unixSeconds(nowMs: number): string {
-  const second = Math.floor(nowMs / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastSecondText = String(second);
-  }
-  return lastSecondText;
 }
 
 /** `new Date(ms).toISOString()`, reused for attempts that start in the same millisecond. */

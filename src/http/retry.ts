@@ -12,42 +12,33 @@ import { parseRetryAfter } from '../spec/retry-after.js';
 import { classifyStatus, type StatusClass } from '../spec/statuses.js';
 import { formatDuration } from '../duration.js';
 
-export interface RetryPolicy {
+/** Interactive default: two minutes. The README shows `--retry-for 24h` for CI, the spec's own period (§8). */
+const DEFAULT_RETRY_FOR_MS = 2 * 60_000;
+
+export const DEFAULT_RETRY_POLICY = {
   /** `--no-retry` sets this false: one attempt, whatever the outcome. */
-  enabled: boolean;
+  enabled: true,
   /** Attempts in total, the first included (`--max-attempts`). Infinity: bounded by `retryForMs` only. */
-  maxAttempts: number;
+  maxAttempts: Number.POSITIVE_INFINITY,
   /** The whole delivery, first attempt to last, stays within this (`--retry-for`; §8 allows up to 24 h). */
-  retryForMs: number;
+  retryForMs: DEFAULT_RETRY_FOR_MS,
   /** The first backoff wait. */
-  initialDelayMs: number;
+  initialDelayMs: 1_000,
   /** No backoff wait is longer than this (a Retry-After is honoured even when longer). */
-  maxDelayMs: number;
-  multiplier: number;
+  maxDelayMs: 10 * 60_000,
+  multiplier: 2,
   /** 0..1: each backoff wait is drawn uniformly from [wait × (1 − jitter), wait]. */
-  jitter: number;
+  jitter: 0.5,
   /**
    * A refused connection to this machine (nothing listens on a loopback port) ends the delivery at once: the
    * receiver is not running, and waiting minutes for it helps nobody at a terminal. The sending commands turn it
    * on unless the user asked to keep trying (`--retry-for` given); off by default, so a library caller or a mock's
    * callbacks keep the retry period of §8.
    */
-  stopWhenNothingListens: boolean;
-}
-
-/** Interactive default: two minutes. The README shows `--retry-for 24h` for CI, the spec's own period (§8). */
-const DEFAULT_RETRY_FOR_MS = 2 * 60_000;
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  enabled: true,
-  maxAttempts: Number.POSITIVE_INFINITY,
-  retryForMs: DEFAULT_RETRY_FOR_MS,
-  initialDelayMs: 1_000,
-  maxDelayMs: 10 * 60_000,
-  multiplier: 2,
-  jitter: 0.5,
   stopWhenNothingListens: false,
 };
+
+export type RetryPolicy = typeof DEFAULT_RETRY_POLICY;
 
 const RESOLVED = new WeakSet<RetryPolicy>();
 

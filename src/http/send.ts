@@ -34,18 +34,6 @@ export function repeatOfOwnAttempt(result: SendResult): boolean {
   );
 }
 
-export interface SendJobRequest {
-  /** `{provider_endpoint}`; `/contact-jobs` is appended (§4.1). */
-  to: string;
-  body: Uint8Array;
-  /** The jobs-direction secret (§5.1). */
-  secret: string;
-  /** `X-CAI-Source` (§4.1). */
-  source: string;
-  /** The body's event_id when the caller already knows it (saves parsing the body again). */
-  eventId?: string;
-}
-
 export interface SendEventRequest {
   /** `{events_url}` (§4.2), used as given. */
   to: string;
@@ -57,6 +45,9 @@ export interface SendEventRequest {
   /** The body's event_id when the caller already knows it (saves parsing the body again). */
   eventId?: string;
 }
+
+/** A contact job: `to` is `{provider_endpoint}`, `/contact-jobs` appended, with the jobs secret and `X-CAI-Source` (§4.1, §5.1). */
+export type SendJobRequest = Omit<SendEventRequest, 'provider'> & { source: string };
 
 /** `{provider_endpoint}/contact-jobs`; a URL that already ends with the path is used as is. */
 export function contactJobsUrl(base: string): string {

@@ -13,17 +13,11 @@ import { createDispatcher, proxyFromEnv, type ClientOptions, type Dispatcher } f
 import { parseUrl } from './address.js';
 import { bareHostname } from './loopback.js';
 
-/** The transport flags as given; all optional. */
-export interface TransportFlags {
-  /** `--ca`: a PEM file. */
-  ca?: string;
-  insecure?: boolean;
-  /** `--proxy`; without it, the environment's proxy for the target (HTTPS_PROXY / HTTP_PROXY, minus NO_PROXY). */
-  proxy?: string;
-  localAddress?: string;
-  connectTimeoutMs?: number;
-  connections?: number;
-}
+/**
+ * The transport flags as given, all optional: the client's options, `--ca` a PEM file, and without `--proxy` the
+ * environment's proxy for the target (HTTPS_PROXY / HTTP_PROXY, minus NO_PROXY).
+ */
+export type TransportFlags = Omit<ClientOptions, 'ca'> & { ca?: string };
 
 export interface Transport {
   client: ClientOptions;

@@ -12,8 +12,8 @@ import type { InspectedCallback, InspectorStore, RetryNote } from './store.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import type { InterfaceId } from '../spec/constants.js';
 
-/** One event of a conversation, with the fields a transcript shows. */
-export interface ConversationEvent {
+/** One event of a conversation, with the fields a transcript shows (TEXT_FIELDS, and attempts). */
+export interface ConversationEvent extends Partial<Record<(typeof TEXT_FIELDS)[number], string>> {
   /** Where it is kept: a request the mock received, or a callback it sent. */
   source: 'request' | 'callback';
   id: number;
@@ -21,17 +21,6 @@ export interface ConversationEvent {
   event_id: string;
   /** When it was received or sent. */
   at: string;
-  occurred_at?: string;
-  direction?: string;
-  author?: string;
-  channel?: string;
-  text?: string;
-  from_number_e164?: string;
-  branch_code?: string;
-  scheduled_at?: string;
-  service?: string;
-  notes?: string;
-  outcome?: string;
   attempts?: number;
   /** How many more copies of it came (duplicates, §6.1). */
   duplicates?: number;

@@ -6,8 +6,8 @@
  * they matched comes out (never a secret: the diagnosis messages name mistakes, not values).
  */
 import { createHash } from 'node:crypto';
-import { diagnose, type Diagnosis } from '../signing/diagnose.js';
-import { verify, type VerifyReason, type VerifyResult } from '../signing/verify.js';
+import { diagnose, type DiagnoseInput, type Diagnosis } from '../signing/diagnose.js';
+import { verify, type VerifyReason } from '../signing/verify.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { validateBody, validateDocument, type ValidationIssue } from '../spec/validate.js';
@@ -96,14 +96,8 @@ function explainSignature(request: InspectedRequest, signing: InspectorSigning):
       : bodyCut(request)
         ? `only the first ${request.body.length} bytes of the body are kept: the signature cannot be checked against them`
         : undefined;
-  const diagnoses = diagnoseAll(result, {
-    secrets,
-    signature,
-    timestamp,
-    body,
-    others,
-    otherSecrets: signing.otherSecrets ?? [],
-  });
+  const otherSecrets = signing.otherSecrets ?? [];
+  const diagnoses = diagnoseAll({ secrets, otherSecrets, signature, timestamp, rawBody: body, result }, others);
   return {
     reason: result.reason,
     message: result.message,
@@ -123,32 +117,17 @@ function explainSignature(request: InspectedRequest, signing: InspectorSigning):
   };
 }
 
-interface DiagnoseParts {
-  secrets: readonly string[];
-  signature: string | undefined;
-  timestamp: string | undefined;
-  body: Buffer;
-  others: readonly InspectorCredential[];
-  otherSecrets: readonly string[];
-}
-
 /** cai verify's diagnosis, then the secret of another credential of this mock (live/test, §1). */
-function diagnoseAll(result: VerifyResult, parts: DiagnoseParts): Diagnosis[] {
-  const found = diagnose({
-    secrets: parts.secrets,
-    otherSecrets: parts.otherSecrets,
-    signature: parts.signature,
-    timestamp: parts.timestamp,
-    rawBody: parts.body,
-    result,
-  });
-  if (result.reason !== 'signature_mismatch') return found;
-  for (const other of parts.others) {
+function diagnoseAll(input: DiagnoseInput, others: readonly InspectorCredential[]): Diagnosis[] {
+  const found = diagnose(input);
+  if (input.result.reason !== 'signature_mismatch') return found;
+  const { signature, timestamp, rawBody } = input;
+  for (const other of others) {
     const matched = verify({
       secrets: other.secrets,
-      signature: parts.signature,
-      timestamp: parts.timestamp,
-      rawBody: parts.body,
+      signature,
+      timestamp,
+      rawBody,
       windowSeconds: Number.MAX_SAFE_INTEGER,
     });
     if (!matched.valid) continue;

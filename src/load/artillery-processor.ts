@@ -62,12 +62,7 @@ interface Response {
 }
 type Next = (error?: Error) => void;
 
-export interface Processor {
-  caiSign(requestParams: RequestParams, context: HookContext, ee: Emitter, next: Next): void;
-  caiJudge(requestParams: RequestParams, response: Response, context: HookContext, ee: Emitter, next: Next): void;
-}
-
-export function createProcessor(settings: ProcessorSettings): Processor {
+export function createProcessor(settings: ProcessorSettings) {
   const factory = new DocumentFactory({
     interface: settings.interface,
     ...(settings.branchCode !== undefined ? { branchCode: settings.branchCode } : {}),
@@ -131,12 +126,8 @@ export function createProcessor(settings: ProcessorSettings): Processor {
       if (sent.repeated !== undefined) {
         confirmed = recognition.duplicate;
         unrecognised = !recognition.duplicate;
-      } else if (!recognition.duplicate) {
-        repeats.remember({
-          body: sent.body,
-          ...(recognition.providerJobId !== undefined ? { providerJobId: recognition.providerJobId } : {}),
-        });
-      }
+      } else if (!recognition.duplicate)
+        repeats.remember({ body: sent.body, providerJobId: recognition.providerJobId });
     }
     count('cai.duplicates_confirmed', confirmed);
     count('cai.repeats_unrecognised', unrecognised);

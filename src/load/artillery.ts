@@ -21,7 +21,6 @@ import { PROCESSOR_BUNDLE } from './artillery-processor.generated.js';
 import type { ProcessorSettings } from './artillery-processor.js';
 import { checkHeaderValue, exportUrl, withoutCredentials } from './artillery-values.js';
 import { mixOf, type Scenario } from './scenario.js';
-import type { PhaseSpec } from './schedule.js';
 import type { Threshold } from './thresholds.js';
 
 export { ensureCondition } from './artillery-ensure.js';
@@ -54,23 +53,9 @@ export interface Untranslated {
   why: string;
 }
 
-export interface ArtilleryPlan {
-  /** `config.target`, and the path and query every request is POSTed to (braces percent-encoded). */
-  origin: string;
-  path: string;
-  phases: readonly PhaseSpec[];
-  timeoutMs: number;
-  workers: number;
-  secretEnv: string;
-  /** One scenario per request kind: the event type (or `contact-job`), with its weight. */
-  requests: { name: string; weight: number }[];
-  conditions: string[];
-  untranslated: Untranslated[];
-  /** The text of the processor file. */
-  processor: string;
-}
+export type ArtilleryPlan = ReturnType<typeof planArtillery>;
 
-export function planArtillery(options: ArtilleryExportOptions): ArtilleryPlan {
+export function planArtillery(options: ArtilleryExportOptions) {
   const spec = interfaceSpec(options.scenario.interface);
   const target = exportUrl(endpointUrl(spec.id, options.target), 'target');
   const identity = checkHeaderValue(options.identity, 'identity');
@@ -99,15 +84,18 @@ export function planArtillery(options: ArtilleryExportOptions): ArtilleryPlan {
     watchedStatuses: [...watched].sort((a, b) => a - b),
   };
   return {
+    /** `config.target`, and the path and query every request is POSTed to (braces percent-encoded). */
     origin: target.origin,
     path: target.pathAndQuery,
     phases: options.scenario.phases,
     timeoutMs: options.timeoutMs,
     workers: options.workers,
     secretEnv: options.secretEnv,
+    /** One scenario per request kind: the event type (or `contact-job`), with its weight. */
     requests: requestKinds(options.scenario),
     conditions,
     untranslated,
+    /** The text of the processor file. */
     processor: processorFile(settings, options.generator),
   };
 }

@@ -26,21 +26,26 @@ interface JobState {
   accepted?: boolean;
 }
 
-export interface CallbackSummary {
-  /** Jobs accepted as new whose first callback was awaited. */
-  tracked: number;
-  contacted: number;
-  withinTarget: number;
-  /** Tracked jobs with no callback within the target. */
-  missing: number;
-  /** Jobs accepted while LOAD_BOUNDS.callbackJobs were awaited already: sent, but not timed. */
-  untracked: number;
-  /** Callbacks received in all (every event of every conversation), and those whose signature did not verify. */
-  received: number;
-  invalidSignature: number;
-  targetMs: number;
-  firstContact: Histogram;
+/** What a run's callbacks come to (LoadReport.callbacks): counts, and the first contacts' delays. */
+function newSummary(targetMs: number) {
+  return {
+    /** Jobs accepted as new whose first callback was awaited. */
+    tracked: 0,
+    contacted: 0,
+    withinTarget: 0,
+    /** Tracked jobs with no callback within the target. */
+    missing: 0,
+    /** Jobs accepted while LOAD_BOUNDS.callbackJobs were awaited already: sent, but not timed. */
+    untracked: 0,
+    /** Callbacks received in all (every event of every conversation), and those whose signature did not verify. */
+    received: 0,
+    invalidSignature: 0,
+    targetMs,
+    firstContact: new Histogram(),
+  };
 }
+
+export type CallbackSummary = ReturnType<typeof newSummary>;
 
 export interface CallbackListenerOptions {
   host: string;
@@ -51,7 +56,6 @@ export interface CallbackListenerOptions {
   secrets: readonly string[];
   /** §8 first contact, scaled. */
   targetMs: number;
-  clock?: () => number;
 }
 
 export class CallbackListener {
@@ -59,23 +63,11 @@ export class CallbackListener {
   private readonly summary: CallbackSummary;
   private listener: Listener | undefined;
   private base = '';
-  private readonly clock: () => number;
   /** Accepted jobs not contacted yet. */
   private awaiting = 0;
 
   constructor(private readonly options: CallbackListenerOptions) {
-    this.clock = options.clock ?? (() => performance.now());
-    this.summary = {
-      tracked: 0,
-      contacted: 0,
-      withinTarget: 0,
-      missing: 0,
-      untracked: 0,
-      received: 0,
-      invalidSignature: 0,
-      targetMs: options.targetMs,
-      firstContact: new Histogram(),
-    };
+    this.summary = newSummary(options.targetMs);
   }
 
   async start(): Promise<void> {
@@ -100,7 +92,7 @@ export class CallbackListener {
   /** A job goes on the wire now. */
   sent(token: string): void {
     if (this.jobs.size >= LOAD_BOUNDS.callbackJobs) return;
-    this.jobs.set(token, { sentAt: this.clock() });
+    this.jobs.set(token, { sentAt: performance.now() });
   }
 
   /** The provider's answer to a job: accepted as new (judged from now on), or not. */
@@ -126,7 +118,7 @@ export class CallbackListener {
    */
   async settle(signal?: AbortSignal): Promise<void> {
     while (this.awaiting > 0 && signal?.aborted !== true) {
-      const now = this.clock();
+      const now = performance.now();
       let latest = now;
       for (const job of this.jobs.values())
         if (job.accepted && job.contactedAt === undefined)
@@ -146,7 +138,7 @@ export class CallbackListener {
   }
 
   private handle(arrival: Arrival): Handled {
-    const arrived = this.clock();
+    const arrived = performance.now();
     const reply = (answer: Reply): Handled => ({ response: { kind: 'reply', reply: answer }, answered: () => {} });
     // §8: a body over the limit, declared or sent, is not read past it.
     if (arrival.cut)

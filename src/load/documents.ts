@@ -48,13 +48,10 @@ class Clock {
   private second = Number.NaN;
   private text = '';
 
-  constructor(
-    private readonly now: () => number,
-    private readonly offsetMs: number,
-  ) {}
+  constructor(private readonly offsetMs: number) {}
 
   dateTime(): string {
-    const second = Math.floor((this.now() + this.offsetMs) / 1000);
+    const second = Math.floor((Date.now() + this.offsetMs) / 1000);
     if (second !== this.second) {
       this.second = second;
       this.text = formatDateTime(new Date(second * 1000));
@@ -69,7 +66,6 @@ export interface DocumentFactoryOptions {
   branchCode?: string;
   /** Interface A: each job's callback_url; `token` names the job (the callback listener's path). */
   callbackUrl?: (token: string) => string;
-  now?: () => number;
 }
 
 /** A document made for one request: its text (sent as UTF-8), its event_id and, for a job, the token of its callback_url. */
@@ -91,7 +87,7 @@ export class DocumentFactory {
   constructor(private readonly options: DocumentFactoryOptions) {
     this.jobs = interfaceSpec(options.interface).document === 'job';
     // §2.1: ISO 8601 with the offset; a job's captured_at is the minute before it is sent, as the sample's.
-    this.clock = new Clock(options.now ?? Date.now, this.jobs ? -60_000 : 0);
+    this.clock = new Clock(this.jobs ? -60_000 : 0);
   }
 
   /** Interface B: a new event of `type`; Interface A: a new contact job (`type` is ignored). */

@@ -22,9 +22,6 @@ export interface OutgoingRequest {
   repeat: boolean;
 }
 
-/** An answer, as far as a load run reads it. */
-export type Answer = WireAnswer;
-
 export interface EngineOptions<R extends OutgoingRequest> {
   /** The connections every request goes out on (at most maxInFlight of them). */
   pool: WirePool;
@@ -34,13 +31,11 @@ export interface EngineOptions<R extends OutgoingRequest> {
   /** Makes the request of the next arrival. */
   prepare(): R;
   /** An answer arrived for `request` (its status and latency are already counted). */
-  judge(request: R, answer: Answer): void;
+  judge(request: R, answer: WireAnswer): void;
   /** A request failed without an answer; returning true ends the run (nothing listens there). */
   failed(request: R, code: string): boolean;
   /** The first Ctrl-C: nothing more is sent; the requests in flight finish. */
   stopSignal?: AbortSignal;
-  /** Milliseconds, monotonic (performance.now by default). */
-  clock?: () => number;
 }
 
 export interface EngineOutcome {
@@ -61,7 +56,6 @@ export function runEngine<R extends OutgoingRequest>(options: EngineOptions<R>):
 }
 
 class Engine<R extends OutgoingRequest> {
-  private readonly clock: () => number;
   private start = 0;
   private issued = 0;
   private inFlight = 0;
@@ -75,7 +69,6 @@ class Engine<R extends OutgoingRequest> {
   private sending = false;
 
   constructor(private readonly options: EngineOptions<R>) {
-    this.clock = options.clock ?? (() => performance.now());
     this.sentByPhase = options.schedule.phases.map(() => 0);
   }
 
@@ -87,13 +80,13 @@ class Engine<R extends OutgoingRequest> {
         if (stop.aborted) this.stop('interrupted');
         else stop.addEventListener('abort', () => this.stop('interrupted'), { once: true });
       }
-      this.start = this.clock();
+      this.start = performance.now();
       this.pump();
     });
   }
 
   private elapsed(): number {
-    return this.clock() - this.start;
+    return performance.now() - this.start;
   }
 
   /** Sends every arrival due (within the look-ahead) while a connection is free; then waits for the next. */
@@ -130,7 +123,7 @@ class Engine<R extends OutgoingRequest> {
     metrics.recordSent(elapsed, elapsed - dueAt, request.repeat);
     const phase = schedule.phaseAt(dueAt);
     this.sentByPhase[phase] = (this.sentByPhase[phase] ?? 0) + 1;
-    const started = this.clock();
+    const started = performance.now();
     this.sending = true;
     try {
       this.options.pool.send(request.lines, request.body, new InFlight(this, request, started));
@@ -139,15 +132,15 @@ class Engine<R extends OutgoingRequest> {
     }
   }
 
-  answered(request: R, answer: Answer, started: number): void {
-    const now = this.clock();
+  answered(request: R, answer: WireAnswer, started: number): void {
+    const now = performance.now();
     this.options.metrics.recordAnswer(answer.status, (now - started) * 1000, now - this.start);
     this.options.judge(request, answer);
     this.completed(now);
   }
 
   failedWith(request: R, code: string): void {
-    const now = this.clock();
+    const now = performance.now();
     this.options.metrics.recordFailure(code, now - this.start);
     if (this.options.failed(request, code)) this.stop('unreachable');
     this.completed(now);
@@ -198,7 +191,7 @@ class InFlight<R extends OutgoingRequest> implements WireCallbacks {
     private readonly started: number,
   ) {}
 
-  answered(answer: Answer): void {
+  answered(answer: WireAnswer): void {
     this.engine.answered(this.request, answer, this.started);
   }
 

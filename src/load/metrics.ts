@@ -2,12 +2,12 @@
  * What a load run measures, in bounded memory: counts per status, latencies (one histogram, and one per status
  * for `http_req_duration{status:…}`), rejections by reason, transport failures by code, repeats and duplicates,
  * arrivals dropped or sent late, and a timeline of windows (rate and latency over time, for the charts). The
- * thresholds read it through MeasuredRun; the report is `report()`.
+ * thresholds read it (./thresholds.ts); the report is `report()`.
  */
 import { LOAD_BOUNDS } from './bounds.js';
 import { Histogram } from './histogram.js';
 import { statusMatches, type StatusFilter } from './threshold-syntax.js';
-import type { MeasuredRun } from './thresholds.js';
+import type { CallbackSummary } from './callbacks.js';
 
 /** Status classes of the timeline, as the charts stack them. */
 type AnswerClass = '2xx' | '429' | '4xx' | '5xx' | 'other';
@@ -20,13 +20,7 @@ function answerClassOf(status: number): AnswerClass {
   return 'other';
 }
 
-interface Window {
-  sent: number;
-  dropped: number;
-  failed: number;
-  answers: Record<AnswerClass, number>;
-  latency: Histogram;
-}
+type Window = ReturnType<typeof emptyWindow>;
 
 export interface TimelineWindow extends Omit<Window, 'latency'> {
   /** Start of the window, in ms after the run's start. */
@@ -35,21 +29,12 @@ export interface TimelineWindow extends Omit<Window, 'latency'> {
   latencyMs: { p50: number; p90: number; p99: number; max: number } | null;
 }
 
-export interface LatencySummary {
-  count: number;
-  min: number | null;
-  mean: number | null;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-}
+export type LatencySummary = ReturnType<typeof summariseLatency>;
 
 /** How a 2xx answer to a document was judged (§2.13 on Interface B, the provider_job_id on Interface A). */
 export type Recognition = 'new' | 'duplicate';
 
-export class LoadMetrics implements MeasuredRun {
+export class LoadMetrics {
   sent = 0;
   completed = 0;
   answered = 0;
@@ -76,7 +61,7 @@ export class LoadMetrics implements MeasuredRun {
   redirects = 0;
   firstRedirect?: { status: number; location: string | null };
   seconds = 0;
-  callbacks?: MeasuredRun['callbacks'];
+  callbacks?: CallbackSummary;
   readonly statuses = new Map<number, number>();
   private readonly byStatus = new Map<number, Histogram>();
   readonly failures = new Map<string, number>();
@@ -216,18 +201,18 @@ export class LoadMetrics implements MeasuredRun {
 /** A request sent this much after its due time is counted as late (timers fire within a millisecond or so). */
 const LATE_MS = 10;
 
-function emptyWindow(): Window {
+function emptyWindow() {
   return {
     sent: 0,
     dropped: 0,
     failed: 0,
-    answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 },
+    answers: { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, other: 0 } satisfies Record<AnswerClass, number>,
     latency: new Histogram(4),
   };
 }
 
 /** A histogram of µs as ms: count, min, mean, percentiles, max (null when empty). */
-export function summariseLatency(h: Histogram): LatencySummary {
+export function summariseLatency(h: Histogram) {
   const value = (micros: number | undefined) => (h.total === 0 ? null : ms(micros));
   return {
     count: h.total,

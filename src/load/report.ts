@@ -7,22 +7,9 @@ import type { CallbackSummary } from './callbacks.js';
 import type { EngineOutcome } from './engine.js';
 import { summariseLatency, type LatencySummary, type LoadMetrics, type TimelineWindow } from './metrics.js';
 import { describeMix, type Scenario } from './scenario.js';
-import { describeRate, type Schedule } from './schedule.js';
+import { describeRate, type Phase, type Schedule } from './schedule.js';
 import { judgeThreshold, type Threshold, type ThresholdVerdict } from './thresholds.js';
 import { interfaceSpec } from '../spec/interfaces.js';
-
-export interface PhaseReport {
-  name: string;
-  /** `500/s`, or `0..500/s` for a ramp. */
-  rate: string;
-  durationMs: number;
-  /** Arrivals the schedule held in the phase. */
-  planned: number;
-  sent: number;
-  /** Target rate over the phase (the mean, for a ramp), and the rate achieved: sent over the phase's duration. */
-  targetPerSecond: number;
-  achievedPerSecond: number;
-}
 
 export interface LoadReport {
   ok: boolean;
@@ -38,7 +25,7 @@ export interface LoadReport {
   /** Target (planned arrivals over the run's span) and achieved (sent over it) rates, a second. */
   targetRatePerSecond: number;
   achievedRatePerSecond: number;
-  phases: PhaseReport[];
+  phases: ReturnType<typeof phaseReport>[];
   /** Answers by status: `{"202": 980, "503": 20}`. */
   statuses: Record<string, number>;
   /** Requests without an answer, by cause (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`…). */
@@ -115,18 +102,7 @@ export function buildReport(inputs: ReportInputs): LoadReport {
     },
     targetRatePerSecond: round(seconds > 0 ? planned / seconds : 0),
     achievedRatePerSecond: round(seconds > 0 ? metrics.sent / seconds : 0),
-    phases: schedule.phases.map((phase, index) => {
-      const sent = outcome.sentByPhase[index] ?? 0;
-      return {
-        name: phase.name,
-        rate: describeRate(phase),
-        durationMs: phase.durationMs,
-        planned: Math.round(phase.arrivals),
-        sent,
-        targetPerSecond: round(phase.arrivals / (phase.durationMs / 1000)),
-        achievedPerSecond: round(sent / (phase.durationMs / 1000)),
-      };
-    }),
+    phases: schedule.phases.map((phase, index) => phaseReport(phase, outcome.sentByPhase[index] ?? 0)),
     statuses,
     failures: Object.fromEntries(metrics.failures),
     latencyMs: summariseLatency(metrics.latencyAll),
@@ -152,6 +128,21 @@ export function buildReport(inputs: ReportInputs): LoadReport {
   if (outcome.stopped === 'interrupted') report.interrupted = true;
   if (metrics.firstRedirect) report.redirects = { count: metrics.redirects, ...metrics.firstRedirect };
   return report;
+}
+
+function phaseReport(phase: Phase, sent: number) {
+  return {
+    name: phase.name,
+    /** `500/s`, or `0..500/s` for a ramp. */
+    rate: describeRate(phase),
+    durationMs: phase.durationMs,
+    /** Arrivals the schedule held in the phase. */
+    planned: Math.round(phase.arrivals),
+    sent,
+    /** Target rate over the phase (the mean, for a ramp), and the rate achieved: sent over the phase's duration. */
+    targetPerSecond: round(phase.arrivals / (phase.durationMs / 1000)),
+    achievedPerSecond: round(sent / (phase.durationMs / 1000)),
+  };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;

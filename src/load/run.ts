@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { startMockPlatform } from '../mock/platform.js';
 import { startMockProvider } from '../mock/provider.js';
 import type { EventSender } from '../mock/sender.js';
-import { sign } from '../signing/sign.js';
+import { sign, unixSeconds } from '../signing/sign.js';
 import { Headers } from '../spec/constants.js';
 import { endpointUrl, interfaceSpec } from '../spec/interfaces.js';
 import { isWellFormedRetryAfter } from '../spec/retry-after.js';
@@ -17,8 +17,8 @@ import { classifyStatus, isRejection } from '../spec/statuses.js';
 import { LOAD_BOUNDS } from './bounds.js';
 import { CallbackListener } from './callbacks.js';
 import { DocumentFactory } from './documents.js';
-import { runEngine, type Answer, type OutgoingRequest } from './engine.js';
-import { WirePool } from './wire.js';
+import { runEngine, type OutgoingRequest } from './engine.js';
+import { WirePool, type WireAnswer } from './wire.js';
 import { LoadMetrics } from './metrics.js';
 import { buildReport, type LoadReport } from './report.js';
 import { RepeatPool, type Accepted } from './repeats.js';
@@ -58,16 +58,7 @@ export interface LoadOptions {
   onStart?: (start: { url: string; callbackUrl?: string }) => void;
 }
 
-export interface LoadProgress {
-  elapsedMs: number;
-  plannedMs: number;
-  sent: number;
-  inFlight: number;
-  dropped: number;
-  statuses: ReadonlyMap<number, number>;
-  failed: number;
-  p99Ms: number | undefined;
-}
+export type LoadProgress = ReturnType<typeof progressOf>;
 
 /** The run stopped early: nothing listens at the target (a refused connection before any answer). */
 export class UnreachableTarget extends Error {
@@ -219,8 +210,6 @@ function requestMaker(
   const fixedLines = `${Headers.contentType}: application/json\r\n${interfaceSpec(scenario.interface).identityHeader}: ${setup.identity}\r\n`;
   // The documents accepted as new, the most recent LOAD_BOUNDS.repeatPool of them, and the share that repeats one.
   const repeats = new RepeatPool(LOAD_BOUNDS.repeatPool, scenario.repeatShare);
-  let second = Number.NaN;
-  let timestamp = '';
 
   const prepare = (): LoadRequest => {
     let body: string;
@@ -236,18 +225,14 @@ function requestMaker(
       }
     }
     // §5.2–§5.5: signed as sent, with the second it is sent in (a repeat too: only its bytes are old).
-    const now = Math.floor(Date.now() / 1000);
-    if (now !== second) {
-      second = now;
-      timestamp = String(now);
-    }
+    const timestamp = unixSeconds(Date.now());
     // §5.2: HMAC over the timestamp, a dot and the body's bytes: the text's UTF-8, as the request carries it.
     // The header lines after Host; the identity is a checked header value (no CR or LF: the command refuses them).
     const lines = `${fixedLines}${Headers.timestamp}: ${timestamp}\r\n${Headers.signature}: ${sign(setup.secret, timestamp, body)}\r\n`;
     return { lines, body, repeat: entry !== undefined, entry, token };
   };
 
-  const judge = (request: LoadRequest, answer: Answer): void => {
+  const judge = (request: LoadRequest, answer: WireAnswer): void => {
     const { status } = answer;
     if (status >= 200 && status < 300) {
       // §2.13 (B): a repeat is answered {ok: true, duplicate: true}; §2.2 (A): a repeat gets its first acknowledgment again.
@@ -284,22 +269,24 @@ function reasonOf(body: Buffer): string {
   }
 }
 
+function progressOf(metrics: LoadMetrics, schedule: Schedule, elapsedMs: number) {
+  return {
+    elapsedMs,
+    plannedMs: schedule.durationMs,
+    sent: metrics.sent,
+    inFlight: metrics.sent - metrics.completed,
+    dropped: metrics.dropped,
+    statuses: metrics.statuses as ReadonlyMap<number, number>,
+    failed: metrics.failed,
+    p99Ms: metrics.latencyAll.total > 0 ? (metrics.latencyAll.percentile(99) as number) / 1000 : undefined,
+  };
+}
+
 function watchProgress(options: LoadOptions, metrics: LoadMetrics, schedule: Schedule): { stop: () => void } {
   if (!options.onProgress) return { stop: () => {} };
   const started = performance.now();
   const report = options.onProgress;
-  const timer = setInterval(() => {
-    report({
-      elapsedMs: performance.now() - started,
-      plannedMs: schedule.durationMs,
-      sent: metrics.sent,
-      inFlight: metrics.sent - metrics.completed,
-      dropped: metrics.dropped,
-      statuses: metrics.statuses,
-      failed: metrics.failed,
-      p99Ms: metrics.latencyAll.total > 0 ? (metrics.latencyAll.percentile(99) as number) / 1000 : undefined,
-    });
-  }, 250);
+  const timer = setInterval(() => report(progressOf(metrics, schedule, performance.now() - started)), 250);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -6,6 +6,7 @@
  */
 import { FIRST_CONTACT_TARGET_SECONDS, MESSAGE_DELIVERY_TARGET_SECONDS } from '../spec/constants.js';
 import type { Histogram } from './histogram.js';
+import type { LoadMetrics } from './metrics.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { formatDuration } from '../duration.js';
 import {
@@ -76,34 +77,6 @@ function describeTarget(seconds: number, scale: number): string {
 
 // ----------------------------------------------------------------------------------------------- judging
 
-/** What the thresholds read of a finished run (src/load/metrics.ts provides it). */
-export interface MeasuredRun {
-  /** Requests sent. */
-  sent: number;
-  /** Requests that ended: answered, or failed without an answer. */
-  completed: number;
-  /** Seconds the arrivals spanned (for `http_reqs: rate`). */
-  seconds: number;
-  /** Requests ended whose status the filter names. */
-  countStatus(filter: StatusFilter): number;
-  /** Latencies of the answers (with a filter: of those answers), in µs. */
-  latency(filter?: StatusFilter): Histogram;
-  dropped: number;
-  counters: {
-    rejected: number;
-    retry_after_missing: number;
-    repeats: number;
-    duplicates_confirmed: number;
-    repeats_unrecognised: number;
-  };
-  /** Repeats that got a 2xx answer: the base on which repeats are judged as recognised or not. */
-  repeatsJudged: number;
-  /** The share of requests meant to repeat one, and the documents accepted as new (what a repeat repeats). */
-  repeatShare: number;
-  acceptedNew: number;
-  callbacks?: { tracked: number; missing: number; firstContact: Histogram };
-}
-
 export interface ThresholdVerdict {
   expression: string;
   ok: boolean;
@@ -121,7 +94,7 @@ export interface ThresholdVerdict {
 /** What a metric needs of a run beyond its requests: repeats (a share of them), or the callbacks of Interface A. */
 export type MetricNeed = 'repeats' | 'callbacks';
 
-export function judgeThreshold(threshold: Threshold, run: MeasuredRun): ThresholdVerdict {
+export function judgeThreshold(threshold: Threshold, run: LoadMetrics): ThresholdVerdict {
   const measured = measure(threshold, run);
   const base = {
     expression: threshold.expression,
@@ -145,7 +118,7 @@ export function judgeThreshold(threshold: Threshold, run: MeasuredRun): Threshol
 
 type Measured = { value: number; detail: string } | { missing: string; needs?: MetricNeed; notJudged?: true };
 
-function measure(threshold: Threshold, run: MeasuredRun): Measured {
+function measure(threshold: Threshold, run: LoadMetrics): Measured {
   const { aggregation } = threshold;
   const noAnswers = 'no request ended, so there is nothing to judge';
   switch (threshold.metric) {
@@ -201,7 +174,7 @@ function measure(threshold: Threshold, run: MeasuredRun): Measured {
 }
 
 /** Why no repeat was judged: none asked for, none accepted, nothing accepted to repeat, or a run too short for one. */
-function noRepeatJudged(run: MeasuredRun): Measured {
+function noRepeatJudged(run: LoadMetrics): Measured {
   if (run.counters.repeats > 0) return { missing: 'no repeat was accepted, so none could be recognised' };
   if (run.repeatShare === 0) return { missing: 'no repeat was sent', needs: 'repeats' };
   if (run.acceptedNew === 0) return { missing: 'no document was accepted, so none could be repeated' };
@@ -217,7 +190,7 @@ function share(count: number, of: number): Measured {
   return { value, detail: `rate=${fixed(value, 4)} (${count} of ${of})` };
 }
 
-function counter(count: number, aggregation: Aggregation, run: MeasuredRun): Measured {
+function counter(count: number, aggregation: Aggregation, run: LoadMetrics): Measured {
   if (aggregation.kind === 'count') return { value: count, detail: `count=${count}` };
   if (run.seconds <= 0) return { missing: 'the run lasted no time' };
   return { value: count / run.seconds, detail: `rate=${fixed(count / run.seconds, 2)}/s` };

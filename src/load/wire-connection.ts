@@ -9,19 +9,7 @@ import { NETWORK_CAPS } from '../bounds.js';
 import { bareHostname } from '../http/loopback.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
-import type { WireAnswer, WireCallbacks, WireOptions } from './wire-types.js';
-
-/** What a connection needs of its pool (WirePool). */
-export interface ConnectionPool {
-  /** The pool timer's ticks so far. */
-  readonly tick: number;
-  /** The buffer every plain connection reads into. */
-  readonly readBuffer: Buffer;
-  /** An answer is complete and the connection may carry the next request. */
-  release(connection: Connection): void;
-  /** The connection is gone. */
-  forget(connection: Connection): void;
-}
+import type { WireAnswer, WireCallbacks, WireOptions, WirePool } from './wire.js';
 
 const CRLF = Buffer.from('\r\n');
 /** The headers a load run reads of an answer: its framing, and what the judging needs (§7 Retry-After, a redirect's Location). */
@@ -68,7 +56,7 @@ export class Connection {
   private shared = false;
 
   constructor(
-    private readonly pool: ConnectionPool,
+    private readonly pool: WirePool,
     options: WireOptions,
   ) {
     const { url } = options;
@@ -149,13 +137,9 @@ export class Connection {
     this.pool.forget(this);
     const callbacks = this.callbacks;
     if (callbacks === undefined) return;
-    if (this.phase === 'until-close' && code === 'ECONNRESET') {
-      this.callbacks = undefined;
-      callbacks.answered(this.answer());
-      return;
-    }
     this.callbacks = undefined;
-    callbacks.failed(code);
+    if (this.phase === 'until-close' && code === 'ECONNRESET') callbacks.answered(this.answer());
+    else callbacks.failed(code);
   }
 
   /** `shared`: `chunk` is a view of the pool's read buffer, written again by the next read. */
@@ -186,15 +170,21 @@ export class Connection {
         if (end > NETWORK_CAPS.responseHeaderBytes) return this.fail('headers_too_large');
         const rest = data.subarray(end + 4);
         const read = this.parseHead(data.toString('latin1', 0, end));
-        if (read === 'closed') return undefined;
+        if (read === undefined) return undefined;
         if (read === 'complete') this.complete(rest.length > 0);
         return rest;
       }
-      case 'length': {
+      case 'length':
+      case 'chunk-data': {
+        const chunked = this.phase === 'chunk-data';
         const take = Math.min(this.remaining, data.length);
         this.keep(data.subarray(0, take));
         this.remaining -= take;
-        if (this.remaining === 0) this.complete(data.length > take);
+        if (this.remaining === 0 && !chunked) this.complete(data.length > take);
+        else if (this.remaining === 0) {
+          this.phase = 'chunk-end';
+          this.remaining = 2;
+        }
         return data.subarray(take);
       }
       case 'chunk-size': {
@@ -205,16 +195,6 @@ export class Connection {
         this.phase = size === 0 ? 'trailer' : 'chunk-data';
         this.remaining = size;
         return data.subarray(end + 2);
-      }
-      case 'chunk-data': {
-        const take = Math.min(this.remaining, data.length);
-        this.keep(data.subarray(0, take));
-        this.remaining -= take;
-        if (this.remaining === 0) {
-          this.phase = 'chunk-end';
-          this.remaining = 2;
-        }
-        return data.subarray(take);
       }
       case 'chunk-end': {
         // The CRLF after a chunk's data (it may come split over two reads).
@@ -249,21 +229,16 @@ export class Connection {
   }
 
   /**
-   * The status line and the headers a load run reads: the body to read next, an answer already whole, or a
-   * connection closed. Names are found in a lower-cased copy of the head (latin1: the same length), values taken
+   * The status line and the headers a load run reads: the body to read next, an answer already whole, or undefined
+   * (the connection closed). Names are found in a lower-cased copy of the head (latin1: the same length), values taken
    * from the head as sent.
    */
-  private parseHead(head: string): 'body' | 'complete' | 'closed' {
+  private parseHead(head: string): 'body' | 'complete' | undefined {
     // `HTTP/1.x NNN`: the version's minor digit at 7, the status at 9–11.
-    if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 0x20) {
-      this.destroy('bad_response');
-      return 'closed';
-    }
+    if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 0x20)
+      return this.fail('bad_response');
     const status = Number(head.slice(9, 12));
-    if (!(status >= 100 && status <= 999)) {
-      this.destroy('bad_response');
-      return 'closed';
-    }
+    if (!(status >= 100 && status <= 999)) return this.fail('bad_response');
     if (status < 200) return 'body'; // an interim answer (100 Continue): the final one follows
     const lower = head.toLowerCase();
     const headers: Record<string, string> = {};
@@ -281,10 +256,7 @@ export class Connection {
       return 'body';
     }
     if (length !== undefined) {
-      if (!/^[0-9]{1,15}$/.test(length)) {
-        this.destroy('bad_response');
-        return 'closed';
-      }
+      if (!/^[0-9]{1,15}$/.test(length)) return this.fail('bad_response');
       this.remaining = Number(length);
       this.phase = 'length';
       return this.remaining === 0 ? 'complete' : 'body';

@@ -13,12 +13,32 @@
  * replaced by a new one for the next request; the most recently used idle connection is reused first, so at a low
  * rate few stay open.
  */
-import { Connection, type ConnectionPool } from './wire-connection.js';
-import type { WireCallbacks, WireOptions } from './wire-types.js';
+import { Connection } from './wire-connection.js';
 
-export type { WireAnswer, WireCallbacks } from './wire-types.js';
+export interface WireAnswer {
+  status: number;
+  /** Header names in lower case; a repeated header's values joined with ", ". */
+  headers: Record<string, string>;
+  /** At most LOAD_BOUNDS.answerBodyBytes of the body. */
+  body: Buffer;
+}
 
-export class WirePool implements ConnectionPool {
+export interface WireCallbacks {
+  answered(answer: WireAnswer): void;
+  /** No answer: the errno (ECONNREFUSED…), `timeout`, or `bad_response` for what is not HTTP/1.x. */
+  failed(code: string): void;
+}
+
+export interface WireOptions {
+  url: URL;
+  /** Extra authority to trust (PEM), beside Node's bundled ones. */
+  ca?: Buffer;
+  insecure?: boolean;
+  /** A request whose answer is not whole this long after it was written fails (connecting, headers and body). */
+  timeoutMs: number;
+}
+
+export class WirePool {
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();
   private readonly prefix: string;

@@ -1,6 +1,6 @@
 import { formatCap, INPUT_CAPS } from '../bounds.js';
 import { CaiError, codedError, errnoCode, usageError } from '../errors.js';
-import { readSecretText } from '../input.js';
+import { readSecretText, whyUnreadable } from '../input.js';
 import { rememberSecret } from './known.js';
 
 export { knownSecrets, redactSecrets } from './known.js';
@@ -99,14 +99,7 @@ function readSecretFile(path: string, label: string, cwd: string): string {
   } catch (error) {
     if (error instanceof CaiError && OWN_WORDS.has(error.code)) throw error;
     const cause = error instanceof CaiError ? error.cause : error;
-    const why =
-      errnoCode(cause) === 'ENOENT'
-        ? 'does not exist'
-        : errnoCode(cause) === 'EACCES'
-          ? 'is not readable'
-          : errnoCode(cause) === 'EISDIR'
-            ? 'is a directory'
-            : 'cannot be read';
+    const why = errnoCode(cause) === 'EACCES' ? 'is not readable' : whyUnreadable(cause);
     throw usageError(
       'unreadable_file',
       `secret file ${path} (from ${label}) ${why}`,

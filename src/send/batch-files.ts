@@ -6,7 +6,7 @@ import { hash } from 'node:crypto';
 import { createWriteStream, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { codedError, usageError } from '../errors.js';
-import { eventIdOf } from '../spec/json.js';
+import { eventIdOf, isObject } from '../spec/json.js';
 import { NdjsonSplitter } from '../spec/ndjson.js';
 import { readFileInput, whyNotWritten } from '../input.js';
 import type { Io } from '../io.js';
@@ -56,9 +56,7 @@ export async function validateDocuments(kind: SendKind, documents: BatchDocument
       }
     }
     const verdict = value !== undefined ? validateDocument(value, { kind }) : validateBody(document.body, { kind });
-    if (typeof value === 'object' && value !== null && typeof (value as { event_id?: unknown }).event_id === 'string') {
-      document.eventId = (value as { event_id: string }).event_id;
-    }
+    if (isObject(value) && typeof value.event_id === 'string') document.eventId = value.event_id;
     if (!verdict.valid) document.invalid = verdict.errors.map(describeIssue);
   }
 }
@@ -80,15 +78,15 @@ export function acceptedKeysFromResults(text: string): { keys: Set<string>; reco
       unreadable += 1;
       continue;
     }
-    if (typeof record !== 'object' || record === null || !('verdict' in record) || !('bodySha256' in record)) {
+    if (!isObject(record) || !('verdict' in record) || !('bodySha256' in record)) {
       unreadable += 1;
       continue;
     }
     records += 1;
-    const r = record as { verdict: unknown; eventId?: unknown; bodySha256: unknown };
-    if (r.verdict !== 'accepted' && r.verdict !== 'duplicate' && r.verdict !== 'skipped') continue;
-    if (typeof r.eventId === 'string') keys.add(`event:${r.eventId}`);
-    if (typeof r.bodySha256 === 'string') keys.add(`sha256:${r.bodySha256}`);
+    const { verdict, eventId, bodySha256 } = record;
+    if (verdict !== 'accepted' && verdict !== 'duplicate' && verdict !== 'skipped') continue;
+    if (typeof eventId === 'string') keys.add(`event:${eventId}`);
+    if (typeof bodySha256 === 'string') keys.add(`sha256:${bodySha256}`);
   }
   return { keys, records, unreadable };
 }

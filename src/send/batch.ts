@@ -161,7 +161,7 @@ export async function runBatch(
         nextSlot = slot + interval;
         if (slot > now) await sleep(slot - now, wake);
         // Taken but not started: handed back, so that it is reported as not sent.
-        if (stopped()) return emit(index, { ...baseOf(document), verdict: 'not-sent', sent: false, attempts: 0 });
+        if (stopped()) return emit(index, notSent(document));
       }
       options.onStart?.(document);
       const onAttempt = options.onAttempt;
@@ -175,17 +175,7 @@ export async function runBatch(
     stopped,
   );
   documents.forEach((document, index) => {
-    if (records[index] === undefined) {
-      emit(
-        index,
-        unsentRecord(document, options.alreadyAccepted) ?? {
-          ...baseOf(document),
-          verdict: 'not-sent',
-          sent: false,
-          attempts: 0,
-        },
-      );
-    }
+    if (records[index] === undefined) emit(index, unsentRecord(document, options.alreadyAccepted) ?? notSent(document));
   });
   const summary = summarize(records, clock() - started, stop.aborted || abort.aborted);
   if (halted) summary.halted = halted;
@@ -197,11 +187,15 @@ async function pace(ms: number, signal: AbortSignal): Promise<void> {
   await delay(ms, undefined, { signal }).catch(() => {});
 }
 
-function baseOf(document: BatchDocument): Pick<BatchRecord, 'line' | 'eventId' | 'bodySha256'> {
+/** The record of a document no request went out for. */
+function notSent(document: BatchDocument, verdict: BatchVerdict = 'not-sent'): BatchRecord {
   return {
     line: document.line,
     ...(document.eventId !== undefined ? { eventId: document.eventId } : {}),
     bodySha256: document.bodySha256,
+    verdict,
+    sent: false,
+    attempts: 0,
   };
 }
 
@@ -210,10 +204,8 @@ function unsentRecord(
   document: BatchDocument,
   alreadyAccepted: ReadonlySet<string> | undefined,
 ): BatchRecord | undefined {
-  if (document.invalid)
-    return { ...baseOf(document), verdict: 'invalid', sent: false, attempts: 0, problems: document.invalid };
-  if (alreadyAccepted && keysOf(document).some((key) => alreadyAccepted.has(key)))
-    return { ...baseOf(document), verdict: 'skipped', sent: false, attempts: 0 };
+  if (document.invalid) return { ...notSent(document, 'invalid'), problems: document.invalid };
+  if (alreadyAccepted && keysOf(document).some((key) => alreadyAccepted.has(key))) return notSent(document, 'skipped');
   return undefined;
 }
 

@@ -38,17 +38,16 @@ export interface FlowValues {
   contact_number: string;
 }
 
-const agent = (text: string): Fields => ({
-  direction: 'outbound',
-  author: 'agent',
-  from_number_e164: '${agent_number}',
-  text,
+/** A conversation.message (§2.5) of the agent or of the contact, `after` seconds after the step before. */
+const agent = (after: number, text: string): FlowStep => ({
+  event: 'conversation.message',
+  after,
+  fields: { direction: 'outbound', author: 'agent', from_number_e164: '${agent_number}', text },
 });
-const contact = (text: string): Fields => ({
-  direction: 'inbound',
-  author: 'contact',
-  from_number_e164: '${contact_number}',
-  text,
+const contact = (after: number, text: string): FlowStep => ({
+  event: 'conversation.message',
+  after,
+  fields: { direction: 'inbound', author: 'contact', from_number_e164: '${contact_number}', text },
 });
 
 /**
@@ -56,15 +55,12 @@ const contact = (text: string): Fields => ({
  * the booking itself, sent at the moment of confirmation (§8). Every flow ends with its result event.
  */
 const BOOKING: readonly FlowStep[] = [
-  {
-    event: 'conversation.message',
-    after: 0,
-    fields: agent(
-      'Hello, this is the clinic assistant. You asked about an appointment: would the day after tomorrow at 10:30 suit you?',
-    ),
-  },
-  { event: 'conversation.message', after: 40, fields: contact('Yes please, mornings are best for me.') },
-  { event: 'conversation.message', after: 15, fields: agent('Booked: the day after tomorrow at 10:30. See you then!') },
+  agent(
+    0,
+    'Hello, this is the clinic assistant. You asked about an appointment: would the day after tomorrow at 10:30 suit you?',
+  ),
+  contact(40, 'Yes please, mornings are best for me.'),
+  agent(15, 'Booked: the day after tomorrow at 10:30. See you then!'),
   {
     event: 'appointment.booked',
     after: 1,
@@ -77,21 +73,9 @@ const CLOSINGS: Readonly<Record<(typeof OUTCOMES)[number], { description: string
   no_answer: {
     description: 'three messages without a reply, then job.closed with outcome no_answer',
     steps: [
-      {
-        event: 'conversation.message',
-        after: 0,
-        fields: agent('Hello, this is the clinic assistant about your request. When would suit you for a visit?'),
-      },
-      {
-        event: 'conversation.message',
-        after: 60,
-        fields: agent('Just following up on your request. Reply here whenever suits you.'),
-      },
-      {
-        event: 'conversation.message',
-        after: 120,
-        fields: agent("Last message from us: we'll close your request for now. Write back any time."),
-      },
+      agent(0, 'Hello, this is the clinic assistant about your request. When would suit you for a visit?'),
+      agent(60, 'Just following up on your request. Reply here whenever suits you.'),
+      agent(120, "Last message from us: we'll close your request for now. Write back any time."),
       { event: 'job.closed', after: 5, fields: { outcome: 'no_answer', attempts: 3 } },
     ],
   },
@@ -117,13 +101,9 @@ function closing(outcome: string, reply: string, answer: string): { description:
   return {
     description: `a reply that ends it, then job.closed with outcome ${outcome}`,
     steps: [
-      {
-        event: 'conversation.message',
-        after: 0,
-        fields: agent('Hello, this is the clinic assistant about your request. Can I help you book a visit?'),
-      },
-      { event: 'conversation.message', after: 30, fields: contact(reply) },
-      { event: 'conversation.message', after: 5, fields: agent(answer) },
+      agent(0, 'Hello, this is the clinic assistant about your request. Can I help you book a visit?'),
+      contact(30, reply),
+      agent(5, answer),
       { event: 'job.closed', after: 2, fields: { outcome, attempts: 1 } },
     ],
   };
@@ -143,12 +123,8 @@ export const FLOWS: readonly Flow[] = [
     description: 'a booking, then the contact asks to move it: appointment.rescheduled',
     steps: [
       ...BOOKING,
-      {
-        event: 'conversation.message',
-        after: 90,
-        fields: contact('Something came up, could we move it one day later?'),
-      },
-      { event: 'conversation.message', after: 10, fields: agent('No problem: one day later at 10:30 instead.') },
+      contact(90, 'Something came up, could we move it one day later?'),
+      agent(10, 'No problem: one day later at 10:30 instead.'),
       { event: 'appointment.rescheduled', after: 1, fields: { notes: 'Moved at the contact’s request.' } },
     ],
   },
@@ -158,8 +134,8 @@ export const FLOWS: readonly Flow[] = [
     description: 'a booking, then the contact cancels it: appointment.cancelled',
     steps: [
       ...BOOKING,
-      { event: 'conversation.message', after: 90, fields: contact("I'm sorry, I need to cancel the appointment.") },
-      { event: 'conversation.message', after: 10, fields: agent('Cancelled. Write to us any time to book again.') },
+      contact(90, "I'm sorry, I need to cancel the appointment."),
+      agent(10, 'Cancelled. Write to us any time to book again.'),
       { event: 'appointment.cancelled', after: 1, fields: { notes: 'Cancelled by the contact by chat.' } },
     ],
   },

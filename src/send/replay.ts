@@ -11,6 +11,7 @@ import { isTimestampText } from '../signing/verify.js';
 import type { Io } from '../io.js';
 import { ACKNOWLEDGMENT_CHECKS, type AckCheck } from '../spec/acknowledgment.js';
 import { Headers, SIGNATURE_WINDOW_SECONDS } from '../spec/constants.js';
+import { interfaceOfHeaders } from '../spec/interfaces.js';
 import { assertSendableHeaders } from './dry-run.js';
 
 /** Headers that belong to one connection or one message framing, not to the request: never re-sent as captured. */
@@ -55,12 +56,7 @@ interface ReplayPlan {
 
 /** What is sent: `to` (with the captured path when it has none), the captured headers but the hop-by-hop ones. */
 export function planReplay(captured: RawRequest, to: string, keepSignature: boolean): ReplayPlan {
-  const iface =
-    captured.headers[Headers.source] !== undefined
-      ? 'A'
-      : captured.headers[Headers.provider] !== undefined
-        ? 'B'
-        : undefined;
+  const iface = interfaceOfHeaders(Object.keys(captured.headers))?.id;
   return {
     url: targetUrl(to, captured.target),
     headers: replayHeaders(captured, keepSignature),

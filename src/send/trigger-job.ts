@@ -69,19 +69,12 @@ export interface Callback {
   otherLead?: boolean;
 }
 
-export interface JobOutcome {
-  job: Record<string, unknown>;
-  callbackUrl: string;
-  sent: SendResult;
-  callbacks: Callback[];
-  /** Since the job's acceptance: the first outbound conversation.message accepted. */
-  firstContactMs?: number;
-  targetMs: number;
-  /** What ended the listening. */
-  end: 'conversation-over' | 'refused' | 'waited' | 'interrupted' | 'not-accepted';
-}
+export type JobOutcome = Awaited<ReturnType<typeof triggerJob>>;
 
-export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions): Promise<JobOutcome> {
+/** What ended the listening. */
+type JobEnd = 'conversation-over' | 'refused' | 'waited' | 'interrupted' | 'not-accepted';
+
+export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions) {
   const clock = options.clock ?? Date.now;
   const callbacks: Callback[] = [];
   let acceptedAt: number | undefined;
@@ -123,7 +116,7 @@ export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions
       options.deliver,
     );
     options.onJob?.(sent);
-    const outcome = (end: JobOutcome['end']): JobOutcome => ({
+    const outcome = (end: JobEnd) => ({
       job,
       callbackUrl,
       sent,
@@ -141,7 +134,7 @@ export async function triggerJob(trigger: JobTrigger, options: JobTriggerOptions
   }
 }
 
-/** The first outbound message (§2.5: direction outbound, the agent or a human of the provider) accepted. */
+/** Since the job's acceptance: the first outbound message (§2.5: direction outbound, the agent or a human of the provider) accepted. */
 function firstContact(callbacks: readonly Callback[]): { firstContactMs?: number } {
   const first = callbacks.find(
     (callback) =>
@@ -201,7 +194,7 @@ async function waitForConversation(
   clock: () => number,
   acceptedAt: number,
   onArrival: (wake: () => void) => void,
-): Promise<JobOutcome['end']> {
+): Promise<JobEnd> {
   const deadline = acceptedAt + options.waitMs;
   for (;;) {
     if (options.stopSignal?.aborted) return 'interrupted';

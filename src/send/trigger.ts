@@ -43,20 +43,9 @@ export interface FlowEventResult {
   sent?: SendResult;
 }
 
-export interface FlowSummary {
-  events: number;
-  sent: number;
-  /** Accepted as new events, and accepted as duplicates of events the platform had (§2.13). */
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  failed: number;
-  notSent: number;
-}
-
 export interface FlowOutcome {
   results: FlowEventResult[];
-  summary: FlowSummary;
+  summary: ReturnType<typeof summarise>;
   /** Why the flow ended before its last event: an event not accepted, or a stop (Ctrl-C). */
   stoppedBy?: 'rejected' | 'failed' | 'interrupted';
 }
@@ -67,16 +56,11 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
   for (const [position, event] of flow.events.entries()) {
     const index = position + 1;
     const eventId = String(event.document.event_id);
+    // Stopped before or during the pause (an aborted signal ends it at once): the check below sees the signal.
+    if (stoppedBy === undefined && position > 0 && options.paceMs > 0)
+      await delay(options.paceMs, undefined, { signal: options.stopSignal }).catch(() => undefined);
     if (stoppedBy === undefined && options.stopSignal?.aborted) stoppedBy = 'interrupted';
     if (stoppedBy !== undefined) {
-      results.push({ index, event: event.event, eventId });
-      continue;
-    }
-    // Stopped during the pause: the check below sees the signal.
-    if (position > 0 && options.paceMs > 0)
-      await delay(options.paceMs, undefined, { signal: options.stopSignal }).catch(() => undefined);
-    if (options.stopSignal?.aborted) {
-      stoppedBy = 'interrupted';
       results.push({ index, event: event.event, eventId });
       continue;
     }
@@ -95,12 +79,13 @@ export async function sendFlow(flow: FlowSend, options: FlowSendOptions): Promis
   return { results, summary: summarise(results), ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
 }
 
-function summarise(results: readonly FlowEventResult[]): FlowSummary {
+function summarise(results: readonly FlowEventResult[]) {
   const count = (verdict: SendResult['verdict']) => results.filter((result) => result.sent?.verdict === verdict).length;
   const sent = results.filter((result) => result.sent !== undefined).length;
   return {
     events: results.length,
     sent,
+    /** Accepted as new events, and accepted as duplicates of events the platform had (§2.13). */
     accepted: count('accepted'),
     duplicates: count('duplicate'),
     rejected: count('rejected'),

@@ -169,59 +169,43 @@ function candidates(input: DiagnoseInput, timestamp: string | undefined, reseria
   const list: Candidate[] = [];
   for (const secret of input.secrets) {
     const base = { secret, timestamp, body };
+    const add = (code: DiagnosisCode, message: string, change: Partial<Candidate> = {}) =>
+      list.push({ ...base, ...change, code, message });
     // The exact bytes with the right secret: only the header's format (uppercase, prefix, base64) was wrong.
     if (input.result.reason === 'malformed_signature')
-      list.push({
-        ...base,
-        code: 'correct_after_format_fix',
-        message: 'the HMAC itself is right for this body, timestamp and secret; only the header format is wrong',
-      });
-    for (const variant of reserialise ? reserialisations(body) : []) {
-      list.push({
-        ...base,
-        body: variant.body,
-        code: 'body_reserialised',
-        message: `the sender signed the ${variant.name} form of the JSON, not the bytes it sent; sign the raw body exactly as transmitted (§5.2)`,
-      });
-    }
+      add(
+        'correct_after_format_fix',
+        'the HMAC itself is right for this body, timestamp and secret; only the header format is wrong',
+      );
+    for (const variant of reserialise ? reserialisations(body) : [])
+      add(
+        'body_reserialised',
+        `the sender signed the ${variant.name} form of the JSON, not the bytes it sent; sign the raw body exactly as transmitted (§5.2)`,
+        { body: variant.body },
+      );
     list.push(...newlineVariants(base));
-    list.push({
-      ...base,
+    add('missing_timestamp_prefix', 'the sender signed the body alone; §5.2 signs timestamp + "." + body', {
       payload: 'body-only',
-      code: 'missing_timestamp_prefix',
-      message: 'the sender signed the body alone; §5.2 signs timestamp + "." + body',
     });
-    list.push({
-      ...base,
+    add('timestamp_without_dot', 'the sender signed timestamp + body without the "." between them (§5.2)', {
       payload: 'no-dot',
-      code: 'timestamp_without_dot',
-      message: 'the sender signed timestamp + body without the "." between them (§5.2)',
     });
-    if (timestamp && /^[0-9]{10}$/.test(timestamp)) {
-      list.push({
-        ...base,
+    if (timestamp && /^[0-9]{10}$/.test(timestamp))
+      add('timestamp_in_milliseconds', 'the sender signed with the timestamp in milliseconds; §4 wants unix seconds', {
         timestamp: `${timestamp}000`,
-        code: 'timestamp_in_milliseconds',
-        message: 'the sender signed with the timestamp in milliseconds; §4 wants unix seconds',
       });
-    }
-    if (timestamp && /^[0-9]{13}$/.test(timestamp)) {
-      list.push({
-        ...base,
-        timestamp: timestamp.slice(0, 10),
-        code: 'timestamp_in_milliseconds',
-        message:
-          'the header carries milliseconds but the signature was made over seconds; send unix seconds in the header (§4)',
-      });
-    }
-    for (const variant of secretWhitespaceVariants(secret)) {
-      list.push({
-        ...base,
-        secret: variant,
-        code: 'secret_whitespace',
-        message: 'one side has whitespace (a space or newline) around the secret; compare the secrets byte for byte',
-      });
-    }
+    if (timestamp && /^[0-9]{13}$/.test(timestamp))
+      add(
+        'timestamp_in_milliseconds',
+        'the header carries milliseconds but the signature was made over seconds; send unix seconds in the header (§4)',
+        { timestamp: timestamp.slice(0, 10) },
+      );
+    for (const variant of secretWhitespaceVariants(secret))
+      add(
+        'secret_whitespace',
+        'one side has whitespace (a space or newline) around the secret; compare the secrets byte for byte',
+        { secret: variant },
+      );
   }
   for (const secret of input.otherSecrets ?? []) {
     list.push({

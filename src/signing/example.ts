@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SIGNATURE_PREFIX } from '../spec/constants.js';
 import { parseJsonText } from '../spec/json-text.js';
+import { isObject } from '../spec/json.js';
 import { hmacHex, signedPayload } from './sign.js';
 
 /**
@@ -28,10 +29,8 @@ export function parseSignatureExample(text: string): ParseExampleResult {
   const parsed = parseJsonText(text);
   if (!parsed.ok) return { ok: false, message: `not JSON: ${parsed.failure}` };
   const data = parsed.value;
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    return { ok: false, message: 'not a JSON object' };
-  const record = data as Record<string, unknown>;
-  const { secret, timestamp, signature, body, body_base64: bodyBase64, description } = record;
+  if (!isObject(data)) return { ok: false, message: 'not a JSON object' };
+  const { secret, timestamp, signature, body, body_base64: bodyBase64, description } = data;
   if (typeof secret !== 'string' || secret === '') return { ok: false, message: '"secret" must be a non-empty string' };
   if (typeof timestamp !== 'string' && typeof timestamp !== 'number')
     return { ok: false, message: '"timestamp" must be a string or number' };
@@ -53,16 +52,11 @@ export function parseSignatureExample(text: string): ParseExampleResult {
   };
 }
 
-export interface ExampleStep {
-  label: string;
-  value: string;
-}
-
 export interface ExampleReproduction {
   reproduced: boolean;
   expected: string;
   computed: string;
-  steps: ExampleStep[];
+  steps: { label: string; value: string }[];
 }
 
 /** Recomputes the example's signature step by step (§5.2, §5.3). The secret is described, never shown. */
@@ -71,7 +65,7 @@ export function reproduceExample(example: SignatureExample): ExampleReproduction
   const hex = hmacHex(example.secret, payload);
   const computed = SIGNATURE_PREFIX + hex;
   const preview = payload.toString('utf8');
-  const steps: ExampleStep[] = [
+  const steps: ExampleReproduction['steps'] = [
     { label: 'timestamp (X-CAI-Timestamp)', value: example.timestamp },
     {
       label: 'body',

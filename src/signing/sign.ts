@@ -43,7 +43,17 @@ export function signatureDigest(secret: string | Uint8Array, timestamp: number |
  * The body is taken as bytes and never decoded or re-serialised (§5.2).
  */
 export function sign(secret: string | Uint8Array, timestamp: number | string, rawBody: RawBody): string {
-  return (
-    SIGNATURE_PREFIX + createHmac('sha256', keyOf(secret)).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex')
-  );
+  return SIGNATURE_PREFIX + signatureDigest(secret, timestamp, rawBody).toString('hex');
+}
+
+/** X-CAI-Timestamp (§4, §5.4): the Unix time in seconds of a clock reading, as text; the same second's reused (thousands a second). */
+let lastSecond = Number.NaN;
+let lastSecondText = '';
+export function unixSeconds(nowMs: number): string {
+  const second = Math.floor(nowMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = String(second);
+  }
+  return lastSecondText;
 }

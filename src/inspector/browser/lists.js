@@ -150,18 +150,22 @@ function loadOlder() {
   if (list.oldest !== null) loadRequests(list.oldest);
 }
 
-/** Rows newer than the newest shown, newest on top (oldest first in 'items'). */
-function prepend(items) {
+/** Rows newer than the newest shown into `body`, newest on top (oldest first in 'items'); how many were added. */
+function prepend(body, items, rowOf, state) {
   let added = 0;
   items.forEach((item) => {
-    if (item.id <= list.newest) return;
-    const tr = requestRow(item);
+    if (item.id <= state.newest) return;
+    const tr = rowOf(item);
     tr.className = 'fresh';
-    rowsBody.insertBefore(tr, rowsBody.firstChild);
-    list.newest = item.id;
+    body.insertBefore(tr, body.firstChild);
+    state.newest = item.id;
     added++;
   });
-  list.matched += added;
+  return added;
+}
+
+function prependRequests(items) {
+  list.matched += prepend(rowsBody, items, requestRow, list);
   trim();
 }
 
@@ -172,7 +176,7 @@ function onRequests(batch) {
     return;
   }
   if (filterParams().toString()) later('newer', 150, loadNewer);
-  else prepend(batch.items);
+  else prependRequests(batch.items);
   showCounts(batch);
   noteActivity(batch.items.map((item) => item.lead_id));
 }
@@ -186,7 +190,7 @@ function loadNewer() {
     .then((page) => {
       if (generation !== list.generation) return undefined;
       if (page.more) return loadRequests();
-      prepend(page.items.slice().reverse());
+      prependRequests(page.items.slice().reverse());
       list.newest = Math.max(list.newest, page.next - 1);
       list.matched = page.matched;
       showCounts(page);
@@ -237,14 +241,7 @@ function onCallbacks(batch) {
   noteActivity(batch.items.map((item) => item.lead_id));
   if (!calls.loaded) return;
   const body = $('callback-rows');
-  batch.items.forEach((item) => {
-    if (item.id <= calls.newest) return;
-    const tr = callbackRow(item);
-    tr.className = 'fresh';
-    body.insertBefore(tr, body.firstChild);
-    calls.newest = item.id;
-    calls.total++;
-  });
+  calls.total += prepend(body, batch.items, callbackRow, calls);
   while (body.rows.length > MAX_ROWS) {
     body.deleteRow(-1);
     calls.more = true;
