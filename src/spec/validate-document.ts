@@ -13,17 +13,15 @@ import type { Branch, DocumentKind, DocumentVerdict, Refusal, SchemaTarget, Vali
 
 type Doc = Record<string, unknown>;
 
-export function fastValidator(target: string): FastValidator {
-  const fast = FAST_VALIDATORS[target];
-  if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
-  return fast;
+/** The entry of a table fast-validate.generated.ts holds for `target`, which the build writes for every target. */
+function generated<T>(table: Readonly<Record<string, T>>, target: string, what: string): T {
+  const entry = table[target];
+  if (!entry) throw new Error(`no ${what} for ${target}: run npm run build`);
+  return entry;
 }
-
-function knownFields(target: string): ReadonlySet<string> {
-  const fields = KNOWN_FIELDS[target];
-  if (!fields) throw new Error(`no known fields for ${target}: run npm run build`);
-  return new Set(fields);
-}
+export const fastValidator = (target: string): FastValidator =>
+  generated(FAST_VALIDATORS, target, 'compiled validator');
+const knownFields = (target: string): ReadonlySet<string> => new Set(generated(KNOWN_FIELDS, target, 'known fields'));
 
 const FAST_JOB = fastValidator('job');
 const FAST_ACK = fastValidator('ack');
