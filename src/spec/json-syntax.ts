@@ -67,26 +67,17 @@ function locateJsonSyntaxError(text: string): string | undefined {
       state = ch === '{' ? 'key-or-end' : 'value-or-end';
       continue;
     }
+    // A string, a literal or a number: then what follows a value.
+    const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
+    NUMBER.lastIndex = i;
     if (ch === '"') {
       const end = scanString(text, i);
       if (typeof end !== 'number') return fail(end.offset, end.reason);
       i = end;
-      state = 'after';
-      continue;
-    }
-    const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
-    if (literal) {
-      i += literal.length;
-      state = 'after';
-      continue;
-    }
-    NUMBER.lastIndex = i;
-    if (NUMBER.test(text)) {
-      i = NUMBER.lastIndex;
-      state = 'after';
-      continue;
-    }
-    return fail(i, `found ${show(ch)} where a value was expected`);
+    } else if (literal) i += literal.length;
+    else if (NUMBER.test(text)) i = NUMBER.lastIndex;
+    else return fail(i, `found ${show(ch)} where a value was expected`);
+    state = 'after';
   }
 }
 
