@@ -24,16 +24,17 @@ export const fastValidator = (target: string): FastValidator =>
 const knownFields = (target: string): ReadonlySet<string> => new Set(generated(KNOWN_FIELDS, target, 'known fields'));
 
 const FAST_JOB = fastValidator('job');
-const FAST_ACK = fastValidator('ack');
-const FAST_DUPLICATE_ACK = fastValidator('duplicate-ack');
 const KNOWN_JOB_FIELDS = {
   '': knownFields('job'),
   contact: knownFields('job.contact'),
   origin: knownFields('job.origin'),
   brief: knownFields('job.brief'),
 };
-const KNOWN_ACK_FIELDS = knownFields('ack');
-const KNOWN_DUPLICATE_FIELDS = knownFields('duplicate-ack');
+/** The acknowledgments (§2.3, §2.13): a schema and the fields it knows, nothing more to check. */
+const ACKS = {
+  ack: { fast: fastValidator('ack'), known: knownFields('ack') },
+  'duplicate-ack': { fast: fastValidator('duplicate-ack'), known: knownFields('duplicate-ack') },
+};
 
 /** Everything an event's verdict needs about its type (§6), found with one look-up. */
 interface EventRules {
@@ -96,9 +97,8 @@ export function validateValue(value: unknown, options: ValidateOptions, refusal:
     case 'event':
       return validateEvent(doc, options, refusal);
     case 'ack':
-      return validateSimple('ack', FAST_ACK, KNOWN_ACK_FIELDS, doc, options, refusal);
     case 'duplicate-ack':
-      return validateSimple('duplicate-ack', FAST_DUPLICATE_ACK, KNOWN_DUPLICATE_FIELDS, doc, options, refusal);
+      return validateAck(kind, doc, options, refusal);
     default:
       return verdict('unknown', undefined, [
         {
@@ -183,17 +183,10 @@ function validateEvent(doc: Doc, options: ValidateOptions, refusal: Refusal): Do
   return verdict('event', eventType, errors, warnings);
 }
 
-function validateSimple(
-  kind: 'ack' | 'duplicate-ack',
-  fast: FastValidator,
-  known: ReadonlySet<string>,
-  doc: Doc,
-  options: ValidateOptions,
-  refusal: Refusal,
-): DocumentVerdict {
-  const errors = schemaErrors(fast, kind, doc, refusal);
+function validateAck(kind: keyof typeof ACKS, doc: Doc, options: ValidateOptions, refusal: Refusal): DocumentVerdict {
+  const errors = schemaErrors(ACKS[kind].fast, kind, doc, refusal);
   const warnings: ValidationIssue[] = [];
-  if (options.strict) unknownFields(doc, known, '', warnings);
+  if (options.strict) unknownFields(doc, ACKS[kind].known, '', warnings);
   return verdict(kind, undefined, errors, warnings);
 }
 
