@@ -8,7 +8,7 @@ import { EVENT_TYPES, type EventType } from './constants.js';
 import { eventTypeSpec } from './event-types.js';
 import { FAST_VALIDATORS, KNOWN_FIELDS } from './fast-validate.generated.js';
 import { describe, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
-import { isObject } from './json.js';
+import { asObject, isObject } from './json.js';
 import type { Branch, DocumentKind, DocumentVerdict, Refusal, SchemaTarget, ValidateOptions } from './validate-fast.js';
 
 type Doc = Record<string, unknown>;
@@ -124,7 +124,7 @@ function validateJob(doc: Doc, options: ValidateOptions, refusal: Refusal): Docu
   const errors = schemaErrors(FAST_JOB, 'job', doc, refusal);
   const warnings: ValidationIssue[] = [];
   if (options.catalog) checkCatalog(doc.branch_code, 'branch_code', options.catalog, errors);
-  const contact = isObject(doc.contact) ? doc.contact : undefined;
+  const contact = asObject(doc.contact);
   if (contact && typeof contact.name === 'string' && contact.name.trim() === '') {
     warnings.push({ path: 'contact.name', code: 'blank', message: 'the contact name is blank' });
   }
