@@ -31,7 +31,6 @@ import {
 export {
   detectKind,
   DOCUMENT_KINDS,
-  unreadVerdict,
   type Branch,
   type DocumentKind,
   type DocumentVerdict,
