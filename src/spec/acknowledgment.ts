@@ -6,7 +6,7 @@
 import { Headers, type InterfaceId } from './constants.js';
 import { E164_PATTERN } from './formats.js';
 import { interfaceSpec } from './interfaces.js';
-import { isObject, parseJson } from './json.js';
+import { isObject, objectOf, parseJson } from './json.js';
 
 /** The parts of an HTTP answer the judgement reads. */
 export interface Answer {
@@ -134,15 +134,13 @@ export const ACKNOWLEDGMENT_CHECKS: Readonly<Record<InterfaceId, (response: Answ
 
 /** §2.13: exactly the duplicate answer, 202 `{"ok": true, "duplicate": true}`. No answer is no duplicate. */
 export function isDuplicateAck(answer: { status?: number; body: Buffer }): boolean {
-  if (answer.status !== 202) return false;
-  const parsed = parseJson(answer.body);
-  return parsed.ok && isObject(parsed.value) && parsed.value.ok === true && parsed.value.duplicate === true;
+  const body = answer.status === 202 ? objectOf(answer.body) : undefined;
+  return body?.ok === true && body.duplicate === true;
 }
 
 /** The provider_job_id of a job's acknowledgment (§2.3), when the answer carries one. */
 export function providerJobIdOf(body: Buffer): string | undefined {
-  const parsed = parseJson(body);
-  const value = parsed.ok && isObject(parsed.value) ? parsed.value.provider_job_id : undefined;
+  const value = objectOf(body)?.provider_job_id;
   return typeof value === 'string' ? value : undefined;
 }
 

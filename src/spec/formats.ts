@@ -75,7 +75,6 @@ export const HTTP_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#@]+(?:[/?#]\S
 export const EVENT_ID_PATTERN = new RegExp(`^[\\s\\S]{1,${MAX_EVENT_ID_LENGTH}}$`, 'u');
 
 export interface FormatInfo {
-  name: string;
   /** What a valid value looks like, for messages. */
   expected: string;
   message: string;
@@ -86,7 +85,6 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [
     E164_PATTERN.source,
     {
-      name: 'e164',
       message: 'not an E.164 telephone number',
       expected: '"+" and 2 to 15 digits, the first 1-9, e.g. "+447700900123"',
     },
@@ -94,7 +92,6 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [
     DATE_TIME_PATTERN.source,
     {
-      name: 'date-time',
       message: 'not an ISO 8601 date-time with offset',
       expected: 'a real date and time with Z or ±hh:mm, e.g. "2026-11-22T13:00:00+01:00"',
     },
@@ -102,7 +99,6 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [
     LANGUAGE_TAG_PATTERN.source,
     {
-      name: 'bcp47',
       message: 'not a well-formed BCP 47 language tag',
       expected: 'a tag such as "en", "es-ES" or "zh-Hant-TW"',
     },
@@ -110,7 +106,6 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [
     HTTP_URL_PATTERN.source,
     {
-      name: 'http-url',
       message: 'not an absolute http(s) URL',
       expected: 'e.g. "https://platform.example/cai/events"',
     },
@@ -118,7 +113,6 @@ export const FORMAT_BY_PATTERN: ReadonlyMap<string, FormatInfo> = new Map([
   [
     EVENT_ID_PATTERN.source,
     {
-      name: 'event-id',
       message: `event_id must be 1 to ${MAX_EVENT_ID_LENGTH} characters (§8)`,
       expected: `1 to ${MAX_EVENT_ID_LENGTH} characters`,
     },

@@ -20,8 +20,6 @@ export interface InterfaceSpec {
   /** The endpoint as a sentence names it: `the platform's events endpoint`, and with an article, `an events endpoint`. */
   endpointName: string;
   endpointKind: 'an events endpoint' | 'a contact-jobs endpoint';
-  /** The sender under test, as a sentence names it. */
-  senderName: string;
   /** One document, as a sentence names it briefly: `event`, `job`; and a request carrying one: `a request`, `a job`. */
   noun: 'event' | 'job';
   aRequest: 'a request' | 'a job';
@@ -63,8 +61,7 @@ export interface InterfaceSpec {
   /** The parties a clause of §1's roles binds (src/spec/clauses.ts): who receives, who sends. */
   receiverRole: 'provider-receiver' | 'platform-receiver';
   senderRole: 'job-sender' | 'event-sender';
-  /** Id prefixes of the checks: the receiver's (`B`), the sender's (`BS`). */
-  receiverCheckPrefix: InterfaceId;
+  /** Id prefix of the sender's checks (`BS`; the receiver's are the interface's letter). */
   senderCheckPrefix: 'AS' | 'BS';
   /**
    * Whether the receiver answers later through callbacks: a provider sends the job's events to its callback_url
@@ -93,7 +90,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     receiver: 'provider',
     endpointName: "the provider's contact-jobs endpoint",
     endpointKind: 'a contact-jobs endpoint',
-    senderName: "the platform's job sender",
     noun: 'job',
     aRequest: 'a job',
     fields: { text: 'city', dateTime: 'origin.captured_at', phone: 'contact.phone_e164' },
@@ -116,7 +112,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     acknowledgmentSections: ['§2.3', '§4.1'],
     receiverRole: 'provider-receiver',
     senderRole: 'job-sender',
-    receiverCheckPrefix: 'A',
     senderCheckPrefix: 'AS',
     callbacks: true,
     repeatAnswer: 'same-provider-job-id',
@@ -133,7 +128,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     receiver: 'platform',
     endpointName: "the platform's events endpoint",
     endpointKind: 'an events endpoint',
-    senderName: "the provider's event sender",
     noun: 'event',
     aRequest: 'a request',
     fields: { text: 'text', dateTime: 'occurred_at', phone: 'from_number_e164' },
@@ -156,7 +150,6 @@ export const INTERFACE_SPECS: Readonly<Record<InterfaceId, InterfaceSpec>> = {
     acknowledgmentSections: ['§2.13'],
     receiverRole: 'platform-receiver',
     senderRole: 'event-sender',
-    receiverCheckPrefix: 'B',
     senderCheckPrefix: 'BS',
     callbacks: false,
     repeatAnswer: 'duplicate-ack',

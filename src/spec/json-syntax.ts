@@ -8,22 +8,14 @@
  * character; a letter, a digit, a control or a non-ASCII character is named by its kind.
  */
 
-export interface JsonSyntaxError {
-  offset: number;
-  /** 1-based. */
-  line: number;
-  /** 1-based, in characters. */
-  column: number;
-  reason: string;
-}
-
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
 type State = 'value' | 'value-or-end' | 'key' | 'key-or-end' | 'after';
 
-export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined {
-  const fail = (offset: number, reason: string): JsonSyntaxError => at(text, offset, reason);
+/** The first break of the grammar as `<reason> at line L, column C` (both 1-based, in characters), or undefined. */
+function locateJsonSyntaxError(text: string): string | undefined {
+  const fail = (offset: number, reason: string): string => at(text, offset, reason);
   const stack: ('{' | '[')[] = [];
   let state: State = 'value';
   let i = 0;
@@ -75,26 +67,17 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined
       state = ch === '{' ? 'key-or-end' : 'value-or-end';
       continue;
     }
+    // A string, a literal or a number: then what follows a value.
+    const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
+    NUMBER.lastIndex = i;
     if (ch === '"') {
       const end = scanString(text, i);
       if (typeof end !== 'number') return fail(end.offset, end.reason);
       i = end;
-      state = 'after';
-      continue;
-    }
-    const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
-    if (literal) {
-      i += literal.length;
-      state = 'after';
-      continue;
-    }
-    NUMBER.lastIndex = i;
-    if (NUMBER.test(text)) {
-      i = NUMBER.lastIndex;
-      state = 'after';
-      continue;
-    }
-    return fail(i, `found ${show(ch)} where a value was expected`);
+    } else if (literal) i += literal.length;
+    else if (NUMBER.test(text)) i = NUMBER.lastIndex;
+    else return fail(i, `found ${show(ch)} where a value was expected`);
+    state = 'after';
   }
 }
 
@@ -138,18 +121,17 @@ function show(ch: string): string {
  */
 export function describeJsonFailure(text: string): string {
   if (text.charCodeAt(0) === 0xfeff) return 'it starts with a byte order mark (U+FEFF) at line 1, column 1';
-  const located = locateJsonSyntaxError(text);
-  return located ? `${located.reason} at line ${located.line}, column ${located.column}` : 'a syntax error';
+  return locateJsonSyntaxError(text) ?? 'a syntax error';
 }
 
-function at(text: string, offset: number, reason: string): JsonSyntaxError {
+function at(text: string, offset: number, reason: string): string {
   let line = 1;
   let lineStart = 0;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
     line++;
     lineStart = i + 1;
   }
-  return { offset, line, column: offset - lineStart + 1, reason };
+  return `${reason} at line ${line}, column ${offset - lineStart + 1}`;
 }
 
 /**

@@ -82,18 +82,7 @@ export class NdjsonSplitter {
     const stop = this.options.stopAtOversize === true;
     let start = 0;
     for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
-      if (this.pending.length === 0 && !this.oversize && this.pendingBytes === 0) {
-        const bytes = buffer.subarray(start, newline);
-        this.pendingBytes = bytes.length;
-        if (bytes.length > this.maxLineBytes) {
-          this.oversize = true;
-          this.tail.add(bytes);
-        } else {
-          this.pending.push(bytes);
-        }
-      } else {
-        this.keep(buffer.subarray(start, newline));
-      }
+      this.keep(buffer.subarray(start, newline));
       const line = this.finish();
       batch.push(line);
       start = newline + 1;

@@ -55,8 +55,7 @@ export function formatDateTime(date: Date, offsetMinutes = -date.getTimezoneOffs
   return shifted.toISOString().replace(/\.\d{3}Z$/, offset);
 }
 
-const newLeadId = (): string => `lead_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-const newProviderJobId = (): string => `job_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+const newId = (prefix: 'lead' | 'job'): string => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 const minutes = (date: Date, delta: number): Date => new Date(date.getTime() + delta * 60_000);
 
 /** Host names reserved for documentation (RFC 2606, RFC 6761): no events endpoint can live there. */
@@ -88,7 +87,7 @@ export function sampleJob(options: SampleJobOptions = {}): Record<string, unknow
     .replace(/[^a-z ]/g, '')
     .replace(/ /g, '.')}@mail.example`;
   return {
-    lead_id: newLeadId(),
+    lead_id: newId('lead'),
     event_id: randomUUID(),
     branch_code: options.branchCode ?? DEFAULT_BRANCH_CODE,
     city,
@@ -107,13 +106,13 @@ export function sampleJob(options: SampleJobOptions = {}): Record<string, unknow
 /** An event (§2.4–2.7) of `type`, carrying every field its section lists. */
 export function sampleEvent(type: EventType, options: SampleEventOptions = {}): Record<string, unknown> {
   const now = options.now ?? new Date();
-  const envelope = { event: type, event_id: randomUUID(), lead_id: options.leadId ?? newLeadId() };
+  const envelope = { event: type, event_id: randomUUID(), lead_id: options.leadId ?? newId('lead') };
   return eventTypeSpec(type).sample({
     envelope,
     now,
     occurredAt: formatDateTime(now),
     branchCode: options.branchCode ?? DEFAULT_BRANCH_CODE,
-    providerJobId: options.providerJobId ?? newProviderJobId(),
+    providerJobId: options.providerJobId ?? newId('job'),
     e164: sampleE164,
     service: () => pick(SERVICES),
     daysAhead: (days) => {
@@ -297,7 +296,7 @@ function decimalValue(text: string): string {
 
 /** A job acknowledgment (§2.3), as a provider answers a contact job with 202. */
 export function sampleAck(): Record<string, unknown> {
-  return { provider_job_id: newProviderJobId(), assigned_number_e164: sampleE164() };
+  return { provider_job_id: newId('job'), assigned_number_e164: sampleE164() };
 }
 
 /** The duplicate acknowledgment (§2.13). */

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { MAX_EVENT_ID_LENGTH } from './constants.js';
-import { describe, formatPath, type FastValidator, type ValidationIssue } from './issues.js';
+import { describe, formatPath, type ValidationIssue } from './issues.js';
 import {
   DATE_TIME_PATTERN,
   E164_PATTERN,
@@ -17,15 +17,10 @@ import {
 } from './formats.js';
 
 /**
- * The schema's issues with `doc`. The common case is valid: the compiled function says so without zod; otherwise
- * zod parses, collecting inputs, for the exact issues (none if zod finds the document valid after all: zod decides).
+ * The schema's issues with `doc`, asked once its compiled function refused it: zod parses, collecting inputs, for the
+ * exact issues (none if zod finds the document valid after all: zod decides).
  */
-export function schemaIssues(
-  schema: z.ZodType,
-  fast: FastValidator | undefined,
-  doc: Record<string, unknown>,
-): ValidationIssue[] {
-  if (fast?.(doc) === true) return [];
+export function schemaIssues(schema: z.ZodType, doc: Record<string, unknown>): ValidationIssue[] {
   const result = safeParseIssues(schema, doc);
   return result.success ? [] : result.error.issues.map((issue) => toIssue(issue, inputAt(doc, issue.path)));
 }

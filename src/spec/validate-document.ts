@@ -8,34 +8,33 @@ import { EVENT_TYPES, type EventType } from './constants.js';
 import { eventTypeSpec } from './event-types.js';
 import { FAST_VALIDATORS, KNOWN_FIELDS } from './fast-validate.generated.js';
 import { describe, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
-import { isObject } from './json.js';
+import { asObject, isObject } from './json.js';
 import type { Branch, DocumentKind, DocumentVerdict, Refusal, SchemaTarget, ValidateOptions } from './validate-fast.js';
 
 type Doc = Record<string, unknown>;
 
-export function fastValidator(target: string): FastValidator {
-  const fast = FAST_VALIDATORS[target];
-  if (!fast) throw new Error(`no compiled validator for ${target}: run npm run build`);
-  return fast;
+/** The entry of a table fast-validate.generated.ts holds for `target`, which the build writes for every target. */
+function generated<T>(table: Readonly<Record<string, T>>, target: string, what: string): T {
+  const entry = table[target];
+  if (!entry) throw new Error(`no ${what} for ${target}: run npm run build`);
+  return entry;
 }
-
-function knownFields(target: string): ReadonlySet<string> {
-  const fields = KNOWN_FIELDS[target];
-  if (!fields) throw new Error(`no known fields for ${target}: run npm run build`);
-  return new Set(fields);
-}
+export const fastValidator = (target: string): FastValidator =>
+  generated(FAST_VALIDATORS, target, 'compiled validator');
+const knownFields = (target: string): ReadonlySet<string> => new Set(generated(KNOWN_FIELDS, target, 'known fields'));
 
 const FAST_JOB = fastValidator('job');
-const FAST_ACK = fastValidator('ack');
-const FAST_DUPLICATE_ACK = fastValidator('duplicate-ack');
 const KNOWN_JOB_FIELDS = {
   '': knownFields('job'),
   contact: knownFields('job.contact'),
   origin: knownFields('job.origin'),
   brief: knownFields('job.brief'),
 };
-const KNOWN_ACK_FIELDS = knownFields('ack');
-const KNOWN_DUPLICATE_FIELDS = knownFields('duplicate-ack');
+/** The acknowledgments (§2.3, §2.13): a schema and the fields it knows, nothing more to check. */
+const ACKS = {
+  ack: { fast: fastValidator('ack'), known: knownFields('ack') },
+  'duplicate-ack': { fast: fastValidator('duplicate-ack'), known: knownFields('duplicate-ack') },
+};
 
 /** Everything an event's verdict needs about its type (§6), found with one look-up. */
 interface EventRules {
@@ -98,9 +97,8 @@ export function validateValue(value: unknown, options: ValidateOptions, refusal:
     case 'event':
       return validateEvent(doc, options, refusal);
     case 'ack':
-      return validateSimple('ack', FAST_ACK, KNOWN_ACK_FIELDS, doc, options, refusal);
     case 'duplicate-ack':
-      return validateSimple('duplicate-ack', FAST_DUPLICATE_ACK, KNOWN_DUPLICATE_FIELDS, doc, options, refusal);
+      return validateAck(kind, doc, options, refusal);
     default:
       return verdict('unknown', undefined, [
         {
@@ -126,7 +124,7 @@ function validateJob(doc: Doc, options: ValidateOptions, refusal: Refusal): Docu
   const errors = schemaErrors(FAST_JOB, 'job', doc, refusal);
   const warnings: ValidationIssue[] = [];
   if (options.catalog) checkCatalog(doc.branch_code, 'branch_code', options.catalog, errors);
-  const contact = isObject(doc.contact) ? doc.contact : undefined;
+  const contact = asObject(doc.contact);
   if (contact && typeof contact.name === 'string' && contact.name.trim() === '') {
     warnings.push({ path: 'contact.name', code: 'blank', message: 'the contact name is blank' });
   }
@@ -185,17 +183,10 @@ function validateEvent(doc: Doc, options: ValidateOptions, refusal: Refusal): Do
   return verdict('event', eventType, errors, warnings);
 }
 
-function validateSimple(
-  kind: 'ack' | 'duplicate-ack',
-  fast: FastValidator,
-  known: ReadonlySet<string>,
-  doc: Doc,
-  options: ValidateOptions,
-  refusal: Refusal,
-): DocumentVerdict {
-  const errors = schemaErrors(fast, kind, doc, refusal);
+function validateAck(kind: keyof typeof ACKS, doc: Doc, options: ValidateOptions, refusal: Refusal): DocumentVerdict {
+  const errors = schemaErrors(ACKS[kind].fast, kind, doc, refusal);
   const warnings: ValidationIssue[] = [];
-  if (options.strict) unknownFields(doc, known, '', warnings);
+  if (options.strict) unknownFields(doc, ACKS[kind].known, '', warnings);
   return verdict(kind, undefined, errors, warnings);
 }
 

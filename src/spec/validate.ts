@@ -31,7 +31,6 @@ import {
 export {
   detectKind,
   DOCUMENT_KINDS,
-  unreadVerdict,
   type Branch,
   type DocumentKind,
   type DocumentVerdict,
@@ -78,7 +77,7 @@ function fieldChecks(schema: z.ZodObject, fast: FastValidator, base: Doc): Field
 function fieldIssues(checks: FieldChecks, doc: Doc): ValidationIssue[] {
   if (checks.fast(doc)) return [];
   const { probe } = checks;
-  if (probe === undefined) return schemaIssues(checks.schema, undefined, doc);
+  if (probe === undefined) return schemaIssues(checks.schema, doc);
   const issues: ValidationIssue[] = [];
   for (const key of checks.keys) {
     // The field's value alone on the valid probe, which then gets its own value back.
@@ -98,7 +97,7 @@ function fieldIssues(checks: FieldChecks, doc: Doc): ValidationIssue[] {
       issues.push(toIssue({ ...issue, path } as z.core.$ZodIssue, inputAt(doc, path)));
     }
   }
-  return issues.length > 0 ? issues : schemaIssues(checks.schema, undefined, doc);
+  return issues.length > 0 ? issues : schemaIssues(checks.schema, doc);
 }
 
 const EVENT_FIELDS: ReadonlyMap<string, FieldChecks> = new Map(
@@ -117,7 +116,7 @@ const SCHEMAS: Readonly<Record<'job' | 'ack' | 'duplicate-ack' | 'envelope', z.Z
 /** zod's issues with a document its schema refuses: an event type's field by field (FieldChecks), the rest whole. */
 const zodRefusal: Refusal = (target: SchemaTarget, doc: Doc) => {
   const fields = EVENT_FIELDS.get(target);
-  return fields ? fieldIssues(fields, doc) : schemaIssues(SCHEMAS[target as keyof typeof SCHEMAS], undefined, doc);
+  return fields ? fieldIssues(fields, doc) : schemaIssues(SCHEMAS[target as keyof typeof SCHEMAS], doc);
 };
 
 /** Validates a parsed JSON value as a document of the interface. Never throws. */

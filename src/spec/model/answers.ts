@@ -7,7 +7,7 @@
 import { checkJobAck, isDuplicateAck, isJsonMediaType, type Answer } from '../acknowledgment.js';
 import { Headers, type InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
-import { isObject, parseJson } from '../json.js';
+import { objectOf, parseJson } from '../json.js';
 import { isWellFormedRetryAfter } from '../retry-after.js';
 import { isRejection } from '../statuses.js';
 import type { FaultKind } from './facts.js';
@@ -107,9 +107,7 @@ export function statusTerm(status: number, level: TermLevel, clauses: readonly s
 
 /** The body of a 2xx read as a JSON object, when it is one. */
 function jsonObjectOf(answer: ModelAnswer): Record<string, unknown> | undefined {
-  if (answer.bodyTruncated || answer.body.length === 0) return undefined;
-  const parsed = parseJson(answer.body);
-  return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+  return answer.bodyTruncated ? undefined : objectOf(answer.body);
 }
 
 /** §2.13: 202 with `ok: true` and `duplicate: true`, in a body read whole. */

@@ -14,7 +14,7 @@ import {
   type InterfaceId,
 } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
-import { asObject, illFormedTextPath, jsonValueOf } from '../json.js';
+import { eventIdOf, illFormedTextPath, jsonValueOf } from '../json.js';
 import { jsonNestingDepth } from '../json-syntax.js';
 import { documentErrors } from '../validate.js';
 import { OPEN_POINTS, type OpenPointId } from './latitude.js';
@@ -95,12 +95,12 @@ export function requestFacts(
   framingFacts(request, open);
   documentFacts(request, faults, open);
   // A parser may ignore a byte order mark (RFC 8259 §8.1): the event_id is read past one, as such a receiver reads it.
-  const id = asObject(jsonValueOf(hasByteOrderMark(request.body) ? request.body.subarray(3) : request.body))?.event_id;
+  const id = eventIdOf(hasByteOrderMark(request.body) ? request.body.subarray(3) : request.body);
   return {
     interface: request.interface,
     faults,
     open,
-    ...(typeof id === 'string' ? { eventId: id } : {}),
+    ...(id !== undefined ? { eventId: id } : {}),
     ...(identity !== undefined ? { identity } : {}),
   };
 }

@@ -2,7 +2,7 @@
  * What the sender model (./sender.ts) reads: the answers cai gives, the attempts as cai recorded them, and the
  * deliveries they form (the attempts of one document). Plain data and small pure functions, no I/O.
  */
-import { canonicalJson, isObject, jsonValueOf } from '../json.js';
+import { asObject, canonicalJson, isObject, jsonValueOf } from '../json.js';
 import { SENDER_PATIENCE_MS } from './sender-latitude.js';
 
 // --- Answers -------------------------------------------------------------------------------------------------------
@@ -148,8 +148,7 @@ export function documentOf(attempt: Pick<SeenAttempt, 'body' | 'cut'>): unknown 
 
 /** The document's event_id (a job's or an event's), when it has a string one. */
 export function eventIdOfAttempt(attempt: Pick<SeenAttempt, 'body' | 'cut'>): string | undefined {
-  const doc = documentOf(attempt);
-  const id = isObject(doc) ? doc.event_id : undefined;
+  const id = asObject(documentOf(attempt))?.event_id;
   return typeof id === 'string' ? id : undefined;
 }
 
