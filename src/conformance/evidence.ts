@@ -250,3 +250,8 @@ export function answerOf(exchange: Exchange): ModelAnswer {
     ...(exchange.error ? { error: `${exchange.error.code}: ${exchange.error.message}` } : {}),
   };
 }
+
+/** The answer is an acceptance (any 2xx, §6.5): a plain fact of the answer, not an expectation. */
+export function isAccepted(exchange: Pick<Exchange, 'status'>): boolean {
+  return exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
+}

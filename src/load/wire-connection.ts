@@ -9,7 +9,6 @@ import { NETWORK_CAPS } from '../bounds.js';
 import { bareHostname } from '../http/loopback.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from '../http/tls.js';
 import { LOAD_BOUNDS } from './bounds.js';
-import type { WireAnswer, WireCallbacks, WireOptions, WirePool } from './wire.js';
 
 const CRLF = Buffer.from('\r\n');
 /** The headers a load run reads of an answer: its framing, and what the judging needs (§7 Retry-After, a redirect's Location). */
@@ -35,6 +34,41 @@ function headerIn(head: string, lower: string, name: string): string | undefined
 }
 const HEAD_END = Buffer.from('\r\n\r\n');
 
+export interface WireAnswer {
+  status: number;
+  /** Header names in lower case; a repeated header's values joined with ", ". */
+  headers: Record<string, string>;
+  /** At most LOAD_BOUNDS.answerBodyBytes of the body. */
+  body: Buffer;
+}
+
+export interface WireCallbacks {
+  answered(answer: WireAnswer): void;
+  /** No answer: the errno (ECONNREFUSED…), `timeout`, or `bad_response` for what is not HTTP/1.x. */
+  failed(code: string): void;
+}
+
+export interface WireOptions {
+  url: URL;
+  /** Extra authority to trust (PEM), beside Node's bundled ones. */
+  ca?: Buffer;
+  insecure?: boolean;
+  /** A request whose answer is not whole this long after it was written fails (connecting, headers and body). */
+  timeoutMs: number;
+}
+
+/** What a connection needs of its pool (WirePool, wire.ts): named here so that a connection imports nothing of the pool. */
+export interface ConnectionPool {
+  /** The pool timer's ticks so far. */
+  readonly tick: number;
+  /** The buffer every plain connection reads into. */
+  readonly readBuffer: Buffer;
+  /** An answer is complete and the connection may carry the next request. */
+  release(connection: Connection): void;
+  /** The connection is gone. */
+  forget(connection: Connection): void;
+}
+
 type Phase = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailer' | 'until-close';
 
 export class Connection {
@@ -56,7 +90,7 @@ export class Connection {
   private shared = false;
 
   constructor(
-    private readonly pool: WirePool,
+    private readonly pool: ConnectionPool,
     options: WireOptions,
   ) {
     const { url } = options;

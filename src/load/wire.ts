@@ -13,32 +13,17 @@
  * replaced by a new one for the next request; the most recently used idle connection is reused first, so at a low
  * rate few stay open.
  */
-import { Connection } from './wire-connection.js';
+import {
+  Connection,
+  type ConnectionPool,
+  type WireAnswer,
+  type WireCallbacks,
+  type WireOptions,
+} from './wire-connection.js';
 
-export interface WireAnswer {
-  status: number;
-  /** Header names in lower case; a repeated header's values joined with ", ". */
-  headers: Record<string, string>;
-  /** At most LOAD_BOUNDS.answerBodyBytes of the body. */
-  body: Buffer;
-}
+export type { WireAnswer, WireCallbacks, WireOptions };
 
-export interface WireCallbacks {
-  answered(answer: WireAnswer): void;
-  /** No answer: the errno (ECONNREFUSED…), `timeout`, or `bad_response` for what is not HTTP/1.x. */
-  failed(code: string): void;
-}
-
-export interface WireOptions {
-  url: URL;
-  /** Extra authority to trust (PEM), beside Node's bundled ones. */
-  ca?: Buffer;
-  insecure?: boolean;
-  /** A request whose answer is not whole this long after it was written fails (connecting, headers and body). */
-  timeoutMs: number;
-}
-
-export class WirePool {
+export class WirePool implements ConnectionPool {
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();
   private readonly prefix: string;

@@ -4,19 +4,21 @@
  * purpose), then the recipe's own headers. No I/O: what ./session.ts sends.
  */
 import { hmacHex, sign } from '../../signing/sign.js';
-import { Headers, SIGNATURE_PREFIX } from '../../spec/constants.js';
+import { Headers, type InterfaceId, SIGNATURE_PREFIX } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { RequestRecipe, SentRequest, SignatureRecipe, TimestampRecipe } from './recipe.js';
-import type { TargetConfig } from './session.js';
 import { damagedSignature, otherSignedString, respelledSignature, writtenTimestamp } from './signature-forms.js';
 
+/** Who signs: the interface, its identity header's value and the secrets (the first signs, §5.9). Named here, not
+ * taken from session.ts, which imports this module. */
+export interface SigningParty {
+  interface: InterfaceId;
+  identity: string;
+  secrets: readonly string[];
+}
+
 /** The request of `recipe` to `url`, signed at `now` (unix seconds on the target's clock) by `config`'s first secret. */
-export function buildRequest(
-  config: Pick<TargetConfig, 'interface' | 'identity' | 'secrets'>,
-  url: string,
-  recipe: RequestRecipe,
-  now: number,
-): SentRequest {
+export function buildRequest(config: SigningParty, url: string, recipe: RequestRecipe, now: number): SentRequest {
   const headers: Record<string, string> = { [Headers.contentType]: recipe.contentType ?? 'application/json' };
   const identity = recipe.identity ?? { kind: 'default' };
   const { identityHeader } = interfaceSpec(config.interface);

@@ -12,13 +12,12 @@ import { isEndingEvent } from '../../spec/model/job-events.js';
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
 import { isObject } from '../../spec/json.js';
 import type { SenderEvidence, StageRecord, Exchange } from '../evidence.js';
-import { documentOf } from '../evidence.js';
+import { documentOf, isAccepted } from '../evidence.js';
 import type { GuardCaps } from '../../http/listener-guard.js';
 import { startListener, type Listener } from '../../http/listener.js';
 import { Recorder } from '../listen/recorder.js';
 import { isFinal as isFinalAnswer, scenario, type CallbackScenarioId } from '../listen/scenarios.js';
 import { playStage } from '../listen/stage.js';
-import { isAccepted } from './verdict.js';
 
 const PATH_PREFIX = '/cai-conformance';
 

@@ -18,7 +18,7 @@ export interface Focus {
 
 const OUTCOME: readonly TermId[] = ['outcome'];
 
-export { answerOf } from '../evidence.js';
+export { answerOf, isAccepted } from '../evidence.js';
 
 function expectationOf(exchange: Exchange): Expectation {
   if (!exchange.expected) throw new Error("an exchange without the model's expectation (sent outside a probe scope)");
@@ -79,9 +79,4 @@ export function undecidedWhy(exchange: Exchange): string | undefined {
   // timestamp on that side is what cai cannot tell, so a refusal is no more a warning than a failure.
   const set = expected.must;
   return inSet(set, 202) && inSet(set, 401) ? `${edge.why}: either answer is right (${describeSet(set)})` : undefined;
-}
-
-/** The answer is an acceptance (any 2xx, §6.5): a plain fact of the answer, not an expectation. */
-export function isAccepted(exchange: Pick<Exchange, 'status'>): boolean {
-  return exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300;
 }

@@ -7,8 +7,7 @@ import { html, type SafeHtml } from '../../output/html/escape.js';
 import { renderPage } from '../../output/html/page.js';
 import type { ClauseCoverage, CoveringCheck } from '../coverage.js';
 import { runCoverage, summariseCoverage } from '../coverage.js';
-import type { CheckRole } from '../types.js';
-import type { ConformanceView } from './html.js';
+import type { CheckResult, CheckRole } from '../types.js';
 import { VERDICT_SYMBOL } from './text.js';
 
 const STATUS_WORD: Record<ClauseCoverage['status'], string> = {
@@ -96,11 +95,18 @@ export function renderCoverageHtml(
   });
 }
 
+/** What the coverage of a run reads of its report (html.ts's view, which imports this module; the Markdown view's too). */
+interface RunView {
+  interface: string;
+  role?: string;
+  checks: readonly { id: string; level: string; verdict: CheckResult['verdict']; role?: string }[];
+}
+
 /**
  * The clauses the run's role binds, each with the verdicts its checks got in this run: undefined for a run that
  * judged nothing (stopped before any check) or a view of no known interface.
  */
-export function coverageOfRun(report: Pick<ConformanceView, 'interface' | 'role' | 'checks'>) {
+export function coverageOfRun(report: RunView): ClauseCoverage[] | undefined {
   if ((report.interface !== 'A' && report.interface !== 'B') || report.checks.length === 0) return undefined;
   const role: CheckRole = report.role === 'sender' ? 'sender' : 'receiver';
   const results = report.checks.map((check) => ({
