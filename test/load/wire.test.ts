@@ -43,10 +43,17 @@ async function rawServer(
         if (buffered.length < end + 4 + length) return;
         requests.push(buffered.slice(0, end + 4 + length));
         buffered = buffered.slice(end + 4 + length);
+        // Each piece 5 ms after the one before it, scheduled only once that one is written: timers of different
+        // durations set at once may fire out of order on a busy machine (Node runs each duration's list in turn).
         const pieces = answer(requests.length - 1);
-        pieces.forEach((piece, index) =>
-          setTimeout(() => (piece === END ? socket.end() : socket.writable && socket.write(piece)), index * 5),
-        );
+        const writeFrom = (index: number): void => {
+          const piece = pieces[index];
+          if (piece === undefined) return;
+          if (piece === END) socket.end();
+          else if (socket.writable) socket.write(piece);
+          setTimeout(() => writeFrom(index + 1), 5);
+        };
+        writeFrom(0);
       }
     });
     socket.on('error', () => {});
