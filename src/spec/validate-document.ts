@@ -9,7 +9,42 @@ import { eventTypeSpec } from './event-types.js';
 import { FAST_VALIDATORS, KNOWN_FIELDS } from './fast-validate.generated.js';
 import { describe, kindOfValue, type FastValidator, type ValidationIssue } from './issues.js';
 import { asObject, isObject } from './json.js';
-import type { Branch, DocumentKind, DocumentVerdict, Refusal, SchemaTarget, ValidateOptions } from './validate-fast.js';
+
+export type DocumentKind = 'job' | 'event' | 'ack' | 'duplicate-ack';
+export const DOCUMENT_KINDS: readonly DocumentKind[] = ['job', 'event', 'ack', 'duplicate-ack'];
+
+export interface DocumentVerdict {
+  kind: DocumentKind | 'unknown';
+  eventType?: string;
+  valid: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+export interface Branch {
+  branch_code: string;
+  name: string;
+}
+
+export interface ValidateOptions {
+  /** What the document should be; `auto` (the default) decides by shape. */
+  kind?: DocumentKind | 'auto';
+  /** The deployment's branch catalog: a `branch_code` outside it is an error. */
+  catalog?: readonly Branch[];
+  /** Report unknown fields as warnings (never errors: §9.2). */
+  strict?: boolean;
+  /**
+   * Report a name given twice in one object (a warning): a pass over the text that costs about half a JSON.parse,
+   * so asked where a person reads the verdict of a document, not on a receiver's or a stream's hot path.
+   */
+  repeatedNames?: boolean;
+}
+
+/** The schemas a document is checked against: a kind's, an event type's, or the envelope of an unknown type. */
+export type SchemaTarget = 'job' | 'ack' | 'duplicate-ack' | 'envelope' | EventType;
+
+/** The issues of a document its schema refuses (the compiled validator said no; for the envelope, always asked). */
+export type Refusal = (target: SchemaTarget, doc: Record<string, unknown>) => ValidationIssue[];
 
 type Doc = Record<string, unknown>;
 

@@ -6,48 +6,27 @@
  * over valid documents never loads the schemas; validate.ts gives every verdict through the same code.
  */
 import { isUtf8 } from 'node:buffer';
-import { MAX_BODY_BYTES, type EventType } from './constants.js';
+import { MAX_BODY_BYTES } from './constants.js';
 import type { ValidationIssue } from './issues.js';
 import { describeJsonFailure, duplicateKeys, type DuplicateKey } from './json-syntax.js';
-import { validateValue, verdict } from './validate-document.js';
+import {
+  validateValue,
+  verdict,
+  type DocumentKind,
+  type DocumentVerdict,
+  type Refusal,
+  type ValidateOptions,
+} from './validate-document.js';
 
-export { detectKind } from './validate-document.js';
-
-export type DocumentKind = 'job' | 'event' | 'ack' | 'duplicate-ack';
-export const DOCUMENT_KINDS: readonly DocumentKind[] = ['job', 'event', 'ack', 'duplicate-ack'];
-
-export interface DocumentVerdict {
-  kind: DocumentKind | 'unknown';
-  eventType?: string;
-  valid: boolean;
-  errors: ValidationIssue[];
-  warnings: ValidationIssue[];
-}
-
-export interface Branch {
-  branch_code: string;
-  name: string;
-}
-
-export interface ValidateOptions {
-  /** What the document should be; `auto` (the default) decides by shape. */
-  kind?: DocumentKind | 'auto';
-  /** The deployment's branch catalog: a `branch_code` outside it is an error. */
-  catalog?: readonly Branch[];
-  /** Report unknown fields as warnings (never errors: §9.2). */
-  strict?: boolean;
-  /**
-   * Report a name given twice in one object (a warning): a pass over the text that costs about half a JSON.parse,
-   * so asked where a person reads the verdict of a document, not on a receiver's or a stream's hot path.
-   */
-  repeatedNames?: boolean;
-}
-
-/** The schemas a document is checked against: a kind's, an event type's, or the envelope of an unknown type. */
-export type SchemaTarget = 'job' | 'ack' | 'duplicate-ack' | 'envelope' | EventType;
-
-/** The issues of a document its schema refuses (the compiled validator said no; for the envelope, always asked). */
-export type Refusal = (target: SchemaTarget, doc: Record<string, unknown>) => ValidationIssue[];
+export { detectKind, DOCUMENT_KINDS } from './validate-document.js';
+export type {
+  Branch,
+  DocumentKind,
+  DocumentVerdict,
+  Refusal,
+  SchemaTarget,
+  ValidateOptions,
+} from './validate-document.js';
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
 

@@ -63,6 +63,29 @@ function importsOf(source: string): string[] {
   return specifiers.map((match) => match[1] ?? '');
 }
 
+/** The circles of imports between files (type imports too: a reader follows them), each as its files in order. */
+function circlesOf(sources: ReadonlyMap<string, string>): string[][] {
+  const importedFiles = (file: string): string[] =>
+    importsOf(sources.get(file) ?? '')
+      .map((specifier) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts'))
+      .filter((target) => sources.has(target));
+  const circles: string[][] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    path.push(file);
+    for (const next of importedFiles(file)) {
+      const at = path.indexOf(next);
+      if (at >= 0) circles.push(path.slice(at).map((each) => relative(ROOT, each)));
+      else if (!done.has(next)) visit(next);
+    }
+    path.pop();
+    done.add(file);
+  };
+  for (const file of sources.keys()) if (!done.has(file)) visit(file);
+  return circles;
+}
+
 describe('the layers of src/', () => {
   const files = sourceFiles(SRC);
 
@@ -85,6 +108,20 @@ describe('the layers of src/', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('no file imports itself back, through any number of others', () => {
+    expect(circlesOf(new Map(files.map((file) => [file, readFileSync(file, 'utf8')])))).toEqual([]);
+  });
+
+  it('sees a circle of imports', () => {
+    const sources = new Map([
+      [join(SRC, 'spec', 'a.ts'), "import { b } from './b.js';"],
+      [join(SRC, 'spec', 'b.ts'), "import type { C } from './c.js';"],
+      [join(SRC, 'spec', 'c.ts'), "import type { A } from './a.js';"],
+      [join(SRC, 'spec', 'd.ts'), "import { a } from './a.js';"],
+    ]);
+    expect(circlesOf(sources)).toEqual([['src/spec/a.ts', 'src/spec/b.ts', 'src/spec/c.ts']]);
   });
 
   it('sees an import that runs back up', () => {

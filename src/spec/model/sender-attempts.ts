@@ -14,9 +14,7 @@ import { Headers, HeaderNames, MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES, type I
 import { interfaceSpec } from '../interfaces.js';
 import { illFormedTextPath } from '../json.js';
 import { documentErrors } from '../validate.js';
-import type { SenderRelationId } from './sender-relations.js';
-import { documentOf } from './sender-deliveries.js';
-import type { SeenAttempt } from './sender.js';
+import { documentOf, type SeenAttempt } from './sender-deliveries.js';
 
 export type AttemptTermId =
   | 'address'
@@ -40,7 +38,8 @@ export interface AttemptContext {
 
 export interface AttemptTerm {
   id: AttemptTermId;
-  relation: Extract<SenderRelationId, 'fresh' | 'well-formed'>;
+  /** One of the sender relations (sender-relations.ts), which the findings' rules type-check. */
+  relation: 'fresh' | 'well-formed';
   level: 'must' | 'should';
   clauses: readonly string[];
   expected(context: AttemptContext): string;

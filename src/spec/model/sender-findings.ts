@@ -4,7 +4,6 @@
  * term rests on by interface, and the descriptions of answers and documents their messages give.
  */
 import type { InterfaceId } from '../constants.js';
-import { interfaceSpec } from '../interfaces.js';
 import { isObject, sameJson } from '../json.js';
 import type { AttemptTermId } from './sender-attempts.js';
 import type { Answer, SeenAttempt } from './sender-deliveries.js';
@@ -55,21 +54,6 @@ export interface DeliveryContext {
 /** `850 ms`, `1.25 s`. */
 export function ms(value: number): string {
   return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`;
-}
-
-/** The clauses and levels of the delivery terms, by interface: §7's table is Interface B's, §8's retry period binds both. */
-export function deliveryRules(iface: InterfaceId) {
-  const fixed = interfaceSpec(iface).refusals === 'fixed';
-  const level: 'must' | 'should' = fixed ? 'must' : 'should';
-  return {
-    refusalLevel: level,
-    refusalClauses: (status: number): string[] =>
-      fixed ? (({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as Record<number, string[]>)[status] ?? []) : [],
-    rateLevel: level,
-    retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
-    retry429: fixed ? ['§7-8'] : ['§8-4'],
-    identity: fixed ? ['§6.1-1'] : ['§2.2-4'],
-  };
 }
 
 /** `202`, `204 (no body)`, `202 {"ok":true,"duplicate":true}`, `429 (Retry-After: 2)`, `a cut connection`. */

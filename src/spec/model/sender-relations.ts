@@ -7,7 +7,21 @@
 import type { InterfaceId } from '../constants.js';
 import { interfaceSpec } from '../interfaces.js';
 import type { Relation } from './relations.js';
-import { deliveryRules } from './sender-findings.js';
+
+/** The clauses and levels of the delivery terms, by interface: §7's table is Interface B's, §8's retry period binds both. */
+export function deliveryRules(iface: InterfaceId) {
+  const fixed = interfaceSpec(iface).refusals === 'fixed';
+  const level: 'must' | 'should' = fixed ? 'must' : 'should';
+  return {
+    refusalLevel: level,
+    refusalClauses: (status: number): string[] =>
+      fixed ? (({ 400: ['§7-2'], 401: ['§7-4'], 413: ['§7-6'] } as Record<number, string[]>)[status] ?? []) : [],
+    rateLevel: level,
+    retry5xx: fixed ? ['§7-9', '§8-4'] : ['§8-4'],
+    retry429: fixed ? ['§7-8'] : ['§8-4'],
+    identity: fixed ? ['§6.1-1'] : ['§2.2-4'],
+  };
+}
 
 /**
  * A relation's level is that of its strongest term: a breach of one of its `should` terms is a warning (§7's table

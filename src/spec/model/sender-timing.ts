@@ -16,7 +16,8 @@ import {
   SENDER_PATIENCE_MS,
 } from './sender-latitude.js';
 import { heard, nextAfter, sentAfterAnswer, waitBefore, type Delivery, type SeenAttempt } from './sender-deliveries.js';
-import { deliveryRules, ms, type DeliveryContext, type Finding } from './sender-findings.js';
+import { ms, type DeliveryContext, type Finding } from './sender-findings.js';
+import { deliveryRules } from './sender-relations.js';
 
 /** A timestamp of unix seconds as a sender writes it (§4): the ones a clock or a lag is read from. */
 export const WELL_FORMED_TIMESTAMP = /^[0-9]{1,12}$/;

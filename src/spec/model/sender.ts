@@ -28,14 +28,8 @@ import {
   type Delivery,
   type SeenAttempt,
 } from './sender-deliveries.js';
-import {
-  deliveryRules,
-  describeAnswerGiven,
-  differingFields,
-  ms,
-  type DeliveryContext,
-  type Finding,
-} from './sender-findings.js';
+import { describeAnswerGiven, differingFields, ms, type DeliveryContext, type Finding } from './sender-findings.js';
+import { deliveryRules } from './sender-relations.js';
 import { freshness, growth, rateWaits } from './sender-timing.js';
 import { plural } from '../../text.js';
 
