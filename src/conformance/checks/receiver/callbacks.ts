@@ -31,6 +31,7 @@ import { providerJobIdOf } from '../../../spec/model/answers.js';
 import { heard } from '../../../spec/model/sender.js';
 import { answerOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import type { ProbeScope } from '../../probe/scope.js';
+import type { CheckLevel } from '../../types.js';
 import {
   AGED_JOB_SECONDS,
   afterRefusalJob,
@@ -61,10 +62,10 @@ export function preamble(
 ): Outcome | undefined {
   if (!stage?.job) return notJudged('the job was not sent (the run was interrupted)');
   const accepted = judgeAnswer(stage.job, { level: 'must' });
-  if (accepted.verdict !== 'passed' && whenRefused !== undefined)
-    return notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`);
   if (accepted.verdict !== 'passed')
-    return { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
+    return whenRefused !== undefined
+      ? notJudged(`the job was not accepted (${describeAnswer(stage.job)}): ${whenRefused}`)
+      : { ...accepted, expected: `${accepted.expected} for the job whose events are judged` };
   if (stage.record.attempts.length > 0 || judgesSilence) return undefined;
   return notJudged(
     stage.record.interrupted ? 'interrupted before an event arrived' : 'no event arrived (see A-CB-001)',
@@ -107,7 +108,10 @@ function judgeEach(stage: JobStage, id: EventTermId, missing: string): Outcome {
 
 /** A check of one job's events: the preamble, then `judge` on the stage (and on what `more` gathered beside it). */
 function callbackCheck<More extends object = object>(
-  spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs'> & {
+  spec: Omit<ReceiverCheckSpec<Staged>, 'gather' | 'judge' | 'interface' | 'needs' | 'level' | 'tags'> & {
+    /** `must` unless it says otherwise; the tags after `callback`. */
+    level?: CheckLevel;
+    tags?: readonly string[];
     stage?: (scope: ProbeScope) => Promise<JobStage | undefined>;
     /** Other jobs' stages the check reads, gathered beside its own. */
     more?: (scope: ProbeScope) => Promise<More>;
@@ -119,10 +123,11 @@ function callbackCheck<More extends object = object>(
 ): ReceiverCheck<Staged & Partial<More>> {
   const { stage: gatherStage = mainJob, more, judgesSilence, whenRefused, judge, ...meta } = spec;
   return defineCheck<Staged & Partial<More>>({
+    level: 'must',
     ...meta,
     interface: 'A',
     needs: 'callback',
-    tags: ['callback', ...meta.tags],
+    tags: ['callback', ...(meta.tags ?? [])],
     gather: async (scope) => {
       const [stage, others] = await Promise.all([gatherStage(scope), more?.(scope)]);
       return { ...(stage ? { stage } : {}), ...others } as Staged & Partial<More>;
@@ -150,55 +155,44 @@ function firstDelivered(stage: JobStage): boolean {
   return stage.record.attempts.some((attempt) => attempt.key === first.key && heard(attempt) === 'accepted');
 }
 
-/** Events came for the job (passed), or the run was interrupted before the first (not judged); none came: undefined. */
-function eventsCame(stage: JobStage, expected: string): Outcome | undefined {
+/**
+ * A job's events must come: the first arrival passes, the run interrupted before it is not judged, silence through
+ * the wait fails (with `why`, when given, and the exchanges `shown`).
+ */
+function eventsMustCome(stage: JobStage, expected: string, why = '', shown?: { exchanges: Exchange[] }): Outcome {
   const first = stage.record.attempts[0];
   if (first)
     return passed(
       expected,
       `${stage.record.attempts.length} event(s), the first ${formatDuration(first.arrivedAt - stage.startedAt)} after the job`,
     );
-  return stage.record.interrupted ? notJudged('interrupted before an event arrived') : undefined;
+  if (stage.record.interrupted) return notJudged('interrupted before an event arrived');
+  const noEvent = `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the answer to the job ${JSON.stringify(stage.doc.event_id)}`;
+  return failed(expected, `${noEvent}${why}`, shown);
 }
-
-const noEvent = (stage: JobStage) =>
-  `no event at ${stage.record.targetUrl} within ${ms(stage.waitedMs)} of the answer to the job ${JSON.stringify(stage.doc.event_id)}`;
-
-/** A job's events must come: the first arrival passes, silence through the wait fails (with `why`, when given). */
-const eventsMustCome =
-  (expected: string, why = '') =>
-  (stage: JobStage): Outcome =>
-    eventsCame(stage, expected) ?? failed(expected, `${noEvent(stage)}${why}`);
 
 const arrival = [
   callbackCheck<{ later: JobStage | undefined }>({
     id: 'A-CB-001',
-    level: 'must',
     sections: ['§3', '§4.2', '§6', '§7'],
     clauses: ['§3-1', '§8-6'],
-    tags: [],
     title:
       "the provider sends events back to the job's callback_url within the callback wait, also for a job sent after the platform refused an event of another (400)",
     more: async (scope) => ({ later: await afterRefusalJob(scope) }),
     judgesSilence: true,
     judge: (stage, { later }) => {
-      const main = eventsMustCome('at least one event after the job was accepted')(stage);
+      const main = eventsMustCome(stage, 'at least one event after the job was accepted');
       if (main.verdict !== 'passed' || later === undefined || preamble(later, true) !== undefined) return main;
       // §7: "do not retry" is the refused event's client action; every other job is still the provider's to handle.
-      const expected =
-        'at least one event after each job was accepted, also for a job sent after the platform refused an event of another job with 400 (§7: that event is not sent again, nothing more)';
-      return (
-        eventsCame(later, expected) ??
-        failed(
-          expected,
-          `${noEvent(later)}, sent after the first event of another job was answered 400: the provider stopped calling back once one event was refused`,
-        )
+      return eventsMustCome(
+        later,
+        'at least one event after each job was accepted, also for a job sent after the platform refused an event of another job with 400 (§7: that event is not sent again, nothing more)',
+        ', sent after the first event of another job was answered 400: the provider stopped calling back once one event was refused',
       );
     },
   }),
   callbackCheck({
     id: 'A-CB-015',
-    level: 'must',
     sections: ['§2.2', '§5.5', '§3'],
     clauses: ['§2.2-5', '§3-1'],
     tags: ['dedupe'],
@@ -207,40 +201,37 @@ const arrival = [
     stage: refusedFirstJob,
     judgesSilence: true,
     judge: (stage) => {
-      const expected = 'at least one event for the valid job, as for any new job (a refused one leaves no trace)';
-      const accepted = (stage.refused ?? []).filter(isAccepted);
-      if (accepted.length > 0)
+      const refused = stage.refused ?? [];
+      const accepted = refused.find(isAccepted);
+      if (accepted)
         return notJudged(
-          `a request the provider must refuse was accepted (${describeAnswer(accepted[0] as Exchange)}): see A-SCHEMA and A-AUTH`,
+          `a request the provider must refuse was accepted (${describeAnswer(accepted)}): see A-SCHEMA and A-AUTH`,
         );
-      const refusals = (stage.refused ?? []).map(describeAnswer).join(', then ');
-      return (
-        eventsCame(stage, expected) ??
-        failed(
-          expected,
-          `${noEvent(stage)}, refused first (${refusals}): taken for a repeat of a job that was never taken`,
-          { exchanges: [...(stage.refused ?? []), ...(stage.job ? [stage.job] : [])] },
-        )
+      return eventsMustCome(
+        stage,
+        'at least one event for the valid job, as for any new job (a refused one leaves no trace)',
+        `, refused first (${refused.map(describeAnswer).join(', then ')}): taken for a repeat of a job that was never taken`,
+        { exchanges: [...refused, ...(stage.job ? [stage.job] : [])] },
       );
     },
   }),
   callbackCheck({
     id: 'A-CB-017',
-    level: 'must',
     sections: ['§2.2', '§3', '§4.1'],
     clauses: ['§2.2-1', '§3-1'],
     tags: ['acceptance'],
     title: 'a job with only the required fields is handled too: its events come',
     stage: minimalJob,
     judgesSilence: true,
-    judge: eventsMustCome(
-      'at least one event for the job of required fields alone, as for any new job (§2.2)',
-      ': the optional fields are optional',
-    ),
+    judge: (stage) =>
+      eventsMustCome(
+        stage,
+        'at least one event for the job of required fields alone, as for any new job (§2.2)',
+        ': the optional fields are optional',
+      ),
   }),
   callbackCheck({
     id: 'A-CB-018',
-    level: 'must',
     sections: ['§5.4', '§5.5'],
     clauses: ['§5.5-1'],
     tags: ['signature'],
@@ -263,10 +254,8 @@ const arrival = [
   }),
   callbackCheck({
     id: 'A-CB-005',
-    level: 'must',
     sections: ['§2.2', '§2.4'],
     clauses: ['§2.2-3'],
-    tags: [],
     title: "every event carries the job's lead_id unchanged",
     judge: leadUnchanged,
   }),
@@ -275,7 +264,6 @@ const arrival = [
     level: 'should',
     sections: ['§3', '§6', '§7'],
     clauses: ['§3-1'],
-    tags: [],
     title:
       'the conversation ends with an appointment or job.closed event within the callback wait, also where an event needed a retry',
     more: async (scope) => ({
@@ -355,7 +343,6 @@ const lifecycle = [
   }),
   callbackCheck({
     id: 'A-CB-014',
-    level: 'must',
     sections: ['§2.2', '§2.4'],
     clauses: ['§2.2-3'],
     tags: ['lifecycle', 'lead'],
