@@ -11,7 +11,7 @@ import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../
 import { claimedOriginHeaders, usualSourceAddress } from '../../probe/origin.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
 import { mutationCheck } from './mutated.js';
-import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, probeOn } from './receivers.js';
+import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, joined, probeOn } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
 /** §4.1, §4.2: a header the signature rides in, refused as a bad header; its rule's section and first clause. */
@@ -209,8 +209,6 @@ const BINDING_ROWS: readonly Tampering[] = [
   },
 ];
 
-const binding = tamperingChecks(BINDING_ROWS);
-
 /** §5.1: a separate secret for each direction; the jobs endpoint does not take the events secret. */
 const otherDirection = probeOn(JOBS_RECEIVER, 'A-AUTH-016', {
   sections: ['§5.1', '§4.1', '§5.3'],
@@ -225,4 +223,4 @@ const otherDirection = probeOn(JOBS_RECEIVER, 'A-AUTH-016', {
   }),
 });
 
-export const signatureBinding = { B: binding.B ?? [], A: [...(binding.A ?? []), otherDirection] };
+export const signatureBinding = joined(tamperingChecks(BINDING_ROWS), { A: [otherDirection] });

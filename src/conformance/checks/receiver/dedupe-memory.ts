@@ -2,7 +2,7 @@
  * What a receiver remembers of an event_id: an accepted one for long enough that a late retry is still a repeat
  * (§6.1, §2.2 on A), and a refused one not at all, so that the corrected retry is new (§6.1, §7).
  */
-import { defineCheck, failed, notJudged, passed } from '../../check.js';
+import { failed, notJudged, passed } from '../../check.js';
 import { describeAnswer, type Exchange } from '../../evidence.js';
 import { MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { bodyOfSize, compact, withPath, type Doc } from '../../probe/bodies.js';
@@ -10,7 +10,7 @@ import type { RequestRecipe } from '../../probe/recipe.js';
 import { pause } from '../../probe/session.js';
 import { expectedOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
-import { checkId, forBoth } from './receivers.js';
+import { checkId, checkOn, forBoth } from './receivers.js';
 import { AS_NEW, AS_REPEAT, OUTCOME } from './repeats.js';
 import { plural } from '../../../text.js';
 import { formatDuration } from '../../../duration.js';
@@ -36,10 +36,7 @@ interface MemoryEvidence {
 }
 
 export const repeatMemory = forBoth((receiver) => [
-  defineCheck<MemoryEvidence>({
-    id: checkId(receiver, { B: 'B-DEDUP-009', A: 'A-DEDUP-008' }),
-    interface: receiver.interface,
-    level: 'must',
+  checkOn<MemoryEvidence>(receiver, checkId(receiver, { B: 'B-DEDUP-009', A: 'A-DEDUP-008' }), {
     sections: receiver.spec.repeatSections,
     clauses: receiver.spec.repeatClauses,
     tags: ['dedupe'],
@@ -156,10 +153,7 @@ interface TracePair {
 export const noTrace = forBoth((receiver) => {
   const rows = REFUSED.filter((row) => !row.sizeLimit || receiver.spec.sizeLimitStated);
   return [
-    defineCheck<{ pairs: TracePair[] }>({
-      id: checkId(receiver, { B: 'B-DEDUP-010', A: 'A-DEDUP-009' }),
-      interface: receiver.interface,
-      level: 'must',
+    checkOn<{ pairs: TracePair[] }>(receiver, checkId(receiver, { B: 'B-DEDUP-010', A: 'A-DEDUP-009' }), {
       sections: [receiver.spec.repeatSections[0] as string, receiver.spec.refusalSection],
       clauses: receiver.spec.repeatClauses,
       tags: ['dedupe', 'schema'],

@@ -26,6 +26,7 @@ import {
   EVENTS_RECEIVER,
   forBoth,
   JOBS_RECEIVER,
+  joined,
   type Receiver,
 } from './receivers.js';
 import { AS_NEW, AS_REPEAT, judgePair, OUTCOME, sendThenRepeat, type Repeat } from './repeats.js';
@@ -309,13 +310,6 @@ const distinctIds = forBoth((receiver) =>
   ),
 );
 
-export const duplicates = {
-  B: [
-    ...eventsDuplicates,
-    ...(distinctIds.B ?? []),
-    ...(repeatMemory.B ?? []),
-    ...(noTrace.B ?? []),
-    retryAcrossWindow,
-  ],
-  A: [...jobsDuplicates, ...(distinctIds.A ?? []), ...(repeatMemory.A ?? []), ...(noTrace.A ?? [])],
-};
+export const duplicates = joined({ B: eventsDuplicates, A: jobsDuplicates }, distinctIds, repeatMemory, noTrace, {
+  B: [retryAcrossWindow],
+});

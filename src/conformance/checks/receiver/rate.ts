@@ -5,12 +5,12 @@
  */
 import { Headers } from '../../../spec/constants.js';
 import { classifyStatus } from '../../../spec/statuses.js';
-import { defineCheck, notJudged } from '../../check.js';
+import { notJudged } from '../../check.js';
 import type { Exchange } from '../../evidence.js';
 import { compact } from '../../probe/bodies.js';
 import { isAccepted, judgeAnswer } from '../../probe/verdict.js';
 import { RATE_BURST_LIMIT, RATE_WAVE_SIZE } from '../../tolerances.js';
-import { event } from './receivers.js';
+import { checkOn, event, EVENTS_RECEIVER } from './receivers.js';
 
 const isLimited = (answer: Exchange) => answer.status !== undefined && classifyStatus(answer.status) === 'rate-limited';
 
@@ -22,10 +22,7 @@ interface Burst {
 }
 
 const eventsRate = [
-  defineCheck<Burst>({
-    id: 'B-RATE-001',
-    interface: 'B',
-    level: 'must',
+  checkOn<Burst>(EVENTS_RECEIVER, 'B-RATE-001', {
     sections: ['§7', '§8'],
     clauses: ['§7-7'],
     tags: ['rate-limit'],

@@ -96,6 +96,11 @@ function receiverOf(iface: InterfaceId): Receiver {
 export const EVENTS_RECEIVER: Receiver = receiverOf('B');
 export const JOBS_RECEIVER: Receiver = receiverOf('A');
 
+/** Themes joined into one, each interface's checks in the order given. */
+export function joined(...themes: readonly ByInterface[]): ByInterface {
+  return { B: themes.flatMap((theme) => theme.B ?? []), A: themes.flatMap((theme) => theme.A ?? []) };
+}
+
 /** A theme both interfaces share: the same factory, once per receiver. */
 export function forBoth(build: (receiver: Receiver) => readonly ReceiverCheck[]): ByInterface {
   return { B: build(EVENTS_RECEIVER), A: build(JOBS_RECEIVER) };

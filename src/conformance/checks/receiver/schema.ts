@@ -46,19 +46,11 @@ const LEVEL: Record<Receiver['interface'], CheckLevel> = { B: 'must', A: 'should
 
 function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)[]) {
   return rows.map((row) => {
-    if ('mutations' in row)
-      return mutationCheck(receiver, row.id, row.mutations, {
-        level: LEVEL[receiver.interface],
-        sections: row.sections,
-        tags: ['schema'],
-        title: row.title,
-      });
+    const meta = { level: LEVEL[receiver.interface], sections: row.sections, tags: ['schema'], title: row.title };
+    if ('mutations' in row) return mutationCheck(receiver, row.id, row.mutations, meta);
     return probeOn(receiver, row.id, {
-      level: LEVEL[receiver.interface],
-      sections: row.sections,
+      ...meta,
       clauses: [...row.clauses, ...receiver.refuses.schemaClauses],
-      tags: ['schema'],
-      title: row.title,
       send: (scope) => {
         const changed = row.change(receiver.document(scope));
         return { body: Buffer.isBuffer(changed) ? changed : compact(changed) };
@@ -96,13 +88,6 @@ const eventWithout = (id: string, field: string): Breakage => ({
   sections: ['§2.4', '§7'],
   clauses: ['§2.4-1'],
   change: without(field),
-});
-const jobWithout = (id: string, path: string): Breakage => ({
-  id,
-  title: `a job without ${path} is rejected`,
-  sections: ['§2.2'],
-  clauses: ['§2.2-1'],
-  change: without(path),
 });
 
 /** §4.2: one event object a request; a body that is not one. */
@@ -218,12 +203,15 @@ const EVENT_BREAKAGES: readonly (Breakage | Misses)[] = [
 ];
 
 const JOB_BREAKAGES: readonly (Breakage | Misses)[] = [
-  jobWithout('A-SCHEMA-001', 'lead_id'),
-  jobWithout('A-SCHEMA-002', 'event_id'),
-  jobWithout('A-SCHEMA-003', 'branch_code'),
-  jobWithout('A-SCHEMA-004', 'contact.phone_e164'),
-  jobWithout('A-SCHEMA-005', 'contact.name'),
-  jobWithout('A-SCHEMA-006', 'callback_url'),
+  ...['lead_id', 'event_id', 'branch_code', 'contact.phone_e164', 'contact.name', 'callback_url'].map(
+    (path, index): Breakage => ({
+      id: `A-SCHEMA-00${index + 1}`,
+      title: `a job without ${path} is rejected`,
+      sections: ['§2.2'],
+      clauses: ['§2.2-1'],
+      change: without(path),
+    }),
+  ),
   {
     id: 'A-SCHEMA-007',
     title:

@@ -19,7 +19,7 @@ import {
 import type { Mutation } from '../../probe/mutations.js';
 import { onHeader } from './authentication.js';
 import { mutationCheck } from './mutated.js';
-import { checkId, forBoth } from './receivers.js';
+import { checkId, forBoth, joined } from './receivers.js';
 import { tamperingChecks, type Tampering } from './tampering.js';
 
 const EDGE = SIGNATURE_WINDOW_SECONDS;
@@ -68,8 +68,6 @@ const WINDOW_ROWS: readonly Tampering[] = [
   }),
 ];
 
-const rows = tamperingChecks(WINDOW_ROWS);
-
 /** §5.4: the window is measured against X-CAI-Timestamp, whatever the document's date-time or a `Date` header say. */
 const source = forBoth((receiver) => [
   mutationCheck(receiver, checkId(receiver, { B: 'B-AUTH-021', A: 'A-AUTH-020' }), WINDOW_SOURCE, {
@@ -80,7 +78,4 @@ const source = forBoth((receiver) => [
   }),
 ]);
 
-export const timestampWindow = {
-  B: [...(rows.B ?? []), ...(source.B ?? [])],
-  A: [...(rows.A ?? []), ...(source.A ?? [])],
-};
+export const timestampWindow = joined(tamperingChecks(WINDOW_ROWS), source);

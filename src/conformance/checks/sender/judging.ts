@@ -57,19 +57,12 @@ export function playsToConfirm(term: string): number {
 }
 
 /** The terms a held-up sender fakes whose breaches in `run` are not yet consistent: kept too, or judged too few times. */
-function breachesToConfirm(run: SenderEvidence): Set<string> {
-  const tally = new Map<string, { kept: number; broken: number }>();
-  for (const finding of findingsOf(run)) {
-    if (!LAG_FAKED_TERMS.has(finding.term) || finding.verdict === 'undecided') continue;
-    const counts = tally.get(finding.term) ?? { kept: 0, broken: 0 };
-    counts[finding.verdict === 'kept' ? 'kept' : 'broken'] += 1;
-    tally.set(finding.term, counts);
-  }
-  return new Set(
-    [...tally]
-      .filter(([term, { kept, broken }]) => broken > 0 && (kept > 0 || broken < playsToConfirm(term)))
-      .map(([term]) => term),
-  );
+function breachesToConfirm(run: SenderEvidence): string[] {
+  return [...LAG_FAKED_TERMS].filter((term) => {
+    const verdicts = findingsOf(run).flatMap((finding) => (finding.term === term ? [finding.verdict] : []));
+    const broken = verdicts.filter((verdict) => verdict === 'broken').length;
+    return broken > 0 && (verdicts.includes('kept') || broken < playsToConfirm(term));
+  });
 }
 
 const brokeTerm = (evidence: SenderEvidence, term: string) =>
@@ -85,7 +78,7 @@ export function worthPlayingAgain(plays: readonly SenderEvidence[], run = plays[
   if (current === undefined || run === undefined) return false;
   if (findingsOf(current).some((finding) => finding.verdict === 'undecided' && TIMED_TERMS.has(finding.term)))
     return true;
-  return [...breachesToConfirm(run)].some(
+  return breachesToConfirm(run).some(
     (term) => plays.length < playsToConfirm(term) && plays.every((play) => brokeTerm(play, term)),
   );
 }
@@ -104,14 +97,10 @@ export function unconfirmedBreaches(plays: readonly SenderEvidence[]): string[] 
 
 /** The breaches of `first` on the terms a held-up sender fakes that `replay` did not break again. */
 export function unrepeatedBreaches(first: SenderEvidence, replay: SenderEvidence): UnrepeatedBreach[] {
-  const brokenAgain = new Set(
-    findingsOf(replay)
-      .filter((finding) => finding.verdict === 'broken')
-      .map((finding) => finding.term),
-  );
   return findingsOf(first)
     .filter(
-      (finding) => finding.verdict === 'broken' && LAG_FAKED_TERMS.has(finding.term) && !brokenAgain.has(finding.term),
+      (finding) =>
+        finding.verdict === 'broken' && LAG_FAKED_TERMS.has(finding.term) && !brokeTerm(replay, finding.term),
     )
     .map((finding) => ({ term: finding.term, actual: `${label(finding.attempt)}: ${finding.actual ?? ''}` }));
 }
@@ -224,6 +213,7 @@ export function verdictOf(
   const broken = findings.filter((finding) => finding.verdict === 'broken');
   const kept = findings.filter((finding) => finding.verdict === 'kept');
   const undecided = findings.filter((finding) => finding.verdict === 'undecided');
+  const [open] = undecided;
   const [one, many] = words.unit;
   if (broken.length > 0) {
     const judged = broken.length + kept.length;
@@ -234,22 +224,18 @@ export function verdictOf(
     const more = broken.length > SHOWN_PROBLEMS ? `; and ${broken.length - SHOWN_PROBLEMS} more` : '';
     const actual =
       judged === 1
-        ? ((broken[0] as SenderFinding).actual ?? '')
+        ? (broken[0]?.actual ?? '')
         : `${broken.length} of ${plural(judged, one, many)} wrong: ${text}${more}`;
     return failed(words.expected, actual, { attempts: [...new Set(broken.flatMap((finding) => finding.shown))] });
   }
   if (kept.length > 0) {
     const notes = [
-      ...(undecided.length > 0
-        ? [`${plural(undecided.length, one, many)} not judged: ${(undecided[0] as SenderFinding).actual ?? ''}`]
-        : []),
+      ...(open ? [`${plural(undecided.length, one, many)} not judged: ${open.actual ?? ''}`] : []),
       ...unrepeatedNote(unrepeated),
     ];
     return passed(words.expected, words.passedText?.(kept) ?? `${plural(kept.length, one, many)}, all right`, notes);
   }
-  const notes = unrepeatedNote(unrepeated);
-  if (undecided.length > 0) return notJudged(`${(undecided[0] as SenderFinding).actual ?? 'undecided'}`, notes);
-  return notJudged(words.unjudged, notes);
+  return notJudged(open ? (open.actual ?? 'undecided') : words.unjudged, unrepeatedNote(unrepeated));
 }
 
 /** The breaches of a term on a first play that the scenario's second play did not repeat, on the records judged. */
