@@ -8,12 +8,16 @@ import { MAX_BODY_BYTES, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constant
 import { bodyOfSize, compact, withPath, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
 import { pause } from '../../probe/session.js';
-import { expectedOf, isAccepted, judgeAnswer } from '../../probe/verdict.js';
+import { expectedOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, DEDUPE_MEMORY_OTHERS, WINDOW_MARGIN_SECONDS } from '../../tolerances.js';
 import { checkId, checkOn, forBoth } from './receivers.js';
-import { AS_NEW, AS_REPEAT, OUTCOME } from './repeats.js';
 import { plural } from '../../../text.js';
 import { formatDuration } from '../../../duration.js';
+
+/** What a repeat check reads of the second answer: its status and whether it was answered as a repeat (or as new). */
+export const AS_REPEAT: Focus = { level: 'must', terms: ['outcome', 'repeat'] };
+export const AS_NEW: Focus = { level: 'must', terms: ['outcome', 'new'] };
+export const OUTCOME: Focus = { level: 'must' };
 
 /**
  * The memory of repeats (§6.1: a retry never creates a second record, whenever it comes; §7, §8: retries go on for up

@@ -3,12 +3,12 @@
  * arrive at once, and authentication comes before the duplicate lookup. The concurrency and the
  * failed-authentication repeat are shared by both interfaces; what counts as "the same answer" is each one's.
  * Each check gathers its requests in order, stopping where the next would prove nothing (a first delivery not
- * accepted; ./repeats.ts), and judges what it gathered. How long an id is remembered is ./dedupe-memory.ts.
+ * accepted), and judges what it gathered. How long an id is remembered is ./dedupe-memory.ts.
  */
 import { asciiEscape } from '../../../signing/diagnose.js';
 import { Headers, type InterfaceId, SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import { concurrentBreach, type Expectation } from '../../../spec/model/receiver.js';
-import { failed, notJudged, passed, type CheckMeta, type ReceiverCheck } from '../../check.js';
+import { failed, notJudged, passed, type CheckMeta, type Outcome, type ReceiverCheck } from '../../check.js';
 import { describeAnswer, type Exchange } from '../../evidence.js';
 import { compact, type Doc } from '../../probe/bodies.js';
 import type { RequestRecipe } from '../../probe/recipe.js';
@@ -16,7 +16,6 @@ import type { ProbeScope } from '../../probe/scope.js';
 import { pause } from '../../probe/session.js';
 import { answerOf, isAccepted, judgeAnswer, type Focus } from '../../probe/verdict.js';
 import { CONCURRENT_DELIVERIES, CONCURRENT_ROUNDS } from '../../tolerances.js';
-import { noTrace, repeatMemory } from './dedupe-memory.js';
 import {
   anotherSecret,
   appliesTo,
@@ -29,9 +28,39 @@ import {
   joined,
   type Receiver,
 } from './receivers.js';
-import { AS_NEW, AS_REPEAT, judgePair, OUTCOME, sendThenRepeat, type Repeat } from './repeats.js';
+import { AS_NEW, AS_REPEAT, noTrace, OUTCOME, repeatMemory } from './dedupe-memory.js';
 
 type Entry = Pick<CheckMeta, 'title' | 'sections' | 'clauses'>;
+
+/** A first delivery and what followed it: the evidence of most repeat checks. */
+interface Repeat {
+  first: Exchange;
+  second: Exchange;
+}
+
+/** Sends `first`, then, once it is accepted, `second`. */
+async function sendThenRepeat(
+  scope: ProbeScope,
+  first: () => Parameters<ProbeScope['send']>[0],
+  second: () => Parameters<ProbeScope['send']>[0],
+): Promise<Partial<Repeat>> {
+  const answer = await scope.send(first());
+  if (!isAccepted(answer) || scope.session.signal.aborted) return { first: answer };
+  return { first: answer, second: await scope.send(second()) };
+}
+
+/**
+ * A repeat check's judgement: the first delivery as the model expects it (accepted, and with `firstAs`, judged on
+ * that focus too), then the second on `secondAs`. Both answers are shown when the second is wrong.
+ */
+function judgePair(evidence: Partial<Repeat>, secondAs: Focus, firstAs: Focus = OUTCOME): Outcome {
+  if (!evidence.first) return notJudged('no request was sent');
+  const first = judgeAnswer(evidence.first, firstAs);
+  if (first.verdict !== 'passed') return first;
+  if (!evidence.second) return notJudged('the second delivery was not sent');
+  const second = judgeAnswer(evidence.second, secondAs);
+  return second.verdict === 'failed' ? { ...second, exchanges: [evidence.first, evidence.second] } : second;
+}
 
 interface Rounds {
   /** The answers of each round of simultaneous deliveries. */

@@ -12,8 +12,8 @@ import { event, type Receiver } from './receivers.js';
 function refusalClauses(receiver: Receiver, mutations: readonly Mutation[]): string[] {
   const intents = new Set(mutations.map((mutation) => mutation.intent));
   return [
-    ...(intents.has('authentication') || intents.has('header') ? receiver.refuses.authenticationClauses : []),
-    ...(intents.has('schema') ? receiver.refuses.schemaClauses : []),
+    ...(intents.has('authentication') || intents.has('header') ? receiver.spec.refusalClauses.authentication : []),
+    ...(intents.has('schema') ? receiver.spec.refusalClauses.schema : []),
   ];
 }
 

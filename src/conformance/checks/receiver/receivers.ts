@@ -27,8 +27,6 @@ export interface Receiver {
    * fixes it.
    */
   refuses: {
-    authenticationClauses: readonly string[];
-    schemaClauses: readonly string[];
     authentication: string;
     header: string;
   };
@@ -85,8 +83,6 @@ function receiverOf(iface: InterfaceId): Receiver {
     document: (scope) => (spec.document === 'event' ? event(scope) : job(scope)),
     textField: spec.fields.text,
     refuses: {
-      authenticationClauses: spec.refusalClauses.authentication,
-      schemaClauses: spec.refusalClauses.schema,
       authentication: spec.refusals === 'fixed' ? 'is rejected with 401' : 'is rejected',
       header: 'is rejected',
     },

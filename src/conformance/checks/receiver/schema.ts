@@ -50,7 +50,7 @@ function schemaRejections(receiver: Receiver, rows: readonly (Breakage | Misses)
     if ('mutations' in row) return mutationCheck(receiver, row.id, row.mutations, meta);
     return probeOn(receiver, row.id, {
       ...meta,
-      clauses: [...row.clauses, ...receiver.refuses.schemaClauses],
+      clauses: [...row.clauses, ...receiver.spec.refusalClauses.schema],
       send: (scope) => {
         const changed = row.change(receiver.document(scope));
         return { body: Buffer.isBuffer(changed) ? changed : compact(changed) };

@@ -50,7 +50,7 @@ export function tamperingChecks(rows: readonly Tampering[]): ByInterface {
         const tamper = row.tamper as NonNullable<Tampering['tamper']>;
         return probeOn(receiver, id, {
           ...meta,
-          clauses: [...row.clauses, ...(refusal ? receiver.refuses.authenticationClauses : [])],
+          clauses: [...row.clauses, ...(refusal ? receiver.spec.refusalClauses.authentication : [])],
           send: (scope) => tamper(compact(receiver.document(scope)), scope, receiver),
         });
       }),
