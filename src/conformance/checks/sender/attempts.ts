@@ -8,7 +8,7 @@
 import { HeaderNames, MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES, type InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec } from '../../../spec/interfaces.js';
 import { attemptTerm, type AttemptTermId } from '../../../spec/model/sender-attempts.js';
-import { defineSenderCheck, type Outcome, type SenderCheck, type SenderCheckSpec } from '../../check.js';
+import { defineSenderCheck, notJudged, type Outcome, type SenderCheck, type SenderCheckSpec } from '../../check.js';
 import { allAttempts, type SenderEvidence } from '../../evidence.js';
 import { kindsSeen } from './documents.js';
 import { attemptFindings, stagesText, verdictOf } from './judging.js';
@@ -17,8 +17,7 @@ import { plural } from '../../../text.js';
 /** A check of one term of the model on every attempt. */
 function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string) {
   return (evidence: SenderEvidence): Outcome => {
-    if (allAttempts(evidence).length === 0)
-      return { verdict: 'not-judged', expected: '-', actual: `no attempt arrived${stagesText(evidence)}` };
+    if (allAttempts(evidence).length === 0) return notJudged(`no attempt arrived${stagesText(evidence)}`);
     const model = attemptTerm(iface, term);
     const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id))
       .size;
@@ -58,7 +57,21 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
       judge: everyAttempt(iface, term, unjudged),
     });
   };
-  const checks = [
+  const stated = spec.sizeLimitStated;
+  const documentCheck = check(
+    'DOC-001',
+    'document',
+    {
+      sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'],
+      tags: ['document', 'schema'],
+      title:
+        iface === 'B'
+          ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)'
+          : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)',
+    },
+    'no body small enough to read (see the size check)',
+  );
+  return [
     check('HTTP-001', 'address', { sections: [own], tags: ['http'], title: `every attempt is a POST to ${address}` }),
     check('HDR-001', 'identity', {
       sections: iface === 'B' ? ['§4.2', '§5.6'] : ['§4.1'],
@@ -95,30 +108,12 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
       },
       'no attempt with a well-formed timestamp (see the timestamp check)',
     ),
-  ];
-  const documentCheck = check(
-    'DOC-001',
-    'document',
-    {
-      sections: iface === 'B' ? ['§2.4', '§2', '§6', '§8'] : ['§2.2', '§2'],
-      tags: ['document', 'schema'],
-      title:
-        iface === 'B'
-          ? 'every attempt carries a valid event (UTF-8 JSON, event_id of at most 120 characters)'
-          : 'every attempt carries a valid contact job (UTF-8 JSON, every required field)',
-    },
-    'no body small enough to read (see the size check)',
-  );
-  checks.push({ ...documentCheck, judge: (evidence) => withKindsSeen(documentCheck.judge(evidence), evidence) });
-  checks.push(
+    { ...documentCheck, judge: (evidence) => withKindsSeen(documentCheck.judge(evidence), evidence) },
     check('DOC-004', 'text', {
       sections: ['§2'],
       tags: ['document', 'unicode'],
       title: 'every string of every document is Unicode text: no unpaired surrogate escape (RFC 8259 §8.2)',
     }),
-  );
-  const stated = spec.sizeLimitStated;
-  checks.push(
     check('DOC-002', 'size', {
       sections: stated ? ['§8', '§7'] : ['§8'],
       tags: ['document', 'size'],
@@ -126,16 +121,16 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
         ? `every body is at most 256 KiB (${MAX_BODY_BYTES} bytes)`
         : `every job is at most 256 KiB (${MAX_BODY_BYTES} bytes; §8 states the limit for events)`,
     }),
-  );
-  if (stated)
-    checks.push(
-      check('DOC-003', 'size-surely', {
-        sections: ['§8'],
-        tags: ['document', 'size'],
-        title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)`,
-      }),
-    );
-  return checks;
+    ...(stated
+      ? [
+          check('DOC-003', 'size-surely', {
+            sections: ['§8'],
+            tags: ['document', 'size'],
+            title: `every body is at most ${SURELY_ALLOWED_BODY_BYTES} bytes (256 KB read as 1000-byte KB)`,
+          }),
+        ]
+      : []),
+  ];
 }
 
 export const attemptChecksB = attemptChecks('B');

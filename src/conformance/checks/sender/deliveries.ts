@@ -105,10 +105,8 @@ function keepsRetrying(evidence: SenderEvidence): Outcome {
   );
   if (through.length === 0)
     return notJudged(`no delivery was answered 5xx ${FAILURES_BEFORE_ACCEPT} times in a row and retried after each`);
-  return passed(
-    expected,
-    `${through.length} deliver${through.length === 1 ? 'y' : 'ies'} retried after each of ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`,
-  );
+  const actual = `${plural(through.length, 'delivery', 'deliveries')} retried after each of ${FAILURES_BEFORE_ACCEPT} consecutive 5xx`;
+  return passed(expected, actual);
 }
 
 /** §8: the time from the trigger to the first attempt, in every scenario. */
