@@ -10,9 +10,8 @@ import { identityVariants } from '../../probe/mutations-identity.js';
 import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations-signature.js';
 import { claimedOriginHeaders, usualSourceAddress } from '../../probe/origin.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
-import { mutationCheck } from './mutated.js';
+import { mutationCheck, tamperingChecks, type Tampering } from './mutated.js';
 import { anotherSecret, event, EVENTS_RECEIVER, job, JOBS_RECEIVER, joined, probeOn } from './receivers.js';
-import { tamperingChecks, type Tampering } from './tampering.js';
 
 /** §4.1, §4.2: a header the signature rides in, refused as a bad header; its rule's section and first clause. */
 export const onHeader = (id: string, section: string): Pick<Tampering, 'id' | 'answer' | 'sections' | 'clauses'> => ({

@@ -18,9 +18,8 @@ import {
 } from '../../probe/mutations-timestamp.js';
 import type { Mutation } from '../../probe/mutations.js';
 import { onHeader } from './authentication.js';
-import { mutationCheck } from './mutated.js';
+import { mutationCheck, tamperingChecks, type Tampering } from './mutated.js';
 import { checkId, forBoth, joined } from './receivers.js';
-import { tamperingChecks, type Tampering } from './tampering.js';
 
 const EDGE = SIGNATURE_WINDOW_SECONDS;
 
