@@ -24,9 +24,8 @@ import type { ByInterface } from './checks/receiver/receivers.js';
 import { schema } from './checks/receiver/schema.js';
 import { size } from './checks/receiver/size.js';
 import { timestampWindow } from './checks/receiver/window.js';
-import { attemptChecksA, attemptChecksB } from './checks/sender/attempts.js';
+import { attemptChecksA, attemptChecksB, documentKindChecksA, documentKindChecksB } from './checks/sender/attempts.js';
 import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
-import { documentKindChecksA, documentKindChecksB } from './checks/sender/documents.js';
 import { stateful } from './explore/checks.js';
 import { senderStateChecksA, senderStateChecksB } from './explore/sender-checks.js';
 import {
