@@ -169,11 +169,8 @@ export const noTrace = forBoth((receiver) => {
           const doc = receiver.document(scope);
           const refused = await scope.send(row.refused(doc));
           // A document accepted here is another check's failure; its valid twin would rightly be a repeat.
-          pairs.push(
-            isAccepted(refused)
-              ? { name: row.name, refused }
-              : { name: row.name, refused, valid: await scope.send({ body: compact(doc) }) },
-          );
+          const valid = isAccepted(refused) ? undefined : await scope.send({ body: compact(doc) });
+          pairs.push({ name: row.name, refused, ...(valid ? { valid } : {}) });
         }
         return { pairs };
       },

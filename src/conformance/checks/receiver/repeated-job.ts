@@ -60,11 +60,7 @@ const repeatStartsNothing = checkOn<SentOnceAndAgain>(JOBS_RECEIVER, 'A-DEDUP-00
       jobStage(scope, 'sent-twice', { twice: true }),
       jobStage(scope, 'sent-together', { together: COPIES_AT_ONCE }),
     ]);
-    return {
-      ...(once ? { once } : {}),
-      ...(twice ? { twice } : {}),
-      ...(together ? { together } : {}),
-    } as SentOnceAndAgain;
+    return { once, twice, together } as SentOnceAndAgain;
   },
   judge: ({ once, twice, together }) => {
     const missing = preamble(once) ?? preamble(twice);

@@ -114,7 +114,8 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
     record,
     deliveries: deliveriesOf(record.attempts, documentsPerRun),
   }));
-  const signingLagMs = signingLagOf(deliveries.flatMap((entry) => entry.deliveries));
+  const all = deliveries.flatMap((entry) => entry.deliveries);
+  const signingLagMs = signingLagOf(all);
   const findings = [
     ...deliveries.flatMap(({ record, deliveries: list }) =>
       list.flatMap((delivery) =>
@@ -128,11 +129,7 @@ export function findingsOf(evidence: SenderEvidence): SenderFinding[] {
         }).map((finding) => leftOpen(finding, record)),
       ),
     ),
-    ...judgeIdentity(
-      evidence.interface,
-      allAttempts(evidence),
-      deliveries.flatMap((entry) => entry.deliveries),
-    ),
+    ...judgeIdentity(evidence.interface, allAttempts(evidence), all),
   ];
   cache.set(evidence.records, findings);
   return findings;
