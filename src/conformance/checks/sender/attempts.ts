@@ -11,17 +11,16 @@ import { eventTypeSpec } from '../../../spec/event-types.js';
 import { interfaceSpec } from '../../../spec/interfaces.js';
 import { isObject } from '../../../spec/json.js';
 import { validateDocument, type ValidationIssue } from '../../../spec/validate.js';
-import { attemptTerm, type AttemptTermId } from '../../../spec/model/sender-attempts.js';
+import { attemptTerm, type AttemptTerm, type AttemptTermId } from '../../../spec/model/sender-attempts.js';
 import { defineSenderCheck, notJudged, type Outcome, type SenderCheck, type SenderCheckSpec } from '../../check.js';
 import { allAttempts, attemptEventId, documentOf, type SenderEvidence } from '../../evidence.js';
 import { attemptFindings, findingOn, stagesText, verdictOf } from './judging.js';
 import { plural } from '../../../text.js';
 
 /** A check of one term of the model on every attempt. */
-function everyAttempt(iface: InterfaceId, term: AttemptTermId, unjudged: string) {
+function everyAttempt(model: AttemptTerm, unjudged: string) {
   return (evidence: SenderEvidence): Outcome => {
     if (allAttempts(evidence).length === 0) return notJudged(`no attempt arrived${stagesText(evidence)}`);
-    const model = attemptTerm(iface, term);
     const stages = new Set(evidence.records.filter((record) => record.attempts.length > 0).map((record) => record.id))
       .size;
     return verdictOf(attemptFindings(evidence, model), {
@@ -57,7 +56,7 @@ function attemptChecks(iface: InterfaceId): SenderCheck[] {
       clauses: model.clauses,
       scenarios: ['accept'],
       ...row,
-      judge: everyAttempt(iface, term, unjudged),
+      judge: everyAttempt(model, unjudged),
     });
   };
   const stated = spec.sizeLimitStated;
@@ -186,8 +185,6 @@ const EVENT_KINDS: readonly DocumentKind[] = EVENT_TYPES.map((type) => {
   };
 });
 
-const within = (part: string) => (issue: ValidationIssue) => issue.path === part || issue.path.startsWith(`${part}.`);
-
 /** An optional part of a job at `path` (`contact.language`), with the sections and clauses of its own rules. */
 function jobPart(path: string, sections: readonly string[], clauses: readonly string[], title: string): DocumentKind {
   const [head, tail] = path.split('.') as [string, string | undefined];
@@ -197,7 +194,7 @@ function jobPart(path: string, sections: readonly string[], clauses: readonly st
     sections,
     clauses,
     has: (doc) => (tail === undefined ? doc[head] !== undefined : isObject(doc[head]) && doc[head][tail] !== undefined),
-    owns: within(path),
+    owns: (issue) => issue.path === path || issue.path.startsWith(`${path}.`),
     title,
   };
 }
