@@ -34,6 +34,7 @@ import { optionName } from '../../../errors.js';
 import { plural } from '../../../text.js';
 
 type Reads = (attempt: SeenAttempt) => boolean;
+type Term = DeliveryTermId | IdentityTermId;
 
 const hears =
   (kind: AnswerClass): Reads =>
@@ -47,21 +48,14 @@ const answered =
 const isDuplicate: Reads = (attempt) => !attempt.unheard && attempt.answer.kind === 'duplicate';
 
 /** The model's findings of one term, on the attempts a check reads. */
-function findings(
-  evidence: SenderEvidence,
-  term: DeliveryTermId | IdentityTermId,
-  reads: Reads = () => true,
-): SenderFinding[] {
+function findings(evidence: SenderEvidence, term: Term, reads: Reads = () => true): SenderFinding[] {
   return findingsOf(evidence).filter((finding) => finding.term === term && reads(finding.attempt));
 }
 
 /** A check that asks one term of the model about the attempts it reads. */
-function asks(
-  term: DeliveryTermId | IdentityTermId,
-  reads: Reads | undefined,
-  words: (evidence: SenderEvidence) => VerdictWords,
-): (evidence: SenderEvidence) => Outcome {
-  return (evidence) => verdictOf(findings(evidence, term, reads), words(evidence), unrepeatedOf(evidence, term));
+function asks(term: Term, reads: Reads | undefined, words: (evidence: SenderEvidence) => VerdictWords) {
+  return (evidence: SenderEvidence): Outcome =>
+    verdictOf(findings(evidence, term, reads), words(evidence), unrepeatedOf(evidence, term));
 }
 
 const afterAnswer = (answer: string, expected: string) => () => ({
