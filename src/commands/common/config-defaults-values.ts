@@ -149,8 +149,7 @@ function secretDefaults(
   const refs = secretRefsOf(chosen.settings, rule.field);
   if (refs.length === 0) return undefined;
   const where = `${rule.field} of environment ${chosen.name} in ${chosen.location.path}`;
-  const envSources: SecretSource[] = [];
-  const fileSources: SecretSource[] = [];
+  const sources: Record<'env' | 'file', SecretSource[]> = { env: [], file: [] };
   refs.forEach((ref, order) => {
     const status = inspectSecretRef(ref, chosen.baseDir, env);
     if (!status.present && rule.optional) return;
@@ -164,20 +163,15 @@ function secretDefaults(
     const warning = looseModeWarning(status);
     if (warning) result.warnings.push(warning);
     // Named as the flags they stand in for: a message names the source as if it had been given.
-    if ('env' in ref) envSources.push({ kind: 'env', named: `${rule.option}-env`, ref: ref.env, order });
-    else
-      fileSources.push({
-        kind: 'file',
-        named: `${rule.option}-file`,
-        ref: resolveRefPath(ref.file, chosen.baseDir),
-        order,
-      });
+    const [kind, source] =
+      'env' in ref ? (['env', ref.env] as const) : (['file', resolveRefPath(ref.file, chosen.baseDir)] as const);
+    sources[kind].push({ kind, named: `${rule.option}-${kind}`, ref: source, order });
   });
-  if (envSources.length + fileSources.length === 0)
+  if (sources.env.length + sources.file.length === 0)
     return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
   const [envFlag, fileFlag] = secretFlags(rule.option);
-  if (view.flags.has(envFlag)) result.defaults.push({ flag: envFlag, value: envSources });
-  if (view.flags.has(fileFlag)) result.defaults.push({ flag: fileFlag, value: fileSources });
+  if (view.flags.has(envFlag)) result.defaults.push({ flag: envFlag, value: sources.env });
+  if (view.flags.has(fileFlag)) result.defaults.push({ flag: fileFlag, value: sources.file });
   return {
     option: rule.option,
     field: rule.field,

@@ -228,21 +228,13 @@ export interface RequiredOption {
  */
 export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
   const missing = required.filter((option) => option.value === undefined || option.value === '');
-  const suffix = when === '' ? '' : ` ${when}`;
-  if (missing.length === 1)
+  const flags = missing.map((option) => option.flag);
+  if (missing.length > 0)
     throw usageError(
       'missing_option',
-      `${(missing[0] as RequiredOption).flag} is required${suffix}`,
-      `pass ${(missing[0] as RequiredOption).how}`,
-    );
-  if (missing.length > 1) {
-    const flags = missing.map((option) => option.flag);
-    throw usageError(
-      'missing_option',
-      `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`,
+      `${flags.length === 1 ? `${flags[0]} is` : `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)} are`} required${when === '' ? '' : ` ${when}`}`,
       `pass ${missing.map((option) => option.how).join('; and ')}`,
     );
-  }
   return required.map((option) => option.value as string);
 }
 

@@ -156,11 +156,9 @@ function runOptionsOf(
     timeoutMs: options.timeout,
     reproDir: options.reproDir,
     sourceAddress: options.sourceAddress,
-    ...(options.failFast
-      ? { maxFailures: 1 }
-      : options.maxFailures !== undefined
-        ? { maxFailures: options.maxFailures }
-        : {}),
+    ...(options.failFast || options.maxFailures !== undefined
+      ? { maxFailures: options.failFast ? 1 : options.maxFailures }
+      : {}),
   };
 }
 

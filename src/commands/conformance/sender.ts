@@ -14,7 +14,7 @@ import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../common/runner.js';
 import { flagGiven } from '../common/options.js';
-import { signingSecrets } from '../common/secret-options.js';
+import { secretKeys, signingSecrets } from '../common/secret-options.js';
 import { checkServerTlsPair, readServerTls } from '../common/transport-options.js';
 import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
@@ -22,6 +22,8 @@ import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
 import { plural } from '../../text.js';
 import { formatDuration } from '../../duration.js';
 
+/** Interface A's callback listener and its waits (§4.2), of the receiver role alone. */
+const CALLBACK_FLAGS = ['callbackListen', 'callbackUrl', 'callbackWait'];
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [
   'to',
@@ -29,17 +31,13 @@ const RECEIVER_ONLY = [
   'break',
   'branchCode',
   'leadId',
-  'callbackListen',
-  'callbackUrl',
-  'callbackWait',
+  ...CALLBACK_FLAGS,
   'timeout',
   'ca',
   'insecure',
   'proxy',
   'sourceAddress',
-  'callbackSecretEnv',
-  'callbackSecretFile',
-  'callbackSecret',
+  ...secretKeys('callback-secret'),
   'failFast',
   'maxFailures',
 ];
@@ -50,18 +48,17 @@ const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKe
 export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Command): void {
   const given = flagGiven(command, role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY);
   if (given === undefined) return;
-  if (role === 'sender') {
-    throw usageError(
-      'conflicting_options',
-      `${given} does not apply to --role sender`,
-      'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
-    );
-  }
-  throw usageError(
-    'conflicting_options',
-    `${given} applies to --role sender only`,
-    'add --role sender to judge a sender, or drop the option',
-  );
+  throw role === 'sender'
+    ? usageError(
+        'conflicting_options',
+        `${given} does not apply to --role sender`,
+        'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
+      )
+    : usageError(
+        'conflicting_options',
+        `${given} applies to --role sender only`,
+        'add --role sender to judge a sender, or drop the option',
+      );
 }
 
 /**
@@ -69,15 +66,7 @@ export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Com
  * given on the command line for the other: a usage error rather than a silent no-op, as a flag of the other role is.
  */
 const INTERFACE_ONLY: Readonly<Record<InterfaceId, readonly string[]>> = {
-  A: [
-    'source',
-    'callbackListen',
-    'callbackUrl',
-    'callbackWait',
-    'callbackSecretEnv',
-    'callbackSecretFile',
-    'callbackSecret',
-  ],
+  A: ['source', ...CALLBACK_FLAGS, ...secretKeys('callback-secret')],
   B: ['leadId'],
 };
 
