@@ -13,7 +13,6 @@ import { identityFlagOf, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecrets } from '../common/secret-options.js';
 import { checkPlainHttp, openTransport } from '../common/transport-options.js';
-import { INTERRUPTED_REPORT } from './interrupted.js';
 import type { RoleDeps, RunOptions } from './run-options.js';
 
 type Secrets = ReturnType<typeof signingSecrets>;
@@ -25,7 +24,7 @@ export async function runReceiverRole(options: RunOptions, context: CommandConte
   const { selection, planned } = await planReceiverRun(iface, options, deps.explore);
   const { secrets, callbackSecrets } = readSecrets(iface, options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const { checkRunFiles, runAndReport } = await import('./report.js');
+  const { checkRunFiles, runAndReport, INTERRUPTED_REPORT } = await import('./report.js');
   await checkRunFiles(options, context);
   if (options.to !== undefined) checkPlainHttp(options.to, options, output);
   const { client } = await openTransport(

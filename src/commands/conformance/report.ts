@@ -226,6 +226,9 @@ export async function reportStop(
   ).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
 }
 
+/** What an interrupted run's report holds, said once in the warning when Ctrl-C comes, not again under the report. */
+export const INTERRUPTED_REPORT = 'the checks not run are reported as skipped, those cut short as not judged';
+
 /**
  * A role's run, stopped by Ctrl-C through `signal` (`interrupted` says so, once: src/main.ts calls the listener again
  * when the run has not stopped a few seconds later), then its report; a run stopped before any check still writes

@@ -232,22 +232,24 @@ function senderFiles(
   context: ReproContext,
 ): (result: CheckResult, evidence: readonly Attempt[], replay?: string) => Promise<Written> {
   const received = context.received;
-  // Each attempt and each stage's timeline is saved once, however many checks cite it.
-  const save = once(
-    (attempt: Attempt) => attempt,
-    (attempt) => saveAttempt(context.dir, attempt),
-  );
-  const saveTimeline = once(
-    (record: StageRecord) => record.id,
-    (record) =>
-      makeDirs(join(context.dir, record.id)).then(() =>
-        writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
-      ),
-  );
+  // Each attempt (by itself) and each stage's timeline (by the stage's id) is saved once, however many checks cite it.
+  const saved = new Map<unknown, Promise<unknown>>();
+  const once = <V>(key: unknown, save: () => Promise<V>) => {
+    if (!saved.has(key)) saved.set(key, save());
+    return saved.get(key) as Promise<V>;
+  };
+  const saveTimeline = (record: StageRecord) =>
+    makeDirs(join(context.dir, record.id)).then(() =>
+      writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
+    );
   return async (result, evidence, replay) => {
-    const files = await Promise.all(evidence.map(save));
+    const files = await Promise.all(evidence.map((attempt) => once(attempt, () => saveAttempt(context.dir, attempt))));
     const stages = new Set(evidence.map((attempt) => attempt.stage));
-    await Promise.all((received?.records() ?? []).filter((record) => stages.has(record.id)).map(saveTimeline));
+    await Promise.all(
+      (received?.records() ?? [])
+        .filter((record) => stages.has(record.id))
+        .map((record) => once(record.id, () => saveTimeline(record))),
+    );
     const first = evidence[0] as Attempt;
     const firstFiles = files[0] as { request: string; body: string };
     const rejudge = rejudgeCommand(context, result.id, first, firstFiles);
@@ -267,16 +269,6 @@ function senderFiles(
       bodyFile: firstFiles.body,
       ...(rejudge ? { notes: ['Judges the saved request again.'] } : {}),
     };
-  };
-}
-
-/** `make` called once per key, its first result given again after. */
-function once<T, K, V>(keyOf: (item: T) => K, make: (item: T) => V): (item: T) => V {
-  const made = new Map<K, V>();
-  return (item) => {
-    const key = keyOf(item);
-    if (!made.has(key)) made.set(key, make(item));
-    return made.get(key) as V;
   };
 }
 

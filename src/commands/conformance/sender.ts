@@ -16,7 +16,6 @@ import type { CommandContext } from '../common/runner.js';
 import { flagGiven } from '../common/options.js';
 import { secretKeys, signingSecrets } from '../common/secret-options.js';
 import { checkServerTlsPair, readServerTls } from '../common/transport-options.js';
-import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
 import { plural } from '../../text.js';
@@ -95,7 +94,7 @@ export async function runSenderRole(
   const secrets = signingSecrets(options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
   const tls = await readServerTls(options, io);
-  const { checkRunFiles, runAndReport } = await import('./report.js');
+  const { checkRunFiles, runAndReport, INTERRUPTED_REPORT } = await import('./report.js');
   await checkRunFiles(options, context);
 
   const byHand = byHandRun(options);
