@@ -32,16 +32,6 @@ export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, ter
   return flags.format ?? (terminal || flags.verbose === true ? 'table' : 'compact');
 }
 
-/** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on); throws the first failure. */
-export async function writeReportFiles(
-  view: import('../../conformance/reporters/index.js').ReportView,
-  flags: ReportFlags,
-  context: CommandContext,
-): Promise<void> {
-  const [failure] = await writeEachFile(view, flags, context);
-  if (failure !== undefined) throw failure;
-}
-
 /** The files the flags ask for: what each is called and its reporter; the summary is appended to. */
 const REPORT_FILES = [
   { flag: 'junit', what: 'JUnit report', reporter: 'junit' },
@@ -49,8 +39,11 @@ const REPORT_FILES = [
   { flag: 'summary', what: 'job summary', reporter: 'markdown' },
 ] as const;
 
-/** Every file that can be written is written; those that cannot are returned (their usage errors). */
-async function writeEachFile(
+/**
+ * The files of a run, each written whole from the same view (redacted; `ok` judged by --fail-on): every file that can
+ * be written is written; those that cannot are returned (their usage errors).
+ */
+export async function writeEachFile(
   view: import('../../conformance/reporters/index.js').ReportView,
   flags: ReportFlags,
   context: CommandContext,
@@ -218,12 +211,10 @@ export async function reportStop(
     durationMs: Date.now() - run.startedAt.getTime(),
     error: { code: error.code, message: error.message, hint: error.hint },
   });
+  const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeReportFiles(
-    viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }),
-    flags,
-    context,
-  ).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
+  const [failure] = await writeEachFile(view, flags, context).catch((error: unknown) => [error]);
+  if (failure !== undefined) context.output.warn(errorMessage(failure));
 }
 
 /** What an interrupted run's report holds, said once in the warning when Ctrl-C comes, not again under the report. */

@@ -80,14 +80,15 @@ export async function reportNothingToRerun(
   flags: ReportFlags,
   context: CommandContext,
 ): Promise<number> {
-  const [{ viewOf }, { reportOfNoCheck, writeReportFiles }] = await Promise.all([
+  const [{ viewOf }, { reportOfNoCheck, writeEachFile }] = await Promise.all([
     import('../../conformance/reporters/index.js'),
     import('./report.js'),
   ]);
   const stopped = { ...run, interface: rerun.interface, role: rerun.role, startedAt: new Date(context.io.now()) };
   const report = await reportOfNoCheck(stopped, { ok: true, durationMs: 0 });
   const view = viewOf(report, flags.failOn, []);
-  await writeReportFiles(view, flags, context);
+  const [failure] = await writeEachFile(view, flags, context);
+  if (failure !== undefined) throw failure;
   if (context.output.json) context.output.printJson(view);
   else context.output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
   return 0;
