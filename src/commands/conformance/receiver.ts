@@ -205,23 +205,15 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   const spec = interfaceSpec(iface);
-  requireOptions([
-    {
-      flag: identityFlagOf(spec),
-      value: options[spec.identityOption],
-      how: `${identityFlagOf(spec)} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`,
-    },
-    // §2.2: every job names a branch of the deployment's catalog.
-    ...(spec.receiver === 'provider'
-      ? [
-          {
-            flag: '--branch-code',
-            value: options.branchCode,
-            how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)',
-          },
-        ]
-      : []),
-  ]);
+  const flag = identityFlagOf(spec);
+  const how = `${flag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
+  // §2.2: every job names a branch of the deployment's catalog.
+  const branch = {
+    flag: '--branch-code',
+    value: options.branchCode,
+    how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)',
+  };
+  requireOptions([{ flag, value: options[spec.identityOption], how }, ...(callsBack(iface) ? [branch] : [])]);
 }
 
 function requireCallbackOptions(options: RunOptions): void {

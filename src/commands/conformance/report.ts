@@ -153,12 +153,11 @@ export async function renderReport(
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
-  if (view.reproDir)
-    output.info(
-      view.role === 'sender'
-        ? `what the sender sent, for the failing checks: ${view.reproDir}`
-        : `bodies and repro scripts of the failing requests: ${view.reproDir}`,
-    );
+  const saved =
+    view.role === 'sender'
+      ? 'what the sender sent, for the failing checks'
+      : 'bodies and repro scripts of the failing requests';
+  if (view.reproDir) output.info(`${saved}: ${view.reproDir}`);
   return exitCodeOf(view.ok, failures, context);
 }
 

@@ -130,12 +130,12 @@ export async function runSenderRole(
           env: io.env,
           cwd: io.cwd,
           signal,
-          onListening: (url) => {
-            if (byHand)
-              output.info(
-                `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
-              );
-          },
+          onListening: byHand
+            ? (url) =>
+                output.info(
+                  `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
+                )
+            : undefined,
           onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
           onScenarioEnd:
             byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
