@@ -24,9 +24,7 @@ export interface ConformanceProgress {
 }
 
 /** What the run waits for beyond its own requests: the provider's events of each job, for so long (Interface A). */
-export interface ProgressWaits {
-  callbackWaitMs?: number;
-}
+type ProgressWaits = { callbackWaitMs?: number };
 
 export function conformanceProgress(terminal: Terminal, total: number, waits: ProgressWaits = {}): ConformanceProgress {
   const { output } = terminal;

@@ -18,18 +18,11 @@ export interface ReportFlags {
   /** A must check not judged fails the run (exit 1). */
   failOnNotJudged?: boolean;
   verbose?: boolean;
-  /** `--format`: the report on stdout; default `table` on a terminal (or with --verbose), `compact` otherwise. */
-  format?: ReportFormat;
-}
-
-export type ReportFormat = 'compact' | 'table';
-
-/**
- * The layout of the report on stdout: the one asked for, else the table on a terminal (where it lists no checks
- * unless --verbose) or with --verbose (every check), else the compact form a log reads best: a line per failure.
- */
-export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, terminal: boolean): ReportFormat {
-  return flags.format ?? (terminal || flags.verbose === true ? 'table' : 'compact');
+  /**
+   * `--format`: the report on stdout. Default: the table on a terminal (where it lists no checks unless --verbose) or
+   * with --verbose (every check), else the compact form a log reads best: a line per failure.
+   */
+  format?: 'compact' | 'table';
 }
 
 /** The files the flags ask for: what each is called and its reporter; the summary is appended to. */
@@ -129,7 +122,7 @@ export async function renderReport(
     return exitCodeOf(view.ok, failures, context);
   }
   const quiet = output.quiet;
-  const format = reportFormat(flags, output.stdoutIsTTY);
+  const format = flags.format ?? (output.stdoutIsTTY || flags.verbose === true ? 'table' : 'compact');
   const text = await REPORTERS[format](view, {
     table: {
       ...(output.width !== undefined ? { width: output.width } : {}),
