@@ -104,27 +104,20 @@ function plainDefault(rule: DefaultRule, settings: Environment, result: ProfileD
 type Branches = NonNullable<Environment['branches']>;
 
 function fieldValue(settings: Environment, rule: DefaultRule): string | string[] | Branches | undefined {
+  const { branches, authorised_origins: origins, provider_endpoint: base, events_url: url } = settings;
   switch (rule.field) {
-    case 'branches': {
-      const branches = settings.branches;
-      if (!branches || branches.length === 0) return undefined;
+    case 'branches':
+      if (!branches?.length) return undefined;
       // The catalog goes to the command as data, never through a file (a predictable temp file).
       return rule.shape === 'first-branch-code' ? branches[0]?.branch_code : branches.map((branch) => ({ ...branch }));
-    }
     case 'authorised_origins':
-      return settings.authorised_origins && settings.authorised_origins.length > 0
-        ? [...settings.authorised_origins]
-        : undefined;
-    case 'provider_endpoint': {
-      const base = settings.provider_endpoint;
+      return origins?.length ? [...origins] : undefined;
+    case 'provider_endpoint':
       return base !== undefined && rule.shape === 'contact-jobs-url'
         ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH
         : base;
-    }
     case 'events_url':
-      return settings.events_url !== undefined && rule.shape === 'url-path'
-        ? new URL(settings.events_url).pathname
-        : settings.events_url;
+      return url !== undefined && rule.shape === 'url-path' ? new URL(url).pathname : url;
     case 'provider_code':
     case 'platform_id':
     case 'tls':
