@@ -104,27 +104,20 @@ function plainDefault(rule: DefaultRule, settings: Environment, result: ProfileD
 type Branches = NonNullable<Environment['branches']>;
 
 function fieldValue(settings: Environment, rule: DefaultRule): string | string[] | Branches | undefined {
+  const { branches, authorised_origins: origins, provider_endpoint: base, events_url: url } = settings;
   switch (rule.field) {
-    case 'branches': {
-      const branches = settings.branches;
-      if (!branches || branches.length === 0) return undefined;
+    case 'branches':
+      if (!branches?.length) return undefined;
       // The catalog goes to the command as data, never through a file (a predictable temp file).
       return rule.shape === 'first-branch-code' ? branches[0]?.branch_code : branches.map((branch) => ({ ...branch }));
-    }
     case 'authorised_origins':
-      return settings.authorised_origins && settings.authorised_origins.length > 0
-        ? [...settings.authorised_origins]
-        : undefined;
-    case 'provider_endpoint': {
-      const base = settings.provider_endpoint;
+      return origins?.length ? [...origins] : undefined;
+    case 'provider_endpoint':
       return base !== undefined && rule.shape === 'contact-jobs-url'
         ? base.replace(/\/+$/, '') + CONTACT_JOBS_PATH
         : base;
-    }
     case 'events_url':
-      return settings.events_url !== undefined && rule.shape === 'url-path'
-        ? new URL(settings.events_url).pathname
-        : settings.events_url;
+      return url !== undefined && rule.shape === 'url-path' ? new URL(url).pathname : url;
     case 'provider_code':
     case 'platform_id':
     case 'tls':
@@ -149,8 +142,7 @@ function secretDefaults(
   const refs = secretRefsOf(chosen.settings, rule.field);
   if (refs.length === 0) return undefined;
   const where = `${rule.field} of environment ${chosen.name} in ${chosen.location.path}`;
-  const envSources: SecretSource[] = [];
-  const fileSources: SecretSource[] = [];
+  const sources: Record<'env' | 'file', SecretSource[]> = { env: [], file: [] };
   refs.forEach((ref, order) => {
     const status = inspectSecretRef(ref, chosen.baseDir, env);
     if (!status.present && rule.optional) return;
@@ -164,20 +156,15 @@ function secretDefaults(
     const warning = looseModeWarning(status);
     if (warning) result.warnings.push(warning);
     // Named as the flags they stand in for: a message names the source as if it had been given.
-    if ('env' in ref) envSources.push({ kind: 'env', named: `${rule.option}-env`, ref: ref.env, order });
-    else
-      fileSources.push({
-        kind: 'file',
-        named: `${rule.option}-file`,
-        ref: resolveRefPath(ref.file, chosen.baseDir),
-        order,
-      });
+    const [kind, source] =
+      'env' in ref ? (['env', ref.env] as const) : (['file', resolveRefPath(ref.file, chosen.baseDir)] as const);
+    sources[kind].push({ kind, named: `${rule.option}-${kind}`, ref: source, order });
   });
-  if (envSources.length + fileSources.length === 0)
+  if (sources.env.length + sources.file.length === 0)
     return { option: rule.option, field: rule.field, shown: '(none readable; skipped)' };
   const [envFlag, fileFlag] = secretFlags(rule.option);
-  if (view.flags.has(envFlag)) result.defaults.push({ flag: envFlag, value: envSources });
-  if (view.flags.has(fileFlag)) result.defaults.push({ flag: fileFlag, value: fileSources });
+  if (view.flags.has(envFlag)) result.defaults.push({ flag: envFlag, value: sources.env });
+  if (view.flags.has(fileFlag)) result.defaults.push({ flag: fileFlag, value: sources.file });
   return {
     option: rule.option,
     field: rule.field,

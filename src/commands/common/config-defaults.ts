@@ -76,17 +76,15 @@ async function applyConfigDefaults(command: Command, io: Io): Promise<void> {
   }
   const view = commandView(command, path);
   const { profileDefaults, rulesFor } = await import('./config-defaults-values.js');
-  if (rulesFor(view).length === 0) {
-    // The profile sets none of this command's options, but an environment asked for, or a file named, is still read
-    // and must be right (docs/operations.md: never silently ignored); a file merely found is left unread.
-    if (request === undefined && location.origin !== 'flag' && location.origin !== 'env') return;
-    const { chooseEnvironment, loadConfig } = await import('../../config/load.js');
-    chooseEnvironment(loadConfig(location), request);
-    return;
-  }
+  const setsNone = rulesFor(view).length === 0;
+  // The profile sets none of this command's options, but an environment asked for, or a file named, is still read
+  // and must be right (docs/operations.md: never silently ignored); a file merely found is left unread.
+  if (setsNone && request === undefined && location.origin !== 'flag' && location.origin !== 'env') return;
   // zod and the schema only now: a command none of whose options the profile sets never loads them.
   const { chooseEnvironment, loadConfig } = await import('../../config/load.js');
-  const result = profileDefaults(view, chooseEnvironment(loadConfig(location), request), location.path, io.env);
+  const chosen = chooseEnvironment(loadConfig(location), request);
+  if (setsNone) return;
+  const result = profileDefaults(view, chosen, location.path, io.env);
   for (const { flag, value } of result.defaults) {
     const option = command.options.find((candidate) => candidate.long === flag);
     if (option) command.setOptionValueWithSource(option.attributeName(), value, 'config');

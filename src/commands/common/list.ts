@@ -12,96 +12,64 @@ export interface ListedCommand {
   description: string;
 }
 
-export const COMMAND_LIST: readonly ListedCommand[] = [
-  {
-    name: 'sign',
-    usage: '[options]',
-    description: 'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers',
-  },
-  {
-    name: 'verify',
-    usage: '[options]',
-    description: 'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch',
-  },
-  {
-    name: 'validate',
-    usage: '[options] [kind] [files...]',
-    description: 'Check contact jobs, events and acknowledgments against the spec (§2), offline',
-  },
-  {
-    name: 'sample',
-    usage: '',
-    description: 'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)',
-  },
-  {
-    name: 'schema',
-    usage: '[options] [what]',
-    description:
-      'Print the JSON Schema (2020-12) of the documents or of cai.config.json, or an OpenAPI 3.1 document of both interfaces',
-  },
-  {
-    name: 'send-job',
-    usage: '[options]',
-    description:
-      'Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)',
-  },
-  {
-    name: 'send-event',
-    usage: '[options]',
-    description:
-      'Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)',
-  },
-  {
-    name: 'replay',
-    usage: '[options]',
-    description:
-      'Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp',
-  },
-  {
-    name: 'trigger',
-    usage: '[options] [flow]',
-    description:
-      'Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back',
-  },
-  {
-    name: 'mock',
-    usage: '',
-    description: 'Run a reference receiver: the platform (Interface B) or the provider (Interface A)',
-  },
-  {
-    name: 'conformance',
-    usage: '',
-    description: 'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
-  },
-  {
-    name: 'config',
-    usage: '',
-    description: "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults",
-  },
-  {
-    name: 'doctor',
-    usage: '[options]',
-    description:
-      'Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)',
-  },
-  {
-    name: 'report',
-    usage: '[options]',
-    description:
-      'The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay',
-  },
-  {
-    name: 'load',
-    usage: '[options]',
-    description:
-      'Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels',
-  },
-  {
-    name: 'completion',
-    usage: '<shell>',
-    description: 'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
-  },
-];
+/** Each command's usage and description, by its word, in the order of `cai --help`. */
+const LISTED: Readonly<Record<string, readonly [usage: string, description: string]>> = {
+  sign: ['[options]', 'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers'],
+  verify: ['[options]', 'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch'],
+  validate: [
+    '[options] [kind] [files...]',
+    'Check contact jobs, events and acknowledgments against the spec (§2), offline',
+  ],
+  sample: ['', 'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)'],
+  schema: [
+    '[options] [what]',
+    'Print the JSON Schema (2020-12) of the documents or of cai.config.json, or an OpenAPI 3.1 document of both interfaces',
+  ],
+  'send-job': [
+    '[options]',
+    'Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)',
+  ],
+  'send-event': [
+    '[options]',
+    'Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)',
+  ],
+  replay: [
+    '[options]',
+    'Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp',
+  ],
+  trigger: [
+    '[options] [flow]',
+    'Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back',
+  ],
+  mock: ['', 'Run a reference receiver: the platform (Interface B) or the provider (Interface A)'],
+  conformance: [
+    '',
+    'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
+  ],
+  config: ['', "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults"],
+  doctor: [
+    '[options]',
+    'Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)',
+  ],
+  report: [
+    '[options]',
+    'The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay',
+  ],
+  load: [
+    '[options]',
+    'Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels',
+  ],
+  completion: [
+    '<shell>',
+    'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
+  ],
+};
+
+export const COMMAND_LIST: readonly ListedCommand[] = Object.entries(LISTED).map(([name, [usage, description]]) => ({
+  name,
+  usage,
+  description,
+}));
 
 /** A command's declaration on the program: its word and what it does, as `cai --help` says it (COMMAND_LIST). */
 export function declareCommand(program: Command, name: string): Command {
@@ -115,12 +83,11 @@ export function declareCommand(program: Command, name: string): Command {
  * for running: a command word in argv registers its module instead (program.ts).
  */
 export function registerListing(program: Command): void {
-  const usage = new Map(COMMAND_LIST.map((entry) => [entry.name, entry.usage]));
   for (const entry of COMMAND_LIST) program.command(entry.name).description(entry.description);
   program.configureHelp({
     ...program.configureHelp(),
     subcommandTerm(this: Help, command: Command): string {
-      const listed = usage.get(command.name());
+      const listed = LISTED[command.name()]?.[0];
       if (listed === undefined) return Help.prototype.subcommandTerm.call(this, command);
       return listed === '' ? command.name() : `${command.name()} ${listed}`;
     },

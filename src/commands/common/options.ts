@@ -196,22 +196,15 @@ export function parseTimeBound(value: string): TimeBound {
  * T24:00 as the next day, and a value is never changed quietly (docs/limits.md).
  */
 function isRealDateTime(text: string): boolean {
-  const [, year, month, day, hour = '0', minute = '0', second = '0', offsetHour = '0', offsetMinute = '0'] =
-    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i.exec(text) ??
-    [];
-  if (year === undefined || month === undefined || day === undefined) return false;
+  // Year, month, day, then hour, minute, second, offset hour and minute (0 when absent); no match: NaN, never real.
+  const [, year = NaN, month = NaN, day = NaN, ...times] =
+    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i
+      .exec(text)
+      ?.map((part) => Number(part ?? 0)) ?? [];
   const date = new Date(0);
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  return (
-    date.getUTCFullYear() === Number(year) &&
-    date.getUTCMonth() === Number(month) - 1 &&
-    date.getUTCDate() === Number(day) &&
-    Number(hour) < 24 &&
-    Number(minute) < 60 &&
-    Number(second) < 60 &&
-    Number(offsetHour) < 24 &&
-    Number(offsetMinute) < 60
-  );
+  date.setUTCFullYear(year, month - 1, day);
+  const inRange = [24, 60, 60, 24, 60].every((bound, index) => (times[index] ?? 0) < bound);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && inRange;
 }
 
 /** A flag the command cannot do without, and how to pass it (`the events URL, e.g. --to https://…`). */
@@ -228,21 +221,13 @@ export interface RequiredOption {
  */
 export function requireOptions(required: readonly RequiredOption[], when = ''): string[] {
   const missing = required.filter((option) => option.value === undefined || option.value === '');
-  const suffix = when === '' ? '' : ` ${when}`;
-  if (missing.length === 1)
+  const flags = missing.map((option) => option.flag);
+  if (missing.length > 0)
     throw usageError(
       'missing_option',
-      `${(missing[0] as RequiredOption).flag} is required${suffix}`,
-      `pass ${(missing[0] as RequiredOption).how}`,
-    );
-  if (missing.length > 1) {
-    const flags = missing.map((option) => option.flag);
-    throw usageError(
-      'missing_option',
-      `${flags.slice(0, -1).join(', ')} and ${flags.at(-1) as string} are required${suffix}`,
+      `${flags.length === 1 ? `${flags[0]} is` : `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)} are`} required${when === '' ? '' : ` ${when}`}`,
       `pass ${missing.map((option) => option.how).join('; and ')}`,
     );
-  }
   return required.map((option) => option.value as string);
 }
 

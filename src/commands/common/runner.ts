@@ -9,9 +9,6 @@ import { WRITTEN_FILE_FLAGS } from './file-flags.js';
 /** What every command action receives: its streams and its output. */
 export type CommandContext = Terminal;
 
-/** A command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
-type CommandHandler = (context: CommandContext) => Promise<number>;
-
 /** Shared between main.ts and the actions: the output in use and the exit code decided. */
 export interface RunState {
   io: Io;
@@ -37,7 +34,8 @@ export function globalOutputOptions(command: Command): OutputOptions {
 export async function runHandler(
   state: RunState,
   command: Command,
-  handler: CommandHandler,
+  /** The command's body: returns its exit code (0 success, 1 negative verdict); throws CaiError to stop. */
+  handler: (context: CommandContext) => Promise<number>,
   hints?: Words,
 ): Promise<void> {
   useWords(...(hints ? [hints] : []), SHARED_HINTS);

@@ -36,21 +36,12 @@ export async function refuseSameFiles(
     const other =
       read.find((input) => input.key === file.key && !ONE_FILE_BY_DESIGN.has(`${input.flag} ${file.flag}`)) ??
       written.slice(0, index).find((output) => output.key === file.key);
-    if (other !== undefined)
-      throw usageError(
-        'same_file',
-        `${file.flag} and ${other.flag} name the same file (${file.path}): writing it would ${
-          read.includes(other) ? `destroy what ${other.flag} reads` : `replace one file with the other`
-        }`,
-        `give ${file.flag} a file of its own`,
-      );
-    const holder = await heldBy(file.full);
-    if (holder !== undefined)
-      throw usageError(
-        'same_file',
-        `${file.flag} names ${file.path}, the log a running mock appends to (${holder})`,
-        `give ${file.flag} a file of its own`,
-      );
+    const holder = other === undefined ? await heldBy(file.full) : undefined;
+    const clash =
+      other !== undefined
+        ? `${file.flag} and ${other.flag} name the same file (${file.path}): writing it would ${read.includes(other) ? `destroy what ${other.flag} reads` : 'replace one file with the other'}`
+        : holder !== undefined && `${file.flag} names ${file.path}, the log a running mock appends to (${holder})`;
+    if (clash) throw usageError('same_file', clash, `give ${file.flag} a file of its own`);
   }
 }
 

@@ -15,11 +15,11 @@ function collect(kind: SecretSource['kind'], named: string) {
 
 export type SecretPrefix = 'secret' | 'callback-secret' | 'other-secret';
 
-const camel: Record<SecretPrefix, string> = {
-  secret: 'secret',
-  'callback-secret': 'callbackSecret',
-  'other-secret': 'otherSecret',
-};
+/** The attributes of a prefix's options as commander names them: `callbackSecretEnv`, `callbackSecretFile`, `callbackSecret`. */
+export function secretKeys(prefix: SecretPrefix): [env: string, file: string, inline: string] {
+  const key = prefix.replace('-s', 'S');
+  return [`${key}Env`, `${key}File`, key];
+}
 
 /** Adds `--<prefix>-env`, `--<prefix>-file` and `--<prefix>`, each repeatable (a rotation overlap, §5.9). */
 export function addSecretOptions(command: Command, prefix: SecretPrefix, what: string): Command {
@@ -43,9 +43,7 @@ export function addSecretOptions(command: Command, prefix: SecretPrefix, what: s
 
 /** The secret sources of one prefix, from commander's parsed options. */
 function secretSources(options: Record<string, unknown>, prefix: SecretPrefix): SecretSource[] {
-  const key = camel[prefix];
-  const pick = (name: string) => (Array.isArray(options[name]) ? (options[name] as SecretSource[]) : []);
-  return [...pick(`${key}Env`), ...pick(`${key}File`), ...pick(key)];
+  return secretKeys(prefix).flatMap((name) => (Array.isArray(options[name]) ? (options[name] as SecretSource[]) : []));
 }
 
 /** Resolves secrets for a command and prints the warnings the issue asks for (inline value, stray whitespace). */

@@ -115,8 +115,9 @@ export function addTransportOptions(command: Command): Command {
     )
     .option('--print-schedule', 'print the planned retry waits for these settings and send nothing');
   // Read once the profile's defaults are in: the program's hook, which sets them, runs before the command's.
+  // Whether `--retry-for` was asked for (command line, environment, profile) rather than left at its default.
   command.hook('preAction', () => {
-    command.setOptionValue('retryForGiven', retryForGiven(command));
+    command.setOptionValue('retryForGiven', ![undefined, 'default'].includes(command.getOptionValueSource('retryFor')));
   });
   addTlsOptions(command);
   return command
@@ -130,12 +131,6 @@ export function addTransportOptions(command: Command): Command {
       choiceOption('--format <format>', 'with --dry-run: a raw HTTP request or a curl command', ['http', 'curl']),
     )
     .option('--verbose', 'also show the request headers of every attempt (the signature, never the secret)');
-}
-
-/** Whether `--retry-for` was asked for (command line, environment, profile) rather than left at its default. */
-function retryForGiven(command: Command): boolean {
-  const source = command.getOptionValueSource('retryFor');
-  return source !== undefined && source !== 'default';
 }
 
 /**

@@ -24,8 +24,8 @@ export async function runCoverage(options: CoverageOptions, context: CommandCont
     (options.interface ? [options.interface] : (['B', 'A'] as const)).flatMap((iface) => clauseRolesOf(role, iface)),
   );
   const matrix = coverage({ roles: [...new Set(roles)] });
+  const { renderCoverageHtml, renderCoverageText } = await import('../../conformance/reporters/coverage.js');
   if (options.html !== undefined) {
-    const { renderCoverageHtml } = await import('../../conformance/reporters/coverage.js');
     const { writeReportPage } = await import('../common/report-files.js');
     const render = (generator: string) => renderCoverageHtml(matrix, { title: 'cai conformance coverage', generator });
     await writeReportPage(options.html, render, context, 'HTML coverage');
@@ -37,7 +37,6 @@ export async function runCoverage(options: CoverageOptions, context: CommandCont
     });
     return 0;
   }
-  const { renderCoverageText } = await import('../../conformance/reporters/coverage.js');
   for (const line of renderCoverageText(matrix).split('\n')) output.result(line);
   return 0;
 }

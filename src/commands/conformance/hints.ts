@@ -4,14 +4,13 @@
  */
 import type { Words } from '../../errors.js';
 
-const LISTEN_CODES = { port_in_use: true, port_denied: true, bad_host: true } as const;
 const listenHint = ({ listenOption }: { listenOption?: unknown }) =>
   typeof listenOption === 'string'
     ? `pass another --${listenOption} HOST:PORT, or port 0 for any free port`
     : undefined;
 
 export const CONFORMANCE_HINTS: Words = {
-  ...Object.fromEntries(Object.keys(LISTEN_CODES).map((code) => [code, listenHint])),
+  ...Object.fromEntries(['port_in_use', 'port_denied', 'bad_host'].map((code) => [code, listenHint])),
   missing_target: () => 'pass --to URL, or --mock to run against the built-in reference receiver',
   target_redirects: () => 'pass the final URL as --to: requests are never redirected',
 };

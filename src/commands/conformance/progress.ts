@@ -24,9 +24,7 @@ export interface ConformanceProgress {
 }
 
 /** What the run waits for beyond its own requests: the provider's events of each job, for so long (Interface A). */
-export interface ProgressWaits {
-  callbackWaitMs?: number;
-}
+type ProgressWaits = { callbackWaitMs?: number };
 
 export function conformanceProgress(terminal: Terminal, total: number, waits: ProgressWaits = {}): ConformanceProgress {
   const { output } = terminal;
@@ -37,34 +35,27 @@ export function conformanceProgress(terminal: Terminal, total: number, waits: Pr
   let done = 0;
   const line = new ProgressLine(terminal);
   const width = String(total).length;
-  if (!line.live) {
-    // No width to redraw a line in: one line per finished check, cut to the width assumed (80).
-    return {
-      onFinish: (result) => {
-        done += 1;
-        const time =
-          result.verdict === 'skipped' || result.verdict === 'not-judged'
-            ? ''
-            : output.errColor.dim(` ${result.durationMs} ms`);
-        const text = `${paint[result.verdict](VERDICT_SYMBOLS[result.verdict])} ${String(done).padStart(width)}/${total} ${result.id} ${result.title}${time}`;
-        output.info(truncate(text, output.errWidth ?? 80));
-      },
-      say: (print) => print(),
-      stop() {},
-    };
-  }
   line.update(`running ${total} checks…`);
   return {
     onFinish: (result) => {
       done += 1;
       counts[result.verdict] += 1;
+      const at = `${String(done).padStart(width)}/${total}`;
+      if (!line.live) {
+        // No width to redraw a line in: one line per finished check, cut to the width assumed (80).
+        const time =
+          result.verdict === 'skipped' || result.verdict === 'not-judged'
+            ? ''
+            : output.errColor.dim(` ${result.durationMs} ms`);
+        const text = `${paint[result.verdict](VERDICT_SYMBOLS[result.verdict])} ${at} ${result.id} ${result.title}${time}`;
+        return output.info(truncate(text, output.errWidth ?? 80));
+      }
       const tally = CHECK_VERDICTS.filter((verdict) => counts[verdict] > 0)
         .map((verdict) => paint[verdict](`${VERDICT_SYMBOLS[verdict]} ${counts[verdict]}`))
         .join(' ');
-      line.update(
-        `${String(done).padStart(width)}/${total} checks  ${tally}  ${output.errColor.dim(`${result.id} ${result.title}`)}`,
-      );
+      line.update(`${at} checks  ${tally}  ${output.errColor.dim(`${result.id} ${result.title}`)}`);
     },
+    // Clearing a line never drawn (no width to redraw it in) does nothing.
     say: (print) => {
       line.clear();
       print();

@@ -13,7 +13,6 @@ import { identityFlagOf, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecrets } from '../common/secret-options.js';
 import { checkPlainHttp, openTransport } from '../common/transport-options.js';
-import { INTERRUPTED_REPORT } from './interrupted.js';
 import type { RoleDeps, RunOptions } from './run-options.js';
 
 type Secrets = ReturnType<typeof signingSecrets>;
@@ -25,7 +24,7 @@ export async function runReceiverRole(options: RunOptions, context: CommandConte
   const { selection, planned } = await planReceiverRun(iface, options, deps.explore);
   const { secrets, callbackSecrets } = readSecrets(iface, options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
-  const { checkRunFiles, runAndReport } = await import('./report.js');
+  const { checkRunFiles, runAndReport, INTERRUPTED_REPORT } = await import('./report.js');
   await checkRunFiles(options, context);
   if (options.to !== undefined) checkPlainHttp(options.to, options, output);
   const { client } = await openTransport(
@@ -156,11 +155,9 @@ function runOptionsOf(
     timeoutMs: options.timeout,
     reproDir: options.reproDir,
     sourceAddress: options.sourceAddress,
-    ...(options.failFast
-      ? { maxFailures: 1 }
-      : options.maxFailures !== undefined
-        ? { maxFailures: options.maxFailures }
-        : {}),
+    ...(options.failFast || options.maxFailures !== undefined
+      ? { maxFailures: options.failFast ? 1 : options.maxFailures }
+      : {}),
   };
 }
 
@@ -208,23 +205,15 @@ async function checkRunOptions(options: RunOptions): Promise<InterfaceId> {
 
 function requireTargetOptions(iface: InterfaceId, options: RunOptions): void {
   const spec = interfaceSpec(iface);
-  requireOptions([
-    {
-      flag: identityFlagOf(spec),
-      value: options[spec.identityOption],
-      how: `${identityFlagOf(spec)} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`,
-    },
-    // §2.2: every job names a branch of the deployment's catalog.
-    ...(spec.receiver === 'provider'
-      ? [
-          {
-            flag: '--branch-code',
-            value: options.branchCode,
-            how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)',
-          },
-        ]
-      : []),
-  ]);
+  const flag = identityFlagOf(spec);
+  const how = `${flag} ${spec.identityValue} (the ${spec.identityHeaderName} value, ${spec.identitySection})`;
+  // §2.2: every job names a branch of the deployment's catalog.
+  const branch = {
+    flag: '--branch-code',
+    value: options.branchCode,
+    how: '--branch-code CODE from the deployment catalog (a branch_code the jobs carry)',
+  };
+  requireOptions([{ flag, value: options[spec.identityOption], how }, ...(callsBack(iface) ? [branch] : [])]);
 }
 
 function requireCallbackOptions(options: RunOptions): void {

@@ -18,28 +18,11 @@ export interface ReportFlags {
   /** A must check not judged fails the run (exit 1). */
   failOnNotJudged?: boolean;
   verbose?: boolean;
-  /** `--format`: the report on stdout; default `table` on a terminal (or with --verbose), `compact` otherwise. */
-  format?: ReportFormat;
-}
-
-export type ReportFormat = 'compact' | 'table';
-
-/**
- * The layout of the report on stdout: the one asked for, else the table on a terminal (where it lists no checks
- * unless --verbose) or with --verbose (every check), else the compact form a log reads best: a line per failure.
- */
-export function reportFormat(flags: Pick<ReportFlags, 'format' | 'verbose'>, terminal: boolean): ReportFormat {
-  return flags.format ?? (terminal || flags.verbose === true ? 'table' : 'compact');
-}
-
-/** The files of a run: each written whole, from the same view (redacted; `ok` judged by --fail-on); throws the first failure. */
-export async function writeReportFiles(
-  view: import('../../conformance/reporters/index.js').ReportView,
-  flags: ReportFlags,
-  context: CommandContext,
-): Promise<void> {
-  const [failure] = await writeEachFile(view, flags, context);
-  if (failure !== undefined) throw failure;
+  /**
+   * `--format`: the report on stdout. Default: the table on a terminal (where it lists no checks unless --verbose) or
+   * with --verbose (every check), else the compact form a log reads best: a line per failure.
+   */
+  format?: 'compact' | 'table';
 }
 
 /** The files the flags ask for: what each is called and its reporter; the summary is appended to. */
@@ -49,8 +32,11 @@ const REPORT_FILES = [
   { flag: 'summary', what: 'job summary', reporter: 'markdown' },
 ] as const;
 
-/** Every file that can be written is written; those that cannot are returned (their usage errors). */
-async function writeEachFile(
+/**
+ * The files of a run, each written whole from the same view (redacted; `ok` judged by --fail-on): every file that can
+ * be written is written; those that cannot are returned (their usage errors).
+ */
+export async function writeEachFile(
   view: import('../../conformance/reporters/index.js').ReportView,
   flags: ReportFlags,
   context: CommandContext,
@@ -136,7 +122,7 @@ export async function renderReport(
     return exitCodeOf(view.ok, failures, context);
   }
   const quiet = output.quiet;
-  const format = reportFormat(flags, output.stdoutIsTTY);
+  const format = flags.format ?? (output.stdoutIsTTY || flags.verbose === true ? 'table' : 'compact');
   const text = await REPORTERS[format](view, {
     table: {
       ...(output.width !== undefined ? { width: output.width } : {}),
@@ -160,12 +146,11 @@ export async function renderReport(
   const refused = preflightWarning(view);
   if (refused !== undefined) output.warn(refused);
   if (view.stopped) output.warn(stoppedLine(view.stopped));
-  if (view.reproDir)
-    output.info(
-      view.role === 'sender'
-        ? `what the sender sent, for the failing checks: ${view.reproDir}`
-        : `bodies and repro scripts of the failing requests: ${view.reproDir}`,
-    );
+  const saved =
+    view.role === 'sender'
+      ? 'what the sender sent, for the failing checks'
+      : 'bodies and repro scripts of the failing requests';
+  if (view.reproDir) output.info(`${saved}: ${view.reproDir}`);
   return exitCodeOf(view.ok, failures, context);
 }
 
@@ -218,13 +203,14 @@ export async function reportStop(
     durationMs: Date.now() - run.startedAt.getTime(),
     error: { code: error.code, message: error.message, hint: error.hint },
   });
+  const view = viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true });
   // The run's own error stays the one reported: a report file that cannot be written only warns here.
-  await writeReportFiles(
-    viewOf(report, flags.failOn, secrets, { failOnNotJudged: flags.failOnNotJudged === true }),
-    flags,
-    context,
-  ).catch((failure: unknown) => context.output.warn(errorMessage(failure)));
+  const [failure] = await writeEachFile(view, flags, context).catch((error: unknown) => [error]);
+  if (failure !== undefined) context.output.warn(errorMessage(failure));
 }
+
+/** What an interrupted run's report holds, said once in the warning when Ctrl-C comes, not again under the report. */
+export const INTERRUPTED_REPORT = 'the checks not run are reported as skipped, those cut short as not judged';
 
 /**
  * A role's run, stopped by Ctrl-C through `signal` (`interrupted` says so, once: src/main.ts calls the listener again

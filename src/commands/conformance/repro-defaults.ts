@@ -19,27 +19,25 @@ function seedOf(setup: ReproSetup, checkId: string, replay?: string): string {
   return setup.seed !== undefined && isStateCheck(checkId) ? ` --seed ${shellQuote(replay ?? String(setup.seed))}` : '';
 }
 
+/** ` --flag VALUE`, quoted, for a value given; nothing for none. */
+const given = (flag: string, value: string | undefined) => (value === undefined ? '' : ` ${flag} ${shellQuote(value)}`);
+const inMs = (ms: number | undefined) => (ms === undefined ? undefined : `${ms}ms`);
+
 /** `cai conformance run … --only ID` for a receiver run: the same target (or mock and faults), identity, secrets and waits. */
 function receiverRerun(options: ConformanceOptions, invocation: string, setup: ReproSetup): Rerun {
   if (options.mock) {
-    const faults = (options.faults ?? []).map((fault) => ` --break ${shellQuote(fault)}`).join('');
+    const faults = (options.faults ?? []).map((fault) => given('--break', fault)).join('');
     return (checkId, replay) =>
       `${invocation} conformance run --interface ${options.interface} --mock${faults}${seedOf(setup, checkId, replay)} --only ${checkId}`;
   }
-  const identity =
-    options.identity !== undefined
-      ? ` --${interfaceSpec(options.interface).identityOption} ${shellQuote(options.identity)}`
-      : '';
+  const identity = given(`--${interfaceSpec(options.interface).identityOption}`, options.identity);
   // A provider's run again checks its callbacks as this one did: the same listener, code, branch, secret and waits.
-  const listen = options.callbackListen
-    ? ` --callback-listen ${shellQuote(hostPort(options.callbackListen.host, options.callbackListen.port))}`
-    : '';
+  const listen = options.callbackListen && hostPort(options.callbackListen.host, options.callbackListen.port);
   const callbacks = options.callbackSecrets?.length
-    ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${listen}${options.callbackUrl ? ` --callback-url ${shellQuote(options.callbackUrl)}` : ''}${options.callbackWaitMs !== undefined ? ` --callback-wait ${options.callbackWaitMs}ms` : ''}${options.observeMs !== undefined ? ` --observe ${options.observeMs}ms` : ''}`
+    ? ` --provider ${shellQuote(options.providerCode ?? '')} ${secretFlagFor(options.callbackSecretLabel, 'callback-secret', 'CAI_CALLBACK_SECRET')}${given('--callback-listen', listen)}${given('--callback-url', options.callbackUrl || undefined)}${given('--callback-wait', inMs(options.callbackWaitMs))}${given('--observe', inMs(options.observeMs))}`
     : '';
-  const branch = options.branchCode !== undefined ? ` --branch-code ${shellQuote(options.branchCode)}` : '';
   return (checkId, replay) =>
-    `${invocation} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${branch} ${secretFlagFor(options.secretLabel)}${callbacks}${seedOf(setup, checkId, replay)} --only ${checkId}`;
+    `${invocation} conformance run --interface ${options.interface} --to ${shellQuote(options.target ?? '')}${identity}${given('--branch-code', options.branchCode)} ${secretFlagFor(options.secretLabel)}${callbacks}${seedOf(setup, checkId, replay)} --only ${checkId}`;
 }
 
 /** The reproductions of a receiver run started from the library; `invocation` how cai is run (default `cai`). */
@@ -50,7 +48,6 @@ export function receiverReproducer(options: ConformanceOptions, invocation = 'ca
 /** The reproductions of a sender run started from the library: the same trigger, identity and secret. */
 export function senderReproducer(options: SenderConformanceOptions, invocation = 'cai'): ReproducerFactory {
   return reproducerOf(invocation, (setup) => (checkId, replay) => {
-    const trigger = options.trigger !== undefined ? ` --trigger ${shellQuote(options.trigger)}` : '';
-    return `${invocation} conformance run --interface ${options.interface} --role sender --${interfaceSpec(options.interface).identityOption} ${shellQuote(options.identity)} ${secretFlagFor(options.secretLabel)} --only ${checkId}${trigger}${seedOf(setup, checkId, replay)}`;
+    return `${invocation} conformance run --interface ${options.interface} --role sender --${interfaceSpec(options.interface).identityOption} ${shellQuote(options.identity)} ${secretFlagFor(options.secretLabel)} --only ${checkId}${given('--trigger', options.trigger)}${seedOf(setup, checkId, replay)}`;
   });
 }

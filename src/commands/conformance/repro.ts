@@ -178,31 +178,23 @@ function quotingAt(line: string, end: number): string {
 async function receiverFiles(context: ReproContext, result: CheckResult, outcome: Outcome): Promise<Written> {
   const probes = context.probes as NonNullable<ReproContext['probes']>;
   const exchanges = outcome.exchanges as readonly Exchange[];
-  const bodies: string[] = [];
-  const others: (string | undefined)[] = [];
+  const base = (index: number) => join(context.dir, `${result.id}${exchanges.length === 1 ? '' : `-${index + 1}`}`);
   for (const [index, exchange] of exchanges.entries()) {
-    const suffix = exchanges.length === 1 ? '' : `-${index + 1}`;
-    const bodyFile = join(context.dir, `${result.id}${suffix}.body`);
-    await writeFile(bodyFile, exchange.request.body);
-    bodies.push(bodyFile);
-    const recipe = exchange.request.recipe;
-    let otherFile: string | undefined;
-    if (recipe.signature?.kind === 'other-body') {
-      otherFile = join(context.dir, `${result.id}${suffix}.signed-body`);
-      await writeFile(otherFile, recipe.signature.body);
-    }
-    others.push(otherFile);
+    await writeFile(`${base(index)}.body`, exchange.request.body);
+    const signature = exchange.request.recipe.signature;
+    if (signature?.kind === 'other-body') await writeFile(`${base(index)}.signed-body`, signature.body);
   }
-  const bodyFile = bodies[0] as string;
+  const exchange = exchanges[0] as Exchange;
+  const bodyFile = `${base(0)}.body`;
+  const otherFile = exchange.request.recipe.signature?.kind === 'other-body' ? `${base(0)}.signed-body` : undefined;
   // One request judged on its status, against the user's receiver, built again in the shell (recipe.ts), is sent
   // again as it was (signed afresh) and judged the same way. Anything else runs the check again: a check of several
   // requests (sent again as they were, its first request would now be a repeat), a burst whose one wrong answer
   // alone would not show the failure (`runAgain`), a judgement beyond the status, and any run against the built-in
   // receiver, gone with the run (the check runs against a fresh one with the same faults).
-  const exchange = exchanges[0] as Exchange;
   const rule = exchanges.length === 1 ? statusRuleOf(exchange, result) : undefined;
   if (rule && !probes.mock && !outcome.runAgain && sentAgainShows(exchange, rule)) {
-    const lines = judgedRequest(context.invocation, probes, exchange, { bodyFile, otherFile: others[0] }, rule);
+    const lines = judgedRequest(context.invocation, probes, exchange, { bodyFile, otherFile }, rule);
     return {
       command: `(${lines.join('; ')})`,
       bodyFile,
@@ -240,30 +232,24 @@ function senderFiles(
   context: ReproContext,
 ): (result: CheckResult, evidence: readonly Attempt[], replay?: string) => Promise<Written> {
   const received = context.received;
-  const saved = new Map<Attempt, Promise<{ request: string; body: string }>>();
-  const timelines = new Map<string, Promise<void>>();
-  const save = (attempt: Attempt) => {
-    let files = saved.get(attempt);
-    if (!files) {
-      files = saveAttempt(context.dir, attempt);
-      saved.set(attempt, files);
-    }
-    return files;
+  // Each attempt (by itself) and each stage's timeline (by the stage's id) is saved once, however many checks cite it.
+  const saved = new Map<unknown, Promise<unknown>>();
+  const once = <V>(key: unknown, save: () => Promise<V>) => {
+    if (!saved.has(key)) saved.set(key, save());
+    return saved.get(key) as Promise<V>;
   };
-  const saveTimeline = (record: StageRecord) => {
-    let done = timelines.get(record.id);
-    if (!done) {
-      done = makeDirs(join(context.dir, record.id)).then(() =>
-        writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
-      );
-      timelines.set(record.id, done);
-    }
-    return done;
-  };
+  const saveTimeline = (record: StageRecord) =>
+    makeDirs(join(context.dir, record.id)).then(() =>
+      writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
+    );
   return async (result, evidence, replay) => {
-    const files = await Promise.all(evidence.map(save));
+    const files = await Promise.all(evidence.map((attempt) => once(attempt, () => saveAttempt(context.dir, attempt))));
     const stages = new Set(evidence.map((attempt) => attempt.stage));
-    await Promise.all((received?.records() ?? []).filter((record) => stages.has(record.id)).map(saveTimeline));
+    await Promise.all(
+      (received?.records() ?? [])
+        .filter((record) => stages.has(record.id))
+        .map((record) => once(record.id, () => saveTimeline(record))),
+    );
     const first = evidence[0] as Attempt;
     const firstFiles = files[0] as { request: string; body: string };
     const rejudge = rejudgeCommand(context, result.id, first, firstFiles);

@@ -41,22 +41,16 @@ export async function readRerun(path: string, io: Io): Promise<Rerun> {
   const text = (await readFileInput(path, io, 'report')).toString('utf8');
   const value = jsonOrUsageError(text, 'bad_report', (failure) => `${path} is not JSON (${failure})`, REPORT_HINT);
   const parsed = ReportShape.safeParse(value);
-  if (!parsed.success)
+  // A verdict no report of cai writes (hand-edited, another tool's) is neither passed nor failed: taken for a pass,
+  // the checks it marks would never run again and the rerun would go green.
+  const unknown = parsed.data?.checks.find((check) => !KNOWN_VERDICTS.has(check.verdict));
+  if (!parsed.success || unknown !== undefined)
     throw usageError(
       'bad_report',
-      `${path} is not a conformance report: no interface and checks with their verdicts`,
+      `${path} is not a conformance report: ${unknown === undefined ? 'no interface and checks with their verdicts' : `check ${JSON.stringify(unknown.id)} has the verdict ${JSON.stringify(unknown.verdict)}, which is none of ${CHECK_VERDICTS.join(', ')}`}`,
       REPORT_HINT,
     );
   const report = parsed.data;
-  // A verdict no report of cai writes (hand-edited, another tool's) is neither passed nor failed: taken for a pass,
-  // the checks it marks would never run again and the rerun would go green.
-  const unknown = report.checks.find((check) => !KNOWN_VERDICTS.has(check.verdict));
-  if (unknown !== undefined)
-    throw usageError(
-      'bad_report',
-      `${path} is not a conformance report: check ${JSON.stringify(unknown.id)} has the verdict ${JSON.stringify(unknown.verdict)}, which is none of ${CHECK_VERDICTS.join(', ')}`,
-      REPORT_HINT,
-    );
   const again = report.checks.filter((check) => AGAIN.has(check.verdict));
   const replays = [...new Set(again.flatMap((check) => (check.replay !== undefined ? [check.replay] : [])))];
   const seed = replays.length === 1 ? replays[0] : report.seed !== undefined ? String(report.seed) : undefined;
@@ -80,14 +74,15 @@ export async function reportNothingToRerun(
   flags: ReportFlags,
   context: CommandContext,
 ): Promise<number> {
-  const [{ viewOf }, { reportOfNoCheck, writeReportFiles }] = await Promise.all([
+  const [{ viewOf }, { reportOfNoCheck, writeEachFile }] = await Promise.all([
     import('../../conformance/reporters/index.js'),
     import('./report.js'),
   ]);
   const stopped = { ...run, interface: rerun.interface, role: rerun.role, startedAt: new Date(context.io.now()) };
   const report = await reportOfNoCheck(stopped, { ok: true, durationMs: 0 });
   const view = viewOf(report, flags.failOn, []);
-  await writeReportFiles(view, flags, context);
+  const [failure] = await writeEachFile(view, flags, context);
+  if (failure !== undefined) throw failure;
   if (context.output.json) context.output.printJson(view);
   else context.output.result(`nothing to run again: every check of ${path} passed, was skipped or is waived`);
   return 0;

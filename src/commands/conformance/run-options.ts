@@ -25,6 +25,7 @@ import {
 import { addSecretOptions } from '../common/secret-options.js';
 import { addTlsOptions, type PlainHttpFlags, type ServerTlsFlags } from '../common/transport-options.js';
 import type { TransportFlags } from '../../http/transport.js';
+import type { ConformanceOptions } from '../../conformance/receiver-options.js';
 import type { ReportFlags } from './report.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
@@ -41,18 +42,16 @@ export interface RunOptions
   extends SenderFlags,
     ReportFlags,
     PlainHttpFlags,
-    Pick<TransportFlags, 'ca' | 'insecure' | 'proxy'> {
+    Pick<TransportFlags, 'ca' | 'insecure' | 'proxy'>,
+    // The flags the engine takes as they are (src/conformance/receiver-options.ts).
+    Pick<ConformanceOptions, 'mock' | 'branchCode' | 'leadId' | 'callbackListen' | 'callbackUrl' | 'reproDir'>,
+    Pick<ConformanceOptions, 'sourceAddress' | 'maxFailures'> {
   interface?: InterfaceId;
   /** The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
   to?: string;
-  mock?: boolean;
   break?: string[];
   provider?: string;
   source?: string;
-  branchCode?: string;
-  leadId?: string;
-  callbackListen?: { host: string; port: number };
-  callbackUrl?: string;
   callbackWait: number;
   only?: string[];
   skip?: string[];
@@ -60,10 +59,7 @@ export interface RunOptions
   timeout: number;
   concurrency: number;
   waivers?: string;
-  reproDir?: string;
   failFast?: boolean;
-  maxFailures?: number;
-  sourceAddress?: string;
   rerunFailed?: string;
   /** The stateful phase: about N requests (`--generate N`), or off (`--no-generate`); its seed (and a path to replay); its time budget. */
   generate?: number | false;

@@ -14,14 +14,15 @@ import type { Selection } from '../../conformance/catalogue.js';
 import { EXPLORE_CAPS } from '../../bounds.js';
 import type { CommandContext } from '../common/runner.js';
 import { flagGiven } from '../common/options.js';
-import { signingSecrets } from '../common/secret-options.js';
+import { secretKeys, signingSecrets } from '../common/secret-options.js';
 import { checkServerTlsPair, readServerTls } from '../common/transport-options.js';
-import { INTERRUPTED_REPORT } from './interrupted.js';
 import { reproducerOf } from './repro.js';
 import type { RoleDeps, RunOptions, SenderFlags } from './run-options.js';
 import { plural } from '../../text.js';
 import { formatDuration } from '../../duration.js';
 
+/** Interface A's callback listener and its waits (§4.2), of the receiver role alone. */
+const CALLBACK_FLAGS = ['callbackListen', 'callbackUrl', 'callbackWait'];
 /** Flags of the receiver role (cai sends to a target) that mean nothing when cai is the receiver. */
 const RECEIVER_ONLY = [
   'to',
@@ -29,17 +30,13 @@ const RECEIVER_ONLY = [
   'break',
   'branchCode',
   'leadId',
-  'callbackListen',
-  'callbackUrl',
-  'callbackWait',
+  ...CALLBACK_FLAGS,
   'timeout',
   'ca',
   'insecure',
   'proxy',
   'sourceAddress',
-  'callbackSecretEnv',
-  'callbackSecretFile',
-  'callbackSecret',
+  ...secretKeys('callback-secret'),
   'failFast',
   'maxFailures',
 ];
@@ -50,18 +47,17 @@ const SENDER_ONLY = ['trigger', 'listen', 'publicUrl', 'wait', 'tlsCert', 'tlsKe
 export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Command): void {
   const given = flagGiven(command, role === 'sender' ? RECEIVER_ONLY : SENDER_ONLY);
   if (given === undefined) return;
-  if (role === 'sender') {
-    throw usageError(
-      'conflicting_options',
-      `${given} does not apply to --role sender`,
-      'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
-    );
-  }
-  throw usageError(
-    'conflicting_options',
-    `${given} applies to --role sender only`,
-    'add --role sender to judge a sender, or drop the option',
-  );
+  throw role === 'sender'
+    ? usageError(
+        'conflicting_options',
+        `${given} does not apply to --role sender`,
+        'in a sender run cai is the receiver: the sender under test posts to CAI_TARGET_URL (see --trigger)',
+      )
+    : usageError(
+        'conflicting_options',
+        `${given} applies to --role sender only`,
+        'add --role sender to judge a sender, or drop the option',
+      );
 }
 
 /**
@@ -69,15 +65,7 @@ export function refuseFlagsOfOtherRole(role: 'receiver' | 'sender', command: Com
  * given on the command line for the other: a usage error rather than a silent no-op, as a flag of the other role is.
  */
 const INTERFACE_ONLY: Readonly<Record<InterfaceId, readonly string[]>> = {
-  A: [
-    'source',
-    'callbackListen',
-    'callbackUrl',
-    'callbackWait',
-    'callbackSecretEnv',
-    'callbackSecretFile',
-    'callbackSecret',
-  ],
+  A: ['source', ...CALLBACK_FLAGS, ...secretKeys('callback-secret')],
   B: ['leadId'],
 };
 
@@ -106,7 +94,7 @@ export async function runSenderRole(
   const secrets = signingSecrets(options, context);
   const waivers = options.waivers !== undefined ? await deps.loadWaivers(options.waivers) : undefined;
   const tls = await readServerTls(options, io);
-  const { checkRunFiles, runAndReport } = await import('./report.js');
+  const { checkRunFiles, runAndReport, INTERRUPTED_REPORT } = await import('./report.js');
   await checkRunFiles(options, context);
 
   const byHand = byHandRun(options);
@@ -142,12 +130,12 @@ export async function runSenderRole(
           env: io.env,
           cwd: io.cwd,
           signal,
-          onListening: (url) => {
-            if (byHand)
-              output.info(
-                `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
-              );
-          },
+          onListening: byHand
+            ? (url) =>
+                output.info(
+                  `listening as ${interfaceSpec(iface).endpointName} on ${url}; waiting for the sender, one scenario at a time`,
+                )
+            : undefined,
           onScenarioStart: byHand ? (start) => instruct(start, iface, context) : undefined,
           onScenarioEnd:
             byHand || (output.stderrIsTTY && !output.json) ? (summary) => showEnd(summary, context) : undefined,
