@@ -49,10 +49,7 @@ function stepsOf(commands: Iterable<StepCommand>): Step[] {
 
 /** One step as fast-check runs it: the conversation runner is the real system; the model lives in its scope. */
 class StepCommand implements fc.AsyncCommand<object, ConversationRunner> {
-  readonly step: Step;
-  constructor(step: Step) {
-    this.step = step;
-  }
+  constructor(readonly step: Step) {}
 
   check(): boolean {
     return true;

@@ -63,7 +63,6 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export class Session {
-  readonly config: TargetConfig;
   readonly runId = randomBytes(4).toString('hex');
   clock: ClockReading = { offsetSeconds: null, dateHeader: null };
   /** The status of the unsigned probe sent before the checks (404/405 hint at a wrong URL). */
@@ -83,8 +82,7 @@ export class Session {
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
 
-  constructor(config: TargetConfig) {
-    this.config = config;
+  constructor(readonly config: TargetConfig) {
     // Every request in flight listens on this one signal (Ctrl-C); dozens at once is expected, not a leak.
     setMaxListeners(0, this.abort.signal);
   }
