@@ -5,7 +5,7 @@
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { WINDOW_EDGE_FRACTION, WINDOW_MARGIN_SECONDS } from '../tolerances.js';
 import { compact, dateTime, withPath } from './bodies.js';
-import type { Mutation } from './mutations.js';
+import { changedBy, type Mutation } from './mutations.js';
 import type { TimestampNotation } from './recipe.js';
 
 /**
@@ -27,14 +27,7 @@ export const TIMESTAMP_FORM: readonly Mutation[] = [
     intent: 'header',
     request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }),
   },
-  ...NOTATIONS.map(
-    ([notation, name]): Mutation => ({
-      name,
-      clauses: ['§5.4-1'],
-      intent: 'header',
-      request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }),
-    }),
-  ),
+  ...changedBy(NOTATIONS, ['§5.4-1'], 'header', (notation) => ({ timestamp: { kind: 'written', notation } })),
 ];
 
 /** How far from now a timestamp is that stands clear of the §5.5 window's edge: outside the window, or inside it. */
