@@ -1,6 +1,6 @@
 /**
- * What the verdicts of the stateful phase share, a receiver's relations (./checks.ts) and a sender's
- * (./sender-checks.ts): the note on the run, the heading of the shortest conversation that broke a relation and the
+ * What the stateful phases of both roles share, a receiver's (./checks.ts) and a sender's (./sender-checks.ts): the
+ * count of conversations, the note on the run, the heading of the shortest conversation that broke a relation and the
  * replay it carries, and the verdict on a relation nothing broke: passed on what bore on it, not judged without it.
  */
 import type { InterfaceId } from '../../spec/constants.js';
@@ -14,6 +14,21 @@ type Phase = PhaseExploration<string, unknown>;
 type Found = Omit<Shrinking, 'confirmed'>;
 
 export { plural };
+
+/** A phase's exploration before its first conversation. */
+export function explorationOf(seed: number) {
+  return { seed, conversations: 0, durationMs: 0, evidence: {}, failures: {}, timedOut: false };
+}
+
+/** One conversation counted into the exploration, with the evidence it brought each relation. */
+export function countConversation<Id extends string>(
+  exploration: PhaseExploration<Id, unknown>,
+  bore: Partial<Record<Id, number>>,
+): void {
+  exploration.conversations += 1;
+  for (const [relation, count] of Object.entries(bore) as [Id, number][])
+    exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
+}
 
 /** `stateful phase, seed 7: 40 conversations, 312 requests in 9.1 s`; `played`: what the conversations brought. */
 export function runNote(exploration: Phase, played: string): string {

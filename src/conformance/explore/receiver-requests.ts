@@ -24,11 +24,13 @@ function withFieldText(doc: Doc, name: string, value: string): Buffer {
   return Buffer.from(`${text.slice(0, -1)}${text === '{}' ? '' : ','}"${name}":${value}}`, 'utf8');
 }
 
-/** The words of each way of a table: what the steps' text says of it. */
-function wordsOf<Way extends string>(table: Record<Way, readonly [string, unknown]>): Record<Way, string> {
-  return Object.fromEntries(
-    Object.entries<readonly [string, unknown]>(table).map(([way, [words]]) => [way, words]),
-  ) as Record<Way, string>;
+/** The ways of a table, in order, and the words of each: what the steps draw and what their text says of it. */
+function waysOf<Way extends string>(table: Record<Way, readonly [string, unknown]>) {
+  const entries = Object.entries<readonly [string, unknown]>(table);
+  return {
+    ways: entries.map(([way]) => way as Way),
+    words: Object.fromEntries(entries.map(([way, [words]]) => [way, words])) as Record<Way, string>,
+  };
 }
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -57,8 +59,7 @@ const FORMS = {
   ],
 } satisfies Record<string, readonly [string, (doc: Doc, textField: string) => Buffer]>;
 export type BodyForm = keyof typeof FORMS;
-export const FORM_TEXT = wordsOf(FORMS);
-export const BODY_FORMS = Object.keys(FORMS) as readonly BodyForm[];
+export const { words: FORM_TEXT, ways: BODY_FORMS } = waysOf(FORMS);
 
 export function bodyIn(doc: Doc, form: BodyForm, textField: string): Buffer {
   return FORMS[form][1](doc, textField);
@@ -97,8 +98,7 @@ const MALFORMS = {
   'text-after': ['followed by text after its closing brace', (_body, text) => utf8(`${text} cai`)],
 } satisfies Record<string, readonly [string, (body: Buffer, text: string, at: number) => Buffer]>;
 export type Malformed = keyof typeof MALFORMS;
-export const MALFORMED_TEXT = wordsOf(MALFORMS);
-export const MALFORMED = Object.keys(MALFORMS) as readonly Malformed[];
+export const { words: MALFORMED_TEXT, ways: MALFORMED } = waysOf(MALFORMS);
 
 /** The valid body's bytes, broken as `how` says. */
 export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer {
@@ -152,8 +152,7 @@ const FORGERY_WAYS = {
   ],
 } satisfies Record<string, readonly [string, (scope: ProbeScope, doc: Doc) => Partial<RequestRecipe>]>;
 export type Forgery = keyof typeof FORGERY_WAYS;
-export const FORGERY_TEXT = wordsOf(FORGERY_WAYS);
-export const FORGERIES = Object.keys(FORGERY_WAYS) as readonly Forgery[];
+export const { words: FORGERY_TEXT, ways: FORGERIES } = waysOf(FORGERY_WAYS);
 
 export function forge(forgery: Forgery, scope: ProbeScope, doc: Doc): Partial<RequestRecipe> {
   return FORGERY_WAYS[forgery][1](scope, doc);
@@ -219,8 +218,7 @@ const TRANSFORMS = {
   ],
 } satisfies Record<string, readonly [string, (id: string) => string]>;
 export type IdTransform = keyof typeof TRANSFORMS;
-export const TRANSFORM_TEXT = wordsOf(TRANSFORMS);
-export const ID_TRANSFORMS = Object.keys(TRANSFORMS) as readonly IdTransform[];
+export const { words: TRANSFORM_TEXT, ways: ID_TRANSFORMS } = waysOf(TRANSFORMS);
 
 /** A new id made from `id` by `transform`: always different from `id` (and unique, with `fresh`, where needed). */
 export function transformed(id: string, transform: IdTransform, fresh: string): string {

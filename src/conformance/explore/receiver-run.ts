@@ -62,10 +62,8 @@ interface Known {
 
 /** Thrown to end a conversation at a breach of a relation being hunted (a fast-check property fails on it). */
 export class RelationBroken extends Error {
-  readonly breach: RelationBreach;
-  constructor(breach: RelationBreach) {
+  constructor(readonly breach: RelationBreach) {
     super(`${breach.relation} broken at step ${breach.step}: expected ${breach.expected}; actual ${breach.actual}`);
-    this.breach = breach;
   }
 }
 
@@ -89,10 +87,8 @@ export class ConversationRunner {
   private readonly refused = new Set<string>();
   /** Event_ids every run sends alike (object built-ins and the ids made from them): the receiver may know them. */
   private readonly shared = new Set<string>();
-  private readonly options: ConversationOptions;
 
-  constructor(options: ConversationOptions) {
-    this.options = options;
+  constructor(private readonly options: ConversationOptions) {
     this.scope = new ProbeScope(options.session, { id: options.name });
   }
 

@@ -27,7 +27,7 @@ import {
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
 import { drawLazily, replayOnce } from './draw.js';
-import { unconfirmed } from './phase-verdict.js';
+import { countConversation, explorationOf, unconfirmed } from './phase-verdict.js';
 import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
 import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
 import type { ExploreSetup } from './setup.js';
@@ -49,10 +49,7 @@ function stepsOf(commands: Iterable<StepCommand>): Step[] {
 
 /** One step as fast-check runs it: the conversation runner is the real system; the model lives in its scope. */
 class StepCommand implements fc.AsyncCommand<object, ConversationRunner> {
-  readonly step: Step;
-  constructor(step: Step) {
-    this.step = step;
-  }
+  constructor(readonly step: Step) {}
 
   check(): boolean {
     return true;
@@ -176,10 +173,8 @@ interface Phase {
 
 /** Counts a conversation that ran into the exploration: its requests, and the evidence of each relation. */
 function tally(exploration: Exploration, conversation: Conversation): void {
-  exploration.conversations += 1;
+  countConversation(exploration, conversation.evidence);
   exploration.requests += conversation.requests;
-  for (const [relation, count] of Object.entries(conversation.evidence) as [ReceiverRelationId, number][])
-    exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
 }
 
 export async function exploreReceiver(target: ExploreTarget): Promise<Exploration> {
@@ -188,15 +183,7 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   const sizeLimit = interfaceSpec(context.interface).sizeLimitStated;
   // fast-check shrinks only the commands that ran; replaying a shrunk conversation needs its replay path as well.
   const [path, replayPath] = (setup.path ?? '').split('~');
-  const exploration: Exploration = {
-    seed: setup.seed,
-    conversations: 0,
-    requests: 0,
-    durationMs: 0,
-    evidence: {},
-    failures: {},
-    timedOut: false,
-  };
+  const exploration: Exploration = { ...explorationOf(setup.seed), requests: 0 };
   let names = 0;
   const phase: Phase = {
     target,

@@ -36,7 +36,7 @@ import type { Stages } from '../listen/stages.js';
 import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
-import { judgedIds, unconfirmed } from './phase-verdict.js';
+import { countConversation, explorationOf, judgedIds, unconfirmed } from './phase-verdict.js';
 import { describeConversation, senderExploreSetup } from './sender-checks.js';
 import type { ExploreRequest, ExploreSetup } from './setup.js';
 
@@ -165,10 +165,8 @@ function playerOf(target: SenderExploreTarget, exploration: SenderExploration): 
       deadlineMono: Math.min(deadlineMono, performance.now() + stageLimit),
     });
     const played = { record, ...judge(target, record) };
-    exploration.conversations += 1;
+    countConversation(exploration, played.kept);
     exploration.attempts += record.attempts.length;
-    for (const [relation, count] of Object.entries(played.kept) as [SenderRelationId, number][])
-      exploration.evidence[relation] = (exploration.evidence[relation] ?? 0) + count;
     if (keep) exploration.records.push(record);
     return played;
   };
@@ -186,16 +184,7 @@ interface Phase {
 export async function exploreSender(target: SenderExploreTarget): Promise<SenderExploration> {
   const setup = senderExploreSetup(target.interface, target.setup, target.concurrency);
   const started = Date.now();
-  const exploration: SenderExploration = {
-    seed: setup.seed,
-    conversations: 0,
-    attempts: 0,
-    durationMs: 0,
-    evidence: {},
-    failures: {},
-    timedOut: false,
-    records: [],
-  };
+  const exploration: SenderExploration = { ...explorationOf(setup.seed), attempts: 0, records: [] };
   const phase: Phase = {
     target,
     arbitrary: conversationArbitrary(target.interface),

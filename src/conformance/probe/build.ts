@@ -13,7 +13,9 @@ import { damagedSignature, otherSignedString, respelledSignature, writtenTimesta
  * taken from session.ts, which imports this module. */
 export interface SigningParty {
   interface: InterfaceId;
+  /** B: the provider code (X-CAI-Provider). A: the platform id (X-CAI-Source). */
   identity: string;
+  /** Signing secrets; the first signs (§5.9). */
   secrets: readonly string[];
 }
 

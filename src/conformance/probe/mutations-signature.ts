@@ -2,24 +2,8 @@
  * The signature's rules, by their parts (§5.2, §5.3): the signed string is the timestamp, one literal dot and the raw
  * body; the header is `sha256=` and the 64 lowercase hex digits of the HMAC, compared in full.
  */
-import { compact } from './bodies.js';
-import type { Intent, Mutation } from './mutations.js';
+import { changedBy, type Mutation } from './mutations.js';
 import type { DigestDamage, SignatureRecipe, SignatureSpelling, SignedStringChange } from './recipe.js';
-
-/** A valid document sent with each signature of `rows` (a value and how a failure names it). */
-function signedWith<T>(
-  rows: readonly (readonly [T, string])[],
-  clause: string,
-  intent: Intent,
-  signature: (value: T) => SignatureRecipe,
-): Mutation[] {
-  return rows.map(([value, name]) => ({
-    name,
-    clauses: [clause],
-    intent,
-    request: ({ doc }) => ({ body: compact(doc), signature: signature(value) }),
-  }));
-}
 
 /**
  * §5.2: each part of the signed string removed, replaced or moved, the HMAC made with the right secret over what is
@@ -34,9 +18,8 @@ const STRING_CHANGES: readonly [SignedStringChange, string][] = [
   ['body-first', 'the HMAC over body + "." + timestamp (the parts swapped)'],
 ];
 
-export const SIGNED_STRING: readonly Mutation[] = signedWith(STRING_CHANGES, '§5.2-1', 'authentication', (change) => ({
-  kind: 'other-string',
-  change,
+export const SIGNED_STRING: readonly Mutation[] = changedBy(STRING_CHANGES, ['§5.2-1'], 'authentication', (change) => ({
+  signature: { kind: 'other-string', change },
 }));
 
 /**
@@ -49,20 +32,19 @@ const DAMAGES: readonly [DigestDamage, string][] = [
   ['middle-digit', 'the valid digest with its 33rd hex digit changed'],
 ];
 
-export const DIGEST: readonly Mutation[] = signedWith(DAMAGES, '§5.3-1', 'authentication', (damage) => ({
-  kind: 'damaged',
-  damage,
+export const DIGEST: readonly Mutation[] = changedBy(DAMAGES, ['§5.3-1'], 'authentication', (damage) => ({
+  signature: { kind: 'damaged', damage },
 }));
 
 /** §5.3: the digest cut short (a truncated MAC is not the MAC). */
-export const DIGEST_LENGTH: readonly Mutation[] = signedWith<SignatureRecipe>(
+export const DIGEST_LENGTH: readonly Mutation[] = changedBy<SignatureRecipe>(
   [
     [{ kind: 'truncated' }, 'the valid digest cut to 63 hex digits'],
     [{ kind: 'damaged', damage: 'first-half' }, 'the valid digest cut to its first 32 hex digits'],
   ],
-  '§5.3-1',
+  ['§5.3-1'],
   'header',
-  (signature) => signature,
+  (signature) => ({ signature }),
 );
 
 /**
@@ -82,7 +64,6 @@ const SPELLINGS: readonly [SignatureSpelling, string][] = [
   ['comma-joined', 'a wrong digest and the valid one in one header, comma-separated'],
 ];
 
-export const SIGNATURE_SPELLING: readonly Mutation[] = signedWith(SPELLINGS, '§5.3-1', 'header', (spelling) => ({
-  kind: 'respelled',
-  spelling,
+export const SIGNATURE_SPELLING: readonly Mutation[] = changedBy(SPELLINGS, ['§5.3-1'], 'header', (spelling) => ({
+  signature: { kind: 'respelled', spelling },
 }));

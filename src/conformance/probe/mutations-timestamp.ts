@@ -5,7 +5,7 @@
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import { WINDOW_EDGE_FRACTION, WINDOW_MARGIN_SECONDS } from '../tolerances.js';
 import { compact, dateTime, withPath } from './bodies.js';
-import type { Mutation } from './mutations.js';
+import { changedBy, type Mutation } from './mutations.js';
 import type { TimestampNotation } from './recipe.js';
 
 /**
@@ -27,14 +27,7 @@ export const TIMESTAMP_FORM: readonly Mutation[] = [
     intent: 'header',
     request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'literal', value: new Date().toISOString() } }),
   },
-  ...NOTATIONS.map(
-    ([notation, name]): Mutation => ({
-      name,
-      clauses: ['§5.4-1'],
-      intent: 'header',
-      request: ({ doc }) => ({ body: compact(doc), timestamp: { kind: 'written', notation } }),
-    }),
-  ),
+  ...changedBy(NOTATIONS, ['§5.4-1'], 'header', (notation) => ({ timestamp: { kind: 'written', notation } })),
 ];
 
 /** How far from now a timestamp is that stands clear of the §5.5 window's edge: outside the window, or inside it. */
@@ -42,27 +35,13 @@ export const OUTSIDE = SIGNATURE_WINDOW_SECONDS + WINDOW_MARGIN_SECONDS;
 export const INSIDE = SIGNATURE_WINDOW_SECONDS - WINDOW_MARGIN_SECONDS;
 
 /**
- * A case one second from the edge is sent at `fraction` of cai's second (tolerances.ts): where the target's clock
- * agrees with cai's to the second, it then reads the timestamp on the side the case means; where cai cannot be sure
- * (another offset, a slow answer), the model leaves the case undecided and it is sent again, then not judged.
- */
-function shifted(name: string, shiftSeconds: number, intent: Mutation['intent'], fraction?: number): Mutation {
-  return {
-    name,
-    clauses: intent === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'],
-    intent,
-    request: ({ doc }) => ({
-      body: compact(doc),
-      timestamp: { kind: 'now', shiftSeconds },
-      ...(fraction !== undefined ? { atSecondFraction: fraction } : {}),
-    }),
-  };
-}
-
-/**
  * §5.5: the window's edges on both sides. Outside: 60 s clear of the edge, and one second past it (301 s). Inside:
  * 60 s clear, and on the edge itself (300 s: the spec says a request *outside* the window is rejected, and 300 s is
  * not outside a window of 300 seconds). Whole seconds, as the timestamp is.
+ *
+ * A case one second from the edge is sent at `fraction` of cai's second (tolerances.ts): where the target's clock
+ * agrees with cai's to the second, it then reads the timestamp on the side the case means; where cai cannot be sure
+ * (another offset, a slow answer), the model leaves the case undecided and it is sent again, then not judged.
  */
 function windowSide(side: 'past' | 'future', outside: boolean): readonly Mutation[] {
   const sign = side === 'past' ? -1 : 1;
@@ -75,10 +54,15 @@ function windowSide(side: 'past' | 'future', outside: boolean): readonly Mutatio
         WINDOW_EDGE_FRACTION[side],
       ] as const)
     : ([INSIDE, SIGNATURE_WINDOW_SECONDS, 'on the edge', 'accepted', WINDOW_EDGE_FRACTION.inside] as const);
-  return [
-    shifted(`a timestamp ${clear} s in the ${side}`, sign * clear, intent),
-    shifted(`a timestamp ${edge} s in the ${side} (${edgeWords})`, sign * edge, intent, fraction),
+  const rows: [[number, number?], string][] = [
+    [[sign * clear], `a timestamp ${clear} s in the ${side}`],
+    [[sign * edge, fraction], `a timestamp ${edge} s in the ${side} (${edgeWords})`],
   ];
+  const clauses = intent === 'accepted' ? ['§5.5-2'] : ['§5.5-1', '§8-3'];
+  return changedBy(rows, clauses, intent, ([shiftSeconds, at]) => ({
+    timestamp: { kind: 'now', shiftSeconds },
+    ...(at !== undefined ? { atSecondFraction: at } : {}),
+  }));
 }
 
 export const WINDOW_PAST_OUTSIDE = windowSide('past', true);

@@ -11,7 +11,7 @@
  */
 import type { OpenPointId } from '../../spec/model/latitude.js';
 import type { EventType } from '../../spec/constants.js';
-import type { Doc } from './bodies.js';
+import { compact, type Doc } from './bodies.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
 
@@ -47,6 +47,21 @@ export interface Mutation {
   aside?: readonly OpenPointId[];
   /** Interface B: the event type of the valid document it changes, when not the receiver's usual one. */
   on?: EventType;
+}
+
+/** A valid document sent with the change each row names (a value, and how a failure names it) made to its request. */
+export function changedBy<T>(
+  rows: readonly (readonly [T, string])[],
+  clauses: readonly string[],
+  intent: Intent,
+  change: (value: T) => Omit<RequestRecipe, 'body'>,
+): Mutation[] {
+  return rows.map(([value, name]) => ({
+    name,
+    clauses,
+    intent,
+    request: ({ doc }) => ({ body: compact(doc), ...change(value) }),
+  }));
 }
 
 /** The clauses of a list of mutations, each once, in order. */

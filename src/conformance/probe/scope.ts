@@ -11,15 +11,14 @@ import type { RequestRecipe, SentRequest } from './recipe.js';
 import type { Session } from './session.js';
 
 export class ProbeScope {
-  readonly session: Session;
-  readonly meta: { id: string };
   readonly model: ReceiverModel;
   requests = 0;
   rateLimitedRetries = 0;
 
-  constructor(session: Session, meta: { id: string }) {
-    this.session = session;
-    this.meta = meta;
+  constructor(
+    readonly session: Session,
+    readonly meta: { id: string },
+  ) {
     this.model = new ReceiverModel(session.config.interface);
   }
 

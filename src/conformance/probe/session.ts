@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
 import { DEFAULT_RETRY_POLICY, retryLoop } from '../../http/retry.js';
 import { CaiError, errorMessage } from '../../errors.js';
-import { Headers, type InterfaceId } from '../../spec/constants.js';
+import { Headers } from '../../spec/constants.js';
 import { endpointUrl } from '../../spec/interfaces.js';
 import { parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
@@ -24,17 +24,12 @@ import {
 } from '../tolerances.js';
 import type { CallbackHarness } from './callbacks.js';
 import { postExpectingContinue } from './expect-continue.js';
-import { buildRequest } from './build.js';
+import { buildRequest, type SigningParty } from './build.js';
 import type { RequestRecipe, SentRequest } from './recipe.js';
 
-export interface TargetConfig {
-  interface: InterfaceId;
+export interface TargetConfig extends SigningParty {
   /** B: the events URL. A: the provider endpoint; jobs go to `{url}/contact-jobs` (§4.1). */
   url: string;
-  /** B: the provider code (X-CAI-Provider). A: the platform id (X-CAI-Source). */
-  identity: string;
-  /** Signing secrets; the first signs (§5.9). */
-  secrets: readonly string[];
   /** A: the branch_code put in every job; B: the branch_code of appointment events (a catalog code). */
   branchCode?: string;
   /** B: a lead_id the platform knows, used by every check except the unknown-lead one (§6.3). */
@@ -63,7 +58,6 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export class Session {
-  readonly config: TargetConfig;
   readonly runId = randomBytes(4).toString('hex');
   clock: ClockReading = { offsetSeconds: null, dateHeader: null };
   /** The status of the unsigned probe sent before the checks (404/405 hint at a wrong URL). */
@@ -83,8 +77,7 @@ export class Session {
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
 
-  constructor(config: TargetConfig) {
-    this.config = config;
+  constructor(readonly config: TargetConfig) {
     // Every request in flight listens on this one signal (Ctrl-C); dozens at once is expected, not a leak.
     setMaxListeners(0, this.abort.signal);
   }
