@@ -172,8 +172,10 @@ function reportError(error: unknown, output: Output, argv: readonly string[], pr
       return print(output, 'usage', message, hint, ExitCode.usage, error);
     }
     // Commander puts its suggestion on a second line; keep the error to one line.
-    const message = withChoiceSuggestion(
-      error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'),
+    const message = shortenQuotedValues(
+      withChoiceSuggestion(
+        error.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)'),
+      ),
     );
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
     const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv, program);
@@ -200,6 +202,17 @@ function withChoiceSuggestion(message: string): string {
   const invalid = /'([^']*)' is invalid[^.]*\. Allowed choices are (.+)\.$/.exec(message);
   const near = invalid ? closestValue(invalid[1] as string, (invalid[2] as string).split(', ')) : undefined;
   return near === undefined ? message : `${message.slice(0, -1)}; did you mean ${near}?`;
+}
+
+/** How much of a value commander quotes back an error line keeps: a pasted file is not echoed whole. */
+const QUOTED_VALUE_SHOWN = 80;
+
+/** `argument 'xxxx…'` cut to its first characters, with the count of all of them, so the error stays one short line. */
+function shortenQuotedValues(message: string): string {
+  return message.replace(/'([^']{200,})'/g, (_, value: string) => {
+    const shown = Array.from(value).slice(0, QUOTED_VALUE_SHOWN).join('');
+    return `'${shown}…' (${value.length} characters)`;
+  });
 }
 
 function print(output: Output, code: string, message: string, hint: string, exitCode: number, error?: unknown): number {

@@ -35,12 +35,15 @@ export function editDistance(a: string, b: string): number {
  */
 export function closestValue(value: string, known: readonly string[]): string | undefined {
   if (value === '' || known.length === 0) return undefined;
+  const allowed = value.length >= 8 ? 2 : 1;
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of known) {
+    // The distance is at least the difference in length, so a candidate further than that is never the one meant,
+    // and skipping it keeps a pasted 100 KB value from costing seconds of edit-distance tables.
+    if (Math.abs(value.length - candidate.length) > allowed) continue;
     const distance = editDistance(value, candidate);
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }
-  const allowed = value.length >= 8 ? 2 : 1;
   // Every character changed is no typo (`C` for `A`): nothing of the value is in the suggestion.
   const sharesSomething = best !== undefined && best.distance < Math.max(value.length, best.candidate.length);
   if (best !== undefined && sharesSomething && best.distance > 0 && best.distance <= allowed) return best.candidate;

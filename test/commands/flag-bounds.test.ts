@@ -243,6 +243,22 @@ describe('unknown options and help topics', () => {
     await usage(['help', 'sigm'], 'cai has no command sigm (did you mean sign?)');
   });
 
+  it('a pasted value far too long is quoted back cut short, with its length, and a typo is still named', async () => {
+    const pasted = 'x'.repeat(60_000);
+    await usage(
+      ['mock', 'platform', '--provider', 'acme', '--break', pasted],
+      `option '--break <fault>' argument '${'x'.repeat(80)}…' (60000 characters) is invalid. not a fault: 'cai mock platform --help' lists the 42 faults`,
+    );
+    await usage(
+      ['send-event', '--provider', 'acme', '--sample', '--to', `example.test/${'a'.repeat(300)}`],
+      `option '--to <url>' argument 'example.test/${'a'.repeat(67)}…' (313 characters) is invalid. expected an absolute URL such as https://example.test/path.`,
+    );
+    await usage(
+      ['mock', 'platform', '--provider', 'acme', '--break', 'no-dedup'],
+      "option '--break <fault>' argument 'no-dedup' is invalid. not a fault: did you mean no-dedupe?",
+    );
+  });
+
   it('cai help sign and cai help help still print help on stdout', async () => {
     for (const argv of [
       ['help', 'sign'],
