@@ -10,14 +10,15 @@ import type { TransportFlags } from '../../http/transport.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import {
+  addFlags,
   collectValues,
   parseDurationMs,
-  parseHttpUrl,
   choiceOption,
   durationOption,
   parseRetryPeriodMs,
   wholeNumber,
   parseRatePerSecond,
+  type SharedFlags,
 } from './options.js';
 import { addSecretOptions } from './secret-options.js';
 import type { CommandContext } from './runner.js';
@@ -42,18 +43,15 @@ export interface TransportOptions
   [key: string]: unknown;
 }
 
-export interface SendOptions extends TransportOptions {
-  to?: string;
+export interface SendOptions
+  extends TransportOptions,
+    Pick<SharedFlags, 'to' | 'source' | 'provider' | 'callbackUrl' | 'branchCode'> {
   body?: string;
   sample?: string | boolean;
   set?: string[];
   unset?: string[];
   /** commander's `--no-validate`. */
   validate: boolean;
-  source?: string;
-  provider?: string;
-  callbackUrl?: string;
-  branchCode?: string;
   ndjson?: string;
   concurrency: number;
   rate?: number;
@@ -148,12 +146,9 @@ export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
-  command
-    .option(
-      '--to <url>',
-      kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)',
-      parseHttpUrl,
-    )
+  addFlags(command, {
+    to: kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)',
+  })
     .option('--body <file>', 'the body to send, byte for byte; - reads stdin')
     .option(
       kind === 'job' ? '--sample' : '--sample [type]',
@@ -168,16 +163,16 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
     )
     .option('--unset <path>', 'with --sample: remove a field', collectValues)
     .option('--no-validate', 'send even when the body breaks the schema (to test a receiver on purpose)');
-  if (kind === 'job') {
-    command.option('--source <id>', 'the X-CAI-Source header: the platform identifier (§4.1)');
-    command.option('--callback-url <url>', 'with --sample: the callback_url of the job', parseHttpUrl);
-    command.option(
-      '--branch-code <code>',
-      'with --sample: the branch_code of the job (a code from the deployment catalog)',
-    );
-  } else {
-    command.option('--provider <code>', 'the X-CAI-Provider header: your provider_code (§4.2)');
-  }
+  addFlags(
+    command,
+    kind === 'job'
+      ? {
+          source: 'the X-CAI-Source header: the platform identifier (§4.1)',
+          callbackUrl: 'with --sample: the callback_url of the job',
+          branchCode: 'with --sample: the branch_code of the job (a code from the deployment catalog)',
+        }
+      : { provider: 'the X-CAI-Provider header: your provider_code (§4.2)' },
+  );
   command
     .option('--ndjson <file>', 'batch: send every line of FILE (- for stdin) as its own document')
     .option('--concurrency <n>', 'batch: documents in flight at once', wholeNumber(1, FLAG_BOUNDS.concurrency), 8)

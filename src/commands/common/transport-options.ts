@@ -11,7 +11,7 @@ import { originOf } from '../../http/address.js';
 import { isLoopbackUrl } from '../../http/loopback.js';
 import type { Output } from '../../output/output.js';
 import type { Transport, TransportFlags } from '../../http/transport.js';
-import { choiceOption, parseHttpUrl } from './options.js';
+import { choiceOption, parseHttpUrl, type SharedFlags } from './options.js';
 import type { CommandContext } from './runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */
@@ -117,10 +117,7 @@ export async function openTransport(
 }
 
 /** `--tls-cert` and `--tls-key`: a listener's HTTPS. */
-export interface ServerTlsFlags {
-  tlsCert?: string;
-  tlsKey?: string;
-}
+export type ServerTlsFlags = Pick<SharedFlags, 'tlsCert' | 'tlsKey'>;
 
 /** `--tls-cert` and `--tls-key`, a listener's HTTPS (§5.8): both or neither. */
 export function checkServerTlsPair(flags: ServerTlsFlags): void {

@@ -11,17 +11,14 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseRamp, type MixEntry, type Scenario } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { IDENTITY_HOW, identityFlagOf, parseDurationMs } from '../common/options.js';
+import { IDENTITY_HOW, identityFlagOf, parseDurationMs, type SharedFlags } from '../common/options.js';
 import { identityValueProblem } from '../common/header-options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';
 
-export interface LoadFlags {
+export interface LoadFlags
+  extends Pick<SharedFlags, 'to' | 'mock' | 'provider' | 'source' | 'callbackUrl' | 'branchCode' | 'html'> {
   interface: 'A' | 'B';
-  to?: string;
-  mock?: boolean;
-  provider?: string;
-  source?: string;
   rate?: number;
   duration: number;
   ramp?: PhaseSpec[];
@@ -34,9 +31,6 @@ export interface LoadFlags {
   sloScale: number;
   callbacks?: boolean;
   callbackListen?: { host: string; port: number };
-  callbackUrl?: string;
-  branchCode?: string;
-  html?: string;
   ca?: string;
   insecure?: boolean;
   [key: string]: unknown;

@@ -5,6 +5,7 @@ import { runHandler, type RunState } from '../common/runner.js';
 import { MOCK_HINTS } from './hints.js';
 import { addSecretOptions } from '../common/secret-options.js';
 import {
+  addFlags,
   choiceOption,
   collectOneOf,
   collectValues,
@@ -85,7 +86,7 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
       MOCK_HINTS,
     );
   });
-  return command
+  command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
     .option(
@@ -99,9 +100,11 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
         [...FSYNC_MODES],
         DEFAULT_FSYNC,
       ),
-    )
-    .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
-    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    );
+  return addFlags(command, {
+    tlsCert: 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)',
+    tlsKey: 'the PEM private key of --tls-cert',
+  })
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
     .option(
       '--dedupe-capacity <n>',

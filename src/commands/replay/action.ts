@@ -2,7 +2,7 @@
  * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
  * command runs, not at every start-up.
  */
-import { requireOptions } from '../common/options.js';
+import { requireOptions, type SharedFlags } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';
 import { retryFlags, type TransportOptions } from '../common/send-options.js';
@@ -10,9 +10,8 @@ import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 
-export interface ReplayOptions extends TransportOptions {
+export interface ReplayOptions extends TransportOptions, Pick<SharedFlags, 'to'> {
   request?: string;
-  to?: string;
   keepTimestamp?: boolean;
 }
 

@@ -3,7 +3,7 @@
  * interface, then sent. Loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { flagGiven, IDENTITY_HOW, requireOptions } from '../common/options.js';
+import { flagGiven, IDENTITY_HOW, requireOptions, type SharedFlags } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';
@@ -14,16 +14,12 @@ import type { RetryPolicy } from '../../http/retry.js';
 import type { Flow } from '../../send/flows.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 
-export interface TriggerOptions extends TransportOptions {
+export interface TriggerOptions
+  extends TransportOptions,
+    Pick<SharedFlags, 'to' | 'provider' | 'source' | 'leadId' | 'branchCode' | 'publicUrl'> {
   list?: boolean;
-  to?: string;
-  provider?: string;
-  source?: string;
-  leadId?: string;
-  branchCode?: string;
   pace: number;
   listen: { host: string; port: number };
-  publicUrl?: string;
   wait: number;
   observe: number;
 }
